@@ -1,0 +1,56 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { distPath } from '../paths.js';
+
+/** Thrown when the pool's queue is full: the HTTP layer answers 503. */
+export class PoolBusyError extends Error {
+  constructor() {
+    super('The routing engine is busy. Retry shortly.');
+  }
+}
+
+let pool: Piscina | undefined;
+let workerData: unknown = {};
+
+/** Data every worker receives at start (e.g. the shared map memory). Recreates the pool when it changes. */
+export async function setWorkerData(data: unknown): Promise<void> {
+  workerData = data;
+  if (pool) {
+    const old = pool;
+    pool = undefined;
+    await old.destroy();
+  }
+}
+
+export function computePool(): Piscina {
+  if (!pool) {
+    const threads = Number(process.env.WAYMARK_WORKERS ?? Math.max(1, Math.min(4, availableParallelism())));
+    pool = new Piscina({
+      filename: distPath('compute', 'worker.js'),
+      minThreads: threads,
+      maxThreads: threads,
+      maxQueue: Number(process.env.WAYMARK_POOL_QUEUE ?? 256),
+      idleTimeout: 60_000,
+      workerData,
+    });
+  }
+  return pool;
+}
+
+/** Runs a named export of the worker module. */
+export async function runTask<T>(name: string, payload: unknown, transferList?: ArrayBuffer[]): Promise<T> {
+  const p = computePool();
+  if (p.queueSize >= p.options.maxQueue) throw new PoolBusyError();
+  try {
+    return (await p.run(payload, { name, transferList: transferList as never })) as T;
+  } catch (err) {
+    if (err instanceof Error && /queue is full/i.test(err.message)) throw new PoolBusyError();
+    throw err;
+  }
+}
+
+export async function closePool(): Promise<void> {
+  const p = pool;
+  pool = undefined;
+  if (p) await p.destroy();
+}
