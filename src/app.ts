@@ -1,0 +1,74 @@
+import pino, { type Logger } from 'pino';
+import { attributeRoutes } from './attributes/routes.js';
+import { KeyStore } from './auth/authenticate.js';
+import { infoRoutes } from './auth/info-route.js';
+import { RateLimiter } from './auth/rate-limit.js';
+import { UsageRecorder } from './auth/usage.js';
+import { categoryRoutes } from './categories/routes.js';
+import { closePool } from './compute/pool.js';
+import type { Config } from './config.js';
+import { connect, type Sql } from './db/client.js';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
+import { migrate } from './db/migrate.js';
+import { Router } from './http/router.js';
+import { startHttpServer } from './http/server.js';
+import { poiRoutes } from './pois/routes.js';
+
+export interface App {
+  port: number;
+  sql: Sql;
+  log: Logger;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+/** Opens the database (the configured server, else the embedded one), migrates it. */
+export async function openDatabase(config: Config, log: Logger): Promise<{ sql: Sql; url: string; embedded?: EmbeddedDatabase }> {
+  let embedded: EmbeddedDatabase | undefined;
+  let url = config.databaseUrl;
+  if (!url) {
+    log.info({ dir: config.dataDir }, 'no DATABASE_URL: starting the embedded PGlite + PostGIS database');
+    embedded = await startEmbeddedDatabase(config.dataDir);
+    url = embedded.url;
+  }
+  const sql = connect(url, embedded ? 4 : undefined);
+  const applied = await migrate(sql);
+  if (applied.length) log.info({ applied }, 'migrations applied');
+  return { sql, url, embedded };
+}
+
+export function buildRouter(sql: Sql, usage: UsageRecorder): Router {
+  const router = new Router();
+  const routes = [
+    { method: 'GET' as const, path: '/health', public: true, handler: () => ({ status: 200, body: { status: 'ok' } }) },
+    ...infoRoutes(sql, usage),
+    ...poiRoutes(sql),
+    ...attributeRoutes(sql),
+    ...categoryRoutes(sql),
+  ];
+  for (const route of routes) router.add(route);
+  return router;
+}
+
+export async function startApp(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<App> {
+  const { sql, url, embedded } = await openDatabase(config, log);
+  const keys = new KeyStore(sql);
+  await keys.listen();
+  const limiter = new RateLimiter(sql);
+  const usage = new UsageRecorder(sql);
+  usage.start();
+  const server = await startHttpServer({ router: buildRouter(sql, usage), keys, limiter, usage, log }, config.host, config.port);
+  log.info({ port: server.port }, 'listening');
+  return {
+    port: server.port,
+    sql,
+    log,
+    databaseUrl: url,
+    close: async () => {
+      await server.close();
+      await Promise.allSettled([usage.close(), limiter.close(), keys.close(), closePool()]);
+      await sql.end({ timeout: 5 });
+      await embedded?.stop();
+    },
+  };
+}

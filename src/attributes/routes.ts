@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { isUniqueViolation } from '../db/errors.js';
+import type { Sql } from '../db/client.js';
+import { invalid, notFound } from '../http/errors.js';
+import { pageOf, readPage } from '../http/pagination.js';
+import type { Route } from '../http/router.js';
+import { parseWith } from '../http/validate.js';
+import { isUlid, newId } from '../ids.js';
+import { attributeJson, type AttributeRow } from './store.js';
+
+const name = z
+  .string({ error: 'must be a string' })
+  .min(1, 'is required')
+  .max(255, 'may not be longer than 255 characters')
+  .regex(/^[A-Za-z0-9_]+$/, 'may contain only letters, numbers and underscores')
+  .refine((n) => n !== 'limit' && n !== 'cursor', 'is reserved');
+
+const createSchema = z.strictObject({
+  name,
+  type: z.enum(['string', 'number', 'boolean'], { error: 'must be one of string, number, boolean' }).default('string'),
+});
+const updateSchema = z.strictObject({ name: name.optional() });
+
+const taken = () => invalid('name', 'has already been taken');
+
+export function attributeRoutes(sql: Sql): Route[] {
+  const find = async (teamId: string, id: string) => {
+    if (!isUlid(id)) throw notFound('Attribute');
+    const [row] = await sql<AttributeRow[]>`SELECT * FROM attributes WHERE team_id = ${teamId} AND id = ${id.toUpperCase()}`;
+    if (!row) throw notFound('Attribute');
+    return row;
+  };
+
+  return [
+    {
+      method: 'GET', path: '/v1/attributes', permission: 'read-attributes',
+      handler: async (ctx) => {
+        const page = readPage(ctx.query);
+        const rows = await sql<AttributeRow[]>`
+          SELECT * FROM attributes WHERE team_id = ${ctx.teamId} AND (${page.cursor}::text IS NULL OR id > ${page.cursor})
+          ORDER BY id LIMIT ${page.limit + 1}`;
+        const { data, next } = pageOf(rows, page.limit);
+        return { status: 200, body: { data: data.map(attributeJson), next } };
+      },
+    },
+    {
+      method: 'POST', path: '/v1/attributes', permission: 'create-attributes',
+      handler: async (ctx) => {
+        const body = parseWith(createSchema, await ctx.json());
+        try {
+          const [row] = await sql<AttributeRow[]>`
+            INSERT INTO attributes (id, team_id, name, type) VALUES (${newId()}, ${ctx.teamId}, ${body.name}, ${body.type}) RETURNING *`;
+          return { status: 201, body: { data: attributeJson(row) } };
+        } catch (err) {
+          if (isUniqueViolation(err)) throw taken();
+          throw err;
+        }
+      },
+    },
+    {
+      method: 'GET', path: '/v1/attributes/{id}', permission: 'read-attributes',
+      handler: async (ctx) => ({ status: 200, body: { data: attributeJson(await find(ctx.teamId, ctx.params.id)) } }),
+    },
+    {
+      method: 'PUT', path: '/v1/attributes/{id}', permission: 'update-attributes',
+      handler: async (ctx) => {
+        const current = await find(ctx.teamId, ctx.params.id);
+        const raw = await ctx.json();
+        if ('type' in raw) throw invalid('type', 'cannot be changed after creation');
+        const body = parseWith(updateSchema, raw);
+        if (body.name === undefined || body.name === current.name) return { status: 200, body: { data: attributeJson(current) } };
+        try {
+          // Values are stored by attribute id, so a rename keeps them on every POI.
+          const [row] = await sql<AttributeRow[]>`
+            UPDATE attributes SET name = ${body.name}, updated_at = now() WHERE team_id = ${ctx.teamId} AND id = ${current.id} RETURNING *`;
+          if (!row) throw notFound('Attribute');
+          return { status: 200, body: { data: attributeJson(row) } };
+        } catch (err) {
+          if (isUniqueViolation(err)) throw taken();
+          throw err;
+        }
+      },
+    },
+    {
+      method: 'DELETE', path: '/v1/attributes/{id}', permission: 'delete-attributes',
+      handler: async (ctx) => {
+        if (!isUlid(ctx.params.id)) throw notFound('Attribute');
+        const id = ctx.params.id.toUpperCase();
+        const deleted = await sql.begin(async (tx) => {
+          const rows = await tx`DELETE FROM attributes WHERE team_id = ${ctx.teamId} AND id = ${id} RETURNING id`;
+          if (rows.length) await tx`UPDATE pois SET attrs = attrs - ${id}::text, updated_at = now() WHERE team_id = ${ctx.teamId} AND attrs ? ${id}`;
+          return rows.length;
+        });
+        if (!deleted) throw notFound('Attribute');
+        return { status: 204 };
+      },
+    },
+  ];
+}

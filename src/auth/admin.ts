@@ -1,0 +1,95 @@
+import type { Sql } from '../db/client.js';
+import { newId, timestamp } from '../ids.js';
+import { AUTH_CHANGED } from './authenticate.js';
+import { generateKey, keyDigest } from './keys.js';
+import { permissionObjects } from './permissions.js';
+import type { PlanName } from './plans.js';
+
+/** Team and key management for the CLI (and the dashboard): not reachable through the public API. */
+
+export interface TeamInput {
+  name: string;
+  plan: PlanName;
+  planActive?: boolean;
+  poiLimit?: number | null;
+  rateLimit?: number | null;
+}
+
+const changed = (sql: Sql) => sql`SELECT pg_notify(${AUTH_CHANGED}, '')`;
+
+export async function createTeam(sql: Sql, input: TeamInput) {
+  const [row] = await sql`
+    INSERT INTO teams (id, name, plan, plan_active, poi_limit, rate_limit)
+    VALUES (${newId()}, ${input.name}, ${input.plan}, ${input.planActive ?? true}, ${input.poiLimit ?? null}, ${input.rateLimit ?? null})
+    RETURNING *`;
+  return teamJson(row);
+}
+
+export async function updateTeam(sql: Sql, id: string, input: Partial<TeamInput>) {
+  const [current] = await sql`SELECT * FROM teams WHERE id = ${id}`;
+  if (!current) throw new Error(`team ${id} not found`);
+  const [row] = await sql`
+    UPDATE teams SET
+      name = ${input.name ?? current.name},
+      plan = ${input.plan ?? current.plan},
+      plan_active = ${input.planActive ?? current.plan_active},
+      poi_limit = ${input.poiLimit === undefined ? current.poi_limit : input.poiLimit},
+      rate_limit = ${input.rateLimit === undefined ? current.rate_limit : input.rateLimit}
+    WHERE id = ${id} RETURNING *`;
+  await changed(sql);
+  return teamJson(row);
+}
+
+export async function getTeam(sql: Sql, id: string) {
+  const [row] = await sql`SELECT * FROM teams WHERE id = ${id}`;
+  return row ? teamJson(row) : null;
+}
+
+export async function createKey(sql: Sql, input: { teamId: string; name: string; permissions: number[]; expiresAt?: Date | null }) {
+  const key = generateKey();
+  const [row] = await sql`
+    INSERT INTO api_keys (id, team_id, name, digest, last_four, permissions, expires_at)
+    VALUES (${newId()}, ${input.teamId}, ${input.name}, ${keyDigest(key)}, ${key.slice(-4)}, ${input.permissions}::smallint[], ${input.expiresAt ?? null})
+    RETURNING *`;
+  await changed(sql);
+  return { key, ...keyJson(row) };
+}
+
+export async function listKeys(sql: Sql, teamId: string) {
+  const rows = await sql`SELECT * FROM api_keys WHERE team_id = ${teamId} ORDER BY id`;
+  return rows.map(keyJson);
+}
+
+export async function setKeyActive(sql: Sql, id: string, active: boolean) {
+  const [row] = await sql`UPDATE api_keys SET is_active = ${active} WHERE id = ${id} RETURNING *`;
+  if (!row) throw new Error(`key ${id} not found`);
+  await changed(sql);
+  return keyJson(row);
+}
+
+export async function deleteKey(sql: Sql, id: string): Promise<void> {
+  const rows = await sql`DELETE FROM api_keys WHERE id = ${id} RETURNING id`;
+  if (!rows.length) throw new Error(`key ${id} not found`);
+  await changed(sql);
+}
+
+const teamJson = (r: Record<string, any>) => ({
+  id: r.id as string,
+  name: r.name as string,
+  plan: r.plan as PlanName,
+  plan_active: r.plan_active as boolean,
+  poi_limit: r.poi_limit as number | null,
+  rate_limit: r.rate_limit as number | null,
+  created_at: timestamp(r.created_at),
+});
+
+export const keyJson = (r: Record<string, any>) => ({
+  id: r.id as string,
+  team_id: r.team_id as string,
+  name: r.name as string,
+  last_four: r.last_four as string,
+  last_used_at: timestamp(r.last_used_at),
+  expires_at: timestamp(r.expires_at),
+  is_active: r.is_active as boolean,
+  permissions: permissionObjects(r.permissions.map(Number)),
+});

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import type { Sql } from '../db/client.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { invalid, notFound } from '../http/errors.js';
+import { pageOf, readPage } from '../http/pagination.js';
+import type { Route } from '../http/router.js';
+import { parseWith } from '../http/validate.js';
+import { isUlid, newId } from '../ids.js';
+import { categoryJson, type CategoryRow } from './store.js';
+
+const name = z.string({ error: 'must be a string' }).trim().min(1, 'is required').max(255, 'may not be longer than 255 characters');
+const createSchema = z.strictObject({ name });
+const updateSchema = z.strictObject({ name: name.optional() });
+const taken = () => invalid('name', 'has already been taken');
+
+/** `%`, `_` and `\` match themselves in a contains-filter. */
+export const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export function categoryRoutes(sql: Sql): Route[] {
+  const find = async (teamId: string, id: string) => {
+    if (!isUlid(id)) throw notFound('Category');
+    const [row] = await sql<CategoryRow[]>`SELECT * FROM categories WHERE team_id = ${teamId} AND id = ${id.toUpperCase()}`;
+    if (!row) throw notFound('Category');
+    return row;
+  };
+
+  return [
+    {
+      method: 'GET', path: '/v1/categories', permission: 'read-categories',
+      handler: async (ctx) => {
+        const filter = ctx.query.get('name');
+        const page = readPage(ctx.query, 'ulid', filter !== undefined && filter.length > 255 ? { name: ['may not be longer than 255 characters'] } : {});
+        const rows = await sql<CategoryRow[]>`
+          SELECT * FROM categories WHERE team_id = ${ctx.teamId}
+            AND (${page.cursor}::text IS NULL OR id > ${page.cursor})
+            AND (${filter ?? null}::text IS NULL OR name ILIKE ${filter === undefined ? null : likeContains(filter)})
+          ORDER BY id LIMIT ${page.limit + 1}`;
+        const { data, next } = pageOf(rows, page.limit);
+        return { status: 200, body: { data: data.map(categoryJson), next } };
+      },
+    },
+    {
+      method: 'POST', path: '/v1/categories', permission: 'create-categories',
+      handler: async (ctx) => {
+        const body = parseWith(createSchema, await ctx.json());
+        try {
+          const [row] = await sql<CategoryRow[]>`
+            INSERT INTO categories (id, team_id, name) VALUES (${newId()}, ${ctx.teamId}, ${body.name}) RETURNING *`;
+          return { status: 201, body: { data: categoryJson(row) } };
+        } catch (err) {
+          if (isUniqueViolation(err)) throw taken();
+          throw err;
+        }
+      },
+    },
+    {
+      method: 'GET', path: '/v1/categories/{id}', permission: 'read-categories',
+      handler: async (ctx) => ({ status: 200, body: { data: categoryJson(await find(ctx.teamId, ctx.params.id)) } }),
+    },
+    {
+      method: 'PUT', path: '/v1/categories/{id}', permission: 'update-categories',
+      handler: async (ctx) => {
+        const current = await find(ctx.teamId, ctx.params.id);
+        const body = parseWith(updateSchema, await ctx.json());
+        if (body.name === undefined || body.name === current.name) return { status: 200, body: { data: categoryJson(current) } };
+        try {
+          const [row] = await sql<CategoryRow[]>`
+            UPDATE categories SET name = ${body.name}, updated_at = now() WHERE team_id = ${ctx.teamId} AND id = ${current.id} RETURNING *`;
+          if (!row) throw notFound('Category');
+          return { status: 200, body: { data: categoryJson(row) } };
+        } catch (err) {
+          if (isUniqueViolation(err)) throw taken();
+          throw err;
+        }
+      },
+    },
+    {
+      method: 'DELETE', path: '/v1/categories/{id}', permission: 'delete-categories',
+      handler: async (ctx) => {
+        if (!isUlid(ctx.params.id)) throw notFound('Category');
+        // POIs keep existing: the foreign key sets their category to null.
+        const rows = await sql`DELETE FROM categories WHERE team_id = ${ctx.teamId} AND id = ${ctx.params.id.toUpperCase()} RETURNING id`;
+        if (!rows.length) throw notFound('Category');
+        return { status: 204 };
+      },
+    },
+  ];
+}

@@ -1,0 +1,61 @@
+import pino from 'pino';
+import { openDatabase, startApp } from '../app.js';
+import { loadConfig } from '../config.js';
+import { keyCommand, teamCommand } from './admin-commands.js';
+import { ensureDemoKey } from './demo.js';
+
+const USAGE = `waymark <command>
+
+  start                      first start: migrate, ensure a demo team and key, serve, print the URLs
+  serve                      serve the API (PORT, DATABASE_URL, WAYMARK_MAP)
+  team create --name N --plan basic|pro|enterprise [--poi-limit N] [--rate-limit N] [--inactive]
+  team update ID [--name N] [--plan P] [--active|--inactive] [--poi-limit N|none] [--rate-limit N|none]
+  key create --team ID --name N --permissions all|p1,p2 [--expires ISO]
+  key list --team ID
+  key activate|deactivate|delete ID
+  map build --osm FILE.osm.pbf --out DIR
+  import FILE --team ID [--create-missing-attributes]
+
+Add --json for machine-readable output.`;
+
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+    case 'start': {
+      const app = await startApp(config);
+      const base = `http://localhost:${app.port}`;
+      if (command === 'start') {
+        const demo = await ensureDemoKey(app.sql, config.dataDir);
+        console.log(`\nWaymark is running.\n  API:     ${base}/v1\n  Health:  ${base}/health\n  API key: ${demo.key}  (team ${demo.teamId}, enterprise demo)\n\n  curl -H 'X-API-KEY: ${demo.key}' ${base}/v1/info\n`);
+      }
+      const stop = async () => {
+        app.log.info('shutting down');
+        await app.close();
+        process.exit(0);
+      };
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+      return;
+    }
+    case 'team':
+    case 'key': {
+      const { sql, embedded } = await openDatabase(config, pino({ level: 'warn' }));
+      try {
+        await (command === 'team' ? teamCommand : keyCommand)(sql, rest);
+      } finally {
+        await sql.end({ timeout: 5 });
+        await embedded?.stop();
+      }
+      return;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+      console.log(USAGE);
+      return;
+    default:
+      throw new Error(`unknown command '${command}'\n\n${USAGE}`);
+  }
+}

@@ -1,0 +1,73 @@
+import { Readable } from 'node:stream';
+import type { AuthInfo } from '../auth/authenticate.js';
+import { hasPermission } from '../auth/permissions.js';
+import { badRequest, forbidden, payloadTooLarge } from './errors.js';
+import type { Query } from './query.js';
+
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+/** Everything a handler may know about the request. Built synchronously in the uWS callback, since
+ *  the uWS request object is gone after the first await. */
+export class RequestContext {
+  auth: AuthInfo | null = null;
+  aborted = false;
+  readonly responseHeaders: Record<string, string> = {};
+  private bodyPromise: Promise<Buffer> | undefined;
+  private bodyStream: Readable | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly method: string,
+    readonly path: string,
+    readonly route: string,
+    readonly params: Record<string, string>,
+    readonly query: Query,
+    readonly headers: Record<string, string>,
+  ) {}
+
+  /** Set by the server before the handler runs. */
+  attachBody(body: Promise<Buffer> | undefined, stream: Readable | undefined): void {
+    this.bodyPromise = body;
+    this.bodyStream = stream;
+  }
+
+  /** The authenticated team; every handler behind auth can rely on it. */
+  get teamId(): string {
+    if (!this.auth) throw new Error('unauthenticated context');
+    return this.auth.teamId;
+  }
+
+  /** 403 unless the key has the permission. */
+  require(permission: string): void {
+    if (!this.auth || !hasPermission(this.auth.permissions, permission)) {
+      throw forbidden(`This API key lacks the '${permission}' permission.`);
+    }
+  }
+
+  /** The body as a JSON object: 400 for a wrong content type, invalid JSON or a non-object. */
+  async json(): Promise<Record<string, unknown>> {
+    const type = (this.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (type && type !== 'application/json' && !type.endsWith('+json')) {
+      throw badRequest('The request body must be JSON (Content-Type: application/json).');
+    }
+    const raw = this.bodyPromise ? await this.bodyPromise : Buffer.alloc(0);
+    let value: unknown;
+    try {
+      value = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw badRequest('The request body is not valid JSON.');
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw badRequest('The request body must be a JSON object.');
+    }
+    return value as Record<string, unknown>;
+  }
+
+  /** The raw body as a stream, for uploads; it errors with a 413 HttpError past the route's limit. */
+  stream(): Readable {
+    if (!this.bodyStream) throw new Error('route does not stream its body');
+    return this.bodyStream;
+  }
+}
+
+export { payloadTooLarge };

@@ -1,0 +1,97 @@
+import type { RequestContext } from './context.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Route {
+  method: Method;
+  /** Template with `{name}` parameters, e.g. `/v1/pois/{id}`; reported as the endpoint in usage. */
+  path: string;
+  /** Permission the key needs; handlers ask for conditional ones with `ctx.require`. */
+  permission?: string;
+  /** Public routes (health) skip authentication and rate limiting. */
+  public?: boolean;
+  /** How the body is read: buffered JSON (default for POST/PUT), a stream (uploads), or none. */
+  body?: 'json' | 'stream' | 'none';
+  /** Body size limit in bytes (413 beyond). */
+  bodyLimit?: number;
+  handler: (ctx: RequestContext) => Promise<Reply> | Reply;
+}
+
+interface Node {
+  children: Map<string, Node>;
+  param?: { name: string; node: Node };
+  routes: Map<Method, Route>;
+}
+
+const newNode = (): Node => ({ children: new Map(), routes: new Map() });
+
+export type Match =
+  | { kind: 'found'; route: Route; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; allow: Method[] }
+  | { kind: 'not-found' };
+
+/** A segment trie: static segments win over parameters. */
+export class Router {
+  private readonly root = newNode();
+
+  add(route: Route): void {
+    let node = this.root;
+    for (const seg of split(route.path)) {
+      const param = /^\{(\w+)\}$/.exec(seg);
+      if (param) {
+        node.param ??= { name: param[1], node: newNode() };
+        if (node.param.name !== param[1]) throw new Error(`conflicting parameter names at ${route.path}`);
+        node = node.param.node;
+      } else {
+        let next = node.children.get(seg);
+        if (!next) node.children.set(seg, (next = newNode()));
+        node = next;
+      }
+    }
+    if (node.routes.has(route.method)) throw new Error(`duplicate route ${route.method} ${route.path}`);
+    node.routes.set(route.method, route);
+  }
+
+  match(method: string, path: string): Match {
+    const params: Record<string, string> = {};
+    const node = this.walk(this.root, split(path), 0, params);
+    if (!node || node.routes.size === 0) return { kind: 'not-found' };
+    const route = node.routes.get(method as Method);
+    if (!route) return { kind: 'method-not-allowed', allow: [...node.routes.keys()] };
+    return { kind: 'found', route, params };
+  }
+
+  private walk(node: Node, segs: string[], i: number, params: Record<string, string>): Node | undefined {
+    if (i === segs.length) return node;
+    const child = node.children.get(segs[i]);
+    if (child) {
+      const found = this.walk(child, segs, i + 1, params);
+      if (found && found.routes.size > 0) return found;
+    }
+    if (node.param && segs[i] !== '') {
+      let value: string;
+      try {
+        value = decodeURIComponent(segs[i]);
+      } catch {
+        return undefined;
+      }
+      const found = this.walk(node.param.node, segs, i + 1, params);
+      if (found && found.routes.size > 0) {
+        params[node.param.name] = value;
+        return found;
+      }
+    }
+    return undefined;
+  }
+}
+
+function split(path: string): string[] {
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return trimmed.split('/').slice(1);
+}

@@ -1,0 +1,199 @@
+import { STATUS_CODES } from 'node:http';
+import { PassThrough } from 'node:stream';
+import uws from '@trufflesuite/uws-js-unofficial';
+import type { Logger } from 'pino';
+import type { KeyStore } from '../auth/authenticate.js';
+import type { RateLimiter } from '../auth/rate-limit.js';
+import type { UsageRecorder } from '../auth/usage.js';
+import { newId } from '../ids.js';
+import { JSON_BODY_LIMIT, RequestContext } from './context.js';
+import { forbidden, HttpError, payloadTooLarge, unauthenticated } from './errors.js';
+import { Query } from './query.js';
+import type { Reply, Route, Router } from './router.js';
+
+type HttpResponse = uws.HttpResponse;
+
+/** Refuses to run on the JS fallback the package silently switches to when its binary does not load. */
+export function assertNativeUws(): void {
+  if (!/\[native code\]/.test(Function.prototype.toString.call(uws.App))) {
+    throw new Error('uWebSockets.js is running its JavaScript fallback, not the native binary; refusing to start.');
+  }
+}
+
+export interface ServerDeps {
+  router: Router;
+  keys: KeyStore;
+  limiter: RateLimiter;
+  usage: UsageRecorder;
+  log: Logger;
+}
+
+export interface RunningServer {
+  port: number;
+  /** Stops accepting connections, waits for in-flight requests (up to `graceMs`). */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Never more than this much of an over-limit body is read before the connection is dropped. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+export function startHttpServer(deps: ServerDeps, host: string, port: number): Promise<RunningServer> {
+  assertNativeUws();
+  const app = uws.App();
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+
+  app.any('/*', (res, req) => {
+    inFlight++;
+    const ctx = buildContext(req);
+    res.onAborted(() => {
+      ctx.aborted = true;
+    });
+    const match = deps.router.match(ctx.method, ctx.path);
+    const route = match.kind === 'found' ? match.route : undefined;
+    if (match.kind === 'found') Object.assign(ctx.params, match.params);
+    (ctx as { route: string }).route = route?.path ?? ctx.path;
+    const body = route ? readBody(res, ctx, route) : undefined;
+    ctx.attachBody(body?.buffer, body?.stream);
+    void handle(ctx, match, deps)
+      .then((reply) => send(res, ctx, reply, deps.log))
+      .finally(() => {
+        if (--inFlight === 0) drained?.();
+      });
+  });
+
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (socket) => {
+      if (!socket) return reject(new Error(`could not listen on ${host}:${port}`));
+      resolve({
+        port: uws.us_socket_local_port(socket),
+        close: async (graceMs = 10_000) => {
+          uws.us_listen_socket_close(socket);
+          if (inFlight > 0) {
+            await new Promise<void>((done) => {
+              drained = done;
+              setTimeout(done, graceMs).unref();
+            });
+          }
+        },
+      });
+    });
+  });
+}
+
+function buildContext(req: uws.HttpRequest): RequestContext {
+  const headers: Record<string, string> = {};
+  req.forEach((k, v) => {
+    headers[k] = v;
+  });
+  const incomingId = headers['x-request-id'];
+  const id = incomingId && /^[\w.-]{1,100}$/.test(incomingId) ? incomingId : newId();
+  return new RequestContext(id, req.getCaseSensitiveMethod().toUpperCase(), req.getUrl(), '', {}, new Query(req.getQuery() ?? ''), headers);
+}
+
+/** Starts reading the body right away (uWS delivers it only to a handler attached synchronously). */
+function readBody(res: HttpResponse, ctx: RequestContext, route: Route): { buffer?: Promise<Buffer>; stream?: PassThrough } | undefined {
+  const mode = route.body ?? (ctx.method === 'POST' || ctx.method === 'PUT' ? 'json' : 'none');
+  const limit = route.bodyLimit ?? JSON_BODY_LIMIT;
+  const declared = Number(ctx.headers['content-length'] ?? NaN);
+  if (mode === 'none') {
+    res.onData(() => {});
+    return undefined;
+  }
+  if (mode === 'stream') {
+    const stream = new PassThrough();
+    let total = 0;
+    if (declared > limit) {
+      stream.destroy(payloadTooLarge(limit));
+      res.onData(() => {});
+      return { stream };
+    }
+    res.onData((chunk, isLast) => {
+      if (stream.destroyed) return;
+      total += chunk.byteLength;
+      if (total > limit) {
+        stream.destroy(payloadTooLarge(limit));
+        return;
+      }
+      // uWS reuses the chunk's memory after the callback: copy it.
+      if (!stream.write(Buffer.from(new Uint8Array(chunk)))) {
+        res.pause();
+        stream.once('drain', () => {
+          if (!ctx.aborted) res.resume();
+        });
+      }
+      if (isLast) stream.end();
+    });
+    return { stream };
+  }
+  const buffer = new Promise<Buffer>((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let total = 0;
+    let over = declared > limit;
+    res.onData((chunk, isLast) => {
+      total += chunk.byteLength;
+      if (total > limit) over = true;
+      if (!over) parts.push(Buffer.from(new Uint8Array(chunk)));
+      if (total > DRAIN_LIMIT) {
+        reject(payloadTooLarge(limit));
+        return;
+      }
+      if (isLast) {
+        if (over) reject(payloadTooLarge(limit));
+        else resolve(Buffer.concat(parts, total));
+      }
+    });
+    res.onAborted(() => {
+      ctx.aborted = true;
+      reject(new Error('aborted'));
+    });
+  });
+  buffer.catch(() => {});
+  return { buffer };
+}
+
+async function handle(ctx: RequestContext, match: ReturnType<Router['match']>, deps: ServerDeps): Promise<Reply> {
+  try {
+    if (match.kind === 'not-found') return { status: 404, body: { message: 'Not found.' } };
+    if (match.kind === 'method-not-allowed') {
+      return { status: 405, body: { message: `Method ${ctx.method} is not allowed here.` }, headers: { Allow: match.allow.join(', ') } };
+    }
+    const route = match.route;
+    if (!route.public) {
+      const auth = await deps.keys.lookup(ctx.headers['x-api-key']);
+      if (!auth) throw unauthenticated();
+      if (!auth.planActive) throw forbidden('Your team does not have an active plan.');
+      ctx.auth = auth;
+      const rate = await deps.limiter.take(auth.teamId, auth.rateLimit);
+      Object.assign(ctx.responseHeaders, rate.headers);
+      if (!rate.allowed) {
+        throw new HttpError(429, 'Too many requests. Retry after the time in the Retry-After header.', { retry_after: rate.retryAfter });
+      }
+      deps.usage.record(auth.keyId, route.method, route.path);
+      if (route.permission) ctx.require(route.permission);
+    }
+    return await route.handler(ctx);
+  } catch (err) {
+    if (err instanceof HttpError) return { status: err.status, body: err.body(), headers: err.headers };
+    if (err instanceof Error && err.message === 'aborted') return { status: 499 };
+    deps.log.error({ err, reqId: ctx.id, route: ctx.route }, 'request failed');
+    return { status: 500, body: { message: 'Internal server error.' } };
+  }
+}
+
+function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger): void {
+  if (ctx.aborted) return;
+  const payload = reply.body === undefined || reply.status === 204 ? undefined : JSON.stringify(reply.body);
+  res.cork(() => {
+    res.writeStatus(`${reply.status} ${STATUS_CODES[reply.status] ?? ''}`);
+    res.writeHeader('X-Request-Id', ctx.id);
+    for (const [k, v] of Object.entries(ctx.responseHeaders)) res.writeHeader(k, v);
+    for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
+    if (payload === undefined) res.endWithoutBody();
+    else {
+      res.writeHeader('Content-Type', 'application/json');
+      res.end(payload);
+    }
+  });
+  if (log.isLevelEnabled('info')) log.info({ reqId: ctx.id, method: ctx.method, path: ctx.path, status: reply.status }, 'request');
+}

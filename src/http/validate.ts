@@ -1,0 +1,15 @@
+import type { z } from 'zod';
+import { unprocessable, zodErrors } from './errors.js';
+
+/** Parses with a zod schema or throws the 422 of DECISIONS.md. */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix = ''): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const errors = zodErrors(result.error);
+    if (!prefix) throw unprocessable(errors);
+    const prefixed: Record<string, string[]> = {};
+    for (const [k, v] of Object.entries(errors)) prefixed[k === 'body' ? prefix : `${prefix}.${k}`] = v;
+    throw unprocessable(prefixed);
+  }
+  return result.data;
+}

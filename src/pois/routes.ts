@@ -1,0 +1,178 @@
+import { z } from 'zod';
+import { resolveAttribute, teamAttributes } from '../attributes/store.js';
+import type { Sql } from '../db/client.js';
+import { forbidden, notFound, unprocessable, type FieldErrors } from '../http/errors.js';
+import { pageOf, readPage } from '../http/pagination.js';
+import type { Route } from '../http/router.js';
+import { parseWith } from '../http/validate.js';
+import { isUlid, newId } from '../ids.js';
+import { parsePoiFilter, poiFilterSql } from './filters.js';
+import { fetchPoi, poiColumns, poiJoins, poiJson, releasePoiSlots, reservePoiSlots, type PoiRow } from './store.js';
+import { typedBodyValue, type AttributeValue } from './values.js';
+
+const name = z.string({ error: 'must be a string' }).min(1, 'is required').max(255, 'may not be longer than 255 characters')
+  .refine((s) => s.trim().length > 0, 'may not be blank');
+const latitude = z.number({ error: 'must be a number between -90 and 90' }).min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90');
+const longitude = z.number({ error: 'must be a number between -180 and 180' }).min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180');
+const attributes = z.record(z.string(), z.unknown(), { error: 'must be an object of attribute values' });
+
+const createSchema = z.strictObject({
+  name,
+  latitude,
+  longitude,
+  category_id: z.string({ error: 'must be a category id' }).nullable().optional(),
+  attributes: attributes.optional(),
+});
+const updateSchema = z.strictObject({
+  name: name.optional(),
+  latitude: latitude.optional(),
+  longitude: longitude.optional(),
+  category_id: z.string({ error: 'must be a category id' }).nullable().optional(),
+  attributes: attributes.optional(),
+});
+
+/** Checks attribute values against the team's attributes: set (by id) and removed (null) ones. */
+async function resolveValues(sql: Sql, teamId: string, input: Record<string, unknown> | undefined, allowNull: boolean, errors: FieldErrors) {
+  const set: Record<string, AttributeValue> = {};
+  const remove: string[] = [];
+  if (!input || Object.keys(input).length === 0) return { set, remove };
+  const attrs = await teamAttributes(sql, teamId);
+  for (const [key, value] of Object.entries(input)) {
+    const attr = resolveAttribute(attrs, key);
+    if (!attr) {
+      (errors[`attributes.${key}`] ??= []).push('is not an attribute of this team');
+      continue;
+    }
+    if (value === null) {
+      if (allowNull) remove.push(attr.id);
+      continue;
+    }
+    const typed = typedBodyValue(attr, value);
+    if ('error' in typed) (errors[`attributes.${key}`] ??= []).push(typed.error);
+    else set[attr.id] = typed.value;
+  }
+  return { set, remove };
+}
+
+async function checkCategory(sql: Sql, teamId: string, id: string | null | undefined, errors: FieldErrors): Promise<void> {
+  if (id === undefined || id === null) return;
+  const rows = isUlid(id) ? await sql`SELECT 1 FROM categories WHERE team_id = ${teamId} AND id = ${id.toUpperCase()}` : [];
+  if (!rows.length) errors.category_id = ['is not a category of this team'];
+}
+
+export function poiRoutes(sql: Sql): Route[] {
+  const load = async (teamId: string, id: string) => {
+    const row = isUlid(id) ? await fetchPoi(sql, teamId, id.toUpperCase()) : undefined;
+    if (!row) throw notFound('POI');
+    return row;
+  };
+
+  return [
+    {
+      method: 'GET', path: '/v1/pois', permission: 'read-pois',
+      handler: async (ctx) => {
+        const errors: FieldErrors = {};
+        const q = ctx.query;
+        const attrGroup = q.group('attributes');
+        for (const key of attrGroup.malformed) errors[key] = ['must be sent as attributes[<name or id>]=<value>'];
+        const needsAttrs = Object.keys(attrGroup.entries).length > 0;
+        const filter = parsePoiFilter(
+          {
+            attributes: needsAttrs ? attrGroup.entries : undefined,
+            category_id: q.get('category_id'),
+            category_name: q.get('category_name'),
+            latitude: q.get('latitude'),
+            longitude: q.get('longitude'),
+            distance: q.get('distance'),
+            country_id: q.get('country_id'),
+            city_id: q.get('city_id'),
+            zipcode_id: q.get('zipcode_id'),
+          },
+          needsAttrs ? await teamAttributes(sql, ctx.teamId) : [],
+          errors,
+        );
+        const page = readPage(q, 'ulid', errors);
+        const where = poiFilterSql(sql, ctx.teamId, filter);
+        const near = filter.near;
+        const distance = near
+          ? sql`, ST_Distance(p.geog, ST_SetSRID(ST_MakePoint(${near.longitude}, ${near.latitude}), 4326)::geography) AS distance`
+          : sql``;
+        const rows = await sql<PoiRow[]>`
+          SELECT ${poiColumns(sql)} ${distance} FROM pois p ${poiJoins(sql)}
+          WHERE ${where} AND (${page.cursor}::text IS NULL OR p.id > ${page.cursor})
+          ORDER BY p.id LIMIT ${page.limit + 1}`;
+        const { data, next } = pageOf(rows, page.limit);
+        return { status: 200, body: { data: data.map(poiJson), next } };
+      },
+    },
+    {
+      method: 'POST', path: '/v1/pois', permission: 'create-pois',
+      handler: async (ctx) => {
+        const body = parseWith(createSchema, await ctx.json());
+        const errors: FieldErrors = {};
+        await checkCategory(sql, ctx.teamId, body.category_id, errors);
+        const values = await resolveValues(sql, ctx.teamId, body.attributes, false, errors);
+        if (Object.keys(errors).length) throw unprocessable(errors);
+        const id = newId();
+        const limit = ctx.auth!.poiLimit;
+        await sql.begin(async (tx) => {
+          if ((await reservePoiSlots(tx as unknown as Sql, ctx.teamId, 1, limit)) === 0) {
+            throw forbidden(`Your team has reached its limit of ${limit} POIs.`);
+          }
+          await tx`
+            INSERT INTO pois (id, team_id, name, latitude, longitude, category_id, attrs)
+            VALUES (${id}, ${ctx.teamId}, ${body.name}, ${body.latitude}, ${body.longitude}, ${body.category_id?.toUpperCase() ?? null}, ${tx.json(values.set)})`;
+        });
+        return { status: 201, body: { data: poiJson((await fetchPoi(sql, ctx.teamId, id))!) } };
+      },
+    },
+    {
+      method: 'GET', path: '/v1/pois/{id}', permission: 'read-pois',
+      handler: async (ctx) => ({ status: 200, body: { data: poiJson(await load(ctx.teamId, ctx.params.id)) } }),
+    },
+    {
+      method: 'PUT', path: '/v1/pois/{id}', permission: 'update-pois',
+      handler: async (ctx) => {
+        const current = await load(ctx.teamId, ctx.params.id);
+        const body = parseWith(updateSchema, await ctx.json());
+        const errors: FieldErrors = {};
+        await checkCategory(sql, ctx.teamId, body.category_id, errors);
+        const values = await resolveValues(sql, ctx.teamId, body.attributes, true, errors);
+        if (Object.keys(errors).length) throw unprocessable(errors);
+        const lat = body.latitude ?? current.latitude;
+        const lon = body.longitude ?? current.longitude;
+        const moved = lat !== current.latitude || lon !== current.longitude;
+        const category = body.category_id === undefined ? current.category_id : body.category_id?.toUpperCase() ?? null;
+        // A move empties the address and marks the POI for geocoding; a rename does not.
+        const rows = await sql`
+          UPDATE pois SET
+            name = ${body.name ?? current.name}, latitude = ${lat}, longitude = ${lon}, category_id = ${category},
+            attrs = (attrs || ${sql.json(values.set)}::jsonb) - ${values.remove}::text[],
+            street = CASE WHEN ${moved} THEN NULL ELSE street END,
+            display_name = CASE WHEN ${moved} THEN NULL ELSE display_name END,
+            city_id = CASE WHEN ${moved} THEN NULL ELSE city_id END,
+            country_id = CASE WHEN ${moved} THEN NULL ELSE country_id END,
+            zipcode_id = CASE WHEN ${moved} THEN NULL ELSE zipcode_id END,
+            geocoded_at = CASE WHEN ${moved} THEN NULL ELSE geocoded_at END,
+            geocode_pending = geocode_pending OR ${moved},
+            updated_at = now()
+          WHERE team_id = ${ctx.teamId} AND id = ${current.id} RETURNING id`;
+        if (!rows.length) throw notFound('POI');
+        return { status: 200, body: { data: poiJson((await fetchPoi(sql, ctx.teamId, current.id))!) } };
+      },
+    },
+    {
+      method: 'DELETE', path: '/v1/pois/{id}', permission: 'delete-pois',
+      handler: async (ctx) => {
+        if (!isUlid(ctx.params.id)) throw notFound('POI');
+        const deleted = await sql.begin(async (tx) => {
+          const rows = await tx`DELETE FROM pois WHERE team_id = ${ctx.teamId} AND id = ${ctx.params.id.toUpperCase()} RETURNING id`;
+          await releasePoiSlots(tx as unknown as Sql, ctx.teamId, rows.length);
+          return rows.length;
+        });
+        if (!deleted) throw notFound('POI');
+        return { status: 204 };
+      },
+    },
+  ];
+}
