@@ -83,7 +83,7 @@ export class RateLimiter {
   private async giveBack(teamId: string, lease: Lease): Promise<void> {
     const units = lease.units;
     lease.units = 0;
-    await this.sql`SELECT rate_give(${teamId}, ${new Date(lease.minute)}, ${units})`;
+    await this.sql`SELECT rate_give(${teamId}::text, ${new Date(lease.minute)}::timestamptz, ${units}::int)`;
   }
 
   /** Returns every unused unit (at shutdown). */

@@ -4,7 +4,7 @@ import { parsePermissionList } from '../../src/auth/permissions.js';
 import { startApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 
-export const TEST_DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${process.env.WAYMARK_TEST_DB ?? 'waymark_test'}`;
+export const TEST_DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${process.env.WAYMARK_TEST_DB}`;
 
 /** The real service on a free port against the test database. */
 export async function startTestApp(env: Record<string, string> = {}): Promise<App & { url: string }> {

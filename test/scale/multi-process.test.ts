@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type Sql } from '../../src/db/client.js';
+import { createKey, createTeam } from '../../src/auth/admin.js';
+import { parsePermissionList } from '../../src/auth/permissions.js';
+import { TEST_DATABASE_URL } from '../support/app.js';
+import { spawnServer, type ServerProcess } from '../support/process.js';
+
+// Two API processes on one database, as in a scaled deployment: the shared state is PostgreSQL only.
+let sql: Sql;
+let servers: ServerProcess[] = [];
+
+beforeAll(async () => {
+  sql = connect(TEST_DATABASE_URL, 2);
+  servers = await Promise.all([1, 2].map(() => spawnServer({ DATABASE_URL: TEST_DATABASE_URL, WAYMARK_JOBS: 'off' })));
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  await sql.end();
+});
+
+async function teamKey(rateLimit: number | null, plan: 'basic' | 'pro' | 'enterprise' = 'pro') {
+  const team = await createTeam(sql, { name: 'multi', plan, rateLimit });
+  return (await createKey(sql, { teamId: team.id, name: 'k', permissions: parsePermissionList('all') })).key;
+}
+
+describe('rate limit across processes', () => {
+  it('admits exactly the limit of limit+10 concurrent requests spread over two processes', async () => {
+    const limit = 60;
+    const key = await teamKey(limit);
+    const statuses = await Promise.all(
+      Array.from({ length: limit + 10 }, (_, i) =>
+        fetch(`${servers[i % 2].url}/v1/categories`, { headers: { 'X-API-KEY': key } }).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(limit);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+  });
+
+  it('shares the count between processes for a large limit (leased blocks are given back)', async () => {
+    const limit = 100_000;
+    const key = await teamKey(limit);
+    for (let round = 0; round < 3; round++) {
+      await Promise.all(Array.from({ length: 40 }, (_, i) => fetch(`${servers[i % 2].url}/v1/categories`, { headers: { 'X-API-KEY': key } })));
+    }
+    // After the leases expire and are returned, the database count is exactly what was served.
+    await new Promise((r) => setTimeout(r, 1_300));
+    const res = await fetch(`${servers[0].url}/v1/categories`, { headers: { 'X-API-KEY': key } });
+    const remaining = Number(res.headers.get('x-ratelimit-remaining'));
+    expect(res.status, servers[0].output()).toBe(200);
+    expect(remaining).toBeLessThanOrEqual(limit - 121);
+    const [{ used }] = await sql<{ used: number }[]>`
+      SELECT sum(c.count)::int AS used FROM rate_counters c JOIN api_keys k ON k.team_id = c.team_id
+      WHERE k.last_four = ${key.slice(-4)} AND c.minute > now() - interval '60 minutes'`;
+    // 121 served; the process that answered last may still hold the rest of its current lease.
+    expect(used).toBeGreaterThanOrEqual(121);
+    expect(used - 121).toBeLessThanOrEqual(limit - 121 - remaining + 1_000);
+  });
+
+  it('a key deactivated by another process is refused at once (NOTIFY drops the caches)', async () => {
+    const team = await createTeam(sql, { name: 'notify', plan: 'enterprise' });
+    const created = await createKey(sql, { teamId: team.id, name: 'k', permissions: parsePermissionList('all') });
+    for (const s of servers) expect((await fetch(`${s.url}/v1/info`, { headers: { 'X-API-KEY': created.key } })).status).toBe(200);
+    const { setKeyActive } = await import('../../src/auth/admin.js');
+    await setKeyActive(sql, created.id, false);
+    await new Promise((r) => setTimeout(r, 200));
+    for (const s of servers) expect((await fetch(`${s.url}/v1/info`, { headers: { 'X-API-KEY': created.key } })).status).toBe(401);
+  });
+
+  it('finishes in-flight requests on SIGTERM and exits 0', async () => {
+    const extra = await spawnServer({ DATABASE_URL: TEST_DATABASE_URL, WAYMARK_JOBS: 'off' });
+    const key = await teamKey(null, 'enterprise');
+    const inflight = Promise.all(Array.from({ length: 20 }, () => fetch(`${extra.url}/v1/info`, { headers: { 'X-API-KEY': key } }).then((r) => r.status)));
+    await new Promise((r) => setTimeout(r, 5));
+    const code = await extra.stop('SIGTERM');
+    const statuses = await inflight.catch(() => []);
+    expect(code).toBe(0);
+    // Requests accepted before the signal were answered, not dropped.
+    expect(statuses.every((s) => s === 200)).toBe(true);
+  });
+});
