@@ -15,6 +15,9 @@ const OWN = ['--runtime', 'stub', '--exportRuntime'];
 /** name → extra asc flags */
 const kernels = {
   geodesy: OWN,
+  route: SHARED,
+  kmeans: OWN,
+  vrp: OWN,
 };
 
 const asc = join(root, 'node_modules', 'assemblyscript', 'bin', 'asc.js');

@@ -12,6 +12,9 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { Router } from './http/router.js';
 import { startHttpServer } from './http/server.js';
+import { importRoutes } from './imports/routes.js';
+import { startJobRunner } from './jobs/start.js';
+import { messagingRoutes } from './messaging/routes.js';
 import { poiRoutes } from './pois/routes.js';
 
 export interface App {
@@ -45,6 +48,8 @@ export function buildRouter(sql: Sql, usage: UsageRecorder): Router {
     ...poiRoutes(sql),
     ...attributeRoutes(sql),
     ...categoryRoutes(sql),
+    ...importRoutes(sql),
+    ...messagingRoutes(sql),
   ];
   for (const route of routes) router.add(route);
   return router;
@@ -57,6 +62,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   const limiter = new RateLimiter(sql);
   const usage = new UsageRecorder(sql);
   usage.start();
+  const jobs = config.jobs ? await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs }) : undefined;
   const server = await startHttpServer({ router: buildRouter(sql, usage), keys, limiter, usage, log }, config.host, config.port);
   log.info({ port: server.port }, 'listening');
   return {
@@ -66,7 +72,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     databaseUrl: url,
     close: async () => {
       await server.close();
-      await Promise.allSettled([usage.close(), limiter.close(), keys.close(), closePool()]);
+      await Promise.allSettled([jobs?.stop(), usage.close(), limiter.close(), keys.close(), closePool()]);
       await sql.end({ timeout: 5 });
       await embedded?.stop();
     },

@@ -8,6 +8,10 @@ export interface Config {
   dataDir: string;
   mapDir: string | undefined;
   logLevel: string;
+  /** Run the background job runner in this process (WAYMARK_JOBS=off for API-only processes). */
+  jobs: boolean;
+  /** Lease of a claimed job (WAYMARK_JOB_LEASE_MS): how soon a job whose worker died is taken over. */
+  jobLeaseMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -18,5 +22,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.WAYMARK_DATA_DIR ?? join(projectRoot, 'data'),
     mapDir: env.WAYMARK_MAP || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
+    jobs: env.WAYMARK_JOBS !== 'off',
+    jobLeaseMs: Number(env.WAYMARK_JOB_LEASE_MS ?? 30_000),
   };
 }

@@ -37,7 +37,8 @@ export class RateLimiter {
     if (limit === null) {
       return Promise.resolve({
         allowed: true,
-        headers: { 'X-RateLimit-Limit': '-1', 'X-RateLimit-Remaining': '-1', 'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000)) },
+        // Nothing to reset: the end of the current rolling window keeps the header a future epoch second.
+        headers: { 'X-RateLimit-Limit': '-1', 'X-RateLimit-Remaining': '-1', 'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + 3600) },
       });
     }
     const lease = this.leases.get(teamId);

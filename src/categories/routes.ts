@@ -29,7 +29,8 @@ export function categoryRoutes(sql: Sql): Route[] {
       method: 'GET', path: '/v1/categories', permission: 'read-categories',
       handler: async (ctx) => {
         const filter = ctx.query.get('name');
-        const page = readPage(ctx.query, 'ulid', filter !== undefined && filter.length > 255 ? { name: ['may not be longer than 255 characters'] } : {});
+        const badFilter = filter !== undefined && (filter.length > 255 || filter.includes('\u0000'));
+        const page = readPage(ctx.query, 'ulid', badFilter ? { name: ['must be at most 255 characters, without NUL'] } : {});
         const rows = await sql<CategoryRow[]>`
           SELECT * FROM categories WHERE team_id = ${ctx.teamId}
             AND (${page.cursor}::text IS NULL OR id > ${page.cursor})

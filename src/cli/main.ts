@@ -3,6 +3,8 @@ import { openDatabase, startApp } from '../app.js';
 import { loadConfig } from '../config.js';
 import { keyCommand, teamCommand } from './admin-commands.js';
 import { ensureDemoKey } from './demo.js';
+import { importCommand } from './import-command.js';
+import { startJobRunner } from '../jobs/start.js';
 
 const USAGE = `waymark <command>
 
@@ -15,6 +17,9 @@ const USAGE = `waymark <command>
   key activate|deactivate|delete ID
   map build --osm FILE.osm.pbf --out DIR
   import FILE --team ID [--create-missing-attributes]
+                             import a CSV file (processed here, progress on stderr)
+  worker                     run only the background job runner (imports, geocoding); WAYMARK_JOBS=off
+                             keeps it out of serve
 
 Add --json for machine-readable output.`;
 
@@ -26,6 +31,8 @@ export async function main(argv: string[]): Promise<void> {
     case 'start': {
       const app = await startApp(config);
       const base = `http://localhost:${app.port}`;
+      // Always printed, whatever the log level: scripts and process supervisors wait for this line.
+      console.log(`waymark listening on ${base}`);
       if (command === 'start') {
         const demo = await ensureDemoKey(app.sql, config.dataDir);
         console.log(`\nWaymark is running.\n  API:     ${base}/v1\n  Health:  ${base}/health\n  API key: ${demo.key}  (team ${demo.teamId}, enterprise demo)\n\n  curl -H 'X-API-KEY: ${demo.key}' ${base}/v1/info\n`);
@@ -48,6 +55,33 @@ export async function main(argv: string[]): Promise<void> {
         await sql.end({ timeout: 5 });
         await embedded?.stop();
       }
+      return;
+    }
+    case 'import': {
+      const log = pino({ level: 'warn' });
+      const { sql, embedded } = await openDatabase(config, log);
+      try {
+        await importCommand(sql, log, rest, config.jobLeaseMs);
+      } finally {
+        await sql.end({ timeout: 5 });
+        await embedded?.stop();
+      }
+      return;
+    }
+    case 'worker': {
+      const log = pino({ level: config.logLevel });
+      const { sql, embedded } = await openDatabase(config, log);
+      const runner = await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs });
+      log.info({ worker: runner.workerId }, 'job runner started');
+      const stop = async () => {
+        log.info('shutting down');
+        await runner.stop();
+        await sql.end({ timeout: 5 });
+        await embedded?.stop();
+        process.exit(0);
+      };
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
       return;
     }
     case undefined:

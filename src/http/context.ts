@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { AuthInfo } from '../auth/authenticate.js';
 import { hasPermission } from '../auth/permissions.js';
-import { badRequest, forbidden, payloadTooLarge } from './errors.js';
+import { badRequest, forbidden, payloadTooLarge, unprocessable, type FieldErrors } from './errors.js';
 import type { Query } from './query.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -60,6 +60,8 @@ export class RequestContext {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw badRequest('The request body must be a JSON object.');
     }
+    const nul = nulPaths(value);
+    if (Object.keys(nul).length) throw unprocessable(nul);
     return value as Record<string, unknown>;
   }
 
@@ -68,6 +70,26 @@ export class RequestContext {
     if (!this.bodyStream) throw new Error('route does not stream its body');
     return this.bodyStream;
   }
+}
+
+/** Field paths of strings (values or keys) holding U+0000, which PostgreSQL text and jsonb cannot store.
+ *  Iterative: a 1 MB body can nest deeper than the call stack. */
+function nulPaths(root: object): FieldErrors {
+  const out: FieldErrors = Object.create(null);
+  const stack: Array<[unknown, string]> = [[root, '']];
+  while (stack.length) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) out[path] = ['may not contain NUL characters'];
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const p = path ? `${path}.${key}` : key;
+        if (key.includes('\u0000')) out[p] = ['may not contain NUL characters'];
+        else stack.push([item, p]);
+      }
+    }
+  }
+  return out;
 }
 
 export { payloadTooLarge };

@@ -34,7 +34,8 @@ export function unprocessable(errors: FieldErrors, message?: string): HttpError 
 export const invalid = (field: string, message: string) => unprocessable({ [field]: [message] });
 
 export function zodErrors(error: ZodError): FieldErrors {
-  const out: FieldErrors = {};
+  // No prototype: a field path such as `__proto__` (an unknown key in a body) must stay a plain key.
+  const out: FieldErrors = Object.create(null);
   for (const issue of error.issues) {
     let path = issue.path.map(String).join('.');
     let message = issue.message;

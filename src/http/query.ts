@@ -27,7 +27,8 @@ export class Query {
   /** `attributes[color]=red&attributes[size]=2` → {color: 'red', size: '2'}; also returns malformed keys
    *  such as `attributes` or `attributes[]` so the caller can reject them. */
   group(prefix: string): { entries: Record<string, string>; malformed: string[] } {
-    const entries: Record<string, string> = {};
+    // No prototype: `attributes[__proto__]` is a valid attribute name and must stay a plain key.
+    const entries: Record<string, string> = Object.create(null);
     const malformed: string[] = [];
     for (const [key, list] of this.values) {
       if (key === prefix) malformed.push(key);

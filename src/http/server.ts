@@ -46,17 +46,18 @@ export function startHttpServer(deps: ServerDeps, host: string, port: number): P
   app.any('/*', (res, req) => {
     inFlight++;
     const ctx = buildContext(req);
-    res.onAborted(() => {
-      ctx.aborted = true;
-    });
     const match = deps.router.match(ctx.method, ctx.path);
     const route = match.kind === 'found' ? match.route : undefined;
     if (match.kind === 'found') Object.assign(ctx.params, match.params);
     (ctx as { route: string }).route = route?.path ?? ctx.path;
-    const body = route ? readBody(res, ctx, route) : undefined;
-    ctx.attachBody(body?.buffer, body?.stream);
+    const body = readBody(res, ctx, route);
+    ctx.attachBody(body.buffer, body.stream);
     void handle(ctx, match, deps)
-      .then((reply) => send(res, ctx, reply, deps.log))
+      .then(async (reply) => {
+        body.discard();
+        await body.received;
+        send(res, ctx, reply, deps.log, body.abandoned);
+      })
       .finally(() => {
         if (--inFlight === 0) drained?.();
       });
@@ -91,26 +92,63 @@ function buildContext(req: uws.HttpRequest): RequestContext {
   return new RequestContext(id, req.getCaseSensitiveMethod().toUpperCase(), req.getUrl(), '', {}, new Query(req.getQuery() ?? ''), headers);
 }
 
-/** Starts reading the body right away (uWS delivers it only to a handler attached synchronously). */
-function readBody(res: HttpResponse, ctx: RequestContext, route: Route): { buffer?: Promise<Buffer>; stream?: PassThrough } | undefined {
-  const mode = route.body ?? (ctx.method === 'POST' || ctx.method === 'PUT' ? 'json' : 'none');
-  const limit = route.bodyLimit ?? JSON_BODY_LIMIT;
+/** The request body as the server reads it. */
+interface Body {
+  buffer?: Promise<Buffer>;
+  stream?: PassThrough;
+  /** Settles once the whole body is in, the client went away, or more than DRAIN_LIMIT was sent. */
+  received: Promise<void>;
+  /** Set past DRAIN_LIMIT: the server stopped reading, so the connection must close after the reply. */
+  abandoned: boolean;
+  /** Drops what the handler did not consume, so that `received` can settle. */
+  discard(): void;
+}
+
+/** Starts reading the body right away (uWS delivers it only to a handler attached synchronously). The
+ *  reply waits for `received`: answering before the whole body is in would leave the keep-alive
+ *  connection out of step with the client, which then loses its next request. */
+function readBody(res: HttpResponse, ctx: RequestContext, route: Route | undefined): Body {
+  const mode = !route ? 'none' : route.body ?? (ctx.method === 'POST' || ctx.method === 'PUT' ? 'json' : 'none');
+  const limit = route?.bodyLimit ?? JSON_BODY_LIMIT;
   const declared = Number(ctx.headers['content-length'] ?? NaN);
+  let settle!: () => void;
+  const body: Body = { received: new Promise<void>((resolve) => (settle = resolve)), abandoned: false, discard: () => {} };
+  if (!(declared > 0) && !ctx.headers['transfer-encoding']) settle();
+  // uWS keeps one abort handler per response: every reader registers here.
+  const onAbort: Array<() => void> = [settle];
+  res.onAborted(() => {
+    ctx.aborted = true;
+    for (const f of onAbort) f();
+  });
+  let total = 0;
+  const onChunk = (consume: (chunk: ArrayBuffer, isLast: boolean) => void, abandon: () => void = () => {}) =>
+    res.onData((chunk, isLast) => {
+      if (body.abandoned) return;
+      total += chunk.byteLength;
+      if (total > DRAIN_LIMIT) {
+        body.abandoned = true;
+        abandon();
+        settle();
+        return;
+      }
+      consume(chunk, isLast);
+      if (isLast) settle();
+    });
+
   if (mode === 'none') {
-    res.onData(() => {});
-    return undefined;
+    onChunk(() => {});
+    return body;
   }
   if (mode === 'stream') {
     const stream = new PassThrough();
-    let total = 0;
-    if (declared > limit) {
-      stream.destroy(payloadTooLarge(limit));
-      res.onData(() => {});
-      return { stream };
-    }
-    res.onData((chunk, isLast) => {
+    // The handler attaches its listeners only after auth; until then an early 413 must not be an
+    // unhandled 'error' event (it stays readable as `stream.errored` and reaches later listeners).
+    stream.on('error', () => {});
+    // A client that disconnects mid-upload must not leave the handler waiting on the stream forever.
+    onAbort.push(() => stream.destroy(new Error('aborted')));
+    if (declared > limit) stream.destroy(payloadTooLarge(limit));
+    onChunk((chunk, isLast) => {
       if (stream.destroyed) return;
-      total += chunk.byteLength;
       if (total > limit) {
         stream.destroy(payloadTooLarge(limit));
         return;
@@ -123,33 +161,29 @@ function readBody(res: HttpResponse, ctx: RequestContext, route: Route): { buffe
         });
       }
       if (isLast) stream.end();
-    });
-    return { stream };
+    }, () => stream.destroy(payloadTooLarge(limit)));
+    body.stream = stream;
+    body.discard = () => {
+      if (!stream.writableEnded) stream.destroy();
+      if (!ctx.aborted) res.resume();
+    };
+    return body;
   }
-  const buffer = new Promise<Buffer>((resolve, reject) => {
+  body.buffer = new Promise<Buffer>((resolve, reject) => {
+    onAbort.push(() => reject(new Error('aborted')));
     const parts: Buffer[] = [];
-    let total = 0;
     let over = declared > limit;
-    res.onData((chunk, isLast) => {
-      total += chunk.byteLength;
+    onChunk((chunk, isLast) => {
       if (total > limit) over = true;
       if (!over) parts.push(Buffer.from(new Uint8Array(chunk)));
-      if (total > DRAIN_LIMIT) {
-        reject(payloadTooLarge(limit));
-        return;
-      }
       if (isLast) {
         if (over) reject(payloadTooLarge(limit));
         else resolve(Buffer.concat(parts, total));
       }
-    });
-    res.onAborted(() => {
-      ctx.aborted = true;
-      reject(new Error('aborted'));
-    });
+    }, () => reject(payloadTooLarge(limit)));
   });
-  buffer.catch(() => {});
-  return { buffer };
+  body.buffer.catch(() => {});
+  return body;
 }
 
 async function handle(ctx: RequestContext, match: ReturnType<Router['match']>, deps: ServerDeps): Promise<Reply> {
@@ -162,13 +196,14 @@ async function handle(ctx: RequestContext, match: ReturnType<Router['match']>, d
     if (!route.public) {
       const auth = await deps.keys.lookup(ctx.headers['x-api-key']);
       if (!auth) throw unauthenticated();
-      if (!auth.planActive) throw forbidden('Your team does not have an active plan.');
       ctx.auth = auth;
+      // Every authenticated request counts and carries the rate-limit headers, the no-plan 403 included.
       const rate = await deps.limiter.take(auth.teamId, auth.rateLimit);
       Object.assign(ctx.responseHeaders, rate.headers);
       if (!rate.allowed) {
         throw new HttpError(429, 'Too many requests. Retry after the time in the Retry-After header.', { retry_after: rate.retryAfter });
       }
+      if (!auth.planActive) throw forbidden('Your team does not have an active plan.');
       deps.usage.record(auth.keyId, route.method, route.path);
       if (route.permission) ctx.require(route.permission);
     }
@@ -181,7 +216,7 @@ async function handle(ctx: RequestContext, match: ReturnType<Router['match']>, d
   }
 }
 
-function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger): void {
+function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger, closeConnection = false): void {
   if (ctx.aborted) return;
   const payload = reply.body === undefined || reply.status === 204 ? undefined : JSON.stringify(reply.body);
   res.cork(() => {
@@ -189,10 +224,10 @@ function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger)
     res.writeHeader('X-Request-Id', ctx.id);
     for (const [k, v] of Object.entries(ctx.responseHeaders)) res.writeHeader(k, v);
     for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
-    if (payload === undefined) res.endWithoutBody();
+    if (payload === undefined) res.endWithoutBody(undefined, closeConnection);
     else {
       res.writeHeader('Content-Type', 'application/json');
-      res.end(payload);
+      res.end(payload, closeConnection);
     }
   });
   if (log.isLevelEnabled('info')) log.info({ reqId: ctx.id, method: ctx.method, path: ctx.path, status: reply.status }, 'request');

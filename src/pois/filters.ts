@@ -1,6 +1,7 @@
 import { resolveAttribute, type AttributeRow } from '../attributes/store.js';
 import type { Sql } from '../db/client.js';
 import type { FieldErrors } from '../http/errors.js';
+import { boxesAround } from '../geo/search-box.js';
 import { isUlid, isUuid } from '../ids.js';
 import { typedTextValue, type AttributeValue } from './values.js';
 
@@ -65,7 +66,9 @@ export function parsePoiFilter(raw: RawPoiFilter, attrs: AttributeRow[], errors:
     if (typeof raw.category_id !== 'string' || !isUlid(raw.category_id)) add('category_id', 'must be a category id (ULID)');
     else filter.categoryId = raw.category_id.toUpperCase();
   } else if (raw.category_name !== undefined) {
-    if (typeof raw.category_name !== 'string' || raw.category_name.length > 255) add('category_name', 'must be a string of at most 255 characters');
+    if (typeof raw.category_name !== 'string' || raw.category_name.length > 255 || raw.category_name.includes('\u0000')) {
+      add('category_name', 'must be a string of at most 255 characters, without NUL');
+    }
     else filter.categoryName = raw.category_name;
   }
 
@@ -110,7 +113,10 @@ export function poiFilterSql(sql: Sql, teamId: string, f: PoiFilter) {
     parts.push(sql`p.category_id IN (SELECT id FROM categories WHERE team_id = ${teamId} AND name = ${f.categoryName})`);
   }
   if (f.near) {
-    parts.push(sql`ST_DWithin(p.geog, ST_SetSRID(ST_MakePoint(${f.near.longitude}, ${f.near.latitude}), 4326)::geography, ${f.near.distance})`);
+    const { latitude: lat, longitude: lon, distance } = f.near;
+    const boxes = boxesAround(lat, lon, distance).map((b) => sql`p.geom && ST_MakeEnvelope(${b.west}, ${b.south}, ${b.east}, ${b.north}, 4326)`);
+    parts.push(sql`(${boxes.reduce((acc, b) => sql`${acc} OR ${b}`)})`);
+    parts.push(sql`great_circle_m(${lat}::float8, ${lon}::float8, p.latitude, p.longitude) <= ${distance}`);
   }
   if (f.countryId) parts.push(sql`p.country_id = ${f.countryId}`);
   if (f.cityId) parts.push(sql`p.city_id = ${f.cityId}`);

@@ -14,7 +14,10 @@ const name = z.string({ error: 'must be a string' }).min(1, 'is required').max(2
   .refine((s) => s.trim().length > 0, 'may not be blank');
 const latitude = z.number({ error: 'must be a number between -90 and 90' }).min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90');
 const longitude = z.number({ error: 'must be a number between -180 and 180' }).min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180');
-const attributes = z.record(z.string(), z.unknown(), { error: 'must be an object of attribute values' });
+// Not z.record: it rebuilds the object and so loses an own `__proto__` key (a valid attribute name).
+const attributes = z.custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), {
+  error: 'must be an object of attribute values',
+});
 
 const createSchema = z.strictObject({
   name,
@@ -95,7 +98,7 @@ export function poiRoutes(sql: Sql): Route[] {
         const where = poiFilterSql(sql, ctx.teamId, filter);
         const near = filter.near;
         const distance = near
-          ? sql`, ST_Distance(p.geog, ST_SetSRID(ST_MakePoint(${near.longitude}, ${near.latitude}), 4326)::geography) AS distance`
+          ? sql`, great_circle_m(${near.latitude}::float8, ${near.longitude}::float8, p.latitude, p.longitude) AS distance`
           : sql``;
         const rows = await sql<PoiRow[]>`
           SELECT ${poiColumns(sql)} ${distance} FROM pois p ${poiJoins(sql)}

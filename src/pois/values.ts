@@ -23,7 +23,8 @@ export function typedTextValue(attr: AttributeRow, value: unknown): { value: Att
   if (typeof value !== 'string') return typedBodyValue(attr, value);
   switch (attr.type) {
     case 'string':
-      return { value };
+      // PostgreSQL cannot hold U+0000, so no stored value has it.
+      return value.includes('\u0000') ? { error: 'may not contain NUL characters' } : { value };
     case 'number': {
       const trimmed = value.trim();
       return NUMBER.test(trimmed) && Number.isFinite(Number(trimmed)) ? { value: Number(trimmed) } : { error: 'must be a number' };

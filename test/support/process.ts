@@ -13,7 +13,7 @@ export interface ServerProcess {
 /** Runs `waymark serve` (the compiled CLI) as a separate process and waits for its listening line. */
 export function spawnServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
   const child = spawn(process.execPath, [join(projectRoot, 'bin', 'waymark.js'), 'serve'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -22,7 +22,7 @@ export function spawnServer(env: Record<string, string>, timeoutMs = 60_000): Pr
     child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const m = /"port":(\d+),"msg":"listening"/.exec(output);
+      const m = /waymark listening on http:\/\/localhost:(\d+)/.exec(output);
       if (m) {
         clearTimeout(timer);
         child.stdout!.off('data', onData);

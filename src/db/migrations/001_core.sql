@@ -1,5 +1,13 @@
 CREATE EXTENSION IF NOT EXISTS postgis;
 
+-- Great-circle distance in meters (mean Earth radius): within 0.5% of the geodesic, and a plain
+-- inlinable SQL expression, several times cheaper per row than geography's spheroid functions.
+CREATE FUNCTION great_circle_m(lat1 double precision, lon1 double precision, lat2 double precision, lon2 double precision)
+RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT 12742017.6 * asin(least(1.0, sqrt(
+    power(sin(radians(lat2 - lat1) / 2), 2) + cos(radians(lat1)) * cos(radians(lat2)) * power(sin(radians(lon2 - lon1) / 2), 2))))
+$$;
+
 CREATE TABLE teams (
   id          text PRIMARY KEY,
   name        text NOT NULL CHECK (length(name) BETWEEN 1 AND 255),
@@ -86,7 +94,7 @@ CREATE TABLE pois (
   name         text NOT NULL CHECK (length(name) BETWEEN 1 AND 255),
   latitude     double precision NOT NULL CHECK (latitude BETWEEN -90 AND 90),
   longitude    double precision NOT NULL CHECK (longitude BETWEEN -180 AND 180),
-  geog         geography(Point, 4326) GENERATED ALWAYS AS (ST_SetSRID(ST_MakePoint(longitude, latitude), 4326)::geography) STORED,
+  geom         geometry(Point, 4326) GENERATED ALWAYS AS (ST_SetSRID(ST_MakePoint(longitude, latitude), 4326)) STORED,
   category_id  text REFERENCES categories(id) ON DELETE SET NULL,
   -- attribute values keyed by attribute id, so a rename keeps them
   attrs        jsonb NOT NULL DEFAULT '{}',
@@ -103,7 +111,7 @@ CREATE TABLE pois (
   updated_at   timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX pois_team ON pois (team_id, id);
-CREATE INDEX pois_geog ON pois USING gist (geog);
+CREATE INDEX pois_geom ON pois USING gist (geom);
 CREATE INDEX pois_attrs ON pois USING gin (attrs jsonb_path_ops);
 CREATE INDEX pois_category ON pois (category_id);
 CREATE INDEX pois_geocode_pending ON pois (id) WHERE geocode_pending;

@@ -1,0 +1,107 @@
+// HTTP throughput and latency: the authenticated POI read and a distance-filtered list over 100,000 POIs,
+// beside a bare uWS hello-world, all driven by the same autocannon settings in one run.
+// Usage: node bench/http/run.mjs [--duration 10] [--connections 50]   (needs `npm run build` and local PostgreSQL)
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import postgres from 'postgres';
+import { createKey, createTeam } from '../../dist/auth/admin.js';
+import { parsePermissionList } from '../../dist/auth/permissions.js';
+import { connect } from '../../dist/db/client.js';
+import { migrate } from '../../dist/db/migrate.js';
+import { projectRoot } from '../../dist/paths.js';
+
+const { values: opts } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, pois: { type: 'string', default: '100000' } } });
+const duration = Number(opts.duration);
+const connections = Number(opts.connections);
+const poiCount = Number(opts.pois);
+const adminUrl = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = 'waymark_bench_http';
+const dbUrl = adminUrl.replace(/\/[^/]*$/, `/${dbName}`);
+const log = (msg) => process.stderr.write(`[bench/http] ${msg}\n`);
+
+function startProcess(args, env, ready) {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${out}`)));
+    child.stdout.on('data', (c) => {
+      out += c;
+      const port = ready(out);
+      if (port) {
+        child.stdout.resume();
+        resolve({ child, port });
+      }
+    });
+  });
+}
+
+async function load(title, url, requests) {
+  log(`${title}: ${connections} connections for ${duration}s`);
+  const result = await autocannon({ url, connections, duration, pipelining: 1, requests });
+  const r = {
+    title,
+    requests_per_s: Math.round(result.requests.average),
+    latency_p50_ms: result.latency.p50,
+    latency_p99_ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+  log(`  ${r.requests_per_s} req/s, p50 ${r.latency_p50_ms} ms, p99 ${r.latency_p99_ms} ms, non-2xx ${r.non2xx}`);
+  return r;
+}
+
+const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+await admin.unsafe(`CREATE DATABASE ${dbName}`);
+await admin.end();
+const sql = connect(dbUrl, 2);
+await migrate(sql);
+// A pro team with a high override: the limiter and usage counting run as for any paying team.
+const team = await createTeam(sql, { name: 'bench', plan: 'pro', rateLimit: 100_000_000, poiLimit: 10_000_000 });
+const { key } = await createKey(sql, { teamId: team.id, name: 'bench', permissions: parsePermissionList('all') });
+log(`seeding ${poiCount} POIs over Liechtenstein`);
+await sql`
+  INSERT INTO pois (id, team_id, name, latitude, longitude, geocode_pending)
+  SELECT upper(lpad(to_hex(g), 26, '0')), ${team.id}, 'poi ' || g, 47.05 + random() * 0.2, 9.47 + random() * 0.16, false
+  FROM generate_series(1, ${poiCount}) g`;
+await sql`UPDATE teams SET poi_count = ${poiCount} WHERE id = ${team.id}`;
+await sql`ANALYZE pois`;
+const ids = (await sql`SELECT id FROM pois WHERE team_id = ${team.id} ORDER BY random() LIMIT 1000`).map((r) => r.id);
+// ULIDs use Crockford base32; the seeded ids are hex (a subset of its alphabet) padded to 26.
+
+const hello = await startProcess([join(projectRoot, 'bench/http/hello.mjs')], {}, (out) => /"port":(\d+)/.exec(out)?.[1]);
+const server = await startProcess([join(projectRoot, 'bin/waymark.js'), 'serve'], { DATABASE_URL: dbUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', WAYMARK_JOBS: 'off' }, (out) => /waymark listening on http:\/\/localhost:(\d+)/.exec(out)?.[1]);
+const headers = { 'x-api-key': key };
+let i = 0;
+const pick = () => ids[i++ % ids.length];
+
+const results = [];
+results.push(await load('uWS hello-world', `http://127.0.0.1:${hello.port}/`));
+results.push(await load('GET /v1/pois/{id}', `http://127.0.0.1:${server.port}`, [{ method: 'GET', headers, setupRequest: (req) => ({ ...req, path: `/v1/pois/${pick()}` }) }]));
+results.push(await load('GET /v1/pois?latitude&longitude&distance=500', `http://127.0.0.1:${server.port}`, [{
+  method: 'GET', headers,
+  setupRequest: (req) => ({ ...req, path: `/v1/pois?latitude=${(47.07 + Math.random() * 0.16).toFixed(5)}&longitude=${(9.49 + Math.random() * 0.12).toFixed(5)}&distance=500` }),
+}]));
+
+hello.child.kill();
+server.child.kill();
+await sql.end();
+
+const [bare, read, list] = results;
+const summary = {
+  machine: { cores: (await import('node:os')).availableParallelism(), node: process.version },
+  pois: poiCount, connections, duration_s: duration,
+  results,
+  ratio_read_to_bare: +(read.requests_per_s / bare.requests_per_s).toFixed(3),
+  ratio_list_to_bare: +(list.requests_per_s / bare.requests_per_s).toFixed(3),
+  targets: { read_ratio_min: 0.2, read_p99_ms_max: 5, list_p99_ms_max: 15 },
+};
+console.log('\nHTTP benchmark (same machine, same load generator, one run)');
+console.table(results.map((r) => ({ endpoint: r.title, 'req/s': r.requests_per_s, 'p50 ms': r.latency_p50_ms, 'p99 ms': r.latency_p99_ms, 'non-2xx': r.non2xx })));
+console.log(`POI read / bare uWS: ${summary.ratio_read_to_bare} (target ≥ 0.2); distance list / bare: ${summary.ratio_list_to_bare}`);
+mkdirSync(join(projectRoot, 'bench/results'), { recursive: true });
+writeFileSync(join(projectRoot, 'bench/results/http.json'), JSON.stringify(summary, null, 2));
+process.exit(0);

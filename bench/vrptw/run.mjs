@@ -1,0 +1,119 @@
+// Solomon VRPTW benchmark: all 56 instances through solveVrp, checked by an independent checker in exact
+// doubles, compared with the best known solutions (vehicles-first objective; ours is travel-only, so R1/RC1
+// may go below BKS with more vehicles).
+// Usage: node bench/vrptw/run.mjs [--time 1950] [--iterations N] [--seed 1] [--only C1] [--t0 x --tf y]
+import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { projectRoot } from '../../dist/paths.js';
+import { solveVrp } from '../../dist/routing/optimize/solver.js';
+
+const { values: args } = parseArgs({
+  options: {
+    time: { type: 'string', default: '1950' }, // search budget; packing and scheduling fit in the rest of 2 s
+    iterations: { type: 'string', default: '100000000' },
+    seed: { type: 'string', default: '1' },
+    only: { type: 'string', default: '' },
+    t0: { type: 'string' },
+    tf: { type: 'string' },
+    out: { type: 'string', default: 'vrptw.json' },
+  },
+});
+const dir = join(projectRoot, '..', 'shared', 'data', 'vrptw', 'solomon');
+const bks = JSON.parse(readFileSync(join(dir, 'BKS.json'), 'utf8'));
+const SCALE = 1000; // fixed point: travel times are ceil(distance × SCALE), so scaled feasibility implies exact feasibility
+
+function parse(text) {
+  const lines = text.split('\n');
+  const vi = lines.findIndex((l) => /NUMBER\s+CAPACITY/.test(l));
+  const [vehicles, capacity] = lines[vi + 1].trim().split(/\s+/).map(Number);
+  const rows = lines.slice(lines.findIndex((l) => /CUST/.test(l)) + 1)
+    .map((l) => l.trim().split(/\s+/).map(Number)).filter((r) => r.length === 7 && r.every(Number.isFinite));
+  return { vehicles, capacity, rows: rows.map(([id, x, y, demand, ready, due, service]) => ({ id, x, y, demand, ready, due, service })) };
+}
+
+function toProblem(inst) {
+  const n = inst.rows.length;
+  const durations = new Int32Array(n * n);
+  const distances = new Float64Array(n * n);
+  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
+    const d = Math.hypot(inst.rows[a].x - inst.rows[b].x, inst.rows[a].y - inst.rows[b].y);
+    distances[a * n + b] = d;
+    durations[a * n + b] = Math.ceil(d * SCALE - 1e-7);
+  }
+  const depot = inst.rows[0];
+  const vehicles = Array.from({ length: inst.vehicles }, () => ({ start: 0, end: 0, capacity: inst.capacity, hours: [depot.ready * SCALE, depot.due * SCALE] }));
+  const jobs = inst.rows.slice(1).map((r, i) => ({ location: i + 1, demand: r.demand, service: r.service * SCALE, timeWindows: [[r.ready * SCALE, r.due * SCALE]] }));
+  return { durations, distances, vehicles, jobs };
+}
+
+/** Independent check in exact doubles on the original instance; returns a list of problems. */
+function check(inst, sol) {
+  const errs = [];
+  const seen = new Set();
+  const [depot, ...cust] = inst.rows;
+  const dist = (a, b) => Math.hypot(a.x - b.x, a.y - b.y);
+  let total = 0;
+  for (const route of sol.routes) {
+    let t = depot.ready;
+    let at = depot;
+    let load = 0;
+    for (const j of route.jobs) {
+      if (seen.has(j)) errs.push(`customer ${j + 1} twice`);
+      seen.add(j);
+      const c = cust[j];
+      const d = dist(at, c);
+      total += d;
+      const arrival = t + d;
+      if (arrival > c.due + 1e-9) errs.push(`customer ${j + 1} late`);
+      t = Math.max(arrival, c.ready) + c.service;
+      load += c.demand;
+      at = c;
+    }
+    const back = dist(at, depot);
+    total += back;
+    if (t + back > depot.due + 1e-9) errs.push(`vehicle ${route.vehicle} returns late`);
+    if (load > inst.capacity) errs.push(`vehicle ${route.vehicle} overloaded`);
+  }
+  if (seen.size + sol.unassigned.length !== cust.length) errs.push('customers missing');
+  if (sol.unassigned.length) errs.push(`${sol.unassigned.length} unassigned`);
+  if (sol.routes.length > inst.vehicles) errs.push('too many vehicles');
+  return { errs, total };
+}
+
+const files = readdirSync(dir).filter((f) => f.endsWith('.txt')).sort();
+const names = files.map((f) => f.replace('.txt', '')).filter((n) => !args.only || new RegExp(args.only).test(n));
+const options = { timeLimitMs: Number(args.time), iterations: Number(args.iterations), seed: Number(args.seed) };
+if (args.t0 && args.tf) options.temperature = [Number(args.t0), Number(args.tf)];
+console.log(`Solomon VRPTW: ${names.length} instances, ${options.timeLimitMs} ms each, seed ${options.seed} (2 shared cores: times are noisy)`);
+const results = [];
+for (const name of names) {
+  const inst = parse(readFileSync(join(dir, `${name}.txt`), 'utf8'));
+  const problem = toProblem(inst);
+  const started = performance.now();
+  const sol = solveVrp(problem, options);
+  const ms = performance.now() - started;
+  const { errs, total } = check(inst, sol);
+  const best = bks[name];
+  const gap = (total / best.best_known_cost - 1) * 100;
+  const r = { instance: name, class: name.replace(/\d+$/, '') + name.match(/\d/)[0], cost: +total.toFixed(2), vehicles: sol.routes.length, bks: best.best_known_cost, bksVehicles: best.solved_with_vehicles, gap: +gap.toFixed(2), ms: Math.round(ms), iterations: sol.iterations, feasible: errs.length === 0 };
+  results.push(r);
+  console.log(`${name.padEnd(6)} cost ${r.cost.toFixed(2).padStart(8)} veh ${String(r.vehicles).padStart(2)} | BKS ${best.best_known_cost.toFixed(2).padStart(8)} veh ${String(best.solved_with_vehicles).padStart(2)} | gap ${gap.toFixed(2).padStart(6)}% | ${String(r.ms).padStart(5)} ms ${String(sol.iterations).padStart(7)} it | feasible ${r.feasible ? 'yes' : 'NO ' + errs.slice(0, 3).join('; ')}`);
+}
+const avg = (xs, f) => xs.reduce((a, x) => a + f(x), 0) / xs.length;
+// Gap where our fleet is no larger than the BKS one: the like-for-like comparison.
+const sameFleet = (rs) => rs.filter((r) => r.vehicles <= r.bksVehicles);
+const summary = (rs) => ({ instances: rs.length, gap: +avg(rs, (r) => r.gap).toFixed(2), sameFleetInstances: sameFleet(rs).length, sameFleetGap: sameFleet(rs).length ? +avg(sameFleet(rs), (r) => r.gap).toFixed(2) : null, aboveBks: rs.filter((r) => r.gap > 0.005).length, vehicles: +avg(rs, (r) => r.vehicles).toFixed(2), bksVehicles: +avg(rs, (r) => r.bksVehicles).toFixed(2), ms: Math.round(avg(rs, (r) => r.ms)), maxMs: Math.max(...rs.map((r) => r.ms)), feasible: rs.filter((r) => r.feasible).length });
+const classes = {};
+for (const c of ['C1', 'C2', 'R1', 'R2', 'RC1', 'RC2']) {
+  const rs = results.filter((r) => r.class === c);
+  if (rs.length) classes[c] = summary(rs);
+}
+console.log('\nclass  n   gap%   veh  (BKS veh)  same-fleet n gap%  above BKS   avg ms  max ms  feasible');
+for (const [c, s] of Object.entries({ ...classes, ALL: summary(results) })) {
+  const same = s.sameFleetGap === null ? '     -' : s.sameFleetGap.toFixed(2).padStart(6);
+  console.log(`${c.padEnd(5)} ${String(s.instances).padStart(2)} ${s.gap.toFixed(2).padStart(6)} ${s.vehicles.toFixed(2).padStart(6)} (${s.bksVehicles.toFixed(2).padStart(6)})   ${String(s.sameFleetInstances).padStart(8)} ${same}  ${String(s.aboveBks).padStart(9)} ${String(s.ms).padStart(8)} ${String(s.maxMs).padStart(7)}  ${s.feasible}/${s.instances}`);
+}
+mkdirSync(join(projectRoot, 'bench', 'results'), { recursive: true });
+writeFileSync(join(projectRoot, 'bench', 'results', args.out), JSON.stringify({ date: new Date().toISOString(), options, scale: SCALE, summary: summary(results), classes, instances: results }, null, 2));
+console.log(`\nwrote bench/results/${args.out}`);

@@ -1,0 +1,1020 @@
+// VRPTW solver: regret-2 construction, then SISR ruin & recreate (Christiaens & Vanden Berghe 2020)
+// with simulated-annealing acceptance; every new best is polished by a first-improvement local search
+// (relocate, or-opt, swap, 2-opt*).
+// Objective: serve as many jobs as possible, then least total travel duration.
+//
+// Memory protocol (the caller owns the order): reset(), alloc() every input block and write it,
+// then solve(). solve() allocates its working state after the inputs; the next reset() drops it all.
+// Times are f64 seconds from an origin; the duration matrix is i32 seconds (n × n, row = from).
+
+@external("env", "now")
+declare function now(): f64;
+
+const INF: f64 = Infinity;
+const CBAR: f64 = 10.0; // average number of removed jobs per ruin
+const LMAX: f64 = 10.0; // longest removed string
+const SPLIT_RATE: f64 = 0.5;
+const SPLIT_DEPTH: f64 = 0.01;
+const BLINK: f64 = 0.01;
+const MAX_NEIGHBORS: i32 = 100;
+const LS_ROUNDS: i32 = 50;
+
+// ---- problem ----
+let N: i32 = 0;
+let V: i32 = 0;
+let J: i32 = 0;
+let dur: usize = 0;
+let twP: usize = 0;
+let compat: usize = 0;
+let vStart = new StaticArray<i32>(0);
+let vEnd = new StaticArray<i32>(0);
+let vCap = new StaticArray<i32>(0);
+let vType = new StaticArray<i32>(0);
+let vTwS = new StaticArray<f64>(0);
+let vTwE = new StaticArray<f64>(0);
+let jLoc = new StaticArray<i32>(0);
+let jDem = new StaticArray<i32>(0);
+let jTwOff = new StaticArray<i32>(0);
+let jTwCnt = new StaticArray<i32>(0);
+let jSvc = new StaticArray<f64>(0);
+let jDepot = new StaticArray<f64>(0);
+let jTwFirst = new StaticArray<f64>(0); // first window start, -INF without windows
+let jTwLast = new StaticArray<f64>(0); // last window end, INF without windows
+let servable = new StaticArray<i32>(0); // jobs some vehicle can serve alone
+let nServable: i32 = 0;
+let adj = new StaticArray<i32>(0); // K nearest jobs per job
+let adjCnt = new StaticArray<i32>(0);
+let K: i32 = 0;
+let penalty: f64 = 0;
+
+// ---- working solution (cur) and the last accepted one (sav); routes are node arrays ----
+// Route r owns [r*S, r*S + S): node 0 is the vehicle start, nodes 1..len its jobs, node len+1 its end.
+let S: i32 = 0;
+let stops = new StaticArray<i32>(0);
+let dep = new StaticArray<f64>(0); // earliest departure from node
+let lat = new StaticArray<f64>(0); // latest arrival at node keeping the rest feasible
+let rLen = new StaticArray<i32>(0);
+let rLoad = new StaticArray<i32>(0);
+let rCost = new StaticArray<f64>(0);
+let sStops = new StaticArray<i32>(0);
+let sDep = new StaticArray<f64>(0);
+let sLat = new StaticArray<f64>(0);
+let sLen = new StaticArray<i32>(0);
+let sLoad = new StaticArray<i32>(0);
+let sCost = new StaticArray<f64>(0);
+let bStops = new StaticArray<i32>(0);
+let bLen = new StaticArray<i32>(0);
+let jobRoute = new StaticArray<i32>(0);
+let jobPos = new StaticArray<i32>(0);
+let unas = new StaticArray<i32>(0);
+let nUnas: i32 = 0;
+let sUnas = new StaticArray<i32>(0);
+let sNUnas: i32 = 0;
+
+// ---- scratch ----
+let typeStamp = new StaticArray<i32>(0);
+let stamp: i32 = 0;
+let touched = new StaticArray<i32>(0);
+let touchStamp = new StaticArray<i32>(0);
+let nTouched: i32 = 0;
+let iterStamp: i32 = 0;
+let pool = new StaticArray<i32>(0); // jobs to recreate
+let nPool: i32 = 0;
+let keys = new StaticArray<f64>(0);
+let gPos: i32 = -1;
+
+// ---- PRNG: xorshift64* ----
+let rs: u64 = 0x9E3779B97F4A7C15;
+
+function seedRng(seed: u64): void {
+  let z = seed + 0x9E3779B97F4A7C15;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EB;
+  rs = (z ^ (z >> 31)) | 1;
+}
+
+@inline function rnd(): f64 {
+  rs ^= rs >> 12;
+  rs ^= rs << 25;
+  rs ^= rs >> 27;
+  return <f64>((rs * 0x2545F4914F6CDD1D) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+@inline function rint(n: i32): i32 {
+  return <i32>(rnd() * <f64>n);
+}
+
+// ---- memory protocol ----
+export function reset(): void {
+  __reset();
+}
+
+export function alloc(bytes: i32): usize {
+  return __alloc(<usize>bytes);
+}
+
+// ---- problem helpers ----
+@inline function tt(a: i32, b: i32): f64 {
+  return b < 0 ? 0.0 : <f64>load<i32>(dur + ((<usize>a * <usize>N + <usize>b) << 2));
+}
+
+@inline function canServe(j: i32, r: i32): bool {
+  return load<u8>(compat + <usize>j * <usize>V + <usize>r) != 0;
+}
+
+/** Service start when arriving at `a`: the earliest window whose end is >= a; INF when none. */
+@inline function serviceStart(j: i32, a: f64): f64 {
+  const cnt = unchecked(jTwCnt[j]);
+  if (cnt == 0) return a;
+  let p = twP + (<usize>unchecked(jTwOff[j]) << 4);
+  for (let k = 0; k < cnt; k++) {
+    if (load<f64>(p, 8) >= a) {
+      const s = load<f64>(p);
+      return s > a ? s : a;
+    }
+    p += 16;
+  }
+  return INF;
+}
+
+/** Latest arrival whose service can start by `d` (service start is non-decreasing in arrival). */
+function latestArrival(j: i32, d: f64): f64 {
+  const cnt = unchecked(jTwCnt[j]);
+  if (cnt == 0) return d;
+  let p = twP + (<usize>(unchecked(jTwOff[j]) + cnt - 1) << 4);
+  for (let k = cnt - 1; k >= 0; k--) {
+    if (load<f64>(p) <= d) {
+      const e = load<f64>(p, 8);
+      return e < d ? e : d;
+    }
+    p -= 16;
+  }
+  return -INF;
+}
+
+@inline function nodeLoc(r: i32, base: i32, i: i32, len: i32): i32 {
+  if (i == 0) return unchecked(vStart[r]);
+  if (i > len) return unchecked(vEnd[r]);
+  return unchecked(jLoc[unchecked(stops[base + i])]);
+}
+
+/** Recomputes schedule, slack, load, cost and job positions of route r. */
+function updateRoute(r: i32): void {
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  let prev = unchecked(vStart[r]);
+  let t = unchecked(vTwS[r]);
+  unchecked(dep[base] = t);
+  let c: f64 = 0;
+  let ld: i32 = 0;
+  for (let i = 1; i <= len; i++) {
+    const j = unchecked(stops[base + i]);
+    const l = unchecked(jLoc[j]);
+    const d = tt(prev, l);
+    c += d;
+    t = serviceStart(j, t + d) + unchecked(jSvc[j]);
+    unchecked(dep[base + i] = t);
+    ld += unchecked(jDem[j]);
+    unchecked(jobRoute[j] = r);
+    unchecked(jobPos[j] = i);
+    prev = l;
+  }
+  const end = unchecked(vEnd[r]);
+  c += tt(prev, end);
+  unchecked(rCost[r] = c);
+  unchecked(rLoad[r] = ld);
+  const cap = unchecked(vTwE[r]);
+  let L = end < 0 ? INF : cap;
+  unchecked(lat[base + len + 1] = L);
+  let next = end;
+  for (let i = len; i >= 1; i--) {
+    const j = unchecked(stops[base + i]);
+    const l = unchecked(jLoc[j]);
+    L = latestArrival(j, L - tt(l, next) - unchecked(jSvc[j]));
+    if (L > cap) L = cap;
+    unchecked(lat[base + i] = L);
+    next = l;
+  }
+}
+
+/** Cheapest feasible insertion of j into route r (delta travel); position in gPos. INF when none. */
+function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
+  const dem = unchecked(jDem[j]);
+  const cap = unchecked(vCap[r]);
+  if (dem > cap - unchecked(rLoad[r])) return INF;
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  const lj = unchecked(jLoc[j]);
+  const svc = unchecked(jSvc[j]);
+  const hoursEnd = unchecked(vTwE[r]);
+  let best = bound;
+  let pos = -1;
+  // Slack is monotone along a route: skip the prefix whose successor must be reached before the job's
+  // first window can even open, and stop once departures pass its last window or the working hours.
+  const earliestOut = unchecked(jTwFirst[j]) + svc;
+  const lastIn = min(unchecked(jTwLast[j]), hoursEnd);
+  let i0 = 0;
+  while (i0 < len && unchecked(lat[base + i0 + 1]) < earliestOut) i0++;
+  let prev = i0 == 0 ? unchecked(vStart[r]) : unchecked(jLoc[unchecked(stops[base + i0])]);
+  for (let i = i0; i <= len; i++) {
+    if (unchecked(dep[base + i]) > lastIn) break;
+    const next = i == len ? unchecked(vEnd[r]) : unchecked(jLoc[unchecked(stops[base + i + 1])]);
+    {
+      const din = tt(prev, lj);
+      const dout = tt(lj, next);
+      const delta = din + dout - tt(prev, next);
+      // Blinking only positions that would win skips with the same odds as blinking every position.
+      if (delta < best && (!blink || rnd() >= BLINK)) {
+        const a = unchecked(dep[base + i]) + din;
+        if (a <= hoursEnd) {
+          const s = serviceStart(j, a);
+          if (s < INF && s + svc + dout <= unchecked(lat[base + i + 1])) {
+            best = delta;
+            pos = i;
+          }
+        }
+      }
+    }
+    prev = next;
+  }
+  gPos = pos;
+  return pos < 0 ? INF : best;
+}
+
+function insertAt(j: i32, r: i32, after: i32): void {
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  for (let i = len; i > after; i--) unchecked(stops[base + i + 1] = stops[base + i]);
+  unchecked(stops[base + after + 1] = j);
+  unchecked(rLen[r] = len + 1);
+  updateRoute(r);
+}
+
+function touch(r: i32): void {
+  if (unchecked(touchStamp[r]) != iterStamp) {
+    unchecked(touchStamp[r] = iterStamp);
+    unchecked(touched[nTouched++] = r);
+  }
+}
+
+function totalCost(): f64 {
+  let c: f64 = 0;
+  for (let r = 0; r < V; r++) c += unchecked(rCost[r]);
+  return c + penalty * <f64>nUnas;
+}
+
+/** Best insertion over all routes; empty routes are tried once per vehicle type. Route in return, position in gPos. */
+function bestInsertion(j: i32, blink: bool): i32 {
+  stamp++;
+  let best = INF;
+  let bestR = -1;
+  let bestP = -1;
+  for (let r = 0; r < V; r++) {
+    if (!canServe(j, r)) continue;
+    if (unchecked(rLen[r]) == 0) {
+      const ty = unchecked(vType[r]);
+      if (unchecked(typeStamp[ty]) == stamp) continue;
+      unchecked(typeStamp[ty] = stamp);
+    }
+    const c = bestInRoute(j, r, best, blink);
+    if (c < best) {
+      best = c;
+      bestR = r;
+      bestP = gPos;
+    }
+  }
+  gPos = bestP;
+  return bestR;
+}
+
+// ---- construction: regret-2 with per-(job, route) cache ----
+function construct(): void {
+  const useRegret = <f64>J * <f64>J * <f64>V <= 2.0e8;
+  if (!useRegret) {
+    nPool = 0;
+    for (let k = 0; k < nUnas; k++) unchecked(pool[nPool++] = unas[k]);
+    nUnas = 0;
+    for (let k = 0; k < nPool; k++) {
+      const j = unchecked(pool[k]);
+      const r = bestInsertion(j, false);
+      if (r < 0) unchecked(unas[nUnas++] = j);
+      else insertAt(j, r, gPos);
+    }
+    return;
+  }
+  const cacheCost = new StaticArray<f64>(J * V);
+  const cachePos = new StaticArray<i32>(J * V);
+  const cacheVer = new StaticArray<i32>(J * V);
+  const rVer = new StaticArray<i32>(V);
+  for (let k = 0; k < J * V; k++) unchecked(cacheVer[k] = -1);
+  while (nUnas > 0) {
+    let pick = -1;
+    let pickR = -1;
+    let pickP = -1;
+    let pickInf = false;
+    let pickKey: f64 = -INF;
+    for (let k = 0; k < nUnas; k++) {
+      const j = unchecked(unas[k]);
+      stamp++;
+      let b1 = INF;
+      let b2 = INF;
+      let r1 = -1;
+      let p1 = -1;
+      for (let r = 0; r < V; r++) {
+        if (!canServe(j, r)) continue;
+        let c: f64;
+        let p: i32;
+        if (unchecked(rLen[r]) == 0) {
+          const ty = unchecked(vType[r]);
+          if (unchecked(typeStamp[ty]) == stamp) continue;
+          unchecked(typeStamp[ty] = stamp);
+          c = bestInRoute(j, r, INF, false);
+          p = gPos;
+        } else {
+          const ci = j * V + r;
+          if (unchecked(cacheVer[ci]) != unchecked(rVer[r])) {
+            unchecked(cacheCost[ci] = bestInRoute(j, r, INF, false));
+            unchecked(cachePos[ci] = gPos);
+            unchecked(cacheVer[ci] = rVer[r]);
+          }
+          c = unchecked(cacheCost[ci]);
+          p = unchecked(cachePos[ci]);
+        }
+        if (c < b1) {
+          b2 = b1;
+          b1 = c;
+          r1 = r;
+          p1 = p;
+        } else if (c < b2) b2 = c;
+      }
+      if (r1 < 0) continue;
+      const inf = b2 == INF;
+      const key = inf ? -b1 : b2 - b1;
+      if ((inf && !pickInf) || (inf == pickInf && key > pickKey)) {
+        pick = k;
+        pickR = r1;
+        pickP = p1;
+        pickInf = inf;
+        pickKey = key;
+      }
+    }
+    if (pick < 0) break;
+    const j = unchecked(unas[pick]);
+    unchecked(unas[pick] = unas[--nUnas]);
+    insertAt(j, pickR, pickP);
+    unchecked(rVer[pickR] = rVer[pickR] + 1);
+  }
+}
+
+// ---- ruin: adjacent string removal ----
+function removeRange(r: i32, from: i32, count: i32, keepFrom: i32, keepCount: i32): void {
+  // Removes nodes [from, from+count) of route r except [keepFrom, keepFrom+keepCount).
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  let w = from;
+  for (let i = from; i < from + count; i++) {
+    const j = unchecked(stops[base + i]);
+    if (i >= keepFrom && i < keepFrom + keepCount) {
+      unchecked(stops[base + w++] = j);
+    } else {
+      unchecked(pool[nPool++] = j);
+      unchecked(jobRoute[j] = -1);
+    }
+  }
+  for (let i = from + count; i <= len; i++) unchecked(stops[base + w++] = stops[base + i]);
+  unchecked(rLen[r] = w - 1);
+  updateRoute(r);
+  touch(r);
+}
+
+function ruin(): void {
+  let assigned = 0;
+  let used = 0;
+  for (let r = 0; r < V; r++) {
+    const len = unchecked(rLen[r]);
+    if (len > 0) {
+      assigned += len;
+      used++;
+    }
+  }
+  if (used == 0) return;
+  const avg = <f64>assigned / <f64>used;
+  const lsMax = avg < LMAX ? avg : LMAX;
+  const ksMax = 4.0 * CBAR / (1.0 + lsMax) - 1.0;
+  const ks = <i32>Math.floor(rnd() * ksMax) + 1;
+  const seed = unchecked(servable[rint(nServable)]);
+  let ruined = 0;
+  const cnt = unchecked(adjCnt[seed]);
+  for (let k = -1; k < cnt && ruined < ks; k++) {
+    const c = k < 0 ? seed : unchecked(adj[seed * K + k]);
+    const r = unchecked(jobRoute[c]);
+    if (r < 0 || unchecked(touchStamp[r]) == iterStamp) continue;
+    const len = unchecked(rLen[r]);
+    const ltMax = <f64>len < lsMax ? <f64>len : lsMax;
+    const lt = <i32>Math.floor(rnd() * ltMax) + 1;
+    const p = unchecked(jobPos[c]);
+    if (lt == len || rnd() < SPLIT_RATE) {
+      const lo = p - lt + 1 > 1 ? p - lt + 1 : 1;
+      const hi = p < len - lt + 1 ? p : len - lt + 1;
+      const from = lo + rint(hi - lo + 1);
+      removeRange(r, from, lt, 0, 0);
+    } else {
+      let m = 1;
+      while (m < len - lt && rnd() >= SPLIT_DEPTH) m++;
+      const span = lt + m;
+      const lo = p - span + 1 > 1 ? p - span + 1 : 1;
+      const hi = p < len - span + 1 ? p : len - span + 1;
+      const from = lo + rint(hi - lo + 1);
+      removeRange(r, from, span, from + rint(lt + 1), m);
+    }
+    ruined++;
+  }
+}
+
+// ---- recreate: greedy insertion with blinks in one of four orders ----
+function sortPool(desc: bool): void {
+  // Shell sort of pool by keys (parallel arrays).
+  let gap = nPool >> 1;
+  while (gap > 0) {
+    for (let i = gap; i < nPool; i++) {
+      const kj = unchecked(keys[i]);
+      const vj = unchecked(pool[i]);
+      let k = i;
+      while (k >= gap && (desc ? unchecked(keys[k - gap]) < kj : unchecked(keys[k - gap]) > kj)) {
+        unchecked(keys[k] = keys[k - gap]);
+        unchecked(pool[k] = pool[k - gap]);
+        k -= gap;
+      }
+      unchecked(keys[k] = kj);
+      unchecked(pool[k] = vj);
+    }
+    gap >>= 1;
+  }
+}
+
+function recreate(): void {
+  for (let k = 0; k < nUnas; k++) unchecked(pool[nPool++] = unas[k]);
+  nUnas = 0;
+  const u = rnd() * 11.0;
+  if (u < 4.0) {
+    for (let i = nPool - 1; i > 0; i--) {
+      const k = rint(i + 1);
+      const t = unchecked(pool[i]);
+      unchecked(pool[i] = pool[k]);
+      unchecked(pool[k] = t);
+    }
+  } else {
+    for (let i = 0; i < nPool; i++) {
+      const j = unchecked(pool[i]);
+      unchecked(keys[i] = u < 8.0 ? <f64>unchecked(jDem[j]) : unchecked(jDepot[j]));
+    }
+    sortPool(u < 10.0);
+  }
+  for (let k = 0; k < nPool; k++) {
+    const j = unchecked(pool[k]);
+    const r = bestInsertion(j, true);
+    if (r < 0) {
+      unchecked(unas[nUnas++] = j);
+    } else {
+      insertAt(j, r, gPos);
+      touch(r);
+    }
+  }
+  nPool = 0;
+}
+
+
+// ---- local search: relocate, or-opt, swap and 2-opt* with first improvement ----
+// Candidates are priced by their travel delta; only improving ones are simulated for feasibility.
+let bufA = new StaticArray<i32>(0);
+let bufB = new StaticArray<i32>(0);
+const EPS: f64 = 1e-7;
+
+/** Travel cost of vehicle r driving the jobs in buf[0..len), or INF when any rule breaks. */
+function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
+  let t = unchecked(vTwS[r]);
+  const hoursEnd = unchecked(vTwE[r]);
+  let prev = unchecked(vStart[r]);
+  let cost: f64 = 0;
+  let load: i32 = 0;
+  const cap = unchecked(vCap[r]);
+  for (let i = 0; i < len; i++) {
+    const j = unchecked(buf[i]);
+    if (!canServe(j, r)) return INF;
+    load += unchecked(jDem[j]);
+    if (load > cap) return INF;
+    const l = unchecked(jLoc[j]);
+    const d = tt(prev, l);
+    cost += d;
+    const a = t + d;
+    if (a > hoursEnd) return INF;
+    const st = serviceStart(j, a);
+    if (st == INF) return INF;
+    t = st + unchecked(jSvc[j]);
+    prev = l;
+  }
+  const end = unchecked(vEnd[r]);
+  const d = tt(prev, end);
+  if (end >= 0 && t + d > hoursEnd) return INF;
+  return cost + d;
+}
+
+function applySeq(r: i32, buf: StaticArray<i32>, len: i32): void {
+  const base = r * S;
+  for (let i = 0; i < len; i++) unchecked(stops[base + i + 1] = buf[i]);
+  unchecked(rLen[r] = len);
+  updateRoute(r);
+  touch(r);
+}
+
+/** Copies nodes [from, to] of route r (node indices) into buf at w; returns the new write index. */
+function copyNodes(r: i32, from: i32, to: i32, buf: StaticArray<i32>, w: i32): i32 {
+  const base = r * S;
+  for (let i = from; i <= to; i++) unchecked(buf[w++] = stops[base + i]);
+  return w;
+}
+
+/** Tries to accept new sequences for routes a and b (b < 0: a only); true when it improved and was applied. */
+function tryApply(a: i32, lenA: i32, b: i32, lenB: i32): bool {
+  const ca = evalSeq(a, bufA, lenA);
+  if (ca == INF) return false;
+  let old = unchecked(rCost[a]);
+  let nu = ca;
+  if (b >= 0) {
+    const cb = evalSeq(b, bufB, lenB);
+    if (cb == INF) return false;
+    old += unchecked(rCost[b]);
+    nu += cb;
+  }
+  if (nu >= old - EPS) return false;
+  applySeq(a, bufA, lenA);
+  if (b >= 0) applySeq(b, bufB, lenB);
+  return true;
+}
+
+@inline function locAt(r: i32, i: i32): i32 {
+  return nodeLoc(r, r * S, i, unchecked(rLen[r]));
+}
+
+/** Moves a segment of `seg` jobs starting at node p of route ra to the best improving place. */
+function moveSegment(ra: i32, p: i32, seg: i32): bool {
+  const lenA = unchecked(rLen[ra]);
+  if (p + seg - 1 > lenA) return false;
+  const first = unchecked(jLoc[stops[ra * S + p]]);
+  const last = unchecked(jLoc[stops[ra * S + p + seg - 1]]);
+  const prevA = locAt(ra, p - 1);
+  const nextA = locAt(ra, p + seg);
+  let inner: f64 = 0;
+  for (let i = p; i < p + seg - 1; i++) inner += tt(unchecked(jLoc[stops[ra * S + i]]), unchecked(jLoc[stops[ra * S + i + 1]]));
+  const gain = tt(prevA, first) + inner + tt(last, nextA) - tt(prevA, nextA);
+  let segDem = 0;
+  for (let i = p; i < p + seg; i++) segDem += unchecked(jDem[stops[ra * S + i]]);
+  for (let rb = 0; rb < V; rb++) {
+    const lenB = unchecked(rLen[rb]);
+    if (rb != ra && segDem > unchecked(vCap[rb]) - unchecked(rLoad[rb])) continue;
+    for (let q = 0; q <= lenB; q++) {
+      if (rb == ra && q >= p - 1 && q <= p + seg - 1) continue;
+      const lq = locAt(rb, q);
+      const lq1 = locAt(rb, q + 1);
+      const add = tt(lq, first) + inner + tt(last, lq1) - tt(lq, lq1);
+      if (add - gain >= -EPS) continue;
+      if (rb == ra) {
+        let w = 0;
+        if (q == 0) w = copyNodes(ra, p, p + seg - 1, bufA, w);
+        for (let i = 1; i <= lenA; i++) {
+          if (i >= p && i < p + seg) continue;
+          unchecked(bufA[w++] = stops[ra * S + i]);
+          if (i == q) w = copyNodes(ra, p, p + seg - 1, bufA, w);
+        }
+        if (tryApply(ra, w, -1, 0)) return true;
+      } else {
+        let w = 0;
+        w = copyNodes(ra, 1, p - 1, bufA, w);
+        w = copyNodes(ra, p + seg, lenA, bufA, w);
+        let k = 0;
+        k = copyNodes(rb, 1, q, bufB, k);
+        k = copyNodes(ra, p, p + seg - 1, bufB, k);
+        k = copyNodes(rb, q + 1, lenB, bufB, k);
+        if (tryApply(ra, w, rb, k)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/** Exchanges job at node p of ra with job at node q of rb (different routes). */
+function swapJobs(ra: i32, p: i32, rb: i32, q: i32): bool {
+  const j = unchecked(stops[ra * S + p]);
+  const k = unchecked(stops[rb * S + q]);
+  const dj = unchecked(jDem[j]);
+  const dk = unchecked(jDem[k]);
+  if (dk - dj > unchecked(vCap[ra]) - unchecked(rLoad[ra]) || dj - dk > unchecked(vCap[rb]) - unchecked(rLoad[rb])) return false;
+  const lj = unchecked(jLoc[j]);
+  const lk = unchecked(jLoc[k]);
+  const pa = locAt(ra, p - 1);
+  const na = locAt(ra, p + 1);
+  const pb = locAt(rb, q - 1);
+  const nb = locAt(rb, q + 1);
+  const delta = tt(pa, lk) + tt(lk, na) - tt(pa, lj) - tt(lj, na) + tt(pb, lj) + tt(lj, nb) - tt(pb, lk) - tt(lk, nb);
+  if (delta >= -EPS) return false;
+  const lenA = unchecked(rLen[ra]);
+  const lenB = unchecked(rLen[rb]);
+  copyNodes(ra, 1, lenA, bufA, 0);
+  copyNodes(rb, 1, lenB, bufB, 0);
+  unchecked(bufA[p - 1] = k);
+  unchecked(bufB[q - 1] = j);
+  return tryApply(ra, lenA, rb, lenB);
+}
+
+/** 2-opt*: route a keeps nodes 1..i and takes b's tail after k; b keeps 1..k and takes a's tail after i. */
+function twoOptStar(ra: i32, rb: i32): bool {
+  const lenA = unchecked(rLen[ra]);
+  const lenB = unchecked(rLen[rb]);
+  const endA = unchecked(vEnd[ra]);
+  const endB = unchecked(vEnd[rb]);
+  for (let i = 0; i <= lenA; i++) {
+    const ai = locAt(ra, i);
+    const ai1 = i < lenA ? locAt(ra, i + 1) : endA;
+    for (let k = 0; k <= lenB; k++) {
+      if (i == lenA && k == lenB) continue;
+      const bk = locAt(rb, k);
+      const bk1 = k < lenB ? locAt(rb, k + 1) : endB;
+      const nA = k < lenB ? bk1 : endA;
+      const nB = i < lenA ? ai1 : endB;
+      const delta = tt(ai, nA) + tt(bk, nB) - tt(ai, ai1) - tt(bk, bk1);
+      if (delta >= -EPS) continue;
+      let w = copyNodes(ra, 1, i, bufA, 0);
+      w = copyNodes(rb, k + 1, lenB, bufA, w);
+      let x = copyNodes(rb, 1, k, bufB, 0);
+      x = copyNodes(ra, i + 1, lenA, bufB, x);
+      if (tryApply(ra, w, rb, x)) return true;
+    }
+  }
+  return false;
+}
+
+/** Descends until no operator improves the current solution (or `maxRounds` rounds ran). */
+function localSearch(maxRounds: i32): void {
+  for (let round = 0; round < maxRounds; round++) {
+    let improved = false;
+    for (let seg = 1; seg <= 3; seg++) {
+      for (let ra = 0; ra < V; ra++) {
+        for (let p = 1; p <= unchecked(rLen[ra]); p++) {
+          if (moveSegment(ra, p, seg)) improved = true;
+        }
+      }
+    }
+    for (let ra = 0; ra < V; ra++) {
+      for (let rb = 0; rb < V; rb++) {
+        if (ra == rb) continue;
+        if (unchecked(rLen[ra]) == 0 && unchecked(rLen[rb]) == 0) continue;
+        if (rb < ra) continue;
+        for (let p = 1; p <= unchecked(rLen[ra]); p++) {
+          for (let q = 1; q <= unchecked(rLen[rb]); q++) {
+            if (swapJobs(ra, p, rb, q)) improved = true;
+          }
+        }
+        if (twoOptStar(ra, rb)) improved = true;
+      }
+    }
+    if (!improved) break;
+  }
+}
+
+// ---- state copies ----
+function copyRoute(r: i32, toSaved: bool): void {
+  const base = r * S;
+  if (toSaved) {
+    const len = unchecked(rLen[r]);
+    memory.copy(changetype<usize>(sStops) + (<usize>base << 2), changetype<usize>(stops) + (<usize>base << 2), <usize>(len + 2) << 2);
+    memory.copy(changetype<usize>(sDep) + (<usize>base << 3), changetype<usize>(dep) + (<usize>base << 3), <usize>(len + 2) << 3);
+    memory.copy(changetype<usize>(sLat) + (<usize>base << 3), changetype<usize>(lat) + (<usize>base << 3), <usize>(len + 2) << 3);
+    unchecked(sLen[r] = len);
+    unchecked(sLoad[r] = rLoad[r]);
+    unchecked(sCost[r] = rCost[r]);
+  } else {
+    const len = unchecked(sLen[r]);
+    memory.copy(changetype<usize>(stops) + (<usize>base << 2), changetype<usize>(sStops) + (<usize>base << 2), <usize>(len + 2) << 2);
+    memory.copy(changetype<usize>(dep) + (<usize>base << 3), changetype<usize>(sDep) + (<usize>base << 3), <usize>(len + 2) << 3);
+    memory.copy(changetype<usize>(lat) + (<usize>base << 3), changetype<usize>(sLat) + (<usize>base << 3), <usize>(len + 2) << 3);
+    unchecked(rLen[r] = len);
+    unchecked(rLoad[r] = sLoad[r]);
+    unchecked(rCost[r] = sCost[r]);
+    for (let i = 1; i <= len; i++) {
+      const j = unchecked(stops[base + i]);
+      unchecked(jobRoute[j] = r);
+      unchecked(jobPos[j] = i);
+    }
+  }
+}
+
+function commit(): void {
+  for (let k = 0; k < nTouched; k++) copyRoute(unchecked(touched[k]), true);
+  for (let k = 0; k < nUnas; k++) unchecked(sUnas[k] = unas[k]);
+  sNUnas = nUnas;
+}
+
+function rollback(): void {
+  for (let k = 0; k < nUnas; k++) unchecked(jobRoute[unas[k]] = -1);
+  for (let k = 0; k < nTouched; k++) copyRoute(unchecked(touched[k]), false);
+  for (let k = 0; k < sNUnas; k++) {
+    const j = unchecked(sUnas[k]);
+    unchecked(unas[k] = j);
+    unchecked(jobRoute[j] = -1);
+  }
+  nUnas = sNUnas;
+}
+
+function saveBest(): void {
+  for (let r = 0; r < V; r++) {
+    const len = unchecked(rLen[r]);
+    unchecked(bLen[r] = len);
+    const base = r * S;
+    for (let i = 1; i <= len; i++) unchecked(bStops[base + i] = stops[base + i]);
+  }
+}
+
+function loadBest(): void {
+  nUnas = 0;
+  for (let j = 0; j < J; j++) unchecked(jobRoute[j] = -1);
+  for (let r = 0; r < V; r++) {
+    const len = unchecked(bLen[r]);
+    unchecked(rLen[r] = len);
+    const base = r * S;
+    for (let i = 1; i <= len; i++) unchecked(stops[base + i] = bStops[base + i]);
+    updateRoute(r);
+  }
+  for (let k = 0; k < nServable; k++) {
+    const j = unchecked(servable[k]);
+    if (unchecked(jobRoute[j]) < 0) unchecked(unas[nUnas++] = j);
+  }
+}
+
+// ---- setup ----
+function setupVehicles(vehI: usize, vehT: usize): void {
+  vStart = new StaticArray<i32>(V);
+  vEnd = new StaticArray<i32>(V);
+  vCap = new StaticArray<i32>(V);
+  vType = new StaticArray<i32>(V);
+  vTwS = new StaticArray<f64>(V);
+  vTwE = new StaticArray<f64>(V);
+  for (let r = 0; r < V; r++) {
+    const p = vehI + (<usize>r * 12);
+    unchecked(vStart[r] = load<i32>(p));
+    unchecked(vEnd[r] = load<i32>(p, 4));
+    const cap = load<i32>(p, 8);
+    unchecked(vCap[r] = cap < 0 ? i32.MAX_VALUE : cap);
+    unchecked(vTwS[r] = load<f64>(vehT + (<usize>r << 4)));
+    unchecked(vTwE[r] = load<f64>(vehT + (<usize>r << 4), 8));
+  }
+  // Vehicles are interchangeable when everything about them matches, including which jobs they may serve.
+  for (let r = 0; r < V; r++) {
+    unchecked(vType[r] = r);
+    for (let q = 0; q < r; q++) {
+      if (unchecked(vType[q]) != q) continue;
+      if (vStart[q] != vStart[r] || vEnd[q] != vEnd[r] || vCap[q] != vCap[r] || vTwS[q] != vTwS[r] || vTwE[q] != vTwE[r]) continue;
+      let same = true;
+      for (let j = 0; j < J && same; j++) same = canServe(j, q) == canServe(j, r);
+      if (same) {
+        unchecked(vType[r] = q);
+        break;
+      }
+    }
+  }
+}
+
+function setupJobs(jobI: usize, jobSvc: usize): void {
+  jLoc = new StaticArray<i32>(J);
+  jDem = new StaticArray<i32>(J);
+  jTwOff = new StaticArray<i32>(J);
+  jTwCnt = new StaticArray<i32>(J);
+  jSvc = new StaticArray<f64>(J);
+  jDepot = new StaticArray<f64>(J);
+  jTwFirst = new StaticArray<f64>(J);
+  jTwLast = new StaticArray<f64>(J);
+  for (let j = 0; j < J; j++) {
+    const p = jobI + (<usize>j << 4);
+    unchecked(jLoc[j] = load<i32>(p));
+    unchecked(jDem[j] = load<i32>(p, 4));
+    unchecked(jTwOff[j] = load<i32>(p, 8));
+    unchecked(jTwCnt[j] = load<i32>(p, 12));
+    unchecked(jSvc[j] = load<f64>(jobSvc + (<usize>j << 3)));
+    const cnt = unchecked(jTwCnt[j]);
+    const first = twP + (<usize>unchecked(jTwOff[j]) << 4);
+    unchecked(jTwFirst[j] = cnt == 0 ? -INF : load<f64>(first));
+    unchecked(jTwLast[j] = cnt == 0 ? INF : load<f64>(first + (<usize>(cnt - 1) << 4), 8));
+    let d = INF;
+    for (let r = 0; r < V; r++) {
+      if (unchecked(vType[r]) != r) continue;
+      const x = tt(unchecked(vStart[r]), unchecked(jLoc[j]));
+      if (x < d) d = x;
+    }
+    unchecked(jDepot[j] = d);
+  }
+}
+
+function setupNeighbors(): void {
+  K = J - 1 < MAX_NEIGHBORS ? J - 1 : MAX_NEIGHBORS;
+  if (K < 0) K = 0;
+  adj = new StaticArray<i32>(J * K + 1);
+  adjCnt = new StaticArray<i32>(J);
+  const dist = new StaticArray<f64>(K + 1);
+  for (let a = 0; a < J; a++) {
+    const la = unchecked(jLoc[a]);
+    const base = a * K;
+    let cnt = 0;
+    for (let b = 0; b < J; b++) {
+      if (b == a) continue;
+      const lb = unchecked(jLoc[b]);
+      const d = tt(la, lb) + tt(lb, la);
+      if (cnt == K && d >= unchecked(dist[K - 1])) continue;
+      let i = cnt < K ? cnt++ : K - 1;
+      while (i > 0 && unchecked(dist[i - 1]) > d) {
+        unchecked(dist[i] = dist[i - 1]);
+        unchecked(adj[base + i] = adj[base + i - 1]);
+        i--;
+      }
+      unchecked(dist[i] = d);
+      unchecked(adj[base + i] = b);
+    }
+    unchecked(adjCnt[a] = cnt);
+  }
+}
+
+function meanTravel(): f64 {
+  if (J < 2) return 1.0;
+  let s: f64 = 0;
+  let n: f64 = 0;
+  if (J <= 400) {
+    for (let a = 0; a < J; a++) {
+      for (let b = 0; b < J; b++) {
+        if (a == b) continue;
+        s += tt(unchecked(jLoc[a]), unchecked(jLoc[b]));
+        n += 1;
+      }
+    }
+  } else {
+    for (let k = 0; k < 160000; k++) {
+      s += tt(unchecked(jLoc[rint(J)]), unchecked(jLoc[rint(J)]));
+      n += 1;
+    }
+  }
+  const m = s / n;
+  return m > 0 ? m : 1.0;
+}
+
+function allocState(): void {
+  S = J + 2;
+  stops = new StaticArray<i32>(V * S);
+  dep = new StaticArray<f64>(V * S);
+  lat = new StaticArray<f64>(V * S);
+  rLen = new StaticArray<i32>(V);
+  rLoad = new StaticArray<i32>(V);
+  rCost = new StaticArray<f64>(V);
+  sStops = new StaticArray<i32>(V * S);
+  sDep = new StaticArray<f64>(V * S);
+  sLat = new StaticArray<f64>(V * S);
+  sLen = new StaticArray<i32>(V);
+  sLoad = new StaticArray<i32>(V);
+  sCost = new StaticArray<f64>(V);
+  bStops = new StaticArray<i32>(V * S);
+  bLen = new StaticArray<i32>(V);
+  jobRoute = new StaticArray<i32>(J);
+  jobPos = new StaticArray<i32>(J);
+  unas = new StaticArray<i32>(J);
+  sUnas = new StaticArray<i32>(J);
+  servable = new StaticArray<i32>(J);
+  typeStamp = new StaticArray<i32>(V);
+  touched = new StaticArray<i32>(V);
+  touchStamp = new StaticArray<i32>(V);
+  pool = new StaticArray<i32>(J);
+  bufA = new StaticArray<i32>(J + 2);
+  bufB = new StaticArray<i32>(J + 2);
+  keys = new StaticArray<f64>(J);
+  stamp = 0;
+  iterStamp = 0;
+  nTouched = 0;
+  nPool = 0;
+  for (let r = 0; r < V; r++) {
+    unchecked(touchStamp[r] = -1);
+    updateRoute(r);
+  }
+}
+
+/**
+ * Solves the problem written at the given pointers.
+ * vehI: i32[V*3] start, end (-1 open), capacity (-1 none); vehT: f64[V*2] working hours;
+ * jobI: i32[J*4] location, demand, first window, window count; jobSvc: f64[J]; tw: f64 pairs, sorted, disjoint;
+ * compat: u8[J*V] job j may ride vehicle r; params: f64 seed, iterations, time limit ms, T0 and Tf as
+ * fractions of the mean travel time between jobs; out: i32[V + J] route lengths, then the routes' jobs.
+ * The temperature follows the larger of the iteration and time fractions spent, so a run that stops on
+ * iterations is reproducible.
+ * Returns the number of iterations run.
+ */
+export function solve(n: i32, v: i32, j: i32, durP: usize, vehI: usize, vehT: usize, jobI: usize, jobSvc: usize, tw: usize, compatP: usize, params: usize, out: usize): i32 {
+  const started = now();
+  N = n;
+  V = v;
+  J = j;
+  dur = durP;
+  twP = tw;
+  compat = compatP;
+  seedRng(<u64>load<f64>(params));
+  const maxIter = load<f64>(params, 8);
+  const limitMs = load<f64>(params, 16);
+  setupVehicles(vehI, vehT);
+  setupJobs(jobI, jobSvc);
+  allocState();
+
+  let maxD: f64 = 0;
+  for (let k = 0; k < N * N; k++) {
+    const d = <f64>load<i32>(dur + (<usize>k << 2));
+    if (d > maxD) maxD = d;
+  }
+  penalty = (maxD + 1.0) * 2.0 * <f64>(J + V + 1);
+
+  nServable = 0;
+  nUnas = 0;
+  for (let q = 0; q < J; q++) {
+    unchecked(jobRoute[q] = -1);
+    stamp++;
+    let ok = false;
+    for (let r = 0; r < V && !ok; r++) {
+      if (!canServe(q, r)) continue;
+      ok = bestInRoute(q, r, INF, false) < INF;
+    }
+    if (ok) {
+      unchecked(servable[nServable++] = q);
+      unchecked(unas[nUnas++] = q);
+    }
+  }
+
+  let iters = 0;
+  if (nServable > 0) {
+    setupNeighbors();
+    construct();
+    for (let r = 0; r < V; r++) copyRoute(r, true);
+    for (let k = 0; k < nUnas; k++) unchecked(sUnas[k] = unas[k]);
+    sNUnas = nUnas;
+    saveBest();
+    const mean = meanTravel();
+    const t0 = load<f64>(params, 24) * mean;
+    const tf = load<f64>(params, 32) * mean;
+    let curCost = totalCost();
+    let bestCost = curCost;
+    while (<f64>iters < maxIter && (nUnas > 0 || nServable > 1)) {
+      const elapsed = now() - started;
+      if (elapsed >= limitMs) break;
+      const pi = <f64>iters / maxIter;
+      const pt = elapsed / limitMs;
+      const temp = t0 * Math.pow(tf / t0, pi > pt ? pi : pt);
+      iterStamp++;
+      nTouched = 0;
+      nPool = 0;
+      ruin();
+      recreate();
+      const c = totalCost();
+      if (c < curCost - temp * Math.log(rnd())) {
+        commit();
+        curCost = c;
+        if (c < bestCost - 1e-9) {
+          // Polishing each new best is cheap: new bests get rare once the search settles.
+          localSearch(LS_ROUNDS);
+          commit();
+          curCost = totalCost();
+          bestCost = curCost;
+          saveBest();
+        }
+      } else {
+        rollback();
+      }
+      iters++;
+    }
+    loadBest();
+    // Blinks may have skipped a feasible slot: one plain pass over the jobs still left out.
+    const left = nUnas;
+    nUnas = 0;
+    for (let k = 0; k < left; k++) {
+      const q = unchecked(unas[k]);
+      const r = bestInsertion(q, false);
+      if (r < 0) unchecked(unas[nUnas++] = q);
+      else insertAt(q, r, gPos);
+    }
+    localSearch(LS_ROUNDS);
+  }
+
+  let w = out;
+  for (let r = 0; r < V; r++) {
+    store<i32>(w, unchecked(rLen[r]));
+    w += 4;
+  }
+  for (let r = 0; r < V; r++) {
+    const base = r * S;
+    const len = unchecked(rLen[r]);
+    for (let i = 1; i <= len; i++) {
+      store<i32>(w, unchecked(stops[base + i]));
+      w += 4;
+    }
+  }
+  return iters;
+}

@@ -1,0 +1,76 @@
+import { readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { Logger } from 'pino';
+import type { Sql } from '../db/client.js';
+import { CsvError } from '../imports/csv.js';
+import { MAX_FILE_BYTES } from '../imports/header.js';
+import { fetchImport, importJson, type ImportRow } from '../imports/store.js';
+import { submitImport } from '../imports/submit.js';
+import { startJobRunner } from '../jobs/start.js';
+import { output, parse } from './args.js';
+
+const POLL_MS = 200;
+
+/** `waymark import FILE --team ID [--create-missing-attributes]`: the upload path of the API, then the
+ *  import is processed here (or by any other worker) while a progress bar runs on stderr. */
+export async function importCommand(sql: Sql, log: Logger, args: string[], leaseMs: number): Promise<void> {
+  const { values, positionals } = parse(args, { team: { type: 'string' }, 'create-missing-attributes': { type: 'boolean' } });
+  const path = positionals[0];
+  if (!path || !values.team) throw new Error('usage: waymark import FILE --team ID [--create-missing-attributes]');
+  const teamId = values.team as string;
+  if (!(await sql`SELECT 1 FROM teams WHERE id = ${teamId}`).length) throw new Error(`team ${teamId} not found`);
+  if ((await stat(path)).size > MAX_FILE_BYTES) throw new Error(`${path}: may not be larger than 10 MB`);
+  let row: ImportRow;
+  try {
+    row = await submitImport(sql, {
+      teamId,
+      filename: basename(path),
+      bytes: await readFile(path),
+      createMissingAttributes: Boolean(values['create-missing-attributes']),
+    });
+  } catch (err) {
+    if (err instanceof CsvError) throw new Error(`${path}: file ${err.message}`);
+    throw err;
+  }
+  const runner = await startJobRunner(sql, log, { leaseMs });
+  const bar = progressBar();
+  try {
+    while (row.status === 'queued' || row.status === 'processing') {
+      bar.draw(row);
+      await new Promise((done) => setTimeout(done, POLL_MS));
+      row = (await fetchImport(sql, teamId, row.id))!;
+    }
+    bar.draw(row);
+    bar.end();
+  } finally {
+    await runner.stop();
+  }
+  if (row.status === 'failed') process.exitCode = 1;
+  const errors = row.errors.slice(0, 10).map((e) => `\n  line ${e.line}: ${e.message}`).join('');
+  const more = row.errors.length > 10 ? `\n  … ${row.errors.length - 10} more errors (GET /v1/imports/${row.id})` : '';
+  output(values.json as boolean, importJson(row),
+    `import ${row.id} ${row.status}: ${row.created} POIs created, ${row.failed} rows failed of ${row.total_rows}` +
+    `${row.limit_reached ? ' (the team POI limit was reached)' : ''}${errors}${more}`);
+}
+
+/** A bar redrawn in place on a terminal; elsewhere a line at most every 2 s. */
+function progressBar() {
+  const tty = process.stderr.isTTY;
+  let last = 0;
+  return {
+    draw(row: ImportRow) {
+      const now = Date.now();
+      if (!tty && now - last < 2000 && row.status !== 'completed' && row.status !== 'failed') return;
+      last = now;
+      const share = row.total_rows ? row.processed_rows / row.total_rows : 0;
+      const width = 30;
+      const filled = Math.round(share * width);
+      const text = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.floor(share * 100)).padStart(3)}%  ` +
+        `${row.processed_rows}/${row.total_rows} rows  ${row.created} created  ${row.failed} failed  ${row.status}`;
+      process.stderr.write(tty ? `\r${text}\x1b[K` : `${text}\n`);
+    },
+    end() {
+      if (tty) process.stderr.write('\n');
+    },
+  };
+}

@@ -1,0 +1,134 @@
+// On-disk layout of the geocoder index, `<mapDir>/geocoder/`: `index.json` (strings, countries, area
+// descriptions, coverage grid geometry, counts) plus one raw little-endian file per typed array
+// (`<name>.bin`). Coordinates are degrees × 1e7 in Int32; "no value" in a string reference is -1.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FlatAreas } from './areas.js';
+
+export const GEOCODER_FORMAT = 1;
+
+export type AreaKind = 'country' | 'municipality' | 'postal';
+
+export interface AreaInfo {
+  kind: AreaKind;
+  /** Country or municipality name, or the postal code. */
+  name: string;
+  /** Index into `countries`, or -1 when unknown. */
+  country: number;
+  /** 'superseded': a Natural Earth outline of a country the OSM polygon replaces, kept to recognise its coarse overreach. */
+  source: 'osm' | 'natural-earth' | 'superseded';
+}
+
+export interface CountryInfo {
+  name: string;
+  /** ISO 3166-1 numeric code when known. */
+  iso: string | null;
+  /** True when the extract holds the full OSM boundary, which then overrides Natural Earth. */
+  osmComplete: boolean;
+}
+
+/** Cells of a lat/lon grid that contain map data (dilated by one cell); points elsewhere are outside the map. */
+export interface CoverageGrid {
+  minLat: number;
+  minLon: number;
+  cellDegrees: number;
+  rows: number;
+  cols: number;
+}
+
+export interface GeocoderCounts {
+  countries: number;
+  countryAreas: number;
+  municipalities: number;
+  postalAreas: number;
+  addresses: number;
+  /** Named highway ways. */
+  streets: number;
+  streetSegments: number;
+  places: number;
+}
+
+export interface GeocoderMeta {
+  format: number;
+  strings: string[];
+  countries: CountryInfo[];
+  areas: AreaInfo[];
+  coverage: CoverageGrid;
+  counts: GeocoderCounts;
+}
+
+export interface GeocoderArrays extends FlatAreas {
+  /** Named streets as polylines of at most a few segments each (long ways are cut): lat, lon per vertex. */
+  streetCoords: Int32Array;
+  /** Per polyline, its first vertex; one extra entry at the end. */
+  streetStarts: Uint32Array;
+  /** Per polyline, the street name (string index). */
+  streetNames: Int32Array;
+  /** Address points: lat, lon. */
+  addrCoords: Int32Array;
+  /** Per address point: street (addr:street or addr:place), house number, postcode (string indices or -1). */
+  addrStreet: Int32Array;
+  addrNumber: Int32Array;
+  addrPostcode: Int32Array;
+  /** Per address point, the country it lies in (-1 when none). */
+  addrCountry: Int32Array;
+  /** city/town/village place nodes: lat, lon, name, country. */
+  placeCoords: Int32Array;
+  placeName: Int32Array;
+  placeCountry: Int32Array;
+  /** rows × cols, 1 where the map has data. */
+  coverage: Uint8Array;
+}
+
+export interface GeocoderIndexData {
+  meta: GeocoderMeta;
+  arrays: GeocoderArrays;
+}
+
+const ARRAY_TYPES = {
+  coords: Int32Array,
+  ringStarts: Uint32Array,
+  areaRings: Uint32Array,
+  streetCoords: Int32Array,
+  streetStarts: Uint32Array,
+  streetNames: Int32Array,
+  addrCoords: Int32Array,
+  addrStreet: Int32Array,
+  addrNumber: Int32Array,
+  addrPostcode: Int32Array,
+  addrCountry: Int32Array,
+  placeCoords: Int32Array,
+  placeName: Int32Array,
+  placeCountry: Int32Array,
+  coverage: Uint8Array,
+} satisfies Record<keyof GeocoderArrays, unknown>;
+
+export const geocoderDir = (mapDir: string): string => join(mapDir, 'geocoder');
+
+export async function writeGeocoderIndex(mapDir: string, data: GeocoderIndexData): Promise<void> {
+  const dir = geocoderDir(mapDir);
+  await mkdir(dir, { recursive: true });
+  for (const name of Object.keys(ARRAY_TYPES) as (keyof GeocoderArrays)[]) {
+    const a = data.arrays[name];
+    await writeFile(join(dir, `${name}.bin`), new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+  }
+  // index.json last: its presence marks a complete index.
+  await writeFile(join(dir, 'index.json'), JSON.stringify(data.meta));
+}
+
+export async function readGeocoderIndex(mapDir: string): Promise<GeocoderIndexData> {
+  const dir = geocoderDir(mapDir);
+  const meta = JSON.parse(await readFile(join(dir, 'index.json'), 'utf8')) as GeocoderMeta;
+  if (meta.format !== GEOCODER_FORMAT) {
+    throw new Error(`${dir}: geocoder index format ${meta.format}, expected ${GEOCODER_FORMAT}; rebuild the map`);
+  }
+  const arrays = {} as Record<keyof GeocoderArrays, unknown>;
+  for (const [name, Type] of Object.entries(ARRAY_TYPES) as [keyof GeocoderArrays, typeof Int32Array][]) {
+    const bytes = await readFile(join(dir, `${name}.bin`));
+    // Copy into a fresh buffer: a Buffer from the pool may not be aligned for a typed-array view.
+    const aligned = new Uint8Array(bytes.byteLength);
+    aligned.set(bytes);
+    arrays[name] = new Type(aligned.buffer, 0, bytes.byteLength / Type.BYTES_PER_ELEMENT);
+  }
+  return { meta, arrays: arrays as GeocoderArrays };
+}

@@ -1,0 +1,194 @@
+import { teamAttributes, type AttributeRow } from '../attributes/store.js';
+import { effectiveLimits, type PlanName } from '../auth/plans.js';
+import type { Sql } from '../db/client.js';
+import { newId } from '../ids.js';
+import { PermanentJobError, type JobDefinition } from '../jobs/runner.js';
+import { reservePoiSlots } from '../pois/store.js';
+import { CsvError, readRecords, type CsvCursor, type CsvRecord } from './csv.js';
+import { attributeColumns, matchAttribute, openImportFile, type ImportFile } from './header.js';
+import { planColumns, validateRow, type ColumnPlan, type PoiInput } from './rows.js';
+import { IMPORT_JOB, type ImportError, type ImportRow } from './store.js';
+
+export const BATCH_SIZE = 500;
+export const MAX_ERRORS = 100;
+
+/** The job that processes uploads; registered on every job runner. */
+export function importJob(sql: Sql): [string, JobDefinition<{ import_id: string }>] {
+  return [
+    IMPORT_JOB,
+    {
+      concurrency: 2,
+      run: ({ job, signal }) => processImport(sql, job.payload.import_id, signal),
+      onFailure: async (job, error) => {
+        // Internal errors are not shown to the client; file errors are.
+        const reason = error instanceof FileUnreadable ? error.message : 'could not be processed because of an internal error';
+        const entry = [{ line: error instanceof FileUnreadable ? error.line : 1, message: `file: ${reason}` }];
+        await sql.begin(async (tx) => {
+          await tx`
+            UPDATE imports SET status = 'failed', finished_at = now(),
+              errors = CASE WHEN jsonb_array_length(errors) < ${MAX_ERRORS} THEN errors || ${tx.json(entry)}::jsonb ELSE errors END
+            WHERE id = ${job.payload.import_id} AND status IN ('queued', 'processing')`;
+          await tx`DELETE FROM import_files WHERE import_id = ${job.payload.import_id}`;
+        });
+      },
+    },
+  ];
+}
+
+/** The stored file cannot be parsed (it passed the upload checks, so this means it was damaged). */
+class FileUnreadable extends PermanentJobError {
+  constructor(message: string, readonly line: number) {
+    super(message);
+  }
+}
+
+/**
+ * Processes an import from its checkpoint in batches, each one transaction that inserts the POIs,
+ * takes their slots of the team's POI limit and moves the checkpoint. A batch commits only if the
+ * checkpoint is still where this worker read it, so two workers can never both import a batch.
+ */
+export async function processImport(sql: Sql, importId: string, signal?: AbortSignal): Promise<void> {
+  const [imp] = await sql<ImportRow[]>`
+    UPDATE imports SET status = 'processing', started_at = coalesce(started_at, now())
+    WHERE id = ${importId} AND status IN ('queued', 'processing') RETURNING *`;
+  if (!imp) return; // finished already, or its team is gone
+  const [stored] = await sql<{ content: Buffer }[]>`SELECT content FROM import_files WHERE import_id = ${importId}`;
+  if (!stored) throw new FileUnreadable('is missing', 1);
+  const unreadable = (err: unknown) => (err instanceof CsvError ? new FileUnreadable(err.message, err.line ?? 1) : err);
+  let file: ImportFile;
+  try {
+    file = openImportFile(stored.content);
+  } catch (err) {
+    throw unreadable(err);
+  }
+  const plan = planColumns(file.columns, await ensureAttributes(sql, imp.team_id, file.columns, imp.create_missing_attributes));
+  let at: Checkpoint = { row: imp.next_row, cursor: imp.next_offset === null ? file.body : { offset: imp.next_offset, line: imp.next_line! } };
+  for (;;) {
+    signal?.throwIfAborted();
+    let read: ReturnType<typeof readRecords>;
+    try {
+      // Rows are read batch by batch from the checkpoint, so no batch holds the event loop for long.
+      read = readRecords(file.text, file.delimiter, at.cursor, BATCH_SIZE);
+    } catch (err) {
+      throw unreadable(err);
+    }
+    const moved = await commitBatch(sql, imp, plan, read.records, at, read.next);
+    if (moved === null) return; // another worker got here first
+    if (moved.row >= imp.total_rows) return;
+    at = moved;
+  }
+}
+
+interface Checkpoint {
+  row: number;
+  cursor: CsvCursor;
+}
+
+/** The team's attributes, after creating missing ones as strings when asked (race-safe). */
+async function ensureAttributes(sql: Sql, teamId: string, columns: string[], createMissing: boolean): Promise<AttributeRow[]> {
+  const attrs = await teamAttributes(sql, teamId);
+  const missing = attributeColumns(columns).filter((c) => !matchAttribute(attrs, c));
+  if (!createMissing || !missing.length) return attrs;
+  await sql`
+    INSERT INTO attributes (id, team_id, name, type)
+    SELECT u.id, ${teamId}, u.name, 'string' FROM unnest(${missing.map(() => newId())}::text[], ${missing}::text[]) AS u(id, name)
+    ON CONFLICT (team_id, name) DO NOTHING`;
+  return teamAttributes(sql, teamId);
+}
+
+interface Validated {
+  pois: { line: number; poi: PoiInput }[];
+  errors: ImportError[];
+  invalidRows: number;
+}
+
+function validateBatch(batch: CsvRecord[], plan: ColumnPlan): Validated {
+  const out: Validated = { pois: [], errors: [], invalidRows: 0 };
+  for (const record of batch) {
+    const result = validateRow(record.fields, plan);
+    if ('poi' in result) out.pois.push({ line: record.line, poi: result.poi });
+    else {
+      out.invalidRows++;
+      for (const message of result.errors) out.errors.push({ line: record.line, message });
+    }
+  }
+  return out;
+}
+
+/** Commits one batch; returns the new checkpoint, or null when the checkpoint moved under us. */
+async function commitBatch(sql: Sql, imp: ImportRow, plan: ColumnPlan, batch: CsvRecord[], at: Checkpoint, after: CsvCursor): Promise<Checkpoint | null> {
+  const checked = validateBatch(batch, plan);
+  const total = imp.total_rows;
+  return sql.begin(async (tx) => {
+    const t = tx as unknown as Sql;
+    const [cur] = await t<{ next_row: number; status: string; error_count: number }[]>`
+      SELECT next_row, status, jsonb_array_length(errors) AS error_count FROM imports WHERE id = ${imp.id} FOR UPDATE`;
+    if (!cur || cur.status !== 'processing' || cur.next_row !== at.row) return null;
+
+    const categoryIds = await categoryIdsFor(t, imp.team_id, checked.pois.map((p) => p.poi.category));
+    const [team] = await t<{ plan: PlanName; poi_limit: number | null }[]>`SELECT plan, poi_limit FROM teams WHERE id = ${imp.team_id}`;
+    const limit = effectiveLimits(team.plan, null, team.poi_limit).poiLimit;
+    const granted = checked.pois.length ? await reservePoiSlots(t, imp.team_id, checked.pois.length, limit) : 0;
+    const created = checked.pois.slice(0, granted);
+    if (created.length) await insertPois(t, imp, created.map((c) => c.poi), categoryIds);
+
+    const errors = checked.errors;
+    let end = at.row + batch.length;
+    let failed = checked.invalidRows;
+    const limitReached = granted < checked.pois.length;
+    if (limitReached) {
+      // The limit stops the import: the rest of this batch and every later row is not imported.
+      const first = checked.pois[granted];
+      const skipped = checked.pois.length - granted + Math.max(0, total - end);
+      errors.push({ line: first.line, message: `limit: the team reached its limit of ${limit} POIs; ${skipped} rows from this line on were not imported` });
+      failed += skipped;
+      end = Math.max(total, end);
+    }
+    const room = Math.max(0, MAX_ERRORS - cur.error_count);
+    // a short batch is the end of the file
+    const done = end >= total || batch.length < BATCH_SIZE;
+    await t`
+      UPDATE imports SET
+        next_row = ${end},
+        next_offset = ${after.offset},
+        next_line = ${after.line},
+        processed_rows = processed_rows + ${end - at.row},
+        created = created + ${created.length},
+        failed = failed + ${failed},
+        errors = errors || ${t.json(errors.slice(0, room) as never)}::jsonb,
+        limit_reached = limit_reached OR ${limitReached},
+        status = CASE WHEN ${done} THEN 'completed' ELSE status END,
+        finished_at = CASE WHEN ${done} THEN now() ELSE finished_at END
+      WHERE id = ${imp.id}`;
+    if (done) await t`DELETE FROM import_files WHERE import_id = ${imp.id}`;
+    return { row: end, cursor: after };
+  }) as Promise<Checkpoint | null>;
+}
+
+/** Ids of the named categories, creating missing ones. Names go in sorted so concurrent batches take
+ *  the unique-index locks in the same order and cannot deadlock. */
+async function categoryIdsFor(tx: Sql, teamId: string, names: (string | null)[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(names.filter((n): n is string => n !== null))].sort();
+  const ids = new Map<string, string>();
+  if (!wanted.length) return ids;
+  await tx`
+    INSERT INTO categories (id, team_id, name)
+    SELECT u.id, ${teamId}, u.name FROM unnest(${wanted.map(() => newId())}::text[], ${wanted}::text[]) WITH ORDINALITY AS u(id, name, ord)
+    ORDER BY u.ord
+    ON CONFLICT (team_id, name) DO NOTHING`;
+  const rows = await tx<{ id: string; name: string }[]>`SELECT id, name FROM categories WHERE team_id = ${teamId} AND name = ANY(${wanted}::text[])`;
+  for (const r of rows) ids.set(r.name, r.id);
+  return ids;
+}
+
+async function insertPois(tx: Sql, imp: ImportRow, pois: PoiInput[], categoryIds: Map<string, string>): Promise<void> {
+  await tx`
+    INSERT INTO pois (id, team_id, name, latitude, longitude, category_id, attrs, import_id, geocode_pending)
+    SELECT u.id, ${imp.team_id}, u.name, u.latitude, u.longitude, u.category_id, u.attrs::jsonb, ${imp.id}, true
+    FROM unnest(
+      ${pois.map(() => newId())}::text[], ${pois.map((p) => p.name)}::text[],
+      ${pois.map((p) => p.latitude)}::float8[], ${pois.map((p) => p.longitude)}::float8[],
+      ${pois.map((p) => (p.category === null ? null : categoryIds.get(p.category)!))}::text[],
+      ${pois.map((p) => JSON.stringify(p.attrs))}::text[]
+    ) AS u(id, name, latitude, longitude, category_id, attrs)`;
+}

@@ -1,0 +1,141 @@
+// Turns a list of geometries between graph nodes (plus turn restrictions) into the search graph:
+// directed edges, node splitting at restricted via nodes, forward and reverse CSR, and the spatial grid.
+// Landmarks are added afterwards (they need the search kernel). Used for OSM extracts and for the
+// synthetic graphs of the benchmark alike.
+import type { RoadGraph } from './road-graph.js';
+import { buildSegmentGrid } from './segment-grid.js';
+
+export interface GraphInput {
+  nodeCount: number;
+  /** lat, lon per graph node. */
+  nodeCoords: Float64Array;
+  /** Per geometry: first and last graph node, durations along/against (tenths of a second, 0 = closed), way id. */
+  geomA: Uint32Array;
+  geomB: Uint32Array;
+  geomFwd: Uint32Array;
+  geomBwd: Uint32Array;
+  geomWay: Float64Array;
+  geomLength: Float64Array;
+  geomFirst: Uint32Array;
+  geomCoords: Float64Array;
+  restrictions: Array<{ via: number; fromWay: number; toWay: number; only: boolean }>;
+}
+
+const NONE = 0xffffffff;
+
+export function assembleGraph(input: GraphInput): RoadGraph {
+  const { nodeCount, geomA, geomB, geomFwd, geomBwd, geomWay } = input;
+  const G = geomA.length;
+  const D = 2 * G;
+  const tailOfD = (d: number): number => (d & 1 ? geomB[d >> 1] : geomA[d >> 1]);
+  const headOfD = (d: number): number => (d & 1 ? geomA[d >> 1] : geomB[d >> 1]);
+  const weightOfD = (d: number): number => (d & 1 ? geomBwd[d >> 1] : geomFwd[d >> 1]);
+
+  // Restrictions grouped by via node; only those nodes get split.
+  const byVia = new Map<number, Array<{ fromWay: number; toWay: number; only: boolean }>>();
+  for (const r of input.restrictions) {
+    let list = byVia.get(r.via);
+    if (!list) byVia.set(r.via, (list = []));
+    list.push(r);
+  }
+  // Incoming directed edges of each restricted node, and the copy node each of them ends at.
+  const incoming = new Map<number, number[]>();
+  for (let d = 0; d < D; d++) {
+    if (weightOfD(d) === 0) continue;
+    const h = headOfD(d);
+    if (byVia.has(h)) {
+      let list = incoming.get(h);
+      if (!list) incoming.set(h, (list = []));
+      list.push(d);
+    }
+  }
+  const copyOf = new Map<number, number>(); // directed edge → copy node at its head
+  let N = nodeCount;
+  for (const list of incoming.values()) for (const d of list) copyOf.set(d, N++);
+
+  const allowed = (f: number, d: number, via: number): boolean => {
+    for (const r of byVia.get(via)!) {
+      if (geomWay[f >> 1] !== r.fromWay) continue;
+      // from = to is a U-turn ban: it forbids reversing onto the same piece, not going on along the way.
+      if (r.fromWay === r.toWay) {
+        if ((d >> 1) === (f >> 1)) return false;
+      } else if (r.only ? geomWay[d >> 1] !== r.toWay : geomWay[d >> 1] === r.toWay) return false;
+    }
+    return true;
+  };
+
+  // Search edges: (tail, head, weight, orig); counted first so the arrays are allocated once.
+  const sourcesOf = (d: number): number[] => {
+    const t = tailOfD(d);
+    const inc = incoming.get(t);
+    if (!inc) return byVia.has(t) ? [] : [t];
+    return inc.filter((f) => allowed(f, d, t)).map((f) => copyOf.get(f)!);
+  };
+  let M = 0;
+  for (let d = 0; d < D; d++) {
+    if (weightOfD(d) === 0) continue;
+    M += byVia.has(tailOfD(d)) ? sourcesOf(d).length : 1;
+  }
+  const eTail = new Uint32Array(M), eHead = new Uint32Array(M), eWeight = new Uint32Array(M), eOrig = new Uint32Array(M);
+  const origWeight = new Uint32Array(D);
+  const origHead = new Uint32Array(D).fill(NONE);
+  let m = 0;
+  for (let d = 0; d < D; d++) {
+    const w = weightOfD(d);
+    if (w === 0) continue;
+    const h = copyOf.get(d) ?? headOfD(d);
+    origWeight[d] = w;
+    origHead[d] = h;
+    const t = tailOfD(d);
+    const sources = byVia.has(t) ? sourcesOf(d) : [t];
+    for (const s of sources) {
+      eTail[m] = s; eHead[m] = h; eWeight[m] = w; eOrig[m] = d;
+      m++;
+    }
+  }
+
+  // Forward CSR by counting sort on the tail (stable, so edges keep the geometry order).
+  const firstOut = new Uint32Array(N + 1);
+  for (let e = 0; e < M; e++) firstOut[eTail[e] + 1]++;
+  for (let v = 0; v < N; v++) firstOut[v + 1] += firstOut[v];
+  const fill = firstOut.slice(0, N);
+  const head = new Uint32Array(M), weight = new Uint32Array(M), orig = new Uint32Array(M), tailOfEdge = new Uint32Array(M);
+  for (let e = 0; e < M; e++) {
+    const i = fill[eTail[e]]++;
+    head[i] = eHead[e]; weight[i] = eWeight[e]; orig[i] = eOrig[e]; tailOfEdge[i] = eTail[e];
+  }
+  // Reverse CSR.
+  const firstIn = new Uint32Array(N + 1);
+  for (let e = 0; e < M; e++) firstIn[head[e] + 1]++;
+  for (let v = 0; v < N; v++) firstIn[v + 1] += firstIn[v];
+  const fillIn = firstIn.slice(0, N);
+  const inEdge = new Uint32Array(M), inTail = new Uint32Array(M);
+  for (let e = 0; e < M; e++) {
+    const i = fillIn[head[e]]++;
+    inEdge[i] = e; inTail[i] = tailOfEdge[e];
+  }
+  // Directed original edge → its search edges.
+  const origFirst = new Uint32Array(D + 1);
+  for (let e = 0; e < M; e++) origFirst[orig[e] + 1]++;
+  for (let d = 0; d < D; d++) origFirst[d + 1] += origFirst[d];
+  const fillO = origFirst.slice(0, D);
+  const origEdges = new Uint32Array(M);
+  for (let e = 0; e < M; e++) origEdges[fillO[orig[e]]++] = e;
+
+  const nodeCoords = new Float64Array(2 * N);
+  nodeCoords.set(input.nodeCoords.subarray(0, 2 * nodeCount));
+  for (const [d, c] of copyOf) {
+    const h = headOfD(d);
+    nodeCoords[2 * c] = input.nodeCoords[2 * h];
+    nodeCoords[2 * c + 1] = input.nodeCoords[2 * h + 1];
+  }
+  const grid = buildSegmentGrid(input.geomFirst, input.geomCoords);
+  return {
+    nodeCount: N, edgeCount: M, geomCount: G, landmarkCount: 0,
+    firstOut, head, weight, orig, firstIn, inEdge, inTail, nodeCoords,
+    geomFirst: input.geomFirst, geomCoords: input.geomCoords, geomLength: input.geomLength, geomWay,
+    origFirst, origEdges, origWeight, origHead,
+    lmFrom: new Uint32Array(0), lmTo: new Uint32Array(0),
+    grid: grid.params, gridFirst: grid.first, gridItems: grid.items,
+  };
+}

@@ -1,0 +1,59 @@
+// The in-memory shape of one profile's road graph: flat typed arrays, exactly as written to and read
+// from the map directory, and as placed in the shared WASM memory.
+//
+// Terms: a *geometry* g is a piece of an OSM way between two graph nodes (its shape points included).
+// A *directed original edge* is 2g (along the way's node order) or 2g+1 (against it). The search graph
+// expands graph nodes that are the via node of a turn restriction into one copy per incoming edge, so
+// several search edges can share one directed original edge (`orig`); blocking works on geometries.
+export interface RoadGraph {
+  nodeCount: number;
+  edgeCount: number;
+  geomCount: number;
+  landmarkCount: number;
+  /** Search graph, forward CSR. */
+  firstOut: Uint32Array;
+  head: Uint32Array;
+  /** Duration of the edge in tenths of a second (≥ 1). */
+  weight: Uint32Array;
+  /** Directed original edge of each search edge. */
+  orig: Uint32Array;
+  /** Reverse CSR: for node v, in-edges inEdge[firstIn[v]..firstIn[v+1]) with their tails inTail. */
+  firstIn: Uint32Array;
+  inEdge: Uint32Array;
+  inTail: Uint32Array;
+  /** lat, lon per search node (copies share their original's position). */
+  nodeCoords: Float64Array;
+  /** Shape points of geometry g: geomCoords[2*geomFirst[g] ..] lat, lon pairs, from its first to its last node. */
+  geomFirst: Uint32Array;
+  geomCoords: Float64Array;
+  /** Length in meters. */
+  geomLength: Float64Array;
+  /** OSM way id. */
+  geomWay: Float64Array;
+  /** Search edges of directed original edge d: origEdges[origFirst[d]..origFirst[d+1]). */
+  origFirst: Uint32Array;
+  origEdges: Uint32Array;
+  /** Per directed original edge: its duration (tenths of a second; 0 = not allowed that way) and the search node it ends at. */
+  origWeight: Uint32Array;
+  origHead: Uint32Array;
+  /** ALT tables, node-major: lmFrom[v*L+l] = d(landmark l, v), lmTo[v*L+l] = d(v, landmark l); 0xffffffff = unreachable. */
+  lmFrom: Uint32Array;
+  lmTo: Uint32Array;
+  /** Uniform grid over shape segments (for snapping and blocking): items are (geometry, first point index) pairs. */
+  grid: GridParams;
+  gridFirst: Uint32Array;
+  gridItems: Uint32Array;
+}
+
+export interface GridParams { minLat: number; minLon: number; cellLat: number; cellLon: number; rows: number; cols: number }
+
+/** Names and element types of the arrays of a RoadGraph, in file and memory order. */
+export const GRAPH_ARRAYS = [
+  ['firstOut', 'u32'], ['head', 'u32'], ['weight', 'u32'], ['orig', 'u32'],
+  ['firstIn', 'u32'], ['inEdge', 'u32'], ['inTail', 'u32'],
+  ['nodeCoords', 'f64'], ['geomFirst', 'u32'], ['geomCoords', 'f64'], ['geomLength', 'f64'], ['geomWay', 'f64'],
+  ['origFirst', 'u32'], ['origEdges', 'u32'], ['origWeight', 'u32'], ['origHead', 'u32'], ['lmFrom', 'u32'], ['lmTo', 'u32'],
+  ['gridFirst', 'u32'], ['gridItems', 'u32'],
+] as const;
+
+export type GraphArrayName = (typeof GRAPH_ARRAYS)[number][0];

@@ -1,0 +1,148 @@
+// A uniform grid over the shape segments of a graph's geometries, stored as two flat arrays (CSR of
+// cells → (geometry, first point) pairs) so workers use it in place from shared memory. Cells are about
+// 250 m square; a segment is listed in every cell its bounding box touches.
+import type { GridParams } from './road-graph.js';
+
+const TARGET_CELL_M = 250;
+const MAX_CELLS = 4_000_000;
+const M_PER_DEG = 111_195; // mean Earth radius 6371.0088 km × π/180
+const EARTH_R = 6371008.8;
+const RAD = Math.PI / 180;
+
+export function buildSegmentGrid(geomFirst: Uint32Array, geomCoords: Float64Array): { params: GridParams; first: Uint32Array; items: Uint32Array } {
+  const points = geomCoords.length / 2;
+  let minLat = Infinity, minLon = Infinity, maxLat = -Infinity, maxLon = -Infinity;
+  for (let p = 0; p < points; p++) {
+    const lat = geomCoords[2 * p], lon = geomCoords[2 * p + 1];
+    if (lat < minLat) minLat = lat;
+    if (lat > maxLat) maxLat = lat;
+    if (lon < minLon) minLon = lon;
+    if (lon > maxLon) maxLon = lon;
+  }
+  if (points === 0) { minLat = minLon = 0; maxLat = maxLon = 0; }
+  const cosMid = Math.max(0.05, Math.cos(((minLat + maxLat) / 2) * RAD));
+  let cellLat = TARGET_CELL_M / M_PER_DEG;
+  let cellLon = cellLat / cosMid;
+  let rows = Math.floor((maxLat - minLat) / cellLat) + 1;
+  let cols = Math.floor((maxLon - minLon) / cellLon) + 1;
+  if (rows * cols > MAX_CELLS) {
+    const scale = Math.sqrt((rows * cols) / MAX_CELLS);
+    cellLat *= scale; cellLon *= scale;
+    rows = Math.floor((maxLat - minLat) / cellLat) + 1;
+    cols = Math.floor((maxLon - minLon) / cellLon) + 1;
+  }
+  const params: GridParams = { minLat, minLon, cellLat, cellLon, rows, cols };
+  const G = geomFirst.length - 1;
+  const forEachCell = (p: number, fn: (cell: number) => void): void => {
+    const la0 = geomCoords[2 * p], lo0 = geomCoords[2 * p + 1], la1 = geomCoords[2 * p + 2], lo1 = geomCoords[2 * p + 3];
+    const r0 = Math.floor((Math.min(la0, la1) - minLat) / cellLat), r1 = Math.floor((Math.max(la0, la1) - minLat) / cellLat);
+    const c0 = Math.floor((Math.min(lo0, lo1) - minLon) / cellLon), c1 = Math.floor((Math.max(lo0, lo1) - minLon) / cellLon);
+    for (let r = r0; r <= r1; r++) for (let c = c0; c <= c1; c++) fn(r * cols + c);
+  };
+  const first = new Uint32Array(rows * cols + 1);
+  for (let g = 0; g < G; g++) for (let p = geomFirst[g]; p < geomFirst[g + 1] - 1; p++) forEachCell(p, (cell) => first[cell + 1]++);
+  for (let i = 0; i < rows * cols; i++) first[i + 1] += first[i];
+  const fill = first.slice(0, rows * cols);
+  const items = new Uint32Array(2 * first[rows * cols]);
+  for (let g = 0; g < G; g++) {
+    for (let p = geomFirst[g]; p < geomFirst[g + 1] - 1; p++) {
+      forEachCell(p, (cell) => {
+        const i = fill[cell]++;
+        items[2 * i] = g;
+        items[2 * i + 1] = p;
+      });
+    }
+  }
+  return { params, first, items };
+}
+
+/** The arrays a grid query needs (views, possibly on shared memory). */
+export interface GridView {
+  params: GridParams;
+  first: Uint32Array;
+  items: Uint32Array;
+  geomCoords: Float64Array;
+}
+
+export interface SegmentHit { geom: number; point: number; t: number; distance: number; lat: number; lon: number }
+
+/** Projection of (lat, lon) onto segment point→point+1 in a local equirectangular frame around the query point. */
+export function projectOnSegment(coords: Float64Array, point: number, lat: number, lon: number): { t: number; distance: number; lat: number; lon: number } {
+  const kx = Math.cos(lat * RAD) * RAD * EARTH_R, ky = RAD * EARTH_R;
+  const ax = (coords[2 * point + 1] - lon) * kx, ay = (coords[2 * point] - lat) * ky;
+  const bx = (coords[2 * point + 3] - lon) * kx, by = (coords[2 * point + 2] - lat) * ky;
+  const dx = bx - ax, dy = by - ay;
+  const len2 = dx * dx + dy * dy;
+  let t = len2 > 0 ? -(ax * dx + ay * dy) / len2 : 0;
+  if (t < 0) t = 0;
+  else if (t > 1) t = 1;
+  const px = ax + t * dx, py = ay + t * dy;
+  return {
+    t,
+    distance: Math.sqrt(px * px + py * py),
+    lat: coords[2 * point] + t * (coords[2 * point + 2] - coords[2 * point]),
+    lon: coords[2 * point + 1] + t * (coords[2 * point + 3] - coords[2 * point + 1]),
+  };
+}
+
+/** Meters from (lat, lon) to segment point→point+1; the allocation-free core of projectOnSegment. */
+export function segmentDistance(coords: Float64Array, point: number, lat: number, lon: number): number {
+  const kx = Math.cos(lat * RAD) * RAD * EARTH_R, ky = RAD * EARTH_R;
+  const ax = (coords[2 * point + 1] - lon) * kx, ay = (coords[2 * point] - lat) * ky;
+  const dx = (coords[2 * point + 3] - lon) * kx - ax, dy = (coords[2 * point + 2] - lat) * ky - ay;
+  const len2 = dx * dx + dy * dy;
+  let t = len2 > 0 ? -(ax * dx + ay * dy) / len2 : 0;
+  if (t < 0) t = 0;
+  else if (t > 1) t = 1;
+  const px = ax + t * dx, py = ay + t * dy;
+  return Math.sqrt(px * px + py * py);
+}
+
+/**
+ * Nearest segment within maxMeters whose geometry passes `accept`, searched ring by ring of cells
+ * until no unvisited cell can hold anything nearer.
+ */
+export function nearestSegment(grid: GridView, lat: number, lon: number, maxMeters: number, accept: (geom: number) => boolean): SegmentHit | null {
+  const { params, first, items, geomCoords } = grid;
+  const row = Math.floor((lat - params.minLat) / params.cellLat);
+  const col = Math.floor((lon - params.minLon) / params.cellLon);
+  const cellM = Math.min(params.cellLat * M_PER_DEG, params.cellLon * M_PER_DEG * Math.cos(lat * RAD));
+  let bestGeom = -1, bestPoint = -1, bestDist = Infinity;
+  const maxRing = Math.ceil(maxMeters / cellM) + 1;
+  for (let ring = 0; ring <= maxRing; ring++) {
+    for (let r = row - ring; r <= row + ring; r++) {
+      if (r < 0 || r >= params.rows) continue;
+      const edge = r === row - ring || r === row + ring;
+      for (let c = col - ring; c <= col + ring; c += edge ? 1 : 2 * ring) {
+        if (c >= 0 && c < params.cols) {
+          const cell = r * params.cols + c;
+          for (let i = first[cell]; i < first[cell + 1]; i++) {
+            const g = items[2 * i], p = items[2 * i + 1];
+            const dist = segmentDistance(geomCoords, p, lat, lon);
+            if (dist <= maxMeters && dist < bestDist && accept(g)) { bestDist = dist; bestGeom = g; bestPoint = p; }
+          }
+        }
+        if (ring === 0) break;
+      }
+    }
+    // Every cell outside this ring lies at least ring × cellM away from the query point.
+    if (bestGeom >= 0 && bestDist <= ring * cellM) break;
+  }
+  return bestGeom < 0 ? null : { geom: bestGeom, point: bestPoint, ...projectOnSegment(geomCoords, bestPoint, lat, lon) };
+}
+
+/** Calls fn for every segment (geometry, first point) listed in a cell the circle's bounding box touches. */
+export function segmentsNearCircle(grid: GridView, lat: number, lon: number, radius: number, fn: (geom: number, point: number) => void): void {
+  const { params, first, items } = grid;
+  const dLat = radius / M_PER_DEG, dLon = radius / (M_PER_DEG * Math.max(0.01, Math.cos(lat * RAD)));
+  const r0 = Math.max(0, Math.floor((lat - dLat - params.minLat) / params.cellLat));
+  const r1 = Math.min(params.rows - 1, Math.floor((lat + dLat - params.minLat) / params.cellLat));
+  const c0 = Math.max(0, Math.floor((lon - dLon - params.minLon) / params.cellLon));
+  const c1 = Math.min(params.cols - 1, Math.floor((lon + dLon - params.minLon) / params.cellLon));
+  for (let r = r0; r <= r1; r++) {
+    for (let c = c0; c <= c1; c++) {
+      const cell = r * params.cols + c;
+      for (let i = first[cell]; i < first[cell + 1]; i++) fn(items[2 * i], items[2 * i + 1]);
+    }
+  }
+}

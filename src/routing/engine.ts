@@ -1,0 +1,134 @@
+// The routing engine facade the HTTP layer calls: load a map directory into shared memory, hand it to
+// the worker pool, and run route / matrix queries there. Failures surface as typed errors.
+import { computePool, runTask, setWorkerData } from '../compute/pool.js';
+import { readGraphFiles, readManifest, type MapManifest } from '../map/map-files.js';
+import { PROFILES, type ProfileName } from '../map/profiles.js';
+import type { RoadGraph } from '../map/road-graph.js';
+import type { Circle } from './avoid.js';
+import { placeGraphs, type SharedGraphs } from './graph-memory.js';
+import type { LatLon, MatrixResult, Outcome, RouteFailure, RouteResult } from './route-core.js';
+
+export type { Circle } from './avoid.js';
+export type { LatLon, MatrixResult, RouteResult } from './route-core.js';
+export type { ProfileName } from '../map/profiles.js';
+
+/** A waypoint (or matrix point) farther than 500 m from any road the profile may use. HTTP: 422 `waypoints.<index>`. */
+export class WaypointTooFarError extends Error {
+  constructor(readonly index: number) {
+    super(`Waypoint ${index} is more than 500 m from a road usable by this profile.`);
+    this.name = 'WaypointTooFarError';
+  }
+}
+
+/**
+ * No route for leg `legIndex` (waypoint legIndex → legIndex+1). `blocked`: a route exists, but every one
+ * enters an avoided circle; `unreachable`: the road network does not connect the two points. HTTP: 422.
+ */
+export class NoRouteError extends Error {
+  constructor(readonly reason: 'blocked' | 'unreachable', readonly legIndex: number) {
+    super(reason === 'blocked'
+      ? `No route from waypoint ${legIndex} to waypoint ${legIndex + 1} avoids the selected POIs: they block every way.`
+      : `Waypoint ${legIndex + 1} cannot be reached by road from waypoint ${legIndex}.`);
+    this.name = 'NoRouteError';
+  }
+}
+
+/** No map is loaded (yet). HTTP: 503. */
+export class MapNotLoadedError extends Error {
+  constructor() {
+    super('Routing is not available: no map is loaded. Retry later.');
+    this.name = 'MapNotLoadedError';
+  }
+}
+
+export class UnknownProfileError extends Error {
+  constructor(readonly profile: string) {
+    super(`Unknown routing profile '${profile}'.`);
+    this.name = 'UnknownProfileError';
+  }
+}
+
+export interface RouteRequest {
+  profile: ProfileName;
+  /** 2 or more, in visiting order. */
+  waypoints: LatLon[];
+  /** Circles (radius in meters) the route must not enter. */
+  avoid?: { circles: Circle[] };
+}
+
+export interface MatrixRequest {
+  profile: ProfileName;
+  points: LatLon[];
+  avoid?: { circles: Circle[] };
+}
+
+export interface LoadedMap {
+  dir: string;
+  manifest: MapManifest;
+  /** Bytes of graph data in the shared memory. */
+  bytes: number;
+}
+
+let loaded: LoadedMap | null = null;
+
+/** Reads a map directory into one shared memory and restarts the pool's workers over it. */
+export async function loadMap(dir: string): Promise<LoadedMap> {
+  const manifest = await readManifest(dir);
+  const graphs: Record<string, RoadGraph> = {};
+  for (const profile of PROFILES) {
+    const meta = manifest.profiles[profile];
+    if (meta) graphs[profile] = await readGraphFiles(dir, profile, meta);
+  }
+  const shared = placeGraphs(graphs);
+  await setWorkerData({ routing: shared satisfies SharedGraphs });
+  loaded = { dir, manifest, bytes: shared.memory.buffer.byteLength };
+  return loaded;
+}
+
+/** The loaded map, or null. */
+export function currentMap(): LoadedMap | null {
+  return loaded;
+}
+
+/** Forgets the loaded map (requests then fail with MapNotLoadedError). */
+export async function unloadMap(): Promise<void> {
+  loaded = null;
+  await setWorkerData({});
+}
+
+function unwrap<T>(outcome: Outcome<T>): T {
+  if (outcome.ok) return outcome.value;
+  const e: RouteFailure = outcome.error;
+  if (e.kind === 'waypoint-too-far') throw new WaypointTooFarError(e.index);
+  if (e.kind === 'no-route') throw new NoRouteError(e.reason, e.legIndex);
+  throw new UnknownProfileError(e.profile);
+}
+
+/** Fastest route through the waypoints in order; with `avoid`, one that enters none of the circles. */
+export async function route(req: RouteRequest): Promise<RouteResult> {
+  if (!loaded) throw new MapNotLoadedError();
+  if (req.waypoints.length < 2) throw new RangeError('a route needs at least 2 waypoints');
+  return unwrap(await runTask<Outcome<RouteResult>>('route', req));
+}
+
+/** Below this many points a matrix is not worth splitting over workers. */
+const SPLIT_MATRIX_FROM = 8;
+
+/** Durations (s) and distances (m) between every pair of points; null where unreachable. Rows are shared out over the workers. */
+export async function matrix(req: MatrixRequest): Promise<MatrixResult> {
+  if (!loaded) throw new MapNotLoadedError();
+  const n = req.points.length;
+  const parts = n < SPLIT_MATRIX_FROM ? 1 : Math.max(1, Math.min(computePool().options.maxThreads, n));
+  const size = Math.ceil(n / parts);
+  const chunks = await Promise.all(Array.from({ length: parts }, (_, k) =>
+    runTask<Outcome<MatrixResult>>('matrix', { ...req, rows: { from: k * size, to: Math.min(n, (k + 1) * size) } })));
+  const results = chunks.map(unwrap);
+  const merged = results[0];
+  results.forEach((r, k) => {
+    for (let i = k * size; i < Math.min(n, (k + 1) * size); i++) {
+      merged.durations[i] = r.durations[i];
+      merged.distances[i] = r.distances[i];
+    }
+  });
+  return merged;
+}

@@ -1,0 +1,111 @@
+// Vehicle routing with time windows: packs a VrpProblem into the `vrp` WASM kernel (regret insertion,
+// then SISR ruin & recreate with annealing), runs it synchronously and schedules the routes it returns.
+import { instantiate } from '../../compute/wasm.js';
+import { capacityOf, hasSkills, hoursOf, isOpen, matrixReader, normalizedWindows, validateProblem } from './problem.js';
+import { scheduleRoute } from './schedule.js';
+import type { SolveOptions, VrpProblem, VrpRoute, VrpSolution } from './types.js';
+
+export { scheduleRoute } from './schedule.js';
+export { unassignedReason } from './unassigned.js';
+export type * from './types.js';
+
+interface VrpKernel extends WebAssembly.Exports {
+  memory: WebAssembly.Memory;
+  reset(): void;
+  alloc(bytes: number): number;
+  solve(n: number, v: number, j: number, dur: number, vehI: number, vehT: number, jobI: number, jobSvc: number,
+    tw: number, compat: number, params: number, out: number): number;
+}
+
+let kernel: VrpKernel | undefined;
+
+const DEFAULTS = { timeLimitMs: 1000, iterations: 20_000, seed: 1, temperature: [0.3, 0.003] as const };
+
+export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSolution {
+  const n = validateProblem(problem);
+  const opts = { ...DEFAULTS, ...options };
+  const { vehicles, jobs } = problem;
+  const V = vehicles.length;
+  const J = jobs.length;
+  kernel ??= instantiate<VrpKernel>('vrp', { env: { now: () => performance.now() } });
+  const k = kernel;
+  k.reset();
+
+  const windows = jobs.map(normalizedWindows);
+  const twCount = windows.reduce((a, w) => a + w.length, 0);
+  const ptr = {
+    dur: k.alloc(n * n * 4),
+    vehI: k.alloc(V * 12),
+    vehT: k.alloc(V * 16),
+    jobI: k.alloc(J * 16),
+    jobSvc: k.alloc(J * 8),
+    tw: k.alloc(Math.max(1, twCount) * 16),
+    compat: k.alloc(Math.max(1, J * V)),
+    params: k.alloc(40),
+    out: k.alloc((V + J) * 4),
+  };
+  const buf = k.memory.buffer;
+
+  const dur = new Int32Array(buf, ptr.dur, n * n);
+  if (problem.durations instanceof Int32Array) dur.set(problem.durations);
+  else {
+    const read = matrixReader(problem.durations);
+    for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) dur[a * n + b] = read(a, b);
+  }
+
+  const vehI = new Int32Array(buf, ptr.vehI, V * 3);
+  const vehT = new Float64Array(buf, ptr.vehT, V * 2);
+  vehicles.forEach((v, r) => {
+    vehI.set([v.start, isOpen(v) ? -1 : (v.end as number), v.capacity ?? -1], r * 3);
+    vehT.set(hoursOf(v), r * 2);
+  });
+
+  // Demand only counts when some vehicle has a capacity; a vehicle without one carries any amount.
+  const capacitated = vehicles.some((v) => v.capacity != null);
+  const jobI = new Int32Array(buf, ptr.jobI, J * 4);
+  const jobSvc = new Float64Array(buf, ptr.jobSvc, J);
+  const tw = new Float64Array(buf, ptr.tw, twCount * 2);
+  const compat = new Uint8Array(buf, ptr.compat, J * V);
+  let off = 0;
+  jobs.forEach((job, j) => {
+    jobI.set([job.location, capacitated ? (job.demand ?? 1) : 0, off, windows[j].length], j * 4);
+    jobSvc[j] = job.service ?? 0;
+    for (const [s, e] of windows[j]) {
+      tw[off * 2] = s;
+      tw[off * 2 + 1] = e;
+      off++;
+    }
+    vehicles.forEach((v, r) => {
+      compat[j * V + r] = hasSkills(v, job) && (job.demand ?? 1) <= capacityOf(v) ? 1 : 0;
+    });
+  });
+  new Float64Array(buf, ptr.params, 5).set([opts.seed >>> 0, opts.iterations, opts.timeLimitMs, opts.temperature[0], opts.temperature[1]]);
+
+  const iterations = k.solve(n, V, J, ptr.dur, ptr.vehI, ptr.vehT, ptr.jobI, ptr.jobSvc, ptr.tw, ptr.compat, ptr.params, ptr.out);
+
+  const out = new Int32Array(k.memory.buffer, ptr.out, V + J);
+  const routes: VrpRoute[] = [];
+  const served = new Uint8Array(J);
+  let at = V;
+  for (let r = 0; r < V; r++) {
+    const order = Array.from(out.subarray(at, at + out[r]));
+    at += out[r];
+    if (order.length === 0) continue;
+    for (const j of order) served[j] = 1;
+    routes.push({ vehicle: r, jobs: order, ...scheduleRoute(problem, r, order) });
+  }
+  const unassigned: number[] = [];
+  served.forEach((s, j) => s || unassigned.push(j));
+  return {
+    routes,
+    unassigned,
+    cost: routes.reduce((a, r) => a + r.duration, 0),
+    distance: routes.reduce((a, r) => a + r.distance, 0),
+    iterations,
+  };
+}
+
+/** Worker-pool entry: `runTask('vrp', {problem, options})`. */
+export function vrpTask(input: { problem: VrpProblem; options?: SolveOptions }): VrpSolution {
+  return solveVrp(input.problem, input.options);
+}

@@ -1,0 +1,92 @@
+// Problem and solution shapes of the delivery optimizer. Locations are indices into the matrices;
+// times are seconds from a time origin chosen by the caller (e.g. the request's first datetime).
+
+/** n × n, row = from: a flat row-major array or nested rows. */
+export type Matrix = Int32Array | Float64Array | ArrayLike<number>[];
+
+export interface VrpVehicle {
+  /** Location index the vehicle leaves from. */
+  start: number;
+  /** Location index it must return to; null, undefined or -1 for an open route ending at the last stop. */
+  end?: number | null;
+  /** Most units carried; null or undefined carries any amount. */
+  capacity?: number | null;
+  /** Working hours [start, end]: departure from start no earlier, arrival at end (or last stop) no later. Default [0, Infinity]. */
+  hours?: readonly [number, number] | null;
+  skills?: readonly string[];
+}
+
+export interface VrpJob {
+  location: number;
+  /** Seconds spent at the stop; default 0. */
+  service?: number;
+  /** Units delivered; default 1. Counts only against vehicles that have a capacity. */
+  demand?: number;
+  /** Service may start inside any window; a vehicle arriving early waits. None: any time. */
+  timeWindows?: ReadonlyArray<readonly [number, number]>;
+  /** Served only by a vehicle that has all of them. */
+  skills?: readonly string[];
+}
+
+export interface VrpProblem {
+  /** Travel durations in whole seconds (non-negative integers). */
+  durations: Matrix;
+  /** Travel distances in meters, reported only; the objective ignores them. */
+  distances?: Matrix;
+  vehicles: readonly VrpVehicle[];
+  jobs: readonly VrpJob[];
+}
+
+export interface SolveOptions {
+  /** Wall-clock budget of the search; default 1000. */
+  timeLimitMs?: number;
+  /** Ruin-and-recreate iterations; default 20000. With the time limit not reached, results are reproducible. */
+  iterations?: number;
+  /** PRNG seed; default 1. */
+  seed?: number;
+  /** Annealing temperature at start and end, as fractions of the mean travel duration between jobs; default [0.3, 0.003]. */
+  temperature?: readonly [number, number];
+}
+
+/** Times of one route, as scheduleRoute computes them. Arrays are per job in visiting order. */
+export interface RouteSchedule {
+  feasible: boolean;
+  /** Why the order is infeasible, for the first broken rule. */
+  violation?: string;
+  /** Departure from the start: the start of working hours, delayed by any wait at the first stop. */
+  start: number;
+  /** Arrival at the end location, or at the last stop of an open route. */
+  end: number;
+  arrivals: number[];
+  waits: number[];
+  departures: number[];
+  /** Units on board after each stop. */
+  loads: number[];
+  /** Units on board when leaving the start. */
+  initialLoad: number;
+  /** Travel duration and distance of each leg: to each job, then to the end if the route is closed. */
+  legDurations: number[];
+  legDistances: number[];
+  duration: number;
+  distance: number;
+  service: number;
+  waiting: number;
+}
+
+export interface VrpRoute extends RouteSchedule {
+  vehicle: number;
+  /** Job indices in visiting order. */
+  jobs: number[];
+}
+
+export interface VrpSolution {
+  /** Routes of vehicles that serve at least one job, in vehicle order. */
+  routes: VrpRoute[];
+  /** Job indices no route serves, ascending. */
+  unassigned: number[];
+  /** Total travel duration, seconds. */
+  cost: number;
+  /** Total travel distance, meters (0 without a distance matrix). */
+  distance: number;
+  iterations: number;
+}

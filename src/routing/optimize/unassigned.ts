@@ -1,0 +1,31 @@
+// Why a job stayed unassigned, with the reason strings of DECISIONS.md, checked from the most to the
+// least structural cause.
+import { capacityOf, demandOf, hasSkills, hoursOf } from './problem.js';
+import type { VrpJob, VrpProblem } from './types.js';
+
+export type UnassignedReason =
+  | 'demand exceeds every capacity'
+  | 'no vehicle has the required skills'
+  | "time windows fall outside every vehicle's working hours"
+  | 'no vehicle can reach it in time with the capacity and hours left';
+
+export function unassignedReason(job: VrpJob, problem: VrpProblem): UnassignedReason {
+  const vehicles = problem.vehicles;
+  const demand = demandOf(job);
+  const capacitated = vehicles.some((v) => v.capacity != null);
+  if (capacitated && vehicles.every((v) => v.capacity != null) && vehicles.every((v) => demand > capacityOf(v))) {
+    return 'demand exceeds every capacity';
+  }
+  if (!vehicles.some((v) => hasSkills(v, job))) return 'no vehicle has the required skills';
+  // Vehicles that could carry it at all; with none, the conflict is between skills and capacity.
+  const able = vehicles.filter((v) => hasSkills(v, job) && demand <= capacityOf(v));
+  const windows = job.timeWindows ?? [];
+  if (able.length > 0 && windows.length > 0) {
+    const overlaps = able.some((v) => {
+      const [hs, he] = hoursOf(v);
+      return windows.some(([ws, we]) => ws <= he && we >= hs);
+    });
+    if (!overlaps) return "time windows fall outside every vehicle's working hours";
+  }
+  return 'no vehicle can reach it in time with the capacity and hours left';
+}

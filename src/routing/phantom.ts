@@ -1,0 +1,148 @@
+// Snapped positions on the road graph ("phantom nodes"): the nearest usable segment, the position along
+// its geometry, the search seeds that start or end a path there, and the partial geometry pieces.
+import { haversine } from '../map/graph-build.js';
+import type { RoadGraph } from '../map/road-graph.js';
+import { nearestSegment, type GridView } from '../map/segment-grid.js';
+import type { Seed } from './route-kernel.js';
+
+export const SNAP_LIMIT_M = 500;
+/** How much farther a road of the main network may be than a nearer isolated piece and still be preferred. */
+export const MAIN_NETWORK_PREFERENCE_M = 25;
+const NONE = 0xffffffff;
+
+export interface Phantom {
+  geom: number;
+  /** Meters from the geometry's first point. */
+  along: number;
+  /** along / length, exactly 0 or 1 at the geometry's end nodes. */
+  fraction: number;
+  lat: number;
+  lon: number;
+  /** Meters from the requested location. */
+  offset: number;
+}
+
+/** How a seed's partial piece runs: along the geometry to its end, against it to its start, or none (at a node). */
+export type SeedKind = 'fwd' | 'bwd' | 'node';
+export interface PhantomSeed extends Seed { kind: SeedKind }
+
+export function gridView(g: RoadGraph): GridView {
+  return { params: g.grid, first: g.gridFirst, items: g.gridItems, geomCoords: g.geomCoords };
+}
+
+/**
+ * Whether a geometry belongs to the main network: its end nodes reach landmark 0 and are reached from it
+ * (landmarks are chosen inside the largest strongly connected part). Without landmarks every geometry does.
+ */
+export function onMainNetwork(g: RoadGraph, geom: number): boolean {
+  const L = g.landmarkCount;
+  if (L === 0) return true;
+  for (const d of [2 * geom, 2 * geom + 1]) {
+    const v = g.origHead[d];
+    if (v !== NONE && g.lmFrom[v * L] !== NONE && g.lmTo[v * L] !== NONE) return true;
+  }
+  return false;
+}
+
+/**
+ * The nearest usable position within maxMeters; a piece cut off from the main network (a parking aisle
+ * behind a private road, a road at the extract's edge) loses to a main-network road only slightly farther.
+ */
+export function snap(g: RoadGraph, grid: GridView, lat: number, lon: number, maxMeters = SNAP_LIMIT_M): Phantom | null {
+  let hit = nearestSegment(grid, lat, lon, maxMeters, () => true);
+  if (!hit) return null;
+  if (!onMainNetwork(g, hit.geom)) {
+    const main = nearestSegment(grid, lat, lon, Math.min(maxMeters, hit.distance + MAIN_NETWORK_PREFERENCE_M), (geom) => onMainNetwork(g, geom));
+    if (main) hit = main;
+  }
+  const c = g.geomCoords;
+  let along = 0;
+  for (let p = g.geomFirst[hit.geom]; p < hit.point; p++) along += haversine(c[2 * p], c[2 * p + 1], c[2 * p + 2], c[2 * p + 3]);
+  const length = g.geomLength[hit.geom];
+  if (hit.t === 1 && hit.point === g.geomFirst[hit.geom + 1] - 2) along = length;
+  else along += hit.t * haversine(c[2 * hit.point], c[2 * hit.point + 1], c[2 * hit.point + 2], c[2 * hit.point + 3]);
+  const fraction = length > 0 ? Math.min(1, along / length) : 0;
+  return { geom: hit.geom, along: Math.min(along, length), fraction, lat: hit.lat, lon: hit.lon, offset: hit.distance };
+}
+
+/** The node a search edge leaves from (binary search in the forward CSR). */
+export function edgeTail(g: RoadGraph, e: number): number {
+  let lo = 0, hi = g.nodeCount - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (g.firstOut[mid] <= e) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Search states "standing at" the tail of directed original edge d: the tails of its search edges. */
+function statesAtTail(g: RoadGraph, d: number): number[] {
+  const nodes: number[] = [];
+  for (let i = g.origFirst[d]; i < g.origFirst[d + 1]; i++) nodes.push(edgeTail(g, g.origEdges[i]));
+  return nodes;
+}
+
+/** States at a geometry end node: arrived there by the other direction's edge, or leaving from it. */
+function statesAtEnd(g: RoadGraph, geom: number, atStart: boolean): number[] {
+  const arriving = atStart ? 2 * geom + 1 : 2 * geom;
+  const leaving = atStart ? 2 * geom : 2 * geom + 1;
+  const nodes = statesAtTail(g, leaving);
+  if (g.origHead[arriving] !== NONE) nodes.push(g.origHead[arriving]);
+  return [...new Set(nodes)];
+}
+
+/** Seeds of a path leaving from the phantom. */
+export function sourceSeeds(g: RoadGraph, ph: Phantom): PhantomSeed[] {
+  const seeds: PhantomSeed[] = [];
+  const len = g.geomLength[ph.geom];
+  const fwd = 2 * ph.geom, bwd = fwd + 1;
+  if (g.origWeight[fwd] > 0) seeds.push({ node: g.origHead[fwd], cost: (1 - ph.fraction) * g.origWeight[fwd], meters: len - ph.along, kind: 'fwd' });
+  if (g.origWeight[bwd] > 0) seeds.push({ node: g.origHead[bwd], cost: ph.fraction * g.origWeight[bwd], meters: ph.along, kind: 'bwd' });
+  if (ph.fraction === 0 || ph.fraction === 1) for (const node of statesAtEnd(g, ph.geom, ph.fraction === 0)) seeds.push({ node, cost: 0, meters: 0, kind: 'node' });
+  return seeds;
+}
+
+/** Seeds of a path arriving at the phantom (costs of the last partial piece included). */
+export function targetSeeds(g: RoadGraph, ph: Phantom): PhantomSeed[] {
+  const seeds: PhantomSeed[] = [];
+  const len = g.geomLength[ph.geom];
+  const fwd = 2 * ph.geom, bwd = fwd + 1;
+  if (g.origWeight[fwd] > 0) for (const node of statesAtTail(g, fwd)) seeds.push({ node, cost: ph.fraction * g.origWeight[fwd], meters: ph.along, kind: 'fwd' });
+  if (g.origWeight[bwd] > 0) for (const node of statesAtTail(g, bwd)) seeds.push({ node, cost: (1 - ph.fraction) * g.origWeight[bwd], meters: len - ph.along, kind: 'bwd' });
+  if (ph.fraction === 0 || ph.fraction === 1) for (const node of statesAtEnd(g, ph.geom, ph.fraction === 0)) seeds.push({ node, cost: 0, meters: 0, kind: 'node' });
+  return seeds;
+}
+
+/** Shape of a geometry between two positions along it (meters from its start), in travel order, as [lon, lat]. */
+export function geometryPiece(g: RoadGraph, geom: number, from: number, to: number): Array<[number, number]> {
+  const lo = Math.min(from, to), hi = Math.max(from, to);
+  const c = g.geomCoords;
+  const first = g.geomFirst[geom], n = g.geomFirst[geom + 1] - first;
+  const cum = new Float64Array(n);
+  for (let k = 1; k < n; k++) {
+    const p = first + k - 1;
+    cum[k] = cum[k - 1] + haversine(c[2 * p], c[2 * p + 1], c[2 * p + 2], c[2 * p + 3]);
+  }
+  const interp = (x: number): [number, number] => {
+    let k = 0;
+    while (k < n - 2 && cum[k + 1] < x) k++;
+    const seg = cum[k + 1] - cum[k];
+    const t = seg > 0 ? Math.min(1, Math.max(0, (x - cum[k]) / seg)) : 0;
+    const p = first + k;
+    return [c[2 * p + 1] + t * (c[2 * p + 3] - c[2 * p + 1]), c[2 * p] + t * (c[2 * p + 2] - c[2 * p])];
+  };
+  const out: Array<[number, number]> = [interp(lo)];
+  for (let k = 0; k < n; k++) if (cum[k] > lo && cum[k] < hi) out.push([c[2 * (first + k) + 1], c[2 * (first + k)]]);
+  out.push(interp(hi));
+  return from <= to ? out : out.reverse();
+}
+
+/** Full shape of a directed original edge, as [lon, lat] in travel order. */
+export function edgeShape(g: RoadGraph, d: number): Array<[number, number]> {
+  const geom = d >> 1;
+  const c = g.geomCoords;
+  const out: Array<[number, number]> = [];
+  for (let p = g.geomFirst[geom]; p < g.geomFirst[geom + 1]; p++) out.push([c[2 * p + 1], c[2 * p]]);
+  return d & 1 ? out.reverse() : out;
+}

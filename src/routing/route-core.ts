@@ -1,0 +1,233 @@
+// Route and matrix queries over the shared graphs, as run inside one thread (a pool worker, or the
+// main thread in benchmarks): snap, block circles, search with the WASM kernel, assemble geometry.
+// Failures are returned as values: they cross the worker boundary, where thrown classes would not.
+import type { RoadGraph } from '../map/road-graph.js';
+import type { GridView } from '../map/segment-grid.js';
+import { blockCircles, lineEntersCircles, type Circle } from './avoid.js';
+import { viewGraph, type GraphLayout, type SharedGraphs } from './graph-memory.js';
+import { edgeShape, geometryPiece, gridView, snap, sourceSeeds, targetSeeds, type Phantom, type PhantomSeed } from './phantom.js';
+import { RouteKernel } from './route-kernel.js';
+
+export interface LatLon { lat: number; lon: number }
+export interface RouteQuery { profile: string; waypoints: LatLon[]; avoid?: { circles: Circle[] } }
+export interface RouteResult {
+  /** Meters. */
+  distance: number;
+  /** Seconds. */
+  duration: number;
+  /** [lon, lat] from the first snapped waypoint to the last. */
+  geometry: Array<[number, number]>;
+  legs: Array<{ distance: number; duration: number }>;
+  snapped: LatLon[];
+  /** [west, south, east, north] of the geometry. */
+  bbox: [number, number, number, number];
+  /** Geometries blocked by the circles (0 without avoidance). */
+  blockedGeometries: number;
+}
+export interface MatrixQuery {
+  profile: string;
+  points: LatLon[];
+  avoid?: { circles: Circle[] };
+  /** Compute only these rows (the others come back empty); lets several workers share one matrix. */
+  rows?: { from: number; to: number };
+}
+export interface MatrixResult {
+  /** Seconds, [from][to]; null when unreachable. */
+  durations: Array<Array<number | null>>;
+  /** Meters of the fastest path. */
+  distances: Array<Array<number | null>>;
+  snapped: LatLon[];
+}
+export type RouteFailure =
+  | { kind: 'unknown-profile'; profile: string }
+  | { kind: 'waypoint-too-far'; index: number }
+  | { kind: 'no-route'; reason: 'blocked' | 'unreachable'; legIndex: number };
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RouteFailure };
+
+interface LegPath { cost: number; meters: number; shape: Array<[number, number]>; touches: boolean }
+interface Blocking { circles: readonly Circle[]; hits: Map<number, number[]> }
+interface ProfileView { layout: GraphLayout; graph: RoadGraph; grid: GridView }
+
+export class RouteCore {
+  private readonly kernel: RouteKernel;
+  private readonly views = new Map<string, ProfileView>();
+
+  constructor(private readonly shared: SharedGraphs) {
+    this.kernel = new RouteKernel(shared);
+  }
+
+  private view(profile: string): ProfileView | null {
+    let v = this.views.get(profile);
+    const layout = this.shared.layout.graphs[profile];
+    if (!v && layout) {
+      const graph = viewGraph(this.shared.memory, layout);
+      v = { layout, graph, grid: gridView(graph) };
+      this.views.set(profile, v);
+    }
+    return v ?? null;
+  }
+
+  private snapAll(g: RoadGraph, grid: GridView, points: LatLon[]): Phantom[] | number {
+    const out: Phantom[] = [];
+    for (let i = 0; i < points.length; i++) {
+      const ph = snap(g, grid, points[i].lat, points[i].lon);
+      if (!ph) return i;
+      out.push(ph);
+    }
+    return out;
+  }
+
+  private blocking(v: ProfileView, circles: readonly Circle[] | undefined): Blocking | null {
+    if (!circles?.length) return null;
+    return { circles, hits: blockCircles(v.graph, v.grid, circles, this.kernel.blockedBits()) };
+  }
+
+  route(q: RouteQuery): Outcome<RouteResult> {
+    const v = this.view(q.profile);
+    if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
+    const phantoms = this.snapAll(v.graph, v.grid, q.waypoints);
+    if (typeof phantoms === 'number') return { ok: false, error: { kind: 'waypoint-too-far', index: phantoms } };
+    const block = this.blocking(v, q.avoid?.circles);
+    const legs: LegPath[] = [];
+    for (let i = 0; i + 1 < phantoms.length; i++) {
+      let leg = this.leg(v, phantoms[i], phantoms[i + 1], block, false);
+      if (!leg) return { ok: false, error: { kind: 'no-route', reason: 'unreachable', legIndex: i } };
+      // A plain leg that touches no circle is already the answer; only the others search again.
+      if (block && leg.touches) {
+        leg = this.leg(v, phantoms[i], phantoms[i + 1], block, true);
+        if (!leg) return { ok: false, error: { kind: 'no-route', reason: 'blocked', legIndex: i } };
+      }
+      legs.push(leg);
+    }
+    const geometry: Array<[number, number]> = [];
+    for (const leg of legs) geometry.push(...(geometry.length ? leg.shape.slice(1) : leg.shape));
+    let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
+    for (const [lon, lat] of geometry) {
+      if (lon < w) w = lon;
+      if (lon > e) e = lon;
+      if (lat < s) s = lat;
+      if (lat > n) n = lat;
+    }
+    return {
+      ok: true,
+      value: {
+        distance: legs.reduce((a, l) => a + l.meters, 0),
+        duration: legs.reduce((a, l) => a + l.cost, 0) / 10,
+        geometry,
+        legs: legs.map((l) => ({ distance: l.meters, duration: l.cost / 10 })),
+        snapped: phantoms.map((p) => ({ lat: p.lat, lon: p.lon })),
+        bbox: [w, s, e, n],
+        blockedGeometries: block?.hits.size ?? 0,
+      },
+    };
+  }
+
+  /** Start and end pieces of seeds; null for seeds at a node (nothing travelled on the phantom's geometry). */
+  private seedPiece(g: RoadGraph, ph: Phantom, seed: PhantomSeed, asSource: boolean): Array<[number, number]> | null {
+    if (seed.kind === 'node') return null;
+    const len = g.geomLength[ph.geom];
+    if (asSource) return seed.kind === 'fwd' ? geometryPiece(g, ph.geom, ph.along, len) : geometryPiece(g, ph.geom, ph.along, 0);
+    return seed.kind === 'fwd' ? geometryPiece(g, ph.geom, 0, ph.along) : geometryPiece(g, ph.geom, len, ph.along);
+  }
+
+  private pieceBlocked(block: Blocking | null, geom: number, piece: Array<[number, number]> | null): boolean {
+    const hit = block?.hits.get(geom);
+    if (!hit || !piece) return false;
+    return lineEntersCircles(piece, hit.map((i) => block!.circles[i]));
+  }
+
+  /** Same geometry, reachable without leaving it: the direct piece, if the direction is open. */
+  private direct(g: RoadGraph, src: Phantom, tgt: Phantom): LegPath | null {
+    if (src.geom !== tgt.geom) return null;
+    const d = src.along <= tgt.along ? 2 * src.geom : 2 * src.geom + 1;
+    const w = g.origWeight[d];
+    if (w === 0) return null;
+    return {
+      cost: Math.abs(tgt.fraction - src.fraction) * w,
+      meters: Math.abs(tgt.along - src.along),
+      shape: geometryPiece(g, src.geom, src.along, tgt.along),
+      touches: false,
+    };
+  }
+
+  private leg(v: ProfileView, src: Phantom, tgt: Phantom, block: Blocking | null, avoiding: boolean): LegPath | null {
+    const g = v.graph;
+    // Seeds whose partial piece enters a circle cannot be used while avoiding.
+    const usable = (ph: Phantom, asSource: boolean) => (seed: PhantomSeed): boolean =>
+      !avoiding || !this.pieceBlocked(block, ph.geom, this.seedPiece(g, ph, seed, asSource));
+    const sSeeds = sourceSeeds(g, src).filter(usable(src, true));
+    const tSeeds = targetSeeds(g, tgt).filter(usable(tgt, false));
+    let direct = this.direct(g, src, tgt);
+    if (direct && this.pieceBlocked(block, src.geom, direct.shape)) {
+      if (avoiding) direct = null;
+      else direct.touches = true;
+    }
+    const found = this.kernel.shortestPath(v.layout, sSeeds, tSeeds, direct?.cost ?? Infinity, avoiding);
+    if (!found) return direct;
+    const { edges, start } = found;
+    const end = edges.length ? g.head[edges[edges.length - 1]] : start;
+    const pick = (seeds: PhantomSeed[], node: number): PhantomSeed =>
+      seeds.filter((s) => s.node === node).reduce((a, b) => (b.cost < a.cost ? b : a));
+    const first = pick(sSeeds, start), last = pick(tSeeds, end);
+    const startPiece = this.seedPiece(g, src, first, true);
+    const endPiece = this.seedPiece(g, tgt, last, false);
+    const shape: Array<[number, number]> = startPiece ?? [[src.lon, src.lat]];
+    let meters = first.meters + last.meters;
+    let touches = this.pieceBlocked(block, src.geom, startPiece) || this.pieceBlocked(block, tgt.geom, endPiece);
+    for (const e of edges) {
+      const d = g.orig[e];
+      meters += g.geomLength[d >> 1];
+      if (block?.hits.has(d >> 1)) touches = true;
+      shape.push(...edgeShape(g, d).slice(1));
+    }
+    shape.push(...(endPiece ?? [[tgt.lon, tgt.lat]]).slice(endPiece ? 1 : 0));
+    return { cost: found.cost, meters, shape, touches };
+  }
+
+  matrix(q: MatrixQuery): Outcome<MatrixResult> {
+    const v = this.view(q.profile);
+    if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
+    const g = v.graph;
+    const phantoms = this.snapAll(g, v.grid, q.points);
+    if (typeof phantoms === 'number') return { ok: false, error: { kind: 'waypoint-too-far', index: phantoms } };
+    const block = this.blocking(v, q.avoid?.circles);
+    const avoiding = block !== null;
+    const usable = (ph: Phantom, asSource: boolean) => (seed: PhantomSeed): boolean =>
+      !avoiding || !this.pieceBlocked(block, ph.geom, this.seedPiece(g, ph, seed, asSource));
+    const targetSeedLists = phantoms.map((ph) => targetSeeds(g, ph).filter(usable(ph, false)));
+    const targetNodes = [...new Set(targetSeedLists.flat().map((s) => s.node))];
+    const slot = new Map(targetNodes.map((node, i) => [node, i]));
+    const n = phantoms.length;
+    const durations: Array<Array<number | null>> = [];
+    const distances: Array<Array<number | null>> = [];
+    const rows = q.rows ?? { from: 0, to: n };
+    for (let i = 0; i < n; i++) {
+      if (i < rows.from || i >= rows.to) {
+        durations.push([]);
+        distances.push([]);
+        continue;
+      }
+      const seeds = sourceSeeds(g, phantoms[i]).filter(usable(phantoms[i], true));
+      const reach = this.kernel.oneToMany(v.layout, seeds, targetNodes, avoiding);
+      const rowD: Array<number | null> = [], rowM: Array<number | null> = [];
+      for (let j = 0; j < n; j++) {
+        let best = Infinity, meters = Infinity;
+        if (i === j) { best = 0; meters = 0; }
+        for (const t of targetSeedLists[j]) {
+          const k = slot.get(t.node)!;
+          const c = reach.durations[k] + t.cost;
+          if (c < best) { best = c; meters = reach.meters[k] + t.meters; }
+        }
+        const direct = this.direct(g, phantoms[i], phantoms[j]);
+        if (direct && direct.cost < best && !(avoiding && this.pieceBlocked(block, phantoms[i].geom, direct.shape))) {
+          best = direct.cost; meters = direct.meters;
+        }
+        rowD.push(best === Infinity ? null : best / 10);
+        rowM.push(best === Infinity ? null : meters);
+      }
+      durations.push(rowD);
+      distances.push(rowM);
+    }
+    return { ok: true, value: { durations, distances, snapped: phantoms.map((p) => ({ lat: p.lat, lon: p.lon })) } };
+  }
+}

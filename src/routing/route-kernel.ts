@@ -1,0 +1,117 @@
+// One thread's handle on the route kernel: a WASM instance over the shared graph memory plus this
+// thread's own scratch region (search state, seeds, blocked bitset, path and matrix buffers).
+import { instantiate } from '../compute/wasm.js';
+import { claimRegion, type GraphLayout, type SharedGraphs } from './graph-memory.js';
+
+interface RouteExports extends WebAssembly.Exports {
+  scratchBytes(capacity: number): number;
+  heapBase(): number;
+  settled(): number;
+  p2p(desc: number, scratch: number, blocked: number, src: number, nSrc: number, tgt: number, nTgt: number, mu0: number, useLandmarks: number): number;
+  found(): number;
+  pathEdges(out: number): number;
+  pathStart(): number;
+  oneToMany(desc: number, scratch: number, blocked: number, src: number, nSrc: number, srcMeters: number, targets: number, nTargets: number, outDur: number, outDist: number): void;
+  sssp(desc: number, scratch: number, source: number, backward: number, out: number): void;
+}
+
+/** A search seed: a node reached at `cost` (tenths of a second), `meters` along the way there. */
+export interface Seed { node: number; cost: number; meters: number }
+
+export const MAX_SEEDS = 16;
+const MAX_MATRIX_TARGETS = 4096;
+
+export class RouteKernel {
+  private readonly k: RouteExports;
+  private readonly scratch: number;
+  private readonly srcPtr: number;
+  private readonly tgtPtr: number;
+  private readonly srcMetersPtr: number;
+  private readonly blockedPtr: number;
+  private readonly blockedBytes: number;
+  private readonly pathPtr: number;
+  private readonly targetsPtr: number;
+  private readonly outDurPtr: number;
+  private readonly outDistPtr: number;
+
+  constructor(private readonly shared: SharedGraphs) {
+    this.k = instantiate<RouteExports>('route', { env: { memory: shared.memory } });
+    if (this.k.heapBase() > 65536) throw new Error('route kernel static data overlaps the graph area');
+    const { capacity, maxGeoms } = shared.layout;
+    const kernelBytes = Math.ceil(this.k.scratchBytes(capacity) / 8) * 8;
+    this.blockedBytes = Math.ceil(maxGeoms / 64) * 8;
+    const total = kernelBytes + 2 * MAX_SEEDS * 16 + MAX_SEEDS * 8 + this.blockedBytes + capacity * 4 + 4 + MAX_MATRIX_TARGETS * 20;
+    this.scratch = claimRegion(shared.memory, total);
+    new Uint32Array(shared.memory.buffer, this.scratch, 1)[0] = capacity;
+    let p = this.scratch + kernelBytes;
+    this.srcPtr = p; p += MAX_SEEDS * 16;
+    this.tgtPtr = p; p += MAX_SEEDS * 16;
+    this.srcMetersPtr = p; p += MAX_SEEDS * 8;
+    this.outDurPtr = p; p += MAX_MATRIX_TARGETS * 8;
+    this.outDistPtr = p; p += MAX_MATRIX_TARGETS * 8;
+    this.blockedPtr = p; p += this.blockedBytes;
+    this.targetsPtr = p; p += MAX_MATRIX_TARGETS * 4;
+    this.pathPtr = p;
+  }
+
+  /** The memory may have grown since the last call (other workers claiming scratch): take a fresh buffer. */
+  private get buffer(): ArrayBufferLike {
+    return this.shared.memory.buffer;
+  }
+
+  /** The blocked-geometry bitset of this thread, cleared. Set bit g to block geometry g. */
+  blockedBits(): Uint8Array {
+    const bits = new Uint8Array(this.buffer, this.blockedPtr, this.blockedBytes);
+    bits.fill(0);
+    return bits;
+  }
+
+  private writeSeeds(ptr: number, seeds: Seed[]): number {
+    const n = Math.min(seeds.length, MAX_SEEDS);
+    const u = new Uint32Array(this.buffer, ptr, n * 4);
+    const f = new Float64Array(this.buffer, ptr, n * 2);
+    for (let i = 0; i < n; i++) {
+      u[4 * i] = seeds[i].node;
+      f[2 * i + 1] = seeds[i].cost;
+    }
+    return n;
+  }
+
+  /**
+   * Cheapest path from any source seed to any target seed (costs include the seeds'), or null when none
+   * beats `upperBound`. `edges` are search-edge ids in travel order; `start` is the node the path leaves from.
+   */
+  shortestPath(g: GraphLayout, src: Seed[], tgt: Seed[], upperBound: number, useBlocked: boolean): { cost: number; edges: Uint32Array; start: number } | null {
+    const nSrc = this.writeSeeds(this.srcPtr, src);
+    const nTgt = this.writeSeeds(this.tgtPtr, tgt);
+    if (nSrc === 0 || nTgt === 0) return null;
+    const cost = this.k.p2p(g.desc, this.scratch, useBlocked ? this.blockedPtr : 0, this.srcPtr, nSrc, this.tgtPtr, nTgt, upperBound, g.landmarkCount > 0 ? 1 : 0);
+    if (!this.k.found()) return null;
+    const n = this.k.pathEdges(this.pathPtr);
+    return { cost, edges: new Uint32Array(this.buffer, this.pathPtr, n).slice(), start: this.k.pathStart() };
+  }
+
+  /** Durations (tenths) and meters from the source seeds to each target node; Infinity when unreachable. */
+  oneToMany(g: GraphLayout, src: Seed[], targets: number[], useBlocked: boolean): { durations: Float64Array; meters: Float64Array } {
+    if (targets.length > MAX_MATRIX_TARGETS) throw new Error(`at most ${MAX_MATRIX_TARGETS} matrix target nodes`);
+    const nSrc = this.writeSeeds(this.srcPtr, src);
+    const meters = new Float64Array(this.buffer, this.srcMetersPtr, nSrc);
+    for (let i = 0; i < nSrc; i++) meters[i] = src[i].meters;
+    new Uint32Array(this.buffer, this.targetsPtr, targets.length).set(targets);
+    this.k.oneToMany(g.desc, this.scratch, useBlocked ? this.blockedPtr : 0, this.srcPtr, nSrc, this.srcMetersPtr, this.targetsPtr, targets.length, this.outDurPtr, this.outDistPtr);
+    return {
+      durations: new Float64Array(this.buffer, this.outDurPtr, targets.length).slice(),
+      meters: new Float64Array(this.buffer, this.outDistPtr, targets.length).slice(),
+    };
+  }
+
+  /** Full single-source durations (u32 tenths, 0xffffffff unreachable) over the forward or reverse graph, written to `out` (an offset in the memory). */
+  sssp(g: GraphLayout, source: number, backward: boolean, out: number): void {
+    this.k.sssp(g.desc, this.scratch, source, backward ? 1 : 0, out);
+  }
+
+  /** Nodes settled by the last search (for measurements). */
+  settled(): number {
+    return this.k.settled();
+  }
+}

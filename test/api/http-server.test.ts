@@ -1,0 +1,81 @@
+import net from 'node:net';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Reply } from '../../src/http/router.js';
+import { Router } from '../../src/http/router.js';
+import { startHttpServer, type RunningServer } from '../../src/http/server.js';
+
+/** The HTTP layer on its own, with a streamed-body route like the import upload. */
+let server: RunningServer;
+let settle: (outcome: string) => void;
+let outcome: Promise<string>;
+
+beforeAll(async () => {
+  const router = new Router();
+  router.add({
+    method: 'POST', path: '/upload', public: true, body: 'stream', bodyLimit: 1_000_000,
+    handler: async (ctx): Promise<Reply> => {
+      let bytes = 0;
+      try {
+        for await (const chunk of ctx.stream()) bytes += (chunk as Buffer).length;
+        settle(`ended ${bytes}`);
+        return { status: 200, body: { bytes } };
+      } catch (err) {
+        settle(`error ${(err as Error).message}`);
+        throw err;
+      }
+    },
+  });
+  const deps = { router, keys: null as never, limiter: null as never, usage: null as never, log: pino({ level: 'silent' }) };
+  server = await startHttpServer(deps, '127.0.0.1', 0);
+});
+afterAll(() => server.close(1000));
+
+const expectOutcome = () => {
+  outcome = new Promise((resolve) => (settle = resolve));
+  return outcome;
+};
+
+describe('streamed request bodies', () => {
+  it('are delivered whole', async () => {
+    const done = expectOutcome();
+    const res = await fetch(`http://127.0.0.1:${server.port}/upload`, { method: 'POST', body: 'x'.repeat(200_000) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ bytes: 200_000 });
+    expect(await done).toBe('ended 200000');
+  });
+
+  it('fail the handler when the client disconnects mid-upload, instead of leaving it waiting', async () => {
+    const done = expectOutcome();
+    const socket = net.connect(server.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 100000\r\n\r\n${'a'.repeat(5000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    const result = await Promise.race([done, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5000))]);
+    expect(result).toBe('error aborted');
+  });
+
+  it('answer 413 past the route limit, and the connection serves the next request', async () => {
+    for (const size of [1_000_001, 3_000_000]) {
+      const done = expectOutcome();
+      const res = await fetch(`http://127.0.0.1:${server.port}/upload`, { method: 'POST', body: 'x'.repeat(size) });
+      expect(res.status).toBe(413);
+      expect((await res.json()).message).toBeTypeOf('string');
+      expect(await done).toMatch(/^error /);
+      const next = expectOutcome();
+      const ok = await fetch(`http://127.0.0.1:${server.port}/upload`, { method: 'POST', body: 'y'.repeat(300_000) });
+      expect(ok.status).toBe(200);
+      expect(await next).toBe('ended 300000');
+    }
+  });
+
+  it('answer 413 for a chunked body past the limit', async () => {
+    const done = expectOutcome();
+    const chunks = Array.from({ length: 30 }, () => new TextEncoder().encode('z'.repeat(50_000)));
+    const body = new ReadableStream({ pull(controller) { const c = chunks.shift(); if (c) controller.enqueue(c); else controller.close(); } });
+    const res = await fetch(`http://127.0.0.1:${server.port}/upload`, { method: 'POST', body, duplex: 'half' } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(await done).toMatch(/^error /);
+  });
+});

@@ -1,0 +1,97 @@
+// The geocoder's rules on a hand-made map in the South Atlantic, where Natural Earth has no land:
+// two countries sharing a border, each with a municipality called Rheinfelden.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGeocoderIndex } from '../../src/geo/index-build.js';
+import { loadGeocoder, type Geocoder } from '../../src/geo/reverse.js';
+import { offset, SyntheticOsm, type LatLon } from './synthetic-osm.js';
+
+const MAIN_STREET_5: LatLon = offset([-9.93, -24.95], 15, 0);
+
+function syntheticMap() {
+  const osm = new SyntheticOsm();
+  osm.boundary({ boundary: 'administrative', admin_level: '2', name: 'Nordland', 'name:en': 'Northland' }, -10.0, -25.0, -9.9, -24.8);
+  osm.boundary({ boundary: 'administrative', admin_level: '2', name: 'Southland' }, -10.1, -25.0, -10.0, -24.8);
+  // Northland: municipalities at level 8 with a level-6 district around them that must not count.
+  osm.boundary({ boundary: 'administrative', admin_level: '6', name: 'Big District' }, -10.0, -25.0, -9.9, -24.8);
+  osm.boundary({ boundary: 'administrative', admin_level: '8', name: 'Rheinfelden' }, -9.98, -24.98, -9.92, -24.9, [[-9.96, -24.96, -9.94, -24.94]]);
+  osm.boundary({ boundary: 'administrative', admin_level: '8', name: 'Enclave' }, -9.96, -24.96, -9.94, -24.94);
+  // Southland has no level 8: its municipalities are level 7, inside a level-6 district.
+  osm.boundary({ boundary: 'administrative', admin_level: '6', name: 'Southern District' }, -10.1, -25.0, -10.0, -24.8);
+  osm.boundary({ boundary: 'administrative', admin_level: '7', name: 'Rheinfelden' }, -10.08, -24.98, -10.02, -24.9);
+  osm.boundary({ boundary: 'postal_code', postal_code: '9999' }, -10.08, -24.98, -10.02, -24.9);
+  // A level-8 boundary cut by the extract's edge: one member way is missing.
+  const cut = osm.way([[-10.1, -24.82], [-10.09, -24.82], [-10.09, -24.8]]);
+  osm.relation({ type: 'boundary', boundary: 'administrative', admin_level: '7', name: 'Cutville' }, [{ way: cut }, { missingWay: 999_999 }]);
+
+  osm.way([[-9.93, -24.97], [-9.93, -24.95], [-9.93, -24.91]], { highway: 'residential', name: 'Main Street' });
+  osm.node(MAIN_STREET_5, { 'addr:street': 'Main Street', 'addr:housenumber': '5', 'addr:postcode': '1234' });
+  osm.node([-9.91, -24.85], { place: 'village', name: 'Farville' });
+  osm.node([-10.005, -24.85], { place: 'village', name: 'Borderton' });
+  return osm.build();
+}
+
+let dir: string;
+let geocoder: Geocoder;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'waymark-geo-'));
+  const counts = await buildGeocoderIndex(syntheticMap(), dir);
+  expect(counts).toMatchObject({ countries: 2, municipalities: 3, postalAreas: 1, addresses: 1, streets: 1, places: 2 });
+  geocoder = await loadGeocoder(dir);
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('reverse geocoding on a synthetic map', () => {
+  it('tells apart two municipalities of the same name in different countries', () => {
+    const north = geocoder.reverseGeocode(-9.97, -24.97);
+    const south = geocoder.reverseGeocode(-10.05, -24.95);
+    expect(north).toMatchObject({ city: 'Rheinfelden', country: 'Northland' });
+    expect(south).toMatchObject({ city: 'Rheinfelden', country: 'Southland', zipcode: '9999' });
+    expect(south.display_name).toBe('9999 Rheinfelden, Southland');
+  });
+
+  it('uses the finest municipality level of each country and respects holes', () => {
+    expect(geocoder.reverseGeocode(-9.95, -24.95).city).toBe('Enclave');
+    // In Northland outside any level-8 municipality, the level-6 district is not a city.
+    expect(geocoder.reverseGeocode(-9.99, -24.99).city).toBeNull();
+    // A relation the extract cuts is not a municipality.
+    expect(geocoder.reverseGeocode(-10.095, -24.81)).toMatchObject({ city: null, country: 'Southland' });
+  });
+
+  it('gives the house number within 30 m, else the nearest street, and the nearest postcode within 500 m', () => {
+    const atHouse = geocoder.reverseGeocode(...offset(MAIN_STREET_5, 5, 5));
+    expect(atHouse).toEqual({
+      street: 'Main Street 5',
+      housenumber: '5',
+      city: 'Rheinfelden',
+      zipcode: '1234',
+      country: 'Northland',
+      display_name: 'Main Street 5, 1234 Rheinfelden, Northland',
+    });
+    const alongStreet = geocoder.reverseGeocode(...offset([-9.93, -24.95], -20, 150));
+    expect(alongStreet).toMatchObject({ street: 'Main Street', housenumber: null, zipcode: '1234' });
+    const farFromHouse = geocoder.reverseGeocode(...offset([-9.93, -24.95], 100, 600));
+    expect(farFromHouse).toMatchObject({ street: 'Main Street', zipcode: null, city: 'Rheinfelden' });
+    expect(geocoder.reverseGeocode(...offset([-9.93, -24.95], 250, 0)).street).toBeNull();
+  });
+
+  it('falls back to the nearest place of the same country within 10 km', () => {
+    expect(geocoder.reverseGeocode(-9.915, -24.86)).toMatchObject({ city: 'Farville', country: 'Northland' });
+    // Borderton is much closer but across the border; Farville is 9.5 km away.
+    expect(geocoder.reverseGeocode(-9.995, -24.85)).toMatchObject({ city: 'Farville', country: 'Northland' });
+    expect(geocoder.reverseGeocode(-10.01, -24.85)).toMatchObject({ city: 'Borderton', country: 'Southland' });
+  });
+
+  it('returns all nulls in the sea next to the map and far outside it', () => {
+    const empty = { street: null, housenumber: null, city: null, zipcode: null, country: null, display_name: null };
+    expect(geocoder.reverseGeocode(-9.86, -24.9)).toEqual(empty);
+    expect(geocoder.reverseGeocode(-30, -25)).toEqual(empty);
+    expect(geocoder.reverseGeocode(47.14, 9.52)).toEqual(empty);
+  });
+});

@@ -1,0 +1,117 @@
+// The geocoder over the real Liechtenstein extract: addresses taken from the extract's own addr:* tags,
+// and points across the borders where only cut OSM boundaries and Natural Earth describe the countries.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closePool, runTask } from '../../src/compute/pool.js';
+import { centroid } from '../../src/geo/geometry.js';
+import { buildGeocoderIndex } from '../../src/geo/index-build.js';
+import { loadGeocoder, type Address, type Geocoder } from '../../src/geo/reverse.js';
+import { loadOsm, type OsmData } from '../../src/map/osm-data.js';
+import { projectRoot } from '../../src/paths.js';
+
+const EXTRACT = join(projectRoot, '..', 'shared', 'data', 'osm', 'liechtenstein.osm.pbf');
+const MUNICIPALITIES = ['Balzers', 'Eschen', 'Gamprin', 'Mauren', 'Planken', 'Ruggell', 'Schaan', 'Schellenberg', 'Triesen', 'Triesenberg', 'Vaduz'];
+
+let osm: OsmData;
+let dir: string;
+let geocoder: Geocoder;
+
+beforeAll(async () => {
+  osm = await loadOsm(EXTRACT);
+  dir = await mkdtemp(join(tmpdir(), 'waymark-geo-li-'));
+  const counts = await buildGeocoderIndex(osm, dir);
+  expect(counts.municipalities).toBe(MUNICIPALITIES.length);
+  expect(counts.addresses).toBeGreaterThan(3000);
+  geocoder = await loadGeocoder(dir);
+});
+
+afterAll(async () => {
+  await closePool();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A point a few meters off an OSM feature with an address, and the address its tags give. */
+function addressOf(kind: 'node' | 'way', id: number): { point: [number, number]; tags: Record<string, string> } {
+  if (kind === 'node') {
+    const n = osm.taggedNodes.find((x) => x.id === id)!;
+    return { point: [n.lat + 0.00003, n.lon - 0.00002], tags: n.tags! };
+  }
+  const w = osm.ways.find((x) => x.id === id)!;
+  const c = centroid(w.refs.map((ref) => osm.coord(ref)!))!;
+  return { point: [c[0] + 0.00003, c[1] - 0.00002], tags: w.tags };
+}
+
+describe('reverse geocoding in Liechtenstein', () => {
+  it.each([
+    ['way', 246468131, 'Vaduz'], // Kirchstrasse 41
+    ['way', 399332591, 'Vaduz'], // Landstrasse 39
+    ['way', 319010282, 'Schaan'], // Duxweg 1
+    ['node', 995356578, 'Schaan'], // Post Schaan, Postplatz 2
+    ['way', 218439606, 'Triesenberg'], // Sückastrasse 19
+  ] as const)('finds the address of %s %i in %s', (kind, id, municipality) => {
+    const { point, tags } = addressOf(kind, id);
+    expect(tags['addr:city']).toBe(municipality);
+    const street = `${tags['addr:street']} ${tags['addr:housenumber']}`;
+    expect(geocoder.reverseGeocode(...point)).toEqual({
+      street,
+      housenumber: tags['addr:housenumber'],
+      city: municipality,
+      zipcode: tags['addr:postcode'],
+      country: 'Liechtenstein',
+      display_name: `${street}, ${tags['addr:postcode']} ${municipality}, Liechtenstein`,
+    });
+  });
+
+  it('agrees with the tags of nearly every building address of the municipalities', () => {
+    let checked = 0;
+    let agreed = 0;
+    for (const w of osm.ways) {
+      const t = w.tags;
+      if (!t.building || !t['addr:street'] || !t['addr:housenumber'] || !t['addr:postcode'] || !MUNICIPALITIES.includes(t['addr:city'])) continue;
+      const c = centroid(w.refs.map((ref) => osm.coord(ref)!))!;
+      const a = geocoder.reverseGeocode(c[0], c[1]);
+      checked++;
+      if (a.street === `${t['addr:street']} ${t['addr:housenumber']}` && a.zipcode === t['addr:postcode'] && a.city === t['addr:city'] && a.country === 'Liechtenstein') agreed++;
+    }
+    expect(checked).toBeGreaterThan(2000);
+    // addr:city sometimes names the postal town rather than the municipality the building is in.
+    expect(agreed / checked).toBeGreaterThan(0.97);
+  });
+
+  it('names the nearest street when no address is within 30 m', () => {
+    // On Sankt Luzistrasse in Vaduz, between its first nodes.
+    expect(geocoder.reverseGeocode(47.1480857, 9.5164232)).toMatchObject({ street: 'Sankt Luzistrasse', housenumber: null, city: 'Vaduz', zipcode: '9490' });
+  });
+
+  it('puts points across the Rhine and in Vorarlberg in Switzerland and Austria', () => {
+    expect(geocoder.reverseGeocode(47.168, 9.478).country).toBe('Switzerland'); // Buchs SG
+    expect(geocoder.reverseGeocode(47.122, 9.487).country).toBe('Switzerland'); // Sevelen
+    expect(geocoder.reverseGeocode(47.238, 9.598).country).toBe('Austria'); // Feldkirch
+    // Trübbach: inside Natural Earth's coarse Liechtenstein, outside the complete OSM boundary.
+    expect(geocoder.reverseGeocode(47.075, 9.484).country).toBe('Switzerland');
+    // Mäls (Balzers): inside OSM Liechtenstein although Natural Earth puts it in Switzerland.
+    expect(geocoder.reverseGeocode(47.0622, 9.4955)).toMatchObject({ country: 'Liechtenstein', city: 'Balzers' });
+  });
+
+  it('gives an Austrian address its Austrian postcode', () => {
+    // "Am Schellenberg 17, 6800 Feldkirch": the Feldkirch boundaries are cut, the address point is not.
+    const a = geocoder.reverseGeocode(47.22711, 9.55505);
+    expect(a).toMatchObject({ street: 'Am Schellenberg 17', zipcode: '6800', country: 'Austria' });
+  });
+
+  it('returns all nulls outside the map', () => {
+    const empty: Address = { street: null, housenumber: null, city: null, zipcode: null, country: null, display_name: null };
+    expect(geocoder.reverseGeocode(0, 0)).toEqual(empty);
+    expect(geocoder.reverseGeocode(43.5, 7.6)).toEqual(empty); // Ligurian Sea
+    expect(geocoder.reverseGeocode(48.78, 9.18)).toEqual(empty); // Stuttgart: land, but not on this map
+  });
+
+  it('runs as the geocode task in the worker pool', async () => {
+    const points = [{ lat: 47.1675812, lon: 9.5084171 }, { lat: 47.168, lon: 9.478 }, { lat: 0, lon: 0 }];
+    const addresses = await runTask<Address[]>('geocode', { mapDir: dir, points });
+    expect(addresses).toEqual(points.map((p) => geocoder.reverseGeocode(p.lat, p.lon)));
+    expect(addresses[0].street).toBe('Postplatz 2');
+  });
+});

@@ -1,0 +1,322 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closePool, runTask } from '../../src/compute/pool.js';
+import { projectRoot } from '../../src/paths.js';
+import { scheduleRoute, solveVrp, unassignedReason } from '../../src/routing/optimize/solver.js';
+import type { VrpJob, VrpProblem, VrpSolution, VrpVehicle } from '../../src/routing/optimize/solver.js';
+
+afterAll(closePool);
+
+// ---------- independent checker: re-derives every rule from the problem, trusts nothing but the job order ----------
+function checkPlan(p: VrpProblem, sol: VrpSolution): string[] {
+  const errs: string[] = [];
+  const n = p.durations instanceof Int32Array ? Math.sqrt(p.durations.length) : p.durations.length;
+  const d = (a: number, b: number) => (p.durations instanceof Int32Array ? p.durations[a * n + b] : (p.durations as number[][])[a][b]);
+  const capacitated = p.vehicles.some((v) => v.capacity != null);
+  const seen = new Map<number, number>();
+  let total = 0;
+  const vehiclesUsed = new Set<number>();
+  for (const route of sol.routes) {
+    const v = p.vehicles[route.vehicle];
+    if (vehiclesUsed.has(route.vehicle)) errs.push(`vehicle ${route.vehicle} has two routes`);
+    if (!route.feasible) errs.push(`vehicle ${route.vehicle} reported infeasible: ${route.violation}`);
+    vehiclesUsed.add(route.vehicle);
+    const [hs, he] = v.hours ?? [0, Infinity];
+    const open = v.end == null || v.end < 0;
+    if (route.start < hs) errs.push(`vehicle ${route.vehicle} leaves before its hours`);
+    let t = route.start;
+    let at = v.start;
+    let load = 0;
+    let travel = 0;
+    route.jobs.forEach((j, i) => {
+      seen.set(j, (seen.get(j) ?? 0) + 1);
+      const job = p.jobs[j];
+      for (const s of job.skills ?? []) if (!(v.skills ?? []).includes(s)) errs.push(`job ${j} needs ${s}`);
+      const arrival = t + d(at, job.location);
+      travel += d(at, job.location);
+      if (route.arrivals[i] !== arrival) errs.push(`job ${j}: arrival ${route.arrivals[i]} != ${arrival}`);
+      if (arrival > he) errs.push(`job ${j} reached after hours`);
+      const begin = arrival + route.waits[i];
+      if (route.waits[i] < 0) errs.push(`job ${j}: negative wait`);
+      const ws = job.timeWindows ?? [];
+      if (ws.length > 0) {
+        if (!ws.some(([s, e]) => s <= begin && begin <= e && arrival <= e)) errs.push(`job ${j}: service at ${begin} outside windows`);
+        if (route.waits[i] > 0 && (ws.some(([s, e]) => s <= arrival && arrival <= e) || !ws.some(([s]) => s === begin))) errs.push(`job ${j}: needless wait`);
+      } else if (route.waits[i] !== 0) errs.push(`job ${j}: waits without windows`);
+      const departure = begin + (job.service ?? 0);
+      if (route.departures[i] !== departure) errs.push(`job ${j}: departure ${route.departures[i]} != ${departure}`);
+      t = departure;
+      at = job.location;
+      load += job.demand ?? 1;
+    });
+    if (!open) {
+      travel += d(at, v.end as number);
+      t += d(at, v.end as number);
+      if (route.end !== t) errs.push(`vehicle ${route.vehicle}: end ${route.end} != ${t}`);
+    } else if (route.end !== route.arrivals[route.arrivals.length - 1]) errs.push(`vehicle ${route.vehicle}: open end is not the last arrival`);
+    if (route.end > he) errs.push(`vehicle ${route.vehicle} ends after hours`);
+    if (capacitated && v.capacity != null && load > v.capacity) errs.push(`vehicle ${route.vehicle} overloaded: ${load} > ${v.capacity}`);
+    if (route.duration !== travel) errs.push(`vehicle ${route.vehicle}: duration ${route.duration} != ${travel}`);
+    total += travel;
+  }
+  for (const [j, c] of seen) if (c > 1) errs.push(`job ${j} served ${c} times`);
+  for (const j of sol.unassigned) if (seen.has(j)) errs.push(`job ${j} both served and unassigned`);
+  if (seen.size + sol.unassigned.length !== p.jobs.length) errs.push('jobs missing from the plan');
+  if (sol.cost !== total) errs.push(`cost ${sol.cost} != ${total}`);
+  return errs;
+}
+
+/** Euclidean matrix (rounded up, so the triangle inequality holds within 1 s) over points. */
+function matrix(points: Array<[number, number]>): number[][] {
+  return points.map(([x1, y1]) => points.map(([x2, y2]) => Math.ceil(Math.hypot(x1 - x2, y1 - y2))));
+}
+
+function solveChecked(p: VrpProblem, opts = { iterations: 3000, timeLimitMs: 60_000 }): VrpSolution {
+  const sol = solveVrp(p, opts);
+  expect(checkPlan(p, sol)).toEqual([]);
+  return sol;
+}
+
+// ---------- small hand-made cases ----------
+describe('solveVrp on hand-made problems', () => {
+  const line = matrix([[0, 0], [10, 0], [20, 0], [30, 0], [1000, 0]]);
+
+  it('serves everything it can and explains each job left out, reason by reason', () => {
+    const p: VrpProblem = {
+      durations: line,
+      vehicles: [
+        { start: 0, end: 0, capacity: 5, hours: [0, 500], skills: ['cold'] },
+        { start: 0, end: 0, capacity: 3, hours: [0, 500] },
+      ],
+      jobs: [
+        { location: 1, demand: 2 },
+        { location: 2, demand: 10 }, // too heavy for both
+        { location: 3, demand: 1, skills: ['hazmat'] }, // nobody has it
+        { location: 1, demand: 1, timeWindows: [[600, 700]] }, // after everyone's hours
+        { location: 4, demand: 1, timeWindows: [[0, 200]] }, // 1000 s away
+      ],
+    };
+    const sol = solveChecked(p);
+    expect(sol.unassigned).toEqual([1, 2, 3, 4]);
+    expect(sol.unassigned.map((j) => unassignedReason(p.jobs[j], p))).toEqual([
+      'demand exceeds every capacity',
+      'no vehicle has the required skills',
+      "time windows fall outside every vehicle's working hours",
+      'no vehicle can reach it in time with the capacity and hours left',
+    ]);
+  });
+
+  it('lets a vehicle without capacity carry any amount, and ignores demand when nobody has a capacity', () => {
+    const withUnlimited: VrpProblem = {
+      durations: line,
+      vehicles: [{ start: 0, end: 0, capacity: 2 }, { start: 0, end: 0 }],
+      jobs: [{ location: 1, demand: 50 }],
+    };
+    const a = solveChecked(withUnlimited);
+    expect(a.unassigned).toEqual([]);
+    expect(a.routes[0].vehicle).toBe(1);
+    expect(unassignedReason(withUnlimited.jobs[0], withUnlimited)).not.toBe('demand exceeds every capacity');
+    const noCapacities: VrpProblem = { durations: line, vehicles: [{ start: 0 }], jobs: [{ location: 1, demand: 99 }, { location: 2, demand: 99 }] };
+    expect(solveChecked(noCapacities).unassigned).toEqual([]);
+  });
+
+  it('leaves a job out when the capacity left is too small, with the reach reason', () => {
+    const p: VrpProblem = {
+      durations: line,
+      vehicles: [{ start: 0, end: 0, capacity: 4 }],
+      jobs: [{ location: 1, demand: 3 }, { location: 2, demand: 3 }],
+    };
+    const sol = solveChecked(p);
+    expect(sol.unassigned).toHaveLength(1);
+    expect(unassignedReason(p.jobs[sol.unassigned[0]], p)).toBe('no vehicle can reach it in time with the capacity and hours left');
+  });
+
+  it('ends open routes at the last stop and closed ones back at their end', () => {
+    const jobs: VrpJob[] = [{ location: 2 }, { location: 1 }, { location: 3 }];
+    const open = solveChecked({ durations: line, vehicles: [{ start: 0 }], jobs });
+    expect(open.routes[0].jobs).toEqual([1, 0, 2]);
+    expect(open.cost).toBe(30);
+    expect(open.routes[0].end).toBe(30);
+    const closed = solveChecked({ durations: line, vehicles: [{ start: 0, end: 0 }], jobs });
+    expect(closed.cost).toBe(60);
+    expect(closed.routes[0].end).toBe(60);
+    // An open route only needs to reach its last stop within the hours, a closed one its end.
+    const tight: VrpVehicle = { start: 0, hours: [0, 30] };
+    expect(solveChecked({ durations: line, vehicles: [tight], jobs }).unassigned).toEqual([]);
+    expect(solveChecked({ durations: line, vehicles: [{ ...tight, end: 0 }], jobs }).unassigned).toEqual([0, 2]);
+  });
+
+  it('gives each job to a vehicle with all its skills', () => {
+    const p: VrpProblem = {
+      durations: line,
+      vehicles: [{ start: 0, end: 0, skills: ['cold'] }, { start: 3, end: 3, skills: ['lift', 'cold'] }, { start: 0, end: 0 }],
+      jobs: [
+        { location: 1, skills: ['lift'] }, // only vehicle 1, although vehicle 0 is closer
+        { location: 3, skills: ['cold'] },
+        { location: 1 },
+      ],
+    };
+    const sol = solveChecked(p);
+    expect(sol.unassigned).toEqual([]);
+    const byJob = new Map(sol.routes.flatMap((r) => r.jobs.map((j) => [j, r.vehicle] as const)));
+    expect(byJob.get(0)).toBe(1);
+    expect([0, 1]).toContain(byJob.get(1));
+  });
+
+  it('supports more than 64 skills', () => {
+    const skills = Array.from({ length: 80 }, (_, i) => `s${i}`);
+    const p: VrpProblem = {
+      durations: line,
+      vehicles: [{ start: 0, end: 0, skills: skills.slice(0, 79) }, { start: 0, end: 0, skills: skills.slice(1) }],
+      jobs: [{ location: 1, skills: ['s79'] }, { location: 2, skills: ['s0'] }, { location: 3, skills: ['s0', 's79'] }],
+    };
+    const sol = solveChecked(p);
+    const byJob = new Map(sol.routes.flatMap((r) => r.jobs.map((j) => [j, r.vehicle] as const)));
+    expect(byJob.get(0)).toBe(1);
+    expect(byJob.get(1)).toBe(0);
+    expect(sol.unassigned).toEqual([2]);
+    expect(unassignedReason(p.jobs[2], p)).toBe('no vehicle has the required skills');
+  });
+
+  it('picks the earliest window still open among five, and waits for it', () => {
+    // Job 0 must come first (its window closes at 10); job 1 is then reached at 10 + 5 + 20 = 35.
+    const d = matrix([[0, 0], [10, 0], [10, 20]]);
+    const p: VrpProblem = {
+      durations: d,
+      vehicles: [{ start: 0, end: 0, hours: [0, 1000] }],
+      jobs: [
+        { location: 1, service: 5, timeWindows: [[10, 10]] },
+        { location: 2, service: 3, timeWindows: [[80, 90], [0, 10], [40, 50], [20, 30], [60, 70]] },
+      ],
+    };
+    const sol = solveChecked(p);
+    const r = sol.routes[0];
+    expect(r.jobs).toEqual([0, 1]);
+    expect(r.arrivals).toEqual([10, 35]);
+    expect(r.waits).toEqual([0, 5]);
+    expect(r.departures).toEqual([15, 43]);
+    expect(r.waiting).toBe(5);
+    expect(r.end).toBe(43 + 23);
+  });
+
+  it('delays the departure instead of waiting at the first stop', () => {
+    const p: VrpProblem = { durations: line, vehicles: [{ start: 0, end: 0, hours: [0, 1000] }], jobs: [{ location: 1, timeWindows: [[100, 200]] }] };
+    const r = solveChecked(p).routes[0];
+    expect(r.start).toBe(90);
+    expect(r.arrivals).toEqual([100]);
+    expect(r.waits).toEqual([0]);
+  });
+
+  it('is deterministic for a given seed and iteration budget', () => {
+    const p = randomProblem(7, 60);
+    const a = solveVrp(p, { iterations: 1500, timeLimitMs: 60_000, seed: 3 });
+    const b = solveVrp(p, { iterations: 1500, timeLimitMs: 60_000, seed: 3 });
+    expect(b).toEqual(a);
+    expect(a.iterations).toBe(1500);
+  });
+
+  it('produces feasible plans on mixed random problems, leaving out only jobs that fit nowhere', () => {
+    for (const seed of [1, 2, 3]) {
+      const p = randomProblem(seed, 80);
+      const sol = solveChecked(p, { iterations: 2000, timeLimitMs: 60_000 });
+      expect(sol.routes.length).toBeGreaterThan(0);
+      for (const j of sol.unassigned) {
+        for (let v = 0; v < p.vehicles.length; v++) {
+          const order = sol.routes.find((r) => r.vehicle === v)?.jobs ?? [];
+          for (let i = 0; i <= order.length; i++) {
+            expect(scheduleRoute(p, v, [...order.slice(0, i), j, ...order.slice(i)]).feasible).toBe(false);
+          }
+        }
+        expect(typeof unassignedReason(p.jobs[j], p)).toBe('string');
+      }
+    }
+  });
+});
+
+/** Deterministic mixed problem: open and closed routes, some capacities, skills, multi-window jobs. */
+function randomProblem(seed: number, jobs: number): VrpProblem {
+  let s = seed * 2654435761;
+  const rnd = () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 4294967296;
+  };
+  const points: Array<[number, number]> = Array.from({ length: jobs + 2 }, () => [Math.round(rnd() * 3000), Math.round(rnd() * 3000)]);
+  const vehicles: VrpVehicle[] = [
+    { start: 0, end: 0, capacity: 12, hours: [0, 20_000], skills: ['cold'] },
+    { start: 1, hours: [2_000, 30_000], capacity: 15 },
+    { start: 0, end: 1, hours: [0, 25_000], skills: ['cold', 'lift'] },
+    { start: 1, end: 1 },
+  ];
+  const list: VrpJob[] = Array.from({ length: jobs }, (_, i) => {
+    const k = Math.floor(rnd() * 4);
+    const windows: Array<[number, number]> = [];
+    let t = Math.floor(rnd() * 4000);
+    for (let w = 0; w < k; w++) {
+      windows.push([t, t + 600 + Math.floor(rnd() * 3000)]);
+      t = windows[w][1] + 500 + Math.floor(rnd() * 4000);
+    }
+    const skills = rnd() < 0.15 ? ['cold'] : rnd() < 0.08 ? ['lift'] : [];
+    return { location: i + 2, service: Math.floor(rnd() * 300), demand: 1 + Math.floor(rnd() * 3), timeWindows: windows, skills };
+  });
+  return { durations: matrix(points), vehicles, jobs: list };
+}
+
+describe('scheduleRoute', () => {
+  it('reports the first broken rule of an infeasible order', () => {
+    const d = matrix([[0, 0], [10, 0], [20, 0]]);
+    const p: VrpProblem = { durations: d, vehicles: [{ start: 0, end: 0, capacity: 1 }], jobs: [{ location: 1, timeWindows: [[0, 5]] }, { location: 2 }] };
+    expect(scheduleRoute(p, 0, [0]).violation).toMatch(/after its last time window/);
+    const ok = scheduleRoute({ ...p, jobs: [{ location: 1 }] }, 0, [0]);
+    expect(ok.feasible).toBe(true);
+    expect(ok.loads).toEqual([0]);
+    expect(ok.initialLoad).toBe(1);
+    expect(scheduleRoute({ ...p, jobs: [{ location: 1 }, { location: 2 }] }, 0, [0, 1]).violation).toMatch(/exceeds the capacity/);
+  });
+});
+
+// ---------- Solomon instances: feasible and near the best known ----------
+const solomonDir = join(projectRoot, '..', 'shared', 'data', 'vrptw', 'solomon');
+const bks = JSON.parse(readFileSync(join(solomonDir, 'BKS.json'), 'utf8')) as Record<string, { best_known_cost: number }>;
+
+function solomon(name: string): { problem: VrpProblem; exact: (a: number, b: number) => number } {
+  const lines = readFileSync(join(solomonDir, `${name}.txt`), 'utf8').split('\n');
+  const vi = lines.findIndex((l) => /NUMBER\s+CAPACITY/.test(l));
+  const [count, capacity] = lines[vi + 1].trim().split(/\s+/).map(Number);
+  const rows = lines.slice(lines.findIndex((l) => /CUST/.test(l)) + 1)
+    .map((l) => l.trim().split(/\s+/).map(Number)).filter((r) => r.length === 7);
+  const exact = (a: number, b: number) => Math.hypot(rows[a][1] - rows[b][1], rows[a][2] - rows[b][2]);
+  const n = rows.length;
+  const durations = new Int32Array(n * n);
+  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) durations[a * n + b] = Math.ceil(exact(a, b) * 1000 - 1e-7);
+  const vehicles = Array.from({ length: count }, () => ({ start: 0, end: 0, capacity, hours: [rows[0][4] * 1000, rows[0][5] * 1000] as [number, number] }));
+  const jobs = rows.slice(1).map((r, i) => ({ location: i + 1, demand: r[3], service: r[6] * 1000, timeWindows: [[r[4] * 1000, r[5] * 1000]] as Array<[number, number]> }));
+  return { problem: { durations, vehicles, jobs }, exact };
+}
+
+describe('Solomon instances', () => {
+  for (const [name, maxGap] of [['C101', 0.01], ['R101', 0.04], ['RC101', 0.04]] as const) {
+    it(`${name}: serves all customers feasibly within ${maxGap * 100}% of the best known cost`, () => {
+      const { problem, exact } = solomon(name);
+      const sol = solveChecked(problem, { iterations: 20_000, timeLimitMs: 60_000 });
+      expect(sol.unassigned).toEqual([]);
+      let cost = 0;
+      for (const r of sol.routes) {
+        const path = [0, ...r.jobs.map((j) => j + 1), 0];
+        for (let i = 1; i < path.length; i++) cost += exact(path[i - 1], path[i]);
+      }
+      expect(cost).toBeLessThan(bks[name].best_known_cost * (1 + maxGap));
+    });
+  }
+});
+
+describe('vrp worker task', () => {
+  it('solves through the pool', async () => {
+    const p: VrpProblem = { durations: matrix([[0, 0], [10, 0], [20, 0]]), vehicles: [{ start: 0 }], jobs: [{ location: 2 }, { location: 1 }] };
+    const sol = await runTask<VrpSolution>('vrp', { problem: p, options: { iterations: 100 } });
+    expect(sol.routes[0].jobs).toEqual([1, 0]);
+    expect(sol.cost).toBe(20);
+  });
+});

@@ -1,0 +1,294 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closePool } from '../../src/compute/pool.js';
+import { DEFAULT_EXTRACT } from '../../src/map/build.js';
+import { loadOsm, type OsmData } from '../../src/map/osm-data.js';
+import type { RoadGraph } from '../../src/map/road-graph.js';
+import { loadMap, matrix, NoRouteError, route, WaypointTooFarError, type ProfileName, type RouteResult } from '../../src/routing/engine.js';
+import { dijkstra, lineDistanceMeters, rng, testMap } from './helpers.js';
+
+const PROFILES: ProfileName[] = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'];
+let graphs: Record<string, RoadGraph>;
+let osm: OsmData;
+
+beforeAll(async () => {
+  const map = await testMap();
+  graphs = map.graphs;
+  await loadMap(map.dir);
+  osm = await loadOsm(DEFAULT_EXTRACT);
+});
+afterAll(closePool);
+
+/** Nodes a waypoint placed exactly on them snaps to unambiguously: real junctions of the main network, no split copies. */
+function plainNodes(g: RoadGraph): number[] {
+  const seen = new Map<string, number>();
+  for (let v = 0; v < g.nodeCount; v++) {
+    const key = `${g.nodeCoords[2 * v]},${g.nodeCoords[2 * v + 1]}`;
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+  }
+  const out: number[] = [];
+  for (let v = 0; v < g.nodeCount; v++) {
+    const key = `${g.nodeCoords[2 * v]},${g.nodeCoords[2 * v + 1]}`;
+    const main = g.lmFrom[v * g.landmarkCount] !== 0xffffffff && g.lmTo[v * g.landmarkCount] !== 0xffffffff;
+    if (main && seen.get(key) === 1 && g.firstOut[v + 1] > g.firstOut[v] && g.firstIn[v + 1] > g.firstIn[v]) out.push(v);
+  }
+  return out;
+}
+
+const at = (g: RoadGraph, v: number) => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] });
+
+async function tryRoute(req: Parameters<typeof route>[0]): Promise<RouteResult | NoRouteError> {
+  try {
+    return await route(req);
+  } catch (err) {
+    if (err instanceof NoRouteError) return err;
+    throw err;
+  }
+}
+
+describe('routing engine on Liechtenstein', () => {
+  it.each(PROFILES)('%s: 500 random pairs have the reference Dijkstra duration', async (profile) => {
+    const g = graphs[profile];
+    const nodes = plainNodes(g);
+    const rand = rng(42);
+    let compared = 0, unreachable = 0;
+    // 50 sources × 10 targets: one reference search per source.
+    for (let i = 0; i < 50; i++) {
+      const s = nodes[Math.floor(rand() * nodes.length)];
+      const ref = dijkstra(g, s);
+      const targets = Array.from({ length: 10 }, () => nodes[Math.floor(rand() * nodes.length)]);
+      const results = await Promise.all(targets.map((t) => tryRoute({ profile, waypoints: [at(g, s), at(g, t)] })));
+      results.forEach((r, k) => {
+        const expected = ref[targets[k]];
+        if (r instanceof NoRouteError) {
+          expect(r.reason).toBe('unreachable');
+          expect(expected).toBe(Infinity);
+          unreachable++;
+        } else {
+          expect(r.duration).toBeCloseTo(expected / 10, 6);
+          compared++;
+        }
+      });
+    }
+    expect(compared + unreachable).toBe(500);
+    expect(compared).toBeGreaterThan(400);
+  });
+
+  it('matrix entries equal the single routes', async () => {
+    const g = graphs['driving-car'];
+    const nodes = plainNodes(g);
+    const rand = rng(7);
+    const points = Array.from({ length: 8 }, () => {
+      const v = nodes[Math.floor(rand() * nodes.length)];
+      return { lat: at(g, v).lat + 0.0003, lon: at(g, v).lon + 0.0002 };
+    });
+    const m = await matrix({ profile: 'driving-car', points });
+    for (let i = 0; i < points.length; i++) {
+      expect(m.durations[i][i]).toBe(0);
+      for (let j = 0; j < points.length; j++) {
+        if (i === j) continue;
+        const r = await tryRoute({ profile: 'driving-car', waypoints: [points[i], points[j]] });
+        if (r instanceof NoRouteError) expect(m.durations[i][j]).toBeNull();
+        else {
+          expect(m.durations[i][j]).toBeCloseTo(r.duration, 6);
+          expect(m.distances[i][j]).toBeCloseTo(r.distance, 3);
+        }
+      }
+    }
+  });
+
+  it.each(['driving-car', 'foot-walking'] as ProfileName[])('%s: avoided routes keep out of every circle', async (profile) => {
+    const g = graphs[profile];
+    const nodes = plainNodes(g);
+    const rand = rng(99);
+    let avoided = 0, blocked = 0;
+    for (let i = 0; i < 40; i++) {
+      const a = at(g, nodes[Math.floor(rand() * nodes.length)]);
+      const b = at(g, nodes[Math.floor(rand() * nodes.length)]);
+      const plain = await tryRoute({ profile, waypoints: [a, b] });
+      if (plain instanceof NoRouteError || plain.geometry.length < 10) continue;
+      // Circles on the plain route, none containing a waypoint (the API skips those POIs).
+      const circles = Array.from({ length: 3 }, () => {
+        const [lon, lat] = plain.geometry[1 + Math.floor(rand() * (plain.geometry.length - 2))];
+        return { lat, lon, radius: 10 + Math.floor(rand() * 90) };
+      }).filter((c) => plain.snapped.every((p) => lineDistanceMeters(c.lat, c.lon, [[p.lon, p.lat]]) > c.radius + 5));
+      if (!circles.length) continue;
+      const r = await tryRoute({ profile, waypoints: [a, b], avoid: { circles } });
+      if (r instanceof NoRouteError) {
+        expect(r.reason).toBe('blocked');
+        blocked++;
+        continue;
+      }
+      for (const c of circles) expect(lineDistanceMeters(c.lat, c.lon, r.geometry)).toBeGreaterThan(c.radius - 1);
+      expect(r.duration).toBeGreaterThanOrEqual(plain.duration - 1e-9);
+      avoided++;
+    }
+    expect(avoided).toBeGreaterThan(10);
+    expect(blocked).toBeLessThan(avoided);
+  });
+
+  it('an avoided route that touches no circle is the plain route', async () => {
+    const g = graphs['driving-car'];
+    const nodes = plainNodes(g);
+    const rand = rng(5);
+    let checked = 0;
+    for (let i = 0; i < 20; i++) {
+      const a = at(g, nodes[Math.floor(rand() * nodes.length)]);
+      const b = at(g, nodes[Math.floor(rand() * nodes.length)]);
+      const plain = await tryRoute({ profile: 'driving-car', waypoints: [a, b] });
+      if (plain instanceof NoRouteError) continue;
+      // Circles 1.5–3 km off the route's bounding box.
+      const [w, s, e, n] = plain.bbox;
+      const circles = [
+        { lat: n + 0.02, lon: (w + e) / 2, radius: 200 },
+        { lat: s - 0.02, lon: w - 0.02, radius: 500 },
+      ];
+      const r = await route({ profile: 'driving-car', waypoints: [a, b], avoid: { circles } });
+      expect(r.duration).toBe(plain.duration);
+      expect(r.distance).toBe(plain.distance);
+      expect(r.geometry).toEqual(plain.geometry);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(10);
+  });
+
+  it('geometry starts and ends at the snapped positions', async () => {
+    const a = { lat: 47.1412, lon: 9.5215 }, b = { lat: 47.1655, lon: 9.5100 };
+    const r = await route({ profile: 'driving-car', waypoints: [a, b] });
+    expect(r.geometry[0][0]).toBeCloseTo(r.snapped[0].lon, 9);
+    expect(r.geometry[0][1]).toBeCloseTo(r.snapped[0].lat, 9);
+    expect(r.geometry.at(-1)![0]).toBeCloseTo(r.snapped[1].lon, 9);
+    expect(r.geometry.at(-1)![1]).toBeCloseTo(r.snapped[1].lat, 9);
+    expect(r.legs).toHaveLength(1);
+    expect(r.distance).toBeGreaterThan(2500);
+    expect(r.distance).toBeLessThan(6000);
+  });
+});
+
+describe('profile semantics', () => {
+  it('car respects a oneway that foot walks against', async () => {
+    const g = graphs['driving-car'];
+    const c = g.geomCoords;
+    let checked = 0;
+    for (let geom = 0; geom < g.geomCount && checked < 5; geom++) {
+      if (!(g.origWeight[2 * geom] > 0 && g.origWeight[2 * geom + 1] === 0)) continue;
+      // The longest straight segment of the oneway piece, so points on it snap onto it.
+      let best = -1, bestLen = 0;
+      for (let p = g.geomFirst[geom]; p < g.geomFirst[geom + 1] - 1; p++) {
+        const len = lineDistanceMeters(c[2 * p], c[2 * p + 1], [[c[2 * p + 3], c[2 * p + 2]]]);
+        if (len > bestLen) { bestLen = len; best = p; }
+      }
+      if (bestLen < 80) continue;
+      const pt = (t: number) => ({ lat: c[2 * best] + t * (c[2 * best + 2] - c[2 * best]), lon: c[2 * best + 1] + t * (c[2 * best + 3] - c[2 * best + 1]) });
+      const along = await route({ profile: 'driving-car', waypoints: [pt(0.2), pt(0.8)] });
+      const against = await tryRoute({ profile: 'driving-car', waypoints: [pt(0.8), pt(0.2)] });
+      expect(along.distance).toBeCloseTo(0.6 * bestLen, 0);
+      if (against instanceof NoRouteError) continue;
+      expect(against.distance).toBeGreaterThan(0.6 * bestLen + 20);
+      const walk = await route({ profile: 'foot-walking', waypoints: [pt(0.8), pt(0.2)] });
+      expect(walk.distance).toBeLessThan(0.6 * bestLen + 20);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
+  it('car obeys a real turn restriction of the extract; the bike takes the turn', async () => {
+    const car = graphs['driving-car'];
+    let proven = 0;
+    for (const rel of osm.relations) {
+      const kind = rel.tags.restriction;
+      if (rel.tags.type !== 'restriction' || !kind || !/^no_(left|right)_turn|no_straight_on$/.test(kind) || rel.tags.except) continue;
+      const from = rel.members.find((m) => m.role === 'from' && m.type === 'way')?.ref;
+      const viaMember = rel.members.find((m) => m.role === 'via' && m.type === 'node');
+      const to = rel.members.find((m) => m.role === 'to' && m.type === 'way')?.ref;
+      const via = viaMember && osm.coord(viaMember.ref);
+      if (from === undefined || to === undefined || !via) continue;
+      // Points 20 m before the via node on the from way and 20 m after it on the to way.
+      const near = (way: number): { lat: number; lon: number } | null => {
+        for (let geom = 0; geom < car.geomCount; geom++) {
+          if (car.geomWay[geom] !== way) continue;
+          const f = car.geomFirst[geom], l = car.geomFirst[geom + 1] - 1, c = car.geomCoords;
+          const endAt = c[2 * l] === via[0] && c[2 * l + 1] === via[1] ? l : c[2 * f] === via[0] && c[2 * f + 1] === via[1] ? f : -1;
+          if (endAt < 0) continue;
+          const other = endAt === l ? l - 1 : f + 1;
+          const dLat = c[2 * other] - via[0], dLon = c[2 * other + 1] - via[1];
+          const segM = Math.hypot(dLat * 111195, dLon * 111195 * Math.cos(via[0] * Math.PI / 180));
+          const t = Math.min(0.9, 20 / segM);
+          return { lat: via[0] + t * dLat, lon: via[1] + t * dLon };
+        }
+        return null;
+      };
+      const a = near(from), b = near(to);
+      if (!a || !b) continue;
+      const bike = await tryRoute({ profile: 'cycling-regular', waypoints: [a, b] });
+      if (bike instanceof NoRouteError || bike.distance > 45) continue; // the turn is not a direct 40 m for bikes here
+      const drive = await tryRoute({ profile: 'driving-car', waypoints: [a, b] });
+      if (!(drive instanceof NoRouteError)) expect(drive.distance).toBeGreaterThan(bike.distance + 20);
+      proven++;
+    }
+    expect(proven).toBeGreaterThan(0);
+  });
+
+  it('bike uses a cycleway a car may not', async () => {
+    const bike = graphs['cycling-regular'], car = graphs['driving-car'];
+    const carWays = new Set(car.geomWay);
+    const ways = new Map(osm.ways.map((w) => [w.id, w]));
+    let checked = 0;
+    for (let geom = 0; geom < bike.geomCount && checked < 3; geom++) {
+      const way = ways.get(bike.geomWay[geom]);
+      if (way?.tags.highway !== 'cycleway' || carWays.has(way.id) || bike.geomLength[geom] < 200) continue;
+      const first = bike.geomFirst[geom], last = bike.geomFirst[geom + 1] - 1;
+      if (last - first !== 1) continue;
+      const c = bike.geomCoords;
+      const p = (t: number) => ({ lat: c[2 * first] + t * (c[2 * last] - c[2 * first]), lon: c[2 * first + 1] + t * (c[2 * last + 1] - c[2 * first + 1]) });
+      const r = await route({ profile: 'cycling-regular', waypoints: [p(0.2), p(0.8)] });
+      expect(r.distance).toBeCloseTo(0.6 * bike.geomLength[geom], 0);
+      expect(r.snapped[0].lat).toBeCloseTo(p(0.2).lat, 7);
+      // A car cannot stand on the cycleway: it snaps elsewhere (or nowhere within 500 m).
+      const d = await tryRoute({ profile: 'driving-car', waypoints: [p(0.2), p(0.8)] }).catch((e: unknown) => e);
+      if (!(d instanceof WaypointTooFarError) && !(d instanceof NoRouteError)) {
+        const s0 = (d as RouteResult).snapped[0];
+        expect(lineDistanceMeters(p(0.2).lat, p(0.2).lon, [[s0.lon, s0.lat]])).toBeGreaterThan(1);
+      }
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+});
+
+describe('routing errors', () => {
+  const vaduz = { lat: 47.1410, lon: 9.5209 }, schaan = { lat: 47.1651, lon: 9.5096 };
+
+  it('names the waypoint farther than 500 m from a usable road', async () => {
+    const err = await route({ profile: 'driving-car', waypoints: [vaduz, schaan, { lat: 47.5, lon: 9.0 }] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaypointTooFarError);
+    expect((err as WaypointTooFarError).index).toBe(2);
+  });
+
+  it('tells blocked (a ring of circles around a waypoint) from unreachable', async () => {
+    // Eight circles of 150 m on a 250 m ring around Schaan: every road out crosses one.
+    const ring = Array.from({ length: 12 }, (_, k) => {
+      const a = (k / 12) * 2 * Math.PI;
+      return { lat: schaan.lat + (250 / 111195) * Math.sin(a), lon: schaan.lon + (250 / (111195 * Math.cos(schaan.lat * Math.PI / 180))) * Math.cos(a), radius: 150 };
+    });
+    const err = await route({ profile: 'driving-car', waypoints: [vaduz, { lat: 47.15, lon: 9.515 }, schaan], avoid: { circles: ring } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NoRouteError);
+    expect((err as NoRouteError).reason).toBe('blocked');
+    expect((err as NoRouteError).legIndex).toBe(1);
+
+    // A piece of road the main network does not reach (some are close enough to a main road to snap there).
+    const g = graphs['driving-car'];
+    const main = plainNodes(g)[0];
+    const reach = dijkstra(g, main);
+    let unreachable: NoRouteError | null = null;
+    for (let geom = 0; geom < g.geomCount && !unreachable; geom++) {
+      const d = 2 * geom;
+      if (!(g.origWeight[d] > 0 && g.origHead[d] !== 0xffffffff && reach[g.origHead[d]] === Infinity && g.geomLength[geom] > 30)) continue;
+      const f = g.geomFirst[geom], c = g.geomCoords;
+      const mid = { lat: (c[2 * f] + c[2 * f + 2]) / 2, lon: (c[2 * f + 1] + c[2 * f + 3]) / 2 };
+      const r = await tryRoute({ profile: 'driving-car', waypoints: [at(g, main), mid] });
+      if (r instanceof NoRouteError) unreachable = r;
+    }
+    expect(unreachable?.reason).toBe('unreachable');
+    expect(unreachable?.legIndex).toBe(0);
+  });
+});

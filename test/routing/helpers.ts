@@ -1,0 +1,94 @@
+// Shared by the routing tests: the Liechtenstein map (built once, cached by the extract's hash under
+// data/test-maps), its raw graphs, a plain reference Dijkstra and a geometric distance check.
+import { join } from 'node:path';
+import { DEFAULT_EXTRACT, ensureMap } from '../../src/map/build.js';
+import { readGraphFiles, readManifest } from '../../src/map/map-files.js';
+import type { RoadGraph } from '../../src/map/road-graph.js';
+import { projectRoot } from '../../src/paths.js';
+
+export async function testMap(): Promise<{ dir: string; graphs: Record<string, RoadGraph> }> {
+  const dir = await ensureMap(join(projectRoot, 'data', 'test-maps'), DEFAULT_EXTRACT);
+  const manifest = await readManifest(dir);
+  const graphs: Record<string, RoadGraph> = {};
+  for (const [profile, meta] of Object.entries(manifest.profiles)) graphs[profile] = await readGraphFiles(dir, profile, meta);
+  return { dir, graphs };
+}
+
+/** Textbook Dijkstra (binary heap with lazy deletion) over the search graph: tenths of a second per node. */
+export function dijkstra(g: RoadGraph, source: number): Float64Array {
+  const dist = new Float64Array(g.nodeCount).fill(Infinity);
+  const heap: Array<[number, number]> = [];
+  const push = (d: number, v: number): void => {
+    heap.push([d, v]);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (heap[p][0] <= heap[i][0]) break;
+      [heap[p], heap[i]] = [heap[i], heap[p]];
+      i = p;
+    }
+  };
+  const pop = (): [number, number] => {
+    const top = heap[0];
+    const last = heap.pop()!;
+    if (heap.length) {
+      heap[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1, r = l + 1;
+        let m = i;
+        if (l < heap.length && heap[l][0] < heap[m][0]) m = l;
+        if (r < heap.length && heap[r][0] < heap[m][0]) m = r;
+        if (m === i) break;
+        [heap[m], heap[i]] = [heap[i], heap[m]];
+        i = m;
+      }
+    }
+    return top;
+  };
+  dist[source] = 0;
+  push(0, source);
+  while (heap.length) {
+    const [d, v] = pop();
+    if (d > dist[v]) continue;
+    for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) {
+      const w = g.head[e], nd = d + g.weight[e];
+      if (nd < dist[w]) {
+        dist[w] = nd;
+        push(nd, w);
+      }
+    }
+  }
+  return dist;
+}
+
+/** Meters from a point to the segment a–b ([lon, lat] ends), on a local tangent plane with a spherical Earth. */
+export function pointSegmentMeters(lat: number, lon: number, a: [number, number], b: [number, number]): number {
+  const R = 6371008.8, rad = Math.PI / 180;
+  const x = (p: [number, number]): number => (p[0] - lon) * rad * R * Math.cos(lat * rad);
+  const y = (p: [number, number]): number => (p[1] - lat) * rad * R;
+  const ax = x(a), ay = y(a), bx = x(b), by = y(b);
+  const dx = bx - ax, dy = by - ay;
+  const len2 = dx * dx + dy * dy;
+  const t = len2 === 0 ? 0 : Math.max(0, Math.min(1, -(ax * dx + ay * dy) / len2));
+  return Math.hypot(ax + t * dx, ay + t * dy);
+}
+
+export function lineDistanceMeters(lat: number, lon: number, line: Array<[number, number]>): number {
+  let best = Infinity;
+  for (let i = 0; i + 1 < line.length; i++) best = Math.min(best, pointSegmentMeters(lat, lon, line[i], line[i + 1]));
+  if (line.length === 1) best = pointSegmentMeters(lat, lon, line[0], line[0]);
+  return best;
+}
+
+/** Deterministic pseudo-random numbers (mulberry32), so failures reproduce. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
