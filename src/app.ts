@@ -10,6 +10,10 @@ import type { Config } from './config.js';
 import { connect, type Sql } from './db/client.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
+import { startGeocoding, type GeocodingWorker } from './geo/geocoding-worker.js';
+import { geoRoutes } from './geo/routes.js';
+import { ensureDefaultMap, stderrProgress } from './map/build.js';
+import { loadMap } from './routing/engine.js';
 import { Router } from './http/router.js';
 import { startHttpServer } from './http/server.js';
 import { importRoutes } from './imports/routes.js';
@@ -22,6 +26,10 @@ export interface App {
   sql: Sql;
   log: Logger;
   databaseUrl: string;
+  /** The loaded map directory; undefined when routing and geocoding are unavailable. */
+  mapDir: string | undefined;
+  /** Background geocoding in this process: off with WAYMARK_JOBS=off or without a map. */
+  geocoding: GeocodingWorker | undefined;
   close(): Promise<void>;
 }
 
@@ -40,6 +48,21 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ sql: 
   return { sql, url, embedded };
 }
 
+/** Loads WAYMARK_MAP, else the bundled extract's map (built once, cached under the data dir).
+ *  A map that cannot be loaded leaves the API up with routing answering 503. */
+export async function openMap(config: Config, log: Logger): Promise<string | undefined> {
+  if (config.mapDir === 'off') return undefined;
+  try {
+    const dir = config.mapDir ?? (await ensureDefaultMap(config.dataDir, process.stderr.isTTY ? stderrProgress() : undefined));
+    const map = await loadMap(dir);
+    log.info({ dir, bytes: map.bytes }, 'map loaded');
+    return dir;
+  } catch (err) {
+    log.error({ err }, 'no map loaded: routing and geocoding are unavailable');
+    return undefined;
+  }
+}
+
 export function buildRouter(sql: Sql, usage: UsageRecorder): Router {
   const router = new Router();
   const routes = [
@@ -49,6 +72,7 @@ export function buildRouter(sql: Sql, usage: UsageRecorder): Router {
     ...attributeRoutes(sql),
     ...categoryRoutes(sql),
     ...importRoutes(sql),
+    ...geoRoutes(sql),
     ...messagingRoutes(sql),
   ];
   for (const route of routes) router.add(route);
@@ -62,7 +86,11 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   const limiter = new RateLimiter(sql);
   const usage = new UsageRecorder(sql);
   usage.start();
+  const mapDir = await openMap(config, log);
   const jobs = config.jobs ? await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs }) : undefined;
+  const geocoding = config.jobs && mapDir
+    ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs })
+    : undefined;
   const server = await startHttpServer({ router: buildRouter(sql, usage), keys, limiter, usage, log }, config.host, config.port);
   log.info({ port: server.port }, 'listening');
   return {
@@ -70,8 +98,11 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     sql,
     log,
     databaseUrl: url,
+    mapDir,
+    geocoding,
     close: async () => {
       await server.close();
+      await geocoding?.stop();
       await Promise.allSettled([jobs?.stop(), usage.close(), limiter.close(), keys.close(), closePool()]);
       await sql.end({ timeout: 5 });
       await embedded?.stop();

@@ -1,10 +1,13 @@
 import pino from 'pino';
-import { openDatabase, startApp } from '../app.js';
+import { openDatabase, openMap, startApp } from '../app.js';
 import { loadConfig } from '../config.js';
+import { startGeocoding } from '../geo/geocoding-worker.js';
+import { startJobRunner } from '../jobs/start.js';
+import { runMapBuild } from '../map/build.js';
 import { keyCommand, teamCommand } from './admin-commands.js';
+import { output, parse } from './args.js';
 import { ensureDemoKey } from './demo.js';
 import { importCommand } from './import-command.js';
-import { startJobRunner } from '../jobs/start.js';
 
 const USAGE = `waymark <command>
 
@@ -18,7 +21,7 @@ const USAGE = `waymark <command>
   map build --osm FILE.osm.pbf --out DIR
   import FILE --team ID [--create-missing-attributes]
                              import a CSV file (processed here, progress on stderr)
-  worker                     run only the background job runner (imports, geocoding); WAYMARK_JOBS=off
+  worker                     run only the background work (imports, geocoding with a map); WAYMARK_JOBS=off
                              keeps it out of serve
 
 Add --json for machine-readable output.`;
@@ -73,9 +76,11 @@ export async function main(argv: string[]): Promise<void> {
       const { sql, embedded } = await openDatabase(config, log);
       const runner = await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs });
       log.info({ worker: runner.workerId }, 'job runner started');
+      const mapDir = await openMap(config, log);
+      const geocoding = mapDir ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs }) : undefined;
       const stop = async () => {
         log.info('shutting down');
-        await runner.stop();
+        await Promise.allSettled([runner.stop(), geocoding?.stop()]);
         await sql.end({ timeout: 5 });
         await embedded?.stop();
         process.exit(0);
@@ -85,6 +90,12 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     case undefined:
+    case 'map': {
+      const { values, positionals } = parse(rest, { osm: { type: 'string' }, out: { type: 'string' } });
+      if (positionals[0] !== 'build' || !values.osm || !values.out) throw new Error('usage: waymark map build --osm FILE.osm.pbf --out DIR');
+      const manifest = await runMapBuild(values.osm as string, values.out as string);
+      return output(values.json as boolean, manifest, `map written to ${values.out} (serve it with WAYMARK_MAP=${values.out})`);
+    }
     case 'help':
     case '--help':
       console.log(USAGE);

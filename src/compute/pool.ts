@@ -10,11 +10,12 @@ export class PoolBusyError extends Error {
 }
 
 let pool: Piscina | undefined;
-let workerData: unknown = {};
+let workerData: Record<string, unknown> = {};
 
-/** Data every worker receives at start (e.g. the shared map memory). Recreates the pool when it changes. */
-export async function setWorkerData(data: unknown): Promise<void> {
-  workerData = data;
+/** Merges keys into the data every worker receives at start (e.g. the shared map memory under
+ *  `routing`); recreates the pool so every worker sees it. */
+export async function setWorkerData(patch: Record<string, unknown>): Promise<void> {
+  workerData = { ...workerData, ...patch };
   if (pool) {
     const old = pool;
     pool = undefined;

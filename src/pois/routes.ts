@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { resolveAttribute, teamAttributes } from '../attributes/store.js';
 import type { Sql } from '../db/client.js';
+import { notifyGeocoding } from '../geo/geocoding-worker.js';
 import { forbidden, notFound, unprocessable, type FieldErrors } from '../http/errors.js';
 import { pageOf, readPage } from '../http/pagination.js';
 import type { Route } from '../http/router.js';
@@ -126,7 +127,10 @@ export function poiRoutes(sql: Sql): Route[] {
             INSERT INTO pois (id, team_id, name, latitude, longitude, category_id, attrs)
             VALUES (${id}, ${ctx.teamId}, ${body.name}, ${body.latitude}, ${body.longitude}, ${body.category_id?.toUpperCase() ?? null}, ${tx.json(values.set)})`;
         });
-        return { status: 201, body: { data: poiJson((await fetchPoi(sql, ctx.teamId, id))!) } };
+        const created = poiJson((await fetchPoi(sql, ctx.teamId, id))!);
+        // After the read, so that the response shows the address still empty, as it is at creation.
+        notifyGeocoding(sql);
+        return { status: 201, body: { data: created } };
       },
     },
     {
@@ -158,10 +162,14 @@ export function poiRoutes(sql: Sql): Route[] {
             zipcode_id = CASE WHEN ${moved} THEN NULL ELSE zipcode_id END,
             geocoded_at = CASE WHEN ${moved} THEN NULL ELSE geocoded_at END,
             geocode_pending = geocode_pending OR ${moved},
+            geocode_lease_until = CASE WHEN ${moved} THEN NULL ELSE geocode_lease_until END,
+            geocode_attempts = CASE WHEN ${moved} THEN 0 ELSE geocode_attempts END,
             updated_at = now()
           WHERE team_id = ${ctx.teamId} AND id = ${current.id} RETURNING id`;
         if (!rows.length) throw notFound('POI');
-        return { status: 200, body: { data: poiJson((await fetchPoi(sql, ctx.teamId, current.id))!) } };
+        const updated = poiJson((await fetchPoi(sql, ctx.teamId, current.id))!);
+        if (moved) notifyGeocoding(sql);
+        return { status: 200, body: { data: updated } };
       },
     },
     {

@@ -93,7 +93,7 @@ export function currentMap(): LoadedMap | null {
 /** Forgets the loaded map (requests then fail with MapNotLoadedError). */
 export async function unloadMap(): Promise<void> {
   loaded = null;
-  await setWorkerData({});
+  await setWorkerData({ routing: undefined });
 }
 
 function unwrap<T>(outcome: Outcome<T>): T {
