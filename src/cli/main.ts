@@ -89,13 +89,13 @@ export async function main(argv: string[]): Promise<void> {
       process.once('SIGINT', stop);
       return;
     }
-    case undefined:
     case 'map': {
       const { values, positionals } = parse(rest, { osm: { type: 'string' }, out: { type: 'string' } });
       if (positionals[0] !== 'build' || !values.osm || !values.out) throw new Error('usage: waymark map build --osm FILE.osm.pbf --out DIR');
       const manifest = await runMapBuild(values.osm as string, values.out as string);
       return output(values.json as boolean, manifest, `map written to ${values.out} (serve it with WAYMARK_MAP=${values.out})`);
     }
+    case undefined:
     case 'help':
     case '--help':
       console.log(USAGE);

@@ -49,11 +49,6 @@ export interface CsvCursor {
 
 export const START: CsvCursor = { offset: 0, line: 1 };
 
-/** Every record of the text (see `readRecords`). */
-export function parseCsv(text: string, delimiter: Delimiter, max = Infinity): CsvRecord[] {
-  return readRecords(text, delimiter, START, max).records;
-}
-
 /**
  * Up to `max` RFC 4180 records from `from`, and where the next read starts: quoted fields may hold
  * delimiters, line breaks and doubled quotes; lines end with CRLF, LF or CR. Blank records (empty

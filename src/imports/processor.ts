@@ -1,6 +1,7 @@
 import { teamAttributes, type AttributeRow } from '../attributes/store.js';
 import { effectiveLimits, type PlanName } from '../auth/plans.js';
 import type { Sql } from '../db/client.js';
+import { notifyGeocoding } from '../geo/geocoding-worker.js';
 import { newId } from '../ids.js';
 import { PermanentJobError, type JobDefinition } from '../jobs/runner.js';
 import { reservePoiSlots } from '../pois/store.js';
@@ -9,8 +10,8 @@ import { attributeColumns, matchAttribute, openImportFile, type ImportFile } fro
 import { planColumns, validateRow, type ColumnPlan, type PoiInput } from './rows.js';
 import { IMPORT_JOB, type ImportError, type ImportRow } from './store.js';
 
-export const BATCH_SIZE = 500;
-export const MAX_ERRORS = 100;
+const BATCH_SIZE = 500;
+const MAX_ERRORS = 100;
 
 /** The job that processes uploads; registered on every job runner. */
 export function importJob(sql: Sql): [string, JobDefinition<{ import_id: string }>] {
@@ -74,6 +75,7 @@ export async function processImport(sql: Sql, importId: string, signal?: AbortSi
     }
     const moved = await commitBatch(sql, imp, plan, read.records, at, read.next);
     if (moved === null) return; // another worker got here first
+    notifyGeocoding(sql); // the new POIs are pending
     if (moved.row >= imp.total_rows) return;
     at = moved;
   }

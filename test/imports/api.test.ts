@@ -16,8 +16,10 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 const poisOf = (importId: string) =>
-  app.sql<{ name: string; latitude: number; longitude: number; category: string | null; attrs: Record<string, unknown>; geocode_pending: boolean }[]>`
-    SELECT p.name, p.latitude, p.longitude, c.name AS category, p.geocode_pending,
+  app.sql<{ name: string; latitude: number; longitude: number; category: string | null; attrs: Record<string, unknown>; geocoding: boolean }[]>`
+    SELECT p.name, p.latitude, p.longitude, c.name AS category,
+      -- inserted pending; the background geocoder may have done them already
+      (p.geocode_pending OR p.geocoded_at IS NOT NULL) AS geocoding,
       coalesce((SELECT jsonb_object_agg(a.name, e.value) FROM jsonb_each(p.attrs) e JOIN attributes a ON a.id = e.key), '{}') AS attrs
     FROM pois p LEFT JOIN categories c ON c.id = p.category_id WHERE p.import_id = ${importId} ORDER BY p.id`;
 
@@ -45,9 +47,9 @@ describe('POST /v1/imports', () => {
     expect(done.started_at).toMatch(/Z$/);
     expect(done.finished_at).toMatch(/Z$/);
     expect(await poisOf(queued.id)).toEqual([
-      { name: 'Brandenburger Tor', latitude: 52.52, longitude: 13.3777, category: 'Sights', attrs: { rating: 4.8, open: true }, geocode_pending: true },
-      { name: 'Eiffel Tower', latitude: 48.8584, longitude: 2.2945, category: 'Sights', attrs: { open: false, note: 'iron' }, geocode_pending: true },
-      { name: 'Colosseum', latitude: 41.8902, longitude: 12.4922, category: 'Ruins', attrs: { rating: 4.7, open: true }, geocode_pending: true },
+      { name: 'Brandenburger Tor', latitude: 52.52, longitude: 13.3777, category: 'Sights', attrs: { rating: 4.8, open: true }, geocoding: true },
+      { name: 'Eiffel Tower', latitude: 48.8584, longitude: 2.2945, category: 'Sights', attrs: { open: false, note: 'iron' }, geocoding: true },
+      { name: 'Colosseum', latitude: 41.8902, longitude: 12.4922, category: 'Ruins', attrs: { rating: 4.7, open: true }, geocoding: true },
     ]);
     const cats = await api(app, 'GET', '/v1/categories', { key: team.key });
     expect(cats.body.data.map((c: { name: string }) => c.name).sort()).toEqual(['Ruins', 'Sights']);
@@ -196,6 +198,21 @@ describe('POST /v1/imports', () => {
     expect(text.body.errors).toEqual({ file: ['must be sent as a file part'] });
     const json = await api(app, 'POST', '/v1/imports', { key: team.key, body: { file: 'x' } });
     expect(json.status).toBe(400);
+  });
+
+  it('runs imports of one team side by side, creating each new category once', async () => {
+    const busy = await makeTeam(app);
+    const file = (tag: string) => {
+      const lines = ['name,latitude,longitude,category'];
+      for (let i = 0; i < 1200; i++) lines.push(`${tag} ${i},1,1,shared ${i % 10}`);
+      return lines.join('\n');
+    };
+    const results = await Promise.all(['a', 'b', 'c'].map((tag) => importCsv(app, busy.key, file(tag))));
+    for (const r of results) expect(r).toMatchObject({ status: 'completed', created: 1200, failed: 0 });
+    const [stats] = await app.sql`
+      SELECT (SELECT count(*)::int FROM categories WHERE team_id = ${busy.teamId}) AS categories,
+        (SELECT count(*)::int FROM pois WHERE team_id = ${busy.teamId} AND category_id IS NOT NULL) AS pois`;
+    expect(stats).toEqual({ categories: 10, pois: 3600 });
   });
 
   it('stops creating at the team POI limit: the rest count as failed and limit_reached is true', async () => {

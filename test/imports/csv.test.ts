@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CsvError, decodeCsv, detectDelimiter, parseCsv, readRecords } from '../../src/imports/csv.js';
+import { CsvError, decodeCsv, detectDelimiter, readRecords, START, type Delimiter } from '../../src/imports/csv.js';
 import { countRows, headerColumns, inspectUpload, openImportFile } from '../../src/imports/header.js';
 import { planColumns, validateRow } from '../../src/imports/rows.js';
 import type { AttributeRow } from '../../src/attributes/store.js';
 
+const parseCsv = (text: string, delimiter: Delimiter) => readRecords(text, delimiter, START, Infinity).records;
 const attr = (name: string, type: AttributeRow['type'], id = name.toUpperCase()): AttributeRow =>
   ({ id, team_id: 'T', name, type, created_at: new Date(), updated_at: new Date() });
 

@@ -22,7 +22,7 @@ const DB_URL = `${TEST_DATABASE_URL}_worker`;
 /** The CLI from dist/ against the test database. */
 function waymark(args: string[]): ChildProcess {
   const child = spawn(process.execPath, [join(projectRoot, 'bin', 'waymark.js'), ...args], {
-    env: { ...process.env, DATABASE_URL: DB_URL, WAYMARK_JOB_LEASE_MS: '1000', LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_URL: DB_URL, WAYMARK_JOB_LEASE_MS: '1000', WAYMARK_MAP: 'off', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -55,7 +55,7 @@ beforeAll(async () => {
   await migrate(sql);
   await sql.end();
   // API only: the job runners of this test are child processes
-  app = await startTestApp({ DATABASE_URL: DB_URL, WAYMARK_JOBS: 'off' });
+  app = await startTestApp({ DATABASE_URL: DB_URL, WAYMARK_JOBS: 'off', WAYMARK_MAP: 'off' });
 });
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
