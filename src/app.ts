@@ -20,6 +20,7 @@ import { importRoutes } from './imports/routes.js';
 import { startJobRunner } from './jobs/start.js';
 import { messagingRoutes } from './messaging/routes.js';
 import { poiRoutes } from './pois/routes.js';
+import { routesEndpoint } from './routing/routes-endpoint.js';
 
 export interface App {
   port: number;
@@ -74,6 +75,7 @@ export function buildRouter(sql: Sql, usage: UsageRecorder): Router {
     ...importRoutes(sql),
     ...geoRoutes(sql),
     ...messagingRoutes(sql),
+    ...routesEndpoint(sql),
   ];
   for (const route of routes) router.add(route);
   return router;

@@ -91,3 +91,6 @@ try {
   await closePool();
   await rm(mapDir, { recursive: true, force: true });
 }
+
+// End to end through the background job (needs PostgreSQL): merges its figures into the same file.
+await import('./job.mjs');

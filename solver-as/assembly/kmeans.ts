@@ -1,8 +1,9 @@
 // k-means for stop clustering. Points become 3-D vectors on the Earth sphere (meters), so squared chord
 // distances are the metric everywhere on the globe, including across the antimeridian and near the poles.
 // Plain mode: several greedy k-means++ starts, each refined by Lloyd (Hamerly's bounds) and then by
-// Hartigan's single-point moves, keeping the lowest sum of squares. Capacitated modes alternate an exact
-// capacitated assignment (successive shortest paths on the cluster graph) with center updates.
+// Hartigan's single-point moves, keeping the lowest sum of squares. Capacitated modes (a size cap, or
+// balanced sizes) alternate an exact capacitated assignment (successive shortest paths on the cluster
+// graph) with center updates, from a bisection into equal parts and from the best plain result.
 // Everything is deterministic: the PRNG is seeded from the input coordinates.
 
 const R: f64 = 6371008.8;
@@ -16,9 +17,13 @@ const MODE_CAPPED: i32 = 1;
 /** Sizes floor(n/k) or ceil(n/k). */
 const MODE_BALANCED: i32 = 2;
 
+/** Smallest gain in m² worth a Hartigan move (a millimetre squared): below it is rounding noise. */
+const MIN_GAIN: f64 = 1e-6;
 const MAX_LLOYD: i32 = 300;
 const MAX_HARTIGAN_PASSES: i32 = 200;
 const MAX_OUTER: i32 = 100;
+/** A repair search settles this many sinks before stopping, so that several paths can follow it. */
+const SINKS_PER_SEARCH: i32 = 8;
 /** Capacitated starts are compared after rounds stop gaining this fraction; the best is then finished. */
 const SCREEN_TOL: f64 = 1e-4;
 
@@ -369,7 +374,7 @@ function lloyd(): void {
 let drift: usize = 0; // k: how far each center moved during the current pass
 let joinW: usize = 0; // k
 let leaveW: usize = 0; // k
-let sinceSort: usize = 0; // k: how far each center moved since the neighbour lists were sorted
+let sinceSort: usize = 0; // k: how far each center moved since the neighbour lists were made
 
 function minCount(): i32 {
   let m = n;
@@ -446,7 +451,8 @@ function hartigan(): void {
       if (bound > 0.0 && bound * bound * w >= stay) continue;
       // A center b is worth a look only while d(b) could still beat the best: d(b) ≥ |ab| − 2·drift − d(a).
       const rootA = Math.sqrt(da);
-      let best = stay * (1.0 - 1e-12);
+      // A move must gain more than rounding noise: stops at one position stay together.
+      let best = stay * (1.0 - 1e-12) - MIN_GAIN;
       let bj = -1;
       let nearestOther = INF;
       let unseen = INF;
@@ -520,7 +526,8 @@ let dist: usize = 0; // k
 let pred: usize = 0; // k i32
 let done: usize = 0; // k i32
 let price: usize = 0; // k
-let warmPrice: usize = 0; // k
+let bareAssign: usize = 0; // n: the assignment without prices
+let bareCnt: usize = 0; // k
 let target: usize = 0; // k i32
 let order: usize = 0; // k i32
 let prevAssign: usize = 0;
@@ -566,19 +573,41 @@ function arcRow(u: i32): void {
   stf(row, u, INF);
 }
 
-function assignByPrice(): void {
+/**
+ * Each point to its cheapest cluster under the prices (into assign/cnt) and, when `bare`, also with no
+ * prices (into bareAssign/bareCnt): one pass over the distances serves both candidates. Near-ties (stops
+ * at one position, centers equal up to rounding) go to the emptier cluster, so that duplicates spread
+ * instead of piling into one cluster for the repair to move one by one.
+ */
+function assignByPrice(bare: bool): void {
   memory.fill(cnt, 0, <usize>k << 2);
+  if (bare) memory.fill(bareCnt, 0, <usize>k << 2);
   for (let i = 0; i < n; i++) {
     const d = Dm + (<usize>(i * k) << 3);
-    let best = INF;
-    let bj = 0;
+    let best = INF, bestBare = INF;
+    let tol = 0.0, tolBare = 0.0;
+    let bj = 0, bb = 0;
     for (let j = 0; j < k; j++) {
-      const c = ldf(d, j) + ldf(price, j);
-      if (c < best) { best = c; bj = j; }
+      const dj = ldf(d, j);
+      const c = dj + ldf(price, j);
+      if (c < best - tol) { best = c; tol = tieTolerance(c); bj = j; }
+      else if (c <= best + tol && ldi(cnt, j) < ldi(cnt, bj)) bj = j;
+      if (bare) {
+        if (dj < bestBare - tolBare) { bestBare = dj; tolBare = tieTolerance(dj); bb = j; }
+        else if (dj <= bestBare + tolBare && ldi(bareCnt, j) < ldi(bareCnt, bb)) bb = j;
+      }
     }
     sti(assign, i, bj);
     sti(cnt, bj, ldi(cnt, bj) + 1);
+    if (bare) {
+      sti(bareAssign, i, bb);
+      sti(bareCnt, bb, ldi(bareCnt, bb) + 1);
+    }
   }
+}
+
+@inline function tieTolerance(v: f64): f64 {
+  return 1e-12 * Math.abs(v) + MIN_GAIN;
 }
 
 // Which clusters give and take stops in each phase.
@@ -611,6 +640,7 @@ function search(phase: i32, stopAtSink: bool): f64 {
   for (let j = 0; j < k; j++) if (isSource(phase, j)) pS = Math.max(pS, ldf(pot, j));
   let u = -1;
   let du = INF;
+  let settledSinks = 0;
   for (let v = 0; v < k; v++) {
     const d = isSource(phase, v) ? pS - ldf(pot, v) : INF;
     stf(dist, v, d);
@@ -620,8 +650,8 @@ function search(phase: i32, stopAtSink: bool): f64 {
   }
   while (u >= 0) {
     sti(done, u, 1);
-    if (stopAtSink && isSink(phase, u)) {
-      // Early stop: unlabelled nodes count as far as the sink, which keeps reduced costs non-negative.
+    if (stopAtSink && isSink(phase, u) && ++settledSinks >= SINKS_PER_SEARCH) {
+      // Early stop: unlabelled nodes count as far as the last sink, which keeps reduced costs non-negative.
       for (let v = 0; v < k; v++) if (ldi(done, v) == 0) stf(dist, v, du);
       return pS;
     }
@@ -705,7 +735,11 @@ function leaveRow(u: i32, i: i32): void {
   }
 }
 
-/** Shortest paths from sources to sinks until no source is left. */
+/**
+ * Shortest paths from sources to sinks until no source is left. After each search the new potentials make
+ * every shortest path's arcs cost zero; more paths made only of such arcs are shortest too, so they are
+ * taken by depth-first search before paying for the next full search.
+ */
 function repair(): void {
   for (;;) {
     let any = false;
@@ -716,7 +750,60 @@ function repair(): void {
     let t = -1;
     let best = INF;
     for (let v = 0; v < k; v++) if (isSink(PHASE_REPAIR, v) && ldi(done, v) != 0 && ldf(dist, v) < best) { best = ldf(dist, v); t = v; }
+    if (t < 0) unreachable();
     movePath(t);
+    zeroCostPaths();
+  }
+}
+
+let mark: usize = 0; // k i32: 0 unseen, 1 on the search stack, 2 leads nowhere
+let scanPos: usize = 0; // k i32
+let stack: usize = 0; // k i32
+
+function zeroCostPaths(): void {
+  let scale = 1.0;
+  for (let v = 0; v < k; v++) scale = Math.max(scale, Math.abs(ldf(pot, v)));
+  const eps = 1e-12 * scale;
+  memory.fill(mark, 0, <usize>k << 2);
+  for (let s = 0; s < k; s++) {
+    while (ldi(mark, s) == 0 && isSource(PHASE_REPAIR, s)) {
+      let top = 0;
+      sti(stack, 0, s);
+      sti(pred, s, -1);
+      sti(mark, s, 1);
+      sti(scanPos, s, 0);
+      let found = -1;
+      while (top >= 0) {
+        const u = ldi(stack, top);
+        if (u != s && isSink(PHASE_REPAIR, u)) { found = u; break; }
+        let advanced = false;
+        if (ldi(head, u) >= 0) {
+          const row = arc + (<usize>(u * k) << 3);
+          const pu = ldf(pot, u);
+          let v = ldi(scanPos, u);
+          for (; v < k; v++) {
+            if (ldi(mark, v) != 0) continue;
+            if (ldf(row, v) + pu - ldf(pot, v) <= eps) {
+              sti(pred, v, u);
+              sti(mark, v, 1);
+              sti(scanPos, v, 0);
+              sti(stack, ++top, v);
+              advanced = true;
+              break;
+            }
+          }
+          sti(scanPos, u, v + 1);
+        }
+        if (!advanced) {
+          sti(mark, u, 2);
+          top--;
+        }
+      }
+      if (found < 0) break;
+      // The path's clusters changed members: let later searches pass through them again.
+      for (let e = 0; e <= top; e++) sti(mark, ldi(stack, e), 0);
+      movePath(found);
+    }
   }
 }
 
@@ -755,10 +842,10 @@ function chooseTargets(q: i32, r: i32): void {
 }
 
 /** Stops that must move under the current assignment: above the limit (capped) or above ceil(n/k). */
-function overfill(): i32 {
+function overfill(counts: usize): i32 {
   let over = 0;
   for (let j = 0; j < k; j++) {
-    const c = ldi(cnt, j);
+    const c = ldi(counts, j);
     over += max(0, c - (phaseMode == MODE_CAPPED ? phaseCap : phaseQ + 1));
   }
   return over;
@@ -783,15 +870,14 @@ function capacitated(mode: i32, cap: i32, tol: f64, warm: bool): void {
     }
     // The last round's prices usually leave little to repair, but not after a large move of the centers:
     // start from whichever of them and no prices overfills the clusters less.
-    assignByPrice();
-    if (outer > 0 || warm) {
-      const withPrices = overfill();
-      memory.copy(warmPrice, price, <usize>k << 3);
-      memory.fill(price, 0, <usize>k << 3);
-      assignByPrice();
-      if (overfill() > withPrices) {
-        memory.copy(price, warmPrice, <usize>k << 3);
-        assignByPrice();
+    const compare = outer > 0 || warm;
+    assignByPrice(compare);
+    if (compare) {
+      const withPrices = overfill(cnt);
+      if (overfill(bareCnt) < withPrices) {
+        memory.fill(price, 0, <usize>k << 3);
+        memory.copy(assign, bareAssign, <usize>n << 2);
+        memory.copy(cnt, bareCnt, <usize>k << 2);
       }
     }
     for (let j = 0; j < k; j++) stf(pot, j, -ldf(price, j));
@@ -1005,13 +1091,17 @@ export function solve(count: i32, clusters: i32, mode: i32, cap: i32, restarts: 
     pathTo = alloc(<usize>k << 2);
     stale = alloc(<usize>k << 2);
     order = alloc(<usize>k << 2);
-    warmPrice = alloc(<usize>k << 3);
+    bareAssign = alloc(<usize>n << 2);
+    bareCnt = alloc(<usize>k << 2);
     keys = alloc(<usize>n << 3);
     perm = alloc(<usize>n << 2);
     axisU = alloc(48);
     capAssign = alloc(<usize>n << 2);
     capC = alloc(<usize>k * 24);
     capPrice = alloc(<usize>k << 3);
+    mark = alloc(<usize>k << 2);
+    scanPos = alloc(<usize>k << 2);
+    stack = alloc(<usize>k << 2);
     principalPlane();
     // Every start runs to a loose tolerance; only the best is then refined to convergence.
     const fromPlain = restarts > 0;

@@ -18,6 +18,8 @@ const SPLIT_DEPTH: f64 = 0.01;
 const BLINK: f64 = 0.01;
 const MAX_NEIGHBORS: i32 = 100;
 const LS_ROUNDS: i32 = 50;
+const GRANULAR: i32 = 30; // neighbors considered by local-search moves
+const POLISH_SHARE: f64 = 0.25;
 
 // ---- problem ----
 let N: i32 = 0;
@@ -82,6 +84,9 @@ let pool = new StaticArray<i32>(0); // jobs to recreate
 let nPool: i32 = 0;
 let keys = new StaticArray<f64>(0);
 let gPos: i32 = -1;
+// Work counters (positions and moves priced) that keep polishing to a share of the search, deterministically.
+let searchWork: f64 = 0;
+let polishWork: f64 = 0;
 
 // ---- PRNG: xorshift64* ----
 let rs: u64 = 0x9E3779B97F4A7C15;
@@ -204,6 +209,7 @@ function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
   if (dem > cap - unchecked(rLoad[r])) return INF;
   const base = r * S;
   const len = unchecked(rLen[r]);
+  searchWork += <f64>(len + 1);
   const lj = unchecked(jLoc[j]);
   const svc = unchecked(jSvc[j]);
   const hoursEnd = unchecked(vTwE[r]);
@@ -492,6 +498,7 @@ const EPS: f64 = 1e-7;
 
 /** Travel cost of vehicle r driving the jobs in buf[0..len), or INF when any rule breaks. */
 function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
+  polishWork += <f64>len;
   let t = unchecked(vTwS[r]);
   const hoursEnd = unchecked(vTwE[r]);
   let prev = unchecked(vStart[r]);
@@ -556,47 +563,59 @@ function tryApply(a: i32, lenA: i32, b: i32, lenB: i32): bool {
   return nodeLoc(r, r * S, i, unchecked(rLen[r]));
 }
 
-/** Moves a segment of `seg` jobs starting at node p of route ra to the best improving place. */
+/** Builds route ra without its nodes [p, p+seg) and, when rb == ra, with them re-inserted after node q. */
+function moveInto(ra: i32, p: i32, seg: i32, rb: i32, q: i32): bool {
+  const lenA = unchecked(rLen[ra]);
+  if (rb == ra) {
+    let w = 0;
+    if (q == 0) w = copyNodes(ra, p, p + seg - 1, bufA, w);
+    for (let i = 1; i <= lenA; i++) {
+      if (i >= p && i < p + seg) continue;
+      unchecked(bufA[w++] = stops[ra * S + i]);
+      if (i == q) w = copyNodes(ra, p, p + seg - 1, bufA, w);
+    }
+    return tryApply(ra, w, -1, 0);
+  }
+  let w = copyNodes(ra, 1, p - 1, bufA, 0);
+  w = copyNodes(ra, p + seg, lenA, bufA, w);
+  let k = copyNodes(rb, 1, q, bufB, 0);
+  k = copyNodes(ra, p, p + seg - 1, bufB, k);
+  k = copyNodes(rb, q + 1, unchecked(rLen[rb]), bufB, k);
+  return tryApply(ra, w, rb, k);
+}
+
+/** Or-opt / relocate: moves the segment of `seg` jobs at node p of ra next to a neighbor of its ends. */
 function moveSegment(ra: i32, p: i32, seg: i32): bool {
   const lenA = unchecked(rLen[ra]);
   if (p + seg - 1 > lenA) return false;
-  const first = unchecked(jLoc[stops[ra * S + p]]);
-  const last = unchecked(jLoc[stops[ra * S + p + seg - 1]]);
+  const jf = unchecked(stops[ra * S + p]);
+  const jl = unchecked(stops[ra * S + p + seg - 1]);
+  const first = unchecked(jLoc[jf]);
+  const last = unchecked(jLoc[jl]);
   const prevA = locAt(ra, p - 1);
   const nextA = locAt(ra, p + seg);
   let inner: f64 = 0;
-  for (let i = p; i < p + seg - 1; i++) inner += tt(unchecked(jLoc[stops[ra * S + i]]), unchecked(jLoc[stops[ra * S + i + 1]]));
-  const gain = tt(prevA, first) + inner + tt(last, nextA) - tt(prevA, nextA);
   let segDem = 0;
-  for (let i = p; i < p + seg; i++) segDem += unchecked(jDem[stops[ra * S + i]]);
-  for (let rb = 0; rb < V; rb++) {
-    const lenB = unchecked(rLen[rb]);
-    if (rb != ra && segDem > unchecked(vCap[rb]) - unchecked(rLoad[rb])) continue;
-    for (let q = 0; q <= lenB; q++) {
+  for (let i = p; i < p + seg; i++) {
+    segDem += unchecked(jDem[stops[ra * S + i]]);
+    if (i < p + seg - 1) inner += tt(unchecked(jLoc[stops[ra * S + i]]), unchecked(jLoc[stops[ra * S + i + 1]]));
+  }
+  const gain = tt(prevA, first) + inner + tt(last, nextA) - tt(prevA, nextA);
+  // Candidate places: right after a neighbor of the first job, or right before a neighbor of the last.
+  for (let side = 0; side < 2; side++) {
+    const from = side == 0 ? jf : jl;
+    const cnt = min(unchecked(adjCnt[from]), GRANULAR);
+    for (let k = 0; k < cnt; k++) {
+      const y = unchecked(adj[from * K + k]);
+      const rb = unchecked(jobRoute[y]);
+      if (rb < 0) continue;
+      if (rb != ra && segDem > unchecked(vCap[rb]) - unchecked(rLoad[rb])) continue;
+      const q = side == 0 ? unchecked(jobPos[y]) : unchecked(jobPos[y]) - 1;
       if (rb == ra && q >= p - 1 && q <= p + seg - 1) continue;
       const lq = locAt(rb, q);
       const lq1 = locAt(rb, q + 1);
       const add = tt(lq, first) + inner + tt(last, lq1) - tt(lq, lq1);
-      if (add - gain >= -EPS) continue;
-      if (rb == ra) {
-        let w = 0;
-        if (q == 0) w = copyNodes(ra, p, p + seg - 1, bufA, w);
-        for (let i = 1; i <= lenA; i++) {
-          if (i >= p && i < p + seg) continue;
-          unchecked(bufA[w++] = stops[ra * S + i]);
-          if (i == q) w = copyNodes(ra, p, p + seg - 1, bufA, w);
-        }
-        if (tryApply(ra, w, -1, 0)) return true;
-      } else {
-        let w = 0;
-        w = copyNodes(ra, 1, p - 1, bufA, w);
-        w = copyNodes(ra, p + seg, lenA, bufA, w);
-        let k = 0;
-        k = copyNodes(rb, 1, q, bufB, k);
-        k = copyNodes(ra, p, p + seg - 1, bufB, k);
-        k = copyNodes(rb, q + 1, lenB, bufB, k);
-        if (tryApply(ra, w, rb, k)) return true;
-      }
+      if (add - gain < -EPS && moveInto(ra, p, seg, rb, q)) return true;
     }
   }
   return false;
@@ -627,55 +646,57 @@ function swapJobs(ra: i32, p: i32, rb: i32, q: i32): bool {
 }
 
 /** 2-opt*: route a keeps nodes 1..i and takes b's tail after k; b keeps 1..k and takes a's tail after i. */
-function twoOptStar(ra: i32, rb: i32): bool {
+function twoOptStar(ra: i32, i: i32, rb: i32, k: i32): bool {
   const lenA = unchecked(rLen[ra]);
   const lenB = unchecked(rLen[rb]);
-  const endA = unchecked(vEnd[ra]);
-  const endB = unchecked(vEnd[rb]);
-  for (let i = 0; i <= lenA; i++) {
-    const ai = locAt(ra, i);
-    const ai1 = i < lenA ? locAt(ra, i + 1) : endA;
-    for (let k = 0; k <= lenB; k++) {
-      if (i == lenA && k == lenB) continue;
-      const bk = locAt(rb, k);
-      const bk1 = k < lenB ? locAt(rb, k + 1) : endB;
-      const nA = k < lenB ? bk1 : endA;
-      const nB = i < lenA ? ai1 : endB;
-      const delta = tt(ai, nA) + tt(bk, nB) - tt(ai, ai1) - tt(bk, bk1);
-      if (delta >= -EPS) continue;
-      let w = copyNodes(ra, 1, i, bufA, 0);
-      w = copyNodes(rb, k + 1, lenB, bufA, w);
-      let x = copyNodes(rb, 1, k, bufB, 0);
-      x = copyNodes(ra, i + 1, lenA, bufB, x);
-      if (tryApply(ra, w, rb, x)) return true;
-    }
+  const ai = locAt(ra, i);
+  const ai1 = locAt(ra, i + 1);
+  const bk = locAt(rb, k);
+  const bk1 = locAt(rb, k + 1);
+  const nA = k < lenB ? bk1 : unchecked(vEnd[ra]);
+  const nB = i < lenA ? ai1 : unchecked(vEnd[rb]);
+  const delta = tt(ai, nA) + tt(bk, nB) - tt(ai, ai1) - tt(bk, bk1);
+  if (delta >= -EPS) return false;
+  let w = copyNodes(ra, 1, i, bufA, 0);
+  w = copyNodes(rb, k + 1, lenB, bufA, w);
+  let x = copyNodes(rb, 1, k, bufB, 0);
+  x = copyNodes(ra, i + 1, lenA, bufB, x);
+  return tryApply(ra, w, rb, x);
+}
+
+/** Swap and 2-opt* moves that bring job j next to one of its neighbors in another route. */
+function exchangeNear(j: i32): bool {
+  const cnt = min(unchecked(adjCnt[j]), GRANULAR);
+  for (let k = 0; k < cnt; k++) {
+    const ra = unchecked(jobRoute[j]);
+    const y = unchecked(adj[j * K + k]);
+    const rb = unchecked(jobRoute[y]);
+    if (rb < 0 || rb == ra) continue;
+    const p = unchecked(jobPos[j]);
+    const q = unchecked(jobPos[y]);
+    // j takes the place of y, or of y's neighbors so that it ends up beside y
+    if (swapJobs(ra, p, rb, q)) return true;
+    if (q > 1 && swapJobs(ra, p, rb, q - 1)) return true;
+    if (q < unchecked(rLen[rb]) && swapJobs(ra, p, rb, q + 1)) return true;
+    // new edges j → y and y's predecessor → j's successor
+    if (twoOptStar(ra, p, rb, q - 1)) return true;
   }
   return false;
 }
 
-/** Descends until no operator improves the current solution (or `maxRounds` rounds ran). */
-function localSearch(maxRounds: i32): void {
+/** First-improvement descent over granular neighborhoods, until no move improves or the deadline. */
+function localSearch(maxRounds: i32, deadline: f64): void {
   for (let round = 0; round < maxRounds; round++) {
     let improved = false;
-    for (let seg = 1; seg <= 3; seg++) {
-      for (let ra = 0; ra < V; ra++) {
-        for (let p = 1; p <= unchecked(rLen[ra]); p++) {
-          if (moveSegment(ra, p, seg)) improved = true;
-        }
+    for (let j = 0; j < J; j++) {
+      if (unchecked(jobRoute[j]) < 0) continue;
+      if (now() > deadline) return;
+      polishWork += <f64>(GRANULAR * 10);
+      for (let seg = 1; seg <= 3; seg++) {
+        const r = unchecked(jobRoute[j]);
+        if (moveSegment(r, unchecked(jobPos[j]), seg)) improved = true;
       }
-    }
-    for (let ra = 0; ra < V; ra++) {
-      for (let rb = 0; rb < V; rb++) {
-        if (ra == rb) continue;
-        if (unchecked(rLen[ra]) == 0 && unchecked(rLen[rb]) == 0) continue;
-        if (rb < ra) continue;
-        for (let p = 1; p <= unchecked(rLen[ra]); p++) {
-          for (let q = 1; q <= unchecked(rLen[rb]); q++) {
-            if (swapJobs(ra, p, rb, q)) improved = true;
-          }
-        }
-        if (twoOptStar(ra, rb)) improved = true;
-      }
+      if (unchecked(jobRoute[j]) >= 0 && exchangeNear(j)) improved = true;
     }
     if (!improved) break;
   }
@@ -893,6 +914,8 @@ function allocState(): void {
   keys = new StaticArray<f64>(J);
   stamp = 0;
   iterStamp = 0;
+  searchWork = 0;
+  polishWork = 0;
   nTouched = 0;
   nPool = 0;
   for (let r = 0; r < V; r++) {
@@ -978,10 +1001,12 @@ export function solve(n: i32, v: i32, j: i32, durP: usize, vehI: usize, vehT: us
         commit();
         curCost = c;
         if (c < bestCost - 1e-9) {
-          // Polishing each new best is cheap: new bests get rare once the search settles.
-          localSearch(LS_ROUNDS);
-          commit();
-          curCost = totalCost();
+          // New bests get rare once the search settles; until then polishing is held to a share of the work.
+          if (polishWork <= POLISH_SHARE * searchWork) {
+            localSearch(LS_ROUNDS, started + limitMs);
+            commit();
+            curCost = totalCost();
+          }
           bestCost = curCost;
           saveBest();
         }
@@ -1000,7 +1025,7 @@ export function solve(n: i32, v: i32, j: i32, durP: usize, vehI: usize, vehT: us
       if (r < 0) unchecked(unas[nUnas++] = q);
       else insertAt(q, r, gPos);
     }
-    localSearch(LS_ROUNDS);
+    localSearch(LS_ROUNDS, max(now(), started + limitMs) + 0.05 * limitMs);
   }
 
   let w = out;

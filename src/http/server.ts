@@ -147,25 +147,34 @@ function readBody(res: HttpResponse, ctx: RequestContext, route: Route | undefin
     // A client that disconnects mid-upload must not leave the handler waiting on the stream forever.
     onAbort.push(() => stream.destroy(new Error('aborted')));
     if (declared > limit) stream.destroy(payloadTooLarge(limit));
+    // The socket outlives the request (keep-alive): it must never be left paused, and resuming one
+    // that is not paused (or that already serves the next request) upsets uWS.
+    let paused = false;
+    let done = false;
+    const resume = () => {
+      if (paused && !done && !ctx.aborted) res.resume();
+      paused = false;
+    };
     onChunk((chunk, isLast) => {
+      if (isLast) resume();
       if (stream.destroyed) return;
       if (total > limit) {
         stream.destroy(payloadTooLarge(limit));
         return;
       }
       // uWS reuses the chunk's memory after the callback: copy it.
-      if (!stream.write(Buffer.from(new Uint8Array(chunk)))) {
+      if (!stream.write(Buffer.from(new Uint8Array(chunk))) && !isLast && !paused) {
         res.pause();
-        stream.once('drain', () => {
-          if (!ctx.aborted) res.resume();
-        });
+        paused = true;
+        stream.once('drain', resume);
       }
       if (isLast) stream.end();
     }, () => stream.destroy(payloadTooLarge(limit)));
     body.stream = stream;
     body.discard = () => {
       if (!stream.writableEnded) stream.destroy();
-      if (!ctx.aborted) res.resume();
+      resume();
+      done = true;
     };
     return body;
   }
@@ -197,13 +206,17 @@ async function handle(ctx: RequestContext, match: ReturnType<Router['match']>, d
       const auth = await deps.keys.lookup(ctx.headers['x-api-key']);
       if (!auth) throw unauthenticated();
       ctx.auth = auth;
-      // Every authenticated request counts and carries the rate-limit headers, the no-plan 403 included.
+      // Every authenticated request counts and carries the rate-limit headers, the no-plan 403 included;
+      // a team without a plan gets that 403 on every request, past its rate limit too.
       const rate = await deps.limiter.take(auth.teamId, auth.rateLimit);
+      if (!auth.planActive) {
+        for (const [k, v] of Object.entries(rate.headers)) if (!k.endsWith('Retry-After')) ctx.responseHeaders[k] = v;
+        throw forbidden('Your team does not have an active plan.');
+      }
       Object.assign(ctx.responseHeaders, rate.headers);
       if (!rate.allowed) {
         throw new HttpError(429, 'Too many requests. Retry after the time in the Retry-After header.', { retry_after: rate.retryAfter });
       }
-      if (!auth.planActive) throw forbidden('Your team does not have an active plan.');
       deps.usage.record(auth.keyId, route.method, route.path);
       if (route.permission) ctx.require(route.permission);
     }

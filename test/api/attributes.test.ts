@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { NO_JOBS, TIMESTAMP, ULID, expect404, expect422 } from './helpers.js';
+import { API_ONLY, TIMESTAMP, ULID, expect404, expect422 } from './helpers.js';
 
 let app: App & { url: string };
 let team: TestTeam;
 
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp(API_ONLY);
   team = await makeTeam(app);
 });
 afterAll(() => app.close());

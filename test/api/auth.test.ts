@@ -3,13 +3,13 @@ import type { App } from '../../src/app.js';
 import { createKey, createTeam, deleteKey, setKeyActive, updateTeam } from '../../src/auth/admin.js';
 import { PERMISSIONS } from '../../src/auth/permissions.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { MISSING_ID, NO_JOBS, NO_PLAN, UNAUTHENTICATED, eventually, expect404, expectMessage, expectRateHeaders, lacks } from './helpers.js';
+import { MISSING_ID, API_ONLY, NO_PLAN, UNAUTHENTICATED, eventually, expect404, expectMessage, expectRateHeaders, lacks } from './helpers.js';
 
 let app: App & { url: string };
 let team: TestTeam;
 
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp(API_ONLY);
   team = await makeTeam(app);
 });
 afterAll(() => app.close());
@@ -117,6 +117,20 @@ describe('403 team without an active plan', () => {
     await updateTeam(app.sql, t.teamId, { planActive: true });
     const back = await eventually(() => api(app, 'GET', '/v1/pois', { key: t.key }), (r) => r.status === 200);
     expect(back.status).toBe(200);
+  });
+
+  it('stays 403 past the rate limit, with the counters but no Retry-After', async () => {
+    const t = await makeTeam(app, { plan: 'basic', planActive: false, rateLimit: 2 });
+    const remaining: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await api(app, 'GET', '/v1/pois', { key: t.key });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ message: NO_PLAN });
+      remaining.push(expectRateHeaders(res).remaining);
+      expect(res.headers.get('retry-after')).toBeNull();
+      expect(res.headers.get('x-ratelimit-retry-after')).toBeNull();
+    }
+    expect(remaining).toEqual([1, 0, 0, 0]);
   });
 
   it('checks the key before the plan: a bad key of such a team is 401', async () => {

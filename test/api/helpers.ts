@@ -15,8 +15,9 @@ export const MISSING_UUID = '3f2c1e9a-0b7d-4c55-9a41-6f1d2e3c4b5a';
 
 type App = { url: string };
 
-/** The API suites need no background jobs; keeping them off in these processes keeps the rows as the tests set them. */
-export const NO_JOBS = { WAYMARK_JOBS: 'off' };
+/** The API suites need neither background jobs nor the map: off in these processes, which keeps the
+ *  rows as the tests set them and the start fast. */
+export const API_ONLY = { WAYMARK_JOBS: 'off', WAYMARK_MAP: 'off' };
 
 /** A POI without the fields background geocoding may fill at any moment (a job runner in another test
  *  process may pick up any pending POI), for comparing a POI across requests. */

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { NO_JOBS, expect422, expectMessage, expectRateHeaders } from './helpers.js';
+import { API_ONLY, expect422, expectMessage, expectRateHeaders } from './helpers.js';
 
 let app: App & { url: string };
 let team: TestTeam;
 const ids = { poi: '', attribute: '', category: '' };
 
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp(API_ONLY);
   team = await makeTeam(app);
   ids.poi = (await api(app, 'POST', '/v1/pois', { key: team.key, body: { name: 'p', latitude: 10, longitude: 20 } })).body.data.id;
   ids.attribute = (await api(app, 'POST', '/v1/attributes', { key: team.key, body: { name: 'a' } })).body.data.id;

@@ -17,7 +17,11 @@ beforeAll(async () => {
     handler: async (ctx): Promise<Reply> => {
       let bytes = 0;
       try {
-        for await (const chunk of ctx.stream()) bytes += (chunk as Buffer).length;
+        for await (const chunk of ctx.stream()) {
+          bytes += (chunk as Buffer).length;
+          // A slow consumer, so that the socket gets paused and resumed.
+          if (ctx.query.has('slow')) await new Promise((resolve) => setTimeout(resolve, 1));
+        }
         settle(`ended ${bytes}`);
         return { status: 200, body: { bytes } };
       } catch (err) {
@@ -25,6 +29,10 @@ beforeAll(async () => {
         throw err;
       }
     },
+  });
+  router.add({
+    method: 'POST', path: '/json', public: true,
+    handler: async (ctx): Promise<Reply> => ({ status: 200, body: { keys: Object.keys(await ctx.json()) } }),
   });
   const deps = { router, keys: null as never, limiter: null as never, usage: null as never, log: pino({ level: 'silent' }) };
   server = await startHttpServer(deps, '127.0.0.1', 0);
@@ -77,5 +85,36 @@ describe('streamed request bodies', () => {
     const res = await fetch(`http://127.0.0.1:${server.port}/upload`, { method: 'POST', body, duplex: 'half' } as RequestInit);
     expect(res.status).toBe(413);
     expect(await done).toMatch(/^error /);
+  });
+
+  it('a keep-alive connection serves a mix of accepted and refused uploads, fast or slowly read', async () => {
+    const sizes = [70_000, 1_000_001, 1_000, 999_999, 20, 300_000, 3_000_000, 70_000, 1_000_001, 1_000];
+    for (const query of ['', '?slow']) {
+      for (const size of sizes) {
+        const done = expectOutcome();
+        const res = await fetch(`http://127.0.0.1:${server.port}/upload${query}`, { method: 'POST', body: 'm'.repeat(size) });
+        expect(res.status, `${size}${query}`).toBe(size > 1_000_000 ? 413 : 200);
+        await res.text();
+        expect(await done).toBe(size > 1_000_000 ? 'error The request body exceeds the limit of 1000000 bytes.' : `ended ${size}`);
+      }
+    }
+  });
+});
+
+describe('JSON request bodies', () => {
+  it('are parsed; past the 1 MB limit they are 413, and a flood past the drain limit closes the connection', async () => {
+    const url = `http://127.0.0.1:${server.port}/json`;
+    const ok = await fetch(url, { method: 'POST', body: '{"a":1,"b":2}', headers: { 'content-type': 'application/json' } });
+    expect(await ok.json()).toEqual({ keys: ['a', 'b'] });
+    const json = { 'content-type': 'application/json' };
+    const over = await fetch(url, { method: 'POST', body: `{"a":"${'x'.repeat(2_000_000)}"}`, headers: json });
+    expect(over.status).toBe(413);
+    await over.text();
+    const flood = await fetch(url, { method: 'POST', body: new Uint8Array(70 * 1024 * 1024), headers: json });
+    expect(flood.status).toBe(413);
+    expect(flood.headers.get('connection')).toBe('close');
+    await flood.text();
+    const after = await fetch(url, { method: 'POST', body: '{"c":3}', headers: json });
+    expect(await after.json()).toEqual({ keys: ['c'] });
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { NO_JOBS, expect404, expect422, settled } from './helpers.js';
+import { API_ONLY, expect404, expect422, settled } from './helpers.js';
 
 let app: App & { url: string };
 let mine: TestTeam;
@@ -10,7 +10,7 @@ const their = { poi: null as any, attribute: null as any, category: null as any 
 const my = { attribute: '', category: '' };
 
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp(API_ONLY);
   mine = await makeTeam(app);
   theirs = await makeTeam(app);
   their.attribute = (await api(app, 'POST', '/v1/attributes', { key: theirs.key, body: { name: 'secret', type: 'number' } })).body.data;

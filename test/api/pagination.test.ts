@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { MISSING_ID, NO_JOBS, allPages, expect422 } from './helpers.js';
+import { MISSING_ID, API_ONLY, allPages, expect422 } from './helpers.js';
 
 let app: App & { url: string };
 let team: TestTeam;
@@ -9,7 +9,7 @@ const created: Record<string, string[]> = { pois: [], attributes: [], categories
 const COUNT = 17;
 
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp(API_ONLY);
   team = await makeTeam(app);
   for (let i = 0; i < COUNT; i++) {
     created.pois.push((await api(app, 'POST', '/v1/pois', { key: team.key, body: { name: `p${i}`, latitude: i, longitude: -i } })).body.data.id);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { MISSING_ID, MISSING_UUID, NO_JOBS, expect422, geodesic } from './helpers.js';
+import { MISSING_ID, MISSING_UUID, API_ONLY, expect422, geodesic } from './helpers.js';
 
 let app: App & { url: string };
 let team: TestTeam;
@@ -15,7 +15,7 @@ const C = { lat: 52.52, lon: 13.405 };
 const north = (m: number) => C.lat + m / 111_200;
 
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp(API_ONLY);
   team = await makeTeam(app);
   for (const [name, type] of [['rating', 'number'], ['open', 'boolean'], ['color', 'string']] as const) {
     attr[name] = (await api(app, 'POST', '/v1/attributes', { key: team.key, body: { name, type } })).body.data.id;
@@ -138,6 +138,23 @@ describe('distance filter', () => {
     expect(names(await list(`latitude=${C.lat}&longitude=${C.lon}&distance=100000`))).toEqual(order('far1500', 'near500', 'far5000', 'center', 'east900'));
     expect(names(await list(`latitude=${C.lat}&longitude=${C.lon}&distance=1`))).toEqual(['center']);
     expect(names(await list(`latitude=-33.8688&longitude=151.2093&distance=5`))).toEqual(['elsewhere']);
+  });
+
+  it('finds POIs across the antimeridian and around a pole', async () => {
+    const t = await makeTeam(app);
+    const make = async (name: string, latitude: number, longitude: number) =>
+      (await api(app, 'POST', '/v1/pois', { key: t.key, body: { name, latitude, longitude } })).body.data.id as string;
+    const east = await make('east of the line', 0, 179.9995);
+    const pole = await make('near the pole', 89.9999, 0);
+    const search = async (q: string) => (await api(app, 'GET', `/v1/pois?${q}`, { key: t.key })).body.data as Array<{ id: string; distance: number }>;
+    const across = await search('latitude=0&longitude=-179.9995&distance=200');
+    expect(across.map((p) => p.id)).toEqual([east]);
+    expect(Math.abs(across[0].distance - geodesic(0, -179.9995, 0, 179.9995))).toBeLessThan(1);
+    const overPole = await search('latitude=89.9999&longitude=180&distance=50');
+    expect(overPole.map((p) => p.id)).toEqual([pole]);
+    expect(overPole[0].distance).toBeGreaterThan(15);
+    expect(overPole[0].distance).toBeLessThan(30);
+    expect(await search('latitude=0&longitude=-179.9995&distance=50')).toEqual([]);
   });
 
   it('lists without a distance filter carry no distance field', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { MISSING_ID, NO_JOBS, TIMESTAMP, ULID, expect404, expect422, expectMessage, settled } from './helpers.js';
+import { MISSING_ID, API_ONLY, TIMESTAMP, ULID, expect404, expect422, expectMessage, settled } from './helpers.js';
 
 let app: App & { url: string };
 let team: TestTeam;
@@ -11,7 +11,7 @@ let category: { id: string; name: string; created_at: string; updated_at: string
 const EMPTY_ADDRESS = { display_name: null, street: null, city: null, country: null, zipcode: null, geocoded_at: null };
 
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp(API_ONLY);
   team = await makeTeam(app);
   for (const [name, type] of [['rating', 'number'], ['open', 'boolean'], ['color', 'string']] as const) {
     attr[name] = (await api(app, 'POST', '/v1/attributes', { key: team.key, body: { name, type } })).body.data.id;

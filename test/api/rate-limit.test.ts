@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { api, makeTeam, startTestApp } from '../support/app.js';
-import { MISSING_ID, NO_JOBS, expectRateHeaders } from './helpers.js';
+import { MISSING_ID, API_ONLY, expectRateHeaders } from './helpers.js';
 
 let app: App & { url: string };
 
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp(API_ONLY);
 });
 afterAll(() => app.close());
 

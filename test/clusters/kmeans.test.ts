@@ -30,12 +30,22 @@ function expectPartition(c: Clustering, n: number): void {
   expect(Array.from(seen)).toEqual(Array.from(c.assignment));
 }
 
-/** With the final centers fixed, no exchange of two stops between clusters lowers the sum of squares. */
-function expectNoImprovingSwap(c: Clustering): void {
+/**
+ * With the final centers fixed, no exchange of two stops between clusters lowers the sum of squares, nor
+ * (under a size cap) does moving one stop into a cluster with room: the capacitated assignment is exact.
+ */
+function expectNoImprovingSwap(c: Clustering, cap?: number): void {
   const k = c.clusters.length;
   const centers = means(X, c.assignment, k);
   const own = X.map((x, i) => d2(x, centers[c.assignment[i]]));
   let worst = 0;
+  if (cap !== undefined) {
+    for (let i = 0; i < X.length; i++) {
+      c.clusters.forEach((cl, b) => {
+        if (cl.members.length < cap && b !== c.assignment[i]) worst = Math.min(worst, d2(X[i], centers[b]) - own[i]);
+      });
+    }
+  }
   for (let i = 0; i < X.length; i++) {
     const a = c.assignment[i];
     for (let j = i + 1; j < X.length; j++) {
@@ -132,7 +142,7 @@ describe('clusterPoints', () => {
       expect(c.clusters).toHaveLength(Math.ceil(points.length / maxStops));
       expect(Math.max(...sizes(c))).toBeLessThanOrEqual(maxStops);
       expect(c.maxStops).toBe(maxStops);
-      expectNoImprovingSwap(c);
+      expectNoImprovingSwap(c, maxStops);
     }
   });
 
@@ -182,6 +192,12 @@ describe('clusterPoints', () => {
     expect(five.clusters).toHaveLength(5);
     expect(sizes(five)).toEqual([4, 4, 4, 4, 4]);
     expect(five.sse).toBeLessThan(1e-6);
+
+    // 2,000 stops at three places into 100 clusters: three come back, whatever rounding does to the means.
+    const three = Array.from({ length: 2_000 }, (_, i) => points[(i % 3) * 500]);
+    expect(sizes(clusterPoints(three, { clusters: 100 }))).toEqual([667, 667, 666]);
+    const piled = clusterPoints(Array.from({ length: 2_000 }, () => points[0]), { clusters: 100, balanced: true });
+    expect(sizes(piled)).toEqual(new Array(100).fill(20));
 
     const balanced = clusterPoints(same, { clusters: 3, balanced: true });
     expect(sizes(balanced).sort()).toEqual([3, 3, 4]);

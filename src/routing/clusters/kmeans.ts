@@ -101,9 +101,10 @@ export function clusterPoints(points: readonly LatLon[], opts: ClusterOptions): 
     coords[i * 2] = latitude;
     coords[i * 2 + 1] = longitude;
   }
-  // Balanced runs start from one bisection into equal parts, which beat plain k-means centers as a start in
-  // measurements; capped runs try both, as plain centers often fit a loose cap better.
-  const restarts = mode === MODE_BALANCED ? 0 : restartsFor(k);
+  // Capacitated runs start both from a bisection into equal parts and from the best plain k-means result:
+  // in measurements each start won on some cluster counts, by up to a fifth of the sum of squares. More
+  // plain runs than two did not improve the capacitated result.
+  const restarts = mode === MODE_PLAIN ? restartsFor(k) : Math.min(2, restartsFor(k));
   const starts = mode === MODE_PLAIN ? 0 : 1;
   const sse = kernel.solve(n, k, mode, opts.maxStops ?? n, restarts, starts);
   const raw = new Int32Array(kernel.memory.buffer, kernel.assignment(), n);

@@ -1,0 +1,29 @@
+// Engine failures as the HTTP answers of the spec (service-spec.md "Errors", DECISIONS.md "Routing").
+import { PoolBusyError } from '../compute/pool.js';
+import { HttpError, invalid, serviceUnavailable } from '../http/errors.js';
+import { MapNotLoadedError, NoRouteError, UnknownProfileError, WaypointTooFarError } from './engine.js';
+
+/**
+ * - a waypoint too far from a usable road: 422 at `waypoints.<i>`;
+ * - no route for leg i → i+1: 422 at `waypoints.<i+1>` (the waypoint that cannot be reached), the message
+ *   telling whether avoided POIs block every way or the road network does not connect the two;
+ * - no map, or the pool's queue full: 503 (the latter with Retry-After);
+ * - anything else from the engine (a crashed worker, a kernel trap): 502, retry shortly.
+ * `field` names the list the indexes refer to.
+ */
+export function engineHttpError(err: unknown, profile: string, field = 'waypoints'): HttpError {
+  if (err instanceof WaypointTooFarError) {
+    return invalid(`${field}.${err.index}`, `is more than 500 m from a road usable by the ${profile} profile`);
+  }
+  if (err instanceof NoRouteError) {
+    const from = err.legIndex, to = err.legIndex + 1;
+    const message = err.reason === 'blocked'
+      ? `No route from waypoint ${from} to waypoint ${to}: the avoided POIs block every way. Avoid fewer POIs or use a smaller avoid.radius.`
+      : `No route from waypoint ${from} to waypoint ${to}: the road network does not connect them for the ${profile} profile.`;
+    return new HttpError(422, message, { errors: { [`${field}.${to}`]: [message] } });
+  }
+  if (err instanceof UnknownProfileError) return invalid('profile', 'is not available on the loaded map');
+  if (err instanceof MapNotLoadedError) return serviceUnavailable('Routing is not available: no map is loaded. Retry later.');
+  if (err instanceof PoolBusyError) return new HttpError(503, 'The routing engine is busy. Retry shortly.', {}, { 'Retry-After': '1' });
+  return new HttpError(502, 'The routing service failed to answer. Retry shortly.');
+}

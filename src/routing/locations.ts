@@ -1,0 +1,59 @@
+// Locations of the routing endpoints: `{latitude, longitude}` or `{poi_id}` (the POI's position).
+import { z } from 'zod';
+import type { Sql } from '../db/client.js';
+import type { FieldErrors } from '../http/errors.js';
+import { isUlid } from '../ids.js';
+
+const LOCATION_FORMS = 'must be a location: {latitude, longitude} or {poi_id}';
+
+/** Exactly one form; a missing half of a coordinate pair is reported on the missing field. */
+export const locationSchema = z.strictObject({
+  latitude: z.number({ error: 'must be a number between -90 and 90' }).min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90').optional(),
+  longitude: z.number({ error: 'must be a number between -180 and 180' }).min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180').optional(),
+  poi_id: z.string({ error: 'must be a POI id' }).optional(),
+}, { error: LOCATION_FORMS }).superRefine((loc, ctx) => {
+  const hasLat = loc.latitude !== undefined, hasLon = loc.longitude !== undefined;
+  if (loc.poi_id !== undefined) {
+    if (hasLat || hasLon) ctx.addIssue({ code: 'custom', message: 'give either latitude and longitude or poi_id, not both' });
+  } else if (!hasLat && !hasLon) ctx.addIssue({ code: 'custom', message: LOCATION_FORMS });
+  else if (!hasLat) ctx.addIssue({ code: 'custom', path: ['latitude'], message: 'is required with longitude' });
+  else if (!hasLon) ctx.addIssue({ code: 'custom', path: ['longitude'], message: 'is required with latitude' });
+});
+
+export type LocationInput = z.infer<typeof locationSchema>;
+
+export interface ResolvedLocation {
+  poiId: string | null;
+  latitude: number;
+  longitude: number;
+}
+
+/** Whether a raw (unvalidated) list of locations names a POI: such requests need `read-pois`. */
+export function namesPoi(raw: unknown): boolean {
+  return Array.isArray(raw) && raw.some((l) => l !== null && typeof l === 'object' && 'poi_id' in l);
+}
+
+/** Positions of validated locations; POI ids the team does not have are reported at `<field>.<i>.poi_id`.
+ *  Returns null when any is unknown (the errors say which). */
+export async function resolveLocations(
+  sql: Sql, teamId: string, locations: LocationInput[], field: string, errors: FieldErrors,
+): Promise<ResolvedLocation[] | null> {
+  const ids = [...new Set(locations.flatMap((l) => (l.poi_id !== undefined && isUlid(l.poi_id) ? [l.poi_id.toUpperCase()] : [])))];
+  const rows = ids.length
+    ? await sql<Array<{ id: string; latitude: number; longitude: number }>>`
+        SELECT id, latitude, longitude FROM pois WHERE team_id = ${teamId} AND id = ANY(${ids}::text[])`
+    : [];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  let ok = true;
+  const out = locations.map((l, i): ResolvedLocation => {
+    if (l.poi_id === undefined) return { poiId: null, latitude: l.latitude!, longitude: l.longitude! };
+    const poi = isUlid(l.poi_id) ? byId.get(l.poi_id.toUpperCase()) : undefined;
+    if (!poi) {
+      ok = false;
+      (errors[`${field}.${i}.poi_id`] ??= []).push('is not a POI of this team');
+      return { poiId: null, latitude: 0, longitude: 0 };
+    }
+    return { poiId: poi.id, latitude: poi.latitude, longitude: poi.longitude };
+  });
+  return ok ? out : null;
+}

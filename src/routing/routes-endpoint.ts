@@ -1,0 +1,140 @@
+// POST /v1/routes: the fastest route through 2–50 waypoints, optionally keeping out of circles around
+// selected POIs (service-spec.md "POST /v1/routes").
+import { z } from 'zod';
+import { teamAttributes } from '../attributes/store.js';
+import type { Sql } from '../db/client.js';
+import { invalid, unprocessable, type FieldErrors } from '../http/errors.js';
+import type { Route } from '../http/router.js';
+import { parseWith } from '../http/validate.js';
+import { PROFILES } from '../map/profiles.js';
+import { parsePoiFilter, type PoiFilter } from '../pois/filters.js';
+import { straightLineMeters, type Position } from './avoid-area.js';
+import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
+import { route, type Circle, type ProfileName, type RouteResult } from './engine.js';
+import { engineHttpError } from './engine-errors.js';
+import { locationSchema, namesPoi, resolveLocations } from './locations.js';
+
+export const MAX_WAYPOINTS = 50;
+export const DEFAULT_AVOID_RADIUS_M = 50;
+/** Rule 5: with at least one avoided POI, the waypoints' summed straight-line distance is capped. */
+export const MAX_AVOIDING_STRAIGHT_LINE_M = 150_000;
+
+const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+// Types here; ranges, formats and the category_id/category_name exclusion are checked by parsePoiFilter,
+// the same rules as the POI list filters.
+const avoidSchema = z.strictObject({
+  attributes: z.custom<Record<string, unknown>>(isObject, { error: 'must be an object of attribute values' }).optional(),
+  category_id: z.string({ error: 'must be a category id (ULID)' }).optional(),
+  category_name: z.string({ error: 'must be a string of at most 255 characters' }).optional(),
+  latitude: z.number({ error: 'must be a number between -90 and 90' }).optional(),
+  longitude: z.number({ error: 'must be a number between -180 and 180' }).optional(),
+  distance: z.number({ error: 'must be a number between 1 and 100000' }).optional(),
+  country_id: z.string({ error: 'must be a UUID' }).optional(),
+  city_id: z.string({ error: 'must be a UUID' }).optional(),
+  zipcode_id: z.string({ error: 'must be a UUID' }).optional(),
+  poi_ids: z.array(z.string({ error: 'must be a POI id (ULID)' }), { error: 'must be an array of POI ids' }).optional(),
+  radius: z.number({ error: 'must be an integer between 10 and 500' }).int('must be an integer between 10 and 500')
+    .min(10, 'must be an integer between 10 and 500').max(500, 'must be an integer between 10 and 500').optional(),
+}, { error: 'must be an object of POI filters' });
+
+const bodySchema = z.strictObject({
+  // The type first: zod would also run the length checks on a string.
+  waypoints: z.custom<unknown[]>(Array.isArray, { error: `must be an array of 2 to ${MAX_WAYPOINTS} locations` })
+    .pipe(z.array(locationSchema).min(2, 'must have at least 2 locations').max(MAX_WAYPOINTS, `may have at most ${MAX_WAYPOINTS} locations`)),
+  profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
+  avoid: avoidSchema.optional(),
+});
+
+type AvoidInput = z.infer<typeof avoidSchema>;
+
+/** The avoid filter, with `poi_ids` the team does not have reported at `avoid.poi_ids.<i>`. */
+async function avoidFilter(sql: Sql, teamId: string, avoid: AvoidInput, errors: FieldErrors): Promise<PoiFilter> {
+  const { radius: _radius, distance, ...raw } = avoid;
+  const attrs = raw.attributes && Object.keys(raw.attributes).length ? await teamAttributes(sql, teamId) : [];
+  // The spec types avoid.distance as a float, where the list filter takes an integer: its range is checked
+  // here, and parsePoiFilter sees a valid stand-in (it still checks that latitude and longitude come with it).
+  if (distance !== undefined && !(distance >= 1 && distance <= 100_000)) errors['avoid.distance'] = ['must be a number between 1 and 100000'];
+  const filter = parsePoiFilter({ ...raw, distance: distance === undefined ? undefined : 1 }, attrs, errors, 'avoid.', MAX_AVOIDED_POIS);
+  if (filter.near && distance !== undefined) filter.near.distance = distance;
+  if (filter.poiIds?.length && !errors['avoid.poi_ids']) {
+    const rows = await sql<Array<{ id: string }>>`SELECT id FROM pois WHERE team_id = ${teamId} AND id = ANY(${filter.poiIds}::text[])`;
+    const known = new Set(rows.map((r) => r.id));
+    raw.poi_ids!.forEach((id, i) => {
+      if (!errors[`avoid.poi_ids.${i}`] && !known.has(id.toUpperCase())) (errors[`avoid.poi_ids.${i}`] ??= []).push('is not a POI of this team');
+    });
+  }
+  return filter;
+}
+
+const tenths = (x: number) => Math.round(x * 10) / 10;
+// 1e-6° is at most 11 cm: far below the engine's precision, and it halves the payload.
+const micro = (x: number) => Math.round(x * 1e6) / 1e6;
+
+function routeJson(profile: ProfileName, r: RouteResult, waypoints: Array<{ poiId: string | null } & Position>, avoided: unknown) {
+  const legs = r.legs.map((l, i) => ({ from: i, to: i + 1, distance: tenths(l.distance), duration: tenths(l.duration) }));
+  const coordinates = r.geometry.map(([lon, lat]) => [micro(lon), micro(lat)]);
+  // A LineString needs two positions, even when both waypoints land on the same spot.
+  if (coordinates.length === 1) coordinates.push([...coordinates[0]]);
+  return {
+    profile,
+    // Totals are the sums of the rounded legs, so that the legs add up to them exactly.
+    distance: tenths(legs.reduce((a, l) => a + l.distance, 0)),
+    duration: tenths(legs.reduce((a, l) => a + l.duration, 0)),
+    // Rounding is monotonic, so the rounded box is exactly the box of the rounded geometry.
+    bbox: r.bbox.map(micro),
+    geometry: { type: 'LineString', coordinates },
+    legs,
+    waypoints: waypoints.map((w) => ({ poi_id: w.poiId, latitude: w.latitude, longitude: w.longitude })),
+    avoided,
+  };
+}
+
+export function routesEndpoint(sql: Sql): Route[] {
+  return [{
+    method: 'POST', path: '/v1/routes', permission: 'plan-routes',
+    handler: async (ctx) => {
+      const raw = await ctx.json();
+      // Authorization before validation: whether POIs are involved is visible on the raw body.
+      if (raw.avoid !== undefined || namesPoi(raw.waypoints)) ctx.require('read-pois');
+      const body = parseWith(bodySchema, raw);
+      const profile = body.profile;
+      const errors: FieldErrors = {};
+      const waypoints = await resolveLocations(sql, ctx.teamId, body.waypoints, 'waypoints', errors);
+      const filter = body.avoid && (await avoidFilter(sql, ctx.teamId, body.avoid, errors));
+      if (!waypoints || Object.keys(errors).length) throw unprocessable(errors);
+
+      const run = (circles?: Circle[]) => route({
+        profile,
+        waypoints: waypoints.map((w) => ({ lat: w.latitude, lon: w.longitude })),
+        avoid: circles ? { circles } : undefined,
+      }).catch((err: unknown) => {
+        throw engineHttpError(err, profile);
+      });
+      let plain: Promise<RouteResult> | undefined;
+      const plainRoute = () => (plain ??= run());
+
+      if (!filter) return { status: 200, body: { data: routeJson(profile, await plainRoute(), waypoints, null) } };
+
+      const radius = body.avoid?.radius ?? DEFAULT_AVOID_RADIUS_M;
+      const selection = await selectAvoidance(sql, ctx.teamId, filter, waypoints, radius,
+        async () => (await plainRoute()).snapped.map((p) => ({ latitude: p.lat, longitude: p.lon })));
+      if (selection.tooMany) {
+        throw invalid('avoid', `selects more than ${MAX_AVOIDED_POIS} POIs around the route; at most ${MAX_AVOIDED_POIS} can be avoided. Narrow the filters.`);
+      }
+      const straight = straightLineMeters(waypoints);
+      if (selection.avoided.length && straight > MAX_AVOIDING_STRAIGHT_LINE_M) {
+        throw invalid('waypoints', `may be at most ${MAX_AVOIDING_STRAIGHT_LINE_M / 1000} km apart in total (straight-line, consecutive) when POIs are avoided; these are ${(straight / 1000).toFixed(1)} km`);
+      }
+      const circles = selection.avoided.map((p) => ({ lat: p.latitude, lon: p.longitude, radius }));
+      const result = circles.length ? await run(circles) : await plainRoute();
+      const avoided = {
+        radius,
+        count: selection.avoided.length,
+        poi_ids: selection.avoided.map((p) => p.id),
+        skipped_poi_ids: selection.skipped,
+      };
+      return { status: 200, body: { data: routeJson(profile, result, waypoints, avoided) } };
+    },
+  }];
+}
