@@ -19,7 +19,7 @@ const BLINK: f64 = 0.01;
 const MAX_NEIGHBORS: i32 = 100;
 const LS_ROUNDS: i32 = 50;
 const GRANULAR: i32 = 30; // neighbors considered by local-search moves
-const POLISH_SHARE: f64 = 0.25;
+const POLISH_SHARE: f64 = 2.0;
 
 // ---- problem ----
 let N: i32 = 0;

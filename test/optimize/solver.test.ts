@@ -216,6 +216,13 @@ describe('solveVrp on hand-made problems', () => {
     expect(a.iterations).toBe(1500);
   });
 
+  it('handles asymmetric durations that break the triangle inequality', () => {
+    const p = randomProblem(5, 60);
+    const d = (p.durations as number[][]).map((row, a) => row.map((x, b) => (a === b ? 0 : x + ((a * 7 + b * 13) % 400))));
+    const sol = solveChecked({ ...p, durations: d }, { iterations: 2000, timeLimitMs: 60_000 });
+    expect(sol.routes.length).toBeGreaterThan(0);
+  });
+
   it('produces feasible plans on mixed random problems, leaving out only jobs that fit nowhere', () => {
     for (const seed of [1, 2, 3]) {
       const p = randomProblem(seed, 80);

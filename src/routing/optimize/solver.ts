@@ -1,5 +1,6 @@
 // Vehicle routing with time windows: packs a VrpProblem into the `vrp` WASM kernel (regret insertion,
-// then SISR ruin & recreate with annealing), runs it synchronously and schedules the routes it returns.
+// then SISR ruin & recreate with annealing and a local-search polish), runs it synchronously and
+// schedules the routes it returns.
 import { instantiate } from '../../compute/wasm.js';
 import { capacityOf, hasSkills, hoursOf, isOpen, matrixReader, normalizedWindows, validateProblem } from './problem.js';
 import { scheduleRoute } from './schedule.js';
@@ -21,9 +22,18 @@ let kernel: VrpKernel | undefined;
 
 const DEFAULTS = { timeLimitMs: 1000, iterations: 20_000, seed: 1, temperature: [0.3, 0.003] as const };
 
+/**
+ * Serves as many jobs as possible, then minimizes total travel duration. Synchronous (runs the kernel in
+ * the calling thread, e.g. a pool worker). Throws RangeError on a malformed problem.
+ */
 export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSolution {
   const n = validateProblem(problem);
-  const opts = { ...DEFAULTS, ...options };
+  const opts = {
+    timeLimitMs: options.timeLimitMs ?? DEFAULTS.timeLimitMs,
+    iterations: options.iterations ?? DEFAULTS.iterations,
+    seed: options.seed ?? DEFAULTS.seed,
+    temperature: options.temperature ?? DEFAULTS.temperature,
+  };
   const { vehicles, jobs } = problem;
   const V = vehicles.length;
   const J = jobs.length;
