@@ -4,11 +4,12 @@ import { isUniqueViolation } from '../db/errors.js';
 import { invalid, notFound } from '../http/errors.js';
 import { pageOf, readPage } from '../http/pagination.js';
 import type { Route } from '../http/router.js';
-import { parseWith } from '../http/validate.js';
+import { charLength, parseWith } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
 import { categoryJson, type CategoryRow } from './store.js';
 
-const name = z.string({ error: 'must be a string' }).trim().min(1, 'is required').max(255, 'may not be longer than 255 characters');
+const name = z.string({ error: 'must be a string' }).trim().min(1, 'is required')
+  .refine((s) => charLength(s) <= 255, 'may not be longer than 255 characters');
 const createSchema = z.strictObject({ name });
 const updateSchema = z.strictObject({ name: name.optional() });
 const taken = () => invalid('name', 'has already been taken');
@@ -29,7 +30,7 @@ export function categoryRoutes(sql: Sql): Route[] {
       method: 'GET', path: '/v1/categories', permission: 'read-categories',
       handler: async (ctx) => {
         const filter = ctx.query.get('name');
-        const badFilter = filter !== undefined && (filter.length > 255 || filter.includes('\u0000'));
+        const badFilter = filter !== undefined && (charLength(filter) > 255 || filter.includes('\u0000'));
         const page = readPage(ctx.query, 'ulid', badFilter ? { name: ['must be at most 255 characters, without NUL'] } : {});
         const rows = await sql<CategoryRow[]>`
           SELECT * FROM categories WHERE team_id = ${ctx.teamId}

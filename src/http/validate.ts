@@ -1,6 +1,13 @@
 import type { z } from 'zod';
 import { unprocessable, zodErrors } from './errors.js';
 
+/** Length in characters as PostgreSQL counts them (code points): an emoji is one, not two UTF-16 units. */
+export function charLength(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
 /** Parses with a zod schema or throws the 422 of DECISIONS.md. */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix = ''): z.infer<S> {
   const result = schema.safeParse(value);

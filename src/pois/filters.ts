@@ -2,6 +2,7 @@ import { resolveAttribute, type AttributeRow } from '../attributes/store.js';
 import type { Sql } from '../db/client.js';
 import type { FieldErrors } from '../http/errors.js';
 import { boxesAround } from '../geo/search-box.js';
+import { charLength } from '../http/validate.js';
 import { isUlid, isUuid } from '../ids.js';
 import { typedTextValue, type AttributeValue } from './values.js';
 
@@ -66,7 +67,7 @@ export function parsePoiFilter(raw: RawPoiFilter, attrs: AttributeRow[], errors:
     if (typeof raw.category_id !== 'string' || !isUlid(raw.category_id)) add('category_id', 'must be a category id (ULID)');
     else filter.categoryId = raw.category_id.toUpperCase();
   } else if (raw.category_name !== undefined) {
-    if (typeof raw.category_name !== 'string' || raw.category_name.length > 255 || raw.category_name.includes('\u0000')) {
+    if (typeof raw.category_name !== 'string' || charLength(raw.category_name) > 255 || raw.category_name.includes('\u0000')) {
       add('category_name', 'must be a string of at most 255 characters, without NUL');
     }
     else filter.categoryName = raw.category_name;

@@ -43,6 +43,15 @@ describe('POST and GET /v1/categories', () => {
     }
   });
 
+  it('counts name length in characters: 255 emoji fit, 256 do not', async () => {
+    expect((await create({ name: '🍕'.repeat(255) })).status).toBe(201);
+    expect422(await create({ name: '🍕'.repeat(256) }), ['name']);
+    const filtered = await api(app, 'GET', `/v1/pois?category_name=${encodeURIComponent('🍕'.repeat(255))}`, { key: team.key });
+    expect(filtered.status).toBe(200);
+    const search = await api(app, 'GET', `/v1/categories?name=${encodeURIComponent('🍕'.repeat(255))}`, { key: team.key });
+    expect(search.body.data.map((c: { name: string }) => c.name)).toEqual(['🍕'.repeat(255)]);
+  });
+
   it('422 for missing, empty, too long or non-string names and unknown fields', async () => {
     const cases: Array<[unknown, string[]]> = [
       [{}, ['name']],

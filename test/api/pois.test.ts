@@ -89,6 +89,13 @@ describe('POST /v1/pois', () => {
     }
   });
 
+  it('counts name length in characters: 255 emoji fit, 256 do not', async () => {
+    const res = await create({ name: '🚲'.repeat(255), latitude: 1, longitude: 1 });
+    expect(res.status).toBe(201);
+    expect(res.body.data.name).toBe('🚲'.repeat(255));
+    expect422(await create({ name: '🚲'.repeat(256), latitude: 1, longitude: 1 }), ['name']);
+  });
+
   it('keeps integer-valued numbers and unicode names as sent', async () => {
     const res = await create({ name: 'Ünïcødé 🚲 名前', latitude: 48, longitude: 11, attributes: { rating: 4, open: false, color: '' } });
     expect(res.status).toBe(201);
@@ -333,6 +340,16 @@ describe('POI limit', () => {
     await app.sql`UPDATE teams SET poi_count = 1000 WHERE id = ${t.teamId}`;
     const res = await create({ name: 'over', latitude: 1, longitude: 1 }, t.key);
     expectMessage(res, 403, 'Your team has reached its limit of 1000 POIs.');
+  });
+
+  it('pro defaults to 100,000 POIs; enterprise has no limit', async () => {
+    const pro = await makeTeam(app, { plan: 'pro' });
+    await app.sql`UPDATE teams SET poi_count = 99999 WHERE id = ${pro.teamId}`;
+    expect((await create({ name: 'last one', latitude: 1, longitude: 1 }, pro.key)).status).toBe(201);
+    expectMessage(await create({ name: 'over', latitude: 1, longitude: 1 }, pro.key), 403, 'Your team has reached its limit of 100000 POIs.');
+    const enterprise = await makeTeam(app, { plan: 'enterprise' });
+    await app.sql`UPDATE teams SET poi_count = 50000000 WHERE id = ${enterprise.teamId}`;
+    expect((await create({ name: 'unlimited', latitude: 1, longitude: 1 }, enterprise.key)).status).toBe(201);
   });
 
   it('a limit of 0 refuses every creation', async () => {
