@@ -222,7 +222,10 @@ async function handle(ctx: RequestContext, match: ReturnType<Router['match']>, d
     }
     return await route.handler(ctx);
   } catch (err) {
-    if (err instanceof HttpError) return { status: err.status, body: err.body(), headers: err.headers };
+    if (err instanceof HttpError) {
+      if (err.cause) deps.log.error({ err: err.cause, reqId: ctx.id, route: ctx.route }, err.message);
+      return { status: err.status, body: err.body(), headers: err.headers };
+    }
     if (err instanceof Error && err.message === 'aborted') return { status: 499 };
     deps.log.error({ err, reqId: ctx.id, route: ctx.route }, 'request failed');
     return { status: 500, body: { message: 'Internal server error.' } };

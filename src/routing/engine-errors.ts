@@ -25,5 +25,7 @@ export function engineHttpError(err: unknown, profile: string, field = 'waypoint
   if (err instanceof UnknownProfileError) return invalid('profile', 'is not available on the loaded map');
   if (err instanceof MapNotLoadedError) return serviceUnavailable('Routing is not available: no map is loaded. Retry later.');
   if (err instanceof PoolBusyError) return new HttpError(503, 'The routing engine is busy. Retry shortly.', {}, { 'Retry-After': '1' });
-  return new HttpError(502, 'The routing service failed to answer. Retry shortly.');
+  const failed = new HttpError(502, 'The routing service failed to answer. Retry shortly.');
+  failed.cause = err; // logged by the server, never sent
+  return failed;
 }
