@@ -20,6 +20,8 @@ import { importRoutes } from './imports/routes.js';
 import { startJobRunner } from './jobs/start.js';
 import { messagingRoutes } from './messaging/routes.js';
 import { poiRoutes } from './pois/routes.js';
+import { clustersEndpoint } from './routing/clusters-endpoint.js';
+import { optimizeEndpoint } from './routing/optimize-endpoint.js';
 import { routesEndpoint } from './routing/routes-endpoint.js';
 
 export interface App {
@@ -76,6 +78,8 @@ export function buildRouter(sql: Sql, usage: UsageRecorder): Router {
     ...geoRoutes(sql),
     ...messagingRoutes(sql),
     ...routesEndpoint(sql),
+    ...optimizeEndpoint(sql),
+    ...clustersEndpoint(sql),
   ];
   for (const route of routes) router.add(route);
   return router;

@@ -1,0 +1,88 @@
+// The body of POST /v1/routes/clusters (service-spec.md "POST /v1/routes/clusters", DECISIONS.md "Routing"):
+// types and ranges, the either/or rules and unique stop ids, all reported in one 422.
+import { z } from 'zod';
+import { unprocessable, zodErrors, type FieldErrors } from '../http/errors.js';
+import { MAX_CLUSTER_STOPS, MAX_CLUSTERS } from './clusters/kmeans.js';
+import { locationSchema } from './locations.js';
+
+export const MAX_STOP_ID_LENGTH = 100;
+
+const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+const ID_RULE = `must be a string of 1 to ${MAX_STOP_ID_LENGTH} characters`;
+const stopSchema = locationSchema.safeExtend({
+  id: z.string({ error: ID_RULE }).min(1, ID_RULE).max(MAX_STOP_ID_LENGTH, ID_RULE).optional(),
+});
+
+// The same filters as `avoid` of POST /v1/routes (types here; parsePoiFilter checks ranges and formats).
+const poiSelectionSchema = z.strictObject({
+  attributes: z.custom<Record<string, unknown>>(isObject, { error: 'must be an object of attribute values' }).optional(),
+  category_id: z.string({ error: 'must be a category id (ULID)' }).optional(),
+  category_name: z.string({ error: 'must be a string of at most 255 characters' }).optional(),
+  latitude: z.number({ error: 'must be a number between -90 and 90' }).optional(),
+  longitude: z.number({ error: 'must be a number between -180 and 180' }).optional(),
+  distance: z.number({ error: 'must be a number between 1 and 100000' }).optional(),
+  country_id: z.string({ error: 'must be a UUID' }).optional(),
+  city_id: z.string({ error: 'must be a UUID' }).optional(),
+  zipcode_id: z.string({ error: 'must be a UUID' }).optional(),
+  poi_ids: z.array(z.string({ error: 'must be a POI id (ULID)' }), { error: 'must be an array of POI ids' }).optional(),
+}, { error: 'must be an object of POI filters' });
+
+const STOPS_RULE = `must be an array of 1 to ${MAX_CLUSTER_STOPS} locations`;
+const CLUSTERS_RULE = `must be an integer between 1 and ${MAX_CLUSTERS}`;
+const MAX_STOPS_RULE = 'must be an integer of at least 1';
+
+const bodySchema = z.strictObject({
+  // The type first: zod would also run the length checks on a string.
+  stops: z.custom<unknown[]>(Array.isArray, { error: STOPS_RULE })
+    .pipe(z.array(stopSchema).min(1, STOPS_RULE).max(MAX_CLUSTER_STOPS, `may have at most ${MAX_CLUSTER_STOPS} stops`))
+    .optional(),
+  pois: poiSelectionSchema.optional(),
+  clusters: z.number({ error: CLUSTERS_RULE }).int(CLUSTERS_RULE).min(1, CLUSTERS_RULE).max(MAX_CLUSTERS, CLUSTERS_RULE).optional(),
+  max_stops: z.number({ error: MAX_STOPS_RULE }).int(MAX_STOPS_RULE).min(1, MAX_STOPS_RULE).optional(),
+  balanced: z.boolean({ error: 'must be true or false' }).default(false),
+});
+
+export type StopInput = z.infer<typeof stopSchema>;
+export type PoiSelectionInput = z.infer<typeof poiSelectionSchema>;
+
+export interface ClusterBody {
+  /** Exactly one of `stops` and `pois`. */
+  stops?: StopInput[];
+  pois?: PoiSelectionInput;
+  /** Exactly one of `clusters` and `maxStops`. */
+  clusters?: number;
+  maxStops?: number;
+  balanced: boolean;
+}
+
+/** One of two fields, not both: `null` counts as sent (and fails its type). */
+function exactlyOne(raw: Record<string, unknown>, a: string, b: string, errors: FieldErrors): void {
+  const hasA = raw[a] !== undefined, hasB = raw[b] !== undefined;
+  if (hasA && hasB) (errors[b] ??= []).push(`cannot be combined with ${a}; send one of them`);
+  else if (!hasA && !hasB) (errors[a] ??= []).push(`is required unless ${b} is sent`);
+}
+
+/** Every repeat of an id is reported at its own position, naming the first. */
+function duplicateIds(stops: readonly StopInput[], errors: FieldErrors): void {
+  const first = new Map<string, number>();
+  stops.forEach((s, i) => {
+    if (s.id === undefined) return;
+    const at = first.get(s.id);
+    if (at === undefined) first.set(s.id, i);
+    else (errors[`stops.${i}.id`] ??= []).push(`duplicates stops.${at}.id; stop ids must be unique`);
+  });
+}
+
+/** The validated body, or a 422 with every problem found. */
+export function parseClusterBody(raw: Record<string, unknown>): ClusterBody {
+  const errors: FieldErrors = Object.create(null);
+  const parsed = bodySchema.safeParse(raw);
+  if (!parsed.success) Object.assign(errors, zodErrors(parsed.error));
+  exactlyOne(raw, 'stops', 'pois', errors);
+  exactlyOne(raw, 'clusters', 'max_stops', errors);
+  if (parsed.success && parsed.data.stops) duplicateIds(parsed.data.stops, errors);
+  if (!parsed.success || Object.keys(errors).length) throw unprocessable(errors);
+  const { stops, pois, clusters, max_stops: maxStops, balanced } = parsed.data;
+  return { stops, pois, clusters, maxStops, balanced };
+}

@@ -1,0 +1,103 @@
+// The body of POST /v1/routes/optimize (service-spec.md "POST /v1/routes/optimize", "Limits"): every
+// limit and pairing rule that can be judged from the body alone, as 422 field paths.
+import { z } from 'zod';
+import { PROFILES } from '../../map/profiles.js';
+import { locationSchema } from '../locations.js';
+import { DATETIME_MESSAGE, parseDatetime, type Instant } from './datetimes.js';
+
+export const MAX_VEHICLES = 3;
+export const MAX_STOPS = 50;
+export const MAX_WINDOWS = 5;
+export const MAX_SKILLS = 20;
+export const MAX_ID_LENGTH = 100;
+export const MAX_SERVICE_S = 86_400;
+// Loads are summed in 32-bit integers by the solver: 50 stops of the largest demand stay far below 2^31.
+export const MAX_DEMAND = 10_000_000;
+export const MAX_CAPACITY = 1_000_000_000;
+
+const datetime = z.string({ error: DATETIME_MESSAGE }).transform((text, ctx): Instant => {
+  const at = parseDatetime(text);
+  if (!at) {
+    ctx.addIssue({ code: 'custom', message: DATETIME_MESSAGE });
+    return z.NEVER;
+  }
+  return at;
+});
+
+const pair = z.tuple([datetime, datetime], { error: 'must be a [start, end] pair of datetimes' });
+
+const id = z.string({ error: `must be a string of 1 to ${MAX_ID_LENGTH} characters` })
+  .min(1, `must be a string of 1 to ${MAX_ID_LENGTH} characters`).max(MAX_ID_LENGTH, `must be a string of 1 to ${MAX_ID_LENGTH} characters`);
+
+const skills = z.array(z.string({ error: 'must be a string of 1 to 100 characters' })
+  .min(1, 'must be a string of 1 to 100 characters').max(100, 'must be a string of 1 to 100 characters'), { error: `must be an array of up to ${MAX_SKILLS} skills` })
+  .max(MAX_SKILLS, `may have at most ${MAX_SKILLS} skills`);
+
+const integer = (min: number, max: number) => {
+  const message = `must be an integer between ${min} and ${max}`;
+  return z.number({ error: message }).int(message).min(min, message).max(max, message);
+};
+
+/** An array checked for its type before its length, so a string is not measured as one. */
+const list = <T extends z.ZodType>(item: T, min: number, max: number, what: string) =>
+  z.custom<unknown[]>(Array.isArray, { error: `must be an array of ${min} to ${max} ${what}` })
+    .pipe(z.array(item).min(min, `must have at least ${min} ${what}`).max(max, `may have at most ${max} ${what}`));
+
+/** Ids must be unique among the items that have one; `defaults(i)` names items sent without. */
+function uniqueIds(items: Array<{ id?: string }>, ctx: z.RefinementCtx, defaults?: (i: number) => string): void {
+  const seen = new Map<string, number>();
+  items.forEach((item, i) => {
+    const name = item.id ?? defaults?.(i);
+    if (name === undefined) return;
+    const first = seen.get(name);
+    if (first === undefined) seen.set(name, i);
+    else ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `must be unique: '${name}' is already the id of item ${first}` });
+  });
+}
+
+export const defaultVehicleId = (i: number) => `vehicle-${i + 1}`;
+
+const vehicleSchema = z.strictObject({
+  start: locationSchema,
+  id: id.optional(),
+  end: locationSchema.optional(),
+  capacity: integer(0, MAX_CAPACITY).optional(),
+  time_window: pair.superRefine(([start, end], ctx) => {
+    if (end.epoch <= start.epoch) ctx.addIssue({ code: 'custom', message: 'must end after it starts' });
+  }).optional(),
+  skills: skills.optional(),
+}, { error: 'must be a vehicle object with a start location' });
+
+const stopSchema = locationSchema.safeExtend({
+  id: id.optional(),
+  service: integer(0, MAX_SERVICE_S).default(0),
+  demand: integer(0, MAX_DEMAND).default(1),
+  time_windows: z.array(pair, { error: `must be an array of up to ${MAX_WINDOWS} [start, end] pairs of datetimes` })
+    .max(MAX_WINDOWS, `may have at most ${MAX_WINDOWS} time windows`)
+    .superRefine((windows, ctx) => {
+      windows.forEach(([start, end], i) => {
+        if (end.epoch < start.epoch) ctx.addIssue({ code: 'custom', path: [i], message: 'must not end before it starts' });
+      });
+      // Sorted by start, a window overlaps an earlier one when it starts before the latest end so far;
+      // windows that only touch (one ends when the next starts) do not overlap.
+      const order = windows.map((_, i) => i).sort((a, b) => windows[a][0].epoch - windows[b][0].epoch || a - b);
+      let latestEnd = -Infinity, latestIndex = -1;
+      for (const i of order) {
+        const [start, end] = windows[i];
+        if (start.epoch < latestEnd) ctx.addIssue({ code: 'custom', path: [i], message: `overlaps time window ${latestIndex}` });
+        if (end.epoch > latestEnd) [latestEnd, latestIndex] = [end.epoch, i];
+      }
+    })
+    .optional(),
+  skills: skills.optional(),
+});
+
+export const optimizeBodySchema = z.strictObject({
+  profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
+  vehicles: list(vehicleSchema, 1, MAX_VEHICLES, 'vehicles').superRefine((vs, ctx) => uniqueIds(vs, ctx, defaultVehicleId)),
+  stops: list(stopSchema, 1, MAX_STOPS, 'stops').superRefine((ss, ctx) => uniqueIds(ss, ctx)),
+});
+
+export type OptimizeBody = z.infer<typeof optimizeBodySchema>;
+export type VehicleInput = OptimizeBody['vehicles'][number];
+export type StopInput = OptimizeBody['stops'][number];

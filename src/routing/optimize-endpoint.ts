@@ -1,0 +1,116 @@
+// POST /v1/routes/optimize: vehicle routing with time windows on the road network (service-spec.md
+// "POST /v1/routes/optimize"). Validate, resolve POIs, road matrix over the distinct locations, solve in
+// the worker pool, then one road geometry per route.
+import type { Sql } from '../db/client.js';
+import { HttpError, unprocessable, type FieldErrors } from '../http/errors.js';
+import type { Route } from '../http/router.js';
+import { parseWith } from '../http/validate.js';
+import { runTask } from '../compute/pool.js';
+import { matrix, NoRouteError, route, WaypointTooFarError, type LatLon, type MatrixResult, type ProfileName } from './engine.js';
+import { engineHttpError } from './engine-errors.js';
+import { namesPoi, resolveLocations, type LocationInput, type ResolvedLocation } from './locations.js';
+import type { SolveOptions, VrpProblem, VrpSolution } from './optimize/solver.js';
+import { indexLocations, toProblem, unreachableLocations, type LocationIndex, type ResolvedVehicle } from './optimize-api/problem.js';
+import { optimizeJson } from './optimize-api/response.js';
+import { defaultVehicleId, optimizeBodySchema, type OptimizeBody } from './optimize-api/schema.js';
+import { timeFrame } from './optimize-api/time-frame.js';
+
+/**
+ * Enough search for 50 stops and 3 vehicles to settle; the iteration cap ends the search before the time
+ * limit on an idle machine, so the same request gets the same plan. The time limit only bounds a busy one.
+ */
+export const SOLVE_OPTIONS: SolveOptions = { iterations: 8_000, timeLimitMs: 200, seed: 1 };
+
+/** Whether a raw (unvalidated) body names a POI anywhere: such requests also need `read-pois`. */
+function bodyNamesPoi(raw: Record<string, unknown>): boolean {
+  const vehicles = Array.isArray(raw.vehicles) ? raw.vehicles : [];
+  const ends = vehicles.flatMap((v) => (v !== null && typeof v === 'object' ? [(v as Record<string, unknown>).start, (v as Record<string, unknown>).end] : []));
+  return namesPoi(raw.stops) || namesPoi(ends);
+}
+
+/** Positions of every location; unknown POI ids are 422 at `<location field>.poi_id`. */
+async function resolveAll(sql: Sql, teamId: string, body: OptimizeBody): Promise<{ vehicles: ResolvedVehicle[]; stops: ResolvedLocation[] }> {
+  const fields: string[] = [];
+  const locations: LocationInput[] = [];
+  const add = (loc: LocationInput, field: string) => {
+    locations.push(loc);
+    fields.push(field);
+  };
+  body.vehicles.forEach((v, i) => {
+    add(v.start, `vehicles.${i}.start`);
+    if (v.end) add(v.end, `vehicles.${i}.end`);
+  });
+  body.stops.forEach((s, i) => add(s, `stops.${i}`));
+  // One query for all of them; the errors come back at `all.<k>.poi_id` and are renamed to the real paths.
+  const scratch: FieldErrors = {};
+  const resolved = await resolveLocations(sql, teamId, locations, 'all', scratch);
+  if (!resolved) {
+    const errors: FieldErrors = {};
+    for (const [key, messages] of Object.entries(scratch)) errors[`${fields[Number(key.split('.')[1])]}.poi_id`] = messages;
+    throw unprocessable(errors);
+  }
+  let k = 0;
+  const vehicles = body.vehicles.map((v) => ({ start: resolved[k++], end: v.end ? resolved[k++] : null }));
+  return { vehicles, stops: resolved.slice(k) };
+}
+
+async function roadMatrix(profile: ProfileName, ix: LocationIndex): Promise<MatrixResult> {
+  try {
+    return await matrix({ profile, points: ix.points });
+  } catch (err) {
+    if (err instanceof WaypointTooFarError) {
+      const message = `is more than 500 m from a road usable by the ${profile} profile`;
+      throw unprocessable(Object.fromEntries(ix.fields[err.index].map((f) => [f, [message]])));
+    }
+    throw engineHttpError(err, profile);
+  }
+}
+
+async function solve(problem: VrpProblem, profile: ProfileName): Promise<VrpSolution> {
+  try {
+    return await runTask<VrpSolution>('vrp', { problem, options: SOLVE_OPTIONS });
+  } catch (err) {
+    throw engineHttpError(err, profile);
+  }
+}
+
+/** [lon, lat] along the roads from the vehicle's start through its stops to its end (if it has one). */
+async function geometry(profile: ProfileName, waypoints: LatLon[]): Promise<Array<[number, number]>> {
+  try {
+    return (await route({ profile, waypoints })).geometry;
+  } catch (err) {
+    // The matrix already joined these points: a failure now is the engine's, not the request's.
+    if (err instanceof NoRouteError || err instanceof WaypointTooFarError) throw new HttpError(502, 'The routing service failed to answer. Retry shortly.');
+    throw engineHttpError(err, profile);
+  }
+}
+
+export function optimizeEndpoint(sql: Sql): Route[] {
+  return [{
+    method: 'POST', path: '/v1/routes/optimize', permission: 'plan-routes',
+    handler: async (ctx) => {
+      const raw = await ctx.json();
+      // Authorization before validation: whether POIs are involved is visible on the raw body.
+      if (bodyNamesPoi(raw)) ctx.require('read-pois');
+      const body = parseWith(optimizeBodySchema, raw);
+      const profile = body.profile;
+      const frame = timeFrame(body, Object.keys(raw), Math.floor(Date.now() / 1000));
+      const { vehicles, stops } = await resolveAll(sql, ctx.teamId, body);
+
+      const ix = indexLocations(vehicles, stops);
+      const m = await roadMatrix(profile, ix);
+      const unreachable = unreachableLocations(ix, m.durations, profile);
+      if (Object.keys(unreachable).length) throw unprocessable(unreachable);
+
+      const problem = toProblem(body, ix, m, frame);
+      const solution = await solve(problem, profile);
+      const geometries = await Promise.all(solution.routes.map((r) => {
+        const v = problem.vehicles[r.vehicle];
+        const at = [v.start, ...r.jobs.map((j) => problem.jobs[j].location), ...(v.end == null ? [] : [v.end])];
+        return geometry(profile, at.map((p) => ix.points[p]));
+      }));
+      const vehicleIds = body.vehicles.map((v, i) => v.id ?? defaultVehicleId(i));
+      return { status: 200, body: { data: optimizeJson({ body, vehicleIds, vehicles, stops, problem, frame }, solution, geometries) } };
+    },
+  }];
+}
