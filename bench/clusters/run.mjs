@@ -99,7 +99,9 @@ for (const k of [10, 100]) {
   }, RUNS);
   sses.sort((a, b) => a - b);
   peer[k] = { ...summary(timing), sse_median: quantile(sses, 0.5), sse_best: sses[0] };
-  console.log(`ml-kmeans k=${k}: p50 ${peer[k].p50} ms, p95 ${peer[k].p95} ms (cpu p50 ${peer[k].cpu_p50}), SSE median ${peer[k].sse_median.toExponential(4)} best ${peer[k].sse_best.toExponential(4)}`);
+  const q = peer[k];
+  console.log(`ml-kmeans k=${k}: p50 ${q.p50} ms, p95 ${q.p95} ms (cpu p50 ${q.cpu_p50}), ` +
+    `SSE median ${q.sse_median.toExponential(4)} best ${q.sse_best.toExponential(4)}`);
 }
 
 const cases = [
@@ -132,15 +134,20 @@ for (const c of cases) {
     }
   }
   results.push(row);
-  console.log(`${c.name}: p50 ${s.p50} ms, p95 ${s.p95} ms (cpu p50 ${s.cpu_p50}, p95 ${s.cpu_p95}), SSE ${last.sse.toExponential(4)}, sizes ${ours.min_size}..${ours.max_size}` +
+  console.log(`${c.name}: p50 ${s.p50} ms, p95 ${s.p95} ms (cpu p50 ${s.cpu_p50}, p95 ${s.cpu_p95}), ` +
+    `SSE ${last.sse.toExponential(4)}, sizes ${ours.min_size}..${ours.max_size}` +
     (row.time_ratio_p50 !== undefined ? `, time vs peer ${row.time_ratio_p50}` : '') +
-    (row.sse_ratio_vs_peer_median !== undefined ? `, SSE vs peer median ${row.sse_ratio_vs_peer_median} (vs peer best ${row.sse_ratio_vs_peer_best})` : ''));
+    (row.sse_ratio_vs_peer_median !== undefined
+      ? `, SSE vs peer median ${row.sse_ratio_vs_peer_median} (vs peer best ${row.sse_ratio_vs_peer_best})`
+      : ''));
 }
 
 const out = {
   bench: 'clusters',
   date: new Date().toISOString(),
-  note: 'wall-clock ms on a shared 2-core machine (noisy; cpu_* = process CPU ms per run, which other load disturbs less); SSE in m² of straight-line distances in 3-D; peer = ml-kmeans plain k-means++ (one seeded run per call, no balanced mode); time ratios = ours / peer',
+  note: 'wall-clock ms on a shared 2-core machine (noisy; cpu_* = process CPU ms per run, which other load ' +
+    'disturbs less); SSE in m² of straight-line distances in 3-D; peer = ml-kmeans plain k-means++ (one seeded ' +
+    'run per call, no balanced mode); time ratios = ours / peer',
   stops: N,
   runs: RUNS,
   targets: { plain_2000_100_p95_ms: 20, balanced_2000_100_p95_ms: 150, quality: 'SSE at most the peer\'s' },

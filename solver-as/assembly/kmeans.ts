@@ -23,7 +23,7 @@ const MAX_LLOYD: i32 = 300;
 const MAX_HARTIGAN_PASSES: i32 = 200;
 const MAX_OUTER: i32 = 100;
 /** A repair search settles this many sinks before stopping, so that several paths can follow it. */
-const SINKS_PER_SEARCH: i32 = 8;
+const SINKS_PER_SEARCH: i32 = 20;
 /** Capacitated starts are compared after rounds stop gaining this fraction; the best is then finished. */
 const SCREEN_TOL: f64 = 1e-4;
 
@@ -525,6 +525,7 @@ let pot: usize = 0; // k
 let dist: usize = 0; // k
 let pred: usize = 0; // k i32
 let done: usize = 0; // k i32
+let open: usize = 0; // k i32: the nodes a search has not settled yet
 let price: usize = 0; // k
 let bareAssign: usize = 0; // n: the assignment without prices
 let bareCnt: usize = 0; // k
@@ -574,10 +575,10 @@ function arcRow(u: i32): void {
 }
 
 /**
- * Each point to its cheapest cluster under the prices (into assign/cnt) and, when `bare`, also with no
- * prices (into bareAssign/bareCnt): one pass over the distances serves both candidates. Near-ties (stops
- * at one position, centers equal up to rounding) go to the emptier cluster, so that duplicates spread
- * instead of piling into one cluster for the repair to move one by one.
+ * Fills the distance matrix for the current centers and sends each point to its cheapest cluster under
+ * the prices (into assign/cnt) and, when `bare`, also with no prices (into bareAssign/bareCnt).
+ * Near-ties (stops at one position, centers equal up to rounding) go to the emptier cluster, so that
+ * duplicates spread instead of piling into one cluster for the repair to move one by one.
  */
 function assignByPrice(bare: bool): void {
   memory.fill(cnt, 0, <usize>k << 2);
@@ -588,7 +589,8 @@ function assignByPrice(bare: bool): void {
     let tol = 0.0, tolBare = 0.0;
     let bj = 0, bb = 0;
     for (let j = 0; j < k; j++) {
-      const dj = ldf(d, j);
+      const dj = d2(i, C, j);
+      stf(d, j, dj);
       const c = dj + ldf(price, j);
       if (c < best - tol) { best = c; tol = tieTolerance(c); bj = j; }
       else if (c <= best + tol && ldi(cnt, j) < ldi(cnt, bj)) bj = j;
@@ -640,34 +642,38 @@ function search(phase: i32, stopAtSink: bool): f64 {
   for (let j = 0; j < k; j++) if (isSource(phase, j)) pS = Math.max(pS, ldf(pot, j));
   let u = -1;
   let du = INF;
+  let at = -1;
   let settledSinks = 0;
   for (let v = 0; v < k; v++) {
     const d = isSource(phase, v) ? pS - ldf(pot, v) : INF;
     stf(dist, v, d);
     sti(pred, v, -1);
     sti(done, v, 0);
-    if (d < du) { du = d; u = v; }
+    sti(open, v, v);
+    if (d < du) { du = d; u = v; at = v; }
   }
+  let openN = k;
   while (u >= 0) {
     sti(done, u, 1);
+    sti(open, at, ldi(open, --openN));
     if (stopAtSink && isSink(phase, u) && ++settledSinks >= SINKS_PER_SEARCH) {
       // Early stop: unlabelled nodes count as far as the last sink, which keeps reduced costs non-negative.
-      for (let v = 0; v < k; v++) if (ldi(done, v) == 0) stf(dist, v, du);
+      for (let q = 0; q < openN; q++) stf(dist, ldi(open, q), du);
       return pS;
     }
-    // Relax u's arcs and find the next node to settle in the same sweep.
+    // Relax u's arcs to the unsettled nodes and find the next node to settle in the same sweep.
     const pu = ldf(pot, u);
     const row = arc + (<usize>(u * k) << 3);
     const from = u;
     const base = du;
     u = -1;
     du = INF;
-    for (let v = 0; v < k; v++) {
-      if (ldi(done, v) != 0) continue;
+    for (let q = 0; q < openN; q++) {
+      const v = ldi(open, q);
       let dv = ldf(dist, v);
       const nd = base + Math.max(0.0, ldf(row, v) + pu - ldf(pot, v));
       if (nd < dv) { dv = nd; stf(dist, v, nd); sti(pred, v, from); }
-      if (dv < du) { du = dv; u = v; }
+      if (dv < du) { du = dv; u = v; at = q; }
     }
   }
   return pS;
@@ -749,7 +755,9 @@ function repair(): void {
     updatePotentials();
     let t = -1;
     let best = INF;
-    for (let v = 0; v < k; v++) if (isSink(PHASE_REPAIR, v) && ldi(done, v) != 0 && ldf(dist, v) < best) { best = ldf(dist, v); t = v; }
+    for (let v = 0; v < k; v++) {
+      if (isSink(PHASE_REPAIR, v) && ldi(done, v) != 0 && ldf(dist, v) < best) { best = ldf(dist, v); t = v; }
+    }
     if (t < 0) unreachable();
     movePath(t);
     zeroCostPaths();
@@ -864,10 +872,6 @@ function capacitated(mode: i32, cap: i32, tol: f64, warm: bool): void {
   if (!warm) memory.fill(price, 0, <usize>k << 3);
   let bestSse = INF;
   for (let outer = 0; outer < MAX_OUTER; outer++) {
-    for (let i = 0; i < n; i++) {
-      const d = Dm + (<usize>(i * k) << 3);
-      for (let j = 0; j < k; j++) stf(d, j, d2(i, C, j));
-    }
     // The last round's prices usually leave little to repair, but not after a large move of the centers:
     // start from whichever of them and no prices overfills the clusters less.
     const compare = outer > 0 || warm;
@@ -1085,6 +1089,7 @@ export function solve(count: i32, clusters: i32, mode: i32, cap: i32, restarts: 
     dist = alloc(<usize>k << 3);
     pred = alloc(<usize>k << 2);
     done = alloc(<usize>k << 2);
+    open = alloc(<usize>k << 2);
     price = alloc(<usize>k << 3);
     target = alloc(<usize>k << 2);
     pathPt = alloc(<usize>k << 2);

@@ -72,7 +72,9 @@ export function clusterCount(stops: number, opts: ClusterOptions): number {
   }
   let k: number;
   if (opts.clusters !== undefined) {
-    if (!Number.isInteger(opts.clusters) || opts.clusters < 1) throw new ClusterRequestError('clusters must be a positive integer');
+    if (!Number.isInteger(opts.clusters) || opts.clusters < 1) {
+      throw new ClusterRequestError('clusters must be a positive integer');
+    }
     k = opts.clusters;
   } else {
     const m = opts.maxStops as number;
@@ -97,7 +99,9 @@ export function clusterPoints(points: readonly LatLon[], opts: ClusterOptions): 
   const coords = new Float64Array(kernel.memory.buffer, ptr, n * 2);
   for (let i = 0; i < n; i++) {
     const { latitude, longitude } = points[i];
-    if (!Number.isFinite(latitude) || !Number.isFinite(longitude)) throw new ClusterRequestError(`stop ${i} has no valid position`);
+    if (!Number.isFinite(latitude) || !Number.isFinite(longitude)) {
+      throw new ClusterRequestError(`stop ${i} has no valid position`);
+    }
     coords[i * 2] = latitude;
     coords[i * 2 + 1] = longitude;
   }
