@@ -45,7 +45,8 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ sql: 
     embedded = await startEmbeddedDatabase(config.dataDir);
     url = embedded.url;
   }
-  const sql = connect(url, embedded ? 4 : undefined);
+  // PGlite is one session: several connections would interleave their transactions in it.
+  const sql = connect(url, embedded ? 1 : undefined);
   const applied = await migrate(sql);
   if (applied.length) log.info({ applied }, 'migrations applied');
   return { sql, url, embedded };

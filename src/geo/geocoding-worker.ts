@@ -5,7 +5,7 @@
 // POI is still pending at the coordinates that were geocoded, so a POI moved meanwhile stays pending and
 // each geocoding is written exactly once.
 import type { Logger } from 'pino';
-import { runTask } from '../compute/pool.js';
+import { PoolBusyError, runTask } from '../compute/pool.js';
 import type { Sql } from '../db/client.js';
 import { PlaceRegistry, type PlaceIds } from './places.js';
 import type { Address } from './reverse.js';
@@ -41,6 +41,13 @@ export interface ClaimedPoi {
   latitude: number;
   longitude: number;
   geocode_attempts: number;
+}
+
+/** The geocoder failed on a batch's points: unlike a database error or a busy pool, this counts as an attempt. */
+class GeocoderFailure extends Error {
+  constructor(cause: unknown) {
+    super('the geocode task failed', { cause });
+  }
 }
 
 const EMPTY: Address = Object.freeze({ street: null, housenumber: null, city: null, zipcode: null, country: null, display_name: null });
@@ -139,7 +146,7 @@ export class GeocodingWorker {
       const written = await this.process(claimed);
       this.opts.log.debug({ claimed: claimed.length, written, ms: Date.now() - started }, 'geocoded a batch');
     } catch (err) {
-      await this.backOff(claimed).catch(() => {});
+      await this.backOff(claimed, err instanceof GeocoderFailure).catch(() => {});
       throw err;
     }
     return claimed.length;
@@ -149,9 +156,14 @@ export class GeocodingWorker {
   async process(claimed: ClaimedPoi[]): Promise<number> {
     // A POI claimed more often than allowed is finished as found nowhere: it never stays pending.
     const fresh = claimed.filter((p) => p.geocode_attempts <= this.maxAttempts);
-    const found = fresh.length
-      ? await runTask<Address[]>('geocode', { mapDir: this.opts.mapDir, points: fresh.map((p) => ({ lat: p.latitude, lon: p.longitude })) })
-      : [];
+    let found: Address[] = [];
+    if (fresh.length) {
+      try {
+        found = await runTask<Address[]>('geocode', { mapDir: this.opts.mapDir, points: fresh.map((p) => ({ lat: p.latitude, lon: p.longitude })) });
+      } catch (err) {
+        throw err instanceof PoolBusyError ? err : new GeocoderFailure(err);
+      }
+    }
     let next = 0;
     const addresses = claimed.map((p) => (p.geocode_attempts <= this.maxAttempts ? found[next++] : EMPTY));
     return this.write(claimed, addresses, await this.places.resolve(addresses));
@@ -186,10 +198,13 @@ export class GeocodingWorker {
     return result.count;
   }
 
-  /** After a failure: retry later, waiting longer after each attempt (2 s, 4 s, … at most 60 s). */
-  private async backOff(claimed: ClaimedPoi[]): Promise<void> {
+  /** After a failure: retry later, waiting longer after each attempt (2 s, 4 s, … at most 60 s). Only a
+   *  failure of the geocoder keeps the attempt its claim counted; other failures are not the POIs' doing. */
+  private async backOff(claimed: ClaimedPoi[], countsAsAttempt: boolean): Promise<void> {
     await this.sql`
-      UPDATE pois SET geocode_lease_until = now() + least(60, 2 ^ geocode_attempts) * interval '1 second'
+      UPDATE pois SET
+        geocode_lease_until = now() + least(60, 2 ^ geocode_attempts) * interval '1 second',
+        geocode_attempts = greatest(geocode_attempts - ${countsAsAttempt ? 0 : 1}, 0)
       WHERE id = ANY(${claimed.map((p) => p.id)}::text[]) AND geocode_pending`;
   }
 }

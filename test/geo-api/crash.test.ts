@@ -1,10 +1,14 @@
 // Durability of background geocoding across processes: a server killed (SIGKILL) mid-batch loses nothing,
 // and after restarting, two servers side by side finish the work with every POI geocoded exactly once.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam } from '../../src/auth/admin.js';
 import { connect, type Sql } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
+import { GeocodingWorker } from '../../src/geo/geocoding-worker.js';
 import { loadGeocoder } from '../../src/geo/reverse.js';
 import { newId } from '../../src/ids.js';
 import { TEST_DATABASE_URL } from '../support/app.js';
@@ -18,6 +22,7 @@ const POIS = 20_000;
 const BOX = { south: 47.048, west: 9.471, north: 47.271, east: 9.636 };
 
 let sql: Sql;
+let teamId: string;
 let mapDir: string;
 const servers: ServerProcess[] = [];
 
@@ -26,11 +31,8 @@ const start = async () => {
   servers.push(server);
   return server;
 };
-const count = async (where: 'pending' | 'held' | 'done') => {
-  const [row] = await sql<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM pois WHERE ${
-      where === 'pending' ? sql`geocode_pending` : where === 'held' ? sql`geocode_pending AND geocode_lease_until > now()` : sql`NOT geocode_pending`
-    }`;
+const count = async (where: 'pending' | 'done') => {
+  const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pois WHERE geocode_pending = ${where === 'pending'}`;
   return row.n;
 };
 
@@ -50,16 +52,21 @@ beforeAll(async () => {
       BEGIN INSERT INTO geocode_log VALUES (NEW.id); RETURN NEW; END $$;
     CREATE TRIGGER pois_geocoded AFTER UPDATE ON pois FOR EACH ROW
       WHEN (OLD.geocode_pending AND NOT NEW.geocode_pending) EXECUTE FUNCTION log_geocode();`);
-  const team = await createTeam(sql, { name: 'crash', plan: 'enterprise' });
+  teamId = (await createTeam(sql, { name: 'crash', plan: 'enterprise' })).id;
+});
+
+/** Pending POIs at pseudo-random points over the map. */
+async function insertPois(n: number): Promise<string[]> {
   let seed = 7;
   const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const ids = Array.from({ length: POIS }, () => newId());
+  const ids = Array.from({ length: n }, () => newId());
   const lats = ids.map(() => BOX.south + random() * (BOX.north - BOX.south));
   const lons = ids.map(() => BOX.west + random() * (BOX.east - BOX.west));
   await sql`
     INSERT INTO pois (id, team_id, name, latitude, longitude)
-    SELECT id, ${team.id}, 'p ' || id, lat, lon FROM unnest(${ids}::text[], ${lats}::float8[], ${lons}::float8[]) AS t(id, lat, lon)`;
-});
+    SELECT id, ${teamId}, 'p ' || id, lat, lon FROM unnest(${ids}::text[], ${lats}::float8[], ${lons}::float8[]) AS t(id, lat, lon)`;
+  return ids;
+}
 afterAll(async () => {
   const running = servers.filter((s) => s.child.exitCode === null && s.child.signalCode === null);
   await Promise.allSettled(running.map((s) => s.stop('SIGKILL')));
@@ -70,15 +77,32 @@ afterAll(async () => {
 });
 
 describe('geocoding across process crashes', () => {
+  it('backs a failed batch off; a failing geocoder uses up attempts', async () => {
+    const ids = await insertPois(3);
+    const broken = new GeocodingWorker(sql, { mapDir: join(tmpdir(), 'no-such-map'), log: pino({ level: 'silent' }) });
+    await expect(broken.runBatch()).rejects.toThrow('the geocode task failed');
+    const rows = await sql`
+      SELECT geocode_pending, geocode_attempts, geocode_lease_until > now() + interval '1 second' AS backed_off FROM pois WHERE id = ANY(${ids})`;
+    expect(rows).toEqual(ids.map(() => ({ geocode_pending: true, geocode_attempts: 1, backed_off: true })));
+    await sql`DELETE FROM pois WHERE id = ANY(${ids})`;
+  });
+
   it('resumes after a server is killed mid-batch; two servers then finish every POI exactly once', async () => {
+    await insertPois(POIS);
     const first = await start();
-    await waitFor(async () => ((await count('done')) >= 1_000 ? true : undefined), 'the first server to geocode 1,000 POIs', 60_000);
-    await waitFor(async () => ((await count('held')) > 0 ? true : undefined), 'a batch in flight', 10_000);
-    await first.stop('SIGKILL');
-    const done = await count('done');
-    expect(done).toBeLessThan(POIS);
-    // The batches in flight when the process died: claimed, not written.
-    expect(await count('held')).toBeGreaterThan(0);
+    await waitFor(async () => ((await count('done')) >= 1_000 ? true : undefined), 'the first server to geocode 1,000 POIs', 60_000, 5);
+    // Killed while it holds a claimed batch: share-locking claimed rows it is not writing yet keeps that
+    // batch from being written, and ending the dead process's sessions rolls back whatever it had started.
+    const held = await waitFor(() => sql.begin(async (tx) => {
+      const rows = await tx`SELECT id FROM pois WHERE geocode_pending AND geocode_lease_until > now() FOR SHARE SKIP LOCKED`;
+      if (!rows.length) return undefined;
+      await first.stop('SIGKILL');
+      await tx`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`;
+      return rows.map((r) => r.id as string);
+    }), 'a claimed batch', 10_000, 1);
+    expect(await count('done')).toBeLessThan(POIS);
+    const [stillHeld] = await sql`SELECT count(*)::int AS n FROM pois WHERE id = ANY(${held}) AND geocode_pending AND geocode_lease_until > now()`;
+    expect(stillHeld.n).toBe(held.length);
 
     const [second, third] = await Promise.all([start(), start()]);
     await waitFor(async () => ((await count('pending')) === 0 ? true : undefined), 'every POI to be geocoded', 120_000);

@@ -29,13 +29,13 @@ export const PLACES = {
 export const at = (place: { latitude: number; longitude: number }) => ({ latitude: place.latitude, longitude: place.longitude });
 
 /** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs`. */
-export async function waitFor<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 15_000, intervalMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 50));
+    await new Promise((done) => setTimeout(done, intervalMs));
   }
 }
 

@@ -33,7 +33,7 @@ export function spawnServer(env: Record<string, string>, timeoutMs = 60_000): Pr
           output: () => output,
           stop: (signal = 'SIGTERM') =>
             new Promise((done) => {
-              if (child.exitCode !== null) return done(child.exitCode);
+              if (child.exitCode !== null || child.signalCode !== null) return done(child.exitCode);
               child.removeAllListeners('exit');
               child.once('exit', (code) => done(code));
               child.kill(signal);
