@@ -6,6 +6,12 @@ import type { KeyStore } from '../auth/authenticate.js';
 import type { RateLimiter } from '../auth/rate-limit.js';
 import type { UsageRecorder } from '../auth/usage.js';
 import { newId } from '../ids.js';
+
+// Request ids: a random per-process prefix and a counter, unique across processes without costing
+// randomness on every request.
+const REQUEST_PREFIX = newId().slice(-10);
+let requestCounter = 0;
+const nextRequestId = () => `${REQUEST_PREFIX}-${(++requestCounter).toString(36)}`;
 import { JSON_BODY_LIMIT, RequestContext } from './context.js';
 import { forbidden, HttpError, payloadTooLarge, unauthenticated } from './errors.js';
 import { Query } from './query.js';
@@ -88,7 +94,7 @@ function buildContext(req: uws.HttpRequest): RequestContext {
     headers[k] = v;
   });
   const incomingId = headers['x-request-id'];
-  const id = incomingId && /^[\w.-]{1,100}$/.test(incomingId) ? incomingId : newId();
+  const id = incomingId && /^[\w.-]{1,100}$/.test(incomingId) ? incomingId : nextRequestId();
   return new RequestContext(id, req.getCaseSensitiveMethod().toUpperCase(), req.getUrl(), '', {}, new Query(req.getQuery() ?? ''), headers);
 }
 

@@ -101,10 +101,15 @@ export function poiRoutes(sql: Sql): Route[] {
         const distance = near
           ? sql`, great_circle_m(${near.latitude}::float8, ${near.longitude}::float8, p.latitude, p.longitude) AS distance`
           : sql``;
+        // The page is chosen first, so the joins and the attribute names are built for its rows only.
         const rows = await sql<PoiRow[]>`
-          SELECT ${poiColumns(sql)} ${distance} FROM pois p ${poiJoins(sql)}
-          WHERE ${where} AND (${page.cursor}::text IS NULL OR p.id > ${page.cursor})
-          ORDER BY p.id LIMIT ${page.limit + 1}`;
+          WITH page AS (
+            SELECT p.id ${distance} FROM pois p
+            WHERE ${where} AND (${page.cursor}::text IS NULL OR p.id > ${page.cursor})
+            ORDER BY p.id LIMIT ${page.limit + 1})
+          SELECT ${poiColumns(sql)} ${near ? sql`, page.distance` : sql``}
+          FROM page JOIN pois p ON p.id = page.id ${poiJoins(sql)}
+          ORDER BY p.id`;
         const { data, next } = pageOf(rows, page.limit);
         return { status: 200, body: { data: data.map(poiJson), next } };
       },

@@ -56,6 +56,9 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
       arrival: endAt, departure: endAt, waiting_time: 0, service: 0, distance, duration, load: load(r.loads[r.loads.length - 1]),
     });
   }
+  // An open route ends on arriving at its last stop. (Read from the steps: the solver's `end` of a one-stop
+  // open route misses the later departure that replaces waiting at the first stop.)
+  const endAt = vehicle.end ? at(r.end) : steps[steps.length - 1].arrival;
   return {
     vehicle: c.vehicleIds[r.vehicle],
     stops: r.jobs.length,
@@ -65,7 +68,7 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
     waiting_time: r.waiting,
     load: load(r.initialLoad),
     start_at: startAt,
-    end_at: at(r.end),
+    end_at: endAt,
     geometry: lineString(geometry),
     steps,
   };
