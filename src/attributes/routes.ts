@@ -4,12 +4,12 @@ import type { Sql } from '../db/client.js';
 import { invalid, notFound } from '../http/errors.js';
 import { pageOf, readPage } from '../http/pagination.js';
 import type { Route } from '../http/router.js';
-import { parseWith } from '../http/validate.js';
+import { parseWith, typeError } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
 import { attributeJson, type AttributeRow } from './store.js';
 
 const name = z
-  .string({ error: 'must be a string' })
+  .string({ error: typeError('must be a string') })
   .min(1, 'is required')
   .max(255, 'may not be longer than 255 characters')
   .regex(/^[A-Za-z0-9_]+$/, 'may contain only letters, numbers and underscores')

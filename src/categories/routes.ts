@@ -4,11 +4,11 @@ import { isUniqueViolation } from '../db/errors.js';
 import { invalid, notFound } from '../http/errors.js';
 import { pageOf, readPage } from '../http/pagination.js';
 import type { Route } from '../http/router.js';
-import { charLength, parseWith } from '../http/validate.js';
+import { charLength, parseWith, typeError } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
 import { categoryJson, type CategoryRow } from './store.js';
 
-const name = z.string({ error: 'must be a string' }).trim().min(1, 'is required')
+const name = z.string({ error: typeError('must be a string') }).trim().min(1, 'is required')
   .refine((s) => charLength(s) <= 255, 'may not be longer than 255 characters');
 const createSchema = z.strictObject({ name });
 const updateSchema = z.strictObject({ name: name.optional() });

@@ -246,8 +246,12 @@ function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger,
     res.writeHeader('X-Request-Id', ctx.id);
     for (const [k, v] of Object.entries(ctx.responseHeaders)) res.writeHeader(k, v);
     for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
-    if (payload === undefined) res.endWithoutBody(undefined, closeConnection);
-    else {
+    // A 204 carries no Content-Length (RFC 9110 §8.6); uWS writes one for any argument passed to
+    // endWithoutBody, and a bogus 2^63 for `undefined`. Other empty replies say `Content-Length: 0`.
+    if (payload === undefined) {
+      if (reply.status === 204 && !closeConnection) res.endWithoutBody();
+      else res.end(undefined, closeConnection);
+    } else {
       res.writeHeader('Content-Type', 'application/json');
       res.end(payload, closeConnection);
     }

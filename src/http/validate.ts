@@ -8,6 +8,9 @@ export function charLength(text: string): number {
   return n;
 }
 
+/** A zod type error that tells a missing field ("is required") from one of the wrong type. */
+export const typeError = (wrongType: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : wrongType);
+
 /** Parses with a zod schema or throws the 422 of DECISIONS.md. */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix = ''): z.infer<S> {
   const result = schema.safeParse(value);

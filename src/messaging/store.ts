@@ -189,9 +189,14 @@ export async function createConversation(
   const contactId = 'contactId' in target ? target.contactId : null;
   const groupId = 'groupId' in target ? target.groupId : null;
   try {
+    // The one-conversation index spans every team and is checked before the team-scoped foreign key, so
+    // another team's group must be ruled out first: it is unknown here, not "taken".
     const [row] = await sql<ConversationRow[]>`
       INSERT INTO conversations (id, team_id, contact_id, group_id)
-      VALUES (${newMessagingId('conversation')}, ${teamId}, ${contactId}, ${groupId}) RETURNING *`;
+      SELECT ${newMessagingId('conversation')}, ${teamId}, ${contactId}, ${groupId}
+      WHERE ${groupId}::text IS NULL OR EXISTS (SELECT 1 FROM groups WHERE team_id = ${teamId} AND id = ${groupId})
+      RETURNING *`;
+    if (!row) return { ok: false, reason: 'unknown-group' };
     return { ok: true, row };
   } catch (err) {
     const code = (err as { code?: string }).code;

@@ -5,16 +5,16 @@ import { notifyGeocoding } from '../geo/geocoding-worker.js';
 import { forbidden, notFound, unprocessable, type FieldErrors } from '../http/errors.js';
 import { pageOf, readPage } from '../http/pagination.js';
 import type { Route } from '../http/router.js';
-import { charLength, parseWith } from '../http/validate.js';
+import { charLength, parseWith, typeError } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
 import { parsePoiFilter, poiFilterSql } from './filters.js';
 import { fetchPoi, poiColumns, poiJoins, poiJson, releasePoiSlots, reservePoiSlots, type PoiRow } from './store.js';
 import { typedBodyValue, type AttributeValue } from './values.js';
 
-const name = z.string({ error: 'must be a string' }).min(1, 'is required').refine((s) => charLength(s) <= 255, 'may not be longer than 255 characters')
+const name = z.string({ error: typeError('must be a string') }).min(1, 'is required').refine((s) => charLength(s) <= 255, 'may not be longer than 255 characters')
   .refine((s) => s.trim().length > 0, 'may not be blank');
-const latitude = z.number({ error: 'must be a number between -90 and 90' }).min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90');
-const longitude = z.number({ error: 'must be a number between -180 and 180' }).min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180');
+const latitude = z.number({ error: typeError('must be a number between -90 and 90') }).min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90');
+const longitude = z.number({ error: typeError('must be a number between -180 and 180') }).min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180');
 // Not z.record: it rebuilds the object and so loses an own `__proto__` key (a valid attribute name).
 const attributes = z.custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), {
   error: 'must be an object of attribute values',

@@ -74,6 +74,8 @@ describe('POST /v1/attributes', () => {
       [{ name: 'bad name', type: 'bad' }, ['name', 'type']],
     ];
     for (const [body, fields] of cases) expect422(await create(body), fields);
+    expect((await create({})).body.errors).toEqual({ name: ['is required'] });
+    expect((await create({ name: 12 })).body.errors.name).toEqual(['must be a string']);
     const names = (await api(app, 'GET', '/v1/attributes?limit=100', { key: team.key })).body.data.map((a: { name: string }) => a.name);
     expect(names).not.toContain('ok_name');
   });

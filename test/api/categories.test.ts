@@ -63,6 +63,8 @@ describe('POST and GET /v1/categories', () => {
       [{ name: 'fine', color: 'red' }, ['color']],
     ];
     for (const [body, fields] of cases) expect422(await create(body), fields);
+    expect((await create({})).body.errors).toEqual({ name: ['is required'] });
+    expect((await create({ name: 5 })).body.errors.name).toEqual(['must be a string']);
   });
 
   it('names are unique per team, not across teams', async () => {

@@ -34,6 +34,7 @@ beforeAll(async () => {
     method: 'POST', path: '/json', public: true,
     handler: async (ctx): Promise<Reply> => ({ status: 200, body: { keys: Object.keys(await ctx.json()) } }),
   });
+  router.add({ method: 'DELETE', path: '/thing', public: true, handler: (): Reply => ({ status: 204 }) });
   const deps = { router, keys: null as never, limiter: null as never, usage: null as never, log: pino({ level: 'silent' }) };
   server = await startHttpServer(deps, '127.0.0.1', 0);
 });
@@ -116,5 +117,33 @@ describe('JSON request bodies', () => {
     await flood.text();
     const after = await fetch(url, { method: 'POST', body: '{"c":3}', headers: json });
     expect(await after.json()).toEqual({ keys: ['c'] });
+  });
+});
+
+describe('empty replies', () => {
+  it('a 204 has no Content-Length, and the keep-alive connection serves the next request', async () => {
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(server.port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString('latin1');
+        // Both replies in: the second one's JSON body ends the exchange.
+        if (/\r\n\r\n\{"keys":\[\]\}$/.test(text)) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on('error', reject);
+      setTimeout(() => {
+        socket.destroy();
+        resolve(text);
+      }, 3000).unref();
+      socket.write('DELETE /thing HTTP/1.1\r\nHost: test\r\n\r\n');
+      socket.write('POST /json HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    });
+    const [first] = raw.split('\r\n\r\n');
+    expect(first).toMatch(/^HTTP\/1\.1 204 /);
+    expect(first.toLowerCase()).not.toContain('content-length');
+    expect(raw).toContain('HTTP/1.1 200 ');
   });
 });

@@ -147,6 +147,13 @@ describe('POST /v1/pois', () => {
     expect(list.body.data.map((p: { name: string }) => p.name)).not.toContain('ok');
   });
 
+  it('says which required fields are missing, and which have the wrong type', async () => {
+    const missing = await create({});
+    expect(missing.body.errors).toEqual({ name: ['is required'], latitude: ['is required'], longitude: ['is required'] });
+    const wrong = await create({ name: 1, latitude: '1', longitude: 1 });
+    expect(wrong.body.errors).toEqual({ name: ['must be a string'], latitude: ['must be a number between -90 and 90'] });
+  });
+
   it('a null attribute value on creation sets nothing', async () => {
     const res = await create({ name: 'null value', latitude: 1, longitude: 1, attributes: { color: null, rating: 1 } });
     expect(res.status).toBe(201);

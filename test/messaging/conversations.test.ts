@@ -60,7 +60,9 @@ describe('POST /v1/conversations', () => {
     const other = await makeTeam(app);
     const foreign = await createGroup(app, other);
     await api(app, 'DELETE', `/v1/conversations/${foreign.conversation_id}`, { key: other.key });
-    for (const groupId of ['grp_01J00000000000000000000000', foreign.id, 'not-a-group']) {
+    // One that keeps its conversation: the answer must not tell that it exists elsewhere ("already has one").
+    const foreignWithConversation = await createGroup(app, other);
+    for (const groupId of ['grp_01J00000000000000000000000', foreign.id, foreignWithConversation.id, 'not-a-group']) {
       const res = await api(app, 'POST', '/v1/conversations', { key: team.key, body: { group_id: groupId } });
       expect(res.status).toBe(422);
       expect(res.body.errors).toEqual({ group_id: ['does not name a group of this team'] });
