@@ -21,7 +21,7 @@ import { readGraphFiles, readManifest } from '../../dist/map/map-files.js';
 import { projectRoot } from '../../dist/paths.js';
 import { loadMap, matrix, route } from '../../dist/routing/engine.js';
 import { SOLVE_OPTIONS } from '../../dist/routing/optimize-endpoint.js';
-import { indexLocations, toProblem, withinHours } from '../../dist/routing/optimize-api/problem.js';
+import { indexLocations, toProblem } from '../../dist/routing/optimize-api/problem.js';
 import { optimizeBodySchema } from '../../dist/routing/optimize-api/schema.js';
 import { timeFrame } from '../../dist/routing/optimize-api/time-frame.js';
 
@@ -169,7 +169,7 @@ for (let k = 0; k < REQUESTS; k++) {
   phases.matrix.push(performance.now() - t);
   const problem = toProblem(body, ix, m, timeFrame(body, Object.keys(raw), 0));
   t = performance.now();
-  const solution = await runTask('vrp', { problem: withinHours(problem), options: SOLVE_OPTIONS });
+  const solution = await runTask('vrp', { problem, options: SOLVE_OPTIONS });
   phases.solve.push(performance.now() - t);
   phases.iterations.push(solution.iterations);
   t = performance.now();

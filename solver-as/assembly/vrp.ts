@@ -6,6 +6,9 @@
 // Memory protocol (the caller owns the order): reset(), alloc() every input block and write it,
 // then solve(). solve() allocates its working state after the inputs; the next reset() drops it all.
 // Times are f64 seconds from an origin; the duration matrix is i32 seconds (n × n, row = from).
+// Working hours [s, e] bound the whole tour (types.ts): leave no earlier than s, finish every service
+// by e, and reach the end by e. An open route's end node is its last stop at zero travel, so "reach the
+// end by e" there means "leave the last stop by e" and one backward pass covers both kinds of route.
 
 @external("env", "now")
 declare function now(): f64;
@@ -188,15 +191,14 @@ function updateRoute(r: i32): void {
   c += tt(prev, end);
   unchecked(rCost[r] = c);
   unchecked(rLoad[r] = ld);
-  const cap = unchecked(vTwE[r]);
-  let L = end < 0 ? INF : cap;
+  // Every later bound derives from the end of hours, so service never runs past them.
+  let L = unchecked(vTwE[r]);
   unchecked(lat[base + len + 1] = L);
   let next = end;
   for (let i = len; i >= 1; i--) {
     const j = unchecked(stops[base + i]);
     const l = unchecked(jLoc[j]);
     L = latestArrival(j, L - tt(l, next) - unchecked(jSvc[j]));
-    if (L > cap) L = cap;
     unchecked(lat[base + i] = L);
     next = l;
   }
@@ -212,13 +214,13 @@ function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
   searchWork += <f64>(len + 1);
   const lj = unchecked(jLoc[j]);
   const svc = unchecked(jSvc[j]);
-  const hoursEnd = unchecked(vTwE[r]);
   let best = bound;
   let pos = -1;
   // Slack is monotone along a route: skip the prefix whose successor must be reached before the job's
-  // first window can even open, and stop once departures pass its last window or the working hours.
+  // first window can even open, and stop once departures pass its last window or leave no time to serve
+  // it within the working hours.
   const earliestOut = unchecked(jTwFirst[j]) + svc;
-  const lastIn = min(unchecked(jTwLast[j]), hoursEnd);
+  const lastIn = min(unchecked(jTwLast[j]), unchecked(vTwE[r]) - svc);
   let i0 = 0;
   while (i0 < len && unchecked(lat[base + i0 + 1]) < earliestOut) i0++;
   let prev = i0 == 0 ? unchecked(vStart[r]) : unchecked(jLoc[unchecked(stops[base + i0])]);
@@ -231,13 +233,10 @@ function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
       const delta = din + dout - tt(prev, next);
       // Blinking only positions that would win skips with the same odds as blinking every position.
       if (delta < best && (!blink || rnd() >= BLINK)) {
-        const a = unchecked(dep[base + i]) + din;
-        if (a <= hoursEnd) {
-          const s = serviceStart(j, a);
-          if (s < INF && s + svc + dout <= unchecked(lat[base + i + 1])) {
-            best = delta;
-            pos = i;
-          }
+        const s = serviceStart(j, unchecked(dep[base + i]) + din);
+        if (s < INF && s + svc + dout <= unchecked(lat[base + i + 1])) {
+          best = delta;
+          pos = i;
         }
       }
     }
@@ -513,16 +512,14 @@ function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
     const l = unchecked(jLoc[j]);
     const d = tt(prev, l);
     cost += d;
-    const a = t + d;
-    if (a > hoursEnd) return INF;
-    const st = serviceStart(j, a);
+    const st = serviceStart(j, t + d);
     if (st == INF) return INF;
     t = st + unchecked(jSvc[j]);
+    if (t > hoursEnd) return INF;
     prev = l;
   }
-  const end = unchecked(vEnd[r]);
-  const d = tt(prev, end);
-  if (end >= 0 && t + d > hoursEnd) return INF;
+  const d = tt(prev, unchecked(vEnd[r]));
+  if (t + d > hoursEnd) return INF;
   return cost + d;
 }
 
@@ -930,8 +927,8 @@ function allocState(): void {
  * jobI: i32[J*4] location, demand, first window, window count; jobSvc: f64[J]; tw: f64 pairs, sorted, disjoint;
  * compat: u8[J*V] job j may ride vehicle r; params: f64 seed, iterations, time limit ms, T0 and Tf as
  * fractions of the mean travel time between jobs; out: i32[V + J] route lengths, then the routes' jobs.
- * The temperature follows the larger of the iteration and time fractions spent, so a run that stops on
- * iterations is reproducible.
+ * The temperature follows the fraction of iterations spent, never the clock: the time limit only stops
+ * the search, so a run that the iteration cap stops gives the same plan on a cold or a busy machine.
  * Returns the number of iterations run.
  */
 export function solve(n: i32, v: i32, j: i32, durP: usize, vehI: usize, vehT: usize, jobI: usize, jobSvc: usize, tw: usize, compatP: usize, params: usize, out: usize): i32 {
@@ -986,11 +983,8 @@ export function solve(n: i32, v: i32, j: i32, durP: usize, vehI: usize, vehT: us
     let curCost = totalCost();
     let bestCost = curCost;
     while (<f64>iters < maxIter && (nUnas > 0 || nServable > 1)) {
-      const elapsed = now() - started;
-      if (elapsed >= limitMs) break;
-      const pi = <f64>iters / maxIter;
-      const pt = elapsed / limitMs;
-      const temp = t0 * Math.pow(tf / t0, pi > pt ? pi : pt);
+      if (now() - started >= limitMs) break;
+      const temp = t0 * Math.pow(tf / t0, <f64>iters / maxIter);
       iterStamp++;
       nTouched = 0;
       nPool = 0;

@@ -10,17 +10,15 @@ import { matrix, NoRouteError, route, WaypointTooFarError, type LatLon, type Mat
 import { engineHttpError } from './engine-errors.js';
 import { namesPoi, resolveLocations, type LocationInput, type ResolvedLocation } from './locations.js';
 import type { SolveOptions, VrpProblem, VrpSolution } from './optimize/solver.js';
-import { indexLocations, toProblem, unreachableLocations, withinHours, type LocationIndex, type ResolvedVehicle } from './optimize-api/problem.js';
+import { indexLocations, toProblem, unreachableLocations, type LocationIndex, type ResolvedVehicle } from './optimize-api/problem.js';
 import { optimizeJson } from './optimize-api/response.js';
 import { defaultVehicleId, optimizeBodySchema, type OptimizeBody } from './optimize-api/schema.js';
 import { timeFrame } from './optimize-api/time-frame.js';
 
 /**
  * 12,000 iterations take about 40 ms for 50 stops and 3 vehicles and the search has settled by then. The
- * iteration cap ends the search, so the same request gets the same plan: the time limit stays far above
- * the run because the solver's temperature follows the larger of the iteration and time fractions spent,
- * and a limit close to the run time (200 ms) already changed plans on a cold worker's first solve.
- * The limit only bounds the search on an overloaded machine.
+ * iteration cap ends the search, so the same request gets the same plan: the solver's temperature follows
+ * the iterations spent, never the clock. The limit only bounds the search on an overloaded machine.
  */
 export const SOLVE_OPTIONS: SolveOptions = { iterations: 12_000, timeLimitMs: 1_000, seed: 1 };
 
@@ -110,7 +108,7 @@ export function optimizeEndpoint(sql: Sql): Route[] {
       if (Object.keys(unreachable).length) throw unprocessable(unreachable);
 
       const problem = toProblem(body, ix, m, frame);
-      const solution = await solve(withinHours(problem), profile);
+      const solution = await solve(problem, profile);
       const geometries = await Promise.all(solution.routes.map((r) => {
         const v = problem.vehicles[r.vehicle];
         const at = [v.start, ...r.jobs.map((j) => problem.jobs[j].location), ...(v.end == null ? [] : [v.end])];

@@ -1,8 +1,7 @@
-// The pure parts of the optimize endpoint: datetimes, the time frame, unreachable locations, and windows
-// cut to working hours.
+// The pure parts of the optimize endpoint: datetimes, the time frame and unreachable locations.
 import { describe, expect, it } from 'vitest';
 import { formatDatetime, parseDatetime } from '../../src/routing/optimize-api/datetimes.js';
-import { indexLocations, unreachableLocations, withinHours } from '../../src/routing/optimize-api/problem.js';
+import { indexLocations, unreachableLocations } from '../../src/routing/optimize-api/problem.js';
 import { optimizeBodySchema } from '../../src/routing/optimize-api/schema.js';
 import { timeFrame } from '../../src/routing/optimize-api/time-frame.js';
 
@@ -93,36 +92,5 @@ describe('unreachable locations', () => {
     one[3][1] = null;
     one[4][1] = null;
     expect(Object.keys(unreachableLocations(ix, one, 'driving-car'))).toEqual(['vehicles.1.end']);
-  });
-});
-
-describe('windows cut to working hours', () => {
-  const dur = new Int32Array(4);
-  const v = (hours: [number, number] | null, extra = {}) => ({ start: 0, hours, ...extra });
-
-  it('at the latest end of hours among the vehicles able to carry the job; closed when none is left', () => {
-    const p = withinHours({
-      durations: dur,
-      vehicles: [v([0, 100]), v([0, 200], { skills: ['x'] }), v([0, 300], { capacity: 2 })],
-      jobs: [
-        { location: 1, timeWindows: [[50, 150], [250, 400]] },
-        { location: 1, skills: ['x'], timeWindows: [[50, 150], [250, 400]] },
-        { location: 1, demand: 5, timeWindows: [[250, 260]] },
-        { location: 1 },
-        { location: 1, skills: ['y'], timeWindows: [[500, 600]] },
-      ],
-    });
-    expect(p.jobs.map((j) => j.timeWindows)).toEqual([
-      [[50, 150], [250, 300]],
-      [[50, 150]],
-      [[-1, -1]],
-      undefined,
-      [[500, 600]],
-    ]);
-  });
-
-  it('a vehicle without hours lets every window through', () => {
-    const p = withinHours({ durations: dur, vehicles: [v([0, 100]), v(null)], jobs: [{ location: 1, timeWindows: [[500, 600]] }] });
-    expect(p.jobs[0].timeWindows).toEqual([[500, 600]]);
   });
 });

@@ -3,7 +3,7 @@
 import type { FieldErrors } from '../../http/errors.js';
 import type { LatLon, MatrixResult } from '../engine.js';
 import type { ResolvedLocation } from '../locations.js';
-import type { VrpJob, VrpProblem } from '../optimize/solver.js';
+import type { VrpProblem } from '../optimize/solver.js';
 import type { Instant } from './datetimes.js';
 import type { OptimizeBody } from './schema.js';
 import type { TimeFrame } from './time-frame.js';
@@ -114,28 +114,4 @@ export function toProblem(body: OptimizeBody, ix: LocationIndex, m: MatrixResult
       skills: s.skills ?? [],
     })),
   };
-}
-
-/** A window that closed before any vehicle can arrive (times start at 0): the job cannot be served. */
-const CLOSED: readonly [number, number] = [-1, -1];
-
-/**
- * The problem as the solver gets it. The solver bounds a vehicle's arrivals by its working hours but lets
- * it wait past their end for a window to open; a vehicle should not serve outside its hours, so each
- * job's windows are cut at the latest end of hours among the vehicles that can carry it. With vehicles of
- * different hours, one may still serve up to another's end. Service times within the cut windows are
- * unchanged, so the schedules of the solution are those of `problem`.
- */
-export function withinHours(problem: VrpProblem): VrpProblem {
-  const capacitated = problem.vehicles.some((v) => v.capacity != null);
-  const jobs = problem.jobs.map((job): VrpJob => {
-    if (!job.timeWindows?.length) return job;
-    const able = problem.vehicles.filter((v) => (job.skills ?? []).every((s) => (v.skills ?? []).includes(s))
-      && (!capacitated || v.capacity == null || (job.demand ?? 1) <= v.capacity));
-    if (able.length === 0) return job;
-    const latest = Math.max(...able.map((v) => v.hours?.[1] ?? Infinity));
-    const cut = job.timeWindows.filter(([start]) => start <= latest).map(([start, end]) => [start, Math.min(end, latest)] as const);
-    return { ...job, timeWindows: cut.length ? cut : [CLOSED] };
-  });
-  return { ...problem, jobs };
 }

@@ -56,8 +56,7 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
       arrival: endAt, departure: endAt, waiting_time: 0, service: 0, distance, duration, load: load(r.loads[r.loads.length - 1]),
     });
   }
-  // An open route ends on arriving at its last stop. (Read from the steps: the solver's `end` of a one-stop
-  // open route misses the later departure that replaces waiting at the first stop.)
+  // An open route ends on arriving at its last stop.
   const endAt = vehicle.end ? at(r.end) : steps[steps.length - 1].arrival;
   return {
     vehicle: c.vehicleIds[r.vehicle],

@@ -5,8 +5,10 @@ import type { RouteSchedule, VrpProblem } from './types.js';
 
 /**
  * Recomputes the schedule of `vehicle` visiting `jobs` in order: leave at the start of working hours,
- * wait at a stop until its window opens, then serve. The departure is then delayed by the wait at the
- * first stop, which changes no service time. `feasible` is false with the first broken rule in `violation`.
+ * wait at a stop until its window opens, then serve. Instead of waiting at the first stop the vehicle
+ * leaves later, which changes no service time; every reported time is after that shift. The working
+ * hours bound the whole tour (types.ts, VrpVehicle.hours). `feasible` is false with the first broken
+ * rule in `violation`.
  */
 export function scheduleRoute(problem: VrpProblem, vehicle: number, jobs: readonly number[]): RouteSchedule {
   const v = problem.vehicles[vehicle];
@@ -26,7 +28,7 @@ export function scheduleRoute(problem: VrpProblem, vehicle: number, jobs: readon
   const seen = new Set<number>();
   let t = hoursStart;
   let at = v.start;
-  for (const j of jobs) {
+  for (const [i, j] of jobs.entries()) {
     const job = problem.jobs[j];
     if (!job) throw new RangeError(`job ${j} does not exist`);
     if (seen.has(j)) fail(`job ${j} is visited twice`);
@@ -35,14 +37,18 @@ export function scheduleRoute(problem: VrpProblem, vehicle: number, jobs: readon
     const d = dur(at, job.location);
     s.legDurations.push(d);
     s.legDistances.push(dist(at, job.location));
-    const arrival = t + d;
-    if (arrival > hoursEnd) fail(`job ${j} is reached after the working hours`);
+    let arrival = t + d;
     let begin = serviceStart(normalizedWindows(job), arrival);
     if (begin === null) {
       fail(`job ${j} is reached after its last time window`);
       begin = arrival;
     }
+    if (i === 0) {
+      s.start = begin - d;
+      arrival = begin;
+    }
     const service = job.service ?? 0;
+    if (begin + service > hoursEnd) fail(`job ${j} is served past the working hours`);
     s.arrivals.push(arrival);
     s.waits.push(begin - arrival);
     s.departures.push(begin + service);
@@ -52,7 +58,7 @@ export function scheduleRoute(problem: VrpProblem, vehicle: number, jobs: readon
     at = job.location;
   }
   if (isOpen(v)) {
-    s.end = jobs.length > 0 ? s.arrivals[s.arrivals.length - 1] : hoursStart;
+    s.end = jobs.length > 0 ? s.arrivals[s.arrivals.length - 1] : s.start;
   } else {
     const d = dur(at, v.end as number);
     s.legDurations.push(d);
@@ -65,11 +71,6 @@ export function scheduleRoute(problem: VrpProblem, vehicle: number, jobs: readon
   for (const j of jobs) {
     load -= demandOf(problem.jobs[j]);
     s.loads.push(load);
-  }
-  if (s.waits.length > 0) {
-    s.start += s.waits[0];
-    s.arrivals[0] += s.waits[0];
-    s.waits[0] = 0;
   }
   s.duration = s.legDurations.reduce((a, b) => a + b, 0);
   s.distance = s.legDistances.reduce((a, b) => a + b, 0);

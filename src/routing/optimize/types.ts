@@ -11,7 +11,13 @@ export interface VrpVehicle {
   end?: number | null;
   /** Most units carried; null or undefined carries any amount. */
   capacity?: number | null;
-  /** Working hours [start, end]: departure from start no earlier, arrival at end (or last stop) no later. Default [0, Infinity]. */
+  /**
+   * Working hours [start, end], default [0, Infinity]. They bound the whole tour: the vehicle leaves its
+   * start no earlier than `start`, finishes the service of every stop by `end` (departure <= end; a
+   * vehicle never waits past `end` for a window to open), and a closed route reaches its end location by
+   * `end`. An open route's tour is over when it leaves its last stop, so that departure is what `end`
+   * bounds. Service may start at `end` only when it takes no time.
+   */
   hours?: readonly [number, number] | null;
   skills?: readonly string[];
 }
@@ -22,7 +28,7 @@ export interface VrpJob {
   service?: number;
   /** Units delivered; default 1. Counts only against vehicles that have a capacity. */
   demand?: number;
-  /** Service may start inside any window; a vehicle arriving early waits. None: any time. */
+  /** Service may start inside any window (and must end within the vehicle's hours); a vehicle arriving early waits. None: any time. */
   timeWindows?: ReadonlyArray<readonly [number, number]>;
   /** Served only by a vehicle that has all of them. */
   skills?: readonly string[];
@@ -38,9 +44,12 @@ export interface VrpProblem {
 }
 
 export interface SolveOptions {
-  /** Wall-clock budget of the search; default 1000. */
+  /** Wall-clock budget of the search, a hard stop that does not shape it; default 1000. */
   timeLimitMs?: number;
-  /** Ruin-and-recreate iterations; default 20000. With the time limit not reached, results are reproducible. */
+  /**
+   * Ruin-and-recreate iterations; default 20000. The annealing temperature follows the fraction of them
+   * spent, so a run that this cap stops (not the time limit) gives the same plan for the same input.
+   */
   iterations?: number;
   /** PRNG seed; default 1. */
   seed?: number;
@@ -53,9 +62,9 @@ export interface RouteSchedule {
   feasible: boolean;
   /** Why the order is infeasible, for the first broken rule. */
   violation?: string;
-  /** Departure from the start: the start of working hours, delayed by any wait at the first stop. */
+  /** Departure from the start: the start of working hours, delayed by what would be a wait at the first stop. */
   start: number;
-  /** Arrival at the end location, or at the last stop of an open route. */
+  /** Arrival at the end location, or at the last stop of an open route (its start without stops). */
   end: number;
   arrivals: number[];
   waits: number[];

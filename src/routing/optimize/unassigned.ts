@@ -19,13 +19,17 @@ export function unassignedReason(job: VrpJob, problem: VrpProblem): UnassignedRe
   if (!vehicles.some((v) => hasSkills(v, job))) return 'no vehicle has the required skills';
   // Vehicles that could carry it at all; with none, the conflict is between skills and capacity.
   const able = vehicles.filter((v) => hasSkills(v, job) && demand <= capacityOf(v));
+  // Service must start inside a window and end within the hours (types.ts): some start t with
+  // max(window start, hours start) <= t <= min(window end, hours end - service). A stop without windows
+  // whose service outlasts the hours is left to the last reason, as it has no windows to blame.
   const windows = job.timeWindows ?? [];
+  const service = job.service ?? 0;
   if (able.length > 0 && windows.length > 0) {
-    const overlaps = able.some((v) => {
+    const fits = able.some((v) => {
       const [hs, he] = hoursOf(v);
-      return windows.some(([ws, we]) => ws <= he && we >= hs);
+      return windows.some(([ws, we]) => Math.max(ws, hs) <= Math.min(we, he - service));
     });
-    if (!overlaps) return "time windows fall outside every vehicle's working hours";
+    if (!fits) return "time windows fall outside every vehicle's working hours";
   }
   return 'no vehicle can reach it in time with the capacity and hours left';
 }
