@@ -90,7 +90,10 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   const { sql, url, embedded } = await openDatabase(config, log);
   const keys = new KeyStore(sql);
   await keys.listen();
-  const limiter = new RateLimiter(sql);
+  // The limiter's trips get their own connection so they never queue behind data queries; PGlite is
+  // one session, so the embedded database shares the single connection.
+  const limiterSql = embedded ? sql : connect(url, 1);
+  const limiter = new RateLimiter(limiterSql);
   const usage = new UsageRecorder(sql);
   usage.start();
   const mapDir = await openMap(config, log);
@@ -111,6 +114,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
       await server.close();
       await geocoding?.stop();
       await Promise.allSettled([jobs?.stop(), usage.close(), limiter.close(), keys.close(), closePool()]);
+      if (limiterSql !== sql) await limiterSql.end({ timeout: 5 });
       await sql.end({ timeout: 5 });
       await embedded?.stop();
     },

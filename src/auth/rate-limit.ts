@@ -8,10 +8,20 @@ export interface RateDecision {
 
 interface Lease {
   units: number;
+  /** Size of the last grant: a lease of more than one unit is refilled before it runs dry. */
+  size: number;
+  refilling: boolean;
   minute: number;
   expiresAt: number;
   used: number;
   oldest: number;
+}
+
+interface Grant {
+  granted: number;
+  used: number;
+  oldest: Date | null;
+  minute: Date;
 }
 
 /** Unused leased units go back after this long, so a quiet process does not sit on quota. */
@@ -19,7 +29,7 @@ const LEASE_MS = 1_000;
 /** A process leases 1/SHARE of what is left, so leases shrink to single units near the limit: then
  *  every admission is decided by the database and N+1 concurrent requests admit exactly N. */
 const SHARE = 64;
-const MAX_LEASE = 1_000;
+const MAX_LEASE = 5_000;
 
 /**
  * Per-team rolling-hour limiter. Counts live in PostgreSQL (rate_take), so every process shares them;
@@ -45,16 +55,52 @@ export class RateLimiter {
     const now = Date.now();
     if (lease && lease.units > 0 && now < lease.expiresAt && minuteOf(now) === lease.minute) {
       lease.units--;
+      // Far from the limit, the next block is fetched while this one still serves, so a busy team
+      // never waits for the database here.
+      if (lease.size > 1 && lease.units < lease.size / 2 && !lease.refilling) {
+        lease.refilling = true;
+        void this.serialize(teamId, () => this.refill(teamId, limit, lease)).catch(() => {});
+      }
       return Promise.resolve(decision(true, limit, lease));
     }
-    // One database trip at a time per team and process; followers then usually find a fresh lease.
+    return this.serialize(teamId, () => this.takeSlow(teamId, limit));
+  }
+
+  /** One database trip at a time per team and process; followers then usually find a fresh lease. */
+  private serialize<T>(teamId: string, step: () => Promise<T>): Promise<T> {
     const prev = this.queues.get(teamId) ?? Promise.resolve();
-    const next = prev.then(() => this.takeSlow(teamId, limit), () => this.takeSlow(teamId, limit));
+    const next = prev.then(step, step);
     this.queues.set(teamId, next);
     next.finally(() => {
       if (this.queues.get(teamId) === next) this.queues.delete(teamId);
     }).catch(() => {});
     return next;
+  }
+
+  private async grant(teamId: string, limit: number, used: number | undefined): Promise<Grant> {
+    const want = used === undefined ? 1 : Math.max(1, Math.min(MAX_LEASE, Math.floor((limit - used) / SHARE)));
+    const [row] = await this.sql<Grant[]>`SELECT granted, used, oldest, minute FROM rate_take(${teamId}, ${want}, ${limit})`;
+    return row;
+  }
+
+  private async refill(teamId: string, limit: number, lease: Lease): Promise<void> {
+    try {
+      const row = await this.grant(teamId, limit, lease.used);
+      const current = this.leases.get(teamId);
+      if (current && current.minute === row.minute.getTime()) {
+        current.units += row.granted;
+        current.size = row.granted;
+        current.used = row.used;
+        current.oldest = row.oldest ? row.oldest.getTime() : current.oldest;
+        current.expiresAt = Date.now() + LEASE_MS;
+      } else {
+        // The minute rolled over: the new grant counts in the new minute's bucket.
+        if (current && current.units > 0) await this.giveBack(teamId, current);
+        this.leases.set(teamId, leaseOf(row));
+      }
+    } finally {
+      lease.refilling = false;
+    }
   }
 
   private async takeSlow(teamId: string, limit: number): Promise<RateDecision> {
@@ -65,16 +111,7 @@ export class RateLimiter {
       return decision(true, limit, lease);
     }
     if (lease && lease.units > 0) await this.giveBack(teamId, lease);
-    const want = lease ? Math.max(1, Math.min(MAX_LEASE, Math.floor((limit - lease.used) / SHARE))) : 1;
-    const [row] = await this.sql<{ granted: number; used: number; oldest: Date | null; minute: Date }[]>`
-      SELECT granted, used, oldest, minute FROM rate_take(${teamId}, ${want}, ${limit})`;
-    lease = {
-      units: row.granted,
-      minute: row.minute.getTime(),
-      expiresAt: Date.now() + LEASE_MS,
-      used: row.used,
-      oldest: row.oldest ? row.oldest.getTime() : row.minute.getTime(),
-    };
+    lease = leaseOf(await this.grant(teamId, limit, lease?.used));
     this.leases.set(teamId, lease);
     if (lease.units === 0) return decision(false, limit, lease);
     lease.units--;
@@ -95,6 +132,16 @@ export class RateLimiter {
 }
 
 const minuteOf = (ms: number) => Math.floor(ms / 60_000) * 60_000;
+
+const leaseOf = (row: Grant): Lease => ({
+  units: row.granted,
+  size: row.granted,
+  refilling: false,
+  minute: row.minute.getTime(),
+  expiresAt: Date.now() + LEASE_MS,
+  used: row.used,
+  oldest: row.oldest ? row.oldest.getTime() : row.minute.getTime(),
+});
 
 function decision(allowed: boolean, limit: number, lease: Lease): RateDecision {
   const reset = Math.ceil((lease.oldest + 3_600_000) / 1000);
