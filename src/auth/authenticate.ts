@@ -18,6 +18,11 @@ export const AUTH_CHANGED = 'waymark_auth_changed';
 
 const TTL_MS = 30_000;
 const NEGATIVE_TTL_MS = 2_000;
+/** A key or team that was refused is looked up again soon, so a reactivation takes effect even
+ *  before its NOTIFY arrives. */
+const REFUSED_TTL_MS = 100;
+
+const ttl = (info: AuthInfo | null) => (!info ? NEGATIVE_TTL_MS : info.isActive && info.planActive ? TTL_MS : REFUSED_TTL_MS);
 
 /** Looks keys up by digest with a per-process cache that NOTIFY invalidates across processes. */
 export class KeyStore {
@@ -45,7 +50,7 @@ export class KeyStore {
     const now = Date.now();
     const hit = this.cache.get(key);
     let info: AuthInfo | null;
-    if (hit && now - hit.at < (hit.info ? TTL_MS : NEGATIVE_TTL_MS)) info = hit.info;
+    if (hit && now - hit.at < ttl(hit.info)) info = hit.info;
     else {
       info = await this.fetch(keyDigest(key));
       if (this.cache.size > 50_000) this.cache.clear();

@@ -40,7 +40,27 @@ export class RateLimiter {
   private leases = new Map<string, Lease>();
   private queues = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly sql: Sql) {}
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly sql: Sql) {
+    // Leases a quiet process no longer uses go back to the shared count.
+    this.sweeper = setInterval(() => this.sweep(), LEASE_MS);
+    this.sweeper.unref();
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [teamId, lease] of this.leases) {
+      if (now < lease.expiresAt) continue;
+      if (lease.units === 0) {
+        if (!this.queues.has(teamId)) this.leases.delete(teamId);
+        continue;
+      }
+      void this.serialize(teamId, async () => {
+        if (Date.now() >= lease.expiresAt && lease.units > 0) await this.giveBack(teamId, lease);
+      }).catch(() => {});
+    }
+  }
 
   /** Admits or refuses one request of the team; never counts refused ones. */
   take(teamId: string, limit: number | null): Promise<RateDecision> {
@@ -126,6 +146,7 @@ export class RateLimiter {
 
   /** Returns every unused unit (at shutdown). */
   async close(): Promise<void> {
+    clearInterval(this.sweeper);
     await Promise.allSettled([...this.queues.values()]);
     await Promise.all([...this.leases].filter(([, l]) => l.units > 0).map(([team, l]) => this.giveBack(team, l)));
   }
