@@ -94,14 +94,25 @@ try {
     }
     const t2 = performance.now();
     if (data.status !== 'completed' || data.created !== rowCount) throw new Error(`import ended ${data.status}, created ${data.created}`);
+    // Then until the geocoding job has given every imported POI its address.
+    let t3 = t2;
+    if (geocoding) {
+      for (;;) {
+        const [{ pending }] = await sql`SELECT count(*)::int AS pending FROM pois WHERE team_id = ${team.id} AND geocode_pending`;
+        if (pending === 0) break;
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      t3 = performance.now();
+    }
     const r = {
       run,
       upload_ms: Math.round(t1 - t0),
       processing_ms: Math.round(t2 - t1),
       total_ms: Math.round(t2 - t0),
       rows_per_s: Math.round(rowCount / ((t2 - t0) / 1000)),
+      ...(geocoding ? { all_geocoded_ms: Math.round(t3 - t0) } : {}),
     };
-    log(`run ${run}: upload→202 ${r.upload_ms} ms, 202→completed ${r.processing_ms} ms, total ${r.total_ms} ms, ${r.rows_per_s} rows/s`);
+    log(`run ${run}: upload→202 ${r.upload_ms} ms, 202→completed ${r.processing_ms} ms, total ${r.total_ms} ms, ${r.rows_per_s} rows/s${geocoding ? `, all geocoded after ${r.all_geocoded_ms} ms` : ''}`);
     results.push(r);
   }
 } finally {
@@ -119,6 +130,7 @@ const summary = {
   background_geocoding: geocoding,
   target: '50,000 rows from upload to completed in under 20 s',
   median_total_ms: median.total_ms,
+  ...(geocoding ? { median_all_geocoded_ms: [...results].sort((a, b) => a.all_geocoded_ms - b.all_geocoded_ms)[Math.floor(results.length / 2)].all_geocoded_ms } : {}),
   median_rows_per_s: median.rows_per_s,
   runs: results,
   note: 'one server process (API + in-process job runner) and local PostgreSQL on a 2-core machine shared with other work; figures are noisy',
