@@ -16,6 +16,7 @@ const OWN = ['--runtime', 'stub', '--exportRuntime'];
 const kernels = {
   geodesy: OWN,
   route: SHARED,
+  contract: OWN,
   kmeans: OWN,
   vrp: OWN,
 };

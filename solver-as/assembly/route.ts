@@ -4,9 +4,11 @@
 // Keys are f64 (durations in tenths of a second plus half-integer ALT potentials); INF = no label.
 //
 // Profile descriptor (u32 words): 0 N, 1 M, 2 firstOut, 3 head, 4 weight, 5 orig, 6 firstIn, 7 inEdge,
-// 8 inTail, 9 L (landmarks), 10 lmFrom (d(L,v) at v*L+l), 11 lmTo (d(v,L)), 12 geomLength (f64 per geometry).
+// 8 inTail, 9 L (landmarks), 10 lmFrom (d(L,v) at v*L+l), 11 lmTo (d(v,L)), 12 geomLength (f64 per geometry),
+// contraction hierarchy: 13 U (upward edge count; CH edge ids ≥ U are downward), 14 upFirst, 15 upHead, 16 upWeight,
+// 17 upMeters (f64), 18 dnFirst, 19 dnTail, 20 dnWeight, 21 dnMeters (f64), 22 chA, 23 chB.
 // Scratch header (u32 words): 0 capacity C (max N over profiles); the per-node arrays follow at 256.
-// Seeds are (node u32, pad u32, cost f64) records.
+// Seeds are (node u32, pad u32, cost f64) records; the CH searches take their meters as a separate f64 array.
 
 const INF: f64 = Infinity;
 const NONE: u32 = 0xffffffff;
@@ -23,7 +25,8 @@ let sPosF: usize = 0; let sPosB: usize = 0;
 let sHeapNF: usize = 0; let sHeapKF: usize = 0;
 let sHeapNB: usize = 0; let sHeapKB: usize = 0;
 let sPot: usize = 0; let sPotStamp: usize = 0;
-let sMeters: usize = 0;
+let sMeters: usize = 0; let sMetersB: usize = 0;
+let sBucketHead: usize = 0; let sBucketStamp: usize = 0;
 let sHdr: usize = 0;
 let sizeF: i32 = 0; let sizeB: i32 = 0;
 
@@ -32,6 +35,9 @@ let gN: u32 = 0; let gFirstOut: usize = 0; let gHead: usize = 0; let gWeight: us
 let gFirstIn: usize = 0; let gInEdge: usize = 0; let gInTail: usize = 0;
 let gL: i32 = 0; let gLmFrom: usize = 0; let gLmTo: usize = 0; let gGeomLen: usize = 0;
 let gBlocked: usize = 0;
+let hU: u32 = 0; let hUpFirst: usize = 0; let hUpHead: usize = 0; let hUpWeight: usize = 0; let hUpMeters: usize = 0;
+let hDnFirst: usize = 0; let hDnTail: usize = 0; let hDnWeight: usize = 0; let hDnMeters: usize = 0;
+let hChA: usize = 0; let hChB: usize = 0;
 
 // Query state for ALT and path extraction.
 let nActive: i32 = 0;
@@ -39,11 +45,12 @@ let nSrcSeeds: i32 = 0; let nTgtSeeds: i32 = 0;
 let srcSeedPtr: usize = 0; let tgtSeedPtr: usize = 0;
 let meetNode: u32 = NONE; let meetEdge: u32 = NONE;
 let lastFound: bool = false;
+let lastWasCh: bool = false;
 let settledCount: i32 = 0;
 
 /** Bytes of scratch one worker needs for graphs of up to `capacity` nodes. */
 export function scratchBytes(capacity: u32): usize {
-  return 256 + <usize>capacity * 96 + 64;
+  return 256 + <usize>capacity * 112 + 64;
 }
 
 /** End of this module's static data: the loader places the graph above it. */
@@ -76,6 +83,9 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
     sHeapNF = p; p += (cap + 1) << 2;
     sHeapNB = p; p += (cap + 1) << 2;
     sPotStamp = p; p += cap << 2;
+    sMetersB = p; p += cap << 3;
+    sBucketHead = p; p += cap << 2;
+    sBucketStamp = p; p += cap << 2;
   }
   gN = load<u32>(desc);
   gFirstOut = <usize>load<u32>(desc + 8);
@@ -89,6 +99,17 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
   gLmFrom = <usize>load<u32>(desc + 40);
   gLmTo = <usize>load<u32>(desc + 44);
   gGeomLen = <usize>load<u32>(desc + 48);
+  hU = load<u32>(desc + 52);
+  hUpFirst = <usize>load<u32>(desc + 56);
+  hUpHead = <usize>load<u32>(desc + 60);
+  hUpWeight = <usize>load<u32>(desc + 64);
+  hUpMeters = <usize>load<u32>(desc + 68);
+  hDnFirst = <usize>load<u32>(desc + 72);
+  hDnTail = <usize>load<u32>(desc + 76);
+  hDnWeight = <usize>load<u32>(desc + 80);
+  hDnMeters = <usize>load<u32>(desc + 84);
+  hChA = <usize>load<u32>(desc + 88);
+  hChB = <usize>load<u32>(desc + 92);
   gBlocked = blocked;
   epoch++;
   if (epoch == 0) epoch = 1; // stamps of 0 mean "never"; a wrap would need 4 billion queries
@@ -251,6 +272,7 @@ export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize
   nTgtSeeds = nTgt < MAX_SEEDS ? nTgt : MAX_SEEDS;
   if (useLandmarks) chooseLandmarks(); else nActive = 0;
   lastFound = false;
+  lastWasCh = false;
   meetNode = NONE; meetEdge = NONE;
   let mu = mu0;
   sizeF = 0; sizeB = 0;
@@ -346,6 +368,7 @@ export function found(): bool {
 /** Writes the edges of the last p2p path in travel order at `out`; returns their count. */
 export function pathEdges(out: usize): i32 {
   if (!lastFound) return 0;
+  if (lastWasCh) return chPathEdges(out);
   // Forward half: walk parents back from meetNode, then reverse in place.
   let n = 0;
   let v = meetNode;
@@ -380,6 +403,7 @@ export function pathEdges(out: usize): i32 {
 
 /** The first node of the last path (one of the source seeds). */
 export function pathStart(): u32 {
+  if (lastWasCh) return chPathStart();
   let v = meetNode;
   while (true) {
     const e = u32At(sParF, v);
@@ -482,6 +506,250 @@ export function sssp(desc: usize, scratch: usize, source: u32, backward: bool, o
         setF64(sDistF, w, dw);
         heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, dw);
       }
+    }
+  }
+}
+
+// ---- contraction hierarchy: unblocked point-to-point and bucket many-to-many ---------------------------
+// Labels are lexicographic (duration, meters): meters only break ties between equally fast paths, so the
+// route and the matrix pick the same path. Heap keys are durations alone: every edge costs at least one
+// tenth, so a node's label cannot improve once its duration is the smallest queued. The slack absorbs
+// summation-order noise of fractional seed costs.
+
+const EPS_D: f64 = 1e-7;
+const EPS_M: f64 = 1e-7;
+
+@inline function lexLess(d1: f64, m1: f64, d2: f64, m2: f64): bool {
+  return d1 < d2 - EPS_D || (d1 <= d2 + EPS_D && m1 < m2 - EPS_M);
+}
+
+/** Seeds a search side: per node the lexicographically best (cost, meters) among its seeds. */
+function chSeed(stamp: usize, dist: usize, meters: usize, par: usize, pos: usize, hn: usize, hk: usize, size: i32, seeds: usize, seedMeters: usize, n: i32): i32 {
+  for (let i = 0; i < n; i++) {
+    const rec = seeds + (<usize>i << 4);
+    const v = load<u32>(rec); const c = load<f64>(rec + 8); const m = f64At(seedMeters, <u32>i);
+    const known = u32At(stamp, v) == epoch;
+    if (known && !lexLess(c, m, f64At(dist, v), f64At(meters, v))) continue;
+    setU32(stamp, v, epoch); setF64(dist, v, c); setF64(meters, v, m); setU32(par, v, NONE);
+    const p = known ? u32At(pos, v) : 0;
+    if (p == 0) { heapUp(hn, hk, pos, size, v, c); size++; } else heapUp(hn, hk, pos, <i32>p - 1, v, c);
+  }
+  return size;
+}
+
+/** Whether the node settled by the last step was stalled (its label provably not shortest). */
+let chStalled: bool = false;
+
+/**
+ * Forward step over the upward graph: settles the top of the F heap and relaxes its upward edges unless
+ * a higher node reaches it cheaper (stall-on-demand). Returns the settled node; `chStalled` tells whether it stalled.
+ */
+function chForwardStep(): u32 {
+  const v = u32At(sHeapNF, 0);
+  sizeF = heapPop(sHeapNF, sHeapKF, sPosF, sizeF);
+  setU32(sPosF, v, NONE);
+  settledCount++;
+  const dv = f64At(sDistF, v), mv = f64At(sMeters, v);
+  // Stall: an edge u→v from a higher node u with dF(u) + w < dF(v) proves v's label is not shortest.
+  const dEnd = u32At(hDnFirst, v + 1);
+  for (let i = u32At(hDnFirst, v); i < dEnd; i++) {
+    const u = u32At(hDnTail, i);
+    if (u32At(sStampF, u) == epoch && f64At(sDistF, u) + <f64>u32At(hDnWeight, i) < dv - EPS_D) { chStalled = true; return v; }
+  }
+  chStalled = false;
+  const end = u32At(hUpFirst, v + 1);
+  for (let i = u32At(hUpFirst, v); i < end; i++) {
+    const w = u32At(hUpHead, i);
+    const dw = dv + <f64>u32At(hUpWeight, i), mw = mv + f64At(hUpMeters, i);
+    if (u32At(sStampF, w) != epoch) {
+      setU32(sStampF, w, epoch); setF64(sDistF, w, dw); setF64(sMeters, w, mw); setU32(sParF, w, i);
+      heapUp(sHeapNF, sHeapKF, sPosF, sizeF, w, dw); sizeF++;
+    } else if (lexLess(dw, mw, f64At(sDistF, w), f64At(sMeters, w))) {
+      const p = u32At(sPosF, w);
+      if (p == NONE) continue;
+      setF64(sDistF, w, dw); setF64(sMeters, w, mw); setU32(sParF, w, i);
+      heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, dw);
+    }
+  }
+  return v;
+}
+
+/** Backward step over the downward graph (edges u→v into v from higher nodes u), with stall-on-demand. */
+function chBackwardStep(): u32 {
+  const v = u32At(sHeapNB, 0);
+  sizeB = heapPop(sHeapNB, sHeapKB, sPosB, sizeB);
+  setU32(sPosB, v, NONE);
+  settledCount++;
+  const dv = f64At(sDistB, v), mv = f64At(sMetersB, v);
+  const uEnd = u32At(hUpFirst, v + 1);
+  for (let i = u32At(hUpFirst, v); i < uEnd; i++) {
+    const u = u32At(hUpHead, i);
+    if (u32At(sStampB, u) == epoch && f64At(sDistB, u) + <f64>u32At(hUpWeight, i) < dv - EPS_D) { chStalled = true; return v; }
+  }
+  chStalled = false;
+  const end = u32At(hDnFirst, v + 1);
+  for (let i = u32At(hDnFirst, v); i < end; i++) {
+    const w = u32At(hDnTail, i);
+    const dw = dv + <f64>u32At(hDnWeight, i), mw = mv + f64At(hDnMeters, i);
+    if (u32At(sStampB, w) != epoch) {
+      setU32(sStampB, w, epoch); setF64(sDistB, w, dw); setF64(sMetersB, w, mw); setU32(sParB, w, i);
+      heapUp(sHeapNB, sHeapKB, sPosB, sizeB, w, dw); sizeB++;
+    } else if (lexLess(dw, mw, f64At(sDistB, w), f64At(sMetersB, w))) {
+      const p = u32At(sPosB, w);
+      if (p == NONE) continue;
+      setF64(sDistB, w, dw); setF64(sMetersB, w, mw); setU32(sParB, w, i);
+      heapUp(sHeapNB, sHeapKB, sPosB, <i32>p - 1, w, dw);
+    }
+  }
+  return v;
+}
+
+/**
+ * Shortest unblocked path from the source seeds to the target seeds over the hierarchy. Only a path
+ * faster than `mu0` counts (`found()`); returns its duration, and `pathEdges` unpacks it to search edges.
+ */
+export function chP2p(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, srcMeters: usize, tgtSeeds: usize, nTgt: i32, tgtMeters: usize, mu0: f64): f64 {
+  setup(desc, scratch, 0);
+  lastFound = false;
+  lastWasCh = true;
+  meetNode = NONE;
+  let mu = mu0, muM: f64 = -INF;
+  sizeF = chSeed(sStampF, sDistF, sMeters, sParF, sPosF, sHeapNF, sHeapKF, 0, srcSeeds, srcMeters, nSrc < MAX_SEEDS ? nSrc : MAX_SEEDS);
+  sizeB = chSeed(sStampB, sDistB, sMetersB, sParB, sPosB, sHeapNB, sHeapKB, 0, tgtSeeds, tgtMeters, nTgt < MAX_SEEDS ? nTgt : MAX_SEEDS);
+  while (true) {
+    const fOpen = sizeF > 0 && f64At(sHeapKF, 0) <= mu + EPS_D;
+    const bOpen = sizeB > 0 && f64At(sHeapKB, 0) <= mu + EPS_D;
+    if (!fOpen && !bOpen) break;
+    const forward = fOpen && (!bOpen || f64At(sHeapKF, 0) <= f64At(sHeapKB, 0));
+    const v = forward ? chForwardStep() : chBackwardStep();
+    // Meeting test on settling (stalled nodes included: their label on this side may still be the best).
+    if (u32At(sStampF, v) == epoch && u32At(sStampB, v) == epoch) {
+      const d = f64At(sDistF, v) + f64At(sDistB, v), m = f64At(sMeters, v) + f64At(sMetersB, v);
+      if (lexLess(d, m, mu, muM)) { mu = d; muM = m; meetNode = v; lastFound = true; }
+    }
+  }
+  return mu;
+}
+
+/** The node whose CSR range [first[v], first[v+1]) holds index i. */
+function ownerOf(first: usize, i: u32): u32 {
+  let lo: u32 = 0, hi: u32 = gN - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (u32At(first, mid) <= i) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Appends the search edges of CH edge `e` in travel order; the heap area of the F side is the stack. */
+function unpack(e: u32, out: usize, n: i32): i32 {
+  const stack = sHeapNF;
+  let top = 0;
+  setU32(stack, 0, e); top = 1;
+  while (top > 0) {
+    top--;
+    const x = u32At(stack, <u32>top);
+    const b = u32At(hChB, x);
+    if (b == NONE) { setU32(out, <u32>n, u32At(hChA, x)); n++; continue; }
+    setU32(stack, <u32>top, b);
+    setU32(stack, <u32>top + 1, u32At(hChA, x));
+    top += 2;
+  }
+  return n;
+}
+
+function chPathEdges(out: usize): i32 {
+  // CH edges of the forward half, from the meeting node back to the source, are kept at the end of the
+  // B-side heap area (free after the search) and unpacked in travel order.
+  const chain = sHeapNB;
+  let k = 0;
+  let v = meetNode;
+  while (true) {
+    const i = u32At(sParF, v);
+    if (i == NONE) break;
+    setU32(chain, <u32>k, i); k++;
+    v = ownerOf(hUpFirst, i);
+  }
+  let n = 0;
+  for (let j = k - 1; j >= 0; j--) n = unpack(u32At(chain, <u32>j), out, n);
+  v = meetNode;
+  while (true) {
+    const i = u32At(sParB, v);
+    if (i == NONE) break;
+    n = unpack(hU + i, out, n);
+    v = ownerOf(hDnFirst, i);
+  }
+  return n;
+}
+
+function chPathStart(): u32 {
+  let v = meetNode;
+  while (true) {
+    const i = u32At(sParF, v);
+    if (i == NONE) return v;
+    v = ownerOf(hUpFirst, i);
+  }
+}
+
+// Buckets of the last chBuckets call: entries (next u32, target u32, duration f64, meters f64) chained
+// per node from sBucketHead, valid where sBucketStamp equals bucketEpoch.
+let bucketEpoch: u32 = 0;
+let bucketEntries: usize = 0;
+
+/**
+ * Backward searches from every target node (cost 0) fill the buckets of the nodes they settle. Writes
+ * at most `cap` entries at `entries`; returns how many were needed (more than cap: call again with room).
+ */
+export function chBuckets(desc: usize, scratch: usize, targets: usize, nTargets: i32, entries: usize, cap: i32): i32 {
+  setup(desc, scratch, 0);
+  bucketEpoch++;
+  if (bucketEpoch == 0) bucketEpoch = 1;
+  bucketEntries = entries;
+  let count = 0;
+  for (let j = 0; j < nTargets; j++) {
+    if (j > 0) { epoch++; if (epoch == 0) epoch = 1; }
+    const t = u32At(targets, <u32>j);
+    setU32(sStampB, t, epoch); setF64(sDistB, t, 0); setF64(sMetersB, t, 0); setU32(sParB, t, NONE);
+    sizeB = 0;
+    heapUp(sHeapNB, sHeapKB, sPosB, 0, t, 0); sizeB = 1;
+    while (sizeB > 0) {
+      const v = chBackwardStep();
+      if (chStalled) continue;
+      if (count < cap) {
+        const rec = entries + <usize>count * 24;
+        store<u32>(rec, u32At(sBucketStamp, v) == bucketEpoch ? u32At(sBucketHead, v) : NONE);
+        store<u32>(rec + 4, <u32>j);
+        store<f64>(rec + 8, f64At(sDistB, v));
+        store<f64>(rec + 16, f64At(sMetersB, v));
+        setU32(sBucketHead, v, <u32>count);
+        setU32(sBucketStamp, v, bucketEpoch);
+      }
+      count++;
+    }
+  }
+  return count;
+}
+
+/**
+ * One matrix row over the buckets of the last chBuckets call: an upward search from the source seeds
+ * (seed meters at `srcMeters`) scans the bucket of every node it settles. Writes per target the duration
+ * (INF when unreachable) at `outDur` and the meters of that path at `outDist`.
+ */
+export function chRow(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, srcMeters: usize, nTargets: i32, outDur: usize, outDist: usize): void {
+  setup(desc, scratch, 0);
+  for (let j = 0; j < nTargets; j++) { setF64(outDur, <u32>j, INF); setF64(outDist, <u32>j, INF); }
+  sizeF = chSeed(sStampF, sDistF, sMeters, sParF, sPosF, sHeapNF, sHeapKF, 0, srcSeeds, srcMeters, nSrc);
+  while (sizeF > 0) {
+    const v = chForwardStep();
+    if (chStalled || u32At(sBucketStamp, v) != bucketEpoch) continue;
+    const dv = f64At(sDistF, v), mv = f64At(sMeters, v);
+    let k = u32At(sBucketHead, v);
+    while (k != NONE) {
+      const rec = bucketEntries + <usize>k * 24;
+      const j = load<u32>(rec + 4);
+      const d = dv + load<f64>(rec + 8), m = mv + load<f64>(rec + 16);
+      if (lexLess(d, m, f64At(outDur, j), f64At(outDist, j))) { setF64(outDur, j, d); setF64(outDist, j, m); }
+      k = load<u32>(rec);
     }
   }
 }

@@ -1,11 +1,12 @@
-// `waymark map build`: reads an extract once, builds the four profile graphs (with ALT landmarks) and the
-// reverse-geocoding index, and writes a versioned map directory.
+// `waymark map build`: reads an extract once, builds the four profile graphs (with ALT landmarks and a
+// contraction hierarchy) and the reverse-geocoding index, and writes a versioned map directory.
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { buildGeocoderIndex } from '../geo/index-build.js';
 import { projectRoot } from '../paths.js';
+import { addHierarchy } from './contraction.js';
 import { assembleGraph } from './graph-assemble.js';
 import { buildGraphInput } from './graph-build.js';
 import { addLandmarks } from './landmarks.js';
@@ -39,10 +40,13 @@ export async function buildMap(osmPath: string, outDir: string, onProgress: Buil
   const profiles: MapManifest['profiles'] = {};
   for (const profile of PROFILES) {
     const input = buildGraphInput(osm, profile);
-    const graph = addLandmarks(assembleGraph(input), LANDMARKS);
+    const withLandmarks = addLandmarks(assembleGraph(input), LANDMARKS);
+    const chStarted = Date.now();
+    const graph = addHierarchy(withLandmarks);
+    const hierarchyMs = Date.now() - chStarted;
     await writeGraphFiles(outDir, profile, graph);
-    profiles[profile] = { ...graphManifest(graph), restrictedViaNodes: new Set(input.restrictions.map((r) => r.via)).size };
-    onProgress(`graph ${profile} (${graph.nodeCount} nodes, ${graph.edgeCount} edges)`, 0, 0);
+    profiles[profile] = { ...graphManifest(graph), restrictedViaNodes: new Set(input.restrictions.map((r) => r.via)).size, hierarchyMs };
+    onProgress(`graph ${profile} (${graph.nodeCount} nodes, ${graph.edgeCount} edges, ${graph.chA.length} hierarchy edges)`, 0, 0);
   }
   await buildGeocoderIndex(osm, outDir);
   onProgress('geocoder index', 0, 0);

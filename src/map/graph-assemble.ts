@@ -1,8 +1,8 @@
 // Turns a list of geometries between graph nodes (plus turn restrictions) into the search graph:
 // directed edges, node splitting at restricted via nodes, forward and reverse CSR, and the spatial grid.
-// Landmarks are added afterwards (they need the search kernel). Used for OSM extracts and for the
-// synthetic graphs of the benchmark alike.
-import type { RoadGraph } from './road-graph.js';
+// Landmarks and the contraction hierarchy are added afterwards (landmarks need the search kernel). Used for
+// OSM extracts and for the synthetic graphs of the benchmark alike.
+import { noHierarchy, type RoadGraph } from './road-graph.js';
 import { buildSegmentGrid } from './segment-grid.js';
 
 export interface GraphInput {
@@ -136,6 +136,7 @@ export function assembleGraph(input: GraphInput): RoadGraph {
     geomFirst: input.geomFirst, geomCoords: input.geomCoords, geomLength: input.geomLength, geomWay,
     origFirst, origEdges, origWeight, origHead,
     lmFrom: new Uint32Array(0), lmTo: new Uint32Array(0),
+    ...noHierarchy(),
     grid: grid.params, gridFirst: grid.first, gridItems: grid.items,
   };
 }

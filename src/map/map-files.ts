@@ -4,7 +4,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GRAPH_ARRAYS, type GridParams, type RoadGraph } from './road-graph.js';
 
-export const MAP_FORMAT_VERSION = 1;
+/** 2: per profile also the contraction hierarchy (rank, upward and downward CSR, chA/chB unpacking). */
+export const MAP_FORMAT_VERSION = 2;
 
 export interface GraphManifest {
   nodes: number;
@@ -12,6 +13,9 @@ export interface GraphManifest {
   geometries: number;
   landmarks: number;
   restrictedViaNodes?: number;
+  /** Edges of the contraction hierarchy (upward + downward, shortcuts included) and the time to build it. */
+  hierarchyEdges: number;
+  hierarchyMs?: number;
   grid: GridParams;
 }
 
@@ -39,7 +43,7 @@ export async function writeGraphFiles(dir: string, profile: string, g: RoadGraph
 }
 
 export function graphManifest(g: RoadGraph): GraphManifest {
-  return { nodes: g.nodeCount, edges: g.edgeCount, geometries: g.geomCount, landmarks: g.landmarkCount, grid: g.grid };
+  return { nodes: g.nodeCount, edges: g.edgeCount, geometries: g.geomCount, landmarks: g.landmarkCount, hierarchyEdges: g.chA.length, grid: g.grid };
 }
 
 export async function readManifest(dir: string): Promise<MapManifest> {

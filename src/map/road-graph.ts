@@ -39,6 +39,23 @@ export interface RoadGraph {
   /** ALT tables, node-major: lmFrom[v*L+l] = d(landmark l, v), lmTo[v*L+l] = d(v, landmark l); 0xffffffff = unreachable. */
   lmFrom: Uint32Array;
   lmTo: Uint32Array;
+  /**
+   * Contraction hierarchy for unblocked queries (empty arrays: none; searches then use ALT). Upward edges
+   * v→w (rank w > rank v) at v, downward edges u→v (rank u > rank v) at v; CH edge ids are the upward
+   * positions, then U + the downward positions. chA/chB unpack a CH edge: one search edge (chB = 0xffffffff)
+   * or two CH edges in travel order. Meters only break ties between equally fast paths.
+   */
+  rank: Uint32Array;
+  upFirst: Uint32Array;
+  upHead: Uint32Array;
+  upWeight: Uint32Array;
+  upMeters: Float64Array;
+  dnFirst: Uint32Array;
+  dnTail: Uint32Array;
+  dnWeight: Uint32Array;
+  dnMeters: Float64Array;
+  chA: Uint32Array;
+  chB: Uint32Array;
   /** Uniform grid over shape segments (for snapping and blocking): items are (geometry, first point index) pairs. */
   grid: GridParams;
   gridFirst: Uint32Array;
@@ -54,6 +71,14 @@ export const GRAPH_ARRAYS = [
   ['nodeCoords', 'f64'], ['geomFirst', 'u32'], ['geomCoords', 'f64'], ['geomLength', 'f64'], ['geomWay', 'f64'],
   ['origFirst', 'u32'], ['origEdges', 'u32'], ['origWeight', 'u32'], ['origHead', 'u32'], ['lmFrom', 'u32'], ['lmTo', 'u32'],
   ['gridFirst', 'u32'], ['gridItems', 'u32'],
+  ['rank', 'u32'], ['upFirst', 'u32'], ['upHead', 'u32'], ['upWeight', 'u32'], ['upMeters', 'f64'],
+  ['dnFirst', 'u32'], ['dnTail', 'u32'], ['dnWeight', 'u32'], ['dnMeters', 'f64'], ['chA', 'u32'], ['chB', 'u32'],
 ] as const;
+
+/** The arrays of a graph without a contraction hierarchy. */
+export function noHierarchy(): Pick<RoadGraph, 'rank' | 'upFirst' | 'upHead' | 'upWeight' | 'upMeters' | 'dnFirst' | 'dnTail' | 'dnWeight' | 'dnMeters' | 'chA' | 'chB'> {
+  const u = (): Uint32Array => new Uint32Array(0), f = (): Float64Array => new Float64Array(0);
+  return { rank: u(), upFirst: u(), upHead: u(), upWeight: u(), upMeters: f(), dnFirst: u(), dnTail: u(), dnWeight: u(), dnMeters: f(), chA: u(), chB: u() };
+}
 
 export type GraphArrayName = (typeof GRAPH_ARRAYS)[number][0];

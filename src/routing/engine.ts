@@ -114,11 +114,16 @@ export async function route(req: RouteRequest): Promise<RouteResult> {
 /** Below this many points a matrix is not worth splitting over workers. */
 const SPLIT_MATRIX_FROM = 8;
 
-/** Durations (s) and distances (m) between every pair of points; null where unreachable. Rows are shared out over the workers. */
+/**
+ * Durations (s) and distances (m) between every pair of points; null where unreachable. Rows are shared
+ * out over the workers when each row is a Dijkstra (avoidance, or a map without hierarchy); over the
+ * hierarchy the whole matrix takes a few milliseconds, less than splitting it would add.
+ */
 export async function matrix(req: MatrixRequest): Promise<MatrixResult> {
   if (!loaded) throw new MapNotLoadedError();
   const n = req.points.length;
-  const parts = n < SPLIT_MATRIX_FROM ? 1 : Math.max(1, Math.min(computePool().options.maxThreads, n));
+  const overHierarchy = !req.avoid?.circles.length && (loaded.manifest.profiles[req.profile]?.hierarchyEdges ?? 0) > 0;
+  const parts = n < SPLIT_MATRIX_FROM || overHierarchy ? 1 : Math.max(1, Math.min(computePool().options.maxThreads, n));
   const size = Math.ceil(n / parts);
   const chunks = await Promise.all(Array.from({ length: parts }, (_, k) =>
     runTask<Outcome<MatrixResult>>('matrix', { ...req, rows: { from: k * size, to: Math.min(n, (k + 1) * size) } })));

@@ -1,12 +1,13 @@
 // Places road graphs in one shared WebAssembly.Memory that every worker instantiates the route kernel
 // over, and gives typed-array views of them back. Layout: the kernel's static data below 64 KiB, then per
-// profile a 64-byte descriptor (read by the kernel) and its arrays; worker scratch regions are appended
+// profile a 128-byte descriptor (read by the kernel) and its arrays; worker scratch regions are appended
 // later by each worker growing the memory (grow is atomic, so the old size is that worker's own region).
 import { GRAPH_ARRAYS, type GraphArrayName, type GridParams, type RoadGraph } from '../map/road-graph.js';
 
 const PAGE = 65536;
 const MAX_PAGES = 65536;
 const DATA_START = PAGE;
+const DESCRIPTOR_BYTES = 128;
 
 export interface ArraySlot { offset: number; length: number }
 export interface GraphLayout {
@@ -15,6 +16,8 @@ export interface GraphLayout {
   edgeCount: number;
   geomCount: number;
   landmarkCount: number;
+  /** Whether the graph has a contraction hierarchy (unblocked queries use it). */
+  hierarchy: boolean;
   grid: GridParams;
   arrays: Record<GraphArrayName, ArraySlot>;
 }
@@ -36,14 +39,17 @@ export function placeGraphs(graphs: Record<string, RoadGraph>): SharedGraphs {
   const layouts: Record<string, GraphLayout> = {};
   for (const [name, g] of Object.entries(graphs)) {
     const desc = offset;
-    offset += 64;
+    offset += DESCRIPTOR_BYTES;
     const arrays = {} as Record<GraphArrayName, ArraySlot>;
     for (const [key, type] of GRAPH_ARRAYS) {
       offset = align8(offset);
       arrays[key] = { offset, length: g[key].length };
       offset += g[key].length * BYTES[type];
     }
-    layouts[name] = { desc, nodeCount: g.nodeCount, edgeCount: g.edgeCount, geomCount: g.geomCount, landmarkCount: g.landmarkCount, grid: g.grid, arrays };
+    layouts[name] = {
+      desc, nodeCount: g.nodeCount, edgeCount: g.edgeCount, geomCount: g.geomCount, landmarkCount: g.landmarkCount,
+      hierarchy: g.chA.length > 0 && g.rank.length === g.nodeCount, grid: g.grid, arrays,
+    };
   }
   const pages = Math.ceil(offset / PAGE) + 1;
   if (pages > MAX_PAGES) throw new Error(`road graphs need ${pages} pages, more than the 4 GiB a wasm32 memory holds`);
@@ -57,9 +63,11 @@ export function placeGraphs(graphs: Record<string, RoadGraph>): SharedGraphs {
       else new Float64Array(buffer, slot.offset, slot.length).set(g[key] as Float64Array);
     }
     const a = l.arrays;
-    new Uint32Array(buffer, l.desc, 13).set([
+    new Uint32Array(buffer, l.desc, 24).set([
       g.nodeCount, g.edgeCount, a.firstOut.offset, a.head.offset, a.weight.offset, a.orig.offset,
       a.firstIn.offset, a.inEdge.offset, a.inTail.offset, g.landmarkCount, a.lmFrom.offset, a.lmTo.offset, a.geomLength.offset,
+      g.upHead.length, a.upFirst.offset, a.upHead.offset, a.upWeight.offset, a.upMeters.offset,
+      a.dnFirst.offset, a.dnTail.offset, a.dnWeight.offset, a.dnMeters.offset, a.chA.offset, a.chB.offset,
     ]);
   }
   const all = Object.values(graphs);

@@ -56,6 +56,11 @@ export class RouteCore {
     this.kernel = new RouteKernel(shared);
   }
 
+  /** Searches run by this thread so far, by kind (hierarchy, blocked, plain); for tests and measurements. */
+  get searches(): Readonly<{ hierarchy: number; blocked: number; plain: number }> {
+    return this.kernel.searches;
+  }
+
   private view(profile: string): ProfileView | null {
     let v = this.views.get(profile);
     const layout = this.shared.layout.graphs[profile];
@@ -197,6 +202,7 @@ export class RouteCore {
     const targetSeedLists = phantoms.map((ph) => targetSeeds(g, ph).filter(usable(ph, false)));
     const targetNodes = [...new Set(targetSeedLists.flat().map((s) => s.node))];
     const slot = new Map(targetNodes.map((node, i) => [node, i]));
+    const targets = this.kernel.matrixTargets(v.layout, targetNodes, avoiding);
     const n = phantoms.length;
     const durations: Array<Array<number | null>> = [];
     const distances: Array<Array<number | null>> = [];
@@ -208,15 +214,16 @@ export class RouteCore {
         continue;
       }
       const seeds = sourceSeeds(g, phantoms[i]).filter(usable(phantoms[i], true));
-      const reach = this.kernel.oneToMany(v.layout, seeds, targetNodes, avoiding);
+      const reach = targets.row(seeds);
       const rowD: Array<number | null> = [], rowM: Array<number | null> = [];
       for (let j = 0; j < n; j++) {
         let best = Infinity, meters = Infinity;
         if (i === j) { best = 0; meters = 0; }
         for (const t of targetSeedLists[j]) {
           const k = slot.get(t.node)!;
-          const c = reach.durations[k] + t.cost;
-          if (c < best) { best = c; meters = reach.meters[k] + t.meters; }
+          // Ties on duration go to the shorter path, as in the searches, so entries match single routes.
+          const c = reach.durations[k] + t.cost, m = reach.meters[k] + t.meters;
+          if (c < best || (c === best && m < meters)) { best = c; meters = m; }
         }
         const direct = this.direct(g, phantoms[i], phantoms[j]);
         if (direct && direct.cost < best && !(avoiding && this.pieceBlocked(block, phantoms[i].geom, direct.shape))) {

@@ -13,13 +13,22 @@ interface RouteExports extends WebAssembly.Exports {
   pathStart(): number;
   oneToMany(desc: number, scratch: number, blocked: number, src: number, nSrc: number, srcMeters: number, targets: number, nTargets: number, outDur: number, outDist: number): void;
   sssp(desc: number, scratch: number, source: number, backward: number, out: number): void;
+  chP2p(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, tgt: number, nTgt: number, tgtMeters: number, mu0: number): number;
+  chBuckets(desc: number, scratch: number, targets: number, nTargets: number, entries: number, cap: number): number;
+  chRow(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, nTargets: number, outDur: number, outDist: number): void;
 }
+
+/** Durations (tenths) and meters from one row's source seeds to each target node; Infinity when unreachable. */
+export interface RowResult { durations: Float64Array; meters: Float64Array }
+/** The target nodes of a matrix, ready for rows from any number of sources. */
+export interface MatrixTargets { row(src: Seed[]): RowResult }
 
 /** A search seed: a node reached at `cost` (tenths of a second), `meters` along the way there. */
 export interface Seed { node: number; cost: number; meters: number }
 
 export const MAX_SEEDS = 16;
 const MAX_MATRIX_TARGETS = 4096;
+const BUCKET_ENTRY_BYTES = 24;
 
 export class RouteKernel {
   private readonly k: RouteExports;
@@ -27,6 +36,11 @@ export class RouteKernel {
   private readonly srcPtr: number;
   private readonly tgtPtr: number;
   private readonly srcMetersPtr: number;
+  private readonly tgtMetersPtr: number;
+  private bucketPtr = 0;
+  private bucketCap = 0;
+  /** Searches run so far, by kind: over the hierarchy, over the graph with the blocked bitset, over the plain graph. */
+  readonly searches = { hierarchy: 0, blocked: 0, plain: 0 };
   private readonly blockedPtr: number;
   private readonly blockedBytes: number;
   private readonly pathPtr: number;
@@ -40,13 +54,14 @@ export class RouteKernel {
     const { capacity, maxGeoms } = shared.layout;
     const kernelBytes = Math.ceil(this.k.scratchBytes(capacity) / 8) * 8;
     this.blockedBytes = Math.ceil(maxGeoms / 64) * 8;
-    const total = kernelBytes + 2 * MAX_SEEDS * 16 + MAX_SEEDS * 8 + this.blockedBytes + capacity * 4 + 4 + MAX_MATRIX_TARGETS * 20;
+    const total = kernelBytes + 2 * MAX_SEEDS * 16 + 2 * MAX_SEEDS * 8 + this.blockedBytes + capacity * 4 + 4 + MAX_MATRIX_TARGETS * 20;
     this.scratch = claimRegion(shared.memory, total);
     new Uint32Array(shared.memory.buffer, this.scratch, 1)[0] = capacity;
     let p = this.scratch + kernelBytes;
     this.srcPtr = p; p += MAX_SEEDS * 16;
     this.tgtPtr = p; p += MAX_SEEDS * 16;
     this.srcMetersPtr = p; p += MAX_SEEDS * 8;
+    this.tgtMetersPtr = p; p += MAX_SEEDS * 8;
     this.outDurPtr = p; p += MAX_MATRIX_TARGETS * 8;
     this.outDistPtr = p; p += MAX_MATRIX_TARGETS * 8;
     this.blockedPtr = p; p += this.blockedBytes;
@@ -66,13 +81,16 @@ export class RouteKernel {
     return bits;
   }
 
-  private writeSeeds(ptr: number, seeds: Seed[]): number {
+  /** Writes seed records (node, cost) at `ptr` and, when `metersPtr` is given, their meters there. */
+  private writeSeeds(ptr: number, seeds: Seed[], metersPtr = 0): number {
     const n = Math.min(seeds.length, MAX_SEEDS);
     const u = new Uint32Array(this.buffer, ptr, n * 4);
     const f = new Float64Array(this.buffer, ptr, n * 2);
+    const m = metersPtr ? new Float64Array(this.buffer, metersPtr, n) : null;
     for (let i = 0; i < n; i++) {
       u[4 * i] = seeds[i].node;
       f[2 * i + 1] = seeds[i].cost;
+      if (m) m[i] = seeds[i].meters;
     }
     return n;
   }
@@ -82,26 +100,65 @@ export class RouteKernel {
    * beats `upperBound`. `edges` are search-edge ids in travel order; `start` is the node the path leaves from.
    */
   shortestPath(g: GraphLayout, src: Seed[], tgt: Seed[], upperBound: number, useBlocked: boolean): { cost: number; edges: Uint32Array; start: number } | null {
-    const nSrc = this.writeSeeds(this.srcPtr, src);
-    const nTgt = this.writeSeeds(this.tgtPtr, tgt);
+    const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
+    const nTgt = this.writeSeeds(this.tgtPtr, tgt, this.tgtMetersPtr);
     if (nSrc === 0 || nTgt === 0) return null;
-    const cost = this.k.p2p(g.desc, this.scratch, useBlocked ? this.blockedPtr : 0, this.srcPtr, nSrc, this.tgtPtr, nTgt, upperBound, g.landmarkCount > 0 ? 1 : 0);
+    // Blocked edges invalidate the hierarchy's shortcuts: avoidance searches the plain graph with ALT.
+    this.count(g, useBlocked);
+    const cost = !useBlocked && g.hierarchy
+      ? this.k.chP2p(g.desc, this.scratch, this.srcPtr, nSrc, this.srcMetersPtr, this.tgtPtr, nTgt, this.tgtMetersPtr, upperBound)
+      : this.k.p2p(g.desc, this.scratch, useBlocked ? this.blockedPtr : 0, this.srcPtr, nSrc, this.tgtPtr, nTgt, upperBound, g.landmarkCount > 0 ? 1 : 0);
     if (!this.k.found()) return null;
     const n = this.k.pathEdges(this.pathPtr);
     return { cost, edges: new Uint32Array(this.buffer, this.pathPtr, n).slice(), start: this.k.pathStart() };
   }
 
-  /** Durations (tenths) and meters from the source seeds to each target node; Infinity when unreachable. */
-  oneToMany(g: GraphLayout, src: Seed[], targets: number[], useBlocked: boolean): { durations: Float64Array; meters: Float64Array } {
+  /**
+   * Matrix targets: without blocking and with a hierarchy, backward searches fill the buckets once and
+   * each row is one upward search; otherwise each row is a Dijkstra (with the blocked bitset) until every
+   * target settles. Valid until the next call on this kernel.
+   */
+  matrixTargets(g: GraphLayout, targets: number[], useBlocked: boolean): MatrixTargets {
     if (targets.length > MAX_MATRIX_TARGETS) throw new Error(`at most ${MAX_MATRIX_TARGETS} matrix target nodes`);
-    const nSrc = this.writeSeeds(this.srcPtr, src);
-    const meters = new Float64Array(this.buffer, this.srcMetersPtr, nSrc);
-    for (let i = 0; i < nSrc; i++) meters[i] = src[i].meters;
     new Uint32Array(this.buffer, this.targetsPtr, targets.length).set(targets);
-    this.k.oneToMany(g.desc, this.scratch, useBlocked ? this.blockedPtr : 0, this.srcPtr, nSrc, this.srcMetersPtr, this.targetsPtr, targets.length, this.outDurPtr, this.outDistPtr);
+    const n = targets.length;
+    if (useBlocked || !g.hierarchy) {
+      return {
+        row: (src) => {
+          this.count(g, useBlocked);
+          const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
+          this.k.oneToMany(g.desc, this.scratch, useBlocked ? this.blockedPtr : 0, this.srcPtr, nSrc, this.srcMetersPtr, this.targetsPtr, n, this.outDurPtr, this.outDistPtr);
+          return this.rowResult(n);
+        },
+      };
+    }
+    for (;;) {
+      const needed = this.k.chBuckets(g.desc, this.scratch, this.targetsPtr, n, this.bucketPtr, this.bucketCap);
+      if (needed <= this.bucketCap) break;
+      // Room for the buckets is claimed once per thread and only ever grows.
+      this.bucketCap = Math.max(2 * this.bucketCap, needed, 1 << 16);
+      this.bucketPtr = claimRegion(this.shared.memory, this.bucketCap * BUCKET_ENTRY_BYTES);
+    }
     return {
-      durations: new Float64Array(this.buffer, this.outDurPtr, targets.length).slice(),
-      meters: new Float64Array(this.buffer, this.outDistPtr, targets.length).slice(),
+      row: (src) => {
+        this.count(g, false);
+        const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
+        this.k.chRow(g.desc, this.scratch, this.srcPtr, nSrc, this.srcMetersPtr, n, this.outDurPtr, this.outDistPtr);
+        return this.rowResult(n);
+      },
+    };
+  }
+
+  private count(g: GraphLayout, useBlocked: boolean): void {
+    if (useBlocked) this.searches.blocked++;
+    else if (g.hierarchy) this.searches.hierarchy++;
+    else this.searches.plain++;
+  }
+
+  private rowResult(n: number): RowResult {
+    return {
+      durations: new Float64Array(this.buffer, this.outDurPtr, n).slice(),
+      meters: new Float64Array(this.buffer, this.outDistPtr, n).slice(),
     };
   }
 

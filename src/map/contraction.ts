@@ -1,0 +1,107 @@
+// Contraction hierarchies for unblocked queries, built at map build time over the search graph as stored
+// (turn restrictions are already node splits, so nothing special is needed for them).
+//
+// Costs are lexicographic (duration, meters): a path's meters only break ties between equally fast paths.
+// That makes every CH query (point-to-point and the bucket matrix) return the same fastest path for the
+// same pair, so a matrix distance is the distance of the route the engine would return.
+//
+// The node ordering and the shortcuts come from the `contract` WASM kernel (its header describes the
+// ordering; AssemblyScript because preprocessing a 10^6-node grid is minutes of witness searches); this
+// module hands it the graph and splits the edge pool it returns into the upward and downward CSR with CH
+// edge ids for unpacking.
+import { instantiate } from '../compute/wasm.js';
+import type { RoadGraph } from './road-graph.js';
+
+const NONE = 0xffffffff;
+
+export interface Contraction {
+  /** Contraction order of each node (0 = contracted first). */
+  rank: Uint32Array;
+  /** Upward CSR: edges v→w with rank w > rank v, at v. CH edge ids 0..U-1 in this order. */
+  upFirst: Uint32Array;
+  upHead: Uint32Array;
+  upWeight: Uint32Array;
+  upMeters: Float64Array;
+  /** Downward CSR: edges u→v with rank u > rank v, at v (tails in dnTail). CH edge ids U..U+D-1 in this order. */
+  dnFirst: Uint32Array;
+  dnTail: Uint32Array;
+  dnWeight: Uint32Array;
+  dnMeters: Float64Array;
+  /** Unpacking per CH edge: an original search edge (chA, chB = NONE) or two CH edges in travel order. */
+  chA: Uint32Array;
+  chB: Uint32Array;
+}
+
+export interface ContractionOptions {
+  /** Settled-node limit of the witness searches that decide a node's priority. */
+  simulateLimit?: number;
+  /** Settled-node limit of the witness searches that decide which shortcuts are added. */
+  contractLimit?: number;
+}
+
+interface ContractExports extends WebAssembly.Exports {
+  memory: WebAssembly.Memory;
+  allocate(bytes: number): number;
+  contract(n: number, firstOut: number, head: number, weight: number, orig: number, geomLength: number, m: number, simulateLimit: number, contractLimit: number): number;
+  poolFrom(): number; poolTo(): number; poolW(): number; poolM(): number; poolA(): number; poolB(): number;
+  rank(): number;
+}
+
+/** The edge pool left by the kernel: every edge, original or shortcut, with its unpacking pair. */
+interface EdgePool { from: Uint32Array; to: Uint32Array; w: Uint32Array; m: Float64Array; a: Uint32Array; b: Uint32Array }
+
+/** The graph with its contraction hierarchy. */
+export function addHierarchy(graph: RoadGraph, options?: ContractionOptions): RoadGraph {
+  return { ...graph, ...contractGraph(graph, options) };
+}
+
+/** Builds the contraction hierarchy of a search graph (in a kernel instance of its own, dropped afterwards). */
+export function contractGraph(g: RoadGraph, options: ContractionOptions = {}): Contraction {
+  const k = instantiate<ContractExports>('contract');
+  const put = (arr: Uint32Array | Float64Array): number => {
+    const p = k.allocate(arr.byteLength);
+    new Uint8Array(k.memory.buffer, p, arr.byteLength).set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength));
+    return p;
+  };
+  const firstOut = put(g.firstOut), head = put(g.head), weight = put(g.weight), orig = put(g.orig), geomLength = put(g.geomLength);
+  const K = k.contract(g.nodeCount, firstOut, head, weight, orig, geomLength, g.edgeCount, options.simulateLimit ?? 60, options.contractLimit ?? 400);
+  const buffer = k.memory.buffer;
+  const u32 = (p: number): Uint32Array => new Uint32Array(buffer, p, K);
+  const pool: EdgePool = {
+    from: u32(k.poolFrom()), to: u32(k.poolTo()), w: u32(k.poolW()), m: new Float64Array(buffer, k.poolM(), K), a: u32(k.poolA()), b: u32(k.poolB()),
+  };
+  return hierarchy(g, pool, new Uint32Array(buffer, k.rank(), g.nodeCount).slice());
+}
+
+/** Splits the pool into the upward and downward CSR and maps the unpacking pairs to CH edge ids. */
+function hierarchy(g: RoadGraph, pool: EdgePool, rank: Uint32Array): Contraction {
+  const N = g.nodeCount, K = pool.from.length;
+  const upFirst = new Uint32Array(N + 1), dnFirst = new Uint32Array(N + 1);
+  for (let e = 0; e < K; e++) {
+    if (rank[pool.from[e]] < rank[pool.to[e]]) upFirst[pool.from[e] + 1]++;
+    else dnFirst[pool.to[e] + 1]++;
+  }
+  for (let v = 0; v < N; v++) { upFirst[v + 1] += upFirst[v]; dnFirst[v + 1] += dnFirst[v]; }
+  const U = upFirst[N], D = dnFirst[N];
+  const upHead = new Uint32Array(U), upWeight = new Uint32Array(U), upMeters = new Float64Array(U);
+  const dnTail = new Uint32Array(D), dnWeight = new Uint32Array(D), dnMeters = new Float64Array(D);
+  const id = new Uint32Array(K);
+  const upFill = upFirst.slice(0, N), dnFill = dnFirst.slice(0, N);
+  for (let e = 0; e < K; e++) {
+    const a = pool.from[e], b = pool.to[e];
+    if (rank[a] < rank[b]) {
+      const i = upFill[a]++;
+      upHead[i] = b; upWeight[i] = pool.w[e]; upMeters[i] = pool.m[e]; id[e] = i;
+    } else {
+      const i = dnFill[b]++;
+      dnTail[i] = a; dnWeight[i] = pool.w[e]; dnMeters[i] = pool.m[e]; id[e] = U + i;
+    }
+  }
+  const chA = new Uint32Array(K), chB = new Uint32Array(K);
+  for (let e = 0; e < K; e++) {
+    const shortcut = pool.b[e] !== NONE;
+    chA[id[e]] = shortcut ? id[pool.a[e]] : pool.a[e];
+    chB[id[e]] = shortcut ? id[pool.b[e]] : NONE;
+  }
+  return { rank, upFirst, upHead, upWeight, upMeters, dnFirst, dnTail, dnWeight, dnMeters, chA, chB };
+}

@@ -1,0 +1,160 @@
+// The contraction hierarchy on the real Liechtenstein graphs, in-process (no pool): unpacked CH paths are
+// connected chains of search edges with the reference cost and a continuous geometry, the bucket matrix
+// equals the reference, and avoidance still searches the plain graph with the blocked bitset.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { contractGraph } from '../../src/map/contraction.js';
+import type { RoadGraph } from '../../src/map/road-graph.js';
+import { placeGraphs, type SharedGraphs } from '../../src/routing/graph-memory.js';
+import { edgeShape, edgeTail } from '../../src/routing/phantom.js';
+import { RouteCore } from '../../src/routing/route-core.js';
+import { RouteKernel } from '../../src/routing/route-kernel.js';
+import { dijkstra, rng, testMap } from './helpers.js';
+
+let graphs: Record<string, RoadGraph>;
+let shared: SharedGraphs;
+
+beforeAll(async () => {
+  graphs = (await testMap()).graphs;
+  shared = placeGraphs(graphs);
+});
+
+/** Nodes on the main network (reached from and reaching landmark 0) with edges both ways and no split copy. */
+function mainNodes(g: RoadGraph): number[] {
+  const copies = new Map<string, number>();
+  const key = (v: number): string => `${g.nodeCoords[2 * v]},${g.nodeCoords[2 * v + 1]}`;
+  for (let v = 0; v < g.nodeCount; v++) copies.set(key(v), (copies.get(key(v)) ?? 0) + 1);
+  const out: number[] = [];
+  const L = g.landmarkCount;
+  for (let v = 0; v < g.nodeCount; v++) {
+    const main = g.lmFrom[v * L] !== 0xffffffff && g.lmTo[v * L] !== 0xffffffff;
+    if (main && copies.get(key(v)) === 1 && g.firstOut[v + 1] > g.firstOut[v] && g.firstIn[v + 1] > g.firstIn[v]) out.push(v);
+  }
+  return out;
+}
+
+describe('contraction hierarchy', () => {
+  it('every map profile has one, with ranks forming a permutation', () => {
+    for (const g of Object.values(graphs)) {
+      expect(g.chA.length).toBe(g.upHead.length + g.dnTail.length);
+      // Only parallel edges and loops of the search graph may be dropped.
+      expect(g.chA.length).toBeGreaterThanOrEqual(g.edgeCount * 0.9);
+      const seen = new Uint8Array(g.nodeCount);
+      for (const r of g.rank) seen[r]++;
+      expect(seen.every((c) => c === 1)).toBe(true);
+      // Upward edges go up, downward edges come down.
+      for (let v = 0; v < g.nodeCount; v++) {
+        for (let i = g.upFirst[v]; i < g.upFirst[v + 1]; i++) expect(g.rank[g.upHead[i]]).toBeGreaterThan(g.rank[v]);
+      }
+    }
+  });
+
+  it.each(['driving-car', 'foot-walking'])('%s: unpacked CH paths are connected, cost the reference and have a continuous geometry', (profile) => {
+    const g = graphs[profile];
+    const layout = shared.layout.graphs[profile];
+    expect(layout.hierarchy).toBe(true);
+    const kernel = new RouteKernel(shared);
+    const nodes = mainNodes(g);
+    const rand = rng(11);
+    let checked = 0;
+    for (let i = 0; i < 20; i++) {
+      const s = nodes[Math.floor(rand() * nodes.length)];
+      const ref = dijkstra(g, s);
+      for (let k = 0; k < 10; k++) {
+        const t = nodes[Math.floor(rand() * nodes.length)];
+        const found = kernel.shortestPath(layout, [{ node: s, cost: 0, meters: 0 }], [{ node: t, cost: 0, meters: 0 }], Infinity, false);
+        if (ref[t] === Infinity) {
+          expect(found).toBeNull();
+          continue;
+        }
+        expect(found).not.toBeNull();
+        const { cost, edges, start } = found!;
+        expect(cost).toBe(ref[t]);
+        expect(start).toBe(s);
+        let sum = 0, at = s;
+        let last: [number, number] | null = null;
+        for (const e of edges) {
+          expect(edgeTail(g, e)).toBe(at);
+          at = g.head[e];
+          sum += g.weight[e];
+          const shape = edgeShape(g, g.orig[e]);
+          if (last) expect(shape[0]).toEqual(last);
+          last = shape[shape.length - 1];
+        }
+        expect(at).toBe(t);
+        expect(sum).toBe(ref[t]);
+        checked++;
+      }
+    }
+    expect(kernel.searches.hierarchy).toBe(200);
+    expect(kernel.searches.blocked + kernel.searches.plain).toBe(0);
+    expect(checked).toBeGreaterThan(150);
+  });
+
+  it('the bucket matrix equals the reference Dijkstra between graph nodes', () => {
+    const g = graphs['driving-car'];
+    const core = new RouteCore(shared);
+    const nodes = mainNodes(g);
+    const rand = rng(3);
+    const picked = Array.from({ length: 24 }, () => nodes[Math.floor(rand() * nodes.length)]);
+    const points = picked.map((v) => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] }));
+    const m = core.matrix({ profile: 'driving-car', points });
+    if (!m.ok) throw new Error('matrix failed');
+    expect(core.searches.hierarchy).toBe(points.length);
+    for (let i = 0; i < points.length; i++) {
+      // Points snap to a geometry end at their node; the reference runs from that node.
+      const ref = dijkstra(g, picked[i]);
+      for (let j = 0; j < points.length; j++) {
+        const expected = i === j ? 0 : ref[picked[j]] / 10;
+        expect(m.value.durations[i][j]).toBeCloseTo(expected, 6);
+      }
+    }
+  });
+
+  it('avoidance searches the plain graph with the blocked bitset; plain queries use the hierarchy', () => {
+    const core = new RouteCore(shared);
+    const a = { lat: 47.1412, lon: 9.5215 }, b = { lat: 47.1655, lon: 9.5100 };
+    const plain = core.route({ profile: 'driving-car', waypoints: [a, b] });
+    if (!plain.ok) throw new Error('expected a route');
+    expect(core.searches).toEqual({ hierarchy: 1, blocked: 0, plain: 0 });
+    // A circle on the middle of the plain route: the plain leg touches it, so the leg is searched again, blocked.
+    const [lon, lat] = plain.value.geometry[Math.floor(plain.value.geometry.length / 2)];
+    const avoided = core.route({ profile: 'driving-car', waypoints: [a, b], avoid: { circles: [{ lat, lon, radius: 30 }] } });
+    if (!avoided.ok) throw new Error('expected an avoided route');
+    expect(core.searches).toEqual({ hierarchy: 2, blocked: 1, plain: 0 });
+    expect(avoided.value.duration).toBeGreaterThanOrEqual(plain.value.duration);
+    expect(avoided.value.geometry).not.toEqual(plain.value.geometry);
+    const m = core.matrix({ profile: 'driving-car', points: [a, b, { lat: 47.15, lon: 9.515 }], avoid: { circles: [{ lat, lon, radius: 30 }] } });
+    expect(m.ok).toBe(true);
+    expect(core.searches).toEqual({ hierarchy: 2, blocked: 4, plain: 0 });
+  });
+
+  it('contracts a small graph with a parallel edge and a self loop to exact shortest paths', () => {
+    // 0→1 twice (10 and 4 tenths), 1→1 loop, 1→2 (5), 0→2 (12), 2→0 (3): 0→2 costs 9 via 1.
+    const edges = [[0, 1, 10], [0, 1, 4], [0, 2, 12], [1, 1, 2], [1, 2, 5], [2, 0, 3]];
+    edges.sort((x, y) => x[0] - y[0]);
+    const firstOut = Uint32Array.from([0, 3, 5, 6]);
+    const g = {
+      nodeCount: 3, edgeCount: edges.length,
+      firstOut, head: Uint32Array.from(edges.map((e) => e[1])), weight: Uint32Array.from(edges.map((e) => e[2])),
+      orig: Uint32Array.from(edges.map((_, i) => 2 * i)), geomLength: Float64Array.from(edges.map((e) => e[2] * 10)),
+    } as unknown as RoadGraph;
+    const ch = contractGraph(g);
+    // Upward from 0 and downward into 2 must meet at a cost of 9 (4 + 5); the 10-tenth parallel edge and the loop are gone.
+    const weights = [...ch.upWeight, ...ch.dnWeight];
+    expect(weights).not.toContain(10);
+    expect(weights).not.toContain(2);
+    expect(ch.chA.length).toBe(ch.upHead.length + ch.dnTail.length);
+    const up = (v: number) => Array.from({ length: ch.upFirst[v + 1] - ch.upFirst[v] }, (_, k) => [ch.upHead[ch.upFirst[v] + k], ch.upWeight[ch.upFirst[v] + k]]);
+    const down = (v: number) => Array.from({ length: ch.dnFirst[v + 1] - ch.dnFirst[v] }, (_, k) => [ch.dnTail[ch.dnFirst[v] + k], ch.dnWeight[ch.dnFirst[v] + k]]);
+    // Best up-down path 0 → 2 over the hierarchy (3 nodes: at most one meeting node in between).
+    let best = Infinity;
+    const fwd = new Map<number, number>([[0, 0]]);
+    for (const [w, c] of up(0)) fwd.set(w, c);
+    for (const [w, c] of [...fwd]) for (const [x, c2] of up(w)) if (!fwd.has(x) || fwd.get(x)! > c + c2) fwd.set(x, c + c2);
+    const bwd = new Map<number, number>([[2, 0]]);
+    for (const [u, c] of down(2)) bwd.set(u, c);
+    for (const [u, c] of [...bwd]) for (const [x, c2] of down(u)) if (!bwd.has(x) || bwd.get(x)! > c + c2) bwd.set(x, c + c2);
+    for (const [v, c] of fwd) if (bwd.has(v)) best = Math.min(best, c + bwd.get(v)!);
+    expect(best).toBe(9);
+  });
+});
