@@ -15,7 +15,7 @@ import { geoRoutes } from './geo/routes.js';
 import { ensureDefaultMap, stderrProgress } from './map/build.js';
 import { loadMap } from './routing/engine.js';
 import { Router } from './http/router.js';
-import { startHttpServer } from './http/server.js';
+import { assertNativeUws, startHttpServer } from './http/server.js';
 import { importRoutes } from './imports/routes.js';
 import { startJobRunner } from './jobs/start.js';
 import { messagingRoutes } from './messaging/routes.js';
@@ -87,6 +87,7 @@ export function buildRouter(sql: Sql, usage: UsageRecorder): Router {
 }
 
 export async function startApp(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<App> {
+  assertNativeUws();
   const { sql, url, embedded } = await openDatabase(config, log);
   const keys = new KeyStore(sql);
   await keys.listen();
