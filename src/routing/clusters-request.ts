@@ -1,32 +1,20 @@
 // The body of POST /v1/routes/clusters (service-spec.md "POST /v1/routes/clusters", DECISIONS.md "Routing"):
 // types and ranges, the either/or rules and unique stop ids, all reported in one 422.
 import { z } from 'zod';
+import { POI_SELECTION_ERROR, poiSelectionShape } from '../pois/selection-schema.js';
 import { unprocessable, zodErrors, type FieldErrors } from '../http/errors.js';
 import { MAX_CLUSTER_STOPS, MAX_CLUSTERS } from './clusters/kmeans.js';
 import { locationSchema } from './locations.js';
 
 export const MAX_STOP_ID_LENGTH = 100;
 
-const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
-
 const ID_RULE = `must be a string of 1 to ${MAX_STOP_ID_LENGTH} characters`;
 const stopSchema = locationSchema.safeExtend({
   id: z.string({ error: ID_RULE }).min(1, ID_RULE).max(MAX_STOP_ID_LENGTH, ID_RULE).optional(),
 });
 
-// The same filters as `avoid` of POST /v1/routes (types here; parsePoiFilter checks ranges and formats).
-const poiSelectionSchema = z.strictObject({
-  attributes: z.custom<Record<string, unknown>>(isObject, { error: 'must be an object of attribute values' }).optional(),
-  category_id: z.string({ error: 'must be a category id (ULID)' }).optional(),
-  category_name: z.string({ error: 'must be a string of at most 255 characters' }).optional(),
-  latitude: z.number({ error: 'must be a number between -90 and 90' }).optional(),
-  longitude: z.number({ error: 'must be a number between -180 and 180' }).optional(),
-  distance: z.number({ error: 'must be a number between 1 and 100000' }).optional(),
-  country_id: z.string({ error: 'must be a UUID' }).optional(),
-  city_id: z.string({ error: 'must be a UUID' }).optional(),
-  zipcode_id: z.string({ error: 'must be a UUID' }).optional(),
-  poi_ids: z.array(z.string({ error: 'must be a POI id (ULID)' }), { error: 'must be an array of POI ids' }).optional(),
-}, { error: 'must be an object of POI filters' });
+// The same filters as `avoid` of POST /v1/routes.
+const poiSelectionSchema = z.strictObject(poiSelectionShape, { error: POI_SELECTION_ERROR });
 
 const STOPS_RULE = `must be an array of 1 to ${MAX_CLUSTER_STOPS} locations`;
 const CLUSTERS_RULE = `must be an integer between 1 and ${MAX_CLUSTERS}`;

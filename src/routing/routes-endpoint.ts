@@ -1,6 +1,7 @@
 // POST /v1/routes: the fastest route through 2–50 waypoints, optionally keeping out of circles around
 // selected POIs (service-spec.md "POST /v1/routes").
 import { z } from 'zod';
+import { POI_SELECTION_ERROR, poiSelectionShape } from '../pois/selection-schema.js';
 import { teamAttributes } from '../attributes/store.js';
 import type { Sql } from '../db/client.js';
 import { invalid, unprocessable, type FieldErrors } from '../http/errors.js';
@@ -19,24 +20,12 @@ export const DEFAULT_AVOID_RADIUS_M = 50;
 /** Rule 5: with at least one avoided POI, the waypoints' summed straight-line distance is capped. */
 export const MAX_AVOIDING_STRAIGHT_LINE_M = 150_000;
 
-const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-// Types here; ranges, formats and the category_id/category_name exclusion are checked by parsePoiFilter,
-// the same rules as the POI list filters.
+// Types here; ranges and formats are checked by parsePoiFilter, the same rules as the POI list filters.
 const avoidSchema = z.strictObject({
-  attributes: z.custom<Record<string, unknown>>(isObject, { error: 'must be an object of attribute values' }).optional(),
-  category_id: z.string({ error: 'must be a category id (ULID)' }).optional(),
-  category_name: z.string({ error: 'must be a string of at most 255 characters' }).optional(),
-  latitude: z.number({ error: 'must be a number between -90 and 90' }).optional(),
-  longitude: z.number({ error: 'must be a number between -180 and 180' }).optional(),
-  distance: z.number({ error: 'must be a number between 1 and 100000' }).optional(),
-  country_id: z.string({ error: 'must be a UUID' }).optional(),
-  city_id: z.string({ error: 'must be a UUID' }).optional(),
-  zipcode_id: z.string({ error: 'must be a UUID' }).optional(),
-  poi_ids: z.array(z.string({ error: 'must be a POI id (ULID)' }), { error: 'must be an array of POI ids' }).optional(),
+  ...poiSelectionShape,
   radius: z.number({ error: 'must be an integer between 10 and 500' }).int('must be an integer between 10 and 500')
     .min(10, 'must be an integer between 10 and 500').max(500, 'must be an integer between 10 and 500').optional(),
-}, { error: 'must be an object of POI filters' });
+}, { error: POI_SELECTION_ERROR });
 
 const bodySchema = z.strictObject({
   // The type first: zod would also run the length checks on a string.
