@@ -10,27 +10,12 @@
 // module hands it the graph and splits the edge pool it returns into the upward and downward CSR with CH
 // edge ids for unpacking.
 import { instantiate } from '../compute/wasm.js';
-import type { RoadGraph } from './road-graph.js';
+import type { Contraction, RoadGraph } from './road-graph.js';
+
+export type { Contraction } from './road-graph.js';
 
 const NONE = 0xffffffff;
 
-export interface Contraction {
-  /** Contraction order of each node (0 = contracted first). */
-  rank: Uint32Array;
-  /** Upward CSR: edges v→w with rank w > rank v, at v. CH edge ids 0..U-1 in this order. */
-  upFirst: Uint32Array;
-  upHead: Uint32Array;
-  upWeight: Uint32Array;
-  upMeters: Float64Array;
-  /** Downward CSR: edges u→v with rank u > rank v, at v (tails in dnTail). CH edge ids U..U+D-1 in this order. */
-  dnFirst: Uint32Array;
-  dnTail: Uint32Array;
-  dnWeight: Uint32Array;
-  dnMeters: Float64Array;
-  /** Unpacking per CH edge: an original search edge (chA, chB = NONE) or two CH edges in travel order. */
-  chA: Uint32Array;
-  chB: Uint32Array;
-}
 
 export interface ContractionOptions {
   /** Settled-node limit of the witness searches that decide a node's priority. */

@@ -5,7 +5,29 @@
 // A *directed original edge* is 2g (along the way's node order) or 2g+1 (against it). The search graph
 // expands graph nodes that are the via node of a turn restriction into one copy per incoming edge, so
 // several search edges can share one directed original edge (`orig`); blocking works on geometries.
-export interface RoadGraph {
+/**
+ * Contraction hierarchy for unblocked queries (empty arrays: none; searches then use ALT). Upward edges
+ * v→w (rank w > rank v) at v, downward edges u→v (rank u > rank v) at v; CH edge ids are the upward
+ * positions, then U + the downward positions. chA/chB unpack a CH edge: one search edge (chB = 0xffffffff)
+ * or two CH edges in travel order. Meters only break ties between equally fast paths.
+ */
+export interface Contraction {
+  /** Contraction order of each node (0 = contracted first). */
+  rank: Uint32Array;
+  upFirst: Uint32Array;
+  upHead: Uint32Array;
+  upWeight: Uint32Array;
+  upMeters: Float64Array;
+  /** Downward edges are stored at their lower end v, with their tails in dnTail. */
+  dnFirst: Uint32Array;
+  dnTail: Uint32Array;
+  dnWeight: Uint32Array;
+  dnMeters: Float64Array;
+  chA: Uint32Array;
+  chB: Uint32Array;
+}
+
+export interface RoadGraph extends Contraction {
   nodeCount: number;
   edgeCount: number;
   geomCount: number;
@@ -39,23 +61,6 @@ export interface RoadGraph {
   /** ALT tables, node-major: lmFrom[v*L+l] = d(landmark l, v), lmTo[v*L+l] = d(v, landmark l); 0xffffffff = unreachable. */
   lmFrom: Uint32Array;
   lmTo: Uint32Array;
-  /**
-   * Contraction hierarchy for unblocked queries (empty arrays: none; searches then use ALT). Upward edges
-   * v→w (rank w > rank v) at v, downward edges u→v (rank u > rank v) at v; CH edge ids are the upward
-   * positions, then U + the downward positions. chA/chB unpack a CH edge: one search edge (chB = 0xffffffff)
-   * or two CH edges in travel order. Meters only break ties between equally fast paths.
-   */
-  rank: Uint32Array;
-  upFirst: Uint32Array;
-  upHead: Uint32Array;
-  upWeight: Uint32Array;
-  upMeters: Float64Array;
-  dnFirst: Uint32Array;
-  dnTail: Uint32Array;
-  dnWeight: Uint32Array;
-  dnMeters: Float64Array;
-  chA: Uint32Array;
-  chB: Uint32Array;
   /** Uniform grid over shape segments (for snapping and blocking): items are (geometry, first point index) pairs. */
   grid: GridParams;
   gridFirst: Uint32Array;
