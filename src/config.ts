@@ -14,15 +14,24 @@ export interface Config {
   jobLeaseMs: number;
 }
 
+/** A whole number from the environment; a typo must stop the start, not become NaN (a NaN lease
+ *  makes the job heartbeat fire every millisecond). */
+function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new Error(`${name} must be an integer of at least ${min}, not '${raw}'`);
+  return Number(raw);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
-    port: Number(env.PORT ?? 8080),
+    port: intVar(env, 'PORT', 8080, 0),
     host: env.HOST ?? '0.0.0.0',
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.WAYMARK_DATA_DIR ?? join(projectRoot, 'data'),
     mapDir: env.WAYMARK_MAP || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     jobs: env.WAYMARK_JOBS !== 'off',
-    jobLeaseMs: Number(env.WAYMARK_JOB_LEASE_MS ?? 30_000),
+    jobLeaseMs: intVar(env, 'WAYMARK_JOB_LEASE_MS', 30_000, 1),
   };
 }

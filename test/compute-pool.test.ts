@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { closePool, runTask } from '../src/compute/pool.js';
+import { closePool, computePool, runTask } from '../src/compute/pool.js';
 
 afterAll(closePool);
 
@@ -11,5 +11,9 @@ describe('compute pool', () => {
     expect(d[1]).toBeGreaterThan(2_700);
     expect(d[1]).toBeLessThan(2_900);
     expect(d[2]).toBeGreaterThan(5_000_000);
+  });
+
+  it('survives a worker failing outside a task (Piscina reports it as an error event)', () => {
+    expect(() => computePool().emit('error', new Error('worker died while idle'))).not.toThrow();
   });
 });

@@ -25,17 +25,18 @@ export async function createTeam(sql: Sql, input: TeamInput) {
   return teamJson(row);
 }
 
+/** Changes only the fields given (a null limit clears the override), in one statement, so concurrent
+ *  updates of different fields keep each other's changes. */
 export async function updateTeam(sql: Sql, id: string, input: Partial<TeamInput>) {
-  const [current] = await sql`SELECT * FROM teams WHERE id = ${id}`;
-  if (!current) throw new Error(`team ${id} not found`);
   const [row] = await sql`
     UPDATE teams SET
-      name = ${input.name ?? current.name},
-      plan = ${input.plan ?? current.plan},
-      plan_active = ${input.planActive ?? current.plan_active},
-      poi_limit = ${input.poiLimit === undefined ? current.poi_limit : input.poiLimit},
-      rate_limit = ${input.rateLimit === undefined ? current.rate_limit : input.rateLimit}
+      name = coalesce(${input.name ?? null}::text, name),
+      plan = coalesce(${input.plan ?? null}::text, plan),
+      plan_active = coalesce(${input.planActive ?? null}::boolean, plan_active),
+      poi_limit = CASE WHEN ${input.poiLimit !== undefined} THEN ${input.poiLimit ?? null}::int ELSE poi_limit END,
+      rate_limit = CASE WHEN ${input.rateLimit !== undefined} THEN ${input.rateLimit ?? null}::int ELSE rate_limit END
     WHERE id = ${id} RETURNING *`;
+  if (!row) throw new Error(`team ${id} not found`);
   await changed(sql);
   return teamJson(row);
 }

@@ -40,10 +40,6 @@ export class KeyStore {
     await this.unlisten?.();
   }
 
-  clear(): void {
-    this.cache.clear();
-  }
-
   /** The key's info when it exists and may be used now; null otherwise (the caller answers 401). */
   async lookup(key: string | undefined): Promise<AuthInfo | null> {
     if (!key || !isWellFormedKey(key)) return null;

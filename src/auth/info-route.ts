@@ -1,4 +1,5 @@
 import type { Sql } from '../db/client.js';
+import { unauthenticated } from '../http/errors.js';
 import type { Route } from '../http/router.js';
 import { keyJson } from './admin.js';
 import type { UsageRecorder } from './usage.js';
@@ -22,6 +23,8 @@ export function infoRoutes(sql: Sql, usage: UsageRecorder): Route[] {
             WHERE key_id = ${keyId} AND minute > now() - interval '24 hours'
             GROUP BY method, endpoint ORDER BY count DESC, endpoint, method LIMIT 1`,
         ]);
+        // Deleted since it authenticated this request: it is no longer a key.
+        if (!key) throw unauthenticated();
         const { team_id: _team, ...data } = keyJson(key);
         return {
           status: 200,

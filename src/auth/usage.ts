@@ -51,6 +51,8 @@ export class UsageRecorder {
       await tx`
         UPDATE api_keys k SET last_used_at = greatest(k.last_used_at, x.at)
         FROM unnest(${usedIds}::text[], ${usedAt}::timestamptz[]) AS x(id, at) WHERE k.id = x.id`;
+      // Usage older than a day is never shown (GET /v1/info): without this the table grows for ever.
+      await tx`DELETE FROM key_usage WHERE key_id = ANY(${usedIds}::text[]) AND minute <= now() - interval '24 hours'`;
     });
   }
 

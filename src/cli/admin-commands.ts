@@ -9,6 +9,7 @@ const plan = (value: unknown): PlanName => {
   return value as PlanName;
 };
 
+/** `default` (or `none`, as older scripts say) clears the team's override: its plan's limit applies. */
 const limitFlag = (value: string | boolean | undefined, flag: string) =>
   value === 'none' || value === 'default' ? null : int(value, flag);
 

@@ -14,7 +14,7 @@ const USAGE = `waymark <command>
   start                      first start: migrate, ensure a demo team and key, serve, print the URLs
   serve                      serve the API (PORT, DATABASE_URL, WAYMARK_MAP)
   team create --name N --plan basic|pro|enterprise [--poi-limit N] [--rate-limit N] [--inactive]
-  team update ID [--name N] [--plan P] [--active|--inactive] [--poi-limit N|none] [--rate-limit N|none]
+  team update ID [--name N] [--plan P] [--active|--inactive] [--poi-limit N|default] [--rate-limit N|default]
   key create --team ID --name N --permissions all|p1,p2 [--expires ISO]
   key list --team ID
   key activate|deactivate|delete ID

@@ -34,16 +34,19 @@ export function computePool(): Piscina {
       idleTimeout: 60_000,
       workerData,
     });
+    // Piscina emits 'error' for a worker that fails with no task in flight (a task's own failure rejects
+    // its promise instead); unheard, that event would take the whole process down.
+    pool.on('error', (err: unknown) => process.emitWarning(`compute worker failed outside a task: ${String(err)}`));
   }
   return pool;
 }
 
 /** Runs a named export of the worker module. */
-export async function runTask<T>(name: string, payload: unknown, transferList?: ArrayBuffer[]): Promise<T> {
+export async function runTask<T>(name: string, payload: unknown): Promise<T> {
   const p = computePool();
   if (p.queueSize >= p.options.maxQueue) throw new PoolBusyError();
   try {
-    return (await p.run(payload, { name, transferList: transferList as never })) as T;
+    return (await p.run(payload, { name })) as T;
   } catch (err) {
     if (err instanceof Error && /queue is full/i.test(err.message)) throw new PoolBusyError();
     throw err;

@@ -3,7 +3,7 @@ import postgres from 'postgres';
 
 export type Sql = postgres.Sql<Record<string, never>>;
 
-/** One pool per process; numeric/bigint columns come back as JS numbers where safe. */
+/** One pool per process; bigint (int8) columns come back as JS BigInt, which JSON cannot hold: convert before replying. */
 export function connect(url: string, max = Number(process.env.WAYMARK_DB_POOL ?? 10)): Sql {
   return postgres(url, {
     max,

@@ -1,4 +1,4 @@
-const METERS_PER_DEGREE = 111_195.08; // mean Earth radius 6,371,008.8 m
+export const METERS_PER_DEGREE = 111_195.08; // mean Earth radius 6,371,008.8 m
 
 export interface Box {
   west: number;

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { AuthInfo } from '../auth/authenticate.js';
 import { hasPermission } from '../auth/permissions.js';
-import { badRequest, forbidden, payloadTooLarge, unprocessable, type FieldErrors } from './errors.js';
+import { badRequest, forbidden, unprocessable, type FieldErrors } from './errors.js';
 import type { Query } from './query.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -91,5 +91,3 @@ function nulPaths(root: object): FieldErrors {
   }
   return out;
 }
-
-export { payloadTooLarge };

@@ -40,15 +40,4 @@ export class Query {
     }
     return { entries, malformed };
   }
-
-  keys(): string[] {
-    return [...this.values.keys()];
-  }
-
-  /** Plain object of scalar keys (last value wins), for zod. */
-  scalars(): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const [key, list] of this.values) if (!key.includes('[')) out[key] = list[list.length - 1];
-    return out;
-  }
 }

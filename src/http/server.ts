@@ -6,16 +6,16 @@ import type { KeyStore } from '../auth/authenticate.js';
 import type { RateLimiter } from '../auth/rate-limit.js';
 import type { UsageRecorder } from '../auth/usage.js';
 import { newId } from '../ids.js';
+import { JSON_BODY_LIMIT, RequestContext } from './context.js';
+import { forbidden, HttpError, payloadTooLarge, unauthenticated } from './errors.js';
+import { Query } from './query.js';
+import type { Reply, Route, Router } from './router.js';
 
 // Request ids: a random per-process prefix and a counter, unique across processes without costing
 // randomness on every request.
 const REQUEST_PREFIX = newId().slice(-10);
 let requestCounter = 0;
 const nextRequestId = () => `${REQUEST_PREFIX}-${(++requestCounter).toString(36)}`;
-import { JSON_BODY_LIMIT, RequestContext } from './context.js';
-import { forbidden, HttpError, payloadTooLarge, unauthenticated } from './errors.js';
-import { Query } from './query.js';
-import type { Reply, Route, Router } from './router.js';
 
 type HttpResponse = uws.HttpResponse;
 
@@ -64,6 +64,8 @@ export function startHttpServer(deps: ServerDeps, host: string, port: number): P
         await body.received;
         send(res, ctx, reply, deps.log, body.abandoned);
       })
+      // Unhandled, a rejection here would end the process (Node's default for unhandled rejections).
+      .catch((err) => deps.log.error({ err, reqId: ctx.id, route: ctx.route }, 'could not send the reply'))
       .finally(() => {
         if (--inFlight === 0) drained?.();
       });
@@ -240,7 +242,15 @@ async function handle(ctx: RequestContext, match: ReturnType<Router['match']>, d
 
 function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger, closeConnection = false): void {
   if (ctx.aborted) return;
-  const payload = reply.body === undefined || reply.status === 204 ? undefined : JSON.stringify(reply.body);
+  let payload: string | undefined;
+  try {
+    payload = reply.body === undefined || reply.status === 204 ? undefined : JSON.stringify(reply.body);
+  } catch (err) {
+    // A body JSON cannot hold (a BigInt, a cycle) is a bug of the handler, answered like any other.
+    log.error({ err, reqId: ctx.id, route: ctx.route }, 'reply body is not serialisable');
+    reply = { status: 500 };
+    payload = JSON.stringify({ message: 'Internal server error.' });
+  }
   res.cork(() => {
     res.writeStatus(`${reply.status} ${STATUS_CODES[reply.status] ?? ''}`);
     res.writeHeader('X-Request-Id', ctx.id);

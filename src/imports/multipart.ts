@@ -41,9 +41,13 @@ export function readMultipart(stream: Readable, headers: Record<string, string>,
       stream.resume();
       reject(err);
     };
+    const malformed = () => fail(badRequest('The multipart body is malformed.'));
     stream.on('error', fail);
     parser.on('file', (name, part, info) => {
       ended.push(new Promise((done) => part.once('end', done).once('close', done)));
+      // A form cut off inside a part errors the part as well as the parser: unhandled, it would be
+      // thrown as an uncaught exception and end the process.
+      part.on('error', malformed);
       if (name !== 'file') {
         out.unknown.push(name);
         part.resume();
@@ -71,7 +75,7 @@ export function readMultipart(stream: Readable, headers: Record<string, string>,
       if (acceptedFields.includes(name)) out.fields[name] = value;
       else out.unknown.push(name);
     });
-    parser.on('error', () => fail(badRequest('The multipart body is malformed.')));
+    parser.on('error', malformed);
     parser.on('close', () => {
       void Promise.all(ended).then(() => resolve(out));
     });

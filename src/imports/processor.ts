@@ -127,11 +127,12 @@ async function commitBatch(sql: Sql, imp: ImportRow, plan: ColumnPlan, batch: Cs
       SELECT next_row, status, jsonb_array_length(errors) AS error_count FROM imports WHERE id = ${imp.id} FOR UPDATE`;
     if (!cur || cur.status !== 'processing' || cur.next_row !== at.row) return null;
 
-    const categoryIds = await categoryIdsFor(t, imp.team_id, checked.pois.map((p) => p.poi.category));
     const [team] = await t<{ plan: PlanName; poi_limit: number | null }[]>`SELECT plan, poi_limit FROM teams WHERE id = ${imp.team_id}`;
     const limit = effectiveLimits(team.plan, null, team.poi_limit).poiLimit;
     const granted = checked.pois.length ? await reservePoiSlots(t, imp.team_id, checked.pois.length, limit) : 0;
     const created = checked.pois.slice(0, granted);
+    // Only the categories of rows that are imported: one named only by rows past the limit is not made.
+    const categoryIds = await categoryIdsFor(t, imp.team_id, created.map((p) => p.poi.category));
     if (created.length) await insertPois(t, imp, created.map((c) => c.poi), categoryIds);
 
     const errors = checked.errors;

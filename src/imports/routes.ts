@@ -3,6 +3,7 @@ import { notFound, unprocessable, type FieldErrors } from '../http/errors.js';
 import { pageOf, readPage } from '../http/pagination.js';
 import type { Route } from '../http/router.js';
 import { isUlid } from '../ids.js';
+import { parseBoolean } from '../pois/values.js';
 import { CsvError } from './csv.js';
 import { MAX_FILE_BYTES } from './header.js';
 import { readMultipart } from './multipart.js';
@@ -12,7 +13,6 @@ import { submitImport } from './submit.js';
 /** Room for the multipart boundaries, part headers and the flag field around a 10 MB file. */
 const MULTIPART_OVERHEAD = 64 * 1024;
 const FLAG = 'create_missing_attributes';
-const BOOLEANS: Record<string, boolean> = { true: true, false: false, '1': true, '0': false, yes: true, no: false };
 
 export function importRoutes(sql: Sql): Route[] {
   return [
@@ -39,7 +39,7 @@ export function importRoutes(sql: Sql): Route[] {
         const errors: FieldErrors = {};
         for (const name of upload.unknown) errors[name] = ['is not an accepted field'];
         const rawFlag = upload.fields[FLAG];
-        const flag = rawFlag === undefined ? false : BOOLEANS[rawFlag.trim().toLowerCase()];
+        const flag = rawFlag === undefined ? false : parseBoolean(rawFlag);
         if (flag === undefined) errors[FLAG] = ['must be a boolean (true, false, 1, 0, yes, no)'];
         if (upload.fields.file !== undefined) errors.file = ['must be sent as a file part'];
         else if (upload.fileTooLarge) errors.file = ['may not be larger than 10 MB'];

@@ -1,4 +1,5 @@
 import type { AttributeRow } from '../attributes/store.js';
+import { charLength } from '../http/validate.js';
 import { typedTextValue, type AttributeValue } from '../pois/values.js';
 import { attributeColumns, matchAttribute } from './header.js';
 
@@ -38,8 +39,7 @@ const MAX_NAME = 255;
 /** PostgreSQL text cannot hold U+0000. */
 const NUL = '\u0000';
 
-/** Length in code points, as PostgreSQL counts it. */
-const tooLong = (s: string) => s.length > MAX_NAME && [...s].length > MAX_NAME;
+const tooLong = (s: string) => s.length > MAX_NAME && charLength(s) > MAX_NAME;
 
 function coordinate(cell: string | undefined, column: string, bound: number, errors: string[]): number {
   const text = (cell ?? '').trim();

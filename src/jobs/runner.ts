@@ -48,6 +48,8 @@ export interface RunnerOptions {
 interface Running {
   job: Job;
   controller: AbortController;
+  /** Renews the lease while the handler runs. */
+  beat: NodeJS.Timeout;
   done: Promise<void>;
 }
 
@@ -101,6 +103,9 @@ export class JobRunner {
     for (const r of this.running.values()) r.controller.abort(new Error('runner stopping'));
     const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
     await Promise.race([all, new Promise((done) => setTimeout(done, graceMs).unref())]);
+    // A handler still running past the grace period loses its lease: its heartbeat must not keep
+    // the process alive, nor query a database the caller is about to close.
+    for (const r of this.running.values()) clearInterval(r.beat);
   }
 
   /** Claims what it can now. Safe to call any time; overlapping calls fold into one more round. */
@@ -162,7 +167,7 @@ export class JobRunner {
     const def = this.defs.get(job.kind)!;
     const log = this.log.child({ job: job.id, kind: job.kind, attempt: job.attempts });
     const beat = setInterval(() => void this.heartbeat(job, controller, log), Math.max(this.leaseMs / 3, 50));
-    const entry: Running = { job, controller, done: Promise.resolve() };
+    const entry: Running = { job, controller, beat, done: Promise.resolve() };
     this.running.set(job.id, entry);
     entry.done = (async () => {
       try {

@@ -1,18 +1,11 @@
 // OSM → one profile's graph input: usable ways cut into geometries at intersections (nodes shared by
 // usable ways, way ends, gaps where the extract lacks a node), with durations per direction and the
 // profile's turn restrictions.
+import { greatCircleMeters as haversine } from '../geo/great-circle.js';
 import type { GraphInput } from './graph-assemble.js';
 import type { OsmData } from './osm-data.js';
 import { turnRestriction, wayAccess, type ProfileName } from './profiles.js';
 
-const RAD = Math.PI / 180;
-const EARTH_R = 6371008.8;
-
-export function haversine(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const dLat = (lat2 - lat1) * RAD, dLon = (lon2 - lon1) * RAD;
-  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * Math.sin(dLon / 2) ** 2;
-  return 2 * EARTH_R * Math.asin(Math.min(1, Math.sqrt(a)));
-}
 
 /** Tenths of a second to cover `meters` at `kmh`; 0 when closed. */
 const tenths = (meters: number, kmh: number): number => (kmh > 0 ? Math.max(1, Math.round((meters / (kmh / 3.6)) * 10)) : 0);

@@ -18,6 +18,9 @@ const utf8 = new TextDecoder();
 const MEMBER_TYPES = ['node', 'way', 'relation'] as const;
 // Features this reader understands; anything else in the header's required_features is refused.
 const SUPPORTED_FEATURES = new Set(['OsmSchema-V0.6', 'DenseNodes', 'HistoricalInformation']);
+// The format's own bounds: a corrupt length must fail, not allocate gigabytes.
+const MAX_HEADER_BYTES = 64 * 1024;
+const MAX_BLOB_BYTES = 32 * 1024 * 1024;
 
 /** Yields the primitive blocks of a .osm.pbf file in file order. */
 export async function* readOsmPbf(path: string, onProgress?: (bytesRead: number, totalBytes: number) => void): AsyncGenerator<OsmBlock> {
@@ -39,7 +42,9 @@ export async function* readOsmPbf(path: string, onProgress?: (bytesRead: number,
     while (pos < totalBytes) {
       const lenBuf = await readExact(4);
       const headerLen = ((lenBuf[0] << 24) | (lenBuf[1] << 16) | (lenBuf[2] << 8) | lenBuf[3]) >>> 0;
+      if (headerLen > MAX_HEADER_BYTES) throw new Error(`${path}: corrupt PBF, blob header of ${headerLen} bytes at byte ${pos - 4}`);
       const header = readBlobHeader(await readExact(headerLen));
+      if (header.dataSize > MAX_BLOB_BYTES) throw new Error(`${path}: corrupt PBF, blob of ${header.dataSize} bytes at byte ${pos}`);
       const blob = await readExact(header.dataSize);
       onProgress?.(pos, totalBytes);
       if (header.type === 'OSMHeader') {

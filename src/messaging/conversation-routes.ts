@@ -85,7 +85,7 @@ export function conversationRoutes(sql: Sql): Route[] {
         if (typeof pinned === 'string') {
           // Messages are only ever deleted with their conversation, so the check cannot go stale.
           const messageId = parseMessagingId('message', pinned);
-          if (!messageId || !(await messageExists(sql, current.id, messageId))) {
+          if (!messageId || !(await messageExists(sql, ctx.teamId, current.id, messageId))) {
             throw invalid('pinned_message_id', 'does not name a message of this conversation');
           }
           pinned = messageId;
@@ -109,7 +109,7 @@ export function conversationRoutes(sql: Sql): Route[] {
         const errors: FieldErrors = {};
         const page = readListQuery(ctx.query, 'message', errors);
         throwIfAny(errors);
-        const list = listOf(await listMessages(sql, conversation.id, page), page.limit);
+        const list = listOf(await listMessages(sql, ctx.teamId, conversation.id, page), page.limit);
         return { status: 200, body: { has_more: list.has_more, data: list.data.map(messageJson) } };
       },
     },

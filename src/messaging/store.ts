@@ -235,8 +235,8 @@ export async function deleteConversation(sql: Sql, teamId: string, id: string): 
 
 // ---- messages --------------------------------------------------------------------------------
 
-export async function messageExists(sql: Sql, conversationId: string, messageId: string): Promise<boolean> {
-  const rows = await sql`SELECT 1 FROM messages WHERE conversation_id = ${conversationId} AND id = ${messageId}`;
+export async function messageExists(sql: Sql, teamId: string, conversationId: string, messageId: string): Promise<boolean> {
+  const rows = await sql`SELECT 1 FROM messages WHERE team_id = ${teamId} AND conversation_id = ${conversationId} AND id = ${messageId}`;
   return rows.length > 0;
 }
 
@@ -255,9 +255,9 @@ export async function postMessage(sql: Sql, teamId: string, conversationId: stri
   return row;
 }
 
-export async function listMessages(sql: Sql, conversationId: string, q: ListQuery): Promise<MessageRow[]> {
+export async function listMessages(sql: Sql, teamId: string, conversationId: string, q: ListQuery): Promise<MessageRow[]> {
   return sql<MessageRow[]>`
     SELECT id, conversation_id, text, created_at FROM messages
-    WHERE conversation_id = ${conversationId} AND (${q.startingAfter}::text IS NULL OR id < ${q.startingAfter})
+    WHERE team_id = ${teamId} AND conversation_id = ${conversationId} AND (${q.startingAfter}::text IS NULL OR id < ${q.startingAfter})
     ORDER BY id DESC LIMIT ${q.limit + 1}`;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { resolveAttribute, teamAttributes } from '../attributes/store.js';
 import type { Sql } from '../db/client.js';
+import { isForeignKeyViolation } from '../db/errors.js';
 import { notifyGeocoding } from '../geo/geocoding-worker.js';
 import { forbidden, notFound, unprocessable, type FieldErrors } from '../http/errors.js';
 import { pageOf, readPage } from '../http/pagination.js';
@@ -58,10 +59,16 @@ async function resolveValues(sql: Sql, teamId: string, input: Record<string, unk
   return { set, remove };
 }
 
+const NOT_A_CATEGORY = 'is not a category of this team';
+
+/** The category checked by checkCategory was deleted before the write: the same 422. */
+const categoryGone = (err: unknown) =>
+  isForeignKeyViolation(err, 'pois_category_id_fkey') ? unprocessable({ category_id: [NOT_A_CATEGORY] }) : err;
+
 async function checkCategory(sql: Sql, teamId: string, id: string | null | undefined, errors: FieldErrors): Promise<void> {
   if (id === undefined || id === null) return;
   const rows = isUlid(id) ? await sql`SELECT 1 FROM categories WHERE team_id = ${teamId} AND id = ${id.toUpperCase()}` : [];
-  if (!rows.length) errors.category_id = ['is not a category of this team'];
+  if (!rows.length) errors.category_id = [NOT_A_CATEGORY];
 }
 
 export function poiRoutes(sql: Sql): Route[] {
@@ -131,8 +138,10 @@ export function poiRoutes(sql: Sql): Route[] {
           await tx`
             INSERT INTO pois (id, team_id, name, latitude, longitude, category_id, attrs)
             VALUES (${id}, ${ctx.teamId}, ${body.name}, ${body.latitude}, ${body.longitude}, ${body.category_id?.toUpperCase() ?? null}, ${tx.json(values.set)})`;
+        }).catch((err) => {
+          throw categoryGone(err);
         });
-        const created = poiJson((await fetchPoi(sql, ctx.teamId, id))!);
+        const created = poiJson(await load(ctx.teamId, id));
         // After the read, so that the response shows the address still empty, as it is at creation.
         notifyGeocoding(sql);
         return { status: 201, body: { data: created } };
@@ -151,30 +160,38 @@ export function poiRoutes(sql: Sql): Route[] {
         await checkCategory(sql, ctx.teamId, body.category_id, errors);
         const values = await resolveValues(sql, ctx.teamId, body.attributes, true, errors);
         if (Object.keys(errors).length) throw unprocessable(errors);
-        const lat = body.latitude ?? current.latitude;
-        const lon = body.longitude ?? current.longitude;
-        const moved = lat !== current.latitude || lon !== current.longitude;
-        const category = body.category_id === undefined ? current.category_id : body.category_id?.toUpperCase() ?? null;
-        // A move empties the address and marks the POI for geocoding; a rename does not.
-        const rows = await sql`
-          UPDATE pois SET
-            name = ${body.name ?? current.name}, latitude = ${lat}, longitude = ${lon}, category_id = ${category},
-            attrs = (attrs || ${sql.json(values.set)}::jsonb) - ${values.remove}::text[],
-            street = CASE WHEN ${moved} THEN NULL ELSE street END,
-            display_name = CASE WHEN ${moved} THEN NULL ELSE display_name END,
-            city_id = CASE WHEN ${moved} THEN NULL ELSE city_id END,
-            country_id = CASE WHEN ${moved} THEN NULL ELSE country_id END,
-            zipcode_id = CASE WHEN ${moved} THEN NULL ELSE zipcode_id END,
-            geocoded_at = CASE WHEN ${moved} THEN NULL ELSE geocoded_at END,
-            geocode_pending = geocode_pending OR ${moved},
-            geocode_lease_until = CASE WHEN ${moved} THEN NULL ELSE geocode_lease_until END,
-            geocode_attempts = CASE WHEN ${moved} THEN 0 ELSE geocode_attempts END,
-            updated_at = now()
-          WHERE team_id = ${ctx.teamId} AND id = ${current.id} RETURNING id`;
-        if (!rows.length) throw notFound('POI');
-        const updated = poiJson((await fetchPoi(sql, ctx.teamId, current.id))!);
+        // The row is locked while the new values are worked out from it, so that a concurrent PUT
+        // cannot undo this one's changes with values read before it.
+        const moved = await sql.begin(async (tx) => {
+          const [row] = await tx<Pick<PoiRow, 'name' | 'latitude' | 'longitude' | 'category_id'>[]>`
+            SELECT name, latitude, longitude, category_id FROM pois WHERE team_id = ${ctx.teamId} AND id = ${current.id} FOR UPDATE`;
+          if (!row) throw notFound('POI');
+          const lat = body.latitude ?? row.latitude;
+          const lon = body.longitude ?? row.longitude;
+          const moved = lat !== row.latitude || lon !== row.longitude;
+          const category = body.category_id === undefined ? row.category_id : body.category_id?.toUpperCase() ?? null;
+          // A move empties the address and marks the POI for geocoding; a rename does not.
+          await tx`
+            UPDATE pois SET
+              name = ${body.name ?? row.name}, latitude = ${lat}, longitude = ${lon}, category_id = ${category},
+              attrs = (attrs || ${tx.json(values.set)}::jsonb) - ${values.remove}::text[],
+              street = CASE WHEN ${moved} THEN NULL ELSE street END,
+              display_name = CASE WHEN ${moved} THEN NULL ELSE display_name END,
+              city_id = CASE WHEN ${moved} THEN NULL ELSE city_id END,
+              country_id = CASE WHEN ${moved} THEN NULL ELSE country_id END,
+              zipcode_id = CASE WHEN ${moved} THEN NULL ELSE zipcode_id END,
+              geocoded_at = CASE WHEN ${moved} THEN NULL ELSE geocoded_at END,
+              geocode_pending = geocode_pending OR ${moved},
+              geocode_lease_until = CASE WHEN ${moved} THEN NULL ELSE geocode_lease_until END,
+              geocode_attempts = CASE WHEN ${moved} THEN 0 ELSE geocode_attempts END,
+              updated_at = now()
+            WHERE team_id = ${ctx.teamId} AND id = ${current.id}`;
+          return moved;
+        }).catch((err) => {
+          throw categoryGone(err);
+        });
         if (moved) notifyGeocoding(sql);
-        return { status: 200, body: { data: updated } };
+        return { status: 200, body: { data: poiJson(await load(ctx.teamId, current.id)) } };
       },
     },
     {

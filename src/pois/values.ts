@@ -5,6 +5,9 @@ export type AttributeValue = string | number | boolean;
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const BOOLEANS: Record<string, boolean> = { true: true, false: false, '1': true, '0': false, yes: true, no: false };
 
+/** true/false/1/0/yes/no in any case, surrounding blanks ignored; undefined for anything else. */
+export const parseBoolean = (text: string): boolean | undefined => BOOLEANS[text.trim().toLowerCase()];
+
 /** A typed JSON value from a request body; returns an error message when it does not fit the type. */
 export function typedBodyValue(attr: AttributeRow, value: unknown): { value: AttributeValue } | { error: string } {
   switch (attr.type) {
@@ -30,7 +33,7 @@ export function typedTextValue(attr: AttributeRow, value: unknown): { value: Att
       return NUMBER.test(trimmed) && Number.isFinite(Number(trimmed)) ? { value: Number(trimmed) } : { error: 'must be a number' };
     }
     case 'boolean': {
-      const b = BOOLEANS[value.trim().toLowerCase()];
+      const b = parseBoolean(value);
       return b === undefined ? { error: 'must be a boolean (true, false, 1, 0, yes, no)' } : { value: b };
     }
   }

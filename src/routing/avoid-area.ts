@@ -1,10 +1,9 @@
 // The geometric rules of route avoidance (service spec, POST /v1/routes, rules 1, 3 and 5).
 import { greatCircleMeters } from '../geo/great-circle.js';
-import type { Box } from '../geo/search-box.js';
+import { METERS_PER_DEGREE, type Box } from '../geo/search-box.js';
 
 export interface Position { latitude: number; longitude: number }
 
-const METERS_PER_DEGREE = 111_195.08;
 export const MIN_MARGIN_M = 1_000;
 export const MAX_MARGIN_M = 10_000;
 

@@ -5,6 +5,7 @@ import { POI_SELECTION_ERROR, poiSelectionShape } from '../pois/selection-schema
 import { unprocessable, zodErrors, type FieldErrors } from '../http/errors.js';
 import { MAX_CLUSTER_STOPS, MAX_CLUSTERS } from './clusters/kmeans.js';
 import { locationSchema } from './locations.js';
+import type { PoiSelectionInput } from './poi-selection.js';
 
 export const MAX_STOP_ID_LENGTH = 100;
 
@@ -32,7 +33,6 @@ const bodySchema = z.strictObject({
 });
 
 export type StopInput = z.infer<typeof stopSchema>;
-export type PoiSelectionInput = z.infer<typeof poiSelectionSchema>;
 
 export interface ClusterBody {
   /** Exactly one of `stops` and `pois`. */

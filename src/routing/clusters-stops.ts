@@ -1,12 +1,12 @@
 // The stops a clustering request is about: the request's own `stops` (POI locations resolved), or the team's
 // POIs matching `pois`, sorted by id.
-import { teamAttributes } from '../attributes/store.js';
 import type { Sql } from '../db/client.js';
 import { invalid, type FieldErrors } from '../http/errors.js';
-import { parsePoiFilter, poiFilterSql, type PoiFilter } from '../pois/filters.js';
+import { poiFilterSql } from '../pois/filters.js';
 import { MAX_CLUSTER_STOPS } from './clusters/kmeans.js';
-import type { PoiSelectionInput, StopInput } from './clusters-request.js';
+import type { StopInput } from './clusters-request.js';
 import { resolveLocations } from './locations.js';
+import { poiSelectionFilter, type PoiSelectionInput } from './poi-selection.js';
 
 export interface ClusterStop {
   /** Position in the request's `stops`, or in the POI selection sorted by id. */
@@ -23,29 +23,10 @@ export async function requestStops(sql: Sql, teamId: string, stops: StopInput[],
   return resolved && resolved.map((r, index) => ({ index, id: stops[index].id ?? null, ...r }));
 }
 
-/** The selection as a filter; `poi_ids` the team does not have are reported at `pois.poi_ids.<i>`. */
-async function selectionFilter(sql: Sql, teamId: string, input: PoiSelectionInput, errors: FieldErrors): Promise<PoiFilter> {
-  const { distance, ...raw } = input;
-  const attrs = raw.attributes && Object.keys(raw.attributes).length ? await teamAttributes(sql, teamId) : [];
-  // As for `avoid` of POST /v1/routes, the body's distance is a float, where the list filter takes an integer:
-  // its range is checked here and parsePoiFilter sees a valid stand-in (it still pairs it with the point).
-  if (distance !== undefined && !(distance >= 1 && distance <= 100_000)) errors['pois.distance'] = ['must be a number between 1 and 100000'];
-  const filter = parsePoiFilter({ ...raw, distance: distance === undefined ? undefined : 1 }, attrs, errors, 'pois.', MAX_CLUSTER_STOPS);
-  if (filter.near && distance !== undefined) filter.near.distance = distance;
-  if (filter.poiIds?.length && !errors['pois.poi_ids']) {
-    const rows = await sql<Array<{ id: string }>>`SELECT id FROM pois WHERE team_id = ${teamId} AND id = ANY(${filter.poiIds}::text[])`;
-    const known = new Set(rows.map((r) => r.id));
-    raw.poi_ids!.forEach((id, i) => {
-      if (!errors[`pois.poi_ids.${i}`] && !known.has(id.toUpperCase())) (errors[`pois.poi_ids.${i}`] ??= []).push('is not a POI of this team');
-    });
-  }
-  return filter;
-}
-
 /** The team's POIs matching the selection, by id; null when the filters are invalid (reported in `errors`).
  *  An empty selection or one of more than MAX_CLUSTER_STOPS POIs is a 422 at `pois`. */
 export async function selectedStops(sql: Sql, teamId: string, input: PoiSelectionInput, errors: FieldErrors): Promise<ClusterStop[] | null> {
-  const filter = await selectionFilter(sql, teamId, input, errors);
+  const filter = await poiSelectionFilter(sql, teamId, input, 'pois', MAX_CLUSTER_STOPS, errors);
   if (Object.keys(errors).length) return null;
   const rows = await sql<Array<{ id: string; latitude: number; longitude: number }>>`
     SELECT p.id, p.latitude, p.longitude FROM pois p

@@ -85,17 +85,6 @@ export async function loadMap(dir: string): Promise<LoadedMap> {
   return loaded;
 }
 
-/** The loaded map, or null. */
-export function currentMap(): LoadedMap | null {
-  return loaded;
-}
-
-/** Forgets the loaded map (requests then fail with MapNotLoadedError). */
-export async function unloadMap(): Promise<void> {
-  loaded = null;
-  await setWorkerData({ routing: undefined });
-}
-
 function unwrap<T>(outcome: Outcome<T>): T {
   if (outcome.ok) return outcome.value;
   const e: RouteFailure = outcome.error;

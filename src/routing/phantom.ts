@@ -1,6 +1,6 @@
 // Snapped positions on the road graph ("phantom nodes"): the nearest usable segment, the position along
 // its geometry, the search seeds that start or end a path there, and the partial geometry pieces.
-import { haversine } from '../map/graph-build.js';
+import { greatCircleMeters as haversine } from '../geo/great-circle.js';
 import type { RoadGraph } from '../map/road-graph.js';
 import { nearestSegment, type GridView } from '../map/segment-grid.js';
 import type { Seed } from './route-kernel.js';

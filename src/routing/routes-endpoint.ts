@@ -2,18 +2,17 @@
 // selected POIs (service-spec.md "POST /v1/routes").
 import { z } from 'zod';
 import { POI_SELECTION_ERROR, poiSelectionShape } from '../pois/selection-schema.js';
-import { teamAttributes } from '../attributes/store.js';
 import type { Sql } from '../db/client.js';
 import { invalid, unprocessable, type FieldErrors } from '../http/errors.js';
 import type { Route } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { PROFILES } from '../map/profiles.js';
-import { parsePoiFilter, type PoiFilter } from '../pois/filters.js';
 import { straightLineMeters, type Position } from './avoid-area.js';
 import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
 import { route, type Circle, type ProfileName, type RouteResult } from './engine.js';
 import { engineHttpError } from './engine-errors.js';
 import { locationSchema, namesPoi, resolveLocations } from './locations.js';
+import { poiSelectionFilter } from './poi-selection.js';
 
 export const MAX_WAYPOINTS = 50;
 export const DEFAULT_AVOID_RADIUS_M = 50;
@@ -34,27 +33,6 @@ const bodySchema = z.strictObject({
   profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
   avoid: avoidSchema.optional(),
 });
-
-type AvoidInput = z.infer<typeof avoidSchema>;
-
-/** The avoid filter, with `poi_ids` the team does not have reported at `avoid.poi_ids.<i>`. */
-async function avoidFilter(sql: Sql, teamId: string, avoid: AvoidInput, errors: FieldErrors): Promise<PoiFilter> {
-  const { radius: _radius, distance, ...raw } = avoid;
-  const attrs = raw.attributes && Object.keys(raw.attributes).length ? await teamAttributes(sql, teamId) : [];
-  // The spec types avoid.distance as a float, where the list filter takes an integer: its range is checked
-  // here, and parsePoiFilter sees a valid stand-in (it still checks that latitude and longitude come with it).
-  if (distance !== undefined && !(distance >= 1 && distance <= 100_000)) errors['avoid.distance'] = ['must be a number between 1 and 100000'];
-  const filter = parsePoiFilter({ ...raw, distance: distance === undefined ? undefined : 1 }, attrs, errors, 'avoid.', MAX_AVOIDED_POIS);
-  if (filter.near && distance !== undefined) filter.near.distance = distance;
-  if (filter.poiIds?.length && !errors['avoid.poi_ids']) {
-    const rows = await sql<Array<{ id: string }>>`SELECT id FROM pois WHERE team_id = ${teamId} AND id = ANY(${filter.poiIds}::text[])`;
-    const known = new Set(rows.map((r) => r.id));
-    raw.poi_ids!.forEach((id, i) => {
-      if (!errors[`avoid.poi_ids.${i}`] && !known.has(id.toUpperCase())) (errors[`avoid.poi_ids.${i}`] ??= []).push('is not a POI of this team');
-    });
-  }
-  return filter;
-}
 
 const tenths = (x: number) => Math.round(x * 10) / 10;
 // 1e-6° is at most 11 cm: far below the engine's precision, and it halves the payload.
@@ -90,7 +68,8 @@ export function routesEndpoint(sql: Sql): Route[] {
       const profile = body.profile;
       const errors: FieldErrors = {};
       const waypoints = await resolveLocations(sql, ctx.teamId, body.waypoints, 'waypoints', errors);
-      const filter = body.avoid && (await avoidFilter(sql, ctx.teamId, body.avoid, errors));
+      const { radius: _radius, ...avoidFilters } = body.avoid ?? {};
+      const filter = body.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
       if (!waypoints || Object.keys(errors).length) throw unprocessable(errors);
 
       const run = (circles?: Circle[]) => route({

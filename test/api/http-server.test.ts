@@ -35,6 +35,7 @@ beforeAll(async () => {
     handler: async (ctx): Promise<Reply> => ({ status: 200, body: { keys: Object.keys(await ctx.json()) } }),
   });
   router.add({ method: 'DELETE', path: '/thing', public: true, handler: (): Reply => ({ status: 204 }) });
+  router.add({ method: 'GET', path: '/bigint', public: true, handler: (): Reply => ({ status: 200, body: { count: 1n } }) });
   const deps = { router, keys: null as never, limiter: null as never, usage: null as never, log: pino({ level: 'silent' }) };
   server = await startHttpServer(deps, '127.0.0.1', 0);
 });
@@ -145,5 +146,15 @@ describe('empty replies', () => {
     expect(first).toMatch(/^HTTP\/1\.1 204 /);
     expect(first.toLowerCase()).not.toContain('content-length');
     expect(raw).toContain('HTTP/1.1 200 ');
+  });
+});
+
+describe('replies JSON cannot hold', () => {
+  it('are a 500, and the server keeps serving', async () => {
+    const res = await fetch(`http://127.0.0.1:${server.port}/bigint`);
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ message: 'Internal server error.' });
+    const next = await fetch(`http://127.0.0.1:${server.port}/json`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"a":1}' });
+    expect(await next.json()).toEqual({ keys: ['a'] });
   });
 });

@@ -308,6 +308,16 @@ describe('PUT /v1/pois/{id}', () => {
     for (const [body, fields] of cases) expect422(await update(original.id, body), fields);
     expect(settled((await get(original.id)).body.data)).toEqual(settled(original));
   });
+
+  it('concurrent updates of different fields keep each other\'s changes', async () => {
+    for (let i = 0; i < 10; i++) {
+      const { id } = (await full()).body.data;
+      const results = await Promise.all([update(id, { name: `Renamed ${i}` }), update(id, { latitude: 10 + i }), update(id, { category_id: null })]);
+      for (const res of results) expect(res.status).toBe(200);
+      const poi = (await get(id)).body.data;
+      expect([poi.name, poi.latitude, poi.category]).toEqual([`Renamed ${i}`, 10 + i, null]);
+    }
+  });
 });
 
 describe('POI limit', () => {

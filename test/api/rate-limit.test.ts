@@ -13,6 +13,18 @@ afterAll(() => app.close());
 const counted = async (teamId: string) =>
   (await app.sql`SELECT coalesce(sum(count), 0)::int AS n FROM rate_counters WHERE team_id = ${teamId}`)[0].n as number;
 
+describe('rate counters', () => {
+  it('drop the minutes that left the rolling hour, which no longer count', async () => {
+    const t = await makeTeam(app, { plan: 'basic' });
+    await app.sql`INSERT INTO rate_counters (team_id, minute, count) VALUES (${t.teamId}, date_trunc('minute', now()) - interval '2 hours', 100)`;
+    const res = await api(app, 'GET', '/v1/info', { key: t.key });
+    expect(res.status).toBe(200);
+    expect(expectRateHeaders(res).remaining).toBe(99);
+    const old = await app.sql`SELECT 1 FROM rate_counters WHERE team_id = ${t.teamId} AND minute < now() - interval '1 hour'`;
+    expect(old.length).toBe(0);
+  });
+});
+
 describe('rate-limit headers', () => {
   it('are on every authenticated response, Remaining decreasing, Reset an epoch second in the next hour', async () => {
     const t = await makeTeam(app, { plan: 'basic' });

@@ -200,6 +200,16 @@ describe('POST /v1/imports', () => {
     expect(json.status).toBe(400);
   });
 
+  it('answers 400 for a form cut off inside the file part, and keeps serving', async () => {
+    const cut = '--XX\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\nContent-Type: text/csv\r\n\r\nname,latitude,longitude\r\na,1,2';
+    const res = await fetch(`${app.url}/v1/imports`, {
+      method: 'POST', headers: { 'X-API-KEY': team.key, 'Content-Type': 'multipart/form-data; boundary=XX' }, body: cut,
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).message).toMatch(/malformed/);
+    expect((await api(app, 'GET', '/health')).status).toBe(200);
+  });
+
   it('runs imports of one team side by side, creating each new category once', async () => {
     const busy = await makeTeam(app);
     const file = (tag: string) => {
@@ -231,6 +241,14 @@ describe('POST /v1/imports', () => {
     expect(count).toEqual({ pois: 700, counted: 700 });
     const blocked = await api(app, 'POST', '/v1/pois', { key: limited.key, body: { name: 'one more', latitude: 1, longitude: 1 } });
     expect(blocked.status).toBe(403);
+  });
+
+  it('creates no category that only rows past the POI limit name', async () => {
+    const limited = await makeTeam(app, { poiLimit: 2 });
+    const done = await importCsv(app, limited.key, 'name,latitude,longitude,category\na,1,1,Kept\nb,1,1,Kept\nc,1,1,Never\n');
+    expect(done).toMatchObject({ status: 'completed', created: 2, failed: 1, limit_reached: true });
+    const categories = await api(app, 'GET', '/v1/categories', { key: limited.key });
+    expect(categories.body.data.map((c: { name: string }) => c.name)).toEqual(['Kept']);
   });
 });
 

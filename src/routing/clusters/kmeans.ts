@@ -1,6 +1,7 @@
 // Stop clustering for POST /v1/routes/clusters: validates the request's size rules, runs the k-means WASM
 // kernel synchronously (so it also runs inside a pool worker) and summarises each cluster.
 import { instantiate } from '../../compute/wasm.js';
+import { greatCircleMeters } from '../../geo/great-circle.js';
 
 export interface LatLon {
   latitude: number;
@@ -43,8 +44,6 @@ export const MAX_CLUSTERS = 100;
 function restartsFor(k: number): number {
   return Math.min(12, Math.max(2, Math.floor(200 / k)));
 }
-const EARTH_RADIUS = 6371008.8;
-const RAD = Math.PI / 180;
 
 const MODE_PLAIN = 0;
 const MODE_CAPPED = 1;
@@ -141,7 +140,7 @@ function summarise(points: readonly LatLon[], members: number[]): Cluster {
   }
   const centroid = { latitude: lat / members.length, longitude: normalizeLongitude(lon / members.length) };
   let radius = 0;
-  for (const i of members) radius = Math.max(radius, haversine(centroid, points[i]));
+  for (const i of members) radius = Math.max(radius, greatCircleMeters(centroid.latitude, centroid.longitude, points[i].latitude, points[i].longitude));
   return { centroid, members, radius };
 }
 
@@ -153,11 +152,4 @@ function unwrap(lon: number, ref: number): number {
 
 function normalizeLongitude(lon: number): number {
   return lon > 180 ? lon - 360 : lon < -180 ? lon + 360 : lon;
-}
-
-function haversine(a: LatLon, b: LatLon): number {
-  const dLat = (b.latitude - a.latitude) * RAD;
-  const dLon = (b.longitude - a.longitude) * RAD;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.latitude * RAD) * Math.cos(b.latitude * RAD) * Math.sin(dLon / 2) ** 2;
-  return 2 * EARTH_RADIUS * Math.asin(Math.min(1, Math.sqrt(h)));
 }
