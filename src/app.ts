@@ -89,35 +89,37 @@ export function buildRouter(sql: Sql, usage: UsageRecorder): Router {
 export async function startApp(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<App> {
   assertNativeUws();
   const { sql, url, embedded } = await openDatabase(config, log);
-  const keys = new KeyStore(sql);
-  await keys.listen();
   // The limiter's trips get their own connection so they never queue behind data queries; PGlite is
   // one session, so the embedded database shares the single connection.
   const limiterSql = embedded ? sql : connect(url, 1);
+  const keys = new KeyStore(sql);
   const limiter = new RateLimiter(limiterSql);
   const usage = new UsageRecorder(sql);
-  usage.start();
-  const mapDir = await openMap(config, log);
-  const jobs = config.jobs ? await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs }) : undefined;
-  const geocoding = config.jobs && mapDir
-    ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs })
-    : undefined;
-  const server = await startHttpServer({ router: buildRouter(sql, usage), keys, limiter, usage, log }, config.host, config.port);
-  log.info({ port: server.port }, 'listening');
-  return {
-    port: server.port,
-    sql,
-    log,
-    databaseUrl: url,
-    mapDir,
-    geocoding,
-    close: async () => {
-      await server.close();
-      await geocoding?.stop();
-      await Promise.allSettled([jobs?.stop(), usage.close(), limiter.close(), keys.close(), closePool()]);
-      if (limiterSql !== sql) await limiterSql.end({ timeout: 5 });
-      await sql.end({ timeout: 5 });
-      await embedded?.stop();
-    },
+  let jobs: Awaited<ReturnType<typeof startJobRunner>> | undefined;
+  let geocoding: App['geocoding'];
+  let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
+  // Also what a start that fails part-way runs, so nothing it opened is left behind.
+  const stop = async () => {
+    await server?.close();
+    await geocoding?.stop();
+    await Promise.allSettled([jobs?.stop(), usage.close(), limiter.close(), keys.close(), closePool()]);
+    if (limiterSql !== sql) await limiterSql.end({ timeout: 5 });
+    await sql.end({ timeout: 5 });
+    await embedded?.stop();
   };
+  try {
+    await keys.listen();
+    usage.start();
+    const mapDir = await openMap(config, log);
+    jobs = config.jobs ? await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs }) : undefined;
+    geocoding = config.jobs && mapDir
+      ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs })
+      : undefined;
+    server = await startHttpServer({ router: buildRouter(sql, usage), keys, limiter, usage, log }, config.host, config.port);
+    log.info({ port: server.port }, 'listening');
+    return { port: server.port, sql, log, databaseUrl: url, mapDir, geocoding, close: stop };
+  } catch (err) {
+    await stop().catch(() => {});
+    throw err;
+  }
 }

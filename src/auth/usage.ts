@@ -34,6 +34,17 @@ export class UsageRecorder {
     const lastUsed = this.lastUsed;
     this.counts = new Map();
     this.lastUsed = new Map();
+    try {
+      await this.writeCounts(counts, lastUsed);
+    } catch (err) {
+      // Keep what could not be written for the next flush (the transaction wrote nothing).
+      for (const [k, n] of counts) this.counts.set(k, (this.counts.get(k) ?? 0) + n);
+      for (const [id, at] of lastUsed) this.lastUsed.set(id, Math.max(at, this.lastUsed.get(id) ?? 0));
+      throw err;
+    }
+  }
+
+  private async writeCounts(counts: Map<string, number>, lastUsed: Map<string, number>): Promise<void> {
     const keys: string[] = [], minutes: string[] = [], methods: string[] = [], endpoints: string[] = [], ns: number[] = [];
     for (const [k, n] of counts) {
       const [key, minute, method, endpoint] = k.split('\u0000');
