@@ -11,6 +11,8 @@ DECLARE
   g integer;
 BEGIN
   PERFORM pg_advisory_xact_lock(hashtext('rate:' || p_team));
+  -- Minutes that left the rolling hour go, so a team holds at most about 61 rows.
+  DELETE FROM rate_counters c WHERE c.team_id = p_team AND c.minute <= m - interval '60 minutes';
   SELECT coalesce(sum(c.count), 0), min(c.minute) INTO u, o
     FROM rate_counters c WHERE c.team_id = p_team AND c.minute > m - interval '60 minutes' AND c.count > 0;
   g := least(p_want, greatest(p_limit - u, 0));
