@@ -10,5 +10,7 @@ export const isUuid = (value: string): boolean => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9
  *  so the last three digits are zero. */
 export function timestamp(date: Date | null | undefined): string | null {
   if (!date) return null;
-  return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  // toISOString always ends in `.mmmZ` for years 0–9999.
+  const iso = date.toISOString();
+  return `${iso.slice(0, -1)}000Z`;
 }

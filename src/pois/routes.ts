@@ -9,7 +9,7 @@ import type { Route } from '../http/router.js';
 import { charLength, parseWith, typeError } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
 import { parsePoiFilter, poiFilterSql } from './filters.js';
-import { fetchPoi, poiColumns, poiJoins, poiJson, releasePoiSlots, reservePoiSlots, type PoiRow } from './store.js';
+import { poiLoader, poiColumns, poiJoins, poiJson, releasePoiSlots, reservePoiSlots, type PoiRow } from './store.js';
 import { typedBodyValue, type AttributeValue } from './values.js';
 
 const name = z.string({ error: typeError('must be a string') }).min(1, 'is required').refine((s) => charLength(s) <= 255, 'may not be longer than 255 characters')
@@ -72,8 +72,9 @@ async function checkCategory(sql: Sql, teamId: string, id: string | null | undef
 }
 
 export function poiRoutes(sql: Sql): Route[] {
+  const loader = poiLoader(sql);
   const load = async (teamId: string, id: string) => {
-    const row = isUlid(id) ? await fetchPoi(sql, teamId, id.toUpperCase()) : undefined;
+    const row = isUlid(id) ? await loader.load({ teamId, id: id.toUpperCase() }) : undefined;
     if (!row) throw notFound('POI');
     return row;
   };

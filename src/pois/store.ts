@@ -1,4 +1,5 @@
 import type { Sql } from '../db/client.js';
+import { BatchLoader } from '../db/batch-loader.js';
 import { timestamp } from '../ids.js';
 
 export interface PoiRow {
@@ -38,9 +39,13 @@ export const poiJoins = (sql: Sql) => sql`
   LEFT JOIN countries co ON co.id = p.country_id
   LEFT JOIN zipcodes z ON z.id = p.zipcode_id`;
 
-export async function fetchPoi(sql: Sql, teamId: string, id: string): Promise<PoiRow | undefined> {
-  const [row] = await sql<PoiRow[]>`SELECT ${poiColumns(sql)} FROM pois p ${poiJoins(sql)} WHERE p.team_id = ${teamId} AND p.id = ${id}`;
-  return row;
+/** Reads POIs by (team, id) pairs in one query; the map is keyed `team id`. */
+export async function fetchPois(sql: Sql, keys: Array<{ teamId: string; id: string }>): Promise<Map<string, PoiRow & { team_id: string }>> {
+  const rows = await sql<Array<PoiRow & { team_id: string }>>`
+    SELECT p.team_id, ${poiColumns(sql)}
+    FROM unnest(${keys.map((k) => k.teamId)}::text[], ${keys.map((k) => k.id)}::text[]) AS k(team_id, id)
+    JOIN pois p ON p.team_id = k.team_id AND p.id = k.id ${poiJoins(sql)}`;
+  return new Map(rows.map((r) => [`${r.team_id} ${r.id}`, r]));
 }
 
 export function poiJson(r: PoiRow) {
@@ -80,3 +85,7 @@ export async function reservePoiSlots(sql: Sql, teamId: string, n: number, limit
 export async function releasePoiSlots(sql: Sql, teamId: string, n: number): Promise<void> {
   if (n > 0) await sql`UPDATE teams SET poi_count = greatest(poi_count - ${n}, 0) WHERE id = ${teamId}`;
 }
+
+/** POI reads of the same event-loop turn, fetched together. */
+export const poiLoader = (sql: Sql) =>
+  new BatchLoader<{ teamId: string; id: string }, PoiRow>((keys) => fetchPois(sql, keys), (k) => `${k.teamId} ${k.id}`);

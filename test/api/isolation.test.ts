@@ -32,6 +32,22 @@ describe('another team’s resources are 404', () => {
     expect(settled((await api(app, 'GET', path, { key: theirs.key })).body.data)).toEqual(settled(their.poi));
   });
 
+  it('POIs read in the same batch stay with their team', async () => {
+    // Concurrent reads are fetched in one query: each team still sees only its own POI.
+    const mineOwn = (await api(app, 'POST', '/v1/pois', { key: mine.key, body: { name: 'My POI', latitude: 6, longitude: 6 } })).body.data;
+    const path = (id: string) => `/v1/pois/${id}`;
+    const [a, b, c, d] = await Promise.all([
+      api(app, 'GET', path(their.poi.id), { key: mine.key }),
+      api(app, 'GET', path(their.poi.id), { key: theirs.key }),
+      api(app, 'GET', path(mineOwn.id), { key: theirs.key }),
+      api(app, 'GET', path(mineOwn.id), { key: mine.key }),
+    ]);
+    expect404(a, 'POI');
+    expect(b.body.data.name).toBe('Their POI');
+    expect404(c, 'POI');
+    expect(d.body.data.name).toBe('My POI');
+  });
+
   it('attributes: GET, PUT, DELETE', async () => {
     const path = `/v1/attributes/${their.attribute.id}`;
     expect404(await api(app, 'GET', path, { key: mine.key }), 'Attribute');
