@@ -1,7 +1,7 @@
 import { resolveAttribute, type AttributeRow } from '../attributes/store.js';
 import type { Sql } from '../db/client.js';
 import type { FieldErrors } from '../http/errors.js';
-import { boxesAround } from '../geo/search-box.js';
+import { boxesAround, type Box } from '../geo/search-box.js';
 import { charLength } from '../http/validate.js';
 import { isUlid, isUuid } from '../ids.js';
 import { typedTextValue, type AttributeValue } from './values.js';
@@ -105,6 +105,16 @@ export function parsePoiFilter(raw: RawPoiFilter, attrs: AttributeRow[], errors:
   return filter;
 }
 
+// Both read `p.location`, not latitude and longitude, so that the spatial index alone answers them.
+
+/** POIs of alias `p` inside a lon/lat box. */
+export const insideBox = (sql: Sql, b: Box) =>
+  sql`p.location <@ box(point(${b.west}::float8, ${b.south}::float8), point(${b.east}::float8, ${b.north}::float8))`;
+
+/** Great-circle meters from a point to the POI of alias `p`. */
+export const distanceSql = (sql: Sql, from: { latitude: number; longitude: number }) =>
+  sql`great_circle_m(${from.latitude}::float8, ${from.longitude}::float8, p.location[1], p.location[0])`;
+
 /** The WHERE clause for alias `p` (pois), always scoped to the team. */
 export function poiFilterSql(sql: Sql, teamId: string, f: PoiFilter) {
   const parts = [sql`p.team_id = ${teamId}`];
@@ -114,10 +124,9 @@ export function poiFilterSql(sql: Sql, teamId: string, f: PoiFilter) {
     parts.push(sql`p.category_id IN (SELECT id FROM categories WHERE team_id = ${teamId} AND name = ${f.categoryName})`);
   }
   if (f.near) {
-    const { latitude: lat, longitude: lon, distance } = f.near;
-    const boxes = boxesAround(lat, lon, distance).map((b) => sql`p.geom && ST_MakeEnvelope(${b.west}, ${b.south}, ${b.east}, ${b.north}, 4326)`);
+    const boxes = boxesAround(f.near.latitude, f.near.longitude, f.near.distance).map((b) => insideBox(sql, b));
     parts.push(sql`(${boxes.reduce((acc, b) => sql`${acc} OR ${b}`)})`);
-    parts.push(sql`great_circle_m(${lat}::float8, ${lon}::float8, p.latitude, p.longitude) <= ${distance}`);
+    parts.push(sql`${distanceSql(sql, f.near)} <= ${f.near.distance}`);
   }
   if (f.countryId) parts.push(sql`p.country_id = ${f.countryId}`);
   if (f.cityId) parts.push(sql`p.city_id = ${f.cityId}`);

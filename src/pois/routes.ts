@@ -8,7 +8,7 @@ import { pageOf, readPage } from '../http/pagination.js';
 import type { Route } from '../http/router.js';
 import { charLength, parseWith, typeError } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
-import { parsePoiFilter, poiFilterSql } from './filters.js';
+import { distanceSql, parsePoiFilter, poiFilterSql } from './filters.js';
 import { poiLoader, poiColumns, poiJoins, poiJson, releasePoiSlots, reservePoiSlots, type PoiRow } from './store.js';
 import { typedBodyValue, type AttributeValue } from './values.js';
 
@@ -106,9 +106,7 @@ export function poiRoutes(sql: Sql): Route[] {
         const page = readPage(q, 'ulid', errors);
         const where = poiFilterSql(sql, ctx.teamId, filter);
         const near = filter.near;
-        const distance = near
-          ? sql`, great_circle_m(${near.latitude}::float8, ${near.longitude}::float8, p.latitude, p.longitude) AS distance`
-          : sql``;
+        const distance = near ? sql`, ${distanceSql(sql, near)} AS distance` : sql``;
         // The page is chosen first, so the joins and the attribute names are built for its rows only.
         const rows = await sql<PoiRow[]>`
           WITH page AS (

@@ -2,7 +2,7 @@
 // to a waypoint (skipped). Rules 1, 3 and 4 of POST /v1/routes.
 import type { Sql } from '../db/client.js';
 import { boxesAround, type Box } from '../geo/search-box.js';
-import { poiFilterSql, type PoiFilter } from '../pois/filters.js';
+import { insideBox, poiFilterSql, type PoiFilter } from '../pois/filters.js';
 import { avoidSelectionBox, withinRadiusOfAny, type Position } from './avoid-area.js';
 import { SNAP_LIMIT_M } from './phantom.js';
 
@@ -14,18 +14,16 @@ export type AvoidSelection =
   | { tooMany: false; avoided: AvoidPoi[]; skipped: string[] }
   | { tooMany: true };
 
-const envelope = (sql: Sql, b: Box) => sql`p.geom && ST_MakeEnvelope(${b.west}, ${b.south}, ${b.east}, ${b.north}, 4326)`;
-
 async function poisInBox(sql: Sql, teamId: string, filter: PoiFilter, box: Box, limit: number): Promise<AvoidPoi[]> {
   return sql<AvoidPoi[]>`
     SELECT p.id, p.latitude, p.longitude FROM pois p
-    WHERE ${poiFilterSql(sql, teamId, filter)} AND ${envelope(sql, box)}
+    WHERE ${poiFilterSql(sql, teamId, filter)} AND ${insideBox(sql, box)}
     ORDER BY p.id LIMIT ${limit}`;
 }
 
 /** Candidates within `meters` of any point (index boxes only; the caller measures exactly). */
 async function poisAround(sql: Sql, teamId: string, filter: PoiFilter, points: readonly Position[], meters: number): Promise<AvoidPoi[]> {
-  const boxes = points.flatMap((p) => boxesAround(p.latitude, p.longitude, meters)).map((b) => envelope(sql, b));
+  const boxes = points.flatMap((p) => boxesAround(p.latitude, p.longitude, meters)).map((b) => insideBox(sql, b));
   return sql<AvoidPoi[]>`
     SELECT p.id, p.latitude, p.longitude FROM pois p
     WHERE ${poiFilterSql(sql, teamId, filter)} AND (${boxes.reduce((acc, b) => sql`${acc} OR ${b}`)})

@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 describe('embedded database', () => {
-  it('serves a POI round trip with PostGIS distance filtering', async () => {
+  it('serves a POI round trip with distance filtering', async () => {
     expect(app.databaseUrl).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\//);
     const team = await createTeam(app.sql, { name: 'embedded', plan: 'pro' });
     const { key } = await createKey(app.sql, { teamId: team.id, name: 'k', permissions: parsePermissionList('all') });
