@@ -2,8 +2,14 @@ import type { RequestContext } from './context.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/** A reply body already serialised, sent as it is. */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
 export interface Reply {
   status: number;
+  /** JSON-serialisable value, or RawJson. */
   body?: unknown;
   headers?: Record<string, string>;
 }

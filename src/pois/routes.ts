@@ -5,11 +5,11 @@ import { isForeignKeyViolation } from '../db/errors.js';
 import { notifyGeocoding } from '../geo/geocoding-worker.js';
 import { forbidden, notFound, unprocessable, type FieldErrors } from '../http/errors.js';
 import { pageOf, readPage } from '../http/pagination.js';
-import type { Route } from '../http/router.js';
+import { RawJson, type Route } from '../http/router.js';
 import { charLength, parseWith, typeError } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
 import { distanceSql, parsePoiFilter, poiFilterSql } from './filters.js';
-import { poiLoader, poiColumns, poiJoins, poiJson, releasePoiSlots, reservePoiSlots, type PoiRow } from './store.js';
+import { poiJoins, poiJsonColumns, poiLoader, releasePoiSlots, reservePoiSlots, type PoiJsonRow } from './store.js';
 import { typedBodyValue, type AttributeValue } from './values.js';
 
 const name = z.string({ error: typeError('must be a string') }).min(1, 'is required').refine((s) => charLength(s) <= 255, 'may not be longer than 255 characters')
@@ -71,6 +71,8 @@ async function checkCategory(sql: Sql, teamId: string, id: string | null | undef
   if (!rows.length) errors.category_id = [NOT_A_CATEGORY];
 }
 
+const dataOf = (poi: PoiJsonRow) => new RawJson(`{"data":${poi.json}}`);
+
 export function poiRoutes(sql: Sql): Route[] {
   const loader = poiLoader(sql);
   const load = async (teamId: string, id: string) => {
@@ -108,16 +110,16 @@ export function poiRoutes(sql: Sql): Route[] {
         const near = filter.near;
         const distance = near ? sql`, ${distanceSql(sql, near)} AS distance` : sql``;
         // The page is chosen first, so the joins and the attribute names are built for its rows only.
-        const rows = await sql<PoiRow[]>`
+        const rows = await sql<PoiJsonRow[]>`
           WITH page AS (
             SELECT p.id ${distance} FROM pois p
             WHERE ${where} AND (${page.cursor}::text IS NULL OR p.id > ${page.cursor})
             ORDER BY p.id LIMIT ${page.limit + 1})
-          SELECT ${poiColumns(sql)} ${near ? sql`, page.distance` : sql``}
+          SELECT ${poiJsonColumns(sql, near ? 'page.distance' : undefined)}
           FROM page JOIN pois p ON p.id = page.id ${poiJoins(sql)}
           ORDER BY p.id`;
         const { data, next } = pageOf(rows, page.limit);
-        return { status: 200, body: { data: data.map(poiJson), next } };
+        return { status: 200, body: new RawJson(`{"data":[${data.map((r) => r.json).join(',')}],"next":${JSON.stringify(next)}}`) };
       },
     },
     {
@@ -140,15 +142,15 @@ export function poiRoutes(sql: Sql): Route[] {
         }).catch((err) => {
           throw categoryGone(err);
         });
-        const created = poiJson(await load(ctx.teamId, id));
+        const created = await load(ctx.teamId, id);
         // After the read, so that the response shows the address still empty, as it is at creation.
         notifyGeocoding(sql);
-        return { status: 201, body: { data: created } };
+        return { status: 201, body: dataOf(created) };
       },
     },
     {
       method: 'GET', path: '/v1/pois/{id}', permission: 'read-pois',
-      handler: async (ctx) => ({ status: 200, body: { data: poiJson(await load(ctx.teamId, ctx.params.id)) } }),
+      handler: async (ctx) => ({ status: 200, body: dataOf(await load(ctx.teamId, ctx.params.id)) }),
     },
     {
       method: 'PUT', path: '/v1/pois/{id}', permission: 'update-pois',
@@ -162,7 +164,7 @@ export function poiRoutes(sql: Sql): Route[] {
         // The row is locked while the new values are worked out from it, so that a concurrent PUT
         // cannot undo this one's changes with values read before it.
         const moved = await sql.begin(async (tx) => {
-          const [row] = await tx<Pick<PoiRow, 'name' | 'latitude' | 'longitude' | 'category_id'>[]>`
+          const [row] = await tx<Array<{ name: string; latitude: number; longitude: number; category_id: string | null }>>`
             SELECT name, latitude, longitude, category_id FROM pois WHERE team_id = ${ctx.teamId} AND id = ${current.id} FOR UPDATE`;
           if (!row) throw notFound('POI');
           const lat = body.latitude ?? row.latitude;
@@ -190,7 +192,7 @@ export function poiRoutes(sql: Sql): Route[] {
           throw categoryGone(err);
         });
         if (moved) notifyGeocoding(sql);
-        return { status: 200, body: { data: poiJson(await load(ctx.teamId, current.id)) } };
+        return { status: 200, body: dataOf(await load(ctx.teamId, current.id)) };
       },
     },
     {
