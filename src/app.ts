@@ -67,12 +67,12 @@ export async function openMap(config: Config, log: Logger): Promise<string | und
   }
 }
 
-export function buildRouter(sql: Sql, usage: UsageRecorder): Router {
+export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql): Router {
   const router = new Router();
   const routes = [
     { method: 'GET' as const, path: '/health', public: true, handler: () => ({ status: 200, body: { status: 'ok' } }) },
     ...infoRoutes(sql, usage),
-    ...poiRoutes(sql),
+    ...poiRoutes(sql, readSql),
     ...attributeRoutes(sql),
     ...categoryRoutes(sql),
     ...importRoutes(sql),
@@ -92,6 +92,9 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   // The limiter's trips get their own connection so they never queue behind data queries; PGlite is
   // one session, so the embedded database shares the single connection.
   const limiterSql = embedded ? sql : connect(url, 1);
+  // Batched POI reads get two connections of their own: their batches pipeline there rather than each
+  // waking another idle connection of the pool (≈20% more reads per second in bench/http).
+  const readSql = embedded ? sql : connect(url, 2);
   const keys = new KeyStore(sql);
   const limiter = new RateLimiter(limiterSql);
   const usage = new UsageRecorder(sql);
@@ -104,6 +107,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     await geocoding?.stop();
     await Promise.allSettled([jobs?.stop(), usage.close(), limiter.close(), keys.close(), closePool()]);
     if (limiterSql !== sql) await limiterSql.end({ timeout: 5 });
+    if (readSql !== sql) await readSql.end({ timeout: 5 });
     await sql.end({ timeout: 5 });
     await embedded?.stop();
   };
@@ -115,7 +119,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     geocoding = config.jobs && mapDir
       ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs })
       : undefined;
-    server = await startHttpServer({ router: buildRouter(sql, usage), keys, limiter, usage, log }, config.host, config.port);
+    server = await startHttpServer({ router: buildRouter(sql, usage, readSql), keys, limiter, usage, log }, config.host, config.port);
     log.info({ port: server.port }, 'listening');
     return { port: server.port, sql, log, databaseUrl: url, mapDir, geocoding, close: stop };
   } catch (err) {

@@ -73,8 +73,9 @@ async function checkCategory(sql: Sql, teamId: string, id: string | null | undef
 
 const dataOf = (poi: PoiJsonRow) => new RawJson(`{"data":${poi.json}}`);
 
-export function poiRoutes(sql: Sql): Route[] {
-  const loader = poiLoader(sql);
+/** `readSql` serves the batched reads by id; writes and lists use `sql`. */
+export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
+  const loader = poiLoader(readSql);
   const load = async (teamId: string, id: string) => {
     const row = isUlid(id) ? await loader.load({ teamId, id: id.toUpperCase() }) : undefined;
     if (!row) throw notFound('POI');
