@@ -88,6 +88,10 @@ const nearby = [{
   method: 'GET', headers,
   setupRequest: (req) => ({ ...req, path: `/v1/pois?latitude=${(47.07 + Math.random() * 0.16).toFixed(5)}&longitude=${(9.49 + Math.random() * 0.12).toFixed(5)}&distance=500` }),
 }];
+// The first distance list of a team builds the process's index of its POI positions (~0.3 s for
+// 100,000); the lists meanwhile are answered by SQL. Measured is the steady state after it.
+await fetch(`http://127.0.0.1:${server.port}/v1/pois?latitude=47.15&longitude=9.55&distance=500`, { headers });
+await new Promise((r) => setTimeout(r, 2000));
 results.push(await load('GET /v1/pois?latitude&longitude&distance=500', `http://127.0.0.1:${server.port}`, nearby));
 // The same list under a lighter load: its latency when the machine is not saturated.
 results.push(await load('GET /v1/pois?latitude&longitude&distance=500', `http://127.0.0.1:${server.port}`, nearby, listLightConnections));

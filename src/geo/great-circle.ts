@@ -1,4 +1,4 @@
-const EARTH_DIAMETER_M = 12_742_017.6; // 2 × mean radius 6,371,008.8 m
+export const EARTH_DIAMETER_M = 12_742_017.6; // 2 × mean radius 6,371,008.8 m
 const RAD = Math.PI / 180;
 
 /** Haversine distance in meters: the same formula as the SQL function `great_circle_m`, so a

@@ -8,7 +8,8 @@ import { pageOf, readPage } from '../http/pagination.js';
 import { RawJson, type Route } from '../http/router.js';
 import { charLength, parseWith, typeError } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
-import { distanceSql, parsePoiFilter, poiFilterSql } from './filters.js';
+import { distanceSql, parsePoiFilter, poiFilterSql, type PoiFilter } from './filters.js';
+import { NearbyIndex } from './nearby-index.js';
 import { poiJoins, poiJsonColumns, poiLoader, releasePoiSlots, reservePoiSlots, type PoiJsonRow } from './store.js';
 import { typedBodyValue, type AttributeValue } from './values.js';
 
@@ -71,10 +72,13 @@ async function checkCategory(sql: Sql, teamId: string, id: string | null | undef
   if (!rows.length) errors.category_id = [NOT_A_CATEGORY];
 }
 
+const filtersOnlyDistance = (f: PoiFilter) =>
+  !f.attributes.length && !f.categoryId && f.categoryName === undefined && !f.countryId && !f.cityId && !f.zipcodeId && !f.poiIds;
+
 const dataOf = (poi: PoiJsonRow) => new RawJson(`{"data":${poi.json}}`);
 
-/** `readSql` serves the batched reads by id; writes and lists use `sql`. */
-export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
+/** `readSql` serves the batched reads (by id, and distance pages); writes and other lists use `sql`. */
+export function poiRoutes(sql: Sql, readSql: Sql = sql, nearby = new NearbyIndex(sql, readSql)): Route[] {
   const loader = poiLoader(readSql);
   const load = async (teamId: string, id: string) => {
     const row = isUlid(id) ? await loader.load({ teamId, id: id.toUpperCase() }) : undefined;
@@ -107,11 +111,12 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
           errors,
         );
         const page = readPage(q, 'ulid', errors);
-        const where = poiFilterSql(sql, ctx.teamId, filter);
         const near = filter.near;
+        const fast = near && filtersOnlyDistance(filter) ? await nearby.page(ctx.teamId, near, page.cursor, page.limit + 1) : undefined;
+        const where = poiFilterSql(sql, ctx.teamId, filter);
         const distance = near ? sql`, ${distanceSql(sql, near)} AS distance` : sql``;
         // The page is chosen first, so the joins and the attribute names are built for its rows only.
-        const rows = await sql<PoiJsonRow[]>`
+        const rows = fast ?? await sql<PoiJsonRow[]>`
           WITH page AS (
             SELECT p.id ${distance} FROM pois p
             WHERE ${where} AND (${page.cursor}::text IS NULL OR p.id > ${page.cursor})

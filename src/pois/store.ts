@@ -70,3 +70,42 @@ export async function releasePoiSlots(sql: Sql, teamId: string, n: number): Prom
 /** POI reads of the same event-loop turn, fetched together. */
 export const poiLoader = (sql: Sql) =>
   new BatchLoader<{ teamId: string; id: string }, PoiJsonRow>((keys) => fetchPois(sql, keys), (k) => `${k.teamId} ${k.id}`);
+
+/** Rows of a distance list page chosen by the in-process index, with the team's POI version read in
+ *  the same statement (so in the same snapshot). */
+export interface NearbyPage {
+  version: string;
+  rows: Map<string, PoiJsonRow>;
+}
+
+/** Reads several distance list pages in one statement; the map is keyed by each request's `n`. */
+export async function fetchNearbyPages(
+  sql: Sql,
+  requests: Array<{ n: number; teamId: string; ids: string[]; near: { latitude: number; longitude: number } }>,
+): Promise<Map<string, NearbyPage>> {
+  const [ord, team, id, lat, lon]: [number[], string[], Array<string | null>, number[], number[]] = [[], [], [], [], []];
+  for (const r of requests) {
+    // An empty page still reads its version, through a key without an id.
+    for (const poi of r.ids.length ? r.ids : [null]) {
+      ord.push(r.n);
+      team.push(r.teamId);
+      id.push(poi);
+      lat.push(r.near.latitude);
+      lon.push(r.near.longitude);
+    }
+  }
+  // The distance is the SQL list's own expression, so both paths print the same figures.
+  const rows = await sql<Array<PoiJsonRow & { ord: number; version: string }>>`
+    SELECT k.ord, coalesce(v.version, 0)::text AS version, ${poiJsonColumns(sql, 'great_circle_m(k.lat, k.lon, p.location[1], p.location[0])')}
+    FROM unnest(${ord}::int[], ${team}::text[], ${id}::text[], ${lat}::float8[], ${lon}::float8[]) AS k(ord, team_id, id, lat, lon)
+    LEFT JOIN poi_versions v ON v.team_id = k.team_id
+    LEFT JOIN pois p ON p.team_id = k.team_id AND p.id = k.id ${poiJoins(sql)}`;
+  const pages = new Map<string, NearbyPage>();
+  for (const row of rows) {
+    const key = String(row.ord);
+    let page = pages.get(key);
+    if (!page) pages.set(key, (page = { version: row.version, rows: new Map() }));
+    if (row.id !== null) page.rows.set(row.id, { id: row.id, json: row.json });
+  }
+  return pages;
+}
