@@ -65,8 +65,9 @@ export function attributeRoutes(sql: Sql): Route[] {
       method: 'PUT', path: '/v1/attributes/{id}', permission: 'update-attributes',
       handler: async (ctx) => {
         const current = await find(ctx.teamId, ctx.params.id);
-        const raw = await ctx.json();
-        if ('type' in raw) throw invalid('type', 'cannot be changed after creation');
+        // The type may be sent back as it is (a client PUTting the resource it read), never changed.
+        const { type, ...raw } = await ctx.json();
+        if (type !== undefined && type !== current.type) throw invalid('type', 'cannot be changed after creation');
         const body = parseWith(updateSchema, raw);
         if (body.name === undefined || body.name === current.name) return { status: 200, body: { data: attributeJson(current) } };
         try {

@@ -53,15 +53,16 @@ export class RequestContext {
     const raw = this.bodyPromise ? await this.bodyPromise : Buffer.alloc(0);
     let value: unknown;
     try {
-      value = JSON.parse(raw.toString('utf8'));
+      // JSON text is UTF-8 (RFC 8259): bytes that are not are refused, not replaced.
+      value = JSON.parse(strictUtf8.decode(raw));
     } catch {
-      throw badRequest('The request body is not valid JSON.');
+      throw badRequest('The request body is not valid JSON (UTF-8).');
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw badRequest('The request body must be a JSON object.');
     }
-    const nul = nulPaths(value);
-    if (Object.keys(nul).length) throw unprocessable(nul);
+    const unstorable = unstorableTextPaths(value);
+    if (Object.keys(unstorable).length) throw unprocessable(unstorable);
     return value as Record<string, unknown>;
   }
 
@@ -72,19 +73,31 @@ export class RequestContext {
   }
 }
 
-/** Field paths of strings (values or keys) holding U+0000, which PostgreSQL text and jsonb cannot store.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** PostgreSQL stores neither NUL nor an unpaired surrogate, though JSON can carry both as escapes
+ *  (jsonb refuses the surrogate, text would store U+FFFD in its place). */
+const textProblem = (s: string): string | undefined =>
+  s.includes('\u0000') ? 'may not contain NUL characters'
+    : UNPAIRED_SURROGATE.test(s) ? 'may not contain unpaired UTF-16 surrogates (\\ud800-\\udfff escapes)'
+    : undefined;
+
+/** Field paths of strings (values or keys) that PostgreSQL cannot store as sent.
  *  Iterative: a 1 MB body can nest deeper than the call stack. */
-function nulPaths(root: object): FieldErrors {
+function unstorableTextPaths(root: object): FieldErrors {
   const out: FieldErrors = Object.create(null);
   const stack: Array<[unknown, string]> = [[root, '']];
   while (stack.length) {
     const [value, path] = stack.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) out[path] = ['may not contain NUL characters'];
+      const problem = textProblem(value);
+      if (problem) out[path] = [problem];
     } else if (value !== null && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
         const p = path ? `${path}.${key}` : key;
-        if (key.includes('\u0000')) out[p] = ['may not contain NUL characters'];
+        const problem = textProblem(key);
+        if (problem) out[p] = [problem];
         else stack.push([item, p]);
       }
     }

@@ -39,7 +39,7 @@ const newNode = (): Node => ({ children: new Map(), routes: new Map() });
 
 export type Match =
   | { kind: 'found'; route: Route; params: Record<string, string> }
-  | { kind: 'method-not-allowed'; allow: Method[] }
+  | { kind: 'method-not-allowed'; allow: string[] }
   | { kind: 'not-found' };
 
 /** A segment trie: static segments win over parameters. */
@@ -68,8 +68,12 @@ export class Router {
     const params: Record<string, string> = {};
     const node = this.walk(this.root, split(path), 0, params);
     if (!node || node.routes.size === 0) return { kind: 'not-found' };
-    const route = node.routes.get(method as Method);
-    if (!route) return { kind: 'method-not-allowed', allow: [...node.routes.keys()] };
+    // HEAD is GET without the body (RFC 9110 §9.3.2); the server leaves the body out.
+    const route = node.routes.get((method === 'HEAD' ? 'GET' : method) as Method);
+    if (!route) {
+      const allow: string[] = [...node.routes.keys()];
+      return { kind: 'method-not-allowed', allow: allow.includes('GET') ? [...allow, 'HEAD'] : allow };
+    }
     return { kind: 'found', route, params };
   }
 

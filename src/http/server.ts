@@ -259,7 +259,13 @@ function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger,
     for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
     // A 204 carries no Content-Length (RFC 9110 §8.6); uWS writes one for any argument passed to
     // endWithoutBody, and a bogus 2^63 for `undefined`. Other empty replies say `Content-Length: 0`.
-    if (payload === undefined) {
+    if (ctx.method === 'HEAD' && !closeConnection) {
+      // The GET's headers without its body. Passing the length to endWithoutBody leaves this uWS build
+      // unable to take the connection's next request, so the header is written here.
+      if (payload !== undefined) res.writeHeader('Content-Type', 'application/json');
+      res.writeHeader('Content-Length', String(payload === undefined ? 0 : Buffer.byteLength(payload)));
+      res.endWithoutBody();
+    } else if (payload === undefined || ctx.method === 'HEAD') {
       if (reply.status === 204 && !closeConnection) res.endWithoutBody();
       else res.end(undefined, closeConnection);
     } else {

@@ -26,7 +26,8 @@ export function readMultipart(stream: Readable, headers: Record<string, string>,
     parser = busboy({
       headers: { 'content-type': headers['content-type'] },
       defParamCharset: 'utf8',
-      limits: { fileSize: maxFileBytes, files: 4, fields: 16, parts: 20, fieldSize: 64 * 1024 },
+      // busboy flags a file that reaches fileSize; one of exactly maxFileBytes is allowed.
+      limits: { fileSize: maxFileBytes + 1, files: 4, fields: 16, parts: 20, fieldSize: 64 * 1024 },
     });
   } catch {
     stream.resume();

@@ -110,6 +110,29 @@ describe('hostile bodies never cause a 500', () => {
     expect((await api(app, 'GET', `/v1/pois/${ids.poi}`, { key: team.key })).body.data.name).toBe('p');
   });
 
+  it('unpaired surrogate escapes are 422 at their path, stored nowhere', async () => {
+    // Valid JSON, but jsonb refuses them and text would keep U+FFFD in their place.
+    for (const escape of ['\\ud800', '\\udfff', 'x\\udc00y']) {
+      const attr = `{"name":"s","latitude":1,"longitude":1,"attributes":{"a":"${escape}"}}`;
+      expect422(await api(app, 'POST', '/v1/pois', { key: team.key, body: attr }), ['attributes.a']);
+      expect422(await api(app, 'PUT', `/v1/pois/${ids.poi}`, { key: team.key, body: `{"name":"${escape}"}` }), ['name']);
+      expect422(await api(app, 'POST', '/v1/categories', { key: team.key, body: `{"name":"c${escape}"}` }), ['name']);
+    }
+    // A pair is one character, and fine.
+    const pair = await api(app, 'POST', '/v1/categories', { key: team.key, body: '{"name":"pin \\ud83d\\udccd"}' });
+    expect(pair.status).toBe(201);
+    expect(pair.body.data.name).toBe('pin \u{1F4CD}');
+    expect((await api(app, 'GET', `/v1/pois/${ids.poi}`, { key: team.key })).body.data.name).toBe('p');
+  });
+
+  it('a body that is not UTF-8 is 400', async () => {
+    for (const bytes of [Buffer.from('{"name":"\xff\xfe"}', 'latin1'), Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d])]) {
+      const res = await fetch(`${app.url}/v1/categories`, { method: 'POST', headers: { 'X-API-KEY': team.key, 'content-type': 'application/json' }, body: bytes });
+      expect(res.status).toBe(400);
+      expect((await res.json()).message).toMatch(/not valid JSON/);
+    }
+  });
+
   it('__proto__ as an unknown field is a plain 422 field', async () => {
     const raw = '{"name":"p","latitude":1,"longitude":1,"__proto__":{"x":1}}';
     const res = await api(app, 'POST', '/v1/pois', { key: team.key, body: raw });

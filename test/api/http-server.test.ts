@@ -36,6 +36,7 @@ beforeAll(async () => {
   });
   router.add({ method: 'DELETE', path: '/thing', public: true, handler: (): Reply => ({ status: 204 }) });
   router.add({ method: 'GET', path: '/bigint', public: true, handler: (): Reply => ({ status: 200, body: { count: 1n } }) });
+  router.add({ method: 'GET', path: '/hello', public: true, handler: (): Reply => ({ status: 200, body: { hello: 'wörld' } }) });
   const deps = { router, keys: null as never, limiter: null as never, usage: null as never, log: pino({ level: 'silent' }) };
   server = await startHttpServer(deps, '127.0.0.1', 0);
 });
@@ -146,6 +147,59 @@ describe('empty replies', () => {
     expect(first).toMatch(/^HTTP\/1\.1 204 /);
     expect(first.toLowerCase()).not.toContain('content-length');
     expect(raw).toContain('HTTP/1.1 200 ');
+  });
+});
+
+/** Sends raw requests one after the other on one connection (uWS does not take pipelined requests while
+ *  a reply is pending): the next once a reply's head is in and nothing follows it, the end once `done`
+ *  matches everything read. */
+function exchange(requests: string[], done: RegExp): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const socket = net.connect(server.port, '127.0.0.1');
+    let text = '';
+    let sent = 0;
+    const finish = () => {
+      socket.destroy();
+      resolve(text);
+    };
+    socket.on('data', (chunk) => {
+      text += chunk.toString('latin1');
+      if (done.test(text)) return finish();
+      if (sent < requests.length && text.split('HTTP/1.1 ').length - 1 === sent && text.endsWith('\r\n\r\n')) socket.write(requests[sent++]);
+    });
+    socket.on('error', reject);
+    setTimeout(finish, 3000).unref();
+    socket.write(requests[sent++]);
+  });
+}
+
+describe('HEAD', () => {
+  it('answers a GET route with its headers and no body, and the connection serves the next request', async () => {
+    const raw = await exchange(['HEAD /hello HTTP/1.1\r\nHost: test\r\n\r\n', 'GET /hello HTTP/1.1\r\nHost: test\r\n\r\n'], /\{"hello":"w..rld"\}$/);
+    const replies = raw.split(/(?=HTTP\/1\.1 )/);
+    expect(replies).toHaveLength(2);
+    const [head, get] = replies;
+    const getBody = get.split('\r\n\r\n')[1];
+    // The GET's length (ö is two bytes), announced by HEAD with nothing after its blank line.
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head.toLowerCase()).toContain(`content-length: ${Buffer.byteLength(getBody, 'latin1')}`);
+    expect(head.toLowerCase()).toContain('content-type: application/json');
+    expect(head.endsWith('\r\n\r\n')).toBe(true);
+    expect(getBody).toBe('{"hello":"w\u00c3\u00b6rld"}');
+  });
+
+  it('gets 404 and 405 without a body, and 405 lists HEAD beside GET', async () => {
+    const raw = await exchange([
+      'HEAD /nowhere HTTP/1.1\r\nHost: test\r\n\r\n',
+      'HEAD /json HTTP/1.1\r\nHost: test\r\n\r\n',
+      'PUT /hello HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n',
+    ], /"message":"Method PUT is not allowed here."\}$/);
+    const [notFound, headNotAllowed, putNotAllowed] = raw.split(/(?=HTTP\/1\.1 )/);
+    expect(notFound).toMatch(/^HTTP\/1\.1 404 [^]*\r\n\r\n$/);
+    expect(headNotAllowed).toMatch(/^HTTP\/1\.1 405 [^]*\r\n\r\n$/);
+    expect(headNotAllowed).toContain('Allow: POST\r\n');
+    expect(putNotAllowed).toMatch(/^HTTP\/1\.1 405 /);
+    expect(putNotAllowed).toContain('Allow: GET, HEAD\r\n');
   });
 });
 

@@ -177,6 +177,24 @@ describe('POST /v1/imports', () => {
     expect(done).toMatchObject({ status: 'completed', created: 50_000, failed: 0, processed_rows: 50_000 });
   });
 
+  it('accepts a file of exactly 10 MB (10,485,760 bytes), and not one byte more', async () => {
+    const header = 'name,latitude,longitude\n';
+    const rows = 50_000;
+    const body = 10 * 1024 * 1024 - header.length;
+    const base = Math.floor(body / rows); // bytes a row; the first `extra` rows one more
+    const extra = body - base * rows;
+    const file = header + Array.from({ length: rows }, (_, i) => `${'n'.repeat(base - 5 + (i < extra ? 1 : 0))},1,2\n`).join('');
+    expect(Buffer.byteLength(file)).toBe(10 * 1024 * 1024);
+    const exact = await upload(app, team.key, file);
+    expect(exact.status).toBe(202);
+    expect(exact.body.data.total_rows).toBe(rows);
+    const oneMore = `${header}n${file.slice(header.length)}`; // the first name one character longer
+    expect(Buffer.byteLength(oneMore)).toBe(10 * 1024 * 1024 + 1);
+    const over = await upload(app, team.key, oneMore);
+    expect(over.status).toBe(422);
+    expect(over.body.errors).toEqual({ file: ['may not be larger than 10 MB'] });
+  });
+
   it('answers 422 for a file over 10 MB inside the body limit and 413 beyond it', async () => {
     const row = 'padded name,1,2\n';
     const header = 'name,latitude,longitude\n';

@@ -1,0 +1,11 @@
+import pino from '/work/main/node_modules/pino/pino.js';
+import net from 'node:net';
+import { Router } from '/work/main/dist/http/router.js';
+import { startHttpServer } from '/work/main/dist/http/server.js';
+const router = new Router();
+router.add({ method: 'GET', path: '/hello', public: true, handler: () => ({ status: 200, body: { hello: 'x' } }) });
+const server = await startHttpServer({ router, keys: null, limiter: null, usage: null, log: pino({ level: 'silent' }) }, '127.0.0.1', 0);
+const s = net.connect(server.port, '127.0.0.1');
+s.on('data', (c) => console.log(JSON.stringify(c.toString())));
+s.write('HEAD /hello HTTP/1.1\r\nHost: test\r\n\r\n');
+setTimeout(() => process.exit(0), 1000);
