@@ -46,13 +46,14 @@ export function onMainNetwork(g: RoadGraph, geom: number): boolean {
 
 /**
  * The nearest usable position within maxMeters; a piece cut off from the main network (a parking aisle
- * behind a private road, a road at the extract's edge) loses to a main-network road only slightly farther.
+ * behind a private road, a road at the extract's edge) loses to a main-network road at most
+ * `mainPreference` meters farther (Infinity: any main-network road within maxMeters wins).
  */
-export function snap(g: RoadGraph, grid: GridView, lat: number, lon: number, maxMeters = SNAP_LIMIT_M): Phantom | null {
+export function snap(g: RoadGraph, grid: GridView, lat: number, lon: number, maxMeters = SNAP_LIMIT_M, mainPreference = MAIN_NETWORK_PREFERENCE_M): Phantom | null {
   let hit = nearestSegment(grid, lat, lon, maxMeters, () => true);
   if (!hit) return null;
   if (!onMainNetwork(g, hit.geom)) {
-    const main = nearestSegment(grid, lat, lon, Math.min(maxMeters, hit.distance + MAIN_NETWORK_PREFERENCE_M), (geom) => onMainNetwork(g, geom));
+    const main = nearestSegment(grid, lat, lon, Math.min(maxMeters, hit.distance + mainPreference), (geom) => onMainNetwork(g, geom));
     if (main) hit = main;
   }
   const c = g.geomCoords;

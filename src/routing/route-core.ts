@@ -5,7 +5,7 @@ import type { RoadGraph } from '../map/road-graph.js';
 import type { GridView } from '../map/segment-grid.js';
 import { blockCircles, lineEntersCircles, type Circle } from './avoid.js';
 import { viewGraph, type GraphLayout, type SharedGraphs } from './graph-memory.js';
-import { edgeShape, geometryPiece, gridView, snap, sourceSeeds, targetSeeds, type Phantom, type PhantomSeed } from './phantom.js';
+import { edgeShape, geometryPiece, gridView, onMainNetwork, snap, sourceSeeds, targetSeeds, type Phantom, type PhantomSeed } from './phantom.js';
 import { RouteKernel } from './route-kernel.js';
 
 export interface LatLon { lat: number; lon: number }
@@ -72,10 +72,10 @@ export class RouteCore {
     return v ?? null;
   }
 
-  private snapAll(g: RoadGraph, grid: GridView, points: LatLon[]): Phantom[] | number {
+  private snapAll(g: RoadGraph, grid: GridView, points: LatLon[], mainPreference?: number): Phantom[] | number {
     const out: Phantom[] = [];
     for (let i = 0; i < points.length; i++) {
-      const ph = snap(g, grid, points[i].lat, points[i].lon);
+      const ph = snap(g, grid, points[i].lat, points[i].lon, undefined, mainPreference);
       if (!ph) return i;
       out.push(ph);
     }
@@ -90,20 +90,19 @@ export class RouteCore {
   route(q: RouteQuery): Outcome<RouteResult> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
-    const phantoms = this.snapAll(v.graph, v.grid, q.waypoints);
+    let phantoms = this.snapAll(v.graph, v.grid, q.waypoints);
     if (typeof phantoms === 'number') return { ok: false, error: { kind: 'waypoint-too-far', index: phantoms } };
     const block = this.blocking(v, q.avoid?.circles);
-    const legs: LegPath[] = [];
-    for (let i = 0; i + 1 < phantoms.length; i++) {
-      let leg = this.leg(v, phantoms[i], phantoms[i + 1], block, false);
-      if (!leg) return { ok: false, error: { kind: 'no-route', reason: 'unreachable', legIndex: i } };
-      // A plain leg that touches no circle is already the answer; only the others search again.
-      if (block && leg.touches) {
-        leg = this.leg(v, phantoms[i], phantoms[i + 1], block, true);
-        if (!leg) return { ok: false, error: { kind: 'no-route', reason: 'blocked', legIndex: i } };
-      }
-      legs.push(leg);
+    let found = this.legs(v, phantoms, block);
+    // A waypoint on a piece cut off from the main network (a driveway behind a private road) that no
+    // leg can leave or reach: again from the main network's nearest road within the snapping limit.
+    if (!found.ok && found.error.kind === 'no-route' && found.error.reason === 'unreachable'
+      && phantoms.some((p) => !onMainNetwork(v.graph, p.geom))) {
+      phantoms = this.snapAll(v.graph, v.grid, q.waypoints, Infinity) as Phantom[];
+      found = this.legs(v, phantoms, block);
     }
+    if (!found.ok) return found;
+    const legs = found.value;
     const geometry: Array<[number, number]> = [];
     for (const leg of legs) geometry.push(...(geometry.length ? leg.shape.slice(1) : leg.shape));
     let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
@@ -125,6 +124,21 @@ export class RouteCore {
         blockedGeometries: block?.hits.size ?? 0,
       },
     };
+  }
+
+  private legs(v: ProfileView, phantoms: Phantom[], block: Blocking | null): Outcome<LegPath[]> {
+    const legs: LegPath[] = [];
+    for (let i = 0; i + 1 < phantoms.length; i++) {
+      let leg = this.leg(v, phantoms[i], phantoms[i + 1], block, false);
+      if (!leg) return { ok: false, error: { kind: 'no-route', reason: 'unreachable', legIndex: i } };
+      // A plain leg that touches no circle is already the answer; only the others search again.
+      if (block && leg.touches) {
+        leg = this.leg(v, phantoms[i], phantoms[i + 1], block, true);
+        if (!leg) return { ok: false, error: { kind: 'no-route', reason: 'blocked', legIndex: i } };
+      }
+      legs.push(leg);
+    }
+    return { ok: true, value: legs };
   }
 
   /** Start and end pieces of seeds; null for seeds at a node (nothing travelled on the phantom's geometry). */
@@ -193,7 +207,9 @@ export class RouteCore {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
     const g = v.graph;
-    const phantoms = this.snapAll(g, v.grid, q.points);
+    // Every point must reach every other: a point on a piece cut off from the main network is taken to
+    // the main network's nearest road within the snapping limit (each chunk of rows snaps alike).
+    const phantoms = this.snapAll(g, v.grid, q.points, Infinity);
     if (typeof phantoms === 'number') return { ok: false, error: { kind: 'waypoint-too-far', index: phantoms } };
     const block = this.blocking(v, q.avoid?.circles);
     const avoiding = block !== null;

@@ -145,10 +145,17 @@ describe('locations the roads do not serve', () => {
   });
 
   it('a location the road network does not connect to the others: 422 at that location', async () => {
-    // A footpath above Vaduz that the extract does not link to the valley's network.
-    const island = { latitude: 47.155, longitude: 9.535 };
+    // A footpath above Vaduz that the extract does not link to the valley's network, with no path of
+    // that network within 500 m (nearer ones are used instead: see test/routes-api/routes.test.ts).
+    const island = { latitude: 47.152, longitude: 9.542 };
     const res = await bad({ profile: 'foot-walking', vehicles: [{ start: VADUZ }], stops: [{ ...SCHAAN }, { ...island }, { ...VADUZ }] }, ['stops.1']);
     expect(res.body.errors['stops.1'][0]).toMatch(/cannot be reached by road/);
+  });
+
+  it('a location beside a driveway the extract leaves unconnected is served from the main network', async () => {
+    const res = await optimize(app, team.key, { vehicles: [{ start: VADUZ }], stops: [{ latitude: 47.1288, longitude: 9.52 }, { ...SCHAAN }] });
+    expect(res.status).toBe(200);
+    expect(res.body.data.summary.assigned).toBe(2);
   });
 
   it('unknown POI ids: 422 at each location\'s poi_id', async () => {

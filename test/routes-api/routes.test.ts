@@ -156,10 +156,21 @@ describe('validation: 422 with field paths', () => {
   });
 
   it('a waypoint the road network does not connect: 422 at that waypoint, saying so (not "blocked")', async () => {
-    // A footpath above Vaduz that the extract does not link to the valley's network.
-    const res = await bad({ waypoints: [{ latitude: 47.155, longitude: 9.535 }, SCHAAN], profile: 'foot-walking' }, ['waypoints.1']);
+    // A footpath above Vaduz that the extract does not link to the valley's network, with no path of
+    // that network within 500 m.
+    const res = await bad({ waypoints: [{ latitude: 47.152, longitude: 9.542 }, SCHAAN], profile: 'foot-walking' }, ['waypoints.1']);
     expect(res.body.message).toMatch(/does not connect/);
     expect(res.body.message).not.toMatch(/block/);
+  });
+
+  it('a waypoint beside a cut-off piece starts from the main network when the piece leads nowhere', async () => {
+    // 3 m from a driveway the extract leaves unconnected (way 112392274); Alte Landstrasse is ~200 m away.
+    const driveway = { latitude: 47.1288, longitude: 9.52 };
+    const d = expectRoute(await plan(app, team.key, { waypoints: [driveway, VADUZ] }), 2);
+    expect(haversine(first(d), driveway)).toBeGreaterThan(25);
+    expect(haversine(first(d), driveway)).toBeLessThan(500);
+    // And the paths above Vaduz: routable from the network's nearest path.
+    expectRoute(await plan(app, team.key, { waypoints: [{ latitude: 47.155, longitude: 9.535 }, SCHAAN], profile: 'foot-walking' }), 2);
   });
 
   it('a body that is not JSON is 400', async () => {
