@@ -223,18 +223,29 @@ describe('404 and 405', () => {
 
   it('answers 405 for a known path with an unsupported method, naming the allowed ones', async () => {
     const cases: Array<[string, string, string[]]> = [
-      ['DELETE', '/v1/pois', ['GET', 'POST']],
-      ['PUT', '/v1/attributes', ['GET', 'POST']],
-      ['PATCH', `/v1/pois/${MISSING_ID}`, ['GET', 'PUT', 'DELETE']],
-      ['POST', `/v1/categories/${MISSING_ID}`, ['GET', 'PUT', 'DELETE']],
-      ['POST', '/v1/info', ['GET']],
+      ['DELETE', '/v1/pois', ['GET', 'HEAD', 'POST']],
+      ['PUT', '/v1/attributes', ['GET', 'HEAD', 'POST']],
+      ['PATCH', `/v1/pois/${MISSING_ID}`, ['GET', 'HEAD', 'PUT', 'DELETE']],
+      ['POST', `/v1/categories/${MISSING_ID}`, ['GET', 'HEAD', 'PUT', 'DELETE']],
+      ['POST', '/v1/info', ['GET', 'HEAD']],
+      ['HEAD', '/v1/routes', ['POST']],
     ];
     for (const [method, path, allow] of cases) {
-      const res = await api(app, method, path, { key: team.key, body: method === 'GET' || method === 'DELETE' ? undefined : {} });
+      const res = await api(app, method, path, { key: team.key, body: ['GET', 'HEAD', 'DELETE'].includes(method) ? undefined : {} });
       expect(res.status, `${method} ${path}`).toBe(405);
-      expectMessage(res, 405);
+      if (method !== 'HEAD') expectMessage(res, 405);
       expect((res.headers.get('allow') ?? '').split(/,\s*/).sort()).toEqual([...allow].sort());
     }
+  });
+
+  it('answers HEAD like GET, authenticated and counted, without a body', async () => {
+    const get = await api(app, 'GET', '/v1/info', { key: team.key });
+    const head = await fetch(`${app.url}/v1/info`, { method: 'HEAD', headers: { 'X-API-KEY': team.key } });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    expect(head.headers.get('content-type')).toBe('application/json');
+    expect(head.headers.get('x-ratelimit-limit')).toBe(get.headers.get('x-ratelimit-limit'));
+    expect((await fetch(`${app.url}/v1/info`, { method: 'HEAD' })).status).toBe(401);
   });
 
   it('answers 404 with the resource name for missing and malformed ids', async () => {
