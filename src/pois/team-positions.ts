@@ -19,13 +19,17 @@ export class TeamPositions {
   private readonly south: number;
   private readonly east: number;
   private readonly north: number;
+  /** Unit vectors (x, y, z) of the positions: a distance test without trigonometry. */
+  private readonly xyz: Float64Array;
 
   /** `ids` sorted ascending (JavaScript string order); `lat`/`lon` aligned with them. */
   constructor(readonly ids: string[], private readonly lat: Float64Array, private readonly lon: Float64Array) {
     this.tree = new KDBush(Math.max(ids.length, 1));
+    this.xyz = new Float64Array(3 * ids.length);
     let [west, south, east, north] = [Infinity, Infinity, -Infinity, -Infinity];
     for (let i = 0; i < ids.length; i++) {
       this.tree.add(lon[i], lat[i]);
+      unitVector(lat[i], lon[i], this.xyz, 3 * i);
       west = Math.min(west, lon[i]);
       east = Math.max(east, lon[i]);
       south = Math.min(south, lat[i]);
@@ -44,23 +48,52 @@ export class TeamPositions {
    *  meters, in id order: the same selection as the SQL distance filter (great_circle_m ≤ distance). */
   within(near: Near, cursor: string | null, take: number): string[] {
     const from = cursor === null ? 0 : this.firstAfter(cursor);
-    const inside = circleTest(near);
+    const inside = this.circleTest(near);
     const boxes = boxesAround(near.latitude, near.longitude, near.distance);
     const out: string[] = [];
     if (this.expectedInBoxes(boxes) > ORDERED_WALK_FROM) {
-      for (let i = from; i < this.ids.length && out.length < take; i++) if (inside(this.lat[i], this.lon[i])) out.push(this.ids[i]);
+      for (let i = from; i < this.ids.length && out.length < take; i++) if (inside(i)) out.push(this.ids[i]);
       return out;
     }
-    const found: number[] = [];
+    // Positions are id order: the page is the `take` smallest positions found, kept sorted as they come
+    // (cheaper than sorting every point of the circle).
+    const best: number[] = [];
     for (const b of boxes) {
       for (const i of this.tree.range(b.west, b.south, b.east, b.north)) {
-        if (i >= from && i < this.ids.length && inside(this.lat[i], this.lon[i])) found.push(i);
+        if (i < from || i >= this.ids.length || (best.length === take && i > best[take - 1]) || !inside(i)) continue;
+        let k = best.length;
+        if (k === take) k--;
+        while (k > 0 && best[k - 1] > i) {
+          best[k] = best[k - 1];
+          k--;
+        }
+        best[k] = i;
       }
     }
-    // Positions are id order: the page is the smallest `take` of them.
-    const sorted = Uint32Array.from(found).sort();
-    for (let k = 0; k < sorted.length && out.length < take; k++) out.push(this.ids[sorted[k]]);
+    for (const i of best) out.push(this.ids[i]);
     return out;
+  }
+
+  /**
+   * `greatCircleMeters(near, position i) <= near.distance`. The haversine term equals a quarter of the
+   * squared chord between the unit vectors, so the chord decides away from the edge; within a relative
+   * 1e-6 of it (rounding of the vectors is below 1e-8 there even for a 1 m circle) the exact formula does,
+   * so the selection is the SQL function's to the last bit.
+   */
+  private circleTest(near: Near): (i: number) => boolean {
+    const q = new Float64Array(3);
+    unitVector(near.latitude, near.longitude, q, 0);
+    const s = Math.sin(Math.min(Math.PI / 2, near.distance / EARTH_DIAMETER_M));
+    const edge = 4 * s * s; // squared chord at exactly `distance`
+    const [below, above] = [edge * (1 - 1e-6), edge * (1 + 1e-6)];
+    const v = this.xyz;
+    return (i) => {
+      const dx = v[3 * i] - q[0], dy = v[3 * i + 1] - q[1], dz = v[3 * i + 2] - q[2];
+      const chord2 = dx * dx + dy * dy + dz * dz;
+      if (chord2 < below) return true;
+      if (chord2 > above) return false;
+      return greatCircleMeters(near.latitude, near.longitude, this.lat[i], this.lon[i]) <= near.distance;
+    };
   }
 
   /** Position of the first id greater than `cursor`. */
@@ -91,22 +124,9 @@ export class TeamPositions {
 
 const RAD = Math.PI / 180;
 
-/**
- * `greatCircleMeters(near, point) <= near.distance`, with the haversine's constant factors worked out
- * once per query and the arcsine skipped away from the edge: within a relative 1e-9 of the edge it
- * falls back to the exact formula, so the selection is the SQL function's to the last bit.
- */
-function circleTest(near: Near): (lat: number, lon: number) => boolean {
-  const cosLat = Math.cos(near.latitude * RAD);
-  const s = Math.sin(Math.min(Math.PI / 2, near.distance / EARTH_DIAMETER_M));
-  const edge = s * s; // haversine term at exactly `distance`
-  const [below, above] = [edge * (1 - 1e-9), edge * (1 + 1e-9)];
-  return (lat, lon) => {
-    const sLat = Math.sin((lat - near.latitude) * RAD / 2);
-    const sLon = Math.sin((lon - near.longitude) * RAD / 2);
-    const a = sLat * sLat + cosLat * Math.cos(lat * RAD) * sLon * sLon;
-    if (a < below) return true;
-    if (a > above) return false;
-    return greatCircleMeters(near.latitude, near.longitude, lat, lon) <= near.distance;
-  };
+function unitVector(lat: number, lon: number, out: Float64Array, at: number): void {
+  const cosLat = Math.cos(lat * RAD);
+  out[at] = cosLat * Math.cos(lon * RAD);
+  out[at + 1] = cosLat * Math.sin(lon * RAD);
+  out[at + 2] = Math.sin(lat * RAD);
 }
