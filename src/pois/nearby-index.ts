@@ -36,19 +36,22 @@ export class NearbyIndex {
     this.pages = new BatchLoader((requests) => fetchNearbyPages(readSql, requests), (r) => String(r.n));
   }
 
-  /** The page (limit + 1 rows, as the SQL list reads them), or undefined when the index cannot answer. */
-  async page(teamId: string, near: Near, cursor: string | null, take: number): Promise<PoiJsonRow[] | undefined> {
+  /** A page of the distance list, or undefined when the index cannot vouch for one. */
+  async page(teamId: string, near: Near, cursor: string | null, limit: number): Promise<{ data: PoiJsonRow[]; next: string | null } | undefined> {
     const entry = this.entry(teamId);
     const { positions, version } = entry;
     if (!positions || version === undefined) return undefined;
-    const ids = positions.within(near, cursor, take);
+    // One id more than the page tells whether another page follows; only the page's rows are read.
+    const ids = positions.within(near, cursor, limit + 1);
+    const more = ids.length > limit;
+    if (more) ids.pop();
     const page = await this.pages.load({ n: this.serial++, teamId, ids, near });
-    const rows = page && page.version === version ? ids.map((id) => page.rows.get(id)) : [];
-    if (!page || page.version !== version || rows.some((r) => r === undefined)) {
+    const data = page && page.version === version ? ids.map((id) => page.rows.get(id)) : [];
+    if (!page || page.version !== version || data.some((r) => r === undefined)) {
       if (entry.version === version) this.rebuild(teamId, entry);
       return undefined;
     }
-    return rows as PoiJsonRow[];
+    return { data: data as PoiJsonRow[], next: more ? ids[ids.length - 1] : null };
   }
 
   private entry(teamId: string): Entry {

@@ -4,7 +4,7 @@ import type { Sql } from '../db/client.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { notifyGeocoding } from '../geo/geocoding-worker.js';
 import { forbidden, notFound, unprocessable, type FieldErrors } from '../http/errors.js';
-import { pageOf, readPage } from '../http/pagination.js';
+import { pageOf, readPage, type Page } from '../http/pagination.js';
 import { RawJson, type Route } from '../http/router.js';
 import { charLength, parseWith, typeError } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
@@ -86,6 +86,21 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql, nearby = new NearbyIndex
     return row;
   };
 
+  /** The page's rows and one more (it tells whether another page follows). */
+  const listSql = (teamId: string, filter: PoiFilter, page: Page) => {
+    const near = filter.near;
+    const distance = near ? sql`, ${distanceSql(sql, near)} AS distance` : sql``;
+    // The page is chosen first, so the joins and the attribute names are built for its rows only.
+    return sql<PoiJsonRow[]>`
+      WITH page AS (
+        SELECT p.id ${distance} FROM pois p
+        WHERE ${poiFilterSql(sql, teamId, filter)} AND (${page.cursor}::text IS NULL OR p.id > ${page.cursor})
+        ORDER BY p.id LIMIT ${page.limit + 1})
+      SELECT ${poiJsonColumns(sql, near ? 'page.distance' : undefined)}
+      FROM page JOIN pois p ON p.id = page.id ${poiJoins(sql)}
+      ORDER BY p.id`;
+  };
+
   return [
     {
       method: 'GET', path: '/v1/pois', permission: 'read-pois',
@@ -112,19 +127,8 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql, nearby = new NearbyIndex
         );
         const page = readPage(q, 'ulid', errors);
         const near = filter.near;
-        const fast = near && filtersOnlyDistance(filter) ? await nearby.page(ctx.teamId, near, page.cursor, page.limit + 1) : undefined;
-        const where = poiFilterSql(sql, ctx.teamId, filter);
-        const distance = near ? sql`, ${distanceSql(sql, near)} AS distance` : sql``;
-        // The page is chosen first, so the joins and the attribute names are built for its rows only.
-        const rows = fast ?? await sql<PoiJsonRow[]>`
-          WITH page AS (
-            SELECT p.id ${distance} FROM pois p
-            WHERE ${where} AND (${page.cursor}::text IS NULL OR p.id > ${page.cursor})
-            ORDER BY p.id LIMIT ${page.limit + 1})
-          SELECT ${poiJsonColumns(sql, near ? 'page.distance' : undefined)}
-          FROM page JOIN pois p ON p.id = page.id ${poiJoins(sql)}
-          ORDER BY p.id`;
-        const { data, next } = pageOf(rows, page.limit);
+        const fast = near && filtersOnlyDistance(filter) ? await nearby.page(ctx.teamId, near, page.cursor, page.limit) : undefined;
+        const { data, next } = fast ?? pageOf(await listSql(ctx.teamId, filter, page), page.limit);
         return { status: 200, body: new RawJson(`{"data":[${data.map((r) => r.json).join(',')}],"next":${JSON.stringify(next)}}`) };
       },
     },

@@ -20,10 +20,10 @@ const create = async (name: string, latitude: number, longitude: number) => {
   return res.body.data.id as string;
 };
 /** The index's page, once it has caught up with the database (rebuilds are spaced by at least 250 ms). */
-const servedPage = async (cursor: string | null = null, take = 16, around = near, teamId = team.teamId) => {
+const servedPage = async (cursor: string | null = null, limit = 15, around = near, teamId = team.teamId) => {
   const until = Date.now() + 5_000;
   for (;;) {
-    const rows = await index.page(teamId, around, cursor, take);
+    const rows = (await index.page(teamId, around, cursor, limit))?.data;
     if (rows || Date.now() > until) return rows;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -43,13 +43,17 @@ afterAll(() => app.close());
 
 describe('distance lists from the in-process index', () => {
   it('serves the same pages as the SQL list, byte for byte', async () => {
-    const rows = await servedPage(null, 101);
+    const rows = await servedPage(null, 100);
     expect(rows).toBeDefined();
     const viaApi = await list(`latitude=${C.latitude}&longitude=${C.longitude}&distance=2000&limit=100`);
     expect(viaApi.status).toBe(200);
     expect(viaApi.body.data.length).toBeGreaterThan(20);
     expect(viaApi.body.data.length).toBeLessThan(60);
     expect(rows!.map((r) => JSON.parse(r.json))).toEqual(viaApi.body.data);
+    expect(viaApi.body.next).toBeNull();
+    const firstTen = await index.page(team.teamId, near, null, 10);
+    expect(firstTen!.data.map((r) => r.id)).toEqual(rows!.slice(0, 10).map((r) => r.id));
+    expect(firstTen!.next).toBe(rows![9].id);
 
     // Page by page through the API, with the app's own index warm by now, against SQL-only rows.
     const sqlOnly = await app.sql<Array<{ id: string }>>`
@@ -73,40 +77,40 @@ describe('distance lists from the in-process index', () => {
     expect(await servedPage()).toBeDefined();
     const id = await create('new at the centre', C.latitude, C.longitude);
     // The index still holds the old positions: it must decline, and the API must show the new POI at once.
-    expect(await index.page(team.teamId, near, null, 101)).toBeUndefined();
+    expect(await index.page(team.teamId, near, null, 100)).toBeUndefined();
     const res = await list(`latitude=${C.latitude}&longitude=${C.longitude}&distance=2000&limit=100`);
     expect(res.body.data.map((p: { id: string }) => p.id)).toContain(id);
-    expect((await servedPage(null, 101))!.map((r) => r.id)).toContain(id);
+    expect((await servedPage(null, 100))!.map((r) => r.id)).toContain(id);
   });
 
   it('declines after a move and after a delete, not after a rename', async () => {
     const id = await create('mover', C.latitude + 0.001, C.longitude);
-    expect((await servedPage(null, 101))!.map((r) => r.id)).toContain(id);
+    expect((await servedPage(null, 100))!.map((r) => r.id)).toContain(id);
 
     const before = await version(team.teamId);
     expect((await api(app, 'PUT', `/v1/pois/${id}`, { key: team.key, body: { name: 'renamed', attributes: {} } })).status).toBe(200);
     expect(await version(team.teamId)).toBe(before);
-    const renamed = await index.page(team.teamId, near, null, 101);
-    expect(renamed!.find((r) => r.id === id)!.json).toContain('"name":"renamed"');
+    const renamed = await index.page(team.teamId, near, null, 100);
+    expect(renamed!.data.find((r) => r.id === id)!.json).toContain('"name":"renamed"');
 
     expect((await api(app, 'PUT', `/v1/pois/${id}`, { key: team.key, body: { latitude: 10 } })).status).toBe(200);
-    expect(await index.page(team.teamId, near, null, 101)).toBeUndefined();
+    expect(await index.page(team.teamId, near, null, 100)).toBeUndefined();
     const moved = await list(`latitude=${C.latitude}&longitude=${C.longitude}&distance=2000&limit=100`);
     expect(moved.body.data.map((p: { id: string }) => p.id)).not.toContain(id);
-    expect((await servedPage(null, 101))!.map((r) => r.id)).not.toContain(id);
+    expect((await servedPage(null, 100))!.map((r) => r.id)).not.toContain(id);
 
     const back = await create('to delete', C.latitude, C.longitude + 0.001);
-    expect((await servedPage(null, 101))!.map((r) => r.id)).toContain(back);
+    expect((await servedPage(null, 100))!.map((r) => r.id)).toContain(back);
     expect((await api(app, 'DELETE', `/v1/pois/${back}`, { key: team.key })).status).toBe(204);
-    expect(await index.page(team.teamId, near, null, 101)).toBeUndefined();
+    expect(await index.page(team.teamId, near, null, 100)).toBeUndefined();
     const gone = await list(`latitude=${C.latitude}&longitude=${C.longitude}&distance=2000&limit=100`);
     expect(gone.body.data.map((p: { id: string }) => p.id)).not.toContain(back);
   });
 
   it('serves an empty page for a circle without POIs, and for a team without any', async () => {
-    expect(await servedPage(null, 16, { latitude: -40, longitude: 100, distance: 1000 })).toEqual([]);
+    expect(await servedPage(null, 15, { latitude: -40, longitude: 100, distance: 1000 })).toEqual([]);
     const empty = await makeTeam(app);
-    expect(await servedPage(null, 16, near, empty.teamId)).toEqual([]);
+    expect(await servedPage(null, 15, near, empty.teamId)).toEqual([]);
   });
 
   it('bumps the version once per statement, and lets a team with POIs be deleted', async () => {
