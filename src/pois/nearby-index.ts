@@ -4,11 +4,13 @@ import { fetchNearbyPages, type NearbyPage } from './store.js';
 import { TeamPositions, type Near } from './team-positions.js';
 import type { PoiJsonRow } from './store.js';
 
-// About 100 bytes a point (id string, coordinates, tree): the budget bounds the process at ~200 MB.
-const MAX_POINTS = 2_000_000;
+// About 240 bytes a point (id string, coordinates, unit vector, tree; measured): the budget bounds the
+// process at ~240 MB. A team past it on its own keeps its distance lists in SQL.
+const MAX_POINTS = 1_000_000;
 // A rebuild waits at least this long after the previous one, and ten times as long as it took, so a
 // team whose POIs keep changing costs at most a tenth of a core in rebuilds (its lists then use SQL).
 const MIN_REBUILD_GAP_MS = 250;
+const TOO_LARGE_RECHECK_MS = 3_600_000;
 
 interface Entry {
   positions?: TeamPositions;
@@ -69,9 +71,17 @@ export class NearbyIndex {
     if (entry.building || Date.now() < entry.notBefore) return;
     entry.building = true;
     const started = performance.now();
-    loadPositions(this.sql, teamId).then(
-      ({ positions, version }) => {
+    loadPositions(this.sql, teamId, MAX_POINTS).then(
+      (loaded) => {
         if (this.teams.get(teamId) !== entry) return; // evicted meanwhile
+        if (!loaded) {
+          // More POIs than the whole budget: this team's lists stay in SQL; look again in an hour.
+          this.points -= entry.positions?.size ?? 0;
+          [entry.positions, entry.version] = [undefined, undefined];
+          entry.notBefore = Date.now() + TOO_LARGE_RECHECK_MS;
+          return;
+        }
+        const { positions, version } = loaded;
         this.points += positions.size - (entry.positions?.size ?? 0);
         [entry.positions, entry.version] = [positions, version];
         this.evict(teamId);
@@ -81,7 +91,7 @@ export class NearbyIndex {
       },
     ).finally(() => {
       entry.building = false;
-      entry.notBefore = Date.now() + Math.max(MIN_REBUILD_GAP_MS, 10 * (performance.now() - started));
+      entry.notBefore = Math.max(entry.notBefore, Date.now() + Math.max(MIN_REBUILD_GAP_MS, 10 * (performance.now() - started)));
     });
   }
 
@@ -94,22 +104,17 @@ export class NearbyIndex {
       this.points -= e.positions!.size;
       this.teams.delete(id);
     }
-    const kept = this.teams.get(keep);
-    if (this.points > MAX_POINTS && kept?.positions) {
-      // One team larger than the whole budget: its lists stay in SQL.
-      this.points -= kept.positions.size;
-      [kept.positions, kept.version] = [undefined, undefined];
-    }
   }
 }
 
-/** The team's positions and version, read in one snapshot. */
-async function loadPositions(sql: Sql, teamId: string): Promise<{ positions: TeamPositions; version: string }> {
+/** The team's positions and version, read in one snapshot; undefined past `max` POIs. */
+async function loadPositions(sql: Sql, teamId: string, max: number): Promise<{ positions: TeamPositions; version: string } | undefined> {
   return sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (tx) => {
     const [{ version }] = await tx<Array<{ version: string }>>`
       SELECT coalesce((SELECT version FROM poi_versions WHERE team_id = ${teamId}), 0)::text AS version`;
     const rows = (await tx`
-      SELECT id, latitude, longitude FROM pois WHERE team_id = ${teamId} ORDER BY id`.values()) as unknown as Array<[string, number, number]>;
+      SELECT id, latitude, longitude FROM pois WHERE team_id = ${teamId} ORDER BY id LIMIT ${max + 1}`.values()) as unknown as Array<[string, number, number]>;
+    if (rows.length > max) return undefined;
     // The database's collation may order ids differently from JavaScript; the index needs JavaScript's.
     if (rows.some((r, i) => i > 0 && rows[i - 1][0] >= r[0])) rows.sort((a, b) => (a[0] < b[0] ? -1 : 1));
     const lat = new Float64Array(rows.length);
@@ -119,5 +124,5 @@ async function loadPositions(sql: Sql, teamId: string): Promise<{ positions: Tea
       lon[i] = r[2];
     });
     return { positions: new TeamPositions(rows.map((r) => r[0]), lat, lon), version };
-  }) as Promise<{ positions: TeamPositions; version: string }>;
+  }) as Promise<{ positions: TeamPositions; version: string } | undefined>;
 }
