@@ -1,8 +1,7 @@
 import type { Sql } from '../db/client.js';
-import { BatchLoader } from '../db/batch-loader.js';
-import { fetchNearbyPages, type NearbyPage } from './store.js';
-import { TeamPositions, type Near } from './team-positions.js';
+import type { PoiReader } from './poi-reader.js';
 import type { PoiJsonRow } from './store.js';
+import { TeamPositions, type Near } from './team-positions.js';
 
 // About 240 bytes a point (id string, coordinates, unit vector, tree; measured): the budget bounds the
 // process at ~240 MB. A team past it on its own keeps its distance lists in SQL.
@@ -31,29 +30,27 @@ interface Entry {
 export class NearbyIndex {
   private readonly teams = new Map<string, Entry>();
   private points = 0;
-  private serial = 0;
-  private readonly pages: BatchLoader<{ n: number; teamId: string; ids: string[]; near: Near }, NearbyPage>;
 
-  constructor(private readonly sql: Sql, readSql: Sql = sql) {
-    this.pages = new BatchLoader((requests) => fetchNearbyPages(readSql, requests), (r) => String(r.n));
-  }
+  constructor(private readonly sql: Sql, private readonly reader: PoiReader) {}
 
   /** A page of the distance list, or undefined when the index cannot vouch for one. */
   async page(teamId: string, near: Near, cursor: string | null, limit: number): Promise<{ data: PoiJsonRow[]; next: string | null } | undefined> {
     const entry = this.entry(teamId);
     const { positions, version } = entry;
     if (!positions || version === undefined) return undefined;
-    // One id more than the page tells whether another page follows; only the page's rows are read.
-    const ids = positions.within(near, cursor, limit + 1);
-    const more = ids.length > limit;
-    if (more) ids.pop();
-    const page = await this.pages.load({ n: this.serial++, teamId, ids, near });
-    const data = page && page.version === version ? ids.map((id) => page.rows.get(id)) : [];
-    if (!page || page.version !== version || data.some((r) => r === undefined)) {
+    // One POI more than the page tells whether another page follows; only the page's rows are read.
+    const chosen = positions.within(near, cursor, limit + 1);
+    const more = chosen.length > limit;
+    if (more) chosen.pop();
+    const read = await this.reader.read(teamId, chosen.map((p) => p.id));
+    if (read.version !== version || chosen.some((p) => !read.pois.has(p.id))) {
       if (entry.version === version) this.rebuild(teamId, entry);
       return undefined;
     }
-    return { data: data as PoiJsonRow[], next: more ? ids[ids.length - 1] : null };
+    return {
+      data: chosen.map((p) => ({ id: p.id, json: withDistance(read.pois.get(p.id)!, p.meters) })),
+      next: more ? chosen[chosen.length - 1].id : null,
+    };
   }
 
   private entry(teamId: string): Entry {
@@ -125,4 +122,18 @@ async function loadPositions(sql: Sql, teamId: string, max: number): Promise<{ p
     });
     return { positions: new TeamPositions(rows.map((r) => r[0]), lat, lon), version };
   }) as Promise<{ positions: TeamPositions; version: string } | undefined>;
+}
+
+/**
+ * The POI's JSON with `"distance"` after its coordinates, printed as the SQL list prints
+ * `round(meters * 100) / 100`: PostgreSQL rounds float8 halves to even, and both print the shortest
+ * text that reads back as the same double. `,"category":` cannot occur earlier: the name before it is a
+ * JSON string, whose quotes are escaped.
+ */
+export function withDistance(json: string, meters: number): string {
+  const cents = meters * 100;
+  let rounded = Math.round(cents);
+  if (rounded - cents === 0.5 && rounded % 2 !== 0) rounded -= 1;
+  const at = json.indexOf(',"category":');
+  return `${json.slice(0, at)},"distance":${rounded / 100}${json.slice(at)}`;
 }

@@ -10,7 +10,8 @@ import { charLength, parseWith, typeError } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
 import { distanceSql, parsePoiFilter, poiFilterSql, type PoiFilter } from './filters.js';
 import { NearbyIndex } from './nearby-index.js';
-import { poiJoins, poiJsonColumns, poiLoader, releasePoiSlots, reservePoiSlots, type PoiJsonRow } from './store.js';
+import { PoiReader } from './poi-reader.js';
+import { poiJoins, poiJsonColumns, releasePoiSlots, reservePoiSlots, type PoiJsonRow } from './store.js';
 import { typedBodyValue, type AttributeValue } from './values.js';
 
 const name = z.string({ error: typeError('must be a string') }).min(1, 'is required').refine((s) => charLength(s) <= 255, 'may not be longer than 255 characters')
@@ -78,12 +79,14 @@ const filtersOnlyDistance = (f: PoiFilter) =>
 const dataOf = (poi: PoiJsonRow) => new RawJson(`{"data":${poi.json}}`);
 
 /** `readSql` serves the batched reads (by id, and distance pages); writes and other lists use `sql`. */
-export function poiRoutes(sql: Sql, readSql: Sql = sql, nearby = new NearbyIndex(sql, readSql)): Route[] {
-  const loader = poiLoader(readSql);
-  const load = async (teamId: string, id: string) => {
-    const row = isUlid(id) ? await loader.load({ teamId, id: id.toUpperCase() }) : undefined;
-    if (!row) throw notFound('POI');
-    return row;
+export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
+  const reader = new PoiReader(readSql);
+  const nearby = new NearbyIndex(sql, reader);
+  const load = async (teamId: string, id: string): Promise<PoiJsonRow> => {
+    const key = id.toUpperCase();
+    const json = isUlid(id) ? (await reader.read(teamId, [key])).pois.get(key) : undefined;
+    if (json === undefined) throw notFound('POI');
+    return { id: key, json };
   };
 
   /** The page's rows and one more (it tells whether another page follows). */
@@ -202,6 +205,7 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql, nearby = new NearbyIndex
           throw categoryGone(err);
         });
         if (moved) notifyGeocoding(sql);
+        reader.forget(ctx.teamId, current.id);
         return { status: 200, body: dataOf(await load(ctx.teamId, current.id)) };
       },
     },
@@ -215,6 +219,7 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql, nearby = new NearbyIndex
           return rows.length;
         });
         if (!deleted) throw notFound('POI');
+        reader.forget(ctx.teamId, ctx.params.id.toUpperCase());
         return { status: 204 };
       },
     },

@@ -1,5 +1,4 @@
 import type { Sql } from '../db/client.js';
-import { BatchLoader } from '../db/batch-loader.js';
 
 /** A POI as the API shows it: `json` is the resource, serialised by the database. */
 export interface PoiJsonRow {
@@ -46,13 +45,29 @@ export const poiJsonColumns = (sql: Sql, distanceColumn?: string) =>
 /** The joins `poiJsonColumns` reads from. */
 export const poiJoins = (sql: Sql) => sql.unsafe(POI_JOINS);
 
-/** Reads POIs by (team, id) pairs in one query; the map is keyed `team id`. */
-export async function fetchPois(sql: Sql, keys: Array<{ teamId: string; id: string }>): Promise<Map<string, PoiJsonRow>> {
-  const rows = await sql<Array<PoiJsonRow & { team_id: string }>>`
-    SELECT p.team_id, ${poiJsonColumns(sql)}
+/** A team's counters (migration 013): `version` moves with its POIs' positions, `content` with anything they show. */
+export interface PoiCounters {
+  version: string;
+  content: string;
+}
+
+/** The counters of `teams` and the JSON of the POIs `keys` name (those that exist), read in one
+ *  statement, so both are of one snapshot. */
+export async function fetchPoisWithCounters(sql: Sql, teams: string[], keys: Array<{ teamId: string; id: string }>) {
+  const rows = await sql<Array<{ team_id: string; version: string | null; id: string | null; json: string }>>`
+    SELECT t.team_id, coalesce(v.version, 0)::text AS version, NULL::text AS id, coalesce(v.content, 0)::text AS json
+    FROM unnest(${teams}::text[]) AS t(team_id) LEFT JOIN poi_versions v ON v.team_id = t.team_id
+    UNION ALL
+    SELECT p.team_id, NULL::text, ${poiJsonColumns(sql)}
     FROM unnest(${keys.map((k) => k.teamId)}::text[], ${keys.map((k) => k.id)}::text[]) AS k(team_id, id)
     JOIN pois p ON p.team_id = k.team_id AND p.id = k.id ${poiJoins(sql)}`;
-  return new Map(rows.map((r) => [`${r.team_id} ${r.id}`, r]));
+  const counters = new Map<string, PoiCounters>();
+  const pois: Array<{ teamId: string; id: string; json: string }> = [];
+  for (const r of rows) {
+    if (r.id === null) counters.set(r.team_id, { version: r.version!, content: r.json });
+    else pois.push({ teamId: r.team_id, id: r.id, json: r.json });
+  }
+  return { counters, pois };
 }
 
 /** Takes `n` POI slots of the team's limit in one atomic row update; returns how many were granted. */
@@ -67,47 +82,4 @@ export async function reservePoiSlots(sql: Sql, teamId: string, n: number, limit
 /** Gives back slots after POIs are deleted (or a reservation was not used). */
 export async function releasePoiSlots(sql: Sql, teamId: string, n: number): Promise<void> {
   if (n > 0) await sql`UPDATE teams SET poi_count = greatest(poi_count - ${n}, 0) WHERE id = ${teamId}`;
-}
-
-/** POI reads of the same event-loop turn, fetched together. */
-export const poiLoader = (sql: Sql) =>
-  new BatchLoader<{ teamId: string; id: string }, PoiJsonRow>((keys) => fetchPois(sql, keys), (k) => `${k.teamId} ${k.id}`);
-
-/** Rows of a distance list page chosen by the in-process index, with the team's POI version read in
- *  the same statement (so in the same snapshot). */
-export interface NearbyPage {
-  version: string;
-  rows: Map<string, PoiJsonRow>;
-}
-
-/** Reads several distance list pages in one statement; the map is keyed by each request's `n`. */
-export async function fetchNearbyPages(
-  sql: Sql,
-  requests: Array<{ n: number; teamId: string; ids: string[]; near: { latitude: number; longitude: number } }>,
-): Promise<Map<string, NearbyPage>> {
-  const [ord, team, id, lat, lon]: [number[], string[], Array<string | null>, number[], number[]] = [[], [], [], [], []];
-  for (const r of requests) {
-    // An empty page still reads its version, through a key without an id.
-    for (const poi of r.ids.length ? r.ids : [null]) {
-      ord.push(r.n);
-      team.push(r.teamId);
-      id.push(poi);
-      lat.push(r.near.latitude);
-      lon.push(r.near.longitude);
-    }
-  }
-  // The distance is the SQL list's own expression, so both paths print the same figures.
-  const rows = await sql<Array<PoiJsonRow & { ord: number; version: string }>>`
-    SELECT k.ord, coalesce(v.version, 0)::text AS version, ${poiJsonColumns(sql, 'great_circle_m(k.lat, k.lon, p.location[1], p.location[0])')}
-    FROM unnest(${ord}::int[], ${team}::text[], ${id}::text[], ${lat}::float8[], ${lon}::float8[]) AS k(ord, team_id, id, lat, lon)
-    LEFT JOIN poi_versions v ON v.team_id = k.team_id
-    LEFT JOIN pois p ON p.team_id = k.team_id AND p.id = k.id ${poiJoins(sql)}`;
-  const pages = new Map<string, NearbyPage>();
-  for (const row of rows) {
-    const key = String(row.ord);
-    let page = pages.get(key);
-    if (!page) pages.set(key, (page = { version: row.version, rows: new Map() }));
-    if (row.id !== null) page.rows.set(row.id, { id: row.id, json: row.json });
-  }
-  return pages;
 }

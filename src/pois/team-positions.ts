@@ -44,15 +44,23 @@ export class TeamPositions {
     return this.ids.length;
   }
 
-  /** The first `take` ids after `cursor` (exclusive; null for the start) within `near.distance`
-   *  meters, in id order: the same selection as the SQL distance filter (great_circle_m ≤ distance). */
-  within(near: Near, cursor: string | null, take: number): string[] {
+  /** The first `take` POIs after `cursor` (exclusive; null for the start) within `near.distance`
+   *  meters, in id order, with their distance: the same selection as the SQL distance filter
+   *  (great_circle_m ≤ distance). */
+  within(near: Near, cursor: string | null, take: number): Array<{ id: string; meters: number }> {
+    return this.positionsWithin(near, cursor, take).map((i) => ({
+      id: this.ids[i],
+      meters: greatCircleMeters(near.latitude, near.longitude, this.lat[i], this.lon[i]),
+    }));
+  }
+
+  private positionsWithin(near: Near, cursor: string | null, take: number): number[] {
     const from = cursor === null ? 0 : this.firstAfter(cursor);
     const inside = this.circleTest(near);
     const boxes = boxesAround(near.latitude, near.longitude, near.distance);
-    const out: string[] = [];
     if (this.expectedInBoxes(boxes) > ORDERED_WALK_FROM) {
-      for (let i = from; i < this.ids.length && out.length < take; i++) if (inside(i)) out.push(this.ids[i]);
+      const out: number[] = [];
+      for (let i = from; i < this.ids.length && out.length < take; i++) if (inside(i)) out.push(i);
       return out;
     }
     // Positions are id order: the page is the `take` smallest positions found, kept sorted as they come
@@ -70,8 +78,7 @@ export class TeamPositions {
         best[k] = i;
       }
     }
-    for (const i of best) out.push(this.ids[i]);
-    return out;
+    return best;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { NearbyIndex } from '../../src/pois/nearby-index.js';
+import { PoiReader } from '../../src/pois/poi-reader.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { API_ONLY } from './helpers.js';
 
@@ -37,7 +38,7 @@ beforeAll(async () => {
     const r = 50 * i;
     await create(`p${i}`, C.latitude + (r * Math.cos(i)) / 111_195, C.longitude + (r * Math.sin(i)) / 75_800);
   }
-  index = new NearbyIndex(app.sql);
+  index = new NearbyIndex(app.sql, new PoiReader(app.sql));
 });
 afterAll(() => app.close());
 

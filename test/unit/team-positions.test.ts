@@ -21,6 +21,8 @@ function team(n: number, lat: number, lon: number, spread: number, seed = 1) {
   return { positions: new TeamPositions(ids, lats, lons), ids, lats, lons };
 }
 
+const ids = (page: Array<{ id: string }>) => page.map((p) => p.id);
+
 /** What the SQL list selects: every POI within the distance, after the cursor, in id order. */
 function bruteForce(t: ReturnType<typeof team>, near: Near, cursor: string | null, take: number): string[] {
   return t.ids
@@ -38,12 +40,12 @@ describe('TeamPositions.within', () => {
   ])('selects like the SQL filter: %s', (_, n, lat, lon, spread, near) => {
     const t = team(n, lat, lon, spread);
     const all = bruteForce(t, near, null, Infinity);
-    expect(t.positions.within(near, null, 16)).toEqual(all.slice(0, 16));
+    expect(ids(t.positions.within(near, null, 16))).toEqual(all.slice(0, 16));
     // Every page after a cursor, to the end.
     let cursor: string | null = null;
     const walked: string[] = [];
     for (;;) {
-      const page = t.positions.within(near, cursor, 101);
+      const page = ids(t.positions.within(near, cursor, 101));
       expect(page).toEqual(bruteForce(t, near, cursor, 101));
       walked.push(...page.slice(0, 100));
       if (page.length <= 100) break;
@@ -55,19 +57,19 @@ describe('TeamPositions.within', () => {
   it('takes a cursor that is not one of the ids', () => {
     const t = team(1_000, 47.15, 9.55, 0.01);
     const near = { latitude: 47.15, longitude: 9.55, distance: 2_000 };
-    expect(t.positions.within(near, '01J00000000000000000000499Z', 10)).toEqual(bruteForce(t, near, '01J00000000000000000000499Z', 10));
-    expect(t.positions.within(near, 'ZZZZZZZZZZZZZZZZZZZZZZZZZZ', 10)).toEqual([]);
+    expect(ids(t.positions.within(near, '01J00000000000000000000499Z', 10))).toEqual(bruteForce(t, near, '01J00000000000000000000499Z', 10));
+    expect(ids(t.positions.within(near, 'ZZZZZZZZZZZZZZZZZZZZZZZZZZ', 10))).toEqual([]);
   });
 
   it('answers for a team without POIs', () => {
     const empty = new TeamPositions([], new Float64Array(0), new Float64Array(0));
     expect(empty.size).toBe(0);
-    expect(empty.within({ latitude: 0, longitude: 0, distance: 100_000 }, null, 16)).toEqual([]);
+    expect(ids(empty.within({ latitude: 0, longitude: 0, distance: 100_000 }, null, 16))).toEqual([]);
   });
 
   it('keeps POIs that share one position', () => {
     const ids = ['A1', 'A2', 'A3'];
     const p = new TeamPositions(ids, new Float64Array([1, 1, 1]), new Float64Array([2, 2, 2]));
-    expect(p.within({ latitude: 1, longitude: 2, distance: 1 }, 'A1', 16)).toEqual(['A2', 'A3']);
+    expect(p.within({ latitude: 1, longitude: 2, distance: 1 }, 'A1', 16)).toEqual([{ id: 'A2', meters: 0 }, { id: 'A3', meters: 0 }]);
   });
 });

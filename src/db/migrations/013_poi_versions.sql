@@ -1,34 +1,38 @@
--- A version per team that changes with every committed statement that adds, moves or removes the
--- team's POIs. Distance lists are answered from an in-process index of POI positions
--- (src/pois/nearby-index.ts) built at one version; each answer reads the version in the same
--- statement as its rows and is used only when the two agree, so the index is never stale.
--- The bump is an upsert of one row: it holds the row lock to the end of the transaction, so the
--- versions that commit strictly increase and never repeat.
+-- Two counters per team that let each process keep POI data in memory and still answer exactly:
+-- `version` changes with every committed statement that adds, moves or removes the team's POIs (the
+-- distance index of positions, src/pois/nearby-index.ts, is built at one); `content` with every one
+-- that changes what any of its POIs shows: its row, its category, the names of its attributes (the JSON
+-- cache, src/pois/poi-reader.ts). An answer reads them in the same statement as its rows and uses what
+-- it holds only when they are unchanged.
+-- A bump is an upsert of the team's row: it holds the row lock to the end of the transaction, so the
+-- counters that commit strictly increase and never repeat. A statement touching several teams takes
+-- them in team order, so such statements cannot deadlock each other.
 -- No foreign key: a team's deletion cascades to its POIs, whose delete trigger must not fail on it.
 CREATE TABLE poi_versions (
   team_id text PRIMARY KEY,
-  version bigint NOT NULL
+  version bigint NOT NULL DEFAULT 0,
+  content bigint NOT NULL DEFAULT 0
 );
 
+-- Both counters, once per statement that adds or removes POIs (an import batch of 500 rows: once).
 CREATE FUNCTION bump_poi_versions() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'DELETE' THEN
-    INSERT INTO poi_versions AS v (team_id, version) SELECT DISTINCT team_id, 1 FROM old_pois
-    ON CONFLICT (team_id) DO UPDATE SET version = v.version + 1;
+    INSERT INTO poi_versions AS v (team_id, version, content) SELECT DISTINCT team_id, 1, 1 FROM old_pois ORDER BY team_id
+    ON CONFLICT (team_id) DO UPDATE SET version = v.version + 1, content = v.content + 1;
   ELSE
-    INSERT INTO poi_versions AS v (team_id, version) SELECT DISTINCT team_id, 1 FROM new_pois
-    ON CONFLICT (team_id) DO UPDATE SET version = v.version + 1;
+    INSERT INTO poi_versions AS v (team_id, version, content) SELECT DISTINCT team_id, 1, 1 FROM new_pois ORDER BY team_id
+    ON CONFLICT (team_id) DO UPDATE SET version = v.version + 1, content = v.content + 1;
   END IF;
   RETURN NULL;
 END $$;
 
--- Once per statement: an import batch of 500 rows bumps its team's version once.
 CREATE TRIGGER pois_inserted AFTER INSERT ON pois REFERENCING NEW TABLE AS new_pois
   FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_versions();
 CREATE TRIGGER pois_deleted AFTER DELETE ON pois REFERENCING OLD TABLE AS old_pois
   FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_versions();
 
--- Moves only: renames, attribute changes and geocoding leave the positions as they are.
+-- The position counter for moves (single rows in practice); their content bump is the statement's below.
 CREATE FUNCTION bump_poi_version_on_move() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO poi_versions AS v (team_id, version) VALUES (NEW.team_id, 1)
@@ -45,9 +49,54 @@ CREATE TRIGGER pois_moved AFTER UPDATE OF latitude, longitude, team_id ON pois F
         OR OLD.team_id IS DISTINCT FROM NEW.team_id)
   EXECUTE FUNCTION bump_poi_version_on_move();
 
+-- The content counter of the teams of a statement's rows (pois, categories or attributes: all have team_id).
+CREATE FUNCTION bump_poi_content() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    INSERT INTO poi_versions AS v (team_id, content) SELECT DISTINCT team_id, 1 FROM old_rows ORDER BY team_id
+    ON CONFLICT (team_id) DO UPDATE SET content = v.content + 1;
+  ELSE
+    INSERT INTO poi_versions AS v (team_id, content) SELECT DISTINCT team_id, 1 FROM new_rows ORDER BY team_id
+    ON CONFLICT (team_id) DO UPDATE SET content = v.content + 1;
+  END IF;
+  RETURN NULL;
+END $$;
+
+-- Updates of POIs bump only the teams of rows whose shown columns changed: claiming a geocoding batch
+-- (leases, attempts) costs no team its cache. (Triggers with transition tables take no column list.)
+CREATE FUNCTION bump_poi_content_on_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO poi_versions AS v (team_id, content)
+  SELECT DISTINCT n.team_id, 1 FROM new_rows n JOIN old_rows o ON o.id = n.id
+  WHERE (n.team_id, n.name, n.latitude, n.longitude, n.category_id, n.attrs, n.street, n.display_name,
+         n.city_id, n.country_id, n.zipcode_id, n.geocoded_at, n.created_at, n.updated_at)
+    IS DISTINCT FROM
+        (o.team_id, o.name, o.latitude, o.longitude, o.category_id, o.attrs, o.street, o.display_name,
+         o.city_id, o.country_id, o.zipcode_id, o.geocoded_at, o.created_at, o.updated_at)
+  ORDER BY 1
+  ON CONFLICT (team_id) DO UPDATE SET content = v.content + 1;
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER pois_content_updated AFTER UPDATE ON pois REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_content_on_update();
+
+-- A category's name and timestamps are in its POIs' JSON (a deleted one's POIs are updated by SET NULL).
+CREATE TRIGGER categories_updated AFTER UPDATE ON categories REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_content();
+CREATE TRIGGER categories_deleted AFTER DELETE ON categories REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_content();
+
+-- Attribute names are the keys of POIs' `attributes`.
+CREATE TRIGGER attributes_updated AFTER UPDATE ON attributes REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_content();
+CREATE TRIGGER attributes_deleted AFTER DELETE ON attributes REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_content();
+
+-- TRUNCATE has no rows to name teams by: every team's counters move.
 CREATE FUNCTION bump_all_poi_versions() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE poi_versions SET version = version + 1;
+  UPDATE poi_versions SET version = version + 1, content = content + 1;
   RETURN NULL;
 END $$;
 
