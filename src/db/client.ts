@@ -3,10 +3,12 @@ import postgres from 'postgres';
 
 export type Sql = postgres.Sql<Record<string, never>>;
 
-/** One pool per process; bigint (int8) columns come back as JS BigInt, which JSON cannot hold: convert before replying. */
-export function connect(url: string, max = Number(process.env.WAYMARK_DB_POOL ?? 10)): Sql {
+/** One pool per process; bigint (int8) columns come back as JS BigInt, which JSON cannot hold: convert
+ *  before replying. `settings` are server parameters set on each of its connections. */
+export function connect(url: string, max = Number(process.env.WAYMARK_DB_POOL ?? 10), settings: Record<string, string> = {}): Sql {
   return postgres(url, {
     max,
+    connection: settings,
     idle_timeout: 30,
     onnotice: () => {},
     types: {
