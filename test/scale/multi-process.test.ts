@@ -70,6 +70,32 @@ describe('rate limit across processes', () => {
     for (const s of servers) expect((await fetch(`${s.url}/v1/info`, { headers: { 'X-API-KEY': created.key } })).status).toBe(401);
   });
 
+  it('a write through one process shows in the next read through the other (held JSON, distance index)', async () => {
+    const key = await teamKey(null, 'enterprise');
+    const call = (server: ServerProcess, method: string, path: string, body?: unknown) =>
+      fetch(`${server.url}${path}`, { method, headers: { 'X-API-KEY': key, 'content-type': 'application/json' }, body: body && JSON.stringify(body) })
+        .then(async (r) => ({ status: r.status, body: r.status === 204 ? null : await r.json() }));
+    const near = '/v1/pois?latitude=47.14&longitude=9.52&distance=1000';
+    const [reader, writer] = servers;
+    const poi = (await call(writer, 'POST', '/v1/pois', { name: 'first', latitude: 47.14, longitude: 9.52 })).body.data.id;
+    // The reader holds the POI's JSON and builds its index of the team's positions.
+    for (let i = 0; i < 20; i++) {
+      expect((await call(reader, 'GET', `/v1/pois/${poi}`)).body.data.name).toBe('first');
+      expect((await call(reader, 'GET', near)).body.data.map((p: { id: string }) => p.id)).toEqual([poi]);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect((await call(writer, 'PUT', `/v1/pois/${poi}`, { name: 'renamed' })).status).toBe(200);
+    expect((await call(reader, 'GET', `/v1/pois/${poi}`)).body.data.name).toBe('renamed');
+    expect((await call(reader, 'GET', near)).body.data[0].name).toBe('renamed');
+    const second = (await call(writer, 'POST', '/v1/pois', { name: 'second', latitude: 47.1401, longitude: 9.5201 })).body.data.id;
+    expect((await call(reader, 'GET', near)).body.data.map((p: { id: string }) => p.id)).toEqual([poi, second].sort());
+    expect((await call(writer, 'PUT', `/v1/pois/${poi}`, { latitude: 10 })).status).toBe(200);
+    expect((await call(reader, 'GET', near)).body.data.map((p: { id: string }) => p.id)).toEqual([second]);
+    expect((await call(writer, 'DELETE', `/v1/pois/${second}`)).status).toBe(204);
+    expect((await call(reader, 'GET', `/v1/pois/${second}`)).status).toBe(404);
+    expect((await call(reader, 'GET', near)).body.data).toEqual([]);
+  });
+
   it('finishes in-flight requests on SIGTERM and exits 0', async () => {
     const extra = await spawnServer({ DATABASE_URL: TEST_DATABASE_URL, WAYMARK_JOBS: 'off' });
     const key = await teamKey(null, 'enterprise');
