@@ -8,6 +8,7 @@
 -- counters that commit strictly increase and never repeat. A statement touching several teams takes
 -- them in team order, so such statements cannot deadlock each other.
 -- No foreign key: a team's deletion cascades to its POIs, whose delete trigger must not fail on it.
+-- Rows are never deleted: a counter that started again from 0 could meet a value a process holds from before.
 CREATE TABLE poi_versions (
   team_id text PRIMARY KEY,
   version bigint NOT NULL DEFAULT 0,
