@@ -30,7 +30,7 @@ const contact = z.strictObject({
   username: text(64),
   display_name: text(255).nullable().optional(),
   avatar_url: url.nullable().optional(),
-});
+}, { error: typeError('a contact object ({username, display_name?, avatar_url?})') });
 export type ContactInput = z.infer<typeof contact>;
 
 /** The member list; a username appears at most once (it identifies the member). */

@@ -56,6 +56,7 @@ describe('POST /v1/groups', () => {
     [{ name: 'g', contacts: [{ username: 'u'.repeat(65) }] }, 'contacts.0.username', 'may not be longer than 64 characters'],
     [{ name: 'g', contacts: [{ username: 'a', nick: 'b' }] }, 'contacts.0.nick', 'is not an accepted field'],
     [{ name: 'g', contacts: [{ username: 'a' }, { username: 'a' }] }, 'contacts.1.username', 'is listed twice'],
+    [{ name: 'g', contacts: [{ username: 'a' }, 'b'] }, 'contacts.1', 'must be a contact object ({username, display_name?, avatar_url?})'],
   ])('rejects %j with 422 on %s', async (body, field, message) => {
     const res = await api(app, 'POST', '/v1/groups', { key: team.key, body });
     expect(res.status).toBe(422);
