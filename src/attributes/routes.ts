@@ -87,10 +87,13 @@ export function attributeRoutes(sql: Sql): Route[] {
       handler: async (ctx) => {
         if (!isUlid(ctx.params.id)) throw notFound('Attribute');
         const id = ctx.params.id.toUpperCase();
+        // The POIs' values go first: the team's poi_versions row (bumped by both statements) must be the
+        // last lock taken, as in every other writer of POIs, or this and a PUT of one of them deadlock.
         const deleted = await sql.begin(async (tx) => {
-          const rows = await tx`DELETE FROM attributes WHERE team_id = ${ctx.teamId} AND id = ${id} RETURNING id`;
-          if (rows.length) await tx`UPDATE pois SET attrs = attrs - ${id}::text, updated_at = now() WHERE team_id = ${ctx.teamId} AND attrs ? ${id}`;
-          return rows.length;
+          const found = await tx`SELECT 1 FROM attributes WHERE team_id = ${ctx.teamId} AND id = ${id} FOR UPDATE`;
+          if (!found.length) return 0;
+          await tx`UPDATE pois SET attrs = attrs - ${id}::text, updated_at = now() WHERE team_id = ${ctx.teamId} AND attrs ? ${id}`;
+          return (await tx`DELETE FROM attributes WHERE team_id = ${ctx.teamId} AND id = ${id}`).count;
         });
         if (!deleted) throw notFound('Attribute');
         return { status: 204 };

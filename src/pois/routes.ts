@@ -11,7 +11,7 @@ import { isUlid, newId } from '../ids.js';
 import { distanceSql, parsePoiFilter, poiFilterSql, type PoiFilter } from './filters.js';
 import { NearbyIndex } from './nearby-index.js';
 import { PoiReader } from './poi-reader.js';
-import { poiJoins, poiJsonColumns, releasePoiSlots, reservePoiSlots, type PoiJsonRow } from './store.js';
+import { deletePoi, poiJoins, poiJsonColumns, reservePoiSlots, type PoiJsonRow } from './store.js';
 import { typedBodyValue, type AttributeValue } from './values.js';
 
 const name = z.string({ error: typeError('must be a string') }).min(1, 'is required').refine((s) => charLength(s) <= 255, 'may not be longer than 255 characters')
@@ -213,11 +213,7 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
       method: 'DELETE', path: '/v1/pois/{id}', permission: 'delete-pois',
       handler: async (ctx) => {
         if (!isUlid(ctx.params.id)) throw notFound('POI');
-        const deleted = await sql.begin(async (tx) => {
-          const rows = await tx`DELETE FROM pois WHERE team_id = ${ctx.teamId} AND id = ${ctx.params.id.toUpperCase()} RETURNING id`;
-          await releasePoiSlots(tx as unknown as Sql, ctx.teamId, rows.length);
-          return rows.length;
-        });
+        const deleted = await deletePoi(sql, ctx.teamId, ctx.params.id.toUpperCase());
         if (!deleted) throw notFound('POI');
         reader.forget(ctx.teamId, ctx.params.id.toUpperCase());
         return { status: 204 };

@@ -82,7 +82,16 @@ export async function reservePoiSlots(sql: Sql, teamId: string, n: number, limit
   return row ? row.granted : 0;
 }
 
-/** Gives back slots after POIs are deleted (or a reservation was not used). */
-export async function releasePoiSlots(sql: Sql, teamId: string, n: number): Promise<void> {
-  if (n > 0) await sql`UPDATE teams SET poi_count = greatest(poi_count - ${n}, 0) WHERE id = ${teamId}`;
+/**
+ * Deletes a POI and gives its slot back. The team's row is locked first, as creating a POI does
+ * (reservePoiSlots, then the insert whose trigger bumps the team's poi_versions row): taken the other
+ * way round, a delete and a create of one team deadlock. Whether it was there.
+ */
+export async function deletePoi(sql: Sql, teamId: string, id: string): Promise<boolean> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT 1 FROM teams WHERE id = ${teamId} FOR UPDATE`;
+    const rows = await tx`DELETE FROM pois WHERE team_id = ${teamId} AND id = ${id} RETURNING id`;
+    if (rows.length) await tx`UPDATE teams SET poi_count = greatest(poi_count - ${rows.length}, 0) WHERE id = ${teamId}`;
+    return rows.length > 0;
+  }) as Promise<boolean>;
 }

@@ -6,7 +6,10 @@
 -- it holds only when they are unchanged.
 -- A bump is an upsert of the team's row: it holds the row lock to the end of the transaction, so the
 -- counters that commit strictly increase and never repeat. A statement touching several teams takes
--- them in team order, so such statements cannot deadlock each other.
+-- them in team order, so such statements cannot deadlock each other. Every writer of POIs takes the row
+-- last (the triggers run at the end of their statement): a writer that locks the team or POI rows after
+-- a bump deadlocks with one that takes them before (deletePoi locks the team first; deleting an
+-- attribute updates its POIs before it deletes it).
 -- No foreign key: a team's deletion cascades to its POIs, whose delete trigger must not fail on it.
 -- Rows are never deleted: a counter that started again from 0 could meet a value a process holds from before.
 CREATE TABLE poi_versions (
