@@ -40,6 +40,7 @@ export class NearbyIndex {
     if (!positions || version === undefined) return undefined;
     // One POI more than the page tells whether another page follows; only the page's rows are read.
     const chosen = positions.within(near, cursor, limit + 1);
+    if (!chosen) return undefined;
     const more = chosen.length > limit;
     if (more) chosen.pop();
     const read = await this.reader.read(teamId, chosen.map((p) => p.id));
@@ -127,8 +128,9 @@ async function loadPositions(sql: Sql, teamId: string, max: number): Promise<{ p
 /**
  * The POI's JSON with `"distance"` after its coordinates, printed as the SQL list prints
  * `round(meters * 100) / 100`: PostgreSQL rounds float8 halves to even, and both print the shortest
- * text that reads back as the same double. `,"category":` cannot occur earlier: the name before it is a
- * JSON string, whose quotes are escaped.
+ * text that reads back as the same double (TeamPositions.within gives no distance that the last bit of
+ * a sine could round the other way). `,"category":` cannot occur earlier: the name before it is a JSON
+ * string, whose quotes are escaped.
  */
 export function withDistance(json: string, meters: number): string {
   const cents = meters * 100;

@@ -44,23 +44,38 @@ export class TeamPositions {
     return this.ids.length;
   }
 
-  /** The first `take` POIs after `cursor` (exclusive; null for the start) within `near.distance`
-   *  meters, in id order, with their distance: the same selection as the SQL distance filter
-   *  (great_circle_m ≤ distance). */
-  within(near: Near, cursor: string | null, take: number): Array<{ id: string; meters: number }> {
-    return this.positionsWithin(near, cursor, take).map((i) => ({
-      id: this.ids[i],
-      meters: greatCircleMeters(near.latitude, near.longitude, this.lat[i], this.lon[i]),
-    }));
+  /**
+   * The first `take` POIs after `cursor` (exclusive; null for the start) within `near.distance` meters,
+   * in id order, with their distance: the SQL distance filter's selection (great_circle_m ≤ distance).
+   * Undefined when this process cannot vouch for printing what SQL prints: a POI within a hair of the
+   * circle's edge (JavaScript's and PostgreSQL's sines may differ in the last bit and decide it apart),
+   * or a distance within a hair of a half centimetre (they may round it apart). The caller asks SQL.
+   */
+  within(near: Near, cursor: string | null, take: number): Array<{ id: string; meters: number }> | undefined {
+    const chosen = this.positionsWithin(near, cursor, take);
+    if (!chosen) return undefined;
+    const out: Array<{ id: string; meters: number }> = [];
+    for (const i of chosen) {
+      const meters = greatCircleMeters(near.latitude, near.longitude, this.lat[i], this.lon[i]);
+      const cents = meters * 100;
+      // Two platforms' distances differ by a few units in the last place (~1e-15 relative at most).
+      if (Math.abs(cents - Math.floor(cents) - 0.5) <= 1e-13 * Math.max(1, cents)) return undefined;
+      out.push({ id: this.ids[i], meters });
+    }
+    return out;
   }
 
-  private positionsWithin(near: Near, cursor: string | null, take: number): number[] {
+  private positionsWithin(near: Near, cursor: string | null, take: number): number[] | undefined {
     const from = cursor === null ? 0 : this.firstAfter(cursor);
     const inside = this.circleTest(near);
     const boxes = boxesAround(near.latitude, near.longitude, near.distance);
     if (this.expectedInBoxes(boxes) > ORDERED_WALK_FROM) {
       const out: number[] = [];
-      for (let i = from; i < this.ids.length && out.length < take; i++) if (inside(i)) out.push(i);
+      for (let i = from; i < this.ids.length && out.length < take; i++) {
+        const verdict = inside(i);
+        if (verdict === undefined) return undefined;
+        if (verdict) out.push(i);
+      }
       return out;
     }
     // Positions are id order: the page is the `take` smallest positions found, kept sorted as they come
@@ -68,7 +83,10 @@ export class TeamPositions {
     const best: number[] = [];
     for (const b of boxes) {
       for (const i of this.tree.range(b.west, b.south, b.east, b.north)) {
-        if (i < from || i >= this.ids.length || (best.length === take && i > best[take - 1]) || !inside(i)) continue;
+        if (i < from || i >= this.ids.length || (best.length === take && i > best[take - 1])) continue;
+        const verdict = inside(i);
+        if (verdict === undefined) return undefined;
+        if (!verdict) continue;
         let k = best.length;
         if (k === take) k--;
         while (k > 0 && best[k - 1] > i) {
@@ -82,24 +100,24 @@ export class TeamPositions {
   }
 
   /**
-   * `greatCircleMeters(near, position i) <= near.distance`. The haversine term equals a quarter of the
-   * squared chord between the unit vectors, so the chord decides away from the edge; within a relative
-   * 1e-6 of it (rounding of the vectors is below 1e-8 there even for a 1 m circle) the exact formula does,
-   * so the selection is the SQL function's to the last bit.
+   * Whether position i is within `near.distance`; undefined within a hair of the edge, where the answer
+   * would rest on the last bits of trigonometry (see within). The haversine term equals a quarter of the
+   * squared chord between the unit vectors, so the chord decides, without trigonometry. The margin:
+   * 1e-9 of the squared chord (the platforms' haversines differ by ~1e-15), plus what subtracting unit
+   * vectors costs a short chord (their rounding, ~3e-16 a component, weighs most on a 1 m circle).
    */
-  private circleTest(near: Near): (i: number) => boolean {
+  private circleTest(near: Near): (i: number) => boolean | undefined {
     const q = new Float64Array(3);
     unitVector(near.latitude, near.longitude, q, 0);
     const s = Math.sin(Math.min(Math.PI / 2, near.distance / EARTH_DIAMETER_M));
     const edge = 4 * s * s; // squared chord at exactly `distance`
-    const [below, above] = [edge * (1 - 1e-6), edge * (1 + 1e-6)];
+    const margin = edge * 1e-9 + Math.sqrt(edge) * 1e-15;
+    const [below, above] = [edge - margin, edge + margin];
     const v = this.xyz;
     return (i) => {
       const dx = v[3 * i] - q[0], dy = v[3 * i + 1] - q[1], dz = v[3 * i + 2] - q[2];
       const chord2 = dx * dx + dy * dy + dz * dz;
-      if (chord2 < below) return true;
-      if (chord2 > above) return false;
-      return greatCircleMeters(near.latitude, near.longitude, this.lat[i], this.lon[i]) <= near.distance;
+      return chord2 < below ? true : chord2 > above ? false : undefined;
     };
   }
 

@@ -114,6 +114,28 @@ describe('distance lists from the in-process index', () => {
     expect(await servedPage(null, 15, near, empty.teamId)).toEqual([]);
   });
 
+  it('leaves to SQL what JavaScript and PostgreSQL could decide or round apart', async () => {
+    const other = await makeTeam(app);
+    const at = async (latitude: number, longitude: number) =>
+      (await api(app, 'POST', '/v1/pois', { key: other.key, body: { name: 'edge', latitude, longitude } })).body.data.id as string;
+    await at(47.13552126933954, 9.492855172330858);
+    await at(47.142256923038055, 9.478617966491196);
+    expect(await servedPage(null, 15, near, other.teamId)).toBeDefined();
+    const rounding = { latitude: 47.132435466003805, longitude: 9.512727625806841, distance: 1543 };
+    const edge = { latitude: 47.14218153160597, longitude: 9.503117678089197, distance: 1853 };
+    expect(await index.page(other.teamId, rounding, null, 15)).toBeUndefined();
+    expect(await index.page(other.teamId, edge, null, 15)).toBeUndefined();
+    // What the API answers (from SQL, the index declining) is PostgreSQL's selection and rounding.
+    for (const q of [rounding, edge]) {
+      const res = await api(app, 'GET', `/v1/pois?latitude=${q.latitude}&longitude=${q.longitude}&distance=${q.distance}`, { key: other.key });
+      const truth = await app.sql<Array<{ id: string; distance: number }>>`
+        SELECT id, round(great_circle_m(${q.latitude}::float8, ${q.longitude}::float8, latitude, longitude) * 100) / 100 AS distance
+        FROM pois WHERE team_id = ${other.teamId}
+        AND great_circle_m(${q.latitude}::float8, ${q.longitude}::float8, latitude, longitude) <= ${q.distance} ORDER BY id`;
+      expect(res.body.data.map((p: { id: string; distance: number }) => ({ id: p.id, distance: p.distance }))).toEqual([...truth]);
+    }
+  });
+
   it('bumps the version once per statement, and lets a team with POIs be deleted', async () => {
     const other = await makeTeam(app);
     expect(await version(other.teamId)).toBeUndefined();

@@ -21,7 +21,7 @@ function team(n: number, lat: number, lon: number, spread: number, seed = 1) {
   return { positions: new TeamPositions(ids, lats, lons), ids, lats, lons };
 }
 
-const ids = (page: Array<{ id: string }>) => page.map((p) => p.id);
+const ids = (page: Array<{ id: string }> | undefined) => page!.map((p) => p.id);
 
 /** What the SQL list selects: every POI within the distance, after the cursor, in id order. */
 function bruteForce(t: ReturnType<typeof team>, near: Near, cursor: string | null, take: number): string[] {
@@ -65,6 +65,21 @@ describe('TeamPositions.within', () => {
     const empty = new TeamPositions([], new Float64Array(0), new Float64Array(0));
     expect(empty.size).toBe(0);
     expect(ids(empty.within({ latitude: 0, longitude: 0, distance: 100_000 }, null, 16))).toEqual([]);
+  });
+
+  // Cases a differential run against PostgreSQL found: V8's and glibc's sines differ in the last bit.
+  it('leaves a POI on the edge of the circle to SQL', () => {
+    // great_circle_m in PostgreSQL gives 1853.0000000000002 (outside), JavaScript exactly 1853.
+    const p = new TeamPositions(['A1'], new Float64Array([47.142256923038055]), new Float64Array([9.478617966491196]));
+    expect(p.within({ latitude: 47.14218153160597, longitude: 9.503117678089197, distance: 1853 }, null, 16)).toBeUndefined();
+    expect(ids(p.within({ latitude: 47.14218153160597, longitude: 9.503117678089197, distance: 1854 }, null, 16))).toEqual(['A1']);
+    expect(p.within({ latitude: 47.14218153160597, longitude: 9.503117678089197, distance: 1852 }, null, 16)).toEqual([]);
+  });
+
+  it('leaves a distance a hair from half a centimetre to SQL', () => {
+    // PostgreSQL prints 1541.91, JavaScript's value rounds to 1541.9.
+    const p = new TeamPositions(['A1'], new Float64Array([47.13552126933954]), new Float64Array([9.492855172330858]));
+    expect(p.within({ latitude: 47.132435466003805, longitude: 9.512727625806841, distance: 1543 }, null, 16)).toBeUndefined();
   });
 
   it('keeps POIs that share one position', () => {
