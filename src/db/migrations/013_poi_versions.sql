@@ -18,84 +18,54 @@ CREATE TABLE poi_versions (
   content bigint NOT NULL DEFAULT 0
 );
 
--- Both counters, once per statement that adds or removes POIs (an import batch of 500 rows: once).
+-- Bumps the teams of a statement's rows (transition table `changed`; pois, categories and attributes
+-- all have team_id): `content` always, `version` too when the trigger's argument says 'positions'.
 CREATE FUNCTION bump_poi_versions() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP = 'DELETE' THEN
-    INSERT INTO poi_versions AS v (team_id, version, content) SELECT DISTINCT team_id, 1, 1 FROM old_pois ORDER BY team_id
-    ON CONFLICT (team_id) DO UPDATE SET version = v.version + 1, content = v.content + 1;
-  ELSE
-    INSERT INTO poi_versions AS v (team_id, version, content) SELECT DISTINCT team_id, 1, 1 FROM new_pois ORDER BY team_id
-    ON CONFLICT (team_id) DO UPDATE SET version = v.version + 1, content = v.content + 1;
-  END IF;
+  INSERT INTO poi_versions AS v (team_id, version, content)
+  SELECT DISTINCT team_id, (TG_ARGV[0] = 'positions')::int, 1 FROM changed ORDER BY team_id
+  ON CONFLICT (team_id) DO UPDATE SET version = v.version + excluded.version, content = v.content + 1;
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER pois_inserted AFTER INSERT ON pois REFERENCING NEW TABLE AS new_pois
-  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_versions();
-CREATE TRIGGER pois_deleted AFTER DELETE ON pois REFERENCING OLD TABLE AS old_pois
-  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_versions();
+-- Once per statement that adds or removes POIs (an import batch of 500 rows: once).
+CREATE TRIGGER pois_inserted AFTER INSERT ON pois REFERENCING NEW TABLE AS changed
+  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_versions('positions');
+CREATE TRIGGER pois_deleted AFTER DELETE ON pois REFERENCING OLD TABLE AS changed
+  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_versions('positions');
 
--- The position counter for moves (single rows in practice); their content bump is the statement's below.
-CREATE FUNCTION bump_poi_version_on_move() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Updates of POIs bump the teams of rows whose shown columns changed, `version` too for rows that moved:
+-- claiming a geocoding batch (leases, attempts) costs no team its cache. The service never changes a
+-- POI's team_id. (Triggers with transition tables take no column list.)
+CREATE FUNCTION bump_poi_versions_on_update() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO poi_versions AS v (team_id, version) VALUES (NEW.team_id, 1)
-  ON CONFLICT (team_id) DO UPDATE SET version = v.version + 1;
-  IF OLD.team_id <> NEW.team_id THEN
-    INSERT INTO poi_versions AS v (team_id, version) VALUES (OLD.team_id, 1)
-    ON CONFLICT (team_id) DO UPDATE SET version = v.version + 1;
-  END IF;
-  RETURN NULL;
-END $$;
-
-CREATE TRIGGER pois_moved AFTER UPDATE OF latitude, longitude, team_id ON pois FOR EACH ROW
-  WHEN (OLD.latitude IS DISTINCT FROM NEW.latitude OR OLD.longitude IS DISTINCT FROM NEW.longitude
-        OR OLD.team_id IS DISTINCT FROM NEW.team_id)
-  EXECUTE FUNCTION bump_poi_version_on_move();
-
--- The content counter of the teams of a statement's rows (pois, categories or attributes: all have team_id).
-CREATE FUNCTION bump_poi_content() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'DELETE' THEN
-    INSERT INTO poi_versions AS v (team_id, content) SELECT DISTINCT team_id, 1 FROM old_rows ORDER BY team_id
-    ON CONFLICT (team_id) DO UPDATE SET content = v.content + 1;
-  ELSE
-    INSERT INTO poi_versions AS v (team_id, content) SELECT DISTINCT team_id, 1 FROM new_rows ORDER BY team_id
-    ON CONFLICT (team_id) DO UPDATE SET content = v.content + 1;
-  END IF;
-  RETURN NULL;
-END $$;
-
--- Updates of POIs bump only the teams of rows whose shown columns changed: claiming a geocoding batch
--- (leases, attempts) costs no team its cache. (Triggers with transition tables take no column list.)
-CREATE FUNCTION bump_poi_content_on_update() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO poi_versions AS v (team_id, content)
-  SELECT DISTINCT n.team_id, 1 FROM new_rows n JOIN old_rows o ON o.id = n.id
+  INSERT INTO poi_versions AS v (team_id, version, content)
+  SELECT n.team_id, max(((n.latitude, n.longitude) IS DISTINCT FROM (o.latitude, o.longitude))::int), 1
+  FROM new_rows n JOIN old_rows o ON o.id = n.id
   WHERE (n.team_id, n.name, n.latitude, n.longitude, n.category_id, n.attrs, n.street, n.display_name,
          n.city_id, n.country_id, n.zipcode_id, n.geocoded_at, n.created_at, n.updated_at)
     IS DISTINCT FROM
         (o.team_id, o.name, o.latitude, o.longitude, o.category_id, o.attrs, o.street, o.display_name,
          o.city_id, o.country_id, o.zipcode_id, o.geocoded_at, o.created_at, o.updated_at)
-  ORDER BY 1
-  ON CONFLICT (team_id) DO UPDATE SET content = v.content + 1;
+  GROUP BY n.team_id ORDER BY n.team_id
+  ON CONFLICT (team_id) DO UPDATE SET version = v.version + excluded.version, content = v.content + 1;
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER pois_content_updated AFTER UPDATE ON pois REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_content_on_update();
+CREATE TRIGGER pois_updated AFTER UPDATE ON pois REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_versions_on_update();
 
 -- A category's name and timestamps are in its POIs' JSON (a deleted one's POIs are updated by SET NULL).
-CREATE TRIGGER categories_updated AFTER UPDATE ON categories REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_content();
-CREATE TRIGGER categories_deleted AFTER DELETE ON categories REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_content();
+CREATE TRIGGER categories_updated AFTER UPDATE ON categories REFERENCING NEW TABLE AS changed
+  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_versions('content');
+CREATE TRIGGER categories_deleted AFTER DELETE ON categories REFERENCING OLD TABLE AS changed
+  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_versions('content');
 
 -- Attribute names are the keys of POIs' `attributes`.
-CREATE TRIGGER attributes_updated AFTER UPDATE ON attributes REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_content();
-CREATE TRIGGER attributes_deleted AFTER DELETE ON attributes REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_content();
+CREATE TRIGGER attributes_updated AFTER UPDATE ON attributes REFERENCING NEW TABLE AS changed
+  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_versions('content');
+CREATE TRIGGER attributes_deleted AFTER DELETE ON attributes REFERENCING OLD TABLE AS changed
+  FOR EACH STATEMENT EXECUTE FUNCTION bump_poi_versions('content');
 
 -- TRUNCATE has no rows to name teams by: every team's counters move.
 CREATE FUNCTION bump_all_poi_versions() RETURNS trigger LANGUAGE plpgsql AS $$
