@@ -54,17 +54,18 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ sql: 
 
 /** Loads WAYMARK_MAP, else the bundled extract's map (built once, cached under the data dir).
  *  A map that cannot be loaded leaves the API up with routing answering 503. */
+/**
+ * Loads the map (WAYMARK_MAP, else the bundled extract's, built on first use). A map that cannot be
+ * served as configured stops the start with the reason: a server that says it is up and answers 503 to
+ * every route helps nobody. WAYMARK_MAP=off runs without routing and geocoding on purpose.
+ */
 export async function openMap(config: Config, log: Logger): Promise<string | undefined> {
   if (config.mapDir === 'off') return undefined;
-  try {
-    const dir = config.mapDir ?? (await ensureDefaultMap(config.dataDir, process.stderr.isTTY ? stderrProgress() : undefined));
-    const map = await loadMap(dir);
-    log.info({ dir, bytes: map.bytes }, 'map loaded');
-    return dir;
-  } catch (err) {
-    log.error({ err }, 'no map loaded: routing and geocoding are unavailable');
-    return undefined;
-  }
+  const dir = config.mapDir ?? (await ensureDefaultMap(config.dataDir, process.stderr.isTTY ? stderrProgress() : undefined));
+  const started = Date.now();
+  const map = await loadMap(dir, config.profiles);
+  log.info({ dir, bytes: map.bytes, profiles: map.profiles, ms: Date.now() - started }, 'map loaded');
+  return dir;
 }
 
 export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql): Router {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { PROFILES, type ProfileName } from './map/profiles.js';
 import { projectRoot } from './paths.js';
 
 export interface Config {
@@ -7,6 +8,8 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   mapDir: string | undefined;
+  /** Routing profiles to serve (WAYMARK_PROFILES=driving-car,foot-walking); all four by default. */
+  profiles: ProfileName[];
   logLevel: string;
   /** Run the background job runner in this process (WAYMARK_JOBS=off for API-only processes). */
   jobs: boolean;
@@ -23,6 +26,16 @@ function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
   return Number(raw);
 }
 
+/** A comma-separated list of profile names; an unknown name stops the start. */
+function profilesVar(env: NodeJS.ProcessEnv): ProfileName[] {
+  const raw = env.WAYMARK_PROFILES?.trim();
+  if (!raw) return [...PROFILES];
+  const names = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  const unknown = names.filter((p) => !(PROFILES as readonly string[]).includes(p));
+  if (unknown.length || names.length === 0) throw new Error(`WAYMARK_PROFILES must list profiles among ${PROFILES.join(', ')}, not '${raw}'`);
+  return PROFILES.filter((p) => names.includes(p));
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: intVar(env, 'PORT', 8080, 0),
@@ -30,6 +43,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.WAYMARK_DATA_DIR ?? join(projectRoot, 'data'),
     mapDir: env.WAYMARK_MAP || undefined,
+    profiles: profilesVar(env),
     logLevel: env.LOG_LEVEL ?? 'info',
     jobs: env.WAYMARK_JOBS !== 'off',
     jobLeaseMs: intVar(env, 'WAYMARK_JOB_LEASE_MS', 30_000, 1),

@@ -54,12 +54,11 @@ function rng(seed) {
 async function roadPositions(mapDir) {
   const manifest = await readManifest(mapDir);
   const g = await readGraphFiles(mapDir, 'driving-car', manifest.profiles['driving-car']);
-  const L = g.landmarkCount;
   const out = [];
   for (let v = 0; v < g.nodeCount; v++) {
     const latitude = +g.nodeCoords[2 * v].toFixed(6), longitude = +g.nodeCoords[2 * v + 1].toFixed(6);
     if (latitude < 47.05 || latitude > 47.25 || longitude < 9.47 || longitude > 9.56) continue;
-    if (L > 0 && (g.lmFrom[v * L] === 0xffffffff || g.lmTo[v * L] === 0xffffffff)) continue;
+    if (g.mainNet[v] !== 1) continue;
     out.push({ latitude, longitude });
   }
   return out;

@@ -11,7 +11,6 @@ import postgres from 'postgres';
 import { buildMap, DEFAULT_EXTRACT } from '../../dist/map/build.js';
 import { assembleGraph } from '../../dist/map/graph-assemble.js';
 import { addHierarchy } from '../../dist/map/contraction.js';
-import { addLandmarks } from '../../dist/map/landmarks.js';
 import { readGraphFiles } from '../../dist/map/map-files.js';
 import { GRAPH_ARRAYS } from '../../dist/map/road-graph.js';
 import { PROFILES } from '../../dist/map/profiles.js';
@@ -45,13 +44,13 @@ function stats(ms) {
   const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
   return { n: s.length, p50: +q(0.5).toFixed(3), p95: +q(0.95).toFixed(3), max: +s[s.length - 1].toFixed(3), mean: +(s.reduce((a, b) => a + b, 0) / s.length).toFixed(3) };
 }
-/** Nodes with edges both ways and a position no other node shares (no restriction copies). */
+/** Main-network nodes (edges in and out) at a position no other node shares (no restriction copies). */
 function plainNodes(g) {
   const seen = new Map();
   const key = (v) => `${g.nodeCoords[2 * v]},${g.nodeCoords[2 * v + 1]}`;
   for (let v = 0; v < g.nodeCount; v++) seen.set(key(v), (seen.get(key(v)) ?? 0) + 1);
   const out = [];
-  for (let v = 0; v < g.nodeCount; v++) if (seen.get(key(v)) === 1 && (g.landmarkCount === 0 || (g.lmFrom[v * g.landmarkCount] !== 0xffffffff && g.lmTo[v * g.landmarkCount] !== 0xffffffff)) && g.firstOut[v + 1] > g.firstOut[v] && g.firstIn[v + 1] > g.firstIn[v]) out.push(v);
+  for (let v = 0; v < g.nodeCount; v++) if (seen.get(key(v)) === 1 && g.mainNet[v] === 1) out.push(v);
   return out;
 }
 const at = (g, v, jitter = 0) => ({ lat: g.nodeCoords[2 * v] + jitter * (rand() - 0.5), lon: g.nodeCoords[2 * v + 1] + jitter * (rand() - 0.5) });
@@ -105,7 +104,7 @@ function querySuite(core, profile, g) {
 }
 
 // ---- Liechtenstein ------------------------------------------------------------------------------------------
-const results = { startedAt: new Date().toISOString(), note: 'engine times are in-process (RouteCore on the main thread); pool figures add the worker hop. Unblocked queries (plain routes, matrices, the first search of an avoided leg) use the contraction hierarchy; avoidance searches use ALT with the blocked bitset. 2 shared cores: noisy.', liechtenstein: {}, pgrouting: null, pool: {}, synthetic: [] };
+const results = { startedAt: new Date().toISOString(), note: 'engine times are in-process (RouteCore on the main thread); pool figures add the worker hop. Unblocked queries (plain routes, matrices, the first search of an avoided leg) use the contraction hierarchy; avoidance searches are A* over the graph with the blocked bitset, with potentials from the hierarchy. 2 shared cores: noisy.', liechtenstein: {}, pgrouting: null, pool: {}, synthetic: [] };
 const work = mkdtempSync(join(tmpdir(), 'waymark-bench-'));
 const mapDir = join(work, 'map');
 log('building the Liechtenstein map ...');
@@ -285,12 +284,9 @@ for (const size of sizes) {
   const input = gridGraph(size);
   const assembled = assembleGraph(input);
   const assembleMs = performance.now() - t;
+  log(`  assembled in ${Math.round(assembleMs)} ms; contracting ...`);
   t = performance.now();
-  const withLandmarks = addLandmarks(assembled, 16);
-  const landmarkMs = performance.now() - t;
-  log(`  assembled in ${Math.round(assembleMs)} ms, landmarks in ${Math.round(landmarkMs)} ms; contracting ...`);
-  t = performance.now();
-  const g = addHierarchy(withLandmarks);
+  const g = addHierarchy(assembled);
   const hierarchyMs = performance.now() - t;
   log(`  hierarchy: ${g.chA.length} edges (${g.edgeCount} in the graph) in ${Math.round(hierarchyMs)} ms`);
   const bytes = GRAPH_ARRAYS.reduce((a, [k]) => a + g[k].byteLength, 0);
@@ -301,7 +297,7 @@ for (const size of sizes) {
   const big = size >= 1_000_000;
   const entry = {
     nodes: g.nodeCount, edges: g.edgeCount, hierarchyEdges: g.chA.length,
-    buildMs: Math.round(assembleMs + landmarkMs + hierarchyMs), assembleMs: Math.round(assembleMs), landmarkMs: Math.round(landmarkMs), hierarchyMs: Math.round(hierarchyMs), bytes,
+    buildMs: Math.round(assembleMs + hierarchyMs), assembleMs: Math.round(assembleMs), hierarchyMs: Math.round(hierarchyMs), bytes,
     plain2: timeQueries((q) => sc.route(q), Array.from({ length: N(big ? 200 : 500) }, () => ({ profile: 'grid', waypoints: wp(2) }))),
     avoid50: timeQueries((q) => sc.route(q), Array.from({ length: N(big ? 50 : 100) }, () => { const w = wp(2); return { profile: 'grid', waypoints: w, avoid: { circles: circlesAround(w, 50, 50) } }; })),
     avoid500: timeQueries((q) => sc.route(q), Array.from({ length: N(big ? 50 : 100) }, () => { const w = wp(2); return { profile: 'grid', waypoints: w, avoid: { circles: circlesAround(w, 500, 30) } }; })),

@@ -1,19 +1,17 @@
 // Shortest-path kernels over the road graph held in shared memory.
-// The graph (CSR arrays, landmark tables) is read in place; every call gets a profile descriptor and the
-// calling worker's own scratch region, so instances on several threads never write the same bytes.
-// Keys are f64 (durations in tenths of a second plus half-integer ALT potentials); INF = no label.
+// The graph (CSR arrays, contraction hierarchy) is read in place; every call gets the profile descriptor
+// and the calling worker's own scratch region, so instances on several threads never write the same bytes.
+// Keys are f64 (durations in tenths of a second, plus A* potentials); INF = no label.
 //
-// Profile descriptor (u32 words): 0 N, 1 M, 2 firstOut, 3 head, 4 weight, 5 orig, 6 firstIn, 7 inEdge,
-// 8 inTail, 9 L (landmarks), 10 lmFrom (d(L,v) at v*L+l), 11 lmTo (d(v,L)), 12 geomLength (f64 per geometry),
-// contraction hierarchy: 13 U (upward edge count; CH edge ids ≥ U are downward), 14 upFirst, 15 upHead, 16 upWeight,
-// 17 upMeters (f64), 18 dnFirst, 19 dnTail, 20 dnWeight, 21 dnMeters (f64), 22 chA, 23 chB.
-// Scratch header (u32 words): 0 capacity C (max N over profiles); the per-node arrays follow at 256.
+// Profile descriptor (u32 words): 0 N, 1 M, 2 firstOut, 3 head, 4 weight, 5 orig, 6 geomLength (f64 per
+// geometry), contraction hierarchy: 7 U (upward edge count; CH edge ids ≥ U are downward), 8 upFirst,
+// 9 upHead, 10 upWeight, 11 upMeters (f64), 12 dnFirst, 13 dnTail, 14 dnWeight, 15 dnMeters (f64), 16 chA, 17 chB.
+// Scratch header (u32 words): 0 capacity C (the profile's N); the per-node arrays follow at 256.
 // Seeds are (node u32, pad u32, cost f64) records; the CH searches take their meters as a separate f64 array.
 
 const INF: f64 = Infinity;
 const NONE: u32 = 0xffffffff;
 const MAX_SEEDS: i32 = 16;
-const MAX_ACTIVE_LM: i32 = 6;
 
 // Per-instance (per-worker) state: wasm globals are not in the shared memory.
 let epoch: u32 = 0;
@@ -32,18 +30,16 @@ let sizeF: i32 = 0; let sizeB: i32 = 0;
 
 // Graph pointers of the current call.
 let gN: u32 = 0; let gFirstOut: usize = 0; let gHead: usize = 0; let gWeight: usize = 0; let gOrig: usize = 0;
-let gFirstIn: usize = 0; let gInEdge: usize = 0; let gInTail: usize = 0;
-let gL: i32 = 0; let gLmFrom: usize = 0; let gLmTo: usize = 0; let gGeomLen: usize = 0;
+let gGeomLen: usize = 0;
 let gBlocked: usize = 0;
 let hU: u32 = 0; let hUpFirst: usize = 0; let hUpHead: usize = 0; let hUpWeight: usize = 0; let hUpMeters: usize = 0;
 let hDnFirst: usize = 0; let hDnTail: usize = 0; let hDnWeight: usize = 0; let hDnMeters: usize = 0;
 let hChA: usize = 0; let hChB: usize = 0;
 
-// Query state for ALT and path extraction.
-let nActive: i32 = 0;
+// Query state for path extraction.
 let nSrcSeeds: i32 = 0; let nTgtSeeds: i32 = 0;
 let srcSeedPtr: usize = 0; let tgtSeedPtr: usize = 0;
-let meetNode: u32 = NONE; let meetEdge: u32 = NONE;
+let meetNode: u32 = NONE;
 let lastFound: bool = false;
 let lastWasCh: bool = false;
 let settledCount: i32 = 0;
@@ -92,24 +88,18 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
   gHead = <usize>load<u32>(desc + 12);
   gWeight = <usize>load<u32>(desc + 16);
   gOrig = <usize>load<u32>(desc + 20);
-  gFirstIn = <usize>load<u32>(desc + 24);
-  gInEdge = <usize>load<u32>(desc + 28);
-  gInTail = <usize>load<u32>(desc + 32);
-  gL = <i32>load<u32>(desc + 36);
-  gLmFrom = <usize>load<u32>(desc + 40);
-  gLmTo = <usize>load<u32>(desc + 44);
-  gGeomLen = <usize>load<u32>(desc + 48);
-  hU = load<u32>(desc + 52);
-  hUpFirst = <usize>load<u32>(desc + 56);
-  hUpHead = <usize>load<u32>(desc + 60);
-  hUpWeight = <usize>load<u32>(desc + 64);
-  hUpMeters = <usize>load<u32>(desc + 68);
-  hDnFirst = <usize>load<u32>(desc + 72);
-  hDnTail = <usize>load<u32>(desc + 76);
-  hDnWeight = <usize>load<u32>(desc + 80);
-  hDnMeters = <usize>load<u32>(desc + 84);
-  hChA = <usize>load<u32>(desc + 88);
-  hChB = <usize>load<u32>(desc + 92);
+  gGeomLen = <usize>load<u32>(desc + 24);
+  hU = load<u32>(desc + 28);
+  hUpFirst = <usize>load<u32>(desc + 32);
+  hUpHead = <usize>load<u32>(desc + 36);
+  hUpWeight = <usize>load<u32>(desc + 40);
+  hUpMeters = <usize>load<u32>(desc + 44);
+  hDnFirst = <usize>load<u32>(desc + 48);
+  hDnTail = <usize>load<u32>(desc + 52);
+  hDnWeight = <usize>load<u32>(desc + 56);
+  hDnMeters = <usize>load<u32>(desc + 60);
+  hChA = <usize>load<u32>(desc + 64);
+  hChB = <usize>load<u32>(desc + 68);
   gBlocked = blocked;
   epoch++;
   if (epoch == 0) epoch = 1; // stamps of 0 mean "never"; a wrap would need 4 billion queries
@@ -178,183 +168,103 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
   return n;
 }
 
-// ---- ALT potentials -----------------------------------------------------------------------------------
+// ---- point-to-point with blocked geometries: A* with exact potentials from the hierarchy --------------
+// Blocked geometries invalidate the hierarchy's shortcuts, but not its distances as lower bounds: every
+// node's unblocked distance to the target is a consistent A* potential on the blocked graph (CH-Potentials,
+// Strasser, Zeitz and Zündorf 2021). One backward upward search from the target seeds runs first; the
+// potential of a node is the best of its upward paths into that search space, memoized per query. So the
+// search settles the nodes near the route and around the blocked places, not a region that grows with the
+// map. Without a hierarchy the potential is 0 (plain Dijkstra).
 
-@inline function lm(base: usize, v: u32, l: i32): u32 {
-  return load<u32>(base + ((<usize>v * <usize>gL + <usize>l) << 2));
-}
+let usePot: bool = false;
 
-/** Lower bound of d(v, a) from the active landmarks (their indexes sit in the scratch header). */
-function boundTo(v: u32, a: u32): f64 {
-  let best: f64 = 0;
-  for (let j = 0; j < nActive; j++) {
-    const l = <i32>load<u32>(sHdr + 64 + (<usize>j << 2));
-    const fv = lm(gLmFrom, v, l), fa = lm(gLmFrom, a, l);
-    const tv = lm(gLmTo, v, l), ta = lm(gLmTo, a, l);
-    if (fv != NONE && fa != NONE) { const b = <f64>fa - <f64>fv; if (b > best) best = b; }
-    if (tv != NONE && ta != NONE) { const b = <f64>tv - <f64>ta; if (b > best) best = b; }
-  }
-  return best;
-}
-
-/** Lower bound of d(a, v). */
-function boundFrom(a: u32, v: u32): f64 {
-  let best: f64 = 0;
-  for (let j = 0; j < nActive; j++) {
-    const l = <i32>load<u32>(sHdr + 64 + (<usize>j << 2));
-    const fv = lm(gLmFrom, v, l), fa = lm(gLmFrom, a, l);
-    const tv = lm(gLmTo, v, l), ta = lm(gLmTo, a, l);
-    if (fv != NONE && fa != NONE) { const b = <f64>fv - <f64>fa; if (b > best) best = b; }
-    if (tv != NONE && ta != NONE) { const b = <f64>ta - <f64>tv; if (b > best) best = b; }
-  }
-  return best;
-}
-
-/** Forward potential p(v) = (π_t(v) − π_s(v)) / 2, cached per query; the reverse search uses −p(v). */
+/** d(v, targets) over the unblocked graph (INF when no path), memoized in sPot for this query. */
 function potential(v: u32): f64 {
-  if (nActive == 0) return 0;
+  if (!usePot) return 0;
   if (u32At(sPotStamp, v) == epoch) return f64At(sPot, v);
-  let pt: f64 = INF;
-  for (let i = 0; i < nTgtSeeds; i++) {
-    const rec = tgtSeedPtr + (<usize>i << 4);
-    const b = boundTo(v, load<u32>(rec)) + load<f64>(rec + 8);
-    if (b < pt) pt = b;
-  }
-  let ps: f64 = INF;
-  for (let i = 0; i < nSrcSeeds; i++) {
-    const rec = srcSeedPtr + (<usize>i << 4);
-    const b = boundFrom(load<u32>(rec), v) + load<f64>(rec + 8);
-    if (b < ps) ps = b;
-  }
-  const p = (pt - ps) * 0.5;
-  setF64(sPot, v, p);
-  setU32(sPotStamp, v, epoch);
-  return p;
-}
-
-/** Picks the landmarks that bound the source→target distance best; they are the only ones consulted. */
-function chooseLandmarks(): void {
-  nActive = 0;
-  if (gL == 0) return;
-  const s = load<u32>(srcSeedPtr), t = load<u32>(tgtSeedPtr);
-  const want = gL < MAX_ACTIVE_LM ? gL : MAX_ACTIVE_LM;
-  // Selection by repeated max: L is at most a few dozen.
-  for (let k = 0; k < want; k++) {
-    let bestL = -1;
-    let bestScore: f64 = -1;
-    for (let l = 0; l < gL; l++) {
-      let taken = false;
-      for (let j = 0; j < nActive; j++) if (<i32>load<u32>(sHdr + 64 + (<usize>j << 2)) == l) taken = true;
-      if (taken) continue;
-      let score: f64 = 0;
-      const fs = lm(gLmFrom, s, l), ft = lm(gLmFrom, t, l), ts = lm(gLmTo, s, l), tt = lm(gLmTo, t, l);
-      if (fs != NONE && ft != NONE) score = <f64>ft - <f64>fs;
-      if (ts != NONE && tt != NONE && <f64>ts - <f64>tt > score) score = <f64>ts - <f64>tt;
-      if (score > bestScore) { bestScore = score; bestL = l; }
+  // Depth-first over upward edges; the B heap area is free after the backward search and holds the
+  // stack. Ranks rise along upward edges, so the stack never holds a node twice and stays below N.
+  const stack = sHeapNB;
+  setU32(stack, 0, v);
+  let top = 1;
+  while (top > 0) {
+    const x = u32At(stack, <u32>(top - 1));
+    let best: f64 = u32At(sStampB, x) == epoch ? f64At(sDistB, x) : INF;
+    let pending: u32 = NONE;
+    const end = u32At(hUpFirst, x + 1);
+    for (let i = u32At(hUpFirst, x); i < end; i++) {
+      const w = u32At(hUpHead, i);
+      if (u32At(sPotStamp, w) != epoch) { pending = w; break; }
+      const c = <f64>u32At(hUpWeight, i) + f64At(sPot, w);
+      if (c < best) best = c;
     }
-    if (bestL < 0) break;
-    store<u32>(sHdr + 64 + (<usize>nActive << 2), <u32>bestL);
-    nActive++;
+    if (pending != NONE) { setU32(stack, <u32>top, pending); top++; continue; }
+    setF64(sPot, x, best);
+    setU32(sPotStamp, x, epoch);
+    top--;
   }
+  return f64At(sPot, v);
 }
-
-// ---- point-to-point: bidirectional ALT with a blocked-geometry bitset ------------------------------------
 
 /**
- * Shortest path from the source seeds to the target seeds (each seed: a node with its initial cost).
- * `mu0` is an upper bound already known (e.g. source and target on the same edge); returns the best cost,
- * and `found()` tells whether the graph gave a path cheaper than mu0 (then `pathEdges` writes it).
+ * Shortest path from the source seeds to the target seeds (each seed: a node with its initial cost; the
+ * target seeds' meters at `tgtMeters`) avoiding the geometries set in `blocked` (0: none). `mu0` is an
+ * upper bound already known (e.g. source and target on the same edge); returns the best cost, and
+ * `found()` tells whether the graph gave a path cheaper than mu0 (then `pathEdges` writes it).
  */
-export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize, nSrc: i32, tgtSeeds: usize, nTgt: i32, mu0: f64, useLandmarks: bool): f64 {
+export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize, nSrc: i32, tgtSeeds: usize, nTgt: i32, tgtMeters: usize, mu0: f64, hierarchy: bool): f64 {
   setup(desc, scratch, blocked);
   srcSeedPtr = srcSeeds; tgtSeedPtr = tgtSeeds;
   nSrcSeeds = nSrc < MAX_SEEDS ? nSrc : MAX_SEEDS;
   nTgtSeeds = nTgt < MAX_SEEDS ? nTgt : MAX_SEEDS;
-  if (useLandmarks) chooseLandmarks(); else nActive = 0;
   lastFound = false;
   lastWasCh = false;
-  meetNode = NONE; meetEdge = NONE;
+  meetNode = NONE;
+  usePot = hierarchy;
+  if (usePot) {
+    sizeB = chSeed(sStampB, sDistB, sMetersB, sParB, sPosB, sHeapNB, sHeapKB, 0, tgtSeeds, tgtMeters, nTgtSeeds);
+    while (sizeB > 0) chBackwardStep();
+  }
   let mu = mu0;
-  sizeF = 0; sizeB = 0;
+  sizeF = 0;
   for (let i = 0; i < nSrcSeeds; i++) {
     const rec = srcSeeds + (<usize>i << 4);
     const v = load<u32>(rec); const c = load<f64>(rec + 8);
-    if (u32At(sStampF, v) == epoch && f64At(sDistF, v) <= c) continue;
-    const isNew = u32At(sStampF, v) != epoch;
+    const known = u32At(sStampF, v) == epoch;
+    if (known && f64At(sDistF, v) <= c) continue;
+    const pv = potential(v);
+    if (pv == INF) continue;
+    const p = known ? u32At(sPosF, v) : 0;
     setU32(sStampF, v, epoch); setF64(sDistF, v, c); setU32(sParF, v, NONE);
-    if (isNew) { setU32(sPosF, v, 0); }
-    const k = c + potential(v);
-    const p = u32At(sPosF, v);
-    if (p == 0) { heapUp(sHeapNF, sHeapKF, sPosF, sizeF, v, k); sizeF++; } else heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, v, k);
+    if (p == 0) { heapUp(sHeapNF, sHeapKF, sPosF, sizeF, v, c + pv); sizeF++; } else heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, v, c + pv);
   }
-  for (let i = 0; i < nTgtSeeds; i++) {
-    const rec = tgtSeeds + (<usize>i << 4);
-    const v = load<u32>(rec); const c = load<f64>(rec + 8);
-    if (u32At(sStampB, v) == epoch && f64At(sDistB, v) <= c) continue;
-    const isNew = u32At(sStampB, v) != epoch;
-    setU32(sStampB, v, epoch); setF64(sDistB, v, c); setU32(sParB, v, NONE);
-    if (isNew) { setU32(sPosB, v, 0); }
-    const k = c - potential(v);
-    const p = u32At(sPosB, v);
-    if (p == 0) { heapUp(sHeapNB, sHeapKB, sPosB, sizeB, v, k); sizeB++; } else heapUp(sHeapNB, sHeapKB, sPosB, <i32>p - 1, v, k);
-    if (u32At(sStampF, v) == epoch) {
-      const total = f64At(sDistF, v) + c;
-      if (total < mu) { mu = total; meetNode = v; meetEdge = NONE; lastFound = true; }
+  while (sizeF > 0 && f64At(sHeapKF, 0) < mu) {
+    const v = u32At(sHeapNF, 0);
+    sizeF = heapPop(sHeapNF, sHeapKF, sPosF, sizeF);
+    setU32(sPosF, v, NONE); // settled
+    settledCount++;
+    const dv = f64At(sDistF, v);
+    for (let i = 0; i < nTgtSeeds; i++) {
+      const rec = tgtSeeds + (<usize>i << 4);
+      if (load<u32>(rec) != v) continue;
+      const total = dv + load<f64>(rec + 8);
+      if (total < mu) { mu = total; meetNode = v; lastFound = true; }
     }
-  }
-  while (sizeF > 0 && sizeB > 0) {
-    const topF = f64At(sHeapKF, 0), topB = f64At(sHeapKB, 0);
-    if (topF + topB >= mu) break;
-    if (topF <= topB) {
-      const v = u32At(sHeapNF, 0);
-      sizeF = heapPop(sHeapNF, sHeapKF, sPosF, sizeF);
-      setU32(sPosF, v, NONE); // settled
-      settledCount++;
-      const dv = f64At(sDistF, v);
-      const end = u32At(gFirstOut, v + 1);
-      for (let e = u32At(gFirstOut, v); e < end; e++) {
-        if (isBlocked(e)) continue;
-        const w = u32At(gHead, e);
-        const dw = dv + <f64>u32At(gWeight, e);
-        if (u32At(sStampB, w) == epoch) {
-          const total = dw + f64At(sDistB, w);
-          if (total < mu) { mu = total; meetNode = v; meetEdge = e; lastFound = true; }
-        }
-        if (u32At(sStampF, w) != epoch) {
-          setU32(sStampF, w, epoch); setF64(sDistF, w, dw); setU32(sParF, w, e);
-          heapUp(sHeapNF, sHeapKF, sPosF, sizeF, w, dw + potential(w)); sizeF++;
-        } else if (dw < f64At(sDistF, w)) {
-          const p = u32At(sPosF, w);
-          if (p == NONE) continue; // settled: consistent potentials make this impossible but be safe
-          setF64(sDistF, w, dw); setU32(sParF, w, e);
-          heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, dw + potential(w));
-        }
-      }
-    } else {
-      const v = u32At(sHeapNB, 0);
-      sizeB = heapPop(sHeapNB, sHeapKB, sPosB, sizeB);
-      setU32(sPosB, v, NONE);
-      settledCount++;
-      const dv = f64At(sDistB, v);
-      const end = u32At(gFirstIn, v + 1);
-      for (let i = u32At(gFirstIn, v); i < end; i++) {
-        const e = u32At(gInEdge, i);
-        if (isBlocked(e)) continue;
-        const w = u32At(gInTail, i);
-        const dw = dv + <f64>u32At(gWeight, e);
-        if (u32At(sStampF, w) == epoch) {
-          const total = dw + f64At(sDistF, w);
-          if (total < mu) { mu = total; meetNode = w; meetEdge = e; lastFound = true; }
-        }
-        if (u32At(sStampB, w) != epoch) {
-          setU32(sStampB, w, epoch); setF64(sDistB, w, dw); setU32(sParB, w, e);
-          heapUp(sHeapNB, sHeapKB, sPosB, sizeB, w, dw - potential(w)); sizeB++;
-        } else if (dw < f64At(sDistB, w)) {
-          const p = u32At(sPosB, w);
-          if (p == NONE) continue;
-          setF64(sDistB, w, dw); setU32(sParB, w, e);
-          heapUp(sHeapNB, sHeapKB, sPosB, <i32>p - 1, w, dw - potential(w));
-        }
+    const end = u32At(gFirstOut, v + 1);
+    for (let e = u32At(gFirstOut, v); e < end; e++) {
+      if (isBlocked(e)) continue;
+      const w = u32At(gHead, e);
+      const dw = dv + <f64>u32At(gWeight, e);
+      if (u32At(sStampF, w) != epoch) {
+        const pw = potential(w);
+        if (pw == INF) continue;
+        setU32(sStampF, w, epoch); setF64(sDistF, w, dw); setU32(sParF, w, e); setU32(sPosF, w, 0);
+        heapUp(sHeapNF, sHeapKF, sPosF, sizeF, w, dw + pw); sizeF++;
+      } else if (dw < f64At(sDistF, w)) {
+        const p = u32At(sPosF, w);
+        if (p == NONE) continue; // settled: consistent potentials make this impossible but be safe
+        setF64(sDistF, w, dw); setU32(sParF, w, e);
+        heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, dw + potential(w));
       }
     }
   }
@@ -369,7 +279,6 @@ export function found(): bool {
 export function pathEdges(out: usize): i32 {
   if (!lastFound) return 0;
   if (lastWasCh) return chPathEdges(out);
-  // Forward half: walk parents back from meetNode, then reverse in place.
   let n = 0;
   let v = meetNode;
   while (true) {
@@ -377,26 +286,12 @@ export function pathEdges(out: usize): i32 {
     if (e == NONE) break;
     setU32(out, <u32>n, e);
     n++;
-    // the tail of e: search the in-list of v would be slow; the reverse CSR stores tails, so find e there
-    v = tailOf(v, e);
+    v = ownerOf(gFirstOut, e);
   }
   for (let i = 0, j = n - 1; i < j; i++, j--) {
     const a = u32At(out, <u32>i);
     setU32(out, <u32>i, u32At(out, <u32>j));
     setU32(out, <u32>j, a);
-  }
-  let w = meetNode;
-  if (meetEdge != NONE) {
-    setU32(out, <u32>n, meetEdge);
-    n++;
-    w = u32At(gHead, meetEdge);
-  }
-  while (true) {
-    const e = u32At(sParB, w);
-    if (e == NONE) break;
-    setU32(out, <u32>n, e);
-    n++;
-    w = u32At(gHead, e);
   }
   return n;
 }
@@ -408,14 +303,8 @@ export function pathStart(): u32 {
   while (true) {
     const e = u32At(sParF, v);
     if (e == NONE) return v;
-    v = tailOf(v, e);
+    v = ownerOf(gFirstOut, e);
   }
-}
-
-function tailOf(head: u32, e: u32): u32 {
-  const end = u32At(gFirstIn, head + 1);
-  for (let i = u32At(gFirstIn, head); i < end; i++) if (u32At(gInEdge, i) == e) return u32At(gInTail, i);
-  return NONE;
 }
 
 // ---- one-to-many (matrix rows) and full single-source searches ----------------------------------------
@@ -472,41 +361,6 @@ export function oneToMany(desc: usize, scratch: usize, blocked: usize, srcSeeds:
     const reached = u32At(sStampF, t) == epoch && u32At(sPosF, t) == NONE;
     setF64(outDur, <u32>i, reached ? f64At(sDistF, t) : INF);
     setF64(outDist, <u32>i, reached ? f64At(sMeters, t) : INF);
-  }
-}
-
-/**
- * Full Dijkstra from one node over the forward graph (or the reverse graph when `backward`), writing
- * u32 durations per node at `out` (0xffffffff when unreachable). Used at build time for landmarks.
- */
-export function sssp(desc: usize, scratch: usize, source: u32, backward: bool, out: usize): void {
-  setup(desc, scratch, 0);
-  for (let v: u32 = 0; v < gN; v++) setU32(out, v, NONE);
-  sizeF = 0;
-  setU32(sStampF, source, epoch); setF64(sDistF, source, 0);
-  heapUp(sHeapNF, sHeapKF, sPosF, 0, source, 0); sizeF = 1;
-  while (sizeF > 0) {
-    const v = u32At(sHeapNF, 0);
-    sizeF = heapPop(sHeapNF, sHeapKF, sPosF, sizeF);
-    setU32(sPosF, v, NONE);
-    const dv = f64At(sDistF, v);
-    setU32(out, v, <u32>dv);
-    const first = backward ? u32At(gFirstIn, v) : u32At(gFirstOut, v);
-    const end = backward ? u32At(gFirstIn, v + 1) : u32At(gFirstOut, v + 1);
-    for (let i = first; i < end; i++) {
-      const e = backward ? u32At(gInEdge, i) : i;
-      const w = backward ? u32At(gInTail, i) : u32At(gHead, e);
-      const dw = dv + <f64>u32At(gWeight, e);
-      if (u32At(sStampF, w) != epoch) {
-        setU32(sStampF, w, epoch); setF64(sDistF, w, dw);
-        heapUp(sHeapNF, sHeapKF, sPosF, sizeF, w, dw); sizeF++;
-      } else if (dw < f64At(sDistF, w)) {
-        const p = u32At(sPosF, w);
-        if (p == NONE) continue;
-        setF64(sDistF, w, dw);
-        heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, dw);
-      }
-    }
   }
 }
 

@@ -1,20 +1,21 @@
-// `waymark map build`: reads an extract once, builds the four profile graphs (with ALT landmarks and a
-// contraction hierarchy) and the reverse-geocoding index, and writes a versioned map directory.
+// `waymark map build`: reads an extract, builds the four profile graphs (each with its contraction
+// hierarchy) and the reverse-geocoding index, and writes a versioned map directory. The build writes into
+// a temporary directory beside the target and renames it into place at the end, so an interrupted or
+// failed build leaves no half-written map and a map a server is using stays whole.
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { buildGeocoderIndex } from '../geo/index-build.js';
+import { geocoderDir } from '../geo/index-format.js';
 import { projectRoot } from '../paths.js';
 import { addHierarchy } from './contraction.js';
 import { assembleGraph } from './graph-assemble.js';
 import { buildGraphInput } from './graph-build.js';
-import { addLandmarks } from './landmarks.js';
-import { graphManifest, manifestPath, MAP_FORMAT_VERSION, readManifest, writeGraphFiles, type MapManifest } from './map-files.js';
+import { graphManifest, manifestPath, MAP_FORMAT_VERSION, readManifest, sha256, writeGraphFiles, type FileEntry, type MapManifest } from './map-files.js';
 import { loadOsm } from './osm-data.js';
 import { PROFILES } from './profiles.js';
 
-export const LANDMARKS = 16;
 export const DEFAULT_EXTRACT = join(projectRoot, '..', 'shared', 'data', 'osm', 'liechtenstein.osm.pbf');
 
 /** Progress callback: a stage name and how far it is (done of total; total 0 = the stage finished). */
@@ -26,58 +27,133 @@ export async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** Builds the map of `osmPath` into `outDir` (created if needed) and returns its manifest. */
-export async function buildMap(osmPath: string, outDir: string, onProgress: BuildProgress = () => {}): Promise<MapManifest> {
+/** Builds the map of `osmPath` into the new directory `outDir` and returns its manifest. */
+async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgress): Promise<MapManifest> {
   const started = Date.now();
-  await mkdir(outDir, { recursive: true });
-  const sha256 = await sha256File(osmPath);
-  let bytes = 0;
-  const osm = await loadOsm(osmPath, (read, total) => {
-    bytes = total;
-    onProgress('read extract', read, total);
-  });
+  const sha = await sha256File(osmPath);
+  const bytes = (await stat(osmPath)).size;
+  const osm = await loadOsm(osmPath, (read, total, phase?: string) => onProgress(phase ?? 'read extract', read, total));
   onProgress('read extract', 0, 0);
   const profiles: MapManifest['profiles'] = {};
+  const files: Record<string, FileEntry> = {};
   for (const profile of PROFILES) {
     const input = buildGraphInput(osm, profile);
-    const withLandmarks = addLandmarks(assembleGraph(input), LANDMARKS);
+    const graph0 = assembleGraph(input);
+    onProgress(`graph ${profile}: ${graph0.nodeCount} nodes, ${graph0.edgeCount} edges; contracting`, 0, 0);
     const chStarted = Date.now();
-    const graph = addHierarchy(withLandmarks);
+    const graph = addHierarchy(graph0);
     const hierarchyMs = Date.now() - chStarted;
-    await writeGraphFiles(outDir, profile, graph);
-    profiles[profile] = { ...graphManifest(graph), restrictedViaNodes: new Set(input.restrictions.map((r) => r.via)).size, hierarchyMs };
-    onProgress(`graph ${profile} (${graph.nodeCount} nodes, ${graph.edgeCount} edges, ${graph.chA.length} hierarchy edges)`, 0, 0);
+    const written = await writeGraphFiles(outDir, profile, graph);
+    Object.assign(files, written);
+    const size = Object.values(written).reduce((a, f) => a + f.bytes, 0);
+    profiles[profile] = { ...graphManifest(graph, size), restrictedViaNodes: new Set(input.restrictions.map((r) => r.via)).size, hierarchyMs };
+    onProgress(`graph ${profile}: ${graph.chA.length} hierarchy edges, ${(size / graph.nodeCount).toFixed(0)} bytes per node`, 0, 0);
   }
   await buildGeocoderIndex(osm, outDir);
+  for (const name of await readdir(geocoderDir(outDir))) {
+    const data = await readFile(join(geocoderDir(outDir), name));
+    files[`geocoder/${name}`] = { bytes: data.byteLength, sha256: sha256(data) };
+  }
   onProgress('geocoder index', 0, 0);
   const manifest: MapManifest = {
     formatVersion: MAP_FORMAT_VERSION,
-    source: { file: basename(osmPath), sha256, bytes },
+    source: { file: basename(osmPath), sha256: sha, bytes },
     builtAt: new Date().toISOString(),
     buildMs: Date.now() - started,
     profiles,
     geocoder: true,
+    files,
   };
   // The manifest goes last: a directory without one is an unfinished build.
   await writeFile(manifestPath(outDir), JSON.stringify(manifest, null, 2));
   return manifest;
 }
 
-/** A progress renderer for stderr: a percentage line while reading, then one line per finished stage with its time. */
+/**
+ * Builds the map of `osmPath` at `outDir`: into `<outDir>.tmp-<pid>` first, then renamed into place (an
+ * existing map there is replaced only once the new one is complete). A failed build removes its
+ * temporary directory; one killed outright leaves it, and the next build removes it.
+ */
+export async function buildMap(osmPath: string, outDir: string, onProgress: BuildProgress = () => {}): Promise<MapManifest> {
+  const target = resolve(outDir);
+  await removeStaleTemporaries(target);
+  const tmp = `${target}.tmp-${process.pid}-${Date.now()}`;
+  try {
+    const manifest = await buildInto(osmPath, tmp, onProgress);
+    if (existsSync(target)) {
+      // Swap: the old map moves aside and is removed once the new one is in place.
+      const old = `${target}.old-${process.pid}-${Date.now()}`;
+      await rename(target, old);
+      await rename(tmp, target);
+      await rm(old, { recursive: true, force: true });
+    } else {
+      try {
+        await rename(tmp, target);
+      } catch (err) {
+        // Another build of the same target (a concurrent first start) finished first: keep its map.
+        if (!existsSync(manifestPath(target))) throw err;
+        await rm(tmp, { recursive: true, force: true });
+      }
+    }
+    return manifest;
+  } catch (err) {
+    await rm(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Removes `<target>.tmp-<pid>-…` and `.old-…` directories left by builds whose process is gone. */
+async function removeStaleTemporaries(target: string): Promise<void> {
+  const parent = dirname(target), base = basename(target);
+  let names: string[];
+  try {
+    names = await readdir(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(?:tmp|old)-(\\d+)-\\d+$`).exec(name);
+    if (!m || processAlive(Number(m[1]))) continue;
+    await rm(join(parent, name), { recursive: true, force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A progress renderer for stderr: the stage with a percentage and an ETA while it reports progress (one
+ * line per 10% when stderr is not a terminal), then one line per finished stage with its time.
+ */
 export function stderrProgress(): BuildProgress {
+  const started = Date.now();
   let stageStart = Date.now();
+  let current = '';
   let lastPct = -1;
+  const tty = process.stderr.isTTY;
+  const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
   return (stage, done, total) => {
     if (total > 0) {
+      if (stage !== current) { current = stage; stageStart = Date.now(); lastPct = -1; }
       const pct = Math.floor((done / total) * 100);
-      if (pct !== lastPct) {
-        lastPct = pct;
-        process.stderr.write(`\r${stage}: ${pct}%`);
-      }
+      if (pct === lastPct || (!tty && pct % 10 !== 0)) return;
+      lastPct = pct;
+      const elapsed = Date.now() - stageStart;
+      const eta = done > 0 ? (elapsed * (total - done)) / done : NaN;
+      const line = `${stage}: ${pct}% (${(done / 1e6).toFixed(0)} of ${(total / 1e6).toFixed(0)} MB${Number.isFinite(eta) ? `, ETA ${secs(eta)}` : ''})`;
+      process.stderr.write(tty ? `\r${line}\x1b[K` : `${line}\n`);
       return;
     }
-    process.stderr.write(`${lastPct >= 0 ? '\n' : ''}${stage} ... done in ${((Date.now() - stageStart) / 1000).toFixed(1)} s\n`);
+    process.stderr.write(`${tty && lastPct >= 0 ? '\n' : ''}${stage} ... ${secs(Date.now() - stageStart)} (total ${secs(Date.now() - started)})\n`);
     lastPct = -1;
+    current = '';
     stageStart = Date.now();
   };
 }
@@ -91,8 +167,7 @@ export async function runMapBuild(osmPath: string, outDir: string): Promise<MapM
 
 /**
  * The map of an extract in `<dataDir>/maps/<sha256 prefix>/`, built on first use and reused while the
- * extract's hash is unchanged. Builds go to a temporary directory renamed into place, so concurrent
- * starts never see a half-written map.
+ * extract's hash and the map format are unchanged.
  */
 export async function ensureMap(dataDir: string, osmPath: string, onProgress?: BuildProgress): Promise<string> {
   const sha = await sha256File(osmPath);
@@ -102,18 +177,10 @@ export async function ensureMap(dataDir: string, osmPath: string, onProgress?: B
       const m = await readManifest(dir);
       if (m.source.sha256 === sha) return dir;
     } catch {
-      // another format version: rebuild below
+      // another format version: rebuilt below
     }
-    await rm(dir, { recursive: true, force: true });
   }
-  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
-  await buildMap(osmPath, tmp, onProgress);
-  try {
-    await rename(tmp, dir);
-  } catch (err) {
-    await rm(tmp, { recursive: true, force: true });
-    if (!existsSync(manifestPath(dir))) throw err; // someone else finished first otherwise
-  }
+  await buildMap(osmPath, dir, onProgress);
   return dir;
 }
 

@@ -1,7 +1,8 @@
 // Turns a list of geometries between graph nodes (plus turn restrictions) into the search graph:
-// directed edges, node splitting at restricted via nodes, forward and reverse CSR, and the spatial grid.
-// Landmarks and the contraction hierarchy are added afterwards (landmarks need the search kernel). Used for
+// directed edges, node splitting at restricted via nodes, the forward CSR, the main network and the spatial
+// grid. The contraction hierarchy is added afterwards. Used for
 // OSM extracts and for the synthetic graphs of the benchmark alike.
+import { mainNetwork } from './main-network.js';
 import { noHierarchy, type RoadGraph } from './road-graph.js';
 import { buildSegmentGrid } from './segment-grid.js';
 
@@ -99,20 +100,10 @@ export function assembleGraph(input: GraphInput): RoadGraph {
   for (let e = 0; e < M; e++) firstOut[eTail[e] + 1]++;
   for (let v = 0; v < N; v++) firstOut[v + 1] += firstOut[v];
   const fill = firstOut.slice(0, N);
-  const head = new Uint32Array(M), weight = new Uint32Array(M), orig = new Uint32Array(M), tailOfEdge = new Uint32Array(M);
+  const head = new Uint32Array(M), weight = new Uint32Array(M), orig = new Uint32Array(M);
   for (let e = 0; e < M; e++) {
     const i = fill[eTail[e]]++;
-    head[i] = eHead[e]; weight[i] = eWeight[e]; orig[i] = eOrig[e]; tailOfEdge[i] = eTail[e];
-  }
-  // Reverse CSR.
-  const firstIn = new Uint32Array(N + 1);
-  for (let e = 0; e < M; e++) firstIn[head[e] + 1]++;
-  for (let v = 0; v < N; v++) firstIn[v + 1] += firstIn[v];
-  const fillIn = firstIn.slice(0, N);
-  const inEdge = new Uint32Array(M), inTail = new Uint32Array(M);
-  for (let e = 0; e < M; e++) {
-    const i = fillIn[head[e]]++;
-    inEdge[i] = e; inTail[i] = tailOfEdge[e];
+    head[i] = eHead[e]; weight[i] = eWeight[e]; orig[i] = eOrig[e];
   }
   // Directed original edge → its search edges.
   const origFirst = new Uint32Array(D + 1);
@@ -131,11 +122,11 @@ export function assembleGraph(input: GraphInput): RoadGraph {
   }
   const grid = buildSegmentGrid(input.geomFirst, input.geomCoords);
   return {
-    nodeCount: N, edgeCount: M, geomCount: G, landmarkCount: 0,
-    firstOut, head, weight, orig, firstIn, inEdge, inTail, nodeCoords,
+    nodeCount: N, edgeCount: M, geomCount: G,
+    firstOut, head, weight, orig, nodeCoords,
     geomFirst: input.geomFirst, geomCoords: input.geomCoords, geomLength: input.geomLength, geomWay,
     origFirst, origEdges, origWeight, origHead,
-    lmFrom: new Uint32Array(0), lmTo: new Uint32Array(0),
+    mainNet: mainNetwork(N, firstOut, head),
     ...noHierarchy(),
     grid: grid.params, gridFirst: grid.first, gridItems: grid.items,
   };

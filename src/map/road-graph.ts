@@ -31,7 +31,6 @@ export interface RoadGraph extends Contraction {
   nodeCount: number;
   edgeCount: number;
   geomCount: number;
-  landmarkCount: number;
   /** Search graph, forward CSR. */
   firstOut: Uint32Array;
   head: Uint32Array;
@@ -39,10 +38,6 @@ export interface RoadGraph extends Contraction {
   weight: Uint32Array;
   /** Directed original edge of each search edge. */
   orig: Uint32Array;
-  /** Reverse CSR: for node v, in-edges inEdge[firstIn[v]..firstIn[v+1]) with their tails inTail. */
-  firstIn: Uint32Array;
-  inEdge: Uint32Array;
-  inTail: Uint32Array;
   /** lat, lon per search node (copies share their original's position). */
   nodeCoords: Float64Array;
   /** Shape points of geometry g: geomCoords[2*geomFirst[g] ..] lat, lon pairs, from its first to its last node. */
@@ -58,9 +53,11 @@ export interface RoadGraph extends Contraction {
   /** Per directed original edge: its duration (tenths of a second; 0 = not allowed that way) and the search node it ends at. */
   origWeight: Uint32Array;
   origHead: Uint32Array;
-  /** ALT tables, node-major: lmFrom[v*L+l] = d(landmark l, v), lmTo[v*L+l] = d(v, landmark l); 0xffffffff = unreachable. */
-  lmFrom: Uint32Array;
-  lmTo: Uint32Array;
+  /**
+   * 1 for nodes of the main network (the largest strongly connected part), else 0: snapping prefers it,
+   * and a waypoint cut off from it is moved onto it.
+   */
+  mainNet: Uint8Array;
   /** Uniform grid over shape segments (for snapping and blocking): items are (geometry, first point index) pairs. */
   grid: GridParams;
   gridFirst: Uint32Array;
@@ -72,9 +69,8 @@ export interface GridParams { minLat: number; minLon: number; cellLat: number; c
 /** Names and element types of the arrays of a RoadGraph, in file and memory order. */
 export const GRAPH_ARRAYS = [
   ['firstOut', 'u32'], ['head', 'u32'], ['weight', 'u32'], ['orig', 'u32'],
-  ['firstIn', 'u32'], ['inEdge', 'u32'], ['inTail', 'u32'],
   ['nodeCoords', 'f64'], ['geomFirst', 'u32'], ['geomCoords', 'f64'], ['geomLength', 'f64'], ['geomWay', 'f64'],
-  ['origFirst', 'u32'], ['origEdges', 'u32'], ['origWeight', 'u32'], ['origHead', 'u32'], ['lmFrom', 'u32'], ['lmTo', 'u32'],
+  ['origFirst', 'u32'], ['origEdges', 'u32'], ['origWeight', 'u32'], ['origHead', 'u32'], ['mainNet', 'u8'],
   ['gridFirst', 'u32'], ['gridItems', 'u32'],
   ['rank', 'u32'], ['upFirst', 'u32'], ['upHead', 'u32'], ['upWeight', 'u32'], ['upMeters', 'f64'],
   ['dnFirst', 'u32'], ['dnTail', 'u32'], ['dnWeight', 'u32'], ['dnMeters', 'f64'], ['chA', 'u32'], ['chB', 'u32'],

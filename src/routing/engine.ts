@@ -1,11 +1,12 @@
-// The routing engine facade the HTTP layer calls: load a map directory into shared memory, hand it to
-// the worker pool, and run route / matrix queries there. Failures surface as typed errors.
+// The routing engine facade the HTTP layer calls: load a map directory into shared memory (one memory
+// per profile), hand it to the worker pool, and run route / matrix queries there. Failures surface as
+// typed errors.
+import { join } from 'node:path';
 import { computePool, runTask, setWorkerData } from '../compute/pool.js';
-import { readGraphFiles, readManifest, type MapManifest } from '../map/map-files.js';
+import { readManifest, verifyFile, type MapManifest } from '../map/map-files.js';
 import { PROFILES, type ProfileName } from '../map/profiles.js';
-import type { RoadGraph } from '../map/road-graph.js';
 import type { Circle } from './avoid.js';
-import { placeGraphs, type SharedGraphs } from './graph-memory.js';
+import { loadGraph, type SharedGraphs } from './graph-memory.js';
 import type { LatLon, MatrixResult, Outcome, RouteFailure, RouteResult } from './route-core.js';
 
 export type { Circle } from './avoid.js';
@@ -65,24 +66,50 @@ export interface MatrixRequest {
 export interface LoadedMap {
   dir: string;
   manifest: MapManifest;
-  /** Bytes of graph data in the shared memory. */
+  /** The profiles served, in PROFILES order. */
+  profiles: ProfileName[];
+  /** Bytes of graph data in the shared memories. */
   bytes: number;
+}
+
+/** A profile that cannot be served: `serve` stops with this message rather than answer 503 to every route. */
+export class MapLoadError extends Error {
+  constructor(readonly profile: string, reason: string) {
+    super(`cannot load routing profile ${profile}: ${reason}`);
+    this.name = 'MapLoadError';
+  }
 }
 
 let loaded: LoadedMap | null = null;
 
-/** Reads a map directory into one shared memory and restarts the pool's workers over it. */
-export async function loadMap(dir: string): Promise<LoadedMap> {
+/**
+ * Reads the profiles of a map directory (all four unless `profiles` names a subset), each straight into
+ * a shared memory of its own with every file checked against the manifest, then restarts the pool's
+ * workers over them. Any profile that cannot be loaded fails the whole load, naming it.
+ */
+export async function loadMap(dir: string, profiles: readonly ProfileName[] = PROFILES): Promise<LoadedMap> {
   const manifest = await readManifest(dir);
-  const graphs: Record<string, RoadGraph> = {};
-  for (const profile of PROFILES) {
+  const shared: SharedGraphs = {};
+  let bytes = 0;
+  for (const profile of PROFILES.filter((p) => profiles.includes(p))) {
     const meta = manifest.profiles[profile];
-    if (meta) graphs[profile] = await readGraphFiles(dir, profile, meta);
+    if (!meta) throw new MapLoadError(profile, `the map in ${dir} has no graph for it`);
+    try {
+      shared[profile] = loadGraph(profile, join(dir, profile), { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries, grid: meta.grid },
+        (file, data) => verifyFile(manifest, `${profile}/${file}`, data));
+    } catch (err) {
+      throw new MapLoadError(profile, err instanceof Error ? err.message : String(err));
+    }
+    bytes += shared[profile].memory.buffer.byteLength;
   }
-  const shared = placeGraphs(graphs);
-  await setWorkerData({ routing: shared satisfies SharedGraphs });
-  loaded = { dir, manifest, bytes: shared.memory.buffer.byteLength };
+  await setWorkerData({ routing: shared });
+  loaded = { dir, manifest, profiles: Object.keys(shared) as ProfileName[], bytes };
   return loaded;
+}
+
+/** The profiles being served (empty without a map). */
+export function loadedProfiles(): ProfileName[] {
+  return loaded?.profiles ?? [];
 }
 
 function unwrap<T>(outcome: Outcome<T>): T {

@@ -1,7 +1,11 @@
-// Places road graphs in one shared WebAssembly.Memory that every worker instantiates the route kernel
-// over, and gives typed-array views of them back. Layout: the kernel's static data below 64 KiB, then per
-// profile a 128-byte descriptor (read by the kernel) and its arrays; worker scratch regions are appended
-// later by each worker growing the memory (grow is atomic, so the old size is that worker's own region).
+// Places each profile's road graph in a shared WebAssembly.Memory of its own, which every worker
+// instantiates the route kernel over, and gives typed-array views of it back. One memory per profile
+// keeps each under the 4 GiB a wasm32 memory can address, whatever the number of profiles.
+// Layout: the kernel's static data below 64 KiB, then a 128-byte descriptor (read by the kernel) and the
+// graph's arrays; worker scratch regions are appended later by each worker growing the memory (grow is
+// atomic, so the old size is that worker's own region). Map files are read straight into place.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
 import { GRAPH_ARRAYS, type GraphArrayName, type GridParams, type RoadGraph } from '../map/road-graph.js';
 
 const PAGE = 65536;
@@ -15,81 +19,115 @@ export interface GraphLayout {
   nodeCount: number;
   edgeCount: number;
   geomCount: number;
-  landmarkCount: number;
-  /** Whether the graph has a contraction hierarchy (unblocked queries use it). */
+  /** Whether the graph has a contraction hierarchy (unblocked queries use it; blocked ones its potentials). */
   hierarchy: boolean;
   grid: GridParams;
   arrays: Record<GraphArrayName, ArraySlot>;
 }
-export interface MemoryLayout {
-  graphs: Record<string, GraphLayout>;
-  /** Largest node count: sizes the per-worker scratch. */
-  capacity: number;
-  /** Largest geometry count: sizes the blocked bitset. */
-  maxGeoms: number;
-}
-export interface SharedGraphs { memory: WebAssembly.Memory; layout: MemoryLayout }
+/** One profile's graph in its own shared memory. */
+export interface ProfileMemory { memory: WebAssembly.Memory; layout: GraphLayout }
+/** Every loaded profile, by name. */
+export type SharedGraphs = Record<string, ProfileMemory>;
 
-const BYTES = { u32: 4, f64: 8 } as const;
+/** The counts a layout needs besides the array lengths. */
+export interface GraphCounts { nodeCount: number; edgeCount: number; geomCount: number; grid: GridParams }
+
+const BYTES = { u8: 1, u32: 4, f64: 8 } as const;
 const align8 = (n: number): number => (n + 7) & ~7;
 
-/** Copies the graphs into a new shared memory. */
+function layoutOf(counts: GraphCounts, lengths: Record<GraphArrayName, number>): { layout: GraphLayout; bytes: number } {
+  const desc = DATA_START;
+  let offset = desc + DESCRIPTOR_BYTES;
+  const arrays = {} as Record<GraphArrayName, ArraySlot>;
+  for (const [key, type] of GRAPH_ARRAYS) {
+    offset = align8(offset);
+    arrays[key] = { offset, length: lengths[key] };
+    offset += lengths[key] * BYTES[type];
+  }
+  const hierarchy = lengths.chA > 0 && lengths.rank === counts.nodeCount;
+  return { layout: { desc, ...counts, hierarchy, arrays }, bytes: offset };
+}
+
+function newMemory(name: string, bytes: number): WebAssembly.Memory {
+  const pages = Math.ceil(bytes / PAGE) + 1;
+  if (pages > MAX_PAGES) throw new Error(`profile ${name}: its graph needs ${pages} pages, more than the 4 GiB a wasm32 memory holds`);
+  return new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
+}
+
+function writeDescriptor(memory: WebAssembly.Memory, l: GraphLayout): void {
+  const a = l.arrays;
+  new Uint32Array(memory.buffer, l.desc, 18).set([
+    l.nodeCount, l.edgeCount, a.firstOut.offset, a.head.offset, a.weight.offset, a.orig.offset, a.geomLength.offset,
+    a.upHead.length, a.upFirst.offset, a.upHead.offset, a.upWeight.offset, a.upMeters.offset,
+    a.dnFirst.offset, a.dnTail.offset, a.dnWeight.offset, a.dnMeters.offset, a.chA.offset, a.chB.offset,
+  ]);
+}
+
+/** Copies one graph into a new shared memory. */
+export function placeGraph(name: string, g: RoadGraph): ProfileMemory {
+  const lengths = Object.fromEntries(GRAPH_ARRAYS.map(([key]) => [key, g[key].length])) as Record<GraphArrayName, number>;
+  const { layout, bytes } = layoutOf(g, lengths);
+  const memory = newMemory(name, bytes);
+  for (const [key] of GRAPH_ARRAYS) {
+    const src = g[key];
+    new Uint8Array(memory.buffer, layout.arrays[key].offset, src.byteLength).set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength));
+  }
+  writeDescriptor(memory, layout);
+  return { memory, layout };
+}
+
+/** Copies several graphs, each into its own memory. */
 export function placeGraphs(graphs: Record<string, RoadGraph>): SharedGraphs {
-  let offset = DATA_START;
-  const layouts: Record<string, GraphLayout> = {};
-  for (const [name, g] of Object.entries(graphs)) {
-    const desc = offset;
-    offset += DESCRIPTOR_BYTES;
-    const arrays = {} as Record<GraphArrayName, ArraySlot>;
-    for (const [key, type] of GRAPH_ARRAYS) {
-      offset = align8(offset);
-      arrays[key] = { offset, length: g[key].length };
-      offset += g[key].length * BYTES[type];
+  return Object.fromEntries(Object.entries(graphs).map(([name, g]) => [name, placeGraph(name, g)]));
+}
+
+/**
+ * Reads one profile's array files (`<dir>/<array>.<type>`) straight into a new shared memory: no parsing,
+ * no copy through the JS heap. `check` sees each file's bytes in place (the manifest's size and checksum).
+ */
+export function loadGraph(name: string, dir: string, counts: GraphCounts, check: (file: string, bytes: Uint8Array) => void): ProfileMemory {
+  const files = GRAPH_ARRAYS.map(([key, type]) => {
+    const path = join(dir, `${key}.${type}`);
+    const fd = openSync(path, 'r');
+    const size = fstatSync(fd).size;
+    if (size % BYTES[type] !== 0) {
+      closeSync(fd);
+      throw new Error(`profile ${name}: ${path} has ${size} bytes, not a whole number of ${type} values`);
     }
-    layouts[name] = {
-      desc, nodeCount: g.nodeCount, edgeCount: g.edgeCount, geomCount: g.geomCount, landmarkCount: g.landmarkCount,
-      hierarchy: g.chA.length > 0 && g.rank.length === g.nodeCount, grid: g.grid, arrays,
-    };
-  }
-  const pages = Math.ceil(offset / PAGE) + 1;
-  if (pages > MAX_PAGES) throw new Error(`road graphs need ${pages} pages, more than the 4 GiB a wasm32 memory holds`);
-  const memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
-  const buffer = memory.buffer;
-  for (const [name, g] of Object.entries(graphs)) {
-    const l = layouts[name];
-    for (const [key, type] of GRAPH_ARRAYS) {
-      const slot = l.arrays[key];
-      if (type === 'u32') new Uint32Array(buffer, slot.offset, slot.length).set(g[key] as Uint32Array);
-      else new Float64Array(buffer, slot.offset, slot.length).set(g[key] as Float64Array);
+    return { key, fd, path, size, length: size / BYTES[type] };
+  });
+  try {
+    const lengths = Object.fromEntries(files.map((f) => [f.key, f.length])) as Record<GraphArrayName, number>;
+    const { layout, bytes } = layoutOf(counts, lengths);
+    const memory = newMemory(name, bytes);
+    for (const f of files) {
+      const target = new Uint8Array(memory.buffer, layout.arrays[f.key].offset, f.size);
+      let done = 0;
+      while (done < f.size) {
+        const n = readSync(f.fd, target, done, Math.min(f.size - done, 1 << 30), done);
+        if (n === 0) throw new Error(`profile ${name}: ${f.path} ended early`);
+        done += n;
+      }
+      check(`${f.key}.${GRAPH_ARRAYS.find(([k]) => k === f.key)![1]}`, target);
     }
-    const a = l.arrays;
-    new Uint32Array(buffer, l.desc, 24).set([
-      g.nodeCount, g.edgeCount, a.firstOut.offset, a.head.offset, a.weight.offset, a.orig.offset,
-      a.firstIn.offset, a.inEdge.offset, a.inTail.offset, g.landmarkCount, a.lmFrom.offset, a.lmTo.offset, a.geomLength.offset,
-      g.upHead.length, a.upFirst.offset, a.upHead.offset, a.upWeight.offset, a.upMeters.offset,
-      a.dnFirst.offset, a.dnTail.offset, a.dnWeight.offset, a.dnMeters.offset, a.chA.offset, a.chB.offset,
-    ]);
+    writeDescriptor(memory, layout);
+    return { memory, layout };
+  } finally {
+    for (const f of files) closeSync(f.fd);
   }
-  const all = Object.values(graphs);
-  return {
-    memory,
-    layout: {
-      graphs: layouts,
-      capacity: Math.max(1, ...all.map((g) => g.nodeCount)),
-      maxGeoms: Math.max(1, ...all.map((g) => g.geomCount)),
-    },
-  };
 }
 
 /** Typed-array views of one placed graph (valid in any thread holding the memory). */
-export function viewGraph(memory: WebAssembly.Memory, l: GraphLayout): RoadGraph {
+export function viewGraph(pm: ProfileMemory): RoadGraph {
+  const { memory, layout: l } = pm;
   const buffer = memory.buffer;
-  const views = {} as Record<GraphArrayName, Uint32Array | Float64Array>;
+  const views = {} as Record<GraphArrayName, Uint8Array | Uint32Array | Float64Array>;
   for (const [key, type] of GRAPH_ARRAYS) {
     const slot = l.arrays[key];
-    views[key] = type === 'u32' ? new Uint32Array(buffer, slot.offset, slot.length) : new Float64Array(buffer, slot.offset, slot.length);
+    views[key] = type === 'u32' ? new Uint32Array(buffer, slot.offset, slot.length)
+      : type === 'f64' ? new Float64Array(buffer, slot.offset, slot.length) : new Uint8Array(buffer, slot.offset, slot.length);
   }
-  return { nodeCount: l.nodeCount, edgeCount: l.edgeCount, geomCount: l.geomCount, landmarkCount: l.landmarkCount, grid: l.grid, ...views } as RoadGraph;
+  return { nodeCount: l.nodeCount, edgeCount: l.edgeCount, geomCount: l.geomCount, grid: l.grid, ...views } as RoadGraph;
 }
 
 /** Reserves `bytes` at the end of the memory for the calling thread alone; returns the start offset. */

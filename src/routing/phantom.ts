@@ -30,16 +30,11 @@ export function gridView(g: RoadGraph): GridView {
   return { params: g.grid, first: g.gridFirst, items: g.gridItems, geomCoords: g.geomCoords };
 }
 
-/**
- * Whether a geometry belongs to the main network: its end nodes reach landmark 0 and are reached from it
- * (landmarks are chosen inside the largest strongly connected part). Without landmarks every geometry does.
- */
+/** Whether a geometry belongs to the main network: one of its directed edges ends on it. */
 export function onMainNetwork(g: RoadGraph, geom: number): boolean {
-  const L = g.landmarkCount;
-  if (L === 0) return true;
   for (const d of [2 * geom, 2 * geom + 1]) {
     const v = g.origHead[d];
-    if (v !== NONE && g.lmFrom[v * L] !== NONE && g.lmTo[v * L] !== NONE) return true;
+    if (v !== NONE && g.mainNet[v] === 1) return true;
   }
   return false;
 }

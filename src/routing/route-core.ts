@@ -4,7 +4,7 @@
 import type { RoadGraph } from '../map/road-graph.js';
 import type { GridView } from '../map/segment-grid.js';
 import { blockCircles, lineEntersCircles, type Circle } from './avoid.js';
-import { viewGraph, type GraphLayout, type SharedGraphs } from './graph-memory.js';
+import { viewGraph, type SharedGraphs } from './graph-memory.js';
 import { edgeShape, geometryPiece, gridView, onMainNetwork, snap, sourceSeeds, targetSeeds, type Phantom, type PhantomSeed } from './phantom.js';
 import { RouteKernel } from './route-kernel.js';
 
@@ -46,27 +46,31 @@ export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RouteFailu
 
 interface LegPath { cost: number; meters: number; shape: Array<[number, number]>; touches: boolean }
 interface Blocking { circles: readonly Circle[]; hits: Map<number, number[]> }
-interface ProfileView { layout: GraphLayout; graph: RoadGraph; grid: GridView }
+interface ProfileView { kernel: RouteKernel; graph: RoadGraph; grid: GridView }
 
 export class RouteCore {
-  private readonly kernel: RouteKernel;
   private readonly views = new Map<string, ProfileView>();
 
-  constructor(private readonly shared: SharedGraphs) {
-    this.kernel = new RouteKernel(shared);
-  }
+  constructor(private readonly shared: SharedGraphs) {}
 
   /** Searches run by this thread so far, by kind (hierarchy, blocked, plain); for tests and measurements. */
   get searches(): Readonly<{ hierarchy: number; blocked: number; plain: number }> {
-    return this.kernel.searches;
+    const total = { hierarchy: 0, blocked: 0, plain: 0 };
+    for (const v of this.views.values()) {
+      total.hierarchy += v.kernel.searches.hierarchy;
+      total.blocked += v.kernel.searches.blocked;
+      total.plain += v.kernel.searches.plain;
+    }
+    return total;
   }
 
+  /** A profile's kernel and views, made on its first query in this thread (its scratch is claimed then). */
   private view(profile: string): ProfileView | null {
     let v = this.views.get(profile);
-    const layout = this.shared.layout.graphs[profile];
-    if (!v && layout) {
-      const graph = viewGraph(this.shared.memory, layout);
-      v = { layout, graph, grid: gridView(graph) };
+    const pm = Object.hasOwn(this.shared, profile) ? this.shared[profile] : undefined;
+    if (!v && pm) {
+      const graph = viewGraph(pm);
+      v = { kernel: new RouteKernel(pm), graph, grid: gridView(graph) };
       this.views.set(profile, v);
     }
     return v ?? null;
@@ -84,7 +88,7 @@ export class RouteCore {
 
   private blocking(v: ProfileView, circles: readonly Circle[] | undefined): Blocking | null {
     if (!circles?.length) return null;
-    return { circles, hits: blockCircles(v.graph, v.grid, circles, this.kernel.blockedBits()) };
+    return { circles, hits: blockCircles(v.graph, v.grid, circles, v.kernel.blockedBits()) };
   }
 
   route(q: RouteQuery): Outcome<RouteResult> {
@@ -181,7 +185,7 @@ export class RouteCore {
       if (avoiding) direct = null;
       else direct.touches = true;
     }
-    const found = this.kernel.shortestPath(v.layout, sSeeds, tSeeds, direct?.cost ?? Infinity, avoiding);
+    const found = v.kernel.shortestPath(sSeeds, tSeeds, direct?.cost ?? Infinity, avoiding);
     if (!found) return direct;
     const { edges, start } = found;
     const end = edges.length ? g.head[edges[edges.length - 1]] : start;
@@ -218,7 +222,7 @@ export class RouteCore {
     const targetSeedLists = phantoms.map((ph) => targetSeeds(g, ph).filter(usable(ph, false)));
     const targetNodes = [...new Set(targetSeedLists.flat().map((s) => s.node))];
     const slot = new Map(targetNodes.map((node, i) => [node, i]));
-    const targets = this.kernel.matrixTargets(v.layout, targetNodes, avoiding);
+    const targets = v.kernel.matrixTargets(targetNodes, avoiding);
     const n = phantoms.length;
     const durations: Array<Array<number | null>> = [];
     const distances: Array<Array<number | null>> = [];

@@ -1,18 +1,18 @@
-// One thread's handle on the route kernel: a WASM instance over the shared graph memory plus this
-// thread's own scratch region (search state, seeds, blocked bitset, path and matrix buffers).
+// One thread's handle on the route kernel for one profile: a WASM instance over that profile's shared
+// graph memory plus this thread's own scratch region in it (search state, seeds, blocked bitset, path and
+// matrix buffers).
 import { instantiate } from '../compute/wasm.js';
-import { claimRegion, type GraphLayout, type SharedGraphs } from './graph-memory.js';
+import { claimRegion, type GraphLayout, type ProfileMemory } from './graph-memory.js';
 
 interface RouteExports extends WebAssembly.Exports {
   scratchBytes(capacity: number): number;
   heapBase(): number;
   settled(): number;
-  p2p(desc: number, scratch: number, blocked: number, src: number, nSrc: number, tgt: number, nTgt: number, mu0: number, useLandmarks: number): number;
+  p2p(desc: number, scratch: number, blocked: number, src: number, nSrc: number, tgt: number, nTgt: number, tgtMeters: number, mu0: number, hierarchy: number): number;
   found(): number;
   pathEdges(out: number): number;
   pathStart(): number;
   oneToMany(desc: number, scratch: number, blocked: number, src: number, nSrc: number, srcMeters: number, targets: number, nTargets: number, outDur: number, outDist: number): void;
-  sssp(desc: number, scratch: number, source: number, backward: number, out: number): void;
   chP2p(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, tgt: number, nTgt: number, tgtMeters: number, mu0: number): number;
   chBuckets(desc: number, scratch: number, targets: number, nTargets: number, entries: number, cap: number): number;
   chRow(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, nTargets: number, outDur: number, outDist: number): void;
@@ -48,10 +48,13 @@ export class RouteKernel {
   private readonly outDurPtr: number;
   private readonly outDistPtr: number;
 
-  constructor(private readonly shared: SharedGraphs) {
+  private readonly g: GraphLayout;
+
+  constructor(private readonly shared: ProfileMemory) {
     this.k = instantiate<RouteExports>('route', { env: { memory: shared.memory } });
     if (this.k.heapBase() > 65536) throw new Error('route kernel static data overlaps the graph area');
-    const { capacity, maxGeoms } = shared.layout;
+    this.g = shared.layout;
+    const capacity = Math.max(1, this.g.nodeCount), maxGeoms = Math.max(1, this.g.geomCount);
     const kernelBytes = Math.ceil(this.k.scratchBytes(capacity) / 8) * 8;
     this.blockedBytes = Math.ceil(maxGeoms / 64) * 8;
     const total = kernelBytes + 2 * MAX_SEEDS * 16 + 2 * MAX_SEEDS * 8 + this.blockedBytes + capacity * 4 + 4 + MAX_MATRIX_TARGETS * 20;
@@ -99,15 +102,17 @@ export class RouteKernel {
    * Cheapest path from any source seed to any target seed (costs include the seeds'), or null when none
    * beats `upperBound`. `edges` are search-edge ids in travel order; `start` is the node the path leaves from.
    */
-  shortestPath(g: GraphLayout, src: Seed[], tgt: Seed[], upperBound: number, useBlocked: boolean): { cost: number; edges: Uint32Array; start: number } | null {
+  shortestPath(src: Seed[], tgt: Seed[], upperBound: number, useBlocked: boolean): { cost: number; edges: Uint32Array; start: number } | null {
+    const g = this.g;
     const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
     const nTgt = this.writeSeeds(this.tgtPtr, tgt, this.tgtMetersPtr);
     if (nSrc === 0 || nTgt === 0) return null;
-    // Blocked edges invalidate the hierarchy's shortcuts: avoidance searches the plain graph with ALT.
-    this.count(g, useBlocked);
+    // Blocked edges invalidate the hierarchy's shortcuts: avoidance searches the graph with the blocked
+    // bitset, guided by the hierarchy's distances.
+    this.count(useBlocked);
     const cost = !useBlocked && g.hierarchy
       ? this.k.chP2p(g.desc, this.scratch, this.srcPtr, nSrc, this.srcMetersPtr, this.tgtPtr, nTgt, this.tgtMetersPtr, upperBound)
-      : this.k.p2p(g.desc, this.scratch, useBlocked ? this.blockedPtr : 0, this.srcPtr, nSrc, this.tgtPtr, nTgt, upperBound, g.landmarkCount > 0 ? 1 : 0);
+      : this.k.p2p(g.desc, this.scratch, useBlocked ? this.blockedPtr : 0, this.srcPtr, nSrc, this.tgtPtr, nTgt, this.tgtMetersPtr, upperBound, g.hierarchy ? 1 : 0);
     if (!this.k.found()) return null;
     const n = this.k.pathEdges(this.pathPtr);
     return { cost, edges: new Uint32Array(this.buffer, this.pathPtr, n).slice(), start: this.k.pathStart() };
@@ -118,14 +123,15 @@ export class RouteKernel {
    * each row is one upward search; otherwise each row is a Dijkstra (with the blocked bitset) until every
    * target settles. Valid until the next call on this kernel.
    */
-  matrixTargets(g: GraphLayout, targets: number[], useBlocked: boolean): MatrixTargets {
+  matrixTargets(targets: number[], useBlocked: boolean): MatrixTargets {
+    const g = this.g;
     if (targets.length > MAX_MATRIX_TARGETS) throw new Error(`at most ${MAX_MATRIX_TARGETS} matrix target nodes`);
     new Uint32Array(this.buffer, this.targetsPtr, targets.length).set(targets);
     const n = targets.length;
     if (useBlocked || !g.hierarchy) {
       return {
         row: (src) => {
-          this.count(g, useBlocked);
+          this.count(useBlocked);
           const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
           this.k.oneToMany(g.desc, this.scratch, useBlocked ? this.blockedPtr : 0, this.srcPtr, nSrc, this.srcMetersPtr, this.targetsPtr, n, this.outDurPtr, this.outDistPtr);
           return this.rowResult(n);
@@ -141,7 +147,7 @@ export class RouteKernel {
     }
     return {
       row: (src) => {
-        this.count(g, false);
+        this.count(false);
         const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
         this.k.chRow(g.desc, this.scratch, this.srcPtr, nSrc, this.srcMetersPtr, n, this.outDurPtr, this.outDistPtr);
         return this.rowResult(n);
@@ -149,9 +155,9 @@ export class RouteKernel {
     };
   }
 
-  private count(g: GraphLayout, useBlocked: boolean): void {
+  private count(useBlocked: boolean): void {
     if (useBlocked) this.searches.blocked++;
-    else if (g.hierarchy) this.searches.hierarchy++;
+    else if (this.g.hierarchy) this.searches.hierarchy++;
     else this.searches.plain++;
   }
 
@@ -160,11 +166,6 @@ export class RouteKernel {
       durations: new Float64Array(this.buffer, this.outDurPtr, n).slice(),
       meters: new Float64Array(this.buffer, this.outDistPtr, n).slice(),
     };
-  }
-
-  /** Full single-source durations (u32 tenths, 0xffffffff unreachable) over the forward or reverse graph, written to `out` (an offset in the memory). */
-  sssp(g: GraphLayout, source: number, backward: boolean, out: number): void {
-    this.k.sssp(g.desc, this.scratch, source, backward ? 1 : 0, out);
   }
 
   /** Nodes settled by the last search (for measurements). */

@@ -28,14 +28,12 @@ export const SCHAAN: At = { latitude: 47.165, longitude: 9.5093 };
 export async function roadPoints(mapDir: string, count: number, seed = 7): Promise<At[]> {
   const manifest = await readManifest(mapDir);
   const g = await readGraphFiles(mapDir, 'driving-car', manifest.profiles['driving-car']);
-  const L = g.landmarkCount;
-  const NONE = 0xffffffff;
   const seen = new Set<string>();
   const candidates: At[] = [];
   for (let v = 0; v < g.nodeCount; v++) {
     const latitude = Math.round(g.nodeCoords[2 * v] * 1e6) / 1e6, longitude = Math.round(g.nodeCoords[2 * v + 1] * 1e6) / 1e6;
     if (latitude < 47.08 || latitude > 47.18 || longitude < 9.49 || longitude > 9.54) continue;
-    if (L > 0 && (g.lmFrom[v * L] === NONE || g.lmTo[v * L] === NONE)) continue;
+    if (g.mainNet[v] !== 1) continue;
     const key = `${latitude},${longitude}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -28,8 +28,8 @@ function plainNodes(g: RoadGraph): number[] {
   const out: number[] = [];
   for (let v = 0; v < g.nodeCount; v++) {
     const key = `${g.nodeCoords[2 * v]},${g.nodeCoords[2 * v + 1]}`;
-    const main = g.lmFrom[v * g.landmarkCount] !== 0xffffffff && g.lmTo[v * g.landmarkCount] !== 0xffffffff;
-    if (main && seen.get(key) === 1 && g.firstOut[v + 1] > g.firstOut[v] && g.firstIn[v + 1] > g.firstIn[v]) out.push(v);
+    // The main network is strongly connected: its nodes have edges in and out.
+    if (g.mainNet[v] === 1 && seen.get(key) === 1) out.push(v);
   }
   return out;
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assembleGraph } from '../../src/map/graph-assemble.js';
 import { buildGraphInput } from '../../src/map/graph-build.js';
-import { addLandmarks } from '../../src/map/landmarks.js';
 import { OsmData } from '../../src/map/osm-data.js';
 import { parseMaxspeed, wayAccess, type ProfileName } from '../../src/map/profiles.js';
 import { placeGraphs } from '../../src/routing/graph-memory.js';
@@ -46,7 +45,7 @@ describe('profile rules', () => {
       [],
     );
     const graphs: Record<string, ReturnType<typeof assembleGraph>> = {};
-    for (const p of ['driving-car', 'foot-walking'] as ProfileName[]) graphs[p] = addLandmarks(assembleGraph(buildGraphInput(osm, p)), 2);
+    for (const p of ['driving-car', 'foot-walking'] as ProfileName[]) graphs[p] = assembleGraph(buildGraphInput(osm, p));
     const core = new RouteCore(placeGraphs(graphs));
     const waypoints = [{ lat: 47.0, lon: 9.0 }, { lat: 47.0, lon: 9.02 }];
     const car = core.route({ profile: 'driving-car', waypoints });
