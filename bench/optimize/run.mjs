@@ -18,6 +18,7 @@ import { connect } from '../../dist/db/client.js';
 import { migrate } from '../../dist/db/migrate.js';
 import { ensureDefaultMap } from '../../dist/map/build.js';
 import { readGraphFiles, readManifest } from '../../dist/map/map-files.js';
+import { toDegrees } from '../../dist/map/road-graph.js';
 import { projectRoot } from '../../dist/paths.js';
 import { loadMap, matrix, route } from '../../dist/routing/engine.js';
 import { SOLVE_OPTIONS } from '../../dist/routing/optimize-endpoint.js';
@@ -54,9 +55,10 @@ function rng(seed) {
 async function roadPositions(mapDir) {
   const manifest = await readManifest(mapDir);
   const g = await readGraphFiles(mapDir, 'driving-car', manifest.profiles['driving-car']);
+  const nodeCoords = toDegrees(g.nodeE7);
   const out = [];
   for (let v = 0; v < g.nodeCount; v++) {
-    const latitude = +g.nodeCoords[2 * v].toFixed(6), longitude = +g.nodeCoords[2 * v + 1].toFixed(6);
+    const latitude = +nodeCoords[2 * v].toFixed(6), longitude = +nodeCoords[2 * v + 1].toFixed(6);
     if (latitude < 47.05 || latitude > 47.25 || longitude < 9.47 || longitude > 9.56) continue;
     if (g.mainNet[v] !== 1) continue;
     out.push({ latitude, longitude });

@@ -12,6 +12,7 @@ import { buildMap, DEFAULT_EXTRACT } from '../../dist/map/build.js';
 import { assembleGraph } from '../../dist/map/graph-assemble.js';
 import { addHierarchy } from '../../dist/map/contraction.js';
 import { readGraphFiles } from '../../dist/map/map-files.js';
+import { toDegrees } from '../../dist/map/road-graph.js';
 import { GRAPH_ARRAYS } from '../../dist/map/road-graph.js';
 import { PROFILES } from '../../dist/map/profiles.js';
 import { placeGraphs } from '../../dist/routing/graph-memory.js';
@@ -115,7 +116,9 @@ results.liechtenstein.mapBytes = Number(execFileSync('du', ['-sb', mapDir]).toSt
 log(`  built in ${results.liechtenstein.buildMs} ms, ${(results.liechtenstein.mapBytes / 1e6).toFixed(1)} MB`);
 
 const graphs = {};
-for (const p of PROFILES) graphs[p] = await readGraphFiles(mapDir, p, manifest.profiles[p]);
+// Coordinates in degrees beside the graphs' 1e-7-degree integers, for picking waypoints.
+const withDegrees = (g) => Object.assign(g, { nodeCoords: toDegrees(g.nodeE7) });
+for (const p of PROFILES) graphs[p] = withDegrees(await readGraphFiles(mapDir, p, manifest.profiles[p]));
 const shared = placeGraphs(graphs);
 const core = new RouteCore(shared);
 results.liechtenstein.sharedMemoryBytes = shared.memory.buffer.byteLength;
@@ -286,7 +289,7 @@ for (const size of sizes) {
   const assembleMs = performance.now() - t;
   log(`  assembled in ${Math.round(assembleMs)} ms; contracting ...`);
   t = performance.now();
-  const g = addHierarchy(assembled);
+  const g = withDegrees(addHierarchy(assembled));
   const hierarchyMs = performance.now() - t;
   log(`  hierarchy: ${g.chA.length} edges (${g.edgeCount} in the graph) in ${Math.round(hierarchyMs)} ms`);
   const bytes = GRAPH_ARRAYS.reduce((a, [k]) => a + g[k].byteLength, 0);

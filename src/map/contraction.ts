@@ -9,7 +9,9 @@
 // ordering; AssemblyScript because preprocessing a 10^6-node grid is minutes of witness searches); this
 // module hands it the graph and splits the edge pool it returns into the upward and downward CSR with CH
 // edge ids for unpacking.
+import { Worker } from 'node:worker_threads';
 import { instantiate } from '../compute/wasm.js';
+import { distPath } from '../paths.js';
 import type { Contraction, RoadGraph } from './road-graph.js';
 
 export type { Contraction } from './road-graph.js';
@@ -40,8 +42,33 @@ export function addHierarchy(graph: RoadGraph, options?: ContractionOptions): Ro
   return { ...graph, ...contractGraph(graph, options) };
 }
 
+/** What a contraction reads of a graph. */
+export type ContractionInput = Pick<RoadGraph, 'nodeCount' | 'edgeCount' | 'firstOut' | 'head' | 'weight' | 'orig' | 'geomLength'> & ContractionOptions;
+
+/**
+ * Contracts in a worker thread of its own (copies of the arrays it reads go there; the hierarchy comes
+ * back transferred), leaving this thread free to assemble the next graph.
+ */
+export function contractInWorker(g: RoadGraph, options: ContractionOptions = {}): Promise<Contraction> {
+  const input: ContractionInput = {
+    nodeCount: g.nodeCount, edgeCount: g.edgeCount, firstOut: g.firstOut.slice(), head: g.head.slice(), weight: g.weight.slice(),
+    orig: g.orig.slice(), geomLength: g.geomLength.slice(), ...options,
+  };
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(distPath('map', 'contraction-worker.js'));
+    worker.once('message', (ch: Contraction) => {
+      resolve(ch);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`contraction worker exited with code ${code}`)));
+    const transfer = [input.firstOut, input.head, input.weight, input.orig, input.geomLength].map((a) => a.buffer as ArrayBuffer);
+    worker.postMessage(input, transfer);
+  });
+}
+
 /** Builds the contraction hierarchy of a search graph (in a kernel instance of its own, dropped afterwards). */
-export function contractGraph(g: RoadGraph, options: ContractionOptions = {}): Contraction {
+export function contractGraph(g: ContractionInput, options: ContractionOptions = g): Contraction {
   const k = instantiate<ContractExports>('contract');
   const put = (arr: Uint32Array | Float64Array): number => {
     const p = k.allocate(arr.byteLength);
@@ -49,7 +76,7 @@ export function contractGraph(g: RoadGraph, options: ContractionOptions = {}): C
     return p;
   };
   const firstOut = put(g.firstOut), head = put(g.head), weight = put(g.weight), orig = put(g.orig), geomLength = put(g.geomLength);
-  const K = k.contract(g.nodeCount, firstOut, head, weight, orig, geomLength, g.edgeCount, options.simulateLimit ?? 60, options.contractLimit ?? 400);
+  const K = k.contract(g.nodeCount, firstOut, head, weight, orig, geomLength, g.edgeCount, options.simulateLimit ?? 30, options.contractLimit ?? 100);
   const buffer = k.memory.buffer;
   const u32 = (p: number): Uint32Array => new Uint32Array(buffer, p, K);
   const pool: EdgePool = {
@@ -59,7 +86,7 @@ export function contractGraph(g: RoadGraph, options: ContractionOptions = {}): C
 }
 
 /** Splits the pool into the upward and downward CSR and maps the unpacking pairs to CH edge ids. */
-function hierarchy(g: RoadGraph, pool: EdgePool, rank: Uint32Array): Contraction {
+function hierarchy(g: ContractionInput, pool: EdgePool, rank: Uint32Array): Contraction {
   const N = g.nodeCount, K = pool.from.length;
   const upFirst = new Uint32Array(N + 1), dnFirst = new Uint32Array(N + 1);
   for (let e = 0; e < K; e++) {

@@ -3,7 +3,7 @@
 // grid. The contraction hierarchy is added afterwards. Used for
 // OSM extracts and for the synthetic graphs of the benchmark alike.
 import { mainNetwork } from './main-network.js';
-import { noHierarchy, type RoadGraph } from './road-graph.js';
+import { E7, noHierarchy, type RoadGraph } from './road-graph.js';
 import { buildSegmentGrid } from './segment-grid.js';
 
 export interface GraphInput {
@@ -113,18 +113,21 @@ export function assembleGraph(input: GraphInput): RoadGraph {
   const origEdges = new Uint32Array(M);
   for (let e = 0; e < M; e++) origEdges[fillO[orig[e]]++] = e;
 
-  const nodeCoords = new Float64Array(2 * N);
-  nodeCoords.set(input.nodeCoords.subarray(0, 2 * nodeCount));
+  // OSM stores coordinates in 1e-7 degrees: as integers they are exact in half the bytes.
+  const nodeE7 = new Int32Array(2 * N);
+  for (let i = 0; i < 2 * nodeCount; i++) nodeE7[i] = Math.round(input.nodeCoords[i] / E7);
   for (const [d, c] of copyOf) {
     const h = headOfD(d);
-    nodeCoords[2 * c] = input.nodeCoords[2 * h];
-    nodeCoords[2 * c + 1] = input.nodeCoords[2 * h + 1];
+    nodeE7[2 * c] = nodeE7[2 * h];
+    nodeE7[2 * c + 1] = nodeE7[2 * h + 1];
   }
-  const grid = buildSegmentGrid(input.geomFirst, input.geomCoords);
+  const geomE7 = new Int32Array(input.geomCoords.length);
+  for (let i = 0; i < geomE7.length; i++) geomE7[i] = Math.round(input.geomCoords[i] / E7);
+  const grid = buildSegmentGrid(input.geomFirst, geomE7);
   return {
     nodeCount: N, edgeCount: M, geomCount: G,
-    firstOut, head, weight, orig, nodeCoords,
-    geomFirst: input.geomFirst, geomCoords: input.geomCoords, geomLength: input.geomLength, geomWay,
+    firstOut, head, weight, orig, nodeE7,
+    geomFirst: input.geomFirst, geomE7, geomLength: input.geomLength, geomWay,
     origFirst, origEdges, origWeight, origHead,
     mainNet: mainNetwork(N, firstOut, head),
     ...noHierarchy(),

@@ -1,17 +1,18 @@
 // The map directory: manifest.json plus one flat little-endian binary file per graph array
-// (`<profile>/<array>.u8|u32|f64`) and the geocoder index (`geocoder/`). The server reads the arrays
+// (`<profile>/<array>.u8|i32|u32|f64`) and the geocoder index (`geocoder/`). The server reads the arrays
 // straight into each profile's memory (src/routing/graph-memory.ts); readGraphFiles gives plain typed
 // arrays for tools and tests. The manifest, written last, lists every file with its size and SHA-256.
 import { createHash } from 'node:crypto';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GRAPH_ARRAYS, type GridParams, type RoadGraph } from './road-graph.js';
+import { ARRAY_TYPES, GRAPH_ARRAYS, type GridParams, type RoadGraph } from './road-graph.js';
 
 /**
- * 3: no ALT landmark tables (blocked searches take their potentials from the hierarchy); a main-network
- * flag per node; no reverse CSR; every file's size and SHA-256 in the manifest.
+ * 4: no ALT landmark tables (blocked searches take their potentials from the hierarchy); a main-network
+ * flag per node; no reverse CSR; coordinates as 1e-7-degree integers; grid items are point indexes;
+ * every file's size and SHA-256 in the manifest.
  */
-export const MAP_FORMAT_VERSION = 3;
+export const MAP_FORMAT_VERSION = 4;
 
 export interface GraphManifest {
   nodes: number;
@@ -99,13 +100,13 @@ export function verifyFile(m: MapManifest, rel: string, bytes: Uint8Array): void
 
 /** One profile's arrays as plain typed arrays (tools, tests, benchmarks). */
 export async function readGraphFiles(dir: string, profile: string, meta: GraphManifest): Promise<RoadGraph> {
-  const arrays: Record<string, Uint8Array | Uint32Array | Float64Array> = {};
+  const arrays: Record<string, ArrayBufferView> = {};
   for (const [key, type] of GRAPH_ARRAYS) {
     const buf = await readFile(join(dir, profile, `${key}.${type}`));
     // Copy into an aligned buffer: Buffer slices from the pool need not be 8-byte aligned.
     const bytes = new Uint8Array(buf.byteLength);
     bytes.set(buf);
-    arrays[key] = type === 'u32' ? new Uint32Array(bytes.buffer) : type === 'f64' ? new Float64Array(bytes.buffer) : bytes;
+    arrays[key] = new ARRAY_TYPES[type](bytes.buffer);
   }
   return { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries, grid: meta.grid, ...arrays } as unknown as RoadGraph;
 }

@@ -38,11 +38,11 @@ export interface RoadGraph extends Contraction {
   weight: Uint32Array;
   /** Directed original edge of each search edge. */
   orig: Uint32Array;
-  /** lat, lon per search node (copies share their original's position). */
-  nodeCoords: Float64Array;
-  /** Shape points of geometry g: geomCoords[2*geomFirst[g] ..] lat, lon pairs, from its first to its last node. */
+  /** lat, lon per search node in units of 1e-7 degrees, OSM's own precision (copies share their original's position). */
+  nodeE7: Int32Array;
+  /** Shape points of geometry g: geomE7[2*geomFirst[g] ..] lat, lon pairs (1e-7 degrees), from its first to its last node. */
   geomFirst: Uint32Array;
-  geomCoords: Float64Array;
+  geomE7: Int32Array;
   /** Length in meters. */
   geomLength: Float64Array;
   /** OSM way id. */
@@ -58,10 +58,22 @@ export interface RoadGraph extends Contraction {
    * and a waypoint cut off from it is moved onto it.
    */
   mainNet: Uint8Array;
-  /** Uniform grid over shape segments (for snapping and blocking): items are (geometry, first point index) pairs. */
+  /** Uniform grid over shape segments (for snapping and blocking): items are the segments' first point indexes. */
   grid: GridParams;
   gridFirst: Uint32Array;
   gridItems: Uint32Array;
+}
+
+/** The typed array of each element type a graph array file holds. */
+export const ARRAY_TYPES = { u8: Uint8Array, i32: Int32Array, u32: Uint32Array, f64: Float64Array } as const;
+export type ArrayType = keyof typeof ARRAY_TYPES;
+
+/** Degrees per unit of nodeE7 and geomE7. */
+export const E7 = 1e-7;
+
+/** Coordinates in 1e-7 degrees as degrees (tools and tests). */
+export function toDegrees(e7: Int32Array): Float64Array {
+  return Float64Array.from(e7, (v) => v * E7);
 }
 
 export interface GridParams { minLat: number; minLon: number; cellLat: number; cellLon: number; rows: number; cols: number }
@@ -69,7 +81,7 @@ export interface GridParams { minLat: number; minLon: number; cellLat: number; c
 /** Names and element types of the arrays of a RoadGraph, in file and memory order. */
 export const GRAPH_ARRAYS = [
   ['firstOut', 'u32'], ['head', 'u32'], ['weight', 'u32'], ['orig', 'u32'],
-  ['nodeCoords', 'f64'], ['geomFirst', 'u32'], ['geomCoords', 'f64'], ['geomLength', 'f64'], ['geomWay', 'f64'],
+  ['nodeE7', 'i32'], ['geomFirst', 'u32'], ['geomE7', 'i32'], ['geomLength', 'f64'], ['geomWay', 'f64'],
   ['origFirst', 'u32'], ['origEdges', 'u32'], ['origWeight', 'u32'], ['origHead', 'u32'], ['mainNet', 'u8'],
   ['gridFirst', 'u32'], ['gridItems', 'u32'],
   ['rank', 'u32'], ['upFirst', 'u32'], ['upHead', 'u32'], ['upWeight', 'u32'], ['upMeters', 'f64'],

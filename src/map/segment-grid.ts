@@ -1,19 +1,20 @@
 // A uniform grid over the shape segments of a graph's geometries, stored as two flat arrays (CSR of
-// cells → (geometry, first point) pairs) so workers use it in place from shared memory. Cells are about
-// 250 m square; a segment is listed in every cell its bounding box touches.
-import type { GridParams } from './road-graph.js';
+// cells → first point index of each segment) so workers use it in place from shared memory. A segment's
+// geometry is found from its point by binary search over geomFirst, which halves the grid against storing
+// it. Cells are about 400 m square; a segment is listed in every cell its bounding box touches.
+import { E7, type GridParams } from './road-graph.js';
 
-const TARGET_CELL_M = 250;
+const TARGET_CELL_M = 400;
 const MAX_CELLS = 4_000_000;
 const M_PER_DEG = 111_195; // mean Earth radius 6371.0088 km × π/180
 const EARTH_R = 6371008.8;
 const RAD = Math.PI / 180;
 
-export function buildSegmentGrid(geomFirst: Uint32Array, geomCoords: Float64Array): { params: GridParams; first: Uint32Array; items: Uint32Array } {
-  const points = geomCoords.length / 2;
+export function buildSegmentGrid(geomFirst: Uint32Array, geomE7: Int32Array): { params: GridParams; first: Uint32Array; items: Uint32Array } {
+  const points = geomE7.length / 2;
   let minLat = Infinity, minLon = Infinity, maxLat = -Infinity, maxLon = -Infinity;
   for (let p = 0; p < points; p++) {
-    const lat = geomCoords[2 * p], lon = geomCoords[2 * p + 1];
+    const lat = geomE7[2 * p] * E7, lon = geomE7[2 * p + 1] * E7;
     if (lat < minLat) minLat = lat;
     if (lat > maxLat) maxLat = lat;
     if (lon < minLon) minLon = lon;
@@ -34,7 +35,7 @@ export function buildSegmentGrid(geomFirst: Uint32Array, geomCoords: Float64Arra
   const params: GridParams = { minLat, minLon, cellLat, cellLon, rows, cols };
   const G = geomFirst.length - 1;
   const forEachCell = (p: number, fn: (cell: number) => void): void => {
-    const la0 = geomCoords[2 * p], lo0 = geomCoords[2 * p + 1], la1 = geomCoords[2 * p + 2], lo1 = geomCoords[2 * p + 3];
+    const la0 = geomE7[2 * p] * E7, lo0 = geomE7[2 * p + 1] * E7, la1 = geomE7[2 * p + 2] * E7, lo1 = geomE7[2 * p + 3] * E7;
     const r0 = Math.floor((Math.min(la0, la1) - minLat) / cellLat), r1 = Math.floor((Math.max(la0, la1) - minLat) / cellLat);
     const c0 = Math.floor((Math.min(lo0, lo1) - minLon) / cellLon), c1 = Math.floor((Math.max(lo0, lo1) - minLon) / cellLon);
     for (let r = r0; r <= r1; r++) for (let c = c0; c <= c1; c++) fn(r * cols + c);
@@ -43,15 +44,9 @@ export function buildSegmentGrid(geomFirst: Uint32Array, geomCoords: Float64Arra
   for (let g = 0; g < G; g++) for (let p = geomFirst[g]; p < geomFirst[g + 1] - 1; p++) forEachCell(p, (cell) => first[cell + 1]++);
   for (let i = 0; i < rows * cols; i++) first[i + 1] += first[i];
   const fill = first.slice(0, rows * cols);
-  const items = new Uint32Array(2 * first[rows * cols]);
+  const items = new Uint32Array(first[rows * cols]);
   for (let g = 0; g < G; g++) {
-    for (let p = geomFirst[g]; p < geomFirst[g + 1] - 1; p++) {
-      forEachCell(p, (cell) => {
-        const i = fill[cell]++;
-        items[2 * i] = g;
-        items[2 * i + 1] = p;
-      });
-    }
+    for (let p = geomFirst[g]; p < geomFirst[g + 1] - 1; p++) forEachCell(p, (cell) => { items[fill[cell]++] = p; });
   }
   return { params, first, items };
 }
@@ -61,16 +56,29 @@ export interface GridView {
   params: GridParams;
   first: Uint32Array;
   items: Uint32Array;
-  geomCoords: Float64Array;
+  geomFirst: Uint32Array;
+  geomE7: Int32Array;
+}
+
+/** The geometry whose segments include the one starting at point p. */
+export function geometryOfPoint(geomFirst: Uint32Array, p: number): number {
+  let lo = 0, hi = geomFirst.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (geomFirst[mid] <= p) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 export interface SegmentHit { geom: number; point: number; t: number; distance: number; lat: number; lon: number }
 
 /** Projection of (lat, lon) onto segment point→point+1 in a local equirectangular frame around the query point. */
-export function projectOnSegment(coords: Float64Array, point: number, lat: number, lon: number): { t: number; distance: number; lat: number; lon: number } {
+export function projectOnSegment(coords: Int32Array, point: number, lat: number, lon: number): { t: number; distance: number; lat: number; lon: number } {
   const kx = Math.cos(lat * RAD) * RAD * EARTH_R, ky = RAD * EARTH_R;
-  const ax = (coords[2 * point + 1] - lon) * kx, ay = (coords[2 * point] - lat) * ky;
-  const bx = (coords[2 * point + 3] - lon) * kx, by = (coords[2 * point + 2] - lat) * ky;
+  const lat0 = coords[2 * point] * E7, lon0 = coords[2 * point + 1] * E7, lat1 = coords[2 * point + 2] * E7, lon1 = coords[2 * point + 3] * E7;
+  const ax = (lon0 - lon) * kx, ay = (lat0 - lat) * ky;
+  const bx = (lon1 - lon) * kx, by = (lat1 - lat) * ky;
   const dx = bx - ax, dy = by - ay;
   const len2 = dx * dx + dy * dy;
   let t = len2 > 0 ? -(ax * dx + ay * dy) / len2 : 0;
@@ -80,16 +88,21 @@ export function projectOnSegment(coords: Float64Array, point: number, lat: numbe
   return {
     t,
     distance: Math.sqrt(px * px + py * py),
-    lat: coords[2 * point] + t * (coords[2 * point + 2] - coords[2 * point]),
-    lon: coords[2 * point + 1] + t * (coords[2 * point + 3] - coords[2 * point + 1]),
+    lat: lat0 + t * (lat1 - lat0),
+    lon: lon0 + t * (lon1 - lon0),
   };
 }
 
-/** Meters from (lat, lon) to segment point→point+1; the allocation-free core of projectOnSegment. */
-export function segmentDistance(coords: Float64Array, point: number, lat: number, lon: number): number {
+/** Meters from (lat, lon) to segment point→point+1 of a geometry's points. */
+export function segmentDistance(coords: Int32Array, point: number, lat: number, lon: number): number {
+  return segmentDistanceDeg(coords[2 * point] * E7, coords[2 * point + 1] * E7, coords[2 * point + 2] * E7, coords[2 * point + 3] * E7, lat, lon);
+}
+
+/** Meters from (lat, lon) to the segment (lat0, lon0)–(lat1, lon1), all in degrees; allocation-free. */
+export function segmentDistanceDeg(lat0: number, lon0: number, lat1: number, lon1: number, lat: number, lon: number): number {
   const kx = Math.cos(lat * RAD) * RAD * EARTH_R, ky = RAD * EARTH_R;
-  const ax = (coords[2 * point + 1] - lon) * kx, ay = (coords[2 * point] - lat) * ky;
-  const dx = (coords[2 * point + 3] - lon) * kx - ax, dy = (coords[2 * point + 2] - lat) * ky - ay;
+  const ax = (lon0 - lon) * kx, ay = (lat0 - lat) * ky;
+  const dx = (lon1 - lon) * kx - ax, dy = (lat1 - lat) * ky - ay;
   const len2 = dx * dx + dy * dy;
   let t = len2 > 0 ? -(ax * dx + ay * dy) / len2 : 0;
   if (t < 0) t = 0;
@@ -103,7 +116,7 @@ export function segmentDistance(coords: Float64Array, point: number, lat: number
  * until no unvisited cell can hold anything nearer.
  */
 export function nearestSegment(grid: GridView, lat: number, lon: number, maxMeters: number, accept: (geom: number) => boolean): SegmentHit | null {
-  const { params, first, items, geomCoords } = grid;
+  const { params, first, items, geomE7, geomFirst } = grid;
   const row = Math.floor((lat - params.minLat) / params.cellLat);
   const col = Math.floor((lon - params.minLon) / params.cellLon);
   const cellM = Math.min(params.cellLat * M_PER_DEG, params.cellLon * M_PER_DEG * Math.cos(lat * RAD));
@@ -117,9 +130,11 @@ export function nearestSegment(grid: GridView, lat: number, lon: number, maxMete
         if (c >= 0 && c < params.cols) {
           const cell = r * params.cols + c;
           for (let i = first[cell]; i < first[cell + 1]; i++) {
-            const g = items[2 * i], p = items[2 * i + 1];
-            const dist = segmentDistance(geomCoords, p, lat, lon);
-            if (dist <= maxMeters && dist < bestDist && accept(g)) { bestDist = dist; bestGeom = g; bestPoint = p; }
+            const p = items[i];
+            const dist = segmentDistance(geomE7, p, lat, lon);
+            if (dist > maxMeters || dist >= bestDist) continue;
+            const g = geometryOfPoint(geomFirst, p);
+            if (accept(g)) { bestDist = dist; bestGeom = g; bestPoint = p; }
           }
         }
         if (ring === 0) break;
@@ -128,12 +143,12 @@ export function nearestSegment(grid: GridView, lat: number, lon: number, maxMete
     // Every cell outside this ring lies at least ring × cellM away from the query point.
     if (bestGeom >= 0 && bestDist <= ring * cellM) break;
   }
-  return bestGeom < 0 ? null : { geom: bestGeom, point: bestPoint, ...projectOnSegment(geomCoords, bestPoint, lat, lon) };
+  return bestGeom < 0 ? null : { geom: bestGeom, point: bestPoint, ...projectOnSegment(geomE7, bestPoint, lat, lon) };
 }
 
 /** Calls fn for every segment (geometry, first point) listed in a cell the circle's bounding box touches. */
 export function segmentsNearCircle(grid: GridView, lat: number, lon: number, radius: number, fn: (geom: number, point: number) => void): void {
-  const { params, first, items } = grid;
+  const { params, first, items, geomFirst } = grid;
   const dLat = radius / M_PER_DEG, dLon = radius / (M_PER_DEG * Math.max(0.01, Math.cos(lat * RAD)));
   const r0 = Math.max(0, Math.floor((lat - dLat - params.minLat) / params.cellLat));
   const r1 = Math.min(params.rows - 1, Math.floor((lat + dLat - params.minLat) / params.cellLat));
@@ -142,7 +157,7 @@ export function segmentsNearCircle(grid: GridView, lat: number, lon: number, rad
   for (let r = r0; r <= r1; r++) {
     for (let c = c0; c <= c1; c++) {
       const cell = r * params.cols + c;
-      for (let i = first[cell]; i < first[cell + 1]; i++) fn(items[2 * i], items[2 * i + 1]);
+      for (let i = first[cell]; i < first[cell + 1]; i++) fn(geometryOfPoint(geomFirst, items[i]), items[i]);
     }
   }
 }

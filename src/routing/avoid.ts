@@ -1,7 +1,7 @@
 // Avoidance circles → blocked geometries: every geometry with a segment closer to a circle's center than
 // its radius is blocked. Found through the segment grid, confirmed with the exact segment/point distance.
 import type { RoadGraph } from '../map/road-graph.js';
-import { segmentDistance, segmentsNearCircle, type GridView } from '../map/segment-grid.js';
+import { segmentDistance, segmentDistanceDeg, segmentsNearCircle, type GridView } from '../map/segment-grid.js';
 
 export interface Circle { lat: number; lon: number; radius: number }
 
@@ -12,7 +12,7 @@ export function blockCircles(g: RoadGraph, grid: GridView, circles: readonly Cir
     segmentsNearCircle(grid, circle.lat, circle.lon, circle.radius, (geom, point) => {
       const list = hits.get(geom);
       if (list?.includes(ci)) return;
-      if (segmentDistance(g.geomCoords, point, circle.lat, circle.lon) >= circle.radius) return;
+      if (segmentDistance(g.geomE7, point, circle.lat, circle.lon) >= circle.radius) return;
       if (list) list.push(ci);
       else hits.set(geom, [ci]);
       bits[geom >> 3] |= 1 << (geom & 7);
@@ -23,16 +23,11 @@ export function blockCircles(g: RoadGraph, grid: GridView, circles: readonly Cir
 
 /** Whether a polyline of [lon, lat] points comes closer than the radius to any of the given circles. */
 export function lineEntersCircles(line: ReadonlyArray<[number, number]>, circles: readonly Circle[]): boolean {
-  const seg = new Float64Array(4);
   for (const circle of circles) {
     for (let i = 0; i + 1 < line.length; i++) {
-      seg[0] = line[i][1]; seg[1] = line[i][0]; seg[2] = line[i + 1][1]; seg[3] = line[i + 1][0];
-      if (segmentDistance(seg, 0, circle.lat, circle.lon) < circle.radius) return true;
+      if (segmentDistanceDeg(line[i][1], line[i][0], line[i + 1][1], line[i + 1][0], circle.lat, circle.lon) < circle.radius) return true;
     }
-    if (line.length === 1) {
-      seg[0] = seg[2] = line[0][1]; seg[1] = seg[3] = line[0][0];
-      if (segmentDistance(seg, 0, circle.lat, circle.lon) < circle.radius) return true;
-    }
+    if (line.length === 1 && segmentDistanceDeg(line[0][1], line[0][0], line[0][1], line[0][0], circle.lat, circle.lon) < circle.radius) return true;
   }
   return false;
 }

@@ -6,7 +6,7 @@
 // atomic, so the old size is that worker's own region). Map files are read straight into place.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { GRAPH_ARRAYS, type GraphArrayName, type GridParams, type RoadGraph } from '../map/road-graph.js';
+import { ARRAY_TYPES, GRAPH_ARRAYS, type GraphArrayName, type GridParams, type RoadGraph } from '../map/road-graph.js';
 
 const PAGE = 65536;
 const MAX_PAGES = 65536;
@@ -32,7 +32,7 @@ export type SharedGraphs = Record<string, ProfileMemory>;
 /** The counts a layout needs besides the array lengths. */
 export interface GraphCounts { nodeCount: number; edgeCount: number; geomCount: number; grid: GridParams }
 
-const BYTES = { u8: 1, u32: 4, f64: 8 } as const;
+const BYTES = { u8: 1, i32: 4, u32: 4, f64: 8 } as const;
 const align8 = (n: number): number => (n + 7) & ~7;
 
 function layoutOf(counts: GraphCounts, lengths: Record<GraphArrayName, number>): { layout: GraphLayout; bytes: number } {
@@ -121,12 +121,8 @@ export function loadGraph(name: string, dir: string, counts: GraphCounts, check:
 export function viewGraph(pm: ProfileMemory): RoadGraph {
   const { memory, layout: l } = pm;
   const buffer = memory.buffer;
-  const views = {} as Record<GraphArrayName, Uint8Array | Uint32Array | Float64Array>;
-  for (const [key, type] of GRAPH_ARRAYS) {
-    const slot = l.arrays[key];
-    views[key] = type === 'u32' ? new Uint32Array(buffer, slot.offset, slot.length)
-      : type === 'f64' ? new Float64Array(buffer, slot.offset, slot.length) : new Uint8Array(buffer, slot.offset, slot.length);
-  }
+  const views = {} as Record<GraphArrayName, ArrayBufferView>;
+  for (const [key, type] of GRAPH_ARRAYS) views[key] = new ARRAY_TYPES[type](buffer, l.arrays[key].offset, l.arrays[key].length);
   return { nodeCount: l.nodeCount, edgeCount: l.edgeCount, geomCount: l.geomCount, grid: l.grid, ...views } as RoadGraph;
 }
 

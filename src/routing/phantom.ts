@@ -1,7 +1,7 @@
 // Snapped positions on the road graph ("phantom nodes"): the nearest usable segment, the position along
 // its geometry, the search seeds that start or end a path there, and the partial geometry pieces.
 import { greatCircleMeters as haversine } from '../geo/great-circle.js';
-import type { RoadGraph } from '../map/road-graph.js';
+import { E7, toDegrees, type RoadGraph } from '../map/road-graph.js';
 import { nearestSegment, type GridView } from '../map/segment-grid.js';
 import type { Seed } from './route-kernel.js';
 
@@ -27,7 +27,7 @@ export type SeedKind = 'fwd' | 'bwd' | 'node';
 export interface PhantomSeed extends Seed { kind: SeedKind }
 
 export function gridView(g: RoadGraph): GridView {
-  return { params: g.grid, first: g.gridFirst, items: g.gridItems, geomCoords: g.geomCoords };
+  return { params: g.grid, first: g.gridFirst, items: g.gridItems, geomFirst: g.geomFirst, geomE7: g.geomE7 };
 }
 
 /** Whether a geometry belongs to the main network: one of its directed edges ends on it. */
@@ -51,12 +51,11 @@ export function snap(g: RoadGraph, grid: GridView, lat: number, lon: number, max
     const main = nearestSegment(grid, lat, lon, Math.min(maxMeters, hit.distance + mainPreference), (geom) => onMainNetwork(g, geom));
     if (main) hit = main;
   }
-  const c = g.geomCoords;
   let along = 0;
-  for (let p = g.geomFirst[hit.geom]; p < hit.point; p++) along += haversine(c[2 * p], c[2 * p + 1], c[2 * p + 2], c[2 * p + 3]);
+  for (let p = g.geomFirst[hit.geom]; p < hit.point; p++) along += segmentMeters(g.geomE7, p);
   const length = g.geomLength[hit.geom];
   if (hit.t === 1 && hit.point === g.geomFirst[hit.geom + 1] - 2) along = length;
-  else along += hit.t * haversine(c[2 * hit.point], c[2 * hit.point + 1], c[2 * hit.point + 2], c[2 * hit.point + 3]);
+  else along += hit.t * segmentMeters(g.geomE7, hit.point);
   const fraction = length > 0 ? Math.min(1, along / length) : 0;
   return { geom: hit.geom, along: Math.min(along, length), fraction, lat: hit.lat, lon: hit.lon, offset: hit.distance };
 }
@@ -113,23 +112,19 @@ export function targetSeeds(g: RoadGraph, ph: Phantom): PhantomSeed[] {
 /** Shape of a geometry between two positions along it (meters from its start), in travel order, as [lon, lat]. */
 export function geometryPiece(g: RoadGraph, geom: number, from: number, to: number): Array<[number, number]> {
   const lo = Math.min(from, to), hi = Math.max(from, to);
-  const c = g.geomCoords;
   const first = g.geomFirst[geom], n = g.geomFirst[geom + 1] - first;
+  const c = degreesOf(g, geom);
   const cum = new Float64Array(n);
-  for (let k = 1; k < n; k++) {
-    const p = first + k - 1;
-    cum[k] = cum[k - 1] + haversine(c[2 * p], c[2 * p + 1], c[2 * p + 2], c[2 * p + 3]);
-  }
+  for (let k = 1; k < n; k++) cum[k] = cum[k - 1] + segmentMeters(g.geomE7, first + k - 1);
   const interp = (x: number): [number, number] => {
     let k = 0;
     while (k < n - 2 && cum[k + 1] < x) k++;
     const seg = cum[k + 1] - cum[k];
     const t = seg > 0 ? Math.min(1, Math.max(0, (x - cum[k]) / seg)) : 0;
-    const p = first + k;
-    return [c[2 * p + 1] + t * (c[2 * p + 3] - c[2 * p + 1]), c[2 * p] + t * (c[2 * p + 2] - c[2 * p])];
+    return [c[2 * k + 1] + t * (c[2 * k + 3] - c[2 * k + 1]), c[2 * k] + t * (c[2 * k + 2] - c[2 * k])];
   };
   const out: Array<[number, number]> = [interp(lo)];
-  for (let k = 0; k < n; k++) if (cum[k] > lo && cum[k] < hi) out.push([c[2 * (first + k) + 1], c[2 * (first + k)]]);
+  for (let k = 0; k < n; k++) if (cum[k] > lo && cum[k] < hi) out.push([c[2 * k + 1], c[2 * k]]);
   out.push(interp(hi));
   return from <= to ? out : out.reverse();
 }
@@ -137,8 +132,18 @@ export function geometryPiece(g: RoadGraph, geom: number, from: number, to: numb
 /** Full shape of a directed original edge, as [lon, lat] in travel order. */
 export function edgeShape(g: RoadGraph, d: number): Array<[number, number]> {
   const geom = d >> 1;
-  const c = g.geomCoords;
+  const c = g.geomE7;
   const out: Array<[number, number]> = [];
-  for (let p = g.geomFirst[geom]; p < g.geomFirst[geom + 1]; p++) out.push([c[2 * p + 1], c[2 * p]]);
+  for (let p = g.geomFirst[geom]; p < g.geomFirst[geom + 1]; p++) out.push([c[2 * p + 1] * E7, c[2 * p] * E7]);
   return d & 1 ? out.reverse() : out;
+}
+
+/** Great-circle meters of the segment from point p to p+1. */
+function segmentMeters(c: Int32Array, p: number): number {
+  return haversine(c[2 * p] * E7, c[2 * p + 1] * E7, c[2 * p + 2] * E7, c[2 * p + 3] * E7);
+}
+
+/** A geometry's points in degrees, lat, lon pairs from its first point. */
+function degreesOf(g: RoadGraph, geom: number): Float64Array {
+  return toDegrees(g.geomE7.subarray(2 * g.geomFirst[geom], 2 * g.geomFirst[geom + 1]));
 }

@@ -3,6 +3,7 @@
 // solver or the endpoint computed, except each leg's travel time, read from the steps' cumulative durations).
 import { expect } from 'vitest';
 import { readGraphFiles, readManifest } from '../../src/map/map-files.js';
+import { toDegrees } from '../../src/map/road-graph.js';
 import { api, type ApiResponse } from '../support/app.js';
 
 export interface At { latitude: number; longitude: number }
@@ -28,10 +29,11 @@ export const SCHAAN: At = { latitude: 47.165, longitude: 9.5093 };
 export async function roadPoints(mapDir: string, count: number, seed = 7): Promise<At[]> {
   const manifest = await readManifest(mapDir);
   const g = await readGraphFiles(mapDir, 'driving-car', manifest.profiles['driving-car']);
+  const nodeCoords = toDegrees(g.nodeE7);
   const seen = new Set<string>();
   const candidates: At[] = [];
   for (let v = 0; v < g.nodeCount; v++) {
-    const latitude = Math.round(g.nodeCoords[2 * v] * 1e6) / 1e6, longitude = Math.round(g.nodeCoords[2 * v + 1] * 1e6) / 1e6;
+    const latitude = Math.round(nodeCoords[2 * v] * 1e6) / 1e6, longitude = Math.round(nodeCoords[2 * v + 1] * 1e6) / 1e6;
     if (latitude < 47.08 || latitude > 47.18 || longitude < 9.49 || longitude > 9.54) continue;
     if (g.mainNet[v] !== 1) continue;
     const key = `${latitude},${longitude}`;

@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePool } from '../../src/compute/pool.js';
 import { DEFAULT_EXTRACT } from '../../src/map/build.js';
 import { loadOsm, type OsmData } from '../../src/map/osm-data.js';
-import type { RoadGraph } from '../../src/map/road-graph.js';
 import { loadMap, matrix, NoRouteError, route, WaypointTooFarError, type ProfileName, type RouteResult } from '../../src/routing/engine.js';
-import { dijkstra, lineDistanceMeters, rng, testMap } from './helpers.js';
+import { dijkstra, lineDistanceMeters, rng, testMap, type TestGraph as RoadGraph } from './helpers.js';
 
 const PROFILES: ProfileName[] = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'];
 let graphs: Record<string, RoadGraph>;
@@ -207,7 +206,8 @@ describe('profile semantics', () => {
         for (let geom = 0; geom < car.geomCount; geom++) {
           if (car.geomWay[geom] !== way) continue;
           const f = car.geomFirst[geom], l = car.geomFirst[geom + 1] - 1, c = car.geomCoords;
-          const endAt = c[2 * l] === via[0] && c[2 * l + 1] === via[1] ? l : c[2 * f] === via[0] && c[2 * f + 1] === via[1] ? f : -1;
+          const same = (p: number): boolean => Math.abs(c[2 * p] - via[0]) < 1e-9 && Math.abs(c[2 * p + 1] - via[1]) < 1e-9;
+          const endAt = same(l) ? l : same(f) ? f : -1;
           if (endAt < 0) continue;
           const other = endAt === l ? l - 1 : f + 1;
           const dLat = c[2 * other] - via[0], dLon = c[2 * other + 1] - via[1];

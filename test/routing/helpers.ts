@@ -3,14 +3,21 @@
 import { join } from 'node:path';
 import { DEFAULT_EXTRACT, ensureMap } from '../../src/map/build.js';
 import { readGraphFiles, readManifest } from '../../src/map/map-files.js';
-import type { RoadGraph } from '../../src/map/road-graph.js';
+import { toDegrees, type RoadGraph } from '../../src/map/road-graph.js';
 import { projectRoot } from '../../src/paths.js';
 
-export async function testMap(): Promise<{ dir: string; graphs: Record<string, RoadGraph> }> {
+/** A graph with its coordinates also in degrees, as the tests read them. */
+export type TestGraph = RoadGraph & { nodeCoords: Float64Array; geomCoords: Float64Array };
+
+export function withDegrees(g: RoadGraph): TestGraph {
+  return Object.assign(g, { nodeCoords: toDegrees(g.nodeE7), geomCoords: toDegrees(g.geomE7) });
+}
+
+export async function testMap(): Promise<{ dir: string; graphs: Record<string, TestGraph> }> {
   const dir = await ensureMap(join(projectRoot, 'data', 'test-maps'), DEFAULT_EXTRACT);
   const manifest = await readManifest(dir);
-  const graphs: Record<string, RoadGraph> = {};
-  for (const [profile, meta] of Object.entries(manifest.profiles)) graphs[profile] = await readGraphFiles(dir, profile, meta);
+  const graphs: Record<string, TestGraph> = {};
+  for (const [profile, meta] of Object.entries(manifest.profiles)) graphs[profile] = withDegrees(await readGraphFiles(dir, profile, meta));
   return { dir, graphs };
 }
 

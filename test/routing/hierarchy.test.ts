@@ -8,9 +8,9 @@ import { placeGraphs, type SharedGraphs } from '../../src/routing/graph-memory.j
 import { edgeShape, edgeTail } from '../../src/routing/phantom.js';
 import { RouteCore } from '../../src/routing/route-core.js';
 import { RouteKernel } from '../../src/routing/route-kernel.js';
-import { dijkstra, rng, testMap } from './helpers.js';
+import { dijkstra, rng, testMap, type TestGraph } from './helpers.js';
 
-let graphs: Record<string, RoadGraph>;
+let graphs: Record<string, TestGraph>;
 let shared: SharedGraphs;
 
 beforeAll(async () => {
@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 
 /** Nodes on the main network (its largest strongly connected part) with no split copy. */
-function mainNodes(g: RoadGraph): number[] {
+function mainNodes(g: TestGraph): number[] {
   const copies = new Map<string, number>();
   const key = (v: number): string => `${g.nodeCoords[2 * v]},${g.nodeCoords[2 * v + 1]}`;
   for (let v = 0; v < g.nodeCount; v++) copies.set(key(v), (copies.get(key(v)) ?? 0) + 1);

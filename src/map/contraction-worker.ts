@@ -1,0 +1,10 @@
+// Runs one contraction in a worker thread, so the map build contracts two profiles at once on two cores
+// while the main thread assembles the next graph. Input and output arrays are transferred, not copied.
+import { parentPort } from 'node:worker_threads';
+import { contractGraph, type ContractionInput } from './contraction.js';
+
+parentPort!.on('message', (input: ContractionInput) => {
+  const ch = contractGraph(input);
+  const arrays = Object.values(ch) as ArrayBufferView[];
+  parentPort!.postMessage(ch, arrays.map((a) => a.buffer as ArrayBuffer));
+});
