@@ -14,6 +14,7 @@ import { indexLocations, toProblem, unreachableLocations, type LocationIndex, ty
 import { optimizeJson } from './optimize-api/response.js';
 import { defaultVehicleId, optimizeBodySchema, type OptimizeBody } from './optimize-api/schema.js';
 import { timeFrame } from './optimize-api/time-frame.js';
+import { pairsOf } from './line-json.js';
 
 /**
  * 12,000 iterations take about 40 ms for 50 stops and 3 vehicles and the search has settled by then. The
@@ -82,7 +83,7 @@ async function solve(problem: VrpProblem, profile: ProfileName): Promise<VrpSolu
 /** [lon, lat] along the roads from the vehicle's start through its stops to its end (if it has one). */
 async function geometry(profile: ProfileName, waypoints: LatLon[]): Promise<Array<[number, number]>> {
   try {
-    return (await route({ profile, waypoints })).geometry;
+    return pairsOf((await route({ profile, waypoints })).geometry);
   } catch (err) {
     // The matrix already joined these points: a failure now is the engine's, not the request's.
     if (err instanceof NoRouteError || err instanceof WaypointTooFarError) throw new HttpError(502, 'The routing service failed to answer. Retry shortly.');

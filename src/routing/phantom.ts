@@ -129,6 +129,47 @@ export function geometryPiece(g: RoadGraph, geom: number, from: number, to: numb
   return from <= to ? out : out.reverse();
 }
 
+/** A polyline being built: lon, lat pairs in a growable Float64Array (no array per point). */
+export class Polyline {
+  private data = new Float64Array(64);
+  /** Values held (two per point). */
+  length = 0;
+
+  static of(points: ReadonlyArray<readonly [number, number]>): Polyline {
+    const line = new Polyline();
+    for (const [lon, lat] of points) line.push(lon, lat);
+    return line;
+  }
+
+  push(lon: number, lat: number): void {
+    if (this.length + 2 > this.data.length) {
+      const grown = new Float64Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length++] = lon;
+    this.data[this.length++] = lat;
+  }
+
+  /** Appends another line; `skipFirst` drops its first point (the one this line ends at). */
+  appendLine(other: Polyline, skipFirst: boolean): void {
+    const v = other.data;
+    for (let i = skipFirst ? 2 : 0; i < other.length; i += 2) this.push(v[i], v[i + 1]);
+  }
+
+  values(): Float64Array {
+    return this.data.slice(0, this.length);
+  }
+}
+
+/** Appends the shape of a directed original edge in travel order, without its first point (where the line stands). */
+export function appendEdgeShape(line: Polyline, g: RoadGraph, d: number): void {
+  const geom = d >> 1, c = g.geomE7;
+  const first = g.geomFirst[geom], last = g.geomFirst[geom + 1] - 1;
+  if (d & 1) for (let p = last - 1; p >= first; p--) line.push(c[2 * p + 1] * E7, c[2 * p] * E7);
+  else for (let p = first + 1; p <= last; p++) line.push(c[2 * p + 1] * E7, c[2 * p] * E7);
+}
+
 /** Full shape of a directed original edge, as [lon, lat] in travel order. */
 export function edgeShape(g: RoadGraph, d: number): Array<[number, number]> {
   const geom = d >> 1;

@@ -5,7 +5,7 @@ import type { RoadGraph } from '../map/road-graph.js';
 import type { GridView } from '../map/segment-grid.js';
 import { blockCircles, lineEntersCircles, type Circle } from './avoid.js';
 import { viewGraph, type SharedGraphs } from './graph-memory.js';
-import { edgeShape, geometryPiece, gridView, onMainNetwork, snap, sourceSeeds, targetSeeds, type Phantom, type PhantomSeed } from './phantom.js';
+import { appendEdgeShape, geometryPiece, Polyline, gridView, onMainNetwork, snap, sourceSeeds, targetSeeds, type Phantom, type PhantomSeed } from './phantom.js';
 import { RouteKernel } from './route-kernel.js';
 
 export interface LatLon { lat: number; lon: number }
@@ -15,8 +15,8 @@ export interface RouteResult {
   distance: number;
   /** Seconds. */
   duration: number;
-  /** [lon, lat] from the first snapped waypoint to the last. */
-  geometry: Array<[number, number]>;
+  /** lon, lat, lon, lat … from the first snapped waypoint to the last: flat, so it crosses threads as one copy. */
+  geometry: Float64Array;
   legs: Array<{ distance: number; duration: number }>;
   snapped: LatLon[];
   /** [west, south, east, north] of the geometry. */
@@ -44,7 +44,7 @@ export type RouteFailure =
   | { kind: 'no-route'; reason: 'blocked' | 'unreachable'; legIndex: number };
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RouteFailure };
 
-interface LegPath { cost: number; meters: number; shape: Array<[number, number]>; touches: boolean }
+interface LegPath { cost: number; meters: number; shape: Polyline; touches: boolean }
 interface Blocking { circles: readonly Circle[]; hits: Map<number, number[]> }
 interface ProfileView { kernel: RouteKernel; graph: RoadGraph; grid: GridView }
 
@@ -107,10 +107,12 @@ export class RouteCore {
     }
     if (!found.ok) return found;
     const legs = found.value;
-    const geometry: Array<[number, number]> = [];
-    for (const leg of legs) geometry.push(...(geometry.length ? leg.shape.slice(1) : leg.shape));
+    const line = new Polyline();
+    for (const leg of legs) line.appendLine(leg.shape, line.length > 0);
+    const geometry = line.values();
     let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
-    for (const [lon, lat] of geometry) {
+    for (let i = 0; i < geometry.length; i += 2) {
+      const lon = geometry[i], lat = geometry[i + 1];
       if (lon < w) w = lon;
       if (lon > e) e = lon;
       if (lat < s) s = lat;
@@ -160,15 +162,17 @@ export class RouteCore {
   }
 
   /** Same geometry, reachable without leaving it: the direct piece, if the direction is open. */
-  private direct(g: RoadGraph, src: Phantom, tgt: Phantom): LegPath | null {
+  private direct(g: RoadGraph, src: Phantom, tgt: Phantom): (LegPath & { piece: Array<[number, number]> }) | null {
     if (src.geom !== tgt.geom) return null;
     const d = src.along <= tgt.along ? 2 * src.geom : 2 * src.geom + 1;
     const w = g.origWeight[d];
     if (w === 0) return null;
+    const piece = geometryPiece(g, src.geom, src.along, tgt.along);
     return {
       cost: Math.abs(tgt.fraction - src.fraction) * w,
       meters: Math.abs(tgt.along - src.along),
-      shape: geometryPiece(g, src.geom, src.along, tgt.along),
+      piece,
+      shape: Polyline.of(piece),
       touches: false,
     };
   }
@@ -181,7 +185,7 @@ export class RouteCore {
     const sSeeds = sourceSeeds(g, src).filter(usable(src, true));
     const tSeeds = targetSeeds(g, tgt).filter(usable(tgt, false));
     let direct = this.direct(g, src, tgt);
-    if (direct && this.pieceBlocked(block, src.geom, direct.shape)) {
+    if (direct && this.pieceBlocked(block, src.geom, direct.piece)) {
       if (avoiding) direct = null;
       else direct.touches = true;
     }
@@ -194,16 +198,17 @@ export class RouteCore {
     const first = pick(sSeeds, start), last = pick(tSeeds, end);
     const startPiece = this.seedPiece(g, src, first, true);
     const endPiece = this.seedPiece(g, tgt, last, false);
-    const shape: Array<[number, number]> = startPiece ?? [[src.lon, src.lat]];
+    const shape = Polyline.of(startPiece ?? [[src.lon, src.lat]]);
     let meters = first.meters + last.meters;
     let touches = this.pieceBlocked(block, src.geom, startPiece) || this.pieceBlocked(block, tgt.geom, endPiece);
     for (const e of edges) {
       const d = g.orig[e];
       meters += g.geomLength[d >> 1];
       if (block?.hits.has(d >> 1)) touches = true;
-      shape.push(...edgeShape(g, d).slice(1));
+      appendEdgeShape(shape, g, d);
     }
-    shape.push(...(endPiece ?? [[tgt.lon, tgt.lat]]).slice(endPiece ? 1 : 0));
+    if (endPiece) for (let k = 1; k < endPiece.length; k++) shape.push(endPiece[k][0], endPiece[k][1]);
+    else shape.push(tgt.lon, tgt.lat);
     return { cost: found.cost, meters, shape, touches };
   }
 
@@ -246,7 +251,7 @@ export class RouteCore {
           if (c < best || (c === best && m < meters)) { best = c; meters = m; }
         }
         const direct = this.direct(g, phantoms[i], phantoms[j]);
-        if (direct && direct.cost < best && !(avoiding && this.pieceBlocked(block, phantoms[i].geom, direct.shape))) {
+        if (direct && direct.cost < best && !(avoiding && this.pieceBlocked(block, phantoms[i].geom, direct.piece))) {
           best = direct.cost; meters = direct.meters;
         }
         rowD.push(best === Infinity ? null : best / 10);

@@ -4,13 +4,14 @@ import { z } from 'zod';
 import { POI_SELECTION_ERROR, poiSelectionShape } from '../pois/selection-schema.js';
 import type { Sql } from '../db/client.js';
 import { invalid, unprocessable, type FieldErrors } from '../http/errors.js';
-import type { Route } from '../http/router.js';
+import { RawJson, type Route } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { PROFILES } from '../map/profiles.js';
 import { straightLineMeters, type Position } from './avoid-area.js';
 import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
 import { route, type Circle, type ProfileName, type RouteResult } from './engine.js';
 import { engineHttpError } from './engine-errors.js';
+import { lineStringJson, micro } from './line-json.js';
 import { locationSchema, namesPoi, resolveLocations } from './locations.js';
 import { poiSelectionFilter } from './poi-selection.js';
 
@@ -35,26 +36,24 @@ const bodySchema = z.strictObject({
 });
 
 const tenths = (x: number) => Math.round(x * 10) / 10;
-// 1e-6° is at most 11 cm: far below the engine's precision, and it halves the payload.
-const micro = (x: number) => Math.round(x * 1e6) / 1e6;
 
-function routeJson(profile: ProfileName, r: RouteResult, waypoints: Array<{ poiId: string | null } & Position>, avoided: unknown) {
+/** The response `{data: …}`, its geometry written straight from the route's flat coordinates. */
+function routeJson(profile: ProfileName, r: RouteResult, waypoints: Array<{ poiId: string | null } & Position>, avoided: unknown): RawJson {
   const legs = r.legs.map((l, i) => ({ from: i, to: i + 1, distance: tenths(l.distance), duration: tenths(l.duration) }));
-  const coordinates = r.geometry.map(([lon, lat]) => [micro(lon), micro(lat)]);
-  // A LineString needs two positions, even when both waypoints land on the same spot.
-  if (coordinates.length === 1) coordinates.push([...coordinates[0]]);
-  return {
+  const head = JSON.stringify({
     profile,
     // Totals are the sums of the rounded legs, so that the legs add up to them exactly.
     distance: tenths(legs.reduce((a, l) => a + l.distance, 0)),
     duration: tenths(legs.reduce((a, l) => a + l.duration, 0)),
     // Rounding is monotonic, so the rounded box is exactly the box of the rounded geometry.
     bbox: r.bbox.map(micro),
-    geometry: { type: 'LineString', coordinates },
+  });
+  const tail = JSON.stringify({
     legs,
     waypoints: waypoints.map((w) => ({ poi_id: w.poiId, latitude: w.latitude, longitude: w.longitude })),
     avoided,
-  };
+  });
+  return new RawJson(`{"data":${head.slice(0, -1)},"geometry":${lineStringJson(r.geometry)},${tail.slice(1)}}`);
 }
 
 export function routesEndpoint(sql: Sql): Route[] {
@@ -82,7 +81,7 @@ export function routesEndpoint(sql: Sql): Route[] {
       let plain: Promise<RouteResult> | undefined;
       const plainRoute = () => (plain ??= run());
 
-      if (!filter) return { status: 200, body: { data: routeJson(profile, await plainRoute(), waypoints, null) } };
+      if (!filter) return { status: 200, body: routeJson(profile, await plainRoute(), waypoints, null) };
 
       const radius = body.avoid?.radius ?? DEFAULT_AVOID_RADIUS_M;
       const selection = await selectAvoidance(sql, ctx.teamId, filter, waypoints, radius,
@@ -102,7 +101,7 @@ export function routesEndpoint(sql: Sql): Route[] {
         poi_ids: selection.avoided.map((p) => p.id),
         skipped_poi_ids: selection.skipped,
       };
-      return { status: 200, body: { data: routeJson(profile, result, waypoints, avoided) } };
+      return { status: 200, body: routeJson(profile, result, waypoints, avoided) };
     },
   }];
 }

@@ -4,6 +4,7 @@ import { DEFAULT_EXTRACT } from '../../src/map/build.js';
 import { loadOsm, type OsmData } from '../../src/map/osm-data.js';
 import { loadMap, matrix, NoRouteError, route, WaypointTooFarError, type ProfileName, type RouteResult } from '../../src/routing/engine.js';
 import { dijkstra, lineDistanceMeters, rng, testMap, type TestGraph as RoadGraph } from './helpers.js';
+import { pairsOf } from '../../src/routing/line-json.js';
 
 const PROFILES: ProfileName[] = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'];
 let graphs: Record<string, RoadGraph>;
@@ -104,10 +105,10 @@ describe('routing engine on Liechtenstein', () => {
       const a = at(g, nodes[Math.floor(rand() * nodes.length)]);
       const b = at(g, nodes[Math.floor(rand() * nodes.length)]);
       const plain = await tryRoute({ profile, waypoints: [a, b] });
-      if (plain instanceof NoRouteError || plain.geometry.length < 10) continue;
+      if (plain instanceof NoRouteError || pairsOf(plain.geometry).length < 10) continue;
       // Circles on the plain route, none containing a waypoint (the API skips those POIs).
       const circles = Array.from({ length: 3 }, () => {
-        const [lon, lat] = plain.geometry[1 + Math.floor(rand() * (plain.geometry.length - 2))];
+        const [lon, lat] = pairsOf(plain.geometry)[1 + Math.floor(rand() * (pairsOf(plain.geometry).length - 2))];
         return { lat, lon, radius: 10 + Math.floor(rand() * 90) };
       }).filter((c) => plain.snapped.every((p) => lineDistanceMeters(c.lat, c.lon, [[p.lon, p.lat]]) > c.radius + 5));
       if (!circles.length) continue;
@@ -117,7 +118,7 @@ describe('routing engine on Liechtenstein', () => {
         blocked++;
         continue;
       }
-      for (const c of circles) expect(lineDistanceMeters(c.lat, c.lon, r.geometry)).toBeGreaterThan(c.radius - 1);
+      for (const c of circles) expect(lineDistanceMeters(c.lat, c.lon, pairsOf(r.geometry))).toBeGreaterThan(c.radius - 1);
       expect(r.duration).toBeGreaterThanOrEqual(plain.duration - 1e-9);
       avoided++;
     }
@@ -144,7 +145,7 @@ describe('routing engine on Liechtenstein', () => {
       const r = await route({ profile: 'driving-car', waypoints: [a, b], avoid: { circles } });
       expect(r.duration).toBe(plain.duration);
       expect(r.distance).toBe(plain.distance);
-      expect(r.geometry).toEqual(plain.geometry);
+      expect(pairsOf(r.geometry)).toEqual(pairsOf(plain.geometry));
       checked++;
     }
     expect(checked).toBeGreaterThan(10);
@@ -153,10 +154,10 @@ describe('routing engine on Liechtenstein', () => {
   it('geometry starts and ends at the snapped positions', async () => {
     const a = { lat: 47.1412, lon: 9.5215 }, b = { lat: 47.1655, lon: 9.5100 };
     const r = await route({ profile: 'driving-car', waypoints: [a, b] });
-    expect(r.geometry[0][0]).toBeCloseTo(r.snapped[0].lon, 9);
-    expect(r.geometry[0][1]).toBeCloseTo(r.snapped[0].lat, 9);
-    expect(r.geometry.at(-1)![0]).toBeCloseTo(r.snapped[1].lon, 9);
-    expect(r.geometry.at(-1)![1]).toBeCloseTo(r.snapped[1].lat, 9);
+    expect(pairsOf(r.geometry)[0][0]).toBeCloseTo(r.snapped[0].lon, 9);
+    expect(pairsOf(r.geometry)[0][1]).toBeCloseTo(r.snapped[0].lat, 9);
+    expect(pairsOf(r.geometry).at(-1)![0]).toBeCloseTo(r.snapped[1].lon, 9);
+    expect(pairsOf(r.geometry).at(-1)![1]).toBeCloseTo(r.snapped[1].lat, 9);
     expect(r.legs).toHaveLength(1);
     expect(r.distance).toBeGreaterThan(2500);
     expect(r.distance).toBeLessThan(6000);

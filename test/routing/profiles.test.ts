@@ -5,6 +5,7 @@ import { OsmData } from '../../src/map/osm-data.js';
 import { parseMaxspeed, wayAccess, type ProfileName } from '../../src/map/profiles.js';
 import { placeGraphs } from '../../src/routing/graph-memory.js';
 import { RouteCore } from '../../src/routing/route-core.js';
+import { pairsOf } from '../../src/routing/line-json.js';
 
 describe('profile rules', () => {
   it('parses maxspeed values', () => {
@@ -53,6 +54,6 @@ describe('profile rules', () => {
     if (!car.ok || !foot.ok) throw new Error('expected routes');
     expect(car.value.distance).toBeCloseTo(1516, -1);
     expect(foot.value.distance).toBeGreaterThan(1540);
-    expect(foot.value.geometry.some(([, lat]) => lat > 47.003)).toBe(true);
+    expect(pairsOf(foot.value.geometry).some(([, lat]) => lat > 47.003)).toBe(true);
   });
 });

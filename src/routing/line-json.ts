@@ -1,0 +1,66 @@
+// A route's GeoJSON LineString written straight from its flat lon, lat values: long routes have tens of
+// thousands of points, and turning each into an array for JSON.stringify costs more than the search.
+// Coordinates are rounded to 1e-6° (at most 11 cm, far below the engine's precision) and printed as
+// JavaScript prints the rounded number: the text is the same as JSON.stringify's.
+
+const DIGITS = new Uint8Array(200);
+for (let i = 0; i < 100; i++) {
+  DIGITS[2 * i] = 48 + Math.floor(i / 10);
+  DIGITS[2 * i + 1] = 48 + (i % 10);
+}
+
+/** Writes |v| / 1e6 (v a whole number below 1e9) at p; returns the new end. */
+function writeMicro(buf: Buffer, p: number, v: number): number {
+  if (v < 0) { buf[p++] = 45; v = -v; }
+  const int = Math.floor(v / 1e6);
+  const frac = v - int * 1e6;
+  if (int >= 100) {
+    buf[p++] = 48 + Math.floor(int / 100);
+    const r = int % 100;
+    buf[p++] = DIGITS[2 * r]; buf[p++] = DIGITS[2 * r + 1];
+  } else if (int >= 10) {
+    buf[p++] = DIGITS[2 * int]; buf[p++] = DIGITS[2 * int + 1];
+  } else buf[p++] = 48 + int;
+  if (frac !== 0) {
+    buf[p++] = 46;
+    const a = Math.floor(frac / 1e4), rest = frac - a * 1e4, b = Math.floor(rest / 100), c = rest - b * 100;
+    buf[p] = DIGITS[2 * a]; buf[p + 1] = DIGITS[2 * a + 1];
+    buf[p + 2] = DIGITS[2 * b]; buf[p + 3] = DIGITS[2 * b + 1];
+    buf[p + 4] = DIGITS[2 * c]; buf[p + 5] = DIGITS[2 * c + 1];
+    p += 6;
+    while (buf[p - 1] === 48) p--;
+  }
+  return p;
+}
+
+/** 1e-6° rounding of a coordinate, as the JSON shows it. */
+export const micro = (x: number): number => Math.round(x * 1e6) / 1e6;
+
+/**
+ * `{"type":"LineString","coordinates":[[lon,lat],…]}` of flat lon, lat values; a single point is
+ * repeated, as a LineString needs two positions.
+ */
+export function lineStringJson(values: Float64Array): string {
+  const points = values.length === 2 ? Float64Array.of(values[0], values[1], values[0], values[1]) : values;
+  // At most 11 characters per number, 3 more per point.
+  const buf = Buffer.allocUnsafe(40 + points.length * 14);
+  let p = buf.write('{"type":"LineString","coordinates":[', 0, 'latin1');
+  for (let i = 0; i < points.length; i += 2) {
+    if (i > 0) buf[p++] = 44;
+    buf[p++] = 91;
+    p = writeMicro(buf, p, Math.round(points[i] * 1e6));
+    buf[p++] = 44;
+    p = writeMicro(buf, p, Math.round(points[i + 1] * 1e6));
+    buf[p++] = 93;
+  }
+  buf[p++] = 93;
+  buf[p++] = 125;
+  return buf.toString('latin1', 0, p);
+}
+
+/** Flat lon, lat values as [lon, lat] pairs. */
+export function pairsOf(values: Float64Array): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i < values.length; i += 2) out.push([values[i], values[i + 1]]);
+  return out;
+}
