@@ -93,14 +93,17 @@ export function projectOnSegment(coords: Int32Array, point: number, lat: number,
   };
 }
 
+/** Meters per degree of longitude at `lat`: pass it to the distance functions for many segments at one point. */
+export const metersPerLonDegree = (lat: number): number => Math.cos(lat * RAD) * RAD * EARTH_R;
+
 /** Meters from (lat, lon) to segment point→point+1 of a geometry's points. */
-export function segmentDistance(coords: Int32Array, point: number, lat: number, lon: number): number {
-  return segmentDistanceDeg(coords[2 * point] * E7, coords[2 * point + 1] * E7, coords[2 * point + 2] * E7, coords[2 * point + 3] * E7, lat, lon);
+export function segmentDistance(coords: Int32Array, point: number, lat: number, lon: number, kx = metersPerLonDegree(lat)): number {
+  return segmentDistanceDeg(coords[2 * point] * E7, coords[2 * point + 1] * E7, coords[2 * point + 2] * E7, coords[2 * point + 3] * E7, lat, lon, kx);
 }
 
 /** Meters from (lat, lon) to the segment (lat0, lon0)–(lat1, lon1), all in degrees; allocation-free. */
-export function segmentDistanceDeg(lat0: number, lon0: number, lat1: number, lon1: number, lat: number, lon: number): number {
-  const kx = Math.cos(lat * RAD) * RAD * EARTH_R, ky = RAD * EARTH_R;
+export function segmentDistanceDeg(lat0: number, lon0: number, lat1: number, lon1: number, lat: number, lon: number, kx = metersPerLonDegree(lat)): number {
+  const ky = RAD * EARTH_R;
   const ax = (lon0 - lon) * kx, ay = (lat0 - lat) * ky;
   const dx = (lon1 - lon) * kx - ax, dy = (lat1 - lat) * ky - ay;
   const len2 = dx * dx + dy * dy;
@@ -146,9 +149,9 @@ export function nearestSegment(grid: GridView, lat: number, lon: number, maxMete
   return bestGeom < 0 ? null : { geom: bestGeom, point: bestPoint, ...projectOnSegment(geomE7, bestPoint, lat, lon) };
 }
 
-/** Calls fn for every segment (geometry, first point) listed in a cell the circle's bounding box touches. */
-export function segmentsNearCircle(grid: GridView, lat: number, lon: number, radius: number, fn: (geom: number, point: number) => void): void {
-  const { params, first, items, geomFirst } = grid;
+/** Calls fn with the first point of every segment listed in a cell the circle's bounding box touches. */
+export function segmentsNearCircle(grid: GridView, lat: number, lon: number, radius: number, fn: (point: number) => void): void {
+  const { params, first, items } = grid;
   const dLat = radius / M_PER_DEG, dLon = radius / (M_PER_DEG * Math.max(0.01, Math.cos(lat * RAD)));
   const r0 = Math.max(0, Math.floor((lat - dLat - params.minLat) / params.cellLat));
   const r1 = Math.min(params.rows - 1, Math.floor((lat + dLat - params.minLat) / params.cellLat));
@@ -157,7 +160,7 @@ export function segmentsNearCircle(grid: GridView, lat: number, lon: number, rad
   for (let r = r0; r <= r1; r++) {
     for (let c = c0; c <= c1; c++) {
       const cell = r * params.cols + c;
-      for (let i = first[cell]; i < first[cell + 1]; i++) fn(geometryOfPoint(geomFirst, items[i]), items[i]);
+      for (let i = first[cell]; i < first[cell + 1]; i++) fn(items[i]);
     }
   }
 }

@@ -1,7 +1,7 @@
 // Avoidance circles → blocked geometries: every geometry with a segment closer to a circle's center than
 // its radius is blocked. Found through the segment grid, confirmed with the exact segment/point distance.
 import type { RoadGraph } from '../map/road-graph.js';
-import { segmentDistance, segmentDistanceDeg, segmentsNearCircle, type GridView } from '../map/segment-grid.js';
+import { geometryOfPoint, metersPerLonDegree, segmentDistance, segmentDistanceDeg, segmentsNearCircle, type GridView } from '../map/segment-grid.js';
 
 export interface Circle { lat: number; lon: number; radius: number }
 
@@ -9,10 +9,13 @@ export interface Circle { lat: number; lon: number; radius: number }
 export function blockCircles(g: RoadGraph, grid: GridView, circles: readonly Circle[], bits: Uint8Array): Map<number, number[]> {
   const hits = new Map<number, number[]>();
   circles.forEach((circle, ci) => {
-    segmentsNearCircle(grid, circle.lat, circle.lon, circle.radius, (geom, point) => {
+    const kx = metersPerLonDegree(circle.lat);
+    segmentsNearCircle(grid, circle.lat, circle.lon, circle.radius, (point) => {
+      // The distance first: most segments near the circle's box are outside the circle.
+      if (segmentDistance(g.geomE7, point, circle.lat, circle.lon, kx) >= circle.radius) return;
+      const geom = geometryOfPoint(grid.geomFirst, point);
       const list = hits.get(geom);
       if (list?.includes(ci)) return;
-      if (segmentDistance(g.geomE7, point, circle.lat, circle.lon) >= circle.radius) return;
       if (list) list.push(ci);
       else hits.set(geom, [ci]);
       bits[geom >> 3] |= 1 << (geom & 7);
