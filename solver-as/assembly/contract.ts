@@ -355,13 +355,19 @@ function qPop(): u32 {
 }
 
 let rankP: usize = 0;
+let order: u32 = 0;
+let gSimLimit: u32 = 0;
+let gConLimit: u32 = 0;
 
 /**
- * Contracts the graph given as forward CSR (firstOut, head, weight tenths, orig directed original edge)
- * with meters per geometry (geomLen, f64, indexed by orig >> 1). Returns the number of edges in the pool;
- * read it with poolFrom() … poolB() and the order with rank().
+ * Starts contracting the graph given as forward CSR (firstOut, head, weight tenths, orig directed
+ * original edge) with meters per geometry (geomLen, f64, indexed by orig >> 1): loads it and queues every
+ * node. `contractSome` then does the work in slices, so the caller can report progress between them.
  */
-export function contract(n: u32, firstOut: usize, head: usize, weight: usize, orig: usize, geomLen: usize, m: u32, simLimit: u32, conLimit: u32): u32 {
+export function contractStart(n: u32, firstOut: usize, head: usize, weight: usize, orig: usize, geomLen: usize, m: u32, simLimit: u32, conLimit: u32): void {
+  gSimLimit = simLimit;
+  gConLimit = conLimit;
+  order = 0;
   pCap = m + m / 2 + 16; pCount = 0;
   pFrom = allocate(<usize>pCap << 2); pTo = allocate(<usize>pCap << 2); pW = allocate(<usize>pCap << 2);
   pM = allocate(<usize>pCap << 3); pA = allocate(<usize>pCap << 2); pB = allocate(<usize>pCap << 2);
@@ -389,16 +395,23 @@ export function contract(n: u32, firstOut: usize, head: usize, weight: usize, or
   }
 
   for (let v: u32 = 0; v < n; v++) qSet(v, priority(v, simLimit));
-  let order: u32 = 0;
-  while (qSize > 0) {
+}
+
+/**
+ * Contracts up to `count` more nodes; returns how many nodes are contracted so far. When that is all of
+ * them, the edge pool (poolFrom() … poolB(), `poolCount()` edges) and the order (rank()) are final.
+ */
+export function contractSome(count: u32): u32 {
+  const stop = order + count;
+  while (qSize > 0 && order < stop) {
     const v = qPop();
     // Lazy update: the stored priority may be stale; put v back if it no longer is the smallest.
-    const p = priority(v, simLimit);
+    const p = priority(v, gSimLimit);
     if (qSize > 0 && p > f64At(qKey, u32At(qHeap, 0))) {
       qSet(v, p);
       continue;
     }
-    shortcuts(v, conLimit, true);
+    shortcuts(v, gConLimit, true);
     setU32(rankP, v, order++);
     // Detach v: its edges are final now (kept in the pool); neighbours count one more deleted neighbour.
     const lv = u32At(level, v) + 1;
@@ -423,8 +436,10 @@ export function contract(n: u32, firstOut: usize, head: usize, weight: usize, or
       }
     }
   }
-  return pCount;
+  return order;
 }
+
+export function poolCount(): u32 { return pCount; }
 
 export function poolFrom(): usize { return pFrom; }
 export function poolTo(): usize { return pTo; }

@@ -37,8 +37,7 @@ async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgr
   const started = Date.now();
   const sha = await sha256File(osmPath);
   const bytes = (await stat(osmPath)).size;
-  const osm = await loadOsm(osmPath, (read, total, phase?: string) => onProgress(phase ?? 'read extract', read, total));
-  onProgress('read extract', 0, 0);
+  const osm = await loadOsm(osmPath, (read, total, phase?: string) => onProgress(`read extract${phase ? ` (${phase})` : ''}`, read, total));
   const profiles: MapManifest['profiles'] = {};
   const files: Record<string, FileEntry> = {};
   // Contractions (most of the work) run in worker threads, CONTRACTIONS at a time, while this thread
@@ -51,14 +50,16 @@ async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgr
     onProgress(`graph ${profile}: ${graph0.nodeCount} nodes, ${graph0.edgeCount} edges assembled`, 0, 0);
     while (running.size >= CONTRACTIONS) await Promise.race(running);
     const chStarted = Date.now();
-    const job: Promise<void> = contractInWorker(graph0).then(async (ch) => {
+    const stage = `contract ${profile}`;
+    const job: Promise<void> = contractInWorker(graph0, (done, total) => onProgress(stage, done, total)).then(async (ch) => {
       const graph = { ...graph0, ...ch };
       const hierarchyMs = Date.now() - chStarted;
       const written = await writeGraphFiles(outDir, profile, graph);
       Object.assign(files, written);
       const size = Object.values(written).reduce((a, f) => a + f.bytes, 0);
       profiles[profile] = { ...graphManifest(graph, size), restrictedViaNodes, hierarchyMs };
-      onProgress(`graph ${profile}: contracted in ${(hierarchyMs / 1000).toFixed(1)} s, ${graph.chA.length} hierarchy edges, ${(size / graph.nodeCount).toFixed(0)} bytes per node`, 0, 0);
+      onProgress(stage, 0, 0);
+      onProgress(`graph ${profile}: ${graph.chA.length} hierarchy edges, ${size.toLocaleString('en-US')} bytes written, ${(size / graph.nodeCount).toFixed(0)} bytes per node`, 0, 0);
     }).finally(() => running.delete(job));
     running.add(job);
   }
@@ -144,32 +145,48 @@ function processAlive(pid: number): boolean {
 }
 
 /**
- * A progress renderer for stderr: the stage with a percentage and an ETA while it reports progress (one
- * line per 10% when stderr is not a terminal), then one line per finished stage with its time.
+ * A progress renderer for stderr. Stages that report progress (reading the extract in bytes, contracting
+ * in nodes; two contractions run at once) are shown with a percentage, their counts and an ETA from
+ * their rate so far: on a terminal as one line redrawn in place, elsewhere a line per 10%. A finished
+ * stage gets a line with its time and the build's total.
  */
 export function stderrProgress(): BuildProgress {
   const started = Date.now();
-  let stageStart = Date.now();
-  let current = '';
-  let lastPct = -1;
   const tty = process.stderr.isTTY;
-  const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+  const active = new Map<string, { done: number; total: number; start: number; lastTenth: number }>();
+  let finishedAt = Date.now();
+  let drawn = false;
+  const secs = (ms: number): string => (ms >= 90_000 ? `${Math.round(ms / 60_000)} min` : `${(ms / 1000).toFixed(1)} s`);
+  const count = (stage: string, n: number): string => (stage.startsWith('read') ? `${(n / 1e6).toFixed(0)} MB` : n.toLocaleString('en-US'));
+  const describe = (stage: string, s: { done: number; total: number; start: number }): string => {
+    const elapsed = Date.now() - s.start;
+    const eta = s.done > 0 ? (elapsed * (s.total - s.done)) / s.done : NaN;
+    return `${stage}: ${Math.floor((s.done / s.total) * 100)}% (${count(stage, s.done)} of ${count(stage, s.total)}${Number.isFinite(eta) ? `, ETA ${secs(eta)}` : ''})`;
+  };
   return (stage, done, total) => {
     if (total > 0) {
-      if (stage !== current) { current = stage; stageStart = Date.now(); lastPct = -1; }
-      const pct = Math.floor((done / total) * 100);
-      if (pct === lastPct || (!tty && pct % 10 !== 0)) return;
-      lastPct = pct;
-      const elapsed = Date.now() - stageStart;
-      const eta = done > 0 ? (elapsed * (total - done)) / done : NaN;
-      const line = `${stage}: ${pct}% (${(done / 1e6).toFixed(0)} of ${(total / 1e6).toFixed(0)} MB${Number.isFinite(eta) ? `, ETA ${secs(eta)}` : ''})`;
-      process.stderr.write(tty ? `\r${line}\x1b[K` : `${line}\n`);
+      let s = active.get(stage);
+      if (!s) active.set(stage, (s = { done, total, start: Date.now(), lastTenth: -1 }));
+      s.done = done;
+      s.total = total;
+      if (tty) {
+        process.stderr.write(`\r${[...active].map(([name, st]) => describe(name, st)).join(' | ')}\x1b[K`);
+        drawn = true;
+      } else {
+        const tenth = Math.floor((done / total) * 10);
+        if (tenth !== s.lastTenth) {
+          s.lastTenth = tenth;
+          process.stderr.write(`${describe(stage, s)}\n`);
+        }
+      }
       return;
     }
-    process.stderr.write(`${tty && lastPct >= 0 ? '\n' : ''}${stage} ... ${secs(Date.now() - stageStart)} (total ${secs(Date.now() - started)})\n`);
-    lastPct = -1;
-    current = '';
-    stageStart = Date.now();
+    const s = active.get(stage);
+    active.delete(stage);
+    const took = Date.now() - (s?.start ?? finishedAt);
+    process.stderr.write(`${drawn ? '\r\x1b[K' : ''}${stage} ... ${secs(took)} (total ${secs(Date.now() - started)})\n`);
+    drawn = false;
+    finishedAt = Date.now();
   };
 }
 

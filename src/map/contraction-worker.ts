@@ -4,7 +4,7 @@ import { parentPort } from 'node:worker_threads';
 import { contractGraph, type ContractionInput } from './contraction.js';
 
 parentPort!.on('message', (input: ContractionInput) => {
-  const ch = contractGraph(input);
+  const ch = contractGraph(input, input, (done, total) => parentPort!.postMessage({ progress: [done, total] }));
   const arrays = Object.values(ch) as ArrayBufferView[];
-  parentPort!.postMessage(ch, arrays.map((a) => a.buffer as ArrayBuffer));
+  parentPort!.postMessage({ done: ch }, arrays.map((a) => a.buffer as ArrayBuffer));
 });

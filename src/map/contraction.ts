@@ -26,10 +26,18 @@ export interface ContractionOptions {
   contractLimit?: number;
 }
 
+/** Nodes contracted so far of all. */
+export type ContractionProgress = (done: number, total: number) => void;
+
+/** Nodes contracted between two progress reports. */
+const SLICE = 20_000;
+
 interface ContractExports extends WebAssembly.Exports {
   memory: WebAssembly.Memory;
   allocate(bytes: number): number;
-  contract(n: number, firstOut: number, head: number, weight: number, orig: number, geomLength: number, m: number, simulateLimit: number, contractLimit: number): number;
+  contractStart(n: number, firstOut: number, head: number, weight: number, orig: number, geomLength: number, m: number, simulateLimit: number, contractLimit: number): void;
+  contractSome(count: number): number;
+  poolCount(): number;
   poolFrom(): number; poolTo(): number; poolW(): number; poolM(): number; poolA(): number; poolB(): number;
   rank(): number;
 }
@@ -49,15 +57,16 @@ export type ContractionInput = Pick<RoadGraph, 'nodeCount' | 'edgeCount' | 'firs
  * Contracts in a worker thread of its own (copies of the arrays it reads go there; the hierarchy comes
  * back transferred), leaving this thread free to assemble the next graph.
  */
-export function contractInWorker(g: RoadGraph, options: ContractionOptions = {}): Promise<Contraction> {
+export function contractInWorker(g: RoadGraph, onProgress: ContractionProgress = () => {}, options: ContractionOptions = {}): Promise<Contraction> {
   const input: ContractionInput = {
     nodeCount: g.nodeCount, edgeCount: g.edgeCount, firstOut: g.firstOut.slice(), head: g.head.slice(), weight: g.weight.slice(),
     orig: g.orig.slice(), geomLength: g.geomLength.slice(), ...options,
   };
   return new Promise((resolve, reject) => {
     const worker = new Worker(distPath('map', 'contraction-worker.js'));
-    worker.once('message', (ch: Contraction) => {
-      resolve(ch);
+    worker.on('message', (msg: { progress: [number, number] } | { done: Contraction }) => {
+      if ('progress' in msg) return onProgress(...msg.progress);
+      resolve(msg.done);
       void worker.terminate();
     });
     worker.once('error', reject);
@@ -68,7 +77,7 @@ export function contractInWorker(g: RoadGraph, options: ContractionOptions = {})
 }
 
 /** Builds the contraction hierarchy of a search graph (in a kernel instance of its own, dropped afterwards). */
-export function contractGraph(g: ContractionInput, options: ContractionOptions = g): Contraction {
+export function contractGraph(g: ContractionInput, options: ContractionOptions = g, onProgress: ContractionProgress = () => {}): Contraction {
   const k = instantiate<ContractExports>('contract');
   const put = (arr: Uint32Array | Float64Array): number => {
     const p = k.allocate(arr.byteLength);
@@ -76,7 +85,12 @@ export function contractGraph(g: ContractionInput, options: ContractionOptions =
     return p;
   };
   const firstOut = put(g.firstOut), head = put(g.head), weight = put(g.weight), orig = put(g.orig), geomLength = put(g.geomLength);
-  const K = k.contract(g.nodeCount, firstOut, head, weight, orig, geomLength, g.edgeCount, options.simulateLimit ?? 30, options.contractLimit ?? 100);
+  k.contractStart(g.nodeCount, firstOut, head, weight, orig, geomLength, g.edgeCount, options.simulateLimit ?? 30, options.contractLimit ?? 100);
+  for (let done = 0; done < g.nodeCount;) {
+    done = k.contractSome(SLICE);
+    onProgress(done, g.nodeCount);
+  }
+  const K = k.poolCount();
   const buffer = k.memory.buffer;
   const u32 = (p: number): Uint32Array => new Uint32Array(buffer, p, K);
   const pool: EdgePool = {

@@ -86,17 +86,15 @@ export function placeGraphs(graphs: Record<string, RoadGraph>): SharedGraphs {
  * no copy through the JS heap. `check` sees each file's bytes in place (the manifest's size and checksum).
  */
 export function loadGraph(name: string, dir: string, counts: GraphCounts, check: (file: string, bytes: Uint8Array) => void): ProfileMemory {
-  const files = GRAPH_ARRAYS.map(([key, type]) => {
-    const path = join(dir, `${key}.${type}`);
-    const fd = openSync(path, 'r');
-    const size = fstatSync(fd).size;
-    if (size % BYTES[type] !== 0) {
-      closeSync(fd);
-      throw new Error(`profile ${name}: ${path} has ${size} bytes, not a whole number of ${type} values`);
-    }
-    return { key, fd, path, size, length: size / BYTES[type] };
-  });
+  const files: Array<{ key: GraphArrayName; fd: number; path: string; size: number; length: number }> = [];
   try {
+    for (const [key, type] of GRAPH_ARRAYS) {
+      const path = join(dir, `${key}.${type}`);
+      const fd = openSync(path, 'r');
+      const size = fstatSync(fd).size;
+      files.push({ key, fd, path, size, length: size / BYTES[type] });
+      if (size % BYTES[type] !== 0) throw new Error(`profile ${name}: ${path} has ${size} bytes, not a whole number of ${type} values`);
+    }
     const lengths = Object.fromEntries(files.map((f) => [f.key, f.length])) as Record<GraphArrayName, number>;
     const { layout, bytes } = layoutOf(counts, lengths);
     const memory = newMemory(name, bytes);
