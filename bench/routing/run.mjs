@@ -11,7 +11,8 @@ import postgres from 'postgres';
 import { buildMap, DEFAULT_EXTRACT } from '../../dist/map/build.js';
 import { assembleGraph } from '../../dist/map/graph-assemble.js';
 import { addHierarchy } from '../../dist/map/contraction.js';
-import { readGraphFiles } from '../../dist/map/map-files.js';
+import { readGraphFiles, readShapeFiles } from '../../dist/map/map-files.js';
+import { shapesOf } from '../../dist/map/shapes.js';
 import { toDegrees } from '../../dist/map/road-graph.js';
 import { GRAPH_ARRAYS } from '../../dist/map/road-graph.js';
 import { PROFILES } from '../../dist/map/profiles.js';
@@ -118,7 +119,8 @@ log(`  built in ${results.liechtenstein.buildMs} ms, ${(results.liechtenstein.ma
 const graphs = {};
 // Coordinates in degrees beside the graphs' 1e-7-degree integers, for picking waypoints.
 const withDegrees = (g) => Object.assign(g, { nodeCoords: toDegrees(g.nodeE7) });
-for (const p of PROFILES) graphs[p] = withDegrees(await readGraphFiles(mapDir, p, manifest.profiles[p]));
+const shapes = await readShapeFiles(mapDir, manifest);
+for (const p of PROFILES) graphs[p] = withDegrees(await readGraphFiles(mapDir, p, manifest.profiles[p], shapes));
 const shared = placeGraphs(graphs);
 const core = new RouteCore(shared);
 results.liechtenstein.sharedMemoryBytes = shared.memory.buffer.byteLength;
@@ -269,23 +271,29 @@ function gridGraph(nodes) {
       }
     }
   }
+  // Each street its own two-point shape: points 2g and 2g+1.
   const G = A.length;
-  const geomFirst = new Uint32Array(G + 1), geomCoords = new Float64Array(4 * G);
+  const geomFirst = new Uint32Array(G), geomLast = new Uint32Array(G), pointsE7 = new Int32Array(4 * G);
+  const used = new Uint8Array((2 * G >> 3) + 1);
   for (let g = 0; g < G; g++) {
-    geomFirst[g + 1] = 2 * (g + 1);
-    geomCoords.set([nodeCoords[2 * A[g]], nodeCoords[2 * A[g] + 1], nodeCoords[2 * B[g]], nodeCoords[2 * B[g] + 1]], 4 * g);
+    geomFirst[g] = 2 * g; geomLast[g] = 2 * g + 1;
+    used[(2 * g) >> 3] |= 1 << ((2 * g) & 7);
+    pointsE7.set([nodeCoords[2 * A[g]], nodeCoords[2 * A[g] + 1], nodeCoords[2 * B[g]], nodeCoords[2 * B[g] + 1]].map((x) => Math.round(x * 1e7)), 4 * g);
   }
   return {
-    nodeCount: n, nodeCoords, geomA: Uint32Array.from(A), geomB: Uint32Array.from(B), geomFwd: Uint32Array.from(F), geomBwd: Uint32Array.from(Bw),
-    geomWay: Float64Array.from(A.map((_, g) => g + 1)), geomLength: Float64Array.from(L), geomFirst, geomCoords, restrictions: [],
+    input: {
+      nodeCount: n, nodeCoords, geomA: Uint32Array.from(A), geomB: Uint32Array.from(B), geomFwd: Uint32Array.from(F), geomBwd: Uint32Array.from(Bw),
+      geomWay: Float64Array.from(A.map((_, g) => g + 1)), geomLength: Float64Array.from(L), geomFirst, geomLast, restrictions: [],
+    },
+    shapes: shapesOf({ pointsE7, used }),
   };
 }
 
 for (const size of sizes) {
   log(`synthetic grid ~${size} nodes ...`);
   let t = performance.now();
-  const input = gridGraph(size);
-  const assembled = assembleGraph(input);
+  const { input, shapes } = gridGraph(size);
+  const assembled = assembleGraph(input, shapes);
   const assembleMs = performance.now() - t;
   log(`  assembled in ${Math.round(assembleMs)} ms; contracting ...`);
   t = performance.now();

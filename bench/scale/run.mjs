@@ -182,9 +182,9 @@ async function buildMap(osmFile, outDir) {
   log(`map built in ${result.build.wall_s} s, peak RSS ${(result.build.peak_rss_bytes / 1e9).toFixed(2)} GB`);
 }
 
-/** Car-profile grid box from the manifest; the other profiles' boxes when car has none. */
+/** The shared shapes' grid box from the manifest (format 5), else a profile's (older formats). */
 function manifestBox(manifest) {
-  const grids = [manifest.profiles?.['driving-car']?.grid, ...Object.values(manifest.profiles ?? {}).map((p) => p.grid)].filter(Boolean);
+  const grids = [manifest.shapes?.grid, manifest.profiles?.['driving-car']?.grid, ...Object.values(manifest.profiles ?? {}).map((p) => p.grid)].filter(Boolean);
   const g = grids.find((x) => [x.minLat, x.minLon, x.cellLat, x.cellLon, x.rows, x.cols].every(Number.isFinite));
   if (!g) return null;
   return { south: g.minLat, west: g.minLon, north: g.minLat + g.rows * g.cellLat, east: g.minLon + g.cols * g.cellLon };

@@ -3,8 +3,10 @@
 // streets, places, and a coverage grid telling which points are on the map at all.
 import type { OsmData } from '../map/osm-data.js';
 import type { OsmRelation } from '../map/osm-pbf.js';
+import { Growable } from '../map/typed-pools.js';
 import { AreaIndex, flattenAreas, SCALE, type DegreeRings } from './areas.js';
 import { CountryLocator } from './country-locator.js';
+import { addressOf, isAdmin, MUNICIPALITY_LEVELS, postalCodeOf, type AddressFields } from './geocoder-source.js';
 import { centroid, interiorPoint, ringsContain } from './geometry.js';
 import {
   GEOCODER_FORMAT,
@@ -18,11 +20,6 @@ import {
 import { naturalEarthCountries, type Bbox, type NaturalEarthCountry } from './natural-earth.js';
 import { assembleRings } from './rings.js';
 
-const MUNICIPALITY_LEVELS = ['8', '7', '6'];
-const COVERAGE_CELL_DEGREES = 0.05;
-const PLACE_TYPES = new Set(['city', 'town', 'village']);
-// Highway values that are points or areas of service rather than streets one has an address on.
-const NOT_STREETS = new Set(['bus_stop', 'platform', 'elevator', 'emergency_access_point', 'services', 'rest_area', 'proposed', 'razed', 'abandoned', 'turning_circle']);
 // Chunked so a segment index at load time stays small; short enough that a chunk's box stays tight.
 const MAX_STREET_SEGMENTS = 8;
 
@@ -56,7 +53,7 @@ class Strings {
 
 function buildGeocoderData(osm: OsmData): GeocoderIndexData {
   const polygonOf = relationPolygons(osm);
-  const coverage = coverageGrid(osm);
+  const coverage = osm.geocoder.coverage;
   const countries = collectCountries(osm, polygonOf, coverage.grid);
   const countryFlat = flattenAreas(countries.areas.map((a) => a.rings));
   const locator = new CountryLocator(countryFlat, countries.areas.map((a) => a.info));
@@ -92,17 +89,17 @@ function buildGeocoderData(osm: OsmData): GeocoderIndexData {
     meta: { format: GEOCODER_FORMAT, strings: strings.list, countries: countries.list, areas: areas.map((a) => a.info), coverage: coverage.grid, counts },
     arrays: {
       ...flattenAreas(areas.map((a) => a.rings)),
-      streetCoords: Int32Array.from(streets.coords),
-      streetStarts: Uint32Array.from(streets.starts),
-      streetNames: Int32Array.from(streets.names),
-      addrCoords: Int32Array.from(addresses.coords),
-      addrStreet: Int32Array.from(addresses.street),
-      addrNumber: Int32Array.from(addresses.number),
-      addrPostcode: Int32Array.from(addresses.postcode),
-      addrCountry: Int32Array.from(addresses.country),
-      placeCoords: Int32Array.from(places.coords),
-      placeName: Int32Array.from(places.name),
-      placeCountry: Int32Array.from(places.country),
+      streetCoords: streets.coords.view(),
+      streetStarts: streets.starts.view(),
+      streetNames: streets.names.view(),
+      addrCoords: addresses.coords.view(),
+      addrStreet: addresses.street.view(),
+      addrNumber: addresses.number.view(),
+      addrPostcode: addresses.postcode.view(),
+      addrCountry: addresses.country.view(),
+      placeCoords: places.coords.view(),
+      placeName: places.name.view(),
+      placeCountry: places.country.view(),
       coverage: coverage.cells,
     },
   };
@@ -151,28 +148,18 @@ function majorityCountry(rings: DegreeRings, countryAt: (lat: number, lon: numbe
   return best;
 }
 
-function isAdmin(rel: OsmRelation, levels: string[]): boolean {
-  return rel.tags.boundary === 'administrative' && levels.includes(rel.tags.admin_level);
-}
-
-function postalCodeOf(rel: OsmRelation): string | null {
-  const code = rel.tags.postal_code;
-  if (!code || code.includes(';')) return null;
-  return rel.tags.boundary === 'postal_code' || rel.tags.boundary === 'administrative' ? code : null;
-}
-
-/** Assembles the boundary relations the geocoder uses; ways are looked up only for those relations. */
+/** Assembles the boundary relations the geocoder uses, from their member ways the loader kept. */
 function relationPolygons(osm: OsmData): (rel: OsmRelation) => Polygon {
-  const wanted = osm.relations.filter((r) => isAdmin(r, ['2', ...MUNICIPALITY_LEVELS]) || postalCodeOf(r) !== null);
-  const wayIds = new Set<number>();
-  for (const r of wanted) for (const m of r.members) if (m.type === 'way') wayIds.add(m.ref);
-  const refsOf = new Map<number, number[]>();
-  for (const w of osm.ways) if (wayIds.has(w.id)) refsOf.set(w.id, w.refs);
+  const { relationWays } = osm.geocoder;
+  const refsOf = (wayId: number): number[] | null => {
+    const w = relationWays.get(wayId);
+    return w === undefined ? null : osm.wayRefIds(w);
+  };
   const cache = new Map<number, Polygon>();
   return (rel) => {
     let polygon = cache.get(rel.id);
     if (!polygon) {
-      const assembled = assembleRings(rel.members.filter((m) => m.type === 'way').map((m) => ({ role: m.role, refs: refsOf.get(m.ref) ?? null })));
+      const assembled = assembleRings(rel.members.filter((m) => m.type === 'way').map((m) => ({ role: m.role, refs: refsOf(m.ref) })));
       let complete = assembled.complete;
       const toCoords = (ids: number[]) =>
         ids.flatMap((id) => {
@@ -234,8 +221,8 @@ function collectCountries(osm: OsmData, polygonOf: (rel: OsmRelation) => Polygon
   const list: CountryInfo[] = [];
   const byNe = new Map<NaturalEarthCountry, number>();
   const osmAreas: AreaOut[] = [];
-  for (const rel of osm.relations) {
-    if (!isAdmin(rel, ['2'])) continue;
+  for (const rel of osm.geocoder.relations) {
+    if (!isAdmin(rel.tags, ['2'])) continue;
     const name = rel.tags['name:en'] || rel.tags.name;
     if (!name) continue;
     const polygon = polygonOf(rel);
@@ -282,8 +269,8 @@ function municipalityName(tags: Record<string, string>): string {
 /** Per country the finest municipality level present: 8, else 7, else 6. */
 function collectMunicipalities(osm: OsmData, polygonOf: (rel: OsmRelation) => Polygon, countryOfArea: (rings: DegreeRings) => number): AreaOut[] {
   const candidates: (AreaOut & { level: string })[] = [];
-  for (const rel of osm.relations) {
-    if (!isAdmin(rel, MUNICIPALITY_LEVELS) || !rel.tags.name) continue;
+  for (const rel of osm.geocoder.relations) {
+    if (!isAdmin(rel.tags, MUNICIPALITY_LEVELS) || !rel.tags.name) continue;
     const polygon = polygonOf(rel);
     if (!polygon.complete) continue;
     const info: AreaInfo = { kind: 'municipality', name: municipalityName(rel.tags), country: countryOfArea(polygon.rings), source: 'osm' };
@@ -299,8 +286,8 @@ function collectMunicipalities(osm: OsmData, polygonOf: (rel: OsmRelation) => Po
 
 function collectPostalAreas(osm: OsmData, polygonOf: (rel: OsmRelation) => Polygon, countryOfArea: (rings: DegreeRings) => number): AreaOut[] {
   const out: AreaOut[] = [];
-  for (const rel of osm.relations) {
-    const code = postalCodeOf(rel);
+  for (const rel of osm.geocoder.relations) {
+    const code = postalCodeOf(rel.tags);
     if (code === null) continue;
     const polygon = polygonOf(rel);
     if (polygon.complete) out.push({ rings: polygon.rings, info: { kind: 'postal', name: code, country: countryOfArea(polygon.rings), source: 'osm' } });
@@ -308,123 +295,84 @@ function collectPostalAreas(osm: OsmData, polygonOf: (rel: OsmRelation) => Polyg
   return out;
 }
 
-function wayPoints(osm: OsmData, refs: readonly number[]): [number, number][] {
-  const points: [number, number][] = [];
-  for (const id of refs) {
-    const c = osm.coord(id);
-    if (c) points.push(c);
-  }
-  return points;
-}
-
 function collectAddresses(osm: OsmData, strings: Strings, countryAt: (lat: number, lon: number) => number) {
-  const out = { coords: [] as number[], street: [] as number[], number: [] as number[], postcode: [] as number[], country: [] as number[] };
-  const add = (point: [number, number] | null, tags: Record<string, string>) => {
+  const out = { coords: new Growable(Int32Array), street: new Growable(Int32Array), number: new Growable(Int32Array), postcode: new Growable(Int32Array), country: new Growable(Int32Array) };
+  const add = (point: [number, number] | null, a: AddressFields) => {
     if (!point) return;
-    const street = tags['addr:street'] || tags['addr:place'];
-    const number = tags['addr:housenumber'];
-    const postcode = tags['addr:postcode'];
-    if (!(street && number) && !postcode) return;
-    out.coords.push(Math.round(point[0] * SCALE), Math.round(point[1] * SCALE));
-    out.street.push(street && number ? strings.id(street) : -1);
-    out.number.push(street && number ? strings.id(number) : -1);
-    out.postcode.push(strings.id(postcode));
+    out.coords.push(Math.round(point[0] * SCALE));
+    out.coords.push(Math.round(point[1] * SCALE));
+    out.street.push(strings.id(a.street));
+    out.number.push(strings.id(a.number));
+    out.postcode.push(strings.id(a.postcode));
     out.country.push(countryAt(point[0], point[1]));
   };
-  const hasAddress = (tags: Record<string, string>) => 'addr:housenumber' in tags || 'addr:postcode' in tags;
-  for (const n of osm.taggedNodes) if (n.tags && hasAddress(n.tags)) add([n.lat, n.lon], n.tags);
-  for (const w of osm.ways) if (hasAddress(w.tags) && !w.tags.boundary) add(centroid(wayPoints(osm, w.refs)), w.tags);
-  const wayRefs = new Map<number, number[]>();
-  const addressRelations = osm.relations.filter((r) => hasAddress(r.tags) && !r.tags.boundary);
-  const memberIds = new Set(addressRelations.flatMap((r) => r.members.filter((m) => m.type === 'way' && m.role !== 'inner').map((m) => m.ref)));
-  for (const w of osm.ways) if (memberIds.has(w.id)) wayRefs.set(w.id, w.refs);
-  for (const r of addressRelations) {
-    const points = r.members.flatMap((m) => (m.type === 'way' && m.role !== 'inner' ? wayPoints(osm, wayRefs.get(m.ref) ?? []) : []));
-    add(centroid(points), r.tags);
+  const { addressNodes, addressWays, relationWays } = osm.geocoder;
+  const fieldsAt = (fields: Int32Array, i: number): AddressFields => ({
+    street: osm.strings[fields[3 * i]] ?? null,
+    number: osm.strings[fields[3 * i + 1]] ?? null,
+    postcode: osm.strings[fields[3 * i + 2]] ?? null,
+  });
+  for (let i = 0; i < addressNodes.count; i++) add([addressNodes.coords[2 * i], addressNodes.coords[2 * i + 1]], fieldsAt(addressNodes.fields, i));
+  for (let i = 0; i < addressWays.count; i++) add(centroid(osm.wayPoints(addressWays.way[i])), fieldsAt(addressWays.fields, i));
+  for (const r of osm.geocoder.relations) {
+    const fields = addressOf(r.tags, 'relation');
+    if (!fields) continue;
+    const points = r.members.flatMap((m) => {
+      const w = m.type === 'way' && m.role !== 'inner' ? relationWays.get(m.ref) : undefined;
+      return w === undefined ? [] : osm.wayPoints(w);
+    });
+    add(centroid(points), fields);
   }
   return out;
 }
 
 /** Named highways as polylines, split where the extract lacks a node, in chunks of a few segments. */
 function collectStreets(osm: OsmData, strings: Strings) {
-  const out = { coords: [] as number[], starts: [] as number[], names: [] as number[], ways: 0, segments: 0 };
+  const out = { coords: new Growable(Int32Array), starts: new Growable(Uint32Array), names: new Growable(Int32Array), ways: 0, segments: 0 };
   let vertices = 0;
-  for (const w of osm.ways) {
-    const highway = w.tags.highway;
-    const name = w.tags.name;
-    if (!highway || !name || NOT_STREETS.has(highway)) continue;
-    out.ways++;
-    const nameId = strings.id(name);
-    let run: [number, number][] = [];
-    const flush = () => {
-      for (let i = 0; i + 1 < run.length; i += MAX_STREET_SEGMENTS) {
-        const part = run.slice(i, i + MAX_STREET_SEGMENTS + 1);
-        out.starts.push(vertices);
-        out.names.push(nameId);
-        for (const [lat, lon] of part) out.coords.push(Math.round(lat * SCALE), Math.round(lon * SCALE));
-        vertices += part.length;
-        out.segments += part.length - 1;
+  const { streets } = osm.geocoder;
+  const { wayFirst, wayNodes, nodeCoords } = osm;
+  let nameId = -1;
+  /** Emits wayNodes[from, to), all present in the extract. */
+  const flush = (from: number, to: number) => {
+    for (let i = from; i + 1 < to; i += MAX_STREET_SEGMENTS) {
+      const end = Math.min(i + MAX_STREET_SEGMENTS + 1, to);
+      out.starts.push(vertices);
+      out.names.push(nameId);
+      for (let k = i; k < end; k++) {
+        const n = wayNodes[k];
+        out.coords.push(Math.round(nodeCoords[2 * n] * SCALE));
+        out.coords.push(Math.round(nodeCoords[2 * n + 1] * SCALE));
       }
-      run = [];
-    };
-    for (const id of w.refs) {
-      const c = osm.coord(id);
-      if (c) run.push(c);
-      else flush();
+      vertices += end - i;
+      out.segments += end - i - 1;
     }
-    flush();
+  };
+  for (let s = 0; s < streets.count; s++) {
+    const w = streets.way[s];
+    out.ways++;
+    nameId = strings.id(osm.strings[streets.name[s]]);
+    let from = wayFirst[w];
+    for (let k = from; k < wayFirst[w + 1]; k++) {
+      if (wayNodes[k] >= 0) continue;
+      flush(from, k);
+      from = k + 1;
+    }
+    flush(from, wayFirst[w + 1]);
   }
   out.starts.push(vertices);
   return out;
 }
 
 function collectPlaces(osm: OsmData, strings: Strings, countryAt: (lat: number, lon: number) => number) {
-  const out = { coords: [] as number[], name: [] as number[], country: [] as number[] };
-  for (const n of osm.taggedNodes) {
-    if (!n.tags || !PLACE_TYPES.has(n.tags.place) || !n.tags.name) continue;
-    out.coords.push(Math.round(n.lat * SCALE), Math.round(n.lon * SCALE));
-    out.name.push(strings.id(n.tags.name));
-    out.country.push(countryAt(n.lat, n.lon));
+  const out = { coords: new Growable(Int32Array), name: new Growable(Int32Array), country: new Growable(Int32Array) };
+  const { places } = osm.geocoder;
+  for (let i = 0; i < places.count; i++) {
+    const lat = places.coords[2 * i], lon = places.coords[2 * i + 1];
+    out.coords.push(Math.round(lat * SCALE));
+    out.coords.push(Math.round(lon * SCALE));
+    out.name.push(strings.id(osm.strings[places.name[i]]));
+    out.country.push(countryAt(lat, lon));
   }
   return out;
-}
-
-/** Marks the grid cells holding nodes, plus their neighbours, so a point just past the last node still counts as on the map. */
-function coverageGrid(osm: OsmData): { grid: CoverageGrid; cells: Uint8Array } {
-  const c = osm.nodeCoords;
-  let minLat = Infinity, minLon = Infinity, maxLat = -Infinity, maxLon = -Infinity;
-  for (let i = 0; i < c.length; i += 2) {
-    if (c[i] < minLat) minLat = c[i];
-    if (c[i] > maxLat) maxLat = c[i];
-    if (c[i + 1] < minLon) minLon = c[i + 1];
-    if (c[i + 1] > maxLon) maxLon = c[i + 1];
-  }
-  const d = COVERAGE_CELL_DEGREES;
-  if (c.length === 0) return { grid: { minLat: 0, minLon: 0, cellDegrees: d, rows: 0, cols: 0 }, cells: new Uint8Array(0) };
-  const grid: CoverageGrid = {
-    minLat: Math.floor(minLat / d) * d - d,
-    minLon: Math.floor(minLon / d) * d - d,
-    cellDegrees: d,
-    rows: 0,
-    cols: 0,
-  };
-  grid.rows = Math.floor((maxLat - grid.minLat) / d) + 2;
-  grid.cols = Math.floor((maxLon - grid.minLon) / d) + 2;
-  const hit = new Uint8Array(grid.rows * grid.cols);
-  for (let i = 0; i < c.length; i += 2) {
-    hit[Math.floor((c[i] - grid.minLat) / d) * grid.cols + Math.floor((c[i + 1] - grid.minLon) / d)] = 1;
-  }
-  const cells = new Uint8Array(hit.length);
-  for (let r = 0; r < grid.rows; r++) {
-    for (let col = 0; col < grid.cols; col++) {
-      if (!hit[r * grid.cols + col]) continue;
-      for (let dr = -1; dr <= 1; dr++) {
-        for (let dc = -1; dc <= 1; dc++) {
-          const rr = r + dr, cc = col + dc;
-          if (rr >= 0 && rr < grid.rows && cc >= 0 && cc < grid.cols) cells[rr * grid.cols + cc] = 1;
-        }
-      }
-    }
-  }
-  return { grid, cells };
 }

@@ -12,9 +12,11 @@ import { projectRoot } from '../paths.js';
 import { contractInWorker } from './contraction.js';
 import { assembleGraph } from './graph-assemble.js';
 import { buildGraphInput } from './graph-build.js';
-import { graphManifest, manifestPath, MAP_FORMAT_VERSION, readManifest, sha256, writeGraphFiles, type FileEntry, type MapManifest } from './map-files.js';
-import { loadOsm } from './osm-data.js';
+import { buildShapePool, pendingShapes, shapesOf } from './shapes.js';
+import { graphManifest, manifestPath, writeShapeFiles, MAP_FORMAT_VERSION, readManifest, sha256, writeGraphFiles, type FileEntry, type MapManifest } from './map-files.js';
+import { loadOsm, type OsmData } from './osm-data.js';
 import { PROFILES, type ProfileName } from './profiles.js';
+import type { RoadGraph } from './road-graph.js';
 
 /** Contractions run at once: one per core of the machine this is made for (2). */
 const CONTRACTIONS = 2;
@@ -37,33 +39,53 @@ async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgr
   const started = Date.now();
   const sha = await sha256File(osmPath);
   const bytes = (await stat(osmPath)).size;
-  const osm = await loadOsm(osmPath, (read, total, phase?: string) => onProgress(`read extract${phase ? ` (${phase})` : ''}`, read, total));
+  let reading = '';
+  let osm: OsmData | null = await loadOsm(osmPath, (read, total, phase?: string) => {
+    const stage = `read extract${phase ? ` (${phase})` : ''}`;
+    if (reading && stage !== reading) onProgress(reading, 0, 0);
+    reading = stage;
+    onProgress(stage, read, total);
+  });
+  if (reading) onProgress(reading, 0, 0);
+  // The ways' points, stored once: each profile's geometries are runs of them.
+  const pool = buildShapePool(osm);
   const profiles: MapManifest['profiles'] = {};
   const files: Record<string, FileEntry> = {};
   // Contractions (most of the work) run in worker threads, CONTRACTIONS at a time, while this thread
   // assembles the next graph and then builds the geocoder index. The largest graphs go first.
   const running = new Set<Promise<void>>();
   for (const profile of BUILD_ORDER) {
-    const input = buildGraphInput(osm, profile);
-    const graph0 = assembleGraph(input);
+    const input = buildGraphInput(osm, profile, pool);
     const restrictedViaNodes = new Set(input.restrictions.map((r) => r.via)).size;
-    onProgress(`graph ${profile}: ${graph0.nodeCount} nodes, ${graph0.edgeCount} edges assembled`, 0, 0);
+    let graph: RoadGraph | null = assembleGraph(input, pendingShapes(pool));
+    const { nodeCount, edgeCount, geomCount } = graph;
+    // The graph goes to disk now and the contraction gets copies of what it reads, so this thread holds
+    // one assembled graph at a time, not four.
+    const written = await writeGraphFiles(outDir, profile, graph);
+    onProgress(`graph ${profile}: ${nodeCount} nodes, ${edgeCount} edges assembled`, 0, 0);
     while (running.size >= CONTRACTIONS) await Promise.race(running);
     const chStarted = Date.now();
     const stage = `contract ${profile}`;
-    const job: Promise<void> = contractInWorker(graph0, (done, total) => onProgress(stage, done, total)).then(async (ch) => {
-      const graph = { ...graph0, ...ch };
+    const contraction = contractInWorker(graph, (done, total) => onProgress(stage, done, total));
+    graph = null;
+    const job: Promise<void> = contraction.then(async (ch) => {
       const hierarchyMs = Date.now() - chStarted;
-      const written = await writeGraphFiles(outDir, profile, graph);
+      Object.assign(written, await writeGraphFiles(outDir, profile, ch));
       Object.assign(files, written);
       const size = Object.values(written).reduce((a, f) => a + f.bytes, 0);
-      profiles[profile] = { ...graphManifest(graph, size), restrictedViaNodes, hierarchyMs };
+      profiles[profile] = { ...graphManifest({ nodeCount, edgeCount, geomCount, chA: ch.chA }, size), restrictedViaNodes, hierarchyMs };
       onProgress(stage, 0, 0);
-      onProgress(`graph ${profile}: ${graph.chA.length} hierarchy edges, ${size.toLocaleString('en-US')} bytes written, ${(size / graph.nodeCount).toFixed(0)} bytes per node`, 0, 0);
+      onProgress(`graph ${profile}: ${ch.chA.length} hierarchy edges, ${size.toLocaleString('en-US')} bytes written, ${(size / nodeCount).toFixed(0)} bytes per node`, 0, 0);
     }).finally(() => running.delete(job));
     running.add(job);
   }
+  // Every profile has marked the segments it uses: the shared grid covers those.
+  const shapes = shapesOf(pool);
+  Object.assign(files, await writeShapeFiles(outDir, shapes));
+  const shapeBytes = shapes.pointsE7.byteLength + shapes.gridFirst.byteLength + shapes.gridItems.byteLength;
+  onProgress(`shapes: ${(shapes.pointsE7.length / 2).toLocaleString('en-US')} points, ${shapeBytes.toLocaleString('en-US')} bytes for all profiles`, 0, 0);
   await buildGeocoderIndex(osm, outDir);
+  osm = null; // the extract's data is not needed past here, while the last contractions may still run
   onProgress('geocoder index', 0, 0);
   await Promise.all(running);
   for (const name of await readdir(geocoderDir(outDir))) {
@@ -77,6 +99,7 @@ async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgr
     buildMs: Date.now() - started,
     // In PROFILES order, whatever order the contractions finished in.
     profiles: Object.fromEntries(PROFILES.map((p) => [p, profiles[p]])),
+    shapes: { points: shapes.pointsE7.length / 2, grid: shapes.grid, bytes: shapeBytes },
     geocoder: true,
     files,
   };

@@ -80,7 +80,7 @@ export function contractInWorker(g: RoadGraph, onProgress: ContractionProgress =
 export function contractGraph(g: ContractionInput, options: ContractionOptions = g, onProgress: ContractionProgress = () => {}): Contraction {
   const k = instantiate<ContractExports>('contract');
   const put = (arr: Uint32Array | Float64Array): number => {
-    const p = k.allocate(arr.byteLength);
+    const p = k.allocate(arr.byteLength) >>> 0;
     new Uint8Array(k.memory.buffer, p, arr.byteLength).set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength));
     return p;
   };
@@ -90,13 +90,14 @@ export function contractGraph(g: ContractionInput, options: ContractionOptions =
     done = k.contractSome(SLICE);
     onProgress(done, g.nodeCount);
   }
-  const K = k.poolCount();
+  const K = k.poolCount() >>> 0;
   const buffer = k.memory.buffer;
-  const u32 = (p: number): Uint32Array => new Uint32Array(buffer, p, K);
+  // Pointers come back as signed 32-bit numbers: past 2 GiB they read negative.
+  const u32 = (p: number): Uint32Array => new Uint32Array(buffer, p >>> 0, K);
   const pool: EdgePool = {
-    from: u32(k.poolFrom()), to: u32(k.poolTo()), w: u32(k.poolW()), m: new Float64Array(buffer, k.poolM(), K), a: u32(k.poolA()), b: u32(k.poolB()),
+    from: u32(k.poolFrom()), to: u32(k.poolTo()), w: u32(k.poolW()), m: new Float64Array(buffer, k.poolM() >>> 0, K), a: u32(k.poolA()), b: u32(k.poolB()),
   };
-  return hierarchy(g, pool, new Uint32Array(buffer, k.rank(), g.nodeCount).slice());
+  return hierarchy(g, pool, new Uint32Array(buffer, k.rank() >>> 0, g.nodeCount).slice());
 }
 
 /** Splits the pool into the upward and downward CSR and maps the unpacking pairs to CH edge ids. */

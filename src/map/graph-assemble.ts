@@ -1,10 +1,9 @@
 // Turns a list of geometries between graph nodes (plus turn restrictions) into the search graph:
-// directed edges, node splitting at restricted via nodes, the forward CSR, the main network and the spatial
-// grid. The contraction hierarchy is added afterwards. Used for
+// directed edges, node splitting at restricted via nodes, the forward CSR and the main network. The
+// contraction hierarchy is added afterwards. Used for
 // OSM extracts and for the synthetic graphs of the benchmark alike.
 import { mainNetwork } from './main-network.js';
-import { E7, noHierarchy, type RoadGraph } from './road-graph.js';
-import { buildSegmentGrid } from './segment-grid.js';
+import { E7, noHierarchy, type RoadGraph, type Shapes } from './road-graph.js';
 
 export interface GraphInput {
   nodeCount: number;
@@ -17,14 +16,16 @@ export interface GraphInput {
   geomBwd: Uint32Array;
   geomWay: Float64Array;
   geomLength: Float64Array;
+  /** First and last point of each geometry in the shared shapes (inclusive). */
   geomFirst: Uint32Array;
-  geomCoords: Float64Array;
+  geomLast: Uint32Array;
   restrictions: Array<{ via: number; fromWay: number; toWay: number; only: boolean }>;
 }
 
 const NONE = 0xffffffff;
 
-export function assembleGraph(input: GraphInput): RoadGraph {
+/** The search graph of `input`, over the map's shared `shapes` (while building, possibly not complete yet). */
+export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
   const { nodeCount, geomA, geomB, geomFwd, geomBwd, geomWay } = input;
   const G = geomA.length;
   const D = 2 * G;
@@ -32,27 +33,31 @@ export function assembleGraph(input: GraphInput): RoadGraph {
   const headOfD = (d: number): number => (d & 1 ? geomA[d >> 1] : geomB[d >> 1]);
   const weightOfD = (d: number): number => (d & 1 ? geomBwd[d >> 1] : geomFwd[d >> 1]);
 
-  // Restrictions grouped by via node; only those nodes get split.
+  // Restrictions grouped by via node; only those nodes get split. The flags and the copy table are typed
+  // arrays: every directed edge is looked up, and a Map per lookup costs more than the rest of the loop.
   const byVia = new Map<number, Array<{ fromWay: number; toWay: number; only: boolean }>>();
+  const isVia = new Uint8Array(nodeCount);
   for (const r of input.restrictions) {
     let list = byVia.get(r.via);
     if (!list) byVia.set(r.via, (list = []));
     list.push(r);
+    isVia[r.via] = 1;
   }
   // Incoming directed edges of each restricted node, and the copy node each of them ends at.
   const incoming = new Map<number, number[]>();
   for (let d = 0; d < D; d++) {
     if (weightOfD(d) === 0) continue;
     const h = headOfD(d);
-    if (byVia.has(h)) {
+    if (isVia[h]) {
       let list = incoming.get(h);
       if (!list) incoming.set(h, (list = []));
       list.push(d);
     }
   }
-  const copyOf = new Map<number, number>(); // directed edge → copy node at its head
+  const copyOf = new Int32Array(D).fill(-1); // directed edge → copy node at its head
+  const copies: number[] = [];
   let N = nodeCount;
-  for (const list of incoming.values()) for (const d of list) copyOf.set(d, N++);
+  for (const list of incoming.values()) for (const d of list) { copyOf[d] = N++; copies.push(d); }
 
   const allowed = (f: number, d: number, via: number): boolean => {
     for (const r of byVia.get(via)!) {
@@ -70,12 +75,12 @@ export function assembleGraph(input: GraphInput): RoadGraph {
     const t = tailOfD(d);
     const inc = incoming.get(t);
     if (!inc) return byVia.has(t) ? [] : [t];
-    return inc.filter((f) => allowed(f, d, t)).map((f) => copyOf.get(f)!);
+    return inc.filter((f) => allowed(f, d, t)).map((f) => copyOf[f]);
   };
   let M = 0;
   for (let d = 0; d < D; d++) {
     if (weightOfD(d) === 0) continue;
-    M += byVia.has(tailOfD(d)) ? sourcesOf(d).length : 1;
+    M += isVia[tailOfD(d)] ? sourcesOf(d).length : 1;
   }
   const eTail = new Uint32Array(M), eHead = new Uint32Array(M), eWeight = new Uint32Array(M), eOrig = new Uint32Array(M);
   const origWeight = new Uint32Array(D);
@@ -84,12 +89,16 @@ export function assembleGraph(input: GraphInput): RoadGraph {
   for (let d = 0; d < D; d++) {
     const w = weightOfD(d);
     if (w === 0) continue;
-    const h = copyOf.get(d) ?? headOfD(d);
+    const h = copyOf[d] >= 0 ? copyOf[d] : headOfD(d);
     origWeight[d] = w;
     origHead[d] = h;
     const t = tailOfD(d);
-    const sources = byVia.has(t) ? sourcesOf(d) : [t];
-    for (const s of sources) {
+    if (!isVia[t]) {
+      eTail[m] = t; eHead[m] = h; eWeight[m] = w; eOrig[m] = d;
+      m++;
+      continue;
+    }
+    for (const s of sourcesOf(d)) {
       eTail[m] = s; eHead[m] = h; eWeight[m] = w; eOrig[m] = d;
       m++;
     }
@@ -116,21 +125,18 @@ export function assembleGraph(input: GraphInput): RoadGraph {
   // OSM stores coordinates in 1e-7 degrees: as integers they are exact in half the bytes.
   const nodeE7 = new Int32Array(2 * N);
   for (let i = 0; i < 2 * nodeCount; i++) nodeE7[i] = Math.round(input.nodeCoords[i] / E7);
-  for (const [d, c] of copyOf) {
-    const h = headOfD(d);
+  for (const d of copies) {
+    const c = copyOf[d], h = headOfD(d);
     nodeE7[2 * c] = nodeE7[2 * h];
     nodeE7[2 * c + 1] = nodeE7[2 * h + 1];
   }
-  const geomE7 = new Int32Array(input.geomCoords.length);
-  for (let i = 0; i < geomE7.length; i++) geomE7[i] = Math.round(input.geomCoords[i] / E7);
-  const grid = buildSegmentGrid(input.geomFirst, geomE7);
   return {
     nodeCount: N, edgeCount: M, geomCount: G,
     firstOut, head, weight, orig, nodeE7,
-    geomFirst: input.geomFirst, geomE7, geomLength: input.geomLength, geomWay,
+    geomFirst: input.geomFirst, geomLast: input.geomLast, geomLength: input.geomLength, geomWay,
     origFirst, origEdges, origWeight, origHead,
     mainNet: mainNetwork(N, firstOut, head),
     ...noHierarchy(),
-    grid: grid.params, gridFirst: grid.first, gridItems: grid.items,
+    shapes,
   };
 }

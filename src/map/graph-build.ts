@@ -1,99 +1,117 @@
 // OSM → one profile's graph input: usable ways cut into geometries at intersections (nodes shared by
 // usable ways, way ends, gaps where the extract lacks a node), with durations per direction and the
 // profile's turn restrictions.
+//
+// A "piece" is a maximal run of a usable way's nodes that the extract has (at least two). Pieces are
+// walked three times straight off the compact way arrays instead of being materialised: to find the
+// graph nodes, to count geometries and their vertices (so every output array is allocated once at its
+// final size), and to fill them.
 import { greatCircleMeters as haversine } from '../geo/great-circle.js';
 import type { GraphInput } from './graph-assemble.js';
-import type { OsmData } from './osm-data.js';
-import { turnRestriction, wayAccess, type ProfileName } from './profiles.js';
-
+import { RESTRICTION_ONLY, type OsmData } from './osm-data.js';
+import { PROFILES, type ProfileName } from './profiles.js';
+import type { ShapePool } from './shapes.js';
 
 /** Tenths of a second to cover `meters` at `kmh`; 0 when closed. */
 const tenths = (meters: number, kmh: number): number => (kmh > 0 ? Math.max(1, Math.round((meters / (kmh / 3.6)) * 10)) : 0);
 
-export function buildGraphInput(osm: OsmData, profile: ProfileName): GraphInput {
-  // Usable ways split into pieces of present nodes (index into osm arrays).
-  const pieces: Array<{ way: number; idx: Int32Array; fwd: number; bwd: number }> = [];
-  const usage = new Uint8Array(osm.nodeCount);
-  const usableWays = new Set<number>();
-  for (const way of osm.ways) {
-    const access = wayAccess(profile, way.tags);
-    if (!access || (access.forward === 0 && access.backward === 0)) continue;
-    usableWays.add(way.id);
-    let run: number[] = [];
-    const flush = (): void => {
-      if (run.length >= 2) pieces.push({ way: way.id, idx: Int32Array.from(run), fwd: access.forward, bwd: access.backward });
-      run = [];
-    };
-    for (const ref of way.refs) {
-      const i = osm.nodeIndex(ref);
-      if (i < 0) flush();
-      else run.push(i);
+/** Calls `visit(way, start, end)` for each piece [start, end) of wayNodes of the profile's usable ways, in way order. */
+function forEachPiece(osm: OsmData, profile: number, visit: (way: number, start: number, end: number) => void): void {
+  const { wayFirst, wayNodes, waySpeeds } = osm;
+  const P = PROFILES.length;
+  for (let w = 0; w < osm.wayCount; w++) {
+    if (!waySpeeds[w * P + profile]) continue;
+    let start = wayFirst[w];
+    const end = wayFirst[w + 1];
+    for (let k = start; k < end; k++) {
+      if (wayNodes[k] >= 0) continue;
+      if (k - start >= 2) visit(w, start, k);
+      start = k + 1;
     }
-    flush();
+    if (end - start >= 2) visit(w, start, end);
   }
-  for (const piece of pieces) {
-    const idx = piece.idx;
-    for (let k = 0; k < idx.length; k++) {
-      const n = idx[k];
-      usage[n] = Math.min(2, usage[n] + (k === 0 || k === idx.length - 1 ? 2 : 1));
-    }
-  }
+}
+
+/**
+ * The profile's graph input; its geometries are runs of the shared points (`wayStart` from the shape
+ * pool), and their segments are marked in the pool's `used` bits.
+ */
+export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapePool): GraphInput {
+  const p = PROFILES.indexOf(profile);
+  if (p < 0) throw new Error(`unknown profile ${profile}`);
+  const P = PROFILES.length;
+  const { wayNodes, waySpeeds, speeds, wayIds } = osm;
+  const coordsIn = osm.nodeCoords;
+
   // Graph nodes: every node used twice (junctions, self-touching ways) or ending a piece.
+  const usage = new Uint8Array(osm.nodeCount);
+  forEachPiece(osm, p, (_w, start, end) => {
+    for (let k = start; k < end; k++) {
+      const n = wayNodes[k];
+      usage[n] = Math.min(2, usage[n] + (k === start || k === end - 1 ? 2 : 1));
+    }
+  });
   const nodeOf = new Int32Array(osm.nodeCount).fill(-1);
   let nodeCount = 0;
-  for (let i = 0; i < osm.nodeCount; i++) if (usage[i] >= 2) nodeOf[i] = nodeCount++;
+  for (let i = 0; i < usage.length; i++) if (usage[i] >= 2) nodeOf[i] = nodeCount++;
   const nodeCoords = new Float64Array(2 * nodeCount);
-  for (let i = 0; i < osm.nodeCount; i++) {
+  for (let i = 0; i < nodeOf.length; i++) {
     const v = nodeOf[i];
     if (v >= 0) {
-      nodeCoords[2 * v] = osm.nodeCoords[2 * i];
-      nodeCoords[2 * v + 1] = osm.nodeCoords[2 * i + 1];
+      nodeCoords[2 * v] = coordsIn[2 * i];
+      nodeCoords[2 * v + 1] = coordsIn[2 * i + 1];
     }
   }
 
-  const geomA: number[] = [], geomB: number[] = [], geomFwd: number[] = [], geomBwd: number[] = [], geomWay: number[] = [], geomLength: number[] = [];
-  const geomFirst: number[] = [0];
-  const coords: number[] = [];
-  for (const piece of pieces) {
-    const idx = piece.idx;
-    let start = 0;
-    for (let k = 1; k < idx.length; k++) {
-      if (nodeOf[idx[k]] < 0) continue;
+  // A geometry runs from a graph node to the next one along a piece.
+  let geomCount = 0;
+  forEachPiece(osm, p, (_w, start, end) => {
+    for (let k = start + 1; k < end; k++) if (nodeOf[wayNodes[k]] >= 0) geomCount++;
+  });
+  const geomA = new Uint32Array(geomCount), geomB = new Uint32Array(geomCount);
+  const geomFwd = new Uint32Array(geomCount), geomBwd = new Uint32Array(geomCount);
+  const geomWay = new Float64Array(geomCount), geomLength = new Float64Array(geomCount);
+  const geomFirst = new Uint32Array(geomCount), geomLast = new Uint32Array(geomCount);
+  const { wayFirst } = osm;
+  let g = 0;
+  forEachPiece(osm, p, (w, start, end) => {
+    const speed = waySpeeds[w * P + p];
+    const fwd = speeds[2 * speed], bwd = speeds[2 * speed + 1];
+    const shift = pool.wayStart[w] - wayFirst[w];
+    let from = start;
+    for (let k = start + 1; k < end; k++) {
+      if (nodeOf[wayNodes[k]] < 0) continue;
       let length = 0;
-      for (let j = start; j <= k; j++) {
-        const n = idx[j];
-        coords.push(osm.nodeCoords[2 * n], osm.nodeCoords[2 * n + 1]);
-        if (j > start) {
-          const m = idx[j - 1];
-          length += haversine(osm.nodeCoords[2 * m], osm.nodeCoords[2 * m + 1], osm.nodeCoords[2 * n], osm.nodeCoords[2 * n + 1]);
-        }
+      for (let j = from + 1; j <= k; j++) {
+        const m = wayNodes[j - 1], n = wayNodes[j];
+        length += haversine(coordsIn[2 * m], coordsIn[2 * m + 1], coordsIn[2 * n], coordsIn[2 * n + 1]);
+        pool.used[(shift + j - 1) >> 3] |= 1 << ((shift + j - 1) & 7);
       }
-      geomA.push(nodeOf[idx[start]]);
-      geomB.push(nodeOf[idx[k]]);
-      geomFwd.push(tenths(length, piece.fwd));
-      geomBwd.push(tenths(length, piece.bwd));
-      geomWay.push(piece.way);
-      geomLength.push(length);
-      geomFirst.push(coords.length / 2);
-      start = k;
+      geomA[g] = nodeOf[wayNodes[from]];
+      geomB[g] = nodeOf[wayNodes[k]];
+      geomFwd[g] = tenths(length, fwd);
+      geomBwd[g] = tenths(length, bwd);
+      geomWay[g] = wayIds[w];
+      geomLength[g] = length;
+      geomFirst[g] = shift + from;
+      geomLast[g] = shift + k;
+      g++;
+      from = k;
     }
-  }
+  });
 
   const restrictions: GraphInput['restrictions'] = [];
-  for (const rel of osm.relations) {
-    const r = turnRestriction(profile, rel.tags, rel.members);
-    if (!r || !usableWays.has(r.fromWay) || !usableWays.has(r.toWay)) continue;
-    const i = osm.nodeIndex(r.viaNode);
-    if (i < 0 || nodeOf[i] < 0) continue;
-    restrictions.push({ via: nodeOf[i], fromWay: r.fromWay, toWay: r.toWay, only: r.only });
+  const r = osm.restrictions;
+  const bit = 1 << p;
+  for (let i = 0; i < r.count; i++) {
+    const kind = r.kind[i * P + p];
+    if (!kind) continue;
+    const fromWay = r.fromWay[i], toWay = r.toWay[i];
+    if (!((r.wayProfiles.get(fromWay) ?? 0) & bit) || !((r.wayProfiles.get(toWay) ?? 0) & bit)) continue;
+    const n = osm.nodeIndex(r.via[i]);
+    if (n < 0 || nodeOf[n] < 0) continue;
+    restrictions.push({ via: nodeOf[n], fromWay, toWay, only: kind === RESTRICTION_ONLY });
   }
 
-  return {
-    nodeCount, nodeCoords,
-    geomA: Uint32Array.from(geomA), geomB: Uint32Array.from(geomB),
-    geomFwd: Uint32Array.from(geomFwd), geomBwd: Uint32Array.from(geomBwd),
-    geomWay: Float64Array.from(geomWay), geomLength: Float64Array.from(geomLength),
-    geomFirst: Uint32Array.from(geomFirst), geomCoords: Float64Array.from(coords),
-    restrictions,
-  };
+  return { nodeCount, nodeCoords, geomA, geomB, geomFwd, geomBwd, geomWay, geomLength, geomFirst, geomLast, restrictions };
 }

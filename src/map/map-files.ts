@@ -1,18 +1,19 @@
-// The map directory: manifest.json plus one flat little-endian binary file per graph array
-// (`<profile>/<array>.u8|i32|u32|f64`) and the geocoder index (`geocoder/`). The server reads the arrays
+// The map directory: manifest.json, one flat little-endian binary file per graph array
+// (`<profile>/<array>.u8|i32|u32|f64`), the shapes all profiles share (`shapes/`) and the geocoder
+// index (`geocoder/`). The server reads the arrays
 // straight into each profile's memory (src/routing/graph-memory.ts); readGraphFiles gives plain typed
 // arrays for tools and tests. The manifest, written last, lists every file with its size and SHA-256.
 import { createHash } from 'node:crypto';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ARRAY_TYPES, GRAPH_ARRAYS, type GridParams, type RoadGraph } from './road-graph.js';
+import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type GridParams, type RoadGraph, type Shapes } from './road-graph.js';
 
 /**
- * 4: no ALT landmark tables (blocked searches take their potentials from the hierarchy); a main-network
- * flag per node; no reverse CSR; coordinates as 1e-7-degree integers; grid items are point indexes;
- * every file's size and SHA-256 in the manifest.
+ * 5: no ALT landmark tables (blocked searches take their potentials from the hierarchy); a main-network
+ * flag per node; no reverse CSR; coordinates as 1e-7-degree integers; the ways' points and the segment
+ * grid stored once for all profiles; every file's size and SHA-256 in the manifest.
  */
-export const MAP_FORMAT_VERSION = 4;
+export const MAP_FORMAT_VERSION = 5;
 
 export interface GraphManifest {
   nodes: number;
@@ -24,7 +25,6 @@ export interface GraphManifest {
   hierarchyMs?: number;
   /** Bytes of the profile's files. */
   bytes: number;
-  grid: GridParams;
 }
 
 /** A file of the map, relative to its directory, with what it must hold. */
@@ -36,6 +36,8 @@ export interface MapManifest {
   builtAt: string;
   buildMs: number;
   profiles: Record<string, GraphManifest>;
+  /** The shared shapes: points (pairs) and the grid's parameters. */
+  shapes: { points: number; grid: GridParams; bytes: number };
   geocoder: boolean;
   files: Record<string, FileEntry>;
 }
@@ -53,21 +55,57 @@ export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update
 
 const bytesOf = (arr: ArrayBufferView): Uint8Array => new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength);
 
-/** Writes a profile's arrays; returns their file entries (keyed by path relative to `dir`). */
-export async function writeGraphFiles(dir: string, profile: string, g: RoadGraph): Promise<Record<string, FileEntry>> {
+/** Writes a profile's arrays (those of `g` among GRAPH_ARRAYS); returns their file entries (keyed by path relative to `dir`). */
+export async function writeGraphFiles(dir: string, profile: string, g: Partial<RoadGraph>): Promise<Record<string, FileEntry>> {
   await mkdir(join(dir, profile), { recursive: true });
   const files: Record<string, FileEntry> = {};
   for (const [key, type] of GRAPH_ARRAYS) {
+    if (!g[key]) continue;
     const rel = `${profile}/${key}.${type}`;
-    const bytes = bytesOf(g[key]);
+    const bytes = bytesOf(g[key]!);
     await writeFile(join(dir, rel), bytes);
     files[rel] = { bytes: bytes.byteLength, sha256: sha256(bytes) };
   }
   return files;
 }
 
-export function graphManifest(g: RoadGraph, bytes: number): GraphManifest {
-  return { nodes: g.nodeCount, edges: g.edgeCount, geometries: g.geomCount, hierarchyEdges: g.chA.length, bytes, grid: g.grid };
+export function graphManifest(g: Pick<RoadGraph, 'nodeCount' | 'edgeCount' | 'geomCount' | 'chA'>, bytes: number): GraphManifest {
+  return { nodes: g.nodeCount, edges: g.edgeCount, geometries: g.geomCount, hierarchyEdges: g.chA.length, bytes };
+}
+
+/** Writes the shared shapes to `shapes/`; returns their file entries. */
+export async function writeShapeFiles(dir: string, shapes: Shapes): Promise<Record<string, FileEntry>> {
+  await mkdir(join(dir, 'shapes'), { recursive: true });
+  const files: Record<string, FileEntry> = {};
+  for (const [key, type] of SHAPE_ARRAYS) {
+    const rel = `shapes/${key}.${type}`;
+    const bytes = bytesOf(shapes[key]);
+    await writeFile(join(dir, rel), bytes);
+    files[rel] = { bytes: bytes.byteLength, sha256: sha256(bytes) };
+  }
+  return files;
+}
+
+/**
+ * The shared shapes, read into SharedArrayBuffers (workers use them in place) and checked against the
+ * manifest.
+ */
+export async function readShapeFiles(dir: string, m: MapManifest): Promise<Shapes> {
+  const arrays: Record<string, ArrayBufferView> = {};
+  for (const [key, type] of SHAPE_ARRAYS) {
+    const rel = `shapes/${key}.${type}`;
+    let buf: Buffer;
+    try {
+      buf = await readFile(join(dir, rel));
+    } catch (err) {
+      throw new MapFormatError(`map file ${rel} cannot be read (${(err as Error).message}); rebuild the map`);
+    }
+    verifyFile(m, rel, buf);
+    const bytes = new Uint8Array(new SharedArrayBuffer(buf.byteLength));
+    bytes.set(buf);
+    arrays[key] = type === 'i32' ? new Int32Array(bytes.buffer) : new Uint32Array(bytes.buffer);
+  }
+  return { ...(arrays as unknown as Omit<Shapes, 'grid'>), grid: m.shapes.grid };
 }
 
 /** The manifest of a map directory; a map of another format version is refused with what to do. */
@@ -98,8 +136,8 @@ export function verifyFile(m: MapManifest, rel: string, bytes: Uint8Array): void
   if (sha256(bytes) !== entry.sha256) throw new MapFormatError(`map file ${rel} does not match its checksum: the map is damaged; rebuild it`);
 }
 
-/** One profile's arrays as plain typed arrays (tools, tests, benchmarks). */
-export async function readGraphFiles(dir: string, profile: string, meta: GraphManifest): Promise<RoadGraph> {
+/** One profile's arrays as plain typed arrays, over the map's shapes (tools, tests, benchmarks). */
+export async function readGraphFiles(dir: string, profile: string, meta: GraphManifest, shapes: Shapes): Promise<RoadGraph> {
   const arrays: Record<string, ArrayBufferView> = {};
   for (const [key, type] of GRAPH_ARRAYS) {
     const buf = await readFile(join(dir, profile, `${key}.${type}`));
@@ -108,5 +146,5 @@ export async function readGraphFiles(dir: string, profile: string, meta: GraphMa
     bytes.set(buf);
     arrays[key] = new ARRAY_TYPES[type](bytes.buffer);
   }
-  return { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries, grid: meta.grid, ...arrays } as unknown as RoadGraph;
+  return { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries, shapes, ...arrays } as unknown as RoadGraph;
 }

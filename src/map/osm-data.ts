@@ -1,24 +1,411 @@
-// Everything the map build needs from an extract, read in one pass: every node's coordinate in compact
-// typed arrays (sorted ids + interleaved lat/lon, looked up by binary search), the tagged nodes, and
-// all ways and relations. Both the road graph builder and the geocoder index builder consume this.
-import { readOsmPbf, type OsmNode, type OsmRelation, type OsmWay } from './osm-pbf.js';
+// What the map build needs from an extract, read in three passes so memory grows with the road network
+// and the geocoder's few features, never with the extract: relations first (turn restrictions, and the
+// boundaries and addressed relations the geocoder uses), then the ways worth keeping (routable by some
+// profile, streets, addresses, members of those relations) with their per-profile speeds worked out at
+// once instead of keeping tags, then the coordinates of just the nodes those ways use, plus address and
+// place nodes. Everything per node or per way lives in typed arrays (the big ones in SharedArrayBuffers).
+import { CoverageBuilder, type Coverage } from '../geo/coverage.js';
+import { addressOf, isGeocoderRelation, NODE_KEYS, placeName, streetName, WAY_KEYS, type AddressFields } from '../geo/geocoder-source.js';
+import { NODES, PrimitiveBlock, readOsmBlobs, readOsmPbfSync, RELATIONS, WayCursor, WAYS, type OsmNode, type OsmRelation, type OsmWay } from './osm-pbf.js';
+import { PROFILES, turnRestriction, wayAccess } from './profiles.js';
+import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from './typed-pools.js';
 
-export class OsmData {
-  constructor(
-    /** Node ids, ascending. */
-    readonly nodeIds: Float64Array,
-    /** lat, lon per node, in the order of nodeIds. */
-    readonly nodeCoords: Float64Array,
-    readonly taggedNodes: OsmNode[],
-    readonly ways: OsmWay[],
-    readonly relations: OsmRelation[],
-  ) {}
+/** Which pass `loadOsm` is in. */
+export type LoadPhase = 'relations' | 'ways' | 'nodes';
 
+/** Progress of one pass: bytes of the file gone through (each pass goes through all of it) and its size. */
+export type LoadProgress = (bytesRead: number, totalBytes: number, phase: LoadPhase) => void;
+
+const P = PROFILES.length;
+
+/** Turn restrictions, in file order; per profile whether it applies and how (`RESTRICTION_*`). */
+export interface Restrictions {
+  count: number;
+  fromWay: Float64Array;
+  via: Float64Array;
+  toWay: Float64Array;
+  /** count × PROFILES.length: 0 = not for that profile. */
+  kind: Uint8Array;
+  /** Bits of the profiles that may use each way named as `from` or `to` (absent = none). */
+  wayProfiles: Map<number, number>;
+}
+export const RESTRICTION_NO = 1, RESTRICTION_ONLY = 2;
+
+/** Points with an address: lat, lon each, and street, number, postcode as indexes into `strings` (-1 = none). */
+export interface AddressPoints { count: number; coords: Float64Array; fields: Int32Array }
+
+/** What only the geocoder index uses. Indexes of ways are into OsmData's way arrays. */
+export interface GeocoderSource {
+  /** Boundary relations and relations with an address, all tags kept; file order. */
+  relations: OsmRelation[];
+  /** Way id → its kept way, for the members of `relations` (the last way of an id, should the extract repeat one). */
+  relationWays: Map<number, number>;
+  /** Address nodes in file order. */
+  addressNodes: AddressPoints;
+  /** Ways with an address, file order: the way, and street, number, postcode (3 per way) into `strings`. */
+  addressWays: { count: number; way: Uint32Array; fields: Int32Array };
+  /** Named streets, file order: the way and its name in `strings`. */
+  streets: { count: number; way: Uint32Array; name: Int32Array };
+  /** Cities, towns and villages: lat, lon and name in `strings`, file order. */
+  places: { count: number; coords: Float64Array; name: Int32Array };
+  /** Grid cells with any node of the extract, computed over every node read. */
+  coverage: Coverage;
+}
+
+/** The compact form of an extract that `OsmData` wraps. */
+export interface OsmParts {
+  /** Ids of the kept nodes (those the kept ways use and the extract has), ascending. */
+  nodeIds: Float64Array;
+  /** lat, lon per kept node. */
+  nodeCoords: Float64Array;
+  wayIds: Float64Array;
+  /** Per way, its first entry in `wayNodes`; one extra entry at the end. */
+  wayFirst: Uint32Array;
+  /** Per way node: the kept node's index, or -1 - k when the extract lacks it, its id being `missingIds[k]`. */
+  wayNodes: Int32Array;
+  missingIds: Float64Array;
+  /** ways × PROFILES.length: index of the way's (forward, backward) km/h in `speeds`; 0 = not usable. */
+  waySpeeds: Uint16Array | Uint32Array;
+  /** Pairs of forward, backward km/h; pair 0 is unused. */
+  speeds: Float64Array;
+  restrictions: Restrictions;
+  /** Names and address parts that the geocoder fields refer to. */
+  strings: string[];
+  geocoder: GeocoderSource;
+}
+
+class StringTable {
+  readonly list: string[] = [];
+  private readonly ids = new Map<string, number>();
+  id(s: string | null): number {
+    if (s === null) return -1;
+    let id = this.ids.get(s);
+    if (id === undefined) {
+      id = this.list.push(s) - 1;
+      this.ids.set(s, id);
+    }
+    return id;
+  }
+}
+
+/** Distinct (forward, backward) speeds: a handful per extract, so a way stores a small index per profile. */
+class SpeedTable {
+  readonly pairs = new Growable(Float64Array, 64);
+  private readonly index = new Map<number, Map<number, number>>();
+  constructor() {
+    this.pairs.push(0);
+    this.pairs.push(0);
+  }
+  id(forward: number, backward: number): number {
+    let byBackward = this.index.get(forward);
+    if (!byBackward) this.index.set(forward, (byBackward = new Map()));
+    let id = byBackward.get(backward);
+    if (id === undefined) {
+      id = this.pairs.length / 2;
+      this.pairs.push(forward);
+      this.pairs.push(backward);
+      byBackward.set(backward, id);
+    }
+    return id;
+  }
+}
+
+/**
+ * Takes an extract's elements kind by kind, relations, then ways, then nodes (the order that lets each
+ * pass know what to keep), and builds the compact parts.
+ */
+class OsmCollector {
+  private readonly strings = new StringTable();
+  // Relations.
+  private readonly restrictionFrom = new Growable(Float64Array);
+  private readonly restrictionVia = new Growable(Float64Array);
+  private readonly restrictionTo = new Growable(Float64Array);
+  private readonly restrictionKind = new Growable(Uint8Array);
+  private readonly restrictionWays = new IdSet();
+  private readonly restrictionWayProfiles = new Map<number, number>();
+  private readonly geoRelations: OsmRelation[] = [];
+  private readonly memberWays = new IdSet();
+  // Ways: rows grown together and written in place (a generic push per field is measurably slower).
+  private wayCount = 0;
+  private wayIds = new Float64Array(1024);
+  private wayFirst = new Uint32Array(1025);
+  private waySpeeds: Uint16Array | Uint32Array = new Uint16Array(1024 * P);
+  private readonly refs = new ChunkedFloat64();
+  private readonly speeds = new SpeedTable();
+  private readonly wayProfileSpeeds = new Uint32Array(P);
+  private readonly relationWays = new Map<number, number>();
+  private readonly streetWays = new Growable(Uint32Array);
+  private readonly streetNames = new Growable(Int32Array);
+  private readonly addressWays = new Growable(Uint32Array);
+  private readonly addressWayFields = new Growable(Int32Array);
+  // Nodes.
+  private needed = new Float64Array(0);
+  private neededCount = 0;
+  private wayNodes = new Int32Array(0);
+  private coords = new Float64Array(0);
+  private cursor = 0;
+  private lastId = -Infinity;
+  private readonly addressNodeCoords = new Growable(Float64Array);
+  private readonly addressNodeFields = new Growable(Int32Array);
+  private readonly placeCoords = new Growable(Float64Array);
+  private readonly placeNames = new Growable(Int32Array);
+  private readonly coverage = new CoverageBuilder();
+
+  relation(rel: OsmRelation): void {
+    let applies = false;
+    let fromWay = 0, via = 0, toWay = 0;
+    const kinds = new Uint8Array(P);
+    for (let p = 0; p < P; p++) {
+      const r = turnRestriction(PROFILES[p], rel.tags, rel.members);
+      if (!r) continue;
+      applies = true;
+      // The members decide from, via and to; only whether and how it applies varies by profile.
+      ({ fromWay, viaNode: via, toWay } = r);
+      kinds[p] = r.only ? RESTRICTION_ONLY : RESTRICTION_NO;
+    }
+    if (applies) {
+      this.restrictionFrom.push(fromWay);
+      this.restrictionVia.push(via);
+      this.restrictionTo.push(toWay);
+      for (let p = 0; p < P; p++) this.restrictionKind.push(kinds[p]);
+      this.restrictionWays.add(fromWay);
+      this.restrictionWays.add(toWay);
+    }
+    if (isGeocoderRelation(rel.tags)) {
+      this.geoRelations.push(rel);
+      for (const m of rel.members) if (m.type === 'way') this.memberWays.add(m.ref);
+    }
+  }
+
+  /** `tags` may be null when the way has none of WAY_KEYS: then it matters only as a relation member. */
+  way(id: number, tags: Record<string, string> | null, refs: ArrayLike<number>, refCount: number): void {
+    const member = this.memberWays.has(id);
+    const speeds = this.wayProfileSpeeds;
+    let usable = 0;
+    let street: string | null = null;
+    let address: AddressFields | null = null;
+    if (tags) {
+      for (let p = 0; p < P; p++) {
+        const access = wayAccess(PROFILES[p], tags);
+        if (!access || (access.forward === 0 && access.backward === 0)) speeds[p] = 0;
+        else {
+          speeds[p] = this.speeds.id(access.forward, access.backward);
+          usable |= 1 << p;
+        }
+      }
+      if (this.restrictionWays.has(id)) this.restrictionWayProfiles.set(id, (this.restrictionWayProfiles.get(id) ?? 0) | usable);
+      street = streetName(tags);
+      address = addressOf(tags, 'way');
+    }
+    if (!usable && street === null && address === null && !member) return;
+    const w = this.wayCount++;
+    if (w === this.wayIds.length) this.growWays();
+    if (this.speeds.pairs.length / 2 > 0xffff && this.waySpeeds instanceof Uint16Array) this.waySpeeds = Uint32Array.from(this.waySpeeds);
+    this.wayIds[w] = id;
+    this.refs.append(refs, refCount);
+    this.wayFirst[w + 1] = this.refs.length;
+    if (usable) for (let p = 0; p < P; p++) this.waySpeeds[w * P + p] = speeds[p];
+    if (member) this.relationWays.set(id, w);
+    if (street !== null) {
+      this.streetWays.push(w);
+      this.streetNames.push(this.strings.id(street));
+    }
+    if (address !== null) {
+      this.addressWays.push(w);
+      this.pushAddress(this.addressWayFields, address);
+    }
+  }
+
+  private growWays(): void {
+    const size = Math.ceil(this.wayIds.length * 1.5);
+    const ids = new Float64Array(size);
+    ids.set(this.wayIds);
+    this.wayIds = ids;
+    const first = new Uint32Array(size + 1);
+    first.set(this.wayFirst);
+    this.wayFirst = first;
+    const speeds = this.waySpeeds instanceof Uint16Array ? new Uint16Array(size * P) : new Uint32Array(size * P);
+    speeds.set(this.waySpeeds);
+    this.waySpeeds = speeds;
+  }
+
+  private pushAddress(into: Growable<Int32Array>, a: AddressFields): void {
+    into.push(this.strings.id(a.street));
+    into.push(this.strings.id(a.number));
+    into.push(this.strings.id(a.postcode));
+  }
+
+  /**
+   * After the last way: the node ids to look for, sorted and unique, and every way node as a position
+   * among them, so the id pool (8 bytes per way node) is gone before the coordinates (16 per node) come.
+   */
+  endWays(): void {
+    const total = this.refs.length;
+    const ids = sharedArray(Float64Array, total);
+    this.refs.drainTo(ids);
+    const order = new Uint32Array(total);
+    for (let i = 0; i < total; i++) order[i] = i;
+    radixSortPairs(ids, order);
+    const wayNodes = sharedArray(Int32Array, total);
+    let n = 0;
+    for (let i = 0; i < total; i++) {
+      if (n === 0 || ids[i] !== ids[n - 1]) ids[n++] = ids[i];
+      wayNodes[order[i]] = n - 1;
+    }
+    // Nodes shared by several ways leave part of the id array unused: copied out only when that part is big.
+    let needed = ids.subarray(0, n);
+    if (n < total - total / 8) needed = toShared(needed);
+    this.needed = needed;
+    this.neededCount = n;
+    this.wayNodes = wayNodes;
+    this.coords = sharedArray(Float64Array, 2 * n).fill(NaN);
+  }
+
+  /** Every node of the extract, in file order (ascending ids make this a merge walk). */
+  node(id: number, lat: number, lon: number): void {
+    this.coverage.add(lat, lon);
+    const needed = this.needed, n = this.neededCount;
+    let at = this.cursor;
+    if (id < this.lastId) at = lowerBoundFrom(needed, id, 0, n);
+    else if (at < n && needed[at] < id) at = lowerBoundFrom(needed, id, at + 1, n);
+    this.cursor = at;
+    this.lastId = id;
+    if (at < n && needed[at] === id) {
+      this.coords[2 * at] = lat;
+      this.coords[2 * at + 1] = lon;
+    }
+  }
+
+  /** A node with tags, after `node` for it; only NODE_KEYS are looked at. */
+  taggedNode(lat: number, lon: number, tags: Record<string, string>): void {
+    const address = addressOf(tags, 'node');
+    if (address) {
+      this.addressNodeCoords.push(lat);
+      this.addressNodeCoords.push(lon);
+      this.pushAddress(this.addressNodeFields, address);
+    }
+    const place = placeName(tags);
+    if (place !== null) {
+      this.placeCoords.push(lat);
+      this.placeCoords.push(lon);
+      this.placeNames.push(this.strings.id(place));
+    }
+  }
+
+  finish(): OsmParts {
+    let { needed: nodeIds, coords: nodeCoords } = this;
+    const n = this.neededCount, wayNodes = this.wayNodes;
+    let kept = 0;
+    for (let i = 0; i < n; i++) if (!Number.isNaN(nodeCoords[2 * i])) kept++;
+    let missingIds = new Float64Array(0);
+    if (kept < n) {
+      // Ways reach past the extract: renumber the nodes it has and move the others' ids aside.
+      const remap = new Int32Array(n);
+      const keptIds = sharedArray(Float64Array, kept);
+      const keptCoords = sharedArray(Float64Array, 2 * kept);
+      missingIds = new Float64Array(n - kept);
+      let k = 0, m = 0;
+      for (let i = 0; i < n; i++) {
+        if (Number.isNaN(nodeCoords[2 * i])) {
+          missingIds[m] = nodeIds[i];
+          remap[i] = -1 - m++;
+        } else {
+          keptIds[k] = nodeIds[i];
+          keptCoords[2 * k] = nodeCoords[2 * i];
+          keptCoords[2 * k + 1] = nodeCoords[2 * i + 1];
+          remap[i] = k++;
+        }
+      }
+      for (let i = 0; i < wayNodes.length; i++) wayNodes[i] = remap[wayNodes[i]];
+      nodeIds = keptIds;
+      nodeCoords = keptCoords;
+    }
+    const restrictionCount = this.restrictionFrom.length;
+    return {
+      nodeIds,
+      nodeCoords,
+      wayIds: toShared(this.wayIds.subarray(0, this.wayCount)),
+      wayFirst: toShared(this.wayFirst.subarray(0, this.wayCount + 1)),
+      wayNodes,
+      missingIds,
+      waySpeeds: toShared(this.waySpeeds.subarray(0, this.wayCount * P)),
+      speeds: this.speeds.pairs.toShared(),
+      restrictions: {
+        count: restrictionCount,
+        fromWay: this.restrictionFrom.toShared(),
+        via: this.restrictionVia.toShared(),
+        toWay: this.restrictionTo.toShared(),
+        kind: this.restrictionKind.toShared(),
+        wayProfiles: this.restrictionWayProfiles,
+      },
+      strings: this.strings.list,
+      geocoder: {
+        relations: this.geoRelations,
+        relationWays: this.relationWays,
+        addressNodes: { count: this.addressNodeCoords.length / 2, coords: this.addressNodeCoords.toShared(), fields: this.addressNodeFields.toShared() },
+        addressWays: { count: this.addressWays.length, way: this.addressWays.toShared(), fields: this.addressWayFields.toShared() },
+        streets: { count: this.streetWays.length, way: this.streetWays.toShared(), name: this.streetNames.toShared() },
+        places: { count: this.placeNames.length, coords: this.placeCoords.toShared(), name: this.placeNames.toShared() },
+        coverage: this.coverage.result(),
+      },
+    };
+  }
+}
+
+/** Elements as objects, as the extract holds them: what `OsmData` was made from, or re-read on demand. */
+interface ObjectView { taggedNodes?: OsmNode[]; ways?: OsmWay[]; relations?: OsmRelation[] }
+
+export class OsmData implements OsmParts {
+  readonly nodeIds!: Float64Array;
+  readonly nodeCoords!: Float64Array;
+  readonly wayIds!: Float64Array;
+  readonly wayFirst!: Uint32Array;
+  readonly wayNodes!: Int32Array;
+  readonly missingIds!: Float64Array;
+  readonly waySpeeds!: Uint16Array | Uint32Array;
+  readonly speeds!: Float64Array;
+  readonly restrictions!: Restrictions;
+  readonly strings!: string[];
+  readonly geocoder!: GeocoderSource;
+  private readonly source: string | null;
+  private readonly objects: ObjectView;
+
+  /** From the compact parts of `path` (what `loadOsm` does). */
+  constructor(parts: OsmParts, path: string);
+  /**
+   * From elements in memory (tests): `nodeIds` ascending with their lat, lon in `nodeCoords`, tagged
+   * nodes with their own coordinates. They are compacted the way `loadOsm` compacts a file.
+   */
+  constructor(nodeIds: Float64Array, nodeCoords: Float64Array, taggedNodes: OsmNode[], ways: OsmWay[], relations: OsmRelation[]);
+  constructor(a: OsmParts | Float64Array, b: string | Float64Array, taggedNodes?: OsmNode[], ways?: OsmWay[], relations?: OsmRelation[]) {
+    if (a instanceof Float64Array) {
+      const nodeIds = a, nodeCoords = b as Float64Array;
+      const c = new OsmCollector();
+      for (const rel of relations!) c.relation(rel);
+      for (const w of ways!) c.way(w.id, Object.keys(w.tags).some((k) => WAY_KEYS.has(k)) ? w.tags : null, w.refs, w.refs.length);
+      c.endWays();
+      for (let i = 0; i < nodeIds.length; i++) c.node(nodeIds[i], nodeCoords[2 * i], nodeCoords[2 * i + 1]);
+      for (const node of taggedNodes!) if (node.tags) c.taggedNode(node.lat, node.lon, node.tags);
+      Object.assign(this, c.finish());
+      this.source = null;
+      this.objects = { taggedNodes, ways, relations };
+    } else {
+      Object.assign(this, a);
+      this.source = b as string;
+      this.objects = {};
+    }
+  }
+
+  /** Kept nodes (see OsmParts.nodeIds). */
   get nodeCount(): number {
     return this.nodeIds.length;
   }
 
-  /** Position of a node id in nodeIds, or -1. */
+  get wayCount(): number {
+    return this.wayIds.length;
+  }
+
+  /** Position of a kept node's id in nodeIds, or -1. */
   nodeIndex(id: number): number {
     const ids = this.nodeIds;
     let lo = 0, hi = ids.length - 1;
@@ -32,55 +419,93 @@ export class OsmData {
     return -1;
   }
 
+  /** [lat, lon] of a kept node. */
   coord(id: number): [number, number] | undefined {
     const i = this.nodeIndex(id);
     return i < 0 ? undefined : [this.nodeCoords[2 * i], this.nodeCoords[2 * i + 1]];
   }
-}
 
-/** Reads an extract once. Node ids are sorted here if the file does not already list them in order. */
-export async function loadOsm(path: string, onProgress?: (bytesRead: number, totalBytes: number) => void): Promise<OsmData> {
-  let ids: Float64Array<ArrayBuffer> = new Float64Array(1 << 16);
-  let coords: Float64Array<ArrayBuffer> = new Float64Array(1 << 17);
-  let n = 0;
-  let sorted = true;
-  const taggedNodes: OsmNode[] = [];
-  const ways: OsmWay[] = [];
-  const relations: OsmRelation[] = [];
-  for await (const block of readOsmPbf(path, onProgress)) {
-    for (const node of block.nodes) {
-      if (n === ids.length) {
-        const grownIds = new Float64Array(n * 2);
-        grownIds.set(ids);
-        ids = grownIds;
-        const grownCoords = new Float64Array(n * 4);
-        grownCoords.set(coords);
-        coords = grownCoords;
-      }
-      if (n > 0 && node.id <= ids[n - 1]) sorted = false;
-      ids[n] = node.id;
-      coords[2 * n] = node.lat;
-      coords[2 * n + 1] = node.lon;
-      n++;
-      if (node.tags) taggedNodes.push(node);
+  /** The node ids of kept way `w`, present in the extract or not. */
+  wayRefIds(w: number): number[] {
+    const out: number[] = [];
+    for (let k = this.wayFirst[w]; k < this.wayFirst[w + 1]; k++) {
+      const i = this.wayNodes[k];
+      out.push(i >= 0 ? this.nodeIds[i] : this.missingIds[-1 - i]);
     }
-    for (const way of block.ways) ways.push(way);
-    for (const rel of block.relations) relations.push(rel);
+    return out;
   }
-  ids = ids.slice(0, n);
-  coords = coords.slice(0, 2 * n);
-  if (!sorted) [ids, coords] = sortById(ids, coords);
-  return new OsmData(ids, coords, taggedNodes, ways, relations);
+
+  /** [lat, lon] of the nodes of kept way `w` that the extract has, in order. */
+  wayPoints(w: number): [number, number][] {
+    const out: [number, number][] = [];
+    for (let k = this.wayFirst[w]; k < this.wayFirst[w + 1]; k++) {
+      const i = this.wayNodes[k];
+      if (i >= 0) out.push([this.nodeCoords[2 * i], this.nodeCoords[2 * i + 1]]);
+    }
+    return out;
+  }
+
+  // Every element as an object, for tests and tools on small extracts: a loaded extract is read again
+  // for them, in full, so memory grows with the extract. The map build never touches these.
+
+  /** Every node with tags, all tags included. */
+  get taggedNodes(): OsmNode[] {
+    return (this.objects.taggedNodes ??= this.readObjects(NODES).nodes.filter((n) => n.tags !== null));
+  }
+
+  /** Every way, all tags included. */
+  get ways(): OsmWay[] {
+    return (this.objects.ways ??= this.readObjects(WAYS).ways);
+  }
+
+  /** Every relation, all tags included. */
+  get relations(): OsmRelation[] {
+    return (this.objects.relations ??= this.readObjects(RELATIONS).relations);
+  }
+
+  private readObjects(kind: number): { nodes: OsmNode[]; ways: OsmWay[]; relations: OsmRelation[] } {
+    if (!this.source) throw new Error('OsmData: no source extract to read elements from');
+    const all = { nodes: [] as OsmNode[], ways: [] as OsmWay[], relations: [] as OsmRelation[] };
+    for (const block of readOsmPbfSync(this.source, kind)) {
+      for (const n of block.nodes) all.nodes.push(n);
+      for (const w of block.ways) all.ways.push(w);
+      for (const r of block.relations) all.relations.push(r);
+    }
+    return all;
+  }
 }
 
-function sortById(ids: Float64Array<ArrayBuffer>, coords: Float64Array<ArrayBuffer>): [Float64Array<ArrayBuffer>, Float64Array<ArrayBuffer>] {
-  const order = new Uint32Array(ids.length).map((_, i) => i).sort((a, b) => ids[a] - ids[b]);
-  const sortedIds = new Float64Array(ids.length);
-  const sortedCoords = new Float64Array(coords.length);
-  order.forEach((from, to) => {
-    sortedIds[to] = ids[from];
-    sortedCoords[2 * to] = coords[2 * from];
-    sortedCoords[2 * to + 1] = coords[2 * from + 1];
-  });
-  return [sortedIds, sortedCoords];
+/**
+ * Reads an extract in three passes (see the top of this file); `onProgress` hears each pass go through
+ * the file. Node ids are matched by a merge walk when the file lists them in order (extracts do) and by
+ * binary search where it does not.
+ */
+export async function loadOsm(path: string, onProgress?: LoadProgress): Promise<OsmData> {
+  const c = new OsmCollector();
+  const progress = (phase: LoadPhase) => onProgress && ((read: number, total: number) => onProgress(read, total, phase));
+  // Which kinds each data blob holds, learnt in the first pass so later passes skip the rest uninflated.
+  const kinds = new Growable(Uint8Array, 1024);
+  for await (const { index, data } of readOsmBlobs(path, { onProgress: progress('relations') })) {
+    const block = new PrimitiveBlock(data);
+    if (index !== kinds.length) throw new Error(`${path}: data blob ${index} read out of order`);
+    kinds.push(block.kinds);
+    if (block.kinds & RELATIONS) for (const rel of block.relations()) c.relation(rel);
+  }
+  const has = (kind: number) => (index: number) => index < kinds.length && (kinds.data[index] & kind) !== 0;
+
+  const cursor = new WayCursor();
+  const visitWay = (w: WayCursor): void => c.way(w.id, w.hasAnyKey(WAY_KEYS) ? w.tags(true) : null, w.refs, w.refCount);
+  for await (const { data } of readOsmBlobs(path, { want: has(WAYS), onProgress: progress('ways') })) {
+    new PrimitiveBlock(data).forEachWay(cursor, visitWay);
+  }
+  c.endWays();
+
+  const visitNode = (id: number, lat: number, lon: number, tags: Record<string, string> | null): void => {
+    c.node(id, lat, lon);
+    if (tags) c.taggedNode(lat, lon, tags);
+  };
+  for await (const { data } of readOsmBlobs(path, { want: has(NODES), onProgress: progress('nodes') })) {
+    new PrimitiveBlock(data).forEachNode(NODE_KEYS, visitNode);
+  }
+  return new OsmData(c.finish(), path);
 }

@@ -1,5 +1,6 @@
 // The in-memory shape of one profile's road graph: flat typed arrays, exactly as written to and read
-// from the map directory, and as placed in the shared WASM memory.
+// from the map directory, and as placed in the shared WASM memory; and the shapes every profile shares
+// (the routable ways' points and a grid over their segments), stored once for all profiles.
 //
 // Terms: a *geometry* g is a piece of an OSM way between two graph nodes (its shape points included).
 // A *directed original edge* is 2g (along the way's node order) or 2g+1 (against it). The search graph
@@ -40,9 +41,9 @@ export interface RoadGraph extends Contraction {
   orig: Uint32Array;
   /** lat, lon per search node in units of 1e-7 degrees, OSM's own precision (copies share their original's position). */
   nodeE7: Int32Array;
-  /** Shape points of geometry g: geomE7[2*geomFirst[g] ..] lat, lon pairs (1e-7 degrees), from its first to its last node. */
+  /** Points of geometry g in the shared shapes: shapes.pointsE7 pairs geomFirst[g] … geomLast[g], in way order. Increasing in g. */
   geomFirst: Uint32Array;
-  geomE7: Int32Array;
+  geomLast: Uint32Array;
   /** Length in meters. */
   geomLength: Float64Array;
   /** OSM way id. */
@@ -58,11 +59,24 @@ export interface RoadGraph extends Contraction {
    * and a waypoint cut off from it is moved onto it.
    */
   mainNet: Uint8Array;
-  /** Uniform grid over shape segments (for snapping and blocking): items are the segments' first point indexes. */
+  /** The shapes shared by every profile of the map. */
+  shapes: Shapes;
+}
+
+/**
+ * The points of every routable way, each way's run of points contiguous (1e-7-degree lat, lon pairs), and
+ * a uniform grid over the segments some profile uses (for snapping and blocking): CSR of cells → first
+ * point index of each segment. A profile finds its geometry of a segment by binary search in geomFirst.
+ */
+export interface Shapes {
+  pointsE7: Int32Array;
   grid: GridParams;
   gridFirst: Uint32Array;
   gridItems: Uint32Array;
 }
+
+/** Names and element types of the shared shape arrays, in file order. */
+export const SHAPE_ARRAYS = [['pointsE7', 'i32'], ['gridFirst', 'u32'], ['gridItems', 'u32']] as const;
 
 /** The typed array of each element type a graph array file holds. */
 export const ARRAY_TYPES = { u8: Uint8Array, i32: Int32Array, u32: Uint32Array, f64: Float64Array } as const;
@@ -81,9 +95,8 @@ export interface GridParams { minLat: number; minLon: number; cellLat: number; c
 /** Names and element types of the arrays of a RoadGraph, in file and memory order. */
 export const GRAPH_ARRAYS = [
   ['firstOut', 'u32'], ['head', 'u32'], ['weight', 'u32'], ['orig', 'u32'],
-  ['nodeE7', 'i32'], ['geomFirst', 'u32'], ['geomE7', 'i32'], ['geomLength', 'f64'], ['geomWay', 'f64'],
+  ['nodeE7', 'i32'], ['geomFirst', 'u32'], ['geomLast', 'u32'], ['geomLength', 'f64'], ['geomWay', 'f64'],
   ['origFirst', 'u32'], ['origEdges', 'u32'], ['origWeight', 'u32'], ['origHead', 'u32'], ['mainNet', 'u8'],
-  ['gridFirst', 'u32'], ['gridItems', 'u32'],
   ['rank', 'u32'], ['upFirst', 'u32'], ['upHead', 'u32'], ['upWeight', 'u32'], ['upMeters', 'f64'],
   ['dnFirst', 'u32'], ['dnTail', 'u32'], ['dnWeight', 'u32'], ['dnMeters', 'f64'], ['chA', 'u32'], ['chB', 'u32'],
 ] as const;

@@ -1,8 +1,9 @@
-// A uniform grid over the shape segments of a graph's geometries, stored as two flat arrays (CSR of
-// cells → first point index of each segment) so workers use it in place from shared memory. A segment's
-// geometry is found from its point by binary search over geomFirst, which halves the grid against storing
-// it. Cells are about 400 m square; a segment is listed in every cell its bounding box touches.
-import { E7, type GridParams } from './road-graph.js';
+// A uniform grid over the shape segments of the map's geometries, shared by every profile and stored as
+// two flat arrays (CSR of cells → first point index of each segment) so workers use it in place from
+// shared memory. A profile finds its geometry of a segment from the point by binary search over its
+// geomFirst (a segment no geometry of the profile covers is not the profile's). Cells are about 400 m
+// square; a segment is listed in every cell its bounding box touches.
+import { E7, type GridParams, type Shapes } from './road-graph.js';
 
 const TARGET_CELL_M = 400;
 const MAX_CELLS = 4_000_000;
@@ -10,7 +11,11 @@ const M_PER_DEG = 111_195; // mean Earth radius 6371.0088 km × π/180
 const EARTH_R = 6371008.8;
 const RAD = Math.PI / 180;
 
-export function buildSegmentGrid(geomFirst: Uint32Array, geomE7: Int32Array): { params: GridParams; first: Uint32Array; items: Uint32Array } {
+/**
+ * The grid over the segments marked in `used` (bit p: the segment from point p to p+1 belongs to some
+ * profile's geometry) of the points `geomE7`.
+ */
+export function buildSegmentGrid(used: Uint8Array, geomE7: Int32Array): { params: GridParams; first: Uint32Array; items: Uint32Array } {
   const points = geomE7.length / 2;
   let minLat = Infinity, minLon = Infinity, maxLat = -Infinity, maxLon = -Infinity;
   for (let p = 0; p < points; p++) {
@@ -33,42 +38,58 @@ export function buildSegmentGrid(geomFirst: Uint32Array, geomE7: Int32Array): { 
     cols = Math.floor((maxLon - minLon) / cellLon) + 1;
   }
   const params: GridParams = { minLat, minLon, cellLat, cellLon, rows, cols };
-  const G = geomFirst.length - 1;
-  const forEachCell = (p: number, fn: (cell: number) => void): void => {
-    const la0 = geomE7[2 * p] * E7, lo0 = geomE7[2 * p + 1] * E7, la1 = geomE7[2 * p + 2] * E7, lo1 = geomE7[2 * p + 3] * E7;
-    const r0 = Math.floor((Math.min(la0, la1) - minLat) / cellLat), r1 = Math.floor((Math.max(la0, la1) - minLat) / cellLat);
-    const c0 = Math.floor((Math.min(lo0, lo1) - minLon) / cellLon), c1 = Math.floor((Math.max(lo0, lo1) - minLon) / cellLon);
-    for (let r = r0; r <= r1; r++) for (let c = c0; c <= c1; c++) fn(r * cols + c);
-  };
   const first = new Uint32Array(rows * cols + 1);
-  for (let g = 0; g < G; g++) for (let p = geomFirst[g]; p < geomFirst[g + 1] - 1; p++) forEachCell(p, (cell) => first[cell + 1]++);
-  for (let i = 0; i < rows * cols; i++) first[i + 1] += first[i];
-  const fill = first.slice(0, rows * cols);
-  const items = new Uint32Array(first[rows * cols]);
-  for (let g = 0; g < G; g++) {
-    for (let p = geomFirst[g]; p < geomFirst[g + 1] - 1; p++) forEachCell(p, (cell) => { items[fill[cell]++] = p; });
+  let items = new Uint32Array(0);
+  let fill = first;
+  // Two passes over every segment, the same loop: count per cell, then place. No closure per segment:
+  // at country scale this loop runs for tens of millions of segments.
+  for (const placing of [false, true]) {
+    for (let p = 0; p + 1 < points; p++) {
+      if (!(used[p >> 3] & (1 << (p & 7)))) continue;
+      {
+        const la0 = geomE7[2 * p] * E7, lo0 = geomE7[2 * p + 1] * E7, la1 = geomE7[2 * p + 2] * E7, lo1 = geomE7[2 * p + 3] * E7;
+        const r0 = Math.floor(((la0 < la1 ? la0 : la1) - minLat) / cellLat), r1 = Math.floor(((la0 < la1 ? la1 : la0) - minLat) / cellLat);
+        const c0 = Math.floor(((lo0 < lo1 ? lo0 : lo1) - minLon) / cellLon), c1 = Math.floor(((lo0 < lo1 ? lo1 : lo0) - minLon) / cellLon);
+        for (let r = r0; r <= r1; r++) {
+          for (let c = c0; c <= c1; c++) {
+            if (placing) items[fill[r * cols + c]++] = p;
+            else first[r * cols + c + 1]++;
+          }
+        }
+      }
+    }
+    if (!placing) {
+      for (let i = 0; i < rows * cols; i++) first[i + 1] += first[i];
+      fill = first.slice(0, rows * cols);
+      items = new Uint32Array(first[rows * cols]);
+    }
   }
   return { params, first, items };
 }
 
-/** The arrays a grid query needs (views, possibly on shared memory). */
-export interface GridView {
-  params: GridParams;
-  first: Uint32Array;
-  items: Uint32Array;
-  geomFirst: Uint32Array;
-  geomE7: Int32Array;
+/** Marks in `used` the segments of geometries first…last (point indexes, inclusive). */
+export function markSegments(used: Uint8Array, geomFirst: Uint32Array, geomLast: Uint32Array): void {
+  for (let g = 0; g < geomFirst.length; g++) for (let p = geomFirst[g]; p < geomLast[g]; p++) used[p >> 3] |= 1 << (p & 7);
 }
 
-/** The geometry whose segments include the one starting at point p. */
-export function geometryOfPoint(geomFirst: Uint32Array, p: number): number {
-  let lo = 0, hi = geomFirst.length - 2;
+/** The shared shapes and one profile's geometries over them: what a grid query needs. */
+export interface GridView {
+  shapes: Shapes;
+  geomFirst: Uint32Array;
+  geomLast: Uint32Array;
+}
+
+/** The profile's geometry whose segments include the one starting at point p, or -1 when none does. */
+export function geometryOfPoint(view: GridView, p: number): number {
+  const { geomFirst, geomLast } = view;
+  let lo = 0, hi = geomFirst.length - 1;
+  if (hi < 0 || geomFirst[0] > p) return -1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1;
     if (geomFirst[mid] <= p) lo = mid;
     else hi = mid - 1;
   }
-  return lo;
+  return p < geomLast[lo] ? lo : -1;
 }
 
 export interface SegmentHit { geom: number; point: number; t: number; distance: number; lat: number; lon: number }
@@ -119,7 +140,7 @@ export function segmentDistanceDeg(lat0: number, lon0: number, lat1: number, lon
  * until no unvisited cell can hold anything nearer.
  */
 export function nearestSegment(grid: GridView, lat: number, lon: number, maxMeters: number, accept: (geom: number) => boolean): SegmentHit | null {
-  const { params, first, items, geomE7, geomFirst } = grid;
+  const { grid: params, gridFirst: first, gridItems: items, pointsE7: geomE7 } = grid.shapes;
   const row = Math.floor((lat - params.minLat) / params.cellLat);
   const col = Math.floor((lon - params.minLon) / params.cellLon);
   const cellM = Math.min(params.cellLat * M_PER_DEG, params.cellLon * M_PER_DEG * Math.cos(lat * RAD));
@@ -136,8 +157,8 @@ export function nearestSegment(grid: GridView, lat: number, lon: number, maxMete
             const p = items[i];
             const dist = segmentDistance(geomE7, p, lat, lon);
             if (dist > maxMeters || dist >= bestDist) continue;
-            const g = geometryOfPoint(geomFirst, p);
-            if (accept(g)) { bestDist = dist; bestGeom = g; bestPoint = p; }
+            const g = geometryOfPoint(grid, p);
+            if (g >= 0 && accept(g)) { bestDist = dist; bestGeom = g; bestPoint = p; }
           }
         }
         if (ring === 0) break;
@@ -151,7 +172,7 @@ export function nearestSegment(grid: GridView, lat: number, lon: number, maxMete
 
 /** Calls fn with the first point of every segment listed in a cell the circle's bounding box touches. */
 export function segmentsNearCircle(grid: GridView, lat: number, lon: number, radius: number, fn: (point: number) => void): void {
-  const { params, first, items } = grid;
+  const { grid: params, gridFirst: first, gridItems: items } = grid.shapes;
   const dLat = radius / M_PER_DEG, dLon = radius / (M_PER_DEG * Math.max(0.01, Math.cos(lat * RAD)));
   const r0 = Math.max(0, Math.floor((lat - dLat - params.minLat) / params.cellLat));
   const r1 = Math.min(params.rows - 1, Math.floor((lat + dLat - params.minLat) / params.cellLat));

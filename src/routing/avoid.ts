@@ -12,8 +12,9 @@ export function blockCircles(g: RoadGraph, grid: GridView, circles: readonly Cir
     const kx = metersPerLonDegree(circle.lat);
     segmentsNearCircle(grid, circle.lat, circle.lon, circle.radius, (point) => {
       // The distance first: most segments near the circle's box are outside the circle.
-      if (segmentDistance(g.geomE7, point, circle.lat, circle.lon, kx) >= circle.radius) return;
-      const geom = geometryOfPoint(grid.geomFirst, point);
+      if (segmentDistance(g.shapes.pointsE7, point, circle.lat, circle.lon, kx) >= circle.radius) return;
+      const geom = geometryOfPoint(grid, point);
+      if (geom < 0) return; // a segment of the other profiles only
       const list = hits.get(geom);
       if (list?.includes(ci)) return;
       if (list) list.push(ci);

@@ -3,7 +3,8 @@
 // typed errors.
 import { join } from 'node:path';
 import { computePool, runTask, setWorkerData } from '../compute/pool.js';
-import { readManifest, verifyFile, type MapManifest } from '../map/map-files.js';
+import { readManifest, readShapeFiles, verifyFile, type MapManifest } from '../map/map-files.js';
+import type { Shapes } from '../map/road-graph.js';
 import { PROFILES, type ProfileName } from '../map/profiles.js';
 import type { Circle } from './avoid.js';
 import { loadGraph, type SharedGraphs } from './graph-memory.js';
@@ -89,21 +90,27 @@ let loaded: LoadedMap | null = null;
  */
 export async function loadMap(dir: string, profiles: readonly ProfileName[] = PROFILES): Promise<LoadedMap> {
   const manifest = await readManifest(dir);
-  const shared: SharedGraphs = {};
-  let bytes = 0;
+  let shapes: Shapes;
+  try {
+    shapes = await readShapeFiles(dir, manifest);
+  } catch (err) {
+    throw new MapLoadError('shapes', err instanceof Error ? err.message : String(err));
+  }
+  const shared: SharedGraphs = { profiles: {}, shapes };
+  let bytes = shapes.pointsE7.byteLength + shapes.gridFirst.byteLength + shapes.gridItems.byteLength;
   for (const profile of PROFILES.filter((p) => profiles.includes(p))) {
     const meta = manifest.profiles[profile];
     if (!meta) throw new MapLoadError(profile, `the map in ${dir} has no graph for it`);
     try {
-      shared[profile] = loadGraph(profile, join(dir, profile), { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries, grid: meta.grid },
+      shared.profiles[profile] = loadGraph(profile, join(dir, profile), { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries },
         (file, data) => verifyFile(manifest, `${profile}/${file}`, data));
     } catch (err) {
       throw new MapLoadError(profile, err instanceof Error ? err.message : String(err));
     }
-    bytes += shared[profile].memory.buffer.byteLength;
+    bytes += shared.profiles[profile].memory.buffer.byteLength;
   }
   await setWorkerData({ routing: shared });
-  loaded = { dir, manifest, profiles: Object.keys(shared) as ProfileName[], bytes };
+  loaded = { dir, manifest, profiles: Object.keys(shared.profiles) as ProfileName[], bytes };
   return loaded;
 }
 

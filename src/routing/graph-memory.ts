@@ -6,7 +6,7 @@
 // atomic, so the old size is that worker's own region). Map files are read straight into place.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { ARRAY_TYPES, GRAPH_ARRAYS, type GraphArrayName, type GridParams, type RoadGraph } from '../map/road-graph.js';
+import { ARRAY_TYPES, GRAPH_ARRAYS, type GraphArrayName, type RoadGraph, type Shapes } from '../map/road-graph.js';
 
 const PAGE = 65536;
 const MAX_PAGES = 65536;
@@ -21,16 +21,18 @@ export interface GraphLayout {
   geomCount: number;
   /** Whether the graph has a contraction hierarchy (unblocked queries use it; blocked ones its potentials). */
   hierarchy: boolean;
-  grid: GridParams;
   arrays: Record<GraphArrayName, ArraySlot>;
 }
 /** One profile's graph in its own shared memory. */
 export interface ProfileMemory { memory: WebAssembly.Memory; layout: GraphLayout }
-/** Every loaded profile, by name. */
-export type SharedGraphs = Record<string, ProfileMemory>;
+/**
+ * Every loaded profile, by name, and the shapes they share (in SharedArrayBuffers: the kernels never read
+ * them, the workers' JavaScript does).
+ */
+export interface SharedGraphs { profiles: Record<string, ProfileMemory>; shapes: Shapes }
 
 /** The counts a layout needs besides the array lengths. */
-export interface GraphCounts { nodeCount: number; edgeCount: number; geomCount: number; grid: GridParams }
+export interface GraphCounts { nodeCount: number; edgeCount: number; geomCount: number }
 
 const BYTES = { u8: 1, i32: 4, u32: 4, f64: 8 } as const;
 const align8 = (n: number): number => (n + 7) & ~7;
@@ -76,9 +78,18 @@ export function placeGraph(name: string, g: RoadGraph): ProfileMemory {
   return { memory, layout };
 }
 
-/** Copies several graphs, each into its own memory. */
+/** Copies several graphs over the same shapes, each into its own memory, and the shapes into shared buffers. */
 export function placeGraphs(graphs: Record<string, RoadGraph>): SharedGraphs {
-  return Object.fromEntries(Object.entries(graphs).map(([name, g]) => [name, placeGraph(name, g)]));
+  const shapes = Object.values(graphs)[0].shapes;
+  const share = <T extends Int32Array | Uint32Array>(a: T): T => {
+    const copy = new (a.constructor as new (b: SharedArrayBuffer) => T)(new SharedArrayBuffer(a.byteLength));
+    copy.set(a);
+    return copy;
+  };
+  return {
+    profiles: Object.fromEntries(Object.entries(graphs).map(([name, g]) => [name, placeGraph(name, g)])),
+    shapes: { pointsE7: share(shapes.pointsE7), grid: shapes.grid, gridFirst: share(shapes.gridFirst), gridItems: share(shapes.gridItems) },
+  };
 }
 
 /**
@@ -115,13 +126,13 @@ export function loadGraph(name: string, dir: string, counts: GraphCounts, check:
   }
 }
 
-/** Typed-array views of one placed graph (valid in any thread holding the memory). */
-export function viewGraph(pm: ProfileMemory): RoadGraph {
+/** Typed-array views of one placed graph over the shared shapes (valid in any thread holding the memory). */
+export function viewGraph(pm: ProfileMemory, shapes: Shapes): RoadGraph {
   const { memory, layout: l } = pm;
   const buffer = memory.buffer;
   const views = {} as Record<GraphArrayName, ArrayBufferView>;
   for (const [key, type] of GRAPH_ARRAYS) views[key] = new ARRAY_TYPES[type](buffer, l.arrays[key].offset, l.arrays[key].length);
-  return { nodeCount: l.nodeCount, edgeCount: l.edgeCount, geomCount: l.geomCount, grid: l.grid, ...views } as RoadGraph;
+  return { nodeCount: l.nodeCount, edgeCount: l.edgeCount, geomCount: l.geomCount, shapes, ...views } as unknown as RoadGraph;
 }
 
 /** Reserves `bytes` at the end of the memory for the calling thread alone; returns the start offset. */

@@ -27,7 +27,7 @@ export type SeedKind = 'fwd' | 'bwd' | 'node';
 export interface PhantomSeed extends Seed { kind: SeedKind }
 
 export function gridView(g: RoadGraph): GridView {
-  return { params: g.grid, first: g.gridFirst, items: g.gridItems, geomFirst: g.geomFirst, geomE7: g.geomE7 };
+  return { shapes: g.shapes, geomFirst: g.geomFirst, geomLast: g.geomLast };
 }
 
 /** Whether a geometry belongs to the main network: one of its directed edges ends on it. */
@@ -52,10 +52,10 @@ export function snap(g: RoadGraph, grid: GridView, lat: number, lon: number, max
     if (main) hit = main;
   }
   let along = 0;
-  for (let p = g.geomFirst[hit.geom]; p < hit.point; p++) along += segmentMeters(g.geomE7, p);
+  for (let p = g.geomFirst[hit.geom]; p < hit.point; p++) along += segmentMeters(g.shapes.pointsE7, p);
   const length = g.geomLength[hit.geom];
-  if (hit.t === 1 && hit.point === g.geomFirst[hit.geom + 1] - 2) along = length;
-  else along += hit.t * segmentMeters(g.geomE7, hit.point);
+  if (hit.t === 1 && hit.point === g.geomLast[hit.geom] - 1) along = length;
+  else along += hit.t * segmentMeters(g.shapes.pointsE7, hit.point);
   const fraction = length > 0 ? Math.min(1, along / length) : 0;
   return { geom: hit.geom, along: Math.min(along, length), fraction, lat: hit.lat, lon: hit.lon, offset: hit.distance };
 }
@@ -112,10 +112,10 @@ export function targetSeeds(g: RoadGraph, ph: Phantom): PhantomSeed[] {
 /** Shape of a geometry between two positions along it (meters from its start), in travel order, as [lon, lat]. */
 export function geometryPiece(g: RoadGraph, geom: number, from: number, to: number): Array<[number, number]> {
   const lo = Math.min(from, to), hi = Math.max(from, to);
-  const first = g.geomFirst[geom], n = g.geomFirst[geom + 1] - first;
+  const first = g.geomFirst[geom], n = g.geomLast[geom] - first + 1;
   const c = degreesOf(g, geom);
   const cum = new Float64Array(n);
-  for (let k = 1; k < n; k++) cum[k] = cum[k - 1] + segmentMeters(g.geomE7, first + k - 1);
+  for (let k = 1; k < n; k++) cum[k] = cum[k - 1] + segmentMeters(g.shapes.pointsE7, first + k - 1);
   const interp = (x: number): [number, number] => {
     let k = 0;
     while (k < n - 2 && cum[k + 1] < x) k++;
@@ -164,8 +164,8 @@ export class Polyline {
 
 /** Appends the shape of a directed original edge in travel order, without its first point (where the line stands). */
 export function appendEdgeShape(line: Polyline, g: RoadGraph, d: number): void {
-  const geom = d >> 1, c = g.geomE7;
-  const first = g.geomFirst[geom], last = g.geomFirst[geom + 1] - 1;
+  const geom = d >> 1, c = g.shapes.pointsE7;
+  const first = g.geomFirst[geom], last = g.geomLast[geom];
   if (d & 1) for (let p = last - 1; p >= first; p--) line.push(c[2 * p + 1] * E7, c[2 * p] * E7);
   else for (let p = first + 1; p <= last; p++) line.push(c[2 * p + 1] * E7, c[2 * p] * E7);
 }
@@ -173,9 +173,9 @@ export function appendEdgeShape(line: Polyline, g: RoadGraph, d: number): void {
 /** Full shape of a directed original edge, as [lon, lat] in travel order. */
 export function edgeShape(g: RoadGraph, d: number): Array<[number, number]> {
   const geom = d >> 1;
-  const c = g.geomE7;
+  const c = g.shapes.pointsE7;
   const out: Array<[number, number]> = [];
-  for (let p = g.geomFirst[geom]; p < g.geomFirst[geom + 1]; p++) out.push([c[2 * p + 1] * E7, c[2 * p] * E7]);
+  for (let p = g.geomFirst[geom]; p <= g.geomLast[geom]; p++) out.push([c[2 * p + 1] * E7, c[2 * p] * E7]);
   return d & 1 ? out.reverse() : out;
 }
 
@@ -186,5 +186,5 @@ function segmentMeters(c: Int32Array, p: number): number {
 
 /** A geometry's points in degrees, lat, lon pairs from its first point. */
 function degreesOf(g: RoadGraph, geom: number): Float64Array {
-  return toDegrees(g.geomE7.subarray(2 * g.geomFirst[geom], 2 * g.geomFirst[geom + 1]));
+  return toDegrees(g.shapes.pointsE7.subarray(2 * g.geomFirst[geom], 2 * g.geomLast[geom] + 2));
 }

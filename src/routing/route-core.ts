@@ -67,9 +67,9 @@ export class RouteCore {
   /** A profile's kernel and views, made on its first query in this thread (its scratch is claimed then). */
   private view(profile: string): ProfileView | null {
     let v = this.views.get(profile);
-    const pm = Object.hasOwn(this.shared, profile) ? this.shared[profile] : undefined;
+    const pm = Object.hasOwn(this.shared.profiles, profile) ? this.shared.profiles[profile] : undefined;
     if (!v && pm) {
-      const graph = viewGraph(pm);
+      const graph = viewGraph(pm, this.shared.shapes);
       v = { kernel: new RouteKernel(pm), graph, grid: gridView(graph) };
       this.views.set(profile, v);
     }

@@ -2,7 +2,7 @@
 // feasibility checker that re-derives every rule of a plan from the request alone (it trusts nothing the
 // solver or the endpoint computed, except each leg's travel time, read from the steps' cumulative durations).
 import { expect } from 'vitest';
-import { readGraphFiles, readManifest } from '../../src/map/map-files.js';
+import { readGraphFiles, readManifest, readShapeFiles } from '../../src/map/map-files.js';
 import { toDegrees } from '../../src/map/road-graph.js';
 import { api, type ApiResponse } from '../support/app.js';
 
@@ -28,7 +28,7 @@ export const SCHAAN: At = { latitude: 47.165, longitude: 9.5093 };
  */
 export async function roadPoints(mapDir: string, count: number, seed = 7): Promise<At[]> {
   const manifest = await readManifest(mapDir);
-  const g = await readGraphFiles(mapDir, 'driving-car', manifest.profiles['driving-car']);
+  const g = await readGraphFiles(mapDir, 'driving-car', manifest.profiles['driving-car'], await readShapeFiles(mapDir, manifest));
   const nodeCoords = toDegrees(g.nodeE7);
   const seen = new Set<string>();
   const candidates: At[] = [];

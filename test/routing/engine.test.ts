@@ -173,7 +173,7 @@ describe('profile semantics', () => {
       if (!(g.origWeight[2 * geom] > 0 && g.origWeight[2 * geom + 1] === 0)) continue;
       // The longest straight segment of the oneway piece, so points on it snap onto it.
       let best = -1, bestLen = 0;
-      for (let p = g.geomFirst[geom]; p < g.geomFirst[geom + 1] - 1; p++) {
+      for (let p = g.geomFirst[geom]; p < g.geomLast[geom]; p++) {
         const len = lineDistanceMeters(c[2 * p], c[2 * p + 1], [[c[2 * p + 3], c[2 * p + 2]]]);
         if (len > bestLen) { bestLen = len; best = p; }
       }
@@ -206,7 +206,7 @@ describe('profile semantics', () => {
       const near = (way: number): { lat: number; lon: number } | null => {
         for (let geom = 0; geom < car.geomCount; geom++) {
           if (car.geomWay[geom] !== way) continue;
-          const f = car.geomFirst[geom], l = car.geomFirst[geom + 1] - 1, c = car.geomCoords;
+          const f = car.geomFirst[geom], l = car.geomLast[geom], c = car.geomCoords;
           const same = (p: number): boolean => Math.abs(c[2 * p] - via[0]) < 1e-9 && Math.abs(c[2 * p + 1] - via[1]) < 1e-9;
           const endAt = same(l) ? l : same(f) ? f : -1;
           if (endAt < 0) continue;
@@ -237,7 +237,7 @@ describe('profile semantics', () => {
     for (let geom = 0; geom < bike.geomCount && checked < 3; geom++) {
       const way = ways.get(bike.geomWay[geom]);
       if (way?.tags.highway !== 'cycleway' || carWays.has(way.id) || bike.geomLength[geom] < 200) continue;
-      const first = bike.geomFirst[geom], last = bike.geomFirst[geom + 1] - 1;
+      const first = bike.geomFirst[geom], last = bike.geomLast[geom];
       if (last - first !== 1) continue;
       const c = bike.geomCoords;
       const p = (t: number) => ({ lat: c[2 * first] + t * (c[2 * last] - c[2 * first]), lon: c[2 * first + 1] + t * (c[2 * last + 1] - c[2 * first + 1]) });

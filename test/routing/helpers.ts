@@ -2,23 +2,29 @@
 // data/test-maps), its raw graphs, a plain reference Dijkstra and a geometric distance check.
 import { join } from 'node:path';
 import { DEFAULT_EXTRACT, ensureMap } from '../../src/map/build.js';
-import { readGraphFiles, readManifest } from '../../src/map/map-files.js';
+import { readGraphFiles, readManifest, readShapeFiles } from '../../src/map/map-files.js';
 import { toDegrees, type RoadGraph } from '../../src/map/road-graph.js';
 import { projectRoot } from '../../src/paths.js';
 
-/** A graph with its coordinates also in degrees, as the tests read them. */
+/** A graph with its coordinates also in degrees, as the tests read them: geomCoords[2p] is point p of the shared shapes. */
 export type TestGraph = RoadGraph & { nodeCoords: Float64Array; geomCoords: Float64Array };
 
 export function withDegrees(g: RoadGraph): TestGraph {
-  return Object.assign(g, { nodeCoords: toDegrees(g.nodeE7), geomCoords: toDegrees(g.geomE7) });
+  return Object.assign(g, { nodeCoords: toDegrees(g.nodeE7), geomCoords: toDegrees(g.shapes.pointsE7) });
+}
+
+/** Every profile of a map directory, over its shapes. */
+export async function readGraphs(dir: string): Promise<Record<string, TestGraph>> {
+  const manifest = await readManifest(dir);
+  const shapes = await readShapeFiles(dir, manifest);
+  const graphs: Record<string, TestGraph> = {};
+  for (const [profile, meta] of Object.entries(manifest.profiles)) graphs[profile] = withDegrees(await readGraphFiles(dir, profile, meta, shapes));
+  return graphs;
 }
 
 export async function testMap(): Promise<{ dir: string; graphs: Record<string, TestGraph> }> {
   const dir = await ensureMap(join(projectRoot, 'data', 'test-maps'), DEFAULT_EXTRACT);
-  const manifest = await readManifest(dir);
-  const graphs: Record<string, TestGraph> = {};
-  for (const [profile, meta] of Object.entries(manifest.profiles)) graphs[profile] = withDegrees(await readGraphFiles(dir, profile, meta));
-  return { dir, graphs };
+  return { dir, graphs: await readGraphs(dir) };
 }
 
 /** Textbook Dijkstra (binary heap with lazy deletion) over the search graph: tenths of a second per node. */

@@ -50,8 +50,8 @@ describe('contraction hierarchy', () => {
 
   it.each(['driving-car', 'foot-walking'])('%s: unpacked CH paths and A* paths over the hierarchy\'s potentials are connected, cost the reference and have a continuous geometry', (profile) => {
     const g = graphs[profile];
-    expect(shared[profile].layout.hierarchy).toBe(true);
-    const kernel = new RouteKernel(shared[profile]);
+    expect(shared.profiles[profile].layout.hierarchy).toBe(true);
+    const kernel = new RouteKernel(shared.profiles[profile]);
     kernel.blockedBits(); // cleared: the A* search below must find the unblocked optimum
     const nodes = mainNodes(g);
     const rand = rng(11);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assembleGraph } from '../../src/map/graph-assemble.js';
 import { buildGraphInput } from '../../src/map/graph-build.js';
+import { buildShapePool, pendingShapes, shapesOf } from '../../src/map/shapes.js';
 import { OsmData } from '../../src/map/osm-data.js';
 import { parseMaxspeed, wayAccess, type ProfileName } from '../../src/map/profiles.js';
 import { placeGraphs } from '../../src/routing/graph-memory.js';
@@ -46,7 +47,10 @@ describe('profile rules', () => {
       [],
     );
     const graphs: Record<string, ReturnType<typeof assembleGraph>> = {};
-    for (const p of ['driving-car', 'foot-walking'] as ProfileName[]) graphs[p] = assembleGraph(buildGraphInput(osm, p));
+    const pool = buildShapePool(osm);
+    for (const p of ['driving-car', 'foot-walking'] as ProfileName[]) graphs[p] = assembleGraph(buildGraphInput(osm, p, pool), pendingShapes(pool));
+    const shapes = shapesOf(pool);
+    for (const g of Object.values(graphs)) g.shapes = shapes;
     const core = new RouteCore(placeGraphs(graphs));
     const waypoints = [{ lat: 47.0, lon: 9.0 }, { lat: 47.0, lon: 9.02 }];
     const car = core.route({ profile: 'driving-car', waypoints });

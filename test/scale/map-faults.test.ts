@@ -183,11 +183,11 @@ describe('serve refuses a damaged map', () => {
 
     // One byte flipped in the middle of a file: same size, another checksum.
     const flipped = copyMap('flipped');
-    const flippedFile = join(flipped, 'driving-hgv', 'geomE7.i32');
+    const flippedFile = join(flipped, 'driving-hgv', 'geomLength.f64');
     const bytes = readFileSync(flippedFile);
     bytes[bytes.length >> 1] ^= 0xff;
     writeFileSync(flippedFile, bytes);
-    expect(statSync(flippedFile).size).toBe(statSync(join(testMap, 'driving-hgv', 'geomE7.i32')).size);
+    expect(statSync(flippedFile).size).toBe(statSync(join(testMap, 'driving-hgv', 'geomLength.f64')).size);
 
     // Four bytes short: still whole u32 values, so only the manifest can tell.
     const short = copyMap('short');
@@ -212,7 +212,7 @@ describe('serve refuses a damaged map', () => {
     expect(m.stderr).toContain(join('driving-hgv', 'head.u32'));
 
     expect(f.stderr).toContain('cannot load routing profile driving-hgv');
-    expect(f.stderr).toContain('driving-hgv/geomE7.i32');
+    expect(f.stderr).toContain('driving-hgv/geomLength.f64');
     expect(f.stderr).toContain('checksum');
 
     expect(s.stderr).toContain('cannot load routing profile cycling-regular');

@@ -3,14 +3,13 @@
 // 300 random pairs plain, and 300 with circles on the plain route, where the reference skips every
 // geometry coming closer to a circle than its radius and the route's geometry keeps radius − 1 m away.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readGraphFiles, readManifest } from '../../src/map/map-files.js';
 import { PROFILES } from '../../src/map/profiles.js';
 import type { RoadGraph } from '../../src/map/road-graph.js';
 import { segmentDistance } from '../../src/map/segment-grid.js';
 import { placeGraphs } from '../../src/routing/graph-memory.js';
 import { pairsOf } from '../../src/routing/line-json.js';
 import { RouteCore, type LatLon } from '../../src/routing/route-core.js';
-import { lineDistanceMeters, rng, withDegrees, type TestGraph } from '../routing/helpers.js';
+import { lineDistanceMeters, readGraphs, rng, type TestGraph } from '../routing/helpers.js';
 import { syntheticMap } from './synthetic-map.js';
 
 interface Circle { lat: number; lon: number; radius: number }
@@ -19,10 +18,7 @@ let graphs: Record<string, TestGraph>;
 let core: RouteCore;
 
 beforeAll(async () => {
-  const dir = await syntheticMap();
-  const manifest = await readManifest(dir);
-  graphs = {};
-  for (const p of PROFILES) graphs[p] = withDegrees(await readGraphFiles(dir, p, manifest.profiles[p]));
+  graphs = await readGraphs(await syntheticMap());
   core = new RouteCore(placeGraphs(graphs));
 }, 300_000);
 afterAll(() => {
@@ -37,8 +33,8 @@ function boxesOf(g: RoadGraph): Float64Array {
     box = new Float64Array(4 * g.geomCount);
     for (let geom = 0; geom < g.geomCount; geom++) {
       let s = Infinity, w = Infinity, n = -Infinity, e = -Infinity;
-      for (let p = g.geomFirst[geom]; p < g.geomFirst[geom + 1]; p++) {
-        const lat = g.geomE7[2 * p] * 1e-7, lon = g.geomE7[2 * p + 1] * 1e-7;
+      for (let p = g.geomFirst[geom]; p <= g.geomLast[geom]; p++) {
+        const lat = g.shapes.pointsE7[2 * p] * 1e-7, lon = g.shapes.pointsE7[2 * p + 1] * 1e-7;
         s = Math.min(s, lat); n = Math.max(n, lat); w = Math.min(w, lon); e = Math.max(e, lon);
       }
       box.set([s, w, n, e], 4 * geom);
@@ -56,8 +52,8 @@ function blockedGeometries(g: RoadGraph, circles: Circle[]): Set<number> {
     const dLat = (c.radius + 10) / 111_000, dLon = dLat / Math.cos((c.lat * Math.PI) / 180);
     for (let geom = 0; geom < g.geomCount; geom++) {
       if (out.has(geom) || box[4 * geom] > c.lat + dLat || box[4 * geom + 2] < c.lat - dLat || box[4 * geom + 1] > c.lon + dLon || box[4 * geom + 3] < c.lon - dLon) continue;
-      for (let p = g.geomFirst[geom]; p < g.geomFirst[geom + 1] - 1; p++) {
-        if (segmentDistance(g.geomE7, p, c.lat, c.lon) < c.radius) {
+      for (let p = g.geomFirst[geom]; p < g.geomLast[geom]; p++) {
+        if (segmentDistance(g.shapes.pointsE7, p, c.lat, c.lon) < c.radius) {
           out.add(geom);
           break;
         }

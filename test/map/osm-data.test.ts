@@ -1,0 +1,286 @@
+// The bounded-memory extract loader against a plain reading of the same real extract: what it keeps,
+// what it drops, and that graph inputs built from its compact form equal a straightforward computation
+// over every element as an object.
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildGeocoderIndex } from '../../src/geo/index-build.js';
+import { addressOf, isGeocoderRelation, streetName } from '../../src/geo/geocoder-source.js';
+import { greatCircleMeters } from '../../src/geo/great-circle.js';
+import type { GraphInput } from '../../src/map/graph-assemble.js';
+import { buildGraphInput } from '../../src/map/graph-build.js';
+import { loadOsm, OsmData, type LoadPhase } from '../../src/map/osm-data.js';
+import { E7 } from '../../src/map/road-graph.js';
+import { buildShapePool } from '../../src/map/shapes.js';
+import { readOsmPbf, type OsmNode, type OsmRelation, type OsmWay } from '../../src/map/osm-pbf.js';
+import { PROFILES, turnRestriction, wayAccess, type ProfileName } from '../../src/map/profiles.js';
+import { radixSortPairs } from '../../src/map/typed-pools.js';
+import { projectRoot } from '../../src/paths.js';
+
+const EXTRACT = join(projectRoot, '..', 'shared', 'data', 'osm', 'liechtenstein.osm.pbf');
+
+interface Plain { ids: number[]; coords: Map<number, [number, number]>; tagged: OsmNode[]; ways: OsmWay[]; relations: OsmRelation[] }
+
+let osm: OsmData;
+let plain: Plain;
+const phases: LoadPhase[] = [];
+let lastProgress: [number, number] = [0, 0];
+
+beforeAll(async () => {
+  osm = await loadOsm(EXTRACT, (read, total, phase) => {
+    if (phases[phases.length - 1] !== phase) phases.push(phase);
+    lastProgress = [read, total];
+  });
+  plain = { ids: [], coords: new Map(), tagged: [], ways: [], relations: [] };
+  for await (const block of readOsmPbf(EXTRACT)) {
+    for (const n of block.nodes) {
+      plain.ids.push(n.id);
+      plain.coords.set(n.id, [n.lat, n.lon]);
+      if (n.tags) plain.tagged.push(n);
+    }
+    plain.ways.push(...block.ways);
+    plain.relations.push(...block.relations);
+  }
+});
+
+const usable = (profile: ProfileName, tags: Record<string, string>): boolean => {
+  const a = wayAccess(profile, tags);
+  return a !== null && !(a.forward === 0 && a.backward === 0);
+};
+
+/** The ways the loader should keep, by the rules written out plainly. */
+function expectedWays(p: Plain): OsmWay[] {
+  const members = new Set(p.relations.filter((r) => isGeocoderRelation(r.tags)).flatMap((r) => r.members.filter((m) => m.type === 'way').map((m) => m.ref)));
+  return p.ways.filter((w) => PROFILES.some((pr) => usable(pr, w.tags)) || streetName(w.tags) !== null || addressOf(w.tags, 'way') !== null || members.has(w.id));
+}
+
+/** A graph input with each geometry's points in its own array (how the builder worked before shared shapes). */
+type ReferenceInput = Omit<GraphInput, 'geomFirst' | 'geomLast'> & { geomFirst: Uint32Array; geomCoords: Float64Array };
+
+/** The graph input of a profile computed directly over objects, as the builder did before the compact form. */
+function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
+  const sortedIds = [...p.ids].sort((a, b) => a - b);
+  const indexOf = new Map(sortedIds.map((id, i) => [id, i]));
+  const coordOf = (i: number) => p.coords.get(sortedIds[i])!;
+  const pieces: Array<{ way: number; idx: number[]; fwd: number; bwd: number }> = [];
+  const usableWays = new Set<number>();
+  for (const way of p.ways) {
+    const access = wayAccess(profile, way.tags);
+    if (!access || (access.forward === 0 && access.backward === 0)) continue;
+    usableWays.add(way.id);
+    let run: number[] = [];
+    const flush = () => {
+      if (run.length >= 2) pieces.push({ way: way.id, idx: run, fwd: access.forward, bwd: access.backward });
+      run = [];
+    };
+    for (const ref of way.refs) {
+      const i = indexOf.get(ref);
+      if (i === undefined) flush();
+      else run.push(i);
+    }
+    flush();
+  }
+  const usage = new Map<number, number>();
+  for (const { idx } of pieces) idx.forEach((n, k) => usage.set(n, Math.min(2, (usage.get(n) ?? 0) + (k === 0 || k === idx.length - 1 ? 2 : 1))));
+  const graphNodes = [...usage].filter(([, u]) => u >= 2).map(([n]) => n).sort((a, b) => a - b);
+  const nodeOf = new Map(graphNodes.map((n, v) => [n, v]));
+  const tenths = (m: number, kmh: number) => (kmh > 0 ? Math.max(1, Math.round((m / (kmh / 3.6)) * 10)) : 0);
+  const g = { a: [] as number[], b: [] as number[], fwd: [] as number[], bwd: [] as number[], way: [] as number[], len: [] as number[], first: [0], coords: [] as number[] };
+  for (const piece of pieces) {
+    let start = 0;
+    for (let k = 1; k < piece.idx.length; k++) {
+      if (!nodeOf.has(piece.idx[k])) continue;
+      let length = 0;
+      for (let j = start; j <= k; j++) {
+        g.coords.push(...coordOf(piece.idx[j]));
+        if (j > start) length += greatCircleMeters(...coordOf(piece.idx[j - 1]), ...coordOf(piece.idx[j]));
+      }
+      g.a.push(nodeOf.get(piece.idx[start])!);
+      g.b.push(nodeOf.get(piece.idx[k])!);
+      g.fwd.push(tenths(length, piece.fwd));
+      g.bwd.push(tenths(length, piece.bwd));
+      g.way.push(piece.way);
+      g.len.push(length);
+      g.first.push(g.coords.length / 2);
+      start = k;
+    }
+  }
+  const restrictions: ReferenceInput['restrictions'] = [];
+  for (const rel of p.relations) {
+    const r = turnRestriction(profile, rel.tags, rel.members);
+    if (!r || !usableWays.has(r.fromWay) || !usableWays.has(r.toWay)) continue;
+    const v = nodeOf.get(indexOf.get(r.viaNode) ?? -1);
+    if (v !== undefined) restrictions.push({ via: v, fromWay: r.fromWay, toWay: r.toWay, only: r.only });
+  }
+  return {
+    nodeCount: graphNodes.length,
+    nodeCoords: Float64Array.from(graphNodes.flatMap((n) => coordOf(n))),
+    geomA: Uint32Array.from(g.a), geomB: Uint32Array.from(g.b), geomFwd: Uint32Array.from(g.fwd), geomBwd: Uint32Array.from(g.bwd),
+    geomWay: Float64Array.from(g.way), geomLength: Float64Array.from(g.len), geomFirst: Uint32Array.from(g.first), geomCoords: Float64Array.from(g.coords),
+    restrictions,
+  };
+}
+
+/**
+ * Checks a graph input against the reference: everything but the geometries' points equal, and each
+ * geometry's run of shared points the reference's points of it (in 1e-7 degrees, as shapes store them).
+ */
+function expectSameGraph(osm: OsmData, profile: ProfileName, want: ReferenceInput): GraphInput {
+  const pool = buildShapePool(osm);
+  const got = buildGraphInput(osm, profile, pool);
+  const { geomFirst, geomLast, ...rest } = got;
+  const { geomFirst: refFirst, geomCoords: refCoords, ...refRest } = want;
+  expect(rest).toEqual(refRest);
+  expect(geomFirst.length).toBe(refFirst.length - 1);
+  for (let g = 0; g < geomFirst.length; g++) {
+    const points = Array.from(pool.pointsE7.subarray(2 * geomFirst[g], 2 * geomLast[g] + 2));
+    const refPoints = Array.from(refCoords.subarray(2 * refFirst[g], 2 * refFirst[g + 1]), (c) => Math.round(c / E7));
+    if (points.join() !== refPoints.join()) expect(points).toEqual(refPoints);
+  }
+  return got;
+}
+
+describe('loadOsm on a real extract', () => {
+  it('reads the file once per element kind, relations first', () => {
+    expect(phases).toEqual(['relations', 'ways', 'nodes']);
+    expect(lastProgress[0]).toBe(lastProgress[1]);
+    expect(lastProgress[1]).toBeGreaterThan(2_000_000);
+  });
+
+  it('keeps exactly the ways some profile or the geocoder uses, in file order, with their node ids', () => {
+    const expected = expectedWays(plain);
+    expect(expected.length).toBeGreaterThan(5000);
+    expect(expected.length).toBeLessThan(plain.ways.length); // buildings without an address, landuse, ... are dropped
+    expect(Array.from(osm.wayIds)).toEqual(expected.map((w) => w.id));
+    expected.forEach((w, i) => expect(osm.wayRefIds(i)).toEqual(w.refs));
+  });
+
+  it('records each kept way’s speeds per profile instead of its tags', () => {
+    const expected = expectedWays(plain);
+    const P = PROFILES.length;
+    expected.forEach((w, i) => {
+      PROFILES.forEach((profile, p) => {
+        const s = osm.waySpeeds[i * P + p];
+        const a = wayAccess(profile, w.tags);
+        if (!usable(profile, w.tags)) expect(s).toBe(0);
+        else expect([osm.speeds[2 * s], osm.speeds[2 * s + 1]]).toEqual([a!.forward, a!.backward]);
+      });
+    });
+  });
+
+  it('keeps the coordinates of the nodes kept ways use, and of no other node', () => {
+    const used = new Set(expectedWays(plain).flatMap((w) => w.refs.filter((r) => plain.coords.has(r))));
+    expect(osm.nodeCount).toBe(used.size);
+    expect(osm.nodeCount).toBeLessThan(plain.ids.length);
+    expect(Array.from(osm.nodeIds)).toEqual([...used].sort((a, b) => a - b));
+    for (let i = 0; i < osm.nodeCount; i += 97) expect(osm.coord(osm.nodeIds[i])).toEqual(plain.coords.get(osm.nodeIds[i]));
+    // A node on a way nobody routes on or looks up (a building without an address, say) is gone.
+    const dropped = plain.ways.find((w) => w.tags.building && !addressOf(w.tags, 'way') && w.refs.every((r) => !used.has(r)))!;
+    expect(dropped).toBeDefined();
+    expect(osm.nodeIndex(dropped.refs[0])).toBe(-1);
+    expect(osm.coord(dropped.refs[0])).toBeUndefined();
+    // So is an untagged node no way uses, and a tagged one (a bus stop) that is neither address nor place.
+    const busStop = plain.tagged.find((n) => n.tags!.highway === 'bus_stop' && !used.has(n.id) && !n.tags!['addr:housenumber'])!;
+    expect(busStop).toBeDefined();
+    expect(osm.coord(busStop.id)).toBeUndefined();
+  });
+
+  it('keeps address points and places with only the fields the geocoder records', () => {
+    const { addressNodes, places } = osm.geocoder;
+    const addressed = plain.tagged.filter((n) => addressOf(n.tags!, 'node'));
+    expect(addressNodes.count).toBe(addressed.length);
+    addressed.forEach((n, i) => {
+      const a = addressOf(n.tags!, 'node')!;
+      expect([addressNodes.coords[2 * i], addressNodes.coords[2 * i + 1]]).toEqual([n.lat, n.lon]);
+      const field = (k: number) => osm.strings[addressNodes.fields[3 * i + k]] ?? null;
+      expect([field(0), field(1), field(2)]).toEqual([a.street, a.number, a.postcode]);
+    });
+    expect(places.count).toBeGreaterThan(10);
+    expect(osm.geocoder.relations.every((r) => isGeocoderRelation(r.tags))).toBe(true);
+  });
+
+  it.each(PROFILES)('builds the %s graph input a direct computation over all elements gives', (profile) => {
+    const want = referenceGraphInput(plain, profile);
+    expect(want.geomA.length).toBeGreaterThan(1000);
+    const got = expectSameGraph(osm, profile, want);
+    // A few ways by hand: each geometry joins graph nodes along a way of the extract.
+    for (let g = 0; g < got.geomA.length; g += 501) {
+      const way = plain.ways.find((w) => w.id === got.geomWay[g])!;
+      const a = [got.nodeCoords[2 * got.geomA[g]], got.nodeCoords[2 * got.geomA[g] + 1]];
+      const b = [got.nodeCoords[2 * got.geomB[g]], got.nodeCoords[2 * got.geomB[g] + 1]];
+      expect(way.refs.some((r) => plain.coords.get(r)?.join() === a.join())).toBe(true);
+      expect(way.refs.some((r) => plain.coords.get(r)?.join() === b.join())).toBe(true);
+    }
+  });
+
+  it('gives the same graph inputs and geocoder files when built from objects in memory, node order shuffled', async () => {
+    // Descending ids take the binary-search path of the node matching instead of the merge walk.
+    const order = [...plain.ids].sort((a, b) => b - a);
+    const fromObjects = new OsmData(Float64Array.from(order), Float64Array.from(order.flatMap((id) => plain.coords.get(id)!)), plain.tagged, plain.ways, plain.relations);
+    const [poolA, poolB] = [buildShapePool(fromObjects), buildShapePool(osm)];
+    for (const profile of PROFILES) expect(buildGraphInput(fromObjects, profile, poolA)).toEqual(buildGraphInput(osm, profile, poolB));
+    expect(poolA).toEqual(poolB);
+    const [a, b] = [await mkdtemp(join(tmpdir(), 'waymark-osm-a-')), await mkdtemp(join(tmpdir(), 'waymark-osm-b-'))];
+    try {
+      await buildGeocoderIndex(osm, a);
+      await buildGeocoderIndex(fromObjects, b);
+      const files = await readdir(join(a, 'geocoder'));
+      expect(files.length).toBeGreaterThan(5);
+      for (const f of files) expect(await readFile(join(b, 'geocoder', f))).toEqual(await readFile(join(a, 'geocoder', f)));
+    } finally {
+      await rm(a, { recursive: true, force: true });
+      await rm(b, { recursive: true, force: true });
+    }
+  });
+
+  it('still offers every element as an object, read again on demand', () => {
+    expect(osm.ways.length).toBe(plain.ways.length);
+    expect(osm.relations).toEqual(plain.relations);
+    expect(osm.taggedNodes).toEqual(plain.tagged);
+  });
+});
+
+describe('ways reaching past the extract', () => {
+  // Nodes 98 and 99 are not in the extract; node 7 is in it but on no way.
+  const coords = new Map<number, [number, number]>([[1, [47, 9]], [2, [47, 9.001]], [3, [47, 9.002]], [4, [47, 9.003]], [5, [47.001, 9.003]], [6, [47.002, 9.003]], [7, [47.5, 9.5]]]);
+  const ways: OsmWay[] = [
+    { id: 10, refs: [1, 2, 99, 3, 4], tags: { highway: 'residential', name: 'Cut Road' } },
+    { id: 11, refs: [4, 5, 6], tags: { highway: 'footway' } },
+    { id: 12, refs: [6, 98, 1], tags: {} },
+    { id: 13, refs: [5, 7], tags: { building: 'yes' } },
+  ];
+  const relations: OsmRelation[] = [{ id: 20, tags: { type: 'boundary', boundary: 'administrative', admin_level: '8', name: 'X' }, members: [{ type: 'way', ref: 12, role: 'outer' }] }];
+  const ids = [...coords.keys()];
+  const data = new OsmData(Float64Array.from(ids), Float64Array.from(ids.flatMap((id) => coords.get(id)!)), [], ways, relations);
+
+  it('keeps the ids of missing nodes for the ways and no coordinates for them', () => {
+    expect(Array.from(data.wayIds)).toEqual([10, 11, 12]); // 13 is a building without an address
+    expect(Array.from(data.nodeIds)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(data.wayRefIds(0)).toEqual([1, 2, 99, 3, 4]);
+    expect(data.wayRefIds(2)).toEqual([6, 98, 1]);
+    expect(data.wayPoints(0)).toEqual([coords.get(1), coords.get(2), coords.get(3), coords.get(4)]);
+    expect(data.coord(99)).toBeUndefined();
+    expect(data.coord(7)).toBeUndefined();
+    expect(data.geocoder.relationWays.get(12)).toBe(2);
+  });
+
+  it.each(PROFILES)('cuts %s geometries at the gap as the direct computation does', (profile) => {
+    const plainData: Plain = { ids, coords, tagged: [], ways, relations };
+    expectSameGraph(data, profile, referenceGraphInput(plainData, profile));
+  });
+});
+
+describe('radixSortPairs', () => {
+  it('sorts ids of any size and sign like a comparison sort, carrying the payload along', () => {
+    for (const [n, lo, hi] of [[5000, 0, 50], [20000, 0, 1.3e10], [20000, -3e9, 2 ** 50], [30000, 2 ** 40, 2 ** 40 + 5000], [3, 7, 8]]) {
+      const keys = Float64Array.from({ length: n }, (_, i) => lo + Math.floor((((i * 2654435761) % 1000003) / 1000003) * (hi - lo)));
+      const original = keys.slice();
+      const payload = Uint32Array.from({ length: n }, (_, i) => i);
+      radixSortPairs(keys, payload);
+      expect(Array.from(keys)).toEqual([...original].sort((a, b) => a - b));
+      expect(Array.from(payload, (i) => original[i])).toEqual(Array.from(keys));
+      expect(new Set(payload).size).toBe(n);
+    }
+  });
+});
