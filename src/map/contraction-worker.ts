@@ -4,7 +4,12 @@ import { parentPort } from 'node:worker_threads';
 import { contractGraph, type ContractionInput } from './contraction.js';
 
 parentPort!.on('message', (input: ContractionInput) => {
-  const ch = contractGraph(input, input, (done, total) => parentPort!.postMessage({ progress: [done, total] }));
+  const release = (): void => {
+    // The kernel has its own copy now: these can go while it works (hundreds of MB on a country).
+    input.firstOut = input.head = input.weight = input.orig = new Uint32Array(0);
+    input.geomLength = new Float64Array(0);
+  };
+  const ch = contractGraph(input, input, (done, total) => parentPort!.postMessage({ progress: [done, total] }), release);
   const arrays = Object.values(ch) as ArrayBufferView[];
   parentPort!.postMessage({ done: ch }, arrays.map((a) => a.buffer as ArrayBuffer));
 });

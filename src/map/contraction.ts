@@ -77,7 +77,7 @@ export function contractInWorker(g: RoadGraph, onProgress: ContractionProgress =
 }
 
 /** Builds the contraction hierarchy of a search graph (in a kernel instance of its own, dropped afterwards). */
-export function contractGraph(g: ContractionInput, options: ContractionOptions = g, onProgress: ContractionProgress = () => {}): Contraction {
+export function contractGraph(g: ContractionInput, options: ContractionOptions = g, onProgress: ContractionProgress = () => {}, onCopied: () => void = () => {}): Contraction {
   const k = instantiate<ContractExports>('contract');
   const put = (arr: Uint32Array | Float64Array): number => {
     const p = k.allocate(arr.byteLength) >>> 0;
@@ -85,6 +85,7 @@ export function contractGraph(g: ContractionInput, options: ContractionOptions =
     return p;
   };
   const firstOut = put(g.firstOut), head = put(g.head), weight = put(g.weight), orig = put(g.orig), geomLength = put(g.geomLength);
+  onCopied();
   k.contractStart(g.nodeCount, firstOut, head, weight, orig, geomLength, g.edgeCount, options.simulateLimit ?? 30, options.contractLimit ?? 100);
   for (let done = 0; done < g.nodeCount;) {
     done = k.contractSome(SLICE);

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type GridParams, type RoadGraph, type Shapes } from './road-graph.js';
 
 /**
@@ -90,7 +91,8 @@ export async function writeShapeFiles(dir: string, shapes: Shapes): Promise<Reco
  * The shared shapes, read into SharedArrayBuffers (workers use them in place) and checked against the
  * manifest.
  */
-export async function readShapeFiles(dir: string, m: MapManifest): Promise<Shapes> {
+export async function readShapeFiles(dir: string, m: MapManifest, verifier?: MapVerifier): Promise<Shapes> {
+  const check = verifier ?? new MapVerifier(m, 1);
   const arrays: Record<string, ArrayBufferView> = {};
   for (const [key, type] of SHAPE_ARRAYS) {
     const rel = `shapes/${key}.${type}`;
@@ -100,11 +102,12 @@ export async function readShapeFiles(dir: string, m: MapManifest): Promise<Shape
     } catch (err) {
       throw new MapFormatError(`map file ${rel} cannot be read (${(err as Error).message}); rebuild the map`);
     }
-    verifyFile(m, rel, buf);
     const bytes = new Uint8Array(new SharedArrayBuffer(buf.byteLength));
     bytes.set(buf);
+    check.check(rel, bytes);
     arrays[key] = type === 'i32' ? new Int32Array(bytes.buffer) : new Uint32Array(bytes.buffer);
   }
+  if (!verifier) await check.done();
   return { ...(arrays as unknown as Omit<Shapes, 'grid'>), grid: m.shapes.grid };
 }
 
@@ -128,12 +131,57 @@ export async function readManifest(dir: string): Promise<MapManifest> {
   return m;
 }
 
-/** Checks bytes read from a map file against the manifest's entry for it. */
-export function verifyFile(m: MapManifest, rel: string, bytes: Uint8Array): void {
-  const entry = m.files?.[rel];
-  if (!entry) throw new MapFormatError(`map file ${rel} is not listed in the manifest; rebuild the map`);
-  if (bytes.byteLength !== entry.bytes) throw new MapFormatError(`map file ${rel} has ${bytes.byteLength} bytes, the manifest says ${entry.bytes}: the map is damaged; rebuild it`);
-  if (sha256(bytes) !== entry.sha256) throw new MapFormatError(`map file ${rel} does not match its checksum: the map is damaged; rebuild it`);
+const HASHER = `const { parentPort } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+parentPort.on('message', ({ id, bytes }) => parentPort.postMessage({ id, hex: createHash('sha256').update(bytes).digest('hex') }));`;
+
+/**
+ * Checks map files read into memory against the manifest: the size at once, the SHA-256 in two worker
+ * threads while the caller reads the next files (bytes in shared memory are hashed in place), so a map
+ * of several GB is verified in about the time it takes to read it. `done` reports the first damaged file.
+ */
+export class MapVerifier {
+  private readonly workers: Worker[] = [];
+  private readonly waiting = new Map<number, { rel: string; resolve: (hex: string) => void }>();
+  private readonly checks: Array<Promise<void>> = [];
+  private nextId = 0;
+
+  constructor(private readonly m: MapManifest, threads = 2) {
+    for (let i = 0; i < threads; i++) {
+      const w = new Worker(HASHER, { eval: true });
+      w.on('message', ({ id, hex }: { id: number; hex: string }) => {
+        this.waiting.get(id)?.resolve(hex);
+        this.waiting.delete(id);
+      });
+      this.workers.push(w);
+    }
+  }
+
+  /** Checks `bytes` as map file `rel` (relative to the map directory); throws at once on a wrong size. */
+  check(rel: string, bytes: Uint8Array): void {
+    const entry = this.m.files?.[rel];
+    if (!entry) throw new MapFormatError(`map file ${rel} is not listed in the manifest; rebuild the map`);
+    if (bytes.byteLength !== entry.bytes) throw new MapFormatError(`map file ${rel} has ${bytes.byteLength} bytes, the manifest says ${entry.bytes}: the map is damaged; rebuild it`);
+    const id = this.nextId++;
+    const worker = this.workers[id % this.workers.length];
+    this.checks.push(new Promise<string>((resolve) => {
+      this.waiting.set(id, { rel, resolve });
+      worker.postMessage({ id, bytes });
+    }).then((hex) => {
+      if (hex !== entry.sha256) throw new MapFormatError(`map file ${rel} does not match its checksum: the map is damaged; rebuild it`);
+    }));
+  }
+
+  /** Waits for every checksum; throws for the first file (in the order checked) that does not match. */
+  async done(): Promise<void> {
+    try {
+      const results = await Promise.allSettled(this.checks);
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    } finally {
+      await Promise.all(this.workers.map((w) => w.terminate()));
+    }
+  }
 }
 
 /** One profile's arrays as plain typed arrays, over the map's shapes (tools, tests, benchmarks). */

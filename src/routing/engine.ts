@@ -3,7 +3,7 @@
 // typed errors.
 import { join } from 'node:path';
 import { computePool, runTask, setWorkerData } from '../compute/pool.js';
-import { readManifest, readShapeFiles, verifyFile, type MapManifest } from '../map/map-files.js';
+import { MapVerifier, readManifest, readShapeFiles, type MapManifest } from '../map/map-files.js';
 import type { Shapes } from '../map/road-graph.js';
 import { PROFILES, type ProfileName } from '../map/profiles.js';
 import type { Circle } from './avoid.js';
@@ -90,10 +90,12 @@ let loaded: LoadedMap | null = null;
  */
 export async function loadMap(dir: string, profiles: readonly ProfileName[] = PROFILES): Promise<LoadedMap> {
   const manifest = await readManifest(dir);
+  const verifier = new MapVerifier(manifest);
   let shapes: Shapes;
   try {
-    shapes = await readShapeFiles(dir, manifest);
+    shapes = await readShapeFiles(dir, manifest, verifier);
   } catch (err) {
+    await verifier.done().catch(() => {});
     throw new MapLoadError('shapes', err instanceof Error ? err.message : String(err));
   }
   const shared: SharedGraphs = { profiles: {}, shapes };
@@ -103,11 +105,18 @@ export async function loadMap(dir: string, profiles: readonly ProfileName[] = PR
     if (!meta) throw new MapLoadError(profile, `the map in ${dir} has no graph for it`);
     try {
       shared.profiles[profile] = loadGraph(profile, join(dir, profile), { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries },
-        (file, data) => verifyFile(manifest, `${profile}/${file}`, data));
+        (file, data) => verifier.check(`${profile}/${file}`, data));
     } catch (err) {
+      await verifier.done().catch(() => {});
       throw new MapLoadError(profile, err instanceof Error ? err.message : String(err));
     }
     bytes += shared.profiles[profile].memory.buffer.byteLength;
+  }
+  try {
+    await verifier.done();
+  } catch (err) {
+    const file = err instanceof Error ? /map file (\S+)/.exec(err.message)?.[1] ?? '' : '';
+    throw new MapLoadError(file.includes('/') ? file.split('/')[0] : 'map', err instanceof Error ? err.message : String(err));
   }
   await setWorkerData({ routing: shared });
   loaded = { dir, manifest, profiles: Object.keys(shared.profiles) as ProfileName[], bytes };
