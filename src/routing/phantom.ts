@@ -135,12 +135,6 @@ export class Polyline {
   /** Values held (two per point). */
   length = 0;
 
-  static of(points: ReadonlyArray<readonly [number, number]>): Polyline {
-    const line = new Polyline();
-    for (const [lon, lat] of points) line.push(lon, lat);
-    return line;
-  }
-
   push(lon: number, lat: number): void {
     if (this.length + 2 > this.data.length) {
       const grown = new Float64Array(this.data.length * 2);
@@ -149,12 +143,6 @@ export class Polyline {
     }
     this.data[this.length++] = lon;
     this.data[this.length++] = lat;
-  }
-
-  /** Appends another line; `skipFirst` drops its first point (the one this line ends at). */
-  appendLine(other: Polyline, skipFirst: boolean): void {
-    const v = other.data;
-    for (let i = skipFirst ? 2 : 0; i < other.length; i += 2) this.push(v[i], v[i + 1]);
   }
 
   values(): Float64Array {

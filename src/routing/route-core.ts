@@ -44,7 +44,21 @@ export type RouteFailure =
   | { kind: 'no-route'; reason: 'blocked' | 'unreachable'; legIndex: number };
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RouteFailure };
 
-interface LegPath { cost: number; meters: number; shape: Polyline; touches: boolean }
+/**
+ * A leg found: its cost, meters, whether it touches a circle, and how to draw it. Shapes are drawn only
+ * for the legs kept (a plain leg that touches a circle is searched again), straight into the route's line.
+ */
+interface LegPath {
+  cost: number;
+  meters: number;
+  touches: boolean;
+  /** Appends the leg's shape to `line`; `joined` drops its first point (where the line already stands). */
+  draw(line: Polyline, joined: boolean): void;
+}
+
+const appendPoints = (line: Polyline, points: ReadonlyArray<readonly [number, number]>, from: number): void => {
+  for (let k = from; k < points.length; k++) line.push(points[k][0], points[k][1]);
+};
 interface Blocking { circles: readonly Circle[]; hits: Map<number, number[]> }
 interface ProfileView { kernel: RouteKernel; graph: RoadGraph; grid: GridView }
 
@@ -108,7 +122,7 @@ export class RouteCore {
     if (!found.ok) return found;
     const legs = found.value;
     const line = new Polyline();
-    for (const leg of legs) line.appendLine(leg.shape, line.length > 0);
+    for (const leg of legs) leg.draw(line, line.length > 0);
     const geometry = line.values();
     let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
     for (let i = 0; i < geometry.length; i += 2) {
@@ -172,8 +186,8 @@ export class RouteCore {
       cost: Math.abs(tgt.fraction - src.fraction) * w,
       meters: Math.abs(tgt.along - src.along),
       piece,
-      shape: Polyline.of(piece),
       touches: false,
+      draw: (line, joined) => appendPoints(line, piece, joined ? 1 : 0),
     };
   }
 
@@ -198,18 +212,20 @@ export class RouteCore {
     const first = pick(sSeeds, start), last = pick(tSeeds, end);
     const startPiece = this.seedPiece(g, src, first, true);
     const endPiece = this.seedPiece(g, tgt, last, false);
-    const shape = Polyline.of(startPiece ?? [[src.lon, src.lat]]);
     let meters = first.meters + last.meters;
     let touches = this.pieceBlocked(block, src.geom, startPiece) || this.pieceBlocked(block, tgt.geom, endPiece);
     for (const e of edges) {
       const d = g.orig[e];
       meters += g.geomLength[d >> 1];
       if (block?.hits.has(d >> 1)) touches = true;
-      appendEdgeShape(shape, g, d);
     }
-    if (endPiece) for (let k = 1; k < endPiece.length; k++) shape.push(endPiece[k][0], endPiece[k][1]);
-    else shape.push(tgt.lon, tgt.lat);
-    return { cost: found.cost, meters, shape, touches };
+    const draw = (line: Polyline, joined: boolean): void => {
+      appendPoints(line, startPiece ?? [[src.lon, src.lat]], joined ? 1 : 0);
+      for (const e of edges) appendEdgeShape(line, g, g.orig[e]);
+      if (endPiece) appendPoints(line, endPiece, 1);
+      else line.push(tgt.lon, tgt.lat);
+    };
+    return { cost: found.cost, meters, touches, draw };
   }
 
   matrix(q: MatrixQuery): Outcome<MatrixResult> {
