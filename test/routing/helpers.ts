@@ -27,8 +27,12 @@ export async function testMap(): Promise<{ dir: string; graphs: Record<string, T
   return { dir, graphs: await readGraphs(dir) };
 }
 
-/** Textbook Dijkstra (binary heap with lazy deletion) over the search graph: tenths of a second per node. */
-export function dijkstra(g: RoadGraph, source: number): Float64Array {
+/**
+ * Textbook Dijkstra (binary heap with lazy deletion) over the search graph: tenths of a second per node.
+ * Edges on a `blocked` geometry are skipped; with a `target` it stops once that node is settled.
+ */
+export function dijkstra(g: RoadGraph, source: number, options: { blocked?: Set<number>; target?: number } = {}): Float64Array {
+  const { blocked, target } = options;
   const dist = new Float64Array(g.nodeCount).fill(Infinity);
   const heap: Array<[number, number]> = [];
   const push = (d: number, v: number): void => {
@@ -64,7 +68,9 @@ export function dijkstra(g: RoadGraph, source: number): Float64Array {
   while (heap.length) {
     const [d, v] = pop();
     if (d > dist[v]) continue;
+    if (v === target) break;
     for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) {
+      if (blocked?.has(g.orig[e] >> 1)) continue;
       const w = g.head[e], nd = d + g.weight[e];
       if (nd < dist[w]) {
         dist[w] = nd;

@@ -9,7 +9,7 @@ import { segmentDistance } from '../../src/map/segment-grid.js';
 import { placeGraphs } from '../../src/routing/graph-memory.js';
 import { pairsOf } from '../../src/routing/line-json.js';
 import { RouteCore, type LatLon } from '../../src/routing/route-core.js';
-import { lineDistanceMeters, readGraphs, rng, type TestGraph } from '../routing/helpers.js';
+import { dijkstra, lineDistanceMeters, readGraphs, rng, type TestGraph } from '../routing/helpers.js';
 import { syntheticMap } from './synthetic-map.js';
 
 interface Circle { lat: number; lon: number; radius: number }
@@ -63,52 +63,8 @@ function blockedGeometries(g: RoadGraph, circles: Circle[]): Set<number> {
   return out;
 }
 
-/** Textbook Dijkstra (binary heap, lazy deletion) from `source` to `target` in tenths of a second, never over a blocked geometry. */
-function reference(g: RoadGraph, source: number, target: number, blocked: Set<number>): number {
-  const dist = new Float64Array(g.nodeCount).fill(Infinity);
-  const heap: Array<[number, number]> = [];
-  const push = (d: number, v: number): void => {
-    heap.push([d, v]);
-    for (let i = heap.length - 1; i > 0;) {
-      const p = (i - 1) >> 1;
-      if (heap[p][0] <= heap[i][0]) break;
-      [heap[p], heap[i]] = [heap[i], heap[p]];
-      i = p;
-    }
-  };
-  const pop = (): [number, number] => {
-    const top = heap[0], last = heap.pop()!;
-    if (heap.length) {
-      heap[0] = last;
-      for (let i = 0; ;) {
-        const l = 2 * i + 1, r = l + 1;
-        let m = i;
-        if (l < heap.length && heap[l][0] < heap[m][0]) m = l;
-        if (r < heap.length && heap[r][0] < heap[m][0]) m = r;
-        if (m === i) break;
-        [heap[m], heap[i]] = [heap[i], heap[m]];
-        i = m;
-      }
-    }
-    return top;
-  };
-  dist[source] = 0;
-  push(0, source);
-  while (heap.length) {
-    const [d, v] = pop();
-    if (d > dist[v]) continue;
-    if (v === target) return d;
-    for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) {
-      if (blocked.has(g.orig[e] >> 1)) continue;
-      const w = g.head[e], nd = d + g.weight[e];
-      if (nd < dist[w]) {
-        dist[w] = nd;
-        push(nd, w);
-      }
-    }
-  }
-  return Infinity;
-}
+/** The reference: a textbook Dijkstra from `source` to `target` (tenths of a second), never over a blocked geometry. */
+const reference = (g: RoadGraph, source: number, target: number, blocked: Set<number>): number => dijkstra(g, source, { blocked, target })[target];
 
 /** Main-network nodes at a position no other node shares (no turn-restriction copies): a waypoint there snaps to them. */
 function plainNodes(g: TestGraph): number[] {
