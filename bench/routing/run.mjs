@@ -123,7 +123,7 @@ const shapes = await readShapeFiles(mapDir, manifest);
 for (const p of PROFILES) graphs[p] = withDegrees(await readGraphFiles(mapDir, p, manifest.profiles[p], shapes));
 const shared = placeGraphs(graphs);
 const core = new RouteCore(shared);
-results.liechtenstein.sharedMemoryBytes = shared.memory.buffer.byteLength;
+results.liechtenstein.sharedMemoryBytes = Object.values(shared.profiles).reduce((a, p) => a + p.memory.buffer.byteLength, 0) + shared.shapes.pointsE7.byteLength + shared.shapes.gridFirst.byteLength + shared.shapes.gridItems.byteLength;
 results.liechtenstein.profiles = {};
 for (const p of PROFILES) {
   const profileBytes = Number(execFileSync('du', ['-sb', join(mapDir, p)]).toString().split('\t')[0]);
