@@ -1,7 +1,6 @@
 import type { Sql } from '../db/client.js';
 import { unauthenticated } from '../http/errors.js';
 import type { Route } from '../http/router.js';
-import { loadedProfiles } from '../routing/engine.js';
 import { keyJson } from './admin.js';
 import type { UsageRecorder } from './usage.js';
 
@@ -37,8 +36,6 @@ export function infoRoutes(sql: Sql, usage: UsageRecorder): Route[] {
                 requests_last_24h: totals.day,
                 top_endpoint: top ? { method: top.method, endpoint: top.endpoint, count: top.count } : null,
               },
-              // Extension: the routing profiles this server answers for (WAYMARK_PROFILES may serve a subset).
-              routing: { profiles: loadedProfiles() },
             },
           },
         };

@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import { PoolBusyError, runTask } from '../compute/pool.js';
 import type { Sql } from '../db/client.js';
+import { checkGeocoderIndex } from './index-format.js';
 import { PlaceRegistry, type PlaceIds } from './places.js';
 import type { Address } from './reverse.js';
 
@@ -215,7 +216,9 @@ export class GeocodingWorker {
  */
 export async function startGeocoding(sql: Sql, opts: GeocodingOptions): Promise<GeocodingWorker | undefined> {
   try {
-    await runTask('geocode', { mapDir: opts.mapDir, points: [] });
+    // Not a geocode task: building the geocoder takes a worker seconds on a country, and the server
+    // would not listen until it is done. Each worker builds its own on its first batch.
+    await checkGeocoderIndex(opts.mapDir);
   } catch (err) {
     opts.log.error({ err, mapDir: opts.mapDir }, 'the geocoder index does not load: background geocoding is off');
     return undefined;

@@ -1,7 +1,7 @@
 // On-disk layout of the geocoder index, `<mapDir>/geocoder/`: `index.json` (strings, countries, area
 // descriptions, coverage grid geometry, counts) plus one raw little-endian file per typed array
 // (`<name>.bin`). Coordinates are degrees × 1e7 in Int32; "no value" in a string reference is -1.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FlatAreas } from './areas.js';
 
@@ -116,12 +116,27 @@ export async function writeGeocoderIndex(mapDir: string, data: GeocoderIndexData
   await writeFile(join(dir, 'index.json'), JSON.stringify(data.meta));
 }
 
-export async function readGeocoderIndex(mapDir: string): Promise<GeocoderIndexData> {
-  const dir = geocoderDir(mapDir);
+async function readMeta(dir: string): Promise<GeocoderMeta> {
   const meta = JSON.parse(await readFile(join(dir, 'index.json'), 'utf8')) as GeocoderMeta;
   if (meta.format !== GEOCODER_FORMAT) {
     throw new Error(`${dir}: geocoder index format ${meta.format}, expected ${GEOCODER_FORMAT}; rebuild the map`);
   }
+  return meta;
+}
+
+/**
+ * Throws unless the map has a geocoder index of this format with all its files: the cheap check at start,
+ * while each worker builds its geocoder from the index on its first batch (seconds on a country).
+ */
+export async function checkGeocoderIndex(mapDir: string): Promise<void> {
+  const dir = geocoderDir(mapDir);
+  await readMeta(dir);
+  for (const name of Object.keys(ARRAY_TYPES)) await stat(join(dir, `${name}.bin`));
+}
+
+export async function readGeocoderIndex(mapDir: string): Promise<GeocoderIndexData> {
+  const dir = geocoderDir(mapDir);
+  const meta = await readMeta(dir);
   const arrays = {} as Record<keyof GeocoderArrays, unknown>;
   for (const [name, Type] of Object.entries(ARRAY_TYPES) as [keyof GeocoderArrays, typeof Int32Array][]) {
     const bytes = await readFile(join(dir, `${name}.bin`));

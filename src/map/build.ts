@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { buildGeocoderIndex } from '../geo/index-build.js';
 import { geocoderDir } from '../geo/index-format.js';
 import { projectRoot } from '../paths.js';
@@ -17,6 +19,16 @@ import { graphManifest, manifestPath, writeShapeFiles, MAP_FORMAT_VERSION, readM
 import { loadOsm, type OsmData } from './osm-data.js';
 import { PROFILES, type ProfileName } from './profiles.js';
 import type { RoadGraph } from './road-graph.js';
+
+/** A full garbage collection, where V8 allows it to be asked for (it does in Node 20). */
+const collectGarbage: () => void = (() => {
+  try {
+    setFlagsFromString('--expose-gc');
+    return runInNewContext('gc') as () => void;
+  } catch {
+    return () => {};
+  }
+})();
 
 /** Contractions run at once: one per core of the machine this is made for (2). */
 const CONTRACTIONS = 2;
@@ -55,19 +67,26 @@ async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgr
   // assembles the next graph and then builds the geocoder index. The largest graphs go first.
   const running = new Set<Promise<void>>();
   for (const profile of BUILD_ORDER) {
-    const input = buildGraphInput(osm, profile, pool);
-    const restrictedViaNodes = new Set(input.restrictions.map((r) => r.via)).size;
-    let graph: RoadGraph | null = assembleGraph(input, pendingShapes(pool));
-    const { nodeCount, edgeCount, geomCount } = graph;
+    // In a function of its own, so that the graph's input is garbage once it returns.
+    const assemble = (): { graph: RoadGraph | null; restrictedViaNodes: number } => {
+      const input = buildGraphInput(osm!, profile, pool);
+      return { graph: assembleGraph(input, pendingShapes(pool)), restrictedViaNodes: new Set(input.restrictions.map((r) => r.via)).size };
+    };
+    const assembled = assemble();
+    const { restrictedViaNodes } = assembled;
+    const { nodeCount, edgeCount, geomCount } = assembled.graph!;
     // The graph goes to disk now and the contraction gets copies of what it reads, so this thread holds
     // one assembled graph at a time, not four.
-    const written = await writeGraphFiles(outDir, profile, graph);
+    const written = await writeGraphFiles(outDir, profile, assembled.graph!);
     onProgress(`graph ${profile}: ${nodeCount} nodes, ${edgeCount} edges assembled`, 0, 0);
     while (running.size >= CONTRACTIONS) await Promise.race(running);
     const chStarted = Date.now();
     const stage = `contract ${profile}`;
-    const contraction = contractInWorker(graph, (done, total) => onProgress(stage, done, total));
-    graph = null;
+    const contraction = contractInWorker(assembled.graph!, (done, total) => onProgress(stage, done, total));
+    assembled.graph = null;
+    // The graph and its input are garbage now, but V8 collects typed arrays only when its heap asks for
+    // it, not when the process's memory does: gigabytes on a country while two contractions run.
+    collectGarbage();
     const job: Promise<void> = contraction.then(async (ch) => {
       const hierarchyMs = Date.now() - chStarted;
       Object.assign(written, await writeGraphFiles(outDir, profile, ch));
@@ -86,6 +105,7 @@ async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgr
   onProgress(`shapes: ${(shapes.pointsE7.length / 2).toLocaleString('en-US')} points, ${shapeBytes.toLocaleString('en-US')} bytes for all profiles`, 0, 0);
   await buildGeocoderIndex(osm, outDir);
   osm = null; // the extract's data is not needed past here, while the last contractions may still run
+  collectGarbage();
   onProgress('geocoder index', 0, 0);
   await Promise.all(running);
   for (const name of await readdir(geocoderDir(outDir))) {
