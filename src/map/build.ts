@@ -11,7 +11,7 @@ import { runInNewContext } from 'node:vm';
 import { buildGeocoderIndex } from '../geo/index-build.js';
 import { geocoderDir } from '../geo/index-format.js';
 import { projectRoot } from '../paths.js';
-import { contractInWorker } from './contraction.js';
+import { contractInWorker, contractionBytes, contractionInput } from './contraction.js';
 import { assembleGraph } from './graph-assemble.js';
 import { buildGraphInput } from './graph-build.js';
 import { buildShapePool, pendingShapes, shapesOf } from './shapes.js';
@@ -32,8 +32,14 @@ const collectGarbage: () => void = (() => {
 
 /** Contractions run at once: one per core of the machine this is made for (2). */
 const CONTRACTIONS = 2;
-/** The pedestrian and bicycle graphs are the largest: started first, they do not finish last alone. */
-const BUILD_ORDER: readonly ProfileName[] = ['foot-walking', 'cycling-regular', 'driving-car', 'driving-hgv'];
+/**
+ * Kernel memory of the contractions running at once. On a 50-million-node country the pedestrian and
+ * bicycle kernels hold 2.9 and 2.2 GB: they run one after the other, each beside a car graph's, which
+ * keeps the build under 8 GB for a minute or two more of wall time.
+ */
+const CONTRACTION_MEMORY = 4.5e9;
+/** The largest graph first, the car graphs beside it, the bicycle graph once the pedestrian one is done. */
+const BUILD_ORDER: readonly ProfileName[] = ['foot-walking', 'driving-car', 'driving-hgv', 'cycling-regular'];
 
 export const DEFAULT_EXTRACT = join(projectRoot, '..', 'shared', 'data', 'osm', 'liechtenstein.osm.pbf');
 
@@ -63,9 +69,15 @@ async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgr
   const pool = buildShapePool(osm);
   const profiles: MapManifest['profiles'] = {};
   const files: Record<string, FileEntry> = {};
-  // Contractions (most of the work) run in worker threads, CONTRACTIONS at a time, while this thread
-  // assembles the next graph and then builds the geocoder index. The largest graphs go first.
+  // Contractions (most of the work) run in worker threads, CONTRACTIONS at a time and within
+  // CONTRACTION_MEMORY, while this thread assembles the next graphs and then builds the geocoder index.
   const running = new Set<Promise<void>>();
+  let kernelBytes = 0;
+  const whenRoom = async (need: number): Promise<void> => {
+    while (running.size >= CONTRACTIONS || (running.size > 0 && kernelBytes + need > CONTRACTION_MEMORY)) await Promise.race(running);
+    kernelBytes += need;
+  };
+  const jobs: Array<Promise<void>> = [];
   for (const profile of BUILD_ORDER) {
     // In a function of its own, so that the graph's input is garbage once it returns.
     const assemble = (): { graph: RoadGraph | null; restrictedViaNodes: number } => {
@@ -79,24 +91,33 @@ async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgr
     // one assembled graph at a time, not four.
     const written = await writeGraphFiles(outDir, profile, assembled.graph!);
     onProgress(`graph ${profile}: ${nodeCount} nodes, ${edgeCount} edges assembled`, 0, 0);
-    while (running.size >= CONTRACTIONS) await Promise.race(running);
-    const chStarted = Date.now();
-    const stage = `contract ${profile}`;
-    const contraction = contractInWorker(assembled.graph!, (done, total) => onProgress(stage, done, total));
+    const input = contractionInput(assembled.graph!);
     assembled.graph = null;
     // The graph and its input are garbage now, but V8 collects typed arrays only when its heap asks for
     // it, not when the process's memory does: gigabytes on a country while two contractions run.
     collectGarbage();
-    const job: Promise<void> = contraction.then(async (ch) => {
-      const hierarchyMs = Date.now() - chStarted;
-      Object.assign(written, await writeGraphFiles(outDir, profile, ch));
-      Object.assign(files, written);
-      const size = Object.values(written).reduce((a, f) => a + f.bytes, 0);
-      profiles[profile] = { ...graphManifest({ nodeCount, edgeCount, geomCount, chA: ch.chA }, size), restrictedViaNodes, hierarchyMs };
-      onProgress(stage, 0, 0);
-      onProgress(`graph ${profile}: ${ch.chA.length} hierarchy edges, ${size.toLocaleString('en-US')} bytes written, ${(size / nodeCount).toFixed(0)} bytes per node`, 0, 0);
-    }).finally(() => running.delete(job));
-    running.add(job);
+    const need = contractionBytes(input);
+    const stage = `contract ${profile}`;
+    const queued = whenRoom(need).then(() => {
+      const chStarted = Date.now();
+      const job: Promise<void> = contractInWorker(input, (done, total) => onProgress(stage, done, total)).then(async (ch) => {
+        const hierarchyMs = Date.now() - chStarted;
+        Object.assign(written, await writeGraphFiles(outDir, profile, ch));
+        Object.assign(files, written);
+        const size = Object.values(written).reduce((a, f) => a + f.bytes, 0);
+        profiles[profile] = { ...graphManifest({ nodeCount, edgeCount, geomCount, chA: ch.chA }, size), restrictedViaNodes, hierarchyMs };
+        onProgress(stage, 0, 0);
+        onProgress(`graph ${profile}: ${ch.chA.length} hierarchy edges, ${size.toLocaleString('en-US')} bytes written, ${(size / nodeCount).toFixed(0)} bytes per node`, 0, 0);
+      }).finally(() => {
+        running.delete(job);
+        kernelBytes -= need;
+      });
+      running.add(job);
+      job.catch(() => {}); // reported through `queued`, awaited below
+      return job;
+    });
+    queued.catch(() => {}); // awaited with the others below; a failure must not go unhandled meanwhile
+    jobs.push(queued);
   }
   // Every profile has marked the segments it uses: the shared grid covers those.
   const shapes = shapesOf(pool);
@@ -107,7 +128,7 @@ async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgr
   osm = null; // the extract's data is not needed past here, while the last contractions may still run
   collectGarbage();
   onProgress('geocoder index', 0, 0);
-  await Promise.all(running);
+  await Promise.all(jobs);
   for (const name of await readdir(geocoderDir(outDir))) {
     const data = await readFile(join(geocoderDir(outDir), name));
     files[`geocoder/${name}`] = { bytes: data.byteLength, sha256: sha256(data) };

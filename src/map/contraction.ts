@@ -53,15 +53,22 @@ export function addHierarchy(graph: RoadGraph, options?: ContractionOptions): Ro
 /** What a contraction reads of a graph. */
 export type ContractionInput = Pick<RoadGraph, 'nodeCount' | 'edgeCount' | 'firstOut' | 'head' | 'weight' | 'orig' | 'geomLength'> & ContractionOptions;
 
-/**
- * Contracts in a worker thread of its own (copies of the arrays it reads go there; the hierarchy comes
- * back transferred), leaving this thread free to assemble the next graph.
- */
-export function contractInWorker(g: RoadGraph, onProgress: ContractionProgress = () => {}, options: ContractionOptions = {}): Promise<Contraction> {
-  const input: ContractionInput = {
+/** Copies of what a contraction reads of a graph: the graph itself can go while the contraction waits or runs. */
+export function contractionInput(g: RoadGraph, options: ContractionOptions = {}): ContractionInput {
+  return {
     nodeCount: g.nodeCount, edgeCount: g.edgeCount, firstOut: g.firstOut.slice(), head: g.head.slice(), weight: g.weight.slice(),
     orig: g.orig.slice(), geomLength: g.geomLength.slice(), ...options,
   };
+}
+
+/** Bytes a contraction's kernel holds at most (measured: adjacency lists and edge pool by edges, the rest by nodes). */
+export const contractionBytes = (input: Pick<ContractionInput, 'nodeCount' | 'edgeCount'>): number => 190 * input.edgeCount + 80 * input.nodeCount;
+
+/**
+ * Contracts in a worker thread of its own (the input's arrays are transferred there; the hierarchy comes
+ * back transferred), leaving this thread free to assemble the next graph.
+ */
+export function contractInWorker(input: ContractionInput, onProgress: ContractionProgress = () => {}): Promise<Contraction> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(distPath('map', 'contraction-worker.js'));
     worker.on('message', (msg: { progress: [number, number] } | { done: Contraction }) => {
