@@ -8,12 +8,13 @@ import { categoryRoutes } from './categories/routes.js';
 import { closePool } from './compute/pool.js';
 import type { Config } from './config.js';
 import { connect, type Sql } from './db/client.js';
-import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
+import { dashboardRoutes } from './dashboard/routes.js';
+import { embeddedOwnerUrl, OwnerBusyError, startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { startGeocoding, type GeocodingWorker } from './geo/geocoding-worker.js';
 import { geoRoutes } from './geo/routes.js';
 import { ensureDefaultMap, stderrProgress } from './map/build.js';
-import { loadMap } from './routing/engine.js';
+import { loadedProfiles, loadMap } from './routing/engine.js';
 import { Router } from './http/router.js';
 import { assertNativeUws, startHttpServer } from './http/server.js';
 import { importRoutes } from './imports/routes.js';
@@ -33,22 +34,55 @@ export interface App {
   mapDir: string | undefined;
   /** Background geocoding in this process: off with WAYMARK_JOBS=off or without a map. */
   geocoding: GeocodingWorker | undefined;
+  /** Requests read and not yet answered (0 when idle: nothing leaks from a client that went away). */
+  readonly inFlight: number;
+  /** Graceful stop (see RunningServer.close and the shutdown timeout); safe to call more than once. */
   close(): Promise<void>;
 }
 
-/** Opens the database (the configured server, else the embedded one), migrates it. */
-export async function openDatabase(config: Config, log: Logger): Promise<{ sql: Sql; url: string; embedded?: EmbeddedDatabase }> {
+/**
+ * Opens the database (the configured server, else the embedded one), migrates it. The embedded database
+ * has one owner: with `share` (the CLI's commands) a process finding it owned goes through the owner's
+ * connection, so what it writes is what the running service sees; without (`serve`, `start`) it refuses.
+ */
+export async function openDatabase(config: Config, log: Logger, opts: { share?: boolean } = {}): Promise<{ sql: Sql; url: string; embedded?: EmbeddedDatabase }> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {
-    log.info({ dir: config.dataDir }, 'no DATABASE_URL: starting the embedded PGlite + PostGIS database');
-    embedded = await startEmbeddedDatabase(config.dataDir);
-    url = embedded.url;
+    for (;;) {
+      const ownerUrl = opts.share ? await embeddedOwnerUrl(config.dataDir) : undefined;
+      if (ownerUrl) {
+        log.info({ dir: config.dataDir, url: ownerUrl }, 'the embedded database is owned by a running waymark: using its connection');
+        url = ownerUrl;
+        break;
+      }
+      log.info({ dir: config.dataDir }, 'no DATABASE_URL: starting the embedded PGlite + PostGIS database');
+      try {
+        embedded = await startEmbeddedDatabase(config.dataDir);
+      } catch (err) {
+        // Another process took it between the look and the start: go through it after all.
+        if (err instanceof OwnerBusyError && opts.share) continue;
+        if (err instanceof OwnerBusyError) {
+          const { pid, url: at } = err.owner;
+          throw new Error(`the embedded database in ${config.dataDir} is in use by waymark process ${pid}${at ? ` (${at})` : ''}: ` +
+            'stop that process first, use another WAYMARK_DATA_DIR, or set DATABASE_URL to a PostgreSQL server', { cause: err });
+        }
+        throw err;
+      }
+      url = embedded.url;
+      break;
+    }
   }
   // PGlite is one session: several connections would interleave their transactions in it.
-  const sql = connect(url, embedded ? 1 : undefined);
-  const applied = await migrate(sql);
-  if (applied.length) log.info({ applied }, 'migrations applied');
+  const sql = connect(url, config.databaseUrl ? undefined : 1);
+  try {
+    const applied = await migrate(sql);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+  } catch (err) {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    await embedded?.stop().catch(() => {});
+    throw err;
+  }
   return { sql, url, embedded };
 }
 
@@ -71,7 +105,8 @@ export async function openMap(config: Config, log: Logger): Promise<string | und
 export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql): Router {
   const router = new Router();
   const routes = [
-    { method: 'GET' as const, path: '/health', public: true, handler: () => ({ status: 200, body: { status: 'ok' } }) },
+    // Liveness, and the routing profiles this process answers for (WAYMARK_PROFILES may load a subset).
+    { method: 'GET' as const, path: '/health', public: true, handler: () => ({ status: 200, body: { status: 'ok', routing: { profiles: loadedProfiles() } } }) },
     ...infoRoutes(sql, usage),
     ...poiRoutes(sql, readSql),
     ...attributeRoutes(sql),
@@ -84,6 +119,7 @@ export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql):
     ...clustersEndpoint(sql),
   ];
   for (const route of routes) router.add(route);
+  for (const route of dashboardRoutes(sql, usage, routes)) router.add(route);
   return router;
 }
 
@@ -104,16 +140,18 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   let jobs: Awaited<ReturnType<typeof startJobRunner>> | undefined;
   let geocoding: App['geocoding'];
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
-  // Also what a start that fails part-way runs, so nothing it opened is left behind.
-  const stop = async () => {
-    await server?.close();
-    await geocoding?.stop();
-    await Promise.allSettled([jobs?.stop(), usage.close(), limiter.close(), keys.close(), closePool()]);
-    if (limiterSql !== sql) await limiterSql.end({ timeout: 5 });
-    if (readSql !== sql) await readSql.end({ timeout: 5 });
-    await sql.end({ timeout: 5 });
+  // Also what a start that fails part-way runs, so nothing it opened is left behind. The HTTP drain and
+  // the background work stop side by side within the shutdown timeout; what needs the database to close
+  // (usage counts, unused rate-limit leases) goes after the last request, and the database last.
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= (async () => {
+    const grace = config.shutdownTimeoutMs;
+    await Promise.allSettled([server?.close(grace), geocoding?.stop(), jobs?.stop(grace)]);
+    await Promise.allSettled([usage.close(), limiter.close(), keys.close(), closePool()]);
+    const pools = [...new Set([limiterSql, readSql, sql])];
+    await Promise.allSettled(pools.map((p) => p.end({ timeout: 2 })));
     await embedded?.stop();
-  };
+  })());
   try {
     await keys.listen();
     usage.start();
@@ -122,9 +160,15 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     geocoding = config.jobs && mapDir
       ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs })
       : undefined;
-    server = await startHttpServer({ router: buildRouter(sql, usage, readSql), keys, limiter, usage, log }, config.host, config.port);
+    server = await startHttpServer({ router: buildRouter(sql, usage, readSql), keys, limiter, usage, log }, config.host, config.port, { bodyTimeoutMs: config.bodyTimeoutMs });
     log.info({ port: server.port }, 'listening');
-    return { port: server.port, sql, log, databaseUrl: url, mapDir, geocoding, close: stop };
+    const running = server;
+    return {
+      port: server.port, sql, log, databaseUrl: url, mapDir, geocoding, close: stop,
+      get inFlight() {
+        return running.inFlight;
+      },
+    };
   } catch (err) {
     await stop().catch(() => {});
     throw err;

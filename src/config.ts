@@ -15,6 +15,11 @@ export interface Config {
   jobs: boolean;
   /** Lease of a claimed job (WAYMARK_JOB_LEASE_MS): how soon a job whose worker died is taken over. */
   jobLeaseMs: number;
+  /** WAYMARK_SHUTDOWN_TIMEOUT (seconds, default 10): how long SIGTERM/SIGINT waits for requests in
+   *  flight and running jobs before it closes what is left. */
+  shutdownTimeoutMs: number;
+  /** WAYMARK_BODY_TIMEOUT_MS: a request body that stops arriving for this long is answered 408. */
+  bodyTimeoutMs: number;
 }
 
 /** A whole number from the environment; a typo must stop the start, not become NaN (a NaN lease
@@ -24,6 +29,14 @@ function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new Error(`${name} must be an integer of at least ${min}, not '${raw}'`);
   return Number(raw);
+}
+
+/** A duration in seconds (fractions allowed) from the environment, as milliseconds. */
+function secondsVar(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback * 1000;
+  if (!/^\d+(\.\d+)?$/.test(raw.trim())) throw new Error(`${name} must be a number of seconds, not '${raw}'`);
+  return Math.round(Number(raw) * 1000);
 }
 
 /** A comma-separated list of profile names; an unknown name stops the start. */
@@ -47,5 +60,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     jobs: env.WAYMARK_JOBS !== 'off',
     jobLeaseMs: intVar(env, 'WAYMARK_JOB_LEASE_MS', 30_000, 1),
+    shutdownTimeoutMs: secondsVar(env, 'WAYMARK_SHUTDOWN_TIMEOUT', 10),
+    bodyTimeoutMs: intVar(env, 'WAYMARK_BODY_TIMEOUT_MS', 8_000, 1),
   };
 }

@@ -1,5 +1,8 @@
 import type { Sql } from '../db/client.js';
 
+/** A request's place in the counts, to settle its status class once the reply is known. */
+export type UsageMark = string;
+
 /** Counts requests per key, minute and endpoint in memory and writes them in one statement per flush,
  *  so counting costs no database round trip on the request path. */
 export class UsageRecorder {
@@ -15,11 +18,24 @@ export class UsageRecorder {
     this.timer.unref();
   }
 
-  record(keyId: string, method: string, endpoint: string): void {
+  /** Counts an admitted request (status class 0 until `settle` tells its reply's status). */
+  record(keyId: string, method: string, endpoint: string): UsageMark {
     const now = Date.now();
-    const k = `${keyId}\u0000${Math.floor(now / 60_000) * 60_000}\u0000${method}\u0000${endpoint}`;
-    this.counts.set(k, (this.counts.get(k) ?? 0) + 1);
+    const mark = `${keyId}\u0000${Math.floor(now / 60_000) * 60_000}\u0000${method}\u0000${endpoint}`;
+    this.add(`${mark}\u00000`, 1);
     this.lastUsed.set(keyId, now);
+    return mark;
+  }
+
+  /** Moves the recorded request to its status class (2 for 2xx … 5 for 5xx), in the minute it was counted. */
+  settle(mark: UsageMark, status: number): void {
+    const statusClass = Math.min(5, Math.max(1, Math.floor(status / 100)));
+    this.add(`${mark}\u00000`, -1);
+    this.add(`${mark}\u0000${statusClass}`, 1);
+  }
+
+  private add(k: string, n: number): void {
+    this.counts.set(k, (this.counts.get(k) ?? 0) + n);
   }
 
   /** Writes what was counted; concurrent callers wait for the same write. */
@@ -45,20 +61,22 @@ export class UsageRecorder {
   }
 
   private async writeCounts(counts: Map<string, number>, lastUsed: Map<string, number>): Promise<void> {
-    const keys: string[] = [], minutes: string[] = [], methods: string[] = [], endpoints: string[] = [], ns: number[] = [];
+    const keys: string[] = [], minutes: string[] = [], methods: string[] = [], endpoints: string[] = [], classes: number[] = [], ns: number[] = [];
     for (const [k, n] of counts) {
-      const [key, minute, method, endpoint] = k.split('\u0000');
-      keys.push(key); minutes.push(new Date(Number(minute)).toISOString()); methods.push(method); endpoints.push(endpoint); ns.push(n);
+      if (n === 0) continue;
+      const [key, minute, method, endpoint, statusClass] = k.split('\u0000');
+      keys.push(key); minutes.push(new Date(Number(minute)).toISOString()); methods.push(method); endpoints.push(endpoint);
+      classes.push(Number(statusClass)); ns.push(n);
     }
     const usedIds = [...lastUsed.keys()];
     const usedAt = usedIds.map((id) => new Date(lastUsed.get(id)!).toISOString());
     await this.sql.begin(async (tx) => {
       await tx`
-        INSERT INTO key_usage AS u (key_id, minute, method, endpoint, count)
-        SELECT * FROM unnest(${keys}::text[], ${minutes}::timestamptz[], ${methods}::text[], ${endpoints}::text[], ${ns}::int[])
-          AS x(key_id, minute, method, endpoint, count)
+        INSERT INTO key_usage AS u (key_id, minute, method, endpoint, status_class, count)
+        SELECT * FROM unnest(${keys}::text[], ${minutes}::timestamptz[], ${methods}::text[], ${endpoints}::text[], ${classes}::smallint[], ${ns}::int[])
+          AS x(key_id, minute, method, endpoint, status_class, count)
         WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = x.key_id)
-        ON CONFLICT (key_id, minute, method, endpoint) DO UPDATE SET count = u.count + EXCLUDED.count`;
+        ON CONFLICT (key_id, minute, method, endpoint, status_class) DO UPDATE SET count = u.count + EXCLUDED.count`;
       await tx`
         UPDATE api_keys k SET last_used_at = greatest(k.last_used_at, x.at)
         FROM unnest(${usedIds}::text[], ${usedAt}::timestamptz[]) AS x(id, at) WHERE k.id = x.id`;

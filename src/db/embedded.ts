@@ -1,32 +1,72 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { liveOwner, OwnerBusyError, OwnerLock } from './owner-lock.js';
+
+export { OwnerBusyError };
 
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
 }
 
+/** The lock file beside the PGlite directory: its owner's pid and the URL it serves the database on. */
+export const ownerLockPath = (dataDir: string) => join(dataDir, 'pglite.owner');
+
 /**
  * PGlite with PostGIS under `<dataDir>/pglite`, served on a loopback port so the same postgres.js code
  * talks to it as to a real server. For a first start on a machine with no database; production runs
  * on PostgreSQL (DATABASE_URL).
+ *
+ * One process owns the directory: two PGlite instances on the same files each keep their own state in
+ * memory, so what one writes the other never sees (and both write the files). The owner publishes its
+ * URL in the lock file; other processes (the CLI) connect there instead of opening the files
+ * (`embeddedOwnerUrl`). Throws `OwnerBusyError` when another live process owns it.
  */
 export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { postgis } = await import('@electric-sql/pglite-postgis');
-  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   const dir = join(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
-  const db = await PGlite.create({ dataDir: dir, extensions: { postgis } });
-  const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 16 });
-  await server.start();
-  const port = Number(/:(\d+)$/.exec(server.getServerConn())?.[1]);
-  if (!port) throw new Error(`embedded database did not report its port (${server.getServerConn()})`);
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop: async () => {
-      await server.stop();
-      await db.close();
-    },
-  };
+  const lock = await OwnerLock.acquire(ownerLockPath(dataDir));
+  try {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { postgis } = await import('@electric-sql/pglite-postgis');
+    const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+    const db = await PGlite.create({ dataDir: dir, extensions: { postgis } });
+    const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 16 });
+    await server.start();
+    const port = Number(/:(\d+)$/.exec(server.getServerConn())?.[1]);
+    if (!port) throw new Error(`embedded database did not report its port (${server.getServerConn()})`);
+    const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    lock.setUrl(url);
+    return {
+      url,
+      stop: async () => {
+        try {
+          await server.stop();
+          await db.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+/**
+ * The URL of the process that owns the embedded database in `dataDir`, waiting up to `waitMs` for one
+ * that is still starting to publish it; undefined when no process owns it.
+ */
+export async function embeddedOwnerUrl(dataDir: string, waitMs = 60_000): Promise<string | undefined> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const owner = await liveOwner(ownerLockPath(dataDir));
+    if (!owner) return undefined;
+    if (owner.url) return owner.url;
+    if (Date.now() > deadline) {
+      throw new Error(`the embedded database in ${dataDir} is being opened by process ${owner.pid}, which has not finished starting; try again when it has`);
+    }
+    await new Promise((done) => setTimeout(done, 100));
+  }
 }

@@ -4,7 +4,8 @@ import uws from '@trufflesuite/uws-js-unofficial';
 import type { Logger } from 'pino';
 import type { KeyStore } from '../auth/authenticate.js';
 import type { RateLimiter } from '../auth/rate-limit.js';
-import type { UsageRecorder } from '../auth/usage.js';
+import type { UsageMark, UsageRecorder } from '../auth/usage.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { newId } from '../ids.js';
 import { JSON_BODY_LIMIT, RequestContext } from './context.js';
 import { forbidden, HttpError, payloadTooLarge, unauthenticated } from './errors.js';
@@ -36,117 +37,184 @@ export interface ServerDeps {
 
 export interface RunningServer {
   port: number;
-  /** Stops accepting connections, waits for in-flight requests (up to `graceMs`). */
+  /** Requests read and not yet answered. */
+  readonly inFlight: number;
+  /**
+   * Graceful stop: stops accepting connections, answers every request already read (and those that
+   * still arrive on open connections meanwhile) with `Connection: close`, then closes the idle
+   * keep-alive connections once no request has been in flight for a moment. Past `graceMs` whatever
+   * is left is closed. Safe to call more than once.
+   */
   close(graceMs?: number): Promise<void>;
 }
 
-/** Never more than this much of an over-limit body is read before the connection is dropped. */
-const DRAIN_LIMIT = 64 * 1024 * 1024;
+export interface ServerOptions {
+  /** A request whose body stops arriving for this long is answered 408 and its connection closed. */
+  bodyTimeoutMs?: number;
+}
 
-export function startHttpServer(deps: ServerDeps, host: string, port: number): Promise<RunningServer> {
+/** uWS's LIBUS_LISTEN_EXCLUSIVE_PORT (an enum the typings declare but do not export as a value). */
+const EXCLUSIVE_PORT = (uws as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT?: number }).LIBUS_LISTEN_EXCLUSIVE_PORT ?? 1;
+
+/** Header fields (names and values) beyond this answer 431. uWS itself closes, without an answer, a
+ *  request whose head spans several reads and passes 4 KB (its copy buffer), or has 48 or more fields. */
+export const MAX_HEADER_BYTES = 8 * 1024;
+
+/** While draining, idle keep-alive connections are closed once no request has arrived or been
+ *  answered for this long: a client in the middle of a request-response loop has sent its next one. */
+const DRAIN_QUIET_MS = 200;
+
+export function startHttpServer(deps: ServerDeps, host: string, port: number, opts: ServerOptions = {}): Promise<RunningServer> {
   assertNativeUws();
   const app = uws.App();
+  const bodyTimeoutMs = opts.bodyTimeoutMs ?? 8_000;
   let inFlight = 0;
-  let drained: (() => void) | undefined;
+  let draining = false;
+  let lastActivity = 0;
+  let closing: Promise<void> | undefined;
 
   app.any('/*', (res, req) => {
     inFlight++;
+    lastActivity = performance.now();
+    const done = () => {
+      inFlight--;
+      lastActivity = performance.now();
+    };
     const ctx = buildContext(req);
+    if (ctx.headerBytes > MAX_HEADER_BYTES) {
+      // Answered at once: the body (if any) is not read, so the connection cannot be reused.
+      send(res, ctx, { status: 431, body: { message: `The request's header fields exceed ${MAX_HEADER_BYTES} bytes.` } }, deps.log, true);
+      done();
+      return;
+    }
     const match = deps.router.match(ctx.method, ctx.path);
     const route = match.kind === 'found' ? match.route : undefined;
     if (match.kind === 'found') Object.assign(ctx.params, match.params);
     (ctx as { route: string }).route = route?.path ?? ctx.path;
-    const body = readBody(res, ctx, route);
+    const body = readBody(res, ctx, route, bodyTimeoutMs);
     ctx.attachBody(body.buffer, body.stream);
     void handle(ctx, match, deps)
       .then(async (reply) => {
         body.discard();
         await body.received;
-        send(res, ctx, reply, deps.log, body.abandoned);
+        send(res, ctx, reply, deps.log, body.closeAfter || draining);
       })
       // Unhandled, a rejection here would end the process (Node's default for unhandled rejections).
       .catch((err) => deps.log.error({ err, reqId: ctx.id, route: ctx.route }, 'could not send the reply'))
-      .finally(() => {
-        if (--inFlight === 0) drained?.();
-      });
+      .finally(done);
   });
 
   return new Promise((resolve, reject) => {
-    app.listen(host, port, (socket) => {
-      if (!socket) return reject(new Error(`could not listen on ${host}:${port}`));
+    // uWS sets SO_REUSEPORT unless told otherwise: a second server on a taken port would then start and
+    // take half of the first one's connections. Exclusive, it fails, and says so.
+    const listen = app.listen as unknown as (h: string, p: number, options: number, cb: (socket: uws.us_listen_socket | false) => void) => void;
+    listen.call(app, host, port, EXCLUSIVE_PORT, (socket) => {
+      if (!socket) {
+        return reject(new Error(`could not listen on ${host}:${port}: the port is in use (by another waymark serve or another program) or not allowed; stop that process or set PORT to a free port`));
+      }
+      const drain = async (graceMs: number) => {
+        draining = true;
+        uws.us_listen_socket_close(socket);
+        const deadline = performance.now() + graceMs;
+        while (performance.now() < deadline && (inFlight > 0 || performance.now() - lastActivity < DRAIN_QUIET_MS)) {
+          await new Promise((done) => setTimeout(done, 10));
+        }
+        if (inFlight > 0) deps.log.warn({ inFlight, graceMs }, 'shutdown timeout: closing connections with requests still unanswered');
+        // Closes every connection left: idle keep-alive ones get a FIN, unanswered ones their abort.
+        (app as unknown as { close(): void }).close();
+      };
       resolve({
         port: uws.us_socket_local_port(socket),
-        close: async (graceMs = 10_000) => {
-          uws.us_listen_socket_close(socket);
-          if (inFlight > 0) {
-            await new Promise<void>((done) => {
-              drained = done;
-              setTimeout(done, graceMs).unref();
-            });
-          }
+        get inFlight() {
+          return inFlight;
         },
+        close: (graceMs = 10_000) => (closing ??= drain(graceMs)),
       });
     });
   });
 }
 
-function buildContext(req: uws.HttpRequest): RequestContext {
+function buildContext(req: uws.HttpRequest): RequestContext & { headerBytes: number } {
   const headers: Record<string, string> = {};
+  let headerBytes = 0;
   req.forEach((k, v) => {
     headers[k] = v;
+    headerBytes += k.length + v.length + 4;
   });
   const incomingId = headers['x-request-id'];
   const id = incomingId && /^[\w.-]{1,100}$/.test(incomingId) ? incomingId : nextRequestId();
-  return new RequestContext(id, req.getCaseSensitiveMethod().toUpperCase(), req.getUrl(), '', {}, new Query(req.getQuery() ?? ''), headers);
+  const ctx = new RequestContext(id, req.getCaseSensitiveMethod().toUpperCase(), req.getUrl(), '', {}, new Query(req.getQuery() ?? ''), headers);
+  return Object.assign(ctx, { headerBytes });
 }
 
 /** The request body as the server reads it. */
 interface Body {
   buffer?: Promise<Buffer>;
   stream?: PassThrough;
-  /** Settles once the whole body is in, the client went away, or more than DRAIN_LIMIT was sent. */
+  /** Settles once the whole body is in, the client went away, or the body was refused (413, 408). */
   received: Promise<void>;
-  /** Set past DRAIN_LIMIT: the server stopped reading, so the connection must close after the reply. */
-  abandoned: boolean;
+  /** The body was not read to its end (refused, or past DRAIN_LIMIT): the reply closes the connection. */
+  closeAfter: boolean;
   /** Drops what the handler did not consume, so that `received` can settle. */
   discard(): void;
 }
 
-/** Starts reading the body right away (uWS delivers it only to a handler attached synchronously). The
- *  reply waits for `received`: answering before the whole body is in would leave the keep-alive
- *  connection out of step with the client, which then loses its next request. */
-function readBody(res: HttpResponse, ctx: RequestContext, route: Route | undefined): Body {
+/** Never more than this much of a body the handler does not want is read before the connection is dropped. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+const requestTimeout = () => new HttpError(408, 'The request body stopped arriving; send it again, faster.');
+
+/**
+ * Starts reading the body right away (uWS delivers it only to a handler attached synchronously). The
+ * reply waits for `received`: answering before the whole body is in would leave the keep-alive
+ * connection out of step with the client, which then loses its next request. A body that is refused
+ * (over the route's limit by its Content-Length or as it arrives, or stalled for `timeoutMs`) is not
+ * waited for: the handler sees the error at once, and its reply closes the connection.
+ */
+function readBody(res: HttpResponse, ctx: RequestContext, route: Route | undefined, timeoutMs: number): Body {
   const mode = !route ? 'none' : route.body ?? (ctx.method === 'POST' || ctx.method === 'PUT' ? 'json' : 'none');
   const limit = route?.bodyLimit ?? JSON_BODY_LIMIT;
   const declared = Number(ctx.headers['content-length'] ?? NaN);
   let settle!: () => void;
-  const body: Body = { received: new Promise<void>((resolve) => (settle = resolve)), abandoned: false, discard: () => {} };
-  if (!(declared > 0) && !ctx.headers['transfer-encoding']) settle();
-  // uWS keeps one abort handler per response: every reader registers here.
-  const onAbort: Array<() => void> = [settle];
+  const body: Body = { received: new Promise<void>((resolve) => (settle = resolve)), closeAfter: false, discard: () => {} };
+  const expectsBody = declared > 0 || Boolean(ctx.headers['transfer-encoding']);
+  // uWS keeps one abort handler per response, and one data handler: every reader registers here.
+  const onAbort: Array<() => void> = [];
+  const onRefuse: Array<(err: HttpError) => void> = [];
+  let finished = !expectsBody;
+  let timer: NodeJS.Timeout | undefined;
+  const finish = () => {
+    finished = true;
+    clearTimeout(timer);
+    settle();
+  };
+  /** Stops reading: what the handler reads fails with `err`, the reply goes out now and closes the connection. */
+  const refuse = (err: HttpError) => {
+    if (finished) return;
+    body.closeAfter = true;
+    finish();
+    for (const f of onRefuse) f(err);
+  };
+  if (!expectsBody) settle();
+  else if (timeoutMs > 0) timer = setTimeout(() => refuse(requestTimeout()), timeoutMs);
   res.onAborted(() => {
     ctx.aborted = true;
+    finish();
     for (const f of onAbort) f();
   });
   let total = 0;
-  const onChunk = (consume: (chunk: ArrayBuffer, isLast: boolean) => void, abandon: () => void = () => {}) =>
-    res.onData((chunk, isLast) => {
-      if (body.abandoned) return;
-      total += chunk.byteLength;
-      if (total > DRAIN_LIMIT) {
-        body.abandoned = true;
-        abandon();
-        settle();
-        return;
-      }
-      consume(chunk, isLast);
-      if (isLast) settle();
-    });
+  let consume: (chunk: ArrayBuffer, isLast: boolean) => void = () => {};
+  res.onData((chunk, isLast) => {
+    if (finished) return;
+    total += chunk.byteLength;
+    if (timer) timer.refresh();
+    if (total > DRAIN_LIMIT) return refuse(payloadTooLarge(limit));
+    consume(chunk, isLast);
+    if (isLast) finish();
+  });
 
-  if (mode === 'none') {
-    onChunk(() => {});
-    return body;
-  }
+  if (mode === 'none') return body;
+  if (declared > limit) queueMicrotask(() => refuse(payloadTooLarge(limit)));
   if (mode === 'stream') {
     const stream = new PassThrough();
     // The handler attaches its listeners only after auth; until then an early 413 must not be an
@@ -154,7 +222,7 @@ function readBody(res: HttpResponse, ctx: RequestContext, route: Route | undefin
     stream.on('error', () => {});
     // A client that disconnects mid-upload must not leave the handler waiting on the stream forever.
     onAbort.push(() => stream.destroy(new Error('aborted')));
-    if (declared > limit) stream.destroy(payloadTooLarge(limit));
+    onRefuse.push((err) => stream.destroy(err));
     // The socket outlives the request (keep-alive): it must never be left paused, and resuming one
     // that is not paused (or that already serves the next request) upsets uWS.
     let paused = false;
@@ -163,13 +231,11 @@ function readBody(res: HttpResponse, ctx: RequestContext, route: Route | undefin
       if (paused && !done && !ctx.aborted) res.resume();
       paused = false;
     };
-    onChunk((chunk, isLast) => {
+    onRefuse.push(() => resume());
+    consume = (chunk, isLast) => {
       if (isLast) resume();
       if (stream.destroyed) return;
-      if (total > limit) {
-        stream.destroy(payloadTooLarge(limit));
-        return;
-      }
+      if (total > limit) return refuse(payloadTooLarge(limit));
       // uWS reuses the chunk's memory after the callback: copy it.
       if (!stream.write(Buffer.from(new Uint8Array(chunk))) && !isLast && !paused) {
         res.pause();
@@ -177,7 +243,7 @@ function readBody(res: HttpResponse, ctx: RequestContext, route: Route | undefin
         stream.once('drain', resume);
       }
       if (isLast) stream.end();
-    }, () => stream.destroy(payloadTooLarge(limit)));
+    };
     body.stream = stream;
     body.discard = () => {
       if (!stream.writableEnded) stream.destroy();
@@ -188,22 +254,30 @@ function readBody(res: HttpResponse, ctx: RequestContext, route: Route | undefin
   }
   body.buffer = new Promise<Buffer>((resolve, reject) => {
     onAbort.push(() => reject(new Error('aborted')));
+    onRefuse.push(reject);
     const parts: Buffer[] = [];
-    let over = declared > limit;
-    onChunk((chunk, isLast) => {
-      if (total > limit) over = true;
-      if (!over) parts.push(Buffer.from(new Uint8Array(chunk)));
-      if (isLast) {
-        if (over) reject(payloadTooLarge(limit));
-        else resolve(Buffer.concat(parts, total));
-      }
-    }, () => reject(payloadTooLarge(limit)));
+    consume = (chunk, isLast) => {
+      if (total > limit) return refuse(payloadTooLarge(limit));
+      parts.push(Buffer.from(new Uint8Array(chunk)));
+      if (isLast) resolve(Buffer.concat(parts, total));
+    };
+    if (!expectsBody) resolve(Buffer.alloc(0));
   });
   body.buffer.catch(() => {});
   return body;
 }
 
+/** Requests counted as usage, to be settled with their reply's status class. */
+const usageMarks = new WeakMap<RequestContext, UsageMark>();
+
 async function handle(ctx: RequestContext, match: ReturnType<Router['match']>, deps: ServerDeps): Promise<Reply> {
+  const reply = await respond(ctx, match, deps);
+  const mark = usageMarks.get(ctx);
+  if (mark !== undefined) deps.usage.settle(mark, reply.status);
+  return reply;
+}
+
+async function respond(ctx: RequestContext, match: ReturnType<Router['match']>, deps: ServerDeps): Promise<Reply> {
   try {
     if (match.kind === 'not-found') return { status: 404, body: { message: 'Not found.' } };
     if (match.kind === 'method-not-allowed') {
@@ -225,7 +299,7 @@ async function handle(ctx: RequestContext, match: ReturnType<Router['match']>, d
       if (!rate.allowed) {
         throw new HttpError(429, 'Too many requests. Retry after the time in the Retry-After header.', { retry_after: rate.retryAfter });
       }
-      deps.usage.record(auth.keyId, route.method, route.path);
+      usageMarks.set(ctx, deps.usage.record(auth.keyId, route.method, route.path));
       if (route.permission) ctx.require(route.permission);
     }
     return await route.handler(ctx);
@@ -235,6 +309,10 @@ async function handle(ctx: RequestContext, match: ReturnType<Router['match']>, d
       return { status: err.status, body: err.body(), headers: err.headers };
     }
     if (err instanceof Error && err.message === 'aborted') return { status: 499 };
+    if (isDatabaseUnavailable(err)) {
+      deps.log.warn({ err, reqId: ctx.id, route: ctx.route }, 'database unavailable');
+      return { status: 503, body: { message: 'The database is unavailable. Retry shortly.' }, headers: { 'Retry-After': '1' } };
+    }
     deps.log.error({ err, reqId: ctx.id, route: ctx.route }, 'request failed');
     return { status: 500, body: { message: 'Internal server error.' } };
   }
@@ -259,17 +337,24 @@ function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger,
     for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
     // A 204 carries no Content-Length (RFC 9110 §8.6); uWS writes one for any argument passed to
     // endWithoutBody, and a bogus 2^63 for `undefined`. Other empty replies say `Content-Length: 0`.
-    if (ctx.method === 'HEAD' && !closeConnection) {
+    // Replies without a body that must close say so themselves (`end(…, true)` would add a length):
+    // the client closes, and a server draining for shutdown closes what is left.
+    if (ctx.method === 'HEAD') {
       // The GET's headers without its body. Passing the length to endWithoutBody leaves this uWS build
       // unable to take the connection's next request, so the header is written here.
-      if (payload !== undefined) res.writeHeader('Content-Type', 'application/json');
+      if (payload !== undefined && !reply.headers?.['Content-Type']) res.writeHeader('Content-Type', 'application/json');
       res.writeHeader('Content-Length', String(payload === undefined ? 0 : Buffer.byteLength(payload)));
+      if (closeConnection) res.writeHeader('Connection', 'close');
       res.endWithoutBody();
-    } else if (payload === undefined || ctx.method === 'HEAD') {
-      if (reply.status === 204 && !closeConnection) res.endWithoutBody();
-      else res.end(undefined, closeConnection);
+    } else if (payload === undefined) {
+      if (reply.status !== 204) res.end(undefined, closeConnection);
+      else {
+        if (closeConnection) res.writeHeader('Connection', 'close');
+        res.endWithoutBody();
+      }
     } else {
-      res.writeHeader('Content-Type', 'application/json');
+      // Dashboard pages and assets name their own type.
+      if (!reply.headers?.['Content-Type']) res.writeHeader('Content-Type', 'application/json');
       res.end(payload, closeConnection);
     }
   });

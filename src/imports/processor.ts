@@ -3,7 +3,7 @@ import { effectiveLimits, type PlanName } from '../auth/plans.js';
 import type { Sql } from '../db/client.js';
 import { notifyGeocoding } from '../geo/geocoding-worker.js';
 import { newId } from '../ids.js';
-import { PermanentJobError, type JobDefinition } from '../jobs/runner.js';
+import { CrashLoopError, PermanentJobError, type JobDefinition } from '../jobs/runner.js';
 import { reservePoiSlots } from '../pois/store.js';
 import { CsvError, readRecords, type CsvCursor, type CsvRecord } from './csv.js';
 import { attributeColumns, matchAttribute, openImportFile, type ImportFile } from './header.js';
@@ -19,11 +19,19 @@ export function importJob(sql: Sql): [string, JobDefinition<{ import_id: string 
     IMPORT_JOB,
     {
       concurrency: 2,
-      run: ({ job, signal }) => processImport(sql, job.payload.import_id, signal),
+      run: ({ job, signal, progress }) => processImport(sql, job.payload.import_id, signal, progress),
       onFailure: async (job, error) => {
-        // Internal errors are not shown to the client; file errors are.
-        const reason = error instanceof FileUnreadable ? error.message : 'could not be processed because of an internal error';
-        const entry = [{ line: error instanceof FileUnreadable ? error.line : 1, message: `file: ${reason}` }];
+        // Internal errors are not shown to the client; file errors are, and so is a crash loop, at the
+        // line it kept dying on (the first row of the batch that never committed).
+        let line = 1;
+        let reason = 'could not be processed because of an internal error';
+        if (error instanceof FileUnreadable) [line, reason] = [error.line, error.message];
+        else if (error instanceof CrashLoopError) {
+          const [at] = await sql<{ next_line: number | null }[]>`SELECT next_line FROM imports WHERE id = ${job.payload.import_id}`;
+          line = at?.next_line ?? 2;
+          reason = `processing was set aside: the process importing it stopped ${error.crashes} times in a row before it could commit the rows from this line on (killed, out of memory or crashed)`;
+        }
+        const entry = [{ line, message: `file: ${reason}` }];
         await sql.begin(async (tx) => {
           await tx`
             UPDATE imports SET status = 'failed', finished_at = now(),
@@ -48,7 +56,7 @@ class FileUnreadable extends PermanentJobError {
  * takes their slots of the team's POI limit and moves the checkpoint. A batch commits only if the
  * checkpoint is still where this worker read it, so two workers can never both import a batch.
  */
-export async function processImport(sql: Sql, importId: string, signal?: AbortSignal): Promise<void> {
+export async function processImport(sql: Sql, importId: string, signal?: AbortSignal, progress?: (tx: Sql) => Promise<void>): Promise<void> {
   const [imp] = await sql<ImportRow[]>`
     UPDATE imports SET status = 'processing', started_at = coalesce(started_at, now())
     WHERE id = ${importId} AND status IN ('queued', 'processing') RETURNING *`;
@@ -73,7 +81,7 @@ export async function processImport(sql: Sql, importId: string, signal?: AbortSi
     } catch (err) {
       throw unreadable(err);
     }
-    const moved = await commitBatch(sql, imp, plan, read.records, at, read.next);
+    const moved = await commitBatch(sql, imp, plan, read.records, at, read.next, progress);
     if (moved === null) return; // another worker got here first
     notifyGeocoding(sql); // the new POIs are pending
     if (moved.row >= imp.total_rows) return;
@@ -118,7 +126,9 @@ function validateBatch(batch: CsvRecord[], plan: ColumnPlan): Validated {
 }
 
 /** Commits one batch; returns the new checkpoint, or null when the checkpoint moved under us. */
-async function commitBatch(sql: Sql, imp: ImportRow, plan: ColumnPlan, batch: CsvRecord[], at: Checkpoint, after: CsvCursor): Promise<Checkpoint | null> {
+async function commitBatch(
+  sql: Sql, imp: ImportRow, plan: ColumnPlan, batch: CsvRecord[], at: Checkpoint, after: CsvCursor, progress?: (tx: Sql) => Promise<void>,
+): Promise<Checkpoint | null> {
   const checked = validateBatch(batch, plan);
   const total = imp.total_rows;
   return sql.begin(async (tx) => {
@@ -164,6 +174,8 @@ async function commitBatch(sql: Sql, imp: ImportRow, plan: ColumnPlan, batch: Cs
         finished_at = CASE WHEN ${done} THEN now() ELSE finished_at END
       WHERE id = ${imp.id}`;
     if (done) await t`DELETE FROM import_files WHERE import_id = ${imp.id}`;
+    // The job's record of progress commits with the batch: a death just after cannot be taken for one before.
+    await progress?.(t);
     return { row: end, cursor: after };
   }) as Promise<Checkpoint | null>;
 }

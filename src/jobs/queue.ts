@@ -7,7 +7,8 @@ export const JOBS_CHANNEL = 'waymark_jobs';
 export interface EnqueueOptions {
   /** Earliest start; default now. */
   runAt?: Date;
-  /** Attempts before the job is failed for good (a worker that dies mid-job uses one); default 5. */
+  /** Errors the job may raise before it is failed for good; default 5. A worker that dies does not
+   *  use one (see JobRunner: a job whose workers keep dying before it progresses is set aside instead). */
   maxAttempts?: number;
   /** At most one queued or running job per (kind, dedupeKey): a second enqueue is a no-op. */
   dedupeKey?: string;

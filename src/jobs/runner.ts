@@ -1,16 +1,18 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Sql } from '../db/client.js';
+import { asConnectionError, isDatabaseUnavailable } from '../db/errors.js';
 import { JOBS_CHANNEL } from './queue.js';
+import { isDeadHere, newWorkerId, retireWorkerId, thisHostPattern } from './workers.js';
 
 export interface Job<P = Record<string, unknown>> {
   id: string;
   kind: string;
   payload: P;
-  /** This attempt's number, from 1. */
+  /** This attempt's number, from 1: errors the job raised before, plus one. */
   attempts: number;
   maxAttempts: number;
+  /** Claims in a row whose worker died before the job made progress (see `JobContext.progress`). */
+  crashes: number;
 }
 
 export interface JobContext<P> {
@@ -19,13 +21,18 @@ export interface JobContext<P> {
    *  (`signal.throwIfAborted()`); the job is then given back without spending an attempt. */
   signal: AbortSignal;
   log: Logger;
+  /** Tells the runner the job has made progress: its worker dying from now on is not held against it
+   *  (a job set aside for crash loops is one that never gets this far). Pass the transaction that
+   *  commits the work, so that the work and this record commit together. */
+  progress(tx?: Sql): Promise<void>;
 }
 
 export interface JobDefinition<P = Record<string, unknown>> {
   /** Does the work. Returning completes the job (its row is deleted); throwing retries it later.
    *  A job may run again after a crash, so handlers must be idempotent (checkpoint as they go). */
   run(ctx: JobContext<P>): Promise<void>;
-  /** Called once when the job is failed for good: attempts used up, or a `PermanentJobError`. */
+  /** Called once when the job is failed for good: attempts used up, a `PermanentJobError`, or set
+   *  aside after crash loops (a `CrashLoopError`, whose message says so in words for the user). */
   onFailure?(job: Job<P>, error: unknown): Promise<void>;
   /** Jobs of this kind run at once in one process; default 1. */
   concurrency?: number;
@@ -36,13 +43,22 @@ export interface JobDefinition<P = Record<string, unknown>> {
 /** Thrown by a handler for an error that retrying cannot fix. */
 export class PermanentJobError extends Error {}
 
+/** The job was set aside: its process died every time it ran, before it got anywhere. */
+export class CrashLoopError extends PermanentJobError {
+  constructor(readonly crashes: number) {
+    super(`set aside: the process running it stopped ${crashes} times in a row before it made any progress (killed, out of memory or crashed), so it is not tried again`);
+  }
+}
+
 export interface RunnerOptions {
   log: Logger;
   /** Poll interval; NOTIFY on enqueue wakes the runner sooner. Default 200 ms. */
   pollMs?: number;
   /** Lease of a claimed job, renewed every third of it; a job whose worker died is claimed again once
-   *  its lease has run out. Default 30 s. */
+   *  its lease has run out (at once when that worker was on this host). Default 30 s. */
   leaseMs?: number;
+  /** Deaths of its worker in a row, without progress, after which a job is set aside. Default 5. */
+  maxCrashes?: number;
 }
 
 interface Running {
@@ -54,28 +70,40 @@ interface Running {
 }
 
 const defaultDelay = (attempt: number) => Math.min(1000 * 2 ** (attempt - 1), 60_000);
+/** A database that does not answer is not the job's fault: retried this soon, the attempt not counted. */
+const UNAVAILABLE_RETRY_MS = 1000;
+/** How often this host's dead workers are looked for (each look is one small query). */
+const DEAD_SWEEP_MS = 1000;
 
 /**
  * Runs durable jobs from the `jobs` table. Any number of runners (processes) may run side by side:
  * claims use FOR UPDATE SKIP LOCKED, so each job runs in one place at a time.
+ *
+ * A process that dies (kill -9, OOM, a crash, a reboot) does not count against the jobs it was running:
+ * they are claimed again (at once when it ran on this host, else when their lease runs out) and resume
+ * from their checkpoint. Only errors a job raises use its attempts. A job whose process dies
+ * `maxCrashes` times in a row before it makes any progress is the likely cause and is set aside.
  */
 export class JobRunner {
-  readonly workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  readonly workerId = newWorkerId();
   private readonly defs = new Map<string, JobDefinition<any>>();
   private readonly running = new Map<string, Running>();
   private readonly pollMs: number;
   private readonly leaseMs: number;
+  private readonly maxCrashes: number;
   private readonly log: Logger;
   private timer: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private ticking: Promise<void> | undefined;
   private again = false;
   private stopping = false;
+  private lastSweep = 0;
 
   constructor(private readonly sql: Sql, opts: RunnerOptions) {
     this.log = opts.log;
     this.pollMs = opts.pollMs ?? 200;
     this.leaseMs = opts.leaseMs ?? 30_000;
+    this.maxCrashes = opts.maxCrashes ?? 5;
   }
 
   register<P>(kind: string, def: JobDefinition<P>): this {
@@ -86,7 +114,8 @@ export class JobRunner {
 
   async start(): Promise<void> {
     const sub = await this.sql.listen(JOBS_CHANNEL, (kind) => {
-      if (this.defs.has(kind)) this.wake();
+      // An empty payload comes after the listening connection was lost: look for missed jobs.
+      if (this.defs.has(kind) || kind === '') this.wake();
     });
     this.unlisten = () => sub.unlisten();
     this.timer = setInterval(() => this.wake(), this.pollMs);
@@ -106,6 +135,7 @@ export class JobRunner {
     // A handler still running past the grace period loses its lease: its heartbeat must not keep
     // the process alive, nor query a database the caller is about to close.
     for (const r of this.running.values()) clearInterval(r.beat);
+    retireWorkerId(this.workerId);
   }
 
   /** Claims what it can now. Safe to call any time; overlapping calls fold into one more round. */
@@ -116,7 +146,9 @@ export class JobRunner {
       return;
     }
     this.ticking = this.claimRound()
-      .catch((err) => this.log.error({ err }, 'job claim failed'))
+      .catch((err) => (isDatabaseUnavailable(err)
+        ? this.log.warn({ err: asConnectionError(err) }, 'job claim failed: database unavailable')
+        : this.log.error({ err }, 'job claim failed')))
       .finally(() => {
         this.ticking = undefined;
         if (this.again && !this.stopping) {
@@ -133,6 +165,10 @@ export class JobRunner {
   }
 
   private async claimRound(): Promise<void> {
+    if (performance.now() - this.lastSweep >= DEAD_SWEEP_MS) {
+      this.lastSweep = performance.now();
+      await this.releaseDeadHere();
+    }
     while (!this.stopping) {
       const kinds = this.freeKinds();
       if (!kinds.length) return;
@@ -146,10 +182,26 @@ export class JobRunner {
     }
   }
 
-  private async claim(kinds: string[]): Promise<(Job & { lastError: string | null }) | undefined> {
-    const [row] = await this.sql<{ id: string; kind: string; payload: any; attempts: number; max_attempts: number; last_error: string | null }[]>`
-      UPDATE jobs j SET status = 'running', attempts = j.attempts + 1, locked_by = ${this.workerId},
-        locked_until = now() + ${this.leaseMs} * interval '1 millisecond', updated_at = now()
+  /** Ends the leases of jobs held by workers of this host that are gone, so they are claimed now. */
+  private async releaseDeadHere(): Promise<void> {
+    const held = await this.sql<{ id: string; locked_by: string }[]>`
+      SELECT id, locked_by FROM jobs
+      WHERE status = 'running' AND locked_until >= now() AND locked_by LIKE ${thisHostPattern()} AND locked_by <> ${this.workerId}`;
+    const dead = held.filter((h) => isDeadHere(h.locked_by));
+    if (!dead.length) return;
+    this.log.info({ jobs: dead.map((d) => d.id), workers: [...new Set(dead.map((d) => d.locked_by))] }, 'taking over the jobs of a dead worker of this host');
+    await this.sql`
+      UPDATE jobs SET locked_until = now() - interval '1 millisecond'
+      FROM unnest(${dead.map((d) => d.id)}::text[], ${dead.map((d) => d.locked_by)}::text[]) AS d(id, locked_by)
+      WHERE jobs.id = d.id AND jobs.locked_by = d.locked_by AND jobs.status = 'running'`;
+  }
+
+  private async claim(kinds: string[]): Promise<Job | undefined> {
+    // A job claimed while 'running' is taken over from a worker that died: a crash, not an attempt.
+    const [row] = await this.sql<{ id: string; kind: string; payload: any; attempts: number; max_attempts: number; crashes: number }[]>`
+      UPDATE jobs j SET status = 'running', locked_by = ${this.workerId},
+        locked_until = now() + ${this.leaseMs} * interval '1 millisecond', updated_at = now(),
+        crashes = j.crashes + CASE WHEN j.status = 'running' THEN 1 ELSE 0 END
       FROM (
         SELECT id FROM jobs
         WHERE kind = ANY(${kinds}::text[]) AND run_at <= now()
@@ -157,23 +209,30 @@ export class JobRunner {
         ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
       ) c
       WHERE j.id = c.id
-      RETURNING j.id, j.kind, j.payload, j.attempts, j.max_attempts, j.last_error`;
+      RETURNING j.id, j.kind, j.payload, j.attempts, j.max_attempts, j.crashes`;
     if (!row) return undefined;
-    return { id: row.id, kind: row.kind, payload: row.payload, attempts: row.attempts, maxAttempts: row.max_attempts, lastError: row.last_error };
+    return { id: row.id, kind: row.kind, payload: row.payload, attempts: row.attempts + 1, maxAttempts: row.max_attempts, crashes: row.crashes };
   }
 
-  private execute(job: Job & { lastError: string | null }): void {
+  private execute(job: Job): void {
     const controller = new AbortController();
     const def = this.defs.get(job.kind)!;
-    const log = this.log.child({ job: job.id, kind: job.kind, attempt: job.attempts });
+    const log = this.log.child({ job: job.id, kind: job.kind, attempt: job.attempts, crashes: job.crashes });
     const beat = setInterval(() => void this.heartbeat(job, controller, log), Math.max(this.leaseMs / 3, 50));
     const entry: Running = { job, controller, beat, done: Promise.resolve() };
     this.running.set(job.id, entry);
+    const progress = async (tx?: Sql) => {
+      if (job.crashes === 0) return;
+      await (tx ?? this.sql)`UPDATE jobs SET crashes = 0 WHERE id = ${job.id} AND locked_by = ${this.workerId} AND crashes > 0`;
+      // In a transaction it counts only if that commits, which is not known here: the next progress
+      // says it again (a no-op once it has).
+      if (!tx) job.crashes = 0;
+    };
     entry.done = (async () => {
       try {
-        // Claimed again after its workers died mid-run as often as it may be tried: do not run it once more.
-        if (job.attempts > job.maxAttempts) throw new PermanentJobError(`gave up after ${job.maxAttempts} attempts; last error: ${job.lastError ?? 'worker stopped'}`);
-        await def.run({ job, signal: controller.signal, log });
+        if (job.crashes >= this.maxCrashes) throw new CrashLoopError(job.crashes);
+        if (job.crashes > 0) log.warn('resuming a job whose worker died');
+        await def.run({ job, signal: controller.signal, log, progress });
         await this.sql`DELETE FROM jobs WHERE id = ${job.id} AND locked_by = ${this.workerId}`;
       } catch (err) {
         await this.settleFailure(job, def, controller.signal, err, log);
@@ -193,30 +252,41 @@ export class JobRunner {
         return;
       }
       const message = err instanceof Error ? err.message : String(err);
+      if (isDatabaseUnavailable(err)) {
+        // Not the job's doing either: try again soon, without using an attempt.
+        log.warn({ err: asConnectionError(err) }, 'job interrupted: database unavailable; will retry');
+        await this.sql`
+          UPDATE jobs SET status = 'queued', run_at = now() + ${UNAVAILABLE_RETRY_MS} * interval '1 millisecond',
+            locked_by = NULL, locked_until = NULL, updated_at = now()
+          WHERE id = ${job.id} AND locked_by = ${this.workerId}`;
+        return;
+      }
       const final = err instanceof PermanentJobError || job.attempts >= job.maxAttempts;
       if (!final) {
         const delay = (def.retryDelayMs ?? defaultDelay)(job.attempts);
         log.warn({ err, retryInMs: delay }, 'job failed; will retry');
         await this.sql`
-          UPDATE jobs SET status = 'queued', run_at = now() + ${delay} * interval '1 millisecond', last_error = ${message},
-            locked_by = NULL, locked_until = NULL, updated_at = now()
+          UPDATE jobs SET status = 'queued', attempts = ${job.attempts}, run_at = now() + ${delay} * interval '1 millisecond',
+            last_error = ${message}, locked_by = NULL, locked_until = NULL, updated_at = now()
           WHERE id = ${job.id} AND locked_by = ${this.workerId}`;
         return;
       }
-      log.error({ err }, 'job failed for good');
+      if (err instanceof CrashLoopError) log.error({ crashes: job.crashes }, 'job set aside: its worker died every time it ran');
+      else log.error({ err }, 'job failed for good');
       const rows = await this.sql`
-        UPDATE jobs SET status = 'failed', last_error = ${message}, locked_by = NULL, locked_until = NULL, updated_at = now()
+        UPDATE jobs SET status = 'failed', attempts = ${err instanceof CrashLoopError ? job.attempts - 1 : job.attempts},
+          last_error = ${message}, locked_by = NULL, locked_until = NULL, updated_at = now()
         WHERE id = ${job.id} AND locked_by = ${this.workerId} RETURNING id`;
       if (rows.length) await def.onFailure?.(job, err);
     } catch (settleErr) {
       // The lease runs out and another claim settles it.
-      log.error({ err: settleErr }, 'could not record the job failure');
+      log.error({ err: asConnectionError(settleErr) }, 'could not record the job failure');
     }
   }
 
   private async giveBack(job: Job): Promise<void> {
     await this.sql`
-      UPDATE jobs SET status = 'queued', attempts = greatest(attempts - 1, 0), run_at = now(), locked_by = NULL, locked_until = NULL, updated_at = now()
+      UPDATE jobs SET status = 'queued', run_at = now(), locked_by = NULL, locked_until = NULL, updated_at = now()
       WHERE id = ${job.id} AND locked_by = ${this.workerId}`;
     await this.sql`SELECT pg_notify(${JOBS_CHANNEL}, ${job.kind})`;
   }
@@ -231,7 +301,7 @@ export class JobRunner {
         controller.abort(new Error('lease lost'));
       }
     } catch (err) {
-      log.warn({ err }, 'job heartbeat failed');
+      log.warn({ err: asConnectionError(err) }, 'job heartbeat failed');
     }
   }
 }

@@ -1,12 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createTeam } from '../../src/auth/admin.js';
 import { parsePermissionList } from '../../src/auth/permissions.js';
 import { startApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { ownerLockPath } from '../../src/db/embedded.js';
+import { projectRoot } from '../../src/paths.js';
 import { api } from '../support/app.js';
 
 // Without DATABASE_URL the service runs on an embedded PGlite + PostGIS: what `npm start` does on a
@@ -14,18 +18,57 @@ import { api } from '../support/app.js';
 const dataDir = mkdtempSync(join(tmpdir(), 'waymark-embedded-'));
 let app: App & { url: string };
 
+const { DATABASE_URL: _ignored, ...envWithoutDatabase } = process.env;
+const run = promisify(execFile);
+/** The CLI from dist/ on the same data directory, without DATABASE_URL. */
+const waymark = (...args: string[]) =>
+  run(process.execPath, [join(projectRoot, 'bin', 'waymark.js'), ...args], {
+    env: { ...envWithoutDatabase, WAYMARK_DATA_DIR: dataDir, WAYMARK_MAP: 'off', WAYMARK_JOBS: 'off', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    timeout: 60_000,
+  });
+
 beforeAll(async () => {
-  const { DATABASE_URL: _ignored, ...env } = process.env;
+  // A lock left by an owner that was killed: its process is gone, so the start takes the directory over.
+  const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+  writeFileSync(ownerLockPath(dataDir), JSON.stringify({ pid: dead, token: 'dead', startedAt: new Date(0).toISOString(), url: 'postgres://postgres@127.0.0.1:1/postgres' }));
+  const env = envWithoutDatabase;
   const started = await startApp(loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', WAYMARK_DATA_DIR: dataDir, WAYMARK_JOBS: 'off' }), pino({ level: 'silent' }));
   app = Object.assign(started, { url: `http://127.0.0.1:${started.port}` });
 }, 180_000);
 
 afterAll(async () => {
-  await app?.close();
+  await app?.close().catch(() => {});
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+describe('one owner of the embedded database', () => {
+  it('the running service owns it and publishes where it serves it', () => {
+    const owner = JSON.parse(readFileSync(ownerLockPath(dataDir), 'utf8'));
+    expect(owner).toMatchObject({ pid: process.pid, url: app.databaseUrl });
+  });
+
+  it('the CLI goes through the running service: what it writes, the service sees at once', async () => {
+    const team = JSON.parse((await waymark('team', 'create', '--name', 'through the owner', '--plan', 'pro', '--json')).stdout);
+    const key = JSON.parse((await waymark('key', 'create', '--team', team.id, '--name', 'k', '--permissions', 'all', '--json')).stdout);
+    const info = await api(app, 'GET', '/v1/info', { key: key.key });
+    expect(info.status).toBe(200);
+    expect(info.body.data.id).toBe(key.id);
+    const [row] = await app.sql`SELECT name FROM teams WHERE id = ${team.id}`;
+    expect(row.name).toBe('through the owner');
+  });
+
+  it('a second server on the same directory refuses to start and says which process holds it', async () => {
+    const err = await waymark('serve').then(() => null, (e: { code: number; stderr: string }) => e);
+    expect(err?.code).toBe(1);
+    expect(err?.stderr).toContain(`the embedded database in ${dataDir} is in use by waymark process ${process.pid}`);
+    expect(err?.stderr).toContain('DATABASE_URL');
+    // The refused start left the owner's lock alone.
+    expect(JSON.parse(readFileSync(ownerLockPath(dataDir), 'utf8')).pid).toBe(process.pid);
+  });
+});
+
 describe('embedded database', () => {
+
   it('serves a POI round trip with distance filtering', async () => {
     expect(app.databaseUrl).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\//);
     const team = await createTeam(app.sql, { name: 'embedded', plan: 'pro' });
@@ -44,5 +87,12 @@ describe('embedded database', () => {
     const far = await api(app, 'GET', '/v1/pois?latitude=47.1410&longitude=9.5209&distance=100', { key });
     expect(far.body.data).toHaveLength(0);
     expect((await api(app, 'DELETE', `/v1/pois/${id}`, { key })).status).toBe(204);
+  });
+});
+
+describe('closing', () => {
+  it('gives the directory up: no lock is left behind', async () => {
+    await app.close();
+    expect(existsSync(ownerLockPath(dataDir))).toBe(false);
   });
 });

@@ -128,4 +128,32 @@ describe('JobRunner', () => {
     await until(async () => !(await jobRow(id)));
     expect(runs).toEqual([2]);
   });
+
+  it('takes a job held by a dead worker of this host back at once, as a crash and not an attempt', async () => {
+    const { hostname } = await import('node:os');
+    const { spawnSync } = await import('node:child_process');
+    const k = kind();
+    const id = (await enqueueJob(sql, k, {}))!;
+    const deadPid = spawnSync(process.execPath, ['-e', '']).pid!;
+    // Its lease has an hour to run: only the pid tells the worker is gone.
+    await sql`UPDATE jobs SET status = 'running', locked_by = ${`${hostname()}:${deadPid}:dead00`}, locked_until = now() + interval '1 hour' WHERE id = ${id}`;
+    const seen: Array<{ attempts: number; crashes: number }> = [];
+    await runner(k, { run: async ({ job }) => void seen.push({ attempts: job.attempts, crashes: job.crashes }) });
+    await until(() => seen.length === 1, 5000);
+    expect(seen).toEqual([{ attempts: 1, crashes: 1 }]);
+  });
+
+  it('does not spend an attempt on a database that does not answer', async () => {
+    const k = kind();
+    const seen: number[] = [];
+    await runner(k, {
+      run: async ({ job }) => {
+        seen.push(job.attempts);
+        if (seen.length === 1) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      },
+    });
+    const id = (await enqueueJob(sql, k, {}, { maxAttempts: 1 }))!;
+    await until(async () => !(await jobRow(id)), 5000);
+    expect(seen).toEqual([1, 1]);
+  });
 });

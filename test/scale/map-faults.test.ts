@@ -232,9 +232,9 @@ describe('WAYMARK_PROFILES', () => {
     rmSync(join(dir, 'foot-walking'), { recursive: true });
     const server = await serve({ WAYMARK_MAP: dir, WAYMARK_PROFILES: 'driving-car' });
 
-    const info = await api(server, 'GET', '/v1/info', { key });
-    expect(info.status, JSON.stringify(info.body)).toBe(200);
-    expect(info.body.data.routing.profiles).toEqual(['driving-car']);
+    const health = await api(server, 'GET', '/health', {});
+    expect(health.status, JSON.stringify(health.body)).toBe(200);
+    expect(health.body.routing.profiles).toEqual(['driving-car']);
 
     const car = await routeOn(server, 'driving-car');
     expect(car.status, JSON.stringify(car.body)).toBe(200);

@@ -1,0 +1,195 @@
+// HTTP at its edges, over raw sockets against the real service. What the uWebSockets.js build we ship
+// (20.30, uWebSockets ~20.3x) cannot do is pinned here too, so that an upgrade that changes it shows;
+// the README's "HTTP edges" section says the same in words.
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import { MAX_HEADER_BYTES } from '../../src/http/server.js';
+import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
+import { sleep } from './support.js';
+
+let app: App & { url: string };
+let team: TestTeam;
+
+beforeAll(async () => {
+  app = await startTestApp({ WAYMARK_JOBS: 'off', WAYMARK_MAP: 'off', WAYMARK_BODY_TIMEOUT_MS: '500' });
+  team = await makeTeam(app);
+  // Long names make the POI list large enough (~60 KB) to be cut off mid-response.
+  for (let i = 0; i < 100; i++) {
+    expect((await api(app, 'POST', '/v1/pois', { key: team.key, body: { name: `${i} ${'x'.repeat(250)}`, latitude: 1, longitude: 1 } })).status).toBe(201);
+  }
+});
+afterAll(() => app?.close());
+
+/** Final (non-1xx) responses complete in `text`: head and Content-Length body. */
+function completeResponses(text: string): number {
+  let n = 0;
+  let at = 0;
+  for (;;) {
+    const head = text.indexOf('\r\n\r\n', at);
+    if (head < 0) return n;
+    const lines = text.slice(at, head);
+    const length = Number(/content-length: (\d+)/i.exec(lines)?.[1] ?? 0);
+    if (text.length < head + 4 + length) return n;
+    if (!/^HTTP\/1\.1 1\d\d /.test(lines)) n++;
+    at = head + 4 + length;
+  }
+}
+
+/** Everything the server sends on one connection for `data`, until it closes, `ms` pass, or `responses` are in. */
+function rawExchange(data: string | Buffer | Array<string | Buffer>, ms = 1000, gapMs = 0, responses = Infinity): Promise<{ text: string; closed: boolean; error?: string; afterMs: number }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(app.port, '127.0.0.1');
+    const started = performance.now();
+    let text = '';
+    let closed = false;
+    let error: string | undefined;
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ text, closed, error, afterMs: performance.now() - started });
+    };
+    const timer = setTimeout(finish, ms);
+    socket.on('data', (c) => {
+      text += c.toString('latin1');
+      if (completeResponses(text) >= responses) finish();
+    });
+    socket.on('end', () => {
+      closed = true;
+      finish();
+    });
+    socket.on('error', (e: NodeJS.ErrnoException) => {
+      error = e.code;
+      closed = true;
+      finish();
+    });
+    socket.on('connect', async () => {
+      for (const part of Array.isArray(data) ? data : [data]) {
+        if (socket.destroyed) return;
+        socket.write(part);
+        if (gapMs) await sleep(gapMs);
+      }
+    });
+  });
+}
+
+const statuses = (text: string) => [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+const auth = () => `X-API-KEY: ${team.key}\r\n`;
+
+async function stillServing(): Promise<void> {
+  expect((await api(app, 'GET', '/v1/categories', { key: team.key })).status).toBe(200);
+}
+
+describe('what holds', () => {
+  it('pipelined requests answered without waiting for I/O come back in order', async () => {
+    const r = await rawExchange('GET /health HTTP/1.1\r\nHost: a\r\n\r\nGET /nowhere HTTP/1.1\r\nHost: a\r\n\r\nGET /health HTTP/1.1\r\nHost: a\r\n\r\n', 1000, 0, 3);
+    expect(statuses(r.text)).toEqual([200, 404, 200]);
+  });
+
+  it('known methods the API does not route are 405 with Allow on its paths, 404 elsewhere', async () => {
+    for (const method of ['PATCH', 'OPTIONS', 'TRACE', 'CONNECT']) {
+      const r = await rawExchange(`${method} /v1/pois HTTP/1.1\r\nHost: a\r\n${auth()}Content-Length: 0\r\n\r\n`, 1000, 0, 1);
+      expect(statuses(r.text), method).toEqual([405]);
+      expect(r.text).toContain('Allow: GET, POST, HEAD\r\n');
+      expect(statuses((await rawExchange(`${method} /v2/nothing HTTP/1.1\r\nHost: a\r\n\r\n`, 1000, 0, 1)).text), method).toEqual([404]);
+    }
+  });
+
+  it(`header fields over ${MAX_HEADER_BYTES} bytes are 431, and the connection is closed`, async () => {
+    const r = await rawExchange(`GET /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}X-Padding: ${'p'.repeat(MAX_HEADER_BYTES)}\r\n\r\n`);
+    expect(statuses(r.text)).toEqual([431]);
+    expect(r.text).toContain('Connection: close');
+    expect(r.closed).toBe(true);
+    const ok = await rawExchange(`GET /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}X-Padding: ${'p'.repeat(MAX_HEADER_BYTES - 1000)}\r\n\r\n`, 1000, 0, 1);
+    expect(statuses(ok.text)).toEqual([200]);
+  });
+
+  it('a body declared over the limit is 413 at once, before it is sent, and the connection closes', async () => {
+    const r = await rawExchange(`POST /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nContent-Length: 50000000\r\n\r\n{"name":`, 5000);
+    expect(statuses(r.text)).toEqual([413]);
+    expect(r.text).toContain('Connection: close');
+    expect(r.closed).toBe(true);
+    expect(r.afterMs).toBeLessThan(1000);
+    await stillServing();
+  });
+
+  it('a chunked body is 413 as soon as it passes the limit, not when it ends', async () => {
+    const chunk = `10000\r\n${'a'.repeat(0x10000)}\r\n`;
+    const head = `POST /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+    // 17 × 64 KiB passes 1 MiB; the body never ends.
+    const r = await rawExchange([head, ...Array.from({ length: 17 }, () => chunk)], 5000, 5);
+    expect(statuses(r.text)).toEqual([413]);
+    expect(r.closed).toBe(true);
+  });
+
+  it('a chunked JSON body is read whole', async () => {
+    const head = `POST /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+    const r = await rawExchange([head, '5\r\n{"nam\r\n', 'd\r\ne":"chunked"}\r\n', '0\r\n\r\n'], 1000, 20, 1);
+    expect(statuses(r.text)).toEqual([201]);
+    expect(r.text).toContain('"name":"chunked"');
+  });
+
+  it('Expect: 100-continue gets 100 Continue, then the answer to the body', async () => {
+    const body = '{"name":"continued"}';
+    const raw = await rawExchange([
+      `POST /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+      body,
+    ], 1000, 100, 1);
+    expect(statuses(raw.text)).toEqual([100, 201]);
+  });
+
+  it('a client that stops sending its body is answered 408 within the body timeout, and closed', async () => {
+    const r = await rawExchange(`POST /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`, 5000);
+    expect(statuses(r.text)).toEqual([408]);
+    expect(r.closed).toBe(true);
+    expect(r.afterMs).toBeGreaterThan(400);
+    expect(r.afterMs).toBeLessThan(1500);
+    await stillServing();
+  });
+
+  it('clients that go away mid-response cost nothing: no request is left in flight, and the server serves on', async () => {
+    const big = `GET /v1/pois?limit=100 HTTP/1.1\r\nHost: a\r\n${auth()}\r\n`;
+    // Gone before the answer, after its first bytes, and without ever reading (the answer waits in uWS's buffer).
+    await Promise.all(Array.from({ length: 30 }, async (_, i) => {
+      const socket = net.connect(app.port, '127.0.0.1');
+      if (i % 3 === 2) socket.pause();
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(big);
+      if (i % 3 === 0) socket.destroy();
+      else if (i % 3 === 1) await new Promise((resolve) => socket.once('data', resolve)).then(() => socket.destroy());
+      else await sleep(50).then(() => socket.destroy());
+    }));
+    await sleep(100);
+    expect(app.inFlight).toBe(0);
+    const whole = await api(app, 'GET', '/v1/pois?limit=100', { key: team.key });
+    expect(whole.body.data).toHaveLength(100);
+  });
+});
+
+describe('what this uWebSockets.js build cannot do (see the README)', () => {
+  it('an HTTP/1.0 request is not answered (uWS parses HTTP/1.1 only); the server is unaffected', async () => {
+    const r = await rawExchange('GET /health HTTP/1.0\r\nHost: a\r\n\r\n', 500);
+    expect(r.text).toBe('');
+    await stillServing();
+  });
+
+  it('a request pipelined behind one that waits for the database closes the connection: nothing is answered out of order', async () => {
+    const r = await rawExchange(`GET /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}\r\nGET /v1/pois HTTP/1.1\r\nHost: a\r\n${auth()}\r\n`);
+    expect(r.closed).toBe(true);
+    expect(statuses(r.text)).toEqual(statuses(r.text).length ? [200] : []);
+    await stillServing();
+  });
+
+  it('a method uWS does not know is answered by a closed connection, not 501', async () => {
+    const r = await rawExchange('BREW /v1/pois HTTP/1.1\r\nHost: a\r\n\r\n');
+    expect(r.text).toBe('');
+    expect(r.closed).toBe(true);
+  });
+
+  it('48 or more header fields get no answer until uWS times the connection out', async () => {
+    const fields = Array.from({ length: 60 }, (_, i) => `X-F${i}: v`).join('\r\n');
+    const r = await rawExchange(`GET /health HTTP/1.1\r\nHost: a\r\n${fields}\r\n\r\n`, 500);
+    expect(r.text).toBe('');
+    await stillServing();
+  });
+});
