@@ -4,7 +4,8 @@
 // straight into each profile's memory (src/routing/graph-memory.ts); readGraphFiles gives plain typed
 // arrays for tools and tests. The manifest, written last, lists every file with its size and SHA-256.
 import { createHash } from 'node:crypto';
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type GridParams, type RoadGraph, type Shapes } from './road-graph.js';
@@ -44,9 +45,24 @@ export interface MapManifest {
 }
 
 export class MapFormatError extends Error {
-  constructor(message: string) {
+  /** `file`: the map file at fault, relative to the map directory (`<profile>/<array>.<type>`), if one is. */
+  constructor(message: string, readonly file?: string) {
     super(message);
     this.name = 'MapFormatError';
+  }
+}
+
+/** Reads the whole file at `path` into `target` (its exact size), e.g. straight into shared memory. */
+export function readFileInto(path: string, target: Uint8Array): void {
+  const fd = openSync(path, 'r');
+  try {
+    for (let done = 0; done < target.byteLength;) {
+      const n = readSync(fd, target, done, Math.min(target.byteLength - done, 1 << 30), done);
+      if (n === 0) throw new Error(`${path} ended early`);
+      done += n;
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -96,14 +112,14 @@ export async function readShapeFiles(dir: string, m: MapManifest, verifier?: Map
   const arrays: Record<string, ArrayBufferView> = {};
   for (const [key, type] of SHAPE_ARRAYS) {
     const rel = `shapes/${key}.${type}`;
-    let buf: Buffer;
+    let bytes: Uint8Array;
     try {
-      buf = await readFile(join(dir, rel));
+      // Straight into the shared buffer the workers will use: no copy through a Buffer.
+      bytes = new Uint8Array(new SharedArrayBuffer(statSync(join(dir, rel)).size));
+      readFileInto(join(dir, rel), bytes);
     } catch (err) {
-      throw new MapFormatError(`map file ${rel} cannot be read (${(err as Error).message}); rebuild the map`);
+      throw new MapFormatError(`map file ${rel} cannot be read (${(err as Error).message}); rebuild the map`, rel);
     }
-    const bytes = new Uint8Array(new SharedArrayBuffer(buf.byteLength));
-    bytes.set(buf);
     check.check(rel, bytes);
     arrays[key] = type === 'i32' ? new Int32Array(bytes.buffer) : new Uint32Array(bytes.buffer);
   }
@@ -160,15 +176,15 @@ export class MapVerifier {
   /** Checks `bytes` as map file `rel` (relative to the map directory); throws at once on a wrong size. */
   check(rel: string, bytes: Uint8Array): void {
     const entry = this.m.files?.[rel];
-    if (!entry) throw new MapFormatError(`map file ${rel} is not listed in the manifest; rebuild the map`);
-    if (bytes.byteLength !== entry.bytes) throw new MapFormatError(`map file ${rel} has ${bytes.byteLength} bytes, the manifest says ${entry.bytes}: the map is damaged; rebuild it`);
+    if (!entry) throw new MapFormatError(`map file ${rel} is not listed in the manifest; rebuild the map`, rel);
+    if (bytes.byteLength !== entry.bytes) throw new MapFormatError(`map file ${rel} has ${bytes.byteLength} bytes, the manifest says ${entry.bytes}: the map is damaged; rebuild it`, rel);
     const id = this.nextId++;
     const worker = this.workers[id % this.workers.length];
     this.checks.push(new Promise<string>((resolve) => {
       this.waiting.set(id, { rel, resolve });
       worker.postMessage({ id, bytes });
     }).then((hex) => {
-      if (hex !== entry.sha256) throw new MapFormatError(`map file ${rel} does not match its checksum: the map is damaged; rebuild it`);
+      if (hex !== entry.sha256) throw new MapFormatError(`map file ${rel} does not match its checksum: the map is damaged; rebuild it`, rel);
     }));
   }
 

@@ -3,7 +3,7 @@
 // typed errors.
 import { join } from 'node:path';
 import { computePool, runTask, setWorkerData } from '../compute/pool.js';
-import { MapVerifier, readManifest, readShapeFiles, type MapManifest } from '../map/map-files.js';
+import { MapFormatError, MapVerifier, readManifest, readShapeFiles, type MapManifest } from '../map/map-files.js';
 import type { Shapes } from '../map/road-graph.js';
 import { PROFILES, type ProfileName } from '../map/profiles.js';
 import type { Circle } from './avoid.js';
@@ -115,7 +115,7 @@ export async function loadMap(dir: string, profiles: readonly ProfileName[] = PR
   try {
     await verifier.done();
   } catch (err) {
-    const file = err instanceof Error ? /map file (\S+)/.exec(err.message)?.[1] ?? '' : '';
+    const file = err instanceof MapFormatError ? err.file ?? '' : '';
     throw new MapLoadError(file.includes('/') ? file.split('/')[0] : 'map', err instanceof Error ? err.message : String(err));
   }
   await setWorkerData({ routing: shared });

@@ -4,8 +4,9 @@
 // Layout: the kernel's static data below 64 KiB, then a 128-byte descriptor (read by the kernel) and the
 // graph's arrays; worker scratch regions are appended later by each worker growing the memory (grow is
 // atomic, so the old size is that worker's own region). Map files are read straight into place.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { readFileInto } from '../map/map-files.js';
 import { ARRAY_TYPES, GRAPH_ARRAYS, type GraphArrayName, type RoadGraph, type Shapes } from '../map/road-graph.js';
 
 const PAGE = 65536;
@@ -97,33 +98,22 @@ export function placeGraphs(graphs: Record<string, RoadGraph>): SharedGraphs {
  * no copy through the JS heap. `check` sees each file's bytes in place (the manifest's size and checksum).
  */
 export function loadGraph(name: string, dir: string, counts: GraphCounts, check: (file: string, bytes: Uint8Array) => void): ProfileMemory {
-  const files: Array<{ key: GraphArrayName; fd: number; path: string; size: number; length: number }> = [];
-  try {
-    for (const [key, type] of GRAPH_ARRAYS) {
-      const path = join(dir, `${key}.${type}`);
-      const fd = openSync(path, 'r');
-      const size = fstatSync(fd).size;
-      files.push({ key, fd, path, size, length: size / BYTES[type] });
-      if (size % BYTES[type] !== 0) throw new Error(`profile ${name}: ${path} has ${size} bytes, not a whole number of ${type} values`);
-    }
-    const lengths = Object.fromEntries(files.map((f) => [f.key, f.length])) as Record<GraphArrayName, number>;
-    const { layout, bytes } = layoutOf(counts, lengths);
-    const memory = newMemory(name, bytes);
-    for (const f of files) {
-      const target = new Uint8Array(memory.buffer, layout.arrays[f.key].offset, f.size);
-      let done = 0;
-      while (done < f.size) {
-        const n = readSync(f.fd, target, done, Math.min(f.size - done, 1 << 30), done);
-        if (n === 0) throw new Error(`profile ${name}: ${f.path} ended early`);
-        done += n;
-      }
-      check(`${f.key}.${GRAPH_ARRAYS.find(([k]) => k === f.key)![1]}`, target);
-    }
-    writeDescriptor(memory, layout);
-    return { memory, layout };
-  } finally {
-    for (const f of files) closeSync(f.fd);
+  const files = GRAPH_ARRAYS.map(([key, type]) => {
+    const path = join(dir, `${key}.${type}`);
+    const size = statSync(path).size;
+    if (size % BYTES[type] !== 0) throw new Error(`profile ${name}: ${path} has ${size} bytes, not a whole number of ${type} values`);
+    return { key, type, path, size, length: size / BYTES[type] };
+  });
+  const lengths = Object.fromEntries(files.map((f) => [f.key, f.length])) as Record<GraphArrayName, number>;
+  const { layout, bytes } = layoutOf(counts, lengths);
+  const memory = newMemory(name, bytes);
+  for (const f of files) {
+    const target = new Uint8Array(memory.buffer, layout.arrays[f.key].offset, f.size);
+    readFileInto(f.path, target);
+    check(`${f.key}.${f.type}`, target);
   }
+  writeDescriptor(memory, layout);
+  return { memory, layout };
 }
 
 /** Typed-array views of one placed graph over the shared shapes (valid in any thread holding the memory). */
