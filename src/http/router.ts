@@ -2,9 +2,12 @@ import type { RequestContext } from './context.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-/** A reply body already serialised, sent as it is. */
+/** A reply body already serialised, sent as it is: the concatenation of its parts (text, or UTF-8 bytes). */
 export class RawJson {
-  constructor(readonly text: string) {}
+  readonly parts: ReadonlyArray<string | Uint8Array>;
+  constructor(...parts: Array<string | Uint8Array>) {
+    this.parts = parts;
+  }
 }
 
 export interface Reply {

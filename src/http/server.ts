@@ -320,10 +320,10 @@ async function respond(ctx: RequestContext, match: ReturnType<Router['match']>, 
 
 function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger, closeConnection = false): void {
   if (ctx.aborted) return;
-  let payload: string | undefined;
+  let payload: string | Uint8Array | undefined;
   try {
     payload = reply.body === undefined || reply.status === 204 ? undefined
-      : reply.body instanceof RawJson ? reply.body.text : JSON.stringify(reply.body);
+      : reply.body instanceof RawJson ? joined(reply.body.parts) : JSON.stringify(reply.body);
   } catch (err) {
     // A body JSON cannot hold (a BigInt, a cycle) is a bug of the handler, answered like any other.
     log.error({ err, reqId: ctx.id, route: ctx.route }, 'reply body is not serialisable');
@@ -343,7 +343,7 @@ function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger,
       // The GET's headers without its body. Passing the length to endWithoutBody leaves this uWS build
       // unable to take the connection's next request, so the header is written here.
       if (payload !== undefined && !reply.headers?.['Content-Type']) res.writeHeader('Content-Type', 'application/json');
-      res.writeHeader('Content-Length', String(payload === undefined ? 0 : Buffer.byteLength(payload)));
+      res.writeHeader('Content-Length', String(payload === undefined ? 0 : typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length));
       if (closeConnection) res.writeHeader('Connection', 'close');
       res.endWithoutBody();
     } else if (payload === undefined) {
@@ -359,4 +359,24 @@ function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger,
     }
   });
   if (log.isLevelEnabled('info')) log.info({ reqId: ctx.id, method: ctx.method, path: ctx.path, status: reply.status }, 'request');
+}
+
+/** Replies above this size get a buffer of their own rather than growing the shared one. */
+const MAX_SCRATCH_BYTES = 8 << 20;
+let scratch = Buffer.allocUnsafeSlow(1 << 16);
+
+/**
+ * A RawJson's parts as one payload. Parts with bytes (a route's geometry) are copied into a buffer
+ * reused by every reply: uWS copies what it sends before `end` returns, and a new buffer of a few
+ * hundred kB per reply, or a string of it, costs more than the copy.
+ */
+function joined(parts: ReadonlyArray<string | Uint8Array>): string | Uint8Array {
+  if (parts.length === 1 && typeof parts[0] === 'string') return parts[0];
+  let bytes = 0;
+  for (const part of parts) bytes += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+  if (bytes > scratch.length && bytes <= MAX_SCRATCH_BYTES) scratch = Buffer.allocUnsafeSlow(Math.max(bytes, 2 * scratch.length));
+  const out = bytes <= scratch.length ? scratch : Buffer.allocUnsafeSlow(bytes);
+  let at = 0;
+  for (const part of parts) at += typeof part === 'string' ? out.write(part, at) : (out.set(part, at), part.length);
+  return out.subarray(0, at);
 }

@@ -8,10 +8,10 @@ import type { Shapes } from '../map/road-graph.js';
 import { PROFILES, type ProfileName } from '../map/profiles.js';
 import type { Circle } from './avoid.js';
 import { loadGraph, type SharedGraphs } from './graph-memory.js';
-import type { LatLon, MatrixResult, Outcome, RouteFailure, RouteResult } from './route-core.js';
+import type { LatLon, MatrixResult, Outcome, RouteFailure, RouteJsonResult, RouteResult } from './route-core.js';
 
 export type { Circle } from './avoid.js';
-export type { LatLon, MatrixResult, RouteResult } from './route-core.js';
+export type { LatLon, MatrixResult, RouteJsonResult, RouteResult } from './route-core.js';
 export type { ProfileName } from '../map/profiles.js';
 
 /** A waypoint (or matrix point) farther than 500 m from any road the profile may use. HTTP: 422 `waypoints.<index>`. */
@@ -137,10 +137,19 @@ function unwrap<T>(outcome: Outcome<T>): T {
 }
 
 /** Fastest route through the waypoints in order; with `avoid`, one that enters none of the circles. */
-export async function route(req: RouteRequest): Promise<RouteResult> {
+export function route(req: RouteRequest): Promise<RouteResult> {
+  return routeIn<RouteResult>('route', req);
+}
+
+/** `route`, with the geometry written as GeoJSON text by the worker: a reply copies it as it is. */
+export function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
+  return routeIn<RouteJsonResult>('routeJson', req);
+}
+
+async function routeIn<T>(task: string, req: RouteRequest): Promise<T> {
   if (!loaded) throw new MapNotLoadedError();
   if (req.waypoints.length < 2) throw new RangeError('a route needs at least 2 waypoints');
-  return unwrap(await runTask<Outcome<RouteResult>>('route', req));
+  return unwrap(await runTask<Outcome<T>>(task, req));
 }
 
 /** Below this many points a matrix is not worth splitting over workers. */

@@ -1,7 +1,9 @@
-// A route's GeoJSON LineString written straight from its flat lon, lat values: long routes have tens of
-// thousands of points, and turning each into an array for JSON.stringify costs more than the search.
-// Coordinates are rounded to 1e-6° (at most 11 cm, far below the engine's precision) and printed as
-// JavaScript prints the rounded number: the text is the same as JSON.stringify's.
+// A route's GeoJSON LineString written as UTF-8 straight from its flat lon, lat values: long routes have
+// tens of thousands of points, and turning each into an array for JSON.stringify costs more than the
+// search. It is written in the compute worker, and the HTTP edge copies the bytes into the reply as
+// they are: no string of the whole line is ever made. Coordinates are rounded to 1e-6° (at most 11 cm,
+// far below the engine's precision) and printed as JavaScript prints the rounded number: the text is the
+// same as JSON.stringify's.
 
 const DIGITS = new Uint8Array(200);
 for (let i = 0; i < 100; i++) {
@@ -10,7 +12,7 @@ for (let i = 0; i < 100; i++) {
 }
 
 /** Writes |v| / 1e6 (v a whole number below 1e9) at p; returns the new end. */
-function writeMicro(buf: Buffer, p: number, v: number): number {
+function writeMicro(buf: Uint8Array, p: number, v: number): number {
   if (v < 0) { buf[p++] = 45; v = -v; }
   const int = Math.floor(v / 1e6);
   const frac = v - int * 1e6;
@@ -40,10 +42,10 @@ export const micro = (x: number): number => Math.round(x * 1e6) / 1e6;
  * `{"type":"LineString","coordinates":[[lon,lat],…]}` of flat lon, lat values; a single point is
  * repeated, as a LineString needs two positions.
  */
-export function lineStringJson(values: Float64Array): string {
+export function lineStringJson(values: Float64Array): Uint8Array {
   const points = values.length === 2 ? Float64Array.of(values[0], values[1], values[0], values[1]) : values;
   // At most 11 characters per number, 3 more per point.
-  const buf = Buffer.allocUnsafe(40 + points.length * 14);
+  const buf = scratchOf(40 + points.length * 14);
   let p = buf.write('{"type":"LineString","coordinates":[', 0, 'latin1');
   for (let i = 0; i < points.length; i += 2) {
     if (i > 0) buf[p++] = 44;
@@ -55,7 +57,16 @@ export function lineStringJson(values: Float64Array): string {
   }
   buf[p++] = 93;
   buf[p++] = 125;
-  return buf.toString('latin1', 0, p);
+  // An exact copy: the scratch is reused, and a view of it would carry all of it across threads.
+  return new Uint8Array(buf.buffer, buf.byteOffset, p).slice();
+}
+
+let scratch = Buffer.allocUnsafeSlow(0);
+
+/** This thread's reusable buffer of at least `bytes` (a long route's line is a few hundred kB). */
+function scratchOf(bytes: number): Buffer {
+  if (scratch.length < bytes) scratch = Buffer.allocUnsafeSlow(Math.max(bytes, 2 * scratch.length));
+  return scratch;
 }
 
 /** Flat lon, lat values as [lon, lat] pairs. */

@@ -24,6 +24,8 @@ export interface RouteResult {
   /** Geometries blocked by the circles (0 without avoidance). */
   blockedGeometries: number;
 }
+/** A route whose geometry is GeoJSON LineString text (UTF-8), for replies. */
+export type RouteJsonResult = Omit<RouteResult, 'geometry'> & { geometryJson: Uint8Array };
 export interface MatrixQuery {
   profile: string;
   points: LatLon[];

@@ -2,7 +2,8 @@
 // engine handed to the pool (workerData.routing).
 import { workerData } from 'piscina';
 import type { SharedGraphs } from './graph-memory.js';
-import { RouteCore, type MatrixQuery, type MatrixResult, type Outcome, type RouteQuery, type RouteResult } from './route-core.js';
+import { lineStringJson } from './line-json.js';
+import { RouteCore, type MatrixQuery, type MatrixResult, type Outcome, type RouteJsonResult, type RouteQuery, type RouteResult } from './route-core.js';
 
 let core: RouteCore | undefined;
 
@@ -15,6 +16,14 @@ function routeCore(): RouteCore {
 
 export function routeTask(q: RouteQuery): Outcome<RouteResult> {
   return routeCore().route(q);
+}
+
+/** The route with its geometry already written as GeoJSON text, ready for a reply. */
+export function routeJsonTask(q: RouteQuery): Outcome<RouteJsonResult> {
+  const found = routeCore().route(q);
+  if (!found.ok) return found;
+  const { geometry, ...rest } = found.value;
+  return { ok: true, value: { ...rest, geometryJson: lineStringJson(geometry) } };
 }
 
 export function matrixTask(q: MatrixQuery): Outcome<MatrixResult> {

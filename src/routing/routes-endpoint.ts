@@ -9,9 +9,9 @@ import { parseWith } from '../http/validate.js';
 import { PROFILES } from '../map/profiles.js';
 import { straightLineMeters, type Position } from './avoid-area.js';
 import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
-import { route, type Circle, type ProfileName, type RouteResult } from './engine.js';
+import { routeJson as findRoute, type Circle, type ProfileName, type RouteJsonResult } from './engine.js';
 import { engineHttpError } from './engine-errors.js';
-import { lineStringJson, micro } from './line-json.js';
+import { micro } from './line-json.js';
 import { locationSchema, namesPoi, resolveLocations } from './locations.js';
 import { poiSelectionFilter } from './poi-selection.js';
 
@@ -37,8 +37,8 @@ const bodySchema = z.strictObject({
 
 const tenths = (x: number) => Math.round(x * 10) / 10;
 
-/** The response `{data: …}`, its geometry written straight from the route's flat coordinates. */
-function routeJson(profile: ProfileName, r: RouteResult, waypoints: Array<{ poiId: string | null } & Position>, avoided: unknown): RawJson {
+/** The response `{data: …}` around the geometry text the worker wrote. */
+function routeJson(profile: ProfileName, r: RouteJsonResult, waypoints: Array<{ poiId: string | null } & Position>, avoided: unknown): RawJson {
   const legs = r.legs.map((l, i) => ({ from: i, to: i + 1, distance: tenths(l.distance), duration: tenths(l.duration) }));
   const head = JSON.stringify({
     profile,
@@ -53,7 +53,7 @@ function routeJson(profile: ProfileName, r: RouteResult, waypoints: Array<{ poiI
     waypoints: waypoints.map((w) => ({ poi_id: w.poiId, latitude: w.latitude, longitude: w.longitude })),
     avoided,
   });
-  return new RawJson(`{"data":${head.slice(0, -1)},"geometry":${lineStringJson(r.geometry)},${tail.slice(1)}}`);
+  return new RawJson(`{"data":${head.slice(0, -1)},"geometry":`, r.geometryJson, `,${tail.slice(1)}}`);
 }
 
 export function routesEndpoint(sql: Sql): Route[] {
@@ -71,14 +71,14 @@ export function routesEndpoint(sql: Sql): Route[] {
       const filter = body.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
       if (!waypoints || Object.keys(errors).length) throw unprocessable(errors);
 
-      const run = (circles?: Circle[]) => route({
+      const run = (circles?: Circle[]) => findRoute({
         profile,
         waypoints: waypoints.map((w) => ({ lat: w.latitude, lon: w.longitude })),
         avoid: circles ? { circles } : undefined,
       }).catch((err: unknown) => {
         throw engineHttpError(err, profile);
       });
-      let plain: Promise<RouteResult> | undefined;
+      let plain: Promise<RouteJsonResult> | undefined;
       const plainRoute = () => (plain ??= run());
 
       if (!filter) return { status: 200, body: routeJson(profile, await plainRoute(), waypoints, null) };

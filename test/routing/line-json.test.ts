@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { lineStringJson, micro } from '../../src/routing/line-json.js';
 import { rng } from './helpers.js';
 
+const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('utf8');
+
 const reference = (values: number[]): string => {
   const coordinates: number[][] = [];
   for (let i = 0; i < values.length; i += 2) coordinates.push([micro(values[i]), micro(values[i + 1])]);
@@ -15,12 +17,21 @@ describe('lineStringJson', () => {
     const rand = rng(5);
     const values = [0, 0, -0.0000004, 0.0000005, 180, -90, -179.9999995, 89.99999949, 9.5, 47.1, -0.000001, 12.000100];
     for (let i = 0; i < 20000; i++) values.push((rand() - 0.5) * 360, (rand() - 0.5) * 180);
-    const json = lineStringJson(Float64Array.from(values));
+    const json = text(lineStringJson(Float64Array.from(values)));
     expect(json).toBe(reference(values));
     expect(JSON.parse(json).coordinates).toHaveLength(values.length / 2);
   });
 
+  it('copies out of the reused buffer: a shorter line written later leaves an earlier one intact', () => {
+    const long = lineStringJson(Float64Array.from({ length: 2000 }, (_, i) => 9 + i / 1e4));
+    const before = text(long);
+    const short = lineStringJson(Float64Array.of(1, 2, 3, 4));
+    expect(text(long)).toBe(before);
+    expect(text(short)).toBe('{"type":"LineString","coordinates":[[1,2],[3,4]]}');
+    expect(long.buffer.byteLength).toBe(long.length);
+  });
+
   it('repeats a single point: a LineString needs two positions', () => {
-    expect(lineStringJson(Float64Array.of(9.52, 47.14))).toBe('{"type":"LineString","coordinates":[[9.52,47.14],[9.52,47.14]]}');
+    expect(text(lineStringJson(Float64Array.of(9.52, 47.14)))).toBe('{"type":"LineString","coordinates":[[9.52,47.14],[9.52,47.14]]}');
   });
 });
