@@ -275,7 +275,8 @@ function wayNames(geometry: Float64Array, segments: Segment[]): string[] {
   const names: string[] = [];
   for (let i = 0; i + 3 < geometry.length; i += 2) {
     const x0 = geometry[i], y0 = geometry[i + 1], x1 = geometry[i + 2], y1 = geometry[i + 3];
-    if (x0 === x1 && y0 === y1) continue;
+    // Steps shorter than a meter (a snapped end a hair off a node) say nothing about the way taken.
+    if (Math.abs(x1 - x0) * Math.cos((ORIGIN.lat * Math.PI) / 180) + Math.abs(y1 - y0) < 1 / M_PER_DEG_LAT) continue;
     const mid: [number, number] = [(x0 + x1) / 2, (y0 + y1) / 2];
     let best = Infinity, name = '';
     for (const s of segments) {
