@@ -57,31 +57,24 @@ const NEVER = new Set(['construction', 'proposed', 'abandoned', 'razed']);
 const ALLOW = new Set(['yes', 'designated', 'permissive']);
 const COMMON_DENY = ['no', 'agricultural', 'forestry', 'emergency', 'military', 'use_sidepath', 'restricted'];
 
+/** Car and lorry: the same rules but for their own access and oneway key, top speed and size. */
+function motorProfile(own: string, other: string, maxSpeed: number, vehicle: VehicleSize): Profile {
+  return {
+    speeds: CAR_SPEEDS,
+    accessKeys: [own, 'motor_vehicle', 'vehicle', 'access'],
+    deny: new Set([...COMMON_DENY, 'psv', 'bus', 'taxi', 'share_taxi', 'minibus', 'foot', 'bicycle', 'official', 'emergency_vehicle', other]),
+    allow: new Set([...ALLOW, own, 'motor_vehicle', 'vehicle']),
+    restricted: new Set(['private', 'delivery', 'destination', 'customers']),
+    openedSpeed: 10, never: NEVER_MOTOR,
+    onewayKeys: [`oneway:${own}`, 'oneway:motor_vehicle', 'oneway:vehicle', 'oneway'], impliedOneway: true,
+    usesMaxspeed: true, maxSpeed, vehicle,
+    restrictionVehicle: own, exceptValues: [own, 'motor_vehicle', 'vehicle'],
+  };
+}
+
 const PROFILE_RULES: Record<ProfileName, Profile> = {
-  'driving-car': {
-    speeds: CAR_SPEEDS,
-    accessKeys: ['motorcar', 'motor_vehicle', 'vehicle', 'access'],
-    deny: new Set([...COMMON_DENY, 'psv', 'bus', 'taxi', 'share_taxi', 'minibus', 'foot', 'bicycle', 'official', 'emergency_vehicle', 'hgv']),
-    allow: new Set([...ALLOW, 'motorcar', 'motor_vehicle', 'vehicle']),
-    restricted: new Set(['private', 'delivery', 'destination', 'customers']),
-    openedSpeed: 10, never: NEVER_MOTOR,
-    onewayKeys: ['oneway:motorcar', 'oneway:motor_vehicle', 'oneway:vehicle', 'oneway'], impliedOneway: true,
-    usesMaxspeed: true, maxSpeed: 130,
-    vehicle: { heightM: 2.0, widthM: 1.9, lengthM: 4.8, weightT: 2.0 },
-    restrictionVehicle: 'motorcar', exceptValues: ['motorcar', 'motor_vehicle', 'vehicle'],
-  },
-  'driving-hgv': {
-    speeds: CAR_SPEEDS,
-    accessKeys: ['hgv', 'motor_vehicle', 'vehicle', 'access'],
-    deny: new Set([...COMMON_DENY, 'psv', 'bus', 'taxi', 'share_taxi', 'minibus', 'foot', 'bicycle', 'official', 'emergency_vehicle', 'motorcar']),
-    allow: new Set([...ALLOW, 'hgv', 'motor_vehicle', 'vehicle']),
-    restricted: new Set(['private', 'delivery', 'destination', 'customers']),
-    openedSpeed: 10, never: NEVER_MOTOR,
-    onewayKeys: ['oneway:hgv', 'oneway:motor_vehicle', 'oneway:vehicle', 'oneway'], impliedOneway: true,
-    usesMaxspeed: true, maxSpeed: 80,
-    vehicle: { heightM: 4.0, widthM: 2.55, lengthM: 16.5, weightT: 40 },
-    restrictionVehicle: 'hgv', exceptValues: ['hgv', 'motor_vehicle', 'vehicle'],
-  },
+  'driving-car': motorProfile('motorcar', 'hgv', 130, { heightM: 2.0, widthM: 1.9, lengthM: 4.8, weightT: 2.0 }),
+  'driving-hgv': motorProfile('hgv', 'motorcar', 80, { heightM: 4.0, widthM: 2.55, lengthM: 16.5, weightT: 40 }),
   'cycling-regular': {
     speeds: {
       primary: 18, primary_link: 18, secondary: 18, secondary_link: 18, tertiary: 18, tertiary_link: 18,

@@ -1,27 +1,9 @@
 // The geocoder over the Andorra extract: its three address points (all with addr:street) and the
 // streets and parishes around them, the expected addresses written from the extract's tags by hand.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGeocoderIndex } from '../../src/geo/index-build.js';
-import { loadGeocoder, type Geocoder } from '../../src/geo/reverse.js';
-import { loadOsm } from '../../src/map/osm-data.js';
-import { projectRoot } from '../../src/paths.js';
+import { describe, expect, it } from 'vitest';
+import { useExtractGeocoder } from '../support/extract-geocoder.js';
 
-let dir: string;
-let geocoder: Geocoder;
-
-beforeAll(async () => {
-  const osm = await loadOsm(join(projectRoot, '..', 'shared', 'data', 'osm', 'andorra.osm.pbf'));
-  dir = await mkdtemp(join(tmpdir(), 'waymark-geo-ad-'));
-  await buildGeocoderIndex(osm, dir);
-  geocoder = await loadGeocoder(dir);
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const geo = useExtractGeocoder('andorra');
 
 describe('reverse geocoding in Andorra', () => {
   it.each([
@@ -29,10 +11,10 @@ describe('reverse geocoding in Andorra', () => {
     [42.4630693, 1.4911522, 'Plaça Major 4', '4'], // node 1407150629, Pizzeria Uruguayana
     [42.5080426, 1.5243707, 'Avinguda Meritxell 11', '11'], // node 1578367368, Pyrénées (AD500 Andorra la Vella)
   ] as const)('finds the address point at %f, %f: %s', (lat, lon, street, housenumber) => {
-    expect(geocoder.reverseGeocode(lat + 0.00002, lon - 0.00002)).toMatchObject({ street, housenumber, country: 'Andorra' });
+    expect(geo.geocoder.reverseGeocode(lat + 0.00002, lon - 0.00002)).toMatchObject({ street, housenumber, country: 'Andorra' });
   });
 
   it('gives the Pyrénées store its parish and postcode', () => {
-    expect(geocoder.reverseGeocode(42.5080426, 1.5243707)).toMatchObject({ city: 'Andorra la Vella', zipcode: 'AD500' });
+    expect(geo.geocoder.reverseGeocode(42.5080426, 1.5243707)).toMatchObject({ city: 'Andorra la Vella', zipcode: 'AD500' });
   });
 });
