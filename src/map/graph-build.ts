@@ -1,6 +1,6 @@
 // OSM → one profile's graph input: usable ways cut into geometries at intersections (nodes shared by
 // usable ways, way ends, gaps where the extract lacks a node), with durations per direction and the
-// profile's turn restrictions.
+// profile's turn restrictions (through via nodes and along via ways).
 //
 // A "piece" is a maximal run of a usable way's nodes that the extract has and that do not close the way
 // to the profile (at least two). Pieces are
@@ -108,17 +108,28 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
   });
 
   const restrictions: GraphInput['restrictions'] = [];
+  const viaWayRestrictions: GraphInput['viaWayRestrictions'] = [];
   const r = osm.restrictions;
   const bit = 1 << p;
+  const usable = (way: number): boolean => ((r.wayProfiles.get(way) ?? 0) & bit) !== 0;
+  const graphNode = (id: number): number => {
+    const n = osm.nodeIndex(id);
+    return n < 0 ? -1 : nodeOf[n];
+  };
   for (let i = 0; i < r.count; i++) {
     const kind = r.kind[i * P + p];
     if (!kind) continue;
-    const fromWay = r.fromWay[i], toWay = r.toWay[i];
-    if (!((r.wayProfiles.get(fromWay) ?? 0) & bit) || !((r.wayProfiles.get(toWay) ?? 0) & bit)) continue;
-    const n = osm.nodeIndex(r.via[i]);
-    if (n < 0 || nodeOf[n] < 0) continue;
-    restrictions.push({ via: nodeOf[n], fromWay, toWay, only: kind === RESTRICTION_ONLY });
+    const fromWay = r.fromWay[i], toWay = r.toWay[i], viaWay = r.viaWay[i];
+    if (!usable(fromWay) || !usable(toWay) || (viaWay && !usable(viaWay))) continue;
+    const via = graphNode(r.via[i]);
+    if (via < 0) continue;
+    const only = kind === RESTRICTION_ONLY;
+    if (!viaWay) restrictions.push({ via, fromWay, toWay, only });
+    else {
+      const end = graphNode(r.viaEnd[i]);
+      if (end >= 0) viaWayRestrictions.push({ from: via, to: end, fromWay, viaWay, toWay, only });
+    }
   }
 
-  return { nodeCount, nodeCoords, geomA, geomB, geomFwd, geomBwd, geomWay, geomLength, geomFirst, geomLast, restrictions };
+  return { nodeCount, nodeCoords, geomA, geomB, geomFwd, geomBwd, geomWay, geomLength, geomFirst, geomLast, restrictions, viaWayRestrictions };
 }

@@ -18,11 +18,17 @@ export type LoadProgress = (bytesRead: number, totalBytes: number, phase: LoadPh
 
 const P = PROFILES.length;
 
-/** Turn restrictions, in file order; per profile whether it applies and how (`RESTRICTION_*`). */
+/**
+ * Turn restrictions, in file order; per profile whether it applies and how (`RESTRICTION_*`). Through a
+ * via node `via`, or along a via way from its end `via` to its other end `viaEnd`.
+ */
 export interface Restrictions {
   count: number;
   fromWay: Float64Array;
   via: Float64Array;
+  /** 0 for a via node. */
+  viaWay: Float64Array;
+  viaEnd: Float64Array;
   toWay: Float64Array;
   /** count × PROFILES.length: 0 = not for that profile. */
   kind: Uint8Array;
@@ -126,6 +132,7 @@ class OsmCollector {
   // Relations.
   private readonly restrictionFrom = new Growable(Float64Array);
   private readonly restrictionVia = new Growable(Float64Array);
+  private readonly restrictionViaWay = new Growable(Float64Array);
   private readonly restrictionTo = new Growable(Float64Array);
   private readonly restrictionKind = new Growable(Uint8Array);
   private readonly restrictionWays = new IdSet();
@@ -163,22 +170,24 @@ class OsmCollector {
 
   relation(rel: OsmRelation): void {
     // One entry per (from, via, to); whether and how it applies varies by profile.
-    const entries = new Map<string, { fromWay: number; via: number; toWay: number; kinds: Uint8Array }>();
+    const entries = new Map<string, { fromWay: number; via: number; viaWay: number; toWay: number; kinds: Uint8Array }>();
     for (let p = 0; p < P; p++) {
       for (const r of turnRestrictions(PROFILES[p], rel.tags, rel.members)) {
-        const key = `${r.fromWay}:${r.viaNode}:${r.toWay}`;
+        const key = `${r.fromWay}:${r.viaNode}:${r.viaWay}:${r.toWay}`;
         let e = entries.get(key);
-        if (!e) entries.set(key, (e = { fromWay: r.fromWay, via: r.viaNode, toWay: r.toWay, kinds: new Uint8Array(P) }));
+        if (!e) entries.set(key, (e = { fromWay: r.fromWay, via: r.viaNode, viaWay: r.viaWay, toWay: r.toWay, kinds: new Uint8Array(P) }));
         e.kinds[p] = r.only ? RESTRICTION_ONLY : RESTRICTION_NO;
       }
     }
     for (const e of entries.values()) {
       this.restrictionFrom.push(e.fromWay);
       this.restrictionVia.push(e.via);
+      this.restrictionViaWay.push(e.viaWay);
       this.restrictionTo.push(e.toWay);
       for (let p = 0; p < P; p++) this.restrictionKind.push(e.kinds[p]);
       this.restrictionWays.add(e.fromWay);
       this.restrictionWays.add(e.toWay);
+      if (e.viaWay) this.restrictionWays.add(e.viaWay);
     }
     if (isGeocoderRelation(rel.tags)) {
       this.geoRelations.push(rel);
@@ -314,25 +323,36 @@ class OsmCollector {
   /**
    * The restrictions whose via node ends both the from-way and the to-way (as OSRM requires): a way that
    * runs on through the via node leaves it unclear which turn is meant, and an `only_` turn onto a way
-   * that does not touch the node would otherwise close every turn there.
+   * that does not touch the node would otherwise close every turn there. A via way must run from an end
+   * of the from-way to an end of the to-way; its ends are found here.
    */
   private validRestrictions(): Restrictions {
     const fromWay = this.restrictionFrom.toShared(), via = this.restrictionVia.toShared(), toWay = this.restrictionTo.toShared();
+    const viaWay = this.restrictionViaWay.toShared(), viaEnd = new Float64Array(fromWay.length);
     const kind = this.restrictionKind.toShared();
+    const endsOf = (way: number): [number, number] | undefined => this.restrictionWayEnds.get(way);
     const ends = (way: number, node: number): boolean => {
-      const e = this.restrictionWayEnds.get(way);
+      const e = endsOf(way);
       return e !== undefined && (e[0] === node || e[1] === node);
     };
     let count = 0;
     for (let i = 0; i < fromWay.length; i++) {
-      if (!ends(fromWay[i], via[i]) || !ends(toWay[i], via[i])) continue;
+      let start = via[i], end = 0;
+      if (viaWay[i]) {
+        const w = endsOf(viaWay[i]);
+        if (!w || w[0] === w[1]) continue;
+        [start, end] = ends(fromWay[i], w[0]) ? [w[0], w[1]] : [w[1], w[0]];
+        if (!ends(fromWay[i], start) || !ends(toWay[i], end)) continue;
+      } else if (!ends(fromWay[i], start) || !ends(toWay[i], start)) continue;
       fromWay[count] = fromWay[i];
-      via[count] = via[i];
+      via[count] = start;
+      viaWay[count] = viaWay[i];
+      viaEnd[count] = end;
       toWay[count] = toWay[i];
       kind.copyWithin(count * P, i * P, i * P + P);
       count++;
     }
-    return { count, fromWay, via, toWay, kind, wayProfiles: this.restrictionWayProfiles };
+    return { count, fromWay, via, viaWay, viaEnd, toWay, kind, wayProfiles: this.restrictionWayProfiles };
   }
 
   finish(): OsmParts {

@@ -325,12 +325,13 @@ export function nodeBlocks(profile: ProfileName, tags: Tags): boolean {
   return true;
 }
 
-export interface TurnRestriction { fromWay: number; viaNode: number; toWay: number; only: boolean }
+/** Through a via node (viaWay 0), or along a via way (viaNode 0). */
+export interface TurnRestriction { fromWay: number; viaNode: number; viaWay: number; toWay: number; only: boolean }
 
 /**
  * The turn restrictions a relation imposes on the profile: one per from/to pair (`no_entry` may name
- * several from-ways, `no_exit` several to-ways); none for other profiles, `*_on_red`, via-ways and
- * malformed relations.
+ * several from-ways, `no_exit` several to-ways) through a via node or along one via way; none for other
+ * profiles, `*_on_red`, several via ways and malformed relations.
  */
 export function turnRestrictions(profile: ProfileName, tags: Tags, members: Array<{ type: string; ref: number; role: string }>): TurnRestriction[] {
   const rules = PROFILE_RULES[profile];
@@ -344,10 +345,11 @@ export function turnRestrictions(profile: ProfileName, tags: Tags, members: Arra
   const from = members.filter((m) => m.role === 'from' && m.type === 'way');
   const via = members.filter((m) => m.role === 'via');
   const to = members.filter((m) => m.role === 'to' && m.type === 'way');
-  if (via.length !== 1 || via[0].type !== 'node' || from.length === 0 || to.length === 0) return [];
+  if (via.length !== 1 || (via[0].type !== 'node' && via[0].type !== 'way') || from.length === 0 || to.length === 0) return [];
   const manyFrom = value === 'no_entry', manyTo = value === 'no_exit';
   if ((from.length > 1 && !manyFrom) || (to.length > 1 && !manyTo)) return [];
   const out: TurnRestriction[] = [];
-  for (const f of from) for (const t of to) out.push({ fromWay: f.ref, viaNode: via[0].ref, toWay: t.ref, only });
+  const viaNode = via[0].type === 'node' ? via[0].ref : 0, viaWay = via[0].type === 'way' ? via[0].ref : 0;
+  for (const f of from) for (const t of to) out.push({ fromWay: f.ref, viaNode, viaWay, toWay: t.ref, only });
   return out;
 }

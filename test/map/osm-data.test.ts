@@ -115,10 +115,23 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
     const refs = wayById.get(way)?.refs;
     return refs !== undefined && (refs[0] === node || refs[refs.length - 1] === node);
   };
+  const viaWayRestrictions: ReferenceInput['viaWayRestrictions'] = [];
+  const graphNode = (id: number): number | undefined => nodeOf.get(indexOf.get(id) ?? -1);
   for (const rel of p.relations) {
     for (const r of turnRestrictions(profile, rel.tags, rel.members)) {
-      if (!usableWays.has(r.fromWay) || !usableWays.has(r.toWay) || !ends(r.fromWay, r.viaNode) || !ends(r.toWay, r.viaNode)) continue;
-      const v = nodeOf.get(indexOf.get(r.viaNode) ?? -1);
+      if (!usableWays.has(r.fromWay) || !usableWays.has(r.toWay)) continue;
+      if (r.viaWay) {
+        // Along a via way: from an end of the from-way to an end of the to-way.
+        const refs = wayById.get(r.viaWay)?.refs;
+        if (!refs || !usableWays.has(r.viaWay) || refs[0] === refs[refs.length - 1]) continue;
+        const [start, end] = ends(r.fromWay, refs[0]) ? [refs[0], refs[refs.length - 1]] : [refs[refs.length - 1], refs[0]];
+        if (!ends(r.fromWay, start) || !ends(r.toWay, end)) continue;
+        const [from, to] = [graphNode(start), graphNode(end)];
+        if (from !== undefined && to !== undefined) viaWayRestrictions!.push({ from, to, fromWay: r.fromWay, viaWay: r.viaWay, toWay: r.toWay, only: r.only });
+        continue;
+      }
+      if (!ends(r.fromWay, r.viaNode) || !ends(r.toWay, r.viaNode)) continue;
+      const v = graphNode(r.viaNode);
       if (v !== undefined) restrictions.push({ via: v, fromWay: r.fromWay, toWay: r.toWay, only: r.only });
     }
   }
@@ -128,6 +141,7 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
     geomA: Uint32Array.from(g.a), geomB: Uint32Array.from(g.b), geomFwd: Uint32Array.from(g.fwd), geomBwd: Uint32Array.from(g.bwd),
     geomWay: Float64Array.from(g.way), geomLength: Float64Array.from(g.len), geomFirst: Uint32Array.from(g.first), geomCoords: Float64Array.from(g.coords),
     restrictions,
+    viaWayRestrictions,
   };
 }
 

@@ -179,13 +179,18 @@ describe('turn restrictions', () => {
     expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_left_turn' }, [way(1, 'from'), way(2, 'to'), way(3, 'to'), via])).toEqual([]);
   });
 
-  it('ignores *_on_red, the vehicles named in except, other modes, and via-ways', () => {
+  it('takes one via way instead of a via node', () => {
+    const r = turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), way(2, 'to')]);
+    expect(r).toEqual([{ fromWay: 1, viaNode: 0, viaWay: 3, toWay: 2, only: false }]);
+    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), way(4, 'via'), way(2, 'to')])).toEqual([]);
+  });
+
+  it('ignores *_on_red, the vehicles named in except, and other modes', () => {
     const members = [way(1, 'from'), way(2, 'to'), via];
     expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_right_turn_on_red' }, members)).toEqual([]);
     expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_left_turn', except: 'bicycle;motorcar' }, members)).toEqual([]);
     expect(turnRestrictions('driving-hgv', { type: 'restriction', restriction: 'no_left_turn', except: 'motorcar' }, members)).toHaveLength(1);
     expect(turnRestrictions('cycling-regular', { type: 'restriction', restriction: 'no_left_turn' }, members)).toEqual([]);
     expect(turnRestrictions('driving-car', { type: 'restriction', 'restriction:hgv': 'no_left_turn' }, members)).toEqual([]);
-    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_left_turn' }, [way(1, 'from'), way(2, 'to'), way(3, 'via')])).toEqual([]);
   });
 });
