@@ -31,15 +31,19 @@ export const isAreaRelation = (tags: Tags): boolean => isAdmin(tags, ['2', ...MU
 /** An area, or a relation with an address (a multipolygon building, say). */
 export const isGeocoderRelation = (tags: Tags): boolean => isAreaRelation(tags) || (hasAddress(tags) && !tags.boundary);
 
-/** What an address point records: a street with a number, a postcode, or both; null when neither. */
+/**
+ * What an address point records: a number with its street, a postcode, or both; null when neither. The
+ * street is `addr:street`, else `addr:place` (a hamlet whose houses are numbered without streets); a
+ * number with neither gets the nearest named street when the index is built.
+ */
 export interface AddressFields { street: string | null; number: string | null; postcode: string | null }
 
 export function addressFields(tags: Tags): AddressFields | null {
   const street = tags['addr:street'] || tags['addr:place'];
   const number = tags['addr:housenumber'];
   const postcode = tags['addr:postcode'];
-  if (!(street && number) && !postcode) return null;
-  return { street: street && number ? street : null, number: street && number ? number : null, postcode: postcode || null };
+  if (!number && !postcode) return null;
+  return { street: street && number ? street : null, number: number || null, postcode: postcode || null };
 }
 
 /** The address an element carries for the index (ways and relations: boundaries aside). */

@@ -19,9 +19,12 @@ import {
 } from './index-format.js';
 import { naturalEarthCountries, type Bbox, type NaturalEarthCountry } from './natural-earth.js';
 import { assembleRings } from './rings.js';
+import { StreetIndex } from './street-index.js';
 
 // Chunked so a segment index at load time stays small; short enough that a chunk's box stays tight.
 const MAX_STREET_SEGMENTS = 8;
+/** How far an address point without addr:street looks for the street it belongs to. */
+const PARENT_STREET_RADIUS_M = 200;
 
 /** Builds the index and writes it to `<outDir>/geocoder/`. */
 export async function buildGeocoderIndex(osm: OsmData, outDir: string): Promise<GeocoderCounts> {
@@ -71,8 +74,15 @@ function buildGeocoderData(osm: OsmData): GeocoderIndexData {
     return locator.countryAt(lat, lon, inside.length ? municipalities[inside[0]].info.country : -1);
   };
   const strings = new Strings();
-  const addresses = collectAddresses(osm, strings, countryAt);
   const streets = collectStreets(osm, strings);
+  const streetIndex = new StreetIndex(streets.coords.view(), streets.starts.view());
+  // A house number without a street (common in Liechtenstein, Switzerland, Austria) belongs to the
+  // nearest named street, as Nominatim parents it.
+  const parentStreet = (lat: number, lon: number): string | null => {
+    const s = streetIndex.nearest(Math.round(lat * SCALE), Math.round(lon * SCALE), PARENT_STREET_RADIUS_M);
+    return s < 0 ? null : strings.list[streets.names.view()[s]];
+  };
+  const addresses = collectAddresses(osm, strings, countryAt, parentStreet);
   const places = collectPlaces(osm, strings, countryAt);
 
   const counts: GeocoderCounts = {
@@ -295,10 +305,17 @@ function collectPostalAreas(osm: OsmData, polygonOf: (rel: OsmRelation) => Polyg
   return out;
 }
 
-function collectAddresses(osm: OsmData, strings: Strings, countryAt: (lat: number, lon: number) => number) {
+function collectAddresses(osm: OsmData, strings: Strings, countryAt: (lat: number, lon: number) => number, parentStreet: (lat: number, lon: number) => string | null) {
   const out = { coords: new Growable(Int32Array), street: new Growable(Int32Array), number: new Growable(Int32Array), postcode: new Growable(Int32Array), country: new Growable(Int32Array) };
-  const add = (point: [number, number] | null, a: AddressFields) => {
+  const add = (point: [number, number] | null, fields: AddressFields) => {
     if (!point) return;
+    let a = fields;
+    if (a.number !== null && a.street === null) {
+      const street = parentStreet(point[0], point[1]);
+      // No named street near: the number alone says nothing; a postcode still does.
+      a = street !== null ? { ...a, street } : { ...a, number: null };
+      if (a.number === null && a.postcode === null) return;
+    }
     out.coords.push(Math.round(point[0] * SCALE));
     out.coords.push(Math.round(point[1] * SCALE));
     out.street.push(strings.id(a.street));

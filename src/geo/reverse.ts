@@ -1,11 +1,11 @@
 // Reverse geocoding over a map's geocoder index (see DECISIONS.md, "Address and geolocation"). All
 // spatial indexes are built once at load so a lookup is a handful of tree queries.
 import KDBush from 'kdbush';
-import RBush from 'rbush';
-import { AreaIndex, SCALE, segmentDistance2 } from './areas.js';
+import { AreaIndex, SCALE } from './areas.js';
 import { CountryLocator } from './country-locator.js';
 import { METERS_PER_DEGREE } from './geometry.js';
 import { readGeocoderIndex, type GeocoderArrays, type GeocoderIndexData, type GeocoderMeta } from './index-format.js';
+import { StreetIndex } from './street-index.js';
 
 export interface Address {
   /** "<street> <housenumber>" when an address point lies within 30 m, else the nearest named street within 200 m. */
@@ -26,14 +26,6 @@ export const PLACE_RADIUS_M = 10_000;
 const EMPTY: Address = Object.freeze({ street: null, housenumber: null, city: null, zipcode: null, country: null, display_name: null });
 const METERS_PER_UNIT = METERS_PER_DEGREE / SCALE;
 
-interface StreetBox {
-  minX: number;
-  minY: number;
-  maxX: number;
-  maxY: number;
-  street: number;
-}
-
 /** Nearest point of a KDBush index, in a local metric frame around the query. */
 interface Nearest {
   index: number;
@@ -46,7 +38,7 @@ export class Geocoder {
   private readonly countries: CountryLocator;
   private readonly municipalities: AreaIndex;
   private readonly postal: AreaIndex;
-  private readonly streets = new RBush<StreetBox>();
+  private readonly streets: StreetIndex;
   /** Address points with street and house number, and address points with a postcode: indices into addr*. */
   private readonly houses: { tree: KDBush; ids: Uint32Array };
   private readonly postcodes: { tree: KDBush; ids: Uint32Array };
@@ -59,7 +51,7 @@ export class Geocoder {
     this.countries = new CountryLocator(this.a, areas);
     this.municipalities = new AreaIndex(this.a, (i) => areas[i].kind === 'municipality');
     this.postal = new AreaIndex(this.a, (i) => areas[i].kind === 'postal');
-    this.streets.load(streetBoxes(this.a));
+    this.streets = new StreetIndex(this.a.streetCoords, this.a.streetStarts);
     const addrCount = this.a.addrStreet.length;
     this.houses = pointIndex(this.a.addrCoords, (i) => this.a.addrNumber[i] >= 0, addrCount);
     this.postcodes = pointIndex(this.a.addrCoords, (i) => this.a.addrPostcode[i] >= 0, addrCount);
@@ -100,7 +92,7 @@ export class Geocoder {
       street = `${strings[a.addrStreet[house.index]]} ${housenumber}`;
       if (a.addrPostcode[house.index] >= 0) houseZip = strings[a.addrPostcode[house.index]];
     } else {
-      const s = this.nearestStreet(lat, lon, kx);
+      const s = this.streets.nearest(lat, lon, STREET_RADIUS_M);
       if (s >= 0) street = strings[a.streetNames[s]];
     }
 
@@ -151,44 +143,6 @@ export class Geocoder {
     }
     return best;
   }
-
-  /** Index of the street polyline nearest to the point within STREET_RADIUS_M, or -1. */
-  private nearestStreet(lat: number, lon: number, kx: number): number {
-    const dLat = STREET_RADIUS_M / METERS_PER_UNIT;
-    const dLon = STREET_RADIUS_M / kx;
-    const c = this.a.streetCoords;
-    const starts = this.a.streetStarts;
-    let best = -1;
-    let bestD2 = STREET_RADIUS_M * STREET_RADIUS_M;
-    for (const box of this.streets.search({ minX: lon - dLon, minY: lat - dLat, maxX: lon + dLon, maxY: lat + dLat })) {
-      const s = box.street;
-      for (let v = starts[s]; v + 1 < starts[s + 1]; v++) {
-        const d2 = segmentDistance2(c[2 * v], c[2 * v + 1], c[2 * v + 2], c[2 * v + 3], lat, lon, kx, METERS_PER_UNIT);
-        if (d2 <= bestD2) {
-          bestD2 = d2;
-          best = s;
-        }
-      }
-    }
-    return best;
-  }
-}
-
-function streetBoxes(a: GeocoderArrays): StreetBox[] {
-  const boxes: StreetBox[] = [];
-  const c = a.streetCoords;
-  for (let s = 0; s + 1 < a.streetStarts.length; s++) {
-    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-    for (let v = a.streetStarts[s]; v < a.streetStarts[s + 1]; v++) {
-      const y = c[2 * v], x = c[2 * v + 1];
-      if (x < minX) minX = x;
-      if (x > maxX) maxX = x;
-      if (y < minY) minY = y;
-      if (y > maxY) maxY = y;
-    }
-    boxes.push({ minX, minY, maxX, maxY, street: s });
-  }
-  return boxes;
 }
 
 function pointIndex(coords: Int32Array, include: (i: number) => boolean, count: number): { tree: KDBush; ids: Uint32Array } {

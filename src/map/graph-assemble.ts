@@ -1,5 +1,7 @@
 // Turns a list of geometries between graph nodes (plus turn restrictions) into the search graph:
-// directed edges, node splitting at restricted via nodes, the forward CSR and the main network. The
+// directed edges, node splitting at restricted via nodes, the forward CSR and the main network. A via-way
+// restriction splits its first node by incoming edge too, and gives the path from the from-way along the
+// via way a copy of the via way's far node without the banned turns. The
 // contraction hierarchy is added afterwards. Used for
 // OSM extracts and for the synthetic graphs of the benchmark alike.
 import { mainNetwork } from './main-network.js';
@@ -20,6 +22,8 @@ export interface GraphInput {
   geomFirst: Uint32Array;
   geomLast: Uint32Array;
   restrictions: Array<{ via: number; fromWay: number; toWay: number; only: boolean }>;
+  /** Restrictions along a via way: from-way into graph node `from`, the via way's geometry to `to`, then the to-way. */
+  viaWayRestrictions?: Array<{ from: number; to: number; fromWay: number; viaWay: number; toWay: number; only: boolean }>;
 }
 
 const NONE = 0xffffffff;
@@ -43,6 +47,11 @@ export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
     list.push(r);
     isVia[r.via] = 1;
   }
+  const viaWays = input.viaWayRestrictions ?? [];
+  for (const r of viaWays) {
+    if (!byVia.has(r.from)) byVia.set(r.from, []);
+    isVia[r.from] = 1;
+  }
   // Incoming directed edges of each restricted node, and the copy node each of them ends at.
   const incoming = new Map<number, number[]>();
   for (let d = 0; d < D; d++) {
@@ -58,6 +67,33 @@ export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
   const copies: number[] = [];
   let N = nodeCount;
   for (const list of incoming.values()) for (const d of list) { copyOf[d] = N++; copies.push(d); }
+
+  // Via-way plans: arriving at `from` over the from-way (a copy node) and going along the via way leads to
+  // a new copy of the far node, whose way on leaves out the banned turns. Keyed by copy and via-way edge.
+  const plans = new Map<string, { node: number; d: number; bans: Array<{ toWay: number; only: boolean }> }>();
+  const outOf = new Map<number, number[]>();
+  for (const r of viaWays) {
+    let along = -1;
+    for (let d = 0; d < D && along < 0; d++) {
+      if (weightOfD(d) > 0 && tailOfD(d) === r.from && headOfD(d) === r.to && geomWay[d >> 1] === r.viaWay) along = d;
+    }
+    if (along < 0) continue; // the via way is not one geometry between its ends (or is closed that way)
+    for (const f of incoming.get(r.from) ?? []) {
+      if (geomWay[f >> 1] !== r.fromWay) continue;
+      const key = `${copyOf[f]}:${along}`;
+      let plan = plans.get(key);
+      if (!plan) plans.set(key, (plan = { node: N++, d: along, bans: [] }));
+      plan.bans.push({ toWay: r.toWay, only: r.only });
+      outOf.set(r.to, []);
+    }
+  }
+  if (outOf.size) for (let d = 0; d < D; d++) if (weightOfD(d) > 0) outOf.get(tailOfD(d))?.push(d);
+  const planEdges = (plan: { d: number; bans: Array<{ toWay: number; only: boolean }> }): number[] => {
+    const at = headOfD(plan.d);
+    // Not back along the via way either: turning there would undo the restriction one node later.
+    return outOf.get(at)!.filter((e) => e !== (plan.d ^ 1) && plan.bans.every((b) => (b.only ? geomWay[e >> 1] === b.toWay : geomWay[e >> 1] !== b.toWay))
+      && (!byVia.get(at)?.length || allowed(plan.d, e, at)));
+  };
 
   const allowed = (f: number, d: number, via: number): boolean => {
     for (const r of byVia.get(via)!) {
@@ -82,6 +118,8 @@ export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
     if (weightOfD(d) === 0) continue;
     M += isVia[tailOfD(d)] ? sourcesOf(d).length : 1;
   }
+  const planOut = [...plans.values()].map((plan) => ({ plan, edges: planEdges(plan) }));
+  for (const { edges } of planOut) M += edges.length;
   const eTail = new Uint32Array(M), eHead = new Uint32Array(M), eWeight = new Uint32Array(M), eOrig = new Uint32Array(M);
   const origWeight = new Uint32Array(D);
   const origHead = new Uint32Array(D).fill(NONE);
@@ -99,7 +137,13 @@ export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
       continue;
     }
     for (const s of sourcesOf(d)) {
-      eTail[m] = s; eHead[m] = h; eWeight[m] = w; eOrig[m] = d;
+      eTail[m] = s; eHead[m] = plans.get(`${s}:${d}`)?.node ?? h; eWeight[m] = w; eOrig[m] = d;
+      m++;
+    }
+  }
+  for (const { plan, edges } of planOut) {
+    for (const e of edges) {
+      eTail[m] = plan.node; eHead[m] = copyOf[e] >= 0 ? copyOf[e] : headOfD(e); eWeight[m] = weightOfD(e); eOrig[m] = e;
       m++;
     }
   }
@@ -129,6 +173,11 @@ export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
     const c = copyOf[d], h = headOfD(d);
     nodeE7[2 * c] = nodeE7[2 * h];
     nodeE7[2 * c + 1] = nodeE7[2 * h + 1];
+  }
+  for (const plan of plans.values()) {
+    const h = headOfD(plan.d);
+    nodeE7[2 * plan.node] = nodeE7[2 * h];
+    nodeE7[2 * plan.node + 1] = nodeE7[2 * h + 1];
   }
   return {
     nodeCount: N, edgeCount: M, geomCount: G,

@@ -1,8 +1,9 @@
 // OSM → one profile's graph input: usable ways cut into geometries at intersections (nodes shared by
 // usable ways, way ends, gaps where the extract lacks a node), with durations per direction and the
-// profile's turn restrictions.
+// profile's turn restrictions (through via nodes and along via ways).
 //
-// A "piece" is a maximal run of a usable way's nodes that the extract has (at least two). Pieces are
+// A "piece" is a maximal run of a usable way's nodes that the extract has and that do not close the way
+// to the profile (at least two). Pieces are
 // walked three times straight off the compact way arrays instead of being materialised: to find the
 // graph nodes, to count geometries and their vertices (so every output array is allocated once at its
 // final size), and to fill them.
@@ -15,16 +16,22 @@ import type { ShapePool } from './shapes.js';
 /** Tenths of a second to cover `meters` at `kmh`; 0 when closed. */
 const tenths = (meters: number, kmh: number): number => (kmh > 0 ? Math.max(1, Math.round((meters / (kmh / 3.6)) * 10)) : 0);
 
-/** Calls `visit(way, start, end)` for each piece [start, end) of wayNodes of the profile's usable ways, in way order. */
+/**
+ * Calls `visit(way, start, end)` for each piece [start, end) of wayNodes of the profile's usable ways, in way
+ * order. A barrier node is left out with the segments beside it: simpler than splitting the node per way
+ * side, at the cost of the few meters up to the barrier.
+ */
 function forEachPiece(osm: OsmData, profile: number, visit: (way: number, start: number, end: number) => void): void {
-  const { wayFirst, wayNodes, waySpeeds } = osm;
+  const { wayFirst, wayNodes, waySpeeds, nodeBlocked } = osm;
   const P = PROFILES.length;
+  const bit = 1 << profile;
   for (let w = 0; w < osm.wayCount; w++) {
     if (!waySpeeds[w * P + profile]) continue;
     let start = wayFirst[w];
     const end = wayFirst[w + 1];
     for (let k = start; k < end; k++) {
-      if (wayNodes[k] >= 0) continue;
+      // A node the extract lacks, or one that closes the way to the profile (a bollard, a wall), ends the piece.
+      if (wayNodes[k] >= 0 && !(nodeBlocked[wayNodes[k]] & bit)) continue;
       if (k - start >= 2) visit(w, start, k);
       start = k + 1;
     }
@@ -101,17 +108,28 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
   });
 
   const restrictions: GraphInput['restrictions'] = [];
+  const viaWayRestrictions: GraphInput['viaWayRestrictions'] = [];
   const r = osm.restrictions;
   const bit = 1 << p;
+  const usable = (way: number): boolean => ((r.wayProfiles.get(way) ?? 0) & bit) !== 0;
+  const graphNode = (id: number): number => {
+    const n = osm.nodeIndex(id);
+    return n < 0 ? -1 : nodeOf[n];
+  };
   for (let i = 0; i < r.count; i++) {
     const kind = r.kind[i * P + p];
     if (!kind) continue;
-    const fromWay = r.fromWay[i], toWay = r.toWay[i];
-    if (!((r.wayProfiles.get(fromWay) ?? 0) & bit) || !((r.wayProfiles.get(toWay) ?? 0) & bit)) continue;
-    const n = osm.nodeIndex(r.via[i]);
-    if (n < 0 || nodeOf[n] < 0) continue;
-    restrictions.push({ via: nodeOf[n], fromWay, toWay, only: kind === RESTRICTION_ONLY });
+    const fromWay = r.fromWay[i], toWay = r.toWay[i], viaWay = r.viaWay[i];
+    if (!usable(fromWay) || !usable(toWay) || (viaWay && !usable(viaWay))) continue;
+    const via = graphNode(r.via[i]);
+    if (via < 0) continue;
+    const only = kind === RESTRICTION_ONLY;
+    if (!viaWay) restrictions.push({ via, fromWay, toWay, only });
+    else {
+      const end = graphNode(r.viaEnd[i]);
+      if (end >= 0) viaWayRestrictions.push({ from: via, to: end, fromWay, viaWay, toWay, only });
+    }
   }
 
-  return { nodeCount, nodeCoords, geomA, geomB, geomFwd, geomBwd, geomWay, geomLength, geomFirst, geomLast, restrictions };
+  return { nodeCount, nodeCoords, geomA, geomB, geomFwd, geomBwd, geomWay, geomLength, geomFirst, geomLast, restrictions, viaWayRestrictions };
 }

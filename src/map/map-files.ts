@@ -14,8 +14,10 @@ import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type GridParams, type RoadGrap
  * 5: no ALT landmark tables (blocked searches take their potentials from the hierarchy); a main-network
  * flag per node; no reverse CSR; coordinates as 1e-7-degree integers; the ways' points and the segment
  * grid stored once for all profiles; every file's size and SHA-256 in the manifest.
+ * 6: same files; the profiles read OSM as OSRM's features specify (barrier nodes, access per direction,
+ * physical limits, turn restrictions whose via node ends both ways), so older maps are rebuilt.
  */
-export const MAP_FORMAT_VERSION = 5;
+export const MAP_FORMAT_VERSION = 6;
 
 export interface GraphManifest {
   nodes: number;

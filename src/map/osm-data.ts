@@ -7,7 +7,7 @@
 import { CoverageBuilder, type Coverage } from '../geo/coverage.js';
 import { addressOf, isGeocoderRelation, NODE_KEYS, placeName, streetName, WAY_KEYS, type AddressFields } from '../geo/geocoder-source.js';
 import { NODES, PrimitiveBlock, readOsmBlobs, readOsmPbfSync, RELATIONS, WayCursor, WAYS, type OsmNode, type OsmRelation, type OsmWay } from './osm-pbf.js';
-import { PROFILES, turnRestriction, wayAccess } from './profiles.js';
+import { NODE_ACCESS_KEYS, nodeBlocks, PROFILES, turnRestrictions, wayAccess } from './profiles.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from './typed-pools.js';
 
 /** Which pass `loadOsm` is in. */
@@ -18,17 +18,28 @@ export type LoadProgress = (bytesRead: number, totalBytes: number, phase: LoadPh
 
 const P = PROFILES.length;
 
-/** Turn restrictions, in file order; per profile whether it applies and how (`RESTRICTION_*`). */
+/**
+ * Turn restrictions, in file order; per profile whether it applies and how (`RESTRICTION_*`). Through a
+ * via node `via`, or along a via way from its end `via` to its other end `viaEnd`.
+ */
 export interface Restrictions {
   count: number;
   fromWay: Float64Array;
   via: Float64Array;
+  /** 0 for a via node. */
+  viaWay: Float64Array;
+  viaEnd: Float64Array;
   toWay: Float64Array;
   /** count × PROFILES.length: 0 = not for that profile. */
   kind: Uint8Array;
   /** Bits of the profiles that may use each way named as `from` or `to` (absent = none). */
   wayProfiles: Map<number, number>;
 }
+
+/** Node keys read from the extract: the geocoder's and the barrier rules'. */
+const NODE_READ_KEYS: ReadonlySet<string> = new Set([...NODE_KEYS, ...NODE_ACCESS_KEYS]);
+/** A way with none of these keys matters only as a relation member (piers are for walking and pushing bikes). */
+const WAY_READ_KEYS: ReadonlySet<string> = new Set([...WAY_KEYS, 'man_made']);
 export const RESTRICTION_NO = 1, RESTRICTION_ONLY = 2;
 
 /** Points with an address: lat, lon each, and street, number, postcode as indexes into `strings` (-1 = none). */
@@ -61,6 +72,8 @@ export interface OsmParts {
   wayIds: Float64Array;
   /** Per way, its first entry in `wayNodes`; one extra entry at the end. */
   wayFirst: Uint32Array;
+  /** Per kept node: bit p set when the node closes the ways through it to profile p (a barrier, access=no). */
+  nodeBlocked: Uint8Array;
   /** Per way node: the kept node's index, or -1 - k when the extract lacks it, its id being `missingIds[k]`. */
   wayNodes: Int32Array;
   missingIds: Float64Array;
@@ -119,10 +132,13 @@ class OsmCollector {
   // Relations.
   private readonly restrictionFrom = new Growable(Float64Array);
   private readonly restrictionVia = new Growable(Float64Array);
+  private readonly restrictionViaWay = new Growable(Float64Array);
   private readonly restrictionTo = new Growable(Float64Array);
   private readonly restrictionKind = new Growable(Uint8Array);
   private readonly restrictionWays = new IdSet();
   private readonly restrictionWayProfiles = new Map<number, number>();
+  /** First and last node of each way a restriction names: the via node must end both from and to. */
+  private readonly restrictionWayEnds = new Map<number, [number, number]>();
   private readonly geoRelations: OsmRelation[] = [];
   private readonly memberWays = new IdSet();
   // Ways: rows grown together and written in place (a generic push per field is measurably slower).
@@ -143,6 +159,7 @@ class OsmCollector {
   private neededCount = 0;
   private wayNodes = new Int32Array(0);
   private coords = new Float64Array(0);
+  private blocked = new Uint8Array(0);
   private cursor = 0;
   private lastId = -Infinity;
   private readonly addressNodeCoords = new Growable(Float64Array);
@@ -152,24 +169,25 @@ class OsmCollector {
   private readonly coverage = new CoverageBuilder();
 
   relation(rel: OsmRelation): void {
-    let applies = false;
-    let fromWay = 0, via = 0, toWay = 0;
-    const kinds = new Uint8Array(P);
+    // One entry per (from, via, to); whether and how it applies varies by profile.
+    const entries = new Map<string, { fromWay: number; via: number; viaWay: number; toWay: number; kinds: Uint8Array }>();
     for (let p = 0; p < P; p++) {
-      const r = turnRestriction(PROFILES[p], rel.tags, rel.members);
-      if (!r) continue;
-      applies = true;
-      // The members decide from, via and to; only whether and how it applies varies by profile.
-      ({ fromWay, viaNode: via, toWay } = r);
-      kinds[p] = r.only ? RESTRICTION_ONLY : RESTRICTION_NO;
+      for (const r of turnRestrictions(PROFILES[p], rel.tags, rel.members)) {
+        const key = `${r.fromWay}:${r.viaNode}:${r.viaWay}:${r.toWay}`;
+        let e = entries.get(key);
+        if (!e) entries.set(key, (e = { fromWay: r.fromWay, via: r.viaNode, viaWay: r.viaWay, toWay: r.toWay, kinds: new Uint8Array(P) }));
+        e.kinds[p] = r.only ? RESTRICTION_ONLY : RESTRICTION_NO;
+      }
     }
-    if (applies) {
-      this.restrictionFrom.push(fromWay);
-      this.restrictionVia.push(via);
-      this.restrictionTo.push(toWay);
-      for (let p = 0; p < P; p++) this.restrictionKind.push(kinds[p]);
-      this.restrictionWays.add(fromWay);
-      this.restrictionWays.add(toWay);
+    for (const e of entries.values()) {
+      this.restrictionFrom.push(e.fromWay);
+      this.restrictionVia.push(e.via);
+      this.restrictionViaWay.push(e.viaWay);
+      this.restrictionTo.push(e.toWay);
+      for (let p = 0; p < P; p++) this.restrictionKind.push(e.kinds[p]);
+      this.restrictionWays.add(e.fromWay);
+      this.restrictionWays.add(e.toWay);
+      if (e.viaWay) this.restrictionWays.add(e.viaWay);
     }
     if (isGeocoderRelation(rel.tags)) {
       this.geoRelations.push(rel);
@@ -177,7 +195,7 @@ class OsmCollector {
     }
   }
 
-  /** `tags` may be null when the way has none of WAY_KEYS: then it matters only as a relation member. */
+  /** `tags` may be null when the way has none of WAY_READ_KEYS: then it matters only as a relation member. */
   way(id: number, tags: Record<string, string> | null, refs: ArrayLike<number>, refCount: number): void {
     const member = this.memberWays.has(id);
     const speeds = this.wayProfileSpeeds;
@@ -193,7 +211,10 @@ class OsmCollector {
           usable |= 1 << p;
         }
       }
-      if (this.restrictionWays.has(id)) this.restrictionWayProfiles.set(id, (this.restrictionWayProfiles.get(id) ?? 0) | usable);
+      if (this.restrictionWays.has(id)) {
+        this.restrictionWayProfiles.set(id, (this.restrictionWayProfiles.get(id) ?? 0) | usable);
+        this.restrictionWayEnds.set(id, [refs[0], refs[refCount - 1]]);
+      }
       street = streetName(tags);
       address = addressOf(tags, 'way');
     }
@@ -259,6 +280,7 @@ class OsmCollector {
     this.neededCount = n;
     this.wayNodes = wayNodes;
     this.coords = sharedArray(Float64Array, 2 * n).fill(NaN);
+    this.blocked = new Uint8Array(n);
   }
 
   /** Every node of the extract, in file order (ascending ids make this a merge walk). */
@@ -276,8 +298,14 @@ class OsmCollector {
     }
   }
 
-  /** A node with tags, after `node` for it; only NODE_KEYS are looked at. */
-  taggedNode(lat: number, lon: number, tags: Record<string, string>): void {
+  /** A node with tags, after `node` for it; only NODE_READ_KEYS are looked at. */
+  taggedNode(id: number, lat: number, lon: number, tags: Record<string, string>): void {
+    let bits = 0;
+    for (let p = 0; p < P; p++) if (nodeBlocks(PROFILES[p], tags)) bits |= 1 << p;
+    if (bits) {
+      const at = lowerBoundFrom(this.needed, id, 0, this.neededCount);
+      if (at < this.neededCount && this.needed[at] === id) this.blocked[at] |= bits;
+    }
     const address = addressOf(tags, 'node');
     if (address) {
       this.addressNodeCoords.push(lat);
@@ -292,8 +320,43 @@ class OsmCollector {
     }
   }
 
+  /**
+   * The restrictions whose via node ends both the from-way and the to-way (as OSRM requires): a way that
+   * runs on through the via node leaves it unclear which turn is meant, and an `only_` turn onto a way
+   * that does not touch the node would otherwise close every turn there. A via way must run from an end
+   * of the from-way to an end of the to-way; its ends are found here.
+   */
+  private validRestrictions(): Restrictions {
+    const fromWay = this.restrictionFrom.toShared(), via = this.restrictionVia.toShared(), toWay = this.restrictionTo.toShared();
+    const viaWay = this.restrictionViaWay.toShared(), viaEnd = new Float64Array(fromWay.length);
+    const kind = this.restrictionKind.toShared();
+    const endsOf = (way: number): [number, number] | undefined => this.restrictionWayEnds.get(way);
+    const ends = (way: number, node: number): boolean => {
+      const e = endsOf(way);
+      return e !== undefined && (e[0] === node || e[1] === node);
+    };
+    let count = 0;
+    for (let i = 0; i < fromWay.length; i++) {
+      let start = via[i], end = 0;
+      if (viaWay[i]) {
+        const w = endsOf(viaWay[i]);
+        if (!w || w[0] === w[1]) continue;
+        [start, end] = ends(fromWay[i], w[0]) ? [w[0], w[1]] : [w[1], w[0]];
+        if (!ends(fromWay[i], start) || !ends(toWay[i], end)) continue;
+      } else if (!ends(fromWay[i], start) || !ends(toWay[i], start)) continue;
+      fromWay[count] = fromWay[i];
+      via[count] = start;
+      viaWay[count] = viaWay[i];
+      viaEnd[count] = end;
+      toWay[count] = toWay[i];
+      kind.copyWithin(count * P, i * P, i * P + P);
+      count++;
+    }
+    return { count, fromWay, via, viaWay, viaEnd, toWay, kind, wayProfiles: this.restrictionWayProfiles };
+  }
+
   finish(): OsmParts {
-    let { needed: nodeIds, coords: nodeCoords } = this;
+    let { needed: nodeIds, coords: nodeCoords, blocked: nodeBlocked } = this;
     const n = this.neededCount, wayNodes = this.wayNodes;
     let kept = 0;
     for (let i = 0; i < n; i++) if (!Number.isNaN(nodeCoords[2 * i])) kept++;
@@ -303,6 +366,7 @@ class OsmCollector {
       const remap = new Int32Array(n);
       const keptIds = sharedArray(Float64Array, kept);
       const keptCoords = sharedArray(Float64Array, 2 * kept);
+      const keptBlocked = new Uint8Array(kept);
       missingIds = new Float64Array(n - kept);
       let k = 0, m = 0;
       for (let i = 0; i < n; i++) {
@@ -313,14 +377,16 @@ class OsmCollector {
           keptIds[k] = nodeIds[i];
           keptCoords[2 * k] = nodeCoords[2 * i];
           keptCoords[2 * k + 1] = nodeCoords[2 * i + 1];
+          keptBlocked[k] = nodeBlocked[i];
           remap[i] = k++;
         }
       }
       for (let i = 0; i < wayNodes.length; i++) wayNodes[i] = remap[wayNodes[i]];
       nodeIds = keptIds;
       nodeCoords = keptCoords;
+      nodeBlocked = keptBlocked;
     }
-    const restrictionCount = this.restrictionFrom.length;
+    const restrictions = this.validRestrictions();
     return {
       nodeIds,
       nodeCoords,
@@ -330,14 +396,8 @@ class OsmCollector {
       missingIds,
       waySpeeds: toShared(this.waySpeeds.subarray(0, this.wayCount * P)),
       speeds: this.speeds.pairs.toShared(),
-      restrictions: {
-        count: restrictionCount,
-        fromWay: this.restrictionFrom.toShared(),
-        via: this.restrictionVia.toShared(),
-        toWay: this.restrictionTo.toShared(),
-        kind: this.restrictionKind.toShared(),
-        wayProfiles: this.restrictionWayProfiles,
-      },
+      nodeBlocked,
+      restrictions,
       strings: this.strings.list,
       geocoder: {
         relations: this.geoRelations,
@@ -358,6 +418,7 @@ interface ObjectView { taggedNodes?: OsmNode[]; ways?: OsmWay[]; relations?: Osm
 export class OsmData implements OsmParts {
   readonly nodeIds!: Float64Array;
   readonly nodeCoords!: Float64Array;
+  readonly nodeBlocked!: Uint8Array;
   readonly wayIds!: Float64Array;
   readonly wayFirst!: Uint32Array;
   readonly wayNodes!: Int32Array;
@@ -382,10 +443,10 @@ export class OsmData implements OsmParts {
       const nodeIds = a, nodeCoords = b as Float64Array;
       const c = new OsmCollector();
       for (const rel of relations!) c.relation(rel);
-      for (const w of ways!) c.way(w.id, Object.keys(w.tags).some((k) => WAY_KEYS.has(k)) ? w.tags : null, w.refs, w.refs.length);
+      for (const w of ways!) c.way(w.id, Object.keys(w.tags).some((k) => WAY_READ_KEYS.has(k)) ? w.tags : null, w.refs, w.refs.length);
       c.endWays();
       for (let i = 0; i < nodeIds.length; i++) c.node(nodeIds[i], nodeCoords[2 * i], nodeCoords[2 * i + 1]);
-      for (const node of taggedNodes!) if (node.tags) c.taggedNode(node.lat, node.lon, node.tags);
+      for (const node of taggedNodes!) if (node.tags) c.taggedNode(node.id, node.lat, node.lon, node.tags);
       Object.assign(this, c.finish());
       this.source = null;
       this.objects = { taggedNodes, ways, relations };
@@ -494,7 +555,7 @@ export async function loadOsm(path: string, onProgress?: LoadProgress): Promise<
   const has = (kind: number) => (index: number) => index < kinds.length && (kinds.data[index] & kind) !== 0;
 
   const cursor = new WayCursor();
-  const visitWay = (w: WayCursor): void => c.way(w.id, w.hasAnyKey(WAY_KEYS) ? w.tags(true) : null, w.refs, w.refCount);
+  const visitWay = (w: WayCursor): void => c.way(w.id, w.hasAnyKey(WAY_READ_KEYS) ? w.tags(true) : null, w.refs, w.refCount);
   for await (const { data } of readOsmBlobs(path, { want: has(WAYS), onProgress: progress('ways') })) {
     new PrimitiveBlock(data).forEachWay(cursor, visitWay);
   }
@@ -502,10 +563,10 @@ export async function loadOsm(path: string, onProgress?: LoadProgress): Promise<
 
   const visitNode = (id: number, lat: number, lon: number, tags: Record<string, string> | null): void => {
     c.node(id, lat, lon);
-    if (tags) c.taggedNode(lat, lon, tags);
+    if (tags) c.taggedNode(id, lat, lon, tags);
   };
   for await (const { data } of readOsmBlobs(path, { want: has(NODES), onProgress: progress('nodes') })) {
-    new PrimitiveBlock(data).forEachNode(NODE_KEYS, visitNode);
+    new PrimitiveBlock(data).forEachNode(NODE_READ_KEYS, visitNode);
   }
   return new OsmData(c.finish(), path);
 }

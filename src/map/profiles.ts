@@ -1,4 +1,6 @@
-// Access, direction and speed rules of the four routing profiles, read from OSM way tags.
+// Access, direction and speed rules of the four routing profiles, read from OSM way and node tags. The
+// rules follow OSRM's car, bicycle and foot profiles (whose feature files `npm run peer:osrm` runs against
+// these), except where the README says Waymark differs on purpose.
 export type ProfileName = 'driving-car' | 'driving-hgv' | 'cycling-regular' | 'foot-walking';
 export const PROFILES: readonly ProfileName[] = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'];
 
@@ -7,16 +9,32 @@ type Tags = Record<string, string>;
 /** Speeds in km/h for travel along (forward) and against (backward) the way's node order; 0 = not allowed. */
 export interface WayAccess { forward: number; backward: number }
 
+/** The size of the vehicle a motor profile routes; ways and barriers below these limits are closed to it. */
+export interface VehicleSize { heightM: number; widthM: number; lengthM: number; weightT: number }
+
 interface Profile {
   /** Default speed per usable highway class. */
   speeds: Record<string, number>;
-  /** Access tags from general to specific; the most specific one present decides. */
+  /** Access keys from the most specific to the most general; the first present decides (per direction). */
   accessKeys: string[];
-  /** Classes usable only when the profile's own access tag explicitly allows them. */
-  explicitOnly?: Set<string>;
-  oneway: 'respect' | 'bicycle' | 'ignore';
+  /** Access values that close a way or node to the profile (a list closes it only if every value does). */
+  deny: ReadonlySet<string>;
+  /** Values that open any way, even of a class the profile does not use (a runway with motorcar=yes). */
+  allow: ReadonlySet<string>;
+  /** Values allowed only on the profile's own classes and slowed down: through traffic avoids them. */
+  restricted: ReadonlySet<string>;
+  /** km/h on a way of another class that the access tags open. */
+  openedSpeed: number;
+  /** Classes never used, whatever the access tags say. */
+  never: ReadonlySet<string>;
+  /** oneway keys from specific to general; null: oneways do not apply (only `oneway:foot` for walking). */
+  onewayKeys: string[];
+  /** Motorways and roundabouts are oneway without a tag (not for walking). */
+  impliedOneway: boolean;
   usesMaxspeed: boolean;
   maxSpeed: number;
+  /** Motor vehicles: the size checked against physical limits of ways and barriers. */
+  vehicle?: VehicleSize;
   /** Which restriction tags apply (`restriction:<vehicle>` before `restriction`), and `except` values that exempt us. */
   restrictionVehicle?: string;
   exceptValues?: string[];
@@ -25,45 +43,62 @@ interface Profile {
 const CAR_SPEEDS: Record<string, number> = {
   motorway: 120, motorway_link: 60, trunk: 100, trunk_link: 50, primary: 80, primary_link: 50,
   secondary: 70, secondary_link: 50, tertiary: 60, tertiary_link: 40, unclassified: 50, residential: 40,
-  living_street: 10, service: 20, road: 30,
+  living_street: 10, service: 20, road: 30, winter_road: 30, ice_road: 30,
 };
+const WALK = 5;
+/** km/h on ways with restricted access (private, delivery, customers). */
+const RESTRICTED_KMH = 10;
+/** Classes where a cyclist pushes the bike, at walking speed. */
+const PUSH_CLASSES = new Set(['footway', 'pedestrian', 'steps', 'platform', 'corridor']);
+/** Classes pedestrians cannot use, so a cyclist cannot push there either (against a oneway). */
+const NO_PEDESTRIANS = new Set(['motorway', 'motorway_link', 'trunk', 'trunk_link']);
+const NEVER_MOTOR = new Set(['steps', 'construction', 'proposed', 'abandoned', 'platform', 'via_ferrata']);
+const NEVER = new Set(['construction', 'proposed', 'abandoned', 'razed']);
+const ALLOW = new Set(['yes', 'designated', 'permissive']);
+const COMMON_DENY = ['no', 'agricultural', 'forestry', 'emergency', 'military', 'use_sidepath', 'restricted'];
+
+/** Car and lorry: the same rules but for their own access and oneway key, top speed and size. */
+function motorProfile(own: string, other: string, maxSpeed: number, vehicle: VehicleSize): Profile {
+  return {
+    speeds: CAR_SPEEDS,
+    accessKeys: [own, 'motor_vehicle', 'vehicle', 'access'],
+    deny: new Set([...COMMON_DENY, 'psv', 'bus', 'taxi', 'share_taxi', 'minibus', 'foot', 'bicycle', 'official', 'emergency_vehicle', other]),
+    allow: new Set([...ALLOW, own, 'motor_vehicle', 'vehicle']),
+    restricted: new Set(['private', 'delivery', 'destination', 'customers']),
+    openedSpeed: 10, never: NEVER_MOTOR,
+    onewayKeys: [`oneway:${own}`, 'oneway:motor_vehicle', 'oneway:vehicle', 'oneway'], impliedOneway: true,
+    usesMaxspeed: true, maxSpeed, vehicle,
+    restrictionVehicle: own, exceptValues: [own, 'motor_vehicle', 'vehicle'],
+  };
+}
 
 const PROFILE_RULES: Record<ProfileName, Profile> = {
-  'driving-car': {
-    speeds: CAR_SPEEDS,
-    accessKeys: ['access', 'vehicle', 'motor_vehicle', 'motorcar'],
-    oneway: 'respect', usesMaxspeed: true, maxSpeed: 130,
-    restrictionVehicle: 'motorcar', exceptValues: ['motorcar', 'motor_vehicle', 'vehicle'],
-  },
-  'driving-hgv': {
-    speeds: CAR_SPEEDS,
-    accessKeys: ['access', 'vehicle', 'motor_vehicle', 'hgv'],
-    oneway: 'respect', usesMaxspeed: true, maxSpeed: 80,
-    restrictionVehicle: 'hgv', exceptValues: ['hgv', 'motor_vehicle', 'vehicle'],
-  },
+  'driving-car': motorProfile('motorcar', 'hgv', 130, { heightM: 2.0, widthM: 1.9, lengthM: 4.8, weightT: 2.0 }),
+  'driving-hgv': motorProfile('hgv', 'motorcar', 80, { heightM: 4.0, widthM: 2.55, lengthM: 16.5, weightT: 40 }),
   'cycling-regular': {
     speeds: {
-      trunk: 18, trunk_link: 18, primary: 18, primary_link: 18, secondary: 18, secondary_link: 18,
-      tertiary: 18, tertiary_link: 18, unclassified: 16, residential: 16, living_street: 10, service: 14,
-      road: 14, cycleway: 18, track: 12, path: 12, footway: 8, pedestrian: 8, bridleway: 8,
+      primary: 18, primary_link: 18, secondary: 18, secondary_link: 18, tertiary: 18, tertiary_link: 18,
+      unclassified: 16, residential: 16, living_street: 10, service: 14, cycleway: 18, track: 12, path: 12,
     },
-    accessKeys: ['access', 'vehicle', 'bicycle'],
-    explicitOnly: new Set(['footway', 'pedestrian', 'bridleway']),
-    oneway: 'bicycle', usesMaxspeed: false, maxSpeed: 30,
+    accessKeys: ['bicycle', 'vehicle', 'access'],
+    deny: new Set([...COMMON_DENY, 'private', 'delivery', 'customers']),
+    allow: ALLOW, restricted: new Set(), openedSpeed: 12, never: NEVER,
+    onewayKeys: ['oneway:bicycle', 'oneway'], impliedOneway: true,
+    usesMaxspeed: false, maxSpeed: 30,
   },
   'foot-walking': {
     speeds: {
-      trunk: 5, trunk_link: 5, primary: 5, primary_link: 5, secondary: 5, secondary_link: 5, tertiary: 5,
-      tertiary_link: 5, unclassified: 5, residential: 5, living_street: 5, service: 5, road: 5, track: 5,
-      path: 5, footway: 5, pedestrian: 5, steps: 3, cycleway: 5, bridleway: 5, corridor: 5, platform: 5,
+      primary: 5, primary_link: 5, secondary: 5, secondary_link: 5, tertiary: 5, tertiary_link: 5,
+      unclassified: 5, residential: 5, living_street: 5, service: 5, track: 5, path: 5, footway: 5, pedestrian: 5,
+      steps: 3, corridor: 5, platform: 5, pier: 5,
     },
-    accessKeys: ['access', 'foot'],
-    oneway: 'ignore', usesMaxspeed: false, maxSpeed: 5,
+    accessKeys: ['foot', 'access'],
+    deny: new Set([...COMMON_DENY, 'private', 'delivery', 'customers']),
+    allow: ALLOW, restricted: new Set(), openedSpeed: 5, never: NEVER,
+    onewayKeys: ['oneway:foot'], impliedOneway: false,
+    usesMaxspeed: false, maxSpeed: 5,
   },
 };
-
-const DENY = new Set(['no', 'private', 'agricultural', 'forestry', 'emergency', 'military', 'use_sidepath', 'restricted']);
-const ALLOW_EXPLICIT = new Set(['yes', 'designated', 'permissive', 'official']);
 
 /** km/h for zone values such as "CH:urban" (the country prefix varies, the zones mostly do not). */
 const ZONE_SPEEDS: Record<string, number> = {
@@ -89,77 +124,232 @@ export function parseMaxspeed(value: string | undefined): number | null {
   return null;
 }
 
-function accessAllowed(tags: Tags, rules: Profile, highway: string): boolean {
-  let decided: string | undefined;
-  for (const key of rules.accessKeys) if (tags[key] !== undefined) decided = tags[key];
-  const own = tags[rules.accessKeys[rules.accessKeys.length - 1]];
-  if (rules.explicitOnly?.has(highway)) return own !== undefined && ALLOW_EXPLICIT.has(own);
-  return decided === undefined || !DENY.has(decided);
+/** Meters from "2.5", "2.5 m", "3m", "6'", "6'2\"", "12 ft"; null for "default", "none", "unsigned" and other words. */
+export function parseMeters(value: string | undefined): number | null {
+  if (!value) return null;
+  const v = value.trim().toLowerCase();
+  let m = /^(\d+(?:\.\d+)?)\s*(m)?$/.exec(v);
+  if (m) return Number(m[1]);
+  m = /^(\d+(?:\.\d+)?)\s*(?:'|ft)\s*(?:(\d+(?:\.\d+)?)\s*(?:"|in)?)?$/.exec(v);
+  if (m) return Number(m[1]) * 0.3048 + (m[2] ? Number(m[2]) * 0.0254 : 0);
+  return null;
 }
 
-function onewayOf(tags: Tags, highway: string, rules: Profile): 'both' | 'forward' | 'backward' {
-  if (rules.oneway === 'ignore') return 'both';
-  if (rules.oneway === 'bicycle') {
-    const ob = tags['oneway:bicycle'];
-    if (ob === 'no' || /^opposite/.test(tags.cycleway ?? '') || /^opposite/.test(tags['cycleway:left'] ?? '') || /^opposite/.test(tags['cycleway:right'] ?? '')) return 'both';
-    if (ob === 'yes') return 'forward';
-    if (ob === '-1') return 'backward';
+/** Tonnes from "3.5", "8.9t", "35000 kg", "0.1 lbs", "5 st" (short tons); null for words. */
+export function parseTonnes(value: string | undefined): number | null {
+  if (!value) return null;
+  const m = /^(\d+(?:\.\d+)?)\s*(t|kg|lbs?|st)?$/.exec(value.trim().toLowerCase());
+  if (!m) return null;
+  const n = Number(m[1]);
+  return m[2] === 'kg' ? n / 1000 : m[2] === 'lb' || m[2] === 'lbs' ? n * 0.00045359237 : m[2] === 'st' ? n * 0.90718474 : n;
+}
+
+type Verdict = 'allow' | 'restricted' | 'deny' | 'neutral';
+
+/**
+ * What an access value means to a profile. A list ("destination;agricultural") takes its most permissive
+ * part: an allowing value wins, then a restricted one; it denies only if every part denies.
+ */
+function verdict(value: string | undefined, rules: Profile): Verdict | null {
+  if (value === undefined) return null;
+  const parts = value.split(';').map((s) => s.trim());
+  if (parts.some((p) => rules.allow.has(p))) return 'allow';
+  if (parts.some((p) => rules.restricted.has(p))) return 'restricted';
+  if (parts.every((p) => rules.deny.has(p))) return 'deny';
+  return 'neutral';
+}
+
+/** The deciding access value in one direction: per key from specific to general, `key:<dir>` before `key`. */
+function accessIn(tags: Tags, keys: string[], dir: 'forward' | 'backward'): string | undefined {
+  for (const k of keys) {
+    const v = tags[`${k}:${dir}`] ?? tags[k];
+    if (v !== undefined) return v;
   }
-  const ow = tags.oneway;
-  if (ow === 'yes' || ow === '1' || ow === 'true') return 'forward';
-  if (ow === '-1' || ow === 'reverse') return 'backward';
-  if (ow === 'no' || ow === 'false' || ow === '0') return 'both';
-  const junction = tags.junction;
-  if (junction === 'roundabout' || junction === 'circular') return 'forward';
-  if (rules.oneway === 'respect' && (highway === 'motorway' || highway === 'motorway_link')) return 'forward';
+  return undefined;
+}
+
+type Direction = 'both' | 'forward' | 'backward' | 'none';
+
+const ONEWAY_YES = new Set(['yes', '1', 'true']);
+const ONEWAY_NO = new Set(['no', '0', 'false', 'alternating']);
+
+function onewayOf(tags: Tags, highway: string, rules: Profile): Direction {
+  for (const key of rules.onewayKeys) {
+    const v = tags[key];
+    if (v === undefined) continue;
+    if (ONEWAY_YES.has(v)) return 'forward';
+    if (v === '-1' || v === 'reverse') return 'backward';
+    if (v === 'reversible') return 'none';
+    if (ONEWAY_NO.has(v)) return 'both';
+  }
+  if (!rules.impliedOneway) return 'both';
+  if (tags.junction === 'roundabout' || tags.junction === 'circular') return 'forward';
+  if (highway === 'motorway') return 'forward';
   return 'both';
+}
+
+const CYCLEWAY_KEYS = ['cycleway', 'cycleway:both', 'cycleway:left', 'cycleway:right'];
+const CYCLEWAY_VALUES = new Set(['track', 'lane', 'shared', 'share_busway', 'sharrow', 'shared_lane', 'opposite', 'opposite_lane', 'opposite_track', 'opposite_share_busway']);
+
+/** The smallest physical limit among `keys` (in the unit `parse` gives), or null. */
+function limit(tags: Tags, keys: string[], parse: (v: string | undefined) => number | null): number | null {
+  let min: number | null = null;
+  for (const k of keys) {
+    const v = parse(tags[k]);
+    if (v !== null && (min === null || v < min)) min = v;
+  }
+  return min;
+}
+
+/** Whether a way's width, height, length or weight limit keeps the vehicle out. */
+function tooSmall(tags: Tags, v: VehicleSize): boolean {
+  const width = limit(tags, ['maxwidth:physical', 'maxwidth', 'width', 'est_width'], parseMeters);
+  const height = limit(tags, ['maxheight:physical', 'maxheight'], parseMeters);
+  const length = limit(tags, ['maxlength'], parseMeters);
+  const weight = limit(tags, ['maxweight', 'maxweightrating'], parseTonnes);
+  return (width !== null && width <= v.widthM) || (height !== null && height < v.heightM)
+    || (length !== null && length < v.lengthM) || (weight !== null && weight < v.weightT);
+}
+
+/**
+ * Per direction: the km/h a profile may use a way at (0 when closed that way), and whether the access is
+ * restricted (private, delivery, customers: slowed down later, so that only trips that start or end there
+ * use the way; destination is left at full speed).
+ */
+function directionSpeed(profile: ProfileName, rules: Profile, tags: Tags, highway: string, dir: 'forward' | 'backward'): [number, boolean] {
+  const value = accessIn(tags, rules.accessKeys, dir);
+  const v = verdict(value, rules);
+  if (v === 'deny') return [0, false];
+  const classSpeed = rules.speeds[highway];
+  if (classSpeed !== undefined) return [classSpeed, v === 'restricted' && !/(^|;)\s*destination\s*(;|$)/.test(value ?? '')];
+  if (v === 'allow') return [rules.openedSpeed, false];
+  if (profile === 'cycling-regular') {
+    if (CYCLEWAY_KEYS.some((k) => CYCLEWAY_VALUES.has(tags[k]))) return [rules.openedSpeed, false];
+    // Where cycling is not allowed but walking is, the cyclist pushes the bike.
+    const pedestrians = verdict(tags.foot, PROFILE_RULES['foot-walking']);
+    if (pedestrians === 'deny') return [0, false];
+    if (PUSH_CLASSES.has(highway) || (highway === 'bridleway' && pedestrians === 'allow')) return [WALK, false];
+    if (highway === 'pier' && tags.highway === undefined) return [WALK, false];
+  }
+  return [0, false];
 }
 
 /** How a profile may use a way; null when it may not use it at all. */
 export function wayAccess(profile: ProfileName, tags: Tags): WayAccess | null {
   const rules = PROFILE_RULES[profile];
-  const highway = tags.highway;
-  if (!highway) return null;
-  const classSpeed = rules.speeds[highway];
-  if (classSpeed === undefined) return null;
-  if (tags.area === 'yes' || tags.construction !== undefined && highway === 'construction') return null;
-  if ((profile === 'cycling-regular' || profile === 'foot-walking') && tags.motorroad === 'yes') return null;
-  if (!accessAllowed(tags, rules, highway)) return null;
+  const highway = tags.highway ?? (profile === 'cycling-regular' && tags.man_made === 'pier' ? 'pier' : undefined);
+  if (!highway || rules.never.has(highway)) return null;
+  if (tags.area === 'yes') return null;
+  if (tags.construction !== undefined && !['no', 'widening', 'minor'].includes(tags.construction)) return null;
+  if (profile === 'driving-car' || profile === 'driving-hgv') {
+    if (tags.service === 'emergency_access') return null;
+    if (rules.vehicle && tooSmall(tags, rules.vehicle)) return null;
+  } else {
+    if (tags.motorroad === 'yes') return null;
+    // The road has its sidewalk or cycle track drawn as a way of its own: that way is the one to use.
+    const own = profile === 'foot-walking' ? 'foot' : 'bicycle';
+    const sideKeys = profile === 'foot-walking' ? ['sidewalk', 'sidewalk:both', 'sidewalk:left', 'sidewalk:right'] : CYCLEWAY_KEYS;
+    if (tags[own] === undefined && sideKeys.some((k) => tags[k] === 'separate')) return null;
+  }
+  // A private service road is a driveway or a company's yard, not a way to anywhere else.
+  if ((profile === 'driving-car' || profile === 'driving-hgv') && highway === 'service' && tags.access === 'private') return null;
 
-  let speed = classSpeed;
+  let [forward, slowForward] = directionSpeed(profile, rules, tags, highway, 'forward');
+  let [backward, slowBackward] = directionSpeed(profile, rules, tags, highway, 'backward');
   if (rules.usesMaxspeed) {
     const tagged = parseMaxspeed(tags.maxspeed);
-    if (tagged !== null) speed = tagged;
+    const f = parseMaxspeed(tags['maxspeed:forward']) ?? tagged;
+    const b = parseMaxspeed(tags['maxspeed:backward']) ?? tagged;
+    if (forward > 0 && f !== null) forward = f;
+    if (backward > 0 && b !== null) backward = b;
   }
-  speed = Math.min(speed, rules.maxSpeed);
-  let forward = speed, backward = speed;
-  if (rules.usesMaxspeed) {
-    const f = parseMaxspeed(tags['maxspeed:forward']);
-    const b = parseMaxspeed(tags['maxspeed:backward']);
-    if (f !== null) forward = Math.min(f, rules.maxSpeed);
-    if (b !== null) backward = Math.min(b, rules.maxSpeed);
+  forward = Math.min(forward, rules.maxSpeed);
+  backward = Math.min(backward, rules.maxSpeed);
+  if (slowForward) forward = Math.min(forward, RESTRICTED_KMH);
+  if (slowBackward) backward = Math.min(backward, RESTRICTED_KMH);
+
+  let dir = onewayOf(tags, highway, rules);
+  if (profile === 'cycling-regular') {
+    // Contraflow cycle lanes and tracks, and oneway:bicycle=no, open the way both ways.
+    if (tags['oneway:bicycle'] === undefined && CYCLEWAY_KEYS.some((k) => /^opposite/.test(tags[k] ?? ''))) dir = 'both';
+    if (dir === 'none') return null;
+    // Against the oneway a cyclist pushes the bike where pedestrians may walk.
+    const push = verdict(tags.foot, PROFILE_RULES['foot-walking']) !== 'deny' && !NO_PEDESTRIANS.has(highway) ? WALK : 0;
+    if (dir === 'forward') backward = backward > 0 ? push : 0;
+    if (dir === 'backward') forward = forward > 0 ? push : 0;
+  } else {
+    if (dir === 'none') return null;
+    if (dir === 'forward') backward = 0;
+    if (dir === 'backward') forward = 0;
   }
-  const dir = onewayOf(tags, highway, rules);
-  if (dir === 'forward') backward = 0;
-  if (dir === 'backward') forward = 0;
+  if (forward === 0 && backward === 0) return null;
   return { forward, backward };
 }
 
-export interface TurnRestriction { fromWay: number; viaNode: number; toWay: number; only: boolean }
+/** Node keys the barrier rules read (the map build reads just these, and the geocoder's, from nodes). */
+export const NODE_ACCESS_KEYS: ReadonlySet<string> = new Set([
+  'barrier', 'access', 'vehicle', 'motor_vehicle', 'motorcar', 'hgv', 'bicycle', 'foot', 'bollard', 'kerb', 'sensory',
+  'highway', 'maxheight', 'maxheight:physical', 'maxwidth', 'maxwidth:physical',
+]);
 
-/** The turn restriction a relation imposes on the profile, or null (other profiles, via-way, malformed). */
-export function turnRestriction(profile: ProfileName, tags: Tags, members: Array<{ type: string; ref: number; role: string }>): TurnRestriction | null {
+/** Barriers a car or lorry passes (gates are opened); everything else blocks it, with the exceptions below. */
+const MOTOR_BARRIERS_PASSED = new Set(['gate', 'lift_gate', 'cattle_grid', 'border_control', 'toll_booth', 'sally_port', 'entrance', 'height_restrictor', 'no', 'swing_gate', 'sliding_gate', 'hampshire_gate', 'arch']);
+/** Barriers that stop cyclists and pedestrians too. */
+const SOLID_BARRIERS = new Set(['wall', 'fence', 'retaining_wall', 'city_wall', 'ditch', 'hedge']);
+
+/**
+ * Whether a node closes the way through it for the profile. Access tags on the node decide when present
+ * (a gate with access=no, a wall with foot=yes); else the barrier type, with the exceptions OSRM makes
+ * (rising bollards, lowered kerbs and crossings, audible fences), and a height or width below the vehicle's.
+ */
+export function nodeBlocks(profile: ProfileName, tags: Tags): boolean {
   const rules = PROFILE_RULES[profile];
-  if (!rules.restrictionVehicle || tags.type !== 'restriction') return null;
+  let access: string | undefined;
+  for (const k of rules.accessKeys) if (access === undefined) access = tags[k];
+  const v = verdict(access, rules);
+  if (v === 'deny') return true;
+  const vehicle = rules.vehicle;
+  if (vehicle) {
+    const height = limit(tags, ['maxheight:physical', 'maxheight'], parseMeters);
+    const width = limit(tags, ['maxwidth:physical', 'maxwidth'], parseMeters);
+    if ((height !== null && height < vehicle.heightM) || (width !== null && width <= vehicle.widthM)) return true;
+  }
+  if (v !== null) return false;
+  const barrier = tags.barrier;
+  if (!barrier) return false;
+  if (barrier === 'fence' && (tags.sensory === 'audible' || tags.sensory === 'audio')) return false;
+  if (!vehicle) return SOLID_BARRIERS.has(barrier);
+  if (MOTOR_BARRIERS_PASSED.has(barrier)) return false;
+  if (barrier === 'bollard') return tags.bollard !== 'rising';
+  if (barrier === 'kerb') return !(tags.highway === 'crossing' || tags.kerb === 'lowered' || tags.kerb === 'flush');
+  return true;
+}
+
+/** Through a via node (viaWay 0), or along a via way (viaNode 0). */
+export interface TurnRestriction { fromWay: number; viaNode: number; viaWay: number; toWay: number; only: boolean }
+
+/**
+ * The turn restrictions a relation imposes on the profile: one per from/to pair (`no_entry` may name
+ * several from-ways, `no_exit` several to-ways) through a via node or along one via way; none for other
+ * profiles, `*_on_red`, several via ways and malformed relations.
+ */
+export function turnRestrictions(profile: ProfileName, tags: Tags, members: Array<{ type: string; ref: number; role: string }>): TurnRestriction[] {
+  const rules = PROFILE_RULES[profile];
+  if (!rules.restrictionVehicle || tags.type !== 'restriction') return [];
   const value = tags[`restriction:${rules.restrictionVehicle}`] ?? tags.restriction;
-  if (!value) return null;
+  if (!value || value.endsWith('_on_red')) return [];
   const except = (tags.except ?? '').split(';').map((s) => s.trim());
-  if (rules.exceptValues?.some((v) => except.includes(v))) return null;
+  if (rules.exceptValues?.some((v) => except.includes(v))) return [];
   const only = value.startsWith('only_');
-  if (!only && !value.startsWith('no_')) return null;
+  if (!only && !value.startsWith('no_')) return [];
   const from = members.filter((m) => m.role === 'from' && m.type === 'way');
   const via = members.filter((m) => m.role === 'via');
   const to = members.filter((m) => m.role === 'to' && m.type === 'way');
-  if (from.length !== 1 || to.length !== 1 || via.length !== 1 || via[0].type !== 'node') return null;
-  return { fromWay: from[0].ref, viaNode: via[0].ref, toWay: to[0].ref, only };
+  if (via.length !== 1 || (via[0].type !== 'node' && via[0].type !== 'way') || from.length === 0 || to.length === 0) return [];
+  const manyFrom = value === 'no_entry', manyTo = value === 'no_exit';
+  if ((from.length > 1 && !manyFrom) || (to.length > 1 && !manyTo)) return [];
+  const out: TurnRestriction[] = [];
+  const viaNode = via[0].type === 'node' ? via[0].ref : 0, viaWay = via[0].type === 'way' ? via[0].ref : 0;
+  for (const f of from) for (const t of to) out.push({ fromWay: f.ref, viaNode, viaWay, toWay: t.ref, only });
+  return out;
 }

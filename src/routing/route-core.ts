@@ -61,6 +61,8 @@ interface LegPath {
 const appendPoints = (line: Polyline, points: ReadonlyArray<readonly [number, number]>, from: number): void => {
   for (let k = from; k < points.length; k++) line.push(points[k][0], points[k][1]);
 };
+/** Meters from a road within which a waypoint counts as on it. */
+const ON_ROAD_M = 1;
 interface Blocking { circles: readonly Circle[]; hits: Map<number, number[]> }
 interface ProfileView { kernel: RouteKernel; graph: RoadGraph; grid: GridView }
 
@@ -114,12 +116,19 @@ export class RouteCore {
     if (typeof phantoms === 'number') return { ok: false, error: { kind: 'waypoint-too-far', index: phantoms } };
     const block = this.blocking(v, q.avoid?.circles);
     let found = this.legs(v, phantoms, block);
-    // A waypoint on a piece cut off from the main network (a driveway behind a private road) that no
-    // leg can leave or reach: again from the main network's nearest road within the snapping limit.
+    // A waypoint near a piece cut off from the main network (a driveway behind a private road) that no
+    // leg can leave or reach: again from the main network's nearest road within the snapping limit. A
+    // waypoint right on a road is taken at its word: no route is the answer there, as OSRM gives it.
     if (!found.ok && found.error.kind === 'no-route' && found.error.reason === 'unreachable'
-      && phantoms.some((p) => !onMainNetwork(v.graph, p.geom))) {
-      phantoms = this.snapAll(v.graph, v.grid, q.waypoints, Infinity) as Phantom[];
-      found = this.legs(v, phantoms, block);
+      && phantoms.some((p) => !onMainNetwork(v.graph, p.geom) && p.offset > ON_ROAD_M)) {
+      const again = this.snapAll(v.graph, v.grid, q.waypoints, Infinity);
+      if (typeof again !== 'number') {
+        const retried = this.legs(v, again, block);
+        if (retried.ok) {
+          phantoms = again;
+          found = retried;
+        }
+      }
     }
     if (!found.ok) return found;
     const legs = found.value;

@@ -9,6 +9,11 @@ import { loadGeocoder, type Geocoder } from '../../src/geo/reverse.js';
 import { offset, SyntheticOsm, type LatLon } from './synthetic-osm.js';
 
 const MAIN_STREET_5: LatLon = offset([-9.93, -24.95], 15, 0);
+// A house number without addr:street, nearer an unnamed service road than the named Hill Road.
+const HILL_ROAD = -9.975;
+const NUMBER_ONLY: LatLon = offset([HILL_ROAD, -24.93], 45, 0);
+const OBERDORF_12: LatLon = [-9.965, -24.915];
+const LONE_NUMBER: LatLon = [-9.925, -24.975];
 
 function syntheticMap() {
   const osm = new SyntheticOsm();
@@ -28,6 +33,11 @@ function syntheticMap() {
 
   osm.way([[-9.93, -24.97], [-9.93, -24.95], [-9.93, -24.91]], { highway: 'residential', name: 'Main Street' });
   osm.node(MAIN_STREET_5, { 'addr:street': 'Main Street', 'addr:housenumber': '5', 'addr:postcode': '1234' });
+  osm.way([[HILL_ROAD, -24.935], [HILL_ROAD, -24.925]], { highway: 'residential', name: 'Hill Road' });
+  osm.way([[HILL_ROAD + 0.0005, -24.935], [HILL_ROAD + 0.0005, -24.925]], { highway: 'service' });
+  osm.node(NUMBER_ONLY, { 'addr:housenumber': '7' });
+  osm.node(OBERDORF_12, { 'addr:place': 'Oberdorf', 'addr:housenumber': '12' });
+  osm.node(LONE_NUMBER, { 'addr:housenumber': '99' });
   osm.node([-9.91, -24.85], { place: 'village', name: 'Farville' });
   osm.node([-10.005, -24.85], { place: 'village', name: 'Borderton' });
   return osm.build();
@@ -39,7 +49,7 @@ let geocoder: Geocoder;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'waymark-geo-'));
   const counts = await buildGeocoderIndex(syntheticMap(), dir);
-  expect(counts).toMatchObject({ countries: 2, municipalities: 3, postalAreas: 1, addresses: 1, streets: 1, places: 2 });
+  expect(counts).toMatchObject({ countries: 2, municipalities: 3, postalAreas: 1, addresses: 3, streets: 2, places: 2 });
   geocoder = await loadGeocoder(dir);
 });
 
@@ -79,6 +89,13 @@ describe('reverse geocoding on a synthetic map', () => {
     const farFromHouse = geocoder.reverseGeocode(...offset([-9.93, -24.95], 100, 600));
     expect(farFromHouse).toMatchObject({ street: 'Main Street', zipcode: null, city: 'Rheinfelden' });
     expect(geocoder.reverseGeocode(...offset([-9.93, -24.95], 250, 0)).street).toBeNull();
+  });
+
+  it('gives a house number without addr:street the nearest named street, as Nominatim parents it; addr:place stands for the street', () => {
+    expect(geocoder.reverseGeocode(...offset(NUMBER_ONLY, 3, 3))).toMatchObject({ street: 'Hill Road 7', housenumber: '7', city: 'Rheinfelden' });
+    expect(geocoder.reverseGeocode(...offset(OBERDORF_12, -3, 3))).toMatchObject({ street: 'Oberdorf 12', housenumber: '12' });
+    // No named street within 200 m: the number alone is no address.
+    expect(geocoder.reverseGeocode(...LONE_NUMBER)).toMatchObject({ street: null, housenumber: null });
   });
 
   it('falls back to the nearest place of the same country within 10 km', () => {

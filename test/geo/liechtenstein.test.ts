@@ -80,6 +80,19 @@ describe('reverse geocoding in Liechtenstein', () => {
     expect(agreed / checked).toBeGreaterThan(0.97);
   });
 
+  it.each([
+    // Buildings with addr:housenumber and neither addr:street nor addr:place; the street is the nearest
+    // named one, read off the map by hand (the next named street is at least 30 m farther).
+    [162492299, 'Under Ställ 9'], // Planken; Oberplanknerstrasse is 33 m away
+    [165294411, 'Lowal 26'], // Balzers; Heiligwies 53 m
+    [165294404, 'Ramschwagweg 30'], // Balzers; Lowal 48 m
+    [30810211, 'Feldkircher Strasse 67'], // Schaanwald; Kohlmahd 44 m
+  ] as const)('gives building %i, a house number without addr:street, the nearest named street: %s', (id, street) => {
+    const { point, tags } = addressOf('way', id);
+    expect(tags['addr:street']).toBeUndefined();
+    expect(geocoder.reverseGeocode(...point)).toMatchObject({ street, housenumber: tags['addr:housenumber'], country: 'Liechtenstein' });
+  });
+
   it('names the nearest street when no address is within 30 m', () => {
     // On Sankt Luzistrasse in Vaduz, between its first nodes.
     expect(geocoder.reverseGeocode(47.1480857, 9.5164232)).toMatchObject({ street: 'Sankt Luzistrasse', housenumber: null, city: 'Vaduz', zipcode: '9490' });

@@ -14,7 +14,7 @@ import { loadOsm, OsmData, type LoadPhase } from '../../src/map/osm-data.js';
 import { E7 } from '../../src/map/road-graph.js';
 import { buildShapePool } from '../../src/map/shapes.js';
 import { readOsmPbf, type OsmNode, type OsmRelation, type OsmWay } from '../../src/map/osm-pbf.js';
-import { PROFILES, turnRestriction, wayAccess, type ProfileName } from '../../src/map/profiles.js';
+import { nodeBlocks, PROFILES, turnRestrictions, wayAccess, type ProfileName } from '../../src/map/profiles.js';
 import { radixSortPairs } from '../../src/map/typed-pools.js';
 import { projectRoot } from '../../src/paths.js';
 
@@ -65,6 +65,8 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
   const coordOf = (i: number) => p.coords.get(sortedIds[i])!;
   const pieces: Array<{ way: number; idx: number[]; fwd: number; bwd: number }> = [];
   const usableWays = new Set<number>();
+  // Barrier nodes close the way through them: the pieces stop short of them.
+  const blocked = new Set(p.tagged.filter((n) => nodeBlocks(profile, n.tags!)).map((n) => n.id));
   for (const way of p.ways) {
     const access = wayAccess(profile, way.tags);
     if (!access || (access.forward === 0 && access.backward === 0)) continue;
@@ -76,7 +78,7 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
     };
     for (const ref of way.refs) {
       const i = indexOf.get(ref);
-      if (i === undefined) flush();
+      if (i === undefined || blocked.has(ref)) flush();
       else run.push(i);
     }
     flush();
@@ -107,11 +109,31 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
     }
   }
   const restrictions: ReferenceInput['restrictions'] = [];
+  const wayById = new Map(p.ways.map((w) => [w.id, w]));
+  // The via node must end both the from-way and the to-way.
+  const ends = (way: number, node: number): boolean => {
+    const refs = wayById.get(way)?.refs;
+    return refs !== undefined && (refs[0] === node || refs[refs.length - 1] === node);
+  };
+  const viaWayRestrictions: ReferenceInput['viaWayRestrictions'] = [];
+  const graphNode = (id: number): number | undefined => nodeOf.get(indexOf.get(id) ?? -1);
   for (const rel of p.relations) {
-    const r = turnRestriction(profile, rel.tags, rel.members);
-    if (!r || !usableWays.has(r.fromWay) || !usableWays.has(r.toWay)) continue;
-    const v = nodeOf.get(indexOf.get(r.viaNode) ?? -1);
-    if (v !== undefined) restrictions.push({ via: v, fromWay: r.fromWay, toWay: r.toWay, only: r.only });
+    for (const r of turnRestrictions(profile, rel.tags, rel.members)) {
+      if (!usableWays.has(r.fromWay) || !usableWays.has(r.toWay)) continue;
+      if (r.viaWay) {
+        // Along a via way: from an end of the from-way to an end of the to-way.
+        const refs = wayById.get(r.viaWay)?.refs;
+        if (!refs || !usableWays.has(r.viaWay) || refs[0] === refs[refs.length - 1]) continue;
+        const [start, end] = ends(r.fromWay, refs[0]) ? [refs[0], refs[refs.length - 1]] : [refs[refs.length - 1], refs[0]];
+        if (!ends(r.fromWay, start) || !ends(r.toWay, end)) continue;
+        const [from, to] = [graphNode(start), graphNode(end)];
+        if (from !== undefined && to !== undefined) viaWayRestrictions!.push({ from, to, fromWay: r.fromWay, viaWay: r.viaWay, toWay: r.toWay, only: r.only });
+        continue;
+      }
+      if (!ends(r.fromWay, r.viaNode) || !ends(r.toWay, r.viaNode)) continue;
+      const v = graphNode(r.viaNode);
+      if (v !== undefined) restrictions.push({ via: v, fromWay: r.fromWay, toWay: r.toWay, only: r.only });
+    }
   }
   return {
     nodeCount: graphNodes.length,
@@ -119,6 +141,7 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
     geomA: Uint32Array.from(g.a), geomB: Uint32Array.from(g.b), geomFwd: Uint32Array.from(g.fwd), geomBwd: Uint32Array.from(g.bwd),
     geomWay: Float64Array.from(g.way), geomLength: Float64Array.from(g.len), geomFirst: Uint32Array.from(g.first), geomCoords: Float64Array.from(g.coords),
     restrictions,
+    viaWayRestrictions,
   };
 }
 

@@ -23,7 +23,9 @@ describe('profile rules', () => {
     expect(wayAccess('driving-car', { highway: 'motorway' })).toEqual({ forward: 120, backward: 0 });
     expect(wayAccess('driving-hgv', { highway: 'motorway' })).toEqual({ forward: 80, backward: 0 });
     expect(wayAccess('driving-car', { highway: 'cycleway' })).toBeNull();
-    expect(wayAccess('driving-car', { highway: 'residential', access: 'private' })).toBeNull();
+    // Private roads are open at a crawl, so only trips that start or end there use them; private service roads are closed.
+    expect(wayAccess('driving-car', { highway: 'residential', access: 'private' })).toEqual({ forward: 10, backward: 10 });
+    expect(wayAccess('driving-car', { highway: 'service', access: 'private' })).toBeNull();
     expect(wayAccess('driving-car', { highway: 'residential', access: 'no', motor_vehicle: 'yes' })).not.toBeNull();
     expect(wayAccess('driving-hgv', { highway: 'primary', hgv: 'no' })).toBeNull();
     expect(wayAccess('driving-car', { highway: 'primary', maxspeed: 'CH:urban' })).toEqual({ forward: 50, backward: 50 });
@@ -31,7 +33,9 @@ describe('profile rules', () => {
     expect(wayAccess('driving-car', { highway: 'primary', junction: 'roundabout' })).toEqual({ forward: 80, backward: 0 });
     expect(wayAccess('cycling-regular', { highway: 'residential', oneway: 'yes', 'oneway:bicycle': 'no' })).toEqual({ forward: 16, backward: 16 });
     expect(wayAccess('foot-walking', { highway: 'residential', oneway: 'yes' })).toEqual({ forward: 5, backward: 5 });
-    expect(wayAccess('cycling-regular', { highway: 'footway' })).toBeNull();
+    // On a footway the cyclist pushes the bike, unless bicycles are allowed to ride there.
+    expect(wayAccess('cycling-regular', { highway: 'footway' })).toEqual({ forward: 5, backward: 5 });
+    expect(wayAccess('cycling-regular', { highway: 'footway', foot: 'no' })).toBeNull();
     expect(wayAccess('cycling-regular', { highway: 'footway', bicycle: 'yes' })).not.toBeNull();
   });
 

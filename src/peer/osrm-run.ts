@@ -1,0 +1,61 @@
+// `npm run peer:osrm -- DIR [--verbose]`: runs every OSRM .feature file under DIR (see osrm-features.ts)
+// and prints the agreement per file and in total, every disagreement with its row, and the skipped rows
+// grouped by reason (--verbose lists each skipped row too). Exits 0 whatever the agreement: it is a
+// measurement; the tests pin the files expected to pass.
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { runFeatureFile, type FileReport } from './osrm-features.js';
+
+function featureFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...featureFiles(path));
+    else if (name.endsWith('.feature')) out.push(path);
+  }
+  return out;
+}
+
+const pct = (a: number, n: number): string => (n === 0 ? '-' : `${((100 * a) / n).toFixed(1)} %`);
+
+export function printReports(reports: FileReport[], verbose: boolean, write: (s: string) => void): void {
+  for (const r of reports) {
+    const compared = r.agree + r.disagree;
+    write(`${r.file}: ${r.agree}/${compared} agree (${pct(r.agree, compared)}), ${r.skipped} skipped\n`);
+    for (const row of r.rows) {
+      if (row.status === 'disagree') write(`  DIFFERS  [${row.scenario}] ${row.row}\n           ${row.detail}\n`);
+      else if (row.status === 'skipped' && verbose) write(`  skipped  [${row.scenario}] ${row.row}: ${row.detail}\n`);
+    }
+  }
+  const agree = reports.reduce((a, r) => a + r.agree, 0);
+  const compared = reports.reduce((a, r) => a + r.agree + r.disagree, 0);
+  const skipped = reports.flatMap((r) => r.rows.filter((x) => x.status === 'skipped'));
+  const reasons = new Map<string, number>();
+  for (const s of skipped) reasons.set(s.detail ?? '', (reasons.get(s.detail ?? '') ?? 0) + 1);
+  write(`\nskipped rows by reason (${skipped.length}):\n`);
+  for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1])) write(`  ${String(n).padStart(4)}  ${reason}\n`);
+  write(`\nTOTAL: ${agree}/${compared} compared rows agree (${pct(agree, compared)}) over ${reports.length} files; ${skipped.length} rows skipped\n`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const verbose = argv.includes('--verbose');
+  const dir = argv.find((a) => !a.startsWith('--'));
+  if (!dir) {
+    process.stderr.write('usage: npm run peer:osrm -- DIR [--verbose]   (DIR holds OSRM .feature files)\n');
+    process.exit(2);
+  }
+  const started = Date.now();
+  const files = featureFiles(dir);
+  const reports: FileReport[] = [];
+  for (const [i, f] of files.entries()) {
+    process.stderr.write(`[${i + 1}/${files.length}] ${relative(dir, f)}\n`);
+    reports.push(runFeatureFile(f, relative(dir, f)));
+  }
+  printReports(reports, verbose, (s) => process.stdout.write(s));
+  process.stdout.write(`(${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

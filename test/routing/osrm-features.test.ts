@@ -1,0 +1,77 @@
+// OSRM's own feature files (../shared/peer-tests/osrm-features) run against Waymark's profiles: the files
+// that agree fully stay that way, and the total stays above the issue's bar. `npm run peer:osrm -- DIR`
+// prints the same run row by row.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseFeature, runFeature, runFeatureFile, type FileReport } from '../../src/peer/osrm-features.js';
+import { projectRoot } from '../../src/paths.js';
+
+const DIR = join(projectRoot, '..', 'shared', 'peer-tests', 'osrm-features');
+
+/** Every file of the shared folder but car/restrictions (U-turns at junctions, see the README). */
+const FULLY_AGREEING = [
+  'bicycle/access', 'bicycle/barrier', 'bicycle/cycleway', 'bicycle/oneway', 'bicycle/way',
+  'car/access', 'car/barrier', 'car/construction', 'car/maxspeed', 'car/oneway', 'car/physical_limitation', 'car/service',
+  'foot/access', 'foot/barrier', 'foot/oneway', 'foot/way',
+];
+
+const reports = new Map<string, FileReport>();
+const report = (name: string): FileReport => {
+  let r = reports.get(name);
+  if (!r) reports.set(name, (r = runFeatureFile(join(DIR, `${name}.feature`), name)));
+  return r;
+};
+
+describe('OSRM feature files', () => {
+  it.each(FULLY_AGREEING)('%s: every compared row agrees', (name) => {
+    const r = report(name);
+    expect(r.agree).toBeGreaterThan(0);
+    expect(r.rows.filter((x) => x.status === 'disagree')).toEqual([]);
+  });
+
+  it('car/restrictions: restrictions through via nodes and along via ways agree; only routes OSRM sends to a dead end to turn differ', () => {
+    const r = report('car/restrictions');
+    const uTurns = new Set(['Car - Several only_ restrictions at the same segment', 'Restriction On Compressed Geometry', 'Two times same way']);
+    expect(r.rows.filter((x) => x.status === 'disagree' && !uTurns.has(x.scenario))).toEqual([]);
+    expect(r.rows.filter((x) => x.status === 'agree' && /prohibit turn|allow only turn|Geometry|Duplicated/.test(x.scenario)).length).toBeGreaterThanOrEqual(14);
+  });
+
+  it('agree on at least 95 % of the compared rows in total, every skipped row with its reason', () => {
+    const all = [...FULLY_AGREEING, 'car/restrictions'].map(report);
+    const agree = all.reduce((a, r) => a + r.agree, 0);
+    const compared = all.reduce((a, r) => a + r.agree + r.disagree, 0);
+    expect(compared).toBeGreaterThan(1000);
+    expect(agree / compared).toBeGreaterThanOrEqual(0.95);
+    for (const r of all) for (const row of r.rows.filter((x) => x.status === 'skipped')) expect(row.detail).toMatch(/\w{4}/);
+  });
+
+  it('counts a disagreement as one, and skips rows that expect what Waymark does not answer', () => {
+    const rows = runFeature(parseFeature(`
+Feature: made up
+    Background:
+        Given the profile "car"
+    Scenario: a oneway the table gets wrong on purpose
+        Then routability should be
+            | highway | oneway | forw | backw |
+            | primary | yes    | x    | x     |
+            | primary | -1     |      | x     |
+    Scenario: turns and times
+        Given the node map
+            """
+            a b c
+            """
+        And the ways
+            | nodes |
+            | abc   |
+        When I route I should get
+            | from | to | route   | time |
+            | a    | c  | abc,abc | 20s  |
+            | a    | c  | abc,abc |      |
+            | c    | a  | xyz,xyz |      |
+`));
+    expect(rows.map((r) => r.status)).toEqual(['disagree', 'agree', 'skipped', 'agree', 'disagree']);
+    expect(rows[0].detail).toBe('backw: OSRM "x", Waymark ""');
+    expect(rows[2].detail).toBe('expects time, which Waymark does not answer');
+    expect(rows[4].detail).toBe('OSRM xyz, Waymark abc');
+  });
+});

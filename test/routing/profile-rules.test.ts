@@ -1,0 +1,196 @@
+// Each tag rule of the profiles on its own (the OSRM feature files check them in combination).
+import { describe, expect, it } from 'vitest';
+import { nodeBlocks, parseMeters, parseTonnes, turnRestrictions, wayAccess, type ProfileName } from '../../src/map/profiles.js';
+
+const dirs = (profile: ProfileName, tags: Record<string, string>): string => {
+  const a = wayAccess(profile, tags);
+  return a === null ? 'none' : a.forward > 0 && a.backward > 0 ? 'both' : a.forward > 0 ? 'forward' : 'backward';
+};
+
+describe('access tags', () => {
+  it('the most specific key of the mode decides: motorcar over motor_vehicle over vehicle over access', () => {
+    expect(dirs('driving-car', { highway: 'primary', access: 'no', motorcar: 'yes' })).toBe('both');
+    expect(dirs('driving-car', { highway: 'primary', vehicle: 'yes', motor_vehicle: 'no' })).toBe('none');
+    expect(dirs('driving-hgv', { highway: 'primary', motor_vehicle: 'yes', hgv: 'no' })).toBe('none');
+    expect(dirs('cycling-regular', { highway: 'primary', vehicle: 'no', bicycle: 'yes' })).toBe('both');
+    expect(dirs('foot-walking', { highway: 'footway', access: 'no', foot: 'yes' })).toBe('both');
+    // Other modes' keys are not ours.
+    expect(dirs('driving-car', { highway: 'primary', foot: 'no', bicycle: 'no', psv: 'no' })).toBe('both');
+  });
+
+  it(':forward and :backward apply per direction, before the key without a direction', () => {
+    expect(dirs('driving-car', { highway: 'primary', access: 'yes', 'access:forward': 'no' })).toBe('backward');
+    expect(dirs('driving-car', { highway: 'primary', access: 'no', 'access:forward': 'yes' })).toBe('forward');
+    expect(dirs('driving-car', { highway: 'primary', 'access:forward': 'yes', motorcar: 'no' })).toBe('none');
+    expect(dirs('cycling-regular', { highway: 'primary', 'vehicle:forward': 'agricultural' })).toBe('backward');
+    expect(dirs('foot-walking', { highway: 'cycleway', 'foot:backward': 'designated' })).toBe('backward');
+  });
+
+  it('a list takes its most permissive value', () => {
+    expect(dirs('driving-car', { highway: 'primary', access: 'agricultural;forestry' })).toBe('none');
+    expect(dirs('driving-car', { highway: 'primary', access: 'yes;no' })).toBe('both');
+    expect(dirs('driving-car', { highway: 'primary', access: 'destination;agricultural' })).toBe('both');
+  });
+
+  it('private, delivery and customers are open to cars at a crawl; destination at full speed; not to walkers and cyclists', () => {
+    expect(wayAccess('driving-car', { highway: 'primary', access: 'private' })).toEqual({ forward: 10, backward: 10 });
+    expect(wayAccess('driving-car', { highway: 'primary', access: 'destination' })).toEqual({ forward: 80, backward: 80 });
+    expect(dirs('driving-car', { highway: 'service', access: 'private' })).toBe('none');
+    expect(dirs('driving-car', { highway: 'footway', access: 'private' })).toBe('none');
+    expect(dirs('foot-walking', { highway: 'residential', access: 'private' })).toBe('none');
+    expect(dirs('cycling-regular', { highway: 'residential', access: 'delivery' })).toBe('none');
+  });
+
+  it('bus, taxi and other vehicles’ values close the way to cars; unknown values do not', () => {
+    for (const v of ['psv', 'bus', 'taxi', 'foot', 'official', 'military', 'emergency']) expect(dirs('driving-car', { highway: 'primary', access: v })).toBe('none');
+    for (const v of ['permit', 'residents', 'some_tag']) expect(dirs('driving-car', { highway: 'primary', access: v })).toBe('both');
+  });
+
+  it('an allowing value opens a way of another class; never steps or roads under construction', () => {
+    expect(dirs('driving-car', { highway: 'runway' })).toBe('none');
+    expect(wayAccess('driving-car', { highway: 'runway', motorcar: 'yes' })).toEqual({ forward: 10, backward: 10 });
+    expect(dirs('driving-car', { highway: 'steps', access: 'yes' })).toBe('none');
+    expect(dirs('foot-walking', { highway: 'motorway', foot: 'yes' })).toBe('both');
+  });
+});
+
+describe('way classes and kinds', () => {
+  it('walkers and cyclists keep off trunk roads, roads of unknown kind and bridleways', () => {
+    for (const h of ['trunk', 'trunk_link', 'road', 'bridleway']) {
+      expect(dirs('foot-walking', { highway: h })).toBe('none');
+      expect(dirs('cycling-regular', { highway: h })).toBe('none');
+    }
+    expect(dirs('foot-walking', { highway: 'cycleway' })).toBe('none');
+    expect(dirs('foot-walking', { highway: 'pier' })).toBe('both');
+    expect(dirs('cycling-regular', { man_made: 'pier' })).toBe('both');
+  });
+
+  it('construction, proposed and emergency access roads are closed; upgrades in planning are not', () => {
+    expect(dirs('driving-car', { highway: 'construction' })).toBe('none');
+    expect(dirs('driving-car', { highway: 'primary', construction: 'yes' })).toBe('none');
+    expect(dirs('driving-car', { highway: 'primary', construction: 'minor' })).toBe('both');
+    expect(dirs('driving-car', { highway: 'proposed' })).toBe('none');
+    expect(dirs('driving-car', { highway: 'primary', proposed: 'yes' })).toBe('both');
+    expect(dirs('driving-car', { highway: 'service', service: 'emergency_access' })).toBe('none');
+  });
+
+  it('a road whose sidewalk or cycle track is a way of its own is left to that way', () => {
+    expect(dirs('foot-walking', { highway: 'primary', 'sidewalk:both': 'separate' })).toBe('none');
+    expect(dirs('foot-walking', { highway: 'primary', 'sidewalk:both': 'separate', foot: 'yes' })).toBe('both');
+    expect(dirs('cycling-regular', { highway: 'primary', 'cycleway:right': 'separate' })).toBe('none');
+  });
+
+  it('cycle lanes and tracks open roads bicycles may not ride otherwise', () => {
+    expect(dirs('cycling-regular', { highway: 'motorway' })).toBe('none');
+    expect(dirs('cycling-regular', { highway: 'motorway', cycleway: 'track' })).toBe('forward');
+    expect(dirs('cycling-regular', { highway: 'motorway', 'cycleway:left': 'opposite' })).toBe('both');
+  });
+});
+
+describe('oneways', () => {
+  it('a mode’s own oneway key comes first', () => {
+    expect(dirs('driving-car', { highway: 'primary', 'oneway:motorcar': 'yes', 'oneway:motor_vehicle': 'no' })).toBe('forward');
+    expect(dirs('driving-car', { highway: 'primary', 'oneway:vehicle': 'no', oneway: 'yes' })).toBe('both');
+    expect(dirs('driving-car', { highway: 'primary', oneway: 'yes', 'oneway:bicycle': 'no' })).toBe('forward');
+    expect(dirs('foot-walking', { highway: 'residential', oneway: 'yes' })).toBe('both');
+    expect(dirs('foot-walking', { highway: 'footway', 'oneway:foot': '-1' })).toBe('backward');
+  });
+
+  it('motorways and roundabouts are oneway without a tag, motorway links are not; reversible ways are not used', () => {
+    expect(dirs('driving-car', { highway: 'motorway' })).toBe('forward');
+    expect(dirs('driving-car', { highway: 'motorway_link' })).toBe('both');
+    expect(dirs('driving-car', { highway: 'primary', junction: 'roundabout' })).toBe('forward');
+    expect(dirs('driving-car', { highway: 'primary', oneway: 'reversible' })).toBe('none');
+    expect(dirs('driving-car', { highway: 'primary', oneway: 'alternating' })).toBe('both');
+  });
+
+  it('a cyclist pushes the bike against a oneway at walking speed where walking is allowed', () => {
+    expect(wayAccess('cycling-regular', { highway: 'residential', oneway: 'yes' })).toEqual({ forward: 16, backward: 5 });
+    expect(dirs('cycling-regular', { highway: 'residential', oneway: 'yes', foot: 'no' })).toBe('forward');
+    expect(dirs('cycling-regular', { highway: 'residential', oneway: 'yes', cycleway: 'opposite_lane' })).toBe('both');
+    expect(wayAccess('cycling-regular', { highway: 'residential', oneway: 'yes', 'oneway:bicycle': 'no' })).toEqual({ forward: 16, backward: 16 });
+  });
+});
+
+describe('physical limits', () => {
+  it('parses lengths and weights with their units', () => {
+    expect(parseMeters('2.5')).toBe(2.5);
+    expect(parseMeters('3 m')).toBe(3);
+    expect(parseMeters(`6'2"`)).toBeCloseTo(1.8796, 4);
+    expect(parseMeters('default')).toBeNull();
+    expect(parseTonnes('35000 kg')).toBe(35);
+    expect(parseTonnes('8.9t')).toBe(8.9);
+    expect(parseTonnes('0.1 lbs')).toBeCloseTo(0.0000454, 6);
+    expect(parseTonnes('unsigned')).toBeNull();
+  });
+
+  it('a way narrower, lower, shorter or weaker than the vehicle is closed to it', () => {
+    expect(dirs('driving-car', { highway: 'primary', width: '1.9' })).toBe('none');
+    expect(dirs('driving-car', { highway: 'primary', width: '2' })).toBe('both');
+    expect(dirs('driving-car', { highway: 'primary', maxheight: '1.8' })).toBe('none');
+    expect(dirs('driving-car', { highway: 'primary', maxlength: '4' })).toBe('none');
+    expect(dirs('driving-car', { highway: 'primary', maxweight: '3.5' })).toBe('both');
+    expect(dirs('driving-hgv', { highway: 'primary', maxweight: '3.5' })).toBe('none');
+    expect(dirs('driving-hgv', { highway: 'primary', maxheight: '3.8' })).toBe('none');
+    expect(dirs('foot-walking', { highway: 'primary', maxheight: '1' })).toBe('both');
+  });
+});
+
+describe('barrier nodes', () => {
+  it('bollards stop cars but not bicycles or walkers; rising bollards let cars through', () => {
+    expect(nodeBlocks('driving-car', { barrier: 'bollard' })).toBe(true);
+    expect(nodeBlocks('driving-car', { barrier: 'bollard', bollard: 'rising' })).toBe(false);
+    expect(nodeBlocks('cycling-regular', { barrier: 'bollard' })).toBe(false);
+    expect(nodeBlocks('foot-walking', { barrier: 'bollard' })).toBe(false);
+  });
+
+  it('gates are opened; walls and fences stop everyone unless access tags or a sound fence say otherwise', () => {
+    expect(nodeBlocks('driving-car', { barrier: 'gate' })).toBe(false);
+    expect(nodeBlocks('driving-car', { barrier: 'gate', access: 'no' })).toBe(true);
+    expect(nodeBlocks('driving-car', { barrier: 'gate', access: 'private' })).toBe(false);
+    expect(nodeBlocks('foot-walking', { barrier: 'gate', access: 'private' })).toBe(true);
+    expect(nodeBlocks('foot-walking', { barrier: 'wall' })).toBe(true);
+    expect(nodeBlocks('foot-walking', { barrier: 'wall', foot: 'yes' })).toBe(false);
+    expect(nodeBlocks('cycling-regular', { barrier: 'fence', sensory: 'audible' })).toBe(false);
+  });
+
+  it('kerbs stop cars unless lowered or at a crossing; height restrictors by their height; access=no on any node', () => {
+    expect(nodeBlocks('driving-car', { barrier: 'kerb' })).toBe(true);
+    expect(nodeBlocks('driving-car', { barrier: 'kerb', kerb: 'lowered' })).toBe(false);
+    expect(nodeBlocks('driving-car', { barrier: 'kerb', highway: 'crossing' })).toBe(false);
+    expect(nodeBlocks('driving-car', { barrier: 'height_restrictor', maxheight: '1.9' })).toBe(true);
+    expect(nodeBlocks('driving-car', { barrier: 'height_restrictor', maxheight: '3' })).toBe(false);
+    expect(nodeBlocks('driving-hgv', { barrier: 'height_restrictor', maxheight: '3' })).toBe(true);
+    expect(nodeBlocks('driving-car', { motor_vehicle: 'no' })).toBe(true);
+    expect(nodeBlocks('foot-walking', { motor_vehicle: 'no' })).toBe(false);
+  });
+});
+
+describe('turn restrictions', () => {
+  const way = (ref: number, role: string) => ({ type: 'way', ref, role });
+  const via = { type: 'node', ref: 9, role: 'via' };
+
+  it('no_entry takes several from-ways, no_exit several to-ways; other kinds take one of each', () => {
+    const entry = turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_entry' }, [way(1, 'from'), way(2, 'from'), way(3, 'to'), via]);
+    expect(entry.map((r) => [r.fromWay, r.toWay])).toEqual([[1, 3], [2, 3]]);
+    const exit = turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_exit' }, [way(1, 'from'), way(2, 'to'), way(3, 'to'), via]);
+    expect(exit.map((r) => [r.fromWay, r.toWay])).toEqual([[1, 2], [1, 3]]);
+    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_exit' }, [way(1, 'from'), way(2, 'from'), way(3, 'to'), via])).toEqual([]);
+    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_left_turn' }, [way(1, 'from'), way(2, 'to'), way(3, 'to'), via])).toEqual([]);
+  });
+
+  it('takes one via way instead of a via node', () => {
+    const r = turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), way(2, 'to')]);
+    expect(r).toEqual([{ fromWay: 1, viaNode: 0, viaWay: 3, toWay: 2, only: false }]);
+    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), way(4, 'via'), way(2, 'to')])).toEqual([]);
+  });
+
+  it('ignores *_on_red, the vehicles named in except, and other modes', () => {
+    const members = [way(1, 'from'), way(2, 'to'), via];
+    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_right_turn_on_red' }, members)).toEqual([]);
+    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_left_turn', except: 'bicycle;motorcar' }, members)).toEqual([]);
+    expect(turnRestrictions('driving-hgv', { type: 'restriction', restriction: 'no_left_turn', except: 'motorcar' }, members)).toHaveLength(1);
+    expect(turnRestrictions('cycling-regular', { type: 'restriction', restriction: 'no_left_turn' }, members)).toEqual([]);
+    expect(turnRestrictions('driving-car', { type: 'restriction', 'restriction:hgv': 'no_left_turn' }, members)).toEqual([]);
+  });
+});
