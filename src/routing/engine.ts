@@ -143,6 +143,16 @@ export async function route(req: RouteRequest): Promise<RouteResult> {
   return unwrap(await runTask<Outcome<RouteResult>>('route', req));
 }
 
+/**
+ * Rows [from, to) of the matrix (the others come back empty) in one pool task: a batch job computes a
+ * large matrix piece by piece, so it holds one worker at a time and interactive requests get the pool
+ * between its pieces.
+ */
+export async function matrixRows(req: MatrixRequest, rows: { from: number; to: number }): Promise<MatrixResult> {
+  if (!loaded) throw new MapNotLoadedError();
+  return unwrap(await runTask<Outcome<MatrixResult>>('matrix', { ...req, rows }));
+}
+
 /** Below this many points a matrix is not worth splitting over workers. */
 const SPLIT_MATRIX_FROM = 8;
 
