@@ -10,6 +10,7 @@ import { keyCommand, teamCommand } from './admin-commands.js';
 import { output, parse } from './args.js';
 import { ensureDemoKey } from './demo.js';
 import { importCommand } from './import-command.js';
+import { optimizeCommand } from './optimize-command.js';
 import { userCommand } from './user-commands.js';
 import { ensureDemoUser } from '../dashboard/demo.js';
 
@@ -118,6 +119,9 @@ export async function main(argv: string[]): Promise<void> {
       }
       return;
     }
+    case 'optimize':
+      await optimizeCommand(rest);
+      return;
     case 'worker': {
       const log = pino({ level: config.logLevel });
       const { sql, embedded } = await openDatabase(config, log, { share: true });
