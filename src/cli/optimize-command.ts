@@ -8,7 +8,8 @@ import { closePool, runTask } from '../compute/pool.js';
 import { loadConfig } from '../config.js';
 import { ensureDefaultMap, stderrProgress } from '../map/build.js';
 import { PROFILES, type ProfileName } from '../map/profiles.js';
-import { loadMap, matrix, WaypointTooFarError } from '../routing/engine.js';
+import { loadMap, matrixInPieces, WaypointTooFarError } from '../routing/engine.js';
+import { travelOf } from '../routing/optimize-api/problem.js';
 import type { VrpSolution } from '../routing/optimize/types.js';
 import { fromWaymark } from '../routing/vroom/from-waymark.js';
 import { flatMatrices, inputMatrices, isVroomInput, parseVroomInput, placesOf, startingRoutes, toVrpProblem, VroomInputError, type Places, type VroomInput } from '../routing/vroom/input.js';
@@ -115,15 +116,16 @@ async function matricesFor(input: VroomInput, places: Places, how: MatrixChoice)
   if (given) {
     const n = given.durations.length;
     if (n < places.size - (places.free === null ? 0 : 1)) throw new VroomInputError(`matrices: ${n} rows, but the locations go up to index ${places.size - 1}`);
-    return flatMatrices(places, places.size - (places.free === null ? 0 : 1), given.durations, given.distances);
+    const { durations, distances } = given;
+    return flatMatrices(places, places.size - (places.free === null ? 0 : 1), (a, b) => durations[a]?.[b], distances && ((a, b) => distances[a]?.[b]));
   }
   if (!places.coordinates) throw new VroomInputError('matrices: location indices need matrices');
   if (how.matrixOnly) throw new VroomInputError('--matrix: the file gives coordinates and no matrices');
   const points = places.coordinates;
   if (how.speed !== undefined) {
     const metersPerSecond = (how.speed * 1000) / 3600;
-    const meters = points.map((a) => points.map((b) => greatCircle(a, b)));
-    return flatMatrices(places, points.length, meters.map((row) => row.map((d) => d / metersPerSecond)), meters);
+    const meters = (a: number, b: number) => greatCircle(points[a], points[b]);
+    return flatMatrices(places, points.length, (a, b) => meters(a, b) / metersPerSecond, meters);
   }
   const profile = PROFILE_ALIASES[how.profileName] ?? (PROFILES as readonly string[]).find((p) => p === how.profileName);
   if (!profile) throw new VroomInputError(`vehicles.0.profile: '${how.profileName}' is not a profile of the road map (${PROFILES.join(', ')}, or car, hgv, bike, foot)`);
@@ -132,8 +134,10 @@ async function matricesFor(input: VroomInput, places: Places, how: MatrixChoice)
   say(`loading the road map ${dir}`);
   await loadMap(dir, [profile]);
   try {
-    const m = await matrix({ profile, points: points.map(([lon, lat]) => ({ lat, lon })) });
-    return flatMatrices(places, points.length, m.durations, m.distances);
+    const m = travelOf(await matrixInPieces({ profile, points: points.map(([lon, lat]) => ({ lat, lon })) }, (percent) => {
+      say(`road matrix ${percent}%`);
+    }));
+    return flatMatrices(places, points.length, m.duration, m.distance);
   } catch (err) {
     if (err instanceof WaypointTooFarError) {
       throw new VroomInputError(`location [${points[err.index].join(', ')}] is more than 500 m from a road of the ${profile} profile on ${dir} (route it on another map with WAYMARK_MAP, or use --speed)`);

@@ -6,10 +6,10 @@ import type { Sql } from '../db/client.js';
 import { computePool, runTask } from '../compute/pool.js';
 import { HttpError } from '../http/errors.js';
 import { PermanentJobError, type JobContext, type JobDefinition } from '../jobs/runner.js';
-import { matrixRows, type MatrixResult, type ProfileName } from '../routing/engine.js';
+import { matrixInPieces, type MatrixResult, type ProfileName } from '../routing/engine.js';
 import { nextState, sliceOptions, type SearchState } from '../routing/optimize/slices.js';
 import type { VrpProblem, VrpSolution } from '../routing/optimize/solver.js';
-import { indexLocations, toProblem, unreachableLocations, type LocationIndex } from '../routing/optimize-api/problem.js';
+import { indexLocations, toProblem, travelOf, unreachableLocations } from '../routing/optimize-api/problem.js';
 import { optimizeJson } from '../routing/optimize-api/response.js';
 import { defaultVehicleId } from '../routing/optimize-api/schema.js';
 import { geometry, roadMatrix } from '../routing/optimize-endpoint.js';
@@ -18,8 +18,6 @@ import { OPTIMIZATION_JOB, type Checkpoint, type OptimizationRow, type Progress 
 
 /** One search slice: how long a batch job holds a worker before it queues again behind interactive work. */
 export const SLICE_MS = 1000;
-/** Matrix rows per pool task. */
-const MATRIX_ROWS = 200;
 
 /** Workers a batch job may use at once: half the pool, at least one (2 cores: 1 of 2). */
 export function batchShare(): number {
@@ -81,19 +79,20 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
   let m: MatrixResult;
   let cancelled = false;
   try {
-    m = await roadMatrix(profile, ix, () => pieceMatrix(profile, ix, async (done) => {
+    m = await roadMatrix(profile, ix, () => matrixInPieces({ profile, points: ix.points }, async (done) => {
       cancelled = !(await live({ phase: 'matrix', percent: done }));
-      return !cancelled;
+      if (cancelled) throw new Error('the optimization is no longer running');
     }));
   } catch (err) {
     if (cancelled) return;
     throw asRejection(err);
   }
-  const unreachable = unreachableLocations(ix, m.durations, profile);
+  const travel = travelOf(m);
+  const unreachable = unreachableLocations(ix, travel.duration, profile);
   if (Object.keys(unreachable).length) {
     throw new Rejected({ message: Object.entries(unreachable).map(([f, [msg]]) => `${f}: ${msg}`)[0], errors: unreachable });
   }
-  const problem = shareMatrices(toProblem(body, ix, m, row.frame));
+  const problem = shareMatrices(toProblem(body, ix, travel, row.frame));
 
   const budgetMs = row.time_budget * 1000;
   let state: SearchState = row.checkpoint ?? { routes: [], searchedMs: 0, rate: 0 };
@@ -127,24 +126,6 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
     UPDATE optimizations SET status = 'completed', result = ${JSON.stringify(result)}::text::json, progress = ${sql.json(done as never)},
       checkpoint = NULL, finished_at = now()
     WHERE id = ${id} AND status = 'running'`;
-}
-
-/** The road matrix in pieces of rows, one pool task each, reporting the percentage done after each;
- *  stops (throws) when `report` says the optimization is no longer running. */
-async function pieceMatrix(profile: ProfileName, ix: LocationIndex, report: (percent: number) => Promise<boolean>): Promise<MatrixResult> {
-  const n = ix.points.length;
-  const out: MatrixResult = { durations: [], distances: [], snapped: [] };
-  for (let from = 0; from < n; from += MATRIX_ROWS) {
-    const to = Math.min(n, from + MATRIX_ROWS);
-    const part = await matrixRows({ profile, points: ix.points }, { from, to });
-    for (let i = from; i < to; i++) {
-      out.durations[i] = part.durations[i];
-      out.distances[i] = part.distances[i];
-    }
-    out.snapped = part.snapped;
-    if (!(await report(Math.round((100 * to) / n)))) throw new Error('the optimization is no longer running');
-  }
-  return out;
 }
 
 /** The matrices in shared memory: every slice hands them to a worker without copying megabytes. */

@@ -10,7 +10,7 @@ import { matrix, NoRouteError, route, WaypointTooFarError, type LatLon, type Mat
 import { engineHttpError } from './engine-errors.js';
 import { namesPoi, resolveLocations, type LocationInput, type ResolvedLocation } from './locations.js';
 import type { SolveOptions, VrpProblem, VrpSolution } from './optimize/solver.js';
-import { indexLocations, toProblem, unreachableLocations, type LocationIndex, type ResolvedVehicle } from './optimize-api/problem.js';
+import { indexLocations, toProblem, travelOf, unreachableLocations, type LocationIndex, type ResolvedVehicle } from './optimize-api/problem.js';
 import { optimizeJson } from './optimize-api/response.js';
 import { defaultVehicleId, optimizeBodySchema, type OptimizeBody } from './optimize-api/schema.js';
 import { timeFrame } from './optimize-api/time-frame.js';
@@ -106,10 +106,11 @@ export function optimizeEndpoint(sql: Sql): Route[] {
 
       const ix = indexLocations(vehicles, stops);
       const m = await roadMatrix(profile, ix);
-      const unreachable = unreachableLocations(ix, m.durations, profile);
+      const travel = travelOf(m);
+      const unreachable = unreachableLocations(ix, travel.duration, profile);
       if (Object.keys(unreachable).length) throw unprocessable(unreachable);
 
-      const problem = toProblem(body, ix, m, frame);
+      const problem = toProblem(body, ix, travel, frame);
       const solution = await solve(problem, profile);
       const geometries = await Promise.all(solution.routes.map((r) => {
         const v = problem.vehicles[r.vehicle];

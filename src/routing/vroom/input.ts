@@ -147,20 +147,22 @@ function withFree(p: Places): Places {
   return p.vehicleStart.some((s) => s === null) ? { ...p, free: p.size, size: p.size + 1 } : p;
 }
 
+type Read = (a: number, b: number) => number | null | undefined;
+
 /**
- * Whole-second durations and meter distances over `places.size` rows from the real places' matrices
- * (`real` rows each); the free row and column stay 0.
+ * Whole-second durations and meter distances over `places.size` rows, read for the `real` places (the
+ * free row and column stay 0). A missing or unreachable duration is an error naming the pair.
  */
-export function flatMatrices(places: Places, real: number, durations: ArrayLike<ArrayLike<number | null>>, distances?: ArrayLike<ArrayLike<number | null>>) {
+export function flatMatrices(places: Places, real: number, duration: Read, distance?: Read) {
   const n = places.size;
   const d = new Int32Array(n * n);
-  const m = distances ? new Float64Array(n * n) : undefined;
+  const m = distance ? new Float64Array(n * n) : undefined;
   for (let a = 0; a < real; a++) {
     for (let b = 0; b < real; b++) {
-      const t = durations[a]?.[b];
+      const t = duration(a, b);
       if (t === undefined || t === null || !Number.isFinite(t)) throw new VroomInputError(`no travel time from location ${a} to location ${b}`);
       d[a * n + b] = Math.round(t);
-      if (m) m[a * n + b] = Math.round(distances![a]?.[b] ?? 0);
+      if (m) m[a * n + b] = Math.round(distance!(a, b) ?? 0);
     }
   }
   return { durations: d, distances: m };
