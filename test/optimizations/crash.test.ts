@@ -4,15 +4,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createTeam } from '../../src/auth/admin.js';
 import { parsePermissionList } from '../../src/auth/permissions.js';
-import { connect, type Sql } from '../../src/db/client.js';
-import { migrate } from '../../src/db/migrate.js';
+import type { Sql } from '../../src/db/client.js';
 import { api } from '../support/app.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { testMapDir, waitFor } from '../geo-api/support.js';
 import { checkPlan, roadPoints } from '../optimize-api/support.js';
-import { fleetRequest, privateDatabase } from './support.js';
+import { freshDatabase } from '../faults/support.js';
+import { fleetRequest } from './support.js';
 
-let db: Awaited<ReturnType<typeof privateDatabase>>;
+let db: Awaited<ReturnType<typeof freshDatabase>>;
 let sql: Sql;
 let key: string;
 let mapDir: string;
@@ -26,16 +26,14 @@ const start = async () => {
 
 beforeAll(async () => {
   mapDir = await testMapDir();
-  db = await privateDatabase('optcrash');
-  sql = connect(db.url, 2);
-  await migrate(sql);
+  db = await freshDatabase('optcrash');
+  sql = db.sql;
   const team = await createTeam(sql, { name: 'crash', plan: 'enterprise' });
   key = (await createKey(sql, { teamId: team.id, name: 'k', permissions: parsePermissionList('all') })).key;
 });
 afterAll(async () => {
   const running = servers.filter((s) => s.child.exitCode === null && s.child.signalCode === null);
   await Promise.allSettled(running.map((s) => s.stop('SIGKILL')));
-  await sql?.end();
   await db?.drop();
 });
 

@@ -6,16 +6,17 @@ import type { App } from '../../src/app.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { waitFor } from '../geo-api/support.js';
 import { checkPlan, roadPoints, type At } from '../optimize-api/support.js';
-import { fleetRequest, privateDatabase } from './support.js';
+import { freshDatabase } from '../faults/support.js';
+import { fleetRequest } from './support.js';
 
 let app: App & { url: string };
 let team: TestTeam;
 let other: TestTeam;
-let db: Awaited<ReturnType<typeof privateDatabase>>;
+let db: Awaited<ReturnType<typeof freshDatabase>>;
 let P: At[];
 
 beforeAll(async () => {
-  db = await privateDatabase('optjobs');
+  db = await freshDatabase('optjobs');
   app = await startTestApp({ DATABASE_URL: db.url });
   team = await makeTeam(app);
   other = await makeTeam(app);
@@ -65,10 +66,15 @@ describe('batch optimization jobs', () => {
     expect(plan.summary.assigned).toBe(400);
   });
 
-  it('cancels a running job promptly; cancelling again is a no-op, a finished job cannot be cancelled', async () => {
+  it('lets interactive requests through while it runs; cancels a running job promptly; cancelling again is a no-op, a finished job cannot be cancelled', async () => {
     const res = await submit(fleetRequest(P, 5, 100, 120));
     const id = res.body.data.id;
     await waitFor(async () => ((await get(id)).body.data.progress.phase === 'solving' ? true : undefined), 'the search to start', 30_000, 50);
+    // While it searches, interactive routing still gets the pool: the job holds one worker of two, a slice at a time.
+    const interactive = await api(app, 'POST', '/v1/routes/optimize', { key: team.key, body: { vehicles: [{ start: P[0] }], stops: P.slice(1, 20) } });
+    expect(interactive.status).toBe(200);
+    expect(interactive.body.data.summary.assigned).toBe(19);
+    expect((await get(id)).body.data.status).toBe('running');
     const cancelled = await api(app, 'DELETE', `/v1/optimizations/${id}`, { key: team.key });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.data).toMatchObject({ id, status: 'cancelled', result: null });

@@ -1,26 +1,8 @@
-// Shared by the batch optimization suites: a database of their own (apps of other test files run job
-// runners with a map and would otherwise take these jobs), and a request of `stops` stops and `vehicles`
-// vehicles on the Liechtenstein roads with windows, service times, capacities and skills.
-import postgres from 'postgres';
-import { TEST_DATABASE_URL } from '../support/app.js';
+// Shared by the batch optimization suites (each runs on a database of its own, faults/support.ts
+// freshDatabase: apps of other test files run job runners with a map and would take these jobs): a
+// request of `stops` stops and `vehicles` vehicles on the Liechtenstein roads with windows, service
+// times, capacities and skills.
 import type { At } from '../optimize-api/support.js';
-
-export async function privateDatabase(suffix: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const url = `${TEST_DATABASE_URL}_${suffix}`;
-  const name = new URL(url).pathname.slice(1);
-  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  await admin.end();
-  return {
-    url,
-    drop: async () => {
-      const a = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
-      await a.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
-    },
-  };
-}
 
 const DAY = '2031-03-04';
 export const at = (time: string) => `${DAY}T${time}+01:00`;
