@@ -1,9 +1,9 @@
 // The durable job behind POST /v1/optimizations: road matrix piece by piece, then the search in time
 // slices through the worker pool, each slice continuing from the best plan so far (the checkpoint), then
-// one road geometry per route. Only a share of the workers ever runs batch work (BATCH_SHARE), and every
+// one road geometry per route. Only a share of the workers ever runs batch work (batchShare), and every
 // piece is a separate pool task, so interactive requests queue between pieces instead of behind a job.
 import type { Sql } from '../db/client.js';
-import { computePool, runTask } from '../compute/pool.js';
+import { poolSize, runTask } from '../compute/pool.js';
 import { HttpError } from '../http/errors.js';
 import { PermanentJobError, type JobContext, type JobDefinition } from '../jobs/runner.js';
 import { matrixInPieces, type MatrixResult, type ProfileName } from '../routing/engine.js';
@@ -21,7 +21,7 @@ export const SLICE_MS = 1000;
 
 /** Workers a batch job may use at once: half the pool, at least one (2 cores: 1 of 2). */
 export function batchShare(): number {
-  return Math.max(1, Math.floor(computePool().options.maxThreads / 2));
+  return Math.max(1, Math.floor(poolSize() / 2));
 }
 
 /** The job failed for a reason the client can act on, stored as the 422 body it would have got. */
