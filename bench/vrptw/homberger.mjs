@@ -130,5 +130,5 @@ const summary = {
 log(`\n${JSON.stringify(summary)}`);
 mkdirSync(join(projectRoot, 'bench', 'results'), { recursive: true });
 const options = { timeLimitS: budgetMs / 1000, sliceMs: SLICE_MS, seed: Number(args.seed), vroom: withVroom ? { x: Number(args['vroom-x']), threads: 1, limitS: args['vroom-limit'] ? Number(args['vroom-limit']) : null } : null };
-writeFileSync(join(projectRoot, 'bench', 'results', args.out), `${JSON.stringify({ date: new Date().toISOString(), label: args.label || null, command: `node bench/vrptw/homberger.mjs ${process.argv.slice(2).join(' ')}`, options, scale: SCALE, summary, instances: results }, null, 2)}\n`);
+writeFileSync(join(projectRoot, 'bench', 'results', args.out), `${JSON.stringify({ date: new Date().toISOString(), label: args.label || null, command: `node bench/vrptw/homberger.mjs ${process.argv.slice(2).filter((a, i, all) => a !== '--label' && all[i - 1] !== '--label').join(' ')}`, options, scale: SCALE, summary, instances: results }, null, 2)}\n`);
 log(`wrote bench/results/${args.out}`);
