@@ -23,6 +23,7 @@ import { messagingRoutes } from './messaging/routes.js';
 import { poiRoutes } from './pois/routes.js';
 import { clustersEndpoint } from './routing/clusters-endpoint.js';
 import { optimizeEndpoint } from './routing/optimize-endpoint.js';
+import { optimizationRoutes } from './optimizations/routes.js';
 import { routesEndpoint } from './routing/routes-endpoint.js';
 
 export interface App {
@@ -116,6 +117,7 @@ export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql):
     ...messagingRoutes(sql),
     ...routesEndpoint(sql),
     ...optimizeEndpoint(sql),
+    ...optimizationRoutes(sql),
     ...clustersEndpoint(sql),
   ];
   for (const route of routes) router.add(route);
@@ -156,7 +158,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     await keys.listen();
     usage.start();
     const mapDir = await openMap(config, log);
-    jobs = config.jobs ? await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs }) : undefined;
+    jobs = config.jobs ? await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, withMap: mapDir !== undefined }) : undefined;
     geocoding = config.jobs && mapDir
       ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs })
       : undefined;

@@ -22,7 +22,7 @@ import { toDegrees } from '../../dist/map/road-graph.js';
 import { projectRoot } from '../../dist/paths.js';
 import { loadMap, matrix, route } from '../../dist/routing/engine.js';
 import { SOLVE_OPTIONS } from '../../dist/routing/optimize-endpoint.js';
-import { indexLocations, toProblem } from '../../dist/routing/optimize-api/problem.js';
+import { indexLocations, toProblem, travelOf } from '../../dist/routing/optimize-api/problem.js';
 import { optimizeBodySchema } from '../../dist/routing/optimize-api/schema.js';
 import { timeFrame } from '../../dist/routing/optimize-api/time-frame.js';
 
@@ -168,7 +168,7 @@ for (let k = 0; k < REQUESTS; k++) {
   let t = performance.now();
   const m = await matrix({ profile: 'driving-car', points: ix.points });
   phases.matrix.push(performance.now() - t);
-  const problem = toProblem(body, ix, m, timeFrame(body, Object.keys(raw), 0));
+  const problem = toProblem(body, ix, travelOf(m), timeFrame(body, Object.keys(raw), 0));
   t = performance.now();
   const solution = await runTask('vrp', { problem, options: SOLVE_OPTIONS });
   phases.solve.push(performance.now() - t);

@@ -921,12 +921,33 @@ function allocState(): void {
   }
 }
 
+/** Loads the routes at `out` (the layout solve() writes) and leaves the servable jobs they miss unassigned. */
+function warmStart(out: usize): void {
+  let w = out + (<usize>V << 2);
+  for (let r = 0; r < V; r++) {
+    const len = load<i32>(out + (<usize>r << 2));
+    const base = r * S;
+    for (let i = 1; i <= len; i++) {
+      unchecked(stops[base + i] = load<i32>(w));
+      w += 4;
+    }
+    unchecked(rLen[r] = len);
+    updateRoute(r);
+  }
+  nUnas = 0;
+  for (let k = 0; k < nServable; k++) {
+    const q = unchecked(servable[k]);
+    if (unchecked(jobRoute[q]) < 0) unchecked(unas[nUnas++] = q);
+  }
+}
+
 /**
  * Solves the problem written at the given pointers.
  * vehI: i32[V*3] start, end (-1 open), capacity (-1 none); vehT: f64[V*2] working hours;
  * jobI: i32[J*4] location, demand, first window, window count; jobSvc: f64[J]; tw: f64 pairs, sorted, disjoint;
  * compat: u8[J*V] job j may ride vehicle r; params: f64 seed, iterations, time limit ms, T0 and Tf as
- * fractions of the mean travel time between jobs; out: i32[V + J] route lengths, then the routes' jobs.
+ * fractions of the mean travel time between jobs, warm (non-zero: start from the routes in `out`, which
+ * the caller must have checked feasible); out: i32[V + J] route lengths, then the routes' jobs.
  * The temperature follows the fraction of iterations spent, never the clock: the time limit only stops
  * the search, so a run that the iteration cap stops gives the same plan on a cold or a busy machine.
  * Returns the number of iterations run.
@@ -972,6 +993,9 @@ export function solve(n: i32, v: i32, j: i32, durP: usize, vehI: usize, vehT: us
   let iters = 0;
   if (nServable > 0) {
     setupNeighbors();
+    // A warm start (a later time slice, or a job resumed after a restart) continues from the routes
+    // written in `out`; construction then only inserts what they leave out.
+    if (load<f64>(params, 40) != 0) warmStart(out);
     construct();
     for (let r = 0; r < V; r++) copyRoute(r, true);
     for (let k = 0; k < nUnas; k++) unchecked(sUnas[k] = unas[k]);

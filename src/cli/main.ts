@@ -10,6 +10,7 @@ import { keyCommand, teamCommand } from './admin-commands.js';
 import { output, parse } from './args.js';
 import { ensureDemoKey } from './demo.js';
 import { importCommand } from './import-command.js';
+import { optimizeCommand } from './optimize-command.js';
 import { userCommand } from './user-commands.js';
 import { ensureDemoUser } from '../dashboard/demo.js';
 
@@ -27,7 +28,9 @@ const USAGE = `waymark <command>
   map build --osm FILE.osm.pbf --out DIR
   import FILE --team ID [--create-missing-attributes]
                              import a CSV file (processed here, progress on stderr)
-  worker                     run only the background work (imports, geocoding with a map); WAYMARK_JOBS=off
+  optimize FILE [--matrix] [-o OUT] [--time-budget S]
+                             solve a VROOM-format (or Waymark optimize) problem; VROOM-format output
+  worker                     run only the background work (imports; geocoding and optimizations with a map); WAYMARK_JOBS=off
                              keeps it out of serve
 
 Add --json for machine-readable output.`;
@@ -116,12 +119,15 @@ export async function main(argv: string[]): Promise<void> {
       }
       return;
     }
+    case 'optimize':
+      await optimizeCommand(rest);
+      return;
     case 'worker': {
       const log = pino({ level: config.logLevel });
       const { sql, embedded } = await openDatabase(config, log, { share: true });
-      const runner = await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs });
-      log.info({ worker: runner.workerId }, 'job runner started');
       const mapDir = await openMap(config, log);
+      const runner = await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, withMap: mapDir !== undefined });
+      log.info({ worker: runner.workerId }, 'job runner started');
       const geocoding = mapDir ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs }) : undefined;
       onShutdownSignal(log, config.shutdownTimeoutMs, async () => {
         // Running jobs are given back (another process resumes them at once), batches in flight finish.

@@ -23,9 +23,14 @@ export async function setWorkerData(patch: Record<string, unknown>): Promise<voi
   }
 }
 
+/** Worker threads of the pool: WAYMARK_WORKERS, or one per core up to 4. */
+export function poolSize(): number {
+  return Number(process.env.WAYMARK_WORKERS ?? Math.max(1, Math.min(4, availableParallelism())));
+}
+
 export function computePool(): Piscina {
   if (!pool) {
-    const threads = Number(process.env.WAYMARK_WORKERS ?? Math.max(1, Math.min(4, availableParallelism())));
+    const threads = poolSize();
     pool = new Piscina({
       filename: distPath('compute', 'worker.js'),
       minThreads: threads,

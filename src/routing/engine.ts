@@ -62,6 +62,8 @@ export interface MatrixRequest {
   profile: ProfileName;
   points: LatLon[];
   avoid?: { circles: Circle[] };
+  /** Rows in `MatrixResult.packed` (see route-core.ts). */
+  packed?: boolean;
 }
 
 export interface LoadedMap {
@@ -150,6 +152,31 @@ async function routeIn<T>(task: string, req: RouteRequest): Promise<T> {
   if (!loaded) throw new MapNotLoadedError();
   if (req.waypoints.length < 2) throw new RangeError('a route needs at least 2 waypoints');
   return unwrap(await runTask<Outcome<T>>(task, req));
+}
+
+/** Matrix rows per pool task of `matrixInPieces`. */
+const PIECE_ROWS = 200;
+
+/**
+ * A large matrix piece by piece: rows in pool tasks of PIECE_ROWS, one at a time, answered packed
+ * (MatrixResult.packed, all rows). A batch job holds one worker at a time this way and interactive
+ * requests get the pool between its pieces. `onPiece` hears the percentage done after each piece (and
+ * may throw to stop).
+ */
+export async function matrixInPieces(req: MatrixRequest, onPiece?: (percent: number) => Promise<void> | void): Promise<MatrixResult> {
+  if (!loaded) throw new MapNotLoadedError();
+  const n = req.points.length;
+  const packed = { durations: new Float64Array(n * n), distances: new Float64Array(n * n) };
+  let snapped: MatrixResult['snapped'] = [];
+  for (let from = 0; from < n; from += PIECE_ROWS) {
+    const to = Math.min(n, from + PIECE_ROWS);
+    const part = unwrap(await runTask<Outcome<MatrixResult>>('matrix', { ...req, packed: true, rows: { from, to } }));
+    packed.durations.set(part.packed!.durations, from * n);
+    packed.distances.set(part.packed!.distances, from * n);
+    snapped = part.snapped;
+    await onPiece?.(Math.round((100 * to) / n));
+  }
+  return { durations: [], distances: [], snapped, packed };
 }
 
 /** Below this many points a matrix is not worth splitting over workers. */

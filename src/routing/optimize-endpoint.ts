@@ -10,7 +10,7 @@ import { matrix, NoRouteError, route, WaypointTooFarError, type LatLon, type Mat
 import { engineHttpError } from './engine-errors.js';
 import { namesPoi, resolveLocations, type LocationInput, type ResolvedLocation } from './locations.js';
 import type { SolveOptions, VrpProblem, VrpSolution } from './optimize/solver.js';
-import { indexLocations, toProblem, unreachableLocations, type LocationIndex, type ResolvedVehicle } from './optimize-api/problem.js';
+import { indexLocations, toProblem, travelOf, unreachableLocations, type LocationIndex, type ResolvedVehicle } from './optimize-api/problem.js';
 import { optimizeJson } from './optimize-api/response.js';
 import { defaultVehicleId, optimizeBodySchema, type OptimizeBody } from './optimize-api/schema.js';
 import { timeFrame } from './optimize-api/time-frame.js';
@@ -24,7 +24,7 @@ import { pairsOf } from './line-json.js';
 export const SOLVE_OPTIONS: SolveOptions = { iterations: 12_000, timeLimitMs: 1_000, seed: 1 };
 
 /** Whether a raw (unvalidated) body names a POI anywhere: such requests also need `read-pois`. */
-function bodyNamesPoi(raw: Record<string, unknown>): boolean {
+export function bodyNamesPoi(raw: Record<string, unknown>): boolean {
   const vehicles: unknown[] = Array.isArray(raw.vehicles) ? raw.vehicles : [];
   const places = vehicles.flatMap((v) => {
     if (v === null || typeof v !== 'object') return [];
@@ -35,7 +35,7 @@ function bodyNamesPoi(raw: Record<string, unknown>): boolean {
 }
 
 /** Positions of every location; unknown POI ids are 422 at `<location field>.poi_id`. */
-async function resolveAll(sql: Sql, teamId: string, body: OptimizeBody): Promise<{ vehicles: ResolvedVehicle[]; stops: ResolvedLocation[] }> {
+export async function resolveAll(sql: Sql, teamId: string, body: OptimizeBody): Promise<{ vehicles: ResolvedVehicle[]; stops: ResolvedLocation[] }> {
   const fields: string[] = [];
   const locations: LocationInput[] = [];
   const add = (loc: LocationInput, field: string) => {
@@ -60,9 +60,10 @@ async function resolveAll(sql: Sql, teamId: string, body: OptimizeBody): Promise
   return { vehicles, stops: resolved.slice(k) };
 }
 
-async function roadMatrix(profile: ProfileName, ix: LocationIndex): Promise<MatrixResult> {
+/** The engine's matrix errors as the request's: a point far from any road is a 422 at its fields. */
+export async function roadMatrix(profile: ProfileName, ix: LocationIndex, compute = () => matrix({ profile, points: ix.points })): Promise<MatrixResult> {
   try {
-    return await matrix({ profile, points: ix.points });
+    return await compute();
   } catch (err) {
     if (err instanceof WaypointTooFarError) {
       const message = `is more than 500 m from a road usable by the ${profile} profile`;
@@ -81,7 +82,7 @@ async function solve(problem: VrpProblem, profile: ProfileName): Promise<VrpSolu
 }
 
 /** [lon, lat] along the roads from the vehicle's start through its stops to its end (if it has one). */
-async function geometry(profile: ProfileName, waypoints: LatLon[]): Promise<Array<[number, number]>> {
+export async function geometry(profile: ProfileName, waypoints: LatLon[]): Promise<Array<[number, number]>> {
   try {
     return pairsOf((await route({ profile, waypoints })).geometry);
   } catch (err) {
@@ -105,10 +106,11 @@ export function optimizeEndpoint(sql: Sql): Route[] {
 
       const ix = indexLocations(vehicles, stops);
       const m = await roadMatrix(profile, ix);
-      const unreachable = unreachableLocations(ix, m.durations, profile);
+      const travel = travelOf(m);
+      const unreachable = unreachableLocations(ix, travel.duration, profile);
       if (Object.keys(unreachable).length) throw unprocessable(unreachable);
 
-      const problem = toProblem(body, ix, m, frame);
+      const problem = toProblem(body, ix, travel, frame);
       const solution = await solve(problem, profile);
       const geometries = await Promise.all(solution.routes.map((r) => {
         const v = problem.vehicles[r.vehicle];

@@ -32,6 +32,9 @@ export interface MatrixQuery {
   avoid?: { circles: Circle[] };
   /** Compute only these rows (the others come back empty); lets several workers share one matrix. */
   rows?: { from: number; to: number };
+  /** Answer the rows in `packed` instead of nested arrays: a large matrix crosses threads as two copies
+   *  of memory instead of millions of numbers to rebuild and collect. */
+  packed?: boolean;
 }
 export interface MatrixResult {
   /** Seconds, [from][to]; null when unreachable. */
@@ -39,6 +42,8 @@ export interface MatrixResult {
   /** Meters of the fastest path. */
   distances: Array<Array<number | null>>;
   snapped: LatLon[];
+  /** With `packed`: the rows asked for, row-major (rows × points), NaN when unreachable; the nested arrays stay empty. */
+  packed?: { durations: Float64Array; distances: Float64Array };
 }
 export type RouteFailure =
   | { kind: 'unknown-profile'; profile: string }
@@ -259,20 +264,27 @@ export class RouteCore {
     const durations: Array<Array<number | null>> = [];
     const distances: Array<Array<number | null>> = [];
     const rows = q.rows ?? { from: 0, to: n };
+    const packed = q.packed ? { durations: new Float64Array((rows.to - rows.from) * n), distances: new Float64Array((rows.to - rows.from) * n) } : undefined;
+    // Each target's seeds as slots of the search answer, looked up once rather than per row.
+    const targetSlots = targetSeedLists.map((list) => list.map((t) => slot.get(t.node)!));
     for (let i = 0; i < n; i++) {
       if (i < rows.from || i >= rows.to) {
-        durations.push([]);
-        distances.push([]);
+        if (!packed) {
+          durations.push([]);
+          distances.push([]);
+        }
         continue;
       }
       const seeds = sourceSeeds(g, phantoms[i]).filter(usable(phantoms[i], true));
       const reach = targets.row(seeds);
       const rowD: Array<number | null> = [], rowM: Array<number | null> = [];
+      const at = (i - rows.from) * n;
       for (let j = 0; j < n; j++) {
         let best = Infinity, meters = Infinity;
         if (i === j) { best = 0; meters = 0; }
-        for (const t of targetSeedLists[j]) {
-          const k = slot.get(t.node)!;
+        const list = targetSeedLists[j], slots = targetSlots[j];
+        for (let s = 0; s < list.length; s++) {
+          const t = list[s], k = slots[s];
           // Ties on duration go to the shorter path, as in the searches, so entries match single routes.
           const c = reach.durations[k] + t.cost, m = reach.meters[k] + t.meters;
           if (c < best || (c === best && m < meters)) { best = c; meters = m; }
@@ -281,12 +293,19 @@ export class RouteCore {
         if (direct && direct.cost < best && !(avoiding && this.pieceBlocked(block, phantoms[i].geom, direct.piece))) {
           best = direct.cost; meters = direct.meters;
         }
-        rowD.push(best === Infinity ? null : best / 10);
-        rowM.push(best === Infinity ? null : meters);
+        if (packed) {
+          packed.durations[at + j] = best === Infinity ? NaN : best / 10;
+          packed.distances[at + j] = best === Infinity ? NaN : meters;
+        } else {
+          rowD.push(best === Infinity ? null : best / 10);
+          rowM.push(best === Infinity ? null : meters);
+        }
       }
-      durations.push(rowD);
-      distances.push(rowM);
+      if (!packed) {
+        durations.push(rowD);
+        distances.push(rowM);
+      }
     }
-    return { ok: true, value: { durations, distances, snapped: phantoms.map((p) => ({ lat: p.lat, lon: p.lon })) } };
+    return { ok: true, value: { durations, distances, snapped: phantoms.map((p) => ({ lat: p.lat, lon: p.lon })), ...(packed ? { packed } : {}) } };
   }
 }

@@ -19,6 +19,7 @@ interface RouteExports extends WebAssembly.Exports {
 }
 
 /** Durations (tenths) and meters from one row's source seeds to each target node; Infinity when unreachable. */
+/** One row of a matrix: views of the kernel's memory, valid until the next row. */
 export interface RowResult { durations: Float64Array; meters: Float64Array }
 /** The target nodes of a matrix, ready for rows from any number of sources. */
 export interface MatrixTargets { row(src: Seed[]): RowResult }
@@ -27,7 +28,7 @@ export interface MatrixTargets { row(src: Seed[]): RowResult }
 export interface Seed { node: number; cost: number; meters: number }
 
 export const MAX_SEEDS = 16;
-const MAX_MATRIX_TARGETS = 4096;
+const MAX_MATRIX_TARGETS = 16_384; // two seeds for each of 2,000 stops and 200 vehicles fit
 const BUCKET_ENTRY_BYTES = 24;
 
 export class RouteKernel {
@@ -161,10 +162,12 @@ export class RouteKernel {
     else this.searches.plain++;
   }
 
+  /** Views of the kernel's output, valid until the next row: a 2,000-point matrix would otherwise copy
+   *  (and collect) 2,000 pairs of rows. */
   private rowResult(n: number): RowResult {
     return {
-      durations: new Float64Array(this.buffer, this.outDurPtr, n).slice(),
-      meters: new Float64Array(this.buffer, this.outDistPtr, n).slice(),
+      durations: new Float64Array(this.buffer, this.outDurPtr, n),
+      meters: new Float64Array(this.buffer, this.outDistPtr, n),
     };
   }
 

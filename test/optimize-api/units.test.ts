@@ -78,19 +78,19 @@ describe('unreachable locations', () => {
     // Into a start and out of an end: never driven.
     for (let a = 0; a < 5; a++) m[a][0] = null;
     for (let b = 0; b < 5; b++) if (b !== 1) m[1][b] = null;
-    expect(unreachableLocations(ix, m, 'driving-car')).toEqual({});
+    expect(unreachableLocations(ix, (a, b) => m[a][b], 'driving-car')).toEqual({});
   });
 
   it('blames the location cut off, at every field naming it, not its neighbours', () => {
     const m = full();
     for (let a = 0; a < 5; a++) if (a !== 3) m[a][3] = null;
-    const errors = unreachableLocations(ix, m, 'driving-car');
+    const errors = unreachableLocations(ix, (a, b) => m[a][b], 'driving-car');
     expect(Object.keys(errors)).toEqual(['stops.1', 'stops.3']);
     const one = full();
     one[0][1] = null;
     one[2][1] = null;
     one[3][1] = null;
     one[4][1] = null;
-    expect(Object.keys(unreachableLocations(ix, one, 'driving-car'))).toEqual(['vehicles.1.end']);
+    expect(Object.keys(unreachableLocations(ix, (a, b) => one[a][b], 'driving-car'))).toEqual(['vehicles.1.end']);
   });
 });

@@ -64,8 +64,8 @@ function neededLegs(ix: LocationIndex): Array<[number, number]> {
  * missing leg is blamed on the location with the most missing legs, so the one point cut off from the
  * network is reported rather than every point it fails to connect with.
  */
-export function unreachableLocations(ix: LocationIndex, durations: MatrixResult['durations'], profile: string): FieldErrors {
-  let missing = neededLegs(ix).filter(([a, b]) => a !== b && durations[a][b] === null);
+export function unreachableLocations(ix: LocationIndex, duration: Travel['duration'], profile: string): FieldErrors {
+  let missing = neededLegs(ix).filter(([a, b]) => a !== b && duration(a, b) === null);
   const errors: FieldErrors = {};
   while (missing.length) {
     const count = new Map<number, number>();
@@ -79,17 +79,34 @@ export function unreachableLocations(ix: LocationIndex, durations: MatrixResult[
   return errors;
 }
 
+/** Seconds and meters between two points of a matrix, null when unreachable. */
+export interface Travel {
+  duration(a: number, b: number): number | null;
+  distance(a: number, b: number): number | null;
+}
+
+/** The engine's matrix, in nested rows or (asked for `packed`, all rows) packed. */
+export function travelOf(m: MatrixResult): Travel {
+  const p = m.packed;
+  if (p) {
+    const n = m.snapped.length;
+    const value = (x: number) => (Number.isNaN(x) ? null : x);
+    return { duration: (a, b) => value(p.durations[a * n + b]), distance: (a, b) => value(p.distances[a * n + b]) };
+  }
+  return { duration: (a, b) => m.durations[a][b], distance: (a, b) => m.distances[a][b] };
+}
+
 /** Stands in for a leg no plan may drive (a start reached from a stop, say); far beyond any real one. */
 export const UNREACHABLE_S = 1_000_000_000;
 
-export function toProblem(body: OptimizeBody, ix: LocationIndex, m: MatrixResult, frame: TimeFrame): VrpProblem {
+export function toProblem(body: OptimizeBody, ix: LocationIndex, m: Travel, frame: TimeFrame): VrpProblem {
   const n = ix.points.length;
   // Whole seconds and meters (DECISIONS.md): the reported totals are then exact sums of the legs.
   const durations = new Int32Array(n * n);
   const distances = new Float64Array(n * n);
   for (let a = 0; a < n; a++) {
     for (let b = 0; b < n; b++) {
-      const d = m.durations[a][b], meters = m.distances[a][b];
+      const d = m.duration(a, b), meters = m.distance(a, b);
       durations[a * n + b] = a === b ? 0 : d === null ? UNREACHABLE_S : Math.round(d);
       distances[a * n + b] = a === b || meters === null ? 0 : Math.round(meters);
     }

@@ -92,11 +92,14 @@ const stopSchema = locationSchema.safeExtend({
   skills: skills.optional(),
 });
 
-export const optimizeBodySchema = z.strictObject({
+/** The fields of an optimize body with the given size limits: the contract's, or the batch jobs' larger ones. */
+export const optimizeFields = (maxVehicles: number, maxStops: number) => ({
   profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
-  vehicles: list(vehicleSchema, 1, MAX_VEHICLES, 'vehicles').superRefine((vs, ctx) => uniqueIds(vs, ctx, defaultVehicleId)),
-  stops: list(stopSchema, 1, MAX_STOPS, 'stops').superRefine((ss, ctx) => uniqueIds(ss, ctx)),
+  vehicles: list(vehicleSchema, 1, maxVehicles, 'vehicles').superRefine((vs, ctx) => uniqueIds(vs, ctx, defaultVehicleId)),
+  stops: list(stopSchema, 1, maxStops, 'stops').superRefine((ss, ctx) => uniqueIds(ss, ctx)),
 });
+
+export const optimizeBodySchema = z.strictObject(optimizeFields(MAX_VEHICLES, MAX_STOPS));
 
 export type OptimizeBody = z.infer<typeof optimizeBodySchema>;
 export type VehicleInput = OptimizeBody['vehicles'][number];

@@ -51,7 +51,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     jobSvc: k.alloc(J * 8),
     tw: k.alloc(Math.max(1, twCount) * 16),
     compat: k.alloc(Math.max(1, J * V)),
-    params: k.alloc(40),
+    params: k.alloc(48),
     out: k.alloc((V + J) * 4),
   };
   const buf = k.memory.buffer;
@@ -89,7 +89,17 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
       compat[j * V + r] = hasSkills(v, job) && (job.demand ?? 1) <= capacityOf(v) ? 1 : 0;
     });
   });
-  new Float64Array(buf, ptr.params, 5).set([opts.seed >>> 0, opts.iterations, opts.timeLimitMs, opts.temperature[0], opts.temperature[1]]);
+  const warm = options.warmStart ? warmRoutes(problem, options.warmStart) : undefined;
+  if (warm) {
+    const init = new Int32Array(buf, ptr.out, V + J);
+    let w = V;
+    warm.forEach((order, r) => {
+      init[r] = order.length;
+      init.set(order, w);
+      w += order.length;
+    });
+  }
+  new Float64Array(buf, ptr.params, 6).set([opts.seed >>> 0, opts.iterations, opts.timeLimitMs, opts.temperature[0], opts.temperature[1], warm ? 1 : 0]);
 
   const iterations = k.solve(n, V, J, ptr.dur, ptr.vehI, ptr.vehT, ptr.jobI, ptr.jobSvc, ptr.tw, ptr.compat, ptr.params, ptr.out);
 
@@ -113,6 +123,26 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     distance: routes.reduce((a, r) => a + r.distance, 0),
     iterations,
   };
+}
+
+/**
+ * The routes of a warm start as the kernel takes them (one job list per vehicle), or undefined when they
+ * do not fit this problem: a job out of range or twice, or a route its schedule rejects. The kernel
+ * trusts what it is given, so a stale checkpoint must not reach it.
+ */
+function warmRoutes(problem: VrpProblem, routes: ReadonlyArray<{ vehicle: number; jobs: readonly number[] }>): number[][] | undefined {
+  const out: number[][] = problem.vehicles.map(() => []);
+  const seen = new Set<number>();
+  for (const { vehicle, jobs } of routes) {
+    if (!Number.isInteger(vehicle) || vehicle < 0 || vehicle >= out.length || out[vehicle].length) return undefined;
+    for (const j of jobs) {
+      if (!Number.isInteger(j) || j < 0 || j >= problem.jobs.length || seen.has(j)) return undefined;
+      seen.add(j);
+    }
+    if (!scheduleRoute(problem, vehicle, jobs).feasible) return undefined;
+    out[vehicle] = [...jobs];
+  }
+  return out;
 }
 
 /** Worker-pool entry: `runTask('vrp', {problem, options})`. */

@@ -55,6 +55,8 @@ export interface SolveOptions {
   seed?: number;
   /** Annealing temperature at start and end, as fractions of the mean travel duration between jobs; default [0.3, 0.003]. */
   temperature?: readonly [number, number];
+  /** Routes to continue from (a previous slice's or a checkpoint's best); ignored when they do not fit the problem. */
+  warmStart?: ReadonlyArray<{ vehicle: number; jobs: readonly number[] }>;
 }
 
 /** Times of one route, as scheduleRoute computes them. Arrays are per job in visiting order. */

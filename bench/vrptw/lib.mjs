@@ -1,0 +1,64 @@
+// Solomon-format VRPTW instances (Solomon's 100-customer and Gehring–Homberger's 1,000-customer sets):
+// the reader, the integer problem both solvers get, and the feasibility checker, which works on the
+// original instance in exact doubles and knows nothing of either solver.
+
+export const SCALE = 1000; // fixed point: travel times are ceil(distance × SCALE), so scaled feasibility implies exact feasibility
+
+export function parse(text) {
+  const lines = text.split('\n');
+  const vi = lines.findIndex((l) => /NUMBER\s+CAPACITY/.test(l));
+  const [vehicles, capacity] = lines[vi + 1].trim().split(/\s+/).map(Number);
+  const rows = lines.slice(lines.findIndex((l) => /CUST/.test(l)) + 1)
+    .map((l) => l.trim().split(/\s+/).map(Number)).filter((r) => r.length === 7 && r.every(Number.isFinite));
+  return { vehicles, capacity, rows: rows.map(([id, x, y, demand, ready, due, service]) => ({ id, x, y, demand, ready, due, service })) };
+}
+
+export function toProblem(inst) {
+  const n = inst.rows.length;
+  const durations = new Int32Array(n * n);
+  const distances = new Float64Array(n * n);
+  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
+    const d = Math.hypot(inst.rows[a].x - inst.rows[b].x, inst.rows[a].y - inst.rows[b].y);
+    distances[a * n + b] = d;
+    durations[a * n + b] = Math.ceil(d * SCALE - 1e-7);
+  }
+  const depot = inst.rows[0];
+  const vehicles = Array.from({ length: inst.vehicles }, () => ({ start: 0, end: 0, capacity: inst.capacity, hours: [depot.ready * SCALE, depot.due * SCALE] }));
+  const jobs = inst.rows.slice(1).map((r, i) => ({ location: i + 1, demand: r.demand, service: r.service * SCALE, timeWindows: [[r.ready * SCALE, r.due * SCALE]] }));
+  return { durations, distances, vehicles, jobs };
+}
+
+/** Independent check in exact doubles on the original instance; returns a list of problems. */
+export function check(inst, sol) {
+  const errs = [];
+  const seen = new Set();
+  const [depot, ...cust] = inst.rows;
+  const dist = (a, b) => Math.hypot(a.x - b.x, a.y - b.y);
+  let total = 0;
+  for (const route of sol.routes) {
+    let t = depot.ready;
+    let at = depot;
+    let load = 0;
+    for (const j of route.jobs) {
+      if (seen.has(j)) errs.push(`customer ${j + 1} twice`);
+      seen.add(j);
+      const c = cust[j];
+      const d = dist(at, c);
+      total += d;
+      const arrival = t + d;
+      if (arrival > c.due + 1e-9) errs.push(`customer ${j + 1} late`);
+      t = Math.max(arrival, c.ready) + c.service;
+      load += c.demand;
+      at = c;
+    }
+    const back = dist(at, depot);
+    total += back;
+    if (t + back > depot.due + 1e-9) errs.push(`vehicle ${route.vehicle} returns late`);
+    if (load > inst.capacity) errs.push(`vehicle ${route.vehicle} overloaded`);
+  }
+  if (seen.size + sol.unassigned.length !== cust.length) errs.push('customers missing');
+  if (sol.unassigned.length) errs.push(`${sol.unassigned.length} unassigned`);
+  if (sol.routes.length > inst.vehicles) errs.push('too many vehicles');
+  return { errs, total };
+}
+

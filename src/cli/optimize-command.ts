@@ -1,0 +1,171 @@
+// `waymark optimize FILE`: solves a VROOM input file (or a Waymark optimize body) and writes VROOM's
+// output JSON. Matrices from the file need nothing else; coordinates are routed on the road map (the
+// bundled one, or WAYMARK_MAP) or, with --speed, taken as great-circle distances at that speed.
+// No database either way. Progress goes to stderr, the answer to stdout or -o.
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { closePool, runTask } from '../compute/pool.js';
+import { loadConfig } from '../config.js';
+import { ensureDefaultMap, stderrProgress } from '../map/build.js';
+import { PROFILES, type ProfileName } from '../map/profiles.js';
+import { loadMap, matrixInPieces, WaypointTooFarError } from '../routing/engine.js';
+import { travelOf } from '../routing/optimize-api/problem.js';
+import type { VrpSolution } from '../routing/optimize/types.js';
+import { fromWaymark } from '../routing/vroom/from-waymark.js';
+import { flatMatrices, inputMatrices, isVroomInput, parseVroomInput, placesOf, startingRoutes, toVrpProblem, VroomInputError, type Places, type VroomInput } from '../routing/vroom/input.js';
+import { vroomOutput } from '../routing/vroom/output.js';
+import { int, parse } from './args.js';
+
+export const OPTIMIZE_USAGE = `waymark optimize FILE [options]     (FILE - reads standard input)
+
+Solves a vehicle routing problem given in VROOM's input JSON (jobs, vehicles, matrices or coordinates)
+or as a Waymark optimize body (vehicles, stops), and writes VROOM's output JSON (code, summary,
+unassigned, routes).
+
+  -o, --output OUT     write the answer to OUT instead of standard output
+  --matrix             use only the file's matrices: no road map is loaded (coordinates are an error)
+  --speed KMH          coordinates without a road map: great-circle distances driven at KMH
+  --time-budget S      stop the search after S seconds (default 60)
+  --iterations N       search iterations (default 12000 + 200 per job); the same file and N give the same plan
+  --seed N             random seed (default 1)
+  --help               this text
+
+Supported: jobs with service, setup, one amount dimension (delivery, pickup, amount), skills, time
+windows and priority; vehicles with start and/or end, one capacity dimension, skills, time window and
+steps (taken as the starting plan). Pickups count against the capacity from the start. Shipments,
+custom costs and amounts in several dimensions are refused; breaks, max_tasks, max_travel_time,
+max_distance and speed_factor are ignored with a warning. Times are whole seconds, distances meters.`;
+
+/** VROOM's profile names, and ours. */
+const PROFILE_ALIASES: Record<string, ProfileName> = { car: 'driving-car', hgv: 'driving-hgv', truck: 'driving-hgv', bike: 'cycling-regular', bicycle: 'cycling-regular', foot: 'foot-walking', walking: 'foot-walking' };
+
+const say = (text: string) => process.stderr.write(`${text}\n`);
+
+export async function optimizeCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parse(args, {
+    output: { type: 'string', short: 'o' },
+    matrix: { type: 'boolean' },
+    speed: { type: 'string' },
+    'time-budget': { type: 'string' },
+    iterations: { type: 'string' },
+    seed: { type: 'string' },
+    help: { type: 'boolean' },
+  });
+  if (values.help) {
+    console.log(OPTIMIZE_USAGE);
+    return;
+  }
+  if (positionals.length !== 1) throw new Error(`give exactly one input file\n\n${OPTIMIZE_USAGE}`);
+  const file = positionals[0];
+  const speed = values.speed === undefined ? undefined : Number(values.speed);
+  if (speed !== undefined && !(speed > 0 && speed <= 1000)) throw new Error('--speed must be a number of km/h between 0 and 1000');
+  const budgetS = int(values['time-budget'], 'time-budget') ?? 60;
+  const seed = int(values.seed, 'seed') ?? 1;
+
+  const started = performance.now();
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
+  } catch (err) {
+    throw new Error(`${file}: ${err instanceof SyntaxError ? `not JSON (${err.message})` : (err as Error).message}`);
+  }
+  try {
+    let input: VroomInput;
+    let profileName: string;
+    if (isVroomInput(doc)) {
+      const parsed = parseVroomInput(doc);
+      parsed.warnings.forEach((w) => say(`warning: ${w}`));
+      input = parsed.input;
+      profileName = input.vehicles[0].profile;
+    } else {
+      ({ input, profile: profileName } = fromWaymark(doc));
+    }
+    const places = placesOf(input);
+    const m = await matricesFor(input, places, { matrixOnly: Boolean(values.matrix), speed, profileName });
+    const problem = toVrpProblem(input, places, m.durations, m.distances);
+    const loaded = performance.now();
+
+    const iterations = int(values.iterations, 'iterations') ?? 12_000 + 200 * input.jobs.length;
+    say(`solving ${input.jobs.length} jobs with ${input.vehicles.length} vehicles (${places.size} locations): up to ${iterations} iterations or ${budgetS} s`);
+    const solution = await withTicker(budgetS, runTask<VrpSolution>('vrp', {
+      problem,
+      options: { iterations, timeLimitMs: budgetS * 1000, seed, warmStart: startingRoutes(input) },
+    }));
+    const solved = performance.now();
+    const out = vroomOutput(input, places, solution, { loading: loaded - started, solving: solved - loaded, routing: 0 }, m.distances !== undefined);
+    say(`done: ${out.summary.routes} routes, ${input.jobs.length - out.summary.unassigned} of ${input.jobs.length} jobs assigned, cost ${out.summary.cost}, ${solution.iterations} iterations in ${((solved - loaded) / 1000).toFixed(1)} s`);
+    const text = `${JSON.stringify(out)}\n`;
+    if (values.output) await writeFile(values.output, text);
+    else process.stdout.write(text);
+  } catch (err) {
+    if (err instanceof VroomInputError) throw new Error(`${file}: ${err.message}`);
+    throw err;
+  } finally {
+    await closePool();
+  }
+}
+
+interface MatrixChoice {
+  matrixOnly: boolean;
+  speed: number | undefined;
+  profileName: string;
+}
+
+async function matricesFor(input: VroomInput, places: Places, how: MatrixChoice): Promise<{ durations: Int32Array; distances?: Float64Array }> {
+  const given = inputMatrices(input);
+  if (given) {
+    const n = given.durations.length;
+    if (n < places.size - (places.free === null ? 0 : 1)) throw new VroomInputError(`matrices: ${n} rows, but the locations go up to index ${places.size - 1}`);
+    const { durations, distances } = given;
+    return flatMatrices(places, places.size - (places.free === null ? 0 : 1), (a, b) => durations[a]?.[b], distances && ((a, b) => distances[a]?.[b]));
+  }
+  if (!places.coordinates) throw new VroomInputError('matrices: location indices need matrices');
+  if (how.matrixOnly) throw new VroomInputError('--matrix: the file gives coordinates and no matrices');
+  const points = places.coordinates;
+  if (how.speed !== undefined) {
+    const metersPerSecond = (how.speed * 1000) / 3600;
+    const meters = (a: number, b: number) => greatCircle(points[a], points[b]);
+    return flatMatrices(places, points.length, (a, b) => meters(a, b) / metersPerSecond, meters);
+  }
+  const profile = PROFILE_ALIASES[how.profileName] ?? (PROFILES as readonly string[]).find((p) => p === how.profileName);
+  if (!profile) throw new VroomInputError(`vehicles.0.profile: '${how.profileName}' is not a profile of the road map (${PROFILES.join(', ')}, or car, hgv, bike, foot)`);
+  const config = loadConfig();
+  const dir = config.mapDir ?? (await ensureDefaultMap(config.dataDir, stderrProgress()));
+  say(`loading the road map ${dir}`);
+  await loadMap(dir, [profile]);
+  try {
+    const m = travelOf(await matrixInPieces({ profile, points: points.map(([lon, lat]) => ({ lat, lon })) }, (percent) => {
+      say(`road matrix ${percent}%`);
+    }));
+    return flatMatrices(places, points.length, m.duration, m.distance);
+  } catch (err) {
+    if (err instanceof WaypointTooFarError) {
+      throw new VroomInputError(`location [${points[err.index].join(', ')}] is more than 500 m from a road of the ${profile} profile on ${dir} (route it on another map with WAYMARK_MAP, or use --speed)`);
+    }
+    throw err;
+  }
+}
+
+/** Meters between [lon, lat] points on the mean Earth sphere. */
+function greatCircle(a: [number, number], b: [number, number]): number {
+  const rad = Math.PI / 180, R = 6_371_008.8;
+  const h = Math.sin(((b[1] - a[1]) * rad) / 2) ** 2 + Math.cos(a[1] * rad) * Math.cos(b[1] * rad) * Math.sin(((b[0] - a[0]) * rad) / 2) ** 2;
+  return 2 * R * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/** Elapsed time on stderr while the search runs (a line a second on a terminal, every 10 s otherwise). */
+async function withTicker<T>(budgetS: number, work: Promise<T>): Promise<T> {
+  const started = Date.now();
+  const tty = process.stderr.isTTY;
+  const timer = setInterval(() => {
+    const s = Math.round((Date.now() - started) / 1000);
+    if (tty) process.stderr.write(`\rsearching… ${s} s of at most ${budgetS} s`);
+    else if (s % 10 === 0) say(`searching… ${s} s of at most ${budgetS} s`);
+  }, 1000);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+    if (tty) process.stderr.write('\n');
+  }
+}

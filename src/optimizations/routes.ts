@@ -1,0 +1,65 @@
+// Batch optimization jobs (README "Batch optimization jobs"): an extension beside the contract's
+// POST /v1/routes/optimize, with the same body rules at batch sizes, run as durable jobs.
+import type { Sql } from '../db/client.js';
+import { HttpError, invalid, notFound } from '../http/errors.js';
+import { pageOf, readPage } from '../http/pagination.js';
+import type { Route } from '../http/router.js';
+import { parseWith } from '../http/validate.js';
+import { isUlid } from '../ids.js';
+import { loadedProfiles } from '../routing/engine.js';
+import { timeFrame } from '../routing/optimize-api/time-frame.js';
+import { bodyNamesPoi, resolveAll } from '../routing/optimize-endpoint.js';
+import { batchBodySchema } from './schema.js';
+import { cancelOptimization, createOptimization, fetchOptimization, listOptimizations, optimizationJson } from './store.js';
+
+/** 2,000 stops with windows, skills and ids, and 200 vehicles, take well under this. */
+const BODY_LIMIT = 8 * 1024 * 1024;
+
+export function optimizationRoutes(sql: Sql): Route[] {
+  const byId = async (teamId: string, id: string) => {
+    const row = isUlid(id) ? await fetchOptimization(sql, teamId, id.toUpperCase()) : undefined;
+    if (!row) throw notFound('Optimization');
+    return row;
+  };
+  return [
+    {
+      method: 'POST', path: '/v1/optimizations', permission: 'plan-routes', bodyLimit: BODY_LIMIT,
+      handler: async (ctx) => {
+        const raw = await ctx.json();
+        if (bodyNamesPoi(raw)) ctx.require('read-pois');
+        const body = parseWith(batchBodySchema, raw);
+        // A process without a map queues the job for one that has it; one with a map knows its profiles.
+        const profiles = loadedProfiles();
+        if (profiles.length && !profiles.includes(body.profile)) throw invalid('profile', 'is not available on the loaded map');
+        const frame = timeFrame(body, Object.keys(raw), Math.floor(Date.now() / 1000));
+        // POIs are resolved now: the job plans the places the team had when it asked.
+        const locations = await resolveAll(sql, ctx.teamId, body);
+        const row = await createOptimization(sql, { teamId: ctx.teamId, body: raw, locations, frame, timeBudget: body.time_budget });
+        return { status: 202, body: { data: optimizationJson(row, true) } };
+      },
+    },
+    {
+      method: 'GET', path: '/v1/optimizations', permission: 'plan-routes',
+      handler: async (ctx) => {
+        const page = readPage(ctx.query);
+        const { data, next } = pageOf(await listOptimizations(sql, ctx.teamId, page.cursor, page.limit + 1), page.limit);
+        return { status: 200, body: { data: data.map((r) => optimizationJson(r, false)), next } };
+      },
+    },
+    {
+      method: 'GET', path: '/v1/optimizations/{id}', permission: 'plan-routes',
+      handler: async (ctx) => ({ status: 200, body: { data: optimizationJson(await byId(ctx.teamId, ctx.params.id), true) } }),
+    },
+    {
+      method: 'DELETE', path: '/v1/optimizations/{id}', permission: 'plan-routes',
+      handler: async (ctx) => {
+        await byId(ctx.teamId, ctx.params.id);
+        const row = (await cancelOptimization(sql, ctx.teamId, ctx.params.id.toUpperCase()))!;
+        if (row.status === 'completed' || row.status === 'failed') {
+          throw new HttpError(409, `The optimization has already ${row.status === 'completed' ? 'completed' : 'failed'}; only a queued or running one can be cancelled.`);
+        }
+        return { status: 200, body: { data: optimizationJson(row, true) } };
+      },
+    },
+  ];
+}
