@@ -223,6 +223,10 @@ describe('profile semantics', () => {
       const bike = await tryRoute({ profile: 'cycling-regular', waypoints: [a, b] });
       if (bike instanceof NoRouteError || bike.distance > 45) continue; // the turn is not a direct 40 m for bikes here
       const drive = await tryRoute({ profile: 'driving-car', waypoints: [a, b] });
+      // A from or to way off the car's main network (behind a barrier, say) snaps the car elsewhere: no test of the turn.
+      const onWays = (r: RouteResult): boolean => lineDistanceMeters(a.lat, a.lon, [[r.snapped[0].lon, r.snapped[0].lat]]) < 0.5
+        && lineDistanceMeters(b.lat, b.lon, [[r.snapped[1].lon, r.snapped[1].lat]]) < 0.5;
+      if (!(drive instanceof NoRouteError) && !onWays(drive)) continue;
       if (!(drive instanceof NoRouteError)) expect(drive.distance).toBeGreaterThan(bike.distance + 20);
       proven++;
     }
