@@ -1,4 +1,5 @@
 import type { RequestContext } from './context.js';
+import type { Operation } from './openapi.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -27,6 +28,8 @@ export interface Route {
   /** Body size limit in bytes (413 beyond). */
   bodyLimit?: number;
   handler: (ctx: RequestContext) => Promise<Reply> | Reply;
+  /** The operation in the OpenAPI document (every route outside /dashboard has one). */
+  openapi?: Operation;
 }
 
 interface Node {

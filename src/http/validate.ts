@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { unprocessable, zodErrors } from './errors.js';
 
 /** Length in characters as PostgreSQL counts them (code points): an emoji is one, not two UTF-16 units. */
@@ -23,3 +23,12 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix
   }
   return result.data;
 }
+
+/** Passes arrays on and refuses anything else with `message`: put before `.pipe(z.array(…).min().max())`
+ *  so that a string is not measured as a list (zod runs length checks on anything with a length). As a
+ *  transform, the document shows the array schema after it. */
+export const arrayFirst = (message: string) => z.transform((value: unknown, ctx) => {
+  if (Array.isArray(value)) return value as unknown[];
+  ctx.addIssue({ code: 'custom', message, input: value });
+  return z.NEVER;
+});

@@ -17,7 +17,8 @@ import type { Sql } from '../db/client.js';
 import { invalid, unprocessable, type FieldErrors } from '../http/errors.js';
 import type { Route } from '../http/router.js';
 import { clusterCount, ClusterRequestError, MAX_CLUSTERS, type ClusterOptions, type Clustering } from './clusters/kmeans.js';
-import { parseClusterBody, type ClusterBody } from './clusters-request.js';
+import type { Operation } from '../http/openapi.js';
+import { clustersRequestSchema, clustersResponseSchema, parseClusterBody, type ClusterBody } from './clusters-request.js';
 import { requestStops, selectedStops, type ClusterStop } from './clusters-stops.js';
 import { engineHttpError } from './engine-errors.js';
 import { namesPoi } from './locations.js';
@@ -53,9 +54,17 @@ function clustersJson(stops: readonly ClusterStop[], body: ClusterBody, result: 
   };
 }
 
+const clustersDoc: Operation = {
+  operationId: 'clusterStops', tag: 'Routing', summary: 'Group stops into compact clusters',
+  description: 'Needs `plan-routes`, and `read-pois` when `pois` is sent or a stop is a POI. k-means by straight-line distance, deterministic for the same stops in the same order; empty clusters are dropped.',
+  body: clustersRequestSchema,
+  responses: { 200: { description: 'The clusters.', schema: clustersResponseSchema } },
+  errors: [422, 502, 503],
+};
+
 export function clustersEndpoint(sql: Sql): Route[] {
   return [{
-    method: 'POST', path: '/v1/routes/clusters', permission: 'plan-routes',
+    method: 'POST', path: '/v1/routes/clusters', openapi: clustersDoc, permission: 'plan-routes',
     handler: async (ctx) => {
       const raw = await ctx.json();
       // Authorization before validation: whether POIs are involved is visible on the raw body.

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 // A route's GeoJSON LineString written straight from its flat lon, lat values: long routes have tens of
 // thousands of points, and turning each into an array for JSON.stringify costs more than the search.
 // Coordinates are rounded to 1e-6° (at most 11 cm, far below the engine's precision) and printed as
@@ -64,3 +65,9 @@ export function pairsOf(values: Float64Array): Array<[number, number]> {
   for (let i = 0; i < values.length; i += 2) out.push([values[i], values[i + 1]]);
   return out;
 }
+
+/** The GeoJSON LineString of the routing answers, as the document shows it. */
+export const lineStringSchema = z.object({
+  type: z.literal('LineString'),
+  coordinates: z.array(z.tuple([z.number(), z.number()])).min(2).describe('[longitude, latitude] pairs.'),
+}).meta({ id: 'LineString' });

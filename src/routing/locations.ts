@@ -18,7 +18,7 @@ export const locationSchema = z.strictObject({
   } else if (!hasLat && !hasLon) ctx.addIssue({ code: 'custom', message: LOCATION_FORMS });
   else if (!hasLat) ctx.addIssue({ code: 'custom', path: ['latitude'], message: 'is required with longitude' });
   else if (!hasLon) ctx.addIssue({ code: 'custom', path: ['longitude'], message: 'is required with latitude' });
-});
+}).describe('A location: `{latitude, longitude}`, or `{poi_id}` for the position of one of the team\'s POIs.');
 
 export type LocationInput = z.infer<typeof locationSchema>;
 

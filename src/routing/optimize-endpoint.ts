@@ -12,7 +12,8 @@ import { namesPoi, resolveLocations, type LocationInput, type ResolvedLocation }
 import type { SolveOptions, VrpProblem, VrpSolution } from './optimize/solver.js';
 import { indexLocations, toProblem, unreachableLocations, type LocationIndex, type ResolvedVehicle } from './optimize-api/problem.js';
 import { optimizeJson } from './optimize-api/response.js';
-import { defaultVehicleId, optimizeBodySchema, type OptimizeBody } from './optimize-api/schema.js';
+import type { Operation } from '../http/openapi.js';
+import { defaultVehicleId, optimizeBodySchema, optimizeResponseSchema, type OptimizeBody } from './optimize-api/schema.js';
 import { timeFrame } from './optimize-api/time-frame.js';
 import { pairsOf } from './line-json.js';
 
@@ -66,7 +67,7 @@ async function roadMatrix(profile: ProfileName, ix: LocationIndex): Promise<Matr
   } catch (err) {
     if (err instanceof WaypointTooFarError) {
       const message = `is more than 500 m from a road usable by the ${profile} profile`;
-      throw unprocessable(Object.fromEntries(ix.fields[err.index].map((f) => [f, [message]])));
+      throw unprocessable(Object.fromEntries(err.indexes.flatMap((i) => ix.fields[i]).map((f) => [f, [message]])));
     }
     throw engineHttpError(err, profile);
   }
@@ -91,9 +92,17 @@ async function geometry(profile: ProfileName, waypoints: LatLon[]): Promise<Arra
   }
 }
 
+const optimizeDoc: Operation = {
+  operationId: 'optimizeDeliveries', tag: 'Routing', summary: 'Optimize deliveries for up to 3 vehicles',
+  description: 'Needs `plan-routes`, and `read-pois` when a location is a POI. Vehicle routing with time windows, capacities and skills on the road network. Every location too far from a road or unreachable, and every unknown POI id, is reported in one 422.',
+  body: optimizeBodySchema,
+  responses: { 200: { description: 'The routes and the stops no vehicle can serve.', schema: optimizeResponseSchema } },
+  errors: [422, 502, 503],
+};
+
 export function optimizeEndpoint(sql: Sql): Route[] {
   return [{
-    method: 'POST', path: '/v1/routes/optimize', permission: 'plan-routes',
+    method: 'POST', path: '/v1/routes/optimize', openapi: optimizeDoc, permission: 'plan-routes',
     handler: async (ctx) => {
       const raw = await ctx.json();
       // Authorization before validation: whether POIs are involved is visible on the raw body.
