@@ -24,8 +24,8 @@ const read = (path: string) => {
   return text;
 };
 
-const docs = (operationId: string, summary: string, description: string, contentType: string): Operation => ({
-  operationId, tag: 'Service', summary, description, responses: { 200: { description: summary, contentType } },
+const docs = (operationId: string, summary: string, description: string, ...contentTypes: string[]): Operation => ({
+  operationId, tag: 'Service', summary, description, responses: { 200: { description: summary, contentTypes } },
 });
 
 const documentDoc = docs('getOpenApiDocument', 'This OpenAPI 3.1 document',
@@ -53,7 +53,7 @@ export function docsRoutes(routes: readonly Route[]): Route[] {
     },
     {
       method: 'GET', path: '/docs/assets/{file}', public: true, body: 'none',
-      openapi: { ...docs('getReferencePageAsset', 'A file of the reference page', 'Scripts and styles of /docs.', 'text/plain'), pathParams: { file: 'The file name.' }, errors: [404] },
+      openapi: { ...docs('getReferencePageAsset', 'A file of the reference page', 'Scripts and styles of /docs.', 'text/javascript', 'text/css'), pathParams: { file: 'The file name.' }, errors: [404] },
       handler: (ctx) => {
         const asset = Object.hasOwn(ASSETS, ctx.params.file) ? ASSETS[ctx.params.file] : undefined;
         if (!asset) return { status: 404, body: { message: 'Not found.' }, headers: SECURITY_HEADERS };

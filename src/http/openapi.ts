@@ -15,8 +15,8 @@ export interface ResponseDoc {
   example?: unknown;
   /** Response headers beyond the rate-limit ones. */
   headers?: Record<string, { description: string; schema: Record<string, unknown>; required?: boolean }>;
-  /** Another content type than JSON (the reference page's HTML). */
-  contentType?: string;
+  /** Other content types than JSON (the reference page's HTML, scripts and styles). */
+  contentTypes?: string[];
 }
 
 export interface Operation {
@@ -108,7 +108,7 @@ const errorResponse = (description: string, schema = 'Error', headers: Record<st
 
 /** The shared error answers, by status. */
 const ERROR_RESPONSES: Record<number, [name: string, response: ReturnType<typeof errorResponse>]> = {
-  400: ['BadRequest', errorResponse('The body is not a JSON object (wrong content type, invalid JSON or UTF-8, or not an object).')],
+  400: ['BadRequest', errorResponse('The body cannot be read: a wrong content type, invalid JSON or UTF-8, not a JSON object, or (uploads) not multipart/form-data.')],
   401: ['Unauthenticated', errorResponse('Missing, unknown, expired, inactive or deleted API key.')],
   403: ['Forbidden', errorResponse('The key lacks the permission, the team has no active plan, or (POI creation) the team reached its POI limit.', 'Error', rateHeaders(false))],
   404: ['NotFound', errorResponse('The resource does not exist in the team.', 'Error', rateHeaders(false))],
@@ -132,8 +132,7 @@ function commonErrors(route: DocumentedRoute): number[] {
   const codes = [431, 503];
   if (!route.public) codes.push(401, 403, 429);
   const hasBody = route.body !== 'none' && (route.method === 'POST' || route.method === 'PUT');
-  if (hasBody) codes.push(408, 413);
-  if (hasBody && route.body !== 'stream') codes.push(400);
+  if (hasBody) codes.push(400, 408, 413);
   return codes;
 }
 
@@ -172,8 +171,8 @@ function operationObject(route: DocumentedRoute, op: Operation): Record<string, 
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(op.responses)) {
     const headers = { ...(route.public ? {} : rateHeaders(true)), ...(r.headers ?? {}) };
-    const content = r.contentType
-      ? { [r.contentType]: { schema: { type: r.contentType.endsWith('json') ? 'object' : 'string' } } }
+    const content = r.contentTypes
+      ? Object.fromEntries(r.contentTypes.map((t) => [t, { schema: { type: t.endsWith('json') ? 'object' : 'string' } }]))
       : r.schema ? { 'application/json': { schema: ref(r.schema, where), ...(r.example === undefined ? {} : { example: r.example }) } } : undefined;
     responses[status] = { description: r.description, ...(Object.keys(headers).length ? { headers } : {}), ...(content ? { content } : {}) };
   }

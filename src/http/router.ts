@@ -48,6 +48,12 @@ export type Match =
 /** A segment trie: static segments win over parameters. */
 export class Router {
   private readonly root = newNode();
+  private readonly added: Route[] = [];
+
+  /** Every route added, in order (the contract test checks each against the OpenAPI document). */
+  get routes(): readonly Route[] {
+    return this.added;
+  }
 
   add(route: Route): void {
     let node = this.root;
@@ -65,6 +71,7 @@ export class Router {
     }
     if (node.routes.has(route.method)) throw new Error(`duplicate route ${route.method} ${route.path}`);
     node.routes.set(route.method, route);
+    this.added.push(route);
   }
 
   match(method: string, path: string): Match {
