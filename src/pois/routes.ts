@@ -5,7 +5,7 @@ import { notifyGeocoding } from '../geo/geocoding-worker.js';
 import { forbidden, notFound, unprocessable, type FieldErrors } from '../http/errors.js';
 import { pageOf, readPage, type Page } from '../http/pagination.js';
 import { RawJson, type Route } from '../http/router.js';
-import { parseWith } from '../http/validate.js';
+import { parseInto } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
 import { distanceSql, parsePoiFilter, poiFilterSql, type PoiFilter } from './filters.js';
 import { NearbyIndex } from './nearby-index.js';
@@ -35,6 +35,16 @@ async function resolveValues(sql: Sql, teamId: string, input: Record<string, unk
     else set[attr.id] = typed.value;
   }
   return { set, remove };
+}
+
+/** The fields checked against the team's data, taken from the raw body when they have the right type:
+ *  they are checked even when other fields are invalid, so one 422 lists every problem. */
+function dataFields(raw: Record<string, unknown>): { category?: string; attributes?: Record<string, unknown> } {
+  const { category_id: category, attributes } = raw;
+  return {
+    category: typeof category === 'string' ? category : undefined,
+    attributes: attributes !== null && typeof attributes === 'object' && !Array.isArray(attributes) ? attributes as Record<string, unknown> : undefined,
+  };
 }
 
 const NOT_A_CATEGORY = 'is not a category of this team';
@@ -114,11 +124,14 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
     {
       method: 'POST', path: '/v1/pois', openapi: poiDocs.create, permission: 'create-pois',
       handler: async (ctx) => {
-        const body = parseWith(createPoiSchema, await ctx.json());
-        const errors: FieldErrors = {};
-        await checkCategory(sql, ctx.teamId, body.category_id, errors);
-        const values = await resolveValues(sql, ctx.teamId, body.attributes, false, errors);
-        if (Object.keys(errors).length) throw unprocessable(errors);
+        const raw = await ctx.json();
+        const errors: FieldErrors = Object.create(null);
+        const parsed = parseInto(createPoiSchema, raw, errors);
+        const { category, attributes } = dataFields(raw);
+        await checkCategory(sql, ctx.teamId, category, errors);
+        const values = await resolveValues(sql, ctx.teamId, attributes, false, errors);
+        if (!parsed || Object.keys(errors).length) throw unprocessable(errors);
+        const body = parsed;
         const id = newId();
         const limit = ctx.auth!.poiLimit;
         await sql.begin(async (tx) => {
@@ -145,11 +158,14 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
       method: 'PUT', path: '/v1/pois/{id}', openapi: poiDocs.update, permission: 'update-pois',
       handler: async (ctx) => {
         const current = await load(ctx.teamId, ctx.params.id);
-        const body = parseWith(updatePoiSchema, await ctx.json());
-        const errors: FieldErrors = {};
-        await checkCategory(sql, ctx.teamId, body.category_id, errors);
-        const values = await resolveValues(sql, ctx.teamId, body.attributes, true, errors);
-        if (Object.keys(errors).length) throw unprocessable(errors);
+        const raw = await ctx.json();
+        const errors: FieldErrors = Object.create(null);
+        const parsed = parseInto(updatePoiSchema, raw, errors);
+        const { category, attributes } = dataFields(raw);
+        await checkCategory(sql, ctx.teamId, category, errors);
+        const values = await resolveValues(sql, ctx.teamId, attributes, true, errors);
+        if (!parsed || Object.keys(errors).length) throw unprocessable(errors);
+        const body = parsed;
         // The row is locked while the new values are worked out from it, so that a concurrent PUT
         // cannot undo this one's changes with values read before it.
         const moved = await sql.begin(async (tx) => {

@@ -21,7 +21,7 @@ import type { Operation } from '../http/openapi.js';
 import { clustersRequestSchema, clustersResponseSchema, parseClusterBody, type ClusterBody } from './clusters-request.js';
 import { requestStops, selectedStops, type ClusterStop } from './clusters-stops.js';
 import { engineHttpError } from './engine-errors.js';
-import { namesPoi } from './locations.js';
+import { namesPoi, rawPoiRefs, resolveLocations } from './locations.js';
 
 /** The size rules that depend on the number of stops, reported on the field that asked for the size. */
 function checkSize(body: ClusterBody, stops: number): void {
@@ -69,8 +69,13 @@ export function clustersEndpoint(sql: Sql): Route[] {
       const raw = await ctx.json();
       // Authorization before validation: whether POIs are involved is visible on the raw body.
       if (raw.pois !== undefined || namesPoi(raw.stops)) ctx.require('read-pois');
-      const body = parseClusterBody(raw);
-      const errors: FieldErrors = {};
+      const errors: FieldErrors = Object.create(null);
+      const body = parseClusterBody(raw, errors);
+      if (!body) {
+        // Unknown POI ids among the stops go into the same 422 as the body's other problems.
+        await resolveLocations(sql, ctx.teamId, rawPoiRefs(raw.stops), 'stops', errors);
+        throw unprocessable(errors);
+      }
       const stops = body.stops
         ? await requestStops(sql, ctx.teamId, body.stops, errors)
         : await selectedStops(sql, ctx.teamId, body.pois!, errors);

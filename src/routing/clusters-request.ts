@@ -2,7 +2,7 @@
 // types and ranges, the either/or rules and unique stop ids, all reported in one 422.
 import { z } from 'zod';
 import { POI_SELECTION_ERROR, poiSelectionShape } from '../pois/selection-schema.js';
-import { unprocessable, zodErrors, type FieldErrors } from '../http/errors.js';
+import { zodErrors, type FieldErrors } from '../http/errors.js';
 import { MAX_CLUSTER_STOPS, MAX_CLUSTERS } from './clusters/kmeans.js';
 import { arrayFirst } from '../http/validate.js';
 import { locationSchema } from './locations.js';
@@ -82,15 +82,14 @@ function duplicateIds(stops: readonly StopInput[], errors: FieldErrors): void {
   });
 }
 
-/** The validated body, or a 422 with every problem found. */
-export function parseClusterBody(raw: Record<string, unknown>): ClusterBody {
-  const errors: FieldErrors = Object.create(null);
+/** The validated body, or undefined with every problem found in `errors`. */
+export function parseClusterBody(raw: Record<string, unknown>, errors: FieldErrors): ClusterBody | undefined {
   const parsed = bodySchema.safeParse(raw);
   if (!parsed.success) Object.assign(errors, zodErrors(parsed.error));
   exactlyOne(raw, 'stops', 'pois', errors);
   exactlyOne(raw, 'clusters', 'max_stops', errors);
   if (parsed.success && parsed.data.stops) duplicateIds(parsed.data.stops, errors);
-  if (!parsed.success || Object.keys(errors).length) throw unprocessable(errors);
+  if (!parsed.success || Object.keys(errors).length) return undefined;
   const { stops, pois, clusters, max_stops: maxStops, balanced } = parsed.data;
   return { stops, pois, clusters, maxStops, balanced };
 }

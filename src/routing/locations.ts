@@ -57,3 +57,12 @@ export async function resolveLocations(
   });
   return ok ? out : null;
 }
+
+/** The POI references of a raw (unvalidated) list, so that unknown ids are reported alongside the body's
+ *  other problems; anything else becomes a placeholder that is never looked up. */
+export function rawPoiRefs(raw: unknown): LocationInput[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.map((l) => (l !== null && typeof l === 'object' && typeof (l as { poi_id?: unknown }).poi_id === 'string'
+    ? { poi_id: (l as { poi_id: string }).poi_id }
+    : { latitude: 0, longitude: 0 }));
+}

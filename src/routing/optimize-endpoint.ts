@@ -4,11 +4,11 @@
 import type { Sql } from '../db/client.js';
 import { HttpError, unprocessable, type FieldErrors } from '../http/errors.js';
 import type { Route } from '../http/router.js';
-import { parseWith } from '../http/validate.js';
+import { parseInto } from '../http/validate.js';
 import { runTask } from '../compute/pool.js';
 import { matrix, NoRouteError, route, WaypointTooFarError, type LatLon, type MatrixResult, type ProfileName } from './engine.js';
 import { engineHttpError } from './engine-errors.js';
-import { namesPoi, resolveLocations, type LocationInput, type ResolvedLocation } from './locations.js';
+import { namesPoi, rawPoiRefs, resolveLocations, type LocationInput, type ResolvedLocation } from './locations.js';
 import type { SolveOptions, VrpProblem, VrpSolution } from './optimize/solver.js';
 import { indexLocations, toProblem, unreachableLocations, type LocationIndex, type ResolvedVehicle } from './optimize-api/problem.js';
 import { optimizeJson } from './optimize-api/response.js';
@@ -35,27 +35,34 @@ function bodyNamesPoi(raw: Record<string, unknown>): boolean {
   return namesPoi(raw.stops) || namesPoi(places);
 }
 
-/** Positions of every location; unknown POI ids are 422 at `<location field>.poi_id`. */
-async function resolveAll(sql: Sql, teamId: string, body: OptimizeBody): Promise<{ vehicles: ResolvedVehicle[]; stops: ResolvedLocation[] }> {
-  const fields: string[] = [];
-  const locations: LocationInput[] = [];
-  const add = (loc: LocationInput, field: string) => {
-    locations.push(loc);
-    fields.push(field);
-  };
-  body.vehicles.forEach((v, i) => {
-    add(v.start, `vehicles.${i}.start`);
-    if (v.end) add(v.end, `vehicles.${i}.end`);
+/** Every location of a body with its field path: the vehicles' starts and ends, then the stops. Works on
+ *  the raw body too (POI references only), so unknown ids join the 422 of an invalid body. */
+function locationFields(vehicles: unknown, stops: unknown, ref = (v: unknown): LocationInput => rawPoiRefs([v])[0]) {
+  const out: Array<{ field: string; location: LocationInput }> = [];
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  list(vehicles).forEach((v, i) => {
+    const { start, end } = (v !== null && typeof v === 'object' ? v : {}) as { start?: unknown; end?: unknown };
+    out.push({ field: `vehicles.${i}.start`, location: ref(start) });
+    if (end) out.push({ field: `vehicles.${i}.end`, location: ref(end) });
   });
-  body.stops.forEach((s, i) => add(s, `stops.${i}`));
+  list(stops).forEach((s, i) => out.push({ field: `stops.${i}`, location: ref(s) }));
+  return out;
+}
+
+/** Positions of the locations; unknown POI ids go to `errors` at `<location field>.poi_id` (null then). */
+async function resolveFields(sql: Sql, teamId: string, entries: Array<{ field: string; location: LocationInput }>, errors: FieldErrors) {
   // One query for all of them; the errors come back at `all.<k>.poi_id` and are renamed to the real paths.
   const scratch: FieldErrors = {};
-  const resolved = await resolveLocations(sql, teamId, locations, 'all', scratch);
-  if (!resolved) {
-    const errors: FieldErrors = {};
-    for (const [key, messages] of Object.entries(scratch)) errors[`${fields[Number(key.split('.')[1])]}.poi_id`] = messages;
-    throw unprocessable(errors);
-  }
+  const resolved = await resolveLocations(sql, teamId, entries.map((e) => e.location), 'all', scratch);
+  for (const [key, messages] of Object.entries(scratch)) errors[`${entries[Number(key.split('.')[1])].field}.poi_id`] = messages;
+  return resolved;
+}
+
+/** Positions of every location of a valid body; unknown POI ids are 422 at `<location field>.poi_id`. */
+async function resolveAll(sql: Sql, teamId: string, body: OptimizeBody): Promise<{ vehicles: ResolvedVehicle[]; stops: ResolvedLocation[] }> {
+  const errors: FieldErrors = {};
+  const resolved = await resolveFields(sql, teamId, locationFields(body.vehicles, body.stops, (v) => v as LocationInput), errors);
+  if (!resolved) throw unprocessable(errors);
   let k = 0;
   const vehicles = body.vehicles.map((v) => ({ start: resolved[k++], end: v.end ? resolved[k++] : null }));
   return { vehicles, stops: resolved.slice(k) };
@@ -107,7 +114,12 @@ export function optimizeEndpoint(sql: Sql): Route[] {
       const raw = await ctx.json();
       // Authorization before validation: whether POIs are involved is visible on the raw body.
       if (bodyNamesPoi(raw)) ctx.require('read-pois');
-      const body = parseWith(optimizeBodySchema, raw);
+      const errors: FieldErrors = Object.create(null);
+      const body = parseInto(optimizeBodySchema, raw, errors);
+      if (!body) {
+        await resolveFields(sql, ctx.teamId, locationFields(raw.vehicles, raw.stops), errors);
+        throw unprocessable(errors);
+      }
       const profile = body.profile;
       const frame = timeFrame(body, Object.keys(raw), Math.floor(Date.now() / 1000));
       const { vehicles, stops } = await resolveAll(sql, ctx.teamId, body);

@@ -6,14 +6,14 @@ import type { Sql } from '../db/client.js';
 import { invalid, unprocessable, type FieldErrors } from '../http/errors.js';
 import type { Operation } from '../http/openapi.js';
 import { RawJson, type Route } from '../http/router.js';
-import { arrayFirst, parseWith } from '../http/validate.js';
+import { arrayFirst, parseInto } from '../http/validate.js';
 import { PROFILES } from '../map/profiles.js';
 import { straightLineMeters, type Position } from './avoid-area.js';
 import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
 import { route, type Circle, type ProfileName, type RouteResult } from './engine.js';
 import { engineHttpError } from './engine-errors.js';
 import { lineStringJson, lineStringSchema, micro } from './line-json.js';
-import { locationSchema, namesPoi, resolveLocations } from './locations.js';
+import { locationSchema, namesPoi, rawPoiRefs, resolveLocations } from './locations.js';
 import { poiSelectionFilter } from './poi-selection.js';
 
 export const MAX_WAYPOINTS = 50;
@@ -90,10 +90,13 @@ export function routesEndpoint(sql: Sql): Route[] {
       const raw = await ctx.json();
       // Authorization before validation: whether POIs are involved is visible on the raw body.
       if (raw.avoid !== undefined || namesPoi(raw.waypoints)) ctx.require('read-pois');
-      const body = parseWith(bodySchema, raw);
+      const errors: FieldErrors = Object.create(null);
+      const parsed = parseInto(bodySchema, raw, errors);
+      // Unknown POI ids are looked up even when the body has other problems: one 422 names them all.
+      const waypoints = await resolveLocations(sql, ctx.teamId, parsed?.waypoints ?? rawPoiRefs(raw.waypoints), 'waypoints', errors);
+      if (!parsed) throw unprocessable(errors);
+      const body = parsed;
       const profile = body.profile;
-      const errors: FieldErrors = {};
-      const waypoints = await resolveLocations(sql, ctx.teamId, body.waypoints, 'waypoints', errors);
       const { radius: _radius, ...avoidFilters } = body.avoid ?? {};
       const filter = body.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
       if (!waypoints || Object.keys(errors).length) throw unprocessable(errors);
