@@ -1,6 +1,6 @@
 // Attributes: request bodies, the resource, the operations of the OpenAPI document.
 import { z } from 'zod';
-import { dataSchema, pageQuery, pageSchema, timestamp, ulid, type Operation } from '../http/openapi.js';
+import { resourceDocs, timestamp, ulid } from '../http/openapi.js';
 import { typeError } from '../http/validate.js';
 
 const TYPES = ['string', 'number', 'boolean'] as const;
@@ -23,37 +23,8 @@ export const updateAttributeSchema = z.strictObject({
 }).meta({ id: 'AttributeUpdate' });
 
 export const attributeSchema = z.object({ id: ulid, name: z.string(), type: z.enum(TYPES), created_at: timestamp, updated_at: timestamp }).meta({ id: 'Attribute' });
-const attributeData = dataSchema('AttributeData', attributeSchema);
-
-const needs = (p: string) => `Needs the \`${p}\` permission.`;
-
-export const attributeDocs = {
-  list: {
-    operationId: 'listAttributes', tag: 'Attributes', summary: 'List attributes', description: needs('read-attributes'),
-    query: pageQuery(),
-    responses: { 200: { description: 'A page of attributes sorted by id.', schema: pageSchema('AttributePage', attributeSchema) } },
-    errors: [422],
-  },
-  create: {
-    operationId: 'createAttribute', tag: 'Attributes', summary: 'Create an attribute', description: needs('create-attributes'),
-    body: createAttributeSchema,
-    responses: { 201: { description: 'The attribute.', schema: attributeData } },
-    errors: [422],
-  },
-  get: {
-    operationId: 'getAttribute', tag: 'Attributes', summary: 'Get an attribute', description: needs('read-attributes'),
-    responses: { 200: { description: 'The attribute.', schema: attributeData } },
-    errors: [404],
-  },
-  update: {
-    operationId: 'updateAttribute', tag: 'Attributes', summary: 'Rename an attribute', description: `${needs('update-attributes')} Values on POIs are kept; the type cannot change.`,
-    body: updateAttributeSchema,
-    responses: { 200: { description: 'The attribute.', schema: attributeData } },
-    errors: [404, 422],
-  },
-  delete: {
-    operationId: 'deleteAttribute', tag: 'Attributes', summary: 'Delete an attribute', description: `${needs('delete-attributes')} Its values on every POI go with it.`,
-    responses: { 204: { description: 'Deleted.' } },
-    errors: [404],
-  },
-} satisfies Record<string, Operation>;
+export const attributeDocs = resourceDocs({
+  tag: 'Attributes', singular: 'attribute', plural: 'attributes', name: 'Attribute',
+  item: attributeSchema, create: createAttributeSchema, update: updateAttributeSchema,
+  notes: { update: 'Values on POIs are kept; the type cannot change.', delete: 'Its values on every POI go with it.' },
+});

@@ -88,6 +88,34 @@ export const pageQuery = (cursor: 'ULID' | 'UUID' = 'ULID') => ({
   cursor: z.string().describe(`The \`next\` of the previous page (a ${cursor}).`),
 });
 
+/** The five operations of a team resource with `<verb>-<plural>` permissions (attributes, categories). */
+export function resourceDocs(o: {
+  tag: string; singular: string; plural: string; name: string;
+  item: z.ZodType; create: z.ZodType; update: z.ZodType; query?: Operation['query']; notes: { update: string; delete: string };
+}): Record<'list' | 'create' | 'get' | 'update' | 'delete', Operation> {
+  const needs = (verb: string) => `Needs the \`${verb}-${o.plural}\` permission.`;
+  const data = dataSchema(`${o.name}Data`, o.item);
+  const one = { description: `The ${o.singular}.`, schema: data };
+  return {
+    list: {
+      operationId: `list${o.name.replace(/y$/, 'ie')}s`, tag: o.tag, summary: `List ${o.plural}`, description: needs('read'),
+      query: { ...pageQuery(), ...o.query },
+      responses: { 200: { description: `A page of ${o.plural} sorted by id.`, schema: pageSchema(`${o.name}Page`, o.item) } },
+      errors: [422],
+    },
+    create: { operationId: `create${o.name}`, tag: o.tag, summary: `Create ${/^[aeiou]/.test(o.singular) ? 'an' : 'a'} ${o.singular}`, description: needs('create'), body: o.create, responses: { 201: one }, errors: [422] },
+    get: { operationId: `get${o.name}`, tag: o.tag, summary: `Get ${/^[aeiou]/.test(o.singular) ? 'an' : 'a'} ${o.singular}`, description: needs('read'), responses: { 200: one }, errors: [404] },
+    update: {
+      operationId: `update${o.name}`, tag: o.tag, summary: `Rename ${/^[aeiou]/.test(o.singular) ? 'an' : 'a'} ${o.singular}`,
+      description: `${needs('update')} ${o.notes.update}`, body: o.update, responses: { 200: one }, errors: [404, 422],
+    },
+    delete: {
+      operationId: `delete${o.name}`, tag: o.tag, summary: `Delete ${/^[aeiou]/.test(o.singular) ? 'an' : 'a'} ${o.singular}`,
+      description: `${needs('delete')} ${o.notes.delete}`, responses: { 204: { description: 'Deleted.' } }, errors: [404],
+    },
+  };
+}
+
 // ---- the document -----------------------------------------------------------------------------------
 
 const RATE_HEADERS = {

@@ -2,34 +2,25 @@
 // server only (no other origin is asked for anything), under the CSP without a violation, and a
 // screenshot goes to docs/api-reference.png.
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { projectRoot } from '../../src/paths.js';
 import { API_ONLY } from '../api/helpers.js';
 import { startTestApp } from '../support/app.js';
+import { openBrowser } from '../support/browser.js';
 import { contractDocument } from '../support/contract.js';
-
-const CHROMIUM = process.env.WAYMARK_CHROMIUM ?? '/usr/bin/chromium';
 
 let app: App & { url: string };
 let browser: Browser;
 let page: Page;
-const requests: string[] = [];
-const consoleErrors: string[] = [];
+let requests: string[];
+let consoleErrors: string[];
 
 beforeAll(async () => {
   app = await startTestApp(API_ONLY);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB', timezoneId: 'UTC' });
-  page = await context.newPage();
+  ({ browser, page, requests, consoleErrors } = await openBrowser({ width: 1280, height: 900 }));
   page.setDefaultTimeout(15_000);
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
 }, 60_000);
 
 afterAll(async () => {
