@@ -62,7 +62,9 @@ export async function resolveLocations(
  *  other problems; anything else becomes a placeholder that is never looked up. */
 export function rawPoiRefs(raw: unknown): LocationInput[] {
   if (!Array.isArray(raw)) return [];
-  return raw.map((l) => (l !== null && typeof l === 'object' && typeof (l as { poi_id?: unknown }).poi_id === 'string'
-    ? { poi_id: (l as { poi_id: string }).poi_id }
-    : { latitude: 0, longitude: 0 }));
+  return raw.map((l) => {
+    const { poi_id: id, latitude, longitude } = (l !== null && typeof l === 'object' ? l : {}) as Record<string, unknown>;
+    // A location of both forms is already wrong as a whole: its id is not looked up on top.
+    return typeof id === 'string' && latitude === undefined && longitude === undefined ? { poi_id: id } : { latitude: 0, longitude: 0 };
+  });
 }
