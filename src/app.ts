@@ -15,7 +15,11 @@ import { startGeocoding, type GeocodingWorker } from './geo/geocoding-worker.js'
 import { geoRoutes } from './geo/routes.js';
 import { ensureDefaultMap, stderrProgress } from './map/build.js';
 import { loadedProfiles, loadMap } from './routing/engine.js';
-import { Router } from './http/router.js';
+import { Router, type Route } from './http/router.js';
+import { docsRoutes } from './docs/routes.js';
+import { z } from 'zod';
+import type { Operation } from './http/openapi.js';
+import { PROFILES } from './map/profiles.js';
 import { assertNativeUws, startHttpServer } from './http/server.js';
 import { importRoutes } from './imports/routes.js';
 import { startJobRunner } from './jobs/start.js';
@@ -103,11 +107,21 @@ export async function openMap(config: Config, log: Logger): Promise<string | und
   return dir;
 }
 
-export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql): Router {
-  const router = new Router();
-  const routes = [
+const healthSchema = z.object({
+  status: z.literal('ok'),
+  routing: z.object({ profiles: z.array(z.enum(PROFILES)).describe('The routing profiles this process serves (none without a map).') }),
+}).meta({ id: 'Health' });
+
+export const healthDoc: Operation = {
+  operationId: 'getHealth', tag: 'Service', summary: 'Liveness', description: 'No key needed.',
+  responses: { 200: { description: 'The process is up.', schema: healthSchema } },
+};
+
+/** The API's routes (the ones the OpenAPI document describes), its document and reference page. */
+export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql): Route[] {
+  const routes: Route[] = [
     // Liveness, and the routing profiles this process answers for (WAYMARK_PROFILES may load a subset).
-    { method: 'GET' as const, path: '/health', public: true, handler: () => ({ status: 200, body: { status: 'ok', routing: { profiles: loadedProfiles() } } }) },
+    { method: 'GET', path: '/health', public: true, openapi: healthDoc, handler: () => ({ status: 200, body: { status: 'ok', routing: { profiles: loadedProfiles() } } }) },
     ...infoRoutes(sql, usage),
     ...poiRoutes(sql, readSql),
     ...attributeRoutes(sql),
@@ -120,6 +134,12 @@ export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql):
     ...optimizationRoutes(sql),
     ...clustersEndpoint(sql),
   ];
+  return [...routes, ...docsRoutes(routes)];
+}
+
+export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql): Router {
+  const router = new Router();
+  const routes = apiRoutes(sql, usage, readSql);
   for (const route of routes) router.add(route);
   for (const route of dashboardRoutes(sql, usage, routes)) router.add(route);
   return router;

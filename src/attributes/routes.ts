@@ -1,25 +1,12 @@
-import { z } from 'zod';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Sql } from '../db/client.js';
 import { invalid, notFound } from '../http/errors.js';
 import { pageOf, readPage } from '../http/pagination.js';
 import type { Route } from '../http/router.js';
-import { parseWith, typeError } from '../http/validate.js';
+import { parseWith } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
+import { attributeDocs, createAttributeSchema, updateAttributeSchema } from './schema.js';
 import { attributeJson, type AttributeRow } from './store.js';
-
-const name = z
-  .string({ error: typeError('must be a string') })
-  .min(1, 'is required')
-  .max(255, 'may not be longer than 255 characters')
-  .regex(/^[A-Za-z0-9_]+$/, 'may contain only letters, numbers and underscores')
-  .refine((n) => n !== 'limit' && n !== 'cursor', 'is reserved');
-
-const createSchema = z.strictObject({
-  name,
-  type: z.enum(['string', 'number', 'boolean'], { error: 'must be one of string, number, boolean' }).default('string'),
-});
-const updateSchema = z.strictObject({ name: name.optional() });
 
 const taken = () => invalid('name', 'has already been taken');
 
@@ -33,7 +20,7 @@ export function attributeRoutes(sql: Sql): Route[] {
 
   return [
     {
-      method: 'GET', path: '/v1/attributes', permission: 'read-attributes',
+      method: 'GET', path: '/v1/attributes', openapi: attributeDocs.list, permission: 'read-attributes',
       handler: async (ctx) => {
         const page = readPage(ctx.query);
         const rows = await sql<AttributeRow[]>`
@@ -44,9 +31,9 @@ export function attributeRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'POST', path: '/v1/attributes', permission: 'create-attributes',
+      method: 'POST', path: '/v1/attributes', openapi: attributeDocs.create, permission: 'create-attributes',
       handler: async (ctx) => {
-        const body = parseWith(createSchema, await ctx.json());
+        const body = parseWith(createAttributeSchema, await ctx.json());
         try {
           const [row] = await sql<AttributeRow[]>`
             INSERT INTO attributes (id, team_id, name, type) VALUES (${newId()}, ${ctx.teamId}, ${body.name}, ${body.type}) RETURNING *`;
@@ -58,17 +45,17 @@ export function attributeRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'GET', path: '/v1/attributes/{id}', permission: 'read-attributes',
+      method: 'GET', path: '/v1/attributes/{id}', openapi: attributeDocs.get, permission: 'read-attributes',
       handler: async (ctx) => ({ status: 200, body: { data: attributeJson(await find(ctx.teamId, ctx.params.id)) } }),
     },
     {
-      method: 'PUT', path: '/v1/attributes/{id}', permission: 'update-attributes',
+      method: 'PUT', path: '/v1/attributes/{id}', openapi: attributeDocs.update, permission: 'update-attributes',
       handler: async (ctx) => {
         const current = await find(ctx.teamId, ctx.params.id);
         // The type may be sent back as it is (a client PUTting the resource it read), never changed.
         const { type, ...raw } = await ctx.json();
         if (type !== undefined && type !== current.type) throw invalid('type', 'cannot be changed after creation');
-        const body = parseWith(updateSchema, raw);
+        const body = parseWith(updateAttributeSchema, raw);
         if (body.name === undefined || body.name === current.name) return { status: 200, body: { data: attributeJson(current) } };
         try {
           // Values are stored by attribute id, so a rename keeps them on every POI.
@@ -83,7 +70,7 @@ export function attributeRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/v1/attributes/{id}', permission: 'delete-attributes',
+      method: 'DELETE', path: '/v1/attributes/{id}', openapi: attributeDocs.delete, permission: 'delete-attributes',
       handler: async (ctx) => {
         if (!isUlid(ctx.params.id)) throw notFound('Attribute');
         const id = ctx.params.id.toUpperCase();

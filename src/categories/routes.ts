@@ -1,17 +1,13 @@
-import { z } from 'zod';
 import type { Sql } from '../db/client.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { invalid, notFound } from '../http/errors.js';
 import { pageOf, readPage } from '../http/pagination.js';
 import type { Route } from '../http/router.js';
-import { charLength, parseWith, typeError } from '../http/validate.js';
+import { charLength, parseWith } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
+import { categoryDocs, createCategorySchema, updateCategorySchema } from './schema.js';
 import { categoryJson, type CategoryRow } from './store.js';
 
-const name = z.string({ error: typeError('must be a string') }).trim().min(1, 'is required')
-  .refine((s) => charLength(s) <= 255, 'may not be longer than 255 characters');
-const createSchema = z.strictObject({ name });
-const updateSchema = z.strictObject({ name: name.optional() });
 const taken = () => invalid('name', 'has already been taken');
 
 /** `%`, `_` and `\` match themselves in a contains-filter. */
@@ -27,7 +23,7 @@ export function categoryRoutes(sql: Sql): Route[] {
 
   return [
     {
-      method: 'GET', path: '/v1/categories', permission: 'read-categories',
+      method: 'GET', path: '/v1/categories', openapi: categoryDocs.list, permission: 'read-categories',
       handler: async (ctx) => {
         const filter = ctx.query.get('name');
         const badFilter = filter !== undefined && (charLength(filter) > 255 || filter.includes('\u0000'));
@@ -42,9 +38,9 @@ export function categoryRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'POST', path: '/v1/categories', permission: 'create-categories',
+      method: 'POST', path: '/v1/categories', openapi: categoryDocs.create, permission: 'create-categories',
       handler: async (ctx) => {
-        const body = parseWith(createSchema, await ctx.json());
+        const body = parseWith(createCategorySchema, await ctx.json());
         try {
           const [row] = await sql<CategoryRow[]>`
             INSERT INTO categories (id, team_id, name) VALUES (${newId()}, ${ctx.teamId}, ${body.name}) RETURNING *`;
@@ -56,14 +52,14 @@ export function categoryRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'GET', path: '/v1/categories/{id}', permission: 'read-categories',
+      method: 'GET', path: '/v1/categories/{id}', openapi: categoryDocs.get, permission: 'read-categories',
       handler: async (ctx) => ({ status: 200, body: { data: categoryJson(await find(ctx.teamId, ctx.params.id)) } }),
     },
     {
-      method: 'PUT', path: '/v1/categories/{id}', permission: 'update-categories',
+      method: 'PUT', path: '/v1/categories/{id}', openapi: categoryDocs.update, permission: 'update-categories',
       handler: async (ctx) => {
         const current = await find(ctx.teamId, ctx.params.id);
-        const body = parseWith(updateSchema, await ctx.json());
+        const body = parseWith(updateCategorySchema, await ctx.json());
         if (body.name === undefined || body.name === current.name) return { status: 200, body: { data: categoryJson(current) } };
         try {
           const [row] = await sql<CategoryRow[]>`
@@ -77,7 +73,7 @@ export function categoryRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/v1/categories/{id}', permission: 'delete-categories',
+      method: 'DELETE', path: '/v1/categories/{id}', openapi: categoryDocs.delete, permission: 'delete-categories',
       handler: async (ctx) => {
         if (!isUlid(ctx.params.id)) throw notFound('Category');
         // POIs keep existing: the foreign key sets their category to null.

@@ -140,7 +140,7 @@ async function matricesFor(input: VroomInput, places: Places, how: MatrixChoice)
     return flatMatrices(places, points.length, m.duration, m.distance);
   } catch (err) {
     if (err instanceof WaypointTooFarError) {
-      throw new VroomInputError(`location [${points[err.index].join(', ')}] is more than 500 m from a road of the ${profile} profile on ${dir} (route it on another map with WAYMARK_MAP, or use --speed)`);
+      throw new VroomInputError(`${err.indexes.length > 1 ? 'locations' : 'location'} ${err.indexes.map((i) => `[${points[i].join(', ')}]`).join(', ')} ${err.indexes.length > 1 ? 'are' : 'is'} more than 500 m from a road of the ${profile} profile on ${dir} (route it on another map with WAYMARK_MAP, or use --speed)`);
     }
     throw err;
   }

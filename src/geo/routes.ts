@@ -5,6 +5,8 @@ import type { Sql } from '../db/client.js';
 import type { FieldErrors } from '../http/errors.js';
 import { pageOf, readPage } from '../http/pagination.js';
 import type { Query } from '../http/query.js';
+import { z } from 'zod';
+import { pageQuery, pageSchema, uuid, type Operation } from '../http/openapi.js';
 import type { Route } from '../http/router.js';
 import { isUuid } from '../ids.js';
 
@@ -23,10 +25,24 @@ function uuidFilter(query: Query, field: string, errors: FieldErrors): string | 
   return value.toLowerCase();
 }
 
+const place = (id: string, field: 'name' | 'code') => pageSchema(id, z.object({ id: uuid, [field]: z.string() }));
+const nameQuery = (what: string) => z.string().max(255).describe(`Only ${what} containing this text.`);
+const doc = (operationId: string, summary: string, query: Operation['query'], schema: z.ZodType): Operation => ({
+  operationId, tag: 'Geolocation', summary, query: { ...pageQuery('UUID'), ...query },
+  description: 'Needs the `read-pois` permission. Only places at least one of the team\'s POIs is in, sorted by id.',
+  responses: { 200: { description: 'A page of places.', schema } },
+  errors: [422],
+});
+const geoDocs = {
+  countries: doc('listCountries', 'List countries', { name: nameQuery('countries whose name is') }, place('CountryPage', 'name')),
+  cities: doc('listCities', 'List cities', { country_id: uuid, name: nameQuery('cities whose name is') }, place('CityPage', 'name')),
+  zipcodes: doc('listZipcodes', 'List zip codes', { country_id: uuid, city_id: uuid, name: nameQuery('zip codes') }, place('ZipcodePage', 'code')),
+};
+
 export function geoRoutes(sql: Sql): Route[] {
   return [
     {
-      method: 'GET', path: '/v1/geo/countries', permission: 'read-pois',
+      method: 'GET', path: '/v1/geo/countries', openapi: geoDocs.countries, permission: 'read-pois',
       handler: async (ctx) => {
         const errors: FieldErrors = {};
         const name = nameFilter(ctx.query, errors);
@@ -41,7 +57,7 @@ export function geoRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'GET', path: '/v1/geo/cities', permission: 'read-pois',
+      method: 'GET', path: '/v1/geo/cities', openapi: geoDocs.cities, permission: 'read-pois',
       handler: async (ctx) => {
         const errors: FieldErrors = {};
         const name = nameFilter(ctx.query, errors);
@@ -58,7 +74,7 @@ export function geoRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'GET', path: '/v1/geo/zipcodes', permission: 'read-pois',
+      method: 'GET', path: '/v1/geo/zipcodes', openapi: geoDocs.zipcodes, permission: 'read-pois',
       handler: async (ctx) => {
         const errors: FieldErrors = {};
         const code = nameFilter(ctx.query, errors);

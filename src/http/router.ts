@@ -1,4 +1,5 @@
 import type { RequestContext } from './context.js';
+import type { Operation } from './openapi.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -30,6 +31,8 @@ export interface Route {
   /** Body size limit in bytes (413 beyond). */
   bodyLimit?: number;
   handler: (ctx: RequestContext) => Promise<Reply> | Reply;
+  /** The operation in the OpenAPI document (every route outside /dashboard has one). */
+  openapi?: Operation;
 }
 
 interface Node {
@@ -48,6 +51,12 @@ export type Match =
 /** A segment trie: static segments win over parameters. */
 export class Router {
   private readonly root = newNode();
+  private readonly added: Route[] = [];
+
+  /** Every route added, in order (the contract test checks each against the OpenAPI document). */
+  get routes(): readonly Route[] {
+    return this.added;
+  }
 
   add(route: Route): void {
     let node = this.root;
@@ -65,6 +74,7 @@ export class Router {
     }
     if (node.routes.has(route.method)) throw new Error(`duplicate route ${route.method} ${route.path}`);
     node.routes.set(route.method, route);
+    this.added.push(route);
   }
 
   match(method: string, path: string): Match {

@@ -8,6 +8,7 @@ import { CsvError } from './csv.js';
 import { MAX_FILE_BYTES } from './header.js';
 import { readMultipart } from './multipart.js';
 import { fetchImport, importJson, listImports } from './store.js';
+import { importDocs } from './schema.js';
 import { submitImport } from './submit.js';
 
 /** Room for the multipart boundaries, part headers and the flag field around a 10 MB file. */
@@ -17,7 +18,7 @@ const FLAG = 'create_missing_attributes';
 export function importRoutes(sql: Sql): Route[] {
   return [
     {
-      method: 'GET', path: '/v1/imports', permission: 'read-pois',
+      method: 'GET', path: '/v1/imports', openapi: importDocs.list, permission: 'read-pois',
       handler: async (ctx) => {
         const page = readPage(ctx.query);
         const { data, next } = pageOf(await listImports(sql, ctx.teamId, page.cursor, page.limit + 1), page.limit);
@@ -25,7 +26,7 @@ export function importRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'GET', path: '/v1/imports/{id}', permission: 'read-pois',
+      method: 'GET', path: '/v1/imports/{id}', openapi: importDocs.get, permission: 'read-pois',
       handler: async (ctx) => {
         const row = isUlid(ctx.params.id) ? await fetchImport(sql, ctx.teamId, ctx.params.id.toUpperCase()) : undefined;
         if (!row) throw notFound('Import');
@@ -33,7 +34,7 @@ export function importRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'POST', path: '/v1/imports', permission: 'create-pois', body: 'stream', bodyLimit: MAX_FILE_BYTES + MULTIPART_OVERHEAD,
+      method: 'POST', path: '/v1/imports', openapi: importDocs.create, permission: 'create-pois', body: 'stream', bodyLimit: MAX_FILE_BYTES + MULTIPART_OVERHEAD,
       handler: async (ctx) => {
         const upload = await readMultipart(ctx.stream(), ctx.headers, MAX_FILE_BYTES, [FLAG, 'file']);
         const errors: FieldErrors = {};

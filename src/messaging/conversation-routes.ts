@@ -4,7 +4,7 @@ import type { Route } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { parseMessagingId } from './ids.js';
 import { listOf, readArchived, readBoolean, readListQuery, throwIfAny } from './listing.js';
-import { createConversationSchema, createMessageSchema, updateConversationSchema } from './schemas.js';
+import { conversationDocs, createConversationSchema, createMessageSchema, updateConversationSchema } from './schemas.js';
 import {
   conversationJson, createConversation, deleteConversation, findConversation, findGroup, listConversations,
   listMessages, messageExists, messageJson, openConversation, postMessage, updateConversation,
@@ -27,7 +27,7 @@ export function conversationRoutes(sql: Sql): Route[] {
 
   return [
     {
-      method: 'GET', path: '/v1/conversations', permission: 'read-conversations',
+      method: 'GET', path: '/v1/conversations', openapi: conversationDocs.list, permission: 'read-conversations',
       handler: async (ctx) => {
         const errors: FieldErrors = {};
         const page = readListQuery(ctx.query, 'conversation', errors);
@@ -45,7 +45,7 @@ export function conversationRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'POST', path: '/v1/conversations', permission: 'write-conversations',
+      method: 'POST', path: '/v1/conversations', openapi: conversationDocs.create, permission: 'write-conversations',
       handler: async (ctx) => {
         const body = parseWith(createConversationSchema, await ctx.json());
         if ((body.contact_id === undefined) === (body.group_id === undefined)) {
@@ -69,7 +69,7 @@ export function conversationRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'GET', path: '/v1/conversations/{id}', permission: 'read-conversations',
+      method: 'GET', path: '/v1/conversations/{id}', openapi: conversationDocs.get, permission: 'read-conversations',
       handler: async (ctx) => {
         const row = await openConversation(sql, ctx.teamId, conversationId(ctx.params.id));
         if (!row) throw notFound('Conversation');
@@ -77,7 +77,7 @@ export function conversationRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'PUT', path: '/v1/conversations/{id}', permission: 'write-conversations',
+      method: 'PUT', path: '/v1/conversations/{id}', openapi: conversationDocs.update, permission: 'write-conversations',
       handler: async (ctx) => {
         const current = await existing(ctx.teamId, ctx.params.id);
         const body = parseWith(updateConversationSchema, await ctx.json());
@@ -96,14 +96,14 @@ export function conversationRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/v1/conversations/{id}', permission: 'write-conversations',
+      method: 'DELETE', path: '/v1/conversations/{id}', openapi: conversationDocs.delete, permission: 'write-conversations',
       handler: async (ctx) => {
         if (!(await deleteConversation(sql, ctx.teamId, conversationId(ctx.params.id)))) throw notFound('Conversation');
         return { status: 204 };
       },
     },
     {
-      method: 'GET', path: '/v1/conversations/{id}/messages', permission: 'read-conversations',
+      method: 'GET', path: '/v1/conversations/{id}/messages', openapi: conversationDocs.messages, permission: 'read-conversations',
       handler: async (ctx) => {
         const conversation = await existing(ctx.teamId, ctx.params.id);
         const errors: FieldErrors = {};
@@ -114,7 +114,7 @@ export function conversationRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'POST', path: '/v1/conversations/{id}/messages', permission: 'write-conversations',
+      method: 'POST', path: '/v1/conversations/{id}/messages', openapi: conversationDocs.post, permission: 'write-conversations',
       handler: async (ctx) => {
         const id = conversationId(ctx.params.id);
         const body = parseWith(createMessageSchema, await ctx.json());

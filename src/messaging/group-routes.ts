@@ -4,7 +4,7 @@ import type { Route } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
 import { parseMessagingId } from './ids.js';
 import { listOf, readArchived, readListQuery, throwIfAny } from './listing.js';
-import { createGroupSchema, updateGroupSchema } from './schemas.js';
+import { createGroupSchema, groupDocs, updateGroupSchema } from './schemas.js';
 import { createGroup, deleteGroup, findGroup, groupJson, listGroups, updateGroup } from './store.js';
 
 /** Groups answer bare objects (no `data` envelope), as the spec says for groups and conversations. */
@@ -18,7 +18,7 @@ export function groupRoutes(sql: Sql): Route[] {
 
   return [
     {
-      method: 'GET', path: '/v1/groups', permission: 'read-conversations',
+      method: 'GET', path: '/v1/groups', openapi: groupDocs.list, permission: 'read-conversations',
       handler: async (ctx) => {
         const errors: FieldErrors = {};
         const page = readListQuery(ctx.query, 'group', errors);
@@ -30,14 +30,14 @@ export function groupRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'POST', path: '/v1/groups', permission: 'write-conversations',
+      method: 'POST', path: '/v1/groups', openapi: groupDocs.create, permission: 'write-conversations',
       handler: async (ctx) => {
         const body = parseWith(createGroupSchema, await ctx.json());
         return { status: 201, body: groupJson(await createGroup(sql, ctx.teamId, body)) };
       },
     },
     {
-      method: 'GET', path: '/v1/groups/{id}', permission: 'read-conversations',
+      method: 'GET', path: '/v1/groups/{id}', openapi: groupDocs.get, permission: 'read-conversations',
       handler: async (ctx) => {
         const row = await findGroup(sql, ctx.teamId, groupId(ctx.params.id));
         if (!row) throw notFound('Group');
@@ -45,7 +45,7 @@ export function groupRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'PUT', path: '/v1/groups/{id}', permission: 'write-conversations',
+      method: 'PUT', path: '/v1/groups/{id}', openapi: groupDocs.update, permission: 'write-conversations',
       handler: async (ctx) => {
         const id = groupId(ctx.params.id);
         // 404 before 422: a client fixing its body for a group that is not there gains nothing.
@@ -57,7 +57,7 @@ export function groupRoutes(sql: Sql): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/v1/groups/{id}', permission: 'write-conversations',
+      method: 'DELETE', path: '/v1/groups/{id}', openapi: groupDocs.delete, permission: 'write-conversations',
       handler: async (ctx) => {
         if (!(await deleteGroup(sql, ctx.teamId, groupId(ctx.params.id)))) throw notFound('Group');
         return { status: 204 };

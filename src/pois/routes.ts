@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { resolveAttribute, teamAttributes } from '../attributes/store.js';
 import type { Sql } from '../db/client.js';
 import { isForeignKeyViolation } from '../db/errors.js';
@@ -6,37 +5,14 @@ import { notifyGeocoding } from '../geo/geocoding-worker.js';
 import { forbidden, notFound, unprocessable, type FieldErrors } from '../http/errors.js';
 import { pageOf, readPage, type Page } from '../http/pagination.js';
 import { RawJson, type Route } from '../http/router.js';
-import { charLength, parseWith, typeError } from '../http/validate.js';
+import { parseInto } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
 import { distanceSql, parsePoiFilter, poiFilterSql, type PoiFilter } from './filters.js';
 import { NearbyIndex } from './nearby-index.js';
 import { PoiReader } from './poi-reader.js';
+import { createPoiSchema, poiDocs, updatePoiSchema } from './schema.js';
 import { deletePoi, poiJoins, poiJsonColumns, reservePoiSlots, type PoiJsonRow } from './store.js';
 import { typedBodyValue, type AttributeValue } from './values.js';
-
-const name = z.string({ error: typeError('must be a string') }).min(1, 'is required').refine((s) => charLength(s) <= 255, 'may not be longer than 255 characters')
-  .refine((s) => s.trim().length > 0, 'may not be blank');
-const latitude = z.number({ error: typeError('must be a number between -90 and 90') }).min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90');
-const longitude = z.number({ error: typeError('must be a number between -180 and 180') }).min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180');
-// Not z.record: it rebuilds the object and so loses an own `__proto__` key (a valid attribute name).
-const attributes = z.custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), {
-  error: 'must be an object of attribute values',
-});
-
-const createSchema = z.strictObject({
-  name,
-  latitude,
-  longitude,
-  category_id: z.string({ error: 'must be a category id' }).nullable().optional(),
-  attributes: attributes.optional(),
-});
-const updateSchema = z.strictObject({
-  name: name.optional(),
-  latitude: latitude.optional(),
-  longitude: longitude.optional(),
-  category_id: z.string({ error: 'must be a category id' }).nullable().optional(),
-  attributes: attributes.optional(),
-});
 
 /** Checks attribute values against the team's attributes: set (by id) and removed (null) ones. */
 async function resolveValues(sql: Sql, teamId: string, input: Record<string, unknown> | undefined, allowNull: boolean, errors: FieldErrors) {
@@ -59,6 +35,16 @@ async function resolveValues(sql: Sql, teamId: string, input: Record<string, unk
     else set[attr.id] = typed.value;
   }
   return { set, remove };
+}
+
+/** The fields checked against the team's data, taken from the raw body when they have the right type:
+ *  they are checked even when other fields are invalid, so one 422 lists every problem. */
+function dataFields(raw: Record<string, unknown>): { category?: string; attributes?: Record<string, unknown> } {
+  const { category_id: category, attributes } = raw;
+  return {
+    category: typeof category === 'string' ? category : undefined,
+    attributes: attributes !== null && typeof attributes === 'object' && !Array.isArray(attributes) ? attributes as Record<string, unknown> : undefined,
+  };
 }
 
 const NOT_A_CATEGORY = 'is not a category of this team';
@@ -106,7 +92,7 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
 
   return [
     {
-      method: 'GET', path: '/v1/pois', permission: 'read-pois',
+      method: 'GET', path: '/v1/pois', openapi: poiDocs.list, permission: 'read-pois',
       handler: async (ctx) => {
         const errors: FieldErrors = {};
         const q = ctx.query;
@@ -136,13 +122,16 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
       },
     },
     {
-      method: 'POST', path: '/v1/pois', permission: 'create-pois',
+      method: 'POST', path: '/v1/pois', openapi: poiDocs.create, permission: 'create-pois',
       handler: async (ctx) => {
-        const body = parseWith(createSchema, await ctx.json());
-        const errors: FieldErrors = {};
-        await checkCategory(sql, ctx.teamId, body.category_id, errors);
-        const values = await resolveValues(sql, ctx.teamId, body.attributes, false, errors);
-        if (Object.keys(errors).length) throw unprocessable(errors);
+        const raw = await ctx.json();
+        const errors: FieldErrors = Object.create(null);
+        const parsed = parseInto(createPoiSchema, raw, errors);
+        const { category, attributes } = dataFields(raw);
+        await checkCategory(sql, ctx.teamId, category, errors);
+        const values = await resolveValues(sql, ctx.teamId, attributes, false, errors);
+        if (!parsed || Object.keys(errors).length) throw unprocessable(errors);
+        const body = parsed;
         const id = newId();
         const limit = ctx.auth!.poiLimit;
         await sql.begin(async (tx) => {
@@ -162,18 +151,21 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
       },
     },
     {
-      method: 'GET', path: '/v1/pois/{id}', permission: 'read-pois',
+      method: 'GET', path: '/v1/pois/{id}', openapi: poiDocs.get, permission: 'read-pois',
       handler: async (ctx) => ({ status: 200, body: dataOf(await load(ctx.teamId, ctx.params.id)) }),
     },
     {
-      method: 'PUT', path: '/v1/pois/{id}', permission: 'update-pois',
+      method: 'PUT', path: '/v1/pois/{id}', openapi: poiDocs.update, permission: 'update-pois',
       handler: async (ctx) => {
         const current = await load(ctx.teamId, ctx.params.id);
-        const body = parseWith(updateSchema, await ctx.json());
-        const errors: FieldErrors = {};
-        await checkCategory(sql, ctx.teamId, body.category_id, errors);
-        const values = await resolveValues(sql, ctx.teamId, body.attributes, true, errors);
-        if (Object.keys(errors).length) throw unprocessable(errors);
+        const raw = await ctx.json();
+        const errors: FieldErrors = Object.create(null);
+        const parsed = parseInto(updatePoiSchema, raw, errors);
+        const { category, attributes } = dataFields(raw);
+        await checkCategory(sql, ctx.teamId, category, errors);
+        const values = await resolveValues(sql, ctx.teamId, attributes, true, errors);
+        if (!parsed || Object.keys(errors).length) throw unprocessable(errors);
+        const body = parsed;
         // The row is locked while the new values are worked out from it, so that a concurrent PUT
         // cannot undo this one's changes with values read before it.
         const moved = await sql.begin(async (tx) => {
@@ -210,7 +202,7 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/v1/pois/{id}', permission: 'delete-pois',
+      method: 'DELETE', path: '/v1/pois/{id}', openapi: poiDocs.delete, permission: 'delete-pois',
       handler: async (ctx) => {
         if (!isUlid(ctx.params.id)) throw notFound('POI');
         const deleted = await deletePoi(sql, ctx.teamId, ctx.params.id.toUpperCase());

@@ -5,7 +5,8 @@ const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.i
 /** The POI filters as a JSON object (route avoidance, cluster selection): types only; ranges, formats
  *  and the category_id/category_name exclusion are checked by parsePoiFilter, as for the POI list. */
 export const poiSelectionShape = {
-  attributes: z.custom<Record<string, unknown>>(isObject, { error: 'must be an object of attribute values' }).optional(),
+  attributes: z.custom<Record<string, unknown>>(isObject, { error: 'must be an object of attribute values' })
+    .meta({ type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Attribute filters as in POI filtering, keyed by name or id.' }).optional(),
   category_id: z.string({ error: 'must be a category id (ULID)' }).optional(),
   category_name: z.string({ error: 'must be a string of at most 255 characters' }).optional(),
   latitude: z.number({ error: 'must be a number between -90 and 90' }).optional(),

@@ -17,10 +17,11 @@ import type { Sql } from '../db/client.js';
 import { invalid, unprocessable, type FieldErrors } from '../http/errors.js';
 import type { Route } from '../http/router.js';
 import { clusterCount, ClusterRequestError, MAX_CLUSTERS, type ClusterOptions, type Clustering } from './clusters/kmeans.js';
-import { parseClusterBody, type ClusterBody } from './clusters-request.js';
+import type { Operation } from '../http/openapi.js';
+import { clustersRequestSchema, clustersResponseSchema, parseClusterBody, type ClusterBody } from './clusters-request.js';
 import { requestStops, selectedStops, type ClusterStop } from './clusters-stops.js';
 import { engineHttpError } from './engine-errors.js';
-import { namesPoi } from './locations.js';
+import { namesPoi, rawPoiRefs, resolveLocations } from './locations.js';
 
 /** The size rules that depend on the number of stops, reported on the field that asked for the size. */
 function checkSize(body: ClusterBody, stops: number): void {
@@ -53,15 +54,28 @@ function clustersJson(stops: readonly ClusterStop[], body: ClusterBody, result: 
   };
 }
 
+const clustersDoc: Operation = {
+  operationId: 'clusterStops', tag: 'Routing', summary: 'Group stops into compact clusters',
+  description: 'Needs `plan-routes`, and `read-pois` when `pois` is sent or a stop is a POI. k-means by straight-line distance, deterministic for the same stops in the same order; empty clusters are dropped.',
+  body: clustersRequestSchema,
+  responses: { 200: { description: 'The clusters.', schema: clustersResponseSchema } },
+  errors: [422, 502, 503],
+};
+
 export function clustersEndpoint(sql: Sql): Route[] {
   return [{
-    method: 'POST', path: '/v1/routes/clusters', permission: 'plan-routes',
+    method: 'POST', path: '/v1/routes/clusters', openapi: clustersDoc, permission: 'plan-routes',
     handler: async (ctx) => {
       const raw = await ctx.json();
       // Authorization before validation: whether POIs are involved is visible on the raw body.
       if (raw.pois !== undefined || namesPoi(raw.stops)) ctx.require('read-pois');
-      const body = parseClusterBody(raw);
-      const errors: FieldErrors = {};
+      const errors: FieldErrors = Object.create(null);
+      const body = parseClusterBody(raw, errors);
+      if (!body) {
+        // Unknown POI ids among the stops go into the same 422 as the body's other problems.
+        await resolveLocations(sql, ctx.teamId, rawPoiRefs(raw.stops), 'stops', errors);
+        throw unprocessable(errors);
+      }
       const stops = body.stops
         ? await requestStops(sql, ctx.teamId, body.stops, errors)
         : await selectedStops(sql, ctx.teamId, body.pois!, errors);

@@ -1,10 +1,10 @@
 // Engine failures as the HTTP answers of the spec (service-spec.md "Errors", DECISIONS.md "Routing").
 import { PoolBusyError } from '../compute/pool.js';
-import { HttpError, invalid, serviceUnavailable } from '../http/errors.js';
+import { HttpError, invalid, serviceUnavailable, unprocessable } from '../http/errors.js';
 import { MapNotLoadedError, NoRouteError, UnknownProfileError, WaypointTooFarError } from './engine.js';
 
 /**
- * - a waypoint too far from a usable road: 422 at `waypoints.<i>`;
+ * - waypoints too far from a usable road: 422 at `waypoints.<i>` for every one of them;
  * - no route for leg i → i+1: 422 at `waypoints.<i+1>` (the waypoint that cannot be reached), the message
  *   telling whether avoided POIs block every way or the road network does not connect the two;
  * - no map, or the pool's queue full: 503 (the latter with Retry-After);
@@ -13,7 +13,8 @@ import { MapNotLoadedError, NoRouteError, UnknownProfileError, WaypointTooFarErr
  */
 export function engineHttpError(err: unknown, profile: string, field = 'waypoints'): HttpError {
   if (err instanceof WaypointTooFarError) {
-    return invalid(`${field}.${err.index}`, `is more than 500 m from a road usable by the ${profile} profile`);
+    const message = `is more than 500 m from a road usable by the ${profile} profile`;
+    return unprocessable(Object.fromEntries(err.indexes.map((i) => [`${field}.${i}`, [message]])));
   }
   if (err instanceof NoRouteError) {
     const from = err.legIndex, to = err.legIndex + 1;

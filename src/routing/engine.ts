@@ -14,10 +14,11 @@ export type { Circle } from './avoid.js';
 export type { LatLon, MatrixResult, RouteJsonResult, RouteResult } from './route-core.js';
 export type { ProfileName } from '../map/profiles.js';
 
-/** A waypoint (or matrix point) farther than 500 m from any road the profile may use. HTTP: 422 `waypoints.<index>`. */
+/** Waypoints (or matrix points) farther than 500 m from any road the profile may use, every one of them.
+ *  HTTP: 422 `waypoints.<index>` for each. */
 export class WaypointTooFarError extends Error {
-  constructor(readonly index: number) {
-    super(`Waypoint ${index} is more than 500 m from a road usable by this profile.`);
+  constructor(readonly indexes: number[]) {
+    super(`Waypoint${indexes.length > 1 ? 's' : ''} ${indexes.join(', ')} ${indexes.length > 1 ? 'are' : 'is'} more than 500 m from a road usable by this profile.`);
     this.name = 'WaypointTooFarError';
   }
 }
@@ -133,7 +134,7 @@ export function loadedProfiles(): ProfileName[] {
 function unwrap<T>(outcome: Outcome<T>): T {
   if (outcome.ok) return outcome.value;
   const e: RouteFailure = outcome.error;
-  if (e.kind === 'waypoint-too-far') throw new WaypointTooFarError(e.index);
+  if (e.kind === 'waypoint-too-far') throw new WaypointTooFarError(e.indexes);
   if (e.kind === 'no-route') throw new NoRouteError(e.reason, e.legIndex);
   throw new UnknownProfileError(e.profile);
 }

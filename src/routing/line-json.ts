@@ -1,3 +1,4 @@
+import { z } from 'zod';
 // A route's GeoJSON LineString written as UTF-8 straight from its flat lon, lat values: long routes have
 // tens of thousands of points, and turning each into an array for JSON.stringify costs more than the
 // search. It is written in the compute worker, and the HTTP edge copies the bytes into the reply as
@@ -75,3 +76,9 @@ export function pairsOf(values: Float64Array): Array<[number, number]> {
   for (let i = 0; i < values.length; i += 2) out.push([values[i], values[i + 1]]);
   return out;
 }
+
+/** The GeoJSON LineString of the routing answers, as the document shows it. */
+export const lineStringSchema = z.object({
+  type: z.literal('LineString'),
+  coordinates: z.array(z.tuple([z.number(), z.number()])).min(2).describe('[longitude, latitude] pairs.'),
+}).meta({ id: 'LineString' });

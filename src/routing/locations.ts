@@ -18,7 +18,7 @@ export const locationSchema = z.strictObject({
   } else if (!hasLat && !hasLon) ctx.addIssue({ code: 'custom', message: LOCATION_FORMS });
   else if (!hasLat) ctx.addIssue({ code: 'custom', path: ['latitude'], message: 'is required with longitude' });
   else if (!hasLon) ctx.addIssue({ code: 'custom', path: ['longitude'], message: 'is required with latitude' });
-});
+}).describe('A location: `{latitude, longitude}`, or `{poi_id}` for the position of one of the team\'s POIs.');
 
 export type LocationInput = z.infer<typeof locationSchema>;
 
@@ -56,4 +56,15 @@ export async function resolveLocations(
     return { poiId: poi.id, latitude: poi.latitude, longitude: poi.longitude };
   });
   return ok ? out : null;
+}
+
+/** The POI references of a raw (unvalidated) list, so that unknown ids are reported alongside the body's
+ *  other problems; anything else becomes a placeholder that is never looked up. */
+export function rawPoiRefs(raw: unknown): LocationInput[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.map((l) => {
+    const { poi_id: id, latitude, longitude } = (l !== null && typeof l === 'object' ? l : {}) as Record<string, unknown>;
+    // A location of both forms is already wrong as a whole: its id is not looked up on top.
+    return typeof id === 'string' && latitude === undefined && longitude === undefined ? { poi_id: id } : { latitude: 0, longitude: 0 };
+  });
 }

@@ -4,15 +4,16 @@
 import type { Sql } from '../db/client.js';
 import { HttpError, unprocessable, type FieldErrors } from '../http/errors.js';
 import type { Route } from '../http/router.js';
-import { parseWith } from '../http/validate.js';
+import { parseInto } from '../http/validate.js';
 import { runTask } from '../compute/pool.js';
 import { matrix, NoRouteError, route, WaypointTooFarError, type LatLon, type MatrixResult, type ProfileName } from './engine.js';
 import { engineHttpError } from './engine-errors.js';
-import { namesPoi, resolveLocations, type LocationInput, type ResolvedLocation } from './locations.js';
+import { namesPoi, rawPoiRefs, resolveLocations, type LocationInput, type ResolvedLocation } from './locations.js';
 import type { SolveOptions, VrpProblem, VrpSolution } from './optimize/solver.js';
 import { indexLocations, toProblem, travelOf, unreachableLocations, type LocationIndex, type ResolvedVehicle } from './optimize-api/problem.js';
 import { optimizeJson } from './optimize-api/response.js';
-import { defaultVehicleId, optimizeBodySchema, type OptimizeBody } from './optimize-api/schema.js';
+import type { Operation } from '../http/openapi.js';
+import { defaultVehicleId, optimizeBodySchema, optimizeResponseSchema, type OptimizeBody } from './optimize-api/schema.js';
 import { timeFrame } from './optimize-api/time-frame.js';
 import { pairsOf } from './line-json.js';
 
@@ -34,27 +35,34 @@ export function bodyNamesPoi(raw: Record<string, unknown>): boolean {
   return namesPoi(raw.stops) || namesPoi(places);
 }
 
-/** Positions of every location; unknown POI ids are 422 at `<location field>.poi_id`. */
-export async function resolveAll(sql: Sql, teamId: string, body: OptimizeBody): Promise<{ vehicles: ResolvedVehicle[]; stops: ResolvedLocation[] }> {
-  const fields: string[] = [];
-  const locations: LocationInput[] = [];
-  const add = (loc: LocationInput, field: string) => {
-    locations.push(loc);
-    fields.push(field);
-  };
-  body.vehicles.forEach((v, i) => {
-    add(v.start, `vehicles.${i}.start`);
-    if (v.end) add(v.end, `vehicles.${i}.end`);
+/** Every location of a body with its field path: the vehicles' starts and ends, then the stops. Works on
+ *  the raw body too (POI references only), so unknown ids join the 422 of an invalid body. */
+function locationFields(vehicles: unknown, stops: unknown, ref = (v: unknown): LocationInput => rawPoiRefs([v])[0]) {
+  const out: Array<{ field: string; location: LocationInput }> = [];
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  list(vehicles).forEach((v, i) => {
+    const { start, end } = (v !== null && typeof v === 'object' ? v : {}) as { start?: unknown; end?: unknown };
+    out.push({ field: `vehicles.${i}.start`, location: ref(start) });
+    if (end) out.push({ field: `vehicles.${i}.end`, location: ref(end) });
   });
-  body.stops.forEach((s, i) => add(s, `stops.${i}`));
+  list(stops).forEach((s, i) => out.push({ field: `stops.${i}`, location: ref(s) }));
+  return out;
+}
+
+/** Positions of the locations; unknown POI ids go to `errors` at `<location field>.poi_id` (null then). */
+async function resolveFields(sql: Sql, teamId: string, entries: Array<{ field: string; location: LocationInput }>, errors: FieldErrors) {
   // One query for all of them; the errors come back at `all.<k>.poi_id` and are renamed to the real paths.
   const scratch: FieldErrors = {};
-  const resolved = await resolveLocations(sql, teamId, locations, 'all', scratch);
-  if (!resolved) {
-    const errors: FieldErrors = {};
-    for (const [key, messages] of Object.entries(scratch)) errors[`${fields[Number(key.split('.')[1])]}.poi_id`] = messages;
-    throw unprocessable(errors);
-  }
+  const resolved = await resolveLocations(sql, teamId, entries.map((e) => e.location), 'all', scratch);
+  for (const [key, messages] of Object.entries(scratch)) errors[`${entries[Number(key.split('.')[1])].field}.poi_id`] = messages;
+  return resolved;
+}
+
+/** Positions of every location of a valid body; unknown POI ids are 422 at `<location field>.poi_id`. */
+export async function resolveAll(sql: Sql, teamId: string, body: OptimizeBody): Promise<{ vehicles: ResolvedVehicle[]; stops: ResolvedLocation[] }> {
+  const errors: FieldErrors = {};
+  const resolved = await resolveFields(sql, teamId, locationFields(body.vehicles, body.stops, (v) => v as LocationInput), errors);
+  if (!resolved) throw unprocessable(errors);
   let k = 0;
   const vehicles = body.vehicles.map((v) => ({ start: resolved[k++], end: v.end ? resolved[k++] : null }));
   return { vehicles, stops: resolved.slice(k) };
@@ -67,7 +75,7 @@ export async function roadMatrix(profile: ProfileName, ix: LocationIndex, comput
   } catch (err) {
     if (err instanceof WaypointTooFarError) {
       const message = `is more than 500 m from a road usable by the ${profile} profile`;
-      throw unprocessable(Object.fromEntries(ix.fields[err.index].map((f) => [f, [message]])));
+      throw unprocessable(Object.fromEntries(err.indexes.flatMap((i) => ix.fields[i]).map((f) => [f, [message]])));
     }
     throw engineHttpError(err, profile);
   }
@@ -92,14 +100,27 @@ export async function geometry(profile: ProfileName, waypoints: LatLon[]): Promi
   }
 }
 
+const optimizeDoc: Operation = {
+  operationId: 'optimizeDeliveries', tag: 'Routing', summary: 'Optimize deliveries for up to 3 vehicles',
+  description: 'Needs `plan-routes`, and `read-pois` when a location is a POI. Vehicle routing with time windows, capacities and skills on the road network. Every location too far from a road or unreachable, and every unknown POI id, is reported in one 422.',
+  body: optimizeBodySchema,
+  responses: { 200: { description: 'The routes and the stops no vehicle can serve.', schema: optimizeResponseSchema } },
+  errors: [422, 502, 503],
+};
+
 export function optimizeEndpoint(sql: Sql): Route[] {
   return [{
-    method: 'POST', path: '/v1/routes/optimize', permission: 'plan-routes',
+    method: 'POST', path: '/v1/routes/optimize', openapi: optimizeDoc, permission: 'plan-routes',
     handler: async (ctx) => {
       const raw = await ctx.json();
       // Authorization before validation: whether POIs are involved is visible on the raw body.
       if (bodyNamesPoi(raw)) ctx.require('read-pois');
-      const body = parseWith(optimizeBodySchema, raw);
+      const errors: FieldErrors = Object.create(null);
+      const body = parseInto(optimizeBodySchema, raw, errors);
+      if (!body) {
+        await resolveFields(sql, ctx.teamId, locationFields(raw.vehicles, raw.stops), errors);
+        throw unprocessable(errors);
+      }
       const profile = body.profile;
       const frame = timeFrame(body, Object.keys(raw), Math.floor(Date.now() / 1000));
       const { vehicles, stops } = await resolveAll(sql, ctx.teamId, body);

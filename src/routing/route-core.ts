@@ -47,8 +47,11 @@ export interface MatrixResult {
 }
 export type RouteFailure =
   | { kind: 'unknown-profile'; profile: string }
-  | { kind: 'waypoint-too-far'; index: number }
+  /** Every point too far from a road, in order (a client fixes them all at once). */
+  | { kind: 'waypoint-too-far'; indexes: number[] }
   | { kind: 'no-route'; reason: 'blocked' | 'unreachable'; legIndex: number };
+const isFar = (snapped: Phantom[] | number[]): snapped is number[] => typeof snapped[0] === 'number';
+
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RouteFailure };
 
 /**
@@ -99,14 +102,16 @@ export class RouteCore {
     return v ?? null;
   }
 
-  private snapAll(g: RoadGraph, grid: GridView, points: LatLon[], mainPreference?: number): Phantom[] | number {
+  /** The phantoms, or the indexes of every point that has no road near enough. */
+  private snapAll(g: RoadGraph, grid: GridView, points: LatLon[], mainPreference?: number): Phantom[] | number[] {
     const out: Phantom[] = [];
+    const far: number[] = [];
     for (let i = 0; i < points.length; i++) {
       const ph = snap(g, grid, points[i].lat, points[i].lon, undefined, mainPreference);
-      if (!ph) return i;
-      out.push(ph);
+      if (ph) out.push(ph);
+      else far.push(i);
     }
-    return out;
+    return far.length ? far : out;
   }
 
   private blocking(v: ProfileView, circles: readonly Circle[] | undefined): Blocking | null {
@@ -117,8 +122,9 @@ export class RouteCore {
   route(q: RouteQuery): Outcome<RouteResult> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
-    let phantoms = this.snapAll(v.graph, v.grid, q.waypoints);
-    if (typeof phantoms === 'number') return { ok: false, error: { kind: 'waypoint-too-far', index: phantoms } };
+    const snapped = this.snapAll(v.graph, v.grid, q.waypoints);
+    if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
+    let phantoms = snapped;
     const block = this.blocking(v, q.avoid?.circles);
     let found = this.legs(v, phantoms, block);
     // A waypoint near a piece cut off from the main network (a driveway behind a private road) that no
@@ -127,7 +133,7 @@ export class RouteCore {
     if (!found.ok && found.error.kind === 'no-route' && found.error.reason === 'unreachable'
       && phantoms.some((p) => !onMainNetwork(v.graph, p.geom) && p.offset > ON_ROAD_M)) {
       const again = this.snapAll(v.graph, v.grid, q.waypoints, Infinity);
-      if (typeof again !== 'number') {
+      if (!isFar(again)) {
         const retried = this.legs(v, again, block);
         if (retried.ok) {
           phantoms = again;
@@ -251,7 +257,7 @@ export class RouteCore {
     // Every point must reach every other: a point on a piece cut off from the main network is taken to
     // the main network's nearest road within the snapping limit (each chunk of rows snaps alike).
     const phantoms = this.snapAll(g, v.grid, q.points, Infinity);
-    if (typeof phantoms === 'number') return { ok: false, error: { kind: 'waypoint-too-far', index: phantoms } };
+    if (isFar(phantoms)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: phantoms } };
     const block = this.blocking(v, q.avoid?.circles);
     const avoiding = block !== null;
     const usable = (ph: Phantom, asSource: boolean) => (seed: PhantomSeed): boolean =>

@@ -4,15 +4,16 @@ import { z } from 'zod';
 import { POI_SELECTION_ERROR, poiSelectionShape } from '../pois/selection-schema.js';
 import type { Sql } from '../db/client.js';
 import { invalid, unprocessable, type FieldErrors } from '../http/errors.js';
+import type { Operation } from '../http/openapi.js';
 import { RawJson, type Route } from '../http/router.js';
-import { parseWith } from '../http/validate.js';
+import { arrayFirst, parseInto } from '../http/validate.js';
 import { PROFILES } from '../map/profiles.js';
 import { straightLineMeters, type Position } from './avoid-area.js';
 import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
 import { routeJson as findRoute, type Circle, type ProfileName, type RouteJsonResult } from './engine.js';
 import { engineHttpError } from './engine-errors.js';
-import { micro } from './line-json.js';
-import { locationSchema, namesPoi, resolveLocations } from './locations.js';
+import { lineStringSchema, micro } from './line-json.js';
+import { locationSchema, namesPoi, rawPoiRefs, resolveLocations } from './locations.js';
 import { poiSelectionFilter } from './poi-selection.js';
 
 export const MAX_WAYPOINTS = 50;
@@ -29,11 +30,37 @@ const avoidSchema = z.strictObject({
 
 const bodySchema = z.strictObject({
   // The type first: zod would also run the length checks on a string.
-  waypoints: z.custom<unknown[]>(Array.isArray, { error: `must be an array of 2 to ${MAX_WAYPOINTS} locations` })
+  waypoints: arrayFirst(`must be an array of 2 to ${MAX_WAYPOINTS} locations`)
     .pipe(z.array(locationSchema).min(2, 'must have at least 2 locations').max(MAX_WAYPOINTS, `may have at most ${MAX_WAYPOINTS} locations`)),
   profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
-  avoid: avoidSchema.optional(),
+  avoid: avoidSchema.optional().describe('Omit for a plain route; `{}` avoids all the team\'s POIs around the route.'),
+}).meta({
+  id: 'RouteRequest',
+  examples: [{ waypoints: [{ latitude: 47.1410, longitude: 9.5209 }, { latitude: 47.1660, longitude: 9.5100 }], profile: 'driving-car', avoid: { category_name: 'Speed cameras', radius: 50 } }],
 });
+
+const routeResponse = z.object({
+  data: z.object({
+    profile: z.enum(PROFILES),
+    distance: z.number().describe('Meters.'),
+    duration: z.number().describe('Seconds.'),
+    bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).describe('[west, south, east, north].'),
+    geometry: lineStringSchema,
+    legs: z.array(z.object({ from: z.int(), to: z.int(), distance: z.number(), duration: z.number() })),
+    waypoints: z.array(z.object({ poi_id: z.string().nullable(), latitude: z.number(), longitude: z.number() })),
+    avoided: z.object({ radius: z.int(), count: z.int(), poi_ids: z.array(z.string()), skipped_poi_ids: z.array(z.string()) }).nullable()
+      .describe('null when `avoid` is not sent.'),
+  }),
+}).meta({ id: 'RouteResponse' });
+
+const routeDoc: Operation = {
+  operationId: 'planRoute', tag: 'Routing', summary: 'Plan a route avoiding POIs',
+  description: 'Needs `plan-routes`, and `read-pois` when a waypoint is a POI or `avoid` is sent. The fastest route through the waypoints in order, outside circles of `avoid.radius` around the selected POIs (selected inside the waypoints\' bounding box grown by 10% of its diagonal, 1 to 10 km). Every waypoint too far from a road and every unknown POI id is reported in one 422.',
+  body: bodySchema,
+  bodyExample: { waypoints: [{ latitude: 47.1410, longitude: 9.5209 }, { latitude: 47.1660, longitude: 9.5100 }] },
+  responses: { 200: { description: 'The route.', schema: routeResponse } },
+  errors: [422, 502, 503],
+};
 
 const tenths = (x: number) => Math.round(x * 10) / 10;
 
@@ -58,15 +85,18 @@ function routeJson(profile: ProfileName, r: RouteJsonResult, waypoints: Array<{ 
 
 export function routesEndpoint(sql: Sql): Route[] {
   return [{
-    method: 'POST', path: '/v1/routes', permission: 'plan-routes',
+    method: 'POST', path: '/v1/routes', openapi: routeDoc, permission: 'plan-routes',
     handler: async (ctx) => {
       const raw = await ctx.json();
       // Authorization before validation: whether POIs are involved is visible on the raw body.
       if (raw.avoid !== undefined || namesPoi(raw.waypoints)) ctx.require('read-pois');
-      const body = parseWith(bodySchema, raw);
+      const errors: FieldErrors = Object.create(null);
+      const parsed = parseInto(bodySchema, raw, errors);
+      // Unknown POI ids are looked up even when the body has other problems: one 422 names them all.
+      const waypoints = await resolveLocations(sql, ctx.teamId, parsed?.waypoints ?? rawPoiRefs(raw.waypoints), 'waypoints', errors);
+      if (!parsed) throw unprocessable(errors);
+      const body = parsed;
       const profile = body.profile;
-      const errors: FieldErrors = {};
-      const waypoints = await resolveLocations(sql, ctx.teamId, body.waypoints, 'waypoints', errors);
       const { radius: _radius, ...avoidFilters } = body.avoid ?? {};
       const filter = body.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
       if (!waypoints || Object.keys(errors).length) throw unprocessable(errors);

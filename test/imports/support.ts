@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { api } from '../support/app.js';
+import { checkResponse } from '../support/contract.js';
 
 export interface UploadOptions {
   filename?: string;
@@ -15,6 +16,7 @@ export async function upload(app: { url: string }, key: string, content: string 
   if (!opts.noFile) form.append('file', new Blob([content], { type: 'text/csv' }), opts.filename ?? 'pois.csv');
   const res = await fetch(`${app.url}/v1/imports`, { method: 'POST', headers: { 'X-API-KEY': key }, body: form });
   const text = await res.text();
+  checkResponse('POST', '/v1/imports', res.status, res.headers, text);
   let body: any = text;
   try {
     body = JSON.parse(text);

@@ -5,10 +5,12 @@ import { MapNotLoadedError, NoRouteError, UnknownProfileError, WaypointTooFarErr
 import { engineHttpError } from '../../src/routing/engine-errors.js';
 
 describe('engineHttpError', () => {
-  it('a waypoint too far from a road: 422 at its path', () => {
-    const e = engineHttpError(new WaypointTooFarError(3), 'foot-walking');
+  it('waypoints too far from a road: 422 at the path of every one of them', () => {
+    const e = engineHttpError(new WaypointTooFarError([3]), 'foot-walking');
     expect(e.status).toBe(422);
     expect(e.body().errors).toEqual({ 'waypoints.3': ['is more than 500 m from a road usable by the foot-walking profile'] });
+    const all = engineHttpError(new WaypointTooFarError([0, 2, 5]), 'driving-car', 'stops');
+    expect(Object.keys(all.body().errors as object)).toEqual(['stops.0', 'stops.2', 'stops.5']);
   });
 
   it('no route: 422 at the waypoint that cannot be reached, the message telling blocked from not connected', () => {

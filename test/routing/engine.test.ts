@@ -263,10 +263,12 @@ describe('profile semantics', () => {
 describe('routing errors', () => {
   const vaduz = { lat: 47.1410, lon: 9.5209 }, schaan = { lat: 47.1651, lon: 9.5096 };
 
-  it('names the waypoint farther than 500 m from a usable road', async () => {
+  it('names every waypoint farther than 500 m from a usable road', async () => {
     const err = await route({ profile: 'driving-car', waypoints: [vaduz, schaan, { lat: 47.5, lon: 9.0 }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WaypointTooFarError);
-    expect((err as WaypointTooFarError).index).toBe(2);
+    expect((err as WaypointTooFarError).indexes).toEqual([2]);
+    const all = await route({ profile: 'driving-car', waypoints: [{ lat: 47.5, lon: 9.0 }, vaduz, { lat: 46.9, lon: 9.9 }, schaan] }).catch((e: unknown) => e);
+    expect((all as WaypointTooFarError).indexes).toEqual([0, 2]);
   });
 
   it('tells blocked (a ring of circles around a waypoint) from unreachable', async () => {

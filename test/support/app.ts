@@ -3,6 +3,7 @@ import { createKey, createTeam, type TeamInput } from '../../src/auth/admin.js';
 import { parsePermissionList } from '../../src/auth/permissions.js';
 import { startApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { checkResponse } from './contract.js';
 
 export const TEST_DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${process.env.WAYMARK_TEST_DB}`;
 
@@ -51,6 +52,7 @@ export async function api<T = any>(
   }
   const res = await fetch(app.url + path, { method, headers, body });
   const text = await res.text();
+  checkResponse(method, path, res.status, res.headers, text);
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : null;

@@ -2,6 +2,8 @@
 // limit and pairing rule that can be judged from the body alone, as 422 field paths.
 import { z } from 'zod';
 import { PROFILES } from '../../map/profiles.js';
+import { arrayFirst } from '../../http/validate.js';
+import { lineStringSchema } from '../line-json.js';
 import { locationSchema } from '../locations.js';
 import { DATETIME_MESSAGE, parseDatetime, type Instant } from './datetimes.js';
 
@@ -40,7 +42,7 @@ const integer = (min: number, max: number) => {
 
 /** An array checked for its type before its length, so a string is not measured as one. */
 const list = <T extends z.ZodType>(item: T, min: number, max: number, what: string) =>
-  z.custom<unknown[]>(Array.isArray, { error: `must be an array of ${min} to ${max} ${what}` })
+  arrayFirst(`must be an array of ${min} to ${max} ${what}`)
     .pipe(z.array(item).min(min, `must have at least ${min} ${what}`).max(max, `may have at most ${max} ${what}`));
 
 /** Ids must be unique among the items that have one; `defaults(i)` names items sent without. */
@@ -99,7 +101,54 @@ export const optimizeFields = (maxVehicles: number, maxStops: number) => ({
   stops: list(stopSchema, 1, maxStops, 'stops').superRefine((ss, ctx) => uniqueIds(ss, ctx)),
 });
 
-export const optimizeBodySchema = z.strictObject(optimizeFields(MAX_VEHICLES, MAX_STOPS));
+export const optimizeBodySchema = z.strictObject(optimizeFields(MAX_VEHICLES, MAX_STOPS)).meta({
+  id: 'OptimizeRequest',
+  examples: [{
+    vehicles: [{ id: 'van', start: { latitude: 47.141, longitude: 9.521 }, capacity: 10, time_window: ['2026-03-02T08:00:00+01:00', '2026-03-02T17:00:00+01:00'] }],
+    stops: [{ id: 'a', latitude: 47.166, longitude: 9.51, service: 300 }, { id: 'b', latitude: 47.06, longitude: 9.5, time_windows: [['2026-03-02T10:00:00+01:00', '2026-03-02T12:00:00+01:00']] }],
+  }],
+});
+
+const step = z.object({
+  type: z.enum(['start', 'stop', 'end']),
+  index: z.int().optional().describe('Stop steps: the position in the request.'),
+  id: z.string().nullable().optional(),
+  poi_id: z.string().nullable().optional(),
+  latitude: z.number(),
+  longitude: z.number(),
+  arrival: z.string(),
+  departure: z.string(),
+  waiting_time: z.number(),
+  service: z.number(),
+  distance: z.number().describe('Meters so far.'),
+  duration: z.number().describe('Seconds so far.'),
+  load: z.int().nullable().describe('On board after the step; null when no vehicle has a capacity.'),
+});
+
+export const optimizeResponseSchema = z.object({
+  data: z.object({
+    summary: z.object({
+      vehicles: z.int(), stops: z.int(), assigned: z.int(), unassigned: z.int(),
+      distance: z.number(), duration: z.number(), service: z.number(), waiting_time: z.number(),
+    }),
+    routes: z.array(z.object({
+      vehicle: z.string(),
+      stops: z.int(),
+      distance: z.number(),
+      duration: z.number(),
+      service: z.number(),
+      waiting_time: z.number(),
+      load: z.int().nullable(),
+      start_at: z.string(),
+      end_at: z.string(),
+      geometry: lineStringSchema,
+      steps: z.array(step),
+    })),
+    unassigned: z.array(z.object({
+      index: z.int(), id: z.string().nullable(), poi_id: z.string().nullable(), latitude: z.number(), longitude: z.number(), reason: z.string(),
+    })),
+  }),
+}).meta({ id: 'OptimizeResponse' });
 
 export type OptimizeBody = z.infer<typeof optimizeBodySchema>;
 export type VehicleInput = OptimizeBody['vehicles'][number];
