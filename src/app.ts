@@ -5,7 +5,7 @@ import { infoRoutes } from './auth/info-route.js';
 import { RateLimiter } from './auth/rate-limit.js';
 import { UsageRecorder } from './auth/usage.js';
 import { categoryRoutes } from './categories/routes.js';
-import { closePool } from './compute/pool.js';
+import { closePool, configurePool } from './compute/pool.js';
 import type { Config } from './config.js';
 import { connect, type Sql } from './db/client.js';
 import { dashboardRoutes } from './dashboard/routes.js';
@@ -15,11 +15,13 @@ import { startGeocoding, type GeocodingWorker } from './geo/geocoding-worker.js'
 import { geoRoutes } from './geo/routes.js';
 import { ensureDefaultMap, stderrProgress } from './map/build.js';
 import { loadedProfiles, loadMap } from './routing/engine.js';
-import { Router } from './http/router.js';
+import { Router, type Route } from './http/router.js';
 import { assertNativeUws, startHttpServer } from './http/server.js';
 import { importRoutes } from './imports/routes.js';
 import { startJobRunner } from './jobs/start.js';
 import { messagingRoutes } from './messaging/routes.js';
+import { Metrics } from './ops/metrics.js';
+import { readyRoute } from './ops/ready.js';
 import { poiRoutes } from './pois/routes.js';
 import { clustersEndpoint } from './routing/clusters-endpoint.js';
 import { optimizeEndpoint } from './routing/optimize-endpoint.js';
@@ -56,7 +58,7 @@ export async function openDatabase(config: Config, log: Logger, opts: { share?: 
         url = ownerUrl;
         break;
       }
-      log.info({ dir: config.dataDir }, 'no DATABASE_URL: starting the embedded PGlite + PostGIS database');
+      log.info({ dir: config.dataDir }, 'no DATABASE_URL: starting the embedded PGlite database');
       try {
         embedded = await startEmbeddedDatabase(config.dataDir);
       } catch (err) {
@@ -74,7 +76,7 @@ export async function openDatabase(config: Config, log: Logger, opts: { share?: 
     }
   }
   // PGlite is one session: several connections would interleave their transactions in it.
-  const sql = connect(url, config.databaseUrl ? undefined : 1);
+  const sql = connect(url, config.databaseUrl ? config.dbPool : 1);
   try {
     const applied = await migrate(sql);
     if (applied.length) log.info({ applied }, 'migrations applied');
@@ -86,8 +88,6 @@ export async function openDatabase(config: Config, log: Logger, opts: { share?: 
   return { sql, url, embedded };
 }
 
-/** Loads WAYMARK_MAP, else the bundled extract's map (built once, cached under the data dir).
- *  A map that cannot be loaded leaves the API up with routing answering 503. */
 /**
  * Loads the map (WAYMARK_MAP, else the bundled extract's, built on first use). A map that cannot be
  * served as configured stops the start with the reason: a server that says it is up and answers 503 to
@@ -102,7 +102,8 @@ export async function openMap(config: Config, log: Logger): Promise<string | und
   return dir;
 }
 
-export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql): Router {
+/** `ops`: the operator's routes (readiness, metrics), kept out of the dashboard's API list. */
+export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, config?: Config, ops: Route[] = []): Router {
   const router = new Router();
   const routes = [
     // Liveness, and the routing profiles this process answers for (WAYMARK_PROFILES may load a subset).
@@ -118,13 +119,15 @@ export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql):
     ...optimizeEndpoint(sql),
     ...clustersEndpoint(sql),
   ];
-  for (const route of routes) router.add(route);
-  for (const route of dashboardRoutes(sql, usage, routes)) router.add(route);
+  for (const route of [...routes, ...ops]) router.add(route);
+  const dashboard = config && { idleMinutes: config.dashboardIdleMinutes, secureCookie: config.dashboardSecureCookie };
+  for (const route of dashboardRoutes(sql, usage, routes, dashboard)) router.add(route);
   return router;
 }
 
 export async function startApp(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<App> {
   assertNativeUws();
+  configurePool(config);
   const { sql, url, embedded } = await openDatabase(config, log);
   // The limiter's trips get their own connection so they never queue behind data queries; PGlite is
   // one session, so the embedded database shares the single connection.
@@ -137,6 +140,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   const keys = new KeyStore(sql);
   const limiter = new RateLimiter(limiterSql);
   const usage = new UsageRecorder(sql);
+  const metrics = new Metrics({ sql, pools: embedded ? { queries: sql } : { queries: sql, 'rate-limit': limiterSql, reads: readSql }, access: config.metrics });
   let jobs: Awaited<ReturnType<typeof startJobRunner>> | undefined;
   let geocoding: App['geocoding'];
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
@@ -147,6 +151,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   const stop = () => (stopping ??= (async () => {
     const grace = config.shutdownTimeoutMs;
     await Promise.allSettled([server?.close(grace), geocoding?.stop(), jobs?.stop(grace)]);
+    metrics.close();
     await Promise.allSettled([usage.close(), limiter.close(), keys.close(), closePool()]);
     const pools = [...new Set([limiterSql, readSql, sql])];
     await Promise.allSettled(pools.map((p) => p.end({ timeout: 2 })));
@@ -160,7 +165,10 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     geocoding = config.jobs && mapDir
       ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs })
       : undefined;
-    server = await startHttpServer({ router: buildRouter(sql, usage, readSql), keys, limiter, usage, log }, config.host, config.port, { bodyTimeoutMs: config.bodyTimeoutMs });
+    const ops = [readyRoute({ sql, profiles: mapDir ? config.profiles : 'off' }), metrics.route()];
+    const router = buildRouter(sql, usage, readSql, config, ops);
+    server = await startHttpServer({ router, keys, limiter, usage, log, observe: (ctx, route, status, started) => metrics.observe(ctx, route, status, started) },
+      config.host, config.port, { bodyTimeoutMs: config.bodyTimeoutMs });
     log.info({ port: server.port }, 'listening');
     const running = server;
     return {

@@ -13,7 +13,7 @@ export interface EmbeddedDatabase {
 export const ownerLockPath = (dataDir: string) => join(dataDir, 'pglite.owner');
 
 /**
- * PGlite with PostGIS under `<dataDir>/pglite`, served on a loopback port so the same postgres.js code
+ * PGlite under `<dataDir>/pglite`, served on a loopback port so the same postgres.js code
  * talks to it as to a real server. For a first start on a machine with no database; production runs
  * on PostgreSQL (DATABASE_URL).
  *
@@ -28,9 +28,8 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
   const lock = await OwnerLock.acquire(ownerLockPath(dataDir));
   try {
     const { PGlite } = await import('@electric-sql/pglite');
-    const { postgis } = await import('@electric-sql/pglite-postgis');
     const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
-    const db = await PGlite.create({ dataDir: dir, extensions: { postgis } });
+    const db = await PGlite.create({ dataDir: dir });
     const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 16 });
     await server.start();
     const port = Number(/:(\d+)$/.exec(server.getServerConn())?.[1]);
