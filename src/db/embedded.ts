@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureDataDir } from '../secret-files.js';
 import { liveOwner, OwnerBusyError, OwnerLock } from './owner-lock.js';
 
 export { OwnerBusyError };
@@ -24,7 +25,8 @@ export const ownerLockPath = (dataDir: string) => join(dataDir, 'pglite.owner');
  */
 export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
   const dir = join(dataDir, 'pglite');
-  mkdirSync(dir, { recursive: true });
+  ensureDataDir(dataDir);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const lock = await OwnerLock.acquire(ownerLockPath(dataDir));
   try {
     const { PGlite } = await import('@electric-sql/pglite');
