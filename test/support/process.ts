@@ -12,9 +12,10 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs `waymark serve` (the compiled CLI) as a separate process and waits for its listening line. */
-export function spawnServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [join(projectRoot, 'bin', 'waymark.js'), 'serve'], {
+/** Runs `waymark serve` (the compiled CLI; `root`: another copy of the project) as a separate process
+ *  and waits for its listening line. */
+export function spawnServer(env: Record<string, string>, timeoutMs = 60_000, root = projectRoot): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [join(root, 'bin', 'waymark.js'), 'serve'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
