@@ -5,7 +5,7 @@ import { infoRoutes } from './auth/info-route.js';
 import { RateLimiter } from './auth/rate-limit.js';
 import { UsageRecorder } from './auth/usage.js';
 import { categoryRoutes } from './categories/routes.js';
-import { closePool } from './compute/pool.js';
+import { closePool, configurePool } from './compute/pool.js';
 import type { Config } from './config.js';
 import { connect, type Sql } from './db/client.js';
 import { dashboardRoutes } from './dashboard/routes.js';
@@ -24,6 +24,8 @@ import { assertNativeUws, startHttpServer } from './http/server.js';
 import { importRoutes } from './imports/routes.js';
 import { startJobRunner } from './jobs/start.js';
 import { messagingRoutes } from './messaging/routes.js';
+import { Metrics } from './ops/metrics.js';
+import { readyRoute } from './ops/ready.js';
 import { poiRoutes } from './pois/routes.js';
 import { clustersEndpoint } from './routing/clusters-endpoint.js';
 import { optimizeEndpoint } from './routing/optimize-endpoint.js';
@@ -61,7 +63,7 @@ export async function openDatabase(config: Config, log: Logger, opts: { share?: 
         url = ownerUrl;
         break;
       }
-      log.info({ dir: config.dataDir }, 'no DATABASE_URL: starting the embedded PGlite + PostGIS database');
+      log.info({ dir: config.dataDir }, 'no DATABASE_URL: starting the embedded PGlite database');
       try {
         embedded = await startEmbeddedDatabase(config.dataDir);
       } catch (err) {
@@ -79,7 +81,7 @@ export async function openDatabase(config: Config, log: Logger, opts: { share?: 
     }
   }
   // PGlite is one session: several connections would interleave their transactions in it.
-  const sql = connect(url, config.databaseUrl ? undefined : 1);
+  const sql = connect(url, config.databaseUrl ? config.dbPool : 1);
   try {
     const applied = await migrate(sql);
     if (applied.length) log.info({ applied }, 'migrations applied');
@@ -91,8 +93,6 @@ export async function openDatabase(config: Config, log: Logger, opts: { share?: 
   return { sql, url, embedded };
 }
 
-/** Loads WAYMARK_MAP, else the bundled extract's map (built once, cached under the data dir).
- *  A map that cannot be loaded leaves the API up with routing answering 503. */
 /**
  * Loads the map (WAYMARK_MAP, else the bundled extract's, built on first use). A map that cannot be
  * served as configured stops the start with the reason: a server that says it is up and answers 503 to
@@ -117,8 +117,9 @@ export const healthDoc: Operation = {
   responses: { 200: { description: 'The process is up.', schema: healthSchema } },
 };
 
-/** The API's routes (the ones the OpenAPI document describes), its document and reference page. */
-export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql): Route[] {
+/** The API's routes (the ones the OpenAPI document describes), with `ops` (the operator's: readiness,
+ *  metrics), the document and its reference page. */
+export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, ops: Route[] = []): Route[] {
   const routes: Route[] = [
     // Liveness, and the routing profiles this process answers for (WAYMARK_PROFILES may load a subset).
     { method: 'GET', path: '/health', public: true, openapi: healthDoc, handler: () => ({ status: 200, body: { status: 'ok', routing: { profiles: loadedProfiles() } } }) },
@@ -133,20 +134,23 @@ export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql): R
     ...optimizeEndpoint(sql),
     ...optimizationRoutes(sql),
     ...clustersEndpoint(sql),
+    ...ops,
   ];
   return [...routes, ...docsRoutes(routes)];
 }
 
-export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql): Router {
+export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, config?: Config, ops: Route[] = []): Router {
   const router = new Router();
-  const routes = apiRoutes(sql, usage, readSql);
+  const routes = apiRoutes(sql, usage, readSql, ops);
   for (const route of routes) router.add(route);
-  for (const route of dashboardRoutes(sql, usage, routes)) router.add(route);
+  const dashboard = config && { idleMinutes: config.dashboardIdleMinutes, secureCookie: config.dashboardSecureCookie };
+  for (const route of dashboardRoutes(sql, usage, routes, dashboard)) router.add(route);
   return router;
 }
 
 export async function startApp(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<App> {
   assertNativeUws();
+  configurePool(config);
   const { sql, url, embedded } = await openDatabase(config, log);
   // The limiter's trips get their own connection so they never queue behind data queries; PGlite is
   // one session, so the embedded database shares the single connection.
@@ -159,6 +163,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   const keys = new KeyStore(sql);
   const limiter = new RateLimiter(limiterSql);
   const usage = new UsageRecorder(sql);
+  const metrics = new Metrics({ sql, pools: embedded ? { queries: sql } : { queries: sql, 'rate-limit': limiterSql, reads: readSql }, access: config.metrics });
   let jobs: Awaited<ReturnType<typeof startJobRunner>> | undefined;
   let geocoding: App['geocoding'];
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
@@ -169,6 +174,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   const stop = () => (stopping ??= (async () => {
     const grace = config.shutdownTimeoutMs;
     await Promise.allSettled([server?.close(grace), geocoding?.stop(), jobs?.stop(grace)]);
+    metrics.close();
     await Promise.allSettled([usage.close(), limiter.close(), keys.close(), closePool()]);
     const pools = [...new Set([limiterSql, readSql, sql])];
     await Promise.allSettled(pools.map((p) => p.end({ timeout: 2 })));
@@ -182,7 +188,10 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     geocoding = config.jobs && mapDir
       ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs })
       : undefined;
-    server = await startHttpServer({ router: buildRouter(sql, usage, readSql), keys, limiter, usage, log }, config.host, config.port, { bodyTimeoutMs: config.bodyTimeoutMs });
+    const ops = [readyRoute({ sql, profiles: mapDir ? config.profiles : 'off' }), metrics.route()];
+    const router = buildRouter(sql, usage, readSql, config, ops);
+    server = await startHttpServer({ router, keys, limiter, usage, log, observe: (ctx, route, status, started) => metrics.observe(ctx, route, status, started) },
+      config.host, config.port, { bodyTimeoutMs: config.bodyTimeoutMs });
     log.info({ port: server.port }, 'listening');
     const running = server;
     return {

@@ -1,4 +1,7 @@
+import { existsSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { PROFILES, type ProfileName } from './map/profiles.js';
 import { projectRoot } from './paths.js';
 
@@ -7,60 +10,127 @@ export interface Config {
   host: string;
   databaseUrl: string | undefined;
   dataDir: string;
+  /** A map directory, 'off' (no routing or geocoding), or undefined: the bundled extract's map. */
   mapDir: string | undefined;
-  /** Routing profiles to serve (WAYMARK_PROFILES=driving-car,foot-walking); all four by default. */
+  /** Routing profiles to serve; all four by default. */
   profiles: ProfileName[];
   logLevel: string;
   /** Run the background job runner in this process (WAYMARK_JOBS=off for API-only processes). */
   jobs: boolean;
-  /** Lease of a claimed job (WAYMARK_JOB_LEASE_MS): how soon a job whose worker died is taken over. */
+  /** Lease of a claimed job: how soon a job whose worker died is taken over. */
   jobLeaseMs: number;
-  /** WAYMARK_SHUTDOWN_TIMEOUT (seconds, default 10): how long SIGTERM/SIGINT waits for requests in
-   *  flight and running jobs before it closes what is left. */
+  /** How long SIGTERM/SIGINT waits for requests in flight and running jobs before it closes what is left. */
   shutdownTimeoutMs: number;
-  /** WAYMARK_BODY_TIMEOUT_MS: a request body that stops arriving for this long is answered 408. */
+  /** A request body that stops arriving for this long is answered 408. */
   bodyTimeoutMs: number;
+  /** Compute worker threads and the tasks queued for them before routing answers 503. */
+  workers: number;
+  poolQueue: number;
+  /** PostgreSQL connections per process for queries. */
+  dbPool: number;
+  dashboardIdleMinutes: number;
+  dashboardSecureCookie: boolean;
+  /** Who may read GET /metrics. */
+  metrics: 'loopback' | 'on' | 'off';
 }
 
-/** A whole number from the environment; a typo must stop the start, not become NaN (a NaN lease
- *  makes the job heartbeat fire every millisecond). */
-function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new Error(`${name} must be an integer of at least ${min}, not '${raw}'`);
-  return Number(raw);
+/** A setting: its variable, its default as written in .env.example, what it means and what it expects. */
+export interface Setting {
+  name: string;
+  default: string;
+  meaning: string;
+  expects: string;
+  schema: z.ZodType;
 }
 
-/** A duration in seconds (fractions allowed) from the environment, as milliseconds. */
-function secondsVar(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback * 1000;
-  if (!/^\d+(\.\d+)?$/.test(raw.trim())) throw new Error(`${name} must be a number of seconds, not '${raw}'`);
-  return Math.round(Number(raw) * 1000);
-}
+const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.string().trim().regex(/^\d+$/).transform(Number).pipe(z.number().min(min).max(max));
+const oneOf = <T extends string>(...values: [T, ...T[]]) => z.string().trim().pipe(z.enum(values));
 
-/** A comma-separated list of profile names; an unknown name stops the start. */
-function profilesVar(env: NodeJS.ProcessEnv): ProfileName[] {
-  const raw = env.WAYMARK_PROFILES?.trim();
-  if (!raw) return [...PROFILES];
+const profileList = z.string().transform((raw, ctx) => {
   const names = raw.split(',').map((p) => p.trim()).filter(Boolean);
-  const unknown = names.filter((p) => !(PROFILES as readonly string[]).includes(p));
-  if (unknown.length || names.length === 0) throw new Error(`WAYMARK_PROFILES must list profiles among ${PROFILES.join(', ')}, not '${raw}'`);
+  if (!names.length || names.some((p) => !(PROFILES as readonly string[]).includes(p))) {
+    ctx.addIssue({ code: 'custom', message: 'unknown profile' });
+    return z.NEVER;
+  }
   return PROFILES.filter((p) => names.includes(p));
+});
+
+/** An existing directory, or 'off'. Checked here so that a typo stops the start before anything else runs. */
+const mapPath = z.string().trim().refine((p) => p === 'off' || (existsSync(p) && statSync(p).isDirectory()));
+
+const defaultWorkers = String(Math.max(1, Math.min(4, availableParallelism())));
+
+/** Every setting the service reads, in the order .env.example lists them. */
+export const SETTINGS: Setting[] = [
+  { name: 'PORT', default: '8080', meaning: 'HTTP port (0 picks a free one)', expects: 'a port number from 0 to 65535', schema: wholeNumber(0, 65535) },
+  { name: 'HOST', default: '0.0.0.0', meaning: 'listen address', expects: 'an IP address or host name', schema: z.string().trim().min(1) },
+  {
+    name: 'DATABASE_URL', default: '', meaning: 'PostgreSQL 15+ (no extension needed); empty: the embedded PGlite under WAYMARK_DATA_DIR',
+    expects: 'a postgres:// or postgresql:// URL', schema: z.string().trim().regex(/^postgres(ql)?:\/\/\S+$/),
+  },
+  { name: 'WAYMARK_DATA_DIR', default: './data', meaning: 'embedded database, built maps, demo key and password (kept 0600 in a 0700 directory)', expects: 'a directory path', schema: z.string().trim().min(1) },
+  {
+    name: 'WAYMARK_MAP', default: '', meaning: "a map directory from `waymark map build`; 'off' runs without routing and geocoding; empty: the bundled extract's map, built on first start",
+    expects: "an existing map directory or 'off'", schema: mapPath,
+  },
+  { name: 'WAYMARK_PROFILES', default: PROFILES.join(','), meaning: 'the routing profiles to load', expects: `a comma-separated list among ${PROFILES.join(', ')}`, schema: profileList },
+  { name: 'WAYMARK_JOBS', default: 'on', meaning: "'off' runs an API-only process (no import or geocoding jobs)", expects: "'on' or 'off'", schema: oneOf('on', 'off') },
+  { name: 'WAYMARK_JOB_LEASE_MS', default: '30000', meaning: 'lease of a claimed job: how soon a process on another host takes over from a dead one', expects: 'a whole number of milliseconds, at least 1', schema: wholeNumber(1) },
+  {
+    name: 'WAYMARK_SHUTDOWN_TIMEOUT', default: '10', meaning: 'seconds SIGTERM/SIGINT waits for requests in flight and running jobs',
+    expects: 'a number of seconds', schema: z.string().trim().regex(/^\d+(\.\d+)?$/).transform((s) => Math.round(Number(s) * 1000)),
+  },
+  { name: 'WAYMARK_BODY_TIMEOUT_MS', default: '8000', meaning: 'a request body that stops arriving for this long is answered 408', expects: 'a whole number of milliseconds, at least 1', schema: wholeNumber(1) },
+  { name: 'WAYMARK_WORKERS', default: defaultWorkers, meaning: 'compute worker threads (routing, clustering, optimization, geocoding); default min(4, cores)', expects: 'a whole number from 1 to 256', schema: wholeNumber(1, 256) },
+  { name: 'WAYMARK_POOL_QUEUE', default: '256', meaning: 'queued compute tasks before routing answers 503', expects: 'a whole number, at least 0', schema: wholeNumber(0) },
+  { name: 'WAYMARK_DB_POOL', default: '10', meaning: 'PostgreSQL connections per process for queries (plus one for the rate limiter and two for batched POI reads)', expects: 'a whole number from 1 to 1000', schema: wholeNumber(1, 1000) },
+  { name: 'WAYMARK_DASHBOARD_IDLE_MINUTES', default: '30', meaning: 'minutes without a request after which a dashboard session ends', expects: 'a whole number of minutes, at least 1', schema: wholeNumber(1) },
+  { name: 'WAYMARK_DASHBOARD_SECURE_COOKIE', default: '0', meaning: "'1' marks the session cookie Secure also without X-Forwarded-Proto: https", expects: "'0' or '1'", schema: oneOf('0', '1') },
+  { name: 'WAYMARK_METRICS', default: 'loopback', meaning: "who may read GET /metrics: 'loopback' (clients on this host), 'on' (anyone), 'off' (nobody)", expects: "'loopback', 'on' or 'off'", schema: oneOf('loopback', 'on', 'off') },
+  { name: 'LOG_LEVEL', default: 'info', meaning: 'pino level; every request is logged at info with its request id', expects: 'one of fatal, error, warn, info, debug, trace, silent', schema: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') },
+];
+
+/** Bad settings, all of them named with what each expects. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
 }
 
+/** Reads and validates every setting once; throws ConfigError naming each bad one. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const s of SETTINGS) {
+    const raw = env[s.name];
+    // An empty value means the default, as an unset one does (compose files write `VAR: ""`).
+    const given = raw !== undefined && raw.trim() !== '';
+    if (!given && s.default === '') continue;
+    const parsed = s.schema.safeParse(given ? raw : s.default);
+    if (parsed.success) values[s.name] = parsed.data;
+    else problems.push(s.name === 'WAYMARK_MAP' && raw !== 'off' ? `WAYMARK_MAP: no map directory at '${raw}' (expects ${s.expects})` : `${s.name} must be ${s.expects}, not '${raw}'`);
+  }
+  if (problems.length) throw new ConfigError(problems);
   return {
-    port: intVar(env, 'PORT', 8080, 0),
-    host: env.HOST ?? '0.0.0.0',
-    databaseUrl: env.DATABASE_URL || undefined,
-    dataDir: env.WAYMARK_DATA_DIR ?? join(projectRoot, 'data'),
-    mapDir: env.WAYMARK_MAP || undefined,
-    profiles: profilesVar(env),
-    logLevel: env.LOG_LEVEL ?? 'info',
-    jobs: env.WAYMARK_JOBS !== 'off',
-    jobLeaseMs: intVar(env, 'WAYMARK_JOB_LEASE_MS', 30_000, 1),
-    shutdownTimeoutMs: secondsVar(env, 'WAYMARK_SHUTDOWN_TIMEOUT', 10),
-    bodyTimeoutMs: intVar(env, 'WAYMARK_BODY_TIMEOUT_MS', 8_000, 1),
+    port: values.PORT as number,
+    host: values.HOST as string,
+    databaseUrl: values.DATABASE_URL as string | undefined,
+    // The default is the checkout's data/, wherever the process was started from.
+    dataDir: env.WAYMARK_DATA_DIR?.trim() ? (values.WAYMARK_DATA_DIR as string) : join(projectRoot, 'data'),
+    mapDir: values.WAYMARK_MAP as string | undefined,
+    profiles: values.WAYMARK_PROFILES as ProfileName[],
+    logLevel: values.LOG_LEVEL as string,
+    jobs: values.WAYMARK_JOBS === 'on',
+    jobLeaseMs: values.WAYMARK_JOB_LEASE_MS as number,
+    shutdownTimeoutMs: values.WAYMARK_SHUTDOWN_TIMEOUT as number,
+    bodyTimeoutMs: values.WAYMARK_BODY_TIMEOUT_MS as number,
+    workers: values.WAYMARK_WORKERS as number,
+    poolQueue: values.WAYMARK_POOL_QUEUE as number,
+    dbPool: values.WAYMARK_DB_POOL as number,
+    dashboardIdleMinutes: values.WAYMARK_DASHBOARD_IDLE_MINUTES as number,
+    dashboardSecureCookie: values.WAYMARK_DASHBOARD_SECURE_COOKIE === '1',
+    metrics: values.WAYMARK_METRICS as Config['metrics'],
   };
 }

@@ -1,6 +1,6 @@
 // End-to-end geocoding through the background job: 10,000 pending POIs inserted in bulk, timed until none
 // is pending (claim, pool lookups, place upserts, one write per batch), for one worker process and for two
-// side by side; then the latency of single POIs woken by NOTIFY. Needs PostgreSQL with PostGIS
+// side by side; then the latency of single POIs woken by NOTIFY. Needs PostgreSQL
 // (BENCH_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres); uses a scratch database.
 // Figures are noisy: the machine has 2 cores shared with other work. Merged into bench/results/geocoding.json.
 import { existsSync } from 'node:fs';

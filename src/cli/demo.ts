@@ -1,11 +1,12 @@
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKey, createTeam } from '../auth/admin.js';
 import { keyDigest } from '../auth/keys.js';
 import { parsePermissionList } from '../auth/permissions.js';
 import type { Sql } from '../db/client.js';
+import { writeSecretFile } from '../secret-files.js';
 
-/** The demo key is kept (mode 600) under the data dir so every start can print a working key; a new
+/** The demo key is kept (mode 0600 in the 0700 data dir) under the data dir so every start can print a working key; a new
  *  team and key are made when the stored one no longer authenticates against this database. */
 export async function ensureDemoKey(sql: Sql, dataDir: string): Promise<{ key: string; teamId: string }> {
   const file = join(dataDir, 'demo-key.json');
@@ -18,7 +19,6 @@ export async function ensureDemoKey(sql: Sql, dataDir: string): Promise<{ key: s
   }
   const team = await createTeam(sql, { name: 'Demo team', plan: 'enterprise' });
   const key = await createKey(sql, { teamId: team.id, name: 'demo', permissions: parsePermissionList('all') });
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, JSON.stringify({ key: key.key, teamId: team.id }), { mode: 0o600 });
+  writeSecretFile(dataDir, 'demo-key.json', JSON.stringify({ key: key.key, teamId: team.id }));
   return { key: key.key, teamId: team.id };
 }

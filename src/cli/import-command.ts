@@ -7,26 +7,31 @@ import { MAX_FILE_BYTES } from '../imports/header.js';
 import { fetchImport, importJson, type ImportRow } from '../imports/store.js';
 import { submitImport } from '../imports/submit.js';
 import { startJobRunner } from '../jobs/start.js';
-import { output, parse } from './args.js';
+import { output } from './args.js';
 
 const POLL_MS = 200;
 
+export interface ImportOptions {
+  team: string;
+  createMissingAttributes?: boolean;
+  json?: boolean;
+}
+
 /** `waymark import FILE --team ID [--create-missing-attributes]`: the upload path of the API, then the
  *  import is processed here (or by any other worker) while a progress bar runs on stderr. */
-export async function importCommand(sql: Sql, log: Logger, args: string[], leaseMs: number): Promise<void> {
-  const { values, positionals } = parse(args, { team: { type: 'string' }, 'create-missing-attributes': { type: 'boolean' } });
-  const path = positionals[0];
-  if (!path || !values.team) throw new Error('usage: waymark import FILE --team ID [--create-missing-attributes]');
-  const teamId = values.team as string;
+export async function importCommand(sql: Sql, log: Logger, path: string, values: ImportOptions, leaseMs: number): Promise<void> {
+  const teamId = values.team;
+  const size = (await stat(path).catch(() => undefined))?.size;
+  if (size === undefined) throw new Error(`${path}: no such file`);
+  if (size > MAX_FILE_BYTES) throw new Error(`${path}: may not be larger than 10 MB`);
   if (!(await sql`SELECT 1 FROM teams WHERE id = ${teamId}`).length) throw new Error(`team ${teamId} not found`);
-  if ((await stat(path)).size > MAX_FILE_BYTES) throw new Error(`${path}: may not be larger than 10 MB`);
   let row: ImportRow;
   try {
     row = await submitImport(sql, {
       teamId,
       filename: basename(path),
       bytes: await readFile(path),
-      createMissingAttributes: Boolean(values['create-missing-attributes']),
+      createMissingAttributes: Boolean(values.createMissingAttributes),
     });
   } catch (err) {
     if (err instanceof CsvError) throw new Error(`${path}: file ${err.message}`);
@@ -48,7 +53,7 @@ export async function importCommand(sql: Sql, log: Logger, args: string[], lease
   if (row.status === 'failed') process.exitCode = 1;
   const errors = row.errors.slice(0, 10).map((e) => `\n  line ${e.line}: ${e.message}`).join('');
   const more = row.errors.length > 10 ? `\n  … ${row.errors.length - 10} more errors (GET /v1/imports/${row.id})` : '';
-  output(values.json as boolean, importJson(row),
+  output(values.json, importJson(row),
     `import ${row.id} ${row.status}: ${row.created} POIs created, ${row.failed} rows failed of ${row.total_rows}` +
     `${row.limit_reached ? ' (the team POI limit was reached)' : ''}${errors}${more}`);
 }

@@ -1,39 +1,24 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, CommanderError } from 'commander';
 import pino, { type Logger } from 'pino';
-import { openDatabase, openMap, startApp } from '../app.js';
-import { closePool } from '../compute/pool.js';
-import { loadConfig } from '../config.js';
-import { asConnectionError, isConnectionLost } from '../db/errors.js';
-import { startGeocoding } from '../geo/geocoding-worker.js';
-import { startJobRunner } from '../jobs/start.js';
-import { runMapBuild } from '../map/build.js';
-import { keyCommand, teamCommand } from './admin-commands.js';
-import { output, parse } from './args.js';
-import { ensureDemoKey } from './demo.js';
-import { importCommand } from './import-command.js';
-import { optimizeCommand } from './optimize-command.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { asConnectionError, isConnectionLost, isDatabaseUnavailable } from '../db/errors.js';
+import { projectRoot } from '../paths.js';
+import { keyCommand, teamCommand, type WithDatabase } from './admin-commands.js';
+import { output, wholeNumber } from './args.js';
+import type { OptimizeOptions } from './optimize-command.js';
 import { userCommand } from './user-commands.js';
-import { ensureDemoUser } from '../dashboard/demo.js';
 
-const USAGE = `waymark <command>
+// The service's modules (uWS, the pool, the map code) load only for the commands that use them:
+// `--help`, `--version` and a mistyped command answer without them.
+const service = () => import('./service.js');
 
-  start                      first start: migrate, ensure a demo team and key, serve, print the URLs
-  serve                      serve the API (PORT, DATABASE_URL, WAYMARK_MAP)
-  team create --name N --plan basic|pro|enterprise [--poi-limit N] [--rate-limit N] [--inactive]
-  team update ID [--name N] [--plan P] [--active|--inactive] [--poi-limit N|default] [--rate-limit N|default]
-  key create --team ID --name N --permissions all|p1,p2 [--expires ISO]
-  key list --team ID
-  key activate|deactivate|delete ID
-  user create --team ID --email E    a dashboard user (password from standard input or a prompt)
-  user reset-password --email E      a new password (from standard input or a prompt); ends their sessions
-  map build --osm FILE.osm.pbf --out DIR
-  import FILE --team ID [--create-missing-attributes]
-                             import a CSV file (processed here, progress on stderr)
-  optimize FILE [--matrix] [-o OUT] [--time-budget S]
-                             solve a VROOM-format (or Waymark optimize) problem; VROOM-format output
-  worker                     run only the background work (imports; geocoding and optimizations with a map); WAYMARK_JOBS=off
-                             keeps it out of serve
+/** Exit codes: 0 done, 1 the work failed (its reason on stderr), 2 the command line was wrong (usage on stderr). */
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
 
-Add --json for machine-readable output.`;
+const version = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
  * SIGTERM and SIGINT stop the process gracefully and exit 0. A second signal, or a stop that overruns
@@ -67,89 +52,169 @@ function onShutdownSignal(log: Logger, timeoutMs: number, close: () => Promise<v
   process.on('SIGINT', onSignal);
 }
 
-export async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  const config = loadConfig();
-  if (command === 'serve' || command === 'start' || command === 'worker') {
-    // postgres.js 3.4.9 can reject a promise nobody holds when a connection dies at the wrong moment
-    // (its type lookup on a new connection, a write it schedules itself after the socket closed:
-    // porsager/postgres#1133, #1154, #1208). Node would end the process, and every request with it.
-    const log = pino({ level: config.logLevel });
-    process.on('unhandledRejection', (err) => {
-      if (isConnectionLost(err)) log.warn({ err: asConnectionError(err) }, 'postgres.js dropped a statement of a connection that had closed');
-      else log.error({ err }, 'unhandled rejection (process kept running)');
-    });
+/** For the long-running commands: postgres.js 3.4.9 can reject a promise nobody holds when a connection
+ *  dies at the wrong moment (porsager/postgres#1133, #1154, #1208); Node would end the process, and
+ *  every request with it. */
+function keepRunningOnStrayRejections(log: Logger): void {
+  process.on('unhandledRejection', (err) => {
+    if (isConnectionLost(err)) log.warn({ err: asConnectionError(err) }, 'postgres.js dropped a statement of a connection that had closed');
+    else log.error({ err }, 'unhandled rejection (process kept running)');
+  });
+}
+
+async function serve(config: Config, demo: boolean): Promise<void> {
+  keepRunningOnStrayRejections(pino({ level: config.logLevel }));
+  const { startApp, ensureDemoKey, ensureDemoUser } = await service();
+  const app = await startApp(config);
+  const base = `http://localhost:${app.port}`;
+  // Always printed, whatever the log level: scripts and process supervisors wait for this line.
+  console.log(`waymark listening on ${base}`);
+  if (demo) {
+    const key = await ensureDemoKey(app.sql, config.dataDir);
+    const user = await ensureDemoUser(app.sql, config.dataDir, key.teamId);
+    console.log(`\nWaymark is running.\n  API:     ${base}/v1\n  Health:  ${base}/health  (ready: ${base}/ready)\n  API key: ${key.key}  (team ${key.teamId}, enterprise demo)\n\n  curl -H 'X-API-KEY: ${key.key}' ${base}/v1/info\n`);
+    console.log(`  Dashboard: ${base}/dashboard/\n  Sign in:   ${user.email} / ${user.password}\n`);
   }
-  switch (command) {
-    case 'serve':
-    case 'start': {
-      const app = await startApp(config);
-      const base = `http://localhost:${app.port}`;
-      // Always printed, whatever the log level: scripts and process supervisors wait for this line.
-      console.log(`waymark listening on ${base}`);
-      if (command === 'start') {
-        const demo = await ensureDemoKey(app.sql, config.dataDir);
-        const user = await ensureDemoUser(app.sql, config.dataDir, demo.teamId);
-        console.log(`\nWaymark is running.\n  API:     ${base}/v1\n  Health:  ${base}/health\n  API key: ${demo.key}  (team ${demo.teamId}, enterprise demo)\n\n  curl -H 'X-API-KEY: ${demo.key}' ${base}/v1/info\n`);
-        console.log(`  Dashboard: ${base}/dashboard/\n  Sign in:   ${user.email} / ${user.password}\n`);
-      }
-      onShutdownSignal(app.log, config.shutdownTimeoutMs, () => app.close());
-      return;
+  onShutdownSignal(app.log, config.shutdownTimeoutMs, () => app.close());
+}
+
+async function worker(config: Config): Promise<void> {
+  const log = pino({ level: config.logLevel });
+  keepRunningOnStrayRejections(log);
+  const { configurePool, openDatabase, startJobRunner, openMap, startGeocoding, closePool } = await service();
+  configurePool(config);
+  const { sql, embedded } = await openDatabase(config, log, { share: true });
+  // The map first: a runner with a map also takes optimization jobs.
+  const mapDir = await openMap(config, log);
+  const runner = await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, withMap: mapDir !== undefined });
+  log.info({ worker: runner.workerId }, 'job runner started');
+  const geocoding = mapDir ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs }) : undefined;
+  onShutdownSignal(log, config.shutdownTimeoutMs, async () => {
+    // Running jobs are given back (another process resumes them at once), batches in flight finish.
+    await Promise.allSettled([runner.stop(config.shutdownTimeoutMs), geocoding?.stop()]);
+    await closePool();
+    await sql.end({ timeout: 2 });
+    await embedded?.stop();
+  });
+}
+
+/** The command's notes below its flags in `waymark optimize --help`. */
+const OPTIMIZE_NOTES = `Supported: jobs with service, setup, one amount dimension (delivery, pickup, amount), skills, time
+windows and priority; vehicles with start and/or end, one capacity dimension, skills, time window and
+steps (taken as the starting plan). Pickups count against the capacity from the start. Shipments,
+custom costs and amounts in several dimensions are refused; breaks, max_tasks, max_travel_time,
+max_distance and speed_factor are ignored with a warning. Times are whole seconds, distances meters.`;
+
+/** The command line, every command with its own --help. */
+export function program(): Command {
+  const withDatabase: WithDatabase = async (work) => {
+    const config = loadConfig();
+    const { openDatabase } = await service();
+    const { sql, embedded } = await openDatabase(config, pino({ level: 'warn' }), { share: true });
+    try {
+      await work(sql);
+    } finally {
+      await sql.end({ timeout: 5 });
+      await embedded?.stop();
     }
-    case 'team':
-    case 'key':
-    case 'user': {
-      const { sql, embedded } = await openDatabase(config, pino({ level: 'warn' }), { share: true });
-      try {
-        await (command === 'team' ? teamCommand : command === 'user' ? userCommand : keyCommand)(sql, rest);
-      } finally {
-        await sql.end({ timeout: 5 });
-        await embedded?.stop();
-      }
-      return;
-    }
-    case 'import': {
+  };
+
+  const cli = new Command('waymark')
+    .description('Self-hostable points-of-interest and routing service.\nSettings come from the environment (see .env.example); add --json to a command for machine-readable output.')
+    .version(version, '-V, --version', 'print the version')
+    .helpCommand('help [command]', 'help for a command');
+
+  cli.command('start')
+    .description('first start: migrate, make a demo team, key and dashboard user, serve, print the URLs')
+    .action(() => serve(loadConfig(), true));
+  cli.command('serve')
+    .description('serve the API (PORT, DATABASE_URL, WAYMARK_MAP, … from the environment)')
+    .action(() => serve(loadConfig(), false));
+  cli.command('worker')
+    .description('run only the background work (imports; geocoding and optimizations with a map); WAYMARK_JOBS=off keeps it out of serve')
+    .action(() => worker(loadConfig()));
+  cli.addCommand(teamCommand(withDatabase));
+  cli.addCommand(keyCommand(withDatabase));
+  cli.addCommand(userCommand(withDatabase));
+  cli.command('map')
+    .description('build routing maps')
+    .command('build')
+    .description('build a map from an OpenStreetMap extract (progress on stderr)')
+    .requiredOption('--osm <file>', 'the .osm.pbf extract')
+    .requiredOption('--out <dir>', 'the map directory to write')
+    .option('--json', 'print the manifest as JSON')
+    .action(async (o) => {
+      const { runMapBuild } = await service();
+      const manifest = await runMapBuild(o.osm, o.out);
+      output(o.json, manifest, `map written to ${o.out} (serve it with WAYMARK_MAP=${o.out})`);
+    });
+  cli.command('import')
+    .description('import a CSV file of POIs for a team (processed here, progress on stderr)')
+    .argument('<file>', 'the CSV file')
+    .requiredOption('--team <id>', 'the team id')
+    .option('--create-missing-attributes', 'create the attributes the header names that the team lacks')
+    .option('--json', 'print the finished import as JSON')
+    .action(async (file: string, o) => {
+      const config = loadConfig();
+      const { configurePool, openDatabase, importCommand } = await service();
+      configurePool(config);
       const log = pino({ level: 'warn' });
       const { sql, embedded } = await openDatabase(config, log, { share: true });
       try {
-        await importCommand(sql, log, rest, config.jobLeaseMs);
+        await importCommand(sql, log, file, o, config.jobLeaseMs);
       } finally {
         await sql.end({ timeout: 5 });
         await embedded?.stop();
       }
-      return;
+    });
+  cli.command('optimize')
+    .description('solve a VROOM-format (or Waymark optimize) problem; VROOM-format output (progress on stderr)')
+    .argument('<file>', 'the problem as JSON (- reads standard input)')
+    .option('-o, --output <file>', 'write the answer to this file instead of standard output')
+    .option('--matrix', 'use only the file\'s matrices: no road map is loaded (coordinates are an error)')
+    .option('--speed <kmh>', 'coordinates without a road map: great-circle distances driven at this speed', Number)
+    .option('--time-budget <s>', 'stop the search after this many seconds (default 60)', wholeNumber('--time-budget'))
+    .option('--iterations <n>', 'search iterations (default 12000 + 200 per job); the same file and n give the same plan', wholeNumber('--iterations'))
+    .option('--seed <n>', 'random seed (default 1)', wholeNumber('--seed'))
+    .addHelpText('after', `\n${OPTIMIZE_NOTES}`)
+    .action(async (file: string, o: OptimizeOptions) => {
+      const { optimizeCommand } = await import('./optimize-command.js');
+      await optimizeCommand(file, o);
+    });
+  // Every command, also those built on their own (team, key, user): errors are thrown to `main`, which
+  // picks the exit code, rather than ending the process from inside commander.
+  const configure = (command: Command): void => {
+    command.exitOverride().showHelpAfterError('(add --help for usage)');
+    command.commands.forEach(configure);
+  };
+  configure(cli);
+  return cli;
+}
+
+/** A failure in words for the operator: configuration and database problems say which setting to look at. */
+function describe(err: unknown): string {
+  if (err instanceof ConfigError) return err.message;
+  if (isDatabaseUnavailable(err)) return `cannot reach the database (check DATABASE_URL): ${(err as Error).message}`;
+  if (err && typeof err === 'object' && (err as { name?: string }).name === 'PostgresError') {
+    return `the database refused the change (${(err as { code?: string }).code}): ${(err as Error).message}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Runs the command line; resolves with the exit code once a one-shot command is done (long-running
+ *  ones resolve once started and exit on their signal). */
+export async function main(argv: string[]): Promise<number> {
+  const json = argv.includes('--json');
+  try {
+    await program().parseAsync(argv, { from: 'user' });
+    return process.exitCode === undefined ? 0 : Number(process.exitCode);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here too, with code 0; usage went to stderr already.
+      return err.exitCode === 0 ? 0 : EXIT_USAGE;
     }
-    case 'optimize':
-      await optimizeCommand(rest);
-      return;
-    case 'worker': {
-      const log = pino({ level: config.logLevel });
-      const { sql, embedded } = await openDatabase(config, log, { share: true });
-      const mapDir = await openMap(config, log);
-      const runner = await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, withMap: mapDir !== undefined });
-      log.info({ worker: runner.workerId }, 'job runner started');
-      const geocoding = mapDir ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs }) : undefined;
-      onShutdownSignal(log, config.shutdownTimeoutMs, async () => {
-        // Running jobs are given back (another process resumes them at once), batches in flight finish.
-        await Promise.allSettled([runner.stop(config.shutdownTimeoutMs), geocoding?.stop()]);
-        await closePool();
-        await sql.end({ timeout: 2 });
-        await embedded?.stop();
-      });
-      return;
-    }
-    case 'map': {
-      const { values, positionals } = parse(rest, { osm: { type: 'string' }, out: { type: 'string' } });
-      if (positionals[0] !== 'build' || !values.osm || !values.out) throw new Error('usage: waymark map build --osm FILE.osm.pbf --out DIR');
-      const manifest = await runMapBuild(values.osm as string, values.out as string);
-      return output(values.json as boolean, manifest, `map written to ${values.out} (serve it with WAYMARK_MAP=${values.out})`);
-    }
-    case undefined:
-    case 'help':
-    case '--help':
-      console.log(USAGE);
-      return;
-    default:
-      throw new Error(`unknown command '${command}'\n\n${USAGE}`);
+    const message = describe(err);
+    console.error(json ? JSON.stringify({ error: message }) : `waymark: ${message}`);
+    return EXIT_FAILED;
   }
 }

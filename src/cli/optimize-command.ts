@@ -14,53 +14,20 @@ import type { VrpSolution } from '../routing/optimize/types.js';
 import { fromWaymark } from '../routing/vroom/from-waymark.js';
 import { flatMatrices, inputMatrices, isVroomInput, parseVroomInput, placesOf, startingRoutes, toVrpProblem, VroomInputError, type Places, type VroomInput } from '../routing/vroom/input.js';
 import { vroomOutput } from '../routing/vroom/output.js';
-import { int, parse } from './args.js';
 
-export const OPTIMIZE_USAGE = `waymark optimize FILE [options]     (FILE - reads standard input)
-
-Solves a vehicle routing problem given in VROOM's input JSON (jobs, vehicles, matrices or coordinates)
-or as a Waymark optimize body (vehicles, stops), and writes VROOM's output JSON (code, summary,
-unassigned, routes).
-
-  -o, --output OUT     write the answer to OUT instead of standard output
-  --matrix             use only the file's matrices: no road map is loaded (coordinates are an error)
-  --speed KMH          coordinates without a road map: great-circle distances driven at KMH
-  --time-budget S      stop the search after S seconds (default 60)
-  --iterations N       search iterations (default 12000 + 200 per job); the same file and N give the same plan
-  --seed N             random seed (default 1)
-  --help               this text
-
-Supported: jobs with service, setup, one amount dimension (delivery, pickup, amount), skills, time
-windows and priority; vehicles with start and/or end, one capacity dimension, skills, time window and
-steps (taken as the starting plan). Pickups count against the capacity from the start. Shipments,
-custom costs and amounts in several dimensions are refused; breaks, max_tasks, max_travel_time,
-max_distance and speed_factor are ignored with a warning. Times are whole seconds, distances meters.`;
 
 /** VROOM's profile names, and ours. */
 const PROFILE_ALIASES: Record<string, ProfileName> = { car: 'driving-car', hgv: 'driving-hgv', truck: 'driving-hgv', bike: 'cycling-regular', bicycle: 'cycling-regular', foot: 'foot-walking', walking: 'foot-walking' };
 
 const say = (text: string) => process.stderr.write(`${text}\n`);
 
-export async function optimizeCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parse(args, {
-    output: { type: 'string', short: 'o' },
-    matrix: { type: 'boolean' },
-    speed: { type: 'string' },
-    'time-budget': { type: 'string' },
-    iterations: { type: 'string' },
-    seed: { type: 'string' },
-    help: { type: 'boolean' },
-  });
-  if (values.help) {
-    console.log(OPTIMIZE_USAGE);
-    return;
-  }
-  if (positionals.length !== 1) throw new Error(`give exactly one input file\n\n${OPTIMIZE_USAGE}`);
-  const file = positionals[0];
-  const speed = values.speed === undefined ? undefined : Number(values.speed);
+export interface OptimizeOptions { output?: string; matrix?: boolean; speed?: number; timeBudget?: number; iterations?: number; seed?: number }
+
+export async function optimizeCommand(file: string, values: OptimizeOptions): Promise<void> {
+  const speed = values.speed;
   if (speed !== undefined && !(speed > 0 && speed <= 1000)) throw new Error('--speed must be a number of km/h between 0 and 1000');
-  const budgetS = int(values['time-budget'], 'time-budget') ?? 60;
-  const seed = int(values.seed, 'seed') ?? 1;
+  const budgetS = values.timeBudget ?? 60;
+  const seed = values.seed ?? 1;
 
   const started = performance.now();
   let doc: unknown;
@@ -85,7 +52,7 @@ export async function optimizeCommand(args: string[]): Promise<void> {
     const problem = toVrpProblem(input, places, m.durations, m.distances);
     const loaded = performance.now();
 
-    const iterations = int(values.iterations, 'iterations') ?? 12_000 + 200 * input.jobs.length;
+    const iterations = values.iterations ?? 12_000 + 200 * input.jobs.length;
     say(`solving ${input.jobs.length} jobs with ${input.vehicles.length} vehicles (${places.size} locations): up to ${iterations} iterations or ${budgetS} s`);
     const solution = await withTicker(budgetS, runTask<VrpSolution>('vrp', {
       problem,

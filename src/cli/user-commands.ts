@@ -1,7 +1,8 @@
 import { createInterface } from 'node:readline';
-import type { Sql } from '../db/client.js';
+import { Command } from 'commander';
 import { createUser, resetPassword } from '../dashboard/users.js';
-import { output, parse } from './args.js';
+import type { WithDatabase } from './admin-commands.js';
+import { output } from './args.js';
 
 /** Reads the password: prompted (not echoed) on a terminal, else the first line of standard input.
  *  Never a flag: flags end up in shell history and in `ps`. */
@@ -29,20 +30,26 @@ export async function readPassword(prompt: string, stdin: NodeJS.ReadStream = pr
   return first;
 }
 
-export async function userCommand(sql: Sql, args: string[]): Promise<void> {
-  const [sub, ...rest] = args;
-  const { values } = parse(rest, { team: { type: 'string' }, email: { type: 'string' } });
-  if (sub === 'create') {
-    if (!values.team || !values.email) throw new Error('usage: waymark user create --team ID --email E (the password is read from standard input or a prompt)');
-    const password = await readPassword(`Password for ${values.email}: `);
-    const user = await createUser(sql, { teamId: values.team as string, email: values.email as string, password });
-    return output(values.json as boolean, user, `dashboard user ${user.email} created for team ${user.team_id}`);
-  }
-  if (sub === 'reset-password') {
-    if (!values.email) throw new Error('usage: waymark user reset-password --email E (the password is read from standard input or a prompt)');
-    const password = await readPassword(`New password for ${values.email}: `);
-    const user = await resetPassword(sql, values.email as string, password);
-    return output(values.json as boolean, user, `password of ${user.email} changed; their sessions were ended`);
-  }
-  throw new Error('usage: waymark user create --team ID --email E | waymark user reset-password --email E');
+export function userCommand(withDatabase: WithDatabase): Command {
+  const user = new Command('user').description('dashboard users (the password is read from standard input or a prompt, never a flag)');
+  user.command('create')
+    .description('create a dashboard user of a team')
+    .requiredOption('--team <id>', 'the team id')
+    .requiredOption('--email <email>', 'their e-mail address (they sign in with it)')
+    .option('--json', 'print the result as JSON')
+    .action((o) => withDatabase(async (sql) => {
+      const password = await readPassword(`Password for ${o.email}: `);
+      const created = await createUser(sql, { teamId: o.team, email: o.email, password });
+      output(o.json, created, `dashboard user ${created.email} created for team ${created.team_id}`);
+    }));
+  user.command('reset-password')
+    .description('give a dashboard user a new password; ends their sessions')
+    .requiredOption('--email <email>', 'their e-mail address')
+    .option('--json', 'print the result as JSON')
+    .action((o) => withDatabase(async (sql) => {
+      const password = await readPassword(`New password for ${o.email}: `);
+      const changed = await resetPassword(sql, o.email, password);
+      output(o.json, changed, `password of ${changed.email} changed; their sessions were ended`);
+    }));
+  return user;
 }

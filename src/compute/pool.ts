@@ -1,5 +1,5 @@
-import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { loadConfig } from '../config.js';
 import { distPath } from '../paths.js';
 
 /** Thrown when the pool's queue is full: the HTTP layer answers 503. */
@@ -11,6 +11,13 @@ export class PoolBusyError extends Error {
 
 let pool: Piscina | undefined;
 let workerData: Record<string, unknown> = {};
+let sizing: { workers: number; poolQueue: number } | undefined;
+
+/** Threads and queue length of the pool made next (the service passes its validated configuration;
+ *  scripts that use the pool directly get the environment's). */
+export function configurePool(settings: { workers: number; poolQueue: number }): void {
+  sizing = settings;
+}
 
 /** Merges keys into the data every worker receives at start (e.g. the shared map memory under
  *  `routing`); recreates the pool so every worker sees it. */
@@ -23,19 +30,21 @@ export async function setWorkerData(patch: Record<string, unknown>): Promise<voi
   }
 }
 
-/** Worker threads of the pool: WAYMARK_WORKERS, or one per core up to 4. */
+const poolSizing = (): { workers: number; poolQueue: number } => sizing ?? loadConfig();
+
+/** Worker threads of the pool (WAYMARK_WORKERS, or one per core up to 4). */
 export function poolSize(): number {
-  return Number(process.env.WAYMARK_WORKERS ?? Math.max(1, Math.min(4, availableParallelism())));
+  return poolSizing().workers;
 }
 
 export function computePool(): Piscina {
   if (!pool) {
-    const threads = poolSize();
+    const { workers, poolQueue } = poolSizing();
     pool = new Piscina({
       filename: distPath('compute', 'worker.js'),
-      minThreads: threads,
-      maxThreads: threads,
-      maxQueue: Number(process.env.WAYMARK_POOL_QUEUE ?? 256),
+      minThreads: workers,
+      maxThreads: workers,
+      maxQueue: poolQueue,
       idleTimeout: 60_000,
       workerData,
     });
@@ -46,15 +55,35 @@ export function computePool(): Piscina {
   return pool;
 }
 
+/** Told of every task that ran: its kernel (the worker export), seconds from queued to done, and
+ *  whether it succeeded (for /metrics). */
+export type TaskObserver = (kernel: string, seconds: number, ok: boolean) => void;
+let taskObserver: TaskObserver | undefined;
+
+export function observeTasks(observer: TaskObserver | undefined): void {
+  taskObserver = observer;
+}
+
+/** Threads running and tasks waiting for one; undefined before the pool is made (on first use). */
+export function poolStats(): { threads: number; queued: number } | undefined {
+  return pool && { threads: pool.threads.length, queued: pool.queueSize };
+}
+
 /** Runs a named export of the worker module. */
 export async function runTask<T>(name: string, payload: unknown): Promise<T> {
   const p = computePool();
   if (p.queueSize >= p.options.maxQueue) throw new PoolBusyError();
+  const started = performance.now();
+  let ok = false;
   try {
-    return (await p.run(payload, { name })) as T;
+    const result = (await p.run(payload, { name })) as T;
+    ok = true;
+    return result;
   } catch (err) {
     if (err instanceof Error && /queue is full/i.test(err.message)) throw new PoolBusyError();
     throw err;
+  } finally {
+    taskObserver?.(name, (performance.now() - started) / 1000, ok);
   }
 }
 

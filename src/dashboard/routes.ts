@@ -44,8 +44,14 @@ const secured = (handler: (ctx: RequestContext) => Promise<Reply> | Reply) => as
   return { ...reply, headers: { ...SECURITY_HEADERS, ...reply.headers } };
 };
 
-export function dashboardRoutes(sql: Sql, usage: UsageRecorder, apiRoutes: Route[]): Route[] {
-  const sessions = new SessionStore(sql);
+export interface DashboardOptions {
+  idleMinutes: number;
+  /** Mark the session cookie Secure also when no proxy says the request came over TLS. */
+  secureCookie: boolean;
+}
+
+export function dashboardRoutes(sql: Sql, usage: UsageRecorder, apiRoutes: Route[], opts: DashboardOptions = { idleMinutes: 30, secureCookie: false }): Route[] {
+  const sessions = new SessionStore(sql, opts.idleMinutes);
 
   /** A handler behind the session cookie; state-changing requests also need the session's CSRF token
    *  in X-CSRF-Token and, when the browser sends an Origin, this host's. */
@@ -107,14 +113,14 @@ export function dashboardRoutes(sql: Sql, usage: UsageRecorder, apiRoutes: Route
         await sessions.clearFailures(input.email);
         const { token } = await sessions.create(user.id, user.team_id);
         const session = await sessions.touch(token);
-        return json(201, sessionBody(session!), { 'Set-Cookie': sessionCookie(token, ABSOLUTE_HOURS * 3600, ctx.headers) });
+        return json(201, sessionBody(session!), { 'Set-Cookie': sessionCookie(token, ABSOLUTE_HOURS * 3600, ctx.headers, opts.secureCookie) });
       }),
     },
     {
       method: 'DELETE', path: '/dashboard/api/session', public: true, body: 'none',
       handler: authed(async (ctx) => {
         await sessions.destroy(readCookie(ctx.headers.cookie, COOKIE));
-        return { status: 204, headers: { 'Set-Cookie': sessionCookie('', 0, ctx.headers), 'Cache-Control': 'no-store' } };
+        return { status: 204, headers: { 'Set-Cookie': sessionCookie('', 0, ctx.headers, opts.secureCookie), 'Cache-Control': 'no-store' } };
       }),
     },
     {

@@ -32,8 +32,8 @@ export function readCookie(header: string | undefined, name: string): string | u
 }
 
 /** Secure when the request came over TLS (a proxy in front says so) or the operator asks for it. */
-export function sessionCookie(token: string, maxAgeSeconds: number, headers: Record<string, string>): string {
-  const secure = headers['x-forwarded-proto'] === 'https' || process.env.WAYMARK_DASHBOARD_SECURE_COOKIE === '1';
+export function sessionCookie(token: string, maxAgeSeconds: number, headers: Record<string, string>, alwaysSecure = false): string {
+  const secure = headers['x-forwarded-proto'] === 'https' || alwaysSecure;
   return `${COOKIE}=${token}; Path=/dashboard; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 }
 

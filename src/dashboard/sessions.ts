@@ -4,11 +4,6 @@ import { PERMISSIONS } from '../auth/permissions.js';
 import { effectiveLimits, type PlanName } from '../auth/plans.js';
 import type { Sql } from '../db/client.js';
 
-/** Minutes without a request after which a session ends (WAYMARK_DASHBOARD_IDLE_MINUTES, default 30). */
-export const idleMinutes = (): number => {
-  const raw = Number(process.env.WAYMARK_DASHBOARD_IDLE_MINUTES);
-  return Number.isInteger(raw) && raw > 0 ? raw : 30;
-};
 /** A session ends this long after sign-in whatever its use. */
 export const ABSOLUTE_HOURS = 12;
 
@@ -33,7 +28,8 @@ const digestOf = (token: string) => createHash('sha256').update(token).digest();
 /** Sessions live in PostgreSQL: every process sees a sign-out at once, and a restart signs nobody out.
  *  The cookie holds a random token; only its SHA-256 is stored. */
 export class SessionStore {
-  constructor(private readonly sql: Sql) {}
+  /** `idleMinutes`: minutes without a request after which a session ends (WAYMARK_DASHBOARD_IDLE_MINUTES). */
+  constructor(private readonly sql: Sql, private readonly idleMinutes = 30) {}
 
   async create(userId: string, teamId: string): Promise<{ token: string; csrfToken: string }> {
     const token = randomBytes(32).toString('base64url');
@@ -42,7 +38,7 @@ export class SessionStore {
       INSERT INTO dashboard_sessions (digest, user_id, team_id, csrf_token)
       VALUES (${digestOf(token)}, ${userId}, ${teamId}, ${csrfToken})`;
     // Sweep sessions that can no longer be used (cheap: the index on last_seen_at).
-    await this.sql`DELETE FROM dashboard_sessions WHERE last_seen_at < now() - make_interval(mins => ${idleMinutes()})
+    await this.sql`DELETE FROM dashboard_sessions WHERE last_seen_at < now() - make_interval(mins => ${this.idleMinutes})
                    OR created_at < now() - make_interval(hours => ${ABSOLUTE_HOURS})`;
     return { token, csrfToken };
   }
@@ -57,7 +53,7 @@ export class SessionStore {
       UPDATE dashboard_sessions s SET last_seen_at = now()
       FROM dashboard_users u, teams t
       WHERE s.digest = ${digestOf(token)} AND u.id = s.user_id AND t.id = s.team_id
-        AND s.last_seen_at > now() - make_interval(mins => ${idleMinutes()})
+        AND s.last_seen_at > now() - make_interval(mins => ${this.idleMinutes})
         AND s.created_at > now() - make_interval(hours => ${ABSOLUTE_HOURS})
       RETURNING s.user_id, s.team_id, s.csrf_token, u.email, t.name, t.plan, t.plan_active, t.rate_limit, t.poi_limit`;
     if (!row) return undefined;

@@ -4,6 +4,19 @@ import { asConnectionError, isConnectionLost } from './errors.js';
 
 export type Sql = postgres.Sql<Record<string, never>>;
 
+/** What a pool is doing, for /metrics: its size, its connections open, its statements and
+ *  transactions in flight (queued in postgres.js for a connection included). */
+export interface PoolStats {
+  max: number;
+  open: number;
+  busy: number;
+}
+
+const poolStatsOf = new WeakMap<object, PoolStats>();
+
+/** The live counters of a pool made by `connect`. */
+export const poolStats = (sql: Sql): PoolStats | undefined => poolStatsOf.get(sql);
+
 /**
  * One pool per process; bigint (int8) columns come back as JS BigInt, which JSON cannot hold: convert
  * before replying. `settings` are server parameters set on each of its connections.
@@ -12,10 +25,11 @@ export type Sql = postgres.Sql<Record<string, never>>;
  * `resilient`. A connection that cannot be made is retried after at most half a second, so the service
  * is whole again within a second of the database coming back.
  */
-export function connect(url: string, max = Number(process.env.WAYMARK_DB_POOL ?? 10), settings: Record<string, string> = {}): Sql {
+export function connect(url: string, max = 10, settings: Record<string, string> = {}): Sql {
   // A connection lost while the database answers (terminated, failed over) is made again at once;
   // only while the database does not answer do attempts wait, up to half a second.
   const health = { lastAnswer: 0 };
+  const stats: PoolStats = { max, open: 0, busy: 0 };
   const backoff = (retries: number) => (performance.now() - health.lastAnswer < 1000 ? 0 : Math.min(0.025 * 2 ** retries, 0.5));
   const raw = postgres(url, {
     max,
@@ -31,7 +45,7 @@ export function connect(url: string, max = Number(process.env.WAYMARK_DB_POOL ??
     },
     transform: { undefined: null },
     // A documented option the type definitions lack.
-    ...({ socket: connectNoDelay } as object),
+    ...({ socket: (o: Parameters<typeof connectNoDelay>[0]) => counted(connectNoDelay(o), stats) } as object),
   }) as unknown as Sql;
   // Notifications come on a connection of their own that is never idle: LISTEN lasts as long as it.
   const listener: Listener = new Listener(() => postgres(url, {
@@ -41,7 +55,15 @@ export function connect(url: string, max = Number(process.env.WAYMARK_DB_POOL ??
     ...({ socket: connectNoDelay, onnotify: (channel: string, payload: string) => listener.notify(channel, payload) } as object),
     onclose: () => listener.lost(),
   }));
-  return resilient(raw, listener, health);
+  const sql = resilient(raw, listener, health, stats);
+  poolStatsOf.set(sql, stats);
+  return sql;
+}
+
+function counted(socket: net.Socket, stats: PoolStats): net.Socket {
+  stats.open++;
+  socket.once('close', () => stats.open--);
+  return socket;
 }
 
 /**
@@ -218,7 +240,7 @@ function closeHoles<T>(result: T): T {
  * - connections made after the first one skip postgres.js's type lookup: the pool already has the
  *   types, and a connection lost during that lookup rejected a promise nobody held, which ends the process.
  */
-function resilient(raw: Sql, listener: Listener, health: { lastAnswer: number }): Sql {
+function resilient(raw: Sql, listener: Listener, health: { lastAnswer: number }, stats: PoolStats): Sql {
   const options = (raw as unknown as { options: { fetch_types: boolean } }).options;
   const answered = () => {
     options.fetch_types = false;
@@ -228,14 +250,21 @@ function resilient(raw: Sql, listener: Listener, health: { lastAnswer: number })
   const guard = (q: RawQuery, again: () => RawQuery): RawQuery => {
     const protoThen = Object.getPrototypeOf(q).then as Promise<unknown>['then'];
     let outcome: Promise<unknown> | undefined;
+    const succeeded = (result: unknown) => (stats.busy--, answered(), closeHoles(result));
     const repeat = async (err: unknown, attempt: number): Promise<unknown> => {
-      if (attempt > MAX_REPEATS || !isConnectionLost(err) || !isReadOnly(q)) throw asConnectionError(err);
+      if (attempt > MAX_REPEATS || !isConnectionLost(err) || !isReadOnly(q)) {
+        stats.busy--;
+        throw asConnectionError(err);
+      }
       await afterLoss();
       // `again()` is unguarded: this loop, not a nested one, decides how often.
       const next = again();
-      return protoThen.call(next, (result) => (answered(), closeHoles(result)), (e) => repeat(e, attempt + 1));
+      return protoThen.call(next, succeeded, (e) => repeat(e, attempt + 1));
     };
-    const run = () => protoThen.call(q, (result) => (answered(), closeHoles(result)), (err) => repeat(err, 1));
+    const run = () => {
+      stats.busy++;
+      return protoThen.call(q, succeeded, (err) => repeat(err, 1));
+    };
     Object.defineProperty(q, 'then', {
       configurable: true,
       writable: true,
@@ -264,6 +293,15 @@ function resilient(raw: Sql, listener: Listener, health: { lastAnswer: number })
   };
 
   const begin = async (...args: unknown[]) => {
+    stats.busy++;
+    try {
+      return await transaction(...args);
+    } finally {
+      stats.busy--;
+    }
+  };
+
+  const transaction = async (...args: unknown[]) => {
     const fn = args[args.length - 1] as (tx: unknown) => unknown;
     const opts = args.slice(0, -1);
     for (let attempt = 1; ; attempt++) {

@@ -11,6 +11,8 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
 export class RequestContext {
   auth: AuthInfo | null = null;
   aborted = false;
+  /** The client's address, for routes that ask for it (`Route.peer`). */
+  peer: string | undefined;
   readonly responseHeaders: Record<string, string> = {};
   private bodyPromise: Promise<Buffer> | undefined;
   private bodyStream: Readable | undefined;

@@ -28,6 +28,8 @@ export interface Route {
   public?: boolean;
   /** How the body is read: buffered JSON (default for POST/PUT), a stream (uploads), or none. */
   body?: 'json' | 'stream' | 'none';
+  /** The handler reads `ctx.peer`, the client's address (looked up only for the routes that ask). */
+  peer?: boolean;
   /** Body size limit in bytes (413 beyond). */
   bodyLimit?: number;
   handler: (ctx: RequestContext) => Promise<Reply> | Reply;

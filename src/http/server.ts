@@ -33,6 +33,8 @@ export interface ServerDeps {
   limiter: RateLimiter;
   usage: UsageRecorder;
   log: Logger;
+  /** Told of every reply sent (for /metrics): its route template (undefined when none matched). */
+  observe?: (ctx: RequestContext, route: string | undefined, status: number, startedMs: number) => void;
 }
 
 export interface RunningServer {
@@ -75,7 +77,7 @@ export function startHttpServer(deps: ServerDeps, host: string, port: number, op
 
   app.any('/*', (res, req) => {
     inFlight++;
-    lastActivity = performance.now();
+    const started = (lastActivity = performance.now());
     const done = () => {
       inFlight--;
       lastActivity = performance.now();
@@ -91,6 +93,7 @@ export function startHttpServer(deps: ServerDeps, host: string, port: number, op
     const route = match.kind === 'found' ? match.route : undefined;
     if (match.kind === 'found') Object.assign(ctx.params, match.params);
     (ctx as { route: string }).route = route?.path ?? ctx.path;
+    if (route?.peer) ctx.peer = Buffer.from(res.getRemoteAddressAsText()).toString();
     const body = readBody(res, ctx, route, bodyTimeoutMs);
     ctx.attachBody(body.buffer, body.stream);
     void handle(ctx, match, deps)
@@ -98,6 +101,7 @@ export function startHttpServer(deps: ServerDeps, host: string, port: number, op
         body.discard();
         await body.received;
         send(res, ctx, reply, deps.log, body.closeAfter || draining);
+        deps.observe?.(ctx, route?.path, reply.status, started);
       })
       // Unhandled, a rejection here would end the process (Node's default for unhandled rejections).
       .catch((err) => deps.log.error({ err, reqId: ctx.id, route: ctx.route }, 'could not send the reply'))

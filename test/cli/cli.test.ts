@@ -1,17 +1,13 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { projectRoot } from '../../src/paths.js';
 import { api, startTestApp, TEST_DATABASE_URL } from '../support/app.js';
+import { inProcess } from '../support/process.js';
 
-const run = promisify(execFile);
+/** The CLI in this process (see inProcess): what it prints, or its error as a rejection. */
 const waymark = async (...args: string[]) => {
-  const { stdout } = await run(process.execPath, [join(projectRoot, 'bin', 'waymark.js'), ...args], {
-    env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL },
-  });
-  return stdout;
+  const run = await inProcess(args, { DATABASE_URL: TEST_DATABASE_URL });
+  if (run.code !== 0) throw new Error(`waymark ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
+  return run.stdout;
 };
 const json = async (...args: string[]) => JSON.parse(await waymark(...args, '--json'));
 
@@ -61,9 +57,21 @@ describe('waymark CLI', () => {
     expect((await api(app, 'GET', '/v1/info', { key: past.key })).status).toBe(401);
   });
 
-  it('refuses bad input with a message and a non-zero exit', async () => {
-    await expect(waymark('team', 'create', '--name', 'x', '--plan', 'gold')).rejects.toThrow(/--plan must be one of basic, pro, enterprise/);
-    await expect(waymark('key', 'create', '--team', 'x', '--name', 'y', '--permissions', 'fly')).rejects.toThrow(/unknown permission 'fly'/);
-    expect(await waymark()).toContain('waymark <command>');
+  it('says what is wrong in words, never SQL, exit 1; as JSON with --json', async () => {
+    const env = { DATABASE_URL: TEST_DATABASE_URL };
+    const unknownTeam = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
+    for (const args of [['key', 'create', '--team', unknownTeam, '--name', 'k'], ['key', 'list', '--team', unknownTeam], ['team', 'update', unknownTeam, '--name', 'n']]) {
+      const run = await inProcess(args, env);
+      expect(run, args.join(' ')).toMatchObject({ code: 1, stdout: '' });
+      expect(run.stderr).toBe(`waymark: team ${unknownTeam} not found\n`);
+    }
+    const missingKey = await inProcess(['key', 'delete', unknownTeam, '--json'], env);
+    expect(missingKey.code).toBe(1);
+    expect(JSON.parse(missingKey.stderr)).toEqual({ error: `key ${unknownTeam} not found` });
+    const noFile = await inProcess(['import', '/nonexistent.csv', '--team', unknownTeam], env);
+    expect(noFile).toMatchObject({ code: 1, stderr: 'waymark: /nonexistent.csv: no such file\n' });
+    const down = await inProcess(['team', 'create', '--name', 'x'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/^waymark: cannot reach the database \(check DATABASE_URL\)/);
   });
 });

@@ -13,7 +13,7 @@ import { ownerLockPath } from '../../src/db/embedded.js';
 import { projectRoot } from '../../src/paths.js';
 import { api } from '../support/app.js';
 
-// Without DATABASE_URL the service runs on an embedded PGlite + PostGIS: what `npm start` does on a
+// Without DATABASE_URL the service runs on an embedded PGlite (no extension): what `npm start` does on a
 // machine with no database.
 const dataDir = mkdtempSync(join(tmpdir(), 'waymark-embedded-'));
 let app: App & { url: string };

@@ -8,6 +8,7 @@ import { createKey, createTeam } from '../../src/auth/admin.js';
 import { parsePermissionList } from '../../src/auth/permissions.js';
 import type { Sql } from '../../src/db/client.js';
 import { TEST_DATABASE_URL } from '../support/app.js';
+import { throwawayCluster } from '../support/cluster.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { countOf, freshDatabase, RawConnection, runLoad, sleep } from './support.js';
 
@@ -95,47 +96,6 @@ describe('lost database connections', () => {
     expect(server.output()).not.toMatch(/TypeError|unhandled rejection|uncaught/i);
   });
 });
-
-/**
- * A PostgreSQL of its own (initdb in a temporary directory, another port), so that stopping it touches
- * nothing else on the machine. initdb refuses to run as root: as root it runs as the postgres user.
- */
-async function throwawayCluster(): Promise<{ url: string; start(): Promise<void>; stop(): Promise<void>; remove(): Promise<void> } | undefined> {
-  const { execFile } = await import('node:child_process');
-  const { promisify } = await import('node:util');
-  const { chownSync, existsSync, mkdtempSync, rmSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const run = promisify(execFile);
-  const bin = ['/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/17/bin'].find((d) => existsSync(join(d, 'pg_ctl')));
-  if (!bin) return undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'waymark-pg-'));
-  const asRoot = process.getuid?.() === 0;
-  const pg = async (tool: string, args: string[]) => {
-    if (!asRoot) return run(join(bin, tool), args, { timeout: 30_000 });
-    return run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], { timeout: 30_000 });
-  };
-  if (asRoot) {
-    const { stdout } = await run('id', ['-u', 'postgres']).catch(() => ({ stdout: '' }));
-    if (!stdout.trim()) return undefined;
-    chownSync(dir, Number(stdout.trim()), Number((await run('id', ['-g', 'postgres'])).stdout.trim()));
-  }
-  const port = 20_000 + (process.pid % 20_000);
-  await pg('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
-  const start = async () => void (await pg('pg_ctl', ['-D', join(dir, 'data'), '-o', opts, '-l', join(dir, 'log'), '-w', 'start']));
-  const stop = async () => void (await pg('pg_ctl', ['-D', join(dir, 'data'), '-m', 'fast', '-w', 'stop']));
-  await start();
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    start,
-    stop,
-    remove: async () => {
-      await stop().catch(() => {});
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 describe('the database stopped and started', () => {
   it('answers 503 with Retry-After while it is down, and is whole again within a second of it coming back', async () => {

@@ -1,4 +1,4 @@
-CREATE EXTENSION IF NOT EXISTS postgis;
+-- No extension: PostGIS was created here until no query used it (012); a database that has it keeps it.
 
 -- Great-circle distance in meters (mean Earth radius): within 0.5% of the geodesic, and a plain
 -- inlinable SQL expression, several times cheaper per row than geography's spheroid functions.
@@ -94,7 +94,6 @@ CREATE TABLE pois (
   name         text NOT NULL CHECK (length(name) BETWEEN 1 AND 255),
   latitude     double precision NOT NULL CHECK (latitude BETWEEN -90 AND 90),
   longitude    double precision NOT NULL CHECK (longitude BETWEEN -180 AND 180),
-  geom         geometry(Point, 4326) GENERATED ALWAYS AS (ST_SetSRID(ST_MakePoint(longitude, latitude), 4326)) STORED,
   category_id  text REFERENCES categories(id) ON DELETE SET NULL,
   -- attribute values keyed by attribute id, so a rename keeps them
   attrs        jsonb NOT NULL DEFAULT '{}',
@@ -111,7 +110,6 @@ CREATE TABLE pois (
   updated_at   timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX pois_team ON pois (team_id, id);
-CREATE INDEX pois_geom ON pois USING gist (geom);
 CREATE INDEX pois_attrs ON pois USING gin (attrs jsonb_path_ops);
 CREATE INDEX pois_category ON pois (category_id);
 CREATE INDEX pois_geocode_pending ON pois (id) WHERE geocode_pending;

@@ -1,0 +1,69 @@
+import { computePool, poolStats } from '../compute/pool.js';
+import type { Sql } from '../db/client.js';
+import { pendingMigrations } from '../db/migrate.js';
+import type { Route } from '../http/router.js';
+import type { ProfileName } from '../map/profiles.js';
+import { loadedProfiles } from '../routing/engine.js';
+
+/** A database that does not answer within this long counts as unreachable: a probe must not hang. */
+const DATABASE_TIMEOUT_MS = 2000;
+
+export interface ReadinessDeps {
+  sql: Sql;
+  /** The profiles the configured map must have loaded; 'off' when the process runs without a map. */
+  profiles: readonly ProfileName[] | 'off';
+}
+
+interface Part {
+  ok: boolean;
+  [detail: string]: unknown;
+}
+
+export interface Readiness {
+  status: 'ready' | 'not ready';
+  database: Part;
+  migrations: Part;
+  map: Part;
+  pool: Part;
+}
+
+/** Each part the service needs to answer requests, checked now. */
+export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
+  let database: Part;
+  let migrations: Part;
+  try {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${DATABASE_TIMEOUT_MS} ms`)), DATABASE_TIMEOUT_MS);
+    });
+    const pending = await Promise.race([pendingMigrations(deps.sql), timeout]).finally(() => clearTimeout(timer));
+    database = { ok: true };
+    migrations = { ok: pending.length === 0, pending };
+  } catch (err) {
+    database = { ok: false, error: err instanceof Error ? err.message : String(err) };
+    migrations = { ok: false, error: 'unknown while the database is unreachable' };
+  }
+  const loaded = loadedProfiles();
+  const map: Part = deps.profiles === 'off'
+    ? { ok: true, profiles: [], note: 'WAYMARK_MAP=off: routing and geocoding are not served' }
+    : { ok: deps.profiles.every((p) => loaded.includes(p)), profiles: loaded, expected: deps.profiles };
+  computePool();
+  const threads = poolStats()?.threads ?? 0;
+  const pool: Part = { ok: threads > 0, threads };
+  const ok = database.ok && migrations.ok && map.ok && pool.ok;
+  return { status: ok ? 'ready' : 'not ready', database, migrations, map, pool };
+}
+
+/** GET /ready: 200 when every part is, 503 with the same body when one is not. GET /health stays the
+ *  liveness check (the process answers), so an orchestrator restarts on that and routes on this. */
+export function readyRoute(deps: ReadinessDeps): Route {
+  return {
+    method: 'GET',
+    path: '/ready',
+    public: true,
+    handler: async () => {
+      const body = await readiness(deps);
+      return { status: body.status === 'ready' ? 200 : 503, body, headers: { 'Cache-Control': 'no-store' } };
+    },
+  };
+}
