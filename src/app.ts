@@ -24,6 +24,7 @@ import { poiRoutes } from './pois/routes.js';
 import { clustersEndpoint } from './routing/clusters-endpoint.js';
 import { optimizeEndpoint } from './routing/optimize-endpoint.js';
 import { routesEndpoint } from './routing/routes-endpoint.js';
+import { tileRoutes } from './tiles/routes.js';
 
 export interface App {
   port: number;
@@ -102,7 +103,7 @@ export async function openMap(config: Config, log: Logger): Promise<string | und
   return dir;
 }
 
-export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql): Router {
+export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, mapDir?: string): Router {
   const router = new Router();
   const routes = [
     // Liveness, and the routing profiles this process answers for (WAYMARK_PROFILES may load a subset).
@@ -117,6 +118,7 @@ export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql):
     ...routesEndpoint(sql),
     ...optimizeEndpoint(sql),
     ...clustersEndpoint(sql),
+    ...tileRoutes(mapDir),
   ];
   for (const route of routes) router.add(route);
   for (const route of dashboardRoutes(sql, usage, routes)) router.add(route);
@@ -160,7 +162,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     geocoding = config.jobs && mapDir
       ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs })
       : undefined;
-    server = await startHttpServer({ router: buildRouter(sql, usage, readSql), keys, limiter, usage, log }, config.host, config.port, { bodyTimeoutMs: config.bodyTimeoutMs });
+    server = await startHttpServer({ router: buildRouter(sql, usage, readSql, mapDir), keys, limiter, usage, log }, config.host, config.port, { bodyTimeoutMs: config.bodyTimeoutMs });
     log.info({ port: server.port }, 'listening');
     const running = server;
     return {

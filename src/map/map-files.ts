@@ -9,13 +9,14 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type GridParams, type RoadGraph, type Shapes } from './road-graph.js';
+import type { TilesManifest } from '../tiles/build.js';
 
 /**
  * 5: no ALT landmark tables (blocked searches take their potentials from the hierarchy); a main-network
  * flag per node; no reverse CSR; coordinates as 1e-7-degree integers; the ways' points and the segment
  * grid stored once for all profiles; every file's size and SHA-256 in the manifest.
  */
-export const MAP_FORMAT_VERSION = 5;
+export const MAP_FORMAT_VERSION = 6;
 
 export interface GraphManifest {
   nodes: number;
@@ -41,6 +42,8 @@ export interface MapManifest {
   /** The shared shapes: points (pairs) and the grid's parameters. */
   shapes: { points: number; grid: GridParams; bytes: number };
   geocoder: boolean;
+  /** The base map's vector tiles (format 6 on). */
+  tiles: TilesManifest;
   files: Record<string, FileEntry>;
 }
 
