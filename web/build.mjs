@@ -19,6 +19,8 @@ await build({
   bundle: true,
   format: 'esm',
   splitting: true,
+  // The font files are copied beside the bundle below; the CSS names them by URL.
+  external: ['*.woff2'],
   chunkNames: 'chunk-[hash]',
   target: 'es2022',
   minify: true,

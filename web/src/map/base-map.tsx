@@ -13,6 +13,8 @@ export function BaseMap({ label, onReady }: { label: string; onReady: (map: MapL
     let gone = false;
     (async () => {
       const lib = await import('maplibre-gl');
+      // The labels' font must be loaded before MapLibre draws with it (a canvas does not wait for fonts).
+      await Promise.all(['400 16px "Noto Sans"', '700 16px "Noto Sans"'].map((f) => document.fonts.load(f, 'Vaduz Städtle ÄÖÜäöüß')));
       const res = await fetch('/tiles/tiles.json');
       const tiles = res.ok ? await res.json() as { bounds: [number, number, number, number] } : undefined;
       if (gone) return;
@@ -22,6 +24,8 @@ export function BaseMap({ label, onReady }: { label: string; onReady: (map: MapL
         bounds: tiles?.bounds ?? [9.47, 47.04, 9.64, 47.27],
         fitBoundsOptions: { padding: 20 },
         maxZoom: 18,
+        // The view in the address (#zoom/lat/lon): a view can be shared, and a link opens it.
+        hash: true,
         // Kept so the page (and its tests) can read what is drawn.
         canvasContextAttributes: { preserveDrawingBuffer: true },
         attributionControl: { compact: true },

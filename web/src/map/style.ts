@@ -1,28 +1,23 @@
 import type { StyleSpecification } from 'maplibre-gl';
 
-/** The base map's style: the server's own tiles (src/tiles; classes from src/tiles/classify.ts), labels
- *  drawn from the Noto Sans files the dashboard serves (MapLibre's `font-faces`: no glyph server). */
+/** The base map's style: the server's own tiles (src/tiles; classes from src/tiles/classify.ts). It has no
+ *  `glyphs` URL: MapLibre draws the labels itself from a font the page has (TinySDF on a canvas), and the
+ *  page has Noto Sans, shipped with the dashboard and declared in styles.css (see BaseMap). */
 const FONT = ['Noto Sans Regular'];
 const BOLD = ['Noto Sans Bold'];
-const asset = (f: string) => `${location.origin}/dashboard/assets/${f}`;
-const faces = (weight: number) => [
-  { url: asset(`noto-sans-latin-${weight}-normal.woff2`), 'unicode-range': ['U+0000-00FF', 'U+0131', 'U+0152-0153', 'U+02BB-02BC', 'U+02C6', 'U+02DA', 'U+02DC', 'U+2000-206F', 'U+20AC', 'U+2122', 'U+2212'] },
-  { url: asset(`noto-sans-latin-ext-${weight}-normal.woff2`), 'unicode-range': ['U+0100-02AF', 'U+1E00-1EFF', 'U+2020', 'U+20A0-20CF', 'U+2C60-2C7F', 'U+A720-A7FF'] },
-];
-
 const ROAD_COLOR: any = ['match', ['get', 'class'],
   'motorway', '#e8927c', 'trunk', '#f0a58f', 'primary', '#f7c98b', 'secondary', '#fbe3a1', 'tertiary', '#ffffff',
   '#ffffff'];
-const ROAD_WIDTH: any = ['interpolate', ['exponential', 1.6], ['zoom'],
-  8, ['match', ['get', 'class'], ['motorway', 'trunk'], 1.6, 'primary', 1.2, 0.6],
-  12, ['match', ['get', 'class'], ['motorway', 'trunk'], 4, 'primary', 3.5, ['secondary', 'tertiary'], 3, ['minor'], 1.8, 1],
-  16, ['match', ['get', 'class'], ['motorway', 'trunk'], 14, 'primary', 12, ['secondary', 'tertiary'], 11, ['minor'], 8, ['path', 'track'], 2, 5]];
+/** Road widths by class and zoom; `extra` pixels more for the casing drawn under them. */
+const roadWidth = (extra: number): any => ['interpolate', ['exponential', 1.6], ['zoom'],
+  8, ['match', ['get', 'class'], ['motorway', 'trunk'], 1.6 + extra, 'primary', 1.2 + extra, 0.6 + extra],
+  12, ['match', ['get', 'class'], ['motorway', 'trunk'], 4 + extra, 'primary', 3.5 + extra, ['secondary', 'tertiary'], 3 + extra, ['minor'], 1.8 + extra, 1 + extra],
+  16, ['match', ['get', 'class'], ['motorway', 'trunk'], 14 + extra, 'primary', 12 + extra, ['secondary', 'tertiary'], 11 + extra, ['minor'], 8 + extra, ['path', 'track'], 2 + extra, 5 + extra]];
 
 export function baseStyle(): StyleSpecification {
   return {
     version: 8,
     name: 'Waymark',
-    'font-faces': { 'Noto Sans Regular': faces(400), 'Noto Sans Bold': faces(700) },
     sources: {
       base: { type: 'vector', tiles: [`${location.origin}/tiles/{z}/{x}/{y}.mvt`], minzoom: 0, maxzoom: 14, attribution: '© OpenStreetMap contributors' },
     },
@@ -49,12 +44,12 @@ export function baseStyle(): StyleSpecification {
       {
         id: 'road-casing', type: 'line', source: 'base', 'source-layer': 'roads', filter: ['!=', ['get', 'class'], 'path'],
         layout: { 'line-cap': 'round', 'line-join': 'round' },
-        paint: { 'line-color': '#c4b9ad', 'line-width': ['+', ROAD_WIDTH, 1.5] },
+        paint: { 'line-color': '#c4b9ad', 'line-width': roadWidth(1.5) },
       },
       {
         id: 'roads', type: 'line', source: 'base', 'source-layer': 'roads',
         layout: { 'line-cap': 'round', 'line-join': 'round' },
-        paint: { 'line-color': ['match', ['get', 'class'], ['path', 'track'], '#b08f6a', ROAD_COLOR], 'line-width': ROAD_WIDTH,
+        paint: { 'line-color': ['match', ['get', 'class'], ['path', 'track'], '#b08f6a', ROAD_COLOR], 'line-width': roadWidth(0),
           'line-dasharray': ['match', ['get', 'class'], ['path', 'track'], ['literal', [2, 1]], ['literal', [1, 0]]] },
       },
       {

@@ -50,7 +50,7 @@ export function MapPage() {
     else {
       m.addSource('pois', { type: 'geojson', data, cluster: true, clusterRadius: 45, clusterMaxZoom: 15 });
       m.addLayer({ id: 'poi-clusters', type: 'circle', source: 'pois', filter: ['has', 'point_count'],
-        paint: { 'circle-color': '#1d4ed8', 'circle-opacity': 0.85, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2,
+        paint: { 'circle-color': '#1d4ed8', 'circle-stroke-color': '#fff', 'circle-stroke-width': 2,
           'circle-radius': ['step', ['get', 'point_count'], 14, 10, 18, 50, 24] } });
       m.addLayer({ id: 'poi-cluster-count', type: 'symbol', source: 'pois', filter: ['has', 'point_count'],
         layout: { 'text-field': ['get', 'point_count_abbreviated'], 'text-font': ['Noto Sans Bold'], 'text-size': 12 },

@@ -35,7 +35,7 @@ const time = (iso: string) => iso.slice(11, 16);
 
 export function OptimizePage() {
   const [vehicles, setVehicles] = useState<Vehicle[]>([newVehicle(1)]);
-  const [picking, setPicking] = useState<number | null>(0);
+  const [picking, setPicking] = useState<number | null>(null);
   const [stops, setStops] = useState('');
   const [profile, setProfile] = useState('driving-car');
   const [result, setResult] = useState<OptimizeResult>();
@@ -66,7 +66,7 @@ export function OptimizePage() {
     const starts = vehicles.flatMap((v, i) => (v.lat && v.lon && Number.isFinite(Number(v.lat)) ? [point(Number(v.lon), Number(v.lat), { colour: colour(i), n: 'S' })] : []));
     const planned = parseOptimizeStops(stops).filter((s) => typeof s.latitude === 'number' && typeof s.longitude === 'number');
     overlay(m, 'tours', featureCollection(routes.map((r, i) => ({ type: 'Feature', geometry: r.geometry, properties: { colour: colour(i) } }))), [
-      { id: 'tours', type: 'line', layout: { 'line-join': 'round', 'line-cap': 'round' }, paint: { 'line-color': ['get', 'colour'], 'line-width': 5, 'line-opacity': 0.85 } },
+      { id: 'tours', type: 'line', layout: { 'line-join': 'round', 'line-cap': 'round' }, paint: { 'line-color': ['get', 'colour'], 'line-width': 5 } },
     ]);
     const visits = routes.flatMap((r, i) => r.steps.filter((s) => s.type === 'stop').map((s, k) => point(s.longitude, s.latitude, { colour: colour(i), n: String(k + 1) })));
     const unassigned = (result?.unassigned ?? []).map((u) => point(u.longitude, u.latitude, { n: '!' }));
