@@ -4,7 +4,7 @@ import { createKey } from '../../src/auth/admin.js';
 import { parsePermissionList } from '../../src/auth/permissions.js';
 import type { App } from '../../src/app.js';
 import { testMapDir } from '../geo-api/support.js';
-import { api, startTestApp } from '../support/app.js';
+import { api, makeTeam, startTestApp } from '../support/app.js';
 import { checkA11y, openBrowser, poll, shot, signInOnPage } from './browser-support.js';
 import { makeDashboardTeam } from './support.js';
 
@@ -170,6 +170,17 @@ describe('dashboard map pages in a browser', () => {
     const withKey = await api(app, 'POST', '/v1/routes', { key, body: sent });
     expect(withKey.status).toBe(200);
     expect(withKey.body.data.distance).toBeCloseTo(route.distance, 3);
+    expect(await usageTotal()).toBe(before + 1);
+
+    // Through the session the routes are still the team's: another team's POI is unknown here.
+    const foreign = await makeTeam(app);
+    const theirs = await api(app, 'POST', '/v1/pois', { key: foreign.key, body: { name: 'Not ours', latitude: B.latitude, longitude: B.longitude } });
+    const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const csrf = ((await (await fetch(`${app.url}/dashboard/api/session`, { headers: { cookie } })).json()) as any).data.csrf_token;
+    const viaSession = await api(app, 'POST', '/dashboard/api/v1/routes', { headers: { cookie, 'x-csrf-token': csrf }, body: { waypoints: [A, { poi_id: theirs.body.data.id }] } });
+    expect(viaSession.status).toBe(422);
+    expect(Object.keys(viaSession.body.errors)).toEqual(['waypoints.1']);
+    expect((await api(app, 'POST', '/dashboard/api/v1/routes', { headers: { cookie }, body: { waypoints: [A, B] } })).status).toBe(403);
     expect(await usageTotal()).toBe(before + 1);
   });
 
