@@ -1,7 +1,7 @@
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
-import { described, Field, fieldErrorsOf, Message, PageHeading } from '../components';
+import { described, Field, fieldErrorsOf, Message, PageHeading, useRequest } from '../components';
 import { BaseMap, featureCollection, fitTo, km, overlay, PALETTE, point, type MapLib } from '../map/base-map';
 import { listAll, type Category } from './pois';
 
@@ -35,9 +35,7 @@ export function ClustersPage() {
   const [sizing, setSizing] = useState<'clusters' | 'max_stops'>('clusters');
   const [k, setK] = useState('3');
   const [balanced, setBalanced] = useState(false);
-  const [result, setResult] = useState<ClusterResult>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { result, error, setError, busy, run: request } = useRequest<ClusterResult>();
   const [map, setMap] = useState<{ map: MapLibreMap; lib: MapLib }>();
   const errors = fieldErrorsOf(error);
 
@@ -61,16 +59,7 @@ export function ClustersPage() {
     const body: Record<string, unknown> = source === 'pois' ? { pois: category ? { category_id: category } : {} } : { stops: parseStops(csv) };
     body[sizing] = Number.isFinite(Number(k)) && k.trim() !== '' ? Number(k) : k;
     if (balanced) body.balanced = true;
-    setBusy(true);
-    try {
-      setResult((await call<{ data: ClusterResult }>('POST', '/v1/routes/clusters', body)).data);
-      setError(undefined);
-    } catch (err) {
-      setResult(undefined);
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    await request(async () => (await call<{ data: ClusterResult }>('POST', '/v1/routes/clusters', body)).data);
   };
 
   return (

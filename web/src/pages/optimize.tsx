@@ -1,7 +1,7 @@
 import type { Map as MapLibreMap, MapMouseEvent } from 'maplibre-gl';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
-import { described, Field, fieldErrorsOf, Message, PageHeading } from '../components';
+import { described, Field, fieldErrorsOf, Message, PageHeading, useRequest } from '../components';
 import { BaseMap, featureCollection, fitTo, km, minutes, overlay, PALETTE, point, type MapLib } from '../map/base-map';
 import { colour } from './clusters';
 import { loadPois } from './pois';
@@ -38,9 +38,7 @@ export function OptimizePage() {
   const [picking, setPicking] = useState<number | null>(null);
   const [stops, setStops] = useState('');
   const [profile, setProfile] = useState('driving-car');
-  const [result, setResult] = useState<OptimizeResult>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { result, error, setError, busy, run: request } = useRequest<OptimizeResult>();
   const [map, setMap] = useState<{ map: MapLibreMap; lib: MapLib }>();
   const errors = fieldErrorsOf(error);
   const picker = useRef(picking);
@@ -103,18 +101,8 @@ export function OptimizePage() {
       }),
       stops: parseOptimizeStops(stops),
     };
-    setBusy(true);
-    try {
-      const r = (await call<{ data: OptimizeResult }>('POST', '/v1/routes/optimize', body)).data;
-      setResult(r);
-      setError(undefined);
-      if (map) fitTo(map.map, map.lib, [...r.routes.flatMap((t) => t.geometry.coordinates), ...r.unassigned.map((u) => [u.longitude, u.latitude])]);
-    } catch (err) {
-      setResult(undefined);
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    const r = await request(async () => (await call<{ data: OptimizeResult }>('POST', '/v1/routes/optimize', body)).data);
+    if (r && map) fitTo(map.map, map.lib, [...r.routes.flatMap((t) => t.geometry.coordinates), ...r.unassigned.map((u) => [u.longitude, u.latitude])]);
   };
   const set = (i: number, patch: Partial<Vehicle>) => setVehicles(vehicles.map((v, j) => (j === i ? { ...v, ...patch } : v)));
 

@@ -1,7 +1,7 @@
 import type { Map as MapLibreMap, MapMouseEvent } from 'maplibre-gl';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
-import { described, Field, fieldErrorsOf, Message, PageHeading } from '../components';
+import { described, Field, fieldErrorsOf, Message, PageHeading, useRequest } from '../components';
 import { BaseMap, circle, featureCollection, fitTo, km, minutes, overlay, point, type MapLib } from '../map/base-map';
 import { poiFeatures } from './map';
 import { listAll, loadPois, type Category, type Poi } from './pois';
@@ -30,9 +30,7 @@ export function RoutingPage() {
   const [avoidCategory, setAvoidCategory] = useState('');
   const [radius, setRadius] = useState('50');
   const [picked, setPicked] = useState<string[]>([]);
-  const [route, setRoute] = useState<RouteResult>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { result: route, setResult: setRoute, error, setError, busy, run } = useRequest<RouteResult>();
   const [map, setMap] = useState<{ map: MapLibreMap; lib: MapLib }>();
   const errors = fieldErrorsOf(error);
 
@@ -100,18 +98,8 @@ export function RoutingPage() {
       if (picked.length) avoid.poi_ids = picked;
       body.avoid = avoid;
     }
-    setBusy(true);
-    try {
-      const r = await call<{ data: RouteResult }>('POST', '/v1/routes', body);
-      setRoute(r.data);
-      setError(undefined);
-      if (map) fitTo(map.map, map.lib, r.data.geometry.coordinates);
-    } catch (err) {
-      setRoute(undefined);
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    const r = await run(async () => (await call<{ data: RouteResult }>('POST', '/v1/routes', body)).data);
+    if (r && map) fitTo(map.map, map.lib, r.geometry.coordinates);
   };
 
   const label = (w: Waypoint) => (w.poi ? w.poi.name : `${w.latitude.toFixed(5)}, ${w.longitude.toFixed(5)}`);
