@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { geoJSONToTile } from '@maplibre/geojson-vt';
 import { fromGeojsonVt } from '@maplibre/vt-pbf';
 import RBush from 'rbush';
-import { ArchiveWriter, archivePath, tileKey, TILES_FILE } from './archive.js';
+import { ArchiveWriter, tileKey, TILES_FILE } from './archive.js';
 import { MAX_ZOOM, type LayerName } from './classify.js';
 import { readTileSource, type SourceFeature, type SourceProgress } from './source.js';
 
@@ -105,7 +105,8 @@ export async function buildTiles(osmPath: string, outDir: string, onProgress: So
   const features = await readTileSource(osmPath, onProgress);
   const index = new RBush<Indexed>();
   index.load(features.map((f) => ({ minX: f.bbox[0], minY: f.bbox[1], maxX: f.bbox[2], maxY: f.bbox[3], f })));
-  const bounds: [number, number, number, number] = [index.toJSON().minX, index.toJSON().minY, index.toJSON().maxX, index.toJSON().maxY];
+  const root = index.toJSON();
+  const bounds: [number, number, number, number] = [root.minX, root.minY, root.maxX, root.maxY];
   const zooms = Array.from({ length: MAX_ZOOM + 1 }, (_, z) => tilesAt(features, z));
   const total = zooms.reduce((a, t) => a + t.length, 0);
   const path = `${outDir}/${TILES_FILE}`;
@@ -138,4 +139,3 @@ export async function buildTiles(osmPath: string, outDir: string, onProgress: So
   return { file: TILES_FILE, minzoom: 0, maxzoom: MAX_ZOOM, bounds, tiles, bytes, perZoom, buildMs: Date.now() - started, sha256: hash.digest('hex') };
 }
 
-export { archivePath };
