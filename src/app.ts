@@ -31,6 +31,7 @@ import { clustersEndpoint } from './routing/clusters-endpoint.js';
 import { optimizeEndpoint } from './routing/optimize-endpoint.js';
 import { optimizationRoutes } from './optimizations/routes.js';
 import { routesEndpoint } from './routing/routes-endpoint.js';
+import { tileRoutes } from './tiles/routes.js';
 
 export interface App {
   port: number;
@@ -119,7 +120,7 @@ export const healthDoc: Operation = {
 
 /** The API's routes (the ones the OpenAPI document describes), with `ops` (the operator's: readiness,
  *  metrics), the document and its reference page. */
-export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, ops: Route[] = []): Route[] {
+export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, ops: Route[] = [], mapDir?: string): Route[] {
   const routes: Route[] = [
     // Liveness, and the routing profiles this process answers for (WAYMARK_PROFILES may load a subset).
     { method: 'GET', path: '/health', public: true, openapi: healthDoc, handler: () => ({ status: 200, body: { status: 'ok', routing: { profiles: loadedProfiles() } } }) },
@@ -134,14 +135,15 @@ export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, op
     ...optimizeEndpoint(sql),
     ...optimizationRoutes(sql),
     ...clustersEndpoint(sql),
+    ...tileRoutes(mapDir),
     ...ops,
   ];
   return [...routes, ...docsRoutes(routes)];
 }
 
-export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, config?: Config, ops: Route[] = []): Router {
+export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, config?: Config, ops: Route[] = [], mapDir?: string): Router {
   const router = new Router();
-  const routes = apiRoutes(sql, usage, readSql, ops);
+  const routes = apiRoutes(sql, usage, readSql, ops, mapDir);
   for (const route of routes) router.add(route);
   const dashboard = config && { idleMinutes: config.dashboardIdleMinutes, secureCookie: config.dashboardSecureCookie };
   for (const route of dashboardRoutes(sql, usage, routes, dashboard)) router.add(route);
@@ -189,7 +191,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
       ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs })
       : undefined;
     const ops = [readyRoute({ sql, profiles: mapDir ? config.profiles : 'off' }), metrics.route()];
-    const router = buildRouter(sql, usage, readSql, config, ops);
+    const router = buildRouter(sql, usage, readSql, config, ops, mapDir);
     server = await startHttpServer({ router, keys, limiter, usage, log, observe: (ctx, route, status, started) => metrics.observe(ctx, route, status, started) },
       config.host, config.port, { bodyTimeoutMs: config.bodyTimeoutMs });
     log.info({ port: server.port }, 'listening');

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import type { UsageRecorder } from '../auth/usage.js';
 import type { Sql } from '../db/client.js';
 import type { RequestContext } from '../http/context.js';
-import { forbidden, HttpError } from '../http/errors.js';
-import { RawJson, type Reply, type Route } from '../http/router.js';
+import { forbidden, HttpError, unprocessable } from '../http/errors.js';
+import { RawBytes, type Reply, type Route } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
+import { poiLister } from '../pois/routes.js';
 import { createTeamKey, deleteTeamKey, listTeamKeys, setTeamKeyActive } from './keys.js';
 import { burnPasswordCheck, verifyPassword } from './passwords.js';
 import { COOKIE, crossOrigin, readCookie, SECURITY_HEADERS, sessionCookie } from './security.js';
@@ -14,12 +15,12 @@ import { teamUsage } from './usage.js';
 import { findUserByEmail } from './users.js';
 
 /** Paths of the single-page app: each answers with the app's HTML (part 2 adds its map pages here). */
-export const DASHBOARD_PAGES = ['', 'sign-in', 'keys', 'usage', 'pois', 'data', 'imports'];
+export const DASHBOARD_PAGES = ['', 'sign-in', 'keys', 'usage', 'pois', 'data', 'imports', 'map', 'routing', 'clusters', 'optimize'];
 
 /** API routes the dashboard reaches through its session, at /dashboard/api + the API path: the same
- *  handlers (validation, stores, messages) with the session's team as context. They are not counted
- *  as API usage and not rate limited. */
-export const PROXIED_PREFIXES = ['/v1/pois', '/v1/attributes', '/v1/categories', '/v1/imports', '/v1/geo/'];
+ *  handlers (validation, stores, messages, permissions) with the session's team as context. They are
+ *  not counted as API usage and not rate limited: the contract says so of the routing page's calls. */
+export const PROXIED_PREFIXES = ['/v1/pois', '/v1/attributes', '/v1/categories', '/v1/imports', '/v1/geo/', '/v1/routes'];
 
 const signInSchema = z.strictObject({
   email: z.string({ error: 'is required' }).trim().min(1, 'is required').max(320, 'is too long'),
@@ -52,6 +53,7 @@ export interface DashboardOptions {
 
 export function dashboardRoutes(sql: Sql, usage: UsageRecorder, apiRoutes: Route[], opts: DashboardOptions = { idleMinutes: 30, secureCookie: false }): Route[] {
   const sessions = new SessionStore(sql, opts.idleMinutes);
+  const pois = poiLister(sql);
 
   /** A handler behind the session cookie; state-changing requests also need the session's CSRF token
    *  in X-CSRF-Token and, when the browser sends an Origin, this host's. */
@@ -72,7 +74,7 @@ export function dashboardRoutes(sql: Sql, usage: UsageRecorder, apiRoutes: Route
   const html = secured((ctx) => {
     const page = asset('index.html');
     if (!page) return { status: 503, body: { message: 'The dashboard is not built: run npm run build.' } };
-    return { status: 200, body: new RawJson(page.body), headers: { 'Content-Type': page.type, 'Cache-Control': 'no-cache' } };
+    return { status: 200, body: new RawBytes(page.body), headers: { 'Content-Type': page.type, 'Cache-Control': 'no-cache' } };
   });
 
   const routes: Route[] = [
@@ -84,7 +86,7 @@ export function dashboardRoutes(sql: Sql, usage: UsageRecorder, apiRoutes: Route
         if (!file || file.type.startsWith('text/html')) return json(404, { message: 'Not found.' });
         const headers = { 'Content-Type': file.type, ETag: file.etag, 'Cache-Control': 'no-cache' };
         if (ctx.headers['if-none-match'] === file.etag) return { status: 304, headers };
-        return { status: 200, body: new RawJson(file.body), headers };
+        return { status: 200, body: new RawBytes(file.body), headers };
       }),
     },
     {
@@ -153,6 +155,19 @@ export function dashboardRoutes(sql: Sql, usage: UsageRecorder, apiRoutes: Route
       }),
     },
   ];
+
+  // The POI table's text search on name: GET /v1/pois's filters and pages plus `name` (the API has no
+  // name filter, and its list keeps ignoring one).
+  routes.push({
+    method: 'GET', path: '/dashboard/api/pois', public: true, body: 'none',
+    handler: authed(async (ctx) => {
+      if (!ctx.auth!.planActive) throw forbidden('Your team does not have an active plan.');
+      ctx.require('read-pois');
+      const name = (ctx.query.get('name') ?? '').trim();
+      if (name.length > 255) throw unprocessable({ name: ['may not be longer than 255 characters'] });
+      return { ...(await pois.list(ctx, name)), headers: { 'Cache-Control': 'no-store' } };
+    }),
+  });
 
   for (const api of apiRoutes) {
     if (api.public || !PROXIED_PREFIXES.some((p) => api.path === p || api.path.startsWith(p.endsWith('/') ? p : `${p}/`))) continue;

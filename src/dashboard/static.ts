@@ -5,7 +5,7 @@ import { distPath } from '../paths.js';
 
 /** The bundled web app (npm run build:dashboard writes dist/web/): read once, served from memory. */
 export interface Asset {
-  body: string;
+  body: Buffer;
   type: string;
   etag: string;
 }
@@ -13,6 +13,8 @@ export interface Asset {
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.woff2': 'font/woff2',
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.json': 'application/json',
@@ -29,7 +31,7 @@ export function asset(name: string): Asset | undefined {
   let hit = cache.get(name);
   if (hit === undefined) {
     try {
-      const body = readFileSync(distPath('web', name), 'utf8');
+      const body = readFileSync(distPath('web', name));
       hit = { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
     } catch {
       hit = null;

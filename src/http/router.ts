@@ -11,9 +11,14 @@ export class RawJson {
   }
 }
 
+/** A binary body sent as it is (tiles, fonts); the reply names its Content-Type. */
+export class RawBytes {
+  constructor(readonly bytes: Uint8Array) {}
+}
+
 export interface Reply {
   status: number;
-  /** JSON-serialisable value, or RawJson. */
+  /** JSON-serialisable value, RawJson or RawBytes. */
   body?: unknown;
   headers?: Record<string, string>;
 }

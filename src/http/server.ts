@@ -10,7 +10,7 @@ import { newId } from '../ids.js';
 import { JSON_BODY_LIMIT, RequestContext } from './context.js';
 import { forbidden, HttpError, payloadTooLarge, unauthenticated } from './errors.js';
 import { Query } from './query.js';
-import { RawJson, type Reply, type Route, type Router } from './router.js';
+import { RawBytes, RawJson, type Reply, type Route, type Router } from './router.js';
 
 // Request ids: a random per-process prefix and a counter, unique across processes without costing
 // randomness on every request.
@@ -327,7 +327,7 @@ function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger,
   let payload: string | Uint8Array | undefined;
   try {
     payload = reply.body === undefined || reply.status === 204 ? undefined
-      : reply.body instanceof RawJson ? joined(reply.body.parts) : JSON.stringify(reply.body);
+      : reply.body instanceof RawJson ? joined(reply.body.parts) : reply.body instanceof RawBytes ? reply.body.bytes : JSON.stringify(reply.body);
   } catch (err) {
     // A body JSON cannot hold (a BigInt, a cycle) is a bug of the handler, answered like any other.
     log.error({ err, reqId: ctx.id, route: ctx.route }, 'reply body is not serialisable');

@@ -14,6 +14,7 @@ import { projectRoot } from '../paths.js';
 import { contractInWorker, contractionBytes, contractionInput } from './contraction.js';
 import { assembleGraph } from './graph-assemble.js';
 import { buildGraphInput } from './graph-build.js';
+import { buildTiles } from '../tiles/build.js';
 import { buildShapePool, pendingShapes, shapesOf } from './shapes.js';
 import { graphManifest, manifestPath, writeShapeFiles, MAP_FORMAT_VERSION, readManifest, sha256, writeGraphFiles, type FileEntry, type MapManifest } from './map-files.js';
 import { loadOsm, type OsmData } from './osm-data.js';
@@ -129,6 +130,9 @@ async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgr
   collectGarbage();
   onProgress('geocoder index', 0, 0);
   await Promise.all(jobs);
+  const tiles = await buildTiles(osmPath, outDir, onProgress);
+  files[tiles.file] = { bytes: tiles.bytes, sha256: await sha256File(join(outDir, tiles.file)) };
+  onProgress(`tiles: ${tiles.tiles.toLocaleString('en-US')} tiles, ${tiles.bytes.toLocaleString('en-US')} bytes`, 0, 0);
   for (const name of await readdir(geocoderDir(outDir))) {
     const data = await readFile(join(geocoderDir(outDir), name));
     files[`geocoder/${name}`] = { bytes: data.byteLength, sha256: sha256(data) };
@@ -142,6 +146,7 @@ async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgr
     profiles: Object.fromEntries(PROFILES.map((p) => [p, profiles[p]])),
     shapes: { points: shapes.pointsE7.length / 2, grid: shapes.grid, bytes: shapeBytes },
     geocoder: true,
+    tiles,
     files,
   };
   // The manifest goes last: a directory without one is an unfinished build.

@@ -9,6 +9,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type GridParams, type RoadGraph, type Shapes } from './road-graph.js';
+import type { TilesManifest } from '../tiles/build.js';
 
 /**
  * 5: no ALT landmark tables (blocked searches take their potentials from the hierarchy); a main-network
@@ -17,7 +18,7 @@ import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type GridParams, type RoadGrap
  * 6: same files; the profiles read OSM as OSRM's features specify (barrier nodes, access per direction,
  * physical limits, turn restrictions whose via node ends both ways), so older maps are rebuilt.
  */
-export const MAP_FORMAT_VERSION = 6;
+export const MAP_FORMAT_VERSION = 7;
 
 export interface GraphManifest {
   nodes: number;
@@ -43,6 +44,8 @@ export interface MapManifest {
   /** The shared shapes: points (pairs) and the grid's parameters. */
   shapes: { points: number; grid: GridParams; bytes: number };
   geocoder: boolean;
+  /** The base map's vector tiles (format 6 on). */
+  tiles: TilesManifest;
   files: Record<string, FileEntry>;
 }
 

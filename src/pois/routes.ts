@@ -4,7 +4,8 @@ import { isForeignKeyViolation } from '../db/errors.js';
 import { notifyGeocoding } from '../geo/geocoding-worker.js';
 import { forbidden, notFound, unprocessable, type FieldErrors } from '../http/errors.js';
 import { pageOf, readPage, type Page } from '../http/pagination.js';
-import { RawJson, type Route } from '../http/router.js';
+import type { RequestContext } from '../http/context.js';
+import { RawJson, type Reply, type Route } from '../http/router.js';
 import { parseInto } from '../http/validate.js';
 import { isUlid, newId } from '../ids.js';
 import { distanceSql, parsePoiFilter, poiFilterSql, type PoiFilter } from './filters.js';
@@ -64,10 +65,64 @@ const filtersOnlyDistance = (f: PoiFilter) =>
 
 const dataOf = (poi: PoiJsonRow) => new RawJson(`{"data":${poi.json}}`);
 
-/** `readSql` serves the batched reads (by id, and distance pages); writes and other lists use `sql`. */
-export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
+/**
+ * GET /v1/pois's listing: the contract's filters, cursor pages. `nameContains` (the dashboard's text
+ * search, never read from the API's query; '' = none) narrows to names containing it, case-insensitively.
+ */
+export function poiLister(sql: Sql, readSql: Sql = sql) {
   const reader = new PoiReader(readSql);
   const nearby = new NearbyIndex(sql, reader);
+
+  /** The page's rows and one more (it tells whether another page follows). */
+  const listSql = (teamId: string, filter: PoiFilter, page: Page, nameContains?: string) => {
+    const near = filter.near;
+    const distance = near ? sql`, ${distanceSql(sql, near)} AS distance` : sql``;
+    const named = nameContains ? sql`AND p.name ILIKE ${`%${nameContains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}` : sql``;
+    // The page is chosen first, so the joins and the attribute names are built for its rows only.
+    return sql<PoiJsonRow[]>`
+      WITH page AS (
+        SELECT p.id ${distance} FROM pois p
+        WHERE ${poiFilterSql(sql, teamId, filter)} ${named} AND (${page.cursor}::text IS NULL OR p.id > ${page.cursor})
+        ORDER BY p.id LIMIT ${page.limit + 1})
+      SELECT ${poiJsonColumns(sql, near ? 'page.distance' : undefined)}
+      FROM page JOIN pois p ON p.id = page.id ${poiJoins(sql)}
+      ORDER BY p.id`;
+  };
+
+  const list = async (ctx: RequestContext, nameContains?: string): Promise<Reply> => {
+    const errors: FieldErrors = {};
+    const q = ctx.query;
+    const attrGroup = q.group('attributes');
+    for (const key of attrGroup.malformed) errors[key] = ['must be sent as attributes[<name or id>]=<value>'];
+    const needsAttrs = Object.keys(attrGroup.entries).length > 0;
+    const filter = parsePoiFilter(
+      {
+        attributes: needsAttrs ? attrGroup.entries : undefined,
+        category_id: q.get('category_id'),
+        category_name: q.get('category_name'),
+        latitude: q.get('latitude'),
+        longitude: q.get('longitude'),
+        distance: q.get('distance'),
+        country_id: q.get('country_id'),
+        city_id: q.get('city_id'),
+        zipcode_id: q.get('zipcode_id'),
+      },
+      needsAttrs ? await teamAttributes(sql, ctx.teamId) : [],
+      errors,
+    );
+    const page = readPage(q, 'ulid', errors);
+    const near = filter.near;
+    // The distance index is this lister's own: the dashboard's lister (always with a name) never uses it.
+    const fast = near && nameContains === undefined && filtersOnlyDistance(filter) ? await nearby.page(ctx.teamId, near, page.cursor, page.limit) : undefined;
+    const { data, next } = fast ?? pageOf(await listSql(ctx.teamId, filter, page, nameContains), page.limit);
+    return { status: 200, body: new RawJson(`{"data":[${data.map((r) => r.json).join(',')}],"next":${JSON.stringify(next)}}`) };
+  };
+  return { reader, nearby, list };
+}
+
+/** `readSql` serves the batched reads (by id, and distance pages); writes and other lists use `sql`. */
+export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
+  const { reader, nearby, list } = poiLister(sql, readSql);
   const load = async (teamId: string, id: string): Promise<PoiJsonRow> => {
     const key = id.toUpperCase();
     const json = isUlid(id) ? (await reader.read(teamId, [key])).pois.get(key) : undefined;
@@ -75,51 +130,10 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
     return { id: key, json };
   };
 
-  /** The page's rows and one more (it tells whether another page follows). */
-  const listSql = (teamId: string, filter: PoiFilter, page: Page) => {
-    const near = filter.near;
-    const distance = near ? sql`, ${distanceSql(sql, near)} AS distance` : sql``;
-    // The page is chosen first, so the joins and the attribute names are built for its rows only.
-    return sql<PoiJsonRow[]>`
-      WITH page AS (
-        SELECT p.id ${distance} FROM pois p
-        WHERE ${poiFilterSql(sql, teamId, filter)} AND (${page.cursor}::text IS NULL OR p.id > ${page.cursor})
-        ORDER BY p.id LIMIT ${page.limit + 1})
-      SELECT ${poiJsonColumns(sql, near ? 'page.distance' : undefined)}
-      FROM page JOIN pois p ON p.id = page.id ${poiJoins(sql)}
-      ORDER BY p.id`;
-  };
-
   return [
     {
       method: 'GET', path: '/v1/pois', openapi: poiDocs.list, permission: 'read-pois',
-      handler: async (ctx) => {
-        const errors: FieldErrors = {};
-        const q = ctx.query;
-        const attrGroup = q.group('attributes');
-        for (const key of attrGroup.malformed) errors[key] = ['must be sent as attributes[<name or id>]=<value>'];
-        const needsAttrs = Object.keys(attrGroup.entries).length > 0;
-        const filter = parsePoiFilter(
-          {
-            attributes: needsAttrs ? attrGroup.entries : undefined,
-            category_id: q.get('category_id'),
-            category_name: q.get('category_name'),
-            latitude: q.get('latitude'),
-            longitude: q.get('longitude'),
-            distance: q.get('distance'),
-            country_id: q.get('country_id'),
-            city_id: q.get('city_id'),
-            zipcode_id: q.get('zipcode_id'),
-          },
-          needsAttrs ? await teamAttributes(sql, ctx.teamId) : [],
-          errors,
-        );
-        const page = readPage(q, 'ulid', errors);
-        const near = filter.near;
-        const fast = near && filtersOnlyDistance(filter) ? await nearby.page(ctx.teamId, near, page.cursor, page.limit) : undefined;
-        const { data, next } = fast ?? pageOf(await listSql(ctx.teamId, filter, page), page.limit);
-        return { status: 200, body: new RawJson(`{"data":[${data.map((r) => r.json).join(',')}],"next":${JSON.stringify(next)}}`) };
-      },
+      handler: (ctx) => list(ctx),
     },
     {
       method: 'POST', path: '/v1/pois', openapi: poiDocs.create, permission: 'create-pois',

@@ -1,12 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { projectRoot } from '../../src/paths.js';
 import { api, startTestApp } from '../support/app.js';
-import { openBrowser } from '../support/browser.js';
+import { checkA11y as checkPage, openBrowser, poll, shot } from './browser-support.js';
 import { makeDashboardTeam } from './support.js';
 
 /**
@@ -14,23 +10,18 @@ import { makeDashboardTeam } from './support.js';
  * PostgreSQL: sign-in, keys used on the API at once, usage, POIs, attributes and categories, imports,
  * an axe-core check of every page, and the screenshots in docs/.
  */
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-/** expect.poll with room for a loaded machine (the whole suite runs beside these tests). */
-const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 10_000, interval: 50 });
-const shot = (name: string) => join(projectRoot, 'docs', `dashboard-${name}.png`);
-
 let app: App & { url: string };
 let browser: Browser;
 let page: Page;
 let team: Awaited<ReturnType<typeof makeDashboardTeam>>;
-let requests: string[];
-let consoleErrors: string[];
+let requests: string[] = [];
+let consoleErrors: string[] = [];
 
 beforeAll(async () => {
   app = await startTestApp({ WAYMARK_MAP: 'off', WAYMARK_JOB_LEASE_MS: '5000' });
   // A fixed e-mail (each test run has its own database) keeps the screenshots stable.
   team = await makeDashboardTeam(app, { name: 'Acme Logistics', plan: 'pro' }, 'ops@acme.example');
-  ({ browser, page, requests, consoleErrors } = await openBrowser({ width: 1280, height: 860 }, app.url));
+  ({ browser, page, requests, consoleErrors } = await openBrowser(app.url));
 }, 60_000);
 
 afterAll(async () => {
@@ -38,17 +29,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-/** axe-core on the page as it is: no serious or critical violations. Run through the DevTools
- *  protocol, which the page's CSP does not govern (the app itself allows no inline script). */
-async function checkA11y(name: string): Promise<void> {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: any) => n.target.join(' ')).slice(0, 5) }));
-  });
-  const bad = violations.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad, `${name}: ${JSON.stringify(bad, null, 1)}`).toEqual([]);
-}
+const checkA11y = (name: string) => checkPage(page, name);
 
 /** Each test starts from its page loaded afresh, so one failure does not leave the next on a stale screen. */
 const go = async (label: string, path: string) => {

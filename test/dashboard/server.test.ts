@@ -216,4 +216,35 @@ describe('dashboard server', () => {
     expect(month.total.at(-1)).toBe(4);
     expect((await req('/dashboard/api/usage?range=1y', { cookie: s.cookie })).status).toBe(400);
   });
+
+  it('searches the POI table by name (case-insensitive, wildcards literal); the API list keeps ignoring a name', async () => {
+    const t = await makeDashboardTeam(app);
+    const s = await signIn(app.url, t.email, t.password);
+    const other = await makeTeam(app);
+    const k = await (await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body: JSON.stringify({ name: 'n', permissions: ['all'] }) })).json() as any;
+    for (const name of ['Café Central', 'Central Depot', 'Bakery 100%', 'Bakery 1000']) {
+      expect((await api(app, 'POST', '/v1/pois', { key: k.data.key, body: { name, latitude: 47.14, longitude: 9.52 } })).status).toBe(201);
+    }
+    expect((await api(app, 'POST', '/v1/pois', { key: other.key, body: { name: 'Central (other team)', latitude: 47.14, longitude: 9.52 } })).status).toBe(201);
+    const names = async (query: string) => {
+      const res = await req(`/dashboard/api/pois${query}`, { cookie: s.cookie });
+      expect(res.status, query).toBe(200);
+      return ((await res.json()) as any).data.map((p: any) => p.name).sort();
+    };
+    expect(await names('?name=central')).toEqual(['Café Central', 'Central Depot']);
+    expect(await names('?name=100%25')).toEqual(['Bakery 100%']);
+    expect(await names('?name=_')).toEqual([]);
+    expect(await names('?name=')).toHaveLength(4);
+    expect(await names('?name=central&limit=1')).toHaveLength(1);
+    expect(await names('?name=bakery&latitude=47.14&longitude=9.52&distance=100')).toEqual(['Bakery 100%', 'Bakery 1000']);
+    const bad = await req('/dashboard/api/pois?limit=0', { cookie: s.cookie });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as any).errors.limit).toBeDefined();
+    expect((await req(`/dashboard/api/pois?name=${'x'.repeat(256)}`, { cookie: s.cookie })).status).toBe(422);
+    expect((await req('/dashboard/api/pois?name=central')).status).toBe(401);
+    // The contract's list has no name filter: the parameter changes nothing there.
+    const listed = await api(app, 'GET', '/v1/pois?name=central', { key: k.data.key });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toHaveLength(4);
+  });
 });

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type FieldErrors } from './api';
 
 /** A page-level message: errors are announced (role=alert), notices politely (role=status). */
@@ -74,4 +74,27 @@ export function PageHeading({ children }: { children: string }) {
     firstPage = false;
   }, [children]);
   return <h1 ref={ref} tabIndex={-1}>{children}</h1>;
+}
+
+/** A form's request: its result, its error (for Message and the field errors) and whether it runs. */
+export function useRequest<T>() {
+  const [result, setResult] = useState<T>();
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const run = async (request: () => Promise<T>): Promise<T | undefined> => {
+    setBusy(true);
+    try {
+      const r = await request();
+      setResult(r);
+      setError(undefined);
+      return r;
+    } catch (err) {
+      setResult(undefined);
+      setError(err);
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { result, setResult, error, setError, busy, run };
 }

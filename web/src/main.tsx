@@ -1,12 +1,17 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import 'maplibre-gl/dist/maplibre-gl.css';
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { call, setCsrfToken, whenSignedOut } from './api';
 import { DataPage } from './pages/data';
+import { ClustersPage } from './pages/clusters';
 import { ImportsPage } from './pages/imports';
 import { KeysPage } from './pages/keys';
+import { MapPage } from './pages/map';
+import { OptimizePage } from './pages/optimize';
 import { PoisPage } from './pages/pois';
+import { RoutingPage } from './pages/routing';
 import { SignInPage } from './pages/sign-in';
 import { UsagePage } from './pages/usage';
 
@@ -16,11 +21,15 @@ export interface SessionInfo {
   csrf_token: string;
 }
 
-/** Pages by path under /dashboard/ (part 2 adds its map pages to this list). */
+/** Pages by path under /dashboard/ (the server lists the same paths in DASHBOARD_PAGES). */
 const PAGES: Array<{ path: string; label: string; view: (p: { session: SessionInfo }) => any }> = [
   { path: 'keys', label: 'API keys', view: KeysPage },
   { path: 'usage', label: 'Usage', view: UsagePage },
   { path: 'pois', label: 'POIs', view: PoisPage },
+  { path: 'map', label: 'Map', view: MapPage },
+  { path: 'routing', label: 'Routing', view: RoutingPage },
+  { path: 'clusters', label: 'Clusters', view: ClustersPage },
+  { path: 'optimize', label: 'Optimize', view: OptimizePage },
   { path: 'data', label: 'Attributes & categories', view: DataPage },
   { path: 'imports', label: 'Imports', view: ImportsPage },
 ];

@@ -4,7 +4,7 @@ import { Confirm, described, Field, fieldErrorsOf, Message, PageHeading } from '
 
 export interface Attribute { id: string; name: string; type: 'string' | 'number' | 'boolean' }
 export interface Category { id: string; name: string }
-interface Poi {
+export interface Poi {
   id: string; name: string; latitude: number; longitude: number; category: Category | null;
   attributes: Record<string, string | number | boolean>; address: { display_name: string | null }; updated_at: string;
 }
@@ -23,10 +23,63 @@ export async function listAll<T>(path: string): Promise<T[]> {
 
 const PAGE_SIZE = '25';
 
+export interface PoiFilterState { name: string; category_id: string; attribute: string; value: string }
+
+/** The list's query: the API's filters and the dashboard's `name` search. */
+export function poiQuery(f: PoiFilterState): Record<string, string | undefined> {
+  const params: Record<string, string | undefined> = { name: f.name.trim(), category_id: f.category_id };
+  if (f.attribute) params[`attributes[${f.attribute}]`] = f.value;
+  return params;
+}
+
+/** Every POI matching a filter, up to `max` (the map pages draw them all). */
+export async function loadPois(f: PoiFilterState, max = 2000): Promise<{ pois: Poi[]; more: boolean }> {
+  const pois: Poi[] = [];
+  let cursor: string | null = null;
+  do {
+    const r: { data: Poi[]; next: string | null } = await call('GET', `/pois${qs({ ...poiQuery(f), limit: '100', cursor: cursor ?? undefined })}`);
+    pois.push(...r.data);
+    cursor = r.next;
+  } while (cursor && pois.length < max);
+  return { pois, more: cursor !== null };
+}
+
+/** The filter controls shared by the POI table and the map. */
+export function PoiFilterFields({ filter, setFilter, attrs, cats }: {
+  filter: PoiFilterState; setFilter: (f: PoiFilterState) => void; attrs: Attribute[]; cats: Category[];
+}) {
+  return (
+    <>
+      <div class="field">
+        <label for="filter-name">Name contains</label>
+        <input id="filter-name" type="search" value={filter.name} maxLength={255} onInput={(e) => setFilter({ ...filter, name: e.currentTarget.value })} />
+      </div>
+      <div class="field">
+        <label for="filter-category">Category</label>
+        <select id="filter-category" value={filter.category_id} onChange={(e) => setFilter({ ...filter, category_id: e.currentTarget.value })}>
+          <option value="">Any category</option>
+          {cats.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+        </select>
+      </div>
+      <div class="field">
+        <label for="filter-attribute">Attribute</label>
+        <select id="filter-attribute" value={filter.attribute} onChange={(e) => setFilter({ ...filter, attribute: e.currentTarget.value })}>
+          <option value="">No attribute filter</option>
+          {attrs.map((a) => <option key={a.id} value={a.name}>{a.name} ({a.type})</option>)}
+        </select>
+      </div>
+      <div class="field">
+        <label for="filter-value">Attribute value</label>
+        <input id="filter-value" value={filter.value} disabled={!filter.attribute} onInput={(e) => setFilter({ ...filter, value: e.currentTarget.value })} />
+      </div>
+    </>
+  );
+}
+
 export function PoisPage() {
   const [attrs, setAttrs] = useState<Attribute[]>([]);
   const [cats, setCats] = useState<Category[]>([]);
-  const [filter, setFilter] = useState({ category_id: '', attribute: '', value: '' });
+  const [filter, setFilter] = useState({ name: '', category_id: '', attribute: '', value: '' });
   const [applied, setApplied] = useState(filter);
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const [page, setPage] = useState<{ data: Poi[]; next: string | null }>();
@@ -42,9 +95,8 @@ export function PoisPage() {
 
   const cursor = cursors[cursors.length - 1];
   const load = () => {
-    const params: Record<string, string | undefined> = { limit: PAGE_SIZE, cursor, category_id: applied.category_id };
-    if (applied.attribute) params[`attributes[${applied.attribute}]`] = applied.value;
-    return call<{ data: Poi[]; next: string | null }>('GET', `/v1/pois${qs(params)}`).then((r) => { setPage(r); setError(undefined); }, (err) => { setPage({ data: [], next: null }); setError(err); });
+    // The dashboard's list: the API's filters plus the text search on name.
+    return call<{ data: Poi[]; next: string | null }>('GET', `/pois${qs({ ...poiQuery(applied), limit: PAGE_SIZE, cursor })}`).then((r) => { setPage(r); setError(undefined); }, (err) => { setPage({ data: [], next: null }); setError(err); });
   };
   useEffect(() => { void load(); }, [applied, cursor]);
 
@@ -67,24 +119,7 @@ export function PoisPage() {
       <PageHeading>POIs</PageHeading>
       <Message error={error} notice={notice} />
       <form class="filters card" onSubmit={applyFilter} aria-label="Filter POIs">
-        <div class="field">
-          <label for="filter-category">Category</label>
-          <select id="filter-category" value={filter.category_id} onChange={(e) => setFilter({ ...filter, category_id: e.currentTarget.value })}>
-            <option value="">Any category</option>
-            {cats.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
-          </select>
-        </div>
-        <div class="field">
-          <label for="filter-attribute">Attribute</label>
-          <select id="filter-attribute" value={filter.attribute} onChange={(e) => setFilter({ ...filter, attribute: e.currentTarget.value })}>
-            <option value="">No attribute filter</option>
-            {attrs.map((a) => <option key={a.id} value={a.name}>{a.name} ({a.type})</option>)}
-          </select>
-        </div>
-        <div class="field">
-          <label for="filter-value">Attribute value</label>
-          <input id="filter-value" value={filter.value} disabled={!filter.attribute} onInput={(e) => setFilter({ ...filter, value: e.currentTarget.value })} />
-        </div>
+        <PoiFilterFields filter={filter} setFilter={setFilter} attrs={attrs} cats={cats} />
         <button type="submit">Apply filters</button>
         <button type="button" class="primary push" onClick={() => setEditing('new')}>New POI</button>
       </form>

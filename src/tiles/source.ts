@@ -1,0 +1,206 @@
+// What the base map draws, read from the extract in three passes (relations, ways, nodes) like the
+// routing build: memory grows with the kept ways' node references and coordinates, never with the
+// extract's tags. Geometry is kept in flat Float64Arrays (lon, lat pairs) until a tile asks for it.
+import { NODES, readOsmPbf, RELATIONS, WAYS } from '../map/osm-pbf.js';
+import { Growable } from '../map/typed-pools.js';
+import { boundary, classifyPlace, classifyWay, isAreaRelation, isBoundaryRelation, type Kind } from './classify.js';
+
+/** A feature in lon/lat: a point, a line, or polygons (each a list of rings, outer first). */
+export interface SourceFeature {
+  kind: Kind;
+  /** [west, south, east, north] */
+  bbox: [number, number, number, number];
+  point?: [number, number];
+  line?: Float64Array;
+  polygons?: Float64Array[][];
+}
+
+export type SourceProgress = (stage: string, done: number, total: number) => void;
+
+interface AreaRelation { kind: Kind; outer: number[]; inner: number[] }
+
+/** Reads the features of the base map from an .osm.pbf file. */
+export async function readTileSource(path: string, onProgress: SourceProgress = () => {}): Promise<SourceFeature[]> {
+  const pass = (name: string) => (read: number, total: number) => onProgress(`read extract for tiles (${name})`, read, total);
+  const finish = (name: string) => onProgress(`read extract for tiles (${name})`, 0, 0);
+
+  // 1. Relations: multipolygon areas, and the admin level each boundary way is drawn with.
+  const areas: AreaRelation[] = [];
+  const boundaryLevel = new Map<number, number>();
+  const memberWays = new Set<number>();
+  for await (const block of readOsmPbf(path, pass('relations'), RELATIONS)) {
+    for (const r of block.relations) {
+      if (isAreaRelation(r.tags)) {
+        const rel: AreaRelation = { kind: classifyWay(r.tags, true)!, outer: [], inner: [] };
+        for (const m of r.members) {
+          if (m.type !== 'way') continue;
+          (m.role === 'inner' ? rel.inner : rel.outer).push(m.ref);
+          memberWays.add(m.ref);
+        }
+        areas.push(rel);
+      } else if (isBoundaryRelation(r.tags)) {
+        const level = Number(r.tags.admin_level);
+        for (const m of r.members) {
+          if (m.type !== 'way') continue;
+          boundaryLevel.set(m.ref, Math.min(level, boundaryLevel.get(m.ref) ?? 99));
+          memberWays.add(m.ref);
+        }
+      }
+    }
+  }
+  finish('relations');
+
+  // 2. Ways: their node references, one flat array; what each is drawn as.
+  const refs = new Growable(Float64Array, 1 << 16);
+  const ways: Array<{ kind: Kind; start: number; end: number }> = [];
+  const memberRefs = new Map<number, [number, number]>();
+  for await (const block of readOsmPbf(path, pass('ways'), WAYS)) {
+    for (const w of block.ways) {
+      const kind = classifyWay(w.tags);
+      const member = memberWays.has(w.id);
+      if (!kind && !member) continue;
+      const start = refs.length;
+      refs.reserve(w.refs.length);
+      for (const ref of w.refs) refs.push(ref);
+      const end = refs.length;
+      if (kind) ways.push({ kind, start, end });
+      if (member) memberRefs.set(w.id, [start, end]);
+      const level = boundaryLevel.get(w.id);
+      if (level !== undefined && kind?.layer !== 'boundaries') ways.push({ kind: boundary(String(level))!, start, end });
+    }
+  }
+  finish('ways');
+
+  // 3. Nodes: the coordinates of the referenced nodes, and the places.
+  const ids = Float64Array.from(new Set(refs.view())).sort();
+  const lon = new Float64Array(ids.length).fill(NaN), lat = new Float64Array(ids.length).fill(NaN);
+  const features: SourceFeature[] = [];
+  for await (const block of readOsmPbf(path, pass('nodes'), NODES)) {
+    for (const n of block.nodes) {
+      const i = indexOf(ids, n.id);
+      if (i >= 0) {
+        lon[i] = n.lon;
+        lat[i] = n.lat;
+      }
+      const place = n.tags ? classifyPlace(n.tags) : null;
+      if (place) features.push({ kind: place, bbox: [n.lon, n.lat, n.lon, n.lat], point: [n.lon, n.lat] });
+    }
+  }
+  finish('nodes');
+
+  /** The coordinates of refs[start, end), without nodes missing from the extract. */
+  const coords = (start: number, end: number): Float64Array => {
+    const out = new Float64Array((end - start) * 2);
+    let k = 0;
+    for (let j = start; j < end; j++) {
+      const i = indexOf(ids, refs.data[j]);
+      if (i < 0 || Number.isNaN(lon[i])) continue;
+      out[k++] = lon[i];
+      out[k++] = lat[i];
+    }
+    return out.subarray(0, k);
+  };
+  const data = refs.data;
+  const closed = (start: number, end: number) => end - start >= 4 && data[start] === data[end - 1];
+
+  for (const w of ways) {
+    const c = coords(w.start, w.end);
+    if (c.length < 4) continue;
+    if (w.kind.area) {
+      if (closed(w.start, w.end) && c.length >= 8) features.push({ kind: w.kind, bbox: bboxOf([c]), polygons: [[orient(c, true)]] });
+    } else {
+      features.push({ kind: w.kind, bbox: bboxOf([c]), line: c });
+    }
+  }
+  for (const rel of areas) {
+    const ringsOf = (members: number[]) => joinRings(members.flatMap((id) => {
+      const r = memberRefs.get(id);
+      return r ? [Array.from(data.subarray(r[0], r[1]))] : [];
+    })).map((ring) => ringCoords(ring, ids, lon, lat)).filter((c) => c.length >= 8);
+    const outer = ringsOf(rel.outer).map((c) => orient(c, true));
+    if (!outer.length) continue;
+    const polygons = outer.map((o) => [o]);
+    for (const inner of ringsOf(rel.inner).map((c) => orient(c, false))) {
+      const home = polygons.find((p) => contains(bboxOf([p[0]]), inner[0], inner[1])) ?? polygons[0];
+      home.push(inner);
+    }
+    features.push({ kind: rel.kind, bbox: bboxOf(outer), polygons });
+  }
+  return features;
+}
+
+function indexOf(ids: Float64Array, id: number): number {
+  let lo = 0, hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ids.length && ids[lo] === id ? lo : -1;
+}
+
+function ringCoords(ring: number[], ids: Float64Array, lon: Float64Array, lat: Float64Array): Float64Array {
+  const out: number[] = [];
+  for (const ref of ring) {
+    const i = indexOf(ids, ref);
+    if (i >= 0 && !Number.isNaN(lon[i])) out.push(lon[i], lat[i]);
+  }
+  return Float64Array.from(out);
+}
+
+/** Joins member ways (node id lists) into closed rings by their shared end nodes; open leftovers are dropped. */
+export function joinRings(parts: number[][]): number[][] {
+  const rings: number[][] = [];
+  const open = parts.filter((p) => p.length >= 2);
+  while (open.length) {
+    const ring = [...open.pop()!];
+    for (;;) {
+      if (ring.length >= 4 && ring[0] === ring[ring.length - 1]) {
+        rings.push(ring);
+        break;
+      }
+      const last = ring[ring.length - 1];
+      const i = open.findIndex((p) => p[0] === last || p[p.length - 1] === last);
+      if (i < 0) break; // an unclosable ring (the extract cut it): left out
+      const next = open.splice(i, 1)[0];
+      ring.push(...(next[0] === last ? next : [...next].reverse()).slice(1));
+    }
+  }
+  return rings;
+}
+
+/** Twice the signed area of a flat lon/lat ring (positive = counter-clockwise). */
+function signedArea(c: Float64Array): number {
+  let a = 0;
+  for (let i = 0, n = c.length; i < n; i += 2) {
+    const j = (i + 2) % n;
+    a += c[i] * c[j + 1] - c[j] * c[i + 1];
+  }
+  return a;
+}
+
+/** GeoJSON's winding (outer rings counter-clockwise, holes clockwise), which tiles flip to MVT's. */
+function orient(c: Float64Array, outer: boolean): Float64Array {
+  if ((signedArea(c) > 0) === outer) return c;
+  const r = new Float64Array(c.length);
+  for (let i = 0; i < c.length; i += 2) {
+    r[c.length - 2 - i] = c[i];
+    r[c.length - 1 - i] = c[i + 1];
+  }
+  return r;
+}
+
+function bboxOf(rings: Float64Array[]): [number, number, number, number] {
+  const b: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const c of rings) {
+    for (let i = 0; i < c.length; i += 2) {
+      if (c[i] < b[0]) b[0] = c[i];
+      if (c[i] > b[2]) b[2] = c[i];
+      if (c[i + 1] < b[1]) b[1] = c[i + 1];
+      if (c[i + 1] > b[3]) b[3] = c[i + 1];
+    }
+  }
+  return b;
+}
+
+const contains = (b: [number, number, number, number], x: number, y: number) => x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3];

@@ -1,0 +1,177 @@
+import type { Map as MapLibreMap, MapMouseEvent } from 'maplibre-gl';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { call } from '../api';
+import { described, Field, fieldErrorsOf, Message, PageHeading, useRequest } from '../components';
+import { BaseMap, circle, featureCollection, fitTo, km, minutes, overlay, point, type MapLib } from '../map/base-map';
+import { poiFeatures } from './map';
+import { listAll, loadPois, type Category, type Poi } from './pois';
+
+export const PROFILES = [
+  { value: 'driving-car', label: 'Car' }, { value: 'driving-hgv', label: 'Truck (HGV)' },
+  { value: 'cycling-regular', label: 'Bicycle' }, { value: 'foot-walking', label: 'On foot' },
+];
+
+type Waypoint = { latitude: number; longitude: number; poi?: Poi };
+interface RouteResult {
+  distance: number; duration: number; geometry: GeoJSON.LineString;
+  legs: Array<{ from: number; to: number; distance: number; duration: number }>;
+  avoided: { radius: number; count: number; poi_ids: string[]; skipped_poi_ids: string[] } | null;
+}
+
+const NO_FILTER = { name: '', category_id: '', attribute: '', value: '' };
+
+export function RoutingPage() {
+  const [pois, setPois] = useState<Poi[]>([]);
+  const [cats, setCats] = useState<Category[]>([]);
+  const [waypoints, setWaypoints] = useState<Waypoint[]>([]);
+  const [profile, setProfile] = useState('driving-car');
+  const [clickMode, setClickMode] = useState<'waypoint' | 'avoid'>('waypoint');
+  const [avoidOn, setAvoidOn] = useState(false);
+  const [avoidCategory, setAvoidCategory] = useState('');
+  const [radius, setRadius] = useState('50');
+  const [picked, setPicked] = useState<string[]>([]);
+  const { result: route, setResult: setRoute, error, setError, busy, run } = useRequest<RouteResult>();
+  const [map, setMap] = useState<{ map: MapLibreMap; lib: MapLib }>();
+  const errors = fieldErrorsOf(error);
+
+  // The map's click handler is registered once: it reads the page's state through this.
+  const state = useRef({ clickMode, pois });
+  state.current = { clickMode, pois };
+
+  useEffect(() => {
+    loadPois(NO_FILTER).then((r) => setPois(r.pois), setError);
+    listAll<Category>('/v1/categories').then(setCats, setError);
+  }, []);
+
+  useEffect(() => {
+    if (!map) return;
+    const { map: m } = map;
+    overlay(m, 'route-pois', poiFeatures(pois), [
+      { id: 'route-pois', type: 'circle', paint: { 'circle-color': ['case', ['boolean', ['get', 'picked'], false], '#b91c1c', '#6b7280'], 'circle-radius': 6, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 } },
+    ]);
+    const onClick = (e: MapMouseEvent) => {
+      const hit = m.queryRenderedFeatures(e.point, { layers: ['route-pois'] })[0];
+      const poi = hit ? state.current.pois.find((p) => p.id === hit.properties.id) : undefined;
+      if (state.current.clickMode === 'avoid') {
+        if (poi) setPicked((ids) => (ids.includes(poi.id) ? ids.filter((i) => i !== poi.id) : [...ids, poi.id]));
+        return;
+      }
+      setWaypoints((w) => (w.length >= 50 ? w : [...w, poi ? { latitude: poi.latitude, longitude: poi.longitude, poi } : { latitude: e.lngLat.lat, longitude: e.lngLat.lng }]));
+    };
+    m.on('click', onClick);
+    return () => { m.off('click', onClick); };
+  }, [map, pois]);
+
+  // What the map shows: the POIs (picked ones in red), the waypoints, the route and the avoided circles.
+  useEffect(() => {
+    if (!map) return;
+    const { map: m } = map;
+    overlay(m, 'route-pois', featureCollection(poiFeatures(pois).features.map((f) => ({ ...f, properties: { ...f.properties, picked: picked.includes(f.properties!.id) } }))), []);
+    const byId = new Map(pois.map((p) => [p.id, p]));
+    const circles = route?.avoided ? route.avoided.poi_ids.flatMap((id) => {
+      const p = byId.get(id);
+      return p ? [circle(p.longitude, p.latitude, route.avoided!.radius)] : [];
+    }) : [];
+    overlay(m, 'avoided', featureCollection(circles), [
+      { id: 'avoided-fill', type: 'fill', paint: { 'fill-color': '#b91c1c', 'fill-opacity': 0.18 } },
+      { id: 'avoided-line', type: 'line', paint: { 'line-color': '#b91c1c', 'line-width': 1.5 } },
+    ]);
+    overlay(m, 'route', featureCollection(route ? [{ type: 'Feature', geometry: route.geometry, properties: {} }] : []), [
+      { id: 'route-casing', type: 'line', layout: { 'line-join': 'round', 'line-cap': 'round' }, paint: { 'line-color': '#ffffff', 'line-width': 8 } },
+      { id: 'route-line', type: 'line', layout: { 'line-join': 'round', 'line-cap': 'round' }, paint: { 'line-color': '#1d4ed8', 'line-width': 5 } },
+    ]);
+    overlay(m, 'waypoints', featureCollection(waypoints.map((w, i) => point(w.longitude, w.latitude, { n: String(i + 1) }))), [
+      { id: 'waypoints', type: 'circle', paint: { 'circle-color': '#111827', 'circle-radius': 10, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 } },
+      { id: 'waypoint-numbers', type: 'symbol', layout: { 'text-field': ['get', 'n'], 'text-font': ['Noto Sans Bold'], 'text-size': 12, 'text-allow-overlap': true }, paint: { 'text-color': '#fff' } },
+    ]);
+  }, [map, pois, picked, route, waypoints]);
+
+  const plan = async (e: Event) => {
+    e.preventDefault();
+    const body: Record<string, unknown> = {
+      profile,
+      waypoints: waypoints.map((w) => (w.poi ? { poi_id: w.poi.id } : { latitude: w.latitude, longitude: w.longitude })),
+    };
+    if (avoidOn || picked.length) {
+      const avoid: Record<string, unknown> = { radius: Number(radius) || radius };
+      if (avoidCategory) avoid.category_id = avoidCategory;
+      if (picked.length) avoid.poi_ids = picked;
+      body.avoid = avoid;
+    }
+    const r = await run(async () => (await call<{ data: RouteResult }>('POST', '/v1/routes', body)).data);
+    if (r && map) fitTo(map.map, map.lib, r.geometry.coordinates);
+  };
+
+  const label = (w: Waypoint) => (w.poi ? w.poi.name : `${w.latitude.toFixed(5)}, ${w.longitude.toFixed(5)}`);
+  return (
+    <>
+      <PageHeading>Routing</PageHeading>
+      <p class="hint">Routes planned here go through your dashboard session: they do not count towards the team's quota.</p>
+      <Message error={error} />
+      <div class="map-layout">
+        <form class="card side" onSubmit={plan} aria-label="Plan a route" noValidate>
+          <fieldset>
+            <legend>Clicking the map</legend>
+            <label class="check"><input type="radio" name="click-mode" checked={clickMode === 'waypoint'} onChange={() => setClickMode('waypoint')} /> adds a waypoint (a POI when one is clicked)</label>
+            <label class="check"><input type="radio" name="click-mode" checked={clickMode === 'avoid'} onChange={() => setClickMode('avoid')} /> picks a POI to avoid</label>
+          </fieldset>
+          <h2>Waypoints</h2>
+          {errors.waypoints && <p class="field-error">{errors.waypoints.join('; ')}</p>}
+          {waypoints.length === 0 ? <p>Click the map to add the start, then the next stops.</p> : (
+            <ol class="waypoints">
+              {waypoints.map((w, i) => (
+                <li key={i}>
+                  <span>{label(w)}</span>
+                  {(errors[`waypoints.${i}`] ?? []).map((m) => <small key={m} class="field-error"> {m}</small>)}
+                  <button type="button" class="link" aria-label={`Remove waypoint ${i + 1}`} onClick={() => setWaypoints(waypoints.filter((_, j) => j !== i))}>Remove</button>
+                </li>
+              ))}
+            </ol>
+          )}
+          <Field id="route-profile" label="Profile" errors={errors.profile}>
+            <select {...described('route-profile', errors.profile)} value={profile} onChange={(e) => setProfile(e.currentTarget.value)}>
+              {PROFILES.map((p) => <option key={p.value} value={p.value}>{p.label}</option>)}
+            </select>
+          </Field>
+          <fieldset>
+            <legend>Avoid POIs</legend>
+            <label class="check"><input type="checkbox" checked={avoidOn} onChange={(e) => setAvoidOn(e.currentTarget.checked)} /> avoid the team's POIs around the route</label>
+            <Field id="avoid-category" label="Only POIs of category" errors={errors['avoid.category_id']}>
+              <select {...described('avoid-category', errors['avoid.category_id'])} value={avoidCategory} onChange={(e) => setAvoidCategory(e.currentTarget.value)}>
+                <option value="">Any category</option>
+                {cats.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+              </select>
+            </Field>
+            <Field id="avoid-radius" label="Radius (meters, 10 to 500)" errors={errors['avoid.radius']}>
+              <input {...described('avoid-radius', errors['avoid.radius'])} inputMode="numeric" value={radius} onInput={(e) => setRadius(e.currentTarget.value)} />
+            </Field>
+            <p class="hint">{picked.length ? `${picked.length} POI${picked.length === 1 ? '' : 's'} picked on the map: only ${picked.length === 1 ? 'it is' : 'they are'} avoided.` : 'No POI picked on the map.'}</p>
+            {picked.length > 0 && <button type="button" onClick={() => setPicked([])}>Clear picked POIs</button>}
+          </fieldset>
+          <div class="actions">
+            <button type="button" onClick={() => { setWaypoints([]); setRoute(undefined); setError(undefined); }}>Clear</button>
+            <button type="submit" class="primary" disabled={busy || waypoints.length < 2}>{busy ? 'Planning…' : 'Plan route'}</button>
+          </div>
+        </form>
+        <div class="map-column">
+          <BaseMap label="Routing map: click to add waypoints" onReady={(m, lib) => setMap({ map: m, lib })} />
+          {route && (
+            <section class="card" aria-labelledby="route-title">
+              <h2 id="route-title">Route: {km(route.distance)}, {minutes(route.duration)}</h2>
+              {route.avoided && <p>Avoided {route.avoided.count} POI{route.avoided.count === 1 ? '' : 's'} by {route.avoided.radius} m{route.avoided.skipped_poi_ids.length ? ` (${route.avoided.skipped_poi_ids.length} skipped: within the radius of a waypoint)` : ''}.</p>}
+              <table>
+                <thead><tr><th scope="col">Leg</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Distance</th><th scope="col">Duration</th></tr></thead>
+                <tbody>
+                  {route.legs.map((l, i) => (
+                    <tr key={i}><td>{i + 1}</td><td>{label(waypoints[l.from] ?? { latitude: 0, longitude: 0 })}</td><td>{label(waypoints[l.to] ?? { latitude: 0, longitude: 0 })}</td>
+                      <td class="num">{km(l.distance)}</td><td class="num">{minutes(l.duration)}</td></tr>
+                  ))}
+                </tbody>
+              </table>
+            </section>
+          )}
+        </div>
+      </div>
+    </>
+  );
+}
