@@ -75,7 +75,7 @@ describe('waymark optimize', () => {
     two.jobs[0].location_index = 9;
     await writeFile(join(dir, 'two.json'), JSON.stringify(two));
     expect(await fails(join(dir, 'two.json'))).toMatch(/matrices: 4 rows, but the locations go up to index 9/);
-    expect((await optimize('--help')).stdout).toMatch(/waymark optimize FILE \[options\]/);
+    expect((await optimize('--help')).stdout).toMatch(/Usage: waymark optimize \[options\] <file>[\s\S]*Supported: jobs/);
   });
 
   it('routes a Waymark body on the road map and answers in VROOM\'s format', async () => {

@@ -76,7 +76,7 @@ describe('GET /metrics', () => {
     expect(sample(m.get('waymark_http_request_duration_seconds_bucket'), { ...reads, le: '+Inf' })?.value).toBe('3');
 
     expect(m.get('waymark_compute_task_duration_seconds')?.type).toBe('HISTOGRAM');
-    expect(Number(sample(m.get('waymark_compute_task_duration_seconds_count'), { kernel: 'route', outcome: 'ok' })?.value)).toBeGreaterThanOrEqual(1);
+    expect(Number(sample(m.get('waymark_compute_task_duration_seconds_count'), { kernel: 'routeJson', outcome: 'ok' })?.value)).toBeGreaterThanOrEqual(1);
     expect(m.get('waymark_compute_queue_depth')?.metrics[0].value).toBe('0');
     expect(Number(m.get('waymark_compute_threads')?.metrics[0].value)).toBeGreaterThan(0);
 
