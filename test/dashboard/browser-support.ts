@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { projectRoot } from '../../src/paths.js';
+import { openBrowser as openPage } from '../support/browser.js';
 
-/** Debian's chromium, never a downloaded browser. */
-const CHROMIUM = process.env.WAYMARK_CHROMIUM ?? '/usr/bin/chromium';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** expect.poll with room for a loaded machine (the whole suite runs beside these tests). */
@@ -14,23 +13,8 @@ export const poll = <T>(fn: () => Promise<T> | T, timeout = 10_000) => expect.po
 
 export const shot = (name: string) => join(projectRoot, 'docs', `dashboard-${name}.png`);
 
-/** A headless chromium page against `url`, with every request and console error it makes recorded. */
-export async function openBrowser(url: string): Promise<{ browser: Browser; page: Page; requests: string[]; consoleErrors: string[] }> {
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-GB', timezoneId: 'UTC' });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const requests: string[] = [];
-  const consoleErrors: string[] = [];
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
-  return { browser, page, requests, consoleErrors };
-}
+/** The shared chromium launcher at the dashboard's viewport, clipboard allowed for `url`. */
+export const openBrowser = (url: string) => openPage({ width: 1280, height: 860 }, url);
 
 /** axe-core on the page as it is: no serious or critical violations. Run through the DevTools
  *  protocol, which the page's CSP does not govern (the app itself allows no inline script). */
