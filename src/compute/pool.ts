@@ -47,6 +47,11 @@ export function computePool(): Piscina {
       maxQueue: poolQueue,
       idleTimeout: 60_000,
       workerData,
+      // Node 20.19+ loads an ES module through require() synchronously, and a worker terminated in the
+      // middle of that (a pool closed right after it was made) aborts the whole process in V8
+      // (`Module::IsGraphAsync ... instantiated module`). Without require(esm), Piscina falls back to
+      // import(), which a termination interrupts safely.
+      execArgv: [...process.execArgv, '--no-experimental-require-module'],
     });
     // Piscina emits 'error' for a worker that fails with no task in flight (a task's own failure rejects
     // its promise instead); unheard, that event would take the whole process down.

@@ -135,6 +135,8 @@ export async function runLoad(opts: {
   until: Promise<unknown>;
   next: (i: number) => { method: string; path: string; headers?: Record<string, string>; body?: string };
   reconnect?: () => boolean;
+  /** Called with the running count after each answer (a test can act once enough load has passed). */
+  answered?: (requests: number) => void;
 }): Promise<LoadReport> {
   const report: LoadReport = { statuses: new Map(), dropped: [], closes: 0, created: [], maxLatencyMs: 0, requests: 0 };
   let stopped = false;
@@ -152,6 +154,7 @@ export async function runLoad(opts: {
       const started = performance.now();
       const outcome = await conn.request(req.method, req.path, req.headers, req.body);
       report.requests++;
+      opts.answered?.(report.requests);
       if (outcome.kind !== 'response') {
         report.dropped.push(outcome);
         break;
