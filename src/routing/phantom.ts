@@ -135,14 +135,20 @@ export class Polyline {
   /** Values held (two per point). */
   length = 0;
 
-  push(lon: number, lat: number): void {
-    if (this.length + 2 > this.data.length) {
-      const grown = new Float64Array(this.data.length * 2);
-      grown.set(this.data);
+  /** The array with room for `values` more values after `length` (the caller writes them and moves `length`). */
+  reserve(values: number): Float64Array {
+    if (this.length + values > this.data.length) {
+      const grown = new Float64Array(Math.max(this.data.length * 2, this.length + values));
+      grown.set(this.data.subarray(0, this.length));
       this.data = grown;
     }
-    this.data[this.length++] = lon;
-    this.data[this.length++] = lat;
+    return this.data;
+  }
+
+  push(lon: number, lat: number): void {
+    const data = this.reserve(2);
+    data[this.length++] = lon;
+    data[this.length++] = lat;
   }
 
   values(): Float64Array {
@@ -154,8 +160,15 @@ export class Polyline {
 export function appendEdgeShape(line: Polyline, g: RoadGraph, d: number): void {
   const geom = d >> 1, c = g.shapes.pointsE7;
   const first = g.geomFirst[geom], last = g.geomLast[geom];
-  if (d & 1) for (let p = last - 1; p >= first; p--) line.push(c[2 * p + 1] * E7, c[2 * p] * E7);
-  else for (let p = first + 1; p <= last; p++) line.push(c[2 * p + 1] * E7, c[2 * p] * E7);
+  // Room for the whole edge at once: a far route appends tens of thousands of points.
+  const out = line.reserve(2 * (last - first));
+  let q = line.length;
+  if (d & 1) {
+    for (let p = last - 1; p >= first; p--) { out[q++] = c[2 * p + 1] * E7; out[q++] = c[2 * p] * E7; }
+  } else {
+    for (let p = first + 1; p <= last; p++) { out[q++] = c[2 * p + 1] * E7; out[q++] = c[2 * p] * E7; }
+  }
+  line.length = q;
 }
 
 /** Full shape of a directed original edge, as [lon, lat] in travel order. */

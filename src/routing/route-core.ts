@@ -236,14 +236,12 @@ export class RouteCore {
     const endPiece = this.seedPiece(g, tgt, last, false);
     let meters = first.meters + last.meters;
     let touches = this.pieceBlocked(block, src.geom, startPiece) || this.pieceBlocked(block, tgt.geom, endPiece);
-    for (const e of edges) {
-      const d = g.orig[e];
-      meters += g.geomLength[d >> 1];
-      if (block?.hits.has(d >> 1)) touches = true;
-    }
+    const { orig, geomLength } = g;
+    for (let i = 0; i < edges.length; i++) meters += geomLength[orig[edges[i]] >> 1];
+    if (block) for (let i = 0; i < edges.length; i++) if (block.hits.has(orig[edges[i]] >> 1)) touches = true;
     const draw = (line: Polyline, joined: boolean): void => {
       appendPoints(line, startPiece ?? [[src.lon, src.lat]], joined ? 1 : 0);
-      for (const e of edges) appendEdgeShape(line, g, g.orig[e]);
+      for (let i = 0; i < edges.length; i++) appendEdgeShape(line, g, orig[edges[i]]);
       if (endPiece) appendPoints(line, endPiece, 1);
       else line.push(tgt.lon, tgt.lat);
     };
