@@ -581,7 +581,41 @@ export function chBuckets(desc: usize, scratch: usize, targets: usize, nTargets:
       count++;
     }
   }
+  if (nTargets < COMPACT_FROM_TARGETS || count > cap) return count;
+  // Room for the copy that lays each node's bucket out contiguously (asked for like the entries).
+  if (2 * count > cap) return 2 * count;
+  compactBuckets(entries, count);
   return count;
+}
+
+/** Below this many targets the buckets stay as chained: a pass over every node would cost more than it saves. */
+const COMPACT_FROM_TARGETS: i32 = 64;
+
+/**
+ * Lays the entries of each node's bucket out one after another (in node order, through a copy after the
+ * entries): a row then reads each bucket from consecutive memory instead of chasing entries scattered
+ * over the whole array, which is what a large matrix spends its time on. Chains keep their shape (next
+ * is the following record), so chRow reads them as before.
+ */
+function compactBuckets(entries: usize, count: i32): void {
+  const tmp = entries + <usize>count * 24;
+  let pos: u32 = 0;
+  for (let v: u32 = 0; v < gN; v++) {
+    if (u32At(sBucketStamp, v) != bucketEpoch) continue;
+    let k = u32At(sBucketHead, v);
+    setU32(sBucketHead, v, pos);
+    while (k != NONE) {
+      const src = entries + <usize>k * 24, dst = tmp + <usize>pos * 24;
+      const next = load<u32>(src);
+      store<u32>(dst, next == NONE ? NONE : pos + 1);
+      store<u32>(dst + 4, load<u32>(src + 4));
+      store<f64>(dst + 8, load<f64>(src + 8));
+      store<f64>(dst + 16, load<f64>(src + 16));
+      pos++;
+      k = next;
+    }
+  }
+  memory.copy(entries, tmp, <usize>count * 24);
 }
 
 /**
