@@ -66,6 +66,15 @@ describe('the contract check', () => {
     expect(() => checkResponse('GET', '/v1/categories/x', 200, headers(rate), JSON.stringify({ data: { ...category, created_at: '2026-01-31' } }))).toThrow(ContractError);
     expect(() => checkResponse('DELETE', '/v1/categories/x', 204, headers(rate), '{}')).toThrow(/a body where the document declares none/);
     expect(() => checkResponse('POST', '/v1/routes', 422, headers(rate), JSON.stringify({ message: 'x', errors: { a: [] } }))).toThrow(ContractError);
+    // The public, non-JSON and operator answers too.
+    const tile = (h: Record<string, string>) => new Headers({ 'content-type': 'application/vnd.mapbox-vector-tile', 'cache-control': 'public, max-age=300', vary: 'Accept-Encoding', ...h });
+    expect(() => checkResponse('GET', '/tiles/14/8626/5761.mvt', 200, tile({ etag: '"x"' }), '\u001a\u0002')).not.toThrow();
+    expect(() => checkResponse('GET', '/tiles/14/8626/5761.mvt', 200, tile({}), '\u001a\u0002')).toThrow(/required header ETag/);
+    expect(() => checkResponse('GET', '/tiles/14/0/0.mvt', 204, tile({}), 'x')).toThrow(/a body where the document declares none/);
+    expect(() => checkResponse('GET', '/metrics', 200, headers({}), '{}')).toThrow(/content type application\/json not declared/);
+    expect(() => checkResponse('GET', '/metrics', 403, headers({}), '{"message":"x"}')).toThrow(/status not declared/);
+    expect(() => checkResponse('GET', '/ready', 503, headers({ 'cache-control': 'no-store' }), JSON.stringify({ message: 'The database is unavailable.' }))).toThrow(ContractError);
+    expect(() => checkResponse('GET', '/v1/optimizations/x', 200, headers(rate), JSON.stringify({ data: { id: 'x' } }))).toThrow(ContractError);
   });
 });
 
