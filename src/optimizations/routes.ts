@@ -1,15 +1,15 @@
 // Batch optimization jobs (README "Batch optimization jobs"): an extension beside the contract's
 // POST /v1/routes/optimize, with the same body rules at batch sizes, run as durable jobs.
 import type { Sql } from '../db/client.js';
-import { HttpError, invalid, notFound } from '../http/errors.js';
+import { HttpError, invalid, notFound, type FieldErrors } from '../http/errors.js';
 import { pageOf, readPage } from '../http/pagination.js';
 import { pageQuery, type Operation } from '../http/openapi.js';
 import type { Route } from '../http/router.js';
-import { parseWith } from '../http/validate.js';
+import { parseInto } from '../http/validate.js';
 import { isUlid } from '../ids.js';
 import { loadedProfiles } from '../routing/engine.js';
 import { timeFrame } from '../routing/optimize-api/time-frame.js';
-import { bodyNamesPoi, resolveAll } from '../routing/optimize-endpoint.js';
+import { bodyNamesPoi, invalidBodyError, resolveAll } from '../routing/optimize-endpoint.js';
 import { batchBodySchema, exampleOptimization, optimizationData, optimizationPage } from './schema.js';
 import { cancelOptimization, createOptimization, fetchOptimization, listOptimizations, optimizationJson } from './store.js';
 
@@ -22,7 +22,7 @@ const one = (description: string, example?: unknown) => ({ description, schema: 
 const docs: Record<'create' | 'list' | 'get' | 'cancel', Operation> = {
   create: {
     operationId: 'createOptimization', tag: 'Routing', summary: 'Start a batch optimization',
-    description: `${NEEDS}, and \`read-pois\` when a location is a POI. The POST /v1/routes/optimize body with up to 2,000 stops and 200 vehicles, run as a background job within \`time_budget\` seconds of search. The body is checked as POST /v1/routes/optimize checks it, and POIs are resolved now (every problem in one 422); locations far from a road or unreachable make the job \`failed\` with that 422 body as its \`error\`.`,
+    description: `${NEEDS}, and \`read-pois\` when a location is a POI. The POST /v1/routes/optimize body with up to 2,000 stops and 200 vehicles, run as a background job within \`time_budget\` seconds of search. The body is checked as POST /v1/routes/optimize checks it and POIs are resolved now, every problem in one 422 (locations too far from a road included when it goes out); otherwise locations far from a road or unreachable make the job \`failed\`, with the 422 body POST /v1/routes/optimize would answer as its \`error\`.`,
     body: batchBodySchema,
     responses: { 202: one('The optimization, queued.', exampleOptimization) },
     errors: [422],
@@ -60,7 +60,10 @@ export function optimizationRoutes(sql: Sql): Route[] {
       handler: async (ctx) => {
         const raw = await ctx.json();
         if (bodyNamesPoi(raw)) ctx.require('read-pois');
-        const body = parseWith(batchBodySchema, raw);
+        const errors: FieldErrors = Object.create(null);
+        const body = parseInto(batchBodySchema, raw, errors);
+        // Unknown POI ids and locations far from a road join the body's own problems, as in POST /v1/routes/optimize.
+        if (!body) throw await invalidBodyError(sql, ctx.teamId, raw, errors);
         // A process without a map queues the job for one that has it; one with a map knows its profiles.
         const profiles = loadedProfiles();
         if (profiles.length && !profiles.includes(body.profile)) throw invalid('profile', 'is not available on the loaded map');
