@@ -88,6 +88,16 @@ describe('every error at once', () => {
     expect422(valid, ['stops.0.poi_id', 'stops.1']);
   });
 
+  it('a location a hair from a pole is far from every road, answered at once (the road grid\'s search used to spin there)', async () => {
+    const pole = { latitude: -89.99999999999991, longitude: 9.52591422805673 };
+    const started = performance.now();
+    expect422(await api(app, 'POST', '/v1/routes', { key: team.key, body: { waypoints: [pole, VADUZ] } }), ['waypoints.0']);
+    expect422(await api(app, 'POST', '/v1/optimizations', {
+      key: team.key, body: { time_budget: 0, vehicles: [{ start: pole }], stops: [{ latitude: 89.99999999999993, longitude: 9.47 }, SCHAAN] },
+    }), ['time_budget', 'vehicles.0.start', 'stops.0']);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
   it('POST /v1/routes/optimize: three unusable stops are all named', async () => {
     const res = await api(app, 'POST', '/v1/routes/optimize', {
       key: team.key,
