@@ -24,7 +24,7 @@ import { assertNativeUws, startHttpServer } from './http/server.js';
 import { importRoutes } from './imports/routes.js';
 import { startJobRunner } from './jobs/start.js';
 import { messagingRoutes } from './messaging/routes.js';
-import { Metrics } from './ops/metrics.js';
+import { Metrics, metricsRoute } from './ops/metrics.js';
 import { readyRoute } from './ops/ready.js';
 import { poiRoutes } from './pois/routes.js';
 import { clustersEndpoint } from './routing/clusters-endpoint.js';
@@ -118,9 +118,14 @@ export const healthDoc: Operation = {
   responses: { 200: { description: 'The process is up.', schema: healthSchema } },
 };
 
+/** The operator's routes as a process without a map and with metrics off serves them: what the OpenAPI
+ *  document is built from where no service runs (the build's docs/openapi.json, the contract tests), so
+ *  that it has the same operations as the one a running service answers. */
+const documentedOps = (sql: Sql): Route[] => [readyRoute({ sql, profiles: 'off' }), metricsRoute('off', async () => '')];
+
 /** The API's routes (the ones the OpenAPI document describes), with `ops` (the operator's: readiness,
- *  metrics), the document and its reference page. */
-export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, ops: Route[] = [], mapDir?: string): Route[] {
+ *  metrics; stand-ins when not given), the document and its reference page. */
+export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, ops: Route[] = documentedOps(sql), mapDir?: string): Route[] {
   const routes: Route[] = [
     // Liveness, and the routing profiles this process answers for (WAYMARK_PROFILES may load a subset).
     { method: 'GET', path: '/health', public: true, openapi: healthDoc, handler: () => ({ status: 200, body: { status: 'ok', routing: { profiles: loadedProfiles() } } }) },
@@ -141,7 +146,7 @@ export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, op
   return [...routes, ...docsRoutes(routes)];
 }
 
-export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, config?: Config, ops: Route[] = [], mapDir?: string): Router {
+export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, config?: Config, ops?: Route[], mapDir?: string): Router {
   const router = new Router();
   const routes = apiRoutes(sql, usage, readSql, ops, mapDir);
   for (const route of routes) router.add(route);

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 
 /** Errors an operation answers with, beyond the ones added from how it is served (see `commonErrors`). */
-export type ErrorStatus = 400 | 403 | 404 | 422 | 502 | 503;
+export type ErrorStatus = 400 | 403 | 404 | 409 | 422 | 502 | 503;
 
 export interface ResponseDoc {
   description: string;
@@ -15,8 +15,10 @@ export interface ResponseDoc {
   example?: unknown;
   /** Response headers beyond the rate-limit ones. */
   headers?: Record<string, { description: string; schema: Record<string, unknown>; required?: boolean }>;
-  /** Other content types than JSON (the reference page's HTML, scripts and styles). */
+  /** Other content types than JSON (the reference page's HTML, scripts and styles, metrics, tiles). */
   contentTypes?: string[];
+  /** The schema of those (default: any object for JSON types, a string for the others). */
+  contentSchema?: Record<string, unknown>;
 }
 
 export interface Operation {
@@ -140,6 +142,7 @@ const ERROR_RESPONSES: Record<number, [name: string, response: ReturnType<typeof
   401: ['Unauthenticated', errorResponse('Missing, unknown, expired, inactive or deleted API key.')],
   403: ['Forbidden', errorResponse('The key lacks the permission, the team has no active plan, or (POI creation) the team reached its POI limit.', 'Error', rateHeaders(false))],
   404: ['NotFound', errorResponse('The resource does not exist in the team.', 'Error', rateHeaders(false))],
+  409: ['Conflict', errorResponse('The resource is in a state that does not allow the operation.', 'Error', rateHeaders(false))],
   408: ['RequestTimeout', errorResponse('The request body stopped arriving.')],
   413: ['PayloadTooLarge', errorResponse('The request body exceeds the operation\'s size limit.')],
   422: ['ValidationError', errorResponse('Validation failed: every invalid field with its messages.', 'ValidationError', rateHeaders(false))],
@@ -200,12 +203,13 @@ function operationObject(route: DocumentedRoute, op: Operation): Record<string, 
   for (const [status, r] of Object.entries(op.responses)) {
     const headers = { ...(route.public ? {} : rateHeaders(true)), ...(r.headers ?? {}) };
     const content = r.contentTypes
-      ? Object.fromEntries(r.contentTypes.map((t) => [t, { schema: { type: t.endsWith('json') ? 'object' : 'string' } }]))
+      ? Object.fromEntries(r.contentTypes.map((t) => [t, { schema: r.contentSchema ?? { type: t.endsWith('json') ? 'object' : 'string' } }]))
       : r.schema ? { 'application/json': { schema: ref(r.schema, where), ...(r.example === undefined ? {} : { example: r.example }) } } : undefined;
     responses[status] = { description: r.description, ...(Object.keys(headers).length ? { headers } : {}), ...(content ? { content } : {}) };
   }
   const codes = [...new Set([...(op.errors ?? []), ...commonErrors(route)])].sort((a, b) => a - b);
-  for (const code of codes) responses[String(code)] = { $ref: `#/components/responses/${ERROR_RESPONSES[code][0]}` };
+  // An operation's own answer for a status (the 503 of /ready, the 404 of the tiles) wins over the shared one.
+  for (const code of codes) responses[String(code)] ??= { $ref: `#/components/responses/${ERROR_RESPONSES[code][0]}` };
   const body = op.body ?? op.multipart;
   return {
     operationId: op.operationId,
@@ -241,6 +245,8 @@ export const TAGS = [
   { name: 'Groups', description: 'Messaging groups.' },
   { name: 'Conversations', description: 'Conversations and their messages.' },
   { name: 'Service', description: 'Health and this description (no key needed).' },
+  { name: 'Operator', description: 'Readiness and metrics for whoever runs the service (no key needed).' },
+  { name: 'Base map', description: 'Vector tiles of the loaded map (no key needed).' },
 ];
 
 /** Routes not part of the public API: the dashboard's pages and session endpoints (cookie + CSRF, used
@@ -267,7 +273,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[]): Record<stri
     info: {
       title: 'Waymark API',
       version: '1.0.0',
-      description: 'Points of interest and routing: POIs with typed attributes and categories, CSV imports, geolocation lists, routes avoiding POIs, clustering and delivery optimization. Every request but /health, /v1/openapi.json and /docs needs an API key in the `X-API-KEY` header; authenticated answers carry the team\'s rate-limit headers.',
+      description: 'Points of interest and routing: POIs with typed attributes and categories, CSV imports, geolocation lists, routes avoiding POIs, clustering and delivery optimization. Every request but /health, /ready, /metrics, /tiles, /v1/openapi.json and /docs needs an API key in the `X-API-KEY` header; authenticated answers carry the team\'s rate-limit headers.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'This server' }],

@@ -145,12 +145,17 @@ export function nearestSegment(grid: GridView, lat: number, lon: number, maxMete
   const { grid: params, gridFirst: first, gridItems: items, pointsE7: geomE7 } = grid.shapes;
   const row = Math.floor((lat - params.minLat) / params.cellLat);
   const col = Math.floor((lon - params.minLon) / params.cellLon);
+  // Nothing within reach north or south of the grid's rows. Near a pole the cells' width in meters goes
+  // to 0 and the rings below to billions: a point there would hold a worker for good.
+  const reachLat = maxMeters / M_PER_DEG;
+  if (lat < params.minLat - reachLat || lat > params.minLat + params.rows * params.cellLat + reachLat) return null;
   const cellM = Math.min(params.cellLat * M_PER_DEG, params.cellLon * M_PER_DEG * Math.cos(lat * RAD));
   let bestGeom = -1, bestPoint = -1, bestDist = Infinity;
-  const maxRing = Math.ceil(maxMeters / cellM) + 1;
+  // Past the ring that takes in the whole grid there are no cells left to look at.
+  const lastRing = Math.max(Math.abs(row), Math.abs(params.rows - 1 - row), Math.abs(col), Math.abs(params.cols - 1 - col));
+  const maxRing = Math.min(Math.ceil(maxMeters / cellM) + 1, lastRing);
   for (let ring = 0; ring <= maxRing; ring++) {
-    for (let r = row - ring; r <= row + ring; r++) {
-      if (r < 0 || r >= params.rows) continue;
+    for (let r = Math.max(row - ring, 0); r <= Math.min(row + ring, params.rows - 1); r++) {
       const edge = r === row - ring || r === row + ring;
       for (let c = col - ring; c <= col + ring; c += edge ? 1 : 2 * ring) {
         if (c >= 0 && c < params.cols) {

@@ -2,6 +2,7 @@ import client from 'prom-client';
 import { observeTasks, poolStats as computeStats } from '../compute/pool.js';
 import { poolStats, type Sql } from '../db/client.js';
 import type { RequestContext } from '../http/context.js';
+import { errorSchema, type Operation } from '../http/openapi.js';
 import { RawJson, type Route } from '../http/router.js';
 
 // Process metrics (CPU, memory, event loop lag, GC) are the process's, whatever app it runs: one
@@ -13,6 +14,18 @@ const processMetrics = (): client.Registry => {
     client.collectDefaultMetrics({ register: processRegistry });
   }
   return processRegistry;
+};
+
+export const metricsDoc: Operation = {
+  operationId: 'getMetrics', tag: 'Operator', summary: 'Prometheus metrics',
+  description: 'The Prometheus text exposition format: requests by route template, method and status with their durations, compute pool tasks, queue depth and threads, PostgreSQL pool use, background jobs by state, and the process\'s CPU, memory, event loop and GC. No key: by default (WAYMARK_METRICS=loopback) only clients on this host get it, anyone else a 404; WAYMARK_METRICS=on serves everyone, off no one.',
+  responses: {
+    200: { description: 'The metrics.', contentTypes: ['text/plain'], contentSchema: { type: 'string', description: 'Prometheus text format 0.0.4.' } },
+    404: {
+      description: 'Metrics are off (WAYMARK_METRICS=off), or the client is not on this host while they are for loopback only: answered as if there were no such path.',
+      schema: errorSchema, example: { message: 'Not found.' },
+    },
+  },
 };
 
 export interface MetricsDeps {
@@ -102,23 +115,29 @@ export class Metrics {
 
   /** GET /metrics, in the Prometheus text format; not behind an API key, so by default only for this host. */
   route(): Route {
-    return {
-      method: 'GET',
-      path: '/metrics',
-      public: true,
-      peer: true,
-      handler: async (ctx) => {
-        if (this.deps.access === 'off' || (this.deps.access === 'loopback' && !isLoopback(ctx.peer))) {
-          return { status: 404, body: { message: 'Not found.' } };
-        }
-        return { status: 200, body: new RawJson(await this.text()), headers: { 'Content-Type': client.prometheusContentType } };
-      },
-    };
+    return metricsRoute(this.deps.access, () => this.text());
   }
 
   close(): void {
     observeTasks(undefined);
   }
+}
+
+/** GET /metrics answering `text()` to the clients `access` lets in, 404 to the others. */
+export function metricsRoute(access: MetricsDeps['access'], text: () => Promise<string>): Route {
+  return {
+    method: 'GET',
+    path: '/metrics',
+    public: true,
+    openapi: metricsDoc,
+    peer: true,
+    handler: async (ctx) => {
+      if (access === 'off' || (access === 'loopback' && !isLoopback(ctx.peer))) {
+        return { status: 404, body: { message: 'Not found.' } };
+      }
+      return { status: 200, body: new RawJson(await text()), headers: { 'Content-Type': client.prometheusContentType } };
+    },
+  };
 }
 
 /** 127.0.0.0/8 and ::1, as uWS writes them (IPv6 in full, IPv4 possibly mapped into IPv6). */

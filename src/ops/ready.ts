@@ -1,6 +1,8 @@
 import { computePool, poolStats } from '../compute/pool.js';
 import type { Sql } from '../db/client.js';
 import { pendingMigrations } from '../db/migrate.js';
+import { z } from 'zod';
+import type { Operation } from '../http/openapi.js';
 import type { Route } from '../http/router.js';
 import type { ProfileName } from '../map/profiles.js';
 import { loadedProfiles } from '../routing/engine.js';
@@ -54,6 +56,42 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
   return { status: ok ? 'ready' : 'not ready', database, migrations, map, pool };
 }
 
+const part = (description: string, details: Record<string, z.ZodType>) => z.looseObject({ ok: z.boolean(), ...details }).describe(description);
+const unreachable = { error: z.string().optional().describe('Why the part is not ok, when the check failed.') };
+
+const readinessSchema = z.object({
+  status: z.enum(['ready', 'not ready']),
+  database: part('Answers within 2 s.', unreachable),
+  migrations: part('Every migration this version expects is applied.', { pending: z.array(z.string()).optional().describe('The migrations not yet applied.'), ...unreachable }),
+  map: part('The configured routing profiles are loaded.', {
+    profiles: z.array(z.string()).describe('The profiles loaded.'),
+    expected: z.array(z.string()).optional().describe('The profiles configured (WAYMARK_PROFILES).'),
+    note: z.string().optional(),
+  }),
+  pool: part('The compute worker threads run.', { threads: z.int() }),
+}).meta({
+  id: 'Readiness',
+  description: 'Each part the service needs to answer requests, checked at the request.',
+  examples: [{
+    status: 'ready', database: { ok: true }, migrations: { ok: true, pending: [] },
+    map: { ok: true, profiles: ['driving-car', 'foot-walking'], expected: ['driving-car', 'foot-walking'] }, pool: { ok: true, threads: 2 },
+  }],
+});
+
+const noStore = { 'Cache-Control': { description: '`no-store`.', schema: { type: 'string' }, required: true } };
+
+export const readyDoc: Operation = {
+  operationId: 'getReadiness', tag: 'Operator', summary: 'Readiness',
+  description: 'Whether this process can answer requests now: the database answers, the migrations are applied, the map\'s profiles are loaded and the worker threads run. For load balancers and orchestrators (route traffic on this; /health is liveness). No key needed.',
+  responses: {
+    200: { description: 'Every part is ok.', schema: readinessSchema, headers: noStore },
+    503: {
+      description: 'A part is not ok: the same body, the failing parts with `ok: false`.', schema: readinessSchema, headers: noStore,
+      example: { status: 'not ready', database: { ok: false, error: 'no answer within 2000 ms' }, migrations: { ok: false, error: 'unknown while the database is unreachable' }, map: { ok: true, profiles: ['driving-car'], expected: ['driving-car'] }, pool: { ok: true, threads: 2 } },
+    },
+  },
+};
+
 /** GET /ready: 200 when every part is, 503 with the same body when one is not. GET /health stays the
  *  liveness check (the process answers), so an orchestrator restarts on that and routes on this. */
 export function readyRoute(deps: ReadinessDeps): Route {
@@ -61,6 +99,7 @@ export function readyRoute(deps: ReadinessDeps): Route {
     method: 'GET',
     path: '/ready',
     public: true,
+    openapi: readyDoc,
     handler: async () => {
       const body = await readiness(deps);
       return { status: body.status === 'ready' ? 200 : 503, body, headers: { 'Cache-Control': 'no-store' } };

@@ -1,7 +1,8 @@
 // The body of POST /v1/optimizations: the contract optimize body with batch limits (2,000 stops, 200
 // vehicles) and a search time budget. Field rules and 422 paths are the contract's.
 import { z } from 'zod';
-import { optimizeFields } from '../routing/optimize-api/schema.js';
+import { dataSchema, pageSchema, timestamp, ulid } from '../http/openapi.js';
+import { optimizeFields, optimizePlanSchema } from '../routing/optimize-api/schema.js';
 
 export const MAX_BATCH_VEHICLES = 200;
 export const MAX_BATCH_STOPS = 2_000;
@@ -19,6 +20,48 @@ export const batchBodySchema = z.strictObject({
 }).superRefine((body, ctx) => {
   const total = body.stops.reduce((a, s) => a + s.demand, 0);
   if (total > MAX_TOTAL_DEMAND) ctx.addIssue({ code: 'custom', path: ['stops'], message: `the demands may add up to at most ${MAX_TOTAL_DEMAND}` });
+}).meta({
+  id: 'OptimizationRequest',
+  description: `The POST /v1/routes/optimize body with up to ${MAX_BATCH_STOPS} stops and ${MAX_BATCH_VEHICLES} vehicles, and the search's time budget.`,
+  examples: [{
+    time_budget: 60,
+    vehicles: [{ id: 'van-1', start: { latitude: 47.141, longitude: 9.521 }, capacity: 40, time_window: ['2026-03-02T07:00:00+01:00', '2026-03-02T19:00:00+01:00'] }],
+    stops: [{ id: 'a', latitude: 47.166, longitude: 9.51, service: 300 }, { id: 'b', poi_id: '01JH8Z6Q4W3Y9V5T2R1P0N8M7K' }],
+  }],
 });
 
 export type BatchBody = z.infer<typeof batchBodySchema>;
+
+// ---- the resource (store.ts optimizationJson) ---------------------------------------------------------
+
+const optimizationFields = {
+  id: ulid,
+  status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
+  progress: z.object({
+    phase: z.enum(['queued', 'matrix', 'solving', 'routes', 'done']),
+    percent: z.int().min(0).max(100),
+  }).describe('Phases in this order; the percentage of the current one.'),
+  time_budget: z.int().describe('Seconds of search.'),
+  stops: z.int(),
+  vehicles: z.int(),
+  runs: z.int().describe('Times a job runner took it up (more than 1 after a restart, which continues from the last checkpoint).'),
+  error: z.object({ message: z.string(), errors: z.record(z.string(), z.array(z.string())).optional() }).nullable()
+    .describe('Why a `failed` optimization failed: the 422 body POST /v1/routes/optimize would have answered (locations far from a road or unreachable), or a message; null otherwise.'),
+  created_at: timestamp,
+  started_at: timestamp.nullable(),
+  finished_at: timestamp.nullable(),
+};
+
+export const optimizationSummarySchema = z.object(optimizationFields).meta({ id: 'OptimizationSummary', description: 'An optimization as lists show it: without its plan.' });
+export const optimizationSchema = z.object({
+  ...optimizationFields,
+  result: optimizePlanSchema.nullable().describe('The plan once `completed`, as POST /v1/routes/optimize answers it; null before and otherwise.'),
+}).meta({ id: 'Optimization' });
+
+const exampleOptimization = {
+  id: '01JH8Z6Q4W3Y9V5T2R1P0N8M7K', status: 'queued', progress: { phase: 'queued', percent: 0 }, time_budget: 60, stops: 2, vehicles: 1, runs: 0,
+  error: null, created_at: '2026-03-02T06:30:00.123000Z', started_at: null, finished_at: null, result: null,
+};
+export const optimizationData = dataSchema('OptimizationData', optimizationSchema);
+export const optimizationPage = pageSchema('OptimizationPage', optimizationSummarySchema);
+export { exampleOptimization };

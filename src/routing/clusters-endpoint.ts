@@ -24,14 +24,15 @@ import { engineHttpError } from './engine-errors.js';
 import { namesPoi, rawPoiRefs, resolveLocations } from './locations.js';
 
 /** The size rules that depend on the number of stops, reported on the field that asked for the size. */
-function checkSize(body: ClusterBody, stops: number): void {
+function sizeProblem(body: ClusterBody, stops: number): [field: string, message: string] | undefined {
   try {
     clusterCount(stops, { clusters: body.clusters, maxStops: body.maxStops });
+    return undefined;
   } catch (err) {
     if (!(err instanceof ClusterRequestError)) throw err;
-    if (body.clusters !== undefined) throw invalid('clusters', `must not exceed the number of stops (${stops})`);
+    if (body.clusters !== undefined) return ['clusters', `must not exceed the number of stops (${stops})`];
     const needed = Math.ceil(stops / body.maxStops!);
-    throw invalid('max_stops', `needs ${needed} clusters for ${stops} stops, more than the ${MAX_CLUSTERS} allowed; use at least ${Math.ceil(stops / MAX_CLUSTERS)}`);
+    return ['max_stops', `needs ${needed} clusters for ${stops} stops, more than the ${MAX_CLUSTERS} allowed; use at least ${Math.ceil(stops / MAX_CLUSTERS)}`];
   }
 }
 
@@ -56,7 +57,7 @@ function clustersJson(stops: readonly ClusterStop[], body: ClusterBody, result: 
 
 const clustersDoc: Operation = {
   operationId: 'clusterStops', tag: 'Routing', summary: 'Group stops into compact clusters',
-  description: 'Needs `plan-routes`, and `read-pois` when `pois` is sent or a stop is a POI. k-means by straight-line distance, deterministic for the same stops in the same order; empty clusters are dropped.',
+  description: 'Needs `plan-routes`, and `read-pois` when `pois` is sent or a stop is a POI. k-means by straight-line distance, deterministic for the same stops in the same order; empty clusters are dropped. Every unknown POI id is reported in one 422 with the body\'s other problems (and a `clusters` or `max_stops` the number of sent stops does not allow).',
   body: clustersRequestSchema,
   responses: { 200: { description: 'The clusters.', schema: clustersResponseSchema } },
   errors: [422, 502, 503],
@@ -79,8 +80,15 @@ export function clustersEndpoint(sql: Sql): Route[] {
       const stops = body.stops
         ? await requestStops(sql, ctx.teamId, body.stops, errors)
         : await selectedStops(sql, ctx.teamId, body.pois!, errors);
-      if (!stops || Object.keys(errors).length) throw unprocessable(errors);
-      checkSize(body, stops.length);
+      // With the request's own stops their number is known even when some POI id is not: a size that
+      // number does not allow joins the same 422.
+      const count = body.stops?.length ?? stops?.length;
+      const size = count === undefined ? undefined : sizeProblem(body, count);
+      if (!stops || Object.keys(errors).length) {
+        if (body.stops && size) (errors[size[0]] ??= []).push(size[1]);
+        throw unprocessable(errors);
+      }
+      if (size) throw invalid(...size);
 
       const options: ClusterOptions = { clusters: body.clusters, maxStops: body.maxStops, balanced: body.balanced };
       const points = stops.map((s) => ({ latitude: s.latitude, longitude: s.longitude }));

@@ -1,7 +1,35 @@
 // Engine failures as the HTTP answers of the spec (service-spec.md "Errors", DECISIONS.md "Routing").
 import { PoolBusyError } from '../compute/pool.js';
-import { HttpError, invalid, serviceUnavailable, unprocessable } from '../http/errors.js';
-import { MapNotLoadedError, NoRouteError, UnknownProfileError, WaypointTooFarError } from './engine.js';
+import { HttpError, invalid, serviceUnavailable, unprocessable, type FieldErrors } from '../http/errors.js';
+import { PROFILES } from '../map/profiles.js';
+import { farFromRoad, loadedProfiles, MapNotLoadedError, NoRouteError, UnknownProfileError, WaypointTooFarError, type ProfileName } from './engine.js';
+import type { ResolvedLocation } from './locations.js';
+
+export const farMessage = (profile: string) => `is more than 500 m from a road usable by the ${profile} profile`;
+
+/** The profile a raw body asks for (the default when it sends none); undefined when it is not one. */
+export const rawProfile = (raw: unknown): ProfileName | undefined =>
+  raw === undefined ? 'driving-car' : PROFILES.find((p) => p === raw);
+
+/**
+ * For a 422 going out for other reasons (unknown POI ids, the body's own problems): adds every location
+ * too far from a road at its field, so that one answer names every problem. `located` are the locations
+ * known (resolved, valid) by field; one with a problem of its own at the field (or its latitude,
+ * longitude or poi_id) is left out. Best effort: without the profile loaded, or with the engine busy or
+ * failing, the 422 goes out with what is known.
+ */
+export async function addFarFromRoad(profile: ProfileName | undefined, located: Array<{ field: string; at: ResolvedLocation | null | undefined }>, errors: FieldErrors): Promise<void> {
+  if (!profile || !loadedProfiles().includes(profile)) return;
+  const own = (f: string) => [f, `${f}.latitude`, `${f}.longitude`, `${f}.poi_id`].some((k) => Object.hasOwn(errors, k));
+  const points = located.flatMap(({ field, at }) => (at && !own(field) ? [{ field, lat: at.latitude, lon: at.longitude }] : []));
+  let far: number[];
+  try {
+    far = await farFromRoad(profile, points);
+  } catch {
+    return;
+  }
+  for (const i of far) (errors[points[i].field] ??= []).push(farMessage(profile));
+}
 
 /**
  * - waypoints too far from a usable road: 422 at `waypoints.<i>` for every one of them;
@@ -13,7 +41,7 @@ import { MapNotLoadedError, NoRouteError, UnknownProfileError, WaypointTooFarErr
  */
 export function engineHttpError(err: unknown, profile: string, field = 'waypoints'): HttpError {
   if (err instanceof WaypointTooFarError) {
-    const message = `is more than 500 m from a road usable by the ${profile} profile`;
+    const message = farMessage(profile);
     return unprocessable(Object.fromEntries(err.indexes.map((i) => [`${field}.${i}`, [message]])));
   }
   if (err instanceof NoRouteError) {

@@ -155,6 +155,13 @@ async function routeIn<T>(task: string, req: RouteRequest): Promise<T> {
   return unwrap(await runTask<Outcome<T>>(task, req));
 }
 
+/** The indexes of the points farther than 500 m from any road the profile may use (none searched). */
+export async function farFromRoad(profile: ProfileName, points: LatLon[]): Promise<number[]> {
+  if (!loaded) throw new MapNotLoadedError();
+  if (!points.length) return [];
+  return unwrap(await runTask<Outcome<number[]>>('far', { profile, points }));
+}
+
 /** Matrix rows per pool task of `matrixInPieces`. */
 const PIECE_ROWS = 200;
 

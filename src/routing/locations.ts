@@ -38,24 +38,31 @@ export function namesPoi(raw: unknown): boolean {
 export async function resolveLocations(
   sql: Sql, teamId: string, locations: LocationInput[], field: string, errors: FieldErrors,
 ): Promise<ResolvedLocation[] | null> {
-  const ids = [...new Set(locations.flatMap((l) => (l.poi_id !== undefined && isUlid(l.poi_id) ? [l.poi_id.toUpperCase()] : [])))];
+  const each = await resolveEach(sql, teamId, locations, field, errors);
+  return each.every((l) => l !== null) ? each as ResolvedLocation[] : null;
+}
+
+/** `resolveLocations` one by one: null for an unknown POI id (reported) and for an undefined location
+ *  (one that is not valid, left to the body's own errors), the positions of the others. */
+export async function resolveEach(
+  sql: Sql, teamId: string, locations: ReadonlyArray<LocationInput | undefined>, field: string, errors: FieldErrors,
+): Promise<Array<ResolvedLocation | null>> {
+  const ids = [...new Set(locations.flatMap((l) => (l?.poi_id !== undefined && isUlid(l.poi_id) ? [l.poi_id.toUpperCase()] : [])))];
   const rows = ids.length
     ? await sql<Array<{ id: string; latitude: number; longitude: number }>>`
         SELECT id, latitude, longitude FROM pois WHERE team_id = ${teamId} AND id = ANY(${ids}::text[])`
     : [];
   const byId = new Map(rows.map((r) => [r.id, r]));
-  let ok = true;
-  const out = locations.map((l, i): ResolvedLocation => {
+  return locations.map((l, i): ResolvedLocation | null => {
+    if (l === undefined) return null;
     if (l.poi_id === undefined) return { poiId: null, latitude: l.latitude!, longitude: l.longitude! };
     const poi = isUlid(l.poi_id) ? byId.get(l.poi_id.toUpperCase()) : undefined;
     if (!poi) {
-      ok = false;
       (errors[`${field}.${i}.poi_id`] ??= []).push('is not a POI of this team');
-      return { poiId: null, latitude: 0, longitude: 0 };
+      return null;
     }
     return { poiId: poi.id, latitude: poi.latitude, longitude: poi.longitude };
   });
-  return ok ? out : null;
 }
 
 /** The POI references of a raw (unvalidated) list, so that unknown ids are reported alongside the body's
@@ -67,4 +74,15 @@ export function rawPoiRefs(raw: unknown): LocationInput[] {
     // A location of both forms is already wrong as a whole: its id is not looked up on top.
     return typeof id === 'string' && latitude === undefined && longitude === undefined ? { poi_id: id } : { latitude: 0, longitude: 0 };
   });
+}
+
+/** A raw (unvalidated) location as far as it is usable on its own: a POI reference (as `rawPoiRefs`
+ *  takes it) or coordinates in range; undefined otherwise. Other fields beside it (a stop's `id`,
+ *  `service`) are not looked at: their problems are theirs, the location's position still counts. */
+export function rawLocation(raw: unknown): LocationInput | undefined {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const { poi_id: id, latitude: lat, longitude: lon } = raw as Record<string, unknown>;
+  if (id !== undefined) return typeof id === 'string' && lat === undefined && lon === undefined ? { poi_id: id } : undefined;
+  const inRange = (v: unknown, max: number): v is number => typeof v === 'number' && Number.isFinite(v) && v >= -max && v <= max;
+  return inRange(lat, 90) && inRange(lon, 180) ? { latitude: lat, longitude: lon } : undefined;
 }

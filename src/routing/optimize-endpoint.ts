@@ -7,8 +7,8 @@ import type { Route } from '../http/router.js';
 import { parseInto } from '../http/validate.js';
 import { runTask } from '../compute/pool.js';
 import { matrix, NoRouteError, route, WaypointTooFarError, type LatLon, type MatrixResult, type ProfileName } from './engine.js';
-import { engineHttpError } from './engine-errors.js';
-import { namesPoi, rawPoiRefs, resolveLocations, type LocationInput, type ResolvedLocation } from './locations.js';
+import { addFarFromRoad, engineHttpError, farMessage, rawProfile } from './engine-errors.js';
+import { namesPoi, rawLocation, resolveEach, type LocationInput, type ResolvedLocation } from './locations.js';
 import type { SolveOptions, VrpProblem, VrpSolution } from './optimize/solver.js';
 import { indexLocations, toProblem, travelOf, unreachableLocations, type LocationIndex, type ResolvedVehicle } from './optimize-api/problem.js';
 import { optimizeJson } from './optimize-api/response.js';
@@ -36,9 +36,10 @@ export function bodyNamesPoi(raw: Record<string, unknown>): boolean {
 }
 
 /** Every location of a body with its field path: the vehicles' starts and ends, then the stops. Works on
- *  the raw body too (POI references only), so unknown ids join the 422 of an invalid body. */
-function locationFields(vehicles: unknown, stops: unknown, ref = (v: unknown): LocationInput => rawPoiRefs([v])[0]) {
-  const out: Array<{ field: string; location: LocationInput }> = [];
+ *  the raw body too (the locations usable on their own), so unknown ids and locations far from a road
+ *  join the 422 of an invalid body. */
+function locationFields(vehicles: unknown, stops: unknown, ref: (v: unknown) => LocationInput | undefined = rawLocation) {
+  const out: Array<{ field: string; location: LocationInput | undefined }> = [];
   const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
   list(vehicles).forEach((v, i) => {
     const { start, end } = (v !== null && typeof v === 'object' ? v : {}) as { start?: unknown; end?: unknown };
@@ -49,20 +50,39 @@ function locationFields(vehicles: unknown, stops: unknown, ref = (v: unknown): L
   return out;
 }
 
-/** Positions of the locations; unknown POI ids go to `errors` at `<location field>.poi_id` (null then). */
-async function resolveFields(sql: Sql, teamId: string, entries: Array<{ field: string; location: LocationInput }>, errors: FieldErrors) {
+/** Positions of the locations (null for unknown and invalid ones); unknown POI ids go to `errors` at
+ *  `<location field>.poi_id`. */
+async function resolveFields(sql: Sql, teamId: string, entries: Array<{ field: string; location: LocationInput | undefined }>, errors: FieldErrors) {
   // One query for all of them; the errors come back at `all.<k>.poi_id` and are renamed to the real paths.
   const scratch: FieldErrors = {};
-  const resolved = await resolveLocations(sql, teamId, entries.map((e) => e.location), 'all', scratch);
+  const resolved = await resolveEach(sql, teamId, entries.map((e) => e.location), 'all', scratch);
   for (const [key, messages] of Object.entries(scratch)) errors[`${entries[Number(key.split('.')[1])].field}.poi_id`] = messages;
   return resolved;
 }
 
-/** Positions of every location of a valid body; unknown POI ids are 422 at `<location field>.poi_id`. */
+/** The 422 of a body with problems (`errors`), with every location that is known but too far from a road
+ *  added, but those of a list that is wrong as a whole (too long). */
+async function rejection(profile: ProfileName | undefined, entries: Array<{ field: string }>, resolved: Array<ResolvedLocation | null>, errors: FieldErrors) {
+  const located = entries.flatMap((e, k) => (Object.hasOwn(errors, e.field.split('.')[0]) ? [] : [{ field: e.field, at: resolved[k] }]));
+  await addFarFromRoad(profile, located, errors);
+  return unprocessable(errors);
+}
+
+/** The 422 of an optimize body that did not validate (`errors` has why): with its unknown POI ids and its
+ *  locations too far from a road. */
+export async function invalidBodyError(sql: Sql, teamId: string, raw: Record<string, unknown>, errors: FieldErrors) {
+  const entries = locationFields(raw.vehicles, raw.stops);
+  return rejection(rawProfile(raw.profile), entries, await resolveFields(sql, teamId, entries, errors), errors);
+}
+
+/** Positions of every location of a valid body; unknown POI ids are 422 at `<location field>.poi_id`,
+ *  with the other locations too far from a road in the same 422. */
 export async function resolveAll(sql: Sql, teamId: string, body: OptimizeBody): Promise<{ vehicles: ResolvedVehicle[]; stops: ResolvedLocation[] }> {
   const errors: FieldErrors = {};
-  const resolved = await resolveFields(sql, teamId, locationFields(body.vehicles, body.stops, (v) => v as LocationInput), errors);
-  if (!resolved) throw unprocessable(errors);
+  const entries = locationFields(body.vehicles, body.stops, (v) => v as LocationInput);
+  const each = await resolveFields(sql, teamId, entries, errors);
+  if (Object.keys(errors).length) throw await rejection(body.profile, entries, each, errors);
+  const resolved = each as ResolvedLocation[];
   let k = 0;
   const vehicles = body.vehicles.map((v) => ({ start: resolved[k++], end: v.end ? resolved[k++] : null }));
   return { vehicles, stops: resolved.slice(k) };
@@ -74,7 +94,7 @@ export async function roadMatrix(profile: ProfileName, ix: LocationIndex, comput
     return await compute();
   } catch (err) {
     if (err instanceof WaypointTooFarError) {
-      const message = `is more than 500 m from a road usable by the ${profile} profile`;
+      const message = farMessage(profile);
       throw unprocessable(Object.fromEntries(err.indexes.flatMap((i) => ix.fields[i]).map((f) => [f, [message]])));
     }
     throw engineHttpError(err, profile);
@@ -117,10 +137,7 @@ export function optimizeEndpoint(sql: Sql): Route[] {
       if (bodyNamesPoi(raw)) ctx.require('read-pois');
       const errors: FieldErrors = Object.create(null);
       const body = parseInto(optimizeBodySchema, raw, errors);
-      if (!body) {
-        await resolveFields(sql, ctx.teamId, locationFields(raw.vehicles, raw.stops), errors);
-        throw unprocessable(errors);
-      }
+      if (!body) throw await invalidBodyError(sql, ctx.teamId, raw, errors);
       const profile = body.profile;
       const frame = timeFrame(body, Object.keys(raw), Math.floor(Date.now() / 1000));
       const { vehicles, stops } = await resolveAll(sql, ctx.teamId, body);

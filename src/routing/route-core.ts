@@ -119,6 +119,15 @@ export class RouteCore {
     return { circles, hits: blockCircles(v.graph, v.grid, circles, v.kernel.blockedBits()) };
   }
 
+  /** The indexes of the points with no road of the profile within the snapping limit: what `route` and
+   *  `matrix` would report as too far, without searching (a 422 that goes out for other reasons names them too). */
+  far(q: { profile: string; points: LatLon[] }): Outcome<number[]> {
+    const v = this.view(q.profile);
+    if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
+    const snapped = this.snapAll(v.graph, v.grid, q.points);
+    return { ok: true, value: isFar(snapped) ? snapped : [] };
+  }
+
   route(q: RouteQuery): Outcome<RouteResult> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };

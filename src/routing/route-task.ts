@@ -3,7 +3,7 @@
 import { workerData } from 'piscina';
 import type { SharedGraphs } from './graph-memory.js';
 import { lineStringJson } from './line-json.js';
-import { RouteCore, type MatrixQuery, type MatrixResult, type Outcome, type RouteJsonResult, type RouteQuery, type RouteResult } from './route-core.js';
+import { RouteCore, type LatLon, type MatrixQuery, type MatrixResult, type Outcome, type RouteJsonResult, type RouteQuery, type RouteResult } from './route-core.js';
 
 let core: RouteCore | undefined;
 
@@ -28,4 +28,8 @@ export function routeJsonTask(q: RouteQuery): Outcome<RouteJsonResult> {
 
 export function matrixTask(q: MatrixQuery): Outcome<MatrixResult> {
   return routeCore().matrix(q);
+}
+
+export function farTask(q: { profile: string; points: LatLon[] }): Outcome<number[]> {
+  return routeCore().far(q);
 }

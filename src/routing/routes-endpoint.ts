@@ -11,9 +11,9 @@ import { PROFILES } from '../map/profiles.js';
 import { straightLineMeters, type Position } from './avoid-area.js';
 import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
 import { routeJson as findRoute, type Circle, type ProfileName, type RouteJsonResult } from './engine.js';
-import { engineHttpError } from './engine-errors.js';
+import { addFarFromRoad, engineHttpError, rawProfile } from './engine-errors.js';
 import { lineStringSchema, micro } from './line-json.js';
-import { locationSchema, namesPoi, rawPoiRefs, resolveLocations } from './locations.js';
+import { locationSchema, namesPoi, rawLocation, resolveEach, type ResolvedLocation } from './locations.js';
 import { poiSelectionFilter } from './poi-selection.js';
 
 export const MAX_WAYPOINTS = 50;
@@ -93,13 +93,21 @@ export function routesEndpoint(sql: Sql): Route[] {
       const errors: FieldErrors = Object.create(null);
       const parsed = parseInto(bodySchema, raw, errors);
       // Unknown POI ids are looked up even when the body has other problems: one 422 names them all.
-      const waypoints = await resolveLocations(sql, ctx.teamId, parsed?.waypoints ?? rawPoiRefs(raw.waypoints), 'waypoints', errors);
-      if (!parsed) throw unprocessable(errors);
+      const located = await resolveEach(sql, ctx.teamId, parsed?.waypoints ?? (Array.isArray(raw.waypoints) ? raw.waypoints.map(rawLocation) : []), 'waypoints', errors);
+      // And every known waypoint too far from a road (when the list itself is right: not too long).
+      const rejection = async () => {
+        if (!Object.hasOwn(errors, 'waypoints')) {
+          await addFarFromRoad(parsed?.profile ?? rawProfile(raw.profile), located.map((at, i) => ({ field: `waypoints.${i}`, at })), errors);
+        }
+        return unprocessable(errors);
+      };
+      if (!parsed) throw await rejection();
       const body = parsed;
       const profile = body.profile;
       const { radius: _radius, ...avoidFilters } = body.avoid ?? {};
       const filter = body.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
-      if (!waypoints || Object.keys(errors).length) throw unprocessable(errors);
+      if (Object.keys(errors).length) throw await rejection();
+      const waypoints = located as ResolvedLocation[];
 
       const run = (circles?: Circle[]) => findRoute({
         profile,

@@ -2,7 +2,9 @@
 // Public like the dashboard's assets: the tiles are the extract's own open data, no team's.
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
+import { z } from 'zod';
 import { badRequest } from '../http/errors.js';
+import { errorSchema, type Operation, type ResponseDoc } from '../http/openapi.js';
 import { RawBytes, type Reply, type Route } from '../http/router.js';
 import { readManifest } from '../map/map-files.js';
 import { ArchiveReader, archivePath } from './archive.js';
@@ -12,6 +14,57 @@ import type { TilesManifest } from './build.js';
 const CACHE_CONTROL = 'public, max-age=300';
 
 interface Opened { reader: ArchiveReader; manifest: TilesManifest }
+
+const LAYERS = ['roads', 'water', 'landuse', 'buildings', 'places', 'boundaries'] as const;
+
+const tileJsonSchema = z.object({
+  tilejson: z.literal('3.0.0'),
+  tiles: z.array(z.string()).describe('The tile URL template, relative to this server.'),
+  minzoom: z.int(),
+  maxzoom: z.int().describe('The last zoom with tiles; map clients overzoom it.'),
+  bounds: z.tuple([z.number(), z.number(), z.number(), z.number()]).describe('[west, south, east, north] of the data.'),
+  vector_layers: z.array(z.object({ id: z.enum(LAYERS) })),
+}).meta({
+  id: 'TileJson', description: 'TileJSON 3.0.0 of the base map.',
+  examples: [{ tilejson: '3.0.0', tiles: ['/tiles/{z}/{x}/{y}.mvt'], minzoom: 0, maxzoom: 14, bounds: [9.47, 47.04, 9.64, 47.28], vector_layers: LAYERS.map((id) => ({ id })) }],
+});
+
+const NO_TILES = 'This server has no base map: run it with a map built by this version (waymark map build).';
+const noTilesDoc: ResponseDoc = { description: 'The server runs without a map (WAYMARK_MAP=off) or its map has no tiles.', schema: errorSchema, example: { message: NO_TILES } };
+const header = (description: string, required = true) => ({ description, schema: { type: 'string' }, required });
+const cacheControl = header(`\`${CACHE_CONTROL}\`: revalidate with If-None-Match after that.`);
+
+const tileJsonDoc: Operation = {
+  operationId: 'getTileJson', tag: 'Base map', summary: 'TileJSON of the base map',
+  description: 'The base map of the loaded map directory, built with it from the same OpenStreetMap extract: for MapLibre GL or any vector tile client.',
+  responses: {
+    200: { description: 'The TileJSON.', schema: tileJsonSchema, headers: { 'Cache-Control': header('`no-cache`.') } },
+    404: noTilesDoc,
+  },
+};
+
+const tileDoc: Operation = {
+  operationId: 'getTile', tag: 'Base map', summary: 'A vector tile',
+  description: 'A Mapbox Vector Tile (layers roads, water, landuse, buildings, places, boundaries; extent 4096), gzip-compressed when the request accepts gzip. Tiles outside the data, and beyond the last zoom, are 204 (the client overzooms the last zoom\'s tiles).',
+  pathParams: { z: 'Zoom level, 0 to 30.', x: 'Column, 0 to 2^z − 1.', tile: '`{y}.mvt`: the row, 0 to 2^z − 1, with the `.mvt` extension.' },
+  responses: {
+    200: {
+      description: 'The tile.',
+      contentTypes: ['application/vnd.mapbox-vector-tile'],
+      contentSchema: { type: 'string', description: 'The tile\'s protobuf bytes.' },
+      headers: {
+        ETag: header('The tile\'s version, for If-None-Match.'),
+        'Cache-Control': cacheControl,
+        Vary: header('`Accept-Encoding`.'),
+        'Content-Encoding': header('`gzip` when the request accepted it; absent otherwise.', false),
+      },
+    },
+    204: { description: 'No data there (outside the map\'s area, or past its last zoom).', headers: { 'Cache-Control': cacheControl } },
+    304: { description: 'The tile has not changed (If-None-Match matched its ETag).', headers: { ETag: header('The tile\'s version.'), 'Cache-Control': cacheControl } },
+    400: { description: 'Not a tile address: z beyond 0–30, x or y beyond 0 to 2^z − 1, or the last segment not `{y}.mvt`. The message names the coordinate.', schema: errorSchema, example: { message: 'z must be a zoom level from 0 to 30.' } },
+    404: noTilesDoc,
+  },
+};
 
 export function tileRoutes(mapDir: string | undefined): Route[] {
   let opening: Promise<Opened | undefined> | undefined;
@@ -30,11 +83,11 @@ export function tileRoutes(mapDir: string | undefined): Route[] {
     if (!got && opening === mine) opening = undefined;
     return got;
   };
-  const noTiles = (): Reply => ({ status: 404, body: { message: 'This server has no base map: run it with a map built by this version (waymark map build).' } });
+  const noTiles = (): Reply => ({ status: 404, body: { message: NO_TILES } });
 
   return [
     {
-      method: 'GET', path: '/tiles/tiles.json', public: true, body: 'none',
+      method: 'GET', path: '/tiles/tiles.json', public: true, body: 'none', openapi: tileJsonDoc,
       handler: async () => {
         const t = await tiles();
         if (!t) return noTiles();
@@ -43,12 +96,12 @@ export function tileRoutes(mapDir: string | undefined): Route[] {
           status: 200,
           headers: { 'Cache-Control': 'no-cache' },
           body: { tilejson: '3.0.0', tiles: ['/tiles/{z}/{x}/{y}.mvt'], minzoom, maxzoom, bounds,
-            vector_layers: ['roads', 'water', 'landuse', 'buildings', 'places', 'boundaries'].map((id) => ({ id })) },
+            vector_layers: LAYERS.map((id) => ({ id })) },
         };
       },
     },
     {
-      method: 'GET', path: '/tiles/{z}/{x}/{tile}', public: true, body: 'none',
+      method: 'GET', path: '/tiles/{z}/{x}/{tile}', public: true, body: 'none', openapi: tileDoc,
       handler: async (ctx) => {
         const m = /^(\d{1,10})\.mvt$/.exec(ctx.params.tile);
         const z = /^\d{1,2}$/.test(ctx.params.z) ? Number(ctx.params.z) : NaN;

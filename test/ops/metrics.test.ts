@@ -8,7 +8,7 @@ import type { App } from '../../src/app.js';
 import { isLoopback } from '../../src/ops/metrics.js';
 import { API_ONLY } from '../api/helpers.js';
 import { SCHAAN, VADUZ } from '../routes-api/helpers.js';
-import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
+import { api, checkedFetch, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 
 interface Family { name: string; type: string; metrics: Array<{ value?: string; labels?: Record<string, string> }> }
 
@@ -27,7 +27,7 @@ afterAll(() => app?.close());
  * _sum and _count series then come back as plain samples with their labels.
  */
 async function scrape(base = app.url): Promise<Map<string, Family>> {
-  const res = await fetch(`${base}/metrics`);
+  const res = await checkedFetch(`${base}/metrics`);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   const text = await res.text();
@@ -104,23 +104,23 @@ describe('GET /metrics', () => {
     expect(isLoopback('192.0.2.2')).toBe(false);
     expect(isLoopback('0000:0000:0000:0000:0000:ffff:c000:0202')).toBe(false);
     if (!external) return console.warn('no non-loopback IPv4 address on this machine: the remote refusal is covered by isLoopback alone');
-    const res = await fetch(`http://${external.address}:${app.port}/metrics`);
+    const res = await checkedFetch(`http://${external.address}:${app.port}/metrics`);
     expect(res.status).toBe(404);
     // The same server answers the API there: only /metrics is kept to this host.
-    expect((await fetch(`http://${external.address}:${app.port}/health`)).status).toBe(200);
+    expect((await checkedFetch(`http://${external.address}:${app.port}/health`)).status).toBe(200);
   });
 
   it('WAYMARK_METRICS=off answers 404 also on this host; =on answers anyone', async () => {
     const off = await startTestApp({ ...API_ONLY, WAYMARK_METRICS: 'off' });
     try {
-      expect((await fetch(`${off.url}/metrics`)).status).toBe(404);
+      expect((await checkedFetch(`${off.url}/metrics`)).status).toBe(404);
     } finally {
       await off.close();
     }
     const on = await startTestApp({ ...API_ONLY, WAYMARK_METRICS: 'on', HOST: '0.0.0.0' });
     try {
       const external = Object.values(networkInterfaces()).flat().find((a) => a && !a.internal && a.family === 'IPv4');
-      expect((await fetch(`http://${external?.address ?? '127.0.0.1'}:${on.port}/metrics`)).status).toBe(200);
+      expect((await checkedFetch(`http://${external?.address ?? '127.0.0.1'}:${on.port}/metrics`)).status).toBe(200);
     } finally {
       await on.close();
     }

@@ -61,3 +61,16 @@ export async function api<T = any>(
   }
   return { status: res.status, body: parsed as T, headers: res.headers };
 }
+
+/**
+ * `fetch` with the answer checked against the OpenAPI document as `api` checks it, for tests that need
+ * the Response itself (binary tiles, the metrics text, another address than app.url). The body is read
+ * here; the Response handed back carries the same bytes.
+ */
+export async function checkedFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const res = await fetch(url, init);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  checkResponse(init.method ?? 'GET', url, res.status, res.headers, new TextDecoder().decode(bytes));
+  const empty = res.status === 204 || res.status === 304 || (init.method ?? 'GET') === 'HEAD';
+  return new Response(empty ? null : bytes, { status: res.status, statusText: res.statusText, headers: res.headers });
+}

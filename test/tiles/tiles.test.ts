@@ -7,7 +7,8 @@ import type { App } from '../../src/app.js';
 import { readManifest } from '../../src/map/map-files.js';
 import { joinRings } from '../../src/tiles/source.js';
 import { testMapDir } from '../geo-api/support.js';
-import { startTestApp } from '../support/app.js';
+import { checkedFetch, startTestApp } from '../support/app.js';
+import { checkResponse } from '../support/contract.js';
 
 /** The base map's tiles, built from the bundled Liechtenstein extract with the map, over HTTP. */
 let app: App & { url: string };
@@ -27,7 +28,18 @@ const raw = (path: string, headers: Record<string, string> = {}) => new Promise<
   const req = request(`${app.url}${path}`, { headers }, (res) => {
     const parts: Buffer[] = [];
     res.on('data', (c: Buffer) => parts.push(c));
-    res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(parts) }));
+    res.on('end', () => {
+      const body = Buffer.concat(parts);
+      try {
+        // Checked against the OpenAPI document like every answer the suite gets (test/support/contract.ts).
+        const h = new Headers(Object.entries(res.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]])));
+        checkResponse('GET', path, res.statusCode!, h, body.toString('latin1'));
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      resolve({ status: res.statusCode!, headers: res.headers, body });
+    });
   });
   req.on('error', reject);
   req.end();
@@ -47,7 +59,7 @@ describe('vector tiles', () => {
     expect(m.tiles.tiles).toBeGreaterThan(100);
     expect(m.tiles.perZoom).toHaveLength(15);
     expect(m.files[m.tiles.file]).toEqual({ bytes: m.tiles.bytes, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    const tj = await (await fetch(`${app.url}/tiles/tiles.json`)).json() as any;
+    const tj = await (await checkedFetch(`${app.url}/tiles/tiles.json`)).json() as any;
     expect(tj).toMatchObject({ tiles: ['/tiles/{z}/{x}/{y}.mvt'], minzoom: 0, maxzoom: 14 });
     const [w, s, e, n] = tj.bounds;
     expect(w < VADUZ.lon && VADUZ.lon < e && s < VADUZ.lat && VADUZ.lat < n).toBe(true);
@@ -77,7 +89,7 @@ describe('vector tiles', () => {
 
   it('low zooms keep only the main roads, simplified', async () => {
     const { z, x, y } = tileOf(VADUZ.lat, VADUZ.lon, 9);
-    const res = await fetch(`${app.url}/tiles/${z}/${x}/${y}.mvt`);
+    const res = await checkedFetch(`${app.url}/tiles/${z}/${x}/${y}.mvt`);
     expect(res.status).toBe(200);
     const tile = decode(Buffer.from(await res.arrayBuffer()));
     const classes = new Set(features(tile, 'roads').map((f) => f.properties.class));
@@ -107,7 +119,7 @@ describe('vector tiles', () => {
     expect((await raw('/tiles/14/0/0.mvt')).status).toBe(204);
     expect((await raw('/tiles/15/17200/11500.mvt')).status).toBe(204);
     for (const [bad, field] of [['/tiles/31/0/0.mvt', 'z'], ['/tiles/3/8/0.mvt', 'x'], ['/tiles/3/0/8.mvt', 'y'], ['/tiles/3/0/zero.mvt', 'y'], ['/tiles/3/0/1.png', 'y']]) {
-      const res = await fetch(`${app.url}${bad}`);
+      const res = await checkedFetch(`${app.url}${bad}`);
       expect(res.status, bad).toBe(400);
       expect(((await res.json()) as any).message.startsWith(`${field} `), bad).toBe(true);
     }
@@ -123,7 +135,7 @@ describe('vector tiles without a map', () => {
   it('answer 404 with the reason', async () => {
     const bare = await startTestApp({ WAYMARK_MAP: 'off', WAYMARK_JOBS: 'off' });
     try {
-      const res = await fetch(`${bare.url}/tiles/14/8626/5761.mvt`);
+      const res = await checkedFetch(`${bare.url}/tiles/14/8626/5761.mvt`);
       expect(res.status).toBe(404);
       expect(((await res.json()) as any).message).toMatch(/no base map/);
     } finally {

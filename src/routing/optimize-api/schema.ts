@@ -125,30 +125,31 @@ const step = z.object({
   load: z.int().nullable().describe('On board after the step; null when no vehicle has a capacity.'),
 });
 
-export const optimizeResponseSchema = z.object({
-  data: z.object({
-    summary: z.object({
-      vehicles: z.int(), stops: z.int(), assigned: z.int(), unassigned: z.int(),
-      distance: z.number(), duration: z.number(), service: z.number(), waiting_time: z.number(),
-    }),
-    routes: z.array(z.object({
-      vehicle: z.string(),
-      stops: z.int(),
-      distance: z.number(),
-      duration: z.number(),
-      service: z.number(),
-      waiting_time: z.number(),
-      load: z.int().nullable(),
-      start_at: z.string(),
-      end_at: z.string(),
-      geometry: lineStringSchema,
-      steps: z.array(step),
-    })),
-    unassigned: z.array(z.object({
-      index: z.int(), id: z.string().nullable(), poi_id: z.string().nullable(), latitude: z.number(), longitude: z.number(), reason: z.string(),
-    })),
+/** The plan: the answer of POST /v1/routes/optimize and the `result` of a completed batch optimization. */
+export const optimizePlanSchema = z.object({
+  summary: z.object({
+    vehicles: z.int(), stops: z.int(), assigned: z.int(), unassigned: z.int(),
+    distance: z.number(), duration: z.number(), service: z.number(), waiting_time: z.number(),
   }),
-}).meta({ id: 'OptimizeResponse' });
+  routes: z.array(z.object({
+    vehicle: z.string(),
+    stops: z.int(),
+    distance: z.number(),
+    duration: z.number(),
+    service: z.number(),
+    waiting_time: z.number(),
+    load: z.int().nullable(),
+    start_at: z.string(),
+    end_at: z.string(),
+    geometry: lineStringSchema,
+    steps: z.array(step),
+  })),
+  unassigned: z.array(z.object({
+    index: z.int(), id: z.string().nullable(), poi_id: z.string().nullable(), latitude: z.number(), longitude: z.number(), reason: z.string(),
+  })),
+}).meta({ id: 'OptimizePlan' });
+
+export const optimizeResponseSchema = z.object({ data: optimizePlanSchema }).meta({ id: 'OptimizeResponse' });
 
 export type OptimizeBody = z.infer<typeof optimizeBodySchema>;
 export type VehicleInput = OptimizeBody['vehicles'][number];
