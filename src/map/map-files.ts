@@ -17,8 +17,11 @@ import type { TilesManifest } from '../tiles/build.js';
  * grid stored once for all profiles; every file's size and SHA-256 in the manifest.
  * 6: same files; the profiles read OSM as OSRM's features specify (barrier nodes, access per direction,
  * physical limits, turn restrictions whose via node ends both ways), so older maps are rebuilt.
+ * 7: the base map's vector tiles are built with the map.
+ * 8: same files; ferries and car trains (`route=ferry`, `duration`) are routed and `destination` roads are
+ * slowed like other restricted access, so older maps are rebuilt.
  */
-export const MAP_FORMAT_VERSION = 7;
+export const MAP_FORMAT_VERSION = 8;
 
 export interface GraphManifest {
   nodes: number;

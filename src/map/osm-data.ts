@@ -7,7 +7,8 @@
 import { CoverageBuilder, type Coverage } from '../geo/coverage.js';
 import { addressOf, isGeocoderRelation, NODE_KEYS, placeName, streetName, WAY_KEYS, type AddressFields } from '../geo/geocoder-source.js';
 import { NODES, PrimitiveBlock, readOsmBlobs, readOsmPbfSync, RELATIONS, WayCursor, WAYS, type OsmNode, type OsmRelation, type OsmWay } from './osm-pbf.js';
-import { NODE_ACCESS_KEYS, nodeBlocks, PROFILES, turnRestrictions, wayAccess } from './profiles.js';
+import { greatCircleMeters } from '../geo/great-circle.js';
+import { NODE_ACCESS_KEYS, nodeBlocks, PROFILES, routeDuration, turnRestrictions, wayAccess } from './profiles.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from './typed-pools.js';
 
 /** Which pass `loadOsm` is in. */
@@ -38,8 +39,11 @@ export interface Restrictions {
 
 /** Node keys read from the extract: the geocoder's and the barrier rules'. */
 const NODE_READ_KEYS: ReadonlySet<string> = new Set([...NODE_KEYS, ...NODE_ACCESS_KEYS]);
-/** A way with none of these keys matters only as a relation member (piers are for walking and pushing bikes). */
-const WAY_READ_KEYS: ReadonlySet<string> = new Set([...WAY_KEYS, 'man_made']);
+/**
+ * A way with none of these keys matters only as a relation member (piers are for walking and pushing bikes,
+ * `route` marks ferries and car trains).
+ */
+const WAY_READ_KEYS: ReadonlySet<string> = new Set([...WAY_KEYS, 'man_made', 'route']);
 export const RESTRICTION_NO = 1, RESTRICTION_ONLY = 2;
 
 /** Points with an address: lat, lon each, and street, number, postcode as indexes into `strings` (-1 = none). */
@@ -154,6 +158,8 @@ class OsmCollector {
   private readonly streetNames = new Growable(Int32Array);
   private readonly addressWays = new Growable(Uint32Array);
   private readonly addressWayFields = new Growable(Int32Array);
+  /** Ferries with a `duration`: the kept way and its seconds end to end (their speed waits for the coordinates). */
+  private readonly timedWays: Array<[number, number]> = [];
   // Nodes.
   private needed = new Float64Array(0);
   private neededCount = 0;
@@ -226,6 +232,10 @@ class OsmCollector {
     this.refs.append(refs, refCount);
     this.wayFirst[w + 1] = this.refs.length;
     if (usable) for (let p = 0; p < P; p++) this.waySpeeds[w * P + p] = speeds[p];
+    if (usable && tags) {
+      const seconds = routeDuration(tags);
+      if (seconds !== null) this.timedWays.push([w, seconds]);
+    }
     if (member) this.relationWays.set(id, w);
     if (street !== null) {
       this.streetWays.push(w);
@@ -355,6 +365,32 @@ class OsmCollector {
     return { count, fromWay, via, viaWay, viaEnd, toWay, kind, wayProfiles: this.restrictionWayProfiles };
   }
 
+  /**
+   * A ferry's `duration` covers the whole way: each profile that takes it gets the speed that crosses the
+   * way's length (over the nodes the extract has) in that time, in the directions it may use it.
+   */
+  private applyDurations(coords: Float64Array, wayNodes: Int32Array): void {
+    for (const [w, seconds] of this.timedWays) {
+      let meters = 0, prev = -1;
+      for (let k = this.wayFirst[w]; k < this.wayFirst[w + 1]; k++) {
+        const n = wayNodes[k];
+        if (n < 0) continue;
+        if (prev >= 0) meters += greatCircleMeters(coords[2 * prev], coords[2 * prev + 1], coords[2 * n], coords[2 * n + 1]);
+        prev = n;
+      }
+      if (meters <= 0) continue;
+      const kmh = (meters / seconds) * 3.6;
+      for (let p = 0; p < P; p++) {
+        const id = this.waySpeeds[w * P + p];
+        if (!id) continue;
+        const fwd = this.speeds.pairs.data[2 * id], bwd = this.speeds.pairs.data[2 * id + 1];
+        const timed = this.speeds.id(fwd > 0 ? kmh : 0, bwd > 0 ? kmh : 0);
+        if (timed > 0xffff && this.waySpeeds instanceof Uint16Array) this.waySpeeds = Uint32Array.from(this.waySpeeds);
+        this.waySpeeds[w * P + p] = timed;
+      }
+    }
+  }
+
   finish(): OsmParts {
     let { needed: nodeIds, coords: nodeCoords, blocked: nodeBlocked } = this;
     const n = this.neededCount, wayNodes = this.wayNodes;
@@ -387,6 +423,7 @@ class OsmCollector {
       nodeBlocked = keptBlocked;
     }
     const restrictions = this.validRestrictions();
+    this.applyDurations(nodeCoords, wayNodes);
     return {
       nodeIds,
       nodeCoords,
