@@ -74,4 +74,30 @@ Feature: made up
     expect(rows[2].detail).toBe('expects time, which Waymark does not answer');
     expect(rows[4].detail).toBe('OSRM xyz, Waymark abc');
   });
+
+  it('reads an empty highway cell as no road class, as OSRM writes it (a ferry row is a ferry, not a primary road)', () => {
+    const feature = (route: string): string => `
+Feature: made up
+    Background:
+        Given the profile "car"
+    Scenario: a ferry between two roads
+        Given the node map
+            """
+            a b c
+                d
+                e f g
+            """
+        And the ways
+            | nodes | highway | route   |
+            | abc   | primary |         |
+            | cde   |         | ${route} |
+            | efg   | primary |         |
+        When I route I should get
+            | from | to | route           |
+            | a    | g  | abc,cde,efg,efg |
+`;
+    expect(runFeature(parseFeature(feature('ferry'))).map((r) => r.status)).toEqual(['agree']);
+    // Without route=ferry the middle way has no class: no route (with the default primary it would agree).
+    expect(runFeature(parseFeature(feature('bus'))).map((r) => r.detail)).toEqual(['OSRM abc,cde,efg, Waymark no route']);
+  });
 });
