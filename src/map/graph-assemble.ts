@@ -24,6 +24,9 @@ export interface GraphInput {
   restrictions: Array<{ via: number; fromWay: number; toWay: number; only: boolean }>;
   /** Restrictions along a via way: from-way into graph node `from`, the via way's geometry to `to`, then the to-way. */
   viaWayRestrictions?: Array<{ from: number; to: number; fromWay: number; viaWay: number; toWay: number; only: boolean }>;
+  /** Geometries with physical limits (ascending) and their height, width, length, weight (4 each); see RoadGraph. */
+  limitGeom?: Uint32Array;
+  limitValue?: Float64Array;
 }
 
 const NONE = 0xffffffff;
@@ -185,6 +188,7 @@ export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
     geomFirst: input.geomFirst, geomLast: input.geomLast, geomLength: input.geomLength, geomWay,
     origFirst, origEdges, origWeight, origHead,
     mainNet: mainNetwork(N, firstOut, head),
+    limitGeom: input.limitGeom ?? new Uint32Array(0), limitValue: input.limitValue ?? new Float64Array(0),
     ...noHierarchy(),
     shapes,
   };

@@ -18,8 +18,9 @@ import type { TilesManifest } from '../tiles/build.js';
  * 6: same files; the profiles read OSM as OSRM's features specify (barrier nodes, access per direction,
  * physical limits, turn restrictions whose via node ends both ways), so older maps are rebuilt.
  * 7: the base map's vector tiles are built with the map.
- * 8: same files; ferries and car trains (`route=ferry`, `duration`) are routed and `destination` roads are
- * slowed like other restricted access, so older maps are rebuilt.
+ * 8: two more arrays per profile, the physical limits of the lorry graph's geometries (`limitGeom`,
+ * `limitValue`; empty for the other profiles); ferries and car trains (`route=ferry`, `duration`) are
+ * routed and `destination` roads are slowed like other restricted access.
  */
 export const MAP_FORMAT_VERSION = 8;
 

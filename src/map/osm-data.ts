@@ -8,7 +8,7 @@ import { CoverageBuilder, type Coverage } from '../geo/coverage.js';
 import { addressOf, isGeocoderRelation, NODE_KEYS, placeName, streetName, WAY_KEYS, type AddressFields } from '../geo/geocoder-source.js';
 import { NODES, PrimitiveBlock, readOsmBlobs, readOsmPbfSync, RELATIONS, WayCursor, WAYS, type OsmNode, type OsmRelation, type OsmWay } from './osm-pbf.js';
 import { greatCircleMeters } from '../geo/great-circle.js';
-import { NODE_ACCESS_KEYS, nodeBlocks, PROFILES, routeDuration, turnRestrictions, wayAccess } from './profiles.js';
+import { NODE_ACCESS_KEYS, nodeBlocks, PROFILES, routeDuration, turnRestrictions, wayAccess, wayLimits } from './profiles.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from './typed-pools.js';
 
 /** Which pass `loadOsm` is in. */
@@ -45,6 +45,7 @@ const NODE_READ_KEYS: ReadonlySet<string> = new Set([...NODE_KEYS, ...NODE_ACCES
  */
 const WAY_READ_KEYS: ReadonlySet<string> = new Set([...WAY_KEYS, 'man_made', 'route']);
 export const RESTRICTION_NO = 1, RESTRICTION_ONLY = 2;
+const HGV_BIT = 1 << PROFILES.indexOf('driving-hgv');
 
 /** Points with an address: lat, lon each, and street, number, postcode as indexes into `strings` (-1 = none). */
 export interface AddressPoints { count: number; coords: Float64Array; fields: Int32Array }
@@ -86,6 +87,11 @@ export interface OsmParts {
   /** Pairs of forward, backward km/h; pair 0 is unused. */
   speeds: Float64Array;
   restrictions: Restrictions;
+  /**
+   * Ways the lorry profile uses that have a physical limit (all above the default lorry's, or it would not
+   * use them): the kept way, ascending, and its height, width, length (m) and weight (t), Infinity = none.
+   */
+  limits: { way: Uint32Array; values: Float64Array };
   /** Names and address parts that the geocoder fields refer to. */
   strings: string[];
   geocoder: GeocoderSource;
@@ -160,6 +166,8 @@ class OsmCollector {
   private readonly addressWayFields = new Growable(Int32Array);
   /** Ferries with a `duration`: the kept way and its seconds end to end (their speed waits for the coordinates). */
   private readonly timedWays: Array<[number, number]> = [];
+  private readonly limitWays = new Growable(Uint32Array);
+  private readonly limitValues = new Growable(Float64Array);
   // Nodes.
   private needed = new Float64Array(0);
   private neededCount = 0;
@@ -235,6 +243,14 @@ class OsmCollector {
     if (usable && tags) {
       const seconds = routeDuration(tags);
       if (seconds !== null) this.timedWays.push([w, seconds]);
+      const limits = usable & HGV_BIT ? wayLimits(tags) : null;
+      if (limits) {
+        this.limitWays.push(w);
+        this.limitValues.push(limits.heightM);
+        this.limitValues.push(limits.widthM);
+        this.limitValues.push(limits.lengthM);
+        this.limitValues.push(limits.weightT);
+      }
     }
     if (member) this.relationWays.set(id, w);
     if (street !== null) {
@@ -435,6 +451,7 @@ class OsmCollector {
       speeds: this.speeds.pairs.toShared(),
       nodeBlocked,
       restrictions,
+      limits: { way: this.limitWays.toShared(), values: this.limitValues.toShared() },
       strings: this.strings.list,
       geocoder: {
         relations: this.geoRelations,
@@ -463,6 +480,7 @@ export class OsmData implements OsmParts {
   readonly waySpeeds!: Uint16Array | Uint32Array;
   readonly speeds!: Float64Array;
   readonly restrictions!: Restrictions;
+  readonly limits!: { way: Uint32Array; values: Float64Array };
   readonly strings!: string[];
   readonly geocoder!: GeocoderSource;
   private readonly source: string | null;

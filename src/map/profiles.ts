@@ -278,14 +278,34 @@ function limit(tags: Tags, keys: string[], parse: (v: string | undefined) => num
   return min;
 }
 
-/** Whether a way's width, height, length or weight limit keeps the vehicle out. */
-function tooSmall(tags: Tags, v: VehicleSize): boolean {
+/** A way's physical limits; Infinity where it has none. */
+export interface WayLimits { heightM: number; widthM: number; lengthM: number; weightT: number }
+
+/** The way's width, height, length and weight limits, or null when it has none. */
+export function wayLimits(tags: Tags): WayLimits | null {
   const width = limit(tags, ['maxwidth:physical', 'maxwidth', 'width', 'est_width'], parseMeters);
   const height = limit(tags, ['maxheight:physical', 'maxheight'], parseMeters);
   const length = limit(tags, ['maxlength'], parseMeters);
   const weight = limit(tags, ['maxweight', 'maxweightrating'], parseTonnes);
-  return (width !== null && width <= v.widthM) || (height !== null && height < v.heightM)
-    || (length !== null && length < v.lengthM) || (weight !== null && weight < v.weightT);
+  if (width === null && height === null && length === null && weight === null) return null;
+  return { heightM: height ?? Infinity, widthM: width ?? Infinity, lengthM: length ?? Infinity, weightT: weight ?? Infinity };
+}
+
+/** Whether limits keep the vehicle out: a width at or below the vehicle's (it needs room), any other below. */
+export function exceeds(v: VehicleSize, l: WayLimits): boolean {
+  return l.widthM <= v.widthM || l.heightM < v.heightM || l.lengthM < v.lengthM || l.weightT < v.weightT;
+}
+
+/** Whether a way's width, height, length or weight limit keeps the vehicle out. */
+function tooSmall(tags: Tags, v: VehicleSize): boolean {
+  const l = wayLimits(tags);
+  return l !== null && exceeds(v, l);
+}
+
+/** The lorry the `driving-hgv` graph is built for, and the size a route request gets when it sets none. */
+export function defaultVehicle(profile: ProfileName): VehicleSize | undefined {
+  const v = PROFILE_RULES[profile].vehicle;
+  return v && { ...v };
 }
 
 /**

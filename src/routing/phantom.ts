@@ -44,11 +44,14 @@ export function onMainNetwork(g: RoadGraph, geom: number): boolean {
  * behind a private road, a road at the extract's edge) loses to a main-network road at most
  * `mainPreference` meters farther (Infinity: any main-network road within maxMeters wins).
  */
-export function snap(g: RoadGraph, grid: GridView, lat: number, lon: number, maxMeters = SNAP_LIMIT_M, mainPreference = MAIN_NETWORK_PREFERENCE_M): Phantom | null {
-  let hit = nearestSegment(grid, lat, lon, maxMeters, () => true);
+export function snap(
+  g: RoadGraph, grid: GridView, lat: number, lon: number, maxMeters = SNAP_LIMIT_M, mainPreference = MAIN_NETWORK_PREFERENCE_M,
+  usable: (geom: number) => boolean = () => true,
+): Phantom | null {
+  let hit = nearestSegment(grid, lat, lon, maxMeters, usable);
   if (!hit) return null;
   if (!onMainNetwork(g, hit.geom)) {
-    const main = nearestSegment(grid, lat, lon, Math.min(maxMeters, hit.distance + mainPreference), (geom) => onMainNetwork(g, geom));
+    const main = nearestSegment(grid, lat, lon, Math.min(maxMeters, hit.distance + mainPreference), (geom) => onMainNetwork(g, geom) && usable(geom));
     if (main) hit = main;
   }
   let along = 0;
