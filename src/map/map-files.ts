@@ -20,7 +20,8 @@ import type { TilesManifest } from '../tiles/build.js';
  * 7: the base map's vector tiles are built with the map.
  * 8: two more arrays per profile, the physical limits of the lorry graph's geometries (`limitGeom`,
  * `limitValue`; empty for the other profiles); ferries and car trains (`route=ferry`, `duration`) are
- * routed and `destination` roads are slowed like other restricted access.
+ * routed and `destination` roads are slowed like other restricted access; the geocoder's addresses include
+ * house numbers interpolated along `addr:interpolation` ways and associatedStreet houses' streets.
  */
 export const MAP_FORMAT_VERSION = 8;
 

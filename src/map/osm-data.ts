@@ -43,7 +43,11 @@ const NODE_READ_KEYS: ReadonlySet<string> = new Set([...NODE_KEYS, ...NODE_ACCES
  * A way with none of these keys matters only as a relation member (piers are for walking and pushing bikes,
  * `route` marks ferries and car trains).
  */
-const WAY_READ_KEYS: ReadonlySet<string> = new Set([...WAY_KEYS, 'man_made', 'route']);
+const WAY_READ_KEYS: ReadonlySet<string> = new Set([...WAY_KEYS, 'man_made', 'route', 'addr:interpolation']);
+/** House-number steps of `addr:interpolation` values (Nominatim's; a number is the step itself). */
+const INTERPOLATION_STEPS: Record<string, number> = { odd: 2, even: 2, all: 1 };
+/** More numbers than this between two address nodes is a tagging error, not a street (Nominatim caps too). */
+const MAX_INTERPOLATED = 1000;
 export const RESTRICTION_NO = 1, RESTRICTION_ONLY = 2;
 const HGV_BIT = 1 << PROFILES.indexOf('driving-hgv');
 
@@ -56,7 +60,10 @@ export interface GeocoderSource {
   relations: OsmRelation[];
   /** Way id → its kept way, for the members of `relations` (the last way of an id, should the extract repeat one). */
   relationWays: Map<number, number>;
-  /** Address nodes in file order. */
+  /**
+   * Address nodes in file order (a house of an associatedStreet relation without a street of its own on
+   * the relation's street), then the house numbers interpolated along `addr:interpolation` ways.
+   */
   addressNodes: AddressPoints;
   /** Ways with an address, file order: the way, and street, number, postcode (3 per way) into `strings`. */
   addressWays: { count: number; way: Uint32Array; fields: Int32Array };
@@ -166,6 +173,14 @@ class OsmCollector {
   private readonly addressWayFields = new Growable(Int32Array);
   /** Ferries with a `duration`: the kept way and its seconds end to end (their speed waits for the coordinates). */
   private readonly timedWays: Array<[number, number]> = [];
+  /** `addr:interpolation` ways: the kept way, its step and its own street/postcode, if tagged. */
+  private readonly interpolations: Array<{ way: number; step: number; street: string | null; postcode: string | null }> = [];
+  /** Nodes of interpolation ways, and the addresses of those that have one (read in the node pass). */
+  private readonly interpolationNodes = new IdSet();
+  private readonly interpolationAddresses = new Map<number, AddressFields>();
+  /** Members with role `house` of `type=associatedStreet` relations → the relation's street name. */
+  private readonly associatedNodes = new Map<number, string>();
+  private readonly associatedWays = new Map<number, string>();
   private readonly limitWays = new Growable(Uint32Array);
   private readonly limitValues = new Growable(Float64Array);
   // Nodes.
@@ -203,6 +218,15 @@ class OsmCollector {
       this.restrictionWays.add(e.toWay);
       if (e.viaWay) this.restrictionWays.add(e.viaWay);
     }
+    // A house of an associatedStreet relation without a street of its own is on the relation's street.
+    const associated = rel.tags.type === 'associatedStreet' ? (rel.tags.name || rel.tags['addr:street']) : undefined;
+    if (associated) {
+      for (const m of rel.members) {
+        if (m.role !== 'house') continue;
+        if (m.type === 'node') this.associatedNodes.set(m.ref, associated);
+        else if (m.type === 'way') this.associatedWays.set(m.ref, associated);
+      }
+    }
     if (isGeocoderRelation(rel.tags)) {
       this.geoRelations.push(rel);
       for (const m of rel.members) if (m.type === 'way') this.memberWays.add(m.ref);
@@ -230,9 +254,11 @@ class OsmCollector {
         this.restrictionWayEnds.set(id, [refs[0], refs[refCount - 1]]);
       }
       street = streetName(tags);
-      address = addressOf(tags, 'way');
+      address = this.associated(addressOf(tags, 'way'), this.associatedWays.get(id));
     }
-    if (!usable && street === null && address === null && !member) return;
+    const interpolation = tags?.['addr:interpolation'];
+    const step = interpolation === undefined ? 0 : INTERPOLATION_STEPS[interpolation] ?? (/^[1-9]\d?$/.test(interpolation) ? Number(interpolation) : 0);
+    if (!usable && street === null && address === null && !member && !step) return;
     const w = this.wayCount++;
     if (w === this.wayIds.length) this.growWays();
     if (this.speeds.pairs.length / 2 > 0xffff && this.waySpeeds instanceof Uint16Array) this.waySpeeds = Uint32Array.from(this.waySpeeds);
@@ -261,6 +287,15 @@ class OsmCollector {
       this.addressWays.push(w);
       this.pushAddress(this.addressWayFields, address);
     }
+    if (step && tags) {
+      this.interpolations.push({ way: w, step, street: tags['addr:street'] || null, postcode: tags['addr:postcode'] || null });
+      for (let i = 0; i < refCount; i++) this.interpolationNodes.add(refs[i]);
+    }
+  }
+
+  /** An address without a street takes the street of the associatedStreet relation it is a house of. */
+  private associated(a: AddressFields | null, street: string | undefined): AddressFields | null {
+    return a && street !== undefined && a.street === null && a.number !== null ? { ...a, street } : a;
   }
 
   private growWays(): void {
@@ -332,7 +367,8 @@ class OsmCollector {
       const at = lowerBoundFrom(this.needed, id, 0, this.neededCount);
       if (at < this.neededCount && this.needed[at] === id) this.blocked[at] |= bits;
     }
-    const address = addressOf(tags, 'node');
+    const address = this.associated(addressOf(tags, 'node'), this.associatedNodes.get(id));
+    if (address && address.number !== null && this.interpolationNodes.has(id)) this.interpolationAddresses.set(id, address);
     if (address) {
       this.addressNodeCoords.push(lat);
       this.addressNodeCoords.push(lon);
@@ -407,6 +443,53 @@ class OsmCollector {
     }
   }
 
+  /**
+   * House numbers along `addr:interpolation` ways, as Nominatim makes them: between each two nodes of the
+   * way that have a numeric house number, the numbers in between (odd, even, every one, or every n-th),
+   * spaced evenly by length along the way. Their street is the way's `addr:street`, else the one both
+   * ends agree on (else none, and the index gives them the nearest named street); the same for postcodes.
+   */
+  private interpolate(nodeIds: Float64Array, coords: Float64Array, wayNodes: Int32Array): void {
+    for (const { way, step, street, postcode } of this.interpolations) {
+      let prev: { at: number; number: number; address: AddressFields } | null = null;
+      // Meters along the way at each of its nodes (those the extract lacks are skipped).
+      const along: number[] = [], points: number[] = [];
+      let meters = 0, last = -1;
+      for (let k = this.wayFirst[way]; k < this.wayFirst[way + 1]; k++) {
+        const n = wayNodes[k];
+        if (n < 0) continue;
+        if (last >= 0) meters += greatCircleMeters(coords[2 * last], coords[2 * last + 1], coords[2 * n], coords[2 * n + 1]);
+        last = n;
+        along.push(meters);
+        points.push(n);
+        const address = this.interpolationAddresses.get(nodeIds[n]);
+        const number = address && /^\d+$/.test(address.number!) ? Number(address.number) : NaN;
+        if (!address || Number.isNaN(number)) continue;
+        const here = { at: along.length - 1, number, address };
+        if (prev && Math.abs(number - prev.number) > step && Math.abs(number - prev.number) / step <= MAX_INTERPOLATED) {
+          const dir = number > prev.number ? 1 : -1;
+          const fields: AddressFields = {
+            street: street ?? (prev.address.street === address.street ? address.street : null),
+            number: null,
+            postcode: postcode ?? (prev.address.postcode === address.postcode ? address.postcode : null),
+          };
+          const from = along[prev.at], span = along[here.at] - from;
+          for (let h = prev.number + dir * step; dir * (number - h) > 0; h += dir * step) {
+            const target = from + (span * Math.abs(h - prev.number)) / Math.abs(number - prev.number);
+            let i = prev.at;
+            while (i + 1 < here.at && along[i + 1] < target) i++;
+            const a = points[i], b = points[i + 1];
+            const t = along[i + 1] > along[i] ? (target - along[i]) / (along[i + 1] - along[i]) : 0;
+            this.addressNodeCoords.push(coords[2 * a] + t * (coords[2 * b] - coords[2 * a]));
+            this.addressNodeCoords.push(coords[2 * a + 1] + t * (coords[2 * b + 1] - coords[2 * a + 1]));
+            this.pushAddress(this.addressNodeFields, { ...fields, number: String(h) });
+          }
+        }
+        prev = here;
+      }
+    }
+  }
+
   finish(): OsmParts {
     let { needed: nodeIds, coords: nodeCoords, blocked: nodeBlocked } = this;
     const n = this.neededCount, wayNodes = this.wayNodes;
@@ -440,6 +523,7 @@ class OsmCollector {
     }
     const restrictions = this.validRestrictions();
     this.applyDurations(nodeCoords, wayNodes);
+    this.interpolate(nodeIds, nodeCoords, wayNodes);
     return {
       nodeIds,
       nodeCoords,

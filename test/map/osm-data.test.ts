@@ -14,7 +14,7 @@ import { loadOsm, OsmData, type LoadPhase } from '../../src/map/osm-data.js';
 import { E7 } from '../../src/map/road-graph.js';
 import { buildShapePool } from '../../src/map/shapes.js';
 import { readOsmPbf, type OsmNode, type OsmRelation, type OsmWay } from '../../src/map/osm-pbf.js';
-import { nodeBlocks, PROFILES, turnRestrictions, wayAccess, type ProfileName } from '../../src/map/profiles.js';
+import { nodeBlocks, PROFILES, turnRestrictions, wayAccess, wayLimits, type ProfileName } from '../../src/map/profiles.js';
 import { radixSortPairs } from '../../src/map/typed-pools.js';
 import { projectRoot } from '../../src/paths.js';
 
@@ -52,7 +52,9 @@ const usable = (profile: ProfileName, tags: Record<string, string>): boolean => 
 /** The ways the loader should keep, by the rules written out plainly. */
 function expectedWays(p: Plain): OsmWay[] {
   const members = new Set(p.relations.filter((r) => isGeocoderRelation(r.tags)).flatMap((r) => r.members.filter((m) => m.type === 'way').map((m) => m.ref)));
-  return p.ways.filter((w) => PROFILES.some((pr) => usable(pr, w.tags)) || streetName(w.tags) !== null || addressOf(w.tags, 'way') !== null || members.has(w.id));
+  // addr:interpolation ways are kept for the house numbers along them.
+  const interpolation = (tags: Record<string, string>) => /^(odd|even|all|[1-9]\d?)$/.test(tags['addr:interpolation'] ?? '');
+  return p.ways.filter((w) => PROFILES.some((pr) => usable(pr, w.tags)) || streetName(w.tags) !== null || addressOf(w.tags, 'way') !== null || members.has(w.id) || interpolation(w.tags));
 }
 
 /** A graph input with each geometry's points in its own array (how the builder worked before shared shapes). */
@@ -89,6 +91,9 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
   const nodeOf = new Map(graphNodes.map((n, v) => [n, v]));
   const tenths = (m: number, kmh: number) => (kmh > 0 ? Math.max(1, Math.round((m / (kmh / 3.6)) * 10)) : 0);
   const g = { a: [] as number[], b: [] as number[], fwd: [] as number[], bwd: [] as number[], way: [] as number[], len: [] as number[], first: [0], coords: [] as number[] };
+  // The lorry graph keeps the physical limits of each geometry whose way has any.
+  const limitGeom: number[] = [], limitValue: number[] = [];
+  const tagsOf = new Map(p.ways.map((w) => [w.id, w.tags]));
   for (const piece of pieces) {
     let start = 0;
     for (let k = 1; k < piece.idx.length; k++) {
@@ -102,6 +107,11 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
       g.b.push(nodeOf.get(piece.idx[k])!);
       g.fwd.push(tenths(length, piece.fwd));
       g.bwd.push(tenths(length, piece.bwd));
+      const limits = profile === 'driving-hgv' ? wayLimits(tagsOf.get(piece.way)!) : null;
+      if (limits) {
+        limitGeom.push(g.a.length - 1);
+        limitValue.push(limits.heightM, limits.widthM, limits.lengthM, limits.weightT);
+      }
       g.way.push(piece.way);
       g.len.push(length);
       g.first.push(g.coords.length / 2);
@@ -142,6 +152,8 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
     geomWay: Float64Array.from(g.way), geomLength: Float64Array.from(g.len), geomFirst: Uint32Array.from(g.first), geomCoords: Float64Array.from(g.coords),
     restrictions,
     viaWayRestrictions,
+    limitGeom: Uint32Array.from(limitGeom),
+    limitValue: Float64Array.from(limitValue),
   };
 }
 
@@ -212,9 +224,14 @@ describe('loadOsm on a real extract', () => {
   it('keeps address points and places with only the fields the geocoder records', () => {
     const { addressNodes, places } = osm.geocoder;
     const addressed = plain.tagged.filter((n) => addressOf(n.tags!, 'node'));
-    expect(addressNodes.count).toBe(addressed.length);
+    // Then the house numbers interpolated along the extract's one addr:interpolation way (odd, 1001 to 1051).
+    expect(addressNodes.count).toBe(addressed.length + 24);
+    // A house of an associatedStreet relation without addr:street takes the relation's name.
+    const houses = new Map(plain.relations.filter((r) => r.tags.type === 'associatedStreet')
+      .flatMap((r) => r.members.filter((m) => m.type === 'node' && m.role === 'house').map((m) => [m.ref, r.tags.name] as const)));
     addressed.forEach((n, i) => {
-      const a = addressOf(n.tags!, 'node')!;
+      const own = addressOf(n.tags!, 'node')!;
+      const a = own.street === null && own.number !== null && houses.has(n.id) ? { ...own, street: houses.get(n.id)! } : own;
       expect([addressNodes.coords[2 * i], addressNodes.coords[2 * i + 1]]).toEqual([n.lat, n.lon]);
       const field = (k: number) => osm.strings[addressNodes.fields[3 * i + k]] ?? null;
       expect([field(0), field(1), field(2)]).toEqual([a.street, a.number, a.postcode]);
