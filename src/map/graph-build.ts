@@ -130,15 +130,15 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
   for (let i = 0; i < r.count; i++) {
     const kind = r.kind[i * P + p];
     if (!kind) continue;
-    const fromWay = r.fromWay[i], toWay = r.toWay[i], viaWay = r.viaWay[i];
-    if (!usable(fromWay) || !usable(toWay) || (viaWay && !usable(viaWay))) continue;
+    const fromWay = r.fromWay[i], toWay = r.toWay[i], viaWays = r.viaWays[i];
+    if (!usable(fromWay) || !usable(toWay) || !viaWays.every(usable)) continue;
     const via = graphNode(r.via[i]);
     if (via < 0) continue;
     const only = kind === RESTRICTION_ONLY;
-    if (!viaWay) restrictions.push({ via, fromWay, toWay, only });
+    if (!viaWays.length) restrictions.push({ via, fromWay, toWay, only });
     else {
-      const end = graphNode(r.viaEnd[i]);
-      if (end >= 0) viaWayRestrictions.push({ from: via, to: end, fromWay, viaWay, toWay, only });
+      const path = r.viaPath[i].map(graphNode);
+      if (path.every((n) => n >= 0)) viaWayRestrictions.push({ nodes: [via, ...path], fromWay, viaWays, toWay, only });
     }
   }
 

@@ -21,7 +21,8 @@ import type { TilesManifest } from '../tiles/build.js';
  * 8: two more arrays per profile, the physical limits of the lorry graph's geometries (`limitGeom`,
  * `limitValue`; empty for the other profiles); ferries and car trains (`route=ferry`, `duration`) are
  * routed and `destination` roads are slowed like other restricted access; the geocoder's addresses include
- * house numbers interpolated along `addr:interpolation` ways and associatedStreet houses' streets.
+ * house numbers interpolated along `addr:interpolation` ways and associatedStreet houses' streets;
+ * restrictions over several via ways add node copies.
  */
 export const MAP_FORMAT_VERSION = 8;
 

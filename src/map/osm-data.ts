@@ -21,15 +21,16 @@ const P = PROFILES.length;
 
 /**
  * Turn restrictions, in file order; per profile whether it applies and how (`RESTRICTION_*`). Through a
- * via node `via`, or along a via way from its end `via` to its other end `viaEnd`.
+ * via node `via`, or along via ways from `via` (an end of the first) over the nodes `viaPath` (the far
+ * end of each via way in turn).
  */
 export interface Restrictions {
   count: number;
   fromWay: Float64Array;
   via: Float64Array;
-  /** 0 for a via node. */
-  viaWay: Float64Array;
-  viaEnd: Float64Array;
+  /** Per restriction its via ways in order (empty for a via node), and the far end of each. */
+  viaWays: number[][];
+  viaPath: number[][];
   toWay: Float64Array;
   /** count × PROFILES.length: 0 = not for that profile. */
   kind: Uint8Array;
@@ -149,7 +150,7 @@ class OsmCollector {
   // Relations.
   private readonly restrictionFrom = new Growable(Float64Array);
   private readonly restrictionVia = new Growable(Float64Array);
-  private readonly restrictionViaWay = new Growable(Float64Array);
+  private readonly restrictionViaWays: number[][] = [];
   private readonly restrictionTo = new Growable(Float64Array);
   private readonly restrictionKind = new Growable(Uint8Array);
   private readonly restrictionWays = new IdSet();
@@ -199,24 +200,24 @@ class OsmCollector {
 
   relation(rel: OsmRelation): void {
     // One entry per (from, via, to); whether and how it applies varies by profile.
-    const entries = new Map<string, { fromWay: number; via: number; viaWay: number; toWay: number; kinds: Uint8Array }>();
+    const entries = new Map<string, { fromWay: number; via: number; viaWays: number[]; toWay: number; kinds: Uint8Array }>();
     for (let p = 0; p < P; p++) {
       for (const r of turnRestrictions(PROFILES[p], rel.tags, rel.members)) {
-        const key = `${r.fromWay}:${r.viaNode}:${r.viaWay}:${r.toWay}`;
+        const key = `${r.fromWay}:${r.viaNode}:${r.viaWays.join(',')}:${r.toWay}`;
         let e = entries.get(key);
-        if (!e) entries.set(key, (e = { fromWay: r.fromWay, via: r.viaNode, viaWay: r.viaWay, toWay: r.toWay, kinds: new Uint8Array(P) }));
+        if (!e) entries.set(key, (e = { fromWay: r.fromWay, via: r.viaNode, viaWays: r.viaWays, toWay: r.toWay, kinds: new Uint8Array(P) }));
         e.kinds[p] = r.only ? RESTRICTION_ONLY : RESTRICTION_NO;
       }
     }
     for (const e of entries.values()) {
       this.restrictionFrom.push(e.fromWay);
       this.restrictionVia.push(e.via);
-      this.restrictionViaWay.push(e.viaWay);
+      this.restrictionViaWays.push(e.viaWays);
       this.restrictionTo.push(e.toWay);
       for (let p = 0; p < P; p++) this.restrictionKind.push(e.kinds[p]);
       this.restrictionWays.add(e.fromWay);
       this.restrictionWays.add(e.toWay);
-      if (e.viaWay) this.restrictionWays.add(e.viaWay);
+      for (const w of e.viaWays) this.restrictionWays.add(w);
     }
     // A house of an associatedStreet relation without a street of its own is on the relation's street.
     const associated = rel.tags.type === 'associatedStreet' ? (rel.tags.name || rel.tags['addr:street']) : undefined;
@@ -385,12 +386,12 @@ class OsmCollector {
   /**
    * The restrictions whose via node ends both the from-way and the to-way (as OSRM requires): a way that
    * runs on through the via node leaves it unclear which turn is meant, and an `only_` turn onto a way
-   * that does not touch the node would otherwise close every turn there. A via way must run from an end
-   * of the from-way to an end of the to-way; its ends are found here.
+   * that does not touch the node would otherwise close every turn there. Via ways must run end to end
+   * from an end of the from-way to an end of the to-way; their ends are found here.
    */
   private validRestrictions(): Restrictions {
     const fromWay = this.restrictionFrom.toShared(), via = this.restrictionVia.toShared(), toWay = this.restrictionTo.toShared();
-    const viaWay = this.restrictionViaWay.toShared(), viaEnd = new Float64Array(fromWay.length);
+    const viaWays = this.restrictionViaWays, viaPath: number[][] = [];
     const kind = this.restrictionKind.toShared();
     const endsOf = (way: number): [number, number] | undefined => this.restrictionWayEnds.get(way);
     const ends = (way: number, node: number): boolean => {
@@ -399,22 +400,33 @@ class OsmCollector {
     };
     let count = 0;
     for (let i = 0; i < fromWay.length; i++) {
-      let start = via[i], end = 0;
-      if (viaWay[i]) {
-        const w = endsOf(viaWay[i]);
-        if (!w || w[0] === w[1]) continue;
-        [start, end] = ends(fromWay[i], w[0]) ? [w[0], w[1]] : [w[1], w[0]];
-        if (!ends(fromWay[i], start) || !ends(toWay[i], end)) continue;
+      let start = via[i];
+      const path: number[] = [];
+      if (viaWays[i].length) {
+        const first = endsOf(viaWays[i][0]);
+        if (!first || first[0] === first[1]) continue;
+        start = ends(fromWay[i], first[0]) ? first[0] : first[1];
+        if (!ends(fromWay[i], start)) continue;
+        // Each via way from where the previous one ended to its other end.
+        let at = start, ok = true;
+        for (const w of viaWays[i]) {
+          const e = endsOf(w);
+          if (!e || e[0] === e[1] || (e[0] !== at && e[1] !== at)) { ok = false; break; }
+          at = e[0] === at ? e[1] : e[0];
+          path.push(at);
+        }
+        if (!ok || !ends(toWay[i], at)) continue;
       } else if (!ends(fromWay[i], start) || !ends(toWay[i], start)) continue;
       fromWay[count] = fromWay[i];
       via[count] = start;
-      viaWay[count] = viaWay[i];
-      viaEnd[count] = end;
+      viaWays[count] = viaWays[i];
+      viaPath[count] = path;
       toWay[count] = toWay[i];
       kind.copyWithin(count * P, i * P, i * P + P);
       count++;
     }
-    return { count, fromWay, via, viaWay, viaEnd, toWay, kind, wayProfiles: this.restrictionWayProfiles };
+    viaWays.length = count;
+    return { count, fromWay, via, viaWays, viaPath, toWay, kind, wayProfiles: this.restrictionWayProfiles };
   }
 
   /**

@@ -455,13 +455,13 @@ export function nodeBlocks(profile: ProfileName, tags: Tags): boolean {
   return true;
 }
 
-/** Through a via node (viaWay 0), or along a via way (viaNode 0). */
-export interface TurnRestriction { fromWay: number; viaNode: number; viaWay: number; toWay: number; only: boolean }
+/** Through a via node (viaWays empty), or along one or more via ways in order (viaNode 0). */
+export interface TurnRestriction { fromWay: number; viaNode: number; viaWays: number[]; toWay: number; only: boolean }
 
 /**
  * The turn restrictions a relation imposes on the profile: one per from/to pair (`no_entry` may name
- * several from-ways, `no_exit` several to-ways) through a via node or along one via way; none for other
- * profiles, `*_on_red`, several via ways and malformed relations.
+ * several from-ways, `no_exit` several to-ways) through a via node or along via ways (in member order);
+ * none for other profiles, `*_on_red` and malformed relations (a via node beside via ways, say).
  */
 export function turnRestrictions(profile: ProfileName, tags: Tags, members: Array<{ type: string; ref: number; role: string }>): TurnRestriction[] {
   const rules = PROFILE_RULES[profile];
@@ -475,11 +475,12 @@ export function turnRestrictions(profile: ProfileName, tags: Tags, members: Arra
   const from = members.filter((m) => m.role === 'from' && m.type === 'way');
   const via = members.filter((m) => m.role === 'via');
   const to = members.filter((m) => m.role === 'to' && m.type === 'way');
-  if (via.length !== 1 || (via[0].type !== 'node' && via[0].type !== 'way') || from.length === 0 || to.length === 0) return [];
+  const viaNodeOnly = via.length === 1 && via[0].type === 'node';
+  if (via.length === 0 || (!viaNodeOnly && via.some((m) => m.type !== 'way')) || from.length === 0 || to.length === 0) return [];
   const manyFrom = value === 'no_entry', manyTo = value === 'no_exit';
   if ((from.length > 1 && !manyFrom) || (to.length > 1 && !manyTo)) return [];
   const out: TurnRestriction[] = [];
-  const viaNode = via[0].type === 'node' ? via[0].ref : 0, viaWay = via[0].type === 'way' ? via[0].ref : 0;
-  for (const f of from) for (const t of to) out.push({ fromWay: f.ref, viaNode, viaWay, toWay: t.ref, only });
+  const viaNode = viaNodeOnly ? via[0].ref : 0, viaWays = viaNodeOnly ? [] : via.map((m) => m.ref);
+  for (const f of from) for (const t of to) out.push({ fromWay: f.ref, viaNode, viaWays: [...viaWays], toWay: t.ref, only });
   return out;
 }

@@ -130,14 +130,22 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
   for (const rel of p.relations) {
     for (const r of turnRestrictions(profile, rel.tags, rel.members)) {
       if (!usableWays.has(r.fromWay) || !usableWays.has(r.toWay)) continue;
-      if (r.viaWay) {
-        // Along a via way: from an end of the from-way to an end of the to-way.
-        const refs = wayById.get(r.viaWay)?.refs;
-        if (!refs || !usableWays.has(r.viaWay) || refs[0] === refs[refs.length - 1]) continue;
-        const [start, end] = ends(r.fromWay, refs[0]) ? [refs[0], refs[refs.length - 1]] : [refs[refs.length - 1], refs[0]];
-        if (!ends(r.fromWay, start) || !ends(r.toWay, end)) continue;
-        const [from, to] = [graphNode(start), graphNode(end)];
-        if (from !== undefined && to !== undefined) viaWayRestrictions!.push({ from, to, fromWay: r.fromWay, viaWay: r.viaWay, toWay: r.toWay, only: r.only });
+      if (r.viaWays.length) {
+        // Along via ways, end to end: from an end of the from-way to an end of the to-way.
+        const refsOf = r.viaWays.map((w) => wayById.get(w)?.refs);
+        if (refsOf.some((refs, i) => !refs || !usableWays.has(r.viaWays[i]) || refs[0] === refs[refs.length - 1])) continue;
+        const first = refsOf[0]!;
+        const start = ends(r.fromWay, first[0]) ? first[0] : first[first.length - 1];
+        if (!ends(r.fromWay, start)) continue;
+        const nodes = [start];
+        for (const refs of refsOf as number[][]) {
+          const at = nodes[nodes.length - 1];
+          if (refs[0] !== at && refs[refs.length - 1] !== at) break;
+          nodes.push(refs[0] === at ? refs[refs.length - 1] : refs[0]);
+        }
+        if (nodes.length !== refsOf.length + 1 || !ends(r.toWay, nodes[nodes.length - 1])) continue;
+        const graph = nodes.map(graphNode);
+        if (graph.every((n) => n !== undefined)) viaWayRestrictions!.push({ nodes: graph as number[], fromWay: r.fromWay, viaWays: r.viaWays, toWay: r.toWay, only: r.only });
         continue;
       }
       if (!ends(r.fromWay, r.viaNode) || !ends(r.toWay, r.viaNode)) continue;

@@ -183,10 +183,13 @@ describe('turn restrictions', () => {
     expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_left_turn' }, [way(1, 'from'), way(2, 'to'), way(3, 'to'), via])).toEqual([]);
   });
 
-  it('takes one via way instead of a via node', () => {
+  it('takes via ways, in member order, instead of a via node; not a via node beside via ways', () => {
     const r = turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), way(2, 'to')]);
-    expect(r).toEqual([{ fromWay: 1, viaNode: 0, viaWay: 3, toWay: 2, only: false }]);
-    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), way(4, 'via'), way(2, 'to')])).toEqual([]);
+    expect(r).toEqual([{ fromWay: 1, viaNode: 0, viaWays: [3], toWay: 2, only: false }]);
+    const multi = turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), way(4, 'via'), way(2, 'to')]);
+    expect(multi).toEqual([{ fromWay: 1, viaNode: 0, viaWays: [3, 4], toWay: 2, only: false }]);
+    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), via, way(2, 'to')])).toEqual([]);
+    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), via, { ...via, ref: 8 }, way(2, 'to')])).toEqual([]);
   });
 
   it('ignores *_on_red, the vehicles named in except, and other modes', () => {
