@@ -22,8 +22,14 @@ export interface GraphInput {
   geomFirst: Uint32Array;
   geomLast: Uint32Array;
   restrictions: Array<{ via: number; fromWay: number; toWay: number; only: boolean }>;
-  /** Restrictions along a via way: from-way into graph node `from`, the via way's geometry to `to`, then the to-way. */
-  viaWayRestrictions?: Array<{ from: number; to: number; fromWay: number; viaWay: number; toWay: number; only: boolean }>;
+  /**
+   * Restrictions along via ways: from-way into graph node `nodes[0]`, then via way i as one geometry from
+   * `nodes[i]` to `nodes[i + 1]`, then the to-way.
+   */
+  viaWayRestrictions?: Array<{ nodes: number[]; fromWay: number; viaWays: number[]; toWay: number; only: boolean }>;
+  /** Geometries with physical limits (ascending) and their height, width, length, weight (4 each); see RoadGraph. */
+  limitGeom?: Uint32Array;
+  limitValue?: Float64Array;
 }
 
 const NONE = 0xffffffff;
@@ -49,8 +55,8 @@ export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
   }
   const viaWays = input.viaWayRestrictions ?? [];
   for (const r of viaWays) {
-    if (!byVia.has(r.from)) byVia.set(r.from, []);
-    isVia[r.from] = 1;
+    if (!byVia.has(r.nodes[0])) byVia.set(r.nodes[0], []);
+    isVia[r.nodes[0]] = 1;
   }
   // Incoming directed edges of each restricted node, and the copy node each of them ends at.
   const incoming = new Map<number, number[]>();
@@ -68,23 +74,34 @@ export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
   let N = nodeCount;
   for (const list of incoming.values()) for (const d of list) { copyOf[d] = N++; copies.push(d); }
 
-  // Via-way plans: arriving at `from` over the from-way (a copy node) and going along the via way leads to
-  // a new copy of the far node, whose way on leaves out the banned turns. Keyed by copy and via-way edge.
+  // Via-way plans: arriving at the first via node over the from-way (a copy node) and going along the
+  // via ways leads, way by way, to new copies of their far nodes; the last one's way on leaves out the
+  // banned turns, the others' lead on as their originals do. Keyed by the node left and the edge taken.
   const plans = new Map<string, { node: number; d: number; bans: Array<{ toWay: number; only: boolean }> }>();
   const outOf = new Map<number, number[]>();
   for (const r of viaWays) {
-    let along = -1;
-    for (let d = 0; d < D && along < 0; d++) {
-      if (weightOfD(d) > 0 && tailOfD(d) === r.from && headOfD(d) === r.to && geomWay[d >> 1] === r.viaWay) along = d;
+    const along: number[] = [];
+    for (let i = 0; i + 1 < r.nodes.length; i++) {
+      let e = -1;
+      for (let d = 0; d < D && e < 0; d++) {
+        if (weightOfD(d) > 0 && tailOfD(d) === r.nodes[i] && headOfD(d) === r.nodes[i + 1] && geomWay[d >> 1] === r.viaWays[i]) e = d;
+      }
+      if (e < 0) break; // a via way is not one geometry between its ends (or is closed that way)
+      along.push(e);
     }
-    if (along < 0) continue; // the via way is not one geometry between its ends (or is closed that way)
-    for (const f of incoming.get(r.from) ?? []) {
+    if (along.length !== r.viaWays.length) continue;
+    for (const f of incoming.get(r.nodes[0]) ?? []) {
       if (geomWay[f >> 1] !== r.fromWay) continue;
-      const key = `${copyOf[f]}:${along}`;
-      let plan = plans.get(key);
-      if (!plan) plans.set(key, (plan = { node: N++, d: along, bans: [] }));
-      plan.bans.push({ toWay: r.toWay, only: r.only });
-      outOf.set(r.to, []);
+      let at = copyOf[f];
+      let plan: { node: number; d: number; bans: Array<{ toWay: number; only: boolean }> } | undefined;
+      for (const d of along) {
+        const key = `${at}:${d}`;
+        plan = plans.get(key);
+        if (!plan) plans.set(key, (plan = { node: N++, d, bans: [] }));
+        outOf.set(headOfD(d), []);
+        at = plan.node;
+      }
+      plan!.bans.push({ toWay: r.toWay, only: r.only });
     }
   }
   if (outOf.size) for (let d = 0; d < D; d++) if (weightOfD(d) > 0) outOf.get(tailOfD(d))?.push(d);
@@ -143,7 +160,7 @@ export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
   }
   for (const { plan, edges } of planOut) {
     for (const e of edges) {
-      eTail[m] = plan.node; eHead[m] = copyOf[e] >= 0 ? copyOf[e] : headOfD(e); eWeight[m] = weightOfD(e); eOrig[m] = e;
+      eTail[m] = plan.node; eHead[m] = plans.get(`${plan.node}:${e}`)?.node ?? (copyOf[e] >= 0 ? copyOf[e] : headOfD(e)); eWeight[m] = weightOfD(e); eOrig[m] = e;
       m++;
     }
   }
@@ -185,6 +202,7 @@ export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
     geomFirst: input.geomFirst, geomLast: input.geomLast, geomLength: input.geomLength, geomWay,
     origFirst, origEdges, origWeight, origHead,
     mainNet: mainNetwork(N, firstOut, head),
+    limitGeom: input.limitGeom ?? new Uint32Array(0), limitValue: input.limitValue ?? new Float64Array(0),
     ...noHierarchy(),
     shapes,
   };

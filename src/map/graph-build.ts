@@ -80,11 +80,18 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
   const geomWay = new Float64Array(geomCount), geomLength = new Float64Array(geomCount);
   const geomFirst = new Uint32Array(geomCount), geomLast = new Uint32Array(geomCount);
   const { wayFirst } = osm;
+  // The lorry's limits per geometry, so a request for a bigger lorry can keep off the ways too small for it.
+  const limits = profile === 'driving-hgv' ? osm.limits : { way: new Uint32Array(0), values: new Float64Array(0) };
+  const limitGeom: number[] = [], limitValue: number[] = [];
+  let nextLimit = 0;
   let g = 0;
   forEachPiece(osm, p, (w, start, end) => {
     const speed = waySpeeds[w * P + p];
     const fwd = speeds[2 * speed], bwd = speeds[2 * speed + 1];
     const shift = pool.wayStart[w] - wayFirst[w];
+    // Pieces come in way order, and limits.way is ascending.
+    while (nextLimit < limits.way.length && limits.way[nextLimit] < w) nextLimit++;
+    const limited = nextLimit < limits.way.length && limits.way[nextLimit] === w ? nextLimit : -1;
     let from = start;
     for (let k = start + 1; k < end; k++) {
       if (nodeOf[wayNodes[k]] < 0) continue;
@@ -102,6 +109,10 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
       geomLength[g] = length;
       geomFirst[g] = shift + from;
       geomLast[g] = shift + k;
+      if (limited >= 0) {
+        limitGeom.push(g);
+        for (let i = 0; i < 4; i++) limitValue.push(limits.values[4 * limited + i]);
+      }
       g++;
       from = k;
     }
@@ -119,17 +130,20 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
   for (let i = 0; i < r.count; i++) {
     const kind = r.kind[i * P + p];
     if (!kind) continue;
-    const fromWay = r.fromWay[i], toWay = r.toWay[i], viaWay = r.viaWay[i];
-    if (!usable(fromWay) || !usable(toWay) || (viaWay && !usable(viaWay))) continue;
+    const fromWay = r.fromWay[i], toWay = r.toWay[i], viaWays = r.viaWays[i];
+    if (!usable(fromWay) || !usable(toWay) || !viaWays.every(usable)) continue;
     const via = graphNode(r.via[i]);
     if (via < 0) continue;
     const only = kind === RESTRICTION_ONLY;
-    if (!viaWay) restrictions.push({ via, fromWay, toWay, only });
+    if (!viaWays.length) restrictions.push({ via, fromWay, toWay, only });
     else {
-      const end = graphNode(r.viaEnd[i]);
-      if (end >= 0) viaWayRestrictions.push({ from: via, to: end, fromWay, viaWay, toWay, only });
+      const path = r.viaPath[i].map(graphNode);
+      if (path.every((n) => n >= 0)) viaWayRestrictions.push({ nodes: [via, ...path], fromWay, viaWays, toWay, only });
     }
   }
 
-  return { nodeCount, nodeCoords, geomA, geomB, geomFwd, geomBwd, geomWay, geomLength, geomFirst, geomLast, restrictions, viaWayRestrictions };
+  return {
+    nodeCount, nodeCoords, geomA, geomB, geomFwd, geomBwd, geomWay, geomLength, geomFirst, geomLast, restrictions, viaWayRestrictions,
+    limitGeom: Uint32Array.from(limitGeom), limitValue: Float64Array.from(limitValue),
+  };
 }

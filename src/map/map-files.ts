@@ -17,8 +17,14 @@ import type { TilesManifest } from '../tiles/build.js';
  * grid stored once for all profiles; every file's size and SHA-256 in the manifest.
  * 6: same files; the profiles read OSM as OSRM's features specify (barrier nodes, access per direction,
  * physical limits, turn restrictions whose via node ends both ways), so older maps are rebuilt.
+ * 7: the base map's vector tiles are built with the map.
+ * 8: two more arrays per profile, the physical limits of the lorry graph's geometries (`limitGeom`,
+ * `limitValue`; empty for the other profiles); ferries and car trains (`route=ferry`, `duration`) are
+ * routed and `destination` roads are slowed like other restricted access; the geocoder's addresses include
+ * house numbers interpolated along `addr:interpolation` ways and associatedStreet houses' streets;
+ * restrictions over several via ways add node copies.
  */
-export const MAP_FORMAT_VERSION = 7;
+export const MAP_FORMAT_VERSION = 8;
 
 export interface GraphManifest {
   nodes: number;

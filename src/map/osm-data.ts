@@ -7,7 +7,8 @@
 import { CoverageBuilder, type Coverage } from '../geo/coverage.js';
 import { addressOf, isGeocoderRelation, NODE_KEYS, placeName, streetName, WAY_KEYS, type AddressFields } from '../geo/geocoder-source.js';
 import { NODES, PrimitiveBlock, readOsmBlobs, readOsmPbfSync, RELATIONS, WayCursor, WAYS, type OsmNode, type OsmRelation, type OsmWay } from './osm-pbf.js';
-import { NODE_ACCESS_KEYS, nodeBlocks, PROFILES, turnRestrictions, wayAccess } from './profiles.js';
+import { greatCircleMeters } from '../geo/great-circle.js';
+import { NODE_ACCESS_KEYS, nodeBlocks, PROFILES, routeDuration, turnRestrictions, wayAccess, wayLimits } from './profiles.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from './typed-pools.js';
 
 /** Which pass `loadOsm` is in. */
@@ -20,15 +21,16 @@ const P = PROFILES.length;
 
 /**
  * Turn restrictions, in file order; per profile whether it applies and how (`RESTRICTION_*`). Through a
- * via node `via`, or along a via way from its end `via` to its other end `viaEnd`.
+ * via node `via`, or along via ways from `via` (an end of the first) over the nodes `viaPath` (the far
+ * end of each via way in turn).
  */
 export interface Restrictions {
   count: number;
   fromWay: Float64Array;
   via: Float64Array;
-  /** 0 for a via node. */
-  viaWay: Float64Array;
-  viaEnd: Float64Array;
+  /** Per restriction its via ways in order (empty for a via node), and the far end of each. */
+  viaWays: number[][];
+  viaPath: number[][];
   toWay: Float64Array;
   /** count × PROFILES.length: 0 = not for that profile. */
   kind: Uint8Array;
@@ -38,9 +40,17 @@ export interface Restrictions {
 
 /** Node keys read from the extract: the geocoder's and the barrier rules'. */
 const NODE_READ_KEYS: ReadonlySet<string> = new Set([...NODE_KEYS, ...NODE_ACCESS_KEYS]);
-/** A way with none of these keys matters only as a relation member (piers are for walking and pushing bikes). */
-const WAY_READ_KEYS: ReadonlySet<string> = new Set([...WAY_KEYS, 'man_made']);
+/**
+ * A way with none of these keys matters only as a relation member (piers are for walking and pushing bikes,
+ * `route` marks ferries and car trains).
+ */
+const WAY_READ_KEYS: ReadonlySet<string> = new Set([...WAY_KEYS, 'man_made', 'route', 'addr:interpolation']);
+/** House-number steps of `addr:interpolation` values (Nominatim's; a number is the step itself). */
+const INTERPOLATION_STEPS: Record<string, number> = { odd: 2, even: 2, all: 1 };
+/** More numbers than this between two address nodes is a tagging error, not a street (Nominatim caps too). */
+const MAX_INTERPOLATED = 1000;
 export const RESTRICTION_NO = 1, RESTRICTION_ONLY = 2;
+const HGV_BIT = 1 << PROFILES.indexOf('driving-hgv');
 
 /** Points with an address: lat, lon each, and street, number, postcode as indexes into `strings` (-1 = none). */
 export interface AddressPoints { count: number; coords: Float64Array; fields: Int32Array }
@@ -51,7 +61,10 @@ export interface GeocoderSource {
   relations: OsmRelation[];
   /** Way id → its kept way, for the members of `relations` (the last way of an id, should the extract repeat one). */
   relationWays: Map<number, number>;
-  /** Address nodes in file order. */
+  /**
+   * Address nodes in file order (a house of an associatedStreet relation without a street of its own on
+   * the relation's street), then the house numbers interpolated along `addr:interpolation` ways.
+   */
   addressNodes: AddressPoints;
   /** Ways with an address, file order: the way, and street, number, postcode (3 per way) into `strings`. */
   addressWays: { count: number; way: Uint32Array; fields: Int32Array };
@@ -82,6 +95,11 @@ export interface OsmParts {
   /** Pairs of forward, backward km/h; pair 0 is unused. */
   speeds: Float64Array;
   restrictions: Restrictions;
+  /**
+   * Ways the lorry profile uses that have a physical limit (all above the default lorry's, or it would not
+   * use them): the kept way, ascending, and its height, width, length (m) and weight (t), Infinity = none.
+   */
+  limits: { way: Uint32Array; values: Float64Array };
   /** Names and address parts that the geocoder fields refer to. */
   strings: string[];
   geocoder: GeocoderSource;
@@ -132,7 +150,7 @@ class OsmCollector {
   // Relations.
   private readonly restrictionFrom = new Growable(Float64Array);
   private readonly restrictionVia = new Growable(Float64Array);
-  private readonly restrictionViaWay = new Growable(Float64Array);
+  private readonly restrictionViaWays: number[][] = [];
   private readonly restrictionTo = new Growable(Float64Array);
   private readonly restrictionKind = new Growable(Uint8Array);
   private readonly restrictionWays = new IdSet();
@@ -154,6 +172,18 @@ class OsmCollector {
   private readonly streetNames = new Growable(Int32Array);
   private readonly addressWays = new Growable(Uint32Array);
   private readonly addressWayFields = new Growable(Int32Array);
+  /** Ferries with a `duration`: the kept way and its seconds end to end (their speed waits for the coordinates). */
+  private readonly timedWays: Array<[number, number]> = [];
+  /** `addr:interpolation` ways: the kept way, its step and its own street/postcode, if tagged. */
+  private readonly interpolations: Array<{ way: number; step: number; street: string | null; postcode: string | null }> = [];
+  /** Nodes of interpolation ways, and the addresses of those that have one (read in the node pass). */
+  private readonly interpolationNodes = new IdSet();
+  private readonly interpolationAddresses = new Map<number, AddressFields>();
+  /** Members with role `house` of `type=associatedStreet` relations → the relation's street name. */
+  private readonly associatedNodes = new Map<number, string>();
+  private readonly associatedWays = new Map<number, string>();
+  private readonly limitWays = new Growable(Uint32Array);
+  private readonly limitValues = new Growable(Float64Array);
   // Nodes.
   private needed = new Float64Array(0);
   private neededCount = 0;
@@ -170,24 +200,33 @@ class OsmCollector {
 
   relation(rel: OsmRelation): void {
     // One entry per (from, via, to); whether and how it applies varies by profile.
-    const entries = new Map<string, { fromWay: number; via: number; viaWay: number; toWay: number; kinds: Uint8Array }>();
+    const entries = new Map<string, { fromWay: number; via: number; viaWays: number[]; toWay: number; kinds: Uint8Array }>();
     for (let p = 0; p < P; p++) {
       for (const r of turnRestrictions(PROFILES[p], rel.tags, rel.members)) {
-        const key = `${r.fromWay}:${r.viaNode}:${r.viaWay}:${r.toWay}`;
+        const key = `${r.fromWay}:${r.viaNode}:${r.viaWays.join(',')}:${r.toWay}`;
         let e = entries.get(key);
-        if (!e) entries.set(key, (e = { fromWay: r.fromWay, via: r.viaNode, viaWay: r.viaWay, toWay: r.toWay, kinds: new Uint8Array(P) }));
+        if (!e) entries.set(key, (e = { fromWay: r.fromWay, via: r.viaNode, viaWays: r.viaWays, toWay: r.toWay, kinds: new Uint8Array(P) }));
         e.kinds[p] = r.only ? RESTRICTION_ONLY : RESTRICTION_NO;
       }
     }
     for (const e of entries.values()) {
       this.restrictionFrom.push(e.fromWay);
       this.restrictionVia.push(e.via);
-      this.restrictionViaWay.push(e.viaWay);
+      this.restrictionViaWays.push(e.viaWays);
       this.restrictionTo.push(e.toWay);
       for (let p = 0; p < P; p++) this.restrictionKind.push(e.kinds[p]);
       this.restrictionWays.add(e.fromWay);
       this.restrictionWays.add(e.toWay);
-      if (e.viaWay) this.restrictionWays.add(e.viaWay);
+      for (const w of e.viaWays) this.restrictionWays.add(w);
+    }
+    // A house of an associatedStreet relation without a street of its own is on the relation's street.
+    const associated = rel.tags.type === 'associatedStreet' ? (rel.tags.name || rel.tags['addr:street']) : undefined;
+    if (associated) {
+      for (const m of rel.members) {
+        if (m.role !== 'house') continue;
+        if (m.type === 'node') this.associatedNodes.set(m.ref, associated);
+        else if (m.type === 'way') this.associatedWays.set(m.ref, associated);
+      }
     }
     if (isGeocoderRelation(rel.tags)) {
       this.geoRelations.push(rel);
@@ -216,9 +255,11 @@ class OsmCollector {
         this.restrictionWayEnds.set(id, [refs[0], refs[refCount - 1]]);
       }
       street = streetName(tags);
-      address = addressOf(tags, 'way');
+      address = this.associated(addressOf(tags, 'way'), this.associatedWays.get(id));
     }
-    if (!usable && street === null && address === null && !member) return;
+    const interpolation = tags?.['addr:interpolation'];
+    const step = interpolation === undefined ? 0 : INTERPOLATION_STEPS[interpolation] ?? (/^[1-9]\d?$/.test(interpolation) ? Number(interpolation) : 0);
+    if (!usable && street === null && address === null && !member && !step) return;
     const w = this.wayCount++;
     if (w === this.wayIds.length) this.growWays();
     if (this.speeds.pairs.length / 2 > 0xffff && this.waySpeeds instanceof Uint16Array) this.waySpeeds = Uint32Array.from(this.waySpeeds);
@@ -226,6 +267,18 @@ class OsmCollector {
     this.refs.append(refs, refCount);
     this.wayFirst[w + 1] = this.refs.length;
     if (usable) for (let p = 0; p < P; p++) this.waySpeeds[w * P + p] = speeds[p];
+    if (usable && tags) {
+      const seconds = routeDuration(tags);
+      if (seconds !== null) this.timedWays.push([w, seconds]);
+      const limits = usable & HGV_BIT ? wayLimits(tags) : null;
+      if (limits) {
+        this.limitWays.push(w);
+        this.limitValues.push(limits.heightM);
+        this.limitValues.push(limits.widthM);
+        this.limitValues.push(limits.lengthM);
+        this.limitValues.push(limits.weightT);
+      }
+    }
     if (member) this.relationWays.set(id, w);
     if (street !== null) {
       this.streetWays.push(w);
@@ -235,6 +288,15 @@ class OsmCollector {
       this.addressWays.push(w);
       this.pushAddress(this.addressWayFields, address);
     }
+    if (step && tags) {
+      this.interpolations.push({ way: w, step, street: tags['addr:street'] || null, postcode: tags['addr:postcode'] || null });
+      for (let i = 0; i < refCount; i++) this.interpolationNodes.add(refs[i]);
+    }
+  }
+
+  /** An address without a street takes the street of the associatedStreet relation it is a house of. */
+  private associated(a: AddressFields | null, street: string | undefined): AddressFields | null {
+    return a && street !== undefined && a.street === null && a.number !== null ? { ...a, street } : a;
   }
 
   private growWays(): void {
@@ -306,7 +368,8 @@ class OsmCollector {
       const at = lowerBoundFrom(this.needed, id, 0, this.neededCount);
       if (at < this.neededCount && this.needed[at] === id) this.blocked[at] |= bits;
     }
-    const address = addressOf(tags, 'node');
+    const address = this.associated(addressOf(tags, 'node'), this.associatedNodes.get(id));
+    if (address && address.number !== null && this.interpolationNodes.has(id)) this.interpolationAddresses.set(id, address);
     if (address) {
       this.addressNodeCoords.push(lat);
       this.addressNodeCoords.push(lon);
@@ -323,12 +386,12 @@ class OsmCollector {
   /**
    * The restrictions whose via node ends both the from-way and the to-way (as OSRM requires): a way that
    * runs on through the via node leaves it unclear which turn is meant, and an `only_` turn onto a way
-   * that does not touch the node would otherwise close every turn there. A via way must run from an end
-   * of the from-way to an end of the to-way; its ends are found here.
+   * that does not touch the node would otherwise close every turn there. Via ways must run end to end
+   * from an end of the from-way to an end of the to-way; their ends are found here.
    */
   private validRestrictions(): Restrictions {
     const fromWay = this.restrictionFrom.toShared(), via = this.restrictionVia.toShared(), toWay = this.restrictionTo.toShared();
-    const viaWay = this.restrictionViaWay.toShared(), viaEnd = new Float64Array(fromWay.length);
+    const viaWays = this.restrictionViaWays, viaPath: number[][] = [];
     const kind = this.restrictionKind.toShared();
     const endsOf = (way: number): [number, number] | undefined => this.restrictionWayEnds.get(way);
     const ends = (way: number, node: number): boolean => {
@@ -337,22 +400,106 @@ class OsmCollector {
     };
     let count = 0;
     for (let i = 0; i < fromWay.length; i++) {
-      let start = via[i], end = 0;
-      if (viaWay[i]) {
-        const w = endsOf(viaWay[i]);
-        if (!w || w[0] === w[1]) continue;
-        [start, end] = ends(fromWay[i], w[0]) ? [w[0], w[1]] : [w[1], w[0]];
-        if (!ends(fromWay[i], start) || !ends(toWay[i], end)) continue;
+      let start = via[i];
+      const path: number[] = [];
+      if (viaWays[i].length) {
+        const first = endsOf(viaWays[i][0]);
+        if (!first || first[0] === first[1]) continue;
+        start = ends(fromWay[i], first[0]) ? first[0] : first[1];
+        if (!ends(fromWay[i], start)) continue;
+        // Each via way from where the previous one ended to its other end.
+        let at = start, ok = true;
+        for (const w of viaWays[i]) {
+          const e = endsOf(w);
+          if (!e || e[0] === e[1] || (e[0] !== at && e[1] !== at)) { ok = false; break; }
+          at = e[0] === at ? e[1] : e[0];
+          path.push(at);
+        }
+        if (!ok || !ends(toWay[i], at)) continue;
       } else if (!ends(fromWay[i], start) || !ends(toWay[i], start)) continue;
       fromWay[count] = fromWay[i];
       via[count] = start;
-      viaWay[count] = viaWay[i];
-      viaEnd[count] = end;
+      viaWays[count] = viaWays[i];
+      viaPath[count] = path;
       toWay[count] = toWay[i];
       kind.copyWithin(count * P, i * P, i * P + P);
       count++;
     }
-    return { count, fromWay, via, viaWay, viaEnd, toWay, kind, wayProfiles: this.restrictionWayProfiles };
+    viaWays.length = count;
+    return { count, fromWay, via, viaWays, viaPath, toWay, kind, wayProfiles: this.restrictionWayProfiles };
+  }
+
+  /**
+   * A ferry's `duration` covers the whole way: each profile that takes it gets the speed that crosses the
+   * way's length (over the nodes the extract has) in that time, in the directions it may use it.
+   */
+  private applyDurations(coords: Float64Array, wayNodes: Int32Array): void {
+    for (const [w, seconds] of this.timedWays) {
+      let meters = 0, prev = -1;
+      for (let k = this.wayFirst[w]; k < this.wayFirst[w + 1]; k++) {
+        const n = wayNodes[k];
+        if (n < 0) continue;
+        if (prev >= 0) meters += greatCircleMeters(coords[2 * prev], coords[2 * prev + 1], coords[2 * n], coords[2 * n + 1]);
+        prev = n;
+      }
+      if (meters <= 0) continue;
+      const kmh = (meters / seconds) * 3.6;
+      for (let p = 0; p < P; p++) {
+        const id = this.waySpeeds[w * P + p];
+        if (!id) continue;
+        const fwd = this.speeds.pairs.data[2 * id], bwd = this.speeds.pairs.data[2 * id + 1];
+        const timed = this.speeds.id(fwd > 0 ? kmh : 0, bwd > 0 ? kmh : 0);
+        if (timed > 0xffff && this.waySpeeds instanceof Uint16Array) this.waySpeeds = Uint32Array.from(this.waySpeeds);
+        this.waySpeeds[w * P + p] = timed;
+      }
+    }
+  }
+
+  /**
+   * House numbers along `addr:interpolation` ways, as Nominatim makes them: between each two nodes of the
+   * way that have a numeric house number, the numbers in between (odd, even, every one, or every n-th),
+   * spaced evenly by length along the way. Their street is the way's `addr:street`, else the one both
+   * ends agree on (else none, and the index gives them the nearest named street); the same for postcodes.
+   */
+  private interpolate(nodeIds: Float64Array, coords: Float64Array, wayNodes: Int32Array): void {
+    for (const { way, step, street, postcode } of this.interpolations) {
+      let prev: { at: number; number: number; address: AddressFields } | null = null;
+      // Meters along the way at each of its nodes (those the extract lacks are skipped).
+      const along: number[] = [], points: number[] = [];
+      let meters = 0, last = -1;
+      for (let k = this.wayFirst[way]; k < this.wayFirst[way + 1]; k++) {
+        const n = wayNodes[k];
+        if (n < 0) continue;
+        if (last >= 0) meters += greatCircleMeters(coords[2 * last], coords[2 * last + 1], coords[2 * n], coords[2 * n + 1]);
+        last = n;
+        along.push(meters);
+        points.push(n);
+        const address = this.interpolationAddresses.get(nodeIds[n]);
+        const number = address && /^\d+$/.test(address.number!) ? Number(address.number) : NaN;
+        if (!address || Number.isNaN(number)) continue;
+        const here = { at: along.length - 1, number, address };
+        if (prev && Math.abs(number - prev.number) > step && Math.abs(number - prev.number) / step <= MAX_INTERPOLATED) {
+          const dir = number > prev.number ? 1 : -1;
+          const fields: AddressFields = {
+            street: street ?? (prev.address.street === address.street ? address.street : null),
+            number: null,
+            postcode: postcode ?? (prev.address.postcode === address.postcode ? address.postcode : null),
+          };
+          const from = along[prev.at], span = along[here.at] - from;
+          for (let h = prev.number + dir * step; dir * (number - h) > 0; h += dir * step) {
+            const target = from + (span * Math.abs(h - prev.number)) / Math.abs(number - prev.number);
+            let i = prev.at;
+            while (i + 1 < here.at && along[i + 1] < target) i++;
+            const a = points[i], b = points[i + 1];
+            const t = along[i + 1] > along[i] ? (target - along[i]) / (along[i + 1] - along[i]) : 0;
+            this.addressNodeCoords.push(coords[2 * a] + t * (coords[2 * b] - coords[2 * a]));
+            this.addressNodeCoords.push(coords[2 * a + 1] + t * (coords[2 * b + 1] - coords[2 * a + 1]));
+            this.pushAddress(this.addressNodeFields, { ...fields, number: String(h) });
+          }
+        }
+        prev = here;
+      }
+    }
   }
 
   finish(): OsmParts {
@@ -387,6 +534,8 @@ class OsmCollector {
       nodeBlocked = keptBlocked;
     }
     const restrictions = this.validRestrictions();
+    this.applyDurations(nodeCoords, wayNodes);
+    this.interpolate(nodeIds, nodeCoords, wayNodes);
     return {
       nodeIds,
       nodeCoords,
@@ -398,6 +547,7 @@ class OsmCollector {
       speeds: this.speeds.pairs.toShared(),
       nodeBlocked,
       restrictions,
+      limits: { way: this.limitWays.toShared(), values: this.limitValues.toShared() },
       strings: this.strings.list,
       geocoder: {
         relations: this.geoRelations,
@@ -426,6 +576,7 @@ export class OsmData implements OsmParts {
   readonly waySpeeds!: Uint16Array | Uint32Array;
   readonly speeds!: Float64Array;
   readonly restrictions!: Restrictions;
+  readonly limits!: { way: Uint32Array; values: Float64Array };
   readonly strings!: string[];
   readonly geocoder!: GeocoderSource;
   private readonly source: string | null;

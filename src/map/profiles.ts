@@ -40,7 +40,16 @@ interface Profile {
   exceptValues?: string[];
 }
 
+/**
+ * Ferries and car trains are ways of their own pseudo-class (`route=ferry` before any `highway`), at OSRM's
+ * route speeds unless the way's `duration` sets the time of the whole crossing (the map build turns it into
+ * a speed once the way's length is known).
+ */
+export const FERRY = 'route=ferry', SHUTTLE_TRAIN = 'route=shuttle_train';
+const ROUTE_CLASSES: Record<string, string> = { ferry: FERRY, shuttle_train: SHUTTLE_TRAIN };
+
 const CAR_SPEEDS: Record<string, number> = {
+  [FERRY]: 5, [SHUTTLE_TRAIN]: 10,
   motorway: 120, motorway_link: 60, trunk: 100, trunk_link: 50, primary: 80, primary_link: 50,
   secondary: 70, secondary_link: 50, tertiary: 60, tertiary_link: 40, unclassified: 50, residential: 40,
   living_street: 10, service: 20, road: 30, winter_road: 30, ice_road: 30,
@@ -77,6 +86,7 @@ const PROFILE_RULES: Record<ProfileName, Profile> = {
   'driving-hgv': motorProfile('hgv', 'motorcar', 80, { heightM: 4.0, widthM: 2.55, lengthM: 16.5, weightT: 40 }),
   'cycling-regular': {
     speeds: {
+      [FERRY]: 5,
       primary: 18, primary_link: 18, secondary: 18, secondary_link: 18, tertiary: 18, tertiary_link: 18,
       unclassified: 16, residential: 16, living_street: 10, service: 14, cycleway: 18, track: 12, path: 12,
     },
@@ -88,6 +98,7 @@ const PROFILE_RULES: Record<ProfileName, Profile> = {
   },
   'foot-walking': {
     speeds: {
+      [FERRY]: 5,
       primary: 5, primary_link: 5, secondary: 5, secondary_link: 5, tertiary: 5, tertiary_link: 5,
       unclassified: 5, residential: 5, living_street: 5, service: 5, track: 5, path: 5, footway: 5, pedestrian: 5,
       steps: 3, corridor: 5, platform: 5, pier: 5,
@@ -159,13 +170,79 @@ function verdict(value: string | undefined, rules: Profile): Verdict | null {
   return 'neutral';
 }
 
-/** The deciding access value in one direction: per key from specific to general, `key:<dir>` before `key`. */
-function accessIn(tags: Tags, keys: string[], dir: 'forward' | 'backward'): string | undefined {
+/**
+ * The value a `…:conditional` tag gives now, when we can tell: rules "value @ (condition)" separated by
+ * `;`, the last that applies winning (OSM's convention). A condition on the vehicle (`weight>7.5`,
+ * `height>3`, `length>12`, `width>2.2`, joined by `AND`) is checked against the profile's vehicle; a
+ * condition we cannot evaluate (times, days, seasons, `wet`, occupants) leaves that rule out, because a
+ * route has no departure time: the unconditional tag decides, as in OSRM, which reads no access condition.
+ */
+export function conditionalValue(value: string | undefined, vehicle: VehicleSize | undefined): string | undefined {
+  if (!value) return undefined;
+  let out: string | undefined;
+  // Split at ";" outside parentheses: opening hours inside a condition use ";" too.
+  const rules: string[] = [];
+  let depth = 0, start = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (c === ';' && depth === 0) {
+      rules.push(value.slice(start, i));
+      start = i + 1;
+    }
+  }
+  rules.push(value.slice(start));
+  for (const rule of rules) {
+    const at = rule.indexOf('@');
+    if (at < 0) continue;
+    const v = rule.slice(0, at).trim();
+    const cond = rule.slice(at + 1).trim().replace(/^\((.*)\)$/s, '$1').trim();
+    if (!v || !cond) continue;
+    const parts = cond.split(/\s+AND\s+/i);
+    if (parts.every((c) => vehicleCondition(c, vehicle) === true)) out = v;
+  }
+  return out;
+}
+
+/** Whether a vehicle condition ("weight>7.5", "height >= 3 m") holds; null when it is not one or there is no vehicle. */
+function vehicleCondition(cond: string, vehicle: VehicleSize | undefined): boolean | null {
+  const m = /^(weight|maxweight|height|length|width)\s*(<=|>=|<|>|=)\s*(.+)$/i.exec(cond.trim());
+  if (!m || !vehicle) return null;
+  const what = m[1].toLowerCase();
+  const limit = what.endsWith('weight') ? parseTonnes(m[3]) : parseMeters(m[3]);
+  if (limit === null) return null;
+  const ours = what.endsWith('weight') ? vehicle.weightT : what === 'height' ? vehicle.heightM : what === 'length' ? vehicle.lengthM : vehicle.widthM;
+  switch (m[2]) {
+    case '<': return ours < limit;
+    case '<=': return ours <= limit;
+    case '>': return ours > limit;
+    case '>=': return ours >= limit;
+    default: return ours === limit;
+  }
+}
+
+/**
+ * The deciding access value in one direction: per key from specific to general, `key:<dir>` before `key`,
+ * and at each key a conditional value that applies (see conditionalValue) before the plain one.
+ */
+function accessIn(tags: Tags, keys: string[], dir: 'forward' | 'backward', vehicle?: VehicleSize): string | undefined {
   for (const k of keys) {
-    const v = tags[`${k}:${dir}`] ?? tags[k];
+    const n = keyNames(k, dir);
+    const cond = tags[n.dirConditional] ?? tags[n.conditional];
+    const v = (cond === undefined ? undefined : conditionalValue(cond, vehicle)) ?? tags[n.dir] ?? tags[k];
     if (v !== undefined) return v;
   }
   return undefined;
+}
+
+/** The derived key names of an access key, made once (the map build asks for them per way and profile). */
+interface KeyNames { dir: string; dirConditional: string; conditional: string }
+const KEY_NAMES = { forward: new Map<string, KeyNames>(), backward: new Map<string, KeyNames>() };
+function keyNames(k: string, dir: 'forward' | 'backward'): KeyNames {
+  let n = KEY_NAMES[dir].get(k);
+  if (!n) KEY_NAMES[dir].set(k, (n = { dir: `${k}:${dir}`, dirConditional: `${k}:${dir}:conditional`, conditional: `${k}:conditional` }));
+  return n;
 }
 
 type Direction = 'both' | 'forward' | 'backward' | 'none';
@@ -201,27 +278,47 @@ function limit(tags: Tags, keys: string[], parse: (v: string | undefined) => num
   return min;
 }
 
-/** Whether a way's width, height, length or weight limit keeps the vehicle out. */
-function tooSmall(tags: Tags, v: VehicleSize): boolean {
+/** A way's physical limits; Infinity where it has none. */
+export interface WayLimits { heightM: number; widthM: number; lengthM: number; weightT: number }
+
+/** The way's width, height, length and weight limits, or null when it has none. */
+export function wayLimits(tags: Tags): WayLimits | null {
   const width = limit(tags, ['maxwidth:physical', 'maxwidth', 'width', 'est_width'], parseMeters);
   const height = limit(tags, ['maxheight:physical', 'maxheight'], parseMeters);
   const length = limit(tags, ['maxlength'], parseMeters);
   const weight = limit(tags, ['maxweight', 'maxweightrating'], parseTonnes);
-  return (width !== null && width <= v.widthM) || (height !== null && height < v.heightM)
-    || (length !== null && length < v.lengthM) || (weight !== null && weight < v.weightT);
+  if (width === null && height === null && length === null && weight === null) return null;
+  return { heightM: height ?? Infinity, widthM: width ?? Infinity, lengthM: length ?? Infinity, weightT: weight ?? Infinity };
+}
+
+/** Whether limits keep the vehicle out: a width at or below the vehicle's (it needs room), any other below. */
+export function exceeds(v: VehicleSize, l: WayLimits): boolean {
+  return l.widthM <= v.widthM || l.heightM < v.heightM || l.lengthM < v.lengthM || l.weightT < v.weightT;
+}
+
+/** Whether a way's width, height, length or weight limit keeps the vehicle out. */
+function tooSmall(tags: Tags, v: VehicleSize): boolean {
+  const l = wayLimits(tags);
+  return l !== null && exceeds(v, l);
+}
+
+/** The lorry the `driving-hgv` graph is built for, and the size a route request gets when it sets none. */
+export function defaultVehicle(profile: ProfileName): VehicleSize | undefined {
+  const v = PROFILE_RULES[profile].vehicle;
+  return v && { ...v };
 }
 
 /**
  * Per direction: the km/h a profile may use a way at (0 when closed that way), and whether the access is
- * restricted (private, delivery, customers: slowed down later, so that only trips that start or end there
- * use the way; destination is left at full speed).
+ * restricted (private, delivery, customers, destination: slowed down later, so that only trips that start
+ * or end there use the way, as OSRM's penalty for entering such a way keeps through traffic out).
  */
 function directionSpeed(profile: ProfileName, rules: Profile, tags: Tags, highway: string, dir: 'forward' | 'backward'): [number, boolean] {
-  const value = accessIn(tags, rules.accessKeys, dir);
+  const value = accessIn(tags, rules.accessKeys, dir, rules.vehicle);
   const v = verdict(value, rules);
   if (v === 'deny') return [0, false];
   const classSpeed = rules.speeds[highway];
-  if (classSpeed !== undefined) return [classSpeed, v === 'restricted' && !/(^|;)\s*destination\s*(;|$)/.test(value ?? '')];
+  if (classSpeed !== undefined) return [classSpeed, v === 'restricted'];
   if (v === 'allow') return [rules.openedSpeed, false];
   if (profile === 'cycling-regular') {
     if (CYCLEWAY_KEYS.some((k) => CYCLEWAY_VALUES.has(tags[k]))) return [rules.openedSpeed, false];
@@ -234,11 +331,44 @@ function directionSpeed(profile: ProfileName, rules: Profile, tags: Tags, highwa
   return [0, false];
 }
 
+/** The pseudo-class of a ferry or car train way, or undefined. */
+function routeClass(tags: Tags): string | undefined {
+  const r = tags.route;
+  return r === undefined ? undefined : ROUTE_CLASSES[r];
+}
+
+/**
+ * Seconds from a `duration` value as OSRM reads it: "H:MM" / "HH:MM:SS" (hours first), "MM" (minutes) or
+ * ISO 8601 ("PT1H30M", "P1DT2H"); null for anything else or zero.
+ */
+export function parseDuration(value: string | undefined): number | null {
+  if (!value) return null;
+  const v = value.trim();
+  let s: number | null = null;
+  let m = /^(\d+):(\d{1,2})(?::(\d{1,2}))?$/.exec(v);
+  if (m) s = Number(m[1]) * 3600 + Number(m[2]) * 60 + (m[3] ? Number(m[3]) : 0);
+  else if ((m = /^(\d+)$/.exec(v))) s = Number(m[1]) * 60;
+  else if ((m = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i.exec(v)) && v.length > 1 && !/T$/i.test(v)) {
+    s = Number(m[1] ?? 0) * 86400 + Number(m[2] ?? 0) * 3600 + Number(m[3] ?? 0) * 60 + Number(m[4] ?? 0);
+  }
+  return s !== null && s > 0 ? s : null;
+}
+
+/** Seconds a ferry or car train takes end to end by its `duration` tag (at least 1, as OSRM), or null. */
+export function routeDuration(tags: Tags): number | null {
+  if (routeClass(tags) === undefined) return null;
+  const s = parseDuration(tags.duration);
+  return s === null ? null : Math.max(1, s);
+}
+
 /** How a profile may use a way; null when it may not use it at all. */
 export function wayAccess(profile: ProfileName, tags: Tags): WayAccess | null {
   const rules = PROFILE_RULES[profile];
-  const highway = tags.highway ?? (profile === 'cycling-regular' && tags.man_made === 'pier' ? 'pier' : undefined);
+  const route = routeClass(tags);
+  const highway = route ?? tags.highway ?? (profile === 'cycling-regular' && tags.man_made === 'pier' ? 'pier' : undefined);
   if (!highway || rules.never.has(highway)) return null;
+  // A profile without a speed for the route (walkers and cyclists on a car train) does not take it.
+  if (route !== undefined && rules.speeds[route] === undefined) return null;
   if (tags.area === 'yes') return null;
   if (tags.construction !== undefined && !['no', 'widening', 'minor'].includes(tags.construction)) return null;
   if (profile === 'driving-car' || profile === 'driving-hgv') {
@@ -256,7 +386,7 @@ export function wayAccess(profile: ProfileName, tags: Tags): WayAccess | null {
 
   let [forward, slowForward] = directionSpeed(profile, rules, tags, highway, 'forward');
   let [backward, slowBackward] = directionSpeed(profile, rules, tags, highway, 'backward');
-  if (rules.usesMaxspeed) {
+  if (rules.usesMaxspeed && route === undefined) {
     const tagged = parseMaxspeed(tags.maxspeed);
     const f = parseMaxspeed(tags['maxspeed:forward']) ?? tagged;
     const b = parseMaxspeed(tags['maxspeed:backward']) ?? tagged;
@@ -274,7 +404,7 @@ export function wayAccess(profile: ProfileName, tags: Tags): WayAccess | null {
     if (tags['oneway:bicycle'] === undefined && CYCLEWAY_KEYS.some((k) => /^opposite/.test(tags[k] ?? ''))) dir = 'both';
     if (dir === 'none') return null;
     // Against the oneway a cyclist pushes the bike where pedestrians may walk.
-    const push = verdict(tags.foot, PROFILE_RULES['foot-walking']) !== 'deny' && !NO_PEDESTRIANS.has(highway) ? WALK : 0;
+    const push = route === undefined && verdict(tags.foot, PROFILE_RULES['foot-walking']) !== 'deny' && !NO_PEDESTRIANS.has(highway) ? WALK : 0;
     if (dir === 'forward') backward = backward > 0 ? push : 0;
     if (dir === 'backward') forward = forward > 0 ? push : 0;
   } else {
@@ -325,13 +455,13 @@ export function nodeBlocks(profile: ProfileName, tags: Tags): boolean {
   return true;
 }
 
-/** Through a via node (viaWay 0), or along a via way (viaNode 0). */
-export interface TurnRestriction { fromWay: number; viaNode: number; viaWay: number; toWay: number; only: boolean }
+/** Through a via node (viaWays empty), or along one or more via ways in order (viaNode 0). */
+export interface TurnRestriction { fromWay: number; viaNode: number; viaWays: number[]; toWay: number; only: boolean }
 
 /**
  * The turn restrictions a relation imposes on the profile: one per from/to pair (`no_entry` may name
- * several from-ways, `no_exit` several to-ways) through a via node or along one via way; none for other
- * profiles, `*_on_red`, several via ways and malformed relations.
+ * several from-ways, `no_exit` several to-ways) through a via node or along via ways (in member order);
+ * none for other profiles, `*_on_red` and malformed relations (a via node beside via ways, say).
  */
 export function turnRestrictions(profile: ProfileName, tags: Tags, members: Array<{ type: string; ref: number; role: string }>): TurnRestriction[] {
   const rules = PROFILE_RULES[profile];
@@ -345,11 +475,12 @@ export function turnRestrictions(profile: ProfileName, tags: Tags, members: Arra
   const from = members.filter((m) => m.role === 'from' && m.type === 'way');
   const via = members.filter((m) => m.role === 'via');
   const to = members.filter((m) => m.role === 'to' && m.type === 'way');
-  if (via.length !== 1 || (via[0].type !== 'node' && via[0].type !== 'way') || from.length === 0 || to.length === 0) return [];
+  const viaNodeOnly = via.length === 1 && via[0].type === 'node';
+  if (via.length === 0 || (!viaNodeOnly && via.some((m) => m.type !== 'way')) || from.length === 0 || to.length === 0) return [];
   const manyFrom = value === 'no_entry', manyTo = value === 'no_exit';
   if ((from.length > 1 && !manyFrom) || (to.length > 1 && !manyTo)) return [];
   const out: TurnRestriction[] = [];
-  const viaNode = via[0].type === 'node' ? via[0].ref : 0, viaWay = via[0].type === 'way' ? via[0].ref : 0;
-  for (const f of from) for (const t of to) out.push({ fromWay: f.ref, viaNode, viaWay, toWay: t.ref, only });
+  const viaNode = viaNodeOnly ? via[0].ref : 0, viaWays = viaNodeOnly ? [] : via.map((m) => m.ref);
+  for (const f of from) for (const t of to) out.push({ fromWay: f.ref, viaNode, viaWays: [...viaWays], toWay: t.ref, only });
   return out;
 }

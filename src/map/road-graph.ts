@@ -59,6 +59,13 @@ export interface RoadGraph extends Contraction {
    * and a waypoint cut off from it is moved onto it.
    */
   mainNet: Uint8Array;
+  /**
+   * Geometries whose way has a physical limit (ascending; `driving-hgv` only, empty for the others) and per
+   * geometry its height, width, length (m) and weight (t) limits in `limitValue`, Infinity where none: a
+   * request for a lorry bigger than the one the graph was built for blocks those it exceeds.
+   */
+  limitGeom: Uint32Array;
+  limitValue: Float64Array;
   /** The shapes shared by every profile of the map. */
   shapes: Shapes;
 }
@@ -97,6 +104,7 @@ export const GRAPH_ARRAYS = [
   ['firstOut', 'u32'], ['head', 'u32'], ['weight', 'u32'], ['orig', 'u32'],
   ['nodeE7', 'i32'], ['geomFirst', 'u32'], ['geomLast', 'u32'], ['geomLength', 'f64'], ['geomWay', 'f64'],
   ['origFirst', 'u32'], ['origEdges', 'u32'], ['origWeight', 'u32'], ['origHead', 'u32'], ['mainNet', 'u8'],
+  ['limitGeom', 'u32'], ['limitValue', 'f64'],
   ['rank', 'u32'], ['upFirst', 'u32'], ['upHead', 'u32'], ['upWeight', 'u32'], ['upMeters', 'f64'],
   ['dnFirst', 'u32'], ['dnTail', 'u32'], ['dnWeight', 'u32'], ['dnMeters', 'f64'], ['chA', 'u32'], ['chB', 'u32'],
 ] as const;

@@ -167,6 +167,8 @@ class World {
         return n.id;
       });
       const tags = this.tagsOf(row, (k) => k === 'nodes', { highway: 'primary' });
+      // OSRM writes an empty cell as an empty tag: an empty highway is no road class (a ferry's row), not primary.
+      if (row.highway === '') delete tags.highway;
       if (row.name === undefined || row.name === '') tags.name = names;
       const way: OsmWay = { id: this.id(), refs, tags };
       this.ways.push(way);

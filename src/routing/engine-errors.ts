@@ -48,7 +48,9 @@ export function engineHttpError(err: unknown, profile: string, field = 'waypoint
     const from = err.legIndex, to = err.legIndex + 1;
     const message = err.reason === 'blocked'
       ? `No route from waypoint ${from} to waypoint ${to}: the avoided POIs block every way. Avoid fewer POIs or use a smaller avoid.radius.`
-      : `No route from waypoint ${from} to waypoint ${to}: the road network does not connect them for the ${profile} profile.`;
+      : err.reason === 'too-big'
+        ? `No route from waypoint ${from} to waypoint ${to} for a lorry of this size: every way between them has a lower height, width, length or weight limit.`
+        : `No route from waypoint ${from} to waypoint ${to}: the road network does not connect them for the ${profile} profile.`;
     return new HttpError(422, message, { errors: { [`${field}.${to}`]: [message] } });
   }
   if (err instanceof UnknownProfileError) return invalid('profile', 'is not available on the loaded map');

@@ -8,7 +8,7 @@ import type { Shapes } from '../map/road-graph.js';
 import { PROFILES, type ProfileName } from '../map/profiles.js';
 import type { Circle } from './avoid.js';
 import { loadGraph, type SharedGraphs } from './graph-memory.js';
-import type { LatLon, MatrixResult, Outcome, RouteFailure, RouteJsonResult, RouteResult } from './route-core.js';
+import type { LatLon, MatrixResult, Outcome, RouteFailure, RouteJsonResult, RouteResult, VehicleQuery } from './route-core.js';
 
 export type { Circle } from './avoid.js';
 export type { LatLon, MatrixResult, RouteJsonResult, RouteResult } from './route-core.js';
@@ -25,13 +25,15 @@ export class WaypointTooFarError extends Error {
 
 /**
  * No route for leg `legIndex` (waypoint legIndex → legIndex+1). `blocked`: a route exists, but every one
- * enters an avoided circle; `unreachable`: the road network does not connect the two points. HTTP: 422.
+ * enters an avoided circle; `too-big`: every one takes a way whose limits the requested lorry exceeds; `unreachable`: the road network does not connect the two points. HTTP: 422.
  */
 export class NoRouteError extends Error {
-  constructor(readonly reason: 'blocked' | 'unreachable', readonly legIndex: number) {
+  constructor(readonly reason: 'blocked' | 'too-big' | 'unreachable', readonly legIndex: number) {
     super(reason === 'blocked'
       ? `No route from waypoint ${legIndex} to waypoint ${legIndex + 1} avoids the selected POIs: they block every way.`
-      : `Waypoint ${legIndex + 1} cannot be reached by road from waypoint ${legIndex}.`);
+      : reason === 'too-big'
+        ? `No route from waypoint ${legIndex} to waypoint ${legIndex + 1} for a lorry of this size: every way has a lower limit.`
+        : `Waypoint ${legIndex + 1} cannot be reached by road from waypoint ${legIndex}.`);
     this.name = 'NoRouteError';
   }
 }
@@ -57,6 +59,8 @@ export interface RouteRequest {
   waypoints: LatLon[];
   /** Circles (radius in meters) the route must not enter. */
   avoid?: { circles: Circle[] };
+  /** `driving-hgv` only: the lorry's size; ways whose limits it exceeds are kept off. */
+  vehicle?: VehicleQuery;
 }
 
 export interface MatrixRequest {

@@ -44,11 +44,14 @@ export function onMainNetwork(g: RoadGraph, geom: number): boolean {
  * behind a private road, a road at the extract's edge) loses to a main-network road at most
  * `mainPreference` meters farther (Infinity: any main-network road within maxMeters wins).
  */
-export function snap(g: RoadGraph, grid: GridView, lat: number, lon: number, maxMeters = SNAP_LIMIT_M, mainPreference = MAIN_NETWORK_PREFERENCE_M): Phantom | null {
-  let hit = nearestSegment(grid, lat, lon, maxMeters, () => true);
+export function snap(
+  g: RoadGraph, grid: GridView, lat: number, lon: number, maxMeters = SNAP_LIMIT_M, mainPreference = MAIN_NETWORK_PREFERENCE_M,
+  usable: (geom: number) => boolean = () => true,
+): Phantom | null {
+  let hit = nearestSegment(grid, lat, lon, maxMeters, usable);
   if (!hit) return null;
   if (!onMainNetwork(g, hit.geom)) {
-    const main = nearestSegment(grid, lat, lon, Math.min(maxMeters, hit.distance + mainPreference), (geom) => onMainNetwork(g, geom));
+    const main = nearestSegment(grid, lat, lon, Math.min(maxMeters, hit.distance + mainPreference), (geom) => onMainNetwork(g, geom) && usable(geom));
     if (main) hit = main;
   }
   let along = 0;
@@ -56,6 +59,10 @@ export function snap(g: RoadGraph, grid: GridView, lat: number, lon: number, max
   const length = g.geomLength[hit.geom];
   if (hit.t === 1 && hit.point === g.geomLast[hit.geom] - 1) along = length;
   else along += hit.t * segmentMeters(g.shapes.pointsE7, hit.point);
+  // Within a centimetre of an end is at the end node (rounding leaves a hair): the path may then end in
+  // any state of that node, such as a via-way restriction's copy of it (statesArrivingAt).
+  if (along < AT_NODE_M) along = 0;
+  else if (length - along < AT_NODE_M) along = length;
   const fraction = length > 0 ? Math.min(1, along / length) : 0;
   return { geom: hit.geom, along: Math.min(along, length), fraction, lat: hit.lat, lon: hit.lon, offset: hit.distance };
 }
@@ -87,6 +94,26 @@ function statesAtEnd(g: RoadGraph, geom: number, atStart: boolean): number[] {
   return [...new Set(nodes)];
 }
 
+/** Meters from a geometry's end within which a snapped position is taken to be at its end node. */
+const AT_NODE_M = 0.01;
+
+/**
+ * Every state a path can end in at a geometry end node: those of statesAtEnd, and each copy of the node
+ * that a search edge arrives at over any open way into it (a via-way restriction's copy of its last via
+ * node, say, which may have no way on along this geometry). Ways into the node are found as the reverses
+ * of the ways out of it, so a oneway that only enters the node adds nothing.
+ */
+function statesArrivingAt(g: RoadGraph, geom: number, atStart: boolean): number[] {
+  const nodes = new Set(statesAtEnd(g, geom, atStart));
+  for (const s of [...nodes]) {
+    for (let e = g.firstOut[s]; e < g.firstOut[s + 1]; e++) {
+      const into = g.orig[e] ^ 1;
+      for (let i = g.origFirst[into]; i < g.origFirst[into + 1]; i++) nodes.add(g.head[g.origEdges[i]]);
+    }
+  }
+  return [...nodes];
+}
+
 /** Seeds of a path leaving from the phantom. */
 export function sourceSeeds(g: RoadGraph, ph: Phantom): PhantomSeed[] {
   const seeds: PhantomSeed[] = [];
@@ -105,7 +132,7 @@ export function targetSeeds(g: RoadGraph, ph: Phantom): PhantomSeed[] {
   const fwd = 2 * ph.geom, bwd = fwd + 1;
   if (g.origWeight[fwd] > 0) for (const node of statesAtTail(g, fwd)) seeds.push({ node, cost: ph.fraction * g.origWeight[fwd], meters: ph.along, kind: 'fwd' });
   if (g.origWeight[bwd] > 0) for (const node of statesAtTail(g, bwd)) seeds.push({ node, cost: (1 - ph.fraction) * g.origWeight[bwd], meters: len - ph.along, kind: 'bwd' });
-  if (ph.fraction === 0 || ph.fraction === 1) for (const node of statesAtEnd(g, ph.geom, ph.fraction === 0)) seeds.push({ node, cost: 0, meters: 0, kind: 'node' });
+  if (ph.fraction === 0 || ph.fraction === 1) for (const node of statesArrivingAt(g, ph.geom, ph.fraction === 0)) seeds.push({ node, cost: 0, meters: 0, kind: 'node' });
   return seeds;
 }
 

@@ -1,6 +1,7 @@
 // Route and matrix queries over the shared graphs, as run inside one thread (a pool worker, or the
 // main thread in benchmarks): snap, block circles, search with the WASM kernel, assemble geometry.
 // Failures are returned as values: they cross the worker boundary, where thrown classes would not.
+import { defaultVehicle, exceeds, type ProfileName } from '../map/profiles.js';
 import type { RoadGraph } from '../map/road-graph.js';
 import type { GridView } from '../map/segment-grid.js';
 import { blockCircles, lineEntersCircles, type Circle } from './avoid.js';
@@ -9,7 +10,9 @@ import { appendEdgeShape, geometryPiece, Polyline, gridView, onMainNetwork, snap
 import { RouteKernel } from './route-kernel.js';
 
 export interface LatLon { lat: number; lon: number }
-export interface RouteQuery { profile: string; waypoints: LatLon[]; avoid?: { circles: Circle[] } }
+/** A lorry's size (meters, tonnes); a field left out is the default lorry's (see `defaultVehicle`). */
+export interface VehicleQuery { heightM?: number; widthM?: number; lengthM?: number; weightT?: number }
+export interface RouteQuery { profile: string; waypoints: LatLon[]; avoid?: { circles: Circle[] }; vehicle?: VehicleQuery }
 export interface RouteResult {
   /** Meters. */
   distance: number;
@@ -23,6 +26,8 @@ export interface RouteResult {
   bbox: [number, number, number, number];
   /** Geometries blocked by the circles (0 without avoidance). */
   blockedGeometries: number;
+  /** Geometries closed by the vehicle's size (0 without a vehicle bigger than the graph's). */
+  limitedGeometries: number;
 }
 /** A route whose geometry is GeoJSON LineString text (UTF-8), for replies. */
 export type RouteJsonResult = Omit<RouteResult, 'geometry'> & { geometryJson: Uint8Array };
@@ -49,7 +54,8 @@ export type RouteFailure =
   | { kind: 'unknown-profile'; profile: string }
   /** Every point too far from a road, in order (a client fixes them all at once). */
   | { kind: 'waypoint-too-far'; indexes: number[] }
-  | { kind: 'no-route'; reason: 'blocked' | 'unreachable'; legIndex: number };
+  /** `too-big`: only ways too small for the requested lorry connect the points (no circles in the way). */
+  | { kind: 'no-route'; reason: 'blocked' | 'too-big' | 'unreachable'; legIndex: number };
 const isFar = (snapped: Phantom[] | number[]): snapped is number[] => typeof snapped[0] === 'number';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RouteFailure };
@@ -71,8 +77,28 @@ const appendPoints = (line: Polyline, points: ReadonlyArray<readonly [number, nu
 };
 /** Meters from a road within which a waypoint counts as on it. */
 const ON_ROAD_M = 1;
-interface Blocking { circles: readonly Circle[]; hits: Map<number, number[]> }
+/** Geometries blocked: by circles (with the circles each enters), and whole ones (too small for the vehicle). */
+interface Blocking { circles: readonly Circle[]; hits: Map<number, number[]>; whole: ReadonlySet<number> }
 interface ProfileView { kernel: RouteKernel; graph: RoadGraph; grid: GridView }
+
+const NO_GEOMS: ReadonlySet<number> = new Set();
+
+/**
+ * The geometries whose limits a requested lorry exceeds. The graph was built for the default lorry, so
+ * only a lorry bigger than it in some dimension can find any (a smaller one is routed as the default).
+ */
+export function tooSmallFor(g: RoadGraph, profile: string, vehicle: VehicleQuery | undefined): Set<number> {
+  const out = new Set<number>();
+  const base = vehicle && g.limitGeom.length ? defaultVehicle(profile as ProfileName) : undefined;
+  if (!base || !vehicle) return out;
+  const v = { heightM: vehicle.heightM ?? base.heightM, widthM: vehicle.widthM ?? base.widthM, lengthM: vehicle.lengthM ?? base.lengthM, weightT: vehicle.weightT ?? base.weightT };
+  if (v.heightM <= base.heightM && v.widthM <= base.widthM && v.lengthM <= base.lengthM && v.weightT <= base.weightT) return out;
+  const lv = g.limitValue;
+  for (let i = 0; i < g.limitGeom.length; i++) {
+    if (exceeds(v, { heightM: lv[4 * i], widthM: lv[4 * i + 1], lengthM: lv[4 * i + 2], weightT: lv[4 * i + 3] })) out.add(g.limitGeom[i]);
+  }
+  return out;
+}
 
 export class RouteCore {
   private readonly views = new Map<string, ProfileView>();
@@ -103,20 +129,22 @@ export class RouteCore {
   }
 
   /** The phantoms, or the indexes of every point that has no road near enough. */
-  private snapAll(g: RoadGraph, grid: GridView, points: LatLon[], mainPreference?: number): Phantom[] | number[] {
+  private snapAll(g: RoadGraph, grid: GridView, points: LatLon[], mainPreference?: number, usable?: (geom: number) => boolean): Phantom[] | number[] {
     const out: Phantom[] = [];
     const far: number[] = [];
     for (let i = 0; i < points.length; i++) {
-      const ph = snap(g, grid, points[i].lat, points[i].lon, undefined, mainPreference);
+      const ph = snap(g, grid, points[i].lat, points[i].lon, undefined, mainPreference, usable);
       if (ph) out.push(ph);
       else far.push(i);
     }
     return far.length ? far : out;
   }
 
-  private blocking(v: ProfileView, circles: readonly Circle[] | undefined): Blocking | null {
-    if (!circles?.length) return null;
-    return { circles, hits: blockCircles(v.graph, v.grid, circles, v.kernel.blockedBits()) };
+  private blocking(v: ProfileView, circles: readonly Circle[] | undefined, whole: ReadonlySet<number> = NO_GEOMS): Blocking | null {
+    if (!circles?.length && whole.size === 0) return null;
+    const bits = v.kernel.blockedBits();
+    for (const g of whole) bits[g >> 3] |= 1 << (g & 7);
+    return { circles: circles ?? [], hits: circles?.length ? blockCircles(v.graph, v.grid, circles, bits) : new Map(), whole };
   }
 
   /** The indexes of the points with no road of the profile within the snapping limit: what `route` and
@@ -131,17 +159,19 @@ export class RouteCore {
   route(q: RouteQuery): Outcome<RouteResult> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
-    const snapped = this.snapAll(v.graph, v.grid, q.waypoints);
+    const limited = tooSmallFor(v.graph, q.profile, q.vehicle);
+    const open = limited.size ? (geom: number) => !limited.has(geom) : undefined;
+    const snapped = this.snapAll(v.graph, v.grid, q.waypoints, undefined, open);
     if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
     let phantoms = snapped;
-    const block = this.blocking(v, q.avoid?.circles);
+    const block = this.blocking(v, q.avoid?.circles, limited);
     let found = this.legs(v, phantoms, block);
     // A waypoint near a piece cut off from the main network (a driveway behind a private road) that no
     // leg can leave or reach: again from the main network's nearest road within the snapping limit. A
     // waypoint right on a road is taken at its word: no route is the answer there, as OSRM gives it.
     if (!found.ok && found.error.kind === 'no-route' && found.error.reason === 'unreachable'
       && phantoms.some((p) => !onMainNetwork(v.graph, p.geom) && p.offset > ON_ROAD_M)) {
-      const again = this.snapAll(v.graph, v.grid, q.waypoints, Infinity);
+      const again = this.snapAll(v.graph, v.grid, q.waypoints, Infinity, open);
       if (!isFar(again)) {
         const retried = this.legs(v, again, block);
         if (retried.ok) {
@@ -173,6 +203,7 @@ export class RouteCore {
         snapped: phantoms.map((p) => ({ lat: p.lat, lon: p.lon })),
         bbox: [w, s, e, n],
         blockedGeometries: block?.hits.size ?? 0,
+        limitedGeometries: limited.size,
       },
     };
   }
@@ -185,7 +216,7 @@ export class RouteCore {
       // A plain leg that touches no circle is already the answer; only the others search again.
       if (block && leg.touches) {
         leg = this.leg(v, phantoms[i], phantoms[i + 1], block, true);
-        if (!leg) return { ok: false, error: { kind: 'no-route', reason: 'blocked', legIndex: i } };
+        if (!leg) return { ok: false, error: { kind: 'no-route', reason: block.circles.length ? 'blocked' : 'too-big', legIndex: i } };
       }
       legs.push(leg);
     }
@@ -201,6 +232,7 @@ export class RouteCore {
   }
 
   private pieceBlocked(block: Blocking | null, geom: number, piece: Array<[number, number]> | null): boolean {
+    if (piece && block?.whole.has(geom)) return true;
     const hit = block?.hits.get(geom);
     if (!hit || !piece) return false;
     return lineEntersCircles(piece, hit.map((i) => block!.circles[i]));
@@ -247,7 +279,12 @@ export class RouteCore {
     let touches = this.pieceBlocked(block, src.geom, startPiece) || this.pieceBlocked(block, tgt.geom, endPiece);
     const { orig, geomLength } = g;
     for (let i = 0; i < edges.length; i++) meters += geomLength[orig[edges[i]] >> 1];
-    if (block) for (let i = 0; i < edges.length; i++) if (block.hits.has(orig[edges[i]] >> 1)) touches = true;
+    if (block) {
+      for (let i = 0; i < edges.length; i++) {
+        const geom = orig[edges[i]] >> 1;
+        if (block.hits.has(geom) || block.whole.has(geom)) touches = true;
+      }
+    }
     const draw = (line: Polyline, joined: boolean): void => {
       appendPoints(line, startPiece ?? [[src.lon, src.lat]], joined ? 1 : 0);
       for (let i = 0; i < edges.length; i++) appendEdgeShape(line, g, orig[edges[i]]);

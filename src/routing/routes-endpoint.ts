@@ -7,7 +7,7 @@ import { invalid, unprocessable, type FieldErrors } from '../http/errors.js';
 import type { Operation } from '../http/openapi.js';
 import { RawJson, type Route } from '../http/router.js';
 import { arrayFirst, parseInto } from '../http/validate.js';
-import { PROFILES } from '../map/profiles.js';
+import { defaultVehicle, PROFILES } from '../map/profiles.js';
 import { straightLineMeters, type Position } from './avoid-area.js';
 import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
 import { routeJson as findRoute, type Circle, type ProfileName, type RouteJsonResult } from './engine.js';
@@ -28,12 +28,29 @@ const avoidSchema = z.strictObject({
     .min(10, 'must be an integer between 10 and 500').max(500, 'must be an integer between 10 and 500').optional(),
 }, { error: POI_SELECTION_ERROR });
 
+/** A size between `min` and `max` in `unit`. */
+const size = (min: number, max: number, unit: string) =>
+  z.number({ error: `must be a number of ${unit} between ${min} and ${max}` })
+    .min(min, `must be a number of ${unit} between ${min} and ${max}`).max(max, `must be a number of ${unit} between ${min} and ${max}`).optional();
+const DEFAULT_LORRY = defaultVehicle('driving-hgv')!;
+const VEHICLE_DESCRIPTION = 'Extension (not in the service contract), `driving-hgv` only: the lorry\'s size. Ways whose '
+  + '`maxheight`, `maxwidth`/`width`, `maxlength` or `maxweight` it exceeds are kept off. A field left out is the '
+  + `default lorry's: height ${DEFAULT_LORRY.heightM} m, width ${DEFAULT_LORRY.widthM} m, length ${DEFAULT_LORRY.lengthM} m, weight ${DEFAULT_LORRY.weightT} t. `
+  + 'The map is built for the default lorry, so a smaller one is routed like it.';
+const vehicleSchema = z.strictObject({
+  height: size(1, 10, 'meters').describe(`meters, default ${DEFAULT_LORRY.heightM}`),
+  width: size(1, 10, 'meters').describe(`meters, default ${DEFAULT_LORRY.widthM}`),
+  length: size(1, 100, 'meters').describe(`meters, default ${DEFAULT_LORRY.lengthM}`),
+  weight: size(0.5, 500, 'tonnes').describe(`tonnes, default ${DEFAULT_LORRY.weightT}`),
+}, { error: 'must be an object with height, width, length (meters) and weight (tonnes), each optional' });
+
 const bodySchema = z.strictObject({
   // The type first: zod would also run the length checks on a string.
   waypoints: arrayFirst(`must be an array of 2 to ${MAX_WAYPOINTS} locations`)
     .pipe(z.array(locationSchema).min(2, 'must have at least 2 locations').max(MAX_WAYPOINTS, `may have at most ${MAX_WAYPOINTS} locations`)),
   profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
   avoid: avoidSchema.optional().describe('Omit for a plain route; `{}` avoids all the team\'s POIs around the route.'),
+  vehicle: vehicleSchema.optional().describe(VEHICLE_DESCRIPTION),
 }).meta({
   id: 'RouteRequest',
   examples: [{ waypoints: [{ latitude: 47.1410, longitude: 9.5209 }, { latitude: 47.1660, longitude: 9.5100 }], profile: 'driving-car', avoid: { category_name: 'Speed cameras', radius: 50 } }],
@@ -104,6 +121,7 @@ export function routesEndpoint(sql: Sql): Route[] {
       if (!parsed) throw await rejection();
       const body = parsed;
       const profile = body.profile;
+      if (body.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
       const { radius: _radius, ...avoidFilters } = body.avoid ?? {};
       const filter = body.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
       if (Object.keys(errors).length) throw await rejection();
@@ -113,6 +131,7 @@ export function routesEndpoint(sql: Sql): Route[] {
         profile,
         waypoints: waypoints.map((w) => ({ lat: w.latitude, lon: w.longitude })),
         avoid: circles ? { circles } : undefined,
+        vehicle: body.vehicle && { heightM: body.vehicle.height, widthM: body.vehicle.width, lengthM: body.vehicle.length, weightT: body.vehicle.weight },
       }).catch((err: unknown) => {
         throw engineHttpError(err, profile);
       });

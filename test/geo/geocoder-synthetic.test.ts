@@ -14,6 +14,10 @@ const HILL_ROAD = -9.975;
 const NUMBER_ONLY: LatLon = offset([HILL_ROAD, -24.93], 45, 0);
 const OBERDORF_12: LatLon = [-9.965, -24.915];
 const LONE_NUMBER: LatLon = [-9.925, -24.975];
+// Even numbers 2 to 10 along an addr:interpolation line 15 m north of Main Street, 160 m long.
+const EVEN_2: LatLon = offset([-9.93, -24.925], 15, 0);
+// A house number near Hill Road that an associatedStreet relation puts on Bay Lane.
+const BAY_LANE_3: LatLon = offset([HILL_ROAD, -24.928], 45, 0);
 
 function syntheticMap() {
   const osm = new SyntheticOsm();
@@ -38,6 +42,11 @@ function syntheticMap() {
   osm.node(NUMBER_ONLY, { 'addr:housenumber': '7' });
   osm.node(OBERDORF_12, { 'addr:place': 'Oberdorf', 'addr:housenumber': '12' });
   osm.node(LONE_NUMBER, { 'addr:housenumber': '99' });
+  const two = osm.node(EVEN_2, { 'addr:street': 'Main Street', 'addr:housenumber': '2', 'addr:postcode': '1234' });
+  const ten = osm.node(offset(EVEN_2, 0, 160), { 'addr:street': 'Main Street', 'addr:housenumber': '10', 'addr:postcode': '1234' });
+  osm.wayThrough([two, ten], { 'addr:interpolation': 'even' });
+  const bay3 = osm.node(BAY_LANE_3, { 'addr:housenumber': '3' });
+  osm.relation({ type: 'associatedStreet', name: 'Bay Lane' }, [{ node: bay3, role: 'house' }]);
   osm.node([-9.91, -24.85], { place: 'village', name: 'Farville' });
   osm.node([-10.005, -24.85], { place: 'village', name: 'Borderton' });
   return osm.build();
@@ -49,7 +58,8 @@ let geocoder: Geocoder;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'waymark-geo-'));
   const counts = await buildGeocoderIndex(syntheticMap(), dir);
-  expect(counts).toMatchObject({ countries: 2, municipalities: 3, postalAreas: 1, addresses: 3, streets: 2, places: 2 });
+  // Main Street 5, Hill Road 7, Oberdorf 12; Main Street 2 and 10 and the 4, 6, 8 between; Bay Lane 3.
+  expect(counts).toMatchObject({ countries: 2, municipalities: 3, postalAreas: 1, addresses: 9, streets: 2, places: 2 });
   geocoder = await loadGeocoder(dir);
 });
 
@@ -96,6 +106,17 @@ describe('reverse geocoding on a synthetic map', () => {
     expect(geocoder.reverseGeocode(...offset(OBERDORF_12, -3, 3))).toMatchObject({ street: 'Oberdorf 12', housenumber: '12' });
     // No named street within 200 m: the number alone is no address.
     expect(geocoder.reverseGeocode(...LONE_NUMBER)).toMatchObject({ street: null, housenumber: null });
+  });
+
+  it('interpolates house numbers along an addr:interpolation way, spaced by length, with the ends’ street and postcode', () => {
+    expect(geocoder.reverseGeocode(...offset(EVEN_2, 3, 80))).toMatchObject({ street: 'Main Street 6', housenumber: '6', zipcode: '1234' });
+    expect(geocoder.reverseGeocode(...offset(EVEN_2, -3, 42))).toMatchObject({ street: 'Main Street 4', housenumber: '4' });
+    expect(geocoder.reverseGeocode(...offset(EVEN_2, 2, 118))).toMatchObject({ street: 'Main Street 8', housenumber: '8' });
+    expect(geocoder.reverseGeocode(...offset(EVEN_2, 2, 158))).toMatchObject({ street: 'Main Street 10', housenumber: '10' });
+  });
+
+  it('puts a house of an associatedStreet relation without addr:street on the relation’s street, not the nearest one', () => {
+    expect(geocoder.reverseGeocode(...offset(BAY_LANE_3, 3, 3))).toMatchObject({ street: 'Bay Lane 3', housenumber: '3' });
   });
 
   it('falls back to the nearest place of the same country within 10 km', () => {

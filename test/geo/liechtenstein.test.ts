@@ -93,6 +93,24 @@ describe('reverse geocoding in Liechtenstein', () => {
     expect(geocoder.reverseGeocode(...point)).toMatchObject({ street, housenumber: tags['addr:housenumber'], country: 'Liechtenstein' });
   });
 
+  it('interpolates the odd numbers along the extract’s addr:interpolation way, on the nearest named street', () => {
+    // Way 1: odd numbers from node 1 (1001, 47.11855, 9.5697463) to node 2 (1051, 47.1185372, 9.5719698),
+    // 168 m, neither end with a street. 1025 lies 12/25 of the way along; Grosssteg passes 11 m away
+    // (Valorschstrasse, the next named street, 105 m).
+    const way = osm.ways.find((w) => w.tags['addr:interpolation'])!;
+    expect(way.tags).toEqual({ 'addr:interpolation': 'odd' });
+    expect(geocoder.reverseGeocode(47.1185439 + 0.000027, 9.5708136)).toMatchObject({ street: 'Grosssteg 1025', housenumber: '1025', country: 'Liechtenstein' });
+    // At a quarter of the way: 1001 + 2 × round(25 / 4) = 1013.
+    expect(geocoder.reverseGeocode(47.1185468, 9.5697463 + (6 / 25) * 0.0022235)).toMatchObject({ housenumber: '1013' });
+  });
+
+  it('keeps a house’s own addr:street over its associatedStreet relation’s, as Nominatim does', () => {
+    // Way 329669422 is a house of the Haberacherstrasse relation but tagged addr:street=Bergstrasse.
+    const { point, tags } = addressOf('way', 329669422);
+    expect(tags['addr:street']).toBe('Bergstrasse');
+    expect(geocoder.reverseGeocode(...point)).toMatchObject({ street: 'Bergstrasse 8', housenumber: '8' });
+  });
+
   it('names the nearest street when no address is within 30 m', () => {
     // On Sankt Luzistrasse in Vaduz, between its first nodes.
     expect(geocoder.reverseGeocode(47.1480857, 9.5164232)).toMatchObject({ street: 'Sankt Luzistrasse', housenumber: null, city: 'Vaduz', zipcode: '9490' });

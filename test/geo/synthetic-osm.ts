@@ -37,9 +37,17 @@ export class SyntheticOsm {
     return id;
   }
 
-  relation(tags: Record<string, string>, members: Array<{ way: number; role?: string } | { missingWay: number }>): number {
+  /** A way through nodes made with `node` (an addr:interpolation line between address nodes). */
+  wayThrough(nodes: number[], tags: Record<string, string> = {}): number {
     const id = this.nextId++;
-    const list: OsmMember[] = members.map((m) => ('way' in m ? { type: 'way', ref: m.way, role: m.role ?? 'outer' } : { type: 'way', ref: m.missingWay, role: 'outer' }));
+    this.ways.push({ id, refs: nodes, tags });
+    return id;
+  }
+
+  relation(tags: Record<string, string>, members: Array<{ way: number; role?: string } | { node: number; role: string } | { missingWay: number }>): number {
+    const id = this.nextId++;
+    const list: OsmMember[] = members.map((m) => ('way' in m ? { type: 'way', ref: m.way, role: m.role ?? 'outer' }
+      : 'node' in m ? { type: 'node', ref: m.node, role: m.role } : { type: 'way', ref: m.missingWay, role: 'outer' }));
     this.relations.push({ id, tags, members: list });
     return id;
   }

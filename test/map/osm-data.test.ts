@@ -14,7 +14,7 @@ import { loadOsm, OsmData, type LoadPhase } from '../../src/map/osm-data.js';
 import { E7 } from '../../src/map/road-graph.js';
 import { buildShapePool } from '../../src/map/shapes.js';
 import { readOsmPbf, type OsmNode, type OsmRelation, type OsmWay } from '../../src/map/osm-pbf.js';
-import { nodeBlocks, PROFILES, turnRestrictions, wayAccess, type ProfileName } from '../../src/map/profiles.js';
+import { nodeBlocks, PROFILES, turnRestrictions, wayAccess, wayLimits, type ProfileName } from '../../src/map/profiles.js';
 import { radixSortPairs } from '../../src/map/typed-pools.js';
 import { projectRoot } from '../../src/paths.js';
 
@@ -52,7 +52,9 @@ const usable = (profile: ProfileName, tags: Record<string, string>): boolean => 
 /** The ways the loader should keep, by the rules written out plainly. */
 function expectedWays(p: Plain): OsmWay[] {
   const members = new Set(p.relations.filter((r) => isGeocoderRelation(r.tags)).flatMap((r) => r.members.filter((m) => m.type === 'way').map((m) => m.ref)));
-  return p.ways.filter((w) => PROFILES.some((pr) => usable(pr, w.tags)) || streetName(w.tags) !== null || addressOf(w.tags, 'way') !== null || members.has(w.id));
+  // addr:interpolation ways are kept for the house numbers along them.
+  const interpolation = (tags: Record<string, string>) => /^(odd|even|all|[1-9]\d?)$/.test(tags['addr:interpolation'] ?? '');
+  return p.ways.filter((w) => PROFILES.some((pr) => usable(pr, w.tags)) || streetName(w.tags) !== null || addressOf(w.tags, 'way') !== null || members.has(w.id) || interpolation(w.tags));
 }
 
 /** A graph input with each geometry's points in its own array (how the builder worked before shared shapes). */
@@ -89,6 +91,9 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
   const nodeOf = new Map(graphNodes.map((n, v) => [n, v]));
   const tenths = (m: number, kmh: number) => (kmh > 0 ? Math.max(1, Math.round((m / (kmh / 3.6)) * 10)) : 0);
   const g = { a: [] as number[], b: [] as number[], fwd: [] as number[], bwd: [] as number[], way: [] as number[], len: [] as number[], first: [0], coords: [] as number[] };
+  // The lorry graph keeps the physical limits of each geometry whose way has any.
+  const limitGeom: number[] = [], limitValue: number[] = [];
+  const tagsOf = new Map(p.ways.map((w) => [w.id, w.tags]));
   for (const piece of pieces) {
     let start = 0;
     for (let k = 1; k < piece.idx.length; k++) {
@@ -102,6 +107,11 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
       g.b.push(nodeOf.get(piece.idx[k])!);
       g.fwd.push(tenths(length, piece.fwd));
       g.bwd.push(tenths(length, piece.bwd));
+      const limits = profile === 'driving-hgv' ? wayLimits(tagsOf.get(piece.way)!) : null;
+      if (limits) {
+        limitGeom.push(g.a.length - 1);
+        limitValue.push(limits.heightM, limits.widthM, limits.lengthM, limits.weightT);
+      }
       g.way.push(piece.way);
       g.len.push(length);
       g.first.push(g.coords.length / 2);
@@ -120,14 +130,22 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
   for (const rel of p.relations) {
     for (const r of turnRestrictions(profile, rel.tags, rel.members)) {
       if (!usableWays.has(r.fromWay) || !usableWays.has(r.toWay)) continue;
-      if (r.viaWay) {
-        // Along a via way: from an end of the from-way to an end of the to-way.
-        const refs = wayById.get(r.viaWay)?.refs;
-        if (!refs || !usableWays.has(r.viaWay) || refs[0] === refs[refs.length - 1]) continue;
-        const [start, end] = ends(r.fromWay, refs[0]) ? [refs[0], refs[refs.length - 1]] : [refs[refs.length - 1], refs[0]];
-        if (!ends(r.fromWay, start) || !ends(r.toWay, end)) continue;
-        const [from, to] = [graphNode(start), graphNode(end)];
-        if (from !== undefined && to !== undefined) viaWayRestrictions!.push({ from, to, fromWay: r.fromWay, viaWay: r.viaWay, toWay: r.toWay, only: r.only });
+      if (r.viaWays.length) {
+        // Along via ways, end to end: from an end of the from-way to an end of the to-way.
+        const refsOf = r.viaWays.map((w) => wayById.get(w)?.refs);
+        if (refsOf.some((refs, i) => !refs || !usableWays.has(r.viaWays[i]) || refs[0] === refs[refs.length - 1])) continue;
+        const first = refsOf[0]!;
+        const start = ends(r.fromWay, first[0]) ? first[0] : first[first.length - 1];
+        if (!ends(r.fromWay, start)) continue;
+        const nodes = [start];
+        for (const refs of refsOf as number[][]) {
+          const at = nodes[nodes.length - 1];
+          if (refs[0] !== at && refs[refs.length - 1] !== at) break;
+          nodes.push(refs[0] === at ? refs[refs.length - 1] : refs[0]);
+        }
+        if (nodes.length !== refsOf.length + 1 || !ends(r.toWay, nodes[nodes.length - 1])) continue;
+        const graph = nodes.map(graphNode);
+        if (graph.every((n) => n !== undefined)) viaWayRestrictions!.push({ nodes: graph as number[], fromWay: r.fromWay, viaWays: r.viaWays, toWay: r.toWay, only: r.only });
         continue;
       }
       if (!ends(r.fromWay, r.viaNode) || !ends(r.toWay, r.viaNode)) continue;
@@ -142,6 +160,8 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
     geomWay: Float64Array.from(g.way), geomLength: Float64Array.from(g.len), geomFirst: Uint32Array.from(g.first), geomCoords: Float64Array.from(g.coords),
     restrictions,
     viaWayRestrictions,
+    limitGeom: Uint32Array.from(limitGeom),
+    limitValue: Float64Array.from(limitValue),
   };
 }
 
@@ -212,9 +232,14 @@ describe('loadOsm on a real extract', () => {
   it('keeps address points and places with only the fields the geocoder records', () => {
     const { addressNodes, places } = osm.geocoder;
     const addressed = plain.tagged.filter((n) => addressOf(n.tags!, 'node'));
-    expect(addressNodes.count).toBe(addressed.length);
+    // Then the house numbers interpolated along the extract's one addr:interpolation way (odd, 1001 to 1051).
+    expect(addressNodes.count).toBe(addressed.length + 24);
+    // A house of an associatedStreet relation without addr:street takes the relation's name.
+    const houses = new Map(plain.relations.filter((r) => r.tags.type === 'associatedStreet')
+      .flatMap((r) => r.members.filter((m) => m.type === 'node' && m.role === 'house').map((m) => [m.ref, r.tags.name] as const)));
     addressed.forEach((n, i) => {
-      const a = addressOf(n.tags!, 'node')!;
+      const own = addressOf(n.tags!, 'node')!;
+      const a = own.street === null && own.number !== null && houses.has(n.id) ? { ...own, street: houses.get(n.id)! } : own;
       expect([addressNodes.coords[2 * i], addressNodes.coords[2 * i + 1]]).toEqual([n.lat, n.lon]);
       const field = (k: number) => osm.strings[addressNodes.fields[3 * i + k]] ?? null;
       expect([field(0), field(1), field(2)]).toEqual([a.street, a.number, a.postcode]);

@@ -70,6 +70,22 @@ describe('plain routes', () => {
     expect(m.distance).toBeGreaterThan(40 * d.distance / 2);
   });
 
+  it('driving-hgv with a vehicle: a lorry no bigger than the default gets the default route; a wide one keeps off narrow ways', async () => {
+    const body = { waypoints: [VADUZ, SCHAAN], profile: 'driving-hgv' };
+    const plainHgv = expectRoute(await plan(app, team.key, body), 2);
+    const small = expectRoute(await plan(app, team.key, { ...body, vehicle: { height: 3.2, width: 2.4, length: 10, weight: 12 } }), 2);
+    expect(small.geometry).toEqual(plainHgv.geometry);
+    expect(small.duration).toBe(plainHgv.duration);
+    // Liechtenstein's HGV ways with limits are 3 m or 5.5 m wide: a 6 m wide load keeps off them (a route
+    // the same or longer), or has no route, said so at the unreachable waypoint.
+    const wide = await plan(app, team.key, { ...body, vehicle: { width: 6 } });
+    if (wide.status === 200) expect(wide.body.data.duration).toBeGreaterThanOrEqual(plainHgv.duration);
+    else {
+      expect422(wide, ['waypoints.1']);
+      expect(wide.body.message).toMatch(/lorry of this size/);
+    }
+  });
+
   it('the same point twice is a route of length 0 with a two-position LineString', async () => {
     const res = await plan(app, team.key, { waypoints: [VADUZ, VADUZ] });
     expect(res.status).toBe(200);
@@ -121,6 +137,15 @@ describe('validation: 422 with field paths', () => {
     await bad({ waypoints: [VADUZ, SCHAAN], profile: 'driving-truck' }, ['profile']);
     await bad({ waypoints: [VADUZ, SCHAAN], profile: null }, ['profile']);
     await bad({ waypoints: [VADUZ, SCHAAN], optimize: true }, ['optimize']);
+  });
+
+  it('vehicle (extension): driving-hgv only, numbers in range, known fields only', async () => {
+    await bad({ waypoints: [VADUZ, SCHAAN], vehicle: { height: 3.5 } }, ['vehicle']);
+    await bad({ waypoints: [VADUZ, SCHAAN], profile: 'cycling-regular', vehicle: {} }, ['vehicle']);
+    await bad({ waypoints: [VADUZ, SCHAAN], profile: 'driving-hgv', vehicle: { height: 0.2 } }, ['vehicle.height']);
+    await bad({ waypoints: [VADUZ, SCHAAN], profile: 'driving-hgv', vehicle: { weight: '40t' } }, ['vehicle.weight']);
+    await bad({ waypoints: [VADUZ, SCHAAN], profile: 'driving-hgv', vehicle: { width: 2.5, axles: 3 } }, ['vehicle.axles']);
+    await bad({ waypoints: [VADUZ, SCHAAN], profile: 'driving-hgv', vehicle: 4 }, ['vehicle']);
   });
 
   it('avoid: radius 10–500 integer, known fields only, filter rules', async () => {

@@ -74,4 +74,68 @@ Feature: made up
     expect(rows[2].detail).toBe('expects time, which Waymark does not answer');
     expect(rows[4].detail).toBe('OSRM xyz, Waymark abc');
   });
+
+  it('reads an empty highway cell as no road class, as OSRM writes it (a ferry row is a ferry, not a primary road)', () => {
+    const feature = (route: string): string => `
+Feature: made up
+    Background:
+        Given the profile "car"
+    Scenario: a ferry between two roads
+        Given the node map
+            """
+            a b c
+                d
+                e f g
+            """
+        And the ways
+            | nodes | highway | route   |
+            | abc   | primary |         |
+            | cde   |         | ${route} |
+            | efg   | primary |         |
+        When I route I should get
+            | from | to | route           |
+            | a    | g  | abc,cde,efg,efg |
+`;
+    expect(runFeature(parseFeature(feature('ferry'))).map((r) => r.status)).toEqual(['agree']);
+    // Without route=ferry the middle way has no class: no route (with the default primary it would agree).
+    expect(runFeature(parseFeature(feature('bus'))).map((r) => r.detail)).toEqual(['OSRM abc,cde,efg, Waymark no route']);
+  });
+
+  it('a restriction over two via ways bans only that sequence: the way on from its last via node (multi-via, not in the shared files)', () => {
+    const feature = (relations: string): string => `
+Feature: made up
+    Background:
+        Given the profile "car"
+    Scenario: two via ways
+        Given the node map
+            """
+            a b c
+                d
+                e
+            x   y
+            """
+        And the ways
+            | nodes |
+            | ab    |
+            | bc    |
+            | cd    |
+            | de    |
+            | ax    |
+            | xy    |
+            | ye    |
+${relations}
+        When I route I should get
+            | from | to | route       |
+            | a    | e  | ax,xy,ye,ye |
+            | a    | d  | ab,bc,cd,cd |
+            | b    | e  | bc,cd,de,de |
+            | x    | e  | xy,ye,ye    |
+`;
+    const relation = `        And the relations
+            | type        | way:from | way:via | way:to | restriction   |
+            | restriction | ab       | bc,cd   | de     | no_right_turn |`;
+    expect(runFeature(parseFeature(feature(relation))).map((r) => r.status)).toEqual(['agree', 'agree', 'agree', 'agree']);
+    // Without it the first row takes the banned sequence, the shorter way.
+    expect(runFeature(parseFeature(feature(''))).map((r) => r.detail ?? r.status)).toEqual(['OSRM ax,xy,ye, Waymark ab,bc,cd,de', 'agree', 'agree', 'agree']);
+  });
 });

@@ -1,6 +1,6 @@
 // Each tag rule of the profiles on its own (the OSRM feature files check them in combination).
 import { describe, expect, it } from 'vitest';
-import { nodeBlocks, parseMeters, parseTonnes, turnRestrictions, wayAccess, type ProfileName } from '../../src/map/profiles.js';
+import { conditionalValue, nodeBlocks, parseDuration, parseMeters, parseTonnes, routeDuration, turnRestrictions, wayAccess, type ProfileName } from '../../src/map/profiles.js';
 
 const dirs = (profile: ProfileName, tags: Record<string, string>): string => {
   const a = wayAccess(profile, tags);
@@ -32,9 +32,13 @@ describe('access tags', () => {
     expect(dirs('driving-car', { highway: 'primary', access: 'destination;agricultural' })).toBe('both');
   });
 
-  it('private, delivery and customers are open to cars at a crawl; destination at full speed; not to walkers and cyclists', () => {
+  it('private, delivery, customers and destination are open to cars at a crawl; not to walkers and cyclists', () => {
     expect(wayAccess('driving-car', { highway: 'primary', access: 'private' })).toEqual({ forward: 10, backward: 10 });
-    expect(wayAccess('driving-car', { highway: 'primary', access: 'destination' })).toEqual({ forward: 80, backward: 80 });
+    // Destination only: slowed like private, so that only a trip starting or ending there uses the road.
+    expect(wayAccess('driving-car', { highway: 'primary', access: 'destination' })).toEqual({ forward: 10, backward: 10 });
+    expect(wayAccess('driving-hgv', { highway: 'primary', motor_vehicle: 'destination' })).toEqual({ forward: 10, backward: 10 });
+    expect(wayAccess('driving-car', { highway: 'primary', 'motorcar:forward': 'destination' })).toEqual({ forward: 10, backward: 80 });
+    expect(wayAccess('cycling-regular', { highway: 'residential', access: 'destination' })).toEqual({ forward: 16, backward: 16 });
     expect(dirs('driving-car', { highway: 'service', access: 'private' })).toBe('none');
     expect(dirs('driving-car', { highway: 'footway', access: 'private' })).toBe('none');
     expect(dirs('foot-walking', { highway: 'residential', access: 'private' })).toBe('none');
@@ -179,10 +183,13 @@ describe('turn restrictions', () => {
     expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_left_turn' }, [way(1, 'from'), way(2, 'to'), way(3, 'to'), via])).toEqual([]);
   });
 
-  it('takes one via way instead of a via node', () => {
+  it('takes via ways, in member order, instead of a via node; not a via node beside via ways', () => {
     const r = turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), way(2, 'to')]);
-    expect(r).toEqual([{ fromWay: 1, viaNode: 0, viaWay: 3, toWay: 2, only: false }]);
-    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), way(4, 'via'), way(2, 'to')])).toEqual([]);
+    expect(r).toEqual([{ fromWay: 1, viaNode: 0, viaWays: [3], toWay: 2, only: false }]);
+    const multi = turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), way(4, 'via'), way(2, 'to')]);
+    expect(multi).toEqual([{ fromWay: 1, viaNode: 0, viaWays: [3, 4], toWay: 2, only: false }]);
+    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), via, way(2, 'to')])).toEqual([]);
+    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), via, { ...via, ref: 8 }, way(2, 'to')])).toEqual([]);
   });
 
   it('ignores *_on_red, the vehicles named in except, and other modes', () => {
@@ -192,5 +199,75 @@ describe('turn restrictions', () => {
     expect(turnRestrictions('driving-hgv', { type: 'restriction', restriction: 'no_left_turn', except: 'motorcar' }, members)).toHaveLength(1);
     expect(turnRestrictions('cycling-regular', { type: 'restriction', restriction: 'no_left_turn' }, members)).toEqual([]);
     expect(turnRestrictions('driving-car', { type: 'restriction', 'restriction:hgv': 'no_left_turn' }, members)).toEqual([]);
+  });
+});
+
+describe('conditional access', () => {
+  it('a condition on the vehicle is checked against the profile’s vehicle', () => {
+    // The lorry (40 t, 4 m) is over 7.5 t; the car (2 t) is not.
+    expect(dirs('driving-hgv', { highway: 'primary', 'hgv:conditional': 'no @ (weight>7.5)' })).toBe('none');
+    expect(dirs('driving-car', { highway: 'primary', 'motor_vehicle:conditional': 'no @ (weight > 7.5 t)' })).toBe('both');
+    expect(dirs('driving-car', { highway: 'primary', 'motor_vehicle:conditional': 'no @ (weight>1.5)' })).toBe('none');
+    expect(dirs('driving-hgv', { highway: 'primary', 'access:forward:conditional': 'no @ (height>3.5 AND length>12)' })).toBe('backward');
+    // A conditional value applies at its key's level: motorcar=yes outranks motor_vehicle:conditional.
+    expect(dirs('driving-car', { highway: 'primary', motorcar: 'yes', 'motor_vehicle:conditional': 'no @ (weight>1)' })).toBe('both');
+    // It can open a way too.
+    expect(dirs('driving-car', { highway: 'primary', access: 'no', 'access:conditional': 'yes @ (weight<3.5)' })).toBe('both');
+  });
+
+  it('time, day and other conditions are not evaluated: the unconditional tags decide', () => {
+    expect(dirs('driving-car', { highway: 'primary', 'motor_vehicle:conditional': 'no @ (Mo-Fr 07:00-19:00)' })).toBe('both');
+    expect(dirs('driving-car', { highway: 'primary', access: 'no', 'access:conditional': 'yes @ (Sa,Su; PH)' })).toBe('none');
+    expect(dirs('foot-walking', { highway: 'path', 'foot:conditional': 'no @ (Nov-Apr)' })).toBe('both');
+    expect(dirs('driving-car', { highway: 'primary', 'access:conditional': 'no @ wet' })).toBe('both');
+    // A vehicle condition ANDed with a time is not evaluated either; walkers and cyclists have no vehicle.
+    expect(dirs('driving-hgv', { highway: 'primary', 'hgv:conditional': 'no @ (weight>7.5 AND 22:00-06:00)' })).toBe('both');
+    expect(dirs('cycling-regular', { highway: 'primary', 'access:conditional': 'no @ (weight>0)' })).toBe('both');
+  });
+
+  it('reads several rules, ";" inside a condition’s parentheses included, the last that applies winning', () => {
+    const lorry = { heightM: 4, widthM: 2.55, lengthM: 16.5, weightT: 40 };
+    expect(conditionalValue('no @ (Mo-Fr 07:00-09:00; Sa 10:00-12:00); delivery @ (weight>3.5)', lorry)).toBe('delivery');
+    expect(conditionalValue('no @ (weight>3.5); yes @ (length<20)', lorry)).toBe('yes');
+    expect(conditionalValue('no @ (weight>50)', lorry)).toBeUndefined();
+    expect(conditionalValue('no', lorry)).toBeUndefined();
+  });
+});
+
+describe('ferries and car trains', () => {
+  it('route=ferry is taken by cars, lorries, bicycles and walkers at 5 km/h; a car train only by cars and lorries', () => {
+    for (const p of ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'] as const) {
+      expect(wayAccess(p, { route: 'ferry' })).toEqual({ forward: 5, backward: 5 });
+    }
+    expect(wayAccess('driving-car', { route: 'shuttle_train' })).toEqual({ forward: 10, backward: 10 });
+    expect(wayAccess('foot-walking', { route: 'shuttle_train' })).toBeNull();
+    expect(wayAccess('driving-car', { route: 'bus' })).toBeNull();
+  });
+
+  it('the mode’s access tags and oneway apply to a ferry; maxspeed does not', () => {
+    expect(dirs('driving-car', { route: 'ferry', motor_vehicle: 'no' })).toBe('none');
+    expect(dirs('foot-walking', { route: 'ferry', motor_vehicle: 'no' })).toBe('both');
+    expect(dirs('cycling-regular', { route: 'ferry', bicycle: 'no' })).toBe('none');
+    expect(dirs('driving-car', { route: 'ferry', oneway: 'yes' })).toBe('forward');
+    // No pushing a bike against a oneway ferry.
+    expect(dirs('cycling-regular', { route: 'ferry', oneway: 'yes' })).toBe('forward');
+    expect(wayAccess('driving-car', { route: 'ferry', maxspeed: '30' })).toEqual({ forward: 5, backward: 5 });
+    // route=ferry decides over a highway tag on the same way.
+    expect(wayAccess('driving-car', { route: 'ferry', highway: 'primary' })).toEqual({ forward: 5, backward: 5 });
+  });
+
+  it('reads duration as OSRM does: H:MM, HH:MM:SS, minutes, ISO 8601', () => {
+    expect(parseDuration('00:01:00')).toBe(60);
+    expect(parseDuration('0:10')).toBe(600);
+    expect(parseDuration('1:00')).toBe(3600);
+    expect(parseDuration('10:00')).toBe(36000);
+    expect(parseDuration('45')).toBe(2700);
+    expect(parseDuration('PT1M')).toBe(60);
+    expect(parseDuration('PT1H30M')).toBe(5400);
+    expect(parseDuration('P1DT2H')).toBe(93600);
+    for (const bad of ['', 'P', 'PT', 'about an hour', '0:00', '1:2:3:4']) expect(parseDuration(bad)).toBeNull();
+    expect(routeDuration({ route: 'ferry', duration: '0:10' })).toBe(600);
+    expect(routeDuration({ highway: 'primary', duration: '0:10' })).toBeNull();
+    expect(routeDuration({ route: 'ferry' })).toBeNull();
   });
 });
