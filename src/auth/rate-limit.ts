@@ -99,7 +99,10 @@ export class RateLimiter {
 
   private async grant(teamId: string, limit: number, used: number | undefined): Promise<Grant> {
     const want = used === undefined ? 1 : Math.max(1, Math.min(MAX_LEASE, Math.floor((limit - used) / SHARE)));
-    const [row] = await this.sql<Grant[]>`SELECT granted, used, oldest, minute FROM rate_take(${teamId}, ${want}, ${limit})`;
+    // In a transaction, though one statement: a take lost with its connection is then repeated on a new
+    // one when it did not commit, and not when it did (src/db/client.ts), so that a lost connection
+    // neither answers 503 nor counts a block of quota twice. Outside one it could not be repeated safely.
+    const [row] = await this.sql.begin((tx) => tx<Grant[]>`SELECT granted, used, oldest, minute FROM rate_take(${teamId}, ${want}, ${limit})`);
     return row;
   }
 
@@ -141,7 +144,8 @@ export class RateLimiter {
   private async giveBack(teamId: string, lease: Lease): Promise<void> {
     const units = lease.units;
     lease.units = 0;
-    await this.sql`SELECT rate_give(${teamId}::text, ${new Date(lease.minute)}::timestamptz, ${units}::int)`;
+    // In a transaction for the same reason as rate_take: given back once, even when a connection is lost.
+    await this.sql.begin((tx) => tx`SELECT rate_give(${teamId}::text, ${new Date(lease.minute)}::timestamptz, ${units}::int)`);
   }
 
   /** Returns every unused unit (at shutdown). */

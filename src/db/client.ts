@@ -205,11 +205,20 @@ function isReadOnly(q: RawQuery): boolean {
 const afterLoss = () => new Promise<void>((done) => setTimeout(done, 15));
 
 /**
- * How often what a lost connection took down is repeated. Once would do, but postgres.js 3.4.9 hands the
- * first statement on a reconnected connection the error that killed the connection before it (its
- * ErrorResponse is kept across the reconnect), so the first repeat can fail with a stale 57P01.
+ * How often what a lost connection took down is repeated, each time on a new connection. Once is
+ * enough for one loss; a server that keeps dropping connections (a failover under way, sessions
+ * terminated in a loop) can take the repeat down too, so a few times, but none starts later than
+ * REPEAT_WINDOW_MS after the first attempt: past that the request is answered 503 rather than kept
+ * waiting. (postgres.js 3.4.9 also handed the first statement on a new connection the error that had
+ * killed the old one; patches/postgres+3.4.9.patch ends that.)
  */
 const MAX_REPEATS = 5;
+const REPEAT_WINDOW_MS = 1_000;
+
+/** No connection could be made: the database is down or unreachable, not one connection lost. Nothing
+ *  is repeated then: the request is answered 503 at once rather than after every repeat's backoff. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'CONNECT_TIMEOUT', '08001', '08004', '57P03']);
+const repeatable = (err: unknown) => isConnectionLost(err) && !UNREACHABLE.has((err as { code?: string })?.code ?? '');
 
 /**
  * postgres.js counts the rows of a result per connection and resets the count only when a statement
@@ -251,8 +260,9 @@ function resilient(raw: Sql, listener: Listener, health: { lastAnswer: number },
     const protoThen = Object.getPrototypeOf(q).then as Promise<unknown>['then'];
     let outcome: Promise<unknown> | undefined;
     const succeeded = (result: unknown) => (stats.busy--, answered(), closeHoles(result));
+    let started = 0;
     const repeat = async (err: unknown, attempt: number): Promise<unknown> => {
-      if (attempt > MAX_REPEATS || !isConnectionLost(err) || !isReadOnly(q)) {
+      if (attempt > MAX_REPEATS || performance.now() - started > REPEAT_WINDOW_MS || !repeatable(err) || !isReadOnly(q)) {
         stats.busy--;
         throw asConnectionError(err);
       }
@@ -262,6 +272,7 @@ function resilient(raw: Sql, listener: Listener, health: { lastAnswer: number },
       return protoThen.call(next, succeeded, (e) => repeat(e, attempt + 1));
     };
     const run = () => {
+      started = performance.now();
       stats.busy++;
       return protoThen.call(q, succeeded, (err) => repeat(err, 1));
     };
@@ -285,8 +296,9 @@ function resilient(raw: Sql, listener: Listener, health: { lastAnswer: number },
         if (row.status === 'committed') return true;
         if (row.status === 'aborted') return false;
         // 'in progress': the dying backend has not finished its commit yet.
-      } catch {
-        return undefined;
+      } catch (err) {
+        // Its connection may be lost too (the server drops them all at once): asked again on another.
+        if (!isConnectionLost(err)) return undefined;
       }
     }
     return undefined;
@@ -304,6 +316,7 @@ function resilient(raw: Sql, listener: Listener, health: { lastAnswer: number },
   const transaction = async (...args: unknown[]) => {
     const fn = args[args.length - 1] as (tx: unknown) => unknown;
     const opts = args.slice(0, -1);
+    const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       let committing = false;
       let xid: string | null = null;
@@ -320,12 +333,13 @@ function resilient(raw: Sql, listener: Listener, health: { lastAnswer: number },
         answered();
         return result;
       } catch (err) {
-        if (attempt > MAX_REPEATS || !isConnectionLost(err)) throw asConnectionError(err);
+        if (!isConnectionLost(err)) throw asConnectionError(err);
         if (committing && xid !== null) {
           const outcome = await committed(xid);
           if (outcome === true) return value;
           if (outcome === undefined) throw asConnectionError(err);
         }
+        if (attempt > MAX_REPEATS || performance.now() - started > REPEAT_WINDOW_MS || !repeatable(err)) throw asConnectionError(err);
         await afterLoss();
       }
     }

@@ -29,9 +29,10 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 }
 
 /**
- * postgres.js, asked to run the next statement of a transaction whose connection has just closed,
+ * postgres.js 3.4.9, asked to run the next statement of a transaction whose connection has just closed,
  * writes to the socket it has already dropped and fails with this TypeError instead of a connection
- * error: the statement never left the process.
+ * error: the statement never left the process. patches/postgres+3.4.9.patch refuses such a statement
+ * with CONNECTION_CLOSED instead; this stays for an unpatched copy.
  */
 export function isBrokenSocketWrite(err: unknown): boolean {
   return err instanceof TypeError && /of null \(reading '(write|cork|uncork)'\)/.test(err.message);

@@ -68,11 +68,13 @@ const mix = (i: number) => {
 };
 
 describe('lost database connections', () => {
-  // SKIPPED, on purpose and visibly (issue 15 note): on this machine it now fails at 43ab22a too, the
-  // commit whose CI passed it — 36–47 requests in 4 s instead of > 100, 30–60 % of them 503 (the rate
-  // limiter's single connection loses its rate_take write at nearly every kill), stalls up to 4.7 s.
-  // The cause is not found yet; the other database-loss test (stopped and started) still runs.
-  it.skip('all of them terminated every 200 ms under load: no 500, no stall over 2 s, nothing thrown', async () => {
+  // What made this fail or stall (issue 15, patches/README.md): postgres.js handed the first statement on
+  // a new connection the 57P01 of the one it replaced; a transaction's statement issued after its
+  // connection closed stayed queued and was taken up by the next connection, which then waited for ever
+  // (seen here as every request stalled behind the rate limiter's one connection); killed connections
+  // were made again only when a statement needed one; the limiter's rate_take, a write outside a
+  // transaction, could not be repeated. Throughput (> 100) is what still fails on a heavily loaded machine.
+  it('all of them terminated every 200 ms under load: no 500, no stall over 2 s, nothing thrown', async () => {
     let killing = true;
     let kills = 0;
     const killer = (async () => {
