@@ -1,7 +1,7 @@
 // What the base map draws, read from the extract in three passes (relations, ways, nodes) like the
 // routing build: memory grows with the kept ways' node references and coordinates, never with the
 // extract's tags. Geometry is kept in flat Float64Arrays (lon, lat pairs) until a tile asks for it.
-import { NODES, readOsmPbf, RELATIONS, WAYS } from '../map/osm-pbf.js';
+import { NODES, PrimitiveBlock, readOsmBlobs, RELATIONS, WayCursor, WAYS } from '../map/osm-pbf.js';
 import { Growable } from '../map/typed-pools.js';
 import { boundary, classifyPlace, classifyWay, isAreaRelation, isBoundaryRelation, type Kind } from './classify.js';
 
@@ -19,7 +19,16 @@ export type SourceProgress = (stage: string, done: number, total: number) => voi
 
 interface AreaRelation { kind: Kind; outer: number[]; inner: number[] }
 
-/** Reads the features of the base map from an .osm.pbf file. */
+/** Way keys without one of which a way is drawn only as a relation's member. */
+const WAY_KEYS: ReadonlySet<string> = new Set(['highway', 'waterway', 'natural', 'landuse', 'building', 'leisure', 'boundary']);
+/** Node keys a place needs. */
+const NODE_KEYS: ReadonlySet<string> = new Set(['place', 'name']);
+
+/**
+ * Reads the features of the base map from an .osm.pbf file, with the routing build's fast paths: the
+ * first pass learns which blobs hold which kinds so later passes skip the rest uninflated, ways and
+ * nodes are visited in reused buffers, and only ways with a drawn key get their tags decoded.
+ */
 export async function readTileSource(path: string, onProgress: SourceProgress = () => {}): Promise<SourceFeature[]> {
   const pass = (name: string) => (read: number, total: number) => onProgress(`read extract for tiles (${name})`, read, total);
   const finish = (name: string) => onProgress(`read extract for tiles (${name})`, 0, 0);
@@ -28,8 +37,13 @@ export async function readTileSource(path: string, onProgress: SourceProgress = 
   const areas: AreaRelation[] = [];
   const boundaryLevel = new Map<number, number>();
   const memberWays = new Set<number>();
-  for await (const block of readOsmPbf(path, pass('relations'), RELATIONS)) {
-    for (const r of block.relations) {
+  const kinds = new Growable(Uint8Array, 1024);
+  for await (const { index, data } of readOsmBlobs(path, { onProgress: pass('relations') })) {
+    const block = new PrimitiveBlock(data);
+    if (index !== kinds.length) throw new Error(`${path}: data blob ${index} read out of order`);
+    kinds.push(block.kinds);
+    if (!(block.kinds & RELATIONS)) continue;
+    for (const r of block.relations()) {
       if (isAreaRelation(r.tags)) {
         const rel: AreaRelation = { kind: classifyWay(r.tags, true)!, outer: [], inner: [] };
         for (const m of r.members) {
@@ -49,42 +63,50 @@ export async function readTileSource(path: string, onProgress: SourceProgress = 
     }
   }
   finish('relations');
+  const has = (kind: number) => (index: number) => index < kinds.length && (kinds.data[index] & kind) !== 0;
 
   // 2. Ways: their node references, one flat array; what each is drawn as.
   const refs = new Growable(Float64Array, 1 << 16);
   const ways: Array<{ kind: Kind; start: number; end: number }> = [];
   const memberRefs = new Map<number, [number, number]>();
-  for await (const block of readOsmPbf(path, pass('ways'), WAYS)) {
-    for (const w of block.ways) {
-      const kind = classifyWay(w.tags);
-      const member = memberWays.has(w.id);
-      if (!kind && !member) continue;
-      const start = refs.length;
-      refs.reserve(w.refs.length);
-      for (const ref of w.refs) refs.push(ref);
-      const end = refs.length;
-      if (kind) ways.push({ kind, start, end });
-      if (member) memberRefs.set(w.id, [start, end]);
-      const level = boundaryLevel.get(w.id);
-      if (level !== undefined && kind?.layer !== 'boundaries') ways.push({ kind: boundary(String(level))!, start, end });
-    }
+  const cursor = new WayCursor();
+  const visitWay = (w: WayCursor): void => {
+    const kind = w.hasAnyKey(WAY_KEYS) ? classifyWay(w.tags()) : null;
+    const member = memberWays.has(w.id);
+    if (!kind && !member) return;
+    const start = refs.length;
+    refs.reserve(w.refCount);
+    for (let i = 0; i < w.refCount; i++) refs.push(w.refs[i]);
+    const end = refs.length;
+    if (kind) ways.push({ kind, start, end });
+    if (member) memberRefs.set(w.id, [start, end]);
+    const level = boundaryLevel.get(w.id);
+    if (level !== undefined && kind?.layer !== 'boundaries') ways.push({ kind: boundary(String(level))!, start, end });
+  };
+  for await (const { data } of readOsmBlobs(path, { want: has(WAYS), onProgress: pass('ways') })) {
+    new PrimitiveBlock(data).forEachWay(cursor, visitWay);
   }
   finish('ways');
 
-  // 3. Nodes: the coordinates of the referenced nodes, and the places.
-  const ids = Float64Array.from(new Set(refs.view())).sort();
+  // 3. Nodes: the coordinates of the referenced nodes (matched by a merge walk over the sorted ids
+  // when the file lists nodes in id order, as extracts do), and the places.
+  const ids = uniqueSorted(refs.view());
   const lon = new Float64Array(ids.length).fill(NaN), lat = new Float64Array(ids.length).fill(NaN);
   const features: SourceFeature[] = [];
-  for await (const block of readOsmPbf(path, pass('nodes'), NODES)) {
-    for (const n of block.nodes) {
-      const i = indexOf(ids, n.id);
-      if (i >= 0) {
-        lon[i] = n.lon;
-        lat[i] = n.lat;
-      }
-      const place = n.tags ? classifyPlace(n.tags) : null;
-      if (place) features.push({ kind: place, bbox: [n.lon, n.lat, n.lon, n.lat], point: [n.lon, n.lat] });
+  let at = 0, lastId = -Infinity;
+  const visitNode = (id: number, nLat: number, nLon: number, tags: Record<string, string> | null): void => {
+    if (id < lastId) at = 0;
+    lastId = id;
+    while (at < ids.length && ids[at] < id) at++;
+    if (at < ids.length && ids[at] === id) {
+      lon[at] = nLon;
+      lat[at] = nLat;
     }
+    const place = tags ? classifyPlace(tags) : null;
+    if (place) features.push({ kind: place, bbox: [nLon, nLat, nLon, nLat], point: [nLon, nLat] });
+  };
+  for await (const { data } of readOsmBlobs(path, { want: has(NODES), onProgress: pass('nodes') })) {
+    new PrimitiveBlock(data).forEachNode(NODE_KEYS, visitNode);
   }
   finish('nodes');
 
@@ -127,6 +149,14 @@ export async function readTileSource(path: string, onProgress: SourceProgress = 
     features.push({ kind: rel.kind, bbox: bboxOf(outer), polygons });
   }
   return features;
+}
+
+/** The distinct values of `v`, ascending. */
+function uniqueSorted(v: Float64Array): Float64Array {
+  const sorted = Float64Array.from(v).sort();
+  let n = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i];
+  return sorted.slice(0, n);
 }
 
 function indexOf(ids: Float64Array, id: number): number {
