@@ -12,8 +12,14 @@ import { MAX_ZOOM, type Kind, type LayerName } from './classify.js';
 import type { SourceFeature } from './source.js';
 
 export const EXTENT = 4096;
-/** Pixels of a 256-px tile drawn beyond its edge (so lines and labels join across tiles). */
-export const BUFFER = 64;
+/**
+ * Pixels of a 256-px tile drawn beyond its edge: lines and area edges need only their half width
+ * (tippecanoe uses 5, Planetiler 4), places keep a wide one so a label near an edge is in both tiles.
+ * A wide buffer for everything (64 before) made every z14 tile carry 2.25 times its area.
+ */
+export const BUFFER = 8;
+export const PLACE_BUFFER = 64;
+const padOf = (type: number): number => (type === POINT ? PLACE_BUFFER : BUFFER) / 256;
 /** Douglas–Peucker tolerance in tile units (of EXTENT) at the tile's own zoom. */
 const TOLERANCE = 3;
 /** The importance below which no vertex is kept at any zoom: half a tile unit at the last zoom. */
@@ -341,7 +347,8 @@ function areaOf(p: Float64Array): number {
 /** The uncompressed MVT of a tile's clipped features, or undefined when none of them draws anything. */
 export function encodeTile(features: Clipped[], z: number, x: number, y: number): Uint8Array | undefined {
   const z2 = 2 ** z;
-  const tol = TOLERANCE / (z2 * EXTENT), sqTol = tol * tol;
+  // The last zoom is overzoomed by the map (to z18 and more): it keeps every vertex that rounding keeps.
+  const tol = z === MAX_ZOOM ? Math.sqrt(MIN_SQ_TOLERANCE) : TOLERANCE / (z2 * EXTENT), sqTol = tol * tol;
   const layers = new Map<LayerName, LayerBuilder>();
   const cursor = { x: 0, y: 0 };
   for (const f of features) {
@@ -395,9 +402,9 @@ export type EntryIndex = Map<number, number[]>;
 export function entryIndex(features: SourceFeature[]): { entries: EntryIndex; ancestors: Set<number> } {
   const entries: EntryIndex = new Map();
   const ancestors = new Set<number>();
-  const pad = BUFFER / 256;
   for (let i = 0; i < features.length; i++) {
     const f = features[i];
+    const pad = padOf(f.point ? POINT : LINE);
     const z = Math.min(f.kind.minzoom, MAX_ZOOM), n = 2 ** z;
     const [w, s, e, north] = f.bbox;
     const x0 = Math.max(0, Math.floor(projectX(w) * n - pad)), x1 = Math.min(n - 1, Math.floor(projectX(e) * n + pad));
@@ -428,21 +435,23 @@ export function entryIndex(features: SourceFeature[]): { entries: EntryIndex; an
 export function walkTiles(features: SourceFeature[], emit: (z: number, x: number, y: number, mvt: Uint8Array) => void,
   onEntered: (entered: number) => void = () => {}): void {
   const { entries, ancestors } = entryIndex(features);
-  const pad = BUFFER / 256;
+  const pad = padOf(LINE), placePad = padOf(POINT);
   let entered = 0;
   const visit = (z: number, x: number, y: number, parent: Clipped[]): void => {
     const key = tileKey(z, x, y);
     const z2 = 2 ** z;
     const x0 = (x - pad) / z2, x1 = (x + 1 + pad) / z2, y0 = (y - pad) / z2, y1 = (y + 1 + pad) / z2;
+    const px0 = (x - placePad) / z2, px1 = (x + 1 + placePad) / z2, py0 = (y - placePad) / z2, py1 = (y + 1 + placePad) / z2;
+    const clip = (c: Clipped) => (c.type === POINT ? clipBox(c, px0, py0, px1, py1) : clipBox(c, x0, y0, x1, y1));
     const mine: Clipped[] = [];
     for (const c of parent) {
-      const k = clipBox(c, x0, y0, x1, y1);
+      const k = clip(c);
       if (k) mine.push(k);
     }
     const entering = entries.get(key);
     if (entering) {
       for (const i of entering) {
-        const k = clipBox(toClipped(features[i]), x0, y0, x1, y1);
+        const k = clip(toClipped(features[i]));
         if (k) mine.push(k);
       }
       entries.delete(key);
