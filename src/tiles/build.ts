@@ -30,7 +30,8 @@ export interface TilesManifest {
 /** Builds `tiles.bin` in `outDir` from the extract; reports `tiles: …` stages. */
 export async function buildTiles(osmPath: string, outDir: string, onProgress: SourceProgress = () => {}): Promise<TilesManifest> {
   const started = Date.now();
-  const features = await readTileSource(osmPath, onProgress);
+  const source = await readTileSource(osmPath, onProgress);
+  const { features } = source;
   const bounds: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
   for (const { bbox } of features) {
     bounds[0] = Math.min(bounds[0], bbox[0]); bounds[1] = Math.min(bounds[1], bbox[1]);
@@ -44,7 +45,7 @@ export async function buildTiles(osmPath: string, outDir: string, onProgress: So
   let lastReport = 0;
   try {
     // Progress counts the features that have entered the tree (every one does, at its minzoom).
-    walkTiles(features, (z, x, y, mvt) => {
+    walkTiles(source, (z, x, y, mvt) => {
       const gz = gzipSync(mvt, { level: GZIP_LEVEL });
       hash.update(gz);
       writer.add(tileKey(z, x, y), gz);

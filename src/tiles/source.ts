@@ -5,14 +5,26 @@ import { NODES, PrimitiveBlock, readOsmBlobs, RELATIONS, WayCursor, WAYS } from 
 import { Growable } from '../map/typed-pools.js';
 import { boundary, classifyPlace, classifyWay, isAreaRelation, isBoundaryRelation, type Kind } from './classify.js';
 
-/** A feature in lon/lat: a point, a line, or polygons (each a list of rings, outer first). */
+/**
+ * A feature in lon/lat: a point, a way (nodes[start, end) of its source: a line, or one ring when its
+ * kind is an area), or polygons of a multipolygon relation (each a list of rings, outer first).
+ */
 export interface SourceFeature {
   kind: Kind;
   /** [west, south, east, north] */
   bbox: [number, number, number, number];
   point?: [number, number];
-  line?: Float64Array;
+  start?: number;
+  end?: number;
   polygons?: Float64Array[][];
+}
+
+/** The features, and the nodes their ways use (indices into lon and lat). */
+export interface TileSource {
+  features: SourceFeature[];
+  nodes: Int32Array;
+  lon: Float64Array;
+  lat: Float64Array;
 }
 
 export type SourceProgress = (stage: string, done: number, total: number) => void;
@@ -29,7 +41,7 @@ const NODE_KEYS: ReadonlySet<string> = new Set(['place', 'name']);
  * first pass learns which blobs hold which kinds so later passes skip the rest uninflated, ways and
  * nodes are visited in reused buffers, and only ways with a drawn key get their tags decoded.
  */
-export async function readTileSource(path: string, onProgress: SourceProgress = () => {}): Promise<SourceFeature[]> {
+export async function readTileSource(path: string, onProgress: SourceProgress = () => {}): Promise<TileSource> {
   const pass = (name: string) => (read: number, total: number) => onProgress(`read extract for tiles (${name})`, read, total);
   const finish = (name: string) => onProgress(`read extract for tiles (${name})`, 0, 0);
 
@@ -65,13 +77,24 @@ export async function readTileSource(path: string, onProgress: SourceProgress = 
   finish('relations');
   const has = (kind: number) => (index: number) => index < kinds.length && (kinds.data[index] & kind) !== 0;
 
+  // Kinds are shared between ways that draw alike (every building, every unnamed minor road).
+  const kindsSeen = new Map<string, Kind>();
+  const intern = (kind: Kind | null): Kind | null => {
+    if (!kind) return null;
+    const key = JSON.stringify(kind);
+    const seen = kindsSeen.get(key);
+    if (seen) return seen;
+    kindsSeen.set(key, kind);
+    return kind;
+  };
+
   // 2. Ways: their node references, one flat array; what each is drawn as.
   const refs = new Growable(Float64Array, 1 << 16);
   const ways: Array<{ kind: Kind; start: number; end: number }> = [];
   const memberRefs = new Map<number, [number, number]>();
   const cursor = new WayCursor();
   const visitWay = (w: WayCursor): void => {
-    const kind = w.hasAnyKey(WAY_KEYS) ? classifyWay(w.tags()) : null;
+    const kind = w.hasAnyKey(WAY_KEYS) ? intern(classifyWay(w.tags())) : null;
     const member = memberWays.has(w.id);
     if (!kind && !member) return;
     const start = refs.length;
@@ -110,29 +133,23 @@ export async function readTileSource(path: string, onProgress: SourceProgress = 
   }
   finish('nodes');
 
-  /** The coordinates of refs[start, end), without nodes missing from the extract. */
-  const coords = (start: number, end: number): Float64Array => {
-    const out = new Float64Array((end - start) * 2);
-    let k = 0;
-    for (let j = start; j < end; j++) {
-      const i = indexOf(ids, refs.data[j]);
-      if (i < 0 || Number.isNaN(lon[i])) continue;
-      out[k++] = lon[i];
-      out[k++] = lat[i];
-    }
-    return out.subarray(0, k);
-  };
+  // The kept ways' nodes as indices into lon/lat, one Int32Array for all: a way's geometry is a range
+  // of it, so a node shared by ways is stored once and no way has an array of its own.
   const data = refs.data;
-  const closed = (start: number, end: number) => end - start >= 4 && data[start] === data[end - 1];
-
+  const nodes = new Int32Array(refs.length);
+  let k = 0;
   for (const w of ways) {
-    const c = coords(w.start, w.end);
-    if (c.length < 4) continue;
-    if (w.kind.area) {
-      if (closed(w.start, w.end) && c.length >= 8) features.push({ kind: w.kind, bbox: bboxOf([c]), polygons: [[orient(c, true)]] });
-    } else {
-      features.push({ kind: w.kind, bbox: bboxOf([c]), line: c });
+    const first = k;
+    for (let j = w.start; j < w.end; j++) {
+      const i = indexOf(ids, data[j]);
+      if (i >= 0 && !Number.isNaN(lon[i])) nodes[k++] = i;
     }
+    const closed = w.end - w.start >= 4 && data[w.start] === data[w.end - 1];
+    if (k - first < 2 || (w.kind.area && (!closed || k - first < 4))) {
+      k = first; // too few nodes in the extract, or an open area: not drawn
+      continue;
+    }
+    features.push({ kind: w.kind, bbox: bboxOfRange(nodes, first, k, lon, lat), start: first, end: k });
   }
   for (const rel of areas) {
     const ringsOf = (members: number[]) => joinRings(members.flatMap((id) => {
@@ -148,7 +165,7 @@ export async function readTileSource(path: string, onProgress: SourceProgress = 
     }
     features.push({ kind: rel.kind, bbox: bboxOf(outer), polygons });
   }
-  return features;
+  return { features, nodes: nodes.slice(0, k), lon, lat };
 }
 
 /** The distinct values of `v`, ascending. */
@@ -218,6 +235,18 @@ function orient(c: Float64Array, outer: boolean): Float64Array {
     r[c.length - 1 - i] = c[i + 1];
   }
   return r;
+}
+
+function bboxOfRange(nodes: Int32Array, start: number, end: number, lon: Float64Array, lat: Float64Array): [number, number, number, number] {
+  const b: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (let j = start; j < end; j++) {
+    const x = lon[nodes[j]], y = lat[nodes[j]];
+    if (x < b[0]) b[0] = x;
+    if (x > b[2]) b[2] = x;
+    if (y < b[1]) b[1] = y;
+    if (y > b[3]) b[3] = y;
+  }
+  return b;
 }
 
 function bboxOf(rings: Float64Array[]): [number, number, number, number] {

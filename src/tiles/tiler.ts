@@ -9,7 +9,7 @@
 import { PbfWriter } from 'pbf';
 import { tileKey } from './archive.js';
 import { MAX_ZOOM, type Kind, type LayerName } from './classify.js';
-import type { SourceFeature } from './source.js';
+import type { SourceFeature, TileSource } from './source.js';
 
 export const EXTENT = 4096;
 /**
@@ -56,6 +56,21 @@ function project(c: Float64Array, polygon: boolean): Float64Array {
     out[j] = projectX(c[i]);
     out[j + 1] = projectY(c[i + 1]);
   }
+  return importances(out, polygon);
+}
+
+/** A way's nodes as triples, with each vertex's importance. */
+function projectWay(src: TileSource, start: number, end: number, polygon: boolean): Float64Array {
+  const out = new Float64Array((end - start) * 3);
+  for (let j = start, o = 0; j < end; j++, o += 3) {
+    const i = src.nodes[j];
+    out[o] = projectX(src.lon[i]);
+    out[o + 1] = projectY(src.lat[i]);
+  }
+  return importances(out, polygon);
+}
+
+function importances(out: Float64Array, polygon: boolean): Float64Array {
   simplify(out, 0, out.length - 3, polygon);
   out[2] = 1;
   out[out.length - 1] = 1;
@@ -117,12 +132,13 @@ function boxOf(c: Clipped): void {
 }
 
 /** The tree's form of a source feature (projected, with importances). */
-export function toClipped(f: SourceFeature): Clipped {
+export function toClipped(f: SourceFeature, src: TileSource): Clipped {
   let c: Clipped;
   if (f.point) {
     c = { kind: f.kind, type: POINT, parts: [Float64Array.of(projectX(f.point[0]), projectY(f.point[1]), 1)], minX: 0, minY: 0, maxX: 0, maxY: 0 };
-  } else if (f.line) {
-    c = { kind: f.kind, type: LINE, parts: [project(f.line, false)], minX: 0, minY: 0, maxX: 0, maxY: 0 };
+  } else if (f.start !== undefined) {
+    const area = f.kind.area;
+    c = { kind: f.kind, type: area ? POLYGON : LINE, parts: [projectWay(src, f.start, f.end!, area)], outer: area ? [true] : undefined, minX: 0, minY: 0, maxX: 0, maxY: 0 };
   } else {
     const parts: Float64Array[] = [], outer: boolean[] = [];
     for (const polygon of f.polygons!) {
@@ -432,8 +448,9 @@ export function entryIndex(features: SourceFeature[]): { entries: EntryIndex; an
  * Walks the tree depth first from tile 0/0/0 and calls `emit` with each tile that draws something
  * (in no particular key order).
  */
-export function walkTiles(features: SourceFeature[], emit: (z: number, x: number, y: number, mvt: Uint8Array) => void,
+export function walkTiles(src: TileSource, emit: (z: number, x: number, y: number, mvt: Uint8Array) => void,
   onEntered: (entered: number) => void = () => {}): void {
+  const { features } = src;
   const { entries, ancestors } = entryIndex(features);
   const pad = padOf(LINE), placePad = padOf(POINT);
   let entered = 0;
@@ -451,7 +468,7 @@ export function walkTiles(features: SourceFeature[], emit: (z: number, x: number
     const entering = entries.get(key);
     if (entering) {
       for (const i of entering) {
-        const k = clip(toClipped(features[i]));
+        const k = clip(toClipped(features[i], src));
         if (k) mine.push(k);
       }
       entries.delete(key);
