@@ -17,8 +17,11 @@ import type { TilesManifest } from '../tiles/build.js';
  * grid stored once for all profiles; every file's size and SHA-256 in the manifest.
  * 6: same files; the profiles read OSM as OSRM's features specify (barrier nodes, access per direction,
  * physical limits, turn restrictions whose via node ends both ways), so older maps are rebuilt.
+ * 7: the base map's tiles (tiles.bin).
+ * 8: same files; tiles.bin's tiles come from the hierarchical tiler (simplified per zoom, an 8-px buffer
+ * but for places) and are stored in the order they were made, its index still sorted by key.
  */
-export const MAP_FORMAT_VERSION = 7;
+export const MAP_FORMAT_VERSION = 8;
 
 export interface GraphManifest {
   nodes: number;
