@@ -31,17 +31,18 @@ export interface TilesManifest {
 export async function buildTiles(osmPath: string, outDir: string, onProgress: SourceProgress = () => {}): Promise<TilesManifest> {
   const started = Date.now();
   const source = await readTileSource(osmPath, onProgress);
-  const { features } = source;
   const bounds: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
-  for (const { bbox } of features) {
-    bounds[0] = Math.min(bounds[0], bbox[0]); bounds[1] = Math.min(bounds[1], bbox[1]);
-    bounds[2] = Math.max(bounds[2], bbox[2]); bounds[3] = Math.max(bounds[3], bbox[3]);
-  }
+  const grow = (w: number, s: number, e: number, n: number) => {
+    bounds[0] = Math.min(bounds[0], w); bounds[1] = Math.min(bounds[1], s);
+    bounds[2] = Math.max(bounds[2], e); bounds[3] = Math.max(bounds[3], n);
+  };
+  for (let i = 0; i < source.ways * 4; i += 4) grow(source.wayBox[i], source.wayBox[i + 1], source.wayBox[i + 2], source.wayBox[i + 3]);
+  for (const { bbox } of source.others) grow(...bbox);
   const path = `${outDir}/${TILES_FILE}`;
   const writer = await ArchiveWriter.create(path);
   const hash = createHash('sha256');
   const perZoom: number[] = new Array(MAX_ZOOM + 1).fill(0);
-  const total = features.length;
+  const total = source.ways + source.others.length;
   let lastReport = 0;
   try {
     // Progress counts the features that have entered the tree (every one does, at its minzoom).

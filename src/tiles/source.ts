@@ -5,27 +5,37 @@ import { NODES, PrimitiveBlock, readOsmBlobs, RELATIONS, WayCursor, WAYS } from 
 import { Growable } from '../map/typed-pools.js';
 import { boundary, classifyPlace, classifyWay, isAreaRelation, isBoundaryRelation, type Kind } from './classify.js';
 
-/**
- * A feature in lon/lat: a point, a way (nodes[start, end) of its source: a line, or one ring when its
- * kind is an area), or polygons of a multipolygon relation (each a list of rings, outer first).
- */
+/** A place (a point) or a multipolygon relation (polygons, each a list of lon/lat rings, outer first). */
 export interface SourceFeature {
   kind: Kind;
   /** [west, south, east, north] */
   bbox: [number, number, number, number];
   point?: [number, number];
-  start?: number;
-  end?: number;
   polygons?: Float64Array[][];
 }
 
-/** The features, and the nodes their ways use (indices into lon and lat). */
+/**
+ * What the base map draws. Ways, most of it, are columns rather than objects (a country has millions):
+ * way i is drawn as kinds[wayKind[i]], its nodes are nodes[wayStart[i], wayEnd[i]) (a line, or one
+ * ring when its kind is an area), its box is wayBox[4i, 4i + 4) (west, south, east, north). Nodes are
+ * indices into lon and lat (1e-7 degrees, OSM's own precision), so a node that ways share is stored once.
+ */
 export interface TileSource {
-  features: SourceFeature[];
+  ways: number;
+  kinds: Kind[];
+  wayKind: Int32Array;
+  wayStart: Int32Array;
+  wayEnd: Int32Array;
+  wayBox: Float32Array;
+  /** Places and multipolygons: feature `ways + i` is others[i]. */
+  others: SourceFeature[];
   nodes: Int32Array;
-  lon: Float64Array;
-  lat: Float64Array;
+  lon: Int32Array;
+  lat: Int32Array;
 }
+
+/** Degrees of the 1e-7 integers lon and lat hold. */
+export const E7 = 1e-7;
 
 export type SourceProgress = (stage: string, done: number, total: number) => void;
 
@@ -78,33 +88,41 @@ export async function readTileSource(path: string, onProgress: SourceProgress = 
   const has = (kind: number) => (index: number) => index < kinds.length && (kinds.data[index] & kind) !== 0;
 
   // Kinds are shared between ways that draw alike (every building, every unnamed minor road).
-  const kindsSeen = new Map<string, Kind>();
-  const intern = (kind: Kind | null): Kind | null => {
-    if (!kind) return null;
+  const kindsSeen = new Map<string, number>();
+  const kindList: Kind[] = [];
+  const intern = (kind: Kind): number => {
     const key = JSON.stringify(kind);
-    const seen = kindsSeen.get(key);
-    if (seen) return seen;
-    kindsSeen.set(key, kind);
-    return kind;
+    let i = kindsSeen.get(key);
+    if (i === undefined) {
+      kindsSeen.set(key, (i = kindList.length));
+      kindList.push(kind);
+    }
+    return i;
   };
 
   // 2. Ways: their node references, one flat array; what each is drawn as.
   const refs = new Growable(Float64Array, 1 << 16);
-  const ways: Array<{ kind: Kind; start: number; end: number }> = [];
+  // Per drawn way: its kind and its refs' range.
+  const wayKind = new Growable(Int32Array, 1 << 12), wayStart = new Growable(Int32Array, 1 << 12), wayEnd = new Growable(Int32Array, 1 << 12);
   const memberRefs = new Map<number, [number, number]>();
   const cursor = new WayCursor();
   const visitWay = (w: WayCursor): void => {
-    const kind = w.hasAnyKey(WAY_KEYS) ? intern(classifyWay(w.tags())) : null;
+    const kind = w.hasAnyKey(WAY_KEYS) ? classifyWay(w.tags()) : null;
     const member = memberWays.has(w.id);
     if (!kind && !member) return;
     const start = refs.length;
     refs.reserve(w.refCount);
     for (let i = 0; i < w.refCount; i++) refs.push(w.refs[i]);
     const end = refs.length;
-    if (kind) ways.push({ kind, start, end });
+    const drawn = (k: Kind) => {
+      wayKind.push(intern(k));
+      wayStart.push(start);
+      wayEnd.push(end);
+    };
+    if (kind) drawn(kind);
     if (member) memberRefs.set(w.id, [start, end]);
     const level = boundaryLevel.get(w.id);
-    if (level !== undefined && kind?.layer !== 'boundaries') ways.push({ kind: boundary(String(level))!, start, end });
+    if (level !== undefined && kind?.layer !== 'boundaries') drawn(boundary(String(level))!);
   };
   for await (const { data } of readOsmBlobs(path, { want: has(WAYS), onProgress: pass('ways') })) {
     new PrimitiveBlock(data).forEachWay(cursor, visitWay);
@@ -114,19 +132,20 @@ export async function readTileSource(path: string, onProgress: SourceProgress = 
   // 3. Nodes: the coordinates of the referenced nodes (matched by a merge walk over the sorted ids
   // when the file lists nodes in id order, as extracts do), and the places.
   const ids = uniqueSorted(refs.view());
-  const lon = new Float64Array(ids.length).fill(NaN), lat = new Float64Array(ids.length).fill(NaN);
-  const features: SourceFeature[] = [];
+  // A node missing from the extract keeps MISSING (no coordinate is that far out).
+  const lon = new Int32Array(ids.length).fill(MISSING), lat = new Int32Array(ids.length);
+  const others: SourceFeature[] = [];
   let at = 0, lastId = -Infinity;
   const visitNode = (id: number, nLat: number, nLon: number, tags: Record<string, string> | null): void => {
     if (id < lastId) at = 0;
     lastId = id;
     while (at < ids.length && ids[at] < id) at++;
     if (at < ids.length && ids[at] === id) {
-      lon[at] = nLon;
-      lat[at] = nLat;
+      lon[at] = Math.round(nLon / E7);
+      lat[at] = Math.round(nLat / E7);
     }
     const place = tags ? classifyPlace(tags) : null;
-    if (place) features.push({ kind: place, bbox: [nLon, nLat, nLon, nLat], point: [nLon, nLat] });
+    if (place) others.push({ kind: place, bbox: [nLon, nLat, nLon, nLat], point: [nLon, nLat] });
   };
   for await (const { data } of readOsmBlobs(path, { want: has(NODES), onProgress: pass('nodes') })) {
     new PrimitiveBlock(data).forEachNode(NODE_KEYS, visitNode);
@@ -137,19 +156,27 @@ export async function readTileSource(path: string, onProgress: SourceProgress = 
   // of it, so a node shared by ways is stored once and no way has an array of its own.
   const data = refs.data;
   const nodes = new Int32Array(refs.length);
-  let k = 0;
-  for (const w of ways) {
-    const first = k;
-    for (let j = w.start; j < w.end; j++) {
+  const count = wayKind.length;
+  // Compacted in place: way w of the pass becomes way `ways` of the source when it is drawn.
+  const kindOf = wayKind.data, startOf = wayStart.data, endOf = wayEnd.data;
+  const box = new Float32Array(count * 4);
+  let k = 0, ways = 0;
+  for (let w = 0; w < count; w++) {
+    const first = k, kind = kindList[kindOf[w]], start = startOf[w], end = endOf[w];
+    for (let j = start; j < end; j++) {
       const i = indexOf(ids, data[j]);
-      if (i >= 0 && !Number.isNaN(lon[i])) nodes[k++] = i;
+      if (i >= 0 && lon[i] !== MISSING) nodes[k++] = i;
     }
-    const closed = w.end - w.start >= 4 && data[w.start] === data[w.end - 1];
-    if (k - first < 2 || (w.kind.area && (!closed || k - first < 4))) {
+    const closed = end - start >= 4 && data[start] === data[end - 1];
+    if (k - first < 2 || (kind.area && (!closed || k - first < 4))) {
       k = first; // too few nodes in the extract, or an open area: not drawn
       continue;
     }
-    features.push({ kind: w.kind, bbox: bboxOfRange(nodes, first, k, lon, lat), start: first, end: k });
+    kindOf[ways] = kindOf[w];
+    startOf[ways] = first;
+    endOf[ways] = k;
+    boxOfRange(nodes, first, k, lon, lat, box, ways * 4);
+    ways++;
   }
   for (const rel of areas) {
     const ringsOf = (members: number[]) => joinRings(members.flatMap((id) => {
@@ -163,17 +190,20 @@ export async function readTileSource(path: string, onProgress: SourceProgress = 
       const home = polygons.find((p) => contains(bboxOf([p[0]]), inner[0], inner[1])) ?? polygons[0];
       home.push(inner);
     }
-    features.push({ kind: rel.kind, bbox: bboxOf(outer), polygons });
+    others.push({ kind: rel.kind, bbox: bboxOf(outer), polygons });
   }
-  return { features, nodes: nodes.slice(0, k), lon, lat };
+  return {
+    ways, kinds: kindList, wayKind: kindOf.slice(0, ways), wayStart: startOf.slice(0, ways), wayEnd: endOf.slice(0, ways),
+    wayBox: box.slice(0, ways * 4), others, nodes: nodes.slice(0, k), lon, lat,
+  };
 }
 
-/** The distinct values of `v`, ascending. */
+/** The distinct values of `v`, ascending (a view of one sorted copy: no second array at the peak). */
 function uniqueSorted(v: Float64Array): Float64Array {
   const sorted = Float64Array.from(v).sort();
   let n = 0;
   for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i];
-  return sorted.slice(0, n);
+  return sorted.subarray(0, n);
 }
 
 function indexOf(ids: Float64Array, id: number): number {
@@ -186,11 +216,11 @@ function indexOf(ids: Float64Array, id: number): number {
   return lo < ids.length && ids[lo] === id ? lo : -1;
 }
 
-function ringCoords(ring: number[], ids: Float64Array, lon: Float64Array, lat: Float64Array): Float64Array {
+function ringCoords(ring: number[], ids: Float64Array, lon: Int32Array, lat: Int32Array): Float64Array {
   const out: number[] = [];
   for (const ref of ring) {
     const i = indexOf(ids, ref);
-    if (i >= 0 && !Number.isNaN(lon[i])) out.push(lon[i], lat[i]);
+    if (i >= 0 && lon[i] !== MISSING) out.push(lon[i] * E7, lat[i] * E7);
   }
   return Float64Array.from(out);
 }
@@ -237,16 +267,19 @@ function orient(c: Float64Array, outer: boolean): Float64Array {
   return r;
 }
 
-function bboxOfRange(nodes: Int32Array, start: number, end: number, lon: Float64Array, lat: Float64Array): [number, number, number, number] {
-  const b: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
+const MISSING = -(2 ** 31);
+
+/** The box of nodes[start, end) in degrees, into out[at, at + 4). */
+function boxOfRange(nodes: Int32Array, start: number, end: number, lon: Int32Array, lat: Int32Array, out: Float32Array, at: number): void {
+  let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
   for (let j = start; j < end; j++) {
     const x = lon[nodes[j]], y = lat[nodes[j]];
-    if (x < b[0]) b[0] = x;
-    if (x > b[2]) b[2] = x;
-    if (y < b[1]) b[1] = y;
-    if (y > b[3]) b[3] = y;
+    if (x < w) w = x;
+    if (x > e) e = x;
+    if (y < s) s = y;
+    if (y > n) n = y;
   }
-  return b;
+  out[at] = w * E7; out[at + 1] = s * E7; out[at + 2] = e * E7; out[at + 3] = n * E7;
 }
 
 function bboxOf(rings: Float64Array[]): [number, number, number, number] {

@@ -9,7 +9,7 @@
 import { PbfWriter } from 'pbf';
 import { tileKey } from './archive.js';
 import { MAX_ZOOM, type Kind, type LayerName } from './classify.js';
-import type { SourceFeature, TileSource } from './source.js';
+import { E7, type SourceFeature, type TileSource } from './source.js';
 
 export const EXTENT = 4096;
 /**
@@ -64,8 +64,8 @@ function projectWay(src: TileSource, start: number, end: number, polygon: boolea
   const out = new Float64Array((end - start) * 3);
   for (let j = start, o = 0; j < end; j++, o += 3) {
     const i = src.nodes[j];
-    out[o] = projectX(src.lon[i]);
-    out[o + 1] = projectY(src.lat[i]);
+    out[o] = projectX(src.lon[i] * E7);
+    out[o + 1] = projectY(src.lat[i] * E7);
   }
   return importances(out, polygon);
 }
@@ -131,20 +131,25 @@ function boxOf(c: Clipped): void {
   c.minX = minX; c.minY = minY; c.maxX = maxX; c.maxY = maxY;
 }
 
-/** The tree's form of a source feature (projected, with importances). */
-export function toClipped(f: SourceFeature, src: TileSource): Clipped {
+/** The tree's form of source feature i (projected, with importances). */
+export function toClipped(src: TileSource, i: number): Clipped {
   let c: Clipped;
+  if (i < src.ways) {
+    const kind = src.kinds[src.wayKind[i]], area = kind.area;
+    const parts = [projectWay(src, src.wayStart[i], src.wayEnd[i], area)];
+    c = { kind, type: area ? POLYGON : LINE, parts, outer: area ? [true] : undefined, minX: 0, minY: 0, maxX: 0, maxY: 0 };
+    boxOf(c);
+    return c;
+  }
+  const f: SourceFeature = src.others[i - src.ways];
   if (f.point) {
     c = { kind: f.kind, type: POINT, parts: [Float64Array.of(projectX(f.point[0]), projectY(f.point[1]), 1)], minX: 0, minY: 0, maxX: 0, maxY: 0 };
-  } else if (f.start !== undefined) {
-    const area = f.kind.area;
-    c = { kind: f.kind, type: area ? POLYGON : LINE, parts: [projectWay(src, f.start, f.end!, area)], outer: area ? [true] : undefined, minX: 0, minY: 0, maxX: 0, maxY: 0 };
   } else {
     const parts: Float64Array[] = [], outer: boolean[] = [];
     for (const polygon of f.polygons!) {
-      polygon.forEach((ring, i) => {
+      polygon.forEach((ring, r) => {
         parts.push(project(ring, true));
-        outer.push(i === 0);
+        outer.push(r === 0);
       });
     }
     c = { kind: f.kind, type: POLYGON, parts, outer, minX: 0, minY: 0, maxX: 0, maxY: 0 };
@@ -415,14 +420,23 @@ export type EntryIndex = Map<number, number[]>;
  * Where each feature enters: the tiles of its minzoom its box (grown by the buffer) touches. Also
  * returns the keys of every tile above an entry, which the walk must visit even when empty.
  */
-export function entryIndex(features: SourceFeature[]): { entries: EntryIndex; ancestors: Set<number> } {
+export function entryIndex(src: TileSource): { entries: EntryIndex; ancestors: Set<number> } {
   const entries: EntryIndex = new Map();
   const ancestors = new Set<number>();
-  for (let i = 0; i < features.length; i++) {
-    const f = features[i];
-    const pad = padOf(f.point ? POINT : LINE);
-    const z = Math.min(f.kind.minzoom, MAX_ZOOM), n = 2 ** z;
-    const [w, s, e, north] = f.bbox;
+  const total = src.ways + src.others.length;
+  for (let i = 0; i < total; i++) {
+    let minzoom: number, w: number, s: number, e: number, north: number, pad: number;
+    if (i < src.ways) {
+      minzoom = src.kinds[src.wayKind[i]].minzoom;
+      w = src.wayBox[i * 4]; s = src.wayBox[i * 4 + 1]; e = src.wayBox[i * 4 + 2]; north = src.wayBox[i * 4 + 3];
+      pad = padOf(LINE);
+    } else {
+      const f = src.others[i - src.ways];
+      minzoom = f.kind.minzoom;
+      [w, s, e, north] = f.bbox;
+      pad = padOf(f.point ? POINT : POLYGON);
+    }
+    const z = Math.min(minzoom, MAX_ZOOM), n = 2 ** z;
     const x0 = Math.max(0, Math.floor(projectX(w) * n - pad)), x1 = Math.min(n - 1, Math.floor(projectX(e) * n + pad));
     const y0 = Math.max(0, Math.floor(projectY(north) * n - pad)), y1 = Math.min(n - 1, Math.floor(projectY(s) * n + pad));
     for (let x = x0; x <= x1; x++) {
@@ -450,8 +464,7 @@ export function entryIndex(features: SourceFeature[]): { entries: EntryIndex; an
  */
 export function walkTiles(src: TileSource, emit: (z: number, x: number, y: number, mvt: Uint8Array) => void,
   onEntered: (entered: number) => void = () => {}): void {
-  const { features } = src;
-  const { entries, ancestors } = entryIndex(features);
+  const { entries, ancestors } = entryIndex(src);
   const pad = padOf(LINE), placePad = padOf(POINT);
   let entered = 0;
   const visit = (z: number, x: number, y: number, parent: Clipped[]): void => {
@@ -468,7 +481,7 @@ export function walkTiles(src: TileSource, emit: (z: number, x: number, y: numbe
     const entering = entries.get(key);
     if (entering) {
       for (const i of entering) {
-        const k = clip(toClipped(features[i], src));
+        const k = clip(toClipped(src, i));
         if (k) mine.push(k);
       }
       entries.delete(key);
