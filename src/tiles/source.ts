@@ -91,7 +91,8 @@ export async function readTileSource(path: string, onProgress: SourceProgress = 
   const kindsSeen = new Map<string, number>();
   const kindList: Kind[] = [];
   const intern = (kind: Kind): number => {
-    const key = JSON.stringify(kind);
+    let key = `${kind.layer}\u0000${kind.minzoom}\u0000${kind.area}`;
+    for (const p in kind.props) key += `\u0000${p}\u0000${kind.props[p]}`;
     let i = kindsSeen.get(key);
     if (i === undefined) {
       kindsSeen.set(key, (i = kindList.length));
@@ -160,11 +161,14 @@ export async function readTileSource(path: string, onProgress: SourceProgress = 
   // Compacted in place: way w of the pass becomes way `ways` of the source when it is drawn.
   const kindOf = wayKind.data, startOf = wayStart.data, endOf = wayEnd.data;
   const box = new Float32Array(count * 4);
-  let k = 0, ways = 0;
+  let k = 0, ways = 0, last = 0;
   for (let w = 0; w < count; w++) {
     const first = k, kind = kindList[kindOf[w]], start = startOf[w], end = endOf[w];
     for (let j = start; j < end; j++) {
-      const i = indexOf(ids, data[j]);
+      // A way's next node is often the next id (nodes made with their way): tried before a search.
+      const id = data[j];
+      const i = ids[last + 1] === id ? last + 1 : ids[last] === id ? last : indexOf(ids, id);
+      if (i >= 0) last = i;
       if (i >= 0 && lon[i] !== MISSING) nodes[k++] = i;
     }
     const closed = end - start >= 4 && data[start] === data[end - 1];
