@@ -3,6 +3,8 @@
 // simplified per zoom, encoded with the `pbf` writer), gzipped, into one archive.
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
+import { distPath } from '../paths.js';
 import { gzipSync } from 'node:zlib';
 import { ArchiveWriter, tileKey, TILES_FILE } from './archive.js';
 import { MAX_ZOOM } from './classify.js';
@@ -67,3 +69,18 @@ export async function buildTiles(osmPath: string, outDir: string, onProgress: So
   return { file: TILES_FILE, minzoom: 0, maxzoom: MAX_ZOOM, bounds, tiles, bytes, perZoom, buildMs: Date.now() - started, sha256: hash.digest('hex') };
 }
 
+
+/** `buildTiles` in a worker thread; `stop` ends it (the caller removes what it wrote). */
+export function buildTilesInWorker(osmPath: string, outDir: string, onProgress: SourceProgress = () => {}): { done: Promise<TilesManifest>; stop: () => Promise<void> } {
+  const worker = new Worker(distPath('tiles', 'build-worker.js'), { workerData: { osmPath, outDir } });
+  const done = new Promise<TilesManifest>((resolve, reject) => {
+    worker.on('message', (msg: { progress: [string, number, number] } | { done: TilesManifest }) => {
+      if ('progress' in msg) return onProgress(...msg.progress);
+      resolve(msg.done);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`tiles worker exited with code ${code}`)));
+  });
+  return { done, stop: async () => void (await worker.terminate()) };
+}
