@@ -1,4 +1,5 @@
-// Tile bench: the tiles step of `waymark map build` alone on one extract: time (per stage), peak memory,
+// Tile bench: the tiles step of `waymark map build` alone on one extract: time (per stage; CPU seconds of
+// the process, which a shared machine does not inflate as much as wall time), peak memory,
 // tiles and bytes per zoom, written to bench/results/tiles-<label>.json.
 //
 //   node bench/tiles/run.mjs [--osm FILE.osm.pbf] [--label NAME]      (default: the bundled Liechtenstein)
@@ -9,6 +10,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { execFileSync } from 'node:child_process';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const { DEFAULT_EXTRACT, stderrProgress } = await import(join(root, 'dist/map/build.js'));
@@ -17,10 +19,19 @@ const { values } = parseArgs({ options: { osm: { type: 'string' }, label: { type
 const osm = resolve(values.osm ?? DEFAULT_EXTRACT);
 const label = values.label ?? 'liechtenstein';
 
+const gitCommit = () => {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+};
+
 const out = mkdtempSync(join(tmpdir(), 'waymark-tiles-'));
 const stages = {};
 const progress = stderrProgress();
 const started = Date.now();
+const cpuStart = process.cpuUsage();
 let last = started;
 let peakRss = 0;
 const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 200);
@@ -34,9 +45,10 @@ try {
   });
   clearInterval(sampler);
   const result = {
-    label, extract: osm.split('/').pop(), measuredAt: new Date().toISOString(),
+    label, extract: osm.split('/').pop(), commit: gitCommit(), measuredAt: new Date().toISOString(),
     machine: { cpus: cpus().length, loadavg1AtEnd: Number(loadavg()[0].toFixed(1)) },
-    buildMs: manifest.buildMs, stagesMs: stages, peakRssBytes: peakRss,
+    buildMs: manifest.buildMs, cpuSeconds: Number(((({ user, system }) => user + system)(process.cpuUsage(cpuStart)) / 1e6).toFixed(2)),
+    stagesMs: stages, peakRssBytes: peakRss,
     tiles: manifest.tiles, bytes: manifest.bytes, bytesPerTile: Math.round(manifest.bytes / manifest.tiles),
     perZoom: manifest.perZoom, bounds: manifest.bounds,
   };

@@ -17,14 +17,16 @@ import type { TilesManifest } from '../tiles/build.js';
  * grid stored once for all profiles; every file's size and SHA-256 in the manifest.
  * 6: same files; the profiles read OSM as OSRM's features specify (barrier nodes, access per direction,
  * physical limits, turn restrictions whose via node ends both ways), so older maps are rebuilt.
- * 7: the base map's vector tiles are built with the map.
+ * 7: the base map's vector tiles are built with the map (tiles.bin).
  * 8: two more arrays per profile, the physical limits of the lorry graph's geometries (`limitGeom`,
  * `limitValue`; empty for the other profiles); ferries and car trains (`route=ferry`, `duration`) are
  * routed and `destination` roads are slowed like other restricted access; the geocoder's addresses include
  * house numbers interpolated along `addr:interpolation` ways and associatedStreet houses' streets;
  * restrictions over several via ways add node copies.
+ * 9: same files; tiles.bin's tiles come from the hierarchical tiler (simplified per zoom, an 8-px buffer
+ * but for places) and are stored in the order they were made, its index still sorted by key.
  */
-export const MAP_FORMAT_VERSION = 8;
+export const MAP_FORMAT_VERSION = 9;
 
 export interface GraphManifest {
   nodes: number;

@@ -1,6 +1,7 @@
-// The tile archive: one file, `tiles.bin`, holding every gzipped Mapbox Vector Tile one after the other,
-// then a sorted index (key, offset, length as float64 triples) and a 24-byte footer (magic, index
-// offset, tile count). A server opens it once and reads a tile with one positioned read.
+// The tile archive: one file, `tiles.bin`, holding every gzipped Mapbox Vector Tile one after the other
+// in the order they were made, then an index sorted by key (key, offset, length as float64 triples) and
+// a 24-byte footer (magic, index offset, tile count). A server opens it once and reads a tile with one positioned read.
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -13,41 +14,49 @@ export const tileKey = (z: number, x: number, y: number): number => (4 ** z - 1)
 
 export const archivePath = (mapDir: string): string => join(mapDir, TILES_FILE);
 
-/** Writes tiles in ascending key order; `finish` appends the index and footer. */
+/**
+ * Writes tiles in any key order (the tiler walks the tree depth first); `finish` sorts the index and
+ * appends it and the footer. Writes are synchronous: the tiler makes tiles in a synchronous loop.
+ */
 export class ArchiveWriter {
-  private readonly index: number[] = [];
+  private index: number[] = [];
   private offset = 0;
-  private lastKey = -1;
+  private readonly keys = new Set<number>();
 
-  private constructor(private readonly file: FileHandle) {}
+  private constructor(private readonly fd: number) {}
 
   static async create(path: string): Promise<ArchiveWriter> {
-    return new ArchiveWriter(await open(path, 'w'));
+    return new ArchiveWriter(openSync(path, 'w'));
   }
 
-  async add(key: number, gzipped: Uint8Array): Promise<void> {
-    if (key <= this.lastKey) throw new Error(`tile ${key} written after ${this.lastKey}: keys must ascend`);
-    this.lastKey = key;
-    await this.file.write(gzipped, 0, gzipped.byteLength, this.offset);
+  add(key: number, gzipped: Uint8Array): void {
+    if (this.keys.has(key)) throw new Error(`tile ${key} written twice`);
+    this.keys.add(key);
+    writeSync(this.fd, gzipped, 0, gzipped.byteLength, this.offset);
     this.index.push(key, this.offset, gzipped.byteLength);
     this.offset += gzipped.byteLength;
   }
 
-  /** Writes the index and footer, closes the file and returns its size. */
+  /** Writes the sorted index and footer, closes the file and returns its size. */
   async finish(): Promise<{ tiles: number; bytes: number }> {
-    const index = Buffer.from(Float64Array.from(this.index).buffer);
+    const count = this.index.length / 3;
+    const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => this.index[a * 3] - this.index[b * 3]);
+    const sorted = new Float64Array(count * 3);
+    order.forEach((from, to) => sorted.set(this.index.slice(from * 3, from * 3 + 3), to * 3));
+    this.index = [];
+    const index = Buffer.from(sorted.buffer);
     const footer = Buffer.alloc(FOOTER);
     MAGIC.copy(footer, 0);
     footer.writeDoubleLE(this.offset, 8);
-    footer.writeDoubleLE(this.index.length / 3, 16);
-    await this.file.write(index, 0, index.byteLength, this.offset);
-    await this.file.write(footer, 0, FOOTER, this.offset + index.byteLength);
-    await this.file.close();
-    return { tiles: this.index.length / 3, bytes: this.offset + index.byteLength + FOOTER };
+    footer.writeDoubleLE(count, 16);
+    writeSync(this.fd, index, 0, index.byteLength, this.offset);
+    writeSync(this.fd, footer, 0, FOOTER, this.offset + index.byteLength);
+    closeSync(this.fd);
+    return { tiles: count, bytes: this.offset + index.byteLength + FOOTER };
   }
 
   async abort(): Promise<void> {
-    await this.file.close();
+    closeSync(this.fd);
   }
 }
 

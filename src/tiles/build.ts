@@ -1,22 +1,19 @@
 // The tiles step of `waymark map build`: the extract's base-map features cut into Mapbox Vector Tiles
-// for zooms 0 to 14, each tile made on its own from the features whose box touches it (geojson-vt's
-// single-tile path clips and simplifies for the tile's zoom; vt-pbf encodes), gzipped, into one archive.
-// One tile's features at a time are in GeoJSON form, so memory stays with the compact source.
+// for zooms 0 to 14 by the hierarchical tiler (tiler.ts: each tile clipped from its parent's geometry,
+// simplified per zoom, encoded with the `pbf` writer), gzipped, into one archive.
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
+import { distPath } from '../paths.js';
 import { gzipSync } from 'node:zlib';
-import { geoJSONToTile } from '@maplibre/geojson-vt';
-import { fromGeojsonVt } from '@maplibre/vt-pbf';
-import RBush from 'rbush';
 import { ArchiveWriter, tileKey, TILES_FILE } from './archive.js';
-import { MAX_ZOOM, type LayerName } from './classify.js';
-import { readTileSource, type SourceFeature, type SourceProgress } from './source.js';
+import { MAX_ZOOM } from './classify.js';
+import { readTileSource, type SourceProgress } from './source.js';
+import { walkTiles } from './tiler.js';
 
-export const EXTENT = 4096;
-/** Pixels of a 256-px tile drawn beyond its edge (so lines and labels join across tiles). */
-const BUFFER = 64;
-/** Douglas–Peucker tolerance in tile pixels at the tile's own zoom. */
-const TOLERANCE = 3;
+export { EXTENT } from './tiler.js';
+/** zlib level of the tiles: measured against 6 (see README). */
+const GZIP_LEVEL = 6;
 
 export interface TilesManifest {
   file: string;
@@ -32,103 +29,36 @@ export interface TilesManifest {
   sha256: string;
 }
 
-interface Indexed { minX: number; minY: number; maxX: number; maxY: number; f: SourceFeature }
-
-const lon2x = (lon: number, z: number) => Math.floor(((lon + 180) / 360) * 2 ** z);
-const lat2y = (lat: number, z: number) => {
-  const s = Math.sin((Math.max(-85.0511, Math.min(85.0511, lat)) * Math.PI) / 180);
-  return Math.floor((0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI)) * 2 ** z);
-};
-const x2lon = (x: number, z: number) => (x / 2 ** z) * 360 - 180;
-const y2lat = (y: number, z: number) => (Math.atan(Math.sinh(Math.PI * (1 - (2 * y) / 2 ** z))) * 180) / Math.PI;
-
-const pairs = (c: Float64Array): number[][] => {
-  const out: number[][] = new Array(c.length / 2);
-  for (let i = 0; i < c.length; i += 2) out[i / 2] = [c[i], c[i + 1]];
-  return out;
-};
-
-function toGeoJson(f: SourceFeature): GeoJSON.Feature {
-  const geometry: GeoJSON.Geometry = f.point ? { type: 'Point', coordinates: f.point }
-    : f.line ? { type: 'LineString', coordinates: pairs(f.line) }
-    : { type: 'MultiPolygon', coordinates: f.polygons!.map((p) => p.map(pairs)) };
-  return { type: 'Feature', geometry, properties: f.kind.props };
-}
-
-/** The tiles of zoom z that features visible at z touch (their boxes, grown by the buffer). */
-function tilesAt(features: SourceFeature[], z: number): number[][] {
-  const seen = new Set<number>();
-  const out: number[][] = [];
-  const n = 2 ** z, pad = BUFFER / 256;
-  for (const f of features) {
-    if (f.kind.minzoom > z) continue;
-    const [w, s, e, nth] = f.bbox;
-    const fx0 = ((w + 180) / 360) * n - pad, fx1 = ((e + 180) / 360) * n + pad;
-    const x0 = Math.max(0, Math.floor(fx0)), x1 = Math.min(n - 1, Math.floor(fx1));
-    const y0 = Math.max(0, lat2y(nth, z) - 1), y1 = Math.min(n - 1, lat2y(s, z) + 1);
-    for (let x = x0; x <= x1; x++) {
-      for (let y = y0; y <= y1; y++) {
-        const key = tileKey(z, x, y);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        out.push([key, x, y]);
-      }
-    }
-  }
-  return out.sort((a, b) => a[0] - b[0]);
-}
-
-/** One tile's bytes (uncompressed MVT), or undefined when nothing of the map is in it. */
-export function renderTile(index: RBush<Indexed>, z: number, x: number, y: number): Uint8Array | undefined {
-  const padLon = ((BUFFER / 256) * 360) / 2 ** z;
-  const north = y2lat(y, z), south = y2lat(y + 1, z);
-  const padLat = (north - south) * (BUFFER / 256);
-  const hits = index.search({ minX: x2lon(x, z) - padLon, maxX: x2lon(x + 1, z) + padLon, minY: south - padLat, maxY: north + padLat });
-  const byLayer = new Map<LayerName, GeoJSON.Feature[]>();
-  for (const { f } of hits) {
-    if (f.kind.minzoom > z) continue;
-    let list = byLayer.get(f.kind.layer);
-    if (!list) byLayer.set(f.kind.layer, (list = []));
-    list.push(toGeoJson(f));
-  }
-  const layers: Parameters<typeof fromGeojsonVt>[0] = {};
-  for (const [name, features] of byLayer) {
-    const tile = geoJSONToTile({ type: 'FeatureCollection', features }, z, x, y, { extent: EXTENT, buffer: BUFFER * (EXTENT / 256), tolerance: TOLERANCE, clip: true, maxZoom: z });
-    if (tile && tile.features.length) layers[name] = tile;
-  }
-  return Object.keys(layers).length ? fromGeojsonVt(layers, { version: 2, extent: EXTENT }) : undefined;
-}
-
 /** Builds `tiles.bin` in `outDir` from the extract; reports `tiles: …` stages. */
 export async function buildTiles(osmPath: string, outDir: string, onProgress: SourceProgress = () => {}): Promise<TilesManifest> {
   const started = Date.now();
-  const features = await readTileSource(osmPath, onProgress);
-  const index = new RBush<Indexed>();
-  index.load(features.map((f) => ({ minX: f.bbox[0], minY: f.bbox[1], maxX: f.bbox[2], maxY: f.bbox[3], f })));
-  const root = index.toJSON();
-  const bounds: [number, number, number, number] = [root.minX, root.minY, root.maxX, root.maxY];
-  const zooms = Array.from({ length: MAX_ZOOM + 1 }, (_, z) => tilesAt(features, z));
-  const total = zooms.reduce((a, t) => a + t.length, 0);
+  const source = await readTileSource(osmPath, onProgress);
+  const bounds: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
+  const grow = (w: number, s: number, e: number, n: number) => {
+    bounds[0] = Math.min(bounds[0], w); bounds[1] = Math.min(bounds[1], s);
+    bounds[2] = Math.max(bounds[2], e); bounds[3] = Math.max(bounds[3], n);
+  };
+  for (let i = 0; i < source.ways * 4; i += 4) grow(source.wayBox[i], source.wayBox[i + 1], source.wayBox[i + 2], source.wayBox[i + 3]);
+  for (const { bbox } of source.others) grow(...bbox);
   const path = `${outDir}/${TILES_FILE}`;
   const writer = await ArchiveWriter.create(path);
   const hash = createHash('sha256');
-  const perZoom: number[] = [];
-  let done = 0;
+  const perZoom: number[] = new Array(MAX_ZOOM + 1).fill(0);
+  const total = source.ways + source.others.length;
+  let lastReport = 0;
   try {
-    for (let z = 0; z <= MAX_ZOOM; z++) {
-      let written = 0;
-      for (const [key, x, y] of zooms[z]) {
-        const mvt = renderTile(index, z, x, y);
-        if (mvt) {
-          const gz = gzipSync(mvt, { level: 6 });
-          hash.update(gz);
-          await writer.add(key, gz);
-          written++;
-        }
-        if (++done % 256 === 0) onProgress('tiles', done, total);
+    // Progress counts the features that have entered the tree (every one does, at its minzoom).
+    walkTiles(source, (z, x, y, mvt) => {
+      const gz = gzipSync(mvt, { level: GZIP_LEVEL });
+      hash.update(gz);
+      writer.add(tileKey(z, x, y), gz);
+      perZoom[z]++;
+    }, (entered) => {
+      if (entered - lastReport >= 4096 || entered === total) {
+        lastReport = entered;
+        onProgress('tiles', entered, total);
       }
-      perZoom.push(written);
-    }
+    });
   } catch (err) {
     await writer.abort();
     await rm(path, { force: true });
@@ -139,3 +69,18 @@ export async function buildTiles(osmPath: string, outDir: string, onProgress: So
   return { file: TILES_FILE, minzoom: 0, maxzoom: MAX_ZOOM, bounds, tiles, bytes, perZoom, buildMs: Date.now() - started, sha256: hash.digest('hex') };
 }
 
+
+/** `buildTiles` in a worker thread; `stop` ends it (the caller removes what it wrote). */
+export function buildTilesInWorker(osmPath: string, outDir: string, onProgress: SourceProgress = () => {}): { done: Promise<TilesManifest>; stop: () => Promise<void> } {
+  const worker = new Worker(distPath('tiles', 'build-worker.js'), { workerData: { osmPath, outDir } });
+  const done = new Promise<TilesManifest>((resolve, reject) => {
+    worker.on('message', (msg: { progress: [string, number, number] } | { done: TilesManifest }) => {
+      if ('progress' in msg) return onProgress(...msg.progress);
+      resolve(msg.done);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`tiles worker exited with code ${code}`)));
+  });
+  return { done, stop: async () => void (await worker.terminate()) };
+}
