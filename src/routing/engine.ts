@@ -61,6 +61,8 @@ export interface RouteRequest {
   avoid?: { circles: Circle[] };
   /** `driving-hgv` only: the lorry's size; ways whose limits it exceeds are kept off. */
   vehicle?: VehicleQuery;
+  /** Snap like the matrix: every waypoint to the main network's nearest road (optimize's tours). */
+  mainNetwork?: boolean;
 }
 
 export interface MatrixRequest {

@@ -112,7 +112,9 @@ async function solve(problem: VrpProblem, profile: ProfileName): Promise<VrpSolu
 /** [lon, lat] along the roads from the vehicle's start through its stops to its end (if it has one). */
 export async function geometry(profile: ProfileName, waypoints: LatLon[]): Promise<Array<[number, number]>> {
   try {
-    return pairsOf((await route({ profile, waypoints })).geometry);
+    // Snapped as the matrix snapped them: a stop on a piece cut off from the main network (behind a
+    // barrier, on a private driveway) was joined there through the main network's nearest road.
+    return pairsOf((await route({ profile, waypoints, mainNetwork: true })).geometry);
   } catch (err) {
     // The matrix already joined these points: a failure now is the engine's, not the request's.
     if (err instanceof NoRouteError || err instanceof WaypointTooFarError) throw new HttpError(502, 'The routing service failed to answer. Retry shortly.');

@@ -12,7 +12,14 @@ import { RouteKernel } from './route-kernel.js';
 export interface LatLon { lat: number; lon: number }
 /** A lorry's size (meters, tonnes); a field left out is the default lorry's (see `defaultVehicle`). */
 export interface VehicleQuery { heightM?: number; widthM?: number; lengthM?: number; weightT?: number }
-export interface RouteQuery { profile: string; waypoints: LatLon[]; avoid?: { circles: Circle[] }; vehicle?: VehicleQuery }
+export interface RouteQuery {
+  profile: string;
+  waypoints: LatLon[];
+  avoid?: { circles: Circle[] };
+  vehicle?: VehicleQuery;
+  /** Snap every waypoint to the main network as the matrix does (a plan's tours must follow its matrix). */
+  mainNetwork?: boolean;
+}
 export interface RouteResult {
   /** Meters. */
   distance: number;
@@ -161,7 +168,7 @@ export class RouteCore {
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
     const limited = tooSmallFor(v.graph, q.profile, q.vehicle);
     const open = limited.size ? (geom: number) => !limited.has(geom) : undefined;
-    const snapped = this.snapAll(v.graph, v.grid, q.waypoints, undefined, open);
+    const snapped = this.snapAll(v.graph, v.grid, q.waypoints, q.mainNetwork ? Infinity : undefined, open);
     if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
     let phantoms = snapped;
     const block = this.blocking(v, q.avoid?.circles, limited);

@@ -93,6 +93,33 @@ describe('contraction hierarchy', () => {
     expect(checked).toBeGreaterThan(300);
   });
 
+  // An optimize plan is built on the matrix, which snaps every point to the main network; its tours must be
+  // routed the same way, or a stop on a piece the main network cannot leave (a oneway stub, a driveway
+  // behind a barrier) has a matrix entry but no route, and the plan fails with 502 (seen at 32x32).
+  it('a route snapped to the main network joins off-network points the matrix joins, with its durations', () => {
+    const g = graphs['driving-car'];
+    const core = new RouteCore(shared);
+    const main = mainNodes(g);
+    const rand = rng(5);
+    let compared = 0;
+    for (let tries = 0; tries < 5000 && compared < 5; tries++) {
+      const v = Math.floor(rand() * g.nodeCount);
+      if (g.mainNet[v] === 1) continue;
+      const w = main[Math.floor(rand() * main.length)];
+      const a = { lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] }, b = { lat: g.nodeCoords[2 * w], lon: g.nodeCoords[2 * w + 1] };
+      if (core.route({ profile: 'driving-car', waypoints: [a, b, a] }).ok) continue;
+      const m = core.matrix({ profile: 'driving-car', points: [a, b] });
+      if (!m.ok || m.value.durations[0][1] === null || m.value.durations[1][0] === null) continue;
+      const tour = core.route({ profile: 'driving-car', waypoints: [a, b, a], mainNetwork: true });
+      expect(tour.ok).toBe(true);
+      if (!tour.ok) return;
+      expect(tour.value.legs[0].duration).toBeCloseTo(m.value.durations[0][1]!, 1);
+      expect(tour.value.legs[1].duration).toBeCloseTo(m.value.durations[1][0]!, 1);
+      compared++;
+    }
+    expect(compared).toBe(5);
+  });
+
   // 24 points keep the buckets chained; 80 (over 64 target nodes) has them laid out per node first.
   it.each([24, 80])('the bucket matrix of %i points equals the reference Dijkstra between graph nodes', (count) => {
     const g = graphs['driving-car'];
