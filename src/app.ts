@@ -158,7 +158,19 @@ export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, 
 export async function startApp(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<App> {
   assertNativeUws();
   configurePool(config);
-  const { sql, url, embedded } = await openDatabase(config, log);
+  // The map loads (files read and checked, compute workers started on their kernels) while the database
+  // starts: with the embedded database each is about half of a start, and they use different threads.
+  const mapLoading = openMap(config, log);
+  mapLoading.catch(() => {}); // awaited below; a failure then stops the start
+  let database: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    database = await openDatabase(config, log);
+  } catch (err) {
+    await mapLoading.catch(() => {});
+    await closePool();
+    throw err;
+  }
+  const { sql, url, embedded } = database;
   // The limiter's trips get their own connection so they never queue behind data queries; PGlite is
   // one session, so the embedded database shares the single connection.
   const limiterSql = embedded ? sql : connect(url, 1);
@@ -190,7 +202,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   try {
     await keys.listen();
     usage.start();
-    const mapDir = await openMap(config, log);
+    const mapDir = await mapLoading;
     jobs = config.jobs ? await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, withMap: mapDir !== undefined }) : undefined;
     geocoding = config.jobs && mapDir
       ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs })
