@@ -285,12 +285,10 @@ export class RouteCore {
     let meters = first.meters + last.meters;
     let touches = this.pieceBlocked(block, src.geom, startPiece) || this.pieceBlocked(block, tgt.geom, endPiece);
     const { orig, geomLength } = g;
-    for (let i = 0; i < edges.length; i++) meters += geomLength[orig[edges[i]] >> 1];
-    if (block) {
-      for (let i = 0; i < edges.length; i++) {
-        const geom = orig[edges[i]] >> 1;
-        if (block.hits.has(geom) || block.whole.has(geom)) touches = true;
-      }
+    for (let i = 0; i < edges.length; i++) {
+      const geom = orig[edges[i]] >> 1;
+      meters += geomLength[geom];
+      if (block && (block.hits.has(geom) || block.whole.has(geom))) touches = true;
     }
     const draw = (line: Polyline, joined: boolean): void => {
       appendPoints(line, startPiece ?? [[src.lon, src.lat]], joined ? 1 : 0);
