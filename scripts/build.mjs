@@ -34,13 +34,13 @@ const steps = [
   {
     name: 'wasm kernels',
     inputs: ['solver-as', 'package-lock.json'],
-    outputs: ['geodesy', 'route', 'contract', 'kmeans', 'vrp'].map((k) => `dist/wasm/${k}.wasm`),
+    outputs: ['route', 'contract', 'kmeans', 'vrp'].map((k) => `dist/wasm/${k}.wasm`),
     run: () => execFileSync(process.execPath, [join(root, 'solver-as', 'build.mjs')], { stdio: 'inherit' }),
   },
   {
     name: 'server (tsc)',
     inputs: ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'],
-    outputs: ['dist/cli/main.js', 'dist/compute/worker.js'],
+    outputs: ['dist/cli/main.js', 'dist/compute-thread.js'],
     run: () => execFileSync(process.execPath, [bin('typescript', 'bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' }),
   },
   {
@@ -48,7 +48,7 @@ const steps = [
     name: 'openapi document',
     inputs: ['src', 'package-lock.json'],
     outputs: ['docs/openapi.json'],
-    run: () => execFileSync(process.execPath, [join(root, 'dist', 'docs', 'write.js')], { stdio: 'inherit' }),
+    run: () => execFileSync(process.execPath, [join(root, 'dist', 'cli', 'write-openapi.js')], { stdio: 'inherit' }),
   },
   {
     name: 'dashboard',

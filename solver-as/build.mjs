@@ -14,7 +14,6 @@ const OWN = ['--runtime', 'stub', '--exportRuntime'];
 
 /** name → extra asc flags */
 const kernels = {
-  geodesy: OWN,
   route: SHARED,
   contract: OWN,
   kmeans: OWN,
@@ -24,6 +23,8 @@ const kernels = {
 const asc = join(root, 'node_modules', 'assemblyscript', 'bin', 'asc.js');
 for (const [name, flags] of Object.entries(kernels)) {
   const started = Date.now();
-  execFileSync(process.execPath, [asc, join(root, 'solver-as', 'assembly', `${name}.ts`), '-O3', '--noAssert', '-o', join(out, `${name}.wasm`), ...flags], { stdio: 'inherit' });
+  execFileSync(process.execPath, [asc, join(root, 'solver-as', 'assembly', `${name}.ts`), '-O3', '--noAssert', '-o', join(out, `${name}.wasm`), ...flags], {
+    stdio: 'inherit',
+  });
   console.log(`wasm ${name}.wasm built in ${Date.now() - started} ms`);
 }

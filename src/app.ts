@@ -1,37 +1,37 @@
 import pino, { type Logger } from 'pino';
-import { attributeRoutes } from './attributes/routes.js';
+import { attributeRoutes } from './api/attributes/routes.js';
 import { KeyStore } from './auth/authenticate.js';
-import { infoRoutes } from './auth/info-route.js';
+import { infoRoutes } from './api/keys/routes.js';
 import { RateLimiter } from './auth/rate-limit.js';
 import { UsageRecorder } from './auth/usage.js';
-import { categoryRoutes } from './categories/routes.js';
+import { categoryRoutes } from './api/categories/routes.js';
 import { closePool, configurePool } from './compute/pool.js';
 import type { Config } from './config.js';
 import { connect, type Sql } from './db/client.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { embeddedOwnerUrl, OwnerBusyError, startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
-import { startGeocoding, type GeocodingWorker } from './geo/geocoding-worker.js';
-import { geoRoutes } from './geo/routes.js';
+import { startGeocoding, type GeocodingRunner } from './geocoding/runner.js';
+import { geoRoutes } from './api/geo/routes.js';
 import { ensureDefaultMap, stderrProgress } from './map/build.js';
-import { loadedProfiles, loadMap } from './routing/engine.js';
+import { loadedProfiles, loadMap } from './engine/engine.js';
 import { Router, type Route } from './http/router.js';
 import { docsRoutes } from './docs/routes.js';
 import { z } from 'zod';
 import type { Operation } from './http/openapi.js';
-import { PROFILES } from './map/profiles.js';
+import { PROFILES } from './map/graphs/profiles.js';
 import { assertNativeUws, startHttpServer } from './http/server.js';
-import { importRoutes } from './imports/routes.js';
-import { startJobRunner } from './jobs/start.js';
-import { messagingRoutes } from './messaging/routes.js';
+import { importRoutes } from './api/imports/routes.js';
+import { startJobRunner } from './job-kinds.js';
+import { messagingRoutes } from './api/messaging/routes.js';
 import { Metrics, metricsRoute } from './ops/metrics.js';
 import { readyRoute } from './ops/ready.js';
-import { poiRoutes } from './pois/routes.js';
-import { clustersEndpoint } from './routing/clusters-endpoint.js';
-import { optimizeEndpoint } from './routing/optimize-endpoint.js';
-import { optimizationRoutes } from './optimizations/routes.js';
-import { routesEndpoint } from './routing/routes-endpoint.js';
-import { tileRoutes } from './tiles/routes.js';
+import { poiRoutes } from './api/pois/routes.js';
+import { clustersEndpoint } from './api/clusters/routes.js';
+import { optimizeEndpoint } from './api/optimize/routes.js';
+import { optimizationRoutes } from './api/optimizations/routes.js';
+import { routesEndpoint } from './api/routes/routes.js';
+import { tileRoutes } from './api/tiles/routes.js';
 
 export interface App {
   port: number;
@@ -41,7 +41,7 @@ export interface App {
   /** The loaded map directory; undefined when routing and geocoding are unavailable. */
   mapDir: string | undefined;
   /** Background geocoding in this process: off with WAYMARK_JOBS=off or without a map. */
-  geocoding: GeocodingWorker | undefined;
+  geocoding: GeocodingRunner | undefined;
   /** Requests read and not yet answered (0 when idle: nothing leaks from a client that went away). */
   readonly inFlight: number;
   /** Graceful stop (see RunningServer.close and the shutdown timeout); safe to call more than once. */
@@ -53,7 +53,11 @@ export interface App {
  * has one owner: with `share` (the CLI's commands) a process finding it owned goes through the owner's
  * connection, so what it writes is what the running service sees; without (`serve`, `start`) it refuses.
  */
-export async function openDatabase(config: Config, log: Logger, opts: { share?: boolean } = {}): Promise<{ sql: Sql; url: string; embedded?: EmbeddedDatabase }> {
+export async function openDatabase(
+  config: Config,
+  log: Logger,
+  opts: { share?: boolean } = {},
+): Promise<{ sql: Sql; url: string; embedded?: EmbeddedDatabase }> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {
@@ -72,8 +76,11 @@ export async function openDatabase(config: Config, log: Logger, opts: { share?: 
         if (err instanceof OwnerBusyError && opts.share) continue;
         if (err instanceof OwnerBusyError) {
           const { pid, url: at } = err.owner;
-          throw new Error(`the embedded database in ${config.dataDir} is in use by waymark process ${pid}${at ? ` (${at})` : ''}: ` +
-            'stop that process first, use another WAYMARK_DATA_DIR, or set DATABASE_URL to a PostgreSQL server', { cause: err });
+          throw new Error(
+            `the embedded database in ${config.dataDir} is in use by waymark process ${pid}${at ? ` (${at})` : ''}: ` +
+              'stop that process first, use another WAYMARK_DATA_DIR, or set DATABASE_URL to a PostgreSQL server',
+            { cause: err },
+          );
         }
         throw err;
       }
@@ -108,13 +115,18 @@ export async function openMap(config: Config, log: Logger): Promise<string | und
   return dir;
 }
 
-const healthSchema = z.object({
-  status: z.literal('ok'),
-  routing: z.object({ profiles: z.array(z.enum(PROFILES)).describe('The routing profiles this process serves (none without a map).') }),
-}).meta({ id: 'Health' });
+const healthSchema = z
+  .object({
+    status: z.literal('ok'),
+    routing: z.object({ profiles: z.array(z.enum(PROFILES)).describe('The routing profiles this process serves (none without a map).') }),
+  })
+  .meta({ id: 'Health' });
 
 export const healthDoc: Operation = {
-  operationId: 'getHealth', tag: 'Service', summary: 'Liveness', description: 'No key needed.',
+  operationId: 'getHealth',
+  tag: 'Service',
+  summary: 'Liveness',
+  description: 'No key needed.',
   responses: { 200: { description: 'The process is up.', schema: healthSchema } },
 };
 
@@ -128,7 +140,13 @@ const documentedOps = (sql: Sql): Route[] => [readyRoute({ sql, profiles: 'off' 
 export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, ops: Route[] = documentedOps(sql), mapDir?: string): Route[] {
   const routes: Route[] = [
     // Liveness, and the routing profiles this process answers for (WAYMARK_PROFILES may load a subset).
-    { method: 'GET', path: '/health', public: true, openapi: healthDoc, handler: () => ({ status: 200, body: { status: 'ok', routing: { profiles: loadedProfiles() } } }) },
+    {
+      method: 'GET',
+      path: '/health',
+      public: true,
+      openapi: healthDoc,
+      handler: () => ({ status: 200, body: { status: 'ok', routing: { profiles: loadedProfiles() } } }),
+    },
     ...infoRoutes(sql, usage),
     ...poiRoutes(sql, readSql),
     ...attributeRoutes(sql),
@@ -190,31 +208,41 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   // the background work stop side by side within the shutdown timeout; what needs the database to close
   // (usage counts, unused rate-limit leases) goes after the last request, and the database last.
   let stopping: Promise<void> | undefined;
-  const stop = () => (stopping ??= (async () => {
-    const grace = config.shutdownTimeoutMs;
-    await Promise.allSettled([server?.close(grace), geocoding?.stop(), jobs?.stop(grace)]);
-    metrics.close();
-    await Promise.allSettled([usage.close(), limiter.close(), keys.close(), closePool()]);
-    const pools = [...new Set([limiterSql, readSql, sql])];
-    await Promise.allSettled(pools.map((p) => p.end({ timeout: 2 })));
-    await embedded?.stop();
-  })());
+  const stop = () =>
+    (stopping ??= (async () => {
+      const grace = config.shutdownTimeoutMs;
+      await Promise.allSettled([server?.close(grace), geocoding?.stop(), jobs?.stop(grace)]);
+      metrics.close();
+      await Promise.allSettled([usage.close(), limiter.close(), keys.close(), closePool()]);
+      const pools = [...new Set([limiterSql, readSql, sql])];
+      await Promise.allSettled(pools.map((p) => p.end({ timeout: 2 })));
+      await embedded?.stop();
+    })());
   try {
     await keys.listen();
     usage.start();
     const mapDir = await mapLoading;
     jobs = config.jobs ? await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, withMap: mapDir !== undefined }) : undefined;
-    geocoding = config.jobs && mapDir
-      ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs })
-      : undefined;
+    geocoding =
+      config.jobs && mapDir ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs }) : undefined;
     const ops = [readyRoute({ sql, profiles: mapDir ? config.profiles : 'off' }), metrics.route()];
     const router = buildRouter(sql, usage, readSql, config, ops, mapDir);
-    server = await startHttpServer({ router, keys, limiter, usage, log, observe: (ctx, route, status, started) => metrics.observe(ctx, route, status, started) },
-      config.host, config.port, { bodyTimeoutMs: config.bodyTimeoutMs });
+    server = await startHttpServer(
+      { router, keys, limiter, usage, log, observe: (ctx, route, status, started) => metrics.observe(ctx, route, status, started) },
+      config.host,
+      config.port,
+      { bodyTimeoutMs: config.bodyTimeoutMs },
+    );
     log.info({ port: server.port }, 'listening');
     const running = server;
     return {
-      port: server.port, sql, log, databaseUrl: url, mapDir, geocoding, close: stop,
+      port: server.port,
+      sql,
+      log,
+      databaseUrl: url,
+      mapDir,
+      geocoding,
+      close: stop,
       get inFlight() {
         return running.inFlight;
       },

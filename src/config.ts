@@ -2,8 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { PROFILES, type ProfileName } from './map/profiles.js';
-import { projectRoot } from './paths.js';
+import { PROFILES, type ProfileName } from './map/graphs/profiles.js';
+import { projectRoot } from './lib/paths.js';
 
 export interface Config {
   port: number;
@@ -43,12 +43,14 @@ export interface Setting {
   schema: z.ZodType;
 }
 
-const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  z.string().trim().regex(/^\d+$/).transform(Number).pipe(z.number().min(min).max(max));
+const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) => z.string().trim().regex(/^\d+$/).transform(Number).pipe(z.number().min(min).max(max));
 const oneOf = <T extends string>(...values: [T, ...T[]]) => z.string().trim().pipe(z.enum(values));
 
 const profileList = z.string().transform((raw, ctx) => {
-  const names = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (!names.length || names.some((p) => !(PROFILES as readonly string[]).includes(p))) {
     ctx.addIssue({ code: 'custom', message: 'unknown profile' });
     return z.NEVER;
@@ -57,7 +59,10 @@ const profileList = z.string().transform((raw, ctx) => {
 });
 
 /** An existing directory, or 'off'. Checked here so that a typo stops the start before anything else runs. */
-const mapPath = z.string().trim().refine((p) => p === 'off' || (existsSync(p) && statSync(p).isDirectory()));
+const mapPath = z
+  .string()
+  .trim()
+  .refine((p) => p === 'off' || (existsSync(p) && statSync(p).isDirectory()));
 
 const defaultWorkers = String(Math.max(1, Math.min(4, availableParallelism())));
 
@@ -66,29 +71,117 @@ export const SETTINGS: Setting[] = [
   { name: 'PORT', default: '8080', meaning: 'HTTP port (0 picks a free one)', expects: 'a port number from 0 to 65535', schema: wholeNumber(0, 65535) },
   { name: 'HOST', default: '0.0.0.0', meaning: 'listen address', expects: 'an IP address or host name', schema: z.string().trim().min(1) },
   {
-    name: 'DATABASE_URL', default: '', meaning: 'PostgreSQL 15+ (no extension needed); empty: the embedded PGlite under WAYMARK_DATA_DIR',
-    expects: 'a postgres:// or postgresql:// URL', schema: z.string().trim().regex(/^postgres(ql)?:\/\/\S+$/),
+    name: 'DATABASE_URL',
+    default: '',
+    meaning: 'PostgreSQL 15+ (no extension needed); empty: the embedded PGlite under WAYMARK_DATA_DIR',
+    expects: 'a postgres:// or postgresql:// URL',
+    schema: z
+      .string()
+      .trim()
+      .regex(/^postgres(ql)?:\/\/\S+$/),
   },
-  { name: 'WAYMARK_DATA_DIR', default: './data', meaning: 'embedded database, built maps, demo key and password (kept 0600 in a 0700 directory)', expects: 'a directory path', schema: z.string().trim().min(1) },
   {
-    name: 'WAYMARK_MAP', default: '', meaning: "a map directory from `waymark map build`; 'off' runs without routing and geocoding; empty: the bundled extract's map, built on first start",
-    expects: "an existing map directory or 'off'", schema: mapPath,
+    name: 'WAYMARK_DATA_DIR',
+    default: './data',
+    meaning: 'embedded database, built maps, demo key and password (kept 0600 in a 0700 directory)',
+    expects: 'a directory path',
+    schema: z.string().trim().min(1),
   },
-  { name: 'WAYMARK_PROFILES', default: PROFILES.join(','), meaning: 'the routing profiles to load', expects: `a comma-separated list among ${PROFILES.join(', ')}`, schema: profileList },
-  { name: 'WAYMARK_JOBS', default: 'on', meaning: "'off' runs an API-only process (no import or geocoding jobs)", expects: "'on' or 'off'", schema: oneOf('on', 'off') },
-  { name: 'WAYMARK_JOB_LEASE_MS', default: '30000', meaning: 'lease of a claimed job: how soon a process on another host takes over from a dead one', expects: 'a whole number of milliseconds, at least 1', schema: wholeNumber(1) },
   {
-    name: 'WAYMARK_SHUTDOWN_TIMEOUT', default: '10', meaning: 'seconds SIGTERM/SIGINT waits for requests in flight and running jobs',
-    expects: 'a number of seconds', schema: z.string().trim().regex(/^\d+(\.\d+)?$/).transform((s) => Math.round(Number(s) * 1000)),
+    name: 'WAYMARK_MAP',
+    default: '',
+    meaning: "a map directory from `waymark map build`; 'off' runs without routing and geocoding; empty: the bundled extract's map, built on first start",
+    expects: "an existing map directory or 'off'",
+    schema: mapPath,
   },
-  { name: 'WAYMARK_BODY_TIMEOUT_MS', default: '8000', meaning: 'a request body that stops arriving for this long is answered 408', expects: 'a whole number of milliseconds, at least 1', schema: wholeNumber(1) },
-  { name: 'WAYMARK_WORKERS', default: defaultWorkers, meaning: 'compute worker threads (routing, clustering, optimization, geocoding); default min(4, cores)', expects: 'a whole number from 1 to 256', schema: wholeNumber(1, 256) },
-  { name: 'WAYMARK_POOL_QUEUE', default: '256', meaning: 'queued compute tasks before routing answers 503', expects: 'a whole number, at least 0', schema: wholeNumber(0) },
-  { name: 'WAYMARK_DB_POOL', default: '10', meaning: 'PostgreSQL connections per process for queries (plus one for the rate limiter and two for batched POI reads)', expects: 'a whole number from 1 to 1000', schema: wholeNumber(1, 1000) },
-  { name: 'WAYMARK_DASHBOARD_IDLE_MINUTES', default: '30', meaning: 'minutes without a request after which a dashboard session ends', expects: 'a whole number of minutes, at least 1', schema: wholeNumber(1) },
-  { name: 'WAYMARK_DASHBOARD_SECURE_COOKIE', default: '0', meaning: "'1' marks the session cookie Secure also without X-Forwarded-Proto: https", expects: "'0' or '1'", schema: oneOf('0', '1') },
-  { name: 'WAYMARK_METRICS', default: 'loopback', meaning: "who may read GET /metrics: 'loopback' (clients on this host), 'on' (anyone), 'off' (nobody)", expects: "'loopback', 'on' or 'off'", schema: oneOf('loopback', 'on', 'off') },
-  { name: 'LOG_LEVEL', default: 'info', meaning: 'pino level; every request is logged at info with its request id', expects: 'one of fatal, error, warn, info, debug, trace, silent', schema: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') },
+  {
+    name: 'WAYMARK_PROFILES',
+    default: PROFILES.join(','),
+    meaning: 'the routing profiles to load',
+    expects: `a comma-separated list among ${PROFILES.join(', ')}`,
+    schema: profileList,
+  },
+  {
+    name: 'WAYMARK_JOBS',
+    default: 'on',
+    meaning: "'off' runs an API-only process (no import or geocoding jobs)",
+    expects: "'on' or 'off'",
+    schema: oneOf('on', 'off'),
+  },
+  {
+    name: 'WAYMARK_JOB_LEASE_MS',
+    default: '30000',
+    meaning: 'lease of a claimed job: how soon a process on another host takes over from a dead one',
+    expects: 'a whole number of milliseconds, at least 1',
+    schema: wholeNumber(1),
+  },
+  {
+    name: 'WAYMARK_SHUTDOWN_TIMEOUT',
+    default: '10',
+    meaning: 'seconds SIGTERM/SIGINT waits for requests in flight and running jobs',
+    expects: 'a number of seconds',
+    schema: z
+      .string()
+      .trim()
+      .regex(/^\d+(\.\d+)?$/)
+      .transform((s) => Math.round(Number(s) * 1000)),
+  },
+  {
+    name: 'WAYMARK_BODY_TIMEOUT_MS',
+    default: '8000',
+    meaning: 'a request body that stops arriving for this long is answered 408',
+    expects: 'a whole number of milliseconds, at least 1',
+    schema: wholeNumber(1),
+  },
+  {
+    name: 'WAYMARK_WORKERS',
+    default: defaultWorkers,
+    meaning: 'compute worker threads (routing, clustering, optimization, geocoding); default min(4, cores)',
+    expects: 'a whole number from 1 to 256',
+    schema: wholeNumber(1, 256),
+  },
+  {
+    name: 'WAYMARK_POOL_QUEUE',
+    default: '256',
+    meaning: 'queued compute tasks before routing answers 503',
+    expects: 'a whole number, at least 0',
+    schema: wholeNumber(0),
+  },
+  {
+    name: 'WAYMARK_DB_POOL',
+    default: '10',
+    meaning: 'PostgreSQL connections per process for queries (plus one for the rate limiter and two for batched POI reads)',
+    expects: 'a whole number from 1 to 1000',
+    schema: wholeNumber(1, 1000),
+  },
+  {
+    name: 'WAYMARK_DASHBOARD_IDLE_MINUTES',
+    default: '30',
+    meaning: 'minutes without a request after which a dashboard session ends',
+    expects: 'a whole number of minutes, at least 1',
+    schema: wholeNumber(1),
+  },
+  {
+    name: 'WAYMARK_DASHBOARD_SECURE_COOKIE',
+    default: '0',
+    meaning: "'1' marks the session cookie Secure also without X-Forwarded-Proto: https",
+    expects: "'0' or '1'",
+    schema: oneOf('0', '1'),
+  },
+  {
+    name: 'WAYMARK_METRICS',
+    default: 'loopback',
+    meaning: "who may read GET /metrics: 'loopback' (clients on this host), 'on' (anyone), 'off' (nobody)",
+    expects: "'loopback', 'on' or 'off'",
+    schema: oneOf('loopback', 'on', 'off'),
+  },
+  {
+    name: 'LOG_LEVEL',
+    default: 'info',
+    meaning: 'pino level; every request is logged at info with its request id',
+    expects: 'one of fatal, error, warn, info, debug, trace, silent',
+    schema: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+  },
 ];
 
 /** Bad settings, all of them named with what each expects. */
@@ -110,7 +203,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!given && s.default === '') continue;
     const parsed = s.schema.safeParse(given ? raw : s.default);
     if (parsed.success) values[s.name] = parsed.data;
-    else problems.push(s.name === 'WAYMARK_MAP' && raw !== 'off' ? `WAYMARK_MAP: no map directory at '${raw}' (expects ${s.expects})` : `${s.name} must be ${s.expects}, not '${raw}'`);
+    else
+      problems.push(
+        s.name === 'WAYMARK_MAP' && raw !== 'off'
+          ? `WAYMARK_MAP: no map directory at '${raw}' (expects ${s.expects})`
+          : `${s.name} must be ${s.expects}, not '${raw}'`,
+      );
   }
   if (problems.length) throw new ConfigError(problems);
   return {

@@ -4,13 +4,19 @@ import { closePool, computePool, runTask } from '../src/compute/pool.js';
 afterAll(closePool);
 
 describe('compute pool', () => {
-  it('runs the geodesy WASM kernel in a Piscina worker', async () => {
-    // Vaduz → Schaan is about 3.9 km; a point to itself is 0.
-    const d = await runTask<number[]>('distances', { from: [47.1410, 9.5209], points: [[47.1410, 9.5209], [47.1651, 9.5096], [0, 0]] });
-    expect(d[0]).toBe(0);
-    expect(d[1]).toBeGreaterThan(2_700);
-    expect(d[1]).toBeLessThan(2_900);
-    expect(d[2]).toBeGreaterThan(5_000_000);
+  it('runs a WASM kernel in a Piscina worker (k-means: two towns, two clusters)', async () => {
+    const points = [
+      { lat: 47.141, lon: 9.5209 },
+      { lat: 47.1415, lon: 9.5215 },
+      { lat: 47.1651, lon: 9.5096 },
+      { lat: 47.1655, lon: 9.509 },
+    ];
+    const result = await runTask<{ assignment: Int32Array; clusters: { members: number[] }[] }>('clusters', { points, options: { clusters: 2 } });
+    expect(result.clusters.map((c) => c.members)).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
+    expect(Array.from(result.assignment)).toEqual([0, 0, 1, 1]);
   });
 
   it('survives a worker failing outside a task (Piscina reports it as an error event)', () => {

@@ -46,9 +46,13 @@ async function reportContractCoverage(dir: string): Promise<void> {
   if (!seen.size) return;
   const { contractDocument } = await import('./support/contract.js');
   const doc = contractDocument();
-  const all = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+  const all = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+    Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+  );
   const missing = all.filter((op) => !seen.has(op));
   const responses = [...seen.values()].reduce((n, s) => n + s.size, 0);
-  console.log(`\ncontract: ${all.length - missing.length} of ${all.length} documented operations received and checked (${responses} operation-status pairs)` +
-    (missing.length ? `; not exercised in this run: ${missing.join(', ')}` : ''));
+  console.log(
+    `\ncontract: ${all.length - missing.length} of ${all.length} documented operations received and checked (${responses} operation-status pairs)` +
+      (missing.length ? `; not exercised in this run: ${missing.join(', ')}` : ''),
+  );
 }

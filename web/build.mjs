@@ -9,7 +9,14 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, '..', 'dist', 'web');
 // Chunk names carry their content's hash: old ones are removed so dist/web/ holds one build.
-for (const f of (() => { try { return readdirSync(out); } catch { return []; } })()) if (f.startsWith('chunk-')) rmSync(join(out, f));
+for (const f of (() => {
+  try {
+    return readdirSync(out);
+  } catch {
+    return [];
+  }
+})())
+  if (f.startsWith('chunk-')) rmSync(join(out, f));
 mkdirSync(out, { recursive: true });
 const modules = join(here, '..', 'node_modules');
 const started = Date.now();
@@ -35,5 +42,6 @@ copyFileSync(join(here, 'index.html'), join(out, 'index.html'));
 copyFileSync(join(modules, 'maplibre-gl', 'dist', 'maplibre-gl-worker.mjs'), join(out, 'maplibre-gl-worker.mjs'));
 // The labels' font (SIL Open Font License): Latin and Latin Extended, regular and bold.
 const fonts = join(modules, '@fontsource', 'noto-sans', 'files');
-for (const f of ['latin-400', 'latin-ext-400', 'latin-700', 'latin-ext-700']) copyFileSync(join(fonts, `noto-sans-${f}-normal.woff2`), join(out, `noto-sans-${f}-normal.woff2`));
+for (const f of ['latin-400', 'latin-ext-400', 'latin-700', 'latin-ext-700'])
+  copyFileSync(join(fonts, `noto-sans-${f}-normal.woff2`), join(out, `noto-sans-${f}-normal.woff2`));
 console.log(`dashboard built in ${Date.now() - started} ms -> ${out}`);

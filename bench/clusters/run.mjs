@@ -5,9 +5,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kmeans as mlKmeans } from 'ml-kmeans';
-import { loadOsm } from '../../dist/map/osm-data.js';
-import { projectRoot } from '../../dist/paths.js';
-import { clusterPoints } from '../../dist/routing/clusters/kmeans.js';
+import { loadOsm } from '../../dist/map/osm/osm-data.js';
+import { projectRoot } from '../../dist/lib/paths.js';
+import { clusterPoints } from '../../dist/engine/kmeans/kmeans.js';
 
 const runsArg = process.argv.indexOf('--runs');
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 40;
@@ -20,34 +20,50 @@ const RAD = Math.PI / 180;
 async function addressPoints(count) {
   const osm = await loadOsm(join(projectRoot, '..', 'shared', 'data', 'osm', 'liechtenstein.osm.pbf'));
   const all = [];
-  for (const node of osm.taggedNodes) if (node.tags?.['addr:housenumber']) all.push({ latitude: node.lat, longitude: node.lon });
+  for (const node of osm.taggedNodes) if (node.tags?.['addr:housenumber']) all.push({ lat: node.lat, lon: node.lon });
   for (const way of osm.ways) {
     if (!way.tags['addr:housenumber']) continue;
     const refs = way.refs.length > 1 && way.refs[0] === way.refs[way.refs.length - 1] ? way.refs.slice(0, -1) : way.refs;
-    let lat = 0, lon = 0, m = 0;
+    let lat = 0,
+      lon = 0,
+      m = 0;
     for (const ref of refs) {
       const c = osm.coord(ref);
-      if (c) { lat += c[0]; lon += c[1]; m++; }
+      if (c) {
+        lat += c[0];
+        lon += c[1];
+        m++;
+      }
     }
-    if (m > 0) all.push({ latitude: lat / m, longitude: lon / m });
+    if (m > 0) all.push({ lat: lat / m, lon: lon / m });
   }
   return Array.from({ length: count }, (_, i) => all[Math.floor((i * all.length) / count)]);
 }
 
 function toVectors(points) {
-  return points.map(({ latitude, longitude }) => {
-    const la = latitude * RAD, lo = longitude * RAD;
+  return points.map(({ lat: latitude, lon: longitude }) => {
+    const la = latitude * RAD,
+      lo = longitude * RAD;
     return [R * Math.cos(la) * Math.cos(lo), R * Math.cos(la) * Math.sin(lo), R * Math.sin(la)];
   });
 }
 
 function sse(X, assignment, k) {
   const s = Array.from({ length: k }, () => [0, 0, 0, 0]);
-  X.forEach((x, i) => { const c = s[assignment[i]]; c[0] += x[0]; c[1] += x[1]; c[2] += x[2]; c[3]++; });
+  X.forEach((x, i) => {
+    const c = s[assignment[i]];
+    c[0] += x[0];
+    c[1] += x[1];
+    c[2] += x[2];
+    c[3]++;
+  });
   let e = 0;
   X.forEach((x, i) => {
     const c = s[assignment[i]];
-    for (let d = 0; d < 3; d++) { const v = x[d] - c[d] / c[3]; e += v * v; }
+    for (let d = 0; d < 3; d++) {
+      const v = x[d] - c[d] / c[3];
+      e += v * v;
+    }
   });
   return e;
 }
@@ -63,8 +79,11 @@ function summary({ times, cpu }) {
   const t = [...times].sort((a, b) => a - b);
   const c = [...cpu].sort((a, b) => a - b);
   return {
-    p50: round2(quantile(t, 0.5)), p95: round2(quantile(t, 0.95)), mean: round2(t.reduce((a, b) => a + b, 0) / t.length),
-    cpu_p50: round2(quantile(c, 0.5)), cpu_p95: round2(quantile(c, 0.95)),
+    p50: round2(quantile(t, 0.5)),
+    p95: round2(quantile(t, 0.95)),
+    mean: round2(t.reduce((a, b) => a + b, 0) / t.length),
+    cpu_p50: round2(quantile(c, 0.5)),
+    cpu_p95: round2(quantile(c, 0.95)),
   };
 }
 
@@ -100,8 +119,10 @@ for (const k of [10, 100]) {
   sses.sort((a, b) => a - b);
   peer[k] = { ...summary(timing), sse_median: quantile(sses, 0.5), sse_best: sses[0] };
   const q = peer[k];
-  console.log(`ml-kmeans k=${k}: p50 ${q.p50} ms, p95 ${q.p95} ms (cpu p50 ${q.cpu_p50}), ` +
-    `SSE median ${q.sse_median.toExponential(4)} best ${q.sse_best.toExponential(4)}`);
+  console.log(
+    `ml-kmeans k=${k}: p50 ${q.p50} ms, p95 ${q.p95} ms (cpu p50 ${q.cpu_p50}), ` +
+      `SSE median ${q.sse_median.toExponential(4)} best ${q.sse_best.toExponential(4)}`,
+  );
 }
 
 const cases = [
@@ -134,25 +155,26 @@ for (const c of cases) {
     }
   }
   results.push(row);
-  console.log(`${c.name}: p50 ${s.p50} ms, p95 ${s.p95} ms (cpu p50 ${s.cpu_p50}, p95 ${s.cpu_p95}), ` +
-    `SSE ${last.sse.toExponential(4)}, sizes ${ours.min_size}..${ours.max_size}` +
-    (row.time_ratio_p50 !== undefined ? `, time vs peer ${row.time_ratio_p50}` : '') +
-    (row.sse_ratio_vs_peer_median !== undefined
-      ? `, SSE vs peer median ${row.sse_ratio_vs_peer_median} (vs peer best ${row.sse_ratio_vs_peer_best})`
-      : ''));
+  console.log(
+    `${c.name}: p50 ${s.p50} ms, p95 ${s.p95} ms (cpu p50 ${s.cpu_p50}, p95 ${s.cpu_p95}), ` +
+      `SSE ${last.sse.toExponential(4)}, sizes ${ours.min_size}..${ours.max_size}` +
+      (row.time_ratio_p50 !== undefined ? `, time vs peer ${row.time_ratio_p50}` : '') +
+      (row.sse_ratio_vs_peer_median !== undefined ? `, SSE vs peer median ${row.sse_ratio_vs_peer_median} (vs peer best ${row.sse_ratio_vs_peer_best})` : ''),
+  );
 }
 
 const out = {
   bench: 'clusters',
   date: new Date().toISOString(),
-  note: 'wall-clock ms on a shared 2-core machine (noisy; cpu_* = process CPU ms per run, which other load ' +
+  note:
+    'wall-clock ms on a shared 2-core machine (noisy; cpu_* = process CPU ms per run, which other load ' +
     'disturbs less); SSE in m² of straight-line distances in 3-D; peer = ml-kmeans plain k-means++ (one seeded ' +
     'run per call, no balanced mode); time ratios = ours / peer',
   stops: N,
   runs: RUNS,
-  targets: { plain_2000_100_p95_ms: 20, balanced_2000_100_p95_ms: 150, quality: 'SSE at most the peer\'s' },
+  targets: { plain_2000_100_p95_ms: 20, balanced_2000_100_p95_ms: 150, quality: "SSE at most the peer's" },
   results,
 };
 mkdirSync(join(projectRoot, 'bench', 'results'), { recursive: true });
-writeFileSync(join(projectRoot, 'bench', 'results', 'clusters.json'), JSON.stringify(out, null, 2) + '\n');
+writeFileSync(join(projectRoot, 'bench', 'results', 'clusters.json'), `${JSON.stringify(out, null, 2)}\n`);
 console.log('wrote bench/results/clusters.json');

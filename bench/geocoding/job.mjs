@@ -12,10 +12,10 @@ import { createTeam } from '../../dist/auth/admin.js';
 import { closePool, runTask } from '../../dist/compute/pool.js';
 import { connect } from '../../dist/db/client.js';
 import { migrate } from '../../dist/db/migrate.js';
-import { GeocodingWorker } from '../../dist/geo/geocoding-worker.js';
-import { newId } from '../../dist/ids.js';
+import { GeocodingRunner } from '../../dist/geocoding/runner.js';
+import { newId } from '../../dist/lib/ids.js';
 import { ensureDefaultMap } from '../../dist/map/build.js';
-import { projectRoot } from '../../dist/paths.js';
+import { projectRoot } from '../../dist/lib/paths.js';
 
 const POIS = Number(process.env.POIS ?? 10_000);
 const SINGLES = 20;
@@ -33,7 +33,7 @@ const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 const pending = async () => (await sql`SELECT count(*)::int AS n FROM pois WHERE geocode_pending`)[0].n;
 
 let seed = 11;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 
 async function insertPending(teamId, n) {
   const ids = Array.from({ length: n }, () => newId());
@@ -49,7 +49,7 @@ async function insertPending(teamId, n) {
 async function run(teamId, mapDir, processes) {
   await insertPending(teamId, POIS);
   const pools = Array.from({ length: processes }, () => connect(ADMIN_URL.replace(/\/[^/]*$/, `/${DB}`)));
-  const workers = pools.map((pool) => new GeocodingWorker(pool, { mapDir, log }));
+  const workers = pools.map((pool) => new GeocodingRunner(pool, { mapDir, log }));
   const t = performance.now();
   await Promise.all(workers.map((w) => w.start()));
   while ((await pending()) > 0) await sleep(5);
@@ -70,10 +70,11 @@ try {
   console.log(`end to end, 1 worker (2 lanes of 500): ${oneWorker} POIs/s for ${POIS} POIs`);
   const twoWorkers = await run(team.id, mapDir, 2);
   console.log(`end to end, 2 workers side by side: ${twoWorkers} POIs/s for ${POIS} POIs`);
-  const [places] = await sql`SELECT (SELECT count(*)::int FROM countries) AS countries, (SELECT count(*)::int FROM cities) AS cities, (SELECT count(*)::int FROM zipcodes) AS zipcodes`;
+  const [places] =
+    await sql`SELECT (SELECT count(*)::int FROM countries) AS countries, (SELECT count(*)::int FROM cities) AS cities, (SELECT count(*)::int FROM zipcodes) AS zipcodes`;
 
   // Latency of one POI: inserted with the notification the API sends, until its address is written.
-  const worker = new GeocodingWorker(sql, { mapDir, log });
+  const worker = new GeocodingRunner(sql, { mapDir, log });
   await worker.start();
   const latencies = [];
   for (let i = 0; i < SINGLES; i++) {
@@ -97,7 +98,8 @@ try {
     poisPerSecond: { oneWorker, twoWorkers },
     singlePoiLatency: latency,
     places,
-    setup: 'GeocodingWorker (batches of 500, 2 lanes) on PostgreSQL, 2 pool threads; "twoWorkers": two workers with their own connection pools in one process, sharing the threads; 2 cores shared with other work, figures are noisy',
+    setup:
+      'GeocodingRunner (batches of 500, 2 lanes) on PostgreSQL, 2 pool threads; "twoWorkers": two workers with their own connection pools in one process, sharing the threads; 2 cores shared with other work, figures are noisy',
     target: { poisPerSecond: 1000 },
   };
   await mkdir(join(projectRoot, 'bench', 'results'), { recursive: true });

@@ -5,10 +5,10 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
 import { closePool, runTask } from '../../dist/compute/pool.js';
-import { buildGeocoderIndex } from '../../dist/geo/index-build.js';
-import { loadGeocoder } from '../../dist/geo/reverse.js';
-import { loadOsm } from '../../dist/map/osm-data.js';
-import { projectRoot } from '../../dist/paths.js';
+import { buildGeocoderIndex } from '../../dist/map/geocoder/index-build.js';
+import { loadGeocoder } from '../../dist/engine/geocoder/reverse.js';
+import { loadOsm } from '../../dist/map/osm/osm-data.js';
+import { projectRoot } from '../../dist/lib/paths.js';
 
 const WORKERS = 2;
 const POINTS = Number(process.env.POINTS ?? 100_000);
@@ -21,7 +21,7 @@ process.env.WAYMARK_WORKERS = String(WORKERS);
 const extract = join(projectRoot, '..', 'shared', 'data', 'osm', 'liechtenstein.osm.pbf');
 
 let seed = 42;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 const points = Array.from({ length: POINTS }, () => ({
   lat: BOX.south + random() * (BOX.north - BOX.south),
   lon: BOX.west + random() * (BOX.east - BOX.west),
@@ -41,7 +41,9 @@ try {
   const geocoder = await loadGeocoder(mapDir);
   const loadMs = performance.now() - t;
   t = performance.now();
-  let withStreet = 0, withCity = 0, withCountry = 0;
+  let withStreet = 0,
+    withCity = 0,
+    withCountry = 0;
   for (const p of points) {
     const a = geocoder.reverseGeocode(p.lat, p.lon);
     if (a.street) withStreet++;

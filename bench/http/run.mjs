@@ -11,9 +11,11 @@ import { createKey, createTeam } from '../../dist/auth/admin.js';
 import { parsePermissionList } from '../../dist/auth/permissions.js';
 import { connect } from '../../dist/db/client.js';
 import { migrate } from '../../dist/db/migrate.js';
-import { projectRoot } from '../../dist/paths.js';
+import { projectRoot } from '../../dist/lib/paths.js';
 
-const { values: opts } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, pois: { type: 'string', default: '100000' } } });
+const { values: opts } = parseArgs({
+  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, pois: { type: 'string', default: '100000' } },
+});
 const duration = Number(opts.duration);
 const connections = Number(opts.connections);
 const poiCount = Number(opts.pois);
@@ -79,18 +81,32 @@ const ids = (await sql`SELECT id FROM pois WHERE team_id = ${team.id} ORDER BY r
 // ULIDs use Crockford base32; the seeded ids are hex (a subset of its alphabet) padded to 26.
 
 const hello = await startProcess([join(projectRoot, 'bench/http/hello.mjs')], {}, (out) => /"port":(\d+)/.exec(out)?.[1]);
-const server = await startProcess([join(projectRoot, 'bin/waymark.js'), 'serve'], { DATABASE_URL: dbUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', WAYMARK_JOBS: 'off' }, (out) => /waymark listening on http:\/\/localhost:(\d+)/.exec(out)?.[1]);
+const server = await startProcess(
+  [join(projectRoot, 'bin/waymark.js'), 'serve'],
+  { DATABASE_URL: dbUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', WAYMARK_JOBS: 'off' },
+  (out) => /waymark listening on http:\/\/localhost:(\d+)/.exec(out)?.[1],
+);
 const headers = { 'x-api-key': key };
 let i = 0;
 const pick = () => ids[i++ % ids.length];
 
 const results = [];
 results.push(await load('uWS hello-world', `http://127.0.0.1:${hello.port}/`));
-results.push(await load('GET /v1/pois/{id}', `http://127.0.0.1:${server.port}`, [{ method: 'GET', headers, setupRequest: (req) => ({ ...req, path: `/v1/pois/${pick()}` }) }]));
-const nearby = [{
-  method: 'GET', headers,
-  setupRequest: (req) => ({ ...req, path: `/v1/pois?latitude=${(47.07 + Math.random() * 0.16).toFixed(5)}&longitude=${(9.49 + Math.random() * 0.12).toFixed(5)}&distance=500` }),
-}];
+results.push(
+  await load('GET /v1/pois/{id}', `http://127.0.0.1:${server.port}`, [
+    { method: 'GET', headers, setupRequest: (req) => ({ ...req, path: `/v1/pois/${pick()}` }) },
+  ]),
+);
+const nearby = [
+  {
+    method: 'GET',
+    headers,
+    setupRequest: (req) => ({
+      ...req,
+      path: `/v1/pois?latitude=${(47.07 + Math.random() * 0.16).toFixed(5)}&longitude=${(9.49 + Math.random() * 0.12).toFixed(5)}&distance=500`,
+    }),
+  },
+];
 // The first distance list of a team builds the process's index of its POI positions (~0.3 s for
 // 100,000; the lists meanwhile are answered by SQL): inside the warm-up.
 results.push(await load('GET /v1/pois?latitude&longitude&distance=500', `http://127.0.0.1:${server.port}`, nearby));
@@ -104,7 +120,9 @@ await sql.end();
 const [bare, read, list, listLight] = results;
 const summary = {
   machine: { cores: (await import('node:os')).availableParallelism(), node: process.version },
-  pois: poiCount, connections, duration_s: duration,
+  pois: poiCount,
+  connections,
+  duration_s: duration,
   results,
   ratio_read_to_bare: +(read.requests_per_s / bare.requests_per_s).toFixed(3),
   ratio_list_to_bare: +(list.requests_per_s / bare.requests_per_s).toFixed(3),
@@ -117,7 +135,16 @@ const summary = {
   },
 };
 console.log('\nHTTP benchmark (same machine, same load generator, one run)');
-console.table(results.map((r) => ({ endpoint: r.title, connections: r.connections, 'req/s': r.requests_per_s, 'p50 ms': r.latency_p50_ms, 'p99 ms': r.latency_p99_ms, 'non-2xx': r.non2xx })));
+console.table(
+  results.map((r) => ({
+    endpoint: r.title,
+    connections: r.connections,
+    'req/s': r.requests_per_s,
+    'p50 ms': r.latency_p50_ms,
+    'p99 ms': r.latency_p99_ms,
+    'non-2xx': r.non2xx,
+  })),
+);
 console.log(`POI read / bare uWS: ${summary.ratio_read_to_bare} (target ≥ 0.2); distance list / bare: ${summary.ratio_list_to_bare}`);
 console.log('targets met:', summary.met);
 mkdirSync(join(projectRoot, 'bench/results'), { recursive: true });

@@ -13,7 +13,7 @@ import { createKey, createTeam } from '../../dist/auth/admin.js';
 import { parsePermissionList } from '../../dist/auth/permissions.js';
 import { connect } from '../../dist/db/client.js';
 import { migrate } from '../../dist/db/migrate.js';
-import { projectRoot } from '../../dist/paths.js';
+import { projectRoot } from '../../dist/lib/paths.js';
 
 const { values: opts } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, rows: { type: 'string', default: '50000' }, geocoding: { type: 'string', default: 'on' } },
@@ -26,12 +26,13 @@ const dbName = 'waymark_bench_imports';
 const dbUrl = adminUrl.replace(/\/[^/]*$/, `/${dbName}`);
 const log = (msg) => process.stderr.write(`[bench/imports] ${msg}\n`);
 
-const freePort = () => new Promise((resolve) => {
-  const s = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = s.address();
-    s.close(() => resolve(port));
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
   });
-});
 
 function csvFile() {
   const lines = ['name,latitude,longitude,category,rating,open'];
@@ -39,7 +40,7 @@ function csvFile() {
     const name = i % 10 === 0 ? `"Shop ${i}, ""Corner"""` : `Shop ${i}`;
     lines.push(`${name},${(47 + (i % 1000) / 1000).toFixed(5)},${(9 + (i % 997) / 997).toFixed(5)},cat ${i % 20},${(i % 50) / 10},${i % 2 ? 'yes' : 'no'}`);
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
@@ -76,8 +77,15 @@ try {
   for (let run = 1; run <= runs; run++) {
     const team = await createTeam(sql, { name: `bench ${run}`, plan: 'enterprise' });
     const { key } = await createKey(sql, { teamId: team.id, name: 'bench', permissions: parsePermissionList('all') });
-    for (const [name, type] of [['rating', 'number'], ['open', 'boolean']]) {
-      await fetch(`${base}/v1/attributes`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ name, type }) });
+    for (const [name, type] of [
+      ['rating', 'number'],
+      ['open', 'boolean'],
+    ]) {
+      await fetch(`${base}/v1/attributes`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ name, type }),
+      });
     }
     const form = new FormData();
     form.append('file', new Blob([csv], { type: 'text/csv' }), 'bench.csv');
@@ -112,7 +120,9 @@ try {
       rows_per_s: Math.round(rowCount / ((t2 - t0) / 1000)),
       ...(geocoding ? { all_geocoded_ms: Math.round(t3 - t0) } : {}),
     };
-    log(`run ${run}: upload→202 ${r.upload_ms} ms, 202→completed ${r.processing_ms} ms, total ${r.total_ms} ms, ${r.rows_per_s} rows/s${geocoding ? `, all geocoded after ${r.all_geocoded_ms} ms` : ''}`);
+    log(
+      `run ${run}: upload→202 ${r.upload_ms} ms, 202→completed ${r.processing_ms} ms, total ${r.total_ms} ms, ${r.rows_per_s} rows/s${geocoding ? `, all geocoded after ${r.all_geocoded_ms} ms` : ''}`,
+    );
     results.push(r);
   }
 } finally {
@@ -130,12 +140,16 @@ const summary = {
   background_geocoding: geocoding,
   target: '50,000 rows from upload to completed in under 20 s',
   median_total_ms: median.total_ms,
-  ...(geocoding ? { median_all_geocoded_ms: [...results].sort((a, b) => a.all_geocoded_ms - b.all_geocoded_ms)[Math.floor(results.length / 2)].all_geocoded_ms } : {}),
+  ...(geocoding
+    ? { median_all_geocoded_ms: [...results].sort((a, b) => a.all_geocoded_ms - b.all_geocoded_ms)[Math.floor(results.length / 2)].all_geocoded_ms }
+    : {}),
   median_rows_per_s: median.rows_per_s,
   runs: results,
   note: 'one server process (API + in-process job runner) and local PostgreSQL on a 2-core machine shared with other work; figures are noisy',
   measured_at: new Date().toISOString(),
 };
 mkdirSync(join(projectRoot, 'bench', 'results'), { recursive: true });
-writeFileSync(join(projectRoot, 'bench', 'results', geocoding ? 'imports.json' : 'imports-no-geocoding.json'), JSON.stringify(summary, null, 2) + '\n');
-console.log(`${rowCount} rows${geocoding ? '' : ' (geocoding off)'}: median ${median.total_ms} ms upload→completed, ${median.rows_per_s} rows/s (target < 20 s)`);
+writeFileSync(join(projectRoot, 'bench', 'results', geocoding ? 'imports.json' : 'imports-no-geocoding.json'), `${JSON.stringify(summary, null, 2)}\n`);
+console.log(
+  `${rowCount} rows${geocoding ? '' : ' (geocoding off)'}: median ${median.total_ms} ms upload→completed, ${median.rows_per_s} rows/s (target < 20 s)`,
+);

@@ -13,15 +13,20 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildMap, DEFAULT_EXTRACT } from '../../dist/map/build.js';
 import { readGraphFiles, readShapeFiles } from '../../dist/map/map-files.js';
-import { toDegrees } from '../../dist/map/road-graph.js';
-import { placeGraphs } from '../../dist/routing/graph-memory.js';
-import { RouteCore } from '../../dist/routing/route-core.js';
+import { nodePositionsE7, toDegrees } from '../../dist/map/graphs/road-graph.js';
+import { placeGraphs } from '../../dist/engine/graph-memory.js';
+import { RouteCore } from '../../dist/engine/route-core.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const { values: opt } = parseArgs({ options: { map: { type: 'string' }, points: { type: 'string', default: '2000' }, span: { type: 'string', default: '0.5' }, label: { type: 'string' } } });
-const N = Number(opt.points), span = Number(opt.span), PIECE = 200;
+const { values: opt } = parseArgs({
+  options: { map: { type: 'string' }, points: { type: 'string', default: '2000' }, span: { type: 'string', default: '0.5' }, label: { type: 'string' } },
+});
+const N = Number(opt.points),
+  span = Number(opt.span),
+  PIECE = 200;
 
-let mapDir = opt.map, work;
+let mapDir = opt.map,
+  work;
 if (!mapDir) {
   work = mkdtempSync(join(tmpdir(), 'waymark-matrix-'));
   mapDir = join(work, 'map');
@@ -31,22 +36,24 @@ if (!mapDir) {
 const manifest = JSON.parse(readFileSync(join(mapDir, 'manifest.json'), 'utf8'));
 const shapes = await readShapeFiles(mapDir, manifest);
 const g = await readGraphFiles(mapDir, 'driving-car', manifest.profiles['driving-car'], shapes);
-const coords = toDegrees(g.nodeE7);
+const coords = toDegrees(nodePositionsE7(g));
 const core = new RouteCore(placeGraphs({ 'driving-car': g }));
 
 let seed = 5;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 const centre = Math.floor(rand() * g.nodeCount);
 const [clat, clon] = [coords[2 * centre], coords[2 * centre + 1]];
 const points = [];
 while (points.length < N) {
   const i = Math.floor(rand() * g.nodeCount);
-  const lat = coords[2 * i], lon = coords[2 * i + 1];
+  const lat = coords[2 * i],
+    lon = coords[2 * i + 1];
   if (!span || (Math.abs(lat - clat) < span && Math.abs(lon - clon) < span)) points.push({ lat, lon });
 }
 
 console.error(`${N} × ${N} matrix on ${g.nodeCount.toLocaleString('en-US')} car nodes, pieces of ${PIECE} rows`);
-const started = performance.now(), cpu0 = process.cpuUsage();
+const started = performance.now(),
+  cpu0 = process.cpuUsage();
 let unreachable = 0;
 for (let from = 0; from < N; from += PIECE) {
   const r = core.matrix({ profile: 'driving-car', points, packed: true, rows: { from, to: Math.min(N, from + PIECE) } });
@@ -59,7 +66,10 @@ const result = {
   label: opt.label ?? (opt.map ? mapDir.split('/').pop() : 'liechtenstein'),
   measuredAt: new Date().toISOString(),
   machine: { loadavg1AtEnd: loadavg()[0] },
-  carNodes: g.nodeCount, points: N, spanDegrees: span, pieceRows: PIECE,
+  carNodes: g.nodeCount,
+  points: N,
+  spanDegrees: span,
+  pieceRows: PIECE,
   wallS: Number(((performance.now() - started) / 1000).toFixed(2)),
   cpuS: Number(((cpu.user + cpu.system) / 1e6).toFixed(2)),
   unreachableEntries: unreachable,

@@ -18,13 +18,13 @@ import { connect } from '../../dist/db/client.js';
 import { migrate } from '../../dist/db/migrate.js';
 import { ensureDefaultMap } from '../../dist/map/build.js';
 import { readGraphFiles, readManifest, readShapeFiles } from '../../dist/map/map-files.js';
-import { toDegrees } from '../../dist/map/road-graph.js';
-import { projectRoot } from '../../dist/paths.js';
-import { loadMap, matrix, route } from '../../dist/routing/engine.js';
-import { SOLVE_OPTIONS } from '../../dist/routing/optimize-endpoint.js';
-import { indexLocations, toProblem, travelOf } from '../../dist/routing/optimize-api/problem.js';
-import { optimizeBodySchema } from '../../dist/routing/optimize-api/schema.js';
-import { timeFrame } from '../../dist/routing/optimize-api/time-frame.js';
+import { nodePositionsE7, toDegrees } from '../../dist/map/graphs/road-graph.js';
+import { projectRoot } from '../../dist/lib/paths.js';
+import { loadMap, matrix, route } from '../../dist/engine/engine.js';
+import { SOLVE_OPTIONS } from '../../dist/api/optimize/routes.js';
+import { indexLocations, toProblem, travelOf } from '../../dist/api/optimize/problem.js';
+import { optimizeBodySchema } from '../../dist/api/optimize/schema.js';
+import { timeFrame } from '../../dist/api/optimize/time-frame.js';
 
 const { values: opts } = parseArgs({ options: { requests: { type: 'string', default: '40' } } });
 const REQUESTS = Number(opts.requests);
@@ -37,7 +37,13 @@ const log = (msg) => process.stderr.write(`[bench/optimize] ${msg}\n`);
 function stats(ms) {
   const s = [...ms].sort((a, b) => a - b);
   const q = (p) => s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)];
-  return { n: s.length, p50: +q(0.5).toFixed(1), p95: +q(0.95).toFixed(1), max: +s[s.length - 1].toFixed(1), mean: +(s.reduce((a, b) => a + b, 0) / s.length).toFixed(1) };
+  return {
+    n: s.length,
+    p50: +q(0.5).toFixed(1),
+    p95: +q(0.95).toFixed(1),
+    max: +s[s.length - 1].toFixed(1),
+    mean: +(s.reduce((a, b) => a + b, 0) / s.length).toFixed(1),
+  };
 }
 
 function rng(seed) {
@@ -55,10 +61,11 @@ function rng(seed) {
 async function roadPositions(mapDir) {
   const manifest = await readManifest(mapDir);
   const g = await readGraphFiles(mapDir, 'driving-car', manifest.profiles['driving-car'], await readShapeFiles(mapDir, manifest));
-  const nodeCoords = toDegrees(g.nodeE7);
+  const nodeCoords = toDegrees(nodePositionsE7(g));
   const out = [];
   for (let v = 0; v < g.nodeCount; v++) {
-    const latitude = +nodeCoords[2 * v].toFixed(6), longitude = +nodeCoords[2 * v + 1].toFixed(6);
+    const latitude = +nodeCoords[2 * v].toFixed(6),
+      longitude = +nodeCoords[2 * v + 1].toFixed(6);
     if (latitude < 47.05 || latitude > 47.25 || longitude < 9.47 || longitude > 9.56) continue;
     if (g.mainNet[v] !== 1) continue;
     out.push({ latitude, longitude });
@@ -100,7 +107,10 @@ function instance(positions, k, full) {
 }
 
 function startServer(env) {
-  const child = spawn(process.execPath, [join(projectRoot, 'bin/waymark.js'), 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(projectRoot, 'bin/waymark.js'), 'serve'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
@@ -144,7 +154,8 @@ const endToEnd = {};
 for (const full of [false, true]) {
   const name = full ? 'windows+service+capacity+skills' : 'plain';
   for (let k = 0; k < WARMUP; k++) await post(instance(positions, 10_000 + k, full));
-  const ms = [], assigned = [];
+  const ms = [],
+    assigned = [];
   for (let k = 0; k < REQUESTS; k++) {
     const r = await post(instance(positions, k, full));
     ms.push(r.ms);
@@ -164,7 +175,10 @@ for (let k = 0; k < REQUESTS; k++) {
   const raw = instance(positions, k, true);
   const body = optimizeBodySchema.parse(JSON.parse(JSON.stringify(raw)));
   const located = (l) => ({ poiId: null, latitude: l.latitude, longitude: l.longitude });
-  const ix = indexLocations(body.vehicles.map((v) => ({ start: located(v.start), end: v.end ? located(v.end) : null })), body.stops.map(located));
+  const ix = indexLocations(
+    body.vehicles.map((v) => ({ start: located(v.start), end: v.end ? located(v.end) : null })),
+    body.stops.map(located),
+  );
   let t = performance.now();
   const m = await matrix({ profile: 'driving-car', points: ix.points });
   phases.matrix.push(performance.now() - t);
@@ -174,20 +188,27 @@ for (let k = 0; k < REQUESTS; k++) {
   phases.solve.push(performance.now() - t);
   phases.iterations.push(solution.iterations);
   t = performance.now();
-  await Promise.all(solution.routes.map((r) => {
-    const v = problem.vehicles[r.vehicle];
-    const at = [v.start, ...r.jobs.map((j) => problem.jobs[j].location), ...(v.end == null ? [] : [v.end])];
-    return route({ profile: 'driving-car', waypoints: at.map((p) => ix.points[p]) });
-  }));
+  await Promise.all(
+    solution.routes.map((r) => {
+      const v = problem.vehicles[r.vehicle];
+      const at = [v.start, ...r.jobs.map((j) => problem.jobs[j].location), ...(v.end == null ? [] : [v.end])];
+      return route({ profile: 'driving-car', waypoints: at.map((p) => ix.points[p]) });
+    }),
+  );
   phases.geometry.push(performance.now() - t);
 }
 await closePool();
 const phaseStats = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, stats(v)]));
-log(`phases (windows instance): matrix p50 ${phaseStats.matrix.p50} ms, solve p50 ${phaseStats.solve.p50} ms (iterations p50 ${phaseStats.iterations.p50}), geometries p50 ${phaseStats.geometry.p50} ms`);
+log(
+  `phases (windows instance): matrix p50 ${phaseStats.matrix.p50} ms, solve p50 ${phaseStats.solve.p50} ms (iterations p50 ${phaseStats.iterations.p50}), geometries p50 ${phaseStats.geometry.p50} ms`,
+);
 
 const summary = {
   machine: { cores: availableParallelism(), node: process.version, note: '2 cores shared with other work: figures are noisy' },
-  stops: 50, vehicles: 3, requests: REQUESTS, sequential: true,
+  stops: 50,
+  vehicles: 3,
+  requests: REQUESTS,
+  sequential: true,
   solve_options: SOLVE_OPTIONS,
   end_to_end_ms: endToEnd,
   phases_ms: phaseStats,

@@ -22,8 +22,28 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import {
-  along, boxDiagonal, boxOf, call, classify, destination, distanceToLine, errorText, hwmBytes, inBox, log, measuredLine, meters,
-  pickOne, randomIn, rng, rssBytes, rssSampler, sample, stats, treeRssBytes,
+  along,
+  boxDiagonal,
+  boxOf,
+  call,
+  classify,
+  closeConnections,
+  destination,
+  distanceToLine,
+  errorText,
+  hwmBytes,
+  inBox,
+  log,
+  measuredLine,
+  meters,
+  pickOne,
+  randomIn,
+  rng,
+  rssBytes,
+  rssSampler,
+  sample,
+  stats,
+  treeRssBytes,
 } from './lib.mjs';
 import { checkTargets, formatTable, readResults } from './table.mjs';
 
@@ -54,7 +74,9 @@ if (opt.table) {
   process.exit(0);
 }
 if (!opt.tiles === !opt.osm && !opt.map) {
-  console.error('usage: npm run bench:scale -- --tiles RxC [--seed N] [--origin LAT,LON] | --osm FILE.osm.pbf [--label NAME]  [--cache DIR] [--keep] [--map DIR]\n       npm run bench:scale -- --table');
+  console.error(
+    'usage: npm run bench:scale -- --tiles RxC [--seed N] [--origin LAT,LON] | --osm FILE.osm.pbf [--label NAME]  [--cache DIR] [--keep] [--map DIR]\n       npm run bench:scale -- --table',
+  );
   process.exit(2);
 }
 if (opt.tiles && !/^\d+x\d+$/.test(opt.tiles)) {
@@ -77,7 +99,13 @@ const label = opt.label ?? (opt.tiles ? `${opt.tiles}${variant}` : basename(opt.
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const secs = (ms) => +(ms / 1000).toFixed(2);
-const gitOut = (args) => { try { return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim(); } catch { return null; } };
+const gitOut = (args) => {
+  try {
+    return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+};
 
 const result = {
   label,
@@ -87,9 +115,23 @@ const result = {
   error: null,
   started_at: new Date().toISOString(),
   finished_at: null,
-  machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? null, total_memory_bytes: totalmem(), node: process.version, loadavg_start: loadavg().map((x) => +x.toFixed(2)), note: 'cores shared with other work: timings are noisy' },
+  machine: {
+    cpus: cpus().length,
+    cpu_model: cpus()[0]?.model ?? null,
+    total_memory_bytes: totalmem(),
+    node: process.version,
+    loadavg_start: loadavg().map((x) => +x.toFixed(2)),
+    note: 'cores shared with other work: timings are noisy',
+  },
   git: { commit: gitOut(['rev-parse', '--short', 'HEAD']), dirty: !!gitOut(['status', '--porcelain', '--untracked-files=no']) },
-  osm: null, build: null, map: null, serve: null, discovery: null, workloads: {}, errors_total: null, met: null,
+  osm: null,
+  build: null,
+  map: null,
+  serve: null,
+  discovery: null,
+  workloads: {},
+  errors_total: null,
+  met: null,
 };
 
 let stage = 'setup';
@@ -114,17 +156,23 @@ function runChild(cmd, args, what, timeoutMs) {
     killGroup(child, 'SIGTERM');
     setTimeout(() => killGroup(child, 'SIGKILL'), 10_000).unref();
   }, timeoutMs);
-  const done = new Promise((res) => child.on('exit', (c, sig) => {
-    clearInterval(beat);
-    clearTimeout(timer);
-    activeChild = null;
-    res(c ?? sig);
-  }));
+  const done = new Promise((res) =>
+    child.on('exit', (c, sig) => {
+      clearInterval(beat);
+      clearTimeout(timer);
+      activeChild = null;
+      res(c ?? sig);
+    }),
+  );
   return { child, done };
 }
 
 function killGroup(child, signal) {
-  try { process.kill(-child.pid, signal); } catch { /* already gone */ }
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    /* already gone */
+  }
 }
 
 // ---- 1. the extract -----------------------------------------------------------------------------------------
@@ -138,7 +186,18 @@ async function extract() {
   const work = join(cache, `synth-${opt.tiles}${variant}`);
   // Written under another name and renamed: an interrupted run must not leave a truncated file to reuse.
   const partial = join(cache, `.partial-c${opt.tiles}${variant}.osm.pbf`);
-  const args = [join(root, '../shared/tools/synth-country/synth-country.mjs'), '--tiles', opt.tiles, '--seed', opt.seed, '--out', partial, '--work', work, ...(opt.origin ? ['--origin', opt.origin] : [])];
+  const args = [
+    join(root, '../shared/tools/synth-country/synth-country.mjs'),
+    '--tiles',
+    opt.tiles,
+    '--seed',
+    opt.seed,
+    '--out',
+    partial,
+    '--work',
+    work,
+    ...(opt.origin ? ['--origin', opt.origin] : []),
+  ];
   log(`generating the ${opt.tiles} country: node ${args.join(' ')}`);
   const t = performance.now();
   const code = await runChild(process.execPath, args, `generating the ${opt.tiles} country`, CHILD_TIMEOUT_MS).done;
@@ -162,7 +221,12 @@ async function buildMap(osmFile, outDir) {
   log(`building the map: node bin/waymark.js map build --osm ${osmFile} --out ${outDir}`);
   const t = performance.now();
   // GNU time reports the largest single process; the sampler adds up processes that run side by side.
-  const { child, done } = runChild('/usr/bin/time', ['-o', timeFile, '-f', '%e %M', process.execPath, join(root, 'bin/waymark.js'), 'map', 'build', '--osm', osmFile, '--out', outDir], 'building the map', CHILD_TIMEOUT_MS);
+  const { child, done } = runChild(
+    '/usr/bin/time',
+    ['-o', timeFile, '-f', '%e %M', process.execPath, join(root, 'bin/waymark.js'), 'map', 'build', '--osm', osmFile, '--out', outDir],
+    'building the map',
+    CHILD_TIMEOUT_MS,
+  );
   builtMapDir = outDir;
   const sampler = rssSampler(child.pid, { excludeRoot: true });
   const code = await done;
@@ -206,9 +270,14 @@ function mapFigures(dir) {
   const carNodes = profiles['driving-car']?.nodes;
   const box = manifestBox(manifest);
   return {
-    dir, bytes: total, format_version: manifest.formatVersion ?? null, profiles,
-    shared_bytes: shared, shared_bytes_per_car_node: carNodes ? +(shared / carNodes).toFixed(1) : null,
-    box, diagonal_m: box ? Math.round(boxDiagonal(box)) : null,
+    dir,
+    bytes: total,
+    format_version: manifest.formatVersion ?? null,
+    profiles,
+    shared_bytes: shared,
+    shared_bytes_per_car_node: carNodes ? +(shared / carNodes).toFixed(1) : null,
+    box,
+    diagonal_m: box ? Math.round(boxDiagonal(box)) : null,
   };
 }
 
@@ -249,19 +318,27 @@ function spawnServer(port, mapDir) {
   const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: dbUrl, WAYMARK_MAP: mapDir, WAYMARK_WORKERS: '2', LOG_LEVEL: 'warn' };
   const child = spawn(process.execPath, [join(root, 'bin/waymark.js'), 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const s = { child, pid: child.pid, exit: null, stderrTail: '' };
-  const keepTail = (chunk) => { s.stderrTail = (s.stderrTail + chunk).slice(-8000); };
-  child.stdout.on('data', (c) => keepTail(c));
-  child.stderr.on('data', (c) => {
+  const keepTail = (chunk) => {
+    s.stderrTail = (s.stderrTail + chunk).slice(-8000);
+  };
+  // The log (pino, on stdout) is at warn level here: what it says is why a request failed, so it is shown.
+  const show = (c) => {
     keepTail(c);
     for (const line of String(c).split('\n')) if (line.trim()) process.stderr.write(`[serve] ${line}\n`);
+  };
+  child.stdout.on('data', show);
+  child.stderr.on('data', show);
+  child.on('exit', (code, signal) => {
+    s.exit = { code, signal };
   });
-  child.on('exit', (code, signal) => { s.exit = { code, signal }; });
   return s;
 }
 
 function assertServerAlive() {
   if (server?.exit) {
-    throw new Error(`the server exited (code ${server.exit.code}, signal ${server.exit.signal}); its stderr ends with:\n${server.stderrTail.trim() || '(nothing)'}`);
+    throw new Error(
+      `the server exited (code ${server.exit.code}, signal ${server.exit.signal}); its stderr ends with:\n${server.stderrTail.trim() || '(nothing)'}`,
+    );
   }
 }
 
@@ -304,7 +381,9 @@ function discoveryError(r) {
  * in the piece of the network the first points are in.
  */
 async function growPool(pool, profile, box, want, maxProbes) {
-  let probes = 0, failures = 0, lastLog = performance.now();
+  let probes = 0,
+    failures = 0,
+    lastLog = performance.now();
   while (pool.length < want && probes < maxProbes) {
     probes++;
     if (performance.now() - lastLog > 10_000) {
@@ -332,9 +411,10 @@ async function growPool(pool, profile, box, want, maxProbes) {
  * Runs `warmup` then `items` one at a time. Latency statistics cover every answer the engine gave (200,
  * and the 422s not connected / blocked); anything else is an error, warm-up included.
  */
-async function measure(name, items, send, { warmup = [], allowBlocked = false } = {}) {
+async function measure(name, items, send, { warmup = [], allowBlocked = false, keepAnswers = false } = {}) {
   const out = { requests: items.length, warmup: warmup.length, ok: 0, not_connected: 0, blocked: 0, errors: 0, error_samples: [] };
-  const all = [], okMs = [];
+  const all = [],
+    okMs = [];
   const record = (r, counted) => {
     const c = classify(r);
     const kind = c.kind === 'blocked' && !allowBlocked ? 'error' : c.kind;
@@ -358,7 +438,9 @@ async function measure(name, items, send, { warmup = [], allowBlocked = false } 
   for (let i = 0; i < items.length; i++) {
     const r = await send(items[i]);
     assertServerAlive();
-    answers.push({ item: items[i], r, c: record(r, true) });
+    const c = record(r, true);
+    // Only the workloads that check their answers keep them (a kept far route is megabytes of arrays).
+    if (keepAnswers) answers.push({ item: items[i], r, c });
     if (performance.now() - lastLog > 5000) {
       lastLog = performance.now();
       log(`  ${name}: ${i + 1}/${items.length}`);
@@ -366,7 +448,9 @@ async function measure(name, items, send, { warmup = [], allowBlocked = false } 
   }
   out.ms = stats(all);
   out.ms_ok = stats(okMs);
-  log(`  ${name}: p50 ${out.ms.p50} ms, p95 ${out.ms.p95} ms, max ${out.ms.max} ms; 200 ${out.ok}, not connected ${out.not_connected}${allowBlocked ? `, blocked ${out.blocked}` : ''}, errors ${out.errors}${out.error_samples.length ? ` (${out.error_samples[0]})` : ''}`);
+  log(
+    `  ${name}: p50 ${out.ms.p50} ms, p95 ${out.ms.p95} ms, max ${out.ms.max} ms; 200 ${out.ok}, not connected ${out.not_connected}${allowBlocked ? `, blocked ${out.blocked}` : ''}, errors ${out.errors}${out.error_samples.length ? ` (${out.error_samples[0]})` : ''}`,
+  );
   return { out, answers };
 }
 
@@ -386,7 +470,12 @@ async function workloadA(pool, diagonal) {
   const items = Array.from({ length: 200 }, draw);
   log(`(a) 200 plain car routes between road points ≥ ${km(minD)} km apart (${far.length} such pairs in the pool)`);
   const { out } = await measure('(a)', items, (w) => post('/v1/routes', routeBody(w)), { warmup: Array.from({ length: 5 }, draw) });
-  return { ...out, description: '2 waypoints, driving-car, great-circle ≥ 60 % of the map diagonal', distinct_pairs_available: far.length, ...summaryKm(items.map(([p, q]) => meters(p, q))) };
+  return {
+    ...out,
+    description: '2 waypoints, driving-car, great-circle ≥ 60 % of the map diagonal',
+    distinct_pairs_available: far.length,
+    ...summaryKm(items.map(([p, q]) => meters(p, q))),
+  };
 }
 
 /** Rule 1 of POST /v1/routes: the waypoints' box grown by 10 % of its diagonal, 1–10 km (avoid-area.ts). */
@@ -412,10 +501,11 @@ async function workloadB(pool, POIS = 500, ROUTES = 5, REQUESTS = 100) {
   const R = AVOID_RADIUS;
   const BLOCK_EVERY = 20;
   const pairs = [];
-  for (let i = 0; i < pool.length; i++) for (let j = i + 1; j < pool.length; j++) {
-    const d = meters(pool[i], pool[j]);
-    if (d >= 100_000 && d <= 145_000) pairs.push([pool[i], pool[j]]);
-  }
+  for (let i = 0; i < pool.length; i++)
+    for (let j = i + 1; j < pool.length; j++) {
+      const d = meters(pool[i], pool[j]);
+      if (d >= 100_000 && d <= 145_000) pairs.push([pool[i], pool[j]]);
+    }
   if (!pairs.length) return { skipped: 'no two road points 100–145 km apart: the map is too small' };
   const clearOffset = [Math.max(30, R + 5), Math.max(80, R + 30)];
   const blockOffset = [Math.min(30, R / 2), Math.max(Math.min(30, R / 2), R - 10)];
@@ -456,7 +546,8 @@ async function workloadB(pool, POIS = 500, ROUTES = 5, REQUESTS = 100) {
     if (eligible.length < POIS) continue;
     const slots = [];
     for (let k = 0; k < POIS; k++) {
-      const from = Math.floor((k * eligible.length) / POIS), to = Math.floor(((k + 1) * eligible.length) / POIS);
+      const from = Math.floor((k * eligible.length) / POIS),
+        to = Math.floor(((k + 1) * eligible.length) / POIS);
       const kind = k % BLOCK_EVERY === BLOCK_EVERY / 2 ? 'block' : 'clear';
       const at = place(eligible, line, from, to, kind);
       if (at) slots.push({ kind, at, from, to });
@@ -519,7 +610,7 @@ async function workloadB(pool, POIS = 500, ROUTES = 5, REQUESTS = 100) {
   const body = (r) => routeBody([r.A, r.B], 'driving-car', { category_id: r.category_id, radius: R });
   const items = Array.from({ length: REQUESTS }, (_, k) => routes[k % routes.length]);
   log(`(b) ${REQUESTS} car routes avoiding ${POIS} POIs each (radius ${R} m) over ${routes.length} routes`);
-  const { out, answers } = await measure('(b)', items, (r) => post('/v1/routes', body(r)), { warmup: routes, allowBlocked: true });
+  const { out, answers } = await measure('(b)', items, (r) => post('/v1/routes', body(r)), { warmup: routes, allowBlocked: true, keepAnswers: true });
   const avoidedCounts = answers.filter((a) => a.c.kind === 'ok').map((a) => a.r.json.data.avoided?.count);
   return {
     ...out,
@@ -532,8 +623,13 @@ async function workloadB(pool, POIS = 500, ROUTES = 5, REQUESTS = 100) {
       const mine = answers.filter((a) => a.item === r);
       const oks = mine.filter((a) => a.c.kind === 'ok');
       return {
-        straight_km: r.straight_km, plain_km: r.plain_km, pois: r.slots.length, blockers: r.blockers, blockers_moved_clear: r.blockers_moved,
-        ok: oks.length, blocked: mine.filter((a) => a.c.kind === 'blocked').length,
+        straight_km: r.straight_km,
+        plain_km: r.plain_km,
+        pois: r.slots.length,
+        blockers: r.blockers,
+        blockers_moved_clear: r.blockers_moved,
+        ok: oks.length,
+        blocked: mine.filter((a) => a.c.kind === 'blocked').length,
         avoiding_km: oks.length ? km(oks[0].r.json.data.distance) : null,
         category: `bench-avoid-${i + 1}`,
       };
@@ -564,10 +660,13 @@ async function workloadC(pool, bounds, REGIONS = 4, PER_REGION = 10) {
   for (let attempt = 0; attempt < 12 && regions.length < REGIONS; attempt++) {
     const center = pickOne(rand, pool);
     if (regions.some((r) => meters(r.center, center) < 20_000)) continue;
-    const dLat = 15_000 / 111_195, dLon = dLat / Math.cos((center.latitude * Math.PI) / 180);
+    const dLat = 15_000 / 111_195,
+      dLon = dLat / Math.cos((center.latitude * Math.PI) / 180);
     const box = {
-      south: Math.max(bounds.south, center.latitude - dLat), north: Math.min(bounds.north, center.latitude + dLat),
-      west: Math.max(bounds.west, center.longitude - dLon), east: Math.min(bounds.east, center.longitude + dLon),
+      south: Math.max(bounds.south, center.latitude - dLat),
+      north: Math.min(bounds.north, center.latitude + dLat),
+      west: Math.max(bounds.west, center.longitude - dLon),
+      east: Math.min(bounds.east, center.longitude + dLon),
     };
     const points = await growPool([center], 'driving-car', box, 70, 700);
     if (points.length >= 53) regions.push({ center, points });
@@ -584,7 +683,7 @@ async function workloadC(pool, bounds, REGIONS = 4, PER_REGION = 10) {
   const items = regions.flatMap((r) => Array.from({ length: PER_REGION }, () => instance(r)));
   while (items.length < REGIONS * PER_REGION) items.push(instance(pickOne(rand, regions)));
   log(`(c) ${items.length} optimize requests, 50 stops and 3 vehicles, over ${regions.length} regions of ~30 km`);
-  const { out, answers } = await measure('(c)', items, (b) => post('/v1/routes/optimize', b), { warmup: regions.slice(0, 3).map(instance) });
+  const { out, answers } = await measure('(c)', items, (b) => post('/v1/routes/optimize', b), { warmup: regions.slice(0, 3).map(instance), keepAnswers: true });
   const assigned = answers.filter((a) => a.c.kind === 'ok').map((a) => a.r.json.data.summary.assigned);
   return {
     ...out,
@@ -598,14 +697,21 @@ async function workloadC(pool, bounds, REGIONS = 4, PER_REGION = 10) {
  *  visited in a serpentine order. */
 async function workloadD(pool) {
   const b = boxOf(pool);
-  const wide = meters({ latitude: b.south, longitude: b.west }, { latitude: b.south, longitude: b.east }) >= meters({ latitude: b.south, longitude: b.west }, { latitude: b.north, longitude: b.west });
+  const wide =
+    meters({ latitude: b.south, longitude: b.west }, { latitude: b.south, longitude: b.east }) >=
+    meters({ latitude: b.south, longitude: b.west }, { latitude: b.north, longitude: b.west });
   const [rows, cols] = wide ? [2, 5] : [5, 2];
   const cells = [];
   for (let r = 0; r < rows; r++) {
     const order = [...Array(cols).keys()];
     if (r % 2) order.reverse();
     for (const c of order) {
-      const cell = { south: b.south + ((b.north - b.south) * r) / rows, north: b.south + ((b.north - b.south) * (r + 1)) / rows, west: b.west + ((b.east - b.west) * c) / cols, east: b.west + ((b.east - b.west) * (c + 1)) / cols };
+      const cell = {
+        south: b.south + ((b.north - b.south) * r) / rows,
+        north: b.south + ((b.north - b.south) * (r + 1)) / rows,
+        west: b.west + ((b.east - b.west) * c) / cols,
+        east: b.west + ((b.east - b.west) * (c + 1)) / cols,
+      };
       let members = pool.filter((p) => inBox(p, cell));
       if (!members.length) {
         // An empty cell (sea, a gap between tiles): the road points nearest its centre stand in.
@@ -620,7 +726,11 @@ async function workloadD(pool) {
   log(`(d) 100 car routes through 10 waypoints spread over the map (${rows} × ${cols} cells)`);
   const { out } = await measure('(d)', items, (w) => post('/v1/routes', routeBody(w)), { warmup: Array.from({ length: 5 }, draw) });
   const spans = items.map((w) => w.slice(1).reduce((a, p, i) => a + meters(w[i], p), 0));
-  return { ...out, description: `10 waypoints, driving-car, one per cell of a ${rows} × ${cols} grid over the road extent, serpentine`, straight_line_sum: summaryKm(spans) };
+  return {
+    ...out,
+    description: `10 waypoints, driving-car, one per cell of a ${rows} × ${cols} grid over the road extent, serpentine`,
+    straight_line_sum: summaryKm(spans),
+  };
 }
 
 /**
@@ -632,7 +742,9 @@ async function workloadE(pool, bounds) {
   const per = {};
   for (const profile of PROFILES) {
     const pairs = [];
-    let attempts = 0, failures = 0, lastFailure = null;
+    let attempts = 0,
+      failures = 0,
+      lastFailure = null;
     // A profile that errs every time (not served, a crashing kernel) is given up after a few errors.
     while (pairs.length < 22 && attempts < 400 && failures < 5) {
       attempts++;
@@ -666,7 +778,13 @@ async function workloadE(pool, bounds) {
     per[profile] = { ...out, ...summaryKm(pairs.slice(2).map(([p, q]) => meters(p, q))) };
   }
   const sum = (k) => Object.values(per).reduce((a, x) => a + x[k], 0);
-  return { description: '20 plain routes per profile; car and hgv between any two road points, bike and foot 5–30 km apart', profiles: per, ok: sum('ok'), not_connected: sum('not_connected'), errors: sum('errors') };
+  return {
+    description: '20 plain routes per profile; car and hgv between any two road points, bike and foot 5–30 km apart',
+    profiles: per,
+    ok: sum('ok'),
+    not_connected: sum('not_connected'),
+    errors: sum('errors'),
+  };
 }
 
 // ---- the run ----------------------------------------------------------------------------------------------
@@ -674,7 +792,11 @@ async function run() {
   stage = 'extract';
   const osmFile = opt.map ? null : await extract();
   if (osmFile) {
-    result.osm = { file: osmFile, bytes: statSync(osmFile).size, ...(opt.tiles ? { tiles: opt.tiles, seed: Number(opt.seed), origin: opt.origin ?? '45.0,5.0 (default)' } : {}) };
+    result.osm = {
+      file: osmFile,
+      bytes: statSync(osmFile).size,
+      ...(opt.tiles ? { tiles: opt.tiles, seed: Number(opt.seed), origin: opt.origin ?? '45.0,5.0 (default)' } : {}),
+    };
   }
 
   stage = 'build';
@@ -687,7 +809,11 @@ async function run() {
     await buildMap(osmFile, mapDir);
   }
   result.map = mapFigures(mapDir);
-  log(`map ${(result.map.bytes / 1e6).toFixed(0)} MB; car ${result.map.profiles['driving-car']?.nodes} nodes; ${Object.entries(result.map.profiles).map(([k, v]) => `${k} ${v.bytes_per_node} B/node`).join(', ')}; shared ${result.map.shared_bytes_per_car_node} B/car node`);
+  log(
+    `map ${(result.map.bytes / 1e6).toFixed(0)} MB; car ${result.map.profiles['driving-car']?.nodes} nodes; ${Object.entries(result.map.profiles)
+      .map(([k, v]) => `${k} ${v.bytes_per_node} B/node`)
+      .join(', ')}; shared ${result.map.shared_bytes_per_car_node} B/car node`,
+  );
   if (!result.map.box) throw new Error('the manifest has no grid box for the car profile: cannot tell where to look for road points');
   const bounds = result.map.box;
 
@@ -704,12 +830,18 @@ async function run() {
   // Ready = the first 200 of POST /v1/routes. Until the server answers, poll every 100 ms; once the engine
   // answers (a point more than 500 m from a road), replace that point at once: the few extra requests cost
   // milliseconds, and no point has to be known before the server runs.
-  let A = randomIn(rand, bounds), B = randomIn(rand, bounds);
-  let engineFirst = null, last = null, engineTries = 0, anchors = null;
+  let A = randomIn(rand, bounds),
+    B = randomIn(rand, bounds);
+  let engineFirst = null,
+    last = null,
+    engineTries = 0,
+    anchors = null;
   while (!anchors) {
     assertServerAlive();
     if (performance.now() - t0 > READY_TIMEOUT_MS) {
-      throw new Error(`not ready after ${READY_TIMEOUT_MS / 1000} s; last answer ${last ? errorText(last) : 'none'}; server stderr ends with:\n${server.stderrTail.trim() || '(nothing)'}`);
+      throw new Error(
+        `not ready after ${READY_TIMEOUT_MS / 1000} s; last answer ${last ? errorText(last) : 'none'}; server stderr ends with:\n${server.stderrTail.trim() || '(nothing)'}`,
+      );
     }
     const r = await post('/v1/routes', routeBody([A, B]));
     last = r;
@@ -724,14 +856,19 @@ async function run() {
       if (++engineTries > 5000) throw new Error('the server answers but 5000 random points found no two it routes between');
       if (c.kind === 'too_far' && c.index === 0) A = randomIn(rand, bounds);
       else if (c.kind === 'too_far') B = randomIn(rand, bounds);
-      else { A = randomIn(rand, bounds); B = randomIn(rand, bounds); }
+      else {
+        A = randomIn(rand, bounds);
+        B = randomIn(rand, bounds);
+      }
       continue;
     }
     await sleep(100);
   }
   result.serve.engine_first_answer_s = secs(engineFirst ?? performance.now() - t0);
   result.serve.ready_probes_after_engine_answered = engineTries;
-  log(`ready in ${result.serve.ready_s} s (the engine first answered at ${result.serve.engine_first_answer_s} s); RSS ${(rssBytes(server.pid) / 1e9).toFixed(2)} GB`);
+  log(
+    `ready in ${result.serve.ready_s} s (the engine first answered at ${result.serve.engine_first_answer_s} s); RSS ${(rssBytes(server.pid) / 1e9).toFixed(2)} GB`,
+  );
   result.serve.rss_at_ready_bytes = rssBytes(server.pid);
 
   stage = 'discovery';
@@ -746,7 +883,13 @@ async function run() {
 
   // A workload that cannot be set up is one error in the results, and the others still run; a dead
   // server ends the bench.
-  const workloads = { a: () => workloadA(pool, result.map.diagonal_m), b: () => workloadB(pool), c: () => workloadC(pool, bounds), d: () => workloadD(pool), e: () => workloadE(pool, bounds) };
+  const workloads = {
+    a: () => workloadA(pool, result.map.diagonal_m),
+    b: () => workloadB(pool),
+    c: () => workloadC(pool, bounds),
+    d: () => workloadD(pool),
+    e: () => workloadE(pool, bounds),
+  };
   for (const [name, fn] of Object.entries(workloads)) {
     stage = `workload ${name}`;
     try {
@@ -779,6 +922,7 @@ async function cleanup() {
     await sleep(2000);
     if (activeChild) killGroup(activeChild, 'SIGKILL');
   }
+  closeConnections();
   await stopServer().catch((err) => log(`stopping the server: ${err.message}`));
   if (sql) await sql.end({ timeout: 5 }).catch(() => {});
   if (dbCreated) {

@@ -20,10 +20,12 @@ export const TARGETS = [
 
 /** ✓/✗ per target; null where the figure is missing (a failed or partial run). */
 export function checkTargets(result) {
-  return Object.fromEntries(TARGETS.map((t) => {
-    const v = t.value(result);
-    return [t.key, v == null ? null : v <= t.max];
-  }));
+  return Object.fromEntries(
+    TARGETS.map((t) => {
+      const v = t.value(result);
+      return [t.key, v == null ? null : v <= t.max];
+    }),
+  );
 }
 
 const mark = (ok) => (ok == null ? '' : ok ? ' ✓' : ' ✗');
@@ -38,10 +40,18 @@ function sizeKey(r) {
 
 export function readResults(dir) {
   let names = [];
-  try { names = readdirSync(dir).filter((n) => /^scale-.*\.json$/.test(n)); } catch { return []; }
+  try {
+    names = readdirSync(dir).filter((n) => /^scale-.*\.json$/.test(n));
+  } catch {
+    return [];
+  }
   const out = [];
   for (const n of names) {
-    try { out.push(JSON.parse(readFileSync(join(dir, n), 'utf8'))); } catch { /* a half-written file: skip */ }
+    try {
+      out.push(JSON.parse(readFileSync(join(dir, n), 'utf8')));
+    } catch {
+      /* a half-written file: skip */
+    }
   }
   return out.sort((a, b) => sizeKey(a) - sizeKey(b) || String(a.label).localeCompare(String(b.label)));
 }
@@ -53,15 +63,34 @@ function renderTable(header, rows) {
 }
 
 export function formatTable(results) {
-  const header = ['map', 'road nodes (car)', 'build s', 'build peak RSS', 'map size', 'B/node car·hgv·bike·foot', '+shared B/car node',
-    'ready s', 'serving RSS (peak)', 'a p50/p95 ms', 'b p50/p95 ms', 'c p50/p95 ms', 'd p50/p95 ms', 'e p95 max ms', 'errors'];
+  const header = [
+    'map',
+    'road nodes (car)',
+    'build s',
+    'build peak RSS',
+    'map size',
+    'B/node car·hgv·bike·foot',
+    '+shared B/car node',
+    'ready s',
+    'serving RSS (peak)',
+    'a p50/p95 ms',
+    'b p50/p95 ms',
+    'c p50/p95 ms',
+    'd p50/p95 ms',
+    'e p95 max ms',
+    'errors',
+  ];
   const rows = results.map((r) => {
     const ok = checkTargets(r);
     const w = r.workloads ?? {};
     const lat = (x, key) => (x?.ms?.n ? `${fmtNum(x.ms.p50)} / ${fmtNum(x.ms.p95)}${mark(ok[key])}` : '-');
     const p = r.map?.profiles ?? {};
-    const perNode = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'].map((k) => (p[k]?.bytes_per_node == null ? '-' : Math.round(p[k].bytes_per_node))).join('·');
-    const eP95 = Object.values(w.e?.profiles ?? {}).map((x) => x.ms?.p95).filter((x) => x != null);
+    const perNode = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking']
+      .map((k) => (p[k]?.bytes_per_node == null ? '-' : Math.round(p[k].bytes_per_node)))
+      .join('·');
+    const eP95 = Object.values(w.e?.profiles ?? {})
+      .map((x) => x.ms?.p95)
+      .filter((x) => x != null);
     return [
       r.label + (r.status === 'failed' ? ' (FAILED)' : ''),
       p['driving-car']?.nodes?.toLocaleString('en-US') ?? '-',
@@ -72,12 +101,22 @@ export function formatTable(results) {
       r.map?.shared_bytes_per_car_node == null ? '-' : Math.round(r.map.shared_bytes_per_car_node),
       r.serve?.ready_s == null ? '-' : `${fmtNum(r.serve.ready_s, 2)}${mark(ok.ready_s)}`,
       r.serve?.rss_bytes == null ? '-' : `${fmtBytes(r.serve.rss_bytes)} (${fmtBytes(r.serve.hwm_bytes)})${mark(ok.serving_rss)}`,
-      lat(w.a, 'a_p95'), lat(w.b, 'b_p95'), lat(w.c, 'c_p95'), lat(w.d, 'd_p95'),
+      lat(w.a, 'a_p95'),
+      lat(w.b, 'b_p95'),
+      lat(w.c, 'c_p95'),
+      lat(w.d, 'd_p95'),
       eP95.length ? fmtNum(Math.max(...eP95)) : '-',
       r.errors_total == null ? '-' : `${r.errors_total}${mark(ok.errors)}`,
     ];
   });
-  const notes = results.filter((r) => r.status === 'failed').map((r) => `  ${r.label}: failed at ${r.failed_stage}: ${String(r.error).replace(/\s*\n\s*/g, ' / ').slice(0, 400)}`);
+  const notes = results
+    .filter((r) => r.status === 'failed')
+    .map(
+      (r) =>
+        `  ${r.label}: failed at ${r.failed_stage}: ${String(r.error)
+          .replace(/\s*\n\s*/g, ' / ')
+          .slice(0, 400)}`,
+    );
   const commits = results.map((r) => `${r.label} @ ${r.git?.commit ?? '?'}${r.git?.dirty ? '+dirty' : ''} ${r.finished_at?.slice(0, 16) ?? ''}`).join(', ');
   const target32 = results.find((r) => r.label === '32x32');
   const targetLine = TARGETS.map((t) => {

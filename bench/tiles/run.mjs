@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const { DEFAULT_EXTRACT, stderrProgress } = await import(join(root, 'dist/map/build.js'));
-const { buildTiles } = await import(join(root, 'dist/tiles/build.js'));
+const { buildTiles } = await import(join(root, 'dist/map/tiles/build.js'));
 const { values } = parseArgs({ options: { osm: { type: 'string' }, label: { type: 'string' } } });
 const osm = resolve(values.osm ?? DEFAULT_EXTRACT);
 const label = values.label ?? 'liechtenstein';
@@ -34,7 +34,9 @@ const started = Date.now();
 const cpuStart = process.cpuUsage();
 let last = started;
 let peakRss = 0;
-const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 200);
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+}, 200);
 try {
   const manifest = await buildTiles(osm, out, (stage, done, total) => {
     progress(stage, done, total);
@@ -45,12 +47,20 @@ try {
   });
   clearInterval(sampler);
   const result = {
-    label, extract: osm.split('/').pop(), commit: gitCommit(), measuredAt: new Date().toISOString(),
+    label,
+    extract: osm.split('/').pop(),
+    commit: gitCommit(),
+    measuredAt: new Date().toISOString(),
     machine: { cpus: cpus().length, loadavg1AtEnd: Number(loadavg()[0].toFixed(1)) },
-    buildMs: manifest.buildMs, cpuSeconds: Number(((({ user, system }) => user + system)(process.cpuUsage(cpuStart)) / 1e6).toFixed(2)),
-    stagesMs: stages, peakRssBytes: peakRss,
-    tiles: manifest.tiles, bytes: manifest.bytes, bytesPerTile: Math.round(manifest.bytes / manifest.tiles),
-    perZoom: manifest.perZoom, bounds: manifest.bounds,
+    buildMs: manifest.buildMs,
+    cpuSeconds: Number(((({ user, system }) => user + system)(process.cpuUsage(cpuStart)) / 1e6).toFixed(2)),
+    stagesMs: stages,
+    peakRssBytes: peakRss,
+    tiles: manifest.tiles,
+    bytes: manifest.bytes,
+    bytesPerTile: Math.round(manifest.bytes / manifest.tiles),
+    perZoom: manifest.perZoom,
+    bounds: manifest.bounds,
   };
   writeFileSync(join(root, 'bench', 'results', `tiles-${label}.json`), `${JSON.stringify(result, null, 2)}\n`);
   console.log(JSON.stringify(result, null, 2));

@@ -1,6 +1,6 @@
 // Gehring–Homberger 1,000-customer VRPTW, side by side with VROOM 1.14.0 on the same integer problem
 // (travel times ceil(distance × 1000), windows and service × 1000, one depot, the instance's fleet).
-// Ours runs the way a batch job runs it (src/optimizations/job.ts): 1 s slices, each warm-started from
+// Ours runs the way a batch job runs it (src/api/optimizations/job.ts): 1 s slices, each warm-started from
 // the best plan so far, the cooling spread over --time-limit. VROOM runs as `vroom -x 5 -t 1` (its
 // exploration level 5 on one thread, as ours has one). Both plans go through the independent checker of
 // lib.mjs (exact doubles on the original instance); distances are the checker's. Gap: to the best known
@@ -8,17 +8,19 @@
 // On a loaded 2-core machine run a sample only; the full run wants an idle machine:
 //   node bench/vrptw/homberger.mjs --instances 60 --time-limit 60 --vroom PATH
 // Usage: node bench/vrptw/homberger.mjs [--instances N] [--only REGEX] [--time-limit S] [--vroom PATH]
-//        [--vroom-x 5] [--vroom-limit S] [--seed 1] [--out vrptw-homberger.json] [--label TEXT]
+//        [--vroom-x 5] [--vroom-limit S] [--seed 1] [--out vrptw-homberger.json] [--label TEXT] [--resume]
+// --resume keeps the instances already in --out (measured with the same options) and runs the others,
+// so the 2-hour full run can be done in parts; each instance records when it was measured.
 // (`npm run build` first; VROOM: `bash ../shared/peers/vroom/build.sh DIR` prints its path)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { projectRoot } from '../../dist/paths.js';
-import { solveVrp } from '../../dist/routing/optimize/solver.js';
-import { nextState, sliceOptions } from '../../dist/routing/optimize/slices.js';
-import { SLICE_MS } from '../../dist/optimizations/job.js';
+import { projectRoot } from '../../dist/lib/paths.js';
+import { solveVrp } from '../../dist/engine/vrp/solver.js';
+import { nextState, sliceOptions } from '../../dist/engine/vrp/slices.js';
+import { SLICE_MS } from '../../dist/api/optimizations/job.js';
 import { check, parse, SCALE, toProblem } from './lib.mjs';
 
 const { values: args } = parseArgs({
@@ -32,6 +34,7 @@ const { values: args } = parseArgs({
     seed: { type: 'string', default: '1' },
     out: { type: 'string', default: 'vrptw-homberger.json' },
     label: { type: 'string', default: '' },
+    resume: { type: 'boolean', default: false },
   },
 });
 const dir = join(projectRoot, '..', 'shared', 'data', 'vrptw', 'homberger_1000');
@@ -40,17 +43,29 @@ const budgetMs = Number(args['time-limit']) * 1000;
 const log = (msg) => process.stderr.write(`${msg}\n`);
 
 // Round-robin over the classes, so a sample of N covers them all: c1_10_1, c2_10_1, r1_10_1, ...
-const all = readdirSync(dir).filter((f) => f.endsWith('.txt')).map((f) => f.replace('.txt', ''));
-const key = (n) => { const [cls, , k] = n.split('_'); return [Number(k), ['c1', 'c2', 'r1', 'r2', 'rc1', 'rc2'].indexOf(cls)]; };
-const names = all.filter((n) => !args.only || new RegExp(args.only).test(n))
-  .sort((a, b) => { const [ka, ca] = key(a), [kb, cb] = key(b); return ka - kb || ca - cb; })
+const all = readdirSync(dir)
+  .filter((f) => f.endsWith('.txt'))
+  .map((f) => f.replace('.txt', ''));
+const key = (n) => {
+  const [cls, , k] = n.split('_');
+  return [Number(k), ['c1', 'c2', 'r1', 'r2', 'rc1', 'rc2'].indexOf(cls)];
+};
+const names = all
+  .filter((n) => !args.only || new RegExp(args.only).test(n))
+  .sort((a, b) => {
+    const [ka, ca] = key(a),
+      [kb, cb] = key(b);
+    return ka - kb || ca - cb;
+  })
   .slice(0, Number(args.instances));
 
 /** Ours, as the batch job runs it: slices with warm starts until the budget is spent. */
 function ours(problem, seed) {
   const started = performance.now();
   let state = { routes: [], searchedMs: 0, rate: 0 };
-  let sol, slice = 0, iterations = 0;
+  let sol,
+    slice = 0,
+    iterations = 0;
   do {
     const sliceMs = Math.max(1, Math.min(SLICE_MS, budgetMs - state.searchedMs));
     const t = performance.now();
@@ -78,57 +93,139 @@ function vroom(inst, problem, work) {
   const ms = performance.now() - started;
   if (out.code !== 0) throw new Error(`vroom failed: ${out.error}`);
   return {
-    sol: { routes: out.routes.map((r) => ({ vehicle: r.vehicle, jobs: r.steps.filter((s) => s.type === 'job').map((s) => s.id) })), unassigned: out.unassigned.map((u) => u.id) },
+    sol: {
+      routes: out.routes.map((r) => ({ vehicle: r.vehicle, jobs: r.steps.filter((s) => s.type === 'job').map((s) => s.id) })),
+      unassigned: out.unassigned.map((u) => u.id),
+    },
     ms,
   };
 }
 
 const withVroom = Boolean(args.vroom);
 if (withVroom && !existsSync(args.vroom)) throw new Error(`--vroom ${args.vroom}: no such file (build it with bash ../shared/peers/vroom/build.sh DIR)`);
-log(`Gehring–Homberger 1000: ${names.length} instances, ours ${budgetMs / 1000} s each${withVroom ? `, VROOM -x ${args['vroom-x']} -t 1${args['vroom-limit'] ? ` -l ${args['vroom-limit']}` : ''}` : ' (no VROOM: pass --vroom PATH)'}; 2 shared cores: times are noisy`);
+log(
+  `Gehring–Homberger 1000: ${names.length} instances, ours ${budgetMs / 1000} s each${withVroom ? `, VROOM -x ${args['vroom-x']} -t 1${args['vroom-limit'] ? ` -l ${args['vroom-limit']}` : ''}` : ' (no VROOM: pass --vroom PATH)'}; 2 shared cores: times are noisy`,
+);
+const mean = (xs) => (xs.length ? +(xs.reduce((s, x) => s + x, 0) / xs.length).toFixed(3) : null);
+const summarize = (results) => ({
+  instances: results.length,
+  ours: {
+    feasible: results.filter((r) => r.ours.feasible).length,
+    meanGap: mean(results.map((r) => r.ours.gap)),
+    meanVehicles: mean(results.map((r) => r.ours.vehicles)),
+    meanMs: mean(results.map((r) => r.ours.ms)),
+  },
+  ...(withVroom
+    ? {
+        vroom: {
+          feasible: results.filter((r) => r.vroom.feasible).length,
+          meanGap: mean(results.map((r) => r.vroom.gap)),
+          meanVehicles: mean(results.map((r) => r.vroom.vehicles)),
+          meanMs: mean(results.map((r) => r.vroom.ms)),
+        },
+        shorterThanVroom: results.filter((r) => r.distanceRatio < 1).length,
+        meanDistanceRatio: mean(results.map((r) => r.distanceRatio)),
+        meanTimeRatio: mean(results.map((r) => r.timeRatio)),
+      }
+    : {}),
+  bksVehicles: mean(results.map((r) => r.bksVehicles)),
+});
+/** Written after every instance, so an interrupted run keeps what it measured (and --resume goes on). */
+const save = (results) =>
+  writeFileSync(
+    outFile,
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        label: args.label || null,
+        command: `node bench/vrptw/homberger.mjs ${process.argv
+          .slice(2)
+          .filter((a, i, all) => a !== '--label' && all[i - 1] !== '--label')
+          .join(' ')}`,
+        options,
+        scale: SCALE,
+        summary: summarize(results),
+        instances: results,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+
+const options = {
+  timeLimitS: budgetMs / 1000,
+  sliceMs: SLICE_MS,
+  seed: Number(args.seed),
+  vroom: withVroom ? { x: Number(args['vroom-x']), threads: 1, limitS: args['vroom-limit'] ? Number(args['vroom-limit']) : null } : null,
+};
+mkdirSync(join(projectRoot, 'bench', 'results'), { recursive: true });
+const outFile = join(projectRoot, 'bench', 'results', args.out);
+/** Instances measured before with the same options (--resume), by name. */
+const earlier = new Map();
+if (args.resume && existsSync(outFile)) {
+  const before = JSON.parse(readFileSync(outFile, 'utf8'));
+  if (JSON.stringify(before.options) !== JSON.stringify(options))
+    throw new Error(`--resume: ${args.out} was measured with other options (${JSON.stringify(before.options)})`);
+  for (const r of before.instances) earlier.set(r.instance, { measuredAt: before.date, ...r });
+  log(`--resume: ${earlier.size} instances kept from ${args.out}`);
+}
 const work = mkdtempSync(join(tmpdir(), 'vrptw-homberger-'));
 const results = [];
 const pct = (x) => (x === null ? '     -' : `${x.toFixed(2).padStart(6)}`);
 try {
   for (const [k, name] of names.entries()) {
+    if (earlier.has(name)) {
+      results.push(earlier.get(name));
+      continue;
+    }
     const inst = parse(readFileSync(join(dir, `${name}.txt`), 'utf8'));
     const problem = toProblem(inst);
     const best = bks[name];
     const a = ours(problem, Number(args.seed));
     const ca = check(inst, a.sol);
     const r = {
-      instance: name, class: name.split('_')[0].toUpperCase(), bks: best.best_known_cost, bksVehicles: best.solved_with_vehicles,
-      ours: { distance: +ca.total.toFixed(2), vehicles: a.sol.routes.length, gap: +((ca.total / best.best_known_cost - 1) * 100).toFixed(2), ms: Math.round(a.ms), iterations: a.iterations, feasible: ca.errs.length === 0, problems: ca.errs.slice(0, 3) },
+      instance: name,
+      measuredAt: new Date().toISOString(),
+      class: name.split('_')[0].toUpperCase(),
+      bks: best.best_known_cost,
+      bksVehicles: best.solved_with_vehicles,
+      ours: {
+        distance: +ca.total.toFixed(2),
+        vehicles: a.sol.routes.length,
+        gap: +((ca.total / best.best_known_cost - 1) * 100).toFixed(2),
+        ms: Math.round(a.ms),
+        iterations: a.iterations,
+        feasible: ca.errs.length === 0,
+        problems: ca.errs.slice(0, 3),
+      },
     };
     if (withVroom) {
       const v = vroom(inst, problem, work);
       const cv = check(inst, v.sol);
-      r.vroom = { distance: +cv.total.toFixed(2), vehicles: v.sol.routes.length, gap: +((cv.total / best.best_known_cost - 1) * 100).toFixed(2), ms: Math.round(v.ms), feasible: cv.errs.length === 0, problems: cv.errs.slice(0, 3) };
+      r.vroom = {
+        distance: +cv.total.toFixed(2),
+        vehicles: v.sol.routes.length,
+        gap: +((cv.total / best.best_known_cost - 1) * 100).toFixed(2),
+        ms: Math.round(v.ms),
+        feasible: cv.errs.length === 0,
+        problems: cv.errs.slice(0, 3),
+      };
       r.distanceRatio = +(ca.total / cv.total).toFixed(4);
       r.timeRatio = +(a.ms / v.ms).toFixed(3);
     }
     results.push(r);
-    log(`[${k + 1}/${names.length}] ${name.padEnd(9)} ours ${r.ours.distance.toFixed(1).padStart(9)} veh ${String(r.ours.vehicles).padStart(3)} gap ${pct(r.ours.gap)}% ${(r.ours.ms / 1000).toFixed(1).padStart(5)} s ${r.ours.feasible ? 'feasible' : `INFEASIBLE ${r.ours.problems.join('; ')}`}`
-      + (r.vroom ? ` | VROOM ${r.vroom.distance.toFixed(1).padStart(9)} veh ${String(r.vroom.vehicles).padStart(3)} gap ${pct(r.vroom.gap)}% ${(r.vroom.ms / 1000).toFixed(1).padStart(5)} s ${r.vroom.feasible ? 'feasible' : 'INFEASIBLE'} | ratio ${r.distanceRatio.toFixed(3)} time ${r.timeRatio.toFixed(2)}` : ''));
+    save(results);
+    log(
+      `[${k + 1}/${names.length}] ${name.padEnd(9)} ours ${r.ours.distance.toFixed(1).padStart(9)} veh ${String(r.ours.vehicles).padStart(3)} gap ${pct(r.ours.gap)}% ${(r.ours.ms / 1000).toFixed(1).padStart(5)} s ${r.ours.feasible ? 'feasible' : `INFEASIBLE ${r.ours.problems.join('; ')}`}` +
+        (r.vroom
+          ? ` | VROOM ${r.vroom.distance.toFixed(1).padStart(9)} veh ${String(r.vroom.vehicles).padStart(3)} gap ${pct(r.vroom.gap)}% ${(r.vroom.ms / 1000).toFixed(1).padStart(5)} s ${r.vroom.feasible ? 'feasible' : 'INFEASIBLE'} | ratio ${r.distanceRatio.toFixed(3)} time ${r.timeRatio.toFixed(2)}`
+          : ''),
+    );
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 
-const mean = (xs) => (xs.length ? +(xs.reduce((s, x) => s + x, 0) / xs.length).toFixed(3) : null);
-const summary = {
-  instances: results.length,
-  ours: { feasible: results.filter((r) => r.ours.feasible).length, meanGap: mean(results.map((r) => r.ours.gap)), meanVehicles: mean(results.map((r) => r.ours.vehicles)), meanMs: mean(results.map((r) => r.ours.ms)) },
-  ...(withVroom ? {
-    vroom: { feasible: results.filter((r) => r.vroom.feasible).length, meanGap: mean(results.map((r) => r.vroom.gap)), meanVehicles: mean(results.map((r) => r.vroom.vehicles)), meanMs: mean(results.map((r) => r.vroom.ms)) },
-    shorterThanVroom: results.filter((r) => r.distanceRatio < 1).length,
-    meanDistanceRatio: mean(results.map((r) => r.distanceRatio)),
-    meanTimeRatio: mean(results.map((r) => r.timeRatio)),
-  } : {}),
-  bksVehicles: mean(results.map((r) => r.bksVehicles)),
-};
-log(`\n${JSON.stringify(summary)}`);
-mkdirSync(join(projectRoot, 'bench', 'results'), { recursive: true });
-const options = { timeLimitS: budgetMs / 1000, sliceMs: SLICE_MS, seed: Number(args.seed), vroom: withVroom ? { x: Number(args['vroom-x']), threads: 1, limitS: args['vroom-limit'] ? Number(args['vroom-limit']) : null } : null };
-writeFileSync(join(projectRoot, 'bench', 'results', args.out), `${JSON.stringify({ date: new Date().toISOString(), label: args.label || null, command: `node bench/vrptw/homberger.mjs ${process.argv.slice(2).filter((a, i, all) => a !== '--label' && all[i - 1] !== '--label').join(' ')}`, options, scale: SCALE, summary, instances: results }, null, 2)}\n`);
+log(`\n${JSON.stringify(summarize(results))}`);
+save(results);
 log(`wrote bench/results/${args.out}`);

@@ -8,8 +8,10 @@ export function parse(text) {
   const lines = text.split('\n');
   const vi = lines.findIndex((l) => /NUMBER\s+CAPACITY/.test(l));
   const [vehicles, capacity] = lines[vi + 1].trim().split(/\s+/).map(Number);
-  const rows = lines.slice(lines.findIndex((l) => /CUST/.test(l)) + 1)
-    .map((l) => l.trim().split(/\s+/).map(Number)).filter((r) => r.length === 7 && r.every(Number.isFinite));
+  const rows = lines
+    .slice(lines.findIndex((l) => /CUST/.test(l)) + 1)
+    .map((l) => l.trim().split(/\s+/).map(Number))
+    .filter((r) => r.length === 7 && r.every(Number.isFinite));
   return { vehicles, capacity, rows: rows.map(([id, x, y, demand, ready, due, service]) => ({ id, x, y, demand, ready, due, service })) };
 }
 
@@ -17,14 +19,22 @@ export function toProblem(inst) {
   const n = inst.rows.length;
   const durations = new Int32Array(n * n);
   const distances = new Float64Array(n * n);
-  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
-    const d = Math.hypot(inst.rows[a].x - inst.rows[b].x, inst.rows[a].y - inst.rows[b].y);
-    distances[a * n + b] = d;
-    durations[a * n + b] = Math.ceil(d * SCALE - 1e-7);
-  }
+  for (let a = 0; a < n; a++)
+    for (let b = 0; b < n; b++) {
+      const d = Math.hypot(inst.rows[a].x - inst.rows[b].x, inst.rows[a].y - inst.rows[b].y);
+      distances[a * n + b] = d;
+      durations[a * n + b] = Math.ceil(d * SCALE - 1e-7);
+    }
   const depot = inst.rows[0];
-  const vehicles = Array.from({ length: inst.vehicles }, () => ({ start: 0, end: 0, capacity: inst.capacity, hours: [depot.ready * SCALE, depot.due * SCALE] }));
-  const jobs = inst.rows.slice(1).map((r, i) => ({ location: i + 1, demand: r.demand, service: r.service * SCALE, timeWindows: [[r.ready * SCALE, r.due * SCALE]] }));
+  const vehicles = Array.from({ length: inst.vehicles }, () => ({
+    start: 0,
+    end: 0,
+    capacity: inst.capacity,
+    hours: [depot.ready * SCALE, depot.due * SCALE],
+  }));
+  const jobs = inst.rows
+    .slice(1)
+    .map((r, i) => ({ location: i + 1, demand: r.demand, service: r.service * SCALE, timeWindows: [[r.ready * SCALE, r.due * SCALE]] }));
   return { durations, distances, vehicles, jobs };
 }
 
@@ -61,4 +71,3 @@ export function check(inst, sol) {
   if (sol.routes.length > inst.vehicles) errs.push('too many vehicles');
   return { errs, total };
 }
-

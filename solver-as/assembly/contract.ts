@@ -1,64 +1,52 @@
 // Contraction-hierarchy preprocessing (node ordering and shortcuts) over a search graph copied into this
-// kernel's own memory; src/map/contraction.ts drives it and builds the upward/downward CSR from the edge
+// kernel's own memory; src/map/graphs/contraction.ts drives it and builds the upward/downward CSR from the edge
 // pool it leaves behind.
 //
-// Costs are lexicographic (duration in tenths, meters). Node order: a priority queue on
+// Costs are lexicographic (duration in tenths, length in whole centimeters), packed in one u64 as
+// duration << 32 | centimeters: adding two packed costs adds both parts (a path of 42,949 km would carry
+// into the duration) and one integer comparison orders them. Node order: a priority queue on
 // 4·(edge difference) + deleted neighbours + level, with lazy updates (a popped node whose neighbourhood
 // changed since its last simulation is simulated again and put back when it is no longer the smallest).
 // Witness searches: the direct edges first, then a Dijkstra limited by a settled-node count.
 //
-// Memory is a bump allocator that only grows; a fresh instance is used per build and then dropped.
+// Memory: the bump region of lib/memory.ts after the static data, which only grows; a fresh instance is
+// used per build and then dropped.
+
+import { bump, f64At, setF64, setU32, setU64, u32At, u64At } from '../lib/memory';
 
 const NONE: u32 = 0xffffffff;
 
-let top: usize = 0;
-
-/** Reserves `bytes` (16-byte aligned), growing the memory as needed. */
+/** Reserves `bytes` (16-byte aligned), growing the memory as needed: the caller's input arrays. */
 export function allocate(bytes: usize): usize {
-  if (top == 0) top = (__heap_base + 15) & ~(<usize>15);
-  const p = top;
-  top = (top + bytes + 15) & ~(<usize>15);
-  const pages = <i32>((top + 0xffff) >>> 16);
-  const have = memory.size();
-  if (pages > have && memory.grow(pages - have) < 0) unreachable();
-  return p;
-}
-
-@inline function u32At(base: usize, i: u32): u32 { return load<u32>(base + (<usize>i << 2)); }
-@inline function f64At(base: usize, i: u32): f64 { return load<f64>(base + (<usize>i << 3)); }
-@inline function setU32(base: usize, i: u32, v: u32): void { store<u32>(base + (<usize>i << 2), v); }
-@inline function setF64(base: usize, i: u32, v: f64): void { store<f64>(base + (<usize>i << 3), v); }
-
-@inline function lexLess(d1: f64, m1: f64, d2: f64, m2: f64): bool {
-  return d1 < d2 || (d1 == d2 && m1 < m2 - 1e-9);
+  return bump(bytes);
 }
 
 function grown(old: usize, usedBytes: usize, newBytes: usize): usize {
-  const p = allocate(newBytes);
+  const p = bump(newBytes);
   memory.copy(p, old, usedBytes);
   return p;
 }
 
-// ---- edge pool: tail, head, duration, meters, unpacking pair -----------------------------------------
-let pFrom: usize = 0; let pTo: usize = 0; let pW: usize = 0; let pM: usize = 0; let pA: usize = 0; let pB: usize = 0;
+// ---- edge pool: tail, head, packed cost, unpacking pair ------------------------------------------------
+let pFrom: usize = 0; let pTo: usize = 0; let pC: usize = 0; let pA: usize = 0; let pB: usize = 0;
 let pCount: u32 = 0; let pCap: u32 = 0;
 
-function poolAdd(from: u32, to: u32, w: u32, m: f64, a: u32, b: u32): u32 {
+function poolAdd(from: u32, to: u32, c: u64, a: u32, b: u32): u32 {
   if (pCount == pCap) {
     const cap = pCap * 2;
     const n = <usize>pCount;
     pFrom = grown(pFrom, n << 2, <usize>cap << 2); pTo = grown(pTo, n << 2, <usize>cap << 2);
-    pW = grown(pW, n << 2, <usize>cap << 2); pM = grown(pM, n << 3, <usize>cap << 3);
+    pC = grown(pC, n << 3, <usize>cap << 3);
     pA = grown(pA, n << 2, <usize>cap << 2); pB = grown(pB, n << 2, <usize>cap << 2);
     pCap = cap;
   }
   const e = pCount++;
-  setU32(pFrom, e, from); setU32(pTo, e, to); setU32(pW, e, w); setF64(pM, e, m); setU32(pA, e, a); setU32(pB, e, b);
+  setU32(pFrom, e, from); setU32(pTo, e, to); setU64(pC, e, c); setU32(pA, e, a); setU32(pB, e, b);
   return e;
 }
 
-// ---- adjacency lists (out and in), entries inline: edge, other end, duration, meters ------------------
-// Per list set, a descriptor of 8-byte words: 0 edge, 1 other, 2 w, 3 m, 4 start, 5 len, 6 cap, 7 end, 8 capacity.
+// ---- adjacency lists (out and in), entries inline: edge, other end, packed cost --------------------------
+// Per list set, a descriptor of 8-byte words: 0 edge, 1 other, 2 cost, 4 start, 5 len, 6 cap, 7 end, 8 capacity.
 let outL: usize = 0;
 let inL: usize = 0;
 
@@ -66,16 +54,16 @@ let inL: usize = 0;
 @inline function setLw(l: usize, k: i32, v: usize): void { store<usize>(l + (<usize>k << 3), v); }
 
 function listsNew(n: u32, room: u32): usize {
-  const l = allocate(9 << 3);
-  setLw(l, 0, allocate(<usize>room << 2)); setLw(l, 1, allocate(<usize>room << 2));
-  setLw(l, 2, allocate(<usize>room << 2)); setLw(l, 3, allocate(<usize>room << 3));
-  setLw(l, 4, allocate(<usize>n << 2)); setLw(l, 5, allocate(<usize>n << 2)); setLw(l, 6, allocate(<usize>n << 2));
+  const l = bump(9 << 3);
+  setLw(l, 0, bump(<usize>room << 2)); setLw(l, 1, bump(<usize>room << 2));
+  setLw(l, 2, bump(<usize>room << 3));
+  setLw(l, 4, bump(<usize>n << 2)); setLw(l, 5, bump(<usize>n << 2)); setLw(l, 6, bump(<usize>n << 2));
   memory.fill(lw(l, 4), 0, <usize>n << 2); memory.fill(lw(l, 5), 0, <usize>n << 2); memory.fill(lw(l, 6), 0, <usize>n << 2);
   setLw(l, 7, 0); setLw(l, 8, room);
   return l;
 }
 
-function listPush(l: usize, v: u32, e: u32, other: u32, w: u32, m: f64): void {
+function listPush(l: usize, v: u32, e: u32, other: u32, c: u64): void {
   const startA = lw(l, 4), lenA = lw(l, 5), capA = lw(l, 6);
   let len = u32At(lenA, v);
   if (len == u32At(capA, v)) {
@@ -87,21 +75,19 @@ function listPush(l: usize, v: u32, e: u32, other: u32, w: u32, m: f64): void {
       const size: u32 = <u32>2 * capacity > end + cap ? <u32>2 * capacity : end + cap;
       setLw(l, 0, grown(lw(l, 0), <usize>end << 2, <usize>size << 2));
       setLw(l, 1, grown(lw(l, 1), <usize>end << 2, <usize>size << 2));
-      setLw(l, 2, grown(lw(l, 2), <usize>end << 2, <usize>size << 2));
-      setLw(l, 3, grown(lw(l, 3), <usize>end << 3, <usize>size << 3));
+      setLw(l, 2, grown(lw(l, 2), <usize>end << 3, <usize>size << 3));
       setLw(l, 8, size);
     }
     const s = u32At(startA, v);
     memory.copy(lw(l, 0) + (<usize>end << 2), lw(l, 0) + (<usize>s << 2), <usize>len << 2);
     memory.copy(lw(l, 1) + (<usize>end << 2), lw(l, 1) + (<usize>s << 2), <usize>len << 2);
-    memory.copy(lw(l, 2) + (<usize>end << 2), lw(l, 2) + (<usize>s << 2), <usize>len << 2);
-    memory.copy(lw(l, 3) + (<usize>end << 3), lw(l, 3) + (<usize>s << 3), <usize>len << 3);
+    memory.copy(lw(l, 2) + (<usize>end << 3), lw(l, 2) + (<usize>s << 3), <usize>len << 3);
     setU32(startA, v, end);
     setU32(capA, v, cap);
     setLw(l, 7, end + cap);
   }
   const i = u32At(startA, v) + len;
-  setU32(lw(l, 0), i, e); setU32(lw(l, 1), i, other); setU32(lw(l, 2), i, w); setF64(lw(l, 3), i, m);
+  setU32(lw(l, 0), i, e); setU32(lw(l, 1), i, other); setU64(lw(l, 2), i, c);
   setU32(lenA, v, len + 1);
 }
 
@@ -119,12 +105,11 @@ function listRemove(l: usize, v: u32, e: u32): void {
   const last = u32At(lw(l, 4), v) + u32At(lenA, v) - 1;
   setU32(lenA, v, u32At(lenA, v) - 1);
   setU32(lw(l, 0), i, u32At(lw(l, 0), last)); setU32(lw(l, 1), i, u32At(lw(l, 1), last));
-  setU32(lw(l, 2), i, u32At(lw(l, 2), last)); setF64(lw(l, 3), i, f64At(lw(l, 3), last));
+  setU64(lw(l, 2), i, u64At(lw(l, 2), last));
 }
 
-function listSetCost(l: usize, v: u32, e: u32, w: u32, m: f64): void {
-  const i = listFind(l, v, e);
-  setU32(lw(l, 2), i, w); setF64(lw(l, 3), i, m);
+function listSetCost(l: usize, v: u32, e: u32, c: u64): void {
+  setU64(lw(l, 2), listFind(l, v, e), c);
 }
 
 /** The edge u→w in the remaining graph, or NONE. */
@@ -136,75 +121,78 @@ function findEdge(u: u32, w: u32): u32 {
 }
 
 /** Adds u→w or improves an existing u→w; parallel edges keep only the lexicographically cheapest. */
-function addEdge(u: u32, w: u32, d: u32, m: f64, a: u32, b: u32): void {
+function addEdge(u: u32, w: u32, c: u64, a: u32, b: u32): void {
   const e = findEdge(u, w);
   if (e == NONE) {
-    const id = poolAdd(u, w, d, m, a, b);
-    listPush(outL, u, id, w, d, m);
-    listPush(inL, w, id, u, d, m);
-  } else if (lexLess(<f64>d, m, <f64>u32At(pW, e), f64At(pM, e))) {
-    setU32(pW, e, d); setF64(pM, e, m); setU32(pA, e, a); setU32(pB, e, b);
-    listSetCost(outL, u, e, d, m);
-    listSetCost(inL, w, e, d, m);
+    const id = poolAdd(u, w, c, a, b);
+    listPush(outL, u, id, w, c);
+    listPush(inL, w, id, u, c);
+  } else if (c < u64At(pC, e)) {
+    setU64(pC, e, c); setU32(pA, e, a); setU32(pB, e, b);
+    listSetCost(outL, u, e, c);
+    listSetCost(inL, w, e, c);
   }
 }
 
-// ---- witness search: bounded lexicographic Dijkstra with a lazy heap ----------------------------------
-let sDist: usize = 0; let sMeters: usize = 0; let sStamp: usize = 0; let sDone: usize = 0; let sTarget: usize = 0;
-let hNode: usize = 0; let hD: usize = 0; let hM: usize = 0; let hCap: u32 = 0; let hSize: u32 = 0;
+// ---- witness search: bounded Dijkstra on packed costs with a lazy heap --------------------------------
+let sKey: usize = 0; let sStamp: usize = 0; let sDone: usize = 0; let sTarget: usize = 0;
+let hNode: usize = 0; let hKey: usize = 0; let hCap: u32 = 0; let hSize: u32 = 0;
 let epoch: u32 = 0;
 
-function heapPush(v: u32, d: f64, m: f64): void {
+function heapPush(v: u32, k: u64): void {
   if (hSize == hCap) {
     const cap = hCap * 2;
     hNode = grown(hNode, <usize>hSize << 2, <usize>cap << 2);
-    hD = grown(hD, <usize>hSize << 3, <usize>cap << 3);
-    hM = grown(hM, <usize>hSize << 3, <usize>cap << 3);
+    hKey = grown(hKey, <usize>hSize << 3, <usize>cap << 3);
     hCap = cap;
   }
   let i = hSize++;
   while (i > 0) {
     const p = (i - 1) >> 1;
-    const pd = f64At(hD, p), pm = f64At(hM, p);
-    if (!lexLess(d, m, pd, pm)) break;
-    setU32(hNode, i, u32At(hNode, p)); setF64(hD, i, pd); setF64(hM, i, pm);
+    const pk = u64At(hKey, p);
+    if (k >= pk) break;
+    setU32(hNode, i, u32At(hNode, p)); setU64(hKey, i, pk);
     i = p;
   }
-  setU32(hNode, i, v); setF64(hD, i, d); setF64(hM, i, m);
+  setU32(hNode, i, v); setU64(hKey, i, k);
 }
 
 function heapPop(): u32 {
   const v = u32At(hNode, 0);
   const n = --hSize;
   if (n > 0) {
-    const lv = u32At(hNode, n), ld = f64At(hD, n), lm = f64At(hM, n);
+    const lv = u32At(hNode, n), lk = u64At(hKey, n);
     let i: u32 = 0;
     while (true) {
       let c: u32 = 2 * i + 1;
       if (c >= n) break;
-      if (c + 1 < n && lexLess(f64At(hD, c + 1), f64At(hM, c + 1), f64At(hD, c), f64At(hM, c))) c++;
-      if (!lexLess(f64At(hD, c), f64At(hM, c), ld, lm)) break;
-      setU32(hNode, i, u32At(hNode, c)); setF64(hD, i, f64At(hD, c)); setF64(hM, i, f64At(hM, c));
+      let ck = u64At(hKey, c);
+      if (c + 1 < n) {
+        const rk = u64At(hKey, c + 1);
+        if (rk < ck) { c++; ck = rk; }
+      }
+      if (ck >= lk) break;
+      setU32(hNode, i, u32At(hNode, c)); setU64(hKey, i, ck);
       i = c;
     }
-    setU32(hNode, i, lv); setF64(hD, i, ld); setF64(hM, i, lm);
+    setU32(hNode, i, lv); setU64(hKey, i, lk);
   }
   return v;
 }
 
-/** From `source`, never through `skip`, until `targets` are settled, keys pass maxD, or `limit` nodes settle. */
-function witness(source: u32, skip: u32, maxD: f64, targets: u32, limit: u32): void {
+/** From `source`, never through `skip`, until `targets` are settled, keys pass maxK, or `limit` nodes settle. */
+function witness(source: u32, skip: u32, maxK: u64, targets: u32, limit: u32): void {
   const ep = epoch;
-  const other = lw(outL, 1), wA = lw(outL, 2), mA = lw(outL, 3), startA = lw(outL, 4), lenA = lw(outL, 5);
+  const other = lw(outL, 1), cA = lw(outL, 2), startA = lw(outL, 4), lenA = lw(outL, 5);
   hSize = 0;
-  setU32(sStamp, source, ep); setF64(sDist, source, 0); setF64(sMeters, source, 0);
-  heapPush(source, 0, 0);
+  setU32(sStamp, source, ep); setU64(sKey, source, 0);
+  heapPush(source, 0);
   let settled: u32 = 0, left = targets;
   while (hSize > 0) {
-    const d = f64At(hD, 0), m = f64At(hM, 0);
-    if (d > maxD) break;
+    const k = u64At(hKey, 0);
+    if (k > maxK) break;
     const v = heapPop();
-    if (u32At(sDone, v) == ep || d != f64At(sDist, v) || m != f64At(sMeters, v)) continue;
+    if (u32At(sDone, v) == ep || k != u64At(sKey, v)) continue;
     setU32(sDone, v, ep);
     if (u32At(sTarget, v) == ep) { left--; if (left == 0) break; }
     if (++settled > limit) break;
@@ -212,38 +200,35 @@ function witness(source: u32, skip: u32, maxD: f64, targets: u32, limit: u32): v
     for (let i = s; i < end; i++) {
       const w = u32At(other, i);
       if (w == skip) continue;
-      const nd = d + <f64>u32At(wA, i), nm = m + f64At(mA, i);
-      if (nd > maxD) continue;
-      if (u32At(sStamp, w) != ep || lexLess(nd, nm, f64At(sDist, w), f64At(sMeters, w))) {
-        setU32(sStamp, w, ep); setF64(sDist, w, nd); setF64(sMeters, w, nm);
-        heapPush(w, nd, nm);
+      const nk = k + u64At(cA, i);
+      if (nk > maxK) continue;
+      if (u32At(sStamp, w) != ep || nk < u64At(sKey, w)) {
+        setU32(sStamp, w, ep); setU64(sKey, w, nk);
+        heapPush(w, nk);
       }
     }
   }
 }
 
 // ---- contraction ----------------------------------------------------------------------------------------
-let needD: usize = 0; let needM: usize = 0; let covered: usize = 0;
+let need: usize = 0; let covered: usize = 0;
 let deleted: usize = 0; let level: usize = 0; let edgeDiff: usize = 0; let dirty: usize = 0;
 // Copies of the lists of the node being contracted (they may move while shortcuts are added).
-let cEdge: usize = 0; let cOther: usize = 0; let cW: usize = 0; let cM: usize = 0; let cCap: u32 = 0;
+let cEdge: usize = 0; let cOther: usize = 0; let cCost: usize = 0; let cCap: u32 = 0;
 
 function copyLists(v: u32, inN: u32, outN: u32): void {
-  const need = inN + outN;
-  if (need > cCap) {
-    cCap = need * 2;
-    cEdge = allocate(<usize>cCap << 2); cOther = allocate(<usize>cCap << 2);
-    cW = allocate(<usize>cCap << 2); cM = allocate(<usize>cCap << 3);
+  const n = inN + outN;
+  if (n > cCap) {
+    cCap = n * 2;
+    cEdge = bump(<usize>cCap << 2); cOther = bump(<usize>cCap << 2); cCost = bump(<usize>cCap << 3);
   }
   const si = u32At(lw(inL, 4), v), so = u32At(lw(outL, 4), v);
   memory.copy(cEdge, lw(inL, 0) + (<usize>si << 2), <usize>inN << 2);
   memory.copy(cOther, lw(inL, 1) + (<usize>si << 2), <usize>inN << 2);
-  memory.copy(cW, lw(inL, 2) + (<usize>si << 2), <usize>inN << 2);
-  memory.copy(cM, lw(inL, 3) + (<usize>si << 3), <usize>inN << 3);
+  memory.copy(cCost, lw(inL, 2) + (<usize>si << 3), <usize>inN << 3);
   memory.copy(cEdge + (<usize>inN << 2), lw(outL, 0) + (<usize>so << 2), <usize>outN << 2);
   memory.copy(cOther + (<usize>inN << 2), lw(outL, 1) + (<usize>so << 2), <usize>outN << 2);
-  memory.copy(cW + (<usize>inN << 2), lw(outL, 2) + (<usize>so << 2), <usize>outN << 2);
-  memory.copy(cM + (<usize>inN << 3), lw(outL, 3) + (<usize>so << 3), <usize>outN << 3);
+  memory.copy(cCost + (<usize>inN << 3), lw(outL, 2) + (<usize>so << 3), <usize>outN << 3);
 }
 
 /** Shortcuts needed to contract v (added when `apply`). */
@@ -254,41 +239,41 @@ function shortcuts(v: u32, limit: u32, apply: bool): i32 {
   let count = 0;
   for (let a: u32 = 0; a < inN; a++) {
     const u = u32At(cOther, a);
+    const ca = u64At(cCost, a);
     epoch++;
     const ep = epoch;
-    let maxD: f64 = 0;
+    let maxK: u64 = 0;
     let targets: u32 = 0;
     for (let b = inN; b < inN + outN; b++) {
       const w = u32At(cOther, b);
       if (w == u) continue;
       setU32(sTarget, w, ep);
-      const nd = <f64>u32At(cW, a) + <f64>u32At(cW, b);
-      setF64(needD, w, nd);
-      setF64(needM, w, f64At(cM, a) + f64At(cM, b));
+      const nk = ca + u64At(cCost, b);
+      setU64(need, w, nk);
       targets++;
-      if (nd > maxD) maxD = nd;
+      if (nk > maxK) maxK = nk;
     }
     if (targets == 0) continue;
     // Direct edges u→w are the commonest witnesses (dense upper levels): only the rest needs a search.
-    const other = lw(outL, 1), wA = lw(outL, 2), mA = lw(outL, 3);
+    const other = lw(outL, 1), costA = lw(outL, 2);
     const s = u32At(lw(outL, 4), u), end = s + u32At(lw(outL, 5), u);
     for (let i = s; i < end; i++) {
       const w = u32At(other, i);
-      if (u32At(sTarget, w) == ep && !lexLess(f64At(needD, w), f64At(needM, w), <f64>u32At(wA, i), f64At(mA, i))) {
+      if (u32At(sTarget, w) == ep && u64At(costA, i) <= u64At(need, w)) {
         setU32(covered, w, ep);
         setU32(sTarget, w, 0);
         targets--;
       }
     }
-    if (targets > 0) witness(u, v, maxD, targets, limit);
+    if (targets > 0) witness(u, v, maxK, targets, limit);
     for (let b = inN; b < inN + outN; b++) {
       const w = u32At(cOther, b);
       if (w == u) continue;
-      const d = f64At(needD, w), m = f64At(needM, w);
+      const nk = u64At(need, w);
       if (u32At(covered, w) == ep) continue;
-      if (targets > 0 && u32At(sStamp, w) == ep && !lexLess(d, m, f64At(sDist, w), f64At(sMeters, w))) continue;
+      if (targets > 0 && u32At(sStamp, w) == ep && u64At(sKey, w) <= nk) continue;
       count++;
-      if (apply) addEdge(u, w, <u32>d, m, u32At(cEdge, a), u32At(cEdge, b));
+      if (apply) addEdge(u, w, nk, u32At(cEdge, a), u32At(cEdge, b));
     }
   }
   return count;
@@ -361,41 +346,41 @@ let gConLimit: u32 = 0;
 
 /**
  * Starts contracting the graph given as forward CSR (firstOut, head, weight tenths, orig directed
- * original edge) with meters per geometry (geomLen, f64, indexed by orig >> 1): loads it and queues every
+ * original edge) with centimeters per geometry (geomCm, u32, indexed by orig >> 1): loads it and queues every
  * node. `contractSome` then does the work in slices, so the caller can report progress between them.
  */
-export function contractStart(n: u32, firstOut: usize, head: usize, weight: usize, orig: usize, geomLen: usize, m: u32, simLimit: u32, conLimit: u32): void {
+export function contractStart(n: u32, firstOut: usize, head: usize, weight: usize, orig: usize, geomCm: usize, m: u32, simLimit: u32, conLimit: u32): void {
   gSimLimit = simLimit;
   gConLimit = conLimit;
   order = 0;
   // Road graphs end with about 1.9 edges in the pool per input edge: room for 2.2 saves a doubling, which
   // the bump allocator could never give back.
   pCap = m * 2 + m / 5 + 16; pCount = 0;
-  pFrom = allocate(<usize>pCap << 2); pTo = allocate(<usize>pCap << 2); pW = allocate(<usize>pCap << 2);
-  pM = allocate(<usize>pCap << 3); pA = allocate(<usize>pCap << 2); pB = allocate(<usize>pCap << 2);
+  pFrom = bump(<usize>pCap << 2); pTo = bump(<usize>pCap << 2); pC = bump(<usize>pCap << 3);
+  pA = bump(<usize>pCap << 2); pB = bump(<usize>pCap << 2);
   // Room for the adjacency lists: road graphs used 2.24–2.37 entries per input edge over a whole
   // contraction (lists move to the end when they outgrow their slot); running out means a doubling that
   // the bump allocator never gives back, so a little margin.
   outL = listsNew(n, m * 13 / 5 + 16);
   inL = listsNew(n, m * 13 / 5 + 16);
   const nb4 = <usize>n << 2, nb8 = <usize>n << 3;
-  sDist = allocate(nb8); sMeters = allocate(nb8);
-  sStamp = allocate(nb4); sDone = allocate(nb4); sTarget = allocate(nb4);
+  sKey = bump(nb8);
+  sStamp = bump(nb4); sDone = bump(nb4); sTarget = bump(nb4);
   memory.fill(sStamp, 0, nb4); memory.fill(sDone, 0, nb4); memory.fill(sTarget, 0, nb4);
   hCap = 1024; hSize = 0;
-  hNode = allocate(<usize>hCap << 2); hD = allocate(<usize>hCap << 3); hM = allocate(<usize>hCap << 3);
-  needD = allocate(nb8); needM = allocate(nb8); covered = allocate(nb4); memory.fill(covered, 0, nb4);
-  deleted = allocate(nb4); level = allocate(nb4); edgeDiff = allocate(nb8); dirty = allocate(<usize>n);
+  hNode = bump(<usize>hCap << 2); hKey = bump(<usize>hCap << 3);
+  need = bump(nb8); covered = bump(nb4); memory.fill(covered, 0, nb4);
+  deleted = bump(nb4); level = bump(nb4); edgeDiff = bump(nb8); dirty = bump(<usize>n);
   memory.fill(deleted, 0, nb4); memory.fill(level, 0, nb4); memory.fill(dirty, 1, <usize>n);
-  qHeap = allocate(nb4); qPos = allocate(nb4); qKey = allocate(nb8); qSize = 0;
+  qHeap = bump(nb4); qPos = bump(nb4); qKey = bump(nb8); qSize = 0;
   memory.fill(qPos, 0xff, nb4);
-  rankP = allocate(nb4);
+  rankP = bump(nb4);
 
   for (let v: u32 = 0; v < n; v++) {
     const end = u32At(firstOut, v + 1);
     for (let e = u32At(firstOut, v); e < end; e++) {
       const w = u32At(head, e);
-      if (w != v) addEdge(v, w, u32At(weight, e), f64At(geomLen, u32At(orig, e) >> 1), e, NONE);
+      if (w != v) addEdge(v, w, (<u64>u32At(weight, e) << 32) | <u64>u32At(geomCm, u32At(orig, e) >> 1), e, NONE);
     }
   }
 
@@ -448,8 +433,8 @@ export function poolCount(): u32 { return pCount; }
 
 export function poolFrom(): usize { return pFrom; }
 export function poolTo(): usize { return pTo; }
-export function poolW(): usize { return pW; }
-export function poolM(): usize { return pM; }
+/** Packed costs (u64: duration tenths << 32 | centimeters). */
+export function poolCost(): usize { return pC; }
 export function poolA(): usize { return pA; }
 export function poolB(): usize { return pB; }
 export function rank(): usize { return rankP; }

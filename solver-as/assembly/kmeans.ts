@@ -6,6 +6,8 @@
 // graph) with center updates, from a bisection into equal parts and from the best plain result.
 // Everything is deterministic: the PRNG is seeded from the input coordinates.
 
+import { bump, bumpFrom, bumpTop, ldf, ldi, stf, sti } from '../lib/memory';
+
 const R: f64 = 6371008.8;
 const RAD: f64 = Math.PI / 180.0;
 const INF: f64 = Infinity;
@@ -27,30 +29,16 @@ const SINKS_PER_SEARCH: i32 = 20;
 /** Capacitated starts are compared after rounds stop gaining this fraction; the best is then finished. */
 const SCREEN_TOL: f64 = 1e-4;
 
-// ---- memory: a bump region after the static data, reset for each input ----
+// ---- memory: a bump region after the static data (lib/memory.ts), reset for each input ----
 
-let heapTop: usize = 0;
 let inputPtr: usize = 0;
 let workBase: usize = 0;
 
-function alloc(bytes: usize): usize {
-  const p = (heapTop + 15) & ~15;
-  heapTop = p + bytes;
-  const have = <usize>memory.size() << 16;
-  if (heapTop > have) memory.grow(<i32>((heapTop - have + 0xffff) >> 16));
-  return p;
-}
-
-@inline function ldf(base: usize, i: i32): f64 { return load<f64>(base + (<usize>i << 3)); }
-@inline function stf(base: usize, i: i32, v: f64): void { store<f64>(base + (<usize>i << 3), v); }
-@inline function ldi(base: usize, i: i32): i32 { return load<i32>(base + (<usize>i << 2)); }
-@inline function sti(base: usize, i: i32, v: i32): void { store<i32>(base + (<usize>i << 2), v); }
-
 /** Reserves room for n (latitude, longitude) f64 pairs and returns where the caller writes them. */
 export function input(n: i32): usize {
-  heapTop = __heap_base;
-  inputPtr = alloc(<usize>n << 4);
-  workBase = heapTop;
+  bumpFrom(__heap_base);
+  inputPtr = bump(<usize>n << 4);
+  workBase = bumpTop();
   return inputPtr;
 }
 
@@ -1036,32 +1024,32 @@ let assignOut: usize = 0;
 export function solve(count: i32, clusters: i32, mode: i32, cap: i32, restarts: i32, starts: i32): f64 {
   n = count;
   k = clusters;
-  heapTop = workBase;
-  X = alloc(<usize>n * 24);
-  C = alloc(<usize>k * 24);
-  bestC = alloc(<usize>k * 24);
-  oldC = alloc(<usize>k * 24);
-  sums = alloc(<usize>k * 24);
-  assign = alloc(<usize>n << 2);
-  bestAssign = alloc(<usize>n << 2);
-  prevAssign = alloc(<usize>n << 2);
-  cnt = alloc(<usize>k << 2);
-  upper = alloc(<usize>n << 3);
-  lower = alloc(<usize>n << 3);
-  minD = alloc(<usize>n << 3);
-  gHead = alloc(<usize>k << 2);
-  gNext = alloc(<usize>n << 2);
-  gMax = alloc(<usize>k << 3);
-  gSum = alloc(<usize>k << 3);
-  half = alloc(<usize>k << 3);
-  moved = alloc(<usize>k << 3);
-  drift = alloc(<usize>k << 3);
-  joinW = alloc(<usize>k << 3);
-  leaveW = alloc(<usize>k << 3);
-  sinceSort = alloc(<usize>k << 3);
+  bumpFrom(workBase);
+  X = bump(<usize>n * 24);
+  C = bump(<usize>k * 24);
+  bestC = bump(<usize>k * 24);
+  oldC = bump(<usize>k * 24);
+  sums = bump(<usize>k * 24);
+  assign = bump(<usize>n << 2);
+  bestAssign = bump(<usize>n << 2);
+  prevAssign = bump(<usize>n << 2);
+  cnt = bump(<usize>k << 2);
+  upper = bump(<usize>n << 3);
+  lower = bump(<usize>n << 3);
+  minD = bump(<usize>n << 3);
+  gHead = bump(<usize>k << 2);
+  gNext = bump(<usize>n << 2);
+  gMax = bump(<usize>k << 3);
+  gSum = bump(<usize>k << 3);
+  half = bump(<usize>k << 3);
+  moved = bump(<usize>k << 3);
+  drift = bump(<usize>k << 3);
+  joinW = bump(<usize>k << 3);
+  leaveW = bump(<usize>k << 3);
+  sinceSort = bump(<usize>k << 3);
   M = min(k - 1, MAX_NEIGHBOURS);
-  nbrIdx = alloc(<usize>k * <usize>M << 2);
-  nbrDist = alloc(<usize>k * <usize>M << 3);
+  nbrIdx = bump(<usize>k * <usize>M << 2);
+  nbrDist = bump(<usize>k * <usize>M << 3);
 
   project();
   rng = inputHash();
@@ -1079,34 +1067,34 @@ export function solve(count: i32, clusters: i32, mode: i32, cap: i32, restarts: 
     }
   }
   if (mode != MODE_PLAIN) {
-    Dm = alloc(<usize>n * <usize>k << 3);
-    arc = alloc(<usize>k * <usize>k << 3);
-    arcPt = alloc(<usize>k * <usize>k << 2);
-    next = alloc(<usize>n << 2);
-    prev = alloc(<usize>n << 2);
-    head = alloc(<usize>k << 2);
-    pot = alloc(<usize>k << 3);
-    dist = alloc(<usize>k << 3);
-    pred = alloc(<usize>k << 2);
-    done = alloc(<usize>k << 2);
-    open = alloc(<usize>k << 2);
-    price = alloc(<usize>k << 3);
-    target = alloc(<usize>k << 2);
-    pathPt = alloc(<usize>k << 2);
-    pathTo = alloc(<usize>k << 2);
-    stale = alloc(<usize>k << 2);
-    order = alloc(<usize>k << 2);
-    bareAssign = alloc(<usize>n << 2);
-    bareCnt = alloc(<usize>k << 2);
-    keys = alloc(<usize>n << 3);
-    perm = alloc(<usize>n << 2);
-    axisU = alloc(48);
-    capAssign = alloc(<usize>n << 2);
-    capC = alloc(<usize>k * 24);
-    capPrice = alloc(<usize>k << 3);
-    mark = alloc(<usize>k << 2);
-    scanPos = alloc(<usize>k << 2);
-    stack = alloc(<usize>k << 2);
+    Dm = bump(<usize>n * <usize>k << 3);
+    arc = bump(<usize>k * <usize>k << 3);
+    arcPt = bump(<usize>k * <usize>k << 2);
+    next = bump(<usize>n << 2);
+    prev = bump(<usize>n << 2);
+    head = bump(<usize>k << 2);
+    pot = bump(<usize>k << 3);
+    dist = bump(<usize>k << 3);
+    pred = bump(<usize>k << 2);
+    done = bump(<usize>k << 2);
+    open = bump(<usize>k << 2);
+    price = bump(<usize>k << 3);
+    target = bump(<usize>k << 2);
+    pathPt = bump(<usize>k << 2);
+    pathTo = bump(<usize>k << 2);
+    stale = bump(<usize>k << 2);
+    order = bump(<usize>k << 2);
+    bareAssign = bump(<usize>n << 2);
+    bareCnt = bump(<usize>k << 2);
+    keys = bump(<usize>n << 3);
+    perm = bump(<usize>n << 2);
+    axisU = bump(48);
+    capAssign = bump(<usize>n << 2);
+    capC = bump(<usize>k * 24);
+    capPrice = bump(<usize>k << 3);
+    mark = bump(<usize>k << 2);
+    scanPos = bump(<usize>k << 2);
+    stack = bump(<usize>k << 2);
     principalPlane();
     // Every start runs to a loose tolerance; only the best is then refined to convergence.
     const fromPlain = restarts > 0;

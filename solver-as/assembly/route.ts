@@ -3,11 +3,17 @@
 // and the calling worker's own scratch region, so instances on several threads never write the same bytes.
 // Keys are f64 (durations in tenths of a second, plus A* potentials); INF = no label.
 //
-// Profile descriptor (u32 words): 0 N, 1 M, 2 firstOut, 3 head, 4 weight, 5 orig, 6 geomLength (f64 per
+// Profile descriptor (u32 words): 0 N, 1 M, 2 firstOut, 3 head, 4 weight, 5 orig, 6 geomCm (u32 per
 // geometry), contraction hierarchy: 7 U (upward edge count; CH edge ids ≥ U are downward), 8 upFirst,
-// 9 upHead, 10 upWeight, 11 upMeters (f64), 12 dnFirst, 13 dnTail, 14 dnWeight, 15 dnMeters (f64), 16 chA, 17 chB.
+// 9 upHead, 10 upWeight, 11 upCm (u32), 12 dnFirst, 13 dnTail, 14 dnWeight, 15 dnCm (u32), 16 chA, 17 chB.
+// Lengths are whole centimeters in the graph and in labels (sums of them are exact, so every search breaks
+// ties alike); seeds' meters come in and results go out in meters.
 // Scratch header (u32 words): 0 capacity C (the profile's N); the per-node arrays follow at 256.
 // Seeds are (node u32, pad u32, cost f64) records; the CH searches take their meters as a separate f64 array.
+// The layouts above and the bucket entries below are described in solver-as/layouts.json (test/routing/layouts.test.ts).
+// Element access: lib/memory.ts (inlined); the kernel allocates nothing.
+
+import { f64At, setF64, setU32, u32At } from '../lib/memory';
 
 const INF: f64 = Infinity;
 const NONE: u32 = 0xffffffff;
@@ -23,17 +29,17 @@ let sPosF: usize = 0; let sPosB: usize = 0;
 let sHeapNF: usize = 0; let sHeapKF: usize = 0;
 let sHeapNB: usize = 0; let sHeapKB: usize = 0;
 let sPot: usize = 0; let sPotStamp: usize = 0;
-let sMeters: usize = 0; let sMetersB: usize = 0;
+let sCm: usize = 0; let sCmB: usize = 0;
 let sBucketHead: usize = 0; let sBucketStamp: usize = 0;
 let sHdr: usize = 0;
 let sizeF: i32 = 0; let sizeB: i32 = 0;
 
 // Graph pointers of the current call.
 let gN: u32 = 0; let gFirstOut: usize = 0; let gHead: usize = 0; let gWeight: usize = 0; let gOrig: usize = 0;
-let gGeomLen: usize = 0;
+let gGeomCm: usize = 0;
 let gBlocked: usize = 0;
-let hU: u32 = 0; let hUpFirst: usize = 0; let hUpHead: usize = 0; let hUpWeight: usize = 0; let hUpMeters: usize = 0;
-let hDnFirst: usize = 0; let hDnTail: usize = 0; let hDnWeight: usize = 0; let hDnMeters: usize = 0;
+let hU: u32 = 0; let hUpFirst: usize = 0; let hUpHead: usize = 0; let hUpWeight: usize = 0; let hUpCm: usize = 0;
+let hDnFirst: usize = 0; let hDnTail: usize = 0; let hDnWeight: usize = 0; let hDnCm: usize = 0;
 let hChA: usize = 0; let hChB: usize = 0;
 
 // Query state for path extraction.
@@ -69,7 +75,7 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
     sHeapKF = p; p += (cap + 1) << 3;
     sHeapKB = p; p += (cap + 1) << 3;
     sPot = p; p += cap << 3;
-    sMeters = p; p += cap << 3;
+    sCm = p; p += cap << 3;
     sStampF = p; p += cap << 2;
     sStampB = p; p += cap << 2;
     sParF = p; p += cap << 2;
@@ -79,7 +85,7 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
     sHeapNF = p; p += (cap + 1) << 2;
     sHeapNB = p; p += (cap + 1) << 2;
     sPotStamp = p; p += cap << 2;
-    sMetersB = p; p += cap << 3;
+    sCmB = p; p += cap << 3;
     sBucketHead = p; p += cap << 2;
     sBucketStamp = p; p += cap << 2;
   }
@@ -88,16 +94,16 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
   gHead = <usize>load<u32>(desc + 12);
   gWeight = <usize>load<u32>(desc + 16);
   gOrig = <usize>load<u32>(desc + 20);
-  gGeomLen = <usize>load<u32>(desc + 24);
+  gGeomCm = <usize>load<u32>(desc + 24);
   hU = load<u32>(desc + 28);
   hUpFirst = <usize>load<u32>(desc + 32);
   hUpHead = <usize>load<u32>(desc + 36);
   hUpWeight = <usize>load<u32>(desc + 40);
-  hUpMeters = <usize>load<u32>(desc + 44);
+  hUpCm = <usize>load<u32>(desc + 44);
   hDnFirst = <usize>load<u32>(desc + 48);
   hDnTail = <usize>load<u32>(desc + 52);
   hDnWeight = <usize>load<u32>(desc + 56);
-  hDnMeters = <usize>load<u32>(desc + 60);
+  hDnCm = <usize>load<u32>(desc + 60);
   hChA = <usize>load<u32>(desc + 64);
   hChB = <usize>load<u32>(desc + 68);
   gBlocked = blocked;
@@ -105,11 +111,6 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
   if (epoch == 0) epoch = 1; // stamps of 0 mean "never"; a wrap would need 4 billion queries
   settledCount = 0;
 }
-
-@inline function u32At(base: usize, i: u32): u32 { return load<u32>(base + (<usize>i << 2)); }
-@inline function f64At(base: usize, i: u32): f64 { return load<f64>(base + (<usize>i << 3)); }
-@inline function setU32(base: usize, i: u32, v: u32): void { store<u32>(base + (<usize>i << 2), v); }
-@inline function setF64(base: usize, i: u32, v: f64): void { store<f64>(base + (<usize>i << 3), v); }
 
 @inline function isBlocked(e: u32): bool {
   if (gBlocked == 0) return false;
@@ -222,7 +223,7 @@ export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize
   meetNode = NONE;
   usePot = hierarchy;
   if (usePot) {
-    sizeB = chSeed(sStampB, sDistB, sMetersB, sParB, sPosB, sHeapNB, sHeapKB, 0, tgtSeeds, tgtMeters, nTgtSeeds);
+    sizeB = chSeed(sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, 0, tgtSeeds, tgtMeters, nTgtSeeds);
     while (sizeB > 0) chBackwardStep();
   }
   let mu = mu0;
@@ -327,7 +328,7 @@ export function oneToMany(desc: usize, scratch: usize, blocked: usize, srcSeeds:
     const v = load<u32>(rec); const c = load<f64>(rec + 8);
     if (u32At(sStampF, v) == epoch && f64At(sDistF, v) <= c) continue;
     const p = u32At(sStampF, v) == epoch ? u32At(sPosF, v) : 0;
-    setU32(sStampF, v, epoch); setF64(sDistF, v, c); setF64(sMeters, v, f64At(srcMeters, <u32>i));
+    setU32(sStampF, v, epoch); setF64(sDistF, v, c); setF64(sCm, v, f64At(srcMeters, <u32>i) * 100);
     if (p == 0) { heapUp(sHeapNF, sHeapKF, sPosF, sizeF, v, c); sizeF++; } else heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, v, c);
   }
   while (sizeF > 0 && remaining > 0) {
@@ -337,7 +338,7 @@ export function oneToMany(desc: usize, scratch: usize, blocked: usize, srcSeeds:
     settledCount++;
     if (u32At(sStampB, v) == epoch) remaining--;
     const dv = f64At(sDistF, v);
-    const mv = f64At(sMeters, v);
+    const mv = f64At(sCm, v);
     const end = u32At(gFirstOut, v + 1);
     for (let e = u32At(gFirstOut, v); e < end; e++) {
       if (isBlocked(e)) continue;
@@ -345,13 +346,13 @@ export function oneToMany(desc: usize, scratch: usize, blocked: usize, srcSeeds:
       const dw = dv + <f64>u32At(gWeight, e);
       if (u32At(sStampF, w) != epoch) {
         setU32(sStampF, w, epoch); setF64(sDistF, w, dw);
-        setF64(sMeters, w, mv + f64At(gGeomLen, u32At(gOrig, e) >> 1));
+        setF64(sCm, w, mv + <f64>u32At(gGeomCm, u32At(gOrig, e) >> 1));
         heapUp(sHeapNF, sHeapKF, sPosF, sizeF, w, dw); sizeF++;
       } else if (dw < f64At(sDistF, w)) {
         const p = u32At(sPosF, w);
         if (p == NONE) continue;
         setF64(sDistF, w, dw);
-        setF64(sMeters, w, mv + f64At(gGeomLen, u32At(gOrig, e) >> 1));
+        setF64(sCm, w, mv + <f64>u32At(gGeomCm, u32At(gOrig, e) >> 1));
         heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, dw);
       }
     }
@@ -360,7 +361,7 @@ export function oneToMany(desc: usize, scratch: usize, blocked: usize, srcSeeds:
     const t = u32At(targets, <u32>i);
     const reached = u32At(sStampF, t) == epoch && u32At(sPosF, t) == NONE;
     setF64(outDur, <u32>i, reached ? f64At(sDistF, t) : INF);
-    setF64(outDist, <u32>i, reached ? f64At(sMeters, t) : INF);
+    setF64(outDist, <u32>i, reached ? f64At(sCm, t) * 0.01 : INF);
   }
 }
 
@@ -381,7 +382,7 @@ const EPS_M: f64 = 1e-7;
 function chSeed(stamp: usize, dist: usize, meters: usize, par: usize, pos: usize, hn: usize, hk: usize, size: i32, seeds: usize, seedMeters: usize, n: i32): i32 {
   for (let i = 0; i < n; i++) {
     const rec = seeds + (<usize>i << 4);
-    const v = load<u32>(rec); const c = load<f64>(rec + 8); const m = f64At(seedMeters, <u32>i);
+    const v = load<u32>(rec); const c = load<f64>(rec + 8); const m = f64At(seedMeters, <u32>i) * 100;
     const known = u32At(stamp, v) == epoch;
     if (known && !lexLess(c, m, f64At(dist, v), f64At(meters, v))) continue;
     setU32(stamp, v, epoch); setF64(dist, v, c); setF64(meters, v, m); setU32(par, v, NONE);
@@ -403,7 +404,7 @@ function chForwardStep(): u32 {
   sizeF = heapPop(sHeapNF, sHeapKF, sPosF, sizeF);
   setU32(sPosF, v, NONE);
   settledCount++;
-  const dv = f64At(sDistF, v), mv = f64At(sMeters, v);
+  const dv = f64At(sDistF, v), mv = f64At(sCm, v);
   // Stall: an edge u→v from a higher node u with dF(u) + w < dF(v) proves v's label is not shortest.
   const dEnd = u32At(hDnFirst, v + 1);
   for (let i = u32At(hDnFirst, v); i < dEnd; i++) {
@@ -414,14 +415,14 @@ function chForwardStep(): u32 {
   const end = u32At(hUpFirst, v + 1);
   for (let i = u32At(hUpFirst, v); i < end; i++) {
     const w = u32At(hUpHead, i);
-    const dw = dv + <f64>u32At(hUpWeight, i), mw = mv + f64At(hUpMeters, i);
+    const dw = dv + <f64>u32At(hUpWeight, i), mw = mv + <f64>u32At(hUpCm, i);
     if (u32At(sStampF, w) != epoch) {
-      setU32(sStampF, w, epoch); setF64(sDistF, w, dw); setF64(sMeters, w, mw); setU32(sParF, w, i);
+      setU32(sStampF, w, epoch); setF64(sDistF, w, dw); setF64(sCm, w, mw); setU32(sParF, w, i);
       heapUp(sHeapNF, sHeapKF, sPosF, sizeF, w, dw); sizeF++;
-    } else if (lexLess(dw, mw, f64At(sDistF, w), f64At(sMeters, w))) {
+    } else if (lexLess(dw, mw, f64At(sDistF, w), f64At(sCm, w))) {
       const p = u32At(sPosF, w);
       if (p == NONE) continue;
-      setF64(sDistF, w, dw); setF64(sMeters, w, mw); setU32(sParF, w, i);
+      setF64(sDistF, w, dw); setF64(sCm, w, mw); setU32(sParF, w, i);
       heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, dw);
     }
   }
@@ -434,7 +435,7 @@ function chBackwardStep(): u32 {
   sizeB = heapPop(sHeapNB, sHeapKB, sPosB, sizeB);
   setU32(sPosB, v, NONE);
   settledCount++;
-  const dv = f64At(sDistB, v), mv = f64At(sMetersB, v);
+  const dv = f64At(sDistB, v), mv = f64At(sCmB, v);
   const uEnd = u32At(hUpFirst, v + 1);
   for (let i = u32At(hUpFirst, v); i < uEnd; i++) {
     const u = u32At(hUpHead, i);
@@ -444,14 +445,14 @@ function chBackwardStep(): u32 {
   const end = u32At(hDnFirst, v + 1);
   for (let i = u32At(hDnFirst, v); i < end; i++) {
     const w = u32At(hDnTail, i);
-    const dw = dv + <f64>u32At(hDnWeight, i), mw = mv + f64At(hDnMeters, i);
+    const dw = dv + <f64>u32At(hDnWeight, i), mw = mv + <f64>u32At(hDnCm, i);
     if (u32At(sStampB, w) != epoch) {
-      setU32(sStampB, w, epoch); setF64(sDistB, w, dw); setF64(sMetersB, w, mw); setU32(sParB, w, i);
+      setU32(sStampB, w, epoch); setF64(sDistB, w, dw); setF64(sCmB, w, mw); setU32(sParB, w, i);
       heapUp(sHeapNB, sHeapKB, sPosB, sizeB, w, dw); sizeB++;
-    } else if (lexLess(dw, mw, f64At(sDistB, w), f64At(sMetersB, w))) {
+    } else if (lexLess(dw, mw, f64At(sDistB, w), f64At(sCmB, w))) {
       const p = u32At(sPosB, w);
       if (p == NONE) continue;
-      setF64(sDistB, w, dw); setF64(sMetersB, w, mw); setU32(sParB, w, i);
+      setF64(sDistB, w, dw); setF64(sCmB, w, mw); setU32(sParB, w, i);
       heapUp(sHeapNB, sHeapKB, sPosB, <i32>p - 1, w, dw);
     }
   }
@@ -468,8 +469,8 @@ export function chP2p(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, s
   lastWasCh = true;
   meetNode = NONE;
   let mu = mu0, muM: f64 = -INF;
-  sizeF = chSeed(sStampF, sDistF, sMeters, sParF, sPosF, sHeapNF, sHeapKF, 0, srcSeeds, srcMeters, nSrc < MAX_SEEDS ? nSrc : MAX_SEEDS);
-  sizeB = chSeed(sStampB, sDistB, sMetersB, sParB, sPosB, sHeapNB, sHeapKB, 0, tgtSeeds, tgtMeters, nTgt < MAX_SEEDS ? nTgt : MAX_SEEDS);
+  sizeF = chSeed(sStampF, sDistF, sCm, sParF, sPosF, sHeapNF, sHeapKF, 0, srcSeeds, srcMeters, nSrc < MAX_SEEDS ? nSrc : MAX_SEEDS);
+  sizeB = chSeed(sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, 0, tgtSeeds, tgtMeters, nTgt < MAX_SEEDS ? nTgt : MAX_SEEDS);
   while (true) {
     const fOpen = sizeF > 0 && f64At(sHeapKF, 0) <= mu + EPS_D;
     const bOpen = sizeB > 0 && f64At(sHeapKB, 0) <= mu + EPS_D;
@@ -478,7 +479,7 @@ export function chP2p(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, s
     const v = forward ? chForwardStep() : chBackwardStep();
     // Meeting test on settling (stalled nodes included: their label on this side may still be the best).
     if (u32At(sStampF, v) == epoch && u32At(sStampB, v) == epoch) {
-      const d = f64At(sDistF, v) + f64At(sDistB, v), m = f64At(sMeters, v) + f64At(sMetersB, v);
+      const d = f64At(sDistF, v) + f64At(sDistB, v), m = f64At(sCm, v) + f64At(sCmB, v);
       if (lexLess(d, m, mu, muM)) { mu = d; muM = m; meetNode = v; lastFound = true; }
     }
   }
@@ -563,7 +564,7 @@ export function chBuckets(desc: usize, scratch: usize, targets: usize, nTargets:
   for (let j = 0; j < nTargets; j++) {
     if (j > 0) { epoch++; if (epoch == 0) epoch = 1; }
     const t = u32At(targets, <u32>j);
-    setU32(sStampB, t, epoch); setF64(sDistB, t, 0); setF64(sMetersB, t, 0); setU32(sParB, t, NONE);
+    setU32(sStampB, t, epoch); setF64(sDistB, t, 0); setF64(sCmB, t, 0); setU32(sParB, t, NONE);
     sizeB = 0;
     heapUp(sHeapNB, sHeapKB, sPosB, 0, t, 0); sizeB = 1;
     while (sizeB > 0) {
@@ -574,7 +575,7 @@ export function chBuckets(desc: usize, scratch: usize, targets: usize, nTargets:
         store<u32>(rec, u32At(sBucketStamp, v) == bucketEpoch ? u32At(sBucketHead, v) : NONE);
         store<u32>(rec + 4, <u32>j);
         store<f64>(rec + 8, f64At(sDistB, v));
-        store<f64>(rec + 16, f64At(sMetersB, v));
+        store<f64>(rec + 16, f64At(sCmB, v));
         setU32(sBucketHead, v, <u32>count);
         setU32(sBucketStamp, v, bucketEpoch);
       }
@@ -626,11 +627,11 @@ function compactBuckets(entries: usize, count: i32): void {
 export function chRow(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, srcMeters: usize, nTargets: i32, outDur: usize, outDist: usize): void {
   setup(desc, scratch, 0);
   for (let j = 0; j < nTargets; j++) { setF64(outDur, <u32>j, INF); setF64(outDist, <u32>j, INF); }
-  sizeF = chSeed(sStampF, sDistF, sMeters, sParF, sPosF, sHeapNF, sHeapKF, 0, srcSeeds, srcMeters, nSrc);
+  sizeF = chSeed(sStampF, sDistF, sCm, sParF, sPosF, sHeapNF, sHeapKF, 0, srcSeeds, srcMeters, nSrc);
   while (sizeF > 0) {
     const v = chForwardStep();
     if (chStalled || u32At(sBucketStamp, v) != bucketEpoch) continue;
-    const dv = f64At(sDistF, v), mv = f64At(sMeters, v);
+    const dv = f64At(sDistF, v), mv = f64At(sCm, v);
     let k = u32At(sBucketHead, v);
     while (k != NONE) {
       const rec = bucketEntries + <usize>k * 24;
@@ -640,4 +641,5 @@ export function chRow(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, s
       k = load<u32>(rec);
     }
   }
+  for (let j = 0; j < nTargets; j++) setF64(outDist, <u32>j, f64At(outDist, <u32>j) * 0.01);
 }

@@ -2,6 +2,16 @@
 // with simulated-annealing acceptance; every new best is polished by a first-improvement local search
 // (relocate, or-opt, swap, 2-opt*).
 // Objective: serve as many jobs as possible, then least total travel duration.
+// Loads have DIM dimensions (weight, volume, …). A job's delivery rides from the start to the job, its
+// pickup from the job to the end. Without pickups (the API's stops) the load only falls along a route,
+// so a route fits when its deliveries add up to at most the capacity: one sum per route and dimension
+// decides it, whatever the order. With pickups (VROOM's jobs) the load after each stop must fit: rLoad is
+// then the route's largest load, and the loads' running maxima from either end (fwdMax, bwdMax) price an
+// insertion at a position exactly.
+// Shipments pair two jobs: the pickup, then in the same route the delivery, the amount on board between
+// them (the pickup's jPick is +amount, the delivery's -amount, neither has a jDem). A pair is placed and
+// removed whole; pool, unassigned and servable lists hold its pickup only; moves that would split a pair
+// or put the delivery first are refused by evalSeq.
 //
 // Memory protocol (the caller owns the order): reset(), alloc() every input block and write it,
 // then solve(). solve() allocates its working state after the inputs; the next reset() drops it all.
@@ -12,6 +22,8 @@
 
 @external("env", "now")
 declare function now(): f64;
+
+import { alloc, reset } from '../lib/abi';
 
 const INF: f64 = Infinity;
 const CBAR: f64 = 10.0; // average number of removed jobs per ruin
@@ -28,17 +40,31 @@ const POLISH_SHARE: f64 = 2.0;
 let N: i32 = 0;
 let V: i32 = 0;
 let J: i32 = 0;
+let DIM: i32 = 1;
 let dur: usize = 0;
 let twP: usize = 0;
 let compat: usize = 0;
 let vStart = new StaticArray<i32>(0);
 let vEnd = new StaticArray<i32>(0);
-let vCap = new StaticArray<i32>(0);
+let vCap = new StaticArray<i32>(0); // V × DIM
 let vType = new StaticArray<i32>(0);
 let vTwS = new StaticArray<f64>(0);
 let vTwE = new StaticArray<f64>(0);
+let vMaxTasks = new StaticArray<i32>(0); // jobs a route may hold (i32.MAX_VALUE: any number)
+let vMaxTravel = new StaticArray<f64>(0); // travel a route may add up to (INF: any)
+let vMaxDist = new StaticArray<f64>(0); // meters a route may add up to (INF: any)
+let dis: usize = 0; // n × n i32 meters, only when some vehicle has a distance limit
+let hasDist = false;
 let jLoc = new StaticArray<i32>(0);
-let jDem = new StaticArray<i32>(0);
+let jDem = new StaticArray<i32>(0); // J × DIM deliveries
+let jPick = new StaticArray<i32>(0); // J × DIM pickups, when hasPick
+let hasPick = false;
+let jPair = new StaticArray<i32>(0); // the other job of a shipment, or -1
+let jRole = new StaticArray<i32>(0); // 0 a job alone, 1 a shipment's pickup, 2 its delivery
+let hasPairs = false;
+let seenStamp = new StaticArray<i32>(0); // evalSeq's check of pair order
+let evalStamp: i32 = 0;
+let jDemKey = new StaticArray<f64>(0); // one size per job, for the recreate orders
 let jTwOff = new StaticArray<i32>(0);
 let jTwCnt = new StaticArray<i32>(0);
 let jSvc = new StaticArray<f64>(0);
@@ -59,14 +85,18 @@ let stops = new StaticArray<i32>(0);
 let dep = new StaticArray<f64>(0); // earliest departure from node
 let lat = new StaticArray<f64>(0); // latest arrival at node keeping the rest feasible
 let rLen = new StaticArray<i32>(0);
-let rLoad = new StaticArray<i32>(0);
+let rLoad = new StaticArray<i32>(0); // V × DIM: deliveries; with pickups the largest load on the route
+let fwdMax = new StaticArray<i32>(0); // with pickups, V × S × DIM: largest load leaving nodes 0..i
+let bwdMax = new StaticArray<i32>(0); // with pickups, V × S × DIM: largest load leaving nodes i..len
 let rCost = new StaticArray<f64>(0);
+let rDist = new StaticArray<f64>(0); // meters, when hasDist
 let sStops = new StaticArray<i32>(0);
 let sDep = new StaticArray<f64>(0);
 let sLat = new StaticArray<f64>(0);
 let sLen = new StaticArray<i32>(0);
 let sLoad = new StaticArray<i32>(0);
 let sCost = new StaticArray<f64>(0);
+let sDist = new StaticArray<f64>(0);
 let bStops = new StaticArray<i32>(0);
 let bLen = new StaticArray<i32>(0);
 let jobRoute = new StaticArray<i32>(0);
@@ -87,6 +117,10 @@ let pool = new StaticArray<i32>(0); // jobs to recreate
 let nPool: i32 = 0;
 let keys = new StaticArray<f64>(0);
 let gPos: i32 = -1;
+let gPos2: i32 = -1; // a pair's delivery goes after this node (gPos: its pickup); equal to gPos: right after the pickup
+let pairLoad = new StaticArray<i32>(0); // DIM: bestPairInRoute's load leaving node i
+let pairWalk = new StaticArray<i32>(0); // DIM: and leaving node m
+let pairMax = new StaticArray<i32>(0); // DIM: the largest load from node i to node m
 // Work counters (positions and moves priced) that keep polishing to a share of the search, deterministically.
 let searchWork: f64 = 0;
 let polishWork: f64 = 0;
@@ -112,18 +146,16 @@ function seedRng(seed: u64): void {
   return <i32>(rnd() * <f64>n);
 }
 
-// ---- memory protocol ----
-export function reset(): void {
-  __reset();
-}
-
-export function alloc(bytes: i32): usize {
-  return __alloc(<usize>bytes);
-}
+// ---- memory protocol: lib/abi.ts ----
+export { alloc, reset };
 
 // ---- problem helpers ----
 @inline function tt(a: i32, b: i32): f64 {
   return b < 0 ? 0.0 : <f64>load<i32>(dur + ((<usize>a * <usize>N + <usize>b) << 2));
+}
+
+@inline function dd(a: i32, b: i32): f64 {
+  return b < 0 ? 0.0 : <f64>load<i32>(dis + ((<usize>a * <usize>N + <usize>b) << 2));
 }
 
 @inline function canServe(j: i32, r: i32): bool {
@@ -166,6 +198,65 @@ function latestArrival(j: i32, d: f64): f64 {
   return unchecked(jLoc[unchecked(stops[base + i])]);
 }
 
+/** Whether job j's demand fits in what route r has left, in every dimension. With pickups a necessary
+ *  condition only: wherever j goes, the largest load grows by its delivery or its pickup. */
+@inline function fits(j: i32, r: i32): bool {
+  const jb = j * DIM;
+  const rb = r * DIM;
+  for (let d = 0; d < DIM; d++) {
+    const add = hasPick ? min(unchecked(jDem[jb + d]), unchecked(jPick[jb + d])) : unchecked(jDem[jb + d]);
+    if (add > unchecked(vCap[rb + d]) - unchecked(rLoad[rb + d])) return false;
+  }
+  return true;
+}
+
+/** Whether route r, with the location l placed between a and b, stays within its distance limit. */
+@inline function withinDistance(r: i32, a: i32, l: i32, b: i32): bool {
+  return unchecked(rDist[r]) + dd(a, l) + dd(l, b) - (unchecked(rLen[r]) == 0 ? 0.0 : dd(a, b)) <= unchecked(vMaxDist[r]);
+}
+
+/** With pickups: whether job j fits right after node i of route r. The loads up to node i carry its
+ *  delivery too, the loads from node i on (and its own) its pickup. */
+@inline function fitsAfter(j: i32, r: i32, i: i32): bool {
+  const at = (r * S + i) * DIM;
+  const rb = r * DIM;
+  const jb = j * DIM;
+  for (let d = 0; d < DIM; d++) {
+    const cap = unchecked(vCap[rb + d]);
+    if (unchecked(fwdMax[at + d]) + unchecked(jDem[jb + d]) > cap || unchecked(bwdMax[at + d]) + unchecked(jPick[jb + d]) > cap) return false;
+  }
+  return true;
+}
+
+/** With pickups: the loads leaving each node of route r, as running maxima from either end; rLoad the largest. */
+function updateLoads(r: i32): void {
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  const rb = r * DIM;
+  for (let d = 0; d < DIM; d++) {
+    let load = 0;
+    for (let i = 1; i <= len; i++) load += unchecked(jDem[unchecked(stops[base + i]) * DIM + d]);
+    let top = load;
+    unchecked(fwdMax[base * DIM + d] = top);
+    for (let i = 1; i <= len; i++) {
+      const j = unchecked(stops[base + i]);
+      load += unchecked(jPick[j * DIM + d]) - unchecked(jDem[j * DIM + d]);
+      if (load > top) top = load;
+      unchecked(fwdMax[(base + i) * DIM + d] = top);
+    }
+    unchecked(rLoad[rb + d] = top);
+    // Walking back from the final load (`load` now), each earlier load adds back what the later stop changed.
+    let back = load;
+    unchecked(bwdMax[(base + len) * DIM + d] = back);
+    for (let i = len; i >= 1; i--) {
+      const j = unchecked(stops[base + i]);
+      load -= unchecked(jPick[j * DIM + d]) - unchecked(jDem[j * DIM + d]);
+      if (load > back) back = load;
+      unchecked(bwdMax[(base + i - 1) * DIM + d] = back);
+    }
+  }
+}
+
 /** Recomputes schedule, slack, load, cost and job positions of route r. */
 function updateRoute(r: i32): void {
   const base = r * S;
@@ -174,23 +265,28 @@ function updateRoute(r: i32): void {
   let t = unchecked(vTwS[r]);
   unchecked(dep[base] = t);
   let c: f64 = 0;
-  let ld: i32 = 0;
+  let m: f64 = 0;
+  const lb = r * DIM;
+  for (let d = 0; d < DIM; d++) unchecked(rLoad[lb + d] = 0);
   for (let i = 1; i <= len; i++) {
     const j = unchecked(stops[base + i]);
     const l = unchecked(jLoc[j]);
     const d = tt(prev, l);
     c += d;
+    if (hasDist) m += dd(prev, l);
     t = serviceStart(j, t + d) + unchecked(jSvc[j]);
     unchecked(dep[base + i] = t);
-    ld += unchecked(jDem[j]);
+    for (let d = 0; d < DIM; d++) unchecked(rLoad[lb + d] += jDem[j * DIM + d]);
     unchecked(jobRoute[j] = r);
     unchecked(jobPos[j] = i);
     prev = l;
   }
+  if (hasPick) updateLoads(r);
   const end = unchecked(vEnd[r]);
   c += tt(prev, end);
-  unchecked(rCost[r] = c);
-  unchecked(rLoad[r] = ld);
+  // A vehicle without jobs stays where it is: no travel, even when its end is not its start.
+  unchecked(rCost[r] = len == 0 ? 0.0 : c);
+  if (hasDist) unchecked(rDist[r] = len == 0 ? 0.0 : m + dd(prev, end));
   // Every later bound derives from the end of hours, so service never runs past them.
   let L = unchecked(vTwE[r]);
   unchecked(lat[base + len + 1] = L);
@@ -206,14 +302,17 @@ function updateRoute(r: i32): void {
 
 /** Cheapest feasible insertion of j into route r (delta travel); position in gPos. INF when none. */
 function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
-  const dem = unchecked(jDem[j]);
-  const cap = unchecked(vCap[r]);
-  if (dem > cap - unchecked(rLoad[r])) return INF;
+  if (unchecked(jRole[j]) == 1) return bestPairInRoute(j, r, bound, blink);
+  gPos2 = -1;
+  if (!fits(j, r) || unchecked(rLen[r]) >= unchecked(vMaxTasks[r])) return INF;
+  // The detour may use what is left of the route's travel limit, no more.
+  if (unchecked(vMaxTravel[r]) - unchecked(rCost[r]) < bound) bound = unchecked(vMaxTravel[r]) - unchecked(rCost[r]) + EPS;
   const base = r * S;
   const len = unchecked(rLen[r]);
   searchWork += <f64>(len + 1);
   const lj = unchecked(jLoc[j]);
   const svc = unchecked(jSvc[j]);
+  const withPick = hasPick;
   let best = bound;
   let pos = -1;
   // Slack is monotone along a route: skip the prefix whose successor must be reached before the job's
@@ -230,9 +329,10 @@ function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
     {
       const din = tt(prev, lj);
       const dout = tt(lj, next);
-      const delta = din + dout - tt(prev, next);
+      // Into an empty route the whole trip is new: it cost nothing before.
+      const delta = din + dout - (len == 0 ? 0.0 : tt(prev, next));
       // Blinking only positions that would win skips with the same odds as blinking every position.
-      if (delta < best && (!blink || rnd() >= BLINK)) {
+      if (delta < best && (!blink || rnd() >= BLINK) && (!withPick || fitsAfter(j, r, i)) && (!hasDist || withinDistance(r, prev, lj, next))) {
         const s = serviceStart(j, unchecked(dep[base + i]) + din);
         if (s < INF && s + svc + dout <= unchecked(lat[base + i + 1])) {
           best = delta;
@@ -244,6 +344,129 @@ function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
   }
   gPos = pos;
   return pos < 0 ? INF : best;
+}
+
+/**
+ * Cheapest feasible insertion of the shipment whose pickup is p into route r: the pickup after node i
+ * (gPos), the delivery after node m >= i (gPos2; m == i: right after the pickup). For each i the
+ * schedule is pushed forward node by node until a node's latest arrival breaks, and the loads from node
+ * i to m carry the amount too. INF when none.
+ */
+function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
+  const q = unchecked(jPair[p]);
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  gPos = -1;
+  gPos2 = -1;
+  if (len + 2 > unchecked(vMaxTasks[r])) return INF;
+  if (unchecked(vMaxTravel[r]) - unchecked(rCost[r]) < bound) bound = unchecked(vMaxTravel[r]) - unchecked(rCost[r]) + EPS;
+  searchWork += <f64>((len + 1) * (len + 2)) * 0.5;
+  const lp = unchecked(jLoc[p]);
+  const lq = unchecked(jLoc[q]);
+  const svcP = unchecked(jSvc[p]);
+  const svcQ = unchecked(jSvc[q]);
+  const rb = r * DIM;
+  const pb = p * DIM;
+  let best = bound;
+  let bi = -1;
+  let bk = -1;
+  for (let d = 0; d < DIM; d++) {
+    let load = 0;
+    for (let i = 1; i <= len; i++) load += unchecked(jDem[unchecked(stops[base + i]) * DIM + d]);
+    unchecked(pairLoad[d] = load);
+  }
+  let prev = unchecked(vStart[r]);
+  for (let i = 0; i <= len; i++) {
+    if (i > 0) {
+      const ji = unchecked(stops[base + i]);
+      for (let d = 0; d < DIM; d++) unchecked(pairLoad[d] += unchecked(jPick[ji * DIM + d]) - unchecked(jDem[ji * DIM + d]));
+      prev = unchecked(jLoc[ji]);
+    }
+    let fitsHere = true;
+    for (let d = 0; d < DIM; d++) {
+      unchecked(pairWalk[d] = pairLoad[d]);
+      unchecked(pairMax[d] = pairLoad[d]);
+      if (unchecked(pairLoad[d]) + unchecked(jPick[pb + d]) > unchecked(vCap[rb + d])) fitsHere = false;
+    }
+    if (!fitsHere) continue;
+    const sP = serviceStart(p, unchecked(dep[base + i]) + tt(prev, lp));
+    if (sP == INF) continue;
+    const next = i == len ? unchecked(vEnd[r]) : unchecked(jLoc[unchecked(stops[base + i + 1])]);
+    const costP = tt(prev, lp) - (len == 0 ? 0.0 : tt(prev, next));
+    // The delivery right after the pickup.
+    let t = sP + svcP;
+    {
+      const sQ = serviceStart(q, t + tt(lp, lq));
+      const c = costP + tt(lp, lq) + tt(lq, next);
+      const meters = hasDist ? dd(prev, lp) + dd(lp, lq) + dd(lq, next) - (len == 0 ? 0.0 : dd(prev, next)) : 0.0;
+      if (
+        sQ < INF &&
+        c < best &&
+        sQ + svcQ + tt(lq, next) <= unchecked(lat[base + i + 1]) &&
+        (!hasDist || unchecked(rDist[r]) + meters <= unchecked(vMaxDist[r])) &&
+        (!blink || rnd() >= BLINK)
+      ) {
+        best = c;
+        bi = i;
+        bk = i;
+      }
+    }
+    // The delivery after a later node m, the nodes between pushed back by the pickup.
+    let at = lp;
+    const detour = costP + tt(lp, next);
+    const metersP = hasDist ? unchecked(rDist[r]) + dd(prev, lp) + dd(lp, next) - dd(prev, next) : 0.0;
+    for (let m = i + 1; m <= len; m++) {
+      const jm = unchecked(stops[base + m]);
+      const lm = unchecked(jLoc[jm]);
+      const arrival = t + tt(at, lm);
+      if (arrival > unchecked(lat[base + m])) break;
+      t = serviceStart(jm, arrival) + unchecked(jSvc[jm]);
+      at = lm;
+      let carried = true;
+      for (let d = 0; d < DIM; d++) {
+        const load = unchecked(pairWalk[d]) + unchecked(jPick[jm * DIM + d]) - unchecked(jDem[jm * DIM + d]);
+        unchecked(pairWalk[d] = load);
+        if (load > unchecked(pairMax[d])) unchecked(pairMax[d] = load);
+        if (unchecked(pairMax[d]) + unchecked(jPick[pb + d]) > unchecked(vCap[rb + d])) carried = false;
+      }
+      if (!carried) break;
+      const nm = m == len ? unchecked(vEnd[r]) : unchecked(jLoc[unchecked(stops[base + m + 1])]);
+      const c = detour + tt(lm, lq) + tt(lq, nm) - tt(lm, nm);
+      if (c >= best) continue;
+      const sQ = serviceStart(q, t + tt(lm, lq));
+      if (
+        sQ < INF &&
+        sQ + svcQ + tt(lq, nm) <= unchecked(lat[base + m + 1]) &&
+        (!hasDist || metersP + dd(lm, lq) + dd(lq, nm) - dd(lm, nm) <= unchecked(vMaxDist[r])) &&
+        (!blink || rnd() >= BLINK)
+      ) {
+        best = c;
+        bi = i;
+        bk = m;
+      }
+    }
+  }
+  gPos = bi;
+  gPos2 = bk;
+  return bi < 0 ? INF : best;
+}
+
+/** Places job j (with its pair's delivery after node `after2` when j is a shipment's pickup). */
+function place(j: i32, r: i32, after: i32, after2: i32): void {
+  if (unchecked(jRole[j]) != 1) {
+    insertAt(j, r, after);
+    return;
+  }
+  const q = unchecked(jPair[j]);
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  // The delivery first (it goes at or after the pickup's place), then the pickup before it.
+  for (let i = len; i > after2; i--) unchecked(stops[base + i + 1] = stops[base + i]);
+  unchecked(stops[base + after2 + 1] = q);
+  for (let i = len + 1; i > after; i--) unchecked(stops[base + i + 1] = stops[base + i]);
+  unchecked(stops[base + after + 1] = j);
+  unchecked(rLen[r] = len + 2);
+  updateRoute(r);
 }
 
 function insertAt(j: i32, r: i32, after: i32): void {
@@ -265,7 +488,10 @@ function touch(r: i32): void {
 function totalCost(): f64 {
   let c: f64 = 0;
   for (let r = 0; r < V; r++) c += unchecked(rCost[r]);
-  return c + penalty * <f64>nUnas;
+  // A shipment left out leaves two stops out.
+  let left = nUnas;
+  if (hasPairs) for (let k = 0; k < nUnas; k++) left += unchecked(jRole[unchecked(unas[k])]) == 1 ? 1 : 0;
+  return c + penalty * <f64>left;
 }
 
 /** Best insertion over all routes; empty routes are tried once per vehicle type. Route in return, position in gPos. */
@@ -274,6 +500,7 @@ function bestInsertion(j: i32, blink: bool): i32 {
   let best = INF;
   let bestR = -1;
   let bestP = -1;
+  let bestP2 = -1;
   for (let r = 0; r < V; r++) {
     if (!canServe(j, r)) continue;
     if (unchecked(rLen[r]) == 0) {
@@ -286,9 +513,11 @@ function bestInsertion(j: i32, blink: bool): i32 {
       best = c;
       bestR = r;
       bestP = gPos;
+      bestP2 = gPos2;
     }
   }
   gPos = bestP;
+  gPos2 = bestP2;
   return bestR;
 }
 
@@ -303,12 +532,13 @@ function construct(): void {
       const j = unchecked(pool[k]);
       const r = bestInsertion(j, false);
       if (r < 0) unchecked(unas[nUnas++] = j);
-      else insertAt(j, r, gPos);
+      else place(j, r, gPos, gPos2);
     }
     return;
   }
   const cacheCost = new StaticArray<f64>(J * V);
   const cachePos = new StaticArray<i32>(J * V);
+  const cachePos2 = new StaticArray<i32>(hasPairs ? J * V : 0);
   const cacheVer = new StaticArray<i32>(J * V);
   const rVer = new StaticArray<i32>(V);
   for (let k = 0; k < J * V; k++) unchecked(cacheVer[k] = -1);
@@ -316,6 +546,7 @@ function construct(): void {
     let pick = -1;
     let pickR = -1;
     let pickP = -1;
+    let pickP2 = -1;
     let pickInf = false;
     let pickKey: f64 = -INF;
     for (let k = 0; k < nUnas; k++) {
@@ -325,31 +556,37 @@ function construct(): void {
       let b2 = INF;
       let r1 = -1;
       let p1 = -1;
+      let q1 = -1;
       for (let r = 0; r < V; r++) {
         if (!canServe(j, r)) continue;
         let c: f64;
         let p: i32;
+        let p2: i32;
         if (unchecked(rLen[r]) == 0) {
           const ty = unchecked(vType[r]);
           if (unchecked(typeStamp[ty]) == stamp) continue;
           unchecked(typeStamp[ty] = stamp);
           c = bestInRoute(j, r, INF, false);
           p = gPos;
+          p2 = gPos2;
         } else {
           const ci = j * V + r;
           if (unchecked(cacheVer[ci]) != unchecked(rVer[r])) {
             unchecked(cacheCost[ci] = bestInRoute(j, r, INF, false));
             unchecked(cachePos[ci] = gPos);
+            if (hasPairs) unchecked(cachePos2[ci] = gPos2);
             unchecked(cacheVer[ci] = rVer[r]);
           }
           c = unchecked(cacheCost[ci]);
           p = unchecked(cachePos[ci]);
+          p2 = hasPairs ? unchecked(cachePos2[ci]) : -1;
         }
         if (c < b1) {
           b2 = b1;
           b1 = c;
           r1 = r;
           p1 = p;
+          q1 = p2;
         } else if (c < b2) b2 = c;
       }
       if (r1 < 0) continue;
@@ -359,6 +596,7 @@ function construct(): void {
         pick = k;
         pickR = r1;
         pickP = p1;
+        pickP2 = q1;
         pickInf = inf;
         pickKey = key;
       }
@@ -366,7 +604,7 @@ function construct(): void {
     if (pick < 0) break;
     const j = unchecked(unas[pick]);
     unchecked(unas[pick] = unas[--nUnas]);
-    insertAt(j, pickR, pickP);
+    place(j, pickR, pickP, pickP2);
     unchecked(rVer[pickR] = rVer[pickR] + 1);
   }
 }
@@ -382,12 +620,27 @@ function removeRange(r: i32, from: i32, count: i32, keepFrom: i32, keepCount: i3
     if (i >= keepFrom && i < keepFrom + keepCount) {
       unchecked(stops[base + w++] = j);
     } else {
-      unchecked(pool[nPool++] = j);
+      // The pool holds a shipment by its pickup, which comes first in the route.
+      const role = unchecked(jRole[j]);
+      if (role == 0 || role == 1 || unchecked(jobRoute[unchecked(jPair[j])]) >= 0) unchecked(pool[nPool++] = role == 2 ? unchecked(jPair[j]) : j);
       unchecked(jobRoute[j] = -1);
     }
   }
   for (let i = from + count; i <= len; i++) unchecked(stops[base + w++] = stops[base + i]);
   unchecked(rLen[r] = w - 1);
+  // The other halves of removed shipments leave with them.
+  if (hasPairs) {
+    let k = 1;
+    for (let i = 1; i <= w - 1; i++) {
+      const j = unchecked(stops[base + i]);
+      if (unchecked(jRole[j]) != 0 && unchecked(jobRoute[unchecked(jPair[j])]) < 0) {
+        unchecked(jobRoute[j] = -1);
+        continue;
+      }
+      unchecked(stops[base + k++] = j);
+    }
+    unchecked(rLen[r] = k - 1);
+  }
   updateRoute(r);
   touch(r);
 }
@@ -471,7 +724,7 @@ function recreate(): void {
   } else {
     for (let i = 0; i < nPool; i++) {
       const j = unchecked(pool[i]);
-      unchecked(keys[i] = u < 8.0 ? <f64>unchecked(jDem[j]) : unchecked(jDepot[j]));
+      unchecked(keys[i] = u < 8.0 ? unchecked(jDemKey[j]) : unchecked(jDepot[j]));
     }
     sortPool(u < 10.0);
   }
@@ -481,7 +734,7 @@ function recreate(): void {
     if (r < 0) {
       unchecked(unas[nUnas++] = j);
     } else {
-      insertAt(j, r, gPos);
+      place(j, r, gPos, gPos2);
       touch(r);
     }
   }
@@ -493,25 +746,62 @@ function recreate(): void {
 // Candidates are priced by their travel delta; only improving ones are simulated for feasibility.
 let bufA = new StaticArray<i32>(0);
 let bufB = new StaticArray<i32>(0);
+let loadBuf = new StaticArray<i32>(0); // DIM scratch loads of evalSeq
+let segBuf = new StaticArray<i32>(0); // DIM loads of the segment moveSegment places
 const EPS: f64 = 1e-7;
+
+/** Whether every shipment in buf[0..len) has both its jobs there, the pickup first. */
+function pairsInOrder(buf: StaticArray<i32>, len: i32): bool {
+  evalStamp++;
+  let open = 0;
+  for (let i = 0; i < len; i++) {
+    const j = unchecked(buf[i]);
+    const role = unchecked(jRole[j]);
+    if (role == 1) {
+      unchecked(seenStamp[j] = evalStamp);
+      open++;
+    } else if (role == 2) {
+      if (unchecked(seenStamp[unchecked(jPair[j])]) != evalStamp) return false;
+      open--;
+    }
+  }
+  return open == 0;
+}
 
 /** Travel cost of vehicle r driving the jobs in buf[0..len), or INF when any rule breaks. */
 function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
   polishWork += <f64>len;
+  if (len > unchecked(vMaxTasks[r])) return INF;
+  if (len == 0) return 0.0; // the vehicle stays home
   let t = unchecked(vTwS[r]);
   const hoursEnd = unchecked(vTwE[r]);
   let prev = unchecked(vStart[r]);
   let cost: f64 = 0;
-  let load: i32 = 0;
-  const cap = unchecked(vCap[r]);
+  let meters: f64 = 0;
+  for (let d = 0; d < DIM; d++) unchecked(loadBuf[d] = 0);
+  const cb = r * DIM;
+  const withPick = hasPick;
+  if (hasPairs && !pairsInOrder(buf, len)) return INF;
+  if (withPick) {
+    // The load leaving the start is every delivery; each stop then takes its delivery off and its pickup on.
+    for (let i = 0; i < len; i++) {
+      const j = unchecked(buf[i]);
+      for (let d = 0; d < DIM; d++) unchecked(loadBuf[d] += jDem[j * DIM + d]);
+    }
+    for (let d = 0; d < DIM; d++) if (unchecked(loadBuf[d]) > unchecked(vCap[cb + d])) return INF;
+  }
   for (let i = 0; i < len; i++) {
     const j = unchecked(buf[i]);
     if (!canServe(j, r)) return INF;
-    load += unchecked(jDem[j]);
-    if (load > cap) return INF;
+    for (let d = 0; d < DIM; d++) {
+      const load = unchecked(loadBuf[d]) + (withPick ? unchecked(jPick[j * DIM + d]) - unchecked(jDem[j * DIM + d]) : unchecked(jDem[j * DIM + d]));
+      if (load > unchecked(vCap[cb + d])) return INF;
+      unchecked(loadBuf[d] = load);
+    }
     const l = unchecked(jLoc[j]);
     const d = tt(prev, l);
     cost += d;
+    if (hasDist) meters += dd(prev, l);
     const st = serviceStart(j, t + d);
     if (st == INF) return INF;
     t = st + unchecked(jSvc[j]);
@@ -519,7 +809,8 @@ function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
     prev = l;
   }
   const d = tt(prev, unchecked(vEnd[r]));
-  if (t + d > hoursEnd) return INF;
+  if (t + d > hoursEnd || cost + d > unchecked(vMaxTravel[r])) return INF;
+  if (hasDist && meters + dd(prev, unchecked(vEnd[r])) > unchecked(vMaxDist[r])) return INF;
   return cost + d;
 }
 
@@ -581,6 +872,17 @@ function moveInto(ra: i32, p: i32, seg: i32, rb: i32, q: i32): bool {
   return tryApply(ra, w, rb, k);
 }
 
+/** Whether the loads in segBuf fit in what route r has left. With pickups the segment's order decides,
+ *  and evalSeq alone judges the move. */
+function segmentFits(r: i32): bool {
+  if (hasPick) return true;
+  const rb = r * DIM;
+  for (let d = 0; d < DIM; d++) {
+    if (unchecked(segBuf[d]) > unchecked(vCap[rb + d]) - unchecked(rLoad[rb + d])) return false;
+  }
+  return true;
+}
+
 /** Or-opt / relocate: moves the segment of `seg` jobs at node p of ra next to a neighbor of its ends. */
 function moveSegment(ra: i32, p: i32, seg: i32): bool {
   const lenA = unchecked(rLen[ra]);
@@ -592,12 +894,14 @@ function moveSegment(ra: i32, p: i32, seg: i32): bool {
   const prevA = locAt(ra, p - 1);
   const nextA = locAt(ra, p + seg);
   let inner: f64 = 0;
-  let segDem = 0;
+  for (let d = 0; d < DIM; d++) unchecked(segBuf[d] = 0);
   for (let i = p; i < p + seg; i++) {
-    segDem += unchecked(jDem[stops[ra * S + i]]);
+    const js = unchecked(stops[ra * S + i]);
+    for (let d = 0; d < DIM; d++) unchecked(segBuf[d] += jDem[js * DIM + d]);
     if (i < p + seg - 1) inner += tt(unchecked(jLoc[stops[ra * S + i]]), unchecked(jLoc[stops[ra * S + i + 1]]));
   }
-  const gain = tt(prevA, first) + inner + tt(last, nextA) - tt(prevA, nextA);
+  // Taking a route's only jobs leaves it empty, which costs nothing.
+  const gain = tt(prevA, first) + inner + tt(last, nextA) - (seg == lenA ? 0.0 : tt(prevA, nextA));
   // Candidate places: right after a neighbor of the first job, or right before a neighbor of the last.
   for (let side = 0; side < 2; side++) {
     const from = side == 0 ? jf : jl;
@@ -606,12 +910,12 @@ function moveSegment(ra: i32, p: i32, seg: i32): bool {
       const y = unchecked(adj[from * K + k]);
       const rb = unchecked(jobRoute[y]);
       if (rb < 0) continue;
-      if (rb != ra && segDem > unchecked(vCap[rb]) - unchecked(rLoad[rb])) continue;
+      if (rb != ra && !segmentFits(rb)) continue;
       const q = side == 0 ? unchecked(jobPos[y]) : unchecked(jobPos[y]) - 1;
       if (rb == ra && q >= p - 1 && q <= p + seg - 1) continue;
       const lq = locAt(rb, q);
       const lq1 = locAt(rb, q + 1);
-      const add = tt(lq, first) + inner + tt(last, lq1) - tt(lq, lq1);
+      const add = tt(lq, first) + inner + tt(last, lq1) - (unchecked(rLen[rb]) == 0 ? 0.0 : tt(lq, lq1));
       if (add - gain < -EPS && moveInto(ra, p, seg, rb, q)) return true;
     }
   }
@@ -622,9 +926,12 @@ function moveSegment(ra: i32, p: i32, seg: i32): bool {
 function swapJobs(ra: i32, p: i32, rb: i32, q: i32): bool {
   const j = unchecked(stops[ra * S + p]);
   const k = unchecked(stops[rb * S + q]);
-  const dj = unchecked(jDem[j]);
-  const dk = unchecked(jDem[k]);
-  if (dk - dj > unchecked(vCap[ra]) - unchecked(rLoad[ra]) || dj - dk > unchecked(vCap[rb]) - unchecked(rLoad[rb])) return false;
+  // With pickups where a job sits decides its load, and evalSeq alone judges the swap.
+  for (let d = 0; d < DIM && !hasPick; d++) {
+    const dj = unchecked(jDem[j * DIM + d]);
+    const dk = unchecked(jDem[k * DIM + d]);
+    if (dk - dj > unchecked(vCap[ra * DIM + d]) - unchecked(rLoad[ra * DIM + d]) || dj - dk > unchecked(vCap[rb * DIM + d]) - unchecked(rLoad[rb * DIM + d])) return false;
+  }
   const lj = unchecked(jLoc[j]);
   const lk = unchecked(jLoc[k]);
   const pa = locAt(ra, p - 1);
@@ -708,21 +1015,24 @@ function copyRoute(r: i32, toSaved: bool): void {
     memory.copy(changetype<usize>(sDep) + (<usize>base << 3), changetype<usize>(dep) + (<usize>base << 3), <usize>(len + 2) << 3);
     memory.copy(changetype<usize>(sLat) + (<usize>base << 3), changetype<usize>(lat) + (<usize>base << 3), <usize>(len + 2) << 3);
     unchecked(sLen[r] = len);
-    unchecked(sLoad[r] = rLoad[r]);
+    for (let d = 0; d < DIM; d++) unchecked(sLoad[r * DIM + d] = rLoad[r * DIM + d]);
     unchecked(sCost[r] = rCost[r]);
+    if (hasDist) unchecked(sDist[r] = rDist[r]);
   } else {
     const len = unchecked(sLen[r]);
     memory.copy(changetype<usize>(stops) + (<usize>base << 2), changetype<usize>(sStops) + (<usize>base << 2), <usize>(len + 2) << 2);
     memory.copy(changetype<usize>(dep) + (<usize>base << 3), changetype<usize>(sDep) + (<usize>base << 3), <usize>(len + 2) << 3);
     memory.copy(changetype<usize>(lat) + (<usize>base << 3), changetype<usize>(sLat) + (<usize>base << 3), <usize>(len + 2) << 3);
     unchecked(rLen[r] = len);
-    unchecked(rLoad[r] = sLoad[r]);
+    for (let d = 0; d < DIM; d++) unchecked(rLoad[r * DIM + d] = sLoad[r * DIM + d]);
     unchecked(rCost[r] = sCost[r]);
+    if (hasDist) unchecked(rDist[r] = sDist[r]);
     for (let i = 1; i <= len; i++) {
       const j = unchecked(stops[base + i]);
       unchecked(jobRoute[j] = r);
       unchecked(jobPos[j] = i);
     }
+    if (hasPick) updateLoads(r);
   }
 }
 
@@ -739,6 +1049,7 @@ function rollback(): void {
     const j = unchecked(sUnas[k]);
     unchecked(unas[k] = j);
     unchecked(jobRoute[j] = -1);
+    if (unchecked(jRole[j]) == 1) unchecked(jobRoute[unchecked(jPair[j])] = -1);
   }
   nUnas = sNUnas;
 }
@@ -769,29 +1080,41 @@ function loadBest(): void {
 }
 
 // ---- setup ----
-function setupVehicles(vehI: usize, vehT: usize): void {
+function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void {
   vStart = new StaticArray<i32>(V);
   vEnd = new StaticArray<i32>(V);
-  vCap = new StaticArray<i32>(V);
+  vCap = new StaticArray<i32>(V * DIM);
   vType = new StaticArray<i32>(V);
   vTwS = new StaticArray<f64>(V);
   vTwE = new StaticArray<f64>(V);
+  vMaxTasks = new StaticArray<i32>(V);
+  vMaxTravel = new StaticArray<f64>(V);
+  vMaxDist = new StaticArray<f64>(V);
   for (let r = 0; r < V; r++) {
-    const p = vehI + (<usize>r * 12);
+    const p = vehI + (<usize>r << 3);
     unchecked(vStart[r] = load<i32>(p));
     unchecked(vEnd[r] = load<i32>(p, 4));
-    const cap = load<i32>(p, 8);
-    unchecked(vCap[r] = cap < 0 ? i32.MAX_VALUE : cap);
+    for (let d = 0; d < DIM; d++) {
+      const cap = load<i32>(capP + (<usize>(r * DIM + d) << 2));
+      unchecked(vCap[r * DIM + d] = cap < 0 ? i32.MAX_VALUE : cap);
+    }
     unchecked(vTwS[r] = load<f64>(vehT + (<usize>r << 4)));
     unchecked(vTwE[r] = load<f64>(vehT + (<usize>r << 4), 8));
+    const lim = limP + <usize>r * 24;
+    const maxTasks = load<f64>(lim);
+    unchecked(vMaxTasks[r] = maxTasks < <f64>i32.MAX_VALUE ? <i32>maxTasks : i32.MAX_VALUE);
+    unchecked(vMaxTravel[r] = load<f64>(lim, 8));
+    unchecked(vMaxDist[r] = load<f64>(lim, 16));
   }
   // Vehicles are interchangeable when everything about them matches, including which jobs they may serve.
   for (let r = 0; r < V; r++) {
     unchecked(vType[r] = r);
     for (let q = 0; q < r; q++) {
       if (unchecked(vType[q]) != q) continue;
-      if (vStart[q] != vStart[r] || vEnd[q] != vEnd[r] || vCap[q] != vCap[r] || vTwS[q] != vTwS[r] || vTwE[q] != vTwE[r]) continue;
+      if (vStart[q] != vStart[r] || vEnd[q] != vEnd[r] || vTwS[q] != vTwS[r] || vTwE[q] != vTwE[r]) continue;
+      if (vMaxTasks[q] != vMaxTasks[r] || vMaxTravel[q] != vMaxTravel[r] || vMaxDist[q] != vMaxDist[r]) continue;
       let same = true;
+      for (let d = 0; d < DIM && same; d++) same = vCap[q * DIM + d] == vCap[r * DIM + d];
       for (let j = 0; j < J && same; j++) same = canServe(j, q) == canServe(j, r);
       if (same) {
         unchecked(vType[r] = q);
@@ -801,9 +1124,25 @@ function setupVehicles(vehI: usize, vehT: usize): void {
   }
 }
 
-function setupJobs(jobI: usize, jobSvc: usize): void {
+function setupJobs(jobI: usize, demP: usize, pickP: usize, pairP: usize, jobSvc: usize): void {
   jLoc = new StaticArray<i32>(J);
-  jDem = new StaticArray<i32>(J);
+  jDem = new StaticArray<i32>(J * DIM);
+  jPick = new StaticArray<i32>(J * DIM);
+  hasPick = false;
+  jPair = new StaticArray<i32>(J);
+  jRole = new StaticArray<i32>(J);
+  hasPairs = false;
+  for (let j = 0; j < J; j++) unchecked(jPair[j] = -1);
+  for (let j = 0; j < J; j++) {
+    const q = load<i32>(pairP + (<usize>j << 2));
+    if (q < 0) continue;
+    unchecked(jPair[j] = q);
+    unchecked(jPair[q] = j);
+    unchecked(jRole[j] = 1);
+    unchecked(jRole[q] = 2);
+    hasPairs = true;
+  }
+  jDemKey = new StaticArray<f64>(J);
   jTwOff = new StaticArray<i32>(J);
   jTwCnt = new StaticArray<i32>(J);
   jSvc = new StaticArray<f64>(J);
@@ -811,11 +1150,22 @@ function setupJobs(jobI: usize, jobSvc: usize): void {
   jTwFirst = new StaticArray<f64>(J);
   jTwLast = new StaticArray<f64>(J);
   for (let j = 0; j < J; j++) {
-    const p = jobI + (<usize>j << 4);
+    const p = jobI + (<usize>j * 12);
     unchecked(jLoc[j] = load<i32>(p));
-    unchecked(jDem[j] = load<i32>(p, 4));
-    unchecked(jTwOff[j] = load<i32>(p, 8));
-    unchecked(jTwCnt[j] = load<i32>(p, 12));
+    unchecked(jTwOff[j] = load<i32>(p, 4));
+    unchecked(jTwCnt[j] = load<i32>(p, 8));
+    // The size of a job: its delivery and pickup, or with several dimensions the sum of their shares of
+    // the largest capacity in each.
+    let key: f64 = 0;
+    for (let d = 0; d < DIM; d++) {
+      const dem = load<i32>(demP + (<usize>(j * DIM + d) << 2));
+      const pick = load<i32>(pickP + (<usize>(j * DIM + d) << 2));
+      unchecked(jDem[j * DIM + d] = dem);
+      unchecked(jPick[j * DIM + d] = pick);
+      if (pick != 0) hasPick = true;
+      key += DIM == 1 ? <f64>(dem + pick) : <f64>(dem + pick) / largestCapacity(d);
+    }
+    unchecked(jDemKey[j] = key);
     unchecked(jSvc[j] = load<f64>(jobSvc + (<usize>j << 3)));
     const cnt = unchecked(jTwCnt[j]);
     const first = twP + (<usize>unchecked(jTwOff[j]) << 4);
@@ -829,6 +1179,15 @@ function setupJobs(jobI: usize, jobSvc: usize): void {
     }
     unchecked(jDepot[j] = d);
   }
+}
+
+function largestCapacity(d: i32): f64 {
+  let m: f64 = 1;
+  for (let r = 0; r < V; r++) {
+    const c = unchecked(vCap[r * DIM + d]);
+    if (c != i32.MAX_VALUE && <f64>c > m) m = <f64>c;
+  }
+  return m;
 }
 
 function setupNeighbors(): void {
@@ -887,13 +1246,17 @@ function allocState(): void {
   dep = new StaticArray<f64>(V * S);
   lat = new StaticArray<f64>(V * S);
   rLen = new StaticArray<i32>(V);
-  rLoad = new StaticArray<i32>(V);
+  rLoad = new StaticArray<i32>(V * DIM);
+  fwdMax = new StaticArray<i32>(hasPick ? V * S * DIM : 0);
+  bwdMax = new StaticArray<i32>(hasPick ? V * S * DIM : 0);
   rCost = new StaticArray<f64>(V);
+  rDist = new StaticArray<f64>(hasDist ? V : 0);
+  sDist = new StaticArray<f64>(hasDist ? V : 0);
   sStops = new StaticArray<i32>(V * S);
   sDep = new StaticArray<f64>(V * S);
   sLat = new StaticArray<f64>(V * S);
   sLen = new StaticArray<i32>(V);
-  sLoad = new StaticArray<i32>(V);
+  sLoad = new StaticArray<i32>(V * DIM);
   sCost = new StaticArray<f64>(V);
   bStops = new StaticArray<i32>(V * S);
   bLen = new StaticArray<i32>(V);
@@ -908,6 +1271,13 @@ function allocState(): void {
   pool = new StaticArray<i32>(J);
   bufA = new StaticArray<i32>(J + 2);
   bufB = new StaticArray<i32>(J + 2);
+  loadBuf = new StaticArray<i32>(DIM);
+  segBuf = new StaticArray<i32>(DIM);
+  pairLoad = new StaticArray<i32>(DIM);
+  pairWalk = new StaticArray<i32>(DIM);
+  pairMax = new StaticArray<i32>(DIM);
+  seenStamp = new StaticArray<i32>(hasPairs ? J : 0);
+  evalStamp = 0;
   keys = new StaticArray<f64>(J);
   stamp = 0;
   iterStamp = 0;
@@ -943,8 +1313,12 @@ function warmStart(out: usize): void {
 
 /**
  * Solves the problem written at the given pointers.
- * vehI: i32[V*3] start, end (-1 open), capacity (-1 none); vehT: f64[V*2] working hours;
- * jobI: i32[J*4] location, demand, first window, window count; jobSvc: f64[J]; tw: f64 pairs, sorted, disjoint;
+ * dims: load dimensions (at least 1); vehI: i32[V*2] start, end (-1 open); vehT: f64[V*2] working hours;
+ * lim: f64[V*3] the most jobs a route may hold, the most travel and the most meters it may add up to
+ * (Infinity: no limit); disP: i32[n*n] meters, 0 when no vehicle has a distance limit;
+ * cap: i32[V*dims] capacities (-1 none); jobI: i32[J*3] location, first window, window count;
+ * dem: i32[J*dims] deliveries; pick: i32[J*dims] pickups (a shipment: +amount at its pickup, -amount at
+ * its delivery); pairs: i32[J] the delivery job of a shipment at its pickup job, -1 elsewhere; jobSvc: f64[J]; tw: f64 pairs, sorted, disjoint;
  * compat: u8[J*V] job j may ride vehicle r; params: f64 seed, iterations, time limit ms, T0 and Tf as
  * fractions of the mean travel time between jobs, warm (non-zero: start from the routes in `out`, which
  * the caller must have checked feasible); out: i32[V + J] route lengths, then the routes' jobs.
@@ -952,19 +1326,22 @@ function warmStart(out: usize): void {
  * the search, so a run that the iteration cap stops gives the same plan on a cold or a busy machine.
  * Returns the number of iterations run.
  */
-export function solve(n: i32, v: i32, j: i32, durP: usize, vehI: usize, vehT: usize, jobI: usize, jobSvc: usize, tw: usize, compatP: usize, params: usize, out: usize): i32 {
+export function solve(n: i32, v: i32, j: i32, dims: i32, durP: usize, disP: usize, vehI: usize, vehT: usize, limP: usize, capP: usize, jobI: usize, demP: usize, pickP: usize, pairP: usize, jobSvc: usize, tw: usize, compatP: usize, params: usize, out: usize): i32 {
   const started = now();
   N = n;
   V = v;
   J = j;
+  DIM = dims;
   dur = durP;
+  dis = disP;
+  hasDist = disP != 0;
   twP = tw;
   compat = compatP;
   seedRng(<u64>load<f64>(params));
   const maxIter = load<f64>(params, 8);
   const limitMs = load<f64>(params, 16);
-  setupVehicles(vehI, vehT);
-  setupJobs(jobI, jobSvc);
+  setupVehicles(vehI, vehT, capP, limP);
+  setupJobs(jobI, demP, pickP, pairP, jobSvc);
   allocState();
 
   let maxD: f64 = 0;
@@ -978,6 +1355,7 @@ export function solve(n: i32, v: i32, j: i32, durP: usize, vehI: usize, vehT: us
   nUnas = 0;
   for (let q = 0; q < J; q++) {
     unchecked(jobRoute[q] = -1);
+    if (unchecked(jRole[q]) == 2) continue; // placed with its pickup
     stamp++;
     let ok = false;
     for (let r = 0; r < V && !ok; r++) {
@@ -1041,7 +1419,7 @@ export function solve(n: i32, v: i32, j: i32, durP: usize, vehI: usize, vehT: us
       const q = unchecked(unas[k]);
       const r = bestInsertion(q, false);
       if (r < 0) unchecked(unas[nUnas++] = q);
-      else insertAt(q, r, gPos);
+      else place(q, r, gPos, gPos2);
     }
     localSearch(LS_ROUNDS, max(now(), started + limitMs) + 0.05 * limitMs);
   }

@@ -1,6 +1,6 @@
 import type { Sql } from '../db/client.js';
-import { newId, timestamp } from '../ids.js';
-import { AUTH_CHANGED } from './authenticate.js';
+import { newId, timestamp } from '../lib/ids.js';
+import { announceAuthChange } from './authenticate.js';
 import { generateKey, keyDigest } from './keys.js';
 import { permissionObjects } from './permissions.js';
 import type { PlanName } from './plans.js';
@@ -14,8 +14,6 @@ export interface TeamInput {
   poiLimit?: number | null;
   rateLimit?: number | null;
 }
-
-const changed = (sql: Sql) => sql`SELECT pg_notify(${AUTH_CHANGED}, '')`;
 
 export async function createTeam(sql: Sql, input: TeamInput) {
   const [row] = await sql`
@@ -37,7 +35,7 @@ export async function updateTeam(sql: Sql, id: string, input: Partial<TeamInput>
       rate_limit = CASE WHEN ${input.rateLimit !== undefined} THEN ${input.rateLimit ?? null}::int ELSE rate_limit END
     WHERE id = ${id} RETURNING *`;
   if (!row) throw new Error(`team ${id} not found`);
-  await changed(sql);
+  await announceAuthChange(sql);
   return teamJson(row);
 }
 
@@ -52,7 +50,7 @@ export async function createKey(sql: Sql, input: { teamId: string; name: string;
     INSERT INTO api_keys (id, team_id, name, digest, last_four, permissions, expires_at)
     VALUES (${newId()}, ${input.teamId}, ${input.name}, ${keyDigest(key)}, ${key.slice(-4)}, ${input.permissions}::smallint[], ${input.expiresAt ?? null})
     RETURNING *`;
-  await changed(sql);
+  await announceAuthChange(sql);
   return { key, ...keyJson(row) };
 }
 
@@ -64,14 +62,14 @@ export async function listKeys(sql: Sql, teamId: string) {
 export async function setKeyActive(sql: Sql, id: string, active: boolean) {
   const [row] = await sql`UPDATE api_keys SET is_active = ${active} WHERE id = ${id} RETURNING *`;
   if (!row) throw new Error(`key ${id} not found`);
-  await changed(sql);
+  await announceAuthChange(sql);
   return keyJson(row);
 }
 
 export async function deleteKey(sql: Sql, id: string): Promise<void> {
   const rows = await sql`DELETE FROM api_keys WHERE id = ${id} RETURNING id`;
   if (!rows.length) throw new Error(`key ${id} not found`);
-  await changed(sql);
+  await announceAuthChange(sql);
 }
 
 const teamJson = (r: Record<string, any>) => ({

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Sql } from '../db/client.js';
 import { isWellFormedKey, keyDigest } from './keys.js';
 import { effectiveLimits, type PlanName } from './plans.js';
@@ -24,15 +25,42 @@ const REFUSED_TTL_MS = 100;
 
 const ttl = (info: AuthInfo | null) => (!info ? NEGATIVE_TTL_MS : info.isActive && info.planActive ? TTL_MS : REFUSED_TTL_MS);
 
-/** Looks keys up by digest with a per-process cache that NOTIFY invalidates across processes. */
+type KeyRow = {
+  digest: Buffer;
+  id: string;
+  team_id: string;
+  permissions: number[];
+  expires_at: Date | null;
+  is_active: boolean;
+  plan: PlanName;
+  plan_active: boolean;
+  rate_limit: number | null;
+  poi_limit: number | null;
+};
+
+/**
+ * Looks keys up by digest with a per-process cache that NOTIFY invalidates across processes.
+ *
+ * A notification (or the listening connection coming back after it was lost, when notifications may
+ * have been missed) does not empty the cache: every cached key is read again in one statement, and
+ * lookups wait for it. Emptied, the cache would send each waiting request to the database at once.
+ */
 export class KeyStore {
-  private cache = new Map<string, { info: AuthInfo | null; at: number }>();
+  private cache = new Map<string, { digest: Buffer; info: AuthInfo | null; at: number }>();
+  /** Keys being read for a miss: requests that miss on the same key share the one statement. */
+  private fetching = new Map<string, Promise<AuthInfo | null>>();
+  /** The last read of every cached key asked for, until it is done: lookups wait for it. */
+  private revalidating: Promise<void> | undefined;
+  /** A read is asked for and has not begun: changes announced now are covered by it. */
+  private queued = false;
+  /** Counts announced changes: a read begun before one must not be kept in the cache. */
+  private generation = 0;
   private unlisten: (() => Promise<void>) | undefined;
 
   constructor(private readonly sql: Sql) {}
 
   async listen(): Promise<void> {
-    const sub = await this.sql.listen(AUTH_CHANGED, () => this.cache.clear());
+    const sub = await this.sql.listen(AUTH_CHANGED, () => this.changed());
     this.unlisten = () => sub.unlisten();
   }
 
@@ -43,37 +71,130 @@ export class KeyStore {
   /** The key's info when it exists and may be used now; null otherwise (the caller answers 401). */
   async lookup(key: string | undefined): Promise<AuthInfo | null> {
     if (!key || !isWellFormedKey(key)) return null;
+    if (this.revalidating) await this.revalidating;
     const now = Date.now();
     const hit = this.cache.get(key);
-    let info: AuthInfo | null;
-    if (hit && now - hit.at < ttl(hit.info)) info = hit.info;
-    else {
-      info = await this.fetch(keyDigest(key));
-      if (this.cache.size > 50_000) this.cache.clear();
-      this.cache.set(key, { info, at: now });
-    }
-    if (!info || !info.isActive || (info.expiresAt !== null && info.expiresAt <= now)) return null;
+    const info = hit && now - hit.at < ttl(hit.info) ? hit.info : await this.miss(key);
+    if (!info?.isActive || (info.expiresAt !== null && info.expiresAt <= now)) return null;
     return info;
   }
 
-  private async fetch(digest: Buffer): Promise<AuthInfo | null> {
-    const [row] = await this.sql<{
-      id: string; team_id: string; permissions: number[]; expires_at: Date | null; is_active: boolean;
-      plan: PlanName; plan_active: boolean; rate_limit: number | null; poi_limit: number | null;
-    }[]>`
-      SELECT k.id, k.team_id, k.permissions, k.expires_at, k.is_active, t.plan, t.plan_active, t.rate_limit, t.poi_limit
-      FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.digest = ${digest}`;
-    if (!row) return null;
-    const limits = effectiveLimits(row.plan, row.rate_limit, row.poi_limit);
-    return {
-      keyId: row.id,
-      teamId: row.team_id,
-      permissions: row.permissions.map(Number),
-      expiresAt: row.expires_at ? row.expires_at.getTime() : null,
-      isActive: row.is_active,
-      planActive: row.plan_active,
-      rateLimit: limits.rateLimit,
-      poiLimit: limits.poiLimit,
-    };
+  private miss(key: string): Promise<AuthInfo | null> {
+    let pending = this.fetching.get(key);
+    if (!pending) {
+      const generation = this.generation;
+      const digest = keyDigest(key);
+      const at = Date.now();
+      pending = this.fetch([digest])
+        .then((found) => {
+          const info = found.get(digest.toString('hex')) ?? null;
+          if (generation === this.generation) {
+            if (this.cache.size > 50_000) this.cache.clear();
+            this.cache.set(key, { digest, info, at });
+          }
+          return info;
+        })
+        .finally(() => {
+          if (this.fetching.get(key) === pending) this.fetching.delete(key);
+        });
+      this.fetching.set(key, pending);
+    }
+    return pending;
   }
+
+  /**
+   * Keys or teams changed, or may have: every cached key is read again. Reads run one at a time; the
+   * changes announced while one runs share the next, so that under a stream of changes (a listener
+   * lost again and again) a lookup waits for at most two reads, never for the stream to stop.
+   */
+  private changed(): void {
+    this.generation++;
+    // A read under way may predate the change: later requests must not join it.
+    this.fetching.clear();
+    if (this.queued) return;
+    this.queued = true;
+    const previous = this.revalidating;
+    const read = (async () => {
+      await previous;
+      this.queued = false;
+      await this.revalidate();
+    })();
+    this.revalidating = read;
+    void read.finally(() => {
+      if (this.revalidating === read) this.revalidating = undefined;
+    });
+  }
+
+  private async revalidate(): Promise<void> {
+    const at = Date.now();
+    // Entries past their TTL would be read again anyway when next asked for: not all at once.
+    for (const [key, e] of this.cache) if (at - e.at >= ttl(e.info)) this.cache.delete(key);
+    const entries = [...this.cache];
+    try {
+      const found = await this.fetch(entries.map(([, e]) => e.digest));
+      // Read after the change this read is for; a later change has its own read queued behind.
+      for (const [key, e] of entries) this.cache.set(key, { digest: e.digest, info: found.get(e.digest.toString('hex')) ?? null, at });
+    } catch {
+      // The database is not answering: each key is read again when next asked for (or fails with 503 then).
+      this.cache.clear();
+    }
+  }
+
+  /** The keys of these digests that exist, by digest in hex. */
+  private async fetch(digests: Buffer[]): Promise<Map<string, AuthInfo>> {
+    const found = new Map<string, AuthInfo>();
+    if (!digests.length) return found;
+    const rows = await this.sql<KeyRow[]>`
+      SELECT k.digest, k.id, k.team_id, k.permissions, k.expires_at, k.is_active, t.plan, t.plan_active, t.rate_limit, t.poi_limit
+      FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.digest = ANY(ARRAY(SELECT decode(d, 'hex') FROM unnest(${digests.map((d) => d.toString('hex'))}::text[]) d))`;
+    for (const row of rows) {
+      const limits = effectiveLimits(row.plan, row.rate_limit, row.poi_limit);
+      found.set(row.digest.toString('hex'), {
+        keyId: row.id,
+        teamId: row.team_id,
+        permissions: row.permissions.map(Number),
+        expiresAt: row.expires_at ? row.expires_at.getTime() : null,
+        isActive: row.is_active,
+        planActive: row.plan_active,
+        rateLimit: limits.rateLimit,
+        poiLimit: limits.poiLimit,
+      });
+    }
+    return found;
+  }
+}
+
+/**
+ * Announces a change of keys or teams and waits (up to a second) until this process's own listener has
+ * heard it. In a server the KeyStore's callback runs on the same notification (same LISTEN connection)
+ * before ours, so the dashboard's reply goes out only once this process has forgotten the old state.
+ * From the CLI it means PostgreSQL has delivered the notification to its listeners, so a server's next
+ * request with the key no longer races the notification that the command's own statement sent.
+ */
+const heard = new WeakMap<Sql, { ready: Promise<unknown>; waiting: Map<string, () => void> }>();
+export async function announceAuthChange(sql: Sql): Promise<void> {
+  let channel = heard.get(sql);
+  if (!channel) {
+    const waiting = new Map<string, () => void>();
+    const ready = sql
+      .listen(AUTH_CHANGED, (payload) => {
+        waiting.get(payload)?.();
+        waiting.delete(payload);
+      })
+      .catch(() => undefined);
+    heard.set(sql, (channel = { ready, waiting }));
+  }
+  const sub = await channel.ready;
+  const nonce = `change:${randomBytes(9).toString('base64url')}`;
+  const arrived = sub
+    ? new Promise<void>((resolve) => {
+        channel.waiting.set(nonce, resolve);
+        setTimeout(() => {
+          channel.waiting.delete(nonce);
+          resolve();
+        }, 1_000).unref();
+      })
+    : Promise.resolve();
+  await sql`SELECT pg_notify(${AUTH_CHANGED}, ${nonce})`;
+  await arrived;
 }

@@ -1,9 +1,20 @@
 /** Stable permission ids (DECISIONS.md): the id is the position + 1. Never reorder. */
 export const PERMISSIONS = [
-  'read-pois', 'create-pois', 'update-pois', 'delete-pois',
-  'read-attributes', 'create-attributes', 'update-attributes', 'delete-attributes',
-  'read-categories', 'create-categories', 'update-categories', 'delete-categories',
-  'plan-routes', 'read-conversations', 'write-conversations',
+  'read-pois',
+  'create-pois',
+  'update-pois',
+  'delete-pois',
+  'read-attributes',
+  'create-attributes',
+  'update-attributes',
+  'delete-attributes',
+  'read-categories',
+  'create-categories',
+  'update-categories',
+  'delete-categories',
+  'plan-routes',
+  'read-conversations',
+  'write-conversations',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -22,7 +33,10 @@ export function hasPermission(ids: readonly number[], name: string): boolean {
 export function parsePermissionList(spec: string): number[] {
   if (spec.trim() === 'all') return PERMISSIONS.map((_, i) => i + 1);
   const ids = new Set<number>();
-  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const id = /^\d+$/.test(part) ? Number(part) : permissionId(part);
     if (!(id >= 1 && id <= PERMISSIONS.length)) throw new Error(`unknown permission '${part}'`);
     ids.add(id);

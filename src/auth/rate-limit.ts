@@ -91,9 +91,11 @@ export class RateLimiter {
     const prev = this.queues.get(teamId) ?? Promise.resolve();
     const next = prev.then(step, step);
     this.queues.set(teamId, next);
-    next.finally(() => {
-      if (this.queues.get(teamId) === next) this.queues.delete(teamId);
-    }).catch(() => {});
+    next
+      .finally(() => {
+        if (this.queues.get(teamId) === next) this.queues.delete(teamId);
+      })
+      .catch(() => {});
     return next;
   }
 

@@ -4,7 +4,7 @@ import { createKey, createTeam } from '../auth/admin.js';
 import { keyDigest } from '../auth/keys.js';
 import { parsePermissionList } from '../auth/permissions.js';
 import type { Sql } from '../db/client.js';
-import { writeSecretFile } from '../secret-files.js';
+import { writeSecretFile } from '../lib/secret-files.js';
 
 /** The demo key is kept (mode 0600 in the 0700 data dir) under the data dir so every start can print a working key; a new
  *  team and key are made when the stored one no longer authenticates against this database. */

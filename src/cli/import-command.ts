@@ -2,11 +2,11 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Logger } from 'pino';
 import type { Sql } from '../db/client.js';
-import { CsvError } from '../imports/csv.js';
-import { MAX_FILE_BYTES } from '../imports/header.js';
-import { fetchImport, importJson, type ImportRow } from '../imports/store.js';
-import { submitImport } from '../imports/submit.js';
-import { startJobRunner } from '../jobs/start.js';
+import { CsvError } from '../api/imports/csv.js';
+import { MAX_FILE_BYTES } from '../api/imports/header.js';
+import { fetchImport, importJson, type ImportRow } from '../api/imports/store.js';
+import { submitImport } from '../api/imports/submit.js';
+import { startJobRunner } from '../job-kinds.js';
 import { output } from './args.js';
 
 const POLL_MS = 200;
@@ -51,11 +51,17 @@ export async function importCommand(sql: Sql, log: Logger, path: string, values:
     await runner.stop();
   }
   if (row.status === 'failed') process.exitCode = 1;
-  const errors = row.errors.slice(0, 10).map((e) => `\n  line ${e.line}: ${e.message}`).join('');
+  const errors = row.errors
+    .slice(0, 10)
+    .map((e) => `\n  line ${e.line}: ${e.message}`)
+    .join('');
   const more = row.errors.length > 10 ? `\n  … ${row.errors.length - 10} more errors (GET /v1/imports/${row.id})` : '';
-  output(values.json, importJson(row),
+  output(
+    values.json,
+    importJson(row),
     `import ${row.id} ${row.status}: ${row.created} POIs created, ${row.failed} rows failed of ${row.total_rows}` +
-    `${row.limit_reached ? ' (the team POI limit was reached)' : ''}${errors}${more}`);
+      `${row.limit_reached ? ' (the team POI limit was reached)' : ''}${errors}${more}`,
+  );
 }
 
 /** A bar redrawn in place on a terminal; elsewhere a line at most every 2 s. */
@@ -70,7 +76,8 @@ function progressBar() {
       const share = row.total_rows ? row.processed_rows / row.total_rows : 0;
       const width = 30;
       const filled = Math.round(share * width);
-      const text = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.floor(share * 100)).padStart(3)}%  ` +
+      const text =
+        `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.floor(share * 100)).padStart(3)}%  ` +
         `${row.processed_rows}/${row.total_rows} rows  ${row.created} created  ${row.failed} failed  ${row.status}`;
       process.stderr.write(tty ? `\r${text}\x1b[K` : `${text}\n`);
     },

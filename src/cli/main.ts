@@ -4,7 +4,7 @@ import { Command, CommanderError } from 'commander';
 import pino, { type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { asConnectionError, isConnectionLost, isDatabaseUnavailable } from '../db/errors.js';
-import { projectRoot } from '../paths.js';
+import { projectRoot } from '../lib/paths.js';
 import { keyCommand, teamCommand, type WithDatabase } from './admin-commands.js';
 import { output, wholeNumber } from './args.js';
 import type { OptimizeOptions } from './optimize-command.js';
@@ -72,7 +72,9 @@ async function serve(config: Config, demo: boolean): Promise<void> {
   if (demo) {
     const key = await ensureDemoKey(app.sql, config.dataDir);
     const user = await ensureDemoUser(app.sql, config.dataDir, key.teamId);
-    console.log(`\nWaymark is running.\n  API:     ${base}/v1\n  Health:  ${base}/health  (ready: ${base}/ready)\n  API key: ${key.key}  (team ${key.teamId}, enterprise demo)\n\n  curl -H 'X-API-KEY: ${key.key}' ${base}/v1/info\n`);
+    console.log(
+      `\nWaymark is running.\n  API:     ${base}/v1\n  Health:  ${base}/health  (ready: ${base}/ready)\n  API key: ${key.key}  (team ${key.teamId}, enterprise demo)\n\n  curl -H 'X-API-KEY: ${key.key}' ${base}/v1/info\n`,
+    );
     console.log(`  Dashboard: ${base}/dashboard/\n  Sign in:   ${user.email} / ${user.password}\n`);
   }
   onShutdownSignal(app.log, config.shutdownTimeoutMs, () => app.close());
@@ -87,7 +89,7 @@ async function worker(config: Config): Promise<void> {
   // The map first: a runner with a map also takes optimization jobs.
   const mapDir = await openMap(config, log);
   const runner = await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, withMap: mapDir !== undefined });
-  log.info({ worker: runner.workerId }, 'job runner started');
+  log.info({ runner: runner.runnerId }, 'job runner started');
   const geocoding = mapDir ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs }) : undefined;
   onShutdownSignal(log, config.shutdownTimeoutMs, async () => {
     // Running jobs are given back (another process resumes them at once), batches in flight finish.
@@ -99,11 +101,14 @@ async function worker(config: Config): Promise<void> {
 }
 
 /** The command's notes below its flags in `waymark optimize --help`. */
-const OPTIMIZE_NOTES = `Supported: jobs with service, setup, one amount dimension (delivery, pickup, amount), skills, time
-windows and priority; vehicles with start and/or end, one capacity dimension, skills, time window and
-steps (taken as the starting plan). Pickups count against the capacity from the start. Shipments,
-custom costs and amounts in several dimensions are refused; breaks, max_tasks, max_travel_time,
-max_distance and speed_factor are ignored with a warning. Times are whole seconds, distances meters.`;
+const OPTIMIZE_NOTES = `Supported: jobs with service, setup, amounts (delivery, pickup, amount), skills, time
+windows and priority; shipments (pickup, then delivery, by one vehicle, the amount on board between;
+served whole or left out whole); vehicles with start and/or end, capacity, skills, time window,
+max_tasks, max_travel_time, max_distance, speed_factor and steps (taken as the starting plan).
+Amounts have up to 8 dimensions (weight, volume...), as many as the vehicles' capacities (an absent
+one is zeros). Deliveries ride from the start, pickups to the end, and the load after every step
+stays within capacity in every dimension. Custom costs are refused; breaks, and speed factors that
+differ between vehicles, are ignored with a warning. Times are whole seconds, distances meters.`;
 
 /** The command line, every command with its own --help. */
 export function program(): Command {
@@ -120,23 +125,29 @@ export function program(): Command {
   };
 
   const cli = new Command('waymark')
-    .description('Self-hostable points-of-interest and routing service.\nSettings come from the environment (see .env.example); add --json to a command for machine-readable output.')
+    .description(
+      'Self-hostable points-of-interest and routing service.\nSettings come from the environment (see .env.example); add --json to a command for machine-readable output.',
+    )
     .version(version, '-V, --version', 'print the version')
     .helpCommand('help [command]', 'help for a command');
 
-  cli.command('start')
+  cli
+    .command('start')
     .description('first start: migrate, make a demo team, key and dashboard user, serve, print the URLs')
     .action(() => serve(loadConfig(), true));
-  cli.command('serve')
+  cli
+    .command('serve')
     .description('serve the API (PORT, DATABASE_URL, WAYMARK_MAP, … from the environment)')
     .action(() => serve(loadConfig(), false));
-  cli.command('worker')
+  cli
+    .command('worker')
     .description('run only the background work (imports; geocoding and optimizations with a map); WAYMARK_JOBS=off keeps it out of serve')
     .action(() => worker(loadConfig()));
   cli.addCommand(teamCommand(withDatabase));
   cli.addCommand(keyCommand(withDatabase));
   cli.addCommand(userCommand(withDatabase));
-  cli.command('map')
+  cli
+    .command('map')
     .description('build routing maps')
     .command('build')
     .description('build a map from an OpenStreetMap extract (progress on stderr)')
@@ -148,7 +159,8 @@ export function program(): Command {
       const manifest = await runMapBuild(o.osm, o.out);
       output(o.json, manifest, `map written to ${o.out} (serve it with WAYMARK_MAP=${o.out})`);
     });
-  cli.command('import')
+  cli
+    .command('import')
     .description('import a CSV file of POIs for a team (processed here, progress on stderr)')
     .argument('<file>', 'the CSV file')
     .requiredOption('--team <id>', 'the team id')
@@ -167,11 +179,12 @@ export function program(): Command {
         await embedded?.stop();
       }
     });
-  cli.command('optimize')
+  cli
+    .command('optimize')
     .description('solve a VROOM-format (or Waymark optimize) problem; VROOM-format output (progress on stderr)')
     .argument('<file>', 'the problem as JSON (- reads standard input)')
     .option('-o, --output <file>', 'write the answer to this file instead of standard output')
-    .option('--matrix', 'use only the file\'s matrices: no road map is loaded (coordinates are an error)')
+    .option('--matrix', "use only the file's matrices: no road map is loaded (coordinates are an error)")
     .option('--speed <kmh>', 'coordinates without a road map: great-circle distances driven at this speed', Number)
     .option('--time-budget <s>', 'stop the search after this many seconds (default 60)', wholeNumber('--time-budget'))
     .option('--iterations <n>', 'search iterations (default 12000 + 200 per job); the same file and n give the same plan', wholeNumber('--iterations'))

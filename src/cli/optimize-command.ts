@@ -7,21 +7,46 @@ import { writeFile } from 'node:fs/promises';
 import { closePool, runTask } from '../compute/pool.js';
 import { loadConfig } from '../config.js';
 import { ensureDefaultMap, stderrProgress } from '../map/build.js';
-import { PROFILES, type ProfileName } from '../map/profiles.js';
-import { loadMap, matrixInPieces, WaypointTooFarError } from '../routing/engine.js';
-import { travelOf } from '../routing/optimize-api/problem.js';
-import type { VrpSolution } from '../routing/optimize/types.js';
-import { fromWaymark } from '../routing/vroom/from-waymark.js';
-import { flatMatrices, inputMatrices, isVroomInput, parseVroomInput, placesOf, startingRoutes, toVrpProblem, VroomInputError, type Places, type VroomInput } from '../routing/vroom/input.js';
-import { vroomOutput } from '../routing/vroom/output.js';
-
+import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
+import { loadMap, matrixInPieces, WaypointTooFarError } from '../engine/engine.js';
+import { travelOf } from '../api/optimize/problem.js';
+import type { VrpSolution } from '../engine/vrp/types.js';
+import { fromWaymark } from '../api/optimize/vroom/from-waymark.js';
+import {
+  flatMatrices,
+  inputMatrices,
+  isVroomInput,
+  parseVroomInput,
+  placesOf,
+  startingRoutes,
+  toVrpProblem,
+  VroomInputError,
+  type Places,
+  type VroomInput,
+} from '../api/optimize/vroom/input.js';
+import { vroomOutput } from '../api/optimize/vroom/output.js';
 
 /** VROOM's profile names, and ours. */
-const PROFILE_ALIASES: Record<string, ProfileName> = { car: 'driving-car', hgv: 'driving-hgv', truck: 'driving-hgv', bike: 'cycling-regular', bicycle: 'cycling-regular', foot: 'foot-walking', walking: 'foot-walking' };
+const PROFILE_ALIASES: Record<string, ProfileName> = {
+  car: 'driving-car',
+  hgv: 'driving-hgv',
+  truck: 'driving-hgv',
+  bike: 'cycling-regular',
+  bicycle: 'cycling-regular',
+  foot: 'foot-walking',
+  walking: 'foot-walking',
+};
 
 const say = (text: string) => process.stderr.write(`${text}\n`);
 
-export interface OptimizeOptions { output?: string; matrix?: boolean; speed?: number; timeBudget?: number; iterations?: number; seed?: number }
+export interface OptimizeOptions {
+  output?: string;
+  matrix?: boolean;
+  speed?: number;
+  timeBudget?: number;
+  iterations?: number;
+  seed?: number;
+}
 
 export async function optimizeCommand(file: string, values: OptimizeOptions): Promise<void> {
   const speed = values.speed;
@@ -52,15 +77,24 @@ export async function optimizeCommand(file: string, values: OptimizeOptions): Pr
     const problem = toVrpProblem(input, places, m.durations, m.distances);
     const loaded = performance.now();
 
-    const iterations = values.iterations ?? 12_000 + 200 * input.jobs.length;
-    say(`solving ${input.jobs.length} jobs with ${input.vehicles.length} vehicles (${places.size} locations): up to ${iterations} iterations or ${budgetS} s`);
-    const solution = await withTicker(budgetS, runTask<VrpSolution>('vrp', {
-      problem,
-      options: { iterations, timeLimitMs: budgetS * 1000, seed, warmStart: startingRoutes(input) },
-    }));
+    const stops = problem.jobs.length;
+    const iterations = values.iterations ?? 12_000 + 200 * stops;
+    const shipments = input.shipments.length ? ` and ${input.shipments.length} shipments` : '';
+    say(
+      `solving ${input.jobs.length} jobs${shipments} with ${input.vehicles.length} vehicles (${places.size} locations): up to ${iterations} iterations or ${budgetS} s`,
+    );
+    const solution = await withTicker(
+      budgetS,
+      runTask<VrpSolution>('vrp', {
+        problem,
+        options: { iterations, timeLimitMs: budgetS * 1000, seed, warmStart: startingRoutes(input) },
+      }),
+    );
     const solved = performance.now();
     const out = vroomOutput(input, places, solution, { loading: loaded - started, solving: solved - loaded, routing: 0 }, m.distances !== undefined);
-    say(`done: ${out.summary.routes} routes, ${input.jobs.length - out.summary.unassigned} of ${input.jobs.length} jobs assigned, cost ${out.summary.cost}, ${solution.iterations} iterations in ${((solved - loaded) / 1000).toFixed(1)} s`);
+    say(
+      `done: ${out.summary.routes} routes, ${stops - out.summary.unassigned} of ${stops} ${shipments ? 'stops' : 'jobs'} assigned, cost ${out.summary.cost}, ${solution.iterations} iterations in ${((solved - loaded) / 1000).toFixed(1)} s`,
+    );
     const text = `${JSON.stringify(out)}\n`;
     if (values.output) await writeFile(values.output, text);
     else process.stdout.write(text);
@@ -95,19 +129,24 @@ async function matricesFor(input: VroomInput, places: Places, how: MatrixChoice)
     return flatMatrices(places, points.length, (a, b) => meters(a, b) / metersPerSecond, meters);
   }
   const profile = PROFILE_ALIASES[how.profileName] ?? (PROFILES as readonly string[]).find((p) => p === how.profileName);
-  if (!profile) throw new VroomInputError(`vehicles.0.profile: '${how.profileName}' is not a profile of the road map (${PROFILES.join(', ')}, or car, hgv, bike, foot)`);
+  if (!profile)
+    throw new VroomInputError(`vehicles.0.profile: '${how.profileName}' is not a profile of the road map (${PROFILES.join(', ')}, or car, hgv, bike, foot)`);
   const config = loadConfig();
   const dir = config.mapDir ?? (await ensureDefaultMap(config.dataDir, stderrProgress()));
   say(`loading the road map ${dir}`);
   await loadMap(dir, [profile]);
   try {
-    const m = travelOf(await matrixInPieces({ profile, points: points.map(([lon, lat]) => ({ lat, lon })) }, (percent) => {
-      say(`road matrix ${percent}%`);
-    }));
+    const m = travelOf(
+      await matrixInPieces({ profile, points: points.map(([lon, lat]) => ({ lat, lon })) }, (percent) => {
+        say(`road matrix ${percent}%`);
+      }),
+    );
     return flatMatrices(places, points.length, m.duration, m.distance);
   } catch (err) {
     if (err instanceof WaypointTooFarError) {
-      throw new VroomInputError(`${err.indexes.length > 1 ? 'locations' : 'location'} ${err.indexes.map((i) => `[${points[i].join(', ')}]`).join(', ')} ${err.indexes.length > 1 ? 'are' : 'is'} more than 500 m from a road of the ${profile} profile on ${dir} (route it on another map with WAYMARK_MAP, or use --speed)`);
+      throw new VroomInputError(
+        `${err.indexes.length > 1 ? 'locations' : 'location'} ${err.indexes.map((i) => `[${points[i].join(', ')}]`).join(', ')} ${err.indexes.length > 1 ? 'are' : 'is'} more than 500 m from a road of the ${profile} profile on ${dir} (route it on another map with WAYMARK_MAP, or use --speed)`,
+      );
     }
     throw err;
   }
@@ -115,7 +154,8 @@ async function matricesFor(input: VroomInput, places: Places, how: MatrixChoice)
 
 /** Meters between [lon, lat] points on the mean Earth sphere. */
 function greatCircle(a: [number, number], b: [number, number]): number {
-  const rad = Math.PI / 180, R = 6_371_008.8;
+  const rad = Math.PI / 180,
+    R = 6_371_008.8;
   const h = Math.sin(((b[1] - a[1]) * rad) / 2) ** 2 + Math.cos(a[1] * rad) * Math.cos(b[1] * rad) * Math.sin(((b[0] - a[0]) * rad) / 2) ** 2;
   return 2 * R * Math.asin(Math.min(1, Math.sqrt(h)));
 }

@@ -2,8 +2,8 @@
 export { openDatabase, openMap, startApp } from '../app.js';
 export { closePool, configurePool } from '../compute/pool.js';
 export { ensureDemoUser } from '../dashboard/demo.js';
-export { startGeocoding } from '../geo/geocoding-worker.js';
-export { startJobRunner } from '../jobs/start.js';
+export { startGeocoding } from '../geocoding/runner.js';
+export { startJobRunner } from '../job-kinds.js';
 export { runMapBuild } from '../map/build.js';
 export { ensureDemoKey } from './demo.js';
 export { importCommand } from './import-command.js';

@@ -12,18 +12,19 @@ export async function readPassword(prompt: string, stdin: NodeJS.ReadStream = pr
     for await (const chunk of stdin) text += chunk;
     return text.split(/\r?\n/)[0];
   }
-  const ask = (question: string) => new Promise<string>((resolve) => {
-    const rl = createInterface({ input: stdin, output: process.stderr, terminal: true });
-    // Echo nothing while the password is typed.
-    (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = (s: string) => {
-      if (s.includes(question)) process.stderr.write(question);
-    };
-    rl.question(question, (answer) => {
-      rl.close();
-      process.stderr.write('\n');
-      resolve(answer);
+  const ask = (question: string) =>
+    new Promise<string>((resolve) => {
+      const rl = createInterface({ input: stdin, output: process.stderr, terminal: true });
+      // Echo nothing while the password is typed.
+      (rl as unknown as { _writeToOutput: (s: string) => void })._writeToOutput = (s: string) => {
+        if (s.includes(question)) process.stderr.write(question);
+      };
+      rl.question(question, (answer) => {
+        rl.close();
+        process.stderr.write('\n');
+        resolve(answer);
+      });
     });
-  });
   const first = await ask(prompt);
   const again = await ask('Repeat the password: ');
   if (first !== again) throw new Error('the passwords do not match');
@@ -32,24 +33,30 @@ export async function readPassword(prompt: string, stdin: NodeJS.ReadStream = pr
 
 export function userCommand(withDatabase: WithDatabase): Command {
   const user = new Command('user').description('dashboard users (the password is read from standard input or a prompt, never a flag)');
-  user.command('create')
+  user
+    .command('create')
     .description('create a dashboard user of a team')
     .requiredOption('--team <id>', 'the team id')
     .requiredOption('--email <email>', 'their e-mail address (they sign in with it)')
     .option('--json', 'print the result as JSON')
-    .action((o) => withDatabase(async (sql) => {
-      const password = await readPassword(`Password for ${o.email}: `);
-      const created = await createUser(sql, { teamId: o.team, email: o.email, password });
-      output(o.json, created, `dashboard user ${created.email} created for team ${created.team_id}`);
-    }));
-  user.command('reset-password')
+    .action((o) =>
+      withDatabase(async (sql) => {
+        const password = await readPassword(`Password for ${o.email}: `);
+        const created = await createUser(sql, { teamId: o.team, email: o.email, password });
+        output(o.json, created, `dashboard user ${created.email} created for team ${created.team_id}`);
+      }),
+    );
+  user
+    .command('reset-password')
     .description('give a dashboard user a new password; ends their sessions')
     .requiredOption('--email <email>', 'their e-mail address')
     .option('--json', 'print the result as JSON')
-    .action((o) => withDatabase(async (sql) => {
-      const password = await readPassword(`New password for ${o.email}: `);
-      const changed = await resetPassword(sql, o.email, password);
-      output(o.json, changed, `password of ${changed.email} changed; their sessions were ended`);
-    }));
+    .action((o) =>
+      withDatabase(async (sql) => {
+        const password = await readPassword(`New password for ${o.email}: `);
+        const changed = await resetPassword(sql, o.email, password);
+        output(o.json, changed, `password of ${changed.email} changed; their sessions were ended`);
+      }),
+    );
   return user;
 }

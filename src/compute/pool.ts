@@ -1,6 +1,6 @@
 import { Piscina } from 'piscina';
 import { loadConfig } from '../config.js';
-import { distPath } from '../paths.js';
+import { distPath } from '../lib/paths.js';
 
 /** Thrown when the pool's queue is full: the HTTP layer answers 503. */
 export class PoolBusyError extends Error {
@@ -41,7 +41,7 @@ export function computePool(): Piscina {
   if (!pool) {
     const { workers, poolQueue } = poolSizing();
     pool = new Piscina({
-      filename: distPath('compute', 'worker.js'),
+      filename: distPath('compute-thread.js'),
       minThreads: workers,
       maxThreads: workers,
       maxQueue: poolQueue,
@@ -74,12 +74,21 @@ export function poolStats(): { threads: number; queued: number } | undefined {
   return pool && { threads: pool.threads.length, queued: pool.queueSize };
 }
 
+/** Tasks of this process running or queued in the pool. */
+let tasksInFlight = 0;
+
+/** Threads no task of this process is running or waiting for: work split over them starts at once. */
+export function idleThreads(): number {
+  return pool ? Math.max(0, pool.options.maxThreads - tasksInFlight) : poolSize();
+}
+
 /** Runs a named export of the worker module. */
 export async function runTask<T>(name: string, payload: unknown): Promise<T> {
   const p = computePool();
   if (p.queueSize >= p.options.maxQueue) throw new PoolBusyError();
   const started = performance.now();
   let ok = false;
+  tasksInFlight++;
   try {
     const result = (await p.run(payload, { name })) as T;
     ok = true;
@@ -88,6 +97,7 @@ export async function runTask<T>(name: string, payload: unknown): Promise<T> {
     if (err instanceof Error && /queue is full/i.test(err.message)) throw new PoolBusyError();
     throw err;
   } finally {
+    tasksInFlight--;
     taskObserver?.(name, (performance.now() - started) / 1000, ok);
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Sql } from '../db/client.js';
-import { writeSecretFile } from '../secret-files.js';
+import { writeSecretFile } from '../lib/secret-files.js';
 import { verifyPassword } from './passwords.js';
 import { createUser, findUserByEmail, resetPassword } from './users.js';
 

@@ -6,7 +6,10 @@ const scrypt = (password: string, salt: Buffer, keylen: number, opts: ScryptOpti
 /** scrypt with N=2^15, r=8, p=1 (OWASP's minimum is N=2^17 with p=1 or 2^15 with more memory passes;
  *  32 MiB and ~60 ms per hash here). Stored as `scrypt$N$r$p$salt$hash` (base64url), so the cost can
  *  rise later without breaking stored hashes. */
-const N = 1 << 15, R = 8, P = 1, KEYLEN = 32;
+const N = 1 << 15,
+  R = 8,
+  P = 1,
+  KEYLEN = 32;
 const MAXMEM = 128 * N * R * 2;
 
 export const MIN_PASSWORD_LENGTH = 10;

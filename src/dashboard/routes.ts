@@ -5,8 +5,8 @@ import type { RequestContext } from '../http/context.js';
 import { forbidden, HttpError, unprocessable } from '../http/errors.js';
 import { RawBytes, type Reply, type Route } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
-import { poiLister } from '../pois/routes.js';
-import { createTeamKey, deleteTeamKey, listTeamKeys, setTeamKeyActive } from './keys.js';
+import { teamKeyRoutes } from '../api/keys/routes.js';
+import { poiLister } from '../api/pois/routes.js';
 import { burnPasswordCheck, verifyPassword } from './passwords.js';
 import { COOKIE, crossOrigin, readCookie, SECURITY_HEADERS, sessionCookie } from './security.js';
 import { ABSOLUTE_HOURS, sameToken, sessionAuth, SessionStore, type Session } from './sessions.js';
@@ -26,24 +26,28 @@ const signInSchema = z.strictObject({
   email: z.string({ error: 'is required' }).trim().min(1, 'is required').max(320, 'is too long'),
   password: z.string({ error: 'is required' }).min(1, 'is required').max(1024, 'is too long'),
 });
-const activeSchema = z.strictObject({ is_active: z.boolean({ error: 'must be true or false' }) });
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Reply =>
-  ({ status, body, headers: { 'Cache-Control': 'no-store', ...headers } });
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Reply => ({
+  status,
+  body,
+  headers: { 'Cache-Control': 'no-store', ...headers },
+});
 
 /** Adds the security headers to every reply, errors included. */
-const secured = (handler: (ctx: RequestContext) => Promise<Reply> | Reply) => async (ctx: RequestContext): Promise<Reply> => {
-  let reply: Reply;
-  try {
-    reply = await handler(ctx);
-  } catch (err) {
-    if (!(err instanceof HttpError)) throw err;
-    reply = json(err.status, err.body(), err.headers);
-  }
-  return { ...reply, headers: { ...SECURITY_HEADERS, ...reply.headers } };
-};
+const secured =
+  (handler: (ctx: RequestContext) => Promise<Reply> | Reply) =>
+  async (ctx: RequestContext): Promise<Reply> => {
+    let reply: Reply;
+    try {
+      reply = await handler(ctx);
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      reply = json(err.status, err.body(), err.headers);
+    }
+    return { ...reply, headers: { ...SECURITY_HEADERS, ...reply.headers } };
+  };
 
 export interface DashboardOptions {
   idleMinutes: number;
@@ -51,27 +55,37 @@ export interface DashboardOptions {
   secureCookie: boolean;
 }
 
-export function dashboardRoutes(sql: Sql, usage: UsageRecorder, apiRoutes: Route[], opts: DashboardOptions = { idleMinutes: 30, secureCookie: false }): Route[] {
+export function dashboardRoutes(
+  sql: Sql,
+  usage: UsageRecorder,
+  apiRoutes: Route[],
+  opts: DashboardOptions = { idleMinutes: 30, secureCookie: false },
+): Route[] {
   const sessions = new SessionStore(sql, opts.idleMinutes);
   const pois = poiLister(sql);
 
   /** A handler behind the session cookie; state-changing requests also need the session's CSRF token
    *  in X-CSRF-Token and, when the browser sends an Origin, this host's. */
-  const authed = (handler: (ctx: RequestContext, session: Session) => Promise<Reply> | Reply) => secured(async (ctx) => {
-    const session = await sessions.touch(readCookie(ctx.headers.cookie, COOKIE));
-    if (!session) return json(401, { message: 'Your dashboard session has ended. Sign in again.' });
-    if (STATE_CHANGING.has(ctx.method) && (crossOrigin(ctx.headers) || !sameToken(ctx.headers['x-csrf-token'], session.csrfToken))) {
-      return json(403, { message: 'The request was refused: its CSRF token is missing or wrong. Reload the page and try again.' });
-    }
-    ctx.auth = sessionAuth(session);
-    return handler(ctx, session);
-  });
+  const authed = (handler: (ctx: RequestContext, session: Session) => Promise<Reply> | Reply) =>
+    secured(async (ctx) => {
+      const session = await sessions.touch(readCookie(ctx.headers.cookie, COOKIE));
+      if (!session) return json(401, { message: 'Your dashboard session has ended. Sign in again.' });
+      if (STATE_CHANGING.has(ctx.method) && (crossOrigin(ctx.headers) || !sameToken(ctx.headers['x-csrf-token'], session.csrfToken))) {
+        return json(403, { message: 'The request was refused: its CSRF token is missing or wrong. Reload the page and try again.' });
+      }
+      ctx.auth = sessionAuth(session);
+      return handler(ctx, session);
+    });
 
   const sessionBody = (s: Session) => ({
-    data: { user: { id: s.userId, email: s.email }, team: { id: s.teamId, name: s.teamName, plan: s.plan, plan_active: s.planActive }, csrf_token: s.csrfToken },
+    data: {
+      user: { id: s.userId, email: s.email },
+      team: { id: s.teamId, name: s.teamName, plan: s.plan, plan_active: s.planActive },
+      csrf_token: s.csrfToken,
+    },
   });
 
-  const html = secured((ctx) => {
+  const html = secured(() => {
     const page = asset('index.html');
     if (!page) return { status: 503, body: { message: 'The dashboard is not built: run npm run build.' } };
     return { status: 200, body: new RawBytes(page.body), headers: { 'Content-Type': page.type, 'Cache-Control': 'no-cache' } };
@@ -80,7 +94,10 @@ export function dashboardRoutes(sql: Sql, usage: UsageRecorder, apiRoutes: Route
   const routes: Route[] = [
     ...DASHBOARD_PAGES.map((p): Route => ({ method: 'GET', path: `/dashboard/${p}`, public: true, body: 'none', handler: html })),
     {
-      method: 'GET', path: '/dashboard/assets/{file}', public: true, body: 'none',
+      method: 'GET',
+      path: '/dashboard/assets/{file}',
+      public: true,
+      body: 'none',
       handler: secured((ctx) => {
         const file = asset(ctx.params.file);
         if (!file || file.type.startsWith('text/html')) return json(404, { message: 'Not found.' });
@@ -90,11 +107,17 @@ export function dashboardRoutes(sql: Sql, usage: UsageRecorder, apiRoutes: Route
       }),
     },
     {
-      method: 'GET', path: '/dashboard/api/session', public: true, body: 'none',
+      method: 'GET',
+      path: '/dashboard/api/session',
+      public: true,
+      body: 'none',
       handler: authed((_ctx, session) => json(200, sessionBody(session))),
     },
     {
-      method: 'POST', path: '/dashboard/api/session', public: true, bodyLimit: 16 * 1024,
+      method: 'POST',
+      path: '/dashboard/api/session',
+      public: true,
+      bodyLimit: 16 * 1024,
       handler: secured(async (ctx) => {
         // No session yet, so no CSRF token: a JSON body (a cross-site form cannot send one) and, when
         // given, this host's Origin keep other sites from signing a browser in.
@@ -103,8 +126,11 @@ export function dashboardRoutes(sql: Sql, usage: UsageRecorder, apiRoutes: Route
         const input = parseWith(signInSchema, await ctx.json());
         const wait = await sessions.signInBlockedFor(input.email);
         if (wait > 0) {
-          return json(429, { message: `Too many failed sign-ins for this e-mail. Try again in ${Math.ceil(wait / 60)} minute(s).`, retry_after: wait },
-            { 'Retry-After': String(wait) });
+          return json(
+            429,
+            { message: `Too many failed sign-ins for this e-mail. Try again in ${Math.ceil(wait / 60)} minute(s).`, retry_after: wait },
+            { 'Retry-After': String(wait) },
+          );
         }
         const user = await findUserByEmail(sql, input.email);
         const ok = user ? await verifyPassword(input.password, user.password_hash) : (await burnPasswordCheck(input.password), false);
@@ -119,36 +145,21 @@ export function dashboardRoutes(sql: Sql, usage: UsageRecorder, apiRoutes: Route
       }),
     },
     {
-      method: 'DELETE', path: '/dashboard/api/session', public: true, body: 'none',
+      method: 'DELETE',
+      path: '/dashboard/api/session',
+      public: true,
+      body: 'none',
       handler: authed(async (ctx) => {
         await sessions.destroy(readCookie(ctx.headers.cookie, COOKIE));
         return { status: 204, headers: { 'Set-Cookie': sessionCookie('', 0, ctx.headers, opts.secureCookie), 'Cache-Control': 'no-store' } };
       }),
     },
+    ...teamKeyRoutes(sql, authed),
     {
-      method: 'GET', path: '/dashboard/api/keys', public: true, body: 'none',
-      handler: authed(async (_ctx, s) => json(200, { data: await listTeamKeys(sql, s.teamId) })),
-    },
-    {
-      method: 'POST', path: '/dashboard/api/keys', public: true,
-      handler: authed(async (ctx, s) => json(201, { data: await createTeamKey(sql, s.teamId, await ctx.json()) })),
-    },
-    {
-      method: 'PUT', path: '/dashboard/api/keys/{id}', public: true,
-      handler: authed(async (ctx, s) => {
-        const body = parseWith(activeSchema, await ctx.json());
-        return json(200, { data: await setTeamKeyActive(sql, s.teamId, ctx.params.id, body.is_active) });
-      }),
-    },
-    {
-      method: 'DELETE', path: '/dashboard/api/keys/{id}', public: true, body: 'none',
-      handler: authed(async (ctx, s) => {
-        await deleteTeamKey(sql, s.teamId, ctx.params.id);
-        return { status: 204, headers: { 'Cache-Control': 'no-store' } };
-      }),
-    },
-    {
-      method: 'GET', path: '/dashboard/api/usage', public: true, body: 'none',
+      method: 'GET',
+      path: '/dashboard/api/usage',
+      public: true,
+      body: 'none',
       handler: authed(async (ctx, s) => {
         await usage.flush();
         return json(200, { data: await teamUsage(sql, s, ctx.query.get('range'), ctx.query.get('key_id')) });
@@ -159,7 +170,10 @@ export function dashboardRoutes(sql: Sql, usage: UsageRecorder, apiRoutes: Route
   // The POI table's text search on name: GET /v1/pois's filters and pages plus `name` (the API has no
   // name filter, and its list keeps ignoring one).
   routes.push({
-    method: 'GET', path: '/dashboard/api/pois', public: true, body: 'none',
+    method: 'GET',
+    path: '/dashboard/api/pois',
+    public: true,
+    body: 'none',
     handler: authed(async (ctx) => {
       if (!ctx.auth!.planActive) throw forbidden('Your team does not have an active plan.');
       ctx.require('read-pois');
@@ -172,7 +186,11 @@ export function dashboardRoutes(sql: Sql, usage: UsageRecorder, apiRoutes: Route
   for (const api of apiRoutes) {
     if (api.public || !PROXIED_PREFIXES.some((p) => api.path === p || api.path.startsWith(p.endsWith('/') ? p : `${p}/`))) continue;
     routes.push({
-      method: api.method, path: `/dashboard/api${api.path}`, public: true, body: api.body, bodyLimit: api.bodyLimit,
+      method: api.method,
+      path: `/dashboard/api${api.path}`,
+      public: true,
+      body: api.body,
+      bodyLimit: api.bodyLimit,
       handler: authed(async (ctx) => {
         // As the API answers a team without an active plan.
         if (!ctx.auth!.planActive) throw forbidden('Your team does not have an active plan.');

@@ -29,7 +29,10 @@ const digestOf = (token: string) => createHash('sha256').update(token).digest();
  *  The cookie holds a random token; only its SHA-256 is stored. */
 export class SessionStore {
   /** `idleMinutes`: minutes without a request after which a session ends (WAYMARK_DASHBOARD_IDLE_MINUTES). */
-  constructor(private readonly sql: Sql, private readonly idleMinutes = 30) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly idleMinutes = 30,
+  ) {}
 
   async create(userId: string, teamId: string): Promise<{ token: string; csrfToken: string }> {
     const token = randomBytes(32).toString('base64url');
@@ -46,10 +49,19 @@ export class SessionStore {
   /** The live session of the token, its idle clock restarted; undefined when unknown, idle or too old. */
   async touch(token: string | undefined): Promise<Session | undefined> {
     if (!token || !/^[\w-]{43}$/.test(token)) return undefined;
-    const [row] = await this.sql<{
-      user_id: string; team_id: string; csrf_token: string; email: string; name: string;
-      plan: PlanName; plan_active: boolean; rate_limit: number | null; poi_limit: number | null;
-    }[]>`
+    const [row] = await this.sql<
+      {
+        user_id: string;
+        team_id: string;
+        csrf_token: string;
+        email: string;
+        name: string;
+        plan: PlanName;
+        plan_active: boolean;
+        rate_limit: number | null;
+        poi_limit: number | null;
+      }[]
+    >`
       UPDATE dashboard_sessions s SET last_seen_at = now()
       FROM dashboard_users u, teams t
       WHERE s.digest = ${digestOf(token)} AND u.id = s.user_id AND t.id = s.team_id
@@ -58,8 +70,15 @@ export class SessionStore {
       RETURNING s.user_id, s.team_id, s.csrf_token, u.email, t.name, t.plan, t.plan_active, t.rate_limit, t.poi_limit`;
     if (!row) return undefined;
     return {
-      userId: row.user_id, email: row.email, teamId: row.team_id, teamName: row.name, csrfToken: row.csrf_token,
-      plan: row.plan, planActive: row.plan_active, rateLimit: row.rate_limit, poiLimit: row.poi_limit,
+      userId: row.user_id,
+      email: row.email,
+      teamId: row.team_id,
+      teamName: row.name,
+      csrfToken: row.csrf_token,
+      plan: row.plan,
+      planActive: row.plan_active,
+      rateLimit: row.rate_limit,
+      poiLimit: row.poi_limit,
     };
   }
 
@@ -105,6 +124,7 @@ export function sessionAuth(session: Session): AuthInfo {
 
 export function sameToken(a: string | undefined, b: string): boolean {
   if (!a) return false;
-  const x = Buffer.from(a), y = Buffer.from(b);
+  const x = Buffer.from(a),
+    y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { distPath } from '../paths.js';
+import { distPath } from '../lib/paths.js';
 
 /** The bundled web app (npm run build:dashboard writes dist/web/): read once, served from memory. */
 export interface Asset {

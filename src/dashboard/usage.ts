@@ -1,6 +1,6 @@
 import type { Sql } from '../db/client.js';
 import { effectiveLimits } from '../auth/plans.js';
-import { isUlid } from '../ids.js';
+import { isUlid } from '../lib/ids.js';
 import { badRequest, notFound } from '../http/errors.js';
 import type { Session } from './sessions.js';
 
@@ -12,7 +12,14 @@ export type UsageRange = '24h' | '30d';
  * (24 hours kept), days from key_usage_daily (fed by a trigger on key_usage, migration 015).
  */
 export async function teamUsage(sql: Sql, session: Session, range: string | undefined, keyId: string | undefined) {
-  const r: UsageRange = range === '30d' ? '30d' : range === undefined || range === '24h' ? '24h' : (() => { throw badRequest("range must be '24h' or '30d'."); })();
+  const r: UsageRange =
+    range === '30d'
+      ? '30d'
+      : range === undefined || range === '24h'
+        ? '24h'
+        : (() => {
+            throw badRequest("range must be '24h' or '30d'.");
+          })();
   let key: string | null = null;
   if (keyId) {
     const [row] = isUlid(keyId) ? await sql`SELECT id FROM api_keys WHERE id = ${keyId.toUpperCase()} AND team_id = ${session.teamId}` : [];
@@ -25,14 +32,15 @@ export async function teamUsage(sql: Sql, session: Session, range: string | unde
   const start = end - (count - 1) * step;
   const buckets = Array.from({ length: count }, (_, i) => start + i * step);
 
-  const rows = r === '24h'
-    ? await sql<{ bucket: Date; method: string; endpoint: string; key_id: string; status_class: number; n: number }[]>`
+  const rows =
+    r === '24h'
+      ? await sql<{ bucket: Date; method: string; endpoint: string; key_id: string; status_class: number; n: number }[]>`
         SELECT date_trunc('hour', u.minute) AS bucket, u.method, u.endpoint, u.key_id, u.status_class, sum(u.count)::int AS n
         FROM key_usage u JOIN api_keys k ON k.id = u.key_id
         WHERE k.team_id = ${session.teamId} AND (${key}::text IS NULL OR u.key_id = ${key})
           AND u.minute >= ${new Date(start)}
         GROUP BY 1, 2, 3, 4, 5`
-    : await sql<{ bucket: Date; method: string; endpoint: string; key_id: string; status_class: number; n: number }[]>`
+      : await sql<{ bucket: Date; method: string; endpoint: string; key_id: string; status_class: number; n: number }[]>`
         SELECT (u.day::timestamp AT TIME ZONE 'UTC') AS bucket, u.method, u.endpoint, u.key_id, u.status_class, sum(u.count)::int AS n
         FROM key_usage_daily u JOIN api_keys k ON k.id = u.key_id
         WHERE k.team_id = ${session.teamId} AND (${key}::text IS NULL OR u.key_id = ${key})
@@ -59,7 +67,8 @@ export async function teamUsage(sql: Sql, session: Session, range: string | unde
     if (!classSeries) byClass.set(cls, (classSeries = new Array<number>(count).fill(0)));
     classSeries[i] += row.n;
   }
-  const endpoints = [...byEndpoint].map(([endpoint, series]) => ({ endpoint, series, total: series.reduce((a, b) => a + b, 0) }))
+  const endpoints = [...byEndpoint]
+    .map(([endpoint, series]) => ({ endpoint, series, total: series.reduce((a, b) => a + b, 0) }))
     .sort((a, b) => b.total - a.total || a.endpoint.localeCompare(b.endpoint));
 
   // The rolling hour as the limiter counts it (per minute), from the requests recorded: the limiter's own
@@ -77,8 +86,10 @@ export async function teamUsage(sql: Sql, session: Session, range: string | unde
     buckets: buckets.map((b) => b / 1000),
     total,
     endpoints,
-    status_classes: [...byClass].map(([status_class, series]) => ({ status_class, series, total: series.reduce((a, b) => a + b, 0) }))
-      .filter((c) => c.total !== 0).sort((a, b) => a.status_class.localeCompare(b.status_class)),
+    status_classes: [...byClass]
+      .map(([status_class, series]) => ({ status_class, series, total: series.reduce((a, b) => a + b, 0) }))
+      .filter((c) => c.total !== 0)
+      .sort((a, b) => a.status_class.localeCompare(b.status_class)),
     keys: [...byKey].map(([id, n]) => ({ id, count: n })).filter((k) => k.count !== 0),
     plan: { name: session.plan, active: session.planActive },
     rate: {

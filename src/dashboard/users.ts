@@ -1,5 +1,5 @@
 import type { Sql } from '../db/client.js';
-import { newId, timestamp } from '../ids.js';
+import { newId, timestamp } from '../lib/ids.js';
 import { hashPassword, passwordProblem } from './passwords.js';
 
 export interface DashboardUser {
@@ -12,7 +12,10 @@ export interface DashboardUser {
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 const userJson = (r: Record<string, any>): DashboardUser => ({
-  id: r.id, team_id: r.team_id, email: r.email, created_at: timestamp(r.created_at),
+  id: r.id,
+  team_id: r.team_id,
+  email: r.email,
+  created_at: timestamp(r.created_at),
 });
 
 function checkInput(email: string, password: string): void {

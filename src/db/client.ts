@@ -48,13 +48,21 @@ export function connect(url: string, max = 10, settings: Record<string, string> 
     ...({ socket: (o: Parameters<typeof connectNoDelay>[0]) => counted(connectNoDelay(o), stats) } as object),
   }) as unknown as Sql;
   // Notifications come on a connection of their own that is never idle: LISTEN lasts as long as it.
-  const listener: Listener = new Listener(() => postgres(url, {
-    max: 1, connection: settings, idle_timeout: undefined, max_lifetime: null, fetch_types: false, connect_timeout: 5,
-    backoff: (retries: number) => Math.min(0.025 * 2 ** retries, 0.5), onnotice: () => {},
-    // onnotify is what postgres.js's own listen uses; the type definitions lack it.
-    ...({ socket: connectNoDelay, onnotify: (channel: string, payload: string) => listener.notify(channel, payload) } as object),
-    onclose: () => listener.lost(),
-  }));
+  const listener: Listener = new Listener(() =>
+    postgres(url, {
+      max: 1,
+      connection: settings,
+      idle_timeout: undefined,
+      max_lifetime: null,
+      fetch_types: false,
+      connect_timeout: 5,
+      backoff: (retries: number) => Math.min(0.025 * 2 ** retries, 0.5),
+      onnotice: () => {},
+      // onnotify is what postgres.js's own listen uses; the type definitions lack it.
+      ...({ socket: connectNoDelay, onnotify: (channel: string, payload: string) => listener.notify(channel, payload) } as object),
+      onclose: () => listener.lost(),
+    }),
+  );
   const sql = resilient(raw, listener, health, stats);
   poolStatsOf.set(sql, stats);
   return sql;
@@ -166,7 +174,8 @@ class Listener {
 
 /** A statement that changes nothing, so running it twice is the same as running it once. */
 const READ_START = /^[\s(]*(select|with|values|table|show)\b/i;
-const HAS_EFFECTS = /\b(insert|update|delete|merge|truncate|copy|call|do|create|alter|drop|grant|revoke|lock|listen|unlisten|notify|vacuum|analyze|reindex|refresh|cluster|prepare|execute|rate_take|rate_give|nextval|setval|pg_advisory_\w+|pg_terminate_backend|pg_cancel_backend|set_config|lo_\w+)\b/i;
+const HAS_EFFECTS =
+  /\b(insert|update|delete|merge|truncate|copy|call|do|create|alter|drop|grant|revoke|lock|listen|unlisten|notify|vacuum|analyze|reindex|refresh|cluster|prepare|execute|rate_take|rate_give|nextval|setval|pg_advisory_\w+|pg_terminate_backend|pg_cancel_backend|set_config|lo_\w+)\b/i;
 const readOnlyCache = new WeakMap<object, boolean>();
 
 interface RawQuery {
@@ -183,8 +192,7 @@ function queryText(q: RawQuery, depth = 0): string {
   return parts.length ? `${own} ${parts.join(' ')}` : own;
 }
 
-const isQuery = (x: unknown): x is RawQuery =>
-  x instanceof Promise && 'strings' in x && typeof (x as { describe?: unknown }).describe === 'function';
+const isQuery = (x: unknown): x is RawQuery => x instanceof Promise && 'strings' in x && typeof (x as { describe?: unknown }).describe === 'function';
 
 function isReadOnly(q: RawQuery): boolean {
   const key = typeof q.strings === 'string' ? undefined : (q.strings as object);
@@ -292,7 +300,10 @@ function resilient(raw: Sql, listener: Listener, health: { lastAnswer: number },
     for (let i = 0; i < 20; i++) {
       await afterLoss();
       try {
-        const [row] = await (raw as unknown as (s: TemplateStringsArray, ...a: unknown[]) => Promise<Array<{ status: string | null }>>)`SELECT pg_xact_status(${xid}::xid8) AS status`;
+        const [row] = await (raw as unknown as (
+          s: TemplateStringsArray,
+          ...a: unknown[]
+        ) => Promise<Array<{ status: string | null }>>)`SELECT pg_xact_status(${xid}::xid8) AS status`;
         if (row.status === 'committed') return true;
         if (row.status === 'aborted') return false;
         // 'in progress': the dying backend has not finished its commit yet.
@@ -353,9 +364,10 @@ function resilient(raw: Sql, listener: Listener, health: { lastAnswer: number },
     get(target, prop, receiver) {
       if (prop === 'begin') return begin;
       if (prop === 'listen') return listener.listen;
-      if (prop === 'end') return async (opts?: { timeout?: number }) => {
-        await Promise.allSettled([listener.end(opts), raw.end(opts)]);
-      };
+      if (prop === 'end')
+        return async (opts?: { timeout?: number }) => {
+          await Promise.allSettled([listener.end(opts), raw.end(opts)]);
+        };
       if (prop === 'unsafe') {
         return (...args: unknown[]) => {
           const unsafe = (target as unknown as { unsafe: (...a: unknown[]) => RawQuery }).unsafe;

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureDataDir } from '../secret-files.js';
+import { ensureDataDir } from '../lib/secret-files.js';
 import { liveOwner, OwnerBusyError, OwnerLock } from './owner-lock.js';
 
 export { OwnerBusyError };

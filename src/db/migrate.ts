@@ -1,12 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../paths.js';
+import { projectRoot } from '../lib/paths.js';
 import type { Sql } from './client.js';
 
 const dir = join(projectRoot, 'src', 'db', 'migrations');
 
 /** The migrations this version of the code expects, in the order they apply. */
-export const migrationNames = (): string[] => readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+export const migrationNames = (): string[] =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
 
 /** Migrations not yet applied to the database (a process started on an older schema, or one that another
  *  process is still migrating). */

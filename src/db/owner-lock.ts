@@ -13,7 +13,10 @@ export interface OwnerRecord {
 
 /** The directory is held by another live process. */
 export class OwnerBusyError extends Error {
-  constructor(readonly owner: OwnerRecord, readonly lockPath: string) {
+  constructor(
+    readonly owner: OwnerRecord,
+    readonly lockPath: string,
+  ) {
     super(`held by process ${owner.pid}${owner.url ? ` (serving ${owner.url})` : ''} since ${owner.startedAt}`);
   }
 }
@@ -87,7 +90,10 @@ export async function liveOwner(path: string): Promise<OwnerRecord | undefined> 
  * cannot each remove the lock the other just took.
  */
 export class OwnerLock {
-  private constructor(readonly path: string, private record: OwnerRecord) {}
+  private constructor(
+    readonly path: string,
+    private record: OwnerRecord,
+  ) {}
 
   static async acquire(path: string): Promise<OwnerLock> {
     const record: OwnerRecord = { pid: process.pid, token: randomBytes(8).toString('hex'), startedAt: new Date().toISOString() };

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { SECURITY_HEADERS } from '../dashboard/security.js';
 import { openApiDocument, type Operation } from '../http/openapi.js';
 import { RawJson, type Route } from '../http/router.js';
-import { projectRoot } from '../paths.js';
+import { projectRoot } from '../lib/paths.js';
 
 const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
@@ -25,18 +25,30 @@ const read = (path: string) => {
 };
 
 const docs = (operationId: string, summary: string, description: string, ...contentTypes: string[]): Operation => ({
-  operationId, tag: 'Service', summary, description, responses: { 200: { description: summary, contentTypes } },
+  operationId,
+  tag: 'Service',
+  summary,
+  description,
+  responses: { 200: { description: summary, contentTypes } },
 });
 
-const documentDoc = docs('getOpenApiDocument', 'This OpenAPI 3.1 document',
-  'Generated from the routes and the zod schemas that validate their requests; no key needed.', 'application/json');
+const documentDoc = docs(
+  'getOpenApiDocument',
+  'This OpenAPI 3.1 document',
+  'Generated from the routes and the zod schemas that validate their requests; no key needed.',
+  'application/json',
+);
 
 /** Routes of the document and the reference page, over `routes` (the API's). */
 export function docsRoutes(routes: readonly Route[]): Route[] {
   let text: string | undefined;
   const own: Route[] = [
     {
-      method: 'GET', path: '/v1/openapi.json', public: true, body: 'none', openapi: documentDoc,
+      method: 'GET',
+      path: '/v1/openapi.json',
+      public: true,
+      body: 'none',
+      openapi: documentDoc,
       handler: () => {
         // Built on first use: every route is registered by then, this one included.
         text ??= JSON.stringify(openApiDocument([...routes, ...own]), null, 2);
@@ -44,16 +56,27 @@ export function docsRoutes(routes: readonly Route[]): Route[] {
       },
     },
     {
-      method: 'GET', path: '/docs', public: true, body: 'none',
+      method: 'GET',
+      path: '/docs',
+      public: true,
+      body: 'none',
       openapi: docs('getReferencePage', 'The API reference page', 'Rendered from /v1/openapi.json.', 'text/html'),
       handler: () => ({
-        status: 200, body: new RawJson(read(join(projectRoot, 'web', 'docs', 'index.html'))),
+        status: 200,
+        body: new RawJson(read(join(projectRoot, 'web', 'docs', 'index.html'))),
         headers: { ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' },
       }),
     },
     {
-      method: 'GET', path: '/docs/assets/{file}', public: true, body: 'none',
-      openapi: { ...docs('getReferencePageAsset', 'A file of the reference page', 'Scripts and styles of /docs.', 'text/javascript', 'text/css'), pathParams: { file: 'The file name.' }, errors: [404] },
+      method: 'GET',
+      path: '/docs/assets/{file}',
+      public: true,
+      body: 'none',
+      openapi: {
+        ...docs('getReferencePageAsset', 'A file of the reference page', 'Scripts and styles of /docs.', 'text/javascript', 'text/css'),
+        pathParams: { file: 'The file name.' },
+        errors: [404],
+      },
       handler: (ctx) => {
         const asset = Object.hasOwn(ASSETS, ctx.params.file) ? ASSETS[ctx.params.file] : undefined;
         if (!asset) return { status: 404, body: { message: 'Not found.' }, headers: SECURITY_HEADERS };

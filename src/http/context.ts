@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { AuthInfo } from '../auth/authenticate.js';
 import { hasPermission } from '../auth/permissions.js';
 import { badRequest, forbidden, unprocessable, type FieldErrors } from './errors.js';
@@ -81,9 +81,11 @@ const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBF
 /** PostgreSQL stores neither NUL nor an unpaired surrogate, though JSON can carry both as escapes
  *  (jsonb refuses the surrogate, text would store U+FFFD in its place). */
 const textProblem = (s: string): string | undefined =>
-  s.includes('\u0000') ? 'may not contain NUL characters'
-    : UNPAIRED_SURROGATE.test(s) ? 'may not contain unpaired UTF-16 surrogates (\\ud800-\\udfff escapes)'
-    : undefined;
+  s.includes('\u0000')
+    ? 'may not contain NUL characters'
+    : UNPAIRED_SURROGATE.test(s)
+      ? 'may not contain unpaired UTF-16 surrogates (\\ud800-\\udfff escapes)'
+      : undefined;
 
 /** Field paths of strings (values or keys) that PostgreSQL cannot store as sent.
  *  Iterative: a 1 MB body can nest deeper than the call stack. */

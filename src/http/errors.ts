@@ -38,7 +38,7 @@ export function zodErrors(error: ZodError): FieldErrors {
   const out: FieldErrors = Object.create(null);
   for (const issue of error.issues) {
     let path = issue.path.map(String).join('.');
-    let message = issue.message;
+    const message = issue.message;
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const p = path ? `${path}.${key}` : key;

@@ -53,30 +53,51 @@ export interface DocumentedRoute {
 // ---- shared schemas -------------------------------------------------------------------------------
 
 export const errorSchema = z.object({ message: z.string() }).meta({
-  id: 'Error', description: 'Every error answer carries a human-readable message.', examples: [{ message: 'POI not found.' }],
+  id: 'Error',
+  description: 'Every error answer carries a human-readable message.',
+  examples: [{ message: 'POI not found.' }],
 });
 
-export const validationErrorSchema = z.object({
+// Registered under their meta ids, which the error responses below name: nothing refers to the objects.
+z.object({
   message: z.string().describe('The first problem, as `<field>: <message>`.'),
-  errors: z.record(z.string(), z.array(z.string()).min(1)).describe('Every invalid field path (dot-separated, e.g. `waypoints.1.latitude`) with all its messages.'),
+  errors: z
+    .record(z.string(), z.array(z.string()).min(1))
+    .describe('Every invalid field path (dot-separated, e.g. `waypoints.1.latitude`) with all its messages.'),
 }).meta({
   id: 'ValidationError',
   description: 'Every invalid field at once: schema problems and the checks that need data (unknown ids, waypoints far from roads) alike.',
-  examples: [{ message: 'waypoints.0: is more than 500 m from a road usable by the driving-car profile', errors: { 'waypoints.0': ['is more than 500 m from a road usable by the driving-car profile'], 'waypoints.2.poi_id': ['is not a POI of this team'] } }],
+  examples: [
+    {
+      message: 'waypoints.0: is more than 500 m from a road usable by the driving-car profile',
+      errors: { 'waypoints.0': ['is more than 500 m from a road usable by the driving-car profile'], 'waypoints.2.poi_id': ['is not a POI of this team'] },
+    },
+  ],
 });
 
-export const rateLimitedSchema = z.object({
+z.object({
   message: z.string(),
   retry_after: z.int().describe('Seconds to wait.'),
 }).meta({ id: 'RateLimited', examples: [{ message: 'Too many requests. Retry after the time in the Retry-After header.', retry_after: 1800 }] });
 
 /** ISO 8601 UTC with microseconds, as every POI, attribute, category, import and key timestamp. */
-export const timestamp = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/).meta({
-  id: 'Timestamp', description: 'ISO 8601 UTC with microsecond precision.', examples: ['2026-01-31T09:30:00.123000Z'],
-});
+export const timestamp = z
+  .string()
+  .regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/)
+  .meta({
+    id: 'Timestamp',
+    description: 'ISO 8601 UTC with microsecond precision.',
+    examples: ['2026-01-31T09:30:00.123000Z'],
+  });
 
-export const ulid = z.string().regex(/^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}$/).meta({ description: 'A ULID.', examples: ['01JH8Z6Q4W3Y9V5T2R1P0N8M7K'] });
-export const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/).meta({ description: 'A UUID.' });
+export const ulid = z
+  .string()
+  .regex(/^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}$/)
+  .meta({ description: 'A ULID.', examples: ['01JH8Z6Q4W3Y9V5T2R1P0N8M7K'] });
+export const uuid = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/)
+  .meta({ description: 'A UUID.' });
 
 /** `{data, next}` of the cursor-paginated lists. */
 export const pageSchema = <T extends z.ZodType>(id: string, item: T) =>
@@ -92,28 +113,62 @@ export const pageQuery = (cursor: 'ULID' | 'UUID' = 'ULID') => ({
 
 /** The five operations of a team resource with `<verb>-<plural>` permissions (attributes, categories). */
 export function resourceDocs(o: {
-  tag: string; singular: string; plural: string; name: string;
-  item: z.ZodType; create: z.ZodType; update: z.ZodType; query?: Operation['query']; notes: { update: string; delete: string };
+  tag: string;
+  singular: string;
+  plural: string;
+  name: string;
+  item: z.ZodType;
+  create: z.ZodType;
+  update: z.ZodType;
+  query?: Operation['query'];
+  notes: { update: string; delete: string };
 }): Record<'list' | 'create' | 'get' | 'update' | 'delete', Operation> {
   const needs = (verb: string) => `Needs the \`${verb}-${o.plural}\` permission.`;
   const data = dataSchema(`${o.name}Data`, o.item);
   const one = { description: `The ${o.singular}.`, schema: data };
   return {
     list: {
-      operationId: `list${o.name.replace(/y$/, 'ie')}s`, tag: o.tag, summary: `List ${o.plural}`, description: needs('read'),
+      operationId: `list${o.name.replace(/y$/, 'ie')}s`,
+      tag: o.tag,
+      summary: `List ${o.plural}`,
+      description: needs('read'),
       query: { ...pageQuery(), ...o.query },
       responses: { 200: { description: `A page of ${o.plural} sorted by id.`, schema: pageSchema(`${o.name}Page`, o.item) } },
       errors: [422],
     },
-    create: { operationId: `create${o.name}`, tag: o.tag, summary: `Create ${/^[aeiou]/.test(o.singular) ? 'an' : 'a'} ${o.singular}`, description: needs('create'), body: o.create, responses: { 201: one }, errors: [422] },
-    get: { operationId: `get${o.name}`, tag: o.tag, summary: `Get ${/^[aeiou]/.test(o.singular) ? 'an' : 'a'} ${o.singular}`, description: needs('read'), responses: { 200: one }, errors: [404] },
+    create: {
+      operationId: `create${o.name}`,
+      tag: o.tag,
+      summary: `Create ${/^[aeiou]/.test(o.singular) ? 'an' : 'a'} ${o.singular}`,
+      description: needs('create'),
+      body: o.create,
+      responses: { 201: one },
+      errors: [422],
+    },
+    get: {
+      operationId: `get${o.name}`,
+      tag: o.tag,
+      summary: `Get ${/^[aeiou]/.test(o.singular) ? 'an' : 'a'} ${o.singular}`,
+      description: needs('read'),
+      responses: { 200: one },
+      errors: [404],
+    },
     update: {
-      operationId: `update${o.name}`, tag: o.tag, summary: `Rename ${/^[aeiou]/.test(o.singular) ? 'an' : 'a'} ${o.singular}`,
-      description: `${needs('update')} ${o.notes.update}`, body: o.update, responses: { 200: one }, errors: [404, 422],
+      operationId: `update${o.name}`,
+      tag: o.tag,
+      summary: `Rename ${/^[aeiou]/.test(o.singular) ? 'an' : 'a'} ${o.singular}`,
+      description: `${needs('update')} ${o.notes.update}`,
+      body: o.update,
+      responses: { 200: one },
+      errors: [404, 422],
     },
     delete: {
-      operationId: `delete${o.name}`, tag: o.tag, summary: `Delete ${/^[aeiou]/.test(o.singular) ? 'an' : 'a'} ${o.singular}`,
-      description: `${needs('delete')} ${o.notes.delete}`, responses: { 204: { description: 'Deleted.' } }, errors: [404],
+      operationId: `delete${o.name}`,
+      tag: o.tag,
+      summary: `Delete ${/^[aeiou]/.test(o.singular) ? 'an' : 'a'} ${o.singular}`,
+      description: `${needs('delete')} ${o.notes.delete}`,
+      responses: { 204: { description: 'Deleted.' } },
+      errors: [404],
     },
   };
 }
@@ -127,8 +182,8 @@ const RATE_HEADERS = {
 };
 /** The rate-limit headers: required on the answers of authenticated operations, which always carry them;
  *  referenced (present when the key was known) on the shared error answers. */
-const rateHeaders = (required: boolean) => Object.fromEntries(Object.entries(RATE_HEADERS).map(([h, header]) =>
-  [h, required ? { ...header, required: true } : { $ref: `#/components/headers/${h}` }]));
+const rateHeaders = (required: boolean) =>
+  Object.fromEntries(Object.entries(RATE_HEADERS).map(([h, header]) => [h, required ? { ...header, required: true } : { $ref: `#/components/headers/${h}` }]));
 
 const errorResponse = (description: string, schema = 'Error', headers: Record<string, unknown> = {}) => ({
   description,
@@ -138,24 +193,36 @@ const errorResponse = (description: string, schema = 'Error', headers: Record<st
 
 /** The shared error answers, by status. */
 const ERROR_RESPONSES: Record<number, [name: string, response: ReturnType<typeof errorResponse>]> = {
-  400: ['BadRequest', errorResponse('The body cannot be read: a wrong content type, invalid JSON or UTF-8, not a JSON object, or (uploads) not multipart/form-data.')],
+  400: [
+    'BadRequest',
+    errorResponse('The body cannot be read: a wrong content type, invalid JSON or UTF-8, not a JSON object, or (uploads) not multipart/form-data.'),
+  ],
   401: ['Unauthenticated', errorResponse('Missing, unknown, expired, inactive or deleted API key.')],
-  403: ['Forbidden', errorResponse('The key lacks the permission, the team has no active plan, or (POI creation) the team reached its POI limit.', 'Error', rateHeaders(false))],
+  403: [
+    'Forbidden',
+    errorResponse('The key lacks the permission, the team has no active plan, or (POI creation) the team reached its POI limit.', 'Error', rateHeaders(false)),
+  ],
   404: ['NotFound', errorResponse('The resource does not exist in the team.', 'Error', rateHeaders(false))],
   409: ['Conflict', errorResponse('The resource is in a state that does not allow the operation.', 'Error', rateHeaders(false))],
   408: ['RequestTimeout', errorResponse('The request body stopped arriving.')],
-  413: ['PayloadTooLarge', errorResponse('The request body exceeds the operation\'s size limit.')],
+  413: ['PayloadTooLarge', errorResponse("The request body exceeds the operation's size limit.")],
   422: ['ValidationError', errorResponse('Validation failed: every invalid field with its messages.', 'ValidationError', rateHeaders(false))],
-  429: ['TooManyRequests', errorResponse('The team\'s rate limit is used up.', 'RateLimited', {
-    ...rateHeaders(false),
-    'X-RateLimit-Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' }, required: true },
-    'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' }, required: true },
-  })],
-  431: ['HeadersTooLarge', errorResponse('The request\'s header fields are too large.')],
+  429: [
+    'TooManyRequests',
+    errorResponse("The team's rate limit is used up.", 'RateLimited', {
+      ...rateHeaders(false),
+      'X-RateLimit-Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' }, required: true },
+      'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' }, required: true },
+    }),
+  ],
+  431: ['HeadersTooLarge', errorResponse("The request's header fields are too large.")],
   502: ['BadGateway', errorResponse('The routing service failed to answer; retry shortly.', 'Error', rateHeaders(false))],
-  503: ['ServiceUnavailable', errorResponse('Not available now (the database is unreachable, no map is loaded, or the routing engine is busy); retry later.', 'Error', {
-    'Retry-After': { description: 'Seconds to wait, when known.', schema: { type: 'integer' } },
-  })],
+  503: [
+    'ServiceUnavailable',
+    errorResponse('Not available now (the database is unreachable, no map is loaded, or the routing engine is busy); retry later.', 'Error', {
+      'Retry-After': { description: 'Seconds to wait, when known.', schema: { type: 'integer' } },
+    }),
+  ],
 };
 
 /** Errors every operation can answer with because of how it is served. */
@@ -190,7 +257,11 @@ function parameters(route: DocumentedRoute, op: Operation): unknown[] {
     const { description, ...rest } = json;
     const deep = rest.type === 'object';
     out.push({
-      name, in: 'query', required: false, ...(description ? { description } : {}), schema: rest,
+      name,
+      in: 'query',
+      required: false,
+      ...(description ? { description } : {}),
+      schema: rest,
       ...(deep ? { style: 'deepObject', explode: true } : {}),
     });
   }
@@ -204,7 +275,9 @@ function operationObject(route: DocumentedRoute, op: Operation): Record<string, 
     const headers = { ...(route.public ? {} : rateHeaders(true)), ...(r.headers ?? {}) };
     const content = r.contentTypes
       ? Object.fromEntries(r.contentTypes.map((t) => [t, { schema: r.contentSchema ?? { type: t.endsWith('json') ? 'object' : 'string' } }]))
-      : r.schema ? { 'application/json': { schema: ref(r.schema, where), ...(r.example === undefined ? {} : { example: r.example }) } } : undefined;
+      : r.schema
+        ? { 'application/json': { schema: ref(r.schema, where), ...(r.example === undefined ? {} : { example: r.example }) } }
+        : undefined;
     responses[status] = { description: r.description, ...(Object.keys(headers).length ? { headers } : {}), ...(content ? { content } : {}) };
   }
   const codes = [...new Set([...(op.errors ?? []), ...commonErrors(route)])].sort((a, b) => a - b);
@@ -218,18 +291,20 @@ function operationObject(route: DocumentedRoute, op: Operation): Record<string, 
     tags: [op.tag],
     ...(route.public ? { security: [] } : {}),
     parameters: parameters(route, op),
-    ...(body ? {
-      requestBody: {
-        required: true,
-        content: {
-          [op.multipart ? 'multipart/form-data' : 'application/json']: {
-            schema: ref(body, where),
-            ...(op.bodyExample === undefined ? {} : { example: op.bodyExample }),
-            ...(op.multipart ? { encoding: { file: { contentType: 'text/csv, application/octet-stream' } } } : {}),
+    ...(body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              [op.multipart ? 'multipart/form-data' : 'application/json']: {
+                schema: ref(body, where),
+                ...(op.bodyExample === undefined ? {} : { example: op.bodyExample }),
+                ...(op.multipart ? { encoding: { file: { contentType: 'text/csv, application/octet-stream' } } } : {}),
+              },
+            },
           },
-        },
-      },
-    } : {}),
+        }
+      : {}),
     responses,
   };
 }
@@ -239,7 +314,7 @@ export const TAGS = [
   { name: 'POIs', description: 'Points of interest of the team, with filters.' },
   { name: 'Attributes', description: 'Typed custom fields of POIs.' },
   { name: 'Categories', description: 'POI categories.' },
-  { name: 'Geolocation', description: 'Countries, cities and zip codes the team\'s POIs are in.' },
+  { name: 'Geolocation', description: "Countries, cities and zip codes the team's POIs are in." },
   { name: 'Imports', description: 'Bulk POI creation from CSV files, processed in the background.' },
   { name: 'Routing', description: 'Routes avoiding POIs, clustering, delivery optimization.' },
   { name: 'Groups', description: 'Messaging groups.' },
@@ -262,7 +337,10 @@ export function openApiDocument(routes: readonly DocumentedRoute[]): Record<stri
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route, route.openapi);
   }
   const { schemas } = z.toJSONSchema(z.globalRegistry, {
-    io: 'input', unrepresentable: 'any', target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}`,
+    io: 'input',
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    uri: (id) => `#/components/schemas/${id}`,
   }) as { schemas: Record<string, Record<string, unknown>> };
   for (const s of Object.values(schemas)) {
     delete s.$schema;
@@ -273,7 +351,8 @@ export function openApiDocument(routes: readonly DocumentedRoute[]): Record<stri
     info: {
       title: 'Waymark API',
       version: '1.0.0',
-      description: 'Points of interest and routing: POIs with typed attributes and categories, CSV imports, geolocation lists, routes avoiding POIs, clustering and delivery optimization. Every request but /health, /ready, /metrics, /tiles, /v1/openapi.json and /docs needs an API key in the `X-API-KEY` header; authenticated answers carry the team\'s rate-limit headers.',
+      description:
+        "Points of interest and routing: POIs with typed attributes and categories, CSV imports, geolocation lists, routes avoiding POIs, clustering and delivery optimization. Every request but /health, /ready, /metrics, /tiles, /v1/openapi.json and /docs needs an API key in the `X-API-KEY` header; authenticated answers carry the team's rate-limit headers.",
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'This server' }],

@@ -1,4 +1,4 @@
-import { isUlid, isUuid } from '../ids.js';
+import { isUlid, isUuid } from '../lib/ids.js';
 import type { FieldErrors } from './errors.js';
 import { unprocessable } from './errors.js';
 import type { Query } from './query.js';

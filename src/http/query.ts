@@ -33,7 +33,7 @@ export class Query {
     for (const [key, list] of this.values) {
       if (key === prefix) malformed.push(key);
       else if (key.startsWith(`${prefix}[`)) {
-        const m = /^\[([^\[\]]+)\]$/.exec(key.slice(prefix.length));
+        const m = /^\[([^[\]]+)\]$/.exec(key.slice(prefix.length));
         if (m) entries[m[1]] = list[list.length - 1];
         else malformed.push(key);
       }

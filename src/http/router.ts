@@ -50,10 +50,7 @@ interface Node {
 
 const newNode = (): Node => ({ children: new Map(), routes: new Map() });
 
-export type Match =
-  | { kind: 'found'; route: Route; params: Record<string, string> }
-  | { kind: 'method-not-allowed'; allow: string[] }
-  | { kind: 'not-found' };
+export type Match = { kind: 'found'; route: Route; params: Record<string, string> } | { kind: 'method-not-allowed'; allow: string[] } | { kind: 'not-found' };
 
 /** A segment trie: static segments win over parameters. */
 export class Router {

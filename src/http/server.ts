@@ -6,7 +6,7 @@ import type { KeyStore } from '../auth/authenticate.js';
 import type { RateLimiter } from '../auth/rate-limit.js';
 import type { UsageMark, UsageRecorder } from '../auth/usage.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
-import { newId } from '../ids.js';
+import { newId } from '../lib/ids.js';
 import { JSON_BODY_LIMIT, RequestContext } from './context.js';
 import { forbidden, HttpError, payloadTooLarge, unauthenticated } from './errors.js';
 import { Query } from './query.js';
@@ -59,7 +59,7 @@ export interface ServerOptions {
 const EXCLUSIVE_PORT = (uws as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT?: number }).LIBUS_LISTEN_EXCLUSIVE_PORT ?? 1;
 
 /** Header fields (names and values) beyond this answer 431. uWS itself closes, without an answer, a
- *  request whose head spans several reads and passes 4 KB (its copy buffer), or has 48 or more fields. */
+ *  request whose head spans several reads and passes 4 KB (its copy buffer), or has 49 or more fields. */
 export const MAX_HEADER_BYTES = 8 * 1024;
 
 /** While draining, idle keep-alive connections are closed once no request has arrived or been
@@ -114,7 +114,11 @@ export function startHttpServer(deps: ServerDeps, host: string, port: number, op
     const listen = app.listen as unknown as (h: string, p: number, options: number, cb: (socket: uws.us_listen_socket | false) => void) => void;
     listen.call(app, host, port, EXCLUSIVE_PORT, (socket) => {
       if (!socket) {
-        return reject(new Error(`could not listen on ${host}:${port}: the port is in use (by another waymark serve or another program) or not allowed; stop that process or set PORT to a free port`));
+        return reject(
+          new Error(
+            `could not listen on ${host}:${port}: the port is in use (by another waymark serve or another program) or not allowed; stop that process or set PORT to a free port`,
+          ),
+        );
       }
       const drain = async (graceMs: number) => {
         draining = true;
@@ -176,7 +180,7 @@ const requestTimeout = () => new HttpError(408, 'The request body stopped arrivi
  * waited for: the handler sees the error at once, and its reply closes the connection.
  */
 function readBody(res: HttpResponse, ctx: RequestContext, route: Route | undefined, timeoutMs: number): Body {
-  const mode = !route ? 'none' : route.body ?? (ctx.method === 'POST' || ctx.method === 'PUT' ? 'json' : 'none');
+  const mode = !route ? 'none' : (route.body ?? (ctx.method === 'POST' || ctx.method === 'PUT' ? 'json' : 'none'));
   const limit = route?.bodyLimit ?? JSON_BODY_LIMIT;
   const declared = Number(ctx.headers['content-length'] ?? NaN);
   let settle!: () => void;
@@ -326,8 +330,14 @@ function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger,
   if (ctx.aborted) return;
   let payload: string | Uint8Array | undefined;
   try {
-    payload = reply.body === undefined || reply.status === 204 ? undefined
-      : reply.body instanceof RawJson ? joined(reply.body.parts) : reply.body instanceof RawBytes ? reply.body.bytes : JSON.stringify(reply.body);
+    payload =
+      reply.body === undefined || reply.status === 204
+        ? undefined
+        : reply.body instanceof RawJson
+          ? joined(reply.body.parts)
+          : reply.body instanceof RawBytes
+            ? reply.body.bytes
+            : JSON.stringify(reply.body);
   } catch (err) {
     // A body JSON cannot hold (a BigInt, a cycle) is a bug of the handler, answered like any other.
     log.error({ err, reqId: ctx.id, route: ctx.route }, 'reply body is not serialisable');

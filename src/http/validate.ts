@@ -36,8 +36,9 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix
 /** Passes arrays on and refuses anything else with `message`: put before `.pipe(z.array(…).min().max())`
  *  so that a string is not measured as a list (zod runs length checks on anything with a length). As a
  *  transform, the document shows the array schema after it. */
-export const arrayFirst = (message: string) => z.transform((value: unknown, ctx) => {
-  if (Array.isArray(value)) return value as unknown[];
-  ctx.addIssue({ code: 'custom', message, input: value });
-  return z.NEVER;
-});
+export const arrayFirst = (message: string) =>
+  z.transform((value: unknown, ctx) => {
+    if (Array.isArray(value)) return value as unknown[];
+    ctx.addIssue({ code: 'custom', message, input: value });
+    return z.NEVER;
+  });

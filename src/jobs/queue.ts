@@ -1,5 +1,5 @@
 import type { Sql } from '../db/client.js';
-import { newId } from '../ids.js';
+import { newId } from '../lib/ids.js';
 
 /** Channel on which enqueuers announce new jobs, so idle runners claim them at once instead of at the next poll. */
 export const JOBS_CHANNEL = 'waymark_jobs';

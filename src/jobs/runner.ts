@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Sql } from '../db/client.js';
 import { asConnectionError, isDatabaseUnavailable } from '../db/errors.js';
 import { JOBS_CHANNEL } from './queue.js';
-import { isDeadHere, newWorkerId, retireWorkerId, thisHostPattern } from './workers.js';
+import { isDeadHere, newRunnerId, retireRunnerId, thisHostPattern } from './runner-ids.js';
 
 export interface Job<P = Record<string, unknown>> {
   id: string;
@@ -11,7 +11,7 @@ export interface Job<P = Record<string, unknown>> {
   /** This attempt's number, from 1: errors the job raised before, plus one. */
   attempts: number;
   maxAttempts: number;
-  /** Claims in a row whose worker died before the job made progress (see `JobContext.progress`). */
+  /** Claims in a row whose runner died before the job made progress (see `JobContext.progress`). */
   crashes: number;
 }
 
@@ -21,7 +21,7 @@ export interface JobContext<P> {
    *  (`signal.throwIfAborted()`); the job is then given back without spending an attempt. */
   signal: AbortSignal;
   log: Logger;
-  /** Tells the runner the job has made progress: its worker dying from now on is not held against it
+  /** Tells the runner the job has made progress: its runner dying from now on is not held against it
    *  (a job set aside for crash loops is one that never gets this far). Pass the transaction that
    *  commits the work, so that the work and this record commit together. */
   progress(tx?: Sql): Promise<void>;
@@ -46,7 +46,9 @@ export class PermanentJobError extends Error {}
 /** The job was set aside: its process died every time it ran, before it got anywhere. */
 export class CrashLoopError extends PermanentJobError {
   constructor(readonly crashes: number) {
-    super(`set aside: the process running it stopped ${crashes} times in a row before it made any progress (killed, out of memory or crashed), so it is not tried again`);
+    super(
+      `set aside: the process running it stopped ${crashes} times in a row before it made any progress (killed, out of memory or crashed), so it is not tried again`,
+    );
   }
 }
 
@@ -54,10 +56,10 @@ export interface RunnerOptions {
   log: Logger;
   /** Poll interval; NOTIFY on enqueue wakes the runner sooner. Default 200 ms. */
   pollMs?: number;
-  /** Lease of a claimed job, renewed every third of it; a job whose worker died is claimed again once
-   *  its lease has run out (at once when that worker was on this host). Default 30 s. */
+  /** Lease of a claimed job, renewed every third of it; a job whose runner died is claimed again once
+   *  its lease has run out (at once when that runner was on this host). Default 30 s. */
   leaseMs?: number;
-  /** Deaths of its worker in a row, without progress, after which a job is set aside. Default 5. */
+  /** Deaths of its runner in a row, without progress, after which a job is set aside. Default 5. */
   maxCrashes?: number;
 }
 
@@ -72,7 +74,7 @@ interface Running {
 const defaultDelay = (attempt: number) => Math.min(1000 * 2 ** (attempt - 1), 60_000);
 /** A database that does not answer is not the job's fault: retried this soon, the attempt not counted. */
 const UNAVAILABLE_RETRY_MS = 1000;
-/** How often this host's dead workers are looked for (each look is one small query). */
+/** How often this host's dead runners are looked for (each look is one small query). */
 const DEAD_SWEEP_MS = 1000;
 
 /**
@@ -85,7 +87,7 @@ const DEAD_SWEEP_MS = 1000;
  * `maxCrashes` times in a row before it makes any progress is the likely cause and is set aside.
  */
 export class JobRunner {
-  readonly workerId = newWorkerId();
+  readonly runnerId = newRunnerId();
   private readonly defs = new Map<string, JobDefinition<any>>();
   private readonly running = new Map<string, Running>();
   private readonly pollMs: number;
@@ -99,7 +101,10 @@ export class JobRunner {
   private stopping = false;
   private lastSweep = 0;
 
-  constructor(private readonly sql: Sql, opts: RunnerOptions) {
+  constructor(
+    private readonly sql: Sql,
+    opts: RunnerOptions,
+  ) {
     this.log = opts.log;
     this.pollMs = opts.pollMs ?? 200;
     this.leaseMs = opts.leaseMs ?? 30_000;
@@ -135,7 +140,7 @@ export class JobRunner {
     // A handler still running past the grace period loses its lease: its heartbeat must not keep
     // the process alive, nor query a database the caller is about to close.
     for (const r of this.running.values()) clearInterval(r.beat);
-    retireWorkerId(this.workerId);
+    retireRunnerId(this.runnerId);
   }
 
   /** Claims what it can now. Safe to call any time; overlapping calls fold into one more round. */
@@ -146,9 +151,11 @@ export class JobRunner {
       return;
     }
     this.ticking = this.claimRound()
-      .catch((err) => (isDatabaseUnavailable(err)
-        ? this.log.warn({ err: asConnectionError(err) }, 'job claim failed: database unavailable')
-        : this.log.error({ err }, 'job claim failed')))
+      .catch((err) =>
+        isDatabaseUnavailable(err)
+          ? this.log.warn({ err: asConnectionError(err) }, 'job claim failed: database unavailable')
+          : this.log.error({ err }, 'job claim failed'),
+      )
       .finally(() => {
         this.ticking = undefined;
         if (this.again && !this.stopping) {
@@ -182,14 +189,14 @@ export class JobRunner {
     }
   }
 
-  /** Ends the leases of jobs held by workers of this host that are gone, so they are claimed now. */
+  /** Ends the leases of jobs held by runners of this host that are gone, so they are claimed now. */
   private async releaseDeadHere(): Promise<void> {
     const held = await this.sql<{ id: string; locked_by: string }[]>`
       SELECT id, locked_by FROM jobs
-      WHERE status = 'running' AND locked_until >= now() AND locked_by LIKE ${thisHostPattern()} AND locked_by <> ${this.workerId}`;
+      WHERE status = 'running' AND locked_until >= now() AND locked_by LIKE ${thisHostPattern()} AND locked_by <> ${this.runnerId}`;
     const dead = held.filter((h) => isDeadHere(h.locked_by));
     if (!dead.length) return;
-    this.log.info({ jobs: dead.map((d) => d.id), workers: [...new Set(dead.map((d) => d.locked_by))] }, 'taking over the jobs of a dead worker of this host');
+    this.log.info({ jobs: dead.map((d) => d.id), runners: [...new Set(dead.map((d) => d.locked_by))] }, 'taking over the jobs of a dead runner of this host');
     await this.sql`
       UPDATE jobs SET locked_until = now() - interval '1 millisecond'
       FROM unnest(${dead.map((d) => d.id)}::text[], ${dead.map((d) => d.locked_by)}::text[]) AS d(id, locked_by)
@@ -197,9 +204,9 @@ export class JobRunner {
   }
 
   private async claim(kinds: string[]): Promise<Job | undefined> {
-    // A job claimed while 'running' is taken over from a worker that died: a crash, not an attempt.
+    // A job claimed while 'running' is taken over from a runner that died: a crash, not an attempt.
     const [row] = await this.sql<{ id: string; kind: string; payload: any; attempts: number; max_attempts: number; crashes: number }[]>`
-      UPDATE jobs j SET status = 'running', locked_by = ${this.workerId},
+      UPDATE jobs j SET status = 'running', locked_by = ${this.runnerId},
         locked_until = now() + ${this.leaseMs} * interval '1 millisecond', updated_at = now(),
         crashes = j.crashes + CASE WHEN j.status = 'running' THEN 1 ELSE 0 END
       FROM (
@@ -223,7 +230,7 @@ export class JobRunner {
     this.running.set(job.id, entry);
     const progress = async (tx?: Sql) => {
       if (job.crashes === 0) return;
-      await (tx ?? this.sql)`UPDATE jobs SET crashes = 0 WHERE id = ${job.id} AND locked_by = ${this.workerId} AND crashes > 0`;
+      await (tx ?? this.sql)`UPDATE jobs SET crashes = 0 WHERE id = ${job.id} AND locked_by = ${this.runnerId} AND crashes > 0`;
       // In a transaction it counts only if that commits, which is not known here: the next progress
       // says it again (a no-op once it has).
       if (!tx) job.crashes = 0;
@@ -231,9 +238,9 @@ export class JobRunner {
     entry.done = (async () => {
       try {
         if (job.crashes >= this.maxCrashes) throw new CrashLoopError(job.crashes);
-        if (job.crashes > 0) log.warn('resuming a job whose worker died');
+        if (job.crashes > 0) log.warn('resuming a job whose runner died');
         await def.run({ job, signal: controller.signal, log, progress });
-        await this.sql`DELETE FROM jobs WHERE id = ${job.id} AND locked_by = ${this.workerId}`;
+        await this.sql`DELETE FROM jobs WHERE id = ${job.id} AND locked_by = ${this.runnerId}`;
       } catch (err) {
         await this.settleFailure(job, def, controller.signal, err, log);
       } finally {
@@ -258,7 +265,7 @@ export class JobRunner {
         await this.sql`
           UPDATE jobs SET status = 'queued', run_at = now() + ${UNAVAILABLE_RETRY_MS} * interval '1 millisecond',
             locked_by = NULL, locked_until = NULL, updated_at = now()
-          WHERE id = ${job.id} AND locked_by = ${this.workerId}`;
+          WHERE id = ${job.id} AND locked_by = ${this.runnerId}`;
         return;
       }
       const final = err instanceof PermanentJobError || job.attempts >= job.maxAttempts;
@@ -268,15 +275,15 @@ export class JobRunner {
         await this.sql`
           UPDATE jobs SET status = 'queued', attempts = ${job.attempts}, run_at = now() + ${delay} * interval '1 millisecond',
             last_error = ${message}, locked_by = NULL, locked_until = NULL, updated_at = now()
-          WHERE id = ${job.id} AND locked_by = ${this.workerId}`;
+          WHERE id = ${job.id} AND locked_by = ${this.runnerId}`;
         return;
       }
-      if (err instanceof CrashLoopError) log.error({ crashes: job.crashes }, 'job set aside: its worker died every time it ran');
+      if (err instanceof CrashLoopError) log.error({ crashes: job.crashes }, 'job set aside: its runner died every time it ran');
       else log.error({ err }, 'job failed for good');
       const rows = await this.sql`
         UPDATE jobs SET status = 'failed', attempts = ${err instanceof CrashLoopError ? job.attempts - 1 : job.attempts},
           last_error = ${message}, locked_by = NULL, locked_until = NULL, updated_at = now()
-        WHERE id = ${job.id} AND locked_by = ${this.workerId} RETURNING id`;
+        WHERE id = ${job.id} AND locked_by = ${this.runnerId} RETURNING id`;
       if (rows.length) await def.onFailure?.(job, err);
     } catch (settleErr) {
       // The lease runs out and another claim settles it.
@@ -287,7 +294,7 @@ export class JobRunner {
   private async giveBack(job: Job): Promise<void> {
     await this.sql`
       UPDATE jobs SET status = 'queued', run_at = now(), locked_by = NULL, locked_until = NULL, updated_at = now()
-      WHERE id = ${job.id} AND locked_by = ${this.workerId}`;
+      WHERE id = ${job.id} AND locked_by = ${this.runnerId}`;
     await this.sql`SELECT pg_notify(${JOBS_CHANNEL}, ${job.kind})`;
   }
 
@@ -295,7 +302,7 @@ export class JobRunner {
     try {
       const rows = await this.sql`
         UPDATE jobs SET locked_until = now() + ${this.leaseMs} * interval '1 millisecond'
-        WHERE id = ${job.id} AND locked_by = ${this.workerId} AND status = 'running' RETURNING id`;
+        WHERE id = ${job.id} AND locked_by = ${this.runnerId} AND status = 'running' RETURNING id`;
       if (!rows.length && !controller.signal.aborted) {
         log.warn('job lease lost; stopping the handler');
         controller.abort(new Error('lease lost'));

@@ -4,22 +4,32 @@
 // failed build leaves no half-written map and a map a server is using stays whole.
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { buildGeocoderIndex } from '../geo/index-build.js';
-import { geocoderDir } from '../geo/index-format.js';
-import { projectRoot } from '../paths.js';
-import { contractInWorker, contractionBytes, contractionInput } from './contraction.js';
-import { assembleGraph } from './graph-assemble.js';
-import { buildGraphInput } from './graph-build.js';
-import { buildTilesInWorker, type TilesManifest } from '../tiles/build.js';
-import { buildShapePool, pendingShapes, shapesOf } from './shapes.js';
-import { graphManifest, manifestPath, writeShapeFiles, MAP_FORMAT_VERSION, readManifest, sha256, writeGraphFiles, type FileEntry, type MapManifest } from './map-files.js';
-import { loadOsm, type OsmData } from './osm-data.js';
-import { PROFILES, type ProfileName } from './profiles.js';
-import type { RoadGraph } from './road-graph.js';
+import { buildGeocoderIndex } from './geocoder/index-build.js';
+import { geocoderDir } from './geocoder/index-format.js';
+import { projectRoot } from '../lib/paths.js';
+import { contractInWorker, contractionBytes, contractionInput } from './graphs/contraction.js';
+import { assembleGraph } from './graphs/graph-assemble.js';
+import { buildGraphInput } from './graphs/graph-build.js';
+import { buildTilesInWorker, type TilesManifest } from './tiles/build.js';
+import { buildShapePool, pendingShapes, shapesOf } from './graphs/shapes.js';
+import {
+  graphManifest,
+  manifestPath,
+  writeShapeFiles,
+  MAP_FORMAT_VERSION,
+  readManifest,
+  sha256,
+  writeGraphFiles,
+  type FileEntry,
+  type MapManifest,
+} from './map-files.js';
+import { loadOsm, type OsmData } from './osm/osm-data.js';
+import { PROFILES, type ProfileName } from './graphs/profiles.js';
+import type { RoadGraph } from './graphs/road-graph.js';
 
 /** A full garbage collection, where V8 allows it to be asked for (it does in Node 20). */
 const collectGarbage: () => void = (() => {
@@ -31,14 +41,16 @@ const collectGarbage: () => void = (() => {
   }
 })();
 
-/** Contractions run at once: one per core of the machine this is made for (2). */
+/** Worker threads (contractions and the tiles step) run at once: one per core of the machine this is made for (2). */
 const CONTRACTIONS = 2;
 /**
- * Kernel memory of the contractions running at once. On a 50-million-node country the pedestrian and
- * bicycle kernels hold 2.9 and 2.2 GB: they run one after the other, each beside a car graph's, which
+ * Memory of the workers running at once. On a 50-million-node country the pedestrian and bicycle kernels
+ * hold 2.4 and 2.5 GB: they run one after the other, each beside a car graph's or the tiles step, which
  * keeps the build under 8 GB for a minute or two more of wall time.
  */
 const CONTRACTION_MEMORY = 4.5e9;
+/** The tiles step's memory per byte of the extract (its tile source: ~270 MB for 36 MB on 10x10, ~0.7 GB for 143 MB on 20x20, less per byte as maps grow). */
+const TILES_BYTES_PER_EXTRACT_BYTE = 4;
 /** The largest graph first, the car graphs beside it, the bicycle graph once the pedestrian one is done. */
 const BUILD_ORDER: readonly ProfileName[] = ['foot-walking', 'driving-car', 'driving-hgv', 'cycling-regular'];
 
@@ -56,6 +68,28 @@ export async function sha256File(path: string): Promise<string> {
 /** Builds the map of `osmPath` into the new directory `outDir` and returns its manifest. */
 async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgress): Promise<MapManifest> {
   const started = Date.now();
+  // The tiles step reads the extract on its own, in a worker, from the start: it takes the core this
+  // thread leaves idle while it reads the extract and assembles the graphs (the longest stretch with one
+  // busy core otherwise), and holds one of the worker slots, so only one contraction runs beside it.
+  await mkdir(outDir, { recursive: true });
+  const tilesJob = buildTilesInWorker(osmPath, outDir, onProgress);
+  tilesJob.done.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
+  try {
+    return await buildBeside(osmPath, outDir, onProgress, started, tilesJob.done);
+  } catch (err) {
+    await tilesJob.stop();
+    throw err;
+  }
+}
+
+/** Everything but the tiles, beside the tiles step already running (`tilesDone`). */
+async function buildBeside(
+  osmPath: string,
+  outDir: string,
+  onProgress: BuildProgress,
+  started: number,
+  tilesDone: Promise<TilesManifest>,
+): Promise<MapManifest> {
   const sha = await sha256File(osmPath);
   const bytes = (await stat(osmPath)).size;
   let reading = '';
@@ -72,8 +106,14 @@ async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgr
   const files: Record<string, FileEntry> = {};
   // Contractions (most of the work) run in worker threads, CONTRACTIONS at a time and within
   // CONTRACTION_MEMORY, while this thread assembles the next graphs and then builds the geocoder index.
-  const running = new Set<Promise<void>>();
-  let kernelBytes = 0;
+  const running = new Set<Promise<unknown>>();
+  let kernelBytes = TILES_BYTES_PER_EXTRACT_BYTE * bytes;
+  const tilesSlot = tilesDone.finally(() => {
+    running.delete(tilesSlot);
+    kernelBytes -= TILES_BYTES_PER_EXTRACT_BYTE * bytes;
+  });
+  tilesSlot.catch(() => {}); // awaited below (through tilesDone)
+  running.add(tilesSlot);
   const whenRoom = async (need: number): Promise<void> => {
     while (running.size >= CONTRACTIONS || (running.size > 0 && kernelBytes + need > CONTRACTION_MEMORY)) await Promise.race(running);
     kernelBytes += need;
@@ -101,18 +141,24 @@ async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgr
     const stage = `contract ${profile}`;
     const queued = whenRoom(need).then(() => {
       const chStarted = Date.now();
-      const job: Promise<void> = contractInWorker(input, (done, total) => onProgress(stage, done, total)).then(async (ch) => {
-        const hierarchyMs = Date.now() - chStarted;
-        Object.assign(written, await writeGraphFiles(outDir, profile, ch));
-        Object.assign(files, written);
-        const size = Object.values(written).reduce((a, f) => a + f.bytes, 0);
-        profiles[profile] = { ...graphManifest({ nodeCount, edgeCount, geomCount, chA: ch.chA }, size), restrictedViaNodes, hierarchyMs };
-        onProgress(stage, 0, 0);
-        onProgress(`graph ${profile}: ${ch.chA.length} hierarchy edges, ${size.toLocaleString('en-US')} bytes written, ${(size / nodeCount).toFixed(0)} bytes per node`, 0, 0);
-      }).finally(() => {
-        running.delete(job);
-        kernelBytes -= need;
-      });
+      const job: Promise<void> = contractInWorker(input, (done, total) => onProgress(stage, done, total))
+        .then(async (ch) => {
+          const hierarchyMs = Date.now() - chStarted;
+          Object.assign(written, await writeGraphFiles(outDir, profile, ch));
+          Object.assign(files, written);
+          const size = Object.values(written).reduce((a, f) => a + f.bytes, 0);
+          profiles[profile] = { ...graphManifest({ nodeCount, edgeCount, geomCount, chA: ch.chA }, size), restrictedViaNodes, hierarchyMs };
+          onProgress(stage, 0, 0);
+          onProgress(
+            `graph ${profile}: ${ch.chA.length} hierarchy edges, ${size.toLocaleString('en-US')} bytes written, ${(size / nodeCount).toFixed(0)} bytes per node`,
+            0,
+            0,
+          );
+        })
+        .finally(() => {
+          running.delete(job);
+          kernelBytes -= need;
+        });
       running.add(job);
       job.catch(() => {}); // reported through `queued`, awaited below
       return job;
@@ -129,21 +175,10 @@ async function buildInto(osmPath: string, outDir: string, onProgress: BuildProgr
   osm = null; // the extract's data is not needed past here, while the last contractions may still run
   collectGarbage();
   onProgress('geocoder index', 0, 0);
-  // The tiles step reads the extract on its own, in a worker: it runs beside the last contractions (the
-  // bicycle one runs alone after the pedestrian one, leaving a core free) rather than after them. It
-  // starts only now, with the extract's data gone from this thread, so its memory (the tile source:
-  // ~270 MB on 10x10, ~0.7 GB on 20x20) meets the last contractions' and not the largest ones'.
-  const tilesJob = buildTilesInWorker(osmPath, outDir, onProgress);
-  tilesJob.done.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
-  let tiles: TilesManifest;
-  try {
-    await Promise.all(jobs);
-    tiles = await tilesJob.done;
-  } catch (err) {
-    await tilesJob.stop();
-    throw err;
-  }
-  files[tiles.file] = { bytes: tiles.bytes, sha256: await sha256File(join(outDir, tiles.file)) };
+  await Promise.all(jobs);
+  const tiles = await tilesDone;
+  // The writer hashed the file as it wrote it: 0.4 GB on a country is not read back.
+  files[tiles.file] = { bytes: tiles.bytes, sha256: tiles.sha256 };
   onProgress(`tiles: ${tiles.tiles.toLocaleString('en-US')} tiles, ${tiles.bytes.toLocaleString('en-US')} bytes`, 0, 0);
   for (const name of await readdir(geocoderDir(outDir))) {
     const data = await readFile(join(geocoderDir(outDir), name));
@@ -201,7 +236,8 @@ export async function buildMap(osmPath: string, outDir: string, onProgress: Buil
 
 /** Removes `<target>.tmp-<pid>-…` and `.old-…` directories left by builds whose process is gone. */
 async function removeStaleTemporaries(target: string): Promise<void> {
-  const parent = dirname(target), base = basename(target);
+  const parent = dirname(target),
+    base = basename(target);
   let names: string[];
   try {
     names = await readdir(parent);

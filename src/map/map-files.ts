@@ -8,8 +8,8 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type GridParams, type RoadGraph, type Shapes } from './road-graph.js';
-import type { TilesManifest } from '../tiles/build.js';
+import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type GridParams, type RoadGraph, type Shapes } from './graphs/road-graph.js';
+import type { TilesManifest } from './tiles/build.js';
 
 /**
  * 5: no ALT landmark tables (blocked searches take their potentials from the hierarchy); a main-network
@@ -25,8 +25,11 @@ import type { TilesManifest } from '../tiles/build.js';
  * restrictions over several via ways add node copies.
  * 9: same files; tiles.bin's tiles come from the hierarchical tiler (simplified per zoom, an 8-px buffer
  * but for places) and are stored in the order they were made, its index still sorted by key.
+ * 10: lengths in whole centimeters, u32 (`geomCm`, `upCm`, `dnCm`, were f64 meters): 4 bytes less per
+ * geometry and per hierarchy edge, and sums of lengths are exact; no `geomWay` (only the build reads way
+ * ids), no `nodeE7` and no `rank` (serving needs neither; nodePositionsE7 gives tools the positions).
  */
-export const MAP_FORMAT_VERSION = 9;
+export const MAP_FORMAT_VERSION = 10;
 
 export interface GraphManifest {
   nodes: number;
@@ -41,7 +44,10 @@ export interface GraphManifest {
 }
 
 /** A file of the map, relative to its directory, with what it must hold. */
-export interface FileEntry { bytes: number; sha256: string }
+export interface FileEntry {
+  bytes: number;
+  sha256: string;
+}
 
 export interface MapManifest {
   formatVersion: number;
@@ -59,7 +65,10 @@ export interface MapManifest {
 
 export class MapFormatError extends Error {
   /** `file`: the map file at fault, relative to the map directory (`<profile>/<array>.<type>`), if one is. */
-  constructor(message: string, readonly file?: string) {
+  constructor(
+    message: string,
+    readonly file?: string,
+  ) {
     super(message);
     this.name = 'MapFormatError';
   }
@@ -69,7 +78,7 @@ export class MapFormatError extends Error {
 export function readFileInto(path: string, target: Uint8Array): void {
   const fd = openSync(path, 'r');
   try {
-    for (let done = 0; done < target.byteLength;) {
+    for (let done = 0; done < target.byteLength; ) {
       const n = readSync(fd, target, done, Math.min(target.byteLength - done, 1 << 30), done);
       if (n === 0) throw new Error(`${path} ended early`);
       done += n;
@@ -78,6 +87,13 @@ export function readFileInto(path: string, target: Uint8Array): void {
     closeSync(fd);
   }
 }
+
+/**
+ * Lets the event loop run between two map files read synchronously: a country's map is seconds of reads,
+ * and a loop held that long lets timers started meanwhile (the database's connect timeout) expire before
+ * it ever sees their sockets answer.
+ */
+export const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export const manifestPath = (dir: string): string => join(dir, 'manifest.json');
 
@@ -135,6 +151,7 @@ export async function readShapeFiles(dir: string, m: MapManifest, verifier?: Map
     }
     check.check(rel, bytes);
     arrays[key] = type === 'i32' ? new Int32Array(bytes.buffer) : new Uint32Array(bytes.buffer);
+    await yieldToLoop();
   }
   if (!verifier) await check.done();
   return { ...(arrays as unknown as Omit<Shapes, 'grid'>), grid: m.shapes.grid };
@@ -155,7 +172,9 @@ export async function readManifest(dir: string): Promise<MapManifest> {
     throw new MapFormatError(`${manifestPath(dir)} is not valid JSON; rebuild the map`);
   }
   if (m.formatVersion !== MAP_FORMAT_VERSION) {
-    throw new MapFormatError(`${dir}: map format ${m.formatVersion}, this version of Waymark reads format ${MAP_FORMAT_VERSION}; rebuild the map with 'waymark map build'`);
+    throw new MapFormatError(
+      `${dir}: map format ${m.formatVersion}, this version of Waymark reads format ${MAP_FORMAT_VERSION}; rebuild the map with 'waymark map build'`,
+    );
   }
   return m;
 }
@@ -175,7 +194,10 @@ export class MapVerifier {
   private readonly checks: Array<Promise<void>> = [];
   private nextId = 0;
 
-  constructor(private readonly m: MapManifest, threads = 2) {
+  constructor(
+    private readonly m: MapManifest,
+    threads = 2,
+  ) {
     for (let i = 0; i < threads; i++) {
       const w = new Worker(HASHER, { eval: true });
       w.on('message', ({ id, hex }: { id: number; hex: string }) => {
@@ -190,15 +212,18 @@ export class MapVerifier {
   check(rel: string, bytes: Uint8Array): void {
     const entry = this.m.files?.[rel];
     if (!entry) throw new MapFormatError(`map file ${rel} is not listed in the manifest; rebuild the map`, rel);
-    if (bytes.byteLength !== entry.bytes) throw new MapFormatError(`map file ${rel} has ${bytes.byteLength} bytes, the manifest says ${entry.bytes}: the map is damaged; rebuild it`, rel);
+    if (bytes.byteLength !== entry.bytes)
+      throw new MapFormatError(`map file ${rel} has ${bytes.byteLength} bytes, the manifest says ${entry.bytes}: the map is damaged; rebuild it`, rel);
     const id = this.nextId++;
     const worker = this.workers[id % this.workers.length];
-    this.checks.push(new Promise<string>((resolve) => {
-      this.waiting.set(id, { rel, resolve });
-      worker.postMessage({ id, bytes });
-    }).then((hex) => {
-      if (hex !== entry.sha256) throw new MapFormatError(`map file ${rel} does not match its checksum: the map is damaged; rebuild it`, rel);
-    }));
+    this.checks.push(
+      new Promise<string>((resolve) => {
+        this.waiting.set(id, { rel, resolve });
+        worker.postMessage({ id, bytes });
+      }).then((hex) => {
+        if (hex !== entry.sha256) throw new MapFormatError(`map file ${rel} does not match its checksum: the map is damaged; rebuild it`, rel);
+      }),
+    );
   }
 
   /** Waits for every checksum; throws for the first file (in the order checked) that does not match. */

@@ -17,13 +17,18 @@ const processMetrics = (): client.Registry => {
 };
 
 export const metricsDoc: Operation = {
-  operationId: 'getMetrics', tag: 'Operator', summary: 'Prometheus metrics',
-  description: 'The Prometheus text exposition format: requests by route template, method and status with their durations, compute pool tasks, queue depth and threads, PostgreSQL pool use, background jobs by state, and the process\'s CPU, memory, event loop and GC. No key: by default (WAYMARK_METRICS=loopback) only clients on this host get it, anyone else a 404; WAYMARK_METRICS=on serves everyone, off no one.',
+  operationId: 'getMetrics',
+  tag: 'Operator',
+  summary: 'Prometheus metrics',
+  description:
+    "The Prometheus text exposition format: requests by route template, method and status with their durations, compute pool tasks, queue depth and threads, PostgreSQL pool use, background jobs by state, and the process's CPU, memory, event loop and GC. No key: by default (WAYMARK_METRICS=loopback) only clients on this host get it, anyone else a 404; WAYMARK_METRICS=on serves everyone, off no one.",
   responses: {
     200: { description: 'The metrics.', contentTypes: ['text/plain'], contentSchema: { type: 'string', description: 'Prometheus text format 0.0.4.' } },
     404: {
-      description: 'Metrics are off (WAYMARK_METRICS=off), or the client is not on this host while they are for loopback only: answered as if there were no such path.',
-      schema: errorSchema, example: { message: 'Not found.' },
+      description:
+        'Metrics are off (WAYMARK_METRICS=off), or the client is not on this host while they are for loopback only: answered as if there were no such path.',
+      schema: errorSchema,
+      example: { message: 'Not found.' },
     },
   },
 };
@@ -45,16 +50,24 @@ const UNMATCHED = 'unmatched';
 export class Metrics {
   readonly registry = new client.Registry();
   private readonly requests = new client.Counter({
-    name: 'waymark_http_requests_total', help: 'HTTP requests answered, by route template, method and status',
-    labelNames: ['route', 'method', 'status'], registers: [this.registry],
+    name: 'waymark_http_requests_total',
+    help: 'HTTP requests answered, by route template, method and status',
+    labelNames: ['route', 'method', 'status'],
+    registers: [this.registry],
   });
   private readonly duration = new client.Histogram({
-    name: 'waymark_http_request_duration_seconds', help: 'From the request read to its answer sent, by route template, method and status',
-    labelNames: ['route', 'method', 'status'], buckets: SECONDS, registers: [this.registry],
+    name: 'waymark_http_request_duration_seconds',
+    help: 'From the request read to its answer sent, by route template, method and status',
+    labelNames: ['route', 'method', 'status'],
+    buckets: SECONDS,
+    registers: [this.registry],
   });
   private readonly tasks = new client.Histogram({
-    name: 'waymark_compute_task_duration_seconds', help: 'Compute pool tasks from queued to done, by kernel and outcome',
-    labelNames: ['kernel', 'outcome'], buckets: SECONDS, registers: [this.registry],
+    name: 'waymark_compute_task_duration_seconds',
+    help: 'Compute pool tasks from queued to done, by kernel and outcome',
+    labelNames: ['kernel', 'outcome'],
+    buckets: SECONDS,
+    registers: [this.registry],
   });
   /** The series of a (route, method, status): prom-client hashes the labels on every call otherwise. */
   private readonly series = new Map<string, { count: client.Counter.Internal; time: client.Histogram.Internal<string> }>();
@@ -62,31 +75,42 @@ export class Metrics {
   constructor(private readonly deps: MetricsDeps) {
     const { registry } = this;
     new client.Gauge({
-      name: 'waymark_compute_queue_depth', help: 'Compute tasks waiting for a worker thread', registers: [registry],
+      name: 'waymark_compute_queue_depth',
+      help: 'Compute tasks waiting for a worker thread',
+      registers: [registry],
       collect() {
         this.set(computeStats()?.queued ?? 0);
       },
     });
     new client.Gauge({
-      name: 'waymark_compute_threads', help: 'Compute worker threads running', registers: [registry],
+      name: 'waymark_compute_threads',
+      help: 'Compute worker threads running',
+      registers: [registry],
       collect() {
         this.set(computeStats()?.threads ?? 0);
       },
     });
-    const dbGauge = (name: string, help: string, pick: (s: NonNullable<ReturnType<typeof poolStats>>) => number) => new client.Gauge({
-      name, help, labelNames: ['pool'], registers: [registry],
-      collect() {
-        for (const [pool, sql] of Object.entries(deps.pools)) {
-          const s = poolStats(sql);
-          if (s) this.set({ pool }, pick(s));
-        }
-      },
-    });
+    const dbGauge = (name: string, help: string, pick: (s: NonNullable<ReturnType<typeof poolStats>>) => number) =>
+      new client.Gauge({
+        name,
+        help,
+        labelNames: ['pool'],
+        registers: [registry],
+        collect() {
+          for (const [pool, sql] of Object.entries(deps.pools)) {
+            const s = poolStats(sql);
+            if (s) this.set({ pool }, pick(s));
+          }
+        },
+      });
     dbGauge('waymark_db_pool_in_use', 'Statements and transactions in flight on the PostgreSQL pool (waiting for a connection included)', (s) => s.busy);
     dbGauge('waymark_db_pool_connections', 'PostgreSQL connections open in the pool', (s) => s.open);
     dbGauge('waymark_db_pool_size', 'Most PostgreSQL connections the pool opens', (s) => s.max);
     new client.Gauge({
-      name: 'waymark_jobs', help: 'Background jobs by state (queued, running, failed)', labelNames: ['state'], registers: [registry],
+      name: 'waymark_jobs',
+      help: 'Background jobs by state (queued, running, failed)',
+      labelNames: ['state'],
+      registers: [registry],
       async collect() {
         // A scrape while the database is down reports what it can: the job counts are left out.
         const rows = await deps.sql<{ status: string; n: number }[]>`SELECT status, count(*)::int AS n FROM jobs GROUP BY status`.catch(() => undefined);

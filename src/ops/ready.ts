@@ -4,8 +4,8 @@ import { pendingMigrations } from '../db/migrate.js';
 import { z } from 'zod';
 import type { Operation } from '../http/openapi.js';
 import type { Route } from '../http/router.js';
-import type { ProfileName } from '../map/profiles.js';
-import { loadedProfiles } from '../routing/engine.js';
+import type { ProfileName } from '../map/graphs/profiles.js';
+import { loadedProfiles } from '../engine/engine.js';
 
 /** A database that does not answer within this long counts as unreachable: a probe must not hang. */
 const DATABASE_TIMEOUT_MS = 2000;
@@ -46,9 +46,10 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
     migrations = { ok: false, error: 'unknown while the database is unreachable' };
   }
   const loaded = loadedProfiles();
-  const map: Part = deps.profiles === 'off'
-    ? { ok: true, profiles: [], note: 'WAYMARK_MAP=off: routing and geocoding are not served' }
-    : { ok: deps.profiles.every((p) => loaded.includes(p)), profiles: loaded, expected: deps.profiles };
+  const map: Part =
+    deps.profiles === 'off'
+      ? { ok: true, profiles: [], note: 'WAYMARK_MAP=off: routing and geocoding are not served' }
+      : { ok: deps.profiles.every((p) => loaded.includes(p)), profiles: loaded, expected: deps.profiles };
   computePool();
   const threads = poolStats()?.threads ?? 0;
   const pool: Part = { ok: threads > 0, threads };
@@ -59,35 +60,56 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
 const part = (description: string, details: Record<string, z.ZodType>) => z.looseObject({ ok: z.boolean(), ...details }).describe(description);
 const unreachable = { error: z.string().optional().describe('Why the part is not ok, when the check failed.') };
 
-const readinessSchema = z.object({
-  status: z.enum(['ready', 'not ready']),
-  database: part('Answers within 2 s.', unreachable),
-  migrations: part('Every migration this version expects is applied.', { pending: z.array(z.string()).optional().describe('The migrations not yet applied.'), ...unreachable }),
-  map: part('The configured routing profiles are loaded.', {
-    profiles: z.array(z.string()).describe('The profiles loaded.'),
-    expected: z.array(z.string()).optional().describe('The profiles configured (WAYMARK_PROFILES).'),
-    note: z.string().optional(),
-  }),
-  pool: part('The compute worker threads run.', { threads: z.int() }),
-}).meta({
-  id: 'Readiness',
-  description: 'Each part the service needs to answer requests, checked at the request.',
-  examples: [{
-    status: 'ready', database: { ok: true }, migrations: { ok: true, pending: [] },
-    map: { ok: true, profiles: ['driving-car', 'foot-walking'], expected: ['driving-car', 'foot-walking'] }, pool: { ok: true, threads: 2 },
-  }],
-});
+const readinessSchema = z
+  .object({
+    status: z.enum(['ready', 'not ready']),
+    database: part('Answers within 2 s.', unreachable),
+    migrations: part('Every migration this version expects is applied.', {
+      pending: z.array(z.string()).optional().describe('The migrations not yet applied.'),
+      ...unreachable,
+    }),
+    map: part('The configured routing profiles are loaded.', {
+      profiles: z.array(z.string()).describe('The profiles loaded.'),
+      expected: z.array(z.string()).optional().describe('The profiles configured (WAYMARK_PROFILES).'),
+      note: z.string().optional(),
+    }),
+    pool: part('The compute worker threads run.', { threads: z.int() }),
+  })
+  .meta({
+    id: 'Readiness',
+    description: 'Each part the service needs to answer requests, checked at the request.',
+    examples: [
+      {
+        status: 'ready',
+        database: { ok: true },
+        migrations: { ok: true, pending: [] },
+        map: { ok: true, profiles: ['driving-car', 'foot-walking'], expected: ['driving-car', 'foot-walking'] },
+        pool: { ok: true, threads: 2 },
+      },
+    ],
+  });
 
 const noStore = { 'Cache-Control': { description: '`no-store`.', schema: { type: 'string' }, required: true } };
 
 export const readyDoc: Operation = {
-  operationId: 'getReadiness', tag: 'Operator', summary: 'Readiness',
-  description: 'Whether this process can answer requests now: the database answers, the migrations are applied, the map\'s profiles are loaded and the worker threads run. For load balancers and orchestrators (route traffic on this; /health is liveness). No key needed.',
+  operationId: 'getReadiness',
+  tag: 'Operator',
+  summary: 'Readiness',
+  description:
+    "Whether this process can answer requests now: the database answers, the migrations are applied, the map's profiles are loaded and the worker threads run. For load balancers and orchestrators (route traffic on this; /health is liveness). No key needed.",
   responses: {
     200: { description: 'Every part is ok.', schema: readinessSchema, headers: noStore },
     503: {
-      description: 'A part is not ok: the same body, the failing parts with `ok: false`.', schema: readinessSchema, headers: noStore,
-      example: { status: 'not ready', database: { ok: false, error: 'no answer within 2000 ms' }, migrations: { ok: false, error: 'unknown while the database is unreachable' }, map: { ok: true, profiles: ['driving-car'], expected: ['driving-car'] }, pool: { ok: true, threads: 2 } },
+      description: 'A part is not ok: the same body, the failing parts with `ok: false`.',
+      schema: readinessSchema,
+      headers: noStore,
+      example: {
+        status: 'not ready',
+        database: { ok: false, error: 'no answer within 2000 ms' },
+        migrations: { ok: false, error: 'unknown while the database is unreachable' },
+        map: { ok: true, profiles: ['driving-car'], expected: ['driving-car'] },
+        pool: { ok: true, threads: 2 },
+      },
     },
   },
 };

@@ -5,14 +5,15 @@
 // and the sequence of ways a route takes; rows that also expect OSRM-only output (turns, times, modes)
 // are skipped with the reason, never counted as passed.
 import { readFileSync } from 'node:fs';
-import { assembleGraph } from '../map/graph-assemble.js';
-import { buildGraphInput } from '../map/graph-build.js';
-import { OsmData } from '../map/osm-data.js';
-import type { OsmNode, OsmRelation, OsmWay } from '../map/osm-pbf.js';
-import type { ProfileName } from '../map/profiles.js';
-import { buildShapePool, pendingShapes, shapesOf } from '../map/shapes.js';
-import { placeGraphs } from '../routing/graph-memory.js';
-import { RouteCore, type LatLon } from '../routing/route-core.js';
+import { assembleGraph } from '../map/graphs/graph-assemble.js';
+import { buildGraphInput } from '../map/graphs/graph-build.js';
+import { OsmData } from '../map/osm/osm-data.js';
+import type { OsmNode, OsmRelation, OsmWay } from '../map/osm/osm-pbf.js';
+import type { ProfileName } from '../map/graphs/profiles.js';
+import { buildShapePool, pendingShapes, shapesOf } from '../map/graphs/shapes.js';
+import { placeGraphs } from '../engine/graph-memory.js';
+import { RouteCore } from '../engine/route-core.js';
+import type { LatLon } from '../lib/lat-lon.js';
 
 /** OSRM's profile names and Waymark's. */
 const PROFILE_OF: Record<string, ProfileName> = { car: 'driving-car', bicycle: 'cycling-regular', foot: 'foot-walking' };
@@ -24,9 +25,24 @@ const WAY_SPACING = 100;
 const DEFAULT_GRID_M = 100;
 const M_PER_DEG_LAT = 111_320;
 
-export interface Step { keyword: string; text: string; table?: string[][]; doc?: string }
-export interface Scenario { name: string; tags: string[]; steps: Step[]; line: number }
-export interface Feature { name: string; tags: string[]; background: Step[]; scenarios: Scenario[] }
+export interface Step {
+  keyword: string;
+  text: string;
+  table?: string[][];
+  doc?: string;
+}
+export interface Scenario {
+  name: string;
+  tags: string[];
+  steps: Step[];
+  line: number;
+}
+export interface Feature {
+  name: string;
+  tags: string[];
+  background: Step[];
+  scenarios: Scenario[];
+}
 
 /** One expectation row's outcome. */
 export interface RowResult {
@@ -44,7 +60,13 @@ function cells(line: string): string[] {
   const out: string[] = [];
   let cur = '';
   for (let i = 0; i < body.length; i++) {
-    if (body[i] === '\\' && body[i + 1] === '|') { cur += '|'; i++; } else if (body[i] === '|') { out.push(cur.trim()); cur = ''; } else cur += body[i];
+    if (body[i] === '\\' && body[i + 1] === '|') {
+      cur += '|';
+      i++;
+    } else if (body[i] === '|') {
+      out.push(cur.trim());
+      cur = '';
+    } else cur += body[i];
   }
   out.push(cur.trim());
   return out;
@@ -61,10 +83,22 @@ export function parseFeature(text: string): Feature {
     const line = lines[i].trim();
     if (line === '' || (line.startsWith('#') && !line.startsWith('#|'))) continue;
     if (line.startsWith('#|')) continue; // a commented-out table row
-    if (line.startsWith('@')) { pendingTags.push(...line.split(/\s+/).filter((t) => t.startsWith('@'))); continue; }
+    if (line.startsWith('@')) {
+      pendingTags.push(...line.split(/\s+/).filter((t) => t.startsWith('@')));
+      continue;
+    }
     let m: RegExpExecArray | null;
-    if ((m = /^Feature:\s*(.*)$/.exec(line))) { feature.name = m[1]; feature.tags = pendingTags; pendingTags = []; continue; }
-    if (/^Background:/.test(line)) { steps = feature.background; pendingTags = []; continue; }
+    if ((m = /^Feature:\s*(.*)$/.exec(line))) {
+      feature.name = m[1];
+      feature.tags = pendingTags;
+      pendingTags = [];
+      continue;
+    }
+    if (/^Background:/.test(line)) {
+      steps = feature.background;
+      pendingTags = [];
+      continue;
+    }
     if ((m = /^Scenario(?: Outline)?:\s*(.*)$/.exec(line))) {
       const sc: Scenario = { name: m[1], tags: pendingTags, steps: [], line: i + 1 };
       pendingTags = [];
@@ -110,7 +144,9 @@ class World {
   readonly wayByName = new Map<string, OsmWay>();
   readonly relations: OsmRelation[] = [];
 
-  id(): number { return this.nextId++; }
+  id(): number {
+    return this.nextId++;
+  }
 
   /** Grid cell (x right, y down) to a position; cells are gridM apart. */
   at(x: number, y: number): LatLon {
@@ -194,7 +230,10 @@ class World {
           if (v !== '' && !k.startsWith('#')) tags[k] = v;
           continue;
         }
-        for (const name of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+        for (const name of v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)) {
           const ref = m[1] === 'node' ? this.nodeByName.get(name)?.id : this.findWay(name)?.id;
           if (ref === undefined) throw new Error(`relation member ${m[1]} ${name} not found`);
           members.push({ type: m[1] as 'node' | 'way', ref, role: m[2] });
@@ -250,7 +289,8 @@ class World {
     const out: Segment[] = [];
     for (const w of this.ways) {
       for (let i = 0; i + 1 < w.refs.length; i++) {
-        const a = this.nodes.get(w.refs[i])!, b = this.nodes.get(w.refs[i + 1])!;
+        const a = this.nodes.get(w.refs[i])!,
+          b = this.nodes.get(w.refs[i + 1])!;
         out.push({ name: w.tags.name ?? '', a: [a.lon, a.lat], b: [b.lon, b.lat] });
       }
     }
@@ -258,17 +298,27 @@ class World {
   }
 }
 
-interface Router { route(waypoints: LatLon[]): string[] | null }
-interface Segment { name: string; a: [number, number]; b: [number, number] }
+interface Router {
+  route(waypoints: LatLon[]): string[] | null;
+}
+interface Segment {
+  name: string;
+  a: [number, number];
+  b: [number, number];
+}
 
 /** Squared distance (in degrees, x scaled by cos lat) from p to segment ab. */
 function distance2(p: [number, number], a: [number, number], b: [number, number]): number {
   const k = Math.cos((ORIGIN.lat * Math.PI) / 180);
-  const ax = a[0] * k, bx = b[0] * k, px = p[0] * k;
-  const dx = bx - ax, dy = b[1] - a[1];
+  const ax = a[0] * k,
+    bx = b[0] * k,
+    px = p[0] * k;
+  const dx = bx - ax,
+    dy = b[1] - a[1];
   const len = dx * dx + dy * dy;
   const t = len === 0 ? 0 : Math.max(0, Math.min(1, ((px - ax) * dx + (p[1] - a[1]) * dy) / len));
-  const x = ax + t * dx - px, y = a[1] + t * dy - p[1];
+  const x = ax + t * dx - px,
+    y = a[1] + t * dy - p[1];
   return x * x + y * y;
 }
 
@@ -276,14 +326,21 @@ function distance2(p: [number, number], a: [number, number], b: [number, number]
 function wayNames(geometry: Float64Array, segments: Segment[]): string[] {
   const names: string[] = [];
   for (let i = 0; i + 3 < geometry.length; i += 2) {
-    const x0 = geometry[i], y0 = geometry[i + 1], x1 = geometry[i + 2], y1 = geometry[i + 3];
+    const x0 = geometry[i],
+      y0 = geometry[i + 1],
+      x1 = geometry[i + 2],
+      y1 = geometry[i + 3];
     // Steps shorter than a meter (a snapped end a hair off a node) say nothing about the way taken.
     if (Math.abs(x1 - x0) * Math.cos((ORIGIN.lat * Math.PI) / 180) + Math.abs(y1 - y0) < 1 / M_PER_DEG_LAT) continue;
     const mid: [number, number] = [(x0 + x1) / 2, (y0 + y1) / 2];
-    let best = Infinity, name = '';
+    let best = Infinity,
+      name = '';
     for (const s of segments) {
       const d = distance2(mid, s.a, s.b);
-      if (d < best) { best = d; name = s.name; }
+      if (d < best) {
+        best = d;
+        name = s.name;
+      }
     }
     if (names[names.length - 1] !== name) names.push(name);
   }
@@ -302,7 +359,10 @@ const IGNORED_COLUMNS = /^(#.*|forw_rate|backw_rate|bothw_rate)$/;
 const ROUTABILITY = ['forw', 'backw', 'bothw'];
 
 function rowText(row: Record<string, string>): string {
-  return Object.entries(row).filter(([, v]) => v !== '').map(([k, v]) => `${k}=${v}`).join(' ');
+  return Object.entries(row)
+    .filter(([, v]) => v !== '')
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
 }
 
 /** Runs every scenario of a feature; rows come back in file order. */
@@ -381,11 +441,22 @@ function routes(scenario: string, world: World, table: string[][], skip: string 
     const same = want === null ? got === null : got !== null && got.join(',') === want.join(',');
     return same
       ? { scenario, row: text, status: 'agree' }
-      : { scenario, row: text, status: 'disagree', detail: `OSRM ${want === null ? 'no route' : want.join(',')}, Waymark ${got === null ? 'no route' : got.join(',')}` };
+      : {
+          scenario,
+          row: text,
+          status: 'disagree',
+          detail: `OSRM ${want === null ? 'no route' : want.join(',')}, Waymark ${got === null ? 'no route' : got.join(',')}`,
+        };
   });
 }
 
-export interface FileReport { file: string; agree: number; disagree: number; skipped: number; rows: RowResult[] }
+export interface FileReport {
+  file: string;
+  agree: number;
+  disagree: number;
+  skipped: number;
+  rows: RowResult[];
+}
 
 export function runFeatureFile(path: string, name = path): FileReport {
   const rows = runFeature(parseFeature(readFileSync(path, 'utf8')));

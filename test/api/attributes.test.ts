@@ -197,7 +197,13 @@ describe('GET /v1/attributes', () => {
     const first = await api(app, 'GET', '/v1/attributes', { key: t.key });
     expect(first.status).toBe(200);
     expect(first.body.data).toHaveLength(15);
-    expect(first.body.data[0]).toEqual({ id: ids[0], name: 'attr_z', type: 'string', created_at: expect.stringMatching(TIMESTAMP), updated_at: expect.stringMatching(TIMESTAMP) });
+    expect(first.body.data[0]).toEqual({
+      id: ids[0],
+      name: 'attr_z',
+      type: 'string',
+      created_at: expect.stringMatching(TIMESTAMP),
+      updated_at: expect.stringMatching(TIMESTAMP),
+    });
     expect(first.body.next).toBe(ids[14]);
     const second = await api(app, 'GET', `/v1/attributes?cursor=${first.body.next}`, { key: t.key });
     expect(second.body.data.map((a: { id: string }) => a.id)).toEqual(ids.slice(15));

@@ -18,10 +18,18 @@ const keyIdOf = async (key: string) => (await api(app, 'GET', '/v1/info', { key 
 
 describe('401 Unauthenticated', () => {
   const protectedRoutes: Array<[string, string]> = [
-    ['GET', '/v1/info'], ['GET', '/v1/pois'], ['POST', '/v1/pois'], ['GET', `/v1/pois/${MISSING_ID}`],
-    ['PUT', `/v1/pois/${MISSING_ID}`], ['DELETE', `/v1/pois/${MISSING_ID}`], ['GET', '/v1/attributes'],
-    ['POST', '/v1/attributes'], ['PUT', `/v1/attributes/${MISSING_ID}`], ['DELETE', `/v1/categories/${MISSING_ID}`],
-    ['GET', '/v1/categories'], ['POST', '/v1/categories'],
+    ['GET', '/v1/info'],
+    ['GET', '/v1/pois'],
+    ['POST', '/v1/pois'],
+    ['GET', `/v1/pois/${MISSING_ID}`],
+    ['PUT', `/v1/pois/${MISSING_ID}`],
+    ['DELETE', `/v1/pois/${MISSING_ID}`],
+    ['GET', '/v1/attributes'],
+    ['POST', '/v1/attributes'],
+    ['PUT', `/v1/attributes/${MISSING_ID}`],
+    ['DELETE', `/v1/categories/${MISSING_ID}`],
+    ['GET', '/v1/categories'],
+    ['POST', '/v1/categories'],
   ];
 
   it.each(protectedRoutes)('%s %s without a key', async (method, path) => {
@@ -31,7 +39,7 @@ describe('401 Unauthenticated', () => {
   });
 
   it('rejects unknown, malformed and empty keys', async () => {
-    for (const key of ['wm_' + 'A'.repeat(40), 'not-a-key', team.key.slice(0, -1), team.key + 'x', team.key.toLowerCase(), ' ']) {
+    for (const key of [`wm_${'A'.repeat(40)}`, 'not-a-key', team.key.slice(0, -1), `${team.key}x`, team.key.toLowerCase(), ' ']) {
       const res = await api(app, 'GET', '/v1/pois', { headers: { 'X-API-KEY': key } });
       expect(res.status, key).toBe(401);
       expect(res.body).toEqual({ message: UNAUTHENTICATED });
@@ -74,11 +82,17 @@ describe('401 Unauthenticated', () => {
     const key = await team.keyWith('all');
     const id = await keyIdOf(key);
     await setKeyActive(app.sql, id, false);
-    const res = await eventually(() => api(app, 'GET', '/v1/pois', { key }), (r) => r.status === 401);
+    const res = await eventually(
+      () => api(app, 'GET', '/v1/pois', { key }),
+      (r) => r.status === 401,
+    );
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ message: UNAUTHENTICATED });
     await setKeyActive(app.sql, id, true);
-    const back = await eventually(() => api(app, 'GET', '/v1/pois', { key }), (r) => r.status === 200);
+    const back = await eventually(
+      () => api(app, 'GET', '/v1/pois', { key }),
+      (r) => r.status === 200,
+    );
     expect(back.status).toBe(200);
   });
 
@@ -86,7 +100,10 @@ describe('401 Unauthenticated', () => {
     const key = await team.keyWith('all');
     expect((await api(app, 'GET', '/v1/pois', { key })).status).toBe(200);
     await deleteKey(app.sql, await keyIdOf(key));
-    const res = await eventually(() => api(app, 'GET', '/v1/pois', { key }), (r) => r.status === 401);
+    const res = await eventually(
+      () => api(app, 'GET', '/v1/pois', { key }),
+      (r) => r.status === 401,
+    );
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ message: UNAUTHENTICATED });
   });
@@ -100,7 +117,12 @@ describe('401 Unauthenticated', () => {
 describe('403 team without an active plan', () => {
   it('refuses every request of a team whose plan was never active', async () => {
     const t = await makeTeam(app, { plan: 'basic', planActive: false });
-    for (const [method, path] of [['GET', '/v1/info'], ['GET', '/v1/pois'], ['POST', '/v1/categories'], ['GET', `/v1/attributes/${MISSING_ID}`]]) {
+    for (const [method, path] of [
+      ['GET', '/v1/info'],
+      ['GET', '/v1/pois'],
+      ['POST', '/v1/categories'],
+      ['GET', `/v1/attributes/${MISSING_ID}`],
+    ]) {
       const res = await api(app, method, path, { key: t.key, body: method === 'POST' ? { name: 'x' } : undefined });
       expect(res.status, `${method} ${path}`).toBe(403);
       expect(res.body).toEqual({ message: NO_PLAN });
@@ -112,10 +134,16 @@ describe('403 team without an active plan', () => {
     const t = await makeTeam(app, { plan: 'pro' });
     expect((await api(app, 'GET', '/v1/pois', { key: t.key })).status).toBe(200);
     await updateTeam(app.sql, t.teamId, { planActive: false });
-    const res = await eventually(() => api(app, 'GET', '/v1/pois', { key: t.key }), (r) => r.status === 403);
+    const res = await eventually(
+      () => api(app, 'GET', '/v1/pois', { key: t.key }),
+      (r) => r.status === 403,
+    );
     expect(res.body).toEqual({ message: NO_PLAN });
     await updateTeam(app.sql, t.teamId, { planActive: true });
-    const back = await eventually(() => api(app, 'GET', '/v1/pois', { key: t.key }), (r) => r.status === 200);
+    const back = await eventually(
+      () => api(app, 'GET', '/v1/pois', { key: t.key }),
+      (r) => r.status === 200,
+    );
     expect(back.status).toBe(200);
   });
 
@@ -134,7 +162,7 @@ describe('403 team without an active plan', () => {
   });
 
   it('checks the key before the plan: a bad key of such a team is 401', async () => {
-    const res = await api(app, 'GET', '/v1/pois', { headers: { 'X-API-KEY': 'wm_' + 'b'.repeat(40) } });
+    const res = await api(app, 'GET', '/v1/pois', { headers: { 'X-API-KEY': `wm_${'b'.repeat(40)}` } });
     expect(res.status).toBe(401);
   });
 });

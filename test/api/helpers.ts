@@ -86,15 +86,26 @@ export async function allPages(app: App, key: string, path: string, limit: numbe
 
 /** Geodesic distance on WGS84 (Vincenty inverse), meters. */
 export function geodesic(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const a = 6378137, f = 1 / 298.257223563, b = a * (1 - f);
+  const a = 6378137,
+    f = 1 / 298.257223563,
+    b = a * (1 - f);
   const rad = Math.PI / 180;
   const L = (lon2 - lon1) * rad;
   const U1 = Math.atan((1 - f) * Math.tan(lat1 * rad));
   const U2 = Math.atan((1 - f) * Math.tan(lat2 * rad));
-  const sinU1 = Math.sin(U1), cosU1 = Math.cos(U1), sinU2 = Math.sin(U2), cosU2 = Math.cos(U2);
-  let lambda = L, sinSigma = 0, cosSigma = 0, sigma = 0, cos2Alpha = 0, cos2SigmaM = 0;
+  const sinU1 = Math.sin(U1),
+    cosU1 = Math.cos(U1),
+    sinU2 = Math.sin(U2),
+    cosU2 = Math.cos(U2);
+  let lambda = L,
+    sinSigma = 0,
+    cosSigma = 0,
+    sigma = 0,
+    cos2Alpha = 0,
+    cos2SigmaM = 0;
   for (let i = 0; i < 200; i++) {
-    const sinL = Math.sin(lambda), cosL = Math.cos(lambda);
+    const sinL = Math.sin(lambda),
+      cosL = Math.cos(lambda);
     sinSigma = Math.hypot(cosU2 * sinL, cosU1 * sinU2 - sinU1 * cosU2 * cosL);
     if (sinSigma === 0) return 0;
     cosSigma = sinU1 * sinU2 + cosU1 * cosU2 * cosL;
@@ -110,7 +121,11 @@ export function geodesic(lat1: number, lon1: number, lat2: number, lon2: number)
   const u2 = (cos2Alpha * (a * a - b * b)) / (b * b);
   const A = 1 + (u2 / 16384) * (4096 + u2 * (-768 + u2 * (320 - 175 * u2)));
   const B = (u2 / 1024) * (256 + u2 * (-128 + u2 * (74 - 47 * u2)));
-  const dSigma = B * sinSigma * (cos2SigmaM + (B / 4) * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM) - (B / 6) * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)));
+  const dSigma =
+    B *
+    sinSigma *
+    (cos2SigmaM +
+      (B / 4) * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM) - (B / 6) * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)));
   return b * A * (sigma - dSigma);
 }
 

@@ -54,7 +54,9 @@ describe.each(endpoints)('%s body errors', (method, path) => {
 
   it('accepts application/json with a charset', async () => {
     const res = await api(app, method, path(), {
-      key: team.key, body: '{}', headers: { 'content-type': 'application/json; charset=utf-8' },
+      key: team.key,
+      body: '{}',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
     });
     // An empty object is valid JSON: it gets past the 400 (POST then misses required fields: 422).
     expect(res.status).toBe(method === 'POST' ? 422 : 200);
@@ -103,7 +105,9 @@ describe('hostile bodies never cause a 500', () => {
   it('NUL characters in any string are 422 at their path', async () => {
     expect422(await api(app, 'POST', '/v1/pois', { key: team.key, body: { name: 'a\u0000b', latitude: 1, longitude: 1 } }), ['name']);
     expect422(await api(app, 'PUT', `/v1/pois/${ids.poi}`, { key: team.key, body: { name: '\u0000' } }), ['name']);
-    expect422(await api(app, 'POST', '/v1/pois', { key: team.key, body: { name: 'ok', latitude: 1, longitude: 1, attributes: { a: 'x\u0000' } } }), ['attributes.a']);
+    expect422(await api(app, 'POST', '/v1/pois', { key: team.key, body: { name: 'ok', latitude: 1, longitude: 1, attributes: { a: 'x\u0000' } } }), [
+      'attributes.a',
+    ]);
     expect422(await api(app, 'POST', '/v1/categories', { key: team.key, body: { name: 'nul\u0000' } }), ['name']);
     expect422(await api(app, 'PUT', `/v1/categories/${ids.category}`, { key: team.key, body: { name: 'nul\u0000' } }), ['name']);
     expect422(await api(app, 'POST', '/v1/attributes', { key: team.key, body: { name: 'nul\u0000' } }), ['name']);
@@ -112,11 +116,11 @@ describe('hostile bodies never cause a 500', () => {
 
   it('unpaired surrogate escapes are 422 at their path, stored nowhere', async () => {
     // Valid JSON, but jsonb refuses them and text would keep U+FFFD in their place.
-    for (const escape of ['\\ud800', '\\udfff', 'x\\udc00y']) {
-      const attr = `{"name":"s","latitude":1,"longitude":1,"attributes":{"a":"${escape}"}}`;
+    for (const sequence of ['\\ud800', '\\udfff', 'x\\udc00y']) {
+      const attr = `{"name":"s","latitude":1,"longitude":1,"attributes":{"a":"${sequence}"}}`;
       expect422(await api(app, 'POST', '/v1/pois', { key: team.key, body: attr }), ['attributes.a']);
-      expect422(await api(app, 'PUT', `/v1/pois/${ids.poi}`, { key: team.key, body: `{"name":"${escape}"}` }), ['name']);
-      expect422(await api(app, 'POST', '/v1/categories', { key: team.key, body: `{"name":"c${escape}"}` }), ['name']);
+      expect422(await api(app, 'PUT', `/v1/pois/${ids.poi}`, { key: team.key, body: `{"name":"${sequence}"}` }), ['name']);
+      expect422(await api(app, 'POST', '/v1/categories', { key: team.key, body: `{"name":"c${sequence}"}` }), ['name']);
     }
     // A pair is one character, and fine.
     const pair = await api(app, 'POST', '/v1/categories', { key: team.key, body: '{"name":"pin \\ud83d\\udccd"}' });
@@ -127,7 +131,11 @@ describe('hostile bodies never cause a 500', () => {
 
   it('a body that is not UTF-8 is 400', async () => {
     for (const bytes of [Buffer.from('{"name":"\xff\xfe"}', 'latin1'), Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d])]) {
-      const res = await fetch(`${app.url}/v1/categories`, { method: 'POST', headers: { 'X-API-KEY': team.key, 'content-type': 'application/json' }, body: bytes });
+      const res = await fetch(`${app.url}/v1/categories`, {
+        method: 'POST',
+        headers: { 'X-API-KEY': team.key, 'content-type': 'application/json' },
+        body: bytes,
+      });
       expect(res.status).toBe(400);
       expect((await res.json()).message).toMatch(/not valid JSON/);
     }
@@ -138,7 +146,9 @@ describe('hostile bodies never cause a 500', () => {
     const res = await api(app, 'POST', '/v1/pois', { key: team.key, body: raw });
     expect422(res, ['__proto__']);
     expect422(await api(app, 'POST', '/v1/categories', { key: team.key, body: '{"name":"c2","__proto__":1}' }), ['__proto__']);
-    expect422(await api(app, 'POST', '/v1/pois', { key: team.key, body: '{"name":"p","latitude":1,"longitude":1,"attributes":{"__proto__":1}}' }), ['attributes.__proto__']);
+    expect422(await api(app, 'POST', '/v1/pois', { key: team.key, body: '{"name":"p","latitude":1,"longitude":1,"attributes":{"__proto__":1}}' }), [
+      'attributes.__proto__',
+    ]);
   });
 
   it('deeply nested JSON is refused cleanly', async () => {

@@ -13,7 +13,11 @@ let outcome: Promise<string>;
 beforeAll(async () => {
   const router = new Router();
   router.add({
-    method: 'POST', path: '/upload', public: true, body: 'stream', bodyLimit: 1_000_000,
+    method: 'POST',
+    path: '/upload',
+    public: true,
+    body: 'stream',
+    bodyLimit: 1_000_000,
     handler: async (ctx): Promise<Reply> => {
       let bytes = 0;
       try {
@@ -31,7 +35,9 @@ beforeAll(async () => {
     },
   });
   router.add({
-    method: 'POST', path: '/json', public: true,
+    method: 'POST',
+    path: '/json',
+    public: true,
     handler: async (ctx): Promise<Reply> => ({ status: 200, body: { keys: Object.keys(await ctx.json()) } }),
   });
   router.add({ method: 'DELETE', path: '/thing', public: true, handler: (): Reply => ({ status: 204 }) });
@@ -84,7 +90,13 @@ describe('streamed request bodies', () => {
   it('answer 413 for a chunked body past the limit', async () => {
     const done = expectOutcome();
     const chunks = Array.from({ length: 30 }, () => new TextEncoder().encode('z'.repeat(50_000)));
-    const body = new ReadableStream({ pull(controller) { const c = chunks.shift(); if (c) controller.enqueue(c); else controller.close(); } });
+    const body = new ReadableStream({
+      pull(controller) {
+        const c = chunks.shift();
+        if (c) controller.enqueue(c);
+        else controller.close();
+      },
+    });
     const res = await fetch(`http://127.0.0.1:${server.port}/upload`, { method: 'POST', body, duplex: 'half' } as RequestInit);
     expect(res.status).toBe(413);
     expect(await done).toMatch(/^error /);
@@ -189,11 +201,14 @@ describe('HEAD', () => {
   });
 
   it('gets 404 and 405 without a body, and 405 lists HEAD beside GET', async () => {
-    const raw = await exchange([
-      'HEAD /nowhere HTTP/1.1\r\nHost: test\r\n\r\n',
-      'HEAD /json HTTP/1.1\r\nHost: test\r\n\r\n',
-      'PUT /hello HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n',
-    ], /"message":"Method PUT is not allowed here."\}$/);
+    const raw = await exchange(
+      [
+        'HEAD /nowhere HTTP/1.1\r\nHost: test\r\n\r\n',
+        'HEAD /json HTTP/1.1\r\nHost: test\r\n\r\n',
+        'PUT /hello HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n',
+      ],
+      /"message":"Method PUT is not allowed here."\}$/,
+    );
     const [notFound, headNotAllowed, putNotAllowed] = raw.split(/(?=HTTP\/1\.1 )/);
     expect(notFound).toMatch(/^HTTP\/1\.1 404 [^]*\r\n\r\n$/);
     expect(headNotAllowed).toMatch(/^HTTP\/1\.1 405 [^]*\r\n\r\n$/);

@@ -55,7 +55,10 @@ describe('GET /v1/info', () => {
     expect(data.name).toBeTypeOf('string');
     expect(data.expires_at).toBe('2099-01-02T03:04:05.678000Z');
     expect(data.last_used_at).toMatch(TIMESTAMP);
-    expect(data.permissions).toEqual([{ id: 1, name: 'read-pois' }, { id: 13, name: 'plan-routes' }]);
+    expect(data.permissions).toEqual([
+      { id: 1, name: 'read-pois' },
+      { id: 13, name: 'plan-routes' },
+    ]);
     expect(Object.keys(data.usage).sort()).toEqual(['requests_last_24h', 'requests_last_hour', 'top_endpoint']);
   });
 
@@ -85,7 +88,7 @@ describe('GET /v1/info', () => {
   });
 
   it('is refused like every other route for a bad key', async () => {
-    const res = await api(app, 'GET', '/v1/info', { headers: { 'X-API-KEY': 'wm_' + '0'.repeat(40) } });
+    const res = await api(app, 'GET', '/v1/info', { headers: { 'X-API-KEY': `wm_${'0'.repeat(40)}` } });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ message: 'Unauthenticated. Send an active API key in the X-API-KEY header.' });
   });

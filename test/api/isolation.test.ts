@@ -15,9 +15,12 @@ beforeAll(async () => {
   theirs = await makeTeam(app);
   their.attribute = (await api(app, 'POST', '/v1/attributes', { key: theirs.key, body: { name: 'secret', type: 'number' } })).body.data;
   their.category = (await api(app, 'POST', '/v1/categories', { key: theirs.key, body: { name: 'Hidden' } })).body.data;
-  their.poi = (await api(app, 'POST', '/v1/pois', {
-    key: theirs.key, body: { name: 'Their POI', latitude: 5, longitude: 5, category_id: their.category.id, attributes: { secret: 42 } },
-  })).body.data;
+  their.poi = (
+    await api(app, 'POST', '/v1/pois', {
+      key: theirs.key,
+      body: { name: 'Their POI', latitude: 5, longitude: 5, category_id: their.category.id, attributes: { secret: 42 } },
+    })
+  ).body.data;
   my.attribute = (await api(app, 'POST', '/v1/attributes', { key: mine.key, body: { name: 'mine', type: 'number' } })).body.data.id;
   my.category = (await api(app, 'POST', '/v1/categories', { key: mine.key, body: { name: 'Hidden' } })).body.data.id;
 });
@@ -68,7 +71,9 @@ describe('another team’s resources are 404', () => {
 
 describe('another team’s ids in bodies and filters', () => {
   it('a POI with their category id is 422, on create and update', async () => {
-    expect422(await api(app, 'POST', '/v1/pois', { key: mine.key, body: { name: 'x', latitude: 1, longitude: 1, category_id: their.category.id } }), ['category_id']);
+    expect422(await api(app, 'POST', '/v1/pois', { key: mine.key, body: { name: 'x', latitude: 1, longitude: 1, category_id: their.category.id } }), [
+      'category_id',
+    ]);
     const p = (await api(app, 'POST', '/v1/pois', { key: mine.key, body: { name: 'x', latitude: 1, longitude: 1 } })).body.data;
     expect422(await api(app, 'PUT', `/v1/pois/${p.id}`, { key: mine.key, body: { category_id: their.category.id } }), ['category_id']);
   });

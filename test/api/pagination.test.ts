@@ -65,7 +65,7 @@ describe.each(['pois', 'attributes', 'categories'])('GET /v1/%s pagination', (re
     for (const limit of ['0', '101', '-1', '1.5', 'ten', '', '1e1']) {
       expect422(await api(app, 'GET', `${path}?limit=${limit}`, { key: team.key }), ['limit']);
     }
-    for (const cursor of ['abc', '123', '', MISSING_ID + 'X', '3f2c1e9a-0b7d-4c55-9a41-6f1d2e3c4b5a']) {
+    for (const cursor of ['abc', '123', '', `${MISSING_ID}X`, '3f2c1e9a-0b7d-4c55-9a41-6f1d2e3c4b5a']) {
       expect422(await api(app, 'GET', `${path}?cursor=${cursor}`, { key: team.key }), ['cursor']);
     }
     expect422(await api(app, 'GET', `${path}?limit=0&cursor=bad`, { key: team.key }), ['limit', 'cursor']);

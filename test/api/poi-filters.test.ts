@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { MISSING_ID, MISSING_UUID, API_ONLY, expect422, geodesic } from './helpers.js';
-import { distanceSql, poiFilterSql } from '../../src/pois/filters.js';
+import { distanceSql, poiFilterSql } from '../../src/api/pois/filters.js';
 
 let app: App & { url: string };
 let team: TestTeam;
@@ -18,7 +18,11 @@ const north = (m: number) => C.lat + m / 111_200;
 beforeAll(async () => {
   app = await startTestApp(API_ONLY);
   team = await makeTeam(app);
-  for (const [name, type] of [['rating', 'number'], ['open', 'boolean'], ['color', 'string']] as const) {
+  for (const [name, type] of [
+    ['rating', 'number'],
+    ['open', 'boolean'],
+    ['color', 'string'],
+  ] as const) {
     attr[name] = (await api(app, 'POST', '/v1/attributes', { key: team.key, body: { name, type } })).body.data.id;
   }
   cat.food = (await api(app, 'POST', '/v1/categories', { key: team.key, body: { name: 'Food' } })).body.data.id;
@@ -221,7 +225,7 @@ describe('place filters', () => {
   });
 
   it('matches geocoded POIs by country, city and zip code', async () => {
-    const [country] = await app.sql`INSERT INTO countries (name) VALUES (${'Filterland ' + Date.now()}) RETURNING id`;
+    const [country] = await app.sql`INSERT INTO countries (name) VALUES (${`Filterland ${Date.now()}`}) RETURNING id`;
     const [city] = await app.sql`INSERT INTO cities (country_id, name) VALUES (${country.id}, 'Filtertown') RETURNING id`;
     const [zip] = await app.sql`INSERT INTO zipcodes (country_id, code) VALUES (${country.id}, '10115') RETURNING id`;
     // As the geocoder would leave them (not pending, so no job elsewhere touches them).

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { NearbyIndex } from '../../src/pois/nearby-index.js';
-import { PoiReader } from '../../src/pois/poi-reader.js';
+import { NearbyIndex } from '../../src/api/pois/nearby-index.js';
+import { PoiReader } from '../../src/api/pois/poi-reader.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { API_ONLY } from './helpers.js';
 

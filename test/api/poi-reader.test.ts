@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { PoiReader } from '../../src/pois/poi-reader.js';
+import { PoiReader } from '../../src/api/pois/poi-reader.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { API_ONLY } from './helpers.js';
 
@@ -24,9 +24,12 @@ beforeAll(async () => {
   team = await makeTeam(app);
   category = (await api(app, 'POST', '/v1/categories', { key: team.key, body: { name: 'Bakery' } })).body.data.id;
   attribute = (await api(app, 'POST', '/v1/attributes', { key: team.key, body: { name: 'opens' } })).body.data.id;
-  poi = (await api(app, 'POST', '/v1/pois', {
-    key: team.key, body: { name: 'Corner', latitude: 47.14, longitude: 9.52, category_id: category, attributes: { opens: '7:00' } },
-  })).body.data.id;
+  poi = (
+    await api(app, 'POST', '/v1/pois', {
+      key: team.key,
+      body: { name: 'Corner', latitude: 47.14, longitude: 9.52, category_id: category, attributes: { opens: '7:00' } },
+    })
+  ).body.data.id;
   reader = new PoiReader(app.sql);
 });
 afterAll(() => app.close());
@@ -52,11 +55,31 @@ describe('POI JSON held between reads', () => {
 
   it.each([
     ['a rename of the POI', () => api(app, 'PUT', `/v1/pois/${poi}`, { key: team.key, body: { name: 'Corner Café' } }), (p: any) => p.name === 'Corner Café'],
-    ['a new attribute value', () => api(app, 'PUT', `/v1/pois/${poi}`, { key: team.key, body: { attributes: { opens: '6:30' } } }), (p: any) => p.attributes.opens === '6:30'],
-    ['a rename of its category', () => api(app, 'PUT', `/v1/categories/${category}`, { key: team.key, body: { name: 'Bäckerei' } }), (p: any) => p.category.name === 'Bäckerei'],
-    ['a rename of its attribute', () => api(app, 'PUT', `/v1/attributes/${attribute}`, { key: team.key, body: { name: 'opens_at' } }), (p: any) => p.attributes.opens_at === '6:30' && !('opens' in p.attributes)],
-    ['a move', () => api(app, 'PUT', `/v1/pois/${poi}`, { key: team.key, body: { latitude: 47.15 } }), (p: any) => p.latitude === 47.15 && p.address.street === null],
-    ['the deletion of its attribute', () => api(app, 'DELETE', `/v1/attributes/${attribute}`, { key: team.key }), (p: any) => Object.keys(p.attributes).length === 0],
+    [
+      'a new attribute value',
+      () => api(app, 'PUT', `/v1/pois/${poi}`, { key: team.key, body: { attributes: { opens: '6:30' } } }),
+      (p: any) => p.attributes.opens === '6:30',
+    ],
+    [
+      'a rename of its category',
+      () => api(app, 'PUT', `/v1/categories/${category}`, { key: team.key, body: { name: 'Bäckerei' } }),
+      (p: any) => p.category.name === 'Bäckerei',
+    ],
+    [
+      'a rename of its attribute',
+      () => api(app, 'PUT', `/v1/attributes/${attribute}`, { key: team.key, body: { name: 'opens_at' } }),
+      (p: any) => p.attributes.opens_at === '6:30' && !('opens' in p.attributes),
+    ],
+    [
+      'a move',
+      () => api(app, 'PUT', `/v1/pois/${poi}`, { key: team.key, body: { latitude: 47.15 } }),
+      (p: any) => p.latitude === 47.15 && p.address.street === null,
+    ],
+    [
+      'the deletion of its attribute',
+      () => api(app, 'DELETE', `/v1/attributes/${attribute}`, { key: team.key }),
+      (p: any) => Object.keys(p.attributes).length === 0,
+    ],
     ['the deletion of its category', () => api(app, 'DELETE', `/v1/categories/${category}`, { key: team.key }), (p: any) => p.category === null],
   ])('shows %s in the next read', async (_, change, holds) => {
     await shown(); // held at the current counter
@@ -78,7 +101,7 @@ describe('POI JSON held between reads', () => {
     expect(await shown(gone)).toBeUndefined();
   });
 
-  it('reads of one turn share one statement, each answer with its team\'s counters', async () => {
+  it("reads of one turn share one statement, each answer with its team's counters", async () => {
     const [a, b] = await Promise.all([reader.read(team.teamId, [poi]), reader.read(team.teamId, ['01ARZ3NDEKTSV4RRFFQ69G5FAV'])]);
     expect(a.pois.has(poi)).toBe(true);
     expect(b.pois.size).toBe(0);

@@ -13,7 +13,11 @@ const EMPTY_ADDRESS = { display_name: null, street: null, city: null, country: n
 beforeAll(async () => {
   app = await startTestApp(API_ONLY);
   team = await makeTeam(app);
-  for (const [name, type] of [['rating', 'number'], ['open', 'boolean'], ['color', 'string']] as const) {
+  for (const [name, type] of [
+    ['rating', 'number'],
+    ['open', 'boolean'],
+    ['color', 'string'],
+  ] as const) {
     attr[name] = (await api(app, 'POST', '/v1/attributes', { key: team.key, body: { name, type } })).body.data.id;
   }
   category = (await api(app, 'POST', '/v1/categories', { key: team.key, body: { name: 'Cafés' } })).body.data;
@@ -27,7 +31,7 @@ const get = (id: string) => api(app, 'GET', `/v1/pois/${id}`, { key: team.key })
 /** Simulates the background geocoder's result, so that moves and renames can be checked against it. */
 async function geocode(id: string): Promise<void> {
   const suffix = `${id.slice(-8)} ${Math.random().toString(36).slice(2)}`;
-  const [country] = await app.sql`INSERT INTO countries (name) VALUES (${'Testland ' + suffix}) RETURNING id`;
+  const [country] = await app.sql`INSERT INTO countries (name) VALUES (${`Testland ${suffix}`}) RETURNING id`;
   const [city] = await app.sql`INSERT INTO cities (country_id, name) VALUES (${country.id}, 'Testville') RETURNING id`;
   const [zip] = await app.sql`INSERT INTO zipcodes (country_id, code) VALUES (${country.id}, '12345') RETURNING id`;
   await app.sql`
@@ -40,7 +44,10 @@ describe('POST /v1/pois', () => {
   it('creates a POI and answers 201 {data} with every field', async () => {
     const before = Date.now();
     const res = await create({
-      name: 'Corner café', latitude: 52.520008, longitude: 13.404954, category_id: category.id,
+      name: 'Corner café',
+      latitude: 52.520008,
+      longitude: 13.404954,
+      category_id: category.id,
       attributes: { rating: 4.5, open: true, [attr.color]: 'Red' },
     });
     expect(res.status).toBe(201);
@@ -73,14 +80,24 @@ describe('POST /v1/pois', () => {
     const res = await create({ name: 'Null cat', latitude: 1, longitude: 1, category_id: null });
     expect(res.status).toBe(201);
     expect(res.body.data.category).toBeNull();
-    const lower = await create({ name: 'Lower', latitude: 1, longitude: 1, category_id: category.id.toLowerCase(), attributes: { [attr.rating.toLowerCase()]: 2 } });
+    const lower = await create({
+      name: 'Lower',
+      latitude: 1,
+      longitude: 1,
+      category_id: category.id.toLowerCase(),
+      attributes: { [attr.rating.toLowerCase()]: 2 },
+    });
     expect(lower.status).toBe(201);
     expect(lower.body.data.category.id).toBe(category.id);
     expect(lower.body.data.attributes).toEqual({ rating: 2 });
   });
 
   it('accepts the coordinate bounds and a 255-character name', async () => {
-    for (const [latitude, longitude] of [[90, 180], [-90, -180], [0.000001, -0.000001]]) {
+    for (const [latitude, longitude] of [
+      [90, 180],
+      [-90, -180],
+      [0.000001, -0.000001],
+    ]) {
       const res = await create({ name: 'x'.repeat(255), latitude, longitude });
       expect(res.status).toBe(201);
       expect(res.body.data.latitude).toBe(latitude);
@@ -196,10 +213,14 @@ describe('GET and DELETE /v1/pois/{id}', () => {
 });
 
 describe('PUT /v1/pois/{id}', () => {
-  const full = () => create({
-    name: 'Full', latitude: 40.4168, longitude: -3.7038, category_id: category.id,
-    attributes: { rating: 3.25, open: true, color: 'blue' },
-  });
+  const full = () =>
+    create({
+      name: 'Full',
+      latitude: 40.4168,
+      longitude: -3.7038,
+      category_id: category.id,
+      attributes: { rating: 3.25, open: true, color: 'blue' },
+    });
 
   it('changes only the fields sent', async () => {
     const original = (await full()).body.data;
@@ -309,7 +330,7 @@ describe('PUT /v1/pois/{id}', () => {
     expect(settled((await get(original.id)).body.data)).toEqual(settled(original));
   });
 
-  it('concurrent updates of different fields keep each other\'s changes', async () => {
+  it("concurrent updates of different fields keep each other's changes", async () => {
     for (let i = 0; i < 10; i++) {
       const { id } = (await full()).body.data;
       const results = await Promise.all([update(id, { name: `Renamed ${i}` }), update(id, { latitude: 10 + i }), update(id, { category_id: null })]);

@@ -10,8 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const counted = async (teamId: string) =>
-  (await app.sql`SELECT coalesce(sum(count), 0)::int AS n FROM rate_counters WHERE team_id = ${teamId}`)[0].n as number;
+const counted = async (teamId: string) => (await app.sql`SELECT coalesce(sum(count), 0)::int AS n FROM rate_counters WHERE team_id = ${teamId}`)[0].n as number;
 
 describe('rate counters', () => {
   it('drop the minutes that left the rolling hour, which no longer count', async () => {
@@ -29,7 +28,7 @@ describe('rate-limit headers', () => {
   it('are on every authenticated response, Remaining decreasing, Reset an epoch second in the next hour', async () => {
     const t = await makeTeam(app, { plan: 'basic' });
     const limited = await t.keyWith('read-pois');
-    const poi = (await api(app, 'POST', '/v1/pois', { key: t.key, body: { name: 'p', latitude: 1, longitude: 1 } }));
+    const poi = await api(app, 'POST', '/v1/pois', { key: t.key, body: { name: 'p', latitude: 1, longitude: 1 } });
     const responses = [
       poi,
       await api(app, 'GET', '/v1/info', { key: t.key }),
@@ -136,7 +135,10 @@ describe('429 after the limit', () => {
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(7);
-    const remaining = results.filter((r) => r.status === 200).map((r) => expectRateHeaders(r).remaining).sort();
+    const remaining = results
+      .filter((r) => r.status === 200)
+      .map((r) => expectRateHeaders(r).remaining)
+      .sort();
     expect(remaining).toEqual([0, 1, 2, 3, 4]);
     expect(await counted(t.teamId)).toBe(5);
   });

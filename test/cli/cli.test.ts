@@ -23,7 +23,10 @@ describe('waymark CLI', () => {
     expect(team).toMatchObject({ name: 'CLI team', plan: 'pro', plan_active: true, rate_limit: 500, poi_limit: null });
     const key = await json('key', 'create', '--team', team.id, '--name', 'ops', '--permissions', 'read-pois,plan-routes');
     expect(key.key).toMatch(/^wm_[A-Za-z0-9]{40}$/);
-    expect(key.permissions).toEqual([{ id: 1, name: 'read-pois' }, { id: 13, name: 'plan-routes' }]);
+    expect(key.permissions).toEqual([
+      { id: 1, name: 'read-pois' },
+      { id: 13, name: 'plan-routes' },
+    ]);
     const info = await api(app, 'GET', '/v1/info', { key: key.key });
     expect(info.status).toBe(200);
     expect(info.headers.get('x-ratelimit-limit')).toBe('500');
@@ -60,7 +63,11 @@ describe('waymark CLI', () => {
   it('says what is wrong in words, never SQL, exit 1; as JSON with --json', async () => {
     const env = { DATABASE_URL: TEST_DATABASE_URL };
     const unknownTeam = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
-    for (const args of [['key', 'create', '--team', unknownTeam, '--name', 'k'], ['key', 'list', '--team', unknownTeam], ['team', 'update', unknownTeam, '--name', 'n']]) {
+    for (const args of [
+      ['key', 'create', '--team', unknownTeam, '--name', 'k'],
+      ['key', 'list', '--team', unknownTeam],
+      ['team', 'update', unknownTeam, '--name', 'n'],
+    ]) {
       const run = await inProcess(args, env);
       expect(run, args.join(' ')).toMatchObject({ code: 1, stdout: '' });
       expect(run.stderr).toBe(`waymark: team ${unknownTeam} not found\n`);

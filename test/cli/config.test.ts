@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, SETTINGS } from '../../src/config.js';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 
 describe('loadConfig', () => {
   it('reads whole numbers and falls back to the defaults', () => {
@@ -22,7 +22,14 @@ describe('every setting in one place', () => {
   it('names each bad variable with what it expects, all at once', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'http', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x', WAYMARK_JOBS: 'maybe', WAYMARK_PROFILES: 'driving-car,rocket', WAYMARK_METRICS: 'public' });
+      loadConfig({
+        PORT: 'http',
+        LOG_LEVEL: 'loud',
+        DATABASE_URL: 'mysql://x',
+        WAYMARK_JOBS: 'maybe',
+        WAYMARK_PROFILES: 'driving-car,rocket',
+        WAYMARK_METRICS: 'public',
+      });
     } catch (err) {
       error = err;
     }
@@ -44,8 +51,15 @@ describe('every setting in one place', () => {
   });
 
   it('reads the settings other modules used to read themselves', () => {
-    expect(loadConfig({ WAYMARK_WORKERS: '3', WAYMARK_POOL_QUEUE: '0', WAYMARK_DB_POOL: '4', WAYMARK_DASHBOARD_IDLE_MINUTES: '5', WAYMARK_DASHBOARD_SECURE_COOKIE: '1' }))
-      .toMatchObject({ workers: 3, poolQueue: 0, dbPool: 4, dashboardIdleMinutes: 5, dashboardSecureCookie: true, metrics: 'loopback' });
+    expect(
+      loadConfig({
+        WAYMARK_WORKERS: '3',
+        WAYMARK_POOL_QUEUE: '0',
+        WAYMARK_DB_POOL: '4',
+        WAYMARK_DASHBOARD_IDLE_MINUTES: '5',
+        WAYMARK_DASHBOARD_SECURE_COOKIE: '1',
+      }),
+    ).toMatchObject({ workers: 3, poolQueue: 0, dbPool: 4, dashboardIdleMinutes: 5, dashboardSecureCookie: true, metrics: 'loopback' });
     expect(() => loadConfig({ WAYMARK_WORKERS: '0' })).toThrow(/WAYMARK_WORKERS/);
     expect(() => loadConfig({ WAYMARK_DB_POOL: 'ten' })).toThrow(/WAYMARK_DB_POOL/);
   });
@@ -63,7 +77,9 @@ describe('every setting in one place', () => {
   });
 
   it('the source reads the environment nowhere but in config.ts', () => {
-    const offenders = execFileSync('grep', ['-rln', 'process\\.env', join(projectRoot, 'src')], { encoding: 'utf8' }).trim().split('\n');
+    const offenders = execFileSync('grep', ['-rln', 'process\\.env', join(projectRoot, 'src')], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
     expect(offenders.map((f) => f.slice(projectRoot.length + 1))).toEqual(['src/config.ts']);
   });
 });

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 import { inProcess, runCli } from '../support/process.js';
 
 afterEach(() => vi.restoreAllMocks());
@@ -16,7 +16,8 @@ describe('waymark --help, --version and help', () => {
     expect(await runCli(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
     const help = await inProcess(['--help']);
     expect(help.code).toBe(0);
-    for (const command of ['start', 'serve', 'worker', 'team', 'key', 'user', 'map', 'import', 'help']) expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    for (const command of ['start', 'serve', 'worker', 'team', 'key', 'user', 'map', 'import', 'help'])
+      expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     expect((await inProcess(['help'])).stdout).toBe(help.stdout);
   });
 
@@ -33,7 +34,9 @@ describe('waymark --help, --version and help', () => {
       'user reset-password': ['--email <email>', '--json'],
       'map build': ['--osm <file>', '--out <dir>', '--json'],
       import: ['<file>', '--team <id>', '--create-missing-attributes', '--json'],
-      serve: [], start: [], worker: [],
+      serve: [],
+      start: [],
+      worker: [],
     };
     for (const [command, expected] of Object.entries(flags)) {
       const words = command.split(' ');
@@ -64,8 +67,14 @@ describe('exit codes', () => {
     const plan = await inProcess(['team', 'create', '--name', 'x', '--plan', 'gold']);
     expect(plan.code).toBe(2);
     expect(plan.stderr).toContain('Allowed choices are basic, pro, enterprise');
-    expect(await inProcess(['team', 'create', '--name', 'x', '--rate-limit', 'lots'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--rate-limit must be a non-negative integer') });
-    expect(await inProcess(['key', 'create', '--team', 't', '--name', 'y', '--permissions', 'fly'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown permission 'fly'/) });
+    expect(await inProcess(['team', 'create', '--name', 'x', '--rate-limit', 'lots'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--rate-limit must be a non-negative integer'),
+    });
+    expect(await inProcess(['key', 'create', '--team', 't', '--name', 'y', '--permissions', 'fly'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/unknown permission 'fly'/),
+    });
     expect(await inProcess(['serve', '--bogus'])).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown option '--bogus'") });
   });
 

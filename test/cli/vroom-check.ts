@@ -1,6 +1,7 @@
 // An independent reader of VROOM's output format (docs/API.md of VROOM 1.14) that re-derives a plan's
-// feasibility from the input alone: every job once, skills, capacities and loads step by step, working
-// hours and time windows, arrivals from the travel times it is given, and the totals.
+// feasibility from the input alone: every job and shipment once (a shipment's pickup before its delivery,
+// in one route), skills, capacities and loads step by step, working hours and time windows, arrivals from
+// the travel times it is given, and the totals.
 import { expect } from 'vitest';
 
 const STEP_TYPES = ['start', 'job', 'pickup', 'delivery', 'break', 'end'];
@@ -12,13 +13,38 @@ export function checkVroomOutput(input: any, out: any, travel: (a: any, b: any) 
   for (const k of ['cost', 'routes', 'unassigned', 'setup', 'service', 'duration', 'waiting_time', 'priority']) num(out.summary[k], `summary.${k}`);
   expect(Array.isArray(out.summary.violations)).toBe(true);
   expect(Array.isArray(out.routes) && Array.isArray(out.unassigned)).toBe(true);
-  const jobs = new Map<number, any>(input.jobs.map((j: any) => [j.id, j]));
-  const capacitated = input.vehicles.some((v: any) => v.capacity);
+  // Every stop by `type id` (jobs, and each shipment's pickup and delivery, whose ids are counted apart),
+  // with what it does to the load: `start` on board from the start, `drop` and `load` at the stop.
+  const stops = new Map<string, any>();
+  const capacitated = input.vehicles.some((v: any) => v.capacity?.length);
+  // Amounts have the length of the capacities (VROOM: an absent one is zeros; `amount` is a delivery when
+  // neither delivery nor pickup is given).
+  const dims: number = input.vehicles.find((v: any) => v.capacity?.length)?.capacity.length ?? 0;
+  const zero = () => new Array<number>(dims).fill(0);
+  const deliveryOf = (j: any): number[] => j.delivery ?? (j.pickup === undefined ? j.amount : undefined) ?? zero();
+  const pickupOf = (j: any): number[] => j.pickup ?? zero();
+  for (const j of input.jobs ?? []) stops.set(`job ${j.id}`, { ...j, start: deliveryOf(j), drop: deliveryOf(j), load: pickupOf(j) });
+  (input.shipments ?? []).forEach((sh: any, k: number) => {
+    const amount = sh.amount ?? zero();
+    const common = { skills: sh.skills, shipment: k, start: zero() };
+    stops.set(`pickup ${sh.pickup.id}`, { ...sh.pickup, ...common, priority: sh.priority, drop: zero(), load: amount });
+    stops.set(`delivery ${sh.delivery.id}`, { ...sh.delivery, ...common, drop: amount, load: zero() });
+  });
+  const isTask = (t: string) => t === 'job' || t === 'pickup' || t === 'delivery';
+  const sum = { delivery: zero(), pickup: zero() };
   const placeOf = (x: any) => x.location_index ?? x.location;
-  const seen = new Map<number, number>();
+  const seen = new Map<string, number>();
+  /** Where each shipment's stops went: route index (or -1 unassigned) and step index. */
+  const shipmentAt = new Map<number, { pickup?: [number, number]; delivery?: [number, number] }>();
+  const note = (stop: any, type: string, at: [number, number]) => {
+    if (stop.shipment === undefined) return;
+    const entry = shipmentAt.get(stop.shipment) ?? {};
+    entry[type as 'pickup' | 'delivery'] = at;
+    shipmentAt.set(stop.shipment, entry);
+  };
   const totals = { cost: 0, setup: 0, service: 0, duration: 0, waiting_time: 0, priority: 0 };
 
-  for (const r of out.routes) {
+  for (const [ri, r] of out.routes.entries()) {
     const v = input.vehicles.find((x: any) => x.id === r.vehicle);
     expect(v, `vehicle ${r.vehicle}`).toBeDefined();
     for (const k of ['cost', 'setup', 'service', 'duration', 'waiting_time', 'priority']) num(r[k], `route.${k}`);
@@ -31,60 +57,95 @@ export function checkVroomOutput(input: any, out: any, travel: (a: any, b: any) 
     }
     expect(steps[0].type).toBe('start');
     const hasEnd = v.end !== undefined || v.end_index !== undefined;
-    expect(steps.at(-1).type).toBe(hasEnd ? 'end' : 'job');
+    expect(hasEnd ? steps.at(-1).type === 'end' : isTask(steps.at(-1).type), `route ${ri} ends with ${steps.at(-1).type}`).toBe(true);
     if (v.start !== undefined || v.start_index !== undefined) expect(placeOf(steps[0])).toEqual(v.start_index ?? v.start);
     if (hasEnd) expect(placeOf(steps.at(-1))).toEqual(v.end_index ?? v.end);
     const tw = v.time_window ?? [0, Infinity];
     expect(steps[0].arrival).toBeGreaterThanOrEqual(tw[0]);
 
-    let t = steps[0].arrival, cumulative = 0, load = 0, setup = 0, service = 0, waiting = 0, priority = 0;
-    const jobSteps = steps.filter((s) => s.type === 'job');
-    if (capacitated) load = jobSteps.reduce((a, s) => a + (jobs.get(s.id).delivery ?? jobs.get(s.id).amount ?? [0])[0], 0);
-    const cap = v.capacity?.[0] ?? Infinity;
-    if (capacitated) expect(steps[0].load).toEqual([load]);
+    let t = steps[0].arrival,
+      cumulative = 0,
+      setup = 0,
+      service = 0,
+      waiting = 0,
+      priority = 0;
+    const taskSteps = steps.filter((s) => isTask(s.type));
+    const load = zero(),
+      delivery = zero(),
+      pickup = zero();
+    for (const s of taskSteps) {
+      const stop = stops.get(`${s.type} ${s.id}`);
+      expect(stop, `${s.type} ${s.id}`).toBeDefined();
+      stop.start.forEach((x: number, d: number) => (load[d] += x));
+      stop.drop.forEach((x: number, d: number) => (delivery[d] += x));
+      stop.load.forEach((x: number, d: number) => (pickup[d] += x));
+    }
+    // VROOM gives a vehicle without a capacity a zero amount (input_parser.cpp get_amount).
+    const cap: number[] = v.capacity?.length ? v.capacity : new Array(dims).fill(0);
+    if (capacitated) {
+      expect(steps[0].load).toEqual(load);
+      expect(r.delivery).toEqual(delivery);
+      expect(r.pickup).toEqual(pickup);
+      delivery.forEach((x, d) => ((sum.delivery[d] += x), (sum.pickup[d] += pickup[d])));
+    }
     for (let k = 1; k < steps.length; k++) {
-      const s = steps[k], prev = steps[k - 1];
+      const s = steps[k],
+        prev = steps[k - 1];
       const leg = travel(placeOf(prev), placeOf(s));
       cumulative += leg;
       expect(s.duration, `cumulative travel at step ${k}`).toBe(cumulative);
       expect(s.arrival, `arrival at step ${k}`).toBe(t + leg);
       const begin = s.arrival + s.waiting_time;
-      if (s.type === 'job') {
-        const job = jobs.get(s.id);
-        expect(job, `job ${s.id}`).toBeDefined();
-        seen.set(s.id, (seen.get(s.id) ?? 0) + 1);
+      if (isTask(s.type)) {
+        const job = stops.get(`${s.type} ${s.id}`);
+        seen.set(`${s.type} ${s.id}`, (seen.get(`${s.type} ${s.id}`) ?? 0) + 1);
+        note(job, s.type, [ri, k]);
         expect(placeOf(s)).toEqual(job.location_index ?? job.location);
         expect(s.service).toBe(job.service ?? 0);
         expect(s.setup).toBe(job.setup ?? 0);
         for (const skill of job.skills ?? []) expect(v.skills ?? [], `skill ${skill} of job ${s.id}`).toContain(skill);
-        if (job.time_windows) expect(job.time_windows.some(([a, b]: number[]) => a <= begin && begin <= b), `job ${s.id} served at ${begin} in a window`).toBe(true);
+        if (job.time_windows)
+          expect(
+            job.time_windows.some(([a, b]: number[]) => a <= begin && begin <= b),
+            `job ${s.id} served at ${begin} in a window`,
+          ).toBe(true);
         else expect(s.waiting_time).toBe(0);
-        load += (job.pickup ?? [0])[0] - (job.delivery ?? job.amount ?? [0])[0];
+        job.load.forEach((x: number, d: number) => (load[d] += x - job.drop[d]));
         setup += s.setup;
         service += s.service;
         priority += job.priority ?? 0;
       }
       if (capacitated) {
-        expect(s.load, `load after step ${k}`).toEqual([load]);
-        expect(load).toBeLessThanOrEqual(cap);
+        expect(s.load, `load after step ${k}`).toEqual(load);
+        load.forEach((x, d) => expect(x, `load after step ${k} in dimension ${d}`).toBeLessThanOrEqual(cap[d]));
       }
       waiting += s.waiting_time;
       t = begin + s.setup + s.service;
       expect(t, `step ${k} done within the vehicle's hours`).toBeLessThanOrEqual(tw[1]);
     }
     expect(r.duration).toBe(cumulative);
+    if (v.max_tasks !== undefined) expect(taskSteps.length, `route ${ri}: at most max_tasks`).toBeLessThanOrEqual(v.max_tasks);
+    if (v.max_travel_time !== undefined) expect(cumulative, `route ${ri}: within max_travel_time`).toBeLessThanOrEqual(v.max_travel_time);
     expect(r.cost).toBe(cumulative);
     expect([r.setup, r.service, r.waiting_time, r.priority]).toEqual([setup, service, waiting, priority]);
     for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += r[k];
   }
   for (const u of out.unassigned) {
-    expect(u.type).toBe('job');
-    const job = jobs.get(u.id);
-    expect(job, `unassigned job ${u.id}`).toBeDefined();
+    const job = stops.get(`${u.type} ${u.id}`);
+    expect(job, `unassigned ${u.type} ${u.id}`).toBeDefined();
     expect(placeOf(u)).toEqual(job.location_index ?? job.location);
-    seen.set(u.id, (seen.get(u.id) ?? 0) + 1);
+    seen.set(`${u.type} ${u.id}`, (seen.get(`${u.type} ${u.id}`) ?? 0) + 1);
+    note(job, u.type, [-1, 0]);
   }
-  expect([...seen.keys()].sort((a, b) => a - b)).toEqual(input.jobs.map((j: any) => j.id).sort((a: number, b: number) => a - b));
-  expect([...seen.values()].every((c) => c === 1), 'every job once').toBe(true);
+  expect([...seen.keys()].sort()).toEqual([...stops.keys()].sort());
+  expect(
+    [...seen.values()].every((c) => c === 1),
+    'every job and shipment stop once',
+  ).toBe(true);
+  for (const [k, { pickup, delivery }] of shipmentAt) {
+    expect(pickup![0], `shipment ${k}: pickup and delivery in one route, or both unassigned`).toBe(delivery![0]);
+    if (pickup![0] >= 0) expect(pickup![1], `shipment ${k}: picked up before it is delivered`).toBeLessThan(delivery![1]);
+  }
   expect(out.summary).toMatchObject({ ...totals, routes: out.routes.length, unassigned: out.unassigned.length });
+  if (capacitated) expect(out.summary).toMatchObject(sum);
 }

@@ -4,9 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { API_ONLY, expect422 } from '../api/helpers.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import {
-  VADUZ, blobs, cluster, expectClustering, haversine, offset, partition, plainStops, scatter, sizes, type At,
-} from './helpers.js';
+import { VADUZ, blobs, cluster, expectClustering, haversine, offset, partition, plainStops, scatter, sizes, type At } from './helpers.js';
 
 let app: App & { url: string };
 let team: TestTeam;
@@ -42,7 +40,8 @@ describe('answer', () => {
     const created = await api(app, 'POST', '/v1/pois', { key: team.key, body: { name: 'depot', ...poiAt } });
     expect(created.status).toBe(201);
     const poiId = created.body.data.id;
-    const a = offset(VADUZ, 500, 200), b = offset(VADUZ, 6000, 90);
+    const a = offset(VADUZ, 500, 200),
+      b = offset(VADUZ, 6000, 90);
     const stops = [{ ...a, id: 'first' }, { poi_id: poiId, id: 'x'.repeat(100) }, { poi_id: poiId.toLowerCase() }, b, { ...b, id: 'First' }];
     const d = expectClustering(await run({ stops, clusters: 2 }), [
       { id: 'first', poi_id: null, ...a },
@@ -51,7 +50,10 @@ describe('answer', () => {
       { id: null, poi_id: null, ...b },
       { id: 'First', poi_id: null, ...b },
     ]);
-    expect(partition(d)).toEqual([[0, 1, 2], [3, 4]]);
+    expect(partition(d)).toEqual([
+      [0, 1, 2],
+      [3, 4],
+    ]);
   });
 
   it('is deterministic: the same request twice gives the identical body', async () => {
@@ -59,7 +61,11 @@ describe('answer', () => {
     const stops = points.map((p, i) => ({ ...p, id: `s${i}` }));
     for (const extra of [{ clusters: 37 }, { clusters: 37, balanced: true }, { max_stops: 45 }]) {
       const first = await run({ stops, ...extra });
-      expectClustering(first, points.map((p, i) => ({ id: `s${i}`, poi_id: null, ...p })), 'balanced' in extra);
+      expectClustering(
+        first,
+        points.map((p, i) => ({ id: `s${i}`, poi_id: null, ...p })),
+        'balanced' in extra,
+      );
       const second = await run({ stops, ...extra });
       expect(second.status).toBe(200);
       expect(second.body).toEqual(first.body);
@@ -124,7 +130,10 @@ describe('stops at one position', () => {
     const points = [VADUZ, other, VADUZ, other, VADUZ];
     const d = expectClustering(await run({ stops: points, clusters: 5 }), plainStops(points));
     expect(d.summary.clusters).toBe(2);
-    expect(partition(d)).toEqual([[0, 2, 4], [1, 3]]);
+    expect(partition(d)).toEqual([
+      [0, 2, 4],
+      [1, 3],
+    ]);
   });
 
   it('balanced and max_stops still split them into capped clusters', async () => {
@@ -175,8 +184,10 @@ describe('limits', () => {
     expect(sizes(balanced).every((s) => s === 20)).toBe(true);
     // With the longest ids, the largest body a valid request can have still fits the 1 MB JSON limit.
     const id = (i: number) => String(i).padStart(100, 'x');
-    const capped = expectClustering(await run({ stops: full.map((p, i) => ({ ...p, id: id(i) })), max_stops: 20 }),
-      full.map((p, i) => ({ id: id(i), poi_id: null, ...p })));
+    const capped = expectClustering(
+      await run({ stops: full.map((p, i) => ({ ...p, id: id(i) })), max_stops: 20 }),
+      full.map((p, i) => ({ id: id(i), poi_id: null, ...p })),
+    );
     expect(capped.summary).toEqual({ stops: 2000, clusters: 100, balanced: false, max_stops: 20 });
   });
 

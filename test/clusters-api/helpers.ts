@@ -27,10 +27,14 @@ export function blobs(blobCount: number, perBlob: number): { points: At[]; cente
   return { points, centers };
 }
 
-export const cluster = (app: { url: string }, key: string, body: unknown): Promise<ApiResponse> =>
-  api(app, 'POST', '/v1/routes/clusters', { key, body });
+export const cluster = (app: { url: string }, key: string, body: unknown): Promise<ApiResponse> => api(app, 'POST', '/v1/routes/clusters', { key, body });
 
-export interface ExpectedStop { id: string | null; poi_id: string | null; latitude: number; longitude: number }
+export interface ExpectedStop {
+  id: string | null;
+  poi_id: string | null;
+  latitude: number;
+  longitude: number;
+}
 
 /**
  * Checks a 200 answer field by field against the stops it was asked about (in `index` order) and returns its
@@ -55,7 +59,8 @@ export function expectClustering(res: ApiResponse, stops: ExpectedStop[], balanc
     expect(c.count).toBe(c.stops.length);
     expect(c.count).toBeGreaterThan(0); // empty clusters are dropped
     if (d.summary.max_stops !== null) expect(c.count).toBeLessThanOrEqual(d.summary.max_stops);
-    let lat = 0, lon = 0;
+    let lat = 0,
+      lon = 0;
     for (const s of c.stops) {
       expect(Object.keys(s)).toEqual(['index', 'id', 'poi_id', 'latitude', 'longitude']);
       expect(Number.isInteger(s.index)).toBe(true);

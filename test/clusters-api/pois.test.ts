@@ -1,7 +1,7 @@
 // POST /v1/routes/clusters with `pois`: every filter, the order by id, the 2,000 limit and its 422s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { newId } from '../../src/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { API_ONLY, MISSING_ID, expect422 } from '../api/helpers.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { VADUZ, cluster, expectClustering, offset, scatter, type At, type ExpectedStop } from './helpers.js';
@@ -24,7 +24,10 @@ const PLACES: Array<[string, number, number, Record<string, unknown>]> = [
 beforeAll(async () => {
   app = await startTestApp(API_ONLY);
   team = await makeTeam(app);
-  for (const [name, type] of [['color', 'string'], ['rating', 'number']]) {
+  for (const [name, type] of [
+    ['color', 'string'],
+    ['rating', 'number'],
+  ]) {
     expect((await api(app, 'POST', '/v1/attributes', { key: team.key, body: { name, type } })).status).toBe(201);
   }
   const cats: Record<string, string> = {};
@@ -34,7 +37,8 @@ beforeAll(async () => {
     const at = offset(VADUZ, meters, bearing);
     const { category, ...rest } = extra;
     const res = await api(app, 'POST', '/v1/pois', {
-      key: team.key, body: { name, ...at, ...rest, ...(category ? { category_id: cats[category as string] } : {}) },
+      key: team.key,
+      body: { name, ...at, ...rest, ...(category ? { category_id: cats[category as string] } : {}) },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     poi[name] = { id: res.body.data.id, latitude: res.body.data.latitude, longitude: res.body.data.longitude };
@@ -46,13 +50,19 @@ const run = (body: unknown) => cluster(app, team.key, body);
 
 /** The stops a selection of these POIs should give, in id order. */
 function selected(...names: string[]): ExpectedStop[] {
-  return names.map((n) => poi[n]).sort((a, b) => (a.id < b.id ? -1 : 1)).map(({ id, latitude, longitude }) => ({ id: null, poi_id: id, latitude, longitude }));
+  return names
+    .map((n) => poi[n])
+    .sort((a, b) => (a.id < b.id ? -1 : 1))
+    .map(({ id, latitude, longitude }) => ({ id: null, poi_id: id, latitude, longitude }));
 }
 
 /** Names of the POIs in the answer, by index. */
 function namesOf(d: any): string[] {
   const byId = Object.fromEntries(Object.entries(poi).map(([n, p]) => [p.id, n]));
-  return d.clusters.flatMap((c: any) => c.stops).sort((a: any, b: any) => a.index - b.index).map((s: any) => byId[s.poi_id]);
+  return d.clusters
+    .flatMap((c: any) => c.stops)
+    .sort((a: any, b: any) => a.index - b.index)
+    .map((s: any) => byId[s.poi_id]);
 }
 
 describe('selection', () => {
@@ -104,7 +114,7 @@ describe('selection', () => {
     expect422(await run({ pois: { country_id: '3f2c1e9a-0b7d-4c55-9a41-6f1d2e3c4b5a' }, clusters: 1 }), ['pois']);
   });
 
-  it('another team\'s POIs are never selected', async () => {
+  it("another team's POIs are never selected", async () => {
     const other = await makeTeam(app);
     expect422(await cluster(app, other.key, { pois: {}, clusters: 1 }), ['pois']);
     expect422(await cluster(app, other.key, { pois: { poi_ids: [poi.center.id] }, clusters: 1 }), ['pois.poi_ids.0']);
@@ -153,8 +163,11 @@ describe('the 2,000 limit', () => {
     const ids = rows.map((r) => r.id);
     expect422(await cluster(app, big.key, { pois: { poi_ids: ids }, clusters: 10 }), ['pois.poi_ids']);
     const kept = ids.slice(1);
-    const d = expectClustering(await cluster(app, big.key, { pois: { poi_ids: kept }, clusters: 100, balanced: true }),
-      rows.slice(1).map((r) => ({ id: null, poi_id: r.id, latitude: r.latitude, longitude: r.longitude })), true);
+    const d = expectClustering(
+      await cluster(app, big.key, { pois: { poi_ids: kept }, clusters: 100, balanced: true }),
+      rows.slice(1).map((r) => ({ id: null, poi_id: r.id, latitude: r.latitude, longitude: r.longitude })),
+      true,
+    );
     expect(d.summary).toEqual({ stops: 2000, clusters: 100, balanced: true, max_stops: 20 });
   });
 });

@@ -23,7 +23,7 @@ const three = scatter(VADUZ, 3, 1000, 2);
 
 describe('authentication and permissions', () => {
   it('401 without a key or with an unknown one', async () => {
-    for (const key of [undefined, 'wm_' + 'x'.repeat(40)]) {
+    for (const key of [undefined, `wm_${'x'.repeat(40)}`]) {
       expectMessage(await api(app, 'POST', '/v1/routes/clusters', { key, body: { stops: three, clusters: 1 } }), 401, UNAUTHENTICATED);
     }
   });
@@ -79,7 +79,14 @@ describe('422: either/or', () => {
 
   it('every problem is reported at once', async () => {
     expect422(await run({}), ['stops', 'clusters']);
-    expect422(await run({ stops: 'x', pois: {}, clusters: 0, max_stops: 2, balanced: 1, extra: true }), ['stops', 'pois', 'clusters', 'max_stops', 'balanced', 'extra']);
+    expect422(await run({ stops: 'x', pois: {}, clusters: 0, max_stops: 2, balanced: 1, extra: true }), [
+      'stops',
+      'pois',
+      'clusters',
+      'max_stops',
+      'balanced',
+      'extra',
+    ]);
   });
 });
 
@@ -121,7 +128,10 @@ describe('422: stops', () => {
   });
 
   it('the poles and the antimeridian are valid positions', async () => {
-    const edge = [{ latitude: 90, longitude: 180 }, { latitude: -90, longitude: -180 }];
+    const edge = [
+      { latitude: 90, longitude: 180 },
+      { latitude: -90, longitude: -180 },
+    ];
     expectClustering(await run({ stops: edge, clusters: 2 }), plainStops(edge));
   });
 
@@ -138,7 +148,7 @@ describe('422: stops', () => {
     for (const id of ['x'.repeat(101), '', 7, null, ['a']]) expect422(await run({ stops: [VADUZ, { ...VADUZ, id }], clusters: 1 }), ['stops.1.id']);
   });
 
-  it('unknown, malformed or another team\'s POI ids: 422 at stops.N.poi_id', async () => {
+  it("unknown, malformed or another team's POI ids: 422 at stops.N.poi_id", async () => {
     const other = await makeTeam(app);
     const theirs = (await api(app, 'POST', '/v1/pois', { key: other.key, body: { name: 'q', ...VADUZ } })).body.data.id;
     const res = await run({ stops: [{ poi_id: poiId }, { poi_id: MISSING_ID }, VADUZ, { poi_id: 'nope' }, { poi_id: theirs }], clusters: 1 });

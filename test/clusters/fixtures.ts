@@ -1,9 +1,9 @@
 // Shared helpers for the clustering tests: real address points from the Liechtenstein extract, the same
 // 3-D metric the kernel uses (computed independently here), and a plain reference k-means.
 import { join } from 'node:path';
-import { loadOsm } from '../../src/map/osm-data.js';
-import { projectRoot } from '../../src/paths.js';
-import type { LatLon } from '../../src/routing/clusters/kmeans.js';
+import { loadOsm } from '../../src/map/osm/osm-data.js';
+import { projectRoot } from '../../src/lib/paths.js';
+import type { LatLon } from '../../src/lib/lat-lon.js';
 
 const R = 6371008.8;
 const RAD = Math.PI / 180;
@@ -17,17 +17,23 @@ export async function addressPoints(count: number): Promise<LatLon[]> {
   const osm = await loadOsm(join(projectRoot, '..', 'shared', 'data', 'osm', 'liechtenstein.osm.pbf'));
   const all: LatLon[] = [];
   for (const node of osm.taggedNodes) {
-    if (node.tags?.['addr:housenumber']) all.push({ latitude: node.lat, longitude: node.lon });
+    if (node.tags?.['addr:housenumber']) all.push({ lat: node.lat, lon: node.lon });
   }
   for (const way of osm.ways) {
     if (!way.tags['addr:housenumber']) continue;
     const refs = way.refs.length > 1 && way.refs[0] === way.refs[way.refs.length - 1] ? way.refs.slice(0, -1) : way.refs;
-    let lat = 0, lon = 0, m = 0;
+    let lat = 0,
+      lon = 0,
+      m = 0;
     for (const ref of refs) {
       const c = osm.coord(ref);
-      if (c) { lat += c[0]; lon += c[1]; m++; }
+      if (c) {
+        lat += c[0];
+        lon += c[1];
+        m++;
+      }
     }
-    if (m > 0) all.push({ latitude: lat / m, longitude: lon / m });
+    if (m > 0) all.push({ lat: lat / m, lon: lon / m });
   }
   if (all.length < count) throw new Error(`only ${all.length} address points in the extract`);
   return Array.from({ length: count }, (_, i) => all[Math.floor((i * all.length) / count)]);
@@ -36,14 +42,17 @@ export async function addressPoints(count: number): Promise<LatLon[]> {
 export type Vec = [number, number, number];
 
 export function toVectors(points: readonly LatLon[]): Vec[] {
-  return points.map(({ latitude, longitude }) => {
-    const la = latitude * RAD, lo = longitude * RAD;
+  return points.map(({ lat: latitude, lon: longitude }) => {
+    const la = latitude * RAD,
+      lo = longitude * RAD;
     return [R * Math.cos(la) * Math.cos(lo), R * Math.cos(la) * Math.sin(lo), R * Math.sin(la)];
   });
 }
 
 export function d2(a: Vec, b: Vec): number {
-  const x = a[0] - b[0], y = a[1] - b[1], z = a[2] - b[2];
+  const x = a[0] - b[0],
+    y = a[1] - b[1],
+    z = a[2] - b[2];
   return x * x + y * y + z * z;
 }
 
@@ -51,7 +60,10 @@ export function means(X: Vec[], assignment: ArrayLike<number>, k: number): Vec[]
   const s = Array.from({ length: k }, () => [0, 0, 0, 0]);
   for (let i = 0; i < X.length; i++) {
     const c = s[assignment[i]];
-    c[0] += X[i][0]; c[1] += X[i][1]; c[2] += X[i][2]; c[3]++;
+    c[0] += X[i][0];
+    c[1] += X[i][1];
+    c[2] += X[i][2];
+    c[3]++;
   }
   return s.map(([x, y, z, m]) => (m ? [x / m, y / m, z / m] : [NaN, NaN, NaN]) as Vec);
 }
@@ -95,15 +107,24 @@ export function referenceLloyd(X: Vec[], k: number, seed: number): number {
   for (let it = 0; it < 1000; it++) {
     let changed = 0;
     for (let i = 0; i < n; i++) {
-      let best = 0, bd = Infinity;
+      let best = 0,
+        bd = Infinity;
       for (let j = 0; j < k; j++) {
         const d = d2(X[i], C[j]);
-        if (d < bd) { bd = d; best = j; }
+        if (d < bd) {
+          bd = d;
+          best = j;
+        }
       }
-      if (a[i] !== best) { a[i] = best; changed++; }
+      if (a[i] !== best) {
+        a[i] = best;
+        changed++;
+      }
     }
     if (changed === 0) break;
-    means(X, a, k).forEach((c, j) => { if (!Number.isNaN(c[0])) C[j] = c; });
+    means(X, a, k).forEach((c, j) => {
+      if (!Number.isNaN(c[0])) C[j] = c;
+    });
   }
   return sse(X, a, k);
 }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePool, runTask } from '../../src/compute/pool.js';
-import { clusterPoints, ClusterRequestError, type Clustering, type LatLon } from '../../src/routing/clusters/kmeans.js';
+import { clusterPoints, ClusterRequestError, type Clustering } from '../../src/engine/kmeans/kmeans.js';
 import { addressPoints, d2, means, referenceLloyd, sse, toVectors, type Vec } from './fixtures.js';
+import type { LatLon } from '../../src/lib/lat-lon.js';
 
 let points: LatLon[];
 let X: Vec[];
@@ -66,8 +67,8 @@ function bisect(idx: number[], k: number, out: Int32Array, label: { next: number
     return;
   }
   const spread = (f: (i: number) => number) => Math.max(...idx.map(f)) - Math.min(...idx.map(f));
-  const lat = (i: number) => points[i].latitude;
-  const lon = (i: number) => points[i].longitude * Math.cos((47.1 * Math.PI) / 180);
+  const lat = (i: number) => points[i].lat;
+  const lon = (i: number) => points[i].lon * Math.cos((47.1 * Math.PI) / 180);
   const key = spread(lat) > spread(lon) ? lat : lon;
   const sorted = [...idx].sort((a, b) => key(a) - key(b));
   const k1 = Math.floor(k / 2);
@@ -80,7 +81,10 @@ describe('clusterPoints', () => {
   it('is deterministic for the same stops in the same order', () => {
     for (const opts of [{ clusters: 100 }, { clusters: 13, balanced: true }, { maxStops: 37 }]) {
       const a = clusterPoints(points, opts);
-      const b = clusterPoints(points.map((p) => ({ ...p })), opts);
+      const b = clusterPoints(
+        points.map((p) => ({ ...p })),
+        opts,
+      );
       expect(Array.from(b.assignment)).toEqual(Array.from(a.assignment));
       expect(b.clusters).toEqual(a.clusters);
       expect(b.sse).toBe(a.sse);
@@ -98,10 +102,10 @@ describe('clusterPoints', () => {
     const firsts = c.clusters.map((cl) => cl.members[0]);
     expect(firsts).toEqual([...firsts].sort((x, y) => x - y));
     for (const cl of c.clusters.slice(0, 10)) {
-      const lat = cl.members.reduce((s, i) => s + points[i].latitude, 0) / cl.members.length;
-      const lon = cl.members.reduce((s, i) => s + points[i].longitude, 0) / cl.members.length;
-      expect(cl.centroid.latitude).toBeCloseTo(lat, 12);
-      expect(cl.centroid.longitude).toBeCloseTo(lon, 12);
+      const lat = cl.members.reduce((s, i) => s + points[i].lat, 0) / cl.members.length;
+      const lon = cl.members.reduce((s, i) => s + points[i].lon, 0) / cl.members.length;
+      expect(cl.centroid.lat).toBeCloseTo(lat, 12);
+      expect(cl.centroid.lon).toBeCloseTo(lon, 12);
       expect(cl.radius).toBeGreaterThanOrEqual(0);
       expect(cl.radius).toBeLessThan(10_000); // Liechtenstein is 25 km long; 100 clusters are local
     }
@@ -130,7 +134,12 @@ describe('clusterPoints', () => {
     for (const k of [10, 100]) {
       const c = clusterPoints(points, { clusters: k, balanced: true });
       const parts = new Int32Array(points.length);
-      bisect(points.map((_, i) => i), k, parts, { next: 0 });
+      bisect(
+        points.map((_, i) => i),
+        k,
+        parts,
+        { next: 0 },
+      );
       expect(c.sse).toBeLessThan(sse(X, parts, k) * 0.9);
     }
   });
@@ -160,8 +169,8 @@ describe('clusterPoints', () => {
     const c = clusterPoints(points, { clusters: 1 });
     expect(c.clusters).toHaveLength(1);
     expect(c.clusters[0].members).toHaveLength(points.length);
-    const lat = points.reduce((s, p) => s + p.latitude, 0) / points.length;
-    expect(c.clusters[0].centroid.latitude).toBeCloseTo(lat, 12);
+    const lat = points.reduce((s, p) => s + p.lat, 0) / points.length;
+    expect(c.clusters[0].centroid.lat).toBeCloseTo(lat, 12);
     // Liechtenstein's address points span roughly 9–16 km from their middle.
     expect(c.clusters[0].radius).toBeGreaterThan(5_000);
     expect(c.clusters[0].radius).toBeLessThan(25_000);
@@ -178,13 +187,13 @@ describe('clusterPoints', () => {
   });
 
   it('stops at one position: empty clusters are dropped; balanced still splits them evenly', () => {
-    const same = Array.from({ length: 10 }, () => ({ latitude: 47.14, longitude: 9.52 }));
+    const same = Array.from({ length: 10 }, () => ({ lat: 47.14, lon: 9.52 }));
     const plain = clusterPoints(same, { clusters: 3 });
     expect(plain.clusters).toHaveLength(1);
     expect(plain.clusters[0].members).toEqual([...Array(10).keys()]);
     expect(plain.clusters[0].radius).toBeLessThan(1e-6);
-    expect(plain.clusters[0].centroid.latitude).toBeCloseTo(47.14, 12);
-    expect(plain.clusters[0].centroid.longitude).toBeCloseTo(9.52, 12);
+    expect(plain.clusters[0].centroid.lat).toBeCloseTo(47.14, 12);
+    expect(plain.clusters[0].centroid.lon).toBeCloseTo(9.52, 12);
 
     // Five places with four stops each, asked for eight clusters: five come back, one per place.
     const places = Array.from({ length: 20 }, (_, i) => points[(i % 5) * 300]);
@@ -196,7 +205,10 @@ describe('clusterPoints', () => {
     // 2,000 stops at three places into 100 clusters: three come back, whatever rounding does to the means.
     const three = Array.from({ length: 2_000 }, (_, i) => points[(i % 3) * 500]);
     expect(sizes(clusterPoints(three, { clusters: 100 }))).toEqual([667, 667, 666]);
-    const piled = clusterPoints(Array.from({ length: 2_000 }, () => points[0]), { clusters: 100, balanced: true });
+    const piled = clusterPoints(
+      Array.from({ length: 2_000 }, () => points[0]),
+      { clusters: 100, balanced: true },
+    );
     expect(sizes(piled)).toEqual(new Array(100).fill(20));
 
     const balanced = clusterPoints(same, { clusters: 3, balanced: true });
@@ -215,8 +227,14 @@ describe('clusterPoints', () => {
   });
 
   it('averages longitudes across the antimeridian', () => {
-    const c = clusterPoints([{ latitude: 0, longitude: 179.9 }, { latitude: 0, longitude: -179.9 }], { clusters: 1 });
-    expect(Math.abs(c.clusters[0].centroid.longitude)).toBeCloseTo(180, 9);
+    const c = clusterPoints(
+      [
+        { lat: 0, lon: 179.9 },
+        { lat: 0, lon: -179.9 },
+      ],
+      { clusters: 1 },
+    );
+    expect(Math.abs(c.clusters[0].centroid.lon)).toBeCloseTo(180, 9);
     expect(c.clusters[0].radius).toBeLessThan(12_000);
   });
 

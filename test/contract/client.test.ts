@@ -47,10 +47,19 @@ export class Waymark {
 
 /** Compiles the files in `dir`; the diagnostics as text (empty when it compiles). */
 function compile(dir: string, files: string[]): string[] {
-  const program = ts.createProgram(files.map((f) => join(dir, f)), {
-    strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], outDir: dir, skipLibCheck: true, types: [],
-  });
+  const program = ts.createProgram(
+    files.map((f) => join(dir, f)),
+    {
+      strict: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+      outDir: dir,
+      skipLibCheck: true,
+      types: [],
+    },
+  );
   const emitted = program.emit();
   return [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
@@ -75,11 +84,14 @@ it('openapi-typescript types plus fetch compile, a call against the types does n
   expect(compile(dir, ['waymark.ts', 'client.ts'])).toEqual([]);
 
   // The generated types are the document's: a category without a name, or a string page size, is refused.
-  writeFileSync(join(dir, 'wrong.ts'), `import { Waymark } from './client.js';
+  writeFileSync(
+    join(dir, 'wrong.ts'),
+    `import { Waymark } from './client.js';
 const w = new Waymark('', '');
 void w.createCategory({ title: 'x' });
 void w.listPois({ limit: 'ten' });
-`);
+`,
+  );
   const errors = compile(dir, ['wrong.ts']);
   expect(errors.join('\n')).toMatch(/title/);
   expect(errors.join('\n')).toMatch(/limit|string.*number/);

@@ -8,27 +8,32 @@ import { buildRouter, type App } from '../../src/app.js';
 import { UsageRecorder } from '../../src/auth/usage.js';
 import { connect } from '../../src/db/client.js';
 import { isInternal } from '../../src/http/openapi.js';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 import { API_ONLY } from '../api/helpers.js';
 import { api, startTestApp } from '../support/app.js';
 import { checkResponse, ContractError, contractDocument } from '../support/contract.js';
 
 const doc = contractDocument();
 const operations = (d: Record<string, any>) =>
-  Object.entries(d.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+  Object.entries(d.paths as Record<string, Record<string, unknown>>)
+    .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+    .sort();
 
 describe('the OpenAPI document', () => {
-  it('lints clean with Redocly\'s recommended-strict rules (which include the OpenAPI 3.1 structure)', async () => {
+  it("lints clean with Redocly's recommended-strict rules (which include the OpenAPI 3.1 structure)", async () => {
     const config = await createConfig({ extends: ['recommended-strict'] });
     const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: `${projectRoot}/docs/openapi.json`, config });
     expect(problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
   });
 
-  it('describes every route the router serves, and nothing else; the dashboard\'s are internal', () => {
+  it("describes every route the router serves, and nothing else; the dashboard's are internal", () => {
     const sql = connect('postgres://127.0.0.1:1/unused', 1);
     const router = buildRouter(sql, new UsageRecorder(sql));
     void sql.end({ timeout: 0 });
-    const served = router.routes.filter((r) => !isInternal(r.path)).map((r) => `${r.method} ${r.path}`).sort();
+    const served = router.routes
+      .filter((r) => !isInternal(r.path))
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
     const undocumented = served.filter((op) => !operations(doc).includes(op));
     expect(undocumented, 'routes without an operation: give each an `openapi` field (README, "The OpenAPI document")').toEqual([]);
     expect(operations(doc)).toEqual(served);
@@ -59,21 +64,31 @@ describe('the contract check', () => {
   const rate = { 'x-ratelimit-limit': '-1', 'x-ratelimit-remaining': '-1', 'x-ratelimit-reset': '1767225600' };
 
   it('fails on a status, a header or a body the document does not declare', () => {
-    const category = { id: '01JH8Z6Q4W3Y9V5T2R1P0N8M7K', name: 'Museums', created_at: '2026-01-31T09:30:00.123000Z', updated_at: '2026-01-31T09:30:00.123000Z' };
+    const category = {
+      id: '01JH8Z6Q4W3Y9V5T2R1P0N8M7K',
+      name: 'Museums',
+      created_at: '2026-01-31T09:30:00.123000Z',
+      updated_at: '2026-01-31T09:30:00.123000Z',
+    };
     expect(() => checkResponse('GET', '/v1/categories/x', 200, headers(rate), JSON.stringify({ data: category }))).not.toThrow();
     expect(() => checkResponse('GET', '/v1/categories/x', 201, headers(rate), JSON.stringify({ data: category }))).toThrow(/status not declared/);
     expect(() => checkResponse('GET', '/v1/categories/x', 200, headers({}), JSON.stringify({ data: category }))).toThrow(/required header X-RateLimit-Limit/);
-    expect(() => checkResponse('GET', '/v1/categories/x', 200, headers(rate), JSON.stringify({ data: { ...category, created_at: '2026-01-31' } }))).toThrow(ContractError);
+    expect(() => checkResponse('GET', '/v1/categories/x', 200, headers(rate), JSON.stringify({ data: { ...category, created_at: '2026-01-31' } }))).toThrow(
+      ContractError,
+    );
     expect(() => checkResponse('DELETE', '/v1/categories/x', 204, headers(rate), '{}')).toThrow(/a body where the document declares none/);
     expect(() => checkResponse('POST', '/v1/routes', 422, headers(rate), JSON.stringify({ message: 'x', errors: { a: [] } }))).toThrow(ContractError);
     // The public, non-JSON and operator answers too.
-    const tile = (h: Record<string, string>) => new Headers({ 'content-type': 'application/vnd.mapbox-vector-tile', 'cache-control': 'public, max-age=300', vary: 'Accept-Encoding', ...h });
+    const tile = (h: Record<string, string>) =>
+      new Headers({ 'content-type': 'application/vnd.mapbox-vector-tile', 'cache-control': 'public, max-age=300', vary: 'Accept-Encoding', ...h });
     expect(() => checkResponse('GET', '/tiles/14/8626/5761.mvt', 200, tile({ etag: '"x"' }), '\u001a\u0002')).not.toThrow();
     expect(() => checkResponse('GET', '/tiles/14/8626/5761.mvt', 200, tile({}), '\u001a\u0002')).toThrow(/required header ETag/);
     expect(() => checkResponse('GET', '/tiles/14/0/0.mvt', 204, tile({}), 'x')).toThrow(/a body where the document declares none/);
     expect(() => checkResponse('GET', '/metrics', 200, headers({}), '{}')).toThrow(/content type application\/json not declared/);
     expect(() => checkResponse('GET', '/metrics', 403, headers({}), '{"message":"x"}')).toThrow(/status not declared/);
-    expect(() => checkResponse('GET', '/ready', 503, headers({ 'cache-control': 'no-store' }), JSON.stringify({ message: 'The database is unavailable.' }))).toThrow(ContractError);
+    expect(() =>
+      checkResponse('GET', '/ready', 503, headers({ 'cache-control': 'no-store' }), JSON.stringify({ message: 'The database is unavailable.' })),
+    ).toThrow(ContractError);
     expect(() => checkResponse('GET', '/v1/optimizations/x', 200, headers(rate), JSON.stringify({ data: { id: 'x' } }))).toThrow(ContractError);
   });
 });
@@ -93,7 +108,7 @@ describe('served', () => {
     expect(res.body).toEqual(doc);
   });
 
-  it('GET /docs answers the reference page under the dashboard\'s CSP, its files from this server', async () => {
+  it("GET /docs answers the reference page under the dashboard's CSP, its files from this server", async () => {
     const res = await api(app, 'GET', '/docs');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
+import { testMapDir } from '../geo-api/support.js';
 import { api, startTestApp } from '../support/app.js';
 import { checkA11y as checkPage, openBrowser, poll, shot } from './browser-support.js';
 import { makeDashboardTeam } from './support.js';
@@ -18,7 +19,8 @@ let requests: string[] = [];
 let consoleErrors: string[] = [];
 
 beforeAll(async () => {
-  app = await startTestApp({ WAYMARK_MAP: 'off', WAYMARK_JOB_LEASE_MS: '5000' });
+  // Liechtenstein's map, so the POIs get the addresses reverse geocoding gives them (one profile is enough).
+  app = await startTestApp({ WAYMARK_MAP: await testMapDir(), WAYMARK_PROFILES: 'driving-car', WAYMARK_JOB_LEASE_MS: '5000' });
   // A fixed e-mail (each test run has its own database) keeps the screenshots stable.
   team = await makeDashboardTeam(app, { name: 'Acme Logistics', plan: 'pro' }, 'ops@acme.example');
   ({ browser, page, requests, consoleErrors } = await openBrowser(app.url));
@@ -110,7 +112,11 @@ describe('dashboard in a browser', () => {
     await page.getByLabel('New attribute name').fill('opening hours');
     await page.getByRole('button', { name: 'Add attribute' }).click();
     await poll(() => page.locator('#attributes-new-name-error').textContent()).toBe('may contain only letters, numbers and underscores');
-    for (const [name, type] of [['rating', 'number'], ['wheelchair', 'boolean'], ['phone', 'string']]) {
+    for (const [name, type] of [
+      ['rating', 'number'],
+      ['wheelchair', 'boolean'],
+      ['phone', 'string'],
+    ]) {
       await page.getByLabel('New attribute name').fill(name);
       await page.getByLabel('Type').selectOption(type);
       await page.getByRole('button', { name: 'Add attribute' }).click();
@@ -150,8 +156,10 @@ describe('dashboard in a browser', () => {
     await poll(() => page.getByRole('status').first().textContent()).toBe('POI “Central Depot” created.');
 
     const rows: Array<[string, number, number, string, string]> = [
-      ['Café Vaduz', 47.1396, 9.5219, 'Cafe', '4.8'], ['Schaan Chemist', 47.1653, 9.5097, 'Chemist', '3.9'],
-      ['Triesen Depot', 47.1070, 9.5262, 'Depot', '4.1'], ['Balzers Café', 47.0667, 9.5025, 'Cafe', '4.6'],
+      ['Café Vaduz', 47.1396, 9.5219, 'Cafe', '4.8'],
+      ['Schaan Chemist', 47.1653, 9.5097, 'Chemist', '3.9'],
+      ['Triesen Depot', 47.107, 9.5262, 'Depot', '4.1'],
+      ['Balzers Café', 47.0667, 9.5025, 'Cafe', '4.6'],
     ];
     for (const [name, lat, lon, cat, rating] of rows) {
       await page.getByRole('button', { name: 'New POI' }).click();
@@ -171,9 +179,27 @@ describe('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Save POI' }).click();
     await poll(() => page.getByRole('status').first().textContent()).toBe('POI “Central Depot North” saved.');
     await poll(() => page.locator('tbody').textContent()).toContain('phone: +423 000 00 00');
+    // Geocoding runs as a job: the table shows the addresses once it has filled them in.
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Apply filters' }).click();
+          return page.locator('tbody tr:has-text("Café Vaduz") td').nth(5).textContent();
+        },
+        { timeout: 30_000, interval: 300 },
+      )
+      .toMatch(/Vaduz/);
     await checkA11y('pois');
     await page.screenshot({ path: shot('pois'), fullPage: true });
 
+    // Text search on name: case-insensitive, a wildcard character is taken literally.
+    await page.getByLabel('Name contains').fill('dEpOt');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await poll(() => page.locator('tbody tr td:first-child').allTextContents()).toEqual(['Central Depot North', 'Triesen Depot']);
+    await page.getByLabel('Name contains').fill('%');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await poll(() => page.getByText('No POIs match.').count()).toBe(1);
+    await page.getByLabel('Name contains').fill('');
     await page.locator('#filter-category').selectOption({ label: 'Cafe' });
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await poll(() => page.locator('tbody tr').count()).toBe(2);
@@ -198,8 +224,14 @@ describe('dashboard in a browser', () => {
 
   it('uploads a CSV, shows its progress, result and row errors, and lists past imports', async () => {
     await go('Imports', 'imports');
-    const csv = ['name,latitude,longitude,category,rating', 'Vaduz Castle,47.1394,9.5244,Sights,5',
-      'Bad latitude,123,9.5,Sights,4', 'Red House,47.1378,9.5190,Sights,not-a-number', 'Malbun Lift,47.1023,9.6089,Sports,4.2', ''].join('\n');
+    const csv = [
+      'name,latitude,longitude,category,rating',
+      'Vaduz Castle,47.1394,9.5244,Sights,5',
+      'Bad latitude,123,9.5,Sights,4',
+      'Red House,47.1378,9.5190,Sights,not-a-number',
+      'Malbun Lift,47.1023,9.6089,Sports,4.2',
+      '',
+    ].join('\n');
     await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'liechtenstein.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.getByRole('button', { name: 'Upload' }).click();
     await expect.poll(() => page.locator('.import-status').textContent(), { timeout: 30_000, interval: 100 }).toMatch(/Status: completed/);
@@ -219,12 +251,21 @@ describe('dashboard in a browser', () => {
   });
 
   it('charts the requests just made on the usage page', async () => {
-    const [{ key }] = [await (await fetch(`${app.url}/dashboard/api/keys`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', cookie: (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; '),
-        'x-csrf-token': await page.evaluate(async () => (await (await fetch('/dashboard/api/session')).json()).data.csrf_token) },
-      body: JSON.stringify({ name: 'Usage probe', permissions: ['all'] }),
-    })).json().then((r: any) => r.data)];
+    const [{ key }] = [
+      await (
+        await fetch(`${app.url}/dashboard/api/keys`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            cookie: (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; '),
+            'x-csrf-token': await page.evaluate(async () => (await (await fetch('/dashboard/api/session')).json()).data.csrf_token),
+          },
+          body: JSON.stringify({ name: 'Usage probe', permissions: ['all'] }),
+        })
+      )
+        .json()
+        .then((r: any) => r.data),
+    ];
     for (let i = 0; i < 7; i++) expect((await api(app, 'GET', '/v1/pois', { key })).status).toBe(200);
     for (let i = 0; i < 3; i++) await api(app, 'GET', '/v1/categories', { key });
     for (let i = 0; i < 2; i++) expect((await api(app, 'GET', '/v1/pois/not-a-poi', { key })).status).toBe(404);

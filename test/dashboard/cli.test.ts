@@ -3,17 +3,23 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam } from '../../src/auth/admin.js';
 import type { App } from '../../src/app.js';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 import { startTestApp, TEST_DATABASE_URL } from '../support/app.js';
 import { signIn } from './support.js';
 
 /** `waymark user create|reset-password`: the password comes from standard input, never a flag. */
-const waymark = (args: string[], stdin: string) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-  const child = execFile(process.execPath, [join(projectRoot, 'bin', 'waymark.js'), ...args], {
-    env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL },
-  }, (err, stdout, stderr) => resolve({ code: err ? (err as { code?: number }).code ?? 1 : 0, stdout, stderr }));
-  child.stdin!.end(stdin);
-});
+const waymark = (args: string[], stdin: string) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [join(projectRoot, 'bin', 'waymark.js'), ...args],
+      {
+        env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL },
+      },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin!.end(stdin);
+  });
 
 let app: App & { url: string };
 beforeAll(async () => {

@@ -22,12 +22,12 @@ let consoleErrors: string[] = [];
 let key: string;
 let team: Awaited<ReturnType<typeof makeDashboardTeam>>;
 
-const A = { latitude: 47.13929, longitude: 9.52280 }; // Vaduz, Städtle
-const B = { latitude: 47.16761, longitude: 9.50840 }; // Schaan, Postplatz
+const A = { latitude: 47.13929, longitude: 9.5228 }; // Vaduz, Städtle
+const B = { latitude: 47.16761, longitude: 9.5084 }; // Schaan, Postplatz
 const GROUPS = [
   { name: 'Vaduz', lat: 47.1395, lon: 9.5215 },
-  { name: 'Schaan', lat: 47.1660, lon: 9.5100 },
-  { name: 'Balzers', lat: 47.0665, lon: 9.5020 },
+  { name: 'Schaan', lat: 47.166, lon: 9.51 },
+  { name: 'Balzers', lat: 47.0665, lon: 9.502 },
 ];
 
 beforeAll(async () => {
@@ -36,7 +36,10 @@ beforeAll(async () => {
   key = (await createKey(app.sql, { teamId: team.teamId, name: 'scripts', permissions: parsePermissionList('all') })).key;
   for (const g of GROUPS) {
     for (let i = 0; i < 3; i++) {
-      const res = await api(app, 'POST', '/v1/pois', { key, body: { name: `${g.name} depot ${i + 1}`, latitude: g.lat + i * 0.0015, longitude: g.lon + (i % 2) * 0.002 } });
+      const res = await api(app, 'POST', '/v1/pois', {
+        key,
+        body: { name: `${g.name} depot ${i + 1}`, latitude: g.lat + i * 0.0015, longitude: g.lon + (i % 2) * 0.002 },
+      });
       expect(res.status).toBe(201);
     }
   }
@@ -52,28 +55,31 @@ afterAll(async () => {
 /** What the map's canvas shows: how many colours, the share of pixels that are not the empty background
  *  (a blank or failed map is one colour), and how many pixels are exactly `want` (the overlays' colours
  *  are opaque). */
-const canvasStats = (want = -1) => page.evaluate((want) => {
-  const c = document.querySelector('.map canvas') as HTMLCanvasElement | null;
-  if (!c || !c.width) return { colours: 0, drawn: 0, matching: 0 };
-  const copy = document.createElement('canvas');
-  copy.width = c.width;
-  copy.height = c.height;
-  const g = copy.getContext('2d')!;
-  g.drawImage(c, 0, 0);
-  const d = g.getImageData(0, 0, copy.width, copy.height).data;
-  const colours = new Set<number>();
-  let drawn = 0, sampled = 0, matching = 0;
-  for (let i = 0, px = 0; i < d.length; i += 4, px++) {
-    const rgb = (d[i] << 16) | (d[i + 1] << 8) | d[i + 2];
-    if (rgb === want) matching++;
-    // Colours and coverage from every 7th pixel: enough to tell a drawn map from a blank one.
-    if (px % 7) continue;
-    colours.add(rgb);
-    if (rgb !== 0xf3f0ea) drawn++;
-    sampled++;
-  }
-  return { colours: colours.size, drawn: drawn / sampled, matching };
-}, want);
+const canvasStats = (want = -1) =>
+  page.evaluate((want) => {
+    const c = document.querySelector('.map canvas') as HTMLCanvasElement | null;
+    if (!c?.width) return { colours: 0, drawn: 0, matching: 0 };
+    const copy = document.createElement('canvas');
+    copy.width = c.width;
+    copy.height = c.height;
+    const g = copy.getContext('2d')!;
+    g.drawImage(c, 0, 0);
+    const d = g.getImageData(0, 0, copy.width, copy.height).data;
+    const colours = new Set<number>();
+    let drawn = 0,
+      sampled = 0,
+      matching = 0;
+    for (let i = 0, px = 0; i < d.length; i += 4, px++) {
+      const rgb = (d[i] << 16) | (d[i + 1] << 8) | d[i + 2];
+      if (rgb === want) matching++;
+      // Colours and coverage from every 7th pixel: enough to tell a drawn map from a blank one.
+      if (px % 7) continue;
+      colours.add(rgb);
+      if (rgb !== 0xf3f0ea) drawn++;
+      sampled++;
+    }
+    return { colours: colours.size, drawn: drawn / sampled, matching };
+  }, want);
 const pixelsOf = async (hex: string) => (await canvasStats(parseInt(hex.slice(1), 16))).matching;
 
 /** Opens a map page at a view (#zoom/lat/lon) and waits until the base map is drawn. */
@@ -100,14 +106,16 @@ const clickAt = async (view: { zoom: number; lat: number; lon: number }, lat: nu
   page.locator('.map canvas').click({ position: await pixelOf(view, lat, lon) });
 
 /** The team's request count over the last 24 hours, as the usage page reads it. */
-const usageTotal = async () => page.evaluate(async () => {
-  const r = await fetch('/dashboard/api/usage?range=24h');
-  return ((await r.json()).data.total as number[]).reduce((a, b) => a + b, 0);
-});
+const usageTotal = async () =>
+  page.evaluate(async () => {
+    const r = await fetch('/dashboard/api/usage?range=24h');
+    return ((await r.json()).data.total as number[]).reduce((a, b) => a + b, 0);
+  });
 
 /** Meters from a point to the nearest segment of a [lon, lat] line (flat over a few km). */
 function distanceToLine(p: { latitude: number; longitude: number }, line: number[][]): number {
-  const k = 111_320, kx = k * Math.cos((p.latitude * Math.PI) / 180);
+  const k = 111_320,
+    kx = k * Math.cos((p.latitude * Math.PI) / 180);
   let best = Infinity;
   for (let i = 1; i < line.length; i++) {
     const [ax, ay] = [(line[i - 1][0] - p.longitude) * kx, (line[i - 1][1] - p.latitude) * k];
@@ -125,127 +133,150 @@ const ROUTE_VIEW = { zoom: 13, lat: 47.1535, lon: 9.5156 };
 const routeReply = () => page.waitForResponse((r: Response) => r.url().endsWith('/dashboard/api/v1/routes') && r.request().method() === 'POST');
 
 describe('dashboard map pages in a browser', () => {
-  it('draws the base map from the server\'s tiles and the POIs, clustered, filtered by name', async () => {
-    await openMap('map', 'POI map', { zoom: 10, lat: 47.12, lon: 9.53 });
-    await poll(() => page.locator('.map-status').textContent()).toMatch(/^9 POIs on the map/);
-    // Three groups of three: at the zoom that fits them all, at least one group is a cluster marker.
-    await poll(() => pixelsOf('#1d4ed8')).toBeGreaterThan(100);
-    expect(requests.some((u) => /\/tiles\/\d+\/\d+\/\d+\.mvt$/.test(u))).toBe(true);
-    expect(requests.some((u) => u.endsWith('.woff2'))).toBe(true);
-    await checkA11y(page, 'map');
-    await page.screenshot({ path: shot('map') });
+  it(
+    "draws the base map from the server's tiles and the POIs, clustered, filtered by name",
+    async () => {
+      await openMap('map', 'POI map', { zoom: 10, lat: 47.12, lon: 9.53 });
+      await poll(() => page.locator('.map-status').textContent()).toMatch(/^9 POIs on the map/);
+      // Three groups of three: at the zoom that fits them all, at least one group is a cluster marker.
+      await poll(() => pixelsOf('#1d4ed8')).toBeGreaterThan(100);
+      expect(requests.some((u) => /\/tiles\/\d+\/\d+\/\d+\.mvt$/.test(u))).toBe(true);
+      expect(requests.some((u) => u.endsWith('.woff2'))).toBe(true);
+      await checkA11y(page, 'map');
+      await page.screenshot({ path: shot('map') });
 
-    await page.getByLabel('Name contains').fill('schaan');
-    await page.getByRole('button', { name: 'Apply filters' }).click();
-    await poll(() => page.locator('.map-status').textContent()).toMatch(/^3 POIs on the map/);
-  }, SLOW);
+      await page.getByLabel('Name contains').fill('schaan');
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await poll(() => page.locator('.map-status').textContent()).toMatch(/^3 POIs on the map/);
+    },
+    SLOW,
+  );
 
-  it('routes between two clicked points through the session without counting it as usage; the same request with a key counts', async () => {
-    await openMap('routing', 'Routing', ROUTE_VIEW);
-    const before = await usageTotal();
-    await clickAt(ROUTE_VIEW, A.latitude, A.longitude);
-    await clickAt(ROUTE_VIEW, B.latitude, B.longitude);
-    await poll(() => page.locator('ol.waypoints li').count()).toBe(2);
-    const reply = routeReply();
-    await page.getByRole('button', { name: 'Plan route' }).click();
-    const res = await reply;
-    expect(res.status()).toBe(200);
-    const sent = res.request().postDataJSON();
-    const route = (await res.json()).data;
-    expect(route.legs).toHaveLength(1);
-    expect(route.distance).toBeGreaterThan(3000);
-    expect(route.avoided).toBeNull();
-    await poll(() => page.locator('#route-title').textContent()).toMatch(/^Route: \d+\.\d\d km, \d+ min$/);
-    await poll(() => pixelsOf('#1d4ed8')).toBeGreaterThan(300);
-    await checkA11y(page, 'routing');
+  it(
+    'routes between two clicked points through the session without counting it as usage; the same request with a key counts',
+    async () => {
+      await openMap('routing', 'Routing', ROUTE_VIEW);
+      const before = await usageTotal();
+      await clickAt(ROUTE_VIEW, A.latitude, A.longitude);
+      await clickAt(ROUTE_VIEW, B.latitude, B.longitude);
+      await poll(() => page.locator('ol.waypoints li').count()).toBe(2);
+      const reply = routeReply();
+      await page.getByRole('button', { name: 'Plan route' }).click();
+      const res = await reply;
+      expect(res.status()).toBe(200);
+      const sent = res.request().postDataJSON();
+      const route = (await res.json()).data;
+      expect(route.legs).toHaveLength(1);
+      expect(route.distance).toBeGreaterThan(3000);
+      expect(route.avoided).toBeNull();
+      await poll(() => page.locator('#route-title').textContent()).toMatch(/^Route: \d+\.\d\d km, \d+ min$/);
+      await poll(() => pixelsOf('#1d4ed8')).toBeGreaterThan(300);
+      await checkA11y(page, 'routing');
 
-    expect(await usageTotal()).toBe(before);
-    const withKey = await api(app, 'POST', '/v1/routes', { key, body: sent });
-    expect(withKey.status).toBe(200);
-    expect(withKey.body.data.distance).toBeCloseTo(route.distance, 3);
-    expect(await usageTotal()).toBe(before + 1);
+      expect(await usageTotal()).toBe(before);
+      const withKey = await api(app, 'POST', '/v1/routes', { key, body: sent });
+      expect(withKey.status).toBe(200);
+      expect(withKey.body.data.distance).toBeCloseTo(route.distance, 3);
+      expect(await usageTotal()).toBe(before + 1);
 
-    // Through the session the routes are still the team's: another team's POI is unknown here.
-    const foreign = await makeTeam(app);
-    const theirs = await api(app, 'POST', '/v1/pois', { key: foreign.key, body: { name: 'Not ours', latitude: B.latitude, longitude: B.longitude } });
-    const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-    const csrf = ((await (await fetch(`${app.url}/dashboard/api/session`, { headers: { cookie } })).json()) as any).data.csrf_token;
-    const viaSession = await api(app, 'POST', '/dashboard/api/v1/routes', { headers: { cookie, 'x-csrf-token': csrf }, body: { waypoints: [A, { poi_id: theirs.body.data.id }] } });
-    expect(viaSession.status).toBe(422);
-    expect(Object.keys(viaSession.body.errors)).toEqual(['waypoints.1.poi_id']);
-    expect((await api(app, 'POST', '/dashboard/api/v1/routes', { headers: { cookie }, body: { waypoints: [A, B] } })).status).toBe(403);
-    expect(await usageTotal()).toBe(before + 1);
-  }, SLOW);
+      // Through the session the routes are still the team's: another team's POI is unknown here.
+      const foreign = await makeTeam(app);
+      const theirs = await api(app, 'POST', '/v1/pois', { key: foreign.key, body: { name: 'Not ours', latitude: B.latitude, longitude: B.longitude } });
+      const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+      const csrf = ((await (await fetch(`${app.url}/dashboard/api/session`, { headers: { cookie } })).json()) as any).data.csrf_token;
+      const viaSession = await api(app, 'POST', '/dashboard/api/v1/routes', {
+        headers: { cookie, 'x-csrf-token': csrf },
+        body: { waypoints: [A, { poi_id: theirs.body.data.id }] },
+      });
+      expect(viaSession.status).toBe(422);
+      expect(Object.keys(viaSession.body.errors)).toEqual(['waypoints.1.poi_id']);
+      expect((await api(app, 'POST', '/dashboard/api/v1/routes', { headers: { cookie }, body: { waypoints: [A, B] } })).status).toBe(403);
+      expect(await usageTotal()).toBe(before + 1);
+    },
+    SLOW,
+  );
 
-  it('routes around a POI picked on the map', async () => {
-    // A POI on the plain route's middle, then the same two points with that POI picked to avoid.
-    const plain = await api(app, 'POST', '/v1/routes', { key, body: { waypoints: [A, B] } });
-    const line: number[][] = plain.body.data.geometry.coordinates;
-    const [lon, lat] = line[Math.floor(line.length / 2)];
-    const poi = await api(app, 'POST', '/v1/pois', { key, body: { name: 'Roadworks', latitude: lat, longitude: lon } });
-    expect(poi.status).toBe(201);
-    expect(distanceToLine({ latitude: lat, longitude: lon }, line)).toBeLessThan(1);
+  it(
+    'routes around a POI picked on the map',
+    async () => {
+      // A POI on the plain route's middle, then the same two points with that POI picked to avoid.
+      const plain = await api(app, 'POST', '/v1/routes', { key, body: { waypoints: [A, B] } });
+      const line: number[][] = plain.body.data.geometry.coordinates;
+      const [lon, lat] = line[Math.floor(line.length / 2)];
+      const poi = await api(app, 'POST', '/v1/pois', { key, body: { name: 'Roadworks', latitude: lat, longitude: lon } });
+      expect(poi.status).toBe(201);
+      expect(distanceToLine({ latitude: lat, longitude: lon }, line)).toBeLessThan(1);
 
-    await openMap('routing', 'Routing', ROUTE_VIEW);
-    await poll(() => pixelsOf('#6b7280')).toBeGreaterThan(20); // the POIs are drawn
-    await clickAt(ROUTE_VIEW, A.latitude, A.longitude);
-    await clickAt(ROUTE_VIEW, B.latitude, B.longitude);
-    await poll(() => page.locator('ol.waypoints li').count()).toBe(2);
-    await page.getByRole('radio', { name: /picks a POI to avoid/ }).check();
-    await clickAt(ROUTE_VIEW, lat, lon);
-    await poll(() => page.getByText(/1 POI picked on the map/).count()).toBe(1);
-    await page.getByLabel('Radius (meters, 10 to 500)').fill('120');
-    const reply = routeReply();
-    await page.getByRole('button', { name: 'Plan route' }).click();
-    const res = await reply;
-    expect(res.status()).toBe(200);
-    expect(res.request().postDataJSON().avoid).toEqual({ radius: 120, poi_ids: [poi.body.data.id] });
-    const route = (await res.json()).data;
-    expect(route.avoided).toMatchObject({ radius: 120, count: 1, poi_ids: [poi.body.data.id] });
-    expect(distanceToLine({ latitude: lat, longitude: lon }, route.geometry.coordinates)).toBeGreaterThan(120);
-    await poll(() => page.getByText('Avoided 1 POI by 120 m.').count()).toBe(1);
-    // The avoided circle (its outline in the avoidance red) and the route are on the map.
-    await poll(() => pixelsOf('#b91c1c')).toBeGreaterThan(30);
-    await poll(() => pixelsOf('#1d4ed8')).toBeGreaterThan(300);
-    await page.screenshot({ path: shot('routing') });
-  }, SLOW);
+      await openMap('routing', 'Routing', ROUTE_VIEW);
+      await poll(() => pixelsOf('#6b7280')).toBeGreaterThan(20); // the POIs are drawn
+      await clickAt(ROUTE_VIEW, A.latitude, A.longitude);
+      await clickAt(ROUTE_VIEW, B.latitude, B.longitude);
+      await poll(() => page.locator('ol.waypoints li').count()).toBe(2);
+      await page.getByRole('radio', { name: /picks a POI to avoid/ }).check();
+      await clickAt(ROUTE_VIEW, lat, lon);
+      await poll(() => page.getByText(/1 POI picked on the map/).count()).toBe(1);
+      await page.getByLabel('Radius (meters, 10 to 500)').fill('120');
+      const reply = routeReply();
+      await page.getByRole('button', { name: 'Plan route' }).click();
+      const res = await reply;
+      expect(res.status()).toBe(200);
+      expect(res.request().postDataJSON().avoid).toEqual({ radius: 120, poi_ids: [poi.body.data.id] });
+      const route = (await res.json()).data;
+      expect(route.avoided).toMatchObject({ radius: 120, count: 1, poi_ids: [poi.body.data.id] });
+      expect(distanceToLine({ latitude: lat, longitude: lon }, route.geometry.coordinates)).toBeGreaterThan(120);
+      await poll(() => page.getByText('Avoided 1 POI by 120 m.').count()).toBe(1);
+      // The avoided circle (its outline in the avoidance red) and the route are on the map.
+      await poll(() => pixelsOf('#b91c1c')).toBeGreaterThan(30);
+      await poll(() => pixelsOf('#1d4ed8')).toBeGreaterThan(300);
+      await page.screenshot({ path: shot('routing') });
+    },
+    SLOW,
+  );
 
-  it('clusters the team\'s POIs and colours each cluster', async () => {
-    await openMap('clusters', 'Clusters', { zoom: 10, lat: 47.12, lon: 9.53 });
-    await page.getByLabel('Clusters', { exact: true }).fill('3');
-    await page.getByRole('button', { name: 'Make clusters' }).click();
-    await poll(() => page.locator('#clusters-title').textContent()).toBe('3 clusters of 10 stops');
-    await poll(() => page.locator('tbody tr').count()).toBe(3);
-    for (const colour of ['#1f77b4', '#d62728', '#2ca02c']) await poll(() => pixelsOf(colour)).toBeGreaterThan(50);
-    await checkA11y(page, 'clusters');
-    await page.screenshot({ path: shot('clusters') });
-  }, SLOW);
+  it(
+    "clusters the team's POIs and colours each cluster",
+    async () => {
+      await openMap('clusters', 'Clusters', { zoom: 10, lat: 47.12, lon: 9.53 });
+      await page.getByLabel('Clusters', { exact: true }).fill('3');
+      await page.getByRole('button', { name: 'Make clusters' }).click();
+      await poll(() => page.locator('#clusters-title').textContent()).toBe('3 clusters of 10 stops');
+      await poll(() => page.locator('tbody tr').count()).toBe(3);
+      for (const colour of ['#1f77b4', '#d62728', '#2ca02c']) await poll(() => pixelsOf(colour)).toBeGreaterThan(50);
+      await checkA11y(page, 'clusters');
+      await page.screenshot({ path: shot('clusters') });
+    },
+    SLOW,
+  );
 
-  it('optimizes deliveries: draws each vehicle\'s tour, lists it, and shows an unassigned stop with its reason', async () => {
-    const view = { zoom: 11, lat: 47.12, lon: 9.52 };
-    await openMap('optimize', 'Optimize deliveries', view);
-    await page.getByRole('button', { name: 'Pick the start on the map' }).click();
-    await clickAt(view, 47.1408, 9.5199);
-    await poll(() => page.getByLabel('Start latitude').inputValue()).toMatch(/^47\.14/);
-    await page.getByLabel('Works from').fill('2026-06-01T08:00:00Z');
-    await page.getByLabel('Works until').fill('2026-06-01T18:00:00Z');
-    await page.getByRole('button', { name: 'Add a vehicle' }).click();
-    await page.locator('#veh-1-lat').fill('47.1660');
-    await page.locator('#veh-1-lon').fill('9.5100');
-    await page.locator('#veh-1-from').fill('2026-06-01T08:00:00Z');
-    await page.locator('#veh-1-to').fill('2026-06-01T18:00:00Z');
-    await page.getByRole('button', { name: 'Use the team\'s POIs' }).click();
-    await poll(() => page.getByLabel(/^Stops, one a line/).inputValue()).toMatch(/depot/);
-    const stops = await page.getByLabel(/^Stops, one a line/).inputValue();
-    await page.getByLabel(/^Stops, one a line/).fill(`${stops}\n47.1500,9.5300,Night delivery,2026-06-01T22:00:00Z,2026-06-01T23:00:00Z`);
-    await page.getByRole('button', { name: 'Optimize', exact: true }).click();
-    await poll(() => page.locator('#tours-title').textContent(), 30_000).toMatch(/^10 of 11 stops on 2 tours: /);
-    await poll(() => page.locator('.tour').count()).toBe(2);
-    await poll(() => page.locator('ul.unassigned li').textContent()).toMatch(/^Night delivery: .*working hours/);
-    for (const colour of ['#1f77b4', '#d62728']) await poll(() => pixelsOf(colour)).toBeGreaterThan(200);
-    await checkA11y(page, 'optimize');
-    await page.screenshot({ path: shot('optimize'), fullPage: true });
-  }, SLOW);
+  it(
+    "optimizes deliveries: draws each vehicle's tour, lists it, and shows an unassigned stop with its reason",
+    async () => {
+      const view = { zoom: 11, lat: 47.12, lon: 9.52 };
+      await openMap('optimize', 'Optimize deliveries', view);
+      await page.getByRole('button', { name: 'Pick the start on the map' }).click();
+      await clickAt(view, 47.1408, 9.5199);
+      await poll(() => page.getByLabel('Start latitude').inputValue()).toMatch(/^47\.14/);
+      await page.getByLabel('Works from').fill('2026-06-01T08:00:00Z');
+      await page.getByLabel('Works until').fill('2026-06-01T18:00:00Z');
+      await page.getByRole('button', { name: 'Add a vehicle' }).click();
+      await page.locator('#veh-1-lat').fill('47.1660');
+      await page.locator('#veh-1-lon').fill('9.5100');
+      await page.locator('#veh-1-from').fill('2026-06-01T08:00:00Z');
+      await page.locator('#veh-1-to').fill('2026-06-01T18:00:00Z');
+      await page.getByRole('button', { name: "Use the team's POIs" }).click();
+      await poll(() => page.getByLabel(/^Stops, one a line/).inputValue()).toMatch(/depot/);
+      const stops = await page.getByLabel(/^Stops, one a line/).inputValue();
+      await page.getByLabel(/^Stops, one a line/).fill(`${stops}\n47.1500,9.5300,Night delivery,2026-06-01T22:00:00Z,2026-06-01T23:00:00Z`);
+      await page.getByRole('button', { name: 'Optimize', exact: true }).click();
+      await poll(() => page.locator('#tours-title').textContent(), 30_000).toMatch(/^10 of 11 stops on 2 tours: /);
+      await poll(() => page.locator('.tour').count()).toBe(2);
+      await poll(() => page.locator('ul.unassigned li').textContent()).toMatch(/^Night delivery: .*working hours/);
+      for (const colour of ['#1f77b4', '#d62728']) await poll(() => pixelsOf(colour)).toBeGreaterThan(200);
+      await checkA11y(page, 'optimize');
+      await page.screenshot({ path: shot('optimize'), fullPage: true });
+    },
+    SLOW,
+  );
 
   it('asked no host but the server for anything', () => {
     const foreign = requests.filter((u) => !u.startsWith(app.url) && !u.startsWith('data:') && !u.startsWith('blob:'));

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTeam } from '../../src/auth/admin.js';
 import type { App } from '../../src/app.js';
 import { SIGN_IN_MAX_FAILURES } from '../../src/dashboard/sessions.js';
 import { createUser, resetPassword } from '../../src/dashboard/users.js';
@@ -60,11 +59,13 @@ describe('dashboard server', () => {
     expect(s.body.data).toMatchObject({ user: { email: t.email }, team: { id: t.teamId } });
     const me = await req('/dashboard/api/session', { cookie: s.cookie });
     expect(me.status).toBe(200);
-    expect((await me.json() as any).data.csrf_token).toBe(s.csrf);
+    expect(((await me.json()) as any).data.csrf_token).toBe(s.csrf);
 
     // Behind a TLS proxy the cookie is Secure.
     const tls = await fetch(`${app.url}/dashboard/api/session`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' }, body: JSON.stringify({ email: t.email, password: t.password }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' },
+      body: JSON.stringify({ email: t.email, password: t.password }),
     });
     expect(tls.headers.get('set-cookie')).toMatch(/; Secure$/);
 
@@ -81,13 +82,21 @@ describe('dashboard server', () => {
     const body = JSON.stringify({ name: 'csrf', permissions: ['all'] });
     const noToken = await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, body });
     expect(noToken.status).toBe(403);
-    expect((await noToken.json() as any).message).toMatch(/CSRF/);
+    expect(((await noToken.json()) as any).message).toMatch(/CSRF/);
     expect((await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: 'x'.repeat(43), body })).status).toBe(403);
-    expect((await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body, headers: { origin: 'https://evil.example' } })).status).toBe(403);
-    expect((await req('/dashboard/api/v1/pois', { method: 'POST', cookie: s.cookie, body: JSON.stringify({ name: 'x', latitude: 1, longitude: 1 }) })).status).toBe(403);
+    expect(
+      (await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body, headers: { origin: 'https://evil.example' } })).status,
+    ).toBe(403);
+    expect(
+      (await req('/dashboard/api/v1/pois', { method: 'POST', cookie: s.cookie, body: JSON.stringify({ name: 'x', latitude: 1, longitude: 1 }) })).status,
+    ).toBe(403);
     expect((await req(`/dashboard/api/session`, { method: 'DELETE', cookie: s.cookie })).status).toBe(403);
     // Sign-in itself: only JSON from this origin (a cross-site form cannot send JSON).
-    const form = await fetch(`${app.url}/dashboard/api/session`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ email: t.email, password: t.password }) });
+    const form = await fetch(`${app.url}/dashboard/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ email: t.email, password: t.password }),
+    });
     expect(form.status).toBe(403);
     const ok = await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body });
     expect(ok.status).toBe(201);
@@ -134,23 +143,32 @@ describe('dashboard server', () => {
     const other = await makeTeam(app);
     const [otherKey] = await app.sql`SELECT id FROM api_keys WHERE team_id = ${other.teamId}`;
     const j = (body: unknown) => JSON.stringify(body);
-    expect((await req(`/dashboard/api/keys/${otherKey.id}`, { method: 'PUT', cookie: s.cookie, csrf: s.csrf, body: j({ is_active: false }) })).status).toBe(404);
+    expect((await req(`/dashboard/api/keys/${otherKey.id}`, { method: 'PUT', cookie: s.cookie, csrf: s.csrf, body: j({ is_active: false }) })).status).toBe(
+      404,
+    );
     expect((await req(`/dashboard/api/keys/${otherKey.id}`, { method: 'DELETE', cookie: s.cookie, csrf: s.csrf })).status).toBe(404);
     expect((await req(`/dashboard/api/usage?key_id=${otherKey.id}`, { cookie: s.cookie })).status).toBe(404);
     expect((await api(app, 'GET', '/v1/info', { key: other.key })).status).toBe(200);
-    const list = await (await req('/dashboard/api/keys', { cookie: s.cookie })).json() as any;
+    const list = (await (await req('/dashboard/api/keys', { cookie: s.cookie })).json()) as any;
     expect(list.data).toEqual([]);
 
-    const bad = await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body: j({ name: '', permissions: ['nope'], expires_at: '2001-01-01T00:00:00Z' }) });
+    const bad = await req('/dashboard/api/keys', {
+      method: 'POST',
+      cookie: s.cookie,
+      csrf: s.csrf,
+      body: j({ name: '', permissions: ['nope'], expires_at: '2001-01-01T00:00:00Z' }),
+    });
     expect(bad.status).toBe(422);
-    expect(Object.keys((await bad.json() as any).errors).sort()).toEqual(['expires_at', 'name', 'permissions.0']);
+    expect(Object.keys(((await bad.json()) as any).errors).sort()).toEqual(['expires_at', 'name', 'permissions.0']);
 
-    const created = await (await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body: j({ name: 'ci', permissions: ['read-pois'] }) })).json() as any;
+    const created = (await (
+      await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body: j({ name: 'ci', permissions: ['read-pois'] }) })
+    ).json()) as any;
     const key = created.data.key as string;
     expect(created.data).toMatchObject({ name: 'ci', last_four: key.slice(-4), is_active: true, permissions: [{ id: 1, name: 'read-pois' }] });
     expect((await api(app, 'GET', '/v1/pois', { key })).status).toBe(200);
     expect((await api(app, 'POST', '/v1/categories', { key, body: { name: 'x' } })).status).toBe(403);
-    const listed = await (await req('/dashboard/api/keys', { cookie: s.cookie })).json() as any;
+    const listed = (await (await req('/dashboard/api/keys', { cookie: s.cookie })).json()) as any;
     expect(JSON.stringify(listed)).not.toContain(key);
 
     await req(`/dashboard/api/keys/${created.data.id}`, { method: 'PUT', cookie: s.cookie, csrf: s.csrf, body: j({ is_active: false }) });
@@ -163,10 +181,10 @@ describe('dashboard server', () => {
     // Data goes through the API's handlers with the session's team: same validation, same isolation.
     const poi = await req('/dashboard/api/v1/pois', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body: j({ name: 'A', latitude: 95, longitude: 1 }) });
     expect(poi.status).toBe(422);
-    expect((await poi.json() as any).errors).toEqual({ latitude: ['must be between -90 and 90'] });
+    expect(((await poi.json()) as any).errors).toEqual({ latitude: ['must be between -90 and 90'] });
     const made = await api(app, 'POST', '/v1/pois', { key: other.key, body: { name: 'theirs', latitude: 1, longitude: 1 } });
     expect((await req(`/dashboard/api/v1/pois/${made.body.data.id}`, { cookie: s.cookie })).status).toBe(404);
-    const mine = await (await req('/dashboard/api/v1/pois', { cookie: s.cookie })).json() as any;
+    const mine = (await (await req('/dashboard/api/v1/pois', { cookie: s.cookie })).json()) as any;
     expect(mine.data).toEqual([]);
   });
 
@@ -175,7 +193,9 @@ describe('dashboard server', () => {
     try {
       const t = await makeDashboardTeam(app);
       const s = await signIn(app.url, t.email, t.password);
-      const made = await (await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body: JSON.stringify({ name: 'mp', permissions: ['read-pois'] }) })).json() as any;
+      const made = (await (
+        await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body: JSON.stringify({ name: 'mp', permissions: ['read-pois'] }) })
+      ).json()) as any;
       const key = made.data.key as string;
       expect((await api(other, 'GET', '/v1/pois', { key })).status).toBe(200);
       await req(`/dashboard/api/keys/${made.data.id}`, { method: 'PUT', cookie: s.cookie, csrf: s.csrf, body: JSON.stringify({ is_active: false }) });
@@ -199,19 +219,27 @@ describe('dashboard server', () => {
   it('reports usage per team and key by endpoint, and leaves dashboard calls uncounted', async () => {
     const t = await makeDashboardTeam(app, { plan: 'basic' });
     const s = await signIn(app.url, t.email, t.password);
-    const k = await (await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body: JSON.stringify({ name: 'u', permissions: ['all'] }) })).json() as any;
+    const k = (await (
+      await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body: JSON.stringify({ name: 'u', permissions: ['all'] }) })
+    ).json()) as any;
     for (let i = 0; i < 3; i++) await api(app, 'GET', '/v1/pois', { key: k.data.key });
     expect((await api(app, 'GET', '/v1/categories/nope', { key: k.data.key })).status).toBe(404);
     for (let i = 0; i < 5; i++) await req('/dashboard/api/v1/pois', { cookie: s.cookie });
-    const u = (await (await req('/dashboard/api/usage', { cookie: s.cookie })).json() as any).data;
+    const u = ((await (await req('/dashboard/api/usage', { cookie: s.cookie })).json()) as any).data;
     expect(u.total.reduce((a: number, b: number) => a + b, 0)).toBe(4);
-    expect(u.endpoints.map((e: any) => [e.endpoint, e.total])).toEqual([['GET /v1/pois', 3], ['GET /v1/categories/{id}', 1]]);
+    expect(u.endpoints.map((e: any) => [e.endpoint, e.total])).toEqual([
+      ['GET /v1/pois', 3],
+      ['GET /v1/categories/{id}', 1],
+    ]);
     expect(u.keys).toEqual([{ id: k.data.id, count: 4 }]);
-    expect(u.status_classes.map((c: any) => [c.status_class, c.total])).toEqual([['2xx', 3], ['4xx', 1]]);
+    expect(u.status_classes.map((c: any) => [c.status_class, c.total])).toEqual([
+      ['2xx', 3],
+      ['4xx', 1],
+    ]);
     expect(u.plan).toEqual({ name: 'basic', active: true });
     expect(u.rate).toMatchObject({ limit: 100, used: 4, remaining: 96 });
     expect(u.pois).toEqual({ count: 0, limit: 1000 });
-    const month = (await (await req(`/dashboard/api/usage?range=30d&key_id=${k.data.id}`, { cookie: s.cookie })).json() as any).data;
+    const month = ((await (await req(`/dashboard/api/usage?range=30d&key_id=${k.data.id}`, { cookie: s.cookie })).json()) as any).data;
     expect(month.buckets).toHaveLength(30);
     expect(month.total.at(-1)).toBe(4);
     expect((await req('/dashboard/api/usage?range=1y', { cookie: s.cookie })).status).toBe(400);
@@ -221,7 +249,9 @@ describe('dashboard server', () => {
     const t = await makeDashboardTeam(app);
     const s = await signIn(app.url, t.email, t.password);
     const other = await makeTeam(app);
-    const k = await (await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body: JSON.stringify({ name: 'n', permissions: ['all'] }) })).json() as any;
+    const k = (await (
+      await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body: JSON.stringify({ name: 'n', permissions: ['all'] }) })
+    ).json()) as any;
     for (const name of ['Café Central', 'Central Depot', 'Bakery 100%', 'Bakery 1000']) {
       expect((await api(app, 'POST', '/v1/pois', { key: k.data.key, body: { name, latitude: 47.14, longitude: 9.52 } })).status).toBe(201);
     }

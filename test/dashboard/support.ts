@@ -17,9 +17,11 @@ export async function makeDashboardTeam(app: App, input: Partial<TeamInput> = {}
 /** Signs in over HTTP: the session cookie and the CSRF token. */
 export async function signIn(url: string, email: string, password: string) {
   const res = await fetch(`${url}/dashboard/api/session`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
   });
-  const body = await res.json() as any;
+  const body = (await res.json()) as any;
   const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
   return { status: res.status, body, cookie, csrf: body?.data?.csrf_token as string, setCookie: res.headers.get('set-cookie') };
 }

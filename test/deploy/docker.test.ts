@@ -14,11 +14,15 @@ import { createKey, createTeam } from '../../src/auth/admin.js';
 import { parsePermissionList } from '../../src/auth/permissions.js';
 import { connect } from '../../src/db/client.js';
 import { DEFAULT_EXTRACT, ensureDefaultMap } from '../../src/map/build.js';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 import { api, TEST_DATABASE_URL } from '../support/app.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 
-interface Instruction { stage: string; op: string; args: string }
+interface Instruction {
+  stage: string;
+  op: string;
+  args: string;
+}
 
 /** The Dockerfile's instructions (continuation lines joined, comments dropped), each with its stage. */
 function instructions(text: string): Instruction[] {
@@ -37,7 +41,10 @@ const dockerfile = instructions(readFileSync(join(projectRoot, 'Dockerfile'), 'u
 const final = dockerfile.filter((i) => i.stage.startsWith('final:'));
 const build = dockerfile.filter((i) => i.stage === 'build');
 const compose = parse(readFileSync(join(projectRoot, 'docker-compose.yml'), 'utf8'));
-const ignored = readFileSync(join(projectRoot, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+const ignored = readFileSync(join(projectRoot, '.dockerignore'), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter(Boolean);
 const exec = (args: string) => JSON.parse(args.replace(/^CMD\s+/, '')) as string[];
 
 describe('Dockerfile', () => {
@@ -51,10 +58,14 @@ describe('Dockerfile', () => {
   });
 
   it('builds the map of the extract in the build stage, from the osm build context that compose passes', () => {
-    const run = build.filter((i) => i.op === 'RUN').map((i) => i.args).join(' ');
+    const run = build
+      .filter((i) => i.op === 'RUN')
+      .map((i) => i.args)
+      .join(' ');
     expect(run).toContain('npm ci');
     expect(run).toContain('npm run build');
     expect(run).toMatch(/node bin\/waymark\.js map build --osm \S+ --out \/app\/map/);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own ${...} syntax
     expect(build.some((i) => i.op === 'COPY' && i.args.startsWith('--from=osm ${OSM_EXTRACT}'))).toBe(true);
     expect(build.find((i) => i.op === 'ARG')?.args).toBe(`OSM_EXTRACT=${DEFAULT_EXTRACT.split('/').pop()}`);
     const context = compose.services.waymark.build.additional_contexts.osm;
@@ -137,13 +148,23 @@ describe('the runtime stage, outside Docker', () => {
     const team = await createTeam(sql, { name: 'image', plan: 'enterprise' });
     const { key } = await createKey(sql, { teamId: team.id, name: 'k', permissions: parsePermissionList('all') });
     await sql.end();
-    const route = await api(server, 'POST', '/v1/routes', { key, body: { waypoints: [{ latitude: 47.1393, longitude: 9.5215 }, { latitude: 47.165, longitude: 9.5093 }] } });
+    const route = await api(server, 'POST', '/v1/routes', {
+      key,
+      body: {
+        waypoints: [
+          { latitude: 47.1393, longitude: 9.5215 },
+          { latitude: 47.165, longitude: 9.5093 },
+        ],
+      },
+    });
     expect(route.status, JSON.stringify(route.body)).toBe(200);
 
     // The HEALTHCHECK's own command, against this server.
     const check = exec(final.find((i) => i.op === 'HEALTHCHECK')!.args.replace(/^.*?CMD\s+/, 'CMD '));
     const port = new URL(server.url).port;
-    await expect(promisify(execFile)(check[0] === 'node' ? process.execPath : check[0], check.slice(1), { env: { ...process.env, PORT: port }, timeout: 10_000 })).resolves.toBeDefined();
+    await expect(
+      promisify(execFile)(check[0] === 'node' ? process.execPath : check[0], check.slice(1), { env: { ...process.env, PORT: port }, timeout: 10_000 }),
+    ).resolves.toBeDefined();
 
     expect(statSync(data).mode & 0o777).toBe(0o700);
     expect(await server.stop('SIGTERM')).toBe(0);

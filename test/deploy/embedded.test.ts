@@ -10,7 +10,7 @@ import { parsePermissionList } from '../../src/auth/permissions.js';
 import { startApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { ownerLockPath } from '../../src/db/embedded.js';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 import { api } from '../support/app.js';
 
 // Without DATABASE_URL the service runs on an embedded PGlite (no extension): what `npm start` does on a
@@ -30,9 +30,15 @@ const waymark = (...args: string[]) =>
 beforeAll(async () => {
   // A lock left by an owner that was killed: its process is gone, so the start takes the directory over.
   const dead = spawnSync(process.execPath, ['-e', '']).pid!;
-  writeFileSync(ownerLockPath(dataDir), JSON.stringify({ pid: dead, token: 'dead', startedAt: new Date(0).toISOString(), url: 'postgres://postgres@127.0.0.1:1/postgres' }));
+  writeFileSync(
+    ownerLockPath(dataDir),
+    JSON.stringify({ pid: dead, token: 'dead', startedAt: new Date(0).toISOString(), url: 'postgres://postgres@127.0.0.1:1/postgres' }),
+  );
   const env = envWithoutDatabase;
-  const started = await startApp(loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', WAYMARK_DATA_DIR: dataDir, WAYMARK_JOBS: 'off' }), pino({ level: 'silent' }));
+  const started = await startApp(
+    loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', WAYMARK_DATA_DIR: dataDir, WAYMARK_JOBS: 'off' }),
+    pino({ level: 'silent' }),
+  );
   app = Object.assign(started, { url: `http://127.0.0.1:${started.port}` });
 }, 180_000);
 
@@ -58,7 +64,10 @@ describe('one owner of the embedded database', () => {
   });
 
   it('a second server on the same directory refuses to start and says which process holds it', async () => {
-    const err = await waymark('serve').then(() => null, (e: { code: number; stderr: string }) => e);
+    const err = await waymark('serve').then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(err?.code).toBe(1);
     expect(err?.stderr).toContain(`the embedded database in ${dataDir} is in use by waymark process ${process.pid}`);
     expect(err?.stderr).toContain('DATABASE_URL');
@@ -68,7 +77,6 @@ describe('one owner of the embedded database', () => {
 });
 
 describe('embedded database', () => {
-
   it('serves a POI round trip with distance filtering', async () => {
     expect(app.databaseUrl).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\//);
     const team = await createTeam(app.sql, { name: 'embedded', plan: 'pro' });

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 import { TEST_DATABASE_URL } from '../support/app.js';
 
 const run = promisify(execFile);
@@ -15,7 +15,10 @@ describe('uWebSockets.js native binary', () => {
       env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL, UWS_USE_FALLBACK: 'true', PORT: '0', WAYMARK_MAP: 'off', WAYMARK_JOBS: 'off' },
       timeout: 60_000,
     });
-    const err = await started.then(() => null, (e: { code: number; stderr: string }) => e);
+    const err = await started.then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(err).not.toBeNull();
     expect(err!.code).not.toBe(0);
     expect(err!.stderr).toContain('JavaScript fallback');

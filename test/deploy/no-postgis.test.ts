@@ -6,7 +6,7 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect, type Sql } from '../../src/db/client.js';
 import { migrate, migrationNames } from '../../src/db/migrate.js';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 import { TEST_DATABASE_URL } from '../support/app.js';
 
 const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
@@ -64,7 +64,9 @@ describe('migrations without PostGIS', () => {
     const applied = await migrate(sql);
     expect(applied[0]).toBe('012_poi_location_index.sql');
     expect(applied).toEqual(migrationNames().filter((f) => f >= '012'));
-    const columns = (await sql<{ column_name: string }[]>`SELECT column_name FROM information_schema.columns WHERE table_name = 'pois'`).map((r) => r.column_name);
+    const columns = (await sql<{ column_name: string }[]>`SELECT column_name FROM information_schema.columns WHERE table_name = 'pois'`).map(
+      (r) => r.column_name,
+    );
     expect(columns).not.toContain('geom');
     expect(columns).toContain('location');
     // The extension is left alone (dropping it is the operator's choice); the data is all there.

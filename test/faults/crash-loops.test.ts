@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam } from '../../src/auth/admin.js';
 import type { Sql } from '../../src/db/client.js';
-import { loadGeocoder } from '../../src/geo/reverse.js';
-import { newId } from '../../src/ids.js';
-import { submitImport } from '../../src/imports/submit.js';
-import { projectRoot } from '../../src/paths.js';
+import { loadGeocoder } from '../../src/engine/geocoder/reverse.js';
+import { newId } from '../../src/lib/ids.js';
+import { submitImport } from '../../src/api/imports/submit.js';
+import { projectRoot } from '../../src/lib/paths.js';
 import { testMapDir } from '../geo-api/support.js';
 import { freshDatabase, sleep } from './support.js';
 
@@ -95,19 +95,29 @@ describe('an import whose worker is killed 7 times', () => {
     for (let kill = 1; kill <= 7; kill++) {
       const w = worker();
       // Killed once it has committed a batch of its own: mid-import, every time.
-      last = await until(async () => {
-        const n = await processed();
-        if (w.exitCode !== null) throw new Error(`worker exited: ${w.output()}`);
-        return n > last ? n : undefined;
-      }, `worker ${kill} to commit a batch`, 20_000, 2);
+      last = await until(
+        async () => {
+          const n = await processed();
+          if (w.exitCode !== null) throw new Error(`worker exited: ${w.output()}`);
+          return n > last ? n : undefined;
+        },
+        `worker ${kill} to commit a batch`,
+        20_000,
+        2,
+      );
       await killHard(w);
       expect(last).toBeLessThan(50_000);
     }
     const final = worker();
-    const done = await until(async () => {
-      const [row] = await sql<{ status: string }[]>`SELECT status FROM imports WHERE id = ${imp.id}`;
-      return row.status === 'completed' || row.status === 'failed' ? row : undefined;
-    }, 'the import to finish', 60_000, 50);
+    const done = await until(
+      async () => {
+        const [row] = await sql<{ status: string }[]>`SELECT status FROM imports WHERE id = ${imp.id}`;
+        return row.status === 'completed' || row.status === 'failed' ? row : undefined;
+      },
+      'the import to finish',
+      60_000,
+      50,
+    );
     final.kill('SIGTERM');
     expect((await exited(final)).code).toBe(0);
     // Seven restarts, none of which waited for the 30 s lease of the worker before it.
@@ -126,7 +136,12 @@ describe('an import whose worker is killed 7 times', () => {
 describe('a job that takes its worker down every time', () => {
   it('is set aside after 5 deaths in a row, with a reason on the import', async () => {
     const team = await createTeam(sql, { name: 'poison', plan: 'enterprise' });
-    const imp = await submitImport(sql, { teamId: team.id, filename: 'poison.csv', bytes: new TextEncoder().encode('name,latitude,longitude\na,1,2\nb,3,4\n'), createMissingAttributes: false });
+    const imp = await submitImport(sql, {
+      teamId: team.id,
+      filename: 'poison.csv',
+      bytes: new TextEncoder().encode('name,latitude,longitude\na,1,2\nb,3,4\n'),
+      createMissingAttributes: false,
+    });
     // What a poison job does, from the outside: its worker dies every time, before it commits anything.
     // The import's row is held, so that no batch can commit; each worker is killed once it has claimed the job.
     let holder = '';
@@ -153,10 +168,13 @@ describe('a job that takes its worker down every time', () => {
     }, 'the import to be set aside');
     last.kill('SIGTERM');
     expect((await exited(last)).code).toBe(0);
-    expect(failed.errors).toEqual([{
-      line: 2,
-      message: 'file: processing was set aside: the process importing it stopped 5 times in a row before it could commit the rows from this line on (killed, out of memory or crashed)',
-    }]);
+    expect(failed.errors).toEqual([
+      {
+        line: 2,
+        message:
+          'file: processing was set aside: the process importing it stopped 5 times in a row before it could commit the rows from this line on (killed, out of memory or crashed)',
+      },
+    ]);
     const [job] = await sql`SELECT status, attempts, crashes, last_error FROM jobs WHERE payload->>'import_id' = ${imp.id}`;
     expect(job).toMatchObject({ status: 'failed', attempts: 0, crashes: 5 });
     expect(job.last_error).toMatch(/^set aside: the process running it stopped 5 times in a row/);
@@ -198,12 +216,17 @@ describe('geocoding whose worker is killed 7 times', () => {
         await new Promise<void>((resolve) => (release = resolve));
       });
       const w = worker(geocodingEnv);
-      await until(async () => {
-        const [row] = await sql<{ n: number }[]>`
+      await until(
+        async () => {
+          const [row] = await sql<{ n: number }[]>`
           SELECT count(*)::int AS n FROM pois WHERE geocode_pending AND geocode_lease_until > now() AND geocode_claimed_by LIKE ${`%:${w.pid}:%`}`;
-        if (w.exitCode !== null) throw new Error(`worker exited: ${w.output()}`);
-        return row.n > 0 ? true : undefined;
-      }, `worker ${kill} to claim a batch`, 30_000, 5);
+          if (w.exitCode !== null) throw new Error(`worker exited: ${w.output()}`);
+          return row.n > 0 ? true : undefined;
+        },
+        `worker ${kill} to claim a batch`,
+        30_000,
+        5,
+      );
       await sleep(100);
       await killHard(w);
       await endOthers();
@@ -214,13 +237,30 @@ describe('geocoding whose worker is killed 7 times', () => {
     const [{ max }] = await sql`SELECT max(geocode_claims)::int AS max FROM pois WHERE team_id = ${team.id}`;
     expect(max).toBeGreaterThanOrEqual(3);
     const final = worker(geocodingEnv);
-    await until(async () => ((await sql`SELECT 1 FROM pois WHERE team_id = ${team.id} AND geocode_pending LIMIT 1`).length ? undefined : true), 'every POI to be geocoded', 60_000, 50);
+    await until(
+      async () => ((await sql`SELECT 1 FROM pois WHERE team_id = ${team.id} AND geocode_pending LIMIT 1`).length ? undefined : true),
+      'every POI to be geocoded',
+      60_000,
+      50,
+    );
     final.kill('SIGTERM');
     expect((await exited(final)).code).toBe(0);
 
     const [log] = await sql<{ n: number; pois: number }[]>`SELECT count(*)::int AS n, count(DISTINCT poi_id)::int AS pois FROM geocode_log`;
     expect(log).toEqual({ n: 1000, pois: 1000 });
-    const rows = await sql<{ latitude: number; longitude: number; street: string | null; display_name: string | null; geocoded_at: Date | null; geocode_error: string | null; city: string | null; country: string | null; zipcode: string | null }[]>`
+    const rows = await sql<
+      {
+        latitude: number;
+        longitude: number;
+        street: string | null;
+        display_name: string | null;
+        geocoded_at: Date | null;
+        geocode_error: string | null;
+        city: string | null;
+        country: string | null;
+        zipcode: string | null;
+      }[]
+    >`
       SELECT p.latitude, p.longitude, p.street, p.display_name, p.geocoded_at, p.geocode_error, ci.name AS city, co.name AS country, z.code AS zipcode
       FROM pois p LEFT JOIN cities ci ON ci.id = p.city_id LEFT JOIN countries co ON co.id = p.country_id LEFT JOIN zipcodes z ON z.id = p.zipcode_id
       WHERE p.team_id = ${team.id}`;
@@ -228,7 +268,16 @@ describe('geocoding whose worker is killed 7 times', () => {
     let wrong = 0;
     for (const r of rows) {
       const a = geocoder.reverseGeocode(r.latitude, r.longitude);
-      if (!r.geocoded_at || r.geocode_error || r.street !== a.street || r.display_name !== a.display_name || r.city !== a.city || r.country !== a.country || r.zipcode !== a.zipcode) wrong++;
+      if (
+        !r.geocoded_at ||
+        r.geocode_error ||
+        r.street !== a.street ||
+        r.display_name !== a.display_name ||
+        r.city !== a.city ||
+        r.country !== a.country ||
+        r.zipcode !== a.zipcode
+      )
+        wrong++;
     }
     expect(rows.length).toBe(1000);
     expect(wrong).toBe(0);
@@ -238,7 +287,7 @@ describe('geocoding whose worker is killed 7 times', () => {
 describe('a POI whose geocoding takes its process down every time', () => {
   it('is claimed alone, then set aside with a reason after 8 deaths in a row', async () => {
     const mapDir = await testMapDir();
-    const { GeocodingWorker } = await import('../../src/geo/geocoding-worker.js');
+    const { GeocodingRunner } = await import('../../src/geocoding/runner.js');
     const pino = (await import('pino')).default;
     const team = await createTeam(sql, { name: 'poison poi', plan: 'enterprise' });
     await sql`UPDATE pois SET geocode_pending = false WHERE geocode_pending`;
@@ -247,11 +296,16 @@ describe('a POI whose geocoding takes its process down every time', () => {
     await sql`
       INSERT INTO pois (id, team_id, name, latitude, longitude, geocode_claims)
       SELECT id, ${team.id}, 'p', 47.14, 9.52, claims FROM unnest(${[poison, ...others]}::text[], ${[8, ...others.map(() => 2)]}::int[]) AS t(id, claims)`;
-    const w = new GeocodingWorker(sql, { mapDir, log: pino({ level: 'silent' }) });
+    const w = new GeocodingRunner(sql, { mapDir, log: pino({ level: 'silent' }) });
     // The ninth claim: alone, and set aside.
     expect(await w.runBatch()).toBe(1);
     const [row] = await sql`SELECT geocode_pending, geocoded_at IS NOT NULL AS finished, street, geocode_error FROM pois WHERE id = ${poison}`;
-    expect(row).toEqual({ geocode_pending: false, finished: true, street: null, geocode_error: 'set aside: the process geocoding it stopped 8 times in a row (killed, out of memory or crashed)' });
+    expect(row).toEqual({
+      geocode_pending: false,
+      finished: true,
+      street: null,
+      geocode_error: 'set aside: the process geocoding it stopped 8 times in a row (killed, out of memory or crashed)',
+    });
     // Two deaths behind them: batches of 500 >> 4 = 31, geocoded as usual.
     expect(await w.runBatch()).toBe(31);
     expect(await w.runBatch()).toBe(8);
@@ -259,4 +313,3 @@ describe('a POI whose geocoding takes its process down every time', () => {
     expect(rest[0].n).toBe(39);
   });
 });
-

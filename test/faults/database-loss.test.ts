@@ -57,13 +57,25 @@ const terminateAll = () => admin`
 const mix = (i: number) => {
   const id = ids[i % ids.length];
   switch (i % 8) {
-    case 0: return { method: 'POST', path: '/v1/pois', headers: headers(), body: JSON.stringify({ name: `new ${i}`, latitude: 47.2, longitude: 9.6, category_id: category }) };
-    case 1: return { method: 'PUT', path: `/v1/pois/${id}`, headers: headers(), body: JSON.stringify({ latitude: 47.1 + (i % 50) * 1e-4 }) };
-    case 2: return { method: 'GET', path: '/v1/pois?latitude=47.1&longitude=9.5&distance=5000&limit=10', headers: headers() };
-    case 3: return { method: 'GET', path: `/v1/pois?category_id=${category}&limit=5`, headers: headers() };
-    case 4: return { method: 'GET', path: '/v1/categories', headers: headers() };
-    case 5: return { method: 'GET', path: '/v1/info', headers: headers() };
-    default: return { method: 'GET', path: `/v1/pois/${id}`, headers: headers() };
+    case 0:
+      return {
+        method: 'POST',
+        path: '/v1/pois',
+        headers: headers(),
+        body: JSON.stringify({ name: `new ${i}`, latitude: 47.2, longitude: 9.6, category_id: category }),
+      };
+    case 1:
+      return { method: 'PUT', path: `/v1/pois/${id}`, headers: headers(), body: JSON.stringify({ latitude: 47.1 + (i % 50) * 1e-4 }) };
+    case 2:
+      return { method: 'GET', path: '/v1/pois?latitude=47.1&longitude=9.5&distance=5000&limit=10', headers: headers() };
+    case 3:
+      return { method: 'GET', path: `/v1/pois?category_id=${category}&limit=5`, headers: headers() };
+    case 4:
+      return { method: 'GET', path: '/v1/categories', headers: headers() };
+    case 5:
+      return { method: 'GET', path: '/v1/info', headers: headers() };
+    default:
+      return { method: 'GET', path: `/v1/pois/${id}`, headers: headers() };
   }
 };
 
@@ -91,14 +103,20 @@ describe('lost database connections', () => {
     expect(report.requests).toBeGreaterThan(100);
     expect(report.dropped).toEqual([]);
     expect(countOf(report, (s) => s === 500 || s === 502)).toBe(0);
-    expect(countOf(report, (s) => s >= 400 && s !== 503), JSON.stringify([...report.statuses])).toBe(0);
+    expect(
+      countOf(report, (s) => s >= 400 && s !== 503),
+      JSON.stringify([...report.statuses]),
+    ).toBe(0);
     // A statement lost with its connection is retried once on a new one; only what cannot be repeated
     // safely (a write outside a transaction, or one lost in its COMMIT) is a 503.
     expect(countOf(report, (s) => s === 503)).toBeLessThan(report.requests * 0.02);
     expect(report.maxLatencyMs).toBeLessThan(2000);
     // Whole again at once.
     const after = await runLoad({ port: server.port, connections: 4, until: sleep(500), next: mix });
-    expect([...after.statuses.keys()].every((s) => s === 200 || s === 201), JSON.stringify([...after.statuses])).toBe(true);
+    expect(
+      [...after.statuses.keys()].every((s) => s === 200 || s === 201),
+      JSON.stringify([...after.statuses]),
+    ).toBe(true);
     expect(server.output()).not.toMatch(/TypeError|unhandled rejection|uncaught/i);
   });
 });
@@ -132,7 +150,12 @@ describe('the database stopped and started', () => {
       expect((await call()).status).toBe(200);
 
       await cluster.stop();
-      for (const [method, path, body] of [['GET', '/v1/info'], ['GET', '/v1/pois'], ['POST', '/v1/categories', '{"name":"down"}'], ['GET', '/v1/info']]) {
+      for (const [method, path, body] of [
+        ['GET', '/v1/info'],
+        ['GET', '/v1/pois'],
+        ['POST', '/v1/categories', '{"name":"down"}'],
+        ['GET', '/v1/info'],
+      ]) {
         const res = await call(method, path, body);
         // The key is cached: /v1/info may still answer from memory; whatever needs the database is a 503.
         expect([200, 503], `${method} ${path}: ${res.body}`).toContain(res.status);

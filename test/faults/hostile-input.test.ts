@@ -29,10 +29,35 @@ afterAll(() => app?.close());
 
 /** Numbers as a client may write them, and things that are not numbers at all. */
 const HOSTILE = [
-  '5e-324', '-5e-324', '4.9e-324', '2.2250738585072014e-308', '1e-310', '1e-200', '-0', '-0.0', '0e-999',
-  '1e308', '-1e308', '1.7976931348623157e308', '1e400', '-1e400', '123456789012345678901234567890',
-  '"NaN"', '"Infinity"', '"-Infinity"', '"47.1"', '"1"', '"0x10"', '" 1 "', '""',
-  'true', 'null', '[]', '[1]', '{}', '{"a":1}',
+  '5e-324',
+  '-5e-324',
+  '4.9e-324',
+  '2.2250738585072014e-308',
+  '1e-310',
+  '1e-200',
+  '-0',
+  '-0.0',
+  '0e-999',
+  '1e308',
+  '-1e308',
+  '1.7976931348623157e308',
+  '1e400',
+  '-1e400',
+  '123456789012345678901234567890',
+  '"NaN"',
+  '"Infinity"',
+  '"-Infinity"',
+  '"47.1"',
+  '"1"',
+  '"0x10"',
+  '" 1 "',
+  '""',
+  'true',
+  'null',
+  '[]',
+  '[1]',
+  '{}',
+  '{"a":1}',
 ];
 
 interface BodyCase {
@@ -46,16 +71,27 @@ interface BodyCase {
 
 const at = (p: { latitude: number; longitude: number }) => `{"latitude":${p.latitude},"longitude":${p.longitude}}`;
 const routeBody = (wp0lat: string, wp0lon: string, avoid: Record<string, string>) =>
-  `{"waypoints":[{"latitude":${wp0lat},"longitude":${wp0lon}},${at(SCHAAN)}],"avoid":{${Object.entries(avoid).map(([k, v]) => `"${k}":${v}`).join(',')}}}`;
+  `{"waypoints":[{"latitude":${wp0lat},"longitude":${wp0lon}},${at(SCHAAN)}],"avoid":{${Object.entries(avoid)
+    .map(([k, v]) => `"${k}":${v}`)
+    .join(',')}}}`;
 const avoid = { latitude: '47.15', longitude: '9.515', distance: '2000', radius: '50' };
 const clusterStops = `[${at(VADUZ)},${at(SCHAAN)},{"latitude":47.15,"longitude":9.515}]`;
 
 const bodyCases: BodyCase[] = [
   ...['latitude', 'longitude'].map((f) => ({
-    label: `POST /v1/pois ${f}`, method: 'POST', path: () => '/v1/pois', field: f,
+    label: `POST /v1/pois ${f}`,
+    method: 'POST',
+    path: () => '/v1/pois',
+    field: f,
     template: `{"name":"h",${f === 'latitude' ? '"latitude":$,"longitude":9.5' : '"latitude":47.1,"longitude":$'}}`,
   })),
-  { label: 'POST /v1/pois attributes.num', method: 'POST', path: () => '/v1/pois', field: 'attributes.num', template: '{"name":"h","latitude":47.1,"longitude":9.5,"attributes":{"num":$}}' },
+  {
+    label: 'POST /v1/pois attributes.num',
+    method: 'POST',
+    path: () => '/v1/pois',
+    field: 'attributes.num',
+    template: '{"name":"h","latitude":47.1,"longitude":9.5,"attributes":{"num":$}}',
+  },
   { label: 'POST /v1/pois name', method: 'POST', path: () => '/v1/pois', field: 'name', template: '{"name":$,"latitude":47.1,"longitude":9.5}' },
   { label: 'PUT /v1/pois latitude', method: 'PUT', path: () => `/v1/pois/${ids.poi}`, field: 'latitude', template: '{"latitude":$}' },
   { label: 'PUT /v1/pois longitude', method: 'PUT', path: () => `/v1/pois/${ids.poi}`, field: 'longitude', template: '{"longitude":$}' },
@@ -65,19 +101,67 @@ const bodyCases: BodyCase[] = [
   { label: 'PUT /v1/attributes name', method: 'PUT', path: () => `/v1/attributes/${ids.renamed}`, field: 'name', template: '{"name":$}' },
   { label: 'POST /v1/categories name', method: 'POST', path: () => '/v1/categories', field: 'name', template: '{"name":$}' },
   { label: 'PUT /v1/categories name', method: 'PUT', path: () => `/v1/categories/${ids.category}`, field: 'name', template: '{"name":$}' },
-  { label: 'POST /v1/routes waypoints.0.latitude', method: 'POST', path: () => '/v1/routes', field: 'waypoints.0', template: routeBody('$', String(VADUZ.longitude), avoid) },
-  { label: 'POST /v1/routes waypoints.0.longitude', method: 'POST', path: () => '/v1/routes', field: 'waypoints.0', template: routeBody(String(VADUZ.latitude), '$', avoid) },
+  {
+    label: 'POST /v1/routes waypoints.0.latitude',
+    method: 'POST',
+    path: () => '/v1/routes',
+    field: 'waypoints.0',
+    template: routeBody('$', String(VADUZ.longitude), avoid),
+  },
+  {
+    label: 'POST /v1/routes waypoints.0.longitude',
+    method: 'POST',
+    path: () => '/v1/routes',
+    field: 'waypoints.0',
+    template: routeBody(String(VADUZ.latitude), '$', avoid),
+  },
   ...Object.keys(avoid).map((k) => ({
-    label: `POST /v1/routes avoid.${k}`, method: 'POST', path: () => '/v1/routes', field: `avoid.${k}`,
+    label: `POST /v1/routes avoid.${k}`,
+    method: 'POST',
+    path: () => '/v1/routes',
+    field: `avoid.${k}`,
     template: routeBody(String(VADUZ.latitude), String(VADUZ.longitude), { ...avoid, [k]: '$' }),
   })),
-  { label: 'POST /v1/routes profile', method: 'POST', path: () => '/v1/routes', field: 'profile', template: `{"waypoints":[${at(VADUZ)},${at(SCHAAN)}],"profile":$}` },
-  { label: 'POST /v1/routes/clusters stops.1.latitude', method: 'POST', path: () => '/v1/routes/clusters', field: 'stops.1', template: `{"stops":[${at(VADUZ)},{"latitude":$,"longitude":9.5},${at(SCHAAN)}],"clusters":2}` },
-  { label: 'POST /v1/routes/clusters clusters', method: 'POST', path: () => '/v1/routes/clusters', field: 'clusters', template: `{"stops":${clusterStops},"clusters":$}` },
-  { label: 'POST /v1/routes/clusters max_stops', method: 'POST', path: () => '/v1/routes/clusters', field: 'max_stops', template: `{"stops":${clusterStops},"max_stops":$}` },
-  { label: 'POST /v1/routes/clusters balanced', method: 'POST', path: () => '/v1/routes/clusters', field: 'balanced', template: `{"stops":${clusterStops},"clusters":2,"balanced":$}` },
+  {
+    label: 'POST /v1/routes profile',
+    method: 'POST',
+    path: () => '/v1/routes',
+    field: 'profile',
+    template: `{"waypoints":[${at(VADUZ)},${at(SCHAAN)}],"profile":$}`,
+  },
+  {
+    label: 'POST /v1/routes/clusters stops.1.latitude',
+    method: 'POST',
+    path: () => '/v1/routes/clusters',
+    field: 'stops.1',
+    template: `{"stops":[${at(VADUZ)},{"latitude":$,"longitude":9.5},${at(SCHAAN)}],"clusters":2}`,
+  },
+  {
+    label: 'POST /v1/routes/clusters clusters',
+    method: 'POST',
+    path: () => '/v1/routes/clusters',
+    field: 'clusters',
+    template: `{"stops":${clusterStops},"clusters":$}`,
+  },
+  {
+    label: 'POST /v1/routes/clusters max_stops',
+    method: 'POST',
+    path: () => '/v1/routes/clusters',
+    field: 'max_stops',
+    template: `{"stops":${clusterStops},"max_stops":$}`,
+  },
+  {
+    label: 'POST /v1/routes/clusters balanced',
+    method: 'POST',
+    path: () => '/v1/routes/clusters',
+    field: 'balanced',
+    template: `{"stops":${clusterStops},"clusters":2,"balanced":$}`,
+  },
   ...['latitude', 'longitude', 'distance'].map((k) => ({
-    label: `POST /v1/routes/clusters pois.${k}`, method: 'POST', path: () => '/v1/routes/clusters', field: `pois.${k}`,
+    label: `POST /v1/routes/clusters pois.${k}`,
+    method: 'POST',
+    path: () => '/v1/routes/clusters',
+    field: `pois.${k}`,
     template: `{"pois":{"latitude":${k === 'latitude' ? '$' : '47.14'},"longitude":${k === 'longitude' ? '$' : '9.52'},"distance":${k === 'distance' ? '$' : '5000'}},"max_stops":2}`,
   })),
   ...[
@@ -87,13 +171,28 @@ const bodyCases: BodyCase[] = [
     ['stops.0', `{"vehicles":[{"start":${at(VADUZ)}}],"stops":[{"latitude":47.165,"longitude":$}]}`],
     ['stops.0.service', `{"vehicles":[{"start":${at(VADUZ)}}],"stops":[{"latitude":47.165,"longitude":9.5093,"service":$}]}`],
     ['stops.0.demand', `{"vehicles":[{"start":${at(VADUZ)},"capacity":5}],"stops":[{"latitude":47.165,"longitude":9.5093,"demand":$}]}`],
-    ['stops.0.time_windows', `{"vehicles":[{"start":${at(VADUZ)}}],"stops":[{"latitude":47.165,"longitude":9.5093,"time_windows":[["2030-01-01T08:00:00Z",$]]}]}`],
+    [
+      'stops.0.time_windows',
+      `{"vehicles":[{"start":${at(VADUZ)}}],"stops":[{"latitude":47.165,"longitude":9.5093,"time_windows":[["2030-01-01T08:00:00Z",$]]}]}`,
+    ],
   ].map(([field, template]) => ({ label: `POST /v1/routes/optimize ${field}`, method: 'POST', path: () => '/v1/routes/optimize', field, template })),
   { label: 'POST /v1/groups name', method: 'POST', path: () => '/v1/groups', field: 'name', template: '{"name":$}' },
   { label: 'PUT /v1/groups archived_at', method: 'PUT', path: () => `/v1/groups/${ids.group}`, field: 'archived_at', template: '{"archived_at":$}' },
   { label: 'POST /v1/conversations contact_id', method: 'POST', path: () => '/v1/conversations', field: 'contact_id', template: '{"contact_id":$}' },
-  { label: 'PUT /v1/conversations archived_at', method: 'PUT', path: () => `/v1/conversations/${ids.conversation}`, field: 'archived_at', template: '{"archived_at":$}' },
-  { label: 'PUT /v1/conversations is_pinned', method: 'PUT', path: () => `/v1/conversations/${ids.conversation}`, field: 'is_pinned', template: '{"is_pinned":$}' },
+  {
+    label: 'PUT /v1/conversations archived_at',
+    method: 'PUT',
+    path: () => `/v1/conversations/${ids.conversation}`,
+    field: 'archived_at',
+    template: '{"archived_at":$}',
+  },
+  {
+    label: 'PUT /v1/conversations is_pinned',
+    method: 'PUT',
+    path: () => `/v1/conversations/${ids.conversation}`,
+    field: 'is_pinned',
+    template: '{"is_pinned":$}',
+  },
   { label: 'POST messages text', method: 'POST', path: () => `/v1/conversations/${ids.conversation}/messages`, field: 'text', template: '{"text":$}' },
 ];
 
@@ -125,25 +224,59 @@ describe('hostile numbers, strings and types in JSON bodies', () => {
   it('5e-324 as a coordinate is a 2xx or a 422 at its field, and distance lists still answer', async () => {
     const created = await api(app, 'POST', '/v1/pois', { key: team.key, body: '{"name":"sub","latitude":5e-324,"longitude":5e-324}' });
     expect([201, 422]).toContain(created.status);
-    for (const q of ['latitude=0&longitude=0&distance=1000', 'latitude=5e-324&longitude=0&distance=5', 'latitude=1e-200&longitude=-1e-200',
-      `latitude=0&longitude=0&distance=100&category_id=${ids.category}`, 'latitude=2.2250738585072014e-308&longitude=0&attributes[num]=1']) {
+    for (const q of [
+      'latitude=0&longitude=0&distance=1000',
+      'latitude=5e-324&longitude=0&distance=5',
+      'latitude=1e-200&longitude=-1e-200',
+      `latitude=0&longitude=0&distance=100&category_id=${ids.category}`,
+      'latitude=2.2250738585072014e-308&longitude=0&attributes[num]=1',
+    ]) {
       const res = await api(app, 'GET', `/v1/pois?${q}`, { key: team.key });
       expect(res.status, `${q}: ${JSON.stringify(res.body)}`).toBe(200);
     }
-    const avoidTiny = await api(app, 'POST', '/v1/routes/clusters', { key: team.key, body: '{"pois":{"latitude":1e-300,"longitude":0,"distance":1000},"clusters":1}' });
+    const avoidTiny = await api(app, 'POST', '/v1/routes/clusters', {
+      key: team.key,
+      body: '{"pois":{"latitude":1e-300,"longitude":0,"distance":1000},"clusters":1}',
+    });
     expectSane(avoidTiny, 'pois', 'clusters around a tiny point');
   });
 });
 
 describe('hostile query strings', () => {
-  const numbers = ['5e-324', '-0', '1e308', '1e400', 'NaN', 'Infinity', '-Infinity', '0x10', '1e2', ' 1', '1,5', '', '%00', '9'.repeat(400), '1.5', '-1', '%F0%28%8C%28'];
+  const numbers = [
+    '5e-324',
+    '-0',
+    '1e308',
+    '1e400',
+    'NaN',
+    'Infinity',
+    '-Infinity',
+    '0x10',
+    '1e2',
+    ' 1',
+    '1,5',
+    '',
+    '%00',
+    '9'.repeat(400),
+    '1.5',
+    '-1',
+    '%F0%28%8C%28',
+  ];
   const cases: Array<[string, string, string]> = [
-    ...['limit', 'latitude', 'longitude', 'distance', 'attributes[num]', 'attributes[nope]', 'cursor', 'category_id', 'country_id', 'category_name']
-      .map((p): [string, string, string] => ['/v1/pois', p, p === 'attributes[num]' || p === 'attributes[nope]' ? p.slice(11, -1) : p]),
-    ['/v1/attributes', 'limit', 'limit'], ['/v1/categories', 'limit', 'limit'], ['/v1/categories', 'name', 'name'],
-    ['/v1/imports', 'limit', 'limit'], ['/v1/geo/countries', 'limit', 'limit'], ['/v1/geo/cities', 'country_id', 'country_id'],
-    ['/v1/geo/zipcodes', 'city_id', 'city_id'], ['/v1/groups', 'limit', 'limit'], ['/v1/groups', 'archived', 'archived'],
-    ['/v1/conversations', 'limit', 'limit'], ['/v1/conversations', 'muted', 'muted'],
+    ...['limit', 'latitude', 'longitude', 'distance', 'attributes[num]', 'attributes[nope]', 'cursor', 'category_id', 'country_id', 'category_name'].map(
+      (p): [string, string, string] => ['/v1/pois', p, p === 'attributes[num]' || p === 'attributes[nope]' ? p.slice(11, -1) : p],
+    ),
+    ['/v1/attributes', 'limit', 'limit'],
+    ['/v1/categories', 'limit', 'limit'],
+    ['/v1/categories', 'name', 'name'],
+    ['/v1/imports', 'limit', 'limit'],
+    ['/v1/geo/countries', 'limit', 'limit'],
+    ['/v1/geo/cities', 'country_id', 'country_id'],
+    ['/v1/geo/zipcodes', 'city_id', 'city_id'],
+    ['/v1/groups', 'limit', 'limit'],
+    ['/v1/groups', 'archived', 'archived'],
+    ['/v1/conversations', 'limit', 'limit'],
+    ['/v1/conversations', 'muted', 'muted'],
   ];
   it.each(cases)('GET %s ?%s=', async (path, param, field) => {
     const extra = param === 'latitude' ? '&longitude=9' : param === 'longitude' ? '&latitude=9' : param === 'distance' ? '&latitude=9&longitude=9' : '';
@@ -198,7 +331,10 @@ describe('hostile bodies on every JSON endpoint', () => {
       const parsed = JSON.parse(text);
       expect(parsed.message).toBeTypeOf('string');
       if (res.status === 422 && typeof body === 'string' && body.includes('$') === false && label.includes('0')) {
-        expect(Object.keys(parsed.errors).some((k) => k.split('.').includes(field)), what).toBe(true);
+        expect(
+          Object.keys(parsed.errors).some((k) => k.split('.').includes(field)),
+          what,
+        ).toBe(true);
       }
     }
   });
@@ -206,15 +342,25 @@ describe('hostile bodies on every JSON endpoint', () => {
 
 describe('CSV numbers', () => {
   it('subnormal, huge and odd coordinates in an import are row errors or stored, never a failed import', async () => {
-    const rows = ['name,latitude,longitude,num', 'a,0.' + '0'.repeat(330) + '1,1,1', 'b,1e-300,1,1', 'c,-0,-0,-0', 'd,NaN,1,1',
-      'e,Infinity,1,1', 'f,' + '9'.repeat(400) + ',1,1', 'g,1,1,1e400', 'h,1,1,5e-324', 'i,0x10,1,1'];
+    const rows = [
+      'name,latitude,longitude,num',
+      `a,0.${'0'.repeat(330)}1,1,1`,
+      'b,1e-300,1,1',
+      'c,-0,-0,-0',
+      'd,NaN,1,1',
+      'e,Infinity,1,1',
+      `f,${'9'.repeat(400)},1,1`,
+      'g,1,1,1e400',
+      'h,1,1,5e-324',
+      'i,0x10,1,1',
+    ];
     const form = new FormData();
     form.append('file', new Blob([rows.join('\n')], { type: 'text/csv' }), 'hostile.csv');
     const res = await fetch(`${app.url}/v1/imports`, { method: 'POST', headers: { 'X-API-KEY': team.key }, body: form });
     expect(res.status).toBe(202);
     const { data } = await res.json();
     // Jobs are off in this process: process the import here, as a worker would.
-    const { processImport } = await import('../../src/imports/processor.js');
+    const { processImport } = await import('../../src/api/imports/processor.js');
     await processImport(app.sql, data.id);
     const done = (await api(app, 'GET', `/v1/imports/${data.id}`, { key: team.key })).body.data;
     expect(done.status).toBe('completed');

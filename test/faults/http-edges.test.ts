@@ -37,7 +37,12 @@ function completeResponses(text: string): number {
 }
 
 /** Everything the server sends on one connection for `data`, until it closes, `ms` pass, or `responses` are in. */
-function rawExchange(data: string | Buffer | Array<string | Buffer>, ms = 1000, gapMs = 0, responses = Infinity): Promise<{ text: string; closed: boolean; error?: string; afterMs: number }> {
+function rawExchange(
+  data: string | Buffer | Array<string | Buffer>,
+  ms = 1000,
+  gapMs = 0,
+  responses = Infinity,
+): Promise<{ text: string; closed: boolean; error?: string; afterMs: number }> {
   return new Promise((resolve) => {
     const socket = net.connect(app.port, '127.0.0.1');
     const started = performance.now();
@@ -82,7 +87,12 @@ async function stillServing(): Promise<void> {
 
 describe('what holds', () => {
   it('pipelined requests answered without waiting for I/O come back in order', async () => {
-    const r = await rawExchange('GET /health HTTP/1.1\r\nHost: a\r\n\r\nGET /nowhere HTTP/1.1\r\nHost: a\r\n\r\nGET /health HTTP/1.1\r\nHost: a\r\n\r\n', 1000, 0, 3);
+    const r = await rawExchange(
+      'GET /health HTTP/1.1\r\nHost: a\r\n\r\nGET /nowhere HTTP/1.1\r\nHost: a\r\n\r\nGET /health HTTP/1.1\r\nHost: a\r\n\r\n',
+      1000,
+      0,
+      3,
+    );
     expect(statuses(r.text)).toEqual([200, 404, 200]);
   });
 
@@ -105,7 +115,10 @@ describe('what holds', () => {
   });
 
   it('a body declared over the limit is 413 at once, before it is sent, and the connection closes', async () => {
-    const r = await rawExchange(`POST /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nContent-Length: 50000000\r\n\r\n{"name":`, 5000);
+    const r = await rawExchange(
+      `POST /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nContent-Length: 50000000\r\n\r\n{"name":`,
+      5000,
+    );
     expect(statuses(r.text)).toEqual([413]);
     expect(r.text).toContain('Connection: close');
     expect(r.closed).toBe(true);
@@ -131,15 +144,23 @@ describe('what holds', () => {
 
   it('Expect: 100-continue gets 100 Continue, then the answer to the body', async () => {
     const body = '{"name":"continued"}';
-    const raw = await rawExchange([
-      `POST /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
-      body,
-    ], 1000, 100, 1);
+    const raw = await rawExchange(
+      [
+        `POST /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+        body,
+      ],
+      1000,
+      100,
+      1,
+    );
     expect(statuses(raw.text)).toEqual([100, 201]);
   });
 
   it('a client that stops sending its body is answered 408 within the body timeout, and closed', async () => {
-    const r = await rawExchange(`POST /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`, 5000);
+    const r = await rawExchange(
+      `POST /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+      5000,
+    );
     expect(statuses(r.text)).toEqual([408]);
     expect(r.closed).toBe(true);
     expect(r.afterMs).toBeGreaterThan(400);
@@ -150,15 +171,17 @@ describe('what holds', () => {
   it('clients that go away mid-response cost nothing: no request is left in flight, and the server serves on', async () => {
     const big = `GET /v1/pois?limit=100 HTTP/1.1\r\nHost: a\r\n${auth()}\r\n`;
     // Gone before the answer, after its first bytes, and without ever reading (the answer waits in uWS's buffer).
-    await Promise.all(Array.from({ length: 30 }, async (_, i) => {
-      const socket = net.connect(app.port, '127.0.0.1');
-      if (i % 3 === 2) socket.pause();
-      await new Promise((resolve) => socket.once('connect', resolve));
-      socket.write(big);
-      if (i % 3 === 0) socket.destroy();
-      else if (i % 3 === 1) await new Promise((resolve) => socket.once('data', resolve)).then(() => socket.destroy());
-      else await sleep(50).then(() => socket.destroy());
-    }));
+    await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        const socket = net.connect(app.port, '127.0.0.1');
+        if (i % 3 === 2) socket.pause();
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write(big);
+        if (i % 3 === 0) socket.destroy();
+        else if (i % 3 === 1) await new Promise((resolve) => socket.once('data', resolve)).then(() => socket.destroy());
+        else await sleep(50).then(() => socket.destroy());
+      }),
+    );
     await sleep(100);
     expect(app.inFlight).toBe(0);
     const whole = await api(app, 'GET', '/v1/pois?limit=100', { key: team.key });
@@ -186,10 +209,12 @@ describe('what this uWebSockets.js build cannot do (see the README)', () => {
     expect(r.closed).toBe(true);
   });
 
-  it('48 or more header fields get no answer until uWS times the connection out', async () => {
-    const fields = Array.from({ length: 60 }, (_, i) => `X-F${i}: v`).join('\r\n');
-    const r = await rawExchange(`GET /health HTTP/1.1\r\nHost: a\r\n${fields}\r\n\r\n`, 500);
+  it('49 or more header fields get no answer until uWS times the connection out; 48 are answered', async () => {
+    const fields = (n: number) => Array.from({ length: n }, (_, i) => `X-F${i}: v`).join('\r\n');
+    const r = await rawExchange(`GET /health HTTP/1.1\r\nHost: a\r\n${fields(48)}\r\n\r\n`, 500);
     expect(r.text).toBe('');
+    const ok = await rawExchange(`GET /health HTTP/1.1\r\nHost: a\r\n${fields(47)}\r\n\r\n`, 1000, 0, 1);
+    expect(statuses(ok.text)).toEqual([200]);
     await stillServing();
   });
 });

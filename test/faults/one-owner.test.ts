@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 import { TEST_DATABASE_URL } from '../support/app.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 
@@ -24,7 +24,10 @@ describe('a taken port', () => {
     const err = await run(process.execPath, [join(projectRoot, 'bin', 'waymark.js'), 'serve'], {
       env: { ...process.env, ...ENV, PORT: port, HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
       timeout: 30_000,
-    }).then(() => null, (e: { code: number; stderr: string }) => e);
+    }).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(err?.code).toBe(1);
     expect(err?.stderr).toContain(`could not listen on 127.0.0.1:${port}: the port is in use`);
     // Request ids start with a per-process prefix: every answer comes from the first server.

@@ -55,10 +55,12 @@ describe('SIGTERM', () => {
       port: server.port,
       connections: 16,
       until: server.exited,
-      next: (i) => (i % 3 === 0
-        ? { method: 'POST', path: '/v1/pois', headers: json(t.key), body: JSON.stringify({ name: `load ${i}`, latitude: 47.1 + i * 1e-5, longitude: 9.5 }) }
-        : i % 3 === 1 ? { method: 'GET', path: `/v1/pois/${seedId}`, headers: { 'X-API-KEY': t.key } }
-          : { method: 'GET', path: '/v1/pois?limit=5', headers: { 'X-API-KEY': t.key } }),
+      next: (i) =>
+        i % 3 === 0
+          ? { method: 'POST', path: '/v1/pois', headers: json(t.key), body: JSON.stringify({ name: `load ${i}`, latitude: 47.1 + i * 1e-5, longitude: 9.5 }) }
+          : i % 3 === 1
+            ? { method: 'GET', path: `/v1/pois/${seedId}`, headers: { 'X-API-KEY': t.key } }
+            : { method: 'GET', path: '/v1/pois?limit=5', headers: { 'X-API-KEY': t.key } },
       answered: (n) => n >= 100 && loaded(),
     });
     await Promise.race([hundred, sleep(30_000)]);

@@ -76,7 +76,8 @@ export class RawConnection {
     }
     if (status === 100) {
       this.buffer = this.buffer.subarray(head + 4);
-      return this.tryParse();
+      this.tryParse();
+      return;
     }
     const length = Number(headers['content-length'] ?? 0);
     if (this.buffer.length < head + 4 + length) return;
@@ -121,8 +122,7 @@ export interface LoadReport {
   requests: number;
 }
 
-export const countOf = (report: LoadReport, test: (status: number) => boolean) =>
-  [...report.statuses].filter(([s]) => test(s)).reduce((n, [, c]) => n + c, 0);
+export const countOf = (report: LoadReport, test: (status: number) => boolean) => [...report.statuses].filter(([s]) => test(s)).reduce((n, [, c]) => n + c, 0);
 
 /**
  * A closed loop of requests on `connections` keep-alive connections until `stop()` resolves: each

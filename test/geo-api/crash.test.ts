@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam } from '../../src/auth/admin.js';
 import { connect, type Sql } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
-import { GeocodingWorker } from '../../src/geo/geocoding-worker.js';
-import { loadGeocoder } from '../../src/geo/reverse.js';
-import { newId } from '../../src/ids.js';
+import { GeocodingRunner } from '../../src/geocoding/runner.js';
+import { loadGeocoder } from '../../src/engine/geocoder/reverse.js';
+import { newId } from '../../src/lib/ids.js';
 import { TEST_DATABASE_URL } from '../support/app.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { testMapDir, waitFor } from './support.js';
@@ -79,7 +79,7 @@ afterAll(async () => {
 describe('geocoding across process crashes', () => {
   it('backs a failed batch off; a failing geocoder uses up attempts', async () => {
     const ids = await insertPois(3);
-    const broken = new GeocodingWorker(sql, { mapDir: join(tmpdir(), 'no-such-map'), log: pino({ level: 'silent' }) });
+    const broken = new GeocodingRunner(sql, { mapDir: join(tmpdir(), 'no-such-map'), log: pino({ level: 'silent' }) });
     await expect(broken.runBatch()).rejects.toThrow('the geocode task failed');
     const rows = await sql`
       SELECT geocode_pending, geocode_attempts, geocode_lease_until > now() + interval '1 second' AS backed_off FROM pois WHERE id = ANY(${ids})`;
@@ -93,13 +93,19 @@ describe('geocoding across process crashes', () => {
     await waitFor(async () => ((await count('done')) >= 1_000 ? true : undefined), 'the first server to geocode 1,000 POIs', 60_000, 5);
     // Killed while it holds a claimed batch: share-locking claimed rows it is not writing yet keeps that
     // batch from being written, and ending the dead process's sessions rolls back whatever it had started.
-    const held = await waitFor(() => sql.begin(async (tx) => {
-      const rows = await tx`SELECT id FROM pois WHERE geocode_pending AND geocode_lease_until > now() FOR SHARE SKIP LOCKED`;
-      if (!rows.length) return undefined;
-      await first.stop('SIGKILL');
-      await tx`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`;
-      return rows.map((r) => r.id as string);
-    }), 'a claimed batch', 10_000, 1);
+    const held = await waitFor(
+      () =>
+        sql.begin(async (tx) => {
+          const rows = await tx`SELECT id FROM pois WHERE geocode_pending AND geocode_lease_until > now() FOR SHARE SKIP LOCKED`;
+          if (!rows.length) return undefined;
+          await first.stop('SIGKILL');
+          await tx`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`;
+          return rows.map((r) => r.id as string);
+        }),
+      'a claimed batch',
+      10_000,
+      1,
+    );
     expect(await count('done')).toBeLessThan(POIS);
     const [stillHeld] = await sql`SELECT count(*)::int AS n FROM pois WHERE id = ANY(${held}) AND geocode_pending AND geocode_lease_until > now()`;
     expect(stillHeld.n).toBe(held.length);
@@ -111,7 +117,18 @@ describe('geocoding across process crashes', () => {
 
     const [log] = await sql<{ n: number; pois: number }[]>`SELECT count(*)::int AS n, count(DISTINCT poi_id)::int AS pois FROM geocode_log`;
     expect(log).toEqual({ n: POIS, pois: POIS });
-    const rows = await sql<{ latitude: number; longitude: number; street: string | null; display_name: string | null; geocoded_at: Date | null; city: string | null; country: string | null; zipcode: string | null }[]>`
+    const rows = await sql<
+      {
+        latitude: number;
+        longitude: number;
+        street: string | null;
+        display_name: string | null;
+        geocoded_at: Date | null;
+        city: string | null;
+        country: string | null;
+        zipcode: string | null;
+      }[]
+    >`
       SELECT p.latitude, p.longitude, p.street, p.display_name, p.geocoded_at, ci.name AS city, co.name AS country, z.code AS zipcode
       FROM pois p LEFT JOIN cities ci ON ci.id = p.city_id LEFT JOIN countries co ON co.id = p.country_id LEFT JOIN zipcodes z ON z.id = p.zipcode_id`;
     expect(rows.length).toBe(POIS);
@@ -119,7 +136,8 @@ describe('geocoding across process crashes', () => {
     let wrong = 0;
     for (const r of rows) {
       const { street, display_name, city, country, zipcode } = geocoder.reverseGeocode(r.latitude, r.longitude);
-      if (!r.geocoded_at || r.street !== street || r.display_name !== display_name || r.city !== city || r.country !== country || r.zipcode !== zipcode) wrong++;
+      if (!r.geocoded_at || r.street !== street || r.display_name !== display_name || r.city !== city || r.country !== country || r.zipcode !== zipcode)
+        wrong++;
     }
     expect(wrong).toBe(0);
   });

@@ -2,8 +2,8 @@
 // Liechtenstein map within seconds; moves re-geocode, renames do not; the POI list filters by place.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { GeocodingWorker } from '../../src/geo/geocoding-worker.js';
-import { newId } from '../../src/ids.js';
+import { GeocodingRunner } from '../../src/geocoding/runner.js';
+import { newId } from '../../src/lib/ids.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { TIMESTAMP } from '../api/helpers.js';
 import { PLACES, UUID, at, geocoded, testMapDir } from './support.js';
@@ -77,23 +77,38 @@ describe('background geocoding of POIs', () => {
   it('puts points across the borders in Switzerland and Austria', async () => {
     const buchs = await geocoded(app, team.key, (await create(team, 'Buchs SG', PLACES.buchs)).id);
     expect(buchs.address).toEqual({
-      display_name: 'Switzerland', street: null, city: null, zipcode: null,
+      display_name: 'Switzerland',
+      street: null,
+      city: null,
+      zipcode: null,
       country: { id: expect.stringMatching(UUID), name: 'Switzerland' },
       geocoded_at: expect.stringMatching(TIMESTAMP),
     });
     const feldkirch = await geocoded(app, team.key, (await create(team, 'Feldkirch', PLACES.feldkirch)).id);
     expect(feldkirch.address).toMatchObject({
-      street: 'Am Schellenberg 17', display_name: 'Am Schellenberg 17, 6800, Austria',
-      country: { name: 'Austria' }, zipcode: { code: '6800' }, city: null,
+      street: 'Am Schellenberg 17',
+      display_name: 'Am Schellenberg 17, 6800, Austria',
+      country: { name: 'Austria' },
+      zipcode: { code: '6800' },
+      city: null,
     });
     expect(feldkirch.address.country.id).not.toBe(buchs.address.country.id);
   });
 
   it('finishes a point in the sea or off the map with geocoded_at and null fields', async () => {
-    for (const place of [{ latitude: 0, longitude: 0 }, { latitude: 43.5, longitude: 7.6 }, { latitude: 48.78, longitude: 9.18 }]) {
+    for (const place of [
+      { latitude: 0, longitude: 0 },
+      { latitude: 43.5, longitude: 7.6 },
+      { latitude: 48.78, longitude: 9.18 },
+    ]) {
       const poi = await geocoded(app, team.key, (await create(team, 'Nowhere', place)).id);
       expect(poi.address).toEqual({
-        display_name: null, street: null, city: null, country: null, zipcode: null, geocoded_at: expect.stringMatching(TIMESTAMP),
+        display_name: null,
+        street: null,
+        city: null,
+        country: null,
+        zipcode: null,
+        geocoded_at: expect.stringMatching(TIMESTAMP),
       });
     }
   });
@@ -124,7 +139,7 @@ describe('background geocoding of POIs', () => {
     await app.sql`
       INSERT INTO pois (id, team_id, name, latitude, longitude, geocode_lease_until, geocode_attempts)
       VALUES (${id}, ${team.teamId}, 'Mover', ${PLACES.eschen.latitude}, ${PLACES.eschen.longitude}, now() + interval '10 minutes', 1)`;
-    const stale = new GeocodingWorker(app.sql, { mapDir, log: app.log });
+    const stale = new GeocodingRunner(app.sql, { mapDir, log: app.log });
     expect(await stale.process([{ id, ...at(PLACES.vaduz), geocode_attempts: 1 }])).toBe(0);
     const [row] = await app.sql`SELECT geocode_pending, street, city_id, geocoded_at FROM pois WHERE id = ${id}`;
     expect(row).toEqual({ geocode_pending: true, street: null, city_id: null, geocoded_at: null });

@@ -19,8 +19,15 @@ beforeAll(async () => {
   // Team a: four municipalities of Liechtenstein and Buchs SG (Switzerland, no city or zip code known).
   // Team b: Vaduz as well, plus Eschen and Feldkirch (Austria), which team a has no POI in.
   const pois: Array<[TestTeam, keyof typeof PLACES]> = [
-    [a, 'vaduz'], [a, 'vaduzStaedtle'], [a, 'schaanPost'], [a, 'triesenberg'], [a, 'balzers'], [a, 'buchs'],
-    [b, 'vaduz'], [b, 'eschen'], [b, 'feldkirch'],
+    [a, 'vaduz'],
+    [a, 'vaduzStaedtle'],
+    [a, 'schaanPost'],
+    [a, 'triesenberg'],
+    [a, 'balzers'],
+    [a, 'buchs'],
+    [b, 'vaduz'],
+    [b, 'eschen'],
+    [b, 'feldkirch'],
   ];
   const created = [];
   for (const [team, place] of pois) {
@@ -33,9 +40,22 @@ beforeAll(async () => {
     for (const place of [address.country, address.city]) if (place) ids[place.name] = place.id;
     if (address.zipcode) ids[address.zipcode.code] = address.zipcode.id;
   }
-  expect(Object.keys(ids).sort()).toEqual(
-    ['6800', '9490', '9492', '9494', '9496', '9497', 'Austria', 'Balzers', 'Eschen', 'Liechtenstein', 'Schaan', 'Switzerland', 'Triesenberg', 'Vaduz'],
-  );
+  expect(Object.keys(ids).sort()).toEqual([
+    '6800',
+    '9490',
+    '9492',
+    '9494',
+    '9496',
+    '9497',
+    'Austria',
+    'Balzers',
+    'Eschen',
+    'Liechtenstein',
+    'Schaan',
+    'Switzerland',
+    'Triesenberg',
+    'Vaduz',
+  ]);
 });
 afterAll(() => app.close());
 
@@ -46,8 +66,7 @@ const list = async (team: TestTeam, path: string) => {
   return res.body as { data: Array<{ id: string; name?: string; code?: string }>; next: string | null };
 };
 /** The items expected for these place names, sorted by id as the lists are. */
-const places = (names: string[], field: 'name' | 'code' = 'name') =>
-  names.map((n) => ({ id: ids[n], [field]: n })).sort((x, y) => (x.id < y.id ? -1 : 1));
+const places = (names: string[], field: 'name' | 'code' = 'name') => names.map((n) => ({ id: ids[n], [field]: n })).sort((x, y) => (x.id < y.id ? -1 : 1));
 
 describe('GET /v1/geo/countries', () => {
   it("lists the countries of the team's POIs, sorted by id", async () => {

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { DEFAULT_EXTRACT, ensureMap } from '../../src/map/build.js';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 import { api } from '../support/app.js';
 
 export const testMapDir = (): Promise<string> => ensureMap(join(projectRoot, 'data', 'test-maps'), DEFAULT_EXTRACT);

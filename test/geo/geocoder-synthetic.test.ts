@@ -4,20 +4,20 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGeocoderIndex } from '../../src/geo/index-build.js';
-import { loadGeocoder, type Geocoder } from '../../src/geo/reverse.js';
-import { offset, SyntheticOsm, type LatLon } from './synthetic-osm.js';
+import { buildGeocoderIndex } from '../../src/map/geocoder/index-build.js';
+import { loadGeocoder, type Geocoder } from '../../src/engine/geocoder/reverse.js';
+import { offset, SyntheticOsm, type LatLonPair } from './synthetic-osm.js';
 
-const MAIN_STREET_5: LatLon = offset([-9.93, -24.95], 15, 0);
+const MAIN_STREET_5: LatLonPair = offset([-9.93, -24.95], 15, 0);
 // A house number without addr:street, nearer an unnamed service road than the named Hill Road.
 const HILL_ROAD = -9.975;
-const NUMBER_ONLY: LatLon = offset([HILL_ROAD, -24.93], 45, 0);
-const OBERDORF_12: LatLon = [-9.965, -24.915];
-const LONE_NUMBER: LatLon = [-9.925, -24.975];
+const NUMBER_ONLY: LatLonPair = offset([HILL_ROAD, -24.93], 45, 0);
+const OBERDORF_12: LatLonPair = [-9.965, -24.915];
+const LONE_NUMBER: LatLonPair = [-9.925, -24.975];
 // Even numbers 2 to 10 along an addr:interpolation line 15 m north of Main Street, 160 m long.
-const EVEN_2: LatLon = offset([-9.93, -24.925], 15, 0);
+const EVEN_2: LatLonPair = offset([-9.93, -24.925], 15, 0);
 // A house number near Hill Road that an associatedStreet relation puts on Bay Lane.
-const BAY_LANE_3: LatLon = offset([HILL_ROAD, -24.928], 45, 0);
+const BAY_LANE_3: LatLonPair = offset([HILL_ROAD, -24.928], 45, 0);
 
 function syntheticMap() {
   const osm = new SyntheticOsm();
@@ -32,13 +32,36 @@ function syntheticMap() {
   osm.boundary({ boundary: 'administrative', admin_level: '7', name: 'Rheinfelden' }, -10.08, -24.98, -10.02, -24.9);
   osm.boundary({ boundary: 'postal_code', postal_code: '9999' }, -10.08, -24.98, -10.02, -24.9);
   // A level-8 boundary cut by the extract's edge: one member way is missing.
-  const cut = osm.way([[-10.1, -24.82], [-10.09, -24.82], [-10.09, -24.8]]);
+  const cut = osm.way([
+    [-10.1, -24.82],
+    [-10.09, -24.82],
+    [-10.09, -24.8],
+  ]);
   osm.relation({ type: 'boundary', boundary: 'administrative', admin_level: '7', name: 'Cutville' }, [{ way: cut }, { missingWay: 999_999 }]);
 
-  osm.way([[-9.93, -24.97], [-9.93, -24.95], [-9.93, -24.91]], { highway: 'residential', name: 'Main Street' });
+  osm.way(
+    [
+      [-9.93, -24.97],
+      [-9.93, -24.95],
+      [-9.93, -24.91],
+    ],
+    { highway: 'residential', name: 'Main Street' },
+  );
   osm.node(MAIN_STREET_5, { 'addr:street': 'Main Street', 'addr:housenumber': '5', 'addr:postcode': '1234' });
-  osm.way([[HILL_ROAD, -24.935], [HILL_ROAD, -24.925]], { highway: 'residential', name: 'Hill Road' });
-  osm.way([[HILL_ROAD + 0.0005, -24.935], [HILL_ROAD + 0.0005, -24.925]], { highway: 'service' });
+  osm.way(
+    [
+      [HILL_ROAD, -24.935],
+      [HILL_ROAD, -24.925],
+    ],
+    { highway: 'residential', name: 'Hill Road' },
+  );
+  osm.way(
+    [
+      [HILL_ROAD + 0.0005, -24.935],
+      [HILL_ROAD + 0.0005, -24.925],
+    ],
+    { highway: 'service' },
+  );
   osm.node(NUMBER_ONLY, { 'addr:housenumber': '7' });
   osm.node(OBERDORF_12, { 'addr:place': 'Oberdorf', 'addr:housenumber': '12' });
   osm.node(LONE_NUMBER, { 'addr:housenumber': '99' });

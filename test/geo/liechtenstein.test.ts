@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePool, runTask } from '../../src/compute/pool.js';
-import { centroid } from '../../src/geo/geometry.js';
-import { buildGeocoderIndex } from '../../src/geo/index-build.js';
-import { loadGeocoder, type Address, type Geocoder } from '../../src/geo/reverse.js';
-import { loadOsm, type OsmData } from '../../src/map/osm-data.js';
-import { projectRoot } from '../../src/paths.js';
+import { centroid } from '../../src/map/geocoder/geometry.js';
+import { buildGeocoderIndex } from '../../src/map/geocoder/index-build.js';
+import { loadGeocoder, type Address, type Geocoder } from '../../src/engine/geocoder/reverse.js';
+import { loadOsm, type OsmData } from '../../src/map/osm/osm-data.js';
+import { projectRoot } from '../../src/lib/paths.js';
 
 const EXTRACT = join(projectRoot, '..', 'shared', 'data', 'osm', 'liechtenstein.osm.pbf');
 const MUNICIPALITIES = ['Balzers', 'Eschen', 'Gamprin', 'Mauren', 'Planken', 'Ruggell', 'Schaan', 'Schellenberg', 'Triesen', 'Triesenberg', 'Vaduz'];
@@ -73,7 +73,13 @@ describe('reverse geocoding in Liechtenstein', () => {
       const c = centroid(w.refs.map((ref) => osm.coord(ref)!))!;
       const a = geocoder.reverseGeocode(c[0], c[1]);
       checked++;
-      if (a.street === `${t['addr:street']} ${t['addr:housenumber']}` && a.zipcode === t['addr:postcode'] && a.city === t['addr:city'] && a.country === 'Liechtenstein') agreed++;
+      if (
+        a.street === `${t['addr:street']} ${t['addr:housenumber']}` &&
+        a.zipcode === t['addr:postcode'] &&
+        a.city === t['addr:city'] &&
+        a.country === 'Liechtenstein'
+      )
+        agreed++;
     }
     expect(checked).toBeGreaterThan(2000);
     // addr:city sometimes names the postal town rather than the municipality the building is in.
@@ -99,7 +105,11 @@ describe('reverse geocoding in Liechtenstein', () => {
     // (Valorschstrasse, the next named street, 105 m).
     const way = osm.ways.find((w) => w.tags['addr:interpolation'])!;
     expect(way.tags).toEqual({ 'addr:interpolation': 'odd' });
-    expect(geocoder.reverseGeocode(47.1185439 + 0.000027, 9.5708136)).toMatchObject({ street: 'Grosssteg 1025', housenumber: '1025', country: 'Liechtenstein' });
+    expect(geocoder.reverseGeocode(47.1185439 + 0.000027, 9.5708136)).toMatchObject({
+      street: 'Grosssteg 1025',
+      housenumber: '1025',
+      country: 'Liechtenstein',
+    });
     // At a quarter of the way: 1001 + 2 × round(25 / 4) = 1013.
     expect(geocoder.reverseGeocode(47.1185468, 9.5697463 + (6 / 25) * 0.0022235)).toMatchObject({ housenumber: '1013' });
   });
@@ -140,7 +150,11 @@ describe('reverse geocoding in Liechtenstein', () => {
   });
 
   it('runs as the geocode task in the worker pool', async () => {
-    const points = [{ lat: 47.1675812, lon: 9.5084171 }, { lat: 47.168, lon: 9.478 }, { lat: 0, lon: 0 }];
+    const points = [
+      { lat: 47.1675812, lon: 9.5084171 },
+      { lat: 47.168, lon: 9.478 },
+      { lat: 0, lon: 0 },
+    ];
     const addresses = await runTask<Address[]>('geocode', { mapDir: dir, points });
     expect(addresses).toEqual(points.map((p) => geocoder.reverseGeocode(p.lat, p.lon)));
     expect(addresses[0].street).toBe('Postplatz 2');

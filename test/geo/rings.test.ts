@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { AreaIndex, flattenAreas, SCALE, type DegreeRings } from '../../src/geo/areas.js';
-import { interiorPoint, ringsContain } from '../../src/geo/geometry.js';
-import { assembleRings } from '../../src/geo/rings.js';
+import { AreaIndex, flattenAreas, SCALE, type DegreeRings } from '../../src/map/geocoder/areas.js';
+import { interiorPoint, ringsContain } from '../../src/map/geocoder/geometry.js';
+import { assembleRings } from '../../src/map/geocoder/rings.js';
 
 const square = (lat: number, lon: number, size: number): [number, number][] => [
-  [lat, lon], [lat, lon + size], [lat + size, lon + size], [lat + size, lon], [lat, lon],
+  [lat, lon],
+  [lat, lon + size],
+  [lat + size, lon + size],
+  [lat + size, lon],
+  [lat, lon],
 ];
 const contains = (index: AreaIndex, lat: number, lon: number) => index.containing(lat * SCALE, lon * SCALE);
 
@@ -51,8 +55,18 @@ describe('assembleRings', () => {
   });
 
   it('reports a relation cut by the extract as incomplete', () => {
-    expect(assembleRings([{ role: 'outer', refs: [1, 2, 3] }, { role: 'outer', refs: null }]).complete).toBe(false);
-    expect(assembleRings([{ role: 'outer', refs: [1, 2, 3] }, { role: 'outer', refs: [3, 4, 5] }]).complete).toBe(false);
+    expect(
+      assembleRings([
+        { role: 'outer', refs: [1, 2, 3] },
+        { role: 'outer', refs: null },
+      ]).complete,
+    ).toBe(false);
+    expect(
+      assembleRings([
+        { role: 'outer', refs: [1, 2, 3] },
+        { role: 'outer', refs: [3, 4, 5] },
+      ]).complete,
+    ).toBe(false);
     expect(assembleRings([]).complete).toBe(false);
   });
 });

@@ -1,19 +1,19 @@
 // Builds small OsmData instances by hand for geocoder unit tests. Nodes at the same coordinate are
 // shared, so ways meet at common node ids as they do in real OSM data.
-import { OsmData } from '../../src/map/osm-data.js';
-import type { OsmMember, OsmNode, OsmRelation, OsmWay } from '../../src/map/osm-pbf.js';
+import { OsmData } from '../../src/map/osm/osm-data.js';
+import type { OsmMember, OsmNode, OsmRelation, OsmWay } from '../../src/map/osm/osm-pbf.js';
 
-export type LatLon = [number, number];
+export type LatLonPair = [number, number];
 
 export class SyntheticOsm {
   private nextId = 1;
-  private readonly coords = new Map<number, LatLon>();
+  private readonly coords = new Map<number, LatLonPair>();
   private readonly byKey = new Map<string, number>();
   private readonly tagged: OsmNode[] = [];
   private readonly ways: OsmWay[] = [];
   private readonly relations: OsmRelation[] = [];
 
-  private nodeAt([lat, lon]: LatLon): number {
+  private nodeAt([lat, lon]: LatLonPair): number {
     const key = `${lat},${lon}`;
     let id = this.byKey.get(key);
     if (id === undefined) {
@@ -24,14 +24,14 @@ export class SyntheticOsm {
     return id;
   }
 
-  node([lat, lon]: LatLon, tags: Record<string, string>): number {
+  node([lat, lon]: LatLonPair, tags: Record<string, string>): number {
     const id = this.nextId++;
     this.coords.set(id, [lat, lon]);
     this.tagged.push({ id, lat, lon, tags });
     return id;
   }
 
-  way(points: LatLon[], tags: Record<string, string> = {}): number {
+  way(points: LatLonPair[], tags: Record<string, string> = {}): number {
     const id = this.nextId++;
     this.ways.push({ id, refs: points.map((p) => this.nodeAt(p)), tags });
     return id;
@@ -46,17 +46,46 @@ export class SyntheticOsm {
 
   relation(tags: Record<string, string>, members: Array<{ way: number; role?: string } | { node: number; role: string } | { missingWay: number }>): number {
     const id = this.nextId++;
-    const list: OsmMember[] = members.map((m) => ('way' in m ? { type: 'way', ref: m.way, role: m.role ?? 'outer' }
-      : 'node' in m ? { type: 'node', ref: m.node, role: m.role } : { type: 'way', ref: m.missingWay, role: 'outer' }));
+    const list: OsmMember[] = members.map((m) =>
+      'way' in m
+        ? { type: 'way', ref: m.way, role: m.role ?? 'outer' }
+        : 'node' in m
+          ? { type: 'node', ref: m.node, role: m.role }
+          : { type: 'way', ref: m.missingWay, role: 'outer' },
+    );
     this.relations.push({ id, tags, members: list });
     return id;
   }
 
   /** A closed rectangle as a boundary relation, its outline split into two ways, one of them reversed. */
-  boundary(tags: Record<string, string>, south: number, west: number, north: number, east: number, holes: Array<[number, number, number, number]> = []): number {
-    const a = this.way([[south, west], [south, east], [north, east]]);
-    const b = this.way([[south, west], [north, west], [north, east]]);
-    const inner = holes.map(([s, w, n, e]) => ({ way: this.way([[s, w], [s, e], [n, e], [n, w], [s, w]]), role: 'inner' }));
+  boundary(
+    tags: Record<string, string>,
+    south: number,
+    west: number,
+    north: number,
+    east: number,
+    holes: Array<[number, number, number, number]> = [],
+  ): number {
+    const a = this.way([
+      [south, west],
+      [south, east],
+      [north, east],
+    ]);
+    const b = this.way([
+      [south, west],
+      [north, west],
+      [north, east],
+    ]);
+    const inner = holes.map(([s, w, n, e]) => ({
+      way: this.way([
+        [s, w],
+        [s, e],
+        [n, e],
+        [n, w],
+        [s, w],
+      ]),
+      role: 'inner',
+    }));
     return this.relation({ type: 'boundary', ...tags }, [{ way: b }, { way: a }, ...inner]);
   }
 
@@ -74,6 +103,6 @@ export class SyntheticOsm {
 }
 
 /** Moves a point by meters north and east. */
-export function offset([lat, lon]: LatLon, north: number, east: number): LatLon {
+export function offset([lat, lon]: LatLonPair, north: number, east: number): LatLonPair {
   return [lat + north / 111_195, lon + east / (111_195 * Math.cos((lat * Math.PI) / 180))];
 }

@@ -9,7 +9,11 @@ let team: TestTeam;
 beforeAll(async () => {
   app = await startTestApp();
   team = await makeTeam(app);
-  for (const [name, type] of [['rating', 'number'], ['open', 'boolean'], ['note', 'string']]) {
+  for (const [name, type] of [
+    ['rating', 'number'],
+    ['open', 'boolean'],
+    ['note', 'string'],
+  ]) {
     expect((await api(app, 'POST', '/v1/attributes', { key: team.key, body: { name, type } })).status).toBe(201);
   }
 });
@@ -36,8 +40,17 @@ describe('POST /v1/imports', () => {
     expect(res.status).toBe(202);
     const queued = res.body.data;
     expect(queued).toMatchObject({
-      status: 'queued', filename: 'landmarks.csv', columns: ['latitude', 'name', 'longitude', 'category', 'rating', 'open', 'note'],
-      total_rows: 3, processed_rows: 0, created: 0, failed: 0, limit_reached: false, errors: [], started_at: null, finished_at: null,
+      status: 'queued',
+      filename: 'landmarks.csv',
+      columns: ['latitude', 'name', 'longitude', 'category', 'rating', 'open', 'note'],
+      total_rows: 3,
+      processed_rows: 0,
+      created: 0,
+      failed: 0,
+      limit_reached: false,
+      errors: [],
+      started_at: null,
+      finished_at: null,
     });
     expect(queued.id).toMatch(/^[0-9A-Z]{26}$/);
     expect(queued.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
@@ -58,7 +71,8 @@ describe('POST /v1/imports', () => {
   });
 
   it('reads semicolon files with a BOM, CRLF line ends and quoted fields holding delimiters, quotes and line breaks', async () => {
-    const csv = '\uFEFFname;latitude;longitude;note\r\n' +
+    const csv =
+      '\uFEFFname;latitude;longitude;note\r\n' +
       '"Café; ""Zur Post""";50.1;8.6;"first line\r\nsecond line"\r\n' +
       'Bad comma;50,1;8.6;\r\n' +
       '"A, B";-33.8568;151.2153;plain\r\n';
@@ -221,7 +235,9 @@ describe('POST /v1/imports', () => {
   it('answers 400 for a form cut off inside the file part, and keeps serving', async () => {
     const cut = '--XX\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\nContent-Type: text/csv\r\n\r\nname,latitude,longitude\r\na,1,2';
     const res = await fetch(`${app.url}/v1/imports`, {
-      method: 'POST', headers: { 'X-API-KEY': team.key, 'Content-Type': 'multipart/form-data; boundary=XX' }, body: cut,
+      method: 'POST',
+      headers: { 'X-API-KEY': team.key, 'Content-Type': 'multipart/form-data; boundary=XX' },
+      body: cut,
     });
     expect(res.status).toBe(400);
     expect((await res.json()).message).toMatch(/malformed/);
@@ -255,7 +271,8 @@ describe('POST /v1/imports', () => {
       { line: 7, message: 'latitude: must be a number with a dot as the decimal separator' },
       { line: 702, message: 'limit: the team reached its limit of 700 POIs; 500 rows from this line on were not imported' },
     ]);
-    const [count] = await app.sql`SELECT count(*)::int AS pois, (SELECT poi_count FROM teams WHERE id = ${limited.teamId}) AS counted FROM pois WHERE team_id = ${limited.teamId}`;
+    const [count] =
+      await app.sql`SELECT count(*)::int AS pois, (SELECT poi_count FROM teams WHERE id = ${limited.teamId}) AS counted FROM pois WHERE team_id = ${limited.teamId}`;
     expect(count).toEqual({ pois: 700, counted: 700 });
     const blocked = await api(app, 'POST', '/v1/pois', { key: limited.key, body: { name: 'one more', latitude: 1, longitude: 1 } });
     expect(blocked.status).toBe(403);

@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { CsvError, decodeCsv, detectDelimiter, readRecords, START, type Delimiter } from '../../src/imports/csv.js';
-import { countRows, headerColumns, inspectUpload, openImportFile } from '../../src/imports/header.js';
-import { planColumns, validateRow } from '../../src/imports/rows.js';
-import type { AttributeRow } from '../../src/attributes/store.js';
+import { CsvError, decodeCsv, detectDelimiter, readRecords, START, type Delimiter } from '../../src/api/imports/csv.js';
+import { countRows, headerColumns, inspectUpload, openImportFile } from '../../src/api/imports/header.js';
+import { planColumns, validateRow } from '../../src/api/imports/rows.js';
+import type { AttributeRow } from '../../src/api/attributes/definitions.js';
 
 const parseCsv = (text: string, delimiter: Delimiter) => readRecords(text, delimiter, START, Infinity).records;
-const attr = (name: string, type: AttributeRow['type'], id = name.toUpperCase()): AttributeRow =>
-  ({ id, team_id: 'T', name, type, created_at: new Date(), updated_at: new Date() });
+const attr = (name: string, type: AttributeRow['type'], id = name.toUpperCase()): AttributeRow => ({
+  id,
+  team_id: 'T',
+  name,
+  type,
+  created_at: new Date(),
+  updated_at: new Date(),
+});
 
 describe('CSV parsing', () => {
   it('handles RFC 4180 quoting: delimiters, line breaks and doubled quotes, with the start line of each record', () => {
@@ -23,7 +29,10 @@ describe('CSV parsing', () => {
 
   it('skips blank lines and delimiter-only lines but keeps counting physical lines', () => {
     const records = parseCsv('a;b\n\n;\nx;y\n\n', ';');
-    expect(records).toEqual([{ line: 1, fields: ['a', 'b'] }, { line: 4, fields: ['x', 'y'] }]);
+    expect(records).toEqual([
+      { line: 1, fields: ['a', 'b'] },
+      { line: 4, fields: ['x', 'y'] },
+    ]);
   });
 
   it('keeps empty trailing fields', () => {
@@ -64,7 +73,7 @@ describe('CSV parsing', () => {
   });
 
   it('counts rows up to one past the limit', async () => {
-    const file = openImportFile(new TextEncoder().encode('name,latitude,longitude\n' + 'x,1,2\n'.repeat(12_000)));
+    const file = openImportFile(new TextEncoder().encode(`name,latitude,longitude\n${'x,1,2\n'.repeat(12_000)}`));
     expect(await countRows(file, 50_000)).toBe(12_000);
     expect(await countRows(file, 7_000)).toBe(7_001);
   });

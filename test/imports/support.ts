@@ -50,5 +50,5 @@ export async function importCsv(app: { url: string }, key: string, content: stri
 export function simpleRows(count: number, prefix = 'poi'): string {
   const lines = ['name,latitude,longitude'];
   for (let i = 0; i < count; i++) lines.push(`${prefix} ${i},${(i % 180) - 89.5},${(i % 360) - 179.5}`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { createImport } from '../../src/imports/store.js';
-import { startJobRunner } from '../../src/jobs/start.js';
-import { projectRoot } from '../../src/paths.js';
+import { createImport } from '../../src/api/imports/store.js';
+import { startJobRunner } from '../../src/job-kinds.js';
+import { projectRoot } from '../../src/lib/paths.js';
 import postgres from 'postgres';
 import { connect } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
@@ -98,10 +98,20 @@ describe('durable import processing', () => {
     second.kill('SIGTERM');
     expect((await exited(second)).code).toBe(0);
 
-    const counts = (d: any) => ({ status: d.status, total_rows: d.total_rows, processed_rows: d.processed_rows, created: d.created, failed: d.failed, errors: d.errors });
+    const counts = (d: any) => ({
+      status: d.status,
+      total_rows: d.total_rows,
+      processed_rows: d.processed_rows,
+      created: d.created,
+      failed: d.failed,
+      errors: d.errors,
+    });
     expect(counts(resumed)).toEqual(counts(cleanRun));
     expect(resumed).toMatchObject({ status: 'completed', total_rows: 50_000, created: 50_000 - 51, failed: 51 });
-    for (const [team, importId] of [[crashed.teamId, id], [clean.teamId, reference.id]]) {
+    for (const [team, importId] of [
+      [crashed.teamId, id],
+      [clean.teamId, reference.id],
+    ]) {
       const [stats] = await app.sql<{ pois: number; names: number; counted: number; categories: number }[]>`
         SELECT count(*)::int AS pois, count(DISTINCT name)::int AS names,
           (SELECT poi_count FROM teams WHERE id = ${team}) AS counted,
@@ -125,7 +135,11 @@ describe('durable import processing', () => {
     child.stderr!.on('data', (d) => (stderr += d));
     expect((await exited(child)).code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({
-      status: 'completed', filename: 'cafés.csv', total_rows: 2, created: 1, failed: 1,
+      status: 'completed',
+      filename: 'cafés.csv',
+      total_rows: 2,
+      created: 1,
+      failed: 1,
       errors: [{ line: 3, message: 'longitude: must be a number with a dot as the decimal separator' }],
     });
     expect(stderr).toMatch(/\[#+\] 100%\s+2\/2 rows/);
@@ -141,14 +155,20 @@ describe('durable import processing', () => {
     const team = await makeTeam(app);
     // past the upload checks, damaged in storage
     const row = await createImport(app.sql, {
-      teamId: team.teamId, filename: 'broken.csv', columns: ['name', 'latitude', 'longitude'], totalRows: 1,
-      createMissingAttributes: false, content: new TextEncoder().encode('name,latitude,longitude\n"x,1,2\n'),
+      teamId: team.teamId,
+      filename: 'broken.csv',
+      columns: ['name', 'latitude', 'longitude'],
+      totalRows: 1,
+      createMissingAttributes: false,
+      content: new TextEncoder().encode('name,latitude,longitude\n"x,1,2\n'),
     });
     const runner = await startJobRunner(app.sql, pino({ level: 'silent' }), { pollMs: 50 });
     try {
       const failed = await waitForImport(app, team.key, row.id);
       expect(failed).toMatchObject({
-        status: 'failed', processed_rows: 0, created: 0,
+        status: 'failed',
+        processed_rows: 0,
+        created: 0,
         errors: [{ line: 2, message: 'file: has an unterminated quoted field starting at line 2' }],
       });
       expect(failed.finished_at).toMatch(/Z$/);

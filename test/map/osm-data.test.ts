@@ -5,22 +5,28 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildGeocoderIndex } from '../../src/geo/index-build.js';
-import { addressOf, isGeocoderRelation, streetName } from '../../src/geo/geocoder-source.js';
-import { greatCircleMeters } from '../../src/geo/great-circle.js';
-import type { GraphInput } from '../../src/map/graph-assemble.js';
-import { buildGraphInput } from '../../src/map/graph-build.js';
-import { loadOsm, OsmData, type LoadPhase } from '../../src/map/osm-data.js';
-import { E7 } from '../../src/map/road-graph.js';
-import { buildShapePool } from '../../src/map/shapes.js';
-import { readOsmPbf, type OsmNode, type OsmRelation, type OsmWay } from '../../src/map/osm-pbf.js';
-import { nodeBlocks, PROFILES, turnRestrictions, wayAccess, wayLimits, type ProfileName } from '../../src/map/profiles.js';
-import { radixSortPairs } from '../../src/map/typed-pools.js';
-import { projectRoot } from '../../src/paths.js';
+import { buildGeocoderIndex } from '../../src/map/geocoder/index-build.js';
+import { addressOf, isGeocoderRelation, streetName } from '../../src/map/geocoder/geocoder-source.js';
+import { greatCircleMeters } from '../../src/lib/great-circle.js';
+import type { GraphInput } from '../../src/map/graphs/graph-assemble.js';
+import { buildGraphInput } from '../../src/map/graphs/graph-build.js';
+import { loadOsm, OsmData, type LoadPhase } from '../../src/map/osm/osm-data.js';
+import { E7 } from '../../src/map/graphs/road-graph.js';
+import { buildShapePool } from '../../src/map/graphs/shapes.js';
+import { readOsmPbf, type OsmNode, type OsmRelation, type OsmWay } from '../../src/map/osm/osm-pbf.js';
+import { nodeBlocks, PROFILES, turnRestrictions, wayAccess, wayLimits, type ProfileName } from '../../src/map/graphs/profiles.js';
+import { radixSortPairs } from '../../src/lib/typed-pools.js';
+import { projectRoot } from '../../src/lib/paths.js';
 
 const EXTRACT = join(projectRoot, '..', 'shared', 'data', 'osm', 'liechtenstein.osm.pbf');
 
-interface Plain { ids: number[]; coords: Map<number, [number, number]>; tagged: OsmNode[]; ways: OsmWay[]; relations: OsmRelation[] }
+interface Plain {
+  ids: number[];
+  coords: Map<number, [number, number]>;
+  tagged: OsmNode[];
+  ways: OsmWay[];
+  relations: OsmRelation[];
+}
 
 let osm: OsmData;
 let plain: Plain;
@@ -54,7 +60,14 @@ function expectedWays(p: Plain): OsmWay[] {
   const members = new Set(p.relations.filter((r) => isGeocoderRelation(r.tags)).flatMap((r) => r.members.filter((m) => m.type === 'way').map((m) => m.ref)));
   // addr:interpolation ways are kept for the house numbers along them.
   const interpolation = (tags: Record<string, string>) => /^(odd|even|all|[1-9]\d?)$/.test(tags['addr:interpolation'] ?? '');
-  return p.ways.filter((w) => PROFILES.some((pr) => usable(pr, w.tags)) || streetName(w.tags) !== null || addressOf(w.tags, 'way') !== null || members.has(w.id) || interpolation(w.tags));
+  return p.ways.filter(
+    (w) =>
+      PROFILES.some((pr) => usable(pr, w.tags)) ||
+      streetName(w.tags) !== null ||
+      addressOf(w.tags, 'way') !== null ||
+      members.has(w.id) ||
+      interpolation(w.tags),
+  );
 }
 
 /** A graph input with each geometry's points in its own array (how the builder worked before shared shapes). */
@@ -87,12 +100,25 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
   }
   const usage = new Map<number, number>();
   for (const { idx } of pieces) idx.forEach((n, k) => usage.set(n, Math.min(2, (usage.get(n) ?? 0) + (k === 0 || k === idx.length - 1 ? 2 : 1))));
-  const graphNodes = [...usage].filter(([, u]) => u >= 2).map(([n]) => n).sort((a, b) => a - b);
+  const graphNodes = [...usage]
+    .filter(([, u]) => u >= 2)
+    .map(([n]) => n)
+    .sort((a, b) => a - b);
   const nodeOf = new Map(graphNodes.map((n, v) => [n, v]));
   const tenths = (m: number, kmh: number) => (kmh > 0 ? Math.max(1, Math.round((m / (kmh / 3.6)) * 10)) : 0);
-  const g = { a: [] as number[], b: [] as number[], fwd: [] as number[], bwd: [] as number[], way: [] as number[], len: [] as number[], first: [0], coords: [] as number[] };
+  const g = {
+    a: [] as number[],
+    b: [] as number[],
+    fwd: [] as number[],
+    bwd: [] as number[],
+    way: [] as number[],
+    len: [] as number[],
+    first: [0],
+    coords: [] as number[],
+  };
   // The lorry graph keeps the physical limits of each geometry whose way has any.
-  const limitGeom: number[] = [], limitValue: number[] = [];
+  const limitGeom: number[] = [],
+    limitValue: number[] = [];
   const tagsOf = new Map(p.ways.map((w) => [w.id, w.tags]));
   for (const piece of pieces) {
     let start = 0;
@@ -145,7 +171,8 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
         }
         if (nodes.length !== refsOf.length + 1 || !ends(r.toWay, nodes[nodes.length - 1])) continue;
         const graph = nodes.map(graphNode);
-        if (graph.every((n) => n !== undefined)) viaWayRestrictions!.push({ nodes: graph as number[], fromWay: r.fromWay, viaWays: r.viaWays, toWay: r.toWay, only: r.only });
+        if (graph.every((n) => n !== undefined))
+          viaWayRestrictions!.push({ nodes: graph as number[], fromWay: r.fromWay, viaWays: r.viaWays, toWay: r.toWay, only: r.only });
         continue;
       }
       if (!ends(r.fromWay, r.viaNode) || !ends(r.toWay, r.viaNode)) continue;
@@ -156,8 +183,14 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
   return {
     nodeCount: graphNodes.length,
     nodeCoords: Float64Array.from(graphNodes.flatMap((n) => coordOf(n))),
-    geomA: Uint32Array.from(g.a), geomB: Uint32Array.from(g.b), geomFwd: Uint32Array.from(g.fwd), geomBwd: Uint32Array.from(g.bwd),
-    geomWay: Float64Array.from(g.way), geomLength: Float64Array.from(g.len), geomFirst: Uint32Array.from(g.first), geomCoords: Float64Array.from(g.coords),
+    geomA: Uint32Array.from(g.a),
+    geomB: Uint32Array.from(g.b),
+    geomFwd: Uint32Array.from(g.fwd),
+    geomBwd: Uint32Array.from(g.bwd),
+    geomWay: Float64Array.from(g.way),
+    geomCm: Uint32Array.from(g.len, (m) => Math.round(m * 100)),
+    geomFirst: Uint32Array.from(g.first),
+    geomCoords: Float64Array.from(g.coords),
     restrictions,
     viaWayRestrictions,
     limitGeom: Uint32Array.from(limitGeom),
@@ -235,8 +268,11 @@ describe('loadOsm on a real extract', () => {
     // Then the house numbers interpolated along the extract's one addr:interpolation way (odd, 1001 to 1051).
     expect(addressNodes.count).toBe(addressed.length + 24);
     // A house of an associatedStreet relation without addr:street takes the relation's name.
-    const houses = new Map(plain.relations.filter((r) => r.tags.type === 'associatedStreet')
-      .flatMap((r) => r.members.filter((m) => m.type === 'node' && m.role === 'house').map((m) => [m.ref, r.tags.name] as const)));
+    const houses = new Map(
+      plain.relations
+        .filter((r) => r.tags.type === 'associatedStreet')
+        .flatMap((r) => r.members.filter((m) => m.type === 'node' && m.role === 'house').map((m) => [m.ref, r.tags.name] as const)),
+    );
     addressed.forEach((n, i) => {
       const own = addressOf(n.tags!, 'node')!;
       const a = own.street === null && own.number !== null && houses.has(n.id) ? { ...own, street: houses.get(n.id)! } : own;
@@ -265,7 +301,13 @@ describe('loadOsm on a real extract', () => {
   it('gives the same graph inputs and geocoder files when built from objects in memory, node order shuffled', async () => {
     // Descending ids take the binary-search path of the node matching instead of the merge walk.
     const order = [...plain.ids].sort((a, b) => b - a);
-    const fromObjects = new OsmData(Float64Array.from(order), Float64Array.from(order.flatMap((id) => plain.coords.get(id)!)), plain.tagged, plain.ways, plain.relations);
+    const fromObjects = new OsmData(
+      Float64Array.from(order),
+      Float64Array.from(order.flatMap((id) => plain.coords.get(id)!)),
+      plain.tagged,
+      plain.ways,
+      plain.relations,
+    );
     const [poolA, poolB] = [buildShapePool(fromObjects), buildShapePool(osm)];
     for (const profile of PROFILES) expect(buildGraphInput(fromObjects, profile, poolA)).toEqual(buildGraphInput(osm, profile, poolB));
     expect(poolA).toEqual(poolB);
@@ -291,14 +333,24 @@ describe('loadOsm on a real extract', () => {
 
 describe('ways reaching past the extract', () => {
   // Nodes 98 and 99 are not in the extract; node 7 is in it but on no way.
-  const coords = new Map<number, [number, number]>([[1, [47, 9]], [2, [47, 9.001]], [3, [47, 9.002]], [4, [47, 9.003]], [5, [47.001, 9.003]], [6, [47.002, 9.003]], [7, [47.5, 9.5]]]);
+  const coords = new Map<number, [number, number]>([
+    [1, [47, 9]],
+    [2, [47, 9.001]],
+    [3, [47, 9.002]],
+    [4, [47, 9.003]],
+    [5, [47.001, 9.003]],
+    [6, [47.002, 9.003]],
+    [7, [47.5, 9.5]],
+  ]);
   const ways: OsmWay[] = [
     { id: 10, refs: [1, 2, 99, 3, 4], tags: { highway: 'residential', name: 'Cut Road' } },
     { id: 11, refs: [4, 5, 6], tags: { highway: 'footway' } },
     { id: 12, refs: [6, 98, 1], tags: {} },
     { id: 13, refs: [5, 7], tags: { building: 'yes' } },
   ];
-  const relations: OsmRelation[] = [{ id: 20, tags: { type: 'boundary', boundary: 'administrative', admin_level: '8', name: 'X' }, members: [{ type: 'way', ref: 12, role: 'outer' }] }];
+  const relations: OsmRelation[] = [
+    { id: 20, tags: { type: 'boundary', boundary: 'administrative', admin_level: '8', name: 'X' }, members: [{ type: 'way', ref: 12, role: 'outer' }] },
+  ];
   const ids = [...coords.keys()];
   const data = new OsmData(Float64Array.from(ids), Float64Array.from(ids.flatMap((id) => coords.get(id)!)), [], ways, relations);
 
@@ -321,7 +373,13 @@ describe('ways reaching past the extract', () => {
 
 describe('radixSortPairs', () => {
   it('sorts ids of any size and sign like a comparison sort, carrying the payload along', () => {
-    for (const [n, lo, hi] of [[5000, 0, 50], [20000, 0, 1.3e10], [20000, -3e9, 2 ** 50], [30000, 2 ** 40, 2 ** 40 + 5000], [3, 7, 8]]) {
+    for (const [n, lo, hi] of [
+      [5000, 0, 50],
+      [20000, 0, 1.3e10],
+      [20000, -3e9, 2 ** 50],
+      [30000, 2 ** 40, 2 ** 40 + 5000],
+      [3, 7, 8],
+    ]) {
       const keys = Float64Array.from({ length: n }, (_, i) => lo + Math.floor((((i * 2654435761) % 1000003) / 1000003) * (hi - lo)));
       const original = keys.slice();
       const payload = Uint32Array.from({ length: n }, (_, i) => i);

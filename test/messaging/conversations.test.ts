@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import {
-  collectPages, countMessages, createConversation, createGroup, expectRecentSeconds, postMessage, type TestApp,
-} from './support.js';
+import { collectPages, countMessages, createConversation, createGroup, expectRecentSeconds, postMessage, type TestApp } from './support.js';
 
 let app: TestApp;
 let team: TestTeam;
@@ -21,8 +19,14 @@ describe('POST /v1/conversations', () => {
     expect(res.status).toBe(201);
     expect(res.body.id).toMatch(/^conv_[0-9A-Z]{26}$/);
     expect(res.body).toMatchObject({
-      contact_id: 'user:42', group_id: null, pinned_message_id: null, is_pinned: false, is_muted: false,
-      last_active_at: null, last_opened_at: null, archived_at: null,
+      contact_id: 'user:42',
+      group_id: null,
+      pinned_message_id: null,
+      is_pinned: false,
+      is_muted: false,
+      last_active_at: null,
+      last_opened_at: null,
+      archived_at: null,
     });
     expectRecentSeconds(res.body.created_at);
   });
@@ -47,12 +51,14 @@ describe('POST /v1/conversations', () => {
     const neither = await api(app, 'POST', '/v1/conversations', { key: team.key, body: {} });
     expect(neither.status).toBe(422);
     expect(neither.body.errors).toEqual({
-      contact_id: ['one of contact_id or group_id is required'], group_id: ['one of contact_id or group_id is required'],
+      contact_id: ['one of contact_id or group_id is required'],
+      group_id: ['one of contact_id or group_id is required'],
     });
     const both = await api(app, 'POST', '/v1/conversations', { key: team.key, body: { contact_id: 'a', group_id: g.id } });
     expect(both.status).toBe(422);
     expect(both.body.errors).toEqual({
-      contact_id: ['send contact_id or group_id, not both'], group_id: ['send contact_id or group_id, not both'],
+      contact_id: ['send contact_id or group_id, not both'],
+      group_id: ['send contact_id or group_id, not both'],
     });
   });
 
@@ -142,7 +148,8 @@ describe('PUT /v1/conversations/{id}', () => {
   it('sets the flags and archives and restores', async () => {
     const c = await createConversation(app, team);
     const res = await api(app, 'PUT', `/v1/conversations/${c.id}`, {
-      key: team.key, body: { is_pinned: true, is_muted: true, archived_at: 1_700_000_123 },
+      key: team.key,
+      body: { is_pinned: true, is_muted: true, archived_at: 1_700_000_123 },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ is_pinned: true, is_muted: true, archived_at: 1_700_000_123 });
@@ -207,9 +214,15 @@ describe('GET /v1/conversations', () => {
   });
 
   it.each([
-    ['limit=0', 'limit'], ['limit=500', 'limit'], ['limit=-1', 'limit'], ['starting_after=grp_01J00000000000000000000000', 'starting_after'],
-    ['muted=yes', 'muted'], ['pinned=2', 'pinned'], ['archived=', 'archived'],
-    ['group_id=grp_01J00000000000000000000000', 'group_id'], ['group_id=abc', 'group_id'],
+    ['limit=0', 'limit'],
+    ['limit=500', 'limit'],
+    ['limit=-1', 'limit'],
+    ['starting_after=grp_01J00000000000000000000000', 'starting_after'],
+    ['muted=yes', 'muted'],
+    ['pinned=2', 'pinned'],
+    ['archived=', 'archived'],
+    ['group_id=grp_01J00000000000000000000000', 'group_id'],
+    ['group_id=abc', 'group_id'],
   ])('rejects %s with 422', async (query, field) => {
     const res = await api(app, 'GET', `/v1/conversations?${query}`, { key: team.key });
     expect(res.status).toBe(422);
@@ -240,8 +253,11 @@ describe('team scoping and permissions', () => {
     await postMessage(app, team, c.id, 'secret');
     const path = `/v1/conversations/${c.id}`;
     for (const [method, p, body] of [
-      ['GET', path, undefined], ['PUT', path, { is_muted: true }], ['DELETE', path, undefined],
-      ['GET', `${path}/messages`, undefined], ['POST', `${path}/messages`, { text: 'hi' }],
+      ['GET', path, undefined],
+      ['PUT', path, { is_muted: true }],
+      ['DELETE', path, undefined],
+      ['GET', `${path}/messages`, undefined],
+      ['POST', `${path}/messages`, { text: 'hi' }],
     ] as const) {
       const res = await api(app, method, p, { key: other.key, body });
       expect(res.status, `${method} ${p}`).toBe(404);
@@ -259,7 +275,9 @@ describe('team scoping and permissions', () => {
     const writeOnly = await team.keyWith('write-conversations,read-pois');
     const path = `/v1/conversations/${c.id}`;
     for (const [method, p, body] of [
-      ['POST', '/v1/conversations', { contact_id: 'x' }], ['PUT', path, { is_muted: true }], ['DELETE', path, undefined],
+      ['POST', '/v1/conversations', { contact_id: 'x' }],
+      ['PUT', path, { is_muted: true }],
+      ['DELETE', path, undefined],
       ['POST', `${path}/messages`, { text: 'hi' }],
     ] as const) {
       const res = await api(app, method, p, { key: readOnly, body });

@@ -16,7 +16,9 @@ describe('POST /v1/groups', () => {
     const res = await api(app, 'POST', '/v1/groups', {
       key: team.key,
       body: {
-        name: '  Night shift ', description: 'Drivers after 22:00', avatar_url: 'https://example.com/a.png',
+        name: '  Night shift ',
+        description: 'Drivers after 22:00',
+        avatar_url: 'https://example.com/a.png',
         contacts: [{ username: 'ann' }, { username: 'bob', display_name: 'Bob B.', avatar_url: 'https://example.com/b.png' }],
       },
     });
@@ -25,7 +27,10 @@ describe('POST /v1/groups', () => {
     expect(g.data).toBeUndefined();
     expect(g.id).toMatch(/^grp_[0-9A-Z]{26}$/);
     expect(g).toMatchObject({
-      name: 'Night shift', description: 'Drivers after 22:00', avatar_url: 'https://example.com/a.png', archived_at: null,
+      name: 'Night shift',
+      description: 'Drivers after 22:00',
+      avatar_url: 'https://example.com/a.png',
+      archived_at: null,
       contacts: [
         { username: 'ann', display_name: null, avatar_url: null },
         { username: 'bob', display_name: 'Bob B.', avatar_url: 'https://example.com/b.png' },
@@ -92,9 +97,15 @@ describe('GET /v1/groups', () => {
     expect(exact.body.data).toHaveLength(13);
   });
 
-  it.each([['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=ten', 'limit'], ['limit=2.5', 'limit'],
-    ['starting_after=abc', 'starting_after'], ['starting_after=conv_01J0000000000000000000000A', 'starting_after'],
-    ['archived=maybe', 'archived']])('rejects %s with 422', async (query, field) => {
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['limit=ten', 'limit'],
+    ['limit=2.5', 'limit'],
+    ['starting_after=abc', 'starting_after'],
+    ['starting_after=conv_01J0000000000000000000000A', 'starting_after'],
+    ['archived=maybe', 'archived'],
+  ])('rejects %s with 422', async (query, field) => {
     const res = await api(app, 'GET', `/v1/groups?${query}`, { key: team.key });
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors)).toEqual([field]);
@@ -109,8 +120,7 @@ describe('GET /v1/groups', () => {
     expect(put.status).toBe(200);
     expect(put.body.archived_at).toBe(archivedAt);
 
-    const ids = async (query: string) =>
-      (await api(app, 'GET', `/v1/groups${query}`, { key: t.key })).body.data.map((g: { id: string }) => g.id);
+    const ids = async (query: string) => (await api(app, 'GET', `/v1/groups${query}`, { key: t.key })).body.data.map((g: { id: string }) => g.id);
     expect(await ids('')).toEqual([b.id]);
     expect(await ids('?archived=false')).toEqual([b.id]);
     expect(await ids('?archived=true')).toEqual([a.id]);
@@ -133,11 +143,15 @@ describe('GET, PUT, DELETE /v1/groups/{id}', () => {
   it('updates only the fields sent; null clears optional ones; contacts replace the member list', async () => {
     const g = await createGroup(app, team, { name: 'Old', description: 'd', avatar_url: 'http://x.org/a', contacts: [{ username: 'ann' }] });
     const res = await api(app, 'PUT', `/v1/groups/${g.id}`, {
-      key: team.key, body: { name: 'New', description: null, contacts: [{ username: 'cat', display_name: 'Cat' }] },
+      key: team.key,
+      body: { name: 'New', description: null, contacts: [{ username: 'cat', display_name: 'Cat' }] },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      ...g, name: 'New', description: null, contacts: [{ username: 'cat', display_name: 'Cat', avatar_url: null }],
+      ...g,
+      name: 'New',
+      description: null,
+      contacts: [{ username: 'cat', display_name: 'Cat', avatar_url: null }],
     });
     const again = await api(app, 'PUT', `/v1/groups/${g.id}`, { key: team.key, body: {} });
     expect(again.status).toBe(200);
@@ -203,7 +217,11 @@ describe('team scoping and permissions', () => {
 
     expect((await api(app, 'GET', '/v1/groups', { key: readOnly })).status).toBe(200);
     expect((await api(app, 'GET', `/v1/groups/${g.id}`, { key: readOnly })).status).toBe(200);
-    for (const [method, path, body] of [['POST', '/v1/groups', { name: 'x' }], ['PUT', `/v1/groups/${g.id}`, { name: 'x' }], ['DELETE', `/v1/groups/${g.id}`, undefined]] as const) {
+    for (const [method, path, body] of [
+      ['POST', '/v1/groups', { name: 'x' }],
+      ['PUT', `/v1/groups/${g.id}`, { name: 'x' }],
+      ['DELETE', `/v1/groups/${g.id}`, undefined],
+    ] as const) {
       const res = await api(app, method, path, { key: readOnly, body });
       expect(res.status).toBe(403);
       expect(res.body).toEqual(lacksWrite);

@@ -77,14 +77,16 @@ describe('GET /v1/conversations/{id}/messages', () => {
     expect(sizes).toEqual([3, 3, 3, 2]);
   });
 
-  it.each([['limit=0', 'limit'], ['limit=101', 'limit'], ['starting_after=conv_01J00000000000000000000000', 'starting_after']])(
-    'rejects %s with 422', async (query, field) => {
-      const c = await createConversation(app, team);
-      const res = await api(app, 'GET', `/v1/conversations/${c.id}/messages?${query}`, { key: team.key });
-      expect(res.status).toBe(422);
-      expect(Object.keys(res.body.errors)).toEqual([field]);
-    },
-  );
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['starting_after=conv_01J00000000000000000000000', 'starting_after'],
+  ])('rejects %s with 422', async (query, field) => {
+    const c = await createConversation(app, team);
+    const res = await api(app, 'GET', `/v1/conversations/${c.id}/messages?${query}`, { key: team.key });
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors)).toEqual([field]);
+  });
 
   it('answers an empty list for a conversation without messages', async () => {
     const c = await createConversation(app, team);

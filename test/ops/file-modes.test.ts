@@ -41,7 +41,10 @@ describe('secret files', () => {
     mkdirSync(dataDir, { mode: 0o755 });
     chmodSync(dataDir, 0o755);
     // What an older version left: a key this database does not know, and a password that does not sign in.
-    for (const [name, content] of [['demo-key.json', { key: 'wm_stale', teamId: 'none' }], ['demo-user.json', { email: 'demo@waymark.local', password: 'stale' }]] as const) {
+    for (const [name, content] of [
+      ['demo-key.json', { key: 'wm_stale', teamId: 'none' }],
+      ['demo-user.json', { email: 'demo@waymark.local', password: 'stale' }],
+    ] as const) {
       writeFileSync(join(dataDir, name), JSON.stringify(content), { mode: 0o644 });
       chmodSync(join(dataDir, name), 0o644);
     }

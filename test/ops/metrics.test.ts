@@ -10,7 +10,11 @@ import { API_ONLY } from '../api/helpers.js';
 import { SCHAAN, VADUZ } from '../routes-api/helpers.js';
 import { api, checkedFetch, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 
-interface Family { name: string; type: string; metrics: Array<{ value?: string; labels?: Record<string, string> }> }
+interface Family {
+  name: string;
+  type: string;
+  metrics: Array<{ value?: string; labels?: Record<string, string> }>;
+}
 
 let app: App & { url: string };
 let team: TestTeam;
@@ -44,8 +48,7 @@ async function scrape(base = app.url): Promise<Map<string, Family>> {
   return byName;
 }
 
-const sample = (f: Family | undefined, labels: Record<string, string>) =>
-  f?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
+const sample = (f: Family | undefined, labels: Record<string, string>) => f?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
 
 describe('GET /metrics', () => {
   it('counts requests and their durations by route template, method and status', async () => {
@@ -97,7 +100,9 @@ describe('GET /metrics', () => {
   });
 
   it('is not answered to clients on another host by default', async () => {
-    const external = Object.values(networkInterfaces()).flat().find((a) => a && !a.internal && a.family === 'IPv4');
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && !a.internal && a.family === 'IPv4');
     expect(isLoopback('127.0.0.1')).toBe(true);
     expect(isLoopback('0000:0000:0000:0000:0000:0000:0000:0001')).toBe(true);
     expect(isLoopback('0000:0000:0000:0000:0000:ffff:7f00:0001')).toBe(true);
@@ -119,7 +124,9 @@ describe('GET /metrics', () => {
     }
     const on = await startTestApp({ ...API_ONLY, WAYMARK_METRICS: 'on', HOST: '0.0.0.0' });
     try {
-      const external = Object.values(networkInterfaces()).flat().find((a) => a && !a.internal && a.family === 'IPv4');
+      const external = Object.values(networkInterfaces())
+        .flat()
+        .find((a) => a && !a.internal && a.family === 'IPv4');
       expect((await checkedFetch(`http://${external?.address ?? '127.0.0.1'}:${on.port}/metrics`)).status).toBe(200);
     } finally {
       await on.close();

@@ -46,10 +46,15 @@ describe('an optimization across a crash', () => {
     const id = res.body.data.id;
     const row = async () => (await sql`SELECT status, runs, checkpoint, progress FROM optimizations WHERE id = ${id}`)[0];
     // Killed mid-search, after at least one checkpoint and well before the budget is spent.
-    const before = await waitFor(async () => {
-      const r = await row();
-      return r.checkpoint && r.checkpoint.searchedMs >= 1000 ? r : undefined;
-    }, 'a checkpoint', 30_000, 20);
+    const before = await waitFor(
+      async () => {
+        const r = await row();
+        return r.checkpoint && r.checkpoint.searchedMs >= 1000 ? r : undefined;
+      },
+      'a checkpoint',
+      30_000,
+      20,
+    );
     expect(await first.stop('SIGKILL')).toBe(null);
     const last = await row();
     expect(last.status).toBe('running');
@@ -61,16 +66,26 @@ describe('an optimization across a crash', () => {
     // The new server sees the dead worker's lease on this host and takes the job at once; its first
     // checkpoint continues the search time of the last one (a search started over would be back at
     // one slice, no more than the last checkpoint).
-    const resumed = await waitFor(async () => {
-      const r = await row();
-      return (r.runs === 2 && r.checkpoint && r.checkpoint.searchedMs !== last.checkpoint.searchedMs) || r.status === 'completed' ? r : undefined;
-    }, 'the job to resume', 30_000, 20);
+    const resumed = await waitFor(
+      async () => {
+        const r = await row();
+        return (r.runs === 2 && r.checkpoint && r.checkpoint.searchedMs !== last.checkpoint.searchedMs) || r.status === 'completed' ? r : undefined;
+      },
+      'the job to resume',
+      30_000,
+      20,
+    );
     expect(resumed.runs).toBe(2);
     if (resumed.checkpoint) expect(resumed.checkpoint.searchedMs).toBeGreaterThan(last.checkpoint.searchedMs);
-    const done = await waitFor(async () => {
-      const d = (await api(second, 'GET', `/v1/optimizations/${id}`, { key })).body.data;
-      return d.status === 'completed' || d.status === 'failed' ? d : undefined;
-    }, 'the job to complete', 60_000, 100);
+    const done = await waitFor(
+      async () => {
+        const d = (await api(second, 'GET', `/v1/optimizations/${id}`, { key })).body.data;
+        return d.status === 'completed' || d.status === 'failed' ? d : undefined;
+      },
+      'the job to complete',
+      60_000,
+      100,
+    );
     expect(done.status, JSON.stringify(done.error)).toBe('completed');
     expect(done.runs).toBe(2);
     const plan = checkPlan(req, { status: 200, body: { data: done.result }, headers: new Headers() }, { suffix: '+01:00' });

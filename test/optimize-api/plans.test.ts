@@ -50,7 +50,9 @@ describe('plans', () => {
     const elsewhereReq = { vehicles: [{ start: P[0], end: P[40] }], stops };
     const elsewhere = checkPlan(elsewhereReq, await optimize(app, team.key, elsewhereReq));
 
-    const [o] = open.routes, [c] = round.routes, [e] = elsewhere.routes;
+    const [o] = open.routes,
+      [c] = round.routes,
+      [e] = elsewhere.routes;
     expect(o.steps.map((s: any) => s.type)).toEqual(['start', 'stop', 'stop', 'stop', 'stop', 'stop', 'stop']);
     expect(o.end_at).toBe(o.steps.at(-1).arrival);
     expect(c.steps.map((s: any) => s.type)).toEqual(['start', 'stop', 'stop', 'stop', 'stop', 'stop', 'stop', 'end']);
@@ -66,7 +68,14 @@ describe('plans', () => {
   });
 
   it('vehicles without stops have no route', async () => {
-    const req = { vehicles: [{ id: 'a', start: P[0] }, { id: 'b', start: P[1] }, { id: 'c', start: P[2] }], stops: [{ ...P[2] }] };
+    const req = {
+      vehicles: [
+        { id: 'a', start: P[0] },
+        { id: 'b', start: P[1] },
+        { id: 'c', start: P[2] },
+      ],
+      stops: [{ ...P[2] }],
+    };
     const d = checkPlan(req, await optimize(app, team.key, req));
     expect(d.routes.map((r: any) => r.vehicle)).toEqual(['c']);
     expect(d.summary.vehicles).toBe(1);
@@ -116,8 +125,13 @@ describe('plans', () => {
   });
 
   it('five windows, sent out of order: service starts in the only one inside the working hours', async () => {
-    const windows = [['12:00:00', '12:30:00'], ['05:00:00', '05:30:00'], ['20:00:00', '21:00:00'], ['06:00:00', '06:30:00'], ['07:00:00', '07:30:00']]
-      .map(([s, e]) => [at(s), at(e)]);
+    const windows = [
+      ['12:00:00', '12:30:00'],
+      ['05:00:00', '05:30:00'],
+      ['20:00:00', '21:00:00'],
+      ['06:00:00', '06:30:00'],
+      ['07:00:00', '07:30:00'],
+    ].map(([s, e]) => [at(s), at(e)]);
     const req = { vehicles: [{ start: P[0], time_window: HOURS }], stops: [{ ...P[12], time_windows: windows }, { ...P[13] }] };
     const d = checkPlan(req, await optimize(app, team.key, req));
     expect(d.summary.assigned).toBe(2);
@@ -129,7 +143,10 @@ describe('plans', () => {
 
   it('skills: stops needing a skill ride the vehicle that has it; a skill no vehicle has leaves the stop unassigned', async () => {
     const req = {
-      vehicles: [{ id: 'cold', start: P[0], skills: ['fridge', 'tail-lift'] }, { id: 'dry', start: P[1] }],
+      vehicles: [
+        { id: 'cold', start: P[0], skills: ['fridge', 'tail-lift'] },
+        { id: 'dry', start: P[1] },
+      ],
       stops: [
         ...P.slice(3, 7).map((p) => ({ ...p, skills: ['fridge'] })),
         ...P.slice(7, 11).map((p) => ({ ...p })),
@@ -143,11 +160,11 @@ describe('plans', () => {
 
   it('capacities: loads count demands; a vehicle without a capacity carries any amount', async () => {
     const req = {
-      vehicles: [{ id: 'small', start: P[0], capacity: 4 }, { id: 'any', start: P[1] }],
-      stops: [
-        { ...P[3], demand: 50 },
-        ...P.slice(4, 10).map((p, i) => ({ ...p, demand: i % 3 })),
+      vehicles: [
+        { id: 'small', start: P[0], capacity: 4 },
+        { id: 'any', start: P[1] },
       ],
+      stops: [{ ...P[3], demand: 50 }, ...P.slice(4, 10).map((p, i) => ({ ...p, demand: i % 3 }))],
     };
     const d = checkPlan(req, await optimize(app, team.key, req));
     expect(d.summary.assigned).toBe(7);
@@ -202,7 +219,13 @@ describe('datetimes and offsets', () => {
   const stops = (offset: string, shift: (t: string) => string) => [
     { ...P[20], service: 120, time_windows: [[shift('09:00:00') + offset, shift('11:00:00') + offset]] },
     { ...P[21], service: 60 },
-    { ...P[22], time_windows: [[shift('10:00:00') + offset, shift('10:30:00') + offset], [shift('13:00:00') + offset, shift('14:00:00') + offset]] },
+    {
+      ...P[22],
+      time_windows: [
+        [shift('10:00:00') + offset, shift('10:30:00') + offset],
+        [shift('13:00:00') + offset, shift('14:00:00') + offset],
+      ],
+    },
   ];
   const plus2 = (t: string) => `${DAY}T${t}`;
   const utcOf = (t: string) => `${DAY}T${String(Number(t.slice(0, 2)) - 2).padStart(2, '0')}${t.slice(2)}`;

@@ -3,10 +3,13 @@
 // solver or the endpoint computed, except each leg's travel time, read from the steps' cumulative durations).
 import { expect } from 'vitest';
 import { readGraphFiles, readManifest, readShapeFiles } from '../../src/map/map-files.js';
-import { toDegrees } from '../../src/map/road-graph.js';
+import { nodePositionsE7, toDegrees } from '../../src/map/graphs/road-graph.js';
 import { api, type ApiResponse } from '../support/app.js';
 
-export interface At { latitude: number; longitude: number }
+export interface At {
+  latitude: number;
+  longitude: number;
+}
 
 export const REASONS = [
   'demand exceeds every capacity',
@@ -15,8 +18,7 @@ export const REASONS = [
   'no vehicle can reach it in time with the capacity and hours left',
 ];
 
-export const optimize = (app: { url: string }, key: string, body: unknown): Promise<ApiResponse> =>
-  api(app, 'POST', '/v1/routes/optimize', { key, body });
+export const optimize = (app: { url: string }, key: string, body: unknown): Promise<ApiResponse> => api(app, 'POST', '/v1/routes/optimize', { key, body });
 
 /** Rathaus Vaduz and Schaan: about 3 km apart, both on roads. */
 export const VADUZ: At = { latitude: 47.1393, longitude: 9.5215 };
@@ -29,11 +31,12 @@ export const SCHAAN: At = { latitude: 47.165, longitude: 9.5093 };
 export async function roadPoints(mapDir: string, count: number, seed = 7): Promise<At[]> {
   const manifest = await readManifest(mapDir);
   const g = await readGraphFiles(mapDir, 'driving-car', manifest.profiles['driving-car'], await readShapeFiles(mapDir, manifest));
-  const nodeCoords = toDegrees(g.nodeE7);
+  const nodeCoords = toDegrees(nodePositionsE7(g));
   const seen = new Set<string>();
   const candidates: At[] = [];
   for (let v = 0; v < g.nodeCount; v++) {
-    const latitude = Math.round(nodeCoords[2 * v] * 1e6) / 1e6, longitude = Math.round(nodeCoords[2 * v + 1] * 1e6) / 1e6;
+    const latitude = Math.round(nodeCoords[2 * v] * 1e6) / 1e6,
+      longitude = Math.round(nodeCoords[2 * v + 1] * 1e6) / 1e6;
     if (latitude < 47.08 || latitude > 47.18 || longitude < 9.49 || longitude > 9.54) continue;
     if (g.mainNet[v] !== 1) continue;
     const key = `${latitude},${longitude}`;
@@ -80,9 +83,11 @@ function answerEpoch(text: string, suffix: string): number {
 }
 
 const meters = (a: At, b: At) => {
-  const R = 6371008.8, rad = Math.PI / 180;
-  const h = Math.sin(((b.latitude - a.latitude) * rad) / 2) ** 2
-    + Math.cos(a.latitude * rad) * Math.cos(b.latitude * rad) * Math.sin(((b.longitude - a.longitude) * rad) / 2) ** 2;
+  const R = 6371008.8,
+    rad = Math.PI / 180;
+  const h =
+    Math.sin(((b.latitude - a.latitude) * rad) / 2) ** 2 +
+    Math.cos(a.latitude * rad) * Math.cos(b.latitude * rad) * Math.sin(((b.longitude - a.longitude) * rad) / 2) ** 2;
   return 2 * R * Math.asin(Math.min(1, Math.sqrt(h)));
 };
 
@@ -108,6 +113,8 @@ export function checkPlan(req: any, res: ApiResponse, opts: CheckOptions = {}): 
   const position = (loc: any): At => (loc.poi_id !== undefined ? opts.pois![loc.poi_id] : { latitude: loc.latitude, longitude: loc.longitude });
   const poiOf = (loc: any) => (loc.poi_id !== undefined ? loc.poi_id.toUpperCase() : null);
   const capacitated = req.vehicles.some((v: any) => v.capacity !== undefined);
+  const arrays = [...req.vehicles.map((v: any) => v.capacity), ...req.stops.map((st: any) => st.demand)].filter(Array.isArray);
+  const dims: number = arrays.length ? arrays[0].length : 0;
   const ids = req.vehicles.map((v: any, i: number) => v.id ?? `vehicle-${i + 1}`);
   const seen = new Map<number, number>();
   const sums = { distance: 0, duration: 0, service: 0, waiting_time: 0, stops: 0 };
@@ -133,7 +140,21 @@ export function checkPlan(req: any, res: ApiResponse, opts: CheckOptions = {}): 
       const stop = req.stops[s.index];
       expect(stop, `stop index ${s.index}`).toBeDefined();
       seen.set(s.index, (seen.get(s.index) ?? 0) + 1);
-      expect(Object.keys(s)).toEqual(['type', 'index', 'id', 'poi_id', 'latitude', 'longitude', 'arrival', 'departure', 'waiting_time', 'service', 'distance', 'duration', 'load']);
+      expect(Object.keys(s)).toEqual([
+        'type',
+        'index',
+        'id',
+        'poi_id',
+        'latitude',
+        'longitude',
+        'arrival',
+        'departure',
+        'waiting_time',
+        'service',
+        'distance',
+        'duration',
+        'load',
+      ]);
       expect(s.id).toBe(stop.id ?? null);
       expect(s.poi_id).toBe(poiOf(stop));
       expect({ latitude: s.latitude, longitude: s.longitude }).toEqual(position(stop));
@@ -154,9 +175,11 @@ export function checkPlan(req: any, res: ApiResponse, opts: CheckOptions = {}): 
     const hours = v.time_window ? v.time_window.map(epochOf) : [-Infinity, Infinity];
     let t = answerEpoch(start.departure, suffix);
     expect(t, 'leaves within working hours').toBeGreaterThanOrEqual(hours[0]);
-    let service = 0, waiting = 0;
+    let service = 0,
+      waiting = 0;
     for (let k = 1; k < steps.length; k++) {
-      const s = steps[k], prev = steps[k - 1];
+      const s = steps[k],
+        prev = steps[k - 1];
       const leg = s.duration - prev.duration;
       expect(Number.isInteger(leg) && leg >= 0, `leg ${k} duration ${leg}`).toBe(true);
       expect(Number.isInteger(s.distance - prev.distance) && s.distance >= prev.distance, `leg ${k} distance`).toBe(true);
@@ -171,7 +194,10 @@ export function checkPlan(req: any, res: ApiResponse, opts: CheckOptions = {}): 
         expect(s.service).toBe(stop.service ?? 0);
         const windows: number[][] = (stop.time_windows ?? []).map((w: string[]) => w.map(epochOf));
         if (windows.length) {
-          expect(windows.some(([ws, we]) => ws <= begin && begin <= we), `stop ${s.index} served at ${begin} inside a window`).toBe(true);
+          expect(
+            windows.some(([ws, we]) => ws <= begin && begin <= we),
+            `stop ${s.index} served at ${begin} inside a window`,
+          ).toBe(true);
           // Waiting only until a window opens, and only when none is open at arrival.
           if (s.waiting_time > 0) {
             expect(windows.some(([ws]) => ws === begin)).toBe(true);
@@ -192,8 +218,21 @@ export function checkPlan(req: any, res: ApiResponse, opts: CheckOptions = {}): 
     expect(r.service).toBe(service);
     expect(r.waiting_time).toBe(waiting);
 
-    // Loads: everything is loaded at the start, each stop unloads its demand.
-    if (capacitated) {
+    // Loads: everything is loaded at the start, each stop unloads its demand. A batch request with
+    // arrays for amounts gets arrays, one entry per dimension (a stop without a demand carries 1 in each).
+    if (capacitated && dims > 0) {
+      const units = (a: number | number[] | undefined) => (a === undefined ? new Array<number>(dims).fill(1) : typeof a === 'number' ? [a] : a);
+      const total = new Array<number>(dims).fill(0);
+      for (const s of stopSteps) units(req.stops[s.index].demand).forEach((x, d) => (total[d] += x));
+      expect(r.load).toEqual(total);
+      if (v.capacity !== undefined) units(v.capacity).forEach((c, d) => expect(total[d], `load of ${r.vehicle} in dimension ${d}`).toBeLessThanOrEqual(c));
+      const load = [...total];
+      expect(start.load).toEqual(load);
+      for (const s of steps.slice(1)) {
+        if (s.type === 'stop') units(req.stops[s.index].demand).forEach((x, d) => (load[d] -= x));
+        expect(s.load).toEqual(load);
+      }
+    } else if (capacitated) {
       const total = stopSteps.reduce((a, s) => a + (req.stops[s.index].demand ?? 1), 0);
       expect(r.load).toBe(total);
       if (v.capacity !== undefined) expect(total, `load of ${r.vehicle}`).toBeLessThanOrEqual(v.capacity);

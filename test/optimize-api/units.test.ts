@@ -1,9 +1,9 @@
 // The pure parts of the optimize endpoint: datetimes, the time frame and unreachable locations.
 import { describe, expect, it } from 'vitest';
-import { formatDatetime, parseDatetime } from '../../src/routing/optimize-api/datetimes.js';
-import { indexLocations, unreachableLocations } from '../../src/routing/optimize-api/problem.js';
-import { optimizeBodySchema } from '../../src/routing/optimize-api/schema.js';
-import { timeFrame } from '../../src/routing/optimize-api/time-frame.js';
+import { formatDatetime, parseDatetime } from '../../src/api/optimize/datetimes.js';
+import { indexLocations, unreachableLocations } from '../../src/api/optimize/problem.js';
+import { optimizeBodySchema } from '../../src/api/optimize/schema.js';
+import { timeFrame } from '../../src/api/optimize/time-frame.js';
 
 describe('datetimes', () => {
   it('parses the ISO 8601 forms, with and without offsets, to whole epoch seconds', () => {
@@ -22,8 +22,20 @@ describe('datetimes', () => {
   });
 
   it('rejects what is not a valid datetime', () => {
-    for (const text of ['2031-03-04', '2031-3-4T08:00:00Z', '2031-02-29T08:00:00Z', '2031-13-01T08:00:00Z', '2031-03-04T24:00:00Z',
-      '2031-03-04T08:60:00Z', '2031-03-04T08:00:60Z', '2031-03-04T08:00:00+24:00', '2031-03-04 08:00:00Z', '2031-03-04T08:00:00 Z', 'now', '']) {
+    for (const text of [
+      '2031-03-04',
+      '2031-3-4T08:00:00Z',
+      '2031-02-29T08:00:00Z',
+      '2031-13-01T08:00:00Z',
+      '2031-03-04T24:00:00Z',
+      '2031-03-04T08:60:00Z',
+      '2031-03-04T08:00:60Z',
+      '2031-03-04T08:00:00+24:00',
+      '2031-03-04 08:00:00Z',
+      '2031-03-04T08:00:00 Z',
+      'now',
+      '',
+    ]) {
       expect(parseDatetime(text), text).toBeNull();
     }
   });
@@ -46,7 +58,10 @@ describe('time frame', () => {
   it('origin: the earliest datetime; offset: the first one in the order of the JSON text', () => {
     const body = parse({
       vehicles: [{ start: at, time_window: ['2031-03-04T10:00:00+02:00', '2031-03-04T18:00:00+02:00'] }],
-      stops: [{ ...at, time_windows: [['2031-03-04T07:00:00-05:00', '2031-03-04T08:00:00-05:00']] }, { ...at, time_windows: [['2031-03-04T06:00:00Z', '2031-03-04T07:00:00Z']] }],
+      stops: [
+        { ...at, time_windows: [['2031-03-04T07:00:00-05:00', '2031-03-04T08:00:00-05:00']] },
+        { ...at, time_windows: [['2031-03-04T06:00:00Z', '2031-03-04T07:00:00Z']] },
+      ],
     });
     const earliest = Date.UTC(2031, 2, 4, 6) / 1000;
     expect(timeFrame(body, ['vehicles', 'stops'], 0)).toEqual({ origin: earliest, offsetMinutes: 120 });
@@ -63,7 +78,13 @@ describe('time frame', () => {
 describe('unreachable locations', () => {
   const p = (lat: number) => ({ poiId: null, latitude: lat, longitude: 9 });
   // Points: 0 = both vehicles' start, 1 = vehicle 1's end, 2..4 = stops (stop 2 twice).
-  const ix = indexLocations([{ start: p(0), end: null }, { start: p(0), end: p(1) }], [p(2), p(3), p(4), p(3)]);
+  const ix = indexLocations(
+    [
+      { start: p(0), end: null },
+      { start: p(0), end: p(1) },
+    ],
+    [p(2), p(3), p(4), p(3)],
+  );
 
   it('deduplicates positions and keeps every field naming each', () => {
     expect(ix.points).toHaveLength(5);

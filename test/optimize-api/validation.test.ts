@@ -84,7 +84,16 @@ describe('limits', () => {
 
   it('ids: unique, 1 to 100 characters; a sent vehicle id may not take a default one', async () => {
     await bad({ ...ok(), stops: [{ ...SCHAAN, id: 'a' }, { ...VADUZ }, { ...SCHAAN, id: 'a' }] }, ['stops.2.id']);
-    await bad({ ...ok(), vehicles: [{ start: VADUZ, id: 'v' }, { start: VADUZ, id: 'v' }] }, ['vehicles.1.id']);
+    await bad(
+      {
+        ...ok(),
+        vehicles: [
+          { start: VADUZ, id: 'v' },
+          { start: VADUZ, id: 'v' },
+        ],
+      },
+      ['vehicles.1.id'],
+    );
     await bad({ ...ok(), vehicles: [{ start: VADUZ }, { start: VADUZ, id: 'vehicle-1' }] }, ['vehicles.1.id']);
     await bad({ ...ok(), stops: [{ ...SCHAAN, id: 'x'.repeat(101) }] }, ['stops.0.id']);
     await bad({ ...ok(), vehicles: [{ start: VADUZ, id: '' }] }, ['vehicles.0.id']);
@@ -123,8 +132,12 @@ describe('fields', () => {
   });
 
   it('every problem of a body is reported at once', async () => {
-    await bad({ profile: 'x', vehicles: [{ start: VADUZ, capacity: -1 }], stops: [{ ...SCHAAN, service: -1, skills: 3 }] },
-      ['profile', 'vehicles.0.capacity', 'stops.0.service', 'stops.0.skills']);
+    await bad({ profile: 'x', vehicles: [{ start: VADUZ, capacity: -1 }], stops: [{ ...SCHAAN, service: -1, skills: 3 }] }, [
+      'profile',
+      'vehicles.0.capacity',
+      'stops.0.service',
+      'stops.0.skills',
+    ]);
   });
 
   it('a body that is not a JSON object is 400', async () => {
@@ -158,7 +171,7 @@ describe('locations the roads do not serve', () => {
     expect(res.body.data.summary.assigned).toBe(2);
   });
 
-  it('unknown POI ids: 422 at each location\'s poi_id', async () => {
+  it("unknown POI ids: 422 at each location's poi_id", async () => {
     const res = await optimize(app, team.key, {
       vehicles: [{ start: { poi_id: MISSING_ID } }, { start: VADUZ, end: { poi_id: 'not-a-ulid' } }],
       stops: [{ ...SCHAAN }, { poi_id: MISSING_ID }],

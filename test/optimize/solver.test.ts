@@ -4,9 +4,9 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closePool, runTask } from '../../src/compute/pool.js';
-import { distPath, projectRoot } from '../../src/paths.js';
-import { scheduleRoute, solveVrp, unassignedReason } from '../../src/routing/optimize/solver.js';
-import type { VrpJob, VrpProblem, VrpSolution, VrpVehicle } from '../../src/routing/optimize/solver.js';
+import { distPath, projectRoot } from '../../src/lib/paths.js';
+import { scheduleRoute, solveVrp, unassignedReason } from '../../src/engine/vrp/solver.js';
+import type { VrpJob, VrpProblem, VrpSolution, VrpVehicle } from '../../src/engine/vrp/solver.js';
 
 afterAll(closePool);
 
@@ -16,6 +16,27 @@ function checkPlan(p: VrpProblem, sol: VrpSolution): string[] {
   const n = p.durations instanceof Int32Array ? Math.sqrt(p.durations.length) : p.durations.length;
   const d = (a: number, b: number) => (p.durations instanceof Int32Array ? p.durations[a * n + b] : (p.durations as number[][])[a][b]);
   const capacitated = p.vehicles.some((v) => v.capacity != null);
+  const units = (a: number | readonly number[]) => (typeof a === 'number' ? [a] : [...a]);
+  const dims = Math.max(
+    1,
+    ...p.vehicles.map((v) => (v.capacity == null ? 1 : units(v.capacity).length)),
+    ...p.jobs.map((j) => (j.demand === undefined ? 1 : units(j.demand).length)),
+    ...p.jobs.map((j) => (j.pickup === undefined ? 1 : units(j.pickup).length)),
+    ...(p.shipments ?? []).map((s) => (s.amount === undefined ? 1 : units(s.amount).length)),
+  );
+  // A shipment's amount comes on at its pickup and leaves at its delivery.
+  const change = new Map<number, number[]>();
+  for (const s of p.shipments ?? []) {
+    const amount = s.amount === undefined ? new Array<number>(dims).fill(0) : units(s.amount);
+    change.set(s.pickup, amount);
+    change.set(
+      s.delivery,
+      amount.map((x) => -x),
+    );
+  }
+  const where = new Map<number, [number, number]>();
+  const deliveryOf = (job: VrpJob) => (job.demand === undefined ? new Array<number>(dims).fill(1) : units(job.demand));
+  const pickupOf = (job: VrpJob) => (job.pickup === undefined ? new Array<number>(dims).fill(0) : units(job.pickup));
   const seen = new Map<number, number>();
   let total = 0;
   const vehiclesUsed = new Set<number>();
@@ -29,7 +50,10 @@ function checkPlan(p: VrpProblem, sol: VrpSolution): string[] {
     if (route.start < hs) errs.push(`vehicle ${route.vehicle} leaves before its hours`);
     let t = route.start;
     let at = v.start;
-    let load = 0;
+    // Deliveries leave the start on board; each stop takes its delivery off and its pickup on.
+    const load = new Array<number>(dims).fill(0);
+    for (const j of route.jobs) deliveryOf(p.jobs[j]).forEach((x, k) => (load[k] += x));
+    const loads = [[...load]];
     let travel = 0;
     route.jobs.forEach((j, i) => {
       seen.set(j, (seen.get(j) ?? 0) + 1);
@@ -51,7 +75,10 @@ function checkPlan(p: VrpProblem, sol: VrpSolution): string[] {
       if (i === 0 && route.waits[0] !== 0) errs.push(`job ${j}: waits at the first stop instead of leaving later`);
       t = departure;
       at = job.location;
-      load += job.demand ?? 1;
+      where.set(j, [route.vehicle, i]);
+      const pickup = change.get(j) ?? pickupOf(job);
+      deliveryOf(job).forEach((x, k) => (load[k] += pickup[k] - x));
+      loads.push([...load]);
     });
     if (!open) {
       travel += d(at, v.end as number);
@@ -59,11 +86,28 @@ function checkPlan(p: VrpProblem, sol: VrpSolution): string[] {
       if (route.end !== t) errs.push(`vehicle ${route.vehicle}: end ${route.end} != ${t}`);
     } else if (route.end !== route.arrivals[route.arrivals.length - 1]) errs.push(`vehicle ${route.vehicle}: open end is not the last arrival`);
     if (route.end > he) errs.push(`vehicle ${route.vehicle} ends after hours`);
-    if (capacitated && v.capacity != null && load > v.capacity) errs.push(`vehicle ${route.vehicle} overloaded: ${load} > ${v.capacity}`);
+    for (const [i, l] of loads.entries())
+      if (capacitated && v.capacity != null && units(v.capacity).some((c, k) => l[k] > c))
+        errs.push(`vehicle ${route.vehicle} overloaded after stop ${i}: ${l} > ${v.capacity}`);
+    if (capacitated && JSON.stringify([route.initialLoad, ...route.loads]) !== JSON.stringify(loads))
+      errs.push(`vehicle ${route.vehicle}: loads ${JSON.stringify([route.initialLoad, ...route.loads])} for ${JSON.stringify(loads)}`);
     if (route.duration !== travel) errs.push(`vehicle ${route.vehicle}: duration ${route.duration} != ${travel}`);
+    if (v.maxJobs != null && route.jobs.length > v.maxJobs) errs.push(`vehicle ${route.vehicle}: ${route.jobs.length} jobs > ${v.maxJobs}`);
+    if (v.maxTravel != null && travel > v.maxTravel) errs.push(`vehicle ${route.vehicle}: travel ${travel} > ${v.maxTravel}`);
+    if (v.maxDistance != null) {
+      const m = p.distances as number[][];
+      const stops = [v.start, ...route.jobs.map((j) => p.jobs[j].location), ...(open ? [] : [v.end as number])];
+      const meters = stops.slice(1).reduce((a, to, i) => a + m[stops[i]][to], 0);
+      if (meters > v.maxDistance) errs.push(`vehicle ${route.vehicle}: ${meters} m > ${v.maxDistance}`);
+    }
     total += travel;
   }
   for (const [j, c] of seen) if (c > 1) errs.push(`job ${j} served ${c} times`);
+  for (const [k, s] of (p.shipments ?? []).entries()) {
+    const [a, b] = [where.get(s.pickup), where.get(s.delivery)];
+    if (!a !== !b) errs.push(`shipment ${k}: only one of its stops is served`);
+    else if (a && b && (a[0] !== b[0] || a[1] > b[1])) errs.push(`shipment ${k}: delivered before its pickup or by another vehicle`);
+  }
   for (const j of sol.unassigned) if (seen.has(j)) errs.push(`job ${j} both served and unassigned`);
   if (seen.size + sol.unassigned.length !== p.jobs.length) errs.push('jobs missing from the plan');
   if (sol.cost !== total) errs.push(`cost ${sol.cost} != ${total}`);
@@ -83,7 +127,13 @@ function solveChecked(p: VrpProblem, opts = { iterations: 3000, timeLimitMs: 60_
 
 // ---------- small hand-made cases ----------
 describe('solveVrp on hand-made problems', () => {
-  const line = matrix([[0, 0], [10, 0], [20, 0], [30, 0], [1000, 0]]);
+  const line = matrix([
+    [0, 0],
+    [10, 0],
+    [20, 0],
+    [30, 0],
+    [1000, 0],
+  ]);
 
   it('serves everything it can and explains each job left out, reason by reason', () => {
     const p: VrpProblem = {
@@ -113,14 +163,24 @@ describe('solveVrp on hand-made problems', () => {
   it('lets a vehicle without capacity carry any amount, and ignores demand when nobody has a capacity', () => {
     const withUnlimited: VrpProblem = {
       durations: line,
-      vehicles: [{ start: 0, end: 0, capacity: 2 }, { start: 0, end: 0 }],
+      vehicles: [
+        { start: 0, end: 0, capacity: 2 },
+        { start: 0, end: 0 },
+      ],
       jobs: [{ location: 1, demand: 50 }],
     };
     const a = solveChecked(withUnlimited);
     expect(a.unassigned).toEqual([]);
     expect(a.routes[0].vehicle).toBe(1);
     expect(unassignedReason(withUnlimited.jobs[0], withUnlimited)).not.toBe('demand exceeds every capacity');
-    const noCapacities: VrpProblem = { durations: line, vehicles: [{ start: 0 }], jobs: [{ location: 1, demand: 99 }, { location: 2, demand: 99 }] };
+    const noCapacities: VrpProblem = {
+      durations: line,
+      vehicles: [{ start: 0 }],
+      jobs: [
+        { location: 1, demand: 99 },
+        { location: 2, demand: 99 },
+      ],
+    };
     expect(solveChecked(noCapacities).unassigned).toEqual([]);
   });
 
@@ -128,7 +188,10 @@ describe('solveVrp on hand-made problems', () => {
     const p: VrpProblem = {
       durations: line,
       vehicles: [{ start: 0, end: 0, capacity: 4 }],
-      jobs: [{ location: 1, demand: 3 }, { location: 2, demand: 3 }],
+      jobs: [
+        { location: 1, demand: 3 },
+        { location: 2, demand: 3 },
+      ],
     };
     const sol = solveChecked(p);
     expect(sol.unassigned).toHaveLength(1);
@@ -153,7 +216,11 @@ describe('solveVrp on hand-made problems', () => {
   it('gives each job to a vehicle with all its skills', () => {
     const p: VrpProblem = {
       durations: line,
-      vehicles: [{ start: 0, end: 0, skills: ['cold'] }, { start: 3, end: 3, skills: ['lift', 'cold'] }, { start: 0, end: 0 }],
+      vehicles: [
+        { start: 0, end: 0, skills: ['cold'] },
+        { start: 3, end: 3, skills: ['lift', 'cold'] },
+        { start: 0, end: 0 },
+      ],
       jobs: [
         { location: 1, skills: ['lift'] }, // only vehicle 1, although vehicle 0 is closer
         { location: 3, skills: ['cold'] },
@@ -171,8 +238,15 @@ describe('solveVrp on hand-made problems', () => {
     const skills = Array.from({ length: 80 }, (_, i) => `s${i}`);
     const p: VrpProblem = {
       durations: line,
-      vehicles: [{ start: 0, end: 0, skills: skills.slice(0, 79) }, { start: 0, end: 0, skills: skills.slice(1) }],
-      jobs: [{ location: 1, skills: ['s79'] }, { location: 2, skills: ['s0'] }, { location: 3, skills: ['s0', 's79'] }],
+      vehicles: [
+        { start: 0, end: 0, skills: skills.slice(0, 79) },
+        { start: 0, end: 0, skills: skills.slice(1) },
+      ],
+      jobs: [
+        { location: 1, skills: ['s79'] },
+        { location: 2, skills: ['s0'] },
+        { location: 3, skills: ['s0', 's79'] },
+      ],
     };
     const sol = solveChecked(p);
     const byJob = new Map(sol.routes.flatMap((r) => r.jobs.map((j) => [j, r.vehicle] as const)));
@@ -184,13 +258,27 @@ describe('solveVrp on hand-made problems', () => {
 
   it('picks the earliest window still open among five, and waits for it', () => {
     // Job 0 must come first (its window closes at 10); job 1 is then reached at 10 + 5 + 20 = 35.
-    const d = matrix([[0, 0], [10, 0], [10, 20]]);
+    const d = matrix([
+      [0, 0],
+      [10, 0],
+      [10, 20],
+    ]);
     const p: VrpProblem = {
       durations: d,
       vehicles: [{ start: 0, end: 0, hours: [0, 1000] }],
       jobs: [
         { location: 1, service: 5, timeWindows: [[10, 10]] },
-        { location: 2, service: 3, timeWindows: [[80, 90], [0, 10], [40, 50], [20, 30], [60, 70]] },
+        {
+          location: 2,
+          service: 3,
+          timeWindows: [
+            [80, 90],
+            [0, 10],
+            [40, 50],
+            [20, 30],
+            [60, 70],
+          ],
+        },
       ],
     };
     const sol = solveChecked(p);
@@ -223,7 +311,14 @@ describe('solveVrp on hand-made problems', () => {
     const jobs: VrpJob[] = [
       { location: 1, timeWindows: [[150, 300]] }, // opens after the hours: no overnight wait
       { location: 2, service: 20, timeWindows: [[90, 300]] }, // opens in time, but the service would end at 110
-      { location: 3, service: 10, timeWindows: [[10, 20], [90, 300]] }, // only the second window is reachable: done at 100
+      {
+        location: 3,
+        service: 10,
+        timeWindows: [
+          [10, 20],
+          [90, 300],
+        ],
+      }, // only the second window is reachable: done at 100
     ];
     const p: VrpProblem = { durations: line, vehicles, jobs };
     const sol = solveChecked(p);
@@ -246,8 +341,14 @@ describe('solveVrp on hand-made problems', () => {
   it('gives a late stop to the vehicle whose hours cover its service', () => {
     const p: VrpProblem = {
       durations: line,
-      vehicles: [{ start: 0, hours: [0, 200] }, { start: 0, hours: [0, 400] }],
-      jobs: [{ location: 1, service: 50, timeWindows: [[180, 300]] }, { location: 2, service: 50, timeWindows: [[100, 150]] }],
+      vehicles: [
+        { start: 0, hours: [0, 200] },
+        { start: 0, hours: [0, 400] },
+      ],
+      jobs: [
+        { location: 1, service: 50, timeWindows: [[180, 300]] },
+        { location: 2, service: 50, timeWindows: [[100, 150]] },
+      ],
     };
     const sol = solveChecked(p);
     expect(sol.unassigned).toEqual([]);
@@ -340,7 +441,7 @@ function randomProblem(seed: number, jobs: number): VrpProblem {
 function solveInFreshThread(problem: VrpProblem, options: object): Promise<VrpSolution> {
   const code = `const { parentPort, workerData } = require('node:worker_threads');
     import(workerData.solver).then(({ solveVrp }) => parentPort.postMessage(solveVrp(workerData.problem, workerData.options)));`;
-  const worker = new Worker(code, { eval: true, workerData: { solver: pathToFileURL(distPath('routing', 'optimize', 'solver.js')).href, problem, options } });
+  const worker = new Worker(code, { eval: true, workerData: { solver: pathToFileURL(distPath('engine', 'vrp', 'solver.js')).href, problem, options } });
   return new Promise((resolve, reject) => {
     worker.once('message', (sol: VrpSolution) => {
       resolve(sol);
@@ -350,15 +451,309 @@ function solveInFreshThread(problem: VrpProblem, options: object): Promise<VrpSo
   });
 }
 
+// ---------- loads in several dimensions ----------
+describe('loads in several dimensions', () => {
+  // Four stops in a cluster far from the depot: one vehicle could take them all on weight alone.
+  const cluster = matrix([
+    [0, 0],
+    [1000, 0],
+    [1001, 0],
+    [1000, 1],
+    [1001, 1],
+  ]);
+  const stops = (demand: number | number[]) => [1, 2, 3, 4].map((location) => ({ location, demand }));
+
+  it('splits the stops across vehicles when the second dimension binds, and only then', () => {
+    const oneDim: VrpProblem = {
+      durations: cluster,
+      vehicles: [
+        { start: 0, end: 0, capacity: 10 },
+        { start: 0, end: 0, capacity: 10 },
+      ],
+      jobs: stops(1),
+    };
+    expect(solveChecked(oneDim).routes.map((r) => r.jobs.length)).toEqual([4]);
+    // Weight 1 each fits ten; volume 1 each fits only two per vehicle.
+    const twoDims: VrpProblem = {
+      ...oneDim,
+      vehicles: [
+        { start: 0, end: 0, capacity: [10, 2] },
+        { start: 0, end: 0, capacity: [10, 2] },
+      ],
+      jobs: stops([1, 1]),
+    };
+    const sol = solveChecked(twoDims);
+    expect(sol.unassigned).toEqual([]);
+    expect(sol.routes.map((r) => r.jobs.length)).toEqual([2, 2]);
+    for (const r of sol.routes) {
+      expect(r.initialLoad).toEqual([2, 2]);
+      expect(r.loads).toEqual([
+        [1, 1],
+        [0, 0],
+      ]);
+    }
+    // With a third vehicle too small in volume, one stop stays out for capacity, not reach.
+    const short: VrpProblem = {
+      ...twoDims,
+      vehicles: [
+        { start: 0, end: 0, capacity: [10, 2] },
+        { start: 0, end: 0, capacity: [1, 1] },
+      ],
+      jobs: stops([1, 1]).concat({ location: 1, demand: [2, 1] }),
+    };
+    const left = solveChecked(short);
+    expect(left.routes.reduce((a, r) => a + r.jobs.length, 0)).toBe(3);
+    expect(unassignedReason(short.jobs[left.unassigned[0]], short)).toBe('no vehicle can reach it in time with the capacity and hours left');
+    expect(scheduleRoute(short, 0, [0, 1, 2]).violation).toBe('the load [3, 3] exceeds the capacity [10, 2]');
+  });
+
+  it('leaves out a stop too big in any one dimension for every vehicle', () => {
+    const p: VrpProblem = {
+      durations: cluster,
+      vehicles: [
+        { start: 0, end: 0, capacity: [10, 2] },
+        { start: 0, end: 0, capacity: [3, 5] },
+      ],
+      jobs: [
+        { location: 1, demand: [4, 3] },
+        { location: 2, demand: [3, 2] },
+      ],
+    };
+    const sol = solveChecked(p);
+    expect(sol.unassigned).toEqual([0]);
+    expect(unassignedReason(p.jobs[0], p)).toBe('demand exceeds every capacity');
+  });
+
+  it('keeps every dimension within the capacities on mixed random problems with three of them', () => {
+    for (const seed of [5, 6]) {
+      const base = randomProblem(seed, 80);
+      // Volume binds some routes, pallets others; the vehicle without a capacity carries anything.
+      const p: VrpProblem = {
+        ...base,
+        vehicles: base.vehicles.map((v, i) => ({ ...v, capacity: v.capacity == null ? null : [v.capacity, 4 + 2 * i, 7] })),
+        jobs: base.jobs.map((j, i) => ({ ...j, demand: [j.demand as number, (i * 7) % 3, i % 5 === 0 ? 3 : 1] })),
+      };
+      const sol = solveChecked(p, { iterations: 2000, timeLimitMs: 60_000 });
+      for (const j of sol.unassigned) {
+        for (let v = 0; v < p.vehicles.length; v++) {
+          const order = sol.routes.find((r) => r.vehicle === v)?.jobs ?? [];
+          for (let i = 0; i <= order.length; i++) expect(scheduleRoute(p, v, [...order.slice(0, i), j, ...order.slice(i)]).feasible).toBe(false);
+        }
+      }
+      // The one-dimension plan of the same problem serves more: the extra dimensions bind.
+      expect(solveChecked(base, { iterations: 2000, timeLimitMs: 60_000 }).unassigned.length).toBeLessThan(sol.unassigned.length);
+    }
+  });
+
+  it('carries a pickup from its stop to the end: the order of the stops decides whether a route fits', () => {
+    // Open routes from the depot at 0: the pickup at 100 lies on the way to the delivery at 200, but
+    // picked up first its 8 units ride beside the delivery's 8 in a vehicle of 10.
+    const line = matrix([
+      [0, 0],
+      [200, 0],
+      [100, 0],
+    ]);
+    const p: VrpProblem = {
+      durations: line,
+      vehicles: [{ start: 0, capacity: 10 }],
+      jobs: [
+        { location: 1, demand: 8 },
+        { location: 2, demand: 0, pickup: 8 },
+      ],
+    };
+    const sol = solveChecked(p);
+    expect(sol.unassigned).toEqual([]);
+    expect(sol.routes[0]).toMatchObject({ jobs: [0, 1], initialLoad: [8], loads: [[0], [8]], duration: 300 });
+    expect(scheduleRoute(p, 0, [1, 0]).violation).toBe('the load 16 after job 1 exceeds the capacity 10');
+    // Without the capacity the shorter order wins.
+    expect(solveChecked({ ...p, vehicles: [{ start: 0 }] }).routes[0].jobs).toEqual([1, 0]);
+    // A pickup larger than every capacity is left out for capacity, like a delivery.
+    const big: VrpProblem = { ...p, jobs: [...p.jobs, { location: 2, demand: 0, pickup: 11 }] };
+    expect(solveChecked(big).unassigned).toEqual([2]);
+    expect(unassignedReason(big.jobs[2], big)).toBe('demand exceeds every capacity');
+  });
+
+  it('keeps the load within capacity after every stop on mixed random problems with pickups, and leaves out only jobs that fit nowhere', () => {
+    for (const seed of [7, 8]) {
+      const base = randomProblem(seed, 80);
+      // Every third job picks up instead of delivering, every fifth does both, in two dimensions.
+      const p: VrpProblem = {
+        ...base,
+        vehicles: base.vehicles.map((v, i) => ({ ...v, capacity: v.capacity == null ? null : [v.capacity, 5 + i] })),
+        jobs: base.jobs.map((j, i) => {
+          const w = j.demand as number;
+          const amount = [w, 1 + (i % 2)];
+          if (i % 3 === 0) return { ...j, demand: [0, 0], pickup: amount };
+          if (i % 5 === 0) return { ...j, demand: amount, pickup: [Math.ceil(w / 2), 1] };
+          return { ...j, demand: amount };
+        }),
+      };
+      const sol = solveChecked(p, { iterations: 2000, timeLimitMs: 60_000 });
+      expect(sol.routes.some((r) => r.loads.some((l, i) => i > 0 && l[0] > r.loads[i - 1][0]))).toBe(true);
+      for (const j of sol.unassigned) {
+        for (let v = 0; v < p.vehicles.length; v++) {
+          const order = sol.routes.find((r) => r.vehicle === v)?.jobs ?? [];
+          for (let i = 0; i <= order.length; i++) expect(scheduleRoute(p, v, [...order.slice(0, i), j, ...order.slice(i)]).feasible).toBe(false);
+        }
+      }
+    }
+  });
+
+  it('serves a shipment by one vehicle, picked up before it is delivered, the amount on board between', () => {
+    // Open routes from the depot at 0 along a line: the delivery point (100) comes before its pickup
+    // (200) on the way out, so the pair forces a turn back. A job's delivery of 6 rides from the start.
+    const line = matrix([
+      [0, 0],
+      [200, 0],
+      [100, 0],
+      [300, 0],
+    ]);
+    const p: VrpProblem = {
+      durations: line,
+      vehicles: [{ start: 0, capacity: 10 }],
+      jobs: [
+        { location: 1, demand: 0 },
+        { location: 2, demand: 0 },
+        { location: 3, demand: 6 },
+      ],
+      shipments: [{ pickup: 0, delivery: 1, amount: 5 }],
+    };
+    const sol = solveChecked(p);
+    expect(sol.unassigned).toEqual([]);
+    // 5 + 6 do not fit together: the job's 6 are delivered first, then the shipment rides back.
+    expect(sol.routes[0]).toMatchObject({ jobs: [2, 0, 1], initialLoad: [6], loads: [[0], [5], [0]] });
+    expect(scheduleRoute(p, 0, [1, 0, 2]).violation).toBe('shipment 0 is delivered (job 1) before it is picked up (job 0)');
+    expect(scheduleRoute(p, 0, [0]).violation).toBe('shipment 0 is picked up (job 0) but its delivery (job 1) is not on the route');
+    expect(scheduleRoute(p, 0, [0, 2, 1]).violation).toBe('the load 11 after job 0 exceeds the capacity 10');
+    // Too big for the vehicle: both stops stay out, the job is served.
+    const big = solveChecked({ ...p, shipments: [{ pickup: 0, delivery: 1, amount: 11 }] });
+    expect(big.unassigned).toEqual([0, 1]);
+    expect(() => solveVrp({ ...p, jobs: [{ location: 1 }, ...p.jobs.slice(1)] })).toThrow(
+      "jobs[0] is a stop of shipments[0]: its demand must be 0 and it has no pickup (the shipment's amount is carried)",
+    );
+    expect(() => solveVrp({ ...p, shipments: [...p.shipments!, { pickup: 1, delivery: 2 }] })).toThrow(
+      'shipments[1].pickup: job 1 is already a stop of shipments[0]',
+    );
+  });
+
+  it('keeps shipments whole and in order, and routes within their limits, on mixed random problems; leaves out only what fits nowhere', () => {
+    for (const seed of [9, 10]) {
+      const base = randomProblem(seed, 80);
+      // Jobs 40..79 become 20 shipments (pickup 40 + 2k, delivery 41 + 2k) with the pickup's window.
+      const shipments = Array.from({ length: 20 }, (_, k) => ({ pickup: 40 + 2 * k, delivery: 41 + 2 * k, amount: 1 + (k % 4) }));
+      // One vehicle takes at most 12 stops, another travels at most 6,000 s, a third 70 km (distances
+      // of 7 m per second of travel).
+      const p: VrpProblem = {
+        ...base,
+        distances: (base.durations as number[][]).map((row) => row.map((x) => 7 * x)),
+        vehicles: base.vehicles.map((v, i) =>
+          i === 0 ? { ...v, maxJobs: 12 } : i === 1 ? { ...v, maxTravel: 6_000 } : i === 2 ? { ...v, maxDistance: 70_000 } : v,
+        ),
+        jobs: base.jobs.map((j, i) => (i >= 40 ? { ...j, demand: 0, skills: base.jobs[i - (i % 2)].skills } : j)),
+        shipments,
+      };
+      const sol = solveChecked(p, { iterations: 2000, timeLimitMs: 60_000 });
+      const served = shipments.filter((s) => !sol.unassigned.includes(s.pickup)).length;
+      expect(served).toBeGreaterThanOrEqual(8);
+      for (const s of shipments.filter((x) => sol.unassigned.includes(x.pickup))) {
+        for (let v = 0; v < p.vehicles.length; v++) {
+          const order = sol.routes.find((r) => r.vehicle === v)?.jobs ?? [];
+          for (let i = 0; i <= order.length; i++)
+            for (let k = i; k <= order.length; k++) {
+              const tried = [...order.slice(0, i), s.pickup, ...order.slice(i, k), s.delivery, ...order.slice(k)];
+              expect(scheduleRoute(p, v, tried).feasible).toBe(false);
+            }
+        }
+      }
+    }
+  });
+
+  it('keeps each route within its most jobs, travel time and meters', () => {
+    const p: VrpProblem = {
+      durations: cluster,
+      vehicles: [
+        { start: 0, end: 0, maxJobs: 3 },
+        { start: 0, end: 0, maxJobs: 1 },
+      ],
+      jobs: stops(1),
+    };
+    expect(solveChecked(p).routes.map((r) => r.jobs.length)).toEqual([3, 1]);
+    // Room for three jobs in all: one stays out.
+    const fewer = solveChecked({
+      ...p,
+      vehicles: [
+        { start: 0, end: 0, maxJobs: 2 },
+        { start: 0, end: 0, maxJobs: 1 },
+      ],
+    });
+    expect(fewer.unassigned).toHaveLength(1);
+    expect(scheduleRoute(p, 1, [0, 1]).violation).toBe("the route holds 2 jobs, more than the vehicle's 1");
+    // The cluster is 1,000 s away: a tour of all four takes 2,003 s and fits a limit of 2,005; a limit
+    // of 1,999 leaves no job within reach (the shortest round trip is 2,000 s).
+    const far: VrpProblem = { ...p, vehicles: [{ start: 0, end: 0, maxTravel: 2005 }] };
+    expect(solveChecked(far).unassigned).toEqual([]);
+    const tight: VrpProblem = { ...far, vehicles: [{ start: 0, end: 0, maxTravel: 1999 }] };
+    expect(solveChecked(tight).routes).toEqual([]);
+    expect(scheduleRoute(tight, 0, [0]).violation).toBe("the route travels 2000 s, more than the vehicle's 1999 s");
+    // The same bars in meters (10 per second), and a distance limit needs distances.
+    const metered: VrpProblem = { ...p, distances: cluster.map((row) => row.map((x) => 10 * x)), vehicles: [{ start: 0, end: 0, maxDistance: 20_050 }] };
+    expect(solveChecked(metered).unassigned).toEqual([]);
+    const short: VrpProblem = { ...metered, vehicles: [{ start: 0, end: 0, maxDistance: 19_990 }] };
+    expect(solveChecked(short).routes).toEqual([]);
+    expect(scheduleRoute(short, 0, [0]).violation).toBe("the route covers 20000 m, more than the vehicle's 19990 m");
+    expect(() => solveVrp({ ...p, vehicles: [{ start: 0, maxDistance: 1 }] })).toThrow("vehicles[0].maxDistance needs the problem's distances");
+  });
+
+  it('leaves a vehicle whose end is not its start at home when another serves the job for less', () => {
+    // Locations on a line: depot 0, job at 1 (197 s out), the first vehicle's end at 2 (1,299 s out).
+    const durations = [
+      [0, 197, 1299],
+      [197, 0, 1102],
+      [1299, 1102, 0],
+    ];
+    const p: VrpProblem = {
+      durations,
+      vehicles: [
+        { start: 0, end: 2 },
+        { start: 0, end: 0 },
+      ],
+      jobs: [{ location: 1 }],
+    };
+    // Unused, the first vehicle drives nowhere: serving the job on its way would cost 1,299 s, the round
+    // trip of the second 394 s.
+    const sol = solveChecked(p);
+    expect(sol.routes.map((r) => r.vehicle)).toEqual([1]);
+    expect(sol.cost).toBe(394);
+  });
+
+  it('refuses amounts of different lengths, or more than eight dimensions', () => {
+    const p: VrpProblem = {
+      durations: cluster,
+      vehicles: [{ start: 0, capacity: [10, 2] }],
+      jobs: [
+        { location: 1, demand: [1, 1] },
+        { location: 2, demand: 1 },
+      ],
+    };
+    expect(() => solveVrp(p)).toThrow('jobs[1].demand must have 2 amounts, like the other capacities and demands');
+    expect(() => solveVrp({ ...p, jobs: [{ location: 1, demand: [1, -1] }] })).toThrow('jobs[0].demand must be non-negative integers');
+    expect(() => solveVrp({ ...p, vehicles: [{ start: 0, capacity: new Array(9).fill(1) }] })).toThrow(/at most 8 dimensions/);
+  });
+});
+
 describe('scheduleRoute', () => {
   it('reports the first broken rule of an infeasible order', () => {
-    const d = matrix([[0, 0], [10, 0], [20, 0]]);
+    const d = matrix([
+      [0, 0],
+      [10, 0],
+      [20, 0],
+    ]);
     const p: VrpProblem = { durations: d, vehicles: [{ start: 0, end: 0, capacity: 1 }], jobs: [{ location: 1, timeWindows: [[0, 5]] }, { location: 2 }] };
     expect(scheduleRoute(p, 0, [0]).violation).toMatch(/after its last time window/);
     const ok = scheduleRoute({ ...p, jobs: [{ location: 1 }] }, 0, [0]);
     expect(ok.feasible).toBe(true);
-    expect(ok.loads).toEqual([0]);
-    expect(ok.initialLoad).toBe(1);
+    expect(ok.loads).toEqual([[0]]);
+    expect(ok.initialLoad).toEqual([1]);
     expect(scheduleRoute({ ...p, jobs: [{ location: 1 }, { location: 2 }] }, 0, [0, 1]).violation).toMatch(/exceeds the capacity/);
   });
 });
@@ -371,19 +766,27 @@ function solomon(name: string): { problem: VrpProblem; exact: (a: number, b: num
   const lines = readFileSync(join(solomonDir, `${name}.txt`), 'utf8').split('\n');
   const vi = lines.findIndex((l) => /NUMBER\s+CAPACITY/.test(l));
   const [count, capacity] = lines[vi + 1].trim().split(/\s+/).map(Number);
-  const rows = lines.slice(lines.findIndex((l) => /CUST/.test(l)) + 1)
-    .map((l) => l.trim().split(/\s+/).map(Number)).filter((r) => r.length === 7);
+  const rows = lines
+    .slice(lines.findIndex((l) => /CUST/.test(l)) + 1)
+    .map((l) => l.trim().split(/\s+/).map(Number))
+    .filter((r) => r.length === 7);
   const exact = (a: number, b: number) => Math.hypot(rows[a][1] - rows[b][1], rows[a][2] - rows[b][2]);
   const n = rows.length;
   const durations = new Int32Array(n * n);
   for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) durations[a * n + b] = Math.ceil(exact(a, b) * 1000 - 1e-7);
   const vehicles = Array.from({ length: count }, () => ({ start: 0, end: 0, capacity, hours: [rows[0][4] * 1000, rows[0][5] * 1000] as [number, number] }));
-  const jobs = rows.slice(1).map((r, i) => ({ location: i + 1, demand: r[3], service: r[6] * 1000, timeWindows: [[r[4] * 1000, r[5] * 1000]] as Array<[number, number]> }));
+  const jobs = rows
+    .slice(1)
+    .map((r, i) => ({ location: i + 1, demand: r[3], service: r[6] * 1000, timeWindows: [[r[4] * 1000, r[5] * 1000]] as Array<[number, number]> }));
   return { problem: { durations, vehicles, jobs }, exact };
 }
 
 describe('Solomon instances', () => {
-  for (const [name, maxGap] of [['C101', 0.01], ['R101', 0.04], ['RC101', 0.04]] as const) {
+  for (const [name, maxGap] of [
+    ['C101', 0.01],
+    ['R101', 0.04],
+    ['RC101', 0.04],
+  ] as const) {
     it(`${name}: serves all customers feasibly within ${maxGap * 100}% of the best known cost`, () => {
       const { problem, exact } = solomon(name);
       const sol = solveChecked(problem, { iterations: 20_000, timeLimitMs: 60_000 });
@@ -400,7 +803,15 @@ describe('Solomon instances', () => {
 
 describe('vrp worker task', () => {
   it('solves through the pool', async () => {
-    const p: VrpProblem = { durations: matrix([[0, 0], [10, 0], [20, 0]]), vehicles: [{ start: 0 }], jobs: [{ location: 2 }, { location: 1 }] };
+    const p: VrpProblem = {
+      durations: matrix([
+        [0, 0],
+        [10, 0],
+        [20, 0],
+      ]),
+      vehicles: [{ start: 0 }],
+      jobs: [{ location: 2 }, { location: 1 }],
+    };
     const sol = await runTask<VrpSolution>('vrp', { problem: p, options: { iterations: 100 } });
     expect(sol.routes[0].jobs).toEqual([1, 0]);
     expect(sol.cost).toBe(20);

@@ -1,6 +1,6 @@
 // The geometric rules of avoidance: the selection box (rule 1), skipping (rule 3), the 150 km sum (rule 5).
 import { describe, expect, it } from 'vitest';
-import { avoidSelectionBox, straightLineMeters, withinRadiusOfAny } from '../../src/routing/avoid-area.js';
+import { avoidSelectionBox, straightLineMeters, withinRadiusOfAny } from '../../src/engine/avoid-area.js';
 import { haversine, offset } from './helpers.js';
 
 const P = { latitude: 47.15, longitude: 9.52 };
@@ -8,8 +8,10 @@ const P = { latitude: 47.15, longitude: 9.52 };
 /** The margin actually added on each side, in meters. */
 function margins(points: Array<{ latitude: number; longitude: number }>) {
   const box = avoidSelectionBox(points);
-  const south = Math.min(...points.map((p) => p.latitude)), north = Math.max(...points.map((p) => p.latitude));
-  const west = Math.min(...points.map((p) => p.longitude)), east = Math.max(...points.map((p) => p.longitude));
+  const south = Math.min(...points.map((p) => p.latitude)),
+    north = Math.max(...points.map((p) => p.latitude));
+  const west = Math.min(...points.map((p) => p.longitude)),
+    east = Math.max(...points.map((p) => p.longitude));
   return {
     south: haversine({ latitude: box.south, longitude: west }, { latitude: south, longitude: west }),
     north: haversine({ latitude: box.north, longitude: west }, { latitude: north, longitude: west }),

@@ -4,9 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { NO_JOBS, expect422 } from '../api/helpers.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import {
-  BALZERS, RUGGELL, SCHAAN, VADUZ, along, createPoi, expectRoute, haversine, insertPois, lineMeters, offset, plan, type At,
-} from './helpers.js';
+import { BALZERS, RUGGELL, SCHAAN, VADUZ, along, createPoi, expectRoute, haversine, insertPois, lineMeters, offset, plan, type At } from './helpers.js';
 
 let app: App & { url: string };
 let plain: any;
@@ -71,7 +69,7 @@ describe('avoidance geometry', () => {
     const base = expectRoute(await plan(app, team.key, { waypoints: [BALZERS, via, RUGGELL], profile }), 3);
     // Deterministic scatter: every 1/100 of the way in 80 places, up to 60 m to either side.
     let seed = 7;
-    const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const rand = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const pois = Array.from({ length: 80 }, (_, i) => offset(along(base.geometry.coordinates, ((i + 10) / 100) * base.distance), rand() * 60, rand() * 360));
     const ids = await insertPois(app, team.teamId, pois);
     const radius = 25;
@@ -79,7 +77,11 @@ describe('avoidance geometry', () => {
     const skipped = new Set(d.avoided.skipped_poi_ids);
     expect(d.avoided.count + skipped.size).toBe(80);
     expect(d.avoided.count).toBeGreaterThan(70);
-    expectClear(d, pois.filter((_, i) => !skipped.has(ids[i])), radius);
+    expectClear(
+      d,
+      pois.filter((_, i) => !skipped.has(ids[i])),
+      radius,
+    );
     expect(d.duration).toBeGreaterThan(base.duration);
   });
 
@@ -160,16 +162,24 @@ it('a POI near where an off-road waypoint lands on the road is skipped too (else
 describe('selection', () => {
   let team: TestTeam;
   const ids: Record<string, string> = {};
-  const spots = (): At[] => awayFromRoute(300).filter((_, i) => i % 3 === 0).slice(0, 5);
+  const spots = (): At[] =>
+    awayFromRoute(300)
+      .filter((_, i) => i % 3 === 0)
+      .slice(0, 5);
 
   beforeAll(async () => {
     team = await makeTeam(app);
     const key = team.key;
-    for (const [name, type] of [['color', 'string'], ['rating', 'number'], ['open', 'boolean']] as const) {
+    for (const [name, type] of [
+      ['color', 'string'],
+      ['rating', 'number'],
+      ['open', 'boolean'],
+    ] as const) {
       expect((await api(app, 'POST', '/v1/attributes', { key, body: { name, type } })).status).toBe(201);
     }
     const cat = async (name: string) => (await api(app, 'POST', '/v1/categories', { key, body: { name } })).body.data.id as string;
-    const food = await cat('Food'), shop = await cat('Shop');
+    const food = await cat('Food'),
+      shop = await cat('Shop');
     const s = spots();
     ids.redFood = await createPoi(app, key, s[0], { category_id: food, attributes: { color: 'red', rating: 4.5, open: true } });
     ids.blueFood = await createPoi(app, key, s[1], { category_id: food, attributes: { color: 'blue', rating: 3 } });
@@ -229,10 +239,12 @@ describe('selection', () => {
     expect(await avoided({ latitude: close.latitude, longitude: close.longitude, distance: 1.4 })).toEqual([]);
     const reach = Math.ceil(haversine(s[1], s[2]));
     expect(await avoided({ latitude: s[1].latitude, longitude: s[1].longitude, distance: reach + 1 })).toEqual(
-      sorted(...['redFood', 'blueFood', 'redShop', 'plain', 'placed', 'northIn'].filter((n) => {
-        const at = { redFood: s[0], blueFood: s[1], redShop: s[2], plain: s[3], placed: s[4], northIn: offset(SCHAAN, 800, 0) }[n]!;
-        return haversine(s[1], at) <= reach + 1;
-      })),
+      sorted(
+        ...['redFood', 'blueFood', 'redShop', 'plain', 'placed', 'northIn'].filter((n) => {
+          const at = { redFood: s[0], blueFood: s[1], redShop: s[2], plain: s[3], placed: s[4], northIn: offset(SCHAAN, 800, 0) }[n]!;
+          return haversine(s[1], at) <= reach + 1;
+        }),
+      ),
     );
     // A point far away: the distance filter and the box must both hold.
     expect(await avoided({ latitude: 47.37, longitude: 8.54, distance: 1000 })).toEqual([]);
@@ -257,8 +269,9 @@ describe('limits', () => {
   it('more than 500 POIs to avoid around the route: 422; exactly 500: routed', async () => {
     const team = await makeTeam(app);
     // A 25 × 21 grid 10 m apart, off the route, well inside the box.
-    const base = awayFromRoute(400).find((p) => p.latitude > BOX.south + 0.003 && p.latitude < BOX.north - 0.003
-      && p.longitude > BOX.west + 0.004 && p.longitude < BOX.east - 0.004)!;
+    const base = awayFromRoute(400).find(
+      (p) => p.latitude > BOX.south + 0.003 && p.latitude < BOX.north - 0.003 && p.longitude > BOX.west + 0.004 && p.longitude < BOX.east - 0.004,
+    )!;
     const grid: At[] = [];
     for (let i = 0; i < 25; i++) for (let j = 0; j < 21; j++) grid.push(offset(offset(base, i * 10 - 120, 0), j * 10 - 100, 90));
     const ids = await insertPois(app, team.teamId, grid);
@@ -269,7 +282,11 @@ describe('limits', () => {
     const d = expectRoute(await plan(app, team.key, { waypoints: [VADUZ, SCHAAN], avoid: {} }), 2);
     expect(d.avoided.count).toBe(500);
     // Skipped POIs do not count: 10 more at Vaduz are skipped, the 500 still avoided.
-    const skipped = await insertPois(app, team.teamId, Array.from({ length: 10 }, (_, i) => offset(VADUZ, i * 3, 0)));
+    const skipped = await insertPois(
+      app,
+      team.teamId,
+      Array.from({ length: 10 }, (_, i) => offset(VADUZ, i * 3, 0)),
+    );
     const s = expectRoute(await plan(app, team.key, { waypoints: [VADUZ, SCHAAN], avoid: {} }), 2);
     expect(s.avoided.count).toBe(500);
     expect(s.avoided.skipped_poi_ids).toEqual(skipped);

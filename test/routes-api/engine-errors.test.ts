@@ -1,8 +1,8 @@
 // How engine failures become HTTP answers (the ones the running service cannot be made to produce on demand).
 import { describe, expect, it } from 'vitest';
 import { PoolBusyError } from '../../src/compute/pool.js';
-import { MapNotLoadedError, NoRouteError, UnknownProfileError, WaypointTooFarError } from '../../src/routing/engine.js';
-import { engineHttpError } from '../../src/routing/engine-errors.js';
+import { MapNotLoadedError, NoRouteError, UnknownProfileError, WaypointTooFarError } from '../../src/engine/engine.js';
+import { engineHttpError } from '../../src/api/engine-errors.js';
 
 describe('engineHttpError', () => {
   it('waypoints too far from a road: 422 at the path of every one of them', () => {

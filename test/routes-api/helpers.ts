@@ -2,7 +2,7 @@
 // independently of the engine, and POI set-up.
 import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
-import { newId } from '../../src/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { api, type ApiResponse } from '../support/app.js';
 import { haversine, offset, type At } from '../support/geo.js';
 
@@ -23,10 +23,14 @@ const RAD = Math.PI / 180;
 /** Meters from a point to the segment a–b ([lon, lat]), exactly on the segment (not only its ends), on a
  *  tangent plane at the point: under 1 mm of error for segments of a few hundred meters. */
 export function segmentMeters(p: At, a: number[], b: number[]): number {
-  const kx = R * RAD * Math.cos(p.latitude * RAD), ky = R * RAD;
-  const ax = (a[0] - p.longitude) * kx, ay = (a[1] - p.latitude) * ky;
-  const bx = (b[0] - p.longitude) * kx, by = (b[1] - p.latitude) * ky;
-  const dx = bx - ax, dy = by - ay;
+  const kx = R * RAD * Math.cos(p.latitude * RAD),
+    ky = R * RAD;
+  const ax = (a[0] - p.longitude) * kx,
+    ay = (a[1] - p.latitude) * ky;
+  const bx = (b[0] - p.longitude) * kx,
+    by = (b[1] - p.latitude) * ky;
+  const dx = bx - ax,
+    dy = by - ay;
   const len2 = dx * dx + dy * dy;
   const t = len2 === 0 ? 0 : Math.max(0, Math.min(1, -(ax * dx + ay * dy) / len2));
   return Math.hypot(ax + t * dx, ay + t * dy);
@@ -43,7 +47,8 @@ export function lineMeters(p: At, line: number[][]): number {
 export function along(line: number[][], meters: number): At {
   let left = meters;
   for (let i = 0; i + 1 < line.length; i++) {
-    const a = { latitude: line[i][1], longitude: line[i][0] }, b = { latitude: line[i + 1][1], longitude: line[i + 1][0] };
+    const a = { latitude: line[i][1], longitude: line[i][0] },
+      b = { latitude: line[i + 1][1], longitude: line[i + 1][0] };
     const d = haversine(a, b);
     if (d >= left && d > 0) {
       const t = left / d;
@@ -98,7 +103,8 @@ export function expectRoute(res: ApiResponse, waypointCount: number): any {
     expect(lat).toBeLessThanOrEqual(n);
   }
   // Exactly the geometry's box.
-  const lons = coords.map((c) => c[0]), lats = coords.map((c) => c[1]);
+  const lons = coords.map((c) => c[0]),
+    lats = coords.map((c) => c[1]);
   expect([Math.min(...lons), Math.min(...lats), Math.max(...lons), Math.max(...lats)]).toEqual(d.bbox);
   expect(d.legs).toHaveLength(waypointCount - 1);
   d.legs.forEach((l: any, i: number) => {

@@ -38,7 +38,10 @@ describe('plain routes', () => {
     expect(d.distance / d.duration).toBeLessThan(130 / 3.6);
     expect(haversine(first(d), VADUZ)).toBeLessThan(500);
     expect(haversine(last(d), SCHAAN)).toBeLessThan(500);
-    expect(d.waypoints).toEqual([{ poi_id: null, ...VADUZ }, { poi_id: null, ...SCHAAN }]);
+    expect(d.waypoints).toEqual([
+      { poi_id: null, ...VADUZ },
+      { poi_id: null, ...SCHAAN },
+    ]);
   });
 
   it('each profile answers with its own route; walking is slower than driving', async () => {
@@ -54,7 +57,11 @@ describe('plain routes', () => {
 
   it('3 waypoints with a POI in the middle: two legs through the POI, its id and position echoed', async () => {
     const d = expectRoute(await plan(app, team.key, { waypoints: [VADUZ, { poi_id: betweenPoi.toLowerCase() }, SCHAAN] }), 3);
-    expect(d.waypoints).toEqual([{ poi_id: null, ...VADUZ }, { poi_id: betweenPoi, ...BETWEEN }, { poi_id: null, ...SCHAAN }]);
+    expect(d.waypoints).toEqual([
+      { poi_id: null, ...VADUZ },
+      { poi_id: betweenPoi, ...BETWEEN },
+      { poi_id: null, ...SCHAAN },
+    ]);
     expect(d.legs.every((l: any) => l.distance > 0 && l.duration > 0)).toBe(true);
     expect(lineMeters(BETWEEN, d.geometry.coordinates)).toBeLessThan(500);
     // Two legs split at the middle waypoint: the first ends closer to it than to Schaan.
@@ -67,7 +74,7 @@ describe('plain routes', () => {
     expect(haversine(first(d), last(d))).toBeLessThan(1);
     const many = Array.from({ length: 50 }, (_, i) => (i % 2 ? SCHAAN : VADUZ));
     const m = expectRoute(await plan(app, team.key, { waypoints: many }), 50);
-    expect(m.distance).toBeGreaterThan(40 * d.distance / 2);
+    expect(m.distance).toBeGreaterThan((40 * d.distance) / 2);
   });
 
   it('driving-hgv with a vehicle: a lorry no bigger than the default gets the default route; a wide one keeps off narrow ways', async () => {
@@ -125,7 +132,7 @@ describe('validation: 422 with field paths', () => {
     await bad({ waypoints: [VADUZ, { latitude: '47.1', longitude: 9.5 }] }, ['waypoints.1.latitude']);
   });
 
-  it('an unknown POI id, or another team\'s POI, is 422 at waypoints.N.poi_id', async () => {
+  it("an unknown POI id, or another team's POI, is 422 at waypoints.N.poi_id", async () => {
     await bad({ waypoints: [VADUZ, { poi_id: MISSING_ID }] }, ['waypoints.1.poi_id']);
     await bad({ waypoints: [{ poi_id: 'not-an-id' }, SCHAAN] }, ['waypoints.0.poi_id']);
     const other = await makeTeam(app);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closePool } from '../../src/compute/pool.js';
+import { closePool, observeTasks } from '../../src/compute/pool.js';
 import { DEFAULT_EXTRACT } from '../../src/map/build.js';
-import { loadOsm, type OsmData } from '../../src/map/osm-data.js';
-import { loadMap, matrix, NoRouteError, route, WaypointTooFarError, type ProfileName, type RouteResult } from '../../src/routing/engine.js';
-import { dijkstra, lineDistanceMeters, rng, testMap, type TestGraph as RoadGraph } from './helpers.js';
-import { pairsOf } from '../../src/routing/line-json.js';
+import { loadOsm, type OsmData } from '../../src/map/osm/osm-data.js';
+import { loadMap, matrix, NoRouteError, route, routeJson, WaypointTooFarError, type ProfileName, type RouteResult } from '../../src/engine/engine.js';
+import { dijkstra, geometryWays, lineDistanceMeters, rng, testMap, type TestGraph as RoadGraph } from './helpers.js';
+import { pairsOf } from '../../src/engine/line-json.js';
 
 const PROFILES: ProfileName[] = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'];
 let graphs: Record<string, RoadGraph>;
@@ -50,7 +50,8 @@ describe('routing engine on Liechtenstein', () => {
     const g = graphs[profile];
     const nodes = plainNodes(g);
     const rand = rng(42);
-    let compared = 0, unreachable = 0;
+    let compared = 0,
+      unreachable = 0;
     // 50 sources × 10 targets: one reference search per source.
     for (let i = 0; i < 50; i++) {
       const s = nodes[Math.floor(rand() * nodes.length)];
@@ -100,7 +101,8 @@ describe('routing engine on Liechtenstein', () => {
     const g = graphs[profile];
     const nodes = plainNodes(g);
     const rand = rng(99);
-    let avoided = 0, blocked = 0;
+    let avoided = 0,
+      blocked = 0;
     for (let i = 0; i < 40; i++) {
       const a = at(g, nodes[Math.floor(rand() * nodes.length)]);
       const b = at(g, nodes[Math.floor(rand() * nodes.length)]);
@@ -152,7 +154,8 @@ describe('routing engine on Liechtenstein', () => {
   });
 
   it('geometry starts and ends at the snapped positions', async () => {
-    const a = { lat: 47.1412, lon: 9.5215 }, b = { lat: 47.1655, lon: 9.5100 };
+    const a = { lat: 47.1412, lon: 9.5215 },
+      b = { lat: 47.1655, lon: 9.51 };
     const r = await route({ profile: 'driving-car', waypoints: [a, b] });
     expect(pairsOf(r.geometry)[0][0]).toBeCloseTo(r.snapped[0].lon, 9);
     expect(pairsOf(r.geometry)[0][1]).toBeCloseTo(r.snapped[0].lat, 9);
@@ -164,6 +167,71 @@ describe('routing engine on Liechtenstein', () => {
   });
 });
 
+describe('routes through several waypoints, searched in two halves at once', () => {
+  it.each([4, 5, 9, 12])('%i waypoints: the same line, legs, box and snapped positions as searched whole', async (count) => {
+    const g = graphs['driving-car'];
+    const nodes = plainNodes(g);
+    const rand = rng(count);
+    let compared = 0;
+    for (let trial = 0; trial < 10; trial++) {
+      const waypoints = Array.from({ length: count }, () => at(g, nodes[Math.floor(rand() * nodes.length)]));
+      // A repeated waypoint: a leg of no length, drawn as a repeated point, at the halves' seam or beside it.
+      if (trial === 0) waypoints[Math.ceil((count - 1) / 2)] = waypoints[Math.ceil((count - 1) / 2) - 1];
+      const whole = await tryRoute({ profile: 'driving-car', waypoints });
+      const halves = await routeJson({ profile: 'driving-car', waypoints }).catch((e: unknown) => e);
+      if (whole instanceof NoRouteError) {
+        expect(halves).toBeInstanceOf(NoRouteError);
+        expect((halves as NoRouteError).legIndex).toBe(whole.legIndex);
+        continue;
+      }
+      const split = halves as Awaited<ReturnType<typeof routeJson>>;
+      // The line is written from 1e-7° integers rounded half up to 1e-6°: the same from the whole route's degrees.
+      const r6 = (x: number) => Math.round(Math.round(x * 1e7) / 10) / 1e6;
+      const text = Buffer.from(split.geometryJson).toString('utf8');
+      expect(JSON.parse(text)).toEqual({ type: 'LineString', coordinates: pairsOf(whole.geometry).map(([lon, lat]) => [r6(lon), r6(lat)]) });
+      expect(split.legs).toEqual(whole.legs);
+      expect(split.snapped).toEqual(whole.snapped);
+      expect(split.bbox).toEqual(whole.bbox.map(r6));
+      expect(split.distance).toBeCloseTo(whole.distance, 6);
+      expect(split.duration).toBeCloseTo(whole.duration, 6);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(5);
+  });
+
+  it('is searched whole while a thread is busy: a half would queue behind its task', async () => {
+    const g = graphs['driving-car'];
+    const nodes = plainNodes(g);
+    const rand = rng(77);
+    const pick = () => at(g, nodes[Math.floor(rand() * nodes.length)]);
+    const waypoints = Array.from({ length: 6 }, pick);
+    const tasks: string[] = [];
+    observeTasks((kernel) => tasks.push(kernel));
+    try {
+      // A matrix with avoidance is a Dijkstra per row: it holds one of the two threads for a while.
+      const points = Array.from({ length: 300 }, pick);
+      const busy = matrix({ profile: 'driving-car', points, avoid: { circles: [{ ...pick(), radius: 20 }] } });
+      await routeJson({ profile: 'driving-car', waypoints });
+      const whileBusy = tasks.filter((t) => t === 'routeJson').length;
+      await busy;
+      tasks.length = 0;
+      await routeJson({ profile: 'driving-car', waypoints });
+      expect([whileBusy, tasks.filter((t) => t === 'routeJson').length]).toEqual([1, 2]);
+    } finally {
+      observeTasks(undefined);
+    }
+  });
+
+  it('a half that fails is answered as the whole route fails', async () => {
+    const vaduz = { lat: 47.141, lon: 9.5209 },
+      schaan = { lat: 47.1651, lon: 9.5096 },
+      far = { lat: 47.5, lon: 9.0 };
+    const err = await routeJson({ profile: 'driving-car', waypoints: [vaduz, far, schaan, vaduz, { lat: 46.9, lon: 9.9 }] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaypointTooFarError);
+    expect((err as WaypointTooFarError).indexes).toEqual([1, 4]);
+  });
+});
+
 describe('profile semantics', () => {
   it('car respects a oneway that foot walks against', async () => {
     const g = graphs['driving-car'];
@@ -172,10 +240,14 @@ describe('profile semantics', () => {
     for (let geom = 0; geom < g.geomCount && checked < 5; geom++) {
       if (!(g.origWeight[2 * geom] > 0 && g.origWeight[2 * geom + 1] === 0)) continue;
       // The longest straight segment of the oneway piece, so points on it snap onto it.
-      let best = -1, bestLen = 0;
+      let best = -1,
+        bestLen = 0;
       for (let p = g.geomFirst[geom]; p < g.geomLast[geom]; p++) {
         const len = lineDistanceMeters(c[2 * p], c[2 * p + 1], [[c[2 * p + 3], c[2 * p + 2]]]);
-        if (len > bestLen) { bestLen = len; best = p; }
+        if (len > bestLen) {
+          bestLen = len;
+          best = p;
+        }
       }
       if (bestLen < 80) continue;
       const pt = (t: number) => ({ lat: c[2 * best] + t * (c[2 * best + 2] - c[2 * best]), lon: c[2 * best + 1] + t * (c[2 * best + 3] - c[2 * best + 1]) });
@@ -193,6 +265,7 @@ describe('profile semantics', () => {
 
   it('car obeys a real turn restriction of the extract; the bike takes the turn', async () => {
     const car = graphs['driving-car'];
+    const carWayOf = geometryWays(car, osm.ways, (ref) => osm.coord(ref));
     let proven = 0;
     for (const rel of osm.relations) {
       const kind = rel.tags.restriction;
@@ -205,27 +278,32 @@ describe('profile semantics', () => {
       // Points 20 m before the via node on the from way and 20 m after it on the to way.
       const near = (way: number): { lat: number; lon: number } | null => {
         for (let geom = 0; geom < car.geomCount; geom++) {
-          if (car.geomWay[geom] !== way) continue;
-          const f = car.geomFirst[geom], l = car.geomLast[geom], c = car.geomCoords;
+          if (carWayOf[geom] !== way) continue;
+          const f = car.geomFirst[geom],
+            l = car.geomLast[geom],
+            c = car.geomCoords;
           const same = (p: number): boolean => Math.abs(c[2 * p] - via[0]) < 1e-9 && Math.abs(c[2 * p + 1] - via[1]) < 1e-9;
           const endAt = same(l) ? l : same(f) ? f : -1;
           if (endAt < 0) continue;
           const other = endAt === l ? l - 1 : f + 1;
-          const dLat = c[2 * other] - via[0], dLon = c[2 * other + 1] - via[1];
-          const segM = Math.hypot(dLat * 111195, dLon * 111195 * Math.cos(via[0] * Math.PI / 180));
+          const dLat = c[2 * other] - via[0],
+            dLon = c[2 * other + 1] - via[1];
+          const segM = Math.hypot(dLat * 111195, dLon * 111195 * Math.cos((via[0] * Math.PI) / 180));
           const t = Math.min(0.9, 20 / segM);
           return { lat: via[0] + t * dLat, lon: via[1] + t * dLon };
         }
         return null;
       };
-      const a = near(from), b = near(to);
+      const a = near(from),
+        b = near(to);
       if (!a || !b) continue;
       const bike = await tryRoute({ profile: 'cycling-regular', waypoints: [a, b] });
       if (bike instanceof NoRouteError || bike.distance > 45) continue; // the turn is not a direct 40 m for bikes here
       const drive = await tryRoute({ profile: 'driving-car', waypoints: [a, b] });
       // A from or to way off the car's main network (behind a barrier, say) snaps the car elsewhere: no test of the turn.
-      const onWays = (r: RouteResult): boolean => lineDistanceMeters(a.lat, a.lon, [[r.snapped[0].lon, r.snapped[0].lat]]) < 0.5
-        && lineDistanceMeters(b.lat, b.lon, [[r.snapped[1].lon, r.snapped[1].lat]]) < 0.5;
+      const onWays = (r: RouteResult): boolean =>
+        lineDistanceMeters(a.lat, a.lon, [[r.snapped[0].lon, r.snapped[0].lat]]) < 0.5 &&
+        lineDistanceMeters(b.lat, b.lon, [[r.snapped[1].lon, r.snapped[1].lat]]) < 0.5;
       if (!(drive instanceof NoRouteError) && !onWays(drive)) continue;
       if (!(drive instanceof NoRouteError)) expect(drive.distance).toBeGreaterThan(bike.distance + 20);
       proven++;
@@ -234,19 +312,22 @@ describe('profile semantics', () => {
   });
 
   it('bike uses a cycleway a car may not', async () => {
-    const bike = graphs['cycling-regular'], car = graphs['driving-car'];
-    const carWays = new Set(car.geomWay);
+    const bike = graphs['cycling-regular'],
+      car = graphs['driving-car'];
+    const bikeWayOf = geometryWays(bike, osm.ways, (ref) => osm.coord(ref));
+    const carWays = new Set(geometryWays(car, osm.ways, (ref) => osm.coord(ref)));
     const ways = new Map(osm.ways.map((w) => [w.id, w]));
     let checked = 0;
     for (let geom = 0; geom < bike.geomCount && checked < 3; geom++) {
-      const way = ways.get(bike.geomWay[geom]);
-      if (way?.tags.highway !== 'cycleway' || carWays.has(way.id) || bike.geomLength[geom] < 200) continue;
-      const first = bike.geomFirst[geom], last = bike.geomLast[geom];
+      const way = ways.get(bikeWayOf[geom]);
+      if (way?.tags.highway !== 'cycleway' || carWays.has(way.id) || bike.geomCm[geom] < 20_000) continue;
+      const first = bike.geomFirst[geom],
+        last = bike.geomLast[geom];
       if (last - first !== 1) continue;
       const c = bike.geomCoords;
       const p = (t: number) => ({ lat: c[2 * first] + t * (c[2 * last] - c[2 * first]), lon: c[2 * first + 1] + t * (c[2 * last + 1] - c[2 * first + 1]) });
       const r = await route({ profile: 'cycling-regular', waypoints: [p(0.2), p(0.8)] });
-      expect(r.distance).toBeCloseTo(0.6 * bike.geomLength[geom], 0);
+      expect(r.distance).toBeCloseTo((0.6 * bike.geomCm[geom]) / 100, 0);
       expect(r.snapped[0].lat).toBeCloseTo(p(0.2).lat, 7);
       // A car cannot stand on the cycleway: it snaps elsewhere (or nowhere within 500 m).
       const d = await tryRoute({ profile: 'driving-car', waypoints: [p(0.2), p(0.8)] }).catch((e: unknown) => e);
@@ -261,7 +342,8 @@ describe('profile semantics', () => {
 });
 
 describe('routing errors', () => {
-  const vaduz = { lat: 47.1410, lon: 9.5209 }, schaan = { lat: 47.1651, lon: 9.5096 };
+  const vaduz = { lat: 47.141, lon: 9.5209 },
+    schaan = { lat: 47.1651, lon: 9.5096 };
 
   it('names every waypoint farther than 500 m from a usable road', async () => {
     const err = await route({ profile: 'driving-car', waypoints: [vaduz, schaan, { lat: 47.5, lon: 9.0 }] }).catch((e: unknown) => e);
@@ -275,9 +357,15 @@ describe('routing errors', () => {
     // Eight circles of 150 m on a 250 m ring around Schaan: every road out crosses one.
     const ring = Array.from({ length: 12 }, (_, k) => {
       const a = (k / 12) * 2 * Math.PI;
-      return { lat: schaan.lat + (250 / 111195) * Math.sin(a), lon: schaan.lon + (250 / (111195 * Math.cos(schaan.lat * Math.PI / 180))) * Math.cos(a), radius: 150 };
+      return {
+        lat: schaan.lat + (250 / 111195) * Math.sin(a),
+        lon: schaan.lon + (250 / (111195 * Math.cos((schaan.lat * Math.PI) / 180))) * Math.cos(a),
+        radius: 150,
+      };
     });
-    const err = await route({ profile: 'driving-car', waypoints: [vaduz, { lat: 47.15, lon: 9.515 }, schaan], avoid: { circles: ring } }).catch((e: unknown) => e);
+    const err = await route({ profile: 'driving-car', waypoints: [vaduz, { lat: 47.15, lon: 9.515 }, schaan], avoid: { circles: ring } }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(NoRouteError);
     expect((err as NoRouteError).reason).toBe('blocked');
     expect((err as NoRouteError).legIndex).toBe(1);
@@ -289,8 +377,9 @@ describe('routing errors', () => {
     let unreachable: NoRouteError | null = null;
     for (let geom = 0; geom < g.geomCount && !unreachable; geom++) {
       const d = 2 * geom;
-      if (!(g.origWeight[d] > 0 && g.origHead[d] !== 0xffffffff && reach[g.origHead[d]] === Infinity && g.geomLength[geom] > 30)) continue;
-      const f = g.geomFirst[geom], c = g.geomCoords;
+      if (!(g.origWeight[d] > 0 && g.origHead[d] !== 0xffffffff && reach[g.origHead[d]] === Infinity && g.geomCm[geom] > 3000)) continue;
+      const f = g.geomFirst[geom],
+        c = g.geomCoords;
       const mid = { lat: (c[2 * f] + c[2 * f + 2]) / 2, lon: (c[2 * f + 1] + c[2 * f + 3]) / 2 };
       const r = await tryRoute({ profile: 'driving-car', waypoints: [at(g, main), mid] });
       if (r instanceof NoRouteError) unreachable = r;

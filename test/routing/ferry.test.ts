@@ -1,15 +1,15 @@
 // Ferries end to end: from OSM elements through the map build (a `duration` becomes the speed that crosses
 // the whole way in that time) to the engine's route durations, per profile.
 import { describe, expect, it } from 'vitest';
-import { assembleGraph } from '../../src/map/graph-assemble.js';
-import { buildGraphInput } from '../../src/map/graph-build.js';
-import { greatCircleMeters } from '../../src/geo/great-circle.js';
-import { OsmData } from '../../src/map/osm-data.js';
-import type { OsmWay } from '../../src/map/osm-pbf.js';
-import type { ProfileName } from '../../src/map/profiles.js';
-import { buildShapePool, pendingShapes, shapesOf } from '../../src/map/shapes.js';
-import { placeGraphs } from '../../src/routing/graph-memory.js';
-import { RouteCore } from '../../src/routing/route-core.js';
+import { assembleGraph } from '../../src/map/graphs/graph-assemble.js';
+import { buildGraphInput } from '../../src/map/graphs/graph-build.js';
+import { greatCircleMeters } from '../../src/lib/great-circle.js';
+import { OsmData } from '../../src/map/osm/osm-data.js';
+import type { OsmWay } from '../../src/map/osm/osm-pbf.js';
+import type { ProfileName } from '../../src/map/graphs/profiles.js';
+import { buildShapePool, pendingShapes, shapesOf } from '../../src/map/graphs/shapes.js';
+import { placeGraphs } from '../../src/engine/graph-memory.js';
+import { RouteCore } from '../../src/engine/route-core.js';
 
 // A road west of a strait, a ferry across it over three nodes (2, 3, 4), a road east of it.
 const LAT = 47.0;
@@ -34,7 +34,10 @@ function core(profile: ProfileName, ferryTags: Record<string, string>): RouteCor
 
 /** Seconds from one end of the ferry to the other (both ends are graph nodes, so no snapping share). */
 function crossing(profile: ProfileName, ferryTags: Record<string, string>, reverse = false): number | null {
-  const [a, b] = [{ lat: LAT, lon: lonAt(1000) }, { lat: LAT, lon: lonAt(2000) }];
+  const [a, b] = [
+    { lat: LAT, lon: lonAt(1000) },
+    { lat: LAT, lon: lonAt(2000) },
+  ];
   const r = core(profile, ferryTags).route({ profile, waypoints: reverse ? [b, a] : [a, b] });
   return r.ok ? r.value.duration : null;
 }
@@ -53,13 +56,17 @@ describe('ferries', () => {
     // Half the ferry: from node 3 to node 4 (a junction: the east road starts there too).
     const half = core('driving-car', { route: 'ferry', duration: '00:01:00' }).route({
       profile: 'driving-car',
-      waypoints: [{ lat: LAT, lon: lonAt(1000) }, { lat: LAT, lon: lonAt(1500) }],
+      waypoints: [
+        { lat: LAT, lon: lonAt(1000) },
+        { lat: LAT, lon: lonAt(1500) },
+      ],
     });
     expect(half.ok && half.value.duration).toBeCloseTo(30, 0);
   });
 
   it('a route from road to road crosses on the ferry; a ferry closed to the mode is no way across', () => {
-    const from = { lat: LAT, lon: lonAt(250) }, to = { lat: LAT, lon: lonAt(2750) };
+    const from = { lat: LAT, lon: lonAt(250) },
+      to = { lat: LAT, lon: lonAt(2750) };
     const open = core('driving-car', { route: 'ferry', duration: '0:10' }).route({ profile: 'driving-car', waypoints: [from, to] });
     expect(open.ok && open.value.distance).toBeCloseTo(2500, -1);
     const closed = core('driving-car', { route: 'ferry', motor_vehicle: 'no' }).route({ profile: 'driving-car', waypoints: [from, to] });

@@ -3,14 +3,45 @@
 import { join } from 'node:path';
 import { DEFAULT_EXTRACT, ensureMap } from '../../src/map/build.js';
 import { readGraphFiles, readManifest, readShapeFiles } from '../../src/map/map-files.js';
-import { toDegrees, type RoadGraph } from '../../src/map/road-graph.js';
-import { projectRoot } from '../../src/paths.js';
+import { nodePositionsE7, toDegrees, type RoadGraph } from '../../src/map/graphs/road-graph.js';
+import { projectRoot } from '../../src/lib/paths.js';
 
-/** A graph with its coordinates also in degrees, as the tests read them: geomCoords[2p] is point p of the shared shapes. */
-export type TestGraph = RoadGraph & { nodeCoords: Float64Array; geomCoords: Float64Array };
+/**
+ * A graph with its nodes' positions (1e-7 degrees and degrees) and its coordinates in degrees, as the tests
+ * read them: geomCoords[2p] is point p of the shared shapes.
+ */
+export type TestGraph = RoadGraph & { nodeE7: Int32Array; nodeCoords: Float64Array; geomCoords: Float64Array };
 
 export function withDegrees(g: RoadGraph): TestGraph {
-  return Object.assign(g, { nodeCoords: toDegrees(g.nodeE7), geomCoords: toDegrees(g.shapes.pointsE7) });
+  const nodeE7 = nodePositionsE7(g);
+  return Object.assign(g, { nodeE7, nodeCoords: toDegrees(nodeE7), geomCoords: toDegrees(g.shapes.pointsE7) });
+}
+
+/**
+ * The OSM way of each geometry (the map keeps no way ids: only its build needs them), found by the
+ * geometry's first segment among the ways' segments; NaN where none matches.
+ */
+export function geometryWays(
+  g: RoadGraph,
+  ways: ReadonlyArray<{ id: number; refs: ArrayLike<number> }>,
+  coord: (ref: number) => ArrayLike<number> | undefined,
+): Float64Array {
+  const key = (lat: number, lon: number): string => `${Math.round(lat * 1e7)},${Math.round(lon * 1e7)}`;
+  const wayOfSegment = new Map<string, number>();
+  for (const w of ways) {
+    for (let i = 1; i < w.refs.length; i++) {
+      const a = coord(w.refs[i - 1]),
+        b = coord(w.refs[i]);
+      if (!a || !b) continue;
+      wayOfSegment.set(`${key(a[0], a[1])} ${key(b[0], b[1])}`, w.id);
+      wayOfSegment.set(`${key(b[0], b[1])} ${key(a[0], a[1])}`, w.id);
+    }
+  }
+  const p = g.shapes.pointsE7;
+  return Float64Array.from({ length: g.geomCount }, (_, geom) => {
+    const f = g.geomFirst[geom];
+    return wayOfSegment.get(`${p[2 * f]},${p[2 * f + 1]} ${p[2 * f + 2]},${p[2 * f + 3]}`) ?? NaN;
+  });
 }
 
 /** Every profile of a map directory, over its shapes. */
@@ -52,7 +83,8 @@ export function dijkstra(g: RoadGraph, source: number, options: { blocked?: Set<
       heap[0] = last;
       let i = 0;
       for (;;) {
-        const l = 2 * i + 1, r = l + 1;
+        const l = 2 * i + 1,
+          r = l + 1;
         let m = i;
         if (l < heap.length && heap[l][0] < heap[m][0]) m = l;
         if (r < heap.length && heap[r][0] < heap[m][0]) m = r;
@@ -71,7 +103,8 @@ export function dijkstra(g: RoadGraph, source: number, options: { blocked?: Set<
     if (v === target) break;
     for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) {
       if (blocked?.has(g.orig[e] >> 1)) continue;
-      const w = g.head[e], nd = d + g.weight[e];
+      const w = g.head[e],
+        nd = d + g.weight[e];
       if (nd < dist[w]) {
         dist[w] = nd;
         push(nd, w);
@@ -83,11 +116,16 @@ export function dijkstra(g: RoadGraph, source: number, options: { blocked?: Set<
 
 /** Meters from a point to the segment a–b ([lon, lat] ends), on a local tangent plane with a spherical Earth. */
 export function pointSegmentMeters(lat: number, lon: number, a: [number, number], b: [number, number]): number {
-  const R = 6371008.8, rad = Math.PI / 180;
+  const R = 6371008.8,
+    rad = Math.PI / 180;
   const x = (p: [number, number]): number => (p[0] - lon) * rad * R * Math.cos(lat * rad);
   const y = (p: [number, number]): number => (p[1] - lat) * rad * R;
-  const ax = x(a), ay = y(a), bx = x(b), by = y(b);
-  const dx = bx - ax, dy = by - ay;
+  const ax = x(a),
+    ay = y(a),
+    bx = x(b),
+    by = y(b);
+  const dx = bx - ax,
+    dy = by - ay;
   const len2 = dx * dx + dy * dy;
   const t = len2 === 0 ? 0 : Math.max(0, Math.min(1, -(ax * dx + ay * dy) / len2));
   return Math.hypot(ax + t * dx, ay + t * dy);

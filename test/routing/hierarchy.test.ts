@@ -2,14 +2,14 @@
 // connected chains of search edges with the reference cost and a continuous geometry, the bucket matrix
 // equals the reference, and avoidance still searches the plain graph with the blocked bitset.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { contractGraph } from '../../src/map/contraction.js';
-import type { RoadGraph } from '../../src/map/road-graph.js';
-import { placeGraphs, type SharedGraphs } from '../../src/routing/graph-memory.js';
-import { edgeShape, edgeTail } from '../../src/routing/phantom.js';
-import { RouteCore } from '../../src/routing/route-core.js';
-import { RouteKernel } from '../../src/routing/route-kernel.js';
+import { contractGraph } from '../../src/map/graphs/contraction.js';
+import type { RoadGraph } from '../../src/map/graphs/road-graph.js';
+import { placeGraphs, type SharedGraphs } from '../../src/engine/graph-memory.js';
+import { edgeShape, edgeTail } from '../../src/engine/phantom.js';
+import { RouteCore } from '../../src/engine/route-core.js';
+import { RouteKernel } from '../../src/engine/route-kernel.js';
 import { dijkstra, rng, testMap, type TestGraph } from './helpers.js';
-import { pairsOf } from '../../src/routing/line-json.js';
+import { pairsOf } from '../../src/engine/line-json.js';
 
 let graphs: Record<string, TestGraph>;
 let shared: SharedGraphs;
@@ -33,65 +33,74 @@ function mainNodes(g: TestGraph): number[] {
 }
 
 describe('contraction hierarchy', () => {
-  it('every map profile has one, with ranks forming a permutation', () => {
+  it('every map profile has one; contracting its graph again gives the same edges, ranks forming a permutation', () => {
     for (const g of Object.values(graphs)) {
       expect(g.chA.length).toBe(g.upHead.length + g.dnTail.length);
       // Only parallel edges and loops of the search graph may be dropped.
       expect(g.chA.length).toBeGreaterThanOrEqual(g.edgeCount * 0.9);
+      // The map keeps no node order: a fresh contraction (deterministic) shows the one it was built with.
+      const ch = contractGraph(g);
+      expect(Array.from(ch.upHead)).toEqual(Array.from(g.upHead));
+      expect(Array.from(ch.dnCm)).toEqual(Array.from(g.dnCm));
       const seen = new Uint8Array(g.nodeCount);
-      for (const r of g.rank) seen[r]++;
+      for (const r of ch.rank) seen[r]++;
       expect(seen.every((c) => c === 1)).toBe(true);
       // Upward edges go up, downward edges come down.
       for (let v = 0; v < g.nodeCount; v++) {
-        for (let i = g.upFirst[v]; i < g.upFirst[v + 1]; i++) expect(g.rank[g.upHead[i]]).toBeGreaterThan(g.rank[v]);
+        for (let i = g.upFirst[v]; i < g.upFirst[v + 1]; i++) expect(ch.rank[g.upHead[i]]).toBeGreaterThan(ch.rank[v]);
+        for (let i = g.dnFirst[v]; i < g.dnFirst[v + 1]; i++) expect(ch.rank[g.dnTail[i]]).toBeGreaterThan(ch.rank[v]);
       }
     }
   });
 
-  it.each(['driving-car', 'foot-walking'])('%s: unpacked CH paths and A* paths over the hierarchy\'s potentials are connected, cost the reference and have a continuous geometry', (profile) => {
-    const g = graphs[profile];
-    expect(shared.profiles[profile].layout.hierarchy).toBe(true);
-    const kernel = new RouteKernel(shared.profiles[profile]);
-    kernel.blockedBits(); // cleared: the A* search below must find the unblocked optimum
-    const nodes = mainNodes(g);
-    const rand = rng(11);
-    let checked = 0;
-    for (let i = 0; i < 20; i++) {
-      const s = nodes[Math.floor(rand() * nodes.length)];
-      const ref = dijkstra(g, s);
-      for (let k = 0; k < 10; k++) {
-        const t = nodes[Math.floor(rand() * nodes.length)];
-        for (const blocked of [false, true]) {
-          const found = kernel.shortestPath([{ node: s, cost: 0, meters: 0 }], [{ node: t, cost: 0, meters: 0 }], Infinity, blocked);
-          if (ref[t] === Infinity) {
-            expect(found).toBeNull();
-            continue;
+  it.each(['driving-car', 'foot-walking'])(
+    "%s: unpacked CH paths and A* paths over the hierarchy's potentials are connected, cost the reference and have a continuous geometry",
+    (profile) => {
+      const g = graphs[profile];
+      expect(shared.profiles[profile].layout.hierarchy).toBe(true);
+      const kernel = new RouteKernel(shared.profiles[profile]);
+      kernel.blockedBits(); // cleared: the A* search below must find the unblocked optimum
+      const nodes = mainNodes(g);
+      const rand = rng(11);
+      let checked = 0;
+      for (let i = 0; i < 20; i++) {
+        const s = nodes[Math.floor(rand() * nodes.length)];
+        const ref = dijkstra(g, s);
+        for (let k = 0; k < 10; k++) {
+          const t = nodes[Math.floor(rand() * nodes.length)];
+          for (const blocked of [false, true]) {
+            const found = kernel.shortestPath([{ node: s, cost: 0, meters: 0 }], [{ node: t, cost: 0, meters: 0 }], Infinity, blocked);
+            if (ref[t] === Infinity) {
+              expect(found).toBeNull();
+              continue;
+            }
+            expect(found).not.toBeNull();
+            const { cost, edges, start } = found!;
+            expect(cost).toBe(ref[t]);
+            expect(start).toBe(s);
+            let sum = 0,
+              at = s;
+            let last: [number, number] | null = null;
+            for (const e of edges) {
+              expect(edgeTail(g, e)).toBe(at);
+              at = g.head[e];
+              sum += g.weight[e];
+              const shape = edgeShape(g, g.orig[e]);
+              if (last) expect(shape[0]).toEqual(last);
+              last = shape[shape.length - 1];
+            }
+            expect(at).toBe(t);
+            expect(sum).toBe(ref[t]);
+            checked++;
           }
-          expect(found).not.toBeNull();
-          const { cost, edges, start } = found!;
-          expect(cost).toBe(ref[t]);
-          expect(start).toBe(s);
-          let sum = 0, at = s;
-          let last: [number, number] | null = null;
-          for (const e of edges) {
-            expect(edgeTail(g, e)).toBe(at);
-            at = g.head[e];
-            sum += g.weight[e];
-            const shape = edgeShape(g, g.orig[e]);
-            if (last) expect(shape[0]).toEqual(last);
-            last = shape[shape.length - 1];
-          }
-          expect(at).toBe(t);
-          expect(sum).toBe(ref[t]);
-          checked++;
         }
       }
-    }
-    expect(kernel.searches.hierarchy).toBe(200);
-    expect(kernel.searches.blocked).toBe(200);
-    expect(kernel.searches.plain).toBe(0);
-    expect(checked).toBeGreaterThan(300);
-  });
+      expect(kernel.searches.hierarchy).toBe(200);
+      expect(kernel.searches.blocked).toBe(200);
+      expect(kernel.searches.plain).toBe(0);
+      expect(checked).toBeGreaterThan(300);
+    },
+  );
 
   // An optimize plan is built on the matrix, which snaps every point to the main network; its tours must be
   // routed the same way, or a stop on a piece the main network cannot leave (a oneway stub, a driveway
@@ -106,7 +115,8 @@ describe('contraction hierarchy', () => {
       const v = Math.floor(rand() * g.nodeCount);
       if (g.mainNet[v] === 1) continue;
       const w = main[Math.floor(rand() * main.length)];
-      const a = { lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] }, b = { lat: g.nodeCoords[2 * w], lon: g.nodeCoords[2 * w + 1] };
+      const a = { lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] },
+        b = { lat: g.nodeCoords[2 * w], lon: g.nodeCoords[2 * w + 1] };
       if (core.route({ profile: 'driving-car', waypoints: [a, b, a] }).ok) continue;
       const m = core.matrix({ profile: 'driving-car', points: [a, b] });
       if (!m.ok || m.value.durations[0][1] === null || m.value.durations[1][0] === null) continue;
@@ -143,7 +153,8 @@ describe('contraction hierarchy', () => {
 
   it('avoidance searches the plain graph with the blocked bitset; plain queries use the hierarchy', () => {
     const core = new RouteCore(shared);
-    const a = { lat: 47.1412, lon: 9.5215 }, b = { lat: 47.1655, lon: 9.5100 };
+    const a = { lat: 47.1412, lon: 9.5215 },
+      b = { lat: 47.1655, lon: 9.51 };
     const plain = core.route({ profile: 'driving-car', waypoints: [a, b] });
     if (!plain.ok) throw new Error('expected a route');
     expect(core.searches).toEqual({ hierarchy: 1, blocked: 0, plain: 0 });
@@ -161,13 +172,24 @@ describe('contraction hierarchy', () => {
 
   it('contracts a small graph with a parallel edge and a self loop to exact shortest paths', () => {
     // 0→1 twice (10 and 4 tenths), 1→1 loop, 1→2 (5), 0→2 (12), 2→0 (3): 0→2 costs 9 via 1.
-    const edges = [[0, 1, 10], [0, 1, 4], [0, 2, 12], [1, 1, 2], [1, 2, 5], [2, 0, 3]];
+    const edges = [
+      [0, 1, 10],
+      [0, 1, 4],
+      [0, 2, 12],
+      [1, 1, 2],
+      [1, 2, 5],
+      [2, 0, 3],
+    ];
     edges.sort((x, y) => x[0] - y[0]);
     const firstOut = Uint32Array.from([0, 3, 5, 6]);
     const g = {
-      nodeCount: 3, edgeCount: edges.length,
-      firstOut, head: Uint32Array.from(edges.map((e) => e[1])), weight: Uint32Array.from(edges.map((e) => e[2])),
-      orig: Uint32Array.from(edges.map((_, i) => 2 * i)), geomLength: Float64Array.from(edges.map((e) => e[2] * 10)),
+      nodeCount: 3,
+      edgeCount: edges.length,
+      firstOut,
+      head: Uint32Array.from(edges.map((e) => e[1])),
+      weight: Uint32Array.from(edges.map((e) => e[2])),
+      orig: Uint32Array.from(edges.map((_, i) => 2 * i)),
+      geomCm: Uint32Array.from(edges.map((e) => e[2] * 1000)),
     } as unknown as RoadGraph;
     const ch = contractGraph(g);
     // Upward from 0 and downward into 2 must meet at a cost of 9 (4 + 5); the 10-tenth parallel edge and the loop are gone.
@@ -175,8 +197,10 @@ describe('contraction hierarchy', () => {
     expect(weights).not.toContain(10);
     expect(weights).not.toContain(2);
     expect(ch.chA.length).toBe(ch.upHead.length + ch.dnTail.length);
-    const up = (v: number) => Array.from({ length: ch.upFirst[v + 1] - ch.upFirst[v] }, (_, k) => [ch.upHead[ch.upFirst[v] + k], ch.upWeight[ch.upFirst[v] + k]]);
-    const down = (v: number) => Array.from({ length: ch.dnFirst[v + 1] - ch.dnFirst[v] }, (_, k) => [ch.dnTail[ch.dnFirst[v] + k], ch.dnWeight[ch.dnFirst[v] + k]]);
+    const up = (v: number) =>
+      Array.from({ length: ch.upFirst[v + 1] - ch.upFirst[v] }, (_, k) => [ch.upHead[ch.upFirst[v] + k], ch.upWeight[ch.upFirst[v] + k]]);
+    const down = (v: number) =>
+      Array.from({ length: ch.dnFirst[v + 1] - ch.dnFirst[v] }, (_, k) => [ch.dnTail[ch.dnFirst[v] + k], ch.dnWeight[ch.dnFirst[v] + k]]);
     // Best up-down path 0 → 2 over the hierarchy (3 nodes: at most one meeting node in between).
     let best = Infinity;
     const fwd = new Map<number, number>([[0, 0]]);

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readOsmPbf } from '../../src/map/osm-pbf.js';
+import { readOsmPbf } from '../../src/map/osm/osm-pbf.js';
 
 describe('readOsmPbf', () => {
   it('refuses a corrupt blob header length instead of allocating it', async () => {

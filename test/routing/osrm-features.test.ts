@@ -4,15 +4,28 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseFeature, runFeature, runFeatureFile, type FileReport } from '../../src/peer/osrm-features.js';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 
 const DIR = join(projectRoot, '..', 'shared', 'peer-tests', 'osrm-features');
 
 /** Every file of the shared folder but car/restrictions (U-turns at junctions, see the README). */
 const FULLY_AGREEING = [
-  'bicycle/access', 'bicycle/barrier', 'bicycle/cycleway', 'bicycle/oneway', 'bicycle/way',
-  'car/access', 'car/barrier', 'car/construction', 'car/maxspeed', 'car/oneway', 'car/physical_limitation', 'car/service',
-  'foot/access', 'foot/barrier', 'foot/oneway', 'foot/way',
+  'bicycle/access',
+  'bicycle/barrier',
+  'bicycle/cycleway',
+  'bicycle/oneway',
+  'bicycle/way',
+  'car/access',
+  'car/barrier',
+  'car/construction',
+  'car/maxspeed',
+  'car/oneway',
+  'car/physical_limitation',
+  'car/service',
+  'foot/access',
+  'foot/barrier',
+  'foot/oneway',
+  'foot/way',
 ];
 
 const reports = new Map<string, FileReport>();
@@ -33,7 +46,9 @@ describe('OSRM feature files', () => {
     const r = report('car/restrictions');
     const uTurns = new Set(['Car - Several only_ restrictions at the same segment', 'Restriction On Compressed Geometry', 'Two times same way']);
     expect(r.rows.filter((x) => x.status === 'disagree' && !uTurns.has(x.scenario))).toEqual([]);
-    expect(r.rows.filter((x) => x.status === 'agree' && /prohibit turn|allow only turn|Geometry|Duplicated/.test(x.scenario)).length).toBeGreaterThanOrEqual(14);
+    expect(r.rows.filter((x) => x.status === 'agree' && /prohibit turn|allow only turn|Geometry|Duplicated/.test(x.scenario)).length).toBeGreaterThanOrEqual(
+      14,
+    );
   });
 
   it('agree on at least 95 % of the compared rows in total, every skipped row with its reason', () => {
@@ -46,7 +61,8 @@ describe('OSRM feature files', () => {
   });
 
   it('counts a disagreement as one, and skips rows that expect what Waymark does not answer', () => {
-    const rows = runFeature(parseFeature(`
+    const rows = runFeature(
+      parseFeature(`
 Feature: made up
     Background:
         Given the profile "car"
@@ -68,7 +84,8 @@ Feature: made up
             | a    | c  | abc,abc | 20s  |
             | a    | c  | abc,abc |      |
             | c    | a  | xyz,xyz |      |
-`));
+`),
+    );
     expect(rows.map((r) => r.status)).toEqual(['disagree', 'agree', 'skipped', 'agree', 'disagree']);
     expect(rows[0].detail).toBe('backw: OSRM "x", Waymark ""');
     expect(rows[2].detail).toBe('expects time, which Waymark does not answer');
@@ -137,5 +154,41 @@ ${relations}
     expect(runFeature(parseFeature(feature(relation))).map((r) => r.status)).toEqual(['agree', 'agree', 'agree', 'agree']);
     // Without it the first row takes the banned sequence, the shorter way.
     expect(runFeature(parseFeature(feature(''))).map((r) => r.detail ?? r.status)).toEqual(['OSRM ax,xy,ye, Waymark ab,bc,cd,de', 'agree', 'agree', 'agree']);
+  });
+  it('a via way that a side road joins in the middle still carries its restriction; turning off there leaves it', () => {
+    const feature = (relations: string): string => `
+Feature: made up
+    Background:
+        Given the profile "car"
+    Scenario: a via way with a junction on it
+        Given the node map
+            """
+            a b c z
+                d
+                e
+            x   y
+            """
+        And the ways
+            | nodes |
+            | ab    |
+            | bcd   |
+            | cz    |
+            | de    |
+            | ax    |
+            | xy    |
+            | ye    |
+${relations}
+        When I route I should get
+            | from | to | route        |
+            | a    | e  | ax,xy,ye,ye  |
+            | a    | z  | ab,bcd,cz,cz |
+            | a    | d  | ab,bcd,bcd   |
+            | b    | e  | bcd,de,de    |
+`;
+    const relation = `        And the relations
+            | type        | way:from | way:via | way:to | restriction   |
+            | restriction | ab       | bcd     | de     | no_right_turn |`;
+    expect(runFeature(parseFeature(feature(relation))).map((r) => r.detail ?? r.status)).toEqual(['agree', 'agree', 'agree', 'agree']);
+    expect(runFeature(parseFeature(feature(''))).map((r) => r.detail ?? r.status)).toEqual(['OSRM ax,xy,ye, Waymark ab,bcd,de', 'agree', 'agree', 'agree']);
   });
 });

@@ -1,6 +1,16 @@
 // Each tag rule of the profiles on its own (the OSRM feature files check them in combination).
 import { describe, expect, it } from 'vitest';
-import { conditionalValue, nodeBlocks, parseDuration, parseMeters, parseTonnes, routeDuration, turnRestrictions, wayAccess, type ProfileName } from '../../src/map/profiles.js';
+import {
+  conditionalValue,
+  nodeBlocks,
+  parseDuration,
+  parseMeters,
+  parseTonnes,
+  routeDuration,
+  turnRestrictions,
+  wayAccess,
+  type ProfileName,
+} from '../../src/map/graphs/profiles.js';
 
 const dirs = (profile: ProfileName, tags: Record<string, string>): string => {
   const a = wayAccess(profile, tags);
@@ -46,7 +56,8 @@ describe('access tags', () => {
   });
 
   it('bus, taxi and other vehicles’ values close the way to cars; unknown values do not', () => {
-    for (const v of ['psv', 'bus', 'taxi', 'foot', 'official', 'military', 'emergency']) expect(dirs('driving-car', { highway: 'primary', access: v })).toBe('none');
+    for (const v of ['psv', 'bus', 'taxi', 'foot', 'official', 'military', 'emergency'])
+      expect(dirs('driving-car', { highway: 'primary', access: v })).toBe('none');
     for (const v of ['permit', 'residents', 'some_tag']) expect(dirs('driving-car', { highway: 'primary', access: v })).toBe('both');
   });
 
@@ -176,20 +187,35 @@ describe('turn restrictions', () => {
 
   it('no_entry takes several from-ways, no_exit several to-ways; other kinds take one of each', () => {
     const entry = turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_entry' }, [way(1, 'from'), way(2, 'from'), way(3, 'to'), via]);
-    expect(entry.map((r) => [r.fromWay, r.toWay])).toEqual([[1, 3], [2, 3]]);
+    expect(entry.map((r) => [r.fromWay, r.toWay])).toEqual([
+      [1, 3],
+      [2, 3],
+    ]);
     const exit = turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_exit' }, [way(1, 'from'), way(2, 'to'), way(3, 'to'), via]);
-    expect(exit.map((r) => [r.fromWay, r.toWay])).toEqual([[1, 2], [1, 3]]);
+    expect(exit.map((r) => [r.fromWay, r.toWay])).toEqual([
+      [1, 2],
+      [1, 3],
+    ]);
     expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_exit' }, [way(1, 'from'), way(2, 'from'), way(3, 'to'), via])).toEqual([]);
-    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_left_turn' }, [way(1, 'from'), way(2, 'to'), way(3, 'to'), via])).toEqual([]);
+    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_left_turn' }, [way(1, 'from'), way(2, 'to'), way(3, 'to'), via])).toEqual(
+      [],
+    );
   });
 
   it('takes via ways, in member order, instead of a via node; not a via node beside via ways', () => {
     const r = turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), way(2, 'to')]);
     expect(r).toEqual([{ fromWay: 1, viaNode: 0, viaWays: [3], toWay: 2, only: false }]);
-    const multi = turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), way(4, 'via'), way(2, 'to')]);
+    const multi = turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [
+      way(1, 'from'),
+      way(3, 'via'),
+      way(4, 'via'),
+      way(2, 'to'),
+    ]);
     expect(multi).toEqual([{ fromWay: 1, viaNode: 0, viaWays: [3, 4], toWay: 2, only: false }]);
     expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), way(3, 'via'), via, way(2, 'to')])).toEqual([]);
-    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), via, { ...via, ref: 8 }, way(2, 'to')])).toEqual([]);
+    expect(turnRestrictions('driving-car', { type: 'restriction', restriction: 'no_u_turn' }, [way(1, 'from'), via, { ...via, ref: 8 }, way(2, 'to')])).toEqual(
+      [],
+    );
   });
 
   it('ignores *_on_red, the vehicles named in except, and other modes', () => {

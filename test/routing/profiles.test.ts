@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { assembleGraph } from '../../src/map/graph-assemble.js';
-import { buildGraphInput } from '../../src/map/graph-build.js';
-import { buildShapePool, pendingShapes, shapesOf } from '../../src/map/shapes.js';
-import { OsmData } from '../../src/map/osm-data.js';
-import { parseMaxspeed, wayAccess, type ProfileName } from '../../src/map/profiles.js';
-import { placeGraphs } from '../../src/routing/graph-memory.js';
-import { RouteCore } from '../../src/routing/route-core.js';
-import { pairsOf } from '../../src/routing/line-json.js';
+import { assembleGraph } from '../../src/map/graphs/graph-assemble.js';
+import { buildGraphInput } from '../../src/map/graphs/graph-build.js';
+import { buildShapePool, pendingShapes, shapesOf } from '../../src/map/graphs/shapes.js';
+import { OsmData } from '../../src/map/osm/osm-data.js';
+import { parseMaxspeed, wayAccess, type ProfileName } from '../../src/map/graphs/profiles.js';
+import { placeGraphs } from '../../src/engine/graph-memory.js';
+import { RouteCore } from '../../src/engine/route-core.js';
+import { pairsOf } from '../../src/engine/line-json.js';
 
 describe('profile rules', () => {
   it('parses maxspeed values', () => {
@@ -41,9 +41,16 @@ describe('profile rules', () => {
 
   it('foot detours around a motorway the car takes', () => {
     // A straight motorway 1→2→3 and a footway loop 1→4→3 north of it.
-    const coords = [[47.0, 9.0], [47.0, 9.01], [47.0, 9.02], [47.004, 9.01]];
+    const coords = [
+      [47.0, 9.0],
+      [47.0, 9.01],
+      [47.0, 9.02],
+      [47.004, 9.01],
+    ];
     const osm = new OsmData(
-      Float64Array.from([1, 2, 3, 4]), Float64Array.from(coords.flat()), [],
+      Float64Array.from([1, 2, 3, 4]),
+      Float64Array.from(coords.flat()),
+      [],
       [
         { id: 10, refs: [1, 2, 3], tags: { highway: 'motorway', oneway: 'no' } },
         { id: 11, refs: [1, 4, 3], tags: { highway: 'footway' } },
@@ -56,7 +63,10 @@ describe('profile rules', () => {
     const shapes = shapesOf(pool);
     for (const g of Object.values(graphs)) g.shapes = shapes;
     const core = new RouteCore(placeGraphs(graphs));
-    const waypoints = [{ lat: 47.0, lon: 9.0 }, { lat: 47.0, lon: 9.02 }];
+    const waypoints = [
+      { lat: 47.0, lon: 9.0 },
+      { lat: 47.0, lon: 9.02 },
+    ];
     const car = core.route({ profile: 'driving-car', waypoints });
     const foot = core.route({ profile: 'foot-walking', waypoints });
     if (!car.ok || !foot.ok) throw new Error('expected routes');

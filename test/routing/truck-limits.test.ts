@@ -1,14 +1,14 @@
 // Lorry sizes set per request: the HGV graph keeps the physical limits of its ways per geometry, and a
 // route for a lorry bigger than the default one keeps off the ways whose limits it exceeds.
 import { describe, expect, it } from 'vitest';
-import { assembleGraph } from '../../src/map/graph-assemble.js';
-import { buildGraphInput } from '../../src/map/graph-build.js';
-import { OsmData } from '../../src/map/osm-data.js';
-import type { OsmWay } from '../../src/map/osm-pbf.js';
-import { defaultVehicle, exceeds, wayLimits } from '../../src/map/profiles.js';
-import { buildShapePool, pendingShapes, shapesOf } from '../../src/map/shapes.js';
-import { placeGraphs } from '../../src/routing/graph-memory.js';
-import { RouteCore, tooSmallFor, type VehicleQuery } from '../../src/routing/route-core.js';
+import { assembleGraph } from '../../src/map/graphs/graph-assemble.js';
+import { buildGraphInput } from '../../src/map/graphs/graph-build.js';
+import { OsmData } from '../../src/map/osm/osm-data.js';
+import type { OsmWay } from '../../src/map/osm/osm-pbf.js';
+import { defaultVehicle, exceeds, wayLimits } from '../../src/map/graphs/profiles.js';
+import { buildShapePool, pendingShapes, shapesOf } from '../../src/map/graphs/shapes.js';
+import { placeGraphs } from '../../src/engine/graph-memory.js';
+import { RouteCore, tooSmallFor, type VehicleQuery } from '../../src/engine/route-core.js';
 
 // Two ways from west (node 1) to east (node 3): a straight 2 km road through node 2 with the tags under
 // test, and a detour 400 m north over nodes 4 and 5 (2.8 km) without limits.
@@ -18,7 +18,8 @@ const at = (x: number, y: number): [number, number] => [LAT + y / 111_320, 9.0 +
 const points = [at(0, 0), at(1000, 0), at(2000, 0), at(0, 400), at(2000, 400), at(-500, 0), at(2500, 0)];
 const ids = Float64Array.from(points.map((_, i) => i + 1));
 const coords = Float64Array.from(points.flat());
-const WEST = { lat: points[5][0], lon: points[5][1] }, EAST = { lat: points[6][0], lon: points[6][1] };
+const WEST = { lat: points[5][0], lon: points[5][1] },
+  EAST = { lat: points[6][0], lon: points[6][1] };
 
 function lorryCore(straightTags: Record<string, string>, detour = true): RouteCore {
   const ways: OsmWay[] = [
@@ -55,7 +56,8 @@ describe('lorry size per request', () => {
 
   it('the default lorry takes a way whose limits are above its size; a taller, heavier, wider or longer one goes around', () => {
     const core = lorryCore({ maxheight: '4.2', maxweight: '44', maxwidth: '2.8', maxlength: '20' });
-    const straight = meters(core), around = meters(lorryCore({ access: 'no' }));
+    const straight = meters(core),
+      around = meters(lorryCore({ access: 'no' }));
     expect(straight).toBeCloseTo(3000, -1);
     expect(around as number).toBeGreaterThan(3700);
     expect(meters(core, { heightM: 4.19 })).toBe(straight);

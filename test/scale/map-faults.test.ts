@@ -12,14 +12,17 @@ import { parsePermissionList } from '../../src/auth/permissions.js';
 import { connect, type Sql } from '../../src/db/client.js';
 import { DEFAULT_EXTRACT, ensureMap } from '../../src/map/build.js';
 import { sha256, type MapManifest } from '../../src/map/map-files.js';
-import { PROFILES } from '../../src/map/profiles.js';
-import { projectRoot } from '../../src/paths.js';
+import { PROFILES } from '../../src/map/graphs/profiles.js';
+import { projectRoot } from '../../src/lib/paths.js';
 import { api, TEST_DATABASE_URL } from '../support/app.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 
 const CLI = join(projectRoot, 'bin', 'waymark.js');
 /** Vaduz → Schaan, both a few meters from roads every profile may use. */
-const WAYPOINTS = [{ latitude: 47.1365893, longitude: 9.5177419 }, { latitude: 47.1676112, longitude: 9.5083971 }];
+const WAYPOINTS = [
+  { latitude: 47.1365893, longitude: 9.5177419 },
+  { latitude: 47.1676112, longitude: 9.5083971 },
+];
 /** How long a `serve` that must refuse its map may take to exit. */
 const REFUSAL_MS = 20_000;
 
@@ -29,23 +32,41 @@ let testMap: string;
 let root: string;
 const servers: ServerProcess[] = [];
 
-interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; ms: number }
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
 
 /** Runs the CLI to its end (killed after `timeoutMs`, which the test then sees as a null code). */
 function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Run> {
   const started = Date.now();
   const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: TEST_DATABASE_URL, WAYMARK_JOBS: 'off', WAYMARK_PROFILES: '', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: TEST_DATABASE_URL,
+      WAYMARK_JOBS: 'off',
+      WAYMARK_PROFILES: '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '', stderr = '';
+  let stdout = '',
+    stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  return new Promise((done) => child.on('close', (code, signal) => {
-    clearTimeout(timer);
-    done({ code, signal, stdout, stderr, ms: Date.now() - started });
-  }));
+  return new Promise((done) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      done({ code, signal, stdout, stderr, ms: Date.now() - started });
+    }),
+  );
 }
 
 const serve = async (env: Record<string, string>): Promise<ServerProcess> => {
@@ -79,8 +100,7 @@ function expectWholeMap(dir: string): MapManifest {
 }
 
 /** Beside `dir`: the build leftovers (`<name>.tmp-…`, `<name>.old-…`). */
-const leftovers = (dir: string, name = 'map'): string[] =>
-  readdirSync(dir).filter((n) => n.startsWith(`${name}.tmp-`) || n.startsWith(`${name}.old-`));
+const leftovers = (dir: string, name = 'map'): string[] => readdirSync(dir).filter((n) => n.startsWith(`${name}.tmp-`) || n.startsWith(`${name}.old-`));
 
 /** A copy of the test map under a fresh name in the temporary root. */
 function copyMap(name: string): string {
@@ -162,7 +182,10 @@ describe('map builds that do not finish', () => {
     const truncated = join(root, 'truncated.osm.pbf');
     writeFileSync(truncated, readFileSync(DEFAULT_EXTRACT).subarray(0, Math.floor(statSync(DEFAULT_EXTRACT).size / 2)));
 
-    for (const [osm, reason] of [[text, 'corrupt PBF'], [truncated, 'truncated PBF']] as const) {
+    for (const [osm, reason] of [
+      [text, 'corrupt PBF'],
+      [truncated, 'truncated PBF'],
+    ] as const) {
       const run = await runCli(['map', 'build', '--osm', osm, '--out', dir]);
       expect(run.code, run.stderr).toBe(1);
       expect(run.stderr).toContain(reason);
@@ -184,11 +207,11 @@ describe('serve refuses a damaged map', () => {
 
     // One byte flipped in the middle of a file: same size, another checksum.
     const flipped = copyMap('flipped');
-    const flippedFile = join(flipped, 'driving-hgv', 'geomLength.f64');
+    const flippedFile = join(flipped, 'driving-hgv', 'geomCm.u32');
     const bytes = readFileSync(flippedFile);
     bytes[bytes.length >> 1] ^= 0xff;
     writeFileSync(flippedFile, bytes);
-    expect(statSync(flippedFile).size).toBe(statSync(join(testMap, 'driving-hgv', 'geomLength.f64')).size);
+    expect(statSync(flippedFile).size).toBe(statSync(join(testMap, 'driving-hgv', 'geomCm.u32')).size);
 
     // Four bytes short: still whole u32 values, so only the manifest can tell.
     const short = copyMap('short');
@@ -203,7 +226,9 @@ describe('serve refuses a damaged map', () => {
     const noFoot = copyMap('no-foot');
     rmSync(join(noFoot, 'foot-walking'), { recursive: true });
 
-    const [m, f, s, o, n] = await Promise.all([missing, flipped, short, oldFormat, noFoot].map((dir) => runCli(['serve'], { WAYMARK_MAP: dir }, REFUSAL_MS + 10_000)));
+    const [m, f, s, o, n] = await Promise.all(
+      [missing, flipped, short, oldFormat, noFoot].map((dir) => runCli(['serve'], { WAYMARK_MAP: dir }, REFUSAL_MS + 10_000)),
+    );
     for (const run of [m, f, s, o, n]) {
       expect(run.code, `${run.signal ?? ''}\n${run.stdout}\n${run.stderr}`).toBe(1);
       expect(run.ms).toBeLessThan(REFUSAL_MS);
@@ -213,7 +238,7 @@ describe('serve refuses a damaged map', () => {
     expect(m.stderr).toContain(join('driving-hgv', 'head.u32'));
 
     expect(f.stderr).toContain('cannot load routing profile driving-hgv');
-    expect(f.stderr).toContain('driving-hgv/geomLength.f64');
+    expect(f.stderr).toContain('driving-hgv/geomCm.u32');
     expect(f.stderr).toContain('checksum');
 
     expect(s.stderr).toContain('cannot load routing profile cycling-regular');

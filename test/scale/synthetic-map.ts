@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureMap } from '../../src/map/build.js';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 
 export const SYNTH_TOOL = join(projectRoot, '..', 'shared', 'tools', 'synth-country', 'synth-country.mjs');
 const CACHE = join(projectRoot, 'data', 'test-maps');
@@ -17,7 +17,11 @@ export function syntheticExtract(tiles = '3x3', seed = 7, origin = '46.0,7.0'): 
   const out = join(CACHE, `synth-${tiles}-seed${seed}-${origin.replace(',', '_')}.osm.pbf`);
   if (!existsSync(out)) {
     const tmp = `${out}.tmp-${process.pid}.osm.pbf`;
-    execFileSync(process.execPath, [SYNTH_TOOL, '--tiles', tiles, '--seed', String(seed), '--origin', origin, '--out', tmp, '--work', join(CACHE, `synth-work-${process.pid}`)], { stdio: 'pipe' });
+    execFileSync(
+      process.execPath,
+      [SYNTH_TOOL, '--tiles', tiles, '--seed', String(seed), '--origin', origin, '--out', tmp, '--work', join(CACHE, `synth-work-${process.pid}`)],
+      { stdio: 'pipe' },
+    );
     renameSync(tmp, out);
   }
   return out;

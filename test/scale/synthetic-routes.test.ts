@@ -3,16 +3,21 @@
 // 300 random pairs plain, and 300 with circles on the plain route, where the reference skips every
 // geometry coming closer to a circle than its radius and the route's geometry keeps radius − 1 m away.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES } from '../../src/map/profiles.js';
-import type { RoadGraph } from '../../src/map/road-graph.js';
-import { segmentDistance } from '../../src/map/segment-grid.js';
-import { placeGraphs } from '../../src/routing/graph-memory.js';
-import { pairsOf } from '../../src/routing/line-json.js';
-import { RouteCore, type LatLon } from '../../src/routing/route-core.js';
+import { PROFILES } from '../../src/map/graphs/profiles.js';
+import type { RoadGraph } from '../../src/map/graphs/road-graph.js';
+import { segmentDistance } from '../../src/map/graphs/segment-grid.js';
+import { placeGraphs } from '../../src/engine/graph-memory.js';
+import { pairsOf } from '../../src/engine/line-json.js';
+import { RouteCore } from '../../src/engine/route-core.js';
 import { dijkstra, lineDistanceMeters, readGraphs, rng, type TestGraph } from '../routing/helpers.js';
 import { syntheticMap } from './synthetic-map.js';
+import type { LatLon } from '../../src/lib/lat-lon.js';
 
-interface Circle { lat: number; lon: number; radius: number }
+interface Circle {
+  lat: number;
+  lon: number;
+  radius: number;
+}
 
 let graphs: Record<string, TestGraph>;
 let core: RouteCore;
@@ -32,10 +37,17 @@ function boxesOf(g: RoadGraph): Float64Array {
   if (!box) {
     box = new Float64Array(4 * g.geomCount);
     for (let geom = 0; geom < g.geomCount; geom++) {
-      let s = Infinity, w = Infinity, n = -Infinity, e = -Infinity;
+      let s = Infinity,
+        w = Infinity,
+        n = -Infinity,
+        e = -Infinity;
       for (let p = g.geomFirst[geom]; p <= g.geomLast[geom]; p++) {
-        const lat = g.shapes.pointsE7[2 * p] * 1e-7, lon = g.shapes.pointsE7[2 * p + 1] * 1e-7;
-        s = Math.min(s, lat); n = Math.max(n, lat); w = Math.min(w, lon); e = Math.max(e, lon);
+        const lat = g.shapes.pointsE7[2 * p] * 1e-7,
+          lon = g.shapes.pointsE7[2 * p + 1] * 1e-7;
+        s = Math.min(s, lat);
+        n = Math.max(n, lat);
+        w = Math.min(w, lon);
+        e = Math.max(e, lon);
       }
       box.set([s, w, n, e], 4 * geom);
     }
@@ -49,9 +61,17 @@ function blockedGeometries(g: RoadGraph, circles: Circle[]): Set<number> {
   const box = boxesOf(g);
   const out = new Set<number>();
   for (const c of circles) {
-    const dLat = (c.radius + 10) / 111_000, dLon = dLat / Math.cos((c.lat * Math.PI) / 180);
+    const dLat = (c.radius + 10) / 111_000,
+      dLon = dLat / Math.cos((c.lat * Math.PI) / 180);
     for (let geom = 0; geom < g.geomCount; geom++) {
-      if (out.has(geom) || box[4 * geom] > c.lat + dLat || box[4 * geom + 2] < c.lat - dLat || box[4 * geom + 1] > c.lon + dLon || box[4 * geom + 3] < c.lon - dLon) continue;
+      if (
+        out.has(geom) ||
+        box[4 * geom] > c.lat + dLat ||
+        box[4 * geom + 2] < c.lat - dLat ||
+        box[4 * geom + 1] > c.lon + dLon ||
+        box[4 * geom + 3] < c.lon - dLon
+      )
+        continue;
       for (let p = g.geomFirst[geom]; p < g.geomLast[geom]; p++) {
         if (segmentDistance(g.shapes.pointsE7, p, c.lat, c.lon) < c.radius) {
           out.add(geom);
@@ -85,7 +105,8 @@ describe.each(PROFILES)('%s on a synthetic country', (profile) => {
     const rand = rng(17);
     const none = new Set<number>();
     for (let i = 0; i < 300; i++) {
-      const s = nodes[Math.floor(rand() * nodes.length)], t = nodes[Math.floor(rand() * nodes.length)];
+      const s = nodes[Math.floor(rand() * nodes.length)],
+        t = nodes[Math.floor(rand() * nodes.length)];
       const ref = reference(g, s, t, none);
       const r = core.route({ profile, waypoints: [at(g, s), at(g, t)] });
       expect(ref, `pair ${s} → ${t}`).toBeLessThan(Infinity); // one strongly connected main network
@@ -98,9 +119,11 @@ describe.each(PROFILES)('%s on a synthetic country', (profile) => {
     const g = graphs[profile];
     const nodes = plainNodes(g);
     const rand = rng(23);
-    let avoided = 0, blocked = 0;
+    let avoided = 0,
+      blocked = 0;
     for (let i = 0; i < 300; i++) {
-      const s = nodes[Math.floor(rand() * nodes.length)], t = nodes[Math.floor(rand() * nodes.length)];
+      const s = nodes[Math.floor(rand() * nodes.length)],
+        t = nodes[Math.floor(rand() * nodes.length)];
       const plain = core.route({ profile, waypoints: [at(g, s), at(g, t)] });
       if (!plain.ok) throw new Error(`no plain route ${s} → ${t}`);
       const line = pairsOf(plain.value.geometry);

@@ -57,7 +57,10 @@ export function operationOf(method: string, url: string): { path: string; method
 
 function deref(doc: Json, value: Json): Json {
   if (typeof value?.$ref !== 'string') return value;
-  return value.$ref.slice(2).split('/').reduce((node: Json, key: string) => node[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  return value.$ref
+    .slice(2)
+    .split('/')
+    .reduce((node: Json, key: string) => node[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
 }
 
 const validators = new Map<string, ReturnType<InstanceType<typeof Ajv2020>['compile']>>();
@@ -102,9 +105,10 @@ export function checkResponse(method: string, url: string, status: number, heade
   } catch {
     throw new ContractError(`${where}: the body is not JSON: ${text.slice(0, 200)}`);
   }
-  const schemaRef = typeof declared.$ref === 'string'
-    ? `openapi.json${declared.$ref}/content/${pointer(type)}/schema`
-    : `openapi.json#/${pointer('paths', found.path, found.method, 'responses', String(status), 'content', type, 'schema')}`;
+  const schemaRef =
+    typeof declared.$ref === 'string'
+      ? `openapi.json${declared.$ref}/content/${pointer(type)}/schema`
+      : `openapi.json#/${pointer('paths', found.path, found.method, 'responses', String(status), 'content', type, 'schema')}`;
   let validate = validators.get(schemaRef);
   if (!validate) validators.set(schemaRef, (validate = ajv.compile({ $ref: schemaRef })));
   if (!validate(body)) {

@@ -3,10 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { buildGeocoderIndex } from '../../src/geo/index-build.js';
-import { loadGeocoder, type Geocoder } from '../../src/geo/reverse.js';
-import { loadOsm } from '../../src/map/osm-data.js';
-import { projectRoot } from '../../src/paths.js';
+import { buildGeocoderIndex } from '../../src/map/geocoder/index-build.js';
+import { loadGeocoder, type Geocoder } from '../../src/engine/geocoder/reverse.js';
+import { loadOsm } from '../../src/map/osm/osm-data.js';
+import { projectRoot } from '../../src/lib/paths.js';
 
 /** Builds the geocoder of `../shared/data/osm/<name>.osm.pbf`; `dispose` removes its directory. */
 export async function extractGeocoder(name: string): Promise<{ geocoder: Geocoder; dispose: () => Promise<void> }> {

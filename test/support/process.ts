@@ -2,7 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/lib/paths.js';
 
 export interface ServerProcess {
   url: string;
@@ -49,19 +49,26 @@ export function spawnServer(env: Record<string, string>, timeoutMs = 60_000, roo
   });
 }
 
-export interface CliRun { code: number; stdout: string; stderr: string }
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** The compiled CLI to its end, with `env` over the test process's environment. */
-export const runCli = (args: string[], env: Record<string, string | undefined> = {}) => new Promise<CliRun>((resolve) => {
-  execFile(process.execPath, [join(projectRoot, 'bin', 'waymark.js'), ...args], { env: { ...process.env, ...env }, timeout: 60_000 },
-    (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
-});
+export const runCli = (args: string[], env: Record<string, string | undefined> = {}) =>
+  new Promise<CliRun>((resolve) => {
+    execFile(process.execPath, [join(projectRoot, 'bin', 'waymark.js'), ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
 
 /** The CLI's `main` in this process (a spawned CLI costs a second or more on a busy machine): what
  *  commander and the commands print, and the exit code bin/waymark.js would exit with. `env` is set
  *  on process.env for the call (the CLI reads its settings there). */
 export async function inProcess(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  let stdout = '', stderr = '';
+  let stdout = '',
+    stderr = '';
   vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
   vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
   vi.spyOn(console, 'log').mockImplementation((...a) => void (stdout += `${a.join(' ')}\n`));

@@ -5,7 +5,7 @@ import { PbfReader } from 'pbf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { readManifest } from '../../src/map/map-files.js';
-import { joinRings } from '../../src/tiles/source.js';
+import { joinRings } from '../../src/map/tiles/source.js';
 import { testMapDir } from '../geo-api/support.js';
 import { checkedFetch, startTestApp } from '../support/app.js';
 import { checkResponse } from '../support/contract.js';
@@ -20,37 +20,39 @@ beforeAll(async () => {
 afterAll(() => app?.close());
 
 const tileOf = (lat: number, lon: number, z: number) => {
-  const n = 2 ** z, s = Math.sin((lat * Math.PI) / 180);
+  const n = 2 ** z,
+    s = Math.sin((lat * Math.PI) / 180);
   return { z, x: Math.floor(((lon + 180) / 360) * n), y: Math.floor((0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI)) * n) };
 };
 /** The raw reply (no decompression), to see what is on the wire. */
-const raw = (path: string, headers: Record<string, string> = {}) => new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
-  const req = request(`${app.url}${path}`, { headers }, (res) => {
-    const parts: Buffer[] = [];
-    res.on('data', (c: Buffer) => parts.push(c));
-    res.on('end', () => {
-      const body = Buffer.concat(parts);
-      try {
-        // Checked against the OpenAPI document like every answer the suite gets (test/support/contract.ts).
-        const h = new Headers(Object.entries(res.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]])));
-        checkResponse('GET', path, res.statusCode!, h, body.toString('latin1'));
-      } catch (err) {
-        reject(err);
-        return;
-      }
-      resolve({ status: res.statusCode!, headers: res.headers, body });
+const raw = (path: string, headers: Record<string, string> = {}) =>
+  new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
+    const req = request(`${app.url}${path}`, { headers }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => {
+        const body = Buffer.concat(parts);
+        try {
+          // Checked against the OpenAPI document like every answer the suite gets (test/support/contract.ts).
+          const h = new Headers(Object.entries(res.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]])));
+          checkResponse('GET', path, res.statusCode!, h, body.toString('latin1'));
+        } catch (err) {
+          reject(err);
+          return;
+        }
+        resolve({ status: res.statusCode!, headers: res.headers, body });
+      });
     });
+    req.on('error', reject);
+    req.end();
   });
-  req.on('error', reject);
-  req.end();
-});
 const decode = (mvt: Buffer) => new VectorTile(new PbfReader(mvt));
 const features = (tile: VectorTile, layer: string) => {
   const l = tile.layers[layer];
   return l ? Array.from({ length: l.length }, (_, i) => l.feature(i)) : [];
 };
 
-const VADUZ = { lat: 47.1410, lon: 9.5215 };
+const VADUZ = { lat: 47.141, lon: 9.5215 };
 
 describe('vector tiles', () => {
   it('the map build wrote the tiles and lists them in the manifest', async () => {
@@ -59,7 +61,7 @@ describe('vector tiles', () => {
     expect(m.tiles.tiles).toBeGreaterThan(100);
     expect(m.tiles.perZoom).toHaveLength(15);
     expect(m.files[m.tiles.file]).toEqual({ bytes: m.tiles.bytes, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    const tj = await (await checkedFetch(`${app.url}/tiles/tiles.json`)).json() as any;
+    const tj = (await (await checkedFetch(`${app.url}/tiles/tiles.json`)).json()) as any;
     expect(tj).toMatchObject({ tiles: ['/tiles/{z}/{x}/{y}.mvt'], minzoom: 0, maxzoom: 14 });
     const [w, s, e, n] = tj.bounds;
     expect(w < VADUZ.lon && VADUZ.lon < e && s < VADUZ.lat && VADUZ.lat < n).toBe(true);
@@ -118,7 +120,13 @@ describe('vector tiles', () => {
 
     expect((await raw('/tiles/14/0/0.mvt')).status).toBe(204);
     expect((await raw('/tiles/15/17200/11500.mvt')).status).toBe(204);
-    for (const [bad, field] of [['/tiles/31/0/0.mvt', 'z'], ['/tiles/3/8/0.mvt', 'x'], ['/tiles/3/0/8.mvt', 'y'], ['/tiles/3/0/zero.mvt', 'y'], ['/tiles/3/0/1.png', 'y']]) {
+    for (const [bad, field] of [
+      ['/tiles/31/0/0.mvt', 'z'],
+      ['/tiles/3/8/0.mvt', 'x'],
+      ['/tiles/3/0/8.mvt', 'y'],
+      ['/tiles/3/0/zero.mvt', 'y'],
+      ['/tiles/3/0/1.png', 'y'],
+    ]) {
       const res = await checkedFetch(`${app.url}${bad}`);
       expect(res.status, bad).toBe(400);
       expect(((await res.json()) as any).message.startsWith(`${field} `), bad).toBe(true);
@@ -126,8 +134,19 @@ describe('vector tiles', () => {
   });
 
   it('joins multipolygon member ways into closed rings, in either direction', () => {
-    expect(joinRings([[1, 2, 3], [5, 4, 3], [5, 6, 1]])).toEqual([[5, 6, 1, 2, 3, 4, 5]]);
-    expect(joinRings([[1, 2, 3, 1], [7, 8]])).toEqual([[1, 2, 3, 1]]);
+    expect(
+      joinRings([
+        [1, 2, 3],
+        [5, 4, 3],
+        [5, 6, 1],
+      ]),
+    ).toEqual([[5, 6, 1, 2, 3, 4, 5]]);
+    expect(
+      joinRings([
+        [1, 2, 3, 1],
+        [7, 8],
+      ]),
+    ).toEqual([[1, 2, 3, 1]]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boxesAround } from '../../src/geo/search-box.js';
+import { boxesAround } from '../../src/lib/search-box.js';
 
 const R = 6_371_008.8;
 const rad = (d: number) => (d * Math.PI) / 180;
@@ -27,7 +27,7 @@ describe('boxesAround', () => {
       const b = rad(i);
       const lat2 = Math.asin(Math.sin(rad(lat)) * Math.cos(d) + Math.cos(rad(lat)) * Math.sin(d) * Math.cos(b));
       let lon2 = rad(lon) + Math.atan2(Math.sin(b) * Math.sin(d) * Math.cos(rad(lat)), Math.cos(d) - Math.sin(rad(lat)) * Math.sin(lat2));
-      lon2 = ((((lon2 * 180) / Math.PI + 540) % 360) - 180);
+      lon2 = (((lon2 * 180) / Math.PI + 540) % 360) - 180;
       const latDeg = (lat2 * 180) / Math.PI;
       expect(haversine(lat, lon, latDeg, lon2)).toBeLessThanOrEqual(r);
       expect(inside(boxes, latDeg, lon2)).toBe(true);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { greatCircleMeters } from '../../src/geo/great-circle.js';
-import { TeamPositions, type Near } from '../../src/pois/team-positions.js';
+import { greatCircleMeters } from '../../src/lib/great-circle.js';
+import { TeamPositions, type Near } from '../../src/api/pois/team-positions.js';
 
 /** A seeded generator, so a failure can be replayed. */
 function random(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 /** Points around (lat, lon) within `spread` degrees, ids in ascending order. */
@@ -85,6 +85,9 @@ describe('TeamPositions.within', () => {
   it('keeps POIs that share one position', () => {
     const ids = ['A1', 'A2', 'A3'];
     const p = new TeamPositions(ids, new Float64Array([1, 1, 1]), new Float64Array([2, 2, 2]));
-    expect(p.within({ latitude: 1, longitude: 2, distance: 1 }, 'A1', 16)).toEqual([{ id: 'A2', meters: 0 }, { id: 'A3', meters: 0 }]);
+    expect(p.within({ latitude: 1, longitude: 2, distance: 1 }, 'A1', 16)).toEqual([
+      { id: 'A2', meters: 0 },
+      { id: 'A3', meters: 0 },
+    ]);
   });
 });

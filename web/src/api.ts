@@ -1,19 +1,29 @@
 /** Calls to the dashboard's server: JSON, the session cookie, and the CSRF token on every change. */
 
-export interface FieldErrors { [field: string]: string[] }
+export interface FieldErrors {
+  [field: string]: string[];
+}
 
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly errors: FieldErrors = {}) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errors: FieldErrors = {},
+  ) {
     super(message);
   }
 }
 
 let csrfToken = '';
-export const setCsrfToken = (token: string) => { csrfToken = token; };
+export const setCsrfToken = (token: string) => {
+  csrfToken = token;
+};
 
 /** Called when the server says the session is gone (401): the app shows the sign-in page. */
 let onSignedOut: () => void = () => {};
-export const whenSignedOut = (f: () => void) => { onSignedOut = f; };
+export const whenSignedOut = (f: () => void) => {
+  onSignedOut = f;
+};
 
 export async function call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };

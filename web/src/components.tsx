@@ -6,9 +6,18 @@ import { ApiError, type FieldErrors } from './api';
 export function Message({ error, notice }: { error?: unknown; notice?: string }) {
   if (error) {
     const text = error instanceof ApiError || error instanceof Error ? error.message : String(error);
-    return <p class="message error" role="alert">{text}</p>;
+    return (
+      <p class="message error" role="alert">
+        {text}
+      </p>
+    );
   }
-  if (notice) return <p class="message notice" role="status">{notice}</p>;
+  if (notice)
+    return (
+      <p class="message notice" role="status">
+        {notice}
+      </p>
+    );
   return null;
 }
 
@@ -20,8 +29,16 @@ export function Field({ id, label, errors, hint, children }: { id: string; label
     <div class={`field${errors?.length ? ' invalid' : ''}`}>
       <label for={id}>{label}</label>
       {children}
-      {hint && <small id={`${id}-hint`} class="hint">{hint}</small>}
-      {errors?.length ? <small id={`${id}-error`} class="field-error">{errors.join('; ')}</small> : null}
+      {hint && (
+        <small id={`${id}-hint`} class="hint">
+          {hint}
+        </small>
+      )}
+      {errors?.length ? (
+        <small id={`${id}-error`} class="field-error">
+          {errors.join('; ')}
+        </small>
+      ) : null}
     </div>
   );
 }
@@ -34,8 +51,20 @@ export const described = (id: string, errors?: string[], hint?: string) => ({
 });
 
 /** A modal confirmation (native <dialog>: focus is trapped, Escape cancels). */
-export function Confirm({ title, body, confirmLabel, danger, onConfirm, onCancel }: {
-  title: string; body: ComponentChildren; confirmLabel: string; danger?: boolean; onConfirm: () => void; onCancel: () => void;
+export function Confirm({
+  title,
+  body,
+  confirmLabel,
+  danger,
+  onConfirm,
+  onCancel,
+}: {
+  title: string;
+  body: ComponentChildren;
+  confirmLabel: string;
+  danger?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   // Opened as soon as it is in the document, so a key pressed right after the click reaches it.
@@ -56,8 +85,12 @@ export function Confirm({ title, body, confirmLabel, danger, onConfirm, onCancel
       <h2 id="confirm-title">{title}</h2>
       <div>{body}</div>
       <div class="actions">
-        <button type="button" onClick={() => ref.current!.close('cancel')}>Cancel</button>
-        <button type="button" class={danger ? 'danger' : 'primary'} onClick={() => ref.current!.close('confirm')}>{confirmLabel}</button>
+        <button type="button" onClick={() => ref.current!.close('cancel')}>
+          Cancel
+        </button>
+        <button type="button" class={danger ? 'danger' : 'primary'} onClick={() => ref.current!.close('confirm')}>
+          {confirmLabel}
+        </button>
       </div>
     </dialog>
   );
@@ -73,7 +106,11 @@ export function PageHeading({ children }: { children: string }) {
     if (!firstPage) ref.current?.focus();
     firstPage = false;
   }, [children]);
-  return <h1 ref={ref} tabIndex={-1}>{children}</h1>;
+  return (
+    <h1 ref={ref} tabIndex={-1}>
+      {children}
+    </h1>
+  );
 }
 
 /** A form's request: its result, its error (for Message and the field errors) and whether it runs. */

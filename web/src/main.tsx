@@ -49,20 +49,32 @@ function App() {
     const onPop = () => setPath(currentPath());
     addEventListener('popstate', onPop);
     whenSignedOut(() => setSession(null));
-    call<{ data: SessionInfo }>('GET', '/session').then((r) => {
-      setCsrfToken(r.data.csrf_token);
-      setSession(r.data);
-    }, () => setSession(null));
+    call<{ data: SessionInfo }>('GET', '/session').then(
+      (r) => {
+        setCsrfToken(r.data.csrf_token);
+        setSession(r.data);
+      },
+      () => setSession(null),
+    );
     return () => removeEventListener('popstate', onPop);
   }, []);
 
-  if (session === undefined) return <p class="loading" role="status">Loading…</p>;
+  if (session === undefined)
+    return (
+      <p class="loading" role="status">
+        Loading…
+      </p>
+    );
   if (session === null) {
-    return <SignInPage onSignedIn={(s) => {
-      setCsrfToken(s.csrf_token);
-      setSession(s);
-      if (path === '' || path === 'sign-in') navigate('keys');
-    }} />;
+    return (
+      <SignInPage
+        onSignedIn={(s) => {
+          setCsrfToken(s.csrf_token);
+          setSession(s);
+          if (path === '' || path === 'sign-in') navigate('keys');
+        }}
+      />
+    );
   }
 
   const page = PAGES.find((p) => p.path === path) ?? PAGES[0];
@@ -77,22 +89,36 @@ function App() {
   const View = page.view;
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="top">
         <span class="brand">Waymark</span>
         <nav aria-label="Dashboard">
           <ul>
             {PAGES.map((p) => (
               <li key={p.path}>
-                <a href={`/dashboard/${p.path}`} aria-current={p === page ? 'page' : undefined}
-                  onClick={(e) => { e.preventDefault(); navigate(p.path); }}>{p.label}</a>
+                <a
+                  href={`/dashboard/${p.path}`}
+                  aria-current={p === page ? 'page' : undefined}
+                  onClick={(e) => {
+                    e.preventDefault();
+                    navigate(p.path);
+                  }}
+                >
+                  {p.label}
+                </a>
               </li>
             ))}
           </ul>
         </nav>
         <div class="who">
-          <span>{session.user.email} · {session.team.name}</span>
-          <button type="button" onClick={signOut}>Sign out</button>
+          <span>
+            {session.user.email} · {session.team.name}
+          </span>
+          <button type="button" onClick={signOut}>
+            Sign out
+          </button>
         </div>
       </header>
       <main id="main">

@@ -16,7 +16,7 @@ export function BaseMap({ label, onReady }: { label: string; onReady: (map: MapL
       // The labels' font must be loaded before MapLibre draws with it (a canvas does not wait for fonts).
       await Promise.all(['400 16px "Noto Sans"', '700 16px "Noto Sans"'].map((f) => document.fonts.load(f, 'Vaduz Städtle ÄÖÜäöüß')));
       const res = await fetch('/tiles/tiles.json');
-      const tiles = res.ok ? await res.json() as { bounds: [number, number, number, number] } : undefined;
+      const tiles = res.ok ? ((await res.json()) as { bounds: [number, number, number, number] }) : undefined;
       if (gone) return;
       map = new lib.Map({
         container: box.current!,
@@ -32,7 +32,9 @@ export function BaseMap({ label, onReady }: { label: string; onReady: (map: MapL
       });
       map.addControl(new lib.NavigationControl({ showCompass: false }), 'top-right');
       map.getCanvas().setAttribute('aria-label', label);
-      map.on('load', () => { if (!gone) onReady(map!, lib); });
+      map.on('load', () => {
+        if (!gone) onReady(map!, lib);
+      });
       if (!tiles) setError('The server has no base map: routes and points are drawn without one.');
     })().catch((err) => setError(`The map could not be shown: ${err instanceof Error ? err.message : String(err)}`));
     return () => {
@@ -42,14 +44,24 @@ export function BaseMap({ label, onReady }: { label: string; onReady: (map: MapL
   }, []);
   return (
     <div class="map-wrap">
-      {error && <p class="message error" role="alert">{error}</p>}
+      {error && (
+        <p class="message error" role="alert">
+          {error}
+        </p>
+      )}
       <div ref={box} class="map" data-testid="map" />
     </div>
   );
 }
 
 /** Sets a GeoJSON overlay's data, adding its source and layers the first time. */
-export function overlay(map: MapLibreMap, id: string, data: GeoJSON.FeatureCollection, layers: Array<Omit<LayerSpecification, 'source'>>, options: Record<string, unknown> = {}): void {
+export function overlay(
+  map: MapLibreMap,
+  id: string,
+  data: GeoJSON.FeatureCollection,
+  layers: Array<Omit<LayerSpecification, 'source'>>,
+  options: Record<string, unknown> = {},
+): void {
   const source = map.getSource(id) as GeoJSONSource | undefined;
   if (source) {
     source.setData(data);
@@ -61,13 +73,17 @@ export function overlay(map: MapLibreMap, id: string, data: GeoJSON.FeatureColle
 
 export const featureCollection = (features: GeoJSON.Feature[]): GeoJSON.FeatureCollection => ({ type: 'FeatureCollection', features });
 
-export const point = (lon: number, lat: number, properties: Record<string, unknown> = {}): GeoJSON.Feature =>
-  ({ type: 'Feature', geometry: { type: 'Point', coordinates: [lon, lat] }, properties });
+export const point = (lon: number, lat: number, properties: Record<string, unknown> = {}): GeoJSON.Feature => ({
+  type: 'Feature',
+  geometry: { type: 'Point', coordinates: [lon, lat] },
+  properties,
+});
 
 /** A circle of `radius` meters as a polygon (64 sides), for the avoided POIs. */
 export function circle(lon: number, lat: number, radius: number, properties: Record<string, unknown> = {}): GeoJSON.Feature {
   const ring: number[][] = [];
-  const dLat = radius / 111_320, dLon = radius / (111_320 * Math.cos((lat * Math.PI) / 180));
+  const dLat = radius / 111_320,
+    dLon = radius / (111_320 * Math.cos((lat * Math.PI) / 180));
   for (let i = 0; i <= 64; i++) {
     const a = (i / 64) * 2 * Math.PI;
     ring.push([lon + dLon * Math.cos(a), lat + dLat * Math.sin(a)]);

@@ -7,8 +7,13 @@ import { listAll, type Category } from './pois';
 
 interface ClusterResult {
   summary: { stops: number; clusters: number; balanced: boolean; max_stops: number | null };
-  clusters: Array<{ id: number; centroid: { latitude: number; longitude: number }; count: number; radius: number;
-    stops: Array<{ index: number; id: string | null; poi_id: string | null; latitude: number; longitude: number }> }>;
+  clusters: Array<{
+    id: number;
+    centroid: { latitude: number; longitude: number };
+    count: number;
+    radius: number;
+    stops: Array<{ index: number; id: string | null; poi_id: string | null; latitude: number; longitude: number }>;
+  }>;
 }
 
 /** Stops from text: one a line, `latitude,longitude[,id]`; a header line and blank lines are skipped. */
@@ -39,19 +44,48 @@ export function ClustersPage() {
   const [map, setMap] = useState<{ map: MapLibreMap; lib: MapLib }>();
   const errors = fieldErrorsOf(error);
 
-  useEffect(() => { listAll<Category>('/v1/categories').then(setCats, setError); }, []);
+  useEffect(() => {
+    listAll<Category>('/v1/categories').then(setCats, setError);
+  }, []);
 
   useEffect(() => {
     if (!map) return;
     const clusters = result?.clusters ?? [];
-    overlay(map.map, 'cluster-stops', featureCollection(clusters.flatMap((c, i) => c.stops.map((s) => point(s.longitude, s.latitude, { colour: colour(i) })))), [
-      { id: 'cluster-stops', type: 'circle', paint: { 'circle-color': ['get', 'colour'], 'circle-radius': 6, 'circle-stroke-color': '#fff', 'circle-stroke-width': 1.5 } },
-    ]);
-    overlay(map.map, 'cluster-centroids', featureCollection(clusters.map((c, i) => point(c.centroid.longitude, c.centroid.latitude, { colour: colour(i), n: String(c.id) }))), [
-      { id: 'cluster-centroids', type: 'circle', paint: { 'circle-color': ['get', 'colour'], 'circle-radius': 12, 'circle-opacity': 0.9, 'circle-stroke-color': '#111827', 'circle-stroke-width': 2 } },
-      { id: 'cluster-ids', type: 'symbol', layout: { 'text-field': ['get', 'n'], 'text-font': ['Noto Sans Bold'], 'text-size': 12, 'text-allow-overlap': true }, paint: { 'text-color': '#fff' } },
-    ]);
-    fitTo(map.map, map.lib, clusters.flatMap((c) => c.stops.map((s) => [s.longitude, s.latitude])));
+    overlay(
+      map.map,
+      'cluster-stops',
+      featureCollection(clusters.flatMap((c, i) => c.stops.map((s) => point(s.longitude, s.latitude, { colour: colour(i) })))),
+      [
+        {
+          id: 'cluster-stops',
+          type: 'circle',
+          paint: { 'circle-color': ['get', 'colour'], 'circle-radius': 6, 'circle-stroke-color': '#fff', 'circle-stroke-width': 1.5 },
+        },
+      ],
+    );
+    overlay(
+      map.map,
+      'cluster-centroids',
+      featureCollection(clusters.map((c, i) => point(c.centroid.longitude, c.centroid.latitude, { colour: colour(i), n: String(c.id) }))),
+      [
+        {
+          id: 'cluster-centroids',
+          type: 'circle',
+          paint: { 'circle-color': ['get', 'colour'], 'circle-radius': 12, 'circle-opacity': 0.9, 'circle-stroke-color': '#111827', 'circle-stroke-width': 2 },
+        },
+        {
+          id: 'cluster-ids',
+          type: 'symbol',
+          layout: { 'text-field': ['get', 'n'], 'text-font': ['Noto Sans Bold'], 'text-size': 12, 'text-allow-overlap': true },
+          paint: { 'text-color': '#fff' },
+        },
+      ],
+    );
+    fitTo(
+      map.map,
+      map.lib,
+      clusters.flatMap((c) => c.stops.map((s) => [s.longitude, s.latitude])),
+    );
   }, [map, result]);
 
   const run = async (e: Event) => {
@@ -70,13 +104,21 @@ export function ClustersPage() {
         <form class="card side" onSubmit={run} aria-label="Cluster stops" noValidate>
           <fieldset>
             <legend>Stops</legend>
-            <label class="check"><input type="radio" name="stops-source" checked={source === 'pois'} onChange={() => setSource('pois')} /> the team's POIs</label>
-            <label class="check"><input type="radio" name="stops-source" checked={source === 'csv'} onChange={() => setSource('csv')} /> a list (CSV)</label>
+            <label class="check">
+              <input type="radio" name="stops-source" checked={source === 'pois'} onChange={() => setSource('pois')} /> the team's POIs
+            </label>
+            <label class="check">
+              <input type="radio" name="stops-source" checked={source === 'csv'} onChange={() => setSource('csv')} /> a list (CSV)
+            </label>
             {source === 'pois' ? (
               <Field id="clusters-category" label="Only POIs of category" errors={errors['pois.category_id']}>
                 <select {...described('clusters-category', errors['pois.category_id'])} value={category} onChange={(e) => setCategory(e.currentTarget.value)}>
                   <option value="">Any category</option>
-                  {cats.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+                  {cats.map((c) => (
+                    <option key={c.id} value={c.id}>
+                      {c.name}
+                    </option>
+                  ))}
                 </select>
               </Field>
             ) : (
@@ -87,28 +129,50 @@ export function ClustersPage() {
           </fieldset>
           <fieldset>
             <legend>How many</legend>
-            <label class="check"><input type="radio" name="sizing" checked={sizing === 'clusters'} onChange={() => setSizing('clusters')} /> number of clusters (k)</label>
-            <label class="check"><input type="radio" name="sizing" checked={sizing === 'max_stops'} onChange={() => setSizing('max_stops')} /> most stops per cluster</label>
+            <label class="check">
+              <input type="radio" name="sizing" checked={sizing === 'clusters'} onChange={() => setSizing('clusters')} /> number of clusters (k)
+            </label>
+            <label class="check">
+              <input type="radio" name="sizing" checked={sizing === 'max_stops'} onChange={() => setSizing('max_stops')} /> most stops per cluster
+            </label>
             <Field id="clusters-k" label={sizing === 'clusters' ? 'Clusters' : 'Most stops per cluster'} errors={errors[sizing]}>
               <input {...described('clusters-k', errors[sizing])} inputMode="numeric" value={k} onInput={(e) => setK(e.currentTarget.value)} />
             </Field>
-            <label class="check"><input type="checkbox" checked={balanced} onChange={(e) => setBalanced(e.currentTarget.checked)} /> balanced sizes</label>
+            <label class="check">
+              <input type="checkbox" checked={balanced} onChange={(e) => setBalanced(e.currentTarget.checked)} /> balanced sizes
+            </label>
           </fieldset>
-          <button type="submit" class="primary" disabled={busy}>{busy ? 'Clustering…' : 'Make clusters'}</button>
+          <button type="submit" class="primary" disabled={busy}>
+            {busy ? 'Clustering…' : 'Make clusters'}
+          </button>
         </form>
         <div class="map-column">
           <BaseMap label="Clusters map" onReady={(m, lib) => setMap({ map: m, lib })} />
           {result && (
             <section class="card" aria-labelledby="clusters-title">
-              <h2 id="clusters-title">{result.summary.clusters} clusters of {result.summary.stops} stops</h2>
+              <h2 id="clusters-title">
+                {result.summary.clusters} clusters of {result.summary.stops} stops
+              </h2>
               <table>
-                <thead><tr><th scope="col">Cluster</th><th scope="col">Stops</th><th scope="col">Radius</th><th scope="col">Centre</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">Cluster</th>
+                    <th scope="col">Stops</th>
+                    <th scope="col">Radius</th>
+                    <th scope="col">Centre</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {result.clusters.map((c, i) => (
                     <tr key={c.id}>
-                      <td><span class="swatch" data-colour={i % PALETTE.length} aria-hidden="true" /> {c.id}</td>
-                      <td class="num">{c.count}</td><td class="num">{km(c.radius)}</td>
-                      <td class="num">{c.centroid.latitude.toFixed(5)}, {c.centroid.longitude.toFixed(5)}</td>
+                      <td>
+                        <span class="swatch" data-colour={i % PALETTE.length} aria-hidden="true" /> {c.id}
+                      </td>
+                      <td class="num">{c.count}</td>
+                      <td class="num">{km(c.radius)}</td>
+                      <td class="num">
+                        {c.centroid.latitude.toFixed(5)}, {c.centroid.longitude.toFixed(5)}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

@@ -18,7 +18,9 @@ function Manager({ kind }: { kind: Kind }) {
   const errors = fieldErrorsOf(error);
 
   const load = () => listAll<Item>(`/v1/${kind}`).then(setItems, setError);
-  useEffect(() => { void load(); }, []);
+  useEffect(() => {
+    void load();
+  }, []);
 
   const create = async (e: Event) => {
     e.preventDefault();
@@ -28,7 +30,9 @@ function Manager({ kind }: { kind: Kind }) {
       setNotice(`${label} “${name}” created.`);
       setName('');
       await load();
-    } catch (err) { setError(err); }
+    } catch (err) {
+      setError(err);
+    }
   };
   const rename = async (e: Event) => {
     e.preventDefault();
@@ -38,14 +42,18 @@ function Manager({ kind }: { kind: Kind }) {
       setNotice(`${label} renamed to “${renaming.name}”.`);
       setRenaming(undefined);
       await load();
-    } catch (err) { setRenaming({ ...renaming, error: err }); }
+    } catch (err) {
+      setRenaming({ ...renaming, error: err });
+    }
   };
   const remove = async (item: Item) => {
     try {
       await call('DELETE', `/v1/${kind}/${item.id}`);
       setNotice(`${label} “${item.name}” deleted.`);
       await load();
-    } catch (err) { setError(err); }
+    } catch (err) {
+      setError(err);
+    }
   };
   const renameErrors = fieldErrorsOf(renaming?.error);
 
@@ -60,15 +68,29 @@ function Manager({ kind }: { kind: Kind }) {
         {kind === 'attributes' && (
           <Field id="attributes-new-type" label="Type" errors={errors.type}>
             <select {...described('attributes-new-type', errors.type)} value={type} onChange={(e) => setType(e.currentTarget.value)}>
-              <option value="string">string</option><option value="number">number</option><option value="boolean">boolean</option>
+              <option value="string">string</option>
+              <option value="number">number</option>
+              <option value="boolean">boolean</option>
             </select>
           </Field>
         )}
-        <button type="submit" class="primary">Add {label.toLowerCase()}</button>
+        <button type="submit" class="primary">
+          Add {label.toLowerCase()}
+        </button>
       </form>
-      {!items ? <p role="status">Loading…</p> : items.length === 0 ? <p>None yet.</p> : (
+      {!items ? (
+        <p role="status">Loading…</p>
+      ) : items.length === 0 ? (
+        <p>None yet.</p>
+      ) : (
         <table>
-          <thead><tr><th scope="col">Name</th>{kind === 'attributes' && <th scope="col">Type</th>}<th scope="col">Actions</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              {kind === 'attributes' && <th scope="col">Type</th>}
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
           <tbody>
             {items.map((item) => (
               <tr key={item.id}>
@@ -76,18 +98,31 @@ function Manager({ kind }: { kind: Kind }) {
                   {renaming?.item.id === item.id ? (
                     <form class="inline-form" onSubmit={rename} noValidate>
                       <Field id={`rename-${item.id}`} label={`New name for ${item.name}`} errors={renameErrors.name}>
-                        <input {...described(`rename-${item.id}`, renameErrors.name)} value={renaming.name}
-                          onInput={(e) => setRenaming({ ...renaming, name: e.currentTarget.value })} />
+                        <input
+                          {...described(`rename-${item.id}`, renameErrors.name)}
+                          value={renaming.name}
+                          onInput={(e) => setRenaming({ ...renaming, name: e.currentTarget.value })}
+                        />
                       </Field>
-                      <button type="submit" class="primary">Save</button>
-                      <button type="button" onClick={() => setRenaming(undefined)}>Cancel</button>
+                      <button type="submit" class="primary">
+                        Save
+                      </button>
+                      <button type="button" onClick={() => setRenaming(undefined)}>
+                        Cancel
+                      </button>
                     </form>
-                  ) : item.name}
+                  ) : (
+                    item.name
+                  )}
                 </td>
                 {kind === 'attributes' && <td>{(item as Attribute).type}</td>}
                 <td class="row-actions">
-                  <button type="button" onClick={() => setRenaming({ item, name: item.name })} aria-label={`Rename ${item.name}`}>Rename</button>
-                  <button type="button" class="danger" onClick={() => setDeleting(item)} aria-label={`Delete ${item.name}`}>Delete</button>
+                  <button type="button" onClick={() => setRenaming({ item, name: item.name })} aria-label={`Rename ${item.name}`}>
+                    Rename
+                  </button>
+                  <button type="button" class="danger" onClick={() => setDeleting(item)} aria-label={`Delete ${item.name}`}>
+                    Delete
+                  </button>
                 </td>
               </tr>
             ))}
@@ -95,10 +130,18 @@ function Manager({ kind }: { kind: Kind }) {
         </table>
       )}
       {deleting && (
-        <Confirm title={`Delete ${label.toLowerCase()} “${deleting.name}”?`}
+        <Confirm
+          title={`Delete ${label.toLowerCase()} “${deleting.name}”?`}
           body={<p>{kind === 'attributes' ? 'Its values are removed from every POI.' : 'Its POIs keep existing without a category.'} This cannot be undone.</p>}
-          confirmLabel={`Delete ${label.toLowerCase()}`} danger
-          onCancel={() => setDeleting(undefined)} onConfirm={() => { const d = deleting; setDeleting(undefined); void remove(d); }} />
+          confirmLabel={`Delete ${label.toLowerCase()}`}
+          danger
+          onCancel={() => setDeleting(undefined)}
+          onConfirm={() => {
+            const d = deleting;
+            setDeleting(undefined);
+            void remove(d);
+          }}
+        />
       )}
     </section>
   );

@@ -3,9 +3,17 @@ import { call, formatDate } from '../api';
 import { described, Field, fieldErrorsOf, Message, PageHeading } from '../components';
 
 interface Import {
-  id: string; status: 'queued' | 'processing' | 'completed' | 'failed'; filename: string; total_rows: number; processed_rows: number;
-  created: number; failed: number; limit_reached: boolean; errors: Array<{ line: number; message: string }>;
-  created_at: string; finished_at: string | null;
+  id: string;
+  status: 'queued' | 'processing' | 'completed' | 'failed';
+  filename: string;
+  total_rows: number;
+  processed_rows: number;
+  created: number;
+  failed: number;
+  limit_reached: boolean;
+  errors: Array<{ line: number; message: string }>;
+  created_at: string;
+  finished_at: string | null;
 }
 
 const MAX_BYTES = 10 * 1024 * 1024;
@@ -20,13 +28,29 @@ function ImportDetail({ imp }: { imp: Import }) {
         Status: <strong>{imp.status}</strong> · {imp.processed_rows} of {imp.total_rows} rows processed · {imp.created} created · {imp.failed} failed
         {imp.limit_reached ? ' · POI limit reached' : ''}
       </p>
-      <progress max={100} value={pct} aria-label={`Import progress: ${pct}%`}>{pct}%</progress>
+      <progress max={100} value={pct} aria-label={`Import progress: ${pct}%`}>
+        {pct}%
+      </progress>
       {imp.errors.length > 0 && (
         <div class="table-wrap errors-table">
           <table>
             <caption>Row errors ({imp.errors.length})</caption>
-            <thead><tr><th scope="col" class="num">Line</th><th scope="col">Problem</th></tr></thead>
-            <tbody>{imp.errors.map((e, i) => <tr key={i}><td class="num">{e.line}</td><td>{e.message}</td></tr>)}</tbody>
+            <thead>
+              <tr>
+                <th scope="col" class="num">
+                  Line
+                </th>
+                <th scope="col">Problem</th>
+              </tr>
+            </thead>
+            <tbody>
+              {imp.errors.map((e, i) => (
+                <tr key={i}>
+                  <td class="num">{e.line}</td>
+                  <td>{e.message}</td>
+                </tr>
+              ))}
+            </tbody>
           </table>
         </div>
       )}
@@ -57,7 +81,10 @@ export function ImportsPage() {
     setList(all.reverse());
     setNext(cursor);
   };
-  useEffect(() => { load().catch(setError); return () => clearTimeout(timer.current); }, []);
+  useEffect(() => {
+    load().catch(setError);
+    return () => clearTimeout(timer.current);
+  }, []);
 
   const watch = (id: string) => {
     clearTimeout(timer.current);
@@ -67,7 +94,9 @@ export function ImportsPage() {
         setCurrent(r.data);
         if (done(r.data)) await load();
         else timer.current = window.setTimeout(poll, 500);
-      } catch (err) { setError(err); }
+      } catch (err) {
+        setError(err);
+      }
     };
     void poll();
   };
@@ -85,7 +114,11 @@ export function ImportsPage() {
       const r = await call<{ data: Import }>('POST', '/v1/imports', form);
       setCurrent(r.data);
       watch(r.data.id);
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   };
 
   return (
@@ -93,33 +126,70 @@ export function ImportsPage() {
       <PageHeading>Imports</PageHeading>
       <section class="card" aria-labelledby="upload-title">
         <h2 id="upload-title">Upload a CSV file</h2>
-        <p class="hint">Columns <code>name</code>, <code>latitude</code>, <code>longitude</code>, optionally <code>category</code> and one column per attribute.
-          Comma or semicolon separated, UTF-8, up to 10 MB and 50,000 rows.</p>
+        <p class="hint">
+          Columns <code>name</code>, <code>latitude</code>, <code>longitude</code>, optionally <code>category</code> and one column per attribute. Comma or
+          semicolon separated, UTF-8, up to 10 MB and 50,000 rows.
+        </p>
         <form onSubmit={submit} noValidate>
           <Message error={error} />
           <Field id="import-file" label="CSV file" errors={errors.file}>
             <input {...described('import-file', errors.file)} type="file" accept=".csv,text/csv" onChange={(e) => setFile(e.currentTarget.files?.[0])} />
           </Field>
-          <label class="check"><input type="checkbox" checked={createMissing} onChange={(e) => setCreateMissing(e.currentTarget.checked)} />
-            {' '}Create missing attributes (as text)</label>
-          <div class="actions"><button type="submit" class="primary" disabled={busy}>{busy ? 'Uploading…' : 'Upload'}</button></div>
+          <label class="check">
+            <input type="checkbox" checked={createMissing} onChange={(e) => setCreateMissing(e.currentTarget.checked)} /> Create missing attributes (as text)
+          </label>
+          <div class="actions">
+            <button type="submit" class="primary" disabled={busy}>
+              {busy ? 'Uploading…' : 'Upload'}
+            </button>
+          </div>
         </form>
       </section>
       {current && <ImportDetail imp={current} />}
       <section aria-labelledby="past-title">
         <h2 id="past-title">Past imports</h2>
-        {!list ? <p role="status">Loading…</p> : list.length === 0 ? <p>No imports yet.</p> : (
+        {!list ? (
+          <p role="status">Loading…</p>
+        ) : list.length === 0 ? (
+          <p>No imports yet.</p>
+        ) : (
           <div class="table-wrap">
             <table>
-              <thead><tr><th scope="col">File</th><th scope="col">Status</th><th scope="col" class="num">Rows</th><th scope="col" class="num">Created</th>
-                <th scope="col" class="num">Failed</th><th scope="col">Uploaded</th><th scope="col">Finished</th><th scope="col">Details</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">File</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" class="num">
+                    Rows
+                  </th>
+                  <th scope="col" class="num">
+                    Created
+                  </th>
+                  <th scope="col" class="num">
+                    Failed
+                  </th>
+                  <th scope="col">Uploaded</th>
+                  <th scope="col">Finished</th>
+                  <th scope="col">Details</th>
+                </tr>
+              </thead>
               <tbody>
                 {list.map((i) => (
                   <tr key={i.id}>
-                    <td>{i.filename}</td><td><span class={`badge ${i.status}`}>{i.status}</span></td>
-                    <td class="num">{i.total_rows}</td><td class="num">{i.created}</td><td class="num">{i.failed}</td>
-                    <td>{formatDate(i.created_at)}</td><td>{formatDate(i.finished_at)}</td>
-                    <td><button type="button" onClick={() => (done(i) ? setCurrent(i) : watch(i.id))} aria-label={`Show import of ${i.filename}`}>Show</button></td>
+                    <td>{i.filename}</td>
+                    <td>
+                      <span class={`badge ${i.status}`}>{i.status}</span>
+                    </td>
+                    <td class="num">{i.total_rows}</td>
+                    <td class="num">{i.created}</td>
+                    <td class="num">{i.failed}</td>
+                    <td>{formatDate(i.created_at)}</td>
+                    <td>{formatDate(i.finished_at)}</td>
+                    <td>
+                      <button type="button" onClick={() => (done(i) ? setCurrent(i) : watch(i.id))} aria-label={`Show import of ${i.filename}`}>
+                        Show
+                      </button>
+                    </td>
                   </tr>
                 ))}
               </tbody>

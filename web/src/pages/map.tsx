@@ -37,7 +37,10 @@ export function MapPage() {
     listAll<Category>('/v1/categories').then(setCats, setError);
   }, []);
   useEffect(() => {
-    loadPois(applied).then((r) => { setResult(r); setError(undefined); }, setError);
+    loadPois(applied).then((r) => {
+      setResult(r);
+      setError(undefined);
+    }, setError);
   }, [applied]);
 
   useEffect(() => {
@@ -49,14 +52,33 @@ export function MapPage() {
     if (source) source.setData(data);
     else {
       m.addSource('pois', { type: 'geojson', data, cluster: true, clusterRadius: 45, clusterMaxZoom: 15 });
-      m.addLayer({ id: 'poi-clusters', type: 'circle', source: 'pois', filter: ['has', 'point_count'],
-        paint: { 'circle-color': '#1d4ed8', 'circle-stroke-color': '#fff', 'circle-stroke-width': 2,
-          'circle-radius': ['step', ['get', 'point_count'], 14, 10, 18, 50, 24] } });
-      m.addLayer({ id: 'poi-cluster-count', type: 'symbol', source: 'pois', filter: ['has', 'point_count'],
+      m.addLayer({
+        id: 'poi-clusters',
+        type: 'circle',
+        source: 'pois',
+        filter: ['has', 'point_count'],
+        paint: {
+          'circle-color': '#1d4ed8',
+          'circle-stroke-color': '#fff',
+          'circle-stroke-width': 2,
+          'circle-radius': ['step', ['get', 'point_count'], 14, 10, 18, 50, 24],
+        },
+      });
+      m.addLayer({
+        id: 'poi-cluster-count',
+        type: 'symbol',
+        source: 'pois',
+        filter: ['has', 'point_count'],
         layout: { 'text-field': ['get', 'point_count_abbreviated'], 'text-font': ['Noto Sans Bold'], 'text-size': 12 },
-        paint: { 'text-color': '#ffffff' } });
-      m.addLayer({ id: 'poi-points', type: 'circle', source: 'pois', filter: ['!', ['has', 'point_count']],
-        paint: { 'circle-color': '#d62728', 'circle-radius': 7, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 } });
+        paint: { 'text-color': '#ffffff' },
+      });
+      m.addLayer({
+        id: 'poi-points',
+        type: 'circle',
+        source: 'pois',
+        filter: ['!', ['has', 'point_count']],
+        paint: { 'circle-color': '#d62728', 'circle-radius': 7, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 },
+      });
       m.on('click', 'poi-clusters', async (e) => {
         const f = e.features![0];
         const zoom = await (m.getSource('pois') as GeoJSONSource).getClusterExpansionZoom(f.properties.cluster_id);
@@ -67,24 +89,41 @@ export function MapPage() {
         if (poi) new lib.Popup({ maxWidth: '280px' }).setLngLat([poi.longitude, poi.latitude]).setDOMContent(poiDetails(poi)).addTo(m);
       });
       for (const layer of ['poi-clusters', 'poi-points']) {
-        m.on('mouseenter', layer, () => { m.getCanvas().style.cursor = 'pointer'; });
-        m.on('mouseleave', layer, () => { m.getCanvas().style.cursor = ''; });
+        m.on('mouseenter', layer, () => {
+          m.getCanvas().style.cursor = 'pointer';
+        });
+        m.on('mouseleave', layer, () => {
+          m.getCanvas().style.cursor = '';
+        });
       }
     }
     byIdRef.current = byId;
-    fitTo(m, lib, result.pois.map((p) => [p.longitude, p.latitude]));
+    fitTo(
+      m,
+      lib,
+      result.pois.map((p) => [p.longitude, p.latitude]),
+    );
   }, [map, result]);
 
   return (
     <>
       <PageHeading>POI map</PageHeading>
       <Message error={error} />
-      <form class="filters card" aria-label="Filter POIs on the map" onSubmit={(e) => { e.preventDefault(); setApplied({ ...filter }); }}>
+      <form
+        class="filters card"
+        aria-label="Filter POIs on the map"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied({ ...filter });
+        }}
+      >
         <PoiFilterFields filter={filter} setFilter={setFilter} attrs={attrs} cats={cats} />
         <button type="submit">Apply filters</button>
       </form>
       <p role="status" class="map-status">
-        {!result ? 'Loading POIs…' : `${result.pois.length} POI${result.pois.length === 1 ? '' : 's'} on the map${result.more ? ' (the first 2,000; narrow the filter to see the others)' : ''}. Click a group to zoom in, a point for its details.`}
+        {!result
+          ? 'Loading POIs…'
+          : `${result.pois.length} POI${result.pois.length === 1 ? '' : 's'} on the map${result.more ? ' (the first 2,000; narrow the filter to see the others)' : ''}. Click a group to zoom in, a point for its details.`}
       </p>
       <BaseMap label="Map of the team's POIs" onReady={(m, lib) => setMap({ map: m, lib })} />
     </>

@@ -7,8 +7,24 @@ import { colour } from './clusters';
 import { loadPois } from './pois';
 import { PROFILES } from './routing';
 
-interface Vehicle { id: string; lat: string; lon: string; roundTrip: boolean; capacity: string; from: string; to: string }
-interface Step { type: 'start' | 'stop' | 'end'; latitude: number; longitude: number; arrival: string; departure: string; index?: number; id?: string | null }
+interface Vehicle {
+  id: string;
+  lat: string;
+  lon: string;
+  roundTrip: boolean;
+  capacity: string;
+  from: string;
+  to: string;
+}
+interface Step {
+  type: 'start' | 'stop' | 'end';
+  latitude: number;
+  longitude: number;
+  arrival: string;
+  departure: string;
+  index?: number;
+  id?: string | null;
+}
 interface OptimizeResult {
   summary: { vehicles: number; stops: number; assigned: number; unassigned: number; distance: number; duration: number };
   routes: Array<{ vehicle: string; stops: number; distance: number; duration: number; geometry: GeoJSON.LineString; steps: Step[] }>;
@@ -54,36 +70,67 @@ export function OptimizePage() {
       setPicking(null);
     };
     map.map.on('click', onClick);
-    return () => { map.map.off('click', onClick); };
+    return () => {
+      map.map.off('click', onClick);
+    };
   }, [map]);
 
   useEffect(() => {
     if (!map) return;
     const m = map.map;
     const routes = result?.routes ?? [];
-    const starts = vehicles.flatMap((v, i) => (v.lat && v.lon && Number.isFinite(Number(v.lat)) ? [point(Number(v.lon), Number(v.lat), { colour: colour(i), n: 'S' })] : []));
+    const starts = vehicles.flatMap((v, i) =>
+      v.lat && v.lon && Number.isFinite(Number(v.lat)) ? [point(Number(v.lon), Number(v.lat), { colour: colour(i), n: 'S' })] : [],
+    );
     const planned = parseOptimizeStops(stops).filter((s) => typeof s.latitude === 'number' && typeof s.longitude === 'number');
     overlay(m, 'tours', featureCollection(routes.map((r, i) => ({ type: 'Feature', geometry: r.geometry, properties: { colour: colour(i) } }))), [
       { id: 'tours', type: 'line', layout: { 'line-join': 'round', 'line-cap': 'round' }, paint: { 'line-color': ['get', 'colour'], 'line-width': 5 } },
     ]);
-    const visits = routes.flatMap((r, i) => r.steps.filter((s) => s.type === 'stop').map((s, k) => point(s.longitude, s.latitude, { colour: colour(i), n: String(k + 1) })));
+    const visits = routes.flatMap((r, i) =>
+      r.steps.filter((s) => s.type === 'stop').map((s, k) => point(s.longitude, s.latitude, { colour: colour(i), n: String(k + 1) })),
+    );
     const unassigned = (result?.unassigned ?? []).map((u) => point(u.longitude, u.latitude, { n: '!' }));
     const waiting = result ? [] : planned.map((s) => point(s.longitude as number, s.latitude as number, { n: '' }));
     overlay(m, 'tour-stops', featureCollection([...visits, ...starts]), [
-      { id: 'tour-stops', type: 'circle', paint: { 'circle-color': ['get', 'colour'], 'circle-radius': 10, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 } },
-      { id: 'tour-stop-numbers', type: 'symbol', layout: { 'text-field': ['get', 'n'], 'text-font': ['Noto Sans Bold'], 'text-size': 11, 'text-allow-overlap': true }, paint: { 'text-color': '#fff' } },
+      {
+        id: 'tour-stops',
+        type: 'circle',
+        paint: { 'circle-color': ['get', 'colour'], 'circle-radius': 10, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 },
+      },
+      {
+        id: 'tour-stop-numbers',
+        type: 'symbol',
+        layout: { 'text-field': ['get', 'n'], 'text-font': ['Noto Sans Bold'], 'text-size': 11, 'text-allow-overlap': true },
+        paint: { 'text-color': '#fff' },
+      },
     ]);
     overlay(m, 'other-stops', featureCollection([...unassigned, ...waiting]), [
-      { id: 'other-stops', type: 'circle', paint: { 'circle-color': '#9ca3af', 'circle-radius': 8, 'circle-stroke-color': '#111827', 'circle-stroke-width': 2 } },
-      { id: 'other-stop-marks', type: 'symbol', layout: { 'text-field': ['get', 'n'], 'text-font': ['Noto Sans Bold'], 'text-size': 12, 'text-allow-overlap': true }, paint: { 'text-color': '#111827' } },
+      {
+        id: 'other-stops',
+        type: 'circle',
+        paint: { 'circle-color': '#9ca3af', 'circle-radius': 8, 'circle-stroke-color': '#111827', 'circle-stroke-width': 2 },
+      },
+      {
+        id: 'other-stop-marks',
+        type: 'symbol',
+        layout: { 'text-field': ['get', 'n'], 'text-font': ['Noto Sans Bold'], 'text-size': 12, 'text-allow-overlap': true },
+        paint: { 'text-color': '#111827' },
+      },
     ]);
   }, [map, result, vehicles, stops]);
 
   const useTeamPois = async () => {
     try {
       const { pois } = await loadPois({ name: '', category_id: '', attribute: '', value: '' }, 50);
-      setStops(pois.slice(0, 50).map((p) => `${p.latitude},${p.longitude},${p.name.replace(/,/g, ' ')}`).join('\n'));
-    } catch (err) { setError(err); }
+      setStops(
+        pois
+          .slice(0, 50)
+          .map((p) => `${p.latitude},${p.longitude},${p.name.replace(/,/g, ' ')}`)
+          .join('\n'),
+      );
+    } catch (err) {
+      setError(err);
+    }
   };
 
   const run = async (e: Event) => {
@@ -114,7 +161,11 @@ export function OptimizePage() {
         <form class="card side" onSubmit={run} aria-label="Optimize deliveries" noValidate>
           <Field id="opt-profile" label="Profile" errors={errors.profile}>
             <select {...described('opt-profile', errors.profile)} value={profile} onChange={(e) => setProfile(e.currentTarget.value)}>
-              {PROFILES.map((p) => <option key={p.value} value={p.value}>{p.label}</option>)}
+              {PROFILES.map((p) => (
+                <option key={p.value} value={p.value}>
+                  {p.label}
+                </option>
+              ))}
             </select>
           </Field>
           {vehicles.map((v, i) => {
@@ -122,7 +173,9 @@ export function OptimizePage() {
             const startErr = [...(f('start') ?? []), ...(f('start.latitude') ?? []), ...(f('start.longitude') ?? [])];
             return (
               <fieldset key={i} class="vehicle">
-                <legend><span class="swatch" data-colour={i % PALETTE.length} aria-hidden="true" /> Vehicle {i + 1}</legend>
+                <legend>
+                  <span class="swatch" data-colour={i % PALETTE.length} aria-hidden="true" /> Vehicle {i + 1}
+                </legend>
                 <Field id={`veh-${i}-id`} label="Name" errors={f('id')}>
                   <input {...described(`veh-${i}-id`, f('id'))} value={v.id} onInput={(e) => set(i, { id: e.currentTarget.value })} />
                 </Field>
@@ -137,9 +190,16 @@ export function OptimizePage() {
                 <button type="button" aria-pressed={picking === i} onClick={() => setPicking(picking === i ? null : i)}>
                   {picking === i ? 'Click the map for the start…' : 'Pick the start on the map'}
                 </button>
-                <label class="check"><input type="checkbox" checked={v.roundTrip} onChange={(e) => set(i, { roundTrip: e.currentTarget.checked })} /> back to the start</label>
+                <label class="check">
+                  <input type="checkbox" checked={v.roundTrip} onChange={(e) => set(i, { roundTrip: e.currentTarget.checked })} /> back to the start
+                </label>
                 <Field id={`veh-${i}-cap`} label="Capacity (optional)" errors={f('capacity')}>
-                  <input {...described(`veh-${i}-cap`, f('capacity'))} inputMode="numeric" value={v.capacity} onInput={(e) => set(i, { capacity: e.currentTarget.value })} />
+                  <input
+                    {...described(`veh-${i}-cap`, f('capacity'))}
+                    inputMode="numeric"
+                    value={v.capacity}
+                    onInput={(e) => set(i, { capacity: e.currentTarget.value })}
+                  />
                 </Field>
                 <div class="pair">
                   <Field id={`veh-${i}-from`} label="Works from" errors={f('time_window')} hint="e.g. 2026-06-01T08:00:00Z">
@@ -149,31 +209,59 @@ export function OptimizePage() {
                     <input id={`veh-${i}-to`} value={v.to} onInput={(e) => set(i, { to: e.currentTarget.value })} />
                   </Field>
                 </div>
-                {vehicles.length > 1 && <button type="button" class="danger" onClick={() => setVehicles(vehicles.filter((_, j) => j !== i))}>Remove vehicle {i + 1}</button>}
+                {vehicles.length > 1 && (
+                  <button type="button" class="danger" onClick={() => setVehicles(vehicles.filter((_, j) => j !== i))}>
+                    Remove vehicle {i + 1}
+                  </button>
+                )}
               </fieldset>
             );
           })}
-          {vehicles.length < 3 && <button type="button" onClick={() => setVehicles([...vehicles, newVehicle(vehicles.length + 1)])}>Add a vehicle</button>}
+          {vehicles.length < 3 && (
+            <button type="button" onClick={() => setVehicles([...vehicles, newVehicle(vehicles.length + 1)])}>
+              Add a vehicle
+            </button>
+          )}
           <Field id="opt-stops" label="Stops, one a line: latitude,longitude[,id[,window start,window end]]" errors={errors.stops}>
             <textarea {...described('opt-stops', errors.stops)} rows={8} value={stops} onInput={(e) => setStops(e.currentTarget.value)} />
           </Field>
-          {Object.entries(errors).filter(([k]) => k.startsWith('stops.')).slice(0, 5).map(([k, m]) => <p key={k} class="field-error">{k}: {m.join('; ')}</p>)}
+          {Object.entries(errors)
+            .filter(([k]) => k.startsWith('stops.'))
+            .slice(0, 5)
+            .map(([k, m]) => (
+              <p key={k} class="field-error">
+                {k}: {m.join('; ')}
+              </p>
+            ))}
           <div class="actions">
-            <button type="button" onClick={useTeamPois}>Use the team's POIs</button>
-            <button type="submit" class="primary" disabled={busy}>{busy ? 'Optimizing…' : 'Optimize'}</button>
+            <button type="button" onClick={useTeamPois}>
+              Use the team's POIs
+            </button>
+            <button type="submit" class="primary" disabled={busy}>
+              {busy ? 'Optimizing…' : 'Optimize'}
+            </button>
           </div>
         </form>
         <div class="map-column">
           <BaseMap label="Delivery tours map" onReady={(m, lib) => setMap({ map: m, lib })} />
           {result && (
             <section class="card" aria-labelledby="tours-title">
-              <h2 id="tours-title">{result.summary.assigned} of {result.summary.stops} stops on {result.summary.vehicles} tour{result.summary.vehicles === 1 ? '' : 's'}: {km(result.summary.distance)}, {minutes(result.summary.duration)} driving</h2>
+              <h2 id="tours-title">
+                {result.summary.assigned} of {result.summary.stops} stops on {result.summary.vehicles} tour{result.summary.vehicles === 1 ? '' : 's'}:{' '}
+                {km(result.summary.distance)}, {minutes(result.summary.duration)} driving
+              </h2>
               {result.routes.map((r, i) => (
                 <div key={r.vehicle} class="tour">
-                  <h3><span class="swatch" data-colour={i % PALETTE.length} aria-hidden="true" /> {r.vehicle}: {r.stops} stops, {km(r.distance)}, {minutes(r.duration)}</h3>
+                  <h3>
+                    <span class="swatch" data-colour={i % PALETTE.length} aria-hidden="true" /> {r.vehicle}: {r.stops} stops, {km(r.distance)},{' '}
+                    {minutes(r.duration)}
+                  </h3>
                   <ol>
                     {r.steps.map((s, k) => (
-                      <li key={k}>{s.type === 'start' ? 'Start' : s.type === 'end' ? 'End' : `Stop ${s.id ?? `#${(s.index ?? 0) + 1}`}`} — arrives {time(s.arrival)}, leaves {time(s.departure)}</li>
+                      <li key={k}>
+                        {s.type === 'start' ? 'Start' : s.type === 'end' ? 'End' : `Stop ${s.id ?? `#${(s.index ?? 0) + 1}`}`} — arrives {time(s.arrival)},
+                        leaves {time(s.departure)}
+                      </li>
                     ))}
                   </ol>
                 </div>
@@ -182,7 +270,11 @@ export function OptimizePage() {
                 <>
                   <h3>Unassigned</h3>
                   <ul class="unassigned">
-                    {result.unassigned.map((u) => <li key={u.index}>{u.id ?? `Stop ${u.index + 1}`}: {u.reason}</li>)}
+                    {result.unassigned.map((u) => (
+                      <li key={u.index}>
+                        {u.id ?? `Stop ${u.index + 1}`}: {u.reason}
+                      </li>
+                    ))}
                   </ul>
                 </>
               )}

@@ -2,11 +2,24 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, formatDate, qs } from '../api';
 import { Confirm, described, Field, fieldErrorsOf, Message, PageHeading } from '../components';
 
-export interface Attribute { id: string; name: string; type: 'string' | 'number' | 'boolean' }
-export interface Category { id: string; name: string }
+export interface Attribute {
+  id: string;
+  name: string;
+  type: 'string' | 'number' | 'boolean';
+}
+export interface Category {
+  id: string;
+  name: string;
+}
 export interface Poi {
-  id: string; name: string; latitude: number; longitude: number; category: Category | null;
-  attributes: Record<string, string | number | boolean>; address: { display_name: string | null }; updated_at: string;
+  id: string;
+  name: string;
+  latitude: number;
+  longitude: number;
+  category: Category | null;
+  attributes: Record<string, string | number | boolean>;
+  address: { display_name: string | null };
+  updated_at: string;
 }
 
 /** Every page of a list endpoint (attributes and categories are few per team). */
@@ -23,7 +36,12 @@ export async function listAll<T>(path: string): Promise<T[]> {
 
 const PAGE_SIZE = '25';
 
-export interface PoiFilterState { name: string; category_id: string; attribute: string; value: string }
+export interface PoiFilterState {
+  name: string;
+  category_id: string;
+  attribute: string;
+  value: string;
+}
 
 /** The list's query: the API's filters and the dashboard's `name` search. */
 export function poiQuery(f: PoiFilterState): Record<string, string | undefined> {
@@ -45,8 +63,16 @@ export async function loadPois(f: PoiFilterState, max = 2000): Promise<{ pois: P
 }
 
 /** The filter controls shared by the POI table and the map. */
-export function PoiFilterFields({ filter, setFilter, attrs, cats }: {
-  filter: PoiFilterState; setFilter: (f: PoiFilterState) => void; attrs: Attribute[]; cats: Category[];
+export function PoiFilterFields({
+  filter,
+  setFilter,
+  attrs,
+  cats,
+}: {
+  filter: PoiFilterState;
+  setFilter: (f: PoiFilterState) => void;
+  attrs: Attribute[];
+  cats: Category[];
 }) {
   return (
     <>
@@ -58,14 +84,22 @@ export function PoiFilterFields({ filter, setFilter, attrs, cats }: {
         <label for="filter-category">Category</label>
         <select id="filter-category" value={filter.category_id} onChange={(e) => setFilter({ ...filter, category_id: e.currentTarget.value })}>
           <option value="">Any category</option>
-          {cats.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+          {cats.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name}
+            </option>
+          ))}
         </select>
       </div>
       <div class="field">
         <label for="filter-attribute">Attribute</label>
         <select id="filter-attribute" value={filter.attribute} onChange={(e) => setFilter({ ...filter, attribute: e.currentTarget.value })}>
           <option value="">No attribute filter</option>
-          {attrs.map((a) => <option key={a.id} value={a.name}>{a.name} ({a.type})</option>)}
+          {attrs.map((a) => (
+            <option key={a.id} value={a.name}>
+              {a.name} ({a.type})
+            </option>
+          ))}
         </select>
       </div>
       <div class="field">
@@ -96,9 +130,20 @@ export function PoisPage() {
   const cursor = cursors[cursors.length - 1];
   const load = () => {
     // The dashboard's list: the API's filters plus the text search on name.
-    return call<{ data: Poi[]; next: string | null }>('GET', `/pois${qs({ ...poiQuery(applied), limit: PAGE_SIZE, cursor })}`).then((r) => { setPage(r); setError(undefined); }, (err) => { setPage({ data: [], next: null }); setError(err); });
+    return call<{ data: Poi[]; next: string | null }>('GET', `/pois${qs({ ...poiQuery(applied), limit: PAGE_SIZE, cursor })}`).then(
+      (r) => {
+        setPage(r);
+        setError(undefined);
+      },
+      (err) => {
+        setPage({ data: [], next: null });
+        setError(err);
+      },
+    );
   };
-  useEffect(() => { void load(); }, [applied, cursor]);
+  useEffect(() => {
+    void load();
+  }, [applied, cursor]);
 
   const applyFilter = (e: Event) => {
     e.preventDefault();
@@ -111,7 +156,9 @@ export function PoisPage() {
       await call('DELETE', `/v1/pois/${p.id}`);
       setNotice(`POI “${p.name}” deleted.`);
       await load();
-    } catch (err) { setError(err); }
+    } catch (err) {
+      setError(err);
+    }
   };
 
   return (
@@ -121,21 +168,45 @@ export function PoisPage() {
       <form class="filters card" onSubmit={applyFilter} aria-label="Filter POIs">
         <PoiFilterFields filter={filter} setFilter={setFilter} attrs={attrs} cats={cats} />
         <button type="submit">Apply filters</button>
-        <button type="button" class="primary push" onClick={() => setEditing('new')}>New POI</button>
+        <button type="button" class="primary push" onClick={() => setEditing('new')}>
+          New POI
+        </button>
       </form>
       {editing && (
-        <PoiForm poi={editing === 'new' ? undefined : editing} attrs={attrs} cats={cats}
+        <PoiForm
+          poi={editing === 'new' ? undefined : editing}
+          attrs={attrs}
+          cats={cats}
           onCancel={() => setEditing(undefined)}
-          onSaved={(p, created) => { setEditing(undefined); setNotice(`POI “${p.name}” ${created ? 'created' : 'saved'}.`); void load(); }} />
+          onSaved={(p, created) => {
+            setEditing(undefined);
+            setNotice(`POI “${p.name}” ${created ? 'created' : 'saved'}.`);
+            void load();
+          }}
+        />
       )}
       <section aria-labelledby="poi-list-title">
-        <h2 id="poi-list-title" class="visually-hidden">POI list</h2>
-        {!page ? <p role="status">Loading…</p> : page.data.length === 0 ? <p>No POIs match.</p> : (
+        <h2 id="poi-list-title" class="visually-hidden">
+          POI list
+        </h2>
+        {!page ? (
+          <p role="status">Loading…</p>
+        ) : page.data.length === 0 ? (
+          <p>No POIs match.</p>
+        ) : (
           <div class="table-wrap">
             <table>
               <thead>
-                <tr><th scope="col">Name</th><th scope="col">Latitude</th><th scope="col">Longitude</th><th scope="col">Category</th>
-                  <th scope="col">Attributes</th><th scope="col">Address</th><th scope="col">Updated</th><th scope="col">Actions</th></tr>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Latitude</th>
+                  <th scope="col">Longitude</th>
+                  <th scope="col">Category</th>
+                  <th scope="col">Attributes</th>
+                  <th scope="col">Address</th>
+                  <th scope="col">Updated</th>
+                  <th scope="col">Actions</th>
+                </tr>
               </thead>
               <tbody>
                 {page.data.map((p) => (
@@ -144,12 +215,22 @@ export function PoisPage() {
                     <td class="num">{p.latitude.toFixed(5)}</td>
                     <td class="num">{p.longitude.toFixed(5)}</td>
                     <td>{p.category?.name ?? '—'}</td>
-                    <td class="attrs">{Object.entries(p.attributes).map(([k, v]) => <span key={k} class="chip">{k}: {String(v)}</span>)}</td>
+                    <td class="attrs">
+                      {Object.entries(p.attributes).map(([k, v]) => (
+                        <span key={k} class="chip">
+                          {k}: {String(v)}
+                        </span>
+                      ))}
+                    </td>
                     <td>{p.address?.display_name ?? '—'}</td>
                     <td>{formatDate(p.updated_at)}</td>
                     <td class="row-actions">
-                      <button type="button" onClick={() => setEditing(p)} aria-label={`Edit ${p.name}`}>Edit</button>
-                      <button type="button" class="danger" onClick={() => setDeleting(p)} aria-label={`Delete ${p.name}`}>Delete</button>
+                      <button type="button" onClick={() => setEditing(p)} aria-label={`Edit ${p.name}`}>
+                        Edit
+                      </button>
+                      <button type="button" class="danger" onClick={() => setDeleting(p)} aria-label={`Delete ${p.name}`}>
+                        Delete
+                      </button>
                     </td>
                   </tr>
                 ))}
@@ -158,28 +239,53 @@ export function PoisPage() {
           </div>
         )}
         <nav class="pager" aria-label="POI pages">
-          <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous page</button>
+          <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+            Previous page
+          </button>
           <span>Page {cursors.length}</span>
-          <button type="button" disabled={!page?.next} onClick={() => page?.next && setCursors([...cursors, page.next])}>Next page</button>
+          <button type="button" disabled={!page?.next} onClick={() => page?.next && setCursors([...cursors, page.next])}>
+            Next page
+          </button>
         </nav>
       </section>
       {deleting && (
-        <Confirm title={`Delete POI “${deleting.name}”?`} body={<p>This cannot be undone.</p>} confirmLabel="Delete POI" danger
-          onCancel={() => setDeleting(undefined)} onConfirm={() => { const p = deleting; setDeleting(undefined); void remove(p); }} />
+        <Confirm
+          title={`Delete POI “${deleting.name}”?`}
+          body={<p>This cannot be undone.</p>}
+          confirmLabel="Delete POI"
+          danger
+          onCancel={() => setDeleting(undefined)}
+          onConfirm={() => {
+            const p = deleting;
+            setDeleting(undefined);
+            void remove(p);
+          }}
+        />
       )}
     </>
   );
 }
 
-function PoiForm({ poi, attrs, cats, onCancel, onSaved }: {
-  poi?: Poi; attrs: Attribute[]; cats: Category[]; onCancel: () => void; onSaved: (p: Poi, created: boolean) => void;
+function PoiForm({
+  poi,
+  attrs,
+  cats,
+  onCancel,
+  onSaved,
+}: {
+  poi?: Poi;
+  attrs: Attribute[];
+  cats: Category[];
+  onCancel: () => void;
+  onSaved: (p: Poi, created: boolean) => void;
 }) {
   const [name, setName] = useState(poi?.name ?? '');
   const [lat, setLat] = useState(poi ? String(poi.latitude) : '');
   const [lon, setLon] = useState(poi ? String(poi.longitude) : '');
   const [category, setCategory] = useState(poi?.category?.id ?? '');
   const [values, setValues] = useState<Record<string, string>>(
-    Object.fromEntries(attrs.map((a) => [a.name, poi && poi.attributes[a.name] !== undefined ? String(poi.attributes[a.name]) : ''])));
+    Object.fromEntries(attrs.map((a) => [a.name, poi && poi.attributes[a.name] !== undefined ? String(poi.attributes[a.name]) : ''])),
+  );
   const [error, setError] = useState<unknown>();
   const errors = fieldErrorsOf(error);
 
@@ -204,7 +310,9 @@ function PoiForm({ poi, attrs, cats, onCancel, onSaved }: {
     try {
       const r = await call<{ data: Poi }>(poi ? 'PUT' : 'POST', poi ? `/v1/pois/${poi.id}` : '/v1/pois', body);
       onSaved(r.data, !poi);
-    } catch (err) { setError(err); }
+    } catch (err) {
+      setError(err);
+    }
   };
   return (
     <section class="card" aria-labelledby="poi-form-title">
@@ -224,7 +332,11 @@ function PoiForm({ poi, attrs, cats, onCancel, onSaved }: {
           <Field id="poi-category" label="Category" errors={errors.category_id}>
             <select {...described('poi-category', errors.category_id)} value={category} onChange={(e) => setCategory(e.currentTarget.value)}>
               <option value="">No category</option>
-              {cats.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+              {cats.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name}
+                </option>
+              ))}
             </select>
           </Field>
           {attrs.map((a) => {
@@ -232,21 +344,31 @@ function PoiForm({ poi, attrs, cats, onCancel, onSaved }: {
             const errs = errors[`attributes.${a.name}`] ?? errors[`attributes.${a.id}`];
             return (
               <Field key={a.id} id={id} label={`${a.name} (${a.type})`} errors={errs}>
-                {a.type === 'boolean'
-                  ? (
-                    <select {...described(id, errs)} value={values[a.name]} onChange={(e) => setValues({ ...values, [a.name]: e.currentTarget.value })}>
-                      <option value="">not set</option><option value="true">true</option><option value="false">false</option>
-                    </select>
-                  )
-                  : <input {...described(id, errs)} inputMode={a.type === 'number' ? 'decimal' : undefined} value={values[a.name]}
-                      onInput={(e) => setValues({ ...values, [a.name]: e.currentTarget.value })} />}
+                {a.type === 'boolean' ? (
+                  <select {...described(id, errs)} value={values[a.name]} onChange={(e) => setValues({ ...values, [a.name]: e.currentTarget.value })}>
+                    <option value="">not set</option>
+                    <option value="true">true</option>
+                    <option value="false">false</option>
+                  </select>
+                ) : (
+                  <input
+                    {...described(id, errs)}
+                    inputMode={a.type === 'number' ? 'decimal' : undefined}
+                    value={values[a.name]}
+                    onInput={(e) => setValues({ ...values, [a.name]: e.currentTarget.value })}
+                  />
+                )}
               </Field>
             );
           })}
         </div>
         <div class="actions">
-          <button type="button" onClick={onCancel}>Cancel</button>
-          <button type="submit" class="primary">{poi ? 'Save POI' : 'Create POI'}</button>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+          <button type="submit" class="primary">
+            {poi ? 'Save POI' : 'Create POI'}
+          </button>
         </div>
       </form>
     </section>

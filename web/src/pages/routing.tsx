@@ -7,13 +7,17 @@ import { poiFeatures } from './map';
 import { listAll, loadPois, type Category, type Poi } from './pois';
 
 export const PROFILES = [
-  { value: 'driving-car', label: 'Car' }, { value: 'driving-hgv', label: 'Truck (HGV)' },
-  { value: 'cycling-regular', label: 'Bicycle' }, { value: 'foot-walking', label: 'On foot' },
+  { value: 'driving-car', label: 'Car' },
+  { value: 'driving-hgv', label: 'Truck (HGV)' },
+  { value: 'cycling-regular', label: 'Bicycle' },
+  { value: 'foot-walking', label: 'On foot' },
 ];
 
 type Waypoint = { latitude: number; longitude: number; poi?: Poi };
 interface RouteResult {
-  distance: number; duration: number; geometry: GeoJSON.LineString;
+  distance: number;
+  duration: number;
+  geometry: GeoJSON.LineString;
   legs: Array<{ from: number; to: number; distance: number; duration: number }>;
   avoided: { radius: number; count: number; poi_ids: string[]; skipped_poi_ids: string[] } | null;
 }
@@ -47,7 +51,16 @@ export function RoutingPage() {
     if (!map) return;
     const { map: m } = map;
     overlay(m, 'route-pois', poiFeatures(pois), [
-      { id: 'route-pois', type: 'circle', paint: { 'circle-color': ['case', ['boolean', ['get', 'picked'], false], '#b91c1c', '#6b7280'], 'circle-radius': 6, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 } },
+      {
+        id: 'route-pois',
+        type: 'circle',
+        paint: {
+          'circle-color': ['case', ['boolean', ['get', 'picked'], false], '#b91c1c', '#6b7280'],
+          'circle-radius': 6,
+          'circle-stroke-color': '#fff',
+          'circle-stroke-width': 2,
+        },
+      },
     ]);
     const onClick = (e: MapMouseEvent) => {
       const hit = m.queryRenderedFeatures(e.point, { layers: ['route-pois'] })[0];
@@ -56,22 +69,33 @@ export function RoutingPage() {
         if (poi) setPicked((ids) => (ids.includes(poi.id) ? ids.filter((i) => i !== poi.id) : [...ids, poi.id]));
         return;
       }
-      setWaypoints((w) => (w.length >= 50 ? w : [...w, poi ? { latitude: poi.latitude, longitude: poi.longitude, poi } : { latitude: e.lngLat.lat, longitude: e.lngLat.lng }]));
+      setWaypoints((w) =>
+        w.length >= 50 ? w : [...w, poi ? { latitude: poi.latitude, longitude: poi.longitude, poi } : { latitude: e.lngLat.lat, longitude: e.lngLat.lng }],
+      );
     };
     m.on('click', onClick);
-    return () => { m.off('click', onClick); };
+    return () => {
+      m.off('click', onClick);
+    };
   }, [map, pois]);
 
   // What the map shows: the POIs (picked ones in red), the waypoints, the route and the avoided circles.
   useEffect(() => {
     if (!map) return;
     const { map: m } = map;
-    overlay(m, 'route-pois', featureCollection(poiFeatures(pois).features.map((f) => ({ ...f, properties: { ...f.properties, picked: picked.includes(f.properties!.id) } }))), []);
+    overlay(
+      m,
+      'route-pois',
+      featureCollection(poiFeatures(pois).features.map((f) => ({ ...f, properties: { ...f.properties, picked: picked.includes(f.properties!.id) } }))),
+      [],
+    );
     const byId = new Map(pois.map((p) => [p.id, p]));
-    const circles = route?.avoided ? route.avoided.poi_ids.flatMap((id) => {
-      const p = byId.get(id);
-      return p ? [circle(p.longitude, p.latitude, route.avoided!.radius)] : [];
-    }) : [];
+    const circles = route?.avoided
+      ? route.avoided.poi_ids.flatMap((id) => {
+          const p = byId.get(id);
+          return p ? [circle(p.longitude, p.latitude, route.avoided!.radius)] : [];
+        })
+      : [];
     overlay(m, 'avoided', featureCollection(circles), [
       { id: 'avoided-fill', type: 'fill', paint: { 'fill-color': '#b91c1c', 'fill-opacity': 0.18 } },
       { id: 'avoided-line', type: 'line', paint: { 'line-color': '#b91c1c', 'line-width': 1.5 } },
@@ -82,7 +106,12 @@ export function RoutingPage() {
     ]);
     overlay(m, 'waypoints', featureCollection(waypoints.map((w, i) => point(w.longitude, w.latitude, { n: String(i + 1) }))), [
       { id: 'waypoints', type: 'circle', paint: { 'circle-color': '#111827', 'circle-radius': 10, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 } },
-      { id: 'waypoint-numbers', type: 'symbol', layout: { 'text-field': ['get', 'n'], 'text-font': ['Noto Sans Bold'], 'text-size': 12, 'text-allow-overlap': true }, paint: { 'text-color': '#fff' } },
+      {
+        id: 'waypoint-numbers',
+        type: 'symbol',
+        layout: { 'text-field': ['get', 'n'], 'text-font': ['Noto Sans Bold'], 'text-size': 12, 'text-allow-overlap': true },
+        paint: { 'text-color': '#fff' },
+      },
     ]);
   }, [map, pois, picked, route, waypoints]);
 
@@ -112,59 +141,131 @@ export function RoutingPage() {
         <form class="card side" onSubmit={plan} aria-label="Plan a route" noValidate>
           <fieldset>
             <legend>Clicking the map</legend>
-            <label class="check"><input type="radio" name="click-mode" checked={clickMode === 'waypoint'} onChange={() => setClickMode('waypoint')} /> adds a waypoint (a POI when one is clicked)</label>
-            <label class="check"><input type="radio" name="click-mode" checked={clickMode === 'avoid'} onChange={() => setClickMode('avoid')} /> picks a POI to avoid</label>
+            <label class="check">
+              <input type="radio" name="click-mode" checked={clickMode === 'waypoint'} onChange={() => setClickMode('waypoint')} /> adds a waypoint (a POI when
+              one is clicked)
+            </label>
+            <label class="check">
+              <input type="radio" name="click-mode" checked={clickMode === 'avoid'} onChange={() => setClickMode('avoid')} /> picks a POI to avoid
+            </label>
           </fieldset>
           <h2>Waypoints</h2>
           {errors.waypoints && <p class="field-error">{errors.waypoints.join('; ')}</p>}
-          {waypoints.length === 0 ? <p>Click the map to add the start, then the next stops.</p> : (
+          {waypoints.length === 0 ? (
+            <p>Click the map to add the start, then the next stops.</p>
+          ) : (
             <ol class="waypoints">
               {waypoints.map((w, i) => (
                 <li key={i}>
                   <span>{label(w)}</span>
-                  {(errors[`waypoints.${i}`] ?? []).map((m) => <small key={m} class="field-error"> {m}</small>)}
-                  <button type="button" class="link" aria-label={`Remove waypoint ${i + 1}`} onClick={() => setWaypoints(waypoints.filter((_, j) => j !== i))}>Remove</button>
+                  {(errors[`waypoints.${i}`] ?? []).map((m) => (
+                    <small key={m} class="field-error">
+                      {' '}
+                      {m}
+                    </small>
+                  ))}
+                  <button type="button" class="link" aria-label={`Remove waypoint ${i + 1}`} onClick={() => setWaypoints(waypoints.filter((_, j) => j !== i))}>
+                    Remove
+                  </button>
                 </li>
               ))}
             </ol>
           )}
           <Field id="route-profile" label="Profile" errors={errors.profile}>
             <select {...described('route-profile', errors.profile)} value={profile} onChange={(e) => setProfile(e.currentTarget.value)}>
-              {PROFILES.map((p) => <option key={p.value} value={p.value}>{p.label}</option>)}
+              {PROFILES.map((p) => (
+                <option key={p.value} value={p.value}>
+                  {p.label}
+                </option>
+              ))}
             </select>
           </Field>
           <fieldset>
             <legend>Avoid POIs</legend>
-            <label class="check"><input type="checkbox" checked={avoidOn} onChange={(e) => setAvoidOn(e.currentTarget.checked)} /> avoid the team's POIs around the route</label>
+            <label class="check">
+              <input type="checkbox" checked={avoidOn} onChange={(e) => setAvoidOn(e.currentTarget.checked)} /> avoid the team's POIs around the route
+            </label>
             <Field id="avoid-category" label="Only POIs of category" errors={errors['avoid.category_id']}>
-              <select {...described('avoid-category', errors['avoid.category_id'])} value={avoidCategory} onChange={(e) => setAvoidCategory(e.currentTarget.value)}>
+              <select
+                {...described('avoid-category', errors['avoid.category_id'])}
+                value={avoidCategory}
+                onChange={(e) => setAvoidCategory(e.currentTarget.value)}
+              >
                 <option value="">Any category</option>
-                {cats.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+                {cats.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.name}
+                  </option>
+                ))}
               </select>
             </Field>
             <Field id="avoid-radius" label="Radius (meters, 10 to 500)" errors={errors['avoid.radius']}>
-              <input {...described('avoid-radius', errors['avoid.radius'])} inputMode="numeric" value={radius} onInput={(e) => setRadius(e.currentTarget.value)} />
+              <input
+                {...described('avoid-radius', errors['avoid.radius'])}
+                inputMode="numeric"
+                value={radius}
+                onInput={(e) => setRadius(e.currentTarget.value)}
+              />
             </Field>
-            <p class="hint">{picked.length ? `${picked.length} POI${picked.length === 1 ? '' : 's'} picked on the map: only ${picked.length === 1 ? 'it is' : 'they are'} avoided.` : 'No POI picked on the map.'}</p>
-            {picked.length > 0 && <button type="button" onClick={() => setPicked([])}>Clear picked POIs</button>}
+            <p class="hint">
+              {picked.length
+                ? `${picked.length} POI${picked.length === 1 ? '' : 's'} picked on the map: only ${picked.length === 1 ? 'it is' : 'they are'} avoided.`
+                : 'No POI picked on the map.'}
+            </p>
+            {picked.length > 0 && (
+              <button type="button" onClick={() => setPicked([])}>
+                Clear picked POIs
+              </button>
+            )}
           </fieldset>
           <div class="actions">
-            <button type="button" onClick={() => { setWaypoints([]); setRoute(undefined); setError(undefined); }}>Clear</button>
-            <button type="submit" class="primary" disabled={busy || waypoints.length < 2}>{busy ? 'Planning…' : 'Plan route'}</button>
+            <button
+              type="button"
+              onClick={() => {
+                setWaypoints([]);
+                setRoute(undefined);
+                setError(undefined);
+              }}
+            >
+              Clear
+            </button>
+            <button type="submit" class="primary" disabled={busy || waypoints.length < 2}>
+              {busy ? 'Planning…' : 'Plan route'}
+            </button>
           </div>
         </form>
         <div class="map-column">
           <BaseMap label="Routing map: click to add waypoints" onReady={(m, lib) => setMap({ map: m, lib })} />
           {route && (
             <section class="card" aria-labelledby="route-title">
-              <h2 id="route-title">Route: {km(route.distance)}, {minutes(route.duration)}</h2>
-              {route.avoided && <p>Avoided {route.avoided.count} POI{route.avoided.count === 1 ? '' : 's'} by {route.avoided.radius} m{route.avoided.skipped_poi_ids.length ? ` (${route.avoided.skipped_poi_ids.length} skipped: within the radius of a waypoint)` : ''}.</p>}
+              <h2 id="route-title">
+                Route: {km(route.distance)}, {minutes(route.duration)}
+              </h2>
+              {route.avoided && (
+                <p>
+                  Avoided {route.avoided.count} POI{route.avoided.count === 1 ? '' : 's'} by {route.avoided.radius} m
+                  {route.avoided.skipped_poi_ids.length ? ` (${route.avoided.skipped_poi_ids.length} skipped: within the radius of a waypoint)` : ''}.
+                </p>
+              )}
               <table>
-                <thead><tr><th scope="col">Leg</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Distance</th><th scope="col">Duration</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">Leg</th>
+                    <th scope="col">From</th>
+                    <th scope="col">To</th>
+                    <th scope="col">Distance</th>
+                    <th scope="col">Duration</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {route.legs.map((l, i) => (
-                    <tr key={i}><td>{i + 1}</td><td>{label(waypoints[l.from] ?? { latitude: 0, longitude: 0 })}</td><td>{label(waypoints[l.to] ?? { latitude: 0, longitude: 0 })}</td>
-                      <td class="num">{km(l.distance)}</td><td class="num">{minutes(l.duration)}</td></tr>
+                    <tr key={i}>
+                      <td>{i + 1}</td>
+                      <td>{label(waypoints[l.from] ?? { latitude: 0, longitude: 0 })}</td>
+                      <td>{label(waypoints[l.to] ?? { latitude: 0, longitude: 0 })}</td>
+                      <td class="num">{km(l.distance)}</td>
+                      <td class="num">{minutes(l.duration)}</td>
+                    </tr>
                   ))}
                 </tbody>
               </table>

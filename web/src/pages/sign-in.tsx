@@ -8,7 +8,9 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (s: SessionInfo) => voi
   const [password, setPassword] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
-  useEffect(() => { document.title = 'Sign in · Waymark dashboard'; }, []);
+  useEffect(() => {
+    document.title = 'Sign in · Waymark dashboard';
+  }, []);
   const errors = fieldErrorsOf(error);
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -30,15 +32,31 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (s: SessionInfo) => voi
         <h1 id="sign-in-title">Sign in to Waymark</h1>
         <Message error={error} />
         <Field id="email" label="E-mail" errors={errors.email}>
-          <input {...described('email', errors.email)} type="email" autocomplete="username" required value={email}
-            onInput={(e) => setEmail(e.currentTarget.value)} />
+          <input
+            {...described('email', errors.email)}
+            type="email"
+            autocomplete="username"
+            required
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
         </Field>
         <Field id="password" label="Password" errors={errors.password}>
-          <input {...described('password', errors.password)} type="password" autocomplete="current-password" required value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)} />
+          <input
+            {...described('password', errors.password)}
+            type="password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
         </Field>
-        <button type="submit" class="primary" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
-        <p class="hint">Users are created with <code>waymark user create --team TEAM --email E</code>.</p>
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+        <p class="hint">
+          Users are created with <code>waymark user create --team TEAM --email E</code>.
+        </p>
       </form>
     </main>
   );

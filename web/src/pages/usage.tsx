@@ -23,9 +23,10 @@ function Chart({ usage, split }: { usage: Usage; split: 'endpoint' | 'status' })
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current!;
-    const top = split === 'endpoint'
-      ? usage.endpoints.slice(0, 5).map((e, i) => ({ label: e.endpoint, series: e.series, color: COLORS[(i + 1) % COLORS.length] }))
-      : usage.status_classes.map((c) => ({ label: c.status_class, series: c.series, color: CLASS_COLORS[c.status_class] ?? '#111827' }));
+    const top =
+      split === 'endpoint'
+        ? usage.endpoints.slice(0, 5).map((e, i) => ({ label: e.endpoint, series: e.series, color: COLORS[(i + 1) % COLORS.length] }))
+        : usage.status_classes.map((c) => ({ label: c.status_class, series: c.series, color: CLASS_COLORS[c.status_class] ?? '#111827' }));
     const opts: uPlot.Options = {
       width: Math.max(320, el.clientWidth),
       height: 280,
@@ -41,9 +42,19 @@ function Chart({ usage, split }: { usage: Usage; split: 'endpoint' | 'status' })
     const plot = new uPlot(opts, data, el);
     const resize = () => plot.setSize({ width: Math.max(320, el.clientWidth), height: 280 });
     addEventListener('resize', resize);
-    return () => { removeEventListener('resize', resize); plot.destroy(); };
+    return () => {
+      removeEventListener('resize', resize);
+      plot.destroy();
+    };
   }, [usage, split]);
-  return <div ref={box} class="chart" role="img" aria-label={`Requests per ${usage.range === '24h' ? 'hour over the last 24 hours' : 'day over the last 30 days'}: ${usage.total.reduce((a, b) => a + b, 0)} in total`} />;
+  return (
+    <div
+      ref={box}
+      class="chart"
+      role="img"
+      aria-label={`Requests per ${usage.range === '24h' ? 'hour over the last 24 hours' : 'day over the last 30 days'}: ${usage.total.reduce((a, b) => a + b, 0)} in total`}
+    />
+  );
 }
 
 const n = (v: number | null) => (v === null ? 'unlimited' : v.toLocaleString());
@@ -56,7 +67,9 @@ export function UsagePage() {
   const [usage, setUsage] = useState<Usage>();
   const [error, setError] = useState<unknown>();
 
-  useEffect(() => { call<{ data: typeof keys }>('GET', '/keys').then((r) => setKeys(r.data), setError); }, []);
+  useEffect(() => {
+    call<{ data: typeof keys }>('GET', '/keys').then((r) => setKeys(r.data), setError);
+  }, []);
   useEffect(() => {
     setError(undefined);
     call<{ data: Usage }>('GET', `/usage${qs({ range, key_id: keyId })}`).then((r) => setUsage(r.data), setError);
@@ -78,7 +91,9 @@ export function UsagePage() {
           <section class="card stat" aria-labelledby="rate-title">
             <h2 id="rate-title">Rate limit (rolling hour)</h2>
             <p class="big">{usage.rate.limit === null ? 'unlimited' : `${n(usage.rate.remaining)} left`}</p>
-            <p>{n(usage.rate.used)} used of {n(usage.rate.limit)} per hour</p>
+            <p>
+              {n(usage.rate.used)} used of {n(usage.rate.limit)} per hour
+            </p>
             {usage.rate.limit !== null && <meter min={0} max={usage.rate.limit} value={usage.rate.used} aria-label="Rate limit used" />}
           </section>
           <section class="card stat" aria-labelledby="poi-title">
@@ -103,7 +118,11 @@ export function UsagePage() {
             <label for="usage-key">API key</label>
             <select id="usage-key" value={keyId} onChange={(e) => setKeyId(e.currentTarget.value)}>
               <option value="">All keys of the team</option>
-              {keys.map((k) => <option key={k.id} value={k.id}>{k.name} (…{k.last_four})</option>)}
+              {keys.map((k) => (
+                <option key={k.id} value={k.id}>
+                  {k.name} (…{k.last_four})
+                </option>
+              ))}
             </select>
           </div>
           <div class="field">
@@ -113,7 +132,9 @@ export function UsagePage() {
               <option value="status">Status class</option>
             </select>
           </div>
-          <p class="total" role="status">{usage ? `${total.toLocaleString()} requests` : 'Loading…'}</p>
+          <p class="total" role="status">
+            {usage ? `${total.toLocaleString()} requests` : 'Loading…'}
+          </p>
         </div>
         {usage && <Chart usage={usage} split={split} />}
         {usage && usage.endpoints.length > 0 && (
@@ -121,23 +142,67 @@ export function UsagePage() {
             <div class="table-wrap">
               <table>
                 <caption>By endpoint</caption>
-                <thead><tr><th scope="col">Endpoint</th><th scope="col" class="num">Requests</th></tr></thead>
-                <tbody>{usage.endpoints.map((e) => <tr key={e.endpoint}><td><code>{e.endpoint}</code></td><td class="num">{e.total}</td></tr>)}</tbody>
+                <thead>
+                  <tr>
+                    <th scope="col">Endpoint</th>
+                    <th scope="col" class="num">
+                      Requests
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {usage.endpoints.map((e) => (
+                    <tr key={e.endpoint}>
+                      <td>
+                        <code>{e.endpoint}</code>
+                      </td>
+                      <td class="num">{e.total}</td>
+                    </tr>
+                  ))}
+                </tbody>
               </table>
             </div>
             <div class="table-wrap">
               <table>
                 <caption>By status class</caption>
-                <thead><tr><th scope="col">Status</th><th scope="col" class="num">Requests</th></tr></thead>
-                <tbody>{usage.status_classes.map((c) => <tr key={c.status_class}><td>{c.status_class}</td><td class="num">{c.total}</td></tr>)}</tbody>
+                <thead>
+                  <tr>
+                    <th scope="col">Status</th>
+                    <th scope="col" class="num">
+                      Requests
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {usage.status_classes.map((c) => (
+                    <tr key={c.status_class}>
+                      <td>{c.status_class}</td>
+                      <td class="num">{c.total}</td>
+                    </tr>
+                  ))}
+                </tbody>
               </table>
             </div>
             {!keyId && (
               <div class="table-wrap">
                 <table>
                   <caption>By key</caption>
-                  <thead><tr><th scope="col">Key</th><th scope="col" class="num">Requests</th></tr></thead>
-                  <tbody>{usage.keys.map((k) => <tr key={k.id}><td>{keyName(k.id)}</td><td class="num">{k.count}</td></tr>)}</tbody>
+                  <thead>
+                    <tr>
+                      <th scope="col">Key</th>
+                      <th scope="col" class="num">
+                        Requests
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {usage.keys.map((k) => (
+                      <tr key={k.id}>
+                        <td>{keyName(k.id)}</td>
+                        <td class="num">{k.count}</td>
+                      </tr>
+                    ))}
+                  </tbody>
                 </table>
               </div>
             )}

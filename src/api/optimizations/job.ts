@@ -1,0 +1,141 @@
+// The durable job behind POST /v1/optimizations: road matrix piece by piece, then the search in time
+// slices through the worker pool, each slice continuing from the best plan so far (the checkpoint), then
+// one road geometry per route. Only a share of the workers ever runs batch work (batchShare), and every
+// piece is a separate pool task, so interactive requests queue between pieces instead of behind a job.
+import type { Sql } from '../../db/client.js';
+import { poolSize, runTask } from '../../compute/pool.js';
+import { HttpError } from '../../http/errors.js';
+import { PermanentJobError, type JobContext, type JobDefinition } from '../../jobs/runner.js';
+import { matrixInPieces, type MatrixResult, type ProfileName } from '../../engine/engine.js';
+import { nextState, sliceOptions, type SearchState } from '../../engine/vrp/slices.js';
+import type { VrpProblem, VrpSolution } from '../../engine/vrp/solver.js';
+import { indexLocations, toProblem, travelOf, unreachableLocations } from '../optimize/problem.js';
+import { optimizeJson } from '../optimize/response.js';
+import { defaultVehicleId } from '../optimize/schema.js';
+import { geometry, roadMatrix } from '../optimize/routes.js';
+import { batchBodySchema } from './schema.js';
+import { completeOptimization, failOptimization, OPTIMIZATION_JOB, saveProgress, startOptimizationRun, type Checkpoint, type Progress } from './store.js';
+
+/** One search slice: how long a batch job holds a worker before it queues again behind interactive work. */
+export const SLICE_MS = 1000;
+
+/** Workers a batch job may use at once: half the pool, at least one (2 cores: 1 of 2). */
+export function batchShare(): number {
+  return Math.max(1, Math.floor(poolSize() / 2));
+}
+
+/** The job failed for a reason the client can act on, stored as the 422 body it would have got. */
+class Rejected extends PermanentJobError {
+  constructor(readonly body: Record<string, unknown>) {
+    super(String(body.message));
+  }
+}
+
+export function optimizationJob(sql: Sql): [string, JobDefinition<{ optimization_id: string }>] {
+  return [
+    OPTIMIZATION_JOB,
+    {
+      concurrency: batchShare(),
+      run: (ctx) => runOptimization(sql, ctx),
+      onFailure: async (job, error) => {
+        const body =
+          error instanceof Rejected
+            ? error.body
+            : error instanceof PermanentJobError
+              ? { message: `The optimization ${error.message}.` }
+              : { message: 'The optimization could not be completed because of an internal error.' };
+        await failOptimization(sql, job.payload.optimization_id, body);
+      },
+    },
+  ];
+}
+
+/** 4xx answers of the engine become the job's failure; anything else (busy, 502) is retried. */
+function asRejection(err: unknown): unknown {
+  return err instanceof HttpError && err.status === 422 ? new Rejected(err.body()) : err;
+}
+
+async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: string }>): Promise<void> {
+  const id = ctx.job.payload.optimization_id;
+  const row = await startOptimizationRun(sql, id);
+  if (!row) return; // cancelled, finished, or its team is gone
+  const live = async (progress: Progress, checkpoint?: Checkpoint) => {
+    ctx.signal.throwIfAborted();
+    return saveProgress(sql, id, progress, checkpoint, (tx) => ctx.progress(tx));
+  };
+  const body = batchBodySchema.parse(row.body);
+  const profile = body.profile as ProfileName;
+  const ix = indexLocations(row.locations.vehicles, row.locations.stops);
+
+  let m: MatrixResult;
+  let cancelled = false;
+  try {
+    m = await roadMatrix(profile, ix, () =>
+      matrixInPieces({ profile, points: ix.points }, async (done) => {
+        cancelled = !(await live({ phase: 'matrix', percent: done }));
+        if (cancelled) throw new Error('the optimization is no longer running');
+      }),
+    );
+  } catch (err) {
+    if (cancelled) return;
+    throw asRejection(err);
+  }
+  const travel = travelOf(m);
+  const unreachable = unreachableLocations(ix, travel.duration, profile);
+  if (Object.keys(unreachable).length) {
+    throw new Rejected({ message: Object.entries(unreachable).map(([f, [msg]]) => `${f}: ${msg}`)[0], errors: unreachable });
+  }
+  const problem = shareMatrices(toProblem(body, ix, travel, row.frame));
+
+  const budgetMs = row.time_budget * 1000;
+  let state: SearchState = row.checkpoint ?? { routes: [], searchedMs: 0, rate: 0 };
+  let solution: VrpSolution | undefined;
+  let slice = 0;
+  do {
+    const sliceMs = Math.max(1, Math.min(SLICE_MS, budgetMs - state.searchedMs));
+    const options = sliceOptions(state, sliceMs, budgetMs, row.runs * 100_000 + slice++);
+    const started = performance.now();
+    solution = await runTask<VrpSolution>('vrp', { problem, options });
+    state = nextState(state, solution.routes, solution.iterations, performance.now() - started, sliceMs);
+    const percent = Math.min(99, Math.round((100 * state.searchedMs) / budgetMs));
+    if (!(await live({ phase: 'solving', percent }, state))) return;
+  } while (state.searchedMs < budgetMs);
+
+  if (!(await live({ phase: 'routes', percent: 99 }))) return;
+  const geometries: Array<Array<[number, number]>> = [];
+  try {
+    for (const r of solution.routes) {
+      const v = problem.vehicles[r.vehicle];
+      const at = [v.start, ...r.jobs.map((j) => problem.jobs[j].location), ...(v.end == null ? [] : [v.end])];
+      geometries.push(
+        await geometry(
+          profile,
+          at.map((p) => ix.points[p]),
+        ),
+      );
+    }
+  } catch (err) {
+    throw asRejection(err);
+  }
+  const vehicleIds = body.vehicles.map((v, i) => v.id ?? defaultVehicleId(i));
+  const result = optimizeJson(
+    { body, vehicleIds, vehicles: row.locations.vehicles, stops: row.locations.stops, problem, frame: row.frame },
+    solution,
+    geometries,
+  );
+  await completeOptimization(sql, id, result);
+}
+
+/** The matrices in shared memory: every slice hands them to a worker without copying megabytes. */
+function shareMatrices(p: VrpProblem): VrpProblem {
+  const share = <T extends Int32Array | Float64Array>(a: T, make: (b: SharedArrayBuffer) => T): T => {
+    const s = make(new SharedArrayBuffer(a.byteLength));
+    s.set(a as never);
+    return s;
+  };
+  return {
+    ...p,
+    durations: share(p.durations as Int32Array, (b) => new Int32Array(b)),
+    distances: p.distances ? share(p.distances as Float64Array, (b) => new Float64Array(b)) : undefined,
+  };
+}

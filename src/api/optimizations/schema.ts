@@ -1,0 +1,130 @@
+// The body of POST /v1/optimizations: the contract optimize body with batch limits (2,000 stops, 200
+// vehicles) and a search time budget. Field rules and 422 paths are the contract's.
+import { z } from 'zod';
+import { dataSchema, pageSchema, timestamp, ulid } from '../../http/openapi.js';
+import { amountOf, MAX_DIMENSIONS } from '../../engine/vrp/problem.js';
+import { batchPlanSchema, optimizeFields } from '../optimize/schema.js';
+
+export const MAX_BATCH_VEHICLES = 200;
+export const MAX_BATCH_STOPS = 2_000;
+export const MAX_TIME_BUDGET_S = 900;
+export const DEFAULT_TIME_BUDGET_S = 30;
+/** The solver sums loads in 32-bit integers: the demand of all stops together, in each dimension, must stay below 2^31. */
+export const MAX_TOTAL_DEMAND = 2_000_000_000;
+
+const budgetMessage = `must be an integer number of seconds between 1 and ${MAX_TIME_BUDGET_S}`;
+
+export const batchBodySchema = z
+  .strictObject({
+    ...optimizeFields(MAX_BATCH_VEHICLES, MAX_BATCH_STOPS, true),
+    time_budget: z
+      .number({ error: budgetMessage })
+      .int(budgetMessage)
+      .min(1, budgetMessage)
+      .max(MAX_TIME_BUDGET_S, budgetMessage)
+      .default(DEFAULT_TIME_BUDGET_S),
+  })
+  .superRefine(
+    (body, ctx) => {
+      // Every capacity and demand has as many dimensions as the first one given (an integer is one); a stop
+      // without a demand takes 1 in each. Checked beside the other fields' errors, so a body may be partly
+      // invalid here: only well-formed amounts are compared.
+      const items = (list: unknown): Array<Record<string, unknown>> =>
+        Array.isArray(list) ? list.map((x) => (x !== null && typeof x === 'object' ? x : {})) : [];
+      const units = (a: unknown): number[] | null => {
+        const all = typeof a === 'number' ? [a] : Array.isArray(a) ? a : null;
+        return all && all.length >= 1 && all.length <= MAX_DIMENSIONS && all.every((x) => Number.isInteger(x) && x >= 0) ? amountOf(all) : null;
+      };
+      const given = [
+        ...items(body.vehicles).map((v, i) => ({ path: ['vehicles', i, 'capacity'], units: units(v.capacity) })),
+        ...items(body.stops).map((s, i) => ({ path: ['stops', i, 'demand'], units: units(s.demand) })),
+      ];
+      const first = given.find((g) => g.units !== null);
+      const dims = first?.units?.length ?? 1;
+      const like = first?.path[0] === 'vehicles' ? "like the vehicles' capacities" : `like ${first?.path.join('.')}`;
+      for (const g of given) {
+        if (g.units !== null && g.units.length !== dims)
+          ctx.addIssue({ code: 'custom', path: g.path, message: `must have ${dims} ${dims === 1 ? 'amount' : 'amounts'}, ${like}` });
+      }
+      const total = new Array<number>(dims).fill(0);
+      for (const s of items(body.stops))
+        (s.demand === undefined ? new Array<number>(dims).fill(1) : (units(s.demand) ?? [])).forEach((x, d) => (total[d] += x));
+      if (total.some((t) => t > MAX_TOTAL_DEMAND))
+        ctx.addIssue({ code: 'custom', path: ['stops'], message: `the demands may add up to at most ${MAX_TOTAL_DEMAND} in each dimension` });
+    },
+    { when: (payload) => payload.value !== null && typeof payload.value === 'object' },
+  )
+  .meta({
+    id: 'OptimizationRequest',
+    description: `The POST /v1/routes/optimize body with up to ${MAX_BATCH_STOPS} stops and ${MAX_BATCH_VEHICLES} vehicles, and the search's time budget. Capacities and demands may also be arrays, one integer per load dimension (weight, volume…; at most ${MAX_DIMENSIONS}), all of the same length; a stop without a demand then takes 1 in each dimension, and the plan's loads are arrays too.`,
+    examples: [
+      {
+        time_budget: 60,
+        vehicles: [
+          { id: 'van-1', start: { latitude: 47.141, longitude: 9.521 }, capacity: 40, time_window: ['2026-03-02T07:00:00+01:00', '2026-03-02T19:00:00+01:00'] },
+        ],
+        stops: [
+          { id: 'a', latitude: 47.166, longitude: 9.51, service: 300 },
+          { id: 'b', poi_id: '01JH8Z6Q4W3Y9V5T2R1P0N8M7K' },
+        ],
+      },
+    ],
+  });
+
+// ---- the resource (store.ts optimizationJson) ---------------------------------------------------------
+
+const optimizationFields = {
+  id: ulid,
+  status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
+  progress: z
+    .object({
+      phase: z.enum(['queued', 'matrix', 'solving', 'routes', 'done']),
+      percent: z.int().min(0).max(100),
+    })
+    .describe('Phases in this order; the percentage of the current one.'),
+  time_budget: z.int().describe('Seconds of search.'),
+  stops: z.int(),
+  vehicles: z.int(),
+  runs: z.int().describe('Times a job runner took it up (more than 1 after a restart, which continues from the last checkpoint).'),
+  error: z
+    .object({ message: z.string(), errors: z.record(z.string(), z.array(z.string())).optional() })
+    .nullable()
+    .describe(
+      'Why a `failed` optimization failed: the 422 body POST /v1/routes/optimize would have answered (locations far from a road or unreachable), or a message; null otherwise.',
+    ),
+  created_at: timestamp,
+  started_at: timestamp.nullable(),
+  finished_at: timestamp.nullable(),
+};
+
+export const optimizationSummarySchema = z
+  .object(optimizationFields)
+  .meta({ id: 'OptimizationSummary', description: 'An optimization as lists show it: without its plan.' });
+export const optimizationSchema = z
+  .object({
+    ...optimizationFields,
+    result: batchPlanSchema
+      .nullable()
+      .describe(
+        'The plan once `completed`, as POST /v1/routes/optimize answers it (loads are arrays when the request gave capacities or demands as arrays); null before and otherwise.',
+      ),
+  })
+  .meta({ id: 'Optimization' });
+
+const exampleOptimization = {
+  id: '01JH8Z6Q4W3Y9V5T2R1P0N8M7K',
+  status: 'queued',
+  progress: { phase: 'queued', percent: 0 },
+  time_budget: 60,
+  stops: 2,
+  vehicles: 1,
+  runs: 0,
+  error: null,
+  created_at: '2026-03-02T06:30:00.123000Z',
+  started_at: null,
+  finished_at: null,
+  result: null,
+};
+export const optimizationData = dataSchema('OptimizationData', optimizationSchema);
+export const optimizationPage = pageSchema('OptimizationPage', optimizationSummarySchema);
+export { exampleOptimization };

@@ -1,0 +1,138 @@
+// The answer of POST /v1/routes/optimize (service-spec.md): the solver's routes as timed steps in the
+// request's offset, with totals that are exact sums of the steps (whole seconds and meters).
+import type { ResolvedLocation } from '../locations.js';
+import { unassignedReason, type VrpProblem, type VrpRoute, type VrpSolution } from '../../engine/vrp/solver.js';
+import { formatDatetime } from './datetimes.js';
+import type { ResolvedVehicle } from './problem.js';
+import type { OptimizeBody } from './schema.js';
+import type { TimeFrame } from './time-frame.js';
+
+export interface OptimizeContext {
+  body: OptimizeBody;
+  vehicleIds: string[];
+  vehicles: ResolvedVehicle[];
+  stops: ResolvedLocation[];
+  problem: VrpProblem;
+  frame: TimeFrame;
+}
+
+// 1e-6° is at most 11 cm, far below the engine's precision.
+const micro = (x: number) => Math.round(x * 1e6) / 1e6;
+
+function lineString(geometry: Array<[number, number]>) {
+  const coordinates = geometry.map(([lon, lat]) => [micro(lon), micro(lat)]);
+  // A LineString needs two positions, even when every location of a route is the same spot.
+  if (coordinates.length === 1) coordinates.push([...coordinates[0]]);
+  return { type: 'LineString', coordinates };
+}
+
+/** How loads are written: null without capacities, arrays when the request gave any amount as one, else integers. */
+type LoadStyle = 'none' | 'integer' | 'array';
+
+function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, number]>, style: LoadStyle) {
+  const at = (t: number) => formatDatetime(c.frame.origin + t, c.frame.offsetMinutes);
+  const load = (units: number[]) => (style === 'none' ? null : style === 'array' ? units : units[0]);
+  const vehicle = c.vehicles[r.vehicle];
+  let distance = 0,
+    duration = 0;
+  const startAt = at(r.start);
+  const steps: Array<Record<string, unknown>> = [
+    {
+      type: 'start',
+      latitude: vehicle.start.latitude,
+      longitude: vehicle.start.longitude,
+      arrival: startAt,
+      departure: startAt,
+      waiting_time: 0,
+      service: 0,
+      distance: 0,
+      duration: 0,
+      load: load(r.initialLoad),
+    },
+  ];
+  r.jobs.forEach((j, i) => {
+    distance += r.legDistances[i];
+    duration += r.legDurations[i];
+    const stop = c.stops[j];
+    steps.push({
+      type: 'stop',
+      index: j,
+      id: c.body.stops[j].id ?? null,
+      poi_id: stop.poiId,
+      latitude: stop.latitude,
+      longitude: stop.longitude,
+      arrival: at(r.arrivals[i]),
+      departure: at(r.departures[i]),
+      waiting_time: r.waits[i],
+      service: c.body.stops[j].service,
+      distance,
+      duration,
+      load: load(r.loads[i]),
+    });
+  });
+  if (vehicle.end) {
+    distance += r.legDistances[r.jobs.length];
+    duration += r.legDurations[r.jobs.length];
+    const endAt = at(r.end);
+    steps.push({
+      type: 'end',
+      latitude: vehicle.end.latitude,
+      longitude: vehicle.end.longitude,
+      arrival: endAt,
+      departure: endAt,
+      waiting_time: 0,
+      service: 0,
+      distance,
+      duration,
+      load: load(r.loads[r.loads.length - 1]),
+    });
+  }
+  // An open route ends on arriving at its last stop.
+  const endAt = vehicle.end ? at(r.end) : steps[steps.length - 1].arrival;
+  return {
+    vehicle: c.vehicleIds[r.vehicle],
+    stops: r.jobs.length,
+    distance: r.distance,
+    duration: r.duration,
+    service: r.service,
+    waiting_time: r.waiting,
+    load: load(r.initialLoad),
+    start_at: startAt,
+    end_at: endAt,
+    geometry: lineString(geometry),
+    steps,
+  };
+}
+
+/** `geometries[k]` is the road geometry of `solution.routes[k]`, [lon, lat] from its start to its end. */
+export function optimizeJson(c: OptimizeContext, solution: VrpSolution, geometries: Array<Array<[number, number]>>) {
+  const style: LoadStyle = !c.body.vehicles.some((v) => v.capacity !== undefined)
+    ? 'none'
+    : [...c.body.vehicles.map((v) => v.capacity), ...c.body.stops.map((s) => s.demand)].some(Array.isArray)
+      ? 'array'
+      : 'integer';
+  const routes = solution.routes.map((r, k) => routeJson(c, r, geometries[k], style));
+  const total = (key: 'distance' | 'duration' | 'service' | 'waiting_time') => routes.reduce((a, r) => a + r[key], 0);
+  const assigned = routes.reduce((a, r) => a + r.stops, 0);
+  return {
+    summary: {
+      vehicles: routes.length,
+      stops: c.body.stops.length,
+      assigned,
+      unassigned: solution.unassigned.length,
+      distance: total('distance'),
+      duration: total('duration'),
+      service: total('service'),
+      waiting_time: total('waiting_time'),
+    },
+    routes,
+    unassigned: solution.unassigned.map((j) => ({
+      index: j,
+      id: c.body.stops[j].id ?? null,
+      poi_id: c.stops[j].poiId,
+      latitude: c.stops[j].latitude,
+      longitude: c.stops[j].longitude,
+      reason: unassignedReason(c.problem.jobs[j], c.problem),
+    })),
+  };
+}

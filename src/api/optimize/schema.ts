@@ -1,0 +1,235 @@
+// The body of POST /v1/routes/optimize (service-spec.md "POST /v1/routes/optimize", "Limits"): every
+// limit and pairing rule that can be judged from the body alone, as 422 field paths.
+import { z } from 'zod';
+import { PROFILES } from '../../map/graphs/profiles.js';
+import { arrayFirst } from '../../http/validate.js';
+import { lineStringSchema } from '../../engine/line-json.js';
+import { locationSchema } from '../locations.js';
+import { MAX_DIMENSIONS } from '../../engine/vrp/problem.js';
+import type { Amount } from '../../engine/vrp/types.js';
+import { DATETIME_MESSAGE, parseDatetime, type Instant } from './datetimes.js';
+
+export const MAX_VEHICLES = 3;
+export const MAX_STOPS = 50;
+export const MAX_WINDOWS = 5;
+export const MAX_SKILLS = 20;
+export const MAX_ID_LENGTH = 100;
+export const MAX_SERVICE_S = 86_400;
+// Loads are summed in 32-bit integers by the solver: 50 stops of the largest demand stay far below 2^31.
+export const MAX_DEMAND = 10_000_000;
+export const MAX_CAPACITY = 1_000_000_000;
+
+const datetime = z.string({ error: DATETIME_MESSAGE }).transform((text, ctx): Instant => {
+  const at = parseDatetime(text);
+  if (!at) {
+    ctx.addIssue({ code: 'custom', message: DATETIME_MESSAGE });
+    return z.NEVER;
+  }
+  return at;
+});
+
+const pair = z.tuple([datetime, datetime], { error: 'must be a [start, end] pair of datetimes' });
+
+const id = z
+  .string({ error: `must be a string of 1 to ${MAX_ID_LENGTH} characters` })
+  .min(1, `must be a string of 1 to ${MAX_ID_LENGTH} characters`)
+  .max(MAX_ID_LENGTH, `must be a string of 1 to ${MAX_ID_LENGTH} characters`);
+
+const skills = z
+  .array(
+    z
+      .string({ error: 'must be a string of 1 to 100 characters' })
+      .min(1, 'must be a string of 1 to 100 characters')
+      .max(100, 'must be a string of 1 to 100 characters'),
+    { error: `must be an array of up to ${MAX_SKILLS} skills` },
+  )
+  .max(MAX_SKILLS, `may have at most ${MAX_SKILLS} skills`);
+
+const integer = (min: number, max: number) => {
+  const message = `must be an integer between ${min} and ${max}`;
+  return z.number({ error: message }).int(message).min(min, message).max(max, message);
+};
+
+/** An array checked for its type before its length, so a string is not measured as one. */
+const list = <T extends z.ZodType>(item: T, min: number, max: number, what: string) =>
+  arrayFirst(`must be an array of ${min} to ${max} ${what}`).pipe(
+    z.array(item).min(min, `must have at least ${min} ${what}`).max(max, `may have at most ${max} ${what}`),
+  );
+
+/** Ids must be unique among the items that have one; `defaults(i)` names items sent without. */
+function uniqueIds(items: Array<{ id?: string }>, ctx: z.RefinementCtx, defaults?: (i: number) => string): void {
+  const seen = new Map<string, number>();
+  items.forEach((item, i) => {
+    const name = item.id ?? defaults?.(i);
+    if (name === undefined) return;
+    const first = seen.get(name);
+    if (first === undefined) seen.set(name, i);
+    else ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `must be unique: '${name}' is already the id of item ${first}` });
+  });
+}
+
+export const defaultVehicleId = (i: number) => `vehicle-${i + 1}`;
+
+/**
+ * Units: an integer (the contract), or with `several` dimensions also an array of up to MAX_DIMENSIONS
+ * integers, one per load dimension (weight, volume…). Lengths are matched across the body by the caller.
+ */
+const amount = (max: number, several: boolean, what: string) => {
+  const one = integer(0, max);
+  if (!several) return one;
+  const message = `must be an integer between 0 and ${max}, or an array of 1 to ${MAX_DIMENSIONS} such integers (one per load dimension)`;
+  return z
+    .union([one, z.array(one, { error: message }).min(1, message).max(MAX_DIMENSIONS, message)], { error: message })
+    .describe(`${what}: an integer, or an array with one per load dimension (weight, volume…), as long as every other capacity and demand of the body.`);
+};
+
+const vehicleSchema = (several: boolean) =>
+  z.strictObject(
+    {
+      start: locationSchema,
+      id: id.optional(),
+      end: locationSchema.optional(),
+      capacity: amount(MAX_CAPACITY, several, 'Most units carried').optional(),
+      time_window: pair
+        .superRefine(([start, end], ctx) => {
+          if (end.epoch <= start.epoch) ctx.addIssue({ code: 'custom', message: 'must end after it starts' });
+        })
+        .optional(),
+      skills: skills.optional(),
+    },
+    { error: 'must be a vehicle object with a start location' },
+  );
+
+const stopSchema = (several: boolean) =>
+  locationSchema.safeExtend({
+    id: id.optional(),
+    service: integer(0, MAX_SERVICE_S).default(0),
+    // With several dimensions a stop without a demand takes 1 in each (the solver's default), whatever their number.
+    demand: several ? amount(MAX_DEMAND, true, 'Units delivered, default 1 in each dimension').optional() : integer(0, MAX_DEMAND).default(1),
+    time_windows: z
+      .array(pair, { error: `must be an array of up to ${MAX_WINDOWS} [start, end] pairs of datetimes` })
+      .max(MAX_WINDOWS, `may have at most ${MAX_WINDOWS} time windows`)
+      .superRefine((windows, ctx) => {
+        windows.forEach(([start, end], i) => {
+          if (end.epoch < start.epoch) ctx.addIssue({ code: 'custom', path: [i], message: 'must not end before it starts' });
+        });
+        // Sorted by start, a window overlaps an earlier one when it starts before the latest end so far;
+        // windows that only touch (one ends when the next starts) do not overlap.
+        const order = windows.map((_, i) => i).sort((a, b) => windows[a][0].epoch - windows[b][0].epoch || a - b);
+        let latestEnd = -Infinity,
+          latestIndex = -1;
+        for (const i of order) {
+          const [start, end] = windows[i];
+          if (start.epoch < latestEnd) ctx.addIssue({ code: 'custom', path: [i], message: `overlaps time window ${latestIndex}` });
+          if (end.epoch > latestEnd) [latestEnd, latestIndex] = [end.epoch, i];
+        }
+      })
+      .optional(),
+    skills: skills.optional(),
+  });
+
+/**
+ * The fields of an optimize body with the given size limits: the contract's, or the batch jobs' larger
+ * ones, whose capacities and demands may also be arrays (`severalDimensions`).
+ */
+export const optimizeFields = (maxVehicles: number, maxStops: number, severalDimensions = false) => ({
+  profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
+  vehicles: list(vehicleSchema(severalDimensions), 1, maxVehicles, 'vehicles').superRefine((vs, ctx) => uniqueIds(vs, ctx, defaultVehicleId)),
+  stops: list(stopSchema(severalDimensions), 1, maxStops, 'stops').superRefine((ss, ctx) => uniqueIds(ss, ctx)),
+});
+
+export const optimizeBodySchema = z.strictObject(optimizeFields(MAX_VEHICLES, MAX_STOPS)).meta({
+  id: 'OptimizeRequest',
+  examples: [
+    {
+      vehicles: [
+        { id: 'van', start: { latitude: 47.141, longitude: 9.521 }, capacity: 10, time_window: ['2026-03-02T08:00:00+01:00', '2026-03-02T17:00:00+01:00'] },
+      ],
+      stops: [
+        { id: 'a', latitude: 47.166, longitude: 9.51, service: 300 },
+        { id: 'b', latitude: 47.06, longitude: 9.5, time_windows: [['2026-03-02T10:00:00+01:00', '2026-03-02T12:00:00+01:00']] },
+      ],
+    },
+  ],
+});
+
+const contractLoad = z.int().nullable().describe('On board after the step; null when no vehicle has a capacity.');
+
+const stepOf = (load: z.ZodType) =>
+  z.object({
+    type: z.enum(['start', 'stop', 'end']),
+    index: z.int().optional().describe('Stop steps: the position in the request.'),
+    id: z.string().nullable().optional(),
+    poi_id: z.string().nullable().optional(),
+    latitude: z.number(),
+    longitude: z.number(),
+    arrival: z.string(),
+    departure: z.string(),
+    waiting_time: z.number(),
+    service: z.number(),
+    distance: z.number().describe('Meters so far.'),
+    duration: z.number().describe('Seconds so far.'),
+    load,
+  });
+
+/** The plan: the answer of POST /v1/routes/optimize and (with loads that may be arrays) the `result` of a completed batch optimization. */
+const planOf = (load: z.ZodType, routeLoad: z.ZodType) =>
+  z.object({
+    summary: z.object({
+      vehicles: z.int(),
+      stops: z.int(),
+      assigned: z.int(),
+      unassigned: z.int(),
+      distance: z.number(),
+      duration: z.number(),
+      service: z.number(),
+      waiting_time: z.number(),
+    }),
+    routes: z.array(
+      z.object({
+        vehicle: z.string(),
+        stops: z.int(),
+        distance: z.number(),
+        duration: z.number(),
+        service: z.number(),
+        waiting_time: z.number(),
+        load: routeLoad,
+        start_at: z.string(),
+        end_at: z.string(),
+        geometry: lineStringSchema,
+        steps: z.array(stepOf(load)),
+      }),
+    ),
+    unassigned: z.array(
+      z.object({
+        index: z.int(),
+        id: z.string().nullable(),
+        poi_id: z.string().nullable(),
+        latitude: z.number(),
+        longitude: z.number(),
+        reason: z.string(),
+      }),
+    ),
+  });
+
+export const optimizePlanSchema = planOf(contractLoad, z.int().nullable()).meta({ id: 'OptimizePlan' });
+
+const dimensionedLoad = (what: string) =>
+  z
+    .union([z.int(), z.array(z.int())])
+    .nullable()
+    .describe(
+      `${what}: an integer, or an array with one integer per load dimension when the request's capacities or demands are arrays; null when no vehicle has a capacity.`,
+    );
+
+/** The plan of a batch optimization: the contract's, with loads in several dimensions when asked in them. */
+export const batchPlanSchema = planOf(dimensionedLoad('On board after the step'), dimensionedLoad('Loaded at the start')).meta({ id: 'OptimizationPlan' });
+
+export const optimizeResponseSchema = z.object({ data: optimizePlanSchema }).meta({ id: 'OptimizeResponse' });
+
+type ContractBody = z.infer<typeof optimizeBodySchema>;
+/** An optimize body: the contract's, or a batch job's, whose capacities and demands may be arrays (then a stop may lack its demand). */
+export type OptimizeBody = Omit<ContractBody, 'vehicles' | 'stops'> & {
+  vehicles: Array<Omit<ContractBody['vehicles'][number], 'capacity'> & { capacity?: Amount }>;
+  stops: Array<Omit<ContractBody['stops'][number], 'demand'> & { demand?: Amount }>;
+};

@@ -1,0 +1,53 @@
+// A Waymark optimize body (the contract's, or a batch job's) as VROOM input, so the CLI solves and
+// answers both the same way. Ids go to `description` (VROOM ids are integers: the positions), skills
+// become integers, datetimes epoch seconds. POIs need the API (the CLI has no database).
+
+import { zodErrors } from '../../../http/errors.js';
+import { amountOf } from '../../../engine/vrp/problem.js';
+import { batchBodySchema } from '../../optimizations/schema.js';
+import type { LocationInput } from '../../locations.js';
+import { VroomInputError, type VroomInput } from './input.js';
+
+export function fromWaymark(doc: unknown): { input: VroomInput; profile: string } {
+  const parsed = batchBodySchema.safeParse(doc);
+  if (!parsed.success) {
+    const [field, messages] = Object.entries(zodErrors(parsed.error))[0];
+    throw new VroomInputError(`${field}: ${messages[0]}`);
+  }
+  const body = parsed.data;
+  // VROOM's amounts are arrays of one length; a stop without a demand carries 1 in each dimension.
+  const first = [...body.vehicles.map((v) => v.capacity), ...body.stops.map((s) => s.demand)].find((a) => a !== undefined);
+  const dims = first === undefined ? 1 : amountOf(first).length;
+  const units = (a: number | number[] | undefined) => (a === undefined ? new Array<number>(dims).fill(1) : amountOf(a));
+  const skillIds = new Map<string, number>();
+  const skills = (list?: string[]) => (list ?? []).map((s) => skillIds.get(s) ?? skillIds.set(s, skillIds.size).get(s)!);
+  const place = (loc: LocationInput, field: string): [number, number] => {
+    if (loc.poi_id !== undefined) throw new VroomInputError(`${field}.poi_id: POIs need the API (POST /v1/optimizations); give latitude and longitude here`);
+    return [loc.longitude!, loc.latitude!];
+  };
+  const input: VroomInput = {
+    vehicles: body.vehicles.map((v, i) => ({
+      id: i,
+      profile: body.profile,
+      description: v.id ?? `vehicle-${i + 1}`,
+      start: place(v.start, `vehicles.${i}.start`),
+      ...(v.end ? { end: place(v.end, `vehicles.${i}.end`) } : {}),
+      ...(v.capacity !== undefined ? { capacity: units(v.capacity) } : {}),
+      skills: skills(v.skills),
+      ...(v.time_window ? { time_window: [v.time_window[0].epoch, v.time_window[1].epoch] as [number, number] } : {}),
+    })),
+    jobs: body.stops.map((s, i) => ({
+      id: i,
+      ...(s.id !== undefined ? { description: s.id } : {}),
+      location: place(s, `stops.${i}`),
+      setup: 0,
+      service: s.service,
+      delivery: units(s.demand),
+      skills: skills(s.skills),
+      priority: 0,
+      ...(s.time_windows ? { time_windows: s.time_windows.map(([a, b]) => [a.epoch, b.epoch] as [number, number]) } : {}),
+    })),
+    shipments: [],
+  };
+  return { input, profile: body.profile };
+}

@@ -1,0 +1,54 @@
+// Which of the team's POIs a route avoids: the filter, inside the selection box, minus the POIs too close
+// to a waypoint (skipped). Rules 1, 3 and 4 of POST /v1/routes.
+import type { Sql } from '../../db/client.js';
+import { boxesAround, type Box } from '../../lib/search-box.js';
+import type { PoiFilter } from '../pois/filters.js';
+import { poiPositionsInBox, poiPositionsInBoxes } from '../pois/positions.js';
+import { avoidSelectionBox, withinRadiusOfAny, type Position } from '../../engine/avoid-area.js';
+import { SNAP_LIMIT_M } from '../../engine/phantom.js';
+
+export const MAX_AVOIDED_POIS = 500;
+
+export interface AvoidPoi extends Position {
+  id: string;
+}
+
+export type AvoidSelection = { tooMany: false; avoided: AvoidPoi[]; skipped: string[] } | { tooMany: true };
+
+/** Candidates within `meters` of any point (index boxes only; the caller measures exactly). */
+async function poisAround(sql: Sql, teamId: string, filter: PoiFilter, points: readonly Position[], meters: number): Promise<AvoidPoi[]> {
+  return poiPositionsInBoxes(
+    sql,
+    teamId,
+    filter,
+    points.flatMap((p) => boxesAround(p.latitude, p.longitude, meters)),
+  );
+}
+
+const inBox = (p: Position, b: Box) => p.latitude >= b.south && p.latitude <= b.north && p.longitude >= b.west && p.longitude <= b.east;
+
+/**
+ * Selects the POIs to avoid around the waypoints. POIs within `radius` of a waypoint are skipped; so are
+ * those within `radius` of where a waypoint lands on the road (`snapped`, asked for only when some POI is
+ * close enough to matter): a circle around the route's own start or end would make every route impossible.
+ */
+export async function selectAvoidance(
+  sql: Sql,
+  teamId: string,
+  filter: PoiFilter,
+  waypoints: readonly Position[],
+  radius: number,
+  snapped: () => Promise<readonly Position[]>,
+): Promise<AvoidSelection> {
+  const box = avoidSelectionBox(waypoints);
+  // A waypoint lands at most SNAP_LIMIT_M from where it was asked (+1 m: the snapper measures on its own plane).
+  const near = (await poisAround(sql, teamId, filter, waypoints, radius + SNAP_LIMIT_M + 1)).filter((p) => inBox(p, box));
+  let skipPoints: readonly Position[] = waypoints;
+  if (near.some((p) => !withinRadiusOfAny(p, waypoints, radius))) skipPoints = [...waypoints, ...(await snapped())];
+  const skipped = new Set(near.filter((p) => withinRadiusOfAny(p, skipPoints, radius)).map((p) => p.id));
+  // Skipped POIs are inside the box too, so this many rows hold more than the maximum exactly when it is exceeded.
+  const rows = await poiPositionsInBox(sql, teamId, filter, box, MAX_AVOIDED_POIS + 1 + skipped.size);
+  const avoided = rows.filter((p) => !skipped.has(p.id));
+  if (avoided.length > MAX_AVOIDED_POIS) return { tooMany: true };
+  return { tooMany: false, avoided, skipped: [...skipped].sort() };
+}

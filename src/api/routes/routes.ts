@@ -1,0 +1,225 @@
+// POST /v1/routes: the fastest route through 2–50 waypoints, optionally keeping out of circles around
+// selected POIs (service-spec.md "POST /v1/routes").
+import { z } from 'zod';
+import { POI_SELECTION_ERROR, poiSelectionShape } from '../pois/selection-schema.js';
+import type { Sql } from '../../db/client.js';
+import { invalid, unprocessable, type FieldErrors } from '../../http/errors.js';
+import type { Operation } from '../../http/openapi.js';
+import { RawJson, type Route } from '../../http/router.js';
+import { arrayFirst, parseInto } from '../../http/validate.js';
+import { defaultVehicle, PROFILES } from '../../map/graphs/profiles.js';
+import { straightLineMeters, type Position } from '../../engine/avoid-area.js';
+import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
+import { routeJson as findRoute, type Circle, type ProfileName, type RouteJsonResult } from '../../engine/engine.js';
+import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
+import { lineStringSchema, micro } from '../../engine/line-json.js';
+import { locationSchema, namesPoi, rawLocation, resolveEach, type ResolvedLocation } from '../locations.js';
+import { poiSelectionFilter } from './poi-selection.js';
+
+export const MAX_WAYPOINTS = 50;
+export const DEFAULT_AVOID_RADIUS_M = 50;
+/** Rule 5: with at least one avoided POI, the waypoints' summed straight-line distance is capped. */
+export const MAX_AVOIDING_STRAIGHT_LINE_M = 150_000;
+
+// Types here; ranges and formats are checked by parsePoiFilter, the same rules as the POI list filters.
+const avoidSchema = z.strictObject(
+  {
+    ...poiSelectionShape,
+    radius: z
+      .number({ error: 'must be an integer between 10 and 500' })
+      .int('must be an integer between 10 and 500')
+      .min(10, 'must be an integer between 10 and 500')
+      .max(500, 'must be an integer between 10 and 500')
+      .optional(),
+  },
+  { error: POI_SELECTION_ERROR },
+);
+
+/** A size between `min` and `max` in `unit`. */
+const size = (min: number, max: number, unit: string) =>
+  z
+    .number({ error: `must be a number of ${unit} between ${min} and ${max}` })
+    .min(min, `must be a number of ${unit} between ${min} and ${max}`)
+    .max(max, `must be a number of ${unit} between ${min} and ${max}`)
+    .optional();
+const DEFAULT_LORRY = defaultVehicle('driving-hgv')!;
+const VEHICLE_DESCRIPTION =
+  "Extension (not in the service contract), `driving-hgv` only: the lorry's size. Ways whose " +
+  '`maxheight`, `maxwidth`/`width`, `maxlength` or `maxweight` it exceeds are kept off. A field left out is the ' +
+  `default lorry's: height ${DEFAULT_LORRY.heightM} m, width ${DEFAULT_LORRY.widthM} m, length ${DEFAULT_LORRY.lengthM} m, weight ${DEFAULT_LORRY.weightT} t. ` +
+  'The map is built for the default lorry, so a smaller one is routed like it.';
+const vehicleSchema = z.strictObject(
+  {
+    height: size(1, 10, 'meters').describe(`meters, default ${DEFAULT_LORRY.heightM}`),
+    width: size(1, 10, 'meters').describe(`meters, default ${DEFAULT_LORRY.widthM}`),
+    length: size(1, 100, 'meters').describe(`meters, default ${DEFAULT_LORRY.lengthM}`),
+    weight: size(0.5, 500, 'tonnes').describe(`tonnes, default ${DEFAULT_LORRY.weightT}`),
+  },
+  { error: 'must be an object with height, width, length (meters) and weight (tonnes), each optional' },
+);
+
+const bodySchema = z
+  .strictObject({
+    // The type first: zod would also run the length checks on a string.
+    waypoints: arrayFirst(`must be an array of 2 to ${MAX_WAYPOINTS} locations`).pipe(
+      z.array(locationSchema).min(2, 'must have at least 2 locations').max(MAX_WAYPOINTS, `may have at most ${MAX_WAYPOINTS} locations`),
+    ),
+    profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
+    avoid: avoidSchema.optional().describe("Omit for a plain route; `{}` avoids all the team's POIs around the route."),
+    vehicle: vehicleSchema.optional().describe(VEHICLE_DESCRIPTION),
+  })
+  .meta({
+    id: 'RouteRequest',
+    examples: [
+      {
+        waypoints: [
+          { latitude: 47.141, longitude: 9.5209 },
+          { latitude: 47.166, longitude: 9.51 },
+        ],
+        profile: 'driving-car',
+        avoid: { category_name: 'Speed cameras', radius: 50 },
+      },
+    ],
+  });
+
+const routeResponse = z
+  .object({
+    data: z.object({
+      profile: z.enum(PROFILES),
+      distance: z.number().describe('Meters.'),
+      duration: z.number().describe('Seconds.'),
+      bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).describe('[west, south, east, north].'),
+      geometry: lineStringSchema,
+      legs: z.array(z.object({ from: z.int(), to: z.int(), distance: z.number(), duration: z.number() })),
+      waypoints: z.array(z.object({ poi_id: z.string().nullable(), latitude: z.number(), longitude: z.number() })),
+      avoided: z
+        .object({ radius: z.int(), count: z.int(), poi_ids: z.array(z.string()), skipped_poi_ids: z.array(z.string()) })
+        .nullable()
+        .describe('null when `avoid` is not sent.'),
+    }),
+  })
+  .meta({ id: 'RouteResponse' });
+
+const routeDoc: Operation = {
+  operationId: 'planRoute',
+  tag: 'Routing',
+  summary: 'Plan a route avoiding POIs',
+  description:
+    "Needs `plan-routes`, and `read-pois` when a waypoint is a POI or `avoid` is sent. The fastest route through the waypoints in order, outside circles of `avoid.radius` around the selected POIs (selected inside the waypoints' bounding box grown by 10% of its diagonal, 1 to 10 km). Every waypoint too far from a road and every unknown POI id is reported in one 422.",
+  body: bodySchema,
+  bodyExample: {
+    waypoints: [
+      { latitude: 47.141, longitude: 9.5209 },
+      { latitude: 47.166, longitude: 9.51 },
+    ],
+  },
+  responses: { 200: { description: 'The route.', schema: routeResponse } },
+  errors: [422, 502, 503],
+};
+
+const tenths = (x: number) => Math.round(x * 10) / 10;
+
+/** The response `{data: …}` around the geometry text the worker wrote. */
+function routeJson(profile: ProfileName, r: RouteJsonResult, waypoints: Array<{ poiId: string | null } & Position>, avoided: unknown): RawJson {
+  const legs = r.legs.map((l, i) => ({ from: i, to: i + 1, distance: tenths(l.distance), duration: tenths(l.duration) }));
+  const head = JSON.stringify({
+    profile,
+    // Totals are the sums of the rounded legs, so that the legs add up to them exactly.
+    distance: tenths(legs.reduce((a, l) => a + l.distance, 0)),
+    duration: tenths(legs.reduce((a, l) => a + l.duration, 0)),
+    // Rounding is monotonic, so the rounded box is exactly the box of the rounded geometry.
+    bbox: r.bbox.map(micro),
+  });
+  const tail = JSON.stringify({
+    legs,
+    waypoints: waypoints.map((w) => ({ poi_id: w.poiId, latitude: w.latitude, longitude: w.longitude })),
+    avoided,
+  });
+  return new RawJson(`{"data":${head.slice(0, -1)},"geometry":`, r.geometryJson, `,${tail.slice(1)}}`);
+}
+
+export function routesEndpoint(sql: Sql): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/v1/routes',
+      openapi: routeDoc,
+      permission: 'plan-routes',
+      handler: async (ctx) => {
+        const raw = await ctx.json();
+        // Authorization before validation: whether POIs are involved is visible on the raw body.
+        if (raw.avoid !== undefined || namesPoi(raw.waypoints)) ctx.require('read-pois');
+        const errors: FieldErrors = Object.create(null);
+        const parsed = parseInto(bodySchema, raw, errors);
+        // Unknown POI ids are looked up even when the body has other problems: one 422 names them all.
+        const located = await resolveEach(
+          sql,
+          ctx.teamId,
+          parsed?.waypoints ?? (Array.isArray(raw.waypoints) ? raw.waypoints.map(rawLocation) : []),
+          'waypoints',
+          errors,
+        );
+        // And every known waypoint too far from a road (when the list itself is right: not too long).
+        const rejection = async () => {
+          if (!Object.hasOwn(errors, 'waypoints')) {
+            await addFarFromRoad(
+              parsed?.profile ?? rawProfile(raw.profile),
+              located.map((at, i) => ({ field: `waypoints.${i}`, at })),
+              errors,
+            );
+          }
+          return unprocessable(errors);
+        };
+        if (!parsed) throw await rejection();
+        const body = parsed;
+        const profile = body.profile;
+        if (body.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
+        const { radius: _radius, ...avoidFilters } = body.avoid ?? {};
+        const filter = body.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
+        if (Object.keys(errors).length) throw await rejection();
+        const waypoints = located as ResolvedLocation[];
+
+        const run = (circles?: Circle[]) =>
+          findRoute({
+            profile,
+            waypoints: waypoints.map((w) => ({ lat: w.latitude, lon: w.longitude })),
+            avoid: circles ? { circles } : undefined,
+            vehicle: body.vehicle && { heightM: body.vehicle.height, widthM: body.vehicle.width, lengthM: body.vehicle.length, weightT: body.vehicle.weight },
+          }).catch((err: unknown) => {
+            throw engineHttpError(err, profile);
+          });
+        let plain: Promise<RouteJsonResult> | undefined;
+        const plainRoute = () => (plain ??= run());
+
+        if (!filter) return { status: 200, body: routeJson(profile, await plainRoute(), waypoints, null) };
+
+        const radius = body.avoid?.radius ?? DEFAULT_AVOID_RADIUS_M;
+        const selection = await selectAvoidance(sql, ctx.teamId, filter, waypoints, radius, async () =>
+          (await plainRoute()).snapped.map((p) => ({ latitude: p.lat, longitude: p.lon })),
+        );
+        if (selection.tooMany) {
+          throw invalid(
+            'avoid',
+            `selects more than ${MAX_AVOIDED_POIS} POIs around the route; at most ${MAX_AVOIDED_POIS} can be avoided. Narrow the filters.`,
+          );
+        }
+        const straight = straightLineMeters(waypoints);
+        if (selection.avoided.length && straight > MAX_AVOIDING_STRAIGHT_LINE_M) {
+          throw invalid(
+            'waypoints',
+            `may be at most ${MAX_AVOIDING_STRAIGHT_LINE_M / 1000} km apart in total (straight-line, consecutive) when POIs are avoided; these are ${(straight / 1000).toFixed(1)} km`,
+          );
+        }
+        const circles = selection.avoided.map((p) => ({ lat: p.latitude, lon: p.longitude, radius }));
+        const result = circles.length ? await run(circles) : await plainRoute();
+        const avoided = {
+          radius,
+          count: selection.avoided.length,
+          poi_ids: selection.avoided.map((p) => p.id),
+          skipped_poi_ids: selection.skipped,
+        };
+        return { status: 200, body: routeJson(profile, result, waypoints, avoided) };
+      },
+    },
+  ];
+}

@@ -1,0 +1,272 @@
+// The routing engine facade the HTTP layer calls: load a map directory into shared memory (one memory
+// per profile), hand it to the worker pool, and run route / matrix queries there. Failures surface as
+// typed errors.
+import { join } from 'node:path';
+import { computePool, idleThreads, runTask, setWorkerData } from '../compute/pool.js';
+import { MapFormatError, MapVerifier, readManifest, readShapeFiles, type MapManifest } from '../map/map-files.js';
+import type { Shapes } from '../map/graphs/road-graph.js';
+import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
+import type { Circle } from './avoid.js';
+import { loadGraph, type SharedGraphs } from './graph-memory.js';
+import { joinLineStrings } from './line-json.js';
+import type { MatrixResult, Outcome, RouteFailure, RouteJsonResult, RouteResult, VehicleQuery } from './route-core.js';
+import type { LatLon } from '../lib/lat-lon.js';
+
+export type { Circle } from './avoid.js';
+export type { MatrixResult, RouteJsonResult, RouteResult } from './route-core.js';
+export type { ProfileName } from '../map/graphs/profiles.js';
+
+/** Waypoints (or matrix points) farther than 500 m from any road the profile may use, every one of them.
+ *  HTTP: 422 `waypoints.<index>` for each. */
+export class WaypointTooFarError extends Error {
+  constructor(readonly indexes: number[]) {
+    super(
+      `Waypoint${indexes.length > 1 ? 's' : ''} ${indexes.join(', ')} ${indexes.length > 1 ? 'are' : 'is'} more than 500 m from a road usable by this profile.`,
+    );
+    this.name = 'WaypointTooFarError';
+  }
+}
+
+/**
+ * No route for leg `legIndex` (waypoint legIndex → legIndex+1). `blocked`: a route exists, but every one
+ * enters an avoided circle; `too-big`: every one takes a way whose limits the requested lorry exceeds; `unreachable`: the road network does not connect the two points. HTTP: 422.
+ */
+export class NoRouteError extends Error {
+  constructor(
+    readonly reason: 'blocked' | 'too-big' | 'unreachable',
+    readonly legIndex: number,
+  ) {
+    super(
+      reason === 'blocked'
+        ? `No route from waypoint ${legIndex} to waypoint ${legIndex + 1} avoids the selected POIs: they block every way.`
+        : reason === 'too-big'
+          ? `No route from waypoint ${legIndex} to waypoint ${legIndex + 1} for a lorry of this size: every way has a lower limit.`
+          : `Waypoint ${legIndex + 1} cannot be reached by road from waypoint ${legIndex}.`,
+    );
+    this.name = 'NoRouteError';
+  }
+}
+
+/** No map is loaded (yet). HTTP: 503. */
+export class MapNotLoadedError extends Error {
+  constructor() {
+    super('Routing is not available: no map is loaded. Retry later.');
+    this.name = 'MapNotLoadedError';
+  }
+}
+
+export class UnknownProfileError extends Error {
+  constructor(readonly profile: string) {
+    super(`Unknown routing profile '${profile}'.`);
+    this.name = 'UnknownProfileError';
+  }
+}
+
+export interface RouteRequest {
+  profile: ProfileName;
+  /** 2 or more, in visiting order. */
+  waypoints: LatLon[];
+  /** Circles (radius in meters) the route must not enter. */
+  avoid?: { circles: Circle[] };
+  /** `driving-hgv` only: the lorry's size; ways whose limits it exceeds are kept off. */
+  vehicle?: VehicleQuery;
+  /** Snap like the matrix: every waypoint to the main network's nearest road (optimize's tours). */
+  mainNetwork?: boolean;
+}
+
+export interface MatrixRequest {
+  profile: ProfileName;
+  points: LatLon[];
+  avoid?: { circles: Circle[] };
+  /** Rows in `MatrixResult.packed` (see route-core.ts). */
+  packed?: boolean;
+}
+
+export interface LoadedMap {
+  dir: string;
+  manifest: MapManifest;
+  /** The profiles served, in PROFILES order. */
+  profiles: ProfileName[];
+  /** Bytes of graph data in the shared memories. */
+  bytes: number;
+}
+
+/** A profile that cannot be served: `serve` stops with this message rather than answer 503 to every route. */
+export class MapLoadError extends Error {
+  constructor(
+    readonly profile: string,
+    reason: string,
+  ) {
+    super(`cannot load routing profile ${profile}: ${reason}`);
+    this.name = 'MapLoadError';
+  }
+}
+
+let loaded: LoadedMap | null = null;
+
+/**
+ * Reads the profiles of a map directory (all four unless `profiles` names a subset), each straight into
+ * a shared memory of its own with every file checked against the manifest, then restarts the pool's
+ * workers over them. Any profile that cannot be loaded fails the whole load, naming it.
+ */
+export async function loadMap(dir: string, profiles: readonly ProfileName[] = PROFILES): Promise<LoadedMap> {
+  const manifest = await readManifest(dir);
+  const verifier = new MapVerifier(manifest);
+  let shapes: Shapes;
+  try {
+    shapes = await readShapeFiles(dir, manifest, verifier);
+  } catch (err) {
+    await verifier.done().catch(() => {});
+    throw new MapLoadError('shapes', err instanceof Error ? err.message : String(err));
+  }
+  const shared: SharedGraphs = { profiles: {}, shapes };
+  let bytes = shapes.pointsE7.byteLength + shapes.gridFirst.byteLength + shapes.gridItems.byteLength;
+  for (const profile of PROFILES.filter((p) => profiles.includes(p))) {
+    const meta = manifest.profiles[profile];
+    if (!meta) throw new MapLoadError(profile, `the map in ${dir} has no graph for it`);
+    try {
+      shared.profiles[profile] = await loadGraph(
+        profile,
+        join(dir, profile),
+        { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries },
+        (file, data) => verifier.check(`${profile}/${file}`, data),
+      );
+    } catch (err) {
+      await verifier.done().catch(() => {});
+      throw new MapLoadError(profile, err instanceof Error ? err.message : String(err));
+    }
+    bytes += shared.profiles[profile].memory.buffer.byteLength;
+  }
+  try {
+    await verifier.done();
+  } catch (err) {
+    const file = err instanceof MapFormatError ? (err.file ?? '') : '';
+    throw new MapLoadError(file.includes('/') ? file.split('/')[0] : 'map', err instanceof Error ? err.message : String(err));
+  }
+  await setWorkerData({ routing: shared });
+  loaded = { dir, manifest, profiles: Object.keys(shared.profiles) as ProfileName[], bytes };
+  return loaded;
+}
+
+/** The profiles being served (empty without a map). */
+export function loadedProfiles(): ProfileName[] {
+  return loaded?.profiles ?? [];
+}
+
+function unwrap<T>(outcome: Outcome<T>): T {
+  if (outcome.ok) return outcome.value;
+  const e: RouteFailure = outcome.error;
+  if (e.kind === 'waypoint-too-far') throw new WaypointTooFarError(e.indexes);
+  if (e.kind === 'no-route') throw new NoRouteError(e.reason, e.legIndex);
+  throw new UnknownProfileError(e.profile);
+}
+
+/** Fastest route through the waypoints in order; with `avoid`, one that enters none of the circles. */
+export function route(req: RouteRequest): Promise<RouteResult> {
+  return routeIn<RouteResult>('route', req);
+}
+
+/** From this many waypoints a plain route's legs are shared out over two workers. */
+const SPLIT_ROUTE_FROM = 4;
+
+/**
+ * `route`, with the geometry written as GeoJSON text by the worker: a reply copies it as it is. A plain
+ * route through several waypoints is searched in two halves at once when two threads are idle (legs are
+ * independent without avoidance: each half ends where the other starts), which halves the wait for a
+ * long one. A half that fails, or had to snap its waypoints again to the main network, makes the whole route
+ * run as one, so that errors and snapping are exactly the whole route's.
+ */
+export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
+  const n = req.waypoints.length;
+  // Only onto two idle threads: a half queued behind a batch job's search slice would wait longer than
+  // the whole route takes on one.
+  if (!loaded || n < SPLIT_ROUTE_FROM || req.avoid?.circles.length || idleThreads() < 2) return routeIn<RouteJsonResult>('routeJson', req);
+  const k = Math.ceil((n - 1) / 2);
+  const [a, b] = await Promise.all([
+    runTask<Outcome<RouteJsonResult>>('routeJson', { ...req, waypoints: req.waypoints.slice(0, k + 1) }),
+    runTask<Outcome<RouteJsonResult>>('routeJson', { ...req, waypoints: req.waypoints.slice(k) }),
+  ]);
+  if (!a.ok || !b.ok || a.value.resnapped || b.value.resnapped) return routeIn<RouteJsonResult>('routeJson', req);
+  return joinRoutes(a.value, b.value);
+}
+
+/** Two routes where the second starts at the waypoint the first ends at, as one. */
+function joinRoutes(a: RouteJsonResult, b: RouteJsonResult): RouteJsonResult {
+  return {
+    distance: a.distance + b.distance,
+    duration: a.duration + b.duration,
+    legs: [...a.legs, ...b.legs],
+    snapped: [...a.snapped, ...b.snapped.slice(1)],
+    bbox: [Math.min(a.bbox[0], b.bbox[0]), Math.min(a.bbox[1], b.bbox[1]), Math.max(a.bbox[2], b.bbox[2]), Math.max(a.bbox[3], b.bbox[3])],
+    blockedGeometries: a.blockedGeometries + b.blockedGeometries,
+    limitedGeometries: a.limitedGeometries,
+    resnapped: false,
+    geometryJson: joinLineStrings(a.geometryJson, b.geometryJson),
+  };
+}
+
+async function routeIn<T>(task: string, req: RouteRequest): Promise<T> {
+  if (!loaded) throw new MapNotLoadedError();
+  if (req.waypoints.length < 2) throw new RangeError('a route needs at least 2 waypoints');
+  return unwrap(await runTask<Outcome<T>>(task, req));
+}
+
+/** The indexes of the points farther than 500 m from any road the profile may use (none searched). */
+export async function farFromRoad(profile: ProfileName, points: LatLon[]): Promise<number[]> {
+  if (!loaded) throw new MapNotLoadedError();
+  if (!points.length) return [];
+  return unwrap(await runTask<Outcome<number[]>>('far', { profile, points }));
+}
+
+/** Matrix rows per pool task of `matrixInPieces`. */
+const PIECE_ROWS = 200;
+
+/**
+ * A large matrix piece by piece: rows in pool tasks of PIECE_ROWS, one at a time, answered packed
+ * (MatrixResult.packed, all rows). A batch job holds one worker at a time this way and interactive
+ * requests get the pool between its pieces. `onPiece` hears the percentage done after each piece (and
+ * may throw to stop).
+ */
+export async function matrixInPieces(req: MatrixRequest, onPiece?: (percent: number) => Promise<void> | void): Promise<MatrixResult> {
+  if (!loaded) throw new MapNotLoadedError();
+  const n = req.points.length;
+  const packed = { durations: new Float64Array(n * n), distances: new Float64Array(n * n) };
+  let snapped: MatrixResult['snapped'] = [];
+  for (let from = 0; from < n; from += PIECE_ROWS) {
+    const to = Math.min(n, from + PIECE_ROWS);
+    const part = unwrap(await runTask<Outcome<MatrixResult>>('matrix', { ...req, packed: true, rows: { from, to } }));
+    packed.durations.set(part.packed!.durations, from * n);
+    packed.distances.set(part.packed!.distances, from * n);
+    snapped = part.snapped;
+    await onPiece?.(Math.round((100 * to) / n));
+  }
+  return { durations: [], distances: [], snapped, packed };
+}
+
+/** Below this many points a matrix is not worth splitting over workers. */
+const SPLIT_MATRIX_FROM = 8;
+
+/**
+ * Durations (s) and distances (m) between every pair of points; null where unreachable. Rows are shared
+ * out over the workers when each row is a Dijkstra (avoidance, or a map without hierarchy); over the
+ * hierarchy the whole matrix takes a few milliseconds, less than splitting it would add.
+ */
+export async function matrix(req: MatrixRequest): Promise<MatrixResult> {
+  if (!loaded) throw new MapNotLoadedError();
+  const n = req.points.length;
+  const overHierarchy = !req.avoid?.circles.length && (loaded.manifest.profiles[req.profile]?.hierarchyEdges ?? 0) > 0;
+  const parts = n < SPLIT_MATRIX_FROM || overHierarchy ? 1 : Math.max(1, Math.min(computePool().options.maxThreads, n));
+  const size = Math.ceil(n / parts);
+  const chunks = await Promise.all(
+    Array.from({ length: parts }, (_, k) => runTask<Outcome<MatrixResult>>('matrix', { ...req, rows: { from: k * size, to: Math.min(n, (k + 1) * size) } })),
+  );
+  const results = chunks.map(unwrap);
+  const merged = results[0];
+  results.forEach((r, k) => {
+    for (let i = k * size; i < Math.min(n, (k + 1) * size); i++) {
+      merged.durations[i] = r.durations[i];
+      merged.distances[i] = r.distances[i];
+    }
+  });
+  return merged;
+}

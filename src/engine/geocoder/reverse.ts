@@ -1,0 +1,161 @@
+// Reverse geocoding over a map's geocoder index (see DECISIONS.md, "Address and geolocation"). All
+// spatial indexes are built once at load so a lookup is a handful of tree queries.
+import KDBush from 'kdbush';
+import { AreaIndex, SCALE } from '../../map/geocoder/areas.js';
+import { CountryLocator } from '../../map/geocoder/country-locator.js';
+import { METERS_PER_DEGREE } from '../../map/geocoder/geometry.js';
+import { readGeocoderIndex, type GeocoderArrays, type GeocoderIndexData, type GeocoderMeta } from '../../map/geocoder/index-format.js';
+import { StreetIndex } from '../../map/geocoder/street-index.js';
+
+export interface Address {
+  /** "<street> <housenumber>" when an address point lies within 30 m, else the nearest named street within 200 m. */
+  street: string | null;
+  housenumber: string | null;
+  city: string | null;
+  zipcode: string | null;
+  country: string | null;
+  /** "<street>, <zipcode> <city>, <country>" with only the parts present (street includes the house number). */
+  display_name: string | null;
+}
+
+export const HOUSE_NUMBER_RADIUS_M = 30;
+export const STREET_RADIUS_M = 200;
+export const POSTCODE_RADIUS_M = 500;
+export const PLACE_RADIUS_M = 10_000;
+
+const EMPTY: Address = Object.freeze({ street: null, housenumber: null, city: null, zipcode: null, country: null, display_name: null });
+const METERS_PER_UNIT = METERS_PER_DEGREE / SCALE;
+
+/** Nearest point of a KDBush index, in a local metric frame around the query. */
+interface Nearest {
+  index: number;
+  meters: number;
+}
+
+export class Geocoder {
+  private readonly meta: GeocoderMeta;
+  private readonly a: GeocoderArrays;
+  private readonly countries: CountryLocator;
+  private readonly municipalities: AreaIndex;
+  private readonly postal: AreaIndex;
+  private readonly streets: StreetIndex;
+  /** Address points with street and house number, and address points with a postcode: indices into addr*. */
+  private readonly houses: { tree: KDBush; ids: Uint32Array };
+  private readonly postcodes: { tree: KDBush; ids: Uint32Array };
+  private readonly places: { tree: KDBush; ids: Uint32Array };
+
+  constructor(data: GeocoderIndexData) {
+    this.meta = data.meta;
+    this.a = data.arrays;
+    const areas = data.meta.areas;
+    this.countries = new CountryLocator(this.a, areas);
+    this.municipalities = new AreaIndex(this.a, (i) => areas[i].kind === 'municipality');
+    this.postal = new AreaIndex(this.a, (i) => areas[i].kind === 'postal');
+    this.streets = new StreetIndex(this.a.streetCoords, this.a.streetStarts);
+    const addrCount = this.a.addrStreet.length;
+    this.houses = pointIndex(this.a.addrCoords, (i) => this.a.addrNumber[i] >= 0, addrCount);
+    this.postcodes = pointIndex(this.a.addrCoords, (i) => this.a.addrPostcode[i] >= 0, addrCount);
+    this.places = pointIndex(this.a.placeCoords, () => true, this.a.placeName.length);
+  }
+
+  get counts() {
+    return this.meta.counts;
+  }
+
+  reverseGeocode(latitude: number, longitude: number): Address {
+    if (!this.onMap(latitude, longitude)) return EMPTY;
+    const lat = latitude * SCALE;
+    const lon = longitude * SCALE;
+    const kx = Math.cos((latitude * Math.PI) / 180) * METERS_PER_UNIT;
+    const strings = this.meta.strings;
+    const a = this.a;
+
+    const municipalities = this.municipalities.containing(lat, lon);
+    const areas = this.meta.areas;
+    // No country means sea, or land the map does not cover: nothing else there is meaningful.
+    const country = this.countries.countryAt(lat, lon, municipalities.length ? areas[municipalities[0]].country : -1);
+    if (country < 0) return EMPTY;
+    const sameCountry = (c: number) => c === country;
+
+    let city: string | null = this.areaName(municipalities, country);
+    if (city === null) {
+      const place = this.nearest(this.places, a.placeCoords, lat, lon, kx, PLACE_RADIUS_M, (i) => sameCountry(a.placeCountry[i]));
+      if (place) city = strings[a.placeName[place.index]];
+    }
+
+    let street: string | null = null;
+    let housenumber: string | null = null;
+    let houseZip: string | null = null;
+    const house = this.nearest(this.houses, a.addrCoords, lat, lon, kx, HOUSE_NUMBER_RADIUS_M, () => true);
+    if (house) {
+      housenumber = strings[a.addrNumber[house.index]];
+      street = `${strings[a.addrStreet[house.index]]} ${housenumber}`;
+      if (a.addrPostcode[house.index] >= 0) houseZip = strings[a.addrPostcode[house.index]];
+    } else {
+      const s = this.streets.nearest(lat, lon, STREET_RADIUS_M);
+      if (s >= 0) street = strings[a.streetNames[s]];
+    }
+
+    let zipcode = this.areaName(this.postal.containing(lat, lon), country) ?? houseZip;
+    if (zipcode === null) {
+      const p = this.nearest(this.postcodes, a.addrCoords, lat, lon, kx, POSTCODE_RADIUS_M, (i) => sameCountry(a.addrCountry[i]));
+      if (p) zipcode = strings[a.addrPostcode[p.index]];
+    }
+
+    const countryName = this.meta.countries[country].name;
+    const locality = [zipcode, city].filter((s) => s !== null).join(' ');
+    const display = [street, locality || null, countryName].filter((s) => s !== null).join(', ');
+    return { street, housenumber, city, zipcode, country: countryName, display_name: display };
+  }
+
+  private onMap(lat: number, lon: number): boolean {
+    const g = this.meta.coverage;
+    const row = Math.floor((lat - g.minLat) / g.cellDegrees);
+    const col = Math.floor((lon - g.minLon) / g.cellDegrees);
+    return row >= 0 && row < g.rows && col >= 0 && col < g.cols && this.a.coverage[row * g.cols + col] === 1;
+  }
+
+  /** Name of one of the containing areas, preferring one of the point's own country. */
+  private areaName(found: number[], country: number): string | null {
+    if (found.length === 0) return null;
+    const areas = this.meta.areas;
+    return areas[found.find((i) => areas[i].country === country) ?? found[0]].name;
+  }
+
+  private nearest(
+    index: { tree: KDBush; ids: Uint32Array },
+    coords: Int32Array,
+    lat: number,
+    lon: number,
+    kx: number,
+    radiusM: number,
+    accept: (i: number) => boolean,
+  ): Nearest | null {
+    const dLat = radiusM / METERS_PER_UNIT;
+    const dLon = radiusM / kx;
+    let best: Nearest | null = null;
+    for (const k of index.tree.range(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) {
+      const i = index.ids[k];
+      const dx = (coords[2 * i + 1] - lon) * kx;
+      const dy = (coords[2 * i] - lat) * METERS_PER_UNIT;
+      const m = Math.sqrt(dx * dx + dy * dy);
+      if (m <= radiusM && (!best || m < best.meters) && accept(i)) best = { index: i, meters: m };
+    }
+    return best;
+  }
+}
+
+function pointIndex(coords: Int32Array, include: (i: number) => boolean, count: number): { tree: KDBush; ids: Uint32Array } {
+  const ids: number[] = [];
+  for (let i = 0; i < count; i++) if (include(i)) ids.push(i);
+  const tree = new KDBush(Math.max(1, ids.length), 64, Int32Array);
+  for (const i of ids) tree.add(coords[2 * i + 1], coords[2 * i]);
+  // KDBush needs at least one point; a far-away dummy is never within any search radius.
+  if (ids.length === 0) tree.add(2_000_000_000, 2_000_000_000);
+  return { tree: tree.finish(), ids: Uint32Array.from(ids) };
+}
+
+/** Loads the geocoder index of a map directory (written by buildGeocoderIndex) and prepares it for lookups. */
+export async function loadGeocoder(mapDir: string): Promise<Geocoder> {
+  return new Geocoder(await readGeocoderIndex(mapDir));
+}

@@ -1,0 +1,160 @@
+// Places each profile's road graph in a shared WebAssembly.Memory of its own, which every worker
+// instantiates the route kernel over, and gives typed-array views of it back. One memory per profile
+// keeps each under the 4 GiB a wasm32 memory can address, whatever the number of profiles.
+// Layout: the kernel's static data below 64 KiB, then a 128-byte descriptor (read by the kernel) and the
+// graph's arrays; worker scratch regions are appended later by each worker growing the memory (grow is
+// atomic, so the old size is that worker's own region). Map files are read straight into place.
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { readFileInto, yieldToLoop } from '../map/map-files.js';
+import { ARRAY_TYPES, GRAPH_ARRAYS, type GraphArrayName, type RoadGraph, type Shapes } from '../map/graphs/road-graph.js';
+
+const PAGE = 65536;
+const MAX_PAGES = 65536;
+const DATA_START = PAGE;
+const DESCRIPTOR_BYTES = 128;
+
+export interface ArraySlot {
+  offset: number;
+  length: number;
+}
+export interface GraphLayout {
+  desc: number;
+  nodeCount: number;
+  edgeCount: number;
+  geomCount: number;
+  /** Whether the graph has a contraction hierarchy (unblocked queries use it; blocked ones its potentials). */
+  hierarchy: boolean;
+  arrays: Record<GraphArrayName, ArraySlot>;
+}
+/** One profile's graph in its own shared memory. */
+export interface ProfileMemory {
+  memory: WebAssembly.Memory;
+  layout: GraphLayout;
+}
+/**
+ * Every loaded profile, by name, and the shapes they share (in SharedArrayBuffers: the kernels never read
+ * them, the workers' JavaScript does).
+ */
+export interface SharedGraphs {
+  profiles: Record<string, ProfileMemory>;
+  shapes: Shapes;
+}
+
+/** The counts a layout needs besides the array lengths. */
+export interface GraphCounts {
+  nodeCount: number;
+  edgeCount: number;
+  geomCount: number;
+}
+
+const BYTES = { u8: 1, i32: 4, u32: 4, f64: 8 } as const;
+const align8 = (n: number): number => (n + 7) & ~7;
+
+function layoutOf(counts: GraphCounts, lengths: Record<GraphArrayName, number>): { layout: GraphLayout; bytes: number } {
+  const desc = DATA_START;
+  let offset = desc + DESCRIPTOR_BYTES;
+  const arrays = {} as Record<GraphArrayName, ArraySlot>;
+  for (const [key, type] of GRAPH_ARRAYS) {
+    offset = align8(offset);
+    arrays[key] = { offset, length: lengths[key] };
+    offset += lengths[key] * BYTES[type];
+  }
+  const hierarchy = lengths.chA > 0 && lengths.upFirst === counts.nodeCount + 1;
+  return { layout: { desc, ...counts, hierarchy, arrays }, bytes: offset };
+}
+
+function newMemory(name: string, bytes: number): WebAssembly.Memory {
+  const pages = Math.ceil(bytes / PAGE) + 1;
+  if (pages > MAX_PAGES) throw new Error(`profile ${name}: its graph needs ${pages} pages, more than the 4 GiB a wasm32 memory holds`);
+  return new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
+}
+
+function writeDescriptor(memory: WebAssembly.Memory, l: GraphLayout): void {
+  const a = l.arrays;
+  new Uint32Array(memory.buffer, l.desc, 18).set([
+    l.nodeCount,
+    l.edgeCount,
+    a.firstOut.offset,
+    a.head.offset,
+    a.weight.offset,
+    a.orig.offset,
+    a.geomCm.offset,
+    a.upHead.length,
+    a.upFirst.offset,
+    a.upHead.offset,
+    a.upWeight.offset,
+    a.upCm.offset,
+    a.dnFirst.offset,
+    a.dnTail.offset,
+    a.dnWeight.offset,
+    a.dnCm.offset,
+    a.chA.offset,
+    a.chB.offset,
+  ]);
+}
+
+/** Copies one graph into a new shared memory. */
+export function placeGraph(name: string, g: RoadGraph): ProfileMemory {
+  const lengths = Object.fromEntries(GRAPH_ARRAYS.map(([key]) => [key, g[key].length])) as Record<GraphArrayName, number>;
+  const { layout, bytes } = layoutOf(g, lengths);
+  const memory = newMemory(name, bytes);
+  for (const [key] of GRAPH_ARRAYS) {
+    const src = g[key];
+    new Uint8Array(memory.buffer, layout.arrays[key].offset, src.byteLength).set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength));
+  }
+  writeDescriptor(memory, layout);
+  return { memory, layout };
+}
+
+/** Copies several graphs over the same shapes, each into its own memory, and the shapes into shared buffers. */
+export function placeGraphs(graphs: Record<string, RoadGraph>): SharedGraphs {
+  const shapes = Object.values(graphs)[0].shapes;
+  const share = <T extends Int32Array | Uint32Array>(a: T): T => {
+    const copy = new (a.constructor as new (b: SharedArrayBuffer) => T)(new SharedArrayBuffer(a.byteLength));
+    copy.set(a);
+    return copy;
+  };
+  return {
+    profiles: Object.fromEntries(Object.entries(graphs).map(([name, g]) => [name, placeGraph(name, g)])),
+    shapes: { pointsE7: share(shapes.pointsE7), grid: shapes.grid, gridFirst: share(shapes.gridFirst), gridItems: share(shapes.gridItems) },
+  };
+}
+
+/**
+ * Reads one profile's array files (`<dir>/<array>.<type>`) straight into a new shared memory: no parsing,
+ * no copy through the JS heap. `check` sees each file's bytes in place (the manifest's size and checksum).
+ */
+export async function loadGraph(name: string, dir: string, counts: GraphCounts, check: (file: string, bytes: Uint8Array) => void): Promise<ProfileMemory> {
+  const files = GRAPH_ARRAYS.map(([key, type]) => {
+    const path = join(dir, `${key}.${type}`);
+    const size = statSync(path).size;
+    if (size % BYTES[type] !== 0) throw new Error(`profile ${name}: ${path} has ${size} bytes, not a whole number of ${type} values`);
+    return { key, type, path, size, length: size / BYTES[type] };
+  });
+  const lengths = Object.fromEntries(files.map((f) => [f.key, f.length])) as Record<GraphArrayName, number>;
+  const { layout, bytes } = layoutOf(counts, lengths);
+  const memory = newMemory(name, bytes);
+  for (const f of files) {
+    const target = new Uint8Array(memory.buffer, layout.arrays[f.key].offset, f.size);
+    readFileInto(f.path, target);
+    check(`${f.key}.${f.type}`, target);
+    await yieldToLoop();
+  }
+  writeDescriptor(memory, layout);
+  return { memory, layout };
+}
+
+/** Typed-array views of one placed graph over the shared shapes (valid in any thread holding the memory). */
+export function viewGraph(pm: ProfileMemory, shapes: Shapes): RoadGraph {
+  const { memory, layout: l } = pm;
+  const buffer = memory.buffer;
+  const views = {} as Record<GraphArrayName, ArrayBufferView>;
+  for (const [key, type] of GRAPH_ARRAYS) views[key] = new ARRAY_TYPES[type](buffer, l.arrays[key].offset, l.arrays[key].length);
+  return { nodeCount: l.nodeCount, edgeCount: l.edgeCount, geomCount: l.geomCount, shapes, ...views } as unknown as RoadGraph;
+}
+
+/** Reserves `bytes` at the end of the memory for the calling thread alone; returns the start offset. */
+export function claimRegion(memory: WebAssembly.Memory, bytes: number): number {
+  return memory.grow(Math.ceil(bytes / PAGE)) * PAGE;
+}

@@ -1,0 +1,474 @@
+// Route and matrix queries over the shared graphs, as run inside one thread (a pool worker, or the
+// main thread in benchmarks): snap, block circles, search with the WASM kernel, assemble geometry.
+// Failures are returned as values: they cross the worker boundary, where thrown classes would not.
+import { defaultVehicle, exceeds, type ProfileName } from '../map/graphs/profiles.js';
+import { E7, type RoadGraph } from '../map/graphs/road-graph.js';
+import type { GridView } from '../map/graphs/segment-grid.js';
+import { blockCircles, lineEntersCircles, type Circle } from './avoid.js';
+import { viewGraph, type SharedGraphs } from './graph-memory.js';
+import {
+  appendEdgeShape,
+  geometryPiece,
+  Polyline,
+  gridView,
+  onMainNetwork,
+  snap,
+  sourceSeeds,
+  targetSeeds,
+  type Phantom,
+  type PhantomSeed,
+} from './phantom.js';
+import { RouteKernel } from './route-kernel.js';
+import type { LatLon } from '../lib/lat-lon.js';
+
+/** A lorry's size (meters, tonnes); a field left out is the default lorry's (see `defaultVehicle`). */
+export interface VehicleQuery {
+  heightM?: number;
+  widthM?: number;
+  lengthM?: number;
+  weightT?: number;
+}
+export interface RouteQuery {
+  profile: string;
+  waypoints: LatLon[];
+  avoid?: { circles: Circle[] };
+  vehicle?: VehicleQuery;
+  /** Snap every waypoint to the main network as the matrix does (a plan's tours must follow its matrix). */
+  mainNetwork?: boolean;
+}
+export interface RouteResult {
+  /** Meters. */
+  distance: number;
+  /** Seconds. */
+  duration: number;
+  /** lon, lat, lon, lat … from the first snapped waypoint to the last: flat, so it crosses threads as one copy. */
+  geometry: Float64Array;
+  legs: Array<{ distance: number; duration: number }>;
+  snapped: LatLon[];
+  /** [west, south, east, north] of the geometry. */
+  bbox: [number, number, number, number];
+  /** Geometries blocked by the circles (0 without avoidance). */
+  blockedGeometries: number;
+  /** Geometries closed by the vehicle's size (0 without a vehicle bigger than the graph's). */
+  limitedGeometries: number;
+  /** Every waypoint was snapped again to the main network, after a leg from a piece cut off from it found no route. */
+  resnapped: boolean;
+}
+/** A route whose geometry is lon, lat pairs in 1e-7° integers (bbox in them too): what replies are written from. */
+export type RouteE7Result = Omit<RouteResult, 'geometry'> & { geometryE7: Int32Array };
+/** A route whose geometry is GeoJSON LineString text (UTF-8), for replies. */
+export type RouteJsonResult = Omit<RouteResult, 'geometry'> & { geometryJson: Uint8Array };
+export interface MatrixQuery {
+  profile: string;
+  points: LatLon[];
+  avoid?: { circles: Circle[] };
+  /** Compute only these rows (the others come back empty); lets several workers share one matrix. */
+  rows?: { from: number; to: number };
+  /** Answer the rows in `packed` instead of nested arrays: a large matrix crosses threads as two copies
+   *  of memory instead of millions of numbers to rebuild and collect. */
+  packed?: boolean;
+}
+export interface MatrixResult {
+  /** Seconds, [from][to]; null when unreachable. */
+  durations: Array<Array<number | null>>;
+  /** Meters of the fastest path. */
+  distances: Array<Array<number | null>>;
+  snapped: LatLon[];
+  /** With `packed`: the rows asked for, row-major (rows × points), NaN when unreachable; the nested arrays stay empty. */
+  packed?: { durations: Float64Array; distances: Float64Array };
+}
+export type RouteFailure =
+  | { kind: 'unknown-profile'; profile: string }
+  /** Every point too far from a road, in order (a client fixes them all at once). */
+  | { kind: 'waypoint-too-far'; indexes: number[] }
+  /** `too-big`: only ways too small for the requested lorry connect the points (no circles in the way). */
+  | { kind: 'no-route'; reason: 'blocked' | 'too-big' | 'unreachable'; legIndex: number };
+const isFar = (snapped: Phantom[] | number[]): snapped is number[] => typeof snapped[0] === 'number';
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RouteFailure };
+
+/**
+ * A leg found: its cost, meters, whether it touches a circle, and how to draw it. Shapes are drawn only
+ * for the legs kept (a plain leg that touches a circle is searched again), straight into the route's line.
+ */
+interface LegPath {
+  cost: number;
+  meters: number;
+  touches: boolean;
+  /** Appends the leg's shape to `line`; `joined` drops its first point (where the line already stands). */
+  draw(line: Polyline, joined: boolean): void;
+}
+
+const appendPoints = (line: Polyline, points: ReadonlyArray<readonly [number, number]>, from: number): void => {
+  for (let k = from; k < points.length; k++) line.push(points[k][0], points[k][1]);
+};
+/** Meters from a road within which a waypoint counts as on it. */
+const ON_ROAD_M = 1;
+/** Geometries blocked: by circles (with the circles each enters), and whole ones (too small for the vehicle). */
+interface Blocking {
+  circles: readonly Circle[];
+  hits: Map<number, number[]>;
+  whole: ReadonlySet<number>;
+}
+interface ProfileView {
+  kernel: RouteKernel;
+  graph: RoadGraph;
+  grid: GridView;
+}
+
+const NO_GEOMS: ReadonlySet<number> = new Set();
+
+/**
+ * The geometries whose limits a requested lorry exceeds. The graph was built for the default lorry, so
+ * only a lorry bigger than it in some dimension can find any (a smaller one is routed as the default).
+ */
+export function tooSmallFor(g: RoadGraph, profile: string, vehicle: VehicleQuery | undefined): Set<number> {
+  const out = new Set<number>();
+  const base = vehicle && g.limitGeom.length ? defaultVehicle(profile as ProfileName) : undefined;
+  if (!base || !vehicle) return out;
+  const v = {
+    heightM: vehicle.heightM ?? base.heightM,
+    widthM: vehicle.widthM ?? base.widthM,
+    lengthM: vehicle.lengthM ?? base.lengthM,
+    weightT: vehicle.weightT ?? base.weightT,
+  };
+  if (v.heightM <= base.heightM && v.widthM <= base.widthM && v.lengthM <= base.lengthM && v.weightT <= base.weightT) return out;
+  const lv = g.limitValue;
+  for (let i = 0; i < g.limitGeom.length; i++) {
+    if (exceeds(v, { heightM: lv[4 * i], widthM: lv[4 * i + 1], lengthM: lv[4 * i + 2], weightT: lv[4 * i + 3] })) out.add(g.limitGeom[i]);
+  }
+  return out;
+}
+
+export class RouteCore {
+  private readonly views = new Map<string, ProfileView>();
+
+  constructor(private readonly shared: SharedGraphs) {}
+
+  /** Searches run by this thread so far, by kind (hierarchy, blocked, plain); for tests and measurements. */
+  get searches(): Readonly<{ hierarchy: number; blocked: number; plain: number }> {
+    const total = { hierarchy: 0, blocked: 0, plain: 0 };
+    for (const v of this.views.values()) {
+      total.hierarchy += v.kernel.searches.hierarchy;
+      total.blocked += v.kernel.searches.blocked;
+      total.plain += v.kernel.searches.plain;
+    }
+    return total;
+  }
+
+  /** A profile's kernel and views, made on its first query in this thread (its scratch is claimed then). */
+  private view(profile: string): ProfileView | null {
+    let v = this.views.get(profile);
+    const pm = Object.hasOwn(this.shared.profiles, profile) ? this.shared.profiles[profile] : undefined;
+    if (!v && pm) {
+      const graph = viewGraph(pm, this.shared.shapes);
+      v = { kernel: new RouteKernel(pm), graph, grid: gridView(graph) };
+      this.views.set(profile, v);
+    }
+    return v ?? null;
+  }
+
+  /**
+   * Routes between spread points of every profile, dropped once made: a thread's first routes across a
+   * country cost several times its later ones (the geometry code not yet compiled, this thread's search
+   * scratch and the upper hierarchy not yet touched: on the 32x32 country, far routes over HTTP had a p95
+   * of 28 ms in their first 50 and 10–12 ms after). Run once per thread before its first task, within
+   * `budgetMs`; `write` is what a reply does with the geometry. Returns the routes made.
+   */
+  warmUp(budgetMs: number, write: (geometryE7: Int32Array) => unknown): number {
+    const started = performance.now();
+    const PAIRS = 16;
+    let routes = 0;
+    for (const profile of Object.keys(this.shared.profiles)) {
+      const g = this.view(profile)?.graph;
+      const n = g?.geomFirst.length ?? 0;
+      if (!g || n < 2) continue;
+      // Geometries are numbered in the extract's way order, which follows the map closely enough for
+      // points far apart in number to be far apart on the map.
+      const at = (i: number): LatLon => {
+        const p = g.geomFirst[Math.floor((i * (n - 1)) / (2 * PAIRS - 1))];
+        return { lat: g.shapes.pointsE7[2 * p] * 1e-7, lon: g.shapes.pointsE7[2 * p + 1] * 1e-7 };
+      };
+      for (let i = 0; i < PAIRS && performance.now() - started < budgetMs; i++) {
+        const found = this.routeE7({ profile, waypoints: [at(i), at(2 * PAIRS - 1 - i)] });
+        if (found.ok) {
+          write(found.value.geometryE7);
+          routes++;
+        }
+      }
+    }
+    return routes;
+  }
+
+  /** The phantoms, or the indexes of every point that has no road near enough. */
+  private snapAll(g: RoadGraph, grid: GridView, points: LatLon[], mainPreference?: number, usable?: (geom: number) => boolean): Phantom[] | number[] {
+    const out: Phantom[] = [];
+    const far: number[] = [];
+    for (let i = 0; i < points.length; i++) {
+      const ph = snap(g, grid, points[i].lat, points[i].lon, undefined, mainPreference, usable);
+      if (ph) out.push(ph);
+      else far.push(i);
+    }
+    return far.length ? far : out;
+  }
+
+  private blocking(v: ProfileView, circles: readonly Circle[] | undefined, whole: ReadonlySet<number> = NO_GEOMS): Blocking | null {
+    if (!circles?.length && whole.size === 0) return null;
+    const bits = v.kernel.blockedBits();
+    for (const g of whole) bits[g >> 3] |= 1 << (g & 7);
+    return { circles: circles ?? [], hits: circles?.length ? blockCircles(v.graph, v.grid, circles, bits) : new Map(), whole };
+  }
+
+  /** The indexes of the points with no road of the profile within the snapping limit: what `route` and
+   *  `matrix` would report as too far, without searching (a 422 that goes out for other reasons names them too). */
+  far(q: { profile: string; points: LatLon[] }): Outcome<number[]> {
+    const v = this.view(q.profile);
+    if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
+    const snapped = this.snapAll(v.graph, v.grid, q.points);
+    return { ok: true, value: isFar(snapped) ? snapped : [] };
+  }
+
+  /** The route with its geometry in degrees. */
+  route(q: RouteQuery): Outcome<RouteResult> {
+    const found = this.routeE7(q);
+    if (!found.ok) return found;
+    const { geometryE7, bbox, ...rest } = found.value;
+    const geometry = new Float64Array(geometryE7.length);
+    for (let i = 0; i < geometry.length; i++) geometry[i] = geometryE7[i] * E7;
+    return { ok: true, value: { ...rest, geometry, bbox: [bbox[0] * E7, bbox[1] * E7, bbox[2] * E7, bbox[3] * E7] } };
+  }
+
+  /** The route with its geometry (and bbox) in 1e-7° integers, as the shapes hold them. */
+  routeE7(q: RouteQuery): Outcome<RouteE7Result> {
+    const v = this.view(q.profile);
+    if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
+    const limited = tooSmallFor(v.graph, q.profile, q.vehicle);
+    const open = limited.size ? (geom: number) => !limited.has(geom) : undefined;
+    const snapped = this.snapAll(v.graph, v.grid, q.waypoints, q.mainNetwork ? Infinity : undefined, open);
+    if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
+    let phantoms = snapped;
+    const block = this.blocking(v, q.avoid?.circles, limited);
+    let found = this.legs(v, phantoms, block);
+    let resnapped = false;
+    // A waypoint near a piece cut off from the main network (a driveway behind a private road) that no
+    // leg can leave or reach: again from the main network's nearest road within the snapping limit. A
+    // waypoint right on a road is taken at its word: no route is the answer there, as OSRM gives it.
+    if (
+      !found.ok &&
+      found.error.kind === 'no-route' &&
+      found.error.reason === 'unreachable' &&
+      phantoms.some((p) => !onMainNetwork(v.graph, p.geom) && p.offset > ON_ROAD_M)
+    ) {
+      const again = this.snapAll(v.graph, v.grid, q.waypoints, Infinity, open);
+      if (!isFar(again)) {
+        const retried = this.legs(v, again, block);
+        if (retried.ok) {
+          phantoms = again;
+          found = retried;
+          resnapped = true;
+        }
+      }
+    }
+    if (!found.ok) return found;
+    const legs = found.value;
+    const line = new Polyline();
+    for (const leg of legs) leg.draw(line, line.length > 0);
+    const geometry = line.valuesE7();
+    let w = Infinity,
+      s = Infinity,
+      e = -Infinity,
+      n = -Infinity;
+    for (let i = 0; i < geometry.length; i += 2) {
+      const lon = geometry[i],
+        lat = geometry[i + 1];
+      if (lon < w) w = lon;
+      if (lon > e) e = lon;
+      if (lat < s) s = lat;
+      if (lat > n) n = lat;
+    }
+    return {
+      ok: true,
+      value: {
+        distance: legs.reduce((a, l) => a + l.meters, 0),
+        duration: legs.reduce((a, l) => a + l.cost, 0) / 10,
+        geometryE7: geometry,
+        legs: legs.map((l) => ({ distance: l.meters, duration: l.cost / 10 })),
+        // To the 1e-7° of the line, which starts and ends at them.
+        snapped: phantoms.map((p) => ({ lat: Math.round(p.lat * 1e7) * E7, lon: Math.round(p.lon * 1e7) * E7 })),
+        bbox: [w, s, e, n],
+        blockedGeometries: block?.hits.size ?? 0,
+        limitedGeometries: limited.size,
+        resnapped,
+      },
+    };
+  }
+
+  private legs(v: ProfileView, phantoms: Phantom[], block: Blocking | null): Outcome<LegPath[]> {
+    const legs: LegPath[] = [];
+    for (let i = 0; i + 1 < phantoms.length; i++) {
+      let leg = this.leg(v, phantoms[i], phantoms[i + 1], block, false);
+      if (!leg) return { ok: false, error: { kind: 'no-route', reason: 'unreachable', legIndex: i } };
+      // A plain leg that touches no circle is already the answer; only the others search again.
+      if (block && leg.touches) {
+        leg = this.leg(v, phantoms[i], phantoms[i + 1], block, true);
+        if (!leg) return { ok: false, error: { kind: 'no-route', reason: block.circles.length ? 'blocked' : 'too-big', legIndex: i } };
+      }
+      legs.push(leg);
+    }
+    return { ok: true, value: legs };
+  }
+
+  /** Start and end pieces of seeds; null for seeds at a node (nothing travelled on the phantom's geometry). */
+  private seedPiece(g: RoadGraph, ph: Phantom, seed: PhantomSeed, asSource: boolean): Array<[number, number]> | null {
+    if (seed.kind === 'node') return null;
+    const len = g.geomCm[ph.geom] / 100;
+    if (asSource) return seed.kind === 'fwd' ? geometryPiece(g, ph.geom, ph.along, len) : geometryPiece(g, ph.geom, ph.along, 0);
+    return seed.kind === 'fwd' ? geometryPiece(g, ph.geom, 0, ph.along) : geometryPiece(g, ph.geom, len, ph.along);
+  }
+
+  private pieceBlocked(block: Blocking | null, geom: number, piece: Array<[number, number]> | null): boolean {
+    if (piece && block?.whole.has(geom)) return true;
+    const hit = block?.hits.get(geom);
+    if (!hit || !piece) return false;
+    return lineEntersCircles(
+      piece,
+      hit.map((i) => block!.circles[i]),
+    );
+  }
+
+  /** Same geometry, reachable without leaving it: the direct piece, if the direction is open. */
+  private direct(g: RoadGraph, src: Phantom, tgt: Phantom): (LegPath & { piece: Array<[number, number]> }) | null {
+    if (src.geom !== tgt.geom) return null;
+    const d = src.along <= tgt.along ? 2 * src.geom : 2 * src.geom + 1;
+    const w = g.origWeight[d];
+    if (w === 0) return null;
+    const piece = geometryPiece(g, src.geom, src.along, tgt.along);
+    return {
+      cost: Math.abs(tgt.fraction - src.fraction) * w,
+      meters: Math.abs(tgt.along - src.along),
+      piece,
+      touches: false,
+      draw: (line, joined) => appendPoints(line, piece, joined ? 1 : 0),
+    };
+  }
+
+  private leg(v: ProfileView, src: Phantom, tgt: Phantom, block: Blocking | null, avoiding: boolean): LegPath | null {
+    const g = v.graph;
+    // Seeds whose partial piece enters a circle cannot be used while avoiding.
+    const usable =
+      (ph: Phantom, asSource: boolean) =>
+      (seed: PhantomSeed): boolean =>
+        !avoiding || !this.pieceBlocked(block, ph.geom, this.seedPiece(g, ph, seed, asSource));
+    const sSeeds = sourceSeeds(g, src).filter(usable(src, true));
+    const tSeeds = targetSeeds(g, tgt).filter(usable(tgt, false));
+    let direct = this.direct(g, src, tgt);
+    if (direct && this.pieceBlocked(block, src.geom, direct.piece)) {
+      if (avoiding) direct = null;
+      else direct.touches = true;
+    }
+    const found = v.kernel.shortestPath(sSeeds, tSeeds, direct?.cost ?? Infinity, avoiding);
+    if (!found) return direct;
+    const { edges, start } = found;
+    const end = edges.length ? g.head[edges[edges.length - 1]] : start;
+    const pick = (seeds: PhantomSeed[], node: number): PhantomSeed => seeds.filter((s) => s.node === node).reduce((a, b) => (b.cost < a.cost ? b : a));
+    const first = pick(sSeeds, start),
+      last = pick(tSeeds, end);
+    const startPiece = this.seedPiece(g, src, first, true);
+    const endPiece = this.seedPiece(g, tgt, last, false);
+    let touches = this.pieceBlocked(block, src.geom, startPiece) || this.pieceBlocked(block, tgt.geom, endPiece);
+    const { orig, geomCm } = g;
+    let cm = 0;
+    for (let i = 0; i < edges.length; i++) {
+      const geom = orig[edges[i]] >> 1;
+      cm += geomCm[geom];
+      if (block && (block.hits.has(geom) || block.whole.has(geom))) touches = true;
+    }
+    const meters = first.meters + last.meters + cm / 100;
+    const draw = (line: Polyline, joined: boolean): void => {
+      appendPoints(line, startPiece ?? [[src.lon, src.lat]], joined ? 1 : 0);
+      for (let i = 0; i < edges.length; i++) appendEdgeShape(line, g, orig[edges[i]]);
+      if (endPiece) appendPoints(line, endPiece, 1);
+      else line.push(tgt.lon, tgt.lat);
+    };
+    return { cost: found.cost, meters, touches, draw };
+  }
+
+  matrix(q: MatrixQuery): Outcome<MatrixResult> {
+    const v = this.view(q.profile);
+    if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
+    const g = v.graph;
+    // Every point must reach every other: a point on a piece cut off from the main network is taken to
+    // the main network's nearest road within the snapping limit (each chunk of rows snaps alike).
+    const phantoms = this.snapAll(g, v.grid, q.points, Infinity);
+    if (isFar(phantoms)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: phantoms } };
+    const block = this.blocking(v, q.avoid?.circles);
+    const avoiding = block !== null;
+    const usable =
+      (ph: Phantom, asSource: boolean) =>
+      (seed: PhantomSeed): boolean =>
+        !avoiding || !this.pieceBlocked(block, ph.geom, this.seedPiece(g, ph, seed, asSource));
+    const targetSeedLists = phantoms.map((ph) => targetSeeds(g, ph).filter(usable(ph, false)));
+    const targetNodes = [...new Set(targetSeedLists.flat().map((s) => s.node))];
+    const slot = new Map(targetNodes.map((node, i) => [node, i]));
+    const targets = v.kernel.matrixTargets(targetNodes, avoiding);
+    const n = phantoms.length;
+    const durations: Array<Array<number | null>> = [];
+    const distances: Array<Array<number | null>> = [];
+    const rows = q.rows ?? { from: 0, to: n };
+    const packed = q.packed ? { durations: new Float64Array((rows.to - rows.from) * n), distances: new Float64Array((rows.to - rows.from) * n) } : undefined;
+    // Each target's seeds as slots of the search answer, looked up once rather than per row.
+    const targetSlots = targetSeedLists.map((list) => list.map((t) => slot.get(t.node)!));
+    for (let i = 0; i < n; i++) {
+      if (i < rows.from || i >= rows.to) {
+        if (!packed) {
+          durations.push([]);
+          distances.push([]);
+        }
+        continue;
+      }
+      const seeds = sourceSeeds(g, phantoms[i]).filter(usable(phantoms[i], true));
+      const reach = targets.row(seeds);
+      const rowD: Array<number | null> = [],
+        rowM: Array<number | null> = [];
+      const at = (i - rows.from) * n;
+      for (let j = 0; j < n; j++) {
+        let best = Infinity,
+          meters = Infinity;
+        if (i === j) {
+          best = 0;
+          meters = 0;
+        }
+        const list = targetSeedLists[j],
+          slots = targetSlots[j];
+        for (let s = 0; s < list.length; s++) {
+          const t = list[s],
+            k = slots[s];
+          // Ties on duration go to the shorter path, as in the searches, so entries match single routes.
+          const c = reach.durations[k] + t.cost,
+            m = reach.meters[k] + t.meters;
+          if (c < best || (c === best && m < meters)) {
+            best = c;
+            meters = m;
+          }
+        }
+        const direct = this.direct(g, phantoms[i], phantoms[j]);
+        if (direct && direct.cost < best && !(avoiding && this.pieceBlocked(block, phantoms[i].geom, direct.piece))) {
+          best = direct.cost;
+          meters = direct.meters;
+        }
+        if (packed) {
+          packed.durations[at + j] = best === Infinity ? NaN : best / 10;
+          packed.distances[at + j] = best === Infinity ? NaN : meters;
+        } else {
+          rowD.push(best === Infinity ? null : best / 10);
+          rowM.push(best === Infinity ? null : meters);
+        }
+      }
+      if (!packed) {
+        durations.push(rowD);
+        distances.push(rowM);
+      }
+    }
+    return { ok: true, value: { durations, distances, snapped: phantoms.map((p) => ({ lat: p.lat, lon: p.lon })), ...(packed ? { packed } : {}) } };
+  }
+}

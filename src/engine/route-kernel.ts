@@ -1,0 +1,241 @@
+// One thread's handle on the route kernel for one profile: a WASM instance over that profile's shared
+// graph memory plus this thread's own scratch region in it (search state, seeds, blocked bitset, path and
+// matrix buffers).
+import { instantiate } from '../lib/wasm.js';
+import { claimRegion, type GraphLayout, type ProfileMemory } from './graph-memory.js';
+
+interface RouteExports extends WebAssembly.Exports {
+  scratchBytes(capacity: number): number;
+  heapBase(): number;
+  settled(): number;
+  p2p(
+    desc: number,
+    scratch: number,
+    blocked: number,
+    src: number,
+    nSrc: number,
+    tgt: number,
+    nTgt: number,
+    tgtMeters: number,
+    mu0: number,
+    hierarchy: number,
+  ): number;
+  found(): number;
+  pathEdges(out: number): number;
+  pathStart(): number;
+  oneToMany(
+    desc: number,
+    scratch: number,
+    blocked: number,
+    src: number,
+    nSrc: number,
+    srcMeters: number,
+    targets: number,
+    nTargets: number,
+    outDur: number,
+    outDist: number,
+  ): void;
+  chP2p(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, tgt: number, nTgt: number, tgtMeters: number, mu0: number): number;
+  chBuckets(desc: number, scratch: number, targets: number, nTargets: number, entries: number, cap: number): number;
+  chRow(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, nTargets: number, outDur: number, outDist: number): void;
+}
+
+/** Durations (tenths) and meters from one row's source seeds to each target node; Infinity when unreachable. */
+/** One row of a matrix: views of the kernel's memory, valid until the next row. */
+export interface RowResult {
+  durations: Float64Array;
+  meters: Float64Array;
+}
+/** The target nodes of a matrix, ready for rows from any number of sources. */
+export interface MatrixTargets {
+  row(src: Seed[]): RowResult;
+}
+
+/** A search seed: a node reached at `cost` (tenths of a second), `meters` along the way there. */
+export interface Seed {
+  node: number;
+  cost: number;
+  meters: number;
+}
+
+export const MAX_SEEDS = 16;
+const MAX_MATRIX_TARGETS = 16_384; // two seeds for each of 2,000 stops and 200 vehicles fit
+const BUCKET_ENTRY_BYTES = 24;
+
+export class RouteKernel {
+  private readonly k: RouteExports;
+  private readonly scratch: number;
+  private readonly srcPtr: number;
+  private readonly tgtPtr: number;
+  private readonly srcMetersPtr: number;
+  private readonly tgtMetersPtr: number;
+  private bucketPtr = 0;
+  private bucketCap = 0;
+  /** Searches run so far, by kind: over the hierarchy, over the graph with the blocked bitset, over the plain graph. */
+  readonly searches = { hierarchy: 0, blocked: 0, plain: 0 };
+  private readonly blockedPtr: number;
+  private readonly blockedBytes: number;
+  private readonly pathPtr: number;
+  private readonly targetsPtr: number;
+  private readonly outDurPtr: number;
+  private readonly outDistPtr: number;
+
+  private readonly g: GraphLayout;
+
+  constructor(private readonly shared: ProfileMemory) {
+    this.k = instantiate<RouteExports>('route', { env: { memory: shared.memory } });
+    if (this.k.heapBase() > 65536) throw new Error('route kernel static data overlaps the graph area');
+    this.g = shared.layout;
+    const capacity = Math.max(1, this.g.nodeCount),
+      maxGeoms = Math.max(1, this.g.geomCount);
+    const kernelBytes = Math.ceil(this.k.scratchBytes(capacity) / 8) * 8;
+    this.blockedBytes = Math.ceil(maxGeoms / 64) * 8;
+    const total = kernelBytes + 2 * MAX_SEEDS * 16 + 2 * MAX_SEEDS * 8 + this.blockedBytes + capacity * 4 + 4 + MAX_MATRIX_TARGETS * 20;
+    this.scratch = claimRegion(shared.memory, total);
+    new Uint32Array(shared.memory.buffer, this.scratch, 1)[0] = capacity;
+    let p = this.scratch + kernelBytes;
+    this.srcPtr = p;
+    p += MAX_SEEDS * 16;
+    this.tgtPtr = p;
+    p += MAX_SEEDS * 16;
+    this.srcMetersPtr = p;
+    p += MAX_SEEDS * 8;
+    this.tgtMetersPtr = p;
+    p += MAX_SEEDS * 8;
+    this.outDurPtr = p;
+    p += MAX_MATRIX_TARGETS * 8;
+    this.outDistPtr = p;
+    p += MAX_MATRIX_TARGETS * 8;
+    this.blockedPtr = p;
+    p += this.blockedBytes;
+    this.targetsPtr = p;
+    p += MAX_MATRIX_TARGETS * 4;
+    this.pathPtr = p;
+  }
+
+  /** The memory may have grown since the last call (other workers claiming scratch): take a fresh buffer. */
+  private get buffer(): ArrayBufferLike {
+    return this.shared.memory.buffer;
+  }
+
+  /** The blocked-geometry bitset of this thread, cleared. Set bit g to block geometry g. */
+  blockedBits(): Uint8Array {
+    const bits = new Uint8Array(this.buffer, this.blockedPtr, this.blockedBytes);
+    bits.fill(0);
+    return bits;
+  }
+
+  /** Writes seed records (node, cost) at `ptr` and, when `metersPtr` is given, their meters there. */
+  private writeSeeds(ptr: number, seeds: Seed[], metersPtr = 0): number {
+    const n = Math.min(seeds.length, MAX_SEEDS);
+    const u = new Uint32Array(this.buffer, ptr, n * 4);
+    const f = new Float64Array(this.buffer, ptr, n * 2);
+    const m = metersPtr ? new Float64Array(this.buffer, metersPtr, n) : null;
+    for (let i = 0; i < n; i++) {
+      u[4 * i] = seeds[i].node;
+      f[2 * i + 1] = seeds[i].cost;
+      if (m) m[i] = seeds[i].meters;
+    }
+    return n;
+  }
+
+  /**
+   * Cheapest path from any source seed to any target seed (costs include the seeds'), or null when none
+   * beats `upperBound`. `edges` are search-edge ids in travel order; `start` is the node the path leaves from.
+   */
+  shortestPath(src: Seed[], tgt: Seed[], upperBound: number, useBlocked: boolean): { cost: number; edges: Uint32Array; start: number } | null {
+    const g = this.g;
+    const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
+    const nTgt = this.writeSeeds(this.tgtPtr, tgt, this.tgtMetersPtr);
+    if (nSrc === 0 || nTgt === 0) return null;
+    // Blocked edges invalidate the hierarchy's shortcuts: avoidance searches the graph with the blocked
+    // bitset, guided by the hierarchy's distances.
+    this.count(useBlocked);
+    const cost =
+      !useBlocked && g.hierarchy
+        ? this.k.chP2p(g.desc, this.scratch, this.srcPtr, nSrc, this.srcMetersPtr, this.tgtPtr, nTgt, this.tgtMetersPtr, upperBound)
+        : this.k.p2p(
+            g.desc,
+            this.scratch,
+            useBlocked ? this.blockedPtr : 0,
+            this.srcPtr,
+            nSrc,
+            this.tgtPtr,
+            nTgt,
+            this.tgtMetersPtr,
+            upperBound,
+            g.hierarchy ? 1 : 0,
+          );
+    if (!this.k.found()) return null;
+    const n = this.k.pathEdges(this.pathPtr);
+    return { cost, edges: new Uint32Array(this.buffer, this.pathPtr, n).slice(), start: this.k.pathStart() };
+  }
+
+  /**
+   * Matrix targets: without blocking and with a hierarchy, backward searches fill the buckets once and
+   * each row is one upward search; otherwise each row is a Dijkstra (with the blocked bitset) until every
+   * target settles. Valid until the next call on this kernel.
+   */
+  matrixTargets(targets: number[], useBlocked: boolean): MatrixTargets {
+    const g = this.g;
+    if (targets.length > MAX_MATRIX_TARGETS) throw new Error(`at most ${MAX_MATRIX_TARGETS} matrix target nodes`);
+    new Uint32Array(this.buffer, this.targetsPtr, targets.length).set(targets);
+    const n = targets.length;
+    if (useBlocked || !g.hierarchy) {
+      return {
+        row: (src) => {
+          this.count(useBlocked);
+          const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
+          this.k.oneToMany(
+            g.desc,
+            this.scratch,
+            useBlocked ? this.blockedPtr : 0,
+            this.srcPtr,
+            nSrc,
+            this.srcMetersPtr,
+            this.targetsPtr,
+            n,
+            this.outDurPtr,
+            this.outDistPtr,
+          );
+          return this.rowResult(n);
+        },
+      };
+    }
+    for (;;) {
+      const needed = this.k.chBuckets(g.desc, this.scratch, this.targetsPtr, n, this.bucketPtr, this.bucketCap);
+      if (needed <= this.bucketCap) break;
+      // Room for the buckets is claimed once per thread and only ever grows.
+      this.bucketCap = Math.max(2 * this.bucketCap, needed, 1 << 16);
+      this.bucketPtr = claimRegion(this.shared.memory, this.bucketCap * BUCKET_ENTRY_BYTES);
+    }
+    return {
+      row: (src) => {
+        this.count(false);
+        const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
+        this.k.chRow(g.desc, this.scratch, this.srcPtr, nSrc, this.srcMetersPtr, n, this.outDurPtr, this.outDistPtr);
+        return this.rowResult(n);
+      },
+    };
+  }
+
+  private count(useBlocked: boolean): void {
+    if (useBlocked) this.searches.blocked++;
+    else if (this.g.hierarchy) this.searches.hierarchy++;
+    else this.searches.plain++;
+  }
+
+  /** Views of the kernel's output, valid until the next row: a 2,000-point matrix would otherwise copy
+   *  (and collect) 2,000 pairs of rows. */
+  private rowResult(n: number): RowResult {
+    return {
+      durations: new Float64Array(this.buffer, this.outDurPtr, n),
+      meters: new Float64Array(this.buffer, this.outDistPtr, n),
+    };
+  }
+
+  /** Nodes settled by the last search (for measurements). */
+  settled(): number {
+    return this.k.settled();
+  }
+}

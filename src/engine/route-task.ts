@@ -1,0 +1,42 @@
+// Pool tasks for routing: each worker builds its RouteCore once over the shared graph memory that the
+// engine handed to the pool (workerData.routing).
+import { workerData } from 'piscina';
+import type { SharedGraphs } from './graph-memory.js';
+import { lineStringJson, microOfE7 } from './line-json.js';
+import { RouteCore, type MatrixQuery, type MatrixResult, type Outcome, type RouteJsonResult, type RouteQuery, type RouteResult } from './route-core.js';
+import type { LatLon } from '../lib/lat-lon.js';
+
+let core: RouteCore | undefined;
+
+function routeCore(): RouteCore {
+  const shared = (workerData as { routing?: SharedGraphs } | undefined)?.routing;
+  if (!shared) throw new Error('no map loaded in this worker');
+  core ??= new RouteCore(shared);
+  return core;
+}
+
+/** Milliseconds a thread with a map spends warming its routes up before its first task. */
+const WARM_UP_MS = 1500;
+if ((workerData as { routing?: SharedGraphs } | undefined)?.routing) routeCore().warmUp(WARM_UP_MS, lineStringJson);
+
+export function routeTask(q: RouteQuery): Outcome<RouteResult> {
+  return routeCore().route(q);
+}
+
+/** The route with its geometry already written as GeoJSON text, ready for a reply. */
+export function routeJsonTask(q: RouteQuery): Outcome<RouteJsonResult> {
+  const found = routeCore().routeE7(q);
+  if (!found.ok) return found;
+  const { geometryE7, bbox, ...rest } = found.value;
+  // The box in the same 1e-6° rounding as the line's text, so it is exactly the box of what is printed.
+  const [w, s, e, n] = bbox.map((x) => microOfE7(x) / 1e6);
+  return { ok: true, value: { ...rest, bbox: [w, s, e, n], geometryJson: lineStringJson(geometryE7) } };
+}
+
+export function matrixTask(q: MatrixQuery): Outcome<MatrixResult> {
+  return routeCore().matrix(q);
+}
+
+export function farTask(q: { profile: string; points: LatLon[] }): Outcome<number[]> {
+  return routeCore().far(q);
+}

@@ -1,0 +1,414 @@
+// Builds the reverse-geocoding index of a map from an OSM extract: countries (complete OSM polygons,
+// Natural Earth where the extract cuts them), municipalities, postal areas, address points, named
+// streets, places, and a coverage grid telling which points are on the map at all.
+import type { OsmData } from '../osm/osm-data.js';
+import type { OsmRelation } from '../osm/osm-pbf.js';
+import { Growable } from '../../lib/typed-pools.js';
+import { AreaIndex, flattenAreas, SCALE, type DegreeRings } from './areas.js';
+import { CountryLocator } from './country-locator.js';
+import { addressOf, isAdmin, MUNICIPALITY_LEVELS, postalCodeOf, type AddressFields } from './geocoder-source.js';
+import { centroid, interiorPoint, ringsContain } from './geometry.js';
+import {
+  GEOCODER_FORMAT,
+  writeGeocoderIndex,
+  type AreaInfo,
+  type CountryInfo,
+  type CoverageGrid,
+  type GeocoderCounts,
+  type GeocoderIndexData,
+} from './index-format.js';
+import { naturalEarthCountries, type Bbox, type NaturalEarthCountry } from './natural-earth.js';
+import { assembleRings } from './rings.js';
+import { StreetIndex } from './street-index.js';
+
+// Chunked so a segment index at load time stays small; short enough that a chunk's box stays tight.
+const MAX_STREET_SEGMENTS = 8;
+/** How far an address point without addr:street looks for the street it belongs to. */
+const PARENT_STREET_RADIUS_M = 200;
+
+/** Builds the index and writes it to `<outDir>/geocoder/`. */
+export async function buildGeocoderIndex(osm: OsmData, outDir: string): Promise<GeocoderCounts> {
+  const data = buildGeocoderData(osm);
+  await writeGeocoderIndex(outDir, data);
+  return data.meta.counts;
+}
+
+interface Polygon {
+  rings: DegreeRings;
+  /** Open chains of joined ways, where the extract cuts the boundary. */
+  chains: DegreeRings;
+  complete: boolean;
+}
+
+class Strings {
+  readonly list: string[] = [];
+  private readonly ids = new Map<string, number>();
+  id(s: string | undefined | null): number {
+    if (s == null || s === '') return -1;
+    let id = this.ids.get(s);
+    if (id === undefined) {
+      id = this.list.push(s) - 1;
+      this.ids.set(s, id);
+    }
+    return id;
+  }
+}
+
+function buildGeocoderData(osm: OsmData): GeocoderIndexData {
+  const polygonOf = relationPolygons(osm);
+  const coverage = osm.geocoder.coverage;
+  const countries = collectCountries(osm, polygonOf, coverage.grid);
+  const countryFlat = flattenAreas(countries.areas.map((a) => a.rings));
+  const locator = new CountryLocator(
+    countryFlat,
+    countries.areas.map((a) => a.info),
+  );
+  const countryOfArea = (rings: DegreeRings) => majorityCountry(rings, (lat, lon) => locator.countryAt(lat, lon));
+  const municipalities = collectMunicipalities(osm, polygonOf, countryOfArea);
+  const postal = collectPostalAreas(osm, polygonOf, countryOfArea);
+  const areas = [...countries.areas, ...municipalities, ...postal];
+
+  // Points take the country the geocoder will give them, municipality included.
+  const municipalityFlat = flattenAreas(municipalities.map((m) => m.rings));
+  const municipalityIndex = new AreaIndex(municipalityFlat);
+  const countryAt = (latDeg: number, lonDeg: number) => {
+    const lat = latDeg * SCALE,
+      lon = lonDeg * SCALE;
+    const inside = municipalityIndex.containing(lat, lon);
+    return locator.countryAt(lat, lon, inside.length ? municipalities[inside[0]].info.country : -1);
+  };
+  const strings = new Strings();
+  const streets = collectStreets(osm, strings);
+  const streetIndex = new StreetIndex(streets.coords.view(), streets.starts.view());
+  // A house number without a street (common in Liechtenstein, Switzerland, Austria) belongs to the
+  // nearest named street, as Nominatim parents it.
+  const parentStreet = (lat: number, lon: number): string | null => {
+    const s = streetIndex.nearest(Math.round(lat * SCALE), Math.round(lon * SCALE), PARENT_STREET_RADIUS_M);
+    return s < 0 ? null : strings.list[streets.names.view()[s]];
+  };
+  const addresses = collectAddresses(osm, strings, countryAt, parentStreet);
+  const places = collectPlaces(osm, strings, countryAt);
+
+  const counts: GeocoderCounts = {
+    countries: countries.list.length,
+    countryAreas: countries.areas.length,
+    municipalities: municipalities.length,
+    postalAreas: postal.length,
+    addresses: addresses.street.length,
+    streets: streets.ways,
+    streetSegments: streets.segments,
+    places: places.name.length,
+  };
+  return {
+    meta: { format: GEOCODER_FORMAT, strings: strings.list, countries: countries.list, areas: areas.map((a) => a.info), coverage: coverage.grid, counts },
+    arrays: {
+      ...flattenAreas(areas.map((a) => a.rings)),
+      streetCoords: streets.coords.view(),
+      streetStarts: streets.starts.view(),
+      streetNames: streets.names.view(),
+      addrCoords: addresses.coords.view(),
+      addrStreet: addresses.street.view(),
+      addrNumber: addresses.number.view(),
+      addrPostcode: addresses.postcode.view(),
+      addrCountry: addresses.country.view(),
+      placeCoords: places.coords.view(),
+      placeName: places.name.view(),
+      placeCountry: places.country.view(),
+      coverage: coverage.cells,
+    },
+  };
+}
+
+const SAMPLE_GRID = 12;
+
+/** Points of a regular grid over the area's bounding box that lie inside it. */
+function sampleInside(rings: DegreeRings): [number, number][] {
+  const shape = new AreaIndex(flattenAreas([rings]));
+  let minLat = Infinity,
+    minLon = Infinity,
+    maxLat = -Infinity,
+    maxLon = -Infinity;
+  for (const ring of rings) {
+    for (const [lat, lon] of ring) {
+      minLat = Math.min(minLat, lat);
+      maxLat = Math.max(maxLat, lat);
+      minLon = Math.min(minLon, lon);
+      maxLon = Math.max(maxLon, lon);
+    }
+  }
+  const inside: [number, number][] = [];
+  for (let i = 0; i < SAMPLE_GRID; i++) {
+    for (let j = 0; j < SAMPLE_GRID; j++) {
+      const lat = minLat + ((i + 0.5) / SAMPLE_GRID) * (maxLat - minLat);
+      const lon = minLon + ((j + 0.5) / SAMPLE_GRID) * (maxLon - minLon);
+      if (shape.containing(Math.round(lat * SCALE), Math.round(lon * SCALE)).length) inside.push([lat, lon]);
+    }
+  }
+  return inside;
+}
+
+/**
+ * The country holding most of an area (the interior point's when the area is too thin for the sample
+ * grid), so a coarse country outline crossing part of a municipality does not decide.
+ */
+function majorityCountry(rings: DegreeRings, countryAt: (lat: number, lon: number) => number): number {
+  const samples = sampleInside(rings);
+  const point = samples.length ? null : interiorPoint(rings);
+  if (point) samples.push(point);
+  const votes = new Map<number, number>();
+  for (const [lat, lon] of samples) {
+    const c = countryAt(Math.round(lat * SCALE), Math.round(lon * SCALE));
+    if (c >= 0) votes.set(c, (votes.get(c) ?? 0) + 1);
+  }
+  let best = -1;
+  for (const [c, n] of votes) if (best < 0 || n > votes.get(best)!) best = c;
+  return best;
+}
+
+/** Assembles the boundary relations the geocoder uses, from their member ways the loader kept. */
+function relationPolygons(osm: OsmData): (rel: OsmRelation) => Polygon {
+  const { relationWays } = osm.geocoder;
+  const refsOf = (wayId: number): number[] | null => {
+    const w = relationWays.get(wayId);
+    return w === undefined ? null : osm.wayRefIds(w);
+  };
+  const cache = new Map<number, Polygon>();
+  return (rel) => {
+    let polygon = cache.get(rel.id);
+    if (!polygon) {
+      const assembled = assembleRings(rel.members.filter((m) => m.type === 'way').map((m) => ({ role: m.role, refs: refsOf(m.ref) })));
+      let complete = assembled.complete;
+      const toCoords = (ids: number[]) =>
+        ids.flatMap((id) => {
+          const c = osm.coord(id);
+          if (!c) complete = false;
+          return c ? [c] : [];
+        });
+      const rings = assembled.rings.map(toCoords);
+      polygon = { rings, chains: assembled.chains.map(toCoords), complete };
+      cache.set(rel.id, polygon);
+    }
+    return polygon;
+  };
+}
+
+interface AreaOut {
+  rings: DegreeRings;
+  info: AreaInfo;
+}
+
+function overlaps(bbox: Bbox, grid: CoverageGrid): boolean {
+  const maxLat = grid.minLat + grid.rows * grid.cellDegrees;
+  const maxLon = grid.minLon + grid.cols * grid.cellDegrees;
+  return bbox[0] <= maxLat && bbox[2] >= grid.minLat && bbox[1] <= maxLon && bbox[3] >= grid.minLon;
+}
+
+function within(bbox: Bbox, grid: CoverageGrid): boolean {
+  const maxLat = grid.minLat + grid.rows * grid.cellDegrees;
+  const maxLon = grid.minLon + grid.cols * grid.cellDegrees;
+  return bbox[0] >= grid.minLat && bbox[2] <= maxLat && bbox[1] >= grid.minLon && bbox[3] <= maxLon;
+}
+
+/**
+ * A country small enough to lie wholly on the map whose relation is still cut, typically because its
+ * maritime boundary runs off the extract (Monaco): when the ways present join into one chain, closing
+ * it with a straight line gives its land territory. Natural Earth draws such countries enlarged and
+ * shifted (its Monaco covers a third of the real one), so a quarter of the area inside it is agreement enough.
+ */
+function closeCutCountry(polygon: Polygon, ne: NaturalEarthCountry, grid: CoverageGrid): DegreeRings | null {
+  if (polygon.rings.length > 0 || polygon.chains.length !== 1 || !ne.ringBoxes.every((box) => within(box, grid))) return null;
+  const chain = polygon.chains[0];
+  if (chain.length < 3) return null;
+  const rings: DegreeRings = [[...chain, chain[0]]];
+  const agreement = sampleInside(rings).map(([lat, lon]) => ringsContain(ne.rings, lat, lon));
+  return agreement.length > 0 && agreement.filter(Boolean).length >= agreement.length / 4 ? rings : null;
+}
+
+/**
+ * One country record per country, named from OSM (English name first) when the extract has its
+ * relation, complete or not, so OSM and Natural Earth never yield two names for one country.
+ */
+function collectCountries(osm: OsmData, polygonOf: (rel: OsmRelation) => Polygon, grid: CoverageGrid): { list: CountryInfo[]; areas: AreaOut[] } {
+  // Only the parts (islands, exclaves) of Natural Earth countries that reach the map are kept.
+  const ne = naturalEarthCountries().flatMap((c) => {
+    const keep = c.rings.map((_, i) => overlaps(c.ringBoxes[i], grid));
+    const rings = c.rings.filter((_, i) => keep[i]);
+    return rings.length ? [{ ...c, rings, ringBoxes: c.ringBoxes.filter((_, i) => keep[i]) }] : [];
+  });
+  const list: CountryInfo[] = [];
+  const byNe = new Map<NaturalEarthCountry, number>();
+  const osmAreas: AreaOut[] = [];
+  for (const rel of osm.geocoder.relations) {
+    if (!isAdmin(rel.tags, ['2'])) continue;
+    const name = rel.tags['name:en'] || rel.tags.name;
+    if (!name) continue;
+    const polygon = polygonOf(rel);
+    const iso = rel.tags['ISO3166-1:numeric']?.padStart(3, '0') ?? null;
+    const match =
+      ne.find((c) => iso !== null && c.id === iso) ??
+      ne.find((c) => c.name === name) ??
+      (polygon.complete ? naturalEarthContaining(ne, interiorPoint(polygon.rings)) : undefined);
+    if (!polygon.complete && !match) continue;
+    let country = match ? byNe.get(match) : undefined;
+    if (country === undefined) {
+      country = list.push({ name, iso: iso ?? (match?.id || null), osmComplete: false }) - 1;
+      if (match) byNe.set(match, country);
+    }
+    const rings = polygon.complete ? polygon.rings : match && closeCutCountry(polygon, match, grid);
+    if (rings) {
+      list[country].osmComplete = true;
+      osmAreas.push({ rings, info: { kind: 'country', name: list[country].name, country, source: 'osm' } });
+    }
+  }
+  const neAreas: AreaOut[] = [];
+  for (const c of ne) {
+    let country = byNe.get(c);
+    if (country === undefined) country = list.push({ name: c.name, iso: c.id || null, osmComplete: false }) - 1;
+    const source = list[country].osmComplete ? 'superseded' : 'natural-earth';
+    neAreas.push({ rings: c.rings, info: { kind: 'country', name: list[country].name, country, source } });
+  }
+  return { list, areas: [...osmAreas, ...neAreas] };
+}
+
+function naturalEarthContaining(ne: NaturalEarthCountry[], p: [number, number] | null): NaturalEarthCountry | undefined {
+  return p ? ne.find((c) => ringsContain(c.rings, p[0], p[1])) : undefined;
+}
+
+/** Drops a leading "Stadt", "Marktgemeinde", ... that some countries put in the name and also tag as name:prefix. */
+function municipalityName(tags: Record<string, string>): string {
+  const name = tags.name;
+  for (const [k, v] of Object.entries(tags)) {
+    if ((k === 'name:prefix' || k.startsWith('name:prefix:')) && name.startsWith(`${v} `)) return name.slice(v.length + 1);
+  }
+  return name;
+}
+
+/** Per country the finest municipality level present: 8, else 7, else 6. */
+function collectMunicipalities(osm: OsmData, polygonOf: (rel: OsmRelation) => Polygon, countryOfArea: (rings: DegreeRings) => number): AreaOut[] {
+  const candidates: (AreaOut & { level: string })[] = [];
+  for (const rel of osm.geocoder.relations) {
+    if (!isAdmin(rel.tags, MUNICIPALITY_LEVELS) || !rel.tags.name) continue;
+    const polygon = polygonOf(rel);
+    if (!polygon.complete) continue;
+    const info: AreaInfo = { kind: 'municipality', name: municipalityName(rel.tags), country: countryOfArea(polygon.rings), source: 'osm' };
+    candidates.push({ rings: polygon.rings, info, level: rel.tags.admin_level });
+  }
+  const finest = new Map<number, string>();
+  for (const c of candidates) {
+    const best = finest.get(c.info.country);
+    if (best === undefined || Number(c.level) > Number(best)) finest.set(c.info.country, c.level);
+  }
+  return candidates.filter((c) => finest.get(c.info.country) === c.level).map(({ rings, info }) => ({ rings, info }));
+}
+
+function collectPostalAreas(osm: OsmData, polygonOf: (rel: OsmRelation) => Polygon, countryOfArea: (rings: DegreeRings) => number): AreaOut[] {
+  const out: AreaOut[] = [];
+  for (const rel of osm.geocoder.relations) {
+    const code = postalCodeOf(rel.tags);
+    if (code === null) continue;
+    const polygon = polygonOf(rel);
+    if (polygon.complete) out.push({ rings: polygon.rings, info: { kind: 'postal', name: code, country: countryOfArea(polygon.rings), source: 'osm' } });
+  }
+  return out;
+}
+
+function collectAddresses(
+  osm: OsmData,
+  strings: Strings,
+  countryAt: (lat: number, lon: number) => number,
+  parentStreet: (lat: number, lon: number) => string | null,
+) {
+  const out = {
+    coords: new Growable(Int32Array),
+    street: new Growable(Int32Array),
+    number: new Growable(Int32Array),
+    postcode: new Growable(Int32Array),
+    country: new Growable(Int32Array),
+  };
+  const add = (point: [number, number] | null, fields: AddressFields) => {
+    if (!point) return;
+    let a = fields;
+    if (a.number !== null && a.street === null) {
+      const street = parentStreet(point[0], point[1]);
+      // No named street near: the number alone says nothing; a postcode still does.
+      a = street !== null ? { ...a, street } : { ...a, number: null };
+      if (a.number === null && a.postcode === null) return;
+    }
+    out.coords.push(Math.round(point[0] * SCALE));
+    out.coords.push(Math.round(point[1] * SCALE));
+    out.street.push(strings.id(a.street));
+    out.number.push(strings.id(a.number));
+    out.postcode.push(strings.id(a.postcode));
+    out.country.push(countryAt(point[0], point[1]));
+  };
+  const { addressNodes, addressWays, relationWays } = osm.geocoder;
+  const fieldsAt = (fields: Int32Array, i: number): AddressFields => ({
+    street: osm.strings[fields[3 * i]] ?? null,
+    number: osm.strings[fields[3 * i + 1]] ?? null,
+    postcode: osm.strings[fields[3 * i + 2]] ?? null,
+  });
+  for (let i = 0; i < addressNodes.count; i++) add([addressNodes.coords[2 * i], addressNodes.coords[2 * i + 1]], fieldsAt(addressNodes.fields, i));
+  for (let i = 0; i < addressWays.count; i++) add(centroid(osm.wayPoints(addressWays.way[i])), fieldsAt(addressWays.fields, i));
+  for (const r of osm.geocoder.relations) {
+    const fields = addressOf(r.tags, 'relation');
+    if (!fields) continue;
+    const points = r.members.flatMap((m) => {
+      const w = m.type === 'way' && m.role !== 'inner' ? relationWays.get(m.ref) : undefined;
+      return w === undefined ? [] : osm.wayPoints(w);
+    });
+    add(centroid(points), fields);
+  }
+  return out;
+}
+
+/** Named highways as polylines, split where the extract lacks a node, in chunks of a few segments. */
+function collectStreets(osm: OsmData, strings: Strings) {
+  const out = { coords: new Growable(Int32Array), starts: new Growable(Uint32Array), names: new Growable(Int32Array), ways: 0, segments: 0 };
+  let vertices = 0;
+  const { streets } = osm.geocoder;
+  const { wayFirst, wayNodes, nodeCoords } = osm;
+  let nameId = -1;
+  /** Emits wayNodes[from, to), all present in the extract. */
+  const flush = (from: number, to: number) => {
+    for (let i = from; i + 1 < to; i += MAX_STREET_SEGMENTS) {
+      const end = Math.min(i + MAX_STREET_SEGMENTS + 1, to);
+      out.starts.push(vertices);
+      out.names.push(nameId);
+      for (let k = i; k < end; k++) {
+        const n = wayNodes[k];
+        out.coords.push(Math.round(nodeCoords[2 * n] * SCALE));
+        out.coords.push(Math.round(nodeCoords[2 * n + 1] * SCALE));
+      }
+      vertices += end - i;
+      out.segments += end - i - 1;
+    }
+  };
+  for (let s = 0; s < streets.count; s++) {
+    const w = streets.way[s];
+    out.ways++;
+    nameId = strings.id(osm.strings[streets.name[s]]);
+    let from = wayFirst[w];
+    for (let k = from; k < wayFirst[w + 1]; k++) {
+      if (wayNodes[k] >= 0) continue;
+      flush(from, k);
+      from = k + 1;
+    }
+    flush(from, wayFirst[w + 1]);
+  }
+  out.starts.push(vertices);
+  return out;
+}
+
+function collectPlaces(osm: OsmData, strings: Strings, countryAt: (lat: number, lon: number) => number) {
+  const out = { coords: new Growable(Int32Array), name: new Growable(Int32Array), country: new Growable(Int32Array) };
+  const { places } = osm.geocoder;
+  for (let i = 0; i < places.count; i++) {
+    const lat = places.coords[2 * i],
+      lon = places.coords[2 * i + 1];
+    out.coords.push(Math.round(lat * SCALE));
+    out.coords.push(Math.round(lon * SCALE));
+    out.name.push(strings.id(osm.strings[places.name[i]]));
+    out.country.push(countryAt(lat, lon));
+  }
+  return out;
+}

@@ -1,0 +1,165 @@
+// The in-memory shape of one profile's road graph: flat typed arrays, exactly as written to and read
+// from the map directory, and as placed in the shared WASM memory; and the shapes every profile shares
+// (the routable ways' points and a grid over their segments), stored once for all profiles.
+//
+// Terms: a *geometry* g is a piece of an OSM way between two graph nodes (its shape points included).
+// A *directed original edge* is 2g (along the way's node order) or 2g+1 (against it). The search graph
+// expands graph nodes that are the via node of a turn restriction into one copy per incoming edge, so
+// several search edges can share one directed original edge (`orig`); blocking works on geometries.
+/**
+ * Contraction hierarchy for unblocked queries (empty arrays: none; searches then run plain Dijkstra).
+ * Upward edges v→w (w contracted after v) at v, downward edges u→v (u contracted after v) at v; CH edge ids are the upward
+ * positions, then U + the downward positions. chA/chB unpack a CH edge: one search edge (chB = 0xffffffff)
+ * or two CH edges in travel order. Meters only break ties between equally fast paths.
+ */
+export interface Contraction {
+  upFirst: Uint32Array;
+  upHead: Uint32Array;
+  upWeight: Uint32Array;
+  /** Centimeters (whole: sums stay exact, so CH and plain searches break ties alike). */
+  upCm: Uint32Array;
+  /** Downward edges are stored at their lower end v, with their tails in dnTail. */
+  dnFirst: Uint32Array;
+  dnTail: Uint32Array;
+  dnWeight: Uint32Array;
+  dnCm: Uint32Array;
+  chA: Uint32Array;
+  chB: Uint32Array;
+}
+
+export interface RoadGraph extends Contraction {
+  nodeCount: number;
+  edgeCount: number;
+  geomCount: number;
+  /** Search graph, forward CSR. */
+  firstOut: Uint32Array;
+  head: Uint32Array;
+  /** Duration of the edge in tenths of a second (≥ 1). */
+  weight: Uint32Array;
+  /** Directed original edge of each search edge. */
+  orig: Uint32Array;
+  /** Points of geometry g in the shared shapes: shapes.pointsE7 pairs geomFirst[g] … geomLast[g], in way order. Increasing in g. */
+  geomFirst: Uint32Array;
+  geomLast: Uint32Array;
+  /** Length in whole centimeters (4 bytes instead of 8; every sum of lengths is exact). */
+  geomCm: Uint32Array;
+  /** Search edges of directed original edge d: origEdges[origFirst[d]..origFirst[d+1]). */
+  origFirst: Uint32Array;
+  origEdges: Uint32Array;
+  /** Per directed original edge: its duration (tenths of a second; 0 = not allowed that way) and the search node it ends at. */
+  origWeight: Uint32Array;
+  origHead: Uint32Array;
+  /**
+   * 1 for nodes of the main network (the largest strongly connected part), else 0: snapping prefers it,
+   * and a waypoint cut off from it is moved onto it.
+   */
+  mainNet: Uint8Array;
+  /**
+   * Geometries whose way has a physical limit (ascending; `driving-hgv` only, empty for the others) and per
+   * geometry its height, width, length (m) and weight (t) limits in `limitValue`, Infinity where none: a
+   * request for a lorry bigger than the one the graph was built for blocks those it exceeds.
+   */
+  limitGeom: Uint32Array;
+  limitValue: Float64Array;
+  /** The shapes shared by every profile of the map. */
+  shapes: Shapes;
+}
+
+/**
+ * The points of every routable way, each way's run of points contiguous (1e-7-degree lat, lon pairs), and
+ * a uniform grid over the segments some profile uses (for snapping and blocking): CSR of cells → first
+ * point index of each segment. A profile finds its geometry of a segment by binary search in geomFirst.
+ */
+export interface Shapes {
+  pointsE7: Int32Array;
+  grid: GridParams;
+  gridFirst: Uint32Array;
+  gridItems: Uint32Array;
+}
+
+/** Names and element types of the shared shape arrays, in file order. */
+export const SHAPE_ARRAYS = [
+  ['pointsE7', 'i32'],
+  ['gridFirst', 'u32'],
+  ['gridItems', 'u32'],
+] as const;
+
+/** The typed array of each element type a graph array file holds. */
+export const ARRAY_TYPES = { u8: Uint8Array, i32: Int32Array, u32: Uint32Array, f64: Float64Array } as const;
+
+/** Degrees per unit of the 1e-7-degree integer coordinates (OSM's own precision). */
+export const E7 = 1e-7;
+
+/**
+ * Each search node's position (1e-7-degree lat, lon pairs), where its edges' geometries start or end: the
+ * map stores none, as serving never needs them; tools and tests do. Copies of a node for turn
+ * restrictions get its position; a node without edges stays at 0, 0.
+ */
+export function nodePositionsE7(g: Pick<RoadGraph, 'nodeCount' | 'firstOut' | 'head' | 'orig' | 'geomFirst' | 'geomLast' | 'shapes'>): Int32Array {
+  const out = new Int32Array(2 * g.nodeCount);
+  const p = g.shapes.pointsE7;
+  const put = (v: number, point: number): void => {
+    out[2 * v] = p[2 * point];
+    out[2 * v + 1] = p[2 * point + 1];
+  };
+  for (let v = 0; v < g.nodeCount; v++) {
+    for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) {
+      // Directed original edge 2g runs along the geometry's points, 2g+1 against them.
+      const d = g.orig[e],
+        geom = d >> 1;
+      put(v, d & 1 ? g.geomLast[geom] : g.geomFirst[geom]);
+      put(g.head[e], d & 1 ? g.geomFirst[geom] : g.geomLast[geom]);
+    }
+  }
+  return out;
+}
+
+/** Coordinates in 1e-7 degrees as degrees (tools and tests). */
+export function toDegrees(e7: Int32Array): Float64Array {
+  return Float64Array.from(e7, (v) => v * E7);
+}
+
+export interface GridParams {
+  minLat: number;
+  minLon: number;
+  cellLat: number;
+  cellLon: number;
+  rows: number;
+  cols: number;
+}
+
+/** Names and element types of the arrays of a RoadGraph, in file and memory order. */
+export const GRAPH_ARRAYS = [
+  ['firstOut', 'u32'],
+  ['head', 'u32'],
+  ['weight', 'u32'],
+  ['orig', 'u32'],
+  ['geomFirst', 'u32'],
+  ['geomLast', 'u32'],
+  ['geomCm', 'u32'],
+  ['origFirst', 'u32'],
+  ['origEdges', 'u32'],
+  ['origWeight', 'u32'],
+  ['origHead', 'u32'],
+  ['mainNet', 'u8'],
+  ['limitGeom', 'u32'],
+  ['limitValue', 'f64'],
+  ['upFirst', 'u32'],
+  ['upHead', 'u32'],
+  ['upWeight', 'u32'],
+  ['upCm', 'u32'],
+  ['dnFirst', 'u32'],
+  ['dnTail', 'u32'],
+  ['dnWeight', 'u32'],
+  ['dnCm', 'u32'],
+  ['chA', 'u32'],
+  ['chB', 'u32'],
+] as const;
+
+/** The arrays of a graph without a contraction hierarchy. */
+export function noHierarchy(): Pick<RoadGraph, 'upFirst' | 'upHead' | 'upWeight' | 'upCm' | 'dnFirst' | 'dnTail' | 'dnWeight' | 'dnCm' | 'chA' | 'chB'> {
+  const u = (): Uint32Array => new Uint32Array(0);
+  return { upFirst: u(), upHead: u(), upWeight: u(), upCm: u(), dnFirst: u(), dnTail: u(), dnWeight: u(), dnCm: u(), chA: u(), chB: u() };
+}
+
+export type GraphArrayName = (typeof GRAPH_ARRAYS)[number][0];

@@ -1,0 +1,750 @@
+// What the map build needs from an extract, read in three passes so memory grows with the road network
+// and the geocoder's few features, never with the extract: relations first (turn restrictions, and the
+// boundaries and addressed relations the geocoder uses), then the ways worth keeping (routable by some
+// profile, streets, addresses, members of those relations) with their per-profile speeds worked out at
+// once instead of keeping tags, then the coordinates of just the nodes those ways use, plus address and
+// place nodes. Everything per node or per way lives in typed arrays (the big ones in SharedArrayBuffers).
+import { CoverageBuilder, type Coverage } from '../geocoder/coverage.js';
+import { addressOf, isGeocoderRelation, NODE_KEYS, placeName, streetName, WAY_KEYS, type AddressFields } from '../geocoder/geocoder-source.js';
+import { NODES, PrimitiveBlock, readOsmBlobs, readOsmPbfSync, RELATIONS, WayCursor, WAYS, type OsmNode, type OsmRelation, type OsmWay } from './osm-pbf.js';
+import { greatCircleMeters } from '../../lib/great-circle.js';
+import { NODE_ACCESS_KEYS, nodeBlocks, PROFILES, routeDuration, turnRestrictions, wayAccess, wayLimits } from '../graphs/profiles.js';
+import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from '../../lib/typed-pools.js';
+
+/** Which pass `loadOsm` is in. */
+export type LoadPhase = 'relations' | 'ways' | 'nodes';
+
+/** Progress of one pass: bytes of the file gone through (each pass goes through all of it) and its size. */
+export type LoadProgress = (bytesRead: number, totalBytes: number, phase: LoadPhase) => void;
+
+const P = PROFILES.length;
+
+/**
+ * Turn restrictions, in file order; per profile whether it applies and how (`RESTRICTION_*`). Through a
+ * via node `via`, or along via ways from `via` (an end of the first) over the nodes `viaPath` (the far
+ * end of each via way in turn).
+ */
+export interface Restrictions {
+  count: number;
+  fromWay: Float64Array;
+  via: Float64Array;
+  /** Per restriction its via ways in order (empty for a via node), and the far end of each. */
+  viaWays: number[][];
+  viaPath: number[][];
+  toWay: Float64Array;
+  /** count × PROFILES.length: 0 = not for that profile. */
+  kind: Uint8Array;
+  /** Bits of the profiles that may use each way named as `from` or `to` (absent = none). */
+  wayProfiles: Map<number, number>;
+}
+
+/** Node keys read from the extract: the geocoder's and the barrier rules'. */
+const NODE_READ_KEYS: ReadonlySet<string> = new Set([...NODE_KEYS, ...NODE_ACCESS_KEYS]);
+/**
+ * A way with none of these keys matters only as a relation member (piers are for walking and pushing bikes,
+ * `route` marks ferries and car trains).
+ */
+const WAY_READ_KEYS: ReadonlySet<string> = new Set([...WAY_KEYS, 'man_made', 'route', 'addr:interpolation']);
+/** House-number steps of `addr:interpolation` values (Nominatim's; a number is the step itself). */
+const INTERPOLATION_STEPS: Record<string, number> = { odd: 2, even: 2, all: 1 };
+/** More numbers than this between two address nodes is a tagging error, not a street (Nominatim caps too). */
+const MAX_INTERPOLATED = 1000;
+export const RESTRICTION_NO = 1,
+  RESTRICTION_ONLY = 2;
+const HGV_BIT = 1 << PROFILES.indexOf('driving-hgv');
+
+/** Points with an address: lat, lon each, and street, number, postcode as indexes into `strings` (-1 = none). */
+export interface AddressPoints {
+  count: number;
+  coords: Float64Array;
+  fields: Int32Array;
+}
+
+/** What only the geocoder index uses. Indexes of ways are into OsmData's way arrays. */
+export interface GeocoderSource {
+  /** Boundary relations and relations with an address, all tags kept; file order. */
+  relations: OsmRelation[];
+  /** Way id → its kept way, for the members of `relations` (the last way of an id, should the extract repeat one). */
+  relationWays: Map<number, number>;
+  /**
+   * Address nodes in file order (a house of an associatedStreet relation without a street of its own on
+   * the relation's street), then the house numbers interpolated along `addr:interpolation` ways.
+   */
+  addressNodes: AddressPoints;
+  /** Ways with an address, file order: the way, and street, number, postcode (3 per way) into `strings`. */
+  addressWays: { count: number; way: Uint32Array; fields: Int32Array };
+  /** Named streets, file order: the way and its name in `strings`. */
+  streets: { count: number; way: Uint32Array; name: Int32Array };
+  /** Cities, towns and villages: lat, lon and name in `strings`, file order. */
+  places: { count: number; coords: Float64Array; name: Int32Array };
+  /** Grid cells with any node of the extract, computed over every node read. */
+  coverage: Coverage;
+}
+
+/** The compact form of an extract that `OsmData` wraps. */
+export interface OsmParts {
+  /** Ids of the kept nodes (those the kept ways use and the extract has), ascending. */
+  nodeIds: Float64Array;
+  /** lat, lon per kept node. */
+  nodeCoords: Float64Array;
+  wayIds: Float64Array;
+  /** Per way, its first entry in `wayNodes`; one extra entry at the end. */
+  wayFirst: Uint32Array;
+  /** Per kept node: bit p set when the node closes the ways through it to profile p (a barrier, access=no). */
+  nodeBlocked: Uint8Array;
+  /** Per way node: the kept node's index, or -1 - k when the extract lacks it, its id being `missingIds[k]`. */
+  wayNodes: Int32Array;
+  missingIds: Float64Array;
+  /** ways × PROFILES.length: index of the way's (forward, backward) km/h in `speeds`; 0 = not usable. */
+  waySpeeds: Uint16Array | Uint32Array;
+  /** Pairs of forward, backward km/h; pair 0 is unused. */
+  speeds: Float64Array;
+  restrictions: Restrictions;
+  /**
+   * Ways the lorry profile uses that have a physical limit (all above the default lorry's, or it would not
+   * use them): the kept way, ascending, and its height, width, length (m) and weight (t), Infinity = none.
+   */
+  limits: { way: Uint32Array; values: Float64Array };
+  /** Names and address parts that the geocoder fields refer to. */
+  strings: string[];
+  geocoder: GeocoderSource;
+}
+
+class StringTable {
+  readonly list: string[] = [];
+  private readonly ids = new Map<string, number>();
+  id(s: string | null): number {
+    if (s === null) return -1;
+    let id = this.ids.get(s);
+    if (id === undefined) {
+      id = this.list.push(s) - 1;
+      this.ids.set(s, id);
+    }
+    return id;
+  }
+}
+
+/** Distinct (forward, backward) speeds: a handful per extract, so a way stores a small index per profile. */
+class SpeedTable {
+  readonly pairs = new Growable(Float64Array, 64);
+  private readonly index = new Map<number, Map<number, number>>();
+  constructor() {
+    this.pairs.push(0);
+    this.pairs.push(0);
+  }
+  id(forward: number, backward: number): number {
+    let byBackward = this.index.get(forward);
+    if (!byBackward) this.index.set(forward, (byBackward = new Map()));
+    let id = byBackward.get(backward);
+    if (id === undefined) {
+      id = this.pairs.length / 2;
+      this.pairs.push(forward);
+      this.pairs.push(backward);
+      byBackward.set(backward, id);
+    }
+    return id;
+  }
+}
+
+/**
+ * Takes an extract's elements kind by kind, relations, then ways, then nodes (the order that lets each
+ * pass know what to keep), and builds the compact parts.
+ */
+class OsmCollector {
+  private readonly strings = new StringTable();
+  // Relations.
+  private readonly restrictionFrom = new Growable(Float64Array);
+  private readonly restrictionVia = new Growable(Float64Array);
+  private readonly restrictionViaWays: number[][] = [];
+  private readonly restrictionTo = new Growable(Float64Array);
+  private readonly restrictionKind = new Growable(Uint8Array);
+  private readonly restrictionWays = new IdSet();
+  private readonly restrictionWayProfiles = new Map<number, number>();
+  /** First and last node of each way a restriction names: the via node must end both from and to. */
+  private readonly restrictionWayEnds = new Map<number, [number, number]>();
+  private readonly geoRelations: OsmRelation[] = [];
+  private readonly memberWays = new IdSet();
+  // Ways: rows grown together and written in place (a generic push per field is measurably slower).
+  private wayCount = 0;
+  private wayIds = new Float64Array(1024);
+  private wayFirst = new Uint32Array(1025);
+  private waySpeeds: Uint16Array | Uint32Array = new Uint16Array(1024 * P);
+  private readonly refs = new ChunkedFloat64();
+  private readonly speeds = new SpeedTable();
+  private readonly wayProfileSpeeds = new Uint32Array(P);
+  private readonly relationWays = new Map<number, number>();
+  private readonly streetWays = new Growable(Uint32Array);
+  private readonly streetNames = new Growable(Int32Array);
+  private readonly addressWays = new Growable(Uint32Array);
+  private readonly addressWayFields = new Growable(Int32Array);
+  /** Ferries with a `duration`: the kept way and its seconds end to end (their speed waits for the coordinates). */
+  private readonly timedWays: Array<[number, number]> = [];
+  /** `addr:interpolation` ways: the kept way, its step and its own street/postcode, if tagged. */
+  private readonly interpolations: Array<{ way: number; step: number; street: string | null; postcode: string | null }> = [];
+  /** Nodes of interpolation ways, and the addresses of those that have one (read in the node pass). */
+  private readonly interpolationNodes = new IdSet();
+  private readonly interpolationAddresses = new Map<number, AddressFields>();
+  /** Members with role `house` of `type=associatedStreet` relations → the relation's street name. */
+  private readonly associatedNodes = new Map<number, string>();
+  private readonly associatedWays = new Map<number, string>();
+  private readonly limitWays = new Growable(Uint32Array);
+  private readonly limitValues = new Growable(Float64Array);
+  // Nodes.
+  private needed = new Float64Array(0);
+  private neededCount = 0;
+  private wayNodes = new Int32Array(0);
+  private coords = new Float64Array(0);
+  private blocked = new Uint8Array(0);
+  private cursor = 0;
+  private lastId = -Infinity;
+  private readonly addressNodeCoords = new Growable(Float64Array);
+  private readonly addressNodeFields = new Growable(Int32Array);
+  private readonly placeCoords = new Growable(Float64Array);
+  private readonly placeNames = new Growable(Int32Array);
+  private readonly coverage = new CoverageBuilder();
+
+  relation(rel: OsmRelation): void {
+    // One entry per (from, via, to); whether and how it applies varies by profile.
+    const entries = new Map<string, { fromWay: number; via: number; viaWays: number[]; toWay: number; kinds: Uint8Array }>();
+    for (let p = 0; p < P; p++) {
+      for (const r of turnRestrictions(PROFILES[p], rel.tags, rel.members)) {
+        const key = `${r.fromWay}:${r.viaNode}:${r.viaWays.join(',')}:${r.toWay}`;
+        let e = entries.get(key);
+        if (!e) entries.set(key, (e = { fromWay: r.fromWay, via: r.viaNode, viaWays: r.viaWays, toWay: r.toWay, kinds: new Uint8Array(P) }));
+        e.kinds[p] = r.only ? RESTRICTION_ONLY : RESTRICTION_NO;
+      }
+    }
+    for (const e of entries.values()) {
+      this.restrictionFrom.push(e.fromWay);
+      this.restrictionVia.push(e.via);
+      this.restrictionViaWays.push(e.viaWays);
+      this.restrictionTo.push(e.toWay);
+      for (let p = 0; p < P; p++) this.restrictionKind.push(e.kinds[p]);
+      this.restrictionWays.add(e.fromWay);
+      this.restrictionWays.add(e.toWay);
+      for (const w of e.viaWays) this.restrictionWays.add(w);
+    }
+    // A house of an associatedStreet relation without a street of its own is on the relation's street.
+    const associated = rel.tags.type === 'associatedStreet' ? rel.tags.name || rel.tags['addr:street'] : undefined;
+    if (associated) {
+      for (const m of rel.members) {
+        if (m.role !== 'house') continue;
+        if (m.type === 'node') this.associatedNodes.set(m.ref, associated);
+        else if (m.type === 'way') this.associatedWays.set(m.ref, associated);
+      }
+    }
+    if (isGeocoderRelation(rel.tags)) {
+      this.geoRelations.push(rel);
+      for (const m of rel.members) if (m.type === 'way') this.memberWays.add(m.ref);
+    }
+  }
+
+  /** `tags` may be null when the way has none of WAY_READ_KEYS: then it matters only as a relation member. */
+  way(id: number, tags: Record<string, string> | null, refs: ArrayLike<number>, refCount: number): void {
+    const member = this.memberWays.has(id);
+    const speeds = this.wayProfileSpeeds;
+    let usable = 0;
+    let street: string | null = null;
+    let address: AddressFields | null = null;
+    if (tags) {
+      for (let p = 0; p < P; p++) {
+        const access = wayAccess(PROFILES[p], tags);
+        if (!access || (access.forward === 0 && access.backward === 0)) speeds[p] = 0;
+        else {
+          speeds[p] = this.speeds.id(access.forward, access.backward);
+          usable |= 1 << p;
+        }
+      }
+      if (this.restrictionWays.has(id)) {
+        this.restrictionWayProfiles.set(id, (this.restrictionWayProfiles.get(id) ?? 0) | usable);
+        this.restrictionWayEnds.set(id, [refs[0], refs[refCount - 1]]);
+      }
+      street = streetName(tags);
+      address = this.associated(addressOf(tags, 'way'), this.associatedWays.get(id));
+    }
+    const interpolation = tags?.['addr:interpolation'];
+    const step = interpolation === undefined ? 0 : (INTERPOLATION_STEPS[interpolation] ?? (/^[1-9]\d?$/.test(interpolation) ? Number(interpolation) : 0));
+    if (!usable && street === null && address === null && !member && !step) return;
+    const w = this.wayCount++;
+    if (w === this.wayIds.length) this.growWays();
+    if (this.speeds.pairs.length / 2 > 0xffff && this.waySpeeds instanceof Uint16Array) this.waySpeeds = Uint32Array.from(this.waySpeeds);
+    this.wayIds[w] = id;
+    this.refs.append(refs, refCount);
+    this.wayFirst[w + 1] = this.refs.length;
+    if (usable) for (let p = 0; p < P; p++) this.waySpeeds[w * P + p] = speeds[p];
+    if (usable && tags) {
+      const seconds = routeDuration(tags);
+      if (seconds !== null) this.timedWays.push([w, seconds]);
+      const limits = usable & HGV_BIT ? wayLimits(tags) : null;
+      if (limits) {
+        this.limitWays.push(w);
+        this.limitValues.push(limits.heightM);
+        this.limitValues.push(limits.widthM);
+        this.limitValues.push(limits.lengthM);
+        this.limitValues.push(limits.weightT);
+      }
+    }
+    if (member) this.relationWays.set(id, w);
+    if (street !== null) {
+      this.streetWays.push(w);
+      this.streetNames.push(this.strings.id(street));
+    }
+    if (address !== null) {
+      this.addressWays.push(w);
+      this.pushAddress(this.addressWayFields, address);
+    }
+    if (step && tags) {
+      this.interpolations.push({ way: w, step, street: tags['addr:street'] || null, postcode: tags['addr:postcode'] || null });
+      for (let i = 0; i < refCount; i++) this.interpolationNodes.add(refs[i]);
+    }
+  }
+
+  /** An address without a street takes the street of the associatedStreet relation it is a house of. */
+  private associated(a: AddressFields | null, street: string | undefined): AddressFields | null {
+    return a && street !== undefined && a.street === null && a.number !== null ? { ...a, street } : a;
+  }
+
+  private growWays(): void {
+    const size = Math.ceil(this.wayIds.length * 1.5);
+    const ids = new Float64Array(size);
+    ids.set(this.wayIds);
+    this.wayIds = ids;
+    const first = new Uint32Array(size + 1);
+    first.set(this.wayFirst);
+    this.wayFirst = first;
+    const speeds = this.waySpeeds instanceof Uint16Array ? new Uint16Array(size * P) : new Uint32Array(size * P);
+    speeds.set(this.waySpeeds);
+    this.waySpeeds = speeds;
+  }
+
+  private pushAddress(into: Growable<Int32Array>, a: AddressFields): void {
+    into.push(this.strings.id(a.street));
+    into.push(this.strings.id(a.number));
+    into.push(this.strings.id(a.postcode));
+  }
+
+  /**
+   * After the last way: the node ids to look for, sorted and unique, and every way node as a position
+   * among them, so the id pool (8 bytes per way node) is gone before the coordinates (16 per node) come.
+   */
+  endWays(): void {
+    const total = this.refs.length;
+    const ids = sharedArray(Float64Array, total);
+    this.refs.drainTo(ids);
+    const order = new Uint32Array(total);
+    for (let i = 0; i < total; i++) order[i] = i;
+    radixSortPairs(ids, order);
+    const wayNodes = sharedArray(Int32Array, total);
+    let n = 0;
+    for (let i = 0; i < total; i++) {
+      if (n === 0 || ids[i] !== ids[n - 1]) ids[n++] = ids[i];
+      wayNodes[order[i]] = n - 1;
+    }
+    // Nodes shared by several ways leave part of the id array unused: copied out only when that part is big.
+    let needed = ids.subarray(0, n);
+    if (n < total - total / 8) needed = toShared(needed);
+    this.needed = needed;
+    this.neededCount = n;
+    this.wayNodes = wayNodes;
+    this.coords = sharedArray(Float64Array, 2 * n).fill(NaN);
+    this.blocked = new Uint8Array(n);
+  }
+
+  /** Every node of the extract, in file order (ascending ids make this a merge walk). */
+  node(id: number, lat: number, lon: number): void {
+    this.coverage.add(lat, lon);
+    const needed = this.needed,
+      n = this.neededCount;
+    let at = this.cursor;
+    if (id < this.lastId) at = lowerBoundFrom(needed, id, 0, n);
+    else if (at < n && needed[at] < id) at = lowerBoundFrom(needed, id, at + 1, n);
+    this.cursor = at;
+    this.lastId = id;
+    if (at < n && needed[at] === id) {
+      this.coords[2 * at] = lat;
+      this.coords[2 * at + 1] = lon;
+    }
+  }
+
+  /** A node with tags, after `node` for it; only NODE_READ_KEYS are looked at. */
+  taggedNode(id: number, lat: number, lon: number, tags: Record<string, string>): void {
+    let bits = 0;
+    for (let p = 0; p < P; p++) if (nodeBlocks(PROFILES[p], tags)) bits |= 1 << p;
+    if (bits) {
+      const at = lowerBoundFrom(this.needed, id, 0, this.neededCount);
+      if (at < this.neededCount && this.needed[at] === id) this.blocked[at] |= bits;
+    }
+    const address = this.associated(addressOf(tags, 'node'), this.associatedNodes.get(id));
+    if (address && address.number !== null && this.interpolationNodes.has(id)) this.interpolationAddresses.set(id, address);
+    if (address) {
+      this.addressNodeCoords.push(lat);
+      this.addressNodeCoords.push(lon);
+      this.pushAddress(this.addressNodeFields, address);
+    }
+    const place = placeName(tags);
+    if (place !== null) {
+      this.placeCoords.push(lat);
+      this.placeCoords.push(lon);
+      this.placeNames.push(this.strings.id(place));
+    }
+  }
+
+  /**
+   * The restrictions whose via node ends both the from-way and the to-way (as OSRM requires): a way that
+   * runs on through the via node leaves it unclear which turn is meant, and an `only_` turn onto a way
+   * that does not touch the node would otherwise close every turn there. Via ways must run end to end
+   * from an end of the from-way to an end of the to-way; their ends are found here.
+   */
+  private validRestrictions(): Restrictions {
+    const fromWay = this.restrictionFrom.toShared(),
+      via = this.restrictionVia.toShared(),
+      toWay = this.restrictionTo.toShared();
+    const viaWays = this.restrictionViaWays,
+      viaPath: number[][] = [];
+    const kind = this.restrictionKind.toShared();
+    const endsOf = (way: number): [number, number] | undefined => this.restrictionWayEnds.get(way);
+    const ends = (way: number, node: number): boolean => {
+      const e = endsOf(way);
+      return e !== undefined && (e[0] === node || e[1] === node);
+    };
+    let count = 0;
+    for (let i = 0; i < fromWay.length; i++) {
+      let start = via[i];
+      const path: number[] = [];
+      if (viaWays[i].length) {
+        const first = endsOf(viaWays[i][0]);
+        if (!first || first[0] === first[1]) continue;
+        start = ends(fromWay[i], first[0]) ? first[0] : first[1];
+        if (!ends(fromWay[i], start)) continue;
+        // Each via way from where the previous one ended to its other end.
+        let at = start,
+          ok = true;
+        for (const w of viaWays[i]) {
+          const e = endsOf(w);
+          if (!e || e[0] === e[1] || (e[0] !== at && e[1] !== at)) {
+            ok = false;
+            break;
+          }
+          at = e[0] === at ? e[1] : e[0];
+          path.push(at);
+        }
+        if (!ok || !ends(toWay[i], at)) continue;
+      } else if (!ends(fromWay[i], start) || !ends(toWay[i], start)) continue;
+      fromWay[count] = fromWay[i];
+      via[count] = start;
+      viaWays[count] = viaWays[i];
+      viaPath[count] = path;
+      toWay[count] = toWay[i];
+      kind.copyWithin(count * P, i * P, i * P + P);
+      count++;
+    }
+    viaWays.length = count;
+    return { count, fromWay, via, viaWays, viaPath, toWay, kind, wayProfiles: this.restrictionWayProfiles };
+  }
+
+  /**
+   * A ferry's `duration` covers the whole way: each profile that takes it gets the speed that crosses the
+   * way's length (over the nodes the extract has) in that time, in the directions it may use it.
+   */
+  private applyDurations(coords: Float64Array, wayNodes: Int32Array): void {
+    for (const [w, seconds] of this.timedWays) {
+      let meters = 0,
+        prev = -1;
+      for (let k = this.wayFirst[w]; k < this.wayFirst[w + 1]; k++) {
+        const n = wayNodes[k];
+        if (n < 0) continue;
+        if (prev >= 0) meters += greatCircleMeters(coords[2 * prev], coords[2 * prev + 1], coords[2 * n], coords[2 * n + 1]);
+        prev = n;
+      }
+      if (meters <= 0) continue;
+      const kmh = (meters / seconds) * 3.6;
+      for (let p = 0; p < P; p++) {
+        const id = this.waySpeeds[w * P + p];
+        if (!id) continue;
+        const fwd = this.speeds.pairs.data[2 * id],
+          bwd = this.speeds.pairs.data[2 * id + 1];
+        const timed = this.speeds.id(fwd > 0 ? kmh : 0, bwd > 0 ? kmh : 0);
+        if (timed > 0xffff && this.waySpeeds instanceof Uint16Array) this.waySpeeds = Uint32Array.from(this.waySpeeds);
+        this.waySpeeds[w * P + p] = timed;
+      }
+    }
+  }
+
+  /**
+   * House numbers along `addr:interpolation` ways, as Nominatim makes them: between each two nodes of the
+   * way that have a numeric house number, the numbers in between (odd, even, every one, or every n-th),
+   * spaced evenly by length along the way. Their street is the way's `addr:street`, else the one both
+   * ends agree on (else none, and the index gives them the nearest named street); the same for postcodes.
+   */
+  private interpolate(nodeIds: Float64Array, coords: Float64Array, wayNodes: Int32Array): void {
+    for (const { way, step, street, postcode } of this.interpolations) {
+      let prev: { at: number; number: number; address: AddressFields } | null = null;
+      // Meters along the way at each of its nodes (those the extract lacks are skipped).
+      const along: number[] = [],
+        points: number[] = [];
+      let meters = 0,
+        last = -1;
+      for (let k = this.wayFirst[way]; k < this.wayFirst[way + 1]; k++) {
+        const n = wayNodes[k];
+        if (n < 0) continue;
+        if (last >= 0) meters += greatCircleMeters(coords[2 * last], coords[2 * last + 1], coords[2 * n], coords[2 * n + 1]);
+        last = n;
+        along.push(meters);
+        points.push(n);
+        const address = this.interpolationAddresses.get(nodeIds[n]);
+        const number = address && /^\d+$/.test(address.number!) ? Number(address.number) : NaN;
+        if (!address || Number.isNaN(number)) continue;
+        const here = { at: along.length - 1, number, address };
+        if (prev && Math.abs(number - prev.number) > step && Math.abs(number - prev.number) / step <= MAX_INTERPOLATED) {
+          const dir = number > prev.number ? 1 : -1;
+          const fields: AddressFields = {
+            street: street ?? (prev.address.street === address.street ? address.street : null),
+            number: null,
+            postcode: postcode ?? (prev.address.postcode === address.postcode ? address.postcode : null),
+          };
+          const from = along[prev.at],
+            span = along[here.at] - from;
+          for (let h = prev.number + dir * step; dir * (number - h) > 0; h += dir * step) {
+            const target = from + (span * Math.abs(h - prev.number)) / Math.abs(number - prev.number);
+            let i = prev.at;
+            while (i + 1 < here.at && along[i + 1] < target) i++;
+            const a = points[i],
+              b = points[i + 1];
+            const t = along[i + 1] > along[i] ? (target - along[i]) / (along[i + 1] - along[i]) : 0;
+            this.addressNodeCoords.push(coords[2 * a] + t * (coords[2 * b] - coords[2 * a]));
+            this.addressNodeCoords.push(coords[2 * a + 1] + t * (coords[2 * b + 1] - coords[2 * a + 1]));
+            this.pushAddress(this.addressNodeFields, { ...fields, number: String(h) });
+          }
+        }
+        prev = here;
+      }
+    }
+  }
+
+  finish(): OsmParts {
+    let { needed: nodeIds, coords: nodeCoords, blocked: nodeBlocked } = this;
+    const n = this.neededCount,
+      wayNodes = this.wayNodes;
+    let kept = 0;
+    for (let i = 0; i < n; i++) if (!Number.isNaN(nodeCoords[2 * i])) kept++;
+    let missingIds = new Float64Array(0);
+    if (kept < n) {
+      // Ways reach past the extract: renumber the nodes it has and move the others' ids aside.
+      const remap = new Int32Array(n);
+      const keptIds = sharedArray(Float64Array, kept);
+      const keptCoords = sharedArray(Float64Array, 2 * kept);
+      const keptBlocked = new Uint8Array(kept);
+      missingIds = new Float64Array(n - kept);
+      let k = 0,
+        m = 0;
+      for (let i = 0; i < n; i++) {
+        if (Number.isNaN(nodeCoords[2 * i])) {
+          missingIds[m] = nodeIds[i];
+          remap[i] = -1 - m++;
+        } else {
+          keptIds[k] = nodeIds[i];
+          keptCoords[2 * k] = nodeCoords[2 * i];
+          keptCoords[2 * k + 1] = nodeCoords[2 * i + 1];
+          keptBlocked[k] = nodeBlocked[i];
+          remap[i] = k++;
+        }
+      }
+      for (let i = 0; i < wayNodes.length; i++) wayNodes[i] = remap[wayNodes[i]];
+      nodeIds = keptIds;
+      nodeCoords = keptCoords;
+      nodeBlocked = keptBlocked;
+    }
+    const restrictions = this.validRestrictions();
+    this.applyDurations(nodeCoords, wayNodes);
+    this.interpolate(nodeIds, nodeCoords, wayNodes);
+    return {
+      nodeIds,
+      nodeCoords,
+      wayIds: toShared(this.wayIds.subarray(0, this.wayCount)),
+      wayFirst: toShared(this.wayFirst.subarray(0, this.wayCount + 1)),
+      wayNodes,
+      missingIds,
+      waySpeeds: toShared(this.waySpeeds.subarray(0, this.wayCount * P)),
+      speeds: this.speeds.pairs.toShared(),
+      nodeBlocked,
+      restrictions,
+      limits: { way: this.limitWays.toShared(), values: this.limitValues.toShared() },
+      strings: this.strings.list,
+      geocoder: {
+        relations: this.geoRelations,
+        relationWays: this.relationWays,
+        addressNodes: { count: this.addressNodeCoords.length / 2, coords: this.addressNodeCoords.toShared(), fields: this.addressNodeFields.toShared() },
+        addressWays: { count: this.addressWays.length, way: this.addressWays.toShared(), fields: this.addressWayFields.toShared() },
+        streets: { count: this.streetWays.length, way: this.streetWays.toShared(), name: this.streetNames.toShared() },
+        places: { count: this.placeNames.length, coords: this.placeCoords.toShared(), name: this.placeNames.toShared() },
+        coverage: this.coverage.result(),
+      },
+    };
+  }
+}
+
+/** Elements as objects, as the extract holds them: what `OsmData` was made from, or re-read on demand. */
+interface ObjectView {
+  taggedNodes?: OsmNode[];
+  ways?: OsmWay[];
+  relations?: OsmRelation[];
+}
+
+export class OsmData implements OsmParts {
+  readonly nodeIds!: Float64Array;
+  readonly nodeCoords!: Float64Array;
+  readonly nodeBlocked!: Uint8Array;
+  readonly wayIds!: Float64Array;
+  readonly wayFirst!: Uint32Array;
+  readonly wayNodes!: Int32Array;
+  readonly missingIds!: Float64Array;
+  readonly waySpeeds!: Uint16Array | Uint32Array;
+  readonly speeds!: Float64Array;
+  readonly restrictions!: Restrictions;
+  readonly limits!: { way: Uint32Array; values: Float64Array };
+  readonly strings!: string[];
+  readonly geocoder!: GeocoderSource;
+  private readonly source: string | null;
+  private readonly objects: ObjectView;
+
+  /** From the compact parts of `path` (what `loadOsm` does). */
+  constructor(parts: OsmParts, path: string);
+  /**
+   * From elements in memory (tests): `nodeIds` ascending with their lat, lon in `nodeCoords`, tagged
+   * nodes with their own coordinates. They are compacted the way `loadOsm` compacts a file.
+   */
+  constructor(nodeIds: Float64Array, nodeCoords: Float64Array, taggedNodes: OsmNode[], ways: OsmWay[], relations: OsmRelation[]);
+  constructor(a: OsmParts | Float64Array, b: string | Float64Array, taggedNodes?: OsmNode[], ways?: OsmWay[], relations?: OsmRelation[]) {
+    if (a instanceof Float64Array) {
+      const nodeIds = a,
+        nodeCoords = b as Float64Array;
+      const c = new OsmCollector();
+      for (const rel of relations!) c.relation(rel);
+      for (const w of ways!) c.way(w.id, Object.keys(w.tags).some((k) => WAY_READ_KEYS.has(k)) ? w.tags : null, w.refs, w.refs.length);
+      c.endWays();
+      for (let i = 0; i < nodeIds.length; i++) c.node(nodeIds[i], nodeCoords[2 * i], nodeCoords[2 * i + 1]);
+      for (const node of taggedNodes!) if (node.tags) c.taggedNode(node.id, node.lat, node.lon, node.tags);
+      Object.assign(this, c.finish());
+      this.source = null;
+      this.objects = { taggedNodes, ways, relations };
+    } else {
+      Object.assign(this, a);
+      this.source = b as string;
+      this.objects = {};
+    }
+  }
+
+  /** Kept nodes (see OsmParts.nodeIds). */
+  get nodeCount(): number {
+    return this.nodeIds.length;
+  }
+
+  get wayCount(): number {
+    return this.wayIds.length;
+  }
+
+  /** Position of a kept node's id in nodeIds, or -1. */
+  nodeIndex(id: number): number {
+    const ids = this.nodeIds;
+    let lo = 0,
+      hi = ids.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = ids[mid];
+      if (v < id) lo = mid + 1;
+      else if (v > id) hi = mid - 1;
+      else return mid;
+    }
+    return -1;
+  }
+
+  /** [lat, lon] of a kept node. */
+  coord(id: number): [number, number] | undefined {
+    const i = this.nodeIndex(id);
+    return i < 0 ? undefined : [this.nodeCoords[2 * i], this.nodeCoords[2 * i + 1]];
+  }
+
+  /** The node ids of kept way `w`, present in the extract or not. */
+  wayRefIds(w: number): number[] {
+    const out: number[] = [];
+    for (let k = this.wayFirst[w]; k < this.wayFirst[w + 1]; k++) {
+      const i = this.wayNodes[k];
+      out.push(i >= 0 ? this.nodeIds[i] : this.missingIds[-1 - i]);
+    }
+    return out;
+  }
+
+  /** [lat, lon] of the nodes of kept way `w` that the extract has, in order. */
+  wayPoints(w: number): [number, number][] {
+    const out: [number, number][] = [];
+    for (let k = this.wayFirst[w]; k < this.wayFirst[w + 1]; k++) {
+      const i = this.wayNodes[k];
+      if (i >= 0) out.push([this.nodeCoords[2 * i], this.nodeCoords[2 * i + 1]]);
+    }
+    return out;
+  }
+
+  // Every element as an object, for tests and tools on small extracts: a loaded extract is read again
+  // for them, in full, so memory grows with the extract. The map build never touches these.
+
+  /** Every node with tags, all tags included. */
+  get taggedNodes(): OsmNode[] {
+    return (this.objects.taggedNodes ??= this.readObjects(NODES).nodes.filter((n) => n.tags !== null));
+  }
+
+  /** Every way, all tags included. */
+  get ways(): OsmWay[] {
+    return (this.objects.ways ??= this.readObjects(WAYS).ways);
+  }
+
+  /** Every relation, all tags included. */
+  get relations(): OsmRelation[] {
+    return (this.objects.relations ??= this.readObjects(RELATIONS).relations);
+  }
+
+  private readObjects(kind: number): { nodes: OsmNode[]; ways: OsmWay[]; relations: OsmRelation[] } {
+    if (!this.source) throw new Error('OsmData: no source extract to read elements from');
+    const all = { nodes: [] as OsmNode[], ways: [] as OsmWay[], relations: [] as OsmRelation[] };
+    for (const block of readOsmPbfSync(this.source, kind)) {
+      for (const n of block.nodes) all.nodes.push(n);
+      for (const w of block.ways) all.ways.push(w);
+      for (const r of block.relations) all.relations.push(r);
+    }
+    return all;
+  }
+}
+
+/**
+ * Reads an extract in three passes (see the top of this file); `onProgress` hears each pass go through
+ * the file. Node ids are matched by a merge walk when the file lists them in order (extracts do) and by
+ * binary search where it does not.
+ */
+export async function loadOsm(path: string, onProgress?: LoadProgress): Promise<OsmData> {
+  const c = new OsmCollector();
+  const progress = (phase: LoadPhase) => onProgress && ((read: number, total: number) => onProgress(read, total, phase));
+  // Which kinds each data blob holds, learnt in the first pass so later passes skip the rest uninflated.
+  const kinds = new Growable(Uint8Array, 1024);
+  for await (const { index, data } of readOsmBlobs(path, { onProgress: progress('relations') })) {
+    const block = new PrimitiveBlock(data);
+    if (index !== kinds.length) throw new Error(`${path}: data blob ${index} read out of order`);
+    kinds.push(block.kinds);
+    if (block.kinds & RELATIONS) for (const rel of block.relations()) c.relation(rel);
+  }
+  const has = (kind: number) => (index: number) => index < kinds.length && (kinds.data[index] & kind) !== 0;
+
+  const cursor = new WayCursor();
+  const visitWay = (w: WayCursor): void => c.way(w.id, w.hasAnyKey(WAY_READ_KEYS) ? w.tags(true) : null, w.refs, w.refCount);
+  for await (const { data } of readOsmBlobs(path, { want: has(WAYS), onProgress: progress('ways') })) {
+    new PrimitiveBlock(data).forEachWay(cursor, visitWay);
+  }
+  c.endWays();
+
+  const visitNode = (id: number, lat: number, lon: number, tags: Record<string, string> | null): void => {
+    c.node(id, lat, lon);
+    if (tags) c.taggedNode(id, lat, lon, tags);
+  };
+  for await (const { data } of readOsmBlobs(path, { want: has(NODES), onProgress: progress('nodes') })) {
+    new PrimitiveBlock(data).forEachNode(NODE_READ_KEYS, visitNode);
+  }
+  return new OsmData(c.finish(), path);
+}
