@@ -77,7 +77,10 @@ export class GeocodingRunner {
   private readonly maxCrashes: number;
   private readonly laneCount: number;
   readonly runnerId = newRunnerId();
-  private lastSweep = 0;
+  /** The first claim of a process always looks for dead runners (performance.now() starts near 0). */
+  private lastSweep = Number.NEGATIVE_INFINITY;
+  /** Claims of this process's lanes, one after the other (see claim()). */
+  private claiming: Promise<unknown> = Promise.resolve();
   private running = false;
   private lanes: Promise<void>[] = [];
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -220,7 +223,15 @@ export class GeocodingRunner {
    * factor of four for each such claim in a row (500, 125, 31, 7, 1, 1, …), so that a POI that takes
    * the process down keeps fewer others with it each time; then fresh POIs.
    */
-  private async claim(): Promise<{ pois: ClaimedPoi[]; limit: number }> {
+  private claim(): Promise<{ pois: ClaimedPoi[]; limit: number }> {
+    // One at a time: a lane claiming while the other still releases a dead runner's POIs would see them
+    // leased, take lower-tier POIs instead, and the POIs that keep killing processes would not be isolated.
+    const next = this.claiming.then(() => this.claimNow());
+    this.claiming = next.catch(() => {});
+    return next;
+  }
+
+  private async claimNow(): Promise<{ pois: ClaimedPoi[]; limit: number }> {
     if (performance.now() - this.lastSweep >= DEAD_SWEEP_MS) {
       this.lastSweep = performance.now();
       await this.releaseDeadHere();

@@ -219,11 +219,12 @@ describe('geocoding whose worker is killed 7 times', () => {
       await until(
         async () => {
           const [row] = await sql<{ n: number }[]>`
-          SELECT count(*)::int AS n FROM pois WHERE geocode_pending AND geocode_lease_until > now() AND geocode_claimed_by LIKE ${`%:${w.pid}:%`}`;
+          SELECT count(*)::int AS n FROM pois WHERE geocode_pending AND geocode_lease_until > now() AND geocode_claimed_by LIKE ${`%:${w.pid}:%`}
+            AND geocode_claims >= ${Math.min(kill, 3)}`;
           if (w.exitCode !== null) throw new Error(`worker exited: ${w.output()}`);
           return row.n > 0 ? true : undefined;
         },
-        `worker ${kill} to claim a batch`,
+        `worker ${kill} to claim a batch of POIs claimed ${Math.min(kill, 3)} times`,
         30_000,
         5,
       );
