@@ -15,6 +15,14 @@
 import { bump, f64At, setF64, setU32, setU64, u32At, u64At } from '../lib/memory';
 
 const NONE: u32 = 0xffffffff;
+/** Packed sums saturate here: edges closed to the default lorry weigh 2^26 tenths more each (see
+ *  CLOSED_PENALTY), and a path over many of them must not wrap round to a small cost. */
+const CAP: u64 = 0xf000000000000000;
+
+@inline function addCost(a: u64, b: u64): u64 {
+  const s = a + b;
+  return s < a || s > CAP ? CAP : s;
+}
 
 /** Reserves `bytes` (16-byte aligned), growing the memory as needed: the caller's input arrays. */
 export function allocate(bytes: usize): usize {
@@ -200,7 +208,7 @@ function witness(source: u32, skip: u32, maxK: u64, targets: u32, limit: u32): v
     for (let i = s; i < end; i++) {
       const w = u32At(other, i);
       if (w == skip) continue;
-      const nk = k + u64At(cA, i);
+      const nk = addCost(k, u64At(cA, i));
       if (nk > maxK) continue;
       if (u32At(sStamp, w) != ep || nk < u64At(sKey, w)) {
         setU32(sStamp, w, ep); setU64(sKey, w, nk);
@@ -248,7 +256,7 @@ function shortcuts(v: u32, limit: u32, apply: bool): i32 {
       const w = u32At(cOther, b);
       if (w == u) continue;
       setU32(sTarget, w, ep);
-      const nk = ca + u64At(cCost, b);
+      const nk = addCost(ca, u64At(cCost, b));
       setU64(need, w, nk);
       targets++;
       if (nk > maxK) maxK = nk;

@@ -1,8 +1,8 @@
 // Route and matrix queries over the shared graphs, as run inside one thread (a pool worker, or the
 // main thread in benchmarks): snap, block circles, search with the WASM kernel, assemble geometry.
 // Failures are returned as values: they cross the worker boundary, where thrown classes would not.
-import { defaultVehicle, exceeds, type ProfileName } from '../map/graphs/profiles.js';
-import { E7, type RoadGraph } from '../map/graphs/road-graph.js';
+import { defaultVehicle, geometriesClosedTo, type ProfileName } from '../map/graphs/profiles.js';
+import { CLOSED_PENALTY, E7, type RoadGraph } from '../map/graphs/road-graph.js';
 import type { GridView } from '../map/graphs/segment-grid.js';
 import { blockCircles, lineEntersCircles, type Circle } from './avoid.js';
 import { viewGraph, type SharedGraphs } from './graph-memory.js';
@@ -49,7 +49,7 @@ export interface RouteResult {
   bbox: [number, number, number, number];
   /** Geometries blocked by the circles (0 without avoidance). */
   blockedGeometries: number;
-  /** Geometries closed by the vehicle's size (0 without a vehicle bigger than the graph's). */
+  /** Geometries closed to the requested lorry by its size (0 without a `vehicle`). */
   limitedGeometries: number;
   /** Every waypoint was snapped again to the main network, after a leg from a piece cut off from it found no route. */
   resnapped: boolean;
@@ -114,30 +114,30 @@ interface ProfileView {
   kernel: RouteKernel;
   graph: RoadGraph;
   grid: GridView;
+  /** Geometries closed to the profile's default vehicle (the lorry graph's ways below its size). */
+  closed: ReadonlySet<number>;
 }
 
 const NO_GEOMS: ReadonlySet<number> = new Set();
 
-/**
- * The geometries whose limits a requested lorry exceeds. The graph was built for the default lorry, so
- * only a lorry bigger than it in some dimension can find any (a smaller one is routed as the default).
- */
-export function tooSmallFor(g: RoadGraph, profile: string, vehicle: VehicleQuery | undefined): Set<number> {
-  const out = new Set<number>();
-  const base = vehicle && g.limitGeom.length ? defaultVehicle(profile as ProfileName) : undefined;
-  if (!base || !vehicle) return out;
+/** The geometries whose limits a lorry exceeds (a field it leaves out is the default lorry's). */
+export function closedTo(g: RoadGraph, profile: string, vehicle: VehicleQuery = {}): Set<number> {
+  const base = g.limitGeom.length ? defaultVehicle(profile as ProfileName) : undefined;
+  if (!base) return new Set();
   const v = {
     heightM: vehicle.heightM ?? base.heightM,
     widthM: vehicle.widthM ?? base.widthM,
     lengthM: vehicle.lengthM ?? base.lengthM,
     weightT: vehicle.weightT ?? base.weightT,
   };
-  if (v.heightM <= base.heightM && v.widthM <= base.widthM && v.lengthM <= base.lengthM && v.weightT <= base.weightT) return out;
-  const lv = g.limitValue;
-  for (let i = 0; i < g.limitGeom.length; i++) {
-    if (exceeds(v, { heightM: lv[4 * i], widthM: lv[4 * i + 1], lengthM: lv[4 * i + 2], weightT: lv[4 * i + 3] })) out.add(g.limitGeom[i]);
-  }
-  return out;
+  return new Set(geometriesClosedTo(g, v));
+}
+
+/** Whether every element of `b` is in `a`. */
+function includesAll(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
+  if (a === b) return true;
+  for (const x of b) if (!a.has(x)) return false;
+  return true;
 }
 
 export class RouteCore {
@@ -162,7 +162,7 @@ export class RouteCore {
     const pm = Object.hasOwn(this.shared.profiles, profile) ? this.shared.profiles[profile] : undefined;
     if (!v && pm) {
       const graph = viewGraph(pm, this.shared.shapes);
-      v = { kernel: new RouteKernel(pm), graph, grid: gridView(graph) };
+      v = { kernel: new RouteKernel(pm), graph, grid: gridView(graph), closed: closedTo(graph, profile) };
       this.views.set(profile, v);
     }
     return v ?? null;
@@ -212,8 +212,9 @@ export class RouteCore {
     return far.length ? far : out;
   }
 
-  private blocking(v: ProfileView, circles: readonly Circle[] | undefined, whole: ReadonlySet<number> = NO_GEOMS): Blocking | null {
-    if (!circles?.length && whole.size === 0) return null;
+  /** The blocked bitset for the circles and whole geometries; null when nothing is blocked (unless `always`). */
+  private blocking(v: ProfileView, circles: readonly Circle[] | undefined, whole: ReadonlySet<number> = NO_GEOMS, always = false): Blocking | null {
+    if (!circles?.length && whole.size === 0 && !always) return null;
     const bits = v.kernel.blockedBits();
     for (const g of whole) bits[g >> 3] |= 1 << (g & 7);
     return { circles: circles ?? [], hits: circles?.length ? blockCircles(v.graph, v.grid, circles, bits) : new Map(), whole };
@@ -242,13 +243,16 @@ export class RouteCore {
   routeE7(q: RouteQuery): Outcome<RouteE7Result> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
-    const limited = tooSmallFor(v.graph, q.profile, q.vehicle);
+    const limited = q.vehicle ? closedTo(v.graph, q.profile, q.vehicle) : v.closed;
     const open = limited.size ? (geom: number) => !limited.has(geom) : undefined;
     const snapped = this.snapAll(v.graph, v.grid, q.waypoints, q.mainNetwork ? Infinity : undefined, open);
     if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
     let phantoms = snapped;
-    const block = this.blocking(v, q.avoid?.circles, limited);
-    let found = this.legs(v, phantoms, block);
+    // The hierarchy keeps off what is closed to the default lorry: a lorry kept off all of that too can
+    // take its routes (and its distances as potentials); a smaller one is searched over the graph.
+    const smaller = !includesAll(limited, v.closed);
+    const block = this.blocking(v, q.avoid?.circles, limited, smaller);
+    let found = this.legs(v, phantoms, block, smaller);
     let resnapped = false;
     // A waypoint near a piece cut off from the main network (a driveway behind a private road) that no
     // leg can leave or reach: again from the main network's nearest road within the snapping limit. A
@@ -261,7 +265,7 @@ export class RouteCore {
     ) {
       const again = this.snapAll(v.graph, v.grid, q.waypoints, Infinity, open);
       if (!isFar(again)) {
-        const retried = this.legs(v, again, block);
+        const retried = this.legs(v, again, block, smaller);
         if (retried.ok) {
           phantoms = again;
           found = retried;
@@ -297,21 +301,23 @@ export class RouteCore {
         snapped: phantoms.map((p) => ({ lat: Math.round(p.lat * 1e7) * E7, lon: Math.round(p.lon * 1e7) * E7 })),
         bbox: [w, s, e, n],
         blockedGeometries: block?.hits.size ?? 0,
-        limitedGeometries: limited.size,
+        limitedGeometries: q.vehicle ? limited.size : 0,
         resnapped,
       },
     };
   }
 
-  private legs(v: ProfileView, phantoms: Phantom[], block: Blocking | null): Outcome<LegPath[]> {
+  /** `smaller`: a lorry that may take ways the hierarchy keeps off, so that every leg searches the graph. */
+  private legs(v: ProfileView, phantoms: Phantom[], block: Blocking | null, smaller = false): Outcome<LegPath[]> {
     const legs: LegPath[] = [];
     for (let i = 0; i + 1 < phantoms.length; i++) {
-      let leg = this.leg(v, phantoms[i], phantoms[i + 1], block, false);
+      let leg = this.leg(v, phantoms[i], phantoms[i + 1], block, 'hierarchy');
       if (!leg) return { ok: false, error: { kind: 'no-route', reason: 'unreachable', legIndex: i } };
-      // A plain leg that touches no circle is already the answer; only the others search again.
-      if (block && leg.touches) {
-        leg = this.leg(v, phantoms[i], phantoms[i + 1], block, true);
-        if (!leg) return { ok: false, error: { kind: 'no-route', reason: block.circles.length ? 'blocked' : 'too-big', legIndex: i } };
+      // A plain leg that touches no circle (nor a way closed to the lorry) is already the answer; only
+      // the others search again.
+      if (smaller || (block && leg.touches)) {
+        leg = this.leg(v, phantoms[i], phantoms[i + 1], block, smaller ? 'unguided' : 'guided');
+        if (!leg) return { ok: false, error: { kind: 'no-route', reason: block?.circles.length ? 'blocked' : 'too-big', legIndex: i } };
       }
       legs.push(leg);
     }
@@ -352,8 +358,9 @@ export class RouteCore {
     };
   }
 
-  private leg(v: ProfileView, src: Phantom, tgt: Phantom, block: Blocking | null, avoiding: boolean): LegPath | null {
+  private leg(v: ProfileView, src: Phantom, tgt: Phantom, block: Blocking | null, search: 'hierarchy' | 'guided' | 'unguided'): LegPath | null {
     const g = v.graph;
+    const avoiding = search !== 'hierarchy';
     // Seeds whose partial piece enters a circle cannot be used while avoiding.
     const usable =
       (ph: Phantom, asSource: boolean) =>
@@ -366,7 +373,7 @@ export class RouteCore {
       if (avoiding) direct = null;
       else direct.touches = true;
     }
-    const found = v.kernel.shortestPath(sSeeds, tSeeds, direct?.cost ?? Infinity, avoiding);
+    const found = v.kernel.shortestPath(sSeeds, tSeeds, direct?.cost ?? Infinity, search);
     if (!found) return direct;
     const { edges, start } = found;
     const end = edges.length ? g.head[edges[edges.length - 1]] : start;
@@ -399,9 +406,13 @@ export class RouteCore {
     const g = v.graph;
     // Every point must reach every other: a point on a piece cut off from the main network is taken to
     // the main network's nearest road within the snapping limit (each chunk of rows snaps alike).
-    const phantoms = this.snapAll(g, v.grid, q.points, Infinity);
+    // Matrices are the default lorry's: off the ways closed to it (the hierarchy weighs them down, so
+    // an entry at or above CLOSED_PENALTY has no open path).
+    const open = v.closed.size ? (geom: number) => !v.closed.has(geom) : undefined;
+    const phantoms = this.snapAll(g, v.grid, q.points, Infinity, open);
     if (isFar(phantoms)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: phantoms } };
-    const block = this.blocking(v, q.avoid?.circles);
+    const withoutHierarchy = v.closed.size > 0 && g.chA.length === 0;
+    const block = q.avoid?.circles.length || withoutHierarchy ? this.blocking(v, q.avoid?.circles, v.closed) : null;
     const avoiding = block !== null;
     const usable =
       (ph: Phantom, asSource: boolean) =>
@@ -456,6 +467,7 @@ export class RouteCore {
           best = direct.cost;
           meters = direct.meters;
         }
+        if (best >= CLOSED_PENALTY) best = Infinity;
         if (packed) {
           packed.durations[at + j] = best === Infinity ? NaN : best / 10;
           packed.distances[at + j] = best === Infinity ? NaN : meters;

@@ -142,14 +142,23 @@ export class RouteKernel {
   /**
    * Cheapest path from any source seed to any target seed (costs include the seeds'), or null when none
    * beats `upperBound`. `edges` are search-edge ids in travel order; `start` is the node the path leaves from.
+   * `hierarchy`: over the hierarchy (its weights); `guided`: over the graph with the blocked bitset, the
+   * hierarchy's distances as potentials (a lower bound only while the bitset keeps every edge it weighs
+   * down blocked); `unguided`: over the graph with the bitset, without potentials.
    */
-  shortestPath(src: Seed[], tgt: Seed[], upperBound: number, useBlocked: boolean): { cost: number; edges: Uint32Array; start: number } | null {
+  shortestPath(
+    src: Seed[],
+    tgt: Seed[],
+    upperBound: number,
+    search: 'hierarchy' | 'guided' | 'unguided',
+  ): { cost: number; edges: Uint32Array; start: number } | null {
     const g = this.g;
     const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
     const nTgt = this.writeSeeds(this.tgtPtr, tgt, this.tgtMetersPtr);
     if (nSrc === 0 || nTgt === 0) return null;
     // Blocked edges invalidate the hierarchy's shortcuts: avoidance searches the graph with the blocked
     // bitset, guided by the hierarchy's distances.
+    const useBlocked = search !== 'hierarchy';
     this.count(useBlocked);
     const cost =
       !useBlocked && g.hierarchy
@@ -164,7 +173,7 @@ export class RouteKernel {
             nTgt,
             this.tgtMetersPtr,
             upperBound,
-            g.hierarchy ? 1 : 0,
+            g.hierarchy && search !== 'unguided' ? 1 : 0,
           );
     if (!this.k.found()) return null;
     const n = this.k.pathEdges(this.pathPtr);

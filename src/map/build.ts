@@ -28,7 +28,7 @@ import {
   type MapManifest,
 } from './map-files.js';
 import { loadOsm, type OsmData } from './osm/osm-data.js';
-import { PROFILES, type ProfileName } from './graphs/profiles.js';
+import { defaultVehicle, geometriesClosedTo, PROFILES, type ProfileName } from './graphs/profiles.js';
 import type { RoadGraph } from './graphs/road-graph.js';
 
 /** A full garbage collection, where V8 allows it to be asked for (it does in Node 20). */
@@ -132,7 +132,8 @@ async function buildBeside(
     // one assembled graph at a time, not four.
     const written = await writeGraphFiles(outDir, profile, assembled.graph!);
     onProgress(`graph ${profile}: ${nodeCount} nodes, ${edgeCount} edges assembled`, 0, 0);
-    const input = contractionInput(assembled.graph!);
+    const lorry = defaultVehicle(profile);
+    const input = contractionInput(assembled.graph!, { closed: lorry && geometriesClosedTo(assembled.graph!, lorry) });
     assembled.graph = null;
     // The graph and its input are garbage now, but V8 collects typed arrays only when its heap asks for
     // it, not when the process's memory does: gigabytes on a country while two contractions run.

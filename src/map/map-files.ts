@@ -28,8 +28,11 @@ import type { TilesManifest } from './tiles/build.js';
  * 10: lengths in whole centimeters, u32 (`geomCm`, `upCm`, `dnCm`, were f64 meters): 4 bytes less per
  * geometry and per hierarchy edge, and sums of lengths are exact; no `geomWay` (only the build reads way
  * ids), no `nodeE7` and no `rank` (serving needs neither; nodePositionsE7 gives tools the positions).
+ * 11: same files; the lorry graph keeps the ways below the default lorry's size (for smaller lorries),
+ * their edges weighed down by CLOSED_PENALTY in its hierarchy: an older server would route the default
+ * lorry over them.
  */
-export const MAP_FORMAT_VERSION = 10;
+export const MAP_FORMAT_VERSION = 11;
 
 export interface GraphManifest {
   nodes: number;

@@ -68,8 +68,8 @@ describe('contraction hierarchy', () => {
         const ref = dijkstra(g, s);
         for (let k = 0; k < 10; k++) {
           const t = nodes[Math.floor(rand() * nodes.length)];
-          for (const blocked of [false, true]) {
-            const found = kernel.shortestPath([{ node: s, cost: 0, meters: 0 }], [{ node: t, cost: 0, meters: 0 }], Infinity, blocked);
+          for (const search of ['hierarchy', 'guided'] as const) {
+            const found = kernel.shortestPath([{ node: s, cost: 0, meters: 0 }], [{ node: t, cost: 0, meters: 0 }], Infinity, search);
             if (ref[t] === Infinity) {
               expect(found).toBeNull();
               continue;

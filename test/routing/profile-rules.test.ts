@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   conditionalValue,
   nodeBlocks,
+  nodeLimits,
   parseDuration,
   parseMeters,
   parseTonnes,
@@ -145,8 +146,12 @@ describe('physical limits', () => {
     expect(dirs('driving-car', { highway: 'primary', maxheight: '1.8' })).toBe('none');
     expect(dirs('driving-car', { highway: 'primary', maxlength: '4' })).toBe('none');
     expect(dirs('driving-car', { highway: 'primary', maxweight: '3.5' })).toBe('both');
-    expect(dirs('driving-hgv', { highway: 'primary', maxweight: '3.5' })).toBe('none');
-    expect(dirs('driving-hgv', { highway: 'primary', maxheight: '3.8' })).toBe('none');
+    // The lorry graph keeps ways below the default lorry for smaller ones (routes keep each lorry off
+    // what it exceeds); only a way too small for the smallest lorry a request may describe is out.
+    expect(dirs('driving-hgv', { highway: 'primary', maxweight: '3.5' })).toBe('both');
+    expect(dirs('driving-hgv', { highway: 'primary', maxheight: '3.8' })).toBe('both');
+    expect(dirs('driving-hgv', { highway: 'primary', maxheight: '0.9' })).toBe('none');
+    expect(dirs('driving-hgv', { highway: 'primary', maxweight: '0.4' })).toBe('none');
     expect(dirs('foot-walking', { highway: 'primary', maxheight: '1' })).toBe('both');
   });
 });
@@ -175,7 +180,15 @@ describe('barrier nodes', () => {
     expect(nodeBlocks('driving-car', { barrier: 'kerb', highway: 'crossing' })).toBe(false);
     expect(nodeBlocks('driving-car', { barrier: 'height_restrictor', maxheight: '1.9' })).toBe(true);
     expect(nodeBlocks('driving-car', { barrier: 'height_restrictor', maxheight: '3' })).toBe(false);
-    expect(nodeBlocks('driving-hgv', { barrier: 'height_restrictor', maxheight: '3' })).toBe(true);
+    // The lorry graph keeps a 3 m restrictor for smaller lorries: its limits go to the geometries through it.
+    expect(nodeBlocks('driving-hgv', { barrier: 'height_restrictor', maxheight: '3' })).toBe(false);
+    expect(nodeLimits({ barrier: 'height_restrictor', maxheight: '3', maxwidth: '2.2' })).toEqual({
+      heightM: 3,
+      widthM: 2.2,
+      lengthM: Infinity,
+      weightT: Infinity,
+    });
+    expect(nodeBlocks('driving-hgv', { barrier: 'height_restrictor', maxheight: '0.8' })).toBe(true);
     expect(nodeBlocks('driving-car', { motor_vehicle: 'no' })).toBe(true);
     expect(nodeBlocks('foot-walking', { motor_vehicle: 'no' })).toBe(false);
   });

@@ -2,13 +2,15 @@
 // every profile's routes equal a reference Dijkstra written here in TypeScript over the same graph:
 // 300 random pairs plain, and 300 with circles on the plain route, where the reference skips every
 // geometry coming closer to a circle than its radius and the route's geometry keeps radius − 1 m away.
+// The lorry's references keep off the ways its lorry exceeds: the default lorry's (which the hierarchy
+// weighs down) and, for 300 more pairs, a van's (searched over the graph).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES } from '../../src/map/graphs/profiles.js';
 import type { RoadGraph } from '../../src/map/graphs/road-graph.js';
 import { segmentDistance } from '../../src/map/graphs/segment-grid.js';
 import { placeGraphs } from '../../src/engine/graph-memory.js';
 import { pairsOf } from '../../src/engine/line-json.js';
-import { RouteCore } from '../../src/engine/route-core.js';
+import { closedTo, RouteCore, type VehicleQuery } from '../../src/engine/route-core.js';
 import { dijkstra, lineDistanceMeters, readGraphs, rng, type TestGraph } from '../routing/helpers.js';
 import { syntheticMap } from './synthetic-map.js';
 import type { LatLon } from '../../src/lib/lat-lon.js';
@@ -86,38 +88,66 @@ function blockedGeometries(g: RoadGraph, circles: Circle[]): Set<number> {
 /** The reference: a textbook Dijkstra from `source` to `target` (tenths of a second), never over a blocked geometry. */
 const reference = (g: RoadGraph, source: number, target: number, blocked: Set<number>): number => dijkstra(g, source, { blocked, target })[target];
 
-/** Main-network nodes at a position no other node shares (no turn-restriction copies): a waypoint there snaps to them. */
-function plainNodes(g: TestGraph): number[] {
+/** Main-network nodes at a position no other node shares (no turn-restriction copies), with an edge open to
+ *  the lorry (`closed`): a waypoint there snaps to them. */
+function plainNodes(g: TestGraph, closed: ReadonlySet<number>): number[] {
   const count = new Map<string, number>();
   const key = (v: number): string => `${g.nodeE7[2 * v]},${g.nodeE7[2 * v + 1]}`;
   for (let v = 0; v < g.nodeCount; v++) count.set(key(v), (count.get(key(v)) ?? 0) + 1);
   const out: number[] = [];
-  for (let v = 0; v < g.nodeCount; v++) if (g.mainNet[v] === 1 && count.get(key(v)) === 1) out.push(v);
+  for (let v = 0; v < g.nodeCount; v++) {
+    let open = false;
+    for (let e = g.firstOut[v]; e < g.firstOut[v + 1] && !open; e++) open = !closed.has(g.orig[e] >> 1);
+    if (g.mainNet[v] === 1 && count.get(key(v)) === 1 && open) out.push(v);
+  }
   return out;
 }
 
 const at = (g: TestGraph, v: number): LatLon => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] });
 
+/** 300 random pairs routed for `vehicle` (the default lorry without one): each costs what the reference finds
+ *  off the ways the lorry exceeds, or has no route, saying the lorry is too big, when the reference has none. */
+function againstReference(profile: string, seed: number, vehicle?: VehicleQuery): void {
+  const g = graphs[profile];
+  const closed = closedTo(g, profile, vehicle);
+  const nodes = plainNodes(g, closed);
+  const rand = rng(seed);
+  let tooBig = 0;
+  for (let i = 0; i < 300; i++) {
+    const s = nodes[Math.floor(rand() * nodes.length)],
+      t = nodes[Math.floor(rand() * nodes.length)];
+    const ref = reference(g, s, t, closed);
+    const r = core.route({ profile, waypoints: [at(g, s), at(g, t)], vehicle });
+    if (ref === Infinity) {
+      // The main network is one strongly connected part: only ways closed to the lorry cut a pair off.
+      expect(closed.size, `pair ${s} → ${t}`).toBeGreaterThan(0);
+      expect(r.ok || r.error).toMatchObject({ kind: 'no-route', reason: 'too-big' });
+      tooBig++;
+      continue;
+    }
+    if (!r.ok) throw new Error(`no route ${s} → ${t}: ${JSON.stringify(r.error)}`);
+    expect(r.value.duration * 10).toBeCloseTo(ref, 6);
+  }
+  expect(tooBig).toBeLessThan(15);
+}
+
 describe.each(PROFILES)('%s on a synthetic country', (profile) => {
   it('300 random pairs: the route costs what the reference Dijkstra finds', () => {
-    const g = graphs[profile];
-    const nodes = plainNodes(g);
-    const rand = rng(17);
-    const none = new Set<number>();
-    for (let i = 0; i < 300; i++) {
-      const s = nodes[Math.floor(rand() * nodes.length)],
-        t = nodes[Math.floor(rand() * nodes.length)];
-      const ref = reference(g, s, t, none);
-      const r = core.route({ profile, waypoints: [at(g, s), at(g, t)] });
-      expect(ref, `pair ${s} → ${t}`).toBeLessThan(Infinity); // one strongly connected main network
-      if (!r.ok) throw new Error(`no route ${s} → ${t}: ${JSON.stringify(r.error)}`);
-      expect(r.value.duration * 10).toBeCloseTo(ref, 6);
-    }
+    if (profile === 'driving-hgv') expect(closedTo(graphs[profile], profile).size).toBeGreaterThan(0);
+    againstReference(profile, 17);
   });
+
+  if (profile === 'driving-hgv')
+    it('300 random pairs for a van: the route costs what the reference finds over every way the van fits', () => {
+      const van = { heightM: 2.5, widthM: 2, lengthM: 6, weightT: 3.5 };
+      expect(closedTo(graphs[profile], profile, van).size).toBeLessThan(closedTo(graphs[profile], profile).size);
+      againstReference(profile, 29, van);
+    });
 
   it('300 random pairs with circles on the plain route: the shortest route that keeps out of every circle', () => {
     const g = graphs[profile];
-    const nodes = plainNodes(g);
+    const closed = closedTo(g, profile);
+    const nodes = plainNodes(g, closed);
     const rand = rng(23);
     let avoided = 0,
       blocked = 0;
@@ -125,7 +155,11 @@ describe.each(PROFILES)('%s on a synthetic country', (profile) => {
       const s = nodes[Math.floor(rand() * nodes.length)],
         t = nodes[Math.floor(rand() * nodes.length)];
       const plain = core.route({ profile, waypoints: [at(g, s), at(g, t)] });
-      if (!plain.ok) throw new Error(`no plain route ${s} → ${t}`);
+      if (!plain.ok) {
+        // Only ways closed to the default lorry connect the pair (the plain test counts those).
+        expect(plain.error).toMatchObject({ kind: 'no-route', reason: 'too-big' });
+        continue;
+      }
       const line = pairsOf(plain.value.geometry);
       if (line.length < 4) continue;
       // Circles on the plain route that hold neither end (the API skips such POIs).
@@ -134,7 +168,7 @@ describe.each(PROFILES)('%s on a synthetic country', (profile) => {
         return { lat, lon, radius: 10 + Math.floor(rand() * 190) };
       }).filter((c) => [s, t].every((v) => lineDistanceMeters(c.lat, c.lon, [[g.nodeCoords[2 * v + 1], g.nodeCoords[2 * v]]]) > c.radius + 5));
       if (!circles.length) continue;
-      const ref = reference(g, s, t, blockedGeometries(g, circles));
+      const ref = reference(g, s, t, new Set([...closed, ...blockedGeometries(g, circles)]));
       const r = core.route({ profile, waypoints: [at(g, s), at(g, t)], avoid: { circles } });
       if (ref === Infinity) {
         expect(r.ok).toBe(false);

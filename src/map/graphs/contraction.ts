@@ -12,7 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import { instantiate } from '../../lib/wasm.js';
 import { distPath } from '../../lib/paths.js';
-import type { Contraction, RoadGraph } from './road-graph.js';
+import { CLOSED_PENALTY, type Contraction, type RoadGraph } from './road-graph.js';
 
 export type { Contraction } from './road-graph.js';
 
@@ -23,6 +23,8 @@ export interface ContractionOptions {
   simulateLimit?: number;
   /** Settled-node limit of the witness searches that decide which shortcuts are added. */
   contractLimit?: number;
+  /** Geometries closed to the profile's default vehicle: their edges weigh CLOSED_PENALTY more here. */
+  closed?: Uint32Array;
 }
 
 /** Nodes contracted so far of all. */
@@ -133,6 +135,7 @@ export function contractGraph(
     orig = put(g.orig),
     geomCm = put(g.geomCm);
   onCopied();
+  if (options.closed?.length) penalise(new Uint32Array(k.memory.buffer, weight, g.edgeCount), g.orig, g.geomCm.length, options.closed);
   k.contractStart(g.nodeCount, firstOut, head, weight, orig, geomCm, g.edgeCount, options.simulateLimit ?? 30, options.contractLimit ?? 100);
   for (let done = 0; done < g.nodeCount; ) {
     done = k.contractSome(SLICE);
@@ -150,6 +153,13 @@ export function contractGraph(
     b: u32(k.poolB()),
   };
   return hierarchy(g, pool, new Uint32Array(buffer, k.rank() >>> 0, g.nodeCount).slice());
+}
+
+/** Adds CLOSED_PENALTY to the weight of every edge whose geometry is closed (the kernel's sums saturate). */
+function penalise(weight: Uint32Array, orig: Uint32Array, geomCount: number, closed: Uint32Array): void {
+  const isClosed = new Uint8Array(geomCount);
+  for (let i = 0; i < closed.length; i++) isClosed[closed[i]] = 1;
+  for (let e = 0; e < weight.length; e++) if (isClosed[orig[e] >> 1]) weight[e] += CLOSED_PENALTY;
 }
 
 /** Splits the pool into the upward and downward CSR and maps the unpacking pairs to CH edge ids. */

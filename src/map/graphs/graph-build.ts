@@ -84,8 +84,12 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
   const geomFirst = new Uint32Array(geomCount),
     geomLast = new Uint32Array(geomCount);
   const { wayFirst } = osm;
-  // The lorry's limits per geometry, so a request for a bigger lorry can keep off the ways too small for it.
-  const limits = profile === 'driving-hgv' ? osm.limits : { way: new Uint32Array(0), values: new Float64Array(0) };
+  // The lorry's limits per geometry (its way's, and those of barrier nodes on it), so that each route keeps
+  // off the ways too small for its lorry.
+  const lorry = profile === 'driving-hgv';
+  const limits = lorry ? osm.limits : { way: new Uint32Array(0), values: new Float64Array(0) };
+  const nodeLimit = new Map<number, number>();
+  if (lorry) osm.nodeLimits.node.forEach((node, i) => nodeLimit.set(node, i));
   const limitGeom: number[] = [],
     limitValue: number[] = [];
   let nextLimit = 0;
@@ -116,9 +120,19 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
       geomCm[g] = Math.round(length * 100);
       geomFirst[g] = shift + from;
       geomLast[g] = shift + k;
-      if (limited >= 0) {
+      let height = limited >= 0 ? limits.values[4 * limited] : Infinity,
+        width = limited >= 0 ? limits.values[4 * limited + 1] : Infinity;
+      if (nodeLimit.size) {
+        for (let j = from; j <= k; j++) {
+          const at = nodeLimit.get(wayNodes[j]);
+          if (at === undefined) continue;
+          height = Math.min(height, osm.nodeLimits.values[2 * at]);
+          width = Math.min(width, osm.nodeLimits.values[2 * at + 1]);
+        }
+      }
+      if (limited >= 0 || height < Infinity || width < Infinity) {
         limitGeom.push(g);
-        for (let i = 0; i < 4; i++) limitValue.push(limits.values[4 * limited + i]);
+        limitValue.push(height, width, limited >= 0 ? limits.values[4 * limited + 2] : Infinity, limited >= 0 ? limits.values[4 * limited + 3] : Infinity);
       }
       g++;
       from = k;

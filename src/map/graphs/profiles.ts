@@ -1,6 +1,8 @@
 // Access, direction and speed rules of the four routing profiles, read from OSM way and node tags. The
 // rules follow OSRM's car, bicycle and foot profiles (whose feature files `npm run peer:osrm` runs against
 // these), except where the README says Waymark differs on purpose.
+import type { RoadGraph } from './road-graph.js';
+
 export type ProfileName = 'driving-car' | 'driving-hgv' | 'cycling-regular' | 'foot-walking';
 export const PROFILES: readonly ProfileName[] = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'];
 
@@ -405,7 +407,19 @@ function tooSmall(tags: Tags, v: VehicleSize): boolean {
   return l !== null && exceeds(v, l);
 }
 
-/** The lorry the `driving-hgv` graph is built for, and the size a route request gets when it sets none. */
+/** The smallest lorry a route request may describe: the `driving-hgv` graph holds every way it fits. */
+export const SMALLEST_LORRY: Readonly<VehicleSize> = Object.freeze({ heightM: 1, widthM: 1, lengthM: 1, weightT: 0.5 });
+
+/** The geometries of a graph whose physical limits keep the vehicle out, ascending. */
+export function geometriesClosedTo(g: Pick<RoadGraph, 'limitGeom' | 'limitValue'>, v: VehicleSize): Uint32Array {
+  const out: number[] = [];
+  const lv = g.limitValue;
+  for (let i = 0; i < g.limitGeom.length; i++)
+    if (exceeds(v, { heightM: lv[4 * i], widthM: lv[4 * i + 1], lengthM: lv[4 * i + 2], weightT: lv[4 * i + 3] })) out.push(g.limitGeom[i]);
+  return Uint32Array.from(out);
+}
+
+/** The lorry the `driving-hgv` hierarchy is built for, and the size a route request gets when it sets none. */
 export function defaultVehicle(profile: ProfileName): VehicleSize | undefined {
   const v = PROFILE_RULES[profile].vehicle;
   return v && { ...v };
@@ -476,7 +490,10 @@ export function wayAccess(profile: ProfileName, tags: Tags): WayAccess | null {
   if (tags.construction !== undefined && !['no', 'widening', 'minor'].includes(tags.construction)) return null;
   if (profile === 'driving-car' || profile === 'driving-hgv') {
     if (tags.service === 'emergency_access') return null;
-    if (rules.vehicle && tooSmall(tags, rules.vehicle)) return null;
+    // The lorry graph keeps the ways below the default lorry's size for smaller lorries (its hierarchy
+    // keeps the default lorry off them); only those too small for any lorry a request may describe are out.
+    const vehicle = profile === 'driving-hgv' ? SMALLEST_LORRY : rules.vehicle;
+    if (vehicle && tooSmall(tags, vehicle)) return null;
   } else {
     if (tags.motorroad === 'yes') return null;
     // The road has its sidewalk or cycle track drawn as a way of its own: that way is the one to use.
@@ -558,10 +575,19 @@ const MOTOR_BARRIERS_PASSED = new Set([
 /** Barriers that stop cyclists and pedestrians too. */
 const SOLID_BARRIERS = new Set(['wall', 'fence', 'retaining_wall', 'city_wall', 'ditch', 'hedge']);
 
+/** A barrier node's height and width limits (length and weight Infinity), or null when it has none. */
+export function nodeLimits(tags: Tags): WayLimits | null {
+  const height = limit(tags, ['maxheight:physical', 'maxheight'], parseMeters);
+  const width = limit(tags, ['maxwidth:physical', 'maxwidth'], parseMeters);
+  if (height === null && width === null) return null;
+  return { heightM: height ?? Infinity, widthM: width ?? Infinity, lengthM: Infinity, weightT: Infinity };
+}
+
 /**
  * Whether a node closes the way through it for the profile. Access tags on the node decide when present
  * (a gate with access=no, a wall with foot=yes); else the barrier type, with the exceptions OSRM makes
- * (rising bollards, lowered kerbs and crossings, audible fences), and a height or width below the vehicle's.
+ * (rising bollards, lowered kerbs and crossings, audible fences), and a height or width below the vehicle's
+ * (for the lorry graph, the smallest lorry's: the node's limits go to the geometries through it).
  */
 export function nodeBlocks(profile: ProfileName, tags: Tags): boolean {
   const rules = PROFILE_RULES[profile];
@@ -569,12 +595,9 @@ export function nodeBlocks(profile: ProfileName, tags: Tags): boolean {
   for (const k of rules.accessKeys) if (access === undefined) access = tags[k];
   const v = verdict(access, rules);
   if (v === 'deny') return true;
-  const vehicle = rules.vehicle;
-  if (vehicle) {
-    const height = limit(tags, ['maxheight:physical', 'maxheight'], parseMeters);
-    const width = limit(tags, ['maxwidth:physical', 'maxwidth'], parseMeters);
-    if ((height !== null && height < vehicle.heightM) || (width !== null && width <= vehicle.widthM)) return true;
-  }
+  const vehicle = profile === 'driving-hgv' ? SMALLEST_LORRY : rules.vehicle;
+  const limits = vehicle && nodeLimits(tags);
+  if (vehicle && limits && exceeds(vehicle, limits)) return true;
   if (v !== null) return false;
   const barrier = tags.barrier;
   if (!barrier) return false;

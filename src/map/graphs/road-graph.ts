@@ -57,7 +57,7 @@ export interface RoadGraph extends Contraction {
   /**
    * Geometries whose way has a physical limit (ascending; `driving-hgv` only, empty for the others) and per
    * geometry its height, width, length (m) and weight (t) limits in `limitValue`, Infinity where none: a
-   * request for a lorry bigger than the one the graph was built for blocks those it exceeds.
+   * route blocks those its lorry exceeds (the default lorry's are also weighed down in the hierarchy).
    */
   limitGeom: Uint32Array;
   limitValue: Float64Array;
@@ -76,6 +76,14 @@ export interface Shapes {
   gridFirst: Uint32Array;
   gridItems: Uint32Array;
 }
+
+/**
+ * Tenths of a second added to the hierarchy's weight of each edge closed to the profile's default vehicle
+ * (`driving-hgv`: the ways below the default lorry's size, which the graph keeps for smaller lorries). The
+ * hierarchy then never takes such an edge while an open path exists, and a cost at or above this says
+ * that none does; searches over the graph itself see the true weights.
+ */
+export const CLOSED_PENALTY = 2 ** 26;
 
 /** Names and element types of the shared shape arrays, in file order. */
 export const SHAPE_ARRAYS = [

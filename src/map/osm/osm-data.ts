@@ -8,7 +8,7 @@ import { CoverageBuilder, type Coverage } from '../geocoder/coverage.js';
 import { addressOf, isGeocoderRelation, NODE_KEYS, placeName, streetName, WAY_KEYS, type AddressFields } from '../geocoder/geocoder-source.js';
 import { NODES, PrimitiveBlock, readOsmBlobs, readOsmPbfSync, RELATIONS, WayCursor, WAYS, type OsmNode, type OsmRelation, type OsmWay } from './osm-pbf.js';
 import { greatCircleMeters } from '../../lib/great-circle.js';
-import { NODE_ACCESS_KEYS, nodeBlocks, PROFILES, routeDuration, turnRestrictions, wayAccess, wayLimits } from '../graphs/profiles.js';
+import { NODE_ACCESS_KEYS, nodeBlocks, nodeLimits, PROFILES, routeDuration, turnRestrictions, wayAccess, wayLimits } from '../graphs/profiles.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from '../../lib/typed-pools.js';
 
 /** Which pass `loadOsm` is in. */
@@ -101,10 +101,12 @@ export interface OsmParts {
   speeds: Float64Array;
   restrictions: Restrictions;
   /**
-   * Ways the lorry profile uses that have a physical limit (all above the default lorry's, or it would not
-   * use them): the kept way, ascending, and its height, width, length (m) and weight (t), Infinity = none.
+   * Ways the lorry profile uses that have a physical limit (all that the smallest lorry fits, or it would
+   * not use them): the kept way, ascending, and its height, width, length (m) and weight (t), Infinity = none.
    */
   limits: { way: Uint32Array; values: Float64Array };
+  /** Kept nodes that limit the lorry's height or width (a height restrictor), ascending, and their height and width (m). */
+  nodeLimits: { node: Uint32Array; values: Float64Array };
   /** Names and address parts that the geocoder fields refer to. */
   strings: string[];
   geocoder: GeocoderSource;
@@ -189,6 +191,8 @@ class OsmCollector {
   private readonly associatedWays = new Map<number, string>();
   private readonly limitWays = new Growable(Uint32Array);
   private readonly limitValues = new Growable(Float64Array);
+  /** Needed-node index → height and width limits for the lorry. */
+  private readonly nodeLimitsAt = new Map<number, [number, number]>();
   // Nodes.
   private needed = new Float64Array(0);
   private neededCount = 0;
@@ -370,9 +374,13 @@ class OsmCollector {
   taggedNode(id: number, lat: number, lon: number, tags: Record<string, string>): void {
     let bits = 0;
     for (let p = 0; p < P; p++) if (nodeBlocks(PROFILES[p], tags)) bits |= 1 << p;
-    if (bits) {
+    const limits = bits & HGV_BIT ? null : nodeLimits(tags);
+    if (bits || limits) {
       const at = lowerBoundFrom(this.needed, id, 0, this.neededCount);
-      if (at < this.neededCount && this.needed[at] === id) this.blocked[at] |= bits;
+      if (at < this.neededCount && this.needed[at] === id) {
+        this.blocked[at] |= bits;
+        if (limits) this.nodeLimitsAt.set(at, [limits.heightM, limits.widthM]);
+      }
     }
     const address = this.associated(addressOf(tags, 'node'), this.associatedNodes.get(id));
     if (address && address.number !== null && this.interpolationNodes.has(id)) this.interpolationAddresses.set(id, address);
@@ -521,6 +529,19 @@ class OsmCollector {
     }
   }
 
+  private keptNodeLimits(keptIndex: (i: number) => number): OsmParts['nodeLimits'] {
+    // A node with coordinates is kept, and only those have tags read.
+    const entries = [...this.nodeLimitsAt].map(([i, hw]) => [keptIndex(i), hw] as const).sort((a, b) => a[0] - b[0]);
+    const node = sharedArray(Uint32Array, entries.length),
+      values = sharedArray(Float64Array, 2 * entries.length);
+    entries.forEach(([k, [h, w]], i) => {
+      node[i] = k;
+      values[2 * i] = h;
+      values[2 * i + 1] = w;
+    });
+    return { node, values };
+  }
+
   finish(): OsmParts {
     let { needed: nodeIds, coords: nodeCoords, blocked: nodeBlocked } = this;
     const n = this.neededCount,
@@ -528,6 +549,7 @@ class OsmCollector {
     let kept = 0;
     for (let i = 0; i < n; i++) if (!Number.isNaN(nodeCoords[2 * i])) kept++;
     let missingIds = new Float64Array(0);
+    let keptIndex = (i: number): number => i;
     if (kept < n) {
       // Ways reach past the extract: renumber the nodes it has and move the others' ids aside.
       const remap = new Int32Array(n);
@@ -550,6 +572,7 @@ class OsmCollector {
         }
       }
       for (let i = 0; i < wayNodes.length; i++) wayNodes[i] = remap[wayNodes[i]];
+      keptIndex = (i) => remap[i];
       nodeIds = keptIds;
       nodeCoords = keptCoords;
       nodeBlocked = keptBlocked;
@@ -569,6 +592,7 @@ class OsmCollector {
       nodeBlocked,
       restrictions,
       limits: { way: this.limitWays.toShared(), values: this.limitValues.toShared() },
+      nodeLimits: this.keptNodeLimits(keptIndex),
       strings: this.strings.list,
       geocoder: {
         relations: this.geoRelations,
@@ -602,6 +626,7 @@ export class OsmData implements OsmParts {
   readonly speeds!: Float64Array;
   readonly restrictions!: Restrictions;
   readonly limits!: { way: Uint32Array; values: Float64Array };
+  readonly nodeLimits!: OsmParts['nodeLimits'];
   readonly strings!: string[];
   readonly geocoder!: GeocoderSource;
   private readonly source: string | null;
