@@ -133,6 +133,9 @@ export function closedTo(g: RoadGraph, profile: string, vehicle: VehicleQuery = 
   return new Set(geometriesClosedTo(g, v));
 }
 
+/** Snapping's filter for a lorry kept off `closed` (none when nothing is closed). */
+const openOf = (closed: ReadonlySet<number>): ((geom: number) => boolean) | undefined => (closed.size ? (geom) => !closed.has(geom) : undefined);
+
 /** Whether every element of `b` is in `a`. */
 function includesAll(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
   if (a === b) return true;
@@ -225,7 +228,7 @@ export class RouteCore {
   far(q: { profile: string; points: LatLon[] }): Outcome<number[]> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
-    const snapped = this.snapAll(v.graph, v.grid, q.points);
+    const snapped = this.snapAll(v.graph, v.grid, q.points, undefined, openOf(v.closed));
     return { ok: true, value: isFar(snapped) ? snapped : [] };
   }
 
@@ -244,7 +247,7 @@ export class RouteCore {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
     const limited = q.vehicle ? closedTo(v.graph, q.profile, q.vehicle) : v.closed;
-    const open = limited.size ? (geom: number) => !limited.has(geom) : undefined;
+    const open = openOf(limited);
     const snapped = this.snapAll(v.graph, v.grid, q.waypoints, q.mainNetwork ? Infinity : undefined, open);
     if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
     let phantoms = snapped;
@@ -408,8 +411,7 @@ export class RouteCore {
     // the main network's nearest road within the snapping limit (each chunk of rows snaps alike).
     // Matrices are the default lorry's: off the ways closed to it (the hierarchy weighs them down, so
     // an entry at or above CLOSED_PENALTY has no open path).
-    const open = v.closed.size ? (geom: number) => !v.closed.has(geom) : undefined;
-    const phantoms = this.snapAll(g, v.grid, q.points, Infinity, open);
+    const phantoms = this.snapAll(g, v.grid, q.points, Infinity, openOf(v.closed));
     if (isFar(phantoms)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: phantoms } };
     const withoutHierarchy = v.closed.size > 0 && g.chA.length === 0;
     const block = q.avoid?.circles.length || withoutHierarchy ? this.blocking(v, q.avoid?.circles, v.closed) : null;
