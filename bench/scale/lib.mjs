@@ -288,14 +288,15 @@ export function closeConnections() {
 
 /**
  * What an answer means for the bench. The engine's 422s are told apart by their text (engine-errors.ts):
- * not connected and blocked are legitimate answers, too far means the point was not on a usable road.
+ * not connected and blocked are legitimate answers (a lorry kept off every way between two points by
+ * their limits counts as not connected), too far means the point was not on a usable road.
  */
 export function classify(r) {
   if (r.status >= 200 && r.status < 300) return { kind: 'ok' };
   if (r.status === 422) {
     const texts = [r.json?.message ?? '', ...Object.values(r.json?.errors ?? {}).flat()].join(' | ');
     if (/block/i.test(texts)) return { kind: 'blocked' };
-    if (/not connect|does not connect|unreachable|cannot be reached/i.test(texts)) return { kind: 'not_connected' };
+    if (/not connect|does not connect|unreachable|cannot be reached|lorry of this size/i.test(texts)) return { kind: 'not_connected' };
     const far = Object.entries(r.json?.errors ?? {}).find(([, msgs]) => msgs.some((m) => /from a road|too far|500 m/i.test(m)));
     if (far) return { kind: 'too_far', index: Number(far[0].split('.')[1]) };
   }
