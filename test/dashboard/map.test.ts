@@ -31,7 +31,7 @@ const GROUPS = [
 ];
 
 beforeAll(async () => {
-  app = await startTestApp({ WAYMARK_MAP: await testMapDir(), WAYMARK_JOBS: 'off', WAYMARK_PROFILES: 'driving-car' });
+  app = await startTestApp({ WAYMARK_MAP: await testMapDir(), WAYMARK_JOBS: 'off', WAYMARK_PROFILES: 'driving-car,driving-hgv' });
   team = await makeDashboardTeam(app, { name: 'Acme Logistics', plan: 'pro' }, 'dispatch@acme.example');
   key = (await createKey(app.sql, { teamId: team.teamId, name: 'scripts', permissions: parsePermissionList('all') })).key;
   for (const g of GROUPS) {
@@ -192,6 +192,41 @@ describe('dashboard map pages in a browser', () => {
       expect(Object.keys(viaSession.body.errors)).toEqual(['waypoints.1.poi_id']);
       expect((await api(app, 'POST', '/dashboard/api/v1/routes', { headers: { cookie }, body: { waypoints: [A, B] } })).status).toBe(403);
       expect(await usageTotal()).toBe(before + 1);
+    },
+    SLOW,
+  );
+
+  it(
+    'routes a lorry of the size set on the page, and names a bad size at its field',
+    async () => {
+      await openMap('routing', 'Routing', ROUTE_VIEW);
+      await clickAt(ROUTE_VIEW, A.latitude, A.longitude);
+      await clickAt(ROUTE_VIEW, B.latitude, B.longitude);
+      await poll(() => page.locator('ol.waypoints li').count()).toBe(2);
+      expect(await page.getByLabel('Height (meters)').count()).toBe(0); // only for lorries
+      await page.getByLabel('Profile').selectOption('driving-hgv');
+      await page.getByLabel('Height (meters)').fill('tall');
+      let reply = routeReply();
+      await page.getByRole('button', { name: 'Plan route' }).click();
+      expect((await reply).status()).toBe(422);
+      await poll(() => page.locator('#lorry-height-error').textContent()).toMatch(/must be a number of meters between 1 and 10/);
+      await page.getByLabel('Height (meters)').fill('2.5');
+      await page.getByLabel('Weight (tonnes)').fill('3.5');
+      reply = routeReply();
+      await page.getByRole('button', { name: 'Plan route' }).click();
+      const res = await reply;
+      expect(res.status(), await res.text()).toBe(200);
+      const sent = res.request().postDataJSON();
+      expect(sent).toMatchObject({ profile: 'driving-hgv', vehicle: { height: 2.5, weight: 3.5 } });
+      expect(Object.keys(sent.vehicle)).toEqual(['height', 'weight']);
+      await poll(() => page.locator('#route-title').textContent()).toMatch(/^Route: /);
+      // The same waypoints for the default lorry: never faster than the smaller one.
+      const van = (await res.json()).data;
+      const lorry = await api(app, 'POST', '/v1/routes', { key, body: { profile: 'driving-hgv', waypoints: sent.waypoints } });
+      expect(lorry.status).toBe(200);
+      expect(van.duration).toBeLessThanOrEqual(lorry.body.data.duration);
+      await checkA11y(page, 'routing (lorry size)');
+      await page.screenshot({ path: shot('routing-lorry') });
     },
     SLOW,
   );

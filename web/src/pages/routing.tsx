@@ -13,6 +13,23 @@ export const PROFILES = [
   { value: 'foot-walking', label: 'On foot' },
 ];
 
+/** The lorry's size fields of a `driving-hgv` route (the API's `vehicle` extension), each optional. */
+const LORRY_FIELDS = [
+  { key: 'height', label: 'Height (meters)' },
+  { key: 'width', label: 'Width (meters)' },
+  { key: 'length', label: 'Length (meters)' },
+  { key: 'weight', label: 'Weight (tonnes)' },
+] as const;
+type LorrySize = Record<(typeof LORRY_FIELDS)[number]['key'], string>;
+const NO_LORRY: LorrySize = { height: '', width: '', length: '', weight: '' };
+
+/** The filled lorry fields as the API's `vehicle` (numbers where they read as one, so that the API names a bad field); undefined when none is. */
+function vehicleOf(lorry: LorrySize): Record<string, number | string> | undefined {
+  const filled = LORRY_FIELDS.filter((f) => lorry[f.key].trim() !== '');
+  if (!filled.length) return undefined;
+  return Object.fromEntries(filled.map((f) => [f.key, Number.isFinite(Number(lorry[f.key])) ? Number(lorry[f.key]) : lorry[f.key]]));
+}
+
 type Waypoint = { latitude: number; longitude: number; poi?: Poi };
 interface RouteResult {
   distance: number;
@@ -29,6 +46,7 @@ export function RoutingPage() {
   const [cats, setCats] = useState<Category[]>([]);
   const [waypoints, setWaypoints] = useState<Waypoint[]>([]);
   const [profile, setProfile] = useState('driving-car');
+  const [lorry, setLorry] = useState<LorrySize>(NO_LORRY);
   const [clickMode, setClickMode] = useState<'waypoint' | 'avoid'>('waypoint');
   const [avoidOn, setAvoidOn] = useState(false);
   const [avoidCategory, setAvoidCategory] = useState('');
@@ -121,6 +139,8 @@ export function RoutingPage() {
       profile,
       waypoints: waypoints.map((w) => (w.poi ? { poi_id: w.poi.id } : { latitude: w.latitude, longitude: w.longitude })),
     };
+    const vehicle = profile === 'driving-hgv' ? vehicleOf(lorry) : undefined;
+    if (vehicle) body.vehicle = vehicle;
     if (avoidOn || picked.length) {
       const avoid: Record<string, unknown> = { radius: Number(radius) || radius };
       if (avoidCategory) avoid.category_id = avoidCategory;
@@ -180,6 +200,23 @@ export function RoutingPage() {
               ))}
             </select>
           </Field>
+          {profile === 'driving-hgv' && (
+            <fieldset>
+              <legend>Lorry size</legend>
+              <p class="hint">Empty fields take the default lorry's size. A smaller lorry may take ways the default one is too big for.</p>
+              {errors.vehicle && <p class="field-error">{errors.vehicle.join('; ')}</p>}
+              {LORRY_FIELDS.map((f) => (
+                <Field key={f.key} id={`lorry-${f.key}`} label={f.label} errors={errors[`vehicle.${f.key}`]}>
+                  <input
+                    {...described(`lorry-${f.key}`, errors[`vehicle.${f.key}`])}
+                    inputMode="decimal"
+                    value={lorry[f.key]}
+                    onInput={(e) => setLorry({ ...lorry, [f.key]: e.currentTarget.value })}
+                  />
+                </Field>
+              ))}
+            </fieldset>
+          )}
           <fieldset>
             <legend>Avoid POIs</legend>
             <label class="check">
