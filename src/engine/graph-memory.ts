@@ -1,8 +1,8 @@
 // Places each profile's road graph in a shared WebAssembly.Memory of its own, which every worker
 // instantiates the route kernel over, and gives typed-array views of it back. One memory per profile
 // keeps each under the 4 GiB a wasm32 memory can address, whatever the number of profiles.
-// Layout: the kernel's static data below 64 KiB, then a 128-byte descriptor (read by the kernel) and the
-// graph's arrays; worker scratch regions are appended later by each worker growing the memory (grow is
+// Layout: the kernel's static data below 64 KiB, then the descriptors (read by the kernel; see
+// solver-as/layouts.json: the graph's, and at +128 the same graph with the bound hierarchy) and the graph's arrays; worker scratch regions are appended later by each worker growing the memory (grow is
 // atomic, so the old size is that worker's own region). Map files are read straight into place.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +12,9 @@ import { ARRAY_TYPES, GRAPH_ARRAYS, type GraphArrayName, type RoadGraph, type Sh
 const PAGE = 65536;
 const MAX_PAGES = 65536;
 const DATA_START = PAGE;
-const DESCRIPTOR_BYTES = 128;
+const DESCRIPTOR_BYTES = 256;
+/** Where the bound hierarchy's descriptor starts, from the graph's. */
+const BOUND_DESCRIPTOR_AT = 128;
 
 export interface ArraySlot {
   offset: number;
@@ -25,6 +27,8 @@ export interface GraphLayout {
   geomCount: number;
   /** Whether the graph has a contraction hierarchy (unblocked queries use it; blocked ones its potentials). */
   hierarchy: boolean;
+  /** The descriptor of the graph with the bound hierarchy in the hierarchy's words; 0 when it has none. */
+  boundDesc: number;
   arrays: Record<GraphArrayName, ArraySlot>;
 }
 /** One profile's graph in its own shared memory. */
@@ -61,7 +65,8 @@ function layoutOf(counts: GraphCounts, lengths: Record<GraphArrayName, number>):
     offset += lengths[key] * BYTES[type];
   }
   const hierarchy = lengths.chA > 0 && lengths.upFirst === counts.nodeCount + 1;
-  return { layout: { desc, ...counts, hierarchy, arrays }, bytes: offset };
+  const boundDesc = lengths.lbUpFirst === counts.nodeCount + 1 && counts.nodeCount > 0 ? desc + BOUND_DESCRIPTOR_AT : 0;
+  return { layout: { desc, ...counts, hierarchy, boundDesc, arrays }, bytes: offset };
 }
 
 function newMemory(name: string, bytes: number): WebAssembly.Memory {
@@ -72,7 +77,7 @@ function newMemory(name: string, bytes: number): WebAssembly.Memory {
 
 function writeDescriptor(memory: WebAssembly.Memory, l: GraphLayout): void {
   const a = l.arrays;
-  new Uint32Array(memory.buffer, l.desc, 18).set([
+  const words = [
     l.nodeCount,
     l.edgeCount,
     a.firstOut.offset,
@@ -91,7 +96,24 @@ function writeDescriptor(memory: WebAssembly.Memory, l: GraphLayout): void {
     a.dnCm.offset,
     a.chA.offset,
     a.chB.offset,
-  ]);
+  ];
+  new Uint32Array(memory.buffer, l.desc, words.length).set(words);
+  // The bound hierarchy is read for potentials only: no unpacking pairs.
+  if (l.boundDesc)
+    new Uint32Array(memory.buffer, l.boundDesc, words.length).set([
+      ...words.slice(0, 7),
+      a.lbUpHead.length,
+      a.lbUpFirst.offset,
+      a.lbUpHead.offset,
+      a.lbUpWeight.offset,
+      a.lbUpCm.offset,
+      a.lbDnFirst.offset,
+      a.lbDnTail.offset,
+      a.lbDnWeight.offset,
+      a.lbDnCm.offset,
+      0,
+      0,
+    ]);
 }
 
 /** Copies one graph into a new shared memory. */

@@ -252,7 +252,8 @@ export class RouteCore {
     if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
     let phantoms = snapped;
     // The hierarchy keeps off what is closed to the default lorry: a lorry kept off all of that too can
-    // take its routes (and its distances as potentials); a smaller one is searched over the graph.
+    // take its routes (and its distances as potentials); a smaller one is searched over the graph, guided
+    // by the bound hierarchy (true weights everywhere).
     const smaller = !includesAll(limited, v.closed);
     const block = this.blocking(v, q.avoid?.circles, limited, smaller);
     let found = this.legs(v, phantoms, block, smaller);
@@ -319,7 +320,7 @@ export class RouteCore {
       // A plain leg that touches no circle (nor a way closed to the lorry) is already the answer; only
       // the others search again.
       if (smaller || (block && leg.touches)) {
-        leg = this.leg(v, phantoms[i], phantoms[i + 1], block, smaller ? 'unguided' : 'guided');
+        leg = this.leg(v, phantoms[i], phantoms[i + 1], block, smaller ? 'bounded' : 'guided');
         if (!leg) return { ok: false, error: { kind: 'no-route', reason: block?.circles.length ? 'blocked' : 'too-big', legIndex: i } };
       }
       legs.push(leg);
@@ -361,7 +362,7 @@ export class RouteCore {
     };
   }
 
-  private leg(v: ProfileView, src: Phantom, tgt: Phantom, block: Blocking | null, search: 'hierarchy' | 'guided' | 'unguided'): LegPath | null {
+  private leg(v: ProfileView, src: Phantom, tgt: Phantom, block: Blocking | null, search: 'hierarchy' | 'guided' | 'bounded'): LegPath | null {
     const g = v.graph;
     const avoiding = search !== 'hierarchy';
     // Seeds whose partial piece enters a circle cannot be used while avoiding.

@@ -144,13 +144,14 @@ export class RouteKernel {
    * beats `upperBound`. `edges` are search-edge ids in travel order; `start` is the node the path leaves from.
    * `hierarchy`: over the hierarchy (its weights); `guided`: over the graph with the blocked bitset, the
    * hierarchy's distances as potentials (a lower bound only while the bitset keeps every edge it weighs
-   * down blocked); `unguided`: over the graph with the bitset, without potentials.
+   * down blocked); `bounded`: over the graph with the bitset, the bound hierarchy's distances (true weights
+   * of every edge) as potentials, or none when the graph has no bound hierarchy.
    */
   shortestPath(
     src: Seed[],
     tgt: Seed[],
     upperBound: number,
-    search: 'hierarchy' | 'guided' | 'unguided',
+    search: 'hierarchy' | 'guided' | 'bounded',
   ): { cost: number; edges: Uint32Array; start: number } | null {
     const g = this.g;
     const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
@@ -164,7 +165,7 @@ export class RouteKernel {
       !useBlocked && g.hierarchy
         ? this.k.chP2p(g.desc, this.scratch, this.srcPtr, nSrc, this.srcMetersPtr, this.tgtPtr, nTgt, this.tgtMetersPtr, upperBound)
         : this.k.p2p(
-            g.desc,
+            search === 'bounded' && g.boundDesc ? g.boundDesc : g.desc,
             this.scratch,
             useBlocked ? this.blockedPtr : 0,
             this.srcPtr,
@@ -173,7 +174,7 @@ export class RouteKernel {
             nTgt,
             this.tgtMetersPtr,
             upperBound,
-            g.hierarchy && search !== 'unguided' ? 1 : 0,
+            search === 'bounded' ? (g.boundDesc ? 1 : 0) : g.hierarchy ? 1 : 0,
           );
     if (!this.k.found()) return null;
     const n = this.k.pathEdges(this.pathPtr);

@@ -29,7 +29,7 @@ import {
 } from './map-files.js';
 import { loadOsm, type OsmData } from './osm/osm-data.js';
 import { defaultVehicle, geometriesClosedTo, PROFILES, type ProfileName } from './graphs/profiles.js';
-import type { RoadGraph } from './graphs/road-graph.js';
+import { asBoundHierarchy, type RoadGraph } from './graphs/road-graph.js';
 
 /** A full garbage collection, where V8 allows it to be asked for (it does in Node 20). */
 const collectGarbage: () => void = (() => {
@@ -132,37 +132,51 @@ async function buildBeside(
     // one assembled graph at a time, not four.
     const written = await writeGraphFiles(outDir, profile, assembled.graph!);
     onProgress(`graph ${profile}: ${nodeCount} nodes, ${edgeCount} edges assembled`, 0, 0);
+    // The lorry graph's hierarchy weighs down the ways closed to the default lorry; a second one, over the
+    // true weights, gives the lower bounds that guide a smaller lorry's search.
     const lorry = defaultVehicle(profile);
-    const input = contractionInput(assembled.graph!, { closed: lorry && geometriesClosedTo(assembled.graph!, lorry) });
+    const closed = lorry ? geometriesClosedTo(assembled.graph!, lorry) : new Uint32Array(0);
+    const inputs = [{ input: contractionInput(assembled.graph!, { closed }), bound: false }];
+    if (closed.length) inputs.push({ input: contractionInput(assembled.graph!), bound: true });
     assembled.graph = null;
     // The graph and its input are garbage now, but V8 collects typed arrays only when its heap asks for
     // it, not when the process's memory does: gigabytes on a country while two contractions run.
     collectGarbage();
-    const need = contractionBytes(input);
-    const stage = `contract ${profile}`;
-    const queued = whenRoom(need).then(() => {
-      const chStarted = Date.now();
-      const job: Promise<void> = contractInWorker(input, (done, total) => onProgress(stage, done, total))
-        .then(async (ch) => {
-          const hierarchyMs = Date.now() - chStarted;
-          Object.assign(written, await writeGraphFiles(outDir, profile, ch));
-          Object.assign(files, written);
-          const size = Object.values(written).reduce((a, f) => a + f.bytes, 0);
-          profiles[profile] = { ...graphManifest({ nodeCount, edgeCount, geomCount, chA: ch.chA }, size), restrictedViaNodes, hierarchyMs };
-          onProgress(stage, 0, 0);
-          onProgress(
-            `graph ${profile}: ${ch.chA.length} hierarchy edges, ${size.toLocaleString('en-US')} bytes written, ${(size / nodeCount).toFixed(0)} bytes per node`,
-            0,
-            0,
-          );
-        })
-        .finally(() => {
-          running.delete(job);
-          kernelBytes -= need;
+    // One after the other into `running`: each waits for room only once the one before has its place.
+    let previous: Promise<unknown> = Promise.resolve();
+    const contractions = inputs.map(({ input, bound }) => {
+      const need = contractionBytes(input);
+      const stage = `contract ${profile}${bound ? ' (bound hierarchy)' : ''}`;
+      const started = previous
+        .then(() => whenRoom(need))
+        .then(() => {
+          const chStarted = Date.now();
+          const job = contractInWorker(input, (done, total) => onProgress(stage, done, total))
+            .then(async (ch) => {
+              Object.assign(written, await writeGraphFiles(outDir, profile, bound ? asBoundHierarchy(ch) : ch));
+              onProgress(stage, 0, 0);
+              return { ch, ms: Date.now() - chStarted };
+            })
+            .finally(() => {
+              running.delete(job);
+              kernelBytes -= need;
+            });
+          running.add(job);
+          job.catch(() => {}); // reported through `queued`, awaited below
+          return { job };
         });
-      running.add(job);
-      job.catch(() => {}); // reported through `queued`, awaited below
-      return job;
+      previous = started;
+      return started.then(({ job }) => job);
+    });
+    const queued = Promise.all(contractions).then(([{ ch, ms }]) => {
+      Object.assign(files, written);
+      const size = Object.values(written).reduce((a, f) => a + f.bytes, 0);
+      profiles[profile] = { ...graphManifest({ nodeCount, edgeCount, geomCount, chA: ch.chA }, size), restrictedViaNodes, hierarchyMs: ms };
+      onProgress(
+        `graph ${profile}: ${ch.chA.length} hierarchy edges, ${size.toLocaleString('en-US')} bytes written, ${(size / nodeCount).toFixed(0)} bytes per node`,
+        0,
+        0,
+      );
     });
     queued.catch(() => {}); // awaited with the others below; a failure must not go unhandled meanwhile
     jobs.push(queued);

@@ -31,8 +31,11 @@ import type { TilesManifest } from './tiles/build.js';
  * 11: same files; the lorry graph keeps the ways below the default lorry's size (for smaller lorries),
  * their edges weighed down by CLOSED_PENALTY in its hierarchy: an older server would route the default
  * lorry over them.
+ * 12: eight more arrays per profile, the lorry graph's bound hierarchy (`lbUpFirst` … `lbDnCm`: a second
+ * contraction over the true weights of every edge, whose distances guide a smaller lorry's search; empty
+ * for the other profiles).
  */
-export const MAP_FORMAT_VERSION = 11;
+export const MAP_FORMAT_VERSION = 12;
 
 export interface GraphManifest {
   nodes: number;

@@ -13,7 +13,7 @@ interface FieldRecord {
   fields: { name: string; at: number; kernel?: string; ts?: string }[];
 }
 interface Layouts {
-  profileDescriptor: { bytes: number; words: { name: string; kernel?: string }[] };
+  profileDescriptor: { bytes: number; boundAt: number; words: { name: string; kernel?: string }[] };
   scratchHeader: { capacityAt: number; arraysAt: number };
   seed: { bytes: number; nodeAt: number; costAt: number; maxPerSide: number };
   bucketEntry: { bytes: number };
@@ -46,7 +46,24 @@ describe('profile descriptor', () => {
     const expected = words.map((w) => counts[w.name] ?? layout.arrays[w.name as keyof typeof layout.arrays].offset);
     expect(written).toEqual(expected);
     expect(layout.arrays[GRAPH_ARRAYS[0][0]].offset).toBe(layout.desc + layouts.profileDescriptor.bytes);
-    expect(words.length * 4).toBeLessThanOrEqual(layouts.profileDescriptor.bytes);
+    expect(words.length * 4).toBeLessThanOrEqual(layouts.profileDescriptor.boundAt);
+    expect(layout.boundDesc).toBe(0); // no bound hierarchy (lbUpFirst is not one entry per node and one more)
+  });
+
+  it('a graph with a bound hierarchy gets a second descriptor: its arrays in the hierarchy words, no unpacking pairs', () => {
+    const arrays = Object.fromEntries(GRAPH_ARRAYS.map(([key, type], i) => [key, new ARRAY_TYPES[type](key === 'lbUpFirst' ? 8 : i + 1)]));
+    const g = { nodeCount: 7, edgeCount: 11, geomCount: 3, ...arrays } as unknown as RoadGraph;
+    const { memory, layout } = placeGraph('layout-test', g);
+    expect(layout.boundDesc).toBe(layout.desc + layouts.profileDescriptor.boundAt);
+    const written = Array.from(new Uint32Array(memory.buffer, layout.boundDesc, words.length));
+    const bound = (name: string) => (name === 'chA' || name === 'chB' ? 0 : `lb${name[0].toUpperCase()}${name.slice(1)}`);
+    const counts: Record<string, number> = { nodeCount: 7, edgeCount: 11, upEdgeCount: layout.arrays.lbUpHead.length };
+    const expected = words.map((w, i) => {
+      if (w.name in counts) return counts[w.name];
+      const name = i >= 7 ? bound(w.name) : w.name;
+      return name === 0 ? 0 : layout.arrays[name as keyof typeof layout.arrays].offset;
+    });
+    expect(written).toEqual(expected);
   });
 });
 

@@ -3,7 +3,7 @@
 // 300 random pairs plain, and 300 with circles on the plain route, where the reference skips every
 // geometry coming closer to a circle than its radius and the route's geometry keeps radius − 1 m away.
 // The lorry's references keep off the ways its lorry exceeds: the default lorry's (which the hierarchy
-// weighs down) and, for 300 more pairs, a van's (searched over the graph).
+// weighs down) and, for 300 more pairs, a van's (searched over the graph, guided by the bound hierarchy).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES } from '../../src/map/graphs/profiles.js';
 import type { RoadGraph } from '../../src/map/graphs/road-graph.js';
@@ -139,6 +139,8 @@ describe.each(PROFILES)('%s on a synthetic country', (profile) => {
 
   if (profile === 'driving-hgv')
     it('300 random pairs for a van: the route costs what the reference finds over every way the van fits', () => {
+      // Guided by the bound hierarchy the map build made for the lorry graph.
+      expect(graphs[profile].lbUpFirst.length).toBe(graphs[profile].nodeCount + 1);
       const van = { heightM: 2.5, widthM: 2, lengthM: 6, weightT: 3.5 };
       expect(closedTo(graphs[profile], profile, van).size).toBeLessThan(closedTo(graphs[profile], profile).size);
       againstReference(profile, 29, van);

@@ -47,7 +47,7 @@ const VEHICLE_DESCRIPTION =
   "Extension (not in the service contract), `driving-hgv` only: the lorry's size. Ways whose " +
   '`maxheight`, `maxwidth`/`width`, `maxlength` or `maxweight` it exceeds are kept off. A field left out is the ' +
   `default lorry's: height ${DEFAULT_LORRY.heightM} m, width ${DEFAULT_LORRY.widthM} m, length ${DEFAULT_LORRY.lengthM} m, weight ${DEFAULT_LORRY.weightT} t. ` +
-  'A smaller lorry may take ways below the default one (searched without the hierarchy: slower on long routes).';
+  'A smaller lorry may take ways below the default one.';
 const vehicleSchema = z.strictObject(
   {
     height: size(1, 10, 'meters').describe(`meters, default ${DEFAULT_LORRY.heightM}`),

@@ -12,7 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import { instantiate } from '../../lib/wasm.js';
 import { distPath } from '../../lib/paths.js';
-import { CLOSED_PENALTY, type Contraction, type RoadGraph } from './road-graph.js';
+import { asBoundHierarchy, CLOSED_PENALTY, type Contraction, type RoadGraph } from './road-graph.js';
 
 export type { Contraction } from './road-graph.js';
 
@@ -69,9 +69,13 @@ interface EdgePool {
   b: Uint32Array;
 }
 
-/** The graph with its contraction hierarchy. */
-export function addHierarchy(graph: RoadGraph, options?: ContractionOptions): RoadGraph {
-  return { ...graph, ...contractGraph(graph, options) };
+/**
+ * The graph with its contraction hierarchy; with `closed` geometries also the bound hierarchy over the true
+ * weights (what the map build makes for the lorry graph).
+ */
+export function addHierarchy(graph: RoadGraph, options: ContractionOptions = {}): RoadGraph {
+  const bound = options.closed?.length ? asBoundHierarchy(contractGraph(graph, { ...options, closed: undefined })) : {};
+  return { ...graph, ...contractGraph(graph, options), ...bound };
 }
 
 /** What a contraction reads of a graph. */

@@ -27,7 +27,38 @@ export interface Contraction {
   chB: Uint32Array;
 }
 
-export interface RoadGraph extends Contraction {
+/**
+ * A second hierarchy, for potentials only (no unpacking pairs), over the true weights of every edge: in the
+ * lorry graph, whose main hierarchy weighs down the edges closed to the default lorry (CLOSED_PENALTY),
+ * its distances are lower bounds for every lorry, so that a lorry smaller than the default one is searched
+ * over the graph guided by them. Empty arrays elsewhere.
+ */
+export interface BoundHierarchy {
+  lbUpFirst: Uint32Array;
+  lbUpHead: Uint32Array;
+  lbUpWeight: Uint32Array;
+  lbUpCm: Uint32Array;
+  lbDnFirst: Uint32Array;
+  lbDnTail: Uint32Array;
+  lbDnWeight: Uint32Array;
+  lbDnCm: Uint32Array;
+}
+
+/** A contraction's arrays as the bound hierarchy's. */
+export function asBoundHierarchy(ch: Contraction): BoundHierarchy {
+  return {
+    lbUpFirst: ch.upFirst,
+    lbUpHead: ch.upHead,
+    lbUpWeight: ch.upWeight,
+    lbUpCm: ch.upCm,
+    lbDnFirst: ch.dnFirst,
+    lbDnTail: ch.dnTail,
+    lbDnWeight: ch.dnWeight,
+    lbDnCm: ch.dnCm,
+  };
+}
+
+export interface RoadGraph extends Contraction, BoundHierarchy {
   nodeCount: number;
   edgeCount: number;
   geomCount: number;
@@ -162,12 +193,21 @@ export const GRAPH_ARRAYS = [
   ['dnCm', 'u32'],
   ['chA', 'u32'],
   ['chB', 'u32'],
+  ['lbUpFirst', 'u32'],
+  ['lbUpHead', 'u32'],
+  ['lbUpWeight', 'u32'],
+  ['lbUpCm', 'u32'],
+  ['lbDnFirst', 'u32'],
+  ['lbDnTail', 'u32'],
+  ['lbDnWeight', 'u32'],
+  ['lbDnCm', 'u32'],
 ] as const;
 
-/** The arrays of a graph without a contraction hierarchy. */
-export function noHierarchy(): Pick<RoadGraph, 'upFirst' | 'upHead' | 'upWeight' | 'upCm' | 'dnFirst' | 'dnTail' | 'dnWeight' | 'dnCm' | 'chA' | 'chB'> {
+/** The arrays of a graph without a contraction hierarchy (nor a bound hierarchy). */
+export function noHierarchy(): Contraction & BoundHierarchy {
   const u = (): Uint32Array => new Uint32Array(0);
-  return { upFirst: u(), upHead: u(), upWeight: u(), upCm: u(), dnFirst: u(), dnTail: u(), dnWeight: u(), dnCm: u(), chA: u(), chB: u() };
+  const none = { upFirst: u(), upHead: u(), upWeight: u(), upCm: u(), dnFirst: u(), dnTail: u(), dnWeight: u(), dnCm: u(), chA: u(), chB: u() };
+  return { ...none, ...asBoundHierarchy({ ...none }) };
 }
 
 export type GraphArrayName = (typeof GRAPH_ARRAYS)[number][0];
