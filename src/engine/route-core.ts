@@ -109,6 +109,8 @@ interface Blocking {
   circles: readonly Circle[];
   hits: Map<number, number[]>;
   whole: ReadonlySet<number>;
+  /** Whether the kernel's bitset holds them yet: the whole ones are written only before a search reads it. */
+  written: boolean;
 }
 interface ProfileView {
   kernel: RouteKernel;
@@ -215,12 +217,24 @@ export class RouteCore {
     return far.length ? far : out;
   }
 
-  /** The blocked bitset for the circles and whole geometries; null when nothing is blocked (unless `always`). */
+  /**
+   * What the circles and whole geometries block; null when nothing is (unless `always`). Circles are
+   * measured into the kernel's bitset at once; whole geometries alone are written by `arm` before a search
+   * reads the bitset: the default lorry's routes carry the ways closed to it, and most never search the graph.
+   */
   private blocking(v: ProfileView, circles: readonly Circle[] | undefined, whole: ReadonlySet<number> = NO_GEOMS, always = false): Blocking | null {
     if (!circles?.length && whole.size === 0 && !always) return null;
+    const block: Blocking = { circles: circles ?? [], hits: new Map(), whole, written: false };
+    if (circles?.length) block.hits = blockCircles(v.graph, v.grid, circles, this.arm(v, block));
+    return block;
+  }
+
+  /** Clears the kernel's bitset and writes `block`'s whole geometries into it; returns the bitset. */
+  private arm(v: ProfileView, block: Blocking): Uint8Array {
     const bits = v.kernel.blockedBits();
-    for (const g of whole) bits[g >> 3] |= 1 << (g & 7);
-    return { circles: circles ?? [], hits: circles?.length ? blockCircles(v.graph, v.grid, circles, bits) : new Map(), whole };
+    for (const g of block.whole) bits[g >> 3] |= 1 << (g & 7);
+    block.written = true;
+    return bits;
   }
 
   /** The indexes of the points with no road of the profile within the snapping limit: what `route` and
@@ -377,6 +391,7 @@ export class RouteCore {
       if (avoiding) direct = null;
       else direct.touches = true;
     }
+    if (avoiding && block && !block.written) this.arm(v, block);
     const found = v.kernel.shortestPath(sSeeds, tSeeds, direct?.cost ?? Infinity, search);
     if (!found) return direct;
     const { edges, start } = found;
@@ -424,6 +439,7 @@ export class RouteCore {
     const targetSeedLists = phantoms.map((ph) => targetSeeds(g, ph).filter(usable(ph, false)));
     const targetNodes = [...new Set(targetSeedLists.flat().map((s) => s.node))];
     const slot = new Map(targetNodes.map((node, i) => [node, i]));
+    if (block && !block.written) this.arm(v, block);
     const targets = v.kernel.matrixTargets(targetNodes, avoiding);
     const n = phantoms.length;
     const durations: Array<Array<number | null>> = [];
