@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import { call, qs } from '../api';
@@ -139,76 +140,47 @@ export function UsagePage() {
         {usage && <Chart usage={usage} split={split} />}
         {usage && usage.endpoints.length > 0 && (
           <div class="split">
-            <div class="table-wrap">
-              <table>
-                <caption>By endpoint</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Endpoint</th>
-                    <th scope="col" class="num">
-                      Requests
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {usage.endpoints.map((e) => (
-                    <tr key={e.endpoint}>
-                      <td>
-                        <code>{e.endpoint}</code>
-                      </td>
-                      <td class="num">{e.total}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <div class="table-wrap">
-              <table>
-                <caption>By status class</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Status</th>
-                    <th scope="col" class="num">
-                      Requests
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {usage.status_classes.map((c) => (
-                    <tr key={c.status_class}>
-                      <td>{c.status_class}</td>
-                      <td class="num">{c.total}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            {!keyId && (
-              <div class="table-wrap">
-                <table>
-                  <caption>By key</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Key</th>
-                      <th scope="col" class="num">
-                        Requests
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {usage.keys.map((k) => (
-                      <tr key={k.id}>
-                        <td>{keyName(k.id)}</td>
-                        <td class="num">{k.count}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
+            <CountTable
+              caption="By endpoint"
+              label="Endpoint"
+              rows={usage.endpoints.map((e) => ({ key: e.endpoint, name: <code>{e.endpoint}</code>, count: e.total }))}
+            />
+            <CountTable
+              caption="By status class"
+              label="Status"
+              rows={usage.status_classes.map((c) => ({ key: c.status_class, name: c.status_class, count: c.total }))}
+            />
+            {!keyId && <CountTable caption="By key" label="Key" rows={usage.keys.map((k) => ({ key: k.id, name: keyName(k.id), count: k.count }))} />}
           </div>
         )}
       </section>
     </>
+  );
+}
+
+/** A table of request counts by one grouping (endpoint, status class, key). */
+function CountTable({ caption, label, rows }: { caption: string; label: string; rows: Array<{ key: string; name: ComponentChildren; count: number }> }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{label}</th>
+            <th scope="col" class="num">
+              Requests
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.key}>
+              <td>{r.name}</td>
+              <td class="num">{r.count}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
