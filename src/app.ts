@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { attributeRoutes } from './api/attributes/routes.js';
-import { KeyStore } from './auth/authenticate.js';
+import { KeyStore, SERVER_APPLICATION } from './auth/authenticate.js';
 import { infoRoutes } from './api/keys/routes.js';
 import { RateLimiter } from './auth/rate-limit.js';
 import { UsageRecorder } from './auth/usage.js';
@@ -89,7 +89,7 @@ export async function openDatabase(
     }
   }
   // PGlite is one session: several connections would interleave their transactions in it.
-  const sql = connect(url, config.databaseUrl ? config.dbPool : 1);
+  const sql = connect(url, config.databaseUrl ? config.dbPool : 1, { application_name: opts.share ? 'waymark cli' : SERVER_APPLICATION });
   try {
     const applied = await migrate(sql);
     if (applied.length) log.info({ applied }, 'migrations applied');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Sql } from '../db/client.js';
+import { listenerName, type Sql } from '../db/client.js';
 import { isWellFormedKey, keyDigest } from './keys.js';
 import { effectiveLimits, type PlanName } from './plans.js';
 
@@ -16,6 +16,10 @@ export interface AuthInfo {
 
 /** Channel on which every process that changes keys or teams announces it, so caches drop at once. */
 export const AUTH_CHANGED = 'waymark_auth_changed';
+/** Channel on which each server answers an announced change once its cache has let the old state go. */
+const AUTH_HEARD = 'waymark_auth_heard';
+/** The application_name of a server's connections: its listener is one to wait for (see announceAuthChange). */
+export const SERVER_APPLICATION = 'waymark serve';
 
 const TTL_MS = 30_000;
 const NEGATIVE_TTL_MS = 2_000;
@@ -60,7 +64,11 @@ export class KeyStore {
   constructor(private readonly sql: Sql) {}
 
   async listen(): Promise<void> {
-    const sub = await this.sql.listen(AUTH_CHANGED, () => this.changed());
+    const sub = await this.sql.listen(AUTH_CHANGED, (payload) => {
+      this.changed();
+      // From here every lookup waits for the read the change queued: the announcer may go on.
+      if (payload) this.sql`SELECT pg_notify(${AUTH_HEARD}, ${payload})`.catch(() => {});
+    });
     this.unlisten = () => sub.unlisten();
   }
 
@@ -165,36 +173,38 @@ export class KeyStore {
 }
 
 /**
- * Announces a change of keys or teams and waits (up to a second) until this process's own listener has
- * heard it. In a server the KeyStore's callback runs on the same notification (same LISTEN connection)
- * before ours, so the dashboard's reply goes out only once this process has forgotten the old state.
- * From the CLI it means PostgreSQL has delivered the notification to its listeners, so a server's next
- * request with the key no longer races the notification that the command's own statement sent.
+ * Announces a change of keys or teams and waits (up to two seconds) until every server listening to
+ * the database has answered that it heard it: its KeyStore answers once the old state can no longer
+ * be served, so the next request with the key, to any server, sees the change. The servers to wait
+ * for are counted by their listening connections' name; a server that starts after the count has
+ * nothing cached. (Waiting only for the announcer's own listener was not enough: PostgreSQL delivers
+ * a notification to each listening connection on its own, and a server's could come later.)
  */
-const heard = new WeakMap<Sql, { ready: Promise<unknown>; waiting: Map<string, () => void> }>();
+const answers = new WeakMap<Sql, { ready: Promise<unknown>; waiting: Map<string, () => void> }>();
 export async function announceAuthChange(sql: Sql): Promise<void> {
-  let channel = heard.get(sql);
+  let channel = answers.get(sql);
   if (!channel) {
     const waiting = new Map<string, () => void>();
-    const ready = sql
-      .listen(AUTH_CHANGED, (payload) => {
-        waiting.get(payload)?.();
-        waiting.delete(payload);
-      })
-      .catch(() => undefined);
-    heard.set(sql, (channel = { ready, waiting }));
+    const ready = sql.listen(AUTH_HEARD, (payload) => waiting.get(payload)?.()).catch(() => undefined);
+    answers.set(sql, (channel = { ready, waiting }));
   }
   const sub = await channel.ready;
+  const [{ servers }] = await sql<{ servers: number }[]>`
+    SELECT count(*)::int AS servers FROM pg_stat_activity
+    WHERE datname = current_database() AND application_name = ${listenerName(SERVER_APPLICATION)}`;
   const nonce = `change:${randomBytes(9).toString('base64url')}`;
-  const arrived = sub
-    ? new Promise<void>((resolve) => {
-        channel.waiting.set(nonce, resolve);
-        setTimeout(() => {
-          channel.waiting.delete(nonce);
-          resolve();
-        }, 1_000).unref();
-      })
-    : Promise.resolve();
+  const arrived =
+    sub && servers > 0
+      ? new Promise<void>((resolve) => {
+          let heard = 0;
+          const done = () => {
+            channel.waiting.delete(nonce);
+            resolve();
+          };
+          channel.waiting.set(nonce, () => ++heard >= servers && done());
+          setTimeout(done, 2_000).unref();
+        })
+      : Promise.resolve();
   await sql`SELECT pg_notify(${AUTH_CHANGED}, ${nonce})`;
   await arrived;
 }

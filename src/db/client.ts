@@ -48,10 +48,12 @@ export function connect(url: string, max = 10, settings: Record<string, string> 
     ...({ socket: (o: Parameters<typeof connectNoDelay>[0]) => counted(connectNoDelay(o), stats) } as object),
   }) as unknown as Sql;
   // Notifications come on a connection of their own that is never idle: LISTEN lasts as long as it.
+  // Its name says whose listener it is, so a process can count the listeners that should answer it.
+  const listenerSettings = { ...settings, application_name: listenerName(settings.application_name ?? 'waymark') };
   const listener: Listener = new Listener(() =>
     postgres(url, {
       max: 1,
-      connection: settings,
+      connection: listenerSettings,
       idle_timeout: undefined,
       max_lifetime: null,
       fetch_types: false,
@@ -67,6 +69,9 @@ export function connect(url: string, max = 10, settings: Record<string, string> 
   poolStatsOf.set(sql, stats);
   return sql;
 }
+
+/** The application_name of the listening connection of a pool whose connections are named `name`. */
+export const listenerName = (name: string) => `${name} listener`;
 
 function counted(socket: net.Socket, stats: PoolStats): net.Socket {
   stats.open++;

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { api, startTestApp, TEST_DATABASE_URL } from '../support/app.js';
 import { inProcess } from '../support/process.js';
+import { AUTH_CHANGED, SERVER_APPLICATION } from '../../src/auth/authenticate.js';
+import { connect } from '../../src/db/client.js';
 
 /** The CLI in this process (see inProcess): what it prints, or its error as a rejection. */
 const waymark = async (...args: string[]) => {
@@ -51,6 +53,31 @@ describe('waymark CLI', () => {
 
     await waymark('key', 'delete', key.id);
     expect((await api(app, 'GET', '/v1/info', { key: key.key })).status).toBe(401);
+  });
+
+  it('a key change returns only once every server listening has heard it', async () => {
+    // A second server whose listener answers 400 ms late (its event loop busy, its notification delivered
+    // late): the command must not return before it, or that server would still serve the old key.
+    const slow = connect(TEST_DATABASE_URL, 1, { application_name: SERVER_APPLICATION });
+    const heard: string[] = [];
+    await slow.listen(AUTH_CHANGED, (nonce) => {
+      heard.push(nonce);
+      setTimeout(() => slow`SELECT pg_notify('waymark_auth_heard', ${nonce})`.catch(() => {}), 400);
+    });
+    try {
+      const team = await json('team', 'create', '--name', 'two servers', '--plan', 'basic');
+      const key = await json('key', 'create', '--team', team.id, '--name', 'k', '--permissions', 'all');
+      heard.length = 0;
+      const started = performance.now();
+      await waymark('key', 'deactivate', key.id);
+      const took = performance.now() - started;
+      expect(heard).toHaveLength(1);
+      expect(took).toBeGreaterThanOrEqual(400);
+      expect(took).toBeLessThan(2_000);
+      expect((await api(app, 'GET', '/v1/info', { key: key.key })).status).toBe(401);
+    } finally {
+      await slow.end({ timeout: 1 });
+    }
   });
 
   it('expires keys at their expiry date', async () => {
