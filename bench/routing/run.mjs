@@ -18,6 +18,7 @@ import { GRAPH_ARRAYS } from '../../dist/map/graphs/road-graph.js';
 import { PROFILES } from '../../dist/map/graphs/profiles.js';
 import { placeGraphs } from '../../dist/engine/graph-memory.js';
 import { RouteCore } from '../../dist/engine/route-core.js';
+import { avoidSelectionBox, withinRadiusOfAny } from '../../dist/engine/avoid-area.js';
 import { closePool } from '../../dist/compute/pool.js';
 import { loadMap, matrix as poolMatrix, route as poolRoute } from '../../dist/engine/engine.js';
 
@@ -63,31 +64,15 @@ function plainNodes(g) {
 }
 const at = (g, v, jitter = 0) => ({ lat: g.nodeCoords[2 * v] + jitter * (rand() - 0.5), lon: g.nodeCoords[2 * v + 1] + jitter * (rand() - 0.5) });
 const pick = (arr) => arr[Math.floor(rand() * arr.length)];
-const M_PER_DEG = 111195;
 
 function circlesAround(waypoints, count, radius) {
-  let w = Infinity,
-    s = Infinity,
-    e = -Infinity,
-    n = -Infinity;
-  for (const p of waypoints) {
-    w = Math.min(w, p.lon);
-    e = Math.max(e, p.lon);
-    s = Math.min(s, p.lat);
-    n = Math.max(n, p.lat);
-  }
-  // The API's selection box: the waypoints' box grown by 10% of its diagonal, at least 1 km, at most 10 km.
-  const diag = Math.hypot((n - s) * M_PER_DEG, (e - w) * M_PER_DEG * Math.cos((s * Math.PI) / 180));
-  const grow = Math.min(10_000, Math.max(1_000, 0.1 * diag)) / M_PER_DEG;
-  s -= grow;
-  n += grow;
-  w -= grow / Math.cos((s * Math.PI) / 180);
-  e += grow / Math.cos((s * Math.PI) / 180);
+  const positions = waypoints.map((p) => ({ latitude: p.lat, longitude: p.lon }));
+  // Inside the box in which the API looks for POIs to avoid, none over a waypoint.
+  const { west: w, south: s, east: e, north: n } = avoidSelectionBox(positions);
   const circles = [];
   while (circles.length < count) {
     const c = { lat: s + rand() * (n - s), lon: w + rand() * (e - w), radius };
-    const clear = waypoints.every((p) => Math.hypot((p.lat - c.lat) * M_PER_DEG, (p.lon - c.lon) * M_PER_DEG * Math.cos((c.lat * Math.PI) / 180)) > radius + 5);
-    if (clear) circles.push(c);
+    if (!withinRadiusOfAny({ latitude: c.lat, longitude: c.lon }, positions, radius + 5)) circles.push(c);
   }
   return circles;
 }
