@@ -96,6 +96,21 @@ export function Confirm({
   );
 }
 
+/** A table's header row; the `numeric` columns are right-aligned like their cells. */
+export function TableHead({ columns, numeric = [] }: { columns: readonly string[]; numeric?: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th key={c} scope="col" class={numeric.includes(c) ? 'num' : undefined}>
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 /** Sets the document title and moves focus to the page heading on navigation (for screen readers). */
 let firstPage = true;
 export function PageHeading({ children }: { children: string }) {

@@ -1,7 +1,7 @@
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
-import { described, Field, fieldErrorsOf, Message, PageHeading, useRequest } from '../components';
+import { described, Field, fieldErrorsOf, Message, PageHeading, useRequest, TableHead } from '../components';
 import { BaseMap, featureCollection, fitTo, km, overlay, PALETTE, point, type MapLib } from '../map/base-map';
 import { listAll, type Category } from './pois';
 
@@ -154,14 +154,7 @@ export function ClustersPage() {
                 {result.summary.clusters} clusters of {result.summary.stops} stops
               </h2>
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Cluster</th>
-                    <th scope="col">Stops</th>
-                    <th scope="col">Radius</th>
-                    <th scope="col">Centre</th>
-                  </tr>
-                </thead>
+                <TableHead columns={['Cluster', 'Stops', 'Radius', 'Centre']} />
                 <tbody>
                   {result.clusters.map((c, i) => (
                     <tr key={c.id}>

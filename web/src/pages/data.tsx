@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
-import { Confirm, described, Field, fieldErrorsOf, Message, PageHeading } from '../components';
+import { Confirm, described, Field, fieldErrorsOf, Message, PageHeading, TableHead } from '../components';
 import { listAll, type Attribute, type Category } from './pois';
 
 type Kind = 'attributes' | 'categories';
@@ -84,13 +84,7 @@ function Manager({ kind }: { kind: Kind }) {
         <p>None yet.</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              {kind === 'attributes' && <th scope="col">Type</th>}
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <TableHead columns={kind === 'attributes' ? ['Name', 'Type', 'Actions'] : ['Name', 'Actions']} />
           <tbody>
             {items.map((item) => (
               <tr key={item.id}>

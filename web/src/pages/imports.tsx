@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, formatDate } from '../api';
-import { described, Field, fieldErrorsOf, Message, PageHeading } from '../components';
+import { described, Field, fieldErrorsOf, Message, PageHeading, TableHead } from '../components';
 
 interface Import {
   id: string;
@@ -35,14 +35,7 @@ function ImportDetail({ imp }: { imp: Import }) {
         <div class="table-wrap errors-table">
           <table>
             <caption>Row errors ({imp.errors.length})</caption>
-            <thead>
-              <tr>
-                <th scope="col" class="num">
-                  Line
-                </th>
-                <th scope="col">Problem</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Line', 'Problem']} numeric={['Line']} />
             <tbody>
               {imp.errors.map((e, i) => (
                 <tr key={i}>
@@ -155,24 +148,7 @@ export function ImportsPage() {
         ) : (
           <div class="table-wrap">
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">File</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" class="num">
-                    Rows
-                  </th>
-                  <th scope="col" class="num">
-                    Created
-                  </th>
-                  <th scope="col" class="num">
-                    Failed
-                  </th>
-                  <th scope="col">Uploaded</th>
-                  <th scope="col">Finished</th>
-                  <th scope="col">Details</th>
-                </tr>
-              </thead>
+              <TableHead columns={['File', 'Status', 'Rows', 'Created', 'Failed', 'Uploaded', 'Finished', 'Details']} numeric={['Rows', 'Created', 'Failed']} />
               <tbody>
                 {list.map((i) => (
                   <tr key={i.id}>

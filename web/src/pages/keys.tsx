@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, formatDate, PERMISSION_GROUPS } from '../api';
-import { Confirm, described, Field, fieldErrorsOf, Message, PageHeading } from '../components';
+import { Confirm, described, Field, fieldErrorsOf, Message, PageHeading, TableHead } from '../components';
 
 interface Key {
   id: string;
@@ -73,18 +73,7 @@ export function KeysPage() {
         ) : (
           <div class="table-wrap">
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Permissions</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Name', 'Key', 'Permissions', 'Status', 'Expires', 'Created', 'Last used', 'Actions']} />
               <tbody>
                 {keys.map((k) => (
                   <tr key={k.id} data-key-id={k.id}>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, formatDate, qs } from '../api';
-import { Confirm, described, Field, fieldErrorsOf, Message, PageHeading } from '../components';
+import { Confirm, described, Field, fieldErrorsOf, Message, PageHeading, TableHead } from '../components';
 
 export interface Attribute {
   id: string;
@@ -196,18 +196,7 @@ export function PoisPage() {
         ) : (
           <div class="table-wrap">
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Latitude</th>
-                  <th scope="col">Longitude</th>
-                  <th scope="col">Category</th>
-                  <th scope="col">Attributes</th>
-                  <th scope="col">Address</th>
-                  <th scope="col">Updated</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Name', 'Latitude', 'Longitude', 'Category', 'Attributes', 'Address', 'Updated', 'Actions']} />
               <tbody>
                 {page.data.map((p) => (
                   <tr key={p.id}>

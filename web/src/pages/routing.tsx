@@ -1,7 +1,7 @@
 import type { Map as MapLibreMap, MapMouseEvent } from 'maplibre-gl';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
-import { described, Field, fieldErrorsOf, Message, PageHeading, useRequest } from '../components';
+import { described, Field, fieldErrorsOf, Message, PageHeading, useRequest, TableHead } from '../components';
 import { BaseMap, circle, featureCollection, fitTo, km, minutes, overlay, point, type MapLib } from '../map/base-map';
 import { poiFeatures } from './map';
 import { listAll, loadPois, type Category, type Poi } from './pois';
@@ -285,15 +285,7 @@ export function RoutingPage() {
                 </p>
               )}
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Leg</th>
-                    <th scope="col">From</th>
-                    <th scope="col">To</th>
-                    <th scope="col">Distance</th>
-                    <th scope="col">Duration</th>
-                  </tr>
-                </thead>
+                <TableHead columns={['Leg', 'From', 'To', 'Distance', 'Duration']} />
                 <tbody>
                   {route.legs.map((l, i) => (
                     <tr key={i}>

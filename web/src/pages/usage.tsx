@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import { call, qs } from '../api';
-import { Message, PageHeading } from '../components';
+import { Message, PageHeading, TableHead } from '../components';
 
 interface Usage {
   range: '24h' | '30d';
@@ -164,14 +164,7 @@ function CountTable({ caption, label, rows }: { caption: string; label: string; 
     <div class="table-wrap">
       <table>
         <caption>{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{label}</th>
-            <th scope="col" class="num">
-              Requests
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={[label, 'Requests']} numeric={['Requests']} />
         <tbody>
           {rows.map((r) => (
             <tr key={r.key}>
