@@ -469,13 +469,53 @@ function place(j: i32, r: i32, after: i32, after2: i32): void {
   updateRoute(r);
 }
 
+/**
+ * Puts j after node `after` of route r and brings the route's schedule up to date as updateRoute would,
+ * in one pass over it rather than two: departures before j and latest arrivals after it do not change
+ * (the latter only move up one place), so only the departures from j on and the latest arrivals up to j
+ * are computed. Travel times are whole seconds and meters, so the route's sums stay exact when updated.
+ */
 function insertAt(j: i32, r: i32, after: i32): void {
   const base = r * S;
   const len = unchecked(rLen[r]);
   for (let i = len; i > after; i--) unchecked(stops[base + i + 1] = stops[base + i]);
   unchecked(stops[base + after + 1] = j);
   unchecked(rLen[r] = len + 1);
-  updateRoute(r);
+  // Loads after each stop change all along a route with pickups: the full update.
+  if (hasPick) {
+    updateRoute(r);
+    return;
+  }
+  for (let i = len + 1; i > after; i--) unchecked(lat[base + i + 1] = lat[base + i]);
+  const prev = after == 0 ? unchecked(vStart[r]) : unchecked(jLoc[unchecked(stops[base + after])]);
+  const next = after == len ? unchecked(vEnd[r]) : unchecked(jLoc[unchecked(stops[base + after + 2])]);
+  const l = unchecked(jLoc[j]);
+  // A route without jobs cost nothing: its whole trip is new.
+  const was = len == 0 ? 0.0 : tt(prev, next);
+  unchecked(rCost[r] = rCost[r] + tt(prev, l) + tt(l, next) - was);
+  if (hasDist) unchecked(rDist[r] = rDist[r] + dd(prev, l) + dd(l, next) - (len == 0 ? 0.0 : dd(prev, next)));
+  const lb = r * DIM;
+  for (let d = 0; d < DIM; d++) unchecked(rLoad[lb + d] += jDem[j * DIM + d]);
+  unchecked(jobRoute[j] = r);
+  let t = unchecked(dep[base + after]);
+  let from = prev;
+  for (let i = after + 1; i <= len + 1; i++) {
+    const q = unchecked(stops[base + i]);
+    const lq = unchecked(jLoc[q]);
+    t = serviceStart(q, t + tt(from, lq)) + unchecked(jSvc[q]);
+    unchecked(dep[base + i] = t);
+    unchecked(jobPos[q] = i);
+    from = lq;
+  }
+  let L = unchecked(lat[base + after + 2]);
+  let to = next;
+  for (let i = after + 1; i >= 1; i--) {
+    const q = unchecked(stops[base + i]);
+    const lq = unchecked(jLoc[q]);
+    L = latestArrival(q, L - tt(lq, to) - unchecked(jSvc[q]));
+    unchecked(lat[base + i] = L);
+    to = lq;
+  }
 }
 
 function touch(r: i32): void {
