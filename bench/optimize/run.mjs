@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { createKey, createTeam } from '../../dist/auth/admin.js';
 import { parsePermissionList } from '../../dist/auth/permissions.js';
-import { closePool, runTask } from '../../dist/compute/pool.js';
+import { closePool } from '../../dist/compute/pool.js';
 import { loadConfig } from '../../dist/config.js';
 import { connect } from '../../dist/db/client.js';
 import { migrate } from '../../dist/db/migrate.js';
@@ -21,7 +21,7 @@ import { readGraphFiles, readManifest, readShapeFiles } from '../../dist/map/map
 import { nodePositionsE7, toDegrees } from '../../dist/map/graphs/road-graph.js';
 import { projectRoot } from '../../dist/lib/paths.js';
 import { loadMap, matrix, route } from '../../dist/engine/engine.js';
-import { SOLVE_OPTIONS } from '../../dist/api/optimize/routes.js';
+import { SEARCHES, solvePlan } from '../../dist/api/optimize/routes.js';
 import { indexLocations, toProblem, travelOf } from '../../dist/api/optimize/problem.js';
 import { optimizeBodySchema } from '../../dist/api/optimize/schema.js';
 import { timeFrame } from '../../dist/api/optimize/time-frame.js';
@@ -184,7 +184,7 @@ for (let k = 0; k < REQUESTS; k++) {
   phases.matrix.push(performance.now() - t);
   const problem = toProblem(body, ix, travelOf(m), timeFrame(body, Object.keys(raw), 0));
   t = performance.now();
-  const solution = await runTask('vrp', { problem, options: SOLVE_OPTIONS });
+  const solution = await solvePlan(problem);
   phases.solve.push(performance.now() - t);
   phases.iterations.push(solution.iterations);
   t = performance.now();
@@ -209,7 +209,7 @@ const summary = {
   vehicles: 3,
   requests: REQUESTS,
   sequential: true,
-  solve_options: SOLVE_OPTIONS,
+  searches: SEARCHES,
   end_to_end_ms: endToEnd,
   phases_ms: phaseStats,
   target: { p95_ms_max: 300 },
