@@ -32,7 +32,8 @@ export const SEARCHES: readonly SolveOptions[] = [
 ];
 
 /** Whether plan a is better than b: it serves more jobs, or as many in less travel time. */
-const better = (a: VrpSolution, b: VrpSolution) => a.unassigned.length < b.unassigned.length || (a.unassigned.length === b.unassigned.length && a.cost < b.cost);
+const better = (a: VrpSolution, b: VrpSolution) =>
+  a.unassigned.length < b.unassigned.length || (a.unassigned.length === b.unassigned.length && a.cost < b.cost);
 
 /** The best plan of the searches; the first wins a tie. */
 export async function solvePlan(problem: VrpProblem): Promise<VrpSolution> {
