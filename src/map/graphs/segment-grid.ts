@@ -230,10 +230,12 @@ export function nearestSegment(grid: GridView, lat: number, lon: number, maxMete
           const cell = r * params.cols + c;
           for (let i = first[cell]; i < first[cell + 1]; i++) {
             // forEachInCell written out: with its closure a snapped point took ~30 % longer (in process, LI).
-            let p = items[i],
+            // As an int32 (a run's mark makes it negative): a uint32 of 2^31 or more is a double in V8,
+            // and so would be every index computed from it.
+            let p = items[i] | 0,
               last = p + 1;
-            if (p >= RUN) {
-              p ^= RUN;
+            if (p < 0) {
+              p &= ~RUN;
               last = p + items[++i];
             }
             for (; p < last; p++) {
