@@ -9,7 +9,8 @@ import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
 import type { Circle } from './avoid.js';
 import { loadGraph, type SharedGraphs } from './graph-memory.js';
 import { joinLineStrings } from './line-json.js';
-import type { MatrixResult, Outcome, RouteFailure, RouteJsonResult, RouteResult, VehicleQuery } from './route-core.js';
+import { arenaOf, createArenaBuffer, heldSlots, releaseSlot, slotText, type SlotRef } from './reply-arena.js';
+import type { MatrixResult, Outcome, RouteFailure, RouteJsonResult, RouteJsonTaskResult, RouteResult, VehicleQuery } from './route-core.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
 export type { Circle } from './avoid.js';
@@ -143,7 +144,7 @@ export async function loadMap(dir: string, profiles: readonly ProfileName[] = PR
     const file = err instanceof MapFormatError ? (err.file ?? '') : '';
     throw new MapLoadError(file.includes('/') ? file.split('/')[0] : 'map', err instanceof Error ? err.message : String(err));
   }
-  await setWorkerData({ routing: shared });
+  await setWorkerData({ routing: shared, replyArena: arenaBuffer });
   loaded = { dir, manifest, profiles: Object.keys(shared.profiles) as ProfileName[], bytes };
   return loaded;
 }
@@ -169,24 +170,57 @@ export function route(req: RouteRequest): Promise<RouteResult> {
 /** From this many waypoints a plain route's legs are shared out over two workers. */
 const SPLIT_ROUTE_FROM = 4;
 
+/** Where the compute threads write route texts for this thread to read in place (reply-arena.ts). */
+const arenaBuffer = createArenaBuffer();
+const arena = arenaOf(arenaBuffer);
+/** A text whose reply never released it (a handler that failed after the route was found) gives its
+ *  slot back once its `release` can no longer be called. */
+const unreleased = new FinalizationRegistry<SlotRef>((ref) => releaseSlot(arena, ref));
+
+/** A compute thread's answer as the caller's: the text in place, and how to give its slot back. */
+function received(r: RouteJsonTaskResult): RouteJsonResult {
+  const { geometryJson, ...rest } = r;
+  if (geometryJson instanceof Uint8Array) return { ...rest, geometryJson: [geometryJson], release: () => {} };
+  const release = () => {
+    unreleased.unregister(release);
+    releaseSlot(arena, geometryJson);
+  };
+  // Held by whoever may still send the text (a reply keeps it to call): when it is collected, no one can.
+  unreleased.register(release, geometryJson, release);
+  return { ...rest, geometryJson: [slotText(arena, geometryJson)], release };
+}
+
+/** Arena slots held now: texts received and not yet released. */
+export const heldReplySlots = (): number => heldSlots(arena);
+
+const receivedOutcome = (o: Outcome<RouteJsonTaskResult>): Outcome<RouteJsonResult> => (o.ok ? { ok: true, value: received(o.value) } : o);
+
 /**
  * `route`, with the geometry written as GeoJSON text by the worker: a reply copies it as it is. A plain
  * route through several waypoints is searched in two halves at once when two threads are idle (legs are
  * independent without avoidance: each half ends where the other starts), which halves the wait for a
  * long one. A half that fails, or had to snap its waypoints again to the main network, makes the whole route
- * run as one, so that errors and snapping are exactly the whole route's.
+ * run as one, so that errors and snapping are exactly the whole route's. The caller calls `release` on
+ * the answer once its reply is sent.
  */
 export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
   const n = req.waypoints.length;
+  const whole = async () => unwrap(receivedOutcome(await routeTask('routeJson', req)));
   // Only onto two idle threads: a half queued behind a batch job's search slice would wait longer than
   // the whole route takes on one.
-  if (!loaded || n < SPLIT_ROUTE_FROM || req.avoid?.circles.length || idleThreads() < 2) return routeIn<RouteJsonResult>('routeJson', req);
+  if (!loaded || n < SPLIT_ROUTE_FROM || req.avoid?.circles.length || idleThreads() < 2) return whole();
   const k = Math.ceil((n - 1) / 2);
-  const [a, b] = await Promise.all([
-    runTask<Outcome<RouteJsonResult>>('routeJson', { ...req, waypoints: req.waypoints.slice(0, k + 1) }),
-    runTask<Outcome<RouteJsonResult>>('routeJson', { ...req, waypoints: req.waypoints.slice(k) }),
-  ]);
-  if (!a.ok || !b.ok || a.value.resnapped || b.value.resnapped) return routeIn<RouteJsonResult>('routeJson', req);
+  const [a, b] = (
+    await Promise.all([
+      runTask<Outcome<RouteJsonTaskResult>>('routeJson', { ...req, waypoints: req.waypoints.slice(0, k + 1) }),
+      runTask<Outcome<RouteJsonTaskResult>>('routeJson', { ...req, waypoints: req.waypoints.slice(k) }),
+    ])
+  ).map(receivedOutcome);
+  if (!a.ok || !b.ok || a.value.resnapped || b.value.resnapped) {
+    if (a.ok) a.value.release();
+    if (b.ok) b.value.release();
+    return whole();
+  }
   return joinRoutes(a.value, b.value);
 }
 
@@ -201,14 +235,22 @@ function joinRoutes(a: RouteJsonResult, b: RouteJsonResult): RouteJsonResult {
     blockedGeometries: a.blockedGeometries + b.blockedGeometries,
     limitedGeometries: a.limitedGeometries,
     resnapped: false,
-    geometryJson: joinLineStrings(a.geometryJson, b.geometryJson),
+    geometryJson: joinLineStrings(a.geometryJson[0], b.geometryJson[0]),
+    release: () => {
+      a.release();
+      b.release();
+    },
   };
 }
 
-async function routeIn<T>(task: string, req: RouteRequest): Promise<T> {
+async function routeTask<T>(task: string, req: RouteRequest): Promise<Outcome<T>> {
   if (!loaded) throw new MapNotLoadedError();
   if (req.waypoints.length < 2) throw new RangeError('a route needs at least 2 waypoints');
-  return unwrap(await runTask<Outcome<T>>(task, req));
+  return runTask<Outcome<T>>(task, req);
+}
+
+async function routeIn<T>(task: string, req: RouteRequest): Promise<T> {
+  return unwrap(await routeTask<T>(task, req));
 }
 
 /** The indexes of the points farther than 500 m from any road the profile may use (none searched). */

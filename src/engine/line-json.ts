@@ -13,8 +13,7 @@ for (let i = 0; i < 100; i++) {
 }
 
 const PREFIX = Buffer.from('{"type":"LineString","coordinates":[', 'latin1');
-const COMMA = 44,
-  CLOSE = 93;
+const CLOSE = 93;
 
 /** 1e-6° rounding of a coordinate, as the JSON shows it. */
 export const micro = (x: number): number => Math.round(x * 1e6) / 1e6;
@@ -27,9 +26,19 @@ export const microOfE7 = (e7: number): number => Math.floor((e7 + 5) / 10);
  * is repeated, as a LineString needs two positions.
  */
 export function lineStringJson(valuesE7: Int32Array): Uint8Array {
+  const buf = scratchOf(lineStringBytes(valuesE7));
+  const length = writeLineString(valuesE7, buf);
+  // An exact copy (Buffer's slice is a view): the scratch is reused, and a view of it would carry all of
+  // it across threads.
+  return new Uint8Array(buf.buffer, buf.byteOffset, length).slice();
+}
+
+/** The most bytes lineStringJson writes for these values: at most 11 characters per number, 3 more per point. */
+export const lineStringBytes = (valuesE7: Int32Array): number => 40 + Math.max(4, valuesE7.length) * 14;
+
+/** lineStringJson's text written into `buf` (of at least lineStringBytes); its length. */
+export function writeLineString(valuesE7: Int32Array, buf: Uint8Array): number {
   const points = valuesE7.length === 2 ? Int32Array.of(valuesE7[0], valuesE7[1], valuesE7[0], valuesE7[1]) : valuesE7;
-  // At most 11 characters per number, 3 more per point.
-  const buf = scratchOf(40 + points.length * 14);
   buf.set(PREFIX, 0);
   let p = PREFIX.length;
   // One loop with the digits written inline and integer division by `| 0`: a far route has tens of
@@ -75,27 +84,22 @@ export function lineStringJson(valuesE7: Int32Array): Uint8Array {
   }
   buf[p++] = 93;
   buf[p++] = 125;
-  // An exact copy: the scratch is reused, and a view of it would carry all of it across threads.
-  return new Uint8Array(buf.buffer, buf.byteOffset, p).slice();
+  return p;
 }
 
 /**
- * Two lines written by lineStringJson where the second starts at the point the first ends at, as one
- * line: the first without its closing `]}`, then the second without its first point (the text a single
- * line through both would have).
+ * Two lines written by lineStringJson where the second starts at the point the first ends at, as the
+ * parts of one line: the first without its closing `]}`, then the second without its first point (the
+ * text a single line through both would have). Views, not copies.
  */
-export function joinLineStrings(a: Uint8Array, b: Uint8Array): Uint8Array {
+export function joinLineStrings(a: Uint8Array, b: Uint8Array): Uint8Array[] {
   // The end of b's first point: the first `]` after the prefix (numbers hold no brackets).
   let i = PREFIX.length;
   while (b[i] !== CLOSE) i++;
-  const rest = b.subarray(i + 2); // past `],`
-  const out = new Uint8Array(a.length - 2 + 1 + rest.length);
-  out.set(a.subarray(0, a.length - 2), 0);
-  out[a.length - 2] = COMMA;
-  out.set(rest, a.length - 1);
-  return out;
+  // a ends `…]]}`: without its last two bytes it ends with its last point; b's rest starts with the
+  // comma before its second point.
+  return [a.subarray(0, a.length - 2), b.subarray(i + 1)];
 }
-
 let scratch = Buffer.allocUnsafeSlow(0);
 
 /** This thread's reusable buffer of at least `bytes` (a long route's line is a few hundred kB). */

@@ -19,6 +19,7 @@ import {
   type PhantomSeed,
 } from './phantom.js';
 import { RouteKernel } from './route-kernel.js';
+import type { SlotRef } from './reply-arena.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
 /** A lorry's size (meters, tonnes); a field left out is the default lorry's (see `defaultVehicle`). */
@@ -56,8 +57,11 @@ export interface RouteResult {
 }
 /** A route whose geometry is lon, lat pairs in 1e-7° integers (bbox in them too): what replies are written from. */
 export type RouteE7Result = Omit<RouteResult, 'geometry'> & { geometryE7: Int32Array };
-/** A route whose geometry is GeoJSON LineString text (UTF-8), for replies. */
-export type RouteJsonResult = Omit<RouteResult, 'geometry'> & { geometryJson: Uint8Array };
+/** A route whose geometry is GeoJSON LineString text (UTF-8) in parts, for replies; `release` once the
+ *  reply is sent gives back the shared memory the parts may be views of (reply-arena.ts). */
+export type RouteJsonResult = Omit<RouteResult, 'geometry'> & { geometryJson: Uint8Array[]; release: () => void };
+/** What the compute thread answers for RouteJsonResult: the text itself, or where it is in the arena. */
+export type RouteJsonTaskResult = Omit<RouteResult, 'geometry'> & { geometryJson: Uint8Array | SlotRef };
 export interface MatrixQuery {
   profile: string;
   points: LatLon[];

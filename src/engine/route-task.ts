@@ -1,9 +1,11 @@
 // Pool tasks for routing: each worker builds its RouteCore once over the shared graph memory that the
 // engine handed to the pool (workerData.routing).
+import { threadId } from 'node:worker_threads';
 import { workerData } from 'piscina';
 import type { SharedGraphs } from './graph-memory.js';
-import { lineStringJson, microOfE7 } from './line-json.js';
-import { RouteCore, type MatrixQuery, type MatrixResult, type Outcome, type RouteJsonResult, type RouteQuery, type RouteResult } from './route-core.js';
+import { lineStringBytes, lineStringJson, microOfE7, writeLineString } from './line-json.js';
+import { arenaOf, SLOT_BYTES, takeSlot, type ReplyArena } from './reply-arena.js';
+import { RouteCore, type MatrixQuery, type MatrixResult, type Outcome, type RouteJsonTaskResult, type RouteQuery, type RouteResult } from './route-core.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
 let core: RouteCore | undefined;
@@ -23,14 +25,22 @@ export function routeTask(q: RouteQuery): Outcome<RouteResult> {
   return routeCore().route(q);
 }
 
-/** The route with its geometry already written as GeoJSON text, ready for a reply. */
-export function routeJsonTask(q: RouteQuery): Outcome<RouteJsonResult> {
+const arenaBuffer = (workerData as { replyArena?: SharedArrayBuffer } | undefined)?.replyArena;
+const arena: ReplyArena | undefined = arenaBuffer && arenaOf(arenaBuffer);
+
+/** The route with its geometry already written as GeoJSON text, ready for a reply: into a slot of the
+ *  reply arena when one is free and large enough, else as a copy. */
+export function routeJsonTask(q: RouteQuery): Outcome<RouteJsonTaskResult> {
   const found = routeCore().routeE7(q);
   if (!found.ok) return found;
   const { geometryE7, bbox, ...rest } = found.value;
   // The box in the same 1e-6° rounding as the line's text, so it is exactly the box of what is printed.
   const [w, s, e, n] = bbox.map((x) => microOfE7(x) / 1e6);
-  return { ok: true, value: { ...rest, bbox: [w, s, e, n], geometryJson: lineStringJson(geometryE7) } };
+  const held = arena && lineStringBytes(geometryE7) <= SLOT_BYTES ? takeSlot(arena, threadId) : null;
+  const geometryJson: RouteJsonTaskResult['geometryJson'] = held
+    ? [held.slot, held.token, writeLineString(geometryE7, held.bytes)]
+    : lineStringJson(geometryE7);
+  return { ok: true, value: { ...rest, bbox: [w, s, e, n], geometryJson } };
 }
 
 export function matrixTask(q: MatrixQuery): Outcome<MatrixResult> {

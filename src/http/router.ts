@@ -6,6 +6,9 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** A reply body already serialised, sent as it is: the concatenation of its parts (text, or UTF-8 bytes). */
 export class RawJson {
   readonly parts: ReadonlyArray<string | Uint8Array>;
+  /** Called once the parts are copied into the reply, or the reply is dropped (a route's text gives
+   *  back the shared memory it is in). */
+  onSent: () => void = () => {};
   constructor(...parts: Array<string | Uint8Array>) {
     this.parts = parts;
   }

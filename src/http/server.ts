@@ -327,7 +327,11 @@ async function respond(ctx: RequestContext, match: ReturnType<Router['match']>, 
 }
 
 function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger, closeConnection = false): void {
-  if (ctx.aborted) return;
+  const raw = reply.body instanceof RawJson ? reply.body : undefined;
+  if (ctx.aborted) {
+    raw?.onSent();
+    return;
+  }
   let payload: string | Uint8Array | undefined;
   try {
     payload =
@@ -344,6 +348,8 @@ function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger,
     reply = { status: 500 };
     payload = JSON.stringify({ message: 'Internal server error.' });
   }
+  // The parts are in the payload now (joined copies them).
+  raw?.onSent();
   res.cork(() => {
     res.writeStatus(`${reply.status} ${STATUS_CODES[reply.status] ?? ''}`);
     res.writeHeader('X-Request-Id', ctx.id);

@@ -135,7 +135,9 @@ function routeJson(profile: ProfileName, r: RouteJsonResult, waypoints: Array<{ 
     waypoints: waypoints.map((w) => ({ poi_id: w.poiId, latitude: w.latitude, longitude: w.longitude })),
     avoided,
   });
-  return new RawJson(`{"data":${head.slice(0, -1)},"geometry":`, r.geometryJson, `,${tail.slice(1)}}`);
+  const json = new RawJson(`{"data":${head.slice(0, -1)},"geometry":`, ...r.geometryJson, `,${tail.slice(1)}}`);
+  json.onSent = r.release;
+  return json;
 }
 
 export function routesEndpoint(sql: Sql): Route[] {
@@ -211,7 +213,12 @@ export function routesEndpoint(sql: Sql): Route[] {
           );
         }
         const circles = selection.avoided.map((p) => ({ lat: p.latitude, lon: p.longitude, radius }));
-        const result = circles.length ? await run(circles) : await plainRoute();
+        let result: RouteJsonResult;
+        if (circles.length) {
+          result = await run(circles);
+          // The plain route only placed the selection: its text is not sent.
+          (await plain?.catch(() => undefined))?.release();
+        } else result = await plainRoute();
         const avoided = {
           radius,
           count: selection.avoided.length,
