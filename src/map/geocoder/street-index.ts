@@ -1,30 +1,28 @@
 // The named streets of a geocoder index as an R-tree of their polyline chunks: the nearest one to a
 // point. Reverse geocoding names it when no house is near; the index build gives it to address points
 // that have a house number but no street (as Nominatim parents them to the nearest named street).
-import RBush from 'rbush';
+// A packed static tree (Flatbush) in typed arrays, not a tree of objects: a country has millions of
+// chunks, and as JavaScript objects (RBush) they were ~280 MB of live heap in every compute thread,
+// which each full garbage collection had to mark while routes waited.
+import Flatbush from 'flatbush';
 import { SCALE, segmentDistance2 } from './areas.js';
 import { METERS_PER_DEGREE } from './geometry.js';
 
 const METERS_PER_UNIT = METERS_PER_DEGREE / SCALE;
 
-interface StreetBox {
-  minX: number;
-  minY: number;
-  maxX: number;
-  maxY: number;
-  street: number;
-}
-
 export class StreetIndex {
-  private readonly tree = new RBush<StreetBox>();
+  /** Item i is street i; null without streets (Flatbush needs at least one item). */
+  private readonly tree: Flatbush | null;
 
   /** `coords`: lat, lon pairs in SCALE units; street s has vertices starts[s] … starts[s + 1] - 1. */
   constructor(
     private readonly coords: Int32Array,
     private readonly starts: Uint32Array,
   ) {
-    const boxes: StreetBox[] = [];
-    for (let s = 0; s + 1 < starts.length; s++) {
+    const count = Math.max(0, starts.length - 1);
+    // Coordinates are SCALE-unit integers: Int32Array holds them exactly, in half the memory of doubles.
+    const tree = count > 0 ? new Flatbush(count, 16, Int32Array) : null;
+    for (let s = 0; s < count; s++) {
       let minX = Infinity,
         minY = Infinity,
         maxX = -Infinity,
@@ -37,9 +35,10 @@ export class StreetIndex {
         if (y < minY) minY = y;
         if (y > maxY) maxY = y;
       }
-      boxes.push({ minX, minY, maxX, maxY, street: s });
+      tree!.add(minX, minY, maxX, maxY);
     }
-    this.tree.load(boxes);
+    tree?.finish();
+    this.tree = tree;
   }
 
   /** Index of the street nearest to (lat, lon) (SCALE units) within `radiusM`, or -1. */
@@ -51,11 +50,13 @@ export class StreetIndex {
       starts = this.starts;
     let best = -1;
     let bestD2 = radiusM * radiusM;
-    for (const box of this.tree.search({ minX: lon - dLon, minY: lat - dLat, maxX: lon + dLon, maxY: lat + dLat })) {
-      const s = box.street;
+    if (!this.tree) return -1;
+    // The box in whole units, grown outward: the tree's boxes are integers too.
+    for (const s of this.tree.search(Math.floor(lon - dLon), Math.floor(lat - dLat), Math.ceil(lon + dLon), Math.ceil(lat + dLat))) {
       for (let v = starts[s]; v + 1 < starts[s + 1]; v++) {
         const d2 = segmentDistance2(c[2 * v], c[2 * v + 1], c[2 * v + 2], c[2 * v + 3], lat, lon, kx, METERS_PER_UNIT);
-        if (d2 <= bestD2) {
+        // Equally near streets (a shared vertex): the lowest index, whatever order the tree gives them in.
+        if (d2 < bestD2 || (d2 === bestD2 && (best < 0 || s < best))) {
           bestD2 = d2;
           best = s;
         }
