@@ -290,6 +290,17 @@ describe('limits', () => {
     const s = expectRoute(await plan(app, team.key, { waypoints: [VADUZ, SCHAAN], avoid: {} }), 2);
     expect(s.avoided.count).toBe(500);
     expect(s.avoided.skipped_poi_ids).toEqual(skipped);
+    // More skipped POIs than the box's first query leaves room for (100): the box is read again.
+    const more = await insertPois(
+      app,
+      team.teamId,
+      Array.from({ length: 120 }, (_, i) => offset(VADUZ, (i % 40) + 1, Math.floor(i / 40) * 90)),
+    );
+    const m = expectRoute(await plan(app, team.key, { waypoints: [VADUZ, SCHAAN], avoid: {} }), 2);
+    expect(m.avoided.count).toBe(500);
+    expect(m.avoided.skipped_poi_ids).toEqual([...skipped, ...more].sort());
+    await insertPois(app, team.teamId, [grid[500]]);
+    expect422(await plan(app, team.key, { waypoints: [VADUZ, SCHAAN], avoid: {} }), ['avoid']);
   });
 
   it('with a POI avoided, the waypoints may be at most 150 km apart in straight lines, summed', async () => {
