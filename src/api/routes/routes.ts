@@ -213,12 +213,10 @@ export function routesEndpoint(sql: Sql): Route[] {
           );
         }
         const circles = selection.avoided.map((p) => ({ lat: p.latitude, lon: p.longitude, radius }));
-        let result: RouteJsonResult;
-        if (circles.length) {
-          result = await run(circles);
-          // The plain route only placed the selection: its text is not sent.
-          (await plain?.catch(() => undefined))?.release();
-        } else result = await plainRoute();
+        const result = circles.length ? await run(circles) : await plainRoute();
+        // A plain route found to place the selection (it had to succeed to get here) is not sent when the
+        // avoiding one replaces it.
+        if (circles.length) (await plain)?.release();
         const avoided = {
           radius,
           count: selection.avoided.length,
