@@ -10,6 +10,7 @@ import { addressOf, isGeocoderRelation, streetName } from '../../src/map/geocode
 import { greatCircleMeters } from '../../src/lib/great-circle.js';
 import type { GraphInput } from '../../src/map/graphs/graph-assemble.js';
 import { buildGraphInput } from '../../src/map/graphs/graph-build.js';
+import { hilbertNumbering } from '../../src/map/graphs/node-order.js';
 import { loadOsm, OsmData, type LoadPhase } from '../../src/map/osm/osm-data.js';
 import { E7 } from '../../src/map/graphs/road-graph.js';
 import { buildShapePool } from '../../src/map/graphs/shapes.js';
@@ -100,10 +101,14 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
   }
   const usage = new Map<number, number>();
   for (const { idx } of pieces) idx.forEach((n, k) => usage.set(n, Math.min(2, (usage.get(n) ?? 0) + (k === 0 || k === idx.length - 1 ? 2 : 1))));
-  const graphNodes = [...usage]
+  const fileOrder = [...usage]
     .filter(([, u]) => u >= 2)
     .map(([n]) => n)
     .sort((a, b) => a - b);
+  // Numbered along the Hilbert curve, as the build numbers them (node-order.ts, tested on its own).
+  const numberOf = hilbertNumbering(Float64Array.from(fileOrder.flatMap((n) => coordOf(n))), fileOrder.length);
+  const graphNodes: number[] = [];
+  fileOrder.forEach((n, v) => (graphNodes[numberOf[v]] = n));
   const nodeOf = new Map(graphNodes.map((n, v) => [n, v]));
   const tenths = (m: number, kmh: number) => (kmh > 0 ? Math.max(1, Math.round((m / (kmh / 3.6)) * 10)) : 0);
   const g = {

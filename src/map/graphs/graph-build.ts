@@ -7,6 +7,7 @@
 // walked three times straight off the compact way arrays instead of being materialised: to find the
 // graph nodes, to count geometries and their vertices (so every output array is allocated once at its
 // final size), and to fill them.
+import { hilbertNumbering } from './node-order.js';
 import { greatCircleMeters as haversine } from '../../lib/great-circle.js';
 import type { GraphInput } from './graph-assemble.js';
 import { RESTRICTION_ONLY, type OsmData } from '../osm/osm-data.js';
@@ -61,13 +62,23 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
   const nodeOf = new Int32Array(osm.nodeCount).fill(-1);
   let nodeCount = 0;
   for (let i = 0; i < usage.length; i++) if (usage[i] >= 2) nodeOf[i] = nodeCount++;
-  const nodeCoords = new Float64Array(2 * nodeCount);
+  const fileOrder = new Float64Array(2 * nodeCount);
   for (let i = 0; i < nodeOf.length; i++) {
     const v = nodeOf[i];
     if (v >= 0) {
-      nodeCoords[2 * v] = coordsIn[2 * i];
-      nodeCoords[2 * v + 1] = coordsIn[2 * i + 1];
+      fileOrder[2 * v] = coordsIn[2 * i];
+      fileOrder[2 * v + 1] = coordsIn[2 * i + 1];
     }
+  }
+  // Numbered along a space-filling curve for the searches' memory locality (node-order.ts).
+  const numberOf = hilbertNumbering(fileOrder, nodeCount);
+  const nodeCoords = new Float64Array(2 * nodeCount);
+  for (let i = 0; i < nodeOf.length; i++) {
+    if (nodeOf[i] < 0) continue;
+    const v = numberOf[nodeOf[i]];
+    nodeCoords[2 * v] = fileOrder[2 * nodeOf[i]];
+    nodeCoords[2 * v + 1] = fileOrder[2 * nodeOf[i] + 1];
+    nodeOf[i] = v;
   }
 
   // A geometry runs from a graph node to the next one along a piece.
