@@ -60,7 +60,8 @@ function plainNodes(g) {
   for (let v = 0; v < g.nodeCount; v++) seen.set(key(v), (seen.get(key(v)) ?? 0) + 1);
   const out = [];
   for (let v = 0; v < g.nodeCount; v++) if (seen.get(key(v)) === 1 && g.mainNet[v] === 1) out.push(v);
-  return out;
+  // In order of position, so that the picked points do not depend on how the build numbers the nodes.
+  return out.sort((a, b) => g.nodeCoords[2 * a] - g.nodeCoords[2 * b] || g.nodeCoords[2 * a + 1] - g.nodeCoords[2 * b + 1]);
 }
 const at = (g, v, jitter = 0) => ({ lat: g.nodeCoords[2 * v] + jitter * (rand() - 0.5), lon: g.nodeCoords[2 * v + 1] + jitter * (rand() - 0.5) });
 const pick = (arr) => arr[Math.floor(rand() * arr.length)];
