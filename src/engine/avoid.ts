@@ -9,8 +9,8 @@ export interface Circle {
   radius: number;
 }
 
-/** Sets the bit of every geometry entering a circle; returns geometry → indexes of the circles it enters. */
-export function blockCircles(g: RoadGraph, grid: GridView, circles: readonly Circle[], bits: Uint8Array): Map<number, number[]> {
+/** Blocks every geometry entering a circle; returns geometry → indexes of the circles it enters. */
+export function blockCircles(g: RoadGraph, grid: GridView, circles: readonly Circle[], block: (geom: number) => void): Map<number, number[]> {
   const hits = new Map<number, number[]>();
   circles.forEach((circle, ci) => {
     const kx = metersPerLonDegree(circle.lat);
@@ -22,8 +22,10 @@ export function blockCircles(g: RoadGraph, grid: GridView, circles: readonly Cir
       const list = hits.get(geom);
       if (list?.includes(ci)) return;
       if (list) list.push(ci);
-      else hits.set(geom, [ci]);
-      bits[geom >> 3] |= 1 << (geom & 7);
+      else {
+        hits.set(geom, [ci]);
+        block(geom);
+      }
     });
   });
   return hits;

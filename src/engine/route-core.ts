@@ -229,16 +229,18 @@ export class RouteCore {
   private blocking(v: ProfileView, circles: readonly Circle[] | undefined, whole: ReadonlySet<number> = NO_GEOMS, always = false): Blocking | null {
     if (!circles?.length && whole.size === 0 && !always) return null;
     const block: Blocking = { circles: circles ?? [], hits: new Map(), whole, written: false };
-    if (circles?.length) block.hits = blockCircles(v.graph, v.grid, circles, this.arm(v, block));
+    if (circles?.length) {
+      this.arm(v, block);
+      block.hits = blockCircles(v.graph, v.grid, circles, (geom) => v.kernel.blockGeometry(geom));
+    }
     return block;
   }
 
-  /** Clears the kernel's bitset and writes `block`'s whole geometries into it; returns the bitset. */
-  private arm(v: ProfileView, block: Blocking): Uint8Array {
-    const bits = v.kernel.blockedBits();
-    for (const g of block.whole) bits[g >> 3] |= 1 << (g & 7);
+  /** Clears the kernel's bitset and writes `block`'s whole geometries into it. */
+  private arm(v: ProfileView, block: Blocking): void {
+    v.kernel.clearBlocked();
+    for (const g of block.whole) v.kernel.blockGeometry(g);
     block.written = true;
-    return bits;
   }
 
   /** The indexes of the points with no road of the profile within the snapping limit: what `route` and

@@ -118,11 +118,24 @@ export class RouteKernel {
     return this.shared.memory.buffer;
   }
 
-  /** The blocked-geometry bitset of this thread, cleared. Set bit g to block geometry g. */
-  blockedBits(): Uint8Array {
-    const bits = new Uint8Array(this.buffer, this.blockedPtr, this.blockedBytes);
-    bits.fill(0);
-    return bits;
+  /** This thread's blocked-geometry bitset, and the bytes of it set since it was last cleared: clearing
+   *  touches only those (a request blocks hundreds of geometries; the bitset covers millions). */
+  private bits: Uint8Array | null = null;
+  private readonly dirtyBytes: number[] = [];
+
+  /** Unblocks every geometry. */
+  clearBlocked(): void {
+    const bits = (this.bits = new Uint8Array(this.buffer, this.blockedPtr, this.blockedBytes));
+    for (const i of this.dirtyBytes) bits[i] = 0;
+    this.dirtyBytes.length = 0;
+  }
+
+  /** Blocks geometry g for the searches that read the bitset, until the next clearBlocked. */
+  blockGeometry(g: number): void {
+    const bits = this.bits ?? (this.bits = new Uint8Array(this.buffer, this.blockedPtr, this.blockedBytes));
+    const i = g >> 3;
+    if (bits[i] === 0) this.dirtyBytes.push(i);
+    bits[i] |= 1 << (g & 7);
   }
 
   /** Writes seed records (node, cost) at `ptr` and, when `metersPtr` is given, their meters there. */

@@ -59,7 +59,7 @@ describe('contraction hierarchy', () => {
       const g = graphs[profile];
       expect(shared.profiles[profile].layout.hierarchy).toBe(true);
       const kernel = new RouteKernel(shared.profiles[profile]);
-      kernel.blockedBits(); // cleared: the A* search below must find the unblocked optimum
+      kernel.clearBlocked(); // cleared: the A* search below must find the unblocked optimum
       const nodes = mainNodes(g);
       const rand = rng(11);
       let checked = 0;

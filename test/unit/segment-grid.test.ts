@@ -71,7 +71,7 @@ describe('segment grid', () => {
           expect(isUsed(used, hit!.point) && accept(hit!.geom)).toBe(true);
         }
 
-        // Every used segment within the circle is offered (among others from the cells its box touches).
+        // Every used segment within the circle is offered (among others whose boxes meet the circle's).
         const radius = 50 + rand() * 400;
         const offered = new Set<number>();
         segmentsNearCircle(view, lat, lon, radius, (p) => offered.add(p));
