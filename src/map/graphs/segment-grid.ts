@@ -257,8 +257,9 @@ export function nearestSegment(grid: GridView, lat: number, lon: number, maxMete
  */
 export function segmentsNearCircle(grid: GridView, lat: number, lon: number, radius: number, fn: (point: number) => void): void {
   const { grid: params, gridFirst: first, gridItems: items, pointsE7: pts } = grid.shapes;
-  // Wider than segmentDistance's frame by construction: M_PER_DEG is below its meters per degree of
-  // latitude, and M_PER_DEG × cos below its meters per degree of longitude.
+  // Wider than segmentDistance's frame: M_PER_DEG is below its meters per degree of latitude, and
+  // M_PER_DEG × cos below its meters per degree of longitude (within 0.6° of a pole the box, like the
+  // cells searched, is capped).
   const dLat = radius / M_PER_DEG,
     dLon = radius / (M_PER_DEG * Math.max(0.01, Math.cos(lat * RAD)));
   const south = Math.floor((lat - dLat) * 1e7) - 1,
