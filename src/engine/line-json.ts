@@ -100,6 +100,7 @@ export function joinLineStrings(a: Uint8Array, b: Uint8Array): Uint8Array[] {
   // comma before its second point.
   return [a.subarray(0, a.length - 2), b.subarray(i + 1)];
 }
+
 let scratch = Buffer.allocUnsafeSlow(0);
 
 /** This thread's reusable buffer of at least `bytes` (a long route's line is a few hundred kB). */

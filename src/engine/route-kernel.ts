@@ -123,16 +123,21 @@ export class RouteKernel {
   private bits: Uint8Array | null = null;
   private readonly dirtyBytes: number[] = [];
 
+  /** A view of the bitset over the memory's current buffer. */
+  private bitset(): Uint8Array {
+    return new Uint8Array(this.buffer, this.blockedPtr, this.blockedBytes);
+  }
+
   /** Unblocks every geometry. */
   clearBlocked(): void {
-    const bits = (this.bits = new Uint8Array(this.buffer, this.blockedPtr, this.blockedBytes));
+    const bits = (this.bits = this.bitset());
     for (const i of this.dirtyBytes) bits[i] = 0;
     this.dirtyBytes.length = 0;
   }
 
   /** Blocks geometry g for the searches that read the bitset, until the next clearBlocked. */
   blockGeometry(g: number): void {
-    const bits = this.bits ?? (this.bits = new Uint8Array(this.buffer, this.blockedPtr, this.blockedBytes));
+    const bits = (this.bits ??= this.bitset());
     const i = g >> 3;
     if (bits[i] === 0) this.dirtyBytes.push(i);
     bits[i] |= 1 << (g & 7);

@@ -75,10 +75,9 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
   const nodeCoords = new Float64Array(2 * nodeCount);
   for (let i = 0; i < nodeOf.length; i++) {
     if (nodeOf[i] < 0) continue;
-    const v = numberOf[nodeOf[i]];
-    nodeCoords[2 * v] = fileOrder[2 * nodeOf[i]];
-    nodeCoords[2 * v + 1] = fileOrder[2 * nodeOf[i] + 1];
-    nodeOf[i] = v;
+    const v = (nodeOf[i] = numberOf[nodeOf[i]]);
+    nodeCoords[2 * v] = coordsIn[2 * i];
+    nodeCoords[2 * v + 1] = coordsIn[2 * i + 1];
   }
 
   // A geometry runs from a graph node to the next one along a piece.
