@@ -612,6 +612,10 @@ async function workloadB(pool, POIS = 500, ROUTES = 5, REQUESTS = 100) {
   log(`(b) ${REQUESTS} car routes avoiding ${POIS} POIs each (radius ${R} m) over ${routes.length} routes`);
   const { out, answers } = await measure('(b)', items, (r) => post('/v1/routes', body(r)), { warmup: routes, allowBlocked: true, keepAnswers: true });
   const avoidedCounts = answers.filter((a) => a.c.kind === 'ok').map((a) => a.r.json.data.avoided?.count);
+  for (const [i, r] of routes.entries()) {
+    const ms = stats(answers.filter((a) => a.item === r).map((a) => a.r.ms));
+    log(`  (b) route ${i + 1}: p50 ${ms.p50} ms, p95 ${ms.p95} ms, max ${ms.max} ms`);
+  }
   return {
     ...out,
     description: `2 waypoints 100–145 km apart (great circle), driving-car, avoid {category_id, radius: ${R}} selecting ${POIS} POIs 30–80 m sideways of the plain route; 1 in ${BLOCK_EVERY} closes the route itself where a detour was found to exist`,
@@ -632,6 +636,7 @@ async function workloadB(pool, POIS = 500, ROUTES = 5, REQUESTS = 100) {
         blocked: mine.filter((a) => a.c.kind === 'blocked').length,
         avoiding_km: oks.length ? km(oks[0].r.json.data.distance) : null,
         category: `bench-avoid-${i + 1}`,
+        ms: stats(mine.map((a) => a.r.ms)),
       };
     }),
   };

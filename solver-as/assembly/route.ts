@@ -5,7 +5,8 @@
 //
 // Profile descriptor (u32 words): 0 N, 1 M, 2 firstOut, 3 head, 4 weight, 5 orig, 6 geomCm (u32 per
 // geometry), contraction hierarchy: 7 U (upward edge count; CH edge ids ≥ U are downward), 8 upFirst,
-// 9 upHead, 10 upWeight, 11 upCm (u32), 12 dnFirst, 13 dnTail, 14 dnWeight, 15 dnCm (u32), 16 chA, 17 chB.
+// 9 upHead, 10 upWeight, 11 upCm (u32), 12 dnFirst, 13 dnTail, 14 dnWeight, 15 dnCm (u32), 16 chA, 17 chB,
+// reverse graph (made at load): 18 rFirst, 19 rTail, 20 rEdge.
 // Lengths are whole centimeters in the graph and in labels (sums of them are exact, so every search breaks
 // ties alike); seeds' meters come in and results go out in meters.
 // Scratch header (u32 words): 0 capacity C (the profile's N); the per-node arrays follow at 256.
@@ -179,24 +180,45 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
 
 let usePot: bool = false;
 
-/** d(v, targets) over the unblocked graph (INF when no path), memoized in sPot for this query. */
+// The A* of the current p2p call. Forward, it leaves the source seeds over out-edges with potentials
+// toward the targets (the backward hierarchy search's labels); backward, it leaves the target seeds over
+// the reverse graph's in-edges with potentials from the sources (the forward search's labels). The two
+// settle very different numbers of nodes on one query (the blocked places sit nearer one end), so a
+// caller may run both on two threads and keep the first answer. Each side's state is the other's free
+// arrays: the B arrays (and the F heap as the potential's stack) when backward, the F arrays forward.
+let aBack: bool = false;
+let aStamp: usize = 0; let aDist: usize = 0; let aPar: usize = 0; let aPos: usize = 0;
+let aHn: usize = 0; let aHk: usize = 0; let aSize: i32 = 0;
+let aFirst: usize = 0; let aNext: usize = 0; let aEdge: usize = 0;
+let aEndSeeds: usize = 0; let aEnds: i32 = 0;
+let aMu: f64 = INF;
+// The potential: base labels, the stack, and the hierarchy edges towards higher nodes on the way to the
+// base search (upward edges forward; edges from higher tails, the downward lists, backward).
+let pStamp: usize = 0; let pDist: usize = 0; let pStack: usize = 0;
+let pFirst: usize = 0; let pNext: usize = 0; let pWeight: usize = 0;
+// The reverse graph of the current call (descriptor words 18-20): per node its in-edges' tails and
+// forward edge ids.
+let rFirst: usize = 0; let rTail: usize = 0; let rEdge: usize = 0;
+
+/** The distance between v and the base search's seeds over the unblocked graph (INF when no path),
+ *  memoized in sPot for this query. */
 function potential(v: u32): f64 {
   if (!usePot) return 0;
   if (u32At(sPotStamp, v) == epoch) return f64At(sPot, v);
-  // Depth-first over upward edges; the B heap area is free after the backward search and holds the
-  // stack. Ranks rise along upward edges, so the stack never holds a node twice and stays below N.
-  const stack = sHeapNB;
+  // Depth-first over edges to higher nodes: ranks rise along them, so the stack never holds a node
+  // twice and stays below N.
+  const stack = pStack;
   setU32(stack, 0, v);
   let top = 1;
   while (top > 0) {
     const x = u32At(stack, <u32>(top - 1));
-    let best: f64 = u32At(sStampB, x) == epoch ? f64At(sDistB, x) : INF;
+    let best: f64 = u32At(pStamp, x) == epoch ? f64At(pDist, x) : INF;
     let pending: u32 = NONE;
-    const end = u32At(hUpFirst, x + 1);
-    for (let i = u32At(hUpFirst, x); i < end; i++) {
-      const w = u32At(hUpHead, i);
+    const end = u32At(pFirst, x + 1);
+    for (let i = u32At(pFirst, x); i < end; i++) {
+      const w = u32At(pNext, i);
       if (u32At(sPotStamp, w) != epoch) { pending = w; break; }
-      const c = <f64>u32At(hUpWeight, i) + f64At(sPot, w);
+      const c = <f64>u32At(pWeight, i) + f64At(sPot, w);
       if (c < best) best = c;
     }
     if (pending != NONE) { setU32(stack, <u32>top, pending); top++; continue; }
@@ -208,12 +230,14 @@ function potential(v: u32): f64 {
 }
 
 /**
- * Shortest path from the source seeds to the target seeds (each seed: a node with its initial cost; the
- * target seeds' meters at `tgtMeters`) avoiding the geometries set in `blocked` (0: none). `mu0` is an
- * upper bound already known (e.g. source and target on the same edge); returns the best cost, and
- * `found()` tells whether the graph gave a path cheaper than mu0 (then `pathEdges` writes it).
+ * Shortest path from the source seeds to the target seeds (each seed: a node with its initial cost; their
+ * meters at `srcMeters` / `tgtMeters`) avoiding the geometries set in `blocked` (0: none). `mu0` is an
+ * upper bound already known (e.g. source and target on the same edge). `backward` searches from the
+ * targets over the reverse graph (same answer, other work). Settles at most `budget` nodes: returns
+ * whether the search is done; `resume` goes on. Then `cost()` is the best cost, and `found()` tells
+ * whether the graph gave a path cheaper than mu0 (then `pathEdges` writes it).
  */
-export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize, nSrc: i32, tgtSeeds: usize, nTgt: i32, tgtMeters: usize, mu0: f64, hierarchy: bool): f64 {
+export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize, nSrc: i32, srcMeters: usize, tgtSeeds: usize, nTgt: i32, tgtMeters: usize, mu0: f64, hierarchy: bool, backward: bool, budget: i32): bool {
   setup(desc, scratch, blocked);
   srcSeedPtr = srcSeeds; tgtSeedPtr = tgtSeeds;
   nSrcSeeds = nSrc < MAX_SEEDS ? nSrc : MAX_SEEDS;
@@ -222,54 +246,87 @@ export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize
   lastWasCh = false;
   meetNode = NONE;
   usePot = hierarchy;
-  if (usePot) {
-    sizeB = chSeed(sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, 0, tgtSeeds, tgtMeters, nTgtSeeds);
-    while (sizeB > 0) chBackwardStep();
+  aBack = backward;
+  if (backward) {
+    rFirst = <usize>load<u32>(desc + 72); rTail = <usize>load<u32>(desc + 76); rEdge = <usize>load<u32>(desc + 80);
+    aStamp = sStampB; aDist = sDistB; aPar = sParB; aPos = sPosB; aHn = sHeapNB; aHk = sHeapKB;
+    aFirst = rFirst; aNext = rTail; aEdge = rEdge;
+    aEndSeeds = srcSeeds; aEnds = nSrcSeeds;
+    pStamp = sStampF; pDist = sDistF; pStack = sHeapNF; pFirst = hDnFirst; pNext = hDnTail; pWeight = hDnWeight;
+    if (usePot) {
+      sizeF = chSeed(sStampF, sDistF, sCm, sParF, sPosF, sHeapNF, sHeapKF, 0, srcSeeds, srcMeters, nSrcSeeds);
+      while (sizeF > 0) chForwardStep();
+    }
+  } else {
+    aStamp = sStampF; aDist = sDistF; aPar = sParF; aPos = sPosF; aHn = sHeapNF; aHk = sHeapKF;
+    aFirst = gFirstOut; aNext = gHead; aEdge = 0;
+    aEndSeeds = tgtSeeds; aEnds = nTgtSeeds;
+    pStamp = sStampB; pDist = sDistB; pStack = sHeapNB; pFirst = hUpFirst; pNext = hUpHead; pWeight = hUpWeight;
+    if (usePot) {
+      sizeB = chSeed(sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, 0, tgtSeeds, tgtMeters, nTgtSeeds);
+      while (sizeB > 0) chBackwardStep();
+    }
   }
-  let mu = mu0;
-  sizeF = 0;
-  for (let i = 0; i < nSrcSeeds; i++) {
-    const rec = srcSeeds + (<usize>i << 4);
+  aMu = mu0;
+  aSize = 0;
+  const starts = backward ? tgtSeeds : srcSeeds;
+  const nStarts = backward ? nTgtSeeds : nSrcSeeds;
+  for (let i = 0; i < nStarts; i++) {
+    const rec = starts + (<usize>i << 4);
     const v = load<u32>(rec); const c = load<f64>(rec + 8);
-    const known = u32At(sStampF, v) == epoch;
-    if (known && f64At(sDistF, v) <= c) continue;
+    const known = u32At(aStamp, v) == epoch;
+    if (known && f64At(aDist, v) <= c) continue;
     const pv = potential(v);
     if (pv == INF) continue;
-    const p = known ? u32At(sPosF, v) : 0;
-    setU32(sStampF, v, epoch); setF64(sDistF, v, c); setU32(sParF, v, NONE);
-    if (p == 0) { heapUp(sHeapNF, sHeapKF, sPosF, sizeF, v, c + pv); sizeF++; } else heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, v, c + pv);
+    const p = known ? u32At(aPos, v) : 0;
+    setU32(aStamp, v, epoch); setF64(aDist, v, c); setU32(aPar, v, NONE);
+    if (p == 0) { heapUp(aHn, aHk, aPos, aSize, v, c + pv); aSize++; } else heapUp(aHn, aHk, aPos, <i32>p - 1, v, c + pv);
   }
-  while (sizeF > 0 && f64At(sHeapKF, 0) < mu) {
-    const v = u32At(sHeapNF, 0);
-    sizeF = heapPop(sHeapNF, sHeapKF, sPosF, sizeF);
-    setU32(sPosF, v, NONE); // settled
+  return resume(budget);
+}
+
+/** Goes on with the last p2p for at most `budget` more settled nodes; returns whether it is done. */
+export function resume(budget: i32): bool {
+  let left = budget;
+  while (aSize > 0 && f64At(aHk, 0) < aMu) {
+    if (left-- <= 0) return false;
+    const v = u32At(aHn, 0);
+    aSize = heapPop(aHn, aHk, aPos, aSize);
+    setU32(aPos, v, NONE); // settled
     settledCount++;
-    const dv = f64At(sDistF, v);
-    for (let i = 0; i < nTgtSeeds; i++) {
-      const rec = tgtSeeds + (<usize>i << 4);
+    const dv = f64At(aDist, v);
+    for (let i = 0; i < aEnds; i++) {
+      const rec = aEndSeeds + (<usize>i << 4);
       if (load<u32>(rec) != v) continue;
       const total = dv + load<f64>(rec + 8);
-      if (total < mu) { mu = total; meetNode = v; lastFound = true; }
+      if (total < aMu) { aMu = total; meetNode = v; lastFound = true; }
     }
-    const end = u32At(gFirstOut, v + 1);
-    for (let e = u32At(gFirstOut, v); e < end; e++) {
+    const end = u32At(aFirst, v + 1);
+    for (let i = u32At(aFirst, v); i < end; i++) {
+      // Backward, i indexes the reverse graph; labels and paths keep forward edge ids.
+      const e = aBack ? u32At(aEdge, i) : i;
       if (isBlocked(e)) continue;
-      const w = u32At(gHead, e);
+      const w = u32At(aNext, i);
       const dw = dv + <f64>u32At(gWeight, e);
-      if (u32At(sStampF, w) != epoch) {
+      if (u32At(aStamp, w) != epoch) {
         const pw = potential(w);
         if (pw == INF) continue;
-        setU32(sStampF, w, epoch); setF64(sDistF, w, dw); setU32(sParF, w, e); setU32(sPosF, w, 0);
-        heapUp(sHeapNF, sHeapKF, sPosF, sizeF, w, dw + pw); sizeF++;
-      } else if (dw < f64At(sDistF, w)) {
-        const p = u32At(sPosF, w);
+        setU32(aStamp, w, epoch); setF64(aDist, w, dw); setU32(aPar, w, e); setU32(aPos, w, 0);
+        heapUp(aHn, aHk, aPos, aSize, w, dw + pw); aSize++;
+      } else if (dw < f64At(aDist, w)) {
+        const p = u32At(aPos, w);
         if (p == NONE) continue; // settled: consistent potentials make this impossible but be safe
-        setF64(sDistF, w, dw); setU32(sParF, w, e);
-        heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, dw + potential(w));
+        setF64(aDist, w, dw); setU32(aPar, w, e);
+        heapUp(aHn, aHk, aPos, <i32>p - 1, w, dw + potential(w));
       }
     }
   }
-  return mu;
+  return true;
+}
+
+/** The best cost the last p2p found (its mu0 when none beat it). */
+export function cost(): f64 {
+  return aMu;
 }
 
 export function found(): bool {
@@ -282,6 +339,16 @@ export function pathEdges(out: usize): i32 {
   if (lastWasCh) return chPathEdges(out);
   let n = 0;
   let v = meetNode;
+  if (aBack) {
+    // Backward labels chain from a source seed to a target seed: already in travel order.
+    while (true) {
+      const e = u32At(sParB, v);
+      if (e == NONE) return n;
+      setU32(out, <u32>n, e);
+      n++;
+      v = u32At(gHead, e);
+    }
+  }
   while (true) {
     const e = u32At(sParF, v);
     if (e == NONE) break;
@@ -300,6 +367,7 @@ export function pathEdges(out: usize): i32 {
 /** The first node of the last path (one of the source seeds). */
 export function pathStart(): u32 {
   if (lastWasCh) return chPathStart();
+  if (aBack) return meetNode;
   let v = meetNode;
   while (true) {
     const e = u32At(sParF, v);

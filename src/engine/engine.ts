@@ -10,7 +10,7 @@ import type { Circle } from './avoid.js';
 import { loadGraph, type SharedGraphs } from './graph-memory.js';
 import { joinLineStrings } from './line-json.js';
 import { arenaOf, createArenaBuffer, heldSlots, releaseSlot, slotText, type SlotRef } from './reply-arena.js';
-import type { MatrixResult, Outcome, RouteFailure, RouteJsonResult, RouteJsonTaskResult, RouteResult, VehicleQuery } from './route-core.js';
+import type { MatrixResult, Outcome, RouteFailure, RouteJsonResult, RouteJsonTaskResult, RouteQuery, RouteResult, VehicleQuery } from './route-core.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
 export type { Circle } from './avoid.js';
@@ -159,6 +159,7 @@ function unwrap<T>(outcome: Outcome<T>): T {
   const e: RouteFailure = outcome.error;
   if (e.kind === 'waypoint-too-far') throw new WaypointTooFarError(e.indexes);
   if (e.kind === 'no-route') throw new NoRouteError(e.reason, e.legIndex);
+  if (e.kind === 'stopped') throw new Error('a raced route search was stopped without an answer');
   throw new UnknownProfileError(e.profile);
 }
 
@@ -208,7 +209,9 @@ export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
   const whole = async () => unwrap(receivedOutcome(await routeTask('routeJson', req)));
   // Only onto two idle threads: a half queued behind a batch job's search slice would wait longer than
   // the whole route takes on one.
-  if (!loaded || n < SPLIT_ROUTE_FROM || req.avoid?.circles.length || idleThreads() < 2) return whole();
+  if (!loaded || idleThreads() < 2) return whole();
+  if (req.avoid?.circles.length) return (await raced(req)) ?? whole();
+  if (n < SPLIT_ROUTE_FROM) return whole();
   const k = Math.ceil((n - 1) / 2);
   const [a, b] = (
     await Promise.all([
@@ -222,6 +225,33 @@ export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
     return whole();
   }
   return joinRoutes(a.value, b.value);
+}
+
+/**
+ * An avoiding route searched on two threads at once, from the start and from the end (route-core.ts,
+ * RouteQuery.race); the first answer wins and stops the other. The avoiding search settles every node
+ * whose detour is within the avoided route's extra time, and which end holds more of them depends on
+ * where the circles cut: the two differ by up to 20× on the same query. Both answers are shortest routes
+ * that keep out of every circle. A thread that fails (killed, say) leaves the answer to the other; null
+ * when one stopped because the other answered and then failed: the caller runs the route once more, alone.
+ */
+async function raced(req: RouteRequest): Promise<RouteJsonResult | null> {
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const runs = [false, true].map((backward) =>
+    routeTask<RouteJsonTaskResult>('routeJson', { ...req, race: { backward, flag } }).then(receivedOutcome, (err: unknown) => ({ failed: err })),
+  );
+  type Settled = Outcome<RouteJsonResult> | { failed: unknown };
+  const isAnswer = (r: Settled): r is Outcome<RouteJsonResult> => !('failed' in r) && (r.ok || r.error.kind !== 'stopped');
+  const first = await new Promise<Outcome<RouteJsonResult> | null>((resolve) => {
+    let left = runs.length;
+    for (const run of runs) void run.then((r) => (isAnswer(r) ? resolve(r) : --left === 0 && resolve(null)));
+  });
+  // A loser that answered too (both finished together) gives its reply slot back.
+  for (const run of runs) void run.then((r) => r !== first && !('failed' in r) && r.ok && r.value.release());
+  if (first) return unwrap(first);
+  const [a, b] = await Promise.all(runs);
+  if ('failed' in a && 'failed' in b) throw a.failed;
+  return null;
 }
 
 /** Two routes where the second starts at the waypoint the first ends at, as one. */
@@ -243,7 +273,7 @@ function joinRoutes(a: RouteJsonResult, b: RouteJsonResult): RouteJsonResult {
   };
 }
 
-async function routeTask<T>(task: string, req: RouteRequest): Promise<Outcome<T>> {
+async function routeTask<T>(task: string, req: RouteRequest & Pick<RouteQuery, 'race'>): Promise<Outcome<T>> {
   if (!loaded) throw new MapNotLoadedError();
   if (req.waypoints.length < 2) throw new RangeError('a route needs at least 2 waypoints');
   return runTask<Outcome<T>>(task, req);

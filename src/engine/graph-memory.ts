@@ -3,7 +3,8 @@
 // keeps each under the 4 GiB a wasm32 memory can address, whatever the number of profiles.
 // Layout: the kernel's static data below 64 KiB, then the descriptors (read by the kernel; see
 // solver-as/layouts.json: the graph's, and at +128 the same graph with the bound hierarchy) and the graph's arrays; worker scratch regions are appended later by each worker growing the memory (grow is
-// atomic, so the old size is that worker's own region). Map files are read straight into place.
+// atomic, so the old size is that worker's own region). Map files are read straight into place; the
+// reverse graph (per node its in-edges, for searches that run from the target) is made here at load.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readFileInto, yieldToLoop } from '../map/map-files.js';
@@ -29,7 +30,7 @@ export interface GraphLayout {
   hierarchy: boolean;
   /** The descriptor of the graph with the bound hierarchy in the hierarchy's words; 0 when it has none. */
   boundDesc: number;
-  arrays: Record<GraphArrayName, ArraySlot>;
+  arrays: Record<GraphArrayName | ReverseArrayName, ArraySlot>;
 }
 /** One profile's graph in its own shared memory. */
 export interface ProfileMemory {
@@ -55,14 +56,26 @@ export interface GraphCounts {
 const BYTES = { u8: 1, i32: 4, u32: 4, f64: 8 } as const;
 const align8 = (n: number): number => (n + 7) & ~7;
 
+/** The reverse graph, made at load (not a map file): `rFirst` per node (and one more) the start of its
+ *  in-edges, `rTail` their tails, `rEdge` their forward edge ids. Empty when the graph is not a CSR. */
+const REVERSE_ARRAYS = ['rFirst', 'rTail', 'rEdge'] as const;
+type ReverseArrayName = (typeof REVERSE_ARRAYS)[number];
+
 function layoutOf(counts: GraphCounts, lengths: Record<GraphArrayName, number>): { layout: GraphLayout; bytes: number } {
   const desc = DATA_START;
   let offset = desc + DESCRIPTOR_BYTES;
-  const arrays = {} as Record<GraphArrayName, ArraySlot>;
+  const arrays = {} as Record<GraphArrayName | ReverseArrayName, ArraySlot>;
   for (const [key, type] of GRAPH_ARRAYS) {
     offset = align8(offset);
     arrays[key] = { offset, length: lengths[key] };
     offset += lengths[key] * BYTES[type];
+  }
+  const csr = lengths.firstOut === counts.nodeCount + 1 && lengths.head === counts.edgeCount;
+  for (const key of REVERSE_ARRAYS) {
+    const length = !csr ? 0 : key === 'rFirst' ? counts.nodeCount + 1 : counts.edgeCount;
+    offset = align8(offset);
+    arrays[key] = { offset, length };
+    offset += length * 4;
   }
   const hierarchy = lengths.chA > 0 && lengths.upFirst === counts.nodeCount + 1;
   const boundDesc = lengths.lbUpFirst === counts.nodeCount + 1 && counts.nodeCount > 0 ? desc + BOUND_DESCRIPTOR_AT : 0;
@@ -81,7 +94,7 @@ function writeDescriptor(memory: WebAssembly.Memory, l: GraphLayout): void {
   const a = l.arrays;
   // The words of solver-as/layouts.json: the graph's, then a hierarchy's, then its unpacking pairs.
   const put = (at: number, h: HierarchySlots, pairs: [number, number]) =>
-    new Uint32Array(memory.buffer, at, 18).set([
+    new Uint32Array(memory.buffer, at, 21).set([
       l.nodeCount,
       l.edgeCount,
       a.firstOut.offset,
@@ -99,6 +112,9 @@ function writeDescriptor(memory: WebAssembly.Memory, l: GraphLayout): void {
       h.dnWeight.offset,
       h.dnCm.offset,
       ...pairs,
+      a.rFirst.offset,
+      a.rTail.offset,
+      a.rEdge.offset,
     ]);
   put(l.desc, a, [a.chA.offset, a.chB.offset]);
   // The bound hierarchy is read for potentials only: no unpacking pairs.
@@ -117,6 +133,29 @@ function writeDescriptor(memory: WebAssembly.Memory, l: GraphLayout): void {
   }
 }
 
+/** Fills the reverse graph from the forward one already in the memory: in-edges by tail, in order. */
+function writeReverse(memory: WebAssembly.Memory, l: GraphLayout): void {
+  const a = l.arrays;
+  if (a.rFirst.length === 0) return;
+  const n = l.nodeCount;
+  const u32 = (s: ArraySlot) => new Uint32Array(memory.buffer, s.offset, s.length);
+  const firstOut = u32(a.firstOut),
+    head = u32(a.head),
+    first = u32(a.rFirst),
+    tail = u32(a.rTail),
+    edge = u32(a.rEdge);
+  for (let e = 0; e < head.length; e++) first[head[e] + 1]++;
+  for (let v = 0; v < n; v++) first[v + 1] += first[v];
+  const next = first.slice(0, n);
+  for (let v = 0; v < n; v++) {
+    for (let e = firstOut[v]; e < firstOut[v + 1]; e++) {
+      const at = next[head[e]]++;
+      tail[at] = v;
+      edge[at] = e;
+    }
+  }
+}
+
 /** Copies one graph into a new shared memory. */
 export function placeGraph(name: string, g: RoadGraph): ProfileMemory {
   const lengths = Object.fromEntries(GRAPH_ARRAYS.map(([key]) => [key, g[key].length])) as Record<GraphArrayName, number>;
@@ -126,6 +165,7 @@ export function placeGraph(name: string, g: RoadGraph): ProfileMemory {
     const src = g[key];
     new Uint8Array(memory.buffer, layout.arrays[key].offset, src.byteLength).set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength));
   }
+  writeReverse(memory, layout);
   writeDescriptor(memory, layout);
   return { memory, layout };
 }
@@ -164,6 +204,7 @@ export async function loadGraph(name: string, dir: string, counts: GraphCounts, 
     check(`${f.key}.${f.type}`, target);
     await yieldToLoop();
   }
+  writeReverse(memory, layout);
   writeDescriptor(memory, layout);
   return { memory, layout };
 }

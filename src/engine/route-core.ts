@@ -18,7 +18,7 @@ import {
   type Phantom,
   type PhantomSeed,
 } from './phantom.js';
-import { RouteKernel } from './route-kernel.js';
+import { RouteKernel, SearchStopped, type SearchOptions } from './route-kernel.js';
 import type { SlotRef } from './reply-arena.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
@@ -36,6 +36,9 @@ export interface RouteQuery {
   vehicle?: VehicleQuery;
   /** Snap every waypoint to the main network as the matrix does (a plan's tours must follow its matrix). */
   mainNetwork?: boolean;
+  /** One of two threads searching the same avoiding route, this one from the targets when `backward`:
+   *  the first to answer sets `flag`, and the other stops. */
+  race?: { backward: boolean; flag: Int32Array };
 }
 export interface RouteResult {
   /** Meters. */
@@ -86,7 +89,9 @@ export type RouteFailure =
   /** Every point too far from a road, in order (a client fixes them all at once). */
   | { kind: 'waypoint-too-far'; indexes: number[] }
   /** `too-big`: only ways too small for the requested lorry connect the points (no circles in the way). */
-  | { kind: 'no-route'; reason: 'blocked' | 'too-big' | 'unreachable'; legIndex: number };
+  | { kind: 'no-route'; reason: 'blocked' | 'too-big' | 'unreachable'; legIndex: number }
+  /** The other thread of a race answered first (never an answer to a client). */
+  | { kind: 'stopped' };
 const isFar = (snapped: Phantom[] | number[]): snapped is number[] => typeof snapped[0] === 'number';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RouteFailure };
@@ -264,6 +269,19 @@ export class RouteCore {
 
   /** The route with its geometry (and bbox) in 1e-7° integers, as the shapes hold them. */
   routeE7(q: RouteQuery): Outcome<RouteE7Result> {
+    const race = q.race;
+    if (!race) return this.routeE7With(q, {});
+    try {
+      const found = this.routeE7With(q, { backward: race.backward, stop: () => Atomics.load(race.flag, 0) !== 0 });
+      Atomics.store(race.flag, 0, 1);
+      return found;
+    } catch (err) {
+      if (err instanceof SearchStopped) return { ok: false, error: { kind: 'stopped' } };
+      throw err;
+    }
+  }
+
+  private routeE7With(q: RouteQuery, search: SearchOptions): Outcome<RouteE7Result> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
     const limited = q.vehicle ? closedTo(v.graph, q.profile, q.vehicle) : v.closed;
@@ -276,7 +294,7 @@ export class RouteCore {
     // by the bound hierarchy (true weights everywhere).
     const smaller = !includesAll(limited, v.closed);
     const block = this.blocking(v, q.avoid?.circles, limited, smaller);
-    let found = this.legs(v, phantoms, block, smaller);
+    let found = this.legs(v, phantoms, block, smaller, search);
     let resnapped = false;
     // A waypoint near a piece cut off from the main network (a driveway behind a private road) that no
     // leg can leave or reach: again from the main network's nearest road within the snapping limit. A
@@ -289,7 +307,7 @@ export class RouteCore {
     ) {
       const again = this.snapAll(v.graph, v.grid, q.waypoints, Infinity, open);
       if (!isFar(again)) {
-        const retried = this.legs(v, again, block, smaller);
+        const retried = this.legs(v, again, block, smaller, search);
         if (retried.ok) {
           phantoms = again;
           found = retried;
@@ -332,7 +350,7 @@ export class RouteCore {
   }
 
   /** `smaller`: a lorry that may take ways the hierarchy keeps off, so that every leg searches the graph. */
-  private legs(v: ProfileView, phantoms: Phantom[], block: Blocking | null, smaller = false): Outcome<LegPath[]> {
+  private legs(v: ProfileView, phantoms: Phantom[], block: Blocking | null, smaller: boolean, search: SearchOptions): Outcome<LegPath[]> {
     const legs: LegPath[] = [];
     for (let i = 0; i + 1 < phantoms.length; i++) {
       let leg = this.leg(v, phantoms[i], phantoms[i + 1], block, 'hierarchy');
@@ -340,7 +358,7 @@ export class RouteCore {
       // A plain leg that touches no circle (nor a way closed to the lorry) is already the answer; only
       // the others search again.
       if (smaller || (block && leg.touches)) {
-        leg = this.leg(v, phantoms[i], phantoms[i + 1], block, smaller ? 'bounded' : 'guided');
+        leg = this.leg(v, phantoms[i], phantoms[i + 1], block, smaller ? 'bounded' : 'guided', search);
         if (!leg) return { ok: false, error: { kind: 'no-route', reason: block?.circles.length ? 'blocked' : 'too-big', legIndex: i } };
       }
       legs.push(leg);
@@ -382,7 +400,14 @@ export class RouteCore {
     };
   }
 
-  private leg(v: ProfileView, src: Phantom, tgt: Phantom, block: Blocking | null, search: 'hierarchy' | 'guided' | 'bounded'): LegPath | null {
+  private leg(
+    v: ProfileView,
+    src: Phantom,
+    tgt: Phantom,
+    block: Blocking | null,
+    search: 'hierarchy' | 'guided' | 'bounded',
+    options: SearchOptions = {},
+  ): LegPath | null {
     const g = v.graph;
     const avoiding = search !== 'hierarchy';
     // Seeds whose partial piece enters a circle cannot be used while avoiding.
@@ -398,7 +423,7 @@ export class RouteCore {
       else direct.touches = true;
     }
     if (avoiding && block && !block.written) this.arm(v, block);
-    const found = v.kernel.shortestPath(sSeeds, tSeeds, direct?.cost ?? Infinity, search);
+    const found = v.kernel.shortestPath(sSeeds, tSeeds, direct?.cost ?? Infinity, search, options);
     if (!found) return direct;
     const { edges, start } = found;
     const end = edges.length ? g.head[edges[edges.length - 1]] : start;

@@ -14,12 +14,17 @@ interface RouteExports extends WebAssembly.Exports {
     blocked: number,
     src: number,
     nSrc: number,
+    srcMeters: number,
     tgt: number,
     nTgt: number,
     tgtMeters: number,
     mu0: number,
     hierarchy: number,
+    backward: number,
+    budget: number,
   ): number;
+  resume(budget: number): number;
+  cost(): number;
   found(): number;
   pathEdges(out: number): number;
   pathStart(): number;
@@ -59,6 +64,24 @@ export interface Seed {
 }
 
 export const MAX_SEEDS = 16;
+const SETTLED_PER_LOOK = 4096;
+
+/** A search given up because its `stop` signal came (another thread answered the same query first). */
+export class SearchStopped extends Error {
+  constructor() {
+    super('search stopped: another thread answered first');
+    this.name = 'SearchStopped';
+  }
+}
+
+/** How a search over the graph runs: from the targets over the reverse graph (same answer, other work),
+ *  and a signal that makes it give up (throwing SearchStopped), looked at before it starts and every
+ *  `slice` settled nodes (4,096, about a millisecond). */
+export interface SearchOptions {
+  backward?: boolean;
+  stop?: () => boolean;
+  slice?: number;
+}
 const MAX_MATRIX_TARGETS = 16_384; // two seeds for each of 2,000 stops and 200 vehicles fit
 const BUCKET_ENTRY_BYTES = 24;
 
@@ -170,6 +193,7 @@ export class RouteKernel {
     tgt: Seed[],
     upperBound: number,
     search: 'hierarchy' | 'guided' | 'bounded',
+    options: SearchOptions = {},
   ): { cost: number; edges: Uint32Array; start: number } | null {
     const g = this.g;
     const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
@@ -182,21 +206,45 @@ export class RouteKernel {
     const cost =
       !useBlocked && g.hierarchy
         ? this.k.chP2p(g.desc, this.scratch, this.srcPtr, nSrc, this.srcMetersPtr, this.tgtPtr, nTgt, this.tgtMetersPtr, upperBound)
-        : this.k.p2p(
-            search === 'bounded' && g.boundDesc ? g.boundDesc : g.desc,
-            this.scratch,
-            useBlocked ? this.blockedPtr : 0,
-            this.srcPtr,
-            nSrc,
-            this.tgtPtr,
-            nTgt,
-            this.tgtMetersPtr,
-            upperBound,
-            search === 'bounded' ? (g.boundDesc ? 1 : 0) : g.hierarchy ? 1 : 0,
-          );
+        : this.graphSearch(nSrc, nTgt, upperBound, useBlocked, search, options);
     if (!this.k.found()) return null;
     const n = this.k.pathEdges(this.pathPtr);
     return { cost, edges: new Uint32Array(this.buffer, this.pathPtr, n).slice(), start: this.k.pathStart() };
+  }
+
+  /** The A* (or Dijkstra) over the graph, a slice of settled nodes at a time while `stop` stays false. */
+  private graphSearch(
+    nSrc: number,
+    nTgt: number,
+    upperBound: number,
+    useBlocked: boolean,
+    search: 'guided' | 'bounded' | 'hierarchy',
+    options: SearchOptions,
+  ): number {
+    const g = this.g;
+    const backward = options.backward === true && g.arrays.rFirst.length > 0;
+    const budget = options.stop ? (options.slice ?? SETTLED_PER_LOOK) : 0x7fffffff;
+    if (options.stop?.()) throw new SearchStopped();
+    let done = this.k.p2p(
+      search === 'bounded' && g.boundDesc ? g.boundDesc : g.desc,
+      this.scratch,
+      useBlocked ? this.blockedPtr : 0,
+      this.srcPtr,
+      nSrc,
+      this.srcMetersPtr,
+      this.tgtPtr,
+      nTgt,
+      this.tgtMetersPtr,
+      upperBound,
+      search === 'bounded' ? (g.boundDesc ? 1 : 0) : g.hierarchy ? 1 : 0,
+      backward ? 1 : 0,
+      budget,
+    );
+    while (!done) {
+      if (options.stop?.()) throw new SearchStopped();
+      done = this.k.resume(budget);
+    }
+    return this.k.cost();
   }
 
   /**

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closePool, observeTasks } from '../../src/compute/pool.js';
 import { DEFAULT_EXTRACT } from '../../src/map/build.js';
 import { loadOsm, type OsmData } from '../../src/map/osm/osm-data.js';
@@ -122,13 +122,27 @@ describe('routing engine on Liechtenstein', () => {
       }).filter((c) => plain.snapped.every((p) => lineDistanceMeters(c.lat, c.lon, [[p.lon, p.lat]]) > c.radius + 5));
       if (!circles.length) continue;
       const r = await tryRoute({ profile, waypoints: [a, b], avoid: { circles } });
+      // The API's route: searched from both ends at once on the two idle threads, the first answer kept.
+      const tasks: string[] = [];
+      observeTasks((kernel) => tasks.push(kernel));
+      const raced = await routeJson({ profile, waypoints: [a, b], avoid: { circles } }).catch((e: unknown) => e);
+      await vi.waitFor(() => expect(tasks).toEqual(['routeJson', 'routeJson']));
+      observeTasks(undefined);
       if (r instanceof NoRouteError) {
         expect(r.reason).toBe('blocked');
+        expect(raced).toBeInstanceOf(NoRouteError);
+        expect((raced as NoRouteError).reason).toBe('blocked');
         blocked++;
         continue;
       }
       for (const c of circles) expect(lineDistanceMeters(c.lat, c.lon, pairsOf(r.geometry))).toBeGreaterThan(c.radius - 1);
       expect(r.duration).toBeGreaterThanOrEqual(plain.duration - 1e-9);
+      const answer = raced as Awaited<ReturnType<typeof routeJson>>;
+      const line = (JSON.parse(Buffer.concat(answer.geometryJson).toString('utf8')) as { coordinates: Array<[number, number]> }).coordinates;
+      answer.release();
+      expect(answer.duration).toBeCloseTo(r.duration, 6);
+      // The text's 1e-6° rounding moves a point by at most 0.1 m.
+      for (const c of circles) expect(lineDistanceMeters(c.lat, c.lon, line)).toBeGreaterThan(c.radius - 1.2);
       avoided++;
     }
     expect(avoided).toBeGreaterThan(10);
@@ -225,6 +239,25 @@ describe('routes through several waypoints, searched in two halves at once', () 
       tasks.length = 0;
       await routeJson({ profile: 'driving-car', waypoints });
       expect([whileBusy, tasks.filter((t) => t === 'routeJson').length]).toEqual([1, 2]);
+    } finally {
+      observeTasks(undefined);
+    }
+  });
+
+  it('an avoiding route is searched from one end only while a thread is busy', async () => {
+    const g = graphs['driving-car'];
+    const nodes = plainNodes(g);
+    const rand = rng(78);
+    const pick = () => at(g, nodes[Math.floor(rand() * nodes.length)]);
+    const tasks: string[] = [];
+    observeTasks((kernel) => tasks.push(kernel));
+    try {
+      const busy = matrix({ profile: 'driving-car', points: Array.from({ length: 300 }, pick), avoid: { circles: [{ ...pick(), radius: 20 }] } });
+      const waypoints = [pick(), pick()];
+      const r = await routeJson({ profile: 'driving-car', waypoints, avoid: { circles: [{ ...pick(), radius: 30 }] } }).catch((e: unknown) => e);
+      if (!(r instanceof NoRouteError)) (r as Awaited<ReturnType<typeof routeJson>>).release();
+      expect(tasks.filter((t) => t === 'routeJson')).toHaveLength(1);
+      await busy;
     } finally {
       observeTasks(undefined);
     }

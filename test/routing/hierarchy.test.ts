@@ -7,7 +7,7 @@ import type { RoadGraph } from '../../src/map/graphs/road-graph.js';
 import { placeGraphs, type SharedGraphs } from '../../src/engine/graph-memory.js';
 import { edgeShape, edgeTail } from '../../src/engine/phantom.js';
 import { RouteCore } from '../../src/engine/route-core.js';
-import { RouteKernel } from '../../src/engine/route-kernel.js';
+import { RouteKernel, SearchStopped } from '../../src/engine/route-kernel.js';
 import { dijkstra, rng, testMap, type TestGraph } from './helpers.js';
 import { pairsOf } from '../../src/engine/line-json.js';
 
@@ -54,7 +54,7 @@ describe('contraction hierarchy', () => {
   });
 
   it.each(['driving-car', 'foot-walking'])(
-    "%s: unpacked CH paths and A* paths over the hierarchy's potentials are connected, cost the reference and have a continuous geometry",
+    "%s: unpacked CH paths and A* paths over the hierarchy's potentials (from either end) are connected, cost the reference and have a continuous geometry",
     (profile) => {
       const g = graphs[profile];
       expect(shared.profiles[profile].layout.hierarchy).toBe(true);
@@ -68,8 +68,12 @@ describe('contraction hierarchy', () => {
         const ref = dijkstra(g, s);
         for (let k = 0; k < 10; k++) {
           const t = nodes[Math.floor(rand() * nodes.length)];
-          for (const search of ['hierarchy', 'guided'] as const) {
-            const found = kernel.shortestPath([{ node: s, cost: 0, meters: 0 }], [{ node: t, cost: 0, meters: 0 }], Infinity, search);
+          for (const [search, backward] of [
+            ['hierarchy', false],
+            ['guided', false],
+            ['guided', true],
+          ] as const) {
+            const found = kernel.shortestPath([{ node: s, cost: 0, meters: 0 }], [{ node: t, cost: 0, meters: 0 }], Infinity, search, { backward });
             if (ref[t] === Infinity) {
               expect(found).toBeNull();
               continue;
@@ -96,9 +100,39 @@ describe('contraction hierarchy', () => {
         }
       }
       expect(kernel.searches.hierarchy).toBe(200);
-      expect(kernel.searches.blocked).toBe(200);
+      expect(kernel.searches.blocked).toBe(400);
+      // A search that looks at its stop signal every few nodes finds the same path, and gives up when told.
+      for (const backward of [false, true]) {
+        const s = nodes[0],
+          t = nodes[nodes.length - 1];
+        const whole = kernel.shortestPath([{ node: s, cost: 0, meters: 0 }], [{ node: t, cost: 0, meters: 0 }], Infinity, 'guided', { backward });
+        let looks = 0;
+        const sliced = kernel.shortestPath([{ node: s, cost: 0, meters: 0 }], [{ node: t, cost: 0, meters: 0 }], Infinity, 'guided', {
+          backward,
+          slice: 3,
+          stop: () => (looks++, false),
+        });
+        expect(whole).not.toBeNull();
+        expect(sliced).toEqual(whole);
+        const settled = kernel.settled();
+        expect(looks).toBeGreaterThan(20);
+        const stopAt = Math.floor(looks / 2);
+        looks = 0;
+        expect(() =>
+          kernel.shortestPath([{ node: s, cost: 0, meters: 0 }], [{ node: t, cost: 0, meters: 0 }], Infinity, 'guided', {
+            backward,
+            slice: 3,
+            stop: () => looks++ >= stopAt,
+          }),
+        ).toThrow(SearchStopped);
+        expect(kernel.settled()).toBeLessThan(settled);
+        looks = 0;
+        expect(() =>
+          kernel.shortestPath([{ node: s, cost: 0, meters: 0 }], [{ node: t, cost: 0, meters: 0 }], Infinity, 'guided', { backward, stop: () => true }),
+        ).toThrow(SearchStopped);
+      }
       expect(kernel.searches.plain).toBe(0);
-      expect(checked).toBeGreaterThan(300);
+      expect(checked).toBeGreaterThan(450);
     },
   );
 

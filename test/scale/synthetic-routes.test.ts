@@ -106,8 +106,9 @@ function plainNodes(g: TestGraph, closed: ReadonlySet<number>): number[] {
 const at = (g: TestGraph, v: number): LatLon => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] });
 
 /** 300 random pairs routed for `vehicle` (the default lorry without one): each costs what the reference finds
- *  off the ways the lorry exceeds, or has no route, saying the lorry is too big, when the reference has none. */
-function againstReference(profile: string, seed: number, vehicle?: VehicleQuery): void {
+ *  off the ways the lorry exceeds, or has no route, saying the lorry is too big, when the reference has none.
+ *  `backward`: searched as the second thread of a race does, from the end. */
+function againstReference(profile: string, seed: number, vehicle?: VehicleQuery, backward = false): void {
   const g = graphs[profile];
   const closed = closedTo(g, profile, vehicle);
   const nodes = plainNodes(g, closed);
@@ -117,7 +118,8 @@ function againstReference(profile: string, seed: number, vehicle?: VehicleQuery)
     const s = nodes[Math.floor(rand() * nodes.length)],
       t = nodes[Math.floor(rand() * nodes.length)];
     const ref = reference(g, s, t, closed);
-    const r = core.route({ profile, waypoints: [at(g, s), at(g, t)], vehicle });
+    const race = backward ? { backward, flag: new Int32Array(new SharedArrayBuffer(4)) } : undefined;
+    const r = core.route({ profile, waypoints: [at(g, s), at(g, t)], vehicle, race });
     if (ref === Infinity) {
       // The main network is one strongly connected part: only ways closed to the lorry cut a pair off.
       expect(closed.size, `pair ${s} → ${t}`).toBeGreaterThan(0);
@@ -144,6 +146,7 @@ describe.each(PROFILES)('%s on a synthetic country', (profile) => {
       const van = { heightM: 2.5, widthM: 2, lengthM: 6, weightT: 3.5 };
       expect(closedTo(graphs[profile], profile, van).size).toBeLessThan(closedTo(graphs[profile], profile).size);
       againstReference(profile, 29, van);
+      againstReference(profile, 29, van, true);
     });
 
   it('300 random pairs with circles on the plain route: the shortest route that keeps out of every circle', () => {
@@ -171,17 +174,26 @@ describe.each(PROFILES)('%s on a synthetic country', (profile) => {
       }).filter((c) => [s, t].every((v) => lineDistanceMeters(c.lat, c.lon, [[g.nodeCoords[2 * v + 1], g.nodeCoords[2 * v]]]) > c.radius + 5));
       if (!circles.length) continue;
       const ref = reference(g, s, t, new Set([...closed, ...blockedGeometries(g, circles)]));
-      const r = core.route({ profile, waypoints: [at(g, s), at(g, t)], avoid: { circles } });
+      // Searched from the start, and as the second thread of a race does, from the end.
+      const routes = [false, true].map((backward) =>
+        core.route({
+          profile,
+          waypoints: [at(g, s), at(g, t)],
+          avoid: { circles },
+          race: backward ? { backward, flag: new Int32Array(new SharedArrayBuffer(4)) } : undefined,
+        }),
+      );
       if (ref === Infinity) {
-        expect(r.ok).toBe(false);
-        if (!r.ok) expect(r.error).toMatchObject({ kind: 'no-route', reason: 'blocked' });
+        for (const r of routes) expect(r.ok || r.error).toMatchObject({ kind: 'no-route', reason: 'blocked' });
         blocked++;
         continue;
       }
-      if (!r.ok) throw new Error(`no avoiding route ${s} → ${t} but the reference has one of ${ref}`);
-      expect(r.value.duration * 10).toBeCloseTo(ref, 6);
-      const geometry = pairsOf(r.value.geometry);
-      for (const c of circles) expect(lineDistanceMeters(c.lat, c.lon, geometry)).toBeGreaterThan(c.radius - 1);
+      for (const r of routes) {
+        if (!r.ok) throw new Error(`no avoiding route ${s} → ${t} but the reference has one of ${ref}`);
+        expect(r.value.duration * 10).toBeCloseTo(ref, 6);
+        const geometry = pairsOf(r.value.geometry);
+        for (const c of circles) expect(lineDistanceMeters(c.lat, c.lon, geometry)).toBeGreaterThan(c.radius - 1);
+      }
       avoided++;
     }
     expect(avoided).toBeGreaterThan(150);
