@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { closePool, observeTasks } from '../../src/compute/pool.js';
+import { closePool, computePool, observeTasks } from '../../src/compute/pool.js';
 import { DEFAULT_EXTRACT } from '../../src/map/build.js';
 import { loadOsm, type OsmData } from '../../src/map/osm/osm-data.js';
 import { loadMap, matrix, NoRouteError, route, routeJson, WaypointTooFarError, type ProfileName, type RouteResult } from '../../src/engine/engine.js';
@@ -172,6 +172,28 @@ describe('routing engine on Liechtenstein', () => {
       checked++;
     }
     expect(checked).toBeGreaterThan(10);
+  });
+
+  it('a compute thread killed in the middle of a raced route leaves the answer to the other', async () => {
+    const vaduz = { lat: 47.141, lon: 9.5209 },
+      schaan = { lat: 47.1651, lon: 9.5096 };
+    const circles = [{ lat: 47.1535, lon: 9.5155, radius: 40 }];
+    const alone = await route({ profile: 'driving-car', waypoints: [vaduz, schaan], avoid: { circles } });
+    const outcomes: boolean[] = [];
+    observeTasks((kernel, _s, ok) => kernel === 'routeJson' && outcomes.push(ok));
+    try {
+      const raced = routeJson({ profile: 'driving-car', waypoints: [vaduz, schaan], avoid: { circles } });
+      // Both tasks are posted by now; the first thread dies before it reads its own.
+      void computePool().threads[0].terminate();
+      const r = await raced;
+      r.release();
+      expect(r.duration).toBeCloseTo(alone.duration, 6);
+      await vi.waitFor(() => expect(outcomes.sort()).toEqual([false, true]));
+    } finally {
+      observeTasks(undefined);
+    }
+    // The pool makes a new thread in its place.
+    await vi.waitFor(() => expect(computePool().threads.length).toBe(2));
   });
 
   it('geometry starts and ends at the snapped positions', async () => {
