@@ -174,15 +174,17 @@ describe.each(PROFILES)('%s on a synthetic country', (profile) => {
       }).filter((c) => [s, t].every((v) => lineDistanceMeters(c.lat, c.lon, [[g.nodeCoords[2 * v + 1], g.nodeCoords[2 * v]]]) > c.radius + 5));
       if (!circles.length) continue;
       const ref = reference(g, s, t, new Set([...closed, ...blockedGeometries(g, circles)]));
-      // Searched from the start, and as the second thread of a race does, from the end.
+      // Searched from the start, and as the second thread of a race does, from the end: its answer raises
+      // the race's flag; a thread that finds the flag raised gives up.
+      const flag = new Int32Array(new SharedArrayBuffer(4));
       const routes = [false, true].map((backward) =>
-        core.route({
-          profile,
-          waypoints: [at(g, s), at(g, t)],
-          avoid: { circles },
-          race: backward ? { backward, flag: new Int32Array(new SharedArrayBuffer(4)) } : undefined,
-        }),
+        core.route({ profile, waypoints: [at(g, s), at(g, t)], avoid: { circles }, race: backward ? { backward, flag } : undefined }),
       );
+      expect(Atomics.load(flag, 0)).toBe(1);
+      expect(core.route({ profile, waypoints: [at(g, s), at(g, t)], avoid: { circles }, race: { backward: false, flag } })).toEqual({
+        ok: false,
+        error: { kind: 'stopped' },
+      });
       if (ref === Infinity) {
         for (const r of routes) expect(r.ok || r.error).toMatchObject({ kind: 'no-route', reason: 'blocked' });
         blocked++;
