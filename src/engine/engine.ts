@@ -201,8 +201,8 @@ const receivedOutcome = (o: Outcome<RouteJsonTaskResult>): Outcome<RouteJsonResu
  * route through several waypoints is searched in two halves at once when two threads are idle (legs are
  * independent without avoidance: each half ends where the other starts), which halves the wait for a
  * long one. A half that fails, or had to snap its waypoints again to the main network, makes the whole route
- * run as one, so that errors and snapping are exactly the whole route's. The caller calls `release` on
- * the answer once its reply is sent.
+ * run as one, so that errors and snapping are exactly the whole route's. A route with avoided circles is
+ * raced from both ends instead (`raced`). The caller calls `release` on the answer once its reply is sent.
  */
 export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
   const n = req.waypoints.length;
