@@ -180,21 +180,20 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
 
 let usePot: bool = false;
 
-// The A* of the current p2p call. Forward, it leaves the source seeds over out-edges with potentials
-// toward the targets (the backward hierarchy search's labels); backward, it leaves the target seeds over
-// the reverse graph's in-edges with potentials from the sources (the forward search's labels). The two
+// The A* of the current p2p call, on the F side. Forward, it leaves the source seeds over out-edges with
+// potentials toward the targets (a backward hierarchy search); backward, it leaves the target seeds over
+// the reverse graph's in-edges with potentials from the sources (a forward hierarchy search). The two
 // settle very different numbers of nodes on one query (the blocked places sit nearer one end), so a
-// caller may run both on two threads and keep the first answer. Each side's state is the other's free
-// arrays: the B arrays (and the F heap as the potential's stack) when backward, the F arrays forward.
+// caller may run both on two threads and keep the first answer. The hierarchy search keeps its labels on
+// the B side either way, and the B heap is the potential's stack: a thread's wide search always touches
+// the same pages of its scratch.
 let aBack: bool = false;
-let aStamp: usize = 0; let aDist: usize = 0; let aPar: usize = 0; let aPos: usize = 0;
-let aHn: usize = 0; let aHk: usize = 0; let aSize: i32 = 0;
+let aSize: i32 = 0;
 let aFirst: usize = 0; let aNext: usize = 0; let aEdge: usize = 0;
 let aEndSeeds: usize = 0; let aEnds: i32 = 0;
 let aMu: f64 = INF;
-// The potential: base labels, the stack, and the hierarchy edges towards higher nodes on the way to the
-// base search (upward edges forward; edges from higher tails, the downward lists, backward).
-let pStamp: usize = 0; let pDist: usize = 0; let pStack: usize = 0;
+// The hierarchy edges from a node towards higher ones on the way to the potential's seeds: upward edges
+// forward; backward, edges from higher tails (the downward lists).
 let pFirst: usize = 0; let pNext: usize = 0; let pWeight: usize = 0;
 // The reverse graph of the current call (descriptor words 18-20): per node its in-edges' tails and
 // forward edge ids.
@@ -207,12 +206,12 @@ function potential(v: u32): f64 {
   if (u32At(sPotStamp, v) == epoch) return f64At(sPot, v);
   // Depth-first over edges to higher nodes: ranks rise along them, so the stack never holds a node
   // twice and stays below N.
-  const stack = pStack;
+  const stack = sHeapNB;
   setU32(stack, 0, v);
   let top = 1;
   while (top > 0) {
     const x = u32At(stack, <u32>(top - 1));
-    let best: f64 = u32At(pStamp, x) == epoch ? f64At(pDist, x) : INF;
+    let best: f64 = u32At(sStampB, x) == epoch ? f64At(sDistB, x) : INF;
     let pending: u32 = NONE;
     const end = u32At(pFirst, x + 1);
     for (let i = u32At(pFirst, x); i < end; i++) {
@@ -249,19 +248,17 @@ export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize
   aBack = backward;
   if (backward) {
     rFirst = <usize>load<u32>(desc + 72); rTail = <usize>load<u32>(desc + 76); rEdge = <usize>load<u32>(desc + 80);
-    aStamp = sStampB; aDist = sDistB; aPar = sParB; aPos = sPosB; aHn = sHeapNB; aHk = sHeapKB;
     aFirst = rFirst; aNext = rTail; aEdge = rEdge;
     aEndSeeds = srcSeeds; aEnds = nSrcSeeds;
-    pStamp = sStampF; pDist = sDistF; pStack = sHeapNF; pFirst = hDnFirst; pNext = hDnTail; pWeight = hDnWeight;
+    pFirst = hDnFirst; pNext = hDnTail; pWeight = hDnWeight;
     if (usePot) {
-      sizeF = chSeed(sStampF, sDistF, sCm, sParF, sPosF, sHeapNF, sHeapKF, 0, srcSeeds, srcMeters, nSrcSeeds);
-      while (sizeF > 0) chForwardStep();
+      sizeB = chSeed(sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, 0, srcSeeds, srcMeters, nSrcSeeds);
+      while (sizeB > 0) chForwardStepOnB();
     }
   } else {
-    aStamp = sStampF; aDist = sDistF; aPar = sParF; aPos = sPosF; aHn = sHeapNF; aHk = sHeapKF;
     aFirst = gFirstOut; aNext = gHead; aEdge = 0;
     aEndSeeds = tgtSeeds; aEnds = nTgtSeeds;
-    pStamp = sStampB; pDist = sDistB; pStack = sHeapNB; pFirst = hUpFirst; pNext = hUpHead; pWeight = hUpWeight;
+    pFirst = hUpFirst; pNext = hUpHead; pWeight = hUpWeight;
     if (usePot) {
       sizeB = chSeed(sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, 0, tgtSeeds, tgtMeters, nTgtSeeds);
       while (sizeB > 0) chBackwardStep();
@@ -274,13 +271,13 @@ export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize
   for (let i = 0; i < nStarts; i++) {
     const rec = starts + (<usize>i << 4);
     const v = load<u32>(rec); const c = load<f64>(rec + 8);
-    const known = u32At(aStamp, v) == epoch;
-    if (known && f64At(aDist, v) <= c) continue;
+    const known = u32At(sStampF, v) == epoch;
+    if (known && f64At(sDistF, v) <= c) continue;
     const pv = potential(v);
     if (pv == INF) continue;
-    const p = known ? u32At(aPos, v) : 0;
-    setU32(aStamp, v, epoch); setF64(aDist, v, c); setU32(aPar, v, NONE);
-    if (p == 0) { heapUp(aHn, aHk, aPos, aSize, v, c + pv); aSize++; } else heapUp(aHn, aHk, aPos, <i32>p - 1, v, c + pv);
+    const p = known ? u32At(sPosF, v) : 0;
+    setU32(sStampF, v, epoch); setF64(sDistF, v, c); setU32(sParF, v, NONE);
+    if (p == 0) { heapUp(sHeapNF, sHeapKF, sPosF, aSize, v, c + pv); aSize++; } else heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, v, c + pv);
   }
   return resume(budget);
 }
@@ -288,13 +285,13 @@ export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize
 /** Goes on with the last p2p for at most `budget` more settled nodes; returns whether it is done. */
 export function resume(budget: i32): bool {
   let left = budget;
-  while (aSize > 0 && f64At(aHk, 0) < aMu) {
+  while (aSize > 0 && f64At(sHeapKF, 0) < aMu) {
     if (left-- <= 0) return false;
-    const v = u32At(aHn, 0);
-    aSize = heapPop(aHn, aHk, aPos, aSize);
-    setU32(aPos, v, NONE); // settled
+    const v = u32At(sHeapNF, 0);
+    aSize = heapPop(sHeapNF, sHeapKF, sPosF, aSize);
+    setU32(sPosF, v, NONE); // settled
     settledCount++;
-    const dv = f64At(aDist, v);
+    const dv = f64At(sDistF, v);
     for (let i = 0; i < aEnds; i++) {
       const rec = aEndSeeds + (<usize>i << 4);
       if (load<u32>(rec) != v) continue;
@@ -308,16 +305,16 @@ export function resume(budget: i32): bool {
       if (isBlocked(e)) continue;
       const w = u32At(aNext, i);
       const dw = dv + <f64>u32At(gWeight, e);
-      if (u32At(aStamp, w) != epoch) {
+      if (u32At(sStampF, w) != epoch) {
         const pw = potential(w);
         if (pw == INF) continue;
-        setU32(aStamp, w, epoch); setF64(aDist, w, dw); setU32(aPar, w, e); setU32(aPos, w, 0);
-        heapUp(aHn, aHk, aPos, aSize, w, dw + pw); aSize++;
-      } else if (dw < f64At(aDist, w)) {
-        const p = u32At(aPos, w);
+        setU32(sStampF, w, epoch); setF64(sDistF, w, dw); setU32(sParF, w, e); setU32(sPosF, w, 0);
+        heapUp(sHeapNF, sHeapKF, sPosF, aSize, w, dw + pw); aSize++;
+      } else if (dw < f64At(sDistF, w)) {
+        const p = u32At(sPosF, w);
         if (p == NONE) continue; // settled: consistent potentials make this impossible but be safe
-        setF64(aDist, w, dw); setU32(aPar, w, e);
-        heapUp(aHn, aHk, aPos, <i32>p - 1, w, dw + potential(w));
+        setF64(sDistF, w, dw); setU32(sParF, w, e);
+        heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, dw + potential(w));
       }
     }
   }
@@ -342,7 +339,7 @@ export function pathEdges(out: usize): i32 {
   if (aBack) {
     // Backward labels chain from a source seed to a target seed: already in travel order.
     while (true) {
-      const e = u32At(sParB, v);
+      const e = u32At(sParF, v);
       if (e == NONE) return n;
       setU32(out, <u32>n, e);
       n++;
@@ -463,68 +460,66 @@ function chSeed(stamp: usize, dist: usize, meters: usize, par: usize, pos: usize
 /** Whether the node settled by the last step was stalled (its label provably not shortest). */
 let chStalled: bool = false;
 
+/** The node the last step settled. */
+let chSettled: u32 = NONE;
+
 /**
- * Forward step over the upward graph: settles the top of the F heap and relaxes its upward edges unless
- * a higher node reaches it cheaper (stall-on-demand). Returns the settled node; `chStalled` tells whether it stalled.
+ * One step of an upward search: settles the top of the side's heap (`hn`, `hk`, `pos`; returns the new
+ * size) and relaxes the node's edges to higher nodes (`first`, `next`, `weight`, `cms`) unless a higher
+ * node reaches it cheaper over the opposite lists (`stallFirst` …: stall-on-demand). `chSettled` is the
+ * node, `chStalled` whether it stalled. A forward search goes over the upward lists and stalls over the
+ * downward ones; a backward search the other way round.
  */
-function chForwardStep(): u32 {
-  const v = u32At(sHeapNF, 0);
-  sizeF = heapPop(sHeapNF, sHeapKF, sPosF, sizeF);
-  setU32(sPosF, v, NONE);
+@inline function chStep(
+  first: usize, next: usize, weight: usize, cms: usize, stallFirst: usize, stallNext: usize, stallWeight: usize,
+  stamp: usize, dist: usize, cm: usize, par: usize, pos: usize, hn: usize, hk: usize, size: i32,
+): i32 {
+  const v = u32At(hn, 0);
+  size = heapPop(hn, hk, pos, size);
+  setU32(pos, v, NONE);
   settledCount++;
-  const dv = f64At(sDistF, v), mv = f64At(sCm, v);
-  // Stall: an edge u→v from a higher node u with dF(u) + w < dF(v) proves v's label is not shortest.
-  const dEnd = u32At(hDnFirst, v + 1);
-  for (let i = u32At(hDnFirst, v); i < dEnd; i++) {
-    const u = u32At(hDnTail, i);
-    if (u32At(sStampF, u) == epoch && f64At(sDistF, u) + <f64>u32At(hDnWeight, i) < dv - EPS_D) { chStalled = true; return v; }
+  chSettled = v;
+  const dv = f64At(dist, v), mv = f64At(cm, v);
+  // Stall: an edge between v and a higher node u with d(u) + w < d(v) proves v's label is not shortest.
+  const sEnd = u32At(stallFirst, v + 1);
+  for (let i = u32At(stallFirst, v); i < sEnd; i++) {
+    const u = u32At(stallNext, i);
+    if (u32At(stamp, u) == epoch && f64At(dist, u) + <f64>u32At(stallWeight, i) < dv - EPS_D) { chStalled = true; return size; }
   }
   chStalled = false;
-  const end = u32At(hUpFirst, v + 1);
-  for (let i = u32At(hUpFirst, v); i < end; i++) {
-    const w = u32At(hUpHead, i);
-    const dw = dv + <f64>u32At(hUpWeight, i), mw = mv + <f64>u32At(hUpCm, i);
-    if (u32At(sStampF, w) != epoch) {
-      setU32(sStampF, w, epoch); setF64(sDistF, w, dw); setF64(sCm, w, mw); setU32(sParF, w, i);
-      heapUp(sHeapNF, sHeapKF, sPosF, sizeF, w, dw); sizeF++;
-    } else if (lexLess(dw, mw, f64At(sDistF, w), f64At(sCm, w))) {
-      const p = u32At(sPosF, w);
+  const end = u32At(first, v + 1);
+  for (let i = u32At(first, v); i < end; i++) {
+    const w = u32At(next, i);
+    const dw = dv + <f64>u32At(weight, i), mw = mv + <f64>u32At(cms, i);
+    if (u32At(stamp, w) != epoch) {
+      setU32(stamp, w, epoch); setF64(dist, w, dw); setF64(cm, w, mw); setU32(par, w, i);
+      heapUp(hn, hk, pos, size, w, dw); size++;
+    } else if (lexLess(dw, mw, f64At(dist, w), f64At(cm, w))) {
+      const p = u32At(pos, w);
       if (p == NONE) continue;
-      setF64(sDistF, w, dw); setF64(sCm, w, mw); setU32(sParF, w, i);
-      heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, dw);
+      setF64(dist, w, dw); setF64(cm, w, mw); setU32(par, w, i);
+      heapUp(hn, hk, pos, <i32>p - 1, w, dw);
     }
   }
-  return v;
+  return size;
 }
 
-/** Backward step over the downward graph (edges u→v into v from higher nodes u), with stall-on-demand. */
+/** Forward step over the upward graph, on the F side. Returns the settled node. */
+function chForwardStep(): u32 {
+  sizeF = chStep(hUpFirst, hUpHead, hUpWeight, hUpCm, hDnFirst, hDnTail, hDnWeight, sStampF, sDistF, sCm, sParF, sPosF, sHeapNF, sHeapKF, sizeF);
+  return chSettled;
+}
+
+/** Backward step over the downward graph (edges u→v into v from higher nodes u), on the B side. */
 function chBackwardStep(): u32 {
-  const v = u32At(sHeapNB, 0);
-  sizeB = heapPop(sHeapNB, sHeapKB, sPosB, sizeB);
-  setU32(sPosB, v, NONE);
-  settledCount++;
-  const dv = f64At(sDistB, v), mv = f64At(sCmB, v);
-  const uEnd = u32At(hUpFirst, v + 1);
-  for (let i = u32At(hUpFirst, v); i < uEnd; i++) {
-    const u = u32At(hUpHead, i);
-    if (u32At(sStampB, u) == epoch && f64At(sDistB, u) + <f64>u32At(hUpWeight, i) < dv - EPS_D) { chStalled = true; return v; }
-  }
-  chStalled = false;
-  const end = u32At(hDnFirst, v + 1);
-  for (let i = u32At(hDnFirst, v); i < end; i++) {
-    const w = u32At(hDnTail, i);
-    const dw = dv + <f64>u32At(hDnWeight, i), mw = mv + <f64>u32At(hDnCm, i);
-    if (u32At(sStampB, w) != epoch) {
-      setU32(sStampB, w, epoch); setF64(sDistB, w, dw); setF64(sCmB, w, mw); setU32(sParB, w, i);
-      heapUp(sHeapNB, sHeapKB, sPosB, sizeB, w, dw); sizeB++;
-    } else if (lexLess(dw, mw, f64At(sDistB, w), f64At(sCmB, w))) {
-      const p = u32At(sPosB, w);
-      if (p == NONE) continue;
-      setF64(sDistB, w, dw); setF64(sCmB, w, mw); setU32(sParB, w, i);
-      heapUp(sHeapNB, sHeapKB, sPosB, <i32>p - 1, w, dw);
-    }
-  }
-  return v;
+  sizeB = chStep(hDnFirst, hDnTail, hDnWeight, hDnCm, hUpFirst, hUpHead, hUpWeight, sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, sizeB);
+  return chSettled;
+}
+
+/** Forward step over the upward graph kept on the B side (the sources' potentials for a backward A*,
+ *  which searches on the F side). */
+function chForwardStepOnB(): void {
+  sizeB = chStep(hUpFirst, hUpHead, hUpWeight, hUpCm, hDnFirst, hDnTail, hDnWeight, sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, sizeB);
 }
 
 /**
