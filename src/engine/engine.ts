@@ -246,8 +246,6 @@ async function raced(req: RouteRequest): Promise<RouteJsonResult | null> {
     let left = runs.length;
     for (const run of runs) void run.then((r) => (isAnswer(r) ? resolve(r) : --left === 0 && resolve(null)));
   });
-  // A loser that answered too (both finished together) gives its reply slot back.
-  for (const run of runs) void run.then((r) => r !== first && !('failed' in r) && r.ok && r.value.release());
   if (first) return unwrap(first);
   const [a, b] = await Promise.all(runs);
   if ('failed' in a && 'failed' in b) throw a.failed;

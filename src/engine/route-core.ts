@@ -37,7 +37,7 @@ export interface RouteQuery {
   /** Snap every waypoint to the main network as the matrix does (a plan's tours must follow its matrix). */
   mainNetwork?: boolean;
   /** One of two threads searching the same avoiding route, this one from the targets when `backward`:
-   *  the first to answer sets `flag`, and the other stops. */
+   *  the first to finish raises `flag` and answers; the other stops and answers `stopped`. */
   race?: { backward: boolean; flag: Int32Array };
 }
 export interface RouteResult {
@@ -273,8 +273,8 @@ export class RouteCore {
     if (!race) return this.routeE7With(q, {});
     try {
       const found = this.routeE7With(q, { backward: race.backward, stop: () => Atomics.load(race.flag, 0) !== 0 });
-      Atomics.store(race.flag, 0, 1);
-      return found;
+      // Exactly one thread of a race answers, the one that raises the flag: the other writes no text.
+      return Atomics.compareExchange(race.flag, 0, 0, 1) === 0 ? found : { ok: false, error: { kind: 'stopped' } };
     } catch (err) {
       if (err instanceof SearchStopped) return { ok: false, error: { kind: 'stopped' } };
       throw err;
