@@ -44,8 +44,6 @@ let hDnFirst: usize = 0; let hDnTail: usize = 0; let hDnWeight: usize = 0; let h
 let hChA: usize = 0; let hChB: usize = 0;
 
 // Query state for path extraction.
-let nSrcSeeds: i32 = 0; let nTgtSeeds: i32 = 0;
-let srcSeedPtr: usize = 0; let tgtSeedPtr: usize = 0;
 let meetNode: u32 = NONE;
 let lastFound: bool = false;
 let lastWasCh: bool = false;
@@ -188,7 +186,6 @@ let usePot: bool = false;
 // the B side either way, and the B heap is the potential's stack: a thread's wide search always touches
 // the same pages of its scratch.
 let aBack: bool = false;
-let aSize: i32 = 0;
 let aFirst: usize = 0; let aNext: usize = 0; let aEdge: usize = 0;
 let aEndSeeds: usize = 0; let aEnds: i32 = 0;
 let aMu: f64 = INF;
@@ -238,9 +235,8 @@ function potential(v: u32): f64 {
  */
 export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize, nSrc: i32, srcMeters: usize, tgtSeeds: usize, nTgt: i32, tgtMeters: usize, mu0: f64, hierarchy: bool, backward: bool, budget: i32): bool {
   setup(desc, scratch, blocked);
-  srcSeedPtr = srcSeeds; tgtSeedPtr = tgtSeeds;
-  nSrcSeeds = nSrc < MAX_SEEDS ? nSrc : MAX_SEEDS;
-  nTgtSeeds = nTgt < MAX_SEEDS ? nTgt : MAX_SEEDS;
+  const nSrcSeeds = nSrc < MAX_SEEDS ? nSrc : MAX_SEEDS;
+  const nTgtSeeds = nTgt < MAX_SEEDS ? nTgt : MAX_SEEDS;
   lastFound = false;
   lastWasCh = false;
   meetNode = NONE;
@@ -265,7 +261,7 @@ export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize
     }
   }
   aMu = mu0;
-  aSize = 0;
+  sizeF = 0;
   const starts = backward ? tgtSeeds : srcSeeds;
   const nStarts = backward ? nTgtSeeds : nSrcSeeds;
   for (let i = 0; i < nStarts; i++) {
@@ -277,7 +273,7 @@ export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize
     if (pv == INF) continue;
     const p = known ? u32At(sPosF, v) : 0;
     setU32(sStampF, v, epoch); setF64(sDistF, v, c); setU32(sParF, v, NONE);
-    if (p == 0) { heapUp(sHeapNF, sHeapKF, sPosF, aSize, v, c + pv); aSize++; } else heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, v, c + pv);
+    if (p == 0) { heapUp(sHeapNF, sHeapKF, sPosF, sizeF, v, c + pv); sizeF++; } else heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, v, c + pv);
   }
   return resume(budget);
 }
@@ -285,10 +281,10 @@ export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize
 /** Goes on with the last p2p for at most `budget` more settled nodes; returns whether it is done. */
 export function resume(budget: i32): bool {
   let left = budget;
-  while (aSize > 0 && f64At(sHeapKF, 0) < aMu) {
+  while (sizeF > 0 && f64At(sHeapKF, 0) < aMu) {
     if (left-- <= 0) return false;
     const v = u32At(sHeapNF, 0);
-    aSize = heapPop(sHeapNF, sHeapKF, sPosF, aSize);
+    sizeF = heapPop(sHeapNF, sHeapKF, sPosF, sizeF);
     setU32(sPosF, v, NONE); // settled
     settledCount++;
     const dv = f64At(sDistF, v);
@@ -309,7 +305,7 @@ export function resume(budget: i32): bool {
         const pw = potential(w);
         if (pw == INF) continue;
         setU32(sStampF, w, epoch); setF64(sDistF, w, dw); setU32(sParF, w, e); setU32(sPosF, w, 0);
-        heapUp(sHeapNF, sHeapKF, sPosF, aSize, w, dw + pw); aSize++;
+        heapUp(sHeapNF, sHeapKF, sPosF, sizeF, w, dw + pw); sizeF++;
       } else if (dw < f64At(sDistF, w)) {
         const p = u32At(sPosF, w);
         if (p == NONE) continue; // settled: consistent potentials make this impossible but be safe
