@@ -15,12 +15,13 @@ import { teamUsage } from './usage.js';
 import { findUserByEmail } from './users.js';
 
 /** Paths of the single-page app: each answers with the app's HTML (part 2 adds its map pages here). */
-export const DASHBOARD_PAGES = ['', 'sign-in', 'keys', 'usage', 'pois', 'data', 'imports', 'map', 'routing', 'clusters', 'optimize'];
+export const DASHBOARD_PAGES = ['', 'sign-in', 'keys', 'usage', 'pois', 'data', 'imports', 'map', 'routing', 'isochrones', 'clusters', 'optimize'];
 
 /** API routes the dashboard reaches through its session, at /dashboard/api + the API path: the same
  *  handlers (validation, stores, messages, permissions) with the session's team as context. They are
- *  not counted as API usage and not rate limited: the contract says so of the routing page's calls. */
-export const PROXIED_PREFIXES = ['/v1/pois', '/v1/attributes', '/v1/categories', '/v1/imports', '/v1/geo/', '/v1/routes'];
+ *  not counted as API usage and not rate limited: the contract says so of the routing page's calls (the
+ *  isochrone page's, and the map's POIs by drive time, are routing too). */
+export const PROXIED_PREFIXES = ['/v1/pois', '/v1/attributes', '/v1/categories', '/v1/imports', '/v1/geo/', '/v1/routes', '/v1/isochrones'];
 
 const signInSchema = z.strictObject({
   email: z.string({ error: 'is required' }).trim().min(1, 'is required').max(320, 'is too long'),

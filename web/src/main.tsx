@@ -7,6 +7,7 @@ import { call, setCsrfToken, whenSignedOut } from './api';
 import { DataPage } from './pages/data';
 import { ClustersPage } from './pages/clusters';
 import { ImportsPage } from './pages/imports';
+import { IsochronesPage } from './pages/isochrones';
 import { KeysPage } from './pages/keys';
 import { MapPage } from './pages/map';
 import { OptimizePage } from './pages/optimize';
@@ -28,6 +29,7 @@ const PAGES: Array<{ path: string; label: string; view: (p: { session: SessionIn
   { path: 'pois', label: 'POIs', view: PoisPage },
   { path: 'map', label: 'Map', view: MapPage },
   { path: 'routing', label: 'Routing', view: RoutingPage },
+  { path: 'isochrones', label: 'Isochrones', view: IsochronesPage },
   { path: 'clusters', label: 'Clusters', view: ClustersPage },
   { path: 'optimize', label: 'Optimize', view: OptimizePage },
   { path: 'data', label: 'Attributes & categories', view: DataPage },

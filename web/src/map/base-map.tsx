@@ -30,6 +30,8 @@ export function BaseMap({ label, onReady }: { label: string; onReady: (map: MapL
         canvasContextAttributes: { preserveDrawingBuffer: true },
         attributionControl: { compact: true },
       });
+      // The map on its box too, so that a test can read a source's data.
+      (box.current as HTMLDivElement & { maplibre?: MapLibreMap }).maplibre = map;
       map.addControl(new lib.NavigationControl({ showCompass: false }), 'top-right');
       map.getCanvas().setAttribute('aria-label', label);
       map.on('load', () => {
