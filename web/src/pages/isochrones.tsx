@@ -40,8 +40,7 @@ const toApi = (s: string, type: RangeType): number | string => {
   return typeof v === 'number' ? Math.round(v * (type === 'time' ? 60 : 1000) * 10) / 10 : v;
 };
 /** A band's value as the legend says it. */
-const bandValue = (value: number, type: RangeType) =>
-  type === 'time' ? `${Number((value / 60).toFixed(1))} min` : `${Number((value / 1000).toFixed(2))} km`;
+const bandValue = (value: number, type: RangeType) => (type === 'time' ? `${Number((value / 60).toFixed(1))} min` : `${Number((value / 1000).toFixed(2))} km`);
 const squareKm = (m2: number) => `${(m2 / 1e6).toLocaleString('en-GB', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} km²`;
 
 /** The colour index and opacity of each distinct value: the smallest band green and most opaque, the
