@@ -1,7 +1,15 @@
-// Helpers of bench/scale/run.mjs: geometry on the sphere, seeded randomness, latency statistics, process
-// memory from /proc, and the one HTTP call every workload goes through.
+// Helpers of bench/scale/run.mjs (and bench/reach/run.mjs): geometry on the sphere, seeded randomness,
+// latency statistics, process memory from /proc, the one HTTP call every workload goes through, the
+// synthetic country's file names and arguments, and starting `waymark serve` on a map.
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export const log = (msg) => process.stderr.write(`[bench/scale] ${msg}\n`);
 
@@ -209,13 +217,14 @@ const agents = new Map();
  * One request, timed from send to the last byte of the body (the body is decoded and parsed after the
  * clock stops: that is the client's cost, not the service's). node:http with a kept-alive connection, not fetch:
  * on this machine fetch's body stream adds 1–3 ms to a 300 kB route (a 520 kB file: fetch 1.9–4.5 ms,
- * node:http 1.2–1.6, curl 0.7), which is the client's time, not the service's. Never throws: a refused
+ * node:http 1.2–1.6, curl 0.7), which is the client's time, not the service's. `newConnection` opens a
+ * connection for this request alone (its connect is in the time) and closes it after. Never throws: a refused
  * connection, a timeout or a body that is not JSON come back as status 0 with the reason in `message`.
  */
-export function call(base, key, method, path, body) {
+export function call(base, key, method, path, body, { newConnection = false } = {}) {
   const t = performance.now();
   const url = new URL(path, base);
-  if (!agents.has(url.origin)) agents.set(url.origin, new http.Agent({ keepAlive: true, maxSockets: 4 }));
+  if (!newConnection && !agents.has(url.origin)) agents.set(url.origin, new http.Agent({ keepAlive: true, maxSockets: 4 }));
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const failed = (err) => ({
     status: 0,
@@ -232,8 +241,13 @@ export function call(base, key, method, path, body) {
       url,
       {
         method,
-        agent: agents.get(url.origin),
-        headers: { 'x-api-key': key, ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
+        // A new connection per request: no agent, and the server is told to close it after the answer.
+        agent: newConnection ? false : agents.get(url.origin),
+        headers: {
+          'x-api-key': key,
+          ...(newConnection ? { connection: 'close' } : {}),
+          ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+        },
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       },
       (res) => {
@@ -304,3 +318,269 @@ export function classify(r) {
 }
 
 export const errorText = (r) => `${r.status || 'no answer'}: ${r.message}`.slice(0, 300);
+
+// ---- the synthetic country ---------------------------------------------------------------------------------
+/**
+ * Where a synthetic country's extract is cached and the arguments that generate it (with
+ * ../shared/tools/synth-country): a seed or origin other than the default is another country, with its
+ * own file. Write to `partial` and rename to `out` once generated: an interrupted run must not leave a
+ * truncated file to reuse.
+ */
+export function synthCountry({ tiles, seed = '1', origin, cache }) {
+  const variant = `${seed !== '1' ? `-s${seed}` : ''}${origin ? `-o${origin.replace(/,/g, '_')}` : ''}`;
+  const out = join(cache, `c${tiles}${variant}.osm.pbf`);
+  const work = join(cache, `synth-${tiles}${variant}`);
+  const partial = join(cache, `.partial-c${tiles}${variant}.osm.pbf`);
+  const args = [
+    join(root, '../shared/tools/synth-country/synth-country.mjs'),
+    '--tiles',
+    tiles,
+    '--seed',
+    seed,
+    '--out',
+    partial,
+    '--work',
+    work,
+    ...(origin ? ['--origin', origin] : []),
+  ];
+  // The country's OPL scratch is several GB on big grids and of no use once the PBF exists.
+  return { variant, out, work, partial, args, scratch: join(work, 'country.opl') };
+}
+
+// ---- road points ------------------------------------------------------------------------------------------
+export const routeBody = (waypoints, profile = 'driving-car', avoid) => ({ waypoints, profile, ...(avoid ? { avoid } : {}) });
+export const lastPoint = (r) => {
+  const c = r.json.data.geometry.coordinates;
+  return { latitude: c[c.length - 1][1], longitude: c[c.length - 1][0] };
+};
+export const firstPoint = (r) => {
+  const c = r.json.data.geometry.coordinates;
+  return { latitude: c[0][1], longitude: c[0][0] };
+};
+
+/** Counts an answer that is not the engine's verdict (5xx, timeouts) in `tally` ({errors, error_samples}). */
+export function noteError(tally, r) {
+  tally.errors++;
+  if (tally.error_samples.length < 5) tally.error_samples.push(errorText(r));
+}
+
+/**
+ * Road points for `profile`: random points of `box`, each routed to (with `post`, POST /v1/routes) from
+ * the nearest point already in `pool` (short routes: cheap probes); a point the server routes to is a
+ * road point, and its snapped position (the route's last coordinate) is kept. Points it cannot reach are
+ * dropped, so the pool stays in the piece of the network the first points are in. `discovery`
+ * ({probes, errors, error_samples}) counts the probes and the answers that are not the engine's verdict.
+ */
+export async function growRoadPool({ post, rand, pool, profile, box, want, maxProbes, discovery, assertAlive = () => {}, say = log }) {
+  let probes = 0,
+    failures = 0,
+    lastLog = performance.now();
+  while (pool.length < want && probes < maxProbes) {
+    probes++;
+    if (performance.now() - lastLog > 10_000) {
+      lastLog = performance.now();
+      say(`  ${pool.length}/${want} road points after ${probes} probes`);
+    }
+    discovery.probes++;
+    const cand = randomIn(rand, box);
+    let anchor = pool[0];
+    for (const p of pool) if (meters(p, cand) < meters(anchor, cand)) anchor = p;
+    const r = await post('/v1/routes', routeBody([anchor, cand], profile));
+    assertAlive();
+    const c = classify(r);
+    if (c.kind === 'ok') pool.push(lastPoint(r));
+    else if (c.kind === 'error') {
+      noteError(discovery, r);
+      if (++failures >= 20) throw new Error(`looking for road points: ${failures} errors, the last ${errorText(r)}`);
+    }
+  }
+  return pool;
+}
+
+/**
+ * Waits for the server (`server` from spawnServer, started at `t0`) to route: ready = the first 200 of
+ * POST /v1/routes. Until the server answers, polls every 100 ms; once the engine answers (a point more than
+ * 500 m from a road), replaces that point at once: the few extra requests cost milliseconds, and no point
+ * has to be known before the server runs. Returns the route's two ends as the first road points.
+ */
+export async function waitForRoutes({ post, rand, bounds, t0, timeoutMs, server, assertAlive = () => {} }) {
+  let A = randomIn(rand, bounds),
+    B = randomIn(rand, bounds);
+  let engineFirst = null,
+    last = null,
+    engineTries = 0;
+  for (;;) {
+    assertAlive();
+    if (performance.now() - t0 > timeoutMs) {
+      throw new Error(
+        `not ready after ${timeoutMs / 1000} s; last answer ${last ? errorText(last) : 'none'}; server stderr ends with:\n${server.stderrTail.trim() || '(nothing)'}`,
+      );
+    }
+    const r = await post('/v1/routes', routeBody([A, B]));
+    last = r;
+    const c = classify(r);
+    if (c.kind === 'ok') {
+      const ready = performance.now() - t0;
+      return { anchors: [firstPoint(r), lastPoint(r)], ready_ms: ready, engine_first_ms: engineFirst ?? ready, engine_tries: engineTries };
+    }
+    if (c.kind === 'too_far' || c.kind === 'not_connected') {
+      engineFirst ??= performance.now() - t0;
+      if (++engineTries > 5000) throw new Error('the server answers but 5000 random points found no two it routes between');
+      if (c.kind === 'too_far' && c.index === 0) A = randomIn(rand, bounds);
+      else if (c.kind === 'too_far') B = randomIn(rand, bounds);
+      else {
+        A = randomIn(rand, bounds);
+        B = randomIn(rand, bounds);
+      }
+      continue;
+    }
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
+// ---- long commands ----------------------------------------------------------------------------------------
+const activeChildren = new Set(); // the process groups running now, ended by stopActiveChildren on an interrupt
+
+/**
+ * Runs a long command (generation, build) with its output on our stderr. It gets a process group of its
+ * own so that a timeout or an interrupt ends it with everything it started (GNU time does not pass
+ * SIGTERM on to the command it measures). `done` resolves with the exit code, or the signal's name.
+ */
+export function runChild(cmd, args, what, timeoutMs, say = log, spawnOptions = {}) {
+  const child = spawn(cmd, args, { stdio: ['ignore', 2, 2], detached: true, ...spawnOptions });
+  activeChildren.add(child);
+  const t = performance.now();
+  const beat = setInterval(() => say(`  still ${what} after ${Math.round((performance.now() - t) / 1000)} s`), 60_000);
+  const timer = setTimeout(() => {
+    say(`${what}: no end after ${timeoutMs / 1000} s, stopping it`);
+    killGroup(child, 'SIGTERM');
+    setTimeout(() => killGroup(child, 'SIGKILL'), 10_000).unref();
+  }, timeoutMs);
+  const done = new Promise((res) =>
+    child.on('exit', (c, sig) => {
+      clearInterval(beat);
+      clearTimeout(timer);
+      activeChildren.delete(child);
+      res(c ?? sig);
+    }),
+  );
+  return { child, done };
+}
+
+export function killGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    /* already gone */
+  }
+}
+
+/** Ends every command runChild started that is still running (SIGTERM, then SIGKILL after 2 s). */
+export async function stopActiveChildren() {
+  if (!activeChildren.size) return;
+  for (const c of activeChildren) killGroup(c, 'SIGTERM');
+  await new Promise((r) => setTimeout(r, 2000));
+  for (const c of activeChildren) killGroup(c, 'SIGKILL');
+}
+
+// ---- the map --------------------------------------------------------------------------------------------
+/** The shared shapes' grid box from the manifest (format 5), else a profile's (older formats). */
+export function manifestBox(manifest) {
+  const grids = [manifest.shapes?.grid, manifest.profiles?.['driving-car']?.grid, ...Object.values(manifest.profiles ?? {}).map((p) => p.grid)].filter(Boolean);
+  const g = grids.find((x) => [x.minLat, x.minLon, x.cellLat, x.cellLon, x.rows, x.cols].every(Number.isFinite));
+  if (!g) return null;
+  return { south: g.minLat, west: g.minLon, north: g.minLat + g.rows * g.cellLat, east: g.minLon + g.cols * g.cellLon };
+}
+
+// ---- the database -----------------------------------------------------------------------------------------
+/**
+ * A fresh database `dbName` (dropped first if left over), migrated, with an enterprise team named `team`
+ * (no rate limit, no POI limit) and a key with every permission. `onCreated` is called as soon as the
+ * database exists (so that cleanup drops it even if what follows fails). Needs `npm run build`.
+ */
+export async function createBenchDatabase({ adminUrl, dbName, team: teamName, onCreated = () => {} }) {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.unsafe(`CREATE DATABASE ${dbName}`);
+    onCreated();
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+  const { connect } = await import('../../dist/db/client.js');
+  const { migrate } = await import('../../dist/db/migrate.js');
+  const { createKey, createTeam } = await import('../../dist/auth/admin.js');
+  const { parsePermissionList } = await import('../../dist/auth/permissions.js');
+  const sql = connect(adminUrl.replace(/\/[^/]*$/, `/${dbName}`), 2);
+  await migrate(sql);
+  const team = await createTeam(sql, { name: teamName, plan: 'enterprise' });
+  const { key } = await createKey(sql, { teamId: team.id, name: teamName, permissions: parsePermissionList('all') });
+  return { sql, key, teamId: team.id };
+}
+
+export async function dropBenchDatabase(adminUrl, dbName, say = log) {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((err) => say(`dropping ${dbName}: ${err.message}`));
+  await admin.end({ timeout: 5 }).catch(() => {});
+}
+
+/** New POIs are geocoded in the background by the server; waits (up to 2 min) for that to finish so it
+ *  does not share the cores with the timed requests. */
+export async function waitForGeocoding(sql, say = log) {
+  const t = performance.now();
+  try {
+    for (let i = 0; i < 240; i++) {
+      const [{ n }] = await sql`SELECT count(*)::int AS n FROM pois WHERE geocode_pending`;
+      if (n === 0) break;
+      if (i % 20 === 0) say(`  waiting for the background geocoding of ${n} POIs`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  } catch (err) {
+    say(`  cannot tell whether geocoding is done (${err.message}); going on`);
+  }
+  say(`  geocoding settled after ${((performance.now() - t) / 1000).toFixed(2)} s`);
+}
+
+// ---- the server -------------------------------------------------------------------------------------------
+export function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+/**
+ * `waymark serve` on `mapDir` (every profile the map holds) with `workers` compute workers. Returns
+ * { child, pid, exit, stderrTail }: `exit` is set once it has exited, `stderrTail` keeps its last output.
+ */
+export function spawnServer({ port, mapDir, dbUrl, workers = 2, tag = 'serve' }) {
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: dbUrl,
+    WAYMARK_MAP: mapDir,
+    WAYMARK_WORKERS: String(workers),
+    LOG_LEVEL: 'warn',
+  };
+  const child = spawn(process.execPath, [join(root, 'bin/waymark.js'), 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const s = { child, pid: child.pid, exit: null, stderrTail: '' };
+  const keepTail = (chunk) => {
+    s.stderrTail = (s.stderrTail + chunk).slice(-8000);
+  };
+  // The log (pino, on stdout) is at warn level here: what it says is why a request failed, so it is shown.
+  const show = (c) => {
+    keepTail(c);
+    for (const line of String(c).split('\n')) if (line.trim()) process.stderr.write(`[${tag}] ${line}\n`);
+  };
+  child.stdout.on('data', show);
+  child.stderr.on('data', show);
+  child.on('exit', (code, signal) => {
+    s.exit = { code, signal };
+  });
+  return s;
+}

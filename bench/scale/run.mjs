@@ -13,14 +13,12 @@
 // PostgreSQL on 127.0.0.1:5432 (WAYMARK_BENCH_ADMIN_URL overrides).
 // Every point is found by asking the server (a random point it snaps is a road point), never by reading
 // the map files: the map format changes, the HTTP contract does not.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import postgres from 'postgres';
 import {
   along,
   boxDiagonal,
@@ -28,22 +26,35 @@ import {
   call,
   classify,
   closeConnections,
+  createBenchDatabase,
+  dropBenchDatabase,
   destination,
   distanceToLine,
   errorText,
+  freePort,
+  growRoadPool,
   hwmBytes,
   inBox,
+  lastPoint,
   log,
+  manifestBox,
   measuredLine,
   meters,
+  noteError,
   pickOne,
-  randomIn,
   rng,
+  routeBody,
   rssBytes,
   rssSampler,
+  runChild,
   sample,
+  spawnServer,
   stats,
+  stopActiveChildren,
+  synthCountry,
   treeRssBytes,
+  waitForGeocoding as waitForGeocodingOf,
+  waitForRoutes,
 } from './lib.mjs';
 import { checkTargets, formatTable, readResults } from './table.mjs';
 
@@ -94,7 +105,7 @@ const cache = resolve(opt.cache);
 mkdirSync(cache, { recursive: true });
 
 // A seed or origin other than the default is another country: it gets its own cache file and row.
-const variant = `${opt.seed !== '1' ? `-s${opt.seed}` : ''}${opt.origin ? `-o${opt.origin.replace(/,/g, '_')}` : ''}`;
+const { variant } = synthCountry({ tiles: opt.tiles, seed: opt.seed, origin: opt.origin, cache });
 const label = opt.label ?? (opt.tiles ? `${opt.tiles}${variant}` : basename(opt.osm ?? opt.map).replace(/\.osm\.pbf$/, ''));
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -139,72 +150,20 @@ let server = null; // { child, pid, exit, stderrTail }
 let sql = null;
 let builtMapDir = null;
 let dbCreated = false;
-let activeChild = null; // the synth or build process group running now, ended by cleanup on an interrupt
-
-/**
- * Runs a long command (generation, build) with its output on our stderr. It gets a process group of its
- * own so that a timeout or an interrupt ends it with everything it started (GNU time does not pass
- * SIGTERM on to the command it measures). Resolves with the exit code, or the signal's name.
- */
-function runChild(cmd, args, what, timeoutMs) {
-  const child = spawn(cmd, args, { stdio: ['ignore', 2, 2], detached: true });
-  activeChild = child;
-  const t = performance.now();
-  const beat = setInterval(() => log(`  still ${what} after ${Math.round((performance.now() - t) / 1000)} s`), 60_000);
-  const timer = setTimeout(() => {
-    log(`${what}: no end after ${timeoutMs / 1000} s, stopping it`);
-    killGroup(child, 'SIGTERM');
-    setTimeout(() => killGroup(child, 'SIGKILL'), 10_000).unref();
-  }, timeoutMs);
-  const done = new Promise((res) =>
-    child.on('exit', (c, sig) => {
-      clearInterval(beat);
-      clearTimeout(timer);
-      activeChild = null;
-      res(c ?? sig);
-    }),
-  );
-  return { child, done };
-}
-
-function killGroup(child, signal) {
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    /* already gone */
-  }
-}
-
 // ---- 1. the extract -----------------------------------------------------------------------------------------
 async function extract() {
   if (opt.osm) return resolve(opt.osm);
-  const out = join(cache, `c${opt.tiles}${variant}.osm.pbf`);
+  const { out, partial, args, scratch } = synthCountry({ tiles: opt.tiles, seed: opt.seed, origin: opt.origin, cache });
   if (existsSync(out)) {
     log(`reusing ${out}`);
     return out;
   }
-  const work = join(cache, `synth-${opt.tiles}${variant}`);
-  // Written under another name and renamed: an interrupted run must not leave a truncated file to reuse.
-  const partial = join(cache, `.partial-c${opt.tiles}${variant}.osm.pbf`);
-  const args = [
-    join(root, '../shared/tools/synth-country/synth-country.mjs'),
-    '--tiles',
-    opt.tiles,
-    '--seed',
-    opt.seed,
-    '--out',
-    partial,
-    '--work',
-    work,
-    ...(opt.origin ? ['--origin', opt.origin] : []),
-  ];
   log(`generating the ${opt.tiles} country: node ${args.join(' ')}`);
   const t = performance.now();
-  const code = await runChild(process.execPath, args, `generating the ${opt.tiles} country`, CHILD_TIMEOUT_MS).done;
+  const code = await runChild(process.execPath, args, `generating the ${opt.tiles} country`, CHILD_TIMEOUT_MS, log).done;
   if (code !== 0) throw new Error(`synth-country exited ${code}`);
   renameSync(partial, out);
-  // The country's OPL scratch is several GB on big grids and of no use once the PBF exists.
-  rmSync(join(work, 'country.opl'), { force: true });
+  rmSync(scratch, { force: true });
   log(`generated ${out} in ${secs(performance.now() - t)} s`);
   return out;
 }
@@ -226,6 +185,7 @@ async function buildMap(osmFile, outDir) {
     ['-o', timeFile, '-f', '%e %M', process.execPath, join(root, 'bin/waymark.js'), 'map', 'build', '--osm', osmFile, '--out', outDir],
     'building the map',
     CHILD_TIMEOUT_MS,
+    log,
   );
   builtMapDir = outDir;
   const sampler = rssSampler(child.pid, { excludeRoot: true });
@@ -244,14 +204,6 @@ async function buildMap(osmFile, outDir) {
   };
   if (code !== 0) throw new Error(`map build exited ${code}`);
   log(`map built in ${result.build.wall_s} s, peak RSS ${(result.build.peak_rss_bytes / 1e9).toFixed(2)} GB`);
-}
-
-/** The shared shapes' grid box from the manifest (format 5), else a profile's (older formats). */
-function manifestBox(manifest) {
-  const grids = [manifest.shapes?.grid, manifest.profiles?.['driving-car']?.grid, ...Object.values(manifest.profiles ?? {}).map((p) => p.grid)].filter(Boolean);
-  const g = grids.find((x) => [x.minLat, x.minLon, x.cellLat, x.cellLon, x.rows, x.cols].every(Number.isFinite));
-  if (!g) return null;
-  return { south: g.minLat, west: g.minLon, north: g.minLat + g.rows * g.cellLat, east: g.minLon + g.cols * g.cellLon };
 }
 
 function mapFigures(dir) {
@@ -283,55 +235,17 @@ function mapFigures(dir) {
 
 // ---- 3. database and server -------------------------------------------------------------------------------
 async function prepareDatabase() {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.unsafe(`CREATE DATABASE ${dbName}`);
-    dbCreated = true;
-  } finally {
-    await admin.end({ timeout: 5 });
-  }
-  const { connect } = await import('../../dist/db/client.js');
-  const { migrate } = await import('../../dist/db/migrate.js');
-  const { createKey, createTeam } = await import('../../dist/auth/admin.js');
-  const { parsePermissionList } = await import('../../dist/auth/permissions.js');
-  sql = connect(dbUrl, 2);
-  await migrate(sql);
   // Enterprise: no rate limit or POI limit gets in the way of ~3,000 POIs and ~1,000 routes.
-  const team = await createTeam(sql, { name: 'bench-scale', plan: 'enterprise' });
-  const { key } = await createKey(sql, { teamId: team.id, name: 'bench-scale', permissions: parsePermissionList('all') });
-  return key;
-}
-
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
+  const db = await createBenchDatabase({
+    adminUrl,
+    dbName,
+    team: 'bench-scale',
+    onCreated: () => {
+      dbCreated = true;
+    },
   });
-}
-
-function spawnServer(port, mapDir) {
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: dbUrl, WAYMARK_MAP: mapDir, WAYMARK_WORKERS: '2', LOG_LEVEL: 'warn' };
-  const child = spawn(process.execPath, [join(root, 'bin/waymark.js'), 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const s = { child, pid: child.pid, exit: null, stderrTail: '' };
-  const keepTail = (chunk) => {
-    s.stderrTail = (s.stderrTail + chunk).slice(-8000);
-  };
-  // The log (pino, on stdout) is at warn level here: what it says is why a request failed, so it is shown.
-  const show = (c) => {
-    keepTail(c);
-    for (const line of String(c).split('\n')) if (line.trim()) process.stderr.write(`[serve] ${line}\n`);
-  };
-  child.stdout.on('data', show);
-  child.stderr.on('data', show);
-  child.on('exit', (code, signal) => {
-    s.exit = { code, signal };
-  });
-  return s;
+  sql = db.sql;
+  return db.key;
 }
 
 function assertServerAlive() {
@@ -357,54 +271,13 @@ async function stopServer() {
 let base = '';
 let apiKey = '';
 const post = (path, body) => call(base, apiKey, 'POST', path, body);
-const routeBody = (waypoints, profile = 'driving-car', avoid) => ({ waypoints, profile, ...(avoid ? { avoid } : {}) });
-const lastPoint = (r) => {
-  const c = r.json.data.geometry.coordinates;
-  return { latitude: c[c.length - 1][1], longitude: c[c.length - 1][0] };
-};
-const firstPoint = (r) => {
-  const c = r.json.data.geometry.coordinates;
-  return { latitude: c[0][1], longitude: c[0][0] };
-};
-
 /** Answers that are not the engine's verdict while points are being looked for (5xx, timeouts). */
 const discovery = { probes: 0, errors: 0, error_samples: [] };
-function discoveryError(r) {
-  discovery.errors++;
-  if (discovery.error_samples.length < 5) discovery.error_samples.push(errorText(r));
-}
+const discoveryError = (r) => noteError(discovery, r);
 
-/**
- * Road points for `profile`: random points of `box`, each routed to from the nearest point already in the
- * pool (short routes: cheap probes); a point the server routes to is a road point, and its snapped
- * position (the route's last coordinate) is kept. Points it cannot reach are dropped, so the pool stays
- * in the piece of the network the first points are in.
- */
-async function growPool(pool, profile, box, want, maxProbes) {
-  let probes = 0,
-    failures = 0,
-    lastLog = performance.now();
-  while (pool.length < want && probes < maxProbes) {
-    probes++;
-    if (performance.now() - lastLog > 10_000) {
-      lastLog = performance.now();
-      log(`  ${pool.length}/${want} road points after ${probes} probes`);
-    }
-    discovery.probes++;
-    const cand = randomIn(rand, box);
-    let anchor = pool[0];
-    for (const p of pool) if (meters(p, cand) < meters(anchor, cand)) anchor = p;
-    const r = await post('/v1/routes', routeBody([anchor, cand], profile));
-    assertServerAlive();
-    const c = classify(r);
-    if (c.kind === 'ok') pool.push(lastPoint(r));
-    else if (c.kind === 'error') {
-      discoveryError(r);
-      if (++failures >= 20) throw new Error(`looking for road points: ${failures} errors, the last ${errorText(r)}`);
-    }
-  }
-  return pool;
-}
+/** Road points for `profile` in `box` (lib.mjs growRoadPool), asked of this run's server. */
+const growPool = (pool, profile, box, want, maxProbes) =>
+  growRoadPool({ post, rand, pool, profile, box, want, maxProbes, discovery, assertAlive: assertServerAlive });
 
 // ---- 5. the workloads -------------------------------------------------------------------------------------
 /**
@@ -642,22 +515,7 @@ async function workloadB(pool, POIS = 500, ROUTES = 5, REQUESTS = 100) {
   };
 }
 
-/** New POIs are geocoded in the background by the server; let that finish so it does not share the cores
- *  with the timed requests. */
-async function waitForGeocoding() {
-  const t = performance.now();
-  try {
-    for (let i = 0; i < 240; i++) {
-      const [{ n }] = await sql`SELECT count(*)::int AS n FROM pois WHERE geocode_pending`;
-      if (n === 0) break;
-      if (i % 20 === 0) log(`  waiting for the background geocoding of ${n} POIs`);
-      await sleep(500);
-    }
-  } catch (err) {
-    log(`  cannot tell whether geocoding is done (${err.message}); going on`);
-  }
-  log(`  geocoding settled after ${secs(performance.now() - t)} s`);
-}
+const waitForGeocoding = () => waitForGeocodingOf(sql);
 
 /** (c) 50 stops and 3 vehicles (two round trips, one open) among road points of a ~30 km square. */
 async function workloadC(pool, bounds, REGIONS = 4, PER_REGION = 10) {
@@ -830,47 +688,13 @@ async function run() {
   base = `http://127.0.0.1:${port}`;
   log(`starting serve on 127.0.0.1:${port} (WAYMARK_WORKERS=2)`);
   const t0 = performance.now();
-  server = spawnServer(port, mapDir);
+  server = spawnServer({ port, mapDir, dbUrl });
   const serveSampler = rssSampler(server.pid, { everyMs: 500 });
-  // Ready = the first 200 of POST /v1/routes. Until the server answers, poll every 100 ms; once the engine
-  // answers (a point more than 500 m from a road), replace that point at once: the few extra requests cost
-  // milliseconds, and no point has to be known before the server runs.
-  let A = randomIn(rand, bounds),
-    B = randomIn(rand, bounds);
-  let engineFirst = null,
-    last = null,
-    engineTries = 0,
-    anchors = null;
-  while (!anchors) {
-    assertServerAlive();
-    if (performance.now() - t0 > READY_TIMEOUT_MS) {
-      throw new Error(
-        `not ready after ${READY_TIMEOUT_MS / 1000} s; last answer ${last ? errorText(last) : 'none'}; server stderr ends with:\n${server.stderrTail.trim() || '(nothing)'}`,
-      );
-    }
-    const r = await post('/v1/routes', routeBody([A, B]));
-    last = r;
-    const c = classify(r);
-    if (c.kind === 'ok') {
-      result.serve = { workers: 2, ready_s: secs(performance.now() - t0) };
-      anchors = [firstPoint(r), lastPoint(r)];
-      break;
-    }
-    if (c.kind === 'too_far' || c.kind === 'not_connected') {
-      engineFirst ??= performance.now() - t0;
-      if (++engineTries > 5000) throw new Error('the server answers but 5000 random points found no two it routes between');
-      if (c.kind === 'too_far' && c.index === 0) A = randomIn(rand, bounds);
-      else if (c.kind === 'too_far') B = randomIn(rand, bounds);
-      else {
-        A = randomIn(rand, bounds);
-        B = randomIn(rand, bounds);
-      }
-      continue;
-    }
-    await sleep(100);
-  }
-  result.serve.engine_first_answer_s = secs(engineFirst ?? performance.now() - t0);
-  result.serve.ready_probes_after_engine_answered = engineTries;
+  const ready = await waitForRoutes({ post, rand, bounds, t0, timeoutMs: READY_TIMEOUT_MS, server, assertAlive: assertServerAlive });
+  const anchors = ready.anchors;
+  result.serve = { workers: 2, ready_s: secs(ready.ready_ms) };
+  result.serve.engine_first_answer_s = secs(ready.engine_first_ms);
+  result.serve.ready_probes_after_engine_answered = ready.engine_tries;
   log(
     `ready in ${result.serve.ready_s} s (the engine first answered at ${result.serve.engine_first_answer_s} s); RSS ${(rssBytes(server.pid) / 1e9).toFixed(2)} GB`,
   );
@@ -922,19 +746,11 @@ async function run() {
 }
 
 async function cleanup() {
-  if (activeChild) {
-    killGroup(activeChild, 'SIGTERM');
-    await sleep(2000);
-    if (activeChild) killGroup(activeChild, 'SIGKILL');
-  }
+  await stopActiveChildren();
   closeConnections();
   await stopServer().catch((err) => log(`stopping the server: ${err.message}`));
   if (sql) await sql.end({ timeout: 5 }).catch(() => {});
-  if (dbCreated) {
-    const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((err) => log(`dropping ${dbName}: ${err.message}`));
-    await admin.end({ timeout: 5 }).catch(() => {});
-  }
+  if (dbCreated) await dropBenchDatabase(adminUrl, dbName);
   if (builtMapDir && !opt.keep) rmSync(builtMapDir, { recursive: true, force: true });
   else if (builtMapDir) log(`map kept in ${builtMapDir}`);
 }
