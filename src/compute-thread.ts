@@ -2,4 +2,12 @@
 export { clustersTask as clusters } from './engine/kmeans/task.js';
 export { vrpTask as vrp } from './engine/vrp/solver.js';
 export { geocodeTask as geocode } from './engine/geocoder/task.js';
-export { routeTask as route, routeJsonTask as routeJson, matrixTask as matrix, farTask as far } from './engine/route-task.js';
+export {
+  routeTask as route,
+  routeJsonTask as routeJson,
+  matrixTask as matrix,
+  farTask as far,
+  isochroneTask as isochrone,
+  travelTimesTask as travelTimes,
+  nearestTask as nearest,
+} from './engine/route-task.js';

@@ -426,6 +426,76 @@ export function oneToMany(desc: usize, scratch: usize, blocked: usize, srcSeeds:
   }
 }
 
+/**
+ * Dijkstra from the source seeds by duration (tenths) or, with `byMeters`, by length (centimeters), over
+ * the nodes whose label stays within `maxDur` tenths and `maxCm` centimeters (a path over either limit is
+ * not followed: by duration, a node's label is then that of its fastest path within the length limit). Writes the settled nodes
+ * at `out` in settling order, at most `outCap` of them, and returns how many settled (more than `outCap`
+ * means the list is cut: call again with room for that many). Each settled node's duration and
+ * centimeters stay in the scratch (`labelDurations`, `labelCentimeters`) until the next search.
+ */
+export function reach(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize, nSrc: i32, srcMeters: usize, maxDur: f64, maxCm: f64, byMeters: bool, out: usize, outCap: i32): i32 {
+  setup(desc, scratch, blocked);
+  sizeF = 0;
+  for (let i = 0; i < nSrc; i++) {
+    const rec = srcSeeds + (<usize>i << 4);
+    const v = load<u32>(rec); const c = load<f64>(rec + 8); const cm = f64At(srcMeters, <u32>i) * 100;
+    if (c > maxDur || cm > maxCm) continue;
+    const k = byMeters ? cm : c;
+    const p = u32At(sStampF, v) == epoch ? u32At(sPosF, v) : 0;
+    if (p != 0 && f64At(sHeapKF, p - 1) <= k) continue;
+    setU32(sStampF, v, epoch); setF64(sDistF, v, c); setF64(sCm, v, cm);
+    if (p == 0) { heapUp(sHeapNF, sHeapKF, sPosF, sizeF, v, k); sizeF++; } else heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, v, k);
+  }
+  let count = 0;
+  while (sizeF > 0) {
+    const v = u32At(sHeapNF, 0);
+    sizeF = heapPop(sHeapNF, sHeapKF, sPosF, sizeF);
+    setU32(sPosF, v, NONE);
+    if (count < outCap) setU32(out, <u32>count, v);
+    count++;
+    const dv = f64At(sDistF, v);
+    const mv = f64At(sCm, v);
+    const end = u32At(gFirstOut, v + 1);
+    for (let e = u32At(gFirstOut, v); e < end; e++) {
+      if (isBlocked(e)) continue;
+      const w = u32At(gHead, e);
+      const dw = dv + <f64>u32At(gWeight, e);
+      const mw = mv + <f64>u32At(gGeomCm, u32At(gOrig, e) >> 1);
+      if (dw > maxDur || mw > maxCm) continue;
+      const kw = byMeters ? mw : dw;
+      if (u32At(sStampF, w) != epoch) {
+        setU32(sStampF, w, epoch); setF64(sDistF, w, dw); setF64(sCm, w, mw);
+        heapUp(sHeapNF, sHeapKF, sPosF, sizeF, w, kw); sizeF++;
+      } else {
+        const p = u32At(sPosF, w);
+        if (p == NONE) continue;
+        const kOld = byMeters ? f64At(sCm, w) : f64At(sDistF, w);
+        if (kw >= kOld) continue;
+        setF64(sDistF, w, dw); setF64(sCm, w, mw);
+        heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, kw);
+      }
+    }
+  }
+  settledCount = count;
+  return count;
+}
+
+/** Where the last `reach` left each node's duration (tenths, f64 per node). */
+export function labelDurations(): usize {
+  return sDistF;
+}
+
+/** Where the last `reach` left each node's length (centimeters, f64 per node). */
+export function labelCentimeters(): usize {
+  return sCm;
+}
+
+/** Whether node `v` was settled by the last `reach` (its labels are then final). */
+export function reached(v: u32): bool {
+  return u32At(sStampF, v) == epoch && u32At(sPosF, v) == NONE;
+}
+
 // ---- contraction hierarchy: unblocked point-to-point and bucket many-to-many ---------------------------
 // Labels are lexicographic (duration, meters): meters only break ties between equally fast paths, so the
 // route and the matrix pick the same path. Heap keys are durations alone: every edge costs at least one

@@ -4,17 +4,31 @@
 import { join } from 'node:path';
 import { computePool, idleThreads, runTask, setWorkerData } from '../compute/pool.js';
 import { MapFormatError, MapVerifier, readManifest, readShapeFiles, type MapManifest } from '../map/map-files.js';
-import type { Shapes } from '../map/graphs/road-graph.js';
+import { shapeBytes, type Shapes } from '../map/graphs/road-graph.js';
 import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
 import type { Circle } from './avoid.js';
 import { loadGraph, type SharedGraphs } from './graph-memory.js';
 import { joinLineStrings } from './line-json.js';
 import { arenaOf, createArenaBuffer, heldSlots, releaseSlot, slotText, type SlotRef } from './reply-arena.js';
-import type { MatrixResult, Outcome, RouteFailure, RouteJsonResult, RouteJsonTaskResult, RouteQuery, RouteResult, VehicleQuery } from './route-core.js';
+import type {
+  IsochroneQuery,
+  IsochroneResult,
+  MatrixResult,
+  NearestRoad,
+  Outcome,
+  RouteFailure,
+  RouteJsonResult,
+  RouteJsonTaskResult,
+  RouteQuery,
+  RouteResult,
+  TravelTimes,
+  TravelTimesQuery,
+  VehicleQuery,
+} from './route-core.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
 export type { Circle } from './avoid.js';
-export type { MatrixResult, RouteJsonResult, RouteResult } from './route-core.js';
+export type { IsochroneResult, MatrixResult, NearestRoad, RouteJsonResult, RouteResult, TravelTimes } from './route-core.js';
 export type { ProfileName } from '../map/graphs/profiles.js';
 
 /** Waypoints (or matrix points) farther than 500 m from any road the profile may use, every one of them.
@@ -78,6 +92,9 @@ export interface RouteRequest {
 export interface MatrixRequest {
   profile: ProfileName;
   points: LatLon[];
+  /** The columns, when they are not `points` (too-far indexes then count on from points.length). */
+  targets?: LatLon[];
+  vehicle?: VehicleQuery;
   avoid?: { circles: Circle[] };
   /** Rows in `MatrixResult.packed` (see route-core.ts). */
   packed?: boolean;
@@ -121,7 +138,7 @@ export async function loadMap(dir: string, profiles: readonly ProfileName[] = PR
     throw new MapLoadError('shapes', err instanceof Error ? err.message : String(err));
   }
   const shared: SharedGraphs = { profiles: {}, shapes };
-  let bytes = shapes.pointsE7.byteLength + shapes.gridFirst.byteLength + shapes.gridItems.byteLength;
+  let bytes = shapeBytes(shapes);
   for (const profile of PROFILES.filter((p) => profiles.includes(p))) {
     const meta = manifest.profiles[profile];
     if (!meta) throw new MapLoadError(profile, `the map in ${dir} has no graph for it`);
@@ -310,7 +327,7 @@ export async function matrixInPieces(req: MatrixRequest, onPiece?: (percent: num
     snapped = part.snapped;
     await onPiece?.(Math.round((100 * to) / n));
   }
-  return { durations: [], distances: [], snapped, packed };
+  return { durations: [], distances: [], snapped, offsets: [], packed };
 }
 
 /** Below this many points a matrix is not worth splitting over workers. */
@@ -339,4 +356,22 @@ export async function matrix(req: MatrixRequest): Promise<MatrixResult> {
     }
   });
   return merged;
+}
+
+/** Polygons of what the source reaches within each limit (seconds, or meters with `byDistance`). */
+export async function isochrone(req: IsochroneQuery & { profile: ProfileName }): Promise<IsochroneResult> {
+  if (!loaded) throw new MapNotLoadedError();
+  return unwrap(await runTask<Outcome<IsochroneResult>>('isochrone', req));
+}
+
+/** The fastest path's seconds and meters from the source to each target within the limits (else null). */
+export async function travelTimes(req: TravelTimesQuery & { profile: ProfileName }): Promise<TravelTimes> {
+  if (!loaded) throw new MapNotLoadedError();
+  return unwrap(await runTask<Outcome<TravelTimes>>('travelTimes', req));
+}
+
+/** The nearest roads of the profile within the snapping limit, one point per geometry, nearest first. */
+export async function nearest(req: { profile: ProfileName; point: LatLon; count: number }): Promise<NearestRoad[]> {
+  if (!loaded) throw new MapNotLoadedError();
+  return unwrap(await runTask<Outcome<NearestRoad[]>>('nearest', req));
 }

@@ -8,7 +8,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readFileInto, yieldToLoop } from '../map/map-files.js';
-import { ARRAY_TYPES, GRAPH_ARRAYS, type GraphArrayName, type RoadGraph, type Shapes } from '../map/graphs/road-graph.js';
+import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type GraphArrayName, type RoadGraph, type Shapes } from '../map/graphs/road-graph.js';
 
 const PAGE = 65536;
 const MAX_PAGES = 65536;
@@ -173,14 +173,14 @@ export function placeGraph(name: string, g: RoadGraph): ProfileMemory {
 /** Copies several graphs over the same shapes, each into its own memory, and the shapes into shared buffers. */
 export function placeGraphs(graphs: Record<string, RoadGraph>): SharedGraphs {
   const shapes = Object.values(graphs)[0].shapes;
-  const share = <T extends Int32Array | Uint32Array>(a: T): T => {
+  const share = <T extends Int32Array | Uint32Array | Uint8Array>(a: T): T => {
     const copy = new (a.constructor as new (b: SharedArrayBuffer) => T)(new SharedArrayBuffer(a.byteLength));
     copy.set(a);
     return copy;
   };
   return {
     profiles: Object.fromEntries(Object.entries(graphs).map(([name, g]) => [name, placeGraph(name, g)])),
-    shapes: { pointsE7: share(shapes.pointsE7), grid: shapes.grid, gridFirst: share(shapes.gridFirst), gridItems: share(shapes.gridItems) },
+    shapes: { grid: shapes.grid, ...Object.fromEntries(SHAPE_ARRAYS.map(([key]) => [key, share(shapes[key])])) } as Shapes,
   };
 }
 

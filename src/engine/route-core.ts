@@ -13,12 +13,16 @@ import {
   gridView,
   onMainNetwork,
   snap,
+  SNAP_LIMIT_M,
   sourceSeeds,
   targetSeeds,
   type Phantom,
   type PhantomSeed,
 } from './phantom.js';
 import { RouteKernel, SearchStopped, type SearchOptions } from './route-kernel.js';
+import { CellGrid, tracePolygons, type PolygonRings } from './isochrone-shape.js';
+import { drawReached, reachedBox, type Reached } from './reach-draw.js';
+import { nearestSegment } from '../map/graphs/segment-grid.js';
 import type { SlotRef } from './reply-arena.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
@@ -67,7 +71,12 @@ export type RouteJsonResult = Omit<RouteResult, 'geometry'> & { geometryJson: Ui
 export type RouteJsonTaskResult = Omit<RouteResult, 'geometry'> & { geometryJson: Uint8Array | SlotRef };
 export interface MatrixQuery {
   profile: string;
+  /** The rows' points, and the columns' too unless `targets` is given. */
   points: LatLon[];
+  /** The columns' points, when they are not the rows'. A point too far from a road is reported by its
+   *  index in `points` followed by `targets`. */
+  targets?: LatLon[];
+  vehicle?: VehicleQuery;
   avoid?: { circles: Circle[] };
   /** Compute only these rows (the others come back empty); lets several workers share one matrix. */
   rows?: { from: number; to: number };
@@ -81,9 +90,52 @@ export interface MatrixResult {
   /** Meters of the fastest path. */
   distances: Array<Array<number | null>>;
   snapped: LatLon[];
+  /** The columns' snapped points, with `targets`. */
+  snappedTargets?: LatLon[];
+  /** How far each point (then each target) lay from the road it was snapped to, meters. */
+  offsets: number[];
   /** With `packed`: the rows asked for, row-major (rows × points), NaN when unreachable; the nested arrays stay empty. */
   packed?: { durations: Float64Array; distances: Float64Array };
 }
+/** A search from one point over everything within limits. */
+export interface ReachQuery {
+  profile: string;
+  source: LatLon;
+  avoid?: { circles: Circle[] };
+  vehicle?: VehicleQuery;
+}
+export interface IsochroneQuery extends ReachQuery {
+  /** Increasing: seconds, or meters of road with `byDistance`. */
+  limits: number[];
+  byDistance?: boolean;
+}
+export interface IsochroneResult {
+  snapped: LatLon;
+  /** Per limit, the polygons reached within it (outer ring first, holes after). */
+  shapes: PolygonRings[][];
+  /** Meters of the grid's cells. */
+  cellMeters: number;
+}
+export interface TravelTimesQuery extends ReachQuery {
+  targets: LatLon[];
+  /** Seconds; at least one of the two limits. */
+  maxDuration?: number;
+  /** Meters of the fastest path within the time limit. */
+  maxDistance?: number;
+}
+/** Per target, the fastest path's seconds and meters, or null when none is within the limits. */
+export type TravelTimes = Array<{ duration: number; distance: number } | null>;
+export interface NearestRoad {
+  lat: number;
+  lon: number;
+  /** Meters from the asked point. */
+  distance: number;
+  /** Degrees clockwise from north of the way's direction there. */
+  bearing: number;
+  /** The shape point the segment starts at (the way's labels are looked up by it). */
+  point: number;
+}
+
 export type RouteFailure =
   | { kind: 'unknown-profile'; profile: string }
   /** Every point too far from a road, in order (a client fixes them all at once). */
@@ -111,6 +163,21 @@ interface LegPath {
 const appendPoints = (line: Polyline, points: ReadonlyArray<readonly [number, number]>, from: number): void => {
   for (let k = from; k < points.length; k++) line.push(points[k][0], points[k][1]);
 };
+/** The smallest cell of an isochrone's grid (meters), and how many cells its longer side has at most. */
+const MIN_CELL_M = 50;
+const CELLS_ACROSS = 600;
+/** Holes smaller than a square of this side (meters) are filled: blocks between streets, not places the
+ *  roads do not reach (every point of one lies within half of it from a reachable road). */
+const MIN_HOLE_M = 300;
+
+/** Initial bearing from one point to another, degrees clockwise from north in [0, 360). */
+function bearingDeg(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const r = Math.PI / 180;
+  const y = Math.sin((lon2 - lon1) * r) * Math.cos(lat2 * r);
+  const x = Math.cos(lat1 * r) * Math.sin(lat2 * r) - Math.sin(lat1 * r) * Math.cos(lat2 * r) * Math.cos((lon2 - lon1) * r);
+  return ((Math.atan2(y, x) / r) % 360 + 360) % 360;
+}
+
 /** Meters from a road within which a waypoint counts as on it. */
 const ON_ROAD_M = 1;
 /** Geometries blocked: by circles (with the circles each enters), and whole ones (too small for the vehicle). */
@@ -456,27 +523,35 @@ export class RouteCore {
     const g = v.graph;
     // Every point must reach every other: a point on a piece cut off from the main network is taken to
     // the main network's nearest road within the snapping limit (each chunk of rows snaps alike).
-    // Matrices are the default lorry's: off the ways closed to it (the hierarchy weighs them down, so
-    // an entry at or above CLOSED_PENALTY has no open path).
-    const phantoms = this.snapAll(g, v.grid, q.points, Infinity, openOf(v.closed));
-    if (isFar(phantoms)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: phantoms } };
+    // Matrices are the default lorry's unless a `vehicle` says otherwise: off the ways closed to it (the
+    // hierarchy weighs the default lorry's down, so an entry at or above CLOSED_PENALTY has no open path).
+    const limited = q.vehicle ? closedTo(g, q.profile, q.vehicle) : v.closed;
+    const open = openOf(limited);
+    const all = q.targets ? [...q.points, ...q.targets] : q.points;
+    const snappedAll = this.snapAll(g, v.grid, all, Infinity, open);
+    if (isFar(snappedAll)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snappedAll } };
+    const phantoms = snappedAll.slice(0, q.points.length);
+    const columns = q.targets ? snappedAll.slice(q.points.length) : phantoms;
+    // A lorry of its own size keeps off other ways than the hierarchy does: its rows search the graph.
+    const ownSize = limited !== v.closed && !(includesAll(limited, v.closed) && includesAll(v.closed, limited));
     const withoutHierarchy = v.closed.size > 0 && g.chA.length === 0;
-    const block = q.avoid?.circles.length || withoutHierarchy ? this.blocking(v, q.avoid?.circles, v.closed) : null;
+    const block = q.avoid?.circles.length || withoutHierarchy || ownSize ? this.blocking(v, q.avoid?.circles, limited, true) : null;
     const avoiding = block !== null;
     const usable =
       (ph: Phantom, asSource: boolean) =>
       (seed: PhantomSeed): boolean =>
         !avoiding || !this.pieceBlocked(block, ph.geom, this.seedPiece(g, ph, seed, asSource));
-    const targetSeedLists = phantoms.map((ph) => targetSeeds(g, ph).filter(usable(ph, false)));
+    const targetSeedLists = columns.map((ph) => targetSeeds(g, ph).filter(usable(ph, false)));
     const targetNodes = [...new Set(targetSeedLists.flat().map((s) => s.node))];
     const slot = new Map(targetNodes.map((node, i) => [node, i]));
     if (block && !block.written) this.arm(v, block);
     const targets = v.kernel.matrixTargets(targetNodes, avoiding);
-    const n = phantoms.length;
+    const n = phantoms.length,
+      cols = columns.length;
     const durations: Array<Array<number | null>> = [];
     const distances: Array<Array<number | null>> = [];
     const rows = q.rows ?? { from: 0, to: n };
-    const packed = q.packed ? { durations: new Float64Array((rows.to - rows.from) * n), distances: new Float64Array((rows.to - rows.from) * n) } : undefined;
+    const packed = q.packed ? { durations: new Float64Array((rows.to - rows.from) * cols), distances: new Float64Array((rows.to - rows.from) * cols) } : undefined;
     // Each target's seeds as slots of the search answer, looked up once rather than per row.
     const targetSlots = targetSeedLists.map((list) => list.map((t) => slot.get(t.node)!));
     for (let i = 0; i < n; i++) {
@@ -491,11 +566,11 @@ export class RouteCore {
       const reach = targets.row(seeds);
       const rowD: Array<number | null> = [],
         rowM: Array<number | null> = [];
-      const at = (i - rows.from) * n;
-      for (let j = 0; j < n; j++) {
+      const at = (i - rows.from) * cols;
+      for (let j = 0; j < cols; j++) {
         let best = Infinity,
           meters = Infinity;
-        if (i === j) {
+        if (i === j && !q.targets) {
           best = 0;
           meters = 0;
         }
@@ -512,7 +587,7 @@ export class RouteCore {
             meters = m;
           }
         }
-        const direct = this.direct(g, phantoms[i], phantoms[j]);
+        const direct = this.direct(g, phantoms[i], columns[j]);
         if (direct && direct.cost < best && !(avoiding && this.pieceBlocked(block, phantoms[i].geom, direct.piece))) {
           best = direct.cost;
           meters = direct.meters;
@@ -531,6 +606,127 @@ export class RouteCore {
         distances.push(rowM);
       }
     }
-    return { ok: true, value: { durations, distances, snapped: phantoms.map((p) => ({ lat: p.lat, lon: p.lon })), ...(packed ? { packed } : {}) } };
+    const at = (ps: Phantom[]) => ps.map((p) => ({ lat: p.lat, lon: p.lon }));
+    return {
+      ok: true,
+      value: {
+        durations,
+        distances,
+        snapped: at(phantoms),
+        ...(q.targets ? { snappedTargets: at(columns) } : {}),
+        offsets: snappedAll.map((p) => p.offset),
+        ...(packed ? { packed } : {}),
+      },
+    };
+  }
+
+  /**
+   * The search every reach query starts with: the start snapped like a matrix point, the lorry's closed
+   * ways and the circles blocked, then every node within `maxDur` tenths and `maxCm` centimeters settled.
+   */
+  private reachFrom(q: ReachQuery, maxDur: number, maxCm: number, byMeters: boolean): Outcome<{ v: ProfileView; start: Phantom; reached: Reached }> {
+    const v = this.view(q.profile);
+    if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
+    const g = v.graph;
+    const limited = q.vehicle ? closedTo(g, q.profile, q.vehicle) : v.closed;
+    const snapped = this.snapAll(g, v.grid, [q.source], Infinity, openOf(limited));
+    if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
+    const start = snapped[0];
+    const block = this.blocking(v, q.avoid?.circles, limited);
+    if (block && !block.written) this.arm(v, block);
+    const seeds = sourceSeeds(g, start).filter((seed) => !block || !this.pieceBlocked(block, start.geom, this.seedPiece(g, start, seed, true)));
+    const reach = v.kernel.reach(seeds, maxDur, maxCm, byMeters, block !== null);
+    const startPieces = seeds.flatMap((seed) => {
+      const points = this.seedPiece(g, start, seed, true);
+      return points ? [{ points, key: byMeters ? seed.meters * 100 : seed.cost }] : [];
+    });
+    const blocked = block ? (geom: number) => v.kernel.isBlocked(geom) : () => false;
+    return { ok: true, value: { v, start, reached: { g, reach, byMeters, blocked, startPieces, start } } };
+  }
+
+  /** What is reachable from the source within each limit, as polygons (isochrone-shape.ts). */
+  isochrone(q: IsochroneQuery): Outcome<IsochroneResult> {
+    const scale = q.byDistance ? 100 : 10;
+    const max = Math.max(...q.limits) * scale;
+    const found = this.reachFrom(q, q.byDistance ? Infinity : max, q.byDistance ? max : Infinity, q.byDistance === true);
+    if (!found.ok) return found;
+    const { reached, start } = found.value;
+    // One grid for every limit, so that the shapes of smaller limits nest in those of larger ones.
+    const box = reachedBox(reached, max, 500);
+    const extent = Math.max((box[2] - box[0]) * 111_320 * Math.cos(((box[1] + box[3]) / 2) * (Math.PI / 180)), (box[3] - box[1]) * 111_320);
+    const cellMeters = Math.max(MIN_CELL_M, extent / CELLS_ACROSS);
+    const draw = (grid: CellGrid) => {
+      for (const limit of q.limits) drawReached(reached, limit * scale, grid);
+      return grid;
+    };
+    let grid = draw(CellGrid.over(box, cellMeters));
+    // A geometry bent out of the box: once more over a box grown by the longest way it could take.
+    if (grid.outside) grid = draw(CellGrid.over(reachedBox(reached, max, 500 + max / scale), cellMeters));
+    const shapes = q.limits.map((limit) => {
+      const band = new CellGrid(grid.west, grid.south, grid.cellLon, grid.cellLat, grid.cols, grid.rows);
+      drawReached(reached, limit * scale, band);
+      return tracePolygons(band, Math.ceil((MIN_HOLE_M / cellMeters) ** 2));
+    });
+    return { ok: true, value: { snapped: { lat: start.lat, lon: start.lon }, shapes, cellMeters } };
+  }
+
+  /** The fastest path's seconds and meters from the source to each target within the limits (null when
+   *  none is, or the target has no road within the snapping limit). */
+  travelTimes(q: TravelTimesQuery): Outcome<TravelTimes> {
+    const maxDur = q.maxDuration === undefined ? Infinity : q.maxDuration * 10;
+    const maxCm = q.maxDistance === undefined ? Infinity : q.maxDistance * 100;
+    const found = this.reachFrom(q, maxDur, maxCm, false);
+    if (!found.ok) return found;
+    const { v, start, reached } = found.value;
+    const g = v.graph;
+    const { durations, centimeters } = reached.reach;
+    const open = openOf(q.vehicle ? closedTo(g, q.profile, q.vehicle) : v.closed);
+    return {
+      ok: true,
+      value: q.targets.map((t) => {
+        const ph = snap(g, v.grid, t.lat, t.lon, undefined, Infinity, open);
+        if (!ph) return null;
+        let best = Infinity,
+          meters = Infinity;
+        for (const seed of targetSeeds(g, ph)) {
+          if (!v.kernel.reached(seed.node)) continue;
+          const c = durations[seed.node] + seed.cost,
+            m = centimeters[seed.node] / 100 + seed.meters;
+          if (c < best || (c === best && m < meters)) {
+            best = c;
+            meters = m;
+          }
+        }
+        const direct = this.direct(g, start, ph);
+        if (direct && (direct.cost < best || (direct.cost === best && direct.meters < meters)) && !(reached.blocked(start.geom))) {
+          best = direct.cost;
+          meters = direct.meters;
+        }
+        return best <= maxDur && meters * 100 <= maxCm ? { duration: best / 10, distance: meters } : null;
+      }),
+    };
+  }
+
+  /** The `count` nearest roads of the profile within the snapping limit, one point per geometry. */
+  nearest(q: { profile: string; point: LatLon; count: number }): Outcome<NearestRoad[]> {
+    const v = this.view(q.profile);
+    if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
+    const seen = new Set<number>();
+    const found: NearestRoad[] = [];
+    const pts = v.graph.shapes.pointsE7;
+    while (found.length < q.count) {
+      const hit = nearestSegment(v.grid, q.point.lat, q.point.lon, SNAP_LIMIT_M, (geom) => !seen.has(geom) && !v.closed.has(geom));
+      if (!hit) break;
+      seen.add(hit.geom);
+      const p = hit.point;
+      found.push({
+        lat: hit.lat,
+        lon: hit.lon,
+        distance: hit.distance,
+        bearing: bearingDeg(pts[2 * p] * E7, pts[2 * p + 1] * E7, pts[2 * p + 2] * E7, pts[2 * p + 3] * E7),
+        point: p,
+      });
+    }
+    return { ok: true, value: found };
   }
 }

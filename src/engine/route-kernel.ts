@@ -40,6 +40,22 @@ interface RouteExports extends WebAssembly.Exports {
     outDur: number,
     outDist: number,
   ): void;
+  reach(
+    desc: number,
+    scratch: number,
+    blocked: number,
+    src: number,
+    nSrc: number,
+    srcMeters: number,
+    maxDur: number,
+    maxCm: number,
+    byMeters: number,
+    out: number,
+    outCap: number,
+  ): number;
+  labelDurations(): number;
+  labelCentimeters(): number;
+  reached(v: number): number;
   chP2p(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, tgt: number, nTgt: number, tgtMeters: number, mu0: number): number;
   chBuckets(desc: number, scratch: number, targets: number, nTargets: number, entries: number, cap: number): number;
   chRow(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, nTargets: number, outDur: number, outDist: number): void;
@@ -54,6 +70,16 @@ export interface RowResult {
 /** The target nodes of a matrix, ready for rows from any number of sources. */
 export interface MatrixTargets {
   row(src: Seed[]): RowResult;
+}
+
+/** The nodes a bounded search settled, in settling order, and every node's labels (read only those of
+ *  settled nodes): views of the kernel's memory, valid until the next search on the same kernel. */
+export interface ReachResult {
+  nodes: Uint32Array;
+  /** Tenths of a second, per node. */
+  durations: Float64Array;
+  /** Centimeters, per node. */
+  centimeters: Float64Array;
 }
 
 /** A search seed: a node reached at `cost` (tenths of a second), `meters` along the way there. */
@@ -104,6 +130,9 @@ export class RouteKernel {
   private readonly outDistPtr: number;
 
   private readonly g: GraphLayout;
+  /** Room for the node list of `reach`, claimed on the first one and grown (claimed anew) when short. */
+  private reachPtr = 0;
+  private reachCap = 0;
 
   constructor(private readonly shared: ProfileMemory) {
     this.k = instantiate<RouteExports>('route', { env: { memory: shared.memory } });
@@ -293,6 +322,53 @@ export class RouteKernel {
         return this.rowResult(n);
       },
     };
+  }
+
+  /**
+   * Every node within `maxDur` tenths of a second and `maxCm` centimeters of the source seeds, searched by
+   * duration or, with `byMeters`, by length; over the graph, and with `useBlocked` off the geometries in
+   * the blocked bitset.
+   */
+  reach(src: Seed[], maxDur: number, maxCm: number, byMeters: boolean, useBlocked: boolean): ReachResult {
+    const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
+    this.count(useBlocked);
+    for (;;) {
+      const settled = this.k.reach(
+        this.g.desc,
+        this.scratch,
+        useBlocked ? this.blockedPtr : 0,
+        this.srcPtr,
+        nSrc,
+        this.srcMetersPtr,
+        maxDur,
+        maxCm,
+        byMeters ? 1 : 0,
+        this.reachPtr,
+        this.reachCap,
+      );
+      if (settled <= this.reachCap) {
+        const n = this.g.nodeCount;
+        return {
+          nodes: new Uint32Array(this.buffer, this.reachPtr, settled),
+          durations: new Float64Array(this.buffer, this.k.labelDurations(), n),
+          centimeters: new Float64Array(this.buffer, this.k.labelCentimeters(), n),
+        };
+      }
+      // Claimed regions are never given back: grow geometrically so that the waste stays under the need.
+      this.reachCap = Math.min(Math.max(2 * this.reachCap, settled, 1 << 16), this.g.nodeCount);
+      this.reachPtr = claimRegion(this.shared.memory, this.reachCap * 4);
+    }
+  }
+
+  /** Whether the last `reach` settled node `v` (its labels are then its own). */
+  reached(v: number): boolean {
+    return this.k.reached(v) !== 0;
+  }
+
+  /** Whether geometry g is in the blocked bitset. */
+  isBlocked(g: number): boolean {
+    const bits = (this.bits ??= this.bitset());
+    return (bits[g >> 3] & (1 << (g & 7))) !== 0;
   }
 
   private count(useBlocked: boolean): void {

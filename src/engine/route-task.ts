@@ -5,7 +5,20 @@ import { workerData } from 'piscina';
 import type { SharedGraphs } from './graph-memory.js';
 import { lineStringBytes, lineStringJson, microOfE7, writeLineString } from './line-json.js';
 import { arenaOf, SLOT_BYTES, takeSlot, type ReplyArena } from './reply-arena.js';
-import { RouteCore, type MatrixQuery, type MatrixResult, type Outcome, type RouteJsonTaskResult, type RouteQuery, type RouteResult } from './route-core.js';
+import {
+  RouteCore,
+  type IsochroneQuery,
+  type IsochroneResult,
+  type MatrixQuery,
+  type MatrixResult,
+  type NearestRoad,
+  type Outcome,
+  type RouteJsonTaskResult,
+  type RouteQuery,
+  type RouteResult,
+  type TravelTimes,
+  type TravelTimesQuery,
+} from './route-core.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
 let core: RouteCore | undefined;
@@ -49,4 +62,16 @@ export function matrixTask(q: MatrixQuery): Outcome<MatrixResult> {
 
 export function farTask(q: { profile: string; points: LatLon[] }): Outcome<number[]> {
   return routeCore().far(q);
+}
+
+export function isochroneTask(q: IsochroneQuery): Outcome<IsochroneResult> {
+  return routeCore().isochrone(q);
+}
+
+export function travelTimesTask(q: TravelTimesQuery): Outcome<TravelTimes> {
+  return routeCore().travelTimes(q);
+}
+
+export function nearestTask(q: { profile: string; point: LatLon; count: number }): Outcome<NearestRoad[]> {
+  return routeCore().nearest(q);
 }
