@@ -138,6 +138,8 @@ export function IsochronesPage() {
         { id: 'isochrone-line', type: 'line', layout: { 'line-join': 'round' }, paint: { 'line-color': ['get', 'colour'], 'line-width': 2 } },
       ],
     );
+    // The team's POIs stay clickable above the bands.
+    if (m.getLayer('iso-pois')) m.moveLayer('iso-pois');
     overlay(m, 'iso-centre', featureCollection(centre ? [point(centre.longitude, centre.latitude)] : []), [
       { id: 'iso-centre', type: 'circle', paint: { 'circle-color': '#111827', 'circle-radius': 8, 'circle-stroke-color': '#fff', 'circle-stroke-width': 3 } },
     ]);

@@ -168,6 +168,12 @@ export function MapPage() {
     const { map: m } = map;
     for (const id of POI_LAYERS) if (m.getLayer(id)) m.setLayoutProperty(id, 'visibility', mode === 'all' ? 'visible' : 'none');
     const shown = mode === 'drive' ? (drive.result?.pois ?? []) : [];
+    const start =
+      mode === 'drive' && Number.isFinite(Number.parseFloat(lat)) && Number.isFinite(Number.parseFloat(lon)) ? [point(Number(lon), Number(lat))] : [];
+    // The start under the POIs: one may stand on it.
+    overlay(m, 'drive-start', featureCollection(start), [
+      { id: 'drive-start', type: 'circle', paint: { 'circle-color': '#111827', 'circle-radius': 8, 'circle-stroke-color': '#fff', 'circle-stroke-width': 3 } },
+    ]);
     overlay(m, 'reachable', featureCollection(shown.map((p, i) => point(p.longitude, p.latitude, { id: p.id, n: String(i + 1) }))), [
       { id: 'reachable', type: 'circle', paint: { 'circle-color': '#7c3aed', 'circle-radius': 10, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 } },
       {
@@ -176,11 +182,6 @@ export function MapPage() {
         layout: { 'text-field': ['get', 'n'], 'text-font': ['Noto Sans Bold'], 'text-size': 11, 'text-allow-overlap': true },
         paint: { 'text-color': '#fff' },
       },
-    ]);
-    const start =
-      mode === 'drive' && Number.isFinite(Number.parseFloat(lat)) && Number.isFinite(Number.parseFloat(lon)) ? [point(Number(lon), Number(lat))] : [];
-    overlay(m, 'drive-start', featureCollection(start), [
-      { id: 'drive-start', type: 'circle', paint: { 'circle-color': '#111827', 'circle-radius': 8, 'circle-stroke-color': '#fff', 'circle-stroke-width': 3 } },
     ]);
   }, [map, mode, result, drive.result, lat, lon]);
 
@@ -221,7 +222,7 @@ export function MapPage() {
       </fieldset>
       {driving && (
         <form class="filters card" aria-label="POIs by drive time" onSubmit={findReachable} noValidate>
-          <p class="hint">Click the map to pick the start, or type it. The filter above applies too.</p>
+          <p class="hint whole">Click the map to pick the start, or type it. The filter above applies too.</p>
           <Field id="drive-lat" label="Start latitude" errors={driveErrors.latitude}>
             <input {...described('drive-lat', driveErrors.latitude)} inputMode="decimal" value={lat} onInput={(e) => setLat(e.currentTarget.value)} />
           </Field>
