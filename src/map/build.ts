@@ -29,7 +29,7 @@ import {
 } from './map-files.js';
 import { loadOsm, type OsmData } from './osm/osm-data.js';
 import { defaultVehicle, geometriesClosedTo, PROFILES, type ProfileName } from './graphs/profiles.js';
-import { asBoundHierarchy, type RoadGraph } from './graphs/road-graph.js';
+import { asBoundHierarchy, shapeBytes, type RoadGraph } from './graphs/road-graph.js';
 
 /** A full garbage collection, where V8 allows it to be asked for (it does in Node 20). */
 const collectGarbage: () => void = (() => {
@@ -184,8 +184,8 @@ async function buildBeside(
   // Every profile has marked the segments it uses: the shared grid covers those.
   const shapes = shapesOf(pool);
   Object.assign(files, await writeShapeFiles(outDir, shapes));
-  const shapeBytes = shapes.pointsE7.byteLength + shapes.gridFirst.byteLength + shapes.gridItems.byteLength;
-  onProgress(`shapes: ${(shapes.pointsE7.length / 2).toLocaleString('en-US')} points, ${shapeBytes.toLocaleString('en-US')} bytes for all profiles`, 0, 0);
+  const shapesSize = shapeBytes(shapes);
+  onProgress(`shapes: ${(shapes.pointsE7.length / 2).toLocaleString('en-US')} points, ${shapesSize.toLocaleString('en-US')} bytes for all profiles`, 0, 0);
   await buildGeocoderIndex(osm, outDir);
   osm = null; // the extract's data is not needed past here, while the last contractions may still run
   collectGarbage();
@@ -206,7 +206,7 @@ async function buildBeside(
     buildMs: Date.now() - started,
     // In PROFILES order, whatever order the contractions finished in.
     profiles: Object.fromEntries(PROFILES.map((p) => [p, profiles[p]])),
-    shapes: { points: shapes.pointsE7.length / 2, grid: shapes.grid, bytes: shapeBytes },
+    shapes: { points: shapes.pointsE7.length / 2, grid: shapes.grid, bytes: shapesSize },
     geocoder: true,
     tiles,
     files,

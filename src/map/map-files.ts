@@ -36,8 +36,10 @@ import type { TilesManifest } from './tiles/build.js';
  * for the other profiles).
  * 13: the segment grid lists consecutive segments of a cell as runs (point | RUN, length): 217 → 65 MB
  * on the 32x32 country.
+ * 14: the routable ways' `name` and `ref` per run of shape points (`shapes/label*`: runs, labels, UTF-8
+ * texts), for saying which road a point is on.
  */
-export const MAP_FORMAT_VERSION = 13;
+export const MAP_FORMAT_VERSION = 14;
 
 export interface GraphManifest {
   nodes: number;
@@ -158,7 +160,7 @@ export async function readShapeFiles(dir: string, m: MapManifest, verifier?: Map
       throw new MapFormatError(`map file ${rel} cannot be read (${(err as Error).message}); rebuild the map`, rel);
     }
     check.check(rel, bytes);
-    arrays[key] = type === 'i32' ? new Int32Array(bytes.buffer) : new Uint32Array(bytes.buffer);
+    arrays[key] = new (ARRAY_TYPES[type] as new (b: ArrayBufferLike) => ArrayBufferView)(bytes.buffer);
     await yieldToLoop();
   }
   if (!verifier) await check.done();

@@ -100,12 +100,29 @@ export interface RoadGraph extends Contraction, BoundHierarchy {
  * The points of every routable way, each way's run of points contiguous (1e-7-degree lat, lon pairs), and
  * a uniform grid over the segments some profile uses (for snapping and blocking): CSR of cells → first
  * point index of each segment. A profile finds its geometry of a segment by binary search in geomFirst.
+ * The ways' `name` and `ref` tags are kept per run of points (`roadLabelAt` in road-labels.ts).
  */
-export interface Shapes {
+export interface Shapes extends RoadLabels {
   pointsE7: Int32Array;
   grid: GridParams;
   gridFirst: Uint32Array;
   gridItems: Uint32Array;
+}
+
+/**
+ * The `name` and `ref` of the ways the points belong to. Runs of points, each of consecutive ways with the
+ * same name and ref (ways with neither included): run r starts at point labelFirst[r] (increasing, the
+ * first 0) and has label labelIndex[r]. Label l has name labelName[l] and ref labelRef[l], indexes of
+ * texts (-1 = none; label 0 has neither); text s is the UTF-8 bytes labelText[labelTextFirst[s] ..
+ * labelTextFirst[s + 1]).
+ */
+export interface RoadLabels {
+  labelFirst: Uint32Array;
+  labelIndex: Uint32Array;
+  labelName: Int32Array;
+  labelRef: Int32Array;
+  labelTextFirst: Uint32Array;
+  labelText: Uint8Array;
 }
 
 /**
@@ -121,7 +138,18 @@ export const SHAPE_ARRAYS = [
   ['pointsE7', 'i32'],
   ['gridFirst', 'u32'],
   ['gridItems', 'u32'],
+  ['labelFirst', 'u32'],
+  ['labelIndex', 'u32'],
+  ['labelName', 'i32'],
+  ['labelRef', 'i32'],
+  ['labelTextFirst', 'u32'],
+  ['labelText', 'u8'],
 ] as const;
+
+/** Bytes of the shared shapes' arrays. */
+export function shapeBytes(shapes: Shapes): number {
+  return SHAPE_ARRAYS.reduce((sum, [key]) => sum + shapes[key].byteLength, 0);
+}
 
 /** The typed array of each element type a graph array file holds. */
 export const ARRAY_TYPES = { u8: Uint8Array, i32: Int32Array, u32: Uint32Array, f64: Float64Array } as const;

@@ -1,8 +1,10 @@
 // The shapes every profile shares: the points of each way some profile can use, stored once for the map
-// (a profile's geometry is a run of them), and the grid over the segments the profiles use.
+// (a profile's geometry is a run of them) with the ways' names and refs, and the grid over the segments
+// the profiles use.
 import type { OsmData } from '../osm/osm-data.js';
 import { PROFILES } from './profiles.js';
-import { E7, type Shapes } from './road-graph.js';
+import { E7, type RoadLabels, type Shapes } from './road-graph.js';
+import { buildRoadLabels } from './road-labels.js';
 import { buildSegmentGrid } from './segment-grid.js';
 
 /** The points of the routable ways: where each way's run starts (-1: no profile uses the way) and the points. */
@@ -13,6 +15,8 @@ export interface ShapePool {
   pointsE7: Int32Array;
   /** Bit p: some profile's geometry has the segment from point p to p+1 (set by the graph builds). */
   used: Uint8Array;
+  /** The ways' names and refs per run of points. */
+  labels: RoadLabels;
 }
 
 export function buildShapePool(osm: OsmData): ShapePool {
@@ -37,12 +41,14 @@ export function buildShapePool(osm: OsmData): ShapePool {
       pointsE7[2 * q + 1] = Math.round(nodeCoords[2 * n + 1] / E7);
     }
   }
-  return { wayStart, pointsE7, used: new Uint8Array((points >> 3) + 1) };
+  const labels = buildRoadLabels(osm.roadLabels, wayStart, (w) => wayFirst[w + 1] - wayFirst[w]);
+  return { wayStart, pointsE7, used: new Uint8Array((points >> 3) + 1), labels };
 }
 
 /** The shapes while profiles are still being built: the points, no grid yet (the build never queries it). */
 export function pendingShapes(pool: ShapePool): Shapes {
   return {
+    ...pool.labels,
     pointsE7: pool.pointsE7,
     grid: { minLat: 0, minLon: 0, cellLat: 1, cellLon: 1, rows: 0, cols: 0 },
     gridFirst: new Uint32Array(1),
@@ -51,7 +57,7 @@ export function pendingShapes(pool: ShapePool): Shapes {
 }
 
 /** The shared shapes of a pool whose used segments the profile builds have marked. */
-export function shapesOf(pool: Pick<ShapePool, 'pointsE7' | 'used'>): Shapes {
+export function shapesOf(pool: Pick<ShapePool, 'pointsE7' | 'used' | 'labels'>): Shapes {
   const grid = buildSegmentGrid(pool.used, pool.pointsE7);
-  return { pointsE7: pool.pointsE7, grid: grid.params, gridFirst: grid.first, gridItems: grid.items };
+  return { ...pool.labels, pointsE7: pool.pointsE7, grid: grid.params, gridFirst: grid.first, gridItems: grid.items };
 }

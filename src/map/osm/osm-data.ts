@@ -109,7 +109,21 @@ export interface OsmParts {
   nodeLimits: { node: Uint32Array; values: Float64Array };
   /** Names and address parts that the geocoder fields refer to. */
   strings: string[];
+  roadLabels: RoadLabelSource;
   geocoder: GeocoderSource;
+}
+
+/**
+ * The `name` and `ref` tags of the ways some profile can use that have either (the map keeps them per run
+ * of shape points): the kept way, ascending, and each tag as an index into `strings` (-1 = none), each
+ * distinct text stored once.
+ */
+export interface RoadLabelSource {
+  count: number;
+  way: Uint32Array;
+  name: Int32Array;
+  ref: Int32Array;
+  strings: string[];
 }
 
 class StringTable {
@@ -177,6 +191,10 @@ class OsmCollector {
   private readonly relationWays = new Map<number, number>();
   private readonly streetWays = new Growable(Uint32Array);
   private readonly streetNames = new Growable(Int32Array);
+  private readonly labelStrings = new StringTable();
+  private readonly labelWays = new Growable(Uint32Array);
+  private readonly labelNames = new Growable(Int32Array);
+  private readonly labelRefs = new Growable(Int32Array);
   private readonly addressWays = new Growable(Uint32Array);
   private readonly addressWayFields = new Growable(Int32Array);
   /** Ferries with a `duration`: the kept way and its seconds end to end (their speed waits for the coordinates). */
@@ -277,6 +295,13 @@ class OsmCollector {
     this.wayFirst[w + 1] = this.refs.length;
     if (usable) for (let p = 0; p < P; p++) this.waySpeeds[w * P + p] = speeds[p];
     if (usable && tags) {
+      const name = tags.name || null,
+        ref = tags.ref || null;
+      if (name !== null || ref !== null) {
+        this.labelWays.push(w);
+        this.labelNames.push(this.labelStrings.id(name));
+        this.labelRefs.push(this.labelStrings.id(ref));
+      }
       const seconds = routeDuration(tags);
       if (seconds !== null) this.timedWays.push([w, seconds]);
       const limits = usable & HGV_BIT ? wayLimits(tags) : null;
@@ -594,6 +619,13 @@ class OsmCollector {
       limits: { way: this.limitWays.toShared(), values: this.limitValues.toShared() },
       nodeLimits: this.keptNodeLimits(keptIndex),
       strings: this.strings.list,
+      roadLabels: {
+        count: this.labelWays.length,
+        way: this.labelWays.toShared(),
+        name: this.labelNames.toShared(),
+        ref: this.labelRefs.toShared(),
+        strings: this.labelStrings.list,
+      },
       geocoder: {
         relations: this.geoRelations,
         relationWays: this.relationWays,
@@ -628,6 +660,7 @@ export class OsmData implements OsmParts {
   readonly limits!: { way: Uint32Array; values: Float64Array };
   readonly nodeLimits!: OsmParts['nodeLimits'];
   readonly strings!: string[];
+  readonly roadLabels!: RoadLabelSource;
   readonly geocoder!: GeocoderSource;
   private readonly source: string | null;
   private readonly objects: ObjectView;

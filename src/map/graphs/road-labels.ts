@@ -1,0 +1,102 @@
+// Which road a point of the shared shapes is on: the `name` and `ref` tags of the routable ways, kept per
+// run of points (see RoadLabels in road-graph.ts). Built with the shape pool; looked up in compute threads.
+import type { RoadLabelSource } from '../osm/osm-data.js';
+import { Growable } from '../../lib/typed-pools.js';
+import type { RoadLabels, Shapes } from './road-graph.js';
+
+/** A road's name and ref (`name=Landstrasse`, `ref=28`), null where the way has none. */
+export interface RoadLabel {
+  name: string | null;
+  ref: string | null;
+}
+
+const utf8 = new TextDecoder();
+
+function text(shapes: RoadLabels, s: number): string | null {
+  return s < 0 ? null : utf8.decode(shapes.labelText.subarray(shapes.labelTextFirst[s], shapes.labelTextFirst[s + 1]));
+}
+
+/**
+ * The name and ref of the way that point `point` of `shapes.pointsE7` (a pair index, as `geomFirst[g]`
+ * gives) belongs to: a binary search over the runs of points.
+ */
+export function roadLabelAt(shapes: Shapes, point: number): RoadLabel {
+  const first = shapes.labelFirst;
+  let lo = 0,
+    hi = first.length - 1,
+    run = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (first[mid] <= point) {
+      run = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  if (run < 0 || point < 0 || 2 * point >= shapes.pointsE7.length) return { name: null, ref: null };
+  const label = shapes.labelIndex[run];
+  return { name: text(shapes, shapes.labelName[label]), ref: text(shapes, shapes.labelRef[label]) };
+}
+
+/**
+ * The runs of labelled points from the ways' labels: `wayStart` and `wayPoints` give each kept way's first
+ * point and its count of points (wayStart -1: the way has no points in the shapes).
+ */
+export function buildRoadLabels(source: RoadLabelSource, wayStart: Int32Array, wayPoints: (w: number) => number): RoadLabels {
+  const labelFirst = new Growable(Uint32Array),
+    labelIndex = new Growable(Uint32Array);
+  // Label 0: neither name nor ref; the others once per distinct (name, ref).
+  const names = [-1],
+    refs = [-1];
+  const labelOf = new Map<number, number>();
+  const textCount = source.strings.length;
+  let next = 0,
+    last = -1;
+  for (let w = 0; w < wayStart.length; w++) {
+    if (wayStart[w] < 0 || wayPoints(w) === 0) continue;
+    while (next < source.count && source.way[next] < w) next++;
+    let label = 0;
+    if (next < source.count && source.way[next] === w) {
+      const name = source.name[next],
+        ref = source.ref[next];
+      // Both are below textCount, and -1 maps to textCount: one number per pair.
+      const key = (name < 0 ? textCount : name) * (textCount + 1) + (ref < 0 ? textCount : ref);
+      label = labelOf.get(key) ?? -1;
+      if (label < 0) {
+        label = names.push(name) - 1;
+        refs.push(ref);
+        labelOf.set(key, label);
+      }
+    }
+    if (label === last) continue;
+    labelFirst.push(wayStart[w]);
+    labelIndex.push(label);
+    last = label;
+  }
+  // Only the texts some label uses, renumbered in order of first use.
+  const renumber = new Int32Array(textCount).fill(-1);
+  const textFirst = new Growable(Uint32Array),
+    bytes = new Growable(Uint8Array, 4096);
+  const encoder = new TextEncoder();
+  textFirst.push(0);
+  const use = (s: number): number => {
+    if (s < 0) return -1;
+    if (renumber[s] < 0) {
+      const str = source.strings[s];
+      bytes.reserve(3 * str.length); // UTF-8 takes at most 3 bytes per UTF-16 unit
+      bytes.length += encoder.encodeInto(str, bytes.data.subarray(bytes.length)).written;
+      renumber[s] = textFirst.length - 1;
+      textFirst.push(bytes.length);
+    }
+    return renumber[s];
+  };
+  const labelName = Int32Array.from(names, use),
+    labelRef = Int32Array.from(refs, use);
+  return {
+    labelFirst: labelFirst.toShared(),
+    labelIndex: labelIndex.toShared(),
+    labelName,
+    labelRef,
+    labelTextFirst: textFirst.toShared(),
+    labelText: bytes.toShared(),
+  };
+}
