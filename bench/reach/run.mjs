@@ -198,9 +198,16 @@ async function ensureExtract() {
 }
 
 async function ensureMap() {
-  if (existsSync(join(source.mapDir, 'manifest.json'))) {
-    log(`reusing the map ${source.mapDir}`);
-    return { built_now: false };
+  const manifestFile = join(source.mapDir, 'manifest.json');
+  const { MAP_FORMAT_VERSION } = await import('../../dist/map/map-files.js');
+  if (existsSync(manifestFile)) {
+    const format = JSON.parse(readFileSync(manifestFile, 'utf8')).formatVersion;
+    if (format === MAP_FORMAT_VERSION || source.kind === 'dir') {
+      log(`reusing the map ${source.mapDir}`);
+      return { built_now: false };
+    }
+    log(`the map ${source.mapDir} is format ${format}, this build reads ${MAP_FORMAT_VERSION}: building it again`);
+    rmSync(source.mapDir, { recursive: true, force: true });
   }
   // Built under another name and renamed: an interrupted build must not leave a map to reuse.
   const partial = `${source.mapDir}.partial`;
@@ -241,10 +248,16 @@ async function startOsrm() {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const o = { child, pid: child.pid, exit: null, logged: [], tail: '' };
+  let partial = '';
   const onLine = (chunk) => {
     o.tail = (o.tail + chunk).slice(-4000);
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop();
     // [info] 01-02-2025 10:11:12 1.23ms 127.0.0.1 - agent 200 /table/v1/driving/…
-    for (const m of String(chunk).matchAll(/ (\d+(?:\.\d+)?)ms .* \/table\//g)) o.logged.push(Number(m[1]));
+    for (const line of lines) {
+      const m = / (\d+(?:\.\d+)?)ms .* \/table\//.exec(line);
+      if (m) o.logged.push(Number(m[1]));
+    }
   };
   child.stdout.on('data', onLine);
   child.stderr.on('data', onLine);
