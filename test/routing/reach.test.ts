@@ -318,7 +318,8 @@ describe('travelTimes against the matrix', () => {
     return { source, targets, durations: m.durations[0], distances: m.distances[0] };
   };
 
-  /** Non-null exactly where the matrix's fastest path is within the limits, with the matrix's values. */
+  /** Non-null exactly where the matrix's fastest path is within the limits, with the matrix's durations;
+   *  the distances that differ from the matrix's are returned (and checked on their own below). */
   const check = (
     tt: Awaited<ReturnType<typeof travelTimes>>,
     durations: Array<number | null>,
@@ -329,6 +330,7 @@ describe('travelTimes against the matrix', () => {
   ) => {
     let inside = 0;
     const bad: string[] = [];
+    const distanceBad: number[] = [];
     tt.forEach((t, k) => {
       const d = durations[k],
         m = distances[k];
@@ -337,12 +339,12 @@ describe('travelTimes against the matrix', () => {
       const what = points ? ` (${JSON.stringify(points.source)} → ${JSON.stringify(points.targets[k])})` : '';
       if (within !== (t !== null)) bad.push(`target ${k}${what}: travelTimes ${JSON.stringify(t)}, matrix ${d} s ${m} m`);
       else if (t) {
-        if (Math.abs(t.duration - d!) > 1e-6) bad.push(`target ${k}: duration ${t.duration} vs matrix ${d}`);
-        if (Math.abs(t.distance - m!) > 1e-3) bad.push(`target ${k}: distance ${t.distance} vs matrix ${m}`);
+        if (Math.abs(t.duration - d!) > 1e-6) bad.push(`target ${k}${what}: duration ${t.duration} vs matrix ${d}`);
+        if (Math.abs(t.distance - m!) > 1e-3) distanceBad.push(k);
       }
     });
     expect(bad).toEqual([]);
-    return inside;
+    return { inside, distanceBad };
   };
 
   it.each([
@@ -352,7 +354,7 @@ describe('travelTimes against the matrix', () => {
     const { source, targets, durations, distances } = await setup(profile, 31);
     const tt = await travelTimes({ profile, source, targets, maxDuration });
     expect(tt.length).toBe(300);
-    const inside = check(tt, durations, distances, maxDuration, Infinity);
+    const { inside } = check(tt, durations, distances, maxDuration, Infinity, { source, targets });
     // Both answers occur.
     expect(inside).toBeGreaterThan(5);
     expect(inside).toBeLessThan(300);
@@ -361,7 +363,7 @@ describe('travelTimes against the matrix', () => {
   it('driving-car: within 900 s and 5 km', async () => {
     const { source, targets, durations, distances } = await setup('driving-car', 32);
     const tt = await travelTimes({ profile: 'driving-car', source, targets, maxDuration: 900, maxDistance: 5000 });
-    const inside = check(tt, durations, distances, 900, 5000);
+    const { inside } = check(tt, durations, distances, 900, 5000, { source, targets });
     expect(inside).toBeGreaterThan(5);
     expect(inside).toBeLessThan(300);
   });
@@ -373,10 +375,32 @@ describe('travelTimes against the matrix', () => {
   ] as Array<[ProfileName, number]>)('%s: maxDistance %i m alone (meters of the fastest path)', async (profile, maxDistance) => {
     const { source, targets, durations, distances } = await setup(profile, 33);
     const tt = await travelTimes({ profile, source, targets, maxDistance });
-    const inside = check(tt, durations, distances, Infinity, maxDistance, { source, targets });
+    const { inside } = check(tt, durations, distances, Infinity, maxDistance, { source, targets });
     expect(inside).toBeGreaterThan(5);
     expect(inside).toBeLessThan(300);
   });
+
+  it.each([
+    ['driving-car', 900],
+    ['foot-walking', 1800],
+    ['cycling-regular', 1200],
+  ] as Array<[ProfileName, number]>)(
+    "%s: distances are the matrix's and the route's (ties on duration go to the shorter path)",
+    async (profile, maxDuration) => {
+      const bad: string[] = [];
+      for (const seed of [31, 34, 35]) {
+        const { source, targets, durations, distances } = await setup(profile, seed);
+        const tt = await travelTimes({ profile, source, targets, maxDuration });
+        for (const k of check(tt, durations, distances, maxDuration, Infinity, { source, targets }).distanceBad) {
+          const r = await route({ profile, waypoints: [source, targets[k]], mainNetwork: true });
+          bad.push(
+            `${JSON.stringify(source)} → ${JSON.stringify(targets[k])}: travelTimes ${tt[k]!.duration} s ${tt[k]!.distance} m, matrix ${durations[k]} s ${distances[k]} m, route ${r.duration} s ${r.distance} m`,
+          );
+        }
+      }
+      expect(bad).toEqual([]);
+    },
+  );
 });
 
 // ---- 3. isochrones ----------------------------------------------------------------------------------
@@ -425,14 +449,19 @@ describe('isochrones against a one-to-all Dijkstra', () => {
     ['foot-walking', false, [300, 900]],
     ['driving-car', true, [2000, 6000]],
     ['foot-walking', true, [400, 1200]],
+    // The lorry's search keeps off the ways closed to the default lorry: so does the reference.
+    ['driving-hgv', false, [600]],
+    ['driving-hgv', true, [5000]],
   ];
   it.each(cases)('%s, by distance %s, limits %j', async (profile, byDistance, limits) => {
     const g = graphs[profile];
-    const nodes = plainNodes(g);
+    const closed = closedTo(g as unknown as Parameters<typeof closedTo>[0], profile);
+    if (profile === 'driving-hgv') expect(closed.size).toBeGreaterThan(0);
+    const nodes = plainNodes(g, closed);
     // A node near Vaduz.
     let s = nodes[0];
     for (const v of nodes) if (Math.hypot(at(g, v).lat - 47.14, at(g, v).lon - 9.52) < Math.hypot(at(g, s).lat - 47.14, at(g, s).lon - 9.52)) s = v;
-    const ref = byDistance ? dijkstraCm(g, s) : dijkstra(g, s);
+    const ref = byDistance ? dijkstraCm(g, s, closed) : dijkstra(g, s, { blocked: closed });
     const scale = byDistance ? 100 : 10;
     const cost = (e: number) => (byDistance ? g.geomCm[g.orig[e] >> 1] : g.weight[e]);
     const iso = await isochrone({ profile, source: at(g, s), limits, byDistance });
@@ -475,7 +504,7 @@ describe('isochrones against a one-to-all Dijkstra', () => {
       const whole = new Set<number>();
       for (let v = 0; v < g.nodeCount; v++) {
         if (ref[v] > limit) continue;
-        for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) if (ref[v] + cost(e) <= limit) whole.add(g.orig[e] >> 1);
+        for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) if (ref[v] + cost(e) <= limit && !closed.has(g.orig[e] >> 1)) whole.add(g.orig[e] >> 1);
       }
       let wholePoints = 0;
       for (const geom of whole)
@@ -496,7 +525,7 @@ describe('isochrones against a one-to-all Dijkstra', () => {
       for (let v = 0; v < g.nodeCount; v++) {
         if (ref[v] > limit) continue;
         for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) {
-          if (ref[v] + cost(e) <= limit) continue;
+          if (ref[v] + cost(e) <= limit || closed.has(g.orig[e] >> 1)) continue;
           const d = g.orig[e],
             geom = d >> 1;
           const first = g.geomFirst[geom],
@@ -846,6 +875,27 @@ describe('CellGrid and tracePolygons', () => {
     h.line([1.5, 1.5, 3.5, 1.5, 3.5, 4.5]);
     expect(h.outside).toBe(false);
     expect(h.count()).toBe(3 + 3);
+  });
+
+  it('every point drawn lies inside the traced polygon, also within 1e-6° of a cell edge', () => {
+    // A grid whose lines are not on the 1e-6° lattice the vertices are rounded to; each point a hair
+    // (1e-8°) inside the south-west corner of its cell, as the reach's southernmost and westernmost nodes
+    // are (reachedBox pads them by 500 m = 10 cells of 50 m, so they lie on grid lines).
+    const bad: string[] = [];
+    for (const [west, south] of [
+      [9.4000006, 47.0000006],
+      [9.4000004, 47.0000004],
+      [9.40000051, 47.00000049],
+    ]) {
+      const g = new CellGrid(west, south, 0.00066, 0.00045, 8, 8);
+      const lon = west + 3 * 0.00066 + 1e-8,
+        lat = south + 3 * 0.00045 + 1e-8;
+      g.point(lon, lat);
+      expect(g.cells[3 * 8 + 3]).toBe(1);
+      if (!booleanPointInPolygon([lon, lat], geoOf(tracePolygons(g))))
+        bad.push(`grid from ${west}, ${south}: point ${lon}, ${lat} outside ${JSON.stringify(tracePolygons(g))}`);
+    }
+    expect(bad).toEqual([]);
   });
 
   it('CellGrid.over: cells of about cellMeters with a margin, the box inside', () => {
