@@ -135,7 +135,7 @@ export function IsochronesPage() {
           layout: { 'fill-sort-key': ['-', 0, ['get', 'value']] },
           paint: { 'fill-color': ['get', 'colour'], 'fill-opacity': ['get', 'opacity'] },
         },
-        { id: 'isochrone-line', type: 'line', layout: { 'line-join': 'round' }, paint: { 'line-color': ['get', 'colour'], 'line-width': 2 } },
+        { id: 'isochrone-line', type: 'line', layout: { 'line-join': 'round' }, paint: { 'line-color': ['get', 'colour'], 'line-width': 1.5 } },
       ],
     );
     // The team's POIs stay clickable above the bands.
