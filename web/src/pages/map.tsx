@@ -211,15 +211,17 @@ export function MapPage() {
         <PoiFilterFields filter={filter} setFilter={setFilter} attrs={attrs} cats={cats} />
         <button type="submit">Apply filters</button>
       </form>
-      <fieldset class="mode card">
-        <legend>Show</legend>
+      <div class="mode card" role="radiogroup" aria-labelledby="map-mode-label">
+        <span id="map-mode-label" class="label">
+          Show
+        </span>
         <label class="check">
           <input type="radio" name="map-mode" checked={!driving} onChange={() => setMode('all')} /> all POIs matching the filter
         </label>
         <label class="check">
           <input type="radio" name="map-mode" checked={driving} onChange={() => setMode('drive')} /> POIs by drive time
         </label>
-      </fieldset>
+      </div>
       {driving && (
         <form class="filters card" aria-label="POIs by drive time" onSubmit={findReachable} noValidate>
           <p class="hint whole">Click the map to pick the start, or type it. The filter above applies too.</p>
