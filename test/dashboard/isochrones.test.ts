@@ -147,6 +147,19 @@ describe('reachability pages in a browser', () => {
       await poll(async () => (await sourceFeatures('isochrones')).length).toBe(1);
       expect((await sourceFeatures('isochrones'))[0].type).toMatch(/^(Multi)?Polygon$/);
       await poll(() => pixelsOf('#1a9850')).toBeGreaterThan(100);
+
+      // One of the team's POIs as the centre: sent as its id, named in the legend's title.
+      await page.getByLabel('Or a POI').selectOption({ label: 'Schaan depot 1' });
+      expect(await page.getByLabel('Latitude').inputValue()).toBe('47.16600');
+      const byPoi = isochroneReply();
+      await page.getByRole('button', { name: 'Show isochrones' }).click();
+      const poiRes = await byPoi;
+      expect(poiRes.status(), await poiRes.text()).toBe(200);
+      const sent = poiRes.request().postDataJSON().locations;
+      expect(sent).toHaveLength(1);
+      expect(Object.keys(sent[0])).toEqual(['poi_id']);
+      expect((await poiRes.json()).data.features[0].properties.poi_id).toBe(sent[0].poi_id);
+      await poll(() => page.locator('#iso-title').textContent()).toBe('1 band from Schaan depot 1');
       expect(await usageTotal()).toBe(before);
     },
     SLOW,
