@@ -31,6 +31,10 @@ import { clustersEndpoint } from './api/clusters/routes.js';
 import { optimizeEndpoint } from './api/optimize/routes.js';
 import { optimizationRoutes } from './api/optimizations/routes.js';
 import { routesEndpoint } from './api/routes/routes.js';
+import { detoursEndpoint } from './api/routes/detours.js';
+import { matrixEndpoint } from './api/matrix/routes.js';
+import { isochronesEndpoint } from './api/isochrones/routes.js';
+import { nearestEndpoint } from './api/nearest/routes.js';
 import { tileRoutes } from './api/tiles/routes.js';
 
 export interface App {
@@ -155,6 +159,10 @@ export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, op
     ...geoRoutes(sql),
     ...messagingRoutes(sql),
     ...routesEndpoint(sql),
+    ...detoursEndpoint(sql),
+    ...matrixEndpoint(sql),
+    ...isochronesEndpoint(sql),
+    ...nearestEndpoint(),
     ...optimizeEndpoint(sql),
     ...optimizationRoutes(sql),
     ...clustersEndpoint(sql),

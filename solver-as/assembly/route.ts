@@ -428,19 +428,21 @@ export function oneToMany(desc: usize, scratch: usize, blocked: usize, srcSeeds:
 
 /**
  * Dijkstra from the source seeds by duration (tenths) or, with `byMeters`, by length (centimeters), over
- * the nodes whose label stays within `maxDur` tenths and `maxCm` centimeters (a path over either limit is
- * not followed: by duration, a node's label is then that of its fastest path within the length limit). Writes the settled nodes
+ * the nodes within `maxDur` tenths (by duration: each node's labels are its fastest path's, ties to the
+ * shorter) or within `maxCm` centimeters (by length: its shortest path's, ties to the faster). Writes the settled nodes
  * at `out` in settling order, at most `outCap` of them, and returns how many settled (more than `outCap`
  * means the list is cut: call again with room for that many). Each settled node's duration and
  * centimeters stay in the scratch (`labelDurations`, `labelCentimeters`) until the next search.
  */
 export function reach(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize, nSrc: i32, srcMeters: usize, maxDur: f64, maxCm: f64, byMeters: bool, out: usize, outCap: i32): i32 {
+  // Only the key is a bound: a length limit on a search by duration would label nodes by slower paths.
+  if (!byMeters) maxCm = INF;
   setup(desc, scratch, blocked);
   sizeF = 0;
   for (let i = 0; i < nSrc; i++) {
     const rec = srcSeeds + (<usize>i << 4);
     const v = load<u32>(rec); const c = load<f64>(rec + 8); const cm = f64At(srcMeters, <u32>i) * 100;
-    if (c > maxDur || cm > maxCm) continue;
+    if (c > maxDur || (byMeters && cm > maxCm)) continue;
     const k = byMeters ? cm : c;
     const p = u32At(sStampF, v) == epoch ? u32At(sPosF, v) : 0;
     if (p != 0 && f64At(sHeapKF, p - 1) <= k) continue;
@@ -462,7 +464,7 @@ export function reach(desc: usize, scratch: usize, blocked: usize, srcSeeds: usi
       const w = u32At(gHead, e);
       const dw = dv + <f64>u32At(gWeight, e);
       const mw = mv + <f64>u32At(gGeomCm, u32At(gOrig, e) >> 1);
-      if (dw > maxDur || mw > maxCm) continue;
+      if (dw > maxDur || (byMeters && mw > maxCm)) continue;
       const kw = byMeters ? mw : dw;
       if (u32At(sStampF, w) != epoch) {
         setU32(sStampF, w, epoch); setF64(sDistF, w, dw); setF64(sCm, w, mw);
@@ -470,8 +472,11 @@ export function reach(desc: usize, scratch: usize, blocked: usize, srcSeeds: usi
       } else {
         const p = u32At(sPosF, w);
         if (p == NONE) continue;
+        // Ties on the key go to the other measure's smaller value, as the routes and matrices break them.
         const kOld = byMeters ? f64At(sCm, w) : f64At(sDistF, w);
-        if (kw >= kOld) continue;
+        const tOld = byMeters ? f64At(sDistF, w) : f64At(sCm, w);
+        const tw = byMeters ? dw : mw;
+        if (kw > kOld || (kw == kOld && tw >= tOld)) continue;
         setF64(sDistF, w, dw); setF64(sCm, w, mw);
         heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, kw);
       }

@@ -7,7 +7,8 @@ import { MapFormatError, MapVerifier, readManifest, readShapeFiles, type MapMani
 import { shapeBytes, type Shapes } from '../map/graphs/road-graph.js';
 import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
 import type { Circle } from './avoid.js';
-import { loadGraph, type SharedGraphs } from './graph-memory.js';
+import { loadGraph, viewGraph, type SharedGraphs } from './graph-memory.js';
+import type { RoadGraph } from '../map/graphs/road-graph.js';
 import { joinLineStrings } from './line-json.js';
 import { arenaOf, createArenaBuffer, heldSlots, releaseSlot, slotText, type SlotRef } from './reply-arena.js';
 import type {
@@ -163,7 +164,27 @@ export async function loadMap(dir: string, profiles: readonly ProfileName[] = PR
   }
   await setWorkerData({ routing: shared, replyArena: arenaBuffer });
   loaded = { dir, manifest, profiles: Object.keys(shared.profiles) as ProfileName[], bytes };
+  topSpeeds = Object.fromEntries(Object.entries(shared.profiles).map(([p, pm]) => [p, fastestOf(viewGraph(pm, shared.shapes))]));
   return loaded;
+}
+
+/** Meters per second of each served profile's fastest way: straight-line bounds of travel times. */
+let topSpeeds: Partial<Record<string, number>> = {};
+
+function fastestOf(g: RoadGraph): number {
+  let best = 0;
+  for (let d = 0; d < g.origWeight.length; d++) {
+    const w = g.origWeight[d];
+    if (w > 0) best = Math.max(best, (g.geomCm[d >> 1] * 10) / (100 * w));
+  }
+  return best;
+}
+
+/** The speed (m/s) no way of the profile exceeds: no point is farther in a straight line than this × the time. */
+export function topSpeed(profile: ProfileName): number {
+  const v = topSpeeds[profile];
+  if (v === undefined) throw new MapNotLoadedError();
+  return v;
 }
 
 /** The profiles being served (empty without a map). */

@@ -8,8 +8,32 @@
 // interpolated edges, which can cut a reachable road point out; tracing the cells keeps containment exact.
 // turf's area measures the result (isochrone.ts).
 
+/** What the drawing draws on: a grid of cells, or the box of everything drawn. */
+export interface Canvas {
+  point(lon: number, lat: number): void;
+  segment(lon0: number, lat0: number, lon1: number, lat1: number): void;
+}
+
+/** The box of everything drawn: where a grid must reach when a first guess of it was short. */
+export class BoundsCanvas implements Canvas {
+  box: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
+
+  point(lon: number, lat: number): void {
+    const b = this.box;
+    if (lon < b[0]) b[0] = lon;
+    if (lat < b[1]) b[1] = lat;
+    if (lon > b[2]) b[2] = lon;
+    if (lat > b[3]) b[3] = lat;
+  }
+
+  segment(lon0: number, lat0: number, lon1: number, lat1: number): void {
+    this.point(lon0, lat0);
+    this.point(lon1, lat1);
+  }
+}
+
 /** Cells of `cellLon` × `cellLat` degrees from (west, south); `cells[y * cols + x]` is 1 when touched. */
-export class CellGrid {
+export class CellGrid implements Canvas {
   readonly cells: Uint8Array;
   /** Points that fell outside the grid since it was made: the caller makes a larger one and draws again. */
   outside = false;
@@ -25,17 +49,21 @@ export class CellGrid {
     this.cells = new Uint8Array(cols * rows);
   }
 
-  /** A grid over [west, south, east, north] with square cells of about `cellMeters`. */
+  /** A grid over [west, south, east, north] with square cells of about `cellMeters`. Its lines lie on
+   *  whole micro-degrees, so that the polygons' corners, printed to 1e-6°, are exactly the cells' corners. */
   static over(bbox: readonly [number, number, number, number], cellMeters: number): CellGrid {
     const [w, s, e, n] = bbox;
     const midLat = ((s + n) / 2) * (Math.PI / 180);
-    const cellLat = cellMeters / 111_320;
-    const cellLon = cellMeters / (111_320 * Math.max(0.01, Math.cos(midLat)));
+    const cellLat = Math.ceil((cellMeters / 111_320) * 1e6);
+    const cellLon = Math.ceil((cellMeters / (111_320 * Math.max(0.01, Math.cos(midLat)))) * 1e6);
     // One cell of margin on every side: a point on the box's edge still has unmarked cells around it,
     // so every ring closes inside the grid.
-    const cols = Math.max(1, Math.ceil((e - w) / cellLon)) + 2;
-    const rows = Math.max(1, Math.ceil((n - s) / cellLat)) + 2;
-    return new CellGrid(w - cellLon, s - cellLat, cellLon, cellLat, cols, rows);
+    // (A micro-degree more: w × 1e6 may print a hair below a whole number.)
+    const west = Math.floor(w * 1e6) - 1 - cellLon,
+      south = Math.floor(s * 1e6) - 1 - cellLat;
+    const cols = Math.max(1, Math.ceil((e * 1e6 - west) / cellLon)) + 2;
+    const rows = Math.max(1, Math.ceil((n * 1e6 - south) / cellLat)) + 2;
+    return new CellGrid(west / 1e6, south / 1e6, cellLon / 1e6, cellLat / 1e6, cols, rows);
   }
 
   /** Marks the cell of a point. */
@@ -232,10 +260,18 @@ export function tracePolygons(g: CellGrid, minHoleCells = 1): PolygonRings[] {
     best?.holes.push(hole);
   }
   const coords = (ring: number[]): number[][] => {
-    const out = ring.map((v) => [
-      Math.round((g.west + (v % stride) * g.cellLon) * 1e6) / 1e6,
-      Math.round((g.south + Math.floor(v / stride) * g.cellLat) * 1e6) / 1e6,
-    ]);
+    const w = Math.round(g.west * 1e6),
+      s = Math.round(g.south * 1e6),
+      cw = Math.round(g.cellLon * 1e6),
+      ch = Math.round(g.cellLat * 1e6);
+    // Grids made by `over` lie on whole micro-degrees and print exactly; another grid's corners are printed
+    // as they are, since rounding could move an edge past a point drawn beside it.
+    const onLattice = [g.west - w / 1e6, g.south - s / 1e6, g.cellLon - cw / 1e6, g.cellLat - ch / 1e6].every((d) => Math.abs(d) < 1e-12);
+    const out = ring.map((v) =>
+      onLattice
+        ? [(w + (v % stride) * cw) / 1e6, (s + Math.floor(v / stride) * ch) / 1e6]
+        : [g.west + (v % stride) * g.cellLon, g.south + Math.floor(v / stride) * g.cellLat],
+    );
     out.push(out[0]);
     return out;
   };

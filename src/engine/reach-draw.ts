@@ -2,7 +2,7 @@
 // every geometry wholly within the limit, and the part of each other geometry that a settled node's
 // remaining budget covers, measured in the search's key (tenths of a second, or centimeters).
 import type { RoadGraph } from '../map/graphs/road-graph.js';
-import { CellGrid } from './isochrone-shape.js';
+import type { Canvas } from './isochrone-shape.js';
 import { geometryPiece } from './phantom.js';
 import type { ReachResult } from './route-kernel.js';
 
@@ -51,7 +51,7 @@ export function reachedBox(r: Reached, limit: number, padMeters: number): [numbe
 }
 
 /** Draws everything reached within `limit` (the search's key units) into `grid`. */
-export function drawReached(r: Reached, limit: number, grid: CellGrid): void {
+export function drawReached(r: Reached, limit: number, grid: Canvas): void {
   const { g, reach } = r;
   const pts = g.shapes.pointsE7;
   grid.point(r.start.lon, r.start.lat);
@@ -90,7 +90,7 @@ export function drawReached(r: Reached, limit: number, grid: CellGrid): void {
 }
 
 /** The first `fraction` of a piece of [lon, lat] points (by length). */
-function drawPiece(grid: CellGrid, points: Array<[number, number]>, fraction: number): void {
+function drawPiece(grid: Canvas, points: Array<[number, number]>, fraction: number): void {
   if (points.length === 0) return;
   grid.point(points[0][0], points[0][1]);
   if (fraction >= 1) {
@@ -106,7 +106,12 @@ function drawPiece(grid: CellGrid, points: Array<[number, number]>, fraction: nu
   for (let i = 1; i < points.length && left > 0; i++) {
     const l = seg(i);
     const t = l > left ? left / l : 1;
-    grid.segment(points[i - 1][0], points[i - 1][1], points[i - 1][0] + t * (points[i][0] - points[i - 1][0]), points[i - 1][1] + t * (points[i][1] - points[i - 1][1]));
+    grid.segment(
+      points[i - 1][0],
+      points[i - 1][1],
+      points[i - 1][0] + t * (points[i][0] - points[i - 1][0]),
+      points[i - 1][1] + t * (points[i][1] - points[i - 1][1]),
+    );
     left -= l;
   }
 }

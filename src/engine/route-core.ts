@@ -20,9 +20,10 @@ import {
   type PhantomSeed,
 } from './phantom.js';
 import { RouteKernel, SearchStopped, type SearchOptions } from './route-kernel.js';
-import { CellGrid, tracePolygons, type PolygonRings } from './isochrone-shape.js';
+import { BoundsCanvas, CellGrid, tracePolygons, type PolygonRings } from './isochrone-shape.js';
 import { drawReached, reachedBox, type Reached } from './reach-draw.js';
 import { nearestSegment } from '../map/graphs/segment-grid.js';
+import { roadLabelAt } from '../map/graphs/road-labels.js';
 import type { SlotRef } from './reply-arena.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
@@ -94,6 +95,8 @@ export interface MatrixResult {
   snappedTargets?: LatLon[];
   /** How far each point (then each target) lay from the road it was snapped to, meters. */
   offsets: number[];
+  /** The name (or ref) of the road each point (then each target) was snapped to, when the map has labels. */
+  names?: Array<string | null>;
   /** With `packed`: the rows asked for, row-major (rows × points), NaN when unreachable; the nested arrays stay empty. */
   packed?: { durations: Float64Array; distances: Float64Array };
 }
@@ -120,7 +123,8 @@ export interface TravelTimesQuery extends ReachQuery {
   targets: LatLon[];
   /** Seconds; at least one of the two limits. */
   maxDuration?: number;
-  /** Meters of the fastest path within the time limit. */
+  /** Meters of the fastest path (with no time limit, the search runs as long as this many meters take on
+   *  the profile's slowest way). */
   maxDistance?: number;
 }
 /** Per target, the fastest path's seconds and meters, or null when none is within the limits. */
@@ -132,8 +136,8 @@ export interface NearestRoad {
   distance: number;
   /** Degrees clockwise from north of the way's direction there. */
   bearing: number;
-  /** The shape point the segment starts at (the way's labels are looked up by it). */
-  point: number;
+  name: string | null;
+  ref: string | null;
 }
 
 export type RouteFailure =
@@ -170,12 +174,28 @@ const CELLS_ACROSS = 600;
  *  roads do not reach (every point of one lies within half of it from a reachable road). */
 const MIN_HOLE_M = 300;
 
+const slowestSpeeds = new WeakMap<RoadGraph, number>();
+/** Meters per second of the profile's slowest way (at least 0.1). */
+function slowestOf(g: RoadGraph): number {
+  let v = slowestSpeeds.get(g);
+  if (v === undefined) {
+    v = Infinity;
+    for (let d = 0; d < g.origWeight.length; d++) {
+      const w = g.origWeight[d];
+      if (w > 0 && g.geomCm[d >> 1] > 0) v = Math.min(v, (g.geomCm[d >> 1] * 10) / (100 * w));
+    }
+    v = Math.max(0.1, Number.isFinite(v) ? v : 1);
+    slowestSpeeds.set(g, v);
+  }
+  return v;
+}
+
 /** Initial bearing from one point to another, degrees clockwise from north in [0, 360). */
 function bearingDeg(lat1: number, lon1: number, lat2: number, lon2: number): number {
   const r = Math.PI / 180;
   const y = Math.sin((lon2 - lon1) * r) * Math.cos(lat2 * r);
   const x = Math.cos(lat1 * r) * Math.sin(lat2 * r) - Math.sin(lat1 * r) * Math.cos(lat2 * r) * Math.cos((lon2 - lon1) * r);
-  return ((Math.atan2(y, x) / r) % 360 + 360) % 360;
+  return (((Math.atan2(y, x) / r) % 360) + 360) % 360;
 }
 
 /** Meters from a road within which a waypoint counts as on it. */
@@ -277,6 +297,8 @@ export class RouteCore {
           routes++;
         }
       }
+      // The reach searches and the isochrone's drawing and tracing: compiled before the first request.
+      if (performance.now() - started < budgetMs) this.isochrone({ profile, source: at(PAIRS), limits: [120, 240] });
     }
     return routes;
   }
@@ -551,7 +573,9 @@ export class RouteCore {
     const durations: Array<Array<number | null>> = [];
     const distances: Array<Array<number | null>> = [];
     const rows = q.rows ?? { from: 0, to: n };
-    const packed = q.packed ? { durations: new Float64Array((rows.to - rows.from) * cols), distances: new Float64Array((rows.to - rows.from) * cols) } : undefined;
+    const packed = q.packed
+      ? { durations: new Float64Array((rows.to - rows.from) * cols), distances: new Float64Array((rows.to - rows.from) * cols) }
+      : undefined;
     // Each target's seeds as slots of the search answer, looked up once rather than per row.
     const targetSlots = targetSeedLists.map((list) => list.map((t) => slot.get(t.node)!));
     for (let i = 0; i < n; i++) {
@@ -615,6 +639,10 @@ export class RouteCore {
         snapped: at(phantoms),
         ...(q.targets ? { snappedTargets: at(columns) } : {}),
         offsets: snappedAll.map((p) => p.offset),
+        names: snappedAll.map((p) => {
+          const label = roadLabelAt(g.shapes, g.geomFirst[p.geom]);
+          return label.name ?? label.ref;
+        }),
         ...(packed ? { packed } : {}),
       },
     };
@@ -656,16 +684,22 @@ export class RouteCore {
     const extent = Math.max((box[2] - box[0]) * 111_320 * Math.cos(((box[1] + box[3]) / 2) * (Math.PI / 180)), (box[3] - box[1]) * 111_320);
     const cellMeters = Math.max(MIN_CELL_M, extent / CELLS_ACROSS);
     const draw = (grid: CellGrid) => {
-      for (const limit of q.limits) drawReached(reached, limit * scale, grid);
+      drawReached(reached, max, grid);
       return grid;
     };
     let grid = draw(CellGrid.over(box, cellMeters));
-    // A geometry bent out of the box: once more over a box grown by the longest way it could take.
-    if (grid.outside) grid = draw(CellGrid.over(reachedBox(reached, max, 500 + max / scale), cellMeters));
+    // A geometry bent out of the box: once more over the box of everything drawn.
+    if (grid.outside) {
+      const bounds = new BoundsCanvas();
+      drawReached(reached, max, bounds);
+      grid = draw(CellGrid.over(bounds.box, cellMeters));
+    }
+    const minHole = Math.ceil((MIN_HOLE_M / cellMeters) ** 2);
     const shapes = q.limits.map((limit) => {
+      if (limit * scale === max) return tracePolygons(grid, minHole);
       const band = new CellGrid(grid.west, grid.south, grid.cellLon, grid.cellLat, grid.cols, grid.rows);
       drawReached(reached, limit * scale, band);
-      return tracePolygons(band, Math.ceil((MIN_HOLE_M / cellMeters) ** 2));
+      return tracePolygons(band, minHole);
     });
     return { ok: true, value: { snapped: { lat: start.lat, lon: start.lon }, shapes, cellMeters } };
   }
@@ -673,9 +707,13 @@ export class RouteCore {
   /** The fastest path's seconds and meters from the source to each target within the limits (null when
    *  none is, or the target has no road within the snapping limit). */
   travelTimes(q: TravelTimesQuery): Outcome<TravelTimes> {
-    const maxDur = q.maxDuration === undefined ? Infinity : q.maxDuration * 10;
     const maxCm = q.maxDistance === undefined ? Infinity : q.maxDistance * 100;
-    const found = this.reachFrom(q, maxDur, maxCm, false);
+    // A length limit alone bounds the time too: no path of that length is slower than the profile's slowest
+    // way makes it. The search is by duration (the fastest paths are what is measured), the length checked after.
+    const v0 = this.view(q.profile);
+    const slowest = v0 ? slowestOf(v0.graph) : 1;
+    const maxDur = q.maxDuration !== undefined ? q.maxDuration * 10 : q.maxDistance !== undefined ? (q.maxDistance / slowest) * 10 : Infinity;
+    const found = this.reachFrom(q, maxDur, Infinity, false);
     if (!found.ok) return found;
     const { v, start, reached } = found.value;
     const g = v.graph;
@@ -698,7 +736,7 @@ export class RouteCore {
           }
         }
         const direct = this.direct(g, start, ph);
-        if (direct && (direct.cost < best || (direct.cost === best && direct.meters < meters)) && !(reached.blocked(start.geom))) {
+        if (direct && (direct.cost < best || (direct.cost === best && direct.meters < meters)) && !reached.blocked(start.geom)) {
           best = direct.cost;
           meters = direct.meters;
         }
@@ -724,7 +762,7 @@ export class RouteCore {
         lon: hit.lon,
         distance: hit.distance,
         bearing: bearingDeg(pts[2 * p] * E7, pts[2 * p + 1] * E7, pts[2 * p + 2] * E7, pts[2 * p + 3] * E7),
-        point: p,
+        ...roadLabelAt(v.graph.shapes, p),
       });
     }
     return { ok: true, value: found };

@@ -8,6 +8,7 @@ import type { RequestContext } from '../../http/context.js';
 import { RawJson, type Reply, type Route } from '../../http/router.js';
 import { parseInto } from '../../http/validate.js';
 import { isUlid, newId } from '../../lib/ids.js';
+import { asksTravel, listByTravelTime, readTravel, readTravelPage } from './by-travel-time.js';
 import { parsePoiFilter, type PoiFilter } from './filters.js';
 import { NearbyIndex } from './nearby-index.js';
 import { PoiReader } from './poi-reader.js';
@@ -92,6 +93,16 @@ export function poiLister(sql: Sql, readSql: Sql = sql) {
       needsAttrs ? await teamAttributes(sql, ctx.teamId) : [],
       errors,
     );
+    if (asksTravel(q)) {
+      const travel = readTravel(q, errors);
+      const travelPage = readTravelPage(q, errors);
+      if (!travel || Object.keys(errors).length) throw unprocessable(errors);
+      // The straight-line radius applies only when sent: the travel limits bound the list here.
+      const from = filter.near!;
+      if (q.get('distance') === undefined) filter.near = undefined;
+      const { data, next } = await listByTravelTime(sql, reader, ctx.teamId, filter, from, travel, travelPage);
+      return { status: 200, body: new RawJson(`{"data":[${data.join(',')}],"next":${JSON.stringify(next)}}`) };
+    }
     const page = readPage(q, 'ulid', errors);
     const near = filter.near;
     // The distance index is this lister's own: the dashboard's lister (always with a name) never uses it.

@@ -1,6 +1,7 @@
 // POIs: the request bodies the handlers validate, the resource as answered, and the operations of the
 // OpenAPI document (service-spec.md "POIs").
 import { z } from 'zod';
+import { PROFILES } from '../../map/graphs/profiles.js';
 import { dataSchema, pageQuery, pageSchema, timestamp, ulid, uuid, type Operation } from '../../http/openapi.js';
 import { charLength, typeError } from '../../http/validate.js';
 import { categorySchema } from '../categories/schema.js';
@@ -61,6 +62,8 @@ export const poiSchema = z
     latitude: z.number(),
     longitude: z.number(),
     distance: z.number().optional().describe('Meters from the search point; only on lists filtered by distance.'),
+    travel_time: z.number().optional().describe('Extension: seconds by road from the search point; only on lists by travel time.'),
+    travel_distance: z.number().optional().describe('Extension: meters of that route; only on lists by travel time.'),
     category: categorySchema.nullable(),
     attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
     address: z
@@ -99,6 +102,13 @@ export const poiDocs = {
       latitude: z.number().min(-90).max(90).describe('Search point; required with longitude or distance.'),
       longitude: z.number().min(-180).max(180).describe('Search point; required with latitude or distance.'),
       distance: z.int().min(1).max(100_000).default(1000).describe('Radius in meters; results then carry `distance`.'),
+      profile: z
+        .enum(PROFILES)
+        .describe(
+          'Extension: list by travel time with this routing profile (default driving-car when max_travel_time or max_travel_distance is sent). The POIs reachable from latitude/longitude within the limits, fastest first (ties by id), each with `travel_time` and `travel_distance`; `distance` then applies only when sent; the cursor continues in that order.',
+        ),
+      max_travel_time: z.number().min(1).max(3600).describe('Extension: seconds, 1–3600 (see profile).'),
+      max_travel_distance: z.number().min(1).max(100_000).describe("Extension: meters of the fastest route's road, 1–100000 (see profile)."),
       country_id: uuid.describe('POIs not yet geocoded do not match.'),
       city_id: uuid,
       zipcode_id: uuid,

@@ -11,6 +11,7 @@ import { defaultVehicle, PROFILES } from '../../map/graphs/profiles.js';
 import { straightLineMeters, type Position } from '../../engine/avoid-area.js';
 import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
 import { routeJson as findRoute, type Circle, type ProfileName, type RouteJsonResult } from '../../engine/engine.js';
+import type { VehicleQuery } from '../../engine/route-core.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { lineStringSchema, micro } from '../../engine/line-json.js';
 import { locationSchema, namesPoi, rawLocation, resolveEach, type ResolvedLocation } from '../locations.js';
@@ -22,7 +23,7 @@ export const DEFAULT_AVOID_RADIUS_M = 50;
 export const MAX_AVOIDING_STRAIGHT_LINE_M = 150_000;
 
 // Types here; ranges and formats are checked by parsePoiFilter, the same rules as the POI list filters.
-const avoidSchema = z.strictObject(
+export const avoidSchema = z.strictObject(
   {
     ...poiSelectionShape,
     radius: z
@@ -43,12 +44,12 @@ const size = (min: number, max: number, unit: string) =>
     .max(max, `must be a number of ${unit} between ${min} and ${max}`)
     .optional();
 const DEFAULT_LORRY = defaultVehicle('driving-hgv')!;
-const VEHICLE_DESCRIPTION =
+export const VEHICLE_DESCRIPTION =
   "Extension (not in the service contract), `driving-hgv` only: the lorry's size. Ways whose " +
   '`maxheight`, `maxwidth`/`width`, `maxlength` or `maxweight` it exceeds are kept off. A field left out is the ' +
   `default lorry's: height ${DEFAULT_LORRY.heightM} m, width ${DEFAULT_LORRY.widthM} m, length ${DEFAULT_LORRY.lengthM} m, weight ${DEFAULT_LORRY.weightT} t. ` +
   'A smaller lorry may take ways below the default one.';
-const vehicleSchema = z.strictObject(
+export const vehicleSchema = z.strictObject(
   {
     height: size(1, 10, 'meters').describe(`meters, default ${DEFAULT_LORRY.heightM}`),
     width: size(1, 10, 'meters').describe(`meters, default ${DEFAULT_LORRY.widthM}`),
@@ -57,6 +58,10 @@ const vehicleSchema = z.strictObject(
   },
   { error: 'must be an object with height, width, length (meters) and weight (tonnes), each optional' },
 );
+
+/** The engine's lorry from the body's `vehicle`. */
+export const vehicleQuery = (v: z.infer<typeof vehicleSchema> | undefined): VehicleQuery | undefined =>
+  v && { heightM: v.height, widthM: v.width, lengthM: v.length, weightT: v.weight };
 
 const bodySchema = z
   .strictObject({
@@ -186,7 +191,7 @@ export function routesEndpoint(sql: Sql): Route[] {
             profile,
             waypoints: waypoints.map((w) => ({ lat: w.latitude, lon: w.longitude })),
             avoid: circles ? { circles } : undefined,
-            vehicle: body.vehicle && { heightM: body.vehicle.height, widthM: body.vehicle.width, lengthM: body.vehicle.length, weightT: body.vehicle.weight },
+            vehicle: vehicleQuery(body.vehicle),
           }).catch((err: unknown) => {
             throw engineHttpError(err, profile);
           });

@@ -1,0 +1,225 @@
+// POST /v1/routes/detours: the team's POIs ranked by the time they add to a route when visited between two
+// consecutive waypoints (an extension beside the contract; docs/reachability.md).
+import { z } from 'zod';
+import type { Sql } from '../../db/client.js';
+import { unprocessable, type FieldErrors } from '../../http/errors.js';
+import type { Operation } from '../../http/openapi.js';
+import type { Route } from '../../http/router.js';
+import { arrayFirst, parseInto } from '../../http/validate.js';
+import { greatCircleMeters } from '../../lib/great-circle.js';
+import { boxesAround } from '../../lib/search-box.js';
+import { PROFILES } from '../../map/graphs/profiles.js';
+import { farFromRoad, matrix, route, topSpeed } from '../../engine/engine.js';
+import { SNAP_LIMIT_M } from '../../engine/phantom.js';
+import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
+import { locationSchema, rawLocation, resolveEach, type ResolvedLocation } from '../locations.js';
+import { POI_SELECTION_ERROR, poiSelectionShape } from '../pois/selection-schema.js';
+import { poiPositionsInBoxes, type PoiPosition } from '../pois/positions.js';
+import { poiSelectionFilter } from './poi-selection.js';
+import { VEHICLE_DESCRIPTION, vehicleQuery, vehicleSchema } from './routes.js';
+
+export const MAX_DETOUR_WAYPOINTS = 25;
+export const MAX_DETOUR_S = 3600;
+/** POIs measured at most: beyond it the selection must be narrowed (each is a row of a matrix). */
+export const MAX_DETOUR_CANDIDATES = 2000;
+
+const bodySchema = z
+  .strictObject({
+    profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
+    waypoints: arrayFirst(`must be an array of 2 to ${MAX_DETOUR_WAYPOINTS} locations`).pipe(
+      z.array(locationSchema).min(2, 'must have at least 2 locations').max(MAX_DETOUR_WAYPOINTS, `may have at most ${MAX_DETOUR_WAYPOINTS} locations`),
+    ),
+    pois: z
+      .strictObject(poiSelectionShape, { error: POI_SELECTION_ERROR })
+      .default({})
+      .describe("The team's POIs to rank (the filters of the POI list); all of them by default."),
+    max_detour: z
+      .number({ error: `must be a number of seconds from 0 to ${MAX_DETOUR_S}` })
+      .min(0, `must be a number of seconds from 0 to ${MAX_DETOUR_S}`)
+      .max(MAX_DETOUR_S, `must be a number of seconds from 0 to ${MAX_DETOUR_S}`)
+      .default(900),
+    limit: z.int({ error: 'must be a whole number from 1 to 100' }).min(1, 'must be at least 1').max(100, 'must be at most 100').default(10),
+    vehicle: vehicleSchema.optional().describe(VEHICLE_DESCRIPTION),
+  })
+  .meta({
+    id: 'DetourRequest',
+    examples: [
+      {
+        waypoints: [
+          { latitude: 47.0666, longitude: 9.503 },
+          { latitude: 47.238, longitude: 9.526 },
+        ],
+        pois: { category_name: 'Fuel' },
+        max_detour: 600,
+      },
+    ],
+  });
+
+const leg = z.object({ duration: z.number(), distance: z.number() });
+const detourResponse = z
+  .object({
+    data: z.object({
+      route: z.object({ duration: z.number(), distance: z.number(), legs: z.array(leg.extend({ from: z.int(), to: z.int() })) }),
+      pois: z.array(
+        z.object({
+          poi_id: z.string(),
+          latitude: z.number(),
+          longitude: z.number(),
+          leg: z.int().describe('The POI is visited between waypoint `leg` and `leg + 1`.'),
+          detour_duration: z.number().describe('Seconds added to the route.'),
+          detour_distance: z.number().describe('Meters added to the route (may be negative: the faster way through the POI can be shorter).'),
+          legs: z.tuple([leg, leg]).describe('From the waypoint to the POI, and from the POI to the next waypoint.'),
+        }),
+      ),
+    }),
+  })
+  .meta({ id: 'DetourResponse' });
+
+const detourDoc: Operation = {
+  operationId: 'rankDetours',
+  tag: 'Reachability',
+  summary: 'POIs along a route, ranked by the time they add',
+  description:
+    'Extension (not in the service contract). Needs `plan-routes` and `read-pois`. Each selected POI is placed in the leg where it ' +
+    'adds least; POIs adding more than `max_detour` seconds, and POIs more than 500 m from a road, are left out. At most ' +
+    `${MAX_DETOUR_CANDIDATES} POIs may lie within reach of the route (the straight-line bound of the detour): narrow the filters otherwise.`,
+  body: bodySchema,
+  bodyExample: {
+    waypoints: [
+      { latitude: 47.0666, longitude: 9.503 },
+      { latitude: 47.238, longitude: 9.526 },
+    ],
+    pois: {},
+  },
+  responses: { 200: { description: 'The route and the POIs, least detour first.', schema: detourResponse } },
+  errors: [422, 502, 503],
+};
+
+const tenths = (x: number) => Math.round(x * 10) / 10;
+
+/** The POIs that a straight line allows within the detour: a→p→b no longer than the profile's fastest
+ *  way covers in the leg's time plus the detour (each end up to the snapping limit off its road). */
+async function candidates(
+  sql: Sql,
+  teamId: string,
+  filter: Parameters<typeof poiPositionsInBoxes>[2],
+  ws: ResolvedLocation[],
+  legSeconds: number[],
+  maxDetour: number,
+  speed: number,
+) {
+  const boxes = ws.slice(0, -1).flatMap((a, i) => {
+    const b = ws[i + 1];
+    const reach = speed * (legSeconds[i] + maxDetour) + 4 * SNAP_LIMIT_M;
+    const mid = { lat: (a.latitude + b.latitude) / 2, lon: (a.longitude + b.longitude) / 2 };
+    // The ellipse a→p→b ≤ reach lies within reach / 2 of the leg's middle.
+    return boxesAround(mid.lat, mid.lon, reach / 2);
+  });
+  const rows = await poiPositionsInBoxes(sql, teamId, filter, boxes);
+  return rows.filter((p) =>
+    ws.slice(0, -1).some((a, i) => {
+      const b = ws[i + 1];
+      const reach = speed * (legSeconds[i] + maxDetour) + 4 * SNAP_LIMIT_M;
+      return greatCircleMeters(a.latitude, a.longitude, p.latitude, p.longitude) + greatCircleMeters(p.latitude, p.longitude, b.latitude, b.longitude) <= reach;
+    }),
+  );
+}
+
+export function detoursEndpoint(sql: Sql): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/v1/routes/detours',
+      openapi: detourDoc,
+      permission: 'plan-routes',
+      handler: async (ctx) => {
+        ctx.require('read-pois');
+        const raw = await ctx.json();
+        const errors: FieldErrors = Object.create(null);
+        const parsed = parseInto(bodySchema, raw, errors);
+        const located = await resolveEach(
+          sql,
+          ctx.teamId,
+          parsed?.waypoints ?? (Array.isArray(raw.waypoints) ? raw.waypoints.slice(0, MAX_DETOUR_WAYPOINTS).map(rawLocation) : []),
+          'waypoints',
+          errors,
+        );
+        const filter = parsed && (await poiSelectionFilter(sql, ctx.teamId, parsed.pois, 'pois', 500, errors));
+        const profile = parsed?.profile ?? rawProfile(raw.profile);
+        if (parsed?.vehicle && parsed.profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${parsed.profile}`];
+        if (!Object.hasOwn(errors, 'waypoints'))
+          await addFarFromRoad(
+            profile,
+            located.map((at, i) => ({ field: `waypoints.${i}`, at })),
+            errors,
+          );
+        if (!parsed || !filter || Object.keys(errors).length) throw unprocessable(errors);
+        const ws = located as ResolvedLocation[];
+        const vehicle = vehicleQuery(parsed.vehicle);
+        const at = (l: { latitude: number; longitude: number }) => ({ lat: l.latitude, lon: l.longitude });
+        const fail = (err: unknown): never => {
+          throw engineHttpError(err, parsed.profile);
+        };
+        const base = await route({ profile: parsed.profile, waypoints: ws.map(at), vehicle, mainNetwork: true }).catch(fail);
+        let pois: PoiPosition[] = await candidates(
+          sql,
+          ctx.teamId,
+          filter,
+          ws,
+          base.legs.map((l) => l.duration),
+          parsed.max_detour,
+          topSpeed(parsed.profile),
+        );
+        if (pois.length > MAX_DETOUR_CANDIDATES) {
+          throw unprocessable({
+            pois: [`selects ${pois.length} POIs within reach of the route; at most ${MAX_DETOUR_CANDIDATES}. Narrow the filters or max_detour.`],
+          });
+        }
+        const far = new Set(pois.length ? await farFromRoad(parsed.profile, pois.map(at)).catch(fail) : []);
+        pois = pois.filter((_, i) => !far.has(i));
+        const ranked: Array<{ poi: PoiPosition; leg: number; duration: number; distance: number; legs: [number, number, number, number] }> = [];
+        if (pois.length) {
+          const [to, from] = await Promise.all([
+            matrix({ profile: parsed.profile, points: ws.slice(0, -1).map(at), targets: pois.map(at), vehicle }),
+            matrix({ profile: parsed.profile, points: pois.map(at), targets: ws.slice(1).map(at), vehicle }),
+          ]).catch(fail);
+          pois.forEach((poi, p) => {
+            let best: (typeof ranked)[number] | null = null;
+            base.legs.forEach((l, i) => {
+              const d1 = to.durations[i][p],
+                d2 = from.durations[p][i];
+              if (d1 === null || d2 === null) return;
+              const m1 = to.distances[i][p]!,
+                m2 = from.distances[p][i]!;
+              const added = d1 + d2 - l.duration;
+              if (!best || added < best.duration) best = { poi, leg: i, duration: added, distance: m1 + m2 - l.distance, legs: [d1, m1, d2, m2] };
+            });
+            if (best !== null && (best as (typeof ranked)[number]).duration <= parsed.max_detour + 1e-9) ranked.push(best);
+          });
+        }
+        ranked.sort((a, b) => a.duration - b.duration || (a.poi.id < b.poi.id ? -1 : 1));
+        const data = {
+          route: {
+            duration: tenths(base.legs.reduce((s, l) => s + tenths(l.duration), 0)),
+            distance: tenths(base.legs.reduce((s, l) => s + tenths(l.distance), 0)),
+            legs: base.legs.map((l, i) => ({ from: i, to: i + 1, duration: tenths(l.duration), distance: tenths(l.distance) })),
+          },
+          pois: ranked.slice(0, parsed.limit).map((r) => ({
+            poi_id: r.poi.id,
+            latitude: r.poi.latitude,
+            longitude: r.poi.longitude,
+            leg: r.leg,
+            // Never below zero: the route is the fastest, a rounding may not make a POI look like a shortcut.
+            detour_duration: Math.max(0, tenths(r.duration)),
+            detour_distance: tenths(r.distance),
+            legs: [
+              { duration: tenths(r.legs[0]), distance: tenths(r.legs[1]) },
+              { duration: tenths(r.legs[2]), distance: tenths(r.legs[3]) },
+            ],
+          })),
+        };
+        return { status: 200, body: { data } };
+      },
+    },
+  ];
+}
