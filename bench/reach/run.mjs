@@ -414,8 +414,10 @@ async function createPois(pool, count) {
     if (line.length < 100) continue;
     for (let k = 0; k < perRoute && points.length < count; k++) points.push(along(line, rand() * line.length).point);
   }
-  const category = 'bench-reach';
-  const csv = `name,latitude,longitude,category\n${points.map((p, i) => `reach ${i},${p.latitude.toFixed(6)},${p.longitude.toFixed(6)},${category}`).join('\n')}\n`;
+  // Ten categories of a tenth each: the detours rank one (the endpoint measures at most 2,000 POIs within
+  // reach of a route, and on a small map all 10,000 are); the other workloads see every POI of the team.
+  const CATEGORIES = 10;
+  const csv = `name,latitude,longitude,category\n${points.map((p, i) => `reach ${i},${p.latitude.toFixed(6)},${p.longitude.toFixed(6)},bench-reach-${i % CATEGORIES}`).join('\n')}\n`;
   log(`importing ${points.length} POIs along ${routes} routes (${(csv.length / 1e6).toFixed(2)} MB of CSV)`);
   const form = new FormData();
   form.append('file', new Blob([csv], { type: 'text/csv' }), 'reach.csv');
@@ -430,10 +432,17 @@ async function createPois(pool, count) {
     await sleep(100);
   }
   if (job?.status !== 'completed') throw new Error(`the import ended ${job?.status}: ${JSON.stringify(job).slice(0, 300)}`);
-  const cats = await call(base, apiKey, 'GET', '/v1/categories');
-  const categoryId = cats.json?.data?.find((c) => c.name === category)?.id;
-  if (!categoryId) throw new Error(`no category ${category} after the import: ${errorText(cats)}`);
-  const setup = { category_id: categoryId, requested: count, created: job.created, routes, import_s: secs(performance.now() - t) };
+  const cats = await call(base, apiKey, 'GET', '/v1/categories?limit=100');
+  const categoryId = cats.json?.data?.find((c) => c.name === 'bench-reach-0')?.id;
+  if (!categoryId) throw new Error(`no category bench-reach-0 after the import: ${errorText(cats)}`);
+  const setup = {
+    category_id: categoryId,
+    category_pois: Math.ceil(points.length / CATEGORIES),
+    requested: count,
+    created: job.created,
+    routes,
+    import_s: secs(performance.now() - t),
+  };
   await waitForGeocoding(sql, log);
   setup.ready_s = secs(performance.now() - t);
   log(`  ${setup.created} POIs imported in ${setup.import_s} s (${setup.ready_s} s with geocoding)`);
@@ -614,7 +623,7 @@ async function run() {
   });
   log(`detours: ${far.length} pairs, ${km(Math.min(...legs.map((l) => l[2])))}–${km(Math.max(...legs.map((l) => l[2])))} km apart`);
   W.detours = {
-    description: `POST /v1/routes/detours, driving-car, 2 waypoints ${km(Math.min(...legs.map((l) => l[2])))}–${km(Math.max(...legs.map((l) => l[2])))} km apart (straight line), pois: the category of all ${result.pois.created} team POIs, max_detour 900, limit 10`,
+    description: `POST /v1/routes/detours, driving-car, 2 waypoints ${km(Math.min(...legs.map((l) => l[2])))}–${km(Math.max(...legs.map((l) => l[2])))} km apart (straight line), pois: one category of ${result.pois.category_pois} POIs (of the team's ${result.pois.created}), max_detour 900, limit 10`,
     ours: await measure(
       'detours',
       legs,
@@ -626,6 +635,16 @@ async function run() {
       },
     ),
   };
+
+  // The same with every POI of the team selected: on a map smaller than the detour's reach that is more
+  // than the endpoint measures (MAX_DETOUR_CANDIDATES); what it answers is kept.
+  const all = await post('/v1/routes/detours', { ...detourBody(legs[0]), pois: {} });
+  W.detours.all_team_pois_probe = {
+    status: all.status,
+    ms: +all.ms.toFixed(1),
+    answer: all.status === 200 ? `${all.json.data.pois.length} POIs` : errorText(all),
+  };
+  log(`  detours with all ${result.pois.created} POIs selected: ${W.detours.all_team_pois_probe.answer} in ${W.detours.all_team_pois_probe.ms} ms`);
 
   stage = 'memory';
   assertServerAlive();
