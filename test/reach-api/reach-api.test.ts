@@ -82,6 +82,34 @@ describe('POST /v1/matrix', () => {
     expect(d.sources[1].poi_id).toBe(poiIds[0]);
   });
 
+  it('avoiding POIs: every cell at least the plain one, and each equals the avoiding route', async () => {
+    const sources = [BALZERS, VADUZ],
+      destinations = [RUGGELL, SCHAAN];
+    const plain = await api(app, 'POST', '/v1/matrix', { key: team.key, body: { sources, destinations } });
+    const res = await api(app, 'POST', '/v1/matrix', { key: team.key, body: { sources, destinations, avoid: { radius: 30 } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const d = res.body.data;
+    expect(d.avoided.count).toBeGreaterThan(0);
+    let compared = 0;
+    for (let i = 0; i < 2; i++)
+      for (let j = 0; j < 2; j++) {
+        const r = await plan(app, team.key, {
+          waypoints: [d.sources[i].location, d.destinations[j].location],
+          avoid: { poi_ids: d.avoided.poi_ids, radius: 30 },
+        });
+        // Where the route avoids the same circles (it also skips those around its snapped ends), the same answer.
+        if (r.status === 200 && [...r.body.data.avoided.poi_ids].sort().join() !== [...d.avoided.poi_ids].sort().join()) continue;
+        if (d.durations[i][j] === null) expect(r.status).toBe(422);
+        else {
+          expect(d.durations[i][j]).toBeGreaterThanOrEqual(plain.body.data.durations[i][j] - 0.05);
+          expect(r.status, JSON.stringify(r.body)).toBe(200);
+          expect(Math.abs(r.body.data.duration - d.durations[i][j])).toBeLessThanOrEqual(0.11);
+        }
+        compared++;
+      }
+    expect(compared).toBeGreaterThan(0);
+  });
+
   it('one 422 names every bad field: too many, unknown POIs, off-road points, bad annotations', async () => {
     const many = Array.from({ length: 101 }, () => VADUZ);
     let res = await api(app, 'POST', '/v1/matrix', { key: team.key, body: { sources: many } });

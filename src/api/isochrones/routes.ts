@@ -4,7 +4,7 @@ import area from '@turf/area';
 import type { MultiPolygon, Polygon } from 'geojson';
 import { z } from 'zod';
 import type { Sql } from '../../db/client.js';
-import { invalid, unprocessable, type FieldErrors } from '../../http/errors.js';
+import { unprocessable, type FieldErrors } from '../../http/errors.js';
 import type { Operation } from '../../http/openapi.js';
 import type { Route } from '../../http/router.js';
 import { arrayFirst, parseInto } from '../../http/validate.js';
@@ -12,7 +12,7 @@ import { PROFILES } from '../../map/graphs/profiles.js';
 import { isochrone, type Circle, type IsochroneResult } from '../../engine/engine.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { locationSchema, namesPoi, rawLocation, resolveEach, type ResolvedLocation } from '../locations.js';
-import { MAX_AVOIDED_POIS, selectAvoidance } from '../routes/avoid-selection.js';
+import { circlesAround, MAX_AVOIDED_POIS } from '../routes/avoid-selection.js';
 import { poiSelectionFilter } from '../routes/poi-selection.js';
 import { avoidSchema, DEFAULT_AVOID_RADIUS_M, VEHICLE_DESCRIPTION, vehicleQuery, vehicleSchema } from '../routes/routes.js';
 
@@ -194,17 +194,7 @@ export function isochronesEndpoint(sql: Sql): Route[] {
         if (Object.keys(errors).length) throw unprocessable(errors);
         const locations = located as ResolvedLocation[];
         let circles: Circle[] | undefined;
-        if (filter) {
-          const radius = parsed.avoid?.radius ?? DEFAULT_AVOID_RADIUS_M;
-          const selection = await selectAvoidance(sql, ctx.teamId, filter, locations, radius, async () => locations);
-          if (selection.tooMany) {
-            throw invalid(
-              'avoid',
-              `selects more than ${MAX_AVOIDED_POIS} POIs around the locations; at most ${MAX_AVOIDED_POIS} can be avoided. Narrow the filters.`,
-            );
-          }
-          circles = selection.avoided.map((p) => ({ lat: p.latitude, lon: p.longitude, radius }));
-        }
+        if (filter) circles = (await circlesAround(sql, ctx.teamId, filter, locations, parsed.avoid?.radius ?? DEFAULT_AVOID_RADIUS_M)).circles;
         const found = await Promise.all(
           locations.map((l) =>
             isochrone({

@@ -2,7 +2,7 @@
 // beside the contract; docs/reachability.md).
 import { z } from 'zod';
 import type { Sql } from '../../db/client.js';
-import { invalid, unprocessable, type FieldErrors } from '../../http/errors.js';
+import { unprocessable, type FieldErrors } from '../../http/errors.js';
 import type { Operation } from '../../http/openapi.js';
 import type { Route } from '../../http/router.js';
 import { arrayFirst, parseInto } from '../../http/validate.js';
@@ -10,7 +10,7 @@ import { PROFILES } from '../../map/graphs/profiles.js';
 import { matrix, WaypointTooFarError, type Circle } from '../../engine/engine.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { locationSchema, namesPoi, rawLocation, resolveEach, type ResolvedLocation } from '../locations.js';
-import { MAX_AVOIDED_POIS, selectAvoidance } from '../routes/avoid-selection.js';
+import { circlesAround, MAX_AVOIDED_POIS } from '../routes/avoid-selection.js';
 import { poiSelectionFilter } from '../routes/poi-selection.js';
 import { avoidSchema, DEFAULT_AVOID_RADIUS_M, VEHICLE_DESCRIPTION, vehicleQuery, vehicleSchema } from '../routes/routes.js';
 import { snappedPoint, snappedPointSchema } from './snapped.js';
@@ -134,18 +134,10 @@ export function matrixEndpoint(sql: Sql): Route[] {
         let avoided = null;
         if (filter) {
           const radius = parsed.avoid?.radius ?? DEFAULT_AVOID_RADIUS_M;
-          const all = [...rows, ...(columns ?? [])];
-          // The skip rule of routes (no circle around a location itself) by the locations as sent: a
-          // matrix has no route whose snapped ends could be asked for.
-          const selection = await selectAvoidance(sql, ctx.teamId, filter, all, radius, async () => all);
-          if (selection.tooMany) {
-            throw invalid(
-              'avoid',
-              `selects more than ${MAX_AVOIDED_POIS} POIs around the locations; at most ${MAX_AVOIDED_POIS} can be avoided. Narrow the filters.`,
-            );
-          }
-          circles = selection.avoided.map((p) => ({ lat: p.latitude, lon: p.longitude, radius }));
-          avoided = { radius, count: selection.avoided.length, poi_ids: selection.avoided.map((p) => p.id) };
+          // No route places the circles here: the skip rule of routes goes by the locations as sent.
+          const around = await circlesAround(sql, ctx.teamId, filter, [...rows, ...(columns ?? [])], radius);
+          circles = around.circles;
+          avoided = { radius, count: around.avoided.length, poi_ids: around.avoided.map((p) => p.id) };
         }
         const at = (l: ResolvedLocation) => ({ lat: l.latitude, lon: l.longitude });
         const m = await matrix({

@@ -1,6 +1,7 @@
 // Which of the team's POIs a route avoids: the filter, inside the selection box, minus the POIs too close
 // to a waypoint (skipped). Rules 1, 3 and 4 of POST /v1/routes.
 import type { Sql } from '../../db/client.js';
+import { invalid } from '../../http/errors.js';
 import { boxesAround, type Box } from '../../lib/search-box.js';
 import type { PoiFilter } from '../pois/filters.js';
 import { poiPositionsInBox, poiPositionsInBoxes } from '../pois/positions.js';
@@ -51,4 +52,23 @@ export async function selectAvoidance(
   const avoided = rows.filter((p) => !skipped.has(p.id));
   if (avoided.length > MAX_AVOIDED_POIS) return { tooMany: true };
   return { tooMany: false, avoided, skipped: [...skipped].sort() };
+}
+
+/**
+ * The circles a request without a route to place them (a matrix, isochrones) keeps out of: the POIs
+ * selected around its locations, skipping those within `radius` of a location as sent. 422 at `avoid`
+ * over the maximum.
+ */
+export async function circlesAround(
+  sql: Sql,
+  teamId: string,
+  filter: PoiFilter,
+  locations: readonly Position[],
+  radius: number,
+): Promise<{ circles: Array<{ lat: number; lon: number; radius: number }>; avoided: AvoidPoi[] }> {
+  const selection = await selectAvoidance(sql, teamId, filter, locations, radius, async () => locations);
+  if (selection.tooMany) {
+    throw invalid('avoid', `selects more than ${MAX_AVOIDED_POIS} POIs around the locations; at most ${MAX_AVOIDED_POIS} can be avoided. Narrow the filters.`);
+  }
+  return { circles: selection.avoided.map((p) => ({ lat: p.latitude, lon: p.longitude, radius })), avoided: selection.avoided };
 }
