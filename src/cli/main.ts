@@ -8,6 +8,7 @@ import { projectRoot } from '../lib/paths.js';
 import { keyCommand, teamCommand, type WithDatabase } from './admin-commands.js';
 import { output, wholeNumber } from './args.js';
 import type { OptimizeOptions } from './optimize-command.js';
+import { reachCommands } from './reach-commands.js';
 import { userCommand } from './user-commands.js';
 
 // The service's modules (uWS, the pool, the map code) load only for the commands that use them:
@@ -194,6 +195,7 @@ export function program(): Command {
       const { optimizeCommand } = await import('./optimize-command.js');
       await optimizeCommand(file, o);
     });
+  for (const command of reachCommands()) cli.addCommand(command);
   // Every command, also those built on their own (team, key, user): errors are thrown to `main`, which
   // picks the exit code, rather than ending the process from inside commander.
   const configure = (command: Command): void => {
