@@ -170,6 +170,8 @@ const appendPoints = (line: Polyline, points: ReadonlyArray<readonly [number, nu
 /** The smallest cell of an isochrone's grid (meters), and how many cells its longer side has at most. */
 const MIN_CELL_M = 50;
 const CELLS_ACROSS = 600;
+/** Snapped travel-time targets a thread keeps per profile (a few hundred bytes each) before starting over. */
+const MAX_CACHED_SNAPS = 200_000;
 /** Holes smaller than a square of this side (meters) are filled: blocks between streets, not places the
  *  roads do not reach (every point of one lies within half of it from a reachable road). */
 const MIN_HOLE_M = 300;
@@ -719,10 +721,20 @@ export class RouteCore {
     const g = v.graph;
     const { durations, centimeters } = reached.reach;
     const open = openOf(q.vehicle ? closedTo(g, q.profile, q.vehicle) : v.closed);
+    // The same POIs are measured request after request: their snaps are kept (the default lorry's only).
+    const cache = q.vehicle ? null : this.targetSnaps(q.profile);
     return {
       ok: true,
       value: q.targets.map((t) => {
-        const ph = snap(g, v.grid, t.lat, t.lon, undefined, Infinity, open);
+        const key = cache && `${t.lat},${t.lon}`;
+        let ph = key ? cache!.get(key) : undefined;
+        if (ph === undefined) {
+          ph = snap(g, v.grid, t.lat, t.lon, undefined, Infinity, open);
+          if (key) {
+            if (cache!.size >= MAX_CACHED_SNAPS) cache!.clear();
+            cache!.set(key, ph);
+          }
+        }
         if (!ph) return null;
         let best = Infinity,
           meters = Infinity;
@@ -743,6 +755,15 @@ export class RouteCore {
         return best <= maxDur && meters * 100 <= maxCm ? { duration: best / 10, distance: meters } : null;
       }),
     };
+  }
+
+  private readonly snaps = new Map<string, Map<string, Phantom | null>>();
+
+  /** Targets of travel times snapped so far in this thread, by profile. */
+  private targetSnaps(profile: string): Map<string, Phantom | null> {
+    let m = this.snaps.get(profile);
+    if (!m) this.snaps.set(profile, (m = new Map()));
+    return m;
   }
 
   /** The `count` nearest roads of the profile within the snapping limit, one point per geometry. */

@@ -276,31 +276,34 @@ describe('rectangular matrix (targets)', () => {
       synth = {};
     });
 
-    it.each(['driving-car', 'driving-hgv'] as ProfileName[])('%s: every cell equals route(), the reference Dijkstra and the square matrix', (profile) => {
-      const g = synth[profile];
-      const closed = closedTo(g as unknown as Parameters<typeof closedTo>[0], profile);
-      const nodes = plainNodes(g, closed);
-      const { S, T } = matrixPoints(g, nodes, 77, 12, 15, 8);
-      const unwrap = <X>(o: { ok: true; value: X } | { ok: false; error: unknown }): X => {
-        if (!o.ok) throw new Error(JSON.stringify(o.error));
-        return o.value;
-      };
-      const m = unwrap(core.matrix({ profile, points: S.pts, targets: T.pts }));
-      const square = unwrap(core.matrix({ profile, points: [...S.pts, ...T.pts] }));
-      const routes = S.pts.map((s) =>
-        T.pts.map((t): Routed => {
-          const r = core.route({ profile, waypoints: [s, t], mainNetwork: true });
-          if (r.ok) return r.value;
-          if (r.error.kind === 'no-route') return new NoRouteError(r.error.reason, r.error.legIndex);
-          throw new Error(JSON.stringify(r.error));
-        }),
-      );
-      const refs = S.at.map((v) => (v === null ? null : dijkstra(g, v, { blocked: closed })));
-      const { cells, unreachable, viaRef } = checkRectangle(m, square, routes, refs, T.at);
-      expect(cells).toBe(180);
-      expect(viaRef).toBe(64);
-      expect(unreachable).toBeLessThan(cells / 2);
-    });
+    it.each(['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'] as ProfileName[])(
+      '%s: every cell equals route(), the reference Dijkstra and the square matrix',
+      (profile) => {
+        const g = synth[profile];
+        const closed = closedTo(g as unknown as Parameters<typeof closedTo>[0], profile);
+        const nodes = plainNodes(g, closed);
+        const { S, T } = matrixPoints(g, nodes, 77, 12, 15, 8);
+        const unwrap = <X>(o: { ok: true; value: X } | { ok: false; error: unknown }): X => {
+          if (!o.ok) throw new Error(JSON.stringify(o.error));
+          return o.value;
+        };
+        const m = unwrap(core.matrix({ profile, points: S.pts, targets: T.pts }));
+        const square = unwrap(core.matrix({ profile, points: [...S.pts, ...T.pts] }));
+        const routes = S.pts.map((s) =>
+          T.pts.map((t): Routed => {
+            const r = core.route({ profile, waypoints: [s, t], mainNetwork: true });
+            if (r.ok) return r.value;
+            if (r.error.kind === 'no-route') return new NoRouteError(r.error.reason, r.error.legIndex);
+            throw new Error(JSON.stringify(r.error));
+          }),
+        );
+        const refs = S.at.map((v) => (v === null ? null : dijkstra(g, v, { blocked: closed })));
+        const { cells, unreachable, viaRef } = checkRectangle(m, square, routes, refs, T.at);
+        expect(cells).toBe(180);
+        expect(viaRef).toBe(64);
+        expect(unreachable).toBeLessThan(cells / 2);
+      },
+    );
   });
 });
 
