@@ -6,13 +6,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import area from '@turf/area';
-import type { MultiPolygon, Polygon } from 'geojson';
 import { closePool } from '../compute/pool.js';
 import { loadConfig } from '../config.js';
 import { ensureDefaultMap, stderrProgress } from '../map/build.js';
 import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
-import { farFromRoad, isochrone, loadMap, matrix, nearest, type IsochroneResult, type MatrixResult } from '../engine/engine.js';
+import { farFromRoad, isochrone, loadMap, matrix, nearest, type MatrixResult } from '../engine/engine.js';
+import { featureCollection, isochroneFeatures } from '../api/isochrones/features.js';
 import { snappedPoint } from '../api/matrix/snapped.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
@@ -252,52 +251,6 @@ function rangeValues(o: IsochroneOptions): number[] {
   return Array.from({ length: count }, (_, k) => Math.min(numbers[0], (k + 1) * interval));
 }
 
-type Box = [number, number, number, number];
-
-function bboxOf(polygons: number[][][][]): Box {
-  let w = Infinity,
-    s = Infinity,
-    e = -Infinity,
-    n = -Infinity;
-  for (const poly of polygons)
-    for (const [lon, lat] of poly[0]) {
-      if (lon < w) w = lon;
-      if (lon > e) e = lon;
-      if (lat < s) s = lat;
-      if (lat > n) n = lat;
-    }
-  return [w, s, e, n];
-}
-
-/** The FeatureCollection POST /v1/isochrones answers for one location given as coordinates (its `data`). */
-export function isochroneCollection(found: IsochroneResult, values: number[], rangeType: 'time' | 'distance') {
-  const features = found.shapes.map((polygons, k) => {
-    const geometry: Polygon | MultiPolygon =
-      polygons.length === 1 ? { type: 'Polygon', coordinates: polygons[0] } : { type: 'MultiPolygon', coordinates: polygons };
-    return {
-      type: 'Feature' as const,
-      bbox: bboxOf(polygons),
-      properties: {
-        group_index: 0,
-        poi_id: null,
-        value: values[k],
-        range_type: rangeType,
-        center: { latitude: micro(found.snapped.lat), longitude: micro(found.snapped.lon) },
-        area: Math.round(area(geometry) * 10) / 10,
-      },
-      geometry,
-    };
-  });
-  const boxes = features.map((f) => f.bbox);
-  const bbox: Box = [
-    Math.min(...boxes.map((b) => b[0])),
-    Math.min(...boxes.map((b) => b[1])),
-    Math.max(...boxes.map((b) => b[2])),
-    Math.max(...boxes.map((b) => b[3])),
-  ];
-  return { type: 'FeatureCollection' as const, bbox, features };
-}
-
 async function refuseFar(profile: ProfileName, point: LatLon, dir: string): Promise<void> {
   if ((await farFromRoad(profile, [point])).length) throw new Error(`the point (${point.lat}, ${point.lon}) is ${farMessage(profile, dir)}`);
 }
@@ -308,7 +261,7 @@ export async function isochroneCommand(o: IsochroneOptions): Promise<void> {
   await withMap(o, o.profile, async (dir) => {
     await refuseFar(o.profile, source, dir);
     const found = await isochrone({ profile: o.profile, source, limits: values, byDistance: o.rangeType === 'distance' });
-    return isochroneCollection(found, values, o.rangeType);
+    return featureCollection(isochroneFeatures(found, values, 0, { poiId: null, latitude: o.latitude, longitude: o.longitude }, o.rangeType));
   });
 }
 

@@ -1,7 +1,5 @@
 // POST /v1/isochrones: what a location reaches within a time or a road distance, as GeoJSON polygons (an
 // extension beside the contract; docs/reachability.md).
-import area from '@turf/area';
-import type { MultiPolygon, Polygon } from 'geojson';
 import { z } from 'zod';
 import type { Sql } from '../../db/client.js';
 import { unprocessable, type FieldErrors } from '../../http/errors.js';
@@ -9,7 +7,8 @@ import type { Operation } from '../../http/openapi.js';
 import type { Route } from '../../http/router.js';
 import { arrayFirst, parseInto } from '../../http/validate.js';
 import { PROFILES } from '../../map/graphs/profiles.js';
-import { isochrone, type Circle, type IsochroneResult } from '../../engine/engine.js';
+import { isochrone, type Circle } from '../../engine/engine.js';
+import { featureCollection, isochroneFeatures } from './features.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { locationSchema, namesPoi, rawLocation, resolveEach, type ResolvedLocation } from '../locations.js';
 import { circlesAround, MAX_AVOIDED_POIS } from '../routes/avoid-selection.js';
@@ -57,7 +56,8 @@ const featureSchema = z.object({
     poi_id: z.string().nullable(),
     value: z.number().describe('The range value this shape holds: seconds or meters.'),
     range_type: z.enum(['time', 'distance']),
-    center: z.object({ latitude: z.number(), longitude: z.number() }).describe('Where the location was snapped to the road.'),
+    location: z.object({ latitude: z.number(), longitude: z.number() }).describe('The location as sent (a POI: its position).'),
+    center: z.object({ latitude: z.number(), longitude: z.number() }).describe('Where the location was snapped to the road: the searches start there.'),
     area: z.number().describe('Square meters.'),
   }),
   geometry: z.union([
@@ -110,41 +110,6 @@ function rangeValues(body: z.infer<typeof rangeSchema>, errors: FieldErrors): nu
     return [];
   }
   return Array.from({ length: count }, (_, k) => Math.min(body.range[0], (k + 1) * body.interval!));
-}
-
-const bboxOf = (rings: number[][][][]): [number, number, number, number] => {
-  let w = Infinity,
-    s = Infinity,
-    e = -Infinity,
-    n = -Infinity;
-  for (const poly of rings)
-    for (const [lon, lat] of poly[0]) {
-      if (lon < w) w = lon;
-      if (lon > e) e = lon;
-      if (lat < s) s = lat;
-      if (lat > n) n = lat;
-    }
-  return [w, s, e, n];
-};
-
-function features(found: IsochroneResult, values: number[], groupIndex: number, location: ResolvedLocation, rangeType: 'time' | 'distance') {
-  return found.shapes.map((polygons, k) => {
-    const geometry: Polygon | MultiPolygon =
-      polygons.length === 1 ? { type: 'Polygon', coordinates: polygons[0] } : { type: 'MultiPolygon', coordinates: polygons };
-    return {
-      type: 'Feature' as const,
-      bbox: bboxOf(polygons),
-      properties: {
-        group_index: groupIndex,
-        poi_id: location.poiId,
-        value: values[k],
-        range_type: rangeType,
-        center: { latitude: Math.round(found.snapped.lat * 1e6) / 1e6, longitude: Math.round(found.snapped.lon * 1e6) / 1e6 },
-        area: Math.round(area(geometry) * 10) / 10,
-      },
-      geometry,
-    };
-  });
 }
 
 export function isochronesEndpoint(sql: Sql): Route[] {
@@ -209,15 +174,8 @@ export function isochronesEndpoint(sql: Sql): Route[] {
         ).catch((err: unknown) => {
           throw engineHttpError(err, profile, 'locations');
         });
-        const all = found.flatMap((f, i) => features(f, values, i, locations[i], parsed.range_type));
-        const boxes = all.map((f) => f.bbox);
-        const bbox = [
-          Math.min(...boxes.map((b) => b[0])),
-          Math.min(...boxes.map((b) => b[1])),
-          Math.max(...boxes.map((b) => b[2])),
-          Math.max(...boxes.map((b) => b[3])),
-        ];
-        return { status: 200, body: { data: { type: 'FeatureCollection', bbox, features: all } } };
+        const features = found.flatMap((f, i) => isochroneFeatures(f, values, i, locations[i], parsed.range_type));
+        return { status: 200, body: { data: featureCollection(features) } };
       },
     },
   ];
