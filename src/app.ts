@@ -156,7 +156,7 @@ export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, op
     ...attributeRoutes(sql),
     ...categoryRoutes(sql),
     ...importRoutes(sql),
-    ...geoRoutes(sql),
+    ...geoRoutes(sql, mapDir),
     ...messagingRoutes(sql),
     ...routesEndpoint(sql),
     ...detoursEndpoint(sql),

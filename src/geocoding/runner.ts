@@ -9,13 +9,14 @@
 // whose claim did not finish are claimed again in smaller and smaller batches, so that one POI that takes
 // the process down every time ends up alone, and is set aside after `maxCrashes` claims in a row.
 import type { Logger } from 'pino';
-import { PoolBusyError, runTask } from '../compute/pool.js';
+import { PoolBusyError } from '../compute/pool.js';
 import type { Sql } from '../db/client.js';
 import { asConnectionError, isDatabaseUnavailable } from '../db/errors.js';
 import { isDeadHere, newRunnerId, retireRunnerId, thisHostPattern } from '../jobs/runner-ids.js';
 import { checkGeocoderIndex } from '../map/geocoder/index-format.js';
 import { PlaceRegistry, type PlaceIds } from './places.js';
 import type { Address } from '../engine/geocoder/reverse.js';
+import { geocodePoints, storedAddress } from './address.js';
 
 export const GEOCODE_CHANNEL = 'waymark_geocode';
 
@@ -208,7 +209,10 @@ export class GeocodingRunner {
     let found: Address[] = [];
     if (fresh.length) {
       try {
-        found = await runTask<Address[]>('geocode', { mapDir: this.opts.mapDir, points: fresh.map((p) => ({ lat: p.latitude, lon: p.longitude })) });
+        found = await geocodePoints(
+          this.opts.mapDir,
+          fresh.map((p) => ({ lat: p.latitude, lon: p.longitude })),
+        );
       } catch (err) {
         throw err instanceof PoolBusyError ? err : new GeocoderFailure(err);
       }
@@ -272,6 +276,7 @@ export class GeocodingRunner {
 
   /** One statement for the batch; skips POIs moved (or finished elsewhere) since they were claimed. */
   private async write(claimed: ClaimedPoi[], addresses: Address[], places: PlaceIds[], reasons: (string | null)[]): Promise<number> {
+    const stored = addresses.map((a, i) => storedAddress(a, places[i]));
     const result = await this.sql`
       UPDATE pois p SET
         street = v.street, display_name = v.display_name,
@@ -280,8 +285,8 @@ export class GeocodingRunner {
         geocode_claims = 0, geocode_claimed_by = NULL, geocode_error = v.error
       FROM unnest(
         ${claimed.map((p) => p.id)}::text[], ${claimed.map((p) => p.latitude)}::float8[], ${claimed.map((p) => p.longitude)}::float8[],
-        ${addresses.map((a) => a.street)}::text[], ${addresses.map((a) => a.display_name)}::text[],
-        ${places.map((p) => p.countryId)}::uuid[], ${places.map((p) => p.cityId)}::uuid[], ${places.map((p) => p.zipcodeId)}::uuid[],
+        ${stored.map((a) => a.street)}::text[], ${stored.map((a) => a.displayName)}::text[],
+        ${stored.map((a) => a.countryId)}::uuid[], ${stored.map((a) => a.cityId)}::uuid[], ${stored.map((a) => a.zipcodeId)}::uuid[],
         ${reasons}::text[]
       ) AS v(id, latitude, longitude, street, display_name, country_id, city_id, zipcode_id, error)
       WHERE p.id = v.id AND p.geocode_pending AND p.latitude = v.latitude AND p.longitude = v.longitude`;

@@ -1,8 +1,12 @@
 // GET /v1/geo/countries, /v1/geo/cities, /v1/geo/zipcodes: the shared places that at least one of the
-// team's POIs is in, sorted by id with UUID cursors.
+// team's POIs is in, sorted by id with UUID cursors. GET /v1/geo/reverse (an extension): the address the
+// POI geocoder gives a point, at once.
+import { PoolBusyError } from '../../compute/pool.js';
 import type { Sql } from '../../db/client.js';
 import { likeContains } from '../../db/like.js';
-import type { FieldErrors } from '../../http/errors.js';
+import { addressResource, geocodePoints } from '../../geocoding/address.js';
+import { PlaceRegistry } from '../../geocoding/places.js';
+import { HttpError, serviceUnavailable, unprocessable, type FieldErrors } from '../../http/errors.js';
 import { pageOf, readPage } from '../../http/pagination.js';
 import type { Query } from '../../http/query.js';
 import type { Route } from '../../http/router.js';
@@ -25,8 +29,39 @@ function uuidFilter(query: Query, field: string, errors: FieldErrors): string | 
   return value.toLowerCase();
 }
 
-export function geoRoutes(sql: Sql): Route[] {
+/** A coordinate of the query: a finite number within ±`max`; problems at its field. */
+function coordinate(query: Query, field: 'latitude' | 'longitude', max: number, errors: FieldErrors): number {
+  const raw = query.get(field);
+  const n = Number(raw);
+  if (raw === undefined) errors[field] = ['is required'];
+  else if (raw.trim() === '' || !Number.isFinite(n) || n < -max || n > max) errors[field] = [`must be a number between -${max} and ${max}`];
+  return n;
+}
+
+/** `mapDir`: the loaded map, whose geocoder index answers the reverse lookups; undefined without a map. */
+export function geoRoutes(sql: Sql, mapDir?: string): Route[] {
+  const places = new PlaceRegistry(sql);
   return [
+    {
+      method: 'GET',
+      path: '/v1/geo/reverse',
+      openapi: geoDocs.reverse,
+      permission: 'read-pois',
+      handler: async (ctx) => {
+        const errors: FieldErrors = {};
+        const lat = coordinate(ctx.query, 'latitude', 90, errors);
+        const lon = coordinate(ctx.query, 'longitude', 180, errors);
+        if (Object.keys(errors).length) throw unprocessable(errors);
+        if (mapDir === undefined) throw serviceUnavailable('Geocoding is not available: no map is loaded. Retry later.');
+        const [address] = await geocodePoints(mapDir, [{ lat, lon }]).catch((err: unknown) => {
+          if (err instanceof PoolBusyError) throw new HttpError(503, 'The geocoder is busy. Retry shortly.', {}, { 'Retry-After': '1' });
+          throw err;
+        });
+        // The place rows a POI there would point to (created on first sight, as the runner does).
+        const [ids] = await places.resolve([address]);
+        return { status: 200, body: { data: addressResource(address, ids, new Date()) } };
+      },
+    },
     {
       method: 'GET',
       path: '/v1/geo/countries',

@@ -1,5 +1,6 @@
 import { resolveAttribute, type AttributeRow } from '../attributes/definitions.js';
 import type { Sql } from '../../db/client.js';
+import { foldedContains } from '../../db/like.js';
 import type { FieldErrors } from '../../http/errors.js';
 import { boxesAround, type Box } from '../../lib/search-box.js';
 import { charLength } from '../../http/validate.js';
@@ -16,6 +17,8 @@ export interface PoiFilter {
   cityId?: string;
   zipcodeId?: string;
   poiIds?: string[];
+  /** Names containing this text, ignoring case and Latin diacritics (nameMatchSql); never ''. */
+  nameContains?: string;
 }
 
 /** The raw selection: strings from a query string, or JSON values from a body. */
@@ -30,6 +33,8 @@ export interface RawPoiFilter {
   city_id?: unknown;
   zipcode_id?: unknown;
   poi_ids?: unknown;
+  /** Text the name contains (the list's `q`); '' is no filter. */
+  q?: unknown;
 }
 
 const asNumber = (v: unknown): number | undefined => {
@@ -94,6 +99,11 @@ export function parsePoiFilter(raw: RawPoiFilter, attrs: AttributeRow[], errors:
     else filter[key] = v.toLowerCase();
   }
 
+  if (raw.q !== undefined) {
+    if (typeof raw.q !== 'string' || charLength(raw.q) > 255 || raw.q.includes('\u0000')) add('q', 'must be a string of at most 255 characters, without NUL');
+    else if (raw.q !== '') filter.nameContains = raw.q;
+  }
+
   if (raw.poi_ids !== undefined) {
     if (!Array.isArray(raw.poi_ids)) add('poi_ids', 'must be an array of POI ids');
     else if (raw.poi_ids.length > maxPoiIds) add('poi_ids', `may contain at most ${maxPoiIds} ids`);
@@ -134,5 +144,15 @@ export function poiFilterSql(sql: Sql, teamId: string, f: PoiFilter) {
   if (f.cityId) parts.push(sql`p.city_id = ${f.cityId}`);
   if (f.zipcodeId) parts.push(sql`p.zipcode_id = ${f.zipcodeId}`);
   if (f.poiIds) parts.push(sql`p.id = ANY(${f.poiIds}::text[])`);
+  if (f.nameContains !== undefined) parts.push(nameMatchSql(sql, f.nameContains));
   return parts.reduce((acc, part) => sql`${acc} AND ${part}`);
 }
+
+/**
+ * `p.name` contains `text`, ignoring case and the diacritics of Latin letters ("stadtle" finds "Städtle",
+ * "STRASSE" finds "Hauptstraße"). Both sides are folded by the same SQL expression (db/like.ts), so a
+ * letter the fold does not know still matches itself. No index helps a contains-match without an extension
+ * (pg_trgm, which the project does not use), so nothing is stored for it: the team's rows are scanned, as
+ * the dashboard's ILIKE did.
+ */
+const nameMatchSql = (sql: Sql, text: string) => foldedContains(sql, sql`p.name`, text);

@@ -60,13 +60,21 @@ async function checkCategory(sql: Sql, teamId: string, id: string | null | undef
 }
 
 const filtersOnlyDistance = (f: PoiFilter) =>
-  !f.attributes.length && !f.categoryId && f.categoryName === undefined && !f.countryId && !f.cityId && !f.zipcodeId && !f.poiIds;
+  !f.attributes.length &&
+  !f.categoryId &&
+  f.categoryName === undefined &&
+  !f.countryId &&
+  !f.cityId &&
+  !f.zipcodeId &&
+  !f.poiIds &&
+  f.nameContains === undefined;
 
 const dataOf = (poi: PoiJsonRow) => new RawJson(`{"data":${poi.json}}`);
 
 /**
- * GET /v1/pois's listing: the contract's filters, cursor pages. `nameContains` (the dashboard's text
- * search, never read from the API's query; '' = none) narrows to names containing it, case-insensitively.
+ * GET /v1/pois's listing: the contract's filters, `q` (an extension), cursor pages. `nameContains` (the
+ * dashboard's text search, sent instead of `q`; '' = none) is the same filter: names containing the text,
+ * ignoring case and diacritics.
  */
 export function poiLister(sql: Sql, readSql: Sql = sql) {
   const reader = new PoiReader(readSql);
@@ -89,6 +97,8 @@ export function poiLister(sql: Sql, readSql: Sql = sql) {
         country_id: q.get('country_id'),
         city_id: q.get('city_id'),
         zipcode_id: q.get('zipcode_id'),
+        // The dashboard's text search and the API's `q` are one filter; the dashboard sends no `q`.
+        q: nameContains ?? q.get('q'),
       },
       needsAttrs ? await teamAttributes(sql, ctx.teamId) : [],
       errors,
@@ -107,7 +117,7 @@ export function poiLister(sql: Sql, readSql: Sql = sql) {
     const near = filter.near;
     // The distance index is this lister's own: the dashboard's lister (always with a name) never uses it.
     const fast = near && nameContains === undefined && filtersOnlyDistance(filter) ? await nearby.page(ctx.teamId, near, page.cursor, page.limit) : undefined;
-    const { data, next } = fast ?? pageOf(await listPois(sql, ctx.teamId, filter, page, nameContains), page.limit);
+    const { data, next } = fast ?? pageOf(await listPois(sql, ctx.teamId, filter, page), page.limit);
     return { status: 200, body: new RawJson(`{"data":[${data.map((r) => r.json).join(',')}],"next":${JSON.stringify(next)}}`) };
   };
   return { reader, list };

@@ -55,6 +55,16 @@ export const updatePoiSchema = z
 
 const place = (field: 'name' | 'code') => z.object({ id: uuid, [field]: z.string() }).nullable();
 
+/** A POI's address; GET /v1/geo/reverse answers the same object for a point. */
+export const poiAddressSchema = z.object({
+  display_name: z.string().nullable().describe('"<street> <house number>, <zip code> <city>, <country>" with only the parts known.'),
+  street: z.string().nullable().describe('The street and house number of an address point within 30 m, else the nearest named street within 200 m.'),
+  city: place('name'),
+  country: place('name'),
+  zipcode: place('code'),
+  geocoded_at: timestamp.nullable(),
+});
+
 export const poiSchema = z
   .object({
     id: ulid,
@@ -66,16 +76,7 @@ export const poiSchema = z
     travel_distance: z.number().optional().describe('Extension: meters of that route; only on lists by travel time.'),
     category: categorySchema.nullable(),
     attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
-    address: z
-      .object({
-        display_name: z.string().nullable(),
-        street: z.string().nullable(),
-        city: place('name'),
-        country: place('name'),
-        zipcode: place('code'),
-        geocoded_at: timestamp.nullable(),
-      })
-      .describe('Filled in by background reverse geocoding, usually seconds after creation or a move; null until then.'),
+    address: poiAddressSchema.describe('Filled in by background reverse geocoding, usually seconds after creation or a move; null until then.'),
     created_at: timestamp,
     updated_at: timestamp,
   })
@@ -109,6 +110,12 @@ export const poiDocs = {
         ),
       max_travel_time: z.number().min(1).max(3600).describe('Extension: seconds, 1–3600 (see profile).'),
       max_travel_distance: z.number().min(1).max(100_000).describe("Extension: meters of the fastest route's road, 1–100000 (see profile)."),
+      q: z
+        .string()
+        .max(255)
+        .describe(
+          'Extension: names containing this text, ignoring case and the diacritics of Latin letters ("stadtle" finds "Städtle", "strasse" finds "Straße"); `%` and `_` are literal. Combines with every other filter, travel time included.',
+        ),
       country_id: uuid.describe('POIs not yet geocoded do not match.'),
       city_id: uuid,
       zipcode_id: uuid,

@@ -2,7 +2,6 @@
 // the list's pages, and every write.
 import { reservePoiSlots } from '../../auth/plans.js';
 import type { Sql } from '../../db/client.js';
-import { likeContains } from '../../db/like.js';
 import { distanceSql, poiFilterSql, type PoiFilter } from './filters.js';
 import type { AttributeValue } from './values.js';
 
@@ -95,26 +94,15 @@ export async function deletePoi(sql: Sql, teamId: string, id: string): Promise<b
   }) as Promise<boolean>;
 }
 
-/**
- * A page of the list: the rows after `cursor` and one more (it tells whether another page follows).
- * `nameContains` (the dashboard's text search; '' or undefined = none) narrows to names containing it,
- * case-insensitively.
- */
-export async function listPois(
-  sql: Sql,
-  teamId: string,
-  filter: PoiFilter,
-  page: { cursor: string | null; limit: number },
-  nameContains?: string,
-): Promise<PoiJsonRow[]> {
+/** A page of the list: the rows after `cursor` and one more (it tells whether another page follows). */
+export async function listPois(sql: Sql, teamId: string, filter: PoiFilter, page: { cursor: string | null; limit: number }): Promise<PoiJsonRow[]> {
   const near = filter.near;
   const distance = near ? sql`, ${distanceSql(sql, near)} AS distance` : sql``;
-  const named = nameContains ? sql`AND p.name ILIKE ${likeContains(nameContains)}` : sql``;
   // The page is chosen first, so the joins and the attribute names are built for its rows only.
   return sql<PoiJsonRow[]>`
     WITH page AS (
       SELECT p.id ${distance} FROM pois p
-      WHERE ${poiFilterSql(sql, teamId, filter)} ${named} AND (${page.cursor}::text IS NULL OR p.id > ${page.cursor})
+      WHERE ${poiFilterSql(sql, teamId, filter)} AND (${page.cursor}::text IS NULL OR p.id > ${page.cursor})
       ORDER BY p.id LIMIT ${page.limit + 1})
     SELECT ${poiJsonColumns(sql, near ? 'page.distance' : undefined)}
     FROM page JOIN pois p ON p.id = page.id ${poiJoins(sql)}

@@ -1,0 +1,50 @@
+// What a POI keeps of the address the reverse geocoder gives its point, and the `address` object the API
+// shows for it: one mapping for the background runner (POIs) and GET /v1/geo/reverse (a point).
+import { runTask } from '../compute/pool.js';
+import type { Address } from '../engine/geocoder/reverse.js';
+import type { PlaceIds } from './places.js';
+
+/** The geocoder's addresses of `points` (pool task `geocode`), in their order. */
+export const geocodePoints = (mapDir: string, points: Array<{ lat: number; lon: number }>): Promise<Address[]> =>
+  runTask<Address[]>('geocode', { mapDir, points });
+
+/** The columns of `pois` an address fills: the street carries the house number, the places are shared rows. */
+export interface StoredAddress {
+  street: string | null;
+  displayName: string | null;
+  countryId: string | null;
+  cityId: string | null;
+  zipcodeId: string | null;
+}
+
+export const storedAddress = (a: Address, places: PlaceIds): StoredAddress => ({
+  street: a.street,
+  displayName: a.display_name,
+  countryId: places.countryId,
+  cityId: places.cityId,
+  zipcodeId: places.zipcodeId,
+});
+
+/** A POI's `address` as the API shows it (src/api/pois/store.ts builds the same from the stored columns). */
+export interface AddressResource {
+  display_name: string | null;
+  street: string | null;
+  city: { id: string; name: string } | null;
+  country: { id: string; name: string } | null;
+  zipcode: { id: string; code: string } | null;
+  geocoded_at: string | null;
+}
+
+/** The `address` of a POI geocoded to `a` at `geocodedAt` (the places' rows are named by the address's parts). */
+export function addressResource(a: Address, places: PlaceIds, geocodedAt: Date): AddressResource {
+  const s = storedAddress(a, places);
+  return {
+    display_name: s.displayName,
+    street: s.street,
+    city: s.cityId === null || a.city === null ? null : { id: s.cityId, name: a.city },
+    country: s.countryId === null || a.country === null ? null : { id: s.countryId, name: a.country },
+    zipcode: s.zipcodeId === null || a.zipcode === null ? null : { id: s.zipcodeId, code: a.zipcode },
+    // The API's timestamps: microseconds, of which the clock gives milliseconds.
+    geocoded_at: geocodedAt.toISOString().replace('Z', '000Z'),
+  };
+}
