@@ -10,6 +10,7 @@ import type { Circle } from './avoid.js';
 import { loadGraph, viewGraph, type SharedGraphs } from './graph-memory.js';
 import type { RoadGraph } from '../map/graphs/road-graph.js';
 import { joinLineStrings } from './line-json.js';
+import { joinPolylines, type GeometryOptions } from './polyline.js';
 import { arenaOf, createArenaBuffer, heldSlots, releaseSlot, slotText, type SlotRef } from './reply-arena.js';
 import type {
   IsochroneQuery,
@@ -29,6 +30,7 @@ import type {
 import type { LatLon } from '../lib/lat-lon.js';
 
 export type { Circle } from './avoid.js';
+export type { GeometryOptions } from './polyline.js';
 export type { IsochroneResult, MatrixResult, NearestRoad, RouteJsonResult, RouteResult, TravelTimes } from './route-core.js';
 export type { ProfileName } from '../map/graphs/profiles.js';
 
@@ -88,6 +90,8 @@ export interface RouteRequest {
   vehicle?: VehicleQuery;
   /** Snap like the matrix: every waypoint to the main network's nearest road (optimize's tours). */
   mainNetwork?: boolean;
+  /** `routeJson`: the geometry's form (GeoJSON, the whole line, without). */
+  geometry?: GeometryOptions;
 }
 
 export interface MatrixRequest {
@@ -262,7 +266,7 @@ export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
     if (b.ok) b.value.release();
     return whole();
   }
-  return joinRoutes(a.value, b.value);
+  return joinRoutes(a.value, b.value, req.geometry);
 }
 
 /**
@@ -290,8 +294,10 @@ async function raced(req: RouteRequest): Promise<RouteJsonResult | null> {
   return null;
 }
 
-/** Two routes where the second starts at the waypoint the first ends at, as one. */
-function joinRoutes(a: RouteJsonResult, b: RouteJsonResult): RouteJsonResult {
+/** Two routes where the second starts at the waypoint the first ends at, as one (their geometries in the
+ *  form `geometry` asked for: each half simplifies between its waypoints as the whole would). */
+function joinRoutes(a: RouteJsonResult, b: RouteJsonResult, geometry: GeometryOptions | undefined): RouteJsonResult {
+  const join = geometry?.overview === 'false' ? (x: Uint8Array) => [x] : (geometry?.format ?? 'geojson') === 'geojson' ? joinLineStrings : joinPolylines;
   return {
     distance: a.distance + b.distance,
     duration: a.duration + b.duration,
@@ -301,7 +307,7 @@ function joinRoutes(a: RouteJsonResult, b: RouteJsonResult): RouteJsonResult {
     blockedGeometries: a.blockedGeometries + b.blockedGeometries,
     limitedGeometries: a.limitedGeometries,
     resnapped: false,
-    geometryJson: joinLineStrings(a.geometryJson[0], b.geometryJson[0]),
+    geometryJson: join(a.geometryJson[0], b.geometryJson[0]),
     release: () => {
       a.release();
       b.release();

@@ -64,7 +64,11 @@ export interface RouteResult {
   resnapped: boolean;
 }
 /** A route whose geometry is lon, lat pairs in 1e-7° integers (bbox in them too): what replies are written from. */
-export type RouteE7Result = Omit<RouteResult, 'geometry'> & { geometryE7: Int32Array };
+export type RouteE7Result = Omit<RouteResult, 'geometry'> & {
+  geometryE7: Int32Array;
+  /** The index of each snapped waypoint's point in geometryE7 (points, not values). */
+  waypointPoints: number[];
+};
 /** A route whose geometry is GeoJSON LineString text (UTF-8) in parts, for replies; `release` once the
  *  reply is sent gives back the shared memory the parts may be views of (reply-arena.ts). */
 export type RouteJsonResult = Omit<RouteResult, 'geometry'> & { geometryJson: Uint8Array[]; release: () => void };
@@ -352,7 +356,7 @@ export class RouteCore {
   route(q: RouteQuery): Outcome<RouteResult> {
     const found = this.routeE7(q);
     if (!found.ok) return found;
-    const { geometryE7, bbox, ...rest } = found.value;
+    const { geometryE7, waypointPoints: _points, bbox, ...rest } = found.value;
     const geometry = new Float64Array(geometryE7.length);
     for (let i = 0; i < geometry.length; i++) geometry[i] = geometryE7[i] * E7;
     return { ok: true, value: { ...rest, geometry, bbox: [bbox[0] * E7, bbox[1] * E7, bbox[2] * E7, bbox[3] * E7] } };
@@ -409,7 +413,11 @@ export class RouteCore {
     if (!found.ok) return found;
     const legs = found.value;
     const line = new Polyline();
-    for (const leg of legs) leg.draw(line, line.length > 0);
+    const waypointPoints = [0];
+    for (const leg of legs) {
+      leg.draw(line, line.length > 0);
+      waypointPoints.push(Math.max(0, line.length / 2 - 1));
+    }
     const geometry = line.valuesE7();
     let w = Infinity,
       s = Infinity,
@@ -429,6 +437,7 @@ export class RouteCore {
         distance: legs.reduce((a, l) => a + l.meters, 0),
         duration: legs.reduce((a, l) => a + l.cost, 0) / 10,
         geometryE7: geometry,
+        waypointPoints,
         legs: legs.map((l) => ({ distance: l.meters, duration: l.cost / 10 })),
         // To the 1e-7° of the line, which starts and ends at them.
         snapped: phantoms.map((p) => ({ lat: Math.round(p.lat * 1e7) * E7, lon: Math.round(p.lon * 1e7) * E7 })),

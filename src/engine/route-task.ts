@@ -4,6 +4,7 @@ import { threadId } from 'node:worker_threads';
 import { workerData } from 'piscina';
 import type { SharedGraphs } from './graph-memory.js';
 import { lineStringBytes, lineStringJson, microOfE7, writeLineString } from './line-json.js';
+import { NULL_JSON, polylineBytes, simplifyLine, writePolyline, type GeometryOptions } from './polyline.js';
 import { arenaOf, SLOT_BYTES, takeSlot, type ReplyArena } from './reply-arena.js';
 import {
   RouteCore,
@@ -41,19 +42,32 @@ export function routeTask(q: RouteQuery): Outcome<RouteResult> {
 const arenaBuffer = (workerData as { replyArena?: SharedArrayBuffer } | undefined)?.replyArena;
 const arena: ReplyArena | undefined = arenaBuffer && arenaOf(arenaBuffer);
 
-/** The route with its geometry already written as GeoJSON text, ready for a reply: into a slot of the
- *  reply arena when one is free and large enough, else as a copy. */
-export function routeJsonTask(q: RouteQuery): Outcome<RouteJsonTaskResult> {
+/** The route with its geometry already written as text, ready for a reply: GeoJSON, or in the form
+ *  `geometry` asks (polyline.ts), into a slot of the reply arena when one is free and large enough, else
+ *  as a copy. */
+export function routeJsonTask(q: RouteQuery & { geometry?: GeometryOptions }): Outcome<RouteJsonTaskResult> {
   const found = routeCore().routeE7(q);
   if (!found.ok) return found;
-  const { geometryE7, bbox, ...rest } = found.value;
+  const { geometryE7: full, waypointPoints, bbox, ...rest } = found.value;
   // The box in the same 1e-6° rounding as the line's text, so it is exactly the box of what is printed.
   const [w, s, e, n] = bbox.map((x) => microOfE7(x) / 1e6);
-  const held = arena && lineStringBytes(geometryE7) <= SLOT_BYTES ? takeSlot(arena, threadId) : null;
-  const geometryJson: RouteJsonTaskResult['geometryJson'] = held
-    ? [held.slot, held.token, writeLineString(geometryE7, held.bytes)]
-    : lineStringJson(geometryE7);
-  return { ok: true, value: { ...rest, bbox: [w, s, e, n], geometryJson } };
+  const answer = (geometryJson: RouteJsonTaskResult['geometryJson']): Outcome<RouteJsonTaskResult> => ({
+    ok: true,
+    value: { ...rest, bbox: [w, s, e, n], geometryJson },
+  });
+  const format = q.geometry?.format ?? 'geojson',
+    overview = q.geometry?.overview ?? 'full';
+  if (overview === 'false') return answer(NULL_JSON.slice());
+  const line = overview === 'simplified' ? simplifyLine(full, waypointPoints, q.geometry?.toleranceM ?? 1) : full;
+  const [bytes, write]: [number, (buf: Uint8Array) => number] =
+    format === 'geojson'
+      ? [lineStringBytes(line), (buf) => writeLineString(line, buf)]
+      : [polylineBytes(line), (buf) => writePolyline(line, format === 'polyline' ? 5 : 6, buf)];
+  const held = arena && bytes <= SLOT_BYTES ? takeSlot(arena, threadId) : null;
+  if (held) return answer([held.slot, held.token, write(held.bytes)]);
+  if (format === 'geojson') return answer(lineStringJson(line));
+  const buf = new Uint8Array(bytes);
+  return answer(buf.slice(0, write(buf)));
 }
 
 export function matrixTask(q: MatrixQuery): Outcome<MatrixResult> {

@@ -10,14 +10,17 @@ import { arrayFirst, parseInto } from '../../http/validate.js';
 import { defaultVehicle, PROFILES } from '../../map/graphs/profiles.js';
 import { straightLineMeters, type Position } from '../../engine/avoid-area.js';
 import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
-import { routeJson as findRoute, type Circle, type ProfileName, type RouteJsonResult } from '../../engine/engine.js';
+import { routeJson as findRoute, type Circle, type GeometryOptions, type ProfileName, type RouteJsonResult } from '../../engine/engine.js';
 import type { VehicleQuery } from '../../engine/route-core.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { lineStringSchema, micro } from '../../engine/line-json.js';
+import { simplifyToleranceM } from '../../engine/polyline.js';
 import { locationSchema, namesPoi, rawLocation, resolveEach, type ResolvedLocation } from '../locations.js';
 import { poiSelectionFilter } from './poi-selection.js';
 
 export const MAX_WAYPOINTS = 50;
+const GEOMETRY_FORMATS = ['geojson', 'polyline', 'polyline6'] as const;
+const OVERVIEWS = ['full', 'simplified', 'false'] as const;
 export const DEFAULT_AVOID_RADIUS_M = 50;
 /** Rule 5: with at least one avoided POI, the waypoints' summed straight-line distance is capped. */
 export const MAX_AVOIDING_STRAIGHT_LINE_M = 150_000;
@@ -72,6 +75,18 @@ const bodySchema = z
     profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
     avoid: avoidSchema.optional().describe("Omit for a plain route; `{}` avoids all the team's POIs around the route."),
     vehicle: vehicleSchema.optional().describe(VEHICLE_DESCRIPTION),
+    geometry_format: z
+      .enum(GEOMETRY_FORMATS, { error: `must be one of ${GEOMETRY_FORMATS.join(', ')}` })
+      .optional()
+      .describe(
+        "Extension (not in the service contract): `geojson` (default) a GeoJSON LineString; `polyline` and `polyline6` the encoded polyline string (Google's algorithm, latitude first, precision 5 or 6, as OSRM and Valhalla send it).",
+      ),
+    overview: z
+      .union([z.enum(OVERVIEWS), z.literal(false)], { error: `must be one of ${OVERVIEWS.join(', ')} (or false)` })
+      .optional()
+      .describe(
+        'Extension (not in the service contract): `full` (default) the whole line; `simplified` Douglas–Peucker to one pixel at the zoom that fits the waypoints\' box in 1000 pixels (its larger side / 1000, at least 1 m), keeping the ends and every snapped waypoint; `false` (or `"false"`) no geometry, `geometry: null`.',
+      ),
   })
   .meta({
     id: 'RouteRequest',
@@ -94,7 +109,9 @@ const routeResponse = z
       distance: z.number().describe('Meters.'),
       duration: z.number().describe('Seconds.'),
       bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).describe('[west, south, east, north].'),
-      geometry: lineStringSchema,
+      geometry: z
+        .union([lineStringSchema, z.string().describe('An encoded polyline (`geometry_format` polyline or polyline6).'), z.null()])
+        .describe('A GeoJSON LineString unless `geometry_format` asks for an encoded polyline; null with `overview: false`.'),
       legs: z.array(z.object({ from: z.int(), to: z.int(), distance: z.number(), duration: z.number() })),
       waypoints: z.array(z.object({ poi_id: z.string().nullable(), latitude: z.number(), longitude: z.number() })),
       avoided: z
@@ -121,6 +138,17 @@ const routeDoc: Operation = {
   responses: { 200: { description: 'The route.', schema: routeResponse } },
   errors: [422, 502, 503],
 };
+
+/** The engine's geometry options from the body (none for the default: GeoJSON, the whole line). */
+function geometryOptions(
+  format: (typeof GEOMETRY_FORMATS)[number] | undefined,
+  overview: (typeof OVERVIEWS)[number] | false | undefined,
+  points: Array<{ lat: number; lon: number }>,
+): GeometryOptions | undefined {
+  const o = overview === false ? 'false' : (overview ?? 'full');
+  if ((format ?? 'geojson') === 'geojson' && o === 'full') return undefined;
+  return { format: format ?? 'geojson', overview: o, ...(o === 'simplified' ? { toleranceM: simplifyToleranceM(points) } : {}) };
+}
 
 const tenths = (x: number) => Math.round(x * 10) / 10;
 
@@ -186,12 +214,15 @@ export function routesEndpoint(sql: Sql): Route[] {
         if (Object.keys(errors).length) throw await rejection();
         const waypoints = located as ResolvedLocation[];
 
+        const points = waypoints.map((w) => ({ lat: w.latitude, lon: w.longitude }));
+        const geometry = geometryOptions(body.geometry_format, body.overview, points);
         const run = (circles?: Circle[]) =>
           findRoute({
             profile,
-            waypoints: waypoints.map((w) => ({ lat: w.latitude, lon: w.longitude })),
+            waypoints: points,
             avoid: circles ? { circles } : undefined,
             vehicle: vehicleQuery(body.vehicle),
+            ...(geometry ? { geometry } : {}),
           }).catch((err: unknown) => {
             throw engineHttpError(err, profile);
           });
