@@ -82,7 +82,7 @@ const bodySchema = z
         "Extension (not in the service contract): `geojson` (default) a GeoJSON LineString; `polyline` and `polyline6` the encoded polyline string (Google's algorithm, latitude first, precision 5 or 6, as OSRM and Valhalla send it).",
       ),
     overview: z
-      .union([z.enum(OVERVIEWS), z.literal(false)], { error: `must be one of ${OVERVIEWS.join(', ')} (or false)` })
+      .union([z.enum(OVERVIEWS), z.literal(false)], { error: `must be one of ${OVERVIEWS.join(', ')}` })
       .optional()
       .describe(
         'Extension (not in the service contract): `full` (default) the whole line; `simplified` Douglas–Peucker to one pixel at the zoom that fits the waypoints\' box in 1000 pixels (its larger side / 1000, at least 1 m), keeping the ends and every snapped waypoint; `false` (or `"false"`) no geometry, `geometry: null`.',
