@@ -124,7 +124,8 @@ export interface IsochroneResult {
   cellMeters: number;
 }
 export interface TravelTimesQuery extends ReachQuery {
-  targets: LatLon[];
+  /** lat, lon pairs: crosses threads as one copy. */
+  targets: Float64Array;
   /** Seconds; at least one of the two limits. */
   maxDuration?: number;
   /** Meters of the fastest path (with no time limit, the search runs as long as this many meters take on
@@ -133,6 +134,13 @@ export interface TravelTimesQuery extends ReachQuery {
 }
 /** Per target, the fastest path's seconds and meters, or null when none is within the limits. */
 export type TravelTimes = Array<{ duration: number; distance: number } | null>;
+/** A travel-time target as snapped once: its phantom (null: no road near) and the seeds arriving there. */
+interface SnappedTarget {
+  lat: number;
+  lon: number;
+  ph: Phantom | null;
+  seeds: PhantomSeed[];
+}
 export interface NearestRoad {
   lat: number;
   lon: number;
@@ -717,7 +725,7 @@ export class RouteCore {
 
   /** The fastest path's seconds and meters from the source to each target within the limits (null when
    *  none is, or the target has no road within the snapping limit). */
-  travelTimes(q: TravelTimesQuery): Outcome<TravelTimes> {
+  travelTimes(q: TravelTimesQuery): Outcome<Float64Array> {
     const maxCm = q.maxDistance === undefined ? Infinity : q.maxDistance * 100;
     // A length limit alone bounds the time too: no path of that length is slower than the profile's slowest
     // way makes it. The search is by duration (the fastest paths are what is measured), the length checked after.
@@ -728,50 +736,72 @@ export class RouteCore {
     if (!found.ok) return found;
     const { v, start, reached } = found.value;
     const g = v.graph;
-    const { durations, centimeters } = reached.reach;
+    const { durations, centimeters, nodes } = reached.reach;
     const open = openOf(q.vehicle ? closedTo(g, q.profile, q.vehicle) : v.closed);
-    // The same POIs are measured request after request: their snaps are kept (the default lorry's only).
+    // Settled nodes marked in this thread's own array: a look-up per seed without a call into the kernel.
+    const marks = this.settledMarks(q.profile, g.nodeCount);
+    for (let i = 0; i < nodes.length; i++) marks[nodes[i]] = 1;
+    // The same POIs are measured request after request: their snaps and seeds are kept (the default lorry's only).
     const cache = q.vehicle ? null : this.targetSnaps(q.profile);
-    return {
-      ok: true,
-      value: q.targets.map((t) => {
-        const key = cache && `${t.lat},${t.lon}`;
-        let ph = key ? cache!.get(key) : undefined;
-        if (ph === undefined) {
-          ph = snap(g, v.grid, t.lat, t.lon, undefined, Infinity, open);
-          if (key) {
-            if (cache!.size >= MAX_CACHED_SNAPS) cache!.clear();
-            cache!.set(key, ph);
-          }
+    const pts = q.targets;
+    const out = new Float64Array(pts.length).fill(Number.NaN);
+    const directBlocked = reached.blocked(start.geom);
+    for (let t = 0; 2 * t < pts.length; t++) {
+      const lat = pts[2 * t],
+        lon = pts[2 * t + 1];
+      const key = Math.round(lat * 1e7) * 3_600_000_001 + Math.round(lon * 1e7);
+      let hit = cache?.get(key);
+      if (!hit || hit.lat !== lat || hit.lon !== lon) {
+        const ph = snap(g, v.grid, lat, lon, undefined, Infinity, open);
+        hit = { lat, lon, ph, seeds: ph ? targetSeeds(g, ph) : [] };
+        if (cache) {
+          if (cache.size >= MAX_CACHED_SNAPS) cache.clear();
+          cache.set(key, hit);
         }
-        if (!ph) return null;
-        let best = Infinity,
-          meters = Infinity;
-        for (const seed of targetSeeds(g, ph)) {
-          if (!v.kernel.reached(seed.node)) continue;
-          const c = durations[seed.node] + seed.cost,
-            m = centimeters[seed.node] / 100 + seed.meters;
-          if (c < best || (c === best && m < meters)) {
-            best = c;
-            meters = m;
-          }
+      }
+      const ph = hit.ph;
+      if (!ph) continue;
+      let best = Infinity,
+        meters = Infinity;
+      for (const seed of hit.seeds) {
+        if (!marks[seed.node]) continue;
+        const c = durations[seed.node] + seed.cost,
+          m = centimeters[seed.node] / 100 + seed.meters;
+        if (c < best || (c === best && m < meters)) {
+          best = c;
+          meters = m;
         }
+      }
+      if (ph.geom === start.geom && !directBlocked) {
         const direct = this.direct(g, start, ph);
-        if (direct && (direct.cost < best || (direct.cost === best && direct.meters < meters)) && !reached.blocked(start.geom)) {
+        if (direct && (direct.cost < best || (direct.cost === best && direct.meters < meters))) {
           best = direct.cost;
           meters = direct.meters;
         }
-        return best <= maxDur && meters * 100 <= maxCm ? { duration: best / 10, distance: meters } : null;
-      }),
-    };
+      }
+      if (best <= maxDur && meters * 100 <= maxCm) {
+        out[2 * t] = best / 10;
+        out[2 * t + 1] = meters;
+      }
+    }
+    for (let i = 0; i < nodes.length; i++) marks[nodes[i]] = 0;
+    return { ok: true, value: out };
   }
 
-  private readonly snaps = new Map<string, Map<string, Phantom | null>>();
+  private readonly snaps = new Map<string, Map<number, SnappedTarget>>();
+  private readonly marks = new Map<string, Uint8Array>();
 
-  /** Targets of travel times snapped so far in this thread, by profile. */
-  private targetSnaps(profile: string): Map<string, Phantom | null> {
+  /** Targets of travel times snapped so far in this thread, by profile, under a hash of their position. */
+  private targetSnaps(profile: string): Map<number, SnappedTarget> {
     let m = this.snaps.get(profile);
     if (!m) this.snaps.set(profile, (m = new Map()));
+    return m;
+  }
+
+  /** A byte per node of the profile, all 0 between uses. */
+  private settledMarks(profile: string, nodes: number): Uint8Array {
+    let m = this.marks.get(profile);
+    if (!m) this.marks.set(profile, (m = new Uint8Array(nodes)));
     return m;
   }
 

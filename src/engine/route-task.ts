@@ -17,7 +17,6 @@ import {
   type RouteJsonTaskResult,
   type RouteQuery,
   type RouteResult,
-  type TravelTimes,
   type TravelTimesQuery,
 } from './route-core.js';
 import type { LatLon } from '../lib/lat-lon.js';
@@ -82,7 +81,7 @@ export function isochroneTask(q: IsochroneQuery): Outcome<IsochroneResult> {
   return routeCore().isochrone(q);
 }
 
-export function travelTimesTask(q: TravelTimesQuery): Outcome<TravelTimes> {
+export function travelTimesTask(q: TravelTimesQuery): Outcome<Float64Array> {
   return routeCore().travelTimes(q);
 }
 

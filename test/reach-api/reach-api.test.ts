@@ -259,6 +259,18 @@ describe('GET /v1/pois by travel time', () => {
     got.forEach((p, k) => expect(Math.abs(p.travel_time - expected[k].t!)).toBeLessThanOrEqual(0.11));
   });
 
+  it('a POI added or removed shows in the next list at once (the in-process positions are checked against the rows)', async () => {
+    const list = async () =>
+      (await api(app, 'GET', `/v1/pois?latitude=${VADUZ.latitude}&longitude=${VADUZ.longitude}&max_travel_time=120&limit=100`, { key: team.key })).body;
+    await list();
+    const created = await api(app, 'POST', '/v1/pois', { key: team.key, body: { name: 'right here', ...VADUZ } });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id;
+    expect((await list()).data.map((p: any) => p.id)).toContain(id);
+    expect((await api(app, 'DELETE', `/v1/pois/${id}`, { key: team.key })).status).toBe(204);
+    expect((await list()).data.map((p: any) => p.id)).not.toContain(id);
+  });
+
   it('combines with the other filters; one 422 names every bad parameter', async () => {
     const res = await api(app, 'GET', `/v1/pois?latitude=${VADUZ.latitude}&longitude=${VADUZ.longitude}&max_travel_time=600&distance=1500`, { key: team.key });
     expect(res.status, JSON.stringify(res.body)).toBe(200);

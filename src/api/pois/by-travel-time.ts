@@ -10,6 +10,7 @@ import { topSpeed, travelTimes, WaypointTooFarError } from '../../engine/engine.
 import { SNAP_LIMIT_M } from '../../engine/phantom.js';
 import { engineHttpError, farMessage } from '../engine-errors.js';
 import type { PoiFilter } from './filters.js';
+import type { NearbyIndex } from './nearby-index.js';
 import type { PoiReader } from './poi-reader.js';
 import { poiPositionsInBoxes } from './positions.js';
 
@@ -83,6 +84,8 @@ export async function listByTravelTime(
   from: { latitude: number; longitude: number },
   travel: TravelQuery,
   page: { limit: number; after: { tenths: number; id: string } | null },
+  /** The lister's in-process positions, usable when the filter selects by nothing but the bound. */
+  nearby?: NearbyIndex,
 ): Promise<{ data: string[]; next: string | null }> {
   const bound = Math.min(
     travel.maxDistance ?? Infinity,
@@ -90,7 +93,10 @@ export async function listByTravelTime(
     filter.near?.distance ?? Infinity,
   );
   const radius = Math.min(bound + 2 * SNAP_LIMIT_M + 1, 20_000_000);
-  const candidates = await poiPositionsInBoxes(sql, teamId, filter, boxesAround(from.latitude, from.longitude, radius));
+  const boxes = boxesAround(from.latitude, from.longitude, radius);
+  // The boxes are a bound, not the answer: the index's box search may hold a few more POIs than SQL's.
+  const held = nearby?.inBoxes(teamId, boxes);
+  const candidates = held?.pois ?? (await poiPositionsInBoxes(sql, teamId, filter, boxes));
   if (candidates.length > MAX_TRAVEL_CANDIDATES) {
     throw unprocessable({
       max_travel_time: [`reaches ${candidates.length} POIs within a straight-line bound; at most ${MAX_TRAVEL_CANDIDATES}. Narrow the filters.`],
@@ -116,12 +122,19 @@ export async function listByTravelTime(
   const rows = start < 0 ? [] : reached.slice(start, start + page.limit + 1);
   const more = rows.length > page.limit;
   const shown = more ? rows.slice(0, page.limit) : rows;
-  const { pois } = shown.length
+  const read = shown.length
     ? await reader.read(
         teamId,
         shown.map((r) => r.id),
       )
-    : { pois: new Map<string, string>() };
+    : undefined;
+  // Positions of another version than the rows (POIs added, moved or removed since they were held), or
+  // nothing to read the version by: the list is made again from the database.
+  if (held && read?.version !== held.version) {
+    nearby!.stale(teamId, held.version);
+    return listByTravelTime(sql, reader, teamId, filter, from, travel, page);
+  }
+  const pois = read?.pois ?? new Map<string, string>();
   // A POI deleted between the two reads is left out.
   const data = shown.flatMap((r) => {
     const json = pois.get(r.id);

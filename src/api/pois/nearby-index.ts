@@ -60,6 +60,18 @@ export class NearbyIndex {
     };
   }
 
+  /** The team's POIs inside the boxes and the version they are of, or undefined while none is held. */
+  inBoxes(teamId: string, boxes: Parameters<TeamPositions['inBoxes']>[0]): { version: string; pois: ReturnType<TeamPositions['inBoxes']> } | undefined {
+    const { positions, version } = this.entry(teamId);
+    return positions && version !== undefined ? { version, pois: positions.inBoxes(boxes) } : undefined;
+  }
+
+  /** The held version is not the database's: read again (in the background). */
+  stale(teamId: string, version: string): void {
+    const entry = this.entry(teamId);
+    if (entry.version === version) this.rebuild(teamId, entry);
+  }
+
   private entry(teamId: string): Entry {
     let entry = this.teams.get(teamId);
     if (!entry) {

@@ -110,7 +110,8 @@ export function poiLister(sql: Sql, readSql: Sql = sql) {
       // The straight-line radius applies only when sent: the travel limits bound the list here.
       const from = filter.near!;
       if (q.get('distance') === undefined) filter.near = undefined;
-      const { data, next } = await listByTravelTime(sql, reader, ctx.teamId, filter, from, travel, travelPage);
+      const indexable = nameContains === undefined && !filter.near && filtersOnlyDistance(filter);
+      const { data, next } = await listByTravelTime(sql, reader, ctx.teamId, filter, from, travel, travelPage, indexable ? nearby : undefined);
       return { status: 200, body: new RawJson(`{"data":[${data.join(',')}],"next":${JSON.stringify(next)}}`) };
     }
     const page = readPage(q, 'ulid', errors);

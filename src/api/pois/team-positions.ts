@@ -48,6 +48,13 @@ export class TeamPositions {
     return this.ids.length;
   }
 
+  /** Every POI inside the boxes (a box search, no distance test): a superset for callers that measure. */
+  inBoxes(boxes: ReadonlyArray<{ west: number; south: number; east: number; north: number }>): Array<{ id: string; latitude: number; longitude: number }> {
+    const seen = new Set<number>();
+    for (const b of boxes) for (const i of this.tree.range(b.west, b.south, b.east, b.north)) if (i < this.ids.length) seen.add(i);
+    return [...seen].map((i) => ({ id: this.ids[i], latitude: this.lat[i], longitude: this.lon[i] }));
+  }
+
   /**
    * The first `take` POIs after `cursor` (exclusive; null for the start) within `near.distance` meters,
    * in id order, with their distance: the SQL distance filter's selection (great_circle_m ≤ distance).
