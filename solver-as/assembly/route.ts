@@ -429,15 +429,20 @@ export function oneToMany(desc: usize, scratch: usize, blocked: usize, srcSeeds:
 /**
  * Dijkstra from the source seeds by duration (tenths) or, with `byMeters`, by length (centimeters), over
  * the nodes within `maxDur` tenths (by duration: each node's labels are its fastest path's, ties to the
- * shorter) or within `maxCm` centimeters (by length: its shortest path's, ties to the faster). Writes the settled nodes
+ * shorter) or within `maxCm` centimeters (by length: its shortest path's, ties to the faster); with
+ * `backward`, towards the seeds over the reverse graph (labels are then the paths' to the seeds). Writes the settled nodes
  * at `out` in settling order, at most `outCap` of them, and returns how many settled (more than `outCap`
  * means the list is cut: call again with room for that many). Each settled node's duration and
  * centimeters stay in the scratch (`labelDurations`, `labelCentimeters`) until the next search.
  */
-export function reach(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize, nSrc: i32, srcMeters: usize, maxDur: f64, maxCm: f64, byMeters: bool, out: usize, outCap: i32): i32 {
+export function reach(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize, nSrc: i32, srcMeters: usize, maxDur: f64, maxCm: f64, byMeters: bool, backward: bool, out: usize, outCap: i32): i32 {
   // Only the key is a bound: a length limit on a search by duration would label nodes by slower paths.
   if (!byMeters) maxCm = INF;
   setup(desc, scratch, blocked);
+  // Backward, over the reverse graph: each node's in-edges, their tails and forward edge ids.
+  const first = backward ? <usize>load<u32>(desc + 72) : gFirstOut;
+  const next = backward ? <usize>load<u32>(desc + 76) : gHead;
+  const edgeOf = backward ? <usize>load<u32>(desc + 80) : 0;
   sizeF = 0;
   for (let i = 0; i < nSrc; i++) {
     const rec = srcSeeds + (<usize>i << 4);
@@ -458,10 +463,11 @@ export function reach(desc: usize, scratch: usize, blocked: usize, srcSeeds: usi
     count++;
     const dv = f64At(sDistF, v);
     const mv = f64At(sCm, v);
-    const end = u32At(gFirstOut, v + 1);
-    for (let e = u32At(gFirstOut, v); e < end; e++) {
+    const end = u32At(first, v + 1);
+    for (let i = u32At(first, v); i < end; i++) {
+      const e = backward ? u32At(edgeOf, i) : i;
       if (isBlocked(e)) continue;
-      const w = u32At(gHead, e);
+      const w = u32At(next, i);
       const dw = dv + <f64>u32At(gWeight, e);
       const mw = mv + <f64>u32At(gGeomCm, u32At(gOrig, e) >> 1);
       if (dw > maxDur || (byMeters && mw > maxCm)) continue;

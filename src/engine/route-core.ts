@@ -131,15 +131,19 @@ export interface TravelTimesQuery extends ReachQuery {
   /** Meters of the fastest path (with no time limit, the search runs as long as this many meters take on
    *  the profile's slowest way). */
   maxDistance?: number;
+  /** The times from each target to the source instead (one search backward from the source). */
+  toSource?: boolean;
 }
 /** Per target, the fastest path's seconds and meters, or null when none is within the limits. */
 export type TravelTimes = Array<{ duration: number; distance: number } | null>;
-/** A travel-time target as snapped once: its phantom (null: no road near) and the seeds arriving there. */
+/** A travel-time target as snapped once: its phantom (null: no road near), the seeds of paths arriving
+ *  there and leaving from there (made when first needed). */
 interface SnappedTarget {
   lat: number;
   lon: number;
   ph: Phantom | null;
-  seeds: PhantomSeed[];
+  in?: PhantomSeed[];
+  out?: PhantomSeed[];
 }
 export interface NearestRoad {
   lat: number;
@@ -671,7 +675,7 @@ export class RouteCore {
    * The search every reach query starts with: the start snapped like a matrix point, the lorry's closed
    * ways and the circles blocked, then every node within `maxDur` tenths and `maxCm` centimeters settled.
    */
-  private reachFrom(q: ReachQuery, maxDur: number, maxCm: number, byMeters: boolean): Outcome<{ v: ProfileView; start: Phantom; reached: Reached }> {
+  private reachFrom(q: ReachQuery, maxDur: number, maxCm: number, byMeters: boolean, backward = false): Outcome<{ v: ProfileView; start: Phantom; reached: Reached }> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
     const g = v.graph;
@@ -681,8 +685,10 @@ export class RouteCore {
     const start = snapped[0];
     const block = this.blocking(v, q.avoid?.circles, limited);
     if (block && !block.written) this.arm(v, block);
-    const seeds = sourceSeeds(g, start).filter((seed) => !block || !this.pieceBlocked(block, start.geom, this.seedPiece(g, start, seed, true)));
-    const reach = v.kernel.reach(seeds, maxDur, maxCm, byMeters, block !== null);
+    const seeds = (backward ? targetSeeds(g, start) : sourceSeeds(g, start)).filter(
+      (seed) => !block || !this.pieceBlocked(block, start.geom, this.seedPiece(g, start, seed, !backward)),
+    );
+    const reach = v.kernel.reach(seeds, maxDur, maxCm, byMeters, block !== null, backward);
     const startPieces = seeds.flatMap((seed) => {
       const points = this.seedPiece(g, start, seed, true);
       return points ? [{ points, key: byMeters ? seed.meters * 100 : seed.cost }] : [];
@@ -732,7 +738,8 @@ export class RouteCore {
     const v0 = this.view(q.profile);
     const slowest = v0 ? slowestOf(v0.graph) : 1;
     const maxDur = q.maxDuration !== undefined ? q.maxDuration * 10 : q.maxDistance !== undefined ? (q.maxDistance / slowest) * 10 : Infinity;
-    const found = this.reachFrom(q, maxDur, Infinity, false);
+    const backward = q.toSource === true;
+    const found = this.reachFrom(q, maxDur, Infinity, false, backward);
     if (!found.ok) return found;
     const { v, start, reached } = found.value;
     const g = v.graph;
@@ -753,7 +760,7 @@ export class RouteCore {
       let hit = cache?.get(key);
       if (!hit || hit.lat !== lat || hit.lon !== lon) {
         const ph = snap(g, v.grid, lat, lon, undefined, Infinity, open);
-        hit = { lat, lon, ph, seeds: ph ? targetSeeds(g, ph) : [] };
+        hit = { lat, lon, ph };
         if (cache) {
           if (cache.size >= MAX_CACHED_SNAPS) cache.clear();
           cache.set(key, hit);
@@ -761,9 +768,11 @@ export class RouteCore {
       }
       const ph = hit.ph;
       if (!ph) continue;
+      // To the target: paths arrive at its seeds; from it (backward): they leave from them.
+      const seeds = backward ? (hit.out ??= sourceSeeds(g, ph)) : (hit.in ??= targetSeeds(g, ph));
       let best = Infinity,
         meters = Infinity;
-      for (const seed of hit.seeds) {
+      for (const seed of seeds) {
         if (!marks[seed.node]) continue;
         const c = durations[seed.node] + seed.cost,
           m = centimeters[seed.node] / 100 + seed.meters;
@@ -773,7 +782,7 @@ export class RouteCore {
         }
       }
       if (ph.geom === start.geom && !directBlocked) {
-        const direct = this.direct(g, start, ph);
+        const direct = backward ? this.direct(g, ph, start) : this.direct(g, start, ph);
         if (direct && (direct.cost < best || (direct.cost === best && direct.meters < meters))) {
           best = direct.cost;
           meters = direct.meters;

@@ -50,6 +50,7 @@ interface RouteExports extends WebAssembly.Exports {
     maxDur: number,
     maxCm: number,
     byMeters: number,
+    backward: number,
     out: number,
     outCap: number,
   ): number;
@@ -327,9 +328,10 @@ export class RouteKernel {
   /**
    * Every node within `maxDur` tenths of a second and `maxCm` centimeters of the source seeds, searched by
    * duration or, with `byMeters`, by length; over the graph, and with `useBlocked` off the geometries in
-   * the blocked bitset.
+   * the blocked bitset. `backward`: the seeds are where paths end (labels are the costs to them).
    */
-  reach(src: Seed[], maxDur: number, maxCm: number, byMeters: boolean, useBlocked: boolean): ReachResult {
+  reach(src: Seed[], maxDur: number, maxCm: number, byMeters: boolean, useBlocked: boolean, backward = false): ReachResult {
+    if (backward && this.g.arrays.rFirst.length === 0) throw new Error('this graph has no reverse graph for a backward search');
     const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
     this.count(useBlocked);
     for (;;) {
@@ -343,6 +345,7 @@ export class RouteKernel {
         maxDur,
         maxCm,
         byMeters ? 1 : 0,
+        backward ? 1 : 0,
         this.reachPtr,
         this.reachCap,
       );

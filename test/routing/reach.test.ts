@@ -363,6 +363,29 @@ describe('travelTimes against the matrix', () => {
     expect(inside).toBeLessThan(300);
   });
 
+  it.each([
+    ['driving-car', 600],
+    ['cycling-regular', 1200],
+  ] as Array<[ProfileName, number]>)('%s: from 300 targets to the source within %i s (backward), as the matrix column', async (profile, maxDuration) => {
+    const g = graphs[profile];
+    const nodes = plainNodes(g);
+    const rand = rng(41);
+    const source = at(g, pick(nodes, rand));
+    const targets = Array.from({ length: 300 }, (_, k) => (k % 2 ? at(g, pick(nodes, rand)) : near(g, pick(nodes, rand), rand, 200)));
+    const m = await matrix({ profile, points: targets, targets: [source] });
+    const tt = await travelTimes({ profile, source, targets, maxDuration, toSource: true });
+    const { inside } = check(
+      tt,
+      m.durations.map((r) => r[0]),
+      m.distances.map((r) => r[0]),
+      maxDuration,
+      Infinity,
+      { source, targets },
+    );
+    expect(inside).toBeGreaterThan(5);
+    expect(inside).toBeLessThan(300);
+  });
+
   it('driving-car: within 900 s and 5 km', async () => {
     const { source, targets, durations, distances } = await setup('driving-car', 32);
     const tt = await travelTimes({ profile: 'driving-car', source, targets, maxDuration: 900, maxDistance: 5000 });

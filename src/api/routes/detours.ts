@@ -9,7 +9,9 @@ import { arrayFirst, parseInto } from '../../http/validate.js';
 import { greatCircleMeters } from '../../lib/great-circle.js';
 import { boxesAround } from '../../lib/search-box.js';
 import { PROFILES } from '../../map/graphs/profiles.js';
-import { farFromRoad, matrix, route, topSpeed } from '../../engine/engine.js';
+import { farFromRoad, matrix, route, topSpeed, travelTimes, type ProfileName } from '../../engine/engine.js';
+import type { VehicleQuery } from '../../engine/route-core.js';
+import type { LatLon } from '../../lib/lat-lon.js';
 import { SNAP_LIMIT_M } from '../../engine/phantom.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { locationSchema, rawLocation, resolveEach, type ResolvedLocation } from '../locations.js';
@@ -20,8 +22,41 @@ import { VEHICLE_DESCRIPTION, vehicleQuery, vehicleSchema } from './routes.js';
 
 export const MAX_DETOUR_WAYPOINTS = 25;
 export const MAX_DETOUR_S = 3600;
-/** POIs measured at most: beyond it the selection must be narrowed (each is a row of a matrix). */
-export const MAX_DETOUR_CANDIDATES = 2000;
+/** POIs measured at most: beyond it the selection must be narrowed. */
+export const MAX_DETOUR_CANDIDATES = 50_000;
+/** Up to this many POIs, two matrices over the hierarchy measure them (a search per POI); more are
+ *  measured by two bounded searches per leg, forward from its start and backward from its end. */
+const MATRIX_CANDIDATES = 300;
+
+type Leg = { duration: number; distance: number } | null;
+/** Per leg i, per POI: from waypoint i to the POI (`to`), and from the POI to waypoint i + 1 (`from`). */
+interface LegTimes {
+  to: Leg[][];
+  from: Leg[][];
+}
+
+async function byMatrices(profile: ProfileName, ws: LatLon[], pois: LatLon[], vehicle: VehicleQuery | undefined): Promise<LegTimes> {
+  const [to, from] = await Promise.all([
+    matrix({ profile, points: ws.slice(0, -1), targets: pois, vehicle }),
+    matrix({ profile, points: pois, targets: ws.slice(1), vehicle }),
+  ]);
+  const cell = (d: number | null, m: number | null): Leg => (d === null ? null : { duration: d, distance: m! });
+  return {
+    to: to.durations.map((row, i) => row.map((d, p) => cell(d, to.distances[i][p]))),
+    from: ws.slice(1).map((_, i) => pois.map((_, p) => cell(from.durations[p][i], from.distances[p][i]))),
+  };
+}
+
+async function bySearches(profile: ProfileName, ws: LatLon[], pois: LatLon[], bounds: number[], vehicle: VehicleQuery | undefined): Promise<LegTimes> {
+  const legs = bounds.map((seconds, i) =>
+    Promise.all([
+      travelTimes({ profile, source: ws[i], targets: pois, maxDuration: seconds, vehicle }),
+      travelTimes({ profile, source: ws[i + 1], targets: pois, maxDuration: seconds, vehicle, toSource: true }),
+    ]),
+  );
+  const done = await Promise.all(legs);
+  return { to: done.map((d) => d[0]), from: done.map((d) => d[1]) };
+}
 
 const bodySchema = z
   .strictObject({
@@ -82,7 +117,7 @@ const detourDoc: Operation = {
   description:
     'Extension (not in the service contract). Needs `plan-routes` and `read-pois`. Each selected POI is placed in the leg where it ' +
     'adds least; POIs adding more than `max_detour` seconds, and POIs more than 500 m from a road, are left out. At most ' +
-    `${MAX_DETOUR_CANDIDATES} POIs may lie within reach of the route (the straight-line bound of the detour): narrow the filters otherwise.`,
+    `${MAX_DETOUR_CANDIDATES.toLocaleString('en-US')} POIs may lie within reach of the route (the straight-line bound of the detour): narrow the filters otherwise.`,
   body: bodySchema,
   bodyExample: {
     waypoints: [
@@ -179,20 +214,25 @@ export function detoursEndpoint(sql: Sql): Route[] {
         pois = pois.filter((_, i) => !far.has(i));
         const ranked: Array<{ poi: PoiPosition; leg: number; duration: number; distance: number; legs: [number, number, number, number] }> = [];
         if (pois.length) {
-          const [to, from] = await Promise.all([
-            matrix({ profile: parsed.profile, points: ws.slice(0, -1).map(at), targets: pois.map(at), vehicle }),
-            matrix({ profile: parsed.profile, points: pois.map(at), targets: ws.slice(1).map(at), vehicle }),
-          ]).catch(fail);
+          const legs = await (pois.length <= MATRIX_CANDIDATES
+            ? byMatrices(parsed.profile, ws.map(at), pois.map(at), vehicle)
+            : bySearches(
+                parsed.profile,
+                ws.map(at),
+                pois.map(at),
+                base.legs.map((l) => l.duration + parsed.max_detour),
+                vehicle,
+              )
+          ).catch(fail);
           pois.forEach((poi, p) => {
             let best: (typeof ranked)[number] | null = null;
             base.legs.forEach((l, i) => {
-              const d1 = to.durations[i][p],
-                d2 = from.durations[p][i];
-              if (d1 === null || d2 === null) return;
-              const m1 = to.distances[i][p]!,
-                m2 = from.distances[p][i]!;
-              const added = d1 + d2 - l.duration;
-              if (!best || added < best.duration) best = { poi, leg: i, duration: added, distance: m1 + m2 - l.distance, legs: [d1, m1, d2, m2] };
+              const to = legs.to[i][p],
+                from = legs.from[i][p];
+              if (!to || !from) return;
+              const added = to.duration + from.duration - l.duration;
+              if (!best || added < best.duration)
+                best = { poi, leg: i, duration: added, distance: to.distance + from.distance - l.distance, legs: [to.duration, to.distance, from.duration, from.distance] };
             });
             if (best !== null && (best as (typeof ranked)[number]).duration <= parsed.max_detour + 1e-9) ranked.push(best);
           });
