@@ -675,7 +675,13 @@ export class RouteCore {
    * The search every reach query starts with: the start snapped like a matrix point, the lorry's closed
    * ways and the circles blocked, then every node within `maxDur` tenths and `maxCm` centimeters settled.
    */
-  private reachFrom(q: ReachQuery, maxDur: number, maxCm: number, byMeters: boolean, backward = false): Outcome<{ v: ProfileView; start: Phantom; reached: Reached }> {
+  private reachFrom(
+    q: ReachQuery,
+    maxDur: number,
+    maxCm: number,
+    byMeters: boolean,
+    backward = false,
+  ): Outcome<{ v: ProfileView; start: Phantom; reached: Reached }> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
     const g = v.graph;

@@ -232,7 +232,13 @@ export function detoursEndpoint(sql: Sql): Route[] {
               if (!to || !from) return;
               const added = to.duration + from.duration - l.duration;
               if (!best || added < best.duration)
-                best = { poi, leg: i, duration: added, distance: to.distance + from.distance - l.distance, legs: [to.duration, to.distance, from.duration, from.distance] };
+                best = {
+                  poi,
+                  leg: i,
+                  duration: added,
+                  distance: to.distance + from.distance - l.distance,
+                  legs: [to.duration, to.distance, from.duration, from.distance],
+                };
             });
             if (best !== null && (best as (typeof ranked)[number]).duration <= parsed.max_detour + 1e-9) ranked.push(best);
           });
