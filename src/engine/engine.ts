@@ -407,14 +407,20 @@ export async function isochrone(req: IsochroneQuery & { profile: ProfileName }):
 
 /** The fastest path's seconds and meters from the source to each target within the limits (else null). */
 export async function travelTimes(req: Omit<TravelTimesQuery, 'targets'> & { profile: ProfileName; targets: LatLon[] }): Promise<TravelTimes> {
-  if (!loaded) throw new MapNotLoadedError();
   const targets = new Float64Array(2 * req.targets.length);
   req.targets.forEach((t, i) => {
     targets[2 * i] = t.lat;
     targets[2 * i + 1] = t.lon;
   });
-  const pairs = unwrap(await runTask<Outcome<Float64Array>>('travelTimes', { ...req, targets }));
+  const pairs = await travelTimePairs({ ...req, targets });
   return req.targets.map((_, i) => (Number.isNaN(pairs[2 * i]) ? null : { duration: pairs[2 * i], distance: pairs[2 * i + 1] }));
+}
+
+/** `travelTimes` over lat, lon pairs, answered as seconds, meters pairs (NaN where none is within the
+ *  limits): many targets cross between threads as two copies. */
+export async function travelTimePairs(req: TravelTimesQuery & { profile: ProfileName }): Promise<Float64Array> {
+  if (!loaded) throw new MapNotLoadedError();
+  return unwrap(await runTask<Outcome<Float64Array>>('travelTimes', req));
 }
 
 /** The nearest roads of the profile within the snapping limit, one point per geometry, nearest first. */

@@ -6,13 +6,14 @@ import type { Query } from '../../http/query.js';
 import { boxesAround } from '../../lib/search-box.js';
 import { isUlid } from '../../lib/ids.js';
 import { PROFILES, type ProfileName } from '../../map/graphs/profiles.js';
-import { topSpeed, travelTimes, WaypointTooFarError } from '../../engine/engine.js';
+import { topSpeed, travelTimePairs, WaypointTooFarError } from '../../engine/engine.js';
 import { SNAP_LIMIT_M } from '../../engine/phantom.js';
 import { engineHttpError, farMessage } from '../engine-errors.js';
 import type { PoiFilter } from './filters.js';
 import type { NearbyIndex } from './nearby-index.js';
 import type { PoiReader } from './poi-reader.js';
-import { poiPositionsInBoxes } from './positions.js';
+import { poiPositionsInBoxes, type PoiPosition } from './positions.js';
+import type { Positions } from './team-positions.js';
 
 export const MAX_TRAVEL_TIME_S = 3600;
 export const MAX_TRAVEL_DISTANCE_M = 100_000;
@@ -65,6 +66,15 @@ export function readTravelPage(q: Query, errors: FieldErrors): { limit: number; 
   return { limit, after: { tenths: Number(m[1]), id: m[2].toUpperCase() } };
 }
 
+function positionsOf(rows: PoiPosition[]): Positions {
+  const latLon = new Float64Array(2 * rows.length);
+  rows.forEach((r, i) => {
+    latLon[2 * i] = r.latitude;
+    latLon[2 * i + 1] = r.longitude;
+  });
+  return { ids: rows.map((r) => r.id), latLon };
+}
+
 /** The POI's JSON with its travel time and distance after its coordinates (as `distance` is placed). */
 function withTravel(json: string, seconds: number, meters: number): string {
   const at = json.indexOf(',"category":');
@@ -96,30 +106,44 @@ export async function listByTravelTime(
   const boxes = boxesAround(from.latitude, from.longitude, radius);
   // The boxes are a bound, not the answer: the index's box search may hold a few more POIs than SQL's.
   const held = nearby?.inBoxes(teamId, boxes);
-  const candidates = held?.pois ?? (await poiPositionsInBoxes(sql, teamId, filter, boxes));
-  if (candidates.length > MAX_TRAVEL_CANDIDATES) {
+  const candidates = held?.pois ?? positionsOf(await poiPositionsInBoxes(sql, teamId, filter, boxes));
+  const n = candidates.ids.length;
+  if (n > MAX_TRAVEL_CANDIDATES) {
     throw unprocessable({
-      max_travel_time: [`reaches ${candidates.length} POIs within a straight-line bound; at most ${MAX_TRAVEL_CANDIDATES}. Narrow the filters.`],
+      max_travel_time: [`reaches ${n} POIs within a straight-line bound; at most ${MAX_TRAVEL_CANDIDATES}. Narrow the filters.`],
     });
   }
-  const times = await travelTimes({
+  const times = await travelTimePairs({
     profile: travel.profile,
     source: { lat: from.latitude, lon: from.longitude },
-    targets: candidates.map((c) => ({ lat: c.latitude, lon: c.longitude })),
+    targets: candidates.latLon,
     maxDuration: travel.maxTime,
     maxDistance: travel.maxDistance,
   }).catch((err: unknown) => {
     if (err instanceof WaypointTooFarError) throw unprocessable({ latitude: [farMessage(travel.profile)], longitude: [farMessage(travel.profile)] });
     throw engineHttpError(err, travel.profile);
   });
-  const reached = candidates.flatMap((c, i) => {
-    const t = times[i];
-    return t ? [{ id: c.id, tenths: Math.round(t.duration * 10), meters: Math.round(t.distance * 10) / 10 }] : [];
-  });
-  reached.sort((a, b) => a.tenths - b.tenths || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const ids = candidates.ids;
+  const tenths = new Float64Array(n);
+  const before = (a: number, b: number) => tenths[a] - tenths[b] || (ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : 0);
   const after = page.after;
-  const start = after ? reached.findIndex((r) => r.tenths > after.tenths || (r.tenths === after.tenths && r.id > after.id)) : 0;
-  const rows = start < 0 ? [] : reached.slice(start, start + page.limit + 1);
+  // The page and one more: the first `take` reached after the cursor, kept in order as they are found
+  // (a page is a few of thousands: no sort of them all).
+  const take = page.limit + 1;
+  const best: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (Number.isNaN(times[2 * i])) continue;
+    tenths[i] = Math.round(times[2 * i] * 10);
+    if (after && !(tenths[i] > after.tenths || (tenths[i] === after.tenths && ids[i] > after.id))) continue;
+    if (best.length === take && before(i, best[take - 1]) >= 0) continue;
+    let j = best.length === take ? take - 1 : best.length;
+    while (j > 0 && before(i, best[j - 1]) < 0) {
+      best[j] = best[j - 1];
+      j--;
+    }
+    best[j] = i;
+  }
+  const rows = best.map((i) => ({ id: ids[i], tenths: tenths[i], meters: Math.round(times[2 * i + 1] * 10) / 10 }));
   const more = rows.length > page.limit;
   const shown = more ? rows.slice(0, page.limit) : rows;
   const read = shown.length

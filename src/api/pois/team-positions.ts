@@ -2,6 +2,12 @@ import KDBush from 'kdbush';
 import { EARTH_DIAMETER_M, greatCircleMeters } from '../../lib/great-circle.js';
 import { boxesAround } from '../../lib/search-box.js';
 
+/** POIs' ids and their lat, lon pairs, aligned. */
+export interface Positions {
+  ids: string[];
+  latLon: Float64Array;
+}
+
 export interface Near {
   latitude: number;
   longitude: number;
@@ -49,10 +55,22 @@ export class TeamPositions {
   }
 
   /** Every POI inside the boxes (a box search, no distance test): a superset for callers that measure. */
-  inBoxes(boxes: ReadonlyArray<{ west: number; south: number; east: number; north: number }>): Array<{ id: string; latitude: number; longitude: number }> {
-    const seen = new Set<number>();
-    for (const b of boxes) for (const i of this.tree.range(b.west, b.south, b.east, b.north)) if (i < this.ids.length) seen.add(i);
-    return [...seen].map((i) => ({ id: this.ids[i], latitude: this.lat[i], longitude: this.lon[i] }));
+  inBoxes(boxes: ReadonlyArray<{ west: number; south: number; east: number; north: number }>): Positions {
+    const seen = new Uint8Array(this.ids.length);
+    const chosen: number[] = [];
+    for (const b of boxes)
+      for (const i of this.tree.range(b.west, b.south, b.east, b.north))
+        if (i < this.ids.length && !seen[i]) {
+          seen[i] = 1;
+          chosen.push(i);
+        }
+    const out: Positions = { ids: new Array<string>(chosen.length), latLon: new Float64Array(2 * chosen.length) };
+    chosen.forEach((i, k) => {
+      out.ids[k] = this.ids[i];
+      out.latLon[2 * k] = this.lat[i];
+      out.latLon[2 * k + 1] = this.lon[i];
+    });
+    return out;
   }
 
   /**
