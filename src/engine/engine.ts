@@ -359,31 +359,17 @@ export async function matrixInPieces(req: MatrixRequest, onPiece?: (percent: num
 
 /** Below this many points a matrix is not worth splitting over workers. */
 const SPLIT_MATRIX_FROM = 8;
-/** Over the hierarchy, from this many cells a matrix is shared by two idle threads: each fills the
- *  buckets of every column and searches half the rows (on the 32x32 country a 56 × 56 matrix spends
- *  about as long in its rows as in its buckets). */
-const SPLIT_HIERARCHY_FROM_CELLS = 2500;
 
 /**
- * Durations (s) and distances (m) between every pair of points (or from `points` to `targets`); null
- * where unreachable. Rows are shared out over the workers when each row is a Dijkstra (avoidance, a
- * lorry of its own size, or a map without hierarchy); over the hierarchy a small matrix takes a few
- * milliseconds, less than splitting it would add, and a large one is split in two when two threads are idle.
+ * Durations (s) and distances (m) between every pair of points; null where unreachable. Rows are shared
+ * out over the workers when each row is a Dijkstra (avoidance, or a map without hierarchy); over the
+ * hierarchy the whole matrix takes a few milliseconds, less than splitting it would add.
  */
 export async function matrix(req: MatrixRequest): Promise<MatrixResult> {
   if (!loaded) throw new MapNotLoadedError();
   const n = req.points.length;
-  const cells = n * (req.targets?.length ?? n);
-  // A lorry of its own size searches its rows over the graph, as avoidance does.
-  const overHierarchy = !req.avoid?.circles.length && !req.vehicle && (loaded.manifest.profiles[req.profile]?.hierarchyEdges ?? 0) > 0;
-  const parts =
-    n < SPLIT_MATRIX_FROM
-      ? 1
-      : overHierarchy
-        ? cells >= SPLIT_HIERARCHY_FROM_CELLS && idleThreads() >= 2
-          ? 2
-          : 1
-        : Math.max(1, Math.min(computePool().options.maxThreads, n));
+  const overHierarchy = !req.avoid?.circles.length && (loaded.manifest.profiles[req.profile]?.hierarchyEdges ?? 0) > 0;
+  const parts = n < SPLIT_MATRIX_FROM || overHierarchy ? 1 : Math.max(1, Math.min(computePool().options.maxThreads, n));
   const size = Math.ceil(n / parts);
   const chunks = await Promise.all(
     Array.from({ length: parts }, (_, k) => runTask<Outcome<MatrixResult>>('matrix', { ...req, rows: { from: k * size, to: Math.min(n, (k + 1) * size) } })),
