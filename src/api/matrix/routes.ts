@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Sql } from '../../db/client.js';
 import { unprocessable, type FieldErrors } from '../../http/errors.js';
 import type { Operation } from '../../http/openapi.js';
-import type { Route } from '../../http/router.js';
+import { RawJson, type Route } from '../../http/router.js';
 import { arrayFirst, parseInto } from '../../http/validate.js';
 import { PROFILES } from '../../map/graphs/profiles.js';
 import { matrix, WaypointTooFarError, type Circle } from '../../engine/engine.js';
@@ -89,7 +89,20 @@ const matrixDoc: Operation = {
   errors: [422, 502, 503],
 };
 
-const tenths = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
+/** Rows of packed cells as JSON: tenths, null where NaN (no route). The matrix is the whole answer's
+ *  bulk: written as text at once rather than as arrays of numbers to serialise. */
+function cellsJson(cells: Float64Array, rows: number, cols: number): string {
+  const out: string[] = [];
+  for (let i = 0; i < rows; i++) {
+    const row = new Array<string>(cols);
+    for (let j = 0; j < cols; j++) {
+      const x = cells[i * cols + j];
+      row[j] = Number.isNaN(x) ? 'null' : String(Math.round(x * 10) / 10);
+    }
+    out.push(`[${row.join(',')}]`);
+  }
+  return `[${out.join(',')}]`;
+}
 
 export function matrixEndpoint(sql: Sql): Route[] {
   return [
@@ -146,6 +159,7 @@ export function matrixEndpoint(sql: Sql): Route[] {
           targets: columns?.map(at),
           avoid: circles?.length ? { circles } : undefined,
           vehicle: vehicleQuery(parsed.vehicle),
+          packed: true,
         }).catch((err: unknown) => {
           if (err instanceof WaypointTooFarError) {
             const message = `is more than 500 m from a road usable by the ${profile} profile`;
@@ -155,18 +169,21 @@ export function matrixEndpoint(sql: Sql): Route[] {
           throw engineHttpError(err, profile, 'sources');
         });
         const want = new Set(parsed.annotations);
-        const n = rows.length;
-        const data = {
-          profile,
-          ...(want.has('duration') ? { durations: m.durations.map((r) => r.map(tenths)) } : {}),
-          ...(want.has('distance') ? { distances: m.distances.map((r) => r.map(tenths)) } : {}),
+        const n = rows.length,
+          cols = (columns ?? rows).length;
+        const head = JSON.stringify({ profile });
+        const tail = JSON.stringify({
           sources: rows.map((l, i) => snappedPoint(l, m.snapped[i], m.offsets[i], m.names?.[i])),
           destinations: (columns ?? rows).map((l, j) =>
             columns ? snappedPoint(l, m.snappedTargets![j], m.offsets[n + j], m.names?.[n + j]) : snappedPoint(l, m.snapped[j], m.offsets[j], m.names?.[j]),
           ),
           avoided,
-        };
-        return { status: 200, body: { data } };
+        });
+        const parts = [head.slice(0, -1)];
+        if (want.has('duration')) parts.push(`,"durations":${cellsJson(m.packed!.durations, n, cols)}`);
+        if (want.has('distance')) parts.push(`,"distances":${cellsJson(m.packed!.distances, n, cols)}`);
+        parts.push(`,${tail.slice(1)}`);
+        return { status: 200, body: new RawJson(`{"data":${parts.join('')}}`) };
       },
     },
   ];
