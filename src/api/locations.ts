@@ -107,3 +107,9 @@ export function rawLocation(raw: unknown): LocationInput | undefined {
   const inRange = (v: unknown, max: number): v is number => typeof v === 'number' && Number.isFinite(v) && v >= -max && v <= max;
   return inRange(lat, 90) && inRange(lon, 180) ? { latitude: lat, longitude: lon } : undefined;
 }
+
+/** A list's locations for the POI look-ups of a 422: the validated ones, else each raw one as far as it is
+ *  usable (`rawLocation`), at most `max` of them (a list over its limit is looked up no further). */
+export function locationsOf(parsed: LocationInput[] | undefined, raw: unknown, max = Infinity): Array<LocationInput | undefined> {
+  return parsed ?? (Array.isArray(raw) ? raw.slice(0, max).map(rawLocation) : []);
+}

@@ -14,6 +14,7 @@ import { farFromRoad, isochrone, loadMap, matrix, nearest, type MatrixResult } f
 import { featureCollection, isochroneFeatures } from '../api/isochrones/features.js';
 import { snappedPoint } from '../api/matrix/snapped.js';
 import type { LatLon } from '../lib/lat-lon.js';
+import { micro } from '../engine/line-json.js';
 
 /** The largest matrix side here (the batch optimizer's); the HTTP endpoint stops at 100. */
 const MAX_CLI_MATRIX = 2000;
@@ -34,7 +35,6 @@ export class UsageError extends Error {
 
 const say = (text: string) => process.stderr.write(`${text}\n`);
 const tenths = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
-const micro = (x: number) => Math.round(x * 1e6) / 1e6;
 
 export interface MapOption {
   map?: string;

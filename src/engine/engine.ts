@@ -8,7 +8,7 @@ import { shapeBytes, type Shapes } from '../map/graphs/road-graph.js';
 import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
 import type { Circle } from './avoid.js';
 import { loadGraph, viewGraph, type SharedGraphs } from './graph-memory.js';
-import type { RoadGraph } from '../map/graphs/road-graph.js';
+import { speedRange } from '../map/graphs/road-graph.js';
 import { joinLineStrings } from './line-json.js';
 import { joinPolylines, type GeometryOptions } from './polyline.js';
 import { arenaOf, createArenaBuffer, heldSlots, releaseSlot, slotText, type SlotRef } from './reply-arena.js';
@@ -168,27 +168,26 @@ export async function loadMap(dir: string, profiles: readonly ProfileName[] = PR
   }
   await setWorkerData({ routing: shared, replyArena: arenaBuffer });
   loaded = { dir, manifest, profiles: Object.keys(shared.profiles) as ProfileName[], bytes };
-  topSpeeds = Object.fromEntries(Object.entries(shared.profiles).map(([p, pm]) => [p, fastestOf(viewGraph(pm, shared.shapes))]));
+  loadedGraphs = shared;
+  topSpeeds.clear();
   return loaded;
 }
 
-/** Meters per second of each served profile's fastest way: straight-line bounds of travel times. */
-let topSpeeds: Partial<Record<string, number>> = {};
+/** The graphs of the loaded map, read on the main thread only for bounds such as `topSpeed`. */
+let loadedGraphs: SharedGraphs | null = null;
+const topSpeeds = new Map<ProfileName, number>();
 
-function fastestOf(g: RoadGraph): number {
-  let best = 0;
-  for (let d = 0; d < g.origWeight.length; d++) {
-    const w = g.origWeight[d];
-    if (w > 0) best = Math.max(best, (g.geomCm[d >> 1] * 10) / (100 * w));
-  }
-  return best;
-}
-
-/** The speed (m/s) no way of the profile exceeds: no point is farther in a straight line than this × the time. */
+/** The speed (m/s) no way of the profile exceeds: no point is farther in a straight line than this × the
+ *  time. Measured over the profile's ways on first use. */
 export function topSpeed(profile: ProfileName): number {
-  const v = topSpeeds[profile];
-  if (v === undefined) throw new MapNotLoadedError();
-  return v;
+  let speed = topSpeeds.get(profile);
+  if (speed === undefined) {
+    const pm = loadedGraphs?.profiles[profile];
+    if (!pm || !loadedGraphs) throw new MapNotLoadedError();
+    speed = speedRange(viewGraph(pm, loadedGraphs.shapes)).fastest;
+    topSpeeds.set(profile, speed);
+  }
+  return speed;
 }
 
 /** The profiles being served (empty without a map). */

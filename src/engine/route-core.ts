@@ -2,7 +2,7 @@
 // main thread in benchmarks): snap, block circles, search with the WASM kernel, assemble geometry.
 // Failures are returned as values: they cross the worker boundary, where thrown classes would not.
 import { defaultVehicle, geometriesClosedTo, type ProfileName } from '../map/graphs/profiles.js';
-import { CLOSED_PENALTY, E7, type RoadGraph } from '../map/graphs/road-graph.js';
+import { CLOSED_PENALTY, E7, speedRange, type RoadGraph } from '../map/graphs/road-graph.js';
 import type { GridView } from '../map/graphs/segment-grid.js';
 import { blockCircles, lineEntersCircles, type Circle } from './avoid.js';
 import { viewGraph, type SharedGraphs } from './graph-memory.js';
@@ -191,22 +191,6 @@ const MAX_CACHED_SNAPS = 200_000;
 /** Holes smaller than a square of this side (meters) are filled: blocks between streets, not places the
  *  roads do not reach (every point of one lies within half of it from a reachable road). */
 const MIN_HOLE_M = 300;
-
-const slowestSpeeds = new WeakMap<RoadGraph, number>();
-/** Meters per second of the profile's slowest way (at least 0.1). */
-function slowestOf(g: RoadGraph): number {
-  let v = slowestSpeeds.get(g);
-  if (v === undefined) {
-    v = Infinity;
-    for (let d = 0; d < g.origWeight.length; d++) {
-      const w = g.origWeight[d];
-      if (w > 0 && g.geomCm[d >> 1] > 0) v = Math.min(v, (g.geomCm[d >> 1] * 10) / (100 * w));
-    }
-    v = Math.max(0.1, Number.isFinite(v) ? v : 1);
-    slowestSpeeds.set(g, v);
-  }
-  return v;
-}
 
 /** Initial bearing from one point to another, degrees clockwise from north in [0, 360). */
 function bearingDeg(lat1: number, lon1: number, lat2: number, lon2: number): number {
@@ -742,7 +726,7 @@ export class RouteCore {
     // A length limit alone bounds the time too: no path of that length is slower than the profile's slowest
     // way makes it. The search is by duration (the fastest paths are what is measured), the length checked after.
     const v0 = this.view(q.profile);
-    const slowest = v0 ? slowestOf(v0.graph) : 1;
+    const slowest = v0 ? speedRange(v0.graph).slowest : 1;
     const maxDur = q.maxDuration !== undefined ? q.maxDuration * 10 : q.maxDistance !== undefined ? (q.maxDistance / slowest) * 10 : Infinity;
     const backward = q.toSource === true;
     const found = this.reachFrom(q, maxDur, Infinity, false, backward);

@@ -3,7 +3,7 @@ import { closePool, computePool, observeTasks } from '../../src/compute/pool.js'
 import { DEFAULT_EXTRACT } from '../../src/map/build.js';
 import { loadOsm, type OsmData } from '../../src/map/osm/osm-data.js';
 import { loadMap, matrix, NoRouteError, route, routeJson, WaypointTooFarError, type ProfileName, type RouteResult } from '../../src/engine/engine.js';
-import { dijkstra, geometryWays, lineDistanceMeters, rng, testMap, type TestGraph as RoadGraph } from './helpers.js';
+import { dijkstra, geometryWays, lineDistanceMeters, plainNodes, rng, testMap, type TestGraph as RoadGraph } from './helpers.js';
 import { pairsOf } from '../../src/engine/line-json.js';
 import { closedTo } from '../../src/engine/route-core.js';
 
@@ -18,25 +18,6 @@ beforeAll(async () => {
   osm = await loadOsm(DEFAULT_EXTRACT);
 });
 afterAll(closePool);
-
-/** Nodes a waypoint placed exactly on them snaps to unambiguously: real junctions of the main network, no
- *  split copies, with an edge open to the profile's default vehicle. */
-function plainNodes(g: RoadGraph, closed: ReadonlySet<number> = new Set()): number[] {
-  const seen = new Map<string, number>();
-  for (let v = 0; v < g.nodeCount; v++) {
-    const key = `${g.nodeCoords[2 * v]},${g.nodeCoords[2 * v + 1]}`;
-    seen.set(key, (seen.get(key) ?? 0) + 1);
-  }
-  const out: number[] = [];
-  for (let v = 0; v < g.nodeCount; v++) {
-    const key = `${g.nodeCoords[2 * v]},${g.nodeCoords[2 * v + 1]}`;
-    // The main network is strongly connected: its nodes have edges in and out.
-    let open = false;
-    for (let e = g.firstOut[v]; e < g.firstOut[v + 1] && !open; e++) open = !closed.has(g.orig[e] >> 1);
-    if (g.mainNet[v] === 1 && seen.get(key) === 1 && open) out.push(v);
-  }
-  return out;
-}
 
 const at = (g: RoadGraph, v: number) => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] });
 

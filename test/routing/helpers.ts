@@ -149,3 +149,22 @@ export function rng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Nodes a waypoint placed exactly on them snaps to unambiguously: real junctions of the main network, no
+ *  split copies, with an edge open to the profile's default vehicle. */
+export function plainNodes(g: TestGraph, closed: ReadonlySet<number> = new Set()): number[] {
+  const seen = new Map<string, number>();
+  for (let v = 0; v < g.nodeCount; v++) {
+    const key = `${g.nodeCoords[2 * v]},${g.nodeCoords[2 * v + 1]}`;
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+  }
+  const out: number[] = [];
+  for (let v = 0; v < g.nodeCount; v++) {
+    const key = `${g.nodeCoords[2 * v]},${g.nodeCoords[2 * v + 1]}`;
+    // The main network is strongly connected: its nodes have edges in and out.
+    let open = false;
+    for (let e = g.firstOut[v]; e < g.firstOut[v + 1] && !open; e++) open = !closed.has(g.orig[e] >> 1);
+    if (g.mainNet[v] === 1 && seen.get(key) === 1 && open) out.push(v);
+  }
+  return out;
+}

@@ -27,7 +27,7 @@ import { closedTo, RouteCore, type MatrixResult } from '../../src/engine/route-c
 import { join } from 'node:path';
 import { projectRoot } from '../../src/lib/paths.js';
 import type { LatLon } from '../../src/lib/lat-lon.js';
-import { dijkstra, pointSegmentMeters, readGraphs, rng, testMap, type TestGraph } from './helpers.js';
+import { dijkstra, plainNodes, pointSegmentMeters, readGraphs, rng, testMap, type TestGraph } from './helpers.js';
 import { syntheticExtract } from '../scale/synthetic-map.js';
 
 const PROFILES: ProfileName[] = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'];
@@ -41,24 +41,6 @@ beforeAll(async () => {
 afterAll(closePool);
 
 // ---- shared helpers ---------------------------------------------------------------------------------
-
-/** Nodes a point placed exactly on them snaps to unambiguously (as in engine.test.ts): junctions of the
- *  main network, no split copies, with an edge open to the profile's default vehicle. */
-function plainNodes(g: TestGraph, closed: ReadonlySet<number> = new Set()): number[] {
-  const seen = new Map<string, number>();
-  for (let v = 0; v < g.nodeCount; v++) {
-    const key = `${g.nodeCoords[2 * v]},${g.nodeCoords[2 * v + 1]}`;
-    seen.set(key, (seen.get(key) ?? 0) + 1);
-  }
-  const out: number[] = [];
-  for (let v = 0; v < g.nodeCount; v++) {
-    const key = `${g.nodeCoords[2 * v]},${g.nodeCoords[2 * v + 1]}`;
-    let open = false;
-    for (let e = g.firstOut[v]; e < g.firstOut[v + 1] && !open; e++) open = !closed.has(g.orig[e] >> 1);
-    if (g.mainNet[v] === 1 && seen.get(key) === 1 && open) out.push(v);
-  }
-  return out;
-}
 
 const at = (g: TestGraph, v: number): LatLon => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] });
 const pick = <T>(xs: T[], rand: () => number): T => xs[Math.floor(rand() * xs.length)];

@@ -3,6 +3,7 @@
 import area from '@turf/area';
 import type { MultiPolygon, Polygon } from 'geojson';
 import type { IsochroneResult } from '../../engine/engine.js';
+import { micro } from '../../engine/line-json.js';
 
 type Box = [number, number, number, number];
 
@@ -20,8 +21,6 @@ function bboxOf(polygons: number[][][][]): Box {
     }
   return [w, s, e, n];
 }
-
-const micro = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /** The features of one location's search: `values` are the range values asked, in the order of `found.shapes`. */
 export function isochroneFeatures(

@@ -7,10 +7,10 @@ import type { Operation } from '../../http/openapi.js';
 import type { Route } from '../../http/router.js';
 import { arrayFirst, parseInto } from '../../http/validate.js';
 import { PROFILES } from '../../map/graphs/profiles.js';
-import { isochrone, type Circle } from '../../engine/engine.js';
+import { isochrone, WaypointTooFarError, type Circle } from '../../engine/engine.js';
 import { featureCollection, isochroneFeatures } from './features.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
-import { locationSchema, namesPoi, rawLocation, resolveEach, type ResolvedLocation } from '../locations.js';
+import { locationSchema, namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
 import { circlesAround, MAX_AVOIDED_POIS } from '../routes/avoid-selection.js';
 import { poiSelectionFilter } from '../routes/poi-selection.js';
 import { avoidSchema, DEFAULT_AVOID_RADIUS_M, VEHICLE_DESCRIPTION, vehicleQuery, vehicleSchema } from '../routes/routes.js';
@@ -124,13 +124,7 @@ export function isochronesEndpoint(sql: Sql): Route[] {
         if (raw.avoid !== undefined || namesPoi(raw.locations)) ctx.require('read-pois');
         const errors: FieldErrors = Object.create(null);
         const parsed = parseInto(bodySchema, raw, errors);
-        const located = await resolveEach(
-          sql,
-          ctx.teamId,
-          parsed?.locations ?? (Array.isArray(raw.locations) ? raw.locations.slice(0, MAX_ISOCHRONE_LOCATIONS).map(rawLocation) : []),
-          'locations',
-          errors,
-        );
+        const located = await resolveEach(sql, ctx.teamId, locationsOf(parsed?.locations, raw.locations, MAX_ISOCHRONE_LOCATIONS), 'locations', errors);
         // The ranges are checked on their own too, so that one 422 names them beside other problems.
         const ranges = parsed ?? parseInto(rangeSchema, { range_type: raw.range_type, range: raw.range, interval: raw.interval }, Object.create(null));
         const values = ranges ? rangeValues(ranges, errors) : [];
@@ -150,18 +144,11 @@ export function isochronesEndpoint(sql: Sql): Route[] {
         const { radius: _radius, ...avoidFilters } = parsed.avoid ?? {};
         const filter = parsed.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
         if (Object.keys(errors).length) throw await rejection();
-        // Each location is searched on its own: the ones too far from a road are all named first.
-        await addFarFromRoad(
-          profile,
-          located.map((at, i) => ({ field: `locations.${i}`, at })),
-          errors,
-        );
-        if (Object.keys(errors).length) throw unprocessable(errors);
         const locations = located as ResolvedLocation[];
         let circles: Circle[] | undefined;
         if (filter) circles = (await circlesAround(sql, ctx.teamId, filter, locations, parsed.avoid?.radius ?? DEFAULT_AVOID_RADIUS_M)).circles;
         const found = await Promise.all(
-          locations.map((l) =>
+          locations.map((l, i) =>
             isochrone({
               profile,
               source: { lat: l.latitude, lon: l.longitude },
@@ -169,9 +156,21 @@ export function isochronesEndpoint(sql: Sql): Route[] {
               byDistance: parsed.range_type === 'distance',
               avoid: circles?.length ? { circles } : undefined,
               vehicle: vehicleQuery(parsed.vehicle),
+            }).catch((err: unknown) => {
+              // Each location is searched on its own: one too far from a road has every such one named.
+              if (err instanceof WaypointTooFarError) throw new WaypointTooFarError([i]);
+              throw err;
             }),
           ),
-        ).catch((err: unknown) => {
+        ).catch(async (err: unknown) => {
+          if (err instanceof WaypointTooFarError) {
+            await addFarFromRoad(
+              profile,
+              locations.map((at, i) => ({ field: `locations.${i}`, at })),
+              errors,
+            );
+            if (Object.keys(errors).length) throw unprocessable(errors);
+          }
           throw engineHttpError(err, profile, 'locations');
         });
         const features = found.flatMap((f, i) => isochroneFeatures(f, values, i, locations[i], parsed.range_type));

@@ -9,7 +9,7 @@ import { arrayFirst, parseInto } from '../../http/validate.js';
 import { PROFILES } from '../../map/graphs/profiles.js';
 import { matrix, WaypointTooFarError, type Circle } from '../../engine/engine.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
-import { locationSchema, namesPoi, rawLocation, resolveEach, type ResolvedLocation } from '../locations.js';
+import { locationSchema, namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
 import { circlesAround, MAX_AVOIDED_POIS } from '../routes/avoid-selection.js';
 import { poiSelectionFilter } from '../routes/poi-selection.js';
 import { avoidSchema, DEFAULT_AVOID_RADIUS_M, VEHICLE_DESCRIPTION, vehicleQuery, vehicleSchema } from '../routes/routes.js';
@@ -117,13 +117,7 @@ export function matrixEndpoint(sql: Sql): Route[] {
         const errors: FieldErrors = Object.create(null);
         const parsed = parseInto(bodySchema, raw, errors);
         const resolve = (field: 'sources' | 'destinations') =>
-          resolveEach(
-            sql,
-            ctx.teamId,
-            parsed?.[field] ?? (Array.isArray(raw[field]) ? raw[field].slice(0, MAX_MATRIX_LOCATIONS).map(rawLocation) : []),
-            field,
-            errors,
-          );
+          resolveEach(sql, ctx.teamId, locationsOf(parsed?.[field], raw[field], MAX_MATRIX_LOCATIONS), field, errors);
         const sources = await resolve('sources');
         const destinations = raw.destinations === undefined ? null : await resolve('destinations');
         const rejection = async () => {

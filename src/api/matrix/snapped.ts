@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { LatLon } from '../../lib/lat-lon.js';
 import type { ResolvedLocation } from '../locations.js';
+import { micro } from '../../engine/line-json.js';
 
 export const snappedPointSchema = z
   .object({
@@ -11,8 +12,6 @@ export const snappedPointSchema = z
     name: z.string().nullable().describe("The road's name, or its ref (null when it has neither)."),
   })
   .meta({ id: 'SnappedLocation' });
-
-const micro = (x: number) => Math.round(x * 1e6) / 1e6;
 
 export function snappedPoint(l: ResolvedLocation, at: LatLon, offset: number, name: string | null | undefined) {
   return {

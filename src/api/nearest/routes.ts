@@ -8,6 +8,7 @@ import { parseInto } from '../../http/validate.js';
 import { PROFILES } from '../../map/graphs/profiles.js';
 import { nearest } from '../../engine/engine.js';
 import { engineHttpError } from '../engine-errors.js';
+import { micro } from '../../engine/line-json.js';
 
 export const MAX_NEAREST = 10;
 
@@ -59,8 +60,6 @@ const nearestDoc: Operation = {
   responses: { 200: { description: 'The roads, nearest first.', schema: nearestResponse } },
   errors: [422, 502, 503],
 };
-
-const micro = (x: number) => Math.round(x * 1e6) / 1e6;
 
 export function nearestEndpoint(): Route[] {
   return [

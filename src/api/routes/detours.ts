@@ -14,7 +14,7 @@ import type { VehicleQuery } from '../../engine/route-core.js';
 import type { LatLon } from '../../lib/lat-lon.js';
 import { SNAP_LIMIT_M } from '../../engine/phantom.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
-import { locationSchema, rawLocation, resolveEach, type ResolvedLocation } from '../locations.js';
+import { locationSchema, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
 import { POI_SELECTION_ERROR, poiSelectionShape } from '../pois/selection-schema.js';
 import { poiPositionsInBoxes, type PoiPosition } from '../pois/positions.js';
 import { poiSelectionFilter } from './poi-selection.js';
@@ -172,17 +172,12 @@ export function detoursEndpoint(sql: Sql): Route[] {
         const raw = await ctx.json();
         const errors: FieldErrors = Object.create(null);
         const parsed = parseInto(bodySchema, raw, errors);
-        const located = await resolveEach(
-          sql,
-          ctx.teamId,
-          parsed?.waypoints ?? (Array.isArray(raw.waypoints) ? raw.waypoints.slice(0, MAX_DETOUR_WAYPOINTS).map(rawLocation) : []),
-          'waypoints',
-          errors,
-        );
+        const located = await resolveEach(sql, ctx.teamId, locationsOf(parsed?.waypoints, raw.waypoints, MAX_DETOUR_WAYPOINTS), 'waypoints', errors);
         const filter = parsed && (await poiSelectionFilter(sql, ctx.teamId, parsed.pois, 'pois', 500, errors));
         const profile = parsed?.profile ?? rawProfile(raw.profile);
         if (parsed?.vehicle && parsed.profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${parsed.profile}`];
-        if (!Object.hasOwn(errors, 'waypoints'))
+        // With other problems, every waypoint too far from a road is named beside them (alone, the route says so).
+        if (Object.keys(errors).length && !Object.hasOwn(errors, 'waypoints'))
           await addFarFromRoad(
             profile,
             located.map((at, i) => ({ field: `waypoints.${i}`, at })),
@@ -210,8 +205,12 @@ export function detoursEndpoint(sql: Sql): Route[] {
             pois: [`selects ${pois.length} POIs within reach of the route; at most ${MAX_DETOUR_CANDIDATES}. Narrow the filters or max_detour.`],
           });
         }
-        const far = new Set(pois.length ? await farFromRoad(parsed.profile, pois.map(at)).catch(fail) : []);
-        pois = pois.filter((_, i) => !far.has(i));
+        // A matrix refuses a point too far from a road: those POIs are left out first. The searches measure
+        // them as unreachable on their own.
+        if (pois.length && pois.length <= MATRIX_CANDIDATES) {
+          const far = new Set(await farFromRoad(parsed.profile, pois.map(at)).catch(fail));
+          pois = pois.filter((_, i) => !far.has(i));
+        }
         const ranked: Array<{ poi: PoiPosition; leg: number; duration: number; distance: number; legs: [number, number, number, number] }> = [];
         if (pois.length) {
           const legs = await (pois.length <= MATRIX_CANDIDATES

@@ -15,7 +15,7 @@ import type { VehicleQuery } from '../../engine/route-core.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { lineStringSchema, micro } from '../../engine/line-json.js';
 import { simplifyToleranceM } from '../../engine/polyline.js';
-import { locationSchema, namesPoi, rawLocation, resolveEach, type ResolvedLocation } from '../locations.js';
+import { locationSchema, namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
 import { poiSelectionFilter } from './poi-selection.js';
 
 export const MAX_WAYPOINTS = 50;
@@ -187,13 +187,7 @@ export function routesEndpoint(sql: Sql): Route[] {
         const errors: FieldErrors = Object.create(null);
         const parsed = parseInto(bodySchema, raw, errors);
         // Unknown POI ids are looked up even when the body has other problems: one 422 names them all.
-        const located = await resolveEach(
-          sql,
-          ctx.teamId,
-          parsed?.waypoints ?? (Array.isArray(raw.waypoints) ? raw.waypoints.map(rawLocation) : []),
-          'waypoints',
-          errors,
-        );
+        const located = await resolveEach(sql, ctx.teamId, locationsOf(parsed?.waypoints, raw.waypoints), 'waypoints', errors);
         // And every known waypoint too far from a road (when the list itself is right: not too long).
         const rejection = async () => {
           if (!Object.hasOwn(errors, 'waypoints')) {

@@ -239,3 +239,27 @@ export function noHierarchy(): Contraction & BoundHierarchy {
 }
 
 export type GraphArrayName = (typeof GRAPH_ARRAYS)[number][0];
+
+const speedRanges = new WeakMap<Pick<RoadGraph, 'origWeight' | 'geomCm'>, { fastest: number; slowest: number }>();
+
+/**
+ * Meters per second of the graph's fastest and slowest way (the slowest at least 0.1): straight-line
+ * bounds of what a time reaches, and the time a length can take. Measured once per graph.
+ */
+export function speedRange(g: Pick<RoadGraph, 'origWeight' | 'geomCm'>): { fastest: number; slowest: number } {
+  let range = speedRanges.get(g);
+  if (!range) {
+    let fastest = 0,
+      slowest = Infinity;
+    for (let d = 0; d < g.origWeight.length; d++) {
+      const w = g.origWeight[d];
+      if (w === 0 || g.geomCm[d >> 1] === 0) continue;
+      const speed = (g.geomCm[d >> 1] * 10) / (100 * w);
+      if (speed > fastest) fastest = speed;
+      if (speed < slowest) slowest = speed;
+    }
+    range = { fastest, slowest: Math.max(0.1, Number.isFinite(slowest) ? slowest : 1) };
+    speedRanges.set(g, range);
+  }
+  return range;
+}
