@@ -692,27 +692,32 @@ let bucketEpoch: u32 = 0;
 let bucketEntries: usize = 0;
 
 /**
- * Backward searches from every target node (cost 0) fill the buckets of the nodes they settle. Writes
- * at most `cap` entries at `entries`; returns how many were needed (more than cap: call again with room).
+ * One backward search per target (a matrix column) from its seeds — seed records at `seeds`, their meters
+ * at `seedMeters`, target j's from index starts[j] to starts[j + 1] — fills the buckets of the nodes it
+ * settles with j and the label there (the seed's cost included). Writes at most `cap` entries at `entries`;
+ * returns how many were needed (more than cap: call again with room).
  */
-export function chBuckets(desc: usize, scratch: usize, targets: usize, nTargets: i32, entries: usize, cap: i32): i32 {
+export function chBuckets(desc: usize, scratch: usize, seeds: usize, seedMeters: usize, starts: usize, nTargets: i32, entries: usize, cap: i32): i32 {
   setup(desc, scratch, 0);
   bucketEpoch++;
   if (bucketEpoch == 0) bucketEpoch = 1;
   bucketEntries = entries;
   let count = 0;
+  // The nodes that have a bucket, in the order they got one, kept in the F side's heap area (unused here)
+  // for compactBuckets.
+  let nodes: u32 = 0;
   for (let j = 0; j < nTargets; j++) {
     if (j > 0) { epoch++; if (epoch == 0) epoch = 1; }
-    const t = u32At(targets, <u32>j);
-    setU32(sStampB, t, epoch); setF64(sDistB, t, 0); setF64(sCmB, t, 0); setU32(sParB, t, NONE);
-    sizeB = 0;
-    heapUp(sHeapNB, sHeapKB, sPosB, 0, t, 0); sizeB = 1;
+    const s0 = u32At(starts, <u32>j), s1 = u32At(starts, <u32>j + 1);
+    sizeB = chSeed(sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, 0, seeds + (<usize>s0 << 4), seedMeters + (<usize>s0 << 3), <i32>(s1 - s0));
     while (sizeB > 0) {
       const v = chBackwardStep();
       if (chStalled) continue;
       if (count < cap) {
         const rec = entries + <usize>count * 24;
-        store<u32>(rec, u32At(sBucketStamp, v) == bucketEpoch ? u32At(sBucketHead, v) : NONE);
+        const known = u32At(sBucketStamp, v) == bucketEpoch;
+        if (!known) { setU32(sHeapNF, nodes, v); nodes++; }
+        store<u32>(rec, known ? u32At(sBucketHead, v) : NONE);
         store<u32>(rec + 4, <u32>j);
         store<f64>(rec + 8, f64At(sDistB, v));
         store<f64>(rec + 16, f64At(sCmB, v));
@@ -722,27 +727,24 @@ export function chBuckets(desc: usize, scratch: usize, targets: usize, nTargets:
       count++;
     }
   }
-  if (nTargets < COMPACT_FROM_TARGETS || count > cap) return count;
+  if (count > cap) return count;
   // Room for the copy that lays each node's bucket out contiguously (asked for like the entries).
   if (2 * count > cap) return 2 * count;
-  compactBuckets(entries, count);
+  compactBuckets(entries, count, nodes);
   return count;
 }
 
-/** Below this many targets the buckets stay as chained: a pass over every node would cost more than it saves. */
-const COMPACT_FROM_TARGETS: i32 = 64;
-
 /**
- * Lays the entries of each node's bucket out one after another (in node order, through a copy after the
- * entries): a row then reads each bucket from consecutive memory instead of chasing entries scattered
- * over the whole array, which is what a large matrix spends its time on. Chains keep their shape (next
- * is the following record), so chRow reads them as before.
+ * Lays the entries of each node's bucket out one after another (the `nodes` listed in sHeapNF, through a
+ * copy after the entries): a row then reads each bucket from consecutive memory instead of chasing entries
+ * scattered over the whole array, which is what a large matrix spends its time on. Chains keep their shape
+ * (next is the following record), so chRow reads them as before.
  */
-function compactBuckets(entries: usize, count: i32): void {
+function compactBuckets(entries: usize, count: i32, nodes: u32): void {
   const tmp = entries + <usize>count * 24;
   let pos: u32 = 0;
-  for (let v: u32 = 0; v < gN; v++) {
-    if (u32At(sBucketStamp, v) != bucketEpoch) continue;
+  for (let i: u32 = 0; i < nodes; i++) {
+    const v = u32At(sHeapNF, i);
     let k = u32At(sBucketHead, v);
     setU32(sBucketHead, v, pos);
     while (k != NONE) {

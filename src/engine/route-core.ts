@@ -570,11 +570,11 @@ export class RouteCore {
       (ph: Phantom, asSource: boolean) =>
       (seed: PhantomSeed): boolean =>
         !avoiding || !this.pieceBlocked(block, ph.geom, this.seedPiece(g, ph, seed, asSource));
-    const targetSeedLists = columns.map((ph) => targetSeeds(g, ph).filter(usable(ph, false)));
-    const targetNodes = [...new Set(targetSeedLists.flat().map((s) => s.node))];
-    const slot = new Map(targetNodes.map((node, i) => [node, i]));
     if (block && !block.written) this.arm(v, block);
-    const targets = v.kernel.matrixTargets(targetNodes, avoiding);
+    const targets = v.kernel.matrixTargets(
+      columns.map((ph) => targetSeeds(g, ph).filter(usable(ph, false))),
+      avoiding,
+    );
     const n = phantoms.length,
       cols = columns.length;
     const durations: Array<Array<number | null>> = [];
@@ -583,8 +583,6 @@ export class RouteCore {
     const packed = q.packed
       ? { durations: new Float64Array((rows.to - rows.from) * cols), distances: new Float64Array((rows.to - rows.from) * cols) }
       : undefined;
-    // Each target's seeds as slots of the search answer, looked up once rather than per row.
-    const targetSlots = targetSeedLists.map((list) => list.map((t) => slot.get(t.node)!));
     for (let i = 0; i < n; i++) {
       if (i < rows.from || i >= rows.to) {
         if (!packed) {
@@ -599,25 +597,9 @@ export class RouteCore {
         rowM: Array<number | null> = [];
       const at = (i - rows.from) * cols;
       for (let j = 0; j < cols; j++) {
-        let best = Infinity,
-          meters = Infinity;
-        if (i === j && !q.targets) {
-          best = 0;
-          meters = 0;
-        }
-        const list = targetSeedLists[j],
-          slots = targetSlots[j];
-        for (let s = 0; s < list.length; s++) {
-          const t = list[s],
-            k = slots[s];
-          // Ties on duration go to the shorter path, as in the searches, so entries match single routes.
-          const c = reach.durations[k] + t.cost,
-            m = reach.meters[k] + t.meters;
-          if (c < best || (c === best && m < meters)) {
-            best = c;
-            meters = m;
-          }
-        }
+        const self = i === j && !q.targets;
+        let best = self ? 0 : reach.durations[j],
+          meters = self ? 0 : reach.meters[j];
         const direct = this.direct(g, phantoms[i], columns[j]);
         if (direct && direct.cost < best && !(avoiding && this.pieceBlocked(block, phantoms[i].geom, direct.piece))) {
           best = direct.cost;

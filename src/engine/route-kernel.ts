@@ -58,17 +58,19 @@ interface RouteExports extends WebAssembly.Exports {
   labelCentimeters(): number;
   reached(v: number): number;
   chP2p(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, tgt: number, nTgt: number, tgtMeters: number, mu0: number): number;
-  chBuckets(desc: number, scratch: number, targets: number, nTargets: number, entries: number, cap: number): number;
+  chBuckets(desc: number, scratch: number, seeds: number, seedMeters: number, starts: number, nTargets: number, entries: number, cap: number): number;
   chRow(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, nTargets: number, outDur: number, outDist: number): void;
 }
 
 /** Durations (tenths) and meters from one row's source seeds to each target node; Infinity when unreachable. */
 /** One row of a matrix: views of the kernel's memory, valid until the next row. */
+/** A matrix row: per column the duration (tenths) and meters of the best path from the row's seeds to
+ *  the column's, the seeds' own costs included; Infinity where none. */
 export interface RowResult {
   durations: Float64Array;
   meters: Float64Array;
 }
-/** The target nodes of a matrix, ready for rows from any number of sources. */
+/** The columns of a matrix, ready for rows from any number of sources. */
 export interface MatrixTargets {
   row(src: Seed[]): RowResult;
 }
@@ -109,7 +111,8 @@ export interface SearchOptions {
   stop?: () => boolean;
   slice?: number;
 }
-const MAX_MATRIX_TARGETS = 16_384; // two seeds for each of 2,000 stops and 200 vehicles fit
+/** Target seeds of a matrix, over all its columns: two for each of 2,000 stops and 200 vehicles fit. */
+const MAX_MATRIX_TARGETS = 16_384;
 const BUCKET_ENTRY_BYTES = 24;
 
 export class RouteKernel {
@@ -127,6 +130,8 @@ export class RouteKernel {
   private readonly blockedBytes: number;
   private readonly pathPtr: number;
   private readonly targetsPtr: number;
+  private readonly targetMetersPtr: number;
+  private readonly targetStartsPtr: number;
   private readonly outDurPtr: number;
   private readonly outDistPtr: number;
 
@@ -143,7 +148,7 @@ export class RouteKernel {
       maxGeoms = Math.max(1, this.g.geomCount);
     const kernelBytes = Math.ceil(this.k.scratchBytes(capacity) / 8) * 8;
     this.blockedBytes = Math.ceil(maxGeoms / 64) * 8;
-    const total = kernelBytes + 2 * MAX_SEEDS * 16 + 2 * MAX_SEEDS * 8 + this.blockedBytes + capacity * 4 + 4 + MAX_MATRIX_TARGETS * 20;
+    const total = kernelBytes + 2 * MAX_SEEDS * 16 + 2 * MAX_SEEDS * 8 + this.blockedBytes + capacity * 4 + 4 + MAX_MATRIX_TARGETS * 48 + 4;
     this.scratch = claimRegion(shared.memory, total);
     new Uint32Array(shared.memory.buffer, this.scratch, 1)[0] = capacity;
     let p = this.scratch + kernelBytes;
@@ -162,7 +167,11 @@ export class RouteKernel {
     this.blockedPtr = p;
     p += this.blockedBytes;
     this.targetsPtr = p;
-    p += MAX_MATRIX_TARGETS * 4;
+    p += MAX_MATRIX_TARGETS * 16;
+    this.targetMetersPtr = p;
+    p += MAX_MATRIX_TARGETS * 8;
+    this.targetStartsPtr = p;
+    p += MAX_MATRIX_TARGETS * 4 + 4;
     this.pathPtr = p;
   }
 
@@ -278,16 +287,24 @@ export class RouteKernel {
   }
 
   /**
-   * Matrix targets: without blocking and with a hierarchy, backward searches fill the buckets once and
-   * each row is one upward search; otherwise each row is a Dijkstra (with the blocked bitset) until every
-   * target settles. Valid until the next call on this kernel.
+   * A matrix's columns, each given by its target seeds. Without blocking and with a hierarchy, one backward
+   * search per column from its seeds fills the buckets once and each row is one upward search; otherwise
+   * each row is a Dijkstra (with the blocked bitset) until every target seed settles, the columns then
+   * the best of their seeds. Valid until the next call on this kernel.
    */
-  matrixTargets(targets: number[], useBlocked: boolean): MatrixTargets {
+  matrixTargets(columns: Seed[][], useBlocked: boolean): MatrixTargets {
     const g = this.g;
-    if (targets.length > MAX_MATRIX_TARGETS) throw new Error(`at most ${MAX_MATRIX_TARGETS} matrix target nodes`);
-    new Uint32Array(this.buffer, this.targetsPtr, targets.length).set(targets);
-    const n = targets.length;
+    const cols = columns.length;
+    const total = columns.reduce((n, list) => n + Math.min(list.length, MAX_SEEDS), 0);
+    if (total > MAX_MATRIX_TARGETS || cols > MAX_MATRIX_TARGETS) throw new Error(`at most ${MAX_MATRIX_TARGETS} matrix target seeds`);
     if (useBlocked || !g.hierarchy) {
+      // Each target node searched for once, however many columns share it.
+      const nodes = [...new Set(columns.flatMap((list) => list.slice(0, MAX_SEEDS).map((s) => s.node)))];
+      const slot = new Map(nodes.map((node, i) => [node, i]));
+      new Uint32Array(this.buffer, this.targetsPtr, nodes.length).set(nodes);
+      const slots = columns.map((list) => list.slice(0, MAX_SEEDS).map((s) => slot.get(s.node)!));
+      const durations = new Float64Array(cols),
+        meters = new Float64Array(cols);
       return {
         row: (src) => {
           this.count(useBlocked);
@@ -300,16 +317,41 @@ export class RouteKernel {
             nSrc,
             this.srcMetersPtr,
             this.targetsPtr,
-            n,
+            nodes.length,
             this.outDurPtr,
             this.outDistPtr,
           );
-          return this.rowResult(n);
+          const reach = this.rowResult(nodes.length);
+          for (let j = 0; j < cols; j++) {
+            let best = Infinity,
+              m = Infinity;
+            const list = columns[j],
+              at = slots[j];
+            // Ties on duration go to the shorter path, as in the searches, so cells match single routes.
+            for (let s = 0; s < at.length; s++) {
+              const c = reach.durations[at[s]] + list[s].cost,
+                cm = reach.meters[at[s]] + list[s].meters;
+              if (c < best || (c === best && cm < m)) {
+                best = c;
+                m = cm;
+              }
+            }
+            durations[j] = best;
+            meters[j] = m;
+          }
+          return { durations, meters };
         },
       };
     }
+    const starts = new Uint32Array(this.buffer, this.targetStartsPtr, cols + 1);
+    let at = 0;
+    for (let j = 0; j < cols; j++) {
+      starts[j] = at;
+      at += this.writeSeeds(this.targetsPtr + at * 16, columns[j], this.targetMetersPtr + at * 8);
+    }
+    starts[cols] = at;
     for (;;) {
-      const needed = this.k.chBuckets(g.desc, this.scratch, this.targetsPtr, n, this.bucketPtr, this.bucketCap);
+      const needed = this.k.chBuckets(g.desc, this.scratch, this.targetsPtr, this.targetMetersPtr, this.targetStartsPtr, cols, this.bucketPtr, this.bucketCap);
       if (needed <= this.bucketCap) break;
       // Room for the buckets is claimed once per thread and only ever grows.
       this.bucketCap = Math.max(2 * this.bucketCap, needed, 1 << 16);
@@ -319,8 +361,8 @@ export class RouteKernel {
       row: (src) => {
         this.count(false);
         const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
-        this.k.chRow(g.desc, this.scratch, this.srcPtr, nSrc, this.srcMetersPtr, n, this.outDurPtr, this.outDistPtr);
-        return this.rowResult(n);
+        this.k.chRow(g.desc, this.scratch, this.srcPtr, nSrc, this.srcMetersPtr, cols, this.outDurPtr, this.outDistPtr);
+        return this.rowResult(cols);
       },
     };
   }
