@@ -9,12 +9,21 @@
 // reverse graph (made at load): 18 rFirst, 19 rTail, 20 rEdge.
 // Lengths are whole centimeters in the graph and in labels (sums of them are exact, so every search breaks
 // ties alike); seeds' meters come in and results go out in meters.
-// Scratch header (u32 words): 0 capacity C (the profile's N); the per-node arrays follow at 256.
+// Scratch header (u32 words): 0 capacity C (the profile's N); the per-node records and arrays follow at
+// 256 (rounded up to 64 bytes).
 // Seeds are (node u32, pad u32, cost f64) records; the CH searches take their meters as a separate f64 array.
 // The layouts above and the bucket entries below are described in solver-as/layouts.json (test/routing/layouts.test.ts).
 // Element access: lib/memory.ts (inlined); the kernel allocates nothing.
 
 import { f64At, setF64, setU32, u32At } from '../lib/memory';
+
+/** A search side's labels of node v: a record of 1 << NODE_RECORD_SHIFT bytes (solver-as/layouts.json nodeRecord). */
+const NODE_RECORD_SHIFT: usize = 5;
+// A field of node v's record; `field` points at that field in node 0's record.
+@inline function nU32(field: usize, v: u32): u32 { return load<u32>(field + (<usize>v << NODE_RECORD_SHIFT)); }
+@inline function nSetU32(field: usize, v: u32, x: u32): void { store<u32>(field + (<usize>v << NODE_RECORD_SHIFT), x); }
+@inline function nF64(field: usize, v: u32): f64 { return load<f64>(field + (<usize>v << NODE_RECORD_SHIFT)); }
+@inline function nSetF64(field: usize, v: u32, x: f64): void { store<f64>(field + (<usize>v << NODE_RECORD_SHIFT), x); }
 
 const INF: f64 = Infinity;
 const NONE: u32 = 0xffffffff;
@@ -68,23 +77,18 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
   if (sHdr != scratch) {
     sHdr = scratch;
     cap = <usize>load<u32>(scratch);
-    let p = scratch + 256;
-    sDistF = p; p += cap << 3;
-    sDistB = p; p += cap << 3;
+    // Records on a 64-byte boundary never straddle a cache line (scratchBytes leaves 64 bytes for it).
+    let p = (scratch + 256 + 63) & ~(<usize>63);
+    // Each side's labels of a node share one record (1 << NODE_RECORD_SHIFT bytes: stamp, heap position,
+    // duration, centimeters, parent edge): relaxing an edge touches one cache line, not five arrays.
+    sStampF = p; sPosF = p + 4; sDistF = p + 8; sCm = p + 16; sParF = p + 24; p += cap << NODE_RECORD_SHIFT;
+    sStampB = p; sPosB = p + 4; sDistB = p + 8; sCmB = p + 16; sParB = p + 24; p += cap << NODE_RECORD_SHIFT;
     sHeapKF = p; p += (cap + 1) << 3;
     sHeapKB = p; p += (cap + 1) << 3;
     sPot = p; p += cap << 3;
-    sCm = p; p += cap << 3;
-    sStampF = p; p += cap << 2;
-    sStampB = p; p += cap << 2;
-    sParF = p; p += cap << 2;
-    sParB = p; p += cap << 2;
-    sPosF = p; p += cap << 2;
-    sPosB = p; p += cap << 2;
     sHeapNF = p; p += (cap + 1) << 2;
     sHeapNB = p; p += (cap + 1) << 2;
     sPotStamp = p; p += cap << 2;
-    sCmB = p; p += cap << 3;
     sBucketHead = p; p += cap << 2;
     sBucketStamp = p; p += cap << 2;
   }
@@ -128,18 +132,18 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
     const pv = u32At(hn, <u32>parent);
     setU32(hn, <u32>i, pv);
     setF64(hk, <u32>i, pk);
-    setU32(pos, pv, <u32>i + 1);
+    nSetU32(pos, pv, <u32>i + 1);
     i = parent;
   }
   setU32(hn, <u32>i, v);
   setF64(hk, <u32>i, k);
-  setU32(pos, v, <u32>i + 1);
+  nSetU32(pos, v, <u32>i + 1);
 }
 
 /** Removes the top; returns the new size. */
 @inline function heapPop(hn: usize, hk: usize, pos: usize, size: i32): i32 {
   const top = u32At(hn, 0);
-  setU32(pos, top, 0);
+  nSetU32(pos, top, 0);
   const n = size - 1;
   if (n == 0) return 0;
   const v = u32At(hn, <u32>n);
@@ -159,12 +163,12 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
     const cv = u32At(hn, <u32>c);
     setU32(hn, <u32>i, cv);
     setF64(hk, <u32>i, ck);
-    setU32(pos, cv, <u32>i + 1);
+    nSetU32(pos, cv, <u32>i + 1);
     i = c;
   }
   setU32(hn, <u32>i, v);
   setF64(hk, <u32>i, k);
-  setU32(pos, v, <u32>i + 1);
+  nSetU32(pos, v, <u32>i + 1);
   return n;
 }
 
@@ -208,7 +212,7 @@ function potential(v: u32): f64 {
   let top = 1;
   while (top > 0) {
     const x = u32At(stack, <u32>(top - 1));
-    let best: f64 = u32At(sStampB, x) == epoch ? f64At(sDistB, x) : INF;
+    let best: f64 = nU32(sStampB, x) == epoch ? nF64(sDistB, x) : INF;
     let pending: u32 = NONE;
     const end = u32At(pFirst, x + 1);
     for (let i = u32At(pFirst, x); i < end; i++) {
@@ -267,12 +271,12 @@ export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize
   for (let i = 0; i < nStarts; i++) {
     const rec = starts + (<usize>i << 4);
     const v = load<u32>(rec); const c = load<f64>(rec + 8);
-    const known = u32At(sStampF, v) == epoch;
-    if (known && f64At(sDistF, v) <= c) continue;
+    const known = nU32(sStampF, v) == epoch;
+    if (known && nF64(sDistF, v) <= c) continue;
     const pv = potential(v);
     if (pv == INF) continue;
-    const p = known ? u32At(sPosF, v) : 0;
-    setU32(sStampF, v, epoch); setF64(sDistF, v, c); setU32(sParF, v, NONE);
+    const p = known ? nU32(sPosF, v) : 0;
+    nSetU32(sStampF, v, epoch); nSetF64(sDistF, v, c); nSetU32(sParF, v, NONE);
     if (p == 0) { heapUp(sHeapNF, sHeapKF, sPosF, sizeF, v, c + pv); sizeF++; } else heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, v, c + pv);
   }
   return resume(budget);
@@ -285,9 +289,9 @@ export function resume(budget: i32): bool {
     if (left-- <= 0) return false;
     const v = u32At(sHeapNF, 0);
     sizeF = heapPop(sHeapNF, sHeapKF, sPosF, sizeF);
-    setU32(sPosF, v, NONE); // settled
+    nSetU32(sPosF, v, NONE); // settled
     settledCount++;
-    const dv = f64At(sDistF, v);
+    const dv = nF64(sDistF, v);
     for (let i = 0; i < aEnds; i++) {
       const rec = aEndSeeds + (<usize>i << 4);
       if (load<u32>(rec) != v) continue;
@@ -301,15 +305,15 @@ export function resume(budget: i32): bool {
       if (isBlocked(e)) continue;
       const w = u32At(aNext, i);
       const dw = dv + <f64>u32At(gWeight, e);
-      if (u32At(sStampF, w) != epoch) {
+      if (nU32(sStampF, w) != epoch) {
         const pw = potential(w);
         if (pw == INF) continue;
-        setU32(sStampF, w, epoch); setF64(sDistF, w, dw); setU32(sParF, w, e); setU32(sPosF, w, 0);
+        nSetU32(sStampF, w, epoch); nSetF64(sDistF, w, dw); nSetU32(sParF, w, e); nSetU32(sPosF, w, 0);
         heapUp(sHeapNF, sHeapKF, sPosF, sizeF, w, dw + pw); sizeF++;
-      } else if (dw < f64At(sDistF, w)) {
-        const p = u32At(sPosF, w);
+      } else if (dw < nF64(sDistF, w)) {
+        const p = nU32(sPosF, w);
         if (p == NONE) continue; // settled: consistent potentials make this impossible but be safe
-        setF64(sDistF, w, dw); setU32(sParF, w, e);
+        nSetF64(sDistF, w, dw); nSetU32(sParF, w, e);
         heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, dw + potential(w));
       }
     }
@@ -335,7 +339,7 @@ export function pathEdges(out: usize): i32 {
   if (aBack) {
     // Backward labels chain from a source seed to a target seed: already in travel order.
     while (true) {
-      const e = u32At(sParF, v);
+      const e = nU32(sParF, v);
       if (e == NONE) return n;
       setU32(out, <u32>n, e);
       n++;
@@ -343,7 +347,7 @@ export function pathEdges(out: usize): i32 {
     }
   }
   while (true) {
-    const e = u32At(sParF, v);
+    const e = nU32(sParF, v);
     if (e == NONE) break;
     setU32(out, <u32>n, e);
     n++;
@@ -363,7 +367,7 @@ export function pathStart(): u32 {
   if (aBack) return meetNode;
   let v = meetNode;
   while (true) {
-    const e = u32At(sParF, v);
+    const e = nU32(sParF, v);
     if (e == NONE) return v;
     v = ownerOf(gFirstOut, e);
   }
@@ -381,48 +385,48 @@ export function oneToMany(desc: usize, scratch: usize, blocked: usize, srcSeeds:
   let remaining = 0;
   for (let i = 0; i < nTargets; i++) {
     const t = u32At(targets, <u32>i);
-    if (u32At(sStampB, t) != epoch) { setU32(sStampB, t, epoch); remaining++; }
+    if (nU32(sStampB, t) != epoch) { nSetU32(sStampB, t, epoch); remaining++; }
   }
   sizeF = 0;
   for (let i = 0; i < nSrc; i++) {
     const rec = srcSeeds + (<usize>i << 4);
     const v = load<u32>(rec); const c = load<f64>(rec + 8);
-    if (u32At(sStampF, v) == epoch && f64At(sDistF, v) <= c) continue;
-    const p = u32At(sStampF, v) == epoch ? u32At(sPosF, v) : 0;
-    setU32(sStampF, v, epoch); setF64(sDistF, v, c); setF64(sCm, v, f64At(srcMeters, <u32>i) * 100);
+    if (nU32(sStampF, v) == epoch && nF64(sDistF, v) <= c) continue;
+    const p = nU32(sStampF, v) == epoch ? nU32(sPosF, v) : 0;
+    nSetU32(sStampF, v, epoch); nSetF64(sDistF, v, c); nSetF64(sCm, v, f64At(srcMeters, <u32>i) * 100);
     if (p == 0) { heapUp(sHeapNF, sHeapKF, sPosF, sizeF, v, c); sizeF++; } else heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, v, c);
   }
   while (sizeF > 0 && remaining > 0) {
     const v = u32At(sHeapNF, 0);
     sizeF = heapPop(sHeapNF, sHeapKF, sPosF, sizeF);
-    setU32(sPosF, v, NONE);
+    nSetU32(sPosF, v, NONE);
     settledCount++;
-    if (u32At(sStampB, v) == epoch) remaining--;
-    const dv = f64At(sDistF, v);
-    const mv = f64At(sCm, v);
+    if (nU32(sStampB, v) == epoch) remaining--;
+    const dv = nF64(sDistF, v);
+    const mv = nF64(sCm, v);
     const end = u32At(gFirstOut, v + 1);
     for (let e = u32At(gFirstOut, v); e < end; e++) {
       if (isBlocked(e)) continue;
       const w = u32At(gHead, e);
       const dw = dv + <f64>u32At(gWeight, e);
-      if (u32At(sStampF, w) != epoch) {
-        setU32(sStampF, w, epoch); setF64(sDistF, w, dw);
-        setF64(sCm, w, mv + <f64>u32At(gGeomCm, u32At(gOrig, e) >> 1));
+      if (nU32(sStampF, w) != epoch) {
+        nSetU32(sStampF, w, epoch); nSetF64(sDistF, w, dw);
+        nSetF64(sCm, w, mv + <f64>u32At(gGeomCm, u32At(gOrig, e) >> 1));
         heapUp(sHeapNF, sHeapKF, sPosF, sizeF, w, dw); sizeF++;
-      } else if (dw < f64At(sDistF, w)) {
-        const p = u32At(sPosF, w);
+      } else if (dw < nF64(sDistF, w)) {
+        const p = nU32(sPosF, w);
         if (p == NONE) continue;
-        setF64(sDistF, w, dw);
-        setF64(sCm, w, mv + <f64>u32At(gGeomCm, u32At(gOrig, e) >> 1));
+        nSetF64(sDistF, w, dw);
+        nSetF64(sCm, w, mv + <f64>u32At(gGeomCm, u32At(gOrig, e) >> 1));
         heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, dw);
       }
     }
   }
   for (let i = 0; i < nTargets; i++) {
     const t = u32At(targets, <u32>i);
-    const reached = u32At(sStampF, t) == epoch && u32At(sPosF, t) == NONE;
-    setF64(outDur, <u32>i, reached ? f64At(sDistF, t) : INF);
-    setF64(outDist, <u32>i, reached ? f64At(sCm, t) * 0.01 : INF);
+    const reached = nU32(sStampF, t) == epoch && nU32(sPosF, t) == NONE;
+    setF64(outDur, <u32>i, reached ? nF64(sDistF, t) : INF);
+    setF64(outDist, <u32>i, reached ? nF64(sCm, t) * 0.01 : INF);
   }
 }
 
@@ -433,7 +437,7 @@ export function oneToMany(desc: usize, scratch: usize, blocked: usize, srcSeeds:
  * `backward`, towards the seeds over the reverse graph (labels are then the paths' to the seeds). Writes the settled nodes
  * at `out` in settling order, at most `outCap` of them, and returns how many settled (more than `outCap`
  * means the list is cut: call again with room for that many). Each settled node's duration and
- * centimeters stay in the scratch (`labelDurations`, `labelCentimeters`) until the next search.
+ * centimeters stay in the scratch (`labelRecords`) until the next search.
  */
 export function reach(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize, nSrc: i32, srcMeters: usize, maxDur: f64, maxCm: f64, byMeters: bool, backward: bool, out: usize, outCap: i32): i32 {
   // Only the key is a bound: a length limit on a search by duration would label nodes by slower paths.
@@ -449,20 +453,20 @@ export function reach(desc: usize, scratch: usize, blocked: usize, srcSeeds: usi
     const v = load<u32>(rec); const c = load<f64>(rec + 8); const cm = f64At(srcMeters, <u32>i) * 100;
     if (c > maxDur || (byMeters && cm > maxCm)) continue;
     const k = byMeters ? cm : c;
-    const p = u32At(sStampF, v) == epoch ? u32At(sPosF, v) : 0;
+    const p = nU32(sStampF, v) == epoch ? nU32(sPosF, v) : 0;
     if (p != 0 && f64At(sHeapKF, p - 1) <= k) continue;
-    setU32(sStampF, v, epoch); setF64(sDistF, v, c); setF64(sCm, v, cm);
+    nSetU32(sStampF, v, epoch); nSetF64(sDistF, v, c); nSetF64(sCm, v, cm);
     if (p == 0) { heapUp(sHeapNF, sHeapKF, sPosF, sizeF, v, k); sizeF++; } else heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, v, k);
   }
   let count = 0;
   while (sizeF > 0) {
     const v = u32At(sHeapNF, 0);
     sizeF = heapPop(sHeapNF, sHeapKF, sPosF, sizeF);
-    setU32(sPosF, v, NONE);
+    nSetU32(sPosF, v, NONE);
     if (count < outCap) setU32(out, <u32>count, v);
     count++;
-    const dv = f64At(sDistF, v);
-    const mv = f64At(sCm, v);
+    const dv = nF64(sDistF, v);
+    const mv = nF64(sCm, v);
     const end = u32At(first, v + 1);
     for (let i = u32At(first, v); i < end; i++) {
       const e = backward ? u32At(edgeOf, i) : i;
@@ -472,18 +476,18 @@ export function reach(desc: usize, scratch: usize, blocked: usize, srcSeeds: usi
       const mw = mv + <f64>u32At(gGeomCm, u32At(gOrig, e) >> 1);
       if (dw > maxDur || (byMeters && mw > maxCm)) continue;
       const kw = byMeters ? mw : dw;
-      if (u32At(sStampF, w) != epoch) {
-        setU32(sStampF, w, epoch); setF64(sDistF, w, dw); setF64(sCm, w, mw);
+      if (nU32(sStampF, w) != epoch) {
+        nSetU32(sStampF, w, epoch); nSetF64(sDistF, w, dw); nSetF64(sCm, w, mw);
         heapUp(sHeapNF, sHeapKF, sPosF, sizeF, w, kw); sizeF++;
       } else {
-        const p = u32At(sPosF, w);
+        const p = nU32(sPosF, w);
         if (p == NONE) continue;
         // Ties on the key go to the other measure's smaller value, as the routes and matrices break them.
-        const kOld = byMeters ? f64At(sCm, w) : f64At(sDistF, w);
-        const tOld = byMeters ? f64At(sDistF, w) : f64At(sCm, w);
+        const kOld = byMeters ? nF64(sCm, w) : nF64(sDistF, w);
+        const tOld = byMeters ? nF64(sDistF, w) : nF64(sCm, w);
         const tw = byMeters ? dw : mw;
         if (kw > kOld || (kw == kOld && tw >= tOld)) continue;
-        setF64(sDistF, w, dw); setF64(sCm, w, mw);
+        nSetF64(sDistF, w, dw); nSetF64(sCm, w, mw);
         heapUp(sHeapNF, sHeapKF, sPosF, <i32>p - 1, w, kw);
       }
     }
@@ -492,19 +496,15 @@ export function reach(desc: usize, scratch: usize, blocked: usize, srcSeeds: usi
   return count;
 }
 
-/** Where the last `reach` left each node's duration (tenths, f64 per node). */
-export function labelDurations(): usize {
-  return sDistF;
-}
-
-/** Where the last `reach` left each node's length (centimeters, f64 per node). */
-export function labelCentimeters(): usize {
-  return sCm;
+/** Where the last `reach` left its labels: node v's record at this + (v << NODE_RECORD_SHIFT), its duration
+ *  (tenths, f64) at +8 and its centimeters (f64) at +16 (solver-as/layouts.json, nodeRecord). */
+export function labelRecords(): usize {
+  return sStampF;
 }
 
 /** Whether node `v` was settled by the last `reach` (its labels are then final). */
 export function reached(v: u32): bool {
-  return u32At(sStampF, v) == epoch && u32At(sPosF, v) == NONE;
+  return nU32(sStampF, v) == epoch && nU32(sPosF, v) == NONE;
 }
 
 // ---- contraction hierarchy: unblocked point-to-point and bucket many-to-many ---------------------------
@@ -525,10 +525,10 @@ function chSeed(stamp: usize, dist: usize, meters: usize, par: usize, pos: usize
   for (let i = 0; i < n; i++) {
     const rec = seeds + (<usize>i << 4);
     const v = load<u32>(rec); const c = load<f64>(rec + 8); const m = f64At(seedMeters, <u32>i) * 100;
-    const known = u32At(stamp, v) == epoch;
-    if (known && !lexLess(c, m, f64At(dist, v), f64At(meters, v))) continue;
-    setU32(stamp, v, epoch); setF64(dist, v, c); setF64(meters, v, m); setU32(par, v, NONE);
-    const p = known ? u32At(pos, v) : 0;
+    const known = nU32(stamp, v) == epoch;
+    if (known && !lexLess(c, m, nF64(dist, v), nF64(meters, v))) continue;
+    nSetU32(stamp, v, epoch); nSetF64(dist, v, c); nSetF64(meters, v, m); nSetU32(par, v, NONE);
+    const p = known ? nU32(pos, v) : 0;
     if (p == 0) { heapUp(hn, hk, pos, size, v, c); size++; } else heapUp(hn, hk, pos, <i32>p - 1, v, c);
   }
   return size;
@@ -553,28 +553,28 @@ let chSettled: u32 = NONE;
 ): i32 {
   const v = u32At(hn, 0);
   size = heapPop(hn, hk, pos, size);
-  setU32(pos, v, NONE);
+  nSetU32(pos, v, NONE);
   settledCount++;
   chSettled = v;
-  const dv = f64At(dist, v), mv = f64At(cm, v);
+  const dv = nF64(dist, v), mv = nF64(cm, v);
   // Stall: an edge between v and a higher node u with d(u) + w < d(v) proves v's label is not shortest.
   const sEnd = u32At(stallFirst, v + 1);
   for (let i = u32At(stallFirst, v); i < sEnd; i++) {
     const u = u32At(stallNext, i);
-    if (u32At(stamp, u) == epoch && f64At(dist, u) + <f64>u32At(stallWeight, i) < dv - EPS_D) { chStalled = true; return size; }
+    if (nU32(stamp, u) == epoch && nF64(dist, u) + <f64>u32At(stallWeight, i) < dv - EPS_D) { chStalled = true; return size; }
   }
   chStalled = false;
   const end = u32At(first, v + 1);
   for (let i = u32At(first, v); i < end; i++) {
     const w = u32At(next, i);
     const dw = dv + <f64>u32At(weight, i), mw = mv + <f64>u32At(cms, i);
-    if (u32At(stamp, w) != epoch) {
-      setU32(stamp, w, epoch); setF64(dist, w, dw); setF64(cm, w, mw); setU32(par, w, i);
+    if (nU32(stamp, w) != epoch) {
+      nSetU32(stamp, w, epoch); nSetF64(dist, w, dw); nSetF64(cm, w, mw); nSetU32(par, w, i);
       heapUp(hn, hk, pos, size, w, dw); size++;
-    } else if (lexLess(dw, mw, f64At(dist, w), f64At(cm, w))) {
-      const p = u32At(pos, w);
+    } else if (lexLess(dw, mw, nF64(dist, w), nF64(cm, w))) {
+      const p = nU32(pos, w);
       if (p == NONE) continue;
-      setF64(dist, w, dw); setF64(cm, w, mw); setU32(par, w, i);
+      nSetF64(dist, w, dw); nSetF64(cm, w, mw); nSetU32(par, w, i);
       heapUp(hn, hk, pos, <i32>p - 1, w, dw);
     }
   }
@@ -618,8 +618,8 @@ export function chP2p(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, s
     const forward = fOpen && (!bOpen || f64At(sHeapKF, 0) <= f64At(sHeapKB, 0));
     const v = forward ? chForwardStep() : chBackwardStep();
     // Meeting test on settling (stalled nodes included: their label on this side may still be the best).
-    if (u32At(sStampF, v) == epoch && u32At(sStampB, v) == epoch) {
-      const d = f64At(sDistF, v) + f64At(sDistB, v), m = f64At(sCm, v) + f64At(sCmB, v);
+    if (nU32(sStampF, v) == epoch && nU32(sStampB, v) == epoch) {
+      const d = nF64(sDistF, v) + nF64(sDistB, v), m = nF64(sCm, v) + nF64(sCmB, v);
       if (lexLess(d, m, mu, muM)) { mu = d; muM = m; meetNode = v; lastFound = true; }
     }
   }
@@ -660,7 +660,7 @@ function chPathEdges(out: usize): i32 {
   let k = 0;
   let v = meetNode;
   while (true) {
-    const i = u32At(sParF, v);
+    const i = nU32(sParF, v);
     if (i == NONE) break;
     setU32(chain, <u32>k, i); k++;
     v = ownerOf(hUpFirst, i);
@@ -669,7 +669,7 @@ function chPathEdges(out: usize): i32 {
   for (let j = k - 1; j >= 0; j--) n = unpack(u32At(chain, <u32>j), out, n);
   v = meetNode;
   while (true) {
-    const i = u32At(sParB, v);
+    const i = nU32(sParB, v);
     if (i == NONE) break;
     n = unpack(hU + i, out, n);
     v = ownerOf(hDnFirst, i);
@@ -680,7 +680,7 @@ function chPathEdges(out: usize): i32 {
 function chPathStart(): u32 {
   let v = meetNode;
   while (true) {
-    const i = u32At(sParF, v);
+    const i = nU32(sParF, v);
     if (i == NONE) return v;
     v = ownerOf(hUpFirst, i);
   }
@@ -719,8 +719,8 @@ export function chBuckets(desc: usize, scratch: usize, seeds: usize, seedMeters:
         if (!known) { setU32(sHeapNF, nodes, v); nodes++; }
         store<u32>(rec, known ? u32At(sBucketHead, v) : NONE);
         store<u32>(rec + 4, <u32>j);
-        store<f64>(rec + 8, f64At(sDistB, v));
-        store<f64>(rec + 16, f64At(sCmB, v));
+        store<f64>(rec + 8, nF64(sDistB, v));
+        store<f64>(rec + 16, nF64(sCmB, v));
         setU32(sBucketHead, v, <u32>count);
         setU32(sBucketStamp, v, bucketEpoch);
       }
@@ -773,7 +773,7 @@ export function chRow(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, s
   while (sizeF > 0) {
     const v = chForwardStep();
     if (chStalled || u32At(sBucketStamp, v) != bucketEpoch) continue;
-    const dv = f64At(sDistF, v), mv = f64At(sCm, v);
+    const dv = nF64(sDistF, v), mv = nF64(sCm, v);
     let k = u32At(sBucketHead, v);
     while (k != NONE) {
       const rec = bucketEntries + <usize>k * 24;

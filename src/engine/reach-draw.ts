@@ -20,7 +20,7 @@ export interface Reached {
   start: { lat: number; lon: number };
 }
 
-const key = (r: Reached, v: number): number => (r.byMeters ? r.reach.centimeters[v] : r.reach.durations[v]);
+const key = (r: Reached, v: number): number => (r.byMeters ? r.reach.centimeters(v) : r.reach.duration(v));
 
 /** The box of the start and the nodes settled within `limit`, grown by `padMeters`: where the shape is,
  *  but for geometries that bend out of it (drawing then says `outside`). */

@@ -481,15 +481,23 @@ export class RouteCore {
   }
 
   /** Same geometry, reachable without leaving it: the direct piece, if the direction is open. */
-  private direct(g: RoadGraph, src: Phantom, tgt: Phantom): (LegPath & { piece: Array<[number, number]> }) | null {
+  /** Cost and length of going from src to tgt along the one road they share; null when they do not share
+   *  one or that direction is closed. */
+  private alongRoad(g: RoadGraph, src: Phantom, tgt: Phantom): { cost: number; meters: number } | null {
     if (src.geom !== tgt.geom) return null;
     const d = src.along <= tgt.along ? 2 * src.geom : 2 * src.geom + 1;
     const w = g.origWeight[d];
     if (w === 0) return null;
+    return { cost: Math.abs(tgt.fraction - src.fraction) * w, meters: Math.abs(tgt.along - src.along) };
+  }
+
+  /** `alongRoad` as a leg, with its piece of road. */
+  private direct(g: RoadGraph, src: Phantom, tgt: Phantom): (LegPath & { piece: Array<[number, number]> }) | null {
+    const along = this.alongRoad(g, src, tgt);
+    if (!along) return null;
     const piece = geometryPiece(g, src.geom, src.along, tgt.along);
     return {
-      cost: Math.abs(tgt.fraction - src.fraction) * w,
-      meters: Math.abs(tgt.along - src.along),
+      ...along,
       piece,
       touches: false,
       draw: (line, joined) => appendPoints(line, piece, joined ? 1 : 0),
@@ -600,8 +608,11 @@ export class RouteCore {
         const self = i === j && !q.targets;
         let best = self ? 0 : reach.durations[j],
           meters = self ? 0 : reach.meters[j];
-        const direct = this.direct(g, phantoms[i], columns[j]);
-        if (direct && direct.cost < best && !(avoiding && this.pieceBlocked(block, phantoms[i].geom, direct.piece))) {
+        // A point to itself is 0 whatever its road; the piece of road is drawn only to check it against circles.
+        const src = phantoms[i],
+          tgt = columns[j];
+        const direct = self ? null : this.alongRoad(g, src, tgt);
+        if (direct && direct.cost < best && !(avoiding && this.pieceBlocked(block, src.geom, geometryPiece(g, src.geom, src.along, tgt.along)))) {
           best = direct.cost;
           meters = direct.meters;
         }
@@ -715,7 +726,7 @@ export class RouteCore {
     if (!found.ok) return found;
     const { v, start, reached } = found.value;
     const g = v.graph;
-    const { durations, centimeters, nodes } = reached.reach;
+    const { duration, centimeters, nodes } = reached.reach;
     const open = openOf(q.vehicle ? closedTo(g, q.profile, q.vehicle) : v.closed);
     // Settled nodes marked in this thread's own array: a look-up per seed without a call into the kernel.
     const marks = this.settledMarks(q.profile, g.nodeCount);
@@ -746,15 +757,15 @@ export class RouteCore {
         meters = Infinity;
       for (const seed of seeds) {
         if (!marks[seed.node]) continue;
-        const c = durations[seed.node] + seed.cost,
-          m = centimeters[seed.node] / 100 + seed.meters;
+        const c = duration(seed.node) + seed.cost,
+          m = centimeters(seed.node) / 100 + seed.meters;
         if (c < best || (c === best && m < meters)) {
           best = c;
           meters = m;
         }
       }
       if (ph.geom === start.geom && !directBlocked) {
-        const direct = backward ? this.direct(g, ph, start) : this.direct(g, start, ph);
+        const direct = backward ? this.alongRoad(g, ph, start) : this.alongRoad(g, start, ph);
         if (direct && (direct.cost < best || (direct.cost === best && direct.meters < meters))) {
           best = direct.cost;
           meters = direct.meters;

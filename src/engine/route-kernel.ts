@@ -54,8 +54,7 @@ interface RouteExports extends WebAssembly.Exports {
     out: number,
     outCap: number,
   ): number;
-  labelDurations(): number;
-  labelCentimeters(): number;
+  labelRecords(): number;
   reached(v: number): number;
   chP2p(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, tgt: number, nTgt: number, tgtMeters: number, mu0: number): number;
   chBuckets(desc: number, scratch: number, seeds: number, seedMeters: number, starts: number, nTargets: number, entries: number, cap: number): number;
@@ -79,10 +78,23 @@ export interface MatrixTargets {
  *  settled nodes): views of the kernel's memory, valid until the next search on the same kernel. */
 export interface ReachResult {
   nodes: Uint32Array;
-  /** Tenths of a second, per node. */
-  durations: Float64Array;
-  /** Centimeters, per node. */
-  centimeters: Float64Array;
+  /** Tenths of a second to node v. */
+  duration(v: number): number;
+  /** Centimeters to node v. */
+  centimeters(v: number): number;
+}
+
+// The kernel's per-node label record (solver-as/layouts.json nodeRecord) in f64 words: 32 bytes, the
+// duration at byte 8, the centimeters at byte 16.
+const RECORD_F64 = 4;
+const DURATION_F64 = 1;
+const CENTIMETERS_F64 = 2;
+
+function labelsOf(records: Float64Array): Pick<ReachResult, 'duration' | 'centimeters'> {
+  return {
+    duration: (v) => records[v * RECORD_F64 + DURATION_F64],
+    centimeters: (v) => records[v * RECORD_F64 + CENTIMETERS_F64],
+  };
 }
 
 /** A search seed: a node reached at `cost` (tenths of a second), `meters` along the way there. */
@@ -395,8 +407,7 @@ export class RouteKernel {
         const n = this.g.nodeCount;
         return {
           nodes: new Uint32Array(this.buffer, this.reachPtr, settled),
-          durations: new Float64Array(this.buffer, this.k.labelDurations(), n),
-          centimeters: new Float64Array(this.buffer, this.k.labelCentimeters(), n),
+          ...labelsOf(new Float64Array(this.buffer, this.k.labelRecords(), n * RECORD_F64)),
         };
       }
       // Claimed regions are never given back: grow geometrically so that the waste stays under the need.

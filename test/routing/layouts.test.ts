@@ -15,6 +15,7 @@ interface FieldRecord {
 interface Layouts {
   profileDescriptor: { bytes: number; boundAt: number; words: { name: string; kernel?: string }[] };
   scratchHeader: { capacityAt: number; arraysAt: number };
+  nodeRecord: { bytes: number; durationAt: number; centimetersAt: number };
   seed: { bytes: number; nodeAt: number; costAt: number; maxPerSide: number };
   bucketEntry: { bytes: number };
   contractionCost: { bytes: number; centimetersWord: number; durationWord: number };
@@ -72,13 +73,23 @@ describe('scratch header and seeds', () => {
     expect(kernel).toMatch(
       new RegExp(`cap = <usize>load<u32>\\(scratch${layouts.scratchHeader.capacityAt ? ` \\+ ${layouts.scratchHeader.capacityAt}` : ''}\\);`),
     );
-    expect(kernel).toContain(`let p = scratch + ${layouts.scratchHeader.arraysAt};`);
+    expect(kernel).toContain(`let p = (scratch + ${layouts.scratchHeader.arraysAt} + 63) & ~(<usize>63);`);
   });
 
   it('the TypeScript side writes the capacity word', () => {
     expect(kernelTs).toContain(
       `new Uint32Array(shared.memory.buffer, this.scratch${layouts.scratchHeader.capacityAt ? ` + ${layouts.scratchHeader.capacityAt}` : ''}, 1)[0] = capacity;`,
     );
+  });
+
+  it('both sides agree on the node record the labels of a reach are read from', () => {
+    const { bytes, durationAt, centimetersAt } = layouts.nodeRecord;
+    expect(kernel).toContain(`const NODE_RECORD_SHIFT: usize = ${Math.log2(bytes)};`);
+    expect(kernel).toContain(`sDistF = p + ${durationAt}; sCm = p + ${centimetersAt};`);
+    expect(kernel).toMatch(/export function labelRecords\(\): usize \{\n {2}return sStampF;/);
+    expect(kernelTs).toContain(`const RECORD_F64 = ${bytes / 8};`);
+    expect(kernelTs).toContain(`const DURATION_F64 = ${durationAt / 8};`);
+    expect(kernelTs).toContain(`const CENTIMETERS_F64 = ${centimetersAt / 8};`);
   });
 
   it('both sides agree on the seed record', () => {

@@ -207,6 +207,7 @@ export function nearestSegment(grid: GridView, lat: number, lon: number, maxMete
   const reachLat = maxMeters / M_PER_DEG;
   if (lat < params.minLat - reachLat || lat > params.minLat + params.rows * params.cellLat + reachLat) return null;
   const cellM = Math.min(params.cellLat * M_PER_DEG, params.cellLon * M_PER_DEG * Math.cos(lat * RAD));
+  const kx = metersPerLonDegree(lat);
   let bestGeom = -1,
     bestPoint = -1,
     bestDist = Infinity;
@@ -230,7 +231,7 @@ export function nearestSegment(grid: GridView, lat: number, lon: number, maxMete
               last = p + items[++i];
             }
             for (; p < last; p++) {
-              const dist = segmentDistance(geomE7, p, lat, lon);
+              const dist = segmentDistance(geomE7, p, lat, lon, kx);
               if (dist > maxMeters || dist >= bestDist) continue;
               const g = geometryOfPoint(grid, p);
               if (g >= 0 && accept(g)) {
