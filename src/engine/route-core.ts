@@ -186,7 +186,7 @@ const appendPoints = (line: Polyline, points: ReadonlyArray<readonly [number, nu
 /** The smallest cell of an isochrone's grid (meters), and how many cells its longer side has at most. */
 const MIN_CELL_M = 50;
 const CELLS_ACROSS = 600;
-/** Snapped travel-time targets a thread keeps per profile (a few hundred bytes each) before starting over. */
+/** Snapped points (matrix points, travel-time targets) a thread keeps per profile (a few hundred bytes each) before starting over. */
 const MAX_CACHED_SNAPS = 200_000;
 /** Holes smaller than a square of this side (meters) are filled: blocks between streets, not places the
  *  roads do not reach (every point of one lies within half of it from a reachable road). */
@@ -565,10 +565,13 @@ export class RouteCore {
     const limited = q.vehicle ? closedTo(g, q.profile, q.vehicle) : v.closed;
     const open = openOf(limited);
     const all = q.targets ? [...q.points, ...q.targets] : q.points;
-    const snappedAll = this.snapAll(g, v.grid, all, Infinity, open);
-    if (isFar(snappedAll)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snappedAll } };
+    const kept = all.map((p) => this.snapKept(q.profile, g, v.grid, p.lat, p.lon, open, !q.vehicle));
+    const far = kept.flatMap((k, i) => (k.ph ? [] : [i]));
+    if (far.length) return { ok: false, error: { kind: 'waypoint-too-far', indexes: far } };
+    const snappedAll = kept.map((k) => k.ph!);
     const phantoms = snappedAll.slice(0, q.points.length);
     const columns = q.targets ? snappedAll.slice(q.points.length) : phantoms;
+    const columnKept = q.targets ? kept.slice(q.points.length) : kept;
     // A lorry of its own size keeps off other ways than the hierarchy does: its rows search the graph.
     const ownSize = limited !== v.closed && !(includesAll(limited, v.closed) && includesAll(v.closed, limited));
     const withoutHierarchy = v.closed.size > 0 && g.chA.length === 0;
@@ -580,7 +583,7 @@ export class RouteCore {
         !avoiding || !this.pieceBlocked(block, ph.geom, this.seedPiece(g, ph, seed, asSource));
     if (block && !block.written) this.arm(v, block);
     const targets = v.kernel.matrixTargets(
-      columns.map((ph) => targetSeeds(g, ph).filter(usable(ph, false))),
+      columns.map((ph, j) => (columnKept[j].in ??= targetSeeds(g, ph)).filter(usable(ph, false))),
       avoiding,
     );
     const n = phantoms.length,
@@ -599,7 +602,7 @@ export class RouteCore {
         }
         continue;
       }
-      const seeds = sourceSeeds(g, phantoms[i]).filter(usable(phantoms[i], true));
+      const seeds = (kept[i].out ??= sourceSeeds(g, phantoms[i])).filter(usable(phantoms[i], true));
       const reach = targets.row(seeds);
       const rowD: Array<number | null> = [],
         rowM: Array<number | null> = [];
@@ -731,24 +734,11 @@ export class RouteCore {
     // Settled nodes marked in this thread's own array: a look-up per seed without a call into the kernel.
     const marks = this.settledMarks(q.profile, g.nodeCount);
     for (let i = 0; i < nodes.length; i++) marks[nodes[i]] = 1;
-    // The same POIs are measured request after request: their snaps and seeds are kept (the default lorry's only).
-    const cache = q.vehicle ? null : this.targetSnaps(q.profile);
     const pts = q.targets;
     const out = new Float64Array(pts.length).fill(Number.NaN);
     const directBlocked = reached.blocked(start.geom);
     for (let t = 0; 2 * t < pts.length; t++) {
-      const lat = pts[2 * t],
-        lon = pts[2 * t + 1];
-      const key = Math.round(lat * 1e7) * 3_600_000_001 + Math.round(lon * 1e7);
-      let hit = cache?.get(key);
-      if (!hit || hit.lat !== lat || hit.lon !== lon) {
-        const ph = snap(g, v.grid, lat, lon, undefined, Infinity, open);
-        hit = { lat, lon, ph };
-        if (cache) {
-          if (cache.size >= MAX_CACHED_SNAPS) cache.clear();
-          cache.set(key, hit);
-        }
-      }
+      const hit = this.snapKept(q.profile, g, v.grid, pts[2 * t], pts[2 * t + 1], open, !q.vehicle);
       const ph = hit.ph;
       if (!ph) continue;
       // To the target: paths arrive at its seeds; from it (backward): they leave from them.
@@ -784,10 +774,24 @@ export class RouteCore {
   private readonly marks = new Map<string, Uint8Array>();
 
   /** Targets of travel times snapped so far in this thread, by profile, under a hash of their position. */
-  private targetSnaps(profile: string): Map<number, SnappedTarget> {
-    let m = this.snaps.get(profile);
-    if (!m) this.snaps.set(profile, (m = new Map()));
-    return m;
+  /**
+   * (lat, lon) snapped as a matrix point (the main network's nearest open road), with its seeds once asked
+   * for. The default lorry's (`keep`) are kept per thread and profile: the same depots and POIs come back
+   * request after request, to matrices and to travel-time lists.
+   */
+  private snapKept(profile: string, g: RoadGraph, grid: GridView, lat: number, lon: number, open: ((geom: number) => boolean) | undefined, keep: boolean): SnappedTarget {
+    let cache = keep ? this.snaps.get(profile) : undefined;
+    if (keep && !cache) this.snaps.set(profile, (cache = new Map()));
+    const key = Math.round(lat * 1e7) * 3_600_000_001 + Math.round(lon * 1e7);
+    let hit = cache?.get(key);
+    if (!hit || hit.lat !== lat || hit.lon !== lon) {
+      hit = { lat, lon, ph: snap(g, grid, lat, lon, undefined, Infinity, open) };
+      if (cache) {
+        if (cache.size >= MAX_CACHED_SNAPS) cache.clear();
+        cache.set(key, hit);
+      }
+    }
+    return hit;
   }
 
   /** A byte per node of the profile, all 0 between uses. */
