@@ -1,6 +1,7 @@
 import net from 'node:net';
 import postgres from 'postgres';
 import { asConnectionError, isConnectionLost } from './errors.js';
+import { backgroundError } from '../lib/background-errors.js';
 
 export type Sql = postgres.Sql<Record<string, never>>;
 
@@ -139,7 +140,7 @@ class Listener {
         subs!.delete(sub);
         if (subs!.size || this.channels.get(channel) !== subs) return;
         this.channels.delete(channel);
-        await this.sql.unsafe(`UNLISTEN ${Listener.quote(channel)}`).catch(() => {});
+        await this.sql.unsafe(`UNLISTEN ${Listener.quote(channel)}`).catch((err) => backgroundError('db-unlisten', err, { channel }));
       },
     };
   };
@@ -156,7 +157,8 @@ class Listener {
         try {
           for (const channel of this.channels.keys()) await this.sql.unsafe(`LISTEN ${Listener.quote(channel)}`);
           break;
-        } catch {
+        } catch (err) {
+          backgroundError('db-relisten', err, { channels: [...this.channels.keys()] });
           await new Promise((done) => setTimeout(done, 250).unref());
         }
       }

@@ -294,6 +294,7 @@ function readBody(res: HttpResponse, ctx: RequestContext, route: Route | undefin
     };
     if (!expectsBody) resolve(Buffer.alloc(0));
   });
+  // Only this copy: the handler awaits `buffer` and meets the failure there.
   body.buffer.catch(() => {});
   return body;
 }
@@ -330,7 +331,7 @@ async function respond(ctx: RequestContext, match: ReturnType<Router['match']>, 
       if (!rate.allowed) {
         throw new HttpError(429, 'Too many requests. Retry after the time in the Retry-After header.', { retry_after: rate.retryAfter });
       }
-      usageMarks.set(ctx, deps.usage.record(auth.keyId, route.method, route.path));
+      usageMarks.set(ctx, deps.usage.record(auth.keyId, auth.teamId, route.method, route.path));
       if (route.permission) ctx.require(route.permission);
     }
     return await route.handler(ctx);

@@ -37,6 +37,7 @@ const collectGarbage: () => void = (() => {
     setFlagsFromString('--expose-gc');
     return runInNewContext('gc') as () => void;
   } catch {
+    // Without it the build only holds more memory between its stages.
     return () => {};
   }
 })();
@@ -257,6 +258,7 @@ async function removeStaleTemporaries(target: string): Promise<void> {
   try {
     names = await readdir(parent);
   } catch {
+    // No parent directory: no leftovers to clear.
     return;
   }
   for (const name of names) {
