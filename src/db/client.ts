@@ -26,7 +26,21 @@ export const poolStats = (sql: Sql): PoolStats | undefined => poolStatsOf.get(sq
  * `resilient`. A connection that cannot be made is retried after at most half a second, so the service
  * is whole again within a second of the database coming back.
  */
-export function connect(url: string, max = 10, settings: Record<string, string> = {}): Sql {
+/**
+ * libpq's form of a Unix socket address, `postgres://user@localhost/db?host=/dir`: the socket
+ * `/dir/.s.PGSQL.<port>` (the embedded database's). postgres.js takes the host from the URL's authority
+ * only, and would send `host` to the server as a setting.
+ */
+function unixSocket(url: string): { url: string; path?: string } {
+  const u = new URL(url);
+  const host = u.searchParams.get('host');
+  if (!host?.startsWith('/')) return { url };
+  u.searchParams.delete('host');
+  return { url: u.toString(), path: `${host}/.s.PGSQL.${u.port || 5432}` };
+}
+
+export function connect(address: string, max = 10, settings: Record<string, string> = {}): Sql {
+  const { url, path } = unixSocket(address);
   // A connection lost while the database answers (terminated, failed over) is made again at once;
   // only while the database does not answer do attempts wait, up to half a second.
   const health = { lastAnswer: 0 };
@@ -34,6 +48,7 @@ export function connect(url: string, max = 10, settings: Record<string, string> 
   const backoff = (retries: number) => (performance.now() - health.lastAnswer < 1000 ? 0 : Math.min(0.025 * 2 ** retries, 0.5));
   const raw = postgres(url, {
     max,
+    ...(path ? { path } : {}),
     connection: settings,
     idle_timeout: 30,
     // postgres.js waits up to 30 s for a connection by default, and after repeated failures up to 20 s
@@ -54,6 +69,7 @@ export function connect(url: string, max = 10, settings: Record<string, string> 
   const listener: Listener = new Listener(() =>
     postgres(url, {
       max: 1,
+      ...(path ? { path } : {}),
       connection: listenerSettings,
       idle_timeout: undefined,
       max_lifetime: null,
