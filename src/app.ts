@@ -177,7 +177,7 @@ export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, 
   const router = new Router();
   const routes = apiRoutes(sql, usage, readSql, ops, mapDir);
   for (const route of routes) router.add(route);
-  const dashboard = config && { idleMinutes: config.dashboardIdleMinutes, secureCookie: config.dashboardSecureCookie };
+  const dashboard = config && { idleMinutes: config.dashboardIdleMinutes, secureCookie: config.dashboardSecureCookie, trustedProxies: config.trustedProxies };
   for (const route of dashboardRoutes(sql, usage, routes, dashboard)) router.add(route);
   return router;
 }

@@ -18,6 +18,7 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
+  '.ico': 'image/x-icon',
   '.json': 'application/json',
   '.map': 'application/json',
 };
