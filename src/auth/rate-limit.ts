@@ -57,9 +57,11 @@ export class RateLimiter {
         if (!this.queues.has(teamId)) this.leases.delete(teamId);
         continue;
       }
+      // Read now: giving back zeroes the lease's units before the statement runs.
+      const units = lease.units;
       void this.serialize(teamId, async () => {
         if (Date.now() >= lease.expiresAt && lease.units > 0) await this.giveBack(teamId, lease);
-      }).catch((err) => backgroundError('rate-limit-give-back', err, { teamId, units: lease.units }));
+      }).catch((err) => backgroundError('rate-limit-give-back', err, { teamId, units }));
     }
   }
 
