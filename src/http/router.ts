@@ -119,6 +119,7 @@ export class Router {
       try {
         value = decodeURIComponent(segs[i]);
       } catch {
+        // A malformed %-escape names no resource we serve: 404.
         return undefined;
       }
       const found = this.walk(node.param.node, segs, i + 1, params);
