@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # Waymark: the service with the map of the bundled extract built in. The extract comes from a build context
-# of its own (the repository does not hold it):
-#   docker build --build-context osm=../shared/data/osm -t waymark .
+# of its own, the repository's osm/ by default (another directory of extracts works the same):
+#   docker build --build-context osm=osm -t waymark .
 # (docker compose passes it, see docker-compose.yml.) OSM_EXTRACT picks another .osm.pbf of that context.
 
 FROM node:20-bookworm-slim AS build

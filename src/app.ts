@@ -36,6 +36,7 @@ import { matrixEndpoint } from './api/matrix/routes.js';
 import { isochronesEndpoint } from './api/isochrones/routes.js';
 import { nearestEndpoint } from './api/nearest/routes.js';
 import { tileRoutes } from './api/tiles/routes.js';
+import { backgroundError, setBackgroundLog } from './lib/background-errors.js';
 
 export interface App {
   port: number;
@@ -98,8 +99,8 @@ export async function openDatabase(
     const applied = await migrate(sql);
     if (applied.length) log.info({ applied }, 'migrations applied');
   } catch (err) {
-    await sql.end({ timeout: 1 }).catch(() => {});
-    await embedded?.stop().catch(() => {});
+    await sql.end({ timeout: 1 }).catch((e) => backgroundError('start-cleanup', e, { step: 'database pool' }));
+    await embedded?.stop().catch((e) => backgroundError('start-cleanup', e, { step: 'embedded database' }));
     throw err;
   }
   return { sql, url, embedded };
@@ -176,13 +177,14 @@ export function buildRouter(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, 
   const router = new Router();
   const routes = apiRoutes(sql, usage, readSql, ops, mapDir);
   for (const route of routes) router.add(route);
-  const dashboard = config && { idleMinutes: config.dashboardIdleMinutes, secureCookie: config.dashboardSecureCookie };
+  const dashboard = config && { idleMinutes: config.dashboardIdleMinutes, secureCookie: config.dashboardSecureCookie, trustedProxies: config.trustedProxies };
   for (const route of dashboardRoutes(sql, usage, routes, dashboard)) router.add(route);
   return router;
 }
 
 export async function startApp(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<App> {
   assertNativeUws();
+  setBackgroundLog(log);
   configurePool(config);
   // The map loads (files read and checked, compute workers started on their kernels) while the database
   // starts: with the embedded database each is about half of a start, and they use different threads.
@@ -192,6 +194,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   try {
     database = await openDatabase(config, log);
   } catch (err) {
+    // The database's failure is the one the start reports; the map's, if any, would come second.
     await mapLoading.catch(() => {});
     await closePool();
     throw err;
@@ -256,7 +259,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
       },
     };
   } catch (err) {
-    await stop().catch(() => {});
+    await stop().catch((e) => backgroundError('start-cleanup', e, { step: 'stop' }));
     throw err;
   }
 }

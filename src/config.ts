@@ -30,6 +30,8 @@ export interface Config {
   dbPool: number;
   dashboardIdleMinutes: number;
   dashboardSecureCookie: boolean;
+  /** Addresses of the reverse proxies whose X-Forwarded-Host and X-Forwarded-For are believed. */
+  trustedProxies: string[];
   /** Who may read GET /metrics. */
   metrics: 'loopback' | 'on' | 'off';
 }
@@ -169,6 +171,14 @@ export const SETTINGS: Setting[] = [
     schema: oneOf('0', '1'),
   },
   {
+    name: 'WAYMARK_TRUSTED_PROXIES',
+    default: '',
+    meaning:
+      "addresses of the reverse proxies in front (comma-separated): only their X-Forwarded-Host (the dashboard's Origin check) and X-Forwarded-For (sign-in limit per client) are believed",
+    expects: 'IP addresses separated by commas, e.g. 127.0.0.1,::1',
+    schema: z.string().regex(/^\s*$|^\s*[0-9a-fA-F.:]+(\s*,\s*[0-9a-fA-F.:]+)*\s*$/),
+  },
+  {
     name: 'WAYMARK_METRICS',
     default: 'loopback',
     meaning: "who may read GET /metrics: 'loopback' (clients on this host), 'on' (anyone), 'off' (nobody)",
@@ -229,6 +239,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPool: values.WAYMARK_DB_POOL as number,
     dashboardIdleMinutes: values.WAYMARK_DASHBOARD_IDLE_MINUTES as number,
     dashboardSecureCookie: values.WAYMARK_DASHBOARD_SECURE_COOKIE === '1',
+    trustedProxies: String(values.WAYMARK_TRUSTED_PROXIES ?? '')
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean),
     metrics: values.WAYMARK_METRICS as Config['metrics'],
   };
 }

@@ -38,6 +38,8 @@ await build({
   logLevel: 'warning',
 });
 copyFileSync(join(here, 'index.html'), join(out, 'index.html'));
+// Served at /favicon.ico (every browser asks for it) and named by index.html.
+copyFileSync(join(here, 'favicon.ico'), join(out, 'favicon.ico'));
 // MapLibre starts its worker from maplibre-gl-worker.mjs beside the script that loaded it.
 copyFileSync(join(modules, 'maplibre-gl', 'dist', 'maplibre-gl-worker.mjs'), join(out, 'maplibre-gl-worker.mjs'));
 // The labels' font (SIL Open Font License): Latin and Latin Extended, regular and bold.

@@ -4,6 +4,7 @@ import { HttpError, invalid, serviceUnavailable, unprocessable, type FieldErrors
 import { PROFILES } from '../map/graphs/profiles.js';
 import { farFromRoad, loadedProfiles, MapNotLoadedError, NoRouteError, UnknownProfileError, WaypointTooFarError, type ProfileName } from '../engine/engine.js';
 import type { ResolvedLocation } from './locations.js';
+import { backgroundError } from '../lib/background-errors.js';
 
 export const farMessage = (profile: string) => `is more than 500 m from a road usable by the ${profile} profile`;
 
@@ -28,7 +29,9 @@ export async function addFarFromRoad(
   let far: number[];
   try {
     far = await farFromRoad(profile, points);
-  } catch {
+  } catch (err) {
+    // The answer goes out with the other problems, without this hint.
+    backgroundError('far-from-road-check', err, { profile, points: points.length });
     return;
   }
   for (const i of far) (errors[points[i].field] ??= []).push(farMessage(profile));

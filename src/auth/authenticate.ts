@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { listenerName, type Sql } from '../db/client.js';
 import { isWellFormedKey, keyDigest } from './keys.js';
 import { effectiveLimits, type PlanName } from './plans.js';
+import { backgroundError } from '../lib/background-errors.js';
 
 export interface AuthInfo {
   keyId: string;
@@ -67,7 +68,7 @@ export class KeyStore {
     const sub = await this.sql.listen(AUTH_CHANGED, (payload) => {
       this.changed();
       // From here every lookup waits for the read the change queued: the announcer may go on.
-      if (payload) this.sql`SELECT pg_notify(${AUTH_HEARD}, ${payload})`.catch(() => {});
+      if (payload) this.sql`SELECT pg_notify(${AUTH_HEARD}, ${payload})`.catch((err) => backgroundError('key-change-ack', err, { payload }));
     });
     this.unlisten = () => sub.unlisten();
   }
@@ -142,8 +143,9 @@ export class KeyStore {
       const found = await this.fetch(entries.map(([, e]) => e.digest));
       // Read after the change this read is for; a later change has its own read queued behind.
       for (const [key, e] of entries) this.cache.set(key, { digest: e.digest, info: found.get(e.digest.toString('hex')) ?? null, at });
-    } catch {
+    } catch (err) {
       // The database is not answering: each key is read again when next asked for (or fails with 503 then).
+      backgroundError('key-cache-refresh', err, { keys: entries.length });
       this.cache.clear();
     }
   }
@@ -185,7 +187,8 @@ export async function announceAuthChange(sql: Sql): Promise<void> {
   let channel = answers.get(sql);
   if (!channel) {
     const waiting = new Map<string, () => void>();
-    const ready = sql.listen(AUTH_HEARD, (payload) => waiting.get(payload)?.()).catch(() => undefined);
+    // Without the channel the change is announced all the same; it just does not wait for the servers.
+    const ready = sql.listen(AUTH_HEARD, (payload) => waiting.get(payload)?.()).catch((err) => void backgroundError('key-change-listen', err));
     answers.set(sql, (channel = { ready, waiting }));
   }
   const sub = await channel.ready;

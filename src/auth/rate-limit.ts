@@ -1,4 +1,5 @@
 import type { Sql } from '../db/client.js';
+import { backgroundError } from '../lib/background-errors.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -56,9 +57,11 @@ export class RateLimiter {
         if (!this.queues.has(teamId)) this.leases.delete(teamId);
         continue;
       }
+      // Read now: giving back zeroes the lease's units before the statement runs.
+      const units = lease.units;
       void this.serialize(teamId, async () => {
         if (Date.now() >= lease.expiresAt && lease.units > 0) await this.giveBack(teamId, lease);
-      }).catch(() => {});
+      }).catch((err) => backgroundError('rate-limit-give-back', err, { teamId, units }));
     }
   }
 
@@ -79,7 +82,7 @@ export class RateLimiter {
       // never waits for the database here.
       if (lease.size > 1 && lease.units < lease.size / 2 && !lease.refilling) {
         lease.refilling = true;
-        void this.serialize(teamId, () => this.refill(teamId, limit, lease)).catch(() => {});
+        void this.serialize(teamId, () => this.refill(teamId, limit, lease)).catch((err) => backgroundError('rate-limit-refill', err, { teamId }));
       }
       return Promise.resolve(decision(true, limit, lease));
     }
@@ -95,6 +98,7 @@ export class RateLimiter {
       .finally(() => {
         if (this.queues.get(teamId) === next) this.queues.delete(teamId);
       })
+      // Only the bookkeeping's copy of the promise: `next` goes back to the caller, who handles its failure.
       .catch(() => {});
     return next;
   }

@@ -10,6 +10,7 @@ import { output, wholeNumber } from './args.js';
 import type { OptimizeOptions } from './optimize-command.js';
 import { reachCommands } from './reach-commands.js';
 import { userCommand } from './user-commands.js';
+import { setBackgroundLog } from '../lib/background-errors.js';
 
 // The service's modules (uWS, the pool, the map code) load only for the commands that use them:
 // `--help`, `--version` and a mistyped command answer without them.
@@ -84,6 +85,7 @@ async function serve(config: Config, demo: boolean): Promise<void> {
 async function worker(config: Config): Promise<void> {
   const log = pino({ level: config.logLevel });
   keepRunningOnStrayRejections(log);
+  setBackgroundLog(log);
   const { configurePool, openDatabase, startJobRunner, openMap, startGeocoding, closePool } = await service();
   configurePool(config);
   const { sql, embedded } = await openDatabase(config, log, { share: true });

@@ -5,6 +5,7 @@ import type { RequestContext } from '../http/context.js';
 import { forbidden, HttpError, unprocessable } from '../http/errors.js';
 import { RawBytes, type Reply, type Route } from '../http/router.js';
 import { parseWith } from '../http/validate.js';
+import { TrustedProxies } from '../http/client-address.js';
 import { teamKeyRoutes } from '../api/keys/routes.js';
 import { poiLister } from '../api/pois/routes.js';
 import { burnPasswordCheck, verifyPassword } from './passwords.js';
@@ -54,15 +55,19 @@ export interface DashboardOptions {
   idleMinutes: number;
   /** Mark the session cookie Secure also when no proxy says the request came over TLS. */
   secureCookie: boolean;
+  /** Addresses of the proxies whose X-Forwarded-Host and X-Forwarded-For are believed. */
+  trustedProxies: readonly string[];
 }
 
 export function dashboardRoutes(
   sql: Sql,
   usage: UsageRecorder,
   apiRoutes: Route[],
-  opts: DashboardOptions = { idleMinutes: 30, secureCookie: false },
+  opts: DashboardOptions = { idleMinutes: 30, secureCookie: false, trustedProxies: [] },
 ): Route[] {
   const sessions = new SessionStore(sql, opts.idleMinutes);
+  const proxies = new TrustedProxies(opts.trustedProxies);
+  const fromElsewhere = (ctx: RequestContext) => crossOrigin(ctx.headers, proxies.host(ctx.peer, ctx.headers));
   const pois = poiLister(sql);
 
   /** A handler behind the session cookie; state-changing requests also need the session's CSRF token
@@ -71,7 +76,7 @@ export function dashboardRoutes(
     secured(async (ctx) => {
       const session = await sessions.touch(readCookie(ctx.headers.cookie, COOKIE));
       if (!session) return json(401, { message: 'Your dashboard session has ended. Sign in again.' });
-      if (STATE_CHANGING.has(ctx.method) && (crossOrigin(ctx.headers) || !sameToken(ctx.headers['x-csrf-token'], session.csrfToken))) {
+      if (STATE_CHANGING.has(ctx.method) && (fromElsewhere(ctx) || !sameToken(ctx.headers['x-csrf-token'], session.csrfToken))) {
         return json(403, { message: 'The request was refused: its CSRF token is missing or wrong. Reload the page and try again.' });
       }
       ctx.auth = sessionAuth(session);
@@ -123,20 +128,22 @@ export function dashboardRoutes(
         // No session yet, so no CSRF token: a JSON body (a cross-site form cannot send one) and, when
         // given, this host's Origin keep other sites from signing a browser in.
         const type = (ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-        if (type !== 'application/json' || crossOrigin(ctx.headers)) return json(403, { message: 'Sign in from the dashboard page.' });
+        if (type !== 'application/json' || fromElsewhere(ctx)) return json(403, { message: 'Sign in from the dashboard page.' });
         const input = parseWith(signInSchema, await ctx.json());
-        const wait = await sessions.signInBlockedFor(input.email);
+        const client = proxies.client(ctx.peer, ctx.headers);
+        const { wait, by } = await sessions.signInBlockedFor(input.email, client);
         if (wait > 0) {
+          const what = by === 'email' ? 'for this e-mail' : 'from your address';
           return json(
             429,
-            { message: `Too many failed sign-ins for this e-mail. Try again in ${Math.ceil(wait / 60)} minute(s).`, retry_after: wait },
+            { message: `Too many failed sign-ins ${what}. Try again in ${Math.ceil(wait / 60)} minute(s).`, retry_after: wait },
             { 'Retry-After': String(wait) },
           );
         }
         const user = await findUserByEmail(sql, input.email);
         const ok = user ? await verifyPassword(input.password, user.password_hash) : (await burnPasswordCheck(input.password), false);
         if (!user || !ok) {
-          await sessions.recordFailure(input.email);
+          await sessions.recordFailure(input.email, client);
           return json(401, { message: 'The e-mail or the password is wrong.' });
         }
         await sessions.clearFailures(input.email);
@@ -201,5 +208,14 @@ export function dashboardRoutes(
       }),
     });
   }
-  return routes;
+  // Any other path under /dashboard: a 404 with the headers of every dashboard answer.
+  routes.push({
+    method: 'GET',
+    path: '/dashboard/*',
+    public: true,
+    body: 'none',
+    handler: secured(() => json(404, { message: 'Not found.' })),
+  });
+  // The client's address: whose X-Forwarded-* to believe, and whose failed sign-ins to count.
+  return routes.map((r) => ({ ...r, peer: true }));
 }

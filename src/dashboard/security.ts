@@ -38,14 +38,15 @@ export function sessionCookie(token: string, maxAgeSeconds: number, headers: Rec
 }
 
 /** A state-changing request from another site: its Origin (browsers send one on every POST, PUT,
- *  DELETE) names another host than the one it was sent to. */
-export function crossOrigin(headers: Record<string, string>): boolean {
+ *  DELETE) names another host than the one it was sent to (`host`: Host, or a trusted proxy's
+ *  X-Forwarded-Host; anyone else's would let a page name its own site there). */
+export function crossOrigin(headers: Record<string, string>, host: string | undefined): boolean {
   const origin = headers.origin;
   if (!origin) return false;
   try {
-    const host = headers['x-forwarded-host'] ?? headers.host;
     return new URL(origin).host !== host;
   } catch {
+    // Not a URL (`null` from a sandboxed frame or a privacy setting): not this site either.
     return true;
   }
 }

@@ -10,6 +10,9 @@ export const ABSOLUTE_HOURS = 12;
 /** Failed sign-ins per e-mail within the window before further attempts get 429. */
 export const SIGN_IN_MAX_FAILURES = 5;
 export const SIGN_IN_WINDOW_MINUTES = 15;
+/** Failed sign-ins from one client address (any e-mails) within the window before it waits: a person
+ *  mistyping on a few accounts stays under it; one password sprayed over many accounts does not. */
+export const SIGN_IN_MAX_CLIENT_FAILURES = 20;
 
 export interface Session {
   userId: string;
@@ -88,16 +91,23 @@ export class SessionStore {
   }
 
   /** Seconds to wait when the e-mail has too many recent failures; 0 when a try is allowed. */
-  async signInBlockedFor(email: string): Promise<number> {
-    const [row] = await this.sql<{ n: number; oldest: Date | null }[]>`
-      SELECT count(*)::int AS n, min(at) AS oldest FROM dashboard_sign_in_failures
-      WHERE email = ${email.toLowerCase()} AND at > now() - make_interval(mins => ${SIGN_IN_WINDOW_MINUTES})`;
-    if (row.n < SIGN_IN_MAX_FAILURES || !row.oldest) return 0;
-    return Math.max(1, Math.ceil((row.oldest.getTime() + SIGN_IN_WINDOW_MINUTES * 60_000 - Date.now()) / 1000));
+  /** Seconds until `email` may be tried again from `client`, and which bound holds it (0: none). */
+  async signInBlockedFor(email: string, client: string): Promise<{ wait: number; by?: 'email' | 'client' }> {
+    const [row] = await this.sql<{ by_email: number; email_oldest: Date | null; by_client: number; client_oldest: Date | null }[]>`
+      SELECT count(*) FILTER (WHERE email = ${email.toLowerCase()})::int AS by_email,
+             min(at) FILTER (WHERE email = ${email.toLowerCase()}) AS email_oldest,
+             count(*) FILTER (WHERE client = ${client})::int AS by_client,
+             min(at) FILTER (WHERE client = ${client}) AS client_oldest
+      FROM dashboard_sign_in_failures
+      WHERE (email = ${email.toLowerCase()} OR client = ${client}) AND at > now() - make_interval(mins => ${SIGN_IN_WINDOW_MINUTES})`;
+    const waitFrom = (oldest: Date) => Math.max(1, Math.ceil((oldest.getTime() + SIGN_IN_WINDOW_MINUTES * 60_000 - Date.now()) / 1000));
+    if (row.by_email >= SIGN_IN_MAX_FAILURES && row.email_oldest) return { wait: waitFrom(row.email_oldest), by: 'email' };
+    if (row.by_client >= SIGN_IN_MAX_CLIENT_FAILURES && row.client_oldest) return { wait: waitFrom(row.client_oldest), by: 'client' };
+    return { wait: 0 };
   }
 
-  async recordFailure(email: string): Promise<void> {
-    await this.sql`INSERT INTO dashboard_sign_in_failures (email) VALUES (${email.toLowerCase()})`;
+  async recordFailure(email: string, client: string): Promise<void> {
+    await this.sql`INSERT INTO dashboard_sign_in_failures (email, client) VALUES (${email.toLowerCase()}, ${client})`;
     await this.sql`DELETE FROM dashboard_sign_in_failures WHERE at < now() - interval '1 day'`;
   }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { distPath } from '../lib/paths.js';
+import { backgroundError } from '../lib/background-errors.js';
 
 /** The bundled web app (npm run build:dashboard writes dist/web/): read once, served from memory. */
 export interface Asset {
@@ -17,6 +18,7 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
+  '.ico': 'image/x-icon',
   '.json': 'application/json',
   '.map': 'application/json',
 };
@@ -33,7 +35,8 @@ export function asset(name: string): Asset | undefined {
     try {
       const body = readFileSync(distPath('web', name));
       hit = { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
-    } catch {
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') backgroundError('dashboard-static-read', err, { name });
       hit = null;
     }
     // A missing file is looked for again (a build may be running); a found one is kept.

@@ -22,7 +22,11 @@ export async function teamUsage(sql: Sql, session: Session, range: string | unde
           })();
   let key: string | null = null;
   if (keyId) {
-    const [row] = isUlid(keyId) ? await sql`SELECT id FROM api_keys WHERE id = ${keyId.toUpperCase()} AND team_id = ${session.teamId}` : [];
+    // A deleted key's usage stays the team's: it is found in the counts once the key is gone.
+    const [row] = isUlid(keyId)
+      ? await sql`SELECT id FROM api_keys WHERE id = ${keyId.toUpperCase()} AND team_id = ${session.teamId}
+          UNION ALL SELECT key_id FROM key_usage_daily WHERE key_id = ${keyId.toUpperCase()} AND team_id = ${session.teamId} LIMIT 1`
+      : [];
     if (!row) throw notFound('API key');
     key = row.id as string;
   }
@@ -36,14 +40,14 @@ export async function teamUsage(sql: Sql, session: Session, range: string | unde
     r === '24h'
       ? await sql<{ bucket: Date; method: string; endpoint: string; key_id: string; status_class: number; n: number }[]>`
         SELECT date_trunc('hour', u.minute) AS bucket, u.method, u.endpoint, u.key_id, u.status_class, sum(u.count)::int AS n
-        FROM key_usage u JOIN api_keys k ON k.id = u.key_id
-        WHERE k.team_id = ${session.teamId} AND (${key}::text IS NULL OR u.key_id = ${key})
+        FROM key_usage u
+        WHERE u.team_id = ${session.teamId} AND (${key}::text IS NULL OR u.key_id = ${key})
           AND u.minute >= ${new Date(start)}
         GROUP BY 1, 2, 3, 4, 5`
       : await sql<{ bucket: Date; method: string; endpoint: string; key_id: string; status_class: number; n: number }[]>`
         SELECT (u.day::timestamp AT TIME ZONE 'UTC') AS bucket, u.method, u.endpoint, u.key_id, u.status_class, sum(u.count)::int AS n
-        FROM key_usage_daily u JOIN api_keys k ON k.id = u.key_id
-        WHERE k.team_id = ${session.teamId} AND (${key}::text IS NULL OR u.key_id = ${key})
+        FROM key_usage_daily u
+        WHERE u.team_id = ${session.teamId} AND (${key}::text IS NULL OR u.key_id = ${key})
           AND u.day >= (${new Date(start)}::timestamptz AT TIME ZONE 'UTC')::date
         GROUP BY 1, 2, 3, 4, 5`;
 
@@ -76,9 +80,14 @@ export async function teamUsage(sql: Sql, session: Session, range: string | unde
   const [team] = await sql<{ poi_count: number; used: number; oldest: Date | null }[]>`
     SELECT t.poi_count, coalesce(w.used, 0)::int AS used, w.oldest
     FROM teams t LEFT JOIN LATERAL (
-      SELECT sum(u.count) AS used, min(u.minute) AS oldest FROM key_usage u JOIN api_keys k ON k.id = u.key_id
-      WHERE k.team_id = t.id AND u.minute > date_trunc('minute', now()) - interval '60 minutes') w ON true
+      SELECT sum(u.count) AS used, min(u.minute) AS oldest FROM key_usage u
+      WHERE u.team_id = t.id AND u.minute > date_trunc('minute', now()) - interval '60 minutes') w ON true
     WHERE t.id = ${session.teamId}`;
+  const live = new Set(
+    byKey.size
+      ? (await sql<{ id: string }[]>`SELECT id FROM api_keys WHERE team_id = ${session.teamId} AND id = ANY(${[...byKey.keys()]}::text[])`).map((k) => k.id)
+      : [],
+  );
   const limits = effectiveLimits(session.plan, session.rateLimit, session.poiLimit);
   return {
     range: r,
@@ -90,7 +99,8 @@ export async function teamUsage(sql: Sql, session: Session, range: string | unde
       .map(([status_class, series]) => ({ status_class, series, total: series.reduce((a, b) => a + b, 0) }))
       .filter((c) => c.total !== 0)
       .sort((a, b) => a.status_class.localeCompare(b.status_class)),
-    keys: [...byKey].map(([id, n]) => ({ id, count: n })).filter((k) => k.count !== 0),
+    // A deleted key's requests stay counted (the dashboard names it "deleted key").
+    keys: [...byKey].map(([id, n]) => ({ id, count: n, deleted: !live.has(id) })).filter((k) => k.count !== 0),
     plan: { name: session.plan, active: session.planActive },
     rate: {
       limit: limits.rateLimit,

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import postgres from 'postgres';
 import { asConnectionError, isConnectionLost } from './errors.js';
+import { backgroundError } from '../lib/background-errors.js';
 
 export type Sql = postgres.Sql<Record<string, never>>;
 
@@ -25,7 +26,21 @@ export const poolStats = (sql: Sql): PoolStats | undefined => poolStatsOf.get(sq
  * `resilient`. A connection that cannot be made is retried after at most half a second, so the service
  * is whole again within a second of the database coming back.
  */
-export function connect(url: string, max = 10, settings: Record<string, string> = {}): Sql {
+/**
+ * libpq's form of a Unix socket address, `postgres://user@localhost/db?host=/dir`: the socket
+ * `/dir/.s.PGSQL.<port>` (the embedded database's). postgres.js takes the host from the URL's authority
+ * only, and would send `host` to the server as a setting.
+ */
+function unixSocket(url: string): { url: string; path?: string } {
+  const u = new URL(url);
+  const host = u.searchParams.get('host');
+  if (!host?.startsWith('/')) return { url };
+  u.searchParams.delete('host');
+  return { url: u.toString(), path: `${host}/.s.PGSQL.${u.port || 5432}` };
+}
+
+export function connect(address: string, max = 10, settings: Record<string, string> = {}): Sql {
+  const { url, path } = unixSocket(address);
   // A connection lost while the database answers (terminated, failed over) is made again at once;
   // only while the database does not answer do attempts wait, up to half a second.
   const health = { lastAnswer: 0 };
@@ -33,6 +48,7 @@ export function connect(url: string, max = 10, settings: Record<string, string> 
   const backoff = (retries: number) => (performance.now() - health.lastAnswer < 1000 ? 0 : Math.min(0.025 * 2 ** retries, 0.5));
   const raw = postgres(url, {
     max,
+    ...(path ? { path } : {}),
     connection: settings,
     idle_timeout: 30,
     // postgres.js waits up to 30 s for a connection by default, and after repeated failures up to 20 s
@@ -53,6 +69,7 @@ export function connect(url: string, max = 10, settings: Record<string, string> 
   const listener: Listener = new Listener(() =>
     postgres(url, {
       max: 1,
+      ...(path ? { path } : {}),
       connection: listenerSettings,
       idle_timeout: undefined,
       max_lifetime: null,
@@ -139,7 +156,7 @@ class Listener {
         subs!.delete(sub);
         if (subs!.size || this.channels.get(channel) !== subs) return;
         this.channels.delete(channel);
-        await this.sql.unsafe(`UNLISTEN ${Listener.quote(channel)}`).catch(() => {});
+        await this.sql.unsafe(`UNLISTEN ${Listener.quote(channel)}`).catch((err) => backgroundError('db-unlisten', err, { channel }));
       },
     };
   };
@@ -156,7 +173,8 @@ class Listener {
         try {
           for (const channel of this.channels.keys()) await this.sql.unsafe(`LISTEN ${Listener.quote(channel)}`);
           break;
-        } catch {
+        } catch (err) {
+          backgroundError('db-relisten', err, { channels: [...this.channels.keys()] });
           await new Promise((done) => setTimeout(done, 250).unref());
         }
       }

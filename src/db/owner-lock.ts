@@ -37,6 +37,7 @@ export function processAlive(pid: number): boolean {
     const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
     return state !== 'Z' && state !== 'X';
   } catch {
+    // No /proc (not Linux): the signal said it lives.
     return true;
   }
 }
@@ -65,6 +66,7 @@ const ageMs = (path: string): number => {
   try {
     return Date.now() - statSync(path).mtimeMs;
   } catch {
+    // Gone meanwhile: nothing old to break.
     return 0;
   }
 };

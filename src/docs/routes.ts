@@ -4,8 +4,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { SECURITY_HEADERS } from '../dashboard/security.js';
+import { asset } from '../dashboard/static.js';
 import { openApiDocument, type Operation } from '../http/openapi.js';
-import { RawJson, type Route } from '../http/router.js';
+import { RawBytes, RawJson, type Route } from '../http/router.js';
 import { projectRoot } from '../lib/paths.js';
 
 const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -43,6 +44,25 @@ const documentDoc = docs(
 export function docsRoutes(routes: readonly Route[]): Route[] {
   let text: string | undefined;
   const own: Route[] = [
+    {
+      method: 'GET',
+      path: '/favicon.ico',
+      public: true,
+      body: 'none',
+      openapi: {
+        ...docs('getFavicon', 'The site icon', 'For the dashboard and /docs (browsers ask every site for one).', 'image/x-icon'),
+        errors: [404],
+      },
+      handler: () => {
+        const icon = asset('favicon.ico');
+        if (!icon) return { status: 404, body: { message: 'Not found.' }, headers: SECURITY_HEADERS };
+        return {
+          status: 200,
+          body: new RawBytes(icon.body),
+          headers: { ...SECURITY_HEADERS, 'Content-Type': icon.type, ETag: icon.etag, 'Cache-Control': 'max-age=86400' },
+        };
+      },
+    },
     {
       method: 'GET',
       path: '/v1/openapi.json',

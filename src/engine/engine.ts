@@ -139,6 +139,7 @@ export async function loadMap(dir: string, profiles: readonly ProfileName[] = PR
   try {
     shapes = await readShapeFiles(dir, manifest, verifier);
   } catch (err) {
+    // The read's own failure is the one reported; the verifier only waits for its threads here.
     await verifier.done().catch(() => {});
     throw new MapLoadError('shapes', err instanceof Error ? err.message : String(err));
   }
@@ -155,6 +156,7 @@ export async function loadMap(dir: string, profiles: readonly ProfileName[] = PR
         (file, data) => verifier.check(`${profile}/${file}`, data),
       );
     } catch (err) {
+      // The read's own failure is the one reported; the verifier only waits for its threads here.
       await verifier.done().catch(() => {});
       throw new MapLoadError(profile, err instanceof Error ? err.message : String(err));
     }

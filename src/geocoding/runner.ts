@@ -17,6 +17,7 @@ import { checkGeocoderIndex } from '../map/geocoder/index-format.js';
 import { PlaceRegistry, type PlaceIds } from './places.js';
 import type { Address } from '../engine/geocoder/reverse.js';
 import { geocodePoints, storedAddress } from './address.js';
+import { backgroundError } from '../lib/background-errors.js';
 
 export const GEOCODE_CHANNEL = 'waymark_geocode';
 
@@ -185,7 +186,7 @@ export class GeocodingRunner {
       const written = await this.process(claimed);
       this.opts.log.debug({ claimed: claimed.length, written, ms: Date.now() - started }, 'geocoded a batch');
     } catch (err) {
-      await this.backOff(claimed, err instanceof GeocoderFailure).catch(() => {});
+      await this.backOff(claimed, err instanceof GeocoderFailure).catch((e) => backgroundError('geocoding-back-off', e, { pois: claimed.length }));
       throw err;
     }
     return { claimed: claimed.length, full: claimed.length === limit };
@@ -231,6 +232,7 @@ export class GeocodingRunner {
     // One at a time: a lane claiming while the other still releases a dead runner's POIs would see them
     // leased, take lower-tier POIs instead, and the POIs that keep killing processes would not be isolated.
     const next = this.claiming.then(() => this.claimNow());
+    // Only the queue's copy: `next` goes back to the caller, who handles its failure.
     this.claiming = next.catch(() => {});
     return next;
   }

@@ -59,6 +59,8 @@ export type Match = { kind: 'found'; route: Route; params: Record<string, string
 export class Router {
   private readonly root = newNode();
   private readonly added: Route[] = [];
+  /** Routes for `<prefix>/*`: every method on a path under the prefix that no other route serves. */
+  private readonly fallbacks: Array<{ prefix: string; route: Route }> = [];
 
   /** Every route added, in order (the contract test checks each against the OpenAPI document). */
   get routes(): readonly Route[] {
@@ -66,6 +68,11 @@ export class Router {
   }
 
   add(route: Route): void {
+    if (route.path.endsWith('/*')) {
+      this.fallbacks.push({ prefix: route.path.slice(0, -2), route });
+      this.added.push(route);
+      return;
+    }
     let node = this.root;
     for (const seg of split(route.path)) {
       const param = /^\{(\w+)\}$/.exec(seg);
@@ -87,7 +94,10 @@ export class Router {
   match(method: string, path: string): Match {
     const params: Record<string, string> = {};
     const node = this.walk(this.root, split(path), 0, params);
-    if (!node || node.routes.size === 0) return { kind: 'not-found' };
+    if (!node || node.routes.size === 0) {
+      const fallback = this.fallbacks.find((f) => path === f.prefix || path.startsWith(`${f.prefix}/`));
+      return fallback ? { kind: 'found', route: fallback.route, params } : { kind: 'not-found' };
+    }
     // HEAD is GET without the body (RFC 9110 §9.3.2); the server leaves the body out.
     const route = node.routes.get((method === 'HEAD' ? 'GET' : method) as Method);
     if (!route) {
@@ -109,6 +119,7 @@ export class Router {
       try {
         value = decodeURIComponent(segs[i]);
       } catch {
+        // A malformed %-escape names no resource we serve: 404.
         return undefined;
       }
       const found = this.walk(node.param.node, segs, i + 1, params);

@@ -159,25 +159,35 @@ function buildContext(req: uws.HttpRequest): RequestContext & { headerBytes: num
 interface Body {
   buffer?: Promise<Buffer>;
   stream?: PassThrough;
-  /** Settles once the whole body is in, the client went away, or the body was refused (413, 408). */
+  /** Settles once the whole body is in, the client went away, or reading stopped (a bound of a refused body, 408). */
   received: Promise<void>;
-  /** The body was not read to its end (refused, or past DRAIN_LIMIT): the reply closes the connection. */
+  /** The body was not read to its end: the reply closes the connection. */
   closeAfter: boolean;
   /** Drops what the handler did not consume, so that `received` can settle. */
   discard(): void;
 }
 
-/** Never more than this much of a body the handler does not want is read before the connection is dropped. */
+/** Never more than this much of a body is read, wanted or not, before the connection is dropped. */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+/** A body refused with 413 is read and dropped for at most this long before the 413 goes out anyway. */
+export const LINGER_MS = 5_000;
 
 const requestTimeout = () => new HttpError(408, 'The request body stopped arriving; send it again, faster.');
 
 /**
  * Starts reading the body right away (uWS delivers it only to a handler attached synchronously). The
  * reply waits for `received`: answering before the whole body is in would leave the keep-alive
- * connection out of step with the client, which then loses its next request. A body that is refused
- * (over the route's limit by its Content-Length or as it arrives, or stalled for `timeoutMs`) is not
- * waited for: the handler sees the error at once, and its reply closes the connection.
+ * connection out of step with the client, which then loses its next request.
+ *
+ * A body over the route's limit (by its Content-Length or as it arrives) fails the handler's read at
+ * once, and the rest is read and dropped ("lingering") before the 413 goes out: a server that answers
+ * and closes while the body still arrives resets the connection, and Node's fetch, Python's requests
+ * and others then report EPIPE or ECONNRESET instead of the 413 (issue 33). nginx answers first and
+ * lingers after; this uWS build cannot (after `end` it drops the rest of a body itself, with no bound
+ * we could enforce; a chunked answer written early gets a stray header in its body from `end`), so the
+ * 413 waits for the body's end, bounded by DRAIN_LIMIT bytes, LINGER_MS and the stall timeout; past a
+ * bound it goes out and the connection closes. A body stalled for `timeoutMs` is 408 and closed.
  */
 function readBody(res: HttpResponse, ctx: RequestContext, route: Route | undefined, timeoutMs: number): Body {
   const mode = !route ? 'none' : (route.body ?? (ctx.method === 'POST' || ctx.method === 'PUT' ? 'json' : 'none'));
@@ -190,21 +200,31 @@ function readBody(res: HttpResponse, ctx: RequestContext, route: Route | undefin
   const onAbort: Array<() => void> = [];
   const onRefuse: Array<(err: HttpError) => void> = [];
   let finished = !expectsBody;
+  let lingering = false;
   let timer: NodeJS.Timeout | undefined;
+  let lingerTimer: NodeJS.Timeout | undefined;
   const finish = () => {
     finished = true;
     clearTimeout(timer);
+    clearTimeout(lingerTimer);
     settle();
   };
-  /** Stops reading: what the handler reads fails with `err`, the reply goes out now and closes the connection. */
-  const refuse = (err: HttpError) => {
+  /** Stops reading where the body stands: the reply goes out now and closes the connection. */
+  const cut = () => {
     if (finished) return;
     body.closeAfter = true;
     finish();
+  };
+  /** What the handler reads fails with `err`; a 413 lingers (above), anything else is cut. */
+  const refuse = (err: HttpError) => {
+    if (finished || lingering) return;
     for (const f of onRefuse) f(err);
+    if (err.status !== 413 || declared > DRAIN_LIMIT) return cut();
+    lingering = true;
+    lingerTimer = setTimeout(cut, LINGER_MS);
   };
   if (!expectsBody) settle();
-  else if (timeoutMs > 0) timer = setTimeout(() => refuse(requestTimeout()), timeoutMs);
+  else if (timeoutMs > 0) timer = setTimeout(() => (lingering ? cut() : refuse(requestTimeout())), timeoutMs);
   res.onAborted(() => {
     ctx.aborted = true;
     finish();
@@ -216,8 +236,11 @@ function readBody(res: HttpResponse, ctx: RequestContext, route: Route | undefin
     if (finished) return;
     total += chunk.byteLength;
     if (timer) timer.refresh();
-    if (total > DRAIN_LIMIT) return refuse(payloadTooLarge(limit));
-    consume(chunk, isLast);
+    if (total > DRAIN_LIMIT) {
+      refuse(payloadTooLarge(limit));
+      return cut();
+    }
+    if (!lingering) consume(chunk, isLast);
     if (isLast) finish();
   });
 
@@ -271,6 +294,7 @@ function readBody(res: HttpResponse, ctx: RequestContext, route: Route | undefin
     };
     if (!expectsBody) resolve(Buffer.alloc(0));
   });
+  // Only this copy: the handler awaits `buffer` and meets the failure there.
   body.buffer.catch(() => {});
   return body;
 }
@@ -307,7 +331,7 @@ async function respond(ctx: RequestContext, match: ReturnType<Router['match']>, 
       if (!rate.allowed) {
         throw new HttpError(429, 'Too many requests. Retry after the time in the Retry-After header.', { retry_after: rate.retryAfter });
       }
-      usageMarks.set(ctx, deps.usage.record(auth.keyId, route.method, route.path));
+      usageMarks.set(ctx, deps.usage.record(auth.keyId, auth.teamId, route.method, route.path));
       if (route.permission) ctx.require(route.permission);
     }
     return await route.handler(ctx);

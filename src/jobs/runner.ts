@@ -3,6 +3,7 @@ import type { Sql } from '../db/client.js';
 import { asConnectionError, isDatabaseUnavailable } from '../db/errors.js';
 import { JOBS_CHANNEL } from './queue.js';
 import { isDeadHere, newRunnerId, retireRunnerId, thisHostPattern } from './runner-ids.js';
+import { backgroundError, countBackgroundError } from '../lib/background-errors.js';
 
 export interface Job<P = Record<string, unknown>> {
   id: string;
@@ -132,7 +133,7 @@ export class JobRunner {
   async stop(graceMs = 10_000): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
-    await this.unlisten?.().catch(() => {});
+    await this.unlisten?.().catch((err) => backgroundError('job-runner-unlisten', err, { runner: this.runnerId }));
     await this.ticking; // a job claimed meanwhile is given back
     for (const r of this.running.values()) r.controller.abort(new Error('runner stopping'));
     const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
@@ -151,11 +152,12 @@ export class JobRunner {
       return;
     }
     this.ticking = this.claimRound()
-      .catch((err) =>
-        isDatabaseUnavailable(err)
+      .catch((err) => {
+        countBackgroundError('job-claim');
+        return isDatabaseUnavailable(err)
           ? this.log.warn({ err: asConnectionError(err) }, 'job claim failed: database unavailable')
-          : this.log.error({ err }, 'job claim failed'),
-      )
+          : this.log.error({ err }, 'job claim failed');
+      })
       .finally(() => {
         this.ticking = undefined;
         if (this.again && !this.stopping) {

@@ -37,6 +37,7 @@ const collectGarbage: () => void = (() => {
     setFlagsFromString('--expose-gc');
     return runInNewContext('gc') as () => void;
   } catch {
+    // Without it the build only holds more memory between its stages.
     return () => {};
   }
 })();
@@ -54,7 +55,8 @@ const TILES_BYTES_PER_EXTRACT_BYTE = 4;
 /** The largest graph first, the car graphs beside it, the bicycle graph once the pedestrian one is done. */
 const BUILD_ORDER: readonly ProfileName[] = ['foot-walking', 'driving-car', 'driving-hgv', 'cycling-regular'];
 
-export const DEFAULT_EXTRACT = join(projectRoot, '..', 'shared', 'data', 'osm', 'liechtenstein.osm.pbf');
+/** In the repository (osm/README.md: its source and license), so that a plain clone starts. */
+export const DEFAULT_EXTRACT = join(projectRoot, 'osm', 'liechtenstein.osm.pbf');
 
 /** Progress callback: a stage name and how far it is (done of total; total 0 = the stage finished). */
 export type BuildProgress = (stage: string, done: number, total: number) => void;
@@ -257,6 +259,7 @@ async function removeStaleTemporaries(target: string): Promise<void> {
   try {
     names = await readdir(parent);
   } catch {
+    // No parent directory: no leftovers to clear.
     return;
   }
   for (const name of names) {

@@ -4,6 +4,7 @@ import { poolStats, type Sql } from '../db/client.js';
 import type { RequestContext } from '../http/context.js';
 import { errorSchema, type Operation } from '../http/openapi.js';
 import { RawJson, type Route } from '../http/router.js';
+import { backgroundErrorCounts } from '../lib/background-errors.js';
 
 // Process metrics (CPU, memory, event loop lag, GC) are the process's, whatever app it runs: one
 // registry for them, made once (prom-client's collectors watch the process for good once started).
@@ -116,6 +117,16 @@ export class Metrics {
         const rows = await deps.sql<{ status: string; n: number }[]>`SELECT status, count(*)::int AS n FROM jobs GROUP BY status`.catch(() => undefined);
         this.reset();
         for (const state of ['queued', 'running', 'failed']) this.set({ state }, rows?.find((r) => r.status === state)?.n ?? 0);
+      },
+    });
+    new client.Counter({
+      name: 'waymark_background_errors_total',
+      help: 'Failures of background work (usage writes, rate-limit give-backs, key cache refreshes, listeners…), by task; each is also logged',
+      labelNames: ['task'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [task, n] of backgroundErrorCounts()) this.inc({ task }, n);
       },
     });
     observeTasks((kernel, seconds, ok) => this.tasks.observe({ kernel, outcome: ok ? 'ok' : 'error' }, seconds));

@@ -80,8 +80,8 @@ describe('GET /v1/info', () => {
   it('forgets usage older than a day, which it never shows', async () => {
     const t = await makeTeam(app, { plan: 'enterprise' });
     const id = (await api(app, 'GET', '/v1/info', { key: t.key })).body.data.id;
-    await app.sql`INSERT INTO key_usage (key_id, minute, method, endpoint, count)
-      VALUES (${id}, date_trunc('minute', now()) - interval '25 hours', 'GET', '/v1/pois', 50)`;
+    await app.sql`INSERT INTO key_usage (key_id, team_id, minute, method, endpoint, count)
+      VALUES (${id}, ${t.teamId}, date_trunc('minute', now()) - interval '25 hours', 'GET', '/v1/pois', 50)`;
     const res = await api(app, 'GET', '/v1/info', { key: t.key });
     expect(res.body.data.usage.requests_last_24h).toBe(2);
     expect((await app.sql`SELECT 1 FROM key_usage WHERE key_id = ${id} AND minute < now() - interval '24 hours'`).length).toBe(0);

@@ -4,7 +4,9 @@ import { createKey, createTeam } from '../../src/auth/admin.js';
 import { parsePermissionList } from '../../src/auth/permissions.js';
 import { UsageRecorder } from '../../src/auth/usage.js';
 import { connect, type Sql } from '../../src/db/client.js';
-import { TEST_DATABASE_URL } from '../support/app.js';
+import { backgroundErrorCounts, setBackgroundLog } from '../../src/lib/background-errors.js';
+import { freshDatabase } from '../faults/support.js';
+import { api, startTestApp, TEST_DATABASE_URL } from '../support/app.js';
 
 let sql: Sql;
 beforeAll(() => {
@@ -12,32 +14,151 @@ beforeAll(() => {
 });
 afterAll(() => sql.end());
 
+/** The recorder's counts as written, by endpoint. */
+const written = async (db: Sql, keyId: string) =>
+  Object.fromEntries(
+    (await db<{ endpoint: string; n: number }[]>`SELECT endpoint, sum(count)::int AS n FROM key_usage WHERE key_id = ${keyId} GROUP BY 1`).map((r) => [
+      r.endpoint,
+      r.n,
+    ]),
+  );
+
 describe('UsageRecorder', () => {
-  it('keeps the counts of a failed flush and writes them with the next one', async () => {
+  it('a batch cut off by the session being terminated mid-write is written on the next flush, once', async () => {
     const team = await createTeam(sql, { name: 'usage', plan: 'pro' });
     const key = await createKey(sql, { teamId: team.id, name: 'k', permissions: parsePermissionList('all') });
-    // A mock for the one failure we cannot cause on a healthy database: the first transaction fails.
-    let failures = 1;
-    const flaky = new Proxy(sql, {
-      get(target, prop, receiver) {
-        if (prop === 'begin' && failures > 0) {
-          failures--;
-          return () => Promise.reject(new Error('connection lost'));
+    const name = `usage-terminated-${process.pid}`;
+    const own = connect(TEST_DATABASE_URL, 1, { application_name: name });
+    try {
+      const usage = new UsageRecorder(own);
+      usage.record(key.id, team.id, 'GET', '/v1/pois');
+      usage.record(key.id, team.id, 'GET', '/v1/pois');
+      // Holds the flush's transaction open on its first statement so that its backend can be terminated
+      // under it (what a database restart or an operator's pg_terminate_backend does), every time: the
+      // client repeats a transaction whose connection was lost a few times before it gives up.
+      const locker = connect(TEST_DATABASE_URL, 1);
+      let settled = false;
+      const flushing = usage.flush().finally(() => (settled = true));
+      flushing.catch(() => {});
+      let terminated = 0;
+      await locker.begin(async (tx) => {
+        await tx`SELECT id FROM api_keys WHERE id = ${key.id} FOR UPDATE`;
+        for (let i = 0; i < 500 && !settled; i++) {
+          const rows = await sql<{ pid: number }[]>`
+            SELECT pid FROM pg_stat_activity WHERE application_name = ${name} AND wait_event_type = 'Lock'`;
+          for (const { pid } of rows) terminated += (await sql<{ ok: boolean }[]>`SELECT pg_terminate_backend(${pid}) AS ok`)[0].ok ? 1 : 0;
+          await new Promise((done) => setTimeout(done, 20));
         }
-        return Reflect.get(target, prop, receiver);
-      },
-    }) as Sql;
-    const usage = new UsageRecorder(flaky);
-    usage.record(key.id, 'GET', '/v1/pois');
-    usage.record(key.id, 'GET', '/v1/pois');
-    await expect(usage.flush()).rejects.toThrow('connection lost');
-    usage.record(key.id, 'GET', '/v1/pois');
+      });
+      expect(terminated).toBeGreaterThan(0);
+      await locker.end();
+      await expect(flushing).rejects.toMatchObject({ code: expect.any(String) });
+      expect(await written(sql, key.id)).toEqual({});
+      usage.record(key.id, team.id, 'GET', '/v1/pois');
+      await usage.flush();
+      expect(await written(sql, key.id)).toEqual({ '/v1/pois': 3 });
+      const [k] = await sql<{ last_used_at: Date | null }[]>`SELECT last_used_at FROM api_keys WHERE id = ${key.id}`;
+      expect(k.last_used_at).not.toBeNull();
+      await usage.close();
+    } finally {
+      await own.end();
+    }
+  });
+});
+
+describe('UsageRecorder when one batch keeps failing', () => {
+  let db: Awaited<ReturnType<typeof freshDatabase>>;
+  beforeAll(async () => {
+    db = await freshDatabase('usagepoison');
+    // A real refusal by the database, for one endpoint only (a trigger, in a database of this test's own).
+    await db.sql.unsafe(`
+      CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.endpoint = '/v1/poison' THEN RAISE EXCEPTION 'poisoned batch'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER refuse_poison BEFORE INSERT ON key_usage FOR EACH ROW EXECUTE FUNCTION refuse_poison();`);
+  });
+  afterAll(() => db?.drop());
+
+  it('does not hold up the batches after it, is retried, and is written once the database takes it', async () => {
+    const team = await createTeam(db.sql, { name: 'poison', plan: 'pro' });
+    const key = await createKey(db.sql, { teamId: team.id, name: 'k', permissions: parsePermissionList('all') });
+    const usage = new UsageRecorder(db.sql);
+    usage.record(key.id, team.id, 'GET', '/v1/poison');
+    await expect(usage.flush()).rejects.toThrow('poisoned batch');
+    for (let i = 0; i < 3; i++) {
+      usage.record(key.id, team.id, 'GET', '/v1/pois');
+      // The poisoned batch fails again; the new one is written all the same.
+      await expect(usage.flush()).rejects.toThrow('poisoned batch');
+      expect(await written(db.sql, key.id)).toEqual({ '/v1/pois': i + 1 });
+    }
+    await db.sql`DROP TRIGGER refuse_poison ON key_usage`;
     await usage.flush();
-    const [row] = await sql<{ count: number }[]>`SELECT sum(count)::int AS count FROM key_usage WHERE key_id = ${key.id}`;
-    expect(row.count).toBe(3);
-    const [k] = await sql<{ last_used_at: Date | null }[]>`SELECT last_used_at FROM api_keys WHERE id = ${key.id}`;
-    expect(k.last_used_at).not.toBeNull();
+    expect(await written(db.sql, key.id)).toEqual({ '/v1/pois': 3, '/v1/poison': 1 });
     await usage.close();
+  });
+
+  it('a batch that fails for good is dropped after its tries, logged and counted, and the rest goes on', async () => {
+    await db.sql`CREATE TRIGGER refuse_poison BEFORE INSERT ON key_usage FOR EACH ROW EXECUTE FUNCTION refuse_poison()`;
+    const team = await createTeam(db.sql, { name: 'poison for good', plan: 'pro' });
+    const key = await createKey(db.sql, { teamId: team.id, name: 'k', permissions: parsePermissionList('all') });
+    const usage = new UsageRecorder(db.sql);
+    const dropped = () => backgroundErrorCounts().get('usage-batch-dropped') ?? 0;
+    const before = dropped();
+    const logged: Array<{ obj: any; msg: string }> = [];
+    setBackgroundLog({ warn: (obj, msg) => logged.push({ obj, msg }) });
+    usage.record(key.id, team.id, 'GET', '/v1/poison');
+    let tries = 0;
+    while (dropped() === before && tries < 100) {
+      tries++;
+      await usage.flush().catch(() => {});
+    }
+    expect(tries).toBe(20);
+    expect(dropped()).toBe(before + 1);
+    const line = logged.find((l) => l.obj.task === 'usage-batch-dropped');
+    expect(line?.msg).toBe('background task failed: usage-batch-dropped');
+    expect(line?.obj).toMatchObject({ attempts: 20, requests: 1, batch: expect.any(String) });
+    expect(String(line?.obj.err)).toContain('poisoned batch');
+    usage.record(key.id, team.id, 'GET', '/v1/pois');
+    await usage.flush();
+    expect(await written(db.sql, key.id)).toEqual({ '/v1/pois': 1 });
+    await db.sql`DROP TRIGGER refuse_poison ON key_usage`;
+    await usage.close();
+  });
+
+  it("a running server's failing usage writes show in /metrics as waymark_background_errors_total{task}", async () => {
+    await db.sql.unsafe(`
+      CREATE FUNCTION refuse_categories() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.endpoint = '/v1/categories' THEN RAISE EXCEPTION 'no categories today'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER refuse_categories BEFORE INSERT ON key_usage FOR EACH ROW EXECUTE FUNCTION refuse_categories();`);
+    const app = await startTestApp({ DATABASE_URL: db.url, WAYMARK_MAP: 'off', WAYMARK_JOBS: 'off' });
+    try {
+      const team = await createTeam(db.sql, { name: 'metrics', plan: 'enterprise' });
+      const key = await createKey(db.sql, { teamId: team.id, name: 'k', permissions: parsePermissionList('all') });
+      expect((await api(app, 'GET', '/v1/categories', { key: key.key })).status).toBe(200);
+      const count = async () => {
+        const text = await (await fetch(`${app.url}/metrics`)).text();
+        return Number(/^waymark_background_errors_total\{task="usage-flush"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+      };
+      const first = await count();
+      let now = first;
+      for (let i = 0; i < 50 && now <= first; i++) {
+        await new Promise((done) => setTimeout(done, 100));
+        now = await count();
+      }
+      expect(now).toBeGreaterThan(first);
+      expect(now).toBeGreaterThan(0);
+      // Taken once the database takes it: nothing was lost meanwhile.
+      await db.sql`DROP TRIGGER refuse_categories ON key_usage`;
+      for (let i = 0; i < 50 && (await written(db.sql, key.id))['/v1/categories'] !== 1; i++) await new Promise((done) => setTimeout(done, 100));
+      expect(await written(db.sql, key.id)).toEqual({ '/v1/categories': 1 });
+    } finally {
+      await app.close();
+    }
   });
 });
 
@@ -107,9 +228,9 @@ describe('UsageRecorder when a commit cannot be confirmed', () => {
     try {
       const usage = new UsageRecorder(remote);
       // A first flush over the line, so the pool has its connection and types before the cut.
-      usage.record(key.id, 'GET', '/v1/categories');
+      usage.record(key.id, team.id, 'GET', '/v1/categories');
       await usage.flush();
-      for (let i = 0; i < 3; i++) usage.record(key.id, 'GET', '/v1/pois');
+      for (let i = 0; i < 3; i++) usage.record(key.id, team.id, 'GET', '/v1/pois');
       line.armNextCommit();
       await expect(usage.flush()).rejects.toMatchObject({ code: expect.any(String) });
       await line.wasCut;
@@ -118,7 +239,7 @@ describe('UsageRecorder when a commit cannot be confirmed', () => {
         (await sql<{ n: number }[]>`SELECT coalesce(sum(count), 0)::int AS n FROM key_usage WHERE key_id = ${key.id} AND endpoint = '/v1/pois'`)[0].n;
       expect(await count()).toBe(3);
       line.restore();
-      usage.record(key.id, 'GET', '/v1/pois');
+      usage.record(key.id, team.id, 'GET', '/v1/pois');
       await usage.flush();
       expect(await count()).toBe(4);
       await usage.close();

@@ -231,7 +231,7 @@ describe('dashboard server', () => {
       ['GET /v1/pois', 3],
       ['GET /v1/categories/{id}', 1],
     ]);
-    expect(u.keys).toEqual([{ id: k.data.id, count: 4 }]);
+    expect(u.keys).toEqual([{ id: k.data.id, count: 4, deleted: false }]);
     expect(u.status_classes.map((c: any) => [c.status_class, c.total])).toEqual([
       ['2xx', 3],
       ['4xx', 1],
@@ -243,6 +243,38 @@ describe('dashboard server', () => {
     expect(month.buckets).toHaveLength(30);
     expect(month.total.at(-1)).toBe(4);
     expect((await req('/dashboard/api/usage?range=1y', { cookie: s.cookie })).status).toBe(400);
+  });
+
+  it("keeps a deleted key's usage: its history, the 'deleted key' line, and the team's rolling hour", async () => {
+    const t = await makeDashboardTeam(app, { plan: 'basic' });
+    const s = await signIn(app.url, t.email, t.password);
+    const make = async (name: string) =>
+      (
+        (await (
+          await req('/dashboard/api/keys', { method: 'POST', cookie: s.cookie, csrf: s.csrf, body: JSON.stringify({ name, permissions: ['all'] }) })
+        ).json()) as any
+      ).data;
+    const gone = await make('to delete');
+    const kept = await make('kept');
+    for (let i = 0; i < 3; i++) expect((await api(app, 'GET', '/v1/pois', { key: gone.key })).status).toBe(200);
+    expect((await api(app, 'GET', '/v1/pois', { key: kept.key })).status).toBe(200);
+    const usage = async (q = '') => ((await (await req(`/dashboard/api/usage${q}`, { cookie: s.cookie })).json()) as any).data;
+    const before = await usage();
+    expect(before.rate.used).toBe(4);
+    expect((await req(`/dashboard/api/keys/${gone.id}`, { method: 'DELETE', cookie: s.cookie, csrf: s.csrf })).status).toBe(204);
+    expect((await api(app, 'GET', '/v1/pois', { key: gone.key })).status).toBe(401);
+    const after = await usage();
+    expect(after.rate.used).toBe(4);
+    expect(after.total.reduce((a: number, b: number) => a + b, 0)).toBe(4);
+    expect(after.keys).toEqual(
+      expect.arrayContaining([
+        { id: gone.id, count: 3, deleted: true },
+        { id: kept.id, count: 1, deleted: false },
+      ]),
+    );
+    expect((await usage('?range=30d')).total.at(-1)).toBe(4);
+    // The deleted key's own history can still be asked for.
+    expect((await usage(`?key_id=${gone.id}`)).total.reduce((a: number, b: number) => a + b, 0)).toBe(3);
   });
 
   it('searches the POI table by name (case-insensitive, wildcards literal); the API list keeps ignoring a name', async () => {

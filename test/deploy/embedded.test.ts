@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,7 +9,7 @@ import { createKey, createTeam } from '../../src/auth/admin.js';
 import { parsePermissionList } from '../../src/auth/permissions.js';
 import { startApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { ownerLockPath } from '../../src/db/embedded.js';
+import { ownerLockPath, socketPath } from '../../src/db/embedded.js';
 import { projectRoot } from '../../src/lib/paths.js';
 import { api } from '../support/app.js';
 
@@ -77,8 +77,32 @@ describe('one owner of the embedded database', () => {
 });
 
 describe('embedded database', () => {
+  it('listens on a Unix socket inside the 0700 data directory, on no TCP port', async () => {
+    expect(app.databaseUrl).toBe(`postgres://postgres@localhost:5432/postgres?host=${encodeURIComponent(dataDir)}`);
+    const socket = socketPath(dataDir);
+    expect(statSync(socket).isSocket()).toBe(true);
+    expect(statSync(socket).mode & 0o777).toBe(0o600);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    // This process's listening TCP sockets (the kernel's table, state 0A = LISTEN, matched by inode): the
+    // HTTP port only. The embedded database listened on a loopback port before.
+    const inodes = new Set(
+      readdirSync('/proc/self/fd').flatMap((fd) => {
+        try {
+          return [/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`))?.[1]].filter(Boolean) as string[];
+        } catch {
+          return [];
+        }
+      }),
+    );
+    const listening = ['/proc/net/tcp', '/proc/net/tcp6']
+      .flatMap((f) => readFileSync(f, 'utf8').trim().split('\n').slice(1))
+      .map((l) => l.trim().split(/\s+/))
+      .filter((c) => c[3] === '0A' && inodes.has(c[9]))
+      .map((c) => Number.parseInt(c[1].split(':')[1], 16));
+    expect(listening).toEqual([app.port]);
+  });
+
   it('serves a POI round trip with distance filtering', async () => {
-    expect(app.databaseUrl).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\//);
     const team = await createTeam(app.sql, { name: 'embedded', plan: 'pro' });
     const { key } = await createKey(app.sql, { teamId: team.id, name: 'k', permissions: parsePermissionList('all') });
     const created = await api(app, 'POST', '/v1/pois', { key, body: { name: 'Vaduz Castle', latitude: 47.1399, longitude: 9.5243 } });

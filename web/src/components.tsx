@@ -23,6 +23,50 @@ export function Message({ error, notice }: { error?: unknown; notice?: string })
 
 export const fieldErrorsOf = (error: unknown): FieldErrors => (error instanceof ApiError ? error.errors : {});
 
+/** The 1-based numbers of the lines of a pasted list that are items (`latitude,longitude…`): blank
+ *  lines and a header line are skipped, as the pages' parsers skip them. */
+export function itemLines(text: string): number[] {
+  const lines: number[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    const cells = line.split(',').map((c) => c.trim());
+    if (cells.length >= 2 && cells[0] !== '' && !/^lat/i.test(cells[0])) lines.push(i + 1);
+  });
+  return lines;
+}
+
+/** The API's message names the first bad item as `stops.4.latitude`; with the lines listed under the
+ *  text box (ListErrors), the page's message points there instead. */
+export function listMessage(error: unknown, field: string): unknown {
+  if (!(error instanceof ApiError) || !Object.keys(error.errors).some((k) => k.startsWith(`${field}.`))) return error;
+  return new ApiError(error.status, 'Some lines of the list are not valid: see under the list.', error.errors);
+}
+
+/**
+ * The API's errors for the items of a pasted list (`stops.6.latitude`: 0-based, and the 7th item is not
+ * the 7th line when the text has a header or blank lines) as a person reads them: "line 9: latitude
+ * must be …", numbered as the text box's lines.
+ */
+export function ListErrors({ errors, field, text, max = 5 }: { errors: FieldErrors; field: string; text: string; max?: number }) {
+  const lines = itemLines(text);
+  const entries = Object.entries(errors).filter(([k]) => k.startsWith(`${field}.`));
+  if (!entries.length) return null;
+  const described = entries.map(([k, messages]) => {
+    const [index, ...rest] = k.slice(field.length + 1).split('.');
+    const line = lines[Number(index)] ?? Number(index) + 1;
+    const what = rest.join(' ').replaceAll('_', ' ');
+    return { line, text: `line ${line}: ${what ? `${what} ` : ''}${messages.join('; ')}` };
+  });
+  described.sort((a, b) => a.line - b.line);
+  return (
+    <ul class="field-error list-errors">
+      {described.slice(0, max).map((d) => (
+        <li key={d.text}>{d.text}</li>
+      ))}
+      {described.length > max && <li>and {described.length - max} more</li>}
+    </ul>
+  );
+}
+
 /** A labelled control with its field errors under it, tied with aria-describedby. */
 export function Field({ id, label, errors, hint, children }: { id: string; label: string; errors?: string[]; hint?: string; children: ComponentChildren }) {
   return (

@@ -88,6 +88,10 @@ function App() {
       navigate('sign-in');
     }
   };
+  // On a phone the menu is one band that scrolls sideways: the current page's link is brought into it.
+  useEffect(() => {
+    document.querySelector('header.top nav a[aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [page]);
   const View = page.view;
   return (
     <>

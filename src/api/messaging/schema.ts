@@ -18,6 +18,7 @@ const url = z
     try {
       return ['http:', 'https:'].includes(new URL(value).protocol);
     } catch {
+      // Not a URL at all: the message below says what is expected.
       return false;
     }
   }, 'must be an http or https URL');

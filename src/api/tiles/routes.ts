@@ -9,6 +9,7 @@ import { RawBytes, type Reply, type Route } from '../../http/router.js';
 import { readManifest } from '../../map/map-files.js';
 import { ArchiveReader, archivePath } from '../../map/tiles/archive.js';
 import type { TilesManifest } from '../../map/tiles/build.js';
+import { backgroundError } from '../../lib/background-errors.js';
 
 /** Browsers revalidate after this (with If-None-Match): a rebuilt map shows within minutes. */
 const CACHE_CONTROL = 'public, max-age=300';
@@ -106,7 +107,9 @@ export function tileRoutes(mapDir: string | undefined): Route[] {
       try {
         const manifest = (await readManifest(mapDir)).tiles;
         return manifest ? { reader: await ArchiveReader.open(archivePath(mapDir)), manifest } : undefined;
-      } catch {
+      } catch (err) {
+        // Answered 404 like a map without tiles, but an archive that should be there and cannot be read is a fault.
+        backgroundError('tile-archive-open', err, { mapDir });
         return undefined;
       }
     })());

@@ -9,6 +9,7 @@ export async function geocodeTask(input: { mapDir: string; points: Array<{ lat: 
   if (!geocoder) {
     geocoder = loadGeocoder(input.mapDir);
     geocoders.set(input.mapDir, geocoder);
+    // Forgotten so the next batch tries again; the failure itself reaches the caller through the await below.
     geocoder.catch(() => geocoders.delete(input.mapDir));
   }
   const g = await geocoder;

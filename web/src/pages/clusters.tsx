@@ -1,7 +1,7 @@
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
-import { described, Field, fieldErrorsOf, Message, PageHeading, useRequest, TableHead } from '../components';
+import { described, Field, fieldErrorsOf, listMessage, ListErrors, Message, PageHeading, useRequest, TableHead } from '../components';
 import { BaseMap, featureCollection, fitTo, km, overlay, PALETTE, point, type MapLib } from '../map/base-map';
 import { listAll, type Category } from './pois';
 
@@ -99,7 +99,7 @@ export function ClustersPage() {
   return (
     <>
       <PageHeading>Clusters</PageHeading>
-      <Message error={error} />
+      <Message error={listMessage(error, 'stops')} />
       <div class="map-layout">
         <form class="card side" onSubmit={run} aria-label="Cluster stops" noValidate>
           <fieldset>
@@ -122,9 +122,12 @@ export function ClustersPage() {
                 </select>
               </Field>
             ) : (
-              <Field id="clusters-csv" label="Stops, one a line: latitude,longitude[,id]" errors={errors.stops}>
-                <textarea {...described('clusters-csv', errors.stops)} rows={8} value={csv} onInput={(e) => setCsv(e.currentTarget.value)} />
-              </Field>
+              <>
+                <Field id="clusters-csv" label="Stops, one a line: latitude,longitude[,id]" errors={errors.stops}>
+                  <textarea {...described('clusters-csv', errors.stops)} rows={8} value={csv} onInput={(e) => setCsv(e.currentTarget.value)} />
+                </Field>
+                <ListErrors errors={errors} field="stops" text={csv} />
+              </>
             )}
           </fieldset>
           <fieldset>

@@ -1,7 +1,7 @@
 import type { Map as MapLibreMap, MapMouseEvent } from 'maplibre-gl';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
-import { described, Field, fieldErrorsOf, Message, PageHeading, useRequest } from '../components';
+import { described, Field, fieldErrorsOf, listMessage, ListErrors, Message, PageHeading, useRequest } from '../components';
 import { BaseMap, featureCollection, fitTo, km, minutes, overlay, PALETTE, point, type MapLib } from '../map/base-map';
 import { colour } from './clusters';
 import { loadPois } from './pois';
@@ -156,7 +156,7 @@ export function OptimizePage() {
   return (
     <>
       <PageHeading>Optimize deliveries</PageHeading>
-      <Message error={error} />
+      <Message error={listMessage(error, 'stops')} />
       <div class="map-layout">
         <form class="card side" onSubmit={run} aria-label="Optimize deliveries" noValidate>
           <Field id="opt-profile" label="Profile" errors={errors.profile}>
@@ -225,14 +225,7 @@ export function OptimizePage() {
           <Field id="opt-stops" label="Stops, one a line: latitude,longitude[,id[,window start,window end]]" errors={errors.stops}>
             <textarea {...described('opt-stops', errors.stops)} rows={8} value={stops} onInput={(e) => setStops(e.currentTarget.value)} />
           </Field>
-          {Object.entries(errors)
-            .filter(([k]) => k.startsWith('stops.'))
-            .slice(0, 5)
-            .map(([k, m]) => (
-              <p key={k} class="field-error">
-                {k}: {m.join('; ')}
-              </p>
-            ))}
+          <ListErrors errors={errors} field="stops" text={stops} />
           <div class="actions">
             <button type="button" onClick={useTeamPois}>
               Use the team's POIs

@@ -10,7 +10,7 @@ interface Usage {
   total: number[];
   endpoints: Array<{ endpoint: string; series: number[]; total: number }>;
   status_classes: Array<{ status_class: string; series: number[]; total: number }>;
-  keys: Array<{ id: string; count: number }>;
+  keys: Array<{ id: string; count: number; deleted: boolean }>;
   plan: { name: string; active: boolean };
   rate: { limit: number | null; used: number; remaining: number | null; window_resets_at: string | null };
   pois: { count: number; limit: number | null };
@@ -150,7 +150,13 @@ export function UsagePage() {
               label="Status"
               rows={usage.status_classes.map((c) => ({ key: c.status_class, name: c.status_class, count: c.total }))}
             />
-            {!keyId && <CountTable caption="By key" label="Key" rows={usage.keys.map((k) => ({ key: k.id, name: keyName(k.id), count: k.count }))} />}
+            {!keyId && (
+              <CountTable
+                caption="By key"
+                label="Key"
+                rows={usage.keys.map((k) => ({ key: k.id, name: k.deleted ? 'deleted key' : keyName(k.id), count: k.count }))}
+              />
+            )}
           </div>
         )}
       </section>
