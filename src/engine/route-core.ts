@@ -779,7 +779,15 @@ export class RouteCore {
    * for. The default lorry's (`keep`) are kept per thread and profile: the same depots and POIs come back
    * request after request, to matrices and to travel-time lists.
    */
-  private snapKept(profile: string, g: RoadGraph, grid: GridView, lat: number, lon: number, open: ((geom: number) => boolean) | undefined, keep: boolean): SnappedTarget {
+  private snapKept(
+    profile: string,
+    g: RoadGraph,
+    grid: GridView,
+    lat: number,
+    lon: number,
+    open: ((geom: number) => boolean) | undefined,
+    keep: boolean,
+  ): SnappedTarget {
     let cache = keep ? this.snaps.get(profile) : undefined;
     if (keep && !cache) this.snaps.set(profile, (cache = new Map()));
     const key = Math.round(lat * 1e7) * 3_600_000_001 + Math.round(lon * 1e7);
