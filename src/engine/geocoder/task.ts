@@ -1,3 +1,4 @@
+import { loadSearchIndex, type SearchHit, type SearchIndex, type SearchQuery } from './search.js';
 import { loadGeocoder, type Address, type Geocoder } from './reverse.js';
 
 // One geocoder per map directory per worker: map directories are versioned, so a path never changes content.
@@ -13,4 +14,17 @@ export async function geocodeTask(input: { mapDir: string; points: Array<{ lat: 
   }
   const g = await geocoder;
   return input.points.map((p) => g.reverseGeocode(p.lat, p.lon));
+}
+
+// The search index per map directory per thread: one read of search.bin, views over it.
+const searchIndexes = new Map<string, SearchIndex>();
+
+/** Worker task `geoSearch`: forward geocoding or autocomplete against the map in `mapDir`. */
+export function geoSearchTask(input: { mapDir: string; query: SearchQuery }): SearchHit[] {
+  let index = searchIndexes.get(input.mapDir);
+  if (!index) {
+    index = loadSearchIndex(input.mapDir);
+    searchIndexes.set(input.mapDir, index);
+  }
+  return index.search(input.query);
 }

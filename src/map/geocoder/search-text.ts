@@ -1,0 +1,56 @@
+// How the search index and its queries see text: one folding and tokenizing for both sides, so a name
+// is found by what a user types ("stadtle" for "Städtle", "Landstr." for "Landstrasse").
+
+/** Letters NFD does not take apart; both sides fold them the same, so what is missing still matches itself. */
+const SPECIAL: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ħ: 'h', ı: 'i', ŀ: 'l', þ: 'th', ð: 'd' };
+const SPECIAL_RE = new RegExp(`[${Object.keys(SPECIAL).join('')}]`, 'g');
+
+/** Lower case, without diacritics; anything but letters and digits separates words. */
+export function fold(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(SPECIAL_RE, (c) => SPECIAL[c])
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '');
+}
+
+/** The words of a text, folded. "Sankt Martins-Ring" → sankt, martins, ring; "d'Andorra" → d, andorra. */
+export function words(text: string): string[] {
+  return fold(text).match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+// Street words the extracts' languages abbreviate, each to the short form. The index holds both forms
+// of a word that has one, a query word matches either: "Landstr", "Landstr." and "Landstrasse" meet.
+const SHORT: Record<string, string> = {
+  strasse: 'str',
+  street: 'st',
+  sankt: 'st',
+  saint: 'st',
+  sainte: 'ste',
+  avenue: 'av',
+  avinguda: 'av',
+  avenida: 'av',
+  boulevard: 'bd',
+  carrer: 'c',
+  placa: 'pl',
+  place: 'pl',
+  plaza: 'pl',
+  chemin: 'ch',
+  route: 'rte',
+  platz: 'pl',
+  gasse: 'g',
+};
+
+/** The short form of a word (also of a German compound on -strasse: landstrasse → landstr), or null when it has none. */
+export function shortForm(word: string): string | null {
+  const short = SHORT[word];
+  if (short !== undefined) return short;
+  if (word.length > 8 && word.endsWith('strasse')) return word.slice(0, -4);
+  return null;
+}
+
+/** A word that can be a house number: digits, maybe a letter or a "bis" ("38", "12a", "4bis"). */
+export const looksLikeHouseNumber = (word: string): boolean => /^\d{1,5}([a-z]|bis|ter)?$/.test(word);
+
+/** A house number as compared: folded, without spaces or punctuation ("12 A" → "12a", "7/1" → "71"). */
+export const houseNumberKey = (number: string): string => words(number).join('');
