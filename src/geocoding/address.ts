@@ -52,3 +52,6 @@ export function addressResource(a: Address, places: PlaceIds, geocodedAt: Date):
 
 /** Forward geocoding or autocomplete in a compute thread (pool task `geoSearch`). */
 export const searchMap = (mapDir: string, query: SearchQuery): Promise<SearchHit[]> => runTask<SearchHit[]>('geoSearch', { mapDir, query });
+
+/** Many searches in one pool task (`geoSearchMany`), answers in their order. */
+export const searchMapMany = (mapDir: string, queries: SearchQuery[]): Promise<SearchHit[][]> => runTask<SearchHit[][]>('geoSearchMany', { mapDir, queries });

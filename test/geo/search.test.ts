@@ -252,6 +252,10 @@ describe("search in Liechtenstein: the issue's examples, checked against the ext
     ).toBe(true);
     const place = osm.taggedNodes.find((n) => n.tags!.place && n.tags!.name === 'Schaan')!;
     const [schaan] = index.search({ text: 'Schaan', limit: 1 });
+    // A country's name or code is matched against the result's country, not its words.
+    expect(index.search({ text: 'Schaan, Liechtenstein', limit: 1 })[0]).toEqual(schaan);
+    expect(index.search({ text: 'Schaan LI', limit: 1 })[0]).toEqual(schaan);
+    expect(index.search({ text: 'Schaan, Austria', limit: 1 })[0]?.name).not.toBe('Schaan');
     expect(schaan).toMatchObject({ kind: 'place', name: 'Schaan' });
     expect(haversine({ latitude: schaan.lat, longitude: schaan.lon }, { latitude: place.lat, longitude: place.lon })).toBeLessThan(2000);
     const short = index.search({ text: 'Landstr. 1 Triesen', limit: 3 });

@@ -44,9 +44,17 @@ export interface SearchHit {
   address: Address;
   /** 0–1: how much of the query the result matches, and how well. */
   score: number;
+  /** Every word of the query matched (else it came because nothing matched them all). */
+  complete: boolean;
 }
 
 type Role = 'any' | 'name' | 'context' | 'number';
+
+interface Scored {
+  hit: Omit<SearchHit, 'complete'>;
+  missing: number;
+  weight: number;
+}
 
 interface QueryWord {
   word: string;
@@ -58,6 +66,8 @@ interface QueryWord {
   houseNumber: boolean;
   /** The word being typed: a house number it begins also matches. */
   prefix: boolean;
+  /** Countries whose name has this word, or whose code it is ("Vaduz, Liechtenstein", "Schaan LI"). */
+  countries?: Set<number>;
 }
 
 /** Candidates looked at per query: the postings of the rarest word, heaviest first. */
@@ -104,7 +114,7 @@ export class SearchIndex {
     const candidates = this.candidates(qwords);
     const hits: SearchHit[] = [];
     let fewestMissing = Number.POSITIVE_INFINITY;
-    const scored: Array<{ hit: SearchHit; missing: number; weight: number }> = [];
+    const scored: Scored[] = [];
     for (const id of candidates) {
       for (const r of this.evaluate(id, qwords, layers, countries, q)) {
         fewestMissing = Math.min(fewestMissing, r.missing);
@@ -112,8 +122,13 @@ export class SearchIndex {
       }
     }
     // Results that leave a word unmatched only when none matches every word.
-    for (const r of scored) if (r.missing === fewestMissing) hits.push(r.hit);
-    const weightOf = new Map(scored.map((r) => [r.hit, r.weight]));
+    const weightOf = new Map<SearchHit, number>();
+    for (const r of scored) {
+      if (r.missing !== fewestMissing) continue;
+      const hit = { ...r.hit, complete: r.missing === 0 };
+      hits.push(hit);
+      weightOf.set(hit, r.weight);
+    }
     // Stable: a street's house numbers stay in their order.
     hits.sort((x, y) => y.score - x.score || weightOf.get(y)! - weightOf.get(x)!);
     return hits.slice(0, q.limit);
@@ -194,12 +209,13 @@ export class SearchIndex {
     if (short) addExact(short);
     // "str." typed for "strasse": the short form the index holds under every such street.
     if (!prefix && word === 'str') addExact('str');
+    const countries = role === 'any' || role === 'context' ? this.countriesNamed(word) : undefined;
     let typo = false;
-    if (runs.length === 0 && !prefix && word.length >= MIN_TYPO_LENGTH && !/^\d+$/.test(word)) {
+    if (runs.length === 0 && !countries && !prefix && word.length >= MIN_TYPO_LENGTH && !/^\d+$/.test(word)) {
       for (const id of this.oneEditAway(enc.encode(word))) runs.push(id, id + 1);
       typo = runs.length > 0;
     }
-    return { word, role, runs, typo, houseNumber: looksLikeHouseNumber(word), prefix };
+    return { word, role, runs, typo, houseNumber: looksLikeHouseNumber(word), prefix, countries };
   }
 
   private postingCount(runs: number[]): number {
@@ -271,6 +287,14 @@ export class SearchIndex {
     return out;
   }
 
+  private countriesNamed(word: string): Set<number> | undefined {
+    let out: Set<number> | undefined;
+    for (let c = 0; c < this.a.countryName.length; c++) {
+      if (words(this.text(this.a.countryName[c]) ?? '').includes(word) || this.text(this.a.countryCode[c]) === word) (out ??= new Set()).add(c);
+    }
+    return out;
+  }
+
   private countryFilter(codes: readonly string[] | null, byName = false): Set<number> | null {
     if (!codes) return null;
     const wanted = new Set(codes.map((c) => fold(c.trim())));
@@ -284,13 +308,7 @@ export class SearchIndex {
   }
 
   /** The hits object `id` gives: none, one, or (a street whose number is being typed) several addresses. */
-  private evaluate(
-    id: number,
-    qwords: QueryWord[],
-    layers: Set<SearchLayer>,
-    countries: Set<number> | null,
-    q: SearchQuery,
-  ): Array<{ hit: SearchHit; missing: number; weight: number }> {
+  private evaluate(id: number, qwords: QueryWord[], layers: Set<SearchLayer>, countries: Set<number> | null, q: SearchQuery): Scored[] {
     const a = this.a;
     const kind = id < this.streets ? 0 : id < this.streets + this.places ? KIND_PLACE : KIND_POSTCODE;
     const k = kind === 0 ? id : kind === KIND_PLACE ? id - this.streets : id - this.streets - this.places;
@@ -318,6 +336,7 @@ export class SearchIndex {
           }
         }
       }
+      if (found === 0 && w.countries?.has(country)) found = 1;
       if (w.role === 'name' && found !== 2) found = 0;
       if (w.role === 'number') found = 0;
       if (kind === 0 && w.houseNumber && numberWord === null && found < 2 && (w.role === 'number' || w.role === 'any')) {
@@ -343,7 +362,7 @@ export class SearchIndex {
     const matched = Math.max(0, (qwords.length - missing) / qwords.length);
     const weight = kind === 0 ? a.stAddrFirst[k + 1] - a.stAddrFirst[k] : kind === KIND_PLACE ? a.plWeight[k] : 0;
     const importance = Math.min(1, Math.log10(1 + weight) / 4);
-    const countryName = this.text(a.countryName[country]) ?? null;
+    const countryName = country < 0 ? null : (this.text(a.countryName[country]) ?? null);
     const score = (lat: number, lon: number, exactNumber: boolean) => {
       let s = matched * (0.55 + 0.25 * coverage + (exactNumber ? 0.1 : 0) + 0.05 * importance + (kind === KIND_PLACE ? 0.05 : 0)) - 0.05 * typos;
       if (q.near) {
@@ -385,7 +404,7 @@ export class SearchIndex {
           lon = a.adCoords[2 * i + 1];
         const address = addressOf(name, number, city, this.text(a.adPostcode[i]) ?? streetZip, countryName);
         const exact = houseNumberKey(number) === numberWord.word;
-        const hit: SearchHit = {
+        const hit: Scored['hit'] = {
           kind: 'address',
           name: `${name} ${number}`,
           lat: lat / SCALE,

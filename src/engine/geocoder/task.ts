@@ -19,12 +19,18 @@ export async function geocodeTask(input: { mapDir: string; points: Array<{ lat: 
 // The search index per map directory per thread: one read of search.bin, views over it.
 const searchIndexes = new Map<string, SearchIndex>();
 
-/** Worker task `geoSearch`: forward geocoding or autocomplete against the map in `mapDir`. */
-export function geoSearchTask(input: { mapDir: string; query: SearchQuery }): SearchHit[] {
-  let index = searchIndexes.get(input.mapDir);
+function searchIndex(mapDir: string): SearchIndex {
+  let index = searchIndexes.get(mapDir);
   if (!index) {
-    index = loadSearchIndex(input.mapDir);
-    searchIndexes.set(input.mapDir, index);
+    index = loadSearchIndex(mapDir);
+    searchIndexes.set(mapDir, index);
   }
-  return index.search(input.query);
+  return index;
 }
+
+/** Worker task `geoSearch`: forward geocoding or autocomplete against the map in `mapDir`. */
+export const geoSearchTask = (input: { mapDir: string; query: SearchQuery }): SearchHit[] => searchIndex(input.mapDir).search(input.query);
+
+/** Worker task `geoSearchMany`: a batch of searches (an import's rows), one task for all. */
+export const geoSearchManyTask = (input: { mapDir: string; queries: SearchQuery[] }): SearchHit[][] =>
+  input.queries.map((q) => searchIndex(input.mapDir).search(q));

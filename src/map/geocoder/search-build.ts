@@ -2,13 +2,14 @@
 // streets (a name in a city: its ways and the address points that carry the name, their numbers
 // sorted), places (place nodes and municipalities), postcodes, and the folded words of each. Address
 // points get no words of their own: a query reaches them through their street, and the house number is
-// looked up among the street's points, which keeps an address point at 16 bytes.
+// looked up among the street's points, which keeps an address point at 16 bytes. Country names are no
+// words of the index either (every object would carry them): a query matches them against its country.
 import KDBush from 'kdbush';
 import type { DegreeRings } from './areas.js';
 import { SCALE } from './areas.js';
 import { interiorPoint } from './geometry.js';
 import { KIND_PLACE, KIND_POSTCODE, KIND_STREET, type SearchArrays } from './search-format.js';
-import { houseNumberKey, shortForm, words } from './search-text.js';
+import { houseNumberKey, nameVariants, shortForm, words } from './search-text.js';
 
 export interface SearchSource {
   /** Texts the fields below refer to. */
@@ -114,10 +115,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
   for (let i = 0; i < src.places.name.length; i++) placeTree.add(src.places.coords[2 * i + 1], src.places.coords[2 * i]);
   if (src.places.name.length === 0) placeTree.add(2e9, 2e9);
   placeTree.finish();
-  const cityAt = (lat: number, lon: number, country: number): string | null => {
-    const inside = src.municipalitiesAt(lat, lon);
-    const own = inside.find((m) => src.municipalities[m].country === country) ?? inside[0];
-    if (own !== undefined) return src.municipalities[own].name;
+  const nearestPlace = (lat: number, lon: number, country: number): string | null => {
     let best = -1,
       bestD = Infinity;
     const k = Math.cos((lat / SCALE) * (Math.PI / 180));
@@ -129,6 +127,11 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
       if (d < bestD && d <= PLACE_RADIUS_E7 * PLACE_RADIUS_E7) (bestD = d), (best = i);
     }
     return best < 0 ? null : src.strings[src.places.name[best]];
+  };
+  const cityAt = (lat: number, lon: number, country: number): string | null => {
+    const inside = src.municipalitiesAt(lat, lon);
+    const own = inside.find((m) => src.municipalities[m].country === country) ?? inside[0];
+    return own !== undefined ? src.municipalities[own].name : nearestPlace(lat, lon, country);
   };
 
   // Streets: address points by (street, city, country), then the ways of the same name joining them.
@@ -174,7 +177,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     stName: new Int32Array(S),
     stCity: new Int32Array(S),
     stPostcode: new Int32Array(S),
-    stCountry: new Int32Array(S),
+    stCountry: new Int16Array(S),
     stCenter: new Int32Array(2 * S),
     stBox: new Int32Array(4 * S),
     stAddrFirst: new Uint32Array(S + 1),
@@ -212,12 +215,17 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     }
     out.stCenter[2 * k] = candidates[best];
     out.stCenter[2 * k + 1] = candidates[best + 1];
-    const country = src.countries[g.country]?.name ?? '';
+    // The village the street is in, when the city is its municipality ("Churer Strasse, Nendeln" in Eschen).
+    const village = nearestPlace(out.stCenter[2 * k], out.stCenter[2 * k + 1], g.country);
     objects.push({
       kind: KIND_STREET,
       index: k,
       name: words(g.name),
-      context: [...words(g.city ?? ''), ...(postcode === null ? [] : words(src.strings[postcode])), ...words(country)],
+      context: [
+        ...words(g.city ?? ''),
+        ...(village !== null && village !== g.city ? words(village) : []),
+        ...(postcode === null ? [] : words(src.strings[postcode])),
+      ],
       weight: g.addresses.length,
     });
   });
@@ -253,7 +261,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
   const P = places.length;
   const pl = {
     plName: new Int32Array(P),
-    plCountry: new Int32Array(P),
+    plCountry: new Int16Array(P),
     plCenter: new Int32Array(2 * P),
     plBox: new Int32Array(4 * P),
     plWeight: new Uint32Array(P),
@@ -264,7 +272,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     pl.plCenter.set([p.lat, p.lon], 2 * k);
     pl.plBox.set([p.box.minLat, p.box.minLon, p.box.maxLat, p.box.maxLon], 4 * k);
     pl.plWeight[k] = cityWeight.get(`${p.name}\u0000${p.country}`) ?? 0;
-    objects.push({ kind: KIND_PLACE, index: k, name: words(p.name), context: words(src.countries[p.country]?.name ?? ''), weight: pl.plWeight[k] });
+    objects.push({ kind: KIND_PLACE, index: k, name: words(p.name), context: [], weight: pl.plWeight[k] });
   });
 
   // Postcodes: those of address points (their centre and box), then postal areas with a code no point carries.
@@ -294,7 +302,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
   const pc = {
     pcCode: new Int32Array(C),
     pcCity: new Int32Array(C),
-    pcCountry: new Int32Array(C),
+    pcCountry: new Int16Array(C),
     pcCenter: new Int32Array(2 * C),
     pcBox: new Int32Array(4 * C),
   };
@@ -339,7 +347,7 @@ function wordIndex(objects: Obj[]) {
       const id = idOf(w);
       if (!own.has(id) || own.get(id) === 1) own.set(id, context);
     };
-    for (const w of o.name) {
+    for (const w of [...o.name, ...nameVariants(o.name)]) {
       add(w, 0);
       const short = shortForm(w);
       if (short) add(short, 0);

@@ -30,7 +30,8 @@ export const SEARCH_SECTIONS = {
   stCity: Int32Array,
   /** The postcode most of its address points carry. */
   stPostcode: Int32Array,
-  stCountry: Int32Array,
+  /** Index into the countries, -1 when none. */
+  stCountry: Int16Array,
   /** A point on the street near its middle: lat, lon. */
   stCenter: Int32Array,
   /** minLat, minLon, maxLat, maxLon. */
@@ -43,7 +44,7 @@ export const SEARCH_SECTIONS = {
   adPostcode: Int32Array,
   /** Cities, towns, villages and municipalities. */
   plName: Int32Array,
-  plCountry: Int32Array,
+  plCountry: Int16Array,
   plCenter: Int32Array,
   plBox: Int32Array,
   /** Address points in the place: how much the place weighs against namesakes. */
@@ -51,7 +52,7 @@ export const SEARCH_SECTIONS = {
   /** Postcodes: one per code and country. */
   pcCode: Int32Array,
   pcCity: Int32Array,
-  pcCountry: Int32Array,
+  pcCountry: Int16Array,
   pcCenter: Int32Array,
   pcBox: Int32Array,
   /** Folded words sorted by their UTF-8 bytes, each word's first byte; one extra entry. */
@@ -62,7 +63,7 @@ export const SEARCH_SECTIONS = {
   /** Per word, its first context posting. */
   postContext: Uint32Array,
   postings: Uint32Array,
-  /** Per object, its first word entry; one extra entry. An entry is word id << 1 | 1 when the word is context (city, postcode, country), not the name. */
+  /** Per object, its first word entry; one extra entry. An entry is word id << 1 | 1 when the word is context (city, village, postcode), not the name. */
   fwdFirst: Uint32Array,
   fwd: Uint32Array,
 } as const;

@@ -49,6 +49,24 @@ export function shortForm(word: string): string | null {
   return null;
 }
 
+/** Words that end a street's name, written apart or joined to it ("Feldkircher Strasse", "Feldkircherstrasse"). */
+const STREET_ENDINGS = ['strasse', 'gasse', 'weg', 'platz', 'allee', 'ring'];
+
+/**
+ * More words under which a name is found: the joined form of a name written apart ("vorarlberger strasse"
+ * → vorarlbergerstrasse) and the parts of one written joined (feldkircherstrasse → feldkircher, strasse).
+ */
+export function nameVariants(nameWords: string[]): string[] {
+  const out: string[] = [];
+  const n = nameWords.length;
+  if (n >= 2 && STREET_ENDINGS.includes(nameWords[n - 1])) out.push(nameWords[n - 2] + nameWords[n - 1]);
+  for (const w of nameWords) {
+    const end = STREET_ENDINGS.find((e) => w.length >= e.length + 3 && w.endsWith(e));
+    if (end) out.push(w.slice(0, -end.length), end);
+  }
+  return out;
+}
+
 /** A word that can be a house number: digits, maybe a letter or a "bis" ("38", "12a", "4bis"). */
 export const looksLikeHouseNumber = (word: string): boolean => /^\d{1,5}([a-z]|bis|ter)?$/.test(word);
 
