@@ -290,6 +290,26 @@ describe("search in Liechtenstein: the issue's examples, checked against the ext
     expect(search.median).toBeLessThan(1);
   });
 
+  it("finds house numbers interpolated along the extract's addr:interpolation way, at their share of its length", () => {
+    // The way's end nodes carry 1001 and 1051 (odd), no street: the build gives them the nearest named
+    // street, Grosssteg, 11 m away (test/geo/liechtenstein.test.ts).
+    const way = osm.ways.find((w) => w.tags['addr:interpolation'] === 'odd')!;
+    const ends = [way.refs[0], way.refs[way.refs.length - 1]].map((id) => osm.taggedNodes.find((n) => n.id === id)!);
+    const [low, high] = ends.map((n) => Number(n.tags!['addr:housenumber']));
+    expect([low, high]).toEqual([1001, 1051]);
+    const at = (n: { lat: number; lon: number }) => ({ latitude: n.lat, longitude: n.lon });
+    const length = haversine(at(ends[0]), at(ends[1]));
+    for (const number of [1013, 1025, 1049]) {
+      const [hit] = index.search({ text: `Grosssteg ${number}`, limit: 1 });
+      expect(hit).toMatchObject({ kind: 'address', name: `Grosssteg ${number}`, complete: true });
+      const share = (number - low) / (high - low);
+      expect(Math.abs(haversine(at(ends[0]), at(hit)) - share * length)).toBeLessThan(10);
+    }
+    expect(index.search({ text: 'Grosssteg 102', limit: 5, prefix: true }).map((h) => h.name)).toEqual(
+      ['1021', '1023', '1025', '1027', '1029'].map((n) => `Grosssteg ${n}`),
+    );
+  });
+
   it('autocompletes "Städ" to the Städtle and "Landstr 1" to Landstrasse house numbers starting with 1', () => {
     expect(index.search({ text: 'Städ', limit: 5, prefix: true }).map((h) => h.name)).toContain('Städtle');
     const hits = index.search({ text: 'Landstr 1', limit: 5, prefix: true });
