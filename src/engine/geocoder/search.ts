@@ -6,7 +6,7 @@
 import { SCALE } from '../../map/geocoder/areas.js';
 import { METERS_PER_DEGREE } from '../../map/geocoder/geometry.js';
 import { KIND_PLACE, KIND_POSTCODE, readSearchIndex, type SearchArrays } from '../../map/geocoder/search-format.js';
-import { fold, houseNumberKey, looksLikeHouseNumber, shortForm, words } from '../../map/geocoder/search-text.js';
+import { fold, houseNumberKey, looksLikeHouseNumber, queryWords as splitQuery, shortForm, words } from '../../map/geocoder/search-text.js';
 import type { Address } from './reverse.js';
 
 export type SearchLayer = 'address' | 'street' | 'place' | 'postcode';
@@ -68,6 +68,8 @@ interface QueryWord {
   prefix: boolean;
   /** Countries whose name has this word, or whose code it is ("Vaduz, Liechtenstein", "Schaan LI"). */
   countries?: Set<number>;
+  /** The house numbers this word makes with the next one or two ("2 a", "45 bis", "501-H 1"), longest first, tried before it alone. */
+  joined: string[];
 }
 
 /** Candidates looked at per query: the postings of the rarest word, heaviest first. */
@@ -174,10 +176,10 @@ export class SearchIndex {
     const out: QueryWord[] = [];
     const add = (text: string | undefined, role: Role, prefixLast: boolean) => {
       if (!text) return;
-      const ws = words(text);
-      ws.forEach((word, i) => {
+      const ws = splitQuery(text);
+      ws.forEach(({ word, joined }, i) => {
         const prefix = prefixLast && i === ws.length - 1 && !/[\s,.]$/.test(text);
-        out.push(this.lookup(word, role, prefix));
+        out.push({ ...this.lookup(word, role, prefix), joined: role === 'any' ? joined : [] });
       });
     };
     const s = q.structured;
@@ -185,7 +187,7 @@ export class SearchIndex {
       add(s.street, 'name', false);
       if (s.housenumber) {
         const key = houseNumberKey(s.housenumber);
-        if (key) out.push({ word: key, role: 'number', runs: [], typo: false, houseNumber: true, prefix: false });
+        if (key) out.push({ word: key, role: 'number', runs: [], typo: false, houseNumber: true, prefix: false, joined: [] });
       }
       add(s.postcode, s.street ? 'context' : 'any', false);
       add(s.city, s.street || s.postcode ? 'context' : 'any', false);
@@ -215,7 +217,7 @@ export class SearchIndex {
       for (const id of this.oneEditAway(enc.encode(word))) runs.push(id, id + 1);
       typo = runs.length > 0;
     }
-    return { word, role, runs, typo, houseNumber: looksLikeHouseNumber(word), prefix, countries };
+    return { word, role, runs, typo, houseNumber: looksLikeHouseNumber(word), prefix, countries, joined: [] };
   }
 
   private postingCount(runs: number[]): number {
@@ -325,7 +327,20 @@ export class SearchIndex {
     let numberWord: QueryWord | null = null;
     const from = a.fwdFirst[id],
       to = a.fwdFirst[id + 1];
-    for (const w of qwords) {
+    for (let wi = 0; wi < qwords.length; wi++) {
+      const w = qwords[wi];
+      if (kind === 0 && numberWord === null) {
+        const span = w.joined.findIndex((key, j) => {
+          const last = qwords[wi + w.joined.length - j];
+          return last !== undefined && this.houseNumbers(k, { ...w, word: key, prefix: last.prefix }).length > 0;
+        });
+        if (span >= 0) {
+          const words = w.joined.length - span;
+          numberWord = { ...w, word: w.joined[span], prefix: qwords[wi + words].prefix };
+          wi += words;
+          continue;
+        }
+      }
       let found = 0; // 2 name, 1 context
       for (let f = from; f < to && found < 2; f++) {
         const word = a.fwd[f] >>> 1;

@@ -9,7 +9,7 @@ import type { DegreeRings } from './areas.js';
 import { SCALE } from './areas.js';
 import { interiorPoint } from './geometry.js';
 import { KIND_PLACE, KIND_POSTCODE, KIND_STREET, type SearchArrays } from './search-format.js';
-import { houseNumberKey, nameVariants, shortForm, words } from './search-text.js';
+import { houseNumbers, nameVariants, shortForm, words } from './search-text.js';
 
 export interface SearchSource {
   /** Texts the fields below refer to. */
@@ -65,7 +65,8 @@ interface StreetGroup {
   name: string;
   city: string | null;
   country: number;
-  addresses: number[];
+  /** Address points and the house number each gives (a point tagged with a list gives several). */
+  addresses: Array<[number, string]>;
   /** Vertices of its ways: lat, lon. */
   vertices: number[];
   box: Box;
@@ -151,8 +152,10 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     addressCity.push(city);
     const street = str(a.street[i]);
     if (street === null || a.number[i] < 0) continue;
+    const numbers = houseNumbers(src.strings[a.number[i]]);
+    if (!numbers.length) continue;
     const g = groupOf(street, city, a.country[i]);
-    g.addresses.push(i);
+    for (const n of numbers) g.addresses.push([i, n]);
     g.box.add(lat, lon);
   }
   const s = src.streets;
@@ -188,16 +191,16 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
   const objects: Obj[] = [];
   let next = 0;
   streets.forEach((g, k) => {
-    g.addresses.sort((x, y) => compareNumbers(src.strings[a.number[x]], src.strings[a.number[y]]));
+    g.addresses.sort((x, y) => compareNumbers(x[1], y[1]));
     out.stAddrFirst[k] = next;
-    for (const i of g.addresses) {
+    for (const [i, number] of g.addresses) {
       out.adCoords[2 * next] = a.coords[2 * i];
       out.adCoords[2 * next + 1] = a.coords[2 * i + 1];
-      out.adNumber[next] = texts.id(houseNumberKey(src.strings[a.number[i]]) ? src.strings[a.number[i]] : null);
+      out.adNumber[next] = texts.id(number);
       out.adPostcode[next] = texts.id(str(a.postcode[i]));
       next++;
     }
-    const postcode = mostCommon(g.addresses.map((i) => a.postcode[i]).filter((p) => p >= 0));
+    const postcode = mostCommon(g.addresses.map(([i]) => a.postcode[i]).filter((p) => p >= 0));
     out.stName[k] = texts.id(g.name);
     out.stCity[k] = texts.id(g.city);
     out.stPostcode[k] = texts.id(postcode === null ? null : src.strings[postcode]);
@@ -206,7 +209,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     // The point of the street nearest the middle of its box: on the street, unlike the box's centre.
     const midLat = (g.box.minLat + g.box.maxLat) / 2,
       midLon = (g.box.minLon + g.box.maxLon) / 2;
-    const candidates = g.vertices.length ? g.vertices : g.addresses.flatMap((i) => [a.coords[2 * i], a.coords[2 * i + 1]]);
+    const candidates = g.vertices.length ? g.vertices : g.addresses.flatMap(([i]) => [a.coords[2 * i], a.coords[2 * i + 1]]);
     let best = 0,
       bestD = Infinity;
     for (let v = 0; v < candidates.length; v += 2) {

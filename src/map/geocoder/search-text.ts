@@ -5,12 +5,12 @@
 const SPECIAL: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ħ: 'h', ı: 'i', ŀ: 'l', þ: 'th', ð: 'd' };
 const SPECIAL_RE = new RegExp(`[${Object.keys(SPECIAL).join('')}]`, 'g');
 
-/** Lower case, without diacritics; anything but letters and digits separates words. */
+/** Lower case, without diacritics, compatibility forms as their plain letters and digits (④ → 4, ﬁ → fi); anything but letters and digits separates words. */
 export function fold(text: string): string {
   return text
     .toLowerCase()
     .replace(SPECIAL_RE, (c) => SPECIAL[c])
-    .normalize('NFD')
+    .normalize('NFKD')
     .replace(/\p{M}/gu, '');
 }
 
@@ -70,5 +70,35 @@ export function nameVariants(nameWords: string[]): string[] {
 /** A word that can be a house number: digits, maybe a letter or a "bis" ("38", "12a", "4bis"). */
 export const looksLikeHouseNumber = (word: string): boolean => /^\d{1,5}([a-z]|bis|ter)?$/.test(word);
 
-/** A house number as compared: folded, without spaces or punctuation ("12 A" → "12a", "7/1" → "71"). */
+/** A house number as compared: folded, without spaces or punctuation ("12 A", "12-a" → "12a"; "34-10" → "3410"). */
 export const houseNumberKey = (number: string): string => words(number).join('');
+
+/** The house numbers an `addr:housenumber` holds: a list ("2;4;12", "2, 4, 12") is several. */
+export const houseNumbers = (value: string): string[] =>
+  value
+    .split(/[;,]/)
+    .map((v) => v.trim())
+    .filter((v) => houseNumberKey(v) !== '');
+
+/**
+ * The folded words of a query with, for a word that begins with a digit, the house numbers it makes with
+ * the next one or two words when only a space, "-" or "/" parts them and they are short ("2 a", "45 bis",
+ * "34-10", "501-H 1"), longest first; a comma ends a house number.
+ */
+export function queryWords(text: string): Array<{ word: string; joined: string[] }> {
+  const folded = fold(text);
+  const found = [...folded.matchAll(/[\p{L}\p{N}]+/gu)];
+  return found.map((m, i) => {
+    const joined: string[] = [];
+    if (/^\d/.test(m[0])) {
+      let key = m[0];
+      for (let j = i + 1; j < found.length && j <= i + 2; j++) {
+        const between = folded.slice(found[j - 1].index! + found[j - 1][0].length, found[j].index);
+        if (!/^[\s/-]*$/.test(between) || !/^(\p{L}{1,3}|\p{L}?\d{1,4}\p{L}?)$/u.test(found[j][0])) break;
+        key += found[j][0];
+        joined.unshift(key);
+      }
+    }
+    return { word: m[0], joined };
+  });
+}
