@@ -110,6 +110,19 @@ describe.each([
     if (places.length) expect(found / places.length).toBeGreaterThanOrEqual(0.9);
   });
 
+  it('finds hamlets, localities and suburbs by name (near them), as places', () => {
+    const minor = osm.taggedNodes.filter(
+      (n) => ['hamlet', 'locality', 'suburb', 'isolated_dwelling', 'neighbourhood', 'quarter'].includes(n.tags!.place) && n.tags!.name,
+    );
+    let found = 0;
+    for (const p of minor) {
+      const hits = index.search({ text: p.tags!.name, near: { lat: p.lat, lon: p.lon }, limit: 3, layers: ['place'] });
+      if (hits.some((h) => h.name === p.tags!.name && distance(h, { lat: p.lat, lon: p.lon, tags: {} }) < 50)) found++;
+    }
+    console.log(`${extract}: ${found} of ${minor.length} smaller places found`);
+    if (minor.length) expect(found / minor.length).toBeGreaterThanOrEqual(0.95);
+  });
+
   it('finds streets by name (near a point of them), their box holding the way', () => {
     const sample = spread(streets, 200);
     expect(sample.length).toBeGreaterThan(20);

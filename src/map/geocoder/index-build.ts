@@ -90,7 +90,8 @@ function buildGeocoderData(osm: OsmData): { data: GeocoderIndexData; search: Sea
     return s < 0 ? null : strings.list[streets.names.view()[s]];
   };
   const addresses = collectAddresses(osm, strings, countryAt, parentStreet);
-  const places = collectPlaces(osm, strings, countryAt);
+  const places = collectPlaces(osm.geocoder.places, osm, strings, countryAt);
+  const minorPlaces = collectPlaces(osm.geocoder.minorPlaces, osm, strings, countryAt);
 
   const counts: GeocoderCounts = {
     countries: countries.list.length,
@@ -114,6 +115,7 @@ function buildGeocoderData(osm: OsmData): { data: GeocoderIndexData; search: Sea
     },
     streets: { coords: streets.coords.view(), starts: streets.starts.view(), names: streets.names.view() },
     places: { coords: places.coords.view(), name: places.name.view(), country: places.country.view() },
+    minorPlaces: { coords: minorPlaces.coords.view(), name: minorPlaces.name.view(), country: minorPlaces.country.view() },
     municipalities: municipalities.map((m) => ({ rings: m.rings, name: m.info.name, country: m.info.country })),
     postalAreas: postal.map((p) => ({ rings: p.rings, code: p.info.name, country: p.info.country })),
     countryAt: (lat, lon) => {
@@ -429,9 +431,8 @@ function collectStreets(osm: OsmData, strings: Strings) {
   return out;
 }
 
-function collectPlaces(osm: OsmData, strings: Strings, countryAt: (lat: number, lon: number) => number) {
+function collectPlaces(places: OsmData['geocoder']['places'], osm: OsmData, strings: Strings, countryAt: (lat: number, lon: number) => number) {
   const out = { coords: new Growable(Int32Array), name: new Growable(Int32Array), country: new Growable(Int32Array) };
-  const { places } = osm.geocoder;
   for (let i = 0; i < places.count; i++) {
     const lat = places.coords[2 * i],
       lon = places.coords[2 * i + 1];

@@ -18,6 +18,8 @@ export interface SearchSource {
   addresses: { coords: Int32Array; street: Int32Array; number: Int32Array; postcode: Int32Array; country: Int32Array };
   streets: { coords: Int32Array; starts: Uint32Array; names: Int32Array };
   places: { coords: Int32Array; name: Int32Array; country: Int32Array };
+  /** Hamlets, localities, suburbs…: found by name, never a city. */
+  minorPlaces: { coords: Int32Array; name: Int32Array; country: Int32Array };
   municipalities: ReadonlyArray<{ rings: DegreeRings; name: string; country: number }>;
   postalAreas: ReadonlyArray<{ rings: DegreeRings; code: string; country: number }>;
   /** The country at a point (degrees × 1e7), -1 when none. */
@@ -251,6 +253,14 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
       box.add(lat + PLACE_HALF_BOX_E7, lon + PLACE_HALF_BOX_E7);
     }
     places.push({ name, country: src.places.country[i], lat, lon, box });
+  }
+  for (let i = 0; i < src.minorPlaces.name.length; i++) {
+    const lat = src.minorPlaces.coords[2 * i],
+      lon = src.minorPlaces.coords[2 * i + 1];
+    const box = new Box();
+    box.add(lat - PLACE_HALF_BOX_E7 / 4, lon - PLACE_HALF_BOX_E7 / 4);
+    box.add(lat + PLACE_HALF_BOX_E7 / 4, lon + PLACE_HALF_BOX_E7 / 4);
+    places.push({ name: src.strings[src.minorPlaces.name[i]], country: src.minorPlaces.country[i], lat, lon, box });
   }
   src.municipalities.forEach((m, k) => {
     const p = named.has(k) ? null : interiorPoint(m.rings);
