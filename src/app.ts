@@ -233,7 +233,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     await keys.listen();
     usage.start();
     const mapDir = await mapLoading;
-    jobs = config.jobs ? await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, withMap: mapDir !== undefined }) : undefined;
+    jobs = config.jobs ? await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, mapDir }) : undefined;
     geocoding =
       config.jobs && mapDir ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs }) : undefined;
     const ops = [readyRoute({ sql, profiles: mapDir ? config.profiles : 'off' }), metrics.route()];

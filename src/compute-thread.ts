@@ -1,7 +1,7 @@
 // The Piscina worker: each named export is one task. Keep the exports thin; the logic lives in its domain.
 export { clustersTask as clusters } from './engine/kmeans/task.js';
 export { vrpTask as vrp } from './engine/vrp/solver.js';
-export { geocodeTask as geocode } from './engine/geocoder/task.js';
+export { geocodeTask as geocode, geoSearchTask as geoSearch, geoSearchManyTask as geoSearchMany } from './engine/geocoder/task.js';
 export {
   routeTask as route,
   routeJsonTask as routeJson,

@@ -91,7 +91,7 @@ async function worker(config: Config): Promise<void> {
   const { sql, embedded } = await openDatabase(config, log, { share: true });
   // The map first: a runner with a map also takes optimization jobs.
   const mapDir = await openMap(config, log);
-  const runner = await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, withMap: mapDir !== undefined });
+  const runner = await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, mapDir });
   log.info({ runner: runner.runnerId }, 'job runner started');
   const geocoding = mapDir ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs }) : undefined;
   onShutdownSignal(log, config.shutdownTimeoutMs, async () => {

@@ -2,6 +2,7 @@
 // shows for it: one mapping for the background runner (POIs) and GET /v1/geo/reverse (a point).
 import { runTask } from '../compute/pool.js';
 import type { Address } from '../engine/geocoder/reverse.js';
+import type { SearchHit, SearchQuery } from '../engine/geocoder/search.js';
 import type { PlaceIds } from './places.js';
 
 /** The geocoder's addresses of `points` (pool task `geocode`), in their order. */
@@ -48,3 +49,9 @@ export function addressResource(a: Address, places: PlaceIds, geocodedAt: Date):
     geocoded_at: geocodedAt.toISOString().replace('Z', '000Z'),
   };
 }
+
+/** Forward geocoding or autocomplete in a compute thread (pool task `geoSearch`). */
+export const searchMap = (mapDir: string, query: SearchQuery): Promise<SearchHit[]> => runTask<SearchHit[]>('geoSearch', { mapDir, query });
+
+/** Many searches in one pool task (`geoSearchMany`), answers in their order. */
+export const searchMapMany = (mapDir: string, queries: SearchQuery[]): Promise<SearchHit[][]> => runTask<SearchHit[][]>('geoSearchMany', { mapDir, queries });

@@ -38,8 +38,10 @@ import type { TilesManifest } from './tiles/build.js';
  * on the 32x32 country.
  * 14: the routable ways' `name` and `ref` per run of shape points (`shapes/label*`: runs, labels, UTF-8
  * texts), for saying which road a point is on.
+ * 15: the forward-search index (`geocoder/search.bin`: streets with their address points, places,
+ * postcodes and their folded words); countries in `geocoder/index.json` carry their alpha-2 code.
  */
-export const MAP_FORMAT_VERSION = 14;
+export const MAP_FORMAT_VERSION = 15;
 
 export interface GraphManifest {
   nodes: number;

@@ -1,6 +1,6 @@
 // GET /v1/geo/countries, /v1/geo/cities, /v1/geo/zipcodes: the shared places that at least one of the
 // team's POIs is in, sorted by id with UUID cursors. GET /v1/geo/reverse (an extension): the address the
-// POI geocoder gives a point, at once.
+// POI geocoder gives a point, at once. Search and autocomplete: search.ts.
 import { PoolBusyError } from '../../compute/pool.js';
 import type { Sql } from '../../db/client.js';
 import { likeContains } from '../../db/like.js';
@@ -12,6 +12,7 @@ import type { Query } from '../../http/query.js';
 import type { Route } from '../../http/router.js';
 import { isUuid } from '../../lib/ids.js';
 import { geoDocs } from './schema.js';
+import { searchRoutes } from './search.js';
 import { listCities, listCountries, listZipcodes } from './store.js';
 
 /** The `name` contains-filter as an ILIKE pattern, or null when not sent. */
@@ -42,6 +43,7 @@ function coordinate(query: Query, field: 'latitude' | 'longitude', max: number, 
 export function geoRoutes(sql: Sql, mapDir?: string): Route[] {
   const places = new PlaceRegistry(sql);
   return [
+    ...searchRoutes(sql, places, mapDir),
     {
       method: 'GET',
       path: '/v1/geo/reverse',

@@ -4,13 +4,22 @@ import { CsvError, decodeCsv, detectDelimiter, readRecords, START, type CsvCurso
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 export const MAX_ROWS = 50_000;
 
-const REQUIRED = ['name', 'latitude', 'longitude'];
-const POI_COLUMNS = new Set([...REQUIRED, 'category']);
+const POI_COLUMNS = new Set(['name', 'latitude', 'longitude', 'category']);
+/** Columns that place a row by its address instead of coordinates (geocoded against the map). */
+export const ADDRESS_COLUMNS = ['address', 'street', 'housenumber', 'postcode', 'city', 'country'] as const;
+export type AddressColumn = (typeof ADDRESS_COLUMNS)[number];
 const ATTRIBUTE_NAME = /^[A-Za-z0-9_]{1,255}$/;
 const RESERVED_ATTRIBUTE_NAMES = new Set(['limit', 'cursor']);
 
-/** Columns that carry attribute values (every column but the POI's own). */
-export const attributeColumns = (columns: string[]) => columns.filter((c) => !POI_COLUMNS.has(c));
+/** The address columns of a file: those named so that are no attribute of the team (an attribute keeps its column, as before addresses). */
+export const addressColumns = (columns: string[], attrs: AttributeRow[]): AddressColumn[] =>
+  ADDRESS_COLUMNS.filter((c) => columns.includes(c) && !matchAttribute(attrs, c));
+
+/** Columns that carry attribute values (every column but the POI's own and its address). */
+export const attributeColumns = (columns: string[], attrs: AttributeRow[]) => {
+  const address = new Set<string>(addressColumns(columns, attrs));
+  return columns.filter((c) => !POI_COLUMNS.has(c) && !address.has(c));
+};
 
 /** Header names are case-insensitive, attribute names are not: an exact match wins, else the oldest
  *  attribute whose name matches ignoring case. */
@@ -20,20 +29,25 @@ export function matchAttribute(attrs: AttributeRow[], column: string): Attribute
 
 /** Trimmed, lowercased names; rejects empty, duplicate and missing required columns. */
 export function headerColumns(header: CsvRecord | undefined): string[] {
-  if (!header) throw new CsvError('is empty: the first line must be the header (name, latitude, longitude, …)');
+  if (!header) throw new CsvError('is empty: the first line must be the header (name, latitude, longitude or address, …)');
   const columns = header.fields.map((f) => f.trim().toLowerCase());
   const empty = columns.indexOf('');
   if (empty >= 0) throw new CsvError(`has an empty column name in the header (column ${empty + 1})`, header.line);
   const duplicates = [...new Set(columns.filter((c, i) => columns.indexOf(c) !== i))];
   if (duplicates.length) throw new CsvError(`has duplicate columns: ${duplicates.join(', ')}`, header.line);
-  const missing = REQUIRED.filter((c) => !columns.includes(c));
-  if (missing.length) throw new CsvError(`is missing the required columns: ${missing.join(', ')} (the first line must be the header)`, header.line);
+  // Coordinates, or an address to find them by.
+  const placed = ADDRESS_COLUMNS.some((c) => columns.includes(c));
+  const missing = ['name', ...(placed ? [] : ['latitude', 'longitude'])].filter((c) => !columns.includes(c));
+  if (missing.length) {
+    const or = missing.includes('latitude') ? ' (or an address: address, or street, housenumber, postcode, city, country)' : '';
+    throw new CsvError(`is missing the required columns: ${missing.join(', ')}${or} (the first line must be the header)`, header.line);
+  }
   return columns;
 }
 
 /** Attribute columns that match no attribute of the team; with `createMissing` they must be valid names. */
 export function checkAttributeColumns(columns: string[], attrs: AttributeRow[], createMissing: boolean): void {
-  const unknown = attributeColumns(columns).filter((c) => !matchAttribute(attrs, c));
+  const unknown = attributeColumns(columns, attrs).filter((c) => !matchAttribute(attrs, c));
   if (!unknown.length) return;
   if (!createMissing) {
     throw new CsvError(

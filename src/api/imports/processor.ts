@@ -1,11 +1,14 @@
 import { teamAttributes, type AttributeRow } from '../attributes/definitions.js';
 import { effectiveLimits, reservePoiSlots } from '../../auth/plans.js';
 import type { Sql } from '../../db/client.js';
+import type { SearchQuery } from '../../engine/geocoder/search.js';
+import { searchMapMany } from '../../geocoding/address.js';
 import { notifyGeocoding } from '../../geocoding/runner.js';
+import { looksLikeHouseNumber, words } from '../../map/geocoder/search-text.js';
 import { CrashLoopError, PermanentJobError, type JobDefinition } from '../../jobs/runner.js';
 import { CsvError, readRecords, type CsvCursor, type CsvRecord } from './csv.js';
 import { attributeColumns, matchAttribute, openImportFile, type ImportFile } from './header.js';
-import { planColumns, validateRow, type ColumnPlan, type PoiInput } from './rows.js';
+import { planColumns, validateRow, type ColumnPlan, type PoiInput, type RowAddress } from './rows.js';
 import {
   categoryIdsFor,
   createStringAttributes,
@@ -25,13 +28,13 @@ import {
 const BATCH_SIZE = 500;
 const MAX_ERRORS = 100;
 
-/** The job that processes uploads; registered on every job runner. */
-export function importJob(sql: Sql): [string, JobDefinition<{ import_id: string }>] {
+/** The job that processes uploads; registered on every job runner. `mapDir`: the map rows given by address are placed on (none: such rows fail). */
+export function importJob(sql: Sql, mapDir?: string): [string, JobDefinition<{ import_id: string }>] {
   return [
     IMPORT_JOB,
     {
       concurrency: 2,
-      run: ({ job, signal, progress }) => processImport(sql, job.payload.import_id, signal, progress),
+      run: ({ job, signal, progress }) => processImport(sql, job.payload.import_id, signal, progress, mapDir),
       onFailure: async (job, error) => {
         // Internal errors are not shown to the client; file errors are, and so is a crash loop, at the
         // line it kept dying on (the first row of the batch that never committed).
@@ -63,7 +66,7 @@ class FileUnreadable extends PermanentJobError {
  * takes their slots of the team's POI limit and moves the checkpoint. A batch commits only if the
  * checkpoint is still where this worker read it, so two workers can never both import a batch.
  */
-export async function processImport(sql: Sql, importId: string, signal?: AbortSignal, progress?: (tx: Sql) => Promise<void>): Promise<void> {
+export async function processImport(sql: Sql, importId: string, signal?: AbortSignal, progress?: (tx: Sql) => Promise<void>, mapDir?: string): Promise<void> {
   const imp = await startImport(sql, importId);
   if (!imp) return; // finished already, or its team is gone
   const content = await importFile(sql, importId);
@@ -86,7 +89,8 @@ export async function processImport(sql: Sql, importId: string, signal?: AbortSi
     } catch (err) {
       throw unreadable(err);
     }
-    const moved = await commitBatch(sql, imp, plan, read.records, at, read.next, progress);
+    const checked = await placeByAddress(validateBatch(read.records, plan), mapDir);
+    const moved = await commitBatch(sql, imp, checked, read.records.length, at, read.next, progress);
     if (moved === null) return; // another worker got here first
     notifyGeocoding(sql); // the new POIs are pending
     if (moved.row >= imp.total_rows) return;
@@ -102,14 +106,14 @@ interface Checkpoint {
 /** The team's attributes, after creating missing ones as strings when asked (race-safe). */
 async function ensureAttributes(sql: Sql, teamId: string, columns: string[], createMissing: boolean): Promise<AttributeRow[]> {
   const attrs = await teamAttributes(sql, teamId);
-  const missing = attributeColumns(columns).filter((c) => !matchAttribute(attrs, c));
+  const missing = attributeColumns(columns, attrs).filter((c) => !matchAttribute(attrs, c));
   if (!createMissing || !missing.length) return attrs;
   await createStringAttributes(sql, teamId, missing);
   return teamAttributes(sql, teamId);
 }
 
 interface Validated {
-  pois: { line: number; poi: PoiInput }[];
+  pois: { line: number; poi: PoiInput; address?: RowAddress }[];
   errors: ImportError[];
   invalidRows: number;
 }
@@ -118,7 +122,7 @@ function validateBatch(batch: CsvRecord[], plan: ColumnPlan): Validated {
   const out: Validated = { pois: [], errors: [], invalidRows: 0 };
   for (const record of batch) {
     const result = validateRow(record.fields, plan);
-    if ('poi' in result) out.pois.push({ line: record.line, poi: result.poi });
+    if ('poi' in result) out.pois.push({ line: record.line, ...result });
     else {
       out.invalidRows++;
       for (const message of result.errors) out.errors.push({ line: record.line, message });
@@ -127,17 +131,66 @@ function validateBatch(batch: CsvRecord[], plan: ColumnPlan): Validated {
   return out;
 }
 
-/** Commits one batch; returns the new checkpoint, or null when the checkpoint moved under us. */
+/** The search a row's address asks, and whether the row names a house (then a street or a place is not enough). */
+function addressQuery(a: RowAddress): { query: SearchQuery; house: boolean; text: string } {
+  if (a.address !== undefined) {
+    // A number in free text is a house number unless the place found has it as its postcode (checked after).
+    return { query: { text: a.address, limit: 1 }, house: words(a.address).some(looksLikeHouseNumber), text: a.address };
+  }
+  const text = [[a.street, a.housenumber].filter(Boolean).join(' '), [a.postcode, a.city].filter(Boolean).join(' '), a.country].filter(Boolean).join(', ');
+  const { street, housenumber, postcode, city, country } = a;
+  return { query: { structured: { street, housenumber, postcode, city, country }, limit: 1 }, house: housenumber !== undefined, text };
+}
+
+/**
+ * Gives the rows placed by their address the position the map's search finds, in one pool task per
+ * batch; a row it cannot place (nothing found, not every part found, or only the street or the place
+ * where the row names a house) becomes a row error at its line.
+ */
+async function placeByAddress(checked: Validated, mapDir: string | undefined): Promise<Validated> {
+  const wanted = checked.pois.filter((p) => p.address);
+  if (!wanted.length) return checked;
+  const asked = wanted.map((p) => addressQuery(p.address!));
+  const hits = mapDir
+    ? await searchMapMany(
+        mapDir,
+        asked.map((a) => a.query),
+      )
+    : null;
+  const failed = new Map<number, string>();
+  wanted.forEach((p, i) => {
+    const { house, text } = asked[i];
+    const hit = hits?.[i][0];
+    const postcodeOnly =
+      hit &&
+      p.address!.address !== undefined &&
+      words(text)
+        .filter(looksLikeHouseNumber)
+        .every((w) => w === hit.address.zipcode);
+    if (!hits) failed.set(p.line, 'address: cannot be placed: no map is loaded');
+    else if (!hit) failed.set(p.line, `address: no place found for "${text}"`);
+    else if (house && !postcodeOnly && hit.kind !== 'address') {
+      failed.set(p.line, `address: "${text}" found only as the ${hit.kind} ${hit.address.display_name ?? hit.name}, not the house`);
+    } else if (!hit.complete) failed.set(p.line, `address: no place matches every part of "${text}" (nearest: ${hit.address.display_name ?? hit.name})`);
+    else {
+      p.poi.latitude = hit.lat;
+      p.poi.longitude = hit.lon;
+    }
+  });
+  const errors = [...checked.errors, ...[...failed].map(([line, message]) => ({ line, message }))].sort((a, b) => a.line - b.line);
+  return { pois: checked.pois.filter((p) => !failed.has(p.line)), errors, invalidRows: checked.invalidRows + failed.size };
+}
+
+/** Commits one batch of `rows` rows; returns the new checkpoint, or null when the checkpoint moved under us. */
 async function commitBatch(
   sql: Sql,
   imp: ImportRow,
-  plan: ColumnPlan,
-  batch: CsvRecord[],
+  checked: Validated,
+  rows: number,
   at: Checkpoint,
   after: CsvCursor,
   progress?: (tx: Sql) => Promise<void>,
 ): Promise<Checkpoint | null> {
-  const checked = validateBatch(batch, plan);
   const total = imp.total_rows;
   return sql.begin(async (tx) => {
     const t = tx as unknown as Sql;
@@ -163,7 +216,7 @@ async function commitBatch(
       );
 
     const errors = checked.errors;
-    let end = at.row + batch.length;
+    let end = at.row + rows;
     let failed = checked.invalidRows;
     const limitReached = granted < checked.pois.length;
     if (limitReached) {
@@ -176,7 +229,7 @@ async function commitBatch(
     }
     const room = Math.max(0, MAX_ERRORS - cur.error_count);
     // a short batch is the end of the file
-    const done = end >= total || batch.length < BATCH_SIZE;
+    const done = end >= total || rows < BATCH_SIZE;
     await recordBatch(t, imp.id, {
       nextRow: end,
       nextOffset: after.offset,

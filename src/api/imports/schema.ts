@@ -50,7 +50,8 @@ export const importDocs = {
     tag: 'Imports',
     summary: 'Upload a CSV file of POIs',
     description:
-      'Needs the `create-pois` permission. The header is checked and the rows counted at once (422 for a rejected file); the rows are then imported in the background in batches of 500. Poll the import until `completed` or `failed`.',
+      'Needs the `create-pois` permission. The header is checked and the rows counted at once (422 for a rejected file); the rows are then imported in the background in batches of 500. Poll the import until `completed` or `failed`. ' +
+      "Extension: a row without latitude and longitude may give its address instead, as `address` (free text) or `street`, `housenumber`, `postcode`, `city`, `country` columns (a column a team attribute of that name owns stays the attribute's); the import finds it on the map as `GET /v1/geo/search` does, and a row it cannot place (nothing found, not every part found, or only the street or place when the row names a house number) is a row error at its line.",
     multipart: importUploadSchema,
     responses: { 202: { description: 'The import, queued.', schema: importData } },
     errors: [422],

@@ -1,3 +1,4 @@
+import { loadSearchIndex, type SearchHit, type SearchIndex, type SearchQuery } from './search.js';
 import { loadGeocoder, type Address, type Geocoder } from './reverse.js';
 
 // One geocoder per map directory per worker: map directories are versioned, so a path never changes content.
@@ -15,3 +16,22 @@ export async function geocodeTask(input: { mapDir: string; points: Array<{ lat: 
   const g = await geocoder;
   return input.points.map((p) => g.reverseGeocode(p.lat, p.lon));
 }
+
+// The search index per map directory per thread: one read of search.bin, views over it.
+const searchIndexes = new Map<string, SearchIndex>();
+
+function searchIndex(mapDir: string): SearchIndex {
+  let index = searchIndexes.get(mapDir);
+  if (!index) {
+    index = loadSearchIndex(mapDir);
+    searchIndexes.set(mapDir, index);
+  }
+  return index;
+}
+
+/** Worker task `geoSearch`: forward geocoding or autocomplete against the map in `mapDir`. */
+export const geoSearchTask = (input: { mapDir: string; query: SearchQuery }): SearchHit[] => searchIndex(input.mapDir).search(input.query);
+
+/** Worker task `geoSearchMany`: a batch of searches (an import's rows), one task for all. */
+export const geoSearchManyTask = (input: { mapDir: string; queries: SearchQuery[] }): SearchHit[][] =>
+  input.queries.map((q) => searchIndex(input.mapDir).search(q));

@@ -5,6 +5,8 @@ type Tags = Record<string, string>;
 
 export const MUNICIPALITY_LEVELS = ['8', '7', '6'];
 export const PLACE_TYPES = new Set(['city', 'town', 'village']);
+/** Smaller named places: found by search, never a city of an address. */
+const MINOR_PLACE_TYPES = new Set(['hamlet', 'isolated_dwelling', 'locality', 'suburb', 'quarter', 'neighbourhood', 'borough', 'square', 'island', 'islet']);
 // Highway values that are points or areas of service rather than streets one has an address on.
 export const NOT_STREETS = new Set([
   'bus_stop',
@@ -77,4 +79,9 @@ export function streetName(tags: Tags): string | null {
 /** The name under which a node is a city, town or village, or null. */
 export function placeName(tags: Tags): string | null {
   return PLACE_TYPES.has(tags.place) && tags.name ? tags.name : null;
+}
+
+/** The name under which a node is a smaller place (a hamlet, a locality, a suburb…), or null. */
+export function minorPlaceName(tags: Tags): string | null {
+  return MINOR_PLACE_TYPES.has(tags.place) && tags.name ? tags.name : null;
 }

@@ -20,6 +20,8 @@ import {
 import { naturalEarthCountries, type Bbox, type NaturalEarthCountry } from './natural-earth.js';
 import { assembleRings } from './rings.js';
 import { StreetIndex } from './street-index.js';
+import { buildSearchArrays, type SearchSource } from './search-build.js';
+import { writeSearchIndex } from './search-format.js';
 
 // Chunked so a segment index at load time stays small; short enough that a chunk's box stays tight.
 const MAX_STREET_SEGMENTS = 8;
@@ -28,9 +30,10 @@ const PARENT_STREET_RADIUS_M = 200;
 
 /** Builds the index and writes it to `<outDir>/geocoder/`. */
 export async function buildGeocoderIndex(osm: OsmData, outDir: string): Promise<GeocoderCounts> {
-  const data = buildGeocoderData(osm);
+  const { data, search } = buildGeocoderData(osm);
   await writeGeocoderIndex(outDir, data);
-  return data.meta.counts;
+  const bytes = await writeSearchIndex(outDir, buildSearchArrays(search));
+  return { ...data.meta.counts, searchBytes: bytes };
 }
 
 interface Polygon {
@@ -54,7 +57,7 @@ class Strings {
   }
 }
 
-function buildGeocoderData(osm: OsmData): GeocoderIndexData {
+function buildGeocoderData(osm: OsmData): { data: GeocoderIndexData; search: SearchSource } {
   const polygonOf = relationPolygons(osm);
   const coverage = osm.geocoder.coverage;
   const countries = collectCountries(osm, polygonOf, coverage.grid);
@@ -87,7 +90,8 @@ function buildGeocoderData(osm: OsmData): GeocoderIndexData {
     return s < 0 ? null : strings.list[streets.names.view()[s]];
   };
   const addresses = collectAddresses(osm, strings, countryAt, parentStreet);
-  const places = collectPlaces(osm, strings, countryAt);
+  const places = collectPlaces(osm.geocoder.places, osm, strings, countryAt);
+  const minorPlaces = collectPlaces(osm.geocoder.minorPlaces, osm, strings, countryAt);
 
   const counts: GeocoderCounts = {
     countries: countries.list.length,
@@ -99,7 +103,28 @@ function buildGeocoderData(osm: OsmData): GeocoderIndexData {
     streetSegments: streets.segments,
     places: places.name.length,
   };
-  return {
+  const search: SearchSource = {
+    strings: strings.list,
+    countries: countries.list.map((c) => ({ name: c.name, alpha2: c.alpha2 })),
+    addresses: {
+      coords: addresses.coords.view(),
+      street: addresses.street.view(),
+      number: addresses.number.view(),
+      postcode: addresses.postcode.view(),
+      country: addresses.country.view(),
+    },
+    streets: { coords: streets.coords.view(), starts: streets.starts.view(), names: streets.names.view() },
+    places: { coords: places.coords.view(), name: places.name.view(), country: places.country.view() },
+    minorPlaces: { coords: minorPlaces.coords.view(), name: minorPlaces.name.view(), country: minorPlaces.country.view() },
+    municipalities: municipalities.map((m) => ({ rings: m.rings, name: m.info.name, country: m.info.country })),
+    postalAreas: postal.map((p) => ({ rings: p.rings, code: p.info.name, country: p.info.country })),
+    countryAt: (lat, lon) => {
+      const inside = municipalityIndex.containing(lat, lon);
+      return locator.countryAt(lat, lon, inside.length ? municipalities[inside[0]].info.country : -1);
+    },
+    municipalitiesAt: (lat, lon) => municipalityIndex.containing(lat, lon),
+  };
+  const data: GeocoderIndexData = {
     meta: { format: GEOCODER_FORMAT, strings: strings.list, countries: countries.list, areas: areas.map((a) => a.info), coverage: coverage.grid, counts },
     arrays: {
       ...flattenAreas(areas.map((a) => a.rings)),
@@ -117,6 +142,7 @@ function buildGeocoderData(osm: OsmData): GeocoderIndexData {
       coverage: coverage.cells,
     },
   };
+  return { data, search };
 }
 
 const SAMPLE_GRID = 12;
@@ -251,7 +277,7 @@ function collectCountries(osm: OsmData, polygonOf: (rel: OsmRelation) => Polygon
     if (!polygon.complete && !match) continue;
     let country = match ? byNe.get(match) : undefined;
     if (country === undefined) {
-      country = list.push({ name, iso: iso ?? (match?.id || null), osmComplete: false }) - 1;
+      country = list.push({ name, iso: iso ?? (match?.id || null), alpha2: alpha2Of(rel.tags), osmComplete: false }) - 1;
       if (match) byNe.set(match, country);
     }
     const rings = polygon.complete ? polygon.rings : match && closeCutCountry(polygon, match, grid);
@@ -263,11 +289,17 @@ function collectCountries(osm: OsmData, polygonOf: (rel: OsmRelation) => Polygon
   const neAreas: AreaOut[] = [];
   for (const c of ne) {
     let country = byNe.get(c);
-    if (country === undefined) country = list.push({ name: c.name, iso: c.id || null, osmComplete: false }) - 1;
+    if (country === undefined) country = list.push({ name: c.name, iso: c.id || null, alpha2: null, osmComplete: false }) - 1;
     const source = list[country].osmComplete ? 'superseded' : 'natural-earth';
     neAreas.push({ rings: c.rings, info: { kind: 'country', name: list[country].name, country, source } });
   }
   return { list, areas: [...osmAreas, ...neAreas] };
+}
+
+/** The ISO 3166-1 alpha-2 code a country relation carries, or null. */
+function alpha2Of(tags: Record<string, string>): string | null {
+  const code = tags['ISO3166-1:alpha2'] ?? tags['ISO3166-1'];
+  return code && /^[A-Za-z]{2}$/.test(code) ? code.toUpperCase() : null;
 }
 
 function naturalEarthContaining(ne: NaturalEarthCountry[], p: [number, number] | null): NaturalEarthCountry | undefined {
@@ -399,9 +431,8 @@ function collectStreets(osm: OsmData, strings: Strings) {
   return out;
 }
 
-function collectPlaces(osm: OsmData, strings: Strings, countryAt: (lat: number, lon: number) => number) {
+function collectPlaces(places: OsmData['geocoder']['places'], osm: OsmData, strings: Strings, countryAt: (lat: number, lon: number) => number) {
   const out = { coords: new Growable(Int32Array), name: new Growable(Int32Array), country: new Growable(Int32Array) };
-  const { places } = osm.geocoder;
   for (let i = 0; i < places.count; i++) {
     const lat = places.coords[2 * i],
       lon = places.coords[2 * i + 1];

@@ -5,7 +5,8 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FlatAreas } from './areas.js';
 
-export const GEOCODER_FORMAT = 1;
+/** 2: countries carry their alpha-2 code; the forward-search index (search.bin, search-format.ts) beside it. */
+export const GEOCODER_FORMAT = 2;
 
 export type AreaKind = 'country' | 'municipality' | 'postal';
 
@@ -23,6 +24,8 @@ export interface CountryInfo {
   name: string;
   /** ISO 3166-1 numeric code when known. */
   iso: string | null;
+  /** ISO 3166-1 alpha-2 code, from the OSM relation; null for a country only Natural Earth draws. */
+  alpha2: string | null;
   /** True when the extract holds the full OSM boundary, which then overrides Natural Earth. */
   osmComplete: boolean;
 }
@@ -46,6 +49,8 @@ export interface GeocoderCounts {
   streets: number;
   streetSegments: number;
   places: number;
+  /** Bytes of the forward-search index (search.bin). */
+  searchBytes?: number;
 }
 
 export interface GeocoderMeta {
@@ -131,7 +136,7 @@ async function readMeta(dir: string): Promise<GeocoderMeta> {
 export async function checkGeocoderIndex(mapDir: string): Promise<void> {
   const dir = geocoderDir(mapDir);
   await readMeta(dir);
-  for (const name of Object.keys(ARRAY_TYPES)) await stat(join(dir, `${name}.bin`));
+  for (const name of [...Object.keys(ARRAY_TYPES), 'search']) await stat(join(dir, `${name}.bin`));
 }
 
 export async function readGeocoderIndex(mapDir: string): Promise<GeocoderIndexData> {

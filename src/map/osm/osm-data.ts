@@ -5,7 +5,7 @@
 // once instead of keeping tags, then the coordinates of just the nodes those ways use, plus address and
 // place nodes. Everything per node or per way lives in typed arrays (the big ones in SharedArrayBuffers).
 import { CoverageBuilder, type Coverage } from '../geocoder/coverage.js';
-import { addressOf, isGeocoderRelation, NODE_KEYS, placeName, streetName, WAY_KEYS, type AddressFields } from '../geocoder/geocoder-source.js';
+import { addressOf, isGeocoderRelation, minorPlaceName, NODE_KEYS, placeName, streetName, WAY_KEYS, type AddressFields } from '../geocoder/geocoder-source.js';
 import { NODES, PrimitiveBlock, readOsmBlobs, readOsmPbfSync, RELATIONS, WayCursor, WAYS, type OsmNode, type OsmRelation, type OsmWay } from './osm-pbf.js';
 import { greatCircleMeters } from '../../lib/great-circle.js';
 import { NODE_ACCESS_KEYS, nodeBlocks, nodeLimits, PROFILES, routeDuration, turnRestrictions, wayAccess, wayLimits } from '../graphs/profiles.js';
@@ -77,6 +77,8 @@ export interface GeocoderSource {
   streets: { count: number; way: Uint32Array; name: Int32Array };
   /** Cities, towns and villages: lat, lon and name in `strings`, file order. */
   places: { count: number; coords: Float64Array; name: Int32Array };
+  /** Hamlets, localities, suburbs and other smaller named places, the same way (search only). */
+  minorPlaces: { count: number; coords: Float64Array; name: Int32Array };
   /** Grid cells with any node of the extract, computed over every node read. */
   coverage: Coverage;
 }
@@ -223,6 +225,8 @@ class OsmCollector {
   private readonly addressNodeFields = new Growable(Int32Array);
   private readonly placeCoords = new Growable(Float64Array);
   private readonly placeNames = new Growable(Int32Array);
+  private readonly minorPlaceCoords = new Growable(Float64Array);
+  private readonly minorPlaceNames = new Growable(Int32Array);
   private readonly coverage = new CoverageBuilder();
 
   relation(rel: OsmRelation): void {
@@ -419,6 +423,12 @@ class OsmCollector {
       this.placeCoords.push(lat);
       this.placeCoords.push(lon);
       this.placeNames.push(this.strings.id(place));
+    }
+    const minor = minorPlaceName(tags);
+    if (minor !== null) {
+      this.minorPlaceCoords.push(lat);
+      this.minorPlaceCoords.push(lon);
+      this.minorPlaceNames.push(this.strings.id(minor));
     }
   }
 
@@ -633,6 +643,7 @@ class OsmCollector {
         addressWays: { count: this.addressWays.length, way: this.addressWays.toShared(), fields: this.addressWayFields.toShared() },
         streets: { count: this.streetWays.length, way: this.streetWays.toShared(), name: this.streetNames.toShared() },
         places: { count: this.placeNames.length, coords: this.placeCoords.toShared(), name: this.placeNames.toShared() },
+        minorPlaces: { count: this.minorPlaceNames.length, coords: this.minorPlaceCoords.toShared(), name: this.minorPlaceNames.toShared() },
         coverage: this.coverage.result(),
       },
     };

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { AddressField } from '../address-field';
 import { call, formatDate, qs } from '../api';
 import { Confirm, described, Field, fieldErrorsOf, Message, PageHeading, TableHead } from '../components';
 
@@ -312,6 +313,17 @@ function PoiForm({
           <Field id="poi-name" label="Name" errors={errors.name}>
             <input {...described('poi-name', errors.name)} value={name} onInput={(e) => setName(e.currentTarget.value)} />
           </Field>
+          <AddressField
+            near={
+              Number.isFinite(Number(lat)) && Number.isFinite(Number(lon)) && lat.trim() && lon.trim()
+                ? { latitude: Number(lat), longitude: Number(lon) }
+                : undefined
+            }
+            onPick={(r) => {
+              setLat(String(r.latitude));
+              setLon(String(r.longitude));
+            }}
+          />
           <Field id="poi-latitude" label="Latitude" errors={errors.latitude}>
             <input {...described('poi-latitude', errors.latitude)} inputMode="decimal" value={lat} onInput={(e) => setLat(e.currentTarget.value)} />
           </Field>

@@ -1,0 +1,470 @@
+// Forward geocoding and autocomplete over a map's search index (map/geocoder/search-format.ts), read
+// in place: a query's words are looked up in the sorted dictionary (exact, short form, prefix for the
+// word being typed, one edit for a longer word nothing else matches), the rarest word's postings give
+// the candidates, and each candidate's own word list says which query words it has in its name or
+// context. House numbers are looked up among a street's address points. No step scans the map.
+import { SCALE } from '../../map/geocoder/areas.js';
+import { METERS_PER_DEGREE } from '../../map/geocoder/geometry.js';
+import { KIND_PLACE, KIND_POSTCODE, readSearchIndex, type SearchArrays } from '../../map/geocoder/search-format.js';
+import { fold, houseNumberKey, looksLikeHouseNumber, queryWords as splitQuery, shortForm, words } from '../../map/geocoder/search-text.js';
+import type { Address } from './reverse.js';
+
+export type SearchLayer = 'address' | 'street' | 'place' | 'postcode';
+export const SEARCH_LAYERS: readonly SearchLayer[] = ['address', 'street', 'place', 'postcode'];
+
+export interface StructuredQuery {
+  street?: string;
+  housenumber?: string;
+  postcode?: string;
+  city?: string;
+  country?: string;
+}
+
+export interface SearchQuery {
+  /** Free text; with `structured`, ignored. */
+  text?: string;
+  structured?: StructuredQuery;
+  near?: { lat: number; lon: number } | null;
+  /** ISO 3166-1 alpha-2 codes, any case; null = all. */
+  countries?: readonly string[] | null;
+  layers?: readonly SearchLayer[];
+  limit: number;
+  /** The last word is still being typed: it matches words it begins (autocomplete). */
+  prefix?: boolean;
+}
+
+export interface SearchHit {
+  kind: SearchLayer;
+  /** What was found: "Städtle 38", "Städtle", "Vaduz", "9490". */
+  name: string;
+  lat: number;
+  lon: number;
+  /** minLat, minLon, maxLat, maxLon in degrees. */
+  box: [number, number, number, number];
+  address: Address;
+  /** 0–1: how much of the query the result matches, and how well. */
+  score: number;
+  /** Every word of the query matched (else it came because nothing matched them all). */
+  complete: boolean;
+}
+
+type Role = 'any' | 'name' | 'context' | 'number';
+
+interface Scored {
+  hit: Omit<SearchHit, 'complete'>;
+  missing: number;
+  weight: number;
+}
+
+interface QueryWord {
+  word: string;
+  role: Role;
+  /** Dictionary word ids it matches, as [from, to) runs. */
+  runs: number[];
+  /** Runs found only by allowing one edit. */
+  typo: boolean;
+  houseNumber: boolean;
+  /** The word being typed: a house number it begins also matches. */
+  prefix: boolean;
+  /** Countries whose name has this word, or whose code it is ("Vaduz, Liechtenstein", "Schaan LI"). */
+  countries?: Set<number>;
+  /** The house numbers this word makes with the next one or two ("2 a", "45 bis", "501-H 1"), longest first, tried before it alone. */
+  joined: string[];
+}
+
+/** Candidates looked at per query: the postings of the rarest word, heaviest first. */
+const MAX_CANDIDATES = 4000;
+/** Words of the dictionary a prefix may stand for before it counts as too short to narrow anything. */
+const MIN_TYPO_LENGTH = 5;
+const NEAR_SCALE_M = 20_000;
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+export class SearchIndex {
+  private readonly a: SearchArrays;
+  private readonly streets: number;
+  private readonly places: number;
+  private readonly words: number;
+
+  constructor(arrays: SearchArrays) {
+    this.a = arrays;
+    this.streets = arrays.stName.length;
+    this.places = arrays.plName.length;
+    this.words = arrays.tokOffsets.length - 1;
+  }
+
+  get byteLength(): number {
+    return Object.values(this.a).reduce((n, v) => n + v.byteLength, 0);
+  }
+
+  private text(id: number): string | null {
+    if (id < 0) return null;
+    return dec.decode(this.a.strBytes.subarray(this.a.strOffsets[id], this.a.strOffsets[id + 1]));
+  }
+
+  search(q: SearchQuery): SearchHit[] {
+    const layers = new Set(q.layers ?? SEARCH_LAYERS);
+    const qwords = this.queryWords(q);
+    if (qwords.length === 0 || q.limit <= 0) return [];
+    let countries = this.countryFilter(q.countries ?? null);
+    if (q.structured?.country) {
+      const wanted = this.countryFilter([q.structured.country], true);
+      countries = countries ? new Set([...countries].filter((c) => wanted?.has(c))) : wanted;
+    }
+
+    const candidates = this.candidates(qwords);
+    const hits: SearchHit[] = [];
+    let fewestMissing = Number.POSITIVE_INFINITY;
+    const scored: Scored[] = [];
+    for (const id of candidates) {
+      for (const r of this.evaluate(id, qwords, layers, countries, q)) {
+        fewestMissing = Math.min(fewestMissing, r.missing);
+        scored.push(r);
+      }
+    }
+    // Results that leave a word unmatched only when none matches every word.
+    const weightOf = new Map<SearchHit, number>();
+    for (const r of scored) {
+      if (r.missing !== fewestMissing) continue;
+      const hit = { ...r.hit, complete: r.missing === 0 };
+      hits.push(hit);
+      weightOf.set(hit, r.weight);
+    }
+    // Stable: a street's house numbers stay in their order.
+    hits.sort((x, y) => y.score - x.score || weightOf.get(y)! - weightOf.get(x)!);
+    return hits.slice(0, q.limit);
+  }
+
+  /**
+   * Objects that may match: the smaller of the postings of the rarest word (every object that has all
+   * words has it) and the objects with any word in their name (a result needs one).
+   */
+  private candidates(qwords: QueryWord[]): Iterable<number> {
+    const { postFirst, postContext, postings } = this.a;
+    // A number being typed begins many words ("1" → every postcode from 1000) and no street's name.
+    const typedNumber = (w: QueryWord) => w.houseNumber && w.prefix;
+    const words = qwords.some((w) => w.runs.length && !typedNumber(w)) ? qwords.filter((w) => !typedNumber(w)) : qwords;
+    // A house number is in no street's postings: only a query of numbers alone may take its rarest word from them.
+    const plainWords = words.some((w) => w.runs.length && !w.houseNumber) ? words.filter((w) => !w.houseNumber) : words;
+    let rarest: QueryWord | null = null;
+    let rarestCount = Number.POSITIVE_INFINITY;
+    for (const w of plainWords) {
+      if (w.runs.length === 0) continue;
+      const n = this.postingCount(w.runs);
+      if (n < rarestCount) (rarest = w), (rarestCount = n);
+    }
+    let named = 0;
+    for (const w of words) {
+      for (let r = 0; r < w.runs.length; r += 2) for (let t = w.runs[r]; t < w.runs[r + 1]; t++) named += postContext[t] - postFirst[t];
+    }
+    const out = new Set<number>();
+    if (!rarest) return out;
+    const take = (from: number, to: number) => {
+      for (let p = from; p < to && out.size < MAX_CANDIDATES; p++) out.add(postings[p]);
+    };
+    if (rarestCount <= named) {
+      for (let r = 0; r < rarest.runs.length; r += 2) take(postFirst[rarest.runs[r]], postFirst[rarest.runs[r + 1]]);
+    } else {
+      for (const w of words) for (let r = 0; r < w.runs.length; r += 2) for (let t = w.runs[r]; t < w.runs[r + 1]; t++) take(postFirst[t], postContext[t]);
+    }
+    return out;
+  }
+
+  /** The query's words with their dictionary runs; structured fields give their words a role. */
+  private queryWords(q: SearchQuery): QueryWord[] {
+    const out: QueryWord[] = [];
+    const add = (text: string | undefined, role: Role, prefixLast: boolean) => {
+      if (!text) return;
+      const ws = splitQuery(text);
+      ws.forEach(({ word, joined }, i) => {
+        const prefix = prefixLast && i === ws.length - 1 && !/[\s,.]$/.test(text);
+        out.push({ ...this.lookup(word, role, prefix), joined: role === 'any' ? joined : [] });
+      });
+    };
+    const s = q.structured;
+    if (s && (s.street || s.housenumber || s.postcode || s.city)) {
+      add(s.street, 'name', false);
+      if (s.housenumber) {
+        const key = houseNumberKey(s.housenumber);
+        if (key) out.push({ word: key, role: 'number', runs: [], typo: false, houseNumber: true, prefix: false, joined: [] });
+      }
+      add(s.postcode, s.street ? 'context' : 'any', false);
+      add(s.city, s.street || s.postcode ? 'context' : 'any', false);
+    } else {
+      add(q.text, 'any', q.prefix === true);
+    }
+    return out;
+  }
+
+  private lookup(word: string, role: Role, prefix: boolean): QueryWord {
+    const runs: number[] = [];
+    const addExact = (w: string) => {
+      const id = this.find(w);
+      if (id >= 0 && !runs.some((_, i) => i % 2 === 0 && runs[i] === id)) runs.push(id, id + 1);
+    };
+    if (prefix) {
+      const [from, to] = this.prefixRange(enc.encode(word));
+      if (to > from) runs.push(from, to);
+    } else addExact(word);
+    const short = shortForm(word);
+    if (short) addExact(short);
+    // "str." typed for "strasse": the short form the index holds under every such street.
+    if (!prefix && word === 'str') addExact('str');
+    const countries = role === 'any' || role === 'context' ? this.countriesNamed(word) : undefined;
+    let typo = false;
+    if (runs.length === 0 && !countries && !prefix && word.length >= MIN_TYPO_LENGTH && !/^\d+$/.test(word)) {
+      for (const id of this.oneEditAway(enc.encode(word))) runs.push(id, id + 1);
+      typo = runs.length > 0;
+    }
+    return { word, role, runs, typo, houseNumber: looksLikeHouseNumber(word), prefix, countries, joined: [] };
+  }
+
+  private postingCount(runs: number[]): number {
+    let n = 0;
+    for (let r = 0; r < runs.length; r += 2) n += this.a.postFirst[runs[r + 1]] - this.a.postFirst[runs[r]];
+    return n;
+  }
+
+  /** Compares dictionary word `id` with `bytes`, looking at no more than `limit` bytes of the word. */
+  private compare(id: number, bytes: Uint8Array, limit = Infinity): number {
+    const { tokBytes, tokOffsets } = this.a;
+    const from = tokOffsets[id];
+    const len = Math.min(tokOffsets[id + 1] - from, limit);
+    const n = Math.min(len, bytes.length);
+    for (let i = 0; i < n; i++) {
+      const d = tokBytes[from + i] - bytes[i];
+      if (d !== 0) return d;
+    }
+    return len - Math.min(bytes.length, limit);
+  }
+
+  /** First word ≥ `bytes` (looking at `limit` bytes of each word). */
+  private lowerBound(bytes: Uint8Array, limit = Infinity, upper = false): number {
+    let lo = 0,
+      hi = this.words;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = this.compare(mid, bytes, limit);
+      if (c < 0 || (upper && c === 0)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private find(word: string): number {
+    const bytes = enc.encode(word);
+    const i = this.lowerBound(bytes);
+    return i < this.words && this.compare(i, bytes) === 0 ? i : -1;
+  }
+
+  /** The run of words that begin with `bytes`. */
+  private prefixRange(bytes: Uint8Array): [number, number] {
+    return [this.lowerBound(bytes, bytes.length), this.lowerBound(bytes, bytes.length, true)];
+  }
+
+  /** Dictionary words one insertion, deletion or substitution away (over bytes: a non-ASCII letter is two). */
+  private oneEditAway(q: Uint8Array): number[] {
+    const { tokBytes, tokOffsets } = this.a;
+    const out: number[] = [];
+    for (let id = 0; id < this.words; id++) {
+      const from = tokOffsets[id];
+      const len = tokOffsets[id + 1] - from;
+      if (Math.abs(len - q.length) > 1) continue;
+      let i = 0;
+      while (i < len && i < q.length && tokBytes[from + i] === q[i]) i++;
+      if (i === len && len === q.length) continue;
+      // After the first difference, skip one byte of the longer side (both when equally long): the rest must agree.
+      const wi = len >= q.length ? i + 1 : i;
+      const qi = q.length >= len ? i + 1 : i;
+      let same = len - wi === q.length - qi;
+      for (let k = 0; same && k < len - wi; k++) same = tokBytes[from + wi + k] === q[qi + k];
+      // Two neighbours swapped ("stadtel" for "stadtle") is one slip of the fingers too.
+      if (!same && len === q.length && i + 1 < len && tokBytes[from + i] === q[i + 1] && tokBytes[from + i + 1] === q[i]) {
+        same = true;
+        for (let k = i + 2; same && k < len; k++) same = tokBytes[from + k] === q[k];
+      }
+      if (same) out.push(id);
+    }
+    return out;
+  }
+
+  private countriesNamed(word: string): Set<number> | undefined {
+    let out: Set<number> | undefined;
+    for (let c = 0; c < this.a.countryName.length; c++) {
+      if (words(this.text(this.a.countryName[c]) ?? '').includes(word) || this.text(this.a.countryCode[c]) === word) (out ??= new Set()).add(c);
+    }
+    return out;
+  }
+
+  private countryFilter(codes: readonly string[] | null, byName = false): Set<number> | null {
+    if (!codes) return null;
+    const wanted = new Set(codes.map((c) => fold(c.trim())));
+    const out = new Set<number>();
+    for (let c = 0; c < this.a.countryCode.length; c++) {
+      const code = this.text(this.a.countryCode[c]);
+      const name = this.text(this.a.countryName[c]);
+      if ((code !== null && wanted.has(code)) || (byName && name !== null && wanted.has(fold(name)))) out.add(c);
+    }
+    return out;
+  }
+
+  /** The hits object `id` gives: none, one, or (a street whose number is being typed) several addresses. */
+  private evaluate(id: number, qwords: QueryWord[], layers: Set<SearchLayer>, countries: Set<number> | null, q: SearchQuery): Scored[] {
+    const a = this.a;
+    const kind = id < this.streets ? 0 : id < this.streets + this.places ? KIND_PLACE : KIND_POSTCODE;
+    const k = kind === 0 ? id : kind === KIND_PLACE ? id - this.streets : id - this.streets - this.places;
+    const country = kind === 0 ? a.stCountry[k] : kind === KIND_PLACE ? a.plCountry[k] : a.pcCountry[k];
+    if (countries && !countries.has(country)) return [];
+    if (kind === KIND_PLACE && !layers.has('place')) return [];
+    if (kind === KIND_POSTCODE && !layers.has('postcode')) return [];
+    if (kind === 0 && !layers.has('street') && !layers.has('address')) return [];
+    if (kind !== 0 && qwords.some((w) => w.role === 'number' || w.role === 'name')) return [];
+
+    let missing = 0,
+      nameHits = 0,
+      typos = 0;
+    let numberWord: QueryWord | null = null;
+    const from = a.fwdFirst[id],
+      to = a.fwdFirst[id + 1];
+    for (let wi = 0; wi < qwords.length; wi++) {
+      const w = qwords[wi];
+      if (kind === 0 && numberWord === null) {
+        const span = w.joined.findIndex((key, j) => {
+          const last = qwords[wi + w.joined.length - j];
+          return last !== undefined && this.houseNumbers(k, { ...w, word: key, prefix: last.prefix }).length > 0;
+        });
+        if (span >= 0) {
+          const words = w.joined.length - span;
+          numberWord = { ...w, word: w.joined[span], prefix: qwords[wi + words].prefix };
+          wi += words;
+          continue;
+        }
+      }
+      let found = 0; // 2 name, 1 context
+      for (let f = from; f < to && found < 2; f++) {
+        const word = a.fwd[f] >>> 1;
+        for (let r = 0; r < w.runs.length; r += 2) {
+          if (word >= w.runs[r] && word < w.runs[r + 1]) {
+            found = Math.max(found, a.fwd[f] & 1 ? 1 : 2);
+            break;
+          }
+        }
+      }
+      if (found === 0 && w.countries?.has(country)) found = 1;
+      if (w.role === 'name' && found !== 2) found = 0;
+      if (w.role === 'number') found = 0;
+      if (kind === 0 && w.houseNumber && numberWord === null && found < 2 && (w.role === 'number' || w.role === 'any')) {
+        // A number after a street is its house number before it is anything else.
+        if (this.houseNumbers(k, w).length) {
+          numberWord = w;
+          continue;
+        }
+      }
+      // A house number the street lacks costs less than a word of the name or the city.
+      if (found === 0) missing += w.houseNumber ? 0.5 : 1;
+      else {
+        if (found === 2) nameHits++;
+        if (w.typo) typos++;
+      }
+    }
+    // A street found by its city alone is not what was asked for.
+    if (nameHits === 0) return [];
+
+    const nameId = kind === 0 ? a.stName[k] : kind === KIND_PLACE ? a.plName[k] : a.pcCode[k];
+    const name = this.text(nameId) ?? '';
+    const coverage = Math.min(1, nameHits / Math.max(1, words(name).length));
+    const matched = Math.max(0, (qwords.length - missing) / qwords.length);
+    const weight = kind === 0 ? a.stAddrFirst[k + 1] - a.stAddrFirst[k] : kind === KIND_PLACE ? a.plWeight[k] : 0;
+    const importance = Math.min(1, Math.log10(1 + weight) / 4);
+    const countryName = country < 0 ? null : (this.text(a.countryName[country]) ?? null);
+    const score = (lat: number, lon: number, exactNumber: boolean) => {
+      let s = matched * (0.55 + 0.25 * coverage + (exactNumber ? 0.1 : 0) + 0.05 * importance + (kind === KIND_PLACE ? 0.05 : 0)) - 0.05 * typos;
+      if (q.near) {
+        const kx = Math.cos((q.near.lat * Math.PI) / 180);
+        const d = Math.hypot((lat / SCALE - q.near.lat) * METERS_PER_DEGREE, (lon / SCALE - q.near.lon) * METERS_PER_DEGREE * kx);
+        s *= 0.8 + 0.2 * Math.exp(-d / NEAR_SCALE_M);
+      }
+      return Math.round(Math.max(0, Math.min(1, s)) * 1000) / 1000;
+    };
+    const box = (arr: Int32Array, i: number): [number, number, number, number] => [
+      arr[4 * i] / SCALE,
+      arr[4 * i + 1] / SCALE,
+      arr[4 * i + 2] / SCALE,
+      arr[4 * i + 3] / SCALE,
+    ];
+
+    if (kind === KIND_PLACE) {
+      const lat = a.plCenter[2 * k],
+        lon = a.plCenter[2 * k + 1];
+      const address = addressOf(null, null, name, null, countryName);
+      return [
+        { hit: { kind: 'place', name, lat: lat / SCALE, lon: lon / SCALE, box: box(a.plBox, k), address, score: score(lat, lon, false) }, missing, weight },
+      ];
+    }
+    if (kind === KIND_POSTCODE) {
+      const lat = a.pcCenter[2 * k],
+        lon = a.pcCenter[2 * k + 1];
+      const address = addressOf(null, null, this.text(a.pcCity[k]), name, countryName);
+      return [
+        { hit: { kind: 'postcode', name, lat: lat / SCALE, lon: lon / SCALE, box: box(a.pcBox, k), address, score: score(lat, lon, false) }, missing, weight },
+      ];
+    }
+    const city = this.text(a.stCity[k]);
+    const streetZip = this.text(a.stPostcode[k]);
+    if (numberWord && layers.has('address')) {
+      return this.houseNumbers(k, numberWord).map((i) => {
+        const number = this.text(a.adNumber[i])!;
+        const lat = a.adCoords[2 * i],
+          lon = a.adCoords[2 * i + 1];
+        const address = addressOf(name, number, city, this.text(a.adPostcode[i]) ?? streetZip, countryName);
+        const exact = houseNumberKey(number) === numberWord.word;
+        const hit: Scored['hit'] = {
+          kind: 'address',
+          name: `${name} ${number}`,
+          lat: lat / SCALE,
+          lon: lon / SCALE,
+          box: [lat / SCALE, lon / SCALE, lat / SCALE, lon / SCALE],
+          address,
+          score: score(lat, lon, exact) - (exact ? 0 : 0.001),
+        };
+        return { hit, missing, weight };
+      });
+    }
+    if (!layers.has('street')) return [];
+    if (numberWord) missing += 0.5;
+    const lat = a.stCenter[2 * k],
+      lon = a.stCenter[2 * k + 1];
+    const address = addressOf(name, null, city, streetZip, countryName);
+    return [
+      { hit: { kind: 'street', name, lat: lat / SCALE, lon: lon / SCALE, box: box(a.stBox, k), address, score: score(lat, lon, false) }, missing, weight },
+    ];
+  }
+
+  /** Address points of street `k` whose number is the word (or, being typed, begins with it): the exact one first. */
+  private houseNumbers(k: number, w: QueryWord): number[] {
+    const a = this.a;
+    const exact: number[] = [],
+      begun: number[] = [];
+    // One point per number: a house mapped as a node and as a building is one address.
+    const seen = new Set<string>();
+    for (let i = a.stAddrFirst[k]; i < a.stAddrFirst[k + 1]; i++) {
+      const key = houseNumberKey(this.text(a.adNumber[i]) ?? '');
+      if (seen.has(key)) continue;
+      if (key === w.word) exact.push(i), seen.add(key);
+      else if (w.prefix && key.startsWith(w.word)) begun.push(i), seen.add(key);
+    }
+    return [...exact, ...begun].slice(0, 10);
+  }
+}
+
+/** An address as the reverse geocoder gives one: the street carries the house number. */
+function addressOf(street: string | null, number: string | null, city: string | null, zipcode: string | null, country: string | null): Address {
+  const line = street === null ? null : number === null ? street : `${street} ${number}`;
+  const locality = [zipcode, city].filter((s) => s !== null).join(' ');
+  const display = [line, locality || null, country].filter((s) => s !== null).join(', ');
+  return { street: line, housenumber: number, city, zipcode, country, display_name: display || null };
+}
+
+/** The search index of a map directory, read in place. */
+export const loadSearchIndex = (mapDir: string): SearchIndex => new SearchIndex(readSearchIndex(mapDir));

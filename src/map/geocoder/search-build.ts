@@ -1,0 +1,440 @@
+// Builds the forward-search index from what the reverse geocoder's index is made of (index-build.ts):
+// streets (a name in a city: its ways and the address points that carry the name, their numbers
+// sorted), places (place nodes and municipalities), postcodes, and the folded words of each. Address
+// points get no words of their own: a query reaches them through their street, and the house number is
+// looked up among the street's points, which keeps an address point at 16 bytes. Country names are no
+// words of the index either (every object would carry them): a query matches them against its country.
+import KDBush from 'kdbush';
+import type { DegreeRings } from './areas.js';
+import { SCALE } from './areas.js';
+import { interiorPoint } from './geometry.js';
+import { KIND_PLACE, KIND_POSTCODE, KIND_STREET, type SearchArrays } from './search-format.js';
+import { houseNumbers, nameVariants, shortForm, words } from './search-text.js';
+
+export interface SearchSource {
+  /** Texts the fields below refer to. */
+  strings: readonly string[];
+  countries: ReadonlyArray<{ name: string; alpha2: string | null }>;
+  addresses: { coords: Int32Array; street: Int32Array; number: Int32Array; postcode: Int32Array; country: Int32Array };
+  streets: { coords: Int32Array; starts: Uint32Array; names: Int32Array };
+  places: { coords: Int32Array; name: Int32Array; country: Int32Array };
+  /** Hamlets, localities, suburbs…: found by name, never a city. */
+  minorPlaces: { coords: Int32Array; name: Int32Array; country: Int32Array };
+  municipalities: ReadonlyArray<{ rings: DegreeRings; name: string; country: number }>;
+  postalAreas: ReadonlyArray<{ rings: DegreeRings; code: string; country: number }>;
+  /** The country at a point (degrees × 1e7), -1 when none. */
+  countryAt(lat: number, lon: number): number;
+  /** Indices into `municipalities` of those containing a point (degrees × 1e7). */
+  municipalitiesAt(lat: number, lon: number): number[];
+}
+
+/** How far from a place node a point without a municipality still takes the place's name as its city (as the reverse geocoder). */
+const PLACE_RADIUS_E7 = 0.1 * SCALE;
+/** Half the side of the box of a place known only as a node. */
+const PLACE_HALF_BOX_E7 = 0.01 * SCALE;
+
+class Texts {
+  readonly list: string[] = [];
+  private readonly ids = new Map<string, number>();
+  id(s: string | null | undefined): number {
+    if (s == null || s === '') return -1;
+    let id = this.ids.get(s);
+    if (id === undefined) {
+      id = this.list.push(s) - 1;
+      this.ids.set(s, id);
+    }
+    return id;
+  }
+}
+
+class Box {
+  minLat = Infinity;
+  minLon = Infinity;
+  maxLat = -Infinity;
+  maxLon = -Infinity;
+  add(lat: number, lon: number): void {
+    if (lat < this.minLat) this.minLat = lat;
+    if (lat > this.maxLat) this.maxLat = lat;
+    if (lon < this.minLon) this.minLon = lon;
+    if (lon > this.maxLon) this.maxLon = lon;
+  }
+  get empty(): boolean {
+    return this.minLat > this.maxLat;
+  }
+}
+
+interface StreetGroup {
+  name: string;
+  city: string | null;
+  country: number;
+  /** Address points and the house number each gives (a point tagged with a list gives several). */
+  addresses: Array<[number, string]>;
+  /** Vertices of its ways: lat, lon. */
+  vertices: number[];
+  box: Box;
+}
+
+interface Obj {
+  kind: number;
+  /** Per-kind index. */
+  index: number;
+  name: string[];
+  context: string[];
+  weight: number;
+}
+
+/** Natural order of house numbers: 2 < 10 < 10a < 11. */
+function compareNumbers(a: string, b: string): number {
+  const na = Number.parseInt(a, 10),
+    nb = Number.parseInt(b, 10);
+  if (na !== nb) return Number.isNaN(na) ? 1 : Number.isNaN(nb) ? -1 : na - nb;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function mostCommon<T>(values: Iterable<T>): T | null {
+  const n = new Map<T, number>();
+  let best: T | null = null;
+  for (const v of values) {
+    const c = (n.get(v) ?? 0) + 1;
+    n.set(v, c);
+    if (best === null || c > n.get(best)!) best = v;
+  }
+  return best;
+}
+
+const ringsBox = (rings: DegreeRings): Box => {
+  const b = new Box();
+  for (const r of rings) for (const [lat, lon] of r) b.add(Math.round(lat * SCALE), Math.round(lon * SCALE));
+  return b;
+};
+
+export function buildSearchArrays(src: SearchSource): SearchArrays {
+  const texts = new Texts();
+  const a = src.addresses;
+  const str = (id: number) => (id < 0 ? null : src.strings[id]);
+
+  // The city of a point: its municipality, else the nearest place node of its country (as reverse geocoding).
+  const placeTree = new KDBush(Math.max(1, src.places.name.length), 64, Int32Array);
+  for (let i = 0; i < src.places.name.length; i++) placeTree.add(src.places.coords[2 * i + 1], src.places.coords[2 * i]);
+  if (src.places.name.length === 0) placeTree.add(2e9, 2e9);
+  placeTree.finish();
+  const nearestPlace = (lat: number, lon: number, country: number): string | null => {
+    let best = -1,
+      bestD = Infinity;
+    const k = Math.cos((lat / SCALE) * (Math.PI / 180));
+    for (const i of placeTree.range(lon - PLACE_RADIUS_E7 / k, lat - PLACE_RADIUS_E7, lon + PLACE_RADIUS_E7 / k, lat + PLACE_RADIUS_E7)) {
+      if (i >= src.places.name.length || src.places.country[i] !== country) continue;
+      const dy = src.places.coords[2 * i] - lat,
+        dx = (src.places.coords[2 * i + 1] - lon) * k;
+      const d = dx * dx + dy * dy;
+      if (d < bestD && d <= PLACE_RADIUS_E7 * PLACE_RADIUS_E7) (bestD = d), (best = i);
+    }
+    return best < 0 ? null : src.strings[src.places.name[best]];
+  };
+  const cityAt = (lat: number, lon: number, country: number): string | null => {
+    const inside = src.municipalitiesAt(lat, lon);
+    const own = inside.find((m) => src.municipalities[m].country === country) ?? inside[0];
+    return own !== undefined ? src.municipalities[own].name : nearestPlace(lat, lon, country);
+  };
+
+  // Streets: address points by (street, city, country), then the ways of the same name joining them.
+  const groups = new Map<string, StreetGroup>();
+  const groupOf = (name: string, city: string | null, country: number) => {
+    const key = `${name}\u0000${city ?? ''}\u0000${country}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { name, city, country, addresses: [], vertices: [], box: new Box() }));
+    return g;
+  };
+  const addressCity: (string | null)[] = [];
+  const count = a.street.length;
+  for (let i = 0; i < count; i++) {
+    const lat = a.coords[2 * i],
+      lon = a.coords[2 * i + 1];
+    const city = cityAt(lat, lon, a.country[i]);
+    addressCity.push(city);
+    const street = str(a.street[i]);
+    if (street === null || a.number[i] < 0) continue;
+    const numbers = houseNumbers(src.strings[a.number[i]]);
+    if (!numbers.length) continue;
+    const g = groupOf(street, city, a.country[i]);
+    for (const n of numbers) g.addresses.push([i, n]);
+    g.box.add(lat, lon);
+  }
+  const s = src.streets;
+  for (let c = 0; c + 1 < s.starts.length; c++) {
+    const name = str(s.names[c]);
+    if (name === null) continue;
+    const mid = (s.starts[c] + s.starts[c + 1]) >> 1;
+    const lat = s.coords[2 * mid],
+      lon = s.coords[2 * mid + 1];
+    const country = src.countryAt(lat, lon);
+    if (country < 0) continue;
+    const g = groupOf(name, cityAt(lat, lon, country), country);
+    for (let v = s.starts[c]; v < s.starts[c + 1]; v++) {
+      g.vertices.push(s.coords[2 * v], s.coords[2 * v + 1]);
+      g.box.add(s.coords[2 * v], s.coords[2 * v + 1]);
+    }
+  }
+
+  const streets = [...groups.values()];
+  const S = streets.length;
+  const out = {
+    stName: new Int32Array(S),
+    stCity: new Int32Array(S),
+    stPostcode: new Int32Array(S),
+    stCountry: new Int16Array(S),
+    stCenter: new Int32Array(2 * S),
+    stBox: new Int32Array(4 * S),
+    stAddrFirst: new Uint32Array(S + 1),
+    adCoords: new Int32Array(2 * streets.reduce((n, g) => n + g.addresses.length, 0)),
+    adNumber: new Int32Array(streets.reduce((n, g) => n + g.addresses.length, 0)),
+    adPostcode: new Int32Array(streets.reduce((n, g) => n + g.addresses.length, 0)),
+  };
+  const objects: Obj[] = [];
+  let next = 0;
+  streets.forEach((g, k) => {
+    g.addresses.sort((x, y) => compareNumbers(x[1], y[1]));
+    out.stAddrFirst[k] = next;
+    for (const [i, number] of g.addresses) {
+      out.adCoords[2 * next] = a.coords[2 * i];
+      out.adCoords[2 * next + 1] = a.coords[2 * i + 1];
+      out.adNumber[next] = texts.id(number);
+      out.adPostcode[next] = texts.id(str(a.postcode[i]));
+      next++;
+    }
+    const postcode = mostCommon(g.addresses.map(([i]) => a.postcode[i]).filter((p) => p >= 0));
+    out.stName[k] = texts.id(g.name);
+    out.stCity[k] = texts.id(g.city);
+    out.stPostcode[k] = texts.id(postcode === null ? null : src.strings[postcode]);
+    out.stCountry[k] = g.country;
+    out.stBox.set([g.box.minLat, g.box.minLon, g.box.maxLat, g.box.maxLon], 4 * k);
+    // The point of the street nearest the middle of its box: on the street, unlike the box's centre.
+    const midLat = (g.box.minLat + g.box.maxLat) / 2,
+      midLon = (g.box.minLon + g.box.maxLon) / 2;
+    const candidates = g.vertices.length ? g.vertices : g.addresses.flatMap(([i]) => [a.coords[2 * i], a.coords[2 * i + 1]]);
+    let best = 0,
+      bestD = Infinity;
+    for (let v = 0; v < candidates.length; v += 2) {
+      const d = (candidates[v] - midLat) ** 2 + (candidates[v + 1] - midLon) ** 2;
+      if (d < bestD) (bestD = d), (best = v);
+    }
+    out.stCenter[2 * k] = candidates[best];
+    out.stCenter[2 * k + 1] = candidates[best + 1];
+    // The village the street is in, when the city is its municipality ("Churer Strasse, Nendeln" in Eschen).
+    const village = nearestPlace(out.stCenter[2 * k], out.stCenter[2 * k + 1], g.country);
+    objects.push({
+      kind: KIND_STREET,
+      index: k,
+      name: words(g.name),
+      context: [
+        ...words(g.city ?? ''),
+        ...(village !== null && village !== g.city ? words(village) : []),
+        ...(postcode === null ? [] : words(src.strings[postcode])),
+      ],
+      weight: g.addresses.length,
+    });
+  });
+  out.stAddrFirst[S] = next;
+
+  // Places: the place nodes, then the municipalities no node of the same name lies in.
+  const places: Array<{ name: string; country: number; lat: number; lon: number; box: Box }> = [];
+  const municipalityBox = src.municipalities.map((m) => ringsBox(m.rings));
+  const named = new Set<number>();
+  for (let i = 0; i < src.places.name.length; i++) {
+    const lat = src.places.coords[2 * i],
+      lon = src.places.coords[2 * i + 1];
+    const name = src.strings[src.places.name[i]];
+    const m = src.municipalitiesAt(lat, lon).find((k) => src.municipalities[k].name === name);
+    let box = m === undefined ? null : municipalityBox[m];
+    if (m !== undefined) named.add(m);
+    if (!box) {
+      box = new Box();
+      box.add(lat - PLACE_HALF_BOX_E7, lon - PLACE_HALF_BOX_E7);
+      box.add(lat + PLACE_HALF_BOX_E7, lon + PLACE_HALF_BOX_E7);
+    }
+    places.push({ name, country: src.places.country[i], lat, lon, box });
+  }
+  for (let i = 0; i < src.minorPlaces.name.length; i++) {
+    const lat = src.minorPlaces.coords[2 * i],
+      lon = src.minorPlaces.coords[2 * i + 1];
+    const box = new Box();
+    box.add(lat - PLACE_HALF_BOX_E7 / 4, lon - PLACE_HALF_BOX_E7 / 4);
+    box.add(lat + PLACE_HALF_BOX_E7 / 4, lon + PLACE_HALF_BOX_E7 / 4);
+    places.push({ name: src.strings[src.minorPlaces.name[i]], country: src.minorPlaces.country[i], lat, lon, box });
+  }
+  src.municipalities.forEach((m, k) => {
+    const p = named.has(k) ? null : interiorPoint(m.rings);
+    if (p) places.push({ name: m.name, country: m.country, lat: Math.round(p[0] * SCALE), lon: Math.round(p[1] * SCALE), box: municipalityBox[k] });
+  });
+  const cityWeight = new Map<string, number>();
+  for (let i = 0; i < count; i++) {
+    const key = `${addressCity[i]}\u0000${a.country[i]}`;
+    cityWeight.set(key, (cityWeight.get(key) ?? 0) + 1);
+  }
+  const P = places.length;
+  const pl = {
+    plName: new Int32Array(P),
+    plCountry: new Int16Array(P),
+    plCenter: new Int32Array(2 * P),
+    plBox: new Int32Array(4 * P),
+    plWeight: new Uint32Array(P),
+  };
+  places.forEach((p, k) => {
+    pl.plName[k] = texts.id(p.name);
+    pl.plCountry[k] = p.country;
+    pl.plCenter.set([p.lat, p.lon], 2 * k);
+    pl.plBox.set([p.box.minLat, p.box.minLon, p.box.maxLat, p.box.maxLon], 4 * k);
+    pl.plWeight[k] = cityWeight.get(`${p.name}\u0000${p.country}`) ?? 0;
+    objects.push({ kind: KIND_PLACE, index: k, name: words(p.name), context: [], weight: pl.plWeight[k] });
+  });
+
+  // Postcodes: those of address points (their centre and box), then postal areas with a code no point carries.
+  const codes = new Map<string, { code: string; country: number; box: Box; lat: number; lon: number; n: number; cities: (string | null)[] }>();
+  for (let i = 0; i < count; i++) {
+    const code = str(a.postcode[i]);
+    if (code === null) continue;
+    const key = `${code}\u0000${a.country[i]}`;
+    let c = codes.get(key);
+    if (!c) codes.set(key, (c = { code, country: a.country[i], box: new Box(), lat: 0, lon: 0, n: 0, cities: [] }));
+    c.box.add(a.coords[2 * i], a.coords[2 * i + 1]);
+    c.lat += a.coords[2 * i];
+    c.lon += a.coords[2 * i + 1];
+    c.n++;
+    c.cities.push(addressCity[i]);
+  }
+  for (const area of src.postalAreas) {
+    const key = `${area.code}\u0000${area.country}`;
+    const p = codes.has(key) ? null : interiorPoint(area.rings);
+    if (!p) continue;
+    const lat = Math.round(p[0] * SCALE),
+      lon = Math.round(p[1] * SCALE);
+    codes.set(key, { code: area.code, country: area.country, box: ringsBox(area.rings), lat, lon, n: 1, cities: [cityAt(lat, lon, area.country)] });
+  }
+  const postcodes = [...codes.values()];
+  const C = postcodes.length;
+  const pc = {
+    pcCode: new Int32Array(C),
+    pcCity: new Int32Array(C),
+    pcCountry: new Int16Array(C),
+    pcCenter: new Int32Array(2 * C),
+    pcBox: new Int32Array(4 * C),
+  };
+  postcodes.forEach((c, k) => {
+    const city = mostCommon(c.cities.filter((x) => x !== null));
+    pc.pcCode[k] = texts.id(c.code);
+    pc.pcCity[k] = texts.id(city);
+    pc.pcCountry[k] = c.country;
+    pc.pcCenter.set([Math.round(c.lat / c.n), Math.round(c.lon / c.n)], 2 * k);
+    pc.pcBox.set([c.box.minLat, c.box.minLon, c.box.maxLat, c.box.maxLon], 4 * k);
+    objects.push({
+      kind: KIND_POSTCODE,
+      index: k,
+      name: words(c.code),
+      context: [...words(city ?? ''), ...words(src.countries[c.country]?.name ?? '')],
+      weight: c.n,
+    });
+  });
+
+  const countryName = new Int32Array(src.countries.length);
+  const countryCode = new Int32Array(src.countries.length);
+  src.countries.forEach((c, k) => {
+    countryName[k] = texts.id(c.name);
+    countryCode[k] = texts.id(c.alpha2?.toLowerCase() ?? null);
+  });
+
+  return { ...wordIndex(objects), ...packTexts(texts.list), countryName, countryCode, ...out, ...pl, ...pc };
+}
+
+/** Each object's words (a word with a short form also under it) into the sorted dictionary, postings and forward lists. */
+function wordIndex(objects: Obj[]) {
+  const wordIds = new Map<string, number>();
+  const wordList: string[] = [];
+  const idOf = (w: string) => {
+    let id = wordIds.get(w);
+    if (id === undefined) wordIds.set(w, (id = wordList.push(w) - 1));
+    return id;
+  };
+  const entries: number[][] = objects.map((o) => {
+    const own = new Map<number, number>();
+    const add = (w: string, context: number) => {
+      const id = idOf(w);
+      if (!own.has(id) || own.get(id) === 1) own.set(id, context);
+    };
+    for (const w of [...o.name, ...nameVariants(o.name)]) {
+      add(w, 0);
+      const short = shortForm(w);
+      if (short) add(short, 0);
+    }
+    for (const w of o.context) {
+      add(w, 1);
+      const short = shortForm(w);
+      if (short) add(short, 1);
+    }
+    return [...own].map(([id, ctx]) => id * 2 + ctx);
+  });
+  // Dictionary order: UTF-8 bytes, so a prefix's words are one run that a binary search over bytes finds.
+  const enc = new TextEncoder();
+  const encoded = wordList.map((w) => enc.encode(w));
+  const order = wordList.map((_, i) => i).sort((x, y) => Buffer.compare(encoded[x], encoded[y]));
+  const rank = new Uint32Array(wordList.length);
+  order.forEach((old, r) => {
+    rank[old] = r;
+  });
+  const tokOffsets = new Uint32Array(wordList.length + 1);
+  const tokBytes = new Uint8Array(encoded.reduce((n, b) => n + b.length, 0));
+  let at = 0;
+  order.forEach((old, r) => {
+    tokOffsets[r] = at;
+    tokBytes.set(encoded[old], at);
+    at += encoded[old].length;
+  });
+  tokOffsets[wordList.length] = at;
+
+  // Object ids follow the order of `objects` (streets, places, postcodes).
+  const lists: number[][] = wordList.map(() => []);
+  const contextLists: number[][] = wordList.map(() => []);
+  const fwdFirst = new Uint32Array(objects.length + 1);
+  const fwd = new Uint32Array(entries.reduce((n, e) => n + e.length, 0));
+  let f = 0;
+  entries.forEach((e, id) => {
+    fwdFirst[id] = f;
+    for (const entry of e) {
+      const word = rank[entry >>> 1];
+      fwd[f++] = word * 2 + (entry & 1);
+      (entry & 1 ? contextLists : lists)[word].push(id);
+    }
+  });
+  fwdFirst[objects.length] = f;
+  // Places before postcodes before streets, then the heavier first: a capped walk over a word's postings keeps the likely ones.
+  const KIND_ORDER = [2, 0, 1];
+  const order2 = (x: number, y: number) => KIND_ORDER[objects[x].kind] - KIND_ORDER[objects[y].kind] || objects[y].weight - objects[x].weight || x - y;
+  const postFirst = new Uint32Array(wordList.length + 1);
+  const postContext = new Uint32Array(wordList.length);
+  const postings = new Uint32Array(f);
+  let p = 0;
+  lists.forEach((list, w) => {
+    postFirst[w] = p;
+    postings.set(list.sort(order2), p);
+    p += list.length;
+    postContext[w] = p;
+    postings.set(contextLists[w].sort(order2), p);
+    p += contextLists[w].length;
+  });
+  postFirst[wordList.length] = p;
+  return { tokBytes, tokOffsets, postFirst, postContext, postings, fwdFirst, fwd };
+}
+
+function packTexts(list: string[]) {
+  const enc = new TextEncoder();
+  const encoded = list.map((t) => enc.encode(t));
+  const strOffsets = new Uint32Array(list.length + 1);
+  const strBytes = new Uint8Array(encoded.reduce((n, b) => n + b.length, 0));
+  let at = 0;
+  encoded.forEach((b, i) => {
+    strOffsets[i] = at;
+    strBytes.set(b, at);
+    at += b.length;
+  });
+  strOffsets[list.length] = at;
+  return { strBytes, strOffsets };
+}

@@ -1,0 +1,52 @@
+// `npm run peer:nominatim -- DIR [--verbose]`: runs every Nominatim search .feature file under DIR (see
+// nominatim-features.ts) and prints the agreement per file and in total, every disagreement with its
+// row, and the skipped rows grouped by reason (--verbose lists each skipped row too). Exits 0 whatever
+// the agreement: it is a measurement.
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { runNominatimFile, type NominatimFileReport } from './nominatim-features.js';
+
+function featureFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...featureFiles(path));
+    else if (name.endsWith('.feature')) out.push(path);
+  }
+  return out;
+}
+
+const pct = (a: number, n: number): string => (n === 0 ? '-' : `${((100 * a) / n).toFixed(1)} %`);
+
+async function main(argv: string[]): Promise<void> {
+  const verbose = argv.includes('--verbose');
+  const dir = argv.find((a) => !a.startsWith('--'));
+  if (!dir) {
+    process.stderr.write('usage: npm run peer:nominatim -- DIR [--verbose]   (DIR holds Nominatim db/query .feature files)\n');
+    process.exit(2);
+  }
+  const write = (s: string) => process.stdout.write(s);
+  const reports: NominatimFileReport[] = [];
+  for (const f of featureFiles(dir)) reports.push(await runNominatimFile(f, relative(dir, f)));
+  for (const r of reports) {
+    const compared = r.agree + r.disagree;
+    write(`${r.file}: ${r.agree}/${compared} agree (${pct(r.agree, compared)}), ${r.skipped} skipped\n`);
+    for (const row of r.rows) {
+      if (row.status === 'disagree') write(`  DIFFERS  [${row.scenario}] ${row.row}\n           ${row.detail}\n`);
+      else if (row.status === 'skipped' && verbose) write(`  skipped  [${row.scenario}] ${row.row}: ${row.detail}\n`);
+    }
+  }
+  const agree = reports.reduce((a, r) => a + r.agree, 0);
+  const compared = reports.reduce((a, r) => a + r.agree + r.disagree, 0);
+  const skipped = reports.flatMap((r) => r.rows.filter((x) => x.status === 'skipped'));
+  const reasons = new Map<string, number>();
+  for (const s of skipped) reasons.set(s.detail ?? '', (reasons.get(s.detail ?? '') ?? 0) + 1);
+  write(`\nskipped rows by reason (${skipped.length}):\n`);
+  for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1])) write(`  ${String(n).padStart(4)}  ${reason}\n`);
+  write(`\nTOTAL: ${agree}/${compared} compared rows agree (${pct(agree, compared)}) over ${reports.length} files; ${skipped.length} rows skipped\n`);
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});
