@@ -1,7 +1,8 @@
 // VRPTW solver: regret-2 construction, then SISR ruin & recreate (Christiaens & Vanden Berghe 2020)
 // with simulated-annealing acceptance; every new best is polished by a first-improvement local search
 // (relocate, or-opt, swap, 2-opt*).
-// Objective: serve as many jobs as possible, then least total travel duration.
+// Objective: the largest sum of priorities served, then as many jobs as possible, then least total
+// travel duration.
 // Loads have DIM dimensions (weight, volume, …). A job's delivery rides from the start to the job, its
 // pickup from the job to the end. Without pickups (the API's stops) the load only falls along a route,
 // so a route fits when its deliveries add up to at most the capacity: one sum per route and dimension
@@ -77,6 +78,11 @@ let adj = new StaticArray<i32>(0); // K nearest jobs per job
 let adjCnt = new StaticArray<i32>(0);
 let K: i32 = 0;
 let penalty: f64 = 0;
+// Priorities (0–100) are maximised before the number of jobs served and before travel: each point of
+// priority left out costs more than every job of the problem left out (VROOM's objective order).
+let jPrio = new StaticArray<i32>(0);
+let hasPrio = false;
+let prioPenalty: f64 = 0;
 
 // ---- working solution (cur) and the last accepted one (sav); routes are node arrays ----
 // Route r owns [r*S, r*S + S): node 0 is the vehicle start, nodes 1..len its jobs, node len+1 its end.
@@ -527,7 +533,9 @@ function totalCost(): f64 {
   // A shipment left out leaves two stops out.
   let left = nUnas;
   if (hasPairs) for (let k = 0; k < nUnas; k++) left += unchecked(jRole[unchecked(unas[k])]) == 1 ? 1 : 0;
-  return c + penalty * <f64>left;
+  let prio: f64 = 0;
+  if (hasPrio) for (let k = 0; k < nUnas; k++) prio += <f64>unchecked(jPrio[unchecked(unas[k])]);
+  return c + penalty * <f64>left + prioPenalty * prio;
 }
 
 /** Best insertion over all routes; empty routes are tried once per vehicle type. Route in return, position in gPos. */
@@ -564,6 +572,7 @@ function construct(): void {
     nPool = 0;
     for (let k = 0; k < nUnas; k++) unchecked(pool[nPool++] = unas[k]);
     nUnas = 0;
+    byPriority();
     for (let k = 0; k < nPool; k++) {
       const j = unchecked(pool[k]);
       const r = bestInsertion(j, false);
@@ -585,8 +594,12 @@ function construct(): void {
     let pickP2 = -1;
     let pickInf = false;
     let pickKey: f64 = -INF;
+    let pickPrio: i32 = -1;
     for (let k = 0; k < nUnas; k++) {
       const j = unchecked(unas[k]);
+      const prio = hasPrio ? unchecked(jPrio[j]) : 0;
+      // A job of higher priority is placed first, whatever its regret: it gets the room it needs.
+      if (prio < pickPrio) continue;
       stamp++;
       let b1 = INF;
       let b2 = INF;
@@ -628,7 +641,8 @@ function construct(): void {
       if (r1 < 0) continue;
       const inf = b2 == INF;
       const key = inf ? -b1 : b2 - b1;
-      if ((inf && !pickInf) || (inf == pickInf && key > pickKey)) {
+      if (prio > pickPrio || (inf && !pickInf) || (inf == pickInf && key > pickKey)) {
+        pickPrio = prio;
         pick = k;
         pickR = r1;
         pickP = p1;
@@ -746,6 +760,21 @@ function sortPool(desc: bool): void {
   }
 }
 
+/** Stable sort of the pool by priority, highest first: the order chosen stays among equal priorities. */
+function byPriority(): void {
+  if (!hasPrio) return;
+  for (let i = 1; i < nPool; i++) {
+    const j = unchecked(pool[i]);
+    const p = unchecked(jPrio[j]);
+    let k = i;
+    while (k > 0 && unchecked(jPrio[unchecked(pool[k - 1])]) < p) {
+      unchecked(pool[k] = pool[k - 1]);
+      k--;
+    }
+    unchecked(pool[k] = j);
+  }
+}
+
 function recreate(): void {
   for (let k = 0; k < nUnas; k++) unchecked(pool[nPool++] = unas[k]);
   nUnas = 0;
@@ -764,6 +793,7 @@ function recreate(): void {
     }
     sortPool(u < 10.0);
   }
+  byPriority();
   for (let k = 0; k < nPool; k++) {
     const j = unchecked(pool[k]);
     const r = bestInsertion(j, true);
@@ -1160,7 +1190,16 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
   }
 }
 
-function setupJobs(jobI: usize, demP: usize, pickP: usize, pairP: usize, jobSvc: usize): void {
+function setupJobs(jobI: usize, demP: usize, pickP: usize, pairP: usize, jobSvc: usize, prioP: usize): void {
+  jPrio = new StaticArray<i32>(J);
+  hasPrio = false;
+  if (prioP != 0) {
+    for (let j = 0; j < J; j++) {
+      const p = load<i32>(prioP + (<usize>j << 2));
+      unchecked(jPrio[j] = p);
+      if (p != 0) hasPrio = true;
+    }
+  }
   jLoc = new StaticArray<i32>(J);
   jDem = new StaticArray<i32>(J * DIM);
   jPick = new StaticArray<i32>(J * DIM);
@@ -1354,7 +1393,8 @@ function warmStart(out: usize): void {
  * (Infinity: no limit); disP: i32[n*n] meters, 0 when no vehicle has a distance limit;
  * cap: i32[V*dims] capacities (-1 none); jobI: i32[J*3] location, first window, window count;
  * dem: i32[J*dims] deliveries; pick: i32[J*dims] pickups (a shipment: +amount at its pickup, -amount at
- * its delivery); pairs: i32[J] the delivery job of a shipment at its pickup job, -1 elsewhere; jobSvc: f64[J]; tw: f64 pairs, sorted, disjoint;
+ * its delivery); pairs: i32[J] the delivery job of a shipment at its pickup job, -1 elsewhere; jobSvc: f64[J];
+ * prio: i32[J] priorities 0–100 (a shipment's at its pickup), or 0 for none; tw: f64 pairs, sorted, disjoint;
  * compat: u8[J*V] job j may ride vehicle r; params: f64 seed, iterations, time limit ms, T0 and Tf as
  * fractions of the mean travel time between jobs, warm (non-zero: start from the routes in `out`, which
  * the caller must have checked feasible); out: i32[V + J] route lengths, then the routes' jobs.
@@ -1362,7 +1402,7 @@ function warmStart(out: usize): void {
  * the search, so a run that the iteration cap stops gives the same plan on a cold or a busy machine.
  * Returns the number of iterations run.
  */
-export function solve(n: i32, v: i32, j: i32, dims: i32, durP: usize, disP: usize, vehI: usize, vehT: usize, limP: usize, capP: usize, jobI: usize, demP: usize, pickP: usize, pairP: usize, jobSvc: usize, tw: usize, compatP: usize, params: usize, out: usize): i32 {
+export function solve(n: i32, v: i32, j: i32, dims: i32, durP: usize, disP: usize, vehI: usize, vehT: usize, limP: usize, capP: usize, jobI: usize, demP: usize, pickP: usize, pairP: usize, jobSvc: usize, prioP: usize, tw: usize, compatP: usize, params: usize, out: usize): i32 {
   const started = now();
   N = n;
   V = v;
@@ -1377,7 +1417,7 @@ export function solve(n: i32, v: i32, j: i32, dims: i32, durP: usize, disP: usiz
   const maxIter = load<f64>(params, 8);
   const limitMs = load<f64>(params, 16);
   setupVehicles(vehI, vehT, capP, limP);
-  setupJobs(jobI, demP, pickP, pairP, jobSvc);
+  setupJobs(jobI, demP, pickP, pairP, jobSvc, prioP);
   allocState();
 
   let maxD: f64 = 0;
@@ -1386,6 +1426,7 @@ export function solve(n: i32, v: i32, j: i32, dims: i32, durP: usize, disP: usiz
     if (d > maxD) maxD = d;
   }
   penalty = (maxD + 1.0) * 2.0 * <f64>(J + V + 1);
+  prioPenalty = penalty * <f64>(J + 1);
 
   nServable = 0;
   nUnas = 0;

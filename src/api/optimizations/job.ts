@@ -6,7 +6,8 @@ import type { Sql } from '../../db/client.js';
 import { poolSize, runTask } from '../../compute/pool.js';
 import { HttpError } from '../../http/errors.js';
 import { PermanentJobError, type JobContext, type JobDefinition } from '../../jobs/runner.js';
-import { matrixInPieces, type MatrixResult, type ProfileName } from '../../engine/engine.js';
+import { farFromRoad, matrixInPieces, type MatrixResult, type ProfileName } from '../../engine/engine.js';
+import { farMessage } from '../engine-errors.js';
 import { nextState, sliceOptions, type SearchState } from '../../engine/vrp/slices.js';
 import type { VrpProblem, VrpSolution } from '../../engine/vrp/solver.js';
 import { indexLocations, toProblem, travelOf, unreachableLocations } from '../optimize/problem.js';
@@ -65,7 +66,19 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
   };
   const body = batchBodySchema.parse(row.body);
   const profile = body.profile as ProfileName;
-  const ix = indexLocations(row.locations.vehicles, row.locations.stops);
+  const { vehicles, stops, shipments = [] } = row.locations;
+  // Stops from POIs: one far from a road or cut off from the others is left unassigned with why.
+  const unservable: Record<number, string> = { ...row.locations.unservable };
+  if (row.locations.fromPois) {
+    const open = stops.flatMap((_, i) => (unservable[i] === undefined ? [i] : []));
+    const far = await farFromRoad(
+      profile,
+      open.map((i) => ({ lat: stops[i].latitude, lon: stops[i].longitude })),
+    );
+    for (const k of far) unservable[open[k]] = `it ${farMessage(profile)}`;
+  }
+  const skip = new Set(Object.keys(unservable).map(Number));
+  const ix = indexLocations(vehicles, stops, shipments, skip);
 
   let m: MatrixResult;
   let cancelled = false;
@@ -81,11 +94,20 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
     throw asRejection(err);
   }
   const travel = travelOf(m);
-  const unreachable = unreachableLocations(ix, travel.duration, profile);
+  const unreachable = unreachableLocations(ix, travel.duration, profile, skip);
+  if (row.locations.fromPois) {
+    for (const [field, [message]] of Object.entries(unreachable)) {
+      const stop = /^stops\.(\d+)$/.exec(field);
+      if (!stop) continue;
+      unservable[Number(stop[1])] = `it ${message}`;
+      skip.add(Number(stop[1]));
+      delete unreachable[field];
+    }
+  }
   if (Object.keys(unreachable).length) {
     throw new Rejected({ message: Object.entries(unreachable).map(([f, [msg]]) => `${f}: ${msg}`)[0], errors: unreachable });
   }
-  const problem = shareMatrices(toProblem(body, ix, travel, row.frame));
+  const problem = shareMatrices(toProblem(body, ix, travel, row.frame, skip));
 
   const budgetMs = row.time_budget * 1000;
   let state: SearchState = row.checkpoint ?? { routes: [], searchedMs: 0, rate: 0 };
@@ -118,11 +140,7 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
     throw asRejection(err);
   }
   const vehicleIds = body.vehicles.map((v, i) => v.id ?? defaultVehicleId(i));
-  const result = optimizeJson(
-    { body, vehicleIds, vehicles: row.locations.vehicles, stops: row.locations.stops, problem, frame: row.frame },
-    solution,
-    geometries,
-  );
+  const result = optimizeJson({ body, vehicleIds, vehicles, stops, shipments, unservable, problem, frame: row.frame, batch: true }, solution, geometries);
   await completeOptimization(sql, id, result);
 }
 

@@ -3,10 +3,12 @@
 import { z } from 'zod';
 import { dataSchema, pageSchema, timestamp, ulid } from '../../http/openapi.js';
 import { amountOf, MAX_DIMENSIONS } from '../../engine/vrp/problem.js';
-import { batchPlanSchema, optimizeFields } from '../optimize/schema.js';
+import { batchPlanSchema, optimizeFields, shipmentsField } from '../optimize/schema.js';
+import { POI_STOPS_ERROR, poiStopsSchema } from './poi-stops.js';
 
 export const MAX_BATCH_VEHICLES = 200;
 export const MAX_BATCH_STOPS = 2_000;
+export const MAX_BATCH_SHIPMENTS = 1_000;
 export const MAX_TIME_BUDGET_S = 900;
 export const DEFAULT_TIME_BUDGET_S = 30;
 /** The solver sums loads in 32-bit integers: the demand of all stops together, in each dimension, must stay below 2^31. */
@@ -14,46 +16,86 @@ export const MAX_TOTAL_DEMAND = 2_000_000_000;
 
 const budgetMessage = `must be an integer number of seconds between 1 and ${MAX_TIME_BUDGET_S}`;
 
-export const batchBodySchema = z
-  .strictObject({
-    ...optimizeFields(MAX_BATCH_VEHICLES, MAX_BATCH_STOPS, true),
+const fields = optimizeFields(MAX_BATCH_VEHICLES, MAX_BATCH_STOPS, true, true);
+
+/** What the solver cannot honour yet, refused at the field rather than planned without it. */
+function refuseUnsupported(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const vehicles: Array<Record<string, unknown>> = Array.isArray(body.vehicles) ? body.vehicles.map((v) => (v !== null && typeof v === 'object' ? v : {})) : [];
+  const factor = (v: Record<string, unknown>) => (typeof v.speed_factor === 'number' ? v.speed_factor : 1);
+  vehicles.forEach((v, i) => {
+    if (Array.isArray(v.breaks) && v.breaks.length)
+      ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'breaks'], message: 'breaks are not supported yet: the solver cannot place them in a route' });
+    if (v.costs !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'costs'], message: 'custom costs are not supported yet: the plan minimises travel time' });
+    if (v.steps !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'steps'], message: 'plan mode (given steps) is not supported yet: the plan is always searched' });
+    if (i > 0 && factor(v) !== factor(vehicles[0]))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['vehicles', i, 'speed_factor'],
+        message: `must be the same for every vehicle (${factor(vehicles[0])}, as vehicles.0): one travel time matrix serves the fleet`,
+      });
+  });
+}
+
+const batchObject = <S extends z.ZodType>(stops: S) =>
+  z.strictObject({
+    ...fields,
+    stops,
+    shipments: shipmentsField(MAX_BATCH_SHIPMENTS)
+      .optional()
+      .describe(
+        "VROOM's shipments: a pickup, then its delivery by the same vehicle, the amount on board between them. A plan may have shipments only, `stops` empty.",
+      ),
     time_budget: z
       .number({ error: budgetMessage })
       .int(budgetMessage)
       .min(1, budgetMessage)
       .max(MAX_TIME_BUDGET_S, budgetMessage)
       .default(DEFAULT_TIME_BUDGET_S),
-  })
-  .superRefine(
-    (body, ctx) => {
-      // Every capacity and demand has as many dimensions as the first one given (an integer is one); a stop
-      // without a demand takes 1 in each. Checked beside the other fields' errors, so a body may be partly
-      // invalid here: only well-formed amounts are compared.
-      const items = (list: unknown): Array<Record<string, unknown>> =>
-        Array.isArray(list) ? list.map((x) => (x !== null && typeof x === 'object' ? x : {})) : [];
-      const units = (a: unknown): number[] | null => {
-        const all = typeof a === 'number' ? [a] : Array.isArray(a) ? a : null;
-        return all && all.length >= 1 && all.length <= MAX_DIMENSIONS && all.every((x) => Number.isInteger(x) && x >= 0) ? amountOf(all) : null;
-      };
-      const given = [
-        ...items(body.vehicles).map((v, i) => ({ path: ['vehicles', i, 'capacity'], units: units(v.capacity) })),
-        ...items(body.stops).map((s, i) => ({ path: ['stops', i, 'demand'], units: units(s.demand) })),
-      ];
-      const first = given.find((g) => g.units !== null);
-      const dims = first?.units?.length ?? 1;
-      const like = first?.path[0] === 'vehicles' ? "like the vehicles' capacities" : `like ${first?.path.join('.')}`;
-      for (const g of given) {
-        if (g.units !== null && g.units.length !== dims)
-          ctx.addIssue({ code: 'custom', path: g.path, message: `must have ${dims} ${dims === 1 ? 'amount' : 'amounts'}, ${like}` });
-      }
-      const total = new Array<number>(dims).fill(0);
-      for (const s of items(body.stops))
-        (s.demand === undefined ? new Array<number>(dims).fill(1) : (units(s.demand) ?? [])).forEach((x, d) => (total[d] += x));
-      if (total.some((t) => t > MAX_TOTAL_DEMAND))
-        ctx.addIssue({ code: 'custom', path: ['stops'], message: `the demands may add up to at most ${MAX_TOTAL_DEMAND} in each dimension` });
-    },
-    { when: (payload) => payload.value !== null && typeof payload.value === 'object' },
-  )
+  });
+
+const checkBody = (body: Record<string, unknown>, ctx: z.RefinementCtx) => {
+  // Every capacity and demand has as many dimensions as the first one given (an integer is one); a stop
+  // without a demand takes 1 in each. Checked beside the other fields' errors, so a body may be partly
+  // invalid here: only well-formed amounts are compared.
+  const items = (list: unknown): Array<Record<string, unknown>> => (Array.isArray(list) ? list.map((x) => (x !== null && typeof x === 'object' ? x : {})) : []);
+  const units = (a: unknown): number[] | null => {
+    const all = typeof a === 'number' ? [a] : Array.isArray(a) ? a : null;
+    return all && all.length >= 1 && all.length <= MAX_DIMENSIONS && all.every((x) => Number.isInteger(x) && x >= 0) ? amountOf(all) : null;
+  };
+  const given = [
+    ...items(body.vehicles).map((v, i) => ({ path: ['vehicles', i, 'capacity'], units: units(v.capacity) })),
+    ...items(body.stops).map((s, i) => ({ path: ['stops', i, 'demand'], units: units(s.demand) })),
+    ...items(body.shipments).map((s, i) => ({ path: ['shipments', i, 'amount'], units: units(s.amount) })),
+  ];
+  const first = given.find((g) => g.units !== null);
+  const dims = first?.units?.length ?? 1;
+  const like = first?.path[0] === 'vehicles' ? "like the vehicles' capacities" : `like ${first?.path.join('.')}`;
+  for (const g of given) {
+    if (g.units !== null && g.units.length !== dims)
+      ctx.addIssue({ code: 'custom', path: g.path, message: `must have ${dims} ${dims === 1 ? 'amount' : 'amounts'}, ${like}` });
+  }
+  const total = new Array<number>(dims).fill(0);
+  for (const s of items(body.stops)) (s.demand === undefined ? new Array<number>(dims).fill(1) : (units(s.demand) ?? [])).forEach((x, d) => (total[d] += x));
+  for (const s of items(body.shipments)) (units(s.amount) ?? []).forEach((x, d) => (total[d] += x));
+  if (total.some((t) => t > MAX_TOTAL_DEMAND))
+    ctx.addIssue({ code: 'custom', path: ['stops'], message: `the demands and shipment amounts may add up to at most ${MAX_TOTAL_DEMAND} in each dimension` });
+  if (Array.isArray(body.stops) && body.stops.length === 0 && items(body.shipments).length === 0)
+    ctx.addIssue({ code: 'custom', path: ['stops'], message: 'must have at least 1 stop when there are no shipments' });
+  refuseUnsupported(body, ctx);
+};
+
+const when = { when: (payload: { value: unknown }) => payload.value !== null && typeof payload.value === 'object' };
+
+/** The body a job runs: stops as a list (POI stops already expanded at submission). */
+export const batchBodySchema = batchObject(fields.stops).superRefine(checkBody, when);
+
+/** The body POST /v1/optimizations takes: `stops` a list, or `{pois, …}` for the team's POIs. */
+export const batchRequestSchema = batchObject(
+  z.union([fields.stops, poiStopsSchema], { error: POI_STOPS_ERROR }).describe("The stops, or `{pois, …}`: the team's POIs as the stops."),
+)
+  .superRefine(checkBody, when)
   .meta({
     id: 'OptimizationRequest',
     description: `The POST /v1/routes/optimize body with up to ${MAX_BATCH_STOPS} stops and ${MAX_BATCH_VEHICLES} vehicles, and the search's time budget. Capacities and demands may also be arrays, one integer per load dimension (weight, volume…; at most ${MAX_DIMENSIONS}), all of the same length; a stop without a demand then takes 1 in each dimension, and the plan's loads are arrays too.`,
@@ -83,7 +125,7 @@ const optimizationFields = {
     })
     .describe('Phases in this order; the percentage of the current one.'),
   time_budget: z.int().describe('Seconds of search.'),
-  stops: z.int(),
+  stops: z.int().describe('Stops to serve: those of `stops` (or the POIs selected), and two for each shipment.'),
   vehicles: z.int(),
   runs: z.int().describe('Times a job runner took it up (more than 1 after a restart, which continues from the last checkpoint).'),
   error: z

@@ -147,6 +147,8 @@ export function validateProblem(p: VrpProblem): number {
     if (!Number.isFinite(svc) || svc < 0) throw new RangeError(`jobs[${i}].service must be >= 0`);
     if (j.demand !== undefined) amount(j.demand, `jobs[${i}].demand`);
     if (j.pickup !== undefined) amount(j.pickup, `jobs[${i}].pickup`);
+    if (j.priority !== undefined && !(Number.isInteger(j.priority) && j.priority >= 0 && j.priority <= 100))
+      throw new RangeError(`jobs[${i}].priority must be an integer from 0 to 100`);
     for (const [s, e] of j.timeWindows ?? []) {
       if (!Number.isFinite(s) || Number.isNaN(e) || e < s) throw new RangeError(`jobs[${i}].timeWindows must be [start, end] with start <= end`);
     }

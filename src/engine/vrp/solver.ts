@@ -43,6 +43,7 @@ interface VrpKernel extends WebAssembly.Exports {
     pick: number,
     pairs: number,
     jobSvc: number,
+    prio: number,
     tw: number,
     compat: number,
     params: number,
@@ -55,7 +56,7 @@ let kernel: VrpKernel | undefined;
 const DEFAULTS = { timeLimitMs: 1000, iterations: 20_000, seed: 1, temperature: [0.3, 0.003] as const };
 
 /**
- * Serves as many jobs as possible, then minimizes total travel duration. Synchronous (runs the kernel in
+ * Serves the largest sum of priorities, then as many jobs as possible, then minimizes total travel duration. Synchronous (runs the kernel in
  * the calling thread, e.g. a pool worker). Throws RangeError on a malformed problem.
  */
 export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSolution {
@@ -89,6 +90,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     pick: k.alloc(Math.max(1, J * dims) * 4),
     pairs: k.alloc(Math.max(1, J) * 4),
     jobSvc: k.alloc(J * 8),
+    prio: jobs.some((j) => (j.priority ?? 0) > 0) ? k.alloc(J * 4) : 0,
     tw: k.alloc(Math.max(1, twCount) * 16),
     compat: k.alloc(Math.max(1, J * V)),
     params: k.alloc(48),
@@ -159,6 +161,13 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
       compat[j * V + r] = hasSkills(v, job) && fitsIn(delivered, capacities[r]) && fitsIn(carried, capacities[r]) ? 1 : 0;
     });
   });
+  if (ptr.prio) {
+    const prio = new Int32Array(buf, ptr.prio, J);
+    // A shipment's priority is its pickup's: the pair is placed and removed by it.
+    jobs.forEach((job, j) => {
+      prio[j] = job.priority ?? 0;
+    });
+  }
   const warm = options.warmStart ? warmRoutes(problem, options.warmStart) : undefined;
   if (warm) {
     const init = new Int32Array(buf, ptr.out, V + J);
@@ -187,6 +196,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     ptr.pick,
     ptr.pairs,
     ptr.jobSvc,
+    ptr.prio,
     ptr.tw,
     ptr.compat,
     ptr.params,

@@ -52,6 +52,11 @@ export interface VrpJob {
   timeWindows?: ReadonlyArray<readonly [number, number]>;
   /** Served only by a vehicle that has all of them. */
   skills?: readonly string[];
+  /**
+   * 0–100, default 0 (VROOM's `priority`): the plan serves the largest sum of priorities before it serves
+   * more jobs or drives less. A shipment's priority is its pickup job's.
+   */
+  priority?: number;
 }
 
 export interface VrpProblem {

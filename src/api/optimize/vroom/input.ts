@@ -353,6 +353,8 @@ export function toVrpProblem(input: VroomInput, places: Places, durations: Int32
         ...(j.type === 'job' && dims ? { pickup: j.loaded } : {}),
         timeWindows: j.time_windows,
         skills: j.skills.map(String),
+        // A shipment's priority rides on its pickup, where the solver reads it.
+        priority: j.priority,
       };
     }),
     // Tasks list each shipment's pickup and delivery one after the other, after the jobs.
