@@ -1,0 +1,352 @@
+// POST /v1/optimizations at VROOM's breadth, on the real Liechtenstein map with the real solver and job
+// runner: shipments, priorities, several windows per stop, max_tasks / max_travel_time / max_distance,
+// speed_factor, stops taken from the team's POIs (opening hours read from an attribute with the npm
+// `opening_hours`, POIs that cannot be served unassigned with the reason), and 422s naming what the
+// solver cannot honour yet. Every plan goes through the checker below, which re-derives the rules from
+// the request and trusts only each leg's travel time (the steps' cumulative durations).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import OpeningHours from 'opening_hours';
+import type { App } from '../../src/app.js';
+import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
+import { waitFor } from '../geo-api/support.js';
+import { epochOf, roadPoints, type At } from '../optimize-api/support.js';
+import { freshDatabase } from '../faults/support.js';
+import { at } from './support.js';
+
+let app: App & { url: string };
+let team: TestTeam;
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let P: At[];
+
+beforeAll(async () => {
+  db = await freshDatabase('optmodel');
+  app = await startTestApp({ DATABASE_URL: db.url });
+  team = await makeTeam(app);
+  P = await roadPoints(app.mapDir!, 60, 11);
+});
+afterAll(async () => {
+  await app?.close();
+  await db?.drop();
+});
+
+const submit = (body: unknown) => api(app, 'POST', '/v1/optimizations', { key: team.key, body });
+
+/** Submits and waits for the plan; fails the test on anything but a completed job. */
+async function plan(body: unknown): Promise<any> {
+  const res = await submit(body);
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  const done = await waitFor(
+    async () => {
+      const d = (await api(app, 'GET', `/v1/optimizations/${res.body.data.id}`, { key: team.key })).body.data;
+      return ['completed', 'failed', 'cancelled'].includes(d.status) ? d : undefined;
+    },
+    'the optimization to finish',
+    60_000,
+    100,
+  );
+  expect(done.status, JSON.stringify(done.error)).toBe('completed');
+  return done.result;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The checker: knows the request and the rules, nothing of the solver.
+
+const units = (a: unknown, dims: number): number[] => (a === undefined ? new Array(dims).fill(1) : typeof a === 'number' ? [a] : (a as number[]));
+const zero = (dims: number) => new Array(dims).fill(0);
+const add = (a: number[], b: number[], sign = 1) => a.map((x, d) => x + sign * b[d]);
+
+/** Service may start inside one of the windows (none: any time). */
+function inAWindow(windows: Array<[string, string]> | undefined, start: number): boolean {
+  if (!windows?.length) return true;
+  return windows.some(([a, b]) => start >= epochOf(a) && start <= epochOf(b));
+}
+
+function checkModel(req: any, result: any): void {
+  const stops: any[] = Array.isArray(req.stops) ? req.stops : [];
+  const shipments: any[] = req.shipments ?? [];
+  const first = [...req.vehicles.map((v: any) => v.capacity), ...stops.map((s) => s.demand), ...shipments.map((s) => s.amount)].find((x) => Array.isArray(x));
+  const dims = Array.isArray(first) ? first.length : 1;
+  const served = new Map<string, { vehicle: string; position: number }>();
+  const factor = req.vehicles[0].speed_factor ?? 1;
+  for (const route of result.routes) {
+    const v = req.vehicles.find((x: any, i: number) => (x.id ?? `vehicle-${i + 1}`) === route.vehicle);
+    expect(v, route.vehicle).toBeDefined();
+    const steps: any[] = route.steps;
+    const tasks = steps.filter((s) => s.type !== 'start' && s.type !== 'end');
+    // Loads from the request: deliveries on board from the start, a shipment's amount from pickup to delivery.
+    let load = tasks.filter((s) => s.type === 'stop').reduce((acc, s) => add(acc, units(stops[s.index].demand, dims)), zero(dims));
+    const capacity = v.capacity === undefined ? null : units(v.capacity, dims);
+    const fits = (l: number[]) => capacity === null || l.every((x, d) => x >= 0 && x <= capacity[d]);
+    expect(fits(load), `${route.vehicle} leaves overloaded`).toBe(true);
+    if (capacity) expect(units(steps[0].load, dims)).toEqual(load);
+    for (let i = 1; i < steps.length; i++) {
+      const s = steps[i];
+      const prev = steps[i - 1];
+      // Never before the previous departure plus the leg's travel time.
+      expect(epochOf(s.arrival)).toBeGreaterThanOrEqual(epochOf(prev.departure) + (s.duration - prev.duration));
+      if (s.type === 'end') continue;
+      const start = epochOf(s.departure) - s.service;
+      expect(start).toBeGreaterThanOrEqual(epochOf(s.arrival));
+      if (v.time_window) {
+        expect(start).toBeGreaterThanOrEqual(epochOf(v.time_window[0]));
+        expect(epochOf(s.departure)).toBeLessThanOrEqual(epochOf(v.time_window[1]));
+      }
+      const key = s.type === 'stop' ? `stop ${s.index}` : `${s.type} ${s.index}`;
+      expect(served.has(key), `${key} served twice`).toBe(false);
+      served.set(key, { vehicle: route.vehicle, position: i });
+      if (s.type === 'stop') {
+        const stop = stops[s.index];
+        expect(s.id).toBe(stop.id ?? null);
+        expect(inAWindow(stop.time_windows, start), `stop ${s.index} served at ${s.departure} outside its windows`).toBe(true);
+        expect(s.service).toBe(stop.service ?? 0);
+        load = add(load, units(stop.demand, dims), -1);
+      } else {
+        const sh = shipments[s.index];
+        expect(s.id).toBe(sh.id ?? null);
+        const end = sh[s.type];
+        expect(inAWindow(end.time_windows, start), `${key} outside its windows`).toBe(true);
+        const amount = sh.amount === undefined ? zero(dims) : units(sh.amount, dims);
+        load = add(load, amount, s.type === 'pickup' ? 1 : -1);
+      }
+      expect(fits(load), `${route.vehicle} overloaded after ${key}`).toBe(true);
+      if (capacity) expect(units(s.load, dims)).toEqual(load);
+    }
+    if (v.max_tasks !== undefined) expect(tasks.length).toBeLessThanOrEqual(v.max_tasks);
+    if (v.max_distance !== undefined) expect(route.distance).toBeLessThanOrEqual(v.max_distance);
+    if (v.max_travel_time !== undefined) expect(route.duration).toBeLessThanOrEqual(v.max_travel_time);
+    expect(route.duration).toBe(steps.at(-1).duration);
+    expect(factor).toBeGreaterThan(0);
+  }
+  // Every shipment: both ends by one vehicle, the pickup first, or neither (and then listed once as unassigned).
+  shipments.forEach((_, k) => {
+    const p = served.get(`pickup ${k}`);
+    const d = served.get(`delivery ${k}`);
+    if (p || d) {
+      expect(p && d, `shipment ${k} split`).toBeTruthy();
+      expect(p!.vehicle).toBe(d!.vehicle);
+      expect(p!.position).toBeLessThan(d!.position);
+    } else expect(result.unassigned.filter((u: any) => u.type === 'shipment' && u.index === k)).toHaveLength(1);
+  });
+  stops.forEach((_, i) => {
+    const listed = result.unassigned.filter((u: any) => u.type === 'stop' && u.index === i).length;
+    expect(listed + (served.has(`stop ${i}`) ? 1 : 0), `stop ${i} served or unassigned, once`).toBe(1);
+  });
+  for (const u of result.unassigned) expect(u.reason.length).toBeGreaterThan(0);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+describe('shipments, priorities, windows and limits', () => {
+  it('carries shipments pickup first on one vehicle within capacity, with stops of several windows', async () => {
+    const req = {
+      time_budget: 2,
+      vehicles: [
+        { id: 'van-a', start: P[0], end: P[0], capacity: 4, time_window: [at('07:00:00'), at('18:00:00')] },
+        { id: 'van-b', start: P[1], end: P[1], capacity: 4, time_window: [at('07:00:00'), at('18:00:00')] },
+      ],
+      stops: P.slice(2, 10).map((p, i) => ({
+        ...p,
+        id: `s${i}`,
+        service: 300,
+        demand: 1,
+        // Two windows a stop: the morning or the afternoon.
+        ...(i % 2
+          ? {
+              time_windows: [
+                [at('08:00:00'), at('09:30:00')],
+                [at('14:00:00'), at('15:00:00')],
+              ],
+            }
+          : {}),
+      })),
+      shipments: Array.from({ length: 6 }, (_, k) => ({
+        id: `parcel-${k}`,
+        amount: 3,
+        pickup: { ...P[10 + 2 * k], service: 120 },
+        delivery: { ...P[11 + 2 * k], service: 120, ...(k === 0 ? { time_windows: [[at('10:00:00'), at('12:00:00')]] } : {}) },
+      })),
+    };
+    const result = await plan(req);
+    checkModel(req, result);
+    expect(result.summary.stops).toBe(8 + 12);
+    // A van carrying 4 takes a parcel of 3 only once the stops' deliveries are mostly out: all fit over the day.
+    expect(result.unassigned).toEqual([]);
+    const kinds = result.routes.flatMap((r: any) => r.steps.map((s: any) => s.type));
+    expect(kinds.filter((k: string) => k === 'pickup')).toHaveLength(6);
+  });
+
+  it('serves the high-priority stops first when not all fit', async () => {
+    // One van of 3 units, eight stops of 1 unit: three are served, and they are the three of priority 90.
+    const stops = P.slice(2, 10).map((p, i) => ({ ...p, id: `p${i}`, demand: 1, ...([1, 4, 6].includes(i) ? { priority: 90 } : {}) }));
+    const req = { time_budget: 1, vehicles: [{ id: 'small', start: P[0], end: P[0], capacity: 3 }], stops };
+    const result = await plan(req);
+    checkModel(req, result);
+    const servedIds = result.routes.flatMap((r: any) => r.steps.filter((s: any) => s.type === 'stop').map((s: any) => s.id)).sort();
+    expect(servedIds).toEqual(['p1', 'p4', 'p6']);
+    // Priorities honoured: no stop left out outranks one served.
+    const lowestServed = Math.min(...servedIds.map((id: string) => stops.find((s) => s.id === id)!.priority ?? 0));
+    for (const u of result.unassigned) expect(stops[u.index].priority ?? 0).toBeLessThanOrEqual(lowestServed);
+    // Without priorities the same van serves the three it reaches most cheaply: not those.
+    const plain = await plan({ ...req, stops: stops.map(({ priority: _, ...s }) => s) });
+    const cheap = plain.routes.flatMap((r: any) => r.steps.filter((s: any) => s.type === 'stop').map((s: any) => s.id)).sort();
+    expect(cheap).not.toEqual(['p1', 'p4', 'p6']);
+  });
+
+  it('keeps max_tasks, max_travel_time and max_distance, and speed_factor divides travel times', async () => {
+    const stops = P.slice(2, 14).map((p, i) => ({ ...p, id: `t${i}` }));
+    const base = { time_budget: 1, stops };
+    const free = await plan({ ...base, vehicles: [{ id: 'v', start: P[0], end: P[0] }] });
+    expect(free.summary.assigned).toBe(12);
+    const few = { ...base, vehicles: [{ id: 'v', start: P[0], end: P[0], max_tasks: 5 }] };
+    const fewPlan = await plan(few);
+    checkModel(few, fewPlan);
+    expect(fewPlan.summary.assigned).toBe(5);
+    const short = { ...base, vehicles: [{ id: 'v', start: P[0], end: P[0], max_travel_time: Math.floor(free.summary.duration / 2) }] };
+    const shortPlan = await plan(short);
+    checkModel(short, shortPlan);
+    expect(shortPlan.summary.assigned).toBeLessThan(12);
+    expect(shortPlan.unassigned.length).toBeGreaterThan(0);
+    const near = { ...base, vehicles: [{ id: 'v', start: P[0], end: P[0], max_distance: Math.floor(free.summary.distance / 2) }] };
+    const nearPlan = await plan(near);
+    checkModel(near, nearPlan);
+    expect(nearPlan.summary.assigned).toBeLessThan(12);
+    const fast = { ...base, vehicles: [{ id: 'v', start: P[0], end: P[0], speed_factor: 2 }] };
+    const fastPlan = await plan(fast);
+    checkModel(fast, fastPlan);
+    expect(fastPlan.summary.assigned).toBe(12);
+    // Each leg halved and rounded: the tour of the same stops takes about half as long.
+    expect(fastPlan.summary.duration).toBeLessThanOrEqual(Math.ceil(free.summary.duration / 2) + 13);
+    expect(fastPlan.summary.duration).toBeGreaterThan(free.summary.duration / 3);
+  });
+
+  it('answers 422 naming every field the solver cannot honour yet, with the body problems in the same answer', async () => {
+    const res = await submit({
+      vehicles: [
+        { start: P[0], breaks: [{ id: 1, time_windows: [[at('12:00:00'), at('13:00:00')]], service: 1800 }], costs: { fixed: 100 } },
+        { start: P[1], speed_factor: 1.5, steps: [{ type: 'start' }] },
+      ],
+      stops: [{ ...P[2], priority: 101 }],
+      shipments: [{ pickup: P[3], delivery: { latitude: 47.1 } }],
+    });
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors).sort()).toEqual(
+      ['vehicles.0.breaks', 'vehicles.0.costs', 'vehicles.1.steps', 'vehicles.1.speed_factor', 'stops.0.priority', 'shipments.0.delivery.longitude'].sort(),
+    );
+    expect(res.body.errors['vehicles.0.breaks'][0]).toMatch(/breaks are not supported yet/);
+    expect(res.body.errors['vehicles.0.costs'][0]).toMatch(/costs are not supported yet/);
+    expect(res.body.errors['vehicles.1.steps'][0]).toMatch(/plan mode/);
+    expect(res.body.errors['vehicles.1.speed_factor'][0]).toMatch(/must be the same for every vehicle/);
+    // No stops and no shipments: nothing to plan.
+    const empty = await submit({ vehicles: [{ start: P[0] }], stops: [] });
+    expect(empty.status).toBe(422);
+    expect(empty.body.errors.stops[0]).toMatch(/at least 1 stop when there are no shipments/);
+    // The contract's endpoint keeps its shape: these fields are unknown there.
+    const contract = await api(app, 'POST', '/v1/routes/optimize', {
+      key: team.key,
+      body: { vehicles: [{ start: P[0], max_tasks: 3 }], stops: [{ ...P[2], priority: 5 }], shipments: [] },
+    });
+    expect(contract.status).toBe(422);
+    expect(Object.keys(contract.body.errors).sort()).toEqual(['shipments', 'stops.0.priority', 'vehicles.0.max_tasks']);
+  });
+});
+
+describe('stops from the team POIs', () => {
+  const DAY = '2031-03-04'; // a Tuesday
+  const hoursOf = (text: string) => {
+    const [y, m, d] = DAY.split('-').map(Number);
+    return new OpeningHours(text, null, 0).getOpenIntervals(new Date(y, m - 1, d), new Date(y, m - 1, d + 1));
+  };
+
+  it('plans the POIs of a category with their opening hours, service and demand; the unservable ones unassigned with why', async () => {
+    const key = team.key;
+    const attr = async (name: string, type: string) => {
+      const res = await api(app, 'POST', '/v1/attributes', { key, body: { name, type } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    };
+    await attr('opening_hours', 'string');
+    await attr('service_s', 'number');
+    await attr('crates', 'number');
+    const cat = await api(app, 'POST', '/v1/categories', { key, body: { name: 'shops' } });
+    expect(cat.status, JSON.stringify(cat.body)).toBe(201);
+    const categoryId = cat.body.data.id;
+    const poi = async (name: string, where: At, attributes: Record<string, unknown>, category: string | null = categoryId) => {
+      const res = await api(app, 'POST', '/v1/pois', { key, body: { name, ...where, ...(category ? { category_id: category } : {}), attributes } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.data.id as string;
+    };
+    // Two POIs of one name: the plan tells them apart by id.
+    const ids = {
+      morning: await poi('Volg', P[20], { opening_hours: 'Mo-Fr 08:00-12:00,14:00-18:00; Sa 08:00-12:00', service_s: 600, crates: 2 }),
+      twin: await poi('Volg', P[21], { opening_hours: 'Tu 09:00-11:00', crates: 1 }),
+      always: await poi('Kiosk', P[22], {}),
+      closed: await poi('Sunday bakery', P[23], { opening_hours: 'Su 07:00-11:00' }),
+      unreadable: await poi('Odd hours', P[24], { opening_hours: 'whenever the owner feels like it' }),
+      offRoad: await poi('Alp hut', { latitude: 47.3, longitude: 9.8 }, { opening_hours: '24/7' }),
+    };
+    // A POI outside the category is not selected.
+    await poi('Elsewhere', P[25], {}, null);
+    const req = {
+      time_budget: 1,
+      vehicles: [{ id: 'van', start: P[0], end: P[0], capacity: 10, time_window: [`${DAY}T07:00:00+01:00`, `${DAY}T19:00:00+01:00`] }],
+      stops: { pois: { category_id: categoryId }, time_windows_from: 'opening_hours', service_from: 'service_s', demand_from: 'crates', service: 60 },
+    };
+    const result = await plan(req);
+    // The stops as the job planned them: POI ids, windows of the day in the vehicle's offset.
+    const job = (await app.sql`SELECT body FROM optimizations ORDER BY id DESC LIMIT 1`)[0].body;
+    const byId = new Map<string, any>(job.stops.map((s: any) => [s.id, s]));
+    expect([...byId.keys()].sort()).toEqual(Object.values(ids).sort());
+    expect(byId.get(ids.morning)).toMatchObject({
+      poi_id: ids.morning,
+      service: 600,
+      demand: 2,
+      time_windows: [
+        [`${DAY}T08:00:00+01:00`, `${DAY}T12:00:00+01:00`],
+        [`${DAY}T14:00:00+01:00`, `${DAY}T18:00:00+01:00`],
+      ],
+    });
+    // The library read in the test itself gives the same intervals.
+    expect(hoursOf('Mo-Fr 08:00-12:00,14:00-18:00; Sa 08:00-12:00').map(([a, b]) => [a.getHours(), b.getHours()])).toEqual([
+      [8, 12],
+      [14, 18],
+    ]);
+    expect(byId.get(ids.twin)).toMatchObject({ service: 60, demand: 1, time_windows: [[`${DAY}T09:00:00+01:00`, `${DAY}T11:00:00+01:00`]] });
+    expect(byId.get(ids.always).time_windows).toBeUndefined();
+    checkModel(job, result);
+
+    const served = result.routes.flatMap((r: any) => r.steps.filter((s: any) => s.type === 'stop'));
+    expect(served.map((s: any) => s.id).sort()).toEqual([ids.morning, ids.twin, ids.always].sort());
+    for (const s of served) expect(s.poi_id).toBe(s.id);
+    const why = Object.fromEntries(result.unassigned.map((u: any) => [u.id, u.reason]));
+    expect(Object.keys(why).sort()).toEqual([ids.closed, ids.unreadable, ids.offRoad].sort());
+    expect(why[ids.closed]).toBe(`it is closed on ${DAY} (opening hours 'Su 07:00-11:00')`);
+    expect(why[ids.unreadable]).toMatch(/^its opening hours 'whenever the owner feels like it' cannot be read/);
+    expect(why[ids.offRoad]).toBe('it is more than 500 m from a road usable by the driving-car profile');
+    for (const u of result.unassigned) expect(u.poi_id).toBe(u.id);
+  });
+
+  it('answers 422 for wrong selections and attribute names, with the rest of the body', async () => {
+    const bad = await submit({
+      vehicles: [{ start: P[0], capacity: -1 }],
+      stops: { pois: { category_id: 'nope' }, time_windows_from: 'no-such-attribute', service_from: 'opening_hours', extra: 1 },
+    });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.errors).sort()).toEqual(['stops.extra', 'vehicles.0.capacity']);
+    const names = await submit({
+      vehicles: [{ start: P[0] }],
+      stops: { pois: { category_id: 'nope' }, time_windows_from: 'no-such-attribute', service_from: 'opening_hours' },
+    });
+    expect(names.status).toBe(422);
+    expect(names.body.errors).toMatchObject({
+      'stops.time_windows_from': ['is not an attribute of this team'],
+      'stops.service_from': ["must name a number attribute; 'opening_hours' is a string"],
+      'stops.pois.category_id': ['must be a category id (ULID)'],
+    });
+    const none = await submit({ vehicles: [{ start: P[0] }], stops: { pois: { category_name: 'no such category' } } });
+    expect(none.status).toBe(422);
+    expect(none.body.errors['stops.pois'][0]).toMatch(/selects no POIs/);
+    // read-pois is needed to plan from POIs.
+    const planner = await makeTeam(app, {}, 'plan-routes');
+    const denied = await api(app, 'POST', '/v1/optimizations', { key: planner.key, body: { vehicles: [{ start: P[0] }], stops: { pois: {} } } });
+    expect(denied.status).toBe(403);
+  });
+});
