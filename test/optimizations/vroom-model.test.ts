@@ -72,7 +72,7 @@ function checkModel(req: any, result: any): void {
     const v = req.vehicles.find((x: any, i: number) => (x.id ?? `vehicle-${i + 1}`) === route.vehicle);
     expect(v, route.vehicle).toBeDefined();
     const steps: any[] = route.steps;
-    const tasks = steps.filter((s) => s.type !== 'start' && s.type !== 'end');
+    const tasks = steps.filter((s) => s.type !== 'start' && s.type !== 'end' && s.type !== 'break');
     // Loads from the request: deliveries on board from the start, a shipment's amount from pickup to delivery.
     let load = tasks.filter((s) => s.type === 'stop').reduce((acc, s) => add(acc, units(stops[s.index].demand, dims)), zero(dims));
     const capacity = v.capacity === undefined ? null : units(v.capacity, dims);
@@ -86,6 +86,20 @@ function checkModel(req: any, result: any): void {
       expect(epochOf(s.arrival)).toBeGreaterThanOrEqual(epochOf(prev.departure) + (s.duration - prev.duration));
       if (s.type === 'end') continue;
       const start = epochOf(s.departure) - s.service;
+      if (s.type === 'break') {
+        // Taken where the vehicle is, inside one of the break's windows, once.
+        const b = v.breaks[s.index];
+        expect(String(b.id)).toBe(s.id);
+        expect([s.latitude, s.longitude]).toEqual([prev.latitude, prev.longitude]);
+        expect(s.service).toBe(b.service ?? 0);
+        expect(start).toBeGreaterThanOrEqual(epochOf(s.arrival));
+        expect(inAWindow(b.time_windows, start), `break ${s.id} of ${route.vehicle} starts at ${s.departure} outside its windows`).toBe(true);
+        if (v.time_window) expect(epochOf(s.departure)).toBeLessThanOrEqual(epochOf(v.time_window[1]));
+        expect(served.has(`break ${route.vehicle} ${s.index}`)).toBe(false);
+        served.set(`break ${route.vehicle} ${s.index}`, { vehicle: route.vehicle, position: i });
+        if (capacity) expect(units(s.load, dims)).toEqual(load);
+        continue;
+      }
       expect(start).toBeGreaterThanOrEqual(epochOf(s.arrival));
       if (v.time_window) {
         expect(start).toBeGreaterThanOrEqual(epochOf(v.time_window[0]));
@@ -116,6 +130,8 @@ function checkModel(req: any, result: any): void {
     if (v.max_travel_time !== undefined) expect(route.duration).toBeLessThanOrEqual(v.max_travel_time);
     expect(route.duration).toBe(steps.at(-1).duration);
     expect(factor).toBeGreaterThan(0);
+    // Every used vehicle takes each of its breaks.
+    (v.breaks ?? []).forEach((_: unknown, k: number) => expect(served.has(`break ${route.vehicle} ${k}`), `${route.vehicle} skips break ${k}`).toBe(true));
   }
   // Every shipment: both ends by one vehicle, the pickup first, or neither (and then listed once as unassigned).
   shipments.forEach((_, k) => {
@@ -175,6 +191,41 @@ describe('shipments, priorities, windows and limits', () => {
     expect(kinds.filter((k: string) => k === 'pickup')).toHaveLength(6);
   });
 
+  it("places every driver's break inside its window, where the vehicle is, and drops stops rather than a break", async () => {
+    const lunch = { id: 'lunch', time_windows: [[at('11:30:00'), at('13:00:00')]], service: 2700 };
+    const req = {
+      time_budget: 2,
+      vehicles: [
+        { id: 'van-a', start: P[0], end: P[0], time_window: [at('08:00:00'), at('17:00:00')], breaks: [lunch] },
+        { id: 'van-b', start: P[1], end: P[1], time_window: [at('08:00:00'), at('17:00:00')], breaks: [lunch, { id: 7, service: 600 }] },
+      ],
+      stops: P.slice(2, 32).map((p, i) => ({ ...p, id: `b${i}`, service: 1200 })),
+    };
+    const result = await plan(req);
+    checkModel(req, result);
+    expect(result.routes).toHaveLength(2);
+    const breaks = result.routes.flatMap((r: any) => r.steps.filter((s: any) => s.type === 'break').map((s: any) => `${r.vehicle} ${s.id}`));
+    expect(breaks.sort()).toEqual(['van-a lunch', 'van-b 7', 'van-b lunch']);
+    // A short day with a fixed break: the stops that no longer fit are left out, the break is kept.
+    const tight = {
+      time_budget: 1,
+      vehicles: [
+        {
+          id: 'van',
+          start: P[0],
+          end: P[0],
+          time_window: [at('08:00:00'), at('10:00:00')],
+          breaks: [{ id: 'b', time_windows: [[at('08:30:00'), at('08:45:00')]], service: 1800 }],
+        },
+      ],
+      stops: P.slice(2, 14).map((p, i) => ({ ...p, id: `t${i}`, service: 600 })),
+    };
+    const short = await plan(tight);
+    checkModel(tight, short);
+    expect(short.unassigned.length).toBeGreaterThan(0);
+    expect(short.routes[0].steps.filter((s: any) => s.type === 'break')).toHaveLength(1);
+  });
+
   it('serves the high-priority stops first when not all fit', async () => {
     // One van of 3 units, eight stops of 1 unit: three are served, and they are the three of priority 90.
     const stops = P.slice(2, 10).map((p, i) => ({ ...p, id: `p${i}`, demand: 1, ...([1, 4, 6].includes(i) ? { priority: 90 } : {}) }));
@@ -222,7 +273,7 @@ describe('shipments, priorities, windows and limits', () => {
   it('answers 422 naming every field the solver cannot honour yet, with the body problems in the same answer', async () => {
     const res = await submit({
       vehicles: [
-        { start: P[0], breaks: [{ id: 1, time_windows: [[at('12:00:00'), at('13:00:00')]], service: 1800 }], costs: { fixed: 100 } },
+        { start: P[0], breaks: [{ id: 1, time_windows: [[at('12:00:00'), at('13:00:00')]], service: 1800, max_load: [3] }], costs: { fixed: 100 } },
         { start: P[1], speed_factor: 1.5, steps: [{ type: 'start' }] },
       ],
       stops: [{ ...P[2], priority: 101 }],
@@ -230,9 +281,16 @@ describe('shipments, priorities, windows and limits', () => {
     });
     expect(res.status).toBe(422);
     expect(Object.keys(res.body.errors).sort()).toEqual(
-      ['vehicles.0.breaks', 'vehicles.0.costs', 'vehicles.1.steps', 'vehicles.1.speed_factor', 'stops.0.priority', 'shipments.0.delivery.longitude'].sort(),
+      [
+        'vehicles.0.breaks.0.max_load',
+        'vehicles.0.costs',
+        'vehicles.1.steps',
+        'vehicles.1.speed_factor',
+        'stops.0.priority',
+        'shipments.0.delivery.longitude',
+      ].sort(),
     );
-    expect(res.body.errors['vehicles.0.breaks'][0]).toMatch(/breaks are not supported yet/);
+    expect(res.body.errors['vehicles.0.breaks.0.max_load'][0]).toMatch(/max_load is not supported yet/);
     expect(res.body.errors['vehicles.0.costs'][0]).toMatch(/costs are not supported yet/);
     expect(res.body.errors['vehicles.1.steps'][0]).toMatch(/plan mode/);
     expect(res.body.errors['vehicles.1.speed_factor'][0]).toMatch(/must be the same for every vehicle/);

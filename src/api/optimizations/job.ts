@@ -10,6 +10,7 @@ import { farFromRoad, matrixInPieces, type MatrixResult, type ProfileName } from
 import { farMessage } from '../engine-errors.js';
 import { nextState, sliceOptions, type SearchState } from '../../engine/vrp/slices.js';
 import type { VrpProblem, VrpSolution } from '../../engine/vrp/solver.js';
+import { applyBreaks, reserveBreaks } from '../../engine/vrp/breaks.js';
 import { indexLocations, toProblem, travelOf, unreachableLocations } from '../optimize/problem.js';
 import { optimizeJson } from '../optimize/response.js';
 import { defaultVehicleId } from '../optimize/schema.js';
@@ -107,7 +108,10 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
   if (Object.keys(unreachable).length) {
     throw new Rejected({ message: Object.entries(unreachable).map(([f, [msg]]) => `${f}: ${msg}`)[0], errors: unreachable });
   }
-  const problem = shareMatrices(toProblem(body, ix, travel, row.frame, skip));
+  // The search plans within hours shortened by the breaks; the breaks are placed in its best plan at the end.
+  const planned = toProblem(body, ix, travel, row.frame, skip);
+  const solverProblem = shareMatrices(reserveBreaks(planned));
+  const problem = { ...solverProblem, vehicles: planned.vehicles };
 
   const budgetMs = row.time_budget * 1000;
   let state: SearchState = row.checkpoint ?? { routes: [], searchedMs: 0, rate: 0 };
@@ -117,13 +121,16 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
     const sliceMs = Math.max(1, Math.min(SLICE_MS, budgetMs - state.searchedMs));
     const options = sliceOptions(state, sliceMs, budgetMs, row.runs * 100_000 + slice++);
     const started = performance.now();
-    solution = await runTask<VrpSolution>('vrp', { problem, options });
+    solution = await runTask<VrpSolution>('vrp', { problem: solverProblem, options });
     state = nextState(state, solution.routes, solution.iterations, performance.now() - started, sliceMs);
     const percent = Math.min(99, Math.round((100 * state.searchedMs) / budgetMs));
     if (!(await live({ phase: 'solving', percent }, state))) return;
   } while (state.searchedMs < budgetMs);
 
   if (!(await live({ phase: 'routes', percent: 99 }))) return;
+  const withBreaks = applyBreaks(problem, solution);
+  for (const j of withBreaks.noRoomForBreaks) unservable[j] = "no vehicle's route has room for it and its driver's breaks";
+  solution = withBreaks;
   const geometries: Array<Array<[number, number]>> = [];
   try {
     for (const r of solution.routes) {

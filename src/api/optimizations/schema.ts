@@ -23,8 +23,11 @@ function refuseUnsupported(body: Record<string, unknown>, ctx: z.RefinementCtx):
   const vehicles: Array<Record<string, unknown>> = Array.isArray(body.vehicles) ? body.vehicles.map((v) => (v !== null && typeof v === 'object' ? v : {})) : [];
   const factor = (v: Record<string, unknown>) => (typeof v.speed_factor === 'number' ? v.speed_factor : 1);
   vehicles.forEach((v, i) => {
-    if (Array.isArray(v.breaks) && v.breaks.length)
-      ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'breaks'], message: 'breaks are not supported yet: the solver cannot place them in a route' });
+    if (Array.isArray(v.breaks))
+      v.breaks.forEach((b, k) => {
+        if (b !== null && typeof b === 'object' && 'max_load' in b)
+          ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'breaks', k, 'max_load'], message: "a break's max_load is not supported yet" });
+      });
     if (v.costs !== undefined)
       ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'costs'], message: 'custom costs are not supported yet: the plan minimises travel time' });
     if (v.steps !== undefined)

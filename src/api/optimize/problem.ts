@@ -156,6 +156,7 @@ export function toProblem(body: OptimizeBody, ix: LocationIndex, m: Travel, fram
       maxJobs: v.max_tasks ?? null,
       maxTravel: v.max_travel_time ?? null,
       maxDistance: v.max_distance ?? null,
+      ...(v.breaks?.length ? { breaks: v.breaks.map((b) => ({ windows: windows(b.time_windows).sort((x, y) => x[0] - y[0]), service: b.service })) } : {}),
     })),
     jobs: [
       ...body.stops.map((s, i) => ({

@@ -65,6 +65,30 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
       load: load(r.initialLoad),
     },
   ];
+  // A break is taken where the vehicle is: at the step before it, with its distance, duration and load.
+  const breaksAfter = (i: number) => {
+    for (const b of r.breaks ?? []) {
+      if (b.after !== i) continue;
+      const prev = steps[steps.length - 1];
+      const given = c.body.vehicles[r.vehicle].breaks![b.index];
+      steps.push({
+        type: 'break',
+        index: b.index,
+        id: String(given.id),
+        poi_id: null,
+        latitude: prev.latitude,
+        longitude: prev.longitude,
+        arrival: at(b.arrival),
+        departure: at(b.departure),
+        waiting_time: b.start - b.arrival,
+        service: given.service,
+        distance: prev.distance,
+        duration: prev.duration,
+        load: prev.load,
+      });
+    }
+  };
+  breaksAfter(-1);
   r.jobs.forEach((j, i) => {
     distance += r.legDistances[i];
     duration += r.legDurations[i];
@@ -84,6 +108,7 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
       duration,
       load: load(r.loads[i]),
     });
+    breaksAfter(i);
   });
   if (vehicle.end) {
     distance += r.legDistances[r.jobs.length];
@@ -153,7 +178,7 @@ export function optimizeJson(c: OptimizeContext, solution: VrpSolution, geometri
           poi_id: task.at.poiId,
           latitude: task.at.latitude,
           longitude: task.at.longitude,
-          reason: (task.type === 'stop' ? c.unservable?.[j] : undefined) ?? unassignedReason(c.problem.jobs[j], c.problem),
+          reason: c.unservable?.[j] ?? unassignedReason(c.problem.jobs[j], c.problem),
         },
       ];
     }),

@@ -107,6 +107,18 @@ const priority = integer(0, 100).describe(
   "0–100, default 0: the plan serves the largest sum of priorities first, then as many stops as it can, then drives least (VROOM's `priority`).",
 );
 
+/** A driver's break (VROOM's): `max_load` is parsed so that the 422 can name it. */
+const breakSchema = z.strictObject(
+  {
+    id: z.union([id, z.int().min(0)], { error: 'must be a string of 1 to 100 characters or a whole number' }),
+    time_windows: windowList.optional().describe('When the break may start; none: any time.'),
+    service: integer(0, MAX_SERVICE_S).default(0).describe('Seconds the break lasts.'),
+    description: z.string({ error: 'must be a string of at most 255 characters' }).max(255, 'must be a string of at most 255 characters').optional(),
+    max_load: z.unknown().optional().describe("VROOM's `max_load`: not supported yet, refused (422)."),
+  },
+  { error: 'must be a break object with an id' },
+);
+
 /**
  * What batch jobs take beyond the contract, named as in VROOM's API. Breaks, costs and given steps are
  * parsed so that the 422 can name them: the solver cannot honour them yet (batchBodySchema refuses them).
@@ -123,7 +135,19 @@ const batchVehicleFields = {
     .max(5, 'must be a number above 0 and at most 5')
     .optional()
     .describe('Divides every travel time of the vehicle (VROOM: 2 drives twice as fast). The same for every vehicle of a body.'),
-  breaks: z.array(z.unknown()).optional().describe("VROOM's `breaks`: not supported yet, refused (422) when not empty."),
+  breaks: z
+    .array(breakSchema, { error: 'must be an array of up to 10 breaks' })
+    .max(10, 'may have at most 10 breaks')
+    .superRefine((bs, ctx) =>
+      uniqueIds(
+        bs.map((b) => ({ id: String(b.id) })),
+        ctx,
+      ),
+    )
+    .optional()
+    .describe(
+      "VROOM's `breaks`: each used vehicle takes each of its breaks where it is (after its start or a stop), starting inside one of the break's windows. Steps of type `break` carry its `id`.",
+    ),
   costs: z.unknown().optional().describe("VROOM's `costs` (`fixed`, `per_hour`, `per_km`): not supported yet, refused (422). The objective is travel time."),
   steps: z.unknown().optional().describe("VROOM's plan mode (given steps): not supported yet, refused (422)."),
 };
@@ -219,7 +243,11 @@ const contractLoad = z.int().nullable().describe('On board after the step; null 
 const stepOf = (load: z.ZodType, batch: boolean) =>
   z.object({
     type: batch
-      ? z.enum(['start', 'stop', 'pickup', 'delivery', 'end']).describe('`pickup` and `delivery`: the two ends of a shipment, `id` and `index` naming it.')
+      ? z
+          .enum(['start', 'stop', 'pickup', 'delivery', 'break', 'end'])
+          .describe(
+            "`pickup` and `delivery`: the two ends of a shipment, `id` and `index` naming it; `break`: one of the vehicle's breaks (`id`, `index` in its `breaks`), taken where the step before it is.",
+          )
       : z.enum(['start', 'stop', 'end']),
     index: z
       .int()
@@ -306,6 +334,7 @@ export type OptimizeBody = Omit<ContractBody, 'vehicles' | 'stops'> & {
       max_travel_time?: number;
       max_distance?: number;
       speed_factor?: number;
+      breaks?: Array<{ id: string | number; time_windows?: Array<[Instant, Instant]>; service: number }>;
     }
   >;
   stops: Array<Omit<ContractBody['stops'][number], 'demand'> & { demand?: Amount; priority?: number }>;

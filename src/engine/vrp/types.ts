@@ -32,6 +32,24 @@ export interface VrpVehicle {
   maxTravel?: number | null;
   /** The most meters its route may add up to (VROOM's `max_distance`); needs the problem's distances. */
   maxDistance?: number | null;
+  /** Breaks taken where the vehicle is, each starting inside one of its windows (sorted, disjoint); placed by breaks.ts after the search. */
+  breaks?: readonly VrpBreak[];
+}
+
+export interface VrpBreak {
+  windows: ReadonlyArray<readonly [number, number]>;
+  /** Seconds the break lasts. */
+  service: number;
+}
+
+/** One break as placed: after job `after` of the route (-1: right after the start), when it starts and ends. */
+export interface PlacedBreak {
+  /** Index of the break in the vehicle's `breaks`. */
+  index: number;
+  after: number;
+  arrival: number;
+  start: number;
+  departure: number;
 }
 
 export interface VrpJob {
@@ -123,6 +141,8 @@ export interface VrpRoute extends RouteSchedule {
   vehicle: number;
   /** Job indices in visiting order. */
   jobs: number[];
+  /** The vehicle's breaks, in the order taken, when it has any (breaks.ts). */
+  breaks?: PlacedBreak[];
 }
 
 export interface VrpSolution {
