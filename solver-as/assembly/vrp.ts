@@ -2,7 +2,7 @@
 // with simulated-annealing acceptance; every new best is polished by a first-improvement local search
 // (relocate, or-opt, swap, 2-opt*).
 // Objective: the largest sum of priorities served, then as many jobs as possible, then least total
-// travel duration.
+// travel duration plus the fixed cost of each vehicle used (in seconds of travel).
 // Loads have DIM dimensions (weight, volume, …). A job's delivery rides from the start to the job, its
 // pickup from the job to the end. Without pickups (the API's stops) the load only falls along a route,
 // so a route fits when its deliveries add up to at most the capacity: one sum per route and dimension
@@ -54,6 +54,7 @@ let vTwE = new StaticArray<f64>(0);
 let vMaxTasks = new StaticArray<i32>(0); // jobs a route may hold (i32.MAX_VALUE: any number)
 let vMaxTravel = new StaticArray<f64>(0); // travel a route may add up to (INF: any)
 let vMaxDist = new StaticArray<f64>(0); // meters a route may add up to (INF: any)
+let vFixed = new StaticArray<f64>(0); // what using the vehicle costs, in seconds of travel (VROOM's costs.fixed)
 let dis: usize = 0; // n × n i32 meters, only when some vehicle has a distance limit
 let hasDist = false;
 let jLoc = new StaticArray<i32>(0);
@@ -527,9 +528,14 @@ function touch(r: i32): void {
   }
 }
 
+/** The fixed cost of route r at `len` jobs: paid once the vehicle is used. */
+@inline function fixedOf(r: i32, len: i32): f64 {
+  return len > 0 ? unchecked(vFixed[r]) : 0.0;
+}
+
 function totalCost(): f64 {
   let c: f64 = 0;
-  for (let r = 0; r < V; r++) c += unchecked(rCost[r]);
+  for (let r = 0; r < V; r++) c += unchecked(rCost[r]) + fixedOf(r, unchecked(rLen[r]));
   // A shipment left out leaves two stops out.
   let left = nUnas;
   if (hasPairs) for (let k = 0; k < nUnas; k++) left += unchecked(jRole[unchecked(unas[k])]) == 1 ? 1 : 0;
@@ -552,7 +558,9 @@ function bestInsertion(j: i32, blink: bool): i32 {
       if (unchecked(typeStamp[ty]) == stamp) continue;
       unchecked(typeStamp[ty] = stamp);
     }
-    const c = bestInRoute(j, r, best, blink);
+    // Opening an unused vehicle pays its fixed cost.
+    const fx = fixedOf(r, unchecked(rLen[r]) == 0 ? 1 : 0);
+    const c = bestInRoute(j, r, best - fx, blink) + fx;
     if (c < best) {
       best = c;
       bestR = r;
@@ -615,7 +623,7 @@ function construct(): void {
           const ty = unchecked(vType[r]);
           if (unchecked(typeStamp[ty]) == stamp) continue;
           unchecked(typeStamp[ty] = stamp);
-          c = bestInRoute(j, r, INF, false);
+          c = bestInRoute(j, r, INF, false) + unchecked(vFixed[r]);
           p = gPos;
           p2 = gPos2;
         } else {
@@ -899,13 +907,14 @@ function copyNodes(r: i32, from: i32, to: i32, buf: StaticArray<i32>, w: i32): i
 function tryApply(a: i32, lenA: i32, b: i32, lenB: i32): bool {
   const ca = evalSeq(a, bufA, lenA);
   if (ca == INF) return false;
-  let old = unchecked(rCost[a]);
-  let nu = ca;
+  // A move that empties a route saves its fixed cost; one that fills an empty route pays it.
+  let old = unchecked(rCost[a]) + fixedOf(a, unchecked(rLen[a]));
+  let nu = ca + fixedOf(a, lenA);
   if (b >= 0) {
     const cb = evalSeq(b, bufB, lenB);
     if (cb == INF) return false;
-    old += unchecked(rCost[b]);
-    nu += cb;
+    old += unchecked(rCost[b]) + fixedOf(b, unchecked(rLen[b]));
+    nu += cb + fixedOf(b, lenB);
   }
   if (nu >= old - EPS) return false;
   applySeq(a, bufA, lenA);
@@ -1156,6 +1165,7 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
   vMaxTasks = new StaticArray<i32>(V);
   vMaxTravel = new StaticArray<f64>(V);
   vMaxDist = new StaticArray<f64>(V);
+  vFixed = new StaticArray<f64>(V);
   for (let r = 0; r < V; r++) {
     const p = vehI + (<usize>r << 3);
     unchecked(vStart[r] = load<i32>(p));
@@ -1166,11 +1176,12 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
     }
     unchecked(vTwS[r] = load<f64>(vehT + (<usize>r << 4)));
     unchecked(vTwE[r] = load<f64>(vehT + (<usize>r << 4), 8));
-    const lim = limP + <usize>r * 24;
+    const lim = limP + <usize>r * 32;
     const maxTasks = load<f64>(lim);
     unchecked(vMaxTasks[r] = maxTasks < <f64>i32.MAX_VALUE ? <i32>maxTasks : i32.MAX_VALUE);
     unchecked(vMaxTravel[r] = load<f64>(lim, 8));
     unchecked(vMaxDist[r] = load<f64>(lim, 16));
+    unchecked(vFixed[r] = load<f64>(lim, 24));
   }
   // Vehicles are interchangeable when everything about them matches, including which jobs they may serve.
   for (let r = 0; r < V; r++) {
@@ -1178,7 +1189,7 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
     for (let q = 0; q < r; q++) {
       if (unchecked(vType[q]) != q) continue;
       if (vStart[q] != vStart[r] || vEnd[q] != vEnd[r] || vTwS[q] != vTwS[r] || vTwE[q] != vTwE[r]) continue;
-      if (vMaxTasks[q] != vMaxTasks[r] || vMaxTravel[q] != vMaxTravel[r] || vMaxDist[q] != vMaxDist[r]) continue;
+      if (vMaxTasks[q] != vMaxTasks[r] || vMaxTravel[q] != vMaxTravel[r] || vMaxDist[q] != vMaxDist[r] || vFixed[q] != vFixed[r]) continue;
       let same = true;
       for (let d = 0; d < DIM && same; d++) same = vCap[q * DIM + d] == vCap[r * DIM + d];
       for (let j = 0; j < J && same; j++) same = canServe(j, q) == canServe(j, r);

@@ -130,6 +130,8 @@ function checkModel(req: any, result: any): void {
     if (v.max_travel_time !== undefined) expect(route.duration).toBeLessThanOrEqual(v.max_travel_time);
     expect(route.duration).toBe(steps.at(-1).duration);
     expect(factor).toBeGreaterThan(0);
+    // The objective as documented: fixed + per_hour × driving hours.
+    expect(route.cost).toBe((v.costs?.fixed ?? 0) + Math.round(((v.costs?.per_hour ?? 3600) * route.duration) / 3600));
     // Every used vehicle takes each of its breaks.
     (v.breaks ?? []).forEach((_: unknown, k: number) => expect(served.has(`break ${route.vehicle} ${k}`), `${route.vehicle} skips break ${k}`).toBe(true));
   }
@@ -148,6 +150,7 @@ function checkModel(req: any, result: any): void {
     expect(listed + (served.has(`stop ${i}`) ? 1 : 0), `stop ${i} served or unassigned, once`).toBe(1);
   });
   for (const u of result.unassigned) expect(u.reason.length).toBeGreaterThan(0);
+  expect(result.summary.cost).toBe(result.routes.reduce((a: number, r: any) => a + r.cost, 0));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -226,6 +229,29 @@ describe('shipments, priorities, windows and limits', () => {
     expect(short.routes[0].steps.filter((s: any) => s.type === 'break')).toHaveLength(1);
   });
 
+  it("weighs each vehicle's fixed cost against driving time", async () => {
+    // Two depots with their own stops nearby: each van serves its own, unless using the second costs more than driving over.
+    const stops = [...P.slice(2, 5), ...P.slice(5, 8)].map((p, i) => ({ ...p, id: `c${i}` }));
+    const vehicles = [
+      { id: 'own', start: P[2], end: P[2] },
+      { id: 'hired', start: P[5], end: P[5] },
+    ];
+    const both = { time_budget: 1, vehicles, stops };
+    const free = await plan(both);
+    checkModel(both, free);
+    expect(free.routes).toHaveLength(2);
+    const dear = { ...both, vehicles: [vehicles[0], { ...vehicles[1], costs: { fixed: 10 * free.summary.duration + 100_000 } }] };
+    const one = await plan(dear);
+    checkModel(dear, one);
+    expect(one.routes.map((r: any) => r.vehicle)).toEqual(['own']);
+    expect(one.summary.assigned).toBe(6);
+    // At a tenth of the rate per hour, the same fixed cost weighs ten times more against driving.
+    const cheapHours = { ...dear, vehicles: dear.vehicles.map((v) => ({ ...v, costs: { ...('costs' in v ? v.costs : {}), per_hour: 360 } })) };
+    const cheap = await plan(cheapHours);
+    checkModel(cheapHours, cheap);
+    expect(cheap.summary.cost).toBe(Math.round((360 * cheap.summary.duration) / 3600));
+  });
+
   it('serves the high-priority stops first when not all fit', async () => {
     // One van of 3 units, eight stops of 1 unit: three are served, and they are the three of priority 90.
     const stops = P.slice(2, 10).map((p, i) => ({ ...p, id: `p${i}`, demand: 1, ...([1, 4, 6].includes(i) ? { priority: 90 } : {}) }));
@@ -273,7 +299,7 @@ describe('shipments, priorities, windows and limits', () => {
   it('answers 422 naming every field the solver cannot honour yet, with the body problems in the same answer', async () => {
     const res = await submit({
       vehicles: [
-        { start: P[0], breaks: [{ id: 1, time_windows: [[at('12:00:00'), at('13:00:00')]], service: 1800, max_load: [3] }], costs: { fixed: 100 } },
+        { start: P[0], breaks: [{ id: 1, time_windows: [[at('12:00:00'), at('13:00:00')]], service: 1800, max_load: [3] }], costs: { fixed: 100, per_km: 5 } },
         { start: P[1], speed_factor: 1.5, steps: [{ type: 'start' }] },
       ],
       stops: [{ ...P[2], priority: 101 }],
@@ -283,7 +309,7 @@ describe('shipments, priorities, windows and limits', () => {
     expect(Object.keys(res.body.errors).sort()).toEqual(
       [
         'vehicles.0.breaks.0.max_load',
-        'vehicles.0.costs',
+        'vehicles.0.costs.per_km',
         'vehicles.1.steps',
         'vehicles.1.speed_factor',
         'stops.0.priority',
@@ -291,7 +317,7 @@ describe('shipments, priorities, windows and limits', () => {
       ].sort(),
     );
     expect(res.body.errors['vehicles.0.breaks.0.max_load'][0]).toMatch(/max_load is not supported yet/);
-    expect(res.body.errors['vehicles.0.costs'][0]).toMatch(/costs are not supported yet/);
+    expect(res.body.errors['vehicles.0.costs.per_km'][0]).toMatch(/cost per km is not supported yet/);
     expect(res.body.errors['vehicles.1.steps'][0]).toMatch(/plan mode/);
     expect(res.body.errors['vehicles.1.speed_factor'][0]).toMatch(/must be the same for every vehicle/);
     // No stops and no shipments: nothing to plan.

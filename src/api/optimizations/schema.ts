@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { dataSchema, pageSchema, timestamp, ulid } from '../../http/openapi.js';
 import { amountOf, MAX_DIMENSIONS } from '../../engine/vrp/problem.js';
-import { batchPlanSchema, optimizeFields, shipmentsField } from '../optimize/schema.js';
+import { batchPlanSchema, DEFAULT_PER_HOUR, optimizeFields, shipmentsField } from '../optimize/schema.js';
 import { POI_STOPS_ERROR, poiStopsSchema } from './poi-stops.js';
 
 export const MAX_BATCH_VEHICLES = 200;
@@ -22,14 +22,29 @@ const fields = optimizeFields(MAX_BATCH_VEHICLES, MAX_BATCH_STOPS, true, true);
 function refuseUnsupported(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
   const vehicles: Array<Record<string, unknown>> = Array.isArray(body.vehicles) ? body.vehicles.map((v) => (v !== null && typeof v === 'object' ? v : {})) : [];
   const factor = (v: Record<string, unknown>) => (typeof v.speed_factor === 'number' ? v.speed_factor : 1);
+  const perHour = (v: Record<string, unknown>) => {
+    const c = v.costs as { per_hour?: unknown } | undefined;
+    return c !== null && typeof c === 'object' && typeof c.per_hour === 'number' ? c.per_hour : DEFAULT_PER_HOUR;
+  };
   vehicles.forEach((v, i) => {
     if (Array.isArray(v.breaks))
       v.breaks.forEach((b, k) => {
         if (b !== null && typeof b === 'object' && 'max_load' in b)
           ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'breaks', k, 'max_load'], message: "a break's max_load is not supported yet" });
       });
-    if (v.costs !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'costs'], message: 'custom costs are not supported yet: the plan minimises travel time' });
+    const costs = (v.costs !== null && typeof v.costs === 'object' ? v.costs : {}) as Record<string, unknown>;
+    if (typeof costs.per_km === 'number' && costs.per_km > 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['vehicles', i, 'costs', 'per_km'],
+        message: 'a cost per km is not supported yet: only 0 (the plan weighs driving time)',
+      });
+    if (i > 0 && perHour(v) !== perHour(vehicles[0]))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['vehicles', i, 'costs', 'per_hour'],
+        message: `must be the same for every vehicle (${perHour(vehicles[0])}, as vehicles.0): costs per hour that differ between vehicles are not supported yet`,
+      });
     if (v.steps !== undefined)
       ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'steps'], message: 'plan mode (given steps) is not supported yet: the plan is always searched' });
     if (i > 0 && factor(v) !== factor(vehicles[0]))

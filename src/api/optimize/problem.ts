@@ -5,7 +5,7 @@ import type { MatrixResult } from '../../engine/engine.js';
 import type { ResolvedLocation } from '../locations.js';
 import type { VrpProblem } from '../../engine/vrp/solver.js';
 import type { Instant } from './datetimes.js';
-import type { OptimizeBody } from './schema.js';
+import { DEFAULT_PER_HOUR, type OptimizeBody } from './schema.js';
 import type { TimeFrame } from './time-frame.js';
 import type { LatLon } from '../../lib/lat-lon.js';
 
@@ -156,6 +156,8 @@ export function toProblem(body: OptimizeBody, ix: LocationIndex, m: Travel, fram
       maxJobs: v.max_tasks ?? null,
       maxTravel: v.max_travel_time ?? null,
       maxDistance: v.max_distance ?? null,
+      // The kernel counts cost in seconds of driving: a fixed cost weighs as many seconds as it buys at per_hour (one rate for the fleet).
+      fixed: ((v.costs?.fixed ?? 0) * 3600) / (v.costs?.per_hour ?? DEFAULT_PER_HOUR),
       ...(v.breaks?.length ? { breaks: v.breaks.map((b) => ({ windows: windows(b.time_windows).sort((x, y) => x[0] - y[0]), service: b.service })) } : {}),
     })),
     jobs: [

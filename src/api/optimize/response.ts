@@ -4,7 +4,7 @@ import type { ResolvedLocation } from '../locations.js';
 import { unassignedReason, type VrpProblem, type VrpRoute, type VrpSolution } from '../../engine/vrp/solver.js';
 import { formatDatetime } from './datetimes.js';
 import type { ResolvedShipment, ResolvedVehicle } from './problem.js';
-import type { OptimizeBody } from './schema.js';
+import { DEFAULT_PER_HOUR, type OptimizeBody } from './schema.js';
 import type { TimeFrame } from './time-frame.js';
 
 export interface OptimizeContext {
@@ -129,9 +129,11 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
   }
   // An open route ends on arriving at its last stop.
   const endAt = vehicle.end ? at(r.end) : steps[steps.length - 1].arrival;
+  const costs = c.body.vehicles[r.vehicle].costs;
   return {
     vehicle: c.vehicleIds[r.vehicle],
     stops: r.jobs.length,
+    ...(c.batch ? { cost: (costs?.fixed ?? 0) + Math.round(((costs?.per_hour ?? DEFAULT_PER_HOUR) * r.duration) / 3600) } : {}),
     distance: r.distance,
     duration: r.duration,
     service: r.service,
@@ -164,6 +166,7 @@ export function optimizeJson(c: OptimizeContext, solution: VrpSolution, geometri
       duration: total('duration'),
       service: total('service'),
       waiting_time: total('waiting_time'),
+      ...(c.batch ? { cost: routes.reduce((a, r) => a + (r.cost ?? 0), 0) } : {}),
     },
     routes,
     // A shipment left out leaves both its jobs out: it is listed once, by its pickup.

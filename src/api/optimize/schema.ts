@@ -18,6 +18,8 @@ export const MAX_SERVICE_S = 86_400;
 // Loads are summed in 32-bit integers by the solver: 50 stops of the largest demand stay far below 2^31.
 export const MAX_DEMAND = 10_000_000;
 export const MAX_CAPACITY = 1_000_000_000;
+/** VROOM's default cost of an hour of driving: a plan's cost is then its driving seconds. */
+export const DEFAULT_PER_HOUR = 3600;
 
 const datetime = z.string({ error: DATETIME_MESSAGE }).transform((text, ctx): Instant => {
   const at = parseDatetime(text);
@@ -148,7 +150,19 @@ const batchVehicleFields = {
     .describe(
       "VROOM's `breaks`: each used vehicle takes each of its breaks where it is (after its start or a stop), starting inside one of the break's windows. Steps of type `break` carry its `id`.",
     ),
-  costs: z.unknown().optional().describe("VROOM's `costs` (`fixed`, `per_hour`, `per_km`): not supported yet, refused (422). The objective is travel time."),
+  costs: z
+    .strictObject(
+      {
+        fixed: integer(0, 1_000_000_000).optional().describe('What using the vehicle costs; default 0.'),
+        per_hour: integer(1, 1_000_000_000).optional().describe('What an hour of driving costs; default 3600. The same for every vehicle of a body.'),
+        per_km: integer(0, 1_000_000_000).optional().describe('What a km costs: only 0 (the default) is supported yet.'),
+      },
+      { error: 'must be an object of costs: fixed, per_hour, per_km' },
+    )
+    .optional()
+    .describe(
+      "VROOM's vehicle costs. The plan's cost is the sum over the vehicles used of `fixed + per_hour × driving hours`; the search minimises it after priorities and the number of stops served.",
+    ),
   steps: z.unknown().optional().describe("VROOM's plan mode (given steps): not supported yet, refused (422)."),
 };
 
@@ -278,11 +292,13 @@ const planOf = (load: z.ZodType, routeLoad: z.ZodType, batch = false) =>
       duration: z.number(),
       service: z.number(),
       waiting_time: z.number(),
+      ...(batch ? { cost: z.int().describe("The objective after priorities and stops served: the routes' costs added up.") } : {}),
     }),
     routes: z.array(
       z.object({
         vehicle: z.string(),
         stops: z.int(),
+        ...(batch ? { cost: z.int().describe("The vehicle's `costs.fixed` + `costs.per_hour` × driving hours, rounded (default: its driving seconds).") } : {}),
         distance: z.number(),
         duration: z.number(),
         service: z.number(),
@@ -334,6 +350,7 @@ export type OptimizeBody = Omit<ContractBody, 'vehicles' | 'stops'> & {
       max_travel_time?: number;
       max_distance?: number;
       speed_factor?: number;
+      costs?: { fixed?: number; per_hour?: number; per_km?: number };
       breaks?: Array<{ id: string | number; time_windows?: Array<[Instant, Instant]>; service: number }>;
     }
   >;

@@ -164,7 +164,7 @@ export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution &
     ...solution,
     routes,
     unassigned,
-    cost: routes.reduce((a, r) => a + r.duration, 0),
+    cost: routes.reduce((a, r) => a + r.duration + (p.vehicles[r.vehicle].fixed ?? 0), 0),
     distance: routes.reduce((a, r) => a + r.distance, 0),
     noRoomForBreaks: dropped,
   };

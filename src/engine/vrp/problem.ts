@@ -139,6 +139,7 @@ export function validateProblem(p: VrpProblem): number {
     if (v.maxJobs != null && !(Number.isInteger(v.maxJobs) && v.maxJobs >= 0)) throw new RangeError(`vehicles[${i}].maxJobs must be a non-negative integer`);
     if (v.maxTravel != null && !(v.maxTravel >= 0)) throw new RangeError(`vehicles[${i}].maxTravel must be >= 0`);
     if (v.maxDistance != null && !(v.maxDistance >= 0)) throw new RangeError(`vehicles[${i}].maxDistance must be >= 0`);
+    if (v.fixed != null && !(Number.isFinite(v.fixed) && v.fixed >= 0)) throw new RangeError(`vehicles[${i}].fixed must be a finite number >= 0`);
     if (v.maxDistance != null && !p.distances) throw new RangeError(`vehicles[${i}].maxDistance needs the problem's distances`);
   });
   p.jobs.forEach((j, i) => {

@@ -81,7 +81,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     dur: k.alloc(n * n * 4),
     vehI: k.alloc(V * 8),
     vehT: k.alloc(V * 16),
-    lim: k.alloc(V * 24),
+    lim: k.alloc(V * 32),
     // Meters go to the kernel only when a vehicle has a distance limit: the matrix is as large as the durations'.
     dis: problem.distances && vehicles.some((v) => v.maxDistance != null) ? k.alloc(n * n * 4) : 0,
     cap: k.alloc(V * dims * 4),
@@ -112,12 +112,12 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
 
   const vehI = new Int32Array(buf, ptr.vehI, V * 2);
   const vehT = new Float64Array(buf, ptr.vehT, V * 2);
-  const lim = new Float64Array(buf, ptr.lim, V * 3);
+  const lim = new Float64Array(buf, ptr.lim, V * 4);
   const cap = new Int32Array(buf, ptr.cap, V * dims);
   vehicles.forEach((v, r) => {
     vehI.set([v.start, isOpen(v) ? -1 : (v.end as number)], r * 2);
     vehT.set(hoursOf(v), r * 2);
-    lim.set([v.maxJobs ?? Infinity, v.maxTravel ?? Infinity, v.maxDistance ?? Infinity], r * 3);
+    lim.set([v.maxJobs ?? Infinity, v.maxTravel ?? Infinity, v.maxDistance ?? Infinity, v.fixed ?? 0], r * 4);
     cap.set(
       capacityOf(v, dims).map((c) => (c === Infinity ? -1 : c)),
       r * dims,
@@ -219,7 +219,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
   return {
     routes,
     unassigned,
-    cost: routes.reduce((a, r) => a + r.duration, 0),
+    cost: routes.reduce((a, r) => a + r.duration + (vehicles[r.vehicle].fixed ?? 0), 0),
     distance: routes.reduce((a, r) => a + r.distance, 0),
     iterations,
   };

@@ -32,6 +32,8 @@ export interface VrpVehicle {
   maxTravel?: number | null;
   /** The most meters its route may add up to (VROOM's `max_distance`); needs the problem's distances. */
   maxDistance?: number | null;
+  /** What using the vehicle costs, in seconds of travel (VROOM's `costs.fixed` at the default per_hour); default 0. */
+  fixed?: number;
   /** Breaks taken where the vehicle is, each starting inside one of its windows (sorted, disjoint); placed by breaks.ts after the search. */
   breaks?: readonly VrpBreak[];
 }
@@ -150,7 +152,7 @@ export interface VrpSolution {
   routes: VrpRoute[];
   /** Job indices no route serves, ascending. */
   unassigned: number[];
-  /** Total travel duration, seconds. */
+  /** Total travel duration, seconds, plus the fixed cost of each vehicle used. */
   cost: number;
   /** Total travel distance, meters (0 without a distance matrix). */
   distance: number;
