@@ -163,7 +163,9 @@ describe('VRP kernel: input records', () => {
     expect(vrp).toContain(`unchecked(vFixed[r] = load<f64>(lim${offsetArg(vehicleLimits.fields[3].at)}));`);
     packed(vehicleLimits, 8);
     expect(solverTs).toContain(`lim: k.alloc(V * ${vehicleLimits.bytes}),`);
-    expect(solverTs).toContain(`lim.set([v.maxJobs ?? Infinity, v.maxTravel ?? Infinity, v.maxDistance ?? Infinity, v.fixed ?? 0], r * ${vehicleLimits.bytes / 8});`);
+    expect(solverTs).toContain(
+      `lim.set([v.maxJobs ?? Infinity, v.maxTravel ?? Infinity, v.maxDistance ?? Infinity, v.fixed ?? 0], r * ${vehicleLimits.bytes / 8});`,
+    );
   });
 
   it('jobs: location, first window, window count (i32); windows: start and end (f64)', () => {
