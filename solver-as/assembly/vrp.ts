@@ -1436,7 +1436,10 @@ export function solve(n: i32, v: i32, j: i32, dims: i32, durP: usize, disP: usiz
     const d = <f64>load<i32>(dur + (<usize>k << 2));
     if (d > maxD) maxD = d;
   }
-  penalty = (maxD + 1.0) * 2.0 * <f64>(J + V + 1);
+  // A job left out must cost more than any route and any vehicle's fixed cost could save.
+  let fixedSum: f64 = 0;
+  for (let r = 0; r < V; r++) fixedSum += unchecked(vFixed[r]);
+  penalty = (maxD + 1.0) * 2.0 * <f64>(J + V + 1) + 2.0 * fixedSum;
   prioPenalty = penalty * <f64>(J + 1);
 
   nServable = 0;

@@ -131,10 +131,11 @@ const batchVehicleFields = {
     .optional()
     .describe('The most seconds of driving the route may add up to.'),
   max_distance: integer(0, 100_000_000).optional().describe('The most meters the route may add up to.'),
+  // At least 0.01: slower factors would push travel times past the solver's 32-bit seconds.
   speed_factor: z
-    .number({ error: 'must be a number above 0 and at most 5' })
-    .gt(0, 'must be a number above 0 and at most 5')
-    .max(5, 'must be a number above 0 and at most 5')
+    .number({ error: 'must be a number from 0.01 to 5' })
+    .min(0.01, 'must be a number from 0.01 to 5')
+    .max(5, 'must be a number from 0.01 to 5')
     .optional()
     .describe('Divides every travel time of the vehicle (VROOM: 2 drives twice as fast). The same for every vehicle of a body.'),
   breaks: z
@@ -153,7 +154,8 @@ const batchVehicleFields = {
   costs: z
     .strictObject(
       {
-        fixed: integer(0, 1_000_000_000).optional().describe('What using the vehicle costs; default 0.'),
+        // Bounded so that the solver's weights (a stop left out outweighs every fixed cost) stay exact in doubles.
+        fixed: integer(0, 10_000_000).optional().describe('What using the vehicle costs; default 0.'),
         per_hour: integer(1, 1_000_000_000).optional().describe('What an hour of driving costs; default 3600. The same for every vehicle of a body.'),
         per_km: integer(0, 1_000_000_000).optional().describe('What a km costs: only 0 (the default) is supported yet.'),
       },

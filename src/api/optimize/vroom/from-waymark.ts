@@ -45,6 +45,18 @@ export function fromWaymark(doc: unknown): { input: VroomInput; profile: string 
       ...(v.max_travel_time !== undefined ? { max_travel_time: v.max_travel_time } : {}),
       ...(v.max_distance !== undefined ? { max_distance: v.max_distance } : {}),
       ...(v.speed_factor !== undefined ? { speed_factor: v.speed_factor } : {}),
+      ...(v.costs ? { costs: { fixed: v.costs.fixed ?? 0, per_hour: v.costs.per_hour ?? 3600, per_km: v.costs.per_km ?? 0 } } : {}),
+      // VROOM's break ids are integers: the position, with the given id as the description.
+      ...(v.breaks?.length
+        ? {
+            breaks: v.breaks.map((b, k) => ({
+              id: k,
+              description: String(b.id),
+              service: b.service,
+              ...(b.time_windows ? { time_windows: windows(b.time_windows) } : {}),
+            })),
+          }
+        : {}),
     })),
     jobs: body.stops.map((s, i) => ({
       id: i,
