@@ -12,6 +12,8 @@ import { waitFor } from '../geo-api/support.js';
 import { epochOf, roadPoints, type At } from '../optimize-api/support.js';
 import { freshDatabase } from '../faults/support.js';
 import { at } from './support.js';
+import { timeAsGiven } from '../../src/engine/vrp/breaks.js';
+import type { VrpProblem } from '../../src/engine/vrp/types.js';
 
 let app: App & { url: string };
 let team: TestTeam;
@@ -250,6 +252,127 @@ describe('shipments, priorities, windows and limits', () => {
     const cheap = await plan(cheapHours);
     checkModel(cheapHours, cheap);
     expect(cheap.summary.cost).toBe(Math.round((360 * cheap.summary.duration) / 3600));
+  });
+
+  it('plan mode times the given steps, reports every violation, and leaves the stops of no step unassigned', async () => {
+    const req = {
+      mode: 'plan',
+      vehicles: [
+        {
+          id: 'van',
+          start: P[0],
+          end: P[0],
+          capacity: 3,
+          time_window: [at('08:00:00'), at('12:00:00')],
+          steps: [
+            { type: 'start' },
+            { type: 'stop', id: 'late' },
+            { type: 'pickup', id: 'crate' },
+            { type: 'stop', id: 'early' },
+            { type: 'delivery', id: 'crate' },
+            { type: 'end' },
+          ],
+        },
+      ],
+      stops: [
+        { ...P[2], id: 'late', service: 600 },
+        // Its window closes before the van can get there after the other stops.
+        { ...P[3], id: 'early', time_windows: [[at('08:00:00'), at('08:01:00')]] },
+        { ...P[4], id: 'left-out' },
+      ],
+      shipments: [{ id: 'crate', amount: 3, pickup: P[5], delivery: P[6] }],
+    };
+    const result = await plan(req);
+    const route = result.routes[0];
+    expect(route.steps.map((s: any) => `${s.type} ${s.id ?? ''}`.trim())).toEqual([
+      'start',
+      'stop late',
+      'pickup crate',
+      'stop early',
+      'delivery crate',
+      'end',
+    ]);
+    expect(route.violations).toEqual([expect.stringMatching(/after its last time window/), expect.stringMatching(/load .* exceeds the capacity/)]);
+    // Times still follow the given order: each arrival after the previous departure and the leg.
+    for (let i = 1; i < route.steps.length; i++)
+      expect(epochOf(route.steps[i].arrival)).toBeGreaterThanOrEqual(
+        epochOf(route.steps[i - 1].departure) + route.steps[i].duration - route.steps[i - 1].duration,
+      );
+    expect(result.unassigned).toEqual([expect.objectContaining({ type: 'stop', id: 'left-out', reason: "it is in no vehicle's steps (plan mode)" })]);
+    // A feasible order has no violations and passes the checker.
+    const fine = {
+      ...req,
+      vehicles: [
+        {
+          ...req.vehicles[0],
+          capacity: 5,
+          steps: [
+            { type: 'stop', id: 'early' },
+            { type: 'stop', id: 'late' },
+          ],
+        },
+      ],
+      stops: [req.stops[0], { ...req.stops[1], time_windows: [[at('08:00:00'), at('09:00:00')]] }, req.stops[2]],
+      shipments: [],
+    };
+    const ok = await plan(fine);
+    expect(ok.routes[0].violations).toEqual([]);
+    checkModel(fine, ok);
+    // Steps outside plan mode, unknown and repeated ids: 422 at each.
+    const bad = await submit({
+      vehicles: [
+        { start: P[0], steps: [{ type: 'stop', id: 'x' }] },
+        { start: P[1], steps: [{ type: 'stop', id: 'a' }] },
+      ],
+      stops: [{ ...P[2], id: 'a' }],
+    });
+    expect(Object.keys(bad.body.errors).sort()).toEqual(['vehicles.0.steps', 'vehicles.1.steps']);
+    const wrong = await submit({
+      mode: 'plan',
+      vehicles: [
+        {
+          start: P[0],
+          steps: [
+            { type: 'stop', id: 'x' },
+            { type: 'stop', id: 'a' },
+          ],
+        },
+        { start: P[1], steps: [{ type: 'stop', id: 'a' }, { type: 'pickup' }] },
+      ],
+      stops: [{ ...P[2], id: 'a' }],
+    });
+    expect(wrong.body.errors).toEqual({
+      'vehicles.0.steps.0.id': ['is not the id of a stop'],
+      'vehicles.1.steps.0.id': ['is already a step at vehicles.0.steps.1'],
+      'vehicles.1.steps.1.id': ['is required for a pickup step'],
+    });
+  });
+
+  it('times a given 200-stop plan with a break within 50 ms', () => {
+    const n = 201;
+    let seed = 3;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const xy = Array.from({ length: n }, () => [rand() * 20_000, rand() * 20_000]);
+    const durations = new Int32Array(n * n).map((_, k) =>
+      Math.round(Math.hypot(xy[Math.floor(k / n)][0] - xy[k % n][0], xy[Math.floor(k / n)][1] - xy[k % n][1]) / 10),
+    );
+    const problem: VrpProblem = {
+      durations,
+      vehicles: [{ start: 0, end: 0, hours: [0, 2_000_000], breaks: [{ windows: [[20_000, 30_000]], service: 1800 }] }],
+      jobs: Array.from({ length: 200 }, (_, j) => ({ location: j + 1, service: 120, timeWindows: j % 10 ? [] : [[0, 1_500_000]] })),
+    };
+    const jobs = Array.from({ length: 200 }, (_, j) => j);
+    timeAsGiven(problem, [{ vehicle: 0, jobs }]);
+    const runs: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      const t = performance.now();
+      const got = timeAsGiven(problem, [{ vehicle: 0, jobs }]);
+      runs.push(performance.now() - t);
+      expect(got.routes[0].breaks).toHaveLength(1);
+    }
+    const ms = Math.min(...runs);
+    console.log(`plan mode, 200 stops and a break: timed in ${ms.toFixed(1)} ms (best of 5; median ${runs.sort((a, b) => a - b)[2].toFixed(1)} ms)`);
+    expect(ms).toBeLessThan(50);
   });
 
   it('serves the high-priority stops first when not all fit', async () => {

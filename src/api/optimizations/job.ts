@@ -10,13 +10,23 @@ import { farFromRoad, matrixInPieces, type MatrixResult, type ProfileName } from
 import { farMessage } from '../engine-errors.js';
 import { nextState, sliceOptions, type SearchState } from '../../engine/vrp/slices.js';
 import type { VrpProblem, VrpSolution } from '../../engine/vrp/solver.js';
-import { applyBreaks, reserveBreaks } from '../../engine/vrp/breaks.js';
-import { indexLocations, toProblem, travelOf, unreachableLocations } from '../optimize/problem.js';
+import { applyBreaks, reserveBreaks, timeAsGiven } from '../../engine/vrp/breaks.js';
+import { indexLocations, toProblem, travelOf, unreachableLocations, type LocationIndex } from '../optimize/problem.js';
+import type { OptimizeBody } from '../optimize/schema.js';
 import { optimizeJson } from '../optimize/response.js';
 import { defaultVehicleId } from '../optimize/schema.js';
 import { geometry, roadMatrix } from '../optimize/routes.js';
 import { batchBodySchema } from './schema.js';
-import { completeOptimization, failOptimization, OPTIMIZATION_JOB, saveProgress, startOptimizationRun, type Checkpoint, type Progress } from './store.js';
+import {
+  completeOptimization,
+  failOptimization,
+  OPTIMIZATION_JOB,
+  saveProgress,
+  startOptimizationRun,
+  type Checkpoint,
+  type OptimizationRow,
+  type Progress,
+} from './store.js';
 
 /** One search slice: how long a batch job holds a worker before it queues again behind interactive work. */
 export const SLICE_MS = 1000;
@@ -113,6 +123,15 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
   const solverProblem = shareMatrices(reserveBreaks(planned));
   const problem = { ...solverProblem, vehicles: planned.vehicles };
 
+  if (body.mode === 'plan') {
+    // Plan mode: no search, the routes as given.
+    const given = givenRoutes(body);
+    const listed = new Set(given.flatMap((g) => g.jobs));
+    problem.jobs.forEach((_, j) => {
+      if (!listed.has(j)) unservable[j] ??= "it is in no vehicle's steps (plan mode)";
+    });
+    return finish(sql, id, { body, ix, problem, profile, row, unservable, solution: timeAsGiven(problem, given), live });
+  }
   const budgetMs = row.time_budget * 1000;
   let state: SearchState = row.checkpoint ?? { routes: [], searchedMs: 0, rate: 0 };
   let solution: VrpSolution | undefined;
@@ -127,10 +146,27 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
     if (!(await live({ phase: 'solving', percent }, state))) return;
   } while (state.searchedMs < budgetMs);
 
-  if (!(await live({ phase: 'routes', percent: 99 }))) return;
   const withBreaks = applyBreaks(problem, solution);
   for (const j of withBreaks.noRoomForBreaks) unservable[j] = "no vehicle's route has room for it and its driver's breaks";
-  solution = withBreaks;
+  return finish(sql, id, { body, ix, problem, profile, row, unservable, solution: withBreaks, live });
+}
+
+interface Finished {
+  body: OptimizeBody;
+  ix: LocationIndex;
+  problem: VrpProblem;
+  profile: ProfileName;
+  row: OptimizationRow;
+  unservable: Record<number, string>;
+  solution: VrpSolution;
+  live: (progress: Progress) => Promise<boolean>;
+}
+
+/** One road geometry per route, then the plan stored. */
+async function finish(sql: Sql, id: string, f: Finished): Promise<void> {
+  const { body, ix, problem, profile, row, unservable, solution, live } = f;
+  const { vehicles, stops, shipments = [] } = row.locations;
+  if (!(await live({ phase: 'routes', percent: 99 }))) return;
   const geometries: Array<Array<[number, number]>> = [];
   try {
     for (const r of solution.routes) {
@@ -149,6 +185,23 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
   const vehicleIds = body.vehicles.map((v, i) => v.id ?? defaultVehicleId(i));
   const result = optimizeJson({ body, vehicleIds, vehicles, stops, shipments, unservable, problem, frame: row.frame, batch: true }, solution, geometries);
   await completeOptimization(sql, id, result);
+}
+
+/** Plan mode: each vehicle's steps as job indices (stops first, then each shipment's pickup and delivery). */
+function givenRoutes(body: OptimizeBody): Array<{ vehicle: number; jobs: number[] }> {
+  const stopAt = new Map(body.stops.flatMap((s, i) => (s.id === undefined ? [] : [[String(s.id), i] as const])));
+  const shipmentAt = new Map((body.shipments ?? []).flatMap((s, k) => (s.id === undefined ? [] : [[String(s.id), k] as const])));
+  const S = body.stops.length;
+  return body.vehicles.map((v, vehicle) => ({
+    vehicle,
+    jobs: (v.steps ?? []).flatMap((step) => {
+      const key = String(step.id);
+      if (step.type === 'stop') return [stopAt.get(key)!];
+      if (step.type === 'pickup') return [S + 2 * shipmentAt.get(key)!];
+      if (step.type === 'delivery') return [S + 2 * shipmentAt.get(key)! + 1];
+      return [];
+    }),
+  }));
 }
 
 /** The matrices in shared memory: every slice hands them to a worker without copying megabytes. */

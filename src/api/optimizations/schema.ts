@@ -45,8 +45,8 @@ function refuseUnsupported(body: Record<string, unknown>, ctx: z.RefinementCtx):
         path: ['vehicles', i, 'costs', 'per_hour'],
         message: `must be the same for every vehicle (${perHour(vehicles[0])}, as vehicles.0): costs per hour that differ between vehicles are not supported yet`,
       });
-    if (v.steps !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'steps'], message: 'plan mode (given steps) is not supported yet: the plan is always searched' });
+    if (v.steps !== undefined && body.mode !== 'plan')
+      ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'steps'], message: 'is read in plan mode only: send mode "plan" to time these steps' });
     if (i > 0 && factor(v) !== factor(vehicles[0]))
       ctx.addIssue({
         code: 'custom',
@@ -64,6 +64,12 @@ const batchObject = <S extends z.ZodType>(stops: S) =>
       .optional()
       .describe(
         "VROOM's shipments: a pickup, then its delivery by the same vehicle, the amount on board between them. A plan may have shipments only, `stops` empty.",
+      ),
+    mode: z
+      .enum(['optimize', 'plan'], { error: 'must be optimize or plan' })
+      .default('optimize')
+      .describe(
+        "`plan`: no search; each vehicle drives its `steps` as given, the plan reports every step's times and each route's `violations` (VROOM's plan mode). Stops in no vehicle's steps are unassigned.",
       ),
     time_budget: z
       .number({ error: budgetMessage })
@@ -102,7 +108,30 @@ const checkBody = (body: Record<string, unknown>, ctx: z.RefinementCtx) => {
   if (Array.isArray(body.stops) && body.stops.length === 0 && items(body.shipments).length === 0)
     ctx.addIssue({ code: 'custom', path: ['stops'], message: 'must have at least 1 stop when there are no shipments' });
   refuseUnsupported(body, ctx);
+  if (body.mode === 'plan') checkPlanSteps(body, ctx);
 };
+
+/** Plan mode: every step names a stop or shipment of the body, each served at most once. */
+function checkPlanSteps(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const list = (x: unknown): Array<Record<string, unknown>> => (Array.isArray(x) ? x.map((v) => (v !== null && typeof v === 'object' ? v : {})) : []);
+  const stopIds = new Set(list(body.stops).flatMap((s) => (s.id === undefined ? [] : [String(s.id)])));
+  const shipmentIds = new Set(list(body.shipments).flatMap((s) => (s.id === undefined ? [] : [String(s.id)])));
+  const seen = new Map<string, string>();
+  list(body.vehicles).forEach((v, i) => {
+    list(v.steps).forEach((step, k) => {
+      const type = step.type;
+      if (type !== 'stop' && type !== 'pickup' && type !== 'delivery') return;
+      const path = ['vehicles', i, 'steps', k, 'id'];
+      if (step.id === undefined) return ctx.addIssue({ code: 'custom', path, message: `is required for a ${type} step` });
+      const known = type === 'stop' ? stopIds : shipmentIds;
+      if (!known.has(String(step.id))) return ctx.addIssue({ code: 'custom', path, message: `is not the id of a ${type === 'stop' ? 'stop' : 'shipment'}` });
+      const key = `${type} ${step.id}`;
+      const first = seen.get(key);
+      if (first) ctx.addIssue({ code: 'custom', path, message: `is already a step at ${first}` });
+      else seen.set(key, `vehicles.${i}.steps.${k}`);
+    });
+  });
+}
 
 const when = { when: (payload: { value: unknown }) => payload.value !== null && typeof payload.value === 'object' };
 

@@ -133,7 +133,7 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
   return {
     vehicle: c.vehicleIds[r.vehicle],
     stops: r.jobs.length,
-    ...(c.batch ? { cost: (costs?.fixed ?? 0) + Math.round(((costs?.per_hour ?? DEFAULT_PER_HOUR) * r.duration) / 3600) } : {}),
+    ...(c.batch ? { cost: (costs?.fixed ?? 0) + Math.round(((costs?.per_hour ?? DEFAULT_PER_HOUR) * r.duration) / 3600), violations: r.violations ?? [] } : {}),
     distance: r.distance,
     duration: r.duration,
     service: r.service,

@@ -165,7 +165,22 @@ const batchVehicleFields = {
     .describe(
       "VROOM's vehicle costs. The plan's cost is the sum over the vehicles used of `fixed + per_hour × driving hours`; the search minimises it after priorities and the number of stops served.",
     ),
-  steps: z.unknown().optional().describe("VROOM's plan mode (given steps): not supported yet, refused (422)."),
+  steps: z
+    .array(
+      z.strictObject(
+        {
+          type: z.enum(['start', 'stop', 'pickup', 'delivery', 'end'], { error: 'must be one of start, stop, pickup, delivery, end' }),
+          id: z.union([id, z.int().min(0)], { error: 'must be the id of a stop or shipment' }).optional(),
+        },
+        { error: 'must be a step object {type, id}' },
+      ),
+      { error: 'must be an array of steps' },
+    )
+    .max(5_000, 'may have at most 5000 steps')
+    .optional()
+    .describe(
+      'Plan mode (`mode: "plan"`): the route as given, `stop` steps naming a stop by its `id`, `pickup` and `delivery` a shipment by its `id`; `start` and `end` may be left out. Its breaks are placed where they end it earliest.',
+    ),
 };
 
 /** The batch fields are typed through OptimizeBody: the contract's schema must not change its type. */
@@ -300,7 +315,16 @@ const planOf = (load: z.ZodType, routeLoad: z.ZodType, batch = false) =>
       z.object({
         vehicle: z.string(),
         stops: z.int(),
-        ...(batch ? { cost: z.int().describe("The vehicle's `costs.fixed` + `costs.per_hour` × driving hours, rounded (default: its driving seconds).") } : {}),
+        ...(batch
+          ? {
+              cost: z.int().describe("The vehicle's `costs.fixed` + `costs.per_hour` × driving hours, rounded (default: its driving seconds)."),
+              violations: z
+                .array(z.string())
+                .describe(
+                  'Plan mode: every rule the given steps break, in the order met (a late arrival, an overload…); empty otherwise and in a searched plan.',
+                ),
+            }
+          : {}),
         distance: z.number(),
         duration: z.number(),
         service: z.number(),
@@ -353,11 +377,13 @@ export type OptimizeBody = Omit<ContractBody, 'vehicles' | 'stops'> & {
       max_distance?: number;
       speed_factor?: number;
       costs?: { fixed?: number; per_hour?: number; per_km?: number };
+      steps?: Array<{ type: 'start' | 'stop' | 'pickup' | 'delivery' | 'end'; id?: string | number }>;
       breaks?: Array<{ id: string | number; time_windows?: Array<[Instant, Instant]>; service: number }>;
     }
   >;
   stops: Array<Omit<ContractBody['stops'][number], 'demand'> & { demand?: Amount; priority?: number }>;
   shipments?: ShipmentBody[];
+  mode?: 'optimize' | 'plan';
 };
 
 export type ShipmentBody = Omit<z.infer<ReturnType<typeof shipmentSchema>>, 'amount'> & { amount?: Amount };

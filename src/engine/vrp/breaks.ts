@@ -169,3 +169,31 @@ export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution &
     noRoomForBreaks: dropped,
   };
 }
+
+/**
+ * Plan mode: the routes as given, timed with every broken rule in `violations` (their breaks where they
+ * end each route earliest, or a violation when they fit nowhere); jobs on no route are unassigned.
+ */
+export function timeAsGiven(p: VrpProblem, given: ReadonlyArray<{ vehicle: number; jobs: readonly number[] }>): VrpSolution {
+  const routes: VrpRoute[] = [];
+  const served = new Set<number>();
+  for (const { vehicle, jobs } of given) {
+    if (!jobs.length) continue;
+    for (const j of jobs) served.add(j);
+    const placed = placeBreaks(p, vehicle, jobs);
+    if (placed) routes.push({ ...placed, vehicle, jobs: [...jobs] });
+    else {
+      const plain = scheduleRoute(p, vehicle, jobs);
+      const violations = [...(plain.violations ?? [])];
+      if (p.vehicles[vehicle].breaks?.length) violations.push("the vehicle's breaks fit nowhere in this order");
+      routes.push({ ...plain, violations, vehicle, jobs: [...jobs] });
+    }
+  }
+  return {
+    routes,
+    unassigned: p.jobs.flatMap((_, j) => (served.has(j) ? [] : [j])),
+    cost: routes.reduce((a, r) => a + r.duration + (p.vehicles[r.vehicle].fixed ?? 0), 0),
+    distance: routes.reduce((a, r) => a + r.distance, 0),
+    iterations: 0,
+  };
+}

@@ -119,6 +119,8 @@ export interface RouteSchedule {
   feasible: boolean;
   /** Why the order is infeasible, for the first broken rule. */
   violation?: string;
+  /** Every broken rule, in the order met (plan mode reports them all). */
+  violations?: string[];
   /** Departure from the start: the start of working hours, delayed by what would be a wait at the first stop. */
   start: number;
   /** Arrival at the end location, or at the last stop of an open route (its start without stops). */
