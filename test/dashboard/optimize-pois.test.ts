@@ -57,7 +57,7 @@ afterAll(async () => {
 });
 
 describe("the optimize page with the team's POIs", () => {
-  it('plans every POI by id, tours the open ones and lists the closed and the off-road one with why', async () => {
+  it('plans every POI by id with a break, tours the open ones and lists the closed and the off-road one with why', async () => {
     await page.goto(`${app.url}/dashboard/optimize#11/47.12/9.53`);
     await poll(() => page.locator('h1').textContent()).toBe('Optimize deliveries');
     await page.getByLabel('Start latitude').fill('47.1393');
@@ -67,16 +67,28 @@ describe("the optimize page with the team's POIs", () => {
     await page.getByRole('button', { name: "Use the team's POIs" }).click();
     await poll(() => page.locator('.hint', { hasText: 'POIs; each is a stop by its id' }).textContent()).toMatch(/^6 POIs/);
     await page.getByLabel('Opening hours from attribute').selectOption('opening_hours');
+    // A 15-minute break to start between 09:05 and 09:30.
+    await page.getByLabel('Break minutes (optional)').fill('15');
+    await page.getByLabel('Break from').fill(`${DAY}T09:05:00+02:00`);
+    await page.getByLabel('Break until').fill(`${DAY}T09:30:00+02:00`);
     const submitted = page.waitForResponse((r: Response) => r.url().endsWith('/dashboard/api/v1/optimizations') && r.request().method() === 'POST');
     await page.getByRole('button', { name: 'Optimize', exact: true }).click();
     const sent = await submitted;
     expect(sent.status()).toBe(202);
-    expect(JSON.parse(sent.request().postData()!).stops).toEqual({ pois: {}, time_windows_from: 'opening_hours' });
+    const body = JSON.parse(sent.request().postData()!);
+    expect(body.stops).toEqual({ pois: {}, time_windows_from: 'opening_hours' });
+    expect(body.vehicles[0].breaks).toEqual([{ id: 'break', service: 900, time_windows: [[`${DAY}T09:05:00+02:00`, `${DAY}T09:30:00+02:00`]] }]);
     await poll(() => page.locator('#tours-title').textContent(), 60_000).toMatch(/^4 of 6 stops on 1 tour: /);
     // The three shops named Volg are three stops, each named in the tour.
     const tour = await page.locator('.tour li').allTextContents();
     expect(tour.filter((t) => t.startsWith('Stop Volg'))).toHaveLength(3);
     expect(tour.filter((t) => t.startsWith('Stop Bäckerei'))).toHaveLength(1);
+    // The break is in the tour, leaving 15 minutes after it starts, and starts inside its window.
+    const [pause] = tour.filter((t) => t.startsWith('Break'));
+    const [, arrives, leaves] = /arrives (\d\d:\d\d), leaves (\d\d:\d\d)/.exec(pause)!;
+    const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3));
+    expect(minutesOf(leaves) - 15).toBeGreaterThanOrEqual(Math.max(minutesOf(arrives), 9 * 60 + 5));
+    expect(minutesOf(leaves) - 15).toBeLessThanOrEqual(9 * 60 + 30);
     const unassigned = await page.locator('ul.unassigned li').allTextContents();
     expect(unassigned.sort()).toEqual([
       'Alp hut: it is more than 500 m from a road usable by the driving-car profile',

@@ -15,9 +15,13 @@ interface Vehicle {
   capacity: string;
   from: string;
   to: string;
+  /** A driver's break (plans of the team's POIs): when it may start, and how many minutes. */
+  breakFrom: string;
+  breakTo: string;
+  breakMinutes: string;
 }
 interface Step {
-  type: 'start' | 'stop' | 'end';
+  type: 'start' | 'stop' | 'break' | 'end';
   latitude: number;
   longitude: number;
   arrival: string;
@@ -73,7 +77,18 @@ export function parseOptimizeStops(text: string): Array<Record<string, unknown>>
   return stops;
 }
 
-const newVehicle = (n: number): Vehicle => ({ id: `vehicle-${n}`, lat: '', lon: '', roundTrip: true, capacity: '', from: '', to: '' });
+const newVehicle = (n: number): Vehicle => ({
+  id: `vehicle-${n}`,
+  lat: '',
+  lon: '',
+  roundTrip: true,
+  capacity: '',
+  from: '',
+  to: '',
+  breakFrom: '',
+  breakTo: '',
+  breakMinutes: '',
+});
 const time = (iso: string) => iso.slice(11, 16);
 
 export function OptimizePage() {
@@ -182,6 +197,16 @@ export function OptimizePage() {
         if (v.roundTrip) out.end = start;
         if (v.capacity.trim()) out.capacity = num(v.capacity);
         if (v.from || v.to) out.time_window = [v.from, v.to];
+        // Breaks are a batch feature: only plans of the team's POIs send them.
+        if (source === 'pois' && v.breakMinutes.trim()) {
+          out.breaks = [
+            {
+              id: 'break',
+              service: Math.round(Number(v.breakMinutes) * 60),
+              ...(v.breakFrom || v.breakTo ? { time_windows: [[v.breakFrom, v.breakTo]] } : {}),
+            },
+          ];
+        }
         return out;
       }),
       stops:
@@ -252,6 +277,30 @@ export function OptimizePage() {
                     <input id={`veh-${i}-to`} value={v.to} onInput={(e) => set(i, { to: e.currentTarget.value })} />
                   </Field>
                 </div>
+                {source === 'pois' && (
+                  <>
+                    <Field id={`veh-${i}-break`} label="Break minutes (optional)" errors={f('breaks.0.service')}>
+                      <input
+                        {...described(`veh-${i}-break`, f('breaks.0.service'))}
+                        inputMode="numeric"
+                        value={v.breakMinutes}
+                        onInput={(e) => set(i, { breakMinutes: e.currentTarget.value })}
+                      />
+                    </Field>
+                    <div class="pair">
+                      <Field id={`veh-${i}-break-from`} label="Break from" errors={f('breaks.0.time_windows.0')}>
+                        <input
+                          {...described(`veh-${i}-break-from`, f('breaks.0.time_windows.0'))}
+                          value={v.breakFrom}
+                          onInput={(e) => set(i, { breakFrom: e.currentTarget.value })}
+                        />
+                      </Field>
+                      <Field id={`veh-${i}-break-to`} label="Break until">
+                        <input id={`veh-${i}-break-to`} value={v.breakTo} onInput={(e) => set(i, { breakTo: e.currentTarget.value })} />
+                      </Field>
+                    </div>
+                  </>
+                )}
                 {vehicles.length > 1 && (
                   <button type="button" class="danger" onClick={() => setVehicles(vehicles.filter((_, j) => j !== i))}>
                     Remove vehicle {i + 1}
@@ -345,8 +394,8 @@ export function OptimizePage() {
                   <ol>
                     {r.steps.map((s, k) => (
                       <li key={k}>
-                        {s.type === 'start' ? 'Start' : s.type === 'end' ? 'End' : `Stop ${stopName(s.id, s.index ?? 0)}`} — arrives {time(s.arrival)}, leaves{' '}
-                        {time(s.departure)}
+                        {s.type === 'start' ? 'Start' : s.type === 'end' ? 'End' : s.type === 'break' ? 'Break' : `Stop ${stopName(s.id, s.index ?? 0)}`} —
+                        arrives {time(s.arrival)}, leaves {time(s.departure)}
                       </li>
                     ))}
                   </ol>
