@@ -1,7 +1,8 @@
 // VRPTW solver: regret-2 construction, then SISR ruin & recreate (Christiaens & Vanden Berghe 2020)
 // with simulated-annealing acceptance; every new best is polished by a first-improvement local search
 // (relocate, or-opt, swap, 2-opt*).
-// Objective: serve as many jobs as possible, then least total travel duration.
+// Objective: the largest sum of priorities served, then as many jobs as possible, then least total
+// travel duration plus the fixed cost of each vehicle used (in seconds of travel).
 // Loads have DIM dimensions (weight, volume, …). A job's delivery rides from the start to the job, its
 // pickup from the job to the end. Without pickups (the API's stops) the load only falls along a route,
 // so a route fits when its deliveries add up to at most the capacity: one sum per route and dimension
@@ -53,6 +54,7 @@ let vTwE = new StaticArray<f64>(0);
 let vMaxTasks = new StaticArray<i32>(0); // jobs a route may hold (i32.MAX_VALUE: any number)
 let vMaxTravel = new StaticArray<f64>(0); // travel a route may add up to (INF: any)
 let vMaxDist = new StaticArray<f64>(0); // meters a route may add up to (INF: any)
+let vFixed = new StaticArray<f64>(0); // what using the vehicle costs, in seconds of travel (VROOM's costs.fixed)
 let dis: usize = 0; // n × n i32 meters, only when some vehicle has a distance limit
 let hasDist = false;
 let jLoc = new StaticArray<i32>(0);
@@ -77,6 +79,11 @@ let adj = new StaticArray<i32>(0); // K nearest jobs per job
 let adjCnt = new StaticArray<i32>(0);
 let K: i32 = 0;
 let penalty: f64 = 0;
+// Priorities (0–100) are maximised before the number of jobs served and before travel: each point of
+// priority left out costs more than every job of the problem left out (VROOM's objective order).
+let jPrio = new StaticArray<i32>(0);
+let hasPrio = false;
+let prioPenalty: f64 = 0;
 
 // ---- working solution (cur) and the last accepted one (sav); routes are node arrays ----
 // Route r owns [r*S, r*S + S): node 0 is the vehicle start, nodes 1..len its jobs, node len+1 its end.
@@ -521,13 +528,20 @@ function touch(r: i32): void {
   }
 }
 
+/** The fixed cost of route r at `len` jobs: paid once the vehicle is used. */
+@inline function fixedOf(r: i32, len: i32): f64 {
+  return len > 0 ? unchecked(vFixed[r]) : 0.0;
+}
+
 function totalCost(): f64 {
   let c: f64 = 0;
-  for (let r = 0; r < V; r++) c += unchecked(rCost[r]);
+  for (let r = 0; r < V; r++) c += unchecked(rCost[r]) + fixedOf(r, unchecked(rLen[r]));
   // A shipment left out leaves two stops out.
   let left = nUnas;
   if (hasPairs) for (let k = 0; k < nUnas; k++) left += unchecked(jRole[unchecked(unas[k])]) == 1 ? 1 : 0;
-  return c + penalty * <f64>left;
+  let prio: f64 = 0;
+  if (hasPrio) for (let k = 0; k < nUnas; k++) prio += <f64>unchecked(jPrio[unchecked(unas[k])]);
+  return c + penalty * <f64>left + prioPenalty * prio;
 }
 
 /** Best insertion over all routes; empty routes are tried once per vehicle type. Route in return, position in gPos. */
@@ -544,7 +558,9 @@ function bestInsertion(j: i32, blink: bool): i32 {
       if (unchecked(typeStamp[ty]) == stamp) continue;
       unchecked(typeStamp[ty] = stamp);
     }
-    const c = bestInRoute(j, r, best, blink);
+    // Opening an unused vehicle pays its fixed cost.
+    const fx = fixedOf(r, unchecked(rLen[r]) == 0 ? 1 : 0);
+    const c = bestInRoute(j, r, best - fx, blink) + fx;
     if (c < best) {
       best = c;
       bestR = r;
@@ -564,6 +580,7 @@ function construct(): void {
     nPool = 0;
     for (let k = 0; k < nUnas; k++) unchecked(pool[nPool++] = unas[k]);
     nUnas = 0;
+    byPriority();
     for (let k = 0; k < nPool; k++) {
       const j = unchecked(pool[k]);
       const r = bestInsertion(j, false);
@@ -585,8 +602,12 @@ function construct(): void {
     let pickP2 = -1;
     let pickInf = false;
     let pickKey: f64 = -INF;
+    let pickPrio: i32 = -1;
     for (let k = 0; k < nUnas; k++) {
       const j = unchecked(unas[k]);
+      const prio = hasPrio ? unchecked(jPrio[j]) : 0;
+      // A job of higher priority is placed first, whatever its regret: it gets the room it needs.
+      if (prio < pickPrio) continue;
       stamp++;
       let b1 = INF;
       let b2 = INF;
@@ -602,7 +623,7 @@ function construct(): void {
           const ty = unchecked(vType[r]);
           if (unchecked(typeStamp[ty]) == stamp) continue;
           unchecked(typeStamp[ty] = stamp);
-          c = bestInRoute(j, r, INF, false);
+          c = bestInRoute(j, r, INF, false) + unchecked(vFixed[r]);
           p = gPos;
           p2 = gPos2;
         } else {
@@ -628,7 +649,8 @@ function construct(): void {
       if (r1 < 0) continue;
       const inf = b2 == INF;
       const key = inf ? -b1 : b2 - b1;
-      if ((inf && !pickInf) || (inf == pickInf && key > pickKey)) {
+      if (prio > pickPrio || (inf && !pickInf) || (inf == pickInf && key > pickKey)) {
+        pickPrio = prio;
         pick = k;
         pickR = r1;
         pickP = p1;
@@ -746,6 +768,21 @@ function sortPool(desc: bool): void {
   }
 }
 
+/** Stable sort of the pool by priority, highest first: the order chosen stays among equal priorities. */
+function byPriority(): void {
+  if (!hasPrio) return;
+  for (let i = 1; i < nPool; i++) {
+    const j = unchecked(pool[i]);
+    const p = unchecked(jPrio[j]);
+    let k = i;
+    while (k > 0 && unchecked(jPrio[unchecked(pool[k - 1])]) < p) {
+      unchecked(pool[k] = pool[k - 1]);
+      k--;
+    }
+    unchecked(pool[k] = j);
+  }
+}
+
 function recreate(): void {
   for (let k = 0; k < nUnas; k++) unchecked(pool[nPool++] = unas[k]);
   nUnas = 0;
@@ -764,6 +801,7 @@ function recreate(): void {
     }
     sortPool(u < 10.0);
   }
+  byPriority();
   for (let k = 0; k < nPool; k++) {
     const j = unchecked(pool[k]);
     const r = bestInsertion(j, true);
@@ -869,13 +907,14 @@ function copyNodes(r: i32, from: i32, to: i32, buf: StaticArray<i32>, w: i32): i
 function tryApply(a: i32, lenA: i32, b: i32, lenB: i32): bool {
   const ca = evalSeq(a, bufA, lenA);
   if (ca == INF) return false;
-  let old = unchecked(rCost[a]);
-  let nu = ca;
+  // A move that empties a route saves its fixed cost; one that fills an empty route pays it.
+  let old = unchecked(rCost[a]) + fixedOf(a, unchecked(rLen[a]));
+  let nu = ca + fixedOf(a, lenA);
   if (b >= 0) {
     const cb = evalSeq(b, bufB, lenB);
     if (cb == INF) return false;
-    old += unchecked(rCost[b]);
-    nu += cb;
+    old += unchecked(rCost[b]) + fixedOf(b, unchecked(rLen[b]));
+    nu += cb + fixedOf(b, lenB);
   }
   if (nu >= old - EPS) return false;
   applySeq(a, bufA, lenA);
@@ -1126,6 +1165,7 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
   vMaxTasks = new StaticArray<i32>(V);
   vMaxTravel = new StaticArray<f64>(V);
   vMaxDist = new StaticArray<f64>(V);
+  vFixed = new StaticArray<f64>(V);
   for (let r = 0; r < V; r++) {
     const p = vehI + (<usize>r << 3);
     unchecked(vStart[r] = load<i32>(p));
@@ -1136,11 +1176,12 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
     }
     unchecked(vTwS[r] = load<f64>(vehT + (<usize>r << 4)));
     unchecked(vTwE[r] = load<f64>(vehT + (<usize>r << 4), 8));
-    const lim = limP + <usize>r * 24;
+    const lim = limP + <usize>r * 32;
     const maxTasks = load<f64>(lim);
     unchecked(vMaxTasks[r] = maxTasks < <f64>i32.MAX_VALUE ? <i32>maxTasks : i32.MAX_VALUE);
     unchecked(vMaxTravel[r] = load<f64>(lim, 8));
     unchecked(vMaxDist[r] = load<f64>(lim, 16));
+    unchecked(vFixed[r] = load<f64>(lim, 24));
   }
   // Vehicles are interchangeable when everything about them matches, including which jobs they may serve.
   for (let r = 0; r < V; r++) {
@@ -1148,7 +1189,7 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
     for (let q = 0; q < r; q++) {
       if (unchecked(vType[q]) != q) continue;
       if (vStart[q] != vStart[r] || vEnd[q] != vEnd[r] || vTwS[q] != vTwS[r] || vTwE[q] != vTwE[r]) continue;
-      if (vMaxTasks[q] != vMaxTasks[r] || vMaxTravel[q] != vMaxTravel[r] || vMaxDist[q] != vMaxDist[r]) continue;
+      if (vMaxTasks[q] != vMaxTasks[r] || vMaxTravel[q] != vMaxTravel[r] || vMaxDist[q] != vMaxDist[r] || vFixed[q] != vFixed[r]) continue;
       let same = true;
       for (let d = 0; d < DIM && same; d++) same = vCap[q * DIM + d] == vCap[r * DIM + d];
       for (let j = 0; j < J && same; j++) same = canServe(j, q) == canServe(j, r);
@@ -1160,7 +1201,16 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
   }
 }
 
-function setupJobs(jobI: usize, demP: usize, pickP: usize, pairP: usize, jobSvc: usize): void {
+function setupJobs(jobI: usize, demP: usize, pickP: usize, pairP: usize, jobSvc: usize, prioP: usize): void {
+  jPrio = new StaticArray<i32>(J);
+  hasPrio = false;
+  if (prioP != 0) {
+    for (let j = 0; j < J; j++) {
+      const p = load<i32>(prioP + (<usize>j << 2));
+      unchecked(jPrio[j] = p);
+      if (p != 0) hasPrio = true;
+    }
+  }
   jLoc = new StaticArray<i32>(J);
   jDem = new StaticArray<i32>(J * DIM);
   jPick = new StaticArray<i32>(J * DIM);
@@ -1354,7 +1404,8 @@ function warmStart(out: usize): void {
  * (Infinity: no limit); disP: i32[n*n] meters, 0 when no vehicle has a distance limit;
  * cap: i32[V*dims] capacities (-1 none); jobI: i32[J*3] location, first window, window count;
  * dem: i32[J*dims] deliveries; pick: i32[J*dims] pickups (a shipment: +amount at its pickup, -amount at
- * its delivery); pairs: i32[J] the delivery job of a shipment at its pickup job, -1 elsewhere; jobSvc: f64[J]; tw: f64 pairs, sorted, disjoint;
+ * its delivery); pairs: i32[J] the delivery job of a shipment at its pickup job, -1 elsewhere; jobSvc: f64[J];
+ * prio: i32[J] priorities 0–100 (a shipment's at its pickup), or 0 for none; tw: f64 pairs, sorted, disjoint;
  * compat: u8[J*V] job j may ride vehicle r; params: f64 seed, iterations, time limit ms, T0 and Tf as
  * fractions of the mean travel time between jobs, warm (non-zero: start from the routes in `out`, which
  * the caller must have checked feasible); out: i32[V + J] route lengths, then the routes' jobs.
@@ -1362,7 +1413,7 @@ function warmStart(out: usize): void {
  * the search, so a run that the iteration cap stops gives the same plan on a cold or a busy machine.
  * Returns the number of iterations run.
  */
-export function solve(n: i32, v: i32, j: i32, dims: i32, durP: usize, disP: usize, vehI: usize, vehT: usize, limP: usize, capP: usize, jobI: usize, demP: usize, pickP: usize, pairP: usize, jobSvc: usize, tw: usize, compatP: usize, params: usize, out: usize): i32 {
+export function solve(n: i32, v: i32, j: i32, dims: i32, durP: usize, disP: usize, vehI: usize, vehT: usize, limP: usize, capP: usize, jobI: usize, demP: usize, pickP: usize, pairP: usize, jobSvc: usize, prioP: usize, tw: usize, compatP: usize, params: usize, out: usize): i32 {
   const started = now();
   N = n;
   V = v;
@@ -1377,7 +1428,7 @@ export function solve(n: i32, v: i32, j: i32, dims: i32, durP: usize, disP: usiz
   const maxIter = load<f64>(params, 8);
   const limitMs = load<f64>(params, 16);
   setupVehicles(vehI, vehT, capP, limP);
-  setupJobs(jobI, demP, pickP, pairP, jobSvc);
+  setupJobs(jobI, demP, pickP, pairP, jobSvc, prioP);
   allocState();
 
   let maxD: f64 = 0;
@@ -1385,7 +1436,11 @@ export function solve(n: i32, v: i32, j: i32, dims: i32, durP: usize, disP: usiz
     const d = <f64>load<i32>(dur + (<usize>k << 2));
     if (d > maxD) maxD = d;
   }
-  penalty = (maxD + 1.0) * 2.0 * <f64>(J + V + 1);
+  // A job left out must cost more than any route and any vehicle's fixed cost could save.
+  let fixedSum: f64 = 0;
+  for (let r = 0; r < V; r++) fixedSum += unchecked(vFixed[r]);
+  penalty = (maxD + 1.0) * 2.0 * <f64>(J + V + 1) + 2.0 * fixedSum;
+  prioPenalty = penalty * <f64>(J + 1);
 
   nServable = 0;
   nUnas = 0;

@@ -11,6 +11,7 @@ import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
 import { loadMap, matrixInPieces, WaypointTooFarError } from '../engine/engine.js';
 import { travelOf } from '../api/optimize/problem.js';
 import type { VrpSolution } from '../engine/vrp/types.js';
+import { applyBreaks, reserveBreaks } from '../engine/vrp/breaks.js';
 import { fromWaymark } from '../api/optimize/vroom/from-waymark.js';
 import {
   flatMatrices,
@@ -83,13 +84,15 @@ export async function optimizeCommand(file: string, values: OptimizeOptions): Pr
     say(
       `solving ${input.jobs.length} jobs${shipments} with ${input.vehicles.length} vehicles (${places.size} locations): up to ${iterations} iterations or ${budgetS} s`,
     );
-    const solution = await withTicker(
+    // Breaks as the API places them: the search within hours shortened by them, then each route takes its breaks.
+    const searched = await withTicker(
       budgetS,
       runTask<VrpSolution>('vrp', {
-        problem,
+        problem: reserveBreaks(problem),
         options: { iterations, timeLimitMs: budgetS * 1000, seed, warmStart: startingRoutes(input) },
       }),
     );
+    const solution = applyBreaks(problem, searched);
     const solved = performance.now();
     const out = vroomOutput(input, places, solution, { loading: loaded - started, solving: solved - loaded, routing: 0 }, m.distances !== undefined);
     say(

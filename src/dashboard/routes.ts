@@ -21,8 +21,18 @@ export const DASHBOARD_PAGES = ['', 'sign-in', 'keys', 'usage', 'pois', 'data', 
 /** API routes the dashboard reaches through its session, at /dashboard/api + the API path: the same
  *  handlers (validation, stores, messages, permissions) with the session's team as context. They are
  *  not counted as API usage and not rate limited: the contract says so of the routing page's calls (the
- *  isochrone page's, and the map's POIs by drive time, are routing too). */
-export const PROXIED_PREFIXES = ['/v1/pois', '/v1/attributes', '/v1/categories', '/v1/imports', '/v1/geo/', '/v1/routes', '/v1/isochrones'];
+ *  isochrone page's, the map's POIs by drive time, and the optimize page's plans of the team's POIs,
+ *  batch optimizations, are routing too). */
+export const PROXIED_PREFIXES = [
+  '/v1/pois',
+  '/v1/attributes',
+  '/v1/categories',
+  '/v1/imports',
+  '/v1/geo/',
+  '/v1/routes',
+  '/v1/isochrones',
+  '/v1/optimizations',
+];
 
 const signInSchema = z.strictObject({
   email: z.string({ error: 'is required' }).trim().min(1, 'is required').max(320, 'is too long'),

@@ -119,14 +119,33 @@ export function checkVroomOutput(input: any, out: any, travel: (a: any, b: any) 
         expect(s.load, `load after step ${k}`).toEqual(load);
         load.forEach((x, d) => expect(x, `load after step ${k} in dimension ${d}`).toBeLessThanOrEqual(cap[d]));
       }
+      if (s.type === 'break') {
+        // Where the vehicle is, inside one of its windows, once per route.
+        const b = (v.breaks ?? []).find((x: any) => x.id === s.id);
+        expect(b, `break ${s.id} of vehicle ${v.id}`).toBeDefined();
+        expect(placeOf(s)).toEqual(placeOf(prev));
+        expect(s.service).toBe(b.service ?? 0);
+        if (b.time_windows)
+          expect(
+            b.time_windows.some(([a, e]: number[]) => a <= begin && begin <= e),
+            `break ${s.id} at ${begin} in a window`,
+          ).toBe(true);
+        expect(steps.filter((x) => x.type === 'break' && x.id === s.id)).toHaveLength(1);
+      }
       waiting += s.waiting_time;
       t = begin + s.setup + s.service;
       expect(t, `step ${k} done within the vehicle's hours`).toBeLessThanOrEqual(tw[1]);
     }
     expect(r.duration).toBe(cumulative);
+    // Every break of a used vehicle is taken.
+    for (const b of v.breaks ?? [])
+      expect(
+        steps.some((s) => s.type === 'break' && s.id === b.id),
+        `break ${b.id} of vehicle ${v.id}`,
+      ).toBe(true);
     if (v.max_tasks !== undefined) expect(taskSteps.length, `route ${ri}: at most max_tasks`).toBeLessThanOrEqual(v.max_tasks);
     if (v.max_travel_time !== undefined) expect(cumulative, `route ${ri}: within max_travel_time`).toBeLessThanOrEqual(v.max_travel_time);
-    expect(r.cost).toBe(cumulative);
+    expect(r.cost).toBe((v.costs?.fixed ?? 0) + Math.round(((v.costs?.per_hour ?? 3600) * cumulative) / 3600));
     expect([r.setup, r.service, r.waiting_time, r.priority]).toEqual([setup, service, waiting, priority]);
     for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += r[k];
   }

@@ -166,14 +166,17 @@ describe('VRP kernel: input records', () => {
     expect(solverTs).toContain(`vehT.set(hoursOf(v), r * ${vehicleHours.bytes / 8});`);
   });
 
-  it('vehicles: the most jobs, travel time and meters of a route (f64 each)', () => {
+  it('vehicles: the most jobs, travel time and meters of a route, and the fixed cost of using it (f64 each)', () => {
     expect(vrp).toContain(`const lim = limP + <usize>r * ${vehicleLimits.bytes};`);
     expect(vrp).toContain(`const maxTasks = load<f64>(lim${offsetArg(vehicleLimits.fields[0].at)});`);
     expect(vrp).toContain(`unchecked(vMaxTravel[r] = load<f64>(lim${offsetArg(vehicleLimits.fields[1].at)}));`);
     expect(vrp).toContain(`unchecked(vMaxDist[r] = load<f64>(lim${offsetArg(vehicleLimits.fields[2].at)}));`);
+    expect(vrp).toContain(`unchecked(vFixed[r] = load<f64>(lim${offsetArg(vehicleLimits.fields[3].at)}));`);
     packed(vehicleLimits, 8);
     expect(solverTs).toContain(`lim: k.alloc(V * ${vehicleLimits.bytes}),`);
-    expect(solverTs).toContain(`lim.set([v.maxJobs ?? Infinity, v.maxTravel ?? Infinity, v.maxDistance ?? Infinity], r * ${vehicleLimits.bytes / 8});`);
+    expect(solverTs).toContain(
+      `lim.set([v.maxJobs ?? Infinity, v.maxTravel ?? Infinity, v.maxDistance ?? Infinity, v.fixed ?? 0], r * ${vehicleLimits.bytes / 8});`,
+    );
   });
 
   it('jobs: location, first window, window count (i32); windows: start and end (f64)', () => {

@@ -6,15 +6,27 @@ import type { Sql } from '../../db/client.js';
 import { poolSize, runTask } from '../../compute/pool.js';
 import { HttpError } from '../../http/errors.js';
 import { PermanentJobError, type JobContext, type JobDefinition } from '../../jobs/runner.js';
-import { matrixInPieces, type MatrixResult, type ProfileName } from '../../engine/engine.js';
+import { farFromRoad, matrixInPieces, type MatrixResult, type ProfileName } from '../../engine/engine.js';
+import { farMessage } from '../engine-errors.js';
 import { nextState, sliceOptions, type SearchState } from '../../engine/vrp/slices.js';
 import type { VrpProblem, VrpSolution } from '../../engine/vrp/solver.js';
-import { indexLocations, toProblem, travelOf, unreachableLocations } from '../optimize/problem.js';
+import { applyBreaks, reserveBreaks, timeAsGiven } from '../../engine/vrp/breaks.js';
+import { indexLocations, toProblem, travelOf, unreachableLocations, type LocationIndex } from '../optimize/problem.js';
+import type { OptimizeBody } from '../optimize/schema.js';
 import { optimizeJson } from '../optimize/response.js';
 import { defaultVehicleId } from '../optimize/schema.js';
 import { geometry, roadMatrix } from '../optimize/routes.js';
 import { batchBodySchema } from './schema.js';
-import { completeOptimization, failOptimization, OPTIMIZATION_JOB, saveProgress, startOptimizationRun, type Checkpoint, type Progress } from './store.js';
+import {
+  completeOptimization,
+  failOptimization,
+  OPTIMIZATION_JOB,
+  saveProgress,
+  startOptimizationRun,
+  type Checkpoint,
+  type OptimizationRow,
+  type Progress,
+} from './store.js';
 
 /** One search slice: how long a batch job holds a worker before it queues again behind interactive work. */
 export const SLICE_MS = 1000;
@@ -65,7 +77,19 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
   };
   const body = batchBodySchema.parse(row.body);
   const profile = body.profile as ProfileName;
-  const ix = indexLocations(row.locations.vehicles, row.locations.stops);
+  const { vehicles, stops, shipments = [] } = row.locations;
+  // Stops from POIs: one far from a road or cut off from the others is left unassigned with why.
+  const unservable: Record<number, string> = { ...row.locations.unservable };
+  if (row.locations.fromPois) {
+    const open = stops.flatMap((_, i) => (unservable[i] === undefined ? [i] : []));
+    const far = await farFromRoad(
+      profile,
+      open.map((i) => ({ lat: stops[i].latitude, lon: stops[i].longitude })),
+    );
+    for (const k of far) unservable[open[k]] = `it ${farMessage(profile)}`;
+  }
+  const skip = new Set(Object.keys(unservable).map(Number));
+  const ix = indexLocations(vehicles, stops, shipments, skip);
 
   let m: MatrixResult;
   let cancelled = false;
@@ -81,12 +105,33 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
     throw asRejection(err);
   }
   const travel = travelOf(m);
-  const unreachable = unreachableLocations(ix, travel.duration, profile);
+  const unreachable = unreachableLocations(ix, travel.duration, profile, skip);
+  if (row.locations.fromPois) {
+    for (const [field, [message]] of Object.entries(unreachable)) {
+      const stop = /^stops\.(\d+)$/.exec(field);
+      if (!stop) continue;
+      unservable[Number(stop[1])] = `it ${message}`;
+      skip.add(Number(stop[1]));
+      delete unreachable[field];
+    }
+  }
   if (Object.keys(unreachable).length) {
     throw new Rejected({ message: Object.entries(unreachable).map(([f, [msg]]) => `${f}: ${msg}`)[0], errors: unreachable });
   }
-  const problem = shareMatrices(toProblem(body, ix, travel, row.frame));
+  // The search plans within hours shortened by the breaks; the breaks are placed in its best plan at the end.
+  const planned = toProblem(body, ix, travel, row.frame, skip);
+  const solverProblem = shareMatrices(reserveBreaks(planned));
+  const problem = { ...solverProblem, vehicles: planned.vehicles };
 
+  if (body.mode === 'plan') {
+    // Plan mode: no search, the routes as given.
+    const given = givenRoutes(body);
+    const listed = new Set(given.flatMap((g) => g.jobs));
+    problem.jobs.forEach((_, j) => {
+      if (!listed.has(j)) unservable[j] ??= "it is in no vehicle's steps (plan mode)";
+    });
+    return finish(sql, id, { body, ix, problem, profile, row, unservable, solution: timeAsGiven(problem, given), live });
+  }
   const budgetMs = row.time_budget * 1000;
   let state: SearchState = row.checkpoint ?? { routes: [], searchedMs: 0, rate: 0 };
   let solution: VrpSolution | undefined;
@@ -95,12 +140,32 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
     const sliceMs = Math.max(1, Math.min(SLICE_MS, budgetMs - state.searchedMs));
     const options = sliceOptions(state, sliceMs, budgetMs, row.runs * 100_000 + slice++);
     const started = performance.now();
-    solution = await runTask<VrpSolution>('vrp', { problem, options });
+    solution = await runTask<VrpSolution>('vrp', { problem: solverProblem, options });
     state = nextState(state, solution.routes, solution.iterations, performance.now() - started, sliceMs);
     const percent = Math.min(99, Math.round((100 * state.searchedMs) / budgetMs));
     if (!(await live({ phase: 'solving', percent }, state))) return;
   } while (state.searchedMs < budgetMs);
 
+  const withBreaks = applyBreaks(problem, solution);
+  for (const j of withBreaks.noRoomForBreaks) unservable[j] = "no vehicle's route has room for it and its driver's breaks";
+  return finish(sql, id, { body, ix, problem, profile, row, unservable, solution: withBreaks, live });
+}
+
+interface Finished {
+  body: OptimizeBody;
+  ix: LocationIndex;
+  problem: VrpProblem;
+  profile: ProfileName;
+  row: OptimizationRow;
+  unservable: Record<number, string>;
+  solution: VrpSolution;
+  live: (progress: Progress) => Promise<boolean>;
+}
+
+/** One road geometry per route, then the plan stored. */
+async function finish(sql: Sql, id: string, f: Finished): Promise<void> {
+  const { body, ix, problem, profile, row, unservable, solution, live } = f;
+  const { vehicles, stops, shipments = [] } = row.locations;
   if (!(await live({ phase: 'routes', percent: 99 }))) return;
   const geometries: Array<Array<[number, number]>> = [];
   try {
@@ -118,12 +183,25 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
     throw asRejection(err);
   }
   const vehicleIds = body.vehicles.map((v, i) => v.id ?? defaultVehicleId(i));
-  const result = optimizeJson(
-    { body, vehicleIds, vehicles: row.locations.vehicles, stops: row.locations.stops, problem, frame: row.frame },
-    solution,
-    geometries,
-  );
+  const result = optimizeJson({ body, vehicleIds, vehicles, stops, shipments, unservable, problem, frame: row.frame, batch: true }, solution, geometries);
   await completeOptimization(sql, id, result);
+}
+
+/** Plan mode: each vehicle's steps as job indices (stops first, then each shipment's pickup and delivery). */
+function givenRoutes(body: OptimizeBody): Array<{ vehicle: number; jobs: number[] }> {
+  const stopAt = new Map(body.stops.flatMap((s, i) => (s.id === undefined ? [] : [[String(s.id), i] as const])));
+  const shipmentAt = new Map((body.shipments ?? []).flatMap((s, k) => (s.id === undefined ? [] : [[String(s.id), k] as const])));
+  const S = body.stops.length;
+  return body.vehicles.map((v, vehicle) => ({
+    vehicle,
+    jobs: (v.steps ?? []).flatMap((step) => {
+      const key = String(step.id);
+      if (step.type === 'stop') return [stopAt.get(key)!];
+      if (step.type === 'pickup') return [S + 2 * shipmentAt.get(key)!];
+      if (step.type === 'delivery') return [S + 2 * shipmentAt.get(key)! + 1];
+      return [];
+    }),
+  }));
 }
 
 /** The matrices in shared memory: every slice hands them to a worker without copying megabytes. */

@@ -1,7 +1,7 @@
 // Batch optimization jobs (README "Batch optimization jobs"): an extension beside the contract's
 // POST /v1/routes/optimize, with the same body rules at batch sizes, run as durable jobs.
 import type { Sql } from '../../db/client.js';
-import { HttpError, invalid, notFound, type FieldErrors } from '../../http/errors.js';
+import { HttpError, invalid, notFound, unprocessable, type FieldErrors } from '../../http/errors.js';
 import { pageOf, readPage } from '../../http/pagination.js';
 import { pageQuery, type Operation } from '../../http/openapi.js';
 import type { Route } from '../../http/router.js';
@@ -10,7 +10,8 @@ import { isUlid } from '../../lib/ids.js';
 import { loadedProfiles } from '../../engine/engine.js';
 import { timeFrame } from '../optimize/time-frame.js';
 import { bodyNamesPoi, invalidBodyError, resolveAll } from '../optimize/routes.js';
-import { batchBodySchema, exampleOptimization, optimizationData, optimizationPage } from './schema.js';
+import { batchBodySchema, batchRequestSchema, exampleOptimization, MAX_BATCH_STOPS, optimizationData, optimizationPage } from './schema.js';
+import { expandPoiStops, planDay, poiStopsSchema, type ExpandedStops } from './poi-stops.js';
 import { cancelOptimization, createOptimization, fetchOptimization, listOptimizations, optimizationJson } from './store.js';
 
 /** 2,000 stops with windows, skills and ids, and 200 vehicles, take well under this. */
@@ -25,7 +26,7 @@ const docs: Record<'create' | 'list' | 'get' | 'cancel', Operation> = {
     tag: 'Routing',
     summary: 'Start a batch optimization',
     description: `${NEEDS}, and \`read-pois\` when a location is a POI. The POST /v1/routes/optimize body with up to 2,000 stops and 200 vehicles, run as a background job within \`time_budget\` seconds of search. The body is checked as POST /v1/routes/optimize checks it and POIs are resolved now, every problem in one 422 (locations too far from a road included when it goes out); otherwise locations far from a road or unreachable make the job \`failed\`, with the 422 body POST /v1/routes/optimize would answer as its \`error\`.`,
-    body: batchBodySchema,
+    body: batchRequestSchema,
     responses: { 202: one('The optimization, queued.', exampleOptimization) },
     errors: [422],
   },
@@ -70,9 +71,25 @@ export function optimizationRoutes(sql: Sql): Route[] {
       permission: 'plan-routes',
       bodyLimit: BODY_LIMIT,
       handler: async (ctx) => {
-        const raw = await ctx.json();
-        if (bodyNamesPoi(raw)) ctx.require('read-pois');
+        let raw = await ctx.json();
+        const fromPois = raw.stops !== null && typeof raw.stops === 'object' && !Array.isArray(raw.stops);
+        if (fromPois || bodyNamesPoi(raw)) ctx.require('read-pois');
         const errors: FieldErrors = Object.create(null);
+        let expanded: ExpandedStops | undefined;
+        if (fromPois) {
+          // The rest of the body is checked with a stand-in stop, so that its problems and the selection's come in one 422.
+          const rest = parseInto(batchBodySchema, { ...raw, stops: [{ latitude: 0, longitude: 0 }] }, errors);
+          const scratch: FieldErrors = {};
+          const input = parseInto(poiStopsSchema, raw.stops, scratch);
+          for (const [k, v] of Object.entries(scratch)) errors[k === 'body' ? 'stops' : `stops.${k}`] = v;
+          if (!rest || !input) throw await invalidBodyError(sql, ctx.teamId, { ...raw, stops: [] }, errors);
+          const starts = rest.vehicles.flatMap((v) => (v.time_window ? [v.time_window[0]] : []));
+          const day = planDay(input.date, starts, Math.floor(Date.now() / 1000));
+          const got = await expandPoiStops(sql, ctx.teamId, input, day, MAX_BATCH_STOPS, errors);
+          if (!got) throw unprocessable(errors);
+          expanded = got;
+          raw = { ...raw, stops: got.stops };
+        }
         const body = parseInto(batchBodySchema, raw, errors);
         // Unknown POI ids and locations far from a road join the body's own problems, as in POST /v1/routes/optimize.
         if (!body) throw await invalidBodyError(sql, ctx.teamId, raw, errors);
@@ -81,7 +98,8 @@ export function optimizationRoutes(sql: Sql): Route[] {
         if (profiles.length && !profiles.includes(body.profile)) throw invalid('profile', 'is not available on the loaded map');
         const frame = timeFrame(body, Object.keys(raw), Math.floor(Date.now() / 1000));
         // POIs are resolved now: the job plans the places the team had when it asked.
-        const locations = await resolveAll(sql, ctx.teamId, body);
+        const resolved = await resolveAll(sql, ctx.teamId, body);
+        const locations = expanded ? { ...resolved, fromPois: true, unservable: expanded.unservable } : resolved;
         const row = await createOptimization(sql, { teamId: ctx.teamId, body: raw, locations, frame, timeBudget: body.time_budget });
         return { status: 202, body: { data: optimizationJson(row, true) } };
       },

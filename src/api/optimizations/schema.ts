@@ -3,10 +3,12 @@
 import { z } from 'zod';
 import { dataSchema, pageSchema, timestamp, ulid } from '../../http/openapi.js';
 import { amountOf, MAX_DIMENSIONS } from '../../engine/vrp/problem.js';
-import { batchPlanSchema, optimizeFields } from '../optimize/schema.js';
+import { batchPlanSchema, DEFAULT_PER_HOUR, optimizeFields, shipmentsField } from '../optimize/schema.js';
+import { POI_STOPS_ERROR, poiStopsSchema } from './poi-stops.js';
 
 export const MAX_BATCH_VEHICLES = 200;
 export const MAX_BATCH_STOPS = 2_000;
+export const MAX_BATCH_SHIPMENTS = 1_000;
 export const MAX_TIME_BUDGET_S = 900;
 export const DEFAULT_TIME_BUDGET_S = 30;
 /** The solver sums loads in 32-bit integers: the demand of all stops together, in each dimension, must stay below 2^31. */
@@ -14,46 +16,133 @@ export const MAX_TOTAL_DEMAND = 2_000_000_000;
 
 const budgetMessage = `must be an integer number of seconds between 1 and ${MAX_TIME_BUDGET_S}`;
 
-export const batchBodySchema = z
-  .strictObject({
-    ...optimizeFields(MAX_BATCH_VEHICLES, MAX_BATCH_STOPS, true),
+const fields = optimizeFields(MAX_BATCH_VEHICLES, MAX_BATCH_STOPS, true, true);
+
+/** What the solver cannot honour yet, refused at the field rather than planned without it. */
+function refuseUnsupported(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const vehicles: Array<Record<string, unknown>> = Array.isArray(body.vehicles) ? body.vehicles.map((v) => (v !== null && typeof v === 'object' ? v : {})) : [];
+  const factor = (v: Record<string, unknown>) => (typeof v.speed_factor === 'number' ? v.speed_factor : 1);
+  const perHour = (v: Record<string, unknown>) => {
+    const c = v.costs as { per_hour?: unknown } | undefined;
+    return c !== null && typeof c === 'object' && typeof c.per_hour === 'number' ? c.per_hour : DEFAULT_PER_HOUR;
+  };
+  vehicles.forEach((v, i) => {
+    if (Array.isArray(v.breaks))
+      v.breaks.forEach((b, k) => {
+        if (b !== null && typeof b === 'object' && 'max_load' in b)
+          ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'breaks', k, 'max_load'], message: "a break's max_load is not supported yet" });
+      });
+    const costs = (v.costs !== null && typeof v.costs === 'object' ? v.costs : {}) as Record<string, unknown>;
+    if (typeof costs.per_km === 'number' && costs.per_km > 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['vehicles', i, 'costs', 'per_km'],
+        message: 'a cost per km is not supported yet: only 0 (the plan weighs driving time)',
+      });
+    if (i > 0 && perHour(v) !== perHour(vehicles[0]))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['vehicles', i, 'costs', 'per_hour'],
+        message: `must be the same for every vehicle (${perHour(vehicles[0])}, as vehicles.0): costs per hour that differ between vehicles are not supported yet`,
+      });
+    if (v.steps !== undefined && body.mode !== 'plan')
+      ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'steps'], message: 'is read in plan mode only: send mode "plan" to time these steps' });
+    if (i > 0 && factor(v) !== factor(vehicles[0]))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['vehicles', i, 'speed_factor'],
+        message: `must be the same for every vehicle (${factor(vehicles[0])}, as vehicles.0): one travel time matrix serves the fleet`,
+      });
+  });
+}
+
+const batchObject = <S extends z.ZodType>(stops: S) =>
+  z.strictObject({
+    ...fields,
+    stops,
+    shipments: shipmentsField(MAX_BATCH_SHIPMENTS)
+      .optional()
+      .describe(
+        "VROOM's shipments: a pickup, then its delivery by the same vehicle, the amount on board between them. A plan may have shipments only, `stops` empty.",
+      ),
+    mode: z
+      .enum(['optimize', 'plan'], { error: 'must be optimize or plan' })
+      .default('optimize')
+      .describe(
+        "`plan`: no search; each vehicle drives its `steps` as given, the plan reports every step's times and each route's `violations` (VROOM's plan mode). Stops in no vehicle's steps are unassigned.",
+      ),
     time_budget: z
       .number({ error: budgetMessage })
       .int(budgetMessage)
       .min(1, budgetMessage)
       .max(MAX_TIME_BUDGET_S, budgetMessage)
       .default(DEFAULT_TIME_BUDGET_S),
-  })
-  .superRefine(
-    (body, ctx) => {
-      // Every capacity and demand has as many dimensions as the first one given (an integer is one); a stop
-      // without a demand takes 1 in each. Checked beside the other fields' errors, so a body may be partly
-      // invalid here: only well-formed amounts are compared.
-      const items = (list: unknown): Array<Record<string, unknown>> =>
-        Array.isArray(list) ? list.map((x) => (x !== null && typeof x === 'object' ? x : {})) : [];
-      const units = (a: unknown): number[] | null => {
-        const all = typeof a === 'number' ? [a] : Array.isArray(a) ? a : null;
-        return all && all.length >= 1 && all.length <= MAX_DIMENSIONS && all.every((x) => Number.isInteger(x) && x >= 0) ? amountOf(all) : null;
-      };
-      const given = [
-        ...items(body.vehicles).map((v, i) => ({ path: ['vehicles', i, 'capacity'], units: units(v.capacity) })),
-        ...items(body.stops).map((s, i) => ({ path: ['stops', i, 'demand'], units: units(s.demand) })),
-      ];
-      const first = given.find((g) => g.units !== null);
-      const dims = first?.units?.length ?? 1;
-      const like = first?.path[0] === 'vehicles' ? "like the vehicles' capacities" : `like ${first?.path.join('.')}`;
-      for (const g of given) {
-        if (g.units !== null && g.units.length !== dims)
-          ctx.addIssue({ code: 'custom', path: g.path, message: `must have ${dims} ${dims === 1 ? 'amount' : 'amounts'}, ${like}` });
-      }
-      const total = new Array<number>(dims).fill(0);
-      for (const s of items(body.stops))
-        (s.demand === undefined ? new Array<number>(dims).fill(1) : (units(s.demand) ?? [])).forEach((x, d) => (total[d] += x));
-      if (total.some((t) => t > MAX_TOTAL_DEMAND))
-        ctx.addIssue({ code: 'custom', path: ['stops'], message: `the demands may add up to at most ${MAX_TOTAL_DEMAND} in each dimension` });
-    },
-    { when: (payload) => payload.value !== null && typeof payload.value === 'object' },
-  )
+  });
+
+const checkBody = (body: Record<string, unknown>, ctx: z.RefinementCtx) => {
+  // Every capacity and demand has as many dimensions as the first one given (an integer is one); a stop
+  // without a demand takes 1 in each. Checked beside the other fields' errors, so a body may be partly
+  // invalid here: only well-formed amounts are compared.
+  const items = (list: unknown): Array<Record<string, unknown>> => (Array.isArray(list) ? list.map((x) => (x !== null && typeof x === 'object' ? x : {})) : []);
+  const units = (a: unknown): number[] | null => {
+    const all = typeof a === 'number' ? [a] : Array.isArray(a) ? a : null;
+    return all && all.length >= 1 && all.length <= MAX_DIMENSIONS && all.every((x) => Number.isInteger(x) && x >= 0) ? amountOf(all) : null;
+  };
+  const given = [
+    ...items(body.vehicles).map((v, i) => ({ path: ['vehicles', i, 'capacity'], units: units(v.capacity) })),
+    ...items(body.stops).map((s, i) => ({ path: ['stops', i, 'demand'], units: units(s.demand) })),
+    ...items(body.shipments).map((s, i) => ({ path: ['shipments', i, 'amount'], units: units(s.amount) })),
+  ];
+  const first = given.find((g) => g.units !== null);
+  const dims = first?.units?.length ?? 1;
+  const like = first?.path[0] === 'vehicles' ? "like the vehicles' capacities" : `like ${first?.path.join('.')}`;
+  for (const g of given) {
+    if (g.units !== null && g.units.length !== dims)
+      ctx.addIssue({ code: 'custom', path: g.path, message: `must have ${dims} ${dims === 1 ? 'amount' : 'amounts'}, ${like}` });
+  }
+  const total = new Array<number>(dims).fill(0);
+  for (const s of items(body.stops)) (s.demand === undefined ? new Array<number>(dims).fill(1) : (units(s.demand) ?? [])).forEach((x, d) => (total[d] += x));
+  for (const s of items(body.shipments)) (units(s.amount) ?? []).forEach((x, d) => (total[d] += x));
+  if (total.some((t) => t > MAX_TOTAL_DEMAND))
+    ctx.addIssue({ code: 'custom', path: ['stops'], message: `the demands and shipment amounts may add up to at most ${MAX_TOTAL_DEMAND} in each dimension` });
+  if (Array.isArray(body.stops) && body.stops.length === 0 && items(body.shipments).length === 0)
+    ctx.addIssue({ code: 'custom', path: ['stops'], message: 'must have at least 1 stop when there are no shipments' });
+  refuseUnsupported(body, ctx);
+  if (body.mode === 'plan') checkPlanSteps(body, ctx);
+};
+
+/** Plan mode: every step names a stop or shipment of the body, each served at most once. */
+function checkPlanSteps(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const list = (x: unknown): Array<Record<string, unknown>> => (Array.isArray(x) ? x.map((v) => (v !== null && typeof v === 'object' ? v : {})) : []);
+  const stopIds = new Set(list(body.stops).flatMap((s) => (s.id === undefined ? [] : [String(s.id)])));
+  const shipmentIds = new Set(list(body.shipments).flatMap((s) => (s.id === undefined ? [] : [String(s.id)])));
+  const seen = new Map<string, string>();
+  list(body.vehicles).forEach((v, i) => {
+    list(v.steps).forEach((step, k) => {
+      const type = step.type;
+      if (type !== 'stop' && type !== 'pickup' && type !== 'delivery') return;
+      const path = ['vehicles', i, 'steps', k, 'id'];
+      if (step.id === undefined) return ctx.addIssue({ code: 'custom', path, message: `is required for a ${type} step` });
+      const known = type === 'stop' ? stopIds : shipmentIds;
+      if (!known.has(String(step.id))) return ctx.addIssue({ code: 'custom', path, message: `is not the id of a ${type === 'stop' ? 'stop' : 'shipment'}` });
+      const key = `${type} ${step.id}`;
+      const first = seen.get(key);
+      if (first) ctx.addIssue({ code: 'custom', path, message: `is already a step at ${first}` });
+      else seen.set(key, `vehicles.${i}.steps.${k}`);
+    });
+  });
+}
+
+const when = { when: (payload: { value: unknown }) => payload.value !== null && typeof payload.value === 'object' };
+
+/** The body a job runs: stops as a list (POI stops already expanded at submission). */
+export const batchBodySchema = batchObject(fields.stops).superRefine(checkBody, when);
+
+/** The body POST /v1/optimizations takes: `stops` a list, or `{pois, …}` for the team's POIs. */
+export const batchRequestSchema = batchObject(
+  z.union([fields.stops, poiStopsSchema], { error: POI_STOPS_ERROR }).describe("The stops, or `{pois, …}`: the team's POIs as the stops."),
+)
+  .superRefine(checkBody, when)
   .meta({
     id: 'OptimizationRequest',
     description: `The POST /v1/routes/optimize body with up to ${MAX_BATCH_STOPS} stops and ${MAX_BATCH_VEHICLES} vehicles, and the search's time budget. Capacities and demands may also be arrays, one integer per load dimension (weight, volume…; at most ${MAX_DIMENSIONS}), all of the same length; a stop without a demand then takes 1 in each dimension, and the plan's loads are arrays too.`,
@@ -83,7 +172,7 @@ const optimizationFields = {
     })
     .describe('Phases in this order; the percentage of the current one.'),
   time_budget: z.int().describe('Seconds of search.'),
-  stops: z.int(),
+  stops: z.int().describe('Stops to serve: those of `stops` (or the POIs selected), and two for each shipment.'),
   vehicles: z.int(),
   runs: z.int().describe('Times a job runner took it up (more than 1 after a restart, which continues from the last checkpoint).'),
   error: z

@@ -3,7 +3,7 @@ import { newId, timestamp } from '../../lib/ids.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import type { SearchState } from '../../engine/vrp/slices.js';
 import type { ResolvedLocation } from '../locations.js';
-import type { ResolvedVehicle } from '../optimize/problem.js';
+import type { ResolvedShipment, ResolvedVehicle } from '../optimize/problem.js';
 import type { TimeFrame } from '../optimize/time-frame.js';
 
 /** Job kind that runs one optimization; payload `{optimization_id}`. */
@@ -22,6 +22,11 @@ export type Checkpoint = SearchState;
 export interface StoredLocations {
   vehicles: ResolvedVehicle[];
   stops: ResolvedLocation[];
+  shipments?: ResolvedShipment[];
+  /** Stops taken from POIs (`stops: {pois}`): one far from a road or cut off is unassigned, not a failure. */
+  fromPois?: boolean;
+  /** Why a stop cannot be served, by stop index, as found at submission (its attributes). */
+  unservable?: Record<number, string>;
 }
 
 /** What lists show: no body, plan or checkpoint (megabytes for a large job). */
@@ -87,7 +92,9 @@ export async function createOptimization(sql: Sql, input: NewOptimization): Prom
   }) as Promise<OptimizationRow>;
 }
 
-const counts = (sql: Sql) => sql`jsonb_array_length(body->'stops') AS stop_count, jsonb_array_length(body->'vehicles') AS vehicle_count`;
+// A shipment is two stops of the plan, as in its summary.
+const counts = (sql: Sql) =>
+  sql`jsonb_array_length(body->'stops') + 2 * coalesce(jsonb_array_length(body->'shipments'), 0) AS stop_count, jsonb_array_length(body->'vehicles') AS vehicle_count`;
 
 export async function fetchOptimization(sql: Sql, teamId: string, id: string): Promise<OptimizationRow | undefined> {
   const [row] = await sql<OptimizationRow[]>`SELECT *, ${counts(sql)} FROM optimizations WHERE team_id = ${teamId} AND id = ${id}`;

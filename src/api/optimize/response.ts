@@ -3,8 +3,8 @@
 import type { ResolvedLocation } from '../locations.js';
 import { unassignedReason, type VrpProblem, type VrpRoute, type VrpSolution } from '../../engine/vrp/solver.js';
 import { formatDatetime } from './datetimes.js';
-import type { ResolvedVehicle } from './problem.js';
-import type { OptimizeBody } from './schema.js';
+import type { ResolvedShipment, ResolvedVehicle } from './problem.js';
+import { DEFAULT_PER_HOUR, type OptimizeBody } from './schema.js';
 import type { TimeFrame } from './time-frame.js';
 
 export interface OptimizeContext {
@@ -14,6 +14,21 @@ export interface OptimizeContext {
   stops: ResolvedLocation[];
   problem: VrpProblem;
   frame: TimeFrame;
+  /** Batch jobs: the shipments' places (their jobs follow the stops'), unassigned entries with a `type`. */
+  shipments?: ResolvedShipment[];
+  /** Why a stop that never reached the solver cannot be served, by stop index (POI stops). */
+  unservable?: Record<number, string>;
+  batch?: boolean;
+}
+
+/** What a solver job is in the request: a stop, or one end of a shipment. */
+function taskOf(c: OptimizeContext, j: number) {
+  const stops = c.body.stops.length;
+  if (j < stops) return { type: 'stop' as const, index: j, id: c.body.stops[j].id ?? null, at: c.stops[j], service: c.body.stops[j].service };
+  const k = (j - stops) >> 1;
+  const end = (j - stops) & 1 ? ('delivery' as const) : ('pickup' as const);
+  const sh = c.body.shipments![k];
+  return { type: end, index: k, id: sh.id ?? null, at: c.shipments![k][end], service: sh[end].service };
 }
 
 // 1e-6° is at most 11 cm, far below the engine's precision.
@@ -50,25 +65,50 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
       load: load(r.initialLoad),
     },
   ];
+  // A break is taken where the vehicle is: at the step before it, with its distance, duration and load.
+  const breaksAfter = (i: number) => {
+    for (const b of r.breaks ?? []) {
+      if (b.after !== i) continue;
+      const prev = steps[steps.length - 1];
+      const given = c.body.vehicles[r.vehicle].breaks![b.index];
+      steps.push({
+        type: 'break',
+        index: b.index,
+        id: String(given.id),
+        poi_id: null,
+        latitude: prev.latitude,
+        longitude: prev.longitude,
+        arrival: at(b.arrival),
+        departure: at(b.departure),
+        waiting_time: b.start - b.arrival,
+        service: given.service,
+        distance: prev.distance,
+        duration: prev.duration,
+        load: prev.load,
+      });
+    }
+  };
+  breaksAfter(-1);
   r.jobs.forEach((j, i) => {
     distance += r.legDistances[i];
     duration += r.legDurations[i];
-    const stop = c.stops[j];
+    const task = taskOf(c, j);
     steps.push({
-      type: 'stop',
-      index: j,
-      id: c.body.stops[j].id ?? null,
-      poi_id: stop.poiId,
-      latitude: stop.latitude,
-      longitude: stop.longitude,
+      type: task.type,
+      index: task.index,
+      id: task.id,
+      poi_id: task.at.poiId,
+      latitude: task.at.latitude,
+      longitude: task.at.longitude,
       arrival: at(r.arrivals[i]),
       departure: at(r.departures[i]),
       waiting_time: r.waits[i],
-      service: c.body.stops[j].service,
+      service: task.service,
       distance,
       duration,
       load: load(r.loads[i]),
     });
+    breaksAfter(i);
   });
   if (vehicle.end) {
     distance += r.legDistances[r.jobs.length];
@@ -89,9 +129,11 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
   }
   // An open route ends on arriving at its last stop.
   const endAt = vehicle.end ? at(r.end) : steps[steps.length - 1].arrival;
+  const costs = c.body.vehicles[r.vehicle].costs;
   return {
     vehicle: c.vehicleIds[r.vehicle],
     stops: r.jobs.length,
+    ...(c.batch ? { cost: (costs?.fixed ?? 0) + Math.round(((costs?.per_hour ?? DEFAULT_PER_HOUR) * r.duration) / 3600), violations: r.violations ?? [] } : {}),
     distance: r.distance,
     duration: r.duration,
     service: r.service,
@@ -108,7 +150,7 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
 export function optimizeJson(c: OptimizeContext, solution: VrpSolution, geometries: Array<Array<[number, number]>>) {
   const style: LoadStyle = !c.body.vehicles.some((v) => v.capacity !== undefined)
     ? 'none'
-    : [...c.body.vehicles.map((v) => v.capacity), ...c.body.stops.map((s) => s.demand)].some(Array.isArray)
+    : [...c.body.vehicles.map((v) => v.capacity), ...c.body.stops.map((s) => s.demand), ...(c.body.shipments ?? []).map((s) => s.amount)].some(Array.isArray)
       ? 'array'
       : 'integer';
   const routes = solution.routes.map((r, k) => routeJson(c, r, geometries[k], style));
@@ -117,22 +159,31 @@ export function optimizeJson(c: OptimizeContext, solution: VrpSolution, geometri
   return {
     summary: {
       vehicles: routes.length,
-      stops: c.body.stops.length,
+      stops: c.problem.jobs.length,
       assigned,
       unassigned: solution.unassigned.length,
       distance: total('distance'),
       duration: total('duration'),
       service: total('service'),
       waiting_time: total('waiting_time'),
+      ...(c.batch ? { cost: routes.reduce((a, r) => a + (r.cost ?? 0), 0) } : {}),
     },
     routes,
-    unassigned: solution.unassigned.map((j) => ({
-      index: j,
-      id: c.body.stops[j].id ?? null,
-      poi_id: c.stops[j].poiId,
-      latitude: c.stops[j].latitude,
-      longitude: c.stops[j].longitude,
-      reason: unassignedReason(c.problem.jobs[j], c.problem),
-    })),
+    // A shipment left out leaves both its jobs out: it is listed once, by its pickup.
+    unassigned: solution.unassigned.flatMap((j) => {
+      const task = taskOf(c, j);
+      if (task.type === 'delivery') return [];
+      return [
+        {
+          ...(c.batch ? { type: task.type === 'stop' ? 'stop' : 'shipment' } : {}),
+          index: task.index,
+          id: task.id,
+          poi_id: task.at.poiId,
+          latitude: task.at.latitude,
+          longitude: task.at.longitude,
+          reason: c.unservable?.[j] ?? unassignedReason(c.problem.jobs[j], c.problem),
+        },
+      ];
+    }),
   };
 }

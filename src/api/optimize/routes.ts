@@ -10,7 +10,7 @@ import { matrix, NoRouteError, route, WaypointTooFarError, type MatrixResult, ty
 import { addFarFromRoad, engineHttpError, farMessage, rawProfile } from '../engine-errors.js';
 import { namesPoi, rawLocation, resolveEach, type LocationInput, type ResolvedLocation } from '../locations.js';
 import type { SolveOptions, VrpProblem, VrpSolution } from '../../engine/vrp/solver.js';
-import { indexLocations, toProblem, travelOf, unreachableLocations, type LocationIndex, type ResolvedVehicle } from './problem.js';
+import { indexLocations, toProblem, travelOf, unreachableLocations, type LocationIndex, type ResolvedShipment, type ResolvedVehicle } from './problem.js';
 import { optimizeJson } from './response.js';
 import type { Operation } from '../../http/openapi.js';
 import { defaultVehicleId, optimizeBodySchema, optimizeResponseSchema, type OptimizeBody } from './schema.js';
@@ -49,13 +49,19 @@ export function bodyNamesPoi(raw: Record<string, unknown>): boolean {
     const { start, end } = v as { start?: unknown; end?: unknown };
     return [start, end];
   });
-  return namesPoi(raw.stops) || namesPoi(places);
+  const shipments: unknown[] = Array.isArray(raw.shipments) ? raw.shipments : [];
+  const ends = shipments.flatMap((s) => {
+    if (s === null || typeof s !== 'object') return [];
+    const { pickup, delivery } = s as { pickup?: unknown; delivery?: unknown };
+    return [pickup, delivery];
+  });
+  return namesPoi(raw.stops) || namesPoi(places) || namesPoi(ends);
 }
 
 /** Every location of a body with its field path: the vehicles' starts and ends, then the stops. Works on
  *  the raw body too (the locations usable on their own), so unknown ids and locations far from a road
  *  join the 422 of an invalid body. */
-function locationFields(vehicles: unknown, stops: unknown, ref: (v: unknown) => LocationInput | undefined = rawLocation) {
+function locationFields(vehicles: unknown, stops: unknown, shipments: unknown, ref: (v: unknown) => LocationInput | undefined = rawLocation) {
   const out: Array<{ field: string; location: LocationInput | undefined }> = [];
   const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
   list(vehicles).forEach((v, i) => {
@@ -64,6 +70,11 @@ function locationFields(vehicles: unknown, stops: unknown, ref: (v: unknown) => 
     if (end) out.push({ field: `vehicles.${i}.end`, location: ref(end) });
   });
   list(stops).forEach((s, i) => out.push({ field: `stops.${i}`, location: ref(s) }));
+  list(shipments).forEach((s, i) => {
+    const { pickup, delivery } = (s !== null && typeof s === 'object' ? s : {}) as { pickup?: unknown; delivery?: unknown };
+    out.push({ field: `shipments.${i}.pickup`, location: ref(pickup) });
+    out.push({ field: `shipments.${i}.delivery`, location: ref(delivery) });
+  });
   return out;
 }
 
@@ -94,21 +105,28 @@ async function rejection(profile: ProfileName | undefined, entries: Array<{ fiel
 /** The 422 of an optimize body that did not validate (`errors` has why): with its unknown POI ids and its
  *  locations too far from a road. */
 export async function invalidBodyError(sql: Sql, teamId: string, raw: Record<string, unknown>, errors: FieldErrors) {
-  const entries = locationFields(raw.vehicles, raw.stops);
+  const entries = locationFields(raw.vehicles, raw.stops, raw.shipments);
   return rejection(rawProfile(raw.profile), entries, await resolveFields(sql, teamId, entries, errors), errors);
 }
 
 /** Positions of every location of a valid body; unknown POI ids are 422 at `<location field>.poi_id`,
  *  with the other locations too far from a road in the same 422. */
-export async function resolveAll(sql: Sql, teamId: string, body: OptimizeBody): Promise<{ vehicles: ResolvedVehicle[]; stops: ResolvedLocation[] }> {
+export async function resolveAll(
+  sql: Sql,
+  teamId: string,
+  body: OptimizeBody,
+): Promise<{ vehicles: ResolvedVehicle[]; stops: ResolvedLocation[]; shipments: ResolvedShipment[] }> {
   const errors: FieldErrors = {};
-  const entries = locationFields(body.vehicles, body.stops, (v) => v as LocationInput);
+  const entries = locationFields(body.vehicles, body.stops, body.shipments, (v) => v as LocationInput);
   const each = await resolveFields(sql, teamId, entries, errors);
   if (Object.keys(errors).length) throw await rejection(body.profile, entries, each, errors);
   const resolved = each as ResolvedLocation[];
   let k = 0;
   const vehicles = body.vehicles.map((v) => ({ start: resolved[k++], end: v.end ? resolved[k++] : null }));
-  return { vehicles, stops: resolved.slice(k) };
+  const stops = resolved.slice(k, k + body.stops.length);
+  k += body.stops.length;
+  const shipments = (body.shipments ?? []).map(() => ({ pickup: resolved[k++], delivery: resolved[k++] }));
+  return { vehicles, stops, shipments };
 }
 
 /** The engine's matrix errors as the request's: a point far from any road is a 422 at its fields. */

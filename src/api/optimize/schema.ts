@@ -18,6 +18,8 @@ export const MAX_SERVICE_S = 86_400;
 // Loads are summed in 32-bit integers by the solver: 50 stops of the largest demand stay far below 2^31.
 export const MAX_DEMAND = 10_000_000;
 export const MAX_CAPACITY = 1_000_000_000;
+/** VROOM's default cost of an hour of driving: a plan's cost is then its driving seconds. */
+export const DEFAULT_PER_HOUR = 3600;
 
 const datetime = z.string({ error: DATETIME_MESSAGE }).transform((text, ctx): Instant => {
   const at = parseDatetime(text);
@@ -83,7 +85,111 @@ const amount = (max: number, several: boolean, what: string) => {
     .describe(`${what}: an integer, or an array with one per load dimension (weight, volume…), as long as every other capacity and demand of the body.`);
 };
 
-const vehicleSchema = (several: boolean) =>
+/** A [start, end] pair a stop may be served in; several must not overlap (touching is fine). */
+const windowList = z
+  .array(pair, { error: `must be an array of up to ${MAX_WINDOWS} [start, end] pairs of datetimes` })
+  .max(MAX_WINDOWS, `may have at most ${MAX_WINDOWS} time windows`)
+  .superRefine((windows, ctx) => {
+    windows.forEach(([start, end], i) => {
+      if (end.epoch < start.epoch) ctx.addIssue({ code: 'custom', path: [i], message: 'must not end before it starts' });
+    });
+    // Sorted by start, a window overlaps an earlier one when it starts before the latest end so far;
+    // windows that only touch (one ends when the next starts) do not overlap.
+    const order = windows.map((_, i) => i).sort((a, b) => windows[a][0].epoch - windows[b][0].epoch || a - b);
+    let latestEnd = -Infinity,
+      latestIndex = -1;
+    for (const i of order) {
+      const [start, end] = windows[i];
+      if (start.epoch < latestEnd) ctx.addIssue({ code: 'custom', path: [i], message: `overlaps time window ${latestIndex}` });
+      if (end.epoch > latestEnd) [latestEnd, latestIndex] = [end.epoch, i];
+    }
+  });
+
+const priority = integer(0, 100).describe(
+  "0–100, default 0: the plan serves the largest sum of priorities first, then as many stops as it can, then drives least (VROOM's `priority`).",
+);
+
+/** A driver's break (VROOM's): `max_load` is parsed so that the 422 can name it. */
+const breakSchema = z.strictObject(
+  {
+    id: z.union([id, z.int().min(0)], { error: 'must be a string of 1 to 100 characters or a whole number' }),
+    time_windows: windowList.optional().describe('When the break may start; none: any time.'),
+    service: integer(0, MAX_SERVICE_S).default(0).describe('Seconds the break lasts.'),
+    description: z.string({ error: 'must be a string of at most 255 characters' }).max(255, 'must be a string of at most 255 characters').optional(),
+    max_load: z.unknown().optional().describe("VROOM's `max_load`: not supported yet, refused (422)."),
+  },
+  { error: 'must be a break object with an id' },
+);
+
+/**
+ * What batch jobs take beyond the contract, named as in VROOM's API. Breaks, costs and given steps are
+ * parsed so that the 422 can name them: the solver cannot honour them yet (batchBodySchema refuses them).
+ */
+const batchVehicleFields = {
+  max_tasks: integer(0, 100_000).optional().describe('The most stops (a shipment counts two) the route may hold.'),
+  max_travel_time: integer(0, 7 * 86_400)
+    .optional()
+    .describe('The most seconds of driving the route may add up to.'),
+  max_distance: integer(0, 100_000_000).optional().describe('The most meters the route may add up to.'),
+  // At least 0.01: slower factors would push travel times past the solver's 32-bit seconds.
+  speed_factor: z
+    .number({ error: 'must be a number from 0.01 to 5' })
+    .min(0.01, 'must be a number from 0.01 to 5')
+    .max(5, 'must be a number from 0.01 to 5')
+    .optional()
+    .describe('Divides every travel time of the vehicle (VROOM: 2 drives twice as fast). The same for every vehicle of a body.'),
+  breaks: z
+    .array(breakSchema, { error: 'must be an array of up to 10 breaks' })
+    .max(10, 'may have at most 10 breaks')
+    .superRefine((bs, ctx) =>
+      uniqueIds(
+        bs.map((b) => ({ id: String(b.id) })),
+        ctx,
+      ),
+    )
+    .optional()
+    .describe(
+      "VROOM's `breaks`: each used vehicle takes each of its breaks where it is (after its start or a stop), starting inside one of the break's windows. Steps of type `break` carry its `id`.",
+    ),
+  costs: z
+    .strictObject(
+      {
+        // Bounded so that the solver's weights (a stop left out outweighs every fixed cost) stay exact in doubles.
+        fixed: integer(0, 10_000_000).optional().describe('What using the vehicle costs; default 0.'),
+        per_hour: integer(1, 1_000_000_000).optional().describe('What an hour of driving costs; default 3600. The same for every vehicle of a body.'),
+        per_km: integer(0, 1_000_000_000).optional().describe('What a km costs: only 0 (the default) is supported yet.'),
+      },
+      { error: 'must be an object of costs: fixed, per_hour, per_km' },
+    )
+    .optional()
+    .describe(
+      "VROOM's vehicle costs. The plan's cost is the sum over the vehicles used of `fixed + per_hour × driving hours`; the search minimises it after priorities and the number of stops served.",
+    ),
+  steps: z
+    .array(
+      z.strictObject(
+        {
+          type: z.enum(['start', 'stop', 'pickup', 'delivery', 'end'], { error: 'must be one of start, stop, pickup, delivery, end' }),
+          id: z.union([id, z.int().min(0)], { error: 'must be the id of a stop or shipment' }).optional(),
+        },
+        { error: 'must be a step object {type, id}' },
+      ),
+      { error: 'must be an array of steps' },
+    )
+    .max(5_000, 'may have at most 5000 steps')
+    .optional()
+    .describe(
+      'Plan mode (`mode: "plan"`): the route as given, `stop` steps naming a stop by its `id`, `pickup` and `delivery` a shipment by its `id`; `start` and `end` may be left out. Its breaks are placed where they end it earliest.',
+    ),
+};
+
+/** The batch fields are typed through OptimizeBody: the contract's schema must not change its type. */
+const vehicleSchema = (several: boolean, batch = false) => {
+  const base = contractVehicle(several);
+  return batch ? (base.safeExtend(batchVehicleFields) as unknown as typeof base) : base;
+};
+
+const contractVehicle = (several: boolean) =>
   z.strictObject(
     {
       start: locationSchema,
@@ -100,43 +206,53 @@ const vehicleSchema = (several: boolean) =>
     { error: 'must be a vehicle object with a start location' },
   );
 
-const stopSchema = (several: boolean) =>
+const stopSchema = (several: boolean, batch = false) => {
+  const base = contractStop(several);
+  return batch ? (base.safeExtend({ priority: priority.optional() }) as unknown as typeof base) : base;
+};
+
+const contractStop = (several: boolean) =>
   locationSchema.safeExtend({
     id: id.optional(),
     service: integer(0, MAX_SERVICE_S).default(0),
     // With several dimensions a stop without a demand takes 1 in each (the solver's default), whatever their number.
     demand: several ? amount(MAX_DEMAND, true, 'Units delivered, default 1 in each dimension').optional() : integer(0, MAX_DEMAND).default(1),
-    time_windows: z
-      .array(pair, { error: `must be an array of up to ${MAX_WINDOWS} [start, end] pairs of datetimes` })
-      .max(MAX_WINDOWS, `may have at most ${MAX_WINDOWS} time windows`)
-      .superRefine((windows, ctx) => {
-        windows.forEach(([start, end], i) => {
-          if (end.epoch < start.epoch) ctx.addIssue({ code: 'custom', path: [i], message: 'must not end before it starts' });
-        });
-        // Sorted by start, a window overlaps an earlier one when it starts before the latest end so far;
-        // windows that only touch (one ends when the next starts) do not overlap.
-        const order = windows.map((_, i) => i).sort((a, b) => windows[a][0].epoch - windows[b][0].epoch || a - b);
-        let latestEnd = -Infinity,
-          latestIndex = -1;
-        for (const i of order) {
-          const [start, end] = windows[i];
-          if (start.epoch < latestEnd) ctx.addIssue({ code: 'custom', path: [i], message: `overlaps time window ${latestIndex}` });
-          if (end.epoch > latestEnd) [latestEnd, latestIndex] = [end.epoch, i];
-        }
-      })
-      .optional(),
+    time_windows: windowList.optional(),
     skills: skills.optional(),
   });
+
+/** One end of a shipment: where, how long, when. */
+const shipmentStep = locationSchema.safeExtend({
+  service: integer(0, MAX_SERVICE_S).default(0),
+  time_windows: windowList.optional(),
+});
+
+/** VROOM's shipments: a pickup, then its delivery by the same vehicle, `amount` on board between the two. */
+export const shipmentSchema = (several: boolean) =>
+  z.strictObject(
+    {
+      id: id.optional(),
+      amount: several ? amount(MAX_DEMAND, true, 'Units carried from the pickup to the delivery, default 0').optional() : integer(0, MAX_DEMAND).optional(),
+      skills: skills.optional(),
+      priority: priority.optional(),
+      pickup: shipmentStep,
+      delivery: shipmentStep,
+    },
+    { error: 'must be a shipment object with a pickup and a delivery' },
+  );
 
 /**
  * The fields of an optimize body with the given size limits: the contract's, or the batch jobs' larger
  * ones, whose capacities and demands may also be arrays (`severalDimensions`).
  */
-export const optimizeFields = (maxVehicles: number, maxStops: number, severalDimensions = false) => ({
+export const optimizeFields = (maxVehicles: number, maxStops: number, severalDimensions = false, batch = false) => ({
   profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
-  vehicles: list(vehicleSchema(severalDimensions), 1, maxVehicles, 'vehicles').superRefine((vs, ctx) => uniqueIds(vs, ctx, defaultVehicleId)),
-  stops: list(stopSchema(severalDimensions), 1, maxStops, 'stops').superRefine((ss, ctx) => uniqueIds(ss, ctx)),
+  vehicles: list(vehicleSchema(severalDimensions, batch), 1, maxVehicles, 'vehicles').superRefine((vs, ctx) => uniqueIds(vs, ctx, defaultVehicleId)),
+  stops: list(stopSchema(severalDimensions, batch), batch ? 0 : 1, maxStops, 'stops').superRefine((ss, ctx) => uniqueIds(ss, ctx)),
 });
+
+/** Shipments of a batch body (at most `max`), ids unique among them. */
+export const shipmentsField = (max: number) => list(shipmentSchema(true), 0, max, 'shipments').superRefine((ss, ctx) => uniqueIds(ss, ctx));
 
 export const optimizeBodySchema = z.strictObject(optimizeFields(MAX_VEHICLES, MAX_STOPS)).meta({
   id: 'OptimizeRequest',
@@ -155,10 +271,19 @@ export const optimizeBodySchema = z.strictObject(optimizeFields(MAX_VEHICLES, MA
 
 const contractLoad = z.int().nullable().describe('On board after the step; null when no vehicle has a capacity.');
 
-const stepOf = (load: z.ZodType) =>
+const stepOf = (load: z.ZodType, batch: boolean) =>
   z.object({
-    type: z.enum(['start', 'stop', 'end']),
-    index: z.int().optional().describe('Stop steps: the position in the request.'),
+    type: batch
+      ? z
+          .enum(['start', 'stop', 'pickup', 'delivery', 'break', 'end'])
+          .describe(
+            "`pickup` and `delivery`: the two ends of a shipment, `id` and `index` naming it; `break`: one of the vehicle's breaks (`id`, `index` in its `breaks`), taken where the step before it is.",
+          )
+      : z.enum(['start', 'stop', 'end']),
+    index: z
+      .int()
+      .optional()
+      .describe(batch ? 'Stop steps: the position in `stops`; pickups and deliveries: in `shipments`.' : 'Stop steps: the position in the request.'),
     id: z.string().nullable().optional(),
     poi_id: z.string().nullable().optional(),
     latitude: z.number(),
@@ -173,7 +298,7 @@ const stepOf = (load: z.ZodType) =>
   });
 
 /** The plan: the answer of POST /v1/routes/optimize and (with loads that may be arrays) the `result` of a completed batch optimization. */
-const planOf = (load: z.ZodType, routeLoad: z.ZodType) =>
+const planOf = (load: z.ZodType, routeLoad: z.ZodType, batch = false) =>
   z.object({
     summary: z.object({
       vehicles: z.int(),
@@ -184,11 +309,22 @@ const planOf = (load: z.ZodType, routeLoad: z.ZodType) =>
       duration: z.number(),
       service: z.number(),
       waiting_time: z.number(),
+      ...(batch ? { cost: z.int().describe("The objective after priorities and stops served: the routes' costs added up.") } : {}),
     }),
     routes: z.array(
       z.object({
         vehicle: z.string(),
         stops: z.int(),
+        ...(batch
+          ? {
+              cost: z.int().describe("The vehicle's `costs.fixed` + `costs.per_hour` × driving hours, rounded (default: its driving seconds)."),
+              violations: z
+                .array(z.string())
+                .describe(
+                  'Plan mode: every rule the given steps break, in the order met (a late arrival, an overload…); empty otherwise and in a searched plan.',
+                ),
+            }
+          : {}),
         distance: z.number(),
         duration: z.number(),
         service: z.number(),
@@ -197,11 +333,12 @@ const planOf = (load: z.ZodType, routeLoad: z.ZodType) =>
         start_at: z.string(),
         end_at: z.string(),
         geometry: lineStringSchema,
-        steps: z.array(stepOf(load)),
+        steps: z.array(stepOf(load, batch)),
       }),
     ),
     unassigned: z.array(
       z.object({
+        ...(batch ? { type: z.enum(['stop', 'shipment']).describe('A stop of `stops`, or a whole shipment (latitude and longitude: its pickup).') } : {}),
         index: z.int(),
         id: z.string().nullable(),
         poi_id: z.string().nullable(),
@@ -223,13 +360,30 @@ const dimensionedLoad = (what: string) =>
     );
 
 /** The plan of a batch optimization: the contract's, with loads in several dimensions when asked in them. */
-export const batchPlanSchema = planOf(dimensionedLoad('On board after the step'), dimensionedLoad('Loaded at the start')).meta({ id: 'OptimizationPlan' });
+export const batchPlanSchema = planOf(dimensionedLoad('On board after the step'), dimensionedLoad('Loaded at the start'), true).meta({
+  id: 'OptimizationPlan',
+});
 
 export const optimizeResponseSchema = z.object({ data: optimizePlanSchema }).meta({ id: 'OptimizeResponse' });
 
 type ContractBody = z.infer<typeof optimizeBodySchema>;
 /** An optimize body: the contract's, or a batch job's, whose capacities and demands may be arrays (then a stop may lack its demand). */
 export type OptimizeBody = Omit<ContractBody, 'vehicles' | 'stops'> & {
-  vehicles: Array<Omit<ContractBody['vehicles'][number], 'capacity'> & { capacity?: Amount }>;
-  stops: Array<Omit<ContractBody['stops'][number], 'demand'> & { demand?: Amount }>;
+  vehicles: Array<
+    Omit<ContractBody['vehicles'][number], 'capacity'> & {
+      capacity?: Amount;
+      max_tasks?: number;
+      max_travel_time?: number;
+      max_distance?: number;
+      speed_factor?: number;
+      costs?: { fixed?: number; per_hour?: number; per_km?: number };
+      steps?: Array<{ type: 'start' | 'stop' | 'pickup' | 'delivery' | 'end'; id?: string | number }>;
+      breaks?: Array<{ id: string | number; time_windows?: Array<[Instant, Instant]>; service: number }>;
+    }
+  >;
+  stops: Array<Omit<ContractBody['stops'][number], 'demand'> & { demand?: Amount; priority?: number }>;
+  shipments?: ShipmentBody[];
+  mode?: 'optimize' | 'plan';
 };
+
+export type ShipmentBody = Omit<z.infer<ReturnType<typeof shipmentSchema>>, 'amount'> & { amount?: Amount };

@@ -17,7 +17,10 @@ export interface TimeFrame {
  */
 export function timeFrame(body: OptimizeBody, keyOrder: readonly string[], nowEpoch: number): TimeFrame {
   const fromVehicles = body.vehicles.flatMap((v) => v.time_window ?? []);
-  const fromStops = body.stops.flatMap((s) => (s.time_windows ?? []).flat());
+  const fromStops = [
+    ...body.stops.flatMap((s) => (s.time_windows ?? []).flat()),
+    ...(body.shipments ?? []).flatMap((s) => [...(s.pickup.time_windows ?? []).flat(), ...(s.delivery.time_windows ?? []).flat()]),
+  ];
   const stopsFirst = keyOrder.indexOf('stops') < keyOrder.indexOf('vehicles');
   const all: Instant[] = stopsFirst ? [...fromStops, ...fromVehicles] : [...fromVehicles, ...fromStops];
   if (all.length === 0) return { origin: nowEpoch, offsetMinutes: 0 };

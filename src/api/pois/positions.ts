@@ -46,3 +46,18 @@ export async function poiPositionsInBoxes(sql: Sql, teamId: string, filter: PoiF
     WHERE ${poiFilterSql(sql, teamId, filter)} AND (${inside.reduce((acc, b) => sql`${acc} OR ${b}`)})
     ORDER BY p.id`;
 }
+
+export interface PoiWithValues extends PoiPosition {
+  /** The values of the asked attributes the POI has, by attribute id. */
+  values: Record<string, unknown>;
+}
+
+/** The first `limit` POIs matching the filter, by id, with the values of the attributes `attributeIds`. */
+export async function poiValuesMatching(sql: Sql, teamId: string, filter: PoiFilter, attributeIds: string[], limit: number): Promise<PoiWithValues[]> {
+  return sql<PoiWithValues[]>`
+    SELECT p.id, p.latitude, p.longitude,
+      coalesce((SELECT jsonb_object_agg(k, p.attrs -> k) FROM unnest(${attributeIds}::text[]) k WHERE p.attrs ? k), '{}'::jsonb) AS values
+    FROM pois p
+    WHERE ${poiFilterSql(sql, teamId, filter)}
+    ORDER BY p.id LIMIT ${limit}`;
+}

@@ -139,6 +139,7 @@ export function validateProblem(p: VrpProblem): number {
     if (v.maxJobs != null && !(Number.isInteger(v.maxJobs) && v.maxJobs >= 0)) throw new RangeError(`vehicles[${i}].maxJobs must be a non-negative integer`);
     if (v.maxTravel != null && !(v.maxTravel >= 0)) throw new RangeError(`vehicles[${i}].maxTravel must be >= 0`);
     if (v.maxDistance != null && !(v.maxDistance >= 0)) throw new RangeError(`vehicles[${i}].maxDistance must be >= 0`);
+    if (v.fixed != null && !(Number.isFinite(v.fixed) && v.fixed >= 0)) throw new RangeError(`vehicles[${i}].fixed must be a finite number >= 0`);
     if (v.maxDistance != null && !p.distances) throw new RangeError(`vehicles[${i}].maxDistance needs the problem's distances`);
   });
   p.jobs.forEach((j, i) => {
@@ -147,6 +148,8 @@ export function validateProblem(p: VrpProblem): number {
     if (!Number.isFinite(svc) || svc < 0) throw new RangeError(`jobs[${i}].service must be >= 0`);
     if (j.demand !== undefined) amount(j.demand, `jobs[${i}].demand`);
     if (j.pickup !== undefined) amount(j.pickup, `jobs[${i}].pickup`);
+    if (j.priority !== undefined && !(Number.isInteger(j.priority) && j.priority >= 0 && j.priority <= 100))
+      throw new RangeError(`jobs[${i}].priority must be an integer from 0 to 100`);
     for (const [s, e] of j.timeWindows ?? []) {
       if (!Number.isFinite(s) || Number.isNaN(e) || e < s) throw new RangeError(`jobs[${i}].timeWindows must be [start, end] with start <= end`);
     }

@@ -46,7 +46,9 @@ export function scheduleRoute(problem: VrpProblem, vehicle: number, jobs: readon
     service: 0,
     waiting: 0,
   };
+  const violations: string[] = [];
   const fail = (why: string) => {
+    violations.push(why);
     if (s.feasible) {
       s.feasible = false;
       s.violation = why;
@@ -119,5 +121,6 @@ export function scheduleRoute(problem: VrpProblem, vehicle: number, jobs: readon
   s.duration = s.legDurations.reduce((a, b) => a + b, 0);
   s.distance = s.legDistances.reduce((a, b) => a + b, 0);
   s.waiting = s.waits.reduce((a, b) => a + b, 0);
+  if (violations.length) s.violations = violations;
   return s;
 }

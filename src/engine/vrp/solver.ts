@@ -43,6 +43,7 @@ interface VrpKernel extends WebAssembly.Exports {
     pick: number,
     pairs: number,
     jobSvc: number,
+    prio: number,
     tw: number,
     compat: number,
     params: number,
@@ -55,7 +56,7 @@ let kernel: VrpKernel | undefined;
 const DEFAULTS = { timeLimitMs: 1000, iterations: 20_000, seed: 1, temperature: [0.3, 0.003] as const };
 
 /**
- * Serves as many jobs as possible, then minimizes total travel duration. Synchronous (runs the kernel in
+ * Serves the largest sum of priorities, then as many jobs as possible, then minimizes total travel duration. Synchronous (runs the kernel in
  * the calling thread, e.g. a pool worker). Throws RangeError on a malformed problem.
  */
 export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSolution {
@@ -80,7 +81,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     dur: k.alloc(n * n * 4),
     vehI: k.alloc(V * 8),
     vehT: k.alloc(V * 16),
-    lim: k.alloc(V * 24),
+    lim: k.alloc(V * 32),
     // Meters go to the kernel only when a vehicle has a distance limit: the matrix is as large as the durations'.
     dis: problem.distances && vehicles.some((v) => v.maxDistance != null) ? k.alloc(n * n * 4) : 0,
     cap: k.alloc(V * dims * 4),
@@ -89,6 +90,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     pick: k.alloc(Math.max(1, J * dims) * 4),
     pairs: k.alloc(Math.max(1, J) * 4),
     jobSvc: k.alloc(J * 8),
+    prio: jobs.some((j) => (j.priority ?? 0) > 0) ? k.alloc(J * 4) : 0,
     tw: k.alloc(Math.max(1, twCount) * 16),
     compat: k.alloc(Math.max(1, J * V)),
     params: k.alloc(48),
@@ -110,12 +112,12 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
 
   const vehI = new Int32Array(buf, ptr.vehI, V * 2);
   const vehT = new Float64Array(buf, ptr.vehT, V * 2);
-  const lim = new Float64Array(buf, ptr.lim, V * 3);
+  const lim = new Float64Array(buf, ptr.lim, V * 4);
   const cap = new Int32Array(buf, ptr.cap, V * dims);
   vehicles.forEach((v, r) => {
     vehI.set([v.start, isOpen(v) ? -1 : (v.end as number)], r * 2);
     vehT.set(hoursOf(v), r * 2);
-    lim.set([v.maxJobs ?? Infinity, v.maxTravel ?? Infinity, v.maxDistance ?? Infinity], r * 3);
+    lim.set([v.maxJobs ?? Infinity, v.maxTravel ?? Infinity, v.maxDistance ?? Infinity, v.fixed ?? 0], r * 4);
     cap.set(
       capacityOf(v, dims).map((c) => (c === Infinity ? -1 : c)),
       r * dims,
@@ -159,6 +161,13 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
       compat[j * V + r] = hasSkills(v, job) && fitsIn(delivered, capacities[r]) && fitsIn(carried, capacities[r]) ? 1 : 0;
     });
   });
+  if (ptr.prio) {
+    const prio = new Int32Array(buf, ptr.prio, J);
+    // A shipment's priority is its pickup's: the pair is placed and removed by it.
+    jobs.forEach((job, j) => {
+      prio[j] = job.priority ?? 0;
+    });
+  }
   const warm = options.warmStart ? warmRoutes(problem, options.warmStart) : undefined;
   if (warm) {
     const init = new Int32Array(buf, ptr.out, V + J);
@@ -187,6 +196,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     ptr.pick,
     ptr.pairs,
     ptr.jobSvc,
+    ptr.prio,
     ptr.tw,
     ptr.compat,
     ptr.params,
@@ -209,7 +219,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
   return {
     routes,
     unassigned,
-    cost: routes.reduce((a, r) => a + r.duration, 0),
+    cost: routes.reduce((a, r) => a + r.duration + (vehicles[r.vehicle].fixed ?? 0), 0),
     distance: routes.reduce((a, r) => a + r.distance, 0),
     iterations,
   };

@@ -32,6 +32,26 @@ export interface VrpVehicle {
   maxTravel?: number | null;
   /** The most meters its route may add up to (VROOM's `max_distance`); needs the problem's distances. */
   maxDistance?: number | null;
+  /** What using the vehicle costs, in seconds of travel (VROOM's `costs.fixed` at the default per_hour); default 0. */
+  fixed?: number;
+  /** Breaks taken where the vehicle is, each starting inside one of its windows (sorted, disjoint); placed by breaks.ts after the search. */
+  breaks?: readonly VrpBreak[];
+}
+
+export interface VrpBreak {
+  windows: ReadonlyArray<readonly [number, number]>;
+  /** Seconds the break lasts. */
+  service: number;
+}
+
+/** One break as placed: after job `after` of the route (-1: right after the start), when it starts and ends. */
+export interface PlacedBreak {
+  /** Index of the break in the vehicle's `breaks`. */
+  index: number;
+  after: number;
+  arrival: number;
+  start: number;
+  departure: number;
 }
 
 export interface VrpJob {
@@ -52,6 +72,11 @@ export interface VrpJob {
   timeWindows?: ReadonlyArray<readonly [number, number]>;
   /** Served only by a vehicle that has all of them. */
   skills?: readonly string[];
+  /**
+   * 0–100, default 0 (VROOM's `priority`): the plan serves the largest sum of priorities before it serves
+   * more jobs or drives less. A shipment's priority is its pickup job's.
+   */
+  priority?: number;
 }
 
 export interface VrpProblem {
@@ -94,6 +119,8 @@ export interface RouteSchedule {
   feasible: boolean;
   /** Why the order is infeasible, for the first broken rule. */
   violation?: string;
+  /** Every broken rule, in the order met (plan mode reports them all). */
+  violations?: string[];
   /** Departure from the start: the start of working hours, delayed by what would be a wait at the first stop. */
   start: number;
   /** Arrival at the end location, or at the last stop of an open route (its start without stops). */
@@ -118,6 +145,8 @@ export interface VrpRoute extends RouteSchedule {
   vehicle: number;
   /** Job indices in visiting order. */
   jobs: number[];
+  /** The vehicle's breaks, in the order taken, when it has any (breaks.ts). */
+  breaks?: PlacedBreak[];
 }
 
 export interface VrpSolution {
@@ -125,7 +154,7 @@ export interface VrpSolution {
   routes: VrpRoute[];
   /** Job indices no route serves, ascending. */
   unassigned: number[];
-  /** Total travel duration, seconds. */
+  /** Total travel duration, seconds, plus the fixed cost of each vehicle used. */
   cost: number;
   /** Total travel distance, meters (0 without a distance matrix). */
   distance: number;

@@ -1,10 +1,10 @@
 import type { Map as MapLibreMap, MapMouseEvent } from 'maplibre-gl';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { call } from '../api';
+import { ApiError, call } from '../api';
 import { described, Field, fieldErrorsOf, listMessage, ListErrors, Message, PageHeading, useRequest } from '../components';
 import { BaseMap, featureCollection, fitTo, km, minutes, overlay, PALETTE, point, type MapLib } from '../map/base-map';
 import { colour } from './clusters';
-import { loadPois } from './pois';
+import { listAll, loadPois, type Attribute, type Category } from './pois';
 import { PROFILES } from './routing';
 
 interface Vehicle {
@@ -15,9 +15,13 @@ interface Vehicle {
   capacity: string;
   from: string;
   to: string;
+  /** A driver's break (plans of the team's POIs): when it may start, and how many minutes. */
+  breakFrom: string;
+  breakTo: string;
+  breakMinutes: string;
 }
 interface Step {
-  type: 'start' | 'stop' | 'end';
+  type: 'start' | 'stop' | 'break' | 'end';
   latitude: number;
   longitude: number;
   arrival: string;
@@ -28,7 +32,34 @@ interface Step {
 interface OptimizeResult {
   summary: { vehicles: number; stops: number; assigned: number; unassigned: number; distance: number; duration: number };
   routes: Array<{ vehicle: string; stops: number; distance: number; duration: number; geometry: GeoJSON.LineString; steps: Step[] }>;
-  unassigned: Array<{ index: number; id: string | null; latitude: number; longitude: number; reason: string }>;
+  unassigned: Array<{ index: number; id: string | null; poi_id?: string | null; latitude: number; longitude: number; reason: string }>;
+}
+
+interface Optimization {
+  id: string;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  error: { message: string; errors?: Record<string, string[]> } | null;
+  result: OptimizeResult | null;
+}
+
+/** Seconds of search a plan of the team's POIs gets: the dashboard waits for it. */
+const POI_PLAN_BUDGET_S = 3;
+
+/**
+ * A plan of the team's POIs runs as a batch optimization (POST /v1/optimizations with `stops: {pois}`):
+ * any number of POIs, stop ids = POI ids, and a POI that cannot be served is listed with why instead of
+ * failing the plan. Polled until it is done.
+ */
+async function planPois(body: Record<string, unknown>): Promise<OptimizeResult> {
+  let job = (await call<{ data: Optimization }>('POST', '/v1/optimizations', { ...body, time_budget: POI_PLAN_BUDGET_S })).data;
+  while (job.status === 'queued' || job.status === 'running') {
+    await new Promise((r) => setTimeout(r, 400));
+    job = (await call<{ data: Optimization }>('GET', `/v1/optimizations/${job.id}`)).data;
+  }
+  if (job.status !== 'completed' || !job.result) {
+    throw new ApiError(422, job.error?.message ?? `The optimization ${job.status === 'cancelled' ? 'was cancelled' : 'failed'}.`, job.error?.errors ?? {});
+  }
+  return job.result;
 }
 
 /** Stops from text, one a line: `latitude,longitude[,id[,window start,window end]]` (ISO datetimes). */
@@ -46,13 +77,31 @@ export function parseOptimizeStops(text: string): Array<Record<string, unknown>>
   return stops;
 }
 
-const newVehicle = (n: number): Vehicle => ({ id: `vehicle-${n}`, lat: '', lon: '', roundTrip: true, capacity: '', from: '', to: '' });
+const newVehicle = (n: number): Vehicle => ({
+  id: `vehicle-${n}`,
+  lat: '',
+  lon: '',
+  roundTrip: true,
+  capacity: '',
+  from: '',
+  to: '',
+  breakFrom: '',
+  breakTo: '',
+  breakMinutes: '',
+});
 const time = (iso: string) => iso.slice(11, 16);
 
 export function OptimizePage() {
   const [vehicles, setVehicles] = useState<Vehicle[]>([newVehicle(1)]);
   const [picking, setPicking] = useState<number | null>(null);
   const [stops, setStops] = useState('');
+  const [source, setSource] = useState<'list' | 'pois'>('list');
+  const [cats, setCats] = useState<Category[]>([]);
+  const [textAttrs, setTextAttrs] = useState<Attribute[]>([]);
+  const [category, setCategory] = useState('');
+  const [hoursFrom, setHoursFrom] = useState('');
+  /** POI names by id, to name the stops of a plan of the team's POIs. */
+  const [poiNames, setPoiNames] = useState<Map<string, string>>(new Map());
   const [profile, setProfile] = useState('driving-car');
   const { result, error, setError, busy, run: request } = useRequest<OptimizeResult>();
   const [map, setMap] = useState<{ map: MapLibreMap; lib: MapLib }>();
@@ -119,19 +168,23 @@ export function OptimizePage() {
     ]);
   }, [map, result, vehicles, stops]);
 
+  // The team's POIs are planned by id on the server: the page only needs their names and the choices.
   const useTeamPois = async () => {
+    setSource('pois');
     try {
-      const { pois } = await loadPois({ name: '', category_id: '', attribute: '', value: '' }, 50);
-      setStops(
-        pois
-          .slice(0, 50)
-          .map((p) => `${p.latitude},${p.longitude},${p.name.replace(/,/g, ' ')}`)
-          .join('\n'),
-      );
+      const [{ pois }, categories, attrs] = await Promise.all([
+        loadPois({ name: '', category_id: '', attribute: '', value: '' }),
+        listAll<Category>('/v1/categories'),
+        listAll<Attribute>('/v1/attributes'),
+      ]);
+      setPoiNames(new Map(pois.map((p) => [p.id, p.name])));
+      setCats(categories);
+      setTextAttrs(attrs.filter((a) => a.type === 'string'));
     } catch (err) {
       setError(err);
     }
   };
+  const stopName = (id: string | null | undefined, index: number) => (id ? (poiNames.get(id) ?? id) : `#${index + 1}`);
 
   const run = async (e: Event) => {
     e.preventDefault();
@@ -144,11 +197,26 @@ export function OptimizePage() {
         if (v.roundTrip) out.end = start;
         if (v.capacity.trim()) out.capacity = num(v.capacity);
         if (v.from || v.to) out.time_window = [v.from, v.to];
+        // Breaks are a batch feature: only plans of the team's POIs send them.
+        if (source === 'pois' && v.breakMinutes.trim()) {
+          out.breaks = [
+            {
+              id: 'break',
+              service: Math.round(Number(v.breakMinutes) * 60),
+              ...(v.breakFrom || v.breakTo ? { time_windows: [[v.breakFrom, v.breakTo]] } : {}),
+            },
+          ];
+        }
         return out;
       }),
-      stops: parseOptimizeStops(stops),
+      stops:
+        source === 'pois'
+          ? { pois: category ? { category_id: category } : {}, ...(hoursFrom ? { time_windows_from: hoursFrom } : {}) }
+          : parseOptimizeStops(stops),
     };
-    const r = await request(async () => (await call<{ data: OptimizeResult }>('POST', '/v1/routes/optimize', body)).data);
+    const r = await request(async () =>
+      source === 'pois' ? planPois(body) : (await call<{ data: OptimizeResult }>('POST', '/v1/routes/optimize', body)).data,
+    );
     if (r && map) fitTo(map.map, map.lib, [...r.routes.flatMap((t) => t.geometry.coordinates), ...r.unassigned.map((u) => [u.longitude, u.latitude])]);
   };
   const set = (i: number, patch: Partial<Vehicle>) => setVehicles(vehicles.map((v, j) => (j === i ? { ...v, ...patch } : v)));
@@ -209,6 +277,30 @@ export function OptimizePage() {
                     <input id={`veh-${i}-to`} value={v.to} onInput={(e) => set(i, { to: e.currentTarget.value })} />
                   </Field>
                 </div>
+                {source === 'pois' && (
+                  <>
+                    <Field id={`veh-${i}-break`} label="Break minutes (optional)" errors={f('breaks.0.service')}>
+                      <input
+                        {...described(`veh-${i}-break`, f('breaks.0.service'))}
+                        inputMode="numeric"
+                        value={v.breakMinutes}
+                        onInput={(e) => set(i, { breakMinutes: e.currentTarget.value })}
+                      />
+                    </Field>
+                    <div class="pair">
+                      <Field id={`veh-${i}-break-from`} label="Break from" errors={f('breaks.0.time_windows.0')}>
+                        <input
+                          {...described(`veh-${i}-break-from`, f('breaks.0.time_windows.0'))}
+                          value={v.breakFrom}
+                          onInput={(e) => set(i, { breakFrom: e.currentTarget.value })}
+                        />
+                      </Field>
+                      <Field id={`veh-${i}-break-to`} label="Break until">
+                        <input id={`veh-${i}-break-to`} value={v.breakTo} onInput={(e) => set(i, { breakTo: e.currentTarget.value })} />
+                      </Field>
+                    </div>
+                  </>
+                )}
                 {vehicles.length > 1 && (
                   <button type="button" class="danger" onClick={() => setVehicles(vehicles.filter((_, j) => j !== i))}>
                     Remove vehicle {i + 1}
@@ -222,14 +314,68 @@ export function OptimizePage() {
               Add a vehicle
             </button>
           )}
-          <Field id="opt-stops" label="Stops, one a line: latitude,longitude[,id[,window start,window end]]" errors={errors.stops}>
-            <textarea {...described('opt-stops', errors.stops)} rows={8} value={stops} onInput={(e) => setStops(e.currentTarget.value)} />
-          </Field>
-          <ListErrors errors={errors} field="stops" text={stops} />
+          {source === 'pois' ? (
+            <fieldset>
+              <legend>Stops: the team's POIs</legend>
+              <Field id="opt-category" label="Only POIs of category" errors={errors['stops.pois.category_id']}>
+                <select {...described('opt-category', errors['stops.pois.category_id'])} value={category} onChange={(e) => setCategory(e.currentTarget.value)}>
+                  <option value="">Any category</option>
+                  {cats.map((c) => (
+                    <option key={c.id} value={c.id}>
+                      {c.name}
+                    </option>
+                  ))}
+                </select>
+              </Field>
+              <Field
+                id="opt-hours"
+                label="Opening hours from attribute"
+                errors={errors['stops.time_windows_from']}
+                hint="OpenStreetMap opening_hours, e.g. Mo-Fr 08:00-12:00; read for the vehicles' day"
+              >
+                <select
+                  {...described('opt-hours', errors['stops.time_windows_from'], 'hint')}
+                  value={hoursFrom}
+                  onChange={(e) => setHoursFrom(e.currentTarget.value)}
+                >
+                  <option value="">None: any time</option>
+                  {textAttrs.map((a) => (
+                    <option key={a.id} value={a.name}>
+                      {a.name}
+                    </option>
+                  ))}
+                </select>
+              </Field>
+              <p class="hint">
+                {poiNames.size} POIs; each is a stop by its id. One that cannot be served (off the roads, closed that day) is listed below with why.
+              </p>
+              <button type="button" onClick={() => setSource('list')}>
+                Type the stops instead
+              </button>
+            </fieldset>
+          ) : (
+            <Field id="opt-stops" label="Stops, one a line: latitude,longitude[,id[,window start,window end]]" errors={errors.stops}>
+              <textarea {...described('opt-stops', errors.stops)} rows={8} value={stops} onInput={(e) => setStops(e.currentTarget.value)} />
+            </Field>
+          )}
+          {source === 'pois' ? (
+            Object.entries(errors)
+              .filter(([k]) => k.startsWith('stops.'))
+              .slice(0, 5)
+              .map(([k, m]) => (
+                <p key={k} class="field-error">
+                  {k}: {m.join('; ')}
+                </p>
+              ))
+          ) : (
+            <ListErrors errors={errors} field="stops" text={stops} />
+          )}
           <div class="actions">
-            <button type="button" onClick={useTeamPois}>
-              Use the team's POIs
-            </button>
+            {source === 'list' && (
+              <button type="button" onClick={useTeamPois}>
+                Use the team's POIs
+              </button>
+            )}
             <button type="submit" class="primary" disabled={busy}>
               {busy ? 'Optimizing…' : 'Optimize'}
             </button>
@@ -252,8 +398,8 @@ export function OptimizePage() {
                   <ol>
                     {r.steps.map((s, k) => (
                       <li key={k}>
-                        {s.type === 'start' ? 'Start' : s.type === 'end' ? 'End' : `Stop ${s.id ?? `#${(s.index ?? 0) + 1}`}`} — arrives {time(s.arrival)},
-                        leaves {time(s.departure)}
+                        {s.type === 'start' ? 'Start' : s.type === 'end' ? 'End' : s.type === 'break' ? 'Break' : `Stop ${stopName(s.id, s.index ?? 0)}`} —
+                        arrives {time(s.arrival)}, leaves {time(s.departure)}
                       </li>
                     ))}
                   </ol>
@@ -265,7 +411,7 @@ export function OptimizePage() {
                   <ul class="unassigned">
                     {result.unassigned.map((u) => (
                       <li key={u.index}>
-                        {u.id ?? `Stop ${u.index + 1}`}: {u.reason}
+                        {u.id ? stopName(u.id, u.index) : `Stop ${u.index + 1}`}: {u.reason}
                       </li>
                     ))}
                   </ul>

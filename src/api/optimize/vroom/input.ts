@@ -50,6 +50,14 @@ const shipmentSchema = z.object({
   delivery: shipmentStepSchema,
 });
 
+const breakSchema = z.object({
+  id: int.min(0),
+  description: z.string().optional(),
+  time_windows: z.array(window).optional(),
+  service: int.min(0).default(0),
+  max_load: z.unknown().optional(),
+});
+
 const stepSchema = z.object({ type: z.enum(['start', 'job', 'pickup', 'delivery', 'break', 'end']), id: int.min(0).optional() }).loose();
 
 const vehicleSchema = z
@@ -65,8 +73,8 @@ const vehicleSchema = z
     skills: z.array(int.min(0)).default([]),
     time_window: window.optional(),
     steps: z.array(stepSchema).optional(),
-    costs: z.unknown().optional(),
-    breaks: z.array(z.unknown()).optional(),
+    costs: z.object({ fixed: int.min(0).default(0), per_hour: int.min(1).default(3600), per_km: int.min(0).default(0) }).optional(),
+    breaks: z.array(breakSchema).optional(),
     speed_factor: z.number().gt(0).max(5).optional(),
     max_tasks: int.min(0).optional(),
     max_travel_time: int.min(0).optional(),
@@ -147,9 +155,6 @@ export const isVroomInput = (doc: unknown): boolean =>
 
 export class VroomInputError extends Error {}
 
-/** Fields the solver does not honour; the plan is made without them. */
-const IGNORED_VEHICLE_FIELDS = ['breaks'] as const;
-
 /** Parses and checks; a problem it cannot solve is a VroomInputError naming the field. */
 export function parseVroomInput(doc: unknown): { input: VroomInput; warnings: string[] } {
   const parsed = vroomInputSchema.safeParse(doc);
@@ -172,12 +177,16 @@ export function parseVroomInput(doc: unknown): { input: VroomInput; warnings: st
       seen.add(sh[stop].id);
     });
   }
+  const perHour = input.vehicles[0].costs?.per_hour ?? 3600;
   input.vehicles.forEach((v, i) => {
-    if (v.costs !== undefined) throw new VroomInputError(`vehicles.${i}.costs: custom costs are not supported (the objective is travel duration)`);
-    for (const f of IGNORED_VEHICLE_FIELDS) {
-      if (v[f] !== undefined && !(Array.isArray(v[f]) && (v[f] as unknown[]).length === 0))
-        warnings.push(`vehicles.${i}.${f} is not supported and was ignored`);
-    }
+    if (v.costs?.per_km) throw new VroomInputError(`vehicles.${i}.costs.per_km: a cost per km is not supported (the objective weighs travel time)`);
+    if ((v.costs?.per_hour ?? 3600) !== perHour)
+      throw new VroomInputError(
+        `vehicles.${i}.costs.per_hour: must be the same for every vehicle (${perHour}, as vehicles.0); one rate for the fleet is supported`,
+      );
+    (v.breaks ?? []).forEach((b, k) => {
+      if (b.max_load !== undefined) throw new VroomInputError(`vehicles.${i}.breaks.${k}.max_load: a break's max_load is not supported`);
+    });
   });
   // One factor for the fleet scales the matrix; per-vehicle travel times are not modelled.
   if (new Set(input.vehicles.map((v) => v.speed_factor ?? 1)).size > 1)
@@ -342,6 +351,9 @@ export function toVrpProblem(input: VroomInput, places: Places, durations: Int32
         maxJobs: v.max_tasks ?? null,
         maxTravel: v.max_travel_time ?? null,
         maxDistance: v.max_distance ?? null,
+        // Cost in seconds of travel, as the kernel counts it: VROOM's cost at the fleet's one rate per hour.
+        fixed: ((v.costs?.fixed ?? 0) * 3600) / (v.costs?.per_hour ?? 3600),
+        breaks: (v.breaks ?? []).map((b) => ({ windows: [...(b.time_windows ?? [])].sort((x, y) => x[0] - y[0]), service: b.service })),
       };
     }),
     jobs: tasks.map((j, i) => {
@@ -353,6 +365,8 @@ export function toVrpProblem(input: VroomInput, places: Places, durations: Int32
         ...(j.type === 'job' && dims ? { pickup: j.loaded } : {}),
         timeWindows: j.time_windows,
         skills: j.skills.map(String),
+        // A shipment's priority rides on its pickup, where the solver reads it.
+        priority: j.priority,
       };
     }),
     // Tasks list each shipment's pickup and delivery one after the other, after the jobs.

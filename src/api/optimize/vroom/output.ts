@@ -52,6 +52,30 @@ export function vroomOutput(input: VroomInput, places: Places, solution: VrpSolu
         ...dist(0),
       },
     ];
+    // VROOM's break steps: where the vehicle is, with the duration and load so far.
+    let breakWaiting = 0;
+    const breaksAfter = (i: number) => {
+      for (const b of r.breaks ?? []) {
+        if (b.after !== i) continue;
+        const given = v.breaks![b.index];
+        breakWaiting += b.start - b.arrival;
+        steps.push({
+          type: 'break',
+          ...(given.description !== undefined ? { description: given.description } : {}),
+          ...where(places, i < 0 ? startRow : places.jobRow[r.jobs[i]]),
+          id: given.id,
+          setup: 0,
+          service: given.service,
+          waiting_time: b.start - b.arrival,
+          ...amount(load),
+          arrival: b.arrival,
+          duration,
+          violations: [],
+          ...dist(distance),
+        });
+      }
+    };
+    breaksAfter(-1);
     r.jobs.forEach((j, i) => {
       const job = tasks[j];
       duration += r.legDurations[i];
@@ -73,6 +97,7 @@ export function vroomOutput(input: VroomInput, places: Places, solution: VrpSolu
         violations: [],
         ...dist(distance),
       });
+      breaksAfter(i);
     });
     const end = places.vehicleEnd[r.vehicle];
     if (end !== null) {
@@ -93,12 +118,13 @@ export function vroomOutput(input: VroomInput, places: Places, solution: VrpSolu
     }
     const route = {
       vehicle: v.id,
-      cost: r.duration,
+      // VROOM's cost: fixed + per_hour × travel hours (its default rate makes it the travel seconds).
+      cost: (v.costs?.fixed ?? 0) + Math.round(((v.costs?.per_hour ?? 3600) * r.duration) / 3600),
       ...(capacitated ? { delivery, amount: [...delivery], pickup } : {}),
       setup: jobs.reduce((a, j) => a + j.setup, 0),
       service: jobs.reduce((a, j) => a + j.service, 0),
       duration: r.duration,
-      waiting_time: r.waiting,
+      waiting_time: r.waiting + breakWaiting,
       priority: jobs.reduce((a, j) => a + j.priority, 0),
       ...(withDistance ? { distance: r.distance } : {}),
       ...(v.description !== undefined ? { description: v.description } : {}),

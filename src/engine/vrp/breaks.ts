@@ -1,0 +1,199 @@
+// Drivers' breaks (VROOM's `breaks`), placed after the search: the kernel plans with each vehicle's
+// hours shortened by its breaks' service (reserveBreaks), then every route gets its breaks at the
+// positions that keep all its rules and end it earliest; a route where they fit nowhere loses stops,
+// fewest and lowest priority first, until they do. Breaks are never dropped or moved out of their
+// windows: a plan either has them inside or does not use the vehicle. A break is taken where the
+// vehicle is (after leaving its start or a stop), as in VROOM, so it adds no travel.
+import { hoursOf, matrixReader, normalizedWindows, serviceStart } from './problem.js';
+import { scheduleRoute } from './schedule.js';
+import type { PlacedBreak, RouteSchedule, VrpProblem, VrpRoute, VrpSolution } from './types.js';
+
+/** The problem the kernel solves: each vehicle's hours end earlier by its breaks' service, so that a route leaves room for them. */
+export function reserveBreaks(p: VrpProblem): VrpProblem {
+  if (!p.vehicles.some((v) => v.breaks?.length)) return p;
+  return {
+    ...p,
+    vehicles: p.vehicles.map((v) => {
+      const rest = (v.breaks ?? []).reduce((a, b) => a + b.service, 0);
+      if (!rest || !v.hours) return v;
+      const [s, e] = v.hours;
+      return { ...v, hours: [s, Math.max(s, e - rest)] as const };
+    }),
+  };
+}
+
+/**
+ * The schedule of `jobs` with the vehicle's breaks after the given positions (non-decreasing, one per
+ * break in window order), or null when a rule breaks. Times as scheduleRoute's; a break starts when the
+ * vehicle has left the node before it, or when its window opens.
+ */
+function timed(
+  p: VrpProblem,
+  vehicle: number,
+  jobs: readonly number[],
+  order: number[],
+  positions: number[],
+  base: RouteSchedule,
+): { s: RouteSchedule; placed: PlacedBreak[] } | null {
+  const v = p.vehicles[vehicle];
+  const breaks = v.breaks ?? [];
+  const dur = matrixReader(p.durations);
+  const [, hoursEnd] = hoursOf(v);
+  const placed: PlacedBreak[] = [];
+  const arrivals: number[] = [];
+  const waits: number[] = [];
+  const departures: number[] = [];
+  let k = 0;
+  // Left at the start of the plain schedule: its later start (no wait at the first stop) is kept unless a break comes first.
+  let t = positions[0] === -1 ? hoursOf(v)[0] : base.start;
+  const start = t;
+  const takeBreaks = (after: number) => {
+    while (k < order.length && positions[k] === after) {
+      const b = breaks[order[k]];
+      const begin = serviceStart(b.windows, t);
+      if (begin === null || begin + b.service > hoursEnd) return false;
+      placed.push({ index: order[k], after, arrival: t, start: begin, departure: begin + b.service });
+      t = begin + b.service;
+      k++;
+    }
+    return true;
+  };
+  if (!takeBreaks(-1)) return null;
+  let at = v.start;
+  for (const [i, j] of jobs.entries()) {
+    const job = p.jobs[j];
+    const arrival = t + dur(at, job.location);
+    const begin = serviceStart(normalizedWindows(job), arrival);
+    const service = job.service ?? 0;
+    if (begin === null || begin + service > hoursEnd) return null;
+    arrivals.push(arrival);
+    waits.push(begin - arrival);
+    departures.push(begin + service);
+    t = begin + service;
+    at = job.location;
+    if (!takeBreaks(i)) return null;
+  }
+  if (k < order.length) return null;
+  let end: number;
+  if (v.end === undefined || v.end === null || v.end < 0) end = jobs.length ? arrivals[arrivals.length - 1] : start;
+  else {
+    end = t + dur(at, v.end);
+    if (end > hoursEnd) return null;
+  }
+  return {
+    s: { ...base, start, end, arrivals, waits, departures, waiting: waits.reduce((a, b) => a + b, 0) },
+    placed,
+  };
+}
+
+/** The route with its breaks where they end it earliest (least waiting on ties); null when they fit nowhere. */
+export function placeBreaks(p: VrpProblem, vehicle: number, jobs: readonly number[]): (RouteSchedule & { breaks: PlacedBreak[] }) | null {
+  const base = scheduleRoute(p, vehicle, jobs);
+  const breaks = p.vehicles[vehicle].breaks ?? [];
+  if (!breaks.length) return base.feasible ? { ...base, breaks: [] } : null;
+  // The kernel planned within shorter hours, so the plain route keeps every rule; only the breaks can fail.
+  if (!base.feasible) return null;
+  const order = breaks.map((_, i) => i).sort((a, b) => (breaks[a].windows[0]?.[0] ?? 0) - (breaks[b].windows[0]?.[0] ?? 0));
+  let best: { s: RouteSchedule; placed: PlacedBreak[] } | null = null;
+  let budget = 20_000;
+  // An open route is over when it reaches its last stop: no break after it.
+  const v = p.vehicles[vehicle];
+  const last = v.end === undefined || v.end === null || v.end < 0 ? jobs.length - 1 : jobs.length;
+  const positions: number[] = [];
+  const search = (k: number, from: number) => {
+    if (budget <= 0) return;
+    if (k === order.length) {
+      budget--;
+      const got = timed(p, vehicle, jobs, order, positions, base);
+      if (got && (!best || got.s.end < best.s.end || (got.s.end === best.s.end && got.s.waiting < best.s.waiting))) best = got;
+      return;
+    }
+    for (let at = from; at < last; at++) {
+      positions[k] = at;
+      search(k + 1, at);
+    }
+  };
+  search(0, -1);
+  const found = best as { s: RouteSchedule; placed: PlacedBreak[] } | null;
+  return found ? { ...found.s, feasible: true, violation: undefined, breaks: found.placed } : null;
+}
+
+/**
+ * The solution with every used vehicle's breaks placed. Stops are taken off a route whose breaks fit
+ * nowhere, one at a time (a shipment's two together), the one whose removal lets them fit with the least
+ * priority lost, then the shortest tour; they join `unassigned` and are named in `noRoomForBreaks`.
+ */
+export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution & { noRoomForBreaks: number[] } {
+  const pairOf = new Map<number, number>();
+  for (const s of p.shipments ?? []) {
+    pairOf.set(s.pickup, s.delivery);
+    pairOf.set(s.delivery, s.pickup);
+  }
+  const dropped: number[] = [];
+  const routes: VrpRoute[] = [];
+  for (const route of solution.routes) {
+    let jobs = route.jobs;
+    let placed = placeBreaks(p, route.vehicle, jobs);
+    while (!placed && jobs.length) {
+      let choice: { jobs: number[]; lost: number; end: number; placed: NonNullable<ReturnType<typeof placeBreaks>> } | undefined;
+      for (const j of jobs) {
+        const gone = new Set([j, pairOf.get(j) ?? j]);
+        const rest = jobs.filter((x) => !gone.has(x));
+        const got = placeBreaks(p, route.vehicle, rest);
+        const lost = [...gone].reduce((a, x) => a + 1 + 1000 * (p.jobs[x].priority ?? 0), 0);
+        if (got && (!choice || lost < choice.lost || (lost === choice.lost && got.end < choice.end))) choice = { jobs: rest, lost, end: got.end, placed: got };
+      }
+      if (choice) {
+        dropped.push(...jobs.filter((x) => !choice.jobs.includes(x)));
+        jobs = choice.jobs;
+        placed = choice.placed;
+        break;
+      }
+      // No single removal is enough: the stop served last goes, and the search goes on.
+      const last = jobs[jobs.length - 1];
+      const gone = new Set([last, pairOf.get(last) ?? last]);
+      dropped.push(...gone);
+      jobs = jobs.filter((x) => !gone.has(x));
+      placed = placeBreaks(p, route.vehicle, jobs);
+    }
+    if (placed && jobs.length) routes.push({ ...placed, vehicle: route.vehicle, jobs: [...jobs] });
+    else dropped.push(...jobs.filter((x) => !dropped.includes(x)));
+  }
+  const unassigned = [...new Set([...solution.unassigned, ...dropped])].sort((a, b) => a - b);
+  return {
+    ...solution,
+    routes,
+    unassigned,
+    cost: routes.reduce((a, r) => a + r.duration + (p.vehicles[r.vehicle].fixed ?? 0), 0),
+    distance: routes.reduce((a, r) => a + r.distance, 0),
+    noRoomForBreaks: dropped,
+  };
+}
+
+/**
+ * Plan mode: the routes as given, timed with every broken rule in `violations` (their breaks where they
+ * end each route earliest, or a violation when they fit nowhere); jobs on no route are unassigned.
+ */
+export function timeAsGiven(p: VrpProblem, given: ReadonlyArray<{ vehicle: number; jobs: readonly number[] }>): VrpSolution {
+  const routes: VrpRoute[] = [];
+  const served = new Set<number>();
+  for (const { vehicle, jobs } of given) {
+    if (!jobs.length) continue;
+    for (const j of jobs) served.add(j);
+    const placed = placeBreaks(p, vehicle, jobs);
+    if (placed) routes.push({ ...placed, vehicle, jobs: [...jobs] });
+    else {
+      const plain = scheduleRoute(p, vehicle, jobs);
+      const violations = [...(plain.violations ?? [])];
+      if (p.vehicles[vehicle].breaks?.length) violations.push("the vehicle's breaks fit nowhere in this order");
+      routes.push({ ...plain, violations, vehicle, jobs: [...jobs] });
+    }
+  }
+  return {
+    routes,
+    unassigned: p.jobs.flatMap((_, j) => (served.has(j) ? [] : [j])),
+    cost: routes.reduce((a, r) => a + r.duration + (p.vehicles[r.vehicle].fixed ?? 0), 0),
+    distance: routes.reduce((a, r) => a + r.distance, 0),
+    iterations: 0,
+  };
+}
