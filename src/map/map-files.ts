@@ -38,8 +38,9 @@ import type { TilesManifest } from './tiles/build.js';
  * on the 32x32 country.
  * 14: the routable ways' `name` and `ref` per run of shape points (`shapes/label*`: runs, labels, UTF-8
  * texts), for saying which road a point is on.
+ * 15: each label's road kind (`shapes/labelKind`: class, ramp, roundabout), for turn-by-turn steps.
  */
-export const MAP_FORMAT_VERSION = 14;
+export const MAP_FORMAT_VERSION = 15;
 
 export interface GraphManifest {
   nodes: number;

@@ -1,0 +1,429 @@
+// Turn-by-turn steps of a leg in OSRM's RouteStep model, from the pieces of road the leg took (trace.ts)
+// and the roads at each node it passes (the graph's edges out of and into the node). One pass over the
+// pieces; a node costs a look at its few roads, and a step's objects are made only where a maneuver is
+// announced. The rules follow OSRM's guidance as its feature files specify it (features/guidance): a
+// name change alone says "new name"; a road that simply goes on through a junction says nothing; a turn
+// where the road ends is "end of road"; two roads splitting ahead is a "fork"; ramps are "on ramp" /
+// "off ramp" and a ramp joining a motorway a "merge"; a roundabout is one step with its exit number and
+// an "exit roundabout" step where the route leaves it. Deliberate differences are in docs/directions.md.
+import { labelAt } from '../../map/graphs/road-labels.js';
+import type { RoadGraph } from '../../map/graphs/road-graph.js';
+import type { LegTrace } from './trace.js';
+import { announced } from './names.js';
+
+/** Road kind bits (map/osm/osm-data.ts roadKindOf): class in the low 4 bits. */
+const CLASS_MASK = 15,
+  LINK = 16,
+  ROUNDABOUT = 32,
+  CIRCULAR = 64;
+const MOTORWAY = 1,
+  TRUNK = 2,
+  SERVICE = 7;
+
+/** The reverse graph's in-edges per node (graph-memory.ts), empty when the graph has none. */
+export interface ReverseView {
+  rFirst: Uint32Array;
+  rEdge: Uint32Array;
+}
+export type GuidanceGraph = Pick<RoadGraph, 'firstOut' | 'head' | 'orig' | 'geomFirst' | 'geomLast' | 'geomCm' | 'shapes'> & ReverseView;
+
+export interface StepIntersection {
+  /** [longitude, latitude] in 1e-7° of the node. */
+  at: number;
+  bearings: number[];
+  entry: boolean[];
+  in?: number;
+  out?: number;
+}
+
+/** A step before it is written: positions are indexes of points of the route's line. */
+export interface RawStep {
+  type: string;
+  modifier?: string;
+  exit?: number;
+  /** The point of the maneuver; the step's geometry runs from it (`from`) to `to`. */
+  from: number;
+  to: number;
+  bearingBefore: number;
+  bearingAfter: number;
+  /** The label (road-labels.ts) whose name and ref the step has; -1 none. */
+  label: number;
+  meters: number;
+  tenths: number;
+  intersection: StepIntersection;
+}
+
+/** Meters a road's bearing is measured over from a node (OSRM looks a few meters down each road). */
+const BEARING_M = 10;
+/** Meters per 1e-7° of latitude. */
+const M_PER_E7 = 0.011131949;
+
+// Scratch for the roads at one node: a junction has a handful (more than MAX_ROADS only in odd data; the
+// rest are left out of the picture).
+const MAX_ROADS = 32;
+const roadDir = new Int32Array(MAX_ROADS);
+const roadBearing = new Float64Array(MAX_ROADS);
+const roadEntry = new Uint8Array(MAX_ROADS);
+const roadKind = new Uint8Array(MAX_ROADS);
+let roadCount = 0;
+
+/** Degrees clockwise from north from point a to point b of `pts` (lat, lon pairs in 1e-7°), on a plane. */
+function bearingBetween(pts: Int32Array, a: number, b: number): number {
+  const kx = Math.cos(pts[2 * a] * 1e-7 * (Math.PI / 180));
+  const dx = (pts[2 * b + 1] - pts[2 * a + 1]) * kx,
+    dy = pts[2 * b] - pts[2 * a];
+  const deg = (Math.atan2(dx, dy) * 180) / Math.PI;
+  return deg < 0 ? deg + 360 : deg;
+}
+
+/** The bearing of directed original edge `d` leaving its first node: towards its first point BEARING_M
+ *  or more away (its far end when it is shorter). */
+function leaveBearing(g: GuidanceGraph, d: number): number {
+  const geom = d >> 1,
+    pts = g.shapes.pointsE7;
+  const first = g.geomFirst[geom],
+    last = g.geomLast[geom];
+  const from = d & 1 ? last : first,
+    step = d & 1 ? -1 : 1,
+    end = d & 1 ? first : last;
+  const kx = Math.cos(pts[2 * from] * 1e-7 * (Math.PI / 180));
+  let p = from + step;
+  for (; p !== end; p += step) {
+    const dx = (pts[2 * p + 1] - pts[2 * from + 1]) * kx,
+      dy = pts[2 * p] - pts[2 * from];
+    if ((dx * dx + dy * dy) * M_PER_E7 * M_PER_E7 >= BEARING_M * BEARING_M) break;
+  }
+  return bearingBetween(pts, from, p);
+}
+
+const kindOf = (g: GuidanceGraph, d: number): number => {
+  const label = labelAt(g.shapes, g.geomFirst[d >> 1]);
+  return label < 0 ? 0 : g.shapes.labelKind[label];
+};
+
+/** Collects the roads at node v into the scratch: every way out (entry) and every way in only (no entry). */
+function roadsAt(g: GuidanceGraph, v: number): void {
+  roadCount = 0;
+  const add = (d: number, entry: boolean): void => {
+    for (let i = 0; i < roadCount; i++) {
+      if (roadDir[i] === d) {
+        if (entry) roadEntry[i] = 1;
+        return;
+      }
+    }
+    if (roadCount === MAX_ROADS) return;
+    roadDir[roadCount] = d;
+    roadBearing[roadCount] = leaveBearing(g, d);
+    roadEntry[roadCount] = entry ? 1 : 0;
+    roadKind[roadCount] = kindOf(g, d);
+    roadCount++;
+  };
+  for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) add(g.orig[e], true);
+  if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) add(g.orig[g.rEdge[i]] ^ 1, false);
+}
+
+/** Roundabouts of at most this radius (meters, the ring's length / 2π) are announced as one turn, OSRM's
+ *  "roundabout turn" (OSRM's limit, 15 m, is on a circle through three of the ring's points; its features
+ *  draw rings of 4 and 14 m by ours and call only the first a turn). */
+const SMALL_ROUNDABOUT_M = 8;
+
+/**
+ * Whether the ring of roundabout ways through node v (followed from `d`, a roundabout edge out of v) is
+ * what OSRM announces as one "roundabout turn": back to v within a few dozen nodes, a radius (its
+ * length / 2π) of at most SMALL_ROUNDABOUT_M, and at most four roads off it, one per node and each
+ * two-way (oneway entries and exits make it a roundabout like any other).
+ */
+function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
+  let cm = 0,
+    node = v,
+    dir = d,
+    roads = 0;
+  for (let hops = 0; hops < 64; hops++) {
+    cm += g.geomCm[dir >> 1];
+    let next = -1;
+    for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) if (g.orig[e] === dir) next = g.head[e];
+    if (next < 0) return false;
+    node = next;
+    // The roads off the ring here: each way out must come back in (two-way), one per node.
+    let out = -1,
+      outs = 0,
+      back = false;
+    dir = -1;
+    for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) {
+      const o = g.orig[e];
+      if (isRound(kindOf(g, o))) {
+        if (o >> 1 !== d >> 1 || dir < 0) dir = o;
+      } else {
+        outs++;
+        out = o;
+      }
+    }
+    if (g.rFirst.length > node + 1) {
+      for (let i = g.rFirst[node]; i < g.rFirst[node + 1]; i++) {
+        const o = g.orig[g.rEdge[i]] ^ 1;
+        if (!isRound(kindOf(g, o)) && o !== out) return false;
+        if (o === out) back = true;
+      }
+    }
+    if (outs > 1 || (outs === 1 && !back)) return false;
+    roads += outs;
+    if (node === v) return roads <= 4 && cm / 100 / (2 * Math.PI) <= SMALL_ROUNDABOUT_M;
+    if (dir < 0) return false;
+  }
+  return false;
+}
+
+/** Signed deviation from straight on, degrees in (-180, 180]: positive to the right. */
+const deviation = (before: number, after: number): number => {
+  const d = ((((after - before) % 360) + 540) % 360) - 180;
+  return d === -180 ? 180 : d;
+};
+
+/** OSRM's modifier for a deviation (its getTurnDirection, turned into deviations). */
+export function modifierOf(dev: number): string {
+  const a = Math.abs(dev);
+  if (a <= 10) return 'straight';
+  if (a >= 179) return 'uturn';
+  const side = dev > 0 ? 'right' : 'left';
+  if (a <= 40) return `slight ${side}`;
+  if (a <= 120) return side;
+  return `sharp ${side}`;
+}
+
+/** The modifier of leaving a roundabout: OSRM's feature files say "right" for any clear turn out of
+ *  the circle (27° and more) and "straight" below 20°, without the slight and sharp steps. */
+function exitModifier(dev: number): string {
+  const a = Math.abs(dev);
+  if (a <= 20) return 'straight';
+  if (a >= 170) return 'uturn';
+  return dev > 0 ? 'right' : 'left';
+}
+
+/** Whether two labels read as the same road on the signs (no new name between them). */
+const sameRoad = (g: GuidanceGraph, a: number, b: number): boolean => !announced(g.shapes, a, b);
+
+const isRound = (kind: number): boolean => (kind & (ROUNDABOUT | CIRCULAR)) !== 0;
+const isHighway = (kind: number): boolean => {
+  const c = kind & CLASS_MASK;
+  return c === MOTORWAY || c === TRUNK;
+};
+
+/** The maneuver's intersection from the scratch roads (bearings sorted as OSRM sorts them). */
+function intersectionOf(at: number, inDir: number, outDir: number): StepIntersection {
+  const order = Array.from({ length: roadCount }, (_, i) => i).sort((a, b) => roadBearing[a] - roadBearing[b]);
+  const x: StepIntersection = { at, bearings: [], entry: [] };
+  for (const i of order) {
+    if (roadDir[i] === inDir) x.in = x.bearings.length;
+    if (roadDir[i] === outDir) x.out = x.bearings.length;
+    x.bearings.push(Math.round(roadBearing[i]) % 360);
+    x.entry.push(roadEntry[i] === 1 && roadDir[i] !== inDir);
+  }
+  return x;
+}
+
+/**
+ * The steps of one leg: depart, the maneuvers, arrive. `line` is the route's line (lon, lat pairs in
+ * 1e-7°), `trace` the leg's pieces as drawn into it.
+ */
+export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): RawStep[] {
+  // Pieces of no length at either end (a waypoint on a node, snapped to a road that leaves it) say
+  // nothing of the way taken: the leg starts and ends on the roads it travels.
+  let k0 = 0,
+    n = trace.count;
+  while (n - k0 > 1 && trace.meters[n - 1] === 0) {
+    trace.end[n - 2] = trace.end[n - 1];
+    n--;
+  }
+  while (n - k0 > 1 && trace.meters[k0] === 0) k0++;
+  const steps: RawStep[] = [];
+  const lastPoint = trace.end[n - 1];
+  const lineBearing = (a: number, b: number): number => {
+    const kx = Math.cos(line[2 * a + 1] * 1e-7 * (Math.PI / 180));
+    const deg = (Math.atan2((line[2 * b] - line[2 * a]) * kx, line[2 * b + 1] - line[2 * a + 1]) * 180) / Math.PI;
+    return deg < 0 ? deg + 360 : deg;
+  };
+  const labelOf = (d: number): number => labelAt(g.shapes, g.geomFirst[d >> 1]);
+  const first = k0 > 0 ? trace.end[k0 - 1] : trace.first;
+  const departAfter = lastPoint > first ? Math.round(lineBearing(first, first + 1)) % 360 : 0;
+  let current: RawStep = {
+    type: 'depart',
+    from: first,
+    to: lastPoint,
+    bearingBefore: 0,
+    bearingAfter: departAfter,
+    label: labelOf(trace.dir[k0]),
+    meters: 0,
+    tenths: 0,
+    intersection: { at: first, bearings: [departAfter], entry: [true], out: 0 },
+  };
+  steps.push(current);
+  // The roundabout step being counted (entered in this leg), and its exits so far.
+  let round: RawStep | null = null;
+  let exits = 0;
+  const emit = (step: RawStep): void => {
+    current.to = step.from;
+    steps.push(step);
+    current = step;
+  };
+  for (let k = k0; k < n; k++) {
+    current.meters += trace.meters[k];
+    current.tenths += trace.tenths[k];
+    if (k === n - 1) break;
+    const v = trace.node[k],
+      at = trace.end[k];
+    const inDir = trace.dir[k],
+      outDir = trace.dir[k + 1];
+    // The same geometry on both sides (a partial piece that ends where the path starts): no junction.
+    if (inDir >> 1 === outDir >> 1 && inDir === outDir) continue;
+    roadsAt(g, v);
+    const back = inDir ^ 1;
+    let inBack = -1,
+      outAt = -1;
+    for (let i = 0; i < roadCount; i++) {
+      if (roadDir[i] === back) inBack = i;
+      if (roadDir[i] === outDir) outAt = i;
+    }
+    const bearingBefore = inBack >= 0 ? (roadBearing[inBack] + 180) % 360 : lineBearing(Math.max(first, at - 1), at);
+    const bearingAfter = outAt >= 0 ? roadBearing[outAt] : lineBearing(at, Math.min(lastPoint, at + 1));
+    const dev = deviation(bearingBefore, bearingAfter);
+    const inKind = kindOf(g, inDir),
+      outKind = kindOf(g, outDir);
+    const inLabel = labelOf(inDir),
+      outLabel = labelOf(outDir);
+    const make = (type: string, modifier?: string): RawStep => ({
+      type,
+      ...(modifier ? { modifier } : {}),
+      from: at,
+      to: lastPoint,
+      bearingBefore: Math.round(bearingBefore) % 360,
+      bearingAfter: Math.round(bearingAfter) % 360,
+      label: outLabel,
+      meters: 0,
+      tenths: 0,
+      intersection: intersectionOf(at, back, outDir),
+    });
+    // Roundabouts: one step where the route enters, its exits counted on the way round, and an
+    // "exit roundabout" step where it leaves.
+    if (isRound(inKind) || isRound(outKind)) {
+      if (!isRound(inKind)) {
+        const small = !(outKind & CIRCULAR) && smallRing(g, v, outDir);
+        round = make(outKind & CIRCULAR ? 'rotary' : small ? 'roundabout turn' : 'roundabout');
+        // An exit at the node the route enters by is passed too when it lies to the right of the ring
+        // (traffic turns counter-clockwise): then it is counted.
+        exits = 0;
+        for (let i = 0; i < roadCount; i++) {
+          if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && deviation(bearingBefore, roadBearing[i]) > dev) exits++;
+        }
+        emit(round);
+      } else if (isRound(outKind)) {
+        // Service roads off a public roundabout are not counted among its exits.
+        const lowRing = (inKind & CLASS_MASK) === SERVICE;
+        for (let i = 0; i < roadCount; i++) {
+          if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (lowRing || (roadKind[i] & CLASS_MASK) !== SERVICE)) exits++;
+        }
+      } else {
+        exits++;
+        const turn = round?.type === 'roundabout turn';
+        if (round) {
+          round.exit = exits;
+          round.label = outLabel;
+          round.modifier = exitModifier(deviation(round.bearingBefore, bearingAfter));
+          round = null;
+        }
+        if (!turn) emit(make(inKind & CIRCULAR ? 'exit rotary' : 'exit roundabout', exitModifier(dev)));
+      }
+      continue;
+    }
+    // Through a node of a roundabout without driving on it: OSRM calls it leaving the roundabout.
+    let onRing = false;
+    for (let i = 0; i < roadCount; i++) if (isRound(roadKind[i])) onRing = true;
+    if (onRing) {
+      emit(make('exit roundabout', exitModifier(dev)));
+      continue;
+    }
+    // The other roads a driver could take here; service roads do not make a choice on a public road.
+    const lowIn = (inKind & CLASS_MASK) === SERVICE || (inKind & CLASS_MASK) === 0;
+    let others = 0,
+      choices = 0,
+      straighter = 0,
+      near = 0,
+      left = 0,
+      right = 0,
+      sameSide = 0,
+      straightOn = false,
+      continues = false;
+    const outDev = Math.abs(dev);
+    for (let i = 0; i < roadCount; i++) {
+      if (i === outAt || i === inBack) continue;
+      if (!lowIn && (roadKind[i] & CLASS_MASK) === SERVICE) continue;
+      const d = deviation(bearingBefore, roadBearing[i]);
+      others++;
+      if (Math.abs(d) > 30 && Math.abs(d) < 150) {
+        if (d < 0) left++;
+        else right++;
+      }
+      if (Math.abs(d) <= 30) straightOn = true;
+      if (Math.abs(d) > 10 && d < 0 === dev < 0) sameSide++;
+      if (!roadEntry[i]) continue;
+      choices++;
+      if (Math.abs(d) < outDev) straighter++;
+      if (Math.abs(Math.abs(d) - outDev) < 25 && Math.abs(d) <= 60) near++;
+      if (Math.abs(d) <= 20 && sameRoad(g, inLabel, labelOf(roadDir[i]))) continues = true;
+    }
+    const same = sameRoad(g, inLabel, outLabel);
+    // With no other road to that side, OSRM calls any clear turn plain left or right.
+    const turnModifier = (): string => {
+      if (sameSide > 0 || outDev <= 10 || outDev >= 179) return modifierOf(dev);
+      const side = dev < 0 ? 'left' : 'right';
+      return outDev < 20 ? `slight ${side}` : outDev < 150 ? side : `sharp ${side}`;
+    };
+    // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
+    if (outKind & LINK && !(inKind & LINK)) {
+      emit(make(isHighway(inKind) ? 'off ramp' : 'on ramp', modifierOf(dev)));
+      continue;
+    }
+    if (inKind & LINK && !(outKind & LINK) && isHighway(outKind) && choices === 0) {
+      emit(make('merge', dev < 0 ? 'slight left' : dev > 0 ? 'slight right' : 'straight'));
+      continue;
+    }
+    // A bend where the road meets no other: only a change of name is said.
+    if (others === 0) {
+      if (!same) emit(make('new name', modifierOf(dev)));
+      continue;
+    }
+    const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(continues && !same);
+    if (obvious) {
+      // Straight on across a junction the new name is on the signs; OSRM says nothing there.
+      if (!same && outDev > 10) emit(make('new name', modifierOf(dev)));
+      continue;
+    }
+    if (!continues && outDev <= 60 && near > 0 && !(same && straighter === 0 && outDev <= 20)) {
+      // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps.
+      emit(make('fork', dev < 0 ? 'slight left' : dev > 0 ? 'slight right' : 'straight'));
+      continue;
+    }
+    if (same && straighter === 0 && outDev <= 20) continue;
+    // The road ends across the route's way: nothing straight on, roads to the other side.
+    if (!straightOn && outDev > 45 && outDev < 150 && (dev < 0 ? right > 0 : left > 0)) {
+      emit(make('end of road', dev < 0 ? 'left' : 'right'));
+      continue;
+    }
+    emit(make(same ? 'continue' : 'turn', turnModifier()));
+  }
+  // A leg that ends on the roundabout announces it, without an exit.
+  if (round?.type === 'roundabout turn') round.type = 'roundabout';
+  const arriveBefore = lastPoint > first ? Math.round(lineBearing(lastPoint - 1, lastPoint)) % 360 : 0;
+  const arrive: RawStep = {
+    type: 'arrive',
+    from: lastPoint,
+    to: lastPoint,
+    bearingBefore: arriveBefore,
+    bearingAfter: 0,
+    label: labelOf(trace.dir[n - 1]),
+    meters: 0,
+    tenths: 0,
+    intersection: { at: lastPoint, bearings: [(arriveBefore + 180) % 360], entry: [true], in: 0 },
+  };
+  emit(arrive);
+  return steps;
+}
