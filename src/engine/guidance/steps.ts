@@ -370,7 +370,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
       if (Math.abs(Math.abs(d) - outDev) < 25 && Math.abs(d) <= 60) near++;
       if (Math.abs(d) <= 20 && sameRoad(g, inLabel, labelOf(roadDir[i]))) continues = true;
     }
-    const same = sameRoad(g, inLabel, outLabel);
+    // The road the step is on counts as well as the piece before the node: a short piece without a name
+    // (a bridge, a junction's own way) does not make the named road after it a new one.
+    const same = sameRoad(g, inLabel, outLabel) || sameRoad(g, current.label, outLabel);
     // With no other road to that side, OSRM calls any clear turn plain left or right.
     const turnModifier = (): string => {
       if (sameSide > 0 || outDev <= 10 || outDev >= 179) return modifierOf(dev);
