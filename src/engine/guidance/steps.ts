@@ -308,11 +308,12 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
       if (!isRound(inKind)) {
         const small = !(outKind & CIRCULAR) && smallRing(g, v, outDir);
         round = make(outKind & CIRCULAR ? 'rotary' : small ? 'roundabout turn' : 'roundabout');
-        // An exit at the node the route enters by is passed too when it lies to the right of the ring
-        // (traffic turns counter-clockwise): then it is counted.
+        // An exit at the node the route enters by is passed too when it lies beyond the ring's way on,
+        // to its right on a counter-clockwise ring (entered turning right), to its left on a clockwise one.
         exits = 0;
         for (let i = 0; i < roadCount; i++) {
-          if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && deviation(bearingBefore, roadBearing[i]) > dev) exits++;
+          const d = deviation(bearingBefore, roadBearing[i]);
+          if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (dev < -20 ? d < dev : d > dev)) exits++;
         }
         emit(round);
       } else if (isRound(outKind)) {
@@ -353,10 +354,22 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
       straightOn = false,
       continues = false;
     const outDev = Math.abs(dev);
+    // The road the step is on counts as well as the piece before the node: a short piece without a name
+    // (a bridge, a junction's own way) does not make the named road after it a new one.
+    const same = sameRoad(g, inLabel, outLabel) || sameRoad(g, current.label, outLabel);
+    let highwayIn = false,
+      highwayChoice = false,
+      highwayNear = false;
     for (let i = 0; i < roadCount; i++) {
       if (i === outAt || i === inBack) continue;
       if (!lowIn && (roadKind[i] & CLASS_MASK) === SERVICE) continue;
       const d = deviation(bearingBefore, roadBearing[i]);
+      const highway = isHighway(roadKind[i]) && !(roadKind[i] & LINK);
+      if (!roadEntry[i] && highway) highwayIn = true;
+      if (roadEntry[i] && highway) highwayChoice = true;
+      if (roadEntry[i] && highway && Math.abs(d) <= 45 && isHighway(outKind) && !(outKind & LINK)) highwayNear = true;
+      // A ramp off a road that goes on under its name is no choice for those who stay on it.
+      if (same && roadKind[i] & LINK && !(inKind & LINK) && !(outKind & LINK)) continue;
       others++;
       if (Math.abs(d) > 30 && Math.abs(d) < 150) {
         if (d < 0) left++;
@@ -368,11 +381,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
       choices++;
       if (Math.abs(d) < outDev) straighter++;
       if (Math.abs(Math.abs(d) - outDev) < 25 && Math.abs(d) <= 60) near++;
-      if (Math.abs(d) <= 20 && sameRoad(g, inLabel, labelOf(roadDir[i]))) continues = true;
+      if (sameRoad(g, inLabel, labelOf(roadDir[i]))) continues = true;
     }
-    // The road the step is on counts as well as the piece before the node: a short piece without a name
-    // (a bridge, a junction's own way) does not make the named road after it a new one.
-    const same = sameRoad(g, inLabel, outLabel) || sameRoad(g, current.label, outLabel);
     // With no other road to that side, OSRM calls any clear turn plain left or right.
     const turnModifier = (): string => {
       if (sameSide > 0 || outDev <= 10 || outDev >= 179) return modifierOf(dev);
@@ -380,12 +390,19 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
       return outDev < 20 ? `slight ${side}` : outDev < 150 ? side : `sharp ${side}`;
     };
     // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
-    if (outKind & LINK && !(inKind & LINK)) {
-      emit(make(isHighway(inKind) ? 'off ramp' : 'on ramp', modifierOf(dev)));
+    if (outKind & LINK && (!(inKind & LINK) || highwayChoice)) {
+      emit(make(isHighway(inKind) || highwayChoice ? 'off ramp' : 'on ramp', modifierOf(dev)));
       continue;
     }
-    if (inKind & LINK && !(outKind & LINK) && isHighway(outKind) && choices === 0) {
-      emit(make('merge', dev < 0 ? 'slight left' : dev > 0 ? 'slight right' : 'straight'));
+    // Onto a motorway that comes in beside the route: a merge, towards the side the motorway lies on.
+    if (isHighway(outKind) && !(outKind & LINK) && highwayIn && choices === 0 && (inKind & LINK || !same)) {
+      const side = inBack >= 0 ? deviation(bearingAfter, roadBearing[inBack]) : -dev;
+      emit(make('merge', side > 0 ? 'slight left' : 'slight right'));
+      continue;
+    }
+    // A motorway splitting in two: a fork even for the branch that keeps the name.
+    if (isHighway(inKind) && !(inKind & LINK) && highwayNear && outDev <= 45 && near > 0) {
+      emit(make('fork', dev < 0 ? 'slight left' : dev > 0 ? 'slight right' : 'straight'));
       continue;
     }
     // A bend where the road meets no other: only a change of name is said.
@@ -399,7 +416,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
       if (!same && outDev > 10) emit(make('new name', modifierOf(dev)));
       continue;
     }
-    if (!continues && outDev <= 60 && near > 0 && !(same && straighter === 0 && outDev <= 20)) {
+    if (!continues && !same && outDev <= 60 && near > 0) {
       // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps.
       emit(make('fork', dev < 0 ? 'slight left' : dev > 0 ? 'slight right' : 'straight'));
       continue;
