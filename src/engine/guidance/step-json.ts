@@ -5,12 +5,13 @@
 import osrmTextInstructions from 'osrm-text-instructions';
 import { labelTexts } from '../../map/graphs/road-labels.js';
 import type { Shapes } from '../../map/graphs/road-graph.js';
-import { lineStringJson, microOfE7 } from '../line-json.js';
+import { lineStringBytes, microOfE7, writeLineString } from '../line-json.js';
 import { polylineBytes, writePolyline } from '../polyline.js';
 import type { RawStep } from './steps.js';
 
 const compiler = osrmTextInstructions('v5');
 const latin1 = new TextDecoder('latin1');
+let scratch = new Uint8Array(1 << 16);
 
 /** OSRM's travel mode per profile. */
 const MODES: Record<string, string> = { 'driving-car': 'driving', 'driving-hgv': 'driving', 'cycling-regular': 'cycling', 'foot-walking': 'walking' };
@@ -31,9 +32,11 @@ const location = (line: Int32Array, p: number): [number, number] => [microOfE7(l
 function geometryText(line: Int32Array, from: number, to: number, format: StepOptions['format']): string {
   // A step of one point (arrive) repeats it, as a LineString needs two positions and OSRM sends two.
   const part = line.subarray(2 * from, 2 * to + 2);
-  if (format === 'geojson') return latin1.decode(lineStringJson(part));
-  const buf = new Uint8Array(polylineBytes(part));
-  return latin1.decode(buf.subarray(0, writePolyline(part, format === 'polyline' ? 5 : 6, buf)));
+  // Written into this thread's scratch and decoded from there: the text is the only copy made.
+  const need = format === 'geojson' ? lineStringBytes(part) : polylineBytes(part);
+  if (scratch.length < need) scratch = new Uint8Array(Math.max(need, 2 * scratch.length));
+  const length = format === 'geojson' ? writeLineString(part, scratch) : writePolyline(part, format === 'polyline' ? 5 : 6, scratch);
+  return latin1.decode(scratch.subarray(0, length));
 }
 
 /** The objects of a leg's steps, geometry left out (the runner of OSRM's features compares these). */

@@ -173,6 +173,18 @@ function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
   return false;
 }
 
+/** Whether every way out of and into node v is the route's way on (`out`) or back (`back`). */
+function onlyOnAndBack(g: GuidanceGraph, v: number, back: number, out: number): boolean {
+  for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) if (g.orig[e] !== out && g.orig[e] !== back) return false;
+  if (g.rFirst.length > v + 1) {
+    for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) {
+      const d = g.orig[g.rEdge[i]] ^ 1;
+      if (d !== out && d !== back) return false;
+    }
+  }
+  return true;
+}
+
 /** Signed deviation from straight on, degrees in (-180, 180]: positive to the right. */
 const deviation = (before: number, after: number): number => {
   const d = ((((after - before) % 360) + 540) % 360) - 180;
@@ -199,8 +211,26 @@ function exitModifier(dev: number): string {
   return dev > 0 ? 'right' : 'left';
 }
 
+/** `announced` of label pairs seen in this thread (the same few pairs recur along every route): no text
+ *  decoded twice. Keyed per shapes, so that another map's labels never hit. */
+const announcedCache = new WeakMap<object, Map<number, boolean>>();
+const MAX_CACHED_PAIRS = 100_000;
+
 /** Whether two labels read as the same road on the signs (no new name between them). */
-const sameRoad = (g: GuidanceGraph, a: number, b: number): boolean => !announced(g.shapes, a, b);
+function sameRoad(g: GuidanceGraph, a: number, b: number): boolean {
+  if (a === b) return true;
+  let cache = announcedCache.get(g.shapes);
+  if (!cache) announcedCache.set(g.shapes, (cache = new Map()));
+  // Labels are below 2^26 (a map has at most a few million), so the pair fits a double exactly.
+  const key = (a + 1) * 67_108_864 + (b + 1);
+  let answer = cache.get(key);
+  if (answer === undefined) {
+    if (cache.size >= MAX_CACHED_PAIRS) cache.clear();
+    answer = !announced(g.shapes, a, b);
+    cache.set(key, answer);
+  }
+  return answer;
+}
 
 const isRound = (kind: number): boolean => (kind & (ROUNDABOUT | CIRCULAR)) !== 0;
 const isHighway = (kind: number): boolean => {
@@ -265,43 +295,55 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
     steps.push(step);
     current = step;
   };
+  // The state of the junction being looked at, read by `make` (one function for the whole leg, not one
+  // per node: a far route passes tens of thousands of nodes).
+  let at = 0,
+    back = 0,
+    outDir = 0,
+    outLabel = -1,
+    bearingBefore = 0,
+    bearingAfter = 0;
+  const make = (type: string, modifier?: string): RawStep => ({
+    type,
+    ...(modifier ? { modifier } : {}),
+    from: at,
+    to: lastPoint,
+    bearingBefore: Math.round(bearingBefore) % 360,
+    bearingAfter: Math.round(bearingAfter) % 360,
+    label: outLabel,
+    meters: 0,
+    tenths: 0,
+    intersection: intersectionOf(at, back, outDir),
+  });
+  let nextLabel = labelOf(trace.dir[k0]);
   for (let k = k0; k < n; k++) {
     current.meters += trace.meters[k];
     current.tenths += trace.tenths[k];
     if (k === n - 1) break;
-    const v = trace.node[k],
-      at = trace.end[k];
-    const inDir = trace.dir[k],
-      outDir = trace.dir[k + 1];
+    const v = trace.node[k];
+    at = trace.end[k];
+    const inDir = trace.dir[k];
+    outDir = trace.dir[k + 1];
+    const inLabel = nextLabel;
+    outLabel = nextLabel = labelOf(outDir);
     // The same geometry on both sides (a partial piece that ends where the path starts): no junction.
-    if (inDir >> 1 === outDir >> 1 && inDir === outDir) continue;
+    if (inDir === outDir) continue;
+    // A node where the road only goes on (two ways out, two in: on and back) under the same label: nothing
+    // to say, and no need to look at its roads.
+    if (inLabel === outLabel && onlyOnAndBack(g, v, inDir ^ 1, outDir)) continue;
     roadsAt(g, v);
-    const back = inDir ^ 1;
+    back = inDir ^ 1;
     let inBack = -1,
       outAt = -1;
     for (let i = 0; i < roadCount; i++) {
       if (roadDir[i] === back) inBack = i;
       if (roadDir[i] === outDir) outAt = i;
     }
-    const bearingBefore = inBack >= 0 ? (roadBearing[inBack] + 180) % 360 : lineBearing(Math.max(first, at - 1), at);
-    const bearingAfter = outAt >= 0 ? roadBearing[outAt] : lineBearing(at, Math.min(lastPoint, at + 1));
+    bearingBefore = inBack >= 0 ? (roadBearing[inBack] + 180) % 360 : lineBearing(Math.max(first, at - 1), at);
+    bearingAfter = outAt >= 0 ? roadBearing[outAt] : lineBearing(at, Math.min(lastPoint, at + 1));
     const dev = deviation(bearingBefore, bearingAfter);
-    const inKind = kindOf(g, inDir),
-      outKind = kindOf(g, outDir);
-    const inLabel = labelOf(inDir),
-      outLabel = labelOf(outDir);
-    const make = (type: string, modifier?: string): RawStep => ({
-      type,
-      ...(modifier ? { modifier } : {}),
-      from: at,
-      to: lastPoint,
-      bearingBefore: Math.round(bearingBefore) % 360,
-      bearingAfter: Math.round(bearingAfter) % 360,
-      label: outLabel,
-      meters: 0,
-      tenths: 0,
-      intersection: intersectionOf(at, back, outDir),
-    });
+    const inKind = inLabel < 0 ? 0 : g.shapes.labelKind[inLabel],
+      outKind = outLabel < 0 ? 0 : g.shapes.labelKind[outLabel];
     // Roundabouts: one step where the route enters, its exits counted on the way round, and an
     // "exit roundabout" step where it leaves.
     if (isRound(inKind) || isRound(outKind)) {
