@@ -28,18 +28,18 @@ describe.skipIf(!existsSync(TARBALL))("OSRM's guidance feature files", () => {
     expect(r.rows.filter((x) => x.status === 'disagree')).toEqual([]);
   });
 
-  it('new names, ends of road, continues, turns and small roundabouts agree on at least 80 % of their rows', () => {
-    for (const name of ['new-name', 'end-of-road', 'continue', 'turn', 'roundabout-turn']) {
+  it('new names, ends of road, continues, forks, turns and small roundabouts agree on at least 75 % of their rows', () => {
+    for (const name of ['new-name', 'end-of-road', 'continue', 'fork', 'turn', 'roundabout-turn']) {
       const r = byName.get(name)!;
-      expect(r.agree / (r.agree + r.disagree), name).toBeGreaterThanOrEqual(0.8);
+      expect(r.agree / (r.agree + r.disagree), name).toBeGreaterThanOrEqual(0.75);
     }
   });
 
-  it('agree on at least 75 % of the compared rows in total, every skipped row with its reason', () => {
+  it('agree on at least 77 % of the compared rows in total, every skipped row with its reason', () => {
     const agree = reports.reduce((a, r) => a + r.agree, 0);
     const compared = reports.reduce((a, r) => a + r.agree + r.disagree, 0);
     expect(compared).toBeGreaterThan(700);
-    expect(agree / compared).toBeGreaterThanOrEqual(0.75);
+    expect(agree / compared).toBeGreaterThanOrEqual(0.77);
     for (const r of reports) for (const row of r.rows.filter((x) => x.status === 'skipped')) expect(row.detail).toMatch(/\w{4}/);
   });
 });

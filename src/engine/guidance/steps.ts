@@ -394,7 +394,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
       right = 0,
       sameSide = 0,
       straightOn = false,
-      continues = false;
+      continues = false,
+      nearMin = Infinity,
+      nearMax = -Infinity;
     const outDev = Math.abs(dev);
     // The road the step is on counts as well as the piece before the node: a short piece without a name
     // (a bridge, a junction's own way) does not make the named road after it a new one.
@@ -422,7 +424,11 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
       if (!roadEntry[i]) continue;
       choices++;
       if (Math.abs(d) < outDev) straighter++;
-      if (Math.abs(Math.abs(d) - outDev) < 25 && Math.abs(d) <= 60) near++;
+      if (Math.abs(Math.abs(d) - outDev) < 25 && Math.abs(d) <= 60) {
+        near++;
+        if (d < nearMin) nearMin = d;
+        if (d > nearMax) nearMax = d;
+      }
       if (sameRoad(g, inLabel, labelOf(roadDir[i]))) continues = true;
     }
     // With no other road to that side, OSRM calls any clear turn plain left or right.
@@ -458,9 +464,11 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
       if (!same && outDev > 10) emit(make('new name', modifierOf(dev)));
       continue;
     }
-    if (!continues && !same && outDev <= 60 && near > 0) {
-      // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps.
-      emit(make('fork', dev < 0 ? 'slight left' : dev > 0 ? 'slight right' : 'straight'));
+    // A road without name or ref continues nothing: unnamed branches fork like any others.
+    const named = inLabel >= 0 && (g.shapes.labelName[inLabel] >= 0 || g.shapes.labelRef[inLabel] >= 0);
+    if (!(named && (continues || same)) && outDev <= 60 && near > 0) {
+      // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps of the other.
+      emit(make('fork', dev < nearMin ? 'slight left' : dev > nearMax ? 'slight right' : 'straight'));
       continue;
     }
     if (same && straighter === 0 && outDev <= 20) continue;
