@@ -127,11 +127,28 @@ function roadsAt(g: GuidanceGraph, v: number): void {
  *  draw rings of 4 and 14 m by ours and call only the first a turn). */
 const SMALL_ROUNDABOUT_M = 8;
 
+/** The bearings of the roads off a small ring, as `smallRing` finds them. */
+const ringBearings = new Float64Array(4);
+/** Degrees that every two roads off a ring announced as one turn lie apart at least (OSRM calls a ring
+ *  whose exits point alike "non-distinct" and counts its exits instead). */
+const DISTINCT_DEG = 50;
+
+/** Whether the first `n` ring bearings are pairwise DISTINCT_DEG apart. */
+function distinct(n: number): boolean {
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const d = Math.abs(ringBearings[i] - ringBearings[j]) % 360;
+      if (Math.min(d, 360 - d) < DISTINCT_DEG) return false;
+    }
+  }
+  return true;
+}
+
 /**
  * Whether the ring of roundabout ways through node v (followed from `d`, a roundabout edge out of v) is
  * what OSRM announces as one "roundabout turn": back to v within a few dozen nodes, a radius (its
- * length / 2π) of at most SMALL_ROUNDABOUT_M, and at most four roads off it, one per node and each
- * two-way (oneway entries and exits make it a roundabout like any other).
+ * length / 2π) of at most SMALL_ROUNDABOUT_M, and at most four roads off it, one per node, each two-way
+ * (oneway entries and exits make it a roundabout like any other) and pointing apart (`distinct`).
  */
 function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
   let cm = 0,
@@ -166,8 +183,12 @@ function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
       }
     }
     if (outs > 1 || (outs === 1 && !back)) return false;
+    if (outs === 1) {
+      if (roads === 4) return false;
+      ringBearings[roads] = leaveBearing(g, out);
+    }
     roads += outs;
-    if (node === v) return roads <= 4 && cm / 100 / (2 * Math.PI) <= SMALL_ROUNDABOUT_M;
+    if (node === v) return cm / 100 / (2 * Math.PI) <= SMALL_ROUNDABOUT_M && distinct(roads);
     if (dir < 0) return false;
   }
   return false;
