@@ -502,7 +502,10 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
   }
   // A leg that ends on the roundabout announces it, without an exit.
   if (round?.type === 'roundabout turn') round.type = 'roundabout';
-  const arriveBefore = lastPoint > first ? Math.round(lineBearing(lastPoint - 1, lastPoint)) % 360 : 0;
+  // From the last point before the end that is not the end itself (a destination on a node repeats it).
+  let before = lastPoint - 1;
+  while (before > first && line[2 * before] === line[2 * lastPoint] && line[2 * before + 1] === line[2 * lastPoint + 1]) before--;
+  const arriveBefore = before >= first && before < lastPoint ? Math.round(lineBearing(before, lastPoint)) % 360 : 0;
   const arrive: RawStep = {
     type: 'arrive',
     from: lastPoint,
