@@ -122,16 +122,36 @@ function roadsAt(g: GuidanceGraph, v: number): void {
   if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) add(g.orig[g.rEdge[i]] ^ 1, false);
 }
 
-/** Roundabouts of at most this radius (meters, the ring's length / 2π) are announced as one turn, OSRM's
- *  "roundabout turn" (OSRM's limit, 15 m, is on a circle through three of the ring's points; its features
- *  draw rings of 4 and 14 m by ours and call only the first a turn). */
-const SMALL_ROUNDABOUT_M = 8;
+/** Roundabouts of at most this radius (meters, the mean distance of the ring's nodes from their centre)
+ *  are announced as one turn, OSRM's "roundabout turn" (OSRM's limit, 15 m, is on a circle through three
+ *  of the ring's points; its features call rings of 4 and 13 m by ours turns, one of 15 m a roundabout). */
+const SMALL_ROUNDABOUT_M = 14;
 
 /** The bearings of the roads off a small ring, as `smallRing` finds them. */
 const ringBearings = new Float64Array(4);
 /** Degrees that every two roads off a ring announced as one turn lie apart at least (OSRM calls a ring
  *  whose exits point alike "non-distinct" and counts its exits instead). */
 const DISTINCT_DEG = 50;
+
+/** The nodes of the ring `smallRing` follows (lat, lon in 1e-7°), and how many. */
+const ringPoints = new Float64Array(128);
+let ringCount = 0;
+
+/** The ring's radius: the mean distance (meters) of its nodes from their centroid. */
+function ringRadius(): number {
+  let lat = 0,
+    lon = 0;
+  for (let i = 0; i < ringCount; i++) {
+    lat += ringPoints[2 * i];
+    lon += ringPoints[2 * i + 1];
+  }
+  lat /= ringCount;
+  lon /= ringCount;
+  const kx = Math.cos(lat * 1e-7 * (Math.PI / 180));
+  let sum = 0;
+  for (let i = 0; i < ringCount; i++) sum += Math.hypot((ringPoints[2 * i + 1] - lon) * kx, ringPoints[2 * i] - lat) * M_PER_E7;
+  return sum / ringCount;
+}
 
 /** Whether the first `n` ring bearings are pairwise DISTINCT_DEG apart. */
 function distinct(n: number): boolean {
@@ -155,8 +175,13 @@ function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
     node = v,
     dir = d,
     roads = 0;
+  const pts = g.shapes.pointsE7;
   for (let hops = 0; hops < 64; hops++) {
     cm += g.geomCm[dir >> 1];
+    const p = dir & 1 ? g.geomLast[dir >> 1] : g.geomFirst[dir >> 1];
+    ringPoints[2 * hops] = pts[2 * p];
+    ringPoints[2 * hops + 1] = pts[2 * p + 1];
+    ringCount = hops + 1;
     let next = -1;
     for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) if (g.orig[e] === dir) next = g.head[e];
     if (next < 0) return false;
@@ -184,11 +209,12 @@ function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
     }
     if (outs > 1 || (outs === 1 && !back)) return false;
     if (outs === 1) {
-      if (roads === 4) return false;
+      // A service road off the ring (a car park's) makes it a roundabout to count exits on.
+      if (roads === 4 || (kindOf(g, out) & CLASS_MASK) === SERVICE) return false;
       ringBearings[roads] = leaveBearing(g, out);
     }
     roads += outs;
-    if (node === v) return cm / 100 / (2 * Math.PI) <= SMALL_ROUNDABOUT_M && distinct(roads);
+    if (node === v) return ringRadius() <= SMALL_ROUNDABOUT_M && distinct(roads);
     if (dir < 0) return false;
   }
   return false;
