@@ -280,6 +280,8 @@ function sameRoad(g: GuidanceGraph, a: number, b: number): boolean {
 }
 
 const isRound = (kind: number): boolean => (kind & (ROUNDABOUT | CIRCULAR)) !== 0;
+/** A motorway's or trunk's `_link`: what OSRM calls a ramp (other links are roads like any other). */
+const isRamp = (kind: number): boolean => (kind & LINK) !== 0 && isHighway(kind);
 const isHighway = (kind: number): boolean => {
   const c = kind & CLASS_MASK;
   return c === MOTORWAY || c === TRUNK;
@@ -460,7 +462,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
       if (roadEntry[i] && highway) highwayChoice = true;
       if (roadEntry[i] && highway && Math.abs(d) <= 45 && isHighway(outKind) && !(outKind & LINK)) highwayNear = true;
       // A ramp off a road that goes on under its name is no choice for those who stay on it.
-      if (same && roadKind[i] & LINK && !(inKind & LINK) && !(outKind & LINK)) continue;
+      if (same && isRamp(roadKind[i]) && !isRamp(inKind) && !isRamp(outKind)) continue;
       others++;
       if (Math.abs(d) > 30 && Math.abs(d) < 150) {
         if (d < 0) left++;
@@ -485,12 +487,12 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
       return outDev < 20 ? `slight ${side}` : outDev < 150 ? side : `sharp ${side}`;
     };
     // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
-    if (outKind & LINK && (!(inKind & LINK) || highwayChoice)) {
+    if (isRamp(outKind) && (!isRamp(inKind) || highwayChoice)) {
       emit(make(isHighway(inKind) || highwayChoice ? 'off ramp' : 'on ramp', modifierOf(dev)));
       continue;
     }
     // Onto a motorway that comes in beside the route: a merge, towards the side the motorway lies on.
-    if (isHighway(outKind) && !(outKind & LINK) && highwayIn && choices === 0 && (inKind & LINK || !same)) {
+    if (isHighway(outKind) && !(outKind & LINK) && highwayIn && choices === 0 && (isRamp(inKind) || !same)) {
       const side = inBack >= 0 ? deviation(bearingAfter, roadBearing[inBack]) : -dev;
       emit(make('merge', side > 0 ? 'slight left' : 'slight right'));
       continue;
