@@ -328,6 +328,7 @@ interface Router {
 interface OsrmStep {
   name: string;
   ref?: string;
+  rotary_name?: string;
   maneuver: { type: string; modifier?: string; exit?: number };
 }
 
@@ -341,7 +342,7 @@ function turnOf(st: OsrmStep): string {
     case 'roundabout':
       return `roundabout-exit-${m.exit}`;
     case 'rotary':
-      return `rotary-exit-${m.exit}`;
+      return `${st.rotary_name ?? 'rotary'}-exit-${m.exit}`;
     case 'roundabout turn':
       return `${m.type} ${m.modifier} exit-${m.exit}`;
     default:

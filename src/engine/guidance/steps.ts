@@ -48,6 +48,8 @@ export interface RawStep {
   bearingAfter: number;
   /** The label (road-labels.ts) whose name and ref the step has; -1 none. */
   label: number;
+  /** A rotary's own label (its name is OSRM's `rotary_name`). */
+  ring?: number;
   meters: number;
   tenths: number;
   intersection: StepIntersection;
@@ -136,6 +138,40 @@ const DISTINCT_DEG = 50;
 /** The nodes of the ring `smallRing` follows (lat, lon in 1e-7°), and how many. */
 const ringPoints = new Float64Array(128);
 let ringCount = 0;
+
+/** Named roundabouts of more than this radius (meters, as `ringRadius`) are OSRM's rotaries: "rotary"
+ *  steps with the circle's name (its features: rings of 15 m are roundabouts, of 45 m rotaries; the
+ *  turbo-roundabout of Rheinfelden, 30 m or so by ours, a roundabout). */
+const ROTARY_M = 40;
+
+/** The radius of the ring of roundabout ways through node v, followed from `d` (Infinity when it does
+ *  not close within 64 nodes). */
+function radiusOfRing(g: GuidanceGraph, v: number, d: number): number {
+  const pts = g.shapes.pointsE7;
+  let node = v,
+    dir = d;
+  for (let hops = 0; hops < 64; hops++) {
+    const p = dir & 1 ? g.geomLast[dir >> 1] : g.geomFirst[dir >> 1];
+    ringPoints[2 * hops] = pts[2 * p];
+    ringPoints[2 * hops + 1] = pts[2 * p + 1];
+    ringCount = hops + 1;
+    let next = -1;
+    for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) if (g.orig[e] === dir) next = g.head[e];
+    if (next < 0) return Infinity;
+    if (next === v) return ringRadius();
+    node = next;
+    dir = -1;
+    for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) {
+      const o = g.orig[e];
+      if (isRound(kindOf(g, o)) && o >> 1 !== d >> 1) {
+        dir = o;
+        break;
+      }
+    }
+    if (dir < 0) return Infinity;
+  }
+  return Infinity;
+}
 
 /** The ring's radius: the mean distance (meters) of its nodes from their centroid. */
 function ringRadius(): number {
@@ -398,7 +434,10 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
     if (isRound(inKind) || isRound(outKind)) {
       if (!isRound(inKind)) {
         const small = !(outKind & CIRCULAR) && smallRing(g, v, outDir);
-        round = make(outKind & CIRCULAR ? 'rotary' : small ? 'roundabout turn' : 'roundabout');
+        const named = outLabel >= 0 && g.shapes.labelName[outLabel] >= 0;
+        const rotary = (outKind & CIRCULAR) !== 0 || (!small && named && radiusOfRing(g, v, outDir) > ROTARY_M);
+        round = make(rotary ? 'rotary' : small ? 'roundabout turn' : 'roundabout');
+        if (rotary) round.ring = outLabel;
         // An exit at the node the route enters by is passed too when it lies beyond the ring's way on,
         // to its right on a counter-clockwise ring (entered turning right), to its left on a clockwise one.
         exits = 0;
@@ -416,13 +455,14 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
       } else {
         exits++;
         const turn = round?.type === 'roundabout turn';
+        const wasRotary = round ? round.type === 'rotary' : (inKind & CIRCULAR) !== 0;
         if (round) {
           round.exit = exits;
           round.label = outLabel;
           round.modifier = exitModifier(deviation(round.bearingBefore, bearingAfter));
           round = null;
         }
-        if (!turn) emit(make(inKind & CIRCULAR ? 'exit rotary' : 'exit roundabout', exitModifier(dev)));
+        if (!turn) emit(make(wasRotary ? 'exit rotary' : 'exit roundabout', exitModifier(dev)));
       }
       continue;
     }
