@@ -92,6 +92,9 @@ export interface RouteRequest {
   mainNetwork?: boolean;
   /** `routeJson`: the geometry's form (GeoJSON, the whole line, without). */
   geometry?: GeometryOptions;
+  /** `routeJson`: turn-by-turn steps per leg, with an instruction in `language` when given. */
+  steps?: boolean;
+  language?: string;
 }
 
 export interface MatrixRequest {
@@ -258,8 +261,8 @@ export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
   const k = Math.ceil((n - 1) / 2);
   const [a, b] = (
     await Promise.all([
-      runTask<Outcome<RouteJsonTaskResult>>('routeJson', { ...req, waypoints: req.waypoints.slice(0, k + 1) }),
-      runTask<Outcome<RouteJsonTaskResult>>('routeJson', { ...req, waypoints: req.waypoints.slice(k) }),
+      runTask<Outcome<RouteJsonTaskResult>>('routeJson', { ...req, waypoints: req.waypoints.slice(0, k + 1), legCount: n - 1 }),
+      runTask<Outcome<RouteJsonTaskResult>>('routeJson', { ...req, waypoints: req.waypoints.slice(k), legBase: k, legCount: n - 1 }),
     ])
   ).map(receivedOutcome);
   if (!a.ok || !b.ok || a.value.resnapped || b.value.resnapped) {
@@ -309,6 +312,7 @@ function joinRoutes(a: RouteJsonResult, b: RouteJsonResult, geometry: GeometryOp
     limitedGeometries: a.limitedGeometries,
     resnapped: false,
     geometryJson: join(a.geometryJson[0], b.geometryJson[0]),
+    ...(a.stepsJson && b.stepsJson ? { stepsJson: [...a.stepsJson, ...b.stepsJson] } : {}),
     release: () => {
       a.release();
       b.release();

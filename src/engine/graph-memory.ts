@@ -218,6 +218,14 @@ export function viewGraph(pm: ProfileMemory, shapes: Shapes): RoadGraph {
   return { nodeCount: l.nodeCount, edgeCount: l.edgeCount, geomCount: l.geomCount, shapes, ...views } as unknown as RoadGraph;
 }
 
+/** The reverse graph's in-edges per node (empty arrays when the graph has none): what turn guidance
+ *  reads to see the ways that only enter a node. */
+export function reverseView(pm: ProfileMemory): { rFirst: Uint32Array; rEdge: Uint32Array } {
+  const a = pm.layout.arrays;
+  const u32 = (s: ArraySlot) => new Uint32Array(pm.memory.buffer, s.offset, s.length);
+  return { rFirst: u32(a.rFirst), rEdge: u32(a.rEdge) };
+}
+
 /** Reserves `bytes` at the end of the memory for the calling thread alone; returns the start offset. */
 export function claimRegion(memory: WebAssembly.Memory, bytes: number): number {
   return memory.grow(Math.ceil(bytes / PAGE)) * PAGE;

@@ -5,7 +5,9 @@ import { defaultVehicle, geometriesClosedTo, type ProfileName } from '../map/gra
 import { CLOSED_PENALTY, E7, speedRange, type RoadGraph } from '../map/graphs/road-graph.js';
 import type { GridView } from '../map/graphs/segment-grid.js';
 import { blockCircles, lineEntersCircles, type Circle } from './avoid.js';
-import { viewGraph, type SharedGraphs } from './graph-memory.js';
+import { reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
+import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
+import { LegTrace } from './guidance/trace.js';
 import {
   appendEdgeShape,
   geometryPiece,
@@ -44,6 +46,11 @@ export interface RouteQuery {
   /** One of two threads searching the same avoiding route, this one from the targets when `backward`:
    *  the first to finish raises `flag` and answers; the other stops and answers `stopped`. */
   race?: { backward: boolean; flag: Int32Array };
+  /** Turn-by-turn steps per leg (guidance/steps.ts) with the route. */
+  steps?: boolean;
+  /** Snap every waypoint to its nearest road, even one cut off from the main network (OSRM's feature
+   *  files put nodes 10 m apart, closer than the main network's preference of MAIN_NETWORK_PREFERENCE_M). */
+  nearestRoad?: boolean;
 }
 export interface RouteResult {
   /** Meters. */
@@ -68,12 +75,18 @@ export type RouteE7Result = Omit<RouteResult, 'geometry'> & {
   geometryE7: Int32Array;
   /** The index of each snapped waypoint's point in geometryE7 (points, not values). */
   waypointPoints: number[];
+  /** With `steps`: each leg's steps, their positions indexes of points of geometryE7. */
+  legSteps?: RawStep[][];
 };
 /** A route whose geometry is GeoJSON LineString text (UTF-8) in parts, for replies; `release` once the
  *  reply is sent gives back the shared memory the parts may be views of (reply-arena.ts). */
-export type RouteJsonResult = Omit<RouteResult, 'geometry'> & { geometryJson: Uint8Array[]; release: () => void };
+export type RouteJsonResult = Omit<RouteResult, 'geometry'> & { geometryJson: Uint8Array[]; release: () => void; stepsJson?: string[] };
 /** What the compute thread answers for RouteJsonResult: the text itself, or where it is in the arena. */
-export type RouteJsonTaskResult = Omit<RouteResult, 'geometry'> & { geometryJson: Uint8Array | SlotRef };
+export type RouteJsonTaskResult = Omit<RouteResult, 'geometry'> & {
+  geometryJson: Uint8Array | SlotRef;
+  /** With `steps`: each leg's steps as a JSON array (guidance/step-json.ts). */
+  stepsJson?: string[];
+};
 export interface MatrixQuery {
   profile: string;
   /** The rows' points, and the columns' too unless `targets` is given. */
@@ -176,8 +189,9 @@ interface LegPath {
   cost: number;
   meters: number;
   touches: boolean;
-  /** Appends the leg's shape to `line`; `joined` drops its first point (where the line already stands). */
-  draw(line: Polyline, joined: boolean): void;
+  /** Appends the leg's shape to `line`; `joined` drops its first point (where the line already stands).
+   *  With `trace`, records the pieces of road drawn, for turn guidance. */
+  draw(line: Polyline, joined: boolean, trace?: LegTrace): void;
 }
 
 const appendPoints = (line: Polyline, points: ReadonlyArray<readonly [number, number]>, from: number): void => {
@@ -213,6 +227,8 @@ interface Blocking {
 interface ProfileView {
   kernel: RouteKernel;
   graph: RoadGraph;
+  /** The graph with its reverse, for turn guidance. */
+  guidance: GuidanceGraph;
   grid: GridView;
   /** Geometries closed to the profile's default vehicle (the lorry graph's ways below its size). */
   closed: ReadonlySet<number>;
@@ -248,6 +264,11 @@ export class RouteCore {
 
   constructor(private readonly shared: SharedGraphs) {}
 
+  /** The shapes every profile shares (road names and refs for the steps). */
+  get shapes(): SharedGraphs['shapes'] {
+    return this.shared.shapes;
+  }
+
   /** Searches run by this thread so far, by kind (hierarchy, blocked, plain); for tests and measurements. */
   get searches(): Readonly<{ hierarchy: number; blocked: number; plain: number }> {
     const total = { hierarchy: 0, blocked: 0, plain: 0 };
@@ -265,7 +286,8 @@ export class RouteCore {
     const pm = Object.hasOwn(this.shared.profiles, profile) ? this.shared.profiles[profile] : undefined;
     if (!v && pm) {
       const graph = viewGraph(pm, this.shared.shapes);
-      v = { kernel: new RouteKernel(pm), graph, grid: gridView(graph), closed: closedTo(graph, profile) };
+      const guidance = { ...graph, ...reverseView(pm) };
+      v = { kernel: new RouteKernel(pm), graph, guidance, grid: gridView(graph), closed: closedTo(graph, profile) };
       this.views.set(profile, v);
     }
     return v ?? null;
@@ -377,7 +399,7 @@ export class RouteCore {
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
     const limited = q.vehicle ? closedTo(v.graph, q.profile, q.vehicle) : v.closed;
     const open = openOf(limited);
-    const snapped = this.snapAll(v.graph, v.grid, q.waypoints, q.mainNetwork ? Infinity : undefined, open);
+    const snapped = this.snapAll(v.graph, v.grid, q.waypoints, q.mainNetwork ? Infinity : q.nearestRoad ? 0 : undefined, open);
     if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
     let phantoms = snapped;
     // The hierarchy keeps off what is closed to the default lorry: a lorry kept off all of that too can
@@ -410,11 +432,14 @@ export class RouteCore {
     const legs = found.value;
     const line = new Polyline();
     const waypointPoints = [0];
-    for (const leg of legs) {
-      leg.draw(line, line.length > 0);
+    const traces = q.steps ? legs.map(() => new LegTrace()) : null;
+    legs.forEach((leg, i) => {
+      if (traces) traces[i].first = Math.max(0, line.length / 2 - 1);
+      leg.draw(line, line.length > 0, traces?.[i]);
       waypointPoints.push(Math.max(0, line.length / 2 - 1));
-    }
+    });
     const geometry = line.valuesE7();
+    const legSteps_ = traces?.map((trace) => legSteps(v.guidance, geometry, trace));
     let w = Infinity,
       s = Infinity,
       e = -Infinity,
@@ -434,6 +459,7 @@ export class RouteCore {
         duration: legs.reduce((a, l) => a + l.cost, 0) / 10,
         geometryE7: geometry,
         waypointPoints,
+        ...(legSteps_ ? { legSteps: legSteps_ } : {}),
         legs: legs.map((l) => ({ distance: l.meters, duration: l.cost / 10 })),
         // To the 1e-7° of the line, which starts and ends at them.
         snapped: phantoms.map((p) => ({ lat: Math.round(p.lat * 1e7) * E7, lon: Math.round(p.lon * 1e7) * E7 })),
@@ -500,7 +526,10 @@ export class RouteCore {
       ...along,
       piece,
       touches: false,
-      draw: (line, joined) => appendPoints(line, piece, joined ? 1 : 0),
+      draw: (line, joined, trace) => {
+        appendPoints(line, piece, joined ? 1 : 0);
+        trace?.piece(d, -1, line.length / 2 - 1, Math.abs(tgt.along - src.along), Math.abs(tgt.fraction - src.fraction) * w);
+      },
     };
   }
 
@@ -545,11 +574,22 @@ export class RouteCore {
       if (block && (block.hits.has(geom) || block.whole.has(geom))) touches = true;
     }
     const meters = first.meters + last.meters + cm / 100;
-    const draw = (line: Polyline, joined: boolean): void => {
+    const draw = (line: Polyline, joined: boolean, trace?: LegTrace): void => {
       appendPoints(line, startPiece ?? [[src.lon, src.lat]], joined ? 1 : 0);
-      for (let i = 0; i < edges.length; i++) appendEdgeShape(line, g, orig[edges[i]]);
+      const at = (): number => line.length / 2 - 1;
+      if (trace && startPiece) trace.piece(2 * src.geom + (first.kind === 'fwd' ? 0 : 1), start, at(), first.meters, first.cost);
+      for (let i = 0; i < edges.length; i++) {
+        appendEdgeShape(line, g, orig[edges[i]]);
+        trace?.piece(orig[edges[i]], g.head[edges[i]], at(), geomCm[orig[edges[i]] >> 1] / 100, g.weight[edges[i]]);
+      }
       if (endPiece) appendPoints(line, endPiece, 1);
       else line.push(tgt.lon, tgt.lat);
+      // The piece to the destination; a path ending at a node ends with a point on it, of no length.
+      if (trace) {
+        if (endPiece) trace.piece(2 * tgt.geom + (last.kind === 'fwd' ? 0 : 1), -1, at(), last.meters, last.cost);
+        else if (trace.count === 0) trace.piece(2 * tgt.geom, -1, at(), 0, 0);
+        else trace.end[trace.count - 1] = at();
+      }
     };
     return { cost: found.cost, meters, touches, draw };
   }

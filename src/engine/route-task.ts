@@ -6,6 +6,7 @@ import type { SharedGraphs } from './graph-memory.js';
 import { lineStringBytes, lineStringJson, microOfE7, writeLineString } from './line-json.js';
 import { NULL_JSON, polylineBytes, simplifyLine, writePolyline, type GeometryOptions } from './polyline.js';
 import { arenaOf, SLOT_BYTES, takeSlot, type ReplyArena } from './reply-arena.js';
+import { stepsJson } from './guidance/step-json.js';
 import {
   RouteCore,
   type IsochroneQuery,
@@ -34,6 +35,14 @@ function routeCore(): RouteCore {
 const WARM_UP_MS = 1500;
 if ((workerData as { routing?: SharedGraphs } | undefined)?.routing) routeCore().warmUp(WARM_UP_MS, lineStringJson);
 
+/** What the steps' instructions need beyond the route: the language, and where this route's legs stand
+ *  in the whole (a half of a split route says "your 3rd destination" as the whole would). */
+export interface StepText {
+  language?: string;
+  legBase?: number;
+  legCount?: number;
+}
+
 export function routeTask(q: RouteQuery): Outcome<RouteResult> {
   return routeCore().route(q);
 }
@@ -44,18 +53,30 @@ const arena: ReplyArena | undefined = arenaBuffer && arenaOf(arenaBuffer);
 /** The route with its geometry already written as text, ready for a reply: GeoJSON, or in the form
  *  `geometry` asks (polyline.ts), into a slot of the reply arena when one is free and large enough, else
  *  as a copy. */
-export function routeJsonTask(q: RouteQuery & { geometry?: GeometryOptions }): Outcome<RouteJsonTaskResult> {
+export function routeJsonTask(q: RouteQuery & { geometry?: GeometryOptions } & StepText): Outcome<RouteJsonTaskResult> {
   const found = routeCore().routeE7(q);
   if (!found.ok) return found;
-  const { geometryE7: full, waypointPoints, bbox, ...rest } = found.value;
+  const { geometryE7: full, waypointPoints, bbox, legSteps, ...rest } = found.value;
+  const format = q.geometry?.format ?? 'geojson',
+    overview = q.geometry?.overview ?? 'full';
+  // Steps in the geometry's form, from the whole line whatever the overview.
+  const steps = legSteps?.map((leg, i) =>
+    stepsJson(leg, routeCore().shapes, full, {
+      profile: q.profile,
+      format,
+      language: q.language,
+      legIndex: (q.legBase ?? 0) + i,
+      legCount: q.legCount ?? legSteps.length,
+      distance: rest.legs[i].distance,
+      duration: rest.legs[i].duration,
+    }),
+  );
   // The box in the same 1e-6° rounding as the line's text, so it is exactly the box of what is printed.
   const [w, s, e, n] = bbox.map((x) => microOfE7(x) / 1e6);
   const answer = (geometryJson: RouteJsonTaskResult['geometryJson']): Outcome<RouteJsonTaskResult> => ({
     ok: true,
-    value: { ...rest, bbox: [w, s, e, n], geometryJson },
+    value: { ...rest, bbox: [w, s, e, n], geometryJson, ...(steps ? { stepsJson: steps } : {}) },
   });
-  const format = q.geometry?.format ?? 'geojson',
-    overview = q.geometry?.overview ?? 'full';
   if (overview === 'false') return answer(NULL_JSON.slice());
   const line = overview === 'simplified' ? simplifyLine(full, waypointPoints, q.geometry?.toleranceM ?? 1) : full;
   const [bytes, write]: [number, (buf: Uint8Array) => number] =

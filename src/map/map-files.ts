@@ -40,8 +40,9 @@ import type { TilesManifest } from './tiles/build.js';
  * texts), for saying which road a point is on.
  * 15: the forward-search index (`geocoder/search.bin`: streets with their address points, places,
  * postcodes and their folded words); countries in `geocoder/index.json` carry their alpha-2 code.
+ * 16: each label's road kind (`shapes/labelKind`: class, ramp, roundabout), for turn-by-turn steps.
  */
-export const MAP_FORMAT_VERSION = 15;
+export const MAP_FORMAT_VERSION = 16;
 
 export interface GraphManifest {
   nodes: number;

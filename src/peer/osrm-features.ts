@@ -13,6 +13,7 @@ import type { ProfileName } from '../map/graphs/profiles.js';
 import { buildShapePool, pendingShapes, shapesOf } from '../map/graphs/shapes.js';
 import { placeGraphs } from '../engine/graph-memory.js';
 import { RouteCore } from '../engine/route-core.js';
+import { stepObjects } from '../engine/guidance/step-json.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
 /** OSRM's profile names and Waymark's. */
@@ -205,7 +206,11 @@ class World {
       const tags = this.tagsOf(row, (k) => k === 'nodes', { highway: 'primary' });
       // OSRM writes an empty cell as an empty tag: an empty highway is no road class (a ferry's row), not primary.
       if (row.highway === '') delete tags.highway;
-      if (row.name === undefined || row.name === '') tags.name = names;
+      // As OSRM's data.js: no name column names the way by its nodes; an empty cell leaves it without
+      // a name, `""` gives it an empty one.
+      if (row.name === undefined) tags.name = names;
+      else if (row.name === '""' || row.name === "''") tags.name = '';
+      else if (row.name === '' || row.name === '(nil)') delete tags.name;
       const way: OsmWay = { id: this.id(), refs, tags };
       this.ways.push(way);
       this.wayByName.set(names, way);
@@ -273,7 +278,7 @@ class World {
     const pool = buildShapePool(osm);
     const graph = assembleGraph(buildGraphInput(osm, profile, pool), pendingShapes(pool));
     graph.shapes = shapesOf(pool);
-    if (graph.nodeCount === 0) return { route: () => null };
+    if (graph.nodeCount === 0) return { route: () => null, steps: () => null };
     const core = new RouteCore(placeGraphs({ [profile]: graph }));
     const segments = this.segments();
     return {
@@ -281,6 +286,22 @@ class World {
         const r = core.route({ profile, waypoints });
         if (!r.ok) return null;
         return wayNames(r.value.geometry, segments);
+      },
+      steps: (waypoints) => {
+        const r = core.routeE7({ profile, waypoints, steps: true, nearestRoad: true });
+        if (!r.ok || !r.value.legSteps) return null;
+        const { legSteps, geometryE7, legs } = r.value;
+        const all = legSteps.flatMap((leg, i) =>
+          stepObjects(leg, core.shapes, geometryE7, {
+            profile,
+            format: 'geojson',
+            legIndex: i,
+            legCount: legs.length,
+            distance: legs[i].distance,
+            duration: legs[i].duration,
+          }),
+        ) as unknown as OsrmStep[];
+        return { names: all.map((st) => st.name), turns: all.map(turnOf), refs: all.map((st) => st.ref ?? '') };
       },
     };
   }
@@ -300,6 +321,33 @@ class World {
 
 interface Router {
   route(waypoints: LatLon[]): string[] | null;
+  /** The steps' names, turns (as OSRM's cucumber support writes them) and refs. */
+  steps(waypoints: LatLon[]): { names: string[]; turns: string[]; refs: string[] } | null;
+}
+
+interface OsrmStep {
+  name: string;
+  ref?: string;
+  rotary_name?: string;
+  maneuver: { type: string; modifier?: string; exit?: number };
+}
+
+/** A step as OSRM's features/support/route.js `turnList` writes it. */
+function turnOf(st: OsrmStep): string {
+  const m = st.maneuver;
+  switch (m.type) {
+    case 'depart':
+    case 'arrive':
+      return m.type;
+    case 'roundabout':
+      return `roundabout-exit-${m.exit}`;
+    case 'rotary':
+      return `${st.rotary_name ?? 'rotary'}-exit-${m.exit}`;
+    case 'roundabout turn':
+      return `${m.type} ${m.modifier} exit-${m.exit}`;
+    default:
+      return `${m.type} ${m.modifier}`;
+  }
 }
 interface Segment {
   name: string;
@@ -432,10 +480,24 @@ function routes(scenario: string, world: World, table: string[][], skip: string 
   const router = world.router();
   return hashes(table).map((row): RowResult => {
     const text = rowText(row);
-    const other = Object.keys(row).filter((k) => !['from', 'to', 'waypoints', 'route'].includes(k) && !IGNORED_COLUMNS.test(k) && row[k] !== '');
+    const other = Object.keys(row).filter(
+      (k) => !['from', 'to', 'waypoints', 'route', 'turns', 'ref'].includes(k) && !IGNORED_COLUMNS.test(k) && row[k] !== '',
+    );
     if (other.length) return { scenario, row: text, status: 'skipped', detail: `expects ${other.join(', ')}, which Waymark does not answer` };
-    if (!('route' in row)) return { scenario, row: text, status: 'skipped', detail: 'no route column' };
+    if (!('route' in row) && !('turns' in row)) return { scenario, row: text, status: 'skipped', detail: 'no route column' };
     const names = row.waypoints ? row.waypoints.split(',').map((s) => s.trim()) : [row.from, row.to];
+    // A row that expects turns is about the steps: its route column is then the steps' names, as OSRM's
+    // support code writes it, and compared as it is.
+    if ('turns' in row || 'ref' in row) {
+      const got = router.steps(names.map((n) => world.point(n)));
+      const gotCols: Record<string, string> = got
+        ? { route: got.names.join(','), turns: got.turns.join(','), ref: got.refs.join(',') }
+        : { route: '', turns: '', ref: '' };
+      const bad = ['route', 'turns', 'ref'].filter((c) => c in row && row[c] !== gotCols[c]);
+      return bad.length === 0
+        ? { scenario, row: text, status: 'agree' }
+        : { scenario, row: text, status: 'disagree', detail: bad.map((c) => `${c}: OSRM "${row[c]}", Waymark "${gotCols[c]}"`).join('; ') };
+    }
     const got = router.route(names.map((n) => world.point(n)));
     const want = row.route === '' ? null : expectedWays(row.route);
     const same = want === null ? got === null : got !== null && got.join(',') === want.join(',');

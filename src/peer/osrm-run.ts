@@ -1,10 +1,13 @@
 // `npm run peer:osrm -- DIR [--verbose]`: runs every OSRM .feature file under DIR (see osrm-features.ts)
 // and prints the agreement per file and in total, every disagreement with its row, and the skipped rows
-// grouped by reason (--verbose lists each skipped row too). Exits 0 whatever the agreement: it is a
-// measurement; the tests pin the files expected to pass.
+// grouped by reason (--verbose lists each skipped row too). `npm run peer:osrm -- --guidance TARBALL [--all]`
+// runs the guidance files of OSRM's release tarball the same way (osrm-guidance.ts: issue 31's list, or
+// every guidance file with --all). Exits 0 whatever the agreement: it is a measurement; the tests pin the
+// files expected to pass.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { runFeatureFile, type FileReport } from './osrm-features.js';
+import { GUIDANCE_FILES, runGuidance } from './osrm-guidance.js';
 
 function featureFiles(dir: string): string[] {
   const out: string[] = [];
@@ -41,10 +44,18 @@ async function main(argv: string[]): Promise<void> {
   const verbose = argv.includes('--verbose');
   const dir = argv.find((a) => !a.startsWith('--'));
   if (!dir) {
-    process.stderr.write('usage: npm run peer:osrm -- DIR [--verbose]   (DIR holds OSRM .feature files)\n');
+    process.stderr.write(
+      'usage: npm run peer:osrm -- DIR [--verbose]   (DIR holds OSRM .feature files)\n' +
+        '       npm run peer:osrm -- --guidance OSRM_TARBALL [--all] [--verbose]\n',
+    );
     process.exit(2);
   }
   const started = Date.now();
+  if (argv.includes('--guidance')) {
+    printReports(runGuidance(dir, argv.includes('--all') ? undefined : GUIDANCE_FILES), verbose, (s) => process.stdout.write(s));
+    process.stdout.write(`(${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+    return;
+  }
   const files = featureFiles(dir);
   const reports: FileReport[] = [];
   for (const [i, f] of files.entries()) {

@@ -44,7 +44,13 @@ describe('OSRM feature files', () => {
 
   it('car/restrictions: restrictions through via nodes and along via ways agree; only routes OSRM sends to a dead end to turn differ', () => {
     const r = report('car/restrictions');
-    const uTurns = new Set(['Car - Several only_ restrictions at the same segment', 'Restriction On Compressed Geometry', 'Two times same way']);
+    // 'Car - No u-turn' is compared since the runner reads turns (steps): OSRM turns at the dead end bx too.
+    const uTurns = new Set([
+      'Car - No u-turn',
+      'Car - Several only_ restrictions at the same segment',
+      'Restriction On Compressed Geometry',
+      'Two times same way',
+    ]);
     expect(r.rows.filter((x) => x.status === 'disagree' && !uTurns.has(x.scenario))).toEqual([]);
     expect(r.rows.filter((x) => x.status === 'agree' && /prohibit turn|allow only turn|Geometry|Duplicated/.test(x.scenario)).length).toBeGreaterThanOrEqual(
       14,

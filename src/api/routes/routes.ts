@@ -15,6 +15,8 @@ import type { VehicleQuery } from '../../engine/route-core.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { lineStringSchema, micro } from '../../engine/line-json.js';
 import { simplifyToleranceM } from '../../engine/polyline.js';
+import { INSTRUCTION_LANGUAGES } from '../../engine/guidance/languages.js';
+import { routeStepSchema } from './step-schema.js';
 import { locationSchema, namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
 import { poiSelectionFilter } from './poi-selection.js';
 
@@ -87,6 +89,16 @@ const bodySchema = z
       .describe(
         'Extension (not in the service contract): `full` (default) the whole line; `simplified` Douglas–Peucker to one pixel at the zoom that fits the waypoints\' box in 1000 pixels (its larger side / 1000, at least 1 m), keeping the ends and every snapped waypoint; `false` (or `"false"`) no geometry, `geometry: null`.',
       ),
+    steps: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .describe(
+        "Extension (not in the service contract): `true` adds each leg's turn-by-turn `steps` in OSRM's RouteStep model (docs/directions.md); each step's geometry is in `geometry_format`, whole whatever `overview` says.",
+      ),
+    language: z
+      .enum(INSTRUCTION_LANGUAGES as [string, ...string[]], { error: `must be one of ${INSTRUCTION_LANGUAGES.join(', ')}` })
+      .optional()
+      .describe('Extension, with `steps: true` only: adds `instruction`, a sentence in this language (osrm-text-instructions), to each step.'),
   })
   .meta({
     id: 'RouteRequest',
@@ -112,7 +124,18 @@ const routeResponse = z
       geometry: z
         .union([lineStringSchema, z.string().describe('An encoded polyline (`geometry_format` polyline or polyline6).'), z.null()])
         .describe('A GeoJSON LineString unless `geometry_format` asks for an encoded polyline; null with `overview: false`.'),
-      legs: z.array(z.object({ from: z.int(), to: z.int(), distance: z.number(), duration: z.number() })),
+      legs: z.array(
+        z.object({
+          from: z.int(),
+          to: z.int(),
+          distance: z.number(),
+          duration: z.number(),
+          steps: z
+            .array(routeStepSchema)
+            .optional()
+            .describe("With `steps: true`: the leg's steps, depart first and arrive last; their distances and durations add up to the leg's."),
+        }),
+      ),
       waypoints: z.array(z.object({ poi_id: z.string().nullable(), latitude: z.number(), longitude: z.number() })),
       avoided: z
         .object({ radius: z.int(), count: z.int(), poi_ids: z.array(z.string()), skipped_poi_ids: z.array(z.string()) })
@@ -163,11 +186,12 @@ function routeJson(profile: ProfileName, r: RouteJsonResult, waypoints: Array<{ 
     // Rounding is monotonic, so the rounded box is exactly the box of the rounded geometry.
     bbox: r.bbox.map(micro),
   });
-  const tail = JSON.stringify({
-    legs,
+  const steps = r.stepsJson;
+  const legsJson = steps ? `[${legs.map((l, i) => `${JSON.stringify(l).slice(0, -1)},"steps":${steps[i]}}`).join(',')}]` : JSON.stringify(legs);
+  const tail = `{"legs":${legsJson},${JSON.stringify({
     waypoints: waypoints.map((w) => ({ poi_id: w.poiId, latitude: w.latitude, longitude: w.longitude })),
     avoided,
-  });
+  }).slice(1)}`;
   const json = new RawJson(`{"data":${head.slice(0, -1)},"geometry":`, ...r.geometryJson, `,${tail.slice(1)}}`);
   json.onSent = r.release;
   return json;
@@ -203,6 +227,7 @@ export function routesEndpoint(sql: Sql): Route[] {
         const body = parsed;
         const profile = body.profile;
         if (body.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
+        if (body.language !== undefined && body.steps !== true) errors.language = ['is only for steps: true'];
         const { radius: _radius, ...avoidFilters } = body.avoid ?? {};
         const filter = body.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
         if (Object.keys(errors).length) throw await rejection();
@@ -217,6 +242,7 @@ export function routesEndpoint(sql: Sql): Route[] {
             avoid: circles ? { circles } : undefined,
             vehicle: vehicleQuery(body.vehicle),
             ...(geometry ? { geometry } : {}),
+            ...(body.steps ? { steps: true, ...(body.language ? { language: body.language } : {}) } : {}),
           }).catch((err: unknown) => {
             throw engineHttpError(err, profile);
           });

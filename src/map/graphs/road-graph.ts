@@ -121,6 +121,8 @@ export interface RoadLabels {
   labelIndex: Uint32Array;
   labelName: Int32Array;
   labelRef: Int32Array;
+  /** Per label, the way's road kind: class, link, roundabout bits (`roadKindOf` in osm-data.ts). */
+  labelKind: Uint8Array;
   labelTextFirst: Uint32Array;
   labelText: Uint8Array;
 }
@@ -142,6 +144,7 @@ export const SHAPE_ARRAYS = [
   ['labelIndex', 'u32'],
   ['labelName', 'i32'],
   ['labelRef', 'i32'],
+  ['labelKind', 'u8'],
   ['labelTextFirst', 'u32'],
   ['labelText', 'u8'],
 ] as const;

@@ -21,6 +21,21 @@ function text(shapes: RoadLabels, s: number): string | null {
  * gives) belongs to: a binary search over the runs of points.
  */
 export function roadLabelAt(shapes: Shapes, point: number): RoadLabel {
+  const label = labelAt(shapes, point);
+  return label < 0 ? { name: null, ref: null } : { name: text(shapes, shapes.labelName[label]), ref: text(shapes, shapes.labelRef[label]) };
+}
+
+/** The name and ref of label `label` (as `labelAt` gives). */
+export const labelTexts = (shapes: RoadLabels, label: number): RoadLabel => ({
+  name: text(shapes, shapes.labelName[label]),
+  ref: text(shapes, shapes.labelRef[label]),
+});
+
+/**
+ * The label of the way point `point` belongs to (0: neither name, ref nor kind; -1: not a point of the
+ * shapes), without decoding its texts: turn guidance compares labels along a whole route.
+ */
+export function labelAt(shapes: Shapes, point: number): number {
   const first = shapes.labelFirst;
   let lo = 0,
     hi = first.length - 1,
@@ -32,9 +47,8 @@ export function roadLabelAt(shapes: Shapes, point: number): RoadLabel {
       lo = mid + 1;
     } else hi = mid - 1;
   }
-  if (run < 0 || point < 0 || 2 * point >= shapes.pointsE7.length) return { name: null, ref: null };
-  const label = shapes.labelIndex[run];
-  return { name: text(shapes, shapes.labelName[label]), ref: text(shapes, shapes.labelRef[label]) };
+  if (run < 0 || point < 0 || 2 * point >= shapes.pointsE7.length) return -1;
+  return shapes.labelIndex[run];
 }
 
 /**
@@ -44,9 +58,10 @@ export function roadLabelAt(shapes: Shapes, point: number): RoadLabel {
 export function buildRoadLabels(source: RoadLabelSource, wayStart: Int32Array, wayPoints: (w: number) => number): RoadLabels {
   const labelFirst = new Growable(Uint32Array),
     labelIndex = new Growable(Uint32Array);
-  // Label 0: neither name nor ref; the others once per distinct (name, ref).
+  // Label 0: neither name, ref nor kind; the others once per distinct (name, ref, kind).
   const names = [-1],
-    refs = [-1];
+    refs = [-1],
+    kinds = [0];
   const labelOf = new Map<number, number>();
   const textCount = source.strings.length;
   let next = 0,
@@ -57,13 +72,16 @@ export function buildRoadLabels(source: RoadLabelSource, wayStart: Int32Array, w
     let label = 0;
     if (next < source.count && source.way[next] === w) {
       const name = source.name[next],
-        ref = source.ref[next];
-      // Both are below textCount, and -1 maps to textCount: one number per pair.
-      const key = (name < 0 ? textCount : name) * (textCount + 1) + (ref < 0 ? textCount : ref);
+        ref = source.ref[next],
+        kind = source.kind[next];
+      // Both are below textCount, and -1 maps to textCount: one number per pair, times 256 kinds (below 2^53
+      // for up to 2^22 distinct texts).
+      const key = ((name < 0 ? textCount : name) * (textCount + 1) + (ref < 0 ? textCount : ref)) * 256 + kind;
       label = labelOf.get(key) ?? -1;
       if (label < 0) {
         label = names.push(name) - 1;
         refs.push(ref);
+        kinds.push(kind);
         labelOf.set(key, label);
       }
     }
@@ -96,6 +114,7 @@ export function buildRoadLabels(source: RoadLabelSource, wayStart: Int32Array, w
     labelIndex: labelIndex.toShared(),
     labelName,
     labelRef,
+    labelKind: Uint8Array.from(kinds),
     labelTextFirst: textFirst.toShared(),
     labelText: bytes.toShared(),
   };

@@ -125,7 +125,41 @@ export interface RoadLabelSource {
   way: Uint32Array;
   name: Int32Array;
   ref: Int32Array;
+  /** The way's road kind (`roadKindOf`), 0 for none. */
+  kind: Uint8Array;
   strings: string[];
+}
+
+/** Road classes of `RoadKind`'s low bits, by `highway` value (0: any other). */
+const ROAD_CLASSES: Record<string, number> = {
+  motorway: 1,
+  trunk: 2,
+  primary: 3,
+  secondary: 4,
+  tertiary: 5,
+  unclassified: 6,
+  residential: 6,
+  living_street: 6,
+  service: 7,
+};
+/** Bits of a road kind above its class (`road-labels.ts` reads them). */
+export const ROAD_LINK = 16,
+  ROAD_ROUNDABOUT = 32,
+  ROAD_CIRCULAR = 64;
+
+/**
+ * What turn guidance needs of a way beyond its name: its class (1 motorway … 7 service, 0 other), whether
+ * it is a `_link` ramp, and whether it is a roundabout (`junction=roundabout`) or another circular
+ * junction (`junction=circular`, OSRM's rotary). One byte, kept with the name and ref.
+ */
+export function roadKindOf(tags: Record<string, string>): number {
+  const highway = tags.highway ?? '';
+  const link = highway.endsWith('_link');
+  let kind = ROAD_CLASSES[link ? highway.slice(0, -5) : highway] ?? 0;
+  if (link) kind |= ROAD_LINK;
+  if (tags.junction === 'roundabout') kind |= ROAD_ROUNDABOUT;
+  else if (tags.junction === 'circular') kind |= ROAD_CIRCULAR;
+  return kind;
 }
 
 class StringTable {
@@ -197,6 +231,7 @@ class OsmCollector {
   private readonly labelWays = new Growable(Uint32Array);
   private readonly labelNames = new Growable(Int32Array);
   private readonly labelRefs = new Growable(Int32Array);
+  private readonly labelKinds = new Growable(Uint8Array);
   private readonly addressWays = new Growable(Uint32Array);
   private readonly addressWayFields = new Growable(Int32Array);
   /** Ferries with a `duration`: the kept way and its seconds end to end (their speed waits for the coordinates). */
@@ -301,10 +336,12 @@ class OsmCollector {
     if (usable && tags) {
       const name = tags.name || null,
         ref = tags.ref || null;
-      if (name !== null || ref !== null) {
+      const kind = roadKindOf(tags);
+      if (name !== null || ref !== null || kind !== 0) {
         this.labelWays.push(w);
         this.labelNames.push(this.labelStrings.id(name));
         this.labelRefs.push(this.labelStrings.id(ref));
+        this.labelKinds.push(kind);
       }
       const seconds = routeDuration(tags);
       if (seconds !== null) this.timedWays.push([w, seconds]);
@@ -634,6 +671,7 @@ class OsmCollector {
         way: this.labelWays.toShared(),
         name: this.labelNames.toShared(),
         ref: this.labelRefs.toShared(),
+        kind: this.labelKinds.toShared(),
         strings: this.labelStrings.list,
       },
       geocoder: {

@@ -31,11 +31,28 @@ function vehicleOf(lorry: LorrySize): Record<string, number | string> | undefine
 }
 
 type Waypoint = { latitude: number; longitude: number; poi?: Poi };
+/** A turn-by-turn step as the API sends it with `steps: true` (the fields this page reads). */
+interface RouteStep {
+  geometry: GeoJSON.LineString;
+  maneuver: { type: string; modifier?: string; location: [number, number] };
+  name: string;
+  distance: number;
+  duration: number;
+  instruction?: string;
+}
+/** The languages the steps' instructions are offered in here (the API accepts more). */
+const LANGUAGES = [
+  { value: 'en', label: 'English' },
+  { value: 'de', label: 'Deutsch' },
+  { value: 'fr', label: 'Français' },
+  { value: 'it', label: 'Italiano' },
+  { value: 'es', label: 'Español' },
+];
 interface RouteResult {
   distance: number;
   duration: number;
   geometry: GeoJSON.LineString;
-  legs: Array<{ from: number; to: number; distance: number; duration: number }>;
+  legs: Array<{ from: number; to: number; distance: number; duration: number; steps?: RouteStep[] }>;
   avoided: { radius: number; count: number; poi_ids: string[]; skipped_poi_ids: string[] } | null;
 }
 
@@ -52,6 +69,9 @@ export function RoutingPage() {
   const [avoidCategory, setAvoidCategory] = useState('');
   const [radius, setRadius] = useState('50');
   const [picked, setPicked] = useState<string[]>([]);
+  const [language, setLanguage] = useState('en');
+  /** The step highlighted on the map: [leg, step]. */
+  const [chosen, setChosen] = useState<[number, number]>();
   const { result: route, setResult: setRoute, error, setError, busy, run } = useRequest<RouteResult>();
   const [map, setMap] = useState<{ map: MapLibreMap; lib: MapLib }>();
   const errors = fieldErrorsOf(error);
@@ -122,6 +142,11 @@ export function RoutingPage() {
       { id: 'route-casing', type: 'line', layout: { 'line-join': 'round', 'line-cap': 'round' }, paint: { 'line-color': '#ffffff', 'line-width': 8 } },
       { id: 'route-line', type: 'line', layout: { 'line-join': 'round', 'line-cap': 'round' }, paint: { 'line-color': '#1d4ed8', 'line-width': 5 } },
     ]);
+    // The chosen step's stretch of the route, over the route's line.
+    const step = chosen && route?.legs[chosen[0]]?.steps?.[chosen[1]];
+    overlay(m, 'route-step', featureCollection(step ? [{ type: 'Feature', geometry: step.geometry, properties: {} }] : []), [
+      { id: 'route-step', type: 'line', layout: { 'line-join': 'round', 'line-cap': 'round' }, paint: { 'line-color': '#f59e0b', 'line-width': 7 } },
+    ]);
     overlay(m, 'waypoints', featureCollection(waypoints.map((w, i) => point(w.longitude, w.latitude, { n: String(i + 1) }))), [
       { id: 'waypoints', type: 'circle', paint: { 'circle-color': '#111827', 'circle-radius': 10, 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 } },
       {
@@ -131,13 +156,15 @@ export function RoutingPage() {
         paint: { 'text-color': '#fff' },
       },
     ]);
-  }, [map, pois, picked, route, waypoints]);
+  }, [map, pois, picked, route, waypoints, chosen]);
 
   const plan = async (e: Event) => {
     e.preventDefault();
     const body: Record<string, unknown> = {
       profile,
       waypoints: waypoints.map((w) => (w.poi ? { poi_id: w.poi.id } : { latitude: w.latitude, longitude: w.longitude })),
+      steps: true,
+      language,
     };
     const vehicle = profile === 'driving-hgv' ? vehicleOf(lorry) : undefined;
     if (vehicle) body.vehicle = vehicle;
@@ -147,9 +174,23 @@ export function RoutingPage() {
       if (picked.length) avoid.poi_ids = picked;
       body.avoid = avoid;
     }
+    setChosen(undefined);
     const r = await run(async () => (await call<{ data: RouteResult }>('POST', '/v1/routes', body)).data);
     if (r && map) fitTo(map.map, map.lib, r.geometry.coordinates);
   };
+
+  /** Highlights a step's stretch and brings it into view. */
+  const choose = (leg: number, i: number) => {
+    setChosen([leg, i]);
+    const step = route?.legs[leg]?.steps?.[i];
+    if (step && map && step.distance > 0) fitTo(map.map, map.lib, step.geometry.coordinates);
+  };
+
+  const hasSteps = route?.legs.some((l) => l.steps?.length) ?? false;
+  // The map shares its row with the directions once there are some: it is told of its new width.
+  useEffect(() => {
+    map?.map.resize();
+  }, [map, hasSteps]);
 
   const label = (w: Waypoint) => (w.poi ? w.poi.name : `${w.latitude.toFixed(5)}, ${w.longitude.toFixed(5)}`);
   return (
@@ -191,6 +232,15 @@ export function RoutingPage() {
               ))}
             </ol>
           )}
+          <Field id="route-language" label="Directions in" errors={errors.language}>
+            <select {...described('route-language', errors.language)} value={language} onChange={(e) => setLanguage(e.currentTarget.value)}>
+              {LANGUAGES.map((l) => (
+                <option key={l.value} value={l.value}>
+                  {l.label}
+                </option>
+              ))}
+            </select>
+          </Field>
           <Field id="route-profile" label="Profile" errors={errors.profile}>
             <select {...described('route-profile', errors.profile)} value={profile} onChange={(e) => setProfile(e.currentTarget.value)}>
               {PROFILES.map((p) => (
@@ -272,7 +322,32 @@ export function RoutingPage() {
           </div>
         </form>
         <div class="map-column">
-          <BaseMap label="Routing map: click to add waypoints" onReady={(m, lib) => setMap({ map: m, lib })} />
+          <div class={hasSteps ? 'map-with-steps' : undefined}>
+            <BaseMap label="Routing map: click to add waypoints" onReady={(m, lib) => setMap({ map: m, lib })} />
+            {route && hasSteps && (
+              <aside class="card steps-panel" aria-labelledby="steps-title">
+                <h2 id="steps-title">Directions</h2>
+                <p class="hint">Click a step to see its stretch on the map.</p>
+                {route.legs.map((l, leg) => (
+                  <ol key={leg} class="steps" aria-label={route.legs.length > 1 ? `Leg ${leg + 1}` : 'Steps'}>
+                    {(l.steps ?? []).map((st, i) => (
+                      <li key={i} class={chosen && chosen[0] === leg && chosen[1] === i ? 'chosen' : undefined}>
+                        <button
+                          type="button"
+                          class="link"
+                          aria-pressed={chosen !== undefined && chosen[0] === leg && chosen[1] === i}
+                          onClick={() => choose(leg, i)}
+                        >
+                          {st.instruction ?? `${st.maneuver.type} ${st.maneuver.modifier ?? ''} ${st.name}`}
+                        </button>
+                        {st.distance > 0 && <small> {km(st.distance)}</small>}
+                      </li>
+                    ))}
+                  </ol>
+                ))}
+              </aside>
+            )}
+          </div>
           {route && (
             <section class="card" aria-labelledby="route-title">
               <h2 id="route-title">

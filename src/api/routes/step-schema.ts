@@ -1,0 +1,58 @@
+// The RouteStep of `steps: true` (POST /v1/routes), OSRM's model field for field (docs/directions.md).
+import { z } from 'zod';
+import { lineStringSchema } from '../../engine/line-json.js';
+
+const position = z.tuple([z.number(), z.number()]).describe('[longitude, latitude].');
+
+export const routeStepSchema = z
+  .object({
+    geometry: z.union([lineStringSchema, z.string()]).describe("The step's part of the route, from its maneuver to the next one, in `geometry_format`."),
+    maneuver: z.object({
+      type: z
+        .enum([
+          'depart',
+          'turn',
+          'new name',
+          'continue',
+          'merge',
+          'on ramp',
+          'off ramp',
+          'fork',
+          'end of road',
+          'roundabout',
+          'roundabout turn',
+          'rotary',
+          'exit roundabout',
+          'exit rotary',
+          'arrive',
+        ])
+        .describe("OSRM's maneuver types that Waymark announces."),
+      modifier: z
+        .enum(['uturn', 'sharp right', 'right', 'slight right', 'straight', 'slight left', 'left', 'sharp left'])
+        .optional()
+        .describe('The direction of the maneuver; none on depart and arrive.'),
+      location: position,
+      bearing_before: z.int().describe('Degrees clockwise from north, arriving at the maneuver (0 on depart).'),
+      bearing_after: z.int().describe('Degrees clockwise from north, leaving it (0 on arrive).'),
+      exit: z.int().optional().describe('roundabout and rotary: the number of the exit taken, counted from the entry.'),
+    }),
+    name: z.string().describe("The road's `name` after the maneuver; empty when it has none."),
+    ref: z.string().optional().describe("The road's `ref`, when it has one."),
+    rotary_name: z.string().optional().describe('rotary (`junction=circular`): the name of the circle, when it has one.'),
+    distance: z.number().describe('Meters to the next maneuver.'),
+    duration: z.number().describe('Seconds to the next maneuver.'),
+    mode: z.enum(['driving', 'cycling', 'walking']),
+    intersections: z
+      .array(
+        z.object({
+          location: position,
+          bearings: z.array(z.int()).describe('Every road at the node, degrees clockwise from north, ascending.'),
+          entry: z.array(z.boolean()).describe('Per bearing, whether the route could leave along that road.'),
+          in: z.int().optional().describe('The index of the bearing the route arrives from (none on depart).'),
+          out: z.int().optional().describe('The index of the bearing the route leaves along (none on arrive).'),
+        }),
+      )
+      .describe("The maneuver's intersection (OSRM lists every intersection the step passes; Waymark the first)."),
+    instruction: z.string().optional().describe('With `language`: the step as a sentence (osrm-text-instructions).'),
+  })
+  .meta({ id: 'RouteStep' });

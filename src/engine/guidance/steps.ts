@@ -1,0 +1,590 @@
+// Turn-by-turn steps of a leg in OSRM's RouteStep model, from the pieces of road the leg took (trace.ts)
+// and the roads at each node it passes (the graph's edges out of and into the node). One pass over the
+// pieces; a node costs a look at its few roads, and a step's objects are made only where a maneuver is
+// announced. The rules follow OSRM's guidance as its feature files specify it (features/guidance): a
+// name change alone says "new name"; a road that simply goes on through a junction says nothing; a turn
+// where the road ends is "end of road"; two roads splitting ahead is a "fork"; ramps are "on ramp" /
+// "off ramp" and a ramp joining a motorway a "merge"; a roundabout is one step with its exit number and
+// an "exit roundabout" step where the route leaves it. Deliberate differences are in docs/directions.md.
+import { labelAt } from '../../map/graphs/road-labels.js';
+import type { RoadGraph } from '../../map/graphs/road-graph.js';
+import type { LegTrace } from './trace.js';
+import { announced } from './names.js';
+
+/** Road kind bits (map/osm/osm-data.ts roadKindOf): class in the low 4 bits. */
+const CLASS_MASK = 15,
+  LINK = 16,
+  ROUNDABOUT = 32,
+  CIRCULAR = 64;
+const MOTORWAY = 1,
+  TRUNK = 2,
+  SERVICE = 7;
+
+/** The reverse graph's in-edges per node (graph-memory.ts), empty when the graph has none. */
+export interface ReverseView {
+  rFirst: Uint32Array;
+  rEdge: Uint32Array;
+}
+export type GuidanceGraph = Pick<RoadGraph, 'firstOut' | 'head' | 'orig' | 'geomFirst' | 'geomLast' | 'geomCm' | 'shapes'> & ReverseView;
+
+export interface StepIntersection {
+  /** [longitude, latitude] in 1e-7° of the node. */
+  at: number;
+  bearings: number[];
+  entry: boolean[];
+  in?: number;
+  out?: number;
+}
+
+/** A step before it is written: positions are indexes of points of the route's line. */
+export interface RawStep {
+  type: string;
+  modifier?: string;
+  exit?: number;
+  /** The point of the maneuver; the step's geometry runs from it (`from`) to `to`. */
+  from: number;
+  to: number;
+  bearingBefore: number;
+  bearingAfter: number;
+  /** The label (road-labels.ts) whose name and ref the step has; -1 none. */
+  label: number;
+  /** A rotary's own label (its name is OSRM's `rotary_name`). */
+  ring?: number;
+  meters: number;
+  tenths: number;
+  intersection: StepIntersection;
+}
+
+/** Meters a road's bearing is measured over from a node (OSRM looks a few meters down each road). */
+const BEARING_M = 10;
+/** Meters per 1e-7° of latitude. */
+const M_PER_E7 = 0.011131949;
+
+// Scratch for the roads at one node: a junction has a handful (more than MAX_ROADS only in odd data; the
+// rest are left out of the picture).
+const MAX_ROADS = 32;
+const roadDir = new Int32Array(MAX_ROADS);
+const roadBearing = new Float64Array(MAX_ROADS);
+const roadEntry = new Uint8Array(MAX_ROADS);
+const roadKind = new Uint8Array(MAX_ROADS);
+let roadCount = 0;
+
+/** Degrees clockwise from north from point a to point b of `pts` (lat, lon pairs in 1e-7°), on a plane. */
+function bearingBetween(pts: Int32Array, a: number, b: number): number {
+  const kx = Math.cos(pts[2 * a] * 1e-7 * (Math.PI / 180));
+  const dx = (pts[2 * b + 1] - pts[2 * a + 1]) * kx,
+    dy = pts[2 * b] - pts[2 * a];
+  const deg = (Math.atan2(dx, dy) * 180) / Math.PI;
+  return deg < 0 ? deg + 360 : deg;
+}
+
+/** The bearing of directed original edge `d` leaving its first node: towards its first point BEARING_M
+ *  or more away (its far end when it is shorter). */
+function leaveBearing(g: GuidanceGraph, d: number): number {
+  const geom = d >> 1,
+    pts = g.shapes.pointsE7;
+  const first = g.geomFirst[geom],
+    last = g.geomLast[geom];
+  const from = d & 1 ? last : first,
+    step = d & 1 ? -1 : 1,
+    end = d & 1 ? first : last;
+  const kx = Math.cos(pts[2 * from] * 1e-7 * (Math.PI / 180));
+  let p = from + step;
+  for (; p !== end; p += step) {
+    const dx = (pts[2 * p + 1] - pts[2 * from + 1]) * kx,
+      dy = pts[2 * p] - pts[2 * from];
+    if ((dx * dx + dy * dy) * M_PER_E7 * M_PER_E7 >= BEARING_M * BEARING_M) break;
+  }
+  return bearingBetween(pts, from, p);
+}
+
+const kindOf = (g: GuidanceGraph, d: number): number => {
+  const label = labelAt(g.shapes, g.geomFirst[d >> 1]);
+  return label < 0 ? 0 : g.shapes.labelKind[label];
+};
+
+/** Collects the roads at node v into the scratch: every way out (entry) and every way in only (no entry). */
+function roadsAt(g: GuidanceGraph, v: number): void {
+  roadCount = 0;
+  const add = (d: number, entry: boolean): void => {
+    for (let i = 0; i < roadCount; i++) {
+      if (roadDir[i] === d) {
+        if (entry) roadEntry[i] = 1;
+        return;
+      }
+    }
+    if (roadCount === MAX_ROADS) return;
+    roadDir[roadCount] = d;
+    roadBearing[roadCount] = leaveBearing(g, d);
+    roadEntry[roadCount] = entry ? 1 : 0;
+    roadKind[roadCount] = kindOf(g, d);
+    roadCount++;
+  };
+  for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) add(g.orig[e], true);
+  if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) add(g.orig[g.rEdge[i]] ^ 1, false);
+}
+
+/** Roundabouts of at most this radius (meters, the mean distance of the ring's nodes from their centre)
+ *  are announced as one turn, OSRM's "roundabout turn" (OSRM's limit, 15 m, is on a circle through three
+ *  of the ring's points; its features call rings of 4 and 13 m by ours turns, one of 15 m a roundabout). */
+const SMALL_ROUNDABOUT_M = 14;
+
+/** The bearings of the roads off a small ring, as `smallRing` finds them. */
+const ringBearings = new Float64Array(4);
+/** Degrees that every two roads off a ring announced as one turn lie apart at least (OSRM calls a ring
+ *  whose exits point alike "non-distinct" and counts its exits instead). */
+const DISTINCT_DEG = 50;
+
+/** The nodes of the ring `smallRing` follows (lat, lon in 1e-7°), and how many. */
+const ringPoints = new Float64Array(128);
+let ringCount = 0;
+
+/** Named roundabouts of more than this radius (meters, as `ringRadius`) are OSRM's rotaries: "rotary"
+ *  steps with the circle's name (its features: rings of 15 m are roundabouts, of 45 m rotaries; the
+ *  turbo-roundabout of Rheinfelden, 30 m or so by ours, a roundabout). */
+const ROTARY_M = 40;
+
+/** The radius of the ring of roundabout ways through node v, followed from `d` (Infinity when it does
+ *  not close within 64 nodes). */
+function radiusOfRing(g: GuidanceGraph, v: number, d: number): number {
+  const pts = g.shapes.pointsE7;
+  let node = v,
+    dir = d;
+  for (let hops = 0; hops < 64; hops++) {
+    const p = dir & 1 ? g.geomLast[dir >> 1] : g.geomFirst[dir >> 1];
+    ringPoints[2 * hops] = pts[2 * p];
+    ringPoints[2 * hops + 1] = pts[2 * p + 1];
+    ringCount = hops + 1;
+    let next = -1;
+    for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) if (g.orig[e] === dir) next = g.head[e];
+    if (next < 0) return Infinity;
+    if (next === v) return ringRadius();
+    node = next;
+    dir = -1;
+    for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) {
+      const o = g.orig[e];
+      if (isRound(kindOf(g, o)) && o >> 1 !== d >> 1) {
+        dir = o;
+        break;
+      }
+    }
+    if (dir < 0) return Infinity;
+  }
+  return Infinity;
+}
+
+/** The ring's radius: the mean distance (meters) of its nodes from their centroid. */
+function ringRadius(): number {
+  let lat = 0,
+    lon = 0;
+  for (let i = 0; i < ringCount; i++) {
+    lat += ringPoints[2 * i];
+    lon += ringPoints[2 * i + 1];
+  }
+  lat /= ringCount;
+  lon /= ringCount;
+  const kx = Math.cos(lat * 1e-7 * (Math.PI / 180));
+  let sum = 0;
+  for (let i = 0; i < ringCount; i++) sum += Math.hypot((ringPoints[2 * i + 1] - lon) * kx, ringPoints[2 * i] - lat) * M_PER_E7;
+  return sum / ringCount;
+}
+
+/** Whether the first `n` ring bearings are pairwise DISTINCT_DEG apart. */
+function distinct(n: number): boolean {
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const d = Math.abs(ringBearings[i] - ringBearings[j]) % 360;
+      if (Math.min(d, 360 - d) < DISTINCT_DEG) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Whether the ring of roundabout ways through node v (followed from `d`, a roundabout edge out of v) is
+ * what OSRM announces as one "roundabout turn": back to v within a few dozen nodes, a radius (its
+ * length / 2π) of at most SMALL_ROUNDABOUT_M, and at most four roads off it, one per node, each two-way
+ * (oneway entries and exits make it a roundabout like any other) and pointing apart (`distinct`).
+ */
+function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
+  let cm = 0,
+    node = v,
+    dir = d,
+    roads = 0;
+  const pts = g.shapes.pointsE7;
+  for (let hops = 0; hops < 64; hops++) {
+    cm += g.geomCm[dir >> 1];
+    const p = dir & 1 ? g.geomLast[dir >> 1] : g.geomFirst[dir >> 1];
+    ringPoints[2 * hops] = pts[2 * p];
+    ringPoints[2 * hops + 1] = pts[2 * p + 1];
+    ringCount = hops + 1;
+    let next = -1;
+    for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) if (g.orig[e] === dir) next = g.head[e];
+    if (next < 0) return false;
+    node = next;
+    // The roads off the ring here: each way out must come back in (two-way), one per node.
+    let out = -1,
+      outs = 0,
+      back = false;
+    dir = -1;
+    for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) {
+      const o = g.orig[e];
+      if (isRound(kindOf(g, o))) {
+        if (o >> 1 !== d >> 1 || dir < 0) dir = o;
+      } else {
+        outs++;
+        out = o;
+      }
+    }
+    if (g.rFirst.length > node + 1) {
+      for (let i = g.rFirst[node]; i < g.rFirst[node + 1]; i++) {
+        const o = g.orig[g.rEdge[i]] ^ 1;
+        if (!isRound(kindOf(g, o)) && o !== out) return false;
+        if (o === out) back = true;
+      }
+    }
+    if (outs > 1 || (outs === 1 && !back)) return false;
+    if (outs === 1) {
+      // A service road off the ring (a car park's) makes it a roundabout to count exits on.
+      if (roads === 4 || (kindOf(g, out) & CLASS_MASK) === SERVICE) return false;
+      ringBearings[roads] = leaveBearing(g, out);
+    }
+    roads += outs;
+    if (node === v) return ringRadius() <= SMALL_ROUNDABOUT_M && distinct(roads);
+    if (dir < 0) return false;
+  }
+  return false;
+}
+
+/** Whether every way out of and into node v is the route's way on (`out`) or back (`back`). */
+function onlyOnAndBack(g: GuidanceGraph, v: number, back: number, out: number): boolean {
+  for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) if (g.orig[e] !== out && g.orig[e] !== back) return false;
+  if (g.rFirst.length > v + 1) {
+    for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) {
+      const d = g.orig[g.rEdge[i]] ^ 1;
+      if (d !== out && d !== back) return false;
+    }
+  }
+  return true;
+}
+
+/** Signed deviation from straight on, degrees in (-180, 180]: positive to the right. */
+const deviation = (before: number, after: number): number => {
+  const d = ((((after - before) % 360) + 540) % 360) - 180;
+  return d === -180 ? 180 : d;
+};
+
+/** OSRM's modifier for a deviation (its getTurnDirection, turned into deviations). */
+export function modifierOf(dev: number): string {
+  const a = Math.abs(dev);
+  if (a <= 10) return 'straight';
+  if (a >= 179) return 'uturn';
+  const side = dev > 0 ? 'right' : 'left';
+  if (a <= 40) return `slight ${side}`;
+  if (a <= 120) return side;
+  return `sharp ${side}`;
+}
+
+/** The modifier of leaving a roundabout: OSRM's feature files say "right" for any clear turn out of
+ *  the circle (27° and more) and "straight" below 20°, without the slight and sharp steps. */
+function exitModifier(dev: number): string {
+  const a = Math.abs(dev);
+  if (a <= 20) return 'straight';
+  if (a >= 170) return 'uturn';
+  return dev > 0 ? 'right' : 'left';
+}
+
+/** `announced` of label pairs seen in this thread (the same few pairs recur along every route): no text
+ *  decoded twice. Keyed per shapes, so that another map's labels never hit. */
+const announcedCache = new WeakMap<object, Map<number, boolean>>();
+const MAX_CACHED_PAIRS = 100_000;
+
+/** Whether two labels read as the same road on the signs (no new name between them). */
+function sameRoad(g: GuidanceGraph, a: number, b: number): boolean {
+  if (a === b) return true;
+  let cache = announcedCache.get(g.shapes);
+  if (!cache) announcedCache.set(g.shapes, (cache = new Map()));
+  // Labels are below 2^26 (a map has at most a few million), so the pair fits a double exactly.
+  const key = (a + 1) * 67_108_864 + (b + 1);
+  let answer = cache.get(key);
+  if (answer === undefined) {
+    if (cache.size >= MAX_CACHED_PAIRS) cache.clear();
+    answer = !announced(g.shapes, a, b);
+    cache.set(key, answer);
+  }
+  return answer;
+}
+
+const isRound = (kind: number): boolean => (kind & (ROUNDABOUT | CIRCULAR)) !== 0;
+/** A motorway's or trunk's `_link`: what OSRM calls a ramp (other links are roads like any other). */
+const isRamp = (kind: number): boolean => (kind & LINK) !== 0 && isHighway(kind);
+const isHighway = (kind: number): boolean => {
+  const c = kind & CLASS_MASK;
+  return c === MOTORWAY || c === TRUNK;
+};
+
+/** The maneuver's intersection from the scratch roads (bearings sorted as OSRM sorts them). */
+function intersectionOf(at: number, inDir: number, outDir: number): StepIntersection {
+  const order = Array.from({ length: roadCount }, (_, i) => i).sort((a, b) => roadBearing[a] - roadBearing[b]);
+  const x: StepIntersection = { at, bearings: [], entry: [] };
+  for (const i of order) {
+    if (roadDir[i] === inDir) x.in = x.bearings.length;
+    if (roadDir[i] === outDir) x.out = x.bearings.length;
+    x.bearings.push(Math.round(roadBearing[i]) % 360);
+    x.entry.push(roadEntry[i] === 1 && roadDir[i] !== inDir);
+  }
+  return x;
+}
+
+/**
+ * The steps of one leg: depart, the maneuvers, arrive. `line` is the route's line (lon, lat pairs in
+ * 1e-7°), `trace` the leg's pieces as drawn into it.
+ */
+export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): RawStep[] {
+  // Pieces of no length at either end (a waypoint on a node, snapped to a road that leaves it) say
+  // nothing of the way taken: the leg starts and ends on the roads it travels.
+  let k0 = 0,
+    n = trace.count;
+  while (n - k0 > 1 && trace.meters[n - 1] === 0) {
+    trace.end[n - 2] = trace.end[n - 1];
+    n--;
+  }
+  while (n - k0 > 1 && trace.meters[k0] === 0) k0++;
+  const steps: RawStep[] = [];
+  const lastPoint = trace.end[n - 1];
+  const lineBearing = (a: number, b: number): number => {
+    const kx = Math.cos(line[2 * a + 1] * 1e-7 * (Math.PI / 180));
+    const deg = (Math.atan2((line[2 * b] - line[2 * a]) * kx, line[2 * b + 1] - line[2 * a + 1]) * 180) / Math.PI;
+    return deg < 0 ? deg + 360 : deg;
+  };
+  const labelOf = (d: number): number => labelAt(g.shapes, g.geomFirst[d >> 1]);
+  const first = k0 > 0 ? trace.end[k0 - 1] : trace.first;
+  const departAfter = lastPoint > first ? Math.round(lineBearing(first, first + 1)) % 360 : 0;
+  let current: RawStep = {
+    type: 'depart',
+    from: first,
+    to: lastPoint,
+    bearingBefore: 0,
+    bearingAfter: departAfter,
+    label: labelOf(trace.dir[k0]),
+    meters: 0,
+    tenths: 0,
+    intersection: { at: first, bearings: [departAfter], entry: [true], out: 0 },
+  };
+  steps.push(current);
+  // The roundabout step being counted (entered in this leg), and its exits so far.
+  let round: RawStep | null = null;
+  let exits = 0;
+  const emit = (step: RawStep): void => {
+    current.to = step.from;
+    steps.push(step);
+    current = step;
+  };
+  // The state of the junction being looked at, read by `make` (one function for the whole leg, not one
+  // per node: a far route passes tens of thousands of nodes).
+  let at = 0,
+    back = 0,
+    outDir = 0,
+    outLabel = -1,
+    bearingBefore = 0,
+    bearingAfter = 0;
+  const make = (type: string, modifier?: string): RawStep => ({
+    type,
+    ...(modifier ? { modifier } : {}),
+    from: at,
+    to: lastPoint,
+    bearingBefore: Math.round(bearingBefore) % 360,
+    bearingAfter: Math.round(bearingAfter) % 360,
+    label: outLabel,
+    meters: 0,
+    tenths: 0,
+    intersection: intersectionOf(at, back, outDir),
+  });
+  let nextLabel = labelOf(trace.dir[k0]);
+  for (let k = k0; k < n; k++) {
+    current.meters += trace.meters[k];
+    current.tenths += trace.tenths[k];
+    if (k === n - 1) break;
+    const v = trace.node[k];
+    at = trace.end[k];
+    const inDir = trace.dir[k];
+    outDir = trace.dir[k + 1];
+    const inLabel = nextLabel;
+    outLabel = nextLabel = labelOf(outDir);
+    // The same geometry on both sides (a partial piece that ends where the path starts): no junction.
+    if (inDir === outDir) continue;
+    // A node where the road only goes on (two ways out, two in: on and back) under the same label: nothing
+    // to say, and no need to look at its roads.
+    if (inLabel === outLabel && onlyOnAndBack(g, v, inDir ^ 1, outDir)) continue;
+    roadsAt(g, v);
+    back = inDir ^ 1;
+    let inBack = -1,
+      outAt = -1;
+    for (let i = 0; i < roadCount; i++) {
+      if (roadDir[i] === back) inBack = i;
+      if (roadDir[i] === outDir) outAt = i;
+    }
+    bearingBefore = inBack >= 0 ? (roadBearing[inBack] + 180) % 360 : lineBearing(Math.max(first, at - 1), at);
+    bearingAfter = outAt >= 0 ? roadBearing[outAt] : lineBearing(at, Math.min(lastPoint, at + 1));
+    const dev = deviation(bearingBefore, bearingAfter);
+    const inKind = inLabel < 0 ? 0 : g.shapes.labelKind[inLabel],
+      outKind = outLabel < 0 ? 0 : g.shapes.labelKind[outLabel];
+    // Roundabouts: one step where the route enters, its exits counted on the way round, and an
+    // "exit roundabout" step where it leaves.
+    if (isRound(inKind) || isRound(outKind)) {
+      if (!isRound(inKind)) {
+        const small = !(outKind & CIRCULAR) && smallRing(g, v, outDir);
+        const named = outLabel >= 0 && g.shapes.labelName[outLabel] >= 0;
+        const rotary = (outKind & CIRCULAR) !== 0 || (!small && named && radiusOfRing(g, v, outDir) > ROTARY_M);
+        round = make(rotary ? 'rotary' : small ? 'roundabout turn' : 'roundabout');
+        if (rotary) round.ring = outLabel;
+        // An exit at the node the route enters by is passed too when it lies beyond the ring's way on,
+        // to its right on a counter-clockwise ring (entered turning right), to its left on a clockwise one.
+        exits = 0;
+        for (let i = 0; i < roadCount; i++) {
+          const d = deviation(bearingBefore, roadBearing[i]);
+          if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (dev < -20 ? d < dev : d > dev)) exits++;
+        }
+        emit(round);
+      } else if (isRound(outKind)) {
+        // Service roads off a public roundabout are not counted among its exits.
+        const lowRing = (inKind & CLASS_MASK) === SERVICE;
+        for (let i = 0; i < roadCount; i++) {
+          if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (lowRing || (roadKind[i] & CLASS_MASK) !== SERVICE)) exits++;
+        }
+      } else {
+        exits++;
+        const turn = round?.type === 'roundabout turn';
+        const wasRotary = round ? round.type === 'rotary' : (inKind & CIRCULAR) !== 0;
+        if (round) {
+          round.exit = exits;
+          round.label = outLabel;
+          round.modifier = exitModifier(deviation(round.bearingBefore, bearingAfter));
+          round = null;
+        }
+        if (!turn) emit(make(wasRotary ? 'exit rotary' : 'exit roundabout', exitModifier(dev)));
+      }
+      continue;
+    }
+    // Through a node of a roundabout without driving on it: OSRM calls it leaving the roundabout.
+    let onRing = false;
+    for (let i = 0; i < roadCount; i++) if (isRound(roadKind[i])) onRing = true;
+    if (onRing) {
+      emit(make('exit roundabout', exitModifier(dev)));
+      continue;
+    }
+    // The other roads a driver could take here; service roads do not make a choice on a public road.
+    const lowIn = (inKind & CLASS_MASK) === SERVICE || (inKind & CLASS_MASK) === 0;
+    let others = 0,
+      choices = 0,
+      straighter = 0,
+      near = 0,
+      left = 0,
+      right = 0,
+      sameSide = 0,
+      straightOn = false,
+      continues = false,
+      nearMin = Infinity,
+      nearMax = -Infinity;
+    const outDev = Math.abs(dev);
+    // The road the step is on counts as well as the piece before the node: a short piece without a name
+    // (a bridge, a junction's own way) does not make the named road after it a new one.
+    const same = sameRoad(g, inLabel, outLabel) || sameRoad(g, current.label, outLabel);
+    let highwayIn = false,
+      highwayChoice = false,
+      highwayNear = false;
+    for (let i = 0; i < roadCount; i++) {
+      if (i === outAt || i === inBack) continue;
+      if (!lowIn && (roadKind[i] & CLASS_MASK) === SERVICE) continue;
+      const d = deviation(bearingBefore, roadBearing[i]);
+      const highway = isHighway(roadKind[i]) && !(roadKind[i] & LINK);
+      if (!roadEntry[i] && highway) highwayIn = true;
+      if (roadEntry[i] && highway) highwayChoice = true;
+      if (roadEntry[i] && highway && Math.abs(d) <= 45 && isHighway(outKind) && !(outKind & LINK)) highwayNear = true;
+      // A ramp off a road that goes on under its name is no choice for those who stay on it.
+      if (same && isRamp(roadKind[i]) && !isRamp(inKind) && !isRamp(outKind)) continue;
+      others++;
+      if (Math.abs(d) > 30 && Math.abs(d) < 150) {
+        if (d < 0) left++;
+        else right++;
+      }
+      if (Math.abs(d) <= 30) straightOn = true;
+      if (Math.abs(d) > 10 && d < 0 === dev < 0) sameSide++;
+      if (!roadEntry[i]) continue;
+      choices++;
+      if (Math.abs(d) < outDev) straighter++;
+      if (Math.abs(Math.abs(d) - outDev) < 25 && Math.abs(d) <= 60) {
+        near++;
+        if (d < nearMin) nearMin = d;
+        if (d > nearMax) nearMax = d;
+      }
+      if (sameRoad(g, inLabel, labelOf(roadDir[i]))) continues = true;
+    }
+    // With no other road to that side, OSRM calls any clear turn plain left or right.
+    const turnModifier = (): string => {
+      if (sameSide > 0 || outDev <= 10 || outDev >= 179) return modifierOf(dev);
+      const side = dev < 0 ? 'left' : 'right';
+      return outDev < 20 ? `slight ${side}` : outDev < 150 ? side : `sharp ${side}`;
+    };
+    // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
+    if (isRamp(outKind) && (!isRamp(inKind) || highwayChoice)) {
+      emit(make(isHighway(inKind) || highwayChoice ? 'off ramp' : 'on ramp', modifierOf(dev)));
+      continue;
+    }
+    // Onto a motorway that comes in beside the route: a merge, towards the side the motorway lies on.
+    if (isHighway(outKind) && !(outKind & LINK) && highwayIn && choices === 0 && (isRamp(inKind) || !same)) {
+      const side = inBack >= 0 ? deviation(bearingAfter, roadBearing[inBack]) : -dev;
+      emit(make('merge', side > 0 ? 'slight left' : 'slight right'));
+      continue;
+    }
+    // A motorway splitting in two: a fork even for the branch that keeps the name.
+    if (isHighway(inKind) && !(inKind & LINK) && highwayNear && outDev <= 45 && near > 0) {
+      emit(make('fork', dev < 0 ? 'slight left' : dev > 0 ? 'slight right' : 'straight'));
+      continue;
+    }
+    // A bend where the road meets no other: only a change of name is said.
+    if (others === 0) {
+      if (!same) emit(make('new name', modifierOf(dev)));
+      continue;
+    }
+    const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(continues && !same);
+    if (obvious) {
+      // Straight on across a junction the new name is on the signs; OSRM says nothing there.
+      if (!same && outDev > 10) emit(make('new name', modifierOf(dev)));
+      continue;
+    }
+    // A road without name or ref continues nothing: unnamed branches fork like any others.
+    const named = inLabel >= 0 && (g.shapes.labelName[inLabel] >= 0 || g.shapes.labelRef[inLabel] >= 0);
+    if (!(named && (continues || same)) && outDev <= 60 && near > 0) {
+      // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps of the other.
+      emit(make('fork', dev < nearMin ? 'slight left' : dev > nearMax ? 'slight right' : 'straight'));
+      continue;
+    }
+    if (same && straighter === 0 && outDev <= 20) continue;
+    // The road ends across the route's way: nothing straight on, roads to the other side.
+    if (!straightOn && outDev > 45 && outDev < 150 && (dev < 0 ? right > 0 : left > 0)) {
+      emit(make('end of road', dev < 0 ? 'left' : 'right'));
+      continue;
+    }
+    emit(make(same ? 'continue' : 'turn', turnModifier()));
+  }
+  // A leg that ends on the roundabout announces it, without an exit.
+  if (round?.type === 'roundabout turn') round.type = 'roundabout';
+  // From the last point before the end that is not the end itself (a destination on a node repeats it).
+  let before = lastPoint - 1;
+  while (before > first && line[2 * before] === line[2 * lastPoint] && line[2 * before + 1] === line[2 * lastPoint + 1]) before--;
+  const arriveBefore = before >= first && before < lastPoint ? Math.round(lineBearing(before, lastPoint)) % 360 : 0;
+  const arrive: RawStep = {
+    type: 'arrive',
+    from: lastPoint,
+    to: lastPoint,
+    bearingBefore: arriveBefore,
+    bearingAfter: 0,
+    label: labelOf(trace.dir[n - 1]),
+    meters: 0,
+    tenths: 0,
+    intersection: { at: lastPoint, bearings: [(arriveBefore + 180) % 360], entry: [true], in: 0 },
+  };
+  emit(arrive);
+  return steps;
+}
