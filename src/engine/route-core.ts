@@ -506,7 +506,6 @@ export class RouteCore {
     );
   }
 
-  /** Same geometry, reachable without leaving it: the direct piece, if the direction is open. */
   /** Cost and length of going from src to tgt along the one road they share; null when they do not share
    *  one or that direction is closed. */
   private alongRoad(g: RoadGraph, src: Phantom, tgt: Phantom): { cost: number; meters: number } | null {
@@ -522,13 +521,14 @@ export class RouteCore {
     const along = this.alongRoad(g, src, tgt);
     if (!along) return null;
     const piece = geometryPiece(g, src.geom, src.along, tgt.along);
+    const d = src.along <= tgt.along ? 2 * src.geom : 2 * src.geom + 1;
     return {
       ...along,
       piece,
       touches: false,
       draw: (line, joined, trace) => {
         appendPoints(line, piece, joined ? 1 : 0);
-        trace?.piece(d, -1, line.length / 2 - 1, Math.abs(tgt.along - src.along), Math.abs(tgt.fraction - src.fraction) * w);
+        trace?.piece(d, -1, line.length / 2 - 1, along.meters, along.cost);
       },
     };
   }
