@@ -94,7 +94,7 @@ describe('SIGTERM', () => {
     // Holding the team's row keeps the create waiting in its transaction.
     let release!: () => void;
     const held = sql.begin(async (tx) => {
-      await tx`SELECT 1 FROM teams WHERE id = ${t.id} FOR UPDATE`;
+      await tx`SELECT 1 FROM teams WHERE id = ${t.id} FOR NO KEY UPDATE`;
       await new Promise<void>((resolve) => (release = resolve));
     });
     await sleep(100);
@@ -122,7 +122,7 @@ describe('SIGTERM', () => {
     await conn.connected;
     let release!: () => void;
     const held = sql.begin(async (tx) => {
-      await tx`SELECT 1 FROM teams WHERE id = ${t.id} FOR UPDATE`;
+      await tx`SELECT 1 FROM teams WHERE id = ${t.id} FOR NO KEY UPDATE`;
       await new Promise<void>((resolve) => (release = resolve));
     });
     await sleep(100);
