@@ -90,18 +90,27 @@ const matrixDoc: Operation = {
 };
 
 /** Rows of packed cells as JSON: tenths, null where NaN (no route). The matrix is the whole answer's
- *  bulk: written as text at once rather than as arrays of numbers to serialise. */
+ *  bulk: written as text at once, from whole tenths (integers print several times faster than fractions;
+ *  the text is what String() gives the rounded value), rather than as arrays of numbers to serialise. */
 function cellsJson(cells: Float64Array, rows: number, cols: number): string {
-  const out: string[] = [];
+  let out = '[';
   for (let i = 0; i < rows; i++) {
-    const row = new Array<string>(cols);
+    out += i ? ',[' : '[';
     for (let j = 0; j < cols; j++) {
       const x = cells[i * cols + j];
-      row[j] = Number.isNaN(x) ? 'null' : String(Math.round(x * 10) / 10);
+      if (j) out += ',';
+      if (Number.isNaN(x)) {
+        out += 'null';
+        continue;
+      }
+      const t = Math.round(x * 10);
+      const whole = Math.floor(t / 10),
+        tenth = t - whole * 10;
+      out += tenth ? `${whole}.${tenth}` : `${whole}`;
     }
-    out.push(`[${row.join(',')}]`);
+    out += ']';
   }
-  return `[${out.join(',')}]`;
+  return `${out}]`;
 }
 
 export function matrixEndpoint(sql: Sql): Route[] {
