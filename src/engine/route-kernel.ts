@@ -61,10 +61,8 @@ interface RouteExports extends WebAssembly.Exports {
   chRow(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, nTargets: number, outDur: number, outDist: number): void;
 }
 
-/** Durations (tenths) and meters from one row's source seeds to each target node; Infinity when unreachable. */
-/** One row of a matrix: views of the kernel's memory, valid until the next row. */
 /** A matrix row: per column the duration (tenths) and meters of the best path from the row's seeds to
- *  the column's, the seeds' own costs included; Infinity where none. */
+ *  the column's, the seeds' own costs included; Infinity where none. Valid until the next row. */
 export interface RowResult {
   durations: Float64Array;
   meters: Float64Array;
@@ -160,7 +158,7 @@ export class RouteKernel {
       maxGeoms = Math.max(1, this.g.geomCount);
     const kernelBytes = Math.ceil(this.k.scratchBytes(capacity) / 8) * 8;
     this.blockedBytes = Math.ceil(maxGeoms / 64) * 8;
-    const total = kernelBytes + 2 * MAX_SEEDS * 16 + 2 * MAX_SEEDS * 8 + this.blockedBytes + capacity * 4 + 4 + MAX_MATRIX_TARGETS * 48 + 4;
+    const total = kernelBytes + 2 * MAX_SEEDS * 16 + 2 * MAX_SEEDS * 8 + this.blockedBytes + capacity * 4 + 4 + MAX_MATRIX_TARGETS * 44 + 4;
     this.scratch = claimRegion(shared.memory, total);
     new Uint32Array(shared.memory.buffer, this.scratch, 1)[0] = capacity;
     let p = this.scratch + kernelBytes;
