@@ -73,7 +73,8 @@ describe('POI JSON held between reads', () => {
     [
       'a move',
       () => api(app, 'PUT', `/v1/pois/${poi}`, { key: team.key, body: { latitude: 47.15 } }),
-      (p: any) => p.latitude === 47.15 && p.address.street === null,
+      // The address is not looked at: the geocoder may already have placed the moved POI again.
+      (p: any) => p.latitude === 47.15,
     ],
     [
       'the deletion of its attribute',

@@ -38,11 +38,13 @@ describe('UsageRecorder', () => {
       // client repeats a transaction whose connection was lost a few times before it gives up.
       const locker = connect(TEST_DATABASE_URL, 1);
       let settled = false;
-      const flushing = usage.flush().finally(() => (settled = true));
-      flushing.catch(() => {});
+      let flushing!: Promise<void>;
       let terminated = 0;
       await locker.begin(async (tx) => {
         await tx`SELECT id FROM api_keys WHERE id = ${key.id} FOR UPDATE`;
+        // The flush starts once the key's row is held: started before, it could be done before the lock.
+        flushing = usage.flush().finally(() => (settled = true));
+        flushing.catch(() => {});
         for (let i = 0; i < 500 && !settled; i++) {
           const rows = await sql<{ pid: number }[]>`
             SELECT pid FROM pg_stat_activity WHERE application_name = ${name} AND wait_event_type = 'Lock'`;
