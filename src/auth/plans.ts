@@ -18,12 +18,10 @@ export function effectiveLimits(plan: PlanName, rateOverride: number | null, poi
   };
 }
 
-/** Takes `n` POI slots of the team's limit in one atomic row update; returns how many were granted. The row
- *  is locked FOR NO KEY UPDATE (its key stays): rows that only reference the team, such as usage counts
- *  (their foreign key takes KEY SHARE), are then not held up by a team's POI writes. */
+/** Takes `n` POI slots of the team's limit in one atomic row update; returns how many were granted. */
 export async function reservePoiSlots(sql: Sql, teamId: string, n: number, limit: number | null): Promise<number> {
   const [row] = await sql<{ granted: number }[]>`
-    WITH t AS (SELECT poi_count FROM teams WHERE id = ${teamId} FOR NO KEY UPDATE),
+    WITH t AS (SELECT poi_count FROM teams WHERE id = ${teamId} FOR UPDATE),
     g AS (SELECT CASE WHEN ${limit}::int IS NULL THEN ${n}::int ELSE least(${n}::int, greatest(${limit}::int - t.poi_count, 0)) END AS granted FROM t)
     UPDATE teams SET poi_count = poi_count + g.granted FROM g WHERE id = ${teamId} RETURNING g.granted`;
   return row ? row.granted : 0;

@@ -87,7 +87,7 @@ export async function fetchPoisWithCounters(sql: Sql, teams: string[], keys: Arr
  */
 export async function deletePoi(sql: Sql, teamId: string, id: string): Promise<boolean> {
   return sql.begin(async (tx) => {
-    await tx`SELECT 1 FROM teams WHERE id = ${teamId} FOR NO KEY UPDATE`;
+    await tx`SELECT 1 FROM teams WHERE id = ${teamId} FOR UPDATE`;
     const rows = await tx`DELETE FROM pois WHERE team_id = ${teamId} AND id = ${id} RETURNING id`;
     if (rows.length) await tx`UPDATE teams SET poi_count = greatest(poi_count - ${rows.length}, 0) WHERE id = ${teamId}`;
     return rows.length > 0;
