@@ -2,6 +2,7 @@
 // or whose category's name holds the query, with their address. The module other folders use; the
 // resource's own SQL is store.ts.
 import type { Sql } from '../../db/client.js';
+import type { AddressResource } from '../../geocoding/address.js';
 import { foldedContains } from '../../db/like.js';
 
 export interface PoiMatch {
@@ -12,14 +13,7 @@ export interface PoiMatch {
   category: string | null;
   /** Matched by its category's name only. */
   byCategory: boolean;
-  address: {
-    display_name: string | null;
-    street: string | null;
-    city: { id: string; name: string } | null;
-    country: { id: string; name: string } | null;
-    zipcode: { id: string; code: string } | null;
-    geocoded_at: string | null;
-  };
+  address: AddressResource;
 }
 
 interface Row {
