@@ -6,6 +6,7 @@ export {
   routeTask as route,
   routeJsonTask as routeJson,
   matrixTask as matrix,
+  matrixJsonTask as matrixJson,
   farTask as far,
   isochroneTask as isochrone,
   travelTimesTask as travelTimes,

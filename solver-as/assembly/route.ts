@@ -770,7 +770,13 @@ export function chRow(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, s
   setup(desc, scratch, 0);
   for (let j = 0; j < nTargets; j++) { setF64(outDur, <u32>j, INF); setF64(outDist, <u32>j, INF); }
   sizeF = chSeed(sStampF, sDistF, sCm, sParF, sPosF, sHeapNF, sHeapKF, 0, srcSeeds, srcMeters, nSrc);
+  // Once every target has a duration, nothing settled at more than the largest of them can improve one
+  // (bucket labels are not negative): the search stops there instead of climbing to the hierarchy's top,
+  // which is most of a row's work when the targets are near. `worst` is INF until all are found.
+  let found = 0, worst = INF, stale = false;
   while (sizeF > 0) {
+    if (stale) { worst = 0; for (let j = 0; j < nTargets; j++) worst = max(worst, f64At(outDur, <u32>j)); stale = false; }
+    if (f64At(sHeapKF, 0) > worst + EPS_D) break;
     const v = chForwardStep();
     if (chStalled || u32At(sBucketStamp, v) != bucketEpoch) continue;
     const dv = nF64(sDistF, v), mv = nF64(sCm, v);
@@ -779,7 +785,11 @@ export function chRow(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, s
       const rec = bucketEntries + <usize>k * 24;
       const j = load<u32>(rec + 4);
       const d = dv + load<f64>(rec + 8), m = mv + load<f64>(rec + 16);
-      if (lexLess(d, m, f64At(outDur, j), f64At(outDist, j))) { setF64(outDur, j, d); setF64(outDist, j, m); }
+      const was = f64At(outDur, j);
+      if (lexLess(d, m, was, f64At(outDist, j))) {
+        setF64(outDur, j, d); setF64(outDist, j, m);
+        if (was == INF) { found++; stale = found == nTargets; } else if (found == nTargets && was >= worst) stale = true;
+      }
       k = load<u32>(rec);
     }
   }

@@ -15,6 +15,7 @@ import { arenaOf, createArenaBuffer, heldSlots, releaseSlot, slotText, type Slot
 import type {
   IsochroneQuery,
   IsochroneResult,
+  MatrixJsonTaskResult,
   MatrixResult,
   NearestRoad,
   Outcome,
@@ -224,17 +225,23 @@ const arena = arenaOf(arenaBuffer);
  *  slot back once its `release` can no longer be called. */
 const unreleased = new FinalizationRegistry<SlotRef>((ref) => releaseSlot(arena, ref));
 
+/** A text a compute thread wrote, in place, and how to give its slot back. */
+function inPlace(text: Uint8Array | SlotRef): { bytes: Uint8Array; release: () => void } {
+  if (text instanceof Uint8Array) return { bytes: text, release: () => {} };
+  const release = () => {
+    unreleased.unregister(release);
+    releaseSlot(arena, text);
+  };
+  // Held by whoever may still send the text (a reply keeps it to call): when it is collected, no one can.
+  unreleased.register(release, text, release);
+  return { bytes: slotText(arena, text), release };
+}
+
 /** A compute thread's answer as the caller's: the text in place, and how to give its slot back. */
 function received(r: RouteJsonTaskResult): RouteJsonResult {
   const { geometryJson, ...rest } = r;
-  if (geometryJson instanceof Uint8Array) return { ...rest, geometryJson: [geometryJson], release: () => {} };
-  const release = () => {
-    unreleased.unregister(release);
-    releaseSlot(arena, geometryJson);
-  };
-  // Held by whoever may still send the text (a reply keeps it to call): when it is collected, no one can.
-  unreleased.register(release, geometryJson, release);
-  return { ...rest, geometryJson: [slotText(arena, geometryJson)], release };
+  const { bytes, release } = inPlace(geometryJson);
+  return { ...rest, geometryJson: [bytes], release };
 }
 
 /** Arena slots held now: texts received and not yet released. */
@@ -371,16 +378,22 @@ const SPLIT_MATRIX_FROM = 8;
  * a Dijkstra (avoidance, a lorry of its own size, or a map without hierarchy); over the hierarchy the whole
  * matrix takes a few milliseconds, less than splitting it would add (measured on the 32x32 country too).
  */
-export async function matrix(req: MatrixRequest): Promise<MatrixResult> {
+function matrixRowParts(req: MatrixRequest): Array<{ from: number; to: number }> {
   if (!loaded) throw new MapNotLoadedError();
   const n = req.points.length;
   // A lorry of its own size searches its rows over the graph, as avoidance does.
   const overHierarchy = !req.avoid?.circles.length && !req.vehicle && (loaded.manifest.profiles[req.profile]?.hierarchyEdges ?? 0) > 0;
   const parts = n < SPLIT_MATRIX_FROM || overHierarchy ? 1 : Math.max(1, Math.min(computePool().options.maxThreads, n));
   const size = Math.ceil(n / parts);
-  const chunks = await Promise.all(
-    Array.from({ length: parts }, (_, k) => runTask<Outcome<MatrixResult>>('matrix', { ...req, rows: { from: k * size, to: Math.min(n, (k + 1) * size) } })),
-  );
+  return Array.from({ length: parts }, (_, k) => ({ from: k * size, to: Math.min(n, (k + 1) * size) }));
+}
+
+export async function matrix(req: MatrixRequest): Promise<MatrixResult> {
+  const n = req.points.length;
+  const rowParts = matrixRowParts(req);
+  const parts = rowParts.length,
+    size = rowParts[0].to;
+  const chunks = await Promise.all(rowParts.map((rows) => runTask<Outcome<MatrixResult>>('matrix', { ...req, rows })));
   const results = chunks.map(unwrap);
   const merged = results[0];
   if (parts === 1) return merged;
@@ -403,6 +416,37 @@ export async function matrix(req: MatrixRequest): Promise<MatrixResult> {
     }
   });
   return merged;
+}
+
+export type MatrixJsonResult = Omit<MatrixResult, 'durations' | 'distances' | 'packed'> & {
+  /** The rows of each matrix asked for as JSON text in pieces (matrix-json.ts), to join with commas
+   *  inside brackets: `[` + pieces.join(',') + `]`. Empty when not asked for. */
+  durations: Uint8Array[];
+  distances: Uint8Array[];
+  /** Gives back the shared memory the texts are in; call once the reply is sent. */
+  release: () => void;
+};
+
+/** `matrix`, with the cells written as JSON text by the compute threads (shared out as `matrix` does). */
+export async function matrixJson(req: Omit<MatrixRequest, 'packed'> & { annotations: { durations: boolean; distances: boolean } }): Promise<MatrixJsonResult> {
+  const settled = await Promise.allSettled(matrixRowParts(req).map((rows) => runTask<Outcome<MatrixJsonTaskResult>>('matrixJson', { ...req, rows })));
+  const texts = settled.map((s) => (s.status === 'fulfilled' && s.value.ok ? { value: s.value.value, ...inPlace(s.value.value.cellsJson) } : null));
+  const release = () => {
+    for (const t of texts) t?.release();
+  };
+  const failed = settled.find((s) => s.status === 'rejected' || !s.value.ok);
+  if (failed) {
+    release();
+    if (failed.status === 'rejected') throw failed.reason;
+    unwrap(failed.value);
+  }
+  const { cellsJson: _c, durationsEnd: _e, ...first } = texts[0]!.value;
+  return {
+    ...first,
+    durations: texts.map((t) => t!.bytes.subarray(0, t!.value.durationsEnd)),
+    distances: texts.map((t) => t!.bytes.subarray(t!.value.durationsEnd)),
+    release,
+  };
 }
 
 /** Polygons of what the source reaches within each limit (seconds, or meters with `byDistance`). */

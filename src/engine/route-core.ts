@@ -117,6 +117,16 @@ export interface MatrixResult {
   /** With `packed`: the rows asked for, row-major (rows × points), NaN when unreachable; the nested arrays stay empty. */
   packed?: { durations: Float64Array; distances: Float64Array };
 }
+/** `MatrixQuery` answered as text: which matrices to write. */
+export interface MatrixJsonQuery extends MatrixQuery {
+  annotations: { durations: boolean; distances: boolean };
+}
+export type MatrixJsonTaskResult = Omit<MatrixResult, 'durations' | 'distances' | 'packed'> & {
+  /** The durations' rows then the distances' rows as JSON text (matrix-json.ts), in an arena slot or copied. */
+  cellsJson: Uint8Array | SlotRef;
+  /** Where the distances' rows start in `cellsJson`. */
+  durationsEnd: number;
+};
 /** A search from one point over everything within limits. */
 export interface ReachQuery {
   profile: string;

@@ -5,12 +5,15 @@ import { workerData } from 'piscina';
 import type { SharedGraphs } from './graph-memory.js';
 import { lineStringBytes, lineStringJson, microOfE7, writeLineString } from './line-json.js';
 import { NULL_JSON, polylineBytes, simplifyLine, writePolyline, type GeometryOptions } from './polyline.js';
+import { cellRowsBound, writeCellRows } from './matrix-json.js';
 import { arenaOf, SLOT_BYTES, takeSlot, type ReplyArena } from './reply-arena.js';
 import { stepsJson } from './guidance/step-json.js';
 import {
   RouteCore,
   type IsochroneQuery,
   type IsochroneResult,
+  type MatrixJsonQuery,
+  type MatrixJsonTaskResult,
   type MatrixQuery,
   type MatrixResult,
   type NearestRoad,
@@ -92,6 +95,29 @@ export function routeJsonTask(q: RouteQuery & { geometry?: GeometryOptions } & S
 
 export function matrixTask(q: MatrixQuery): Outcome<MatrixResult> {
   return routeCore().matrix(q);
+}
+
+/** `matrix` with the asked rows written as JSON text (matrix-json.ts) in an arena slot when one is free:
+ *  the durations' rows, then the distances' from `durationsEnd`. */
+export function matrixJsonTask(q: MatrixJsonQuery): Outcome<MatrixJsonTaskResult> {
+  const m = routeCore().matrix({ ...q, packed: true });
+  if (!m.ok) return m;
+  const { durations: _d, distances: _m, packed, ...rest } = m.value;
+  const cols = (q.targets ?? q.points).length,
+    rows = packed!.durations.length / Math.max(1, cols);
+  const bytes = (q.annotations.durations ? cellRowsBound(rows, cols) : 0) + (q.annotations.distances ? cellRowsBound(rows, cols) : 0);
+  const write = (buf: Uint8Array): [number, number] => {
+    const durationsEnd = q.annotations.durations ? writeCellRows(packed!.durations, rows, cols, buf, 0) : 0;
+    return [durationsEnd, q.annotations.distances ? writeCellRows(packed!.distances, rows, cols, buf, durationsEnd) : durationsEnd];
+  };
+  const held = arena && bytes <= SLOT_BYTES ? takeSlot(arena, threadId) : null;
+  if (held) {
+    const [durationsEnd, end] = write(held.bytes);
+    return { ok: true, value: { ...rest, cellsJson: [held.slot, held.token, end], durationsEnd } };
+  }
+  const buf = new Uint8Array(bytes);
+  const [durationsEnd, end] = write(buf);
+  return { ok: true, value: { ...rest, cellsJson: buf.slice(0, end), durationsEnd } };
 }
 
 export function farTask(q: { profile: string; points: LatLon[] }): Outcome<number[]> {

@@ -1,11 +1,11 @@
-// Route texts come from the compute threads in slots of a shared arena (engine/reply-arena.ts): every
+// Route texts and matrix cells come from the compute threads in slots of a shared arena (engine/reply-arena.ts): every
 // reply gives its slot back, the plain route an avoiding one replaces included, and concurrent replies
 // each get their own text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { heldReplySlots } from '../../src/engine/engine.js';
 import { NO_JOBS } from '../api/helpers.js';
-import { makeTeam, startTestApp, type TestTeam } from '../support/app.js';
+import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { BALZERS, BETWEEN, RUGGELL, SCHAAN, VADUZ, along, createPoi, expectRoute, plan } from './helpers.js';
 
 let app: App & { url: string };
@@ -44,6 +44,34 @@ describe('route texts in the reply arena', () => {
       Array.from({ length: 24 }, async (_, i) => ({ i, d: expectRoute(await plan(app, team.key, { waypoints: pairs[i % 4] }), 2) })),
     );
     for (const { i, d } of together) expect(d.geometry).toEqual(alone[i % 4].geometry);
+    expect(heldReplySlots()).toBe(0);
+  });
+
+  it('matrix cells: alone, concurrent and with rows shared over threads, each slot comes back', async () => {
+    const points = [VADUZ, SCHAAN, BALZERS, RUGGELL, BETWEEN];
+    const matrixOf = async (body: object, key = team.key) => {
+      const res = await api(app, 'POST', '/v1/matrix', { key, body });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.data as { durations?: number[][]; distances: number[][]; avoided: { count: number } | null };
+    };
+    const alone = await matrixOf({ sources: points });
+    expect(alone.durations).toHaveLength(5);
+    expect(alone.durations?.[1][0]).toBeGreaterThan(0);
+    expect(heldReplySlots()).toBe(0);
+    const together = await Promise.all(Array.from({ length: 12 }, () => matrixOf({ sources: points })));
+    for (const m of together) expect(m).toEqual(alone);
+    expect(heldReplySlots()).toBe(0);
+    // Nine sources with a POI to avoid: each row is a search of its own, shared out over the threads,
+    // whose texts are joined row after row (the POI, in Triesenberg up the slope, is off every route between the valley's
+    // towns: the cells are unchanged).
+    const other = await makeTeam(app);
+    await createPoi(app, other.key, { latitude: 47.1183, longitude: 9.5427 });
+    const nine = [...points, VADUZ, SCHAAN, BALZERS, RUGGELL];
+    const shared = await matrixOf({ sources: nine, annotations: ['distance'], avoid: { radius: 50 } }, other.key);
+    expect(shared.avoided?.count).toBe(1);
+    expect(shared.durations).toBeUndefined();
+    expect(shared.distances).toHaveLength(9);
+    for (let i = 0; i < 9; i++) for (let j = 0; j < 9; j++) expect(shared.distances[i][j]).toBe(alone.distances[i % 5][j % 5]);
     expect(heldReplySlots()).toBe(0);
   });
 });

@@ -7,7 +7,7 @@ import type { Operation } from '../../http/openapi.js';
 import { RawJson, type Route } from '../../http/router.js';
 import { arrayFirst, parseInto } from '../../http/validate.js';
 import { PROFILES } from '../../map/graphs/profiles.js';
-import { matrix, WaypointTooFarError, type Circle } from '../../engine/engine.js';
+import { matrixJson, WaypointTooFarError, type Circle } from '../../engine/engine.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { locationSchema, namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
 import { circlesAround, MAX_AVOIDED_POIS } from '../routes/avoid-selection.js';
@@ -89,30 +89,6 @@ const matrixDoc: Operation = {
   errors: [422, 502, 503],
 };
 
-/** Rows of packed cells as JSON: tenths, null where NaN (no route). The matrix is the whole answer's
- *  bulk: written as text at once, from whole tenths (integers print several times faster than fractions;
- *  the text is what String() gives the rounded value), rather than as arrays of numbers to serialise. */
-function cellsJson(cells: Float64Array, rows: number, cols: number): string {
-  let out = '[';
-  for (let i = 0; i < rows; i++) {
-    out += i ? ',[' : '[';
-    for (let j = 0; j < cols; j++) {
-      const x = cells[i * cols + j];
-      if (j) out += ',';
-      if (Number.isNaN(x)) {
-        out += 'null';
-        continue;
-      }
-      const t = Math.round(x * 10);
-      const whole = Math.floor(t / 10),
-        tenth = t - whole * 10;
-      out += tenth ? `${whole}.${tenth}` : `${whole}`;
-    }
-    out += ']';
-  }
-  return `${out}]`;
-}
-
 export function matrixEndpoint(sql: Sql): Route[] {
   return [
     {
@@ -156,13 +132,14 @@ export function matrixEndpoint(sql: Sql): Route[] {
           avoided = { radius, count: around.avoided.length, poi_ids: around.avoided.map((p) => p.id) };
         }
         const at = (l: ResolvedLocation) => ({ lat: l.latitude, lon: l.longitude });
-        const m = await matrix({
+        const want = new Set(parsed.annotations);
+        const m = await matrixJson({
           profile,
           points: rows.map(at),
           targets: columns?.map(at),
           avoid: circles?.length ? { circles } : undefined,
           vehicle: vehicleQuery(parsed.vehicle),
-          packed: true,
+          annotations: { durations: want.has('duration'), distances: want.has('distance') },
         }).catch((err: unknown) => {
           if (err instanceof WaypointTooFarError) {
             const message = `is more than 500 m from a road usable by the ${profile} profile`;
@@ -171,9 +148,7 @@ export function matrixEndpoint(sql: Sql): Route[] {
           }
           throw engineHttpError(err, profile, 'sources');
         });
-        const want = new Set(parsed.annotations);
-        const n = rows.length,
-          cols = (columns ?? rows).length;
+        const n = rows.length;
         const head = JSON.stringify({ profile });
         const tail = JSON.stringify({
           sources: rows.map((l, i) => snappedPoint(l, m.snapped[i], m.offsets[i], m.names?.[i])),
@@ -182,11 +157,20 @@ export function matrixEndpoint(sql: Sql): Route[] {
           ),
           avoided,
         });
-        const parts = [head.slice(0, -1)];
-        if (want.has('duration')) parts.push(`,"durations":${cellsJson(m.packed!.durations, n, cols)}`);
-        if (want.has('distance')) parts.push(`,"distances":${cellsJson(m.packed!.distances, n, cols)}`);
-        parts.push(`,${tail.slice(1)}`);
-        return { status: 200, body: new RawJson(`{"data":${parts.join('')}}`) };
+        // The cells are the compute threads' text, sent as it is (rows in pieces when threads shared them).
+        const parts: Array<string | Uint8Array> = [`{"data":${head.slice(0, -1)}`];
+        const cells = (name: string, pieces: Uint8Array[]) => {
+          parts.push(`,"${name}":[`);
+          // A thread may have had no rows (more threads than rows to share): its piece is empty.
+          pieces.filter((p) => p.length).forEach((p, k) => parts.push(...(k ? [',', p] : [p])));
+          parts.push(']');
+        };
+        if (want.has('duration')) cells('durations', m.durations);
+        if (want.has('distance')) cells('distances', m.distances);
+        parts.push(`,${tail.slice(1)}}`);
+        const body = new RawJson(...parts);
+        body.onSent = m.release;
+        return { status: 200, body };
       },
     },
   ];
