@@ -15,7 +15,7 @@ export interface Cluster {
 }
 
 /** A port free now (the kernel picks it), for a server started right after. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
   const { port } = probe.address() as { port: number };
