@@ -187,10 +187,7 @@ export class RateLimiter {
     this.closed = true;
     await Promise.allSettled([...this.queues.values()]);
     const owed = this.owed.splice(0);
-    await Promise.all([
-      ...[...this.leases].filter(([, l]) => l.units > 0).map(([team, l]) => this.giveBack(team, l)),
-      ...owed.map((o) => this.giveUnits(o)),
-    ]);
+    await Promise.all([...[...this.leases].filter(([, l]) => l.units > 0).map(([team, l]) => this.giveBack(team, l)), ...owed.map((o) => this.giveUnits(o))]);
   }
 }
 

@@ -10,13 +10,13 @@ import { createKey, createTeam } from '../../src/auth/admin.js';
 import { parsePermissionList } from '../../src/auth/permissions.js';
 import { JSON_BODY_LIMIT } from '../../src/http/context.js';
 import { projectRoot } from '../../src/lib/paths.js';
-import { hasNginx, type Proxy, SHIPPED_CONFIG, startProxy } from '../support/nginx.js';
+import { hasNginx, type NginxProxy, SHIPPED_CONFIG, startProxy } from '../support/nginx.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { freshDatabase, rawExchange, sleep, statuses } from './support.js';
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let server: ServerProcess;
-let proxy: Proxy;
+let proxy: NginxProxy;
 let key: string;
 
 // A reported skip where the machine has no nginx (.ci/run installs Debian's package).
@@ -135,7 +135,9 @@ describe.skipIf(!hasNginx)('through the shipped proxy', () => {
   });
 
   it('a body over our limit is 413 from nginx, the body never sent to serve; at the limit it reaches serve', async () => {
-    const over = await through(`POST /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nContent-Length: ${JSON_BODY_LIMIT + 1}\r\n\r\n{`);
+    const over = await through(
+      `POST /v1/categories HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nContent-Length: ${JSON_BODY_LIMIT + 1}\r\n\r\n{`,
+    );
     expect(over.from).toEqual(['413 nginx']);
     const at = `{"name":"${'n'.repeat(JSON_BODY_LIMIT - 11)}"}`;
     expect(at.length).toBe(JSON_BODY_LIMIT);
@@ -153,7 +155,8 @@ describe.skipIf(!hasNginx)('through the shipped proxy', () => {
   });
 
   it('the routes that take more than 1 MiB get their own limits, and nginx refuses above them', async () => {
-    const post = (path: string, length: number) => `POST ${path} HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    const post = (path: string, length: number) =>
+      `POST ${path} HTTP/1.1\r\nHost: a\r\n${auth()}Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
     const limits = { '/v1/imports': 10 * 1024 * 1024 + 64 * 1024, '/v1/optimizations': 8 * 1024 * 1024 };
     for (const [path, limit] of Object.entries(limits)) {
       for (const p of [path, `/dashboard/api${path}`]) expect((await through(post(p, limit + 1))).from, p).toEqual(['413 nginx']);

@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createTeam } from '../../src/auth/admin.js';
 import { parsePermissionList } from '../../src/auth/permissions.js';
-import { hasNginx, type Proxy, startProxy } from '../support/nginx.js';
+import { hasNginx, type NginxProxy, startProxy } from '../support/nginx.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { freshDatabase, RawConnection } from './support.js';
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let servers: ServerProcess[] = [];
-let proxy: Proxy;
+let proxy: NginxProxy;
 
 interface Answer {
   method: string;
@@ -139,7 +139,10 @@ describe.skipIf(!hasNginx)('three serve processes behind the shipped proxy', () 
     await seen.at(seen.count + 300);
     stop();
     const answers = await running;
-    expect(answers.filter((a) => a.lost), JSON.stringify(answers.filter((a) => a.lost))).toEqual([]);
+    expect(
+      answers.filter((a) => a.lost),
+      JSON.stringify(answers.filter((a) => a.lost)),
+    ).toEqual([]);
     expect(answers.filter((a) => (a.status ?? 0) >= 500)).toEqual([]);
     expect(answers.length).toBeGreaterThan(500);
     const rows = await db.sql<{ id: string }[]>`SELECT id FROM pois WHERE team_id = ${teamId} ORDER BY id`;
@@ -165,7 +168,10 @@ describe.skipIf(!hasNginx)('three serve processes behind the shipped proxy', () 
     // The client never loses a connection: nginx answers every request.
     expect(answers.filter((a) => a.lost)).toEqual([]);
     // Only requests nginx may not repeat fail, and no more than could be in flight on the killed process.
-    expect(failed.every((a) => a.method === 'POST' && a.status === 502), JSON.stringify(failed)).toBe(true);
+    expect(
+      failed.every((a) => a.method === 'POST' && a.status === 502),
+      JSON.stringify(failed),
+    ).toBe(true);
     // In flight on it: sent before it was dead and answered after the kill. All POSTs in flight through the
     // proxy then bound those in flight on the victim.
     const inFlight = answers.filter((a) => a.method === 'POST' && a.sentAt < deadAt && a.doneAt > killedAt);
