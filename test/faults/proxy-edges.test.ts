@@ -12,7 +12,7 @@ import { JSON_BODY_LIMIT } from '../../src/http/context.js';
 import { projectRoot } from '../../src/lib/paths.js';
 import { hasNginx, type NginxProxy, SHIPPED_CONFIG, startProxy } from '../support/nginx.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
-import { freshDatabase, rawExchange, sleep, statuses } from './support.js';
+import { freshDatabase, rawExchange, statuses } from './support.js';
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let server: ServerProcess;
@@ -198,7 +198,6 @@ describe.skipIf(!hasNginx)('through the shipped proxy', () => {
   });
 
   it('serve answered every exchange above and still does', async () => {
-    await sleep(0);
     await stillServing();
     expect(proxy.errors()).not.toMatch(/\[emerg\]/);
   });
