@@ -4,10 +4,12 @@
 // bounded by its socket timeout, so nothing can hang the file. The README's table of HTTP edges has the
 // column "through the shipped proxy" from what this file pins.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createTeam } from '../../src/auth/admin.js';
 import { parsePermissionList } from '../../src/auth/permissions.js';
+import { SIGN_IN_MAX_CLIENT_FAILURES } from '../../src/dashboard/sessions.js';
 import { JSON_BODY_LIMIT } from '../../src/http/context.js';
 import { projectRoot } from '../../src/lib/paths.js';
 import { hasNginx, type NginxProxy, SHIPPED_CONFIG, startProxy } from '../support/nginx.js';
@@ -172,6 +174,36 @@ describe.skipIf(!hasNginx)('through the shipped proxy', () => {
     // nginx sends Host without the port: only X-Forwarded-Host carries what the browser's Origin names.
     expect((await signIn(`Origin: http://127.0.0.1:${proxy.port}\r\n`)).from).toEqual(['401 waymark']);
     expect((await signIn('Origin: http://evil.example\r\nX-Forwarded-Host: evil.example\r\n')).from).toEqual(['403 waymark']);
+  });
+
+  it('X-Forwarded-For is extended by nginx and read from the right: a client that forges it is still counted as itself', async () => {
+    // From 127.0.0.2, not the proxy's (trusted) 127.0.0.1: what the client writes in X-Forwarded-For comes
+    // before its own address in what nginx sends, and serve takes the nearest address it does not trust.
+    const signIn = (i: number) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify({ email: `sprayed${i}@example.com`, password: 'Winter2026!' });
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: proxy.port,
+            localAddress: '127.0.0.2',
+            method: 'POST',
+            path: '/dashboard/api/session',
+            headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'X-Forwarded-For': `198.51.100.${i}` },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode!));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i <= SIGN_IN_MAX_CLIENT_FAILURES; i++) statuses.push(await signIn(i));
+    // One password over many accounts, each try with another forged address: one client, held back.
+    expect(statuses.slice(0, SIGN_IN_MAX_CLIENT_FAILURES).every((s) => s === 401)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
   });
 
   it('/metrics is not served through the proxy (serve would take nginx for a client on its host)', async () => {
