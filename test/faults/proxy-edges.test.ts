@@ -154,6 +154,12 @@ describe.skipIf(!hasNginx)('through the shipped proxy', () => {
     });
     expect(big.status).toBe(413);
     await big.text();
+    // And an 11.5 MB CSV upload, over the imports route's 10 MiB + 64 KiB.
+    const form = new FormData();
+    form.append('file', new Blob([`name,latitude,longitude\n${'a,47.1,9.5\n'.repeat(1_150_000)}`], { type: 'text/csv' }), 'pois.csv');
+    const upload = await fetch(`http://127.0.0.1:${proxy.port}/v1/imports`, { method: 'POST', headers: { 'X-API-KEY': key }, body: form });
+    expect(upload.status).toBe(413);
+    await upload.text();
   });
 
   it('the routes that take more than 1 MiB get their own limits, and nginx refuses above them', async () => {
