@@ -18,6 +18,14 @@ interface Lease {
   oldest: number;
 }
 
+/** Leased units the database has not taken back yet: a give-back that failed, retried by the sweeper. */
+interface Owed {
+  teamId: string;
+  minute: number;
+  units: number;
+  tries: number;
+}
+
 interface Grant {
   granted: number;
   used: number;
@@ -31,6 +39,10 @@ const LEASE_MS = 1_000;
  *  every admission is decided by the database and N+1 concurrent requests admit exactly N. */
 const SHARE = 64;
 const MAX_LEASE = 5_000;
+/** A give-back that keeps failing is tried once a sweep this many times; then its units stay counted until
+ *  their minute leaves the rolling hour (logged). */
+const GIVE_BACK_TRIES = 60;
+const HOUR_MS = 3_600_000;
 
 /**
  * Per-team rolling-hour limiter. Counts live in PostgreSQL (rate_take), so every process shares them;
@@ -40,6 +52,8 @@ const MAX_LEASE = 5_000;
 export class RateLimiter {
   private leases = new Map<string, Lease>();
   private queues = new Map<string, Promise<unknown>>();
+  private owed: Owed[] = [];
+  private closed = false;
 
   private readonly sweeper: NodeJS.Timeout;
 
@@ -57,12 +71,11 @@ export class RateLimiter {
         if (!this.queues.has(teamId)) this.leases.delete(teamId);
         continue;
       }
-      // Read now: giving back zeroes the lease's units before the statement runs.
-      const units = lease.units;
       void this.serialize(teamId, async () => {
         if (Date.now() >= lease.expiresAt && lease.units > 0) await this.giveBack(teamId, lease);
-      }).catch((err) => backgroundError('rate-limit-give-back', err, { teamId, units }));
+      });
     }
+    for (const owed of this.owed.splice(0)) void this.serialize(owed.teamId, () => this.giveUnits(owed));
   }
 
   /** Admits or refuses one request of the team; never counts refused ones. */
@@ -147,18 +160,34 @@ export class RateLimiter {
     return decision(true, limit, lease);
   }
 
-  private async giveBack(teamId: string, lease: Lease): Promise<void> {
+  private giveBack(teamId: string, lease: Lease): Promise<void> {
     const units = lease.units;
     lease.units = 0;
-    // In a transaction for the same reason as rate_take: given back once, even when a connection is lost.
-    await this.sql.begin((tx) => tx`SELECT rate_give(${teamId}::text, ${new Date(lease.minute)}::timestamptz, ${units}::int)`);
+    return this.giveUnits({ teamId, minute: lease.minute, units, tries: 0 });
   }
 
-  /** Returns every unused unit (at shutdown). */
+  /** Never fails: units the database did not take back stay owed and the sweeper tries again, so that a
+   *  moment without the database does not leave a team's unused quota counted for the rest of the hour. */
+  private async giveUnits(owed: Owed): Promise<void> {
+    try {
+      // In a transaction for the same reason as rate_take: given back once, even when a connection is lost.
+      await this.sql.begin((tx) => tx`SELECT rate_give(${owed.teamId}::text, ${new Date(owed.minute)}::timestamptz, ${owed.units}::int)`);
+    } catch (err) {
+      owed.tries++;
+      // Units of a minute out of the rolling hour no longer count against the team: nothing left to return.
+      const retry = !this.closed && owed.tries < GIVE_BACK_TRIES && Date.now() - owed.minute < HOUR_MS;
+      if (retry) this.owed.push(owed);
+      backgroundError('rate-limit-give-back', err, { teamId: owed.teamId, units: owed.units, tries: owed.tries, retry });
+    }
+  }
+
+  /** Returns every unused unit (at shutdown), and tries once more what is owed. */
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    this.closed = true;
     await Promise.allSettled([...this.queues.values()]);
-    await Promise.all([...this.leases].filter(([, l]) => l.units > 0).map(([team, l]) => this.giveBack(team, l)));
+    const owed = this.owed.splice(0);
+    await Promise.all([...[...this.leases].filter(([, l]) => l.units > 0).map(([team, l]) => this.giveBack(team, l)), ...owed.map((o) => this.giveUnits(o))]);
   }
 }
 

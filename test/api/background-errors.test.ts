@@ -14,8 +14,11 @@ beforeAll(async () => {
 });
 afterAll(() => db?.drop());
 
+const counted = async (teamId: string) =>
+  (await db.sql<{ n: number }[]>`SELECT coalesce(sum(count), 0)::int AS n FROM rate_counters WHERE team_id = ${teamId}`)[0].n;
+
 describe('a failed rate-limit give-back', () => {
-  it('is logged with the team and the units, and counted', async () => {
+  it('is logged with the team and the units, counted, and tried again until the database takes the units back', async () => {
     const team = await createTeam(db.sql, { name: 'give back', plan: 'pro' });
     const limiter = new RateLimiter(db.sql);
     // The first take leases one unit; the second a block (1/64 of what is left), mostly unused.
@@ -35,10 +38,16 @@ describe('a failed rate-limit give-back', () => {
       expect(line?.obj).toMatchObject({ teamId: team.id });
       expect(line?.obj.units).toBeGreaterThan(0);
       expect(String(line?.obj.err)).toContain('give-back refused');
+      expect(line?.obj).toMatchObject({ tries: 1, retry: true });
+      // The leased block is still counted against the team: more than the two requests it made.
+      expect(await counted(team.id)).toBeGreaterThan(2);
     } finally {
       await db.sql.unsafe(`DROP FUNCTION rate_give(text, timestamptz, integer);
         ALTER FUNCTION rate_give_kept(text, timestamptz, integer) RENAME TO rate_give;`);
-      await limiter.close();
     }
+    // The database takes them again: the sweeper's next try gives the units back, and the team's count
+    // is what it used.
+    await expect.poll(() => counted(team.id), { timeout: 10_000, interval: 100 }).toBe(2);
+    await limiter.close();
   });
 });

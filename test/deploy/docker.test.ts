@@ -16,6 +16,7 @@ import { connect } from '../../src/db/client.js';
 import { DEFAULT_EXTRACT, ensureDefaultMap } from '../../src/map/build.js';
 import { projectRoot } from '../../src/lib/paths.js';
 import { api, TEST_DATABASE_URL } from '../support/app.js';
+import { SHIPPED_CONFIG } from '../support/nginx.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 
 interface Instruction {
@@ -103,9 +104,30 @@ describe('docker-compose.yml', () => {
     expect(url.password).toBe(compose.services.db.environment.POSTGRES_PASSWORD);
     expect(url.pathname).toBe(`/${compose.services.db.environment.POSTGRES_DB}`);
     expect(svc.command).toEqual(['node', 'bin/waymark.js', 'start']);
-    expect(svc.ports).toContain(`${svc.environment.PORT}:8080`);
+    expect(svc.expose).toEqual([svc.environment.PORT]);
     expect(svc.volumes).toContain('waymark-data:/data');
     expect(Number.parseInt(svc.stop_grace_period, 10)).toBeGreaterThan(10 + 5);
+  });
+
+  it('puts the shipped nginx configuration in front, the only way in, and Waymark believes its X-Forwarded-* alone', () => {
+    const svc = compose.services.waymark;
+    const proxy = compose.services.proxy;
+    // Clients reach Waymark only through the proxy.
+    expect(svc.ports).toBeUndefined();
+    expect(proxy.image).toMatch(/^nginx:/);
+    expect(proxy.depends_on.waymark.condition).toBe('service_healthy');
+    // The file test/faults/proxy-*.test.ts run with Debian's nginx, as the official image's site configuration.
+    expect(proxy.volumes).toEqual(['./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro']);
+    const site = readFileSync(SHIPPED_CONFIG, 'utf8');
+    const listen = /^ {4}listen (\d+);$/m.exec(site)?.[1];
+    expect(proxy.ports).toEqual([`8080:${listen}`]);
+    expect(site).toMatch(new RegExp(`^ {4}server waymark:${svc.environment.PORT};$`, 'm'));
+    // The proxy's fixed address is the one trusted, inside the network's subnet.
+    const address = proxy.networks.default.ipv4_address;
+    expect(svc.environment.WAYMARK_TRUSTED_PROXIES).toBe(address);
+    const [subnet] = compose.networks.default.ipam.config.map((c: { subnet: string }) => c.subnet);
+    expect(address.split('.').slice(0, 3)).toEqual(subnet.split('/')[0].split('.').slice(0, 3));
+    expect(subnet.endsWith('/24')).toBe(true);
   });
 });
 

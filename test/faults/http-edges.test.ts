@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { MAX_HEADER_BYTES } from '../../src/http/server.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { sleep } from './support.js';
+import { type RawArgs, rawExchange as rawExchangeWith, sleep, statuses } from './support.js';
 
 let app: App & { url: string };
 let team: TestTeam;
@@ -21,64 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
-/** Final (non-1xx) responses complete in `text`: head and Content-Length body. */
-function completeResponses(text: string): number {
-  let n = 0;
-  let at = 0;
-  for (;;) {
-    const head = text.indexOf('\r\n\r\n', at);
-    if (head < 0) return n;
-    const lines = text.slice(at, head);
-    const length = Number(/content-length: (\d+)/i.exec(lines)?.[1] ?? 0);
-    if (text.length < head + 4 + length) return n;
-    if (!/^HTTP\/1\.1 1\d\d /.test(lines)) n++;
-    at = head + 4 + length;
-  }
-}
-
-/** Everything the server sends on one connection for `data`, until it closes, `ms` pass, or `responses` are in. */
-function rawExchange(
-  data: string | Buffer | Array<string | Buffer>,
-  ms = 1000,
-  gapMs = 0,
-  responses = Infinity,
-): Promise<{ text: string; closed: boolean; error?: string; afterMs: number }> {
-  return new Promise((resolve) => {
-    const socket = net.connect(app.port, '127.0.0.1');
-    const started = performance.now();
-    let text = '';
-    let closed = false;
-    let error: string | undefined;
-    const finish = () => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve({ text, closed, error, afterMs: performance.now() - started });
-    };
-    const timer = setTimeout(finish, ms);
-    socket.on('data', (c) => {
-      text += c.toString('latin1');
-      if (completeResponses(text) >= responses) finish();
-    });
-    socket.on('end', () => {
-      closed = true;
-      finish();
-    });
-    socket.on('error', (e: NodeJS.ErrnoException) => {
-      error = e.code;
-      closed = true;
-      finish();
-    });
-    socket.on('connect', async () => {
-      for (const part of Array.isArray(data) ? data : [data]) {
-        if (socket.destroyed) return;
-        socket.write(part);
-        if (gapMs) await sleep(gapMs);
-      }
-    });
-  });
-}
-
-const statuses = (text: string) => [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+const rawExchange = (...args: RawArgs) => rawExchangeWith(app.port, ...args);
 const auth = () => `X-API-KEY: ${team.key}\r\n`;
 
 async function stillServing(): Promise<void> {

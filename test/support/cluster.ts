@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../../scripts/nginx-proxy.mjs';
 
 const run = promisify(execFile);
 
@@ -12,15 +12,6 @@ export interface Cluster {
   start(): Promise<void>;
   stop(): Promise<void>;
   remove(): Promise<void>;
-}
-
-/** A port free now (the kernel picks it), for a server started right after. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
-  const { port } = probe.address() as { port: number };
-  await new Promise((done) => probe.close(done));
-  return port;
 }
 
 /**

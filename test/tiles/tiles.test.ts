@@ -1,10 +1,15 @@
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
+import { backgroundErrorCounts } from '../../src/lib/background-errors.js';
 import { readManifest } from '../../src/map/map-files.js';
+import { TILES_FILE } from '../../src/map/tiles/archive.js';
 import { joinRings } from '../../src/map/tiles/source.js';
 import { testMapDir } from '../geo-api/support.js';
 import { checkedFetch, startTestApp } from '../support/app.js';
@@ -161,4 +166,29 @@ describe('vector tiles without a map', () => {
       await bare.close();
     }
   });
+});
+
+describe('vector tiles whose archive cannot be read', () => {
+  it('answer 503 naming the cause, log it and count it; the rest of the service is unaffected', async () => {
+    // The test map with its tile archive replaced by bytes that are not one (the rest linked as it is).
+    const dir = mkdtempSync(join(tmpdir(), 'waymark-broken-tiles-'));
+    for (const name of readdirSync(mapDir)) if (name !== TILES_FILE) symlinkSync(join(mapDir, name), join(dir, name));
+    writeFileSync(join(dir, TILES_FILE), 'not a tile archive');
+    const broken = await startTestApp({ WAYMARK_MAP: dir, WAYMARK_JOBS: 'off', WAYMARK_PROFILES: 'driving-car' });
+    const count = () => backgroundErrorCounts().get('tile-archive-open') ?? 0;
+    const before = count();
+    try {
+      for (const path of ['/tiles/tiles.json', '/tiles/14/8626/5761.mvt']) {
+        const res = await checkedFetch(`${broken.url}${path}`);
+        expect(res.status, path).toBe(503);
+        expect(((await res.json()) as any).message).toMatch(/base map cannot be read/);
+      }
+      // Each request tried the archive again, and each failure counted.
+      expect(count()).toBe(before + 2);
+      expect((await checkedFetch(`${broken.url}/health`)).status).toBe(200);
+    } finally {
+      await broken.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
-import { badRequest } from '../../http/errors.js';
+import { badRequest, serviceUnavailable } from '../../http/errors.js';
 import { errorSchema, type Operation, type ResponseDoc } from '../../http/openapi.js';
 import { RawBytes, type Reply, type Route } from '../../http/router.js';
 import { readManifest } from '../../map/map-files.js';
@@ -51,6 +51,12 @@ const noTilesDoc: ResponseDoc = {
   schema: errorSchema,
   example: { message: NO_TILES },
 };
+const UNREADABLE = "This server's base map cannot be read (its tile archive is damaged or missing); the server's log says why. Retry later.";
+const unreadableDoc: ResponseDoc = {
+  description: 'The map has tiles, but their archive cannot be read (damaged, missing or replaced): logged and counted on the server.',
+  schema: errorSchema,
+  example: { message: UNREADABLE },
+};
 const header = (description: string, required = true) => ({ description, schema: { type: 'string' }, required });
 const cacheControl = header(`\`${CACHE_CONTROL}\`: revalidate with If-None-Match after that.`);
 
@@ -62,6 +68,7 @@ const tileJsonDoc: Operation = {
   responses: {
     200: { description: 'The TileJSON.', schema: tileJsonSchema, headers: { 'Cache-Control': header('`no-cache`.') } },
     404: noTilesDoc,
+    503: unreadableDoc,
   },
 };
 
@@ -95,27 +102,39 @@ const tileDoc: Operation = {
       example: { message: 'z must be a zoom level from 0 to 30.' },
     },
     404: noTilesDoc,
+    503: unreadableDoc,
   },
 };
 
 export function tileRoutes(mapDir: string | undefined): Route[] {
-  let opening: Promise<Opened | undefined> | undefined;
-  // Opened on first use; a map without tiles (or none) answers 404 and is looked at again next time.
+  let opening: Promise<Opened | 'none' | 'unreadable'> | undefined;
+  // Opened on first use; a map without tiles (or none) answers 404, one whose archive cannot be read 503,
+  // and either is looked at again next time.
   const tiles = async (): Promise<Opened | undefined> => {
     if (!mapDir) return undefined;
     const mine = (opening ??= (async () => {
       try {
         const manifest = (await readManifest(mapDir)).tiles;
-        return manifest ? { reader: await ArchiveReader.open(archivePath(mapDir)), manifest } : undefined;
+        return manifest ? { reader: await ArchiveReader.open(archivePath(mapDir)), manifest } : 'none';
       } catch (err) {
-        // Answered 404 like a map without tiles, but an archive that should be there and cannot be read is a fault.
+        // Logged (at most once per 10 s while it lasts) and counted; the client is told it is the server's fault.
         backgroundError('tile-archive-open', err, { mapDir });
-        return undefined;
+        return 'unreadable';
       }
     })());
     const got = await mine;
-    if (!got && opening === mine) opening = undefined;
-    return got;
+    if (typeof got === 'string' && opening === mine) opening = undefined;
+    if (got === 'unreadable') throw serviceUnavailable(UNREADABLE);
+    return got === 'none' ? undefined : got;
+  };
+  const read = async (t: Opened, z: number, x: number, y: number) => {
+    try {
+      return await t.reader.get(z, x, y);
+    } catch (err) {
+      // A read error of the open archive (EIO): the server's fault, not a tile that does not exist.
+      backgroundError('tile-archive-read', err, { mapDir, z, x, y });
+      throw serviceUnavailable(UNREADABLE);
+    }
   };
   const noTiles = (): Reply => ({ status: 404, body: { message: NO_TILES } });
 
@@ -153,7 +172,7 @@ export function tileRoutes(mapDir: string | undefined): Route[] {
         if (!(y < 2 ** z)) throw badRequest(`y must be {integer}.mvt, from 0 to ${2 ** z - 1} at zoom ${z}.`);
         const t = await tiles();
         if (!t) return noTiles();
-        const gz = z <= t.manifest.maxzoom ? await t.reader.get(z, x, y) : undefined;
+        const gz = z <= t.manifest.maxzoom ? await read(t, z, x, y) : undefined;
         // Outside the data (or past the last zoom, where the map overzooms its last tiles): no content.
         if (!gz) return { status: 204, headers: { 'Cache-Control': CACHE_CONTROL } };
         const etag = `"${createHash('sha256').update(gz).digest('base64url').slice(0, 22)}"`;
