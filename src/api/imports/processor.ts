@@ -152,10 +152,7 @@ async function placeByAddress(checked: Validated, mapDir: string | undefined): P
   if (!wanted.length) return checked;
   const asked = wanted.map((p) => addressQuery(p.address!));
   const hits = mapDir
-    ? await searchMapMany(
-        mapDir,
-        asked.map((a) => a.query),
-      )
+    ? await searchMapMany(asked.map((a) => a.query))
     : null;
   const failed = new Map<number, string>();
   wanted.forEach((p, i) => {

@@ -98,24 +98,39 @@ const tileDoc: Operation = {
   },
 };
 
-export function tileRoutes(mapDir: string | undefined): Route[] {
-  let opening: Promise<Opened | undefined> | undefined;
+/** How many maps' archives stay open: the one serving and the one before it, whose requests may still be
+ *  finishing after a swap. */
+const OPEN_ARCHIVES = 2;
+
+/** `mapDir`: the directory of the map answering now (a swap changes it), undefined without a map. */
+export function tileRoutes(mapDir: () => string | undefined): Route[] {
+  const open = new Map<string, Promise<Opened | undefined>>();
   // Opened on first use; a map without tiles (or none) answers 404 and is looked at again next time.
   const tiles = async (): Promise<Opened | undefined> => {
-    if (!mapDir) return undefined;
-    const mine = (opening ??= (async () => {
-      try {
-        const manifest = (await readManifest(mapDir)).tiles;
-        return manifest ? { reader: await ArchiveReader.open(archivePath(mapDir)), manifest } : undefined;
-      } catch (err) {
-        // Answered 404 like a map without tiles, but an archive that should be there and cannot be read is a fault.
-        backgroundError('tile-archive-open', err, { mapDir });
-        return undefined;
+    const dir = mapDir();
+    if (!dir) return undefined;
+    let mine = open.get(dir);
+    if (!mine) {
+      mine = openArchive(dir);
+      open.set(dir, mine);
+      for (const [old, opened] of [...open].slice(0, -OPEN_ARCHIVES)) {
+        open.delete(old);
+        void opened.then((o) => o?.reader.close()).catch((err: unknown) => backgroundError('tile-archive-close', err, { mapDir: old }));
       }
-    })());
+    }
     const got = await mine;
-    if (!got && opening === mine) opening = undefined;
+    if (!got && open.get(dir) === mine) open.delete(dir);
     return got;
+  };
+  const openArchive = async (mapDir: string): Promise<Opened | undefined> => {
+    try {
+      const manifest = (await readManifest(mapDir)).tiles;
+      return manifest ? { reader: await ArchiveReader.open(archivePath(mapDir)), manifest } : undefined;
+    } catch (err) {
+      // Answered 404 like a map without tiles, but an archive that should be there and cannot be read is a fault.
+      backgroundError('tile-archive-open', err, { mapDir });
+      return undefined;
+    }
   };
   const noTiles = (): Reply => ({ status: 404, body: { message: NO_TILES } });
 
