@@ -42,9 +42,15 @@ export class PoolGeneration {
   }
 }
 
-let current = new PoolGeneration({});
 /** Generations made and not yet destroyed (2 during a map swap, else 1). */
-const live = new Set<PoolGeneration>([current]);
+const live = new Set<PoolGeneration>();
+let current = made(new PoolGeneration({}));
+
+function made(gen: PoolGeneration): PoolGeneration {
+  live.add(gen);
+  void gen.gone.then(() => live.delete(gen));
+  return gen;
+}
 const pinned = new AsyncLocalStorage<PoolGeneration>();
 let sizing: { workers: number; poolQueue: number } | undefined;
 
@@ -79,9 +85,7 @@ export async function pinGeneration<T>(work: (generation: PoolGeneration) => Pro
 /** A generation over `patch` merged into the current worker data; not current until `promote`. Its
  *  threads start at once. */
 export function newGeneration(patch: Record<string, unknown>): PoolGeneration {
-  const gen = new PoolGeneration({ ...current.workerData, ...patch });
-  live.add(gen);
-  void gen.gone.then(() => live.delete(gen));
+  const gen = made(new PoolGeneration({ ...current.workerData, ...patch }));
   piscinaOf(gen);
   return gen;
 }
