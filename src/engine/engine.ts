@@ -3,18 +3,7 @@
 // typed errors.
 import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  activeGeneration,
-  computePool,
-  idleThreads,
-  newGeneration,
-  poolSize,
-  promote,
-  retire,
-  runOn,
-  runTask,
-  type PoolGeneration,
-} from '../compute/pool.js';
+import { activeGeneration, computePool, idleThreads, newGeneration, poolSize, promote, retire, runOn, runTask, type PoolGeneration } from '../compute/pool.js';
 import { MapFormatError, MapVerifier, readManifest, readMapId, readShapeFiles, type MapManifest } from '../map/map-files.js';
 import type { ThreadWarmUp, WarmUpInput } from './warm-up.js';
 import { shapeBytes, type Shapes } from '../map/graphs/road-graph.js';

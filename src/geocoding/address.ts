@@ -56,5 +56,4 @@ export function addressResource(a: Address, places: PlaceIds, geocodedAt: Date):
 export const searchMap = (query: SearchQuery): Promise<SearchHit[]> => runTask<SearchHit[]>('geoSearch', { mapDir: activeMapDir(), query });
 
 /** Many searches in one pool task (`geoSearchMany`), answers in their order. */
-export const searchMapMany = (queries: SearchQuery[]): Promise<SearchHit[][]> =>
-  runTask<SearchHit[][]>('geoSearchMany', { mapDir: activeMapDir(), queries });
+export const searchMapMany = (queries: SearchQuery[]): Promise<SearchHit[][]> => runTask<SearchHit[][]>('geoSearchMany', { mapDir: activeMapDir(), queries });

@@ -98,7 +98,9 @@ const readinessSchema = z
             z.object({
               thread: z.int(),
               ms: z.int(),
-              requests: z.record(z.string(), z.int()).describe('Requests run on the map before it served, by kind (route, avoid, matrix, isochrone, geocode, search).'),
+              requests: z
+                .record(z.string(), z.int())
+                .describe('Requests run on the map before it served, by kind (route, avoid, matrix, isochrone, geocode, search).'),
             }),
           ),
         })

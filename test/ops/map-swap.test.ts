@@ -37,7 +37,11 @@ let damagedFile: string;
 let trueBytes: Buffer;
 
 /** The map id as the manifest defines it, computed here: the first 12 hex digits of its SHA-256. */
-const idOf = async (dir: string) => createHash('sha256').update(await readFile(join(dir, 'manifest.json'))).digest('hex').slice(0, 12);
+const idOf = async (dir: string) =>
+  createHash('sha256')
+    .update(await readFile(join(dir, 'manifest.json')))
+    .digest('hex')
+    .slice(0, 12);
 
 /** Points the link at `dir` the way `map activate` does not: for the SIGHUP case only. */
 async function pointLink(dir: string): Promise<void> {
@@ -135,7 +139,8 @@ function load(connections: number, stop: Promise<void>): { answers: Answer[]; do
   return { answers, done: Promise.all(loops).then(() => {}) };
 }
 
-const answeredSince = (answers: Answer[], t: number, n: number) => vi.waitFor(() => expect(answers.filter((a) => a.sentAt > t).length).toBeGreaterThanOrEqual(n), { timeout: 120_000, interval: 100 });
+const answeredSince = (answers: Answer[], t: number, n: number) =>
+  vi.waitFor(() => expect(answers.filter((a) => a.sentAt > t).length).toBeGreaterThanOrEqual(n), { timeout: 120_000, interval: 100 });
 
 describe('warm before ready', () => {
   it('every compute thread ran each kind of request on the map before /ready answered', async () => {
@@ -230,7 +235,10 @@ describe('map hot swap under load', () => {
       if (a.kind === 'search-li') {
         expect(a.status).toBe(200);
         // Vaduz is a place of Liechtenstein's extract, not of Andorra's.
-        expect(a.body.data.some((h: any) => /Vaduz/.test(JSON.stringify(h))), JSON.stringify(a.body).slice(0, 300)).toBe(li);
+        expect(
+          a.body.data.some((h: any) => /Vaduz/.test(JSON.stringify(h))),
+          JSON.stringify(a.body).slice(0, 300),
+        ).toBe(li);
       }
       if (a.kind === 'reverse-li' && a.status === 200) expect(JSON.stringify(a.body).includes('Liechtenstein')).toBe(li);
     }
@@ -239,6 +247,11 @@ describe('map hot swap under load', () => {
     expect(whileAd.length).toBeGreaterThan(50);
     expect(whileAd.filter((a) => a.map !== ids.ad)).toEqual([]);
     // Both maps answered, and each kind was asked of each.
-    for (const id of [ids.li, ids.ad]) for (const kind of KINDS) expect(answers.some((a) => a.map === id && a.kind === kind), `${kind} on ${id}`).toBe(true);
+    for (const id of [ids.li, ids.ad])
+      for (const kind of KINDS)
+        expect(
+          answers.some((a) => a.map === id && a.kind === kind),
+          `${kind} on ${id}`,
+        ).toBe(true);
   });
 });
