@@ -219,7 +219,11 @@ export async function loadMap(dir: string, profiles: readonly ProfileName[] = PR
   const map: LoadedMap = { dir, id, manifest, profiles: Object.keys(shared.profiles) as ProfileName[], bytes, warmUp: { ms: 0, threads: [] } };
   maps.set(gen, { map, graphs: shared, topSpeeds: new Map() });
   try {
-    map.warmUp = await runOn(gen, () => warmThreads(map, shapes));
+    map.warmUp = await runOn(gen, async () => {
+      const report = await warmThreads(map, shapes);
+      await warmMainThread(map, samplePoints(shapes, 8));
+      return report;
+    });
   } catch (err) {
     await retire(gen);
     throw new MapLoadError('map', `the compute threads failed to warm up on it: ${err instanceof Error ? err.message : String(err)}`);
@@ -251,6 +255,27 @@ async function warmThreads(map: LoadedMap, shapes: Shapes): Promise<WarmUpReport
   };
   const reports = await Promise.all(Array.from({ length: threads }, () => runTask<ThreadWarmUp>('warmUp', input)));
   return { ms: Math.round(performance.now() - started), threads: reports };
+}
+
+/** An engine's verdict (no road near, no route) warms the same code as a route: it is not a failure here. */
+const verdict = (err: unknown): null => {
+  if (err instanceof WaypointTooFarError || err instanceof NoRouteError) return null;
+  throw err;
+};
+
+/**
+ * This thread's side of each kind of request, on the generation the caller runs on: a route avoiding
+ * circles (raced over two threads), one split in halves, a matrix and an isochrone, their answers read
+ * from the reply arena and given back: the code a first request would otherwise compile.
+ */
+async function warmMainThread(map: LoadedMap, samples: LatLon[]): Promise<void> {
+  if (samples.length < 8) return;
+  const profile = map.profiles[0];
+  const circles = samples.slice(4).map((p) => ({ ...p, radius: 30 }));
+  (await routeJson({ profile, waypoints: [samples[0], samples[3]], avoid: { circles } }).catch(verdict))?.release();
+  (await routeJson({ profile, waypoints: samples.slice(0, 4) }).catch(verdict))?.release();
+  await matrix({ profile, points: samples.slice(0, 4) }).catch(verdict);
+  await isochrone({ profile, source: samples[0], limits: [120] }).catch(verdict);
 }
 
 /** The speed (m/s) no way of the profile exceeds: no point is farther in a straight line than this × the
