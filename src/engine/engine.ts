@@ -159,9 +159,11 @@ export function activeMapDir(): string {
   return m.map.dir;
 }
 
-/** Milliseconds each compute thread spends on plain routes after one request of each kind (whose own
- *  time depends on the map: the 32x32 country's first avoided route is the longest, ~1 s). */
+/** Milliseconds each compute thread spends on plain routes after one request of each kind. */
 export const WARM_UP_BUDGET_MS = 1500;
+/** The warm-up's avoiding routes (far pairs around 500 circles: on a country map its longest part) are
+ *  stopped this long after the warm-up was asked for, finished or not. */
+export const WARM_UP_AVOID_MS = 3000;
 
 export interface WarmUpReport {
   /** From the first thread starting to the last finishing. */
@@ -247,13 +249,17 @@ async function warmThreads(map: LoadedMap, shapes: Shapes): Promise<WarmUpReport
   const threads = poolSize();
   const input: WarmUpInput = {
     barrier: new Int32Array(new SharedArrayBuffer(4)),
+    stop: new Int32Array(new SharedArrayBuffer(8 * threads)),
     threads,
     budgetMs: WARM_UP_BUDGET_MS,
     mapDir: map.dir,
     geocoder: map.manifest.geocoder,
     samples: samplePoints(shapes, 8),
   };
-  const reports = await Promise.all(Array.from({ length: threads }, () => runTask<ThreadWarmUp>('warmUp', input)));
+  const deadline = setTimeout(() => {
+    for (let i = 0; i < input.stop.length; i++) Atomics.store(input.stop, i, 1);
+  }, WARM_UP_AVOID_MS);
+  const reports = await Promise.all(Array.from({ length: threads }, () => runTask<ThreadWarmUp>('warmUp', input))).finally(() => clearTimeout(deadline));
   return { ms: Math.round(performance.now() - started), threads: reports };
 }
 

@@ -310,10 +310,11 @@ export class RouteCore {
    * search scratch, blocked-geometry bitset and the upper hierarchy not yet touched). On the 32x32 country
    * far routes over HTTP had a p95 of 28 ms in their first 50 and 10–12 ms after; the first route around
    * 500 avoided POIs after ready took 0.5–1.6 s on a 53 M-node country, 15–64 ms after. Run on every thread
-   * before the map serves (engine.ts, loadMap); `write` is what a reply does with the geometry. Returns the
-   * requests made of each kind (/ready shows them).
+   * before the map serves (engine.ts, loadMap); `write` is what a reply does with the geometry. The avoiding
+   * routes (a far pair: on a country map the longest part) stop when `stop[0]` (forward) or `stop[1]`
+   * (backward) is raised, as a raced search does. Returns the requests made of each kind (/ready shows them).
    */
-  warmUp(budgetMs: number, write: (geometryE7: Int32Array) => unknown): WarmUpCounts {
+  warmUp(budgetMs: number, write: (geometryE7: Int32Array) => unknown, stop: [Int32Array, Int32Array]): WarmUpCounts {
     const started = performance.now();
     const left = () => performance.now() - started < budgetMs;
     const counts: WarmUpCounts = { route: 0, avoid: 0, matrix: 0, isochrone: 0 };
@@ -333,15 +334,14 @@ export class RouteCore {
       // direction of the race (engine.ts, raced) once.
       const circles = Array.from({ length: WARM_UP_CIRCLES }, (_, i) => ({ ...at(i + 0.5, WARM_UP_CIRCLES), radius: 30 }));
       for (const backward of [false, true]) {
-        const flag = new Int32Array(new SharedArrayBuffer(4));
-        const found = this.routeE7({ profile, waypoints: far, avoid: { circles }, race: { backward, flag } });
+        // A finished search raises its flag (the race's end): each direction has its own.
+        const found = this.routeE7({ profile, waypoints: far, avoid: { circles }, race: { backward, flag: stop[backward ? 1 : 0] } });
         if (found.ok) write(found.value.geometryE7);
         counts.avoid++;
       }
-      const points = Array.from({ length: 10 }, (_, i) => at(3 * i + 1));
-      this.matrix({ profile, points });
-      this.matrix({ profile, points: points.slice(0, 4), avoid: { circles } });
-      counts.matrix += 2;
+      // Over the hierarchy (a matrix with circles searches rows as the avoiding route does).
+      this.matrix({ profile, points: Array.from({ length: 10 }, (_, i) => at(3 * i + 1)) });
+      counts.matrix++;
       // The reach searches and the isochrone's drawing and tracing.
       this.isochrone({ profile, source: at(PAIRS), limits: [120, 240] });
       counts.isochrone++;
