@@ -103,7 +103,9 @@ try {
     const s = await serve();
     const ready = await call(s.base, key, 'GET', '/ready');
     if (ready.status !== 200) throw new Error(`/ready ${ready.status}`);
-    const result = { ready_ms: Math.round(s.readyMs), warm_up_ms: ready.json.map.warm_up.ms, kinds: {} };
+    // The machine's load when this start began (the bench host is shared: say how busy it was).
+    const load = +(await import('node:os')).loadavg()[0].toFixed(1);
+    const result = { ready_ms: Math.round(s.readyMs), warm_up_ms: ready.json.map.warm_up.ms, load_average_1m: load, kinds: {} };
     // The first of each kind right after ready, in this order; then the repeats.
     for (const [kind, ask] of Object.entries(kinds)) {
       const r = await ask(s.base);
@@ -118,7 +120,7 @@ try {
       const st = stats(times);
       Object.assign(result.kinds[kind], { median_ms: st.p50, p95_ms: st.p95, first_over_median: +(result.kinds[kind].first_ms / st.p50).toFixed(2) });
     }
-    say(`start ${n + 1}: ready ${result.ready_ms} ms (warm-up ${result.warm_up_ms} ms)`);
+    say(`start ${n + 1}: ready ${result.ready_ms} ms (warm-up ${result.warm_up_ms} ms), load average ${load}`);
     for (const [kind, k] of Object.entries(result.kinds))
       say(`  ${kind.padEnd(24)} first ${String(k.first_ms).padStart(7)} ms, median ${String(k.median_ms).padStart(6)} ms (×${k.first_over_median})`);
     starts.push(result);

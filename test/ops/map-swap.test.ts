@@ -7,7 +7,7 @@
 // damaged map is refused with Andorra's still serving; the map replaced is freed. Also: before /ready,
 // every compute thread ran each kind of request on the map (the warm-up's counts in /ready).
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -141,6 +141,21 @@ function load(connections: number, stop: Promise<void>): { answers: Answer[]; do
 
 const answeredSince = (answers: Answer[], t: number, n: number) =>
   vi.waitFor(() => expect(answers.filter((a) => a.sentAt > t).length).toBeGreaterThanOrEqual(n), { timeout: 120_000, interval: 100 });
+
+describe('map activate refuses what cannot be a swap', () => {
+  it('a directory without a map, a link that is a directory, no link: exit 1, 1, 2, and the link unmoved', async () => {
+    const notMap = await runCli(['map', 'activate', work], { WAYMARK_MAP: link });
+    expect(notMap.code).toBe(1);
+    expect(notMap.stderr).toMatch(/not a map directory/);
+    const realDir = await runCli(['map', 'activate', maps.ad, '--link', maps.li]);
+    expect(realDir.code).toBe(1);
+    expect(realDir.stderr).toMatch(/not a symbolic link/);
+    const noLink = await runCli(['map', 'activate', maps.ad], { WAYMARK_MAP: '' });
+    expect(noLink.code).toBe(2);
+    expect(noLink.stderr).toMatch(/needs --link or WAYMARK_MAP/);
+    expect(await realpath(link)).toBe(maps.li);
+  });
+});
 
 describe('warm before ready', () => {
   it('every compute thread ran each kind of request on the map before /ready answered', async () => {
