@@ -6,6 +6,7 @@
 // exactly when the answer says Liechtenstein's map, an Andorran one exactly when it says Andorra's); the
 // damaged map is refused with Andorra's still serving; the map replaced is freed. Also: before /ready,
 // every compute thread ran each kind of request on the map (the warm-up's counts in /ready).
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cp, mkdtemp, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -268,5 +269,27 @@ describe('map hot swap under load', () => {
           answers.some((a) => a.map === id && a.kind === kind),
           `${kind} on ${id}`,
         ).toBe(true);
+  });
+});
+
+describe('waymark worker', () => {
+  it('follows the link too: its jobs and geocoding batches move to the new map', async () => {
+    await pointLink(maps.li);
+    const child = spawn(process.execPath, [join(projectRoot, 'bin', 'waymark.js'), 'worker'], {
+      env: { ...process.env, DATABASE_URL: db.url, WAYMARK_MAP: link, WAYMARK_WORKERS: '1', WAYMARK_PROFILES: 'driving-car', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c));
+    child.stderr.on('data', (c: Buffer) => (out += c));
+    try {
+      await vi.waitFor(() => expect(out).toContain('job runner started'), { timeout: 120_000, interval: 100 });
+      expect(out).toContain(`"id":"${ids.li}"`);
+      const run = await runCli(['map', 'activate', maps.ad], { WAYMARK_MAP: link });
+      expect(run.code, run.stderr).toBe(0);
+      await vi.waitFor(() => expect(out).toMatch(new RegExp(`"id":"${ids.ad}".*map activated`)), { timeout: 120_000, interval: 100 });
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
