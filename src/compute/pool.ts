@@ -21,6 +21,8 @@ export class PoolGeneration {
   tasks = 0;
   /** Requests (and jobs) pinned to this generation that have not finished. */
   users = 0;
+  /** No longer current: destroyed as soon as nothing uses it. */
+  retiring = false;
   private retired: (() => void) | undefined;
   readonly gone: Promise<void>;
 
@@ -28,9 +30,7 @@ export class PoolGeneration {
     this.gone = new Promise((resolve) => (this.retired = resolve));
   }
 
-  /** Once no longer current: destroyed as soon as nothing uses it. */
-  retiring = false;
-
+  /** Destroys the threads if the generation is retiring and unused (called whenever a use ends). */
   settle(): void {
     if (!this.retiring || this.users > 0 || this.tasks > 0) return;
     const p = this.piscina;
@@ -51,6 +51,8 @@ function made(gen: PoolGeneration): PoolGeneration {
   void gen.gone.then(() => live.delete(gen));
   return gen;
 }
+
+/** The generation of the request or job this code runs for (pinGeneration, runOn). */
 const pinned = new AsyncLocalStorage<PoolGeneration>();
 let sizing: { workers: number; poolQueue: number } | undefined;
 
