@@ -5,7 +5,7 @@ import { infoRoutes } from './api/keys/routes.js';
 import { RateLimiter } from './auth/rate-limit.js';
 import { UsageRecorder } from './auth/usage.js';
 import { categoryRoutes } from './api/categories/routes.js';
-import { closePool, configurePool } from './compute/pool.js';
+import { closePool, configurePool, pinGeneration } from './compute/pool.js';
 import type { Config } from './config.js';
 import { connect, type Sql } from './db/client.js';
 import { dashboardRoutes } from './dashboard/routes.js';
@@ -14,7 +14,8 @@ import { migrate } from './db/migrate.js';
 import { startGeocoding, type GeocodingRunner } from './geocoding/runner.js';
 import { geoRoutes } from './api/geo/routes.js';
 import { ensureDefaultMap, stderrProgress } from './map/build.js';
-import { loadedProfiles, loadMap } from './engine/engine.js';
+import { activeMap, loadedProfiles, loadMap } from './engine/engine.js';
+import { MapSwaps } from './ops/map-swap.js';
 import { Router, type Route } from './http/router.js';
 import { docsRoutes } from './docs/routes.js';
 import { z } from 'zod';
@@ -43,8 +44,12 @@ export interface App {
   sql: Sql;
   log: Logger;
   databaseUrl: string;
-  /** The loaded map directory; undefined when routing and geocoding are unavailable. */
+  /** The map directory loaded at start (links resolved); undefined when routing and geocoding are
+   *  unavailable. A swap may have replaced it since: engine.ts' activeMap says which map answers. */
   mapDir: string | undefined;
+  /** Loads the map WAYMARK_MAP's link points at now if it is not the one serving, a refused one too
+   *  (SIGHUP); undefined when WAYMARK_MAP is not set (the bundled map, or off). */
+  reloadMap?: () => Promise<void>;
   /** Background geocoding in this process: off with WAYMARK_JOBS=off or without a map. */
   geocoding: GeocodingRunner | undefined;
   /** Requests read and not yet answered (0 when idle: nothing leaks from a client that went away). */
@@ -116,8 +121,11 @@ export async function openMap(config: Config, log: Logger): Promise<string | und
   const dir = config.mapDir ?? (await ensureDefaultMap(config.dataDir, process.stderr.isTTY ? stderrProgress() : undefined));
   const started = Date.now();
   const map = await loadMap(dir, config.profiles);
-  log.info({ dir, bytes: map.bytes, profiles: map.profiles, ms: Date.now() - started }, 'map loaded');
-  return dir;
+  log.info(
+    { id: map.id, dir: map.dir, bytes: map.bytes, profiles: map.profiles, ms: Date.now() - started, warmUpMs: map.warmUp.ms },
+    'map loaded (compute threads warmed up on it)',
+  );
+  return map.dir;
 }
 
 const healthSchema = z
@@ -139,6 +147,9 @@ export const healthDoc: Operation = {
  *  document is built from where no service runs (the build's docs/openapi.json, the contract tests), so
  *  that it has the same operations as the one a running service answers. */
 const documentedOps = (sql: Sql): Route[] => [readyRoute({ sql, profiles: 'off' }), metricsRoute('off', async () => '')];
+
+/** The directory of the map answering now (this request's), for the routes that read its files. */
+const activeMapDir = (): string | undefined => activeMap()?.dir;
 
 /** The API's routes (the ones the OpenAPI document describes), with `ops` (the operator's: readiness,
  *  metrics; stand-ins when not given), the document and its reference page. */
@@ -167,7 +178,7 @@ export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, op
     ...optimizeEndpoint(sql),
     ...optimizationRoutes(sql),
     ...clustersEndpoint(sql),
-    ...tileRoutes(mapDir),
+    ...tileRoutes(mapDir === undefined ? () => undefined : activeMapDir),
     ...ops,
   ];
   return [...routes, ...docsRoutes(routes)];
@@ -211,7 +222,14 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   const keys = new KeyStore(sql);
   const limiter = new RateLimiter(limiterSql);
   const usage = new UsageRecorder(sql);
-  const metrics = new Metrics({ sql, pools: embedded ? { queries: sql } : { queries: sql, 'rate-limit': limiterSql, reads: readSql }, access: config.metrics });
+  // A map named by WAYMARK_MAP may be swapped while serving (ops/map-swap.ts); the bundled one is not.
+  const swaps = config.mapDir && config.mapDir !== 'off' ? new MapSwaps({ link: config.mapDir, profiles: config.profiles, log }) : undefined;
+  const metrics = new Metrics({
+    sql,
+    pools: embedded ? { queries: sql } : { queries: sql, 'rate-limit': limiterSql, reads: readSql },
+    access: config.metrics,
+    swaps,
+  });
   let jobs: Awaited<ReturnType<typeof startJobRunner>> | undefined;
   let geocoding: App['geocoding'];
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
@@ -222,6 +240,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   const stop = () =>
     (stopping ??= (async () => {
       const grace = config.shutdownTimeoutMs;
+      swaps?.stop();
       await Promise.allSettled([server?.close(grace), geocoding?.stop(), jobs?.stop(grace)]);
       metrics.close();
       await Promise.allSettled([usage.close(), limiter.close(), keys.close(), closePool()]);
@@ -236,15 +255,31 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     jobs = config.jobs ? await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, mapDir }) : undefined;
     geocoding =
       config.jobs && mapDir ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs }) : undefined;
-    const ops = [readyRoute({ sql, profiles: mapDir ? config.profiles : 'off' }), metrics.route()];
+    const ops = [readyRoute({ sql, profiles: mapDir ? config.profiles : 'off', swaps }), metrics.route()];
     const router = buildRouter(sql, usage, readSql, config, ops, mapDir);
     server = await startHttpServer(
-      { router, keys, limiter, usage, log, observe: (ctx, route, status, started) => metrics.observe(ctx, route, status, started) },
+      {
+        router,
+        keys,
+        limiter,
+        usage,
+        log,
+        observe: (ctx, route, status, started) => metrics.observe(ctx, route, status, started),
+        // Every request answers from the map current when it arrived, all its compute tasks included,
+        // and says which (a swap meanwhile does not reach it).
+        scope: (ctx, run) =>
+          pinGeneration(() => {
+            const map = activeMap();
+            if (map) ctx.responseHeaders['X-Waymark-Map'] = map.id;
+            return run();
+          }),
+      },
       config.host,
       config.port,
       { bodyTimeoutMs: config.bodyTimeoutMs },
     );
-    log.info({ port: server.port }, 'listening');
+    log.info({ port: server.port, map: activeMap()?.id }, 'listening');
+    swaps?.watch();
     const running = server;
     return {
       port: server.port,
@@ -252,6 +287,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
       log,
       databaseUrl: url,
       mapDir,
+      reloadMap: swaps && (() => swaps.check(true)),
       geocoding,
       close: stop,
       get inFlight() {

@@ -80,13 +80,19 @@ async function serve(config: Config, demo: boolean): Promise<void> {
     console.log(`  Dashboard: ${base}/dashboard/\n  Sign in:   ${user.email} / ${user.password}\n`);
   }
   onShutdownSignal(app.log, config.shutdownTimeoutMs, () => app.close());
+  onReloadSignal(app.reloadMap);
+}
+
+/** SIGHUP: look at WAYMARK_MAP's link now, and load the map it points at (a refused one again too). */
+function onReloadSignal(reload: (() => Promise<void>) | undefined): void {
+  process.on('SIGHUP', () => void reload?.());
 }
 
 async function worker(config: Config): Promise<void> {
   const log = pino({ level: config.logLevel });
   keepRunningOnStrayRejections(log);
   setBackgroundLog(log);
-  const { configurePool, openDatabase, startJobRunner, openMap, startGeocoding, closePool } = await service();
+  const { configurePool, openDatabase, startJobRunner, openMap, startGeocoding, closePool, MapSwaps } = await service();
   configurePool(config);
   const { sql, embedded } = await openDatabase(config, log, { share: true });
   // The map first: a runner with a map also takes optimization jobs.
@@ -94,7 +100,11 @@ async function worker(config: Config): Promise<void> {
   const runner = await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, mapDir });
   log.info({ runner: runner.runnerId }, 'job runner started');
   const geocoding = mapDir ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs }) : undefined;
+  // Jobs and geocoding batches follow WAYMARK_MAP's link as serve does (ops/map-swap.ts).
+  const swaps = config.mapDir && config.mapDir !== 'off' ? new MapSwaps({ link: config.mapDir, profiles: config.profiles, log }).watch() : undefined;
+  onReloadSignal(swaps && (() => swaps.check(true)));
   onShutdownSignal(log, config.shutdownTimeoutMs, async () => {
+    swaps?.stop();
     // Running jobs are given back (another process resumes them at once), batches in flight finish.
     await Promise.allSettled([runner.stop(config.shutdownTimeoutMs), geocoding?.stop()]);
     await closePool();
@@ -149,9 +159,8 @@ export function program(): Command {
   cli.addCommand(teamCommand(withDatabase));
   cli.addCommand(keyCommand(withDatabase));
   cli.addCommand(userCommand(withDatabase));
-  cli
-    .command('map')
-    .description('build routing maps')
+  const map = cli.command('map').description('build routing maps, and switch running processes to another');
+  map
     .command('build')
     .description('build a map from an OpenStreetMap extract (progress on stderr)')
     .requiredOption('--osm <file>', 'the .osm.pbf extract')
@@ -161,6 +170,25 @@ export function program(): Command {
       const { runMapBuild } = await service();
       const manifest = await runMapBuild(o.osm, o.out);
       output(o.json, manifest, `map written to ${o.out} (serve it with WAYMARK_MAP=${o.out})`);
+    });
+  map
+    .command('activate')
+    .description(
+      "point WAYMARK_MAP's link at a built map: every serve and worker using the link loads it beside the one serving and switches to it within seconds (at once on SIGHUP), with no request lost",
+    )
+    .argument('<dir>', 'the map directory (from waymark map build)')
+    .option('--link <path>', 'the symbolic link the processes were started with as WAYMARK_MAP (default: WAYMARK_MAP)')
+    .option('--json', 'print the result as JSON')
+    .action(async (dir: string, o: { link?: string; json?: boolean }, cmd: Command) => {
+      const link = o.link ?? process.env.WAYMARK_MAP?.trim();
+      if (!link || link === 'off') cmd.error('error: map activate needs --link or WAYMARK_MAP naming the link to move', { exitCode: EXIT_USAGE });
+      const { activateMap, MAP_WATCH_MS } = await service();
+      const done = await activateMap(dir, link);
+      output(
+        o.json,
+        { ...done, link },
+        `map ${done.id} (${done.dir}) is now behind ${link}: processes with WAYMARK_MAP=${link} switch to it within ${MAP_WATCH_MS / 1000} s plus its load (at once on SIGHUP); /ready says which map answers`,
+      );
     });
   cli
     .command('import')

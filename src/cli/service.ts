@@ -7,3 +7,4 @@ export { startJobRunner } from '../job-kinds.js';
 export { runMapBuild } from '../map/build.js';
 export { ensureDemoKey } from './demo.js';
 export { importCommand } from './import-command.js';
+export { activateMap, MAP_WATCH_MS, MapSwaps } from '../ops/map-swap.js';

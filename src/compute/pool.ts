@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Piscina } from 'piscina';
 import { loadConfig } from '../config.js';
 import { distPath } from '../lib/paths.js';
@@ -9,8 +10,50 @@ export class PoolBusyError extends Error {
   }
 }
 
-let pool: Piscina | undefined;
-let workerData: Record<string, unknown> = {};
+/**
+ * One pool of threads over one set of worker data (a loaded map). A new map gets a generation of its own
+ * beside the one serving (engine.ts, loadMap): its threads start on the new data while the old ones keep
+ * answering, and the old generation is destroyed once no request pinned to it and no task runs on it.
+ */
+export class PoolGeneration {
+  piscina: Piscina | undefined;
+  /** Tasks of this process running or queued on this generation's threads. */
+  tasks = 0;
+  /** Requests (and jobs) pinned to this generation that have not finished. */
+  users = 0;
+  /** No longer current: destroyed as soon as nothing uses it. */
+  retiring = false;
+  private retired: (() => void) | undefined;
+  readonly gone: Promise<void>;
+
+  constructor(readonly workerData: Record<string, unknown>) {
+    this.gone = new Promise((resolve) => (this.retired = resolve));
+  }
+
+  /** Destroys the threads if the generation is retiring and unused (called whenever a use ends). */
+  settle(): void {
+    if (!this.retiring || this.users > 0 || this.tasks > 0) return;
+    const p = this.piscina;
+    this.piscina = undefined;
+    const done = this.retired;
+    this.retired = undefined;
+    if (!done) return;
+    void (p ? p.destroy() : Promise.resolve()).finally(done);
+  }
+}
+
+/** Generations made and not yet destroyed (2 during a map swap, else 1). */
+const live = new Set<PoolGeneration>();
+let current = made(new PoolGeneration({}));
+
+function made(gen: PoolGeneration): PoolGeneration {
+  live.add(gen);
+  void gen.gone.then(() => live.delete(gen));
+  return gen;
+}
+
+/** The generation of the request or job this code runs for (pinGeneration, runOn). */
+const pinned = new AsyncLocalStorage<PoolGeneration>();
 let sizing: { workers: number; poolQueue: number } | undefined;
 
 /** Threads and queue length of the pool made next (the service passes its validated configuration;
@@ -19,15 +62,53 @@ export function configurePool(settings: { workers: number; poolQueue: number }):
   sizing = settings;
 }
 
-/** Merges keys into the data every worker receives at start (e.g. the shared map memory under
- *  `routing`); recreates the pool so every worker sees it. */
-export async function setWorkerData(patch: Record<string, unknown>): Promise<void> {
-  workerData = { ...workerData, ...patch };
-  if (pool) {
-    const old = pool;
-    pool = undefined;
-    await old.destroy();
+/** The generation a task goes to now: the one this request or job is pinned to, else the current one. */
+export const activeGeneration = (): PoolGeneration => pinned.getStore() ?? current;
+
+/** Generations alive now (2 while an old map finishes its requests after a swap). */
+export const liveGenerations = (): number => live.size;
+
+/**
+ * Runs `work` with every task it starts (however deep) on the generation current now, which stays alive
+ * until `work` has settled: a request answered from one map from its first task to its last. Nested calls
+ * keep the outer pin.
+ */
+export async function pinGeneration<T>(work: (generation: PoolGeneration) => Promise<T>): Promise<T> {
+  const gen = activeGeneration();
+  gen.users++;
+  try {
+    return await pinned.run(gen, () => work(gen));
+  } finally {
+    gen.users--;
+    gen.settle();
   }
+}
+
+/** A generation over `patch` merged into the current worker data; not current until `promote`. Its
+ *  threads start at once. */
+export function newGeneration(patch: Record<string, unknown>): PoolGeneration {
+  const gen = made(new PoolGeneration({ ...current.workerData, ...patch }));
+  piscinaOf(gen);
+  return gen;
+}
+
+/** `work` with its tasks on `gen` (e.g. warming a generation up before it is promoted). */
+export const runOn = <T>(gen: PoolGeneration, work: () => Promise<T>): Promise<T> => pinned.run(gen, work);
+
+/** Makes `gen` current: new requests go to it; the previous one is destroyed once its users are done. */
+export function promote(gen: PoolGeneration): PoolGeneration {
+  const old = current;
+  current = gen;
+  retire(old);
+  return old;
+}
+
+/** A generation given up (a map that failed to load, or one replaced): destroyed once unused. */
+export function retire(gen: PoolGeneration): Promise<void> {
+  if (gen === current) throw new Error('the current generation cannot be retired');
+  gen.retiring = true;
+  gen.settle();
+  return gen.gone;
 }
 
 const poolSizing = (): { workers: number; poolQueue: number } => sizing ?? loadConfig();
@@ -37,16 +118,18 @@ export function poolSize(): number {
   return poolSizing().workers;
 }
 
-export function computePool(): Piscina {
-  if (!pool) {
+export const computePool = (): Piscina => piscinaOf(activeGeneration());
+
+function piscinaOf(gen: PoolGeneration): Piscina {
+  if (!gen.piscina) {
     const { workers, poolQueue } = poolSizing();
-    pool = new Piscina({
+    const pool = new Piscina({
       filename: distPath('compute-thread.js'),
       minThreads: workers,
       maxThreads: workers,
       maxQueue: poolQueue,
       idleTimeout: 60_000,
-      workerData,
+      workerData: gen.workerData,
       // Node 20.19+ loads an ES module through require() synchronously, and a worker terminated in the
       // middle of that (a pool closed right after it was made) aborts the whole process in V8
       // (`Module::IsGraphAsync ... instantiated module`). Without require(esm), Piscina falls back to
@@ -56,8 +139,9 @@ export function computePool(): Piscina {
     // Piscina emits 'error' for a worker that fails with no task in flight (a task's own failure rejects
     // its promise instead); unheard, that event would take the whole process down.
     pool.on('error', (err: unknown) => process.emitWarning(`compute worker failed outside a task: ${String(err)}`));
+    gen.piscina = pool;
   }
-  return pool;
+  return gen.piscina;
 }
 
 /** Told of every task that ran: its kernel (the worker export), seconds from queued to done, and
@@ -71,24 +155,24 @@ export function observeTasks(observer: TaskObserver | undefined): void {
 
 /** Threads running and tasks waiting for one; undefined before the pool is made (on first use). */
 export function poolStats(): { threads: number; queued: number } | undefined {
+  const pool = current.piscina;
   return pool && { threads: pool.threads.length, queued: pool.queueSize };
 }
 
-/** Tasks of this process running or queued in the pool. */
-let tasksInFlight = 0;
-
 /** Threads no task of this process is running or waiting for: work split over them starts at once. */
 export function idleThreads(): number {
-  return pool ? Math.max(0, pool.options.maxThreads - tasksInFlight) : poolSize();
+  const gen = activeGeneration();
+  return gen.piscina ? Math.max(0, gen.piscina.options.maxThreads - gen.tasks) : poolSize();
 }
 
 /** Runs a named export of the worker module. */
 export async function runTask<T>(name: string, payload: unknown): Promise<T> {
-  const p = computePool();
+  const gen = activeGeneration();
+  const p = piscinaOf(gen);
   if (p.queueSize >= p.options.maxQueue) throw new PoolBusyError();
   const started = performance.now();
   let ok = false;
-  tasksInFlight++;
+  gen.tasks++;
   try {
     const result = (await p.run(payload, { name })) as T;
     ok = true;
@@ -97,13 +181,19 @@ export async function runTask<T>(name: string, payload: unknown): Promise<T> {
     if (err instanceof Error && /queue is full/i.test(err.message)) throw new PoolBusyError();
     throw err;
   } finally {
-    tasksInFlight--;
+    gen.tasks--;
+    gen.settle();
     taskObserver?.(name, (performance.now() - started) / 1000, ok);
   }
 }
 
+/** Destroys every generation's threads now (the process is stopping). */
 export async function closePool(): Promise<void> {
-  const p = pool;
-  pool = undefined;
-  if (p) await p.destroy();
+  await Promise.all(
+    [...live].map(async (gen) => {
+      const p = gen.piscina;
+      gen.piscina = undefined;
+      await p?.destroy();
+    }),
+  );
 }

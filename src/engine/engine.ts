@@ -1,9 +1,11 @@
 // The routing engine facade the HTTP layer calls: load a map directory into shared memory (one memory
 // per profile), hand it to the worker pool, and run route / matrix queries there. Failures surface as
 // typed errors.
+import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { computePool, idleThreads, runTask, setWorkerData } from '../compute/pool.js';
-import { MapFormatError, MapVerifier, readManifest, readShapeFiles, type MapManifest } from '../map/map-files.js';
+import { activeGeneration, computePool, idleThreads, newGeneration, poolSize, promote, retire, runOn, runTask, type PoolGeneration } from '../compute/pool.js';
+import { MapFormatError, MapVerifier, readManifest, readMapId, readShapeFiles, type MapManifest } from '../map/map-files.js';
+import type { ThreadWarmUp, WarmUpInput } from './warm-up.js';
 import { shapeBytes, type Shapes } from '../map/graphs/road-graph.js';
 import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
 import type { Circle } from './avoid.js';
@@ -110,8 +112,14 @@ export interface MatrixRequest {
 }
 
 export interface LoadedMap {
+  /** The map directory, symbolic links resolved: a link moved later does not change what this map is. */
   dir: string;
+  /** The map's id: the first 12 hex digits of its manifest's SHA-256 (the manifest lists every file's
+   *  SHA-256, so two maps with the same id hold the same bytes). Responses carry it (`Waymark-Map`). */
+  id: string;
   manifest: MapManifest;
+  /** What each compute thread ran before the map served, and how long the slowest took. */
+  warmUp: WarmUpReport;
   /** The profiles served, in PROFILES order. */
   profiles: ProfileName[];
   /** Bytes of graph data in the shared memories. */
@@ -129,15 +137,53 @@ export class MapLoadError extends Error {
   }
 }
 
-let loaded: LoadedMap | null = null;
+/** A loaded map: what it is, and the graphs its compute threads read (on the main thread only for
+ *  bounds such as `topSpeed`). One per pool generation. */
+interface MapState {
+  map: LoadedMap;
+  graphs: SharedGraphs;
+  topSpeeds: Map<ProfileName, number>;
+}
+
+const maps = new WeakMap<PoolGeneration, MapState>();
+
+/** The map this request (or job) is answered from: the one pinned to it, else the current one. */
+const active = (): MapState | undefined => maps.get(activeGeneration());
+
+/** The map answering now (this request's, when one is pinned); undefined without a map. */
+export const activeMap = (): LoadedMap | undefined => active()?.map;
+
+/** The directory of the map answering now; MapNotLoadedError without one. */
+export function activeMapDir(): string {
+  const m = active();
+  if (!m) throw new MapNotLoadedError();
+  return m.map.dir;
+}
+
+/** Milliseconds each compute thread spends on plain routes after one request of each kind. */
+export const WARM_UP_BUDGET_MS = 1500;
+/** The warm-up's avoiding routes (far pairs around 500 circles: on a country map its longest part) are
+ *  stopped this long after the warm-up was asked for, finished or not. */
+export const WARM_UP_AVOID_MS = 3000;
+
+export interface WarmUpReport {
+  /** From the first thread starting to the last finishing. */
+  ms: number;
+  threads: ThreadWarmUp[];
+}
 
 /**
  * Reads the profiles of a map directory (all four unless `profiles` names a subset), each straight into
- * a shared memory of its own with every file checked against the manifest, then restarts the pool's
- * workers over them. Any profile that cannot be loaded fails the whole load, naming it.
+ * a shared memory of its own with every file checked against the manifest, then starts a new generation
+ * of compute threads over them (compute/pool.ts), warms every thread up on it (warm-up.ts) and only then
+ * makes it the one new requests go to. Requests already answering from a map loaded before finish on it;
+ * its threads and memory go when the last one has. Any profile that cannot be loaded, or a warm-up that
+ * fails, fails the whole load, naming it, and leaves the map that was serving as it was.
  */
 export async function loadMap(dir: string, profiles: readonly ProfileName[] = PROFILES): Promise<LoadedMap> {
+  dir = await realpath(dir);
   const manifest = await readManifest(dir);
+  const id = await readMapId(dir);
   const verifier = new MapVerifier(manifest);
   let shapes: Shapes;
   try {
@@ -172,33 +218,90 @@ export async function loadMap(dir: string, profiles: readonly ProfileName[] = PR
     const file = err instanceof MapFormatError ? (err.file ?? '') : '';
     throw new MapLoadError(file.includes('/') ? file.split('/')[0] : 'map', err instanceof Error ? err.message : String(err));
   }
-  await setWorkerData({ routing: shared, replyArena: arenaBuffer });
-  loaded = { dir, manifest, profiles: Object.keys(shared.profiles) as ProfileName[], bytes };
-  loadedGraphs = shared;
-  topSpeeds.clear();
-  return loaded;
+  const gen = newGeneration({ routing: shared, replyArena: arenaBuffer });
+  const map: LoadedMap = { dir, id, manifest, profiles: Object.keys(shared.profiles) as ProfileName[], bytes, warmUp: { ms: 0, threads: [] } };
+  maps.set(gen, { map, graphs: shared, topSpeeds: new Map() });
+  try {
+    map.warmUp = await runOn(gen, async () => {
+      const report = await warmThreads(map, shapes);
+      await warmMainThread(map, samplePoints(shapes, 8));
+      return report;
+    });
+  } catch (err) {
+    await retire(gen);
+    throw new MapLoadError('map', `the compute threads failed to warm up on it: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  promote(gen);
+  return map;
 }
 
-/** The graphs of the loaded map, read on the main thread only for bounds such as `topSpeed`. */
-let loadedGraphs: SharedGraphs | null = null;
-const topSpeeds = new Map<ProfileName, number>();
+/** Points spread over the map's roads (the geocoder's warm-up asks there). */
+function samplePoints(shapes: Shapes, count: number): LatLon[] {
+  const n = shapes.pointsE7.length / 2;
+  return Array.from({ length: Math.min(count, n) }, (_, i) => {
+    const p = Math.floor(((i + 0.5) * n) / count);
+    return { lat: shapes.pointsE7[2 * p] * 1e-7, lon: shapes.pointsE7[2 * p + 1] * 1e-7 };
+  });
+}
+
+/** One warm-up task per compute thread of the generation the caller runs on (warm-up.ts). */
+async function warmThreads(map: LoadedMap, shapes: Shapes): Promise<WarmUpReport> {
+  const started = performance.now();
+  const threads = poolSize();
+  const input: WarmUpInput = {
+    barrier: new Int32Array(new SharedArrayBuffer(4)),
+    stop: new Int32Array(new SharedArrayBuffer(8 * threads)),
+    threads,
+    budgetMs: WARM_UP_BUDGET_MS,
+    mapDir: map.dir,
+    geocoder: map.manifest.geocoder,
+    samples: samplePoints(shapes, 8),
+  };
+  const deadline = setTimeout(() => {
+    for (let i = 0; i < input.stop.length; i++) Atomics.store(input.stop, i, 1);
+  }, WARM_UP_AVOID_MS);
+  const reports = await Promise.all(Array.from({ length: threads }, () => runTask<ThreadWarmUp>('warmUp', input))).finally(() => clearTimeout(deadline));
+  return { ms: Math.round(performance.now() - started), threads: reports };
+}
+
+/** An engine's verdict (no road near, no route) warms the same code as a route: it is not a failure here. */
+const verdict = (err: unknown): null => {
+  if (err instanceof WaypointTooFarError || err instanceof NoRouteError) return null;
+  throw err;
+};
+
+/**
+ * This thread's side of each kind of request, on the generation the caller runs on: a route avoiding
+ * circles (raced over two threads), one split in halves, a matrix and an isochrone, their answers read
+ * from the reply arena and given back: the code a first request would otherwise compile.
+ */
+async function warmMainThread(map: LoadedMap, samples: LatLon[]): Promise<void> {
+  if (samples.length < 8) return;
+  const profile = map.profiles[0];
+  const circles = samples.slice(4).map((p) => ({ ...p, radius: 30 }));
+  (await routeJson({ profile, waypoints: [samples[0], samples[3]], avoid: { circles } }).catch(verdict))?.release();
+  (await routeJson({ profile, waypoints: samples.slice(0, 4) }).catch(verdict))?.release();
+  await matrix({ profile, points: samples.slice(0, 4) }).catch(verdict);
+  await isochrone({ profile, source: samples[0], limits: [120] }).catch(verdict);
+}
 
 /** The speed (m/s) no way of the profile exceeds: no point is farther in a straight line than this × the
  *  time. Measured over the profile's ways on first use. */
 export function topSpeed(profile: ProfileName): number {
-  let speed = topSpeeds.get(profile);
+  const m = active();
+  let speed = m?.topSpeeds.get(profile);
   if (speed === undefined) {
-    const pm = loadedGraphs?.profiles[profile];
-    if (!pm || !loadedGraphs) throw new MapNotLoadedError();
-    speed = speedRange(viewGraph(pm, loadedGraphs.shapes)).fastest;
-    topSpeeds.set(profile, speed);
+    const pm = m?.graphs.profiles[profile];
+    if (!pm || !m) throw new MapNotLoadedError();
+    speed = speedRange(viewGraph(pm, m.graphs.shapes)).fastest;
+    m.topSpeeds.set(profile, speed);
   }
   return speed;
 }
 
 /** The profiles being served (empty without a map). */
 export function loadedProfiles(): ProfileName[] {
-  return loaded?.profiles ?? [];
+  return activeMap()?.profiles ?? [];
 }
 
 function unwrap<T>(outcome: Outcome<T>): T {
@@ -262,7 +365,7 @@ export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
   const whole = async () => unwrap(receivedOutcome(await routeTask('routeJson', req)));
   // Only onto two idle threads: a half queued behind a batch job's search slice would wait longer than
   // the whole route takes on one.
-  if (!loaded || idleThreads() < 2) return whole();
+  if (!activeMap() || idleThreads() < 2) return whole();
   if (req.avoid?.circles.length) return (await raced(req)) ?? whole();
   if (n < SPLIT_ROUTE_FROM) return whole();
   const k = Math.ceil((n - 1) / 2);
@@ -328,7 +431,7 @@ function joinRoutes(a: RouteJsonResult, b: RouteJsonResult, geometry: GeometryOp
 }
 
 async function routeTask<T>(task: string, req: RouteRequest & Pick<RouteQuery, 'race'>): Promise<Outcome<T>> {
-  if (!loaded) throw new MapNotLoadedError();
+  if (!activeMap()) throw new MapNotLoadedError();
   if (req.waypoints.length < 2) throw new RangeError('a route needs at least 2 waypoints');
   return runTask<Outcome<T>>(task, req);
 }
@@ -339,7 +442,7 @@ async function routeIn<T>(task: string, req: RouteRequest): Promise<T> {
 
 /** The indexes of the points farther than 500 m from any road the profile may use (none searched). */
 export async function farFromRoad(profile: ProfileName, points: LatLon[]): Promise<number[]> {
-  if (!loaded) throw new MapNotLoadedError();
+  if (!activeMap()) throw new MapNotLoadedError();
   if (!points.length) return [];
   return unwrap(await runTask<Outcome<number[]>>('far', { profile, points }));
 }
@@ -354,7 +457,7 @@ const PIECE_ROWS = 200;
  * may throw to stop).
  */
 export async function matrixInPieces(req: MatrixRequest, onPiece?: (percent: number) => Promise<void> | void): Promise<MatrixResult> {
-  if (!loaded) throw new MapNotLoadedError();
+  if (!activeMap()) throw new MapNotLoadedError();
   const n = req.points.length;
   const packed = { durations: new Float64Array(n * n), distances: new Float64Array(n * n) };
   let snapped: MatrixResult['snapped'] = [];
@@ -379,6 +482,7 @@ const SPLIT_MATRIX_FROM = 8;
  * matrix takes a few milliseconds, less than splitting it would add (measured on the 32x32 country too).
  */
 function matrixRowParts(req: MatrixRequest): Array<{ from: number; to: number }> {
+  const loaded = activeMap();
   if (!loaded) throw new MapNotLoadedError();
   const n = req.points.length;
   // A lorry of its own size searches its rows over the graph, as avoidance does.
@@ -451,7 +555,7 @@ export async function matrixJson(req: Omit<MatrixRequest, 'packed'> & { annotati
 
 /** Polygons of what the source reaches within each limit (seconds, or meters with `byDistance`). */
 export async function isochrone(req: IsochroneQuery & { profile: ProfileName }): Promise<IsochroneResult> {
-  if (!loaded) throw new MapNotLoadedError();
+  if (!activeMap()) throw new MapNotLoadedError();
   return unwrap(await runTask<Outcome<IsochroneResult>>('isochrone', req));
 }
 
@@ -469,12 +573,12 @@ export async function travelTimes(req: Omit<TravelTimesQuery, 'targets'> & { pro
 /** `travelTimes` over lat, lon pairs, answered as seconds, meters pairs (NaN where none is within the
  *  limits): many targets cross between threads as two copies. */
 export async function travelTimePairs(req: TravelTimesQuery & { profile: ProfileName }): Promise<Float64Array> {
-  if (!loaded) throw new MapNotLoadedError();
+  if (!activeMap()) throw new MapNotLoadedError();
   return unwrap(await runTask<Outcome<Float64Array>>('travelTimes', req));
 }
 
 /** The nearest roads of the profile within the snapping limit, one point per geometry, nearest first. */
 export async function nearest(req: { profile: ProfileName; point: LatLon; count: number }): Promise<NearestRoad[]> {
-  if (!loaded) throw new MapNotLoadedError();
+  if (!activeMap()) throw new MapNotLoadedError();
   return unwrap(await runTask<Outcome<NearestRoad[]>>('nearest', req));
 }

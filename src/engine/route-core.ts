@@ -269,6 +269,17 @@ function includesAll(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
   return true;
 }
 
+/** Avoided circles of the warm-up's avoiding routes: as many as a request of 500 avoided POIs. */
+const WARM_UP_CIRCLES = 500;
+
+/** What RouteCore.warmUp ran, by kind of request. */
+export interface WarmUpCounts {
+  route: number;
+  avoid: number;
+  matrix: number;
+  isochrone: number;
+}
+
 export class RouteCore {
   private readonly views = new Map<string, ProfileView>();
 
@@ -304,37 +315,53 @@ export class RouteCore {
   }
 
   /**
-   * Routes between spread points of every profile, dropped once made: a thread's first routes across a
-   * country cost several times its later ones (the geometry code not yet compiled, this thread's search
-   * scratch and the upper hierarchy not yet touched: on the 32x32 country, far routes over HTTP had a p95
-   * of 28 ms in their first 50 and 10–12 ms after). Run once per thread before its first task, within
-   * `budgetMs`; `write` is what a reply does with the geometry. Returns the routes made.
+   * Every kind of request once per profile, then more plain routes while `budgetMs` lasts: a thread's
+   * first request of a kind costs several times its later ones (the code not yet compiled, this thread's
+   * search scratch, blocked-geometry bitset and the upper hierarchy not yet touched). On the 32x32 country
+   * far routes over HTTP had a p95 of 28 ms in their first 50 and 10–12 ms after; the first route around
+   * 500 avoided POIs after ready took 0.5–1.6 s on a 53 M-node country, 15–64 ms after. Run on every thread
+   * before the map serves (engine.ts, loadMap); `write` is what a reply does with the geometry. The avoiding
+   * routes (a far pair: on a country map the longest part) stop when `stop[0]` (forward) or `stop[1]`
+   * (backward) is raised, as a raced search does. Returns the requests made of each kind (/ready shows them).
    */
-  warmUp(budgetMs: number, write: (geometryE7: Int32Array) => unknown): number {
+  warmUp(budgetMs: number, write: (geometryE7: Int32Array) => unknown, stop: [Int32Array, Int32Array]): WarmUpCounts {
     const started = performance.now();
+    const left = () => performance.now() - started < budgetMs;
+    const counts: WarmUpCounts = { route: 0, avoid: 0, matrix: 0, isochrone: 0 };
     const PAIRS = 16;
-    let routes = 0;
     for (const profile of Object.keys(this.shared.profiles)) {
       const g = this.view(profile)?.graph;
       const n = g?.geomFirst.length ?? 0;
       if (!g || n < 2) continue;
       // Geometries are numbered in the extract's way order, which follows the map closely enough for
       // points far apart in number to be far apart on the map.
-      const at = (i: number): LatLon => {
-        const p = g.geomFirst[Math.floor((i * (n - 1)) / (2 * PAIRS - 1))];
+      const at = (i: number, of = 2 * PAIRS - 1): LatLon => {
+        const p = g.geomFirst[Math.floor((i * (n - 1)) / of)];
         return { lat: g.shapes.pointsE7[2 * p] * 1e-7, lon: g.shapes.pointsE7[2 * p + 1] * 1e-7 };
       };
-      for (let i = 0; i < PAIRS && performance.now() - started < budgetMs; i++) {
-        const found = this.routeE7({ profile, waypoints: [at(i), at(2 * PAIRS - 1 - i)] });
-        if (found.ok) {
-          write(found.value.geometryE7);
-          routes++;
-        }
+      const far = [at(0), at(2 * PAIRS - 1)];
+      // Avoided circles as a request with many POIs puts them: spread over the map, on roads, each search
+      // direction of the race (engine.ts, raced) once.
+      const circles = Array.from({ length: WARM_UP_CIRCLES }, (_, i) => ({ ...at(i + 0.5, WARM_UP_CIRCLES), radius: 30 }));
+      for (const backward of [false, true]) {
+        // A finished search raises its flag (the race's end): each direction has its own.
+        const found = this.routeE7({ profile, waypoints: far, avoid: { circles }, race: { backward, flag: stop[backward ? 1 : 0] } });
+        if (found.ok) write(found.value.geometryE7);
+        counts.avoid++;
       }
-      // The reach searches and the isochrone's drawing and tracing: compiled before the first request.
-      if (performance.now() - started < budgetMs) this.isochrone({ profile, source: at(PAIRS), limits: [120, 240] });
+      // Over the hierarchy (a matrix with circles searches rows as the avoiding route does).
+      this.matrix({ profile, points: Array.from({ length: 10 }, (_, i) => at(3 * i + 1)) });
+      counts.matrix++;
+      // The reach searches and the isochrone's drawing and tracing.
+      this.isochrone({ profile, source: at(PAIRS), limits: [120, 240] });
+      counts.isochrone++;
+      for (let i = 0; i < PAIRS && (i === 0 || left()); i++) {
+        const found = this.routeE7({ profile, waypoints: [at(i), at(2 * PAIRS - 1 - i)] });
+        if (found.ok) write(found.value.geometryE7);
+        counts.route++;
+      }
     }
-    return routes;
+    return counts;
   }
 
   /** The phantoms, or the indexes of every point that has no road near enough. */

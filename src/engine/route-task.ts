@@ -22,6 +22,7 @@ import {
   type RouteQuery,
   type RouteResult,
   type TravelTimesQuery,
+  type WarmUpCounts,
 } from './route-core.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
@@ -34,9 +35,8 @@ function routeCore(): RouteCore {
   return core;
 }
 
-/** Milliseconds a thread with a map spends warming its routes up before its first task. */
-const WARM_UP_MS = 1500;
-if ((workerData as { routing?: SharedGraphs } | undefined)?.routing) routeCore().warmUp(WARM_UP_MS, lineStringJson);
+/** Every kind of routing request once, then plain routes within `budgetMs` (RouteCore.warmUp). */
+export const warmRouting = (budgetMs: number, stop: [Int32Array, Int32Array]): WarmUpCounts => routeCore().warmUp(budgetMs, lineStringJson, stop);
 
 /** What the steps' instructions need beyond the route: the language, and where this route's legs stand
  *  in the whole (a half of a split route says "your 3rd destination" as the whole would). */

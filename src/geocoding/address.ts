@@ -1,13 +1,15 @@
 // What a POI keeps of the address the reverse geocoder gives its point, and the `address` object the API
 // shows for it: one mapping for the background runner (POIs) and GET /v1/geo/reverse (a point).
 import { runTask } from '../compute/pool.js';
+import { activeMapDir } from '../engine/engine.js';
 import type { Address } from '../engine/geocoder/reverse.js';
 import type { SearchHit, SearchQuery } from '../engine/geocoder/search.js';
 import type { PlaceIds } from './places.js';
 
-/** The geocoder's addresses of `points` (pool task `geocode`), in their order. */
-export const geocodePoints = (mapDir: string, points: Array<{ lat: number; lon: number }>): Promise<Address[]> =>
-  runTask<Address[]>('geocode', { mapDir, points });
+/** The geocoder's addresses of `points` (pool task `geocode`), in their order, from the map answering
+ *  now (engine.ts, activeMapDir: the one this request is pinned to). */
+export const geocodePoints = (points: Array<{ lat: number; lon: number }>): Promise<Address[]> =>
+  runTask<Address[]>('geocode', { mapDir: activeMapDir(), points });
 
 /** The columns of `pois` an address fills: the street carries the house number, the places are shared rows. */
 export interface StoredAddress {
@@ -51,7 +53,7 @@ export function addressResource(a: Address, places: PlaceIds, geocodedAt: Date):
 }
 
 /** Forward geocoding or autocomplete in a compute thread (pool task `geoSearch`). */
-export const searchMap = (mapDir: string, query: SearchQuery): Promise<SearchHit[]> => runTask<SearchHit[]>('geoSearch', { mapDir, query });
+export const searchMap = (query: SearchQuery): Promise<SearchHit[]> => runTask<SearchHit[]>('geoSearch', { mapDir: activeMapDir(), query });
 
 /** Many searches in one pool task (`geoSearchMany`), answers in their order. */
-export const searchMapMany = (mapDir: string, queries: SearchQuery[]): Promise<SearchHit[][]> => runTask<SearchHit[][]>('geoSearchMany', { mapDir, queries });
+export const searchMapMany = (queries: SearchQuery[]): Promise<SearchHit[][]> => runTask<SearchHit[][]>('geoSearchMany', { mapDir: activeMapDir(), queries });

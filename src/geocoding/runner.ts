@@ -210,10 +210,7 @@ export class GeocodingRunner {
     let found: Address[] = [];
     if (fresh.length) {
       try {
-        found = await geocodePoints(
-          this.opts.mapDir,
-          fresh.map((p) => ({ lat: p.latitude, lon: p.longitude })),
-        );
+        found = await geocodePoints(fresh.map((p) => ({ lat: p.latitude, lon: p.longitude })));
       } catch (err) {
         throw err instanceof PoolBusyError ? err : new GeocoderFailure(err);
       }

@@ -180,6 +180,16 @@ const RATE_HEADERS = {
   'X-RateLimit-Remaining': { description: 'Requests left in it (-1: unlimited).', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'When the limit resets, Unix epoch seconds.', schema: { type: 'integer' } },
 };
+/** Which map answered (a process with a map sets it on every answer; a swap changes it between requests,
+ *  never within one). */
+const MAP_HEADER = {
+  'X-Waymark-Map': {
+    description:
+      "The id of the map this answer comes from (its manifest's SHA-256, 12 hex digits; `GET /ready` names the map answering new requests). Absent when the process runs without a map.",
+    schema: { type: 'string', pattern: '^[0-9a-f]{12}$' },
+  },
+};
+
 /** The rate-limit headers: required on the answers of authenticated operations, which always carry them;
  *  referenced (present when the key was known) on the shared error answers. */
 const rateHeaders = (required: boolean) =>
@@ -272,7 +282,7 @@ function operationObject(route: DocumentedRoute, op: Operation): Record<string, 
   const where = `${route.method} ${route.path}`;
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(op.responses)) {
-    const headers = { ...(route.public ? {} : rateHeaders(true)), ...(r.headers ?? {}) };
+    const headers = { ...(route.public ? {} : rateHeaders(true)), 'X-Waymark-Map': { $ref: '#/components/headers/X-Waymark-Map' }, ...(r.headers ?? {}) };
     const content = r.contentTypes
       ? Object.fromEntries(r.contentTypes.map((t) => [t, { schema: r.contentSchema ?? { type: t.endsWith('json') ? 'object' : 'string' } }]))
       : r.schema
@@ -361,7 +371,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[]): Record<stri
     paths,
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'A key made in the dashboard (or `waymark key create`).' } },
-      headers: RATE_HEADERS,
+      headers: { ...RATE_HEADERS, ...MAP_HEADER },
       responses: Object.fromEntries(Object.values(ERROR_RESPONSES).map(([name, r]) => [name, r])),
       schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
     },

@@ -35,6 +35,9 @@ export interface ServerDeps {
   log: Logger;
   /** Told of every reply sent (for /metrics): its route template (undefined when none matched). */
   observe?: (ctx: RequestContext, route: string | undefined, status: number, startedMs: number) => void;
+  /** Runs around each request's handling (from authentication to the reply): the map a request is
+   *  answered from is pinned here (app.ts). */
+  scope?: (ctx: RequestContext, run: () => Promise<Reply>) => Promise<Reply>;
 }
 
 export interface RunningServer {
@@ -96,7 +99,7 @@ export function startHttpServer(deps: ServerDeps, host: string, port: number, op
     if (route?.peer) ctx.peer = Buffer.from(res.getRemoteAddressAsText()).toString();
     const body = readBody(res, ctx, route, bodyTimeoutMs);
     ctx.attachBody(body.buffer, body.stream);
-    void handle(ctx, match, deps)
+    void (deps.scope ? deps.scope(ctx, () => handle(ctx, match, deps)) : handle(ctx, match, deps))
       .then(async (reply) => {
         body.discard();
         await body.received;

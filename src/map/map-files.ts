@@ -171,6 +171,10 @@ export async function readShapeFiles(dir: string, m: MapManifest, verifier?: Map
 }
 
 /** The manifest of a map directory; a map of another format version is refused with what to do. */
+/** A map's id: the first 12 hex digits of its manifest's SHA-256. The manifest lists every file's size and
+ *  SHA-256 and when it was built, so the id names these bytes and no others. */
+export const readMapId = async (dir: string): Promise<string> => sha256(await readFile(manifestPath(dir))).slice(0, 12);
+
 export async function readManifest(dir: string): Promise<MapManifest> {
   let text: string;
   try {

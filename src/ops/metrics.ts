@@ -1,5 +1,7 @@
 import client from 'prom-client';
-import { observeTasks, poolStats as computeStats } from '../compute/pool.js';
+import { liveGenerations, observeTasks, poolStats as computeStats } from '../compute/pool.js';
+import { activeMap } from '../engine/engine.js';
+import type { MapSwaps } from './map-swap.js';
 import { poolStats, type Sql } from '../db/client.js';
 import type { RequestContext } from '../http/context.js';
 import { errorSchema, type Operation } from '../http/openapi.js';
@@ -41,6 +43,8 @@ export interface MetricsDeps {
   sql: Sql;
   /** 'loopback': only clients on this host may read /metrics; 'on': anyone; 'off': nobody (404). */
   access: 'loopback' | 'on' | 'off';
+  /** Map swaps of this process (WAYMARK_MAP set), counted by outcome. */
+  swaps?: MapSwaps;
 }
 
 const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -127,6 +131,36 @@ export class Metrics {
       collect() {
         this.reset();
         for (const [task, n] of backgroundErrorCounts()) this.inc({ task }, n);
+      },
+    });
+    new client.Gauge({
+      name: 'waymark_map_info',
+      help: 'The map new requests are answered from (1), by its id (the X-Waymark-Map header), directory and build time',
+      labelNames: ['id', 'dir', 'built_at'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        const map = activeMap();
+        if (map) this.set({ id: map.id, dir: map.dir, built_at: map.manifest.builtAt }, 1);
+      },
+    });
+    new client.Gauge({
+      name: 'waymark_maps_loaded',
+      help: 'Maps in memory with their compute threads: 2 while the one replaced by a swap finishes its requests',
+      registers: [registry],
+      collect() {
+        this.set(activeMap() ? liveGenerations() : 0);
+      },
+    });
+    new client.Counter({
+      name: 'waymark_map_swaps_total',
+      help: 'Maps loaded while serving (WAYMARK_MAP moved to another map), by result: activated, or refused (it did not load; the map serving stayed)',
+      labelNames: ['result'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc({ result: 'activated' }, deps.swaps?.activated ?? 0);
+        this.inc({ result: 'refused' }, deps.swaps?.refused ?? 0);
       },
     });
     observeTasks((kernel, seconds, ok) => this.tasks.observe({ kernel, outcome: ok ? 'ok' : 'error' }, seconds));

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { Operation } from '../http/openapi.js';
 import type { Route } from '../http/router.js';
 import type { ProfileName } from '../map/graphs/profiles.js';
-import { loadedProfiles } from '../engine/engine.js';
+import { activeMap } from '../engine/engine.js';
+import type { MapSwaps } from './map-swap.js';
 
 /** A database that does not answer within this long counts as unreachable: a probe must not hang. */
 const DATABASE_TIMEOUT_MS = 2000;
@@ -14,6 +15,8 @@ export interface ReadinessDeps {
   sql: Sql;
   /** The profiles the configured map must have loaded; 'off' when the process runs without a map. */
   profiles: readonly ProfileName[] | 'off';
+  /** Map swaps (WAYMARK_MAP set): a map loading, the last refused. */
+  swaps?: MapSwaps;
 }
 
 interface Part {
@@ -45,11 +48,25 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
     database = { ok: false, error: err instanceof Error ? err.message : String(err) };
     migrations = { ok: false, error: 'unknown while the database is unreachable' };
   }
-  const loaded = loadedProfiles();
+  const m = activeMap();
+  const loaded = m?.profiles ?? [];
+  const swaps = deps.swaps;
   const map: Part =
     deps.profiles === 'off'
       ? { ok: true, profiles: [], note: 'WAYMARK_MAP=off: routing and geocoding are not served' }
-      : { ok: deps.profiles.every((p) => loaded.includes(p)), profiles: loaded, expected: deps.profiles };
+      : {
+          ok: deps.profiles.every((p) => loaded.includes(p)),
+          profiles: loaded,
+          expected: deps.profiles,
+          ...(m && {
+            id: m.id,
+            dir: m.dir,
+            built_at: m.manifest.builtAt,
+            warm_up: { ms: m.warmUp.ms, threads: m.warmUp.threads.map((t) => ({ thread: t.thread, ms: t.ms, requests: t.counts })) },
+          }),
+          ...(swaps?.loading && { loading: swaps.loading }),
+          ...(swaps?.lastRefused && { last_refused: swaps.lastRefused }),
+        };
   computePool();
   const threads = poolStats()?.threads ?? 0;
   const pool: Part = { ok: threads > 0, threads };
@@ -68,9 +85,32 @@ const readinessSchema = z
       pending: z.array(z.string()).optional().describe('The migrations not yet applied.'),
       ...unreachable,
     }),
-    map: part('The configured routing profiles are loaded.', {
+    map: part('The configured routing profiles are loaded, and every compute thread has warmed up on them.', {
       profiles: z.array(z.string()).describe('The profiles loaded.'),
       expected: z.array(z.string()).optional().describe('The profiles configured (WAYMARK_PROFILES).'),
+      id: z.string().optional().describe("The map answering new requests: its manifest's SHA-256, 12 hex digits (the `X-Waymark-Map` header of each answer)."),
+      dir: z.string().optional().describe('Its directory, links resolved.'),
+      built_at: z.string().optional().describe('When `waymark map build` made it.'),
+      warm_up: z
+        .object({
+          ms: z.int().describe('From the first thread starting its warm-up to the last finishing.'),
+          threads: z.array(
+            z.object({
+              thread: z.int(),
+              ms: z.int(),
+              requests: z
+                .record(z.string(), z.int())
+                .describe('Requests run on the map before it served, by kind (route, avoid, matrix, isochrone, geocode, search).'),
+            }),
+          ),
+        })
+        .optional()
+        .describe('What each compute thread ran on the map before it answered its first request.'),
+      loading: z.string().optional().describe('A map being loaded beside this one (WAYMARK_MAP moved): it answers once loaded and warm.'),
+      last_refused: z
+        .object({ dir: z.string(), reason: z.string(), at: z.string() })
+        .optional()
+        .describe('The last map WAYMARK_MAP pointed at that failed to load; the map above kept serving.'),
       note: z.string().optional(),
     }),
     pool: part('The compute worker threads run.', { threads: z.int() }),

@@ -48,7 +48,10 @@ describe('the OpenAPI document', () => {
     expect(doc.components.securitySchemes.apiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-KEY' }));
     const create = doc.paths['/v1/pois'].post;
     expect(Object.keys(create.responses).sort()).toEqual(['201', '400', '401', '403', '408', '413', '422', '429', '431', '503']);
-    expect(Object.keys(create.responses['201'].headers).sort()).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']);
+    expect(Object.keys(create.responses['201'].headers).sort()).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Waymark-Map']);
+    // Which map answered: on every answer of a process with a map, so never required.
+    expect(create.responses['201'].headers['X-Waymark-Map']).toEqual({ $ref: '#/components/headers/X-Waymark-Map' });
+    expect(doc.components.headers['X-Waymark-Map'].schema.pattern).toBe('^[0-9a-f]{12}$');
     expect(doc.components.responses.TooManyRequests.headers['Retry-After'].required).toBe(true);
     expect(doc.paths['/v1/imports'].post.requestBody.content['multipart/form-data'].schema).toEqual({ $ref: '#/components/schemas/ImportUpload' });
     expect(doc.paths['/v1/routes'].post.requestBody.content['application/json'].example.waypoints).toHaveLength(2);

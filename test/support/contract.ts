@@ -89,6 +89,8 @@ export function checkResponse(method: string, url: string, status: number, heade
       continue;
     }
     if (header.schema?.type === 'integer' && !/^-?\d+$/.test(value)) throw new ContractError(`${where}: header ${name}=${value} is not an integer`);
+    if (header.schema?.pattern && !new RegExp(header.schema.pattern).test(value))
+      throw new ContractError(`${where}: header ${name}=${value} does not match ${header.schema.pattern}`);
   }
   if (method === 'HEAD') return;
   const content = response.content as Json | undefined;

@@ -39,7 +39,8 @@ function coordinate(query: Query, field: 'latitude' | 'longitude', max: number, 
   return n;
 }
 
-/** `mapDir`: the loaded map, whose geocoder index answers the reverse lookups; undefined without a map. */
+/** `mapDir`: the map loaded at start, undefined without one; the reverse lookups go to the map answering at
+ *  the time (geocoding/address.ts), which a swap may have replaced. */
 export function geoRoutes(sql: Sql, mapDir?: string): Route[] {
   const places = new PlaceRegistry(sql);
   return [
@@ -55,7 +56,7 @@ export function geoRoutes(sql: Sql, mapDir?: string): Route[] {
         const lon = coordinate(ctx.query, 'longitude', 180, errors);
         if (Object.keys(errors).length) throw unprocessable(errors);
         if (mapDir === undefined) throw serviceUnavailable('Geocoding is not available: no map is loaded. Retry later.');
-        const [address] = await geocodePoints(mapDir, [{ lat, lon }]).catch((err: unknown) => {
+        const [address] = await geocodePoints([{ lat, lon }]).catch((err: unknown) => {
           if (err instanceof PoolBusyError) throw new HttpError(503, 'The geocoder is busy. Retry shortly.', {}, { 'Retry-After': '1' });
           throw err;
         });

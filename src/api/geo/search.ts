@@ -99,7 +99,8 @@ interface Result {
   poi_id?: string;
 }
 
-/** `mapDir`: the loaded map; undefined without one (then only the poi layer can answer). */
+/** `mapDir`: the map loaded at start; undefined without one (then only the poi layer can answer). The
+ *  searches go to the map answering at the time (geocoding/address.ts), which a swap may have replaced. */
 export function searchRoutes(sql: Sql, places: PlaceRegistry, mapDir?: string): Route[] {
   const run = async (query: Query, teamId: string, autocomplete: boolean) => {
     const p = readParams(query, autocomplete);
@@ -116,7 +117,7 @@ export function searchRoutes(sql: Sql, places: PlaceRegistry, mapDir?: string): 
     };
     const [hits, pois] = await Promise.all([
       mapLayers.length
-        ? searchMap(mapDir!, q).catch((err: unknown) => {
+        ? searchMap(q).catch((err: unknown) => {
             if (err instanceof PoolBusyError) throw new HttpError(503, 'The geocoder is busy. Retry shortly.', {}, { 'Retry-After': '1' });
             throw err;
           })

@@ -151,12 +151,7 @@ async function placeByAddress(checked: Validated, mapDir: string | undefined): P
   const wanted = checked.pois.filter((p) => p.address);
   if (!wanted.length) return checked;
   const asked = wanted.map((p) => addressQuery(p.address!));
-  const hits = mapDir
-    ? await searchMapMany(
-        mapDir,
-        asked.map((a) => a.query),
-      )
-    : null;
+  const hits = mapDir ? await searchMapMany(asked.map((a) => a.query)) : null;
   const failed = new Map<number, string>();
   wanted.forEach((p, i) => {
     const { house, text } = asked[i];

@@ -106,33 +106,50 @@ const tileDoc: Operation = {
   },
 };
 
-export function tileRoutes(mapDir: string | undefined): Route[] {
-  let opening: Promise<Opened | 'none' | 'unreadable'> | undefined;
+/** How many maps' archives stay open: the one serving and the one before it, whose requests may still be
+ *  finishing after a swap. */
+const OPEN_ARCHIVES = 2;
+
+/** `mapDir`: the directory of the map answering now (a swap changes it), undefined without a map. */
+export function tileRoutes(mapDir: () => string | undefined): Route[] {
+  const open = new Map<string, Promise<Opened | 'none' | 'unreadable'>>();
   // Opened on first use; a map without tiles (or none) answers 404, one whose archive cannot be read 503,
   // and either is looked at again next time.
   const tiles = async (): Promise<Opened | undefined> => {
-    if (!mapDir) return undefined;
-    const mine = (opening ??= (async () => {
-      try {
-        const manifest = (await readManifest(mapDir)).tiles;
-        return manifest ? { reader: await ArchiveReader.open(archivePath(mapDir)), manifest } : 'none';
-      } catch (err) {
-        // Logged (at most once per 10 s while it lasts) and counted; the client is told it is the server's fault.
-        backgroundError('tile-archive-open', err, { mapDir });
-        return 'unreadable';
+    const dir = mapDir();
+    if (!dir) return undefined;
+    let mine = open.get(dir);
+    if (!mine) {
+      mine = openArchive(dir);
+      open.set(dir, mine);
+      for (const [old, opened] of [...open].slice(0, -OPEN_ARCHIVES)) {
+        open.delete(old);
+        void opened
+          .then((o) => (typeof o === 'string' ? undefined : o.reader.close()))
+          .catch((err: unknown) => backgroundError('tile-archive-close', err, { mapDir: old }));
       }
-    })());
+    }
     const got = await mine;
-    if (typeof got === 'string' && opening === mine) opening = undefined;
+    if (typeof got === 'string' && open.get(dir) === mine) open.delete(dir);
     if (got === 'unreadable') throw serviceUnavailable(UNREADABLE);
     return got === 'none' ? undefined : got;
+  };
+  const openArchive = async (dir: string): Promise<Opened | 'none' | 'unreadable'> => {
+    try {
+      const manifest = (await readManifest(dir)).tiles;
+      return manifest ? { reader: await ArchiveReader.open(archivePath(dir)), manifest } : 'none';
+    } catch (err) {
+      // Logged (at most once per 10 s while it lasts) and counted; the client is told it is the server's fault.
+      backgroundError('tile-archive-open', err, { mapDir: dir });
+      return 'unreadable';
+    }
   };
   const read = async (t: Opened, z: number, x: number, y: number) => {
     try {
       return await t.reader.get(z, x, y);
     } catch (err) {
       // A read error of the open archive (EIO): the server's fault, not a tile that does not exist.
-      backgroundError('tile-archive-read', err, { mapDir, z, x, y });
+      backgroundError('tile-archive-read', err, { mapDir: mapDir(), z, x, y });
       throw serviceUnavailable(UNREADABLE);
     }
   };

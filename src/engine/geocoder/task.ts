@@ -35,3 +35,14 @@ export const geoSearchTask = (input: { mapDir: string; query: SearchQuery }): Se
 /** Worker task `geoSearchMany`: a batch of searches (an import's rows), one task for all. */
 export const geoSearchManyTask = (input: { mapDir: string; queries: SearchQuery[] }): SearchHit[][] =>
   input.queries.map((q) => searchIndex(input.mapDir).search(q));
+
+/** The reverse geocoder and the search index of `mapDir` loaded in this thread and each lookup run once
+ *  (a reverse lookup per sample point, a search and an autocomplete for the first street found), so that
+ *  no request pays the loading. Returns the lookups made. */
+export async function warmGeocoder(mapDir: string, samples: ReadonlyArray<{ lat: number; lon: number }>): Promise<{ geocode: number; search: number }> {
+  const addresses = await geocodeTask({ mapDir, points: [...samples] });
+  const street = addresses.find((a) => a.street)?.street ?? addresses.find((a) => a.city)?.city ?? 'a';
+  geoSearchTask({ mapDir, query: { text: street, limit: 5 } });
+  geoSearchTask({ mapDir, query: { text: street.slice(0, 3), prefix: true, limit: 5 } });
+  return { geocode: samples.length, search: 2 };
+}

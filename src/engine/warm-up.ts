@@ -1,0 +1,48 @@
+// Pool task `warmUp`: one per compute thread, before a map serves (engine.ts, loadMap). Whatever the
+// first request of each kind pays in a thread — its code compiled, its search scratch paged in, the
+// geocoder and search index read — is paid here instead of by a client.
+import { threadId } from 'node:worker_threads';
+import { warmGeocoder } from './geocoder/task.js';
+import { warmRouting } from './route-task.js';
+import type { LatLon } from '../lib/lat-lon.js';
+
+export interface WarmUpInput {
+  /** [threads arrived]: each task waits here until every thread has one, so that each thread gets one. */
+  barrier: Int32Array;
+  /** Two flags per thread (in the order they arrived), raised by the main thread at the avoiding routes'
+   *  deadline: the search stops there (RouteCore.warmUp). */
+  stop: Int32Array;
+  threads: number;
+  /** Milliseconds for the repeated plain routes after one request of each kind (RouteCore.warmUp). */
+  budgetMs: number;
+  mapDir: string;
+  geocoder: boolean;
+  /** Points spread over the map, on roads: where the geocoder is asked. */
+  samples: LatLon[];
+}
+
+/** What one thread ran: requests by kind and the milliseconds it took. */
+export interface ThreadWarmUp {
+  thread: number;
+  ms: number;
+  counts: Record<string, number>;
+}
+
+/** How long a thread waits for the others to take their warm-up task before it warms up alone. */
+const BARRIER_MS = 60_000;
+
+export async function warmUpTask(input: WarmUpInput): Promise<ThreadWarmUp> {
+  // Piscina gives a task only to an idle thread: with every thread held here until all have arrived, the
+  // `threads` tasks land on `threads` different threads.
+  const arrived = Atomics.add(input.barrier, 0, 1);
+  Atomics.notify(input.barrier, 0);
+  const deadline = Date.now() + BARRIER_MS;
+  for (let seen = Atomics.load(input.barrier, 0); seen < input.threads && Date.now() < deadline; seen = Atomics.load(input.barrier, 0)) {
+    Atomics.wait(input.barrier, 0, seen, deadline - Date.now());
+  }
+  const started = performance.now();
+  const stop: [Int32Array, Int32Array] = [input.stop.subarray(2 * arrived, 2 * arrived + 1), input.stop.subarray(2 * arrived + 1, 2 * arrived + 2)];
+  const counts: Record<string, number> = { ...warmRouting(input.budgetMs, stop) };
+  if (input.geocoder) Object.assign(counts, await warmGeocoder(input.mapDir, input.samples));
+  return { thread: threadId, ms: Math.round(performance.now() - started), counts };
+}
