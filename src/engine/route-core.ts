@@ -8,6 +8,7 @@ import { blockCircles, lineEntersCircles, type Circle } from './avoid.js';
 import { reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
 import { LegTrace } from './guidance/trace.js';
+import { turnsBack, withoutTurnBack } from './turn-back.js';
 import {
   appendEdgeShape,
   geometryPiece,
@@ -48,6 +49,8 @@ export interface RouteQuery {
   race?: { backward: boolean; flag: Int32Array };
   /** Turn-by-turn steps per leg (guidance/steps.ts) with the route. */
   steps?: boolean;
+  /** With `steps`: every intersection each step passes, not only its maneuver's (OSRM's feature runner compares them). */
+  passedIntersections?: boolean;
   /** Snap every waypoint to its nearest road, even one cut off from the main network (OSRM's feature
    *  files put nodes 10 m apart, closer than the main network's preference of MAIN_NETWORK_PREFERENCE_M). */
   nearestRoad?: boolean;
@@ -227,8 +230,8 @@ interface Blocking {
 interface ProfileView {
   kernel: RouteKernel;
   graph: RoadGraph;
-  /** The graph with its reverse, for turn guidance. */
-  guidance: GuidanceGraph;
+  /** The graph with its reverse, for turn guidance and for searching legs again without turning back. */
+  guidance: GuidanceGraph & Pick<RoadGraph, 'weight'>;
   grid: GridView;
   /** Geometries closed to the profile's default vehicle (the lorry graph's ways below its size). */
   closed: ReadonlySet<number>;
@@ -439,7 +442,7 @@ export class RouteCore {
       waypointPoints.push(Math.max(0, line.length / 2 - 1));
     });
     const geometry = line.valuesE7();
-    const legSteps_ = traces?.map((trace) => legSteps(v.guidance, geometry, trace));
+    const legSteps_ = traces?.map((trace) => legSteps(v.guidance, geometry, trace, q.passedIntersections === true));
     let w = Infinity,
       s = Infinity,
       e = -Infinity,
@@ -556,11 +559,29 @@ export class RouteCore {
       else direct.touches = true;
     }
     if (avoiding && block && !block.written) this.arm(v, block);
-    const found = v.kernel.shortestPath(sSeeds, tSeeds, direct?.cost ?? Infinity, search, options);
+    let found = v.kernel.shortestPath(sSeeds, tSeeds, direct?.cost ?? Infinity, search, options);
     if (!found) return direct;
+    const pick = (seeds: PhantomSeed[], node: number): PhantomSeed => seeds.filter((s) => s.node === node).reduce((a, b) => (b.cost < a.cost ? b : a));
+    // The directed edge a waypoint's piece runs along (-1 for none: a waypoint on the node).
+    const dirOf = (ph: Phantom, s: PhantomSeed): number => (s.kind === 'node' || s.meters === 0 ? -1 : 2 * ph.geom + (s.kind === 'fwd' ? 0 : 1));
+    // U-turns only at dead ends (turn-back.ts): a path turning back elsewhere is searched again without.
+    // Avoiding searches keep theirs (the search again does not know the blocked places).
+    {
+      const end = found.edges.length ? g.head[found.edges[found.edges.length - 1]] : found.start;
+      const [a, b] = [pick(sSeeds, found.start), pick(tSeeds, end)];
+      if (!avoiding && turnsBack(v.guidance, dirOf(src, a), found.start, found.edges, dirOf(tgt, b))) {
+        const again = withoutTurnBack(
+          v.guidance,
+          sSeeds.map((s) => ({ node: s.node, cost: s.cost, dir: dirOf(src, s) })),
+          tSeeds.map((s) => ({ node: s.node, cost: s.cost, dir: dirOf(tgt, s) })),
+          direct?.cost ?? Infinity,
+        );
+        if (again === null) return direct;
+        if (again !== 'budget') found = again;
+      }
+    }
     const { edges, start } = found;
     const end = edges.length ? g.head[edges[edges.length - 1]] : start;
-    const pick = (seeds: PhantomSeed[], node: number): PhantomSeed => seeds.filter((s) => s.node === node).reduce((a, b) => (b.cost < a.cost ? b : a));
     const first = pick(sSeeds, start),
       last = pick(tSeeds, end);
     const startPiece = this.seedPiece(g, src, first, true);

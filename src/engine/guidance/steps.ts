@@ -53,6 +53,8 @@ export interface RawStep {
   meters: number;
   tenths: number;
   intersection: StepIntersection;
+  /** The intersections the step passes after its maneuver (only when `legSteps` is asked for them). */
+  passed?: StepIntersection[];
 }
 
 /** Meters a road's bearing is measured over from a node (OSRM looks a few meters down each road). */
@@ -268,6 +270,19 @@ function onlyOnAndBack(g: GuidanceGraph, v: number, back: number, out: number): 
   return true;
 }
 
+/** Whether the road `outAt` of the scratch goes on under its name on the far side of the node: another
+ *  road there with its name points the opposite way (within 35°). */
+function throughStreet(g: GuidanceGraph, outAt: number): boolean {
+  if (outAt < 0) return false;
+  const label = labelAt(g.shapes, g.geomFirst[roadDir[outAt] >> 1]);
+  if (label < 0 || (g.shapes.labelName[label] < 0 && g.shapes.labelRef[label] < 0)) return false;
+  for (let i = 0; i < roadCount; i++) {
+    if (i === outAt || !sameRoad(g, label, labelAt(g.shapes, g.geomFirst[roadDir[i] >> 1]))) continue;
+    if (Math.abs(deviation(roadBearing[i], roadBearing[outAt])) >= 145) return true;
+  }
+  return false;
+}
+
 /** Signed deviation from straight on, degrees in (-180, 180]: positive to the right. */
 const deviation = (before: number, after: number): number => {
   const d = ((((after - before) % 360) + 540) % 360) - 180;
@@ -338,9 +353,10 @@ function intersectionOf(at: number, inDir: number, outDir: number): StepIntersec
 
 /**
  * The steps of one leg: depart, the maneuvers, arrive. `line` is the route's line (lon, lat pairs in
- * 1e-7°), `trace` the leg's pieces as drawn into it.
+ * 1e-7°), `trace` the leg's pieces as drawn into it. With `passed`, each step also lists the
+ * intersections (nodes of three or more roads) it passes, as OSRM's `intersections` do.
  */
-export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): RawStep[] {
+export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, passed = false): RawStep[] {
   // Pieces of no length at either end (a waypoint on a node, snapped to a road that leaves it) say
   // nothing of the way taken: the leg starts and ends on the roads it travels.
   let k0 = 0,
@@ -415,158 +431,178 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
     if (inDir === outDir) continue;
     // A node where the road only goes on (two ways out, two in: on and back) under the same label: nothing
     // to say, and no need to look at its roads.
-    if (inLabel === outLabel && onlyOnAndBack(g, v, inDir ^ 1, outDir)) continue;
+    if (inLabel === outLabel && outDir !== (inDir ^ 1) && onlyOnAndBack(g, v, inDir ^ 1, outDir)) continue;
     roadsAt(g, v);
-    back = inDir ^ 1;
-    let inBack = -1,
-      outAt = -1;
-    for (let i = 0; i < roadCount; i++) {
-      if (roadDir[i] === back) inBack = i;
-      if (roadDir[i] === outDir) outAt = i;
-    }
-    bearingBefore = inBack >= 0 ? (roadBearing[inBack] + 180) % 360 : lineBearing(Math.max(first, at - 1), at);
-    bearingAfter = outAt >= 0 ? roadBearing[outAt] : lineBearing(at, Math.min(lastPoint, at + 1));
-    const dev = deviation(bearingBefore, bearingAfter);
-    const inKind = inLabel < 0 ? 0 : g.shapes.labelKind[inLabel],
-      outKind = outLabel < 0 ? 0 : g.shapes.labelKind[outLabel];
-    // Roundabouts: one step where the route enters, its exits counted on the way round, and an
-    // "exit roundabout" step where it leaves.
-    if (isRound(inKind) || isRound(outKind)) {
-      if (!isRound(inKind)) {
-        const small = !(outKind & CIRCULAR) && smallRing(g, v, outDir);
-        const named = outLabel >= 0 && g.shapes.labelName[outLabel] >= 0;
-        const rotary = (outKind & CIRCULAR) !== 0 || (!small && named && radiusOfRing(g, v, outDir) > ROTARY_M);
-        round = make(rotary ? 'rotary' : small ? 'roundabout turn' : 'roundabout');
-        if (rotary) round.ring = outLabel;
-        // An exit at the node the route enters by is passed too when it lies beyond the ring's way on,
-        // to its right on a counter-clockwise ring (entered turning right), to its left on a clockwise one.
-        exits = 0;
-        for (let i = 0; i < roadCount; i++) {
-          const d = deviation(bearingBefore, roadBearing[i]);
-          if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (dev < -20 ? d < dev : d > dev)) exits++;
-        }
-        emit(round);
-      } else if (isRound(outKind)) {
-        // Service roads off a public roundabout are not counted among its exits.
-        const lowRing = (inKind & CLASS_MASK) === SERVICE;
-        for (let i = 0; i < roadCount; i++) {
-          if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (lowRing || (roadKind[i] & CLASS_MASK) !== SERVICE)) exits++;
-        }
-      } else {
-        exits++;
-        const turn = round?.type === 'roundabout turn';
-        const wasRotary = round ? round.type === 'rotary' : (inKind & CIRCULAR) !== 0;
-        if (round) {
-          round.exit = exits;
-          round.label = outLabel;
-          round.modifier = exitModifier(deviation(round.bearingBefore, bearingAfter));
-          round = null;
-        }
-        if (!turn) emit(make(wasRotary ? 'exit rotary' : 'exit roundabout', exitModifier(dev)));
+    const stepsBefore = steps.length;
+    // One pass that ends (`break`) where the node is decided.
+    do {
+      back = inDir ^ 1;
+      let inBack = -1,
+        outAt = -1;
+      for (let i = 0; i < roadCount; i++) {
+        if (roadDir[i] === back) inBack = i;
+        if (roadDir[i] === outDir) outAt = i;
       }
-      continue;
-    }
-    // Through a node of a roundabout without driving on it: OSRM calls it leaving the roundabout.
-    let onRing = false;
-    for (let i = 0; i < roadCount; i++) if (isRound(roadKind[i])) onRing = true;
-    if (onRing) {
-      emit(make('exit roundabout', exitModifier(dev)));
-      continue;
-    }
-    // The other roads a driver could take here; service roads do not make a choice on a public road.
-    const lowIn = (inKind & CLASS_MASK) === SERVICE || (inKind & CLASS_MASK) === 0;
-    let others = 0,
-      choices = 0,
-      straighter = 0,
-      near = 0,
-      left = 0,
-      right = 0,
-      sameSide = 0,
-      straightOn = false,
-      continues = false,
-      nearMin = Infinity,
-      nearMax = -Infinity;
-    const outDev = Math.abs(dev);
-    // The road the step is on counts as well as the piece before the node: a short piece without a name
-    // (a bridge, a junction's own way) does not make the named road after it a new one.
-    const same = sameRoad(g, inLabel, outLabel) || sameRoad(g, current.label, outLabel);
-    let highwayIn = false,
-      highwayChoice = false,
-      highwayNear = false;
-    for (let i = 0; i < roadCount; i++) {
-      if (i === outAt || i === inBack) continue;
-      if (!lowIn && (roadKind[i] & CLASS_MASK) === SERVICE) continue;
-      const d = deviation(bearingBefore, roadBearing[i]);
-      const highway = isHighway(roadKind[i]) && !(roadKind[i] & LINK);
-      if (!roadEntry[i] && highway) highwayIn = true;
-      if (roadEntry[i] && highway) highwayChoice = true;
-      if (roadEntry[i] && highway && Math.abs(d) <= 45 && isHighway(outKind) && !(outKind & LINK)) highwayNear = true;
-      // A ramp off a road that goes on under its name is no choice for those who stay on it.
-      if (same && isRamp(roadKind[i]) && !isRamp(inKind) && !isRamp(outKind)) continue;
-      others++;
-      if (Math.abs(d) > 30 && Math.abs(d) < 150) {
-        if (d < 0) left++;
-        else right++;
+      bearingBefore = inBack >= 0 ? (roadBearing[inBack] + 180) % 360 : lineBearing(Math.max(first, at - 1), at);
+      bearingAfter = outAt >= 0 ? roadBearing[outAt] : lineBearing(at, Math.min(lastPoint, at + 1));
+      const dev = deviation(bearingBefore, bearingAfter);
+      // Back along the road arrived by (a dead end's U-turn): OSRM's "continue uturn".
+      if (outDir === back) {
+        emit(make(sameRoad(g, inLabel, outLabel) ? 'continue' : 'turn', 'uturn'));
+        break;
       }
-      if (Math.abs(d) <= 30) straightOn = true;
-      if (Math.abs(d) > 10 && d < 0 === dev < 0) sameSide++;
-      if (!roadEntry[i]) continue;
-      choices++;
-      if (Math.abs(d) < outDev) straighter++;
-      if (Math.abs(Math.abs(d) - outDev) < 25 && Math.abs(d) <= 60) {
-        near++;
-        if (d < nearMin) nearMin = d;
-        if (d > nearMax) nearMax = d;
+      const inKind = inLabel < 0 ? 0 : g.shapes.labelKind[inLabel],
+        outKind = outLabel < 0 ? 0 : g.shapes.labelKind[outLabel];
+      // Roundabouts: one step where the route enters, its exits counted on the way round, and an
+      // "exit roundabout" step where it leaves.
+      if (isRound(inKind) || isRound(outKind)) {
+        if (!isRound(inKind)) {
+          const small = !(outKind & CIRCULAR) && smallRing(g, v, outDir);
+          const named = outLabel >= 0 && g.shapes.labelName[outLabel] >= 0;
+          const rotary = (outKind & CIRCULAR) !== 0 || (!small && named && radiusOfRing(g, v, outDir) > ROTARY_M);
+          round = make(rotary ? 'rotary' : small ? 'roundabout turn' : 'roundabout');
+          if (rotary) round.ring = outLabel;
+          // An exit at the node the route enters by is passed too when it lies beyond the ring's way on,
+          // to its right on a counter-clockwise ring (entered turning right), to its left on a clockwise one.
+          exits = 0;
+          for (let i = 0; i < roadCount; i++) {
+            const d = deviation(bearingBefore, roadBearing[i]);
+            if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (dev < -20 ? d < dev : d > dev)) exits++;
+          }
+          emit(round);
+        } else if (isRound(outKind)) {
+          // Service roads off a public roundabout are not counted among its exits.
+          const lowRing = (inKind & CLASS_MASK) === SERVICE;
+          for (let i = 0; i < roadCount; i++) {
+            if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (lowRing || (roadKind[i] & CLASS_MASK) !== SERVICE)) exits++;
+          }
+        } else {
+          exits++;
+          const turn = round?.type === 'roundabout turn';
+          const wasRotary = round ? round.type === 'rotary' : (inKind & CIRCULAR) !== 0;
+          if (round) {
+            round.exit = exits;
+            round.label = outLabel;
+            round.modifier = exitModifier(deviation(round.bearingBefore, bearingAfter));
+            round = null;
+          }
+          if (!turn) emit(make(wasRotary ? 'exit rotary' : 'exit roundabout', exitModifier(dev)));
+        }
+        break;
       }
-      if (sameRoad(g, inLabel, labelOf(roadDir[i]))) continues = true;
-    }
-    // With no other road to that side, OSRM calls any clear turn plain left or right.
-    const turnModifier = (): string => {
-      if (sameSide > 0 || outDev <= 10 || outDev >= 179) return modifierOf(dev);
-      const side = dev < 0 ? 'left' : 'right';
-      return outDev < 20 ? `slight ${side}` : outDev < 150 ? side : `sharp ${side}`;
-    };
-    // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
-    if (isRamp(outKind) && (!isRamp(inKind) || highwayChoice)) {
-      emit(make(isHighway(inKind) || highwayChoice ? 'off ramp' : 'on ramp', modifierOf(dev)));
-      continue;
-    }
-    // Onto a motorway that comes in beside the route: a merge, towards the side the motorway lies on.
-    if (isHighway(outKind) && !(outKind & LINK) && highwayIn && choices === 0 && (isRamp(inKind) || !same)) {
-      const side = inBack >= 0 ? deviation(bearingAfter, roadBearing[inBack]) : -dev;
-      emit(make('merge', side > 0 ? 'slight left' : 'slight right'));
-      continue;
-    }
-    // A motorway splitting in two: a fork even for the branch that keeps the name.
-    if (isHighway(inKind) && !(inKind & LINK) && highwayNear && outDev <= 45 && near > 0) {
-      emit(make('fork', dev < 0 ? 'slight left' : dev > 0 ? 'slight right' : 'straight'));
-      continue;
-    }
-    // A bend where the road meets no other: only a change of name is said.
-    if (others === 0) {
-      if (!same) emit(make('new name', modifierOf(dev)));
-      continue;
-    }
-    const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(continues && !same);
-    if (obvious) {
-      // Straight on across a junction the new name is on the signs; OSRM says nothing there.
-      if (!same && outDev > 10) emit(make('new name', modifierOf(dev)));
-      continue;
-    }
-    // A road without name or ref continues nothing: unnamed branches fork like any others.
-    const named = inLabel >= 0 && (g.shapes.labelName[inLabel] >= 0 || g.shapes.labelRef[inLabel] >= 0);
-    if (!(named && (continues || same)) && outDev <= 60 && near > 0) {
-      // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps of the other.
-      emit(make('fork', dev < nearMin ? 'slight left' : dev > nearMax ? 'slight right' : 'straight'));
-      continue;
-    }
-    if (same && straighter === 0 && outDev <= 20) continue;
-    // The road ends across the route's way: nothing straight on, roads to the other side.
-    if (!straightOn && outDev > 45 && outDev < 150 && (dev < 0 ? right > 0 : left > 0)) {
-      emit(make('end of road', dev < 0 ? 'left' : 'right'));
-      continue;
-    }
-    emit(make(same ? 'continue' : 'turn', turnModifier()));
+      // Through a node of a roundabout without driving on it: OSRM calls it leaving the roundabout.
+      let onRing = false;
+      for (let i = 0; i < roadCount; i++) if (isRound(roadKind[i])) onRing = true;
+      if (onRing) {
+        emit(make('exit roundabout', exitModifier(dev)));
+        break;
+      }
+      // The other roads a driver could take here; service roads do not make a choice on a public road.
+      const lowIn = (inKind & CLASS_MASK) === SERVICE || (inKind & CLASS_MASK) === 0;
+      let others = 0,
+        choices = 0,
+        straighter = 0,
+        near = 0,
+        left = 0,
+        right = 0,
+        sameSide = 0,
+        straightOn = false,
+        continues = false,
+        nearMin = Infinity,
+        nearMax = -Infinity;
+      const outDev = Math.abs(dev);
+      // The road the step is on counts as well as the piece before the node: a short piece without a name
+      // (a bridge, a junction's own way) does not make the named road after it a new one.
+      const same = sameRoad(g, inLabel, outLabel) || sameRoad(g, current.label, outLabel);
+      let highwayIn = false,
+        highwayChoice = false,
+        highwayNear = false;
+      for (let i = 0; i < roadCount; i++) {
+        if (i === outAt || i === inBack) continue;
+        if (!lowIn && (roadKind[i] & CLASS_MASK) === SERVICE) continue;
+        const d = deviation(bearingBefore, roadBearing[i]);
+        const highway = isHighway(roadKind[i]) && !(roadKind[i] & LINK);
+        if (!roadEntry[i] && highway) highwayIn = true;
+        if (roadEntry[i] && highway) highwayChoice = true;
+        if (roadEntry[i] && highway && Math.abs(d) <= 45 && isHighway(outKind) && !(outKind & LINK)) highwayNear = true;
+        // A ramp off a road that goes on under its name is no choice for those who stay on it.
+        if (same && isRamp(roadKind[i]) && !isRamp(inKind) && !isRamp(outKind)) continue;
+        others++;
+        if (Math.abs(d) > 30 && Math.abs(d) < 150) {
+          if (d < 0) left++;
+          else right++;
+        }
+        if (Math.abs(d) <= 30) straightOn = true;
+        if (Math.abs(d) > 10 && d < 0 === dev < 0) sameSide++;
+        if (!roadEntry[i]) continue;
+        choices++;
+        if (Math.abs(d) < outDev) straighter++;
+        if (Math.abs(Math.abs(d) - outDev) < 25 && Math.abs(d) <= 60) {
+          near++;
+          if (d < nearMin) nearMin = d;
+          if (d > nearMax) nearMax = d;
+        }
+        if (sameRoad(g, inLabel, labelOf(roadDir[i]))) continues = true;
+      }
+      // With no other road to that side, OSRM calls any clear turn plain left or right.
+      const turnModifier = (): string => {
+        if (sameSide > 0 || outDev <= 10 || outDev >= 179) return modifierOf(dev);
+        const side = dev < 0 ? 'left' : 'right';
+        return outDev < 20 ? `slight ${side}` : outDev < 150 ? side : `sharp ${side}`;
+      };
+      // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
+      if (isRamp(outKind) && (!isRamp(inKind) || highwayChoice)) {
+        emit(make(isHighway(inKind) || highwayChoice ? 'off ramp' : 'on ramp', modifierOf(dev)));
+        break;
+      }
+      // Onto a motorway that comes in beside the route: a merge, towards the side the motorway lies on.
+      if (isHighway(outKind) && !(outKind & LINK) && highwayIn && choices === 0 && (isRamp(inKind) || !same)) {
+        const side = inBack >= 0 ? deviation(bearingAfter, roadBearing[inBack]) : -dev;
+        emit(make('merge', side > 0 ? 'slight left' : 'slight right'));
+        break;
+      }
+      // A motorway splitting in two: a fork even for the branch that keeps the name.
+      if (isHighway(inKind) && !(inKind & LINK) && highwayNear && outDev <= 45 && near > 0) {
+        emit(make('fork', dev < 0 ? 'slight left' : dev > 0 ? 'slight right' : 'straight'));
+        break;
+      }
+      // A bend where the road meets no other: only a change of name is said.
+      if (others === 0) {
+        if (!same) emit(make('new name', modifierOf(dev)));
+        break;
+      }
+      // Roads that only come in leave the driver no choice: a change of name there is not said (R1).
+      if (choices === 0 && outDev <= 45 && !isRamp(outKind)) break;
+      const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(continues && !same);
+      if (obvious) {
+        // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
+        // straight onto it (a merge onto a motorway), however slight the bend.
+        if (!same && throughStreet(g, outAt)) {
+          if (isHighway(outKind) && !(outKind & LINK)) emit(make('merge', dev > 0 ? 'slight right' : 'slight left'));
+          else emit(make('turn', 'straight'));
+          break;
+        }
+        // Straight on across a junction the new name is on the signs; OSRM says nothing there.
+        if (!same && outDev > 10) emit(make('new name', modifierOf(dev)));
+        break;
+      }
+      // A road without name or ref continues nothing: unnamed branches fork like any others.
+      const named = inLabel >= 0 && (g.shapes.labelName[inLabel] >= 0 || g.shapes.labelRef[inLabel] >= 0);
+      if (!(named && (continues || same)) && outDev <= 60 && near > 0) {
+        // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps of the other.
+        emit(make('fork', dev < nearMin ? 'slight left' : dev > nearMax ? 'slight right' : 'straight'));
+        break;
+      }
+      if (same && straighter === 0 && outDev <= 20) break;
+      // The road ends across the route's way: nothing straight on, roads to the other side.
+      if (!straightOn && outDev > 45 && outDev < 150 && (dev < 0 ? right > 0 : left > 0)) {
+        emit(make('end of road', dev < 0 ? 'left' : 'right'));
+        break;
+      }
+      emit(make(same ? 'continue' : 'turn', turnModifier()));
+    } while (false);
+    // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
+    if (passed && steps.length === stepsBefore && roadCount > 2) (current.passed ??= []).push(intersectionOf(at, inDir ^ 1, outDir));
   }
   // A leg that ends on the roundabout announces it, without an exit.
   if (round?.type === 'roundabout turn') round.type = 'roundabout';
