@@ -330,6 +330,9 @@ function sameRoad(g: GuidanceGraph, a: number, b: number): boolean {
   return answer;
 }
 
+/** Whether a label has a name or a ref (OSRM's non-empty name id). */
+const hasName = (g: GuidanceGraph, label: number): boolean => label >= 0 && (g.shapes.labelName[label] >= 0 || g.shapes.labelRef[label] >= 0);
+
 const isRound = (kind: number): boolean => (kind & (ROUNDABOUT | CIRCULAR)) !== 0;
 /** A motorway's or trunk's `_link`: what OSRM calls a ramp (other links are roads like any other). */
 const isRamp = (kind: number): boolean => (kind & LINK) !== 0 && isHighway(kind);
@@ -448,7 +451,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       const dev = deviation(bearingBefore, bearingAfter);
       // Back along the road arrived by (a dead end's U-turn): OSRM's "continue uturn".
       if (outDir === back) {
-        emit(make(sameRoad(g, inLabel, outLabel) ? 'continue' : 'turn', 'uturn'));
+        emit(make(hasName(g, inLabel) && hasName(g, outLabel) && sameRoad(g, inLabel, outLabel) ? 'continue' : 'turn', 'uturn'));
         break;
       }
       const inKind = inLabel < 0 ? 0 : g.shapes.labelKind[inLabel],
@@ -599,7 +602,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         emit(make('end of road', dev < 0 ? 'left' : 'right'));
         break;
       }
-      emit(make(same ? 'continue' : 'turn', turnModifier()));
+      // OSRM continues only a road with a name (or ref) on both sides: onto or from an unnamed one it turns.
+      emit(make(same && hasName(g, inLabel) && hasName(g, outLabel) ? 'continue' : 'turn', turnModifier()));
     } while (false);
     // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
     if (passed && steps.length === stepsBefore && roadCount > 2) (current.passed ??= []).push(intersectionOf(at, inDir ^ 1, outDir));
