@@ -141,10 +141,14 @@ const DISTINCT_DEG = 50;
 const ringPoints = new Float64Array(128);
 let ringCount = 0;
 
-/** Named roundabouts of more than this radius (meters, as `ringRadius`) are OSRM's rotaries: "rotary"
- *  steps with the circle's name (its features: rings of 15 m are roundabouts, of 45 m rotaries; the
- *  turbo-roundabout of Rheinfelden, 30 m or so by ours, a roundabout). */
-const ROTARY_M = 40;
+/** Roundabouts of more than this radius (meters, as `ringRadius`) with one name all round are OSRM's
+ *  rotaries: "rotary" steps with the circle's name (its features, by ours: rings of 15 and 20 m are
+ *  roundabouts, of 24, 28, 31, 35 and 45 m rotaries; the turbo-roundabout of Rheinfelden, 39 m but of
+ *  ways with two names, and a 54 m ring of named and unnamed ways, roundabouts). */
+const ROTARY_M = 22;
+
+/** Whether the last ring `radiusOfRing` followed has one name all round (OSRM names a rotary only then). */
+let ringOneName = false;
 
 /** The radius of the ring of roundabout ways through node v, followed from `d` (Infinity when it does
  *  not close within 64 nodes). */
@@ -152,7 +156,14 @@ function radiusOfRing(g: GuidanceGraph, v: number, d: number): number {
   const pts = g.shapes.pointsE7;
   let node = v,
     dir = d;
+  const nameOf = (x: number): number => {
+    const label = labelAt(g.shapes, g.geomFirst[x >> 1]);
+    return label < 0 ? -1 : g.shapes.labelName[label];
+  };
+  const name = nameOf(d);
+  ringOneName = name >= 0;
   for (let hops = 0; hops < 64; hops++) {
+    if (nameOf(dir) !== name) ringOneName = false;
     const p = dir & 1 ? g.geomLast[dir >> 1] : g.geomFirst[dir >> 1];
     ringPoints[2 * hops] = pts[2 * p];
     ringPoints[2 * hops + 1] = pts[2 * p + 1];
@@ -462,7 +473,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         if (!isRound(inKind)) {
           const small = !(outKind & CIRCULAR) && smallRing(g, v, outDir);
           const named = outLabel >= 0 && g.shapes.labelName[outLabel] >= 0;
-          const rotary = (outKind & CIRCULAR) !== 0 || (!small && named && radiusOfRing(g, v, outDir) > ROTARY_M);
+          const rotary = (outKind & CIRCULAR) !== 0 || (!small && named && radiusOfRing(g, v, outDir) > ROTARY_M && ringOneName);
           round = make(rotary ? 'rotary' : small ? 'roundabout turn' : 'roundabout');
           if (rotary) round.ring = outLabel;
           // An exit at the node the route enters by is passed too when it lies beyond the ring's way on,
@@ -505,6 +516,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       let others = 0,
         choices = 0,
         straighter = 0,
+        straightest = 360,
         near = 0,
         left = 0,
         right = 0,
@@ -540,6 +552,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         if (!roadEntry[i]) continue;
         choices++;
         if (Math.abs(d) < outDev) straighter++;
+        if (Math.abs(d) < Math.abs(straightest)) straightest = d;
         if (Math.abs(Math.abs(d) - outDev) < 25 && Math.abs(d) <= 60) {
           near++;
           if (d < nearMin) nearMin = d;
@@ -549,6 +562,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
       // With no other road to that side, OSRM calls any clear turn plain left or right.
       const turnModifier = (): string => {
+        // Nearly straight beside a straighter road: slight, to the side away from it (OSRM keeps "straight"
+        // for one road of a junction).
+        if (outDev <= 10 && straighter > 0) return dev > straightest ? 'slight right' : 'slight left';
         if (sameSide > 0 || outDev <= 10 || outDev >= 179) return modifierOf(dev);
         const side = dev < 0 ? 'left' : 'right';
         return outDev < 20 ? `slight ${side}` : outDev < 150 ? side : `sharp ${side}`;
@@ -575,7 +591,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         break;
       }
       // Roads that only come in leave the driver no choice: a change of name there is not said (R1).
-      if (choices === 0 && outDev <= 45 && !isRamp(outKind)) break;
+      if (choices === 0 && outDev <= 30 && !isRamp(outKind)) break;
       const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(continues && !same);
       if (obvious) {
         // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
