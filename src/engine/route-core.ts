@@ -8,7 +8,7 @@ import { blockCircles, lineEntersCircles, type Circle } from './avoid.js';
 import { reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
 import { LegTrace } from './guidance/trace.js';
-import { turnsBack, withoutTurnBack } from './turn-back.js';
+import { takesForbiddenTurn, turnRules, withoutForbiddenTurns, type TurnRules } from './turn-back.js';
 import {
   appendEdgeShape,
   geometryPiece,
@@ -230,8 +230,10 @@ interface Blocking {
 interface ProfileView {
   kernel: RouteKernel;
   graph: RoadGraph;
-  /** The graph with its reverse, for turn guidance and for searching legs again without turning back. */
-  guidance: GuidanceGraph & Pick<RoadGraph, 'weight'>;
+  /** The graph with its reverse, for turn guidance. */
+  guidance: GuidanceGraph;
+  /** The turns a route may not take (turn-back.ts). */
+  turns: TurnRules;
   grid: GridView;
   /** Geometries closed to the profile's default vehicle (the lorry graph's ways below its size). */
   closed: ReadonlySet<number>;
@@ -290,7 +292,8 @@ export class RouteCore {
     if (!v && pm) {
       const graph = viewGraph(pm, this.shared.shapes);
       const guidance = { ...graph, ...reverseView(pm) };
-      v = { kernel: new RouteKernel(pm), graph, guidance, grid: gridView(graph), closed: closedTo(graph, profile) };
+      const turns = turnRules(guidance, profile === 'driving-car' || profile === 'driving-hgv');
+      v = { kernel: new RouteKernel(pm), graph, guidance, turns, grid: gridView(graph), closed: closedTo(graph, profile) };
       this.views.set(profile, v);
     }
     return v ?? null;
@@ -564,14 +567,15 @@ export class RouteCore {
     const pick = (seeds: PhantomSeed[], node: number): PhantomSeed => seeds.filter((s) => s.node === node).reduce((a, b) => (b.cost < a.cost ? b : a));
     // The directed edge a waypoint's piece runs along (-1 for none: a waypoint on the node).
     const dirOf = (ph: Phantom, s: PhantomSeed): number => (s.kind === 'node' || s.meters === 0 ? -1 : 2 * ph.geom + (s.kind === 'fwd' ? 0 : 1));
-    // U-turns only at dead ends (turn-back.ts): a path turning back elsewhere is searched again without.
-    // Avoiding searches keep theirs (the search again does not know the blocked places).
+    // U-turns only at dead ends, no crossing of a roundabout's node (turn-back.ts): a path taking such a
+    // turn is searched again without. Avoiding searches keep theirs (the search again does not know the
+    // blocked places).
     {
       const end = found.edges.length ? g.head[found.edges[found.edges.length - 1]] : found.start;
       const [a, b] = [pick(sSeeds, found.start), pick(tSeeds, end)];
-      if (!avoiding && turnsBack(v.guidance, dirOf(src, a), found.start, found.edges, dirOf(tgt, b))) {
-        const again = withoutTurnBack(
-          v.guidance,
+      if (!avoiding && takesForbiddenTurn(v.turns, dirOf(src, a), found.start, found.edges, dirOf(tgt, b))) {
+        const again = withoutForbiddenTurns(
+          v.turns,
           sSeeds.map((s) => ({ node: s.node, cost: s.cost, dir: dirOf(src, s) })),
           tSeeds.map((s) => ({ node: s.node, cost: s.cost, dir: dirOf(tgt, s) })),
           direct?.cost ?? Infinity,

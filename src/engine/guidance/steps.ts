@@ -82,7 +82,7 @@ function bearingBetween(pts: Int32Array, a: number, b: number): number {
 
 /** The bearing of directed original edge `d` leaving its first node: towards its first point BEARING_M
  *  or more away (its far end when it is shorter). */
-function leaveBearing(g: GuidanceGraph, d: number): number {
+export function leaveBearing(g: Pick<GuidanceGraph, 'geomFirst' | 'geomLast' | 'shapes'>, d: number): number {
   const geom = d >> 1,
     pts = g.shapes.pointsE7;
   const first = g.geomFirst[geom],
@@ -295,7 +295,7 @@ function throughStreet(g: GuidanceGraph, outAt: number): boolean {
 }
 
 /** Signed deviation from straight on, degrees in (-180, 180]: positive to the right. */
-const deviation = (before: number, after: number): number => {
+export const deviation = (before: number, after: number): number => {
   const d = ((((after - before) % 360) + 540) % 360) - 180;
   return d === -180 ? 180 : d;
 };
