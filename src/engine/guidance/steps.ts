@@ -282,13 +282,15 @@ function onlyOnAndBack(g: GuidanceGraph, v: number, back: number, out: number): 
 }
 
 /** Whether the road `outAt` of the scratch goes on under its name on the far side of the node: another
- *  road there with its name points the opposite way (within 35°). */
-function throughStreet(g: GuidanceGraph, outAt: number): boolean {
+ *  named road there (not the one arrived by, `inBack`) with its name points the opposite way (within 35°). */
+function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean {
   if (outAt < 0) return false;
   const label = labelAt(g.shapes, g.geomFirst[roadDir[outAt] >> 1]);
-  if (label < 0 || (g.shapes.labelName[label] < 0 && g.shapes.labelRef[label] < 0)) return false;
+  if (!hasName(g, label)) return false;
   for (let i = 0; i < roadCount; i++) {
-    if (i === outAt || !sameRoad(g, label, labelAt(g.shapes, g.geomFirst[roadDir[i] >> 1]))) continue;
+    if (i === outAt || i === inBack) continue;
+    const other = labelAt(g.shapes, g.geomFirst[roadDir[i] >> 1]);
+    if (!hasName(g, other) || !sameRoad(g, label, other)) continue;
     if (Math.abs(deviation(roadBearing[i], roadBearing[outAt])) >= 145) return true;
   }
   return false;
@@ -596,7 +598,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       if (obvious) {
         // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
         // straight onto it (a merge onto a motorway), however slight the bend.
-        if (!same && throughStreet(g, outAt)) {
+        if (!same && throughStreet(g, outAt, inBack)) {
           if (isHighway(outKind) && !(outKind & LINK)) emit(make('merge', dev > 0 ? 'slight right' : 'slight left'));
           else emit(make('turn', 'straight'));
           break;
