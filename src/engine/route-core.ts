@@ -232,8 +232,9 @@ interface ProfileView {
   graph: RoadGraph;
   /** The graph with its reverse, for turn guidance. */
   guidance: GuidanceGraph;
-  /** The turns a route may not take (turn-back.ts). */
+  /** The turns a route may not take (turn-back.ts), and how many legs were searched again for them. */
   turns: TurnRules;
+  turnSearches: number;
   grid: GridView;
   /** Geometries closed to the profile's default vehicle (the lorry graph's ways below its size). */
   closed: ReadonlySet<number>;
@@ -274,10 +275,12 @@ export class RouteCore {
     return this.shared.shapes;
   }
 
-  /** Searches run by this thread so far, by kind (hierarchy, blocked, plain); for tests and measurements. */
-  get searches(): Readonly<{ hierarchy: number; blocked: number; plain: number }> {
-    const total = { hierarchy: 0, blocked: 0, plain: 0 };
+  /** Searches run by this thread so far, by kind (hierarchy, blocked, plain, and legs searched again for a
+   *  turn the hierarchy's path took that routes may not: `turns`); for tests and measurements. */
+  get searches(): Readonly<{ hierarchy: number; blocked: number; plain: number; turns: number }> {
+    const total = { hierarchy: 0, blocked: 0, plain: 0, turns: 0 };
     for (const v of this.views.values()) {
+      total.turns += v.turnSearches;
       total.hierarchy += v.kernel.searches.hierarchy;
       total.blocked += v.kernel.searches.blocked;
       total.plain += v.kernel.searches.plain;
@@ -293,7 +296,7 @@ export class RouteCore {
       const graph = viewGraph(pm, this.shared.shapes);
       const guidance = { ...graph, ...reverseView(pm) };
       const turns = turnRules(guidance, profile === 'driving-car' || profile === 'driving-hgv');
-      v = { kernel: new RouteKernel(pm), graph, guidance, turns, grid: gridView(graph), closed: closedTo(graph, profile) };
+      v = { kernel: new RouteKernel(pm), graph, guidance, turns, turnSearches: 0, grid: gridView(graph), closed: closedTo(graph, profile) };
       this.views.set(profile, v);
     }
     return v ?? null;
@@ -574,6 +577,7 @@ export class RouteCore {
       const end = found.edges.length ? g.head[found.edges[found.edges.length - 1]] : found.start;
       const [a, b] = [pick(sSeeds, found.start), pick(tSeeds, end)];
       if (!avoiding && takesForbiddenTurn(v.turns, dirOf(src, a), found.start, found.edges, dirOf(tgt, b))) {
+        v.turnSearches++;
         const again = withoutForbiddenTurns(
           v.turns,
           sSeeds.map((s) => ({ node: s.node, cost: s.cost, dir: dirOf(src, s) })),
