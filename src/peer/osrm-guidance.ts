@@ -51,6 +51,7 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'continue/Road Loop': 'modifiers',
   'continue/Road turning left, Suffix changes, no-spaces': 'names',
   "end-of-road/Don't Handle Circles as End-Of-Road": 'junction-model',
+  "fork/Don't Fork On Single Road": 'obviousness',
   "fork/Fork on motorway links - don't fork on through": 'ramps',
   'fork/Non-Fork on complex intersection - right': 'obviousness',
   'intersections/Roundabouts': 'roundabouts',
@@ -114,6 +115,7 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'turn/Turn Lane on Splitting up Road': 'junction-model',
   'turn/Turn for roads with no name, ref changes': 'names',
   'turn/Turns ordering must respect initial bearings': 'modifiers',
+  'turn/Unnecessary Slight Left onto Stralauer Strasse': 'obviousness',
 };
 
 /** The known cause of a row of `file` (as the reports name it, `guidance/<name>`) that differs, if listed. */

@@ -592,8 +592,6 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         if (!same) emit(make('new name', modifierOf(dev)));
         break;
       }
-      // Roads that only come in leave the driver no choice: a change of name there is not said (R1).
-      if (choices === 0 && outDev <= 30 && !isRamp(outKind)) break;
       const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(continues && !same);
       if (obvious) {
         // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
