@@ -73,7 +73,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'obvious-turn-discovery/Curved roads at turn': 'obviousness',
   'obvious-turn-discovery/Driveway within curved road': 'obviousness',
   'obvious-turn-discovery/Forking into Tertiary': 'obviousness',
-  'obvious-turn-discovery/Merging onto a different street': 'obviousness',
   'obvious-turn-discovery/Narrow cross': 'obviousness',
   'obvious-turn-discovery/No turn instruction when turning from unnamed onto unnamed': 'names',
   'obvious-turn-discovery/Primary road curved turn': 'obviousness',
