@@ -41,7 +41,6 @@ export const DIFFERENCE_CAUSES = {
   roundabouts:
     "OSRM's roundabout geometry: exits of turbo-roundabouts, which ring is a rotary, bearings of a ring's roads, a ring crossed at one node",
   names: 'name rules Waymark does not follow: suffixes without spaces, a ref alone, an unnamed road onto an unnamed one',
-  'turn-costs': "the route itself differs: OSRM's left/right turn penalties choose another way (Waymark has no turn costs yet)",
 } as const;
 export type DifferenceCause = keyof typeof DIFFERENCE_CAUSES;
 
