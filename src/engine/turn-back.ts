@@ -9,7 +9,6 @@
 // with any, so a leg whose hierarchy path takes none is already exact; a leg searched again is exact too,
 // unless it settles more than the budget's states (then the hierarchy's path is kept).
 // docs/directions.md ("Turns") has the design, its limits and its measurements.
-import { labelAt } from '../map/graphs/road-labels.js';
 import type { RoadGraph } from '../map/graphs/road-graph.js';
 import { deviation, leaveBearing, type ReverseView } from './guidance/steps.js';
 
@@ -53,8 +52,7 @@ function crossesRing(r: TurnRules, v: number, a: number, d: number): boolean {
   let ringOut = -1,
     ringIn = -1;
   for (let e = g.firstOut[v]; e < g.firstOut[v + 1] && ringOut < 0; e++) if (onRing(r, g.orig[e])) ringOut = g.orig[e];
-  if (g.rFirst.length > v + 1)
-    for (let i = g.rFirst[v]; i < g.rFirst[v + 1] && ringIn < 0; i++) if (onRing(r, g.orig[g.rEdge[i]])) ringIn = g.orig[g.rEdge[i]];
+  if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1] && ringIn < 0; i++) if (onRing(r, g.orig[g.rEdge[i]])) ringIn = g.orig[g.rEdge[i]];
   if (ringOut < 0 || ringIn < 0) return false;
   // Along the ring through v: bending left, it runs counter-clockwise.
   const counterClockwise = deviation((leaveBearing(g, ringIn ^ 1) + 180) % 360, leaveBearing(g, ringOut)) < 0;

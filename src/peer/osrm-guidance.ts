@@ -34,12 +34,12 @@ export const GUIDANCE_FILES = [
 export const DIFFERENCE_CAUSES = {
   'junction-model':
     "OSRM merges a divided road's carriageways into one road and collapses turns over short connecting segments before it classifies a turn; Waymark classifies each node on its own",
-  obviousness: 'OSRM weighs road classes and the curvature of the whole road when it decides that a way on is obvious; Waymark the angles and names at the node',
+  obviousness:
+    'OSRM weighs road classes and the curvature of the whole road when it decides that a way on is obvious; Waymark the angles and names at the node',
   modifiers:
     'OSRM shares slight / plain / sharp out among several roads on one side, and measures curved ramps further along; Waymark uses the angle 10 m down the road',
   ramps: "OSRM's motorway handler: forks between ramps, merges and ramps joining; Waymark classifies ramps at the node",
-  roundabouts:
-    "OSRM's roundabout geometry: exits of turbo-roundabouts, which ring is a rotary, bearings of a ring's roads, a ring crossed at one node",
+  roundabouts: "OSRM's roundabout geometry: exits of turbo-roundabouts, which ring is a rotary, bearings of a ring's roads, a ring crossed at one node",
   names: 'name rules Waymark does not follow: suffixes without spaces, a ref alone, an unnamed road onto an unnamed one',
 } as const;
 export type DifferenceCause = keyof typeof DIFFERENCE_CAUSES;

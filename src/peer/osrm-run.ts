@@ -29,8 +29,7 @@ export function printReports(reports: FileReport[], verbose: boolean, write: (s:
       if (row.status === 'disagree') {
         const cause = knownCause(r.file, row.scenario);
         write(`  DIFFERS  [${row.scenario}] ${row.row}\n           ${row.detail}\n${cause ? `           known difference: ${cause}\n` : ''}`);
-      }
-      else if (row.status === 'skipped' && verbose) write(`  skipped  [${row.scenario}] ${row.row}: ${row.detail}\n`);
+      } else if (row.status === 'skipped' && verbose) write(`  skipped  [${row.scenario}] ${row.row}: ${row.detail}\n`);
     }
   }
   // Guidance runs: the rows that differ by their listed cause (osrm-guidance.ts), and those not listed.

@@ -85,7 +85,7 @@ describe("OSRM's guidance rules on real junctions", () => {
     // w258306363 (ref 16, coming in from node 269468941 to the east), and starts the one-way Poststrasse
     // w297737078 (ref 16, on to node 269468939, 23° right of the link's heading). Poststrasse is a through
     // street there: OSRM says "turn straight" onto it, not "new name slight right".
-    const data = await routeOf([47.1680800, 9.5093737], [47.1680668, 9.5092655]);
+    const data = await routeOf([47.16808, 9.5093737], [47.1680668, 9.5092655]);
     expect(maneuvers(data)).toEqual([
       ['depart', null, ''],
       ['turn', 'straight', 'Poststrasse'],
@@ -99,7 +99,7 @@ describe("OSRM's guidance rules on real junctions", () => {
     // from node 32011341 to the south-west) and starts the one-way Feldkircher Strasse w305885954 (ref 16,
     // on to the north-north-east) and the one-way primary_link w273593986, which has no name (to node
     // 2784301906, 40° left). OSRM continues only a road with a name on both sides.
-    const data = await routeOf([47.1673134, 9.5102985], [47.1675208 - 0.0000200, 9.5104661]);
+    const data = await routeOf([47.1673134, 9.5102985], [47.1675208 - 0.00002, 9.5104661]);
     expect(maneuvers(data)).toEqual([
       ['depart', null, 'Feldkircher Strasse'],
       ['turn', 'left', ''],

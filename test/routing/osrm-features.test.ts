@@ -53,7 +53,10 @@ describe('OSRM feature files', () => {
     for (const scenario of ['Car - Several only_ restrictions at the same segment', 'Restriction On Compressed Geometry']) {
       const rows = r.rows.filter((x) => x.scenario === scenario);
       expect(rows.length, scenario).toBeGreaterThan(0);
-      expect(rows.filter((x) => x.status !== 'agree'), scenario).toEqual([]);
+      expect(
+        rows.filter((x) => x.status !== 'agree'),
+        scenario,
+      ).toEqual([]);
     }
     expect(r.rows.filter((x) => x.status === 'agree' && /prohibit turn|allow only turn|Geometry|Duplicated/.test(x.scenario)).length).toBeGreaterThanOrEqual(
       14,

@@ -45,9 +45,13 @@ describe.skipIf(!existsSync(TARBALL))("OSRM's guidance feature files", () => {
   });
 
   it('every row that differs has its cause in the known-differences list, and the list names no scenario that agrees', () => {
-    const unlisted = reports.flatMap((r) => r.rows.filter((x) => x.status === 'disagree' && !knownCause(r.file, x.scenario)).map((x) => `${r.file} ${x.scenario}`));
+    const unlisted = reports.flatMap((r) =>
+      r.rows.filter((x) => x.status === 'disagree' && !knownCause(r.file, x.scenario)).map((x) => `${r.file} ${x.scenario}`),
+    );
     expect(unlisted).toEqual([]);
-    const differing = new Set(reports.flatMap((r) => r.rows.filter((x) => x.status === 'disagree').map((x) => `${r.file.replace('guidance/', '')}/${x.scenario}`)));
+    const differing = new Set(
+      reports.flatMap((r) => r.rows.filter((x) => x.status === 'disagree').map((x) => `${r.file.replace('guidance/', '')}/${x.scenario}`)),
+    );
     expect(Object.keys(KNOWN_DIFFERENCES).filter((k) => !differing.has(k))).toEqual([]);
     for (const cause of Object.values(KNOWN_DIFFERENCES)) expect(DIFFERENCE_CAUSES[cause]).toMatch(/\w{4}/);
   });
@@ -65,7 +69,10 @@ describe.skipIf(!existsSync(TARBALL))("OSRM's guidance feature files", () => {
     ]) {
       const rows = byName.get(file)!.rows.filter((r) => r.scenario === scenario);
       expect(rows.length, scenario).toBeGreaterThan(0);
-      expect(rows.filter((r) => r.status !== 'agree'), scenario).toEqual([]);
+      expect(
+        rows.filter((r) => r.status !== 'agree'),
+        scenario,
+      ).toEqual([]);
     }
   });
 });

@@ -450,8 +450,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     if (inLabel === outLabel && outDir !== (inDir ^ 1) && onlyOnAndBack(g, v, inDir ^ 1, outDir)) continue;
     roadsAt(g, v);
     const stepsBefore = steps.length;
-    // One pass that ends (`break`) where the node is decided.
-    do {
+    // The node's step, decided once (`break decide`); then, for the feature runner, the intersection passed.
+    // biome-ignore lint/suspicious/noConfusingLabels: one labelled block per node, left where its step is decided
+    decide: {
       back = inDir ^ 1;
       let inBack = -1,
         outAt = -1;
@@ -465,7 +466,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       // Back along the road arrived by (a dead end's U-turn): OSRM's "continue uturn".
       if (outDir === back) {
         emit(make(hasName(g, inLabel) && hasName(g, outLabel) && sameRoad(g, inLabel, outLabel) ? 'continue' : 'turn', 'uturn'));
-        break;
+        break decide;
       }
       const inKind = inLabel < 0 ? 0 : g.shapes.labelKind[inLabel],
         outKind = outLabel < 0 ? 0 : g.shapes.labelKind[outLabel];
@@ -504,14 +505,14 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           }
           if (!turn) emit(make(wasRotary ? 'exit rotary' : 'exit roundabout', exitModifier(dev)));
         }
-        break;
+        break decide;
       }
       // Through a node of a roundabout without driving on it: OSRM calls it leaving the roundabout.
       let onRing = false;
       for (let i = 0; i < roadCount; i++) if (isRound(roadKind[i])) onRing = true;
       if (onRing) {
         emit(make('exit roundabout', exitModifier(dev)));
-        break;
+        break decide;
       }
       // The other roads a driver could take here; service roads do not make a choice on a public road.
       const lowIn = (inKind & CLASS_MASK) === SERVICE || (inKind & CLASS_MASK) === 0;
@@ -574,23 +575,23 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
       if (isRamp(outKind) && (!isRamp(inKind) || highwayChoice)) {
         emit(make(isHighway(inKind) || highwayChoice ? 'off ramp' : 'on ramp', modifierOf(dev)));
-        break;
+        break decide;
       }
       // Onto a motorway that comes in beside the route: a merge, towards the side the motorway lies on.
       if (isHighway(outKind) && !(outKind & LINK) && highwayIn && choices === 0 && (isRamp(inKind) || !same)) {
         const side = inBack >= 0 ? deviation(bearingAfter, roadBearing[inBack]) : -dev;
         emit(make('merge', side > 0 ? 'slight left' : 'slight right'));
-        break;
+        break decide;
       }
       // A motorway splitting in two: a fork even for the branch that keeps the name.
       if (isHighway(inKind) && !(inKind & LINK) && highwayNear && outDev <= 45 && near > 0) {
         emit(make('fork', dev < 0 ? 'slight left' : dev > 0 ? 'slight right' : 'straight'));
-        break;
+        break decide;
       }
       // A bend where the road meets no other: only a change of name is said.
       if (others === 0) {
         if (!same) emit(make('new name', modifierOf(dev)));
-        break;
+        break decide;
       }
       const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(continues && !same);
       if (obvious) {
@@ -599,28 +600,28 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         if (!same && throughStreet(g, outAt, inBack)) {
           if (isHighway(outKind) && !(outKind & LINK)) emit(make('merge', dev > 0 ? 'slight right' : 'slight left'));
           else emit(make('turn', 'straight'));
-          break;
+          break decide;
         }
         // Straight on across a junction the new name is on the signs; OSRM says nothing there.
         if (!same && outDev > 10) emit(make('new name', modifierOf(dev)));
-        break;
+        break decide;
       }
       // A road without name or ref continues nothing: unnamed branches fork like any others.
       const named = inLabel >= 0 && (g.shapes.labelName[inLabel] >= 0 || g.shapes.labelRef[inLabel] >= 0);
       if (!(named && (continues || same)) && outDev <= 60 && near > 0) {
         // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps of the other.
         emit(make('fork', dev < nearMin ? 'slight left' : dev > nearMax ? 'slight right' : 'straight'));
-        break;
+        break decide;
       }
-      if (same && straighter === 0 && outDev <= 20) break;
+      if (same && straighter === 0 && outDev <= 20) break decide;
       // The road ends across the route's way: nothing straight on, roads to the other side.
       if (!straightOn && outDev > 45 && outDev < 150 && (dev < 0 ? right > 0 : left > 0)) {
         emit(make('end of road', dev < 0 ? 'left' : 'right'));
-        break;
+        break decide;
       }
       // OSRM continues only a road with a name (or ref) on both sides: onto or from an unnamed one it turns.
       emit(make(same && hasName(g, inLabel) && hasName(g, outLabel) ? 'continue' : 'turn', turnModifier()));
-    } while (false);
+    }
     // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
     if (passed && steps.length === stepsBefore && roadCount > 2) (current.passed ??= []).push(intersectionOf(at, inDir ^ 1, outDir));
   }
