@@ -1,7 +1,7 @@
 // Issue 31 on the real Liechtenstein map: the turns routes may take (U-turns only where a road ends, no
 // crossing of a roundabout's node against its flow: src/engine/turn-back.ts) and the guidance rules taken
 // from OSRM's features (a through street is a turn straight; `continue` only between named roads; slight
-// beside a straighter road). Every junction and its expected maneuver is checked by hand against the OSM
+// beside a straighter road; two roads on one side with the same modifier told apart). Every junction and its expected maneuver is checked by hand against the OSM
 // extract (osmium cat … -f opl: the ways, nodes and relation named in each test).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
@@ -120,5 +120,20 @@ describe("OSRM's guidance rules on real junctions", () => {
       ['arrive', null, 'Rheinau'],
     ]);
     expect(data.legs[0].steps[1].maneuver.location).toEqual([9.491761, 47.072832]);
+  });
+
+  it('Binzastrasse, node 4350098731: onto Werthsteig, with Purtscher squarer on the same side, is a slight right', async () => {
+    // OSM: at node 4350098731 (9.5484598, 47.2197298) Binzastrasse w32896245 (tertiary) runs on east, 20°
+    // left of straight on (measured to its first node 10 m or more away, as the steps measure); the service
+    // road w437190721 leaves 44° left; Werthsteig w437190722 (to node 4350098652) 45° right and Purtscher
+    // w437190715 (to node 4352399650) 108° right. Both right-hand roads are plain "right" by angle; OSRM
+    // tells them apart: Purtscher, nearer a square turn, is "right", Werthsteig "slight right".
+    const data = await routeOf([47.2197273, 9.5484222], [47.2191041, 9.5490338]);
+    expect(maneuvers(data)).toEqual([
+      ['depart', null, 'Binzastrasse'],
+      ['turn', 'slight right', 'Werthsteig'],
+      ['arrive', null, 'Werthsteig'],
+    ]);
+    expect(data.legs[0].steps[1].maneuver.location).toEqual([9.54846, 47.21973]);
   });
 });

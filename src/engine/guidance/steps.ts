@@ -313,6 +313,11 @@ export function modifierOf(dev: number): string {
   return `sharp ${side}`;
 }
 
+/** 0 slight, 1 plain, 2 sharp: `modifierOf`'s bands of a deviation's size. */
+const sharpness = (a: number): number => (a <= 40 ? 0 : a <= 120 ? 1 : 2);
+/** The deviations (sizes) of the other roads a driver could take on the side a turn goes to, per node. */
+const sideDev = new Float64Array(MAX_ROADS);
+
 /** The modifier of leaving a roundabout: OSRM's feature files say "right" for any clear turn out of
  *  the circle (27° and more) and "straight" below 20°, without the slight and sharp steps. */
 function exitModifier(dev: number): string {
@@ -520,6 +525,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         choices = 0,
         straighter = 0,
         straightest = 360,
+        sideCount = 0,
         near = 0,
         left = 0,
         right = 0,
@@ -551,8 +557,10 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           else right++;
         }
         if (Math.abs(d) <= 30) straightOn = true;
-        if (Math.abs(d) > 10 && d < 0 === dev < 0) sameSide++;
+        const onSide = Math.abs(d) > 10 && Math.abs(d) < 179 && d < 0 === dev < 0;
+        if (onSide) sameSide++;
         if (!roadEntry[i]) continue;
+        if (onSide) sideDev[sideCount++] = Math.abs(d);
         choices++;
         if (Math.abs(d) < outDev) straighter++;
         if (Math.abs(d) < Math.abs(straightest)) straightest = d;
@@ -568,8 +576,24 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         // Nearly straight beside a straighter road: slight, to the side away from it (OSRM keeps "straight"
         // for one road of a junction).
         if (outDev <= 10 && straighter > 0) return dev > straightest ? 'slight right' : 'slight left';
-        if (sameSide > 0 || outDev <= 10 || outDev >= 179) return modifierOf(dev);
         const side = dev < 0 ? 'left' : 'right';
+        if (outDev <= 10 || outDev >= 179) return modifierOf(dev);
+        if (sameSide > 0) {
+          // Roads a driver could take on the same side with the same modifier by angle are told apart as OSRM
+          // does: the one nearest a square turn takes the plain modifier, those nearer straight are slight, the
+          // others sharp.
+          const kind = sharpness(outDev);
+          let rival = false,
+            nearer = false;
+          for (let i = 0; i < sideCount; i++) {
+            if (sharpness(sideDev[i]) !== kind) continue;
+            rival = true;
+            if (Math.abs(sideDev[i] - 90) < Math.abs(outDev - 90)) nearer = true;
+          }
+          // (Within 20° of straight on or of turning back a road keeps its band: OSRM's similar sharp turns.)
+          if (!rival || (!nearer && (outDev <= 20 || outDev >= 160))) return modifierOf(dev);
+          return !nearer ? side : outDev < 90 ? `slight ${side}` : `sharp ${side}`;
+        }
         return outDev < 20 ? `slight ${side}` : outDev < 150 ? side : `sharp ${side}`;
       };
       // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
@@ -608,7 +632,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
       // A road without name or ref continues nothing: unnamed branches fork like any others.
       const named = inLabel >= 0 && (g.shapes.labelName[inLabel] >= 0 || g.shapes.labelRef[inLabel] >= 0);
-      if (!(named && (continues || same)) && outDev <= 60 && near > 0) {
+      // A road straight on between the two is no fork (OSRM's high-degree junctions): a turn off it.
+      if (!(named && (continues || same)) && outDev <= 60 && near > 0 && !(outDev > 20 && Math.abs(straightest) <= 10)) {
         // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps of the other.
         emit(make('fork', dev < nearMin ? 'slight left' : dev > nearMax ? 'slight right' : 'straight'));
         break decide;
