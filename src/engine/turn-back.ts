@@ -68,7 +68,7 @@ export interface DirectedSeed {
   dir: number;
 }
 
-/** States a search again may settle before the hierarchy's path is kept (a few MB of maps at most). */
+/** States a search again may settle before the hierarchy's path is kept (its two maps then hold some 40 MB). */
 const BUDGET = 400_000;
 
 /** Whether node v is a dead end: every edge into and out of it is one road (one geometry). */
@@ -91,7 +91,7 @@ export function deadEnd(g: TurnGraph, v: number): boolean {
 
 /** Whether arriving at v along directed edge `a` and leaving along `d` is a turn the rules keep out. */
 function forbidden(r: TurnRules, v: number, a: number, d: number): boolean {
-  if (a < 0) return false;
+  if (a < 0 || d < 0) return false;
   if (d === (a ^ 1)) return !deadEnd(r.g, v);
   return r.ring !== null && !onRing(r, a) && !onRing(r, d) && crossesRing(r, v, a, d);
 }
