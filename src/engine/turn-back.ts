@@ -22,11 +22,13 @@ export interface TurnRules {
   g: TurnGraph;
   /** One bit per geometry, set on roundabouts; null where crossing a ring's node is allowed. */
   ring: Uint8Array | null;
+  /** One bit per node, set where a ring passes (so that the path's other nodes cost a bit test). */
+  ringNodes: Uint8Array | null;
 }
 
 /** The rules of a profile's graph: ring geometries found once, walking the label runs along the points. */
 export function turnRules(g: TurnGraph, driving: boolean): TurnRules {
-  if (!driving) return { g, ring: null };
+  if (!driving) return { g, ring: null, ringNodes: null };
   const G = g.geomFirst.length;
   const ring = new Uint8Array((G + 7) >> 3);
   const { labelFirst, labelIndex, labelKind } = g.shapes;
@@ -37,10 +39,21 @@ export function turnRules(g: TurnGraph, driving: boolean): TurnRules {
     while (run + 1 < labelFirst.length && labelFirst[run + 1] <= p) run++;
     if (labelFirst.length && labelKind[labelIndex[run]] & RING_KINDS) ring[x >> 3] |= 1 << (x & 7);
   }
-  return { g, ring };
+  const r: TurnRules = { g, ring, ringNodes: null };
+  const N = g.firstOut.length - 1;
+  const ringNodes = new Uint8Array((N + 7) >> 3);
+  for (let v = 0; v < N; v++) {
+    let on = false;
+    for (let e = g.firstOut[v]; e < g.firstOut[v + 1] && !on; e++) on = onRing(r, g.orig[e]);
+    if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1] && !on; i++) on = onRing(r, g.orig[g.rEdge[i]]);
+    if (on) ringNodes[v >> 3] |= 1 << (v & 7);
+  }
+  r.ringNodes = ringNodes;
+  return r;
 }
 
 const onRing = (r: TurnRules, d: number): boolean => (r.ring![d >> 4] & (1 << ((d >> 1) & 7))) !== 0;
+const ringNode = (r: TurnRules, v: number): boolean => (r.ringNodes![v >> 3] & (1 << (v & 7))) !== 0;
 
 /**
  * Whether going from road `a` to road `d` at node v (neither on a ring) crosses a ring through v: it turns
@@ -93,7 +106,7 @@ export function deadEnd(g: TurnGraph, v: number): boolean {
 function forbidden(r: TurnRules, v: number, a: number, d: number): boolean {
   if (a < 0 || d < 0) return false;
   if (d === (a ^ 1)) return !deadEnd(r.g, v);
-  return r.ring !== null && !onRing(r, a) && !onRing(r, d) && crossesRing(r, v, a, d);
+  return r.ring !== null && ringNode(r, v) && !onRing(r, a) && !onRing(r, d) && crossesRing(r, v, a, d);
 }
 
 /** Whether a path (its start node, search edges, and the waypoint pieces' edges at either end) takes a
