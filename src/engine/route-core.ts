@@ -8,6 +8,7 @@ import { blockCircles, lineEntersCircles, type Circle } from './avoid.js';
 import { reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
 import { LegTrace } from './guidance/trace.js';
+import { takesForbiddenTurn, turnRules, withoutForbiddenTurns, type TurnRules } from './turn-back.js';
 import {
   appendEdgeShape,
   geometryPiece,
@@ -48,6 +49,8 @@ export interface RouteQuery {
   race?: { backward: boolean; flag: Int32Array };
   /** Turn-by-turn steps per leg (guidance/steps.ts) with the route. */
   steps?: boolean;
+  /** With `steps`: every intersection each step passes, not only its maneuver's (OSRM's feature runner compares them). */
+  passedIntersections?: boolean;
   /** Snap every waypoint to its nearest road, even one cut off from the main network (OSRM's feature
    *  files put nodes 10 m apart, closer than the main network's preference of MAIN_NETWORK_PREFERENCE_M). */
   nearestRoad?: boolean;
@@ -239,6 +242,9 @@ interface ProfileView {
   graph: RoadGraph;
   /** The graph with its reverse, for turn guidance. */
   guidance: GuidanceGraph;
+  /** The turns a route may not take (turn-back.ts), and how many legs were searched again for them. */
+  turns: TurnRules;
+  turnSearches: number;
   grid: GridView;
   /** Geometries closed to the profile's default vehicle (the lorry graph's ways below its size). */
   closed: ReadonlySet<number>;
@@ -290,10 +296,12 @@ export class RouteCore {
     return this.shared.shapes;
   }
 
-  /** Searches run by this thread so far, by kind (hierarchy, blocked, plain); for tests and measurements. */
-  get searches(): Readonly<{ hierarchy: number; blocked: number; plain: number }> {
-    const total = { hierarchy: 0, blocked: 0, plain: 0 };
+  /** Searches run by this thread so far, by kind (hierarchy, blocked, plain, and legs searched again for a
+   *  turn the hierarchy's path took that routes may not: `turns`); for tests and measurements. */
+  get searches(): Readonly<{ hierarchy: number; blocked: number; plain: number; turns: number }> {
+    const total = { hierarchy: 0, blocked: 0, plain: 0, turns: 0 };
     for (const v of this.views.values()) {
+      total.turns += v.turnSearches;
       total.hierarchy += v.kernel.searches.hierarchy;
       total.blocked += v.kernel.searches.blocked;
       total.plain += v.kernel.searches.plain;
@@ -308,7 +316,8 @@ export class RouteCore {
     if (!v && pm) {
       const graph = viewGraph(pm, this.shared.shapes);
       const guidance = { ...graph, ...reverseView(pm) };
-      v = { kernel: new RouteKernel(pm), graph, guidance, grid: gridView(graph), closed: closedTo(graph, profile) };
+      const turns = turnRules(guidance, profile === 'driving-car' || profile === 'driving-hgv');
+      v = { kernel: new RouteKernel(pm), graph, guidance, turns, turnSearches: 0, grid: gridView(graph), closed: closedTo(graph, profile) };
       this.views.set(profile, v);
     }
     return v ?? null;
@@ -476,7 +485,7 @@ export class RouteCore {
       waypointPoints.push(Math.max(0, line.length / 2 - 1));
     });
     const geometry = line.valuesE7();
-    const legSteps_ = traces?.map((trace) => legSteps(v.guidance, geometry, trace));
+    const legSteps_ = traces?.map((trace) => legSteps(v.guidance, geometry, trace, q.passedIntersections === true));
     let w = Infinity,
       s = Infinity,
       e = -Infinity,
@@ -593,11 +602,31 @@ export class RouteCore {
       else direct.touches = true;
     }
     if (avoiding && block && !block.written) this.arm(v, block);
-    const found = v.kernel.shortestPath(sSeeds, tSeeds, direct?.cost ?? Infinity, search, options);
+    let found = v.kernel.shortestPath(sSeeds, tSeeds, direct?.cost ?? Infinity, search, options);
     if (!found) return direct;
+    const pick = (seeds: PhantomSeed[], node: number): PhantomSeed => seeds.filter((s) => s.node === node).reduce((a, b) => (b.cost < a.cost ? b : a));
+    // The directed edge a waypoint's piece runs along (-1 for none: a waypoint on the node).
+    const dirOf = (ph: Phantom, s: PhantomSeed): number => (s.kind === 'node' || s.meters === 0 ? -1 : 2 * ph.geom + (s.kind === 'fwd' ? 0 : 1));
+    // U-turns only at dead ends, no crossing of a roundabout's node (turn-back.ts): a path taking such a
+    // turn is searched again without. Avoiding searches keep theirs (the search again does not know the
+    // blocked places).
+    {
+      const end = found.edges.length ? g.head[found.edges[found.edges.length - 1]] : found.start;
+      const [a, b] = [pick(sSeeds, found.start), pick(tSeeds, end)];
+      if (!avoiding && takesForbiddenTurn(v.turns, dirOf(src, a), found.start, found.edges, dirOf(tgt, b))) {
+        v.turnSearches++;
+        const again = withoutForbiddenTurns(
+          v.turns,
+          sSeeds.map((s) => ({ node: s.node, cost: s.cost, dir: dirOf(src, s) })),
+          tSeeds.map((s) => ({ node: s.node, cost: s.cost, dir: dirOf(tgt, s) })),
+          direct?.cost ?? Infinity,
+        );
+        if (again === null) return direct;
+        if (again !== 'budget') found = again;
+      }
+    }
     const { edges, start } = found;
     const end = edges.length ? g.head[edges[edges.length - 1]] : start;
-    const pick = (seeds: PhantomSeed[], node: number): PhantomSeed => seeds.filter((s) => s.node === node).reduce((a, b) => (b.cost < a.cost ? b : a));
     const first = pick(sSeeds, start),
       last = pick(tSeeds, end);
     const startPiece = this.seedPiece(g, src, first, true);

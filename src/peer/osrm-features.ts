@@ -288,7 +288,7 @@ class World {
         return wayNames(r.value.geometry, segments);
       },
       steps: (waypoints) => {
-        const r = core.routeE7({ profile, waypoints, steps: true, nearestRoad: true });
+        const r = core.routeE7({ profile, waypoints, steps: true, passedIntersections: true, nearestRoad: true });
         if (!r.ok || !r.value.legSteps) return null;
         const { legSteps, geometryE7, legs } = r.value;
         const all = legSteps.flatMap((leg, i) =>
@@ -301,7 +301,12 @@ class World {
             duration: legs[i].duration,
           }),
         ) as unknown as OsrmStep[];
-        return { names: all.map((st) => st.name), turns: all.map(turnOf), refs: all.map((st) => st.ref ?? '') };
+        return {
+          names: all.map((st) => st.name),
+          turns: all.map(turnOf),
+          refs: all.map((st) => st.ref ?? ''),
+          intersections: all.map(intersectionsOf).join(';'),
+        };
       },
     };
   }
@@ -322,7 +327,7 @@ class World {
 interface Router {
   route(waypoints: LatLon[]): string[] | null;
   /** The steps' names, turns (as OSRM's cucumber support writes them) and refs. */
-  steps(waypoints: LatLon[]): { names: string[]; turns: string[]; refs: string[] } | null;
+  steps(waypoints: LatLon[]): { names: string[]; turns: string[]; refs: string[]; intersections: string } | null;
 }
 
 interface OsrmStep {
@@ -330,6 +335,13 @@ interface OsrmStep {
   ref?: string;
   rotary_name?: string;
   maneuver: { type: string; modifier?: string; exit?: number };
+  intersections: Array<{ bearings: number[]; entry: boolean[] }>;
+}
+
+/** A step's intersections as OSRM's features/support/route.js `intersectionList` writes them:
+ *  `entry:bearing` per road, roads by spaces, intersections by commas (steps by semicolons). */
+function intersectionsOf(st: OsrmStep): string {
+  return st.intersections.map((x) => x.bearings.map((b, i) => `${x.entry[i]}:${b}`).join(' ')).join(',');
 }
 
 /** A step as OSRM's features/support/route.js `turnList` writes it. */
@@ -481,19 +493,19 @@ function routes(scenario: string, world: World, table: string[][], skip: string 
   return hashes(table).map((row): RowResult => {
     const text = rowText(row);
     const other = Object.keys(row).filter(
-      (k) => !['from', 'to', 'waypoints', 'route', 'turns', 'ref'].includes(k) && !IGNORED_COLUMNS.test(k) && row[k] !== '',
+      (k) => !['from', 'to', 'waypoints', 'route', 'turns', 'ref', 'intersections'].includes(k) && !IGNORED_COLUMNS.test(k) && row[k] !== '',
     );
     if (other.length) return { scenario, row: text, status: 'skipped', detail: `expects ${other.join(', ')}, which Waymark does not answer` };
     if (!('route' in row) && !('turns' in row)) return { scenario, row: text, status: 'skipped', detail: 'no route column' };
     const names = row.waypoints ? row.waypoints.split(',').map((s) => s.trim()) : [row.from, row.to];
     // A row that expects turns is about the steps: its route column is then the steps' names, as OSRM's
     // support code writes it, and compared as it is.
-    if ('turns' in row || 'ref' in row) {
+    if ('turns' in row || 'ref' in row || 'intersections' in row) {
       const got = router.steps(names.map((n) => world.point(n)));
       const gotCols: Record<string, string> = got
-        ? { route: got.names.join(','), turns: got.turns.join(','), ref: got.refs.join(',') }
-        : { route: '', turns: '', ref: '' };
-      const bad = ['route', 'turns', 'ref'].filter((c) => c in row && row[c] !== gotCols[c]);
+        ? { route: got.names.join(','), turns: got.turns.join(','), ref: got.refs.join(','), intersections: got.intersections }
+        : { route: '', turns: '', ref: '', intersections: '' };
+      const bad = ['route', 'turns', 'ref', 'intersections'].filter((c) => c in row && row[c] !== gotCols[c]);
       return bad.length === 0
         ? { scenario, row: text, status: 'agree' }
         : { scenario, row: text, status: 'disagree', detail: bad.map((c) => `${c}: OSRM "${row[c]}", Waymark "${gotCols[c]}"`).join('; ') };

@@ -27,6 +27,95 @@ export const GUIDANCE_FILES = [
 ];
 
 /**
+ * Why Waymark's steps differ from OSRM's on purpose or for want of OSRM's model, per cause: each scenario
+ * of the listed files with a row that differs is named in KNOWN_DIFFERENCES under one of these, and the
+ * runner prints the cause beside the row (docs/directions.md explains each).
+ */
+export const DIFFERENCE_CAUSES = {
+  'junction-model':
+    "OSRM merges a divided road's carriageways into one road and collapses turns over short connecting segments before it classifies a turn; Waymark classifies each node on its own",
+  obviousness:
+    'OSRM weighs road classes and the curvature of the whole road when it decides that a way on is obvious; Waymark the angles and names at the node',
+  modifiers:
+    'OSRM measures curved ramps and roads further along, and keeps some modifiers apart that Waymark does not; Waymark uses the angle 10 m down the road',
+  ramps: "OSRM's motorway handler: forks between ramps, merges and ramps joining; Waymark classifies ramps at the node",
+  roundabouts: "OSRM's roundabout geometry: exits of turbo-roundabouts, which ring is a rotary, bearings of a ring's roads, a ring crossed at one node",
+  names: 'name rules Waymark does not follow: suffixes without spaces, a ref alone, an unnamed road onto an unnamed one',
+} as const;
+export type DifferenceCause = keyof typeof DIFFERENCE_CAUSES;
+
+/** The scenarios of GUIDANCE_FILES with rows that differ, `file/scenario` → cause. */
+export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
+  'continue/End-Of-Road Continue': 'junction-model',
+  'continue/Road Loop': 'modifiers',
+  'continue/Road turning left, Suffix changes, no-spaces': 'names',
+  "end-of-road/Don't Handle Circles as End-Of-Road": 'junction-model',
+  "fork/Don't Fork On Single Road": 'obviousness',
+  "fork/Fork on motorway links - don't fork on through": 'ramps',
+  'fork/Non-Fork on complex intersection - right': 'obviousness',
+  'intersections/Roundabouts': 'roundabouts',
+  "merge/Don't Merge on Short-Three Way Intersection Right": 'obviousness',
+  'merge/Merge onto a turning road': 'modifiers',
+  'motorway/Highway Fork with a Link': 'ramps',
+  'motorway/On And Off Ramp Left': 'ramps',
+  'motorway/On And Off Ramp Right': 'ramps',
+  'motorway/Ramp Bifurcations should not be suppressed': 'ramps',
+  'motorway/Ramp Exit Left Curved Left': 'modifiers',
+  'motorway/Ramp Exit Left Curved Right': 'modifiers',
+  'motorway/Ramp Exit Right Curved Left': 'modifiers',
+  'motorway/Ramp Exit Right Curved Right': 'modifiers',
+  'motorway/Ramp Exit with Lower Priority': 'ramps',
+  'new-name/No Name, Same Reference': 'names',
+  'obvious-turn-discovery/Crossing Segregated before a turn': 'junction-model',
+  'obvious-turn-discovery/Crossing a square': 'junction-model',
+  'obvious-turn-discovery/Curve onto end of the road': 'obviousness',
+  'obvious-turn-discovery/Curved roads at turn': 'obviousness',
+  'obvious-turn-discovery/Driveway within curved road': 'obviousness',
+  'obvious-turn-discovery/Forking into Tertiary': 'obviousness',
+  'obvious-turn-discovery/Narrow cross': 'obviousness',
+  'obvious-turn-discovery/No turn instruction when turning from unnamed onto unnamed': 'names',
+  'obvious-turn-discovery/Primary road curved turn': 'obviousness',
+  'obvious-turn-discovery/Residential Segregated': 'junction-model',
+  'obvious-turn-discovery/Small offset due to large Intersection': 'junction-model',
+  'obvious-turn-discovery/Splitting Road at intersection (modelled turn)': 'junction-model',
+  'obvious-turn-discovery/Splitting Secondary': 'obviousness',
+  'obvious-turn-discovery/Trunk Turning into Motorway': 'modifiers',
+  'obvious-turn-discovery/Turning Road category': 'obviousness',
+  'obvious-turn-discovery/Turning road': 'obviousness',
+  'obvious-turn-discovery/Turning tertiary next to residential': 'obviousness',
+  'ramp/Ferry Onto A Ramp': 'ramps',
+  'ramp/Fork Ramp Off Turning Though Street': 'modifiers',
+  'ramp/Fork Ramp': 'ramps',
+  'ramp/Fork Slight Ramp': 'ramps',
+  'ramp/Two Ramps Joining into common Motorway': 'ramps',
+  'roundabout-turn/Enter And Exit Throughabout': 'roundabouts',
+  'roundabout/Bersarinplatz (Not a Roundabout)': 'roundabouts',
+  'roundabout/Double Roundabout with through-lane': 'roundabouts',
+  'roundabout/Motorway Roundabout': 'roundabouts',
+  'roundabout/Only Enter': 'roundabouts',
+  'roundabout/Turboroundabout, Königstein im Taunus': 'roundabouts',
+  'roundabout/Turboroundabout, Rheinfelden (Baden)': 'roundabouts',
+  'roundabout/Use Lane in Roundabout': 'roundabouts',
+  'turn/End of road, T-intersection, no obvious turn, only one road allowed': 'junction-model',
+  'turn/Go onto turning major road': 'obviousness',
+  'turn/Make Sharp Left at Traffic Signal': 'junction-model',
+  'turn/No turn instruction when turning from unnamed onto unnamed': 'names',
+  'turn/Non-Obvious Turn Next to service road': 'obviousness',
+  'turn/Right Turn Assignment Three Conflicting Turns with invalid - 2': 'modifiers',
+  'turn/Slight Turn involving Oneways - Name Change': 'obviousness',
+  'turn/Slight Turn involving Oneways': 'obviousness',
+  'turn/Turn Lane on Splitting up Road': 'junction-model',
+  'turn/Turn for roads with no name, ref changes': 'names',
+  'turn/Turns ordering must respect initial bearings': 'modifiers',
+  'turn/Unnecessary Slight Left onto Stralauer Strasse': 'obviousness',
+};
+
+/** The known cause of a row of `file` (as the reports name it, `guidance/<name>`) that differs, if listed. */
+export function knownCause(file: string, scenario: string): DifferenceCause | undefined {
+  return KNOWN_DIFFERENCES[`${file.replace(/^guidance\//, '')}/${scenario}`];
+}
+
+/**
  * Extracts the guidance features of `tarball` into a temporary directory, runs `files` (names without
  * `.feature`; every guidance file when omitted) and removes the directory again.
  */

@@ -7,7 +7,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { runFeatureFile, type FileReport } from './osrm-features.js';
-import { GUIDANCE_FILES, runGuidance } from './osrm-guidance.js';
+import { GUIDANCE_FILES, knownCause, runGuidance } from './osrm-guidance.js';
 
 function featureFiles(dir: string): string[] {
   const out: string[] = [];
@@ -26,9 +26,26 @@ export function printReports(reports: FileReport[], verbose: boolean, write: (s:
     const compared = r.agree + r.disagree;
     write(`${r.file}: ${r.agree}/${compared} agree (${pct(r.agree, compared)}), ${r.skipped} skipped\n`);
     for (const row of r.rows) {
-      if (row.status === 'disagree') write(`  DIFFERS  [${row.scenario}] ${row.row}\n           ${row.detail}\n`);
-      else if (row.status === 'skipped' && verbose) write(`  skipped  [${row.scenario}] ${row.row}: ${row.detail}\n`);
+      if (row.status === 'disagree') {
+        const cause = knownCause(r.file, row.scenario);
+        write(`  DIFFERS  [${row.scenario}] ${row.row}\n           ${row.detail}\n${cause ? `           known difference: ${cause}\n` : ''}`);
+      } else if (row.status === 'skipped' && verbose) write(`  skipped  [${row.scenario}] ${row.row}: ${row.detail}\n`);
     }
+  }
+  // Guidance runs: the rows that differ by their listed cause (osrm-guidance.ts), and those not listed.
+  const byCause = new Map<string, number>();
+  let unlisted = 0;
+  for (const r of reports) {
+    for (const row of r.rows.filter((x) => x.status === 'disagree')) {
+      const cause = knownCause(r.file, row.scenario);
+      if (cause) byCause.set(cause, (byCause.get(cause) ?? 0) + 1);
+      else unlisted++;
+    }
+  }
+  if (byCause.size) {
+    write(`\nrows that differ by known cause (${[...byCause.values()].reduce((a, b) => a + b, 0)}):\n`);
+    for (const [cause, n] of [...byCause].sort((a, b) => b[1] - a[1])) write(`  ${String(n).padStart(4)}  ${cause}\n`);
+    write(`  ${String(unlisted).padStart(4)}  not in the known-differences list\n`);
   }
   const agree = reports.reduce((a, r) => a + r.agree, 0);
   const compared = reports.reduce((a, r) => a + r.agree + r.disagree, 0);

@@ -191,17 +191,17 @@ describe('contraction hierarchy', () => {
       b = { lat: 47.1655, lon: 9.51 };
     const plain = core.route({ profile: 'driving-car', waypoints: [a, b] });
     if (!plain.ok) throw new Error('expected a route');
-    expect(core.searches).toEqual({ hierarchy: 1, blocked: 0, plain: 0 });
+    expect(core.searches).toEqual({ hierarchy: 1, blocked: 0, plain: 0, turns: 0 });
     // A circle on the middle of the plain route: the plain leg touches it, so the leg is searched again, blocked.
     const [lon, lat] = pairsOf(plain.value.geometry)[Math.floor(pairsOf(plain.value.geometry).length / 2)];
     const avoided = core.route({ profile: 'driving-car', waypoints: [a, b], avoid: { circles: [{ lat, lon, radius: 30 }] } });
     if (!avoided.ok) throw new Error('expected an avoided route');
-    expect(core.searches).toEqual({ hierarchy: 2, blocked: 1, plain: 0 });
+    expect(core.searches).toEqual({ hierarchy: 2, blocked: 1, plain: 0, turns: 0 });
     expect(avoided.value.duration).toBeGreaterThanOrEqual(plain.value.duration);
     expect(pairsOf(avoided.value.geometry)).not.toEqual(pairsOf(plain.value.geometry));
     const m = core.matrix({ profile: 'driving-car', points: [a, b, { lat: 47.15, lon: 9.515 }], avoid: { circles: [{ lat, lon, radius: 30 }] } });
     expect(m.ok).toBe(true);
-    expect(core.searches).toEqual({ hierarchy: 2, blocked: 4, plain: 0 });
+    expect(core.searches).toEqual({ hierarchy: 2, blocked: 4, plain: 0, turns: 0 });
   });
 
   it('contracts a small graph with a parallel edge and a self loop to exact shortest paths', () => {

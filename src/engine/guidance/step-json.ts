@@ -74,15 +74,13 @@ export function stepObjects(steps: RawStep[], shapes: Shapes, line: Int32Array, 
       distance,
       duration,
       mode: MODES[o.profile] ?? 'driving',
-      intersections: [
-        {
-          location: location(line, x.at),
-          bearings: x.bearings,
-          entry: x.entry,
-          ...(x.in !== undefined ? { in: x.in } : {}),
-          ...(x.out !== undefined ? { out: x.out } : {}),
-        },
-      ],
+      intersections: [x, ...(s.passed ?? [])].map((y) => ({
+        location: location(line, y.at),
+        bearings: y.bearings,
+        entry: y.entry,
+        ...(y.in !== undefined ? { in: y.in } : {}),
+        ...(y.out !== undefined ? { out: y.out } : {}),
+      })),
     };
     if (o.language) step.instruction = compiler.compile(o.language, step, { legCount: o.legCount, legIndex: o.legIndex });
     return step;

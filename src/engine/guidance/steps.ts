@@ -53,6 +53,8 @@ export interface RawStep {
   meters: number;
   tenths: number;
   intersection: StepIntersection;
+  /** The intersections the step passes after its maneuver (only when `legSteps` is asked for them). */
+  passed?: StepIntersection[];
 }
 
 /** Meters a road's bearing is measured over from a node (OSRM looks a few meters down each road). */
@@ -80,7 +82,7 @@ function bearingBetween(pts: Int32Array, a: number, b: number): number {
 
 /** The bearing of directed original edge `d` leaving its first node: towards its first point BEARING_M
  *  or more away (its far end when it is shorter). */
-function leaveBearing(g: GuidanceGraph, d: number): number {
+export function leaveBearing(g: Pick<GuidanceGraph, 'geomFirst' | 'geomLast' | 'shapes'>, d: number): number {
   const geom = d >> 1,
     pts = g.shapes.pointsE7;
   const first = g.geomFirst[geom],
@@ -139,10 +141,14 @@ const DISTINCT_DEG = 50;
 const ringPoints = new Float64Array(128);
 let ringCount = 0;
 
-/** Named roundabouts of more than this radius (meters, as `ringRadius`) are OSRM's rotaries: "rotary"
- *  steps with the circle's name (its features: rings of 15 m are roundabouts, of 45 m rotaries; the
- *  turbo-roundabout of Rheinfelden, 30 m or so by ours, a roundabout). */
-const ROTARY_M = 40;
+/** Roundabouts of more than this radius (meters, as `ringRadius`) with one name all round are OSRM's
+ *  rotaries: "rotary" steps with the circle's name (its features, by ours: rings of 15 and 20 m are
+ *  roundabouts, of 24, 28, 31, 35 and 45 m rotaries; the turbo-roundabout of Rheinfelden, 39 m but of
+ *  ways with two names, and a 54 m ring of named and unnamed ways, roundabouts). */
+const ROTARY_M = 22;
+
+/** Whether the last ring `radiusOfRing` followed has one name all round (OSRM names a rotary only then). */
+let ringOneName = false;
 
 /** The radius of the ring of roundabout ways through node v, followed from `d` (Infinity when it does
  *  not close within 64 nodes). */
@@ -150,7 +156,14 @@ function radiusOfRing(g: GuidanceGraph, v: number, d: number): number {
   const pts = g.shapes.pointsE7;
   let node = v,
     dir = d;
+  const nameOf = (x: number): number => {
+    const label = labelAt(g.shapes, g.geomFirst[x >> 1]);
+    return label < 0 ? -1 : g.shapes.labelName[label];
+  };
+  const name = nameOf(d);
+  ringOneName = name >= 0;
   for (let hops = 0; hops < 64; hops++) {
+    if (nameOf(dir) !== name) ringOneName = false;
     const p = dir & 1 ? g.geomLast[dir >> 1] : g.geomFirst[dir >> 1];
     ringPoints[2 * hops] = pts[2 * p];
     ringPoints[2 * hops + 1] = pts[2 * p + 1];
@@ -268,8 +281,23 @@ function onlyOnAndBack(g: GuidanceGraph, v: number, back: number, out: number): 
   return true;
 }
 
+/** Whether the road `outAt` of the scratch goes on under its name on the far side of the node: another
+ *  named road there (not the one arrived by, `inBack`) with its name points the opposite way (within 35°). */
+function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean {
+  if (outAt < 0) return false;
+  const label = labelAt(g.shapes, g.geomFirst[roadDir[outAt] >> 1]);
+  if (!hasName(g, label)) return false;
+  for (let i = 0; i < roadCount; i++) {
+    if (i === outAt || i === inBack) continue;
+    const other = labelAt(g.shapes, g.geomFirst[roadDir[i] >> 1]);
+    if (!hasName(g, other) || !sameRoad(g, label, other)) continue;
+    if (Math.abs(deviation(roadBearing[i], roadBearing[outAt])) >= 145) return true;
+  }
+  return false;
+}
+
 /** Signed deviation from straight on, degrees in (-180, 180]: positive to the right. */
-const deviation = (before: number, after: number): number => {
+export const deviation = (before: number, after: number): number => {
   const d = ((((after - before) % 360) + 540) % 360) - 180;
   return d === -180 ? 180 : d;
 };
@@ -284,6 +312,11 @@ export function modifierOf(dev: number): string {
   if (a <= 120) return side;
   return `sharp ${side}`;
 }
+
+/** 0 slight, 1 plain, 2 sharp: `modifierOf`'s bands of a deviation's size. */
+const sharpness = (a: number): number => (a <= 40 ? 0 : a <= 120 ? 1 : 2);
+/** The deviations (sizes) of the other roads a driver could take on the side a turn goes to, per node. */
+const sideDev = new Float64Array(MAX_ROADS);
 
 /** The modifier of leaving a roundabout: OSRM's feature files say "right" for any clear turn out of
  *  the circle (27° and more) and "straight" below 20°, without the slight and sharp steps. */
@@ -315,6 +348,9 @@ function sameRoad(g: GuidanceGraph, a: number, b: number): boolean {
   return answer;
 }
 
+/** Whether a label has a name or a ref (OSRM's non-empty name id). */
+const hasName = (g: GuidanceGraph, label: number): boolean => label >= 0 && (g.shapes.labelName[label] >= 0 || g.shapes.labelRef[label] >= 0);
+
 const isRound = (kind: number): boolean => (kind & (ROUNDABOUT | CIRCULAR)) !== 0;
 /** A motorway's or trunk's `_link`: what OSRM calls a ramp (other links are roads like any other). */
 const isRamp = (kind: number): boolean => (kind & LINK) !== 0 && isHighway(kind);
@@ -338,9 +374,10 @@ function intersectionOf(at: number, inDir: number, outDir: number): StepIntersec
 
 /**
  * The steps of one leg: depart, the maneuvers, arrive. `line` is the route's line (lon, lat pairs in
- * 1e-7°), `trace` the leg's pieces as drawn into it.
+ * 1e-7°), `trace` the leg's pieces as drawn into it. With `passed`, each step also lists the
+ * intersections (nodes of three or more roads) it passes, as OSRM's `intersections` do.
  */
-export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): RawStep[] {
+export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, passed = false): RawStep[] {
   // Pieces of no length at either end (a waypoint on a node, snapped to a road that leaves it) say
   // nothing of the way taken: the leg starts and ends on the roads it travels.
   let k0 = 0,
@@ -415,158 +452,203 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace): R
     if (inDir === outDir) continue;
     // A node where the road only goes on (two ways out, two in: on and back) under the same label: nothing
     // to say, and no need to look at its roads.
-    if (inLabel === outLabel && onlyOnAndBack(g, v, inDir ^ 1, outDir)) continue;
+    if (inLabel === outLabel && outDir !== (inDir ^ 1) && onlyOnAndBack(g, v, inDir ^ 1, outDir)) continue;
     roadsAt(g, v);
-    back = inDir ^ 1;
-    let inBack = -1,
-      outAt = -1;
-    for (let i = 0; i < roadCount; i++) {
-      if (roadDir[i] === back) inBack = i;
-      if (roadDir[i] === outDir) outAt = i;
-    }
-    bearingBefore = inBack >= 0 ? (roadBearing[inBack] + 180) % 360 : lineBearing(Math.max(first, at - 1), at);
-    bearingAfter = outAt >= 0 ? roadBearing[outAt] : lineBearing(at, Math.min(lastPoint, at + 1));
-    const dev = deviation(bearingBefore, bearingAfter);
-    const inKind = inLabel < 0 ? 0 : g.shapes.labelKind[inLabel],
-      outKind = outLabel < 0 ? 0 : g.shapes.labelKind[outLabel];
-    // Roundabouts: one step where the route enters, its exits counted on the way round, and an
-    // "exit roundabout" step where it leaves.
-    if (isRound(inKind) || isRound(outKind)) {
-      if (!isRound(inKind)) {
-        const small = !(outKind & CIRCULAR) && smallRing(g, v, outDir);
-        const named = outLabel >= 0 && g.shapes.labelName[outLabel] >= 0;
-        const rotary = (outKind & CIRCULAR) !== 0 || (!small && named && radiusOfRing(g, v, outDir) > ROTARY_M);
-        round = make(rotary ? 'rotary' : small ? 'roundabout turn' : 'roundabout');
-        if (rotary) round.ring = outLabel;
-        // An exit at the node the route enters by is passed too when it lies beyond the ring's way on,
-        // to its right on a counter-clockwise ring (entered turning right), to its left on a clockwise one.
-        exits = 0;
-        for (let i = 0; i < roadCount; i++) {
-          const d = deviation(bearingBefore, roadBearing[i]);
-          if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (dev < -20 ? d < dev : d > dev)) exits++;
-        }
-        emit(round);
-      } else if (isRound(outKind)) {
-        // Service roads off a public roundabout are not counted among its exits.
-        const lowRing = (inKind & CLASS_MASK) === SERVICE;
-        for (let i = 0; i < roadCount; i++) {
-          if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (lowRing || (roadKind[i] & CLASS_MASK) !== SERVICE)) exits++;
-        }
-      } else {
-        exits++;
-        const turn = round?.type === 'roundabout turn';
-        const wasRotary = round ? round.type === 'rotary' : (inKind & CIRCULAR) !== 0;
-        if (round) {
-          round.exit = exits;
-          round.label = outLabel;
-          round.modifier = exitModifier(deviation(round.bearingBefore, bearingAfter));
-          round = null;
-        }
-        if (!turn) emit(make(wasRotary ? 'exit rotary' : 'exit roundabout', exitModifier(dev)));
+    const stepsBefore = steps.length;
+    // The node's step, decided once (`break decide`); then, for the feature runner, the intersection passed.
+    // biome-ignore lint/suspicious/noConfusingLabels: one labelled block per node, left where its step is decided
+    decide: {
+      back = inDir ^ 1;
+      let inBack = -1,
+        outAt = -1;
+      for (let i = 0; i < roadCount; i++) {
+        if (roadDir[i] === back) inBack = i;
+        if (roadDir[i] === outDir) outAt = i;
       }
-      continue;
-    }
-    // Through a node of a roundabout without driving on it: OSRM calls it leaving the roundabout.
-    let onRing = false;
-    for (let i = 0; i < roadCount; i++) if (isRound(roadKind[i])) onRing = true;
-    if (onRing) {
-      emit(make('exit roundabout', exitModifier(dev)));
-      continue;
-    }
-    // The other roads a driver could take here; service roads do not make a choice on a public road.
-    const lowIn = (inKind & CLASS_MASK) === SERVICE || (inKind & CLASS_MASK) === 0;
-    let others = 0,
-      choices = 0,
-      straighter = 0,
-      near = 0,
-      left = 0,
-      right = 0,
-      sameSide = 0,
-      straightOn = false,
-      continues = false,
-      nearMin = Infinity,
-      nearMax = -Infinity;
-    const outDev = Math.abs(dev);
-    // The road the step is on counts as well as the piece before the node: a short piece without a name
-    // (a bridge, a junction's own way) does not make the named road after it a new one.
-    const same = sameRoad(g, inLabel, outLabel) || sameRoad(g, current.label, outLabel);
-    let highwayIn = false,
-      highwayChoice = false,
-      highwayNear = false;
-    for (let i = 0; i < roadCount; i++) {
-      if (i === outAt || i === inBack) continue;
-      if (!lowIn && (roadKind[i] & CLASS_MASK) === SERVICE) continue;
-      const d = deviation(bearingBefore, roadBearing[i]);
-      const highway = isHighway(roadKind[i]) && !(roadKind[i] & LINK);
-      if (!roadEntry[i] && highway) highwayIn = true;
-      if (roadEntry[i] && highway) highwayChoice = true;
-      if (roadEntry[i] && highway && Math.abs(d) <= 45 && isHighway(outKind) && !(outKind & LINK)) highwayNear = true;
-      // A ramp off a road that goes on under its name is no choice for those who stay on it.
-      if (same && isRamp(roadKind[i]) && !isRamp(inKind) && !isRamp(outKind)) continue;
-      others++;
-      if (Math.abs(d) > 30 && Math.abs(d) < 150) {
-        if (d < 0) left++;
-        else right++;
+      bearingBefore = inBack >= 0 ? (roadBearing[inBack] + 180) % 360 : lineBearing(Math.max(first, at - 1), at);
+      bearingAfter = outAt >= 0 ? roadBearing[outAt] : lineBearing(at, Math.min(lastPoint, at + 1));
+      const dev = deviation(bearingBefore, bearingAfter);
+      // Back along the road arrived by (a dead end's U-turn): OSRM's "continue uturn".
+      if (outDir === back) {
+        emit(make(hasName(g, inLabel) && hasName(g, outLabel) && sameRoad(g, inLabel, outLabel) ? 'continue' : 'turn', 'uturn'));
+        break decide;
       }
-      if (Math.abs(d) <= 30) straightOn = true;
-      if (Math.abs(d) > 10 && d < 0 === dev < 0) sameSide++;
-      if (!roadEntry[i]) continue;
-      choices++;
-      if (Math.abs(d) < outDev) straighter++;
-      if (Math.abs(Math.abs(d) - outDev) < 25 && Math.abs(d) <= 60) {
-        near++;
-        if (d < nearMin) nearMin = d;
-        if (d > nearMax) nearMax = d;
+      const inKind = inLabel < 0 ? 0 : g.shapes.labelKind[inLabel],
+        outKind = outLabel < 0 ? 0 : g.shapes.labelKind[outLabel];
+      // Roundabouts: one step where the route enters, its exits counted on the way round, and an
+      // "exit roundabout" step where it leaves.
+      if (isRound(inKind) || isRound(outKind)) {
+        if (!isRound(inKind)) {
+          const small = !(outKind & CIRCULAR) && smallRing(g, v, outDir);
+          const named = outLabel >= 0 && g.shapes.labelName[outLabel] >= 0;
+          const rotary = (outKind & CIRCULAR) !== 0 || (!small && named && radiusOfRing(g, v, outDir) > ROTARY_M && ringOneName);
+          round = make(rotary ? 'rotary' : small ? 'roundabout turn' : 'roundabout');
+          if (rotary) round.ring = outLabel;
+          // An exit at the node the route enters by is passed too when it lies beyond the ring's way on,
+          // to its right on a counter-clockwise ring (entered turning right), to its left on a clockwise one.
+          exits = 0;
+          for (let i = 0; i < roadCount; i++) {
+            const d = deviation(bearingBefore, roadBearing[i]);
+            if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (dev < -20 ? d < dev : d > dev)) exits++;
+          }
+          emit(round);
+        } else if (isRound(outKind)) {
+          // Service roads off a public roundabout are not counted among its exits.
+          const lowRing = (inKind & CLASS_MASK) === SERVICE;
+          for (let i = 0; i < roadCount; i++) {
+            if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (lowRing || (roadKind[i] & CLASS_MASK) !== SERVICE)) exits++;
+          }
+        } else {
+          exits++;
+          const turn = round?.type === 'roundabout turn';
+          const wasRotary = round ? round.type === 'rotary' : (inKind & CIRCULAR) !== 0;
+          if (round) {
+            round.exit = exits;
+            round.label = outLabel;
+            round.modifier = exitModifier(deviation(round.bearingBefore, bearingAfter));
+            round = null;
+          }
+          if (!turn) emit(make(wasRotary ? 'exit rotary' : 'exit roundabout', exitModifier(dev)));
+        }
+        break decide;
       }
-      if (sameRoad(g, inLabel, labelOf(roadDir[i]))) continues = true;
+      // Through a node of a roundabout without driving on it: OSRM calls it leaving the roundabout.
+      let onRing = false;
+      for (let i = 0; i < roadCount; i++) if (isRound(roadKind[i])) onRing = true;
+      if (onRing) {
+        emit(make('exit roundabout', exitModifier(dev)));
+        break decide;
+      }
+      // The other roads a driver could take here; service roads do not make a choice on a public road.
+      const lowIn = (inKind & CLASS_MASK) === SERVICE || (inKind & CLASS_MASK) === 0;
+      let others = 0,
+        choices = 0,
+        straighter = 0,
+        straightest = 360,
+        sideCount = 0,
+        near = 0,
+        left = 0,
+        right = 0,
+        sameSide = 0,
+        straightOn = false,
+        continues = false,
+        nearMin = Infinity,
+        nearMax = -Infinity;
+      const outDev = Math.abs(dev);
+      // The road the step is on counts as well as the piece before the node: a short piece without a name
+      // (a bridge, a junction's own way) does not make the named road after it a new one.
+      const same = sameRoad(g, inLabel, outLabel) || sameRoad(g, current.label, outLabel);
+      let highwayIn = false,
+        highwayChoice = false,
+        highwayNear = false;
+      for (let i = 0; i < roadCount; i++) {
+        if (i === outAt || i === inBack) continue;
+        if (!lowIn && (roadKind[i] & CLASS_MASK) === SERVICE) continue;
+        const d = deviation(bearingBefore, roadBearing[i]);
+        const highway = isHighway(roadKind[i]) && !(roadKind[i] & LINK);
+        if (!roadEntry[i] && highway) highwayIn = true;
+        if (roadEntry[i] && highway) highwayChoice = true;
+        if (roadEntry[i] && highway && Math.abs(d) <= 45 && isHighway(outKind) && !(outKind & LINK)) highwayNear = true;
+        // A ramp off a road that goes on under its name is no choice for those who stay on it.
+        if (same && isRamp(roadKind[i]) && !isRamp(inKind) && !isRamp(outKind)) continue;
+        others++;
+        if (Math.abs(d) > 30 && Math.abs(d) < 150) {
+          if (d < 0) left++;
+          else right++;
+        }
+        if (Math.abs(d) <= 30) straightOn = true;
+        const onSide = Math.abs(d) > 10 && Math.abs(d) < 179 && d < 0 === dev < 0;
+        if (onSide) sameSide++;
+        if (!roadEntry[i]) continue;
+        if (onSide) sideDev[sideCount++] = Math.abs(d);
+        choices++;
+        if (Math.abs(d) < outDev) straighter++;
+        if (Math.abs(d) < Math.abs(straightest)) straightest = d;
+        if (Math.abs(Math.abs(d) - outDev) < 25 && Math.abs(d) <= 60) {
+          near++;
+          if (d < nearMin) nearMin = d;
+          if (d > nearMax) nearMax = d;
+        }
+        if (sameRoad(g, inLabel, labelOf(roadDir[i]))) continues = true;
+      }
+      // With no other road to that side, OSRM calls any clear turn plain left or right.
+      const turnModifier = (): string => {
+        // Nearly straight beside a straighter road: slight, to the side away from it (OSRM keeps "straight"
+        // for one road of a junction).
+        if (outDev <= 10 && straighter > 0) return dev > straightest ? 'slight right' : 'slight left';
+        const side = dev < 0 ? 'left' : 'right';
+        if (outDev <= 10 || outDev >= 179) return modifierOf(dev);
+        if (sameSide > 0) {
+          // Roads a driver could take on the same side with the same modifier by angle are told apart as OSRM
+          // does: the one nearest a square turn takes the plain modifier, those nearer straight are slight, the
+          // others sharp.
+          const kind = sharpness(outDev);
+          let rival = false,
+            nearer = false;
+          for (let i = 0; i < sideCount; i++) {
+            if (sharpness(sideDev[i]) !== kind) continue;
+            rival = true;
+            if (Math.abs(sideDev[i] - 90) < Math.abs(outDev - 90)) nearer = true;
+          }
+          // (Within 20° of straight on or of turning back a road keeps its band: OSRM's similar sharp turns.)
+          if (!rival || (!nearer && (outDev <= 20 || outDev >= 160))) return modifierOf(dev);
+          return !nearer ? side : outDev < 90 ? `slight ${side}` : `sharp ${side}`;
+        }
+        return outDev < 20 ? `slight ${side}` : outDev < 150 ? side : `sharp ${side}`;
+      };
+      // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
+      if (isRamp(outKind) && (!isRamp(inKind) || highwayChoice)) {
+        emit(make(isHighway(inKind) || highwayChoice ? 'off ramp' : 'on ramp', modifierOf(dev)));
+        break decide;
+      }
+      // Onto a motorway that comes in beside the route: a merge, towards the side the motorway lies on.
+      if (isHighway(outKind) && !(outKind & LINK) && highwayIn && choices === 0 && (isRamp(inKind) || !same)) {
+        const side = inBack >= 0 ? deviation(bearingAfter, roadBearing[inBack]) : -dev;
+        emit(make('merge', side > 0 ? 'slight left' : 'slight right'));
+        break decide;
+      }
+      // A motorway splitting in two: a fork even for the branch that keeps the name.
+      if (isHighway(inKind) && !(inKind & LINK) && highwayNear && outDev <= 45 && near > 0) {
+        emit(make('fork', dev < 0 ? 'slight left' : dev > 0 ? 'slight right' : 'straight'));
+        break decide;
+      }
+      // A bend where the road meets no other: only a change of name is said.
+      if (others === 0) {
+        if (!same) emit(make('new name', modifierOf(dev)));
+        break decide;
+      }
+      const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(continues && !same);
+      if (obvious) {
+        // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
+        // straight onto it (a merge onto a motorway), however slight the bend.
+        if (!same && throughStreet(g, outAt, inBack)) {
+          if (isHighway(outKind) && !(outKind & LINK)) emit(make('merge', dev > 0 ? 'slight right' : 'slight left'));
+          else emit(make('turn', 'straight'));
+          break decide;
+        }
+        // Straight on across a junction the new name is on the signs; OSRM says nothing there.
+        if (!same && outDev > 10) emit(make('new name', modifierOf(dev)));
+        break decide;
+      }
+      // A road without name or ref continues nothing: unnamed branches fork like any others.
+      const named = inLabel >= 0 && (g.shapes.labelName[inLabel] >= 0 || g.shapes.labelRef[inLabel] >= 0);
+      // A road straight on between the two is no fork (OSRM's high-degree junctions): a turn off it.
+      if (!(named && (continues || same)) && outDev <= 60 && near > 0 && !(outDev > 20 && Math.abs(straightest) <= 10)) {
+        // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps of the other.
+        emit(make('fork', dev < nearMin ? 'slight left' : dev > nearMax ? 'slight right' : 'straight'));
+        break decide;
+      }
+      if (same && straighter === 0 && outDev <= 20) break decide;
+      // The road ends across the route's way: nothing straight on, roads to the other side.
+      if (!straightOn && outDev > 45 && outDev < 150 && (dev < 0 ? right > 0 : left > 0)) {
+        emit(make('end of road', dev < 0 ? 'left' : 'right'));
+        break decide;
+      }
+      // OSRM continues only a road with a name (or ref) on both sides: onto or from an unnamed one it turns.
+      emit(make(same && hasName(g, inLabel) && hasName(g, outLabel) ? 'continue' : 'turn', turnModifier()));
     }
-    // With no other road to that side, OSRM calls any clear turn plain left or right.
-    const turnModifier = (): string => {
-      if (sameSide > 0 || outDev <= 10 || outDev >= 179) return modifierOf(dev);
-      const side = dev < 0 ? 'left' : 'right';
-      return outDev < 20 ? `slight ${side}` : outDev < 150 ? side : `sharp ${side}`;
-    };
-    // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
-    if (isRamp(outKind) && (!isRamp(inKind) || highwayChoice)) {
-      emit(make(isHighway(inKind) || highwayChoice ? 'off ramp' : 'on ramp', modifierOf(dev)));
-      continue;
-    }
-    // Onto a motorway that comes in beside the route: a merge, towards the side the motorway lies on.
-    if (isHighway(outKind) && !(outKind & LINK) && highwayIn && choices === 0 && (isRamp(inKind) || !same)) {
-      const side = inBack >= 0 ? deviation(bearingAfter, roadBearing[inBack]) : -dev;
-      emit(make('merge', side > 0 ? 'slight left' : 'slight right'));
-      continue;
-    }
-    // A motorway splitting in two: a fork even for the branch that keeps the name.
-    if (isHighway(inKind) && !(inKind & LINK) && highwayNear && outDev <= 45 && near > 0) {
-      emit(make('fork', dev < 0 ? 'slight left' : dev > 0 ? 'slight right' : 'straight'));
-      continue;
-    }
-    // A bend where the road meets no other: only a change of name is said.
-    if (others === 0) {
-      if (!same) emit(make('new name', modifierOf(dev)));
-      continue;
-    }
-    const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(continues && !same);
-    if (obvious) {
-      // Straight on across a junction the new name is on the signs; OSRM says nothing there.
-      if (!same && outDev > 10) emit(make('new name', modifierOf(dev)));
-      continue;
-    }
-    // A road without name or ref continues nothing: unnamed branches fork like any others.
-    const named = inLabel >= 0 && (g.shapes.labelName[inLabel] >= 0 || g.shapes.labelRef[inLabel] >= 0);
-    if (!(named && (continues || same)) && outDev <= 60 && near > 0) {
-      // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps of the other.
-      emit(make('fork', dev < nearMin ? 'slight left' : dev > nearMax ? 'slight right' : 'straight'));
-      continue;
-    }
-    if (same && straighter === 0 && outDev <= 20) continue;
-    // The road ends across the route's way: nothing straight on, roads to the other side.
-    if (!straightOn && outDev > 45 && outDev < 150 && (dev < 0 ? right > 0 : left > 0)) {
-      emit(make('end of road', dev < 0 ? 'left' : 'right'));
-      continue;
-    }
-    emit(make(same ? 'continue' : 'turn', turnModifier()));
+    // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
+    if (passed && steps.length === stepsBefore && roadCount > 2) (current.passed ??= []).push(intersectionOf(at, inDir ^ 1, outDir));
   }
   // A leg that ends on the roundabout announces it, without an exit.
   if (round?.type === 'roundabout turn') round.type = 'roundabout';

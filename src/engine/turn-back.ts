@@ -1,0 +1,223 @@
+// Turns OSRM never takes, kept out of routes: turning back (a path that arrives at a node along a road
+// and leaves along the same road back) except where the road ends (a dead end, a node of one road), as
+// OSRM's car, bicycle and foot profiles do; and, for the driving profiles, going from a road to another
+// at a node of a roundabout across the ring (turning against its flow) without driving on it (OSRM's
+// guidance features route round the ring there). The hierarchy searches a node-based graph, which cannot tell how a node was
+// reached; so a leg's path is checked after the search, and only a leg that takes such a turn is searched
+// again here, on the road graph with the arriving road as part of the state (an edge-based Dijkstra,
+// labels kept sparse in maps). The best path without such turns is never cheaper than the best path
+// with any, so a leg whose hierarchy path takes none is already exact; a leg searched again is exact too,
+// unless it settles more than the budget's states (then the hierarchy's path is kept).
+// docs/directions.md ("Turns") has the design, its limits and its measurements.
+import type { RoadGraph } from '../map/graphs/road-graph.js';
+import { deviation, leaveBearing, type ReverseView } from './guidance/steps.js';
+
+type TurnGraph = Pick<RoadGraph, 'firstOut' | 'head' | 'weight' | 'orig' | 'geomFirst' | 'geomLast' | 'shapes'> & ReverseView;
+
+/** Road kind bits of a ring (map/osm/osm-data.ts ROAD_ROUNDABOUT | ROAD_CIRCULAR). */
+const RING_KINDS = 32 | 64;
+
+/** A profile's graph and what its turns may not do. */
+export interface TurnRules {
+  g: TurnGraph;
+  /** One bit per geometry, set on roundabouts; null where crossing a ring's node is allowed. */
+  ring: Uint8Array | null;
+  /** One bit per node, set where a ring passes (so that the path's other nodes cost a bit test). */
+  ringNodes: Uint8Array | null;
+}
+
+/** The rules of a profile's graph: ring geometries found once, walking the label runs along the points. */
+export function turnRules(g: TurnGraph, driving: boolean): TurnRules {
+  if (!driving) return { g, ring: null, ringNodes: null };
+  const G = g.geomFirst.length;
+  const ring = new Uint8Array((G + 7) >> 3);
+  const { labelFirst, labelIndex, labelKind } = g.shapes;
+  // Geometries' first points increase with the geometry, so one pass over the runs finds each's label.
+  let run = 0;
+  for (let x = 0; x < G; x++) {
+    const p = g.geomFirst[x];
+    while (run + 1 < labelFirst.length && labelFirst[run + 1] <= p) run++;
+    if (labelFirst.length && labelKind[labelIndex[run]] & RING_KINDS) ring[x >> 3] |= 1 << (x & 7);
+  }
+  const r: TurnRules = { g, ring, ringNodes: null };
+  const N = g.firstOut.length - 1;
+  const ringNodes = new Uint8Array((N + 7) >> 3);
+  for (let v = 0; v < N; v++) {
+    let on = false;
+    for (let e = g.firstOut[v]; e < g.firstOut[v + 1] && !on; e++) on = onRing(r, g.orig[e]);
+    if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1] && !on; i++) on = onRing(r, g.orig[g.rEdge[i]]);
+    if (on) ringNodes[v >> 3] |= 1 << (v & 7);
+  }
+  r.ringNodes = ringNodes;
+  return r;
+}
+
+const onRing = (r: TurnRules, d: number): boolean => (r.ring![d >> 4] & (1 << ((d >> 1) & 7))) !== 0;
+const ringNode = (r: TurnRules, v: number): boolean => (r.ringNodes![v >> 3] & (1 << (v & 7))) !== 0;
+
+/**
+ * Whether going from road `a` to road `d` at node v (neither on a ring) crosses a ring through v: it turns
+ * against the ring's flow (left off a counter-clockwise ring's node, right off a clockwise one's), where a
+ * driver would cut across the ring. Turning with the flow, the exit is taken without driving the ring.
+ */
+function crossesRing(r: TurnRules, v: number, a: number, d: number): boolean {
+  const g = r.g;
+  let ringOut = -1,
+    ringIn = -1;
+  for (let e = g.firstOut[v]; e < g.firstOut[v + 1] && ringOut < 0; e++) if (onRing(r, g.orig[e])) ringOut = g.orig[e];
+  if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1] && ringIn < 0; i++) if (onRing(r, g.orig[g.rEdge[i]])) ringIn = g.orig[g.rEdge[i]];
+  if (ringOut < 0 || ringIn < 0) return false;
+  // Along the ring through v: bending left, it runs counter-clockwise.
+  const counterClockwise = deviation((leaveBearing(g, ringIn ^ 1) + 180) % 360, leaveBearing(g, ringOut)) < 0;
+  const turn = deviation((leaveBearing(g, a ^ 1) + 180) % 360, leaveBearing(g, d));
+  return counterClockwise ? turn < 0 : turn > 0;
+}
+
+/** A seed with the directed original edge its waypoint piece runs along (-1: the waypoint is the node). */
+export interface DirectedSeed {
+  node: number;
+  cost: number;
+  /** Sources: the edge arriving at `node` from the waypoint; targets: the edge leaving `node` towards it. */
+  dir: number;
+}
+
+/** States a search again may settle before the hierarchy's path is kept (its two maps then hold some 40 MB). */
+const BUDGET = 400_000;
+
+/** Whether node v is a dead end: every edge into and out of it is one road (one geometry). */
+export function deadEnd(g: TurnGraph, v: number): boolean {
+  let geom = -1;
+  for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) {
+    const x = g.orig[e] >> 1;
+    if (geom >= 0 && x !== geom) return false;
+    geom = x;
+  }
+  if (g.rFirst.length > v + 1) {
+    for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) {
+      const x = g.orig[g.rEdge[i]] >> 1;
+      if (geom >= 0 && x !== geom) return false;
+      geom = x;
+    }
+  }
+  return true;
+}
+
+/** Whether arriving at v along directed edge `a` and leaving along `d` is a turn the rules keep out. */
+function forbidden(r: TurnRules, v: number, a: number, d: number): boolean {
+  if (a < 0 || d < 0) return false;
+  if (d === (a ^ 1)) return !deadEnd(r.g, v);
+  return r.ring !== null && ringNode(r, v) && !onRing(r, a) && !onRing(r, d) && crossesRing(r, v, a, d);
+}
+
+/** Whether a path (its start node, search edges, and the waypoint pieces' edges at either end) takes a
+ *  turn the rules keep out. */
+export function takesForbiddenTurn(r: TurnRules, startDir: number, start: number, edges: Uint32Array, endDir: number): boolean {
+  const g = r.g;
+  let a = startDir,
+    v = start;
+  for (let i = 0; i < edges.length; i++) {
+    const d = g.orig[edges[i]];
+    if (forbidden(r, v, a, d)) return true;
+    a = d;
+    v = g.head[edges[i]];
+  }
+  return endDir >= 0 && forbidden(r, v, a, endDir);
+}
+
+/**
+ * The cheapest path from the sources to the targets without a turn the rules keep out, below `bound`:
+ * its cost, search edges and first node; null when there is none below `bound`, 'budget' when the search
+ * gave up.
+ */
+export function withoutForbiddenTurns(
+  r: TurnRules,
+  sources: DirectedSeed[],
+  targets: DirectedSeed[],
+  bound: number,
+): { cost: number; edges: Uint32Array; start: number } | null | 'budget' {
+  const g = r.g;
+  // A state is a search edge (its head and the way it arrived), or M + i for source seed i.
+  const M = g.head.length;
+  const dist = new Map<number, number>();
+  const parent = new Map<number, number>();
+  const heapCost: number[] = [],
+    heapKey: number[] = [];
+  const push = (c: number, k: number): void => {
+    let i = heapCost.length;
+    heapCost.push(c);
+    heapKey.push(k);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (heapCost[p] <= c) break;
+      heapCost[i] = heapCost[p];
+      heapKey[i] = heapKey[p];
+      i = p;
+    }
+    heapCost[i] = c;
+    heapKey[i] = k;
+  };
+  const pop = (): void => {
+    const c = heapCost.pop()!,
+      k = heapKey.pop()!;
+    const n = heapCost.length;
+    if (n === 0) return;
+    let i = 0;
+    for (;;) {
+      let m = 2 * i + 1;
+      if (m >= n) break;
+      if (m + 1 < n && heapCost[m + 1] < heapCost[m]) m++;
+      if (heapCost[m] >= c) break;
+      heapCost[i] = heapCost[m];
+      heapKey[i] = heapKey[m];
+      i = m;
+    }
+    heapCost[i] = c;
+    heapKey[i] = k;
+  };
+  const byNode = new Map<number, DirectedSeed[]>();
+  for (const t of targets) {
+    const list = byNode.get(t.node);
+    if (list) list.push(t);
+    else byNode.set(t.node, [t]);
+  }
+  sources.forEach((s, i) => {
+    if ((dist.get(M + i) ?? Infinity) <= s.cost) return;
+    dist.set(M + i, s.cost);
+    push(s.cost, M + i);
+  });
+  let best = bound,
+    bestKey = -1,
+    settled = 0;
+  while (heapCost.length) {
+    const c = heapCost[0],
+      k = heapKey[0];
+    pop();
+    if (c >= best) break;
+    if (c > (dist.get(k) ?? Infinity)) continue;
+    if (++settled > BUDGET) return 'budget';
+    const v = k < M ? g.head[k] : sources[k - M].node;
+    const a = k < M ? g.orig[k] : sources[k - M].dir;
+    for (const t of byNode.get(v) ?? []) {
+      if (!forbidden(r, v, a, t.dir) && c + t.cost < best) {
+        best = c + t.cost;
+        bestKey = k;
+      }
+    }
+    for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) {
+      if (forbidden(r, v, a, g.orig[e])) continue;
+      const nc = c + g.weight[e];
+      if (nc >= (dist.get(e) ?? Infinity) || nc >= best) continue;
+      dist.set(e, nc);
+      parent.set(e, k);
+      push(nc, e);
+    }
+  }
+  if (bestKey < 0) return null;
+  const edges: number[] = [];
+  let k = bestKey;
+  while (k < M) {
+    edges.push(k);
+    k = parent.get(k)!;
+  }
+  return { cost: best, edges: Uint32Array.from(edges.reverse()), start: sources[k - M].node };
+}

@@ -1,0 +1,139 @@
+// Issue 31 on the real Liechtenstein map: the turns routes may take (U-turns only where a road ends, no
+// crossing of a roundabout's node against its flow: src/engine/turn-back.ts) and the guidance rules taken
+// from OSRM's features (a through street is a turn straight; `continue` only between named roads; slight
+// beside a straighter road; two roads on one side with the same modifier told apart). Every junction and its expected maneuver is checked by hand against the OSM
+// extract (osmium cat … -f opl: the ways, nodes and relation named in each test).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import { NO_JOBS } from '../api/helpers.js';
+import { makeTeam, startTestApp, type TestTeam } from '../support/app.js';
+import { plan } from './helpers.js';
+
+let app: App & { url: string };
+let team: TestTeam;
+beforeAll(async () => {
+  app = await startTestApp(NO_JOBS);
+  team = await makeTeam(app);
+});
+afterAll(() => app.close());
+
+type Pt = [number, number];
+async function routeOf(from: Pt, to: Pt): Promise<any> {
+  const res = await plan(app, team.key, {
+    waypoints: [
+      { latitude: from[0], longitude: from[1] },
+      { latitude: to[0], longitude: to[1] },
+    ],
+    steps: true,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data;
+}
+const maneuvers = (data: any) => data.legs[0].steps.map((s: any) => [s.maneuver.type, s.maneuver.modifier ?? null, s.name]);
+/** Points of the line where it turns back on itself (the points either side are the same). */
+function turnBacks(data: any): Pt[] {
+  const c: Pt[] = data.geometry.coordinates;
+  const out: Pt[] = [];
+  for (let i = 1; i + 1 < c.length; i++) if (c[i - 1][0] === c[i + 1][0] && c[i - 1][1] === c[i + 1][1]) out.push(c[i]);
+  return out;
+}
+
+describe('U-turns only where a road ends', () => {
+  it('Triesen, Sonnenkreisel: back to the north-bound Landstrasse through a dead end, not by turning on Landstrasse', async () => {
+    // OSM: south of the Sonnenkreisel roundabout Landstrasse is two one-way carriageways, w571084605 (out of
+    // the ring, south-bound, to node 280024710) and w571084609 (from node 280024710 north-bound into the
+    // ring), which join the two-way Landstrasse w571084607 at node 280024710; relation r10816746 is a
+    // no_u_turn from w571084605 via node 280024710 to w571084609. The destination lies on w571084609, so a
+    // car coming out of the ring south-bound has to turn round further south. The first place is node
+    // 570096177 (9.5251042, 47.1082928), where the service road w44963476 leaves Landstrasse: a junction of
+    // three roads, where OSRM does not turn back. Down the service road, w44963477 ends at node 570096185
+    // (9.5253088, 47.1081516), in no other way: a dead end, where turning back is allowed.
+    const data = await routeOf([47.12618425, 9.52534755], [47.1096608, 9.5249268]);
+    // (The line has 6 decimals.)
+    expect(turnBacks(data)).toEqual([[9.525309, 47.108152]]);
+    const steps = data.legs[0].steps;
+    const uTurns = steps.filter((s: any) => s.maneuver.modifier === 'uturn');
+    expect(uTurns.map((s: any) => s.maneuver.location)).toEqual([[9.525309, 47.108152]]);
+    // Service roads have no name: turning back on one is a turn, not a continue.
+    expect(uTurns[0].maneuver.type).toBe('turn');
+    // Back onto Landstrasse at 570096177, then north to the destination.
+    expect(maneuvers(data).at(-2)).toEqual(['end of road', 'right', 'Landstrasse']);
+    expect(steps.at(-2).maneuver.location).toEqual([9.525104, 47.108293]);
+  });
+
+  it('Vaduz, Kreisel Rheindamm: from Zollstrasse straight onto Rheinstrasse at the ring node, with the flow', async () => {
+    // OSM: node 1476397463 (9.512891, 47.1327482) is on the ring w134211434 ("Kreisel Rheindamm",
+    // junction=roundabout), which runs west there (from node 1476397455 at 9.5129181, 47.1327309 to node
+    // 5144770847 at 9.5128492, 47.132762) along the top of the circle: counter-clockwise. The one-way
+    // Zollstrasse w164371364 ends there coming from the east (node 1760110431), the one-way Rheinstrasse
+    // w134212993 starts there to the north-west (node 1476428403): a turn to the right, with the ring's
+    // flow, so a driver leaves without driving the ring (the one pair of Liechtenstein where two roads meet
+    // a ring at one node; none there turns against the flow, which OSRM's roundabout features cover).
+    const data = await routeOf([47.1327209, 9.5130671], [47.1328911, 9.5127577]);
+    // Along Zollstrasse and Rheinstrasse: about 28 m, where going round the ring would be well over 100 m.
+    expect(data.legs[0].distance).toBeLessThan(40);
+    expect(maneuvers(data).map((m: any) => m[0])).not.toContain('roundabout');
+    expect(maneuvers(data).map((m: any) => m[0])).not.toContain('rotary');
+    expect(maneuvers(data).at(-1)).toEqual(['arrive', null, 'Rheinstrasse']);
+  });
+});
+
+describe("OSRM's guidance rules on real junctions", () => {
+  it('Schaan, node 269468940: from the secondary_link onto Poststrasse, which goes on through the node, is a turn straight', async () => {
+    // OSM: node 269468940 (9.509325, 47.1680664) ends the one-way secondary_link w273593709 (no name, from
+    // node 2784299258, coming in heading 248°) and the one-way Poststrasse
+    // w258306363 (ref 16, coming in from node 269468941 to the east), and starts the one-way Poststrasse
+    // w297737078 (ref 16, on to node 269468939, 23° right of the link's heading). Poststrasse is a through
+    // street there: OSRM says "turn straight" onto it, not "new name slight right".
+    const data = await routeOf([47.16808, 9.5093737], [47.1680668, 9.5092655]);
+    expect(maneuvers(data)).toEqual([
+      ['depart', null, ''],
+      ['turn', 'straight', 'Poststrasse'],
+      ['arrive', null, 'Poststrasse'],
+    ]);
+    expect(data.legs[0].steps[1].maneuver.location).toEqual([9.509325, 47.168066]);
+  });
+
+  it('Schaan, node 2784301896: off Feldkircher Strasse onto the unnamed primary_link is a turn, not a continue', async () => {
+    // OSM: node 2784301896 (9.5104648, 47.1674448) ends the one-way Feldkircher Strasse w85753070 (ref 16,
+    // from node 32011341 to the south-west) and starts the one-way Feldkircher Strasse w305885954 (ref 16,
+    // on to the north-north-east) and the one-way primary_link w273593986, which has no name (to node
+    // 2784301906, 40° left). OSRM continues only a road with a name on both sides.
+    const data = await routeOf([47.1673134, 9.5102985], [47.1675208 - 0.00002, 9.5104661]);
+    expect(maneuvers(data)).toEqual([
+      ['depart', null, 'Feldkircher Strasse'],
+      ['turn', 'left', ''],
+      ['arrive', null, ''],
+    ]);
+    expect(data.legs[0].steps[1].maneuver.location).toEqual([9.510465, 47.167445]);
+  });
+
+  it('Balzers, node 1207101753: onto Rheinau beside the straighter Rheindamm is a slight right', async () => {
+    // OSM: Rheindamm w238455927 (unclassified) runs through node 1207101753 (9.4917608, 47.0728323) from
+    // node 6351123020 (south-west) to node 1207101750 (north-east, 0.7° left of straight on); Rheinau
+    // w104641138 ends there, its last node before, 6346462486, 10 m away 5.5° right of straight on. Both
+    // within OSRM's straight; Rheindamm is the straighter, so Rheinau is "turn slight right".
+    const data = await routeOf([47.0727226, 9.4914978], [47.0729153, 9.4920276]);
+    expect(maneuvers(data)).toEqual([
+      ['depart', null, 'Rheindamm'],
+      ['turn', 'slight right', 'Rheinau'],
+      ['arrive', null, 'Rheinau'],
+    ]);
+    expect(data.legs[0].steps[1].maneuver.location).toEqual([9.491761, 47.072832]);
+  });
+
+  it('Binzastrasse, node 4350098731: onto Werthsteig, with Purtscher squarer on the same side, is a slight right', async () => {
+    // OSM: at node 4350098731 (9.5484598, 47.2197298) Binzastrasse w32896245 (tertiary) runs on east, 20°
+    // left of straight on (measured to its first node 10 m or more away, as the steps measure); the service
+    // road w437190721 leaves 44° left; Werthsteig w437190722 (to node 4350098652) 45° right and Purtscher
+    // w437190715 (to node 4352399650) 108° right. Both right-hand roads are plain "right" by angle; OSRM
+    // tells them apart: Purtscher, nearer a square turn, is "right", Werthsteig "slight right".
+    const data = await routeOf([47.2197273, 9.5484222], [47.2191041, 9.5490338]);
+    expect(maneuvers(data)).toEqual([
+      ['depart', null, 'Binzastrasse'],
+      ['turn', 'slight right', 'Werthsteig'],
+      ['arrive', null, 'Werthsteig'],
+    ]);
+    expect(data.legs[0].steps[1].maneuver.location).toEqual([9.54846, 47.21973]);
+  });
+});
