@@ -75,7 +75,7 @@ const matrixDoc: Operation = {
   summary: 'Travel times and distances between many points',
   description:
     'Extension (not in the service contract). Needs `plan-routes`, and `read-pois` when a location is a POI or `avoid` is sent. ' +
-    'Every cell equals the duration and distance of `POST /v1/routes` between the two snapped points (snapped to the main road ' +
+    'Every cell equals the duration and distance of `POST /v1/routes` between the two snapped points (except where the fastest path turns back mid-road, which a route does not: docs/reachability.md; snapped to the main road ' +
     'network within 500 m, as for optimization). At most 100 sources and 100 destinations. Every bad location, unknown POI and ' +
     'location too far from a road is named in one 422.',
   body: bodySchema,
