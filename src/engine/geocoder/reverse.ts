@@ -8,7 +8,10 @@ import { readGeocoderIndex, type GeocoderArrays, type GeocoderIndexData, type Ge
 import { StreetIndex } from '../../map/geocoder/street-index.js';
 
 export interface Address {
-  /** "<street> <housenumber>" when an address point lies within 30 m, else the nearest named street within 200 m. */
+  /**
+   * "<street> <housenumber>" when an address point lies within 30 m (its street alone when it has no
+   * number: a POI or building tagged with addr:street only), else the nearest named street within 200 m.
+   */
   street: string | null;
   housenumber: string | null;
   city: string | null;
@@ -39,7 +42,7 @@ export class Geocoder {
   private readonly municipalities: AreaIndex;
   private readonly postal: AreaIndex;
   private readonly streets: StreetIndex;
-  /** Address points with street and house number, and address points with a postcode: indices into addr*. */
+  /** Address points with a street (and maybe a house number), and address points with a postcode: indices into addr*. */
   private readonly houses: { tree: KDBush; ids: Uint32Array };
   private readonly postcodes: { tree: KDBush; ids: Uint32Array };
   private readonly places: { tree: KDBush; ids: Uint32Array };
@@ -53,7 +56,7 @@ export class Geocoder {
     this.postal = new AreaIndex(this.a, (i) => areas[i].kind === 'postal');
     this.streets = new StreetIndex(this.a.streetCoords, this.a.streetStarts);
     const addrCount = this.a.addrStreet.length;
-    this.houses = pointIndex(this.a.addrCoords, (i) => this.a.addrNumber[i] >= 0, addrCount);
+    this.houses = pointIndex(this.a.addrCoords, (i) => this.a.addrStreet[i] >= 0, addrCount);
     this.postcodes = pointIndex(this.a.addrCoords, (i) => this.a.addrPostcode[i] >= 0, addrCount);
     this.places = pointIndex(this.a.placeCoords, () => true, this.a.placeName.length);
   }
@@ -88,15 +91,17 @@ export class Geocoder {
     let houseZip: string | null = null;
     const house = this.nearest(this.houses, a.addrCoords, lat, lon, kx, HOUSE_NUMBER_RADIUS_M, () => true);
     if (house) {
-      housenumber = strings[a.addrNumber[house.index]];
-      street = `${strings[a.addrStreet[house.index]]} ${housenumber}`;
+      housenumber = a.addrNumber[house.index] >= 0 ? strings[a.addrNumber[house.index]] : null;
+      street = housenumber === null ? strings[a.addrStreet[house.index]] : `${strings[a.addrStreet[house.index]]} ${housenumber}`;
       if (a.addrPostcode[house.index] >= 0) houseZip = strings[a.addrPostcode[house.index]];
     } else {
       const s = this.streets.nearest(lat, lon, STREET_RADIUS_M);
       if (s >= 0) street = strings[a.streetNames[s]];
     }
 
-    let zipcode = this.areaName(this.postal.containing(lat, lon), country) ?? houseZip;
+    // The address point's own postcode, else the smallest postal area's (a postal boundary, or the lowest
+    // administrative one with a postcode), else the nearest postcode tagged around: Nominatim's order.
+    let zipcode = houseZip ?? this.smallestAreaName(this.postal.containing(lat, lon), country);
     if (zipcode === null) {
       const p = this.nearest(this.postcodes, a.addrCoords, lat, lon, kx, POSTCODE_RADIUS_M, (i) => sameCountry(a.addrCountry[i]));
       if (p) zipcode = strings[a.addrPostcode[p.index]];
@@ -113,6 +118,14 @@ export class Geocoder {
     const row = Math.floor((lat - g.minLat) / g.cellDegrees);
     const col = Math.floor((lon - g.minLon) / g.cellDegrees);
     return row >= 0 && row < g.rows && col >= 0 && col < g.cols && this.a.coverage[row * g.cols + col] === 1;
+  }
+
+  /** Name of the containing area listed first (the build lists postal areas smallest first), preferring the point's own country. */
+  private smallestAreaName(found: number[], country: number): string | null {
+    return this.areaName(
+      found.sort((x, y) => x - y),
+      country,
+    );
   }
 
   /** Name of one of the containing areas, preferring one of the point's own country. */

@@ -6,8 +6,8 @@ import type { OsmRelation } from '../osm/osm-pbf.js';
 import { Growable } from '../../lib/typed-pools.js';
 import { AreaIndex, flattenAreas, SCALE, type DegreeRings } from './areas.js';
 import { CountryLocator } from './country-locator.js';
-import { addressOf, isAdmin, MUNICIPALITY_LEVELS, postalCodeOf, type AddressFields } from './geocoder-source.js';
-import { centroid, interiorPoint, ringsContain } from './geometry.js';
+import { addressOf, ASSOCIATED_STREET_MARK, isAdmin, MUNICIPALITY_LEVELS, postalCodeOf, type AddressFields } from './geocoder-source.js';
+import { centroid, interiorPoint, METERS_PER_DEGREE, ringsContain } from './geometry.js';
 import {
   GEOCODER_FORMAT,
   writeGeocoderIndex,
@@ -22,11 +22,22 @@ import { assembleRings } from './rings.js';
 import { StreetIndex } from './street-index.js';
 import { buildSearchArrays, type SearchSource } from './search-build.js';
 import { writeSearchIndex } from './search-format.js';
+import { shortForm, words } from './search-text.js';
 
 // Chunked so a segment index at load time stays small; short enough that a chunk's box stays tight.
 const MAX_STREET_SEGMENTS = 8;
 /** How far an address point without addr:street looks for the street it belongs to. */
 const PARENT_STREET_RADIUS_M = 200;
+/** How far an address point looks for the street its addr:street (or associatedStreet relation) names. */
+const NAMED_STREET_RADIUS_M = 1000;
+/** How far an addr:street or addr:place without a street of the name looks for a place of the name. */
+const NAMED_PLACE_RADIUS_M = 5000;
+
+/** A name as addr:street and street names are compared: folded words, abbreviations in their short form ("South St." = "south street"). */
+const nameKey = (name: string): string =>
+  words(name)
+    .map((w) => shortForm(w) ?? w)
+    .join(' ');
 
 /** Builds the index and writes it to `<outDir>/geocoder/`. */
 export async function buildGeocoderIndex(osm: OsmData, outDir: string): Promise<GeocoderCounts> {
@@ -83,15 +94,9 @@ function buildGeocoderData(osm: OsmData): { data: GeocoderIndexData; search: Sea
   const strings = new Strings();
   const streets = collectStreets(osm, strings);
   const streetIndex = new StreetIndex(streets.coords.view(), streets.starts.view());
-  // A house number without a street (common in Liechtenstein, Switzerland, Austria) belongs to the
-  // nearest named street, as Nominatim parents it.
-  const parentStreet = (lat: number, lon: number): string | null => {
-    const s = streetIndex.nearest(Math.round(lat * SCALE), Math.round(lon * SCALE), PARENT_STREET_RADIUS_M);
-    return s < 0 ? null : strings.list[streets.names.view()[s]];
-  };
-  const addresses = collectAddresses(osm, strings, countryAt, parentStreet);
   const places = collectPlaces(osm.geocoder.places, osm, strings, countryAt);
   const minorPlaces = collectPlaces(osm.geocoder.minorPlaces, osm, strings, countryAt);
+  const addresses = collectAddresses(osm, strings, countryAt, parentOf(osm, strings, streets, streetIndex, [places, minorPlaces]));
 
   const counts: GeocoderCounts = {
     countries: countries.list.length,
@@ -341,14 +346,77 @@ function collectPostalAreas(osm: OsmData, polygonOf: (rel: OsmRelation) => Polyg
     const polygon = polygonOf(rel);
     if (polygon.complete) out.push({ rings: polygon.rings, info: { kind: 'postal', name: code, country: countryOfArea(polygon.rings), source: 'osm' } });
   }
-  return out;
+  // Smallest first: of nested postal areas (a district's postcode inside its county's) the reverse geocoder takes the first.
+  const size = (rings: DegreeRings) =>
+    rings.reduce((sum, ring) => sum + Math.abs(ring.reduce((a, p, i) => a + p[1] * ring[(i + 1) % ring.length][0] - ring[(i + 1) % ring.length][1] * p[0], 0)), 0);
+  return out.map((a) => [size(a.rings), a] as const).sort((x, y) => x[0] - y[0]).map(([, a]) => a);
+}
+
+type Streets = ReturnType<typeof collectStreets>;
+type Places = ReturnType<typeof collectPlaces>;
+
+/**
+ * The street an address is on, as Nominatim parents it: the street its addr:street names nearby, that
+ * name written with abbreviations or in another language (`Süd` for an addr:street `south` whose
+ * addr:street:de is Süd, `South St` for South Street) taking the street's own name; a house of an
+ * associatedStreet relation the nearest of the relation's streets; a house number without a street
+ * the nearest named street. An addr:street naming no street near keeps its own name with a number
+ * (the address as tagged) and is dropped without (it would send a POI to a street that is not there),
+ * unless a place of that name is near (addr:street used as addr:place). Null: no street.
+ */
+function parentOf(osm: OsmData, strings: Strings, streets: Streets, index: StreetIndex, placeLists: Places[]) {
+  const names = streets.names.view(),
+    others = streets.others.view();
+  const keyCache = new Map<number, string[]>();
+  const keysOf = (s: number): string[] => {
+    let keys = keyCache.get(s);
+    if (!keys) {
+      const all = [strings.list[names[s]], ...(others[s] >= 0 ? osm.strings[others[s]].split(';') : [])];
+      keyCache.set(s, (keys = all.map(nameKey)));
+    }
+    return keys;
+  };
+  const placesByKey = new Map<string, number[]>();
+  for (const list of placeLists) {
+    const coords = list.coords.view(),
+      name = list.name.view();
+    for (let i = 0; i < name.length; i++) {
+      const key = nameKey(strings.list[name[i]]);
+      placesByKey.set(key, [...(placesByKey.get(key) ?? []), coords[2 * i], coords[2 * i + 1]]);
+    }
+  }
+  const placeNear = (key: string, lat: number, lon: number): boolean => {
+    const at = placesByKey.get(key) ?? [];
+    const k = Math.cos((lat / SCALE) * (Math.PI / 180));
+    const r = (NAMED_PLACE_RADIUS_M / METERS_PER_DEGREE) * SCALE;
+    for (let i = 0; i < at.length; i += 2) if (Math.hypot(at[i] - lat, (at[i + 1] - lon) * k) <= r) return true;
+    return false;
+  };
+  return (point: [number, number], street: string | null, number: string | null): string | null => {
+    const lat = Math.round(point[0] * SCALE),
+      lon = Math.round(point[1] * SCALE);
+    if (street === null) {
+      const s = number === null ? -1 : index.nearest(lat, lon, PARENT_STREET_RADIUS_M);
+      return s < 0 ? null : strings.list[names[s]];
+    }
+    let wanted: string[];
+    if (street.startsWith(ASSOCIATED_STREET_MARK)) {
+      wanted = (osm.geocoder.associatedStreets[Number(street.slice(1))] ?? '').split(';').filter(Boolean);
+      if (!wanted.length) return null;
+    } else wanted = [street];
+    const keys = wanted.map(nameKey);
+    const s = index.nearest(lat, lon, NAMED_STREET_RADIUS_M, (c) => keysOf(c).some((k) => keys.includes(k)));
+    if (s >= 0) return strings.list[names[s]];
+    if (number !== null || keys.some((k) => placeNear(k, lat, lon))) return wanted[0];
+    return null;
+  };
 }
 
 function collectAddresses(
   osm: OsmData,
   strings: Strings,
   countryAt: (lat: number, lon: number) => number,
-  parentStreet: (lat: number, lon: number) => string | null,
+  parentOf: (point: [number, number], street: string | null, number: string | null) => string | null,
 ) {
   const out = {
     coords: new Growable(Int32Array),
@@ -359,13 +427,10 @@ function collectAddresses(
   };
   const add = (point: [number, number] | null, fields: AddressFields) => {
     if (!point) return;
-    let a = fields;
-    if (a.number !== null && a.street === null) {
-      const street = parentStreet(point[0], point[1]);
-      // No named street near: the number alone says nothing; a postcode still does.
-      a = street !== null ? { ...a, street } : { ...a, number: null };
-      if (a.number === null && a.postcode === null) return;
-    }
+    const street = parentOf(point, fields.street, fields.number);
+    // No street: a number alone says nothing; a postcode still does.
+    const a: AddressFields = { street, number: street === null ? null : fields.number, postcode: fields.postcode };
+    if (a.street === null && a.postcode === null) return;
     out.coords.push(Math.round(point[0] * SCALE));
     out.coords.push(Math.round(point[1] * SCALE));
     out.street.push(strings.id(a.street));
@@ -395,17 +460,27 @@ function collectAddresses(
 
 /** Named highways as polylines, split where the extract lacks a node, in chunks of a few segments. */
 function collectStreets(osm: OsmData, strings: Strings) {
-  const out = { coords: new Growable(Int32Array), starts: new Growable(Uint32Array), names: new Growable(Int32Array), ways: 0, segments: 0 };
+  const out = {
+    coords: new Growable(Int32Array),
+    starts: new Growable(Uint32Array),
+    names: new Growable(Int32Array),
+    /** Per chunk, its street's other names in `osm.strings` (build time only: what an addr:street may call it). */
+    others: new Growable(Int32Array),
+    ways: 0,
+    segments: 0,
+  };
   let vertices = 0;
   const { streets } = osm.geocoder;
   const { wayFirst, wayNodes, nodeCoords } = osm;
-  let nameId = -1;
+  let nameId = -1,
+    othersId = -1;
   /** Emits wayNodes[from, to), all present in the extract. */
   const flush = (from: number, to: number) => {
     for (let i = from; i + 1 < to; i += MAX_STREET_SEGMENTS) {
       const end = Math.min(i + MAX_STREET_SEGMENTS + 1, to);
       out.starts.push(vertices);
       out.names.push(nameId);
+      out.others.push(othersId);
       for (let k = i; k < end; k++) {
         const n = wayNodes[k];
         out.coords.push(Math.round(nodeCoords[2 * n] * SCALE));
@@ -419,6 +494,7 @@ function collectStreets(osm: OsmData, strings: Strings) {
     const w = streets.way[s];
     out.ways++;
     nameId = strings.id(osm.strings[streets.name[s]]);
+    othersId = streets.otherNames[s];
     let from = wayFirst[w];
     for (let k = from; k < wayFirst[w + 1]; k++) {
       if (wayNodes[k] >= 0) continue;
