@@ -6,7 +6,7 @@ import type { OsmRelation } from '../osm/osm-pbf.js';
 import { Growable } from '../../lib/typed-pools.js';
 import { AreaIndex, flattenAreas, SCALE, type DegreeRings } from './areas.js';
 import { CountryLocator } from './country-locator.js';
-import { addressOf, ASSOCIATED_STREET_MARK, isAdmin, MUNICIPALITY_LEVELS, postalCodeOf, type AddressFields } from './geocoder-source.js';
+import { addressOf, ASSOCIATED_STREET_MARK, isAdmin, MUNICIPALITY_LEVELS, postalCodeOf, STREET_VARIANTS, type AddressFields } from './geocoder-source.js';
 import { centroid, interiorPoint, METERS_PER_DEGREE, ringsContain } from './geometry.js';
 import {
   GEOCODER_FORMAT,
@@ -32,6 +32,8 @@ const PARENT_STREET_RADIUS_M = 200;
 const NAMED_STREET_RADIUS_M = 1000;
 /** How far an addr:street or addr:place without a street of the name looks for a place of the name. */
 const NAMED_PLACE_RADIUS_M = 5000;
+/** How far the municipality (its centre) or place an addr:city names may be from the object. */
+const NAMED_CITY_RADIUS_M = 20_000;
 
 /** A name as addr:street and street names are compared: folded words, abbreviations in their short form ("South St." = "south street"). */
 const nameKey = (name: string): string =>
@@ -85,6 +87,7 @@ function buildGeocoderData(osm: OsmData): { data: GeocoderIndexData; search: Sea
   // Points take the country the geocoder will give them, municipality included.
   const municipalityFlat = flattenAreas(municipalities.map((m) => m.rings));
   const municipalityIndex = new AreaIndex(municipalityFlat);
+  const postalIndex = new AreaIndex(flattenAreas(postal.map((p) => p.rings)));
   const countryAt = (latDeg: number, lonDeg: number) => {
     const lat = latDeg * SCALE,
       lon = lonDeg * SCALE;
@@ -96,7 +99,15 @@ function buildGeocoderData(osm: OsmData): { data: GeocoderIndexData; search: Sea
   const streetIndex = new StreetIndex(streets.coords.view(), streets.starts.view());
   const places = collectPlaces(osm.geocoder.places, osm, strings, countryAt);
   const minorPlaces = collectPlaces(osm.geocoder.minorPlaces, osm, strings, countryAt);
-  const addresses = collectAddresses(osm, strings, countryAt, parentOf(osm, strings, streets, streetIndex, [places, minorPlaces]));
+  const cityNamed = namedCity(strings, municipalities, places);
+  const addresses = collectAddresses(osm, strings, countryAt, parentOf(osm, strings, streets, streetIndex, [places, minorPlaces]), cityNamed);
+  // A street's own addr:city, where it names a city near (else the street's city is where it lies).
+  const streetCity = streets.cityTag.view().map((id, c) => {
+    if (id < 0) return -1;
+    const v = streets.starts.view()[c];
+    const name = cityNamed([streets.coords.view()[2 * v] / SCALE, streets.coords.view()[2 * v + 1] / SCALE], osm.strings[id]);
+    return name === null ? -1 : strings.id(name);
+  });
 
   const counts: GeocoderCounts = {
     countries: countries.list.length,
@@ -117,17 +128,23 @@ function buildGeocoderData(osm: OsmData): { data: GeocoderIndexData; search: Sea
       number: addresses.number.view(),
       postcode: addresses.postcode.view(),
       country: addresses.country.view(),
+      city: addresses.city.view(),
     },
-    streets: { coords: streets.coords.view(), starts: streets.starts.view(), names: streets.names.view() },
+    streets: { coords: streets.coords.view(), starts: streets.starts.view(), names: streets.names.view(), city: streetCity, postcode: streets.postcode.view() },
     places: { coords: places.coords.view(), name: places.name.view(), country: places.country.view() },
     minorPlaces: { coords: minorPlaces.coords.view(), name: minorPlaces.name.view(), country: minorPlaces.country.view() },
-    municipalities: municipalities.map((m) => ({ rings: m.rings, name: m.info.name, country: m.info.country })),
+    municipalities: municipalities.map((m) => ({ rings: m.rings, name: m.info.name, country: m.info.country, center: m.info.center! })),
     postalAreas: postal.map((p) => ({ rings: p.rings, code: p.info.name, country: p.info.country })),
     countryAt: (lat, lon) => {
       const inside = municipalityIndex.containing(lat, lon);
       return locator.countryAt(lat, lon, inside.length ? municipalities[inside[0]].info.country : -1);
     },
     municipalitiesAt: (lat, lon) => municipalityIndex.containing(lat, lon),
+    postalAt: (lat, lon, country) => {
+      const inside = postalIndex.containing(lat, lon).sort((x, y) => x - y);
+      const k = inside.find((i) => postal[i].info.country === country) ?? inside[0];
+      return k === undefined ? null : postal[k].info.name;
+    },
   };
   const data: GeocoderIndexData = {
     meta: { format: GEOCODER_FORMAT, strings: strings.list, countries: countries.list, areas: areas.map((a) => a.info), coverage: coverage.grid, counts },
@@ -136,11 +153,14 @@ function buildGeocoderData(osm: OsmData): { data: GeocoderIndexData; search: Sea
       streetCoords: streets.coords.view(),
       streetStarts: streets.starts.view(),
       streetNames: streets.names.view(),
+      streetPostcode: streets.postcode.view(),
+      streetCity,
       addrCoords: addresses.coords.view(),
       addrStreet: addresses.street.view(),
       addrNumber: addresses.number.view(),
       addrPostcode: addresses.postcode.view(),
       addrCountry: addresses.country.view(),
+      addrCity: addresses.city.view(),
       placeCoords: places.coords.view(),
       placeName: places.name.view(),
       placeCountry: places.country.view(),
@@ -320,6 +340,13 @@ function municipalityName(tags: Record<string, string>): string {
   return name;
 }
 
+/** The centroid of an area's largest ring, rounded to 1e-7°. */
+function areaCenter(rings: DegreeRings): [number, number] {
+  const largest = rings.reduce((a, r) => (r.length > a.length ? r : a), rings[0]);
+  const c = centroid(largest) ?? largest[0];
+  return [Math.round(c[0] * SCALE) / SCALE, Math.round(c[1] * SCALE) / SCALE];
+}
+
 /** Per country the finest municipality level present: 8, else 7, else 6. */
 function collectMunicipalities(osm: OsmData, polygonOf: (rel: OsmRelation) => Polygon, countryOfArea: (rings: DegreeRings) => number): AreaOut[] {
   const candidates: (AreaOut & { level: string })[] = [];
@@ -327,7 +354,13 @@ function collectMunicipalities(osm: OsmData, polygonOf: (rel: OsmRelation) => Po
     if (!isAdmin(rel.tags, MUNICIPALITY_LEVELS) || !rel.tags.name) continue;
     const polygon = polygonOf(rel);
     if (!polygon.complete) continue;
-    const info: AreaInfo = { kind: 'municipality', name: municipalityName(rel.tags), country: countryOfArea(polygon.rings), source: 'osm' };
+    const info: AreaInfo = {
+      kind: 'municipality',
+      name: municipalityName(rel.tags),
+      country: countryOfArea(polygon.rings),
+      source: 'osm',
+      center: areaCenter(polygon.rings),
+    };
     candidates.push({ rings: polygon.rings, info, level: rel.tags.admin_level });
   }
   const finest = new Map<number, string>();
@@ -350,6 +383,33 @@ function collectPostalAreas(osm: OsmData, polygonOf: (rel: OsmRelation) => Polyg
   const size = (rings: DegreeRings) =>
     rings.reduce((sum, ring) => sum + Math.abs(ring.reduce((a, p, i) => a + p[1] * ring[(i + 1) % ring.length][0] - ring[(i + 1) % ring.length][1] * p[0], 0)), 0);
   return out.map((a) => [size(a.rings), a] as const).sort((x, y) => x[0] - y[0]).map(([, a]) => a);
+}
+
+/**
+ * The city an addr:city names: the municipality (by its centre) or city, town or village of that name
+ * nearest the object within NAMED_CITY_RADIUS_M, by its own spelling; null when none is near (a tag
+ * naming no place near says nothing the map can show as a city).
+ */
+function namedCity(strings: Strings, municipalities: AreaOut[], places: Places) {
+  const byKey = new Map<string, Array<{ name: string; lat: number; lon: number }>>();
+  const put = (name: string, lat: number, lon: number) => {
+    const key = nameKey(name);
+    byKey.set(key, [...(byKey.get(key) ?? []), { name, lat, lon }]);
+  };
+  for (const m of municipalities) put(m.info.name, m.info.center![0], m.info.center![1]);
+  const coords = places.coords.view(),
+    name = places.name.view();
+  for (let i = 0; i < name.length; i++) put(strings.list[name[i]], coords[2 * i] / SCALE, coords[2 * i + 1] / SCALE);
+  return (point: [number, number], tag: string): string | null => {
+    let best: string | null = null,
+      bestM: number = NAMED_CITY_RADIUS_M;
+    const k = Math.cos((point[0] * Math.PI) / 180);
+    for (const c of byKey.get(nameKey(tag)) ?? []) {
+      const m = Math.hypot(c.lat - point[0], (c.lon - point[1]) * k) * METERS_PER_DEGREE;
+      if (m <= bestM) (bestM = m), (best = c.name);
+    }
+    return best;
+  };
 }
 
 type Streets = ReturnType<typeof collectStreets>;
@@ -403,7 +463,7 @@ function parentOf(osm: OsmData, strings: Strings, streets: Streets, index: Stree
     if (street.startsWith(ASSOCIATED_STREET_MARK)) {
       wanted = (osm.geocoder.associatedStreets[Number(street.slice(1))] ?? '').split(';').filter(Boolean);
       if (!wanted.length) return null;
-    } else wanted = [street];
+    } else wanted = street.split(STREET_VARIANTS);
     const keys = wanted.map(nameKey);
     const s = index.nearest(lat, lon, NAMED_STREET_RADIUS_M, (c) => keysOf(c).some((k) => keys.includes(k)));
     if (s >= 0) return strings.list[names[s]];
@@ -417,6 +477,7 @@ function collectAddresses(
   strings: Strings,
   countryAt: (lat: number, lon: number) => number,
   parentOf: (point: [number, number], street: string | null, number: string | null) => string | null,
+  cityNamed: (point: [number, number], name: string) => string | null,
 ) {
   const out = {
     coords: new Growable(Int32Array),
@@ -424,25 +485,29 @@ function collectAddresses(
     number: new Growable(Int32Array),
     postcode: new Growable(Int32Array),
     country: new Growable(Int32Array),
+    city: new Growable(Int32Array),
   };
   const add = (point: [number, number] | null, fields: AddressFields) => {
     if (!point) return;
     const street = parentOf(point, fields.street, fields.number);
-    // No street: a number alone says nothing; a postcode still does.
-    const a: AddressFields = { street, number: street === null ? null : fields.number, postcode: fields.postcode };
-    if (a.street === null && a.postcode === null) return;
+    const city = fields.city === null ? null : cityNamed(point, fields.city);
+    // No street: a number alone says nothing; a postcode or a city still does.
+    const a: AddressFields = { street, number: street === null ? null : fields.number, postcode: fields.postcode, city };
+    if (a.street === null && a.postcode === null && a.city === null) return;
     out.coords.push(Math.round(point[0] * SCALE));
     out.coords.push(Math.round(point[1] * SCALE));
     out.street.push(strings.id(a.street));
     out.number.push(strings.id(a.number));
     out.postcode.push(strings.id(a.postcode));
     out.country.push(countryAt(point[0], point[1]));
+    out.city.push(strings.id(a.city));
   };
   const { addressNodes, addressWays, relationWays } = osm.geocoder;
   const fieldsAt = (fields: Int32Array, i: number): AddressFields => ({
-    street: osm.strings[fields[3 * i]] ?? null,
-    number: osm.strings[fields[3 * i + 1]] ?? null,
-    postcode: osm.strings[fields[3 * i + 2]] ?? null,
+    street: osm.strings[fields[4 * i]] ?? null,
+    number: osm.strings[fields[4 * i + 1]] ?? null,
+    postcode: osm.strings[fields[4 * i + 2]] ?? null,
+    city: osm.strings[fields[4 * i + 3]] ?? null,
   });
   for (let i = 0; i < addressNodes.count; i++) add([addressNodes.coords[2 * i], addressNodes.coords[2 * i + 1]], fieldsAt(addressNodes.fields, i));
   for (let i = 0; i < addressWays.count; i++) add(centroid(osm.wayPoints(addressWays.way[i])), fieldsAt(addressWays.fields, i));
@@ -466,6 +531,9 @@ function collectStreets(osm: OsmData, strings: Strings) {
     names: new Growable(Int32Array),
     /** Per chunk, its street's other names in `osm.strings` (build time only: what an addr:street may call it). */
     others: new Growable(Int32Array),
+    /** Per chunk, its street's own postcode (in `strings`) and addr:city (in `osm.strings`, resolved by namedCity). */
+    postcode: new Growable(Int32Array),
+    cityTag: new Growable(Int32Array),
     ways: 0,
     segments: 0,
   };
@@ -473,7 +541,9 @@ function collectStreets(osm: OsmData, strings: Strings) {
   const { streets } = osm.geocoder;
   const { wayFirst, wayNodes, nodeCoords } = osm;
   let nameId = -1,
-    othersId = -1;
+    othersId = -1,
+    postcodeId = -1,
+    cityTagId = -1;
   /** Emits wayNodes[from, to), all present in the extract. */
   const flush = (from: number, to: number) => {
     for (let i = from; i + 1 < to; i += MAX_STREET_SEGMENTS) {
@@ -481,6 +551,8 @@ function collectStreets(osm: OsmData, strings: Strings) {
       out.starts.push(vertices);
       out.names.push(nameId);
       out.others.push(othersId);
+      out.postcode.push(postcodeId);
+      out.cityTag.push(cityTagId);
       for (let k = i; k < end; k++) {
         const n = wayNodes[k];
         out.coords.push(Math.round(nodeCoords[2 * n] * SCALE));
@@ -495,6 +567,8 @@ function collectStreets(osm: OsmData, strings: Strings) {
     out.ways++;
     nameId = strings.id(osm.strings[streets.name[s]]);
     othersId = streets.otherNames[s];
+    postcodeId = strings.id(osm.strings[streets.postcode[s]]);
+    cityTagId = streets.city[s];
     let from = wayFirst[w];
     for (let k = from; k < wayFirst[w + 1]; k++) {
       if (wayNodes[k] >= 0) continue;

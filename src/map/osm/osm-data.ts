@@ -10,14 +10,16 @@ import {
   ASSOCIATED_STREET_MARK,
   isGeocoderRelation,
   minorPlaceName,
+  NODE_KEY_PREFIXES,
   NODE_KEYS,
   placeName,
+  streetAddress,
   streetName,
   streetOtherNames,
   WAY_KEYS,
   type AddressFields,
 } from '../geocoder/geocoder-source.js';
-import { NODES, PrimitiveBlock, readOsmBlobs, readOsmPbfSync, RELATIONS, WayCursor, WAYS, type OsmNode, type OsmRelation, type OsmWay } from './osm-pbf.js';
+import { NODES, PrimitiveBlock, readOsmBlobs, readOsmPbfSync, RELATIONS, WayCursor, WAYS, type KeyFilter, type OsmNode, type OsmRelation, type OsmWay } from './osm-pbf.js';
 import { greatCircleMeters } from '../../lib/great-circle.js';
 import { NODE_ACCESS_KEYS, nodeBlocks, nodeLimits, PROFILES, routeDuration, turnRestrictions, wayAccess, wayLimits } from '../graphs/profiles.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from '../../lib/typed-pools.js';
@@ -50,7 +52,8 @@ export interface Restrictions {
 }
 
 /** Node keys read from the extract: the geocoder's and the barrier rules'. */
-const NODE_READ_KEYS: ReadonlySet<string> = new Set([...NODE_KEYS, ...NODE_ACCESS_KEYS]);
+const NODE_READ_SET: ReadonlySet<string> = new Set([...NODE_KEYS, ...NODE_ACCESS_KEYS]);
+const NODE_READ_KEYS: KeyFilter = { has: (k) => NODE_READ_SET.has(k) || NODE_KEY_PREFIXES.some((p) => k.startsWith(p)) };
 /**
  * A way with none of these keys matters only as a relation member (piers are for walking and pushing bikes,
  * `route` marks ferries and car trains).
@@ -82,10 +85,13 @@ export interface GeocoderSource {
    * the relation's street), then the house numbers interpolated along `addr:interpolation` ways.
    */
   addressNodes: AddressPoints;
-  /** Ways with an address, file order: the way, and street, number, postcode (3 per way) into `strings`. */
+  /** Ways with an address, file order: the way, and street, number, postcode, city (4 per way) into `strings`. */
   addressWays: { count: number; way: Uint32Array; fields: Int32Array };
-  /** Named streets, file order: the way, its name and its other names (`;`-separated, -1 = none) in `strings`. */
-  streets: { count: number; way: Uint32Array; name: Int32Array; otherNames: Int32Array };
+  /**
+   * Named streets, file order: the way, its name, its other names (`;`-separated), its own postcode and
+   * addr:city, in `strings` (-1 = none).
+   */
+  streets: { count: number; way: Uint32Array; name: Int32Array; otherNames: Int32Array; postcode: Int32Array; city: Int32Array };
   /**
    * Per associatedStreet relation, the names of its named street members, `;`-separated (the relation's
    * own name when it has none): a house of the relation has `ASSOCIATED_STREET_MARK` + the relation's
@@ -265,6 +271,8 @@ class OsmCollector {
   private readonly associatedStreetWays = new Map<number, number[]>();
   private readonly associatedStreetNames: Array<{ own: string | null; names: Set<string> }> = [];
   private readonly streetOtherNames = new Growable(Int32Array);
+  private readonly streetPostcodes = new Growable(Int32Array);
+  private readonly streetCities = new Growable(Int32Array);
   private readonly limitWays = new Growable(Uint32Array);
   private readonly limitValues = new Growable(Float64Array);
   /** Needed-node index → height and width limits for the lorry. */
@@ -383,6 +391,9 @@ class OsmCollector {
       this.streetWays.push(w);
       this.streetNames.push(this.strings.id(street));
       this.streetOtherNames.push(this.strings.id(streetOtherNames(tags!, street)));
+      const own = streetAddress(tags!);
+      this.streetPostcodes.push(this.strings.id(own.postcode));
+      this.streetCities.push(this.strings.id(own.city));
     }
     if (address !== null) {
       this.addressWays.push(w);
@@ -397,7 +408,7 @@ class OsmCollector {
   /** A house of an associatedStreet relation is on the relation's street (resolved by the index build), with or without a number. */
   private associated(a: AddressFields | null, relation: number | undefined): AddressFields | null {
     if (relation === undefined) return a;
-    return { street: `${ASSOCIATED_STREET_MARK}${relation}`, number: a?.number ?? null, postcode: a?.postcode ?? null };
+    return { street: `${ASSOCIATED_STREET_MARK}${relation}`, number: a?.number ?? null, postcode: a?.postcode ?? null, city: a?.city ?? null };
   }
 
   private growWays(): void {
@@ -417,6 +428,7 @@ class OsmCollector {
     into.push(this.strings.id(a.street));
     into.push(this.strings.id(a.number));
     into.push(this.strings.id(a.postcode));
+    into.push(this.strings.id(a.city));
   }
 
   /**
@@ -607,6 +619,7 @@ class OsmCollector {
             street: street ?? (prev.address.street === address.street ? address.street : null),
             number: null,
             postcode: postcode ?? (prev.address.postcode === address.postcode ? address.postcode : null),
+            city: prev.address.city === address.city ? address.city : null,
           };
           const from = along[prev.at],
             span = along[here.at] - from;
@@ -705,7 +718,10 @@ class OsmCollector {
         relationWays: this.relationWays,
         addressNodes: { count: this.addressNodeCoords.length / 2, coords: this.addressNodeCoords.toShared(), fields: this.addressNodeFields.toShared() },
         addressWays: { count: this.addressWays.length, way: this.addressWays.toShared(), fields: this.addressWayFields.toShared() },
-        streets: { count: this.streetWays.length, way: this.streetWays.toShared(), name: this.streetNames.toShared(), otherNames: this.streetOtherNames.toShared() },
+        streets: { count: this.streetWays.length, way: this.streetWays.toShared(), name: this.streetNames.toShared(), otherNames: this.streetOtherNames.toShared(),
+          postcode: this.streetPostcodes.toShared(),
+          city: this.streetCities.toShared(),
+        },
         associatedStreets: this.associatedStreetNames.map((r) => [...r.names].join(';') || r.own || ''),
         places: { count: this.placeNames.length, coords: this.placeCoords.toShared(), name: this.placeNames.toShared() },
         minorPlaces: { count: this.minorPlaceNames.length, coords: this.minorPlaceCoords.toShared(), name: this.minorPlaceNames.toShared() },
