@@ -35,11 +35,15 @@ const NAMED_PLACE_RADIUS_M = 5000;
 /** How far the municipality (its centre) or place an addr:city names may be from the object. */
 const NAMED_CITY_RADIUS_M = 20_000;
 
-/** A name as addr:street and street names are compared: folded words, abbreviations in their short form ("South St." = "south street"). */
+/**
+ * A name as addr:street and street names are compared: folded words, abbreviations in their short form,
+ * written together ("South St." = "south street", "St. Martins-Ring" = "Sankt Martins-Ring",
+ * "Vorarlbergerstrasse" = "Vorarlberger Strasse").
+ */
 const nameKey = (name: string): string =>
   words(name)
     .map((w) => shortForm(w) ?? w)
-    .join(' ');
+    .join('');
 
 /** Builds the index and writes it to `<outDir>/geocoder/`. */
 export async function buildGeocoderIndex(osm: OsmData, outDir: string): Promise<GeocoderCounts> {
@@ -464,6 +468,9 @@ function parentOf(osm: OsmData, strings: Strings, streets: Streets, index: Stree
       wanted = (osm.geocoder.associatedStreets[Number(street.slice(1))] ?? '').split(';').filter(Boolean);
       if (!wanted.length) return null;
     } else wanted = street.split(STREET_VARIANTS);
+    // The name as written first (of "Noflerstrasse" and "Nofler Strasse" both near, the one tagged), then written otherwise.
+    const exact = index.nearest(lat, lon, NAMED_STREET_RADIUS_M, (c) => wanted.includes(strings.list[names[c]]));
+    if (exact >= 0) return strings.list[names[exact]];
     const keys = wanted.map(nameKey);
     const s = index.nearest(lat, lon, NAMED_STREET_RADIUS_M, (c) => keysOf(c).some((k) => keys.includes(k)));
     if (s >= 0) return strings.list[names[s]];
