@@ -258,12 +258,14 @@ export class World {
       o.points.reduce((s, p) => s + p[0], 0) / o.points.length,
       o.points.reduce((s, p) => s + p[1], 0) / o.points.length,
     ];
+    // An object named only in name:xx is found under that name (streetName/placeName take it).
+    const named = (t: Record<string, string>) => t.name === hit.name || Object.entries(t).some(([k, v]) => k.startsWith('name:') && v === hit.name);
     return this.objects
       .filter((o) => {
         const t = o.tags;
         if (hit.kind === 'address') return t['addr:housenumber'] !== undefined && near(centre(o), 3);
-        if (hit.kind === 'street') return t.highway !== undefined && t.name === hit.name && o.points.some(inBox);
-        if (hit.kind === 'place') return t.name === hit.name && (t.place !== undefined || t.boundary !== undefined);
+        if (hit.kind === 'street') return t.highway !== undefined && named(t) && o.points.some(inBox);
+        if (hit.kind === 'place') return named(t) && (t.place !== undefined || t.boundary !== undefined);
         return t['addr:postcode'] === hit.name || t.postal_code === hit.name;
       })
       .map((o) => o.id);

@@ -26,8 +26,8 @@ export const POSTCODE_NEAR_M = 500;
 
 /** Node tags the index reads; the loader reports no other node tags. */
 export const NODE_KEYS: ReadonlySet<string> = new Set(['addr:street', 'addr:place', 'addr:housenumber', 'addr:postcode', 'addr:city', 'place', 'name']);
-/** Node keys read by prefix: addr:street in other languages (addr:street:de). */
-export const NODE_KEY_PREFIXES = ['addr:street:'];
+/** Node keys read by prefix: addr:street and name in other languages (addr:street:de, name:de). */
+export const NODE_KEY_PREFIXES = ['addr:street:', 'name:'];
 /** A way without any of these keys is neither a street nor an address for the index. */
 export const WAY_KEYS: ReadonlySet<string> = new Set(['highway', 'addr:housenumber', 'addr:postcode', 'addr:street', 'addr:place', 'addr:city']);
 
@@ -102,13 +102,17 @@ export function streetAddress(tags: Tags): { postcode: string | null; city: stri
 
 const isNameKey = (k: string) => /^name:[a-z]{2,3}(-[A-Za-z]+)?$/.test(k);
 
-/** The name under which a way is a street (`name`, else a `name:xx`), or null. */
-export function streetName(tags: Tags): string | null {
-  const highway = tags.highway;
-  if (!highway || NOT_STREETS.has(highway)) return null;
+/** `name`, else the first `name:xx` (an object named only in some language is still named), else null. */
+function nameOf(tags: Tags): string | null {
   if (tags.name) return tags.name;
   const other = Object.keys(tags).find(isNameKey);
   return other === undefined ? null : tags[other];
+}
+
+/** The name under which a way is a street, or null. */
+export function streetName(tags: Tags): string | null {
+  const highway = tags.highway;
+  return !highway || NOT_STREETS.has(highway) ? null : nameOf(tags);
 }
 
 /** The other names of a street an address's addr:street may use (`name:xx`, alt_name, official_name, short_name), `;`-separated, or null. */
@@ -120,10 +124,10 @@ export function streetOtherNames(tags: Tags, name: string): string | null {
 
 /** The name under which a node is a city, town or village, or null. */
 export function placeName(tags: Tags): string | null {
-  return PLACE_TYPES.has(tags.place) && tags.name ? tags.name : null;
+  return PLACE_TYPES.has(tags.place) ? nameOf(tags) : null;
 }
 
 /** The name under which a node is a smaller place (a hamlet, a locality, a suburb…), or null. */
 export function minorPlaceName(tags: Tags): string | null {
-  return MINOR_PLACE_TYPES.has(tags.place) && tags.name ? tags.name : null;
+  return MINOR_PLACE_TYPES.has(tags.place) ? nameOf(tags) : null;
 }
