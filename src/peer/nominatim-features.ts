@@ -13,7 +13,7 @@ import { readGeocoderIndex } from '../map/geocoder/index-format.js';
 import { buildGeocoderIndex } from '../map/geocoder/index-build.js';
 import { OsmData } from '../map/osm/osm-data.js';
 import type { OsmNode, OsmRelation, OsmWay } from '../map/osm/osm-pbf.js';
-import { checkAddressLines, checkPlacex } from './nominatim-import.js';
+import { checkAddressLines, checkPlacex, type Obj } from './nominatim-import.js';
 import { parseFeature, type RowResult, type Step } from './osrm-features.js';
 
 /** Nominatim's default grid step in degrees (`the 0.002 grid` gives another). */
@@ -86,14 +86,6 @@ function expandOutlines(text: string): string {
 
 const hashes = (table: string[][]) => table.slice(1).map((r) => Object.fromEntries(table[0].map((h, i) => [h, r[i] ?? ''])));
 
-export interface Obj {
-  id: string;
-  tags: Record<string, string>;
-  /** lat, lon of a node, or the points of a way. */
-  points: Array<[number, number]>;
-  kind: 'N' | 'W' | 'R';
-}
-
 /** A `the relations` row: members as written (`W1:street`, `N1:house`, `N2`). */
 interface RelationSpec {
   id: number;
@@ -101,7 +93,7 @@ interface RelationSpec {
   members: Array<{ object: string; role: string }>;
 }
 
-export class World {
+class World {
   private grid = new Map<string, [number, number]>();
   readonly objects: Obj[] = [];
   private readonly relations: RelationSpec[] = [];

@@ -12,9 +12,27 @@
 // Skipped with the reason: what Waymark's address has no field for (states, counties, districts and
 // hamlets of an address line, ranks), and the address of an area or street itself (Waymark answers
 // points; a street is reached only as the street of an address).
+import type { Geocoder } from '../engine/geocoder/reverse.js';
+import type { SearchIndex } from '../engine/geocoder/search.js';
 import { centroid } from '../map/geocoder/geometry.js';
-import type { Obj, World } from './nominatim-features.js';
 import type { RowResult, Step } from './osrm-features.js';
+
+/** An OSM object of a scenario (nominatim-features.ts builds them). */
+export interface Obj {
+  id: string;
+  tags: Record<string, string>;
+  /** lat, lon of a node, or the points of a way. */
+  points: Array<[number, number]>;
+  kind: 'N' | 'W' | 'R';
+}
+
+/** What a scenario built: its objects, the map's reverse geocoder and search index, or why it is skipped. */
+interface World {
+  skip: string | null;
+  geocoder: Geocoder | null;
+  index: SearchIndex | null;
+  object(id: string): Obj | undefined;
+}
 
 /** admin_level of the boundaries that can be an address's city in Waymark (MUNICIPALITY_LEVELS). */
 const CITY_LEVELS = new Set(['6', '7', '8']);
@@ -47,12 +65,18 @@ function answerFor(world: World, o: Obj): Answer | null {
     // A street's own address is the one search gives the street (its city and postcode), not that of a POI beside it.
     const hit = world.index
       .search({ text: o.tags.name, limit: 50 })
-      .find((h) => h.kind === 'street' && h.name === o.tags.name && lat >= h.box[0] - 1e-6 && lat <= h.box[2] + 1e-6 && lon >= h.box[1] - 1e-6 && lon <= h.box[3] + 1e-6);
-    return hit ? { street: hit.name, housenumber: null, postcode: hit.address.zipcode, city: hit.address.city } : { street: null, housenumber: null, postcode: null, city: null };
+      .find(
+        (h) =>
+          h.kind === 'street' && h.name === o.tags.name && lat >= h.box[0] - 1e-6 && lat <= h.box[2] + 1e-6 && lon >= h.box[1] - 1e-6 && lon <= h.box[3] + 1e-6,
+      );
+    return hit
+      ? { street: hit.name, housenumber: null, postcode: hit.address.zipcode, city: hit.address.city }
+      : { street: null, housenumber: null, postcode: null, city: null };
   }
   const a = world.geocoder.reverseGeocode(lat, lon);
   // The street field carries the number ("Städtle 38"); the parent is the street alone.
-  const street = a.street !== null && a.housenumber !== null && a.street.endsWith(` ${a.housenumber}`) ? a.street.slice(0, -a.housenumber.length - 1) : a.street;
+  const street =
+    a.street !== null && a.housenumber !== null && a.street.endsWith(` ${a.housenumber}`) ? a.street.slice(0, -a.housenumber.length - 1) : a.street;
   return { street, housenumber: a.housenumber, postcode: a.zipcode, city: a.city };
 }
 
@@ -122,7 +146,9 @@ export function checkPlacex(world: World, scenario: string, step: Step): RowResu
 function cityField(a: Obj): string | null {
   if (a.tags.boundary === 'administrative') {
     if (a.kind !== 'R') return 'a boundary drawn as a way (Waymark reads boundary relations)';
-    return CITY_LEVELS.has(a.tags.admin_level) ? null : `an admin_level ${a.tags.admin_level} area (Waymark's address names the municipality, levels 6–8, and the country)`;
+    return CITY_LEVELS.has(a.tags.admin_level)
+      ? null
+      : `an admin_level ${a.tags.admin_level} area (Waymark's address names the municipality, levels 6–8, and the country)`;
   }
   if (CITY_PLACES.has(a.tags.place)) return a.kind === 'N' ? null : 'a place drawn as an area (Waymark reads place nodes and boundaries)';
   return `a place=${a.tags.place ?? a.tags.landuse ?? '?'} (never an address's city in Waymark)`;
@@ -178,9 +204,15 @@ export function checkAddressLines(world: World, scenario: string, step: Step, ex
       const answer = answerFor(world, o);
       if (!answer) continue;
       const ok = answer.city === null || names.includes(answer.city);
-      out.push({ scenario, row: `place_addressline exactly: ${id} has no other city`, status: ok ? 'agree' : 'disagree', detail: ok ? undefined : show(answer) });
+      out.push({
+        scenario,
+        row: `place_addressline exactly: ${id} has no other city`,
+        status: ok ? 'agree' : 'disagree',
+        detail: ok ? undefined : show(answer),
+      });
     }
-    if (rows.length === 0) out.push({ scenario, row: 'place_addressline contains exactly nothing', status: 'skipped', detail: 'an empty table names no object to ask' });
+    if (rows.length === 0)
+      out.push({ scenario, row: 'place_addressline contains exactly nothing', status: 'skipped', detail: 'an empty table names no object to ask' });
   }
   return out;
 }

@@ -385,8 +385,14 @@ function collectPostalAreas(osm: OsmData, polygonOf: (rel: OsmRelation) => Polyg
   }
   // Smallest first: of nested postal areas (a district's postcode inside its county's) the reverse geocoder takes the first.
   const size = (rings: DegreeRings) =>
-    rings.reduce((sum, ring) => sum + Math.abs(ring.reduce((a, p, i) => a + p[1] * ring[(i + 1) % ring.length][0] - ring[(i + 1) % ring.length][1] * p[0], 0)), 0);
-  return out.map((a) => [size(a.rings), a] as const).sort((x, y) => x[0] - y[0]).map(([, a]) => a);
+    rings.reduce(
+      (sum, ring) => sum + Math.abs(ring.reduce((a, p, i) => a + p[1] * ring[(i + 1) % ring.length][0] - ring[(i + 1) % ring.length][1] * p[0], 0)),
+      0,
+    );
+  return out
+    .map((a) => [size(a.rings), a] as const)
+    .sort((x, y) => x[0] - y[0])
+    .map(([, a]) => a);
 }
 
 /**

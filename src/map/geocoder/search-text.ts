@@ -8,9 +8,41 @@ const SPECIAL_RE = new RegExp(`[${Object.keys(SPECIAL).join('')}]`, 'g');
 // Cyrillic as Latin letters (a simple transliteration): a house number "55к3" is typed "55 k3" as often,
 // and a street in Cyrillic is found by its Latin spelling too. Both sides fold alike, so the display keeps the script.
 const CYRILLIC: Record<string, string> = {
-  а: 'a', б: 'b', в: 'v', г: 'g', ґ: 'g', д: 'd', е: 'e', є: 'e', ж: 'zh', з: 'z', и: 'i', і: 'i', ї: 'i', к: 'k', л: 'l',
-  м: 'm', н: 'n', о: 'o', п: 'p', р: 'r', с: 's', т: 't', у: 'u', ф: 'f', х: 'kh', ц: 'ts', ч: 'ch', ш: 'sh', щ: 'shch',
-  ъ: '', ы: 'y', ь: '', э: 'e', ю: 'yu', я: 'ya',
+  а: 'a',
+  б: 'b',
+  в: 'v',
+  г: 'g',
+  ґ: 'g',
+  д: 'd',
+  е: 'e',
+  є: 'e',
+  ж: 'zh',
+  з: 'z',
+  и: 'i',
+  і: 'i',
+  ї: 'i',
+  к: 'k',
+  л: 'l',
+  м: 'm',
+  н: 'n',
+  о: 'o',
+  п: 'p',
+  р: 'r',
+  с: 's',
+  т: 't',
+  у: 'u',
+  ф: 'f',
+  х: 'kh',
+  ц: 'ts',
+  ч: 'ch',
+  ш: 'sh',
+  щ: 'shch',
+  ъ: '',
+  ы: 'y',
+  ь: '',
+  э: 'e',
+  ю: 'yu',
+  я: 'ya',
 };
 const CYRILLIC_RE = /[\u0400-\u04ff]/g;
 const DECIMAL_DIGIT = /\p{Nd}/u;
@@ -34,7 +66,7 @@ export function fold(text: string): string {
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
     .replace(CYRILLIC_RE, (c) => CYRILLIC[c] ?? c)
-    .replace(/[^\x00-\x7f]/gu, (c) => (DECIMAL_DIGIT.test(c) ? digitValue(c) : c));
+    .replace(/\P{ASCII}/gu, (c) => (DECIMAL_DIGIT.test(c) ? digitValue(c) : c));
 }
 
 /** The words of a text, folded. "Sankt Martins-Ring" → sankt, martins, ring; "d'Andorra" → d, andorra. */

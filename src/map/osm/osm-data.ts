@@ -19,7 +19,19 @@ import {
   WAY_KEYS,
   type AddressFields,
 } from '../geocoder/geocoder-source.js';
-import { NODES, PrimitiveBlock, readOsmBlobs, readOsmPbfSync, RELATIONS, WayCursor, WAYS, type KeyFilter, type OsmNode, type OsmRelation, type OsmWay } from './osm-pbf.js';
+import {
+  NODES,
+  PrimitiveBlock,
+  readOsmBlobs,
+  readOsmPbfSync,
+  RELATIONS,
+  WayCursor,
+  WAYS,
+  type KeyFilter,
+  type OsmNode,
+  type OsmRelation,
+  type OsmWay,
+} from './osm-pbf.js';
 import { greatCircleMeters } from '../../lib/great-circle.js';
 import { NODE_ACCESS_KEYS, nodeBlocks, nodeLimits, PROFILES, routeDuration, turnRestrictions, wayAccess, wayLimits } from '../graphs/profiles.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from '../../lib/typed-pools.js';
@@ -718,7 +730,11 @@ class OsmCollector {
         relationWays: this.relationWays,
         addressNodes: { count: this.addressNodeCoords.length / 2, coords: this.addressNodeCoords.toShared(), fields: this.addressNodeFields.toShared() },
         addressWays: { count: this.addressWays.length, way: this.addressWays.toShared(), fields: this.addressWayFields.toShared() },
-        streets: { count: this.streetWays.length, way: this.streetWays.toShared(), name: this.streetNames.toShared(), otherNames: this.streetOtherNames.toShared(),
+        streets: {
+          count: this.streetWays.length,
+          way: this.streetWays.toShared(),
+          name: this.streetNames.toShared(),
+          otherNames: this.streetOtherNames.toShared(),
           postcode: this.streetPostcodes.toShared(),
           city: this.streetCities.toShared(),
         },

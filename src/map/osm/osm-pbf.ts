@@ -9,7 +9,6 @@ import { promisify } from 'node:util';
 import { inflate, inflateSync } from 'node:zlib';
 import { PbfReader } from 'pbf';
 
-
 /** Which tag keys a reader keeps (a Set, or a rule that also takes keys by prefix). */
 export type KeyFilter = Pick<ReadonlySet<string>, 'has'>;
 export interface OsmNode {
