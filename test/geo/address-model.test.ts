@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadGeocoder, type Geocoder } from '../../src/engine/geocoder/reverse.js';
+import { loadSearchIndex, type SearchIndex } from '../../src/engine/geocoder/search.js';
 import { greatCircleMeters } from '../../src/lib/great-circle.js';
 import { projectRoot } from '../../src/lib/paths.js';
 import { centroid } from '../../src/map/geocoder/geometry.js';
@@ -19,11 +20,16 @@ type Name = (typeof NAMES)[number];
 interface Extract {
   osm: OsmData;
   geocoder: Geocoder;
+  search: SearchIndex;
   /** Every node and non-highway way with tags, at its position (a way at its centroid, as the map build places it). */
   objects: Array<{ id: string; point: [number, number]; tags: Record<string, string> }>;
   /** Named highways: name and vertices. */
   streets: Array<{ name: string; points: Array<[number, number]> }>;
+  /** The objects by cell of 1e-5° ("i,j"). */
+  cells: Map<string, Extract['objects']>;
 }
+
+const cellOf = (p: [number, number]) => [Math.round(p[0] * 1e5), Math.round(p[1] * 1e5)];
 
 const extracts = {} as Record<Name, Extract>;
 const dirs: string[] = [];
@@ -44,7 +50,12 @@ beforeAll(async () => {
         if (w.tags.name) streets.push({ name: w.tags.name, points });
       } else objects.push({ id: `w${w.id}`, point: centroid(points)!, tags: w.tags });
     }
-    extracts[name] = { osm, geocoder: await loadGeocoder(dir), objects, streets };
+    const cells = new Map<string, Extract['objects']>();
+    for (const o of objects) {
+      const key = cellOf(o.point).join(',');
+      cells.set(key, [...(cells.get(key) ?? []), o]);
+    }
+    extracts[name] = { osm, geocoder: await loadGeocoder(dir), search: loadSearchIndex(dir), objects, streets, cells };
   }
 });
 
@@ -53,6 +64,19 @@ afterAll(async () => {
 });
 
 const meters = (a: [number, number], b: [number, number]) => greatCircleMeters(a[0], a[1], b[0], b[1]);
+/**
+ * Whether another object `has` lies within half a metre of `o`: two tagged objects on one spot, where a
+ * POI can only have one address. Looked up in the cells of 1e-5° (about a metre) around.
+ */
+function sharesSpot(e: Extract, o: Extract['objects'][number], has: (tags: Record<string, string>) => boolean): boolean {
+  const [i, j] = cellOf(o.point);
+  for (let di = -1; di <= 1; di++) {
+    for (let dj = -1; dj <= 1; dj++) {
+      for (const x of e.cells.get(`${i + di},${j + dj}`) ?? []) if (x !== o && has(x.tags) && meters(x.point, o.point) < 0.5) return true;
+    }
+  }
+  return false;
+}
 /** The street ways of that exact name with a vertex within `radius` of the point. */
 const streetsNamed = (e: Extract, name: string, point: [number, number], radius = 1000) =>
   e.streets.filter((s) => s.name === name && s.points.some((p) => meters(p, point) <= radius));
@@ -95,7 +119,7 @@ describe('addr:street parents an object to the street of that name nearby', () =
         const street = o.tags['addr:street'];
         if (!street || o.tags['addr:housenumber'] || houses.has(o.id) || streetsNamed(e, street, o.point).length === 0) continue;
         // Two tagged objects on one spot: a POI there can only have one of their addresses.
-        if (e.objects.some((x) => x !== o && (x.tags['addr:street'] || x.tags['addr:housenumber']) && meters(x.point, o.point) < 0.5)) continue;
+        if (sharesSpot(e, o, (t) => !!(t['addr:street'] || t['addr:housenumber']))) continue;
         if (numbered.some((h) => meters(h.point, o.point) <= 30)) besideHouses++;
         expect(e.geocoder.reverseGeocode(...o.point), `${name} ${o.id} ${o.tags.name ?? ''}`).toMatchObject({ street, housenumber: null });
         checked++;
@@ -122,11 +146,31 @@ describe('city and postcode', () => {
     expect(wrong.map((o) => `${o.id} ${o.tags['addr:city']}`)).toEqual([]);
   });
 
+  it('gives a house in search the city reverse geocoding gives it: the village its addr:city names (Liechtenstein)', () => {
+    const e = extracts.liechtenstein;
+    const villages = new Set(e.osm.taggedNodes.filter((n) => n.tags!.place === 'village').map((n) => n.tags!.name));
+    const municipalities = new Set(e.osm.relations.filter((r) => r.tags.admin_level === '8').map((r) => r.tags.name));
+    const houses = e.objects.filter(
+      (o) =>
+        o.tags['addr:housenumber'] &&
+        villages.has(o.tags['addr:city']) &&
+        !municipalities.has(o.tags['addr:city']) &&
+        streetsNamed(e, o.tags['addr:street'] ?? '', o.point).length > 0,
+    );
+    expect(houses.length).toBeGreaterThan(5);
+    for (const o of houses) {
+      const name = `${o.tags['addr:street']} ${o.tags['addr:housenumber']}`;
+      const hit = e.search.search({ text: `${name}, ${o.tags['addr:city']}`, limit: 5 }).find((h) => h.kind === 'address' && h.name === name);
+      expect(hit?.address.city, name).toBe(o.tags['addr:city']);
+      expect(e.geocoder.reverseGeocode(...o.point).city).toBe(o.tags['addr:city']);
+    }
+  });
+
   it.each(NAMES)('%s: an address with its own addr:postcode keeps it, whatever the postal areas around say', (name) => {
     const e = extracts[name];
     const coded = e.objects.filter((o) => o.tags['addr:housenumber'] && o.tags['addr:postcode'] && !o.tags['addr:postcode'].includes(';'));
     // Two tagged objects on one spot aside (the nearer decides), as above.
-    const alone = coded.filter((o) => !e.objects.some((x) => x !== o && x.tags['addr:postcode'] && meters(x.point, o.point) < 0.5));
+    const alone = coded.filter((o) => !sharesSpot(e, o, (t) => !!t['addr:postcode']));
     expect(alone.length).toBeGreaterThan(name === 'andorra' ? 0 : 10);
     const wrong = alone.filter((o) => e.geocoder.reverseGeocode(...o.point).zipcode !== o.tags['addr:postcode']);
     expect(wrong.map((o) => `${o.id} ${o.tags['addr:postcode']}`)).toEqual([]);

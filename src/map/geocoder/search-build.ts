@@ -33,6 +33,8 @@ export interface SearchSource {
   postalAt(lat: number, lon: number, country: number): string | null;
 }
 
+/** How far from the box of a street's houses a way of that name still belongs to them. */
+const HOUSES_NEAR_M = 300;
 /** How far from a place node a point without a municipality still takes the place's name as its city (as the reverse geocoder). */
 const PLACE_RADIUS_E7 = 0.1 * SCALE;
 /** Half the side of the box of a place known only as a node. */
@@ -188,6 +190,16 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     for (const n of numbers) g.addresses.push([i, n]);
     g.box.add(lat, lon);
   }
+  // The groups of houses by street name, for ways whose houses name another city than theirs.
+  const byName = new Map<string, StreetGroup[]>();
+  for (const g of groups.values()) byName.set(`${g.name}\u0000${g.country}`, [...(byName.get(`${g.name}\u0000${g.country}`) ?? []), g]);
+  const housesNear = (name: string, country: number, lat: number, lon: number): StreetGroup | undefined => {
+    const dLat = (HOUSES_NEAR_M / METERS_PER_DEGREE) * SCALE;
+    const dLon = dLat / Math.cos((lat / SCALE) * (Math.PI / 180));
+    return byName
+      .get(`${name}\u0000${country}`)
+      ?.find((g) => lat >= g.box.minLat - dLat && lat <= g.box.maxLat + dLat && lon >= g.box.minLon - dLon && lon <= g.box.maxLon + dLon);
+  };
   const s = src.streets;
   for (let c = 0; c + 1 < s.starts.length; c++) {
     const name = str(s.names[c]);
@@ -197,7 +209,11 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
       lon = s.coords[2 * mid + 1];
     const country = src.countryAt(lat, lon);
     if (country < 0) continue;
-    const g = groupOf(name, s.city[c] >= 0 ? src.strings[s.city[c]] : cityAt(lat, lon, country), country);
+    // A way joins the houses of its name and city; where their addr:city names another city than the
+    // one the way lies in (a village inside its municipality), it joins the houses of its name near it.
+    const city = s.city[c] >= 0 ? src.strings[s.city[c]] : cityAt(lat, lon, country);
+    let g = groups.get(`${name}\u0000${city ?? ''}\u0000${country}`);
+    if (!g?.addresses.length) g = housesNear(name, country, lat, lon) ?? groupOf(name, city, country);
     if (s.postcode[c] >= 0) g.ownPostcodes.push(s.postcode[c]);
     for (let v = s.starts[c]; v < s.starts[c + 1]; v++) {
       g.vertices.push(s.coords[2 * v], s.coords[2 * v + 1]);
@@ -260,6 +276,8 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     );
     // The village the street is in, when the city is its municipality ("Churer Strasse, Nendeln" in Eschen).
     const village = nearestPlace(out.stCenter[2 * k], out.stCenter[2 * k + 1], g.country);
+    // And the municipality it lies in, where its houses' addr:city names a village of it ("Churer Strasse 1, Eschen" for Nendeln's).
+    const municipality = cityAt(out.stCenter[2 * k], out.stCenter[2 * k + 1], g.country);
     objects.push({
       kind: KIND_STREET,
       index: k,
@@ -267,6 +285,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
       context: [
         ...words(g.city ?? ''),
         ...(village !== null && village !== g.city ? words(village) : []),
+        ...(municipality !== null && municipality !== g.city && municipality !== village ? words(municipality) : []),
         ...(postcode === null ? [] : words(src.strings[postcode])),
       ],
       weight: g.addresses.length,
