@@ -155,12 +155,24 @@ describe('city and postcode', () => {
         o.tags['addr:housenumber'] &&
         villages.has(o.tags['addr:city']) &&
         !municipalities.has(o.tags['addr:city']) &&
-        streetsNamed(e, o.tags['addr:street'] ?? '', o.point).length > 0,
+        streetsNamed(e, o.tags['addr:street'] ?? '', o.point).length > 0 &&
+        // The same address tagged twice with different cities (a restaurant with addr:city, its building without) is two answers.
+        !e.objects.some(
+          (x) =>
+            x !== o &&
+            x.tags['addr:street'] === o.tags['addr:street'] &&
+            x.tags['addr:housenumber'] === o.tags['addr:housenumber'] &&
+            x.tags['addr:city'] !== o.tags['addr:city'],
+        ),
     );
     expect(houses.length).toBeGreaterThan(5);
     for (const o of houses) {
       const name = `${o.tags['addr:street']} ${o.tags['addr:housenumber']}`;
-      const hit = e.search.search({ text: `${name}, ${o.tags['addr:city']}`, limit: 5 }).find((h) => h.kind === 'address' && h.name === name);
+      // The hit that is this house (another of the same number may be tagged otherwise: "Vorarlbergerstrasse 210").
+      const hit = e.search
+        .search({ text: `${name}, ${o.tags['addr:city']}`, limit: 5 })
+        .filter((h) => h.kind === 'address' && h.name === name)
+        .sort((a, b) => meters([a.lat, a.lon], o.point) - meters([b.lat, b.lon], o.point))[0];
       expect(hit?.address.city, name).toBe(o.tags['addr:city']);
       expect(e.geocoder.reverseGeocode(...o.point).city).toBe(o.tags['addr:city']);
     }
