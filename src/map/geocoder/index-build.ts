@@ -474,11 +474,17 @@ function parentOf(osm: OsmData, strings: Strings, streets: Streets, index: Stree
       wanted = (osm.geocoder.associatedStreets[Number(street.slice(1))] ?? '').split(';').filter(Boolean);
       if (!wanted.length) return null;
     } else wanted = street.split(STREET_VARIANTS);
+    // Near first, then farther: a box of NAMED_STREET_RADIUS_M holds thousands of chunks in a city, and
+    // nearly every address is within PARENT_STREET_RADIUS_M of its street.
+    const near = (accept: (c: number) => boolean) => {
+      const c = index.nearest(lat, lon, PARENT_STREET_RADIUS_M, accept);
+      return c >= 0 ? c : index.nearest(lat, lon, NAMED_STREET_RADIUS_M, accept);
+    };
     // The name as written first (of "Noflerstrasse" and "Nofler Strasse" both near, the one tagged), then written otherwise.
-    const exact = index.nearest(lat, lon, NAMED_STREET_RADIUS_M, (c) => wanted.includes(strings.list[names[c]]));
+    const exact = near((c) => wanted.includes(strings.list[names[c]]));
     if (exact >= 0) return strings.list[names[exact]];
     const keys = wanted.map(nameKey);
-    const s = index.nearest(lat, lon, NAMED_STREET_RADIUS_M, (c) => keysOf(c).some((k) => keys.includes(k)));
+    const s = near((c) => keysOf(c).some((k) => keys.includes(k)));
     if (s >= 0) return strings.list[names[s]];
     if (number !== null || keys.some((k) => placeNear(k, lat, lon))) return wanted[0];
     return null;
