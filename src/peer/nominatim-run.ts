@@ -1,5 +1,5 @@
-// `npm run peer:nominatim -- DIR [--verbose]`: runs every Nominatim search .feature file under DIR (see
-// nominatim-features.ts) and prints the agreement per file and in total, every disagreement with its
+// `npm run peer:nominatim -- DIR [--verbose]`: runs every Nominatim .feature file under DIR — search
+// (db/query, nominatim-features.ts) and address model (db/import, nominatim-import.ts) — and prints the agreement per file and in total, every disagreement with its
 // row, and the skipped rows grouped by reason (--verbose lists each skipped row too). Exits 0 whatever
 // the agreement: it is a measurement.
 import { readdirSync, statSync } from 'node:fs';
@@ -22,7 +22,7 @@ async function main(argv: string[]): Promise<void> {
   const verbose = argv.includes('--verbose');
   const dir = argv.find((a) => !a.startsWith('--'));
   if (!dir) {
-    process.stderr.write('usage: npm run peer:nominatim -- DIR [--verbose]   (DIR holds Nominatim db/query .feature files)\n');
+    process.stderr.write('usage: npm run peer:nominatim -- DIR [--verbose]   (DIR holds Nominatim db/query or db/import .feature files)\n');
     process.exit(2);
   }
   const write = (s: string) => process.stdout.write(s);

@@ -52,10 +52,49 @@ const FEATURE = `Feature: Waymark's own scenarios in Nominatim's format
          | W10    | South Road   |
 `;
 
+// Address model rows (db/import): the address a POI at the object gets, compared with placex and
+// place_addressline. Written so that each rule decides a row (grid steps of about 8 by 11 m): N1's
+// addr:street names the far street (the near one is another), N2 has no tags and no house within 30 m
+// (the nearest street), N3 is a POI 8 m from N1 naming the street abbreviated and carrying no number (it
+// takes none of N1's).
+const IMPORT_FEATURE = `Feature: Waymark's own address scenarios in Nominatim's format
+    Scenario: Parents, numbers and cities
+        Given the 0.0001 grid
+         | 10 |   |   |   |   |   |   |   | 11 |
+         |    | 1 | 3 |   |   |   |   | 2 |    |
+         |    |   |   |   |   |   |   |   |    |
+         |    |   |   |   |   |   |   |   |    |
+         | 20 |   |   |   |   |   |   |   | 21 |
+        And the places
+         | osm | class | type  | housenr | street |
+         | N1  | place | house | 4       | South Street |
+        And the places
+         | osm | class | type  |
+         | N2  | place | house |
+        And the places
+         | osm | class   | type | name  | street       |
+         | N3  | amenity | cafe | Bolder | South St    |
+        And the places
+         | osm | class   | type        | name         | geometry |
+         | W1  | highway | residential | North Street | 10,11    |
+         | W2  | highway | residential | South Street | 20,21    |
+        When importing
+        Then placex contains
+         | object | parent_place_id | housenumber |
+         | N1     | W2              | 4           |
+         | N2     | W1              | None        |
+         | N3     | W2              | None        |
+         | N2     | W2              | None        |
+        Then placex contains
+         | object | rank_address |
+         | N1     | 30           |
+`;
+
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'waymark-nominatim-runner-'));
   await writeFile(join(dir, 'own.feature'), FEATURE);
+  await writeFile(join(dir, 'import.feature'), IMPORT_FEATURE);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -68,5 +107,13 @@ describe('Nominatim feature runner', () => {
     expect(by('disagree')).toEqual([expect.objectContaining({ scenario: expect.stringMatching(/wrong expectation/), detail: 'got street South Road [W10]' })]);
     expect(by('skipped')).toEqual([expect.objectContaining({ detail: "compares display_name (Nominatim's output)" })]);
     expect([report.agree, report.disagree, report.skipped]).toEqual([6, 1, 1]);
+  });
+
+  it('compares placex rows with the address a POI at the object gets, a wrong parent as a disagreement', async () => {
+    const report = await runNominatimFile(join(dir, 'import.feature'), 'import.feature');
+    const rows = (status: string) => report.rows.filter((r) => r.status === status).map((r) => r.row);
+    expect(rows('disagree')).toEqual(['placex: N2 parent_place_id = W2']);
+    expect(rows('skipped')).toEqual(['placex: N1 rank_address = 30']);
+    expect(rows('agree')).toHaveLength(7);
   });
 });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildGeocoderIndex } from '../../src/map/geocoder/index-build.js';
-import { addressOf, isGeocoderRelation, streetName } from '../../src/map/geocoder/geocoder-source.js';
+import { addressOf, ASSOCIATED_STREET_MARK, isGeocoderRelation, streetName } from '../../src/map/geocoder/geocoder-source.js';
 import { greatCircleMeters } from '../../src/lib/great-circle.js';
 import type { GraphInput } from '../../src/map/graphs/graph-assemble.js';
 import { buildGraphInput } from '../../src/map/graphs/graph-build.js';
@@ -272,18 +272,20 @@ describe('loadOsm on a real extract', () => {
     const addressed = plain.tagged.filter((n) => addressOf(n.tags!, 'node'));
     // Then the house numbers interpolated along the extract's one addr:interpolation way (odd, 1001 to 1051).
     expect(addressNodes.count).toBe(addressed.length + 24);
-    // A house of an associatedStreet relation without addr:street takes the relation's name.
-    const houses = new Map(
+    // A house of an associatedStreet relation is on the relation's street: marked with the relation's
+    // number until the index build picks the nearest of its streets.
+    const houses = new Set(
       plain.relations
         .filter((r) => r.tags.type === 'associatedStreet')
-        .flatMap((r) => r.members.filter((m) => m.type === 'node' && m.role === 'house').map((m) => [m.ref, r.tags.name] as const)),
+        .flatMap((r) => r.members.filter((m) => m.type === 'node' && m.role === 'house').map((m) => m.ref)),
     );
     addressed.forEach((n, i) => {
-      const own = addressOf(n.tags!, 'node')!;
-      const a = own.street === null && own.number !== null && houses.has(n.id) ? { ...own, street: houses.get(n.id)! } : own;
+      const a = addressOf(n.tags!, 'node')!;
       expect([addressNodes.coords[2 * i], addressNodes.coords[2 * i + 1]]).toEqual([n.lat, n.lon]);
-      const field = (k: number) => osm.strings[addressNodes.fields[3 * i + k]] ?? null;
-      expect([field(0), field(1), field(2)]).toEqual([a.street, a.number, a.postcode]);
+      const field = (k: number) => osm.strings[addressNodes.fields[4 * i + k]] ?? null;
+      if (houses.has(n.id)) expect(field(0)).toMatch(new RegExp(`^${ASSOCIATED_STREET_MARK}\\d+$`));
+      else expect(field(0)).toBe(a.street);
+      expect([field(1), field(2), field(3)]).toEqual([a.number, a.postcode, a.city]);
     });
     expect(places.count).toBeGreaterThan(10);
     expect(osm.geocoder.relations.every((r) => isGeocoderRelation(r.tags))).toBe(true);

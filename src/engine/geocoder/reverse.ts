@@ -3,12 +3,16 @@
 import KDBush from 'kdbush';
 import { AreaIndex, SCALE } from '../../map/geocoder/areas.js';
 import { CountryLocator } from '../../map/geocoder/country-locator.js';
-import { METERS_PER_DEGREE } from '../../map/geocoder/geometry.js';
+import { POSTCODE_NEAR_M } from '../../map/geocoder/geocoder-source.js';
+import { METERS_PER_DEGREE, nearestCentre } from '../../map/geocoder/geometry.js';
 import { readGeocoderIndex, type GeocoderArrays, type GeocoderIndexData, type GeocoderMeta } from '../../map/geocoder/index-format.js';
 import { StreetIndex } from '../../map/geocoder/street-index.js';
 
 export interface Address {
-  /** "<street> <housenumber>" when an address point lies within 30 m, else the nearest named street within 200 m. */
+  /**
+   * "<street> <housenumber>" when an address point lies within 30 m (its street alone when it has no
+   * number: a POI or building tagged with addr:street only), else the nearest named street within 200 m.
+   */
   street: string | null;
   housenumber: string | null;
   city: string | null;
@@ -20,7 +24,7 @@ export interface Address {
 
 export const HOUSE_NUMBER_RADIUS_M = 30;
 export const STREET_RADIUS_M = 200;
-export const POSTCODE_RADIUS_M = 500;
+export const POSTCODE_RADIUS_M = POSTCODE_NEAR_M;
 export const PLACE_RADIUS_M = 10_000;
 
 const EMPTY: Address = Object.freeze({ street: null, housenumber: null, city: null, zipcode: null, country: null, display_name: null });
@@ -39,8 +43,9 @@ export class Geocoder {
   private readonly municipalities: AreaIndex;
   private readonly postal: AreaIndex;
   private readonly streets: StreetIndex;
-  /** Address points with street and house number, and address points with a postcode: indices into addr*. */
+  /** Address points with a street (and maybe a house number); all address points; those with a postcode: indices into addr*. */
   private readonly houses: { tree: KDBush; ids: Uint32Array };
+  private readonly tagged: { tree: KDBush; ids: Uint32Array };
   private readonly postcodes: { tree: KDBush; ids: Uint32Array };
   private readonly places: { tree: KDBush; ids: Uint32Array };
 
@@ -53,7 +58,8 @@ export class Geocoder {
     this.postal = new AreaIndex(this.a, (i) => areas[i].kind === 'postal');
     this.streets = new StreetIndex(this.a.streetCoords, this.a.streetStarts);
     const addrCount = this.a.addrStreet.length;
-    this.houses = pointIndex(this.a.addrCoords, (i) => this.a.addrNumber[i] >= 0, addrCount);
+    this.houses = pointIndex(this.a.addrCoords, (i) => this.a.addrStreet[i] >= 0, addrCount);
+    this.tagged = pointIndex(this.a.addrCoords, () => true, addrCount);
     this.postcodes = pointIndex(this.a.addrCoords, (i) => this.a.addrPostcode[i] >= 0, addrCount);
     this.places = pointIndex(this.a.placeCoords, () => true, this.a.placeName.length);
   }
@@ -77,26 +83,44 @@ export class Geocoder {
     if (country < 0) return EMPTY;
     const sameCountry = (c: number) => c === country;
 
-    let city: string | null = this.areaName(municipalities, country);
+    // The street: the address point's near (its own), else the nearest named street. The city: the nearest
+    // tagged object's addr:city (within 30 m: the POI's own object), else the address point's street's,
+    // else the municipality around (of two, the one centred nearer), else the nearest town. The postcode:
+    // the nearest tagged object's, else the address point's street's, else the smallest postal area's
+    // (a postal boundary, or the lowest administrative one with a postcode), else the nearest postcode
+    // tagged around: Nominatim's order (own, street's, area's, estimated).
+    const own = this.nearest(this.tagged, a.addrCoords, lat, lon, kx, HOUSE_NUMBER_RADIUS_M, () => true);
+    let street: string | null = null;
+    let housenumber: string | null = null;
+    let zipcode: string | null = own && a.addrPostcode[own.index] >= 0 ? strings[a.addrPostcode[own.index]] : null;
+    let city: string | null = own && a.addrCity[own.index] >= 0 ? strings[a.addrCity[own.index]] : null;
+    let streetChunk = -1;
+    const house = this.nearest(this.houses, a.addrCoords, lat, lon, kx, HOUSE_NUMBER_RADIUS_M, () => true);
+    if (house) {
+      const i = house.index;
+      housenumber = a.addrNumber[i] >= 0 ? strings[a.addrNumber[i]] : null;
+      street = housenumber === null ? strings[a.addrStreet[i]] : `${strings[a.addrStreet[i]]} ${housenumber}`;
+      if (zipcode === null && a.addrPostcode[i] >= 0) zipcode = strings[a.addrPostcode[i]];
+      if (city === null && a.addrCity[i] >= 0) city = strings[a.addrCity[i]];
+      const name = a.addrStreet[i];
+      streetChunk = this.streets.nearest(a.addrCoords[2 * i], a.addrCoords[2 * i + 1], STREET_RADIUS_M, (s) => a.streetNames[s] === name);
+    } else {
+      streetChunk = this.streets.nearest(lat, lon, STREET_RADIUS_M);
+      if (streetChunk >= 0) street = strings[a.streetNames[streetChunk]];
+    }
+    if (streetChunk >= 0) {
+      if (zipcode === null && a.streetPostcode[streetChunk] >= 0) zipcode = strings[a.streetPostcode[streetChunk]];
+      if (city === null && a.streetCity[streetChunk] >= 0) city = strings[a.streetCity[streetChunk]];
+    }
+    if (city === null) {
+      const m = nearestCentre(municipalities, (i) => areas[i], country, latitude, longitude);
+      if (m >= 0) city = areas[m].name;
+    }
     if (city === null) {
       const place = this.nearest(this.places, a.placeCoords, lat, lon, kx, PLACE_RADIUS_M, (i) => sameCountry(a.placeCountry[i]));
       if (place) city = strings[a.placeName[place.index]];
     }
-
-    let street: string | null = null;
-    let housenumber: string | null = null;
-    let houseZip: string | null = null;
-    const house = this.nearest(this.houses, a.addrCoords, lat, lon, kx, HOUSE_NUMBER_RADIUS_M, () => true);
-    if (house) {
-      housenumber = strings[a.addrNumber[house.index]];
-      street = `${strings[a.addrStreet[house.index]]} ${housenumber}`;
-      if (a.addrPostcode[house.index] >= 0) houseZip = strings[a.addrPostcode[house.index]];
-    } else {
-      const s = this.streets.nearest(lat, lon, STREET_RADIUS_M);
-      if (s >= 0) street = strings[a.streetNames[s]];
-    }
-
-    let zipcode = this.areaName(this.postal.containing(lat, lon), country) ?? houseZip;
+    zipcode ??= this.smallestAreaName(this.postal.containing(lat, lon), country);
     if (zipcode === null) {
       const p = this.nearest(this.postcodes, a.addrCoords, lat, lon, kx, POSTCODE_RADIUS_M, (i) => sameCountry(a.addrCountry[i]));
       if (p) zipcode = strings[a.addrPostcode[p.index]];
@@ -113,6 +137,14 @@ export class Geocoder {
     const row = Math.floor((lat - g.minLat) / g.cellDegrees);
     const col = Math.floor((lon - g.minLon) / g.cellDegrees);
     return row >= 0 && row < g.rows && col >= 0 && col < g.cols && this.a.coverage[row * g.cols + col] === 1;
+  }
+
+  /** Name of the containing area listed first (the build lists postal areas smallest first), preferring the point's own country. */
+  private smallestAreaName(found: number[], country: number): string | null {
+    return this.areaName(
+      found.sort((x, y) => x - y),
+      country,
+    );
   }
 
   /** Name of one of the containing areas, preferring one of the point's own country. */

@@ -84,3 +84,27 @@ export function ringsContain(rings: DegreeRings, lat: number, lon: number): bool
   }
   return inside;
 }
+
+/**
+ * Of the areas containing a point (indices), the one of `country` (else any) whose centre is nearest: of
+ * two municipalities overlapping there, the one the point lies more inside of (as Nominatim picks among
+ * equal ranks); -1 when none. `center` absent counts as far.
+ */
+export function nearestCentre(
+  found: readonly number[],
+  area: (i: number) => { country: number; center?: [number, number] },
+  country: number,
+  lat: number,
+  lon: number,
+): number {
+  const own = found.filter((i) => area(i).country === country);
+  let best = -1,
+    bestD = Infinity;
+  const k = Math.cos((lat * Math.PI) / 180);
+  for (const i of own.length ? own : found) {
+    const c = area(i).center;
+    const d = c ? (c[0] - lat) ** 2 + ((c[1] - lon) * k) ** 2 : Infinity;
+    if (best < 0 || d < bestD || (d === bestD && i < best)) (best = i), (bestD = d);
+  }
+  return best;
+}

@@ -6,8 +6,8 @@ import type { OsmRelation } from '../osm/osm-pbf.js';
 import { Growable } from '../../lib/typed-pools.js';
 import { AreaIndex, flattenAreas, SCALE, type DegreeRings } from './areas.js';
 import { CountryLocator } from './country-locator.js';
-import { addressOf, isAdmin, MUNICIPALITY_LEVELS, postalCodeOf, type AddressFields } from './geocoder-source.js';
-import { centroid, interiorPoint, ringsContain } from './geometry.js';
+import { addressOf, ASSOCIATED_STREET_MARK, isAdmin, MUNICIPALITY_LEVELS, postalCodeOf, STREET_VARIANTS, type AddressFields } from './geocoder-source.js';
+import { centroid, interiorPoint, METERS_PER_DEGREE, ringsContain } from './geometry.js';
 import {
   GEOCODER_FORMAT,
   writeGeocoderIndex,
@@ -22,11 +22,28 @@ import { assembleRings } from './rings.js';
 import { StreetIndex } from './street-index.js';
 import { buildSearchArrays, type SearchSource } from './search-build.js';
 import { writeSearchIndex } from './search-format.js';
+import { shortForm, words } from './search-text.js';
 
 // Chunked so a segment index at load time stays small; short enough that a chunk's box stays tight.
 const MAX_STREET_SEGMENTS = 8;
 /** How far an address point without addr:street looks for the street it belongs to. */
 const PARENT_STREET_RADIUS_M = 200;
+/** How far an address point looks for the street its addr:street (or associatedStreet relation) names. */
+const NAMED_STREET_RADIUS_M = 1000;
+/** How far an addr:street or addr:place without a street of the name looks for a place of the name. */
+const NAMED_PLACE_RADIUS_M = 5000;
+/** How far the municipality (its centre) or place an addr:city names may be from the object. */
+const NAMED_CITY_RADIUS_M = 20_000;
+
+/**
+ * A name as addr:street and street names are compared: folded words, abbreviations in their short form,
+ * written together ("South St." = "south street", "St. Martins-Ring" = "Sankt Martins-Ring",
+ * "Vorarlbergerstrasse" = "Vorarlberger Strasse").
+ */
+const nameKey = (name: string): string =>
+  words(name)
+    .map((w) => shortForm(w) ?? w)
+    .join('');
 
 /** Builds the index and writes it to `<outDir>/geocoder/`. */
 export async function buildGeocoderIndex(osm: OsmData, outDir: string): Promise<GeocoderCounts> {
@@ -74,6 +91,7 @@ function buildGeocoderData(osm: OsmData): { data: GeocoderIndexData; search: Sea
   // Points take the country the geocoder will give them, municipality included.
   const municipalityFlat = flattenAreas(municipalities.map((m) => m.rings));
   const municipalityIndex = new AreaIndex(municipalityFlat);
+  const postalIndex = new AreaIndex(flattenAreas(postal.map((p) => p.rings)));
   const countryAt = (latDeg: number, lonDeg: number) => {
     const lat = latDeg * SCALE,
       lon = lonDeg * SCALE;
@@ -83,15 +101,17 @@ function buildGeocoderData(osm: OsmData): { data: GeocoderIndexData; search: Sea
   const strings = new Strings();
   const streets = collectStreets(osm, strings);
   const streetIndex = new StreetIndex(streets.coords.view(), streets.starts.view());
-  // A house number without a street (common in Liechtenstein, Switzerland, Austria) belongs to the
-  // nearest named street, as Nominatim parents it.
-  const parentStreet = (lat: number, lon: number): string | null => {
-    const s = streetIndex.nearest(Math.round(lat * SCALE), Math.round(lon * SCALE), PARENT_STREET_RADIUS_M);
-    return s < 0 ? null : strings.list[streets.names.view()[s]];
-  };
-  const addresses = collectAddresses(osm, strings, countryAt, parentStreet);
   const places = collectPlaces(osm.geocoder.places, osm, strings, countryAt);
   const minorPlaces = collectPlaces(osm.geocoder.minorPlaces, osm, strings, countryAt);
+  const cityNamed = namedCity(strings, municipalities, places);
+  const addresses = collectAddresses(osm, strings, countryAt, parentOf(osm, strings, streets, streetIndex, [places, minorPlaces]), cityNamed);
+  // A street's own addr:city, where it names a city near (else the street's city is where it lies).
+  const streetCity = streets.cityTag.view().map((id, c) => {
+    if (id < 0) return -1;
+    const v = streets.starts.view()[c];
+    const name = cityNamed([streets.coords.view()[2 * v] / SCALE, streets.coords.view()[2 * v + 1] / SCALE], osm.strings[id]);
+    return name === null ? -1 : strings.id(name);
+  });
 
   const counts: GeocoderCounts = {
     countries: countries.list.length,
@@ -112,17 +132,23 @@ function buildGeocoderData(osm: OsmData): { data: GeocoderIndexData; search: Sea
       number: addresses.number.view(),
       postcode: addresses.postcode.view(),
       country: addresses.country.view(),
+      city: addresses.city.view(),
     },
-    streets: { coords: streets.coords.view(), starts: streets.starts.view(), names: streets.names.view() },
+    streets: { coords: streets.coords.view(), starts: streets.starts.view(), names: streets.names.view(), city: streetCity, postcode: streets.postcode.view() },
     places: { coords: places.coords.view(), name: places.name.view(), country: places.country.view() },
     minorPlaces: { coords: minorPlaces.coords.view(), name: minorPlaces.name.view(), country: minorPlaces.country.view() },
-    municipalities: municipalities.map((m) => ({ rings: m.rings, name: m.info.name, country: m.info.country })),
+    municipalities: municipalities.map((m) => ({ rings: m.rings, name: m.info.name, country: m.info.country, center: m.info.center! })),
     postalAreas: postal.map((p) => ({ rings: p.rings, code: p.info.name, country: p.info.country })),
     countryAt: (lat, lon) => {
       const inside = municipalityIndex.containing(lat, lon);
       return locator.countryAt(lat, lon, inside.length ? municipalities[inside[0]].info.country : -1);
     },
     municipalitiesAt: (lat, lon) => municipalityIndex.containing(lat, lon),
+    postalAt: (lat, lon, country) => {
+      const inside = postalIndex.containing(lat, lon).sort((x, y) => x - y);
+      const k = inside.find((i) => postal[i].info.country === country) ?? inside[0];
+      return k === undefined ? null : postal[k].info.name;
+    },
   };
   const data: GeocoderIndexData = {
     meta: { format: GEOCODER_FORMAT, strings: strings.list, countries: countries.list, areas: areas.map((a) => a.info), coverage: coverage.grid, counts },
@@ -131,11 +157,14 @@ function buildGeocoderData(osm: OsmData): { data: GeocoderIndexData; search: Sea
       streetCoords: streets.coords.view(),
       streetStarts: streets.starts.view(),
       streetNames: streets.names.view(),
+      streetPostcode: streets.postcode.view(),
+      streetCity,
       addrCoords: addresses.coords.view(),
       addrStreet: addresses.street.view(),
       addrNumber: addresses.number.view(),
       addrPostcode: addresses.postcode.view(),
       addrCountry: addresses.country.view(),
+      addrCity: addresses.city.view(),
       placeCoords: places.coords.view(),
       placeName: places.name.view(),
       placeCountry: places.country.view(),
@@ -315,6 +344,13 @@ function municipalityName(tags: Record<string, string>): string {
   return name;
 }
 
+/** The centroid of an area's largest ring, rounded to 1e-7°. */
+function areaCenter(rings: DegreeRings): [number, number] {
+  const largest = rings.reduce((a, r) => (r.length > a.length ? r : a), rings[0]);
+  const c = centroid(largest) ?? largest[0];
+  return [Math.round(c[0] * SCALE) / SCALE, Math.round(c[1] * SCALE) / SCALE];
+}
+
 /** Per country the finest municipality level present: 8, else 7, else 6. */
 function collectMunicipalities(osm: OsmData, polygonOf: (rel: OsmRelation) => Polygon, countryOfArea: (rings: DegreeRings) => number): AreaOut[] {
   const candidates: (AreaOut & { level: string })[] = [];
@@ -322,7 +358,13 @@ function collectMunicipalities(osm: OsmData, polygonOf: (rel: OsmRelation) => Po
     if (!isAdmin(rel.tags, MUNICIPALITY_LEVELS) || !rel.tags.name) continue;
     const polygon = polygonOf(rel);
     if (!polygon.complete) continue;
-    const info: AreaInfo = { kind: 'municipality', name: municipalityName(rel.tags), country: countryOfArea(polygon.rings), source: 'osm' };
+    const info: AreaInfo = {
+      kind: 'municipality',
+      name: municipalityName(rel.tags),
+      country: countryOfArea(polygon.rings),
+      source: 'osm',
+      center: areaCenter(polygon.rings),
+    };
     candidates.push({ rings: polygon.rings, info, level: rel.tags.admin_level });
   }
   const finest = new Map<number, string>();
@@ -341,14 +383,120 @@ function collectPostalAreas(osm: OsmData, polygonOf: (rel: OsmRelation) => Polyg
     const polygon = polygonOf(rel);
     if (polygon.complete) out.push({ rings: polygon.rings, info: { kind: 'postal', name: code, country: countryOfArea(polygon.rings), source: 'osm' } });
   }
-  return out;
+  // Smallest first: of nested postal areas (a district's postcode inside its county's) the reverse geocoder takes the first.
+  const size = (rings: DegreeRings) =>
+    rings.reduce(
+      (sum, ring) => sum + Math.abs(ring.reduce((a, p, i) => a + p[1] * ring[(i + 1) % ring.length][0] - ring[(i + 1) % ring.length][1] * p[0], 0)),
+      0,
+    );
+  return out
+    .map((a) => [size(a.rings), a] as const)
+    .sort((x, y) => x[0] - y[0])
+    .map(([, a]) => a);
+}
+
+/**
+ * The city an addr:city names: the municipality (by its centre) or city, town or village of that name
+ * nearest the object within NAMED_CITY_RADIUS_M, by its own spelling; null when none is near (a tag
+ * naming no place near says nothing the map can show as a city).
+ */
+function namedCity(strings: Strings, municipalities: AreaOut[], places: Places) {
+  const byKey = new Map<string, Array<{ name: string; lat: number; lon: number }>>();
+  const put = (name: string, lat: number, lon: number) => {
+    const key = nameKey(name);
+    byKey.set(key, [...(byKey.get(key) ?? []), { name, lat, lon }]);
+  };
+  for (const m of municipalities) put(m.info.name, m.info.center![0], m.info.center![1]);
+  const coords = places.coords.view(),
+    name = places.name.view();
+  for (let i = 0; i < name.length; i++) put(strings.list[name[i]], coords[2 * i] / SCALE, coords[2 * i + 1] / SCALE);
+  return (point: [number, number], tag: string): string | null => {
+    let best: string | null = null,
+      bestM: number = NAMED_CITY_RADIUS_M;
+    const k = Math.cos((point[0] * Math.PI) / 180);
+    for (const c of byKey.get(nameKey(tag)) ?? []) {
+      const m = Math.hypot(c.lat - point[0], (c.lon - point[1]) * k) * METERS_PER_DEGREE;
+      if (m <= bestM) (bestM = m), (best = c.name);
+    }
+    return best;
+  };
+}
+
+type Streets = ReturnType<typeof collectStreets>;
+type Places = ReturnType<typeof collectPlaces>;
+
+/**
+ * The street an address is on, as Nominatim parents it: the street its addr:street names nearby, that
+ * name written with abbreviations or in another language (`Süd` for an addr:street `south` whose
+ * addr:street:de is Süd, `South St` for South Street) taking the street's own name; a house of an
+ * associatedStreet relation the nearest of the relation's streets; a house number without a street
+ * the nearest named street. An addr:street naming no street near keeps its own name with a number
+ * (the address as tagged) and is dropped without (it would send a POI to a street that is not there),
+ * unless a place of that name is near (addr:street used as addr:place). Null: no street.
+ */
+function parentOf(osm: OsmData, strings: Strings, streets: Streets, index: StreetIndex, placeLists: Places[]) {
+  const names = streets.names.view(),
+    others = streets.others.view();
+  const keyCache = new Map<number, string[]>();
+  const keysOf = (s: number): string[] => {
+    let keys = keyCache.get(s);
+    if (!keys) {
+      const all = [strings.list[names[s]], ...(others[s] >= 0 ? osm.strings[others[s]].split(';') : [])];
+      keyCache.set(s, (keys = all.map(nameKey)));
+    }
+    return keys;
+  };
+  const placesByKey = new Map<string, number[]>();
+  for (const list of placeLists) {
+    const coords = list.coords.view(),
+      name = list.name.view();
+    for (let i = 0; i < name.length; i++) {
+      const key = nameKey(strings.list[name[i]]);
+      placesByKey.set(key, [...(placesByKey.get(key) ?? []), coords[2 * i], coords[2 * i + 1]]);
+    }
+  }
+  const placeNear = (key: string, lat: number, lon: number): boolean => {
+    const at = placesByKey.get(key) ?? [];
+    const k = Math.cos((lat / SCALE) * (Math.PI / 180));
+    const r = (NAMED_PLACE_RADIUS_M / METERS_PER_DEGREE) * SCALE;
+    for (let i = 0; i < at.length; i += 2) if (Math.hypot(at[i] - lat, (at[i + 1] - lon) * k) <= r) return true;
+    return false;
+  };
+  return (point: [number, number], street: string | null, number: string | null): string | null => {
+    const lat = Math.round(point[0] * SCALE),
+      lon = Math.round(point[1] * SCALE);
+    if (street === null) {
+      const s = number === null ? -1 : index.nearest(lat, lon, PARENT_STREET_RADIUS_M);
+      return s < 0 ? null : strings.list[names[s]];
+    }
+    let wanted: string[];
+    if (street.startsWith(ASSOCIATED_STREET_MARK)) {
+      wanted = (osm.geocoder.associatedStreets[Number(street.slice(1))] ?? '').split(';').filter(Boolean);
+      if (!wanted.length) return null;
+    } else wanted = street.split(STREET_VARIANTS);
+    // Near first, then farther: a box of NAMED_STREET_RADIUS_M holds thousands of chunks in a city, and
+    // nearly every address is within PARENT_STREET_RADIUS_M of its street.
+    const near = (accept: (c: number) => boolean) => {
+      const c = index.nearest(lat, lon, PARENT_STREET_RADIUS_M, accept);
+      return c >= 0 ? c : index.nearest(lat, lon, NAMED_STREET_RADIUS_M, accept);
+    };
+    // The name as written first (of "Noflerstrasse" and "Nofler Strasse" both near, the one tagged), then written otherwise.
+    const exact = near((c) => wanted.includes(strings.list[names[c]]));
+    if (exact >= 0) return strings.list[names[exact]];
+    const keys = wanted.map(nameKey);
+    const s = near((c) => keysOf(c).some((k) => keys.includes(k)));
+    if (s >= 0) return strings.list[names[s]];
+    if (number !== null || keys.some((k) => placeNear(k, lat, lon))) return wanted[0];
+    return null;
+  };
 }
 
 function collectAddresses(
   osm: OsmData,
   strings: Strings,
   countryAt: (lat: number, lon: number) => number,
-  parentStreet: (lat: number, lon: number) => string | null,
+  parentOf: (point: [number, number], street: string | null, number: string | null) => string | null,
+  cityNamed: (point: [number, number], name: string) => string | null,
 ) {
   const out = {
     coords: new Growable(Int32Array),
@@ -356,28 +504,29 @@ function collectAddresses(
     number: new Growable(Int32Array),
     postcode: new Growable(Int32Array),
     country: new Growable(Int32Array),
+    city: new Growable(Int32Array),
   };
   const add = (point: [number, number] | null, fields: AddressFields) => {
     if (!point) return;
-    let a = fields;
-    if (a.number !== null && a.street === null) {
-      const street = parentStreet(point[0], point[1]);
-      // No named street near: the number alone says nothing; a postcode still does.
-      a = street !== null ? { ...a, street } : { ...a, number: null };
-      if (a.number === null && a.postcode === null) return;
-    }
+    const street = parentOf(point, fields.street, fields.number);
+    const city = fields.city === null ? null : cityNamed(point, fields.city);
+    // No street: a number alone says nothing; a postcode or a city still does.
+    const a: AddressFields = { street, number: street === null ? null : fields.number, postcode: fields.postcode, city };
+    if (a.street === null && a.postcode === null && a.city === null) return;
     out.coords.push(Math.round(point[0] * SCALE));
     out.coords.push(Math.round(point[1] * SCALE));
     out.street.push(strings.id(a.street));
     out.number.push(strings.id(a.number));
     out.postcode.push(strings.id(a.postcode));
     out.country.push(countryAt(point[0], point[1]));
+    out.city.push(strings.id(a.city));
   };
   const { addressNodes, addressWays, relationWays } = osm.geocoder;
   const fieldsAt = (fields: Int32Array, i: number): AddressFields => ({
-    street: osm.strings[fields[3 * i]] ?? null,
-    number: osm.strings[fields[3 * i + 1]] ?? null,
-    postcode: osm.strings[fields[3 * i + 2]] ?? null,
+    street: osm.strings[fields[4 * i]] ?? null,
+    number: osm.strings[fields[4 * i + 1]] ?? null,
+    postcode: osm.strings[fields[4 * i + 2]] ?? null,
+    city: osm.strings[fields[4 * i + 3]] ?? null,
   });
   for (let i = 0; i < addressNodes.count; i++) add([addressNodes.coords[2 * i], addressNodes.coords[2 * i + 1]], fieldsAt(addressNodes.fields, i));
   for (let i = 0; i < addressWays.count; i++) add(centroid(osm.wayPoints(addressWays.way[i])), fieldsAt(addressWays.fields, i));
@@ -395,17 +544,34 @@ function collectAddresses(
 
 /** Named highways as polylines, split where the extract lacks a node, in chunks of a few segments. */
 function collectStreets(osm: OsmData, strings: Strings) {
-  const out = { coords: new Growable(Int32Array), starts: new Growable(Uint32Array), names: new Growable(Int32Array), ways: 0, segments: 0 };
+  const out = {
+    coords: new Growable(Int32Array),
+    starts: new Growable(Uint32Array),
+    names: new Growable(Int32Array),
+    /** Per chunk, its street's other names in `osm.strings` (build time only: what an addr:street may call it). */
+    others: new Growable(Int32Array),
+    /** Per chunk, its street's own postcode (in `strings`) and addr:city (in `osm.strings`, resolved by namedCity). */
+    postcode: new Growable(Int32Array),
+    cityTag: new Growable(Int32Array),
+    ways: 0,
+    segments: 0,
+  };
   let vertices = 0;
   const { streets } = osm.geocoder;
   const { wayFirst, wayNodes, nodeCoords } = osm;
-  let nameId = -1;
+  let nameId = -1,
+    othersId = -1,
+    postcodeId = -1,
+    cityTagId = -1;
   /** Emits wayNodes[from, to), all present in the extract. */
   const flush = (from: number, to: number) => {
     for (let i = from; i + 1 < to; i += MAX_STREET_SEGMENTS) {
       const end = Math.min(i + MAX_STREET_SEGMENTS + 1, to);
       out.starts.push(vertices);
       out.names.push(nameId);
+      out.others.push(othersId);
+      out.postcode.push(postcodeId);
+      out.cityTag.push(cityTagId);
       for (let k = i; k < end; k++) {
         const n = wayNodes[k];
         out.coords.push(Math.round(nodeCoords[2 * n] * SCALE));
@@ -419,6 +585,9 @@ function collectStreets(osm: OsmData, strings: Strings) {
     const w = streets.way[s];
     out.ways++;
     nameId = strings.id(osm.strings[streets.name[s]]);
+    othersId = streets.otherNames[s];
+    postcodeId = strings.id(osm.strings[streets.postcode[s]]);
+    cityTagId = streets.city[s];
     let from = wayFirst[w];
     for (let k = from; k < wayFirst[w + 1]; k++) {
       if (wayNodes[k] >= 0) continue;

@@ -5,8 +5,12 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FlatAreas } from './areas.js';
 
-/** 2: countries carry their alpha-2 code; the forward-search index (search.bin, search-format.ts) beside it. */
-export const GEOCODER_FORMAT = 2;
+/**
+ * 2: countries carry their alpha-2 code; the forward-search index (search.bin, search-format.ts) beside it.
+ * 3: streets' own postcode and city, address points' city (addr:city), municipalities' centres;
+ * address points with a street but no number.
+ */
+export const GEOCODER_FORMAT = 3;
 
 export type AreaKind = 'country' | 'municipality' | 'postal';
 
@@ -18,6 +22,8 @@ export interface AreaInfo {
   country: number;
   /** 'superseded': a Natural Earth outline of a country the OSM polygon replaces, kept to recognise its coarse overreach. */
   source: 'osm' | 'natural-earth' | 'superseded';
+  /** A municipality's centre (lat, lon): of two containing a point, the one centred nearer is its city. */
+  center?: [number, number];
 }
 
 export interface CountryInfo {
@@ -69,6 +75,9 @@ export interface GeocoderArrays extends FlatAreas {
   streetStarts: Uint32Array;
   /** Per polyline, the street name (string index). */
   streetNames: Int32Array;
+  /** Per polyline, its street's own postcode and addr:city (a city near of that name), string index or -1. */
+  streetPostcode: Int32Array;
+  streetCity: Int32Array;
   /** Address points: lat, lon. */
   addrCoords: Int32Array;
   /** Per address point: street (addr:street or addr:place), house number, postcode (string indices or -1). */
@@ -77,6 +86,8 @@ export interface GeocoderArrays extends FlatAreas {
   addrPostcode: Int32Array;
   /** Per address point, the country it lies in (-1 when none). */
   addrCountry: Int32Array;
+  /** Per address point, the city its addr:city names (a city near of that name), string index or -1. */
+  addrCity: Int32Array;
   /** city/town/village place nodes: lat, lon, name, country. */
   placeCoords: Int32Array;
   placeName: Int32Array;
@@ -97,11 +108,14 @@ const ARRAY_TYPES = {
   streetCoords: Int32Array,
   streetStarts: Uint32Array,
   streetNames: Int32Array,
+  streetPostcode: Int32Array,
+  streetCity: Int32Array,
   addrCoords: Int32Array,
   addrStreet: Int32Array,
   addrNumber: Int32Array,
   addrPostcode: Int32Array,
   addrCountry: Int32Array,
+  addrCity: Int32Array,
   placeCoords: Int32Array,
   placeName: Int32Array,
   placeCountry: Int32Array,

@@ -7,7 +7,8 @@
 import KDBush from 'kdbush';
 import type { DegreeRings } from './areas.js';
 import { SCALE } from './areas.js';
-import { interiorPoint } from './geometry.js';
+import { POSTCODE_NEAR_M } from './geocoder-source.js';
+import { interiorPoint, METERS_PER_DEGREE, nearestCentre } from './geometry.js';
 import { KIND_PLACE, KIND_POSTCODE, KIND_STREET, type SearchArrays } from './search-format.js';
 import { houseNumbers, nameVariants, shortForm, words } from './search-text.js';
 
@@ -15,19 +16,25 @@ export interface SearchSource {
   /** Texts the fields below refer to. */
   strings: readonly string[];
   countries: ReadonlyArray<{ name: string; alpha2: string | null }>;
-  addresses: { coords: Int32Array; street: Int32Array; number: Int32Array; postcode: Int32Array; country: Int32Array };
-  streets: { coords: Int32Array; starts: Uint32Array; names: Int32Array };
+  /** `city`: the city an address point's addr:city names (-1: the city where it lies). */
+  addresses: { coords: Int32Array; street: Int32Array; number: Int32Array; postcode: Int32Array; country: Int32Array; city: Int32Array };
+  /** `city`: the city a street's addr:city names (-1: the city where it lies); `postcode`: its own. */
+  streets: { coords: Int32Array; starts: Uint32Array; names: Int32Array; city: Int32Array; postcode: Int32Array };
   places: { coords: Int32Array; name: Int32Array; country: Int32Array };
   /** Hamlets, localities, suburbs…: found by name, never a city. */
   minorPlaces: { coords: Int32Array; name: Int32Array; country: Int32Array };
-  municipalities: ReadonlyArray<{ rings: DegreeRings; name: string; country: number }>;
+  municipalities: ReadonlyArray<{ rings: DegreeRings; name: string; country: number; center: [number, number] }>;
   postalAreas: ReadonlyArray<{ rings: DegreeRings; code: string; country: number }>;
   /** The country at a point (degrees × 1e7), -1 when none. */
   countryAt(lat: number, lon: number): number;
   /** Indices into `municipalities` of those containing a point (degrees × 1e7). */
   municipalitiesAt(lat: number, lon: number): number[];
+  /** The postcode of the smallest postal area containing a point (degrees × 1e7), or null. */
+  postalAt(lat: number, lon: number, country: number): string | null;
 }
 
+/** How far from the box of a street's houses a way of that name still belongs to them. */
+const HOUSES_NEAR_M = 300;
 /** How far from a place node a point without a municipality still takes the place's name as its city (as the reverse geocoder). */
 const PLACE_RADIUS_E7 = 0.1 * SCALE;
 /** Half the side of the box of a place known only as a node. */
@@ -71,6 +78,8 @@ interface StreetGroup {
   addresses: Array<[number, string]>;
   /** Vertices of its ways: lat, lon. */
   vertices: number[];
+  /** Its ways' own postcodes (`strings`). */
+  ownPostcodes: number[];
   box: Box;
 }
 
@@ -133,8 +142,29 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
   };
   const cityAt = (lat: number, lon: number, country: number): string | null => {
     const inside = src.municipalitiesAt(lat, lon);
-    const own = inside.find((m) => src.municipalities[m].country === country) ?? inside[0];
-    return own !== undefined ? src.municipalities[own].name : nearestPlace(lat, lon, country);
+    const m = nearestCentre(inside, (i) => src.municipalities[i], country, lat / SCALE, lon / SCALE);
+    return m >= 0 ? src.municipalities[m].name : nearestPlace(lat, lon, country);
+  };
+
+  // The postcode tagged nearest a point, within POSTCODE_NEAR_M (as the reverse geocoder's last resort).
+  const coded: number[] = [];
+  for (let i = 0; i < a.postcode.length; i++) if (a.postcode[i] >= 0) coded.push(i);
+  const codeTree = new KDBush(Math.max(1, coded.length), 64, Int32Array);
+  for (const i of coded) codeTree.add(a.coords[2 * i + 1], a.coords[2 * i]);
+  if (coded.length === 0) codeTree.add(2e9, 2e9);
+  codeTree.finish();
+  const postcodeNear = (lat: number, lon: number): string | null => {
+    const r = (POSTCODE_NEAR_M / METERS_PER_DEGREE) * SCALE;
+    const k = Math.cos((lat / SCALE) * (Math.PI / 180));
+    let best: string | null = null,
+      bestD = r * r;
+    for (const j of codeTree.range(lon - r / k, lat - r, lon + r / k, lat + r)) {
+      if (j >= coded.length) continue;
+      const i = coded[j];
+      const d = (a.coords[2 * i] - lat) ** 2 + ((a.coords[2 * i + 1] - lon) * k) ** 2;
+      if (d <= bestD) (bestD = d), (best = src.strings[a.postcode[i]]);
+    }
+    return best;
   };
 
   // Streets: address points by (street, city, country), then the ways of the same name joining them.
@@ -142,7 +172,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
   const groupOf = (name: string, city: string | null, country: number) => {
     const key = `${name}\u0000${city ?? ''}\u0000${country}`;
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { name, city, country, addresses: [], vertices: [], box: new Box() }));
+    if (!g) groups.set(key, (g = { name, city, country, addresses: [], vertices: [], ownPostcodes: [], box: new Box() }));
     return g;
   };
   const addressCity: (string | null)[] = [];
@@ -150,7 +180,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
   for (let i = 0; i < count; i++) {
     const lat = a.coords[2 * i],
       lon = a.coords[2 * i + 1];
-    const city = cityAt(lat, lon, a.country[i]);
+    const city = a.city[i] >= 0 ? src.strings[a.city[i]] : cityAt(lat, lon, a.country[i]);
     addressCity.push(city);
     const street = str(a.street[i]);
     if (street === null || a.number[i] < 0) continue;
@@ -160,6 +190,16 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     for (const n of numbers) g.addresses.push([i, n]);
     g.box.add(lat, lon);
   }
+  // The groups of houses by street name, for ways whose houses name another city than theirs.
+  const byName = new Map<string, StreetGroup[]>();
+  for (const g of groups.values()) byName.set(`${g.name}\u0000${g.country}`, [...(byName.get(`${g.name}\u0000${g.country}`) ?? []), g]);
+  const housesNear = (name: string, country: number, lat: number, lon: number): StreetGroup | undefined => {
+    const dLat = (HOUSES_NEAR_M / METERS_PER_DEGREE) * SCALE;
+    const dLon = dLat / Math.cos((lat / SCALE) * (Math.PI / 180));
+    return byName
+      .get(`${name}\u0000${country}`)
+      ?.find((g) => lat >= g.box.minLat - dLat && lat <= g.box.maxLat + dLat && lon >= g.box.minLon - dLon && lon <= g.box.maxLon + dLon);
+  };
   const s = src.streets;
   for (let c = 0; c + 1 < s.starts.length; c++) {
     const name = str(s.names[c]);
@@ -169,7 +209,12 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
       lon = s.coords[2 * mid + 1];
     const country = src.countryAt(lat, lon);
     if (country < 0) continue;
-    const g = groupOf(name, cityAt(lat, lon, country), country);
+    // A way joins the houses of its name and city; where their addr:city names another city than the
+    // one the way lies in (a village inside its municipality), it joins the houses of its name near it.
+    const city = s.city[c] >= 0 ? src.strings[s.city[c]] : cityAt(lat, lon, country);
+    let g = groups.get(`${name}\u0000${city ?? ''}\u0000${country}`);
+    if (!g?.addresses.length) g = housesNear(name, country, lat, lon) ?? groupOf(name, city, country);
+    if (s.postcode[c] >= 0) g.ownPostcodes.push(s.postcode[c]);
     for (let v = s.starts[c]; v < s.starts[c + 1]; v++) {
       g.vertices.push(s.coords[2 * v], s.coords[2 * v + 1]);
       g.box.add(s.coords[2 * v], s.coords[2 * v + 1]);
@@ -205,7 +250,6 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     const postcode = mostCommon(g.addresses.map(([i]) => a.postcode[i]).filter((p) => p >= 0));
     out.stName[k] = texts.id(g.name);
     out.stCity[k] = texts.id(g.city);
-    out.stPostcode[k] = texts.id(postcode === null ? null : src.strings[postcode]);
     out.stCountry[k] = g.country;
     out.stBox.set([g.box.minLat, g.box.minLon, g.box.maxLat, g.box.maxLon], 4 * k);
     // The point of the street nearest the middle of its box: on the street, unlike the box's centre.
@@ -220,8 +264,20 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     }
     out.stCenter[2 * k] = candidates[best];
     out.stCenter[2 * k + 1] = candidates[best + 1];
+    // The street's postcode in the reverse geocoder's order: its own, its houses' (most of them), the
+    // smallest postal area's at its middle, the nearest tagged around.
+    const own = mostCommon(g.ownPostcodes);
+    out.stPostcode[k] = texts.id(
+      own !== null
+        ? src.strings[own]
+        : postcode !== null
+          ? src.strings[postcode]
+          : (src.postalAt(candidates[best], candidates[best + 1], g.country) ?? postcodeNear(candidates[best], candidates[best + 1])),
+    );
     // The village the street is in, when the city is its municipality ("Churer Strasse, Nendeln" in Eschen).
     const village = nearestPlace(out.stCenter[2 * k], out.stCenter[2 * k + 1], g.country);
+    // And the municipality it lies in, where its houses' addr:city names a village of it ("Churer Strasse 1, Eschen" for Nendeln's).
+    const municipality = cityAt(out.stCenter[2 * k], out.stCenter[2 * k + 1], g.country);
     objects.push({
       kind: KIND_STREET,
       index: k,
@@ -229,6 +285,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
       context: [
         ...words(g.city ?? ''),
         ...(village !== null && village !== g.city ? words(village) : []),
+        ...(municipality !== null && municipality !== g.city && municipality !== village ? words(municipality) : []),
         ...(postcode === null ? [] : words(src.strings[postcode])),
       ],
       weight: g.addresses.length,

@@ -5,13 +5,68 @@
 const SPECIAL: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ħ: 'h', ı: 'i', ŀ: 'l', þ: 'th', ð: 'd' };
 const SPECIAL_RE = new RegExp(`[${Object.keys(SPECIAL).join('')}]`, 'g');
 
-/** Lower case, without diacritics, compatibility forms as their plain letters and digits (④ → 4, ﬁ → fi); anything but letters and digits separates words. */
+// Cyrillic as Latin letters (a simple transliteration): a house number "55к3" is typed "55 k3" as often,
+// and a street in Cyrillic is found by its Latin spelling too. Both sides fold alike, so the display keeps the script.
+const CYRILLIC: Record<string, string> = {
+  а: 'a',
+  б: 'b',
+  в: 'v',
+  г: 'g',
+  ґ: 'g',
+  д: 'd',
+  е: 'e',
+  є: 'e',
+  ж: 'zh',
+  з: 'z',
+  и: 'i',
+  і: 'i',
+  ї: 'i',
+  к: 'k',
+  л: 'l',
+  м: 'm',
+  н: 'n',
+  о: 'o',
+  п: 'p',
+  р: 'r',
+  с: 's',
+  т: 't',
+  у: 'u',
+  ф: 'f',
+  х: 'kh',
+  ц: 'ts',
+  ч: 'ch',
+  ш: 'sh',
+  щ: 'shch',
+  ъ: '',
+  ы: 'y',
+  ь: '',
+  э: 'e',
+  ю: 'yu',
+  я: 'ya',
+};
+const CYRILLIC_RE = /[\u0400-\u04ff]/g;
+const DECIMAL_DIGIT = /\p{Nd}/u;
+
+/** The value of a decimal digit of any script: Unicode keeps each script's digits 0–9 in a row. */
+function digitValue(c: string): string {
+  const cp = c.codePointAt(0)!;
+  let zero = cp;
+  while (cp - zero < 9 && DECIMAL_DIGIT.test(String.fromCodePoint(zero - 1))) zero--;
+  return String(cp - zero);
+}
+
+/**
+ * Lower case, without diacritics, compatibility forms as their plain letters and digits (④ → 4, ﬁ → fi),
+ * digits of every script as 0–9 (𑁪𑁫 → 45), Cyrillic in Latin letters; anything but letters and digits separates words.
+ */
 export function fold(text: string): string {
   return text
     .toLowerCase()
     .replace(SPECIAL_RE, (c) => SPECIAL[c])
     .normalize('NFKD')
-    .replace(/\p{M}/gu, '');
+    .replace(/\p{M}/gu, '')
+    .replace(CYRILLIC_RE, (c) => CYRILLIC[c] ?? c)
+    .replace(/\P{ASCII}/gu, (c) => (DECIMAL_DIGIT.test(c) ? digitValue(c) : c));
 }
 
 /** The words of a text, folded. "Sankt Martins-Ring" → sankt, martins, ring; "d'Andorra" → d, andorra. */
@@ -67,8 +122,8 @@ export function nameVariants(nameWords: string[]): string[] {
   return out;
 }
 
-/** A word that can be a house number: digits, maybe a letter or a "bis" ("38", "12a", "4bis"). */
-export const looksLikeHouseNumber = (word: string): boolean => /^\d{1,5}([a-z]|bis|ter)?$/.test(word);
+/** A word that can be a house number: digits, maybe letters and digits after them ("38", "12a", "4bis", "501h1", "55k3"). */
+export const looksLikeHouseNumber = (word: string): boolean => /^\d{1,5}([a-z]{1,3}\d{0,4})?$/.test(word);
 
 /** A house number as compared: folded, without spaces or punctuation ("12 A", "12-a" → "12a"; "34-10" → "3410"). */
 export const houseNumberKey = (number: string): string => words(number).join('');

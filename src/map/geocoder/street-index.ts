@@ -41,8 +41,8 @@ export class StreetIndex {
     this.tree = tree;
   }
 
-  /** Index of the street nearest to (lat, lon) (SCALE units) within `radiusM`, or -1. */
-  nearest(lat: number, lon: number, radiusM: number): number {
+  /** Index of the street nearest to (lat, lon) (SCALE units) within `radiusM` (of those `accept` takes), or -1. */
+  nearest(lat: number, lon: number, radiusM: number, accept?: (s: number) => boolean): number {
     const kx = Math.cos((lat / SCALE) * (Math.PI / 180)) * METERS_PER_UNIT;
     const dLat = radiusM / METERS_PER_UNIT;
     const dLon = radiusM / kx;
@@ -53,6 +53,7 @@ export class StreetIndex {
     if (!this.tree) return -1;
     // The box in whole units, grown outward: the tree's boxes are integers too.
     for (const s of this.tree.search(Math.floor(lon - dLon), Math.floor(lat - dLat), Math.ceil(lon + dLon), Math.ceil(lat + dLat))) {
+      if (accept && !accept(s)) continue;
       for (let v = starts[s]; v + 1 < starts[s + 1]; v++) {
         const d2 = segmentDistance2(c[2 * v], c[2 * v + 1], c[2 * v + 2], c[2 * v + 3], lat, lon, kx, METERS_PER_UNIT);
         // Equally near streets (a shared vertex): the lowest index, whatever order the tree gives them in.

@@ -5,8 +5,33 @@
 // once instead of keeping tags, then the coordinates of just the nodes those ways use, plus address and
 // place nodes. Everything per node or per way lives in typed arrays (the big ones in SharedArrayBuffers).
 import { CoverageBuilder, type Coverage } from '../geocoder/coverage.js';
-import { addressOf, isGeocoderRelation, minorPlaceName, NODE_KEYS, placeName, streetName, WAY_KEYS, type AddressFields } from '../geocoder/geocoder-source.js';
-import { NODES, PrimitiveBlock, readOsmBlobs, readOsmPbfSync, RELATIONS, WayCursor, WAYS, type OsmNode, type OsmRelation, type OsmWay } from './osm-pbf.js';
+import {
+  addressOf,
+  ASSOCIATED_STREET_MARK,
+  isGeocoderRelation,
+  minorPlaceName,
+  NODE_KEY_PREFIXES,
+  NODE_KEYS,
+  placeName,
+  streetAddress,
+  streetName,
+  streetOtherNames,
+  WAY_KEYS,
+  type AddressFields,
+} from '../geocoder/geocoder-source.js';
+import {
+  NODES,
+  PrimitiveBlock,
+  readOsmBlobs,
+  readOsmPbfSync,
+  RELATIONS,
+  WayCursor,
+  WAYS,
+  type KeyFilter,
+  type OsmNode,
+  type OsmRelation,
+  type OsmWay,
+} from './osm-pbf.js';
 import { greatCircleMeters } from '../../lib/great-circle.js';
 import { NODE_ACCESS_KEYS, nodeBlocks, nodeLimits, PROFILES, routeDuration, turnRestrictions, wayAccess, wayLimits } from '../graphs/profiles.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from '../../lib/typed-pools.js';
@@ -39,7 +64,8 @@ export interface Restrictions {
 }
 
 /** Node keys read from the extract: the geocoder's and the barrier rules'. */
-const NODE_READ_KEYS: ReadonlySet<string> = new Set([...NODE_KEYS, ...NODE_ACCESS_KEYS]);
+const NODE_READ_SET: ReadonlySet<string> = new Set([...NODE_KEYS, ...NODE_ACCESS_KEYS]);
+const NODE_READ_KEYS: KeyFilter = { has: (k) => NODE_READ_SET.has(k) || NODE_KEY_PREFIXES.some((p) => k.startsWith(p)) };
 /**
  * A way with none of these keys matters only as a relation member (piers are for walking and pushing bikes,
  * `route` marks ferries and car trains).
@@ -71,10 +97,19 @@ export interface GeocoderSource {
    * the relation's street), then the house numbers interpolated along `addr:interpolation` ways.
    */
   addressNodes: AddressPoints;
-  /** Ways with an address, file order: the way, and street, number, postcode (3 per way) into `strings`. */
+  /** Ways with an address, file order: the way, and street, number, postcode, city (4 per way) into `strings`. */
   addressWays: { count: number; way: Uint32Array; fields: Int32Array };
-  /** Named streets, file order: the way and its name in `strings`. */
-  streets: { count: number; way: Uint32Array; name: Int32Array };
+  /**
+   * Named streets, file order: the way, its name, its other names (`;`-separated), its own postcode and
+   * addr:city, in `strings` (-1 = none).
+   */
+  streets: { count: number; way: Uint32Array; name: Int32Array; otherNames: Int32Array; postcode: Int32Array; city: Int32Array };
+  /**
+   * Per associatedStreet relation, the names of its named street members, `;`-separated (the relation's
+   * own name when it has none): a house of the relation has `ASSOCIATED_STREET_MARK` + the relation's
+   * number as its street, which the index build puts on the nearest of these streets.
+   */
+  associatedStreets: string[];
   /** Cities, towns and villages: lat, lon and name in `strings`, file order. */
   places: { count: number; coords: Float64Array; name: Int32Array };
   /** Hamlets, localities, suburbs and other smaller named places, the same way (search only). */
@@ -241,9 +276,15 @@ class OsmCollector {
   /** Nodes of interpolation ways, and the addresses of those that have one (read in the node pass). */
   private readonly interpolationNodes = new IdSet();
   private readonly interpolationAddresses = new Map<number, AddressFields>();
-  /** Members with role `house` of `type=associatedStreet` relations → the relation's street name. */
-  private readonly associatedNodes = new Map<number, string>();
-  private readonly associatedWays = new Map<number, string>();
+  /** Members with role `house` of `type=associatedStreet` relations → the relation's number among them. */
+  private readonly associatedNodes = new Map<number, number>();
+  private readonly associatedWays = new Map<number, number>();
+  /** Way members with role `street` → the numbers of their relations; per relation its streets' names and its own name (the fallback). */
+  private readonly associatedStreetWays = new Map<number, number[]>();
+  private readonly associatedStreetNames: Array<{ own: string | null; names: Set<string> }> = [];
+  private readonly streetOtherNames = new Growable(Int32Array);
+  private readonly streetPostcodes = new Growable(Int32Array);
+  private readonly streetCities = new Growable(Int32Array);
   private readonly limitWays = new Growable(Uint32Array);
   private readonly limitValues = new Growable(Float64Array);
   /** Needed-node index → height and width limits for the lorry. */
@@ -285,13 +326,14 @@ class OsmCollector {
       this.restrictionWays.add(e.toWay);
       for (const w of e.viaWays) this.restrictionWays.add(w);
     }
-    // A house of an associatedStreet relation without a street of its own is on the relation's street.
-    const associated = rel.tags.type === 'associatedStreet' ? rel.tags.name || rel.tags['addr:street'] : undefined;
-    if (associated) {
+    // A house of an associatedStreet relation is on the relation's street, whatever its addr:street says
+    // (as Nominatim): the nearest of its named street members, the relation's name when it has none.
+    if (rel.tags.type === 'associatedStreet') {
+      const k = this.associatedStreetNames.push({ own: rel.tags.name || rel.tags['addr:street'] || null, names: new Set() }) - 1;
       for (const m of rel.members) {
-        if (m.role !== 'house') continue;
-        if (m.type === 'node') this.associatedNodes.set(m.ref, associated);
-        else if (m.type === 'way') this.associatedWays.set(m.ref, associated);
+        if (m.role === 'house' && m.type === 'node') this.associatedNodes.set(m.ref, k);
+        else if (m.role === 'house' && m.type === 'way') this.associatedWays.set(m.ref, k);
+        else if (m.role === 'street' && m.type === 'way') this.associatedStreetWays.set(m.ref, [...(this.associatedStreetWays.get(m.ref) ?? []), k]);
       }
     }
     if (isGeocoderRelation(rel.tags)) {
@@ -321,8 +363,10 @@ class OsmCollector {
         this.restrictionWayEnds.set(id, [refs[0], refs[refCount - 1]]);
       }
       street = streetName(tags);
-      address = this.associated(addressOf(tags, 'way'), this.associatedWays.get(id));
+      address = addressOf(tags, 'way');
+      if (street !== null) for (const k of this.associatedStreetWays.get(id) ?? []) this.associatedStreetNames[k].names.add(street);
     }
+    address = this.associated(address, this.associatedWays.get(id));
     const interpolation = tags?.['addr:interpolation'];
     const step = interpolation === undefined ? 0 : (INTERPOLATION_STEPS[interpolation] ?? (/^[1-9]\d?$/.test(interpolation) ? Number(interpolation) : 0));
     if (!usable && street === null && address === null && !member && !step) return;
@@ -358,6 +402,10 @@ class OsmCollector {
     if (street !== null) {
       this.streetWays.push(w);
       this.streetNames.push(this.strings.id(street));
+      this.streetOtherNames.push(this.strings.id(streetOtherNames(tags!, street)));
+      const own = streetAddress(tags!);
+      this.streetPostcodes.push(this.strings.id(own.postcode));
+      this.streetCities.push(this.strings.id(own.city));
     }
     if (address !== null) {
       this.addressWays.push(w);
@@ -369,9 +417,10 @@ class OsmCollector {
     }
   }
 
-  /** An address without a street takes the street of the associatedStreet relation it is a house of. */
-  private associated(a: AddressFields | null, street: string | undefined): AddressFields | null {
-    return a && street !== undefined && a.street === null && a.number !== null ? { ...a, street } : a;
+  /** A house of an associatedStreet relation is on the relation's street (resolved by the index build), with or without a number. */
+  private associated(a: AddressFields | null, relation: number | undefined): AddressFields | null {
+    if (relation === undefined) return a;
+    return { street: `${ASSOCIATED_STREET_MARK}${relation}`, number: a?.number ?? null, postcode: a?.postcode ?? null, city: a?.city ?? null };
   }
 
   private growWays(): void {
@@ -391,6 +440,7 @@ class OsmCollector {
     into.push(this.strings.id(a.street));
     into.push(this.strings.id(a.number));
     into.push(this.strings.id(a.postcode));
+    into.push(this.strings.id(a.city));
   }
 
   /**
@@ -581,6 +631,7 @@ class OsmCollector {
             street: street ?? (prev.address.street === address.street ? address.street : null),
             number: null,
             postcode: postcode ?? (prev.address.postcode === address.postcode ? address.postcode : null),
+            city: prev.address.city === address.city ? address.city : null,
           };
           const from = along[prev.at],
             span = along[here.at] - from;
@@ -679,7 +730,15 @@ class OsmCollector {
         relationWays: this.relationWays,
         addressNodes: { count: this.addressNodeCoords.length / 2, coords: this.addressNodeCoords.toShared(), fields: this.addressNodeFields.toShared() },
         addressWays: { count: this.addressWays.length, way: this.addressWays.toShared(), fields: this.addressWayFields.toShared() },
-        streets: { count: this.streetWays.length, way: this.streetWays.toShared(), name: this.streetNames.toShared() },
+        streets: {
+          count: this.streetWays.length,
+          way: this.streetWays.toShared(),
+          name: this.streetNames.toShared(),
+          otherNames: this.streetOtherNames.toShared(),
+          postcode: this.streetPostcodes.toShared(),
+          city: this.streetCities.toShared(),
+        },
+        associatedStreets: this.associatedStreetNames.map((r) => [...r.names].join(';') || r.own || ''),
         places: { count: this.placeNames.length, coords: this.placeCoords.toShared(), name: this.placeNames.toShared() },
         minorPlaces: { count: this.minorPlaceNames.length, coords: this.minorPlaceCoords.toShared(), name: this.minorPlaceNames.toShared() },
         coverage: this.coverage.result(),

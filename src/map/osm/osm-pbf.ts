@@ -9,6 +9,8 @@ import { promisify } from 'node:util';
 import { inflate, inflateSync } from 'node:zlib';
 import { PbfReader } from 'pbf';
 
+/** Which tag keys a reader keeps (a Set, or a rule that also takes keys by prefix). */
+export type KeyFilter = Pick<ReadonlySet<string>, 'has'>;
 export interface OsmNode {
   id: number;
   lat: number;
@@ -401,7 +403,7 @@ export class PrimitiveBlock {
   }
 
   /** Visits every node in block order. `tagKeys` limits the tags reported; null reports all. */
-  forEachNode(tagKeys: ReadonlySet<string> | null, visit: NodeVisitor): void {
+  forEachNode(tagKeys: KeyFilter | null, visit: NodeVisitor): void {
     const pbf = this.pbf;
     for (const g of this.groups) {
       if (!(g.kinds & NODES)) continue;
@@ -463,7 +465,7 @@ export class PrimitiveBlock {
     return block;
   }
 
-  private tagsOf(keys: number[], vals: number[], tagKeys: ReadonlySet<string> | null): Record<string, string> | null {
+  private tagsOf(keys: number[], vals: number[], tagKeys: KeyFilter | null): Record<string, string> | null {
     let tags: Record<string, string> | null = null;
     for (let i = 0; i < keys.length; i++) {
       const key = this.string(keys[i]);
@@ -472,7 +474,7 @@ export class PrimitiveBlock {
     return tags;
   }
 
-  private readNode(pbf: PbfReader, tagKeys: ReadonlySet<string> | null, visit: NodeVisitor): void {
+  private readNode(pbf: PbfReader, tagKeys: KeyFilter | null, visit: NodeVisitor): void {
     const end = pbf.readVarint() + pbf.pos;
     let id = 0,
       lat = 0,
@@ -493,7 +495,7 @@ export class PrimitiveBlock {
     visit(id, this.coord(lat, this.latOffset), this.coord(lon, this.lonOffset), this.tagsOf(keys, vals, tagKeys));
   }
 
-  private readDenseNodes(pbf: PbfReader, tagKeys: ReadonlySet<string> | null, visit: NodeVisitor): void {
+  private readDenseNodes(pbf: PbfReader, tagKeys: KeyFilter | null, visit: NodeVisitor): void {
     const end = pbf.readVarint() + pbf.pos;
     const span = { ids: [0, 0], lats: [0, 0], lons: [0, 0], kv: [0, 0] };
     const packedSpan = (p: PbfReader, into: number[]): void => {
