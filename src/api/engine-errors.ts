@@ -58,7 +58,9 @@ export function engineHttpError(err: unknown, profile: string, field = 'waypoint
         ? `No route from waypoint ${from} to waypoint ${to}: the avoided POIs block every way. Avoid fewer POIs or use a smaller avoid.radius.`
         : err.reason === 'too-big'
           ? `No route from waypoint ${from} to waypoint ${to} for a lorry of this size: every way between them has a lower height, width, length or weight limit.`
-          : `No route from waypoint ${from} to waypoint ${to}: the road network does not connect them for the ${profile} profile.`;
+          : err.reason === 'excluded'
+            ? `No route from waypoint ${from} to waypoint ${to} keeps off the excluded ways: every way between them is of an excluded class. Exclude fewer classes.`
+            : `No route from waypoint ${from} to waypoint ${to}: the road network does not connect them for the ${profile} profile.`;
     return new HttpError(422, message, { errors: { [`${field}.${to}`]: [message] } });
   }
   if (err instanceof UnknownProfileError) return invalid('profile', 'is not available on the loaded map');

@@ -17,6 +17,7 @@ import type {
   IsochroneResult,
   MatrixResult,
   NearestRoad,
+  NoRouteReason,
   Outcome,
   RouteFailure,
   RouteJsonResult,
@@ -51,7 +52,7 @@ export class WaypointTooFarError extends Error {
  */
 export class NoRouteError extends Error {
   constructor(
-    readonly reason: 'blocked' | 'too-big' | 'unreachable',
+    readonly reason: NoRouteReason,
     readonly legIndex: number,
   ) {
     super(
@@ -59,7 +60,9 @@ export class NoRouteError extends Error {
         ? `No route from waypoint ${legIndex} to waypoint ${legIndex + 1} avoids the selected POIs: they block every way.`
         : reason === 'too-big'
           ? `No route from waypoint ${legIndex} to waypoint ${legIndex + 1} for a lorry of this size: every way has a lower limit.`
-          : `Waypoint ${legIndex + 1} cannot be reached by road from waypoint ${legIndex}.`,
+          : reason === 'excluded'
+            ? `No route from waypoint ${legIndex} to waypoint ${legIndex + 1} keeps off the excluded classes of ways.`
+            : `Waypoint ${legIndex + 1} cannot be reached by road from waypoint ${legIndex}.`,
     );
     this.name = 'NoRouteError';
   }
@@ -88,6 +91,8 @@ export interface RouteRequest {
   avoid?: { circles: Circle[] };
   /** `driving-hgv` only: the lorry's size; ways whose limits it exceeds are kept off. */
   vehicle?: VehicleQuery;
+  /** Classes of ways kept off (bits of EXCLUDE_BIT, profiles.ts). */
+  exclude?: number;
   /** Snap like the matrix: every waypoint to the main network's nearest road (optimize's tours). */
   mainNetwork?: boolean;
   /** `routeJson`: the geometry's form (GeoJSON, the whole line, without). */
@@ -104,6 +109,7 @@ export interface MatrixRequest {
   targets?: LatLon[];
   vehicle?: VehicleQuery;
   avoid?: { circles: Circle[] };
+  exclude?: number;
   /** Rows in `MatrixResult.packed` (see route-core.ts). */
   packed?: boolean;
 }
@@ -256,7 +262,7 @@ export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
   // Only onto two idle threads: a half queued behind a batch job's search slice would wait longer than
   // the whole route takes on one.
   if (!loaded || idleThreads() < 2) return whole();
-  if (req.avoid?.circles.length) return (await raced(req)) ?? whole();
+  if (req.avoid?.circles.length || req.exclude) return (await raced(req)) ?? whole();
   if (n < SPLIT_ROUTE_FROM) return whole();
   const k = Math.ceil((n - 1) / 2);
   const [a, b] = (
@@ -375,7 +381,7 @@ export async function matrix(req: MatrixRequest): Promise<MatrixResult> {
   if (!loaded) throw new MapNotLoadedError();
   const n = req.points.length;
   // A lorry of its own size searches its rows over the graph, as avoidance does.
-  const overHierarchy = !req.avoid?.circles.length && !req.vehicle && (loaded.manifest.profiles[req.profile]?.hierarchyEdges ?? 0) > 0;
+  const overHierarchy = !req.avoid?.circles.length && !req.vehicle && !req.exclude && (loaded.manifest.profiles[req.profile]?.hierarchyEdges ?? 0) > 0;
   const parts = n < SPLIT_MATRIX_FROM || overHierarchy ? 1 : Math.max(1, Math.min(computePool().options.maxThreads, n));
   const size = Math.ceil(n / parts);
   const chunks = await Promise.all(

@@ -41,6 +41,8 @@ export interface RouteQuery {
   waypoints: LatLon[];
   avoid?: { circles: Circle[] };
   vehicle?: VehicleQuery;
+  /** Classes of ways to keep off (bits of EXCLUDE_BIT); 0 or absent: none. */
+  exclude?: number;
   /** Snap every waypoint to the main network as the matrix does (a plan's tours must follow its matrix). */
   mainNetwork?: boolean;
   /** One of two threads searching the same avoiding route, this one from the targets when `backward`:
@@ -96,6 +98,7 @@ export interface MatrixQuery {
   targets?: LatLon[];
   vehicle?: VehicleQuery;
   avoid?: { circles: Circle[] };
+  exclude?: number;
   /** Compute only these rows (the others come back empty); lets several workers share one matrix. */
   rows?: { from: number; to: number };
   /** Answer the rows in `packed` instead of nested arrays: a large matrix crosses threads as two copies
@@ -123,6 +126,7 @@ export interface ReachQuery {
   source: LatLon;
   avoid?: { circles: Circle[] };
   vehicle?: VehicleQuery;
+  exclude?: number;
 }
 export interface IsochroneQuery extends ReachQuery {
   /** Increasing: seconds, or meters of road with `byDistance`. */
@@ -173,11 +177,14 @@ export type RouteFailure =
   | { kind: 'unknown-profile'; profile: string }
   /** Every point too far from a road, in order (a client fixes them all at once). */
   | { kind: 'waypoint-too-far'; indexes: number[] }
-  /** `too-big`: only ways too small for the requested lorry connect the points (no circles in the way). */
-  | { kind: 'no-route'; reason: 'blocked' | 'too-big' | 'unreachable'; legIndex: number }
+  /** `too-big`: only ways too small for the requested lorry connect the points (no circles in the way);
+   *  `excluded`: only ways of an excluded class do. */
+  | { kind: 'no-route'; reason: NoRouteReason; legIndex: number }
   /** The other thread of a race answered first (never an answer to a client). */
   | { kind: 'stopped' };
 const isFar = (snapped: Phantom[] | number[]): snapped is number[] => typeof snapped[0] === 'number';
+
+export type NoRouteReason = 'blocked' | 'too-big' | 'excluded' | 'unreachable';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RouteFailure };
 
@@ -232,6 +239,8 @@ interface ProfileView {
   grid: GridView;
   /** Geometries closed to the profile's default vehicle (the lorry graph's ways below its size). */
   closed: ReadonlySet<number>;
+  /** `closed` with the geometries of excluded classes, by class bits (made on first use). */
+  closedExcluding: Map<number, ReadonlySet<number>>;
 }
 
 const NO_GEOMS: ReadonlySet<number> = new Set();
@@ -257,6 +266,14 @@ function includesAll(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
   if (a === b) return true;
   for (const x of b) if (!a.has(x)) return false;
   return true;
+}
+
+/** `closed` and every geometry of a class in `exclude` (bits of EXCLUDE_BIT). */
+function withClasses(g: RoadGraph, closed: ReadonlySet<number>, exclude: number): Set<number> {
+  const out = new Set(closed);
+  const classes = g.geomClass;
+  for (let geom = 0; geom < classes.length; geom++) if (classes[geom] & exclude) out.add(geom);
+  return out;
 }
 
 export class RouteCore {
@@ -287,7 +304,7 @@ export class RouteCore {
     if (!v && pm) {
       const graph = viewGraph(pm, this.shared.shapes);
       const guidance = { ...graph, ...reverseView(pm) };
-      v = { kernel: new RouteKernel(pm), graph, guidance, grid: gridView(graph), closed: closedTo(graph, profile) };
+      v = { kernel: new RouteKernel(pm), graph, guidance, grid: gridView(graph), closed: closedTo(graph, profile), closedExcluding: new Map() };
       this.views.set(profile, v);
     }
     return v ?? null;
@@ -325,6 +342,19 @@ export class RouteCore {
       if (performance.now() - started < budgetMs) this.isochrone({ profile, source: at(PAIRS), limits: [120, 240] });
     }
     return routes;
+  }
+
+  /**
+   * The geometries a query keeps off as wholes: those closed to its lorry (the default one's without a
+   * `vehicle`) and those of the classes it excludes. The default lorry's sets per class combination are
+   * kept: at most 15 per profile.
+   */
+  private limitedFor(v: ProfileView, profile: string, vehicle: VehicleQuery | undefined, exclude: number | undefined): ReadonlySet<number> {
+    if (!vehicle && !exclude) return v.closed;
+    if (vehicle) return exclude ? withClasses(v.graph, closedTo(v.graph, profile, vehicle), exclude) : closedTo(v.graph, profile, vehicle);
+    let set = v.closedExcluding.get(exclude!);
+    if (!set) v.closedExcluding.set(exclude!, (set = withClasses(v.graph, v.closed, exclude!)));
+    return set;
   }
 
   /** The phantoms, or the indexes of every point that has no road near enough. */
@@ -397,7 +427,7 @@ export class RouteCore {
   private routeE7With(q: RouteQuery, search: SearchOptions): Outcome<RouteE7Result> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
-    const limited = q.vehicle ? closedTo(v.graph, q.profile, q.vehicle) : v.closed;
+    const limited = this.limitedFor(v, q.profile, q.vehicle, q.exclude);
     const open = openOf(limited);
     const snapped = this.snapAll(v.graph, v.grid, q.waypoints, q.mainNetwork ? Infinity : q.nearestRoad ? 0 : undefined, open);
     if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
@@ -407,7 +437,8 @@ export class RouteCore {
     // by the bound hierarchy (true weights everywhere).
     const smaller = !includesAll(limited, v.closed);
     const block = this.blocking(v, q.avoid?.circles, limited, smaller);
-    let found = this.legs(v, phantoms, block, smaller, search);
+    const reason: NoRouteReason = q.avoid?.circles.length ? 'blocked' : q.exclude ? 'excluded' : 'too-big';
+    let found = this.legs(v, phantoms, block, smaller, search, reason);
     let resnapped = false;
     // A waypoint near a piece cut off from the main network (a driveway behind a private road) that no
     // leg can leave or reach: again from the main network's nearest road within the snapping limit. A
@@ -420,7 +451,7 @@ export class RouteCore {
     ) {
       const again = this.snapAll(v.graph, v.grid, q.waypoints, Infinity, open);
       if (!isFar(again)) {
-        const retried = this.legs(v, again, block, smaller, search);
+        const retried = this.legs(v, again, block, smaller, search, reason);
         if (retried.ok) {
           phantoms = again;
           found = retried;
@@ -465,14 +496,21 @@ export class RouteCore {
         snapped: phantoms.map((p) => ({ lat: Math.round(p.lat * 1e7) * E7, lon: Math.round(p.lon * 1e7) * E7 })),
         bbox: [w, s, e, n],
         blockedGeometries: block?.hits.size ?? 0,
-        limitedGeometries: q.vehicle ? limited.size : 0,
+        limitedGeometries: q.vehicle && !q.exclude ? limited.size : 0,
         resnapped,
       },
     };
   }
 
   /** `smaller`: a lorry that may take ways the hierarchy keeps off, so that every leg searches the graph. */
-  private legs(v: ProfileView, phantoms: Phantom[], block: Blocking | null, smaller: boolean, search: SearchOptions): Outcome<LegPath[]> {
+  private legs(
+    v: ProfileView,
+    phantoms: Phantom[],
+    block: Blocking | null,
+    smaller: boolean,
+    search: SearchOptions,
+    reason: NoRouteReason,
+  ): Outcome<LegPath[]> {
     const legs: LegPath[] = [];
     for (let i = 0; i + 1 < phantoms.length; i++) {
       let leg = this.leg(v, phantoms[i], phantoms[i + 1], block, 'hierarchy');
@@ -481,7 +519,7 @@ export class RouteCore {
       // the others search again.
       if (smaller || (block && leg.touches)) {
         leg = this.leg(v, phantoms[i], phantoms[i + 1], block, smaller ? 'bounded' : 'guided', search);
-        if (!leg) return { ok: false, error: { kind: 'no-route', reason: block?.circles.length ? 'blocked' : 'too-big', legIndex: i } };
+        if (!leg) return { ok: false, error: { kind: 'no-route', reason, legIndex: i } };
       }
       legs.push(leg);
     }
@@ -602,10 +640,10 @@ export class RouteCore {
     // the main network's nearest road within the snapping limit (each chunk of rows snaps alike).
     // Matrices are the default lorry's unless a `vehicle` says otherwise: off the ways closed to it (the
     // hierarchy weighs the default lorry's down, so an entry at or above CLOSED_PENALTY has no open path).
-    const limited = q.vehicle ? closedTo(g, q.profile, q.vehicle) : v.closed;
+    const limited = this.limitedFor(v, q.profile, q.vehicle, q.exclude);
     const open = openOf(limited);
     const all = q.targets ? [...q.points, ...q.targets] : q.points;
-    const kept = all.map((p) => this.snapKept(q.profile, g, v.grid, p.lat, p.lon, open, !q.vehicle));
+    const kept = all.map((p) => this.snapKept(q.profile, g, v.grid, p.lat, p.lon, open, !q.vehicle && !q.exclude));
     const far = kept.flatMap((k, i) => (k.ph ? [] : [i]));
     if (far.length) return { ok: false, error: { kind: 'waypoint-too-far', indexes: far } };
     const snappedAll = kept.map((k) => k.ph!);
@@ -705,7 +743,7 @@ export class RouteCore {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
     const g = v.graph;
-    const limited = q.vehicle ? closedTo(g, q.profile, q.vehicle) : v.closed;
+    const limited = this.limitedFor(v, q.profile, q.vehicle, q.exclude);
     const snapped = this.snapAll(g, v.grid, [q.source], Infinity, openOf(limited));
     if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
     const start = snapped[0];
@@ -770,7 +808,7 @@ export class RouteCore {
     const { v, start, reached } = found.value;
     const g = v.graph;
     const { duration, centimeters, nodes } = reached.reach;
-    const open = openOf(q.vehicle ? closedTo(g, q.profile, q.vehicle) : v.closed);
+    const open = openOf(this.limitedFor(v, q.profile, q.vehicle, q.exclude));
     // Settled nodes marked in this thread's own array: a look-up per seed without a call into the kernel.
     const marks = this.settledMarks(q.profile, g.nodeCount);
     for (let i = 0; i < nodes.length; i++) marks[nodes[i]] = 1;
@@ -778,7 +816,7 @@ export class RouteCore {
     const out = new Float64Array(pts.length).fill(Number.NaN);
     const directBlocked = reached.blocked(start.geom);
     for (let t = 0; 2 * t < pts.length; t++) {
-      const hit = this.snapKept(q.profile, g, v.grid, pts[2 * t], pts[2 * t + 1], open, !q.vehicle);
+      const hit = this.snapKept(q.profile, g, v.grid, pts[2 * t], pts[2 * t + 1], open, !q.vehicle && !q.exclude);
       const ph = hit.ph;
       if (!ph) continue;
       // To the target: paths arrive at its seeds; from it (backward): they leave from them.

@@ -41,8 +41,10 @@ import type { TilesManifest } from './tiles/build.js';
  * 15: the forward-search index (`geocoder/search.bin`: streets with their address points, places,
  * postcodes and their folded words); countries in `geocoder/index.json` carry their alpha-2 code.
  * 16: each label's road kind (`shapes/labelKind`: class, ramp, roundabout), for turn-by-turn steps.
+ * 17: per profile `geomClass.u8`, each geometry's exclude classes (toll, motorway, ferry, unpaved) for
+ * routes that keep off them.
  */
-export const MAP_FORMAT_VERSION = 16;
+export const MAP_FORMAT_VERSION = 17;
 
 export interface GraphManifest {
   nodes: number;

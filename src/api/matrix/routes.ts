@@ -11,6 +11,7 @@ import { matrix, WaypointTooFarError, type Circle } from '../../engine/engine.js
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { locationSchema, namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
 import { circlesAround, MAX_AVOIDED_POIS } from '../routes/avoid-selection.js';
+import { excludeBits, excludeSchema } from '../routes/exclude.js';
 import { poiSelectionFilter } from '../routes/poi-selection.js';
 import { avoidSchema, DEFAULT_AVOID_RADIUS_M, VEHICLE_DESCRIPTION, vehicleQuery, vehicleSchema } from '../routes/routes.js';
 import { snappedPoint, snappedPointSchema } from './snapped.js';
@@ -40,6 +41,7 @@ const bodySchema = z
       .describe('Which matrices to answer (default both).'),
     avoid: avoidSchema.optional().describe("As in POST /v1/routes: circles around the team's POIs, selected around all the locations."),
     vehicle: vehicleSchema.optional().describe(VEHICLE_DESCRIPTION),
+    exclude: excludeSchema,
   })
   .meta({
     id: 'MatrixRequest',
@@ -140,6 +142,7 @@ export function matrixEndpoint(sql: Sql): Route[] {
         if (!parsed) throw await rejection();
         const profile = parsed.profile;
         if (parsed.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
+        const exclude = excludeBits(profile, parsed.exclude, errors);
         const { radius: _radius, ...avoidFilters } = parsed.avoid ?? {};
         const filter = parsed.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
         if (Object.keys(errors).length) throw await rejection();
@@ -162,6 +165,7 @@ export function matrixEndpoint(sql: Sql): Route[] {
           targets: columns?.map(at),
           avoid: circles?.length ? { circles } : undefined,
           vehicle: vehicleQuery(parsed.vehicle),
+          ...(exclude ? { exclude } : {}),
           packed: true,
         }).catch((err: unknown) => {
           if (err instanceof WaypointTooFarError) {

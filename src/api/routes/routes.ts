@@ -19,6 +19,7 @@ import { INSTRUCTION_LANGUAGES } from '../../engine/guidance/languages.js';
 import { routeStepSchema } from './step-schema.js';
 import { locationSchema, namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
 import { poiSelectionFilter } from './poi-selection.js';
+import { excludeBits, excludeSchema } from './exclude.js';
 
 export const MAX_WAYPOINTS = 50;
 const GEOMETRY_FORMATS = ['geojson', 'polyline', 'polyline6'] as const;
@@ -77,6 +78,7 @@ const bodySchema = z
     profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
     avoid: avoidSchema.optional().describe("Omit for a plain route; `{}` avoids all the team's POIs around the route."),
     vehicle: vehicleSchema.optional().describe(VEHICLE_DESCRIPTION),
+    exclude: excludeSchema,
     geometry_format: z
       .enum(GEOMETRY_FORMATS, { error: `must be one of ${GEOMETRY_FORMATS.join(', ')}` })
       .optional()
@@ -228,6 +230,7 @@ export function routesEndpoint(sql: Sql): Route[] {
         const profile = body.profile;
         if (body.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
         if (body.language !== undefined && body.steps !== true) errors.language = ['is only for steps: true'];
+        const exclude = excludeBits(profile, body.exclude, errors);
         const { radius: _radius, ...avoidFilters } = body.avoid ?? {};
         const filter = body.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
         if (Object.keys(errors).length) throw await rejection();
@@ -241,6 +244,7 @@ export function routesEndpoint(sql: Sql): Route[] {
             waypoints: points,
             avoid: circles ? { circles } : undefined,
             vehicle: vehicleQuery(body.vehicle),
+            ...(exclude ? { exclude } : {}),
             ...(geometry ? { geometry } : {}),
             ...(body.steps ? { steps: true, ...(body.language ? { language: body.language } : {}) } : {}),
           }).catch((err: unknown) => {
