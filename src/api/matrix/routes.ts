@@ -127,6 +127,7 @@ export function matrixEndpoint(sql: Sql): Route[] {
         if (raw.avoid !== undefined || namesPoi(raw.sources) || namesPoi(raw.destinations)) ctx.require('read-pois');
         const errors: FieldErrors = Object.create(null);
         const parsed = parseInto(bodySchema, raw, errors);
+        const exclude = excludeBits(parsed?.profile ?? rawProfile(raw.profile), raw.exclude, errors);
         const resolve = (field: 'sources' | 'destinations') =>
           resolveEach(sql, ctx.teamId, locationsOf(parsed?.[field], raw[field], MAX_MATRIX_LOCATIONS), field, errors);
         const sources = await resolve('sources');
@@ -142,7 +143,6 @@ export function matrixEndpoint(sql: Sql): Route[] {
         if (!parsed) throw await rejection();
         const profile = parsed.profile;
         if (parsed.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
-        const exclude = excludeBits(profile, parsed.exclude, errors);
         const { radius: _radius, ...avoidFilters } = parsed.avoid ?? {};
         const filter = parsed.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
         if (Object.keys(errors).length) throw await rejection();

@@ -188,7 +188,7 @@ export function optimizeEndpoint(sql: Sql): Route[] {
         if (bodyNamesPoi(raw)) ctx.require('read-pois');
         const errors: FieldErrors = Object.create(null);
         const body = parseInto(optimizeBodySchema, raw, errors);
-        const exclude = body ? excludeBits(body.profile, body.exclude, errors) : 0;
+        const exclude = excludeBits(body?.profile ?? rawProfile(raw.profile), raw.exclude, errors);
         if (!body || Object.keys(errors).length) throw await invalidBodyError(sql, ctx.teamId, raw, errors);
         const profile = body.profile;
         const frame = timeFrame(body, Object.keys(raw), Math.floor(Date.now() / 1000));

@@ -20,14 +20,18 @@ export const excludeSchema = z
   .describe(EXCLUDE_DESCRIPTION);
 
 /**
- * The engine's class bits for `exclude` (0 for none), with a problem at `field.<i>` for every class the
- * profile does not take (a cyclist's `motorway`): a 422 rather than a silent no-op.
+ * The engine's class bits for `exclude` (0 for none), with a problem at `exclude.<i>` for every class the
+ * profile does not take (a cyclist's `motorway`): a 422 rather than a silent no-op. Reads the raw body's
+ * list (`profile` undefined when the body's is not one), so that these join the 422 of a body with other
+ * problems; entries that are no class at all are the schema's to report.
  */
-export function excludeBits(profile: ProfileName, list: readonly ExcludeClass[] | undefined, errors: FieldErrors, field = 'exclude'): number {
+export function excludeBits(profile: ProfileName | undefined, list: unknown, errors: FieldErrors): number {
   let bits = 0;
-  list?.forEach((c, i) => {
-    if (EXCLUDABLE[profile].includes(c)) bits |= EXCLUDE_BIT[c];
-    else (errors[`${field}.${i}`] ??= []).push(`is not a class the ${profile} profile uses; it may exclude ${EXCLUDABLE[profile].join(', ')}`);
+  if (!profile || !Array.isArray(list)) return 0;
+  list.forEach((c: unknown, i) => {
+    if (!EXCLUDE_CLASSES.includes(c as ExcludeClass)) return;
+    if (EXCLUDABLE[profile].includes(c as ExcludeClass)) bits |= EXCLUDE_BIT[c as ExcludeClass];
+    else (errors[`exclude.${i}`] ??= []).push(`is not a class the ${profile} profile uses; it may exclude ${EXCLUDABLE[profile].join(', ')}`);
   });
   return bits;
 }

@@ -212,6 +212,7 @@ export function routesEndpoint(sql: Sql): Route[] {
         if (raw.avoid !== undefined || namesPoi(raw.waypoints)) ctx.require('read-pois');
         const errors: FieldErrors = Object.create(null);
         const parsed = parseInto(bodySchema, raw, errors);
+        const exclude = excludeBits(parsed?.profile ?? rawProfile(raw.profile), raw.exclude, errors);
         // Unknown POI ids are looked up even when the body has other problems: one 422 names them all.
         const located = await resolveEach(sql, ctx.teamId, locationsOf(parsed?.waypoints, raw.waypoints), 'waypoints', errors);
         // And every known waypoint too far from a road (when the list itself is right: not too long).
@@ -230,7 +231,6 @@ export function routesEndpoint(sql: Sql): Route[] {
         const profile = body.profile;
         if (body.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
         if (body.language !== undefined && body.steps !== true) errors.language = ['is only for steps: true'];
-        const exclude = excludeBits(profile, body.exclude, errors);
         const { radius: _radius, ...avoidFilters } = body.avoid ?? {};
         const filter = body.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
         if (Object.keys(errors).length) throw await rejection();
