@@ -13,6 +13,7 @@ import { joinLineStrings } from './line-json.js';
 import { joinPolylines, type GeometryOptions } from './polyline.js';
 import { arenaOf, createArenaBuffer, heldSlots, releaseSlot, slotText, type SlotRef } from './reply-arena.js';
 import type {
+  Avoid,
   IsochroneQuery,
   IsochroneResult,
   MatrixResult,
@@ -30,7 +31,7 @@ import type {
 } from './route-core.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
-export type { Circle } from './avoid.js';
+export type { AvoidPolygon, Circle } from './avoid.js';
 export type { GeometryOptions } from './polyline.js';
 export type { IsochroneResult, MatrixResult, NearestRoad, RouteJsonResult, RouteResult, TravelTimes } from './route-core.js';
 export type { ProfileName } from '../map/graphs/profiles.js';
@@ -88,7 +89,7 @@ export interface RouteRequest {
   /** 2 or more, in visiting order. */
   waypoints: LatLon[];
   /** Circles (radius in meters) the route must not enter. */
-  avoid?: { circles: Circle[] };
+  avoid?: Avoid;
   /** `driving-hgv` only: the lorry's size; ways whose limits it exceeds are kept off. */
   vehicle?: VehicleQuery;
   /** Classes of ways kept off (bits of EXCLUDE_BIT, profiles.ts). */
@@ -108,7 +109,7 @@ export interface MatrixRequest {
   /** The columns, when they are not `points` (too-far indexes then count on from points.length). */
   targets?: LatLon[];
   vehicle?: VehicleQuery;
-  avoid?: { circles: Circle[] };
+  avoid?: Avoid;
   exclude?: number;
   /** Rows in `MatrixResult.packed` (see route-core.ts). */
   packed?: boolean;
@@ -262,7 +263,7 @@ export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
   // Only onto two idle threads: a half queued behind a batch job's search slice would wait longer than
   // the whole route takes on one.
   if (!loaded || idleThreads() < 2) return whole();
-  if (req.avoid?.circles.length || req.exclude) return (await raced(req)) ?? whole();
+  if (req.avoid?.circles.length || req.avoid?.polygons?.length || req.exclude) return (await raced(req)) ?? whole();
   if (n < SPLIT_ROUTE_FROM) return whole();
   const k = Math.ceil((n - 1) / 2);
   const [a, b] = (
@@ -381,7 +382,7 @@ export async function matrix(req: MatrixRequest): Promise<MatrixResult> {
   if (!loaded) throw new MapNotLoadedError();
   const n = req.points.length;
   // A lorry of its own size searches its rows over the graph, as avoidance does.
-  const overHierarchy = !req.avoid?.circles.length && !req.vehicle && !req.exclude && (loaded.manifest.profiles[req.profile]?.hierarchyEdges ?? 0) > 0;
+  const overHierarchy = !req.avoid?.circles.length && !req.avoid?.polygons?.length && !req.vehicle && !req.exclude && (loaded.manifest.profiles[req.profile]?.hierarchyEdges ?? 0) > 0;
   const parts = n < SPLIT_MATRIX_FROM || overHierarchy ? 1 : Math.max(1, Math.min(computePool().options.maxThreads, n));
   const size = Math.ceil(n / parts);
   const chunks = await Promise.all(

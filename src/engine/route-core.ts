@@ -4,7 +4,7 @@
 import { defaultVehicle, geometriesClosedTo, type ProfileName } from '../map/graphs/profiles.js';
 import { CLOSED_PENALTY, E7, speedRange, type RoadGraph } from '../map/graphs/road-graph.js';
 import type { GridView } from '../map/graphs/segment-grid.js';
-import { blockCircles, lineEntersCircles, type Circle } from './avoid.js';
+import { blockCircles, blockPolygons, lineEntersCircles, lineEntersPolygons, type AvoidPolygon, type Circle } from './avoid.js';
 import { reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
 import { LegTrace } from './guidance/trace.js';
@@ -29,6 +29,13 @@ import { roadLabelAt } from '../map/graphs/road-labels.js';
 import type { SlotRef } from './reply-arena.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
+/** What a query keeps out of: circles (around POIs) and polygons. */
+export interface Avoid {
+  circles: Circle[];
+  polygons?: AvoidPolygon[];
+}
+const avoids = (a: Avoid | undefined): boolean => !!a && (a.circles.length > 0 || (a.polygons?.length ?? 0) > 0);
+
 /** A lorry's size (meters, tonnes); a field left out is the default lorry's (see `defaultVehicle`). */
 export interface VehicleQuery {
   heightM?: number;
@@ -39,7 +46,7 @@ export interface VehicleQuery {
 export interface RouteQuery {
   profile: string;
   waypoints: LatLon[];
-  avoid?: { circles: Circle[] };
+  avoid?: Avoid;
   vehicle?: VehicleQuery;
   /** Classes of ways to keep off (bits of EXCLUDE_BIT); 0 or absent: none. */
   exclude?: number;
@@ -65,7 +72,7 @@ export interface RouteResult {
   snapped: LatLon[];
   /** [west, south, east, north] of the geometry. */
   bbox: [number, number, number, number];
-  /** Geometries blocked by the circles (0 without avoidance). */
+  /** Geometries blocked by the circles and polygons (0 without avoidance). */
   blockedGeometries: number;
   /** Geometries closed to the requested lorry by its size (0 without a `vehicle`). */
   limitedGeometries: number;
@@ -97,7 +104,7 @@ export interface MatrixQuery {
    *  index in `points` followed by `targets`. */
   targets?: LatLon[];
   vehicle?: VehicleQuery;
-  avoid?: { circles: Circle[] };
+  avoid?: Avoid;
   exclude?: number;
   /** Compute only these rows (the others come back empty); lets several workers share one matrix. */
   rows?: { from: number; to: number };
@@ -124,7 +131,7 @@ export interface MatrixResult {
 export interface ReachQuery {
   profile: string;
   source: LatLon;
-  avoid?: { circles: Circle[] };
+  avoid?: Avoid;
   vehicle?: VehicleQuery;
   exclude?: number;
 }
@@ -223,9 +230,11 @@ function bearingDeg(lat1: number, lon1: number, lat2: number, lon2: number): num
 
 /** Meters from a road within which a waypoint counts as on it. */
 const ON_ROAD_M = 1;
-/** Geometries blocked: by circles (with the circles each enters), and whole ones (too small for the vehicle). */
+/** Geometries blocked: by circles and polygons (with those each enters: circles first, then polygons numbered
+ *  on from them), and whole ones (too small for the vehicle, of an excluded class). */
 interface Blocking {
   circles: readonly Circle[];
+  polygons: readonly AvoidPolygon[];
   hits: Map<number, number[]>;
   whole: ReadonlySet<number>;
   /** Whether the kernel's bitset holds them yet: the whole ones are written only before a search reads it. */
@@ -370,16 +379,20 @@ export class RouteCore {
   }
 
   /**
-   * What the circles and whole geometries block; null when nothing is (unless `always`). Circles are
+   * What the circles, polygons and whole geometries block; null when nothing is (unless `always`). Circles and polygons are
    * measured into the kernel's bitset at once; whole geometries alone are written by `arm` before a search
    * reads the bitset: the default lorry's routes carry the ways closed to it, and most never search the graph.
    */
-  private blocking(v: ProfileView, circles: readonly Circle[] | undefined, whole: ReadonlySet<number> = NO_GEOMS, always = false): Blocking | null {
-    if (!circles?.length && whole.size === 0 && !always) return null;
-    const block: Blocking = { circles: circles ?? [], hits: new Map(), whole, written: false };
-    if (circles?.length) {
+  private blocking(v: ProfileView, avoid: Avoid | undefined, whole: ReadonlySet<number> = NO_GEOMS, always = false): Blocking | null {
+    if (!avoids(avoid) && whole.size === 0 && !always) return null;
+    const circles = avoid?.circles ?? [],
+      polygons = avoid?.polygons ?? [];
+    const block: Blocking = { circles, polygons, hits: new Map(), whole, written: false };
+    if (avoids(avoid)) {
       this.arm(v, block);
-      block.hits = blockCircles(v.graph, v.grid, circles, (geom) => v.kernel.blockGeometry(geom));
+      const put = (geom: number) => v.kernel.blockGeometry(geom);
+      if (circles.length) block.hits = blockCircles(v.graph, v.grid, circles, put);
+      if (polygons.length) blockPolygons(v.graph, v.grid, polygons, circles.length, block.hits, put);
     }
     return block;
   }
@@ -436,8 +449,8 @@ export class RouteCore {
     // take its routes (and its distances as potentials); a smaller one is searched over the graph, guided
     // by the bound hierarchy (true weights everywhere).
     const smaller = !includesAll(limited, v.closed);
-    const block = this.blocking(v, q.avoid?.circles, limited, smaller);
-    const reason: NoRouteReason = q.avoid?.circles.length ? 'blocked' : q.exclude ? 'excluded' : 'too-big';
+    const block = this.blocking(v, q.avoid, limited, smaller);
+    const reason: NoRouteReason = avoids(q.avoid) ? 'blocked' : q.exclude ? 'excluded' : 'too-big';
     let found = this.legs(v, phantoms, block, smaller, search, reason);
     let resnapped = false;
     // A waypoint near a piece cut off from the main network (a driveway behind a private road) that no
@@ -538,10 +551,10 @@ export class RouteCore {
     if (piece && block?.whole.has(geom)) return true;
     const hit = block?.hits.get(geom);
     if (!hit || !piece) return false;
-    return lineEntersCircles(
-      piece,
-      hit.map((i) => block!.circles[i]),
-    );
+    const n = block!.circles.length;
+    const circles = hit.filter((i) => i < n).map((i) => block!.circles[i]);
+    const polygons = hit.filter((i) => i >= n).map((i) => block!.polygons[i - n]);
+    return (circles.length > 0 && lineEntersCircles(piece, circles)) || (polygons.length > 0 && lineEntersPolygons(piece, polygons));
   }
 
   /** Cost and length of going from src to tgt along the one road they share; null when they do not share
@@ -653,7 +666,7 @@ export class RouteCore {
     // A lorry of its own size keeps off other ways than the hierarchy does: its rows search the graph.
     const ownSize = limited !== v.closed && !(includesAll(limited, v.closed) && includesAll(v.closed, limited));
     const withoutHierarchy = v.closed.size > 0 && g.chA.length === 0;
-    const block = q.avoid?.circles.length || withoutHierarchy || ownSize ? this.blocking(v, q.avoid?.circles, limited, true) : null;
+    const block = avoids(q.avoid) || withoutHierarchy || ownSize ? this.blocking(v, q.avoid, limited, true) : null;
     const avoiding = block !== null;
     const usable =
       (ph: Phantom, asSource: boolean) =>
@@ -747,7 +760,7 @@ export class RouteCore {
     const snapped = this.snapAll(g, v.grid, [q.source], Infinity, openOf(limited));
     if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
     const start = snapped[0];
-    const block = this.blocking(v, q.avoid?.circles, limited);
+    const block = this.blocking(v, q.avoid, limited);
     if (block && !block.written) this.arm(v, block);
     const seeds = (backward ? targetSeeds(g, start) : sourceSeeds(g, start)).filter(
       (seed) => !block || !this.pieceBlocked(block, start.geom, this.seedPiece(g, start, seed, !backward)),

@@ -20,6 +20,7 @@ import { routeStepSchema } from './step-schema.js';
 import { locationSchema, namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
 import { poiSelectionFilter } from './poi-selection.js';
 import { excludeBits, excludeSchema } from './exclude.js';
+import { avoidPolygonsSchema, enginePolygons, locationsInside, selectsPois } from './avoid-polygons.js';
 
 export const MAX_WAYPOINTS = 50;
 const GEOMETRY_FORMATS = ['geojson', 'polyline', 'polyline6'] as const;
@@ -41,6 +42,9 @@ export const avoidSchema = z.strictObject(
   },
   { error: POI_SELECTION_ERROR },
 );
+
+/** `avoid` of routes and matrices: the POI selection, and polygons. */
+export const routeAvoidSchema = avoidSchema.extend({ polygons: avoidPolygonsSchema.optional() });
 
 /** A size between `min` and `max` in `unit`. */
 const size = (min: number, max: number, unit: string) =>
@@ -76,7 +80,9 @@ const bodySchema = z
       z.array(locationSchema).min(2, 'must have at least 2 locations').max(MAX_WAYPOINTS, `may have at most ${MAX_WAYPOINTS} locations`),
     ),
     profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
-    avoid: avoidSchema.optional().describe("Omit for a plain route; `{}` avoids all the team's POIs around the route."),
+    avoid: routeAvoidSchema
+      .optional()
+      .describe("Omit for a plain route; `{}` avoids all the team's POIs around the route; `{polygons}` alone avoids only the polygons."),
     vehicle: vehicleSchema.optional().describe(VEHICLE_DESCRIPTION),
     exclude: excludeSchema,
     geometry_format: z
@@ -140,7 +146,13 @@ const routeResponse = z
       ),
       waypoints: z.array(z.object({ poi_id: z.string().nullable(), latitude: z.number(), longitude: z.number() })),
       avoided: z
-        .object({ radius: z.int(), count: z.int(), poi_ids: z.array(z.string()), skipped_poi_ids: z.array(z.string()) })
+        .object({
+          radius: z.int(),
+          count: z.int(),
+          poi_ids: z.array(z.string()),
+          skipped_poi_ids: z.array(z.string()),
+          polygons: z.int().optional().describe('Extension: with `avoid.polygons`, how many polygons the route kept out of.'),
+        })
         .nullable()
         .describe('null when `avoid` is not sent.'),
     }),
@@ -209,7 +221,7 @@ export function routesEndpoint(sql: Sql): Route[] {
       handler: async (ctx) => {
         const raw = await ctx.json();
         // Authorization before validation: whether POIs are involved is visible on the raw body.
-        if (raw.avoid !== undefined || namesPoi(raw.waypoints)) ctx.require('read-pois');
+        if (selectsPois(raw.avoid) || namesPoi(raw.waypoints)) ctx.require('read-pois');
         const errors: FieldErrors = Object.create(null);
         const parsed = parseInto(bodySchema, raw, errors);
         const exclude = excludeBits(parsed?.profile ?? rawProfile(raw.profile), raw.exclude, errors);
@@ -231,31 +243,37 @@ export function routesEndpoint(sql: Sql): Route[] {
         const profile = body.profile;
         if (body.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
         if (body.language !== undefined && body.steps !== true) errors.language = ['is only for steps: true'];
-        const { radius: _radius, ...avoidFilters } = body.avoid ?? {};
-        const filter = body.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
+        const { radius: _radius, polygons: area, ...avoidFilters } = body.avoid ?? {};
+        const polygons = enginePolygons(area);
+        locationsInside(polygons, located, 'waypoints', errors);
+        const filter = selectsPois(body.avoid) && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
         if (Object.keys(errors).length) throw await rejection();
         const waypoints = located as ResolvedLocation[];
 
         const points = waypoints.map((w) => ({ lat: w.latitude, lon: w.longitude }));
         const geometry = geometryOptions(body.geometry_format, body.overview, points);
-        const run = (circles?: Circle[]) =>
+        const run = (circles: Circle[] = []) =>
           findRoute({
             profile,
             waypoints: points,
-            avoid: circles ? { circles } : undefined,
+            avoid: circles.length || polygons.length ? { circles, ...(polygons.length ? { polygons } : {}) } : undefined,
             vehicle: vehicleQuery(body.vehicle),
             ...(exclude ? { exclude } : {}),
             ...(geometry ? { geometry } : {}),
             ...(body.steps ? { steps: true, ...(body.language ? { language: body.language } : {}) } : {}),
           }).catch((err: unknown) => {
-            throw engineHttpError(err, profile);
+            throw engineHttpError(err, profile, 'waypoints', polygons.length > 0);
           });
         let plain: Promise<RouteJsonResult> | undefined;
         const plainRoute = () => (plain ??= run());
 
-        if (!filter) return { status: 200, body: routeJson(profile, await plainRoute(), waypoints, null) };
-
         const radius = body.avoid?.radius ?? DEFAULT_AVOID_RADIUS_M;
+        const polygonCount = polygons.length ? { polygons: polygons.length } : {};
+        if (!filter) {
+          if (!polygons.length) return { status: 200, body: routeJson(profile, await plainRoute(), waypoints, null) };
+          return { status: 200, body: routeJson(profile, await run(), waypoints, { radius, count: 0, poi_ids: [], skipped_poi_ids: [], ...polygonCount }) };
+        }
+
         const selection = await selectAvoidance(sql, ctx.teamId, filter, waypoints, radius, async () =>
           (await plainRoute()).snapped.map((p) => ({ latitude: p.lat, longitude: p.lon })),
         );
@@ -273,15 +291,17 @@ export function routesEndpoint(sql: Sql): Route[] {
           );
         }
         const circles = selection.avoided.map((p) => ({ lat: p.latitude, lon: p.longitude, radius }));
-        const result = circles.length ? await run(circles) : await plainRoute();
+        const avoiding = circles.length > 0 || polygons.length > 0;
+        const result = avoiding ? await run(circles) : await plainRoute();
         // A plain route found to place the selection (it had to succeed to get here) is not sent when the
         // avoiding one replaces it.
-        if (circles.length) (await plain)?.release();
+        if (avoiding) (await plain)?.release();
         const avoided = {
           radius,
           count: selection.avoided.length,
           poi_ids: selection.avoided.map((p) => p.id),
           skipped_poi_ids: selection.skipped,
+          ...polygonCount,
         };
         return { status: 200, body: routeJson(profile, result, waypoints, avoided) };
       },
