@@ -4,9 +4,9 @@
 // bad field).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { expect422, NO_JOBS } from '../api/helpers.js';
+import { expect422, lacks, NO_JOBS } from '../api/helpers.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { SCHAAN, VADUZ, type At } from './helpers.js';
+import { createPoi, lineMeters, SCHAAN, VADUZ, type At } from './helpers.js';
 
 /** Planken, up the slope above Schaan: the shortest walk down takes forest tracks. */
 const PLANKEN: At = { latitude: 47.185, longitude: 9.545 };
@@ -77,5 +77,112 @@ describe('exclude', () => {
     expect(arrival(paved) > arrival(plain)).toBe(true);
     expect422(await post('/v1/routes/optimize', { ...plan, exclude: ['toll'] }), ['exclude.0']);
     expect422(await post('/v1/optimizations', { ...plan, exclude: ['toll'], vehicles: [{ start: PLANKEN, capacity: -1 }] }), ['exclude.0', 'vehicles.0.capacity']);
+  });
+});
+
+/** A closed square ring of `side` meters around a point ([longitude, latitude] positions). */
+const ring = (c: At, side: number): number[][] => {
+  const dLat = side / 2 / 111_320,
+    dLon = side / 2 / (111_320 * Math.cos((c.latitude * Math.PI) / 180));
+  return [
+    [c.longitude - dLon, c.latitude - dLat],
+    [c.longitude + dLon, c.latitude - dLat],
+    [c.longitude + dLon, c.latitude + dLat],
+    [c.longitude - dLon, c.latitude + dLat],
+    [c.longitude - dLon, c.latitude - dLat],
+  ];
+};
+/** Whether a [lon, lat] point lies in an axis-aligned square ring. */
+const inRing = (p: number[], r: number[][]) => p[0] >= r[0][0] && p[0] <= r[1][0] && p[1] >= r[0][1] && p[1] <= r[2][1];
+
+describe('avoid.polygons', () => {
+  it('POST /v1/routes: the route goes around a square on the plain route, with plan-routes alone, and says it did', async () => {
+    const plain = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN] });
+    const line: number[][] = plain.body.data.geometry.coordinates;
+    const mid = line[Math.floor(line.length / 2)];
+    const square = ring({ latitude: mid[1], longitude: mid[0] }, 300);
+    const onlyRoutes = await team.keyWith('plan-routes');
+    const res = await api(app, 'POST', '/v1/routes', {
+      key: onlyRoutes,
+      body: { waypoints: [VADUZ, SCHAAN], avoid: { polygons: { type: 'Polygon', coordinates: [square] } } },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.duration).toBeGreaterThan(plain.body.data.duration);
+    expect(res.body.data.avoided).toEqual({ radius: 50, count: 0, poi_ids: [], skipped_poi_ids: [], polygons: 1 });
+    // Every point of the line, and the segments between them sampled each meter, stay outside the square.
+    const got: number[][] = res.body.data.geometry.coordinates;
+    for (let i = 0; i + 1 < got.length; i++) {
+      const steps = Math.ceil(lineMeters({ latitude: got[i][1], longitude: got[i][0] }, [got[i + 1], got[i + 1]]));
+      for (let k = 0; k <= steps; k++) {
+        const t = k / Math.max(1, steps);
+        expect(inRing([got[i][0] + t * (got[i + 1][0] - got[i][0]), got[i][1] + t * (got[i + 1][1] - got[i][1])], square)).toBe(false);
+      }
+    }
+    // Any other field of avoid selects POIs as well, and needs read-pois.
+    const denied = await api(app, 'POST', '/v1/routes', {
+      key: onlyRoutes,
+      body: { waypoints: [VADUZ, SCHAAN], avoid: { radius: 20, polygons: { type: 'Polygon', coordinates: [square] } } },
+    });
+    expect(denied.status).toBe(403);
+    expect(denied.body.message).toBe(lacks('read-pois'));
+  });
+
+  it('POST /v1/routes: polygons and POI circles together; a MultiPolygon', async () => {
+    const plain = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN] });
+    const line: number[][] = plain.body.data.geometry.coordinates;
+    const a = line[Math.floor(line.length / 3)],
+      b = line[Math.floor((2 * line.length) / 3)];
+    const poi = await createPoi(app, team.key, { latitude: b[1], longitude: b[0] }, { name: 'Roadworks' });
+    const square = ring({ latitude: a[1], longitude: a[0] }, 200);
+    const both = await post('/v1/routes', {
+      waypoints: [VADUZ, SCHAAN],
+      avoid: { poi_ids: [poi], radius: 60, polygons: { type: 'MultiPolygon', coordinates: [[square], [ring({ latitude: 47.3, longitude: 9.6 }, 100)]] } },
+    });
+    expect(both.status, JSON.stringify(both.body)).toBe(200);
+    expect(both.body.data.avoided).toMatchObject({ count: 1, poi_ids: [poi], polygons: 2 });
+    const got: number[][] = both.body.data.geometry.coordinates;
+    expect(got.some((p) => inRing(p, square))).toBe(false);
+    expect(lineMeters({ latitude: b[1], longitude: b[0] }, got)).toBeGreaterThan(59);
+  });
+
+  it('POST /v1/routes: one 422 for every bad polygon field, a waypoint inside a polygon, and the other problems', async () => {
+    const open = ring(VADUZ, 200).slice(0, 4);
+    const res = await post('/v1/routes', {
+      waypoints: [VADUZ, SCHAAN],
+      profile: 'bus',
+      avoid: { polygons: { type: 'Polygon', coordinates: [open, [[9.5, 47.1], [9.6, 'x'], [9.6, 47.2], [9.5, 47.1]]] } },
+    });
+    expect422(res, ['profile', 'avoid.polygons.coordinates.0', 'avoid.polygons.coordinates.1.1']);
+    const kinds = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN], avoid: { polygons: { type: 'Point', coordinates: [9.5, 47.1] } } });
+    expect422(kinds, ['avoid.polygons.type']);
+    const huge = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN], avoid: { polygons: { type: 'Polygon', coordinates: [ring(VADUZ, 40_000)] } } });
+    expect422(huge, ['avoid.polygons']);
+    expect(huge.body.errors['avoid.polygons'][0]).toMatch(/at most 1000 km²/);
+    const many = Array.from({ length: 1001 }, (_, i) => [9.5 + 0.001 * Math.cos(i), 47.1 + 0.001 * Math.sin(i)]);
+    many.push(many[0]);
+    const dense = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN], avoid: { polygons: { type: 'Polygon', coordinates: [many] } } });
+    expect422(dense, ['avoid.polygons']);
+    expect(dense.body.errors['avoid.polygons'][0]).toMatch(/at most 1000 positions/);
+    const around = await post('/v1/routes', {
+      waypoints: [VADUZ, SCHAAN, { latitude: 95, longitude: 9 }],
+      avoid: { polygons: { type: 'Polygon', coordinates: [ring(SCHAAN, 300)] } },
+    });
+    expect422(around, ['waypoints.1', 'waypoints.2.latitude']);
+    expect(around.body.errors['waypoints.1']).toEqual(['lies inside avoid.polygons: a route cannot reach it']);
+  });
+
+  it('POST /v1/routes: a waypoint walled in (a polygon with a hole around it) is the 422 named', async () => {
+    const wall = [ring(SCHAAN, 2500), ring(SCHAAN, 1200).reverse()];
+    const res = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN, VADUZ], avoid: { polygons: { type: 'Polygon', coordinates: wall } } });
+    expect422(res, ['waypoints.1']);
+    expect(res.body.errors['waypoints.1'][0]).toMatch(/avoided polygons .* block every way/);
+  });
+
+  it('POST /v1/matrix: a walled-in destination has no cell', async () => {
+    const wall = [ring(SCHAAN, 2500), ring(SCHAAN, 1200).reverse()];
+    const res = await post('/v1/matrix', { sources: [VADUZ], destinations: [SCHAAN, VADUZ], avoid: { polygons: { type: 'Polygon', coordinates: wall } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.durations[0][0]).toBeNull();
+    expect(res.body.data.durations[0][1]).toBe(0);
   });
 });

@@ -130,11 +130,14 @@ export function matrixEndpoint(sql: Sql): Route[] {
         if (selectsPois(raw.avoid) || namesPoi(raw.sources) || namesPoi(raw.destinations)) ctx.require('read-pois');
         const errors: FieldErrors = Object.create(null);
         const parsed = parseInto(bodySchema, raw, errors);
+        const polygons = enginePolygons(raw.avoid);
         const exclude = excludeBits(parsed?.profile ?? rawProfile(raw.profile), raw.exclude, errors);
         const resolve = (field: 'sources' | 'destinations') =>
           resolveEach(sql, ctx.teamId, locationsOf(parsed?.[field], raw[field], MAX_MATRIX_LOCATIONS), field, errors);
         const sources = await resolve('sources');
         const destinations = raw.destinations === undefined ? null : await resolve('destinations');
+        locationsInside(polygons, sources, 'sources', errors);
+        if (destinations) locationsInside(polygons, destinations, 'destinations', errors);
         const rejection = async () => {
           const known = [
             ...(Object.hasOwn(errors, 'sources') ? [] : sources.map((at, i) => ({ field: `sources.${i}`, at }))),
@@ -146,10 +149,7 @@ export function matrixEndpoint(sql: Sql): Route[] {
         if (!parsed) throw await rejection();
         const profile = parsed.profile;
         if (parsed.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
-        const { radius: _radius, polygons: area, ...avoidFilters } = parsed.avoid ?? {};
-        const polygons = enginePolygons(area);
-        locationsInside(polygons, sources, 'sources', errors);
-        if (destinations) locationsInside(polygons, destinations, 'destinations', errors);
+        const { radius: _radius, polygons: _polygons, ...avoidFilters } = parsed.avoid ?? {};
         const filter = selectsPois(parsed.avoid) && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
         if (Object.keys(errors).length) throw await rejection();
         const rows = sources as ResolvedLocation[];

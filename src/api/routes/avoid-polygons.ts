@@ -93,12 +93,15 @@ export const avoidPolygonsSchema = z
     ],
   });
 
-export type AvoidPolygonsInput = z.infer<typeof avoidPolygonsSchema>;
-
-/** The engine's polygons of a valid geometry: one list of rings per polygon. */
-export function enginePolygons(g: AvoidPolygonsInput | undefined): AvoidPolygon[] {
-  if (!g) return [];
-  return g.type === 'Polygon' ? [g.coordinates as AvoidPolygon[number][]] : (g.coordinates as AvoidPolygon[]);
+/** The engine's polygons of a raw `avoid` (one list of rings per polygon); none when its `polygons` are not
+ *  valid (the body's 422 says why). Read from the raw body, so that a waypoint inside one joins the 422
+ *  of a body with other problems. */
+export function enginePolygons(rawAvoid: unknown): AvoidPolygon[] {
+  const raw = rawAvoid !== null && typeof rawAvoid === 'object' ? (rawAvoid as { polygons?: unknown }).polygons : undefined;
+  if (raw === undefined) return [];
+  const g = avoidPolygonsSchema.safeParse(raw);
+  if (!g.success) return [];
+  return g.data.type === 'Polygon' ? [g.data.coordinates as AvoidPolygon[number][]] : (g.data.coordinates as AvoidPolygon[]);
 }
 
 /** A problem at `field.<i>` for every location inside (or on the edge of) a polygon: no route can start,

@@ -224,9 +224,11 @@ export function routesEndpoint(sql: Sql): Route[] {
         if (selectsPois(raw.avoid) || namesPoi(raw.waypoints)) ctx.require('read-pois');
         const errors: FieldErrors = Object.create(null);
         const parsed = parseInto(bodySchema, raw, errors);
+        const polygons = enginePolygons(raw.avoid);
         const exclude = excludeBits(parsed?.profile ?? rawProfile(raw.profile), raw.exclude, errors);
         // Unknown POI ids are looked up even when the body has other problems: one 422 names them all.
         const located = await resolveEach(sql, ctx.teamId, locationsOf(parsed?.waypoints, raw.waypoints), 'waypoints', errors);
+        locationsInside(polygons, located, 'waypoints', errors);
         // And every known waypoint too far from a road (when the list itself is right: not too long).
         const rejection = async () => {
           if (!Object.hasOwn(errors, 'waypoints')) {
@@ -243,9 +245,7 @@ export function routesEndpoint(sql: Sql): Route[] {
         const profile = body.profile;
         if (body.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
         if (body.language !== undefined && body.steps !== true) errors.language = ['is only for steps: true'];
-        const { radius: _radius, polygons: area, ...avoidFilters } = body.avoid ?? {};
-        const polygons = enginePolygons(area);
-        locationsInside(polygons, located, 'waypoints', errors);
+        const { radius: _radius, polygons: _polygons, ...avoidFilters } = body.avoid ?? {};
         const filter = selectsPois(body.avoid) && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
         if (Object.keys(errors).length) throw await rejection();
         const waypoints = located as ResolvedLocation[];
