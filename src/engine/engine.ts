@@ -30,9 +30,11 @@ import type {
   VehicleQuery,
 } from './route-core.js';
 import type { LatLon } from '../lib/lat-lon.js';
+import type { WaypointOption } from './waypoint-options.js';
 
 export type { AvoidPolygon, Circle } from './avoid.js';
 export type { GeometryOptions } from './polyline.js';
+export type { WaypointOption } from './waypoint-options.js';
 export type { IsochroneResult, MatrixResult, NearestRoad, RouteJsonResult, RouteResult, TravelTimes } from './route-core.js';
 export type { ProfileName } from '../map/graphs/profiles.js';
 
@@ -96,6 +98,8 @@ export interface RouteRequest {
   exclude?: number;
   /** Snap like the matrix: every waypoint to the main network's nearest road (optimize's tours). */
   mainNetwork?: boolean;
+  /** Per waypoint: snapping radius, bearing, curbside approach (waypoint-options.ts). */
+  waypointOptions?: ReadonlyArray<WaypointOption | null>;
   /** `routeJson`: the geometry's form (GeoJSON, the whole line, without). */
   geometry?: GeometryOptions;
   /** `routeJson`: turn-by-turn steps per leg, with an instruction in `language` when given. */
@@ -268,8 +272,19 @@ export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
   const k = Math.ceil((n - 1) / 2);
   const [a, b] = (
     await Promise.all([
-      runTask<Outcome<RouteJsonTaskResult>>('routeJson', { ...req, waypoints: req.waypoints.slice(0, k + 1), legCount: n - 1 }),
-      runTask<Outcome<RouteJsonTaskResult>>('routeJson', { ...req, waypoints: req.waypoints.slice(k), legBase: k, legCount: n - 1 }),
+      runTask<Outcome<RouteJsonTaskResult>>('routeJson', {
+        ...req,
+        waypoints: req.waypoints.slice(0, k + 1),
+        ...(req.waypointOptions ? { waypointOptions: req.waypointOptions.slice(0, k + 1) } : {}),
+        legCount: n - 1,
+      }),
+      runTask<Outcome<RouteJsonTaskResult>>('routeJson', {
+        ...req,
+        waypoints: req.waypoints.slice(k),
+        ...(req.waypointOptions ? { waypointOptions: req.waypointOptions.slice(k) } : {}),
+        legBase: k,
+        legCount: n - 1,
+      }),
     ])
   ).map(receivedOutcome);
   if (!a.ok || !b.ok || a.value.resnapped || b.value.resnapped) {

@@ -18,10 +18,13 @@ import {
   SNAP_LIMIT_M,
   sourceSeeds,
   targetSeeds,
+  ALONG,
+  AGAINST,
   type Phantom,
   type PhantomSeed,
 } from './phantom.js';
 import { RouteKernel, SearchStopped, type SearchOptions } from './route-kernel.js';
+import { bearingFilter, waypointDirs, type WaypointOption } from './waypoint-options.js';
 import { BoundsCanvas, CellGrid, tracePolygons, type PolygonRings } from './isochrone-shape.js';
 import { drawReached, reachedBox, type Reached } from './reach-draw.js';
 import { nearestSegment } from '../map/graphs/segment-grid.js';
@@ -52,6 +55,8 @@ export interface RouteQuery {
   exclude?: number;
   /** Snap every waypoint to the main network as the matrix does (a plan's tours must follow its matrix). */
   mainNetwork?: boolean;
+  /** Per waypoint (by index) how it snaps and which way a path passes it; null or absent: the defaults. */
+  waypointOptions?: ReadonlyArray<WaypointOption | null>;
   /** One of two threads searching the same avoiding route, this one from the targets when `backward`:
    *  the first to finish raises `flag` and answers; the other stops and answers `stopped`. */
   race?: { backward: boolean; flag: Int32Array };
@@ -366,12 +371,27 @@ export class RouteCore {
     return set;
   }
 
-  /** The phantoms, or the indexes of every point that has no road near enough. */
-  private snapAll(g: RoadGraph, grid: GridView, points: LatLon[], mainPreference?: number, usable?: (geom: number) => boolean): Phantom[] | number[] {
+  /** The phantoms, or the indexes of every point that has no road near enough (within its `radius`, of its
+   *  `bearing`, when `options` give them). */
+  private snapAll(
+    g: RoadGraph,
+    grid: GridView,
+    points: LatLon[],
+    mainPreference?: number,
+    usable?: (geom: number) => boolean,
+    options?: ReadonlyArray<WaypointOption | null>,
+  ): Phantom[] | number[] {
     const out: Phantom[] = [];
     const far: number[] = [];
     for (let i = 0; i < points.length; i++) {
-      const ph = snap(g, grid, points[i].lat, points[i].lon, undefined, mainPreference, usable);
+      const o = options?.[i];
+      const bearing = bearingFilter(g, o);
+      const accept = bearing && usable ? (geom: number, point: number) => usable(geom) && bearing(geom, point) : (bearing ?? usable);
+      const ph = snap(g, grid, points[i].lat, points[i].lon, o?.radius, mainPreference, accept);
+      if (ph && o) {
+        const dirs = waypointDirs(g, ph, points[i].lat, points[i].lon, o);
+        if (dirs !== undefined) ph.dirs = dirs;
+      }
       if (ph) out.push(ph);
       else far.push(i);
     }
@@ -442,7 +462,7 @@ export class RouteCore {
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
     const limited = this.limitedFor(v, q.profile, q.vehicle, q.exclude);
     const open = openOf(limited);
-    const snapped = this.snapAll(v.graph, v.grid, q.waypoints, q.mainNetwork ? Infinity : q.nearestRoad ? 0 : undefined, open);
+    const snapped = this.snapAll(v.graph, v.grid, q.waypoints, q.mainNetwork ? Infinity : q.nearestRoad ? 0 : undefined, open, q.waypointOptions);
     if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
     let phantoms = snapped;
     // The hierarchy keeps off what is closed to the default lorry: a lorry kept off all of that too can
@@ -462,7 +482,7 @@ export class RouteCore {
       found.error.reason === 'unreachable' &&
       phantoms.some((p) => !onMainNetwork(v.graph, p.geom) && p.offset > ON_ROAD_M)
     ) {
-      const again = this.snapAll(v.graph, v.grid, q.waypoints, Infinity, open);
+      const again = this.snapAll(v.graph, v.grid, q.waypoints, Infinity, open, q.waypointOptions);
       if (!isFar(again)) {
         const retried = this.legs(v, again, block, smaller, search, reason);
         if (retried.ok) {
@@ -564,6 +584,9 @@ export class RouteCore {
     const d = src.along <= tgt.along ? 2 * src.geom : 2 * src.geom + 1;
     const w = g.origWeight[d];
     if (w === 0) return null;
+    // A waypoint to pass one way only (a bearing, a curb side) is passed that way along the road too.
+    const dir = d & 1 ? AGAINST : ALONG;
+    if ((src.dirs !== undefined && !(src.dirs & dir)) || (tgt.dirs !== undefined && !(tgt.dirs & dir))) return null;
     return { cost: Math.abs(tgt.fraction - src.fraction) * w, meters: Math.abs(tgt.along - src.along) };
   }
 

@@ -114,6 +114,10 @@ export function locationsInside(polygons: readonly AvoidPolygon[], locations: Re
   });
 }
 
-/** Whether a raw `avoid` selects POIs (any field but `polygons`; `{}` selects all the team's). */
-export const selectsPois = (avoid: unknown): boolean =>
-  avoid !== undefined && (avoid === null || typeof avoid !== 'object' || Array.isArray(avoid) || Object.keys(avoid).some((k) => k !== 'polygons'));
+/** Whether a raw `avoid` selects POIs: anything but `{polygons}` alone (`{}` selects all the team's). */
+export const selectsPois = (avoid: unknown): boolean => {
+  if (avoid === undefined) return false;
+  if (avoid === null || typeof avoid !== 'object' || Array.isArray(avoid)) return true;
+  const keys = Object.keys(avoid);
+  return !(keys.length === 1 && keys[0] === 'polygons');
+};

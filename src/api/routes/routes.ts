@@ -10,16 +10,17 @@ import { arrayFirst, parseInto } from '../../http/validate.js';
 import { defaultVehicle, PROFILES } from '../../map/graphs/profiles.js';
 import { straightLineMeters, type Position } from '../../engine/avoid-area.js';
 import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
-import { routeJson as findRoute, type Circle, type GeometryOptions, type ProfileName, type RouteJsonResult } from '../../engine/engine.js';
+import { routeJson as findRoute, WaypointTooFarError, type Circle, type GeometryOptions, type ProfileName, type RouteJsonResult } from '../../engine/engine.js';
 import type { VehicleQuery } from '../../engine/route-core.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { lineStringSchema, micro } from '../../engine/line-json.js';
 import { simplifyToleranceM } from '../../engine/polyline.js';
 import { INSTRUCTION_LANGUAGES } from '../../engine/guidance/languages.js';
 import { routeStepSchema } from './step-schema.js';
-import { locationSchema, namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
+import { namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
 import { poiSelectionFilter } from './poi-selection.js';
 import { excludeBits, excludeSchema } from './exclude.js';
+import { snapsOwnWay, tooFarMessage, waypointOptions, waypointSchema } from './waypoint-options.js';
 import { avoidPolygonsSchema, enginePolygons, locationsInside, selectsPois } from './avoid-polygons.js';
 
 export const MAX_WAYPOINTS = 50;
@@ -77,7 +78,7 @@ const bodySchema = z
   .strictObject({
     // The type first: zod would also run the length checks on a string.
     waypoints: arrayFirst(`must be an array of 2 to ${MAX_WAYPOINTS} locations`).pipe(
-      z.array(locationSchema).min(2, 'must have at least 2 locations').max(MAX_WAYPOINTS, `may have at most ${MAX_WAYPOINTS} locations`),
+      z.array(waypointSchema).min(2, 'must have at least 2 locations').max(MAX_WAYPOINTS, `may have at most ${MAX_WAYPOINTS} locations`),
     ),
     profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
     avoid: routeAvoidSchema
@@ -234,7 +235,8 @@ export function routesEndpoint(sql: Sql): Route[] {
           if (!Object.hasOwn(errors, 'waypoints')) {
             await addFarFromRoad(
               parsed?.profile ?? rawProfile(raw.profile),
-              located.map((at, i) => ({ field: `waypoints.${i}`, at })),
+              // A waypoint with its own radius or bearing is measured by the engine, not at the default limit.
+              located.flatMap((at, i) => (Array.isArray(raw.waypoints) && snapsOwnWay(raw.waypoints[i]) ? [] : [{ field: `waypoints.${i}`, at }])),
               errors,
             );
           }
@@ -252,6 +254,7 @@ export function routesEndpoint(sql: Sql): Route[] {
 
         const points = waypoints.map((w) => ({ lat: w.latitude, lon: w.longitude }));
         const geometry = geometryOptions(body.geometry_format, body.overview, points);
+        const options = waypointOptions(profile, body.waypoints);
         const run = (circles: Circle[] = []) =>
           findRoute({
             profile,
@@ -259,9 +262,13 @@ export function routesEndpoint(sql: Sql): Route[] {
             avoid: circles.length || polygons.length ? { circles, ...(polygons.length ? { polygons } : {}) } : undefined,
             vehicle: vehicleQuery(body.vehicle),
             ...(exclude ? { exclude } : {}),
+            ...(options ? { waypointOptions: options } : {}),
             ...(geometry ? { geometry } : {}),
             ...(body.steps ? { steps: true, ...(body.language ? { language: body.language } : {}) } : {}),
           }).catch((err: unknown) => {
+            if (options && err instanceof WaypointTooFarError) {
+              throw unprocessable(Object.fromEntries(err.indexes.map((i) => [`waypoints.${i}`, [tooFarMessage(profile, options[i])]])));
+            }
             throw engineHttpError(err, profile, 'waypoints', polygons.length > 0);
           });
         let plain: Promise<RouteJsonResult> | undefined;

@@ -697,3 +697,12 @@ export function wayClasses(profile: ProfileName, tags: Tags): number {
   if (surface !== undefined ? UNPAVED_SURFACES.has(surface) : tags.highway === 'track' && tags.tracktype !== 'grade1') bits |= EXCLUDE_BIT.unpaved;
   return bits;
 }
+
+/** The side of the road each profile keeps to (a curbside arrival puts the waypoint on this side): every
+ *  map Waymark builds is taken to drive on the right, as the bundled extract does. */
+export const DRIVING_SIDE: Record<ProfileName, 'right' | 'left'> = {
+  'driving-car': 'right',
+  'driving-hgv': 'right',
+  'cycling-regular': 'right',
+  'foot-walking': 'right',
+};

@@ -195,10 +195,16 @@ export function segmentDistanceDeg(lat0: number, lon0: number, lat1: number, lon
 }
 
 /**
- * Nearest segment within maxMeters whose geometry passes `accept`, searched ring by ring of cells
- * until no unvisited cell can hold anything nearer.
+ * Nearest segment within maxMeters whose geometry passes `accept` (given the segment's first point too),
+ * searched ring by ring of cells until no unvisited cell can hold anything nearer.
  */
-export function nearestSegment(grid: GridView, lat: number, lon: number, maxMeters: number, accept: (geom: number) => boolean): SegmentHit | null {
+export function nearestSegment(
+  grid: GridView,
+  lat: number,
+  lon: number,
+  maxMeters: number,
+  accept: (geom: number, point: number) => boolean,
+): SegmentHit | null {
   const { grid: params, gridFirst: first, gridItems: items, pointsE7: geomE7 } = grid.shapes;
   const row = Math.floor((lat - params.minLat) / params.cellLat);
   const col = Math.floor((lon - params.minLon) / params.cellLon);
@@ -234,7 +240,7 @@ export function nearestSegment(grid: GridView, lat: number, lon: number, maxMete
               const dist = segmentDistance(geomE7, p, lat, lon, kx);
               if (dist > maxMeters || dist >= bestDist) continue;
               const g = geometryOfPoint(grid, p);
-              if (g >= 0 && accept(g)) {
+              if (g >= 0 && accept(g, p)) {
                 bestDist = dist;
                 bestGeom = g;
                 bestPoint = p;
