@@ -8,11 +8,7 @@ import { poiPositionsById } from './pois/positions.js';
 const LOCATION_FORMS = 'must be a location: {latitude, longitude} or {poi_id}';
 
 const locationShape = {
-  latitude: z
-    .number({ error: 'must be a number between -90 and 90' })
-    .min(-90, 'must be between -90 and 90')
-    .max(90, 'must be between -90 and 90')
-    .optional(),
+  latitude: z.number({ error: 'must be a number between -90 and 90' }).min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90').optional(),
   longitude: z
     .number({ error: 'must be a number between -180 and 180' })
     .min(-180, 'must be between -180 and 180')

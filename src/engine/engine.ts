@@ -6,7 +6,6 @@ import { computePool, idleThreads, runTask, setWorkerData } from '../compute/poo
 import { MapFormatError, MapVerifier, readManifest, readShapeFiles, type MapManifest } from '../map/map-files.js';
 import { shapeBytes, type Shapes } from '../map/graphs/road-graph.js';
 import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
-import type { Circle } from './avoid.js';
 import { loadGraph, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { speedRange } from '../map/graphs/road-graph.js';
 import { joinLineStrings } from './line-json.js';
@@ -397,7 +396,12 @@ export async function matrix(req: MatrixRequest): Promise<MatrixResult> {
   if (!loaded) throw new MapNotLoadedError();
   const n = req.points.length;
   // A lorry of its own size searches its rows over the graph, as avoidance does.
-  const overHierarchy = !req.avoid?.circles.length && !req.avoid?.polygons?.length && !req.vehicle && !req.exclude && (loaded.manifest.profiles[req.profile]?.hierarchyEdges ?? 0) > 0;
+  const overHierarchy =
+    !req.avoid?.circles.length &&
+    !req.avoid?.polygons?.length &&
+    !req.vehicle &&
+    !req.exclude &&
+    (loaded.manifest.profiles[req.profile]?.hierarchyEdges ?? 0) > 0;
   const parts = n < SPLIT_MATRIX_FROM || overHierarchy ? 1 : Math.max(1, Math.min(computePool().options.maxThreads, n));
   const size = Math.ceil(n / parts);
   const chunks = await Promise.all(

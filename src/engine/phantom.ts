@@ -67,7 +67,13 @@ export function snap(
   let hit = nearestSegment(grid, lat, lon, maxMeters, usable);
   if (!hit) return null;
   if (!onMainNetwork(g, hit.geom)) {
-    const main = nearestSegment(grid, lat, lon, Math.min(maxMeters, hit.distance + mainPreference), (geom, point) => onMainNetwork(g, geom) && usable(geom, point));
+    const main = nearestSegment(
+      grid,
+      lat,
+      lon,
+      Math.min(maxMeters, hit.distance + mainPreference),
+      (geom, point) => onMainNetwork(g, geom) && usable(geom, point),
+    );
     if (main) hit = main;
   }
   let along = 0;
@@ -138,7 +144,8 @@ export function sourceSeeds(g: RoadGraph, ph: Phantom): PhantomSeed[] {
   const fwd = 2 * ph.geom,
     bwd = fwd + 1;
   const dirs = ph.dirs ?? ALONG | AGAINST;
-  if (g.origWeight[fwd] > 0 && dirs & ALONG) seeds.push({ node: g.origHead[fwd], cost: (1 - ph.fraction) * g.origWeight[fwd], meters: len - ph.along, kind: 'fwd' });
+  if (g.origWeight[fwd] > 0 && dirs & ALONG)
+    seeds.push({ node: g.origHead[fwd], cost: (1 - ph.fraction) * g.origWeight[fwd], meters: len - ph.along, kind: 'fwd' });
   if (g.origWeight[bwd] > 0 && dirs & AGAINST) seeds.push({ node: g.origHead[bwd], cost: ph.fraction * g.origWeight[bwd], meters: ph.along, kind: 'bwd' });
   if ((ph.fraction === 0 || ph.fraction === 1) && ph.dirs === undefined)
     for (const node of statesAtEnd(g, ph.geom, ph.fraction === 0)) seeds.push({ node, cost: 0, meters: 0, kind: 'node' });

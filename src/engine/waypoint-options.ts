@@ -21,12 +21,12 @@ export function segmentBearing(pointsE7: Int32Array, p: number): number {
     lon0 = pointsE7[2 * p + 1] * 1e-7;
   const dy = pointsE7[2 * p + 2] * 1e-7 - lat0,
     dx = (pointsE7[2 * p + 3] * 1e-7 - lon0) * Math.cos(lat0 * RAD);
-  return ((Math.atan2(dx, dy) / RAD) % 360 + 360) % 360;
+  return (((Math.atan2(dx, dy) / RAD) % 360) + 360) % 360;
 }
 
 /** Whether bearing `b` lies within `range` degrees of `value` (either way round). */
 export function bearingWithin(b: number, value: number, range: number): boolean {
-  const d = Math.abs((((b - value) % 360) + 540) % 360 - 180);
+  const d = Math.abs(((((b - value) % 360) + 540) % 360) - 180);
   return d <= range;
 }
 

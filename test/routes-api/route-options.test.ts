@@ -76,7 +76,10 @@ describe('exclude', () => {
     const arrival = (r: typeof plain) => r.body.data.routes[0].steps.find((s: { type: string }) => s.type === 'job' || s.id === 'north').arrival;
     expect(arrival(paved) > arrival(plain)).toBe(true);
     expect422(await post('/v1/routes/optimize', { ...plan, exclude: ['toll'] }), ['exclude.0']);
-    expect422(await post('/v1/optimizations', { ...plan, exclude: ['toll'], vehicles: [{ start: PLANKEN, capacity: -1 }] }), ['exclude.0', 'vehicles.0.capacity']);
+    expect422(await post('/v1/optimizations', { ...plan, exclude: ['toll'], vehicles: [{ start: PLANKEN, capacity: -1 }] }), [
+      'exclude.0',
+      'vehicles.0.capacity',
+    ]);
   });
 });
 
@@ -150,7 +153,20 @@ describe('avoid.polygons', () => {
     const res = await post('/v1/routes', {
       waypoints: [VADUZ, SCHAAN],
       profile: 'bus',
-      avoid: { polygons: { type: 'Polygon', coordinates: [open, [[9.5, 47.1], [9.6, 'x'], [9.6, 47.2], [9.5, 47.1]]] } },
+      avoid: {
+        polygons: {
+          type: 'Polygon',
+          coordinates: [
+            open,
+            [
+              [9.5, 47.1],
+              [9.6, 'x'],
+              [9.6, 47.2],
+              [9.5, 47.1],
+            ],
+          ],
+        },
+      },
     });
     expect422(res, ['profile', 'avoid.polygons.coordinates.0', 'avoid.polygons.coordinates.1.1']);
     const kinds = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN], avoid: { polygons: { type: 'Point', coordinates: [9.5, 47.1] } } });
@@ -184,5 +200,67 @@ describe('avoid.polygons', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data.durations[0][0]).toBeNull();
     expect(res.body.data.durations[0][1]).toBe(0);
+  });
+});
+
+describe('waypoint radius, bearing and approach', () => {
+  /** In the forest east of Vaduz, about 800 m from the nearest road a car may use. */
+  const FOREST: At = { latitude: 47.155, longitude: 9.6 };
+
+  it('radius: a waypoint beyond the default 500 m is routed within its radius or with null; refused within a smaller one', async () => {
+    const far = await post('/v1/routes', { waypoints: [VADUZ, FOREST] });
+    expect422(far, ['waypoints.1']);
+    const near = await post('/v1/routes', { waypoints: [VADUZ, { ...FOREST, radius: 100 }] });
+    expect422(near, ['waypoints.1']);
+    expect(near.body.errors['waypoints.1']).toEqual(['has no road usable by the driving-car profile within 100 m']);
+    const unlimited = await post('/v1/routes', { waypoints: [VADUZ, { ...FOREST, radius: null }] });
+    expect(unlimited.status, JSON.stringify(unlimited.body)).toBe(200);
+    const snapped = unlimited.body.data.geometry.coordinates.at(-1);
+    const gap = lineMeters(FOREST, [snapped, snapped]);
+    expect(gap).toBeGreaterThan(500);
+    const within = await post('/v1/routes', { waypoints: [VADUZ, { ...FOREST, radius: Math.ceil(gap) + 1 }] });
+    expect(within.status).toBe(200);
+    expect(within.body.data.duration).toBe(unlimited.body.data.duration);
+  });
+
+  it('approach curb and a bearing change the route where they must, and the answer keeps its shape', async () => {
+    const plain = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN] });
+    const curb = await post('/v1/routes', { waypoints: [VADUZ, { ...SCHAAN, approach: 'curb' }] });
+    const unrestricted = await post('/v1/routes', { waypoints: [VADUZ, { ...SCHAAN, approach: 'unrestricted' }] });
+    expect(curb.status, JSON.stringify(curb.body)).toBe(200);
+    expect(unrestricted.body).toEqual(plain.body);
+    expect(curb.body.data.duration).toBeGreaterThanOrEqual(plain.body.data.duration);
+    expect(Object.keys(curb.body.data).sort()).toEqual(Object.keys(plain.body.data).sort());
+    // Leaving Vaduz northward and southward: two different first directions.
+    const north = await post('/v1/routes', { waypoints: [{ ...VADUZ, bearing: { value: 0, range: 60 } }, SCHAAN] });
+    const south = await post('/v1/routes', { waypoints: [{ ...VADUZ, bearing: { value: 180, range: 60 } }, SCHAAN] });
+    expect(north.status).toBe(200);
+    expect(south.status).toBe(200);
+    const [a, b] = north.body.data.geometry.coordinates;
+    const [c, d] = south.body.data.geometry.coordinates;
+    expect(b[1] - a[1]).toBeGreaterThan(0);
+    expect(d[1] - c[1]).toBeLessThan(0);
+  });
+
+  it('one 422 names every bad option beside the other problems', async () => {
+    const res = await post('/v1/routes', {
+      waypoints: [
+        { ...VADUZ, radius: 5001 },
+        { ...SCHAAN, bearing: { value: 400, range: 10 }, approach: 'kerb' },
+        { poi_id: 'nope', bearing: { value: 10 } },
+        { ...VADUZ, radius: -1, side: 'left' },
+      ],
+      exclude: ['ferry', 'boats'],
+    });
+    expect422(res, [
+      'waypoints.0.radius',
+      'waypoints.1.bearing.value',
+      'waypoints.1.approach',
+      'waypoints.2.poi_id',
+      'waypoints.2.bearing.range',
+      'waypoints.3.radius',
+      'waypoints.3.side',
+      'exclude.1',
+    ]);
   });
 });

@@ -113,7 +113,12 @@ describe('avoided polygons on Liechtenstein', () => {
   it('a waypoint walled in by a polygon with a hole around it has no route: the leg to it is blocked; the matrix has no cell', async () => {
     const g = graphs['driving-car'];
     const nodes = plainNodes(g);
-    const vaduz = at(g, nodes.reduce((best, v) => (Math.hypot(at(g, v).lat - 47.1393, at(g, v).lon - 9.5215) < Math.hypot(at(g, best).lat - 47.1393, at(g, best).lon - 9.5215) ? v : best)));
+    const vaduz = at(
+      g,
+      nodes.reduce((best, v) =>
+        Math.hypot(at(g, v).lat - 47.1393, at(g, v).lon - 9.5215) < Math.hypot(at(g, best).lat - 47.1393, at(g, best).lon - 9.5215) ? v : best,
+      ),
+    );
     const schaan = { lat: 47.165, lon: 9.5093 };
     const wall = square(vaduz, 1500, 0.3, 800);
     const r = await route({ profile: 'driving-car', waypoints: [schaan, vaduz], avoid: { circles: [], polygons: [wall] } }).catch((e: unknown) => e);

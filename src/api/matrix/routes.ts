@@ -40,9 +40,7 @@ const bodySchema = z
       .refine((a) => new Set(a).size === a.length, 'must not repeat a value')
       .default(['duration', 'distance'])
       .describe('Which matrices to answer (default both).'),
-    avoid: routeAvoidSchema
-      .optional()
-      .describe("As in POST /v1/routes: circles around the team's POIs, selected around all the locations, and `polygons`."),
+    avoid: routeAvoidSchema.optional().describe("As in POST /v1/routes: circles around the team's POIs, selected around all the locations, and `polygons`."),
     vehicle: vehicleSchema.optional().describe(VEHICLE_DESCRIPTION),
     exclude: excludeSchema,
   })

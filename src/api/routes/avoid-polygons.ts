@@ -26,13 +26,7 @@ function ringIssues(rings: unknown, at: Array<string | number>, out: Issue[]): n
     vertices += ring.length;
     let bad = false;
     ring.forEach((p: unknown, i) => {
-      const ok =
-        Array.isArray(p) &&
-        p.length === 2 &&
-        typeof p[0] === 'number' &&
-        typeof p[1] === 'number' &&
-        Math.abs(p[0]) <= 180 &&
-        Math.abs(p[1]) <= 90;
+      const ok = Array.isArray(p) && p.length === 2 && typeof p[0] === 'number' && typeof p[1] === 'number' && Math.abs(p[0]) <= 180 && Math.abs(p[1]) <= 90;
       if (!ok) {
         out.push({ path: [...ringAt, i], message: 'must be a [longitude, latitude] position (-180..180, -90..90)' });
         bad = true;
@@ -106,7 +100,12 @@ export function enginePolygons(rawAvoid: unknown): AvoidPolygon[] {
 
 /** A problem at `field.<i>` for every location inside (or on the edge of) a polygon: no route can start,
  *  stop or end there. */
-export function locationsInside(polygons: readonly AvoidPolygon[], locations: ReadonlyArray<{ latitude: number; longitude: number } | null>, field: string, errors: FieldErrors): void {
+export function locationsInside(
+  polygons: readonly AvoidPolygon[],
+  locations: ReadonlyArray<{ latitude: number; longitude: number } | null>,
+  field: string,
+  errors: FieldErrors,
+): void {
   if (!polygons.length) return;
   locations.forEach((l, i) => {
     const k = l ? polygonAt(l.longitude, l.latitude, polygons) : -1;

@@ -43,7 +43,7 @@ export const waypointSchema = locationWith(
       ),
   },
   'must be a location: {latitude, longitude} or {poi_id}, with radius, bearing and approach optional',
-).describe("A waypoint: `{latitude, longitude}` or `{poi_id}`, and how it is reached (`radius`, `bearing`, `approach`).");
+).describe('A waypoint: `{latitude, longitude}` or `{poi_id}`, and how it is reached (`radius`, `bearing`, `approach`).');
 
 type Waypoint = z.infer<typeof waypointSchema>;
 
