@@ -101,6 +101,8 @@ export interface RouteRequest {
   waypointOptions?: ReadonlyArray<WaypointOption | null>;
   /** `routeJson`: the geometry's form (GeoJSON, the whole line, without). */
   geometry?: GeometryOptions;
+  /** Alternatives to look for besides the route (2 waypoints): `RouteResult.alternatives`. */
+  alternatives?: number;
   /** `routeJson`: turn-by-turn steps per leg, with an instruction in `language` when given. */
   steps?: boolean;
   language?: string;
@@ -236,7 +238,8 @@ const unreleased = new FinalizationRegistry<SlotRef>((ref) => releaseSlot(arena,
 
 /** A compute thread's answer as the caller's: the text in place, and how to give its slot back. */
 function received(r: RouteJsonTaskResult): RouteJsonResult {
-  const { geometryJson, ...rest } = r;
+  const { geometryJson, alternatives: others, ...fields } = r;
+  const rest = others ? { ...fields, alternatives: others.map((a) => ({ ...a, geometryJson: [a.geometryJson] })) } : fields;
   if (geometryJson instanceof Uint8Array) return { ...rest, geometryJson: [geometryJson], release: () => {} };
   const release = () => {
     unreleased.unregister(release);
@@ -265,7 +268,7 @@ export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
   const whole = async () => unwrap(receivedOutcome(await routeTask('routeJson', req)));
   // Only onto two idle threads: a half queued behind a batch job's search slice would wait longer than
   // the whole route takes on one.
-  if (!loaded || idleThreads() < 2) return whole();
+  if (!loaded || idleThreads() < 2 || req.alternatives) return whole();
   if (req.avoid?.circles.length || req.avoid?.polygons?.length || req.exclude) return (await raced(req)) ?? whole();
   if (n < SPLIT_ROUTE_FROM) return whole();
   const k = Math.ceil((n - 1) / 2);

@@ -24,6 +24,7 @@ import {
   type PhantomSeed,
 } from './phantom.js';
 import { RouteKernel, SearchStopped, type SearchOptions } from './route-kernel.js';
+import { ALT_SHARE, ALT_STRETCH } from './alternative-rules.js';
 import { bearingFilter, waypointDirs, type WaypointOption } from './waypoint-options.js';
 import { BoundsCanvas, CellGrid, tracePolygons, type PolygonRings } from './isochrone-shape.js';
 import { drawReached, reachedBox, type Reached } from './reach-draw.js';
@@ -62,6 +63,8 @@ export interface RouteQuery {
   race?: { backward: boolean; flag: Int32Array };
   /** Turn-by-turn steps per leg (guidance/steps.ts) with the route. */
   steps?: boolean;
+  /** How many alternatives to look for besides the route (2 waypoints only; 0 or absent: none). */
+  alternatives?: number;
   /** Snap every waypoint to its nearest road, even one cut off from the main network (OSRM's feature
    *  files put nodes 10 m apart, closer than the main network's preference of MAIN_NETWORK_PREFERENCE_M). */
   nearestRoad?: boolean;
@@ -83,23 +86,34 @@ export interface RouteResult {
   limitedGeometries: number;
   /** Every waypoint was snapped again to the main network, after a leg from a piece cut off from it found no route. */
   resnapped: boolean;
+  /** With `alternatives`: the other routes found, fastest first. */
+  alternatives?: RouteResult[];
 }
 /** A route whose geometry is lon, lat pairs in 1e-7° integers (bbox in them too): what replies are written from. */
-export type RouteE7Result = Omit<RouteResult, 'geometry'> & {
+export type RouteE7Result = Omit<RouteResult, 'geometry' | 'alternatives'> & {
   geometryE7: Int32Array;
   /** The index of each snapped waypoint's point in geometryE7 (points, not values). */
   waypointPoints: number[];
   /** With `steps`: each leg's steps, their positions indexes of points of geometryE7. */
   legSteps?: RawStep[][];
+  /** With `alternatives` (2 waypoints): the other routes found, fastest first. */
+  alternatives?: RouteE7Result[];
 };
 /** A route whose geometry is GeoJSON LineString text (UTF-8) in parts, for replies; `release` once the
  *  reply is sent gives back the shared memory the parts may be views of (reply-arena.ts). */
-export type RouteJsonResult = Omit<RouteResult, 'geometry'> & { geometryJson: Uint8Array[]; release: () => void; stepsJson?: string[] };
+export type RouteJsonResult = Omit<RouteResult, 'geometry' | 'alternatives'> & {
+  geometryJson: Uint8Array[];
+  release: () => void;
+  stepsJson?: string[];
+  alternatives?: Array<Omit<RouteJsonResult, 'alternatives' | 'release'>>;
+};
 /** What the compute thread answers for RouteJsonResult: the text itself, or where it is in the arena. */
-export type RouteJsonTaskResult = Omit<RouteResult, 'geometry'> & {
+export type RouteJsonTaskResult = Omit<RouteResult, 'geometry' | 'alternatives'> & {
   geometryJson: Uint8Array | SlotRef;
   /** With `steps`: each leg's steps as a JSON array (guidance/step-json.ts). */
   stepsJson?: string[];
+  /** With `alternatives`: the other routes, their texts copied. */
+  alternatives?: Array<RouteJsonTaskResult & { geometryJson: Uint8Array }>;
 };
 export interface MatrixQuery {
   profile: string;
@@ -208,6 +222,9 @@ interface LegPath {
   cost: number;
   meters: number;
   touches: boolean;
+  /** The whole geometries it runs over, in order (the pieces at its ends left out): what alternatives
+   *  measure their sharing by and block to find others. */
+  geoms: number[];
   /** Appends the leg's shape to `line`; `joined` drops its first point (where the line already stands).
    *  With `trace`, records the pieces of road drawn, for turn guidance. */
   draw(line: Polyline, joined: boolean, trace?: LegTrace): void;
@@ -232,6 +249,17 @@ function bearingDeg(lat1: number, lon1: number, lat2: number, lon2: number): num
   const x = Math.cos(lat1 * r) * Math.sin(lat2 * r) - Math.sin(lat1 * r) * Math.cos(lat2 * r) * Math.cos((lon2 - lon1) * r);
   return (((Math.atan2(y, x) / r) % 360) + 360) % 360;
 }
+
+/** The stretches of the fastest route (parts of its length) blocked, one at a time, to find alternatives. */
+const ALT_WINDOWS: ReadonlyArray<[number, number]> = [
+  [0.3, 0.7],
+  [0.15, 0.45],
+  [0.55, 0.85],
+  [0.4, 0.6],
+  [0.1, 0.3],
+  [0.7, 0.9],
+  [0.2, 0.8],
+];
 
 /** Meters from a road within which a waypoint counts as on it. */
 const ON_ROAD_M = 1;
@@ -437,10 +465,18 @@ export class RouteCore {
   route(q: RouteQuery): Outcome<RouteResult> {
     const found = this.routeE7(q);
     if (!found.ok) return found;
-    const { geometryE7, waypointPoints: _points, bbox, ...rest } = found.value;
-    const geometry = new Float64Array(geometryE7.length);
-    for (let i = 0; i < geometry.length; i++) geometry[i] = geometryE7[i] * E7;
-    return { ok: true, value: { ...rest, geometry, bbox: [bbox[0] * E7, bbox[1] * E7, bbox[2] * E7, bbox[3] * E7] } };
+    const degrees = (r: RouteE7Result): RouteResult => {
+      const { geometryE7, waypointPoints: _points, bbox, alternatives, legSteps: _steps, ...rest } = r;
+      const geometry = new Float64Array(geometryE7.length);
+      for (let i = 0; i < geometry.length; i++) geometry[i] = geometryE7[i] * E7;
+      return {
+        ...rest,
+        geometry,
+        bbox: [bbox[0] * E7, bbox[1] * E7, bbox[2] * E7, bbox[3] * E7],
+        ...(alternatives ? { alternatives: alternatives.map(degrees) } : {}),
+      };
+    };
+    return { ok: true, value: degrees(found.value) };
   }
 
   /** The route with its geometry (and bbox) in 1e-7° integers, as the shapes hold them. */
@@ -493,7 +529,79 @@ export class RouteCore {
       }
     }
     if (!found.ok) return found;
-    const legs = found.value;
+    const route = this.drawRoute(v, q, found.value, phantoms, block, resnapped);
+    const wanted = q.alternatives ?? 0;
+    if (wanted > 0 && phantoms.length === 2 && route.ok) {
+      const alternatives = this.alternatives(v, q, found.value[0], phantoms, limited, smaller, wanted, resnapped);
+      return { ok: true, value: { ...route.value, alternatives } };
+    }
+    return route;
+  }
+
+  /**
+   * Up to `wanted` alternatives to the fastest route `best` (2 waypoints), each at most ALT_STRETCH times
+   * its duration and sharing at most ALT_SHARE of the first route's length with it and with every
+   * alternative kept before it (alternative-rules.ts says whose criteria). Candidates are the fastest routes with one stretch of the fastest route
+   * blocked (a fifth to a half of its length, at several places): each is a shortest path of the graph
+   * without that stretch, so locally reasonable outside it; the candidates are kept fastest first.
+   */
+  private alternatives(
+    v: ProfileView,
+    q: RouteQuery,
+    best: LegPath,
+    phantoms: Phantom[],
+    limited: ReadonlySet<number>,
+    smaller: boolean,
+    wanted: number,
+    resnapped: boolean,
+  ): RouteE7Result[] {
+    const g = v.graph;
+    const geoms = best.geoms;
+    if (geoms.length < 3) return [];
+    const cum: number[] = [0];
+    for (const geom of geoms) cum.push(cum[cum.length - 1] + g.geomCm[geom]);
+    const total = cum[cum.length - 1];
+    const lengthOf = (list: readonly number[]) => list.reduce((a, geom) => a + g.geomCm[geom], 0);
+    const shared = (a: readonly number[], b: ReadonlySet<number>) => lengthOf([...new Set(a)].filter((geom) => b.has(geom)));
+    const kept: Array<{ leg: LegPath; set: Set<number> }> = [{ leg: best, set: new Set(geoms) }];
+    const candidates: LegPath[] = [];
+    const seen = new Set<string>();
+    for (const [from, to] of ALT_WINDOWS) {
+      // The whole geometries whose middle lies in the window, never the first nor the last (the waypoints').
+      const extra = new Set(limited);
+      for (let i = 1; i + 1 < geoms.length; i++) {
+        const mid = (cum[i] + cum[i + 1]) / 2 / total;
+        if (mid >= from && mid <= to) extra.add(geoms[i]);
+      }
+      if (extra.size === limited.size) continue;
+      const block = this.blocking(v, q.avoid, extra, true)!;
+      const leg = this.leg(v, phantoms[0], phantoms[1], block, smaller ? 'bounded' : 'guided');
+      if (!leg || leg.cost > ALT_STRETCH * best.cost) continue;
+      const key = leg.geoms.join(',');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      candidates.push(leg);
+    }
+    candidates.sort((a, b) => a.cost - b.cost);
+    // The pieces of road at the two ends (from the waypoints to the first and last whole geometries) count
+    // as shared: every route starts and ends there.
+    const ends = (leg: LegPath) => leg.meters * 100 - lengthOf(leg.geoms);
+    const limit = ALT_SHARE * best.meters * 100;
+    for (const leg of candidates) {
+      if (kept.length > wanted) break;
+      if (kept.every((k) => shared(leg.geoms, k.set) + ends(leg) <= limit)) kept.push({ leg, set: new Set(leg.geoms) });
+    }
+    const out: RouteE7Result[] = [];
+    for (const { leg } of kept.slice(1)) {
+      const drawn = this.drawRoute(v, q, [leg], phantoms, null, resnapped);
+      if (drawn.ok) out.push(drawn.value);
+    }
+    return out;
+  }
+
+  /** The legs found, drawn into the route's line (and steps). */
+  private drawRoute(v: ProfileView, q: RouteQuery, legs: LegPath[], phantoms: Phantom[], block: Blocking | null, resnapped: boolean): Outcome<RouteE7Result> {
+    const limitedSize = q.vehicle && !q.exclude ? this.limitedFor(v, q.profile, q.vehicle, undefined).size : 0;
     const line = new Polyline();
     const waypointPoints = [0];
     const traces = q.steps ? legs.map(() => new LegTrace()) : null;
@@ -529,7 +637,7 @@ export class RouteCore {
         snapped: phantoms.map((p) => ({ lat: Math.round(p.lat * 1e7) * E7, lon: Math.round(p.lon * 1e7) * E7 })),
         bbox: [w, s, e, n],
         blockedGeometries: block?.hits.size ?? 0,
-        limitedGeometries: q.vehicle && !q.exclude ? limited.size : 0,
+        limitedGeometries: limitedSize,
         resnapped,
       },
     };
@@ -600,6 +708,7 @@ export class RouteCore {
       ...along,
       piece,
       touches: false,
+      geoms: [],
       draw: (line, joined, trace) => {
         appendPoints(line, piece, joined ? 1 : 0);
         trace?.piece(d, -1, line.length / 2 - 1, along.meters, along.cost);
@@ -665,7 +774,7 @@ export class RouteCore {
         else trace.end[trace.count - 1] = at();
       }
     };
-    return { cost: found.cost, meters, touches, draw };
+    return { cost: found.cost, meters, touches, draw, geoms: Array.from(edges, (e) => orig[e] >> 1) };
   }
 
   matrix(q: MatrixQuery): Outcome<MatrixResult> {

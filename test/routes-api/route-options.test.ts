@@ -264,3 +264,31 @@ describe('waypoint radius, bearing and approach', () => {
     ]);
   });
 });
+
+describe('alternatives', () => {
+  it('POST /v1/routes: alternatives shaped like the route, within the stretch, after the unchanged main route', async () => {
+    const plain = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN] });
+    const res = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN], alternatives: 2 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const { alternatives, ...main } = res.body.data;
+    expect(main).toEqual(plain.body.data);
+    expect(alternatives.length).toBeGreaterThan(0);
+    expect(alternatives.length).toBeLessThanOrEqual(2);
+    for (const alt of alternatives) {
+      expect(Object.keys(alt).sort()).toEqual(Object.keys(main).sort());
+      expect(alt.duration).toBeLessThanOrEqual(1.4 * main.duration + 0.1);
+      expect(alt.geometry.coordinates[0]).toEqual(main.geometry.coordinates[0]);
+      expect(alt.geometry.coordinates.at(-1)).toEqual(main.geometry.coordinates.at(-1));
+      expect(alt.geometry).not.toEqual(main.geometry);
+    }
+    // In the geometry form asked for too.
+    const encoded = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN], alternatives: 1, geometry_format: 'polyline6' });
+    expect(typeof encoded.body.data.alternatives[0].geometry).toBe('string');
+  });
+
+  it('POST /v1/routes: alternatives only between 2 waypoints, 1 to 3, in one 422 with the other problems', async () => {
+    expect422(await post('/v1/routes', { waypoints: [VADUZ, SCHAAN, VADUZ], alternatives: 1 }), ['alternatives']);
+    expect422(await post('/v1/routes', { waypoints: [VADUZ, SCHAAN], alternatives: 4, exclude: ['x'] }), ['alternatives', 'exclude.0']);
+    expect422(await post('/v1/routes', { waypoints: [VADUZ, SCHAAN], alternatives: 1.5 }), ['alternatives']);
+  });
+});

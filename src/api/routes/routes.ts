@@ -12,6 +12,7 @@ import { straightLineMeters, type Position } from '../../engine/avoid-area.js';
 import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
 import { routeJson as findRoute, WaypointTooFarError, type Circle, type GeometryOptions, type ProfileName, type RouteJsonResult } from '../../engine/engine.js';
 import type { VehicleQuery } from '../../engine/route-core.js';
+import { ALT_SHARE, ALT_STRETCH } from '../../engine/alternative-rules.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { lineStringSchema, micro } from '../../engine/line-json.js';
 import { simplifyToleranceM } from '../../engine/polyline.js';
@@ -24,6 +25,7 @@ import { snapsOwnWay, tooFarMessage, waypointOptions, waypointSchema } from './w
 import { avoidPolygonsSchema, enginePolygons, locationsInside, selectsPois } from './avoid-polygons.js';
 
 export const MAX_WAYPOINTS = 50;
+const MAX_ALTERNATIVES = 3;
 const GEOMETRY_FORMATS = ['geojson', 'polyline', 'polyline6'] as const;
 const OVERVIEWS = ['full', 'simplified', 'false'] as const;
 export const DEFAULT_AVOID_RADIUS_M = 50;
@@ -104,6 +106,14 @@ const bodySchema = z
       .describe(
         "Extension (not in the service contract): `true` adds each leg's turn-by-turn `steps` in OSRM's RouteStep model (docs/directions.md); each step's geometry is in `geometry_format`, whole whatever `overview` says.",
       ),
+    alternatives: z
+      .int({ error: `must be a whole number from 1 to ${MAX_ALTERNATIVES}` })
+      .min(1, `must be a whole number from 1 to ${MAX_ALTERNATIVES}`)
+      .max(MAX_ALTERNATIVES, `must be a whole number from 1 to ${MAX_ALTERNATIVES}`)
+      .optional()
+      .describe(
+        `Extension, for a route between 2 waypoints: how many alternatives to look for (1–${MAX_ALTERNATIVES}); the answer adds \`alternatives\`, routes shaped like the main one, fastest first, each at most ${ALT_STRETCH}× its duration and sharing at most ${ALT_SHARE * 100} % of its length with it and with each other (fewer, or none, when no such route exists).`,
+      ),
     language: z
       .enum(INSTRUCTION_LANGUAGES as [string, ...string[]], { error: `must be one of ${INSTRUCTION_LANGUAGES.join(', ')}` })
       .optional()
@@ -123,39 +133,46 @@ const bodySchema = z
     ],
   });
 
+const routeData = z.object({
+  profile: z.enum(PROFILES),
+  distance: z.number().describe('Meters.'),
+  duration: z.number().describe('Seconds.'),
+  bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).describe('[west, south, east, north].'),
+  geometry: z
+    .union([lineStringSchema, z.string().describe('An encoded polyline (`geometry_format` polyline or polyline6).'), z.null()])
+    .describe('A GeoJSON LineString unless `geometry_format` asks for an encoded polyline; null with `overview: false`.'),
+  legs: z.array(
+    z.object({
+      from: z.int(),
+      to: z.int(),
+      distance: z.number(),
+      duration: z.number(),
+      steps: z
+        .array(routeStepSchema)
+        .optional()
+        .describe("With `steps: true`: the leg's steps, depart first and arrive last; their distances and durations add up to the leg's."),
+    }),
+  ),
+  waypoints: z.array(z.object({ poi_id: z.string().nullable(), latitude: z.number(), longitude: z.number() })),
+  avoided: z
+    .object({
+      radius: z.int(),
+      count: z.int(),
+      poi_ids: z.array(z.string()),
+      skipped_poi_ids: z.array(z.string()),
+      polygons: z.int().optional().describe('Extension: with `avoid.polygons`, how many polygons the route kept out of.'),
+    })
+    .nullable()
+    .describe('null when `avoid` is not sent.'),
+});
+
 const routeResponse = z
   .object({
-    data: z.object({
-      profile: z.enum(PROFILES),
-      distance: z.number().describe('Meters.'),
-      duration: z.number().describe('Seconds.'),
-      bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).describe('[west, south, east, north].'),
-      geometry: z
-        .union([lineStringSchema, z.string().describe('An encoded polyline (`geometry_format` polyline or polyline6).'), z.null()])
-        .describe('A GeoJSON LineString unless `geometry_format` asks for an encoded polyline; null with `overview: false`.'),
-      legs: z.array(
-        z.object({
-          from: z.int(),
-          to: z.int(),
-          distance: z.number(),
-          duration: z.number(),
-          steps: z
-            .array(routeStepSchema)
-            .optional()
-            .describe("With `steps: true`: the leg's steps, depart first and arrive last; their distances and durations add up to the leg's."),
-        }),
-      ),
-      waypoints: z.array(z.object({ poi_id: z.string().nullable(), latitude: z.number(), longitude: z.number() })),
-      avoided: z
-        .object({
-          radius: z.int(),
-          count: z.int(),
-          poi_ids: z.array(z.string()),
-          skipped_poi_ids: z.array(z.string()),
-          polygons: z.int().optional().describe('Extension: with `avoid.polygons`, how many polygons the route kept out of.'),
-        })
-        .nullable()
-        .describe('null when `avoid` is not sent.'),
+    data: routeData.extend({
+      alternatives: z
+        .array(routeData)
+        .optional()
+        .describe('With `alternatives`: the other routes found, each shaped like this one, fastest first (possibly none).'),
     }),
   })
   .meta({ id: 'RouteResponse' });
@@ -190,8 +207,27 @@ function geometryOptions(
 
 const tenths = (x: number) => Math.round(x * 10) / 10;
 
-/** The response `{data: …}` around the geometry text the worker wrote. */
+/** The response `{data: …}` around the geometry text the worker wrote, with the alternatives' after it. */
 function routeJson(profile: ProfileName, r: RouteJsonResult, waypoints: Array<{ poiId: string | null } & Position>, avoided: unknown): RawJson {
+  const main = routeParts(profile, r, waypoints, avoided);
+  if (r.alternatives) {
+    const last = main.pop() as string;
+    main.push(`${last.slice(0, -1)},"alternatives":[`);
+    r.alternatives.forEach((a, i) => main.push(...(i ? [','] : []), ...routeParts(profile, a, waypoints, avoided)));
+    main.push(']}');
+  }
+  const json = new RawJson('{"data":', ...main, '}');
+  json.onSent = r.release;
+  return json;
+}
+
+/** One route as the parts of its JSON object (the last a string ending it). */
+function routeParts(
+  profile: ProfileName,
+  r: Omit<RouteJsonResult, 'release' | 'alternatives'>,
+  waypoints: Array<{ poiId: string | null } & Position>,
+  avoided: unknown,
+): Array<string | Uint8Array> {
   const legs = r.legs.map((l, i) => ({ from: i, to: i + 1, distance: tenths(l.distance), duration: tenths(l.duration) }));
   const head = JSON.stringify({
     profile,
@@ -207,9 +243,7 @@ function routeJson(profile: ProfileName, r: RouteJsonResult, waypoints: Array<{ 
     waypoints: waypoints.map((w) => ({ poi_id: w.poiId, latitude: w.latitude, longitude: w.longitude })),
     avoided,
   }).slice(1)}`;
-  const json = new RawJson(`{"data":${head.slice(0, -1)},"geometry":`, ...r.geometryJson, `,${tail.slice(1)}}`);
-  json.onSent = r.release;
-  return json;
+  return [`${head.slice(0, -1)},"geometry":`, ...r.geometryJson, `,${tail.slice(1)}`];
 }
 
 export function routesEndpoint(sql: Sql): Route[] {
@@ -247,6 +281,7 @@ export function routesEndpoint(sql: Sql): Route[] {
         const profile = body.profile;
         if (body.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
         if (body.language !== undefined && body.steps !== true) errors.language = ['is only for steps: true'];
+        if (body.alternatives !== undefined && body.waypoints.length !== 2) errors.alternatives = ['is only for a route between 2 waypoints'];
         const { radius: _radius, polygons: _polygons, ...avoidFilters } = body.avoid ?? {};
         const filter = selectsPois(body.avoid) && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
         if (Object.keys(errors).length) throw await rejection();
@@ -263,6 +298,7 @@ export function routesEndpoint(sql: Sql): Route[] {
             vehicle: vehicleQuery(body.vehicle),
             ...(exclude ? { exclude } : {}),
             ...(options ? { waypointOptions: options } : {}),
+            ...(body.alternatives ? { alternatives: body.alternatives } : {}),
             ...(geometry ? { geometry } : {}),
             ...(body.steps ? { steps: true, ...(body.language ? { language: body.language } : {}) } : {}),
           }).catch((err: unknown) => {
