@@ -292,3 +292,41 @@ describe('alternatives', () => {
     expect422(await post('/v1/routes', { waypoints: [VADUZ, SCHAAN], alternatives: 1.5 }), ['alternatives']);
   });
 });
+
+describe('round_trip', () => {
+  it('POST /v1/routes: a loop from Vaduz and back of about the length asked, the same for the same seed', async () => {
+    for (const [profile, length] of [
+      ['driving-car', 12_000],
+      ['foot-walking', 4_000],
+      ['cycling-regular', 20_000],
+    ] as const) {
+      const ask = (seed: number) => post('/v1/routes', { waypoints: [VADUZ], profile, round_trip: { length, points: 3, seed } });
+      const res = await ask(1);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const d = res.body.data;
+      const line: number[][] = d.geometry.coordinates;
+      expect(line[0]).toEqual(line.at(-1));
+      expect(d.legs).toHaveLength(4);
+      expect(d.waypoints).toHaveLength(5);
+      expect(d.waypoints[0]).toEqual(d.waypoints[4]);
+      console.log(`round trip ${profile}: ${length} m asked, ${d.distance} m driven`);
+      expect(d.distance).toBeGreaterThan(0.5 * length);
+      expect(d.distance).toBeLessThan(1.6 * length);
+      expect((await ask(1)).body).toEqual(res.body);
+      expect((await ask(2)).body.data.geometry).not.toEqual(d.geometry);
+    }
+  });
+
+  it('POST /v1/routes: one waypoint needs round_trip and round_trip one waypoint; bad fields in one 422', async () => {
+    expect422(await post('/v1/routes', { waypoints: [VADUZ] }), ['waypoints']);
+    expect422(await post('/v1/routes', { waypoints: [VADUZ, SCHAAN], round_trip: { length: 5000 } }), ['round_trip']);
+    expect422(await post('/v1/routes', { waypoints: [VADUZ], round_trip: { length: 5000 }, alternatives: 2 }), ['alternatives']);
+    expect422(await post('/v1/routes', { waypoints: [VADUZ], round_trip: { length: 100, points: 11, seed: -1, loops: 2 }, exclude: ['x'] }), [
+      'round_trip.length',
+      'round_trip.points',
+      'round_trip.seed',
+      'round_trip.loops',
+      'exclude.0',
+    ]);
+  });
+});

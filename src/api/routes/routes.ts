@@ -21,6 +21,7 @@ import { routeStepSchema } from './step-schema.js';
 import { namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
 import { poiSelectionFilter } from './poi-selection.js';
 import { excludeBits, excludeSchema } from './exclude.js';
+import { roundTripPlaces, roundTripSchema } from './round-trip.js';
 import { snapsOwnWay, tooFarMessage, waypointOptions, waypointSchema } from './waypoint-options.js';
 import { avoidPolygonsSchema, enginePolygons, locationsInside, selectsPois } from './avoid-polygons.js';
 
@@ -80,7 +81,7 @@ const bodySchema = z
   .strictObject({
     // The type first: zod would also run the length checks on a string.
     waypoints: arrayFirst(`must be an array of 2 to ${MAX_WAYPOINTS} locations`).pipe(
-      z.array(waypointSchema).min(2, 'must have at least 2 locations').max(MAX_WAYPOINTS, `may have at most ${MAX_WAYPOINTS} locations`),
+      z.array(waypointSchema).min(1, 'must have at least 2 locations').max(MAX_WAYPOINTS, `may have at most ${MAX_WAYPOINTS} locations`),
     ),
     profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
     avoid: routeAvoidSchema
@@ -106,6 +107,7 @@ const bodySchema = z
       .describe(
         "Extension (not in the service contract): `true` adds each leg's turn-by-turn `steps` in OSRM's RouteStep model (docs/directions.md); each step's geometry is in `geometry_format`, whole whatever `overview` says.",
       ),
+    round_trip: roundTripSchema,
     alternatives: z
       .int({ error: `must be a whole number from 1 to ${MAX_ALTERNATIVES}` })
       .min(1, `must be a whole number from 1 to ${MAX_ALTERNATIVES}`)
@@ -259,6 +261,9 @@ export function routesEndpoint(sql: Sql): Route[] {
         if (selectsPois(raw.avoid) || namesPoi(raw.waypoints)) ctx.require('read-pois');
         const errors: FieldErrors = Object.create(null);
         const parsed = parseInto(bodySchema, raw, errors);
+        // One waypoint is a round trip's start; any other route needs two.
+        if (raw.round_trip === undefined && Array.isArray(raw.waypoints) && raw.waypoints.length === 1)
+          (errors.waypoints ??= []).push('must have at least 2 locations');
         const polygons = enginePolygons(raw.avoid);
         const exclude = excludeBits(parsed?.profile ?? rawProfile(raw.profile), raw.exclude, errors);
         // Unknown POI ids are looked up even when the body has other problems: one 422 names them all.
@@ -281,15 +286,26 @@ export function routesEndpoint(sql: Sql): Route[] {
         const profile = body.profile;
         if (body.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
         if (body.language !== undefined && body.steps !== true) errors.language = ['is only for steps: true'];
-        if (body.alternatives !== undefined && body.waypoints.length !== 2) errors.alternatives = ['is only for a route between 2 waypoints'];
+        if (body.alternatives !== undefined && (body.waypoints.length !== 2 || body.round_trip))
+          errors.alternatives = ['is only for a route between 2 waypoints'];
+        if (body.round_trip && body.waypoints.length !== 1) errors.round_trip = ['needs exactly 1 waypoint, the start'];
         const { radius: _radius, polygons: _polygons, ...avoidFilters } = body.avoid ?? {};
         const filter = selectsPois(body.avoid) && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
         if (Object.keys(errors).length) throw await rejection();
-        const waypoints = located as ResolvedLocation[];
+        let waypoints = located as ResolvedLocation[];
+        let options = waypointOptions(profile, body.waypoints);
+        const loop = body.round_trip;
+        if (loop) {
+          // The start, the places (each to its nearest road, however far) and the start again.
+          const start = waypoints[0];
+          const places = roundTripPlaces({ lat: start.latitude, lon: start.longitude }, loop.length, loop.points, loop.seed);
+          waypoints = [start, ...places.map((p) => ({ poiId: null, latitude: p.lat, longitude: p.lon })), start];
+          const own = options?.[0] ?? null;
+          options = [own, ...places.map(() => ({ radius: Infinity })), own];
+        }
 
         const points = waypoints.map((w) => ({ lat: w.latitude, lon: w.longitude }));
         const geometry = geometryOptions(body.geometry_format, body.overview, points);
-        const options = waypointOptions(profile, body.waypoints);
         const run = (circles: Circle[] = []) =>
           findRoute({
             profile,
