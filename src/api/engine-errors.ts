@@ -45,7 +45,7 @@ export async function addFarFromRoad(
  * - anything else from the engine (a crashed worker, a kernel trap): 502, retry shortly.
  * `field` names the list the indexes refer to.
  */
-export function engineHttpError(err: unknown, profile: string, field = 'waypoints'): HttpError {
+export function engineHttpError(err: unknown, profile: string, field = 'waypoints', polygons = false): HttpError {
   if (err instanceof WaypointTooFarError) {
     const message = farMessage(profile);
     return unprocessable(Object.fromEntries(err.indexes.map((i) => [`${field}.${i}`, [message]])));
@@ -54,11 +54,15 @@ export function engineHttpError(err: unknown, profile: string, field = 'waypoint
     const from = err.legIndex,
       to = err.legIndex + 1;
     const message =
-      err.reason === 'blocked'
-        ? `No route from waypoint ${from} to waypoint ${to}: the avoided POIs block every way. Avoid fewer POIs or use a smaller avoid.radius.`
-        : err.reason === 'too-big'
-          ? `No route from waypoint ${from} to waypoint ${to} for a lorry of this size: every way between them has a lower height, width, length or weight limit.`
-          : `No route from waypoint ${from} to waypoint ${to}: the road network does not connect them for the ${profile} profile.`;
+      err.reason === 'blocked' && polygons
+        ? `No route from waypoint ${from} to waypoint ${to}: the avoided polygons (and POIs, if any) block every way. Avoid smaller areas or fewer POIs.`
+        : err.reason === 'blocked'
+          ? `No route from waypoint ${from} to waypoint ${to}: the avoided POIs block every way. Avoid fewer POIs or use a smaller avoid.radius.`
+          : err.reason === 'too-big'
+            ? `No route from waypoint ${from} to waypoint ${to} for a lorry of this size: every way between them has a lower height, width, length or weight limit.`
+            : err.reason === 'excluded'
+              ? `No route from waypoint ${from} to waypoint ${to} keeps off the excluded ways: every way between them is of an excluded class. Exclude fewer classes.`
+              : `No route from waypoint ${from} to waypoint ${to}: the road network does not connect them for the ${profile} profile.`;
     return new HttpError(422, message, { errors: { [`${field}.${to}`]: [message] } });
   }
   if (err instanceof UnknownProfileError) return invalid('profile', 'is not available on the loaded map');

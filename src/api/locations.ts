@@ -7,34 +7,35 @@ import { poiPositionsById } from './pois/positions.js';
 
 const LOCATION_FORMS = 'must be a location: {latitude, longitude} or {poi_id}';
 
+const locationShape = {
+  latitude: z.number({ error: 'must be a number between -90 and 90' }).min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90').optional(),
+  longitude: z
+    .number({ error: 'must be a number between -180 and 180' })
+    .min(-180, 'must be between -180 and 180')
+    .max(180, 'must be between -180 and 180')
+    .optional(),
+  poi_id: z.string({ error: 'must be a POI id' }).optional(),
+};
+
 /** Exactly one form; a missing half of a coordinate pair is reported on the missing field. */
+function oneForm(loc: { latitude?: number; longitude?: number; poi_id?: string }, ctx: z.RefinementCtx): void {
+  const hasLat = loc.latitude !== undefined,
+    hasLon = loc.longitude !== undefined;
+  if (loc.poi_id !== undefined) {
+    if (hasLat || hasLon) ctx.addIssue({ code: 'custom', message: 'give either latitude and longitude or poi_id, not both' });
+  } else if (!hasLat && !hasLon) ctx.addIssue({ code: 'custom', message: LOCATION_FORMS });
+  else if (!hasLat) ctx.addIssue({ code: 'custom', path: ['latitude'], message: 'is required with longitude' });
+  else if (!hasLon) ctx.addIssue({ code: 'custom', path: ['longitude'], message: 'is required with latitude' });
+}
+
 export const locationSchema = z
-  .strictObject(
-    {
-      latitude: z
-        .number({ error: 'must be a number between -90 and 90' })
-        .min(-90, 'must be between -90 and 90')
-        .max(90, 'must be between -90 and 90')
-        .optional(),
-      longitude: z
-        .number({ error: 'must be a number between -180 and 180' })
-        .min(-180, 'must be between -180 and 180')
-        .max(180, 'must be between -180 and 180')
-        .optional(),
-      poi_id: z.string({ error: 'must be a POI id' }).optional(),
-    },
-    { error: LOCATION_FORMS },
-  )
-  .superRefine((loc, ctx) => {
-    const hasLat = loc.latitude !== undefined,
-      hasLon = loc.longitude !== undefined;
-    if (loc.poi_id !== undefined) {
-      if (hasLat || hasLon) ctx.addIssue({ code: 'custom', message: 'give either latitude and longitude or poi_id, not both' });
-    } else if (!hasLat && !hasLon) ctx.addIssue({ code: 'custom', message: LOCATION_FORMS });
-    else if (!hasLat) ctx.addIssue({ code: 'custom', path: ['latitude'], message: 'is required with longitude' });
-    else if (!hasLon) ctx.addIssue({ code: 'custom', path: ['longitude'], message: 'is required with latitude' });
-  })
+  .strictObject(locationShape, { error: LOCATION_FORMS })
+  .superRefine(oneForm)
   .describe("A location: `{latitude, longitude}`, or `{poi_id}` for the position of one of the team's POIs.");
+
+/** A location with fields of its own beside it (a route's waypoint options), checked like `locationSchema`. */
+export const locationWith = <T extends z.ZodRawShape>(more: T, error = LOCATION_FORMS) =>
+  z.strictObject({ ...locationShape, ...more }, { error }).superRefine((loc, ctx) => oneForm(loc as Parameters<typeof oneForm>[0], ctx));
 
 export type LocationInput = z.infer<typeof locationSchema>;
 

@@ -8,18 +8,19 @@ import { MapFormatError, MapVerifier, readManifest, readMapId, readShapeFiles, t
 import type { ThreadWarmUp, WarmUpInput } from './warm-up.js';
 import { shapeBytes, type Shapes } from '../map/graphs/road-graph.js';
 import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
-import type { Circle } from './avoid.js';
 import { loadGraph, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { speedRange } from '../map/graphs/road-graph.js';
 import { joinLineStrings } from './line-json.js';
 import { joinPolylines, type GeometryOptions } from './polyline.js';
 import { arenaOf, createArenaBuffer, heldSlots, releaseSlot, slotText, type SlotRef } from './reply-arena.js';
 import type {
+  Avoid,
   IsochroneQuery,
   IsochroneResult,
   MatrixJsonTaskResult,
   MatrixResult,
   NearestRoad,
+  NoRouteReason,
   Outcome,
   RouteFailure,
   RouteJsonResult,
@@ -31,9 +32,11 @@ import type {
   VehicleQuery,
 } from './route-core.js';
 import type { LatLon } from '../lib/lat-lon.js';
+import type { WaypointOption } from './waypoint-options.js';
 
-export type { Circle } from './avoid.js';
+export type { AvoidPolygon, Circle } from './avoid.js';
 export type { GeometryOptions } from './polyline.js';
+export type { WaypointOption } from './waypoint-options.js';
 export type { IsochroneResult, MatrixResult, NearestRoad, RouteJsonResult, RouteResult, TravelTimes } from './route-core.js';
 export type { ProfileName } from '../map/graphs/profiles.js';
 
@@ -54,7 +57,7 @@ export class WaypointTooFarError extends Error {
  */
 export class NoRouteError extends Error {
   constructor(
-    readonly reason: 'blocked' | 'too-big' | 'unreachable',
+    readonly reason: NoRouteReason,
     readonly legIndex: number,
   ) {
     super(
@@ -62,7 +65,9 @@ export class NoRouteError extends Error {
         ? `No route from waypoint ${legIndex} to waypoint ${legIndex + 1} avoids the selected POIs: they block every way.`
         : reason === 'too-big'
           ? `No route from waypoint ${legIndex} to waypoint ${legIndex + 1} for a lorry of this size: every way has a lower limit.`
-          : `Waypoint ${legIndex + 1} cannot be reached by road from waypoint ${legIndex}.`,
+          : reason === 'excluded'
+            ? `No route from waypoint ${legIndex} to waypoint ${legIndex + 1} keeps off the excluded classes of ways.`
+            : `Waypoint ${legIndex + 1} cannot be reached by road from waypoint ${legIndex}.`,
     );
     this.name = 'NoRouteError';
   }
@@ -88,13 +93,19 @@ export interface RouteRequest {
   /** 2 or more, in visiting order. */
   waypoints: LatLon[];
   /** Circles (radius in meters) the route must not enter. */
-  avoid?: { circles: Circle[] };
+  avoid?: Avoid;
   /** `driving-hgv` only: the lorry's size; ways whose limits it exceeds are kept off. */
   vehicle?: VehicleQuery;
+  /** Classes of ways kept off (bits of EXCLUDE_BIT, profiles.ts). */
+  exclude?: number;
   /** Snap like the matrix: every waypoint to the main network's nearest road (optimize's tours). */
   mainNetwork?: boolean;
+  /** Per waypoint: snapping radius, bearing, curbside approach (waypoint-options.ts). */
+  waypointOptions?: ReadonlyArray<WaypointOption | null>;
   /** `routeJson`: the geometry's form (GeoJSON, the whole line, without). */
   geometry?: GeometryOptions;
+  /** Alternatives to look for besides the route (2 waypoints): `RouteResult.alternatives`. */
+  alternatives?: number;
   /** `routeJson`: turn-by-turn steps per leg, with an instruction in `language` when given. */
   steps?: boolean;
   language?: string;
@@ -106,7 +117,8 @@ export interface MatrixRequest {
   /** The columns, when they are not `points` (too-far indexes then count on from points.length). */
   targets?: LatLon[];
   vehicle?: VehicleQuery;
-  avoid?: { circles: Circle[] };
+  avoid?: Avoid;
+  exclude?: number;
   /** Rows in `MatrixResult.packed` (see route-core.ts). */
   packed?: boolean;
 }
@@ -342,7 +354,8 @@ function inPlace(text: Uint8Array | SlotRef): { bytes: Uint8Array; release: () =
 
 /** A compute thread's answer as the caller's: the text in place, and how to give its slot back. */
 function received(r: RouteJsonTaskResult): RouteJsonResult {
-  const { geometryJson, ...rest } = r;
+  const { geometryJson, alternatives: others, ...fields } = r;
+  const rest = others ? { ...fields, alternatives: others.map((a) => ({ ...a, geometryJson: [a.geometryJson] })) } : fields;
   const { bytes, release } = inPlace(geometryJson);
   return { ...rest, geometryJson: [bytes], release };
 }
@@ -365,14 +378,25 @@ export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
   const whole = async () => unwrap(receivedOutcome(await routeTask('routeJson', req)));
   // Only onto two idle threads: a half queued behind a batch job's search slice would wait longer than
   // the whole route takes on one.
-  if (!activeMap() || idleThreads() < 2) return whole();
-  if (req.avoid?.circles.length) return (await raced(req)) ?? whole();
+  if (!activeMap() || idleThreads() < 2 || req.alternatives) return whole();
+  if (req.avoid?.circles.length || req.avoid?.polygons?.length || req.exclude) return (await raced(req)) ?? whole();
   if (n < SPLIT_ROUTE_FROM) return whole();
   const k = Math.ceil((n - 1) / 2);
   const [a, b] = (
     await Promise.all([
-      runTask<Outcome<RouteJsonTaskResult>>('routeJson', { ...req, waypoints: req.waypoints.slice(0, k + 1), legCount: n - 1 }),
-      runTask<Outcome<RouteJsonTaskResult>>('routeJson', { ...req, waypoints: req.waypoints.slice(k), legBase: k, legCount: n - 1 }),
+      runTask<Outcome<RouteJsonTaskResult>>('routeJson', {
+        ...req,
+        waypoints: req.waypoints.slice(0, k + 1),
+        ...(req.waypointOptions ? { waypointOptions: req.waypointOptions.slice(0, k + 1) } : {}),
+        legCount: n - 1,
+      }),
+      runTask<Outcome<RouteJsonTaskResult>>('routeJson', {
+        ...req,
+        waypoints: req.waypoints.slice(k),
+        ...(req.waypointOptions ? { waypointOptions: req.waypointOptions.slice(k) } : {}),
+        legBase: k,
+        legCount: n - 1,
+      }),
     ])
   ).map(receivedOutcome);
   if (!a.ok || !b.ok || a.value.resnapped || b.value.resnapped) {
@@ -486,7 +510,12 @@ function matrixRowParts(req: MatrixRequest): Array<{ from: number; to: number }>
   if (!loaded) throw new MapNotLoadedError();
   const n = req.points.length;
   // A lorry of its own size searches its rows over the graph, as avoidance does.
-  const overHierarchy = !req.avoid?.circles.length && !req.vehicle && (loaded.manifest.profiles[req.profile]?.hierarchyEdges ?? 0) > 0;
+  const overHierarchy =
+    !req.avoid?.circles.length &&
+    !req.avoid?.polygons?.length &&
+    !req.vehicle &&
+    !req.exclude &&
+    (loaded.manifest.profiles[req.profile]?.hierarchyEdges ?? 0) > 0;
   const parts = n < SPLIT_MATRIX_FROM || overHierarchy ? 1 : Math.max(1, Math.min(computePool().options.maxThreads, n));
   const size = Math.ceil(n / parts);
   return Array.from({ length: parts }, (_, k) => ({ from: k * size, to: Math.min(n, (k + 1) * size) }));

@@ -20,7 +20,16 @@ export interface Phantom {
   lon: number;
   /** Meters from the requested location. */
   offset: number;
+  /** The first point of the segment it lies on (in the shared shapes). */
+  point: number;
+  /** The directions a path may leave or arrive in (a waypoint's bearing or curb side): bit 1 along the
+   *  geometry, bit 2 against it; absent: any, at the end nodes also from or to any other way. */
+  dirs?: number;
 }
+
+/** Directions of `Phantom.dirs`. */
+export const ALONG = 1,
+  AGAINST = 2;
 
 /** How a seed's partial piece runs: along the geometry to its end, against it to its start, or none (at a node). */
 export type SeedKind = 'fwd' | 'bwd' | 'node';
@@ -53,12 +62,18 @@ export function snap(
   lon: number,
   maxMeters = SNAP_LIMIT_M,
   mainPreference = MAIN_NETWORK_PREFERENCE_M,
-  usable: (geom: number) => boolean = () => true,
+  usable: (geom: number, point: number) => boolean = () => true,
 ): Phantom | null {
   let hit = nearestSegment(grid, lat, lon, maxMeters, usable);
   if (!hit) return null;
   if (!onMainNetwork(g, hit.geom)) {
-    const main = nearestSegment(grid, lat, lon, Math.min(maxMeters, hit.distance + mainPreference), (geom) => onMainNetwork(g, geom) && usable(geom));
+    const main = nearestSegment(
+      grid,
+      lat,
+      lon,
+      Math.min(maxMeters, hit.distance + mainPreference),
+      (geom, point) => onMainNetwork(g, geom) && usable(geom, point),
+    );
     if (main) hit = main;
   }
   let along = 0;
@@ -71,7 +86,7 @@ export function snap(
   if (along < AT_NODE_M) along = 0;
   else if (length - along < AT_NODE_M) along = length;
   const fraction = length > 0 ? Math.min(1, along / length) : 0;
-  return { geom: hit.geom, along: Math.min(along, length), fraction, lat: hit.lat, lon: hit.lon, offset: hit.distance };
+  return { geom: hit.geom, along: Math.min(along, length), fraction, lat: hit.lat, lon: hit.lon, offset: hit.distance, point: hit.point };
 }
 
 /** The node a search edge leaves from (binary search in the forward CSR). */
@@ -128,9 +143,11 @@ export function sourceSeeds(g: RoadGraph, ph: Phantom): PhantomSeed[] {
   const len = g.geomCm[ph.geom] / 100;
   const fwd = 2 * ph.geom,
     bwd = fwd + 1;
-  if (g.origWeight[fwd] > 0) seeds.push({ node: g.origHead[fwd], cost: (1 - ph.fraction) * g.origWeight[fwd], meters: len - ph.along, kind: 'fwd' });
-  if (g.origWeight[bwd] > 0) seeds.push({ node: g.origHead[bwd], cost: ph.fraction * g.origWeight[bwd], meters: ph.along, kind: 'bwd' });
-  if (ph.fraction === 0 || ph.fraction === 1)
+  const dirs = ph.dirs ?? ALONG | AGAINST;
+  if (g.origWeight[fwd] > 0 && dirs & ALONG)
+    seeds.push({ node: g.origHead[fwd], cost: (1 - ph.fraction) * g.origWeight[fwd], meters: len - ph.along, kind: 'fwd' });
+  if (g.origWeight[bwd] > 0 && dirs & AGAINST) seeds.push({ node: g.origHead[bwd], cost: ph.fraction * g.origWeight[bwd], meters: ph.along, kind: 'bwd' });
+  if ((ph.fraction === 0 || ph.fraction === 1) && ph.dirs === undefined)
     for (const node of statesAtEnd(g, ph.geom, ph.fraction === 0)) seeds.push({ node, cost: 0, meters: 0, kind: 'node' });
   return seeds;
 }
@@ -141,11 +158,12 @@ export function targetSeeds(g: RoadGraph, ph: Phantom): PhantomSeed[] {
   const len = g.geomCm[ph.geom] / 100;
   const fwd = 2 * ph.geom,
     bwd = fwd + 1;
-  if (g.origWeight[fwd] > 0)
+  const dirs = ph.dirs ?? ALONG | AGAINST;
+  if (g.origWeight[fwd] > 0 && dirs & ALONG)
     for (const node of statesAtTail(g, fwd)) seeds.push({ node, cost: ph.fraction * g.origWeight[fwd], meters: ph.along, kind: 'fwd' });
-  if (g.origWeight[bwd] > 0)
+  if (g.origWeight[bwd] > 0 && dirs & AGAINST)
     for (const node of statesAtTail(g, bwd)) seeds.push({ node, cost: (1 - ph.fraction) * g.origWeight[bwd], meters: len - ph.along, kind: 'bwd' });
-  if (ph.fraction === 0 || ph.fraction === 1)
+  if ((ph.fraction === 0 || ph.fraction === 1) && ph.dirs === undefined)
     for (const node of statesArrivingAt(g, ph.geom, ph.fraction === 0)) seeds.push({ node, cost: 0, meters: 0, kind: 'node' });
   return seeds;
 }

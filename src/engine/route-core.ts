@@ -4,7 +4,7 @@
 import { defaultVehicle, geometriesClosedTo, type ProfileName } from '../map/graphs/profiles.js';
 import { CLOSED_PENALTY, E7, speedRange, type RoadGraph } from '../map/graphs/road-graph.js';
 import type { GridView } from '../map/graphs/segment-grid.js';
-import { blockCircles, lineEntersCircles, type Circle } from './avoid.js';
+import { blockCircles, blockPolygons, lineEntersCircles, lineEntersPolygons, type AvoidPolygon, type Circle } from './avoid.js';
 import { reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
 import { LegTrace } from './guidance/trace.js';
@@ -19,16 +19,27 @@ import {
   SNAP_LIMIT_M,
   sourceSeeds,
   targetSeeds,
+  ALONG,
+  AGAINST,
   type Phantom,
   type PhantomSeed,
 } from './phantom.js';
 import { RouteKernel, SearchStopped, type SearchOptions } from './route-kernel.js';
+import { ALT_SHARE, ALT_STRETCH } from './alternative-rules.js';
+import { bearingFilter, waypointDirs, type WaypointOption } from './waypoint-options.js';
 import { BoundsCanvas, CellGrid, tracePolygons, type PolygonRings } from './isochrone-shape.js';
 import { drawReached, reachedBox, type Reached } from './reach-draw.js';
 import { nearestSegment } from '../map/graphs/segment-grid.js';
 import { roadLabelAt } from '../map/graphs/road-labels.js';
 import type { SlotRef } from './reply-arena.js';
 import type { LatLon } from '../lib/lat-lon.js';
+
+/** What a query keeps out of: circles (around POIs) and polygons. */
+export interface Avoid {
+  circles: Circle[];
+  polygons?: AvoidPolygon[];
+}
+const avoids = (a: Avoid | undefined): boolean => !!a && (a.circles.length > 0 || (a.polygons?.length ?? 0) > 0);
 
 /** A lorry's size (meters, tonnes); a field left out is the default lorry's (see `defaultVehicle`). */
 export interface VehicleQuery {
@@ -40,10 +51,14 @@ export interface VehicleQuery {
 export interface RouteQuery {
   profile: string;
   waypoints: LatLon[];
-  avoid?: { circles: Circle[] };
+  avoid?: Avoid;
   vehicle?: VehicleQuery;
+  /** Classes of ways to keep off (bits of EXCLUDE_BIT); 0 or absent: none. */
+  exclude?: number;
   /** Snap every waypoint to the main network as the matrix does (a plan's tours must follow its matrix). */
   mainNetwork?: boolean;
+  /** Per waypoint (by index) how it snaps and which way a path passes it; null or absent: the defaults. */
+  waypointOptions?: ReadonlyArray<WaypointOption | null>;
   /** One of two threads searching the same avoiding route, this one from the targets when `backward`:
    *  the first to finish raises `flag` and answers; the other stops and answers `stopped`. */
   race?: { backward: boolean; flag: Int32Array };
@@ -51,6 +66,8 @@ export interface RouteQuery {
   steps?: boolean;
   /** With `steps`: every intersection each step passes, not only its maneuver's (OSRM's feature runner compares them). */
   passedIntersections?: boolean;
+  /** How many alternatives to look for besides the route (2 waypoints only; 0 or absent: none). */
+  alternatives?: number;
   /** Snap every waypoint to its nearest road, even one cut off from the main network (OSRM's feature
    *  files put nodes 10 m apart, closer than the main network's preference of MAIN_NETWORK_PREFERENCE_M). */
   nearestRoad?: boolean;
@@ -66,29 +83,40 @@ export interface RouteResult {
   snapped: LatLon[];
   /** [west, south, east, north] of the geometry. */
   bbox: [number, number, number, number];
-  /** Geometries blocked by the circles (0 without avoidance). */
+  /** Geometries blocked by the circles and polygons (0 without avoidance). */
   blockedGeometries: number;
   /** Geometries closed to the requested lorry by its size (0 without a `vehicle`). */
   limitedGeometries: number;
   /** Every waypoint was snapped again to the main network, after a leg from a piece cut off from it found no route. */
   resnapped: boolean;
+  /** With `alternatives`: the other routes found, fastest first. */
+  alternatives?: RouteResult[];
 }
 /** A route whose geometry is lon, lat pairs in 1e-7° integers (bbox in them too): what replies are written from. */
-export type RouteE7Result = Omit<RouteResult, 'geometry'> & {
+export type RouteE7Result = Omit<RouteResult, 'geometry' | 'alternatives'> & {
   geometryE7: Int32Array;
   /** The index of each snapped waypoint's point in geometryE7 (points, not values). */
   waypointPoints: number[];
   /** With `steps`: each leg's steps, their positions indexes of points of geometryE7. */
   legSteps?: RawStep[][];
+  /** With `alternatives` (2 waypoints): the other routes found, fastest first. */
+  alternatives?: RouteE7Result[];
 };
 /** A route whose geometry is GeoJSON LineString text (UTF-8) in parts, for replies; `release` once the
  *  reply is sent gives back the shared memory the parts may be views of (reply-arena.ts). */
-export type RouteJsonResult = Omit<RouteResult, 'geometry'> & { geometryJson: Uint8Array[]; release: () => void; stepsJson?: string[] };
+export type RouteJsonResult = Omit<RouteResult, 'geometry' | 'alternatives'> & {
+  geometryJson: Uint8Array[];
+  release: () => void;
+  stepsJson?: string[];
+  alternatives?: Array<Omit<RouteJsonResult, 'alternatives' | 'release'>>;
+};
 /** What the compute thread answers for RouteJsonResult: the text itself, or where it is in the arena. */
-export type RouteJsonTaskResult = Omit<RouteResult, 'geometry'> & {
+export type RouteJsonTaskResult = Omit<RouteResult, 'geometry' | 'alternatives'> & {
   geometryJson: Uint8Array | SlotRef;
   /** With `steps`: each leg's steps as a JSON array (guidance/step-json.ts). */
   stepsJson?: string[];
+  /** With `alternatives`: the other routes, their texts copied. */
+  alternatives?: Array<RouteJsonTaskResult & { geometryJson: Uint8Array }>;
 };
 export interface MatrixQuery {
   profile: string;
@@ -98,7 +126,8 @@ export interface MatrixQuery {
    *  index in `points` followed by `targets`. */
   targets?: LatLon[];
   vehicle?: VehicleQuery;
-  avoid?: { circles: Circle[] };
+  avoid?: Avoid;
+  exclude?: number;
   /** Compute only these rows (the others come back empty); lets several workers share one matrix. */
   rows?: { from: number; to: number };
   /** Answer the rows in `packed` instead of nested arrays: a large matrix crosses threads as two copies
@@ -134,8 +163,9 @@ export type MatrixJsonTaskResult = Omit<MatrixResult, 'durations' | 'distances' 
 export interface ReachQuery {
   profile: string;
   source: LatLon;
-  avoid?: { circles: Circle[] };
+  avoid?: Avoid;
   vehicle?: VehicleQuery;
+  exclude?: number;
 }
 export interface IsochroneQuery extends ReachQuery {
   /** Increasing: seconds, or meters of road with `byDistance`. */
@@ -186,11 +216,14 @@ export type RouteFailure =
   | { kind: 'unknown-profile'; profile: string }
   /** Every point too far from a road, in order (a client fixes them all at once). */
   | { kind: 'waypoint-too-far'; indexes: number[] }
-  /** `too-big`: only ways too small for the requested lorry connect the points (no circles in the way). */
-  | { kind: 'no-route'; reason: 'blocked' | 'too-big' | 'unreachable'; legIndex: number }
+  /** `too-big`: only ways too small for the requested lorry connect the points (no circles in the way);
+   *  `excluded`: only ways of an excluded class do. */
+  | { kind: 'no-route'; reason: NoRouteReason; legIndex: number }
   /** The other thread of a race answered first (never an answer to a client). */
   | { kind: 'stopped' };
 const isFar = (snapped: Phantom[] | number[]): snapped is number[] => typeof snapped[0] === 'number';
+
+export type NoRouteReason = 'blocked' | 'too-big' | 'excluded' | 'unreachable';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RouteFailure };
 
@@ -202,6 +235,9 @@ interface LegPath {
   cost: number;
   meters: number;
   touches: boolean;
+  /** The whole geometries it runs over, in order (the pieces at its ends left out): what alternatives
+   *  measure their sharing by and block to find others. */
+  geoms: number[];
   /** Appends the leg's shape to `line`; `joined` drops its first point (where the line already stands).
    *  With `trace`, records the pieces of road drawn, for turn guidance. */
   draw(line: Polyline, joined: boolean, trace?: LegTrace): void;
@@ -227,11 +263,24 @@ function bearingDeg(lat1: number, lon1: number, lat2: number, lon2: number): num
   return (((Math.atan2(y, x) / r) % 360) + 360) % 360;
 }
 
+/** The stretches of the fastest route (parts of its length) blocked, one at a time, to find alternatives. */
+const ALT_WINDOWS: ReadonlyArray<[number, number]> = [
+  [0.3, 0.7],
+  [0.15, 0.45],
+  [0.55, 0.85],
+  [0.4, 0.6],
+  [0.1, 0.3],
+  [0.7, 0.9],
+  [0.2, 0.8],
+];
+
 /** Meters from a road within which a waypoint counts as on it. */
 const ON_ROAD_M = 1;
-/** Geometries blocked: by circles (with the circles each enters), and whole ones (too small for the vehicle). */
+/** Geometries blocked: by circles and polygons (with those each enters: circles first, then polygons numbered
+ *  on from them), and whole ones (too small for the vehicle, of an excluded class). */
 interface Blocking {
   circles: readonly Circle[];
+  polygons: readonly AvoidPolygon[];
   hits: Map<number, number[]>;
   whole: ReadonlySet<number>;
   /** Whether the kernel's bitset holds them yet: the whole ones are written only before a search reads it. */
@@ -248,6 +297,8 @@ interface ProfileView {
   grid: GridView;
   /** Geometries closed to the profile's default vehicle (the lorry graph's ways below its size). */
   closed: ReadonlySet<number>;
+  /** `closed` with the geometries of excluded classes, by class bits (made on first use). */
+  closedExcluding: Map<number, ReadonlySet<number>>;
 }
 
 const NO_GEOMS: ReadonlySet<number> = new Set();
@@ -273,6 +324,14 @@ function includesAll(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
   if (a === b) return true;
   for (const x of b) if (!a.has(x)) return false;
   return true;
+}
+
+/** `closed` and every geometry of a class in `exclude` (bits of EXCLUDE_BIT). */
+function withClasses(g: RoadGraph, closed: ReadonlySet<number>, exclude: number): Set<number> {
+  const out = new Set(closed);
+  const classes = g.geomClass;
+  for (let geom = 0; geom < classes.length; geom++) if (classes[geom] & exclude) out.add(geom);
+  return out;
 }
 
 /** Avoided circles of the warm-up's avoiding routes: as many as a request of 500 avoided POIs. */
@@ -317,7 +376,16 @@ export class RouteCore {
       const graph = viewGraph(pm, this.shared.shapes);
       const guidance = { ...graph, ...reverseView(pm) };
       const turns = turnRules(guidance, profile === 'driving-car' || profile === 'driving-hgv');
-      v = { kernel: new RouteKernel(pm), graph, guidance, turns, turnSearches: 0, grid: gridView(graph), closed: closedTo(graph, profile) };
+      v = {
+        kernel: new RouteKernel(pm),
+        graph,
+        guidance,
+        turns,
+        turnSearches: 0,
+        grid: gridView(graph),
+        closed: closedTo(graph, profile),
+        closedExcluding: new Map(),
+      };
       this.views.set(profile, v);
     }
     return v ?? null;
@@ -373,12 +441,40 @@ export class RouteCore {
     return counts;
   }
 
-  /** The phantoms, or the indexes of every point that has no road near enough. */
-  private snapAll(g: RoadGraph, grid: GridView, points: LatLon[], mainPreference?: number, usable?: (geom: number) => boolean): Phantom[] | number[] {
+  /**
+   * The geometries a query keeps off as wholes: those closed to its lorry (the default one's without a
+   * `vehicle`) and those of the classes it excludes. The default lorry's sets per class combination are
+   * kept: at most 15 per profile.
+   */
+  private limitedFor(v: ProfileView, profile: string, vehicle: VehicleQuery | undefined, exclude: number | undefined): ReadonlySet<number> {
+    if (!vehicle && !exclude) return v.closed;
+    if (vehicle) return exclude ? withClasses(v.graph, closedTo(v.graph, profile, vehicle), exclude) : closedTo(v.graph, profile, vehicle);
+    let set = v.closedExcluding.get(exclude!);
+    if (!set) v.closedExcluding.set(exclude!, (set = withClasses(v.graph, v.closed, exclude!)));
+    return set;
+  }
+
+  /** The phantoms, or the indexes of every point that has no road near enough (within its `radius`, of its
+   *  `bearing`, when `options` give them). */
+  private snapAll(
+    g: RoadGraph,
+    grid: GridView,
+    points: LatLon[],
+    mainPreference?: number,
+    usable?: (geom: number) => boolean,
+    options?: ReadonlyArray<WaypointOption | null>,
+  ): Phantom[] | number[] {
     const out: Phantom[] = [];
     const far: number[] = [];
     for (let i = 0; i < points.length; i++) {
-      const ph = snap(g, grid, points[i].lat, points[i].lon, undefined, mainPreference, usable);
+      const o = options?.[i];
+      const bearing = bearingFilter(g, o);
+      const accept = bearing && usable ? (geom: number, point: number) => usable(geom) && bearing(geom, point) : (bearing ?? usable);
+      const ph = snap(g, grid, points[i].lat, points[i].lon, o?.radius, mainPreference, accept);
+      if (ph && o) {
+        const dirs = waypointDirs(g, ph, points[i].lat, points[i].lon, o);
+        if (dirs !== undefined) ph.dirs = dirs;
+      }
       if (ph) out.push(ph);
       else far.push(i);
     }
@@ -386,16 +482,20 @@ export class RouteCore {
   }
 
   /**
-   * What the circles and whole geometries block; null when nothing is (unless `always`). Circles are
+   * What the circles, polygons and whole geometries block; null when nothing is (unless `always`). Circles and polygons are
    * measured into the kernel's bitset at once; whole geometries alone are written by `arm` before a search
    * reads the bitset: the default lorry's routes carry the ways closed to it, and most never search the graph.
    */
-  private blocking(v: ProfileView, circles: readonly Circle[] | undefined, whole: ReadonlySet<number> = NO_GEOMS, always = false): Blocking | null {
-    if (!circles?.length && whole.size === 0 && !always) return null;
-    const block: Blocking = { circles: circles ?? [], hits: new Map(), whole, written: false };
-    if (circles?.length) {
+  private blocking(v: ProfileView, avoid: Avoid | undefined, whole: ReadonlySet<number> = NO_GEOMS, always = false): Blocking | null {
+    if (!avoids(avoid) && whole.size === 0 && !always) return null;
+    const circles = avoid?.circles ?? [],
+      polygons = avoid?.polygons ?? [];
+    const block: Blocking = { circles, polygons, hits: new Map(), whole, written: false };
+    if (avoids(avoid)) {
       this.arm(v, block);
-      block.hits = blockCircles(v.graph, v.grid, circles, (geom) => v.kernel.blockGeometry(geom));
+      const put = (geom: number) => v.kernel.blockGeometry(geom);
+      if (circles.length) block.hits = blockCircles(v.graph, v.grid, circles, put);
+      if (polygons.length) blockPolygons(v.graph, v.grid, polygons, circles.length, block.hits, put);
     }
     return block;
   }
@@ -420,10 +520,18 @@ export class RouteCore {
   route(q: RouteQuery): Outcome<RouteResult> {
     const found = this.routeE7(q);
     if (!found.ok) return found;
-    const { geometryE7, waypointPoints: _points, bbox, ...rest } = found.value;
-    const geometry = new Float64Array(geometryE7.length);
-    for (let i = 0; i < geometry.length; i++) geometry[i] = geometryE7[i] * E7;
-    return { ok: true, value: { ...rest, geometry, bbox: [bbox[0] * E7, bbox[1] * E7, bbox[2] * E7, bbox[3] * E7] } };
+    const degrees = (r: RouteE7Result): RouteResult => {
+      const { geometryE7, waypointPoints: _points, bbox, alternatives, legSteps: _steps, ...rest } = r;
+      const geometry = new Float64Array(geometryE7.length);
+      for (let i = 0; i < geometry.length; i++) geometry[i] = geometryE7[i] * E7;
+      return {
+        ...rest,
+        geometry,
+        bbox: [bbox[0] * E7, bbox[1] * E7, bbox[2] * E7, bbox[3] * E7],
+        ...(alternatives ? { alternatives: alternatives.map(degrees) } : {}),
+      };
+    };
+    return { ok: true, value: degrees(found.value) };
   }
 
   /** The route with its geometry (and bbox) in 1e-7° integers, as the shapes hold them. */
@@ -443,17 +551,18 @@ export class RouteCore {
   private routeE7With(q: RouteQuery, search: SearchOptions): Outcome<RouteE7Result> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
-    const limited = q.vehicle ? closedTo(v.graph, q.profile, q.vehicle) : v.closed;
+    const limited = this.limitedFor(v, q.profile, q.vehicle, q.exclude);
     const open = openOf(limited);
-    const snapped = this.snapAll(v.graph, v.grid, q.waypoints, q.mainNetwork ? Infinity : q.nearestRoad ? 0 : undefined, open);
+    const snapped = this.snapAll(v.graph, v.grid, q.waypoints, q.mainNetwork ? Infinity : q.nearestRoad ? 0 : undefined, open, q.waypointOptions);
     if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
     let phantoms = snapped;
     // The hierarchy keeps off what is closed to the default lorry: a lorry kept off all of that too can
     // take its routes (and its distances as potentials); a smaller one is searched over the graph, guided
     // by the bound hierarchy (true weights everywhere).
     const smaller = !includesAll(limited, v.closed);
-    const block = this.blocking(v, q.avoid?.circles, limited, smaller);
-    let found = this.legs(v, phantoms, block, smaller, search);
+    const block = this.blocking(v, q.avoid, limited, smaller);
+    const reason: NoRouteReason = avoids(q.avoid) ? 'blocked' : q.exclude ? 'excluded' : 'too-big';
+    let found = this.legs(v, phantoms, block, smaller, search, reason);
     let resnapped = false;
     // A waypoint near a piece cut off from the main network (a driveway behind a private road) that no
     // leg can leave or reach: again from the main network's nearest road within the snapping limit. A
@@ -464,9 +573,9 @@ export class RouteCore {
       found.error.reason === 'unreachable' &&
       phantoms.some((p) => !onMainNetwork(v.graph, p.geom) && p.offset > ON_ROAD_M)
     ) {
-      const again = this.snapAll(v.graph, v.grid, q.waypoints, Infinity, open);
+      const again = this.snapAll(v.graph, v.grid, q.waypoints, Infinity, open, q.waypointOptions);
       if (!isFar(again)) {
-        const retried = this.legs(v, again, block, smaller, search);
+        const retried = this.legs(v, again, block, smaller, search, reason);
         if (retried.ok) {
           phantoms = again;
           found = retried;
@@ -475,7 +584,79 @@ export class RouteCore {
       }
     }
     if (!found.ok) return found;
-    const legs = found.value;
+    const route = this.drawRoute(v, q, found.value, phantoms, block, resnapped);
+    const wanted = q.alternatives ?? 0;
+    if (wanted > 0 && phantoms.length === 2 && route.ok) {
+      const alternatives = this.alternatives(v, q, found.value[0], phantoms, limited, smaller, wanted, resnapped);
+      return { ok: true, value: { ...route.value, alternatives } };
+    }
+    return route;
+  }
+
+  /**
+   * Up to `wanted` alternatives to the fastest route `best` (2 waypoints), each at most ALT_STRETCH times
+   * its duration and sharing at most ALT_SHARE of the first route's length with it and with every
+   * alternative kept before it (alternative-rules.ts says whose criteria). Candidates are the fastest routes with one stretch of the fastest route
+   * blocked (a fifth to a half of its length, at several places): each is a shortest path of the graph
+   * without that stretch, so locally reasonable outside it; the candidates are kept fastest first.
+   */
+  private alternatives(
+    v: ProfileView,
+    q: RouteQuery,
+    best: LegPath,
+    phantoms: Phantom[],
+    limited: ReadonlySet<number>,
+    smaller: boolean,
+    wanted: number,
+    resnapped: boolean,
+  ): RouteE7Result[] {
+    const g = v.graph;
+    const geoms = best.geoms;
+    if (geoms.length < 3) return [];
+    const cum: number[] = [0];
+    for (const geom of geoms) cum.push(cum[cum.length - 1] + g.geomCm[geom]);
+    const total = cum[cum.length - 1];
+    const lengthOf = (list: readonly number[]) => list.reduce((a, geom) => a + g.geomCm[geom], 0);
+    const shared = (a: readonly number[], b: ReadonlySet<number>) => lengthOf([...new Set(a)].filter((geom) => b.has(geom)));
+    const kept: Array<{ leg: LegPath; set: Set<number> }> = [{ leg: best, set: new Set(geoms) }];
+    const candidates: LegPath[] = [];
+    const seen = new Set<string>();
+    for (const [from, to] of ALT_WINDOWS) {
+      // The whole geometries whose middle lies in the window, never the first nor the last (the waypoints').
+      const extra = new Set(limited);
+      for (let i = 1; i + 1 < geoms.length; i++) {
+        const mid = (cum[i] + cum[i + 1]) / 2 / total;
+        if (mid >= from && mid <= to) extra.add(geoms[i]);
+      }
+      if (extra.size === limited.size) continue;
+      const block = this.blocking(v, q.avoid, extra, true)!;
+      const leg = this.leg(v, phantoms[0], phantoms[1], block, smaller ? 'bounded' : 'guided');
+      if (!leg || leg.cost > ALT_STRETCH * best.cost) continue;
+      const key = leg.geoms.join(',');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      candidates.push(leg);
+    }
+    candidates.sort((a, b) => a.cost - b.cost);
+    // The pieces of road at the two ends (from the waypoints to the first and last whole geometries) count
+    // as shared: every route starts and ends there.
+    const ends = (leg: LegPath) => leg.meters * 100 - lengthOf(leg.geoms);
+    const limit = ALT_SHARE * best.meters * 100;
+    for (const leg of candidates) {
+      if (kept.length > wanted) break;
+      if (kept.every((k) => shared(leg.geoms, k.set) + ends(leg) <= limit)) kept.push({ leg, set: new Set(leg.geoms) });
+    }
+    const out: RouteE7Result[] = [];
+    for (const { leg } of kept.slice(1)) {
+      const drawn = this.drawRoute(v, q, [leg], phantoms, null, resnapped);
+      if (drawn.ok) out.push(drawn.value);
+    }
+    return out;
+  }
+
+  /** The legs found, drawn into the route's line (and steps). */
+  private drawRoute(v: ProfileView, q: RouteQuery, legs: LegPath[], phantoms: Phantom[], block: Blocking | null, resnapped: boolean): Outcome<RouteE7Result> {
+    const limitedSize = q.vehicle && !q.exclude ? this.limitedFor(v, q.profile, q.vehicle, undefined).size : 0;
     const line = new Polyline();
     const waypointPoints = [0];
     const traces = q.steps ? legs.map(() => new LegTrace()) : null;
@@ -511,14 +692,21 @@ export class RouteCore {
         snapped: phantoms.map((p) => ({ lat: Math.round(p.lat * 1e7) * E7, lon: Math.round(p.lon * 1e7) * E7 })),
         bbox: [w, s, e, n],
         blockedGeometries: block?.hits.size ?? 0,
-        limitedGeometries: q.vehicle ? limited.size : 0,
+        limitedGeometries: limitedSize,
         resnapped,
       },
     };
   }
 
   /** `smaller`: a lorry that may take ways the hierarchy keeps off, so that every leg searches the graph. */
-  private legs(v: ProfileView, phantoms: Phantom[], block: Blocking | null, smaller: boolean, search: SearchOptions): Outcome<LegPath[]> {
+  private legs(
+    v: ProfileView,
+    phantoms: Phantom[],
+    block: Blocking | null,
+    smaller: boolean,
+    search: SearchOptions,
+    reason: NoRouteReason,
+  ): Outcome<LegPath[]> {
     const legs: LegPath[] = [];
     for (let i = 0; i + 1 < phantoms.length; i++) {
       let leg = this.leg(v, phantoms[i], phantoms[i + 1], block, 'hierarchy');
@@ -527,7 +715,7 @@ export class RouteCore {
       // the others search again.
       if (smaller || (block && leg.touches)) {
         leg = this.leg(v, phantoms[i], phantoms[i + 1], block, smaller ? 'bounded' : 'guided', search);
-        if (!leg) return { ok: false, error: { kind: 'no-route', reason: block?.circles.length ? 'blocked' : 'too-big', legIndex: i } };
+        if (!leg) return { ok: false, error: { kind: 'no-route', reason, legIndex: i } };
       }
       legs.push(leg);
     }
@@ -546,10 +734,10 @@ export class RouteCore {
     if (piece && block?.whole.has(geom)) return true;
     const hit = block?.hits.get(geom);
     if (!hit || !piece) return false;
-    return lineEntersCircles(
-      piece,
-      hit.map((i) => block!.circles[i]),
-    );
+    const n = block!.circles.length;
+    const circles = hit.filter((i) => i < n).map((i) => block!.circles[i]);
+    const polygons = hit.filter((i) => i >= n).map((i) => block!.polygons[i - n]);
+    return (circles.length > 0 && lineEntersCircles(piece, circles)) || (polygons.length > 0 && lineEntersPolygons(piece, polygons));
   }
 
   /** Cost and length of going from src to tgt along the one road they share; null when they do not share
@@ -559,6 +747,9 @@ export class RouteCore {
     const d = src.along <= tgt.along ? 2 * src.geom : 2 * src.geom + 1;
     const w = g.origWeight[d];
     if (w === 0) return null;
+    // A waypoint to pass one way only (a bearing, a curb side) is passed that way along the road too.
+    const dir = d & 1 ? AGAINST : ALONG;
+    if ((src.dirs !== undefined && !(src.dirs & dir)) || (tgt.dirs !== undefined && !(tgt.dirs & dir))) return null;
     return { cost: Math.abs(tgt.fraction - src.fraction) * w, meters: Math.abs(tgt.along - src.along) };
   }
 
@@ -572,6 +763,7 @@ export class RouteCore {
       ...along,
       piece,
       touches: false,
+      geoms: [],
       draw: (line, joined, trace) => {
         appendPoints(line, piece, joined ? 1 : 0);
         trace?.piece(d, -1, line.length / 2 - 1, along.meters, along.cost);
@@ -657,7 +849,7 @@ export class RouteCore {
         else trace.end[trace.count - 1] = at();
       }
     };
-    return { cost: found.cost, meters, touches, draw };
+    return { cost: found.cost, meters, touches, draw, geoms: Array.from(edges, (e) => orig[e] >> 1) };
   }
 
   matrix(q: MatrixQuery): Outcome<MatrixResult> {
@@ -668,10 +860,10 @@ export class RouteCore {
     // the main network's nearest road within the snapping limit (each chunk of rows snaps alike).
     // Matrices are the default lorry's unless a `vehicle` says otherwise: off the ways closed to it (the
     // hierarchy weighs the default lorry's down, so an entry at or above CLOSED_PENALTY has no open path).
-    const limited = q.vehicle ? closedTo(g, q.profile, q.vehicle) : v.closed;
+    const limited = this.limitedFor(v, q.profile, q.vehicle, q.exclude);
     const open = openOf(limited);
     const all = q.targets ? [...q.points, ...q.targets] : q.points;
-    const kept = all.map((p) => this.snapKept(q.profile, g, v.grid, p.lat, p.lon, open, !q.vehicle));
+    const kept = all.map((p) => this.snapKept(q.profile, g, v.grid, p.lat, p.lon, open, !q.vehicle && !q.exclude));
     const far = kept.flatMap((k, i) => (k.ph ? [] : [i]));
     if (far.length) return { ok: false, error: { kind: 'waypoint-too-far', indexes: far } };
     const snappedAll = kept.map((k) => k.ph!);
@@ -681,7 +873,7 @@ export class RouteCore {
     // A lorry of its own size keeps off other ways than the hierarchy does: its rows search the graph.
     const ownSize = limited !== v.closed && !(includesAll(limited, v.closed) && includesAll(v.closed, limited));
     const withoutHierarchy = v.closed.size > 0 && g.chA.length === 0;
-    const block = q.avoid?.circles.length || withoutHierarchy || ownSize ? this.blocking(v, q.avoid?.circles, limited, true) : null;
+    const block = avoids(q.avoid) || withoutHierarchy || ownSize ? this.blocking(v, q.avoid, limited, true) : null;
     const avoiding = block !== null;
     const usable =
       (ph: Phantom, asSource: boolean) =>
@@ -771,11 +963,11 @@ export class RouteCore {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
     const g = v.graph;
-    const limited = q.vehicle ? closedTo(g, q.profile, q.vehicle) : v.closed;
+    const limited = this.limitedFor(v, q.profile, q.vehicle, q.exclude);
     const snapped = this.snapAll(g, v.grid, [q.source], Infinity, openOf(limited));
     if (isFar(snapped)) return { ok: false, error: { kind: 'waypoint-too-far', indexes: snapped } };
     const start = snapped[0];
-    const block = this.blocking(v, q.avoid?.circles, limited);
+    const block = this.blocking(v, q.avoid, limited);
     if (block && !block.written) this.arm(v, block);
     const seeds = (backward ? targetSeeds(g, start) : sourceSeeds(g, start)).filter(
       (seed) => !block || !this.pieceBlocked(block, start.geom, this.seedPiece(g, start, seed, !backward)),
@@ -836,7 +1028,7 @@ export class RouteCore {
     const { v, start, reached } = found.value;
     const g = v.graph;
     const { duration, centimeters, nodes } = reached.reach;
-    const open = openOf(q.vehicle ? closedTo(g, q.profile, q.vehicle) : v.closed);
+    const open = openOf(this.limitedFor(v, q.profile, q.vehicle, q.exclude));
     // Settled nodes marked in this thread's own array: a look-up per seed without a call into the kernel.
     const marks = this.settledMarks(q.profile, g.nodeCount);
     for (let i = 0; i < nodes.length; i++) marks[nodes[i]] = 1;
@@ -844,7 +1036,7 @@ export class RouteCore {
     const out = new Float64Array(pts.length).fill(Number.NaN);
     const directBlocked = reached.blocked(start.geom);
     for (let t = 0; 2 * t < pts.length; t++) {
-      const hit = this.snapKept(q.profile, g, v.grid, pts[2 * t], pts[2 * t + 1], open, !q.vehicle);
+      const hit = this.snapKept(q.profile, g, v.grid, pts[2 * t], pts[2 * t + 1], open, !q.vehicle && !q.exclude);
       const ph = hit.ph;
       if (!ph) continue;
       // To the target: paths arrive at its seeds; from it (backward): they leave from them.

@@ -18,6 +18,7 @@ import {
   type MatrixResult,
   type NearestRoad,
   type Outcome,
+  type RouteE7Result,
   type RouteJsonTaskResult,
   type RouteQuery,
   type RouteResult,
@@ -59,7 +60,25 @@ const arena: ReplyArena | undefined = arenaBuffer && arenaOf(arenaBuffer);
 export function routeJsonTask(q: RouteQuery & { geometry?: GeometryOptions } & StepText): Outcome<RouteJsonTaskResult> {
   const found = routeCore().routeE7(q);
   if (!found.ok) return found;
-  const { geometryE7: full, waypointPoints, bbox, legSteps, ...rest } = found.value;
+  const { alternatives, ...route } = found.value;
+  const written = writeRoute(route, q, true);
+  if (!alternatives?.length) return written;
+  // Alternatives as copies: the arena's slots are for the one text a reply sends in place.
+  const others = alternatives.flatMap((a) => {
+    const w = writeRoute(a, q, false);
+    return w.ok ? [w.value as RouteJsonTaskResult & { geometryJson: Uint8Array }] : [];
+  });
+  return written.ok ? { ok: true, value: { ...written.value, alternatives: others } } : written;
+}
+
+/** One route's texts: its geometry in the form asked for (in an arena slot when `inArena` and one is
+ *  free and large enough) and its steps. */
+function writeRoute(
+  found: Omit<RouteE7Result, 'alternatives'>,
+  q: RouteQuery & { geometry?: GeometryOptions } & StepText,
+  inArena: boolean,
+): Outcome<RouteJsonTaskResult> {
+  const { geometryE7: full, waypointPoints, bbox, legSteps, ...rest } = found;
   const format = q.geometry?.format ?? 'geojson',
     overview = q.geometry?.overview ?? 'full';
   // Steps in the geometry's form, from the whole line whatever the overview.
@@ -86,7 +105,7 @@ export function routeJsonTask(q: RouteQuery & { geometry?: GeometryOptions } & S
     format === 'geojson'
       ? [lineStringBytes(line), (buf) => writeLineString(line, buf)]
       : [polylineBytes(line), (buf) => writePolyline(line, format === 'polyline' ? 5 : 6, buf)];
-  const held = arena && bytes <= SLOT_BYTES ? takeSlot(arena, threadId) : null;
+  const held = inArena && arena && bytes <= SLOT_BYTES ? takeSlot(arena, threadId) : null;
   if (held) return answer([held.slot, held.token, write(held.bytes)]);
   if (format === 'geojson') return answer(lineStringJson(line));
   const buf = new Uint8Array(bytes);

@@ -44,8 +44,10 @@ import type { TilesManifest } from './tiles/build.js';
  * 17: the address model as Nominatim parents it (geocoder format 3): streets' own postcode and city
  * (`streetPostcode`, `streetCity`), address points' addr:city (`addrCity`), address points with a
  * street and no number, municipalities' centres.
+ * 18: per profile `geomClass.u8`, each geometry's exclude classes (toll, motorway, ferry, unpaved) for
+ * routes that keep off them.
  */
-export const MAP_FORMAT_VERSION = 17;
+export const MAP_FORMAT_VERSION = 18;
 
 export interface GraphManifest {
   nodes: number;

@@ -269,6 +269,67 @@ describe('dashboard map pages in a browser', () => {
   );
 
   it(
+    'routes with the options of issue 36: a class kept off, an area drawn on the map, curbside arrival and alternatives in a second colour',
+    async () => {
+      const plain = await api(app, 'POST', '/v1/routes', { key, body: { waypoints: [A, B] } });
+      const line: number[][] = plain.body.data.geometry.coordinates;
+      const [lon, lat] = line[Math.floor(line.length / 2)];
+      // A square of about 300 m around the plain route's middle.
+      const dLat = 150 / 111_320,
+        dLon = 150 / (111_320 * Math.cos((lat * Math.PI) / 180));
+      const corners = [
+        [lon - dLon, lat - dLat],
+        [lon + dLon, lat - dLat],
+        [lon + dLon, lat + dLat],
+        [lon - dLon, lat + dLat],
+      ];
+      await openMap('routing', 'Routing', ROUTE_VIEW);
+      await clickAt(ROUTE_VIEW, A.latitude, A.longitude);
+      await clickAt(ROUTE_VIEW, B.latitude, B.longitude);
+      await poll(() => page.locator('ol.waypoints li').count()).toBe(2);
+      await page.getByRole('checkbox', { name: 'unpaved ways' }).check();
+      await page.getByRole('checkbox', { name: /curbside/ }).check();
+      await page.getByLabel('Alternative routes (2 waypoints)').selectOption('2');
+      await page.getByRole('radio', { name: /draws an area to avoid/ }).check();
+      for (const [x, y] of corners) await clickAt(ROUTE_VIEW, y, x);
+      await poll(() => page.getByText('An area of 4 corners is avoided.').count()).toBe(1);
+      const reply = routeReply();
+      await page.getByRole('button', { name: 'Plan route' }).click();
+      const res = await reply;
+      expect(res.status(), await res.text()).toBe(200);
+      const sent = res.request().postDataJSON();
+      expect(sent.exclude).toEqual(['unpaved']);
+      expect(sent.alternatives).toBe(2);
+      expect(sent.waypoints[1].approach).toBe('curb');
+      expect(sent.waypoints[0].approach).toBeUndefined();
+      expect(sent.avoid.polygons.type).toBe('Polygon');
+      const ring: number[][] = sent.avoid.polygons.coordinates[0];
+      expect(ring).toHaveLength(5);
+      // The clicked corners, to within a pixel of the map at this zoom (about 10 m).
+      ring.slice(0, 4).forEach(([x, y], i) => {
+        expect(Math.abs(x - corners[i][0]) * 111_320 * Math.cos((lat * Math.PI) / 180)).toBeLessThan(15);
+        expect(Math.abs(y - corners[i][1]) * 111_320).toBeLessThan(15);
+      });
+      const route = (await res.json()).data;
+      // No point of the route inside the drawn square (its own corners, as sent).
+      const xs = ring.map((p) => p[0]),
+        ys = ring.map((p) => p[1]);
+      const inside = (p: number[]) => p[0] > Math.min(...xs) && p[0] < Math.max(...xs) && p[1] > Math.min(...ys) && p[1] < Math.max(...ys);
+      expect(route.geometry.coordinates.filter(inside)).toEqual([]);
+      expect(route.alternatives.length).toBeGreaterThan(0);
+      await poll(() => page.locator('p.alternatives').count()).toBe(1);
+      await poll(() => page.getByText('Kept out of the area drawn.').count()).toBe(1);
+      // The alternatives in violet, the route in blue, the area's outline in red.
+      await poll(() => pixelsOf('#7c3aed')).toBeGreaterThan(100);
+      await poll(() => pixelsOf('#1d4ed8')).toBeGreaterThan(300);
+      await poll(() => pixelsOf('#b91c1c')).toBeGreaterThan(30);
+      await checkA11y(page, 'routing (options)');
+      await page.screenshot({ path: shot('routing-options') });
+    },
+    SLOW,
+  );
+
+  it(
     "clusters the team's POIs and colours each cluster",
     async () => {
       await openMap('clusters', 'Clusters', { zoom: 10, lat: 47.12, lon: 9.53 });

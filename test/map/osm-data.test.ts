@@ -15,7 +15,7 @@ import { loadOsm, OsmData, type LoadPhase } from '../../src/map/osm/osm-data.js'
 import { E7 } from '../../src/map/graphs/road-graph.js';
 import { buildShapePool } from '../../src/map/graphs/shapes.js';
 import { readOsmPbf, type OsmNode, type OsmRelation, type OsmWay } from '../../src/map/osm/osm-pbf.js';
-import { nodeBlocks, PROFILES, turnRestrictions, wayAccess, wayLimits, type ProfileName } from '../../src/map/graphs/profiles.js';
+import { nodeBlocks, PROFILES, turnRestrictions, wayAccess, wayClasses, wayLimits, type ProfileName } from '../../src/map/graphs/profiles.js';
 import { radixSortPairs } from '../../src/lib/typed-pools.js';
 import { projectRoot } from '../../src/lib/paths.js';
 
@@ -124,6 +124,8 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
   // The lorry graph keeps the physical limits of each geometry whose way has any.
   const limitGeom: number[] = [],
     limitValue: number[] = [];
+  // Each geometry's exclude classes are its way's.
+  const geomClass: number[] = [];
   const tagsOf = new Map(p.ways.map((w) => [w.id, w.tags]));
   for (const piece of pieces) {
     let start = 0;
@@ -143,6 +145,7 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
         limitGeom.push(g.a.length - 1);
         limitValue.push(limits.heightM, limits.widthM, limits.lengthM, limits.weightT);
       }
+      geomClass.push(wayClasses(profile, tagsOf.get(piece.way)!));
       g.way.push(piece.way);
       g.len.push(length);
       g.first.push(g.coords.length / 2);
@@ -200,6 +203,7 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
     viaWayRestrictions,
     limitGeom: Uint32Array.from(limitGeom),
     limitValue: Float64Array.from(limitValue),
+    geomClass: Uint8Array.from(geomClass),
   };
 }
 

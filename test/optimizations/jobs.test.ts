@@ -117,6 +117,25 @@ describe('batch optimization jobs', () => {
     expect(late.body.message).toMatch(/already completed/);
   });
 
+  it('keeps off an excluded class of ways in its matrix and its routes (issue 36)', async () => {
+    // Planken, up the slope above Schaan: the shortest walk down takes forest tracks.
+    const body = {
+      profile: 'foot-walking',
+      time_budget: 1,
+      vehicles: [{ id: 'walker', start: { latitude: 47.185, longitude: 9.545 } }],
+      stops: [{ id: 'down', latitude: 47.165, longitude: 9.5093 }],
+    };
+    const plain = await submit(body);
+    const paved = await submit({ ...body, exclude: ['unpaved'] });
+    expect(paved.status, JSON.stringify(paved.body)).toBe(202);
+    const [a, b] = [await finished(plain.body.data.id), await finished(paved.body.data.id)];
+    expect(a.status).toBe('completed');
+    expect(b.status, JSON.stringify(b.error)).toBe('completed');
+    const arrival = (d: typeof a) => d.result.routes[0].steps.find((st: { id?: string }) => st.id === 'down').arrival;
+    expect(arrival(b) > arrival(a)).toBe(true);
+    expect(b.result.routes[0].geometry).not.toEqual(a.result.routes[0].geometry);
+  });
+
   it('answers 422 naming every bad field at once, with the batch limits', async () => {
     const res = await submit({
       time_budget: 0,

@@ -11,8 +11,10 @@ import { matrixJson, WaypointTooFarError, type Circle } from '../../engine/engin
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { locationSchema, namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
 import { circlesAround, MAX_AVOIDED_POIS } from '../routes/avoid-selection.js';
+import { excludeBits, excludeSchema } from '../routes/exclude.js';
+import { enginePolygons, locationsInside, selectsPois } from '../routes/avoid-polygons.js';
 import { poiSelectionFilter } from '../routes/poi-selection.js';
-import { avoidSchema, DEFAULT_AVOID_RADIUS_M, VEHICLE_DESCRIPTION, vehicleQuery, vehicleSchema } from '../routes/routes.js';
+import { routeAvoidSchema, DEFAULT_AVOID_RADIUS_M, VEHICLE_DESCRIPTION, vehicleQuery, vehicleSchema } from '../routes/routes.js';
 import { snappedPoint, snappedPointSchema } from './snapped.js';
 
 export const MAX_MATRIX_LOCATIONS = 100;
@@ -38,8 +40,9 @@ const bodySchema = z
       .refine((a) => new Set(a).size === a.length, 'must not repeat a value')
       .default(['duration', 'distance'])
       .describe('Which matrices to answer (default both).'),
-    avoid: avoidSchema.optional().describe("As in POST /v1/routes: circles around the team's POIs, selected around all the locations."),
+    avoid: routeAvoidSchema.optional().describe("As in POST /v1/routes: circles around the team's POIs, selected around all the locations, and `polygons`."),
     vehicle: vehicleSchema.optional().describe(VEHICLE_DESCRIPTION),
+    exclude: excludeSchema,
   })
   .meta({
     id: 'MatrixRequest',
@@ -98,13 +101,17 @@ export function matrixEndpoint(sql: Sql): Route[] {
       permission: 'plan-routes',
       handler: async (ctx) => {
         const raw = await ctx.json();
-        if (raw.avoid !== undefined || namesPoi(raw.sources) || namesPoi(raw.destinations)) ctx.require('read-pois');
+        if (selectsPois(raw.avoid) || namesPoi(raw.sources) || namesPoi(raw.destinations)) ctx.require('read-pois');
         const errors: FieldErrors = Object.create(null);
         const parsed = parseInto(bodySchema, raw, errors);
+        const polygons = enginePolygons(raw.avoid);
+        const exclude = excludeBits(parsed?.profile ?? rawProfile(raw.profile), raw.exclude, errors);
         const resolve = (field: 'sources' | 'destinations') =>
           resolveEach(sql, ctx.teamId, locationsOf(parsed?.[field], raw[field], MAX_MATRIX_LOCATIONS), field, errors);
         const sources = await resolve('sources');
         const destinations = raw.destinations === undefined ? null : await resolve('destinations');
+        locationsInside(polygons, sources, 'sources', errors);
+        if (destinations) locationsInside(polygons, destinations, 'destinations', errors);
         const rejection = async () => {
           const known = [
             ...(Object.hasOwn(errors, 'sources') ? [] : sources.map((at, i) => ({ field: `sources.${i}`, at }))),
@@ -116,8 +123,8 @@ export function matrixEndpoint(sql: Sql): Route[] {
         if (!parsed) throw await rejection();
         const profile = parsed.profile;
         if (parsed.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
-        const { radius: _radius, ...avoidFilters } = parsed.avoid ?? {};
-        const filter = parsed.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
+        const { radius: _radius, polygons: _polygons, ...avoidFilters } = parsed.avoid ?? {};
+        const filter = selectsPois(parsed.avoid) && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
         if (Object.keys(errors).length) throw await rejection();
         const rows = sources as ResolvedLocation[];
         const columns = destinations as ResolvedLocation[] | null;
@@ -137,8 +144,9 @@ export function matrixEndpoint(sql: Sql): Route[] {
           profile,
           points: rows.map(at),
           targets: columns?.map(at),
-          avoid: circles?.length ? { circles } : undefined,
+          avoid: circles?.length || polygons.length ? { circles: circles ?? [], ...(polygons.length ? { polygons } : {}) } : undefined,
           vehicle: vehicleQuery(parsed.vehicle),
+          ...(exclude ? { exclude } : {}),
           annotations: { durations: want.has('duration'), distances: want.has('distance') },
         }).catch((err: unknown) => {
           if (err instanceof WaypointTooFarError) {

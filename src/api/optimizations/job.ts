@@ -17,6 +17,7 @@ import { optimizeJson } from '../optimize/response.js';
 import { defaultVehicleId } from '../optimize/schema.js';
 import { geometry, roadMatrix } from '../optimize/routes.js';
 import { batchBodySchema } from './schema.js';
+import { excludeBits } from '../routes/exclude.js';
 import {
   completeOptimization,
   failOptimization,
@@ -77,6 +78,8 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
   };
   const body = batchBodySchema.parse(row.body);
   const profile = body.profile as ProfileName;
+  // Checked when the job was asked for: a class the profile does not take cannot be stored.
+  const exclude = excludeBits(profile, body.exclude, {});
   const { vehicles, stops, shipments = [] } = row.locations;
   // Stops from POIs: one far from a road or cut off from the others is left unassigned with why.
   const unservable: Record<number, string> = { ...row.locations.unservable };
@@ -95,7 +98,7 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
   let cancelled = false;
   try {
     m = await roadMatrix(profile, ix, () =>
-      matrixInPieces({ profile, points: ix.points }, async (done) => {
+      matrixInPieces({ profile, points: ix.points, ...(exclude ? { exclude } : {}) }, async (done) => {
         cancelled = !(await live({ phase: 'matrix', percent: done }));
         if (cancelled) throw new Error('the optimization is no longer running');
       }),
@@ -176,6 +179,7 @@ async function finish(sql: Sql, id: string, f: Finished): Promise<void> {
         await geometry(
           profile,
           at.map((p) => ix.points[p]),
+          excludeBits(profile, body.exclude, {}),
         ),
       );
     }

@@ -9,6 +9,8 @@ import { parseInto } from '../../http/validate.js';
 import { isUlid } from '../../lib/ids.js';
 import { loadedProfiles } from '../../engine/engine.js';
 import { timeFrame } from '../optimize/time-frame.js';
+import { excludeBits } from '../routes/exclude.js';
+import { rawProfile } from '../engine-errors.js';
 import { bodyNamesPoi, invalidBodyError, resolveAll } from '../optimize/routes.js';
 import { batchBodySchema, batchRequestSchema, exampleOptimization, MAX_BATCH_STOPS, optimizationData, optimizationPage } from './schema.js';
 import { expandPoiStops, planDay, poiStopsSchema, type ExpandedStops } from './poi-stops.js';
@@ -91,8 +93,9 @@ export function optimizationRoutes(sql: Sql): Route[] {
           raw = { ...raw, stops: got.stops };
         }
         const body = parseInto(batchBodySchema, raw, errors);
+        excludeBits(body?.profile ?? rawProfile(raw.profile), raw.exclude, errors);
         // Unknown POI ids and locations far from a road join the body's own problems, as in POST /v1/routes/optimize.
-        if (!body) throw await invalidBodyError(sql, ctx.teamId, raw, errors);
+        if (!body || Object.keys(errors).length) throw await invalidBodyError(sql, ctx.teamId, raw, errors);
         // A process without a map queues the job for one that has it; one with a map knows its profiles.
         const profiles = loadedProfiles();
         if (profiles.length && !profiles.includes(body.profile)) throw invalid('profile', 'is not available on the loaded map');

@@ -15,6 +15,7 @@ import { optimizeJson } from './response.js';
 import type { Operation } from '../../http/openapi.js';
 import { defaultVehicleId, optimizeBodySchema, optimizeResponseSchema, type OptimizeBody } from './schema.js';
 import { timeFrame } from './time-frame.js';
+import { excludeBits } from '../routes/exclude.js';
 import { pairsOf } from '../../engine/line-json.js';
 import type { LatLon } from '../../lib/lat-lon.js';
 
@@ -151,11 +152,11 @@ async function solve(problem: VrpProblem, profile: ProfileName): Promise<VrpSolu
 }
 
 /** [lon, lat] along the roads from the vehicle's start through its stops to its end (if it has one). */
-export async function geometry(profile: ProfileName, waypoints: LatLon[]): Promise<Array<[number, number]>> {
+export async function geometry(profile: ProfileName, waypoints: LatLon[], exclude = 0): Promise<Array<[number, number]>> {
   try {
     // Snapped as the matrix snapped them: a stop on a piece cut off from the main network (behind a
     // barrier, on a private driveway) was joined there through the main network's nearest road.
-    return pairsOf((await route({ profile, waypoints, mainNetwork: true })).geometry);
+    return pairsOf((await route({ profile, waypoints, mainNetwork: true, ...(exclude ? { exclude } : {}) })).geometry);
   } catch (err) {
     // The matrix already joined these points: a failure now is the engine's, not the request's.
     if (err instanceof NoRouteError || err instanceof WaypointTooFarError) throw new HttpError(502, 'The routing service failed to answer. Retry shortly.');
@@ -187,13 +188,14 @@ export function optimizeEndpoint(sql: Sql): Route[] {
         if (bodyNamesPoi(raw)) ctx.require('read-pois');
         const errors: FieldErrors = Object.create(null);
         const body = parseInto(optimizeBodySchema, raw, errors);
-        if (!body) throw await invalidBodyError(sql, ctx.teamId, raw, errors);
+        const exclude = excludeBits(body?.profile ?? rawProfile(raw.profile), raw.exclude, errors);
+        if (!body || Object.keys(errors).length) throw await invalidBodyError(sql, ctx.teamId, raw, errors);
         const profile = body.profile;
         const frame = timeFrame(body, Object.keys(raw), Math.floor(Date.now() / 1000));
         const { vehicles, stops } = await resolveAll(sql, ctx.teamId, body);
 
         const ix = indexLocations(vehicles, stops);
-        const m = await roadMatrix(profile, ix);
+        const m = await roadMatrix(profile, ix, () => matrix({ profile, points: ix.points, ...(exclude ? { exclude } : {}) }));
         const travel = travelOf(m);
         const unreachable = unreachableLocations(ix, travel.duration, profile);
         if (Object.keys(unreachable).length) throw unprocessable(unreachable);
@@ -207,6 +209,7 @@ export function optimizeEndpoint(sql: Sql): Route[] {
             return geometry(
               profile,
               at.map((p) => ix.points[p]),
+              exclude,
             );
           }),
         );

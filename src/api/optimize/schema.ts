@@ -5,6 +5,7 @@ import { PROFILES } from '../../map/graphs/profiles.js';
 import { arrayFirst } from '../../http/validate.js';
 import { lineStringSchema } from '../../engine/line-json.js';
 import { locationSchema } from '../locations.js';
+import { excludeSchema } from '../routes/exclude.js';
 import { MAX_DIMENSIONS } from '../../engine/vrp/problem.js';
 import type { Amount } from '../../engine/vrp/types.js';
 import { DATETIME_MESSAGE, parseDatetime, type Instant } from './datetimes.js';
@@ -247,6 +248,7 @@ export const shipmentSchema = (several: boolean) =>
  */
 export const optimizeFields = (maxVehicles: number, maxStops: number, severalDimensions = false, batch = false) => ({
   profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
+  exclude: excludeSchema,
   vehicles: list(vehicleSchema(severalDimensions, batch), 1, maxVehicles, 'vehicles').superRefine((vs, ctx) => uniqueIds(vs, ctx, defaultVehicleId)),
   stops: list(stopSchema(severalDimensions, batch), batch ? 0 : 1, maxStops, 'stops').superRefine((ss, ctx) => uniqueIds(ss, ctx)),
 });

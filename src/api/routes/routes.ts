@@ -10,17 +10,23 @@ import { arrayFirst, parseInto } from '../../http/validate.js';
 import { defaultVehicle, PROFILES } from '../../map/graphs/profiles.js';
 import { straightLineMeters, type Position } from '../../engine/avoid-area.js';
 import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
-import { routeJson as findRoute, type Circle, type GeometryOptions, type ProfileName, type RouteJsonResult } from '../../engine/engine.js';
+import { routeJson as findRoute, WaypointTooFarError, type Circle, type GeometryOptions, type ProfileName, type RouteJsonResult } from '../../engine/engine.js';
 import type { VehicleQuery } from '../../engine/route-core.js';
+import { ALT_SHARE, ALT_STRETCH } from '../../engine/alternative-rules.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { lineStringSchema, micro } from '../../engine/line-json.js';
 import { simplifyToleranceM } from '../../engine/polyline.js';
 import { INSTRUCTION_LANGUAGES } from '../../engine/guidance/languages.js';
 import { routeStepSchema } from './step-schema.js';
-import { locationSchema, namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
+import { namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
 import { poiSelectionFilter } from './poi-selection.js';
+import { excludeBits, excludeSchema } from './exclude.js';
+import { roundTripPlaces, roundTripSchema } from './round-trip.js';
+import { snapsOwnWay, tooFarMessage, waypointOptions, waypointSchema } from './waypoint-options.js';
+import { avoidPolygonsSchema, enginePolygons, locationsInside, selectsPois } from './avoid-polygons.js';
 
 export const MAX_WAYPOINTS = 50;
+const MAX_ALTERNATIVES = 3;
 const GEOMETRY_FORMATS = ['geojson', 'polyline', 'polyline6'] as const;
 const OVERVIEWS = ['full', 'simplified', 'false'] as const;
 export const DEFAULT_AVOID_RADIUS_M = 50;
@@ -40,6 +46,9 @@ export const avoidSchema = z.strictObject(
   },
   { error: POI_SELECTION_ERROR },
 );
+
+/** `avoid` of routes and matrices: the POI selection, and polygons. */
+export const routeAvoidSchema = avoidSchema.extend({ polygons: avoidPolygonsSchema.optional() });
 
 /** A size between `min` and `max` in `unit`. */
 const size = (min: number, max: number, unit: string) =>
@@ -72,11 +81,14 @@ const bodySchema = z
   .strictObject({
     // The type first: zod would also run the length checks on a string.
     waypoints: arrayFirst(`must be an array of 2 to ${MAX_WAYPOINTS} locations`).pipe(
-      z.array(locationSchema).min(2, 'must have at least 2 locations').max(MAX_WAYPOINTS, `may have at most ${MAX_WAYPOINTS} locations`),
+      z.array(waypointSchema).min(1, 'must have at least 2 locations').max(MAX_WAYPOINTS, `may have at most ${MAX_WAYPOINTS} locations`),
     ),
     profile: z.enum(PROFILES, { error: `must be one of ${PROFILES.join(', ')}` }).default('driving-car'),
-    avoid: avoidSchema.optional().describe("Omit for a plain route; `{}` avoids all the team's POIs around the route."),
+    avoid: routeAvoidSchema
+      .optional()
+      .describe("Omit for a plain route; `{}` avoids all the team's POIs around the route; `{polygons}` alone avoids only the polygons."),
     vehicle: vehicleSchema.optional().describe(VEHICLE_DESCRIPTION),
+    exclude: excludeSchema,
     geometry_format: z
       .enum(GEOMETRY_FORMATS, { error: `must be one of ${GEOMETRY_FORMATS.join(', ')}` })
       .optional()
@@ -94,6 +106,15 @@ const bodySchema = z
       .optional()
       .describe(
         "Extension (not in the service contract): `true` adds each leg's turn-by-turn `steps` in OSRM's RouteStep model (docs/directions.md); each step's geometry is in `geometry_format`, whole whatever `overview` says.",
+      ),
+    round_trip: roundTripSchema,
+    alternatives: z
+      .int({ error: `must be a whole number from 1 to ${MAX_ALTERNATIVES}` })
+      .min(1, `must be a whole number from 1 to ${MAX_ALTERNATIVES}`)
+      .max(MAX_ALTERNATIVES, `must be a whole number from 1 to ${MAX_ALTERNATIVES}`)
+      .optional()
+      .describe(
+        `Extension, for a route between 2 waypoints: how many alternatives to look for (1–${MAX_ALTERNATIVES}); the answer adds \`alternatives\`, routes shaped like the main one, fastest first, each at most ${ALT_STRETCH}× its duration and sharing at most ${ALT_SHARE * 100} % of its length with it and with each other (fewer, or none, when no such route exists).`,
       ),
     language: z
       .enum(INSTRUCTION_LANGUAGES as [string, ...string[]], { error: `must be one of ${INSTRUCTION_LANGUAGES.join(', ')}` })
@@ -114,33 +135,46 @@ const bodySchema = z
     ],
   });
 
+const routeData = z.object({
+  profile: z.enum(PROFILES),
+  distance: z.number().describe('Meters.'),
+  duration: z.number().describe('Seconds.'),
+  bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).describe('[west, south, east, north].'),
+  geometry: z
+    .union([lineStringSchema, z.string().describe('An encoded polyline (`geometry_format` polyline or polyline6).'), z.null()])
+    .describe('A GeoJSON LineString unless `geometry_format` asks for an encoded polyline; null with `overview: false`.'),
+  legs: z.array(
+    z.object({
+      from: z.int(),
+      to: z.int(),
+      distance: z.number(),
+      duration: z.number(),
+      steps: z
+        .array(routeStepSchema)
+        .optional()
+        .describe("With `steps: true`: the leg's steps, depart first and arrive last; their distances and durations add up to the leg's."),
+    }),
+  ),
+  waypoints: z.array(z.object({ poi_id: z.string().nullable(), latitude: z.number(), longitude: z.number() })),
+  avoided: z
+    .object({
+      radius: z.int(),
+      count: z.int(),
+      poi_ids: z.array(z.string()),
+      skipped_poi_ids: z.array(z.string()),
+      polygons: z.int().optional().describe('Extension: with `avoid.polygons`, how many polygons the route kept out of.'),
+    })
+    .nullable()
+    .describe('null when `avoid` is not sent.'),
+});
+
 const routeResponse = z
   .object({
-    data: z.object({
-      profile: z.enum(PROFILES),
-      distance: z.number().describe('Meters.'),
-      duration: z.number().describe('Seconds.'),
-      bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).describe('[west, south, east, north].'),
-      geometry: z
-        .union([lineStringSchema, z.string().describe('An encoded polyline (`geometry_format` polyline or polyline6).'), z.null()])
-        .describe('A GeoJSON LineString unless `geometry_format` asks for an encoded polyline; null with `overview: false`.'),
-      legs: z.array(
-        z.object({
-          from: z.int(),
-          to: z.int(),
-          distance: z.number(),
-          duration: z.number(),
-          steps: z
-            .array(routeStepSchema)
-            .optional()
-            .describe("With `steps: true`: the leg's steps, depart first and arrive last; their distances and durations add up to the leg's."),
-        }),
-      ),
-      waypoints: z.array(z.object({ poi_id: z.string().nullable(), latitude: z.number(), longitude: z.number() })),
-      avoided: z
-        .object({ radius: z.int(), count: z.int(), poi_ids: z.array(z.string()), skipped_poi_ids: z.array(z.string()) })
-        .nullable()
-        .describe('null when `avoid` is not sent.'),
+    data: routeData.extend({
+      alternatives: z
+        .array(routeData)
+        .optional()
+        .describe('With `alternatives`: the other routes found, each shaped like this one, fastest first (possibly none).'),
     }),
   })
   .meta({ id: 'RouteResponse' });
@@ -175,8 +209,27 @@ function geometryOptions(
 
 const tenths = (x: number) => Math.round(x * 10) / 10;
 
-/** The response `{data: …}` around the geometry text the worker wrote. */
+/** The response `{data: …}` around the geometry text the worker wrote, with the alternatives' after it. */
 function routeJson(profile: ProfileName, r: RouteJsonResult, waypoints: Array<{ poiId: string | null } & Position>, avoided: unknown): RawJson {
+  const main = routeParts(profile, r, waypoints, avoided);
+  if (r.alternatives) {
+    const last = main.pop() as string;
+    main.push(`${last.slice(0, -1)},"alternatives":[`);
+    r.alternatives.forEach((a, i) => main.push(...(i ? [','] : []), ...routeParts(profile, a, waypoints, avoided)));
+    main.push(']}');
+  }
+  const json = new RawJson('{"data":', ...main, '}');
+  json.onSent = r.release;
+  return json;
+}
+
+/** One route as the parts of its JSON object (the last a string ending it). */
+function routeParts(
+  profile: ProfileName,
+  r: Omit<RouteJsonResult, 'release' | 'alternatives'>,
+  waypoints: Array<{ poiId: string | null } & Position>,
+  avoided: unknown,
+): Array<string | Uint8Array> {
   const legs = r.legs.map((l, i) => ({ from: i, to: i + 1, distance: tenths(l.distance), duration: tenths(l.duration) }));
   const head = JSON.stringify({
     profile,
@@ -192,9 +245,7 @@ function routeJson(profile: ProfileName, r: RouteJsonResult, waypoints: Array<{ 
     waypoints: waypoints.map((w) => ({ poi_id: w.poiId, latitude: w.latitude, longitude: w.longitude })),
     avoided,
   }).slice(1)}`;
-  const json = new RawJson(`{"data":${head.slice(0, -1)},"geometry":`, ...r.geometryJson, `,${tail.slice(1)}}`);
-  json.onSent = r.release;
-  return json;
+  return [`${head.slice(0, -1)},"geometry":`, ...r.geometryJson, `,${tail.slice(1)}`];
 }
 
 export function routesEndpoint(sql: Sql): Route[] {
@@ -207,17 +258,24 @@ export function routesEndpoint(sql: Sql): Route[] {
       handler: async (ctx) => {
         const raw = await ctx.json();
         // Authorization before validation: whether POIs are involved is visible on the raw body.
-        if (raw.avoid !== undefined || namesPoi(raw.waypoints)) ctx.require('read-pois');
+        if (selectsPois(raw.avoid) || namesPoi(raw.waypoints)) ctx.require('read-pois');
         const errors: FieldErrors = Object.create(null);
         const parsed = parseInto(bodySchema, raw, errors);
+        // One waypoint is a round trip's start; any other route needs two.
+        if (raw.round_trip === undefined && Array.isArray(raw.waypoints) && raw.waypoints.length === 1)
+          (errors.waypoints ??= []).push('must have at least 2 locations');
+        const polygons = enginePolygons(raw.avoid);
+        const exclude = excludeBits(parsed?.profile ?? rawProfile(raw.profile), raw.exclude, errors);
         // Unknown POI ids are looked up even when the body has other problems: one 422 names them all.
         const located = await resolveEach(sql, ctx.teamId, locationsOf(parsed?.waypoints, raw.waypoints), 'waypoints', errors);
+        locationsInside(polygons, located, 'waypoints', errors);
         // And every known waypoint too far from a road (when the list itself is right: not too long).
         const rejection = async () => {
           if (!Object.hasOwn(errors, 'waypoints')) {
             await addFarFromRoad(
               parsed?.profile ?? rawProfile(raw.profile),
-              located.map((at, i) => ({ field: `waypoints.${i}`, at })),
+              // A waypoint with its own radius or bearing is measured by the engine, not at the default limit.
+              located.flatMap((at, i) => (Array.isArray(raw.waypoints) && snapsOwnWay(raw.waypoints[i]) ? [] : [{ field: `waypoints.${i}`, at }])),
               errors,
             );
           }
@@ -228,30 +286,53 @@ export function routesEndpoint(sql: Sql): Route[] {
         const profile = body.profile;
         if (body.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
         if (body.language !== undefined && body.steps !== true) errors.language = ['is only for steps: true'];
-        const { radius: _radius, ...avoidFilters } = body.avoid ?? {};
-        const filter = body.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
+        if (body.alternatives !== undefined && (body.waypoints.length !== 2 || body.round_trip))
+          errors.alternatives = ['is only for a route between 2 waypoints'];
+        if (body.round_trip && body.waypoints.length !== 1) errors.round_trip = ['needs exactly 1 waypoint, the start'];
+        const { radius: _radius, polygons: _polygons, ...avoidFilters } = body.avoid ?? {};
+        const filter = selectsPois(body.avoid) && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
         if (Object.keys(errors).length) throw await rejection();
-        const waypoints = located as ResolvedLocation[];
+        let waypoints = located as ResolvedLocation[];
+        let options = waypointOptions(profile, body.waypoints);
+        const loop = body.round_trip;
+        if (loop) {
+          // The start, the places (each to its nearest road, however far) and the start again.
+          const start = waypoints[0];
+          const places = roundTripPlaces({ lat: start.latitude, lon: start.longitude }, loop.length, loop.points, loop.seed);
+          waypoints = [start, ...places.map((p) => ({ poiId: null, latitude: p.lat, longitude: p.lon })), start];
+          const own = options?.[0] ?? null;
+          options = [own, ...places.map(() => ({ radius: Infinity })), own];
+        }
 
         const points = waypoints.map((w) => ({ lat: w.latitude, lon: w.longitude }));
         const geometry = geometryOptions(body.geometry_format, body.overview, points);
-        const run = (circles?: Circle[]) =>
+        const run = (circles: Circle[] = []) =>
           findRoute({
             profile,
             waypoints: points,
-            avoid: circles ? { circles } : undefined,
+            avoid: circles.length || polygons.length ? { circles, ...(polygons.length ? { polygons } : {}) } : undefined,
             vehicle: vehicleQuery(body.vehicle),
+            ...(exclude ? { exclude } : {}),
+            ...(options ? { waypointOptions: options } : {}),
+            ...(body.alternatives ? { alternatives: body.alternatives } : {}),
             ...(geometry ? { geometry } : {}),
             ...(body.steps ? { steps: true, ...(body.language ? { language: body.language } : {}) } : {}),
           }).catch((err: unknown) => {
-            throw engineHttpError(err, profile);
+            if (options && err instanceof WaypointTooFarError) {
+              throw unprocessable(Object.fromEntries(err.indexes.map((i) => [`waypoints.${i}`, [tooFarMessage(profile, options[i])]])));
+            }
+            throw engineHttpError(err, profile, 'waypoints', polygons.length > 0);
           });
         let plain: Promise<RouteJsonResult> | undefined;
         const plainRoute = () => (plain ??= run());
 
-        if (!filter) return { status: 200, body: routeJson(profile, await plainRoute(), waypoints, null) };
-
         const radius = body.avoid?.radius ?? DEFAULT_AVOID_RADIUS_M;
+        const polygonCount = polygons.length ? { polygons: polygons.length } : {};
+        if (!filter) {
+          if (!polygons.length) return { status: 200, body: routeJson(profile, await plainRoute(), waypoints, null) };
+          return { status: 200, body: routeJson(profile, await run(), waypoints, { radius, count: 0, poi_ids: [], skipped_poi_ids: [], ...polygonCount }) };
+        }
+
         const selection = await selectAvoidance(sql, ctx.teamId, filter, waypoints, radius, async () =>
           (await plainRoute()).snapped.map((p) => ({ latitude: p.lat, longitude: p.lon })),
         );
@@ -269,15 +350,17 @@ export function routesEndpoint(sql: Sql): Route[] {
           );
         }
         const circles = selection.avoided.map((p) => ({ lat: p.latitude, lon: p.longitude, radius }));
-        const result = circles.length ? await run(circles) : await plainRoute();
+        const avoiding = circles.length > 0 || polygons.length > 0;
+        const result = avoiding ? await run(circles) : await plainRoute();
         // A plain route found to place the selection (it had to succeed to get here) is not sent when the
         // avoiding one replaces it.
-        if (circles.length) (await plain)?.release();
+        if (avoiding) (await plain)?.release();
         const avoided = {
           radius,
           count: selection.avoided.length,
           poi_ids: selection.avoided.map((p) => p.id),
           skipped_poi_ids: selection.skipped,
+          ...polygonCount,
         };
         return { status: 200, body: routeJson(profile, result, waypoints, avoided) };
       },

@@ -31,6 +31,8 @@ export interface GraphInput {
   /** Geometries with physical limits (ascending) and their height, width, length, weight (4 each); see RoadGraph. */
   limitGeom?: Uint32Array;
   limitValue?: Float64Array;
+  /** Per geometry its exclude classes (bits of EXCLUDE_BIT); none when left out. */
+  geomClass?: Uint8Array;
 }
 
 const NONE = 0xffffffff;
@@ -243,6 +245,7 @@ export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
     mainNet: mainNetwork(N, firstOut, head),
     limitGeom: input.limitGeom ?? new Uint32Array(0),
     limitValue: input.limitValue ?? new Float64Array(0),
+    geomClass: input.geomClass ?? new Uint8Array(G),
     ...noHierarchy(),
     shapes,
   };

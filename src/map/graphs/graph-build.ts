@@ -93,6 +93,7 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
     geomCm = new Uint32Array(geomCount);
   const geomFirst = new Uint32Array(geomCount),
     geomLast = new Uint32Array(geomCount);
+  const geomClass = new Uint8Array(geomCount);
   const { wayFirst } = osm;
   // The lorry's limits per geometry (its way's, and those of barrier nodes on it), so that each route keeps
   // off the ways too small for its lorry.
@@ -130,6 +131,7 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
       geomCm[g] = Math.round(length * 100);
       geomFirst[g] = shift + from;
       geomLast[g] = shift + k;
+      geomClass[g] = osm.wayClasses[w * P + p];
       let height = limited >= 0 ? limits.values[4 * limited] : Infinity,
         width = limited >= 0 ? limits.values[4 * limited + 1] : Infinity;
       if (nodeLimit.size) {
@@ -190,5 +192,6 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
     viaWayRestrictions,
     limitGeom: Uint32Array.from(limitGeom),
     limitValue: Float64Array.from(limitValue),
+    geomClass,
   };
 }

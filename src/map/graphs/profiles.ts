@@ -646,3 +646,63 @@ export function turnRestrictions(profile: ProfileName, tags: Tags, members: Arra
   for (const f of from) for (const t of to) out.push({ fromWay: f.ref, viaNode, viaWays: [...viaWays], toWay: t.ref, only });
   return out;
 }
+
+/**
+ * Classes of ways a route may be asked to keep off (`exclude`), one bit each in a geometry's class byte
+ * (RoadGraph.geomClass). Read from the tags as OSRM's car profile reads its excludable classes (`toll=yes`,
+ * `highway=motorway(_link)`, ferries), plus `unpaved` (GraphHopper's surface list, and tracks without a
+ * surface that are not `tracktype=grade1`).
+ */
+export const EXCLUDE_CLASSES = ['toll', 'motorway', 'ferry', 'unpaved'] as const;
+export type ExcludeClass = (typeof EXCLUDE_CLASSES)[number];
+export const EXCLUDE_BIT: Record<ExcludeClass, number> = { toll: 1, motorway: 2, ferry: 4, unpaved: 8 };
+
+/** The classes each profile may be asked to exclude: walkers and cyclists never take motorways or pay tolls. */
+export const EXCLUDABLE: Record<ProfileName, readonly ExcludeClass[]> = {
+  'driving-car': EXCLUDE_CLASSES,
+  'driving-hgv': EXCLUDE_CLASSES,
+  'cycling-regular': ['ferry', 'unpaved'],
+  'foot-walking': ['ferry', 'unpaved'],
+};
+
+const UNPAVED_SURFACES: ReadonlySet<string> = new Set([
+  'unpaved',
+  'compacted',
+  'fine_gravel',
+  'gravel',
+  'pebblestone',
+  'rock',
+  'dirt',
+  'earth',
+  'grass',
+  'grass_paver',
+  'ground',
+  'mud',
+  'sand',
+  'woodchips',
+  'snow',
+  'ice',
+  'salt',
+]);
+
+/** The way's exclude classes for a profile (bits of EXCLUDE_BIT): a toll for the lorry is `toll:hgv`, for a
+ *  car `toll:motorcar`, either more specific than `toll`. */
+export function wayClasses(profile: ProfileName, tags: Tags): number {
+  let bits = 0;
+  const own = profile === 'driving-hgv' ? tags['toll:hgv'] : profile === 'driving-car' ? tags['toll:motorcar'] : undefined;
+  if ((own ?? tags.toll) === 'yes') bits |= EXCLUDE_BIT.toll;
+  if (tags.highway === 'motorway' || tags.highway === 'motorway_link') bits |= EXCLUDE_BIT.motorway;
+  if (tags.route === 'ferry') bits |= EXCLUDE_BIT.ferry;
+  const surface = tags.surface;
+  if (surface !== undefined ? UNPAVED_SURFACES.has(surface) : tags.highway === 'track' && tags.tracktype !== 'grade1') bits |= EXCLUDE_BIT.unpaved;
+  return bits;
+}
+
+/** The side of the road each profile keeps to (a curbside arrival puts the waypoint on this side): every
+ *  map Waymark builds is taken to drive on the right, as the bundled extract does. */
+export const DRIVING_SIDE: Record<ProfileName, 'right' | 'left'> = {
+  'driving-car': 'right',
+  'driving-hgv': 'right',
+  'cycling-regular': 'right',
+  'foot-walking': 'right',
+};

@@ -92,6 +92,8 @@ export interface RoadGraph extends Contraction, BoundHierarchy {
    */
   limitGeom: Uint32Array;
   limitValue: Float64Array;
+  /** Per geometry the classes of its way a request may exclude (`exclude`: bits of EXCLUDE_BIT in profiles.ts). */
+  geomClass: Uint8Array;
   /** The shapes shared by every profile of the map. */
   shapes: Shapes;
 }
@@ -214,6 +216,7 @@ export const GRAPH_ARRAYS = [
   ['mainNet', 'u8'],
   ['limitGeom', 'u32'],
   ['limitValue', 'f64'],
+  ['geomClass', 'u8'],
   ['upFirst', 'u32'],
   ['upHead', 'u32'],
   ['upWeight', 'u32'],

@@ -195,10 +195,16 @@ export function segmentDistanceDeg(lat0: number, lon0: number, lat1: number, lon
 }
 
 /**
- * Nearest segment within maxMeters whose geometry passes `accept`, searched ring by ring of cells
- * until no unvisited cell can hold anything nearer.
+ * Nearest segment within maxMeters whose geometry passes `accept` (given the segment's first point too),
+ * searched ring by ring of cells until no unvisited cell can hold anything nearer.
  */
-export function nearestSegment(grid: GridView, lat: number, lon: number, maxMeters: number, accept: (geom: number) => boolean): SegmentHit | null {
+export function nearestSegment(
+  grid: GridView,
+  lat: number,
+  lon: number,
+  maxMeters: number,
+  accept: (geom: number, point: number) => boolean,
+): SegmentHit | null {
   const { grid: params, gridFirst: first, gridItems: items, pointsE7: geomE7 } = grid.shapes;
   const row = Math.floor((lat - params.minLat) / params.cellLat);
   const col = Math.floor((lon - params.minLon) / params.cellLon);
@@ -234,7 +240,7 @@ export function nearestSegment(grid: GridView, lat: number, lon: number, maxMete
               const dist = segmentDistance(geomE7, p, lat, lon, kx);
               if (dist > maxMeters || dist >= bestDist) continue;
               const g = geometryOfPoint(grid, p);
-              if (g >= 0 && accept(g)) {
+              if (g >= 0 && accept(g, p)) {
                 bestDist = dist;
                 bestGeom = g;
                 bestPoint = p;
@@ -257,16 +263,24 @@ export function nearestSegment(grid: GridView, lat: number, lon: number, maxMete
  * always does, and most of a cell's segments do not, which saves their exact distance.
  */
 export function segmentsNearCircle(grid: GridView, lat: number, lon: number, radius: number, fn: (point: number) => void): void {
-  const { grid: params, gridFirst: first, gridItems: items, pointsE7: pts } = grid.shapes;
   // Wider than segmentDistance's frame: M_PER_DEG is below its meters per degree of latitude, and
   // M_PER_DEG × cos below its meters per degree of longitude (within 0.6° of a pole the box, like the
   // cells searched, is capped).
   const dLat = radius / M_PER_DEG,
     dLon = radius / (M_PER_DEG * Math.max(0.01, Math.cos(lat * RAD)));
-  const south = Math.floor((lat - dLat) * 1e7) - 1,
-    north = Math.ceil((lat + dLat) * 1e7) + 1,
-    west = Math.floor((lon - dLon) * 1e7) - 1,
-    east = Math.ceil((lon + dLon) * 1e7) + 1;
+  segmentsInBox(grid, lat - dLat, lon - dLon, lat + dLat, lon + dLon, fn);
+}
+
+/**
+ * Calls fn with the first point of every segment listed in a cell the box (degrees) touches whose own
+ * bounding box meets the box (a segment may come more than once: it is listed in every cell it crosses).
+ */
+export function segmentsInBox(grid: GridView, s: number, w: number, n: number, e: number, fn: (point: number) => void): void {
+  const { grid: params, gridFirst: first, gridItems: items, pointsE7: pts } = grid.shapes;
+  const south = Math.floor(s * 1e7) - 1,
+    north = Math.ceil(n * 1e7) + 1,
+    west = Math.floor(w * 1e7) - 1,
+    east = Math.ceil(e * 1e7) + 1;
   const near = (p: number): boolean => {
     const lat0 = pts[2 * p],
       lat1 = pts[2 * p + 2],
@@ -274,10 +288,10 @@ export function segmentsNearCircle(grid: GridView, lat: number, lon: number, rad
       lon1 = pts[2 * p + 3];
     return !((lat0 < south && lat1 < south) || (lat0 > north && lat1 > north) || (lon0 < west && lon1 < west) || (lon0 > east && lon1 > east));
   };
-  const r0 = Math.max(0, Math.floor((lat - dLat - params.minLat) / params.cellLat));
-  const r1 = Math.min(params.rows - 1, Math.floor((lat + dLat - params.minLat) / params.cellLat));
-  const c0 = Math.max(0, Math.floor((lon - dLon - params.minLon) / params.cellLon));
-  const c1 = Math.min(params.cols - 1, Math.floor((lon + dLon - params.minLon) / params.cellLon));
+  const r0 = Math.max(0, Math.floor((s - params.minLat) / params.cellLat));
+  const r1 = Math.min(params.rows - 1, Math.floor((n - params.minLat) / params.cellLat));
+  const c0 = Math.max(0, Math.floor((w - params.minLon) / params.cellLon));
+  const c1 = Math.min(params.cols - 1, Math.floor((e - params.minLon) / params.cellLon));
   for (let r = r0; r <= r1; r++) {
     for (let c = c0; c <= c1; c++) {
       const cell = r * params.cols + c;

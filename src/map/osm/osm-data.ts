@@ -33,7 +33,7 @@ import {
   type OsmWay,
 } from './osm-pbf.js';
 import { greatCircleMeters } from '../../lib/great-circle.js';
-import { NODE_ACCESS_KEYS, nodeBlocks, nodeLimits, PROFILES, routeDuration, turnRestrictions, wayAccess, wayLimits } from '../graphs/profiles.js';
+import { NODE_ACCESS_KEYS, nodeBlocks, nodeLimits, PROFILES, routeDuration, turnRestrictions, wayAccess, wayClasses, wayLimits } from '../graphs/profiles.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from '../../lib/typed-pools.js';
 
 /** Which pass `loadOsm` is in. */
@@ -136,6 +136,8 @@ export interface OsmParts {
   waySpeeds: Uint16Array | Uint32Array;
   /** Pairs of forward, backward km/h; pair 0 is unused. */
   speeds: Float64Array;
+  /** ways × PROFILES.length: the way's exclude classes for each profile (`wayClasses`, bits of EXCLUDE_BIT). */
+  wayClasses: Uint8Array;
   restrictions: Restrictions;
   /**
    * Ways the lorry profile uses that have a physical limit (all that the smallest lorry fits, or it would
@@ -256,6 +258,7 @@ class OsmCollector {
   private wayIds = new Float64Array(1024);
   private wayFirst = new Uint32Array(1025);
   private waySpeeds: Uint16Array | Uint32Array = new Uint16Array(1024 * P);
+  private wayClassBits = new Uint8Array(1024 * P);
   private readonly refs = new ChunkedFloat64();
   private readonly speeds = new SpeedTable();
   private readonly wayProfileSpeeds = new Uint32Array(P);
@@ -377,6 +380,7 @@ class OsmCollector {
     this.refs.append(refs, refCount);
     this.wayFirst[w + 1] = this.refs.length;
     if (usable) for (let p = 0; p < P; p++) this.waySpeeds[w * P + p] = speeds[p];
+    if (usable && tags) for (let p = 0; p < P; p++) if (usable & (1 << p)) this.wayClassBits[w * P + p] = wayClasses(PROFILES[p], tags);
     if (usable && tags) {
       const name = tags.name || null,
         ref = tags.ref || null;
@@ -434,6 +438,9 @@ class OsmCollector {
     const speeds = this.waySpeeds instanceof Uint16Array ? new Uint16Array(size * P) : new Uint32Array(size * P);
     speeds.set(this.waySpeeds);
     this.waySpeeds = speeds;
+    const classes = new Uint8Array(size * P);
+    classes.set(this.wayClassBits);
+    this.wayClassBits = classes;
   }
 
   private pushAddress(into: Growable<Int32Array>, a: AddressFields): void {
@@ -712,6 +719,7 @@ class OsmCollector {
       missingIds,
       waySpeeds: toShared(this.waySpeeds.subarray(0, this.wayCount * P)),
       speeds: this.speeds.pairs.toShared(),
+      wayClasses: toShared(this.wayClassBits.subarray(0, this.wayCount * P)),
       nodeBlocked,
       restrictions,
       limits: { way: this.limitWays.toShared(), values: this.limitValues.toShared() },
@@ -764,6 +772,7 @@ export class OsmData implements OsmParts {
   readonly missingIds!: Float64Array;
   readonly waySpeeds!: Uint16Array | Uint32Array;
   readonly speeds!: Float64Array;
+  readonly wayClasses!: Uint8Array;
   readonly restrictions!: Restrictions;
   readonly limits!: { way: Uint32Array; values: Float64Array };
   readonly nodeLimits!: OsmParts['nodeLimits'];

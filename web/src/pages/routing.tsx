@@ -31,6 +31,15 @@ function vehicleOf(lorry: LorrySize): Record<string, number | string> | undefine
 }
 
 type Waypoint = { latitude: number; longitude: number; poi?: Poi };
+
+/** The classes of ways a route may keep off (the API's `exclude`), and the profiles that take each. */
+const EXCLUSIONS = [
+  { value: 'toll', label: 'toll roads', motorOnly: true },
+  { value: 'motorway', label: 'motorways', motorOnly: true },
+  { value: 'ferry', label: 'ferries', motorOnly: false },
+  { value: 'unpaved', label: 'unpaved ways', motorOnly: false },
+];
+const isMotor = (profile: string) => profile === 'driving-car' || profile === 'driving-hgv';
 /** A turn-by-turn step as the API sends it with `steps: true` (the fields this page reads). */
 interface RouteStep {
   geometry: GeoJSON.LineString;
@@ -53,7 +62,8 @@ interface RouteResult {
   duration: number;
   geometry: GeoJSON.LineString;
   legs: Array<{ from: number; to: number; distance: number; duration: number; steps?: RouteStep[] }>;
-  avoided: { radius: number; count: number; poi_ids: string[]; skipped_poi_ids: string[] } | null;
+  avoided: { radius: number; count: number; poi_ids: string[]; skipped_poi_ids: string[]; polygons?: number } | null;
+  alternatives?: RouteResult[];
 }
 
 const NO_FILTER = { name: '', category_id: '', attribute: '', value: '' };
@@ -64,7 +74,12 @@ export function RoutingPage() {
   const [waypoints, setWaypoints] = useState<Waypoint[]>([]);
   const [profile, setProfile] = useState('driving-car');
   const [lorry, setLorry] = useState<LorrySize>(NO_LORRY);
-  const [clickMode, setClickMode] = useState<'waypoint' | 'avoid'>('waypoint');
+  const [clickMode, setClickMode] = useState<'waypoint' | 'avoid' | 'area'>('waypoint');
+  const [exclude, setExclude] = useState<string[]>([]);
+  /** The corners of the area to keep out of, [lon, lat], in the order clicked. */
+  const [area, setArea] = useState<Array<[number, number]>>([]);
+  const [alternatives, setAlternatives] = useState('0');
+  const [curb, setCurb] = useState(false);
   const [avoidOn, setAvoidOn] = useState(false);
   const [avoidCategory, setAvoidCategory] = useState('');
   const [radius, setRadius] = useState('50');
@@ -107,6 +122,10 @@ export function RoutingPage() {
         if (poi) setPicked((ids) => (ids.includes(poi.id) ? ids.filter((i) => i !== poi.id) : [...ids, poi.id]));
         return;
       }
+      if (state.current.clickMode === 'area') {
+        setArea((a) => (a.length >= 50 ? a : [...a, [e.lngLat.lng, e.lngLat.lat]]));
+        return;
+      }
       setWaypoints((w) =>
         w.length >= 50 ? w : [...w, poi ? { latitude: poi.latitude, longitude: poi.longitude, poi } : { latitude: e.lngLat.lat, longitude: e.lngLat.lng }],
       );
@@ -138,6 +157,28 @@ export function RoutingPage() {
       { id: 'avoided-fill', type: 'fill', paint: { 'fill-color': '#b91c1c', 'fill-opacity': 0.18 } },
       { id: 'avoided-line', type: 'line', paint: { 'line-color': '#b91c1c', 'line-width': 1.5 } },
     ]);
+    // The area to keep out of: its outline while it has fewer than 3 corners, filled from then on.
+    const ring = area.length >= 3 ? [...area, area[0]] : area;
+    overlay(
+      m,
+      'avoid-area',
+      featureCollection(
+        area.length >= 3
+          ? [{ type: 'Feature', geometry: { type: 'Polygon', coordinates: [ring] }, properties: {} }]
+          : area.length
+            ? [{ type: 'Feature', geometry: { type: 'LineString', coordinates: area.length === 1 ? [area[0], area[0]] : ring }, properties: {} }]
+            : [],
+      ),
+      [
+        { id: 'avoid-area-fill', type: 'fill', paint: { 'fill-color': '#b91c1c', 'fill-opacity': 0.15 } },
+        { id: 'avoid-area-line', type: 'line', paint: { 'line-color': '#b91c1c', 'line-width': 2, 'line-dasharray': [2, 1] } },
+      ],
+    );
+    // Alternatives in a second colour, under the main route.
+    overlay(m, 'route-alternatives', featureCollection((route?.alternatives ?? []).map((a) => ({ type: 'Feature', geometry: a.geometry, properties: {} }))), [
+      { id: 'route-alt-casing', type: 'line', layout: { 'line-join': 'round', 'line-cap': 'round' }, paint: { 'line-color': '#ffffff', 'line-width': 7 } },
+      { id: 'route-alt-line', type: 'line', layout: { 'line-join': 'round', 'line-cap': 'round' }, paint: { 'line-color': '#7c3aed', 'line-width': 4 } },
+    ]);
     overlay(m, 'route', featureCollection(route ? [{ type: 'Feature', geometry: route.geometry, properties: {} }] : []), [
       { id: 'route-casing', type: 'line', layout: { 'line-join': 'round', 'line-cap': 'round' }, paint: { 'line-color': '#ffffff', 'line-width': 8 } },
       { id: 'route-line', type: 'line', layout: { 'line-join': 'round', 'line-cap': 'round' }, paint: { 'line-color': '#1d4ed8', 'line-width': 5 } },
@@ -156,7 +197,7 @@ export function RoutingPage() {
         paint: { 'text-color': '#fff' },
       },
     ]);
-  }, [map, pois, picked, route, waypoints, chosen]);
+  }, [map, pois, picked, route, waypoints, chosen, area]);
 
   const plan = async (e: Event) => {
     e.preventDefault();
@@ -168,11 +209,20 @@ export function RoutingPage() {
     };
     const vehicle = profile === 'driving-hgv' ? vehicleOf(lorry) : undefined;
     if (vehicle) body.vehicle = vehicle;
+    const classes = exclude.filter((c) => isMotor(profile) || !EXCLUSIONS.find((x) => x.value === c)?.motorOnly);
+    if (classes.length) body.exclude = classes;
+    const avoid: Record<string, unknown> = {};
     if (avoidOn || picked.length) {
-      const avoid: Record<string, unknown> = { radius: Number(radius) || radius };
+      avoid.radius = Number(radius) || radius;
       if (avoidCategory) avoid.category_id = avoidCategory;
       if (picked.length) avoid.poi_ids = picked;
-      body.avoid = avoid;
+    }
+    if (area.length >= 3) avoid.polygons = { type: 'Polygon', coordinates: [[...area, area[0]]] };
+    if (Object.keys(avoid).length) body.avoid = avoid;
+    if (alternatives !== '0' && waypoints.length === 2) body.alternatives = Number(alternatives);
+    if (curb) {
+      const w = body.waypoints as Array<Record<string, unknown>>;
+      w[w.length - 1] = { ...w[w.length - 1], approach: 'curb' };
     }
     setChosen(undefined);
     const r = await run(async () => (await call<{ data: RouteResult }>('POST', '/v1/routes', body)).data);
@@ -208,6 +258,10 @@ export function RoutingPage() {
             </label>
             <label class="check">
               <input type="radio" name="click-mode" checked={clickMode === 'avoid'} onChange={() => setClickMode('avoid')} /> picks a POI to avoid
+            </label>
+            <label class="check">
+              <input type="radio" name="click-mode" checked={clickMode === 'area'} onChange={() => setClickMode('area')} /> draws an area to avoid (click its
+              corners)
             </label>
           </fieldset>
           <h2>Waypoints</h2>
@@ -267,6 +321,54 @@ export function RoutingPage() {
               ))}
             </fieldset>
           )}
+          <fieldset>
+            <legend>Keep off</legend>
+            {EXCLUSIONS.filter((x) => isMotor(profile) || !x.motorOnly).map((x, i) => (
+              <label key={x.value} class="check">
+                <input
+                  type="checkbox"
+                  checked={exclude.includes(x.value)}
+                  onChange={(e) => setExclude(e.currentTarget.checked ? [...exclude, x.value] : exclude.filter((c) => c !== x.value))}
+                />{' '}
+                {x.label}
+                {(errors[`exclude.${i}`] ?? []).map((m) => (
+                  <small key={m} class="field-error">
+                    {' '}
+                    {m}
+                  </small>
+                ))}
+              </label>
+            ))}
+            <p class="hint">
+              {area.length === 0
+                ? 'No area drawn.'
+                : area.length < 3
+                  ? `${area.length} corner${area.length === 1 ? '' : 's'} of an area: click at least 3.`
+                  : `An area of ${area.length} corners is avoided.`}
+            </p>
+            {errors['avoid.polygons'] && <p class="field-error">{errors['avoid.polygons'].join('; ')}</p>}
+            {area.length > 0 && (
+              <button type="button" onClick={() => setArea([])}>
+                Clear area
+              </button>
+            )}
+          </fieldset>
+          <fieldset>
+            <legend>Arrival</legend>
+            <label class="check">
+              <input type="checkbox" checked={curb} onChange={(e) => setCurb(e.currentTarget.checked)} /> arrive with the destination on the right side of the
+              street (curbside)
+            </label>
+            <Field id="route-alternatives" label="Alternative routes (2 waypoints)" errors={errors.alternatives}>
+              <select {...described('route-alternatives', errors.alternatives)} value={alternatives} onChange={(e) => setAlternatives(e.currentTarget.value)}>
+                {['0', '1', '2', '3'].map((n) => (
+                  <option key={n} value={n}>
+                    {n === '0' ? 'None' : n}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          </fieldset>
           <fieldset>
             <legend>Avoid POIs</legend>
             <label class="check">
@@ -353,7 +455,14 @@ export function RoutingPage() {
               <h2 id="route-title">
                 Route: {km(route.distance)}, {minutes(route.duration)}
               </h2>
-              {route.avoided && (
+              {route.alternatives && route.alternatives.length > 0 && (
+                <p class="alternatives">
+                  Alternatives (violet on the map): {route.alternatives.map((a, i) => `${i ? ', ' : ''}${km(a.distance)} in ${minutes(a.duration)}`).join('')}.
+                </p>
+              )}
+              {route.alternatives && route.alternatives.length === 0 && <p>No alternative route differs enough from this one.</p>}
+              {route.avoided?.polygons ? <p>Kept out of the area drawn{route.avoided.polygons > 1 ? `s (${route.avoided.polygons})` : ''}.</p> : null}
+              {route.avoided && (route.avoided.count > 0 || !route.avoided.polygons) && (
                 <p>
                   Avoided {route.avoided.count} POI{route.avoided.count === 1 ? '' : 's'} by {route.avoided.radius} m
                   {route.avoided.skipped_poi_ids.length ? ` (${route.avoided.skipped_poi_ids.length} skipped: within the radius of a waypoint)` : ''}.

@@ -1,0 +1,133 @@
+// Avoided polygons (issue 36) on Liechtenstein with real kernels: a route never enters a polygon (checked
+// with turf's point-in-polygon and a segment/edge intersection written here), and it is as fast as a
+// reference Dijkstra over the graph without every geometry that enters one (found here, independently of
+// the engine's blocking); a waypoint walled in by a polygon gets no route, at the leg that reaches it.
+import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closePool } from '../../src/compute/pool.js';
+import { loadMap, matrix, NoRouteError, route, routeJson, type AvoidPolygon, type ProfileName, type RouteResult } from '../../src/engine/engine.js';
+import type { LatLon } from '../../src/lib/lat-lon.js';
+import { dijkstra, plainNodes, rng, testMap, type TestGraph } from './helpers.js';
+
+let graphs: Record<string, TestGraph>;
+beforeAll(async () => {
+  const map = await testMap();
+  graphs = map.graphs;
+  await loadMap(map.dir);
+});
+afterAll(closePool);
+
+const at = (g: TestGraph, v: number): LatLon => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] });
+
+/** A square of `side` meters around a point, turned by `turn` radians, optionally with a square hole of `hole` meters. */
+function square(c: LatLon, side: number, turn: number, hole = 0): AvoidPolygon {
+  const ring = (s: number, ccw: boolean) => {
+    const k = 111_320 * Math.cos((c.lat * Math.PI) / 180);
+    const corners = [0, 1, 2, 3].map((i) => {
+      const a = turn + (ccw ? i : -i) * (Math.PI / 2) + Math.PI / 4;
+      const r = s / Math.SQRT2;
+      return [c.lon + (r * Math.cos(a)) / k, c.lat + (r * Math.sin(a)) / 111_320];
+    });
+    return [...corners, corners[0]];
+  };
+  return hole ? [ring(side, true), ring(hole, false)] : [ring(side, true)];
+}
+
+const inside = (lon: number, lat: number, p: AvoidPolygon) => booleanPointInPolygon([lon, lat], { type: 'Polygon', coordinates: p });
+
+/** Whether the open segments a–b and c–d cross or touch (orientation tests, as in any geometry textbook). */
+function cross(a: number[], b: number[], c: number[], d: number[]): boolean {
+  const o = (p: number[], q: number[], r: number[]) => (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]);
+  const d1 = o(c, d, a),
+    d2 = o(c, d, b),
+    d3 = o(a, b, c),
+    d4 = o(a, b, d);
+  return d1 * d2 <= 0 && d3 * d4 <= 0 && !(d1 === 0 && d2 === 0);
+}
+
+const segmentEnters = (a: number[], b: number[], p: AvoidPolygon) =>
+  inside(a[0], a[1], p) || inside(b[0], b[1], p) || p.some((ring) => ring.some((q, i) => i > 0 && cross(a, b, ring[i - 1], q)));
+
+const lineOf = (r: RouteResult): number[][] => Array.from({ length: r.geometry.length / 2 }, (_, i) => [r.geometry[2 * i], r.geometry[2 * i + 1]]);
+
+/** The geometries with a segment entering any polygon. */
+function entering(g: TestGraph, polygons: AvoidPolygon[]): Set<number> {
+  const out = new Set<number>();
+  const pt = (q: number) => [g.geomCoords[2 * q + 1], g.geomCoords[2 * q]];
+  for (let geom = 0; geom < g.geomCount; geom++) {
+    for (let q = g.geomFirst[geom]; q < g.geomLast[geom] && !out.has(geom); q++) {
+      if (polygons.some((p) => segmentEnters(pt(q), pt(q + 1), p))) out.add(geom);
+    }
+  }
+  return out;
+}
+
+describe('avoided polygons on Liechtenstein', () => {
+  it.each(['driving-car', 'foot-walking'] as ProfileName[])(
+    '%s: routes keep out of polygons across the plain route and equal the reference Dijkstra without their geometries',
+    async (profile) => {
+      const g = graphs[profile];
+      const nodes = plainNodes(g);
+      const rand = rng(3636);
+      let compared = 0,
+        longer = 0,
+        blocked = 0;
+      for (let i = 0; i < 30; i++) {
+        const s = nodes[Math.floor(rand() * nodes.length)],
+          t = nodes[Math.floor(rand() * nodes.length)];
+        const plain = await route({ profile, waypoints: [at(g, s), at(g, t)] }).catch(() => null);
+        if (!plain || plain.geometry.length < 20) continue;
+        // One or two squares of 100–800 m on the plain route, away from both ends.
+        const line = lineOf(plain);
+        const polygons = Array.from({ length: 1 + Math.floor(rand() * 2) }, () => {
+          const [lon, lat] = line[1 + Math.floor(rand() * (line.length - 2))];
+          return square({ lat, lon }, 100 + rand() * 700, rand() * Math.PI, 0);
+        }).filter((p) => !inside(at(g, s).lon, at(g, s).lat, p) && !inside(at(g, t).lon, at(g, t).lat, p));
+        if (!polygons.length) continue;
+        const blockedGeoms = entering(g, polygons);
+        const ref = dijkstra(g, s, { blocked: blockedGeoms, target: t })[t];
+        const r = await route({ profile, waypoints: [at(g, s), at(g, t)], avoid: { circles: [], polygons } }).catch((e: unknown) => e);
+        if (r instanceof NoRouteError) {
+          expect(r.reason).toBe('blocked');
+          expect(ref).toBe(Infinity);
+          blocked++;
+          continue;
+        }
+        const found = r as RouteResult;
+        expect(found.duration).toBeCloseTo(ref / 10, 6);
+        const got = lineOf(found);
+        for (const p of polygons) for (let k = 0; k + 1 < got.length; k++) expect(segmentEnters(got[k], got[k + 1], p)).toBe(false);
+        // The answer the API sends (raced over two threads) is as fast.
+        const raced = await routeJson({ profile, waypoints: [at(g, s), at(g, t)], avoid: { circles: [], polygons } });
+        expect(raced.duration).toBeCloseTo(found.duration, 6);
+        raced.release();
+        if (found.duration > plain.duration + 1e-6) longer++;
+        compared++;
+      }
+      console.log(`${profile}: ${compared} compared (${longer} longer than the plain route), ${blocked} blocked`);
+      expect(compared).toBeGreaterThan(10);
+      expect(longer).toBeGreaterThan(5);
+    },
+  );
+
+  it('a waypoint walled in by a polygon with a hole around it has no route: the leg to it is blocked; the matrix has no cell', async () => {
+    const g = graphs['driving-car'];
+    const nodes = plainNodes(g);
+    const vaduz = at(
+      g,
+      nodes.reduce((best, v) =>
+        Math.hypot(at(g, v).lat - 47.1393, at(g, v).lon - 9.5215) < Math.hypot(at(g, best).lat - 47.1393, at(g, best).lon - 9.5215) ? v : best,
+      ),
+    );
+    const schaan = { lat: 47.165, lon: 9.5093 };
+    const wall = square(vaduz, 1500, 0.3, 800);
+    const r = await route({ profile: 'driving-car', waypoints: [schaan, vaduz], avoid: { circles: [], polygons: [wall] } }).catch((e: unknown) => e);
+    expect(r).toBeInstanceOf(NoRouteError);
+    expect((r as NoRouteError).reason).toBe('blocked');
+    expect((r as NoRouteError).legIndex).toBe(0);
+    const m = await matrix({ profile: 'driving-car', points: [schaan, vaduz], avoid: { circles: [], polygons: [wall] } });
+    expect(m.durations[0][1]).toBeNull();
+    // Without the wall's ring (the hole alone is no polygon), the route exists.
+    expect((await route({ profile: 'driving-car', waypoints: [schaan, vaduz] })).duration).toBeGreaterThan(0);
+  });
+});
