@@ -356,7 +356,9 @@ async function startServer(mapDir) {
 
 async function stopServer() {
   await stopChild(server);
-  if (server && !server.exit) log('the server did not exit after SIGTERM and SIGKILL');
+  // A stopped server is forgotten (its exit is no failure); one that would not stop is left to cleanup.
+  if (server?.exit) server = null;
+  else if (server) log('the server did not exit after SIGTERM and SIGKILL');
   closeConnections();
 }
 
