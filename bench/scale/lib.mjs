@@ -673,7 +673,6 @@ export const firstRatio = (first, timed) => (first?.ms != null && timed?.new_con
 export async function prepareOsrm({ bin, osm, dir, algorithms, timeoutMs, say = log }) {
   const tools = [
     'osrm-extract',
-    'osrm-routed',
     ...(algorithms.includes('ch') ? ['osrm-contract'] : []),
     ...(algorithms.includes('mld') ? ['osrm-partition', 'osrm-customize'] : []),
   ];
@@ -723,6 +722,7 @@ export async function prepareOsrm({ bin, osm, dir, algorithms, timeoutMs, say = 
  * Returns { child, pid, exit, logged, tail, base, ready_s }.
  */
 export async function startOsrmRouted({ bin, dir, algorithm, probePath, logged = /\/(route|table)\/v1\//, extraArgs = [], say = log }) {
+  if (!existsSync(join(bin, 'osrm-routed'))) throw new Error(`no osrm-routed in ${bin}: run bash ../shared/peers/osrm/build.sh /tmp/osrm-bin`);
   const port = await freePort();
   const cwd = join(dir, algorithm);
   const child = spawn(join(bin, 'osrm-routed'), ['--algorithm', algorithm, '-i', '127.0.0.1', '-p', String(port), ...extraArgs, 'map.osrm'], {
