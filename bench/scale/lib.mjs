@@ -707,7 +707,7 @@ export async function prepareOsrm({ bin, osm, dir, algorithms, timeoutMs, say = 
     if (algorithm === 'ch') figures.seconds.ch = await niced(join(bin, 'osrm-contract'), ['map.osrm'], 'osrm-contract', partial);
     else {
       const p = await niced(join(bin, 'osrm-partition'), ['map.osrm'], 'osrm-partition', partial);
-      figures.seconds.mld = p + (await niced(join(bin, 'osrm-customize'), ['map.osrm'], 'osrm-customize', partial));
+      figures.seconds.mld = +(p + (await niced(join(bin, 'osrm-customize'), ['map.osrm'], 'osrm-customize', partial))).toFixed(2);
     }
     rmSync(join(dir, algorithm), { recursive: true, force: true });
     renameSync(partial, join(dir, algorithm));

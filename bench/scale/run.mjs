@@ -169,14 +169,15 @@ const READY_TIMEOUT_MS = Number(opt['ready-timeout']) * 1000;
 const CHILD_TIMEOUT_MS = Number(opt['build-timeout']) * 1000;
 const rand = rng(Number(opt['rand-seed']));
 const adminUrl = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = 'waymark_bench_scale';
-const dbUrl = adminUrl.replace(/\/[^/]*$/, `/${dbName}`);
 const cache = resolve(opt.cache);
 mkdirSync(cache, { recursive: true });
 
 // A seed or origin other than the default is another country: it gets its own cache file and row.
 const { variant } = synthCountry({ tiles: opt.tiles, seed: opt.seed, origin: opt.origin, cache });
 const label = opt.label ?? (opt.tiles ? `${opt.tiles}${variant}` : basename(opt.osm ?? opt.map).replace(/\.osm\.pbf$/, ''));
+// One database per country: runs of two countries at once (on a host with the room) leave each other's alone.
+const dbName = `waymark_bench_scale_${label.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`.slice(0, 63);
+const dbUrl = adminUrl.replace(/\/[^/]*$/, `/${dbName}`);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const secs = (ms) => +(ms / 1000).toFixed(2);
