@@ -19,8 +19,8 @@
 // OSRM: osrm-extract with its own profiles/car.lua, osrm-contract (CH), osrm-routed --algorithm ch. Its
 // small replies on a reused connection wait for the client's delayed ACK (~40 ms, ../shared/peers/osrm):
 // the new-connection column is the fair one for it; its own logged time is kept too.
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +34,9 @@ import {
   errorText,
   freePort,
   growRoadPool,
+  MODES,
   manifestBox,
+  prepareOsrm,
   measuredLine,
   along,
   meters,
@@ -45,9 +47,12 @@ import {
   runChild,
   sample,
   spawnServer,
+  startOsrmRouted,
   stats,
   stopActiveChildren,
+  stopChild,
   synthCountry,
+  timeInModes,
   waitForGeocoding,
   waitForRoutes,
 } from '../scale/lib.mjs';
@@ -219,122 +224,43 @@ async function ensureMap() {
 
 // ---- 2. OSRM ----------------------------------------------------------------------------------------------
 const osrmBin = resolve(opt.osrm);
-const osrmDir = join(cache, `osrm-${label}`);
 
-async function ensureOsrm() {
-  const have = ['osrm-extract', 'osrm-contract', 'osrm-routed'].every((b) => existsSync(join(osrmBin, b)));
-  if (!have) throw new Error(`no OSRM build in ${osrmBin}: run bash ../shared/peers/osrm/build.sh /tmp/osrm-bin (or --no-osrm)`);
-  const profile = join(osrmBin, '../osrm-backend-6.0.0/profiles/car.lua');
-  const figures = { bin: osrmBin, profile, dir: osrmDir };
-  if (existsSync(join(osrmDir, 'map.osrm.hsgr'))) {
-    log(`reusing the OSRM data in ${osrmDir}`);
-    return figures;
-  }
-  if (!source.osm) throw new Error('--map DIR needs --osm FILE for OSRM (or --no-osrm)');
-  rmSync(osrmDir, { recursive: true, force: true });
-  mkdirSync(osrmDir, { recursive: true });
-  symlinkSync(source.osm, join(osrmDir, 'map.osm.pbf'));
-  figures.extract_s_niced = await niced(join(osrmBin, 'osrm-extract'), ['-p', profile, 'map.osm.pbf'], 'osrm-extract', { cwd: osrmDir });
-  figures.contract_s_niced = await niced(join(osrmBin, 'osrm-contract'), ['map.osrm'], 'osrm-contract', { cwd: osrmDir });
-  return figures;
-}
-
-/** osrm-routed on the CH data; its log lines carry its own time per request, kept in `logged`. */
+/** osrm-routed on the CH data (bench/scale/lib.mjs); its log lines carry its own time per request. */
 async function startOsrm() {
-  const port = await freePort();
-  osrmBase = `http://127.0.0.1:${port}`;
-  const child = spawn(join(osrmBin, 'osrm-routed'), ['--algorithm', 'ch', '-i', '127.0.0.1', '-p', String(port), '--max-table-size', '1000', 'map.osrm'], {
-    cwd: osrmDir,
-    stdio: ['ignore', 'pipe', 'pipe'],
+  osrm = await startOsrmRouted({
+    bin: osrmBin,
+    dir: result.osrm.dir,
+    algorithm: 'ch',
+    probePath: '/nearest/v1/driving/9.52,47.14',
+    logged: /\/table\//,
+    extraArgs: ['--max-table-size', '1000'],
+    say: log,
   });
-  const o = { child, pid: child.pid, exit: null, logged: [], tail: '' };
-  let partial = '';
-  const onLine = (chunk) => {
-    o.tail = (o.tail + chunk).slice(-4000);
-    const lines = (partial + chunk).split('\n');
-    partial = lines.pop();
-    // [info] 01-02-2025 10:11:12 1.23ms 127.0.0.1 - agent 200 /table/v1/driving/…
-    for (const line of lines) {
-      const m = / (\d+(?:\.\d+)?)ms .* \/table\//.exec(line);
-      if (m) o.logged.push(Number(m[1]));
-    }
-  };
-  child.stdout.on('data', onLine);
-  child.stderr.on('data', onLine);
-  child.on('exit', (code, signal) => {
-    o.exit = { code, signal };
-  });
-  osrm = o;
-  const t = performance.now();
-  for (;;) {
-    assertServerAlive();
-    const r = await call(osrmBase, '', 'GET', '/nearest/v1/driving/9.52,47.14');
-    if (r.status !== 0) break;
-    if (performance.now() - t > 120_000) throw new Error(`osrm-routed not answering after 120 s:\n${o.tail}`);
-    await sleep(200);
-  }
-  log(`osrm-routed ready on ${osrmBase} in ${secs(performance.now() - t)} s, RSS ${(rssBytes(child.pid) / 1e9).toFixed(2)} GB`);
-  return { ready_s: secs(performance.now() - t) };
-}
-
-async function stopChild(c) {
-  if (!c || c.exit) return;
-  c.child.kill('SIGTERM');
-  for (let i = 0; i < 100 && !c.exit; i++) await sleep(100);
-  if (!c.exit) c.child.kill('SIGKILL');
+  osrmBase = osrm.base;
+  return { ready_s: osrm.ready_s };
 }
 
 // ---- 3. requests ------------------------------------------------------------------------------------------
 const ours = (method, path, body, mode) => call(base, apiKey, method, path, body, { newConnection: mode === 'new_connection' });
 const theirs = (path, mode) => call(osrmBase, '', 'GET', path, undefined, { newConnection: mode === 'new_connection' });
-const MODES = ['keepalive', 'new_connection'];
 const pt = (p) => ({ latitude: p.latitude, longitude: p.longitude });
 const osrmTable = (points) => `/table/v1/driving/${points.map((p) => `${p.longitude},${p.latitude}`).join(';')}?annotations=duration,distance`;
 
 /**
- * Runs `send(item, mode)` over warm-up then `items`, one at a time, in each mode. Times of 2xx answers
- * only; anything else is counted as an error (with samples). `check(r, item)` throws when a 2xx answer is
- * not the one asked for, else returns a figure kept for the first answers (cells without a route, …).
+ * Runs `send(item, mode)` over warm-up then `items`, one at a time, in each mode (lib.mjs timeInModes).
+ * Times of 2xx answers only; anything else is counted as an error (with samples). `check(r, item)` throws
+ * when a 2xx answer is not the one asked for, else returns a figure kept for the first answers.
  */
-async function measure(name, items, send, check = () => null) {
-  const out = {};
-  for (const mode of MODES) {
-    const m = { ok: 0, errors: 0, error_samples: [], checks: [] };
-    for (const item of items.slice(0, WARMUP)) await send(item, mode);
-    const ms = [];
-    let lastLog = performance.now();
-    for (let i = 0; i < items.length; i++) {
-      const r = await send(items[i], mode);
-      assertServerAlive();
-      let bad = r.status >= 200 && r.status < 300 ? null : errorText(r);
-      let seen = null;
-      if (!bad) {
-        try {
-          seen = check(r, items[i]);
-        } catch (err) {
-          bad = `${r.status}, but the answer is not what was asked for: ${err.message}`;
-        }
-      }
-      if (!bad) {
-        m.ok++;
-        ms.push(r.ms);
-        if (m.checks.length < 5) m.checks.push(seen);
-      } else {
-        m.errors++;
-        if (m.error_samples.length < 3) m.error_samples.push(bad);
-      }
-      if (performance.now() - lastLog > 5000) {
-        lastLog = performance.now();
-        log(`  ${name} ${mode}: ${i + 1}/${items.length}`);
-      }
+function measure(name, items, send, check = () => null) {
+  const judge = (r, item) => {
+    if (r.status < 200 || r.status >= 300) return { kind: 'error', why: errorText(r) };
+    try {
+      return { kind: 'ok', seen: check(r, item) };
+    } catch (err) {
+      return { kind: 'error', why: `${r.status}, but the answer is not what was asked for: ${err.message}` };
     }
-    m.ms = stats(ms);
-    log(
-      `  ${name} ${mode}: p50 ${m.ms.p50} ms, p95 ${m.ms.p95} ms, max ${m.ms.max} ms; ok ${m.ok}, errors ${m.errors}${m.errors ? ` (${m.error_samples[0]})` : ''}`,
-    );
-    out[mode] = m;
-  }
-  return out;
+  };
+  return timeInModes({ name, items, send, judge, warmup: WARMUP, assertAlive: assertServerAlive, say: log });
 }
 
 /** The same items through OSRM, with its own logged time per request beside ours. */
@@ -504,7 +430,16 @@ async function run() {
   };
 
   stage = 'osrm';
-  if (!opt['no-osrm']) result.osrm = await ensureOsrm();
+  if (!opt['no-osrm']) {
+    result.osrm = await prepareOsrm({
+      bin: osrmBin,
+      osm: source.osm,
+      dir: join(cache, `osrm-${label}`),
+      algorithms: ['ch'],
+      timeoutMs: BUILD_TIMEOUT_MS,
+      say: log,
+    });
+  }
 
   stage = 'database';
   const db = await createBenchDatabase({

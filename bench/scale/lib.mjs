@@ -3,7 +3,7 @@
 // synthetic country's file names and arguments, and starting `waymark serve` on a map.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -583,4 +583,213 @@ export function spawnServer({ port, mapDir, dbUrl, workers = 2, tag = 'serve' })
     s.exit = { code, signal };
   });
   return s;
+}
+
+// ---- timing in both connection modes ------------------------------------------------------------------------
+/** A kept-alive connection (as a client library keeps one) and a new connection per request (connect in the
+ *  time, closed after): the first hides connection setup, the second shows what a client without a pool sees. */
+export const MODES = ['keepalive', 'new_connection'];
+
+/**
+ * Sends `items` one at a time with `send(item, mode)` in each mode of MODES, timed from send to the last byte.
+ * `judge(r, item)` says what an answer is: { kind: 'ok' | 'not_connected' | 'blocked' | 'error', why?, seen? }.
+ * Every kind but 'error' is an engine answer and counts in `ms` (`ms_ok`: the 2xx alone, when other answers
+ * were timed too); `seen` of the first five ok answers is kept as `checks`. `warmup` items are sent untimed
+ * before each mode. `onAnswer(item, r, verdict, mode)` sees every timed answer. Never throws for an answer;
+ * `assertAlive` throws for a dead server.
+ */
+export async function timeInModes({ name, items, send, judge, warmup = 0, onAnswer = () => {}, assertAlive = () => {}, say = log }) {
+  const out = {};
+  for (const mode of MODES) {
+    // Each kept-alive run opens its own connection: one left idle through the run before may be closed by
+    // the server's idle timeout (uWS: 10 s) as it is reused, a reset no client sees twice.
+    if (mode === 'keepalive') closeConnections();
+    const m = { requests: items.length, ok: 0, errors: 0, error_samples: [], checks: [] };
+    for (const item of items.slice(0, warmup)) {
+      await send(item, mode);
+      assertAlive();
+    }
+    const all = [],
+      okMs = [];
+    let lastLog = performance.now();
+    for (let i = 0; i < items.length; i++) {
+      const r = await send(items[i], mode);
+      assertAlive();
+      const v = judge(r, items[i]);
+      if (v.kind === 'error') {
+        m.errors++;
+        if (m.error_samples.length < 5) m.error_samples.push(v.why ?? errorText(r));
+      } else {
+        m[v.kind] = (m[v.kind] ?? 0) + 1;
+        all.push(r.ms);
+        if (v.kind === 'ok') {
+          okMs.push(r.ms);
+          if (m.checks.length < 5 && v.seen !== undefined) m.checks.push(v.seen);
+        }
+      }
+      onAnswer(items[i], r, v, mode);
+      if (performance.now() - lastLog > 5000) {
+        lastLog = performance.now();
+        say(`  ${name} ${mode}: ${i + 1}/${items.length}`);
+      }
+    }
+    m.ms = stats(all);
+    if (okMs.length !== all.length) m.ms_ok = stats(okMs);
+    if (!m.checks.length) delete m.checks;
+    const others = Object.keys(m).filter((k) => ['not_connected', 'blocked'].includes(k));
+    say(
+      `  ${name} ${mode}: p50 ${m.ms.p50} ms, p95 ${m.ms.p95} ms, max ${m.ms.max} ms; ok ${m.ok}${others.map((k) => `, ${k.replace('_', ' ')} ${m[k]}`).join('')}, errors ${m.errors}${m.errors ? ` (${m.error_samples[0]})` : ''}`,
+    );
+    out[mode] = m;
+  }
+  return out;
+}
+
+/**
+ * The first request a server gets after it said ready (`item` on a new connection, as the first client after a
+ * deploy has no connection yet), then the same again on a kept-alive one: what the first paid that the second
+ * did not is a cost left to the first client (a lazily built structure, code not yet compiled, pages not yet
+ * read). { ms, again_ms, kind, error? }.
+ */
+export async function firstAfterReady({ name, item, send, judge, assertAlive = () => {}, say = log }) {
+  const r = await send(item, 'new_connection');
+  assertAlive();
+  const v = judge(r, item);
+  const again = await send(item, 'keepalive');
+  assertAlive();
+  const out = { ms: +r.ms.toFixed(1), again_ms: +again.ms.toFixed(1), kind: v.kind, ...(v.kind === 'error' ? { error: v.why ?? errorText(r) } : {}) };
+  say(`  ${name}: first request after ready ${out.ms} ms (${v.kind}), the same again ${out.again_ms} ms`);
+  return out;
+}
+
+/** The first request after ready over the new-connection median (it opened a connection too); target ≤ 2. */
+export const firstRatio = (first, timed) => (first?.ms != null && timed?.new_connection?.ms?.p50 ? +(first.ms / timed.new_connection.ms.p50).toFixed(2) : null);
+
+// ---- OSRM, the routing peer ---------------------------------------------------------------------------------
+/**
+ * OSRM 6.0.0 data of `osm` for each of `algorithms` ('ch': osrm-contract, 'mld': osrm-partition +
+ * osrm-customize) in `dir`/<algorithm>/map.osrm*, built niced on first use and reused after: one osrm-extract
+ * with the build's own car.lua, its output copied once per algorithm (../shared/peers/osrm: each pipeline on
+ * its own copy). Each algorithm's folder is built as <name>.partial and renamed when complete. Returns
+ * { bin, profile, dir, seconds: {extract, ch, mld} } (seconds of what ran now, niced).
+ */
+export async function prepareOsrm({ bin, osm, dir, algorithms, timeoutMs, say = log }) {
+  const tools = [
+    'osrm-extract',
+    ...(algorithms.includes('ch') ? ['osrm-contract'] : []),
+    ...(algorithms.includes('mld') ? ['osrm-partition', 'osrm-customize'] : []),
+  ];
+  const missing = tools.filter((t) => !existsSync(join(bin, t)));
+  if (missing.length) throw new Error(`no ${missing.join(', ')} in ${bin}: run bash ../shared/peers/osrm/build.sh /tmp/osrm-bin`);
+  const profile = join(bin, '../osrm-backend-6.0.0/profiles/car.lua');
+  const figures = { bin, profile, dir, seconds: {} };
+  const todo = algorithms.filter((a) => !existsSync(join(dir, a, 'map.osrm.properties')));
+  if (!todo.length) {
+    say(`reusing the OSRM data in ${dir} (${algorithms.join(', ')})`);
+    return figures;
+  }
+  if (!osm) throw new Error('OSRM needs the OSM extract the map was built from');
+  const niced = async (cmd, args, what, cwd) => {
+    say(`${what}: nice -n 19 ${cmd} ${args.join(' ')} (in ${cwd})`);
+    const t = performance.now();
+    const code = await runChild('nice', ['-n', '19', cmd, ...args], what, timeoutMs, say, { cwd }).done;
+    if (code !== 0) throw new Error(`${what} exited ${code}`);
+    return +((performance.now() - t) / 1000).toFixed(2);
+  };
+  const extracted = join(dir, 'extract');
+  mkdirSync(dir, { recursive: true });
+  rmSync(extracted, { recursive: true, force: true });
+  mkdirSync(extracted);
+  symlinkSync(resolve(osm), join(extracted, 'map.osm.pbf'));
+  figures.seconds.extract = await niced(join(bin, 'osrm-extract'), ['-p', profile, 'map.osm.pbf'], 'osrm-extract', extracted);
+  for (const algorithm of todo) {
+    const partial = join(dir, `${algorithm}.partial`);
+    rmSync(partial, { recursive: true, force: true });
+    mkdirSync(partial);
+    for (const f of readdirSync(extracted).filter((n) => n.startsWith('map.osrm'))) copyFileSync(join(extracted, f), join(partial, f));
+    if (algorithm === 'ch') figures.seconds.ch = await niced(join(bin, 'osrm-contract'), ['map.osrm'], 'osrm-contract', partial);
+    else {
+      const p = await niced(join(bin, 'osrm-partition'), ['map.osrm'], 'osrm-partition', partial);
+      figures.seconds.mld = +(p + (await niced(join(bin, 'osrm-customize'), ['map.osrm'], 'osrm-customize', partial))).toFixed(2);
+    }
+    rmSync(join(dir, algorithm), { recursive: true, force: true });
+    renameSync(partial, join(dir, algorithm));
+  }
+  rmSync(extracted, { recursive: true, force: true });
+  return figures;
+}
+
+/**
+ * osrm-routed on `dir`/<algorithm> (prepareOsrm), ready when `probePath` gets any HTTP answer. Its log lines
+ * carry its own time per request; those of paths matching `logged` are kept in order in `.logged` (ms).
+ * Returns { child, pid, exit, logged, tail, base, ready_s }.
+ */
+export async function startOsrmRouted({ bin, dir, algorithm, probePath, logged = /\/(route|table)\/v1\//, extraArgs = [], say = log }) {
+  if (!existsSync(join(bin, 'osrm-routed'))) throw new Error(`no osrm-routed in ${bin}: run bash ../shared/peers/osrm/build.sh /tmp/osrm-bin`);
+  const port = await freePort();
+  const cwd = join(dir, algorithm);
+  const child = spawn(join(bin, 'osrm-routed'), ['--algorithm', algorithm, '-i', '127.0.0.1', '-p', String(port), ...extraArgs, 'map.osrm'], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const o = { child, pid: child.pid, exit: null, logged: [], tail: '', base: `http://127.0.0.1:${port}`, ready_s: null };
+  let partial = '';
+  const onLine = (chunk) => {
+    o.tail = (o.tail + chunk).slice(-4000);
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop();
+    // [info] 01-02-2025 10:11:12 1.23ms 127.0.0.1 - agent 200 /route/v1/driving/…
+    for (const line of lines) {
+      const m = / (\d+(?:\.\d+)?)ms (.*)$/.exec(line);
+      if (m && logged.test(m[2])) o.logged.push(Number(m[1]));
+    }
+  };
+  child.stdout.on('data', onLine);
+  child.stderr.on('data', onLine);
+  child.on('exit', (code, signal) => {
+    o.exit = { code, signal };
+  });
+  const t = performance.now();
+  for (;;) {
+    if (o.exit) throw new Error(`osrm-routed (${algorithm}) exited ${JSON.stringify(o.exit)}:\n${o.tail}`);
+    const r = await call(o.base, '', 'GET', probePath, undefined, { newConnection: true });
+    if (r.status !== 0) break;
+    if (performance.now() - t > 300_000) {
+      await stopChild(o);
+      throw new Error(`osrm-routed (${algorithm}) not answering after 300 s:\n${o.tail}`);
+    }
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  o.ready_s = +((performance.now() - t) / 1000).toFixed(2);
+  say(`osrm-routed --algorithm ${algorithm} ready on ${o.base} in ${o.ready_s} s, RSS ${(rssBytes(child.pid) / 1e9).toFixed(2)} GB`);
+  return o;
+}
+
+/** SIGTERM, then SIGKILL after 10 s, to a child `{ child, exit }` (spawnServer, startOsrmRouted). */
+export async function stopChild(c) {
+  if (!c || c.exit) return;
+  c.child.kill('SIGTERM');
+  for (let i = 0; i < 100 && !c.exit; i++) await new Promise((r) => setTimeout(r, 100));
+  if (!c.exit) {
+    c.child.kill('SIGKILL');
+    for (let i = 0; i < 50 && !c.exit; i++) await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Polls GET /ready (every 50 ms) until it answers 200, as an orchestrator would before sending traffic;
+ *  returns the milliseconds since `t0`. */
+export async function waitForReady({ base, t0, timeoutMs, server, assertAlive = () => {} }) {
+  let last = null;
+  for (;;) {
+    assertAlive();
+    const r = await call(base, '', 'GET', '/ready', undefined, { newConnection: true });
+    if (r.status === 200) return performance.now() - t0;
+    last = r;
+    if (performance.now() - t0 > timeoutMs) {
+      throw new Error(
+        `/ready not 200 after ${timeoutMs / 1000} s; last ${errorText(last)}; server output ends with:\n${server.stderrTail.trim() || '(nothing)'}`,
+      );
+    }
+    await new Promise((res) => setTimeout(res, 50));
+  }
 }

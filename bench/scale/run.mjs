@@ -1,19 +1,33 @@
-// Scale bench: how the map build and the routing service behave as the country grows. Generates (or
-// reuses) a synthetic country, builds its map through the CLI, serves it with 2 workers, drives five
-// routing workloads over HTTP one request at a time, and writes bench/results/scale-<label>.json, then
-// prints the table across every scale-*.json with the 32x32 targets marked.
+// Scale bench: how the map build and the routing service behave as the country grows, on more than one
+// country. Generates (or reuses) a synthetic country, builds its map through the CLI, serves it with 2
+// workers and drives five routing workloads over HTTP, one request at a time, each over a kept-alive
+// connection and over a new connection per request (timed from send to the last byte of the answer). The
+// first request of each workload is also sent to a server that has just said ready (GET /ready 200) and
+// reported alone. With --peer osrm, OSRM 6.0.0 (CH and MLD, car) answers the same far routes and 10-waypoint
+// routes through the same client. Writes bench/results/scale-<label>.json, then prints the tables across
+// every scale-*.json with the issue's targets marked per country and connection mode.
 //
-//   npm run bench:scale -- --tiles 32x32 [--seed 1] [--origin 45.0,5.0] [--cache /tmp/waymark-scale] [--keep]
-//   npm run bench:scale -- --osm FILE.osm.pbf [--label NAME] [--keep]
-//   npm run bench:scale -- --table            (only print the table of the recorded results)
+//   npm run bench:scale -- --tiles 32x32 [--seed 1] [--origin 45.0,5.0] [--peer osrm] [--cache /tmp/waymark-scale] [--keep]
+//   npm run bench:scale -- --countries all [--peer osrm]      (the three countries of COUNTRIES, one after another)
+//   npm run bench:scale -- --countries 4x4,6x6-s5-o40.0_-4.0  (any countries named as their labels: RxC[-sSEED][-oLAT_LON])
+//   npm run bench:scale -- --osm FILE.osm.pbf [--label NAME] [--peer osrm] [--keep]
+//   npm run bench:scale -- --table            (only print the tables of the recorded results)
 //
-// Options: --map DIR serves an existing map instead of building one (no build figures); --avoid-radius M
-// (default 50, the spec's); --ready-timeout S (default 300); --build-timeout S (generation and build,
-// each; default 7200); --rand-seed N (default 1). Needs `npm run build`, osmium-tool (for --tiles) and
-// PostgreSQL on 127.0.0.1:5432 (WAYMARK_BENCH_ADMIN_URL overrides).
+// Options: --map DIR serves an existing map instead of building one (no build figures; --peer osrm then
+// needs --osm, the extract it was built from); --avoid-radius M (default 50, the spec's); --ready-timeout S
+// (default 300); --build-timeout S (generation, build and OSRM's preprocessing, each; default 7200);
+// --rand-seed N (default 1); --osrm DIR the OSRM build folder (default /tmp/osrm-bin/build, from `bash
+// ../shared/peers/osrm/build.sh /tmp/osrm-bin`). OSRM's data (osrm-extract with its car.lua, then
+// osrm-contract for CH and osrm-partition + osrm-customize for MLD, niced) is cached in
+// <cache>/osrm-<label>. Needs `npm run build`, osmium-tool (for --tiles) and PostgreSQL on 127.0.0.1:5432
+// (WAYMARK_BENCH_ADMIN_URL overrides).
 // Every point is found by asking the server (a random point it snaps is a road point), never by reading
 // the map files: the map format changes, the HTTP contract does not.
-import { execFileSync } from 'node:child_process';
+//
+// OSRM's small replies on a kept-alive connection wait for the client's delayed ACK (~40 ms,
+// ../shared/peers/osrm/README.md): its kept-alive column is slower than OSRM is, and the new-connection
+// column is the fair comparison; OSRM's own logged time per request is kept beside both.
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -31,17 +45,21 @@ import {
   destination,
   distanceToLine,
   errorText,
+  firstAfterReady,
+  firstRatio,
   freePort,
   growRoadPool,
   hwmBytes,
   inBox,
   lastPoint,
   log,
+  MODES,
   manifestBox,
   measuredLine,
   meters,
   noteError,
   pickOne,
+  prepareOsrm,
   rng,
   routeBody,
   rssBytes,
@@ -49,11 +67,15 @@ import {
   runChild,
   sample,
   spawnServer,
+  startOsrmRouted,
   stats,
   stopActiveChildren,
+  stopChild,
   synthCountry,
+  timeInModes,
   treeRssBytes,
   waitForGeocoding as waitForGeocodingOf,
+  waitForReady,
   waitForRoutes,
 } from './lib.mjs';
 import { checkTargets, formatTable, readResults } from './table.mjs';
@@ -62,12 +84,22 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const resultsDir = join(root, 'bench/results');
 const PROFILES = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'];
 
+/**
+ * The countries `--countries all` runs: the two the bench has measured since the country-scale work (square,
+ * and taller than wide at another seed and origin) and one wider than tall, at a third seed and origin, so
+ * that a target met is met on a class of maps and not on one the code was tuned on.
+ */
+const COUNTRIES = ['32x32', '28x36-s3-o50.0_10.0', '24x42-s11-o40.0_-4.0'];
+
 const { values: opt } = parseArgs({
   options: {
     tiles: { type: 'string' },
     osm: { type: 'string' },
     seed: { type: 'string', default: '1' },
     origin: { type: 'string' },
+    countries: { type: 'string' },
+    peer: { type: 'string' },
+    osrm: { type: 'string', default: '/tmp/osrm-bin/build' },
     cache: { type: 'string', default: '/tmp/waymark-scale' },
     label: { type: 'string' },
     map: { type: 'string' },
@@ -80,16 +112,54 @@ const { values: opt } = parseArgs({
   },
 });
 
+const usage = () => {
+  console.error(
+    'usage: npm run bench:scale -- --tiles RxC [--seed N] [--origin LAT,LON] | --countries all|RxC[-sN][-oLAT_LON],… | --osm FILE.osm.pbf [--label NAME]  [--peer osrm] [--cache DIR] [--keep] [--map DIR]\n       npm run bench:scale -- --table',
+  );
+  process.exit(2);
+};
 if (opt.table) {
   console.log(formatTable(readResults(resultsDir)));
   process.exit(0);
 }
-if (!opt.tiles === !opt.osm && !opt.map) {
-  console.error(
-    'usage: npm run bench:scale -- --tiles RxC [--seed N] [--origin LAT,LON] | --osm FILE.osm.pbf [--label NAME]  [--cache DIR] [--keep] [--map DIR]\n       npm run bench:scale -- --table',
-  );
+if (opt.peer && opt.peer !== 'osrm') {
+  console.error(`--peer: only osrm is known, not '${opt.peer}'`);
   process.exit(2);
 }
+
+/** A country named as its label: RxC, then -sSEED and -oLAT_LON when not the defaults (synthCountry's variant). */
+function countryOf(name) {
+  const m = /^(\d+x\d+)(?:-s(\d+))?(?:-o(-?\d+(?:\.\d+)?)_(-?\d+(?:\.\d+)?))?$/.exec(name);
+  if (!m) {
+    console.error(`--countries: '${name}' is not all nor RxC[-sSEED][-oLAT_LON] (e.g. 28x36-s3-o50.0_10.0)`);
+    process.exit(2);
+  }
+  return { tiles: m[1], seed: m[2] ?? '1', origin: m[3] == null ? null : `${m[3]},${m[4]}` };
+}
+
+// Several countries: this script once per country, one after another (each builds, serves and frees its
+// map before the next), then the tables of every recorded result.
+if (opt.countries) {
+  if (opt.tiles || opt.osm || opt.map || opt.label) usage();
+  const names = opt.countries === 'all' ? COUNTRIES : opt.countries.split(',');
+  const countries = names.map(countryOf);
+  const passOn = ['peer', 'osrm', 'cache', 'avoid-radius', 'ready-timeout', 'build-timeout', 'rand-seed'].flatMap((k) =>
+    opt[k] === undefined ? [] : [`--${k}`, opt[k]],
+  );
+  if (opt.keep) passOn.push('--keep');
+  const failed = [];
+  for (const c of countries) {
+    const args = [fileURLToPath(import.meta.url), '--tiles', c.tiles, '--seed', c.seed, ...(c.origin ? ['--origin', c.origin] : []), ...passOn];
+    log(`country ${c.tiles} seed ${c.seed}${c.origin ? ` origin ${c.origin}` : ''}: node ${args.join(' ')}`);
+    const code = await new Promise((res) => spawn(process.execPath, args, { stdio: ['ignore', 2, 2] }).on('exit', (x, sig) => res(x ?? sig)));
+    if (code !== 0) failed.push(`${c.tiles} seed ${c.seed} (exit ${code})`);
+  }
+  console.log(formatTable(readResults(resultsDir)));
+  if (failed.length) log(`failed: ${failed.join(', ')}`);
+  process.exit(failed.length ? 1 : 0);
+}
+
+if (!opt.tiles === !opt.osm && !opt.map) usage();
 if (opt.tiles && !/^\d+x\d+$/.test(opt.tiles)) {
   console.error(`--tiles must look like 32x32, not '${opt.tiles}'`);
   process.exit(2);
@@ -99,14 +169,15 @@ const READY_TIMEOUT_MS = Number(opt['ready-timeout']) * 1000;
 const CHILD_TIMEOUT_MS = Number(opt['build-timeout']) * 1000;
 const rand = rng(Number(opt['rand-seed']));
 const adminUrl = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = 'waymark_bench_scale';
-const dbUrl = adminUrl.replace(/\/[^/]*$/, `/${dbName}`);
 const cache = resolve(opt.cache);
 mkdirSync(cache, { recursive: true });
 
 // A seed or origin other than the default is another country: it gets its own cache file and row.
 const { variant } = synthCountry({ tiles: opt.tiles, seed: opt.seed, origin: opt.origin, cache });
 const label = opt.label ?? (opt.tiles ? `${opt.tiles}${variant}` : basename(opt.osm ?? opt.map).replace(/\.osm\.pbf$/, ''));
+// One database per country: runs of two countries at once (on a host with the room) leave each other's alone.
+const dbName = `waymark_bench_scale_${label.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`.slice(0, 63);
+const dbUrl = adminUrl.replace(/\/[^/]*$/, `/${dbName}`);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const secs = (ms) => +(ms / 1000).toFixed(2);
@@ -135,18 +206,33 @@ const result = {
     note: 'cores shared with other work: timings are noisy',
   },
   git: { commit: gitOut(['rev-parse', '--short', 'HEAD']), dirty: !!gitOut(['status', '--porcelain', '--untracked-files=no']) },
+  method: {
+    client: 'node:http (bench/scale/lib.mjs call), one request at a time; time from send to the last byte of the answer',
+    modes: {
+      keepalive: 'one kept-alive connection',
+      new_connection: 'a new TCP connection per request (connect included), closed after',
+    },
+    warmup: 'none: every timed request counts, after the setup requests (road points, POIs) of the same server',
+    first:
+      'each workload (and each profile of e) on a server started anew: its first request once GET /ready answers 200, on a new connection, then the same again on that kept-alive connection; ratio = first / the workload’s new-connection median',
+    waymark_workers: 2,
+    osrm:
+      opt.peer === 'osrm' ? 'osrm-routed 6.0.0 --algorithm ch and mld, car.lua of the OSRM build, /route/v1/driving?overview=full&geometries=geojson' : null,
+  },
   osm: null,
   build: null,
   map: null,
   serve: null,
   discovery: null,
   workloads: {},
+  osrm: null,
   errors_total: null,
   met: null,
 };
 
 let stage = 'setup';
 let server = null; // { child, pid, exit, stderrTail }
+let osrm = null; // the osrm-routed running now (startOsrmRouted)
 let sql = null;
 let builtMapDir = null;
 let dbCreated = false;
@@ -254,23 +340,32 @@ function assertServerAlive() {
       `the server exited (code ${server.exit.code}, signal ${server.exit.signal}); its stderr ends with:\n${server.stderrTail.trim() || '(nothing)'}`,
     );
   }
+  if (osrm?.exit) throw new Error(`osrm-routed exited (${JSON.stringify(osrm.exit)}); its output ends with:\n${osrm.tail.trim()}`);
+}
+
+let base = '';
+let apiKey = '';
+
+/** `waymark serve` on the map; resolves once GET /ready answers 200, with the milliseconds that took. */
+async function startServer(mapDir) {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  const t0 = performance.now();
+  server = spawnServer({ port, mapDir, dbUrl });
+  return { t0, readyMs: () => waitForReady({ base, t0, timeoutMs: READY_TIMEOUT_MS, server, assertAlive: assertServerAlive }) };
 }
 
 async function stopServer() {
-  if (!server || server.exit) return;
-  server.child.kill('SIGTERM');
-  for (let i = 0; i < 100 && !server.exit; i++) await sleep(100);
-  if (!server.exit) {
-    log('server still running 10 s after SIGTERM: SIGKILL');
-    server.child.kill('SIGKILL');
-    for (let i = 0; i < 50 && !server.exit; i++) await sleep(100);
-  }
+  await stopChild(server);
+  // A stopped server is forgotten (its exit is no failure); one that would not stop is left to cleanup.
+  if (server?.exit) server = null;
+  else if (server) log('the server did not exit after SIGTERM and SIGKILL');
+  closeConnections();
 }
 
 // ---- HTTP helpers -----------------------------------------------------------------------------------------
-let base = '';
-let apiKey = '';
-const post = (path, body) => call(base, apiKey, 'POST', path, body);
+const send = (method, path, body, mode = 'keepalive') => call(base, apiKey, method, path, body, { newConnection: mode === 'new_connection' });
+const post = (path, body) => send('POST', path, body);
 /** Answers that are not the engine's verdict while points are being looked for (5xx, timeouts). */
 const discovery = { probes: 0, errors: 0, error_samples: [] };
 const discoveryError = (r) => noteError(discovery, r);
@@ -281,57 +376,31 @@ const growPool = (pool, profile, box, want, maxProbes) =>
 
 // ---- 5. the workloads -------------------------------------------------------------------------------------
 /**
- * Runs `warmup` then `items` one at a time. Latency statistics cover every answer the engine gave (200,
- * and the 422s not connected / blocked); anything else is an error, warm-up included.
+ * What an answer of ours means: 200, and the 422s not connected (and blocked, where the workload allows it)
+ * are the engine's verdicts and are timed; anything else is an error.
  */
-async function measure(name, items, send, { warmup = [], allowBlocked = false, keepAnswers = false } = {}) {
-  const out = { requests: items.length, warmup: warmup.length, ok: 0, not_connected: 0, blocked: 0, errors: 0, error_samples: [] };
-  const all = [],
-    okMs = [];
-  const record = (r, counted) => {
+const judgeOurs =
+  (allowBlocked = false) =>
+  (r) => {
     const c = classify(r);
-    const kind = c.kind === 'blocked' && !allowBlocked ? 'error' : c.kind;
-    if (kind === 'ok' || kind === 'not_connected' || kind === 'blocked') {
-      if (!counted) return c;
-      out[kind]++;
-      all.push(r.ms);
-      if (kind === 'ok') okMs.push(r.ms);
-    } else {
-      out.errors++;
-      if (out.error_samples.length < 5) out.error_samples.push(errorText(r));
-    }
-    return c;
+    if (c.kind === 'ok' || c.kind === 'not_connected' || (c.kind === 'blocked' && allowBlocked)) return { kind: c.kind };
+    return { kind: 'error', why: errorText(r) };
   };
-  for (const item of warmup) {
-    record(await send(item), false);
-    assertServerAlive();
-  }
-  let lastLog = performance.now();
-  const answers = [];
-  for (let i = 0; i < items.length; i++) {
-    const r = await send(items[i]);
-    assertServerAlive();
-    const c = record(r, true);
-    // Only the workloads that check their answers keep them (a kept far route is megabytes of arrays).
-    if (keepAnswers) answers.push({ item: items[i], r, c });
-    if (performance.now() - lastLog > 5000) {
-      lastLog = performance.now();
-      log(`  ${name}: ${i + 1}/${items.length}`);
-    }
-  }
-  out.ms = stats(all);
-  out.ms_ok = stats(okMs);
-  log(
-    `  ${name}: p50 ${out.ms.p50} ms, p95 ${out.ms.p95} ms, max ${out.ms.max} ms; 200 ${out.ok}, not connected ${out.not_connected}${allowBlocked ? `, blocked ${out.blocked}` : ''}, errors ${out.errors}${out.error_samples.length ? ` (${out.error_samples[0]})` : ''}`,
-  );
-  return { out, answers };
-}
 
 const km = (m) => +(m / 1000).toFixed(1);
 const summaryKm = (ds) => ({ min_km: km(Math.min(...ds)), mean_km: km(ds.reduce((a, b) => a + b, 0) / ds.length), max_km: km(Math.max(...ds)) });
+/** OSRM's route between the same waypoints with the whole line as GeoJSON: what ours answers. */
+const osrmRoute = (w) => `/route/v1/driving/${w.map((p) => `${p.longitude},${p.latitude}`).join(';')}?overview=full&geometries=geojson`;
+
+/**
+ * Every workload is set up on the setup server and comes back as what to send: { name, items,
+ * send(item, mode), judge, info (kept in the results), osrmPath?(item) (the same question to OSRM),
+ * keep?(answers) (figures from the timed answers, read after the clock) }. It is then timed in both
+ * connection modes, and its first item is sent again to a server just started.
+ */
 
 /** (a) 2 waypoints ≥ 60 % of the map's diagonal apart (great circle). */
-async function workloadA(pool, diagonal) {
+function workloadA(pool, diagonal) {
   const minD = 0.6 * diagonal;
   const far = [];
   for (let i = 0; i < pool.length; i++) for (let j = i + 1; j < pool.length; j++) if (meters(pool[i], pool[j]) >= minD) far.push([i, j]);
@@ -342,13 +411,25 @@ async function workloadA(pool, diagonal) {
   };
   const items = Array.from({ length: 200 }, draw);
   log(`(a) 200 plain car routes between road points ≥ ${km(minD)} km apart (${far.length} such pairs in the pool)`);
-  const { out } = await measure('(a)', items, (w) => post('/v1/routes', routeBody(w)), { warmup: Array.from({ length: 5 }, draw) });
   return {
-    ...out,
-    description: '2 waypoints, driving-car, great-circle ≥ 60 % of the map diagonal',
-    distinct_pairs_available: far.length,
-    ...summaryKm(items.map(([p, q]) => meters(p, q))),
+    name: '(a)',
+    items,
+    send: (w, mode) => send('POST', '/v1/routes', routeBody(w), mode),
+    judge: judgeOurs(),
+    osrmPath: osrmRoute,
+    keep: routeLengths,
+    info: {
+      description: '2 waypoints, driving-car, great-circle ≥ 60 % of the map diagonal',
+      distinct_pairs_available: far.length,
+      ...summaryKm(items.map(([p, q]) => meters(p, q))),
+    },
   };
+}
+
+/** Route lengths (km) of the first kept-alive answers: the same pairs asked of OSRM should come out alike. */
+function routeLengths(answers) {
+  const first = answers.filter((a) => a.mode === 'keepalive' && a.kind === 'ok').slice(0, 5);
+  return { first_route_km: first.map((a) => km(a.r.json.data?.distance ?? a.r.json.routes?.[0]?.distance)) };
 }
 
 /** Rule 1 of POST /v1/routes: the waypoints' box grown by 10 % of its diagonal, 1–10 km (avoid-area.ts). */
@@ -483,35 +564,43 @@ async function workloadB(pool, POIS = 500, ROUTES = 5, REQUESTS = 100) {
   const body = (r) => routeBody([r.A, r.B], 'driving-car', { category_id: r.category_id, radius: R });
   const items = Array.from({ length: REQUESTS }, (_, k) => routes[k % routes.length]);
   log(`(b) ${REQUESTS} car routes avoiding ${POIS} POIs each (radius ${R} m) over ${routes.length} routes`);
-  const { out, answers } = await measure('(b)', items, (r) => post('/v1/routes', body(r)), { warmup: routes, allowBlocked: true, keepAnswers: true });
-  const avoidedCounts = answers.filter((a) => a.c.kind === 'ok').map((a) => a.r.json.data.avoided?.count);
-  for (const [i, r] of routes.entries()) {
-    const ms = stats(answers.filter((a) => a.item === r).map((a) => a.r.ms));
-    log(`  (b) route ${i + 1}: p50 ${ms.p50} ms, p95 ${ms.p95} ms, max ${ms.max} ms`);
-  }
   return {
-    ...out,
-    description: `2 waypoints 100–145 km apart (great circle), driving-car, avoid {category_id, radius: ${R}} selecting ${POIS} POIs 30–80 m sideways of the plain route; 1 in ${BLOCK_EVERY} closes the route itself where a detour was found to exist`,
-    avoid_radius_m: R,
-    avoided_count_min: avoidedCounts.length ? Math.min(...avoidedCounts) : null,
-    avoided_count_max: avoidedCounts.length ? Math.max(...avoidedCounts) : null,
-    setup,
-    routes: routes.map((r, i) => {
-      const mine = answers.filter((a) => a.item === r);
-      const oks = mine.filter((a) => a.c.kind === 'ok');
+    name: '(b)',
+    items,
+    send: (r, mode) => send('POST', '/v1/routes', body(r), mode),
+    judge: judgeOurs(true),
+    info: {
+      description: `2 waypoints 100–145 km apart (great circle), driving-car, avoid {category_id, radius: ${R}} selecting ${POIS} POIs 30–80 m sideways of the plain route; 1 in ${BLOCK_EVERY} closes the route itself where a detour was found to exist`,
+      avoid_radius_m: R,
+      setup,
+    },
+    keep: (answers) => {
+      const avoidedCounts = answers.filter((a) => a.kind === 'ok').map((a) => a.r.json.data.avoided?.count);
+      for (const [i, r] of routes.entries()) {
+        const ms = stats(answers.filter((a) => a.item === r && a.mode === 'keepalive').map((a) => a.r.ms));
+        log(`  (b) route ${i + 1}, kept-alive: p50 ${ms.p50} ms, p95 ${ms.p95} ms, max ${ms.max} ms`);
+      }
       return {
-        straight_km: r.straight_km,
-        plain_km: r.plain_km,
-        pois: r.slots.length,
-        blockers: r.blockers,
-        blockers_moved_clear: r.blockers_moved,
-        ok: oks.length,
-        blocked: mine.filter((a) => a.c.kind === 'blocked').length,
-        avoiding_km: oks.length ? km(oks[0].r.json.data.distance) : null,
-        category: `bench-avoid-${i + 1}`,
-        ms: stats(mine.map((a) => a.r.ms)),
+        avoided_count_min: avoidedCounts.length ? Math.min(...avoidedCounts) : null,
+        avoided_count_max: avoidedCounts.length ? Math.max(...avoidedCounts) : null,
+        routes: routes.map((r, i) => {
+          const mine = answers.filter((a) => a.item === r);
+          const oks = mine.filter((a) => a.kind === 'ok');
+          return {
+            straight_km: r.straight_km,
+            plain_km: r.plain_km,
+            pois: r.slots.length,
+            blockers: r.blockers,
+            blockers_moved_clear: r.blockers_moved,
+            ok: oks.length,
+            blocked: mine.filter((a) => a.kind === 'blocked').length,
+            avoiding_km: oks.length ? km(oks[0].r.json.data.distance) : null,
+            category: `bench-avoid-${i + 1}`,
+            ms: Object.fromEntries(MODES.map((mode) => [mode, stats(mine.filter((a) => a.mode === mode).map((a) => a.r.ms))])),
+          };
+        }),
       };
-    }),
+    },
   };
 }
 
@@ -546,19 +635,25 @@ async function workloadC(pool, bounds, REGIONS = 4, PER_REGION = 10) {
   const items = regions.flatMap((r) => Array.from({ length: PER_REGION }, () => instance(r)));
   while (items.length < REGIONS * PER_REGION) items.push(instance(pickOne(rand, regions)));
   log(`(c) ${items.length} optimize requests, 50 stops and 3 vehicles, over ${regions.length} regions of ~30 km`);
-  const { out, answers } = await measure('(c)', items, (b) => post('/v1/routes/optimize', b), { warmup: regions.slice(0, 3).map(instance), keepAnswers: true });
-  const assigned = answers.filter((a) => a.c.kind === 'ok').map((a) => a.r.json.data.summary.assigned);
   return {
-    ...out,
-    description: 'POST /v1/routes/optimize, driving-car, 50 stops + 3 vehicles (2 round trips, 1 open) drawn from road points of a ~30 km square',
-    regions: regions.map((r) => ({ center: r.center, road_points: r.points.length })),
-    assigned_min: assigned.length ? Math.min(...assigned) : null,
+    name: '(c)',
+    items,
+    send: (b, mode) => send('POST', '/v1/routes/optimize', b, mode),
+    judge: judgeOurs(),
+    info: {
+      description: 'POST /v1/routes/optimize, driving-car, 50 stops + 3 vehicles (2 round trips, 1 open) drawn from road points of a ~30 km square',
+      regions: regions.map((r) => ({ center: r.center, road_points: r.points.length })),
+    },
+    keep: (answers) => {
+      const assigned = answers.filter((a) => a.kind === 'ok').map((a) => a.r.json.data.summary.assigned);
+      return { assigned_min: assigned.length ? Math.min(...assigned) : null };
+    },
   };
 }
 
 /** (d) 10 waypoints across the map: one from each cell of a 2 × 5 grid over the road points' extent,
  *  visited in a serpentine order. */
-async function workloadD(pool) {
+function workloadD(pool) {
   const b = boxOf(pool);
   const wide =
     meters({ latitude: b.south, longitude: b.west }, { latitude: b.south, longitude: b.east }) >=
@@ -584,22 +679,28 @@ async function workloadD(pool) {
       cells.push(members);
     }
   }
-  const draw = () => cells.map((m) => pickOne(rand, m));
-  const items = Array.from({ length: 100 }, draw);
+  const items = Array.from({ length: 100 }, () => cells.map((m) => pickOne(rand, m)));
   log(`(d) 100 car routes through 10 waypoints spread over the map (${rows} × ${cols} cells)`);
-  const { out } = await measure('(d)', items, (w) => post('/v1/routes', routeBody(w)), { warmup: Array.from({ length: 5 }, draw) });
   const spans = items.map((w) => w.slice(1).reduce((a, p, i) => a + meters(w[i], p), 0));
   return {
-    ...out,
-    description: `10 waypoints, driving-car, one per cell of a ${rows} × ${cols} grid over the road extent, serpentine`,
-    straight_line_sum: summaryKm(spans),
+    name: '(d)',
+    items,
+    send: (w, mode) => send('POST', '/v1/routes', routeBody(w), mode),
+    judge: judgeOurs(),
+    osrmPath: osrmRoute,
+    keep: routeLengths,
+    info: {
+      description: `10 waypoints, driving-car, one per cell of a ${rows} × ${cols} grid over the road extent, serpentine`,
+      straight_line_sum: summaryKm(spans),
+    },
   };
 }
 
 /**
  * (e) every profile: 20 plain routes each (car and hgv: any two road points; bike and foot: 5–30 km).
  * The pairs are found by asking the server with that profile until neither waypoint is too far from a
- * road it may use, so in the timed run only 200 or 422 not connected are acceptable.
+ * road it may use, so in the timed run only 200 or 422 not connected are acceptable. One workload per
+ * profile; a profile without enough pairs comes back as { failed }.
  */
 async function workloadE(pool, bounds) {
   const per = {};
@@ -609,7 +710,7 @@ async function workloadE(pool, bounds) {
       failures = 0,
       lastFailure = null;
     // A profile that errs every time (not served, a crashing kernel) is given up after a few errors.
-    while (pairs.length < 22 && attempts < 400 && failures < 5) {
+    while (pairs.length < 20 && attempts < 400 && failures < 5) {
       attempts++;
       const P = pickOne(rand, pool);
       let Q;
@@ -630,30 +731,109 @@ async function workloadE(pool, bounds) {
         lastFailure = errorText(r);
       }
     }
-    if (pairs.length < 22) {
+    if (pairs.length < 20) {
       const why = `only ${pairs.length} usable waypoint pairs after ${attempts} tries${lastFailure ? `; last error ${lastFailure}` : ''}`;
       log(`  (e) ${profile}: ${why}`);
-      per[profile] = { failed: why, requests: 0, ok: 0, not_connected: 0, errors: 1, error_samples: lastFailure ? [lastFailure] : [] };
+      per[profile] = { failed: why, errors: 1, error_samples: lastFailure ? [lastFailure] : [] };
       continue;
     }
-    log(`(e) ${profile}: 20 plain routes`);
-    const { out } = await measure(`(e) ${profile}`, pairs.slice(2), (w) => post('/v1/routes', routeBody(w, profile)), { warmup: pairs.slice(0, 2) });
-    per[profile] = { ...out, ...summaryKm(pairs.slice(2).map(([p, q]) => meters(p, q))) };
+    per[profile] = {
+      name: `(e) ${profile}`,
+      items: pairs,
+      send: (w, mode) => send('POST', '/v1/routes', routeBody(w, profile), mode),
+      judge: judgeOurs(),
+      info: summaryKm(pairs.map(([p, q]) => meters(p, q))),
+    };
   }
-  const sum = (k) => Object.values(per).reduce((a, x) => a + x[k], 0);
-  return {
-    description: '20 plain routes per profile; car and hgv between any two road points, bike and foot 5–30 km apart',
-    profiles: per,
-    ok: sum('ok'),
-    not_connected: sum('not_connected'),
-    errors: sum('errors'),
+  return per;
+}
+
+// ---- timing -------------------------------------------------------------------------------------------------
+/** A workload in both connection modes on the running server; what `keep` makes of the answers is added. */
+async function timeWorkload(w) {
+  const answers = [];
+  const timed = await timeInModes({
+    name: w.name,
+    items: w.items,
+    send: w.send,
+    judge: w.judge,
+    onAnswer: w.keep ? (item, r, v, mode) => answers.push({ item, r, kind: v.kind, mode }) : undefined,
+    assertAlive: assertServerAlive,
+  });
+  return { ...timed, ...(w.keep ? w.keep(answers) : {}) };
+}
+
+/** A server started anew for each workload: its first item once /ready says 200 (lib.mjs firstAfterReady). */
+async function firstOnFreshServer(w, mapDir) {
+  const { readyMs } = await startServer(mapDir);
+  const ready = await readyMs();
+  try {
+    const first = await firstAfterReady({ name: w.name, item: w.items[0], send: w.send, judge: w.judge, assertAlive: assertServerAlive });
+    return { ...first, ready_s: secs(ready) };
+  } finally {
+    await stopServer();
+  }
+}
+
+/** The same items through OSRM, started anew per workload: first after ready, both modes, its own log. */
+async function timeOsrm(algorithm, w, probe) {
+  osrm = await startOsrmRouted({
+    bin: resolve(opt.osrm),
+    dir: result.osrm.dir,
+    algorithm,
+    probePath: `/nearest/v1/driving/${probe.longitude},${probe.latitude}`,
+    logged: /\/route\/v1\//,
+  });
+  const theirs = (item, mode) => call(osrm.base, '', 'GET', w.osrmPath(item), undefined, { newConnection: mode === 'new_connection' });
+  // Judged by status: a far route's whole line is megabytes of JSON, not parsed between timed requests.
+  const judge = (r) => {
+    if (r.status === 200) return { kind: 'ok' };
+    if (r.status === 400 && /NoRoute/.test(r.json?.code ?? '')) return { kind: 'not_connected' };
+    return { kind: 'error', why: errorText(r) };
   };
+  try {
+    const name = `OSRM ${algorithm} ${w.name}`;
+    const first = await firstAfterReady({ name, item: w.items[0], send: theirs, judge, assertAlive: assertServerAlive });
+    const logFrom = osrm.logged.length;
+    const answers = [];
+    const timed = await timeInModes({
+      name,
+      items: w.items,
+      send: theirs,
+      judge,
+      onAnswer: (item, r, v, mode) => answers.push({ item, r, kind: v.kind, mode }),
+      assertAlive: assertServerAlive,
+    });
+    await sleep(300); // its log line is written after the answer
+    const logged = osrm.logged.slice(logFrom);
+    const n = w.items.length;
+    if (logged.length === 2 * n) {
+      timed.keepalive.osrm_logged_ms = stats(logged.slice(0, n));
+      timed.new_connection.osrm_logged_ms = stats(logged.slice(n));
+    }
+    return { ready_s: osrm.ready_s, rss_bytes: rssBytes(osrm.pid), first: { ...first, ready_s: osrm.ready_s }, ...timed, ...routeLengths(answers) };
+  } finally {
+    await stopChild(osrm);
+    osrm = null;
+    closeConnections();
+  }
+}
+
+/** Ours over OSRM CH's p95 in each mode (the issue's target: ≤ 0.4 for far routes, ≤ 1 for 10 waypoints). */
+function osrmRatios(w) {
+  return Object.fromEntries(
+    MODES.map((mode) => {
+      const a = w[mode]?.ms?.p95,
+        b = w.osrm?.ch?.[mode]?.ms?.p95;
+      return [mode, a != null && b ? +(a / b).toFixed(2) : null];
+    }),
+  );
 }
 
 // ---- the run ----------------------------------------------------------------------------------------------
 async function run() {
   stage = 'extract';
-  const osmFile = opt.map ? null : await extract();
+  const osmFile = opt.map ? (opt.osm ? resolve(opt.osm) : null) : await extract();
   if (osmFile) {
     result.osm = {
       file: osmFile,
@@ -680,23 +860,31 @@ async function run() {
   if (!result.map.box) throw new Error('the manifest has no grid box for the car profile: cannot tell where to look for road points');
   const bounds = result.map.box;
 
+  if (opt.peer === 'osrm') {
+    stage = 'osrm data';
+    result.osrm = await prepareOsrm({
+      bin: resolve(opt.osrm),
+      osm: osmFile,
+      dir: join(cache, `osrm-${label}`),
+      algorithms: ['ch', 'mld'],
+      timeoutMs: CHILD_TIMEOUT_MS,
+    });
+  }
+
   stage = 'database';
   apiKey = await prepareDatabase();
 
   stage = 'serve';
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  log(`starting serve on 127.0.0.1:${port} (WAYMARK_WORKERS=2)`);
-  const t0 = performance.now();
-  server = spawnServer({ port, mapDir, dbUrl });
+  log('starting serve (WAYMARK_WORKERS=2)');
+  const { t0, readyMs } = await startServer(mapDir);
   const serveSampler = rssSampler(server.pid, { everyMs: 500 });
   const ready = await waitForRoutes({ post, rand, bounds, t0, timeoutMs: READY_TIMEOUT_MS, server, assertAlive: assertServerAlive });
   const anchors = ready.anchors;
-  result.serve = { workers: 2, ready_s: secs(ready.ready_ms) };
+  result.serve = { workers: 2, ready_s: secs(ready.ready_ms), ready_endpoint_s: secs(await readyMs()) };
   result.serve.engine_first_answer_s = secs(ready.engine_first_ms);
   result.serve.ready_probes_after_engine_answered = ready.engine_tries;
   log(
-    `ready in ${result.serve.ready_s} s (the engine first answered at ${result.serve.engine_first_answer_s} s); RSS ${(rssBytes(server.pid) / 1e9).toFixed(2)} GB`,
+    `ready in ${result.serve.ready_s} s (the engine first answered at ${result.serve.engine_first_answer_s} s, /ready 200 at ${result.serve.ready_endpoint_s} s); RSS ${(rssBytes(server.pid) / 1e9).toFixed(2)} GB`,
   );
   result.serve.rss_at_ready_bytes = rssBytes(server.pid);
 
@@ -712,22 +900,41 @@ async function run() {
 
   // A workload that cannot be set up is one error in the results, and the others still run; a dead
   // server ends the bench.
-  const workloads = {
+  const setups = {
     a: () => workloadA(pool, result.map.diagonal_m),
     b: () => workloadB(pool),
     c: () => workloadC(pool, bounds),
     d: () => workloadD(pool),
     e: () => workloadE(pool, bounds),
   };
-  for (const [name, fn] of Object.entries(workloads)) {
-    stage = `workload ${name}`;
+  /** What to time: [key, profile or null, workload]. */
+  const jobs = [];
+  const W = result.workloads;
+  for (const [key, setup] of Object.entries(setups)) {
+    stage = `workload ${key} setup`;
     try {
-      result.workloads[name] = await fn();
+      const w = await setup();
+      if (key === 'e') {
+        W.e = { description: '20 plain routes per profile; car and hgv between any two road points, bike and foot 5–30 km apart', profiles: {} };
+        for (const [profile, p] of Object.entries(w)) {
+          if (p.failed) W.e.profiles[profile] = p;
+          else jobs.push(['e', profile, p]);
+        }
+      } else if (w.skipped) W[key] = { skipped: w.skipped };
+      else jobs.push([key, null, w]);
     } catch (err) {
       assertServerAlive();
-      log(`  (${name}) failed: ${err.message}`);
-      result.workloads[name] = { failed: err.message, errors: 1, error_samples: [err.message] };
+      log(`  (${key}) failed: ${err.message}`);
+      W[key] = { failed: err.message, errors: 1, error_samples: [err.message] };
     }
+  }
+  const slot = (key, profile) => (profile ? W.e.profiles[profile] : W[key]);
+
+  for (const [key, profile, w] of jobs) {
+    stage = `workload ${profile ?? key}`;
+    const timed = await timeWorkload(w);
+    if (profile) W.e.profiles[profile] = { ...w.info, ...timed };
+    else W[key] = { ...w.info, ...timed };
   }
 
   stage = 'memory';
@@ -739,9 +946,37 @@ async function run() {
     peak_tree_rss_sampled_bytes: serveSampler.stop(),
   });
   log(`serving RSS ${(result.serve.rss_bytes / 1e9).toFixed(2)} GB (peak ${(result.serve.hwm_bytes / 1e9).toFixed(2)} GB)`);
+  await stopServer();
 
-  const w = result.workloads;
-  result.errors_total = discovery.errors + (w.b?.setup?.errors ?? 0) + ['a', 'b', 'c', 'd', 'e'].reduce((a, k) => a + (w[k]?.errors ?? 0), 0);
+  // The first request of each workload on a server that has just said ready: what a client meets after a
+  // deploy, which the timed runs above (after the setup's requests) do not show.
+  result.serve.fresh_starts_ready_s = [];
+  for (const [key, profile, w] of jobs) {
+    stage = `first request ${profile ?? key}`;
+    const first = await firstOnFreshServer(w, mapDir);
+    result.serve.fresh_starts_ready_s.push(first.ready_s);
+    const s = slot(key, profile);
+    s.first = { ...first, ratio_to_median: firstRatio(first, s) };
+  }
+
+  if (opt.peer === 'osrm') {
+    for (const algorithm of ['ch', 'mld']) {
+      for (const [key, , w] of jobs.filter(([, , x]) => x.osrmPath)) {
+        stage = `OSRM ${algorithm} ${key}`;
+        W[key].osrm ??= {};
+        W[key].osrm[algorithm] = await timeOsrm(algorithm, w, pool[0]);
+      }
+    }
+    for (const key of ['a', 'd']) if (W[key]?.osrm) W[key].ours_over_osrm_ch_p95 = osrmRatios(W[key]);
+  }
+
+  const modeErrors = (x) => MODES.reduce((a, mode) => a + (x?.[mode]?.errors ?? 0), 0) + (x?.first?.kind === 'error' ? 1 : 0) + (x?.failed ? 1 : 0);
+  result.errors_total =
+    discovery.errors +
+    (W.b?.setup?.errors ?? 0) +
+    ['a', 'b', 'c', 'd'].reduce((a, k) => a + modeErrors(W[k]), 0) +
+    Object.values(W.e?.profiles ?? {}).reduce((a, p) => a + modeErrors(p), 0) +
+    (W.e?.failed ? 1 : 0);
   result.status = 'ok';
 }
 
@@ -749,6 +984,7 @@ async function cleanup() {
   await stopActiveChildren();
   closeConnections();
   await stopServer().catch((err) => log(`stopping the server: ${err.message}`));
+  await stopChild(osrm).catch(() => {});
   if (sql) await sql.end({ timeout: 5 }).catch(() => {});
   if (dbCreated) await dropBenchDatabase(adminUrl, dbName);
   if (builtMapDir && !opt.keep) rmSync(builtMapDir, { recursive: true, force: true });
