@@ -5,7 +5,7 @@
 // before it gets anywhere is set aside, with a reason on the import.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createTeam } from '../../src/auth/admin.js';
 import type { Sql } from '../../src/db/client.js';
 import { loadGeocoder } from '../../src/engine/geocoder/reverse.js';
@@ -297,6 +297,11 @@ describe('a POI whose geocoding takes its process down every time', () => {
     await sql`
       INSERT INTO pois (id, team_id, name, latitude, longitude, geocode_claims)
       SELECT id, ${team.id}, 'p', 47.14, 9.52, claims FROM unnest(${[poison, ...others]}::text[], ${[8, ...others.map(() => 2)]}::int[]) AS t(id, claims)`;
+    // Geocoding runs on the map this process serves (the compute threads'), as in `waymark worker`.
+    const { loadMap } = await import('../../src/engine/engine.js');
+    const { closePool } = await import('../../src/compute/pool.js');
+    await loadMap(mapDir);
+    onTestFinished(closePool);
     const w = new GeocodingRunner(sql, { mapDir, log: pino({ level: 'silent' }) });
     // The ninth claim: alone, and set aside.
     expect(await w.runBatch()).toBe(1);
