@@ -202,6 +202,11 @@ export class ConfigError extends Error {
   }
 }
 
+/** WAYMARK_MAP as written (the link `waymark map activate` moves), without reading the other settings. */
+export function mapSettingAsWritten(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.WAYMARK_MAP?.trim() || undefined;
+}
+
 /** Reads and validates every setting once; throws ConfigError naming each bad one. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const values: Record<string, unknown> = {};

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import pino, { type Logger } from 'pino';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { ConfigError, loadConfig, mapSettingAsWritten, type Config } from '../config.js';
 import { asConnectionError, isConnectionLost, isDatabaseUnavailable } from '../db/errors.js';
 import { projectRoot } from '../lib/paths.js';
 import { keyCommand, teamCommand, type WithDatabase } from './admin-commands.js';
@@ -180,7 +180,7 @@ export function program(): Command {
     .option('--link <path>', 'the symbolic link the processes were started with as WAYMARK_MAP (default: WAYMARK_MAP)')
     .option('--json', 'print the result as JSON')
     .action(async (dir: string, o: { link?: string; json?: boolean }, cmd: Command) => {
-      const link = o.link ?? process.env.WAYMARK_MAP?.trim();
+      const link = o.link ?? mapSettingAsWritten();
       if (!link || link === 'off') cmd.error('error: map activate needs --link or WAYMARK_MAP naming the link to move', { exitCode: EXIT_USAGE });
       const { activateMap, MAP_WATCH_MS } = await service();
       const done = await activateMap(dir, link);

@@ -165,11 +165,12 @@ export function idleThreads(): number {
   return gen.piscina ? Math.max(0, gen.piscina.options.maxThreads - gen.tasks) : poolSize();
 }
 
-/** Runs a named export of the worker module. */
-export async function runTask<T>(name: string, payload: unknown): Promise<T> {
+/** Runs a named export of the worker module. `ownWork`: the process's own task (a map's warm-up, one per
+ *  thread before it serves), not refused for the queue limit that keeps requests from piling up. */
+export async function runTask<T>(name: string, payload: unknown, { ownWork = false } = {}): Promise<T> {
   const gen = activeGeneration();
   const p = piscinaOf(gen);
-  if (p.queueSize >= p.options.maxQueue) throw new PoolBusyError();
+  if (!ownWork && p.queueSize >= p.options.maxQueue) throw new PoolBusyError();
   const started = performance.now();
   let ok = false;
   gen.tasks++;

@@ -3,7 +3,19 @@
 // typed errors.
 import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { activeGeneration, computePool, idleThreads, newGeneration, poolSize, promote, retire, runOn, runTask, type PoolGeneration } from '../compute/pool.js';
+import {
+  activeGeneration,
+  computePool,
+  idleThreads,
+  newGeneration,
+  PoolBusyError,
+  poolSize,
+  promote,
+  retire,
+  runOn,
+  runTask,
+  type PoolGeneration,
+} from '../compute/pool.js';
 import { MapFormatError, MapVerifier, readManifest, readMapId, readShapeFiles, type MapManifest } from '../map/map-files.js';
 import type { ThreadWarmUp, WarmUpInput } from './warm-up.js';
 import { shapeBytes, type Shapes } from '../map/graphs/road-graph.js';
@@ -272,13 +284,16 @@ async function warmThreads(map: LoadedMap, shapes: Shapes): Promise<WarmUpReport
   const deadline = setTimeout(() => {
     for (let i = 0; i < input.stop.length; i++) Atomics.store(input.stop, i, 1);
   }, WARM_UP_AVOID_MS);
-  const reports = await Promise.all(Array.from({ length: threads }, () => runTask<ThreadWarmUp>('warmUp', input))).finally(() => clearTimeout(deadline));
+  const reports = await Promise.all(Array.from({ length: threads }, () => runTask<ThreadWarmUp>('warmUp', input, { ownWork: true }))).finally(() =>
+    clearTimeout(deadline),
+  );
   return { ms: Math.round(performance.now() - started), threads: reports };
 }
 
-/** An engine's verdict (no road near, no route) warms the same code as a route: it is not a failure here. */
+/** An engine's verdict (no road near, no route) warms the same code as a route: it is not a failure here;
+ *  nor is a pool whose queue limit refuses a request (WAYMARK_POOL_QUEUE=0): it refuses every request alike. */
 const verdict = (err: unknown): null => {
-  if (err instanceof WaypointTooFarError || err instanceof NoRouteError) return null;
+  if (err instanceof WaypointTooFarError || err instanceof NoRouteError || err instanceof PoolBusyError) return null;
   throw err;
 };
 

@@ -113,12 +113,14 @@ function againstReference(profile: string, seed: number, vehicle?: VehicleQuery,
   const closed = closedTo(g, profile, vehicle);
   const nodes = plainNodes(g, closed);
   const rand = rng(seed);
-  let tooBig = 0;
+  let tooBig = 0,
+    turned = 0;
   for (let i = 0; i < 300; i++) {
     const s = nodes[Math.floor(rand() * nodes.length)],
       t = nodes[Math.floor(rand() * nodes.length)];
     const ref = reference(g, s, t, closed);
     const race = backward ? { backward, flag: new Int32Array(new SharedArrayBuffer(4)) } : undefined;
+    const turnsBefore = core.searches.turns;
     const r = core.route({ profile, waypoints: [at(g, s), at(g, t)], vehicle, race });
     if (ref === Infinity) {
       // The main network is one strongly connected part: only ways closed to the lorry cut a pair off.
@@ -128,9 +130,15 @@ function againstReference(profile: string, seed: number, vehicle?: VehicleQuery,
       continue;
     }
     if (!r.ok) throw new Error(`no route ${s} → ${t}: ${JSON.stringify(r.error)}`);
-    expect(r.value.duration * 10).toBeCloseTo(ref, 6);
+    if (core.searches.turns > turnsBefore) {
+      // The fastest path turned back mid-road, which routes do not (turn-back.ts): searched again without
+      // that turn, the route is no faster than the reference over the plain graph.
+      turned++;
+      expect(r.value.duration * 10).toBeGreaterThanOrEqual(ref - 1e-6);
+    } else expect(r.value.duration * 10).toBeCloseTo(ref, 6);
   }
   expect(tooBig).toBeLessThan(15);
+  expect(turned).toBeLessThan(15);
 }
 
 describe.each(PROFILES)('%s on a synthetic country', (profile) => {
