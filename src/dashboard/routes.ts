@@ -78,6 +78,8 @@ export function dashboardRoutes(
   const sessions = new SessionStore(sql, opts.idleMinutes);
   const proxies = new TrustedProxies(opts.trustedProxies);
   const fromElsewhere = (ctx: RequestContext) => crossOrigin(ctx.headers, proxies.host(ctx.peer, ctx.headers));
+  // X-Forwarded-Proto only from a trusted proxy, as X-Forwarded-Host and -For.
+  const overTls = (ctx: RequestContext) => opts.secureCookie || (proxies.trusts(ctx.peer) && ctx.headers['x-forwarded-proto'] === 'https');
   const pois = poiLister(sql);
 
   /** A handler behind the session cookie; state-changing requests also need the session's CSRF token
@@ -159,7 +161,7 @@ export function dashboardRoutes(
         await sessions.clearFailures(input.email);
         const { token } = await sessions.create(user.id, user.team_id);
         const session = await sessions.touch(token);
-        return json(201, sessionBody(session!), { 'Set-Cookie': sessionCookie(token, ABSOLUTE_HOURS * 3600, ctx.headers, opts.secureCookie) });
+        return json(201, sessionBody(session!), { 'Set-Cookie': sessionCookie(token, ABSOLUTE_HOURS * 3600, overTls(ctx)) });
       }),
     },
     {
@@ -169,7 +171,7 @@ export function dashboardRoutes(
       body: 'none',
       handler: authed(async (ctx) => {
         await sessions.destroy(readCookie(ctx.headers.cookie, COOKIE));
-        return { status: 204, headers: { 'Set-Cookie': sessionCookie('', 0, ctx.headers, opts.secureCookie), 'Cache-Control': 'no-store' } };
+        return { status: 204, headers: { 'Set-Cookie': sessionCookie('', 0, overTls(ctx)), 'Cache-Control': 'no-store' } };
       }),
     },
     ...teamKeyRoutes(sql, authed),

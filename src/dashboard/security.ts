@@ -31,9 +31,8 @@ export function readCookie(header: string | undefined, name: string): string | u
   return undefined;
 }
 
-/** Secure when the request came over TLS (a proxy in front says so) or the operator asks for it. */
-export function sessionCookie(token: string, maxAgeSeconds: number, headers: Record<string, string>, alwaysSecure = false): string {
-  const secure = headers['x-forwarded-proto'] === 'https' || alwaysSecure;
+/** `secure` when the request came over TLS (a trusted proxy in front says so) or the operator asks for it. */
+export function sessionCookie(token: string, maxAgeSeconds: number, secure: boolean): string {
   return `${COOKIE}=${token}; Path=/dashboard; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 }
 

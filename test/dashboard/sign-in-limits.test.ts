@@ -53,6 +53,18 @@ describe('X-Forwarded-Host and the Origin check', () => {
     // The proxy's word is about its host: another site's Origin is still refused.
     expect((await signIn(proxied, t.email, t.password, { origin: 'https://evil.example', 'x-forwarded-host': 'waymark.example' })).status).toBe(403);
   });
+
+  it('X-Forwarded-Proto makes the session cookie Secure only from a trusted proxy', async () => {
+    const overTls = { 'x-forwarded-proto': 'https' };
+    const p = await makeDashboardTeam(proxied);
+    const viaProxy = await signIn(proxied, p.email, p.password, overTls);
+    expect(viaProxy.status).toBe(201);
+    expect(viaProxy.headers.get('set-cookie')).toMatch(/; Secure$/);
+    const d = await makeDashboardTeam(direct);
+    const res = await signIn(direct, d.email, d.password, overTls);
+    expect(res.status).toBe(201);
+    expect(res.headers.get('set-cookie')).not.toMatch(/Secure/);
+  });
 });
 
 describe('failed sign-ins per client', () => {
