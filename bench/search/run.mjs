@@ -102,11 +102,18 @@ try {
   const judgeAny = (r) => (r.status === 200 ? { kind: 'ok', seen: (r.json?.data ?? []).length } : { kind: 'error', why: errorText(r) });
   const typed = addresses.flatMap((a) => [a.street.slice(0, 4), a.street, a.numbered]);
   const WARMUP = Number(opt.warmup);
+  // The slowest questions of each workload, to say what the tail is made of.
+  const slowest = { search: [], autocomplete: [] };
+  const keepSlow = (list, text) => (_item, r) => {
+    list.push({ q: text(_item), ms: +r.ms.toFixed(1) });
+    list.sort((x, y) => y.ms - x.ms).splice(8);
+  };
   const search = await timeInModes({
     name: 'search',
     items: addresses,
     send: (a, mode) => get(`/v1/geo/search?${q({ q: a.text })}`, mode),
     judge: judgeSearch,
+    onAnswer: keepSlow(slowest.search, (a) => a.text),
     warmup: WARMUP,
     assertAlive,
     say,
@@ -116,6 +123,7 @@ try {
     items: typed,
     send: (t, mode) => get(`/v1/geo/autocomplete?${q({ q: t })}`, mode),
     judge: judgeAny,
+    onAnswer: keepSlow(slowest.autocomplete, (t) => t),
     warmup: WARMUP,
     assertAlive,
     say,
@@ -150,6 +158,7 @@ try {
     method: 'one request at a time, kept-alive connection then a new connection per request, timed to the last byte',
     addresses: addresses.length,
     workloads,
+    slowest,
     met,
   };
   const out = join(root, 'bench/results', `search-${label}.json`);
