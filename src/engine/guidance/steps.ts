@@ -220,13 +220,11 @@ function distinct(n: number): boolean {
  * (oneway entries and exits make it a roundabout like any other) and pointing apart (`distinct`).
  */
 function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
-  let cm = 0,
-    node = v,
+  let node = v,
     dir = d,
     roads = 0;
   const pts = g.shapes.pointsE7;
   for (let hops = 0; hops < 64; hops++) {
-    cm += g.geomCm[dir >> 1];
     const p = dir & 1 ? g.geomLast[dir >> 1] : g.geomFirst[dir >> 1];
     ringPoints[2 * hops] = pts[2 * p];
     ringPoints[2 * hops + 1] = pts[2 * p + 1];
