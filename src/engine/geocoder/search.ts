@@ -98,6 +98,21 @@ export class SearchIndex {
     return Object.values(this.a).reduce((n, v) => n + v.byteLength, 0);
   }
 
+  /** Names met again and again (a name thousands of streets share, the countries' names), decoded once. */
+  private readonly names = new Map<number, { name: string; text: string | null; wordCount: number }>();
+
+  private nameOf(id: number): { name: string; text: string | null; wordCount: number } {
+    let n = this.names.get(id);
+    if (!n) {
+      const text = this.text(id);
+      n = { name: text ?? '', text, wordCount: words(text ?? '').length };
+      // Bounded: a country's names would otherwise all stay.
+      if (this.names.size >= 50_000) this.names.clear();
+      this.names.set(id, n);
+    }
+    return n;
+  }
+
   private text(id: number): string | null {
     if (id < 0) return null;
     return dec.decode(this.a.strBytes.subarray(this.a.strOffsets[id], this.a.strOffsets[id + 1]));
@@ -401,12 +416,12 @@ export class SearchIndex {
     if (nameHits === 0) return [];
 
     const nameId = kind === 0 ? a.stName[k] : kind === KIND_PLACE ? a.plName[k] : a.pcCode[k];
-    const name = this.text(nameId) ?? '';
-    const coverage = Math.min(1, nameHits / Math.max(1, words(name).length));
+    const { name, wordCount } = this.nameOf(nameId);
+    const coverage = Math.min(1, nameHits / Math.max(1, wordCount));
     const matched = Math.max(0, (qwords.length - missing) / qwords.length);
     const weight = kind === 0 ? a.stAddrFirst[k + 1] - a.stAddrFirst[k] : kind === KIND_PLACE ? a.plWeight[k] : 0;
     const importance = Math.min(1, Math.log10(1 + weight) / 4);
-    const countryName = country < 0 ? null : (this.text(a.countryName[country]) ?? null);
+    const countryName = country < 0 ? null : this.nameOf(a.countryName[country]).text;
     const score = (lat: number, lon: number, exactNumber: boolean) => {
       let s = matched * (0.55 + 0.25 * coverage + (exactNumber ? 0.1 : 0) + 0.05 * importance + (kind === KIND_PLACE ? 0.05 : 0)) - 0.05 * typos;
       if (q.near) {
@@ -477,8 +492,24 @@ export class SearchIndex {
       begun: number[] = [];
     // One point per number: a house mapped as a node and as a building is one address.
     const seen = new Set<string>();
+    const want = enc.encode(w.word);
     for (let i = a.stAddrFirst[k]; i < a.stAddrFirst[k + 1]; i++) {
-      const key = houseNumberKey(this.text(a.adNumber[i]) ?? '');
+      // Most numbers are plain ASCII digits and lower-case letters, their own key: compared as bytes, and a
+      // number that can neither be the word nor begin with it is passed over without being decoded (a
+      // street of thousands of numbers is read for every keystroke).
+      const id = a.adNumber[i];
+      const from = id < 0 ? 0 : a.strOffsets[id],
+        len = id < 0 ? 0 : a.strOffsets[id + 1] - from;
+      let plain = len > 0,
+        same = 0;
+      for (let b = 0; b < len && plain; b++) {
+        const c = a.strBytes[from + b];
+        plain = (c >= 48 && c <= 57) || (c >= 97 && c <= 122);
+        if (plain && b === same && b < want.length && c === want[b]) same++;
+      }
+      if (plain && same < Math.min(len, want.length)) continue;
+      if (plain && len !== want.length && !(w.prefix && len > want.length)) continue;
+      const key = plain ? (len === want.length ? w.word : dec.decode(a.strBytes.subarray(from, from + len))) : houseNumberKey(this.text(id) ?? '');
       if (seen.has(key)) continue;
       if (key === w.word) exact.push(i), seen.add(key);
       else if (w.prefix && key.startsWith(w.word)) begun.push(i), seen.add(key);
