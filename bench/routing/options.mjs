@@ -11,20 +11,11 @@ import { nodePositionsE7, toDegrees } from '../../dist/map/graphs/road-graph.js'
 import { EXCLUDE_BIT } from '../../dist/map/graphs/profiles.js';
 import { placeGraphs } from '../../dist/engine/graph-memory.js';
 import { RouteCore } from '../../dist/engine/route-core.js';
+import { rng } from '../scale/lib.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pairs = Number(process.argv.find((a) => a.startsWith('--pairs='))?.slice(8) ?? 300);
 
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = rng(36);
 const stats = (ms) => {
   const s = [...ms].sort((a, b) => a - b);

@@ -41,6 +41,13 @@ const CITY_PLACES = new Set(['city', 'town', 'village']);
 const isArea = (o: Obj) => o.kind === 'R' || (o.points.length >= 4 && o.tags.highway === undefined && o.tags.building === undefined);
 const isStreet = (o: Obj) => o.kind !== 'N' && o.tags.highway !== undefined;
 
+/** Why Waymark cannot answer for `subject` (a row then is skipped), or null. */
+function unanswerable(subject: Obj): string | null {
+  if (isArea(subject)) return "an area's own address (Waymark answers the address of a point)";
+  if (isStreet(subject) && !subject.tags.name) return 'an unnamed road (Waymark keeps only named streets)';
+  return null;
+}
+
 /** The point a POI standing for the object is placed at: a node's position, an area's centroid, a line's middle. */
 function positionOf(o: Obj): [number, number] {
   const p = o.points;
@@ -101,16 +108,9 @@ export function checkPlacex(world: World, scenario: string, step: Step): RowResu
         skip(`compares ${col} (Nominatim's internal ranks)`);
         continue;
       }
-      if (!subject) {
-        skip('an object the scenario does not place');
-        continue;
-      }
-      if (isArea(subject)) {
-        skip("an area's own address (Waymark answers the address of a point)");
-        continue;
-      }
-      if (isStreet(subject) && !subject.tags.name) {
-        skip('an unnamed road (Waymark keeps only named streets)');
+      const unfit = subject ? unanswerable(subject) : 'an object the scenario does not place';
+      if (!subject || unfit) {
+        skip(unfit ?? '');
         continue;
       }
       if (col === 'parent_place_id' && isStreet(subject)) {
@@ -168,16 +168,9 @@ export function checkAddressLines(world: World, scenario: string, step: Step, ex
       skip(world.skip);
       continue;
     }
-    if (!subject || !area) {
-      skip('an object the scenario does not place');
-      continue;
-    }
-    if (isArea(subject)) {
-      skip("an area's own address (Waymark answers the address of a point)");
-      continue;
-    }
-    if (isStreet(subject) && !subject.tags.name) {
-      skip('an unnamed road (Waymark keeps only named streets)');
+    const unfit = subject && area ? unanswerable(subject) : 'an object the scenario does not place';
+    if (!subject || !area || unfit) {
+      skip(unfit ?? '');
       continue;
     }
     const why = cityField(area);

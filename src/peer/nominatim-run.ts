@@ -2,21 +2,9 @@
 // (db/query, nominatim-features.ts) and address model (db/import, nominatim-import.ts) — and prints the agreement per file and in total, every disagreement with its
 // row, and the skipped rows grouped by reason (--verbose lists each skipped row too). Exits 0 whatever
 // the agreement: it is a measurement.
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
+import { featureFiles, pct } from './feature-files.js';
 import { runNominatimFile, type NominatimFileReport } from './nominatim-features.js';
-
-function featureFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...featureFiles(path));
-    else if (name.endsWith('.feature')) out.push(path);
-  }
-  return out;
-}
-
-const pct = (a: number, n: number): string => (n === 0 ? '-' : `${((100 * a) / n).toFixed(1)} %`);
 
 async function main(argv: string[]): Promise<void> {
   const verbose = argv.includes('--verbose');

@@ -4,22 +4,10 @@
 // runs the guidance files of OSRM's release tarball the same way (osrm-guidance.ts: issue 31's list, or
 // every guidance file with --all). Exits 0 whatever the agreement: it is a measurement; the tests pin the
 // files expected to pass.
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
+import { featureFiles, pct } from './feature-files.js';
 import { runFeatureFile, type FileReport } from './osrm-features.js';
 import { GUIDANCE_FILES, knownCause, runGuidance } from './osrm-guidance.js';
-
-function featureFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...featureFiles(path));
-    else if (name.endsWith('.feature')) out.push(path);
-  }
-  return out;
-}
-
-const pct = (a: number, n: number): string => (n === 0 ? '-' : `${((100 * a) / n).toFixed(1)} %`);
 
 export function printReports(reports: FileReport[], verbose: boolean, write: (s: string) => void): void {
   for (const r of reports) {

@@ -153,7 +153,6 @@ let ringOneName = false;
 /** The radius of the ring of roundabout ways through node v, followed from `d` (Infinity when it does
  *  not close within 64 nodes). */
 function radiusOfRing(g: GuidanceGraph, v: number, d: number): number {
-  const pts = g.shapes.pointsE7;
   let node = v,
     dir = d;
   const nameOf = (x: number): number => {
@@ -164,12 +163,7 @@ function radiusOfRing(g: GuidanceGraph, v: number, d: number): number {
   ringOneName = name >= 0;
   for (let hops = 0; hops < 64; hops++) {
     if (nameOf(dir) !== name) ringOneName = false;
-    const p = dir & 1 ? g.geomLast[dir >> 1] : g.geomFirst[dir >> 1];
-    ringPoints[2 * hops] = pts[2 * p];
-    ringPoints[2 * hops + 1] = pts[2 * p + 1];
-    ringCount = hops + 1;
-    let next = -1;
-    for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) if (g.orig[e] === dir) next = g.head[e];
+    const next = ringStep(g, node, dir, hops);
     if (next < 0) return Infinity;
     if (next === v) return ringRadius();
     node = next;
@@ -219,18 +213,25 @@ function distinct(n: number): boolean {
  * length / 2π) of at most SMALL_ROUNDABOUT_M, and at most four roads off it, one per node, each two-way
  * (oneway entries and exits make it a roundabout like any other) and pointing apart (`distinct`).
  */
+/** Records where ring way `dir` starts as the ring's `hops`-th point, and returns the node it leads to from
+ *  `node` (-1: it leaves elsewhere). */
+function ringStep(g: GuidanceGraph, node: number, dir: number, hops: number): number {
+  const pts = g.shapes.pointsE7;
+  const p = dir & 1 ? g.geomLast[dir >> 1] : g.geomFirst[dir >> 1];
+  ringPoints[2 * hops] = pts[2 * p];
+  ringPoints[2 * hops + 1] = pts[2 * p + 1];
+  ringCount = hops + 1;
+  let next = -1;
+  for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) if (g.orig[e] === dir) next = g.head[e];
+  return next;
+}
+
 function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
   let node = v,
     dir = d,
     roads = 0;
-  const pts = g.shapes.pointsE7;
   for (let hops = 0; hops < 64; hops++) {
-    const p = dir & 1 ? g.geomLast[dir >> 1] : g.geomFirst[dir >> 1];
-    ringPoints[2 * hops] = pts[2 * p];
-    ringPoints[2 * hops + 1] = pts[2 * p + 1];
-    ringCount = hops + 1;
-    let next = -1;
-    for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) if (g.orig[e] === dir) next = g.head[e];
+    const next = ringStep(g, node, dir, hops);
     if (next < 0) return false;
     node = next;
     // The roads off the ring here: each way out must come back in (two-way), one per node.
