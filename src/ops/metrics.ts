@@ -2,7 +2,7 @@ import client from 'prom-client';
 import { liveGenerations, observeTasks, poolStats as computeStats } from '../compute/pool.js';
 import { activeMap } from '../engine/engine.js';
 import type { MapSwaps } from './map-swap.js';
-import { poolStats, type Sql } from '../db/client.js';
+import { poolStats, type Sql, retryable } from '../db/client.js';
 import type { RequestContext } from '../http/context.js';
 import { errorSchema, type Operation } from '../http/openapi.js';
 import { RawJson, type Route } from '../http/router.js';
@@ -118,7 +118,9 @@ export class Metrics {
       registers: [registry],
       async collect() {
         // A scrape while the database is down reports what it can: the job counts are left out.
-        const rows = await deps.sql<{ status: string; n: number }[]>`SELECT status, count(*)::int AS n FROM jobs GROUP BY status`.catch(() => undefined);
+        const rows = await retryable(deps.sql<{ status: string; n: number }[]>`SELECT status, count(*)::int AS n FROM jobs GROUP BY status`).catch(
+          () => undefined,
+        );
         this.reset();
         for (const state of ['queued', 'running', 'failed']) this.set({ state }, rows?.find((r) => r.status === state)?.n ?? 0);
       },
