@@ -2,7 +2,7 @@
 // named by POI id, POI selections to cluster or avoid). The module other folders use; the resource's
 // own SQL (lists, reads, writes) is store.ts.
 import { type Sql, retryable } from '../../db/client.js';
-import type { Box } from '../../lib/search-box.js';
+import type { Box } from '../../lib/geo/search-box.js';
 import { insideBox, poiFilterSql, type PoiFilter } from './filters.js';
 
 export interface PoiPosition {
