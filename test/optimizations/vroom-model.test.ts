@@ -348,31 +348,36 @@ describe('shipments, priorities, windows and limits', () => {
     });
   });
 
-  it('times a given 200-stop plan with a break within 50 ms', () => {
+  it('times a given 200-stop plan with a break by scheduling it, not searching: at most one pass of the route per place the break can go', () => {
     const n = 201;
     let seed = 3;
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const xy = Array.from({ length: n }, () => [rand() * 20_000, rand() * 20_000]);
-    const durations = new Int32Array(n * n).map((_, k) =>
+    const matrix = new Int32Array(n * n).map((_, k) =>
       Math.round(Math.hypot(xy[Math.floor(k / n)][0] - xy[k % n][0], xy[Math.floor(k / n)][1] - xy[k % n][1]) / 10),
     );
+    // The work counted, not timed (a loaded machine made a 50 ms bound fail): every travel time read.
+    let reads = 0;
+    const durations = new Proxy(matrix, {
+      get(target, key) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
     const problem: VrpProblem = {
       durations,
       vehicles: [{ start: 0, end: 0, hours: [0, 2_000_000], breaks: [{ windows: [[20_000, 30_000]], service: 1800 }] }],
       jobs: Array.from({ length: 200 }, (_, j) => ({ location: j + 1, service: 120, timeWindows: j % 10 ? [] : [[0, 1_500_000]] })),
     };
     const jobs = Array.from({ length: 200 }, (_, j) => j);
-    timeAsGiven(problem, [{ vehicle: 0, jobs }]);
-    const runs: number[] = [];
-    for (let k = 0; k < 5; k++) {
-      const t = performance.now();
-      const got = timeAsGiven(problem, [{ vehicle: 0, jobs }]);
-      runs.push(performance.now() - t);
-      expect(got.routes[0].breaks).toHaveLength(1);
-    }
-    const ms = Math.min(...runs);
-    console.log(`plan mode, 200 stops and a break: timed in ${ms.toFixed(1)} ms (best of 5; median ${runs.sort((a, b) => a - b)[2].toFixed(1)} ms)`);
-    expect(ms).toBeLessThan(50);
+    const got = timeAsGiven(problem, [{ vehicle: 0, jobs }]);
+    expect(got.routes[0].breaks).toHaveLength(1);
+    // 201 places for the break, a pass over 201 legs for each: 25,551 reads when written (a search reads
+    // the matrix millions of times).
+    console.log(`plan mode, 200 stops and a break: ${reads} travel times read`);
+    expect(reads).toBeGreaterThan(0);
+    expect(reads).toBeLessThanOrEqual(n * n);
   });
 
   it('serves the high-priority stops first when not all fit', async () => {
