@@ -58,19 +58,21 @@ export interface PoiCounters {
 /** The counters of `teams` and the JSON of the POIs `keys` name (those that exist), read in one
  *  statement, so both are of one snapshot. */
 export async function fetchPoisWithCounters(sql: Sql, teams: string[], keys: Array<{ teamId: string; id: string }>) {
-  const countersSql = retryable(sql`
+  const countersSql = sql`
     SELECT t.team_id, coalesce(v.version, 0)::text AS version, NULL::text AS id, coalesce(v.content, 0)::text AS json
-    FROM unnest(${teams}::text[]) AS t(team_id) LEFT JOIN poi_versions v ON v.team_id = t.team_id`);
+    FROM unnest(${teams}::text[]) AS t(team_id) LEFT JOIN poi_versions v ON v.team_id = t.team_id`;
   // Everything asked is held: the counters alone, a cheaper statement than the union with no keys.
-  const rows = await sql<Array<{ team_id: string; version: string | null; id: string | null; json: string }>>`${countersSql}${
-    keys.length === 0
-      ? sql``
-      : sql`
+  const rows = await retryable(
+    sql<Array<{ team_id: string; version: string | null; id: string | null; json: string }>>`${countersSql}${
+      keys.length === 0
+        ? sql``
+        : sql`
     UNION ALL
     SELECT p.team_id, NULL::text, ${poiJsonColumns(sql)}
     FROM unnest(${keys.map((k) => k.teamId)}::text[], ${keys.map((k) => k.id)}::text[]) AS k(team_id, id)
     JOIN pois p ON p.team_id = k.team_id AND p.id = k.id ${poiJoins(sql)}`
-  }`;
+    }`,
+  );
   const counters = new Map<string, PoiCounters>();
   const pois: Array<{ teamId: string; id: string; json: string }> = [];
   for (const r of rows) {
