@@ -2,7 +2,7 @@ import client from 'prom-client';
 import { liveGenerations, observeTasks, poolStats as computeStats } from '../compute/pool.js';
 import { activeMap } from '../engine/engine.js';
 import type { MapSwaps } from './map-swap.js';
-import { poolStats, type Sql } from '../db/client.js';
+import { poolStats, type Sql, retryable } from '../db/client.js';
 import type { RequestContext } from '../http/context.js';
 import { errorSchema, type Operation } from '../http/openapi.js';
 import { RawJson, type Route } from '../http/router.js';
@@ -119,7 +119,9 @@ export class Metrics {
       labelNames: ['state'],
       registers: [registry],
       async collect() {
-        const rows = await deps.sql<{ status: string; n: number }[]>`SELECT status, count(*)::int AS n FROM jobs GROUP BY status`.catch(() => undefined);
+        const rows = await retryable(deps.sql<{ status: string; n: number }[]>`SELECT status, count(*)::int AS n FROM jobs GROUP BY status`).catch(
+          () => undefined,
+        );
         this.reset();
         if (rows) for (const state of ['queued', 'running', 'failed']) this.set({ state }, rows.find((r) => r.status === state)?.n ?? 0);
       },
@@ -129,7 +131,7 @@ export class Metrics {
       help: 'Whether PostgreSQL answered the last scrape (1) or not (0)',
       registers: [registry],
       async collect() {
-        this.set((await deps.sql`SELECT 1`.catch(() => undefined)) ? 1 : 0);
+        this.set((await retryable(deps.sql`SELECT 1`).catch(() => undefined)) ? 1 : 0);
       },
     });
     new client.Counter({
