@@ -77,6 +77,10 @@ const MAX_CANDIDATES = 4000;
 /** Words of the dictionary a prefix may stand for before it counts as too short to narrow anything. */
 const MIN_TYPO_LENGTH = 5;
 const NEAR_SCALE_M = 20_000;
+/** Less than a typo or a missing word costs: it only orders names that fold alike. */
+const LITERAL_BONUS = 0.01;
+
+const literal = (text: string) => ` ${text.normalize('NFC').toLowerCase().replace(/[\s,]+/g, ' ').trim()} `;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -153,11 +157,14 @@ export class SearchIndex {
       evaluate([...candidates].filter((id) => this.holdsAll(id, words) || (rest.push(id), false)));
       if (scored.length === 0) evaluate(rest);
     } else evaluate(candidates);
-    // Results that leave a word unmatched only when none matches every word.
+    // Results that leave a word unmatched only when none matches every word. Of names that fold alike
+    // ("Bödastrasse" and a mistyped "Bodastrasse", house "3-7" and "37"), the one written as asked comes first.
+    const asked = literal(q.structured ? [q.structured.street, q.structured.housenumber].filter(Boolean).join(' ') : (q.text ?? ''));
     const weightOf = new Map<SearchHit, number>();
     for (const r of scored) {
       if (r.missing !== fewestMissing) continue;
       const hit = { ...r.hit, complete: r.missing === 0 };
+      if (hit.kind !== 'place' && hit.kind !== 'postcode' && asked.includes(literal(hit.name))) hit.score = Math.min(1, Math.round((hit.score + LITERAL_BONUS) * 1000) / 1000);
       hits.push(hit);
       weightOf.set(hit, r.weight);
     }
