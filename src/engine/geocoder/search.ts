@@ -80,7 +80,12 @@ const NEAR_SCALE_M = 20_000;
 /** Less than a typo or a missing word costs: it only orders names that fold alike. */
 const LITERAL_BONUS = 0.01;
 
-const literal = (text: string) => ` ${text.normalize('NFC').toLowerCase().replace(/[\s,]+/g, ' ').trim()} `;
+const literal = (text: string) =>
+  ` ${text
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[\s,]+/g, ' ')
+    .trim()} `;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -157,20 +162,37 @@ export class SearchIndex {
       evaluate([...candidates].filter((id) => this.holdsAll(id, words) || (rest.push(id), false)));
       if (scored.length === 0) evaluate(rest);
     } else evaluate(candidates);
-    // Results that leave a word unmatched only when none matches every word. Of names that fold alike
-    // ("Bödastrasse" and a mistyped "Bodastrasse", house "3-7" and "37"), the one written as asked comes first.
-    const asked = literal(q.structured ? [q.structured.street, q.structured.housenumber].filter(Boolean).join(' ') : (q.text ?? ''));
+    // Results that leave a word unmatched only when none matches every word.
     const weightOf = new Map<SearchHit, number>();
     for (const r of scored) {
       if (r.missing !== fewestMissing) continue;
       const hit = { ...r.hit, complete: r.missing === 0 };
-      if (hit.kind !== 'place' && hit.kind !== 'postcode' && asked.includes(literal(hit.name))) hit.score = Math.min(1, Math.round((hit.score + LITERAL_BONUS) * 1000) / 1000);
       hits.push(hit);
       weightOf.set(hit, r.weight);
     }
+    this.preferAsWritten(hits, q);
     // Stable: a street's house numbers stay in their order.
     hits.sort((x, y) => y.score - x.score || weightOf.get(y)! - weightOf.get(x)!);
     return hits.slice(0, q.limit);
+  }
+
+  /**
+   * Of streets and addresses whose names fold alike but are written otherwise ("Bödastrasse 4" and a
+   * mistyped "Bodastrasse 4", house "3-7" and "37"), the ones written as asked get a little more score.
+   * Only then: a name with no such twin scores the same however it is written ("Landstr. 1", "Landstrasse 1").
+   */
+  private preferAsWritten(hits: SearchHit[], q: SearchQuery): void {
+    const asked = literal(q.structured ? [q.structured.street, q.structured.housenumber].filter(Boolean).join(' ') : (q.text ?? ''));
+    const twins = new Map<string, SearchHit[]>();
+    for (const h of hits) {
+      if (h.kind !== 'street' && h.kind !== 'address') continue;
+      const key = `${h.kind} ${words(h.name).join('')}`;
+      twins.set(key, [...(twins.get(key) ?? []), h]);
+    }
+    for (const group of twins.values()) {
+      if (new Set(group.map((h) => h.name)).size < 2) continue;
+      for (const h of group) if (asked.includes(literal(h.name))) h.score = Math.min(1, Math.round((h.score + LITERAL_BONUS) * 1000) / 1000);
+    }
   }
 
   /**

@@ -18,11 +18,13 @@ export interface SearchSource {
   countries: ReadonlyArray<{ name: string; alpha2: string | null }>;
   /** `city`: the city an address point's addr:city names (-1: the city where it lies). */
   addresses: { coords: Int32Array; street: Int32Array; number: Int32Array; postcode: Int32Array; country: Int32Array; city: Int32Array };
+  /** The texts `others` below refer to: a street's or a place's other names (`name:xx`, alt_name…), `;`-separated. */
+  otherNames: readonly string[];
   /** `city`: the city a street's addr:city names (-1: the city where it lies); `postcode`: its own. */
-  streets: { coords: Int32Array; starts: Uint32Array; names: Int32Array; city: Int32Array; postcode: Int32Array };
-  places: { coords: Int32Array; name: Int32Array; country: Int32Array };
+  streets: { coords: Int32Array; starts: Uint32Array; names: Int32Array; others: Int32Array; city: Int32Array; postcode: Int32Array };
+  places: { coords: Int32Array; name: Int32Array; others: Int32Array; country: Int32Array };
   /** Hamlets, localities, suburbs…: found by name, never a city. */
-  minorPlaces: { coords: Int32Array; name: Int32Array; country: Int32Array };
+  minorPlaces: { coords: Int32Array; name: Int32Array; others: Int32Array; country: Int32Array };
   municipalities: ReadonlyArray<{ rings: DegreeRings; name: string; country: number; center: [number, number] }>;
   postalAreas: ReadonlyArray<{ rings: DegreeRings; code: string; country: number }>;
   /** The country at a point (degrees × 1e7), -1 when none. */
@@ -80,6 +82,8 @@ interface StreetGroup {
   vertices: number[];
   /** Its ways' own postcodes (`strings`). */
   ownPostcodes: number[];
+  /** Its ways' other names (`otherNames`). */
+  others: Set<number>;
   box: Box;
 }
 
@@ -118,6 +122,20 @@ const ringsBox = (rings: DegreeRings): Box => {
 };
 
 export function buildSearchArrays(src: SearchSource): SearchArrays {
+  // The words of a name and of its other names ("Sentier Nietzsche" for the Chemin Friedrich Nietzsche,
+  // "Вадуц" for Vaduz), each once: a result is found by any of them and shown by its name.
+  // Each name's joined and parted forms with it ("Vorarlberger Strasse" → vorarlbergerstrasse), as wordIndex
+  // makes them of the list's last words.
+  const nameWords = (name: string, others: Iterable<number>): string[] => {
+    const out = new Set<string>();
+    const add = (text: string) => {
+      const ws = words(text);
+      for (const w of [...ws, ...nameVariants(ws)]) out.add(w);
+    };
+    add(name);
+    for (const o of others) for (const other of src.otherNames[o].split(';')) add(other);
+    return [...out];
+  };
   const texts = new Texts();
   const a = src.addresses;
   const str = (id: number) => (id < 0 ? null : src.strings[id]);
@@ -172,7 +190,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
   const groupOf = (name: string, city: string | null, country: number) => {
     const key = `${name}\u0000${city ?? ''}\u0000${country}`;
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { name, city, country, addresses: [], vertices: [], ownPostcodes: [], box: new Box() }));
+    if (!g) groups.set(key, (g = { name, city, country, addresses: [], vertices: [], ownPostcodes: [], others: new Set(), box: new Box() }));
     return g;
   };
   const addressCity: (string | null)[] = [];
@@ -215,6 +233,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     let g = groups.get(`${name}\u0000${city ?? ''}\u0000${country}`);
     if (!g?.addresses.length) g = housesNear(name, country, lat, lon) ?? groupOf(name, city, country);
     if (s.postcode[c] >= 0) g.ownPostcodes.push(s.postcode[c]);
+    if (s.others[c] >= 0) g.others.add(s.others[c]);
     for (let v = s.starts[c]; v < s.starts[c + 1]; v++) {
       g.vertices.push(s.coords[2 * v], s.coords[2 * v + 1]);
       g.box.add(s.coords[2 * v], s.coords[2 * v + 1]);
@@ -281,7 +300,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     objects.push({
       kind: KIND_STREET,
       index: k,
-      name: words(g.name),
+      name: nameWords(g.name, g.others),
       context: [
         ...words(g.city ?? ''),
         ...(village !== null && village !== g.city ? words(village) : []),
@@ -294,7 +313,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
   out.stAddrFirst[S] = next;
 
   // Places: the place nodes, then the municipalities no node of the same name lies in.
-  const places: Array<{ name: string; country: number; lat: number; lon: number; box: Box }> = [];
+  const places: Array<{ name: string; others: number; country: number; lat: number; lon: number; box: Box }> = [];
   const municipalityBox = src.municipalities.map((m) => ringsBox(m.rings));
   const named = new Set<number>();
   for (let i = 0; i < src.places.name.length; i++) {
@@ -309,7 +328,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
       box.add(lat - PLACE_HALF_BOX_E7, lon - PLACE_HALF_BOX_E7);
       box.add(lat + PLACE_HALF_BOX_E7, lon + PLACE_HALF_BOX_E7);
     }
-    places.push({ name, country: src.places.country[i], lat, lon, box });
+    places.push({ name, others: src.places.others[i], country: src.places.country[i], lat, lon, box });
   }
   for (let i = 0; i < src.minorPlaces.name.length; i++) {
     const lat = src.minorPlaces.coords[2 * i],
@@ -317,11 +336,11 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     const box = new Box();
     box.add(lat - PLACE_HALF_BOX_E7 / 4, lon - PLACE_HALF_BOX_E7 / 4);
     box.add(lat + PLACE_HALF_BOX_E7 / 4, lon + PLACE_HALF_BOX_E7 / 4);
-    places.push({ name: src.strings[src.minorPlaces.name[i]], country: src.minorPlaces.country[i], lat, lon, box });
+    places.push({ name: src.strings[src.minorPlaces.name[i]], others: src.minorPlaces.others[i], country: src.minorPlaces.country[i], lat, lon, box });
   }
   src.municipalities.forEach((m, k) => {
     const p = named.has(k) ? null : interiorPoint(m.rings);
-    if (p) places.push({ name: m.name, country: m.country, lat: Math.round(p[0] * SCALE), lon: Math.round(p[1] * SCALE), box: municipalityBox[k] });
+    if (p) places.push({ name: m.name, others: -1, country: m.country, lat: Math.round(p[0] * SCALE), lon: Math.round(p[1] * SCALE), box: municipalityBox[k] });
   });
   const cityWeight = new Map<string, number>();
   for (let i = 0; i < count; i++) {
@@ -342,7 +361,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     pl.plCenter.set([p.lat, p.lon], 2 * k);
     pl.plBox.set([p.box.minLat, p.box.minLon, p.box.maxLat, p.box.maxLon], 4 * k);
     pl.plWeight[k] = cityWeight.get(`${p.name}\u0000${p.country}`) ?? 0;
-    objects.push({ kind: KIND_PLACE, index: k, name: words(p.name), context: [], weight: pl.plWeight[k] });
+    objects.push({ kind: KIND_PLACE, index: k, name: nameWords(p.name, p.others < 0 ? [] : [p.others]), context: [], weight: pl.plWeight[k] });
   });
 
   // Postcodes: those of address points (their centre and box), then postal areas with a code no point carries.
