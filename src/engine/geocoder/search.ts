@@ -222,6 +222,17 @@ export class SearchIndex {
     const take = (from: number, to: number) => {
       for (let p = from; p < to && out.size < MAX_CANDIDATES; p++) out.add(postings[p]);
     };
+    // Even the rarest word is too common to take whole ("Join 27, La Turbie": thousands of streets are
+    // called Join, thousands lie in a La Turbie): the objects of its postings that hold the other words
+    // too come first, so that the cap below cannot leave out the one asked for behind heavier namesakes.
+    const others = plainWords.filter((w) => w !== rarest && w.runs.length > 0);
+    if (rarestCount > MAX_CANDIDATES && others.length) {
+      for (let r = 0; r < rarest.runs.length; r += 2) {
+        for (let p = postFirst[rarest.runs[r]]; p < postFirst[rarest.runs[r + 1]] && out.size < MAX_CANDIDATES; p++) {
+          if (this.holdsAll(postings[p], others)) out.add(postings[p]);
+        }
+      }
+    }
     if (rarestCount <= named) {
       for (let r = 0; r < rarest.runs.length; r += 2) take(postFirst[rarest.runs[r]], postFirst[rarest.runs[r + 1]]);
     } else {

@@ -35,6 +35,8 @@ export interface SearchSource {
   postalAt(lat: number, lon: number, country: number): string | null;
 }
 
+/** How far apart the points of a long street segment are where its city is looked up again. */
+const CITY_SAMPLE_M = 500;
 /** How far from the box of a street's houses a way of that name still belongs to them. */
 const HOUSES_NEAR_M = 300;
 /** How far from a place node a point without a municipality still takes the place's name as its city (as the reverse geocoder). */
@@ -84,6 +86,8 @@ interface StreetGroup {
   ownPostcodes: number[];
   /** Its ways' other names (`otherNames`). */
   others: Set<number>;
+  /** The cities its ways lie in other than its own (a road from one village to the next). */
+  wayCities: Set<string>;
   box: Box;
 }
 
@@ -190,7 +194,8 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
   const groupOf = (name: string, city: string | null, country: number) => {
     const key = `${name}\u0000${city ?? ''}\u0000${country}`;
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { name, city, country, addresses: [], vertices: [], ownPostcodes: [], others: new Set(), box: new Box() }));
+    if (!g)
+      groups.set(key, (g = { name, city, country, addresses: [], vertices: [], ownPostcodes: [], others: new Set(), wayCities: new Set(), box: new Box() }));
     return g;
   };
   const addressCity: (string | null)[] = [];
@@ -234,6 +239,29 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     if (!g?.addresses.length) g = housesNear(name, country, lat, lon) ?? groupOf(name, city, country);
     if (s.postcode[c] >= 0) g.ownPostcodes.push(s.postcode[c]);
     if (s.others[c] >= 0) g.others.add(s.others[c]);
+    if (city !== null && city !== g.city) g.wayCities.add(city);
+    if (s.city[c] < 0) {
+      // Where else along it a point gets another city from reverse geocoding, so that the address a POI
+      // beside it gets finds it: its ends, and every CITY_SAMPLE_M of a long segment (a road from one
+      // village to the next).
+      const other = (la: number, lo: number) => {
+        const at = cityAt(la, lo, country);
+        if (at !== null && at !== g.city) g.wayCities.add(at);
+      };
+      const first = s.starts[c],
+        last = s.starts[c + 1] - 1;
+      other(s.coords[2 * first], s.coords[2 * first + 1]);
+      other(s.coords[2 * last], s.coords[2 * last + 1]);
+      const kx = Math.cos((lat / SCALE) * (Math.PI / 180));
+      for (let v = first; v < last; v++) {
+        const la = s.coords[2 * v],
+          lo = s.coords[2 * v + 1],
+          dLat = s.coords[2 * v + 2] - la,
+          dLon = s.coords[2 * v + 3] - lo;
+        const steps = Math.floor((Math.hypot(dLat, dLon * kx) / SCALE) * (METERS_PER_DEGREE / CITY_SAMPLE_M));
+        for (let k = 1; k <= steps; k++) other(la + Math.round((dLat * k) / (steps + 1)), lo + Math.round((dLon * k) / (steps + 1)));
+      }
+    }
     for (let v = s.starts[c]; v < s.starts[c + 1]; v++) {
       g.vertices.push(s.coords[2 * v], s.coords[2 * v + 1]);
       g.box.add(s.coords[2 * v], s.coords[2 * v + 1]);
@@ -301,11 +329,16 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
       kind: KIND_STREET,
       index: k,
       name: nameWords(g.name, g.others),
+      // Its city, the village nearest its middle, the municipality there, the cities its ways pass through
+      // (where reverse geocoding a point of it gives another city) and its postcode.
       context: [
-        ...words(g.city ?? ''),
-        ...(village !== null && village !== g.city ? words(village) : []),
-        ...(municipality !== null && municipality !== g.city && municipality !== village ? words(municipality) : []),
-        ...(postcode === null ? [] : words(src.strings[postcode])),
+        ...new Set([
+          ...words(g.city ?? ''),
+          ...(village !== null && village !== g.city ? words(village) : []),
+          ...(municipality !== null && municipality !== g.city && municipality !== village ? words(municipality) : []),
+          ...[...g.wayCities].flatMap((c) => words(c)),
+          ...(postcode === null ? [] : words(src.strings[postcode])),
+        ]),
       ],
       weight: g.addresses.length,
     });
