@@ -287,6 +287,7 @@ function answer(status, ms, text, ok) {
   return {
     status,
     ms,
+    bytes: Buffer.byteLength(text),
     get json() {
       return parse();
     },

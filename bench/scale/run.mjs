@@ -410,6 +410,7 @@ function workloadA(pool, diagonal) {
     return rand() < 0.5 ? [pool[i], pool[j]] : [pool[j], pool[i]];
   };
   const items = Array.from({ length: 200 }, draw);
+  farItems = items;
   log(`(a) 200 plain car routes between road points ≥ ${km(minD)} km apart (${far.length} such pairs in the pool)`);
   return {
     name: '(a)',
@@ -424,6 +425,40 @@ function workloadA(pool, diagonal) {
       ...summaryKm(items.map(([p, q]) => meters(p, q))),
     },
   };
+}
+
+/** (a)'s pairs, for (f): the same routes asked with steps and an encoded line. */
+let farItems;
+
+/**
+ * (f) (a)'s routes with turn-by-turn steps (`steps: true`) and with the line as `polyline6`: what steps
+ * cost beside the plain route (issue 31: p95 ≤ 1.3 ×), and how much smaller the encoded answer is
+ * (≤ 0.35 × the GeoJSON body). One workload per variant, the same pairs as (a).
+ */
+function workloadF() {
+  if (!farItems) return { skipped: '(a) was not set up' };
+  const variant = (name, extra, description) => ({
+    name,
+    items: farItems,
+    send: (w, mode) => send('POST', '/v1/routes', { ...routeBody(w), ...extra }, mode),
+    judge: judgeOurs(),
+    keep: bodyBytes,
+    info: { description },
+  });
+  return {
+    steps: variant('(f) steps', { steps: true }, "(a)'s pairs with steps: true (GeoJSON lines)"),
+    polyline6: variant('(f) polyline6', { geometry_format: 'polyline6' }, "(a)'s pairs with geometry_format: polyline6, no steps"),
+    geojson: variant('(f) geojson', {}, "(a)'s pairs as (a) asks them, for the body sizes beside polyline6"),
+  };
+}
+
+/** The median answer body (bytes) of the kept-alive answers. */
+function bodyBytes(answers) {
+  const sizes = answers
+    .filter((a) => a.mode === 'keepalive' && a.kind === 'ok')
+    .map((a) => a.r.bytes)
+    .sort((x, y) => x - y);
+  return { median_body_bytes: sizes.length ? sizes[Math.floor(sizes.length / 2)] : null };
 }
 
 /** Route lengths (km) of the first kept-alive answers: the same pairs asked of OSRM should come out alike. */
@@ -830,6 +865,18 @@ function osrmRatios(w) {
   );
 }
 
+/** (f)'s figures beside (a)'s: steps' p95 over the plain route's (≤ 1.3) and polyline6's body over GeoJSON's (≤ 0.35). */
+function stepRatios(a, v) {
+  const p95 = (x, mode) => x?.[mode]?.ms?.p95;
+  return {
+    steps_over_plain_p95: Object.fromEntries(
+      MODES.map((mode) => [mode, p95(v.steps, mode) != null && p95(a, mode) ? +(p95(v.steps, mode) / p95(a, mode)).toFixed(2) : null]),
+    ),
+    polyline6_over_geojson_body:
+      v.polyline6?.median_body_bytes && v.geojson?.median_body_bytes ? +(v.polyline6.median_body_bytes / v.geojson.median_body_bytes).toFixed(3) : null,
+  };
+}
+
 // ---- the run ----------------------------------------------------------------------------------------------
 async function run() {
   stage = 'extract';
@@ -906,6 +953,7 @@ async function run() {
     c: () => workloadC(pool, bounds),
     d: () => workloadD(pool),
     e: () => workloadE(pool, bounds),
+    f: () => workloadF(),
   };
   /** What to time: [key, profile or null, workload]. */
   const jobs = [];
@@ -920,6 +968,9 @@ async function run() {
           if (p.failed) W.e.profiles[profile] = p;
           else jobs.push(['e', profile, p]);
         }
+      } else if (key === 'f' && !w.skipped) {
+        W.f = { description: "(a)'s far routes with steps, and with polyline6 lines", variants: {} };
+        for (const [variant, v] of Object.entries(w)) jobs.push(['f', variant, v]);
       } else if (w.skipped) W[key] = { skipped: w.skipped };
       else jobs.push([key, null, w]);
     } catch (err) {
@@ -928,14 +979,16 @@ async function run() {
       W[key] = { failed: err.message, errors: 1, error_samples: [err.message] };
     }
   }
-  const slot = (key, profile) => (profile ? W.e.profiles[profile] : W[key]);
+  const slot = (key, sub) => (key === 'e' ? W.e.profiles[sub] : key === 'f' ? W.f.variants[sub] : W[key]);
 
   for (const [key, profile, w] of jobs) {
     stage = `workload ${profile ?? key}`;
     const timed = await timeWorkload(w);
-    if (profile) W.e.profiles[profile] = { ...w.info, ...timed };
+    if (key === 'e') W.e.profiles[profile] = { ...w.info, ...timed };
+    else if (key === 'f') W.f.variants[profile] = { ...w.info, ...timed };
     else W[key] = { ...w.info, ...timed };
   }
+  if (W.f?.variants && W.a?.keepalive) W.f.ratios = stepRatios(W.a, W.f.variants);
 
   stage = 'memory';
   assertServerAlive();
@@ -951,7 +1004,8 @@ async function run() {
   // The first request of each workload on a server that has just said ready: what a client meets after a
   // deploy, which the timed runs above (after the setup's requests) do not show.
   result.serve.fresh_starts_ready_s = [];
-  for (const [key, profile, w] of jobs) {
+  // (f) asks (a)'s first question again, with steps or another line format: not restarted for.
+  for (const [key, profile, w] of jobs.filter(([k]) => k !== 'f')) {
     stage = `first request ${profile ?? key}`;
     const first = await firstOnFreshServer(w, mapDir);
     result.serve.fresh_starts_ready_s.push(first.ready_s);
@@ -976,7 +1030,8 @@ async function run() {
     (W.b?.setup?.errors ?? 0) +
     ['a', 'b', 'c', 'd'].reduce((a, k) => a + modeErrors(W[k]), 0) +
     Object.values(W.e?.profiles ?? {}).reduce((a, p) => a + modeErrors(p), 0) +
-    (W.e?.failed ? 1 : 0);
+    (W.e?.failed ? 1 : 0) +
+    Object.values(W.f?.variants ?? {}).reduce((a, v) => a + modeErrors(v), 0);
   result.status = 'ok';
 }
 

@@ -47,7 +47,14 @@ export const TARGETS = [
       value: (r) => r.workloads?.a?.ours_over_osrm_ch_p95?.[mode],
     },
     { key: `d_osrm_${mode}`, label: `(d) p95 ≤ OSRM CH, ${MODE_NAME[mode]}`, max: 1, value: (r) => r.workloads?.d?.ours_over_osrm_ch_p95?.[mode] },
+    {
+      key: `f_steps_${mode}`,
+      label: `(f) steps p95 ≤ 1.3 × (a), ${MODE_NAME[mode]}`,
+      max: 1.3,
+      value: (r) => r.workloads?.f?.ratios?.steps_over_plain_p95?.[mode],
+    },
   ]),
+  { key: 'f_polyline6', label: '(f) polyline6 body ≤ 0.35 × GeoJSON', max: 0.35, value: (r) => r.workloads?.f?.ratios?.polyline6_over_geojson_body },
   ...['a', 'b', 'c', 'd'].map((k) => ({
     key: `first_${k}`,
     label: `(${k}) first after ready ≤ 2 × median`,

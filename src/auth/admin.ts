@@ -1,4 +1,4 @@
-import type { Sql } from '../db/client.js';
+import { type Sql, retryable } from '../db/client.js';
 import { newId, timestamp } from '../lib/ids.js';
 import { announceAuthChange } from './authenticate.js';
 import { generateKey, keyDigest } from './keys.js';
@@ -40,7 +40,7 @@ export async function updateTeam(sql: Sql, id: string, input: Partial<TeamInput>
 }
 
 export async function getTeam(sql: Sql, id: string) {
-  const [row] = await sql`SELECT * FROM teams WHERE id = ${id}`;
+  const [row] = await retryable(sql`SELECT * FROM teams WHERE id = ${id}`);
   return row ? teamJson(row) : null;
 }
 
@@ -55,7 +55,7 @@ export async function createKey(sql: Sql, input: { teamId: string; name: string;
 }
 
 export async function listKeys(sql: Sql, teamId: string) {
-  const rows = await sql`SELECT * FROM api_keys WHERE team_id = ${teamId} ORDER BY id`;
+  const rows = await retryable(sql`SELECT * FROM api_keys WHERE team_id = ${teamId} ORDER BY id`);
   return rows.map(keyJson);
 }
 

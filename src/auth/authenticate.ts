@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { listenerName, type Sql } from '../db/client.js';
+import { listenerName, type Sql, retryable } from '../db/client.js';
 import { isWellFormedKey, keyDigest } from './keys.js';
 import { effectiveLimits, type PlanName } from './plans.js';
 import { backgroundError } from '../lib/background-errors.js';
@@ -68,7 +68,7 @@ export class KeyStore {
     const sub = await this.sql.listen(AUTH_CHANGED, (payload) => {
       this.changed();
       // From here every lookup waits for the read the change queued: the announcer may go on.
-      if (payload) this.sql`SELECT pg_notify(${AUTH_HEARD}, ${payload})`.catch((err) => backgroundError('key-change-ack', err, { payload }));
+      if (payload) retryable(this.sql`SELECT pg_notify(${AUTH_HEARD}, ${payload})`).catch((err) => backgroundError('key-change-ack', err, { payload }));
     });
     this.unlisten = () => sub.unlisten();
   }
@@ -154,9 +154,9 @@ export class KeyStore {
   private async fetch(digests: Buffer[]): Promise<Map<string, AuthInfo>> {
     const found = new Map<string, AuthInfo>();
     if (!digests.length) return found;
-    const rows = await this.sql<KeyRow[]>`
+    const rows = await retryable(this.sql<KeyRow[]>`
       SELECT k.digest, k.id, k.team_id, k.permissions, k.expires_at, k.is_active, t.plan, t.plan_active, t.rate_limit, t.poi_limit
-      FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.digest = ANY(ARRAY(SELECT decode(d, 'hex') FROM unnest(${digests.map((d) => d.toString('hex'))}::text[]) d))`;
+      FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.digest = ANY(ARRAY(SELECT decode(d, 'hex') FROM unnest(${digests.map((d) => d.toString('hex'))}::text[]) d))`);
     for (const row of rows) {
       const limits = effectiveLimits(row.plan, row.rate_limit, row.poi_limit);
       found.set(row.digest.toString('hex'), {
@@ -192,9 +192,9 @@ export async function announceAuthChange(sql: Sql): Promise<void> {
     answers.set(sql, (channel = { ready, waiting }));
   }
   const sub = await channel.ready;
-  const [{ servers }] = await sql<{ servers: number }[]>`
+  const [{ servers }] = await retryable(sql<{ servers: number }[]>`
     SELECT count(*)::int AS servers FROM pg_stat_activity
-    WHERE datname = current_database() AND application_name = ${listenerName(SERVER_APPLICATION)}`;
+    WHERE datname = current_database() AND application_name = ${listenerName(SERVER_APPLICATION)}`);
   const nonce = `change:${randomBytes(9).toString('base64url')}`;
   const arrived =
     sub && servers > 0
@@ -208,6 +208,6 @@ export async function announceAuthChange(sql: Sql): Promise<void> {
           setTimeout(done, 2_000).unref();
         })
       : Promise.resolve();
-  await sql`SELECT pg_notify(${AUTH_CHANGED}, ${nonce})`;
+  await retryable(sql`SELECT pg_notify(${AUTH_CHANGED}, ${nonce})`);
   await arrived;
 }

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Logger } from 'pino';
-import type { Sql } from '../db/client.js';
+import { type Sql, retryable } from '../db/client.js';
 import { CsvError } from '../api/imports/csv.js';
 import { MAX_FILE_BYTES } from '../api/imports/header.js';
 import { fetchImport, importJson, type ImportRow } from '../api/imports/store.js';
@@ -24,7 +24,7 @@ export async function importCommand(sql: Sql, log: Logger, path: string, values:
   const size = (await stat(path).catch(() => undefined))?.size;
   if (size === undefined) throw new Error(`${path}: no such file`);
   if (size > MAX_FILE_BYTES) throw new Error(`${path}: may not be larger than 10 MB`);
-  if (!(await sql`SELECT 1 FROM teams WHERE id = ${teamId}`).length) throw new Error(`team ${teamId} not found`);
+  if (!(await retryable(sql`SELECT 1 FROM teams WHERE id = ${teamId}`)).length) throw new Error(`team ${teamId} not found`);
   let row: ImportRow;
   try {
     row = await submitImport(sql, {

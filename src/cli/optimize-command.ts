@@ -12,6 +12,7 @@ import { loadMap, matrixInPieces, WaypointTooFarError } from '../engine/engine.j
 import { travelOf } from '../api/optimize/problem.js';
 import type { VrpSolution } from '../engine/vrp/types.js';
 import { applyBreaks, reserveBreaks } from '../engine/vrp/breaks.js';
+import { greatCircleMeters } from '../lib/geo/sphere.js';
 import { fromWaymark } from '../api/optimize/vroom/from-waymark.js';
 import {
   flatMatrices,
@@ -156,12 +157,7 @@ async function matricesFor(input: VroomInput, places: Places, how: MatrixChoice)
 }
 
 /** Meters between [lon, lat] points on the mean Earth sphere. */
-function greatCircle(a: [number, number], b: [number, number]): number {
-  const rad = Math.PI / 180,
-    R = 6_371_008.8;
-  const h = Math.sin(((b[1] - a[1]) * rad) / 2) ** 2 + Math.cos(a[1] * rad) * Math.cos(b[1] * rad) * Math.sin(((b[0] - a[0]) * rad) / 2) ** 2;
-  return 2 * R * Math.asin(Math.min(1, Math.sqrt(h)));
-}
+const greatCircle = (a: [number, number], b: [number, number]): number => greatCircleMeters(a[1], a[0], b[1], b[0]);
 
 /** Elapsed time on stderr while the search runs (a line a second on a terminal, every 10 s otherwise). */
 async function withTicker<T>(budgetS: number, work: Promise<T>): Promise<T> {

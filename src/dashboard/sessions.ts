@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AuthInfo } from '../auth/authenticate.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { effectiveLimits, type PlanName } from '../auth/plans.js';
-import type { Sql } from '../db/client.js';
+import { type Sql, retryable } from '../db/client.js';
 
 /** A session ends this long after sign-in whatever its use. */
 export const ABSOLUTE_HOURS = 12;
@@ -93,13 +93,13 @@ export class SessionStore {
   /** Seconds to wait when the e-mail has too many recent failures; 0 when a try is allowed. */
   /** Seconds until `email` may be tried again from `client`, and which bound holds it (0: none). */
   async signInBlockedFor(email: string, client: string): Promise<{ wait: number; by?: 'email' | 'client' }> {
-    const [row] = await this.sql<{ by_email: number; email_oldest: Date | null; by_client: number; client_oldest: Date | null }[]>`
+    const [row] = await retryable(this.sql<{ by_email: number; email_oldest: Date | null; by_client: number; client_oldest: Date | null }[]>`
       SELECT count(*) FILTER (WHERE email = ${email.toLowerCase()})::int AS by_email,
              min(at) FILTER (WHERE email = ${email.toLowerCase()}) AS email_oldest,
              count(*) FILTER (WHERE client = ${client})::int AS by_client,
              min(at) FILTER (WHERE client = ${client}) AS client_oldest
       FROM dashboard_sign_in_failures
-      WHERE (email = ${email.toLowerCase()} OR client = ${client}) AND at > now() - make_interval(mins => ${SIGN_IN_WINDOW_MINUTES})`;
+      WHERE (email = ${email.toLowerCase()} OR client = ${client}) AND at > now() - make_interval(mins => ${SIGN_IN_WINDOW_MINUTES})`);
     const waitFrom = (oldest: Date) => Math.max(1, Math.ceil((oldest.getTime() + SIGN_IN_WINDOW_MINUTES * 60_000 - Date.now()) / 1000));
     if (row.by_email >= SIGN_IN_MAX_FAILURES && row.email_oldest) return { wait: waitFrom(row.email_oldest), by: 'email' };
     if (row.by_client >= SIGN_IN_MAX_CLIENT_FAILURES && row.client_oldest) return { wait: waitFrom(row.client_oldest), by: 'client' };

@@ -1,4 +1,4 @@
-import type { Sql } from '../db/client.js';
+import { type Sql, retryable } from '../db/client.js';
 import { effectiveLimits } from '../auth/plans.js';
 import { isUlid } from '../lib/ids.js';
 import { badRequest, notFound } from '../http/errors.js';
@@ -24,8 +24,8 @@ export async function teamUsage(sql: Sql, session: Session, range: string | unde
   if (keyId) {
     // A deleted key's usage stays the team's: it is found in the counts once the key is gone.
     const [row] = isUlid(keyId)
-      ? await sql`SELECT id FROM api_keys WHERE id = ${keyId.toUpperCase()} AND team_id = ${session.teamId}
-          UNION ALL SELECT key_id FROM key_usage_daily WHERE key_id = ${keyId.toUpperCase()} AND team_id = ${session.teamId} LIMIT 1`
+      ? await retryable(sql`SELECT id FROM api_keys WHERE id = ${keyId.toUpperCase()} AND team_id = ${session.teamId}
+          UNION ALL SELECT key_id FROM key_usage_daily WHERE key_id = ${keyId.toUpperCase()} AND team_id = ${session.teamId} LIMIT 1`)
       : [];
     if (!row) throw notFound('API key');
     key = row.id as string;
@@ -38,18 +38,18 @@ export async function teamUsage(sql: Sql, session: Session, range: string | unde
 
   const rows =
     r === '24h'
-      ? await sql<{ bucket: Date; method: string; endpoint: string; key_id: string; status_class: number; n: number }[]>`
+      ? await retryable(sql<{ bucket: Date; method: string; endpoint: string; key_id: string; status_class: number; n: number }[]>`
         SELECT date_trunc('hour', u.minute) AS bucket, u.method, u.endpoint, u.key_id, u.status_class, sum(u.count)::int AS n
         FROM key_usage u
         WHERE u.team_id = ${session.teamId} AND (${key}::text IS NULL OR u.key_id = ${key})
           AND u.minute >= ${new Date(start)}
-        GROUP BY 1, 2, 3, 4, 5`
-      : await sql<{ bucket: Date; method: string; endpoint: string; key_id: string; status_class: number; n: number }[]>`
+        GROUP BY 1, 2, 3, 4, 5`)
+      : await retryable(sql<{ bucket: Date; method: string; endpoint: string; key_id: string; status_class: number; n: number }[]>`
         SELECT (u.day::timestamp AT TIME ZONE 'UTC') AS bucket, u.method, u.endpoint, u.key_id, u.status_class, sum(u.count)::int AS n
         FROM key_usage_daily u
         WHERE u.team_id = ${session.teamId} AND (${key}::text IS NULL OR u.key_id = ${key})
           AND u.day >= (${new Date(start)}::timestamptz AT TIME ZONE 'UTC')::date
-        GROUP BY 1, 2, 3, 4, 5`;
+        GROUP BY 1, 2, 3, 4, 5`);
 
   const total = new Array<number>(count).fill(0);
   const byEndpoint = new Map<string, number[]>();
@@ -77,15 +77,17 @@ export async function teamUsage(sql: Sql, session: Session, range: string | unde
 
   // The rolling hour as the limiter counts it (per minute), from the requests recorded: the limiter's own
   // counters (rate_counters) also hold quota that processes have leased but not used yet.
-  const [team] = await sql<{ poi_count: number; used: number; oldest: Date | null }[]>`
+  const [team] = await retryable(sql<{ poi_count: number; used: number; oldest: Date | null }[]>`
     SELECT t.poi_count, coalesce(w.used, 0)::int AS used, w.oldest
     FROM teams t LEFT JOIN LATERAL (
       SELECT sum(u.count) AS used, min(u.minute) AS oldest FROM key_usage u
       WHERE u.team_id = t.id AND u.minute > date_trunc('minute', now()) - interval '60 minutes') w ON true
-    WHERE t.id = ${session.teamId}`;
+    WHERE t.id = ${session.teamId}`);
   const live = new Set(
     byKey.size
-      ? (await sql<{ id: string }[]>`SELECT id FROM api_keys WHERE team_id = ${session.teamId} AND id = ANY(${[...byKey.keys()]}::text[])`).map((k) => k.id)
+      ? (await retryable(sql<{ id: string }[]>`SELECT id FROM api_keys WHERE team_id = ${session.teamId} AND id = ANY(${[...byKey.keys()]}::text[])`)).map(
+          (k) => k.id,
+        )
       : [],
   );
   const limits = effectiveLimits(session.plan, session.rateLimit, session.poiLimit);

@@ -1,4 +1,4 @@
-import type { Sql } from '../db/client.js';
+import { type Sql, retryable } from '../db/client.js';
 import { newId, timestamp } from '../lib/ids.js';
 import { hashPassword, passwordProblem } from './passwords.js';
 
@@ -28,7 +28,7 @@ function checkInput(email: string, password: string): void {
 export async function createUser(sql: Sql, input: { teamId: string; email: string; password: string }): Promise<DashboardUser> {
   const email = input.email.trim();
   checkInput(email, input.password);
-  const [team] = await sql`SELECT 1 FROM teams WHERE id = ${input.teamId}`;
+  const [team] = await retryable(sql`SELECT 1 FROM teams WHERE id = ${input.teamId}`);
   if (!team) throw new Error(`team ${input.teamId} not found`);
   const hash = await hashPassword(input.password);
   try {
@@ -57,7 +57,7 @@ export async function resetPassword(sql: Sql, email: string, password: string): 
 }
 
 export async function findUserByEmail(sql: Sql, email: string) {
-  const [row] = await sql<{ id: string; team_id: string; email: string; password_hash: string }[]>`
-    SELECT id, team_id, email, password_hash FROM dashboard_users WHERE lower(email) = lower(${email.trim()})`;
+  const [row] = await retryable(sql<{ id: string; team_id: string; email: string; password_hash: string }[]>`
+    SELECT id, team_id, email, password_hash FROM dashboard_users WHERE lower(email) = lower(${email.trim()})`);
   return row;
 }

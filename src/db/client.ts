@@ -195,37 +195,29 @@ class Listener {
   }
 }
 
-/** A statement that changes nothing, so running it twice is the same as running it once. */
-const READ_START = /^[\s(]*(select|with|values|table|show)\b/i;
-const HAS_EFFECTS =
-  /\b(insert|update|delete|merge|truncate|copy|call|do|create|alter|drop|grant|revoke|lock|listen|unlisten|notify|vacuum|analyze|reindex|refresh|cluster|prepare|execute|rate_take|rate_give|nextval|setval|pg_advisory_\w+|pg_terminate_backend|pg_cancel_backend|set_config|lo_\w+)\b/i;
-const readOnlyCache = new WeakMap<object, boolean>();
+const RETRYABLE = Symbol('retryable');
+
+/**
+ * Marks a statement, where it is written, as safe to run again on a new connection when the one it went
+ * out on is lost before it answers: a read, or a write whose second run changes nothing the first did not
+ * (a notification its listeners take as "look again"). Without the mark such a statement fails with the
+ * connection's error (a 503), since a write may have committed just before the connection broke; nothing
+ * reads the SQL text to guess, so a new function with side effects is never run twice by mistake.
+ * Statements in a transaction need no mark: the whole transaction is run again (see `resilient`).
+ */
+export function retryable<Q extends PromiseLike<unknown>>(statement: Q): Q {
+  (statement as unknown as Record<symbol, boolean>)[RETRYABLE] = true;
+  return statement;
+}
 
 interface RawQuery {
   strings: ReadonlyArray<string> | string;
   args: unknown[];
   then: Promise<unknown>['then'];
-}
-
-function queryText(q: RawQuery, depth = 0): string {
-  const own = typeof q.strings === 'string' ? q.strings : q.strings.join(' ');
-  if (depth > 8) return own;
-  // Fragments (sql`…` inside sql`…`) are statements' parts too.
-  const parts = (q.args ?? []).filter(isQuery).map((f) => queryText(f, depth + 1));
-  return parts.length ? `${own} ${parts.join(' ')}` : own;
+  [RETRYABLE]?: boolean;
 }
 
 const isQuery = (x: unknown): x is RawQuery => x instanceof Promise && 'strings' in x && typeof (x as { describe?: unknown }).describe === 'function';
-
-function isReadOnly(q: RawQuery): boolean {
-  const key = typeof q.strings === 'string' ? undefined : (q.strings as object);
-  const cached = key && !q.args?.some(isQuery) ? readOnlyCache.get(key) : undefined;
-  if (cached !== undefined) return cached;
-  const text = queryText(q).replace(/--[^\n]*|\/\*[^]*?\*\//g, ' ');
-  const result = READ_START.test(text) && !HAS_EFFECTS.test(text);
-  if (key && !q.args?.some(isQuery)) readOnlyCache.set(key, result);
-  return result;
-}
 
 /**
  * The wait before repeating what a lost connection took down. A server that drops one connection
@@ -269,9 +261,9 @@ function closeHoles<T>(result: T): T {
 
 /**
  * The pool, made to survive lost connections:
- * - a statement that fails because its connection broke is run once more on a new connection when
- *   repeating it is safe: a read (it changed nothing), never a write outside a transaction (it may
- *   have committed just before the connection broke);
+ * - a statement that fails because its connection broke is run again on a new connection when its
+ *   author marked it `retryable` (a read; never a write outside a transaction, which may have committed
+ *   just before the connection broke);
  * - a transaction whose connection broke before it asked to commit is run once more from the start
  *   (PostgreSQL rolled it back), never one that broke while committing;
  * - a listener whose connection broke is listened again until the database answers, and is called
@@ -293,7 +285,7 @@ function resilient(raw: Sql, listener: Listener, health: { lastAnswer: number },
     const succeeded = (result: unknown) => (stats.busy--, answered(), closeHoles(result));
     let started = 0;
     const repeat = async (err: unknown, attempt: number): Promise<unknown> => {
-      if (attempt > MAX_REPEATS || performance.now() - started > REPEAT_WINDOW_MS || !repeatable(err) || !isReadOnly(q)) {
+      if (attempt > MAX_REPEATS || performance.now() - started > REPEAT_WINDOW_MS || !repeatable(err) || !q[RETRYABLE]) {
         stats.busy--;
         throw asConnectionError(err);
       }

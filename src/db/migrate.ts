@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../lib/paths.js';
-import type { Sql } from './client.js';
+import { type Sql, retryable } from './client.js';
 
 const MIGRATIONS_DIR = join(projectRoot, 'src', 'db', 'migrations');
 
@@ -15,7 +15,7 @@ export const migrationNames = (dir = MIGRATIONS_DIR): string[] =>
 /** Migrations not yet applied to the database (a process started on an older schema, or one that another
  *  process is still migrating). */
 export async function pendingMigrations(sql: Sql): Promise<string[]> {
-  const done = new Set((await sql<{ name: string }[]>`SELECT name FROM schema_migrations`).map((r) => r.name));
+  const done = new Set((await retryable(sql<{ name: string }[]>`SELECT name FROM schema_migrations`)).map((r) => r.name));
   return migrationNames().filter((f) => !done.has(f));
 }
 

@@ -1,6 +1,6 @@
 // The geometric rules of route avoidance (service spec, POST /v1/routes, rules 1, 3 and 5).
-import { greatCircleMeters } from '../lib/great-circle.js';
-import { METERS_PER_DEGREE, type Box } from '../lib/search-box.js';
+import type { Box } from '../lib/geo/search-box.js';
+import { greatCircleMeters, METERS_PER_DEGREE } from '../lib/geo/sphere.js';
 
 export interface Position {
   latitude: number;

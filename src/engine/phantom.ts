@@ -1,6 +1,6 @@
 // Snapped positions on the road graph ("phantom nodes"): the nearest usable segment, the position along
 // its geometry, the search seeds that start or end a path there, and the partial geometry pieces.
-import { greatCircleMeters as haversine } from '../lib/great-circle.js';
+import { greatCircleMeters as haversine } from '../lib/geo/sphere.js';
 import { E7, toDegrees, type RoadGraph } from '../map/graphs/road-graph.js';
 import { nearestSegment, type GridView } from '../map/graphs/segment-grid.js';
 import type { Seed } from './route-kernel.js';

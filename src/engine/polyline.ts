@@ -3,7 +3,7 @@
 // string straight from the line's 1e-7° integers into the reply's bytes, and the Douglas–Peucker
 // simplification of `overview: "simplified"`. Written in the compute thread like line-json.ts: building
 // the [lat, lon] float pairs @mapbox/polyline's `encode` wants, and then copying its string into the
-// reply, costs several times the encoding itself on a far route (README, "Compact route geometry").
+// reply, costs several times the encoding itself on a far route (docs/routing.md, "Compact route geometry").
 
 /** How a route's geometry is answered. */
 export interface GeometryOptions {

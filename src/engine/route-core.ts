@@ -8,7 +8,7 @@ import { blockCircles, blockPolygons, lineEntersCircles, lineEntersPolygons, typ
 import { reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
 import { LegTrace } from './guidance/trace.js';
-import { takesForbiddenTurn, turnRules, withoutForbiddenTurns, type TurnRules } from './turn-back.js';
+import { repairForbiddenTurns, takesForbiddenTurn, turnRules, type TurnRules } from './turn-back.js';
 import {
   appendEdgeShape,
   geometryPiece,
@@ -802,25 +802,27 @@ export class RouteCore {
     // U-turns only at dead ends, no crossing of a roundabout's node (turn-back.ts): a path taking such a
     // turn is searched again without. Avoiding searches keep theirs (the search again does not know the
     // blocked places).
+    let first = pick(sSeeds, found.start),
+      last = pick(tSeeds, found.edges.length ? g.head[found.edges[found.edges.length - 1]] : found.start);
     {
-      const end = found.edges.length ? g.head[found.edges[found.edges.length - 1]] : found.start;
-      const [a, b] = [pick(sSeeds, found.start), pick(tSeeds, end)];
+      const [a, b] = [first, last];
       if (!avoiding && takesForbiddenTurn(v.turns, dirOf(src, a), found.start, found.edges, dirOf(tgt, b))) {
         v.turnSearches++;
-        const again = withoutForbiddenTurns(
+        const sources = sSeeds.map((s) => ({ node: s.node, cost: s.cost, dir: dirOf(src, s) }));
+        const targets = tSeeds.map((s) => ({ node: s.node, cost: s.cost, dir: dirOf(tgt, s) }));
+        const again = repairForbiddenTurns(
           v.turns,
-          sSeeds.map((s) => ({ node: s.node, cost: s.cost, dir: dirOf(src, s) })),
-          tSeeds.map((s) => ({ node: s.node, cost: s.cost, dir: dirOf(tgt, s) })),
+          sources,
+          targets,
+          { ...found, first: sources[sSeeds.indexOf(a)], last: targets[tSeeds.indexOf(b)] },
           direct?.cost ?? Infinity,
         );
         if (again === null) return direct;
-        if (again !== 'budget') found = again;
+        found = again;
+        [first, last] = [sSeeds[sources.indexOf(again.first)], tSeeds[targets.indexOf(again.last)]];
       }
     }
     const { edges, start } = found;
-    const end = edges.length ? g.head[edges[edges.length - 1]] : start;
-    const first = pick(sSeeds, start),
-      last = pick(tSeeds, end);
     const startPiece = this.seedPiece(g, src, first, true);
     const endPiece = this.seedPiece(g, tgt, last, false);
     let touches = this.pieceBlocked(block, src.geom, startPiece) || this.pieceBlocked(block, tgt.geom, endPiece);

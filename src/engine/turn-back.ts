@@ -81,8 +81,21 @@ export interface DirectedSeed {
   dir: number;
 }
 
-/** States a search again may settle before the hierarchy's path is kept (its two maps then hold some 40 MB). */
-const BUDGET = 400_000;
+/**
+ * When a leg is searched again whole (exact): legs of at most `wholeMaxCost` tenths of a second (20 min),
+ * settling at most `wholeBudget` states (~10 ms). A far leg would need far more (a 1,000 km leg took
+ * 370 ms to settle 400,000 states and still had not arrived): it is repaired around its turn instead
+ * (repairForbiddenTurns). Mutable for tests, which compare the repairs with the exact search.
+ */
+export const WHOLE_LEG = { wholeMaxCost: 12_000, wholeBudget: 25_000 };
+/** States a repair around one turn may settle before its window is widened. */
+const REPAIR_BUDGET = 50_000;
+/** The first repair window: the path this many tenths of a second before and after the turn. */
+const REPAIR_WINDOW = 3_000;
+/** Windows tried, each 4 × the one before (5 min, 20 min, 80 min of driving either side). */
+const REPAIR_WIDENINGS = 3;
+/** Turns repaired in one leg before it is left as the hierarchy found it. */
+const MAX_REPAIRS = 8;
 
 /** Whether node v is a dead end: every edge into and out of it is one road (one geometry). */
 export function deadEnd(g: TurnGraph, v: number): boolean {
@@ -112,16 +125,106 @@ function forbidden(r: TurnRules, v: number, a: number, d: number): boolean {
 /** Whether a path (its start node, search edges, and the waypoint pieces' edges at either end) takes a
  *  turn the rules keep out. */
 export function takesForbiddenTurn(r: TurnRules, startDir: number, start: number, edges: Uint32Array, endDir: number): boolean {
+  return firstForbiddenTurn(r, startDir, start, edges, endDir) >= 0;
+}
+
+/** The index of the path's node (0: its start, edges.length: its end) where it takes the first turn the
+ *  rules keep out; -1 for none. */
+function firstForbiddenTurn(r: TurnRules, startDir: number, start: number, edges: Uint32Array, endDir: number): number {
   const g = r.g;
   let a = startDir,
     v = start;
   for (let i = 0; i < edges.length; i++) {
     const d = g.orig[edges[i]];
-    if (forbidden(r, v, a, d)) return true;
+    if (forbidden(r, v, a, d)) return i;
     a = d;
     v = g.head[edges[i]];
   }
-  return endDir >= 0 && forbidden(r, v, a, endDir);
+  return endDir >= 0 && forbidden(r, v, a, endDir) ? edges.length : -1;
+}
+
+/** A leg's path: its first node, search edges and cost (the seeds' included), and the seeds it uses. */
+export interface TurnPath {
+  cost: number;
+  edges: Uint32Array;
+  start: number;
+  first: DirectedSeed;
+  last: DirectedSeed;
+}
+
+/**
+ * The leg's path without the turns the rules keep out, `found` being the hierarchy's best path from
+ * `sources` to `targets` (which takes one). A short leg is searched again whole, exactly (WHOLE_LEG). A longer one is repaired turn by turn: the stretch of the path from some minutes before the
+ * turn to some minutes after it is searched again without kept-out turns (edge-based, leaving the path
+ * at the stretch's start, or at any source when the stretch starts at the leg's start, and joining it at
+ * any of its nodes after the turn, or at any target), and the rest of the path is kept. The stretch
+ * widens (5, 20, 80 minutes either side) while the search finds nothing or runs out of states. A repaired
+ * leg is the best path that differs from the hierarchy's only within that stretch: the detour around a
+ * turn restriction or a one-way street is local, so this is the exact answer in practice, at a cost of a
+ * search over a few minutes of roads instead of the whole leg (docs/directions.md "Turns"). null when no
+ * path exists below `bound`; `found` itself when the turns cannot be repaired.
+ */
+export function repairForbiddenTurns(r: TurnRules, sources: DirectedSeed[], targets: DirectedSeed[], found: TurnPath, bound: number): TurnPath | null {
+  if (found.cost <= WHOLE_LEG.wholeMaxCost) {
+    const whole = withoutForbiddenTurns(r, sources, targets, bound, WHOLE_LEG.wholeBudget);
+    if (whole === null) return null;
+    if (whole !== 'budget') return { cost: whole.cost, edges: whole.edges, start: whole.start, first: sources[whole.source], last: targets[whole.target] };
+  }
+  let path = found;
+  for (let repairs = 0; repairs < MAX_REPAIRS; repairs++) {
+    const at = firstForbiddenTurn(r, path.first.dir, path.start, path.edges, path.last.dir);
+    if (at < 0) return path;
+    let repaired: TurnPath | null = null;
+    for (let w = 0, window = REPAIR_WINDOW; w < REPAIR_WIDENINGS && !repaired; w++, window *= 4) repaired = repairAround(r, sources, targets, path, at, window);
+    if (!repaired) return found;
+    path = repaired;
+  }
+  return firstForbiddenTurn(r, path.first.dir, path.start, path.edges, path.last.dir) < 0 ? path : found;
+}
+
+/** The path with the stretch `window` tenths of a second either side of its node `at` searched again
+ *  without kept-out turns; null when that search finds nothing within its budget. */
+function repairAround(r: TurnRules, sources: DirectedSeed[], targets: DirectedSeed[], path: TurnPath, at: number, window: number): TurnPath | null {
+  const g = r.g;
+  const { edges } = path;
+  const n = edges.length;
+  // node(i): the path's i-th node; cost along the path from its start to node i.
+  const node = (i: number): number => (i === 0 ? path.start : g.head[edges[i - 1]]);
+  const along = new Float64Array(n + 1);
+  for (let i = 0; i < n; i++) along[i + 1] = along[i] + g.weight[edges[i]];
+  let lo = at;
+  while (lo > 0 && along[at] - along[lo] < window) lo--;
+  let hi = at;
+  while (hi < n && along[hi] - along[at] < window) hi++;
+  // From the stretch's start: the leg's sources when it is the path's start, else the path's state there.
+  const from: DirectedSeed[] = lo === 0 ? sources : [{ node: node(lo), cost: 0, dir: g.orig[edges[lo - 1]] }];
+  // Joining the path at node j (at or after the turn) and going on along it, costed to the stretch's end;
+  // at the leg's end, any target.
+  const to: DirectedSeed[] = [];
+  const joins: number[] = [];
+  const tail = hi === n ? path.last.cost : 0;
+  for (let j = at; j < hi || (j === hi && hi < n); j++) {
+    to.push({ node: node(j), cost: along[hi] - along[j] + tail, dir: g.orig[edges[j]] });
+    joins.push(j);
+  }
+  if (hi === n) {
+    for (const t of targets) {
+      to.push(t);
+      joins.push(n);
+    }
+  }
+  const found = withoutForbiddenTurns(r, from, to, Infinity, REPAIR_BUDGET);
+  if (found === null || found === 'budget') return null;
+  const j = joins[found.target];
+  const spliced = new Uint32Array(lo + found.edges.length + (n - j));
+  spliced.set(edges.subarray(0, lo), 0);
+  spliced.set(found.edges, lo);
+  spliced.set(edges.subarray(j), lo + found.edges.length);
+  const first = lo === 0 ? sources[found.source] : path.first;
+  const last = hi === n && found.target >= joins.length - targets.length ? to[found.target] : path.last;
+  let cost = first.cost + last.cost;
+  for (let i = 0; i < spliced.length; i++) cost += g.weight[spliced[i]];
+  return { cost, edges: spliced, start: lo === 0 ? found.start : path.start, first, last };
 }
 
 /**
@@ -129,12 +232,13 @@ export function takesForbiddenTurn(r: TurnRules, startDir: number, start: number
  * its cost, search edges and first node; null when there is none below `bound`, 'budget' when the search
  * gave up.
  */
-export function withoutForbiddenTurns(
+function withoutForbiddenTurns(
   r: TurnRules,
   sources: DirectedSeed[],
   targets: DirectedSeed[],
   bound: number,
-): { cost: number; edges: Uint32Array; start: number } | null | 'budget' {
+  budget: number,
+): { cost: number; edges: Uint32Array; start: number; source: number; target: number } | null | 'budget' {
   const g = r.g;
   // A state is a search edge (its head and the way it arrived), or M + i for source seed i.
   const M = g.head.length;
@@ -174,12 +278,12 @@ export function withoutForbiddenTurns(
     heapCost[i] = c;
     heapKey[i] = k;
   };
-  const byNode = new Map<number, DirectedSeed[]>();
-  for (const t of targets) {
+  const byNode = new Map<number, number[]>();
+  targets.forEach((t, i) => {
     const list = byNode.get(t.node);
-    if (list) list.push(t);
-    else byNode.set(t.node, [t]);
-  }
+    if (list) list.push(i);
+    else byNode.set(t.node, [i]);
+  });
   sources.forEach((s, i) => {
     if ((dist.get(M + i) ?? Infinity) <= s.cost) return;
     dist.set(M + i, s.cost);
@@ -187,6 +291,7 @@ export function withoutForbiddenTurns(
   });
   let best = bound,
     bestKey = -1,
+    bestTarget = -1,
     settled = 0;
   while (heapCost.length) {
     const c = heapCost[0],
@@ -194,13 +299,14 @@ export function withoutForbiddenTurns(
     pop();
     if (c >= best) break;
     if (c > (dist.get(k) ?? Infinity)) continue;
-    if (++settled > BUDGET) return 'budget';
+    if (++settled > budget) return 'budget';
     const v = k < M ? g.head[k] : sources[k - M].node;
     const a = k < M ? g.orig[k] : sources[k - M].dir;
     for (const t of byNode.get(v) ?? []) {
-      if (!forbidden(r, v, a, t.dir) && c + t.cost < best) {
-        best = c + t.cost;
+      if (!forbidden(r, v, a, targets[t].dir) && c + targets[t].cost < best) {
+        best = c + targets[t].cost;
         bestKey = k;
+        bestTarget = t;
       }
     }
     for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) {
@@ -219,5 +325,5 @@ export function withoutForbiddenTurns(
     edges.push(k);
     k = parent.get(k)!;
   }
-  return { cost: best, edges: Uint32Array.from(edges.reverse()), start: sources[k - M].node };
+  return { cost: best, edges: Uint32Array.from(edges.reverse()), start: sources[k - M].node, source: k - M, target: bestTarget };
 }

@@ -1,6 +1,6 @@
 // The shared country, city and zip code rows (DECISIONS.md, "Address and geolocation"): created on first
 // sight, their ids never change once assigned, so a process may cache them for its whole life.
-import type { Sql } from '../db/client.js';
+import { type Sql, retryable } from '../db/client.js';
 import type { Address } from '../engine/geocoder/reverse.js';
 
 export interface PlaceIds {
@@ -56,7 +56,7 @@ export class PlaceRegistry {
   // go in sorted order so two inserters cannot wait on each other), and an existing row keeps its id.
   private async upsertCountries(names: string[]): Promise<void> {
     await this.sql`INSERT INTO countries (name) SELECT unnest(${names}::text[]) ON CONFLICT DO NOTHING`;
-    const rows = await this.sql<{ id: string; name: string }[]>`SELECT id, name FROM countries WHERE name = ANY(${names}::text[])`;
+    const rows = await retryable(this.sql<{ id: string; name: string }[]>`SELECT id, name FROM countries WHERE name = ANY(${names}::text[])`);
     for (const r of rows) this.countries.set(r.name, r.id);
   }
 
@@ -72,8 +72,8 @@ export class PlaceRegistry {
     await this.sql`
       INSERT INTO ${this.sql(table)} (country_id, ${this.sql(column)})
       SELECT * FROM unnest(${countryIds}::uuid[], ${names}::text[]) ON CONFLICT DO NOTHING`;
-    const rows = await this.sql<{ id: string; country_id: string | null; value: string }[]>`
-      SELECT id, country_id, ${this.sql(column)} AS value FROM ${this.sql(table)} WHERE ${this.sql(column)} = ANY(${names}::text[])`;
+    const rows = await retryable(this.sql<{ id: string; country_id: string | null; value: string }[]>`
+      SELECT id, country_id, ${this.sql(column)} AS value FROM ${this.sql(table)} WHERE ${this.sql(column)} = ANY(${names}::text[])`);
     for (const r of rows) {
       const key = placeKey(r.country_id, r.value);
       if (wanted.has(key)) cache.set(key, r.id);

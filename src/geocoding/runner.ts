@@ -10,7 +10,7 @@
 // the process down every time ends up alone, and is set aside after `maxCrashes` claims in a row.
 import type { Logger } from 'pino';
 import { PoolBusyError } from '../compute/pool.js';
-import type { Sql } from '../db/client.js';
+import { type Sql, retryable } from '../db/client.js';
 import { asConnectionError, isDatabaseUnavailable } from '../db/errors.js';
 import { isDeadHere, newRunnerId, retireRunnerId, thisHostPattern } from '../jobs/runner-ids.js';
 import { checkGeocoderIndex } from '../map/geocoder/index-format.js';
@@ -23,7 +23,7 @@ export const GEOCODE_CHANNEL = 'waymark_geocode';
 
 /** Wakes the geocoding runners without waiting: a lost notification only costs the poll interval. */
 export function notifyGeocoding(sql: Sql): void {
-  sql`SELECT pg_notify(${GEOCODE_CHANNEL}, '')`.then(
+  retryable(sql`SELECT pg_notify(${GEOCODE_CHANNEL}, '')`).then(
     () => {},
     () => {},
   );
@@ -239,10 +239,10 @@ export class GeocodingRunner {
       this.lastSweep = performance.now();
       await this.releaseDeadHere();
     }
-    const [suspect] = await this.sql<{ claims: number }[]>`
+    const [suspect] = await retryable(this.sql<{ claims: number }[]>`
       SELECT geocode_claims AS claims FROM pois
       WHERE geocode_pending AND geocode_claims > 0 AND (geocode_lease_until IS NULL OR geocode_lease_until < now())
-      ORDER BY geocode_claims DESC, id LIMIT 1`;
+      ORDER BY geocode_claims DESC, id LIMIT 1`);
     const claims = suspect?.claims ?? 0;
     const limit = claims ? Math.max(1, this.batchSize >> (2 * claims)) : this.batchSize;
     const pois = await this.sql<ClaimedPoi[]>`
@@ -261,10 +261,10 @@ export class GeocodingRunner {
 
   /** Ends the claims of this host's dead runners, so that their POIs are claimed now, not when the lease ends. */
   private async releaseDeadHere(): Promise<void> {
-    const holders = await this.sql<{ runner: string }[]>`
+    const holders = await retryable(this.sql<{ runner: string }[]>`
       SELECT DISTINCT geocode_claimed_by AS runner FROM pois
       WHERE geocode_pending AND geocode_claims > 0 AND geocode_lease_until >= now()
-        AND geocode_claimed_by LIKE ${thisHostPattern()} AND geocode_claimed_by <> ${this.runnerId}`;
+        AND geocode_claimed_by LIKE ${thisHostPattern()} AND geocode_claimed_by <> ${this.runnerId}`);
     const dead = holders.map((h) => h.runner).filter(isDeadHere);
     if (!dead.length) return;
     this.opts.log.info({ runners: dead }, 'taking over the geocoding of a dead runner of this host');

@@ -1,4 +1,4 @@
-import type { Sql } from '../db/client.js';
+import { type Sql, retryable } from '../db/client.js';
 import { newId } from '../lib/ids.js';
 
 /** Channel on which enqueuers announce new jobs, so idle runners claim them at once instead of at the next poll. */
@@ -27,6 +27,6 @@ export async function enqueueJob(sql: Sql, kind: string, payload: Record<string,
     ON CONFLICT (kind, dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('queued', 'running') DO NOTHING
     RETURNING id`;
   if (!rows.length) return null;
-  await sql`SELECT pg_notify(${JOBS_CHANNEL}, ${kind})`;
+  await retryable(sql`SELECT pg_notify(${JOBS_CHANNEL}, ${kind})`);
   return id;
 }

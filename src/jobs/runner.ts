@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Sql } from '../db/client.js';
+import { type Sql, retryable } from '../db/client.js';
 import { asConnectionError, isDatabaseUnavailable } from '../db/errors.js';
 import { JOBS_CHANNEL } from './queue.js';
 import { isDeadHere, newRunnerId, retireRunnerId, thisHostPattern } from './runner-ids.js';
@@ -193,9 +193,9 @@ export class JobRunner {
 
   /** Ends the leases of jobs held by runners of this host that are gone, so they are claimed now. */
   private async releaseDeadHere(): Promise<void> {
-    const held = await this.sql<{ id: string; locked_by: string }[]>`
+    const held = await retryable(this.sql<{ id: string; locked_by: string }[]>`
       SELECT id, locked_by FROM jobs
-      WHERE status = 'running' AND locked_until >= now() AND locked_by LIKE ${thisHostPattern()} AND locked_by <> ${this.runnerId}`;
+      WHERE status = 'running' AND locked_until >= now() AND locked_by LIKE ${thisHostPattern()} AND locked_by <> ${this.runnerId}`);
     const dead = held.filter((h) => isDeadHere(h.locked_by));
     if (!dead.length) return;
     this.log.info({ jobs: dead.map((d) => d.id), runners: [...new Set(dead.map((d) => d.locked_by))] }, 'taking over the jobs of a dead runner of this host');
@@ -297,7 +297,7 @@ export class JobRunner {
     await this.sql`
       UPDATE jobs SET status = 'queued', run_at = now(), locked_by = NULL, locked_until = NULL, updated_at = now()
       WHERE id = ${job.id} AND locked_by = ${this.runnerId}`;
-    await this.sql`SELECT pg_notify(${JOBS_CHANNEL}, ${job.kind})`;
+    await retryable(this.sql`SELECT pg_notify(${JOBS_CHANNEL}, ${job.kind})`);
   }
 
   private async heartbeat(job: Job, controller: AbortController, log: Logger): Promise<void> {

@@ -2,7 +2,7 @@ import client from 'prom-client';
 import { liveGenerations, observeTasks, poolStats as computeStats } from '../compute/pool.js';
 import { activeMap } from '../engine/engine.js';
 import type { MapSwaps } from './map-swap.js';
-import { poolStats, type Sql } from '../db/client.js';
+import { poolStats, type Sql, retryable } from '../db/client.js';
 import type { RequestContext } from '../http/context.js';
 import { errorSchema, type Operation } from '../http/openapi.js';
 import { RawJson, type Route } from '../http/router.js';
@@ -111,16 +111,27 @@ export class Metrics {
     dbGauge('waymark_db_pool_in_use', 'Statements and transactions in flight on the PostgreSQL pool (waiting for a connection included)', (s) => s.busy);
     dbGauge('waymark_db_pool_connections', 'PostgreSQL connections open in the pool', (s) => s.open);
     dbGauge('waymark_db_pool_size', 'Most PostgreSQL connections the pool opens', (s) => s.max);
+    // The job counts come from the database: while it does not answer they are left out (a 0 would read as
+    // "no work waiting"), and waymark_database_up says why.
     new client.Gauge({
       name: 'waymark_jobs',
-      help: 'Background jobs by state (queued, running, failed)',
+      help: 'Background jobs by state (queued, running, failed); absent while the database does not answer',
       labelNames: ['state'],
       registers: [registry],
       async collect() {
-        // A scrape while the database is down reports what it can: the job counts are left out.
-        const rows = await deps.sql<{ status: string; n: number }[]>`SELECT status, count(*)::int AS n FROM jobs GROUP BY status`.catch(() => undefined);
+        const rows = await retryable(deps.sql<{ status: string; n: number }[]>`SELECT status, count(*)::int AS n FROM jobs GROUP BY status`).catch(
+          () => undefined,
+        );
         this.reset();
-        for (const state of ['queued', 'running', 'failed']) this.set({ state }, rows?.find((r) => r.status === state)?.n ?? 0);
+        if (rows) for (const state of ['queued', 'running', 'failed']) this.set({ state }, rows.find((r) => r.status === state)?.n ?? 0);
+      },
+    });
+    new client.Gauge({
+      name: 'waymark_database_up',
+      help: 'Whether PostgreSQL answered the last scrape (1) or not (0)',
+      registers: [registry],
+      async collect() {
+        this.set((await retryable(deps.sql`SELECT 1`).catch(() => undefined)) ? 1 : 0);
       },
     });
     new client.Counter({

@@ -68,7 +68,7 @@ export async function allPages(app: App, key: string, path: string, limit: numbe
   let cursor: string | null = null;
   const sep = path.includes('?') ? '&' : '?';
   for (let guard = 0; guard < 1000; guard++) {
-    const res = await api(app, 'GET', `${path}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, { key });
+    const res: ApiResponse = await api(app, 'GET', `${path}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, { key });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['data', 'next']);
     const pageIds = res.body.data.map((r: { id: string }) => r.id);

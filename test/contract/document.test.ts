@@ -35,7 +35,7 @@ describe('the OpenAPI document', () => {
       .map((r) => `${r.method} ${r.path}`)
       .sort();
     const undocumented = served.filter((op) => !operations(doc).includes(op));
-    expect(undocumented, 'routes without an operation: give each an `openapi` field (README, "The OpenAPI document")').toEqual([]);
+    expect(undocumented, 'routes without an operation: give each an `openapi` field (docs/api.md, "How the document cannot drift")').toEqual([]);
     expect(operations(doc)).toEqual(served);
     // The operator's routes are in it, though a running service makes them from its configuration.
     expect(served).toEqual(expect.arrayContaining(['GET /ready', 'GET /metrics', 'GET /tiles/{z}/{x}/{tile}', 'POST /v1/optimizations']));

@@ -307,7 +307,7 @@ describe('hostile bodies on every JSON endpoint', () => {
     ['POST', () => `/v1/conversations/${ids.conversation}/messages`, '{"text":$}'],
   ];
   const array = (n: number, item: string) => `[${`${item},`.repeat(n - 1)}${item}]`;
-  const bodies = (template: string): Array<[string, string | Buffer, number[]]> => [
+  const bodies = (template: string): Array<[string, string | Buffer<ArrayBuffer>, number[]]> => [
     ['not JSON', 'name=x&latitude=1', [400]],
     ['truncated JSON', '{"name":"x","latitude":', [400]],
     ['a JSON array', '[1,2,3]', [400]],

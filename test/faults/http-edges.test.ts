@@ -1,6 +1,6 @@
 // HTTP at its edges, over raw sockets against the real service. What the uWebSockets.js build we ship
 // (20.30, uWebSockets ~20.3x) cannot do is pinned here too, so that an upgrade that changes it shows;
-// the README's "HTTP edges" section says the same in words.
+// docs/operations.md's "HTTP edges" says the same in words.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
@@ -132,7 +132,7 @@ describe('what holds', () => {
   });
 });
 
-describe('what this uWebSockets.js build cannot do (see the README)', () => {
+describe('what this uWebSockets.js build cannot do (see docs/operations.md)', () => {
   it('an HTTP/1.0 request is not answered (uWS parses HTTP/1.1 only); the server is unaffected', async () => {
     const r = await rawExchange('GET /health HTTP/1.0\r\nHost: a\r\n\r\n', 500);
     expect(r.text).toBe('');

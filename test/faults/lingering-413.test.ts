@@ -34,7 +34,7 @@ function csv(bytes: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-function multipart(content: string): { body: Buffer; type: string } {
+function multipart(content: string): { body: Buffer<ArrayBuffer>; type: string } {
   const boundary = 'waymark-boundary-413';
   const body = Buffer.concat([
     Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="pois.csv"\r\nContent-Type: text/csv\r\n\r\n`),

@@ -1,7 +1,7 @@
 // HTTP at its edges through the shipped proxy: Debian's nginx with deploy/nginx.conf (test/support/nginx.ts)
 // in front of a real `waymark serve`, sent the cases of http-edges.test.ts (and more) over raw sockets.
 // Each gets an HTTP answer, from nginx (text/html) or from us (application/json); every exchange is
-// bounded by its socket timeout, so nothing can hang the file. The README's table of HTTP edges has the
+// bounded by its socket timeout, so nothing can hang the file. The table of HTTP edges in docs/operations.md has the
 // column "through the shipped proxy" from what this file pins.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { projectRoot } from '../../src/lib/paths.js';
 import { loadOsm, type OsmData } from '../../src/map/osm/osm-data.js';
-import { NO_JOBS, expect422 } from '../api/helpers.js';
+import { expect422 } from '../api/helpers.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { haversine } from '../support/geo.js';
 import { UUID, geocoded, testMapDir } from './support.js';
@@ -167,7 +167,7 @@ describe('GET /v1/geo/autocomplete', () => {
 describe('without a map', () => {
   let off: App & { url: string };
   beforeAll(async () => {
-    off = await startTestApp({ ...NO_JOBS, WAYMARK_MAP: 'off' });
+    off = await startTestApp({ WAYMARK_MAP: 'off' });
   });
   afterAll(() => off.close());
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadGeocoder, type Geocoder } from '../../src/engine/geocoder/reverse.js';
 import { loadSearchIndex, type SearchIndex } from '../../src/engine/geocoder/search.js';
-import { greatCircleMeters } from '../../src/lib/great-circle.js';
+import { greatCircleMeters } from '../../src/lib/geo/sphere.js';
 import { projectRoot } from '../../src/lib/paths.js';
 import { centroid } from '../../src/map/geocoder/geometry.js';
 import { buildGeocoderIndex } from '../../src/map/geocoder/index-build.js';

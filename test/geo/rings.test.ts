@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AreaIndex, flattenAreas, SCALE, type DegreeRings } from '../../src/map/geocoder/areas.js';
 import { interiorPoint, ringsContain } from '../../src/map/geocoder/geometry.js';
-import { assembleRings } from '../../src/map/geocoder/rings.js';
+import { assembleRings, closedRings } from '../../src/lib/geo/rings.js';
 
 const square = (lat: number, lon: number, size: number): [number, number][] => [
   [lat, lon],
@@ -68,6 +68,24 @@ describe('assembleRings', () => {
       ]).complete,
     ).toBe(false);
     expect(assembleRings([]).complete).toBe(false);
+  });
+});
+
+describe("closedRings (the base map's areas)", () => {
+  it('joins multipolygon member ways into closed rings, in either direction', () => {
+    expect(
+      closedRings([
+        [1, 2, 3],
+        [5, 4, 3],
+        [5, 6, 1],
+      ]),
+    ).toEqual([[1, 2, 3, 4, 5, 6, 1]]);
+    expect(
+      closedRings([
+        [1, 2, 3, 1],
+        [7, 8],
+      ]),
+    ).toEqual([[1, 2, 3, 1]]);
   });
 });
 

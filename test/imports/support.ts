@@ -13,7 +13,7 @@ export interface UploadOptions {
 export async function upload(app: { url: string }, key: string, content: string | Uint8Array, opts: UploadOptions = {}) {
   const form = new FormData();
   for (const [k, v] of Object.entries(opts.fields ?? {})) form.append(k, v);
-  if (!opts.noFile) form.append('file', new Blob([content], { type: 'text/csv' }), opts.filename ?? 'pois.csv');
+  if (!opts.noFile) form.append('file', new Blob([content as string | Uint8Array<ArrayBuffer>], { type: 'text/csv' }), opts.filename ?? 'pois.csv');
   const res = await fetch(`${app.url}/v1/imports`, { method: 'POST', headers: { 'X-API-KEY': key }, body: form });
   const text = await res.text();
   checkResponse('POST', '/v1/imports', res.status, res.headers, text);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildGeocoderIndex } from '../../src/map/geocoder/index-build.js';
 import { addressOf, ASSOCIATED_STREET_MARK, isGeocoderRelation, streetName } from '../../src/map/geocoder/geocoder-source.js';
-import { greatCircleMeters } from '../../src/lib/great-circle.js';
+import { greatCircleMeters } from '../../src/lib/geo/sphere.js';
 import type { GraphInput } from '../../src/map/graphs/graph-assemble.js';
 import { buildGraphInput } from '../../src/map/graphs/graph-build.js';
 import { hilbertNumbering } from '../../src/map/graphs/node-order.js';

@@ -12,13 +12,14 @@ import { nearestSegment } from '../../src/map/graphs/segment-grid.js';
 import { buildShapePool, pendingShapes, shapesOf } from '../../src/map/graphs/shapes.js';
 import { wayAccess } from '../../src/map/graphs/profiles.js';
 import { loadOsm, OsmData } from '../../src/map/osm/osm-data.js';
+import type { OsmWay } from '../../src/map/osm/osm-pbf.js';
 import { geometryWays, testMap, type TestGraph } from '../routing/helpers.js';
 
 /** Ways 1…7 over nodes 1…20 in a row near Vaduz. */
 function smallOsm(): OsmData {
   const ids = Float64Array.from({ length: 20 }, (_, i) => i + 1);
   const coords = Float64Array.from({ length: 40 }, (_, i) => (i % 2 ? 9.52 + i * 1e-4 : 47.14 + i * 1e-4));
-  const ways = [
+  const ways: OsmWay[] = [
     { id: 1, refs: [1, 2, 3], tags: { highway: 'primary', name: 'Landstrasse', ref: '28' } },
     { id: 2, refs: [3, 4], tags: { highway: 'primary', name: 'Landstrasse', ref: '28' } },
     { id: 3, refs: [4, 5, 6], tags: { highway: 'residential' } },

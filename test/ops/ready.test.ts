@@ -1,5 +1,6 @@
 // GET /ready against a PostgreSQL of its own: 200 while every part is up, 503 (same JSON) as soon as the
-// database stops or a migration is missing, 200 again once it is back. GET /health stays 200 throughout.
+// database stops or a migration is missing, 200 again once it is back. GET /health stays 200 throughout;
+// /metrics answers with the database down, leaving out what only the database knows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { connect, type Sql } from '../../src/db/client.js';
@@ -25,6 +26,7 @@ afterAll(async () => {
 });
 
 const ready = () => api(app, 'GET', '/ready');
+const metricsText = async () => (await fetch(`${app.url}/metrics`)).text();
 
 async function until(status: number, withinMs: number) {
   const deadline = performance.now() + withinMs;
@@ -58,11 +60,19 @@ describe('GET /ready', () => {
     expect(down.body.database.error).toEqual(expect.any(String));
     // Liveness is not readiness: the process itself is fine.
     expect((await api(app, 'GET', '/health')).status).toBe(200);
+    // Metrics still answer; the job counts, which only the database knows, are left out rather than read as 0.
+    const metrics = await metricsText();
+    expect(metrics).toMatch(/^waymark_database_up 0$/m);
+    expect(metrics).toMatch(/^# TYPE waymark_jobs gauge$/m);
+    expect(metrics).not.toMatch(/^waymark_jobs\{/m);
 
     await cluster!.start();
     const up = await until(200, 5000);
     expect(up.status).toBe(200);
     expect(up.body.status).toBe('ready');
+    const again = await metricsText();
+    expect(again).toMatch(/^waymark_database_up 1$/m);
+    expect(again).toMatch(/^waymark_jobs\{state="queued"\} 0$/m);
   });
 
   it('is 503 while a migration this code expects is not applied', async () => {

@@ -530,7 +530,7 @@ describe('loads in several dimensions', () => {
       // Volume binds some routes, pallets others; the vehicle without a capacity carries anything.
       const p: VrpProblem = {
         ...base,
-        vehicles: base.vehicles.map((v, i) => ({ ...v, capacity: v.capacity == null ? null : [v.capacity, 4 + 2 * i, 7] })),
+        vehicles: base.vehicles.map((v, i) => ({ ...v, capacity: v.capacity == null ? null : [v.capacity as number, 4 + 2 * i, 7] })),
         jobs: base.jobs.map((j, i) => ({ ...j, demand: [j.demand as number, (i * 7) % 3, i % 5 === 0 ? 3 : 1] })),
       };
       const sol = solveChecked(p, { iterations: 2000, timeLimitMs: 60_000 });
@@ -579,7 +579,7 @@ describe('loads in several dimensions', () => {
       // Every third job picks up instead of delivering, every fifth does both, in two dimensions.
       const p: VrpProblem = {
         ...base,
-        vehicles: base.vehicles.map((v, i) => ({ ...v, capacity: v.capacity == null ? null : [v.capacity, 5 + i] })),
+        vehicles: base.vehicles.map((v, i) => ({ ...v, capacity: v.capacity == null ? null : [v.capacity as number, 5 + i] })),
         jobs: base.jobs.map((j, i) => {
           const w = j.demand as number;
           const amount = [w, 1 + (i % 2)];

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { api, makeTeam, type TestTeam } from '../support/app.js';
 import { startTestApp } from '../support/app.js';
-import { MISSING_ID, NO_JOBS, lacks } from '../api/helpers.js';
+import { MISSING_ID, lacks } from '../api/helpers.js';
 import { BALZERS, RUGGELL, SCHAAN, VADUZ, haversine, insertPois, plan, type At } from '../routes-api/helpers.js';
 
 let app: App & { url: string };
@@ -26,7 +26,7 @@ function spread(n: number, seed: number): At[] {
 }
 
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp();
   team = await makeTeam(app);
   // On roads (the nearest road of random points), so that every POI has a route.
   poiAt = [];

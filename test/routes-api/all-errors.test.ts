@@ -3,7 +3,7 @@
 // in every combination: unknown ids do not hide the locations far from a road, nor these the ids.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { MISSING_ID, NO_JOBS, expect422 } from '../api/helpers.js';
+import { MISSING_ID, expect422 } from '../api/helpers.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { SCHAAN, VADUZ } from './helpers.js';
 
@@ -16,7 +16,7 @@ let app: App & { url: string };
 let team: TestTeam;
 
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp();
   team = await makeTeam(app);
 });
 

@@ -2,7 +2,7 @@
 // geometrically on the answer), unaffected routes stay as they were, the selection rules and limits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { NO_JOBS, expect422 } from '../api/helpers.js';
+import { expect422 } from '../api/helpers.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { BALZERS, RUGGELL, SCHAAN, VADUZ, along, createPoi, expectRoute, haversine, insertPois, lineMeters, offset, plan, type At } from './helpers.js';
 
@@ -10,7 +10,7 @@ let app: App & { url: string };
 let plain: any;
 
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp();
   const t = await makeTeam(app);
   plain = expectRoute(await plan(app, t.key, { waypoints: [VADUZ, SCHAAN] }), 2);
 });

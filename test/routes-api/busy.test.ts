@@ -2,7 +2,6 @@
 // routing request finds the queue full: deterministic, with the real pool and map.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { NO_JOBS } from '../api/helpers.js';
 import { makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { SCHAAN, VADUZ, plan } from './helpers.js';
 
@@ -11,7 +10,7 @@ let team: TestTeam;
 
 beforeAll(async () => {
   process.env.WAYMARK_POOL_QUEUE = '0';
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp();
   team = await makeTeam(app);
 });
 afterAll(() => app.close());

@@ -8,14 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { idleThreads } from '../../src/compute/pool.js';
 import { joinPolylines, simplifyLine, writePolyline } from '../../src/engine/polyline.js';
-import { NO_JOBS, expect422 } from '../api/helpers.js';
+import { expect422 } from '../api/helpers.js';
 import { makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { BALZERS, BETWEEN, RUGGELL, SCHAAN, VADUZ, along, createPoi, expectRoute, haversine, lineMeters, plan, type At } from './helpers.js';
 
 let app: App & { url: string };
 let team: TestTeam;
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp();
   team = await makeTeam(app);
 });
 afterAll(() => app.close());

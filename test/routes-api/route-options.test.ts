@@ -4,7 +4,7 @@
 // bad field).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { expect422, lacks, NO_JOBS } from '../api/helpers.js';
+import { expect422, lacks } from '../api/helpers.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { createPoi, lineMeters, SCHAAN, VADUZ, type At } from './helpers.js';
 
@@ -15,7 +15,7 @@ let app: App & { url: string };
 let team: TestTeam;
 
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp();
   team = await makeTeam(app);
 });
 afterAll(async () => {
@@ -73,7 +73,7 @@ describe('exclude', () => {
     const plain = await post('/v1/routes/optimize', plan);
     const paved = await post('/v1/routes/optimize', { ...plan, exclude: ['unpaved'] });
     expect(paved.status, JSON.stringify(paved.body)).toBe(200);
-    const arrival = (r: typeof plain) => r.body.data.routes[0].steps.find((s: { type: string }) => s.type === 'job' || s.id === 'north').arrival;
+    const arrival = (r: typeof plain) => r.body.data.routes[0].steps.find((s: { type: string; id?: string }) => s.type === 'job' || s.id === 'north').arrival;
     expect(arrival(paved) > arrival(plain)).toBe(true);
     expect422(await post('/v1/routes/optimize', { ...plan, exclude: ['toll'] }), ['exclude.0']);
     expect422(await post('/v1/optimizations', { ...plan, exclude: ['toll'], vehicles: [{ start: PLANKEN, capacity: -1 }] }), [

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { api, makeTeam, type TestTeam } from '../support/app.js';
 import { startTestApp } from '../support/app.js';
-import { MISSING_ID, NO_JOBS, NO_PLAN, UNAUTHENTICATED, expect422, lacks } from '../api/helpers.js';
+import { MISSING_ID, NO_PLAN, UNAUTHENTICATED, expect422, lacks } from '../api/helpers.js';
 import { BETWEEN, SCHAAN, VADUZ, createPoi, expectRoute, haversine, lineMeters, plan, type At } from './helpers.js';
 
 let app: App & { url: string };
@@ -12,7 +12,7 @@ let team: TestTeam;
 let betweenPoi: string;
 
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp();
   team = await makeTeam(app);
   betweenPoi = await createPoi(app, team.key, BETWEEN);
 });

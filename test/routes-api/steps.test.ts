@@ -6,14 +6,14 @@ import polyline from '@mapbox/polyline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { idleThreads } from '../../src/compute/pool.js';
-import { NO_JOBS, expect422 } from '../api/helpers.js';
+import { expect422 } from '../api/helpers.js';
 import { makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { BALZERS, BETWEEN, RUGGELL, SCHAAN, VADUZ, expectRoute, plan, type At } from './helpers.js';
 
 let app: App & { url: string };
 let team: TestTeam;
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp();
   team = await makeTeam(app);
 });
 afterAll(() => app.close());

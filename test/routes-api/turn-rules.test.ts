@@ -5,14 +5,13 @@
 // extract (osmium cat … -f opl: the ways, nodes and relation named in each test).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { NO_JOBS } from '../api/helpers.js';
 import { makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { plan } from './helpers.js';
 
 let app: App & { url: string };
 let team: TestTeam;
 beforeAll(async () => {
-  app = await startTestApp(NO_JOBS);
+  app = await startTestApp();
   team = await makeTeam(app);
 });
 afterAll(() => app.close());

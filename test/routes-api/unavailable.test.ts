@@ -1,7 +1,7 @@
 // Without a map (WAYMARK_MAP=off) routing answers 503; requests are still authenticated and validated first.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { NO_JOBS, expect422 } from '../api/helpers.js';
+import { expect422 } from '../api/helpers.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { SCHAAN, VADUZ, plan } from './helpers.js';
 
@@ -9,7 +9,7 @@ let app: App & { url: string };
 let team: TestTeam;
 
 beforeAll(async () => {
-  app = await startTestApp({ ...NO_JOBS, WAYMARK_MAP: 'off' });
+  app = await startTestApp({ WAYMARK_MAP: 'off' });
   team = await makeTeam(app);
 });
 afterAll(() => app.close());

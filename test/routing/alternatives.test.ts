@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePool } from '../../src/compute/pool.js';
 import { loadMap, route, type RouteResult } from '../../src/engine/engine.js';
-import { greatCircleMeters } from '../../src/lib/great-circle.js';
+import { greatCircleMeters } from '../../src/lib/geo/sphere.js';
 import { plainNodes, rng, testMap, type TestGraph } from './helpers.js';
 
 let g: TestGraph;

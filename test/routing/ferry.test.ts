@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { assembleGraph } from '../../src/map/graphs/graph-assemble.js';
 import { buildGraphInput } from '../../src/map/graphs/graph-build.js';
-import { greatCircleMeters } from '../../src/lib/great-circle.js';
+import { greatCircleMeters } from '../../src/lib/geo/sphere.js';
 import { OsmData } from '../../src/map/osm/osm-data.js';
 import type { OsmWay } from '../../src/map/osm/osm-pbf.js';
 import type { ProfileName } from '../../src/map/graphs/profiles.js';

@@ -8,7 +8,7 @@ import { projectRoot } from '../../src/lib/paths.js';
 
 const DIR = join(projectRoot, '..', 'shared', 'peer-tests', 'osrm-features');
 
-/** Every file of the shared folder but car/restrictions (two rows that need turn costs, see the README). */
+/** Every file of the shared folder but car/restrictions (two rows that need turn costs, see docs/decisions.md). */
 const FULLY_AGREEING = [
   'bicycle/access',
   'bicycle/barrier',

@@ -73,9 +73,11 @@ describe('rate limit across processes', () => {
   it('a write through one process shows in the next read through the other (held JSON, distance index)', async () => {
     const key = await teamKey(null, 'enterprise');
     const call = (server: ServerProcess, method: string, path: string, body?: unknown) =>
-      fetch(`${server.url}${path}`, { method, headers: { 'X-API-KEY': key, 'content-type': 'application/json' }, body: body && JSON.stringify(body) }).then(
-        async (r) => ({ status: r.status, body: r.status === 204 ? null : await r.json() }),
-      );
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { 'X-API-KEY': key, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      }).then(async (r) => ({ status: r.status, body: r.status === 204 ? null : await r.json() }));
     const near = '/v1/pois?latitude=47.14&longitude=9.52&distance=1000';
     const [reader, writer] = servers;
     const poi = (await call(writer, 'POST', '/v1/pois', { name: 'first', latitude: 47.14, longitude: 9.52 })).body.data.id;

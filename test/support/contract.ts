@@ -5,7 +5,7 @@
 // response is also logged (operation and status) for the suite's coverage report (global-setup.ts).
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { apiRoutes } from '../../src/app.js';
 import { UsageRecorder } from '../../src/auth/usage.js';
@@ -25,7 +25,7 @@ function load() {
   if (built) return built;
   // The routes open no connection until a handler queries: none runs here.
   const sql = connect('postgres://127.0.0.1:1/unused', 1);
-  const doc = openApiDocument(apiRoutes(sql, new UsageRecorder(sql)));
+  const doc: Json = openApiDocument(apiRoutes(sql, new UsageRecorder(sql)));
   void sql.end({ timeout: 0 });
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   (addFormats as unknown as (a: unknown) => void)(ajv);

@@ -10,7 +10,6 @@ import type { App } from '../../src/app.js';
 import { backgroundErrorCounts } from '../../src/lib/background-errors.js';
 import { readManifest } from '../../src/map/map-files.js';
 import { TILES_FILE } from '../../src/map/tiles/archive.js';
-import { joinRings } from '../../src/map/tiles/source.js';
 import { testMapDir } from '../geo-api/support.js';
 import { checkedFetch, startTestApp } from '../support/app.js';
 import { checkResponse } from '../support/contract.js';
@@ -136,22 +135,6 @@ describe('vector tiles', () => {
       expect(res.status, bad).toBe(400);
       expect(((await res.json()) as any).message.startsWith(`${field} `), bad).toBe(true);
     }
-  });
-
-  it('joins multipolygon member ways into closed rings, in either direction', () => {
-    expect(
-      joinRings([
-        [1, 2, 3],
-        [5, 4, 3],
-        [5, 6, 1],
-      ]),
-    ).toEqual([[5, 6, 1, 2, 3, 4, 5]]);
-    expect(
-      joinRings([
-        [1, 2, 3, 1],
-        [7, 8],
-      ]),
-    ).toEqual([[1, 2, 3, 1]]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boxesAround } from '../../src/lib/search-box.js';
+import { boxesAround } from '../../src/lib/geo/search-box.js';
 
 const R = 6_371_008.8;
 const rad = (d: number) => (d * Math.PI) / 180;

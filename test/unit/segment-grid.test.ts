@@ -9,6 +9,7 @@ import {
   type GridView,
 } from '../../src/map/graphs/segment-grid.js';
 import { rng } from '../routing/helpers.js';
+import type { Shapes } from '../../src/map/graphs/road-graph.js';
 
 /** Random walks of 2–40 points (a few ways) near 47.1 N 9.5 E; every other geometry's segments are in use. */
 function randomView(seed: number): { view: GridView; used: Uint8Array } {
@@ -36,7 +37,8 @@ function randomView(seed: number): { view: GridView; used: Uint8Array } {
   });
   const { params, first, items } = buildSegmentGrid(used, pointsE7);
   const view: GridView = {
-    shapes: { pointsE7, grid: params, gridFirst: first, gridItems: items },
+    // Only the grid's part of the shapes: what nearestSegment reads.
+    shapes: { pointsE7, grid: params, gridFirst: first, gridItems: items } as Shapes,
     geomFirst: Uint32Array.from(geomFirst),
     geomLast: Uint32Array.from(geomLast),
   };

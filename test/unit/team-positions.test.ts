@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { greatCircleMeters } from '../../src/lib/great-circle.js';
+import { greatCircleMeters } from '../../src/lib/geo/sphere.js';
 import { TeamPositions, type Near } from '../../src/api/pois/team-positions.js';
 
 /** A seeded generator, so a failure can be replayed. */

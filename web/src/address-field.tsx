@@ -1,14 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, qs } from './api';
-
-/** One answer of GET /v1/geo/autocomplete. */
-export interface GeoResult {
-  kind: 'address' | 'street' | 'place' | 'postcode' | 'poi';
-  name: string;
-  latitude: number;
-  longitude: number;
-  address: { display_name: string | null };
-}
+import type { GeoResult } from './api-types';
 
 const KIND_LABEL: Record<GeoResult['kind'], string> = { address: 'Address', street: 'Street', place: 'Place', postcode: 'Postcode', poi: 'POI' };
 /** Keystrokes closer together than this are one request: the last text is what is asked. */

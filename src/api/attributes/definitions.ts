@@ -1,6 +1,6 @@
 // The team's attribute definitions, which POIs, imports and route selections resolve names and ids
 // against; the attributes resource's own SQL stays in store.ts.
-import type { Sql } from '../../db/client.js';
+import { type Sql, retryable } from '../../db/client.js';
 
 export type AttributeType = 'string' | 'number' | 'boolean';
 
@@ -15,7 +15,7 @@ export interface AttributeRow {
 
 /** Every attribute of the team, for resolving names and ids in bodies, filters and CSV headers. */
 export async function teamAttributes(sql: Sql, teamId: string): Promise<AttributeRow[]> {
-  return sql<AttributeRow[]>`SELECT * FROM attributes WHERE team_id = ${teamId} ORDER BY id`;
+  return retryable(sql<AttributeRow[]>`SELECT * FROM attributes WHERE team_id = ${teamId} ORDER BY id`);
 }
 
 /** Resolves `key` as an attribute id first, then as a name (names are case-sensitive). */

@@ -1,6 +1,6 @@
 // The attributes resource's SQL. What other folders need of the team's attributes (resolving names and
 // ids) is in definitions.ts.
-import type { Sql } from '../../db/client.js';
+import { type Sql, retryable } from '../../db/client.js';
 import { newId, timestamp } from '../../lib/ids.js';
 import type { AttributeRow, AttributeType } from './definitions.js';
 
@@ -13,14 +13,14 @@ export const attributeJson = (r: AttributeRow) => ({
 });
 
 export async function listAttributes(sql: Sql, teamId: string, cursor: string | null, limit: number): Promise<AttributeRow[]> {
-  return sql<AttributeRow[]>`
+  return retryable(sql<AttributeRow[]>`
     SELECT * FROM attributes WHERE team_id = ${teamId} AND (${cursor}::text IS NULL OR id > ${cursor})
-    ORDER BY id LIMIT ${limit}`;
+    ORDER BY id LIMIT ${limit}`);
 }
 
 /** `id` is a ULID in upper case. */
 export async function findAttribute(sql: Sql, teamId: string, id: string): Promise<AttributeRow | undefined> {
-  const [row] = await sql<AttributeRow[]>`SELECT * FROM attributes WHERE team_id = ${teamId} AND id = ${id}`;
+  const [row] = await retryable(sql<AttributeRow[]>`SELECT * FROM attributes WHERE team_id = ${teamId} AND id = ${id}`);
   return row;
 }
 

@@ -1,5 +1,5 @@
 // The categories resource's SQL.
-import type { Sql } from '../../db/client.js';
+import { type Sql, retryable } from '../../db/client.js';
 import { likeContains } from '../../db/like.js';
 import { newId, timestamp } from '../../lib/ids.js';
 
@@ -21,16 +21,16 @@ export const categoryJson = (r: CategoryRow) => ({
 /** A page of the team's categories after `cursor`, those whose name contains `nameContains` when given. */
 export async function listCategories(sql: Sql, teamId: string, q: { cursor: string | null; limit: number; nameContains?: string }): Promise<CategoryRow[]> {
   const filter = q.nameContains;
-  return sql<CategoryRow[]>`
+  return retryable(sql<CategoryRow[]>`
     SELECT * FROM categories WHERE team_id = ${teamId}
       AND (${q.cursor}::text IS NULL OR id > ${q.cursor})
       AND (${filter ?? null}::text IS NULL OR name ILIKE ${filter === undefined ? null : likeContains(filter)})
-    ORDER BY id LIMIT ${q.limit}`;
+    ORDER BY id LIMIT ${q.limit}`);
 }
 
 /** `id` is a ULID in upper case. */
 export async function findCategory(sql: Sql, teamId: string, id: string): Promise<CategoryRow | undefined> {
-  const [row] = await sql<CategoryRow[]>`SELECT * FROM categories WHERE team_id = ${teamId} AND id = ${id}`;
+  const [row] = await retryable(sql<CategoryRow[]>`SELECT * FROM categories WHERE team_id = ${teamId} AND id = ${id}`);
   return row;
 }
 

@@ -1,6 +1,6 @@
 // The imports resource's SQL: the uploads and their jobs, and the processor's batches.
 import type { PlanName } from '../../auth/plans.js';
-import type { Sql } from '../../db/client.js';
+import { type Sql, retryable } from '../../db/client.js';
 import { newId, timestamp } from '../../lib/ids.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import type { PoiInput } from './rows.js';
@@ -76,14 +76,14 @@ export async function createImport(sql: Sql, input: NewImport): Promise<ImportRo
 }
 
 export async function fetchImport(sql: Sql, teamId: string, id: string): Promise<ImportRow | undefined> {
-  const [row] = await sql<ImportRow[]>`SELECT * FROM imports WHERE team_id = ${teamId} AND id = ${id}`;
+  const [row] = await retryable(sql<ImportRow[]>`SELECT * FROM imports WHERE team_id = ${teamId} AND id = ${id}`);
   return row;
 }
 
 export async function listImports(sql: Sql, teamId: string, cursor: string | null, limit: number): Promise<ImportRow[]> {
-  return sql<ImportRow[]>`
+  return retryable(sql<ImportRow[]>`
     SELECT * FROM imports WHERE team_id = ${teamId} AND (${cursor}::text IS NULL OR id > ${cursor})
-    ORDER BY id LIMIT ${limit}`;
+    ORDER BY id LIMIT ${limit}`);
 }
 
 // ---- the processor's reads and writes (processor.ts); `tx` is the batch's transaction ----
@@ -98,13 +98,13 @@ export async function startImport(sql: Sql, id: string): Promise<ImportRow | und
 
 /** The uploaded file, until the import finishes. */
 export async function importFile(sql: Sql, id: string): Promise<Buffer | undefined> {
-  const [stored] = await sql<{ content: Buffer }[]>`SELECT content FROM import_files WHERE import_id = ${id}`;
+  const [stored] = await retryable(sql<{ content: Buffer }[]>`SELECT content FROM import_files WHERE import_id = ${id}`);
   return stored?.content;
 }
 
 /** The line the next batch starts at (null before the first batch; undefined when the import is gone). */
 export async function importNextLine(sql: Sql, id: string): Promise<number | null | undefined> {
-  const [at] = await sql<{ next_line: number | null }[]>`SELECT next_line FROM imports WHERE id = ${id}`;
+  const [at] = await retryable(sql<{ next_line: number | null }[]>`SELECT next_line FROM imports WHERE id = ${id}`);
   return at?.next_line;
 }
 

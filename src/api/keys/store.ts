@@ -2,7 +2,7 @@
 // usage (GET /v1/info). Creating a key
 // is auth/admin.ts's createKey, shared with the CLI (one generator, one digest).
 import { keyJson } from '../../auth/admin.js';
-import type { Sql } from '../../db/client.js';
+import { type Sql, retryable } from '../../db/client.js';
 import { timestamp } from '../../lib/ids.js';
 
 /** A key as the dashboard shows it: no team, with its creation time. */
@@ -13,11 +13,11 @@ export const teamKeyJson = (r: Record<string, any>) => {
 
 /** The team's keys, newest first. */
 export async function listTeamKeys(sql: Sql, teamId: string) {
-  return sql`SELECT * FROM api_keys WHERE team_id = ${teamId} ORDER BY created_at DESC, id DESC`;
+  return retryable(sql`SELECT * FROM api_keys WHERE team_id = ${teamId} ORDER BY created_at DESC, id DESC`);
 }
 
 export async function findTeamKey(sql: Sql, teamId: string, id: string) {
-  const [row] = await sql`SELECT * FROM api_keys WHERE id = ${id} AND team_id = ${teamId}`;
+  const [row] = await retryable(sql`SELECT * FROM api_keys WHERE id = ${id} AND team_id = ${teamId}`);
   return row;
 }
 
@@ -36,15 +36,15 @@ export async function deleteTeamKey(sql: Sql, teamId: string, id: string): Promi
 /** A key (undefined when it is gone) with its counted requests over the last hour and day and its most called endpoint. */
 export async function keyWithUsage(sql: Sql, keyId: string) {
   const [[key], [totals], [top]] = await Promise.all([
-    sql`SELECT * FROM api_keys WHERE id = ${keyId}`,
-    sql<{ hour: number; day: number }[]>`
+    retryable(sql`SELECT * FROM api_keys WHERE id = ${keyId}`),
+    retryable(sql<{ hour: number; day: number }[]>`
       SELECT coalesce(sum(count) FILTER (WHERE minute > now() - interval '60 minutes'), 0)::int AS hour,
              coalesce(sum(count), 0)::int AS day
-      FROM key_usage WHERE key_id = ${keyId} AND minute > now() - interval '24 hours'`,
-    sql<{ method: string; endpoint: string; count: number }[]>`
+      FROM key_usage WHERE key_id = ${keyId} AND minute > now() - interval '24 hours'`),
+    retryable(sql<{ method: string; endpoint: string; count: number }[]>`
       SELECT method, endpoint, sum(count)::int AS count FROM key_usage
       WHERE key_id = ${keyId} AND minute > now() - interval '24 hours'
-      GROUP BY method, endpoint ORDER BY count DESC, endpoint, method LIMIT 1`,
+      GROUP BY method, endpoint ORDER BY count DESC, endpoint, method LIMIT 1`),
   ]);
   return { key, totals, top: top as { method: string; endpoint: string; count: number } | undefined };
 }

@@ -1,4 +1,4 @@
-import type { Sql } from '../../db/client.js';
+import { type Sql, retryable } from '../../db/client.js';
 import { newMessagingId } from './ids.js';
 import type { ListQuery } from './listing.js';
 import type { ContactInput } from './schema.js';
@@ -92,9 +92,10 @@ export interface GroupPatch extends Partial<GroupInput> {
   archived_at?: number | null;
 }
 
-const groupSelect = (sql: Sql) => sql`
+const groupSelect = (sql: Sql) =>
+  retryable(sql`
   SELECT g.id, g.name, g.description, g.avatar_url, g.contacts, g.created_at, g.archived_at, c.id AS conversation_id
-  FROM groups g LEFT JOIN conversations c ON c.team_id = g.team_id AND c.group_id = g.id`;
+  FROM groups g LEFT JOIN conversations c ON c.team_id = g.team_id AND c.group_id = g.id`);
 
 export async function listGroups(sql: Sql, teamId: string, q: ListQuery & { archived: boolean }): Promise<GroupRow[]> {
   return sql<GroupRow[]>`
@@ -154,7 +155,7 @@ export interface ConversationFilter extends ListQuery {
 }
 
 export async function listConversations(sql: Sql, teamId: string, f: ConversationFilter): Promise<ConversationRow[]> {
-  return sql<ConversationRow[]>`
+  return retryable(sql<ConversationRow[]>`
     SELECT * FROM conversations
     WHERE team_id = ${teamId}
       AND (archived_at IS NOT NULL) = ${f.archived}
@@ -162,11 +163,11 @@ export async function listConversations(sql: Sql, teamId: string, f: Conversatio
       AND (${f.pinned ?? null}::boolean IS NULL OR is_pinned = ${f.pinned ?? null})
       AND (${f.groupId ?? null}::text IS NULL OR group_id = ${f.groupId ?? null})
       AND (${f.startingAfter}::text IS NULL OR id < ${f.startingAfter})
-    ORDER BY id DESC LIMIT ${f.limit + 1}`;
+    ORDER BY id DESC LIMIT ${f.limit + 1}`);
 }
 
 export async function findConversation(sql: Sql, teamId: string, id: string): Promise<ConversationRow | undefined> {
-  const [row] = await sql<ConversationRow[]>`SELECT * FROM conversations WHERE team_id = ${teamId} AND id = ${id}`;
+  const [row] = await retryable(sql<ConversationRow[]>`SELECT * FROM conversations WHERE team_id = ${teamId} AND id = ${id}`);
   return row;
 }
 
@@ -230,7 +231,7 @@ export async function deleteConversation(sql: Sql, teamId: string, id: string): 
 // ---- messages --------------------------------------------------------------------------------
 
 export async function messageExists(sql: Sql, teamId: string, conversationId: string, messageId: string): Promise<boolean> {
-  const rows = await sql`SELECT 1 FROM messages WHERE team_id = ${teamId} AND conversation_id = ${conversationId} AND id = ${messageId}`;
+  const rows = await retryable(sql`SELECT 1 FROM messages WHERE team_id = ${teamId} AND conversation_id = ${conversationId} AND id = ${messageId}`);
   return rows.length > 0;
 }
 
@@ -250,8 +251,8 @@ export async function postMessage(sql: Sql, teamId: string, conversationId: stri
 }
 
 export async function listMessages(sql: Sql, teamId: string, conversationId: string, q: ListQuery): Promise<MessageRow[]> {
-  return sql<MessageRow[]>`
+  return retryable(sql<MessageRow[]>`
     SELECT id, conversation_id, text, created_at FROM messages
     WHERE team_id = ${teamId} AND conversation_id = ${conversationId} AND (${q.startingAfter}::text IS NULL OR id < ${q.startingAfter})
-    ORDER BY id DESC LIMIT ${q.limit + 1}`;
+    ORDER BY id DESC LIMIT ${q.limit + 1}`);
 }

@@ -1,4 +1,4 @@
-// Batch optimization jobs (README "Batch optimization jobs"): an extension beside the contract's
+// Batch optimization jobs (docs/optimization.md): an extension beside the contract's
 // POST /v1/routes/optimize, with the same body rules at batch sizes, run as durable jobs.
 import type { Sql } from '../../db/client.js';
 import { HttpError, invalid, notFound, unprocessable, type FieldErrors } from '../../http/errors.js';

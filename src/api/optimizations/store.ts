@@ -1,4 +1,4 @@
-import type { Sql } from '../../db/client.js';
+import { type Sql, retryable } from '../../db/client.js';
 import { newId, timestamp } from '../../lib/ids.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import type { SearchState } from '../../engine/vrp/slices.js';
@@ -97,15 +97,15 @@ const counts = (sql: Sql) =>
   sql`jsonb_array_length(body->'stops') + 2 * coalesce(jsonb_array_length(body->'shipments'), 0) AS stop_count, jsonb_array_length(body->'vehicles') AS vehicle_count`;
 
 export async function fetchOptimization(sql: Sql, teamId: string, id: string): Promise<OptimizationRow | undefined> {
-  const [row] = await sql<OptimizationRow[]>`SELECT *, ${counts(sql)} FROM optimizations WHERE team_id = ${teamId} AND id = ${id}`;
+  const [row] = await retryable(sql<OptimizationRow[]>`SELECT *, ${counts(sql)} FROM optimizations WHERE team_id = ${teamId} AND id = ${id}`);
   return row;
 }
 
 export async function listOptimizations(sql: Sql, teamId: string, cursor: string | null, limit: number): Promise<OptimizationSummaryRow[]> {
-  return sql<OptimizationSummaryRow[]>`
+  return retryable(sql<OptimizationSummaryRow[]>`
     SELECT id, team_id, status, progress, time_budget, runs, error, created_at, started_at, finished_at, ${counts(sql)}
     FROM optimizations WHERE team_id = ${teamId} AND (${cursor}::text IS NULL OR id > ${cursor})
-    ORDER BY id LIMIT ${limit}`;
+    ORDER BY id LIMIT ${limit}`);
 }
 
 /** Cancels a queued or running optimization; undefined when it is not the team's, the row as it is otherwise. */

@@ -3,7 +3,7 @@
 import type { Sql } from '../../db/client.js';
 import { unprocessable, type FieldErrors } from '../../http/errors.js';
 import type { Query } from '../../http/query.js';
-import { boxesAround } from '../../lib/search-box.js';
+import { boxesAround } from '../../lib/geo/search-box.js';
 import { isUlid } from '../../lib/ids.js';
 import { PROFILES, type ProfileName } from '../../map/graphs/profiles.js';
 import { topSpeed, travelTimePairs, WaypointTooFarError } from '../../engine/engine.js';

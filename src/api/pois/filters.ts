@@ -2,7 +2,7 @@ import { resolveAttribute, type AttributeRow } from '../attributes/definitions.j
 import type { Sql } from '../../db/client.js';
 import { foldedContains } from '../../db/like.js';
 import type { FieldErrors } from '../../http/errors.js';
-import { boxesAround, type Box } from '../../lib/search-box.js';
+import { boxesAround, type Box } from '../../lib/geo/search-box.js';
 import { charLength } from '../../http/validate.js';
 import { isUlid, isUuid } from '../../lib/ids.js';
 import { typedTextValue, type AttributeValue } from './values.js';

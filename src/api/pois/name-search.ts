@@ -1,7 +1,7 @@
 // What the geographic search reads of the team's POIs: those whose name holds every word of the query,
 // or whose category's name holds the query, with their address. The module other folders use; the
 // resource's own SQL is store.ts.
-import type { Sql } from '../../db/client.js';
+import { type Sql, retryable } from '../../db/client.js';
 import type { AddressResource } from '../../geocoding/address.js';
 import { foldedContains } from '../../db/like.js';
 
@@ -38,7 +38,7 @@ interface Row {
 export async function poisByName(sql: Sql, teamId: string, text: string, words: string[], limit: number): Promise<PoiMatch[]> {
   if (words.length === 0) return [];
   const byName = words.map((w) => foldedContains(sql, sql`p.name`, w)).reduce((acc, part) => sql`${acc} AND ${part}`);
-  const rows = await sql<Row[]>`
+  const rows = await retryable(sql<Row[]>`
     SELECT p.id, p.name, p.latitude, p.longitude, c.name AS category, (${byName}) AS by_name,
            p.display_name, p.street, ci.id AS city_id, ci.name AS city, co.id AS country_id, co.name AS country,
            z.id AS zipcode_id, z.code AS zipcode, p.geocoded_at
@@ -49,7 +49,7 @@ export async function poisByName(sql: Sql, teamId: string, text: string, words: 
     LEFT JOIN zipcodes z ON z.id = p.zipcode_id
     WHERE p.team_id = ${teamId} AND ((${byName}) OR (c.id IS NOT NULL AND ${foldedContains(sql, sql`c.name`, text)}))
     ORDER BY (${byName}) DESC, p.id
-    LIMIT ${limit}`;
+    LIMIT ${limit}`);
   return rows.map((r) => ({
     id: r.id,
     name: r.name,

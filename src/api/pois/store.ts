@@ -1,7 +1,7 @@
 // The POIs resource's SQL: the resource's JSON built in the query, reads by id with the team's counters,
 // the list's pages, and every write.
 import { reservePoiSlots } from '../../auth/plans.js';
-import type { Sql } from '../../db/client.js';
+import { type Sql, retryable } from '../../db/client.js';
 import { distanceSql, poiFilterSql, type PoiFilter } from './filters.js';
 import type { AttributeValue } from './values.js';
 
@@ -58,9 +58,9 @@ export interface PoiCounters {
 /** The counters of `teams` and the JSON of the POIs `keys` name (those that exist), read in one
  *  statement, so both are of one snapshot. */
 export async function fetchPoisWithCounters(sql: Sql, teams: string[], keys: Array<{ teamId: string; id: string }>) {
-  const countersSql = sql`
+  const countersSql = retryable(sql`
     SELECT t.team_id, coalesce(v.version, 0)::text AS version, NULL::text AS id, coalesce(v.content, 0)::text AS json
-    FROM unnest(${teams}::text[]) AS t(team_id) LEFT JOIN poi_versions v ON v.team_id = t.team_id`;
+    FROM unnest(${teams}::text[]) AS t(team_id) LEFT JOIN poi_versions v ON v.team_id = t.team_id`);
   // Everything asked is held: the counters alone, a cheaper statement than the union with no keys.
   const rows = await sql<Array<{ team_id: string; version: string | null; id: string | null; json: string }>>`${countersSql}${
     keys.length === 0
@@ -99,19 +99,19 @@ export async function listPois(sql: Sql, teamId: string, filter: PoiFilter, page
   const near = filter.near;
   const distance = near ? sql`, ${distanceSql(sql, near)} AS distance` : sql``;
   // The page is chosen first, so the joins and the attribute names are built for its rows only.
-  return sql<PoiJsonRow[]>`
+  return retryable(sql<PoiJsonRow[]>`
     WITH page AS (
       SELECT p.id ${distance} FROM pois p
       WHERE ${poiFilterSql(sql, teamId, filter)} AND (${page.cursor}::text IS NULL OR p.id > ${page.cursor})
       ORDER BY p.id LIMIT ${page.limit + 1})
     SELECT ${poiJsonColumns(sql, near ? 'page.distance' : undefined)}
     FROM page JOIN pois p ON p.id = page.id ${poiJoins(sql)}
-    ORDER BY p.id`;
+    ORDER BY p.id`);
 }
 
 /** Whether `id` (a ULID in upper case) is one of the team's categories, which a POI may name. */
 export async function isTeamCategory(sql: Sql, teamId: string, id: string): Promise<boolean> {
-  const rows = await sql`SELECT 1 FROM categories WHERE team_id = ${teamId} AND id = ${id}`;
+  const rows = await retryable(sql`SELECT 1 FROM categories WHERE team_id = ${teamId} AND id = ${id}`);
   return rows.length > 0;
 }
 

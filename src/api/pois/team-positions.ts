@@ -1,6 +1,6 @@
 import KDBush from 'kdbush';
-import { EARTH_DIAMETER_M, greatCircleMeters } from '../../lib/great-circle.js';
-import { boxesAround } from '../../lib/search-box.js';
+import { EARTH_DIAMETER_M, greatCircleMeters } from '../../lib/geo/sphere.js';
+import { boxesAround } from '../../lib/geo/search-box.js';
 
 /** POIs' ids and their lat, lon pairs, aligned. */
 export interface Positions {

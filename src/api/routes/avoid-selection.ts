@@ -2,7 +2,7 @@
 // to a waypoint (skipped). Rules 1, 3 and 4 of POST /v1/routes.
 import type { Sql } from '../../db/client.js';
 import { invalid } from '../../http/errors.js';
-import { boxesAround, type Box } from '../../lib/search-box.js';
+import { boxesAround, type Box } from '../../lib/geo/search-box.js';
 import type { PoiFilter } from '../pois/filters.js';
 import { poiPositionsInBox, poiPositionsInBoxes } from '../pois/positions.js';
 import { avoidSelectionBox, withinRadiusOfAny, type Position } from '../../engine/avoid-area.js';

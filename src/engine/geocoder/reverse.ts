@@ -4,7 +4,8 @@ import KDBush from 'kdbush';
 import { AreaIndex, SCALE } from '../../map/geocoder/areas.js';
 import { CountryLocator } from '../../map/geocoder/country-locator.js';
 import { POSTCODE_NEAR_M } from '../../map/geocoder/geocoder-source.js';
-import { METERS_PER_DEGREE, nearestCentre } from '../../map/geocoder/geometry.js';
+import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
+import { nearestCentre } from '../../map/geocoder/geometry.js';
 import { readGeocoderIndex, type GeocoderArrays, type GeocoderIndexData, type GeocoderMeta } from '../../map/geocoder/index-format.js';
 import { StreetIndex } from '../../map/geocoder/street-index.js';
 

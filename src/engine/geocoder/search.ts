@@ -4,7 +4,7 @@
 // the candidates, and each candidate's own word list says which query words it has in its name or
 // context. House numbers are looked up among a street's address points. No step scans the map.
 import { SCALE } from '../../map/geocoder/areas.js';
-import { METERS_PER_DEGREE } from '../../map/geocoder/geometry.js';
+import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 import { KIND_PLACE, KIND_POSTCODE, readSearchIndex, type SearchArrays } from '../../map/geocoder/search-format.js';
 import { fold, houseNumberKey, looksLikeHouseNumber, queryWords as splitQuery, shortForm, words } from '../../map/geocoder/search-text.js';
 import type { Address } from './reverse.js';

@@ -1,7 +1,7 @@
 // Stop clustering for POST /v1/routes/clusters: validates the request's size rules, runs the k-means WASM
 // kernel synchronously (so it also runs inside a pool worker) and summarises each cluster.
 import { instantiate } from '../../lib/wasm.js';
-import { greatCircleMeters } from '../../lib/great-circle.js';
+import { greatCircleMeters } from '../../lib/geo/sphere.js';
 import type { LatLon } from '../../lib/lat-lon.js';
 
 /** Exactly one of `clusters` and `maxStops`. */

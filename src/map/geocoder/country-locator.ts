@@ -8,7 +8,7 @@
 // point that only Natural Earth's (enlarged) outline of a small OSM-mapped country covers takes the
 // nearest other country within OVERREACH_TOLERANCE_M.
 import { AreaIndex, SCALE, type FlatAreas } from './areas.js';
-import { METERS_PER_DEGREE } from './geometry.js';
+import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 import type { AreaInfo } from './index-format.js';
 
 export const COARSE_TOLERANCE_M = 2_000;

@@ -1,9 +1,6 @@
 // Small planar helpers in degrees, good enough at the scale of a building or a municipality.
 import type { DegreeRings } from './areas.js';
 
-/** Meters per degree of latitude on the mean Earth sphere. */
-export const METERS_PER_DEGREE = 111_195;
-
 /**
  * A point strictly inside the area (even-odd over all rings): the middle of the widest inside stretch
  * of a horizontal line through the middle of a ring, trying the largest ring first. Unlike a centroid

@@ -7,7 +7,8 @@ import { Growable } from '../../lib/typed-pools.js';
 import { AreaIndex, flattenAreas, SCALE, type DegreeRings } from './areas.js';
 import { CountryLocator } from './country-locator.js';
 import { addressOf, ASSOCIATED_STREET_MARK, isAdmin, MUNICIPALITY_LEVELS, postalCodeOf, STREET_VARIANTS, type AddressFields } from './geocoder-source.js';
-import { centroid, interiorPoint, METERS_PER_DEGREE, ringsContain } from './geometry.js';
+import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
+import { centroid, interiorPoint, ringsContain } from './geometry.js';
 import {
   GEOCODER_FORMAT,
   writeGeocoderIndex,
@@ -18,7 +19,7 @@ import {
   type GeocoderIndexData,
 } from './index-format.js';
 import { naturalEarthCountries, type Bbox, type NaturalEarthCountry } from './natural-earth.js';
-import { assembleRings } from './rings.js';
+import { assembleRings } from '../../lib/geo/rings.js';
 import { StreetIndex } from './street-index.js';
 import { buildSearchArrays, type SearchSource } from './search-build.js';
 import { writeSearchIndex } from './search-format.js';

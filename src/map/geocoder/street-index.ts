@@ -6,7 +6,7 @@
 // which each full garbage collection had to mark while routes waited.
 import Flatbush from 'flatbush';
 import { SCALE, segmentDistance2 } from './areas.js';
-import { METERS_PER_DEGREE } from './geometry.js';
+import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 
 const METERS_PER_UNIT = METERS_PER_DEGREE / SCALE;
 

@@ -8,7 +8,7 @@
 // graph nodes, to count geometries and their vertices (so every output array is allocated once at its
 // final size), and to fill them.
 import { hilbertNumbering } from './node-order.js';
-import { greatCircleMeters as haversine } from '../../lib/great-circle.js';
+import { greatCircleMeters as haversine } from '../../lib/geo/sphere.js';
 import type { GraphInput } from './graph-assemble.js';
 import { RESTRICTION_ONLY, type OsmData } from '../osm/osm-data.js';
 import { PROFILES, type ProfileName } from './profiles.js';

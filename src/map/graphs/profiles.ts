@@ -1,6 +1,6 @@
 // Access, direction and speed rules of the four routing profiles, read from OSM way and node tags. The
 // rules follow OSRM's car, bicycle and foot profiles (whose feature files `npm run peer:osrm` runs against
-// these), except where the README says Waymark differs on purpose.
+// these), except where docs/decisions.md says Waymark differs on purpose.
 import type { RoadGraph } from './road-graph.js';
 
 export type ProfileName = 'driving-car' | 'driving-hgv' | 'cycling-regular' | 'foot-walking';

@@ -32,7 +32,7 @@ import {
   type OsmRelation,
   type OsmWay,
 } from './osm-pbf.js';
-import { greatCircleMeters } from '../../lib/great-circle.js';
+import { greatCircleMeters } from '../../lib/geo/sphere.js';
 import { NODE_ACCESS_KEYS, nodeBlocks, nodeLimits, PROFILES, routeDuration, turnRestrictions, wayAccess, wayClasses, wayLimits } from '../graphs/profiles.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from '../../lib/typed-pools.js';
 

@@ -10,7 +10,7 @@ import { MAX_ZOOM } from './classify.js';
 import { readTileSource, type SourceProgress } from './source.js';
 import { walkTiles } from './tiler.js';
 
-/** zlib level of the tiles: measured against 6 (see README). */
+/** zlib level of the tiles: measured against 6 (see docs/dashboard.md). */
 const GZIP_LEVEL = 6;
 
 export interface TilesManifest {

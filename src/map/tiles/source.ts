@@ -3,6 +3,7 @@
 // extract's tags. Geometry is kept in flat Float64Arrays (lon, lat pairs) until a tile asks for it.
 import { NODES, PrimitiveBlock, readOsmBlobs, RELATIONS, WayCursor, WAYS } from '../osm/osm-pbf.js';
 import { Growable } from '../../lib/typed-pools.js';
+import { closedRings } from '../../lib/geo/rings.js';
 import { boundary, classifyPlace, classifyWay, isAreaRelation, isBoundaryRelation, type Kind } from './classify.js';
 
 /** A place (a point) or a multipolygon relation (polygons, each a list of lon/lat rings, outer first). */
@@ -199,11 +200,15 @@ export async function readTileSource(path: string, onProgress: SourceProgress = 
   }
   for (const rel of areas) {
     const ringsOf = (members: number[]) =>
-      joinRings(
-        members.flatMap((id) => {
-          const r = memberRefs.get(id);
-          return r ? [Array.from(data.subarray(r[0], r[1]))] : [];
-        }),
+      closedRings(
+        members
+          .flatMap((id) => {
+            const r = memberRefs.get(id);
+            return r ? [Array.from(data.subarray(r[0], r[1]))] : [];
+          })
+          // Last member first: the order the tiles were drawn in before they shared the geocoder's
+          // assembler, so each ring starts where it did and tiles.bin stays byte for byte the same.
+          .reverse(),
       )
         .map((ring) => ringCoords(ring, ids, lon, lat))
         .filter((c) => c.length >= 8);
@@ -256,27 +261,6 @@ function ringCoords(ring: number[], ids: Float64Array, lon: Int32Array, lat: Int
     if (i >= 0 && lon[i] !== MISSING) out.push(lon[i] * E7, lat[i] * E7);
   }
   return Float64Array.from(out);
-}
-
-/** Joins member ways (node id lists) into closed rings by their shared end nodes; open leftovers are dropped. */
-export function joinRings(parts: number[][]): number[][] {
-  const rings: number[][] = [];
-  const open = parts.filter((p) => p.length >= 2);
-  while (open.length) {
-    const ring = [...open.pop()!];
-    for (;;) {
-      if (ring.length >= 4 && ring[0] === ring[ring.length - 1]) {
-        rings.push(ring);
-        break;
-      }
-      const last = ring[ring.length - 1];
-      const i = open.findIndex((p) => p[0] === last || p[p.length - 1] === last);
-      if (i < 0) break; // an unclosable ring (the extract cut it): left out
-      const next = open.splice(i, 1)[0];
-      ring.push(...(next[0] === last ? next : [...next].reverse()).slice(1));
-    }
-  }
-  return rings;
 }
 
 /** Twice the signed area of a flat lon/lat ring (positive = counter-clockwise). */

@@ -3,18 +3,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
 import { described, Field, fieldErrorsOf, listMessage, ListErrors, Message, PageHeading, useRequest, TableHead } from '../components';
 import { BaseMap, featureCollection, fitTo, km, overlay, PALETTE, point, type MapLib } from '../map/base-map';
-import { listAll, type Category } from './pois';
-
-interface ClusterResult {
-  summary: { stops: number; clusters: number; balanced: boolean; max_stops: number | null };
-  clusters: Array<{
-    id: number;
-    centroid: { latitude: number; longitude: number };
-    count: number;
-    radius: number;
-    stops: Array<{ index: number; id: string | null; poi_id: string | null; latitude: number; longitude: number }>;
-  }>;
-}
+import type { Category } from '../api-types';
+import { listAll } from './pois';
+import type { ClusterResult } from '../api-types';
 
 /** Stops from text: one a line, `latitude,longitude[,id]`; a header line and blank lines are skipped. */
 export function parseStops(text: string): Array<Record<string, unknown>> {

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
 import { Confirm, described, Field, fieldErrorsOf, Message, PageHeading, TableHead } from '../components';
-import { listAll, type Attribute, type Category } from './pois';
+import type { Attribute, Category } from '../api-types';
+import { listAll } from './pois';
 
 type Kind = 'attributes' | 'categories';
 type Item = Attribute | Category;

@@ -1,20 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, formatDate } from '../api';
 import { described, Field, fieldErrorsOf, Message, PageHeading, TableHead } from '../components';
-
-interface Import {
-  id: string;
-  status: 'queued' | 'processing' | 'completed' | 'failed';
-  filename: string;
-  total_rows: number;
-  processed_rows: number;
-  created: number;
-  failed: number;
-  limit_reached: boolean;
-  errors: Array<{ line: number; message: string }>;
-  created_at: string;
-  finished_at: string | null;
-}
+import type { Import } from '../api-types';
 
 const MAX_BYTES = 10 * 1024 * 1024;
 const done = (i: Import) => i.status === 'completed' || i.status === 'failed';

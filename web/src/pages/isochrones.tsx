@@ -4,7 +4,8 @@ import { call } from '../api';
 import { described, Field, fieldErrorsOf, Message, PageHeading, TableHead, useRequest } from '../components';
 import { BaseMap, featureCollection, fitTo, overlay, point, type MapLib } from '../map/base-map';
 import { poiFeatures } from './map';
-import { loadPois, type Poi } from './pois';
+import type { IsochroneResult, Poi } from '../api-types';
+import { loadPois } from './pois';
 import { PROFILES } from './routing';
 
 /** Band colours from the nearest (green) to the farthest (red); the legend's swatches use the same
@@ -12,25 +13,6 @@ import { PROFILES } from './routing';
 const BAND_COLOURS = ['#1a9850', '#66bd63', '#a6d96a', '#d9ef8b', '#ffe08a', '#fdae61', '#f46d43', '#d73027', '#a50026', '#67001f'];
 
 type RangeType = 'time' | 'distance';
-
-interface IsochroneFeature {
-  type: 'Feature';
-  bbox?: number[];
-  properties: {
-    group_index: number;
-    poi_id: string | null;
-    value: number;
-    range_type: RangeType;
-    center: { latitude: number; longitude: number };
-    area: number;
-  };
-  geometry: GeoJSON.Polygon | GeoJSON.MultiPolygon;
-}
-interface IsochroneResult {
-  type: 'FeatureCollection';
-  bbox?: number[];
-  features: IsochroneFeature[];
-}
 
 /** A number where the text reads as one (so that the API names a bad field), else the text itself. */
 const numberOr = (s: string): number | string => (s.trim() !== '' && Number.isFinite(Number(s)) ? Number(s) : s.trim());

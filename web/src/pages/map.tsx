@@ -3,7 +3,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, qs } from '../api';
 import { described, Field, fieldErrorsOf, Message, PageHeading, TableHead, useRequest } from '../components';
 import { BaseMap, featureCollection, fitTo, overlay, point, type MapLib } from '../map/base-map';
-import { listAll, loadPois, PoiFilterFields, poiQuery, type Attribute, type Category, type Poi, type PoiFilterState } from './pois';
+import type { Attribute, Category, Poi } from '../api-types';
+import { listAll, loadPois, PoiFilterFields, poiQuery, type PoiFilterState } from './pois';
 import { PROFILES } from './routing';
 
 /** A POI of the list by travel time: seconds and meters from the chosen point. */

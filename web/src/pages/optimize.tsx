@@ -4,7 +4,8 @@ import { ApiError, call } from '../api';
 import { described, Field, fieldErrorsOf, listMessage, ListErrors, Message, PageHeading, useRequest } from '../components';
 import { BaseMap, featureCollection, fitTo, km, minutes, overlay, PALETTE, point, type MapLib } from '../map/base-map';
 import { colour } from './clusters';
-import { listAll, loadPois, type Attribute, type Category } from './pois';
+import type { Attribute, Category } from '../api-types';
+import { listAll, loadPois } from './pois';
 import { PROFILES } from './routing';
 
 interface Vehicle {

@@ -3,25 +3,7 @@ import { AddressField } from '../address-field';
 import { call, formatDate, qs } from '../api';
 import { Confirm, described, Field, fieldErrorsOf, Message, PageHeading, TableHead } from '../components';
 
-export interface Attribute {
-  id: string;
-  name: string;
-  type: 'string' | 'number' | 'boolean';
-}
-export interface Category {
-  id: string;
-  name: string;
-}
-export interface Poi {
-  id: string;
-  name: string;
-  latitude: number;
-  longitude: number;
-  category: Category | null;
-  attributes: Record<string, string | number | boolean>;
-  address: { display_name: string | null };
-  updated_at: string;
-}
+import type { Attribute, Category, Poi } from '../api-types';
 
 /** Every page of a list endpoint (attributes and categories are few per team). */
 export async function listAll<T>(path: string): Promise<T[]> {

@@ -4,7 +4,8 @@ import { call } from '../api';
 import { described, Field, fieldErrorsOf, Message, PageHeading, useRequest, TableHead } from '../components';
 import { BaseMap, circle, featureCollection, fitTo, km, minutes, overlay, point, type MapLib } from '../map/base-map';
 import { poiFeatures } from './map';
-import { listAll, loadPois, type Category, type Poi } from './pois';
+import type { Category, Poi } from '../api-types';
+import { listAll, loadPois } from './pois';
 
 export const PROFILES = [
   { value: 'driving-car', label: 'Car' },

@@ -1,4 +1,4 @@
-export const METERS_PER_DEGREE = 111_195.08; // mean Earth radius 6,371,008.8 m
+import { METERS_PER_DEGREE } from './sphere.js';
 
 export interface Box {
   west: number;

@@ -47,6 +47,9 @@ export function assembleRings(members: readonly RingMember[]): AssembledRings {
   return { rings, chains, complete };
 }
 
+/** The closed rings the ways join into, for drawing: chains the extract cut open are left out. */
+export const closedRings = (ways: readonly (readonly number[])[]): number[][] => joinWays(ways.filter((w) => w.length >= 2)).rings;
+
 function joinWays(ways: readonly (readonly number[])[]): AssembledRings {
   const rings: number[][] = [];
   const chains: number[][] = [];
