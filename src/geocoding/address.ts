@@ -1,6 +1,6 @@
 // What a POI keeps of the address the reverse geocoder gives its point, and the `address` object the API
 // shows for it: one mapping for the background runner (POIs) and GET /v1/geo/reverse (a point).
-import { runTask } from '../compute/pool.js';
+import { poolSize, runTask } from '../compute/pool.js';
 import { activeMapDir } from '../engine/engine.js';
 import type { Address } from '../engine/geocoder/reverse.js';
 import type { SearchHit, SearchQuery } from '../engine/geocoder/search.js';
@@ -55,5 +55,12 @@ export function addressResource(a: Address, places: PlaceIds, geocodedAt: Date):
 /** Forward geocoding or autocomplete in a compute thread (pool task `geoSearch`). */
 export const searchMap = (query: SearchQuery): Promise<SearchHit[]> => runTask<SearchHit[]>('geoSearch', { mapDir: activeMapDir(), query });
 
-/** Many searches in one pool task (`geoSearchMany`), answers in their order. */
-export const searchMapMany = (queries: SearchQuery[]): Promise<SearchHit[][]> => runTask<SearchHit[][]>('geoSearchMany', { mapDir: activeMapDir(), queries });
+/** Many searches (an import's batch), answers in their order: one pool task (`geoSearchMany`) per
+ *  thread, each a share of them, so that a batch takes every thread and not one. */
+export async function searchMapMany(queries: SearchQuery[]): Promise<SearchHit[][]> {
+  const mapDir = activeMapDir();
+  const share = Math.ceil(queries.length / Math.max(1, poolSize()));
+  const parts: Promise<SearchHit[][]>[] = [];
+  for (let i = 0; i < queries.length; i += share) parts.push(runTask<SearchHit[][]>('geoSearchMany', { mapDir, queries: queries.slice(i, i + share) }));
+  return (await Promise.all(parts)).flat();
+}

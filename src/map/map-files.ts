@@ -46,8 +46,10 @@ import type { TilesManifest } from './tiles/build.js';
  * street and no number, municipalities' centres.
  * 18: per profile `geomClass.u8`, each geometry's exclude classes (toll, motorway, ferry, unpaved) for
  * routes that keep off them.
+ * 19: search finds streets and places by their other names too (`name:xx`, alt_name, official_name,
+ * short_name) in `geocoder/search.bin`; same layout, more words.
  */
-export const MAP_FORMAT_VERSION = 18;
+export const MAP_FORMAT_VERSION = 19;
 
 export interface GraphManifest {
   nodes: number;

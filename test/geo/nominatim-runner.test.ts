@@ -4,8 +4,10 @@
 // and what the runner does not model is skipped, never counted as agreement.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../src/lib/paths.js';
+import { featureFiles } from '../../src/peer/feature-files.js';
 import { runNominatimFile } from '../../src/peer/nominatim-features.js';
 
 const FEATURE = `Feature: Waymark's own scenarios in Nominatim's format
@@ -116,4 +118,26 @@ describe('Nominatim feature runner', () => {
     expect(rows('skipped')).toEqual(['placex: N1 rank_address = 30']);
     expect(rows('agree')).toHaveLength(7);
   });
+
+  it("agrees with Nominatim's own db/query files (vendored in test/fixtures/nominatim) on at least 90 % of the rows compared", async () => {
+    const folder = join(projectRoot, 'test', 'fixtures', 'nominatim', 'db', 'query');
+    const files = featureFiles(folder);
+    expect(files.map((f) => basename(f)).sort()).toEqual([
+      'housenumbers.feature',
+      'interpolation.feature',
+      'normalization.feature',
+      'postcodes.feature',
+      'search_simple.feature',
+    ]);
+    let agree = 0,
+      compared = 0;
+    for (const f of files) {
+      const r = await runNominatimFile(f, basename(f));
+      agree += r.agree;
+      compared += r.agree + r.disagree;
+    }
+    console.log(`Nominatim db/query: ${agree}/${compared} compared rows agree`);
+    expect(compared).toBeGreaterThan(100);
+    expect(agree / compared).toBeGreaterThanOrEqual(0.9);
+  }, 120_000);
 });

@@ -80,20 +80,31 @@ export async function processImport(sql: Sql, importId: string, signal?: AbortSi
   }
   const plan = planColumns(file.columns, await ensureAttributes(sql, imp.team_id, file.columns, imp.create_missing_attributes));
   let at: Checkpoint = { row: imp.next_row, cursor: imp.next_offset === null ? file.body : { offset: imp.next_offset, line: imp.next_line! } };
-  for (;;) {
-    signal?.throwIfAborted();
+  // Rows are read batch by batch from the checkpoint, so no batch holds the event loop for long.
+  const prepare = async (cursor: CsvCursor) => {
     let read: ReturnType<typeof readRecords>;
     try {
-      // Rows are read batch by batch from the checkpoint, so no batch holds the event loop for long.
-      read = readRecords(file.text, file.delimiter, at.cursor, BATCH_SIZE);
+      read = readRecords(file.text, file.delimiter, cursor, BATCH_SIZE);
     } catch (err) {
       throw unreadable(err);
     }
-    const checked = await placeByAddress(validateBatch(read.records, plan), mapDir);
+    return { read, checked: await placeByAddress(validateBatch(read.records, plan), mapDir) };
+  };
+  let batch = prepare(at.cursor);
+  for (;;) {
+    signal?.throwIfAborted();
+    const { read, checked } = await batch;
+    // The next batch is read and placed by address (in the compute threads) while this one commits; it is
+    // thrown away if this one turns out to be the last or another worker moved the checkpoint.
+    const more = read.records.length === BATCH_SIZE && at.row + read.records.length < imp.total_rows;
+    if (more) {
+      batch = prepare(read.next);
+      batch.catch(() => {}); // awaited on the next round; not an unhandled rejection if there is none
+    }
     const moved = await commitBatch(sql, imp, checked, read.records.length, at, read.next, progress);
     if (moved === null) return; // another worker got here first
     notifyGeocoding(sql); // the new POIs are pending
-    if (moved.row >= imp.total_rows) return;
+    if (moved.row >= imp.total_rows || !more) return;
     at = moved;
   }
 }

@@ -77,6 +77,17 @@ const MAX_CANDIDATES = 4000;
 /** Words of the dictionary a prefix may stand for before it counts as too short to narrow anything. */
 const MIN_TYPO_LENGTH = 5;
 const NEAR_SCALE_M = 20_000;
+/** Points of one number on one street closer than this (degrees × 1e7, |Δlat| + |Δlon|, about 100 m) are one house. */
+const SAME_HOUSE_E7 = 10_000;
+/** Less than a typo or a missing word costs: it only orders names that fold alike. */
+const LITERAL_BONUS = 0.01;
+
+const literal = (text: string) =>
+  ` ${text
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[\s,]+/g, ' ')
+    .trim()} `;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -161,9 +172,29 @@ export class SearchIndex {
       hits.push(hit);
       weightOf.set(hit, r.weight);
     }
+    this.preferAsWritten(hits, q);
     // Stable: a street's house numbers stay in their order.
     hits.sort((x, y) => y.score - x.score || weightOf.get(y)! - weightOf.get(x)!);
     return hits.slice(0, q.limit);
+  }
+
+  /**
+   * Of streets and addresses whose names fold alike but are written otherwise ("Bödastrasse 4" and a
+   * mistyped "Bodastrasse 4", house "3-7" and "37"), the ones written as asked get a little more score.
+   * Only then: a name with no such twin scores the same however it is written ("Landstr. 1", "Landstrasse 1").
+   */
+  private preferAsWritten(hits: SearchHit[], q: SearchQuery): void {
+    const asked = literal(q.structured ? [q.structured.street, q.structured.housenumber].filter(Boolean).join(' ') : (q.text ?? ''));
+    const twins = new Map<string, SearchHit[]>();
+    for (const h of hits) {
+      if (h.kind !== 'street' && h.kind !== 'address') continue;
+      const key = `${h.kind} ${words(h.name).join('')}`;
+      twins.set(key, [...(twins.get(key) ?? []), h]);
+    }
+    for (const group of twins.values()) {
+      if (new Set(group.map((h) => h.name)).size < 2) continue;
+      for (const h of group) if (asked.includes(literal(h.name))) h.score = Math.min(1, Math.round((h.score + LITERAL_BONUS) * 1000) / 1000);
+    }
   }
 
   /**
@@ -193,6 +224,17 @@ export class SearchIndex {
     const take = (from: number, to: number) => {
       for (let p = from; p < to && out.size < MAX_CANDIDATES; p++) out.add(postings[p]);
     };
+    // Even the rarest word is too common to take whole ("Join 27, La Turbie": thousands of streets are
+    // called Join, thousands lie in a La Turbie): the objects of its postings that hold the other words
+    // too come first, so that the cap below cannot leave out the one asked for behind heavier namesakes.
+    const others = plainWords.filter((w) => w !== rarest && w.runs.length > 0);
+    if (rarestCount > MAX_CANDIDATES && others.length) {
+      for (let r = 0; r < rarest.runs.length; r += 2) {
+        for (let p = postFirst[rarest.runs[r]]; p < postFirst[rarest.runs[r + 1]] && out.size < MAX_CANDIDATES; p++) {
+          if (this.holdsAll(postings[p], others)) out.add(postings[p]);
+        }
+      }
+    }
     if (rarestCount <= named) {
       for (let r = 0; r < rarest.runs.length; r += 2) take(postFirst[rarest.runs[r]], postFirst[rarest.runs[r + 1]]);
     } else {
@@ -463,6 +505,10 @@ export class SearchIndex {
           lon = a.adCoords[2 * i + 1];
         const address = addressOf(name, number, city, this.text(a.adPostcode[i]) ?? streetZip, countryName);
         const exact = houseNumberKey(number) === numberWord.word;
+        // Of two houses with the number on the street, the one whose own postcode the query names comes
+        // first (a fraction of the weight, which otherwise is a count: it orders no other results).
+        const own = this.text(a.adPostcode[i]);
+        const postcodeAsked = own !== null && words(own).every((p) => qwords.some((w) => w.word === p));
         const hit: Scored['hit'] = {
           kind: 'address',
           name: `${name} ${number}`,
@@ -472,7 +518,7 @@ export class SearchIndex {
           address,
           score: score(lat, lon, exact) - (exact ? 0 : 0.001),
         };
-        return { hit, missing, weight };
+        return { hit, missing, weight: weight + (postcodeAsked ? 0.5 : 0) };
       });
     }
     if (!layers.has('street')) return [];
@@ -490,8 +536,13 @@ export class SearchIndex {
     const a = this.a;
     const exact: number[] = [],
       begun: number[] = [];
-    // One point per number: a house mapped as a node and as a building is one address.
-    const seen = new Set<string>();
+    // One point per number and place: a house mapped as a node and as a building is one address, two
+    // buildings of one number far apart (one tagged, one given the street as the nearest) are two.
+    const seen = new Map<string, number[]>();
+    const near = (key: string, i: number) =>
+      seen.get(key)?.some((j) => Math.abs(a.adCoords[2 * j] - a.adCoords[2 * i]) + Math.abs(a.adCoords[2 * j + 1] - a.adCoords[2 * i + 1]) < SAME_HOUSE_E7) ??
+      false;
+    const keep = (key: string, i: number) => seen.set(key, [...(seen.get(key) ?? []), i]);
     const want = enc.encode(w.word);
     for (let i = a.stAddrFirst[k]; i < a.stAddrFirst[k + 1]; i++) {
       // Most numbers are plain ASCII digits and lower-case letters, their own key: compared as bytes, and a
@@ -510,9 +561,9 @@ export class SearchIndex {
       if (plain && same < Math.min(len, want.length)) continue;
       if (plain && len !== want.length && !(w.prefix && len > want.length)) continue;
       const key = plain ? (len === want.length ? w.word : dec.decode(a.strBytes.subarray(from, from + len))) : houseNumberKey(this.text(id) ?? '');
-      if (seen.has(key)) continue;
-      if (key === w.word) exact.push(i), seen.add(key);
-      else if (w.prefix && key.startsWith(w.word)) begun.push(i), seen.add(key);
+      if (near(key, i)) continue;
+      if (key === w.word) exact.push(i), keep(key, i);
+      else if (w.prefix && key.startsWith(w.word)) begun.push(i), keep(key, i);
     }
     return [...exact, ...begun].slice(0, 10);
   }

@@ -25,7 +25,18 @@ export const NOT_STREETS = new Set([
 export const POSTCODE_NEAR_M = 500;
 
 /** Node tags the index reads; the loader reports no other node tags. */
-export const NODE_KEYS: ReadonlySet<string> = new Set(['addr:street', 'addr:place', 'addr:housenumber', 'addr:postcode', 'addr:city', 'place', 'name']);
+export const NODE_KEYS: ReadonlySet<string> = new Set([
+  'addr:street',
+  'addr:place',
+  'addr:housenumber',
+  'addr:postcode',
+  'addr:city',
+  'place',
+  'name',
+  'alt_name',
+  'official_name',
+  'short_name',
+]);
 /** Node keys read by prefix: addr:street and name in other languages (addr:street:de, name:de). */
 export const NODE_KEY_PREFIXES = ['addr:street:', 'name:'];
 /** A way without any of these keys is neither a street nor an address for the index. */
@@ -115,8 +126,9 @@ export function streetName(tags: Tags): string | null {
   return !highway || NOT_STREETS.has(highway) ? null : nameOf(tags);
 }
 
-/** The other names of a street an address's addr:street may use (`name:xx`, alt_name, official_name, short_name), `;`-separated, or null. */
-export function streetOtherNames(tags: Tags, name: string): string | null {
+/** The other names of a street or a place (`name:xx`, alt_name, official_name, short_name), `;`-separated, or null:
+ *  what an addr:street may call a street, and what search finds either by. */
+export function otherNames(tags: Tags, name: string): string | null {
   const other = new Set<string>();
   for (const [k, v] of Object.entries(tags)) if ((isNameKey(k) || k === 'alt_name' || k === 'official_name' || k === 'short_name') && v !== name) other.add(v);
   return other.size ? [...other].join(';') : null;

@@ -135,9 +135,17 @@ function buildGeocoderData(osm: OsmData): { data: GeocoderIndexData; search: Sea
       country: addresses.country.view(),
       city: addresses.city.view(),
     },
-    streets: { coords: streets.coords.view(), starts: streets.starts.view(), names: streets.names.view(), city: streetCity, postcode: streets.postcode.view() },
-    places: { coords: places.coords.view(), name: places.name.view(), country: places.country.view() },
-    minorPlaces: { coords: minorPlaces.coords.view(), name: minorPlaces.name.view(), country: minorPlaces.country.view() },
+    otherNames: osm.strings,
+    streets: {
+      coords: streets.coords.view(),
+      starts: streets.starts.view(),
+      names: streets.names.view(),
+      others: streets.others.view(),
+      city: streetCity,
+      postcode: streets.postcode.view(),
+    },
+    places: { coords: places.coords.view(), name: places.name.view(), others: places.others, country: places.country.view() },
+    minorPlaces: { coords: minorPlaces.coords.view(), name: minorPlaces.name.view(), others: minorPlaces.others, country: minorPlaces.country.view() },
     municipalities: municipalities.map((m) => ({ rings: m.rings, name: m.info.name, country: m.info.country, center: m.info.center! })),
     postalAreas: postal.map((p) => ({ rings: p.rings, code: p.info.name, country: p.info.country })),
     countryAt: (lat, lon) => {
@@ -549,7 +557,7 @@ function collectStreets(osm: OsmData, strings: Strings) {
     coords: new Growable(Int32Array),
     starts: new Growable(Uint32Array),
     names: new Growable(Int32Array),
-    /** Per chunk, its street's other names in `osm.strings` (build time only: what an addr:street may call it). */
+    /** Per chunk, its street's other names in `osm.strings` (build time only: what an addr:street may call it, what search finds it by). */
     others: new Growable(Int32Array),
     /** Per chunk, its street's own postcode (in `strings`) and addr:city (in `osm.strings`, resolved by namedCity). */
     postcode: new Growable(Int32Array),
@@ -611,5 +619,6 @@ function collectPlaces(places: OsmData['geocoder']['places'], osm: OsmData, stri
     out.name.push(strings.id(osm.strings[places.name[i]]));
     out.country.push(countryAt(lat, lon));
   }
-  return out;
+  // Search only (into osm.strings): the reverse geocoder answers with the name.
+  return { ...out, others: places.otherNames };
 }

@@ -19,11 +19,13 @@ export interface SearchSource {
   countries: ReadonlyArray<{ name: string; alpha2: string | null }>;
   /** `city`: the city an address point's addr:city names (-1: the city where it lies). */
   addresses: { coords: Int32Array; street: Int32Array; number: Int32Array; postcode: Int32Array; country: Int32Array; city: Int32Array };
+  /** The texts `others` below refer to: a street's or a place's other names (`name:xx`, alt_name…), `;`-separated. */
+  otherNames: readonly string[];
   /** `city`: the city a street's addr:city names (-1: the city where it lies); `postcode`: its own. */
-  streets: { coords: Int32Array; starts: Uint32Array; names: Int32Array; city: Int32Array; postcode: Int32Array };
-  places: { coords: Int32Array; name: Int32Array; country: Int32Array };
+  streets: { coords: Int32Array; starts: Uint32Array; names: Int32Array; others: Int32Array; city: Int32Array; postcode: Int32Array };
+  places: { coords: Int32Array; name: Int32Array; others: Int32Array; country: Int32Array };
   /** Hamlets, localities, suburbs…: found by name, never a city. */
-  minorPlaces: { coords: Int32Array; name: Int32Array; country: Int32Array };
+  minorPlaces: { coords: Int32Array; name: Int32Array; others: Int32Array; country: Int32Array };
   municipalities: ReadonlyArray<{ rings: DegreeRings; name: string; country: number; center: [number, number] }>;
   postalAreas: ReadonlyArray<{ rings: DegreeRings; code: string; country: number }>;
   /** The country at a point (degrees × 1e7), -1 when none. */
@@ -34,6 +36,8 @@ export interface SearchSource {
   postalAt(lat: number, lon: number, country: number): string | null;
 }
 
+/** How far apart the points of a long street segment are where its city is looked up again. */
+const CITY_SAMPLE_M = 500;
 /** How far from the box of a street's houses a way of that name still belongs to them. */
 const HOUSES_NEAR_M = 300;
 /** How far from a place node a point without a municipality still takes the place's name as its city (as the reverse geocoder). */
@@ -81,6 +85,10 @@ interface StreetGroup {
   vertices: number[];
   /** Its ways' own postcodes (`strings`). */
   ownPostcodes: number[];
+  /** Its ways' other names (`otherNames`). */
+  others: Set<number>;
+  /** The cities its ways lie in other than its own (a road from one village to the next). */
+  wayCities: Set<string>;
   box: Box;
 }
 
@@ -119,6 +127,20 @@ const ringsBox = (rings: DegreeRings): Box => {
 };
 
 export function buildSearchArrays(src: SearchSource): SearchArrays {
+  // The words of a name and of its other names ("Sentier Nietzsche" for the Chemin Friedrich Nietzsche,
+  // "Вадуц" for Vaduz), each once: a result is found by any of them and shown by its name.
+  // Each name's joined and parted forms with it ("Vorarlberger Strasse" → vorarlbergerstrasse), as wordIndex
+  // makes them of the list's last words.
+  const nameWords = (name: string, others: Iterable<number>): string[] => {
+    const out = new Set<string>();
+    const add = (text: string) => {
+      const ws = words(text);
+      for (const w of [...ws, ...nameVariants(ws)]) out.add(w);
+    };
+    add(name);
+    for (const o of others) for (const other of src.otherNames[o].split(';')) add(other);
+    return [...out];
+  };
   const texts = new Texts();
   const a = src.addresses;
   const str = (id: number) => (id < 0 ? null : src.strings[id]);
@@ -173,7 +195,8 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
   const groupOf = (name: string, city: string | null, country: number) => {
     const key = `${name}\u0000${city ?? ''}\u0000${country}`;
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { name, city, country, addresses: [], vertices: [], ownPostcodes: [], box: new Box() }));
+    if (!g)
+      groups.set(key, (g = { name, city, country, addresses: [], vertices: [], ownPostcodes: [], others: new Set(), wayCities: new Set(), box: new Box() }));
     return g;
   };
   const addressCity: (string | null)[] = [];
@@ -216,6 +239,30 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     let g = groups.get(`${name}\u0000${city ?? ''}\u0000${country}`);
     if (!g?.addresses.length) g = housesNear(name, country, lat, lon) ?? groupOf(name, city, country);
     if (s.postcode[c] >= 0) g.ownPostcodes.push(s.postcode[c]);
+    if (s.others[c] >= 0) g.others.add(s.others[c]);
+    if (city !== null && city !== g.city) g.wayCities.add(city);
+    if (s.city[c] < 0) {
+      // Where else along it a point gets another city from reverse geocoding, so that the address a POI
+      // beside it gets finds it: its ends, and every CITY_SAMPLE_M of a long segment (a road from one
+      // village to the next).
+      const other = (la: number, lo: number) => {
+        const at = cityAt(la, lo, country);
+        if (at !== null && at !== g.city) g.wayCities.add(at);
+      };
+      const first = s.starts[c],
+        last = s.starts[c + 1] - 1;
+      other(s.coords[2 * first], s.coords[2 * first + 1]);
+      other(s.coords[2 * last], s.coords[2 * last + 1]);
+      const kx = Math.cos((lat / SCALE) * (Math.PI / 180));
+      for (let v = first; v < last; v++) {
+        const la = s.coords[2 * v],
+          lo = s.coords[2 * v + 1],
+          dLat = s.coords[2 * v + 2] - la,
+          dLon = s.coords[2 * v + 3] - lo;
+        const steps = Math.floor((Math.hypot(dLat, dLon * kx) / SCALE) * (METERS_PER_DEGREE / CITY_SAMPLE_M));
+        for (let k = 1; k <= steps; k++) other(la + Math.round((dLat * k) / (steps + 1)), lo + Math.round((dLon * k) / (steps + 1)));
+      }
+    }
     for (let v = s.starts[c]; v < s.starts[c + 1]; v++) {
       g.vertices.push(s.coords[2 * v], s.coords[2 * v + 1]);
       g.box.add(s.coords[2 * v], s.coords[2 * v + 1]);
@@ -282,12 +329,17 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     objects.push({
       kind: KIND_STREET,
       index: k,
-      name: words(g.name),
+      name: nameWords(g.name, g.others),
+      // Its city, the village nearest its middle, the municipality there, the cities its ways pass through
+      // (where reverse geocoding a point of it gives another city) and its postcode.
       context: [
-        ...words(g.city ?? ''),
-        ...(village !== null && village !== g.city ? words(village) : []),
-        ...(municipality !== null && municipality !== g.city && municipality !== village ? words(municipality) : []),
-        ...(postcode === null ? [] : words(src.strings[postcode])),
+        ...new Set([
+          ...words(g.city ?? ''),
+          ...(village !== null && village !== g.city ? words(village) : []),
+          ...(municipality !== null && municipality !== g.city && municipality !== village ? words(municipality) : []),
+          ...[...g.wayCities].flatMap((c) => words(c)),
+          ...(postcode === null ? [] : words(src.strings[postcode])),
+        ]),
       ],
       weight: g.addresses.length,
     });
@@ -295,7 +347,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
   out.stAddrFirst[S] = next;
 
   // Places: the place nodes, then the municipalities no node of the same name lies in.
-  const places: Array<{ name: string; country: number; lat: number; lon: number; box: Box }> = [];
+  const places: Array<{ name: string; others: number; country: number; lat: number; lon: number; box: Box }> = [];
   const municipalityBox = src.municipalities.map((m) => ringsBox(m.rings));
   const named = new Set<number>();
   for (let i = 0; i < src.places.name.length; i++) {
@@ -310,7 +362,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
       box.add(lat - PLACE_HALF_BOX_E7, lon - PLACE_HALF_BOX_E7);
       box.add(lat + PLACE_HALF_BOX_E7, lon + PLACE_HALF_BOX_E7);
     }
-    places.push({ name, country: src.places.country[i], lat, lon, box });
+    places.push({ name, others: src.places.others[i], country: src.places.country[i], lat, lon, box });
   }
   for (let i = 0; i < src.minorPlaces.name.length; i++) {
     const lat = src.minorPlaces.coords[2 * i],
@@ -318,11 +370,11 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     const box = new Box();
     box.add(lat - PLACE_HALF_BOX_E7 / 4, lon - PLACE_HALF_BOX_E7 / 4);
     box.add(lat + PLACE_HALF_BOX_E7 / 4, lon + PLACE_HALF_BOX_E7 / 4);
-    places.push({ name: src.strings[src.minorPlaces.name[i]], country: src.minorPlaces.country[i], lat, lon, box });
+    places.push({ name: src.strings[src.minorPlaces.name[i]], others: src.minorPlaces.others[i], country: src.minorPlaces.country[i], lat, lon, box });
   }
   src.municipalities.forEach((m, k) => {
     const p = named.has(k) ? null : interiorPoint(m.rings);
-    if (p) places.push({ name: m.name, country: m.country, lat: Math.round(p[0] * SCALE), lon: Math.round(p[1] * SCALE), box: municipalityBox[k] });
+    if (p) places.push({ name: m.name, others: -1, country: m.country, lat: Math.round(p[0] * SCALE), lon: Math.round(p[1] * SCALE), box: municipalityBox[k] });
   });
   const cityWeight = new Map<string, number>();
   for (let i = 0; i < count; i++) {
@@ -343,7 +395,7 @@ export function buildSearchArrays(src: SearchSource): SearchArrays {
     pl.plCenter.set([p.lat, p.lon], 2 * k);
     pl.plBox.set([p.box.minLat, p.box.minLon, p.box.maxLat, p.box.maxLon], 4 * k);
     pl.plWeight[k] = cityWeight.get(`${p.name}\u0000${p.country}`) ?? 0;
-    objects.push({ kind: KIND_PLACE, index: k, name: words(p.name), context: [], weight: pl.plWeight[k] });
+    objects.push({ kind: KIND_PLACE, index: k, name: nameWords(p.name, p.others < 0 ? [] : [p.others]), context: [], weight: pl.plWeight[k] });
   });
 
   // Postcodes: those of address points (their centre and box), then postal areas with a code no point carries.

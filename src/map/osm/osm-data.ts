@@ -15,7 +15,7 @@ import {
   placeName,
   streetAddress,
   streetName,
-  streetOtherNames,
+  otherNames,
   WAY_KEYS,
   type AddressFields,
 } from '../geocoder/geocoder-source.js';
@@ -111,9 +111,9 @@ export interface GeocoderSource {
    */
   associatedStreets: string[];
   /** Cities, towns and villages: lat, lon and name in `strings`, file order. */
-  places: { count: number; coords: Float64Array; name: Int32Array };
+  places: { count: number; coords: Float64Array; name: Int32Array; otherNames: Int32Array };
   /** Hamlets, localities, suburbs and other smaller named places, the same way (search only). */
-  minorPlaces: { count: number; coords: Float64Array; name: Int32Array };
+  minorPlaces: { count: number; coords: Float64Array; name: Int32Array; otherNames: Int32Array };
   /** Grid cells with any node of the extract, computed over every node read. */
   coverage: Coverage;
 }
@@ -304,8 +304,10 @@ class OsmCollector {
   private readonly addressNodeFields = new Growable(Int32Array);
   private readonly placeCoords = new Growable(Float64Array);
   private readonly placeNames = new Growable(Int32Array);
+  private readonly placeOtherNames = new Growable(Int32Array);
   private readonly minorPlaceCoords = new Growable(Float64Array);
   private readonly minorPlaceNames = new Growable(Int32Array);
+  private readonly minorPlaceOtherNames = new Growable(Int32Array);
   private readonly coverage = new CoverageBuilder();
 
   relation(rel: OsmRelation): void {
@@ -406,7 +408,7 @@ class OsmCollector {
     if (street !== null) {
       this.streetWays.push(w);
       this.streetNames.push(this.strings.id(street));
-      this.streetOtherNames.push(this.strings.id(streetOtherNames(tags!, street)));
+      this.streetOtherNames.push(this.strings.id(otherNames(tags!, street)));
       const own = streetAddress(tags!);
       this.streetPostcodes.push(this.strings.id(own.postcode));
       this.streetCities.push(this.strings.id(own.city));
@@ -517,12 +519,14 @@ class OsmCollector {
       this.placeCoords.push(lat);
       this.placeCoords.push(lon);
       this.placeNames.push(this.strings.id(place));
+      this.placeOtherNames.push(this.strings.id(otherNames(tags, place)));
     }
     const minor = minorPlaceName(tags);
     if (minor !== null) {
       this.minorPlaceCoords.push(lat);
       this.minorPlaceCoords.push(lon);
       this.minorPlaceNames.push(this.strings.id(minor));
+      this.minorPlaceOtherNames.push(this.strings.id(otherNames(tags, minor)));
     }
   }
 
@@ -747,8 +751,18 @@ class OsmCollector {
           city: this.streetCities.toShared(),
         },
         associatedStreets: this.associatedStreetNames.map((r) => [...r.names].join(';') || r.own || ''),
-        places: { count: this.placeNames.length, coords: this.placeCoords.toShared(), name: this.placeNames.toShared() },
-        minorPlaces: { count: this.minorPlaceNames.length, coords: this.minorPlaceCoords.toShared(), name: this.minorPlaceNames.toShared() },
+        places: {
+          count: this.placeNames.length,
+          coords: this.placeCoords.toShared(),
+          name: this.placeNames.toShared(),
+          otherNames: this.placeOtherNames.toShared(),
+        },
+        minorPlaces: {
+          count: this.minorPlaceNames.length,
+          coords: this.minorPlaceCoords.toShared(),
+          name: this.minorPlaceNames.toShared(),
+          otherNames: this.minorPlaceOtherNames.toShared(),
+        },
         coverage: this.coverage.result(),
       },
     };
