@@ -24,8 +24,8 @@ import {
   type Phantom,
   type PhantomSeed,
 } from './phantom.js';
-import { RouteKernel, SearchStopped, type SearchOptions } from './route-kernel.js';
-import { ALT_SHARE, ALT_STRETCH } from './alternative-rules.js';
+import { RouteKernel, SearchStopped, type SearchOptions, type ViaCandidate } from './route-kernel.js';
+import { ALT_CANDIDATES, ALT_LOCAL, ALT_SHARE, ALT_STRETCH, ALT_UNPACKED } from './alternative-rules.js';
 import { bearingFilter, waypointDirs, type WaypointOption } from './waypoint-options.js';
 import { BoundsCanvas, CellGrid, tracePolygons, type PolygonRings } from './isochrone-shape.js';
 import { drawReached, reachedBox, type Reached } from './reach-draw.js';
@@ -238,6 +238,8 @@ interface LegPath {
   /** The whole geometries it runs over, in order (the pieces at its ends left out): what alternatives
    *  measure their sharing by and block to find others. */
   geoms: number[];
+  /** Its search edges (none for a leg along one road). */
+  edges: Uint32Array;
   /** Appends the leg's shape to `line`; `joined` drops its first point (where the line already stands).
    *  With `trace`, records the pieces of road drawn, for turn guidance. */
   draw(line: Polyline, joined: boolean, trace?: LegTrace): void;
@@ -273,6 +275,21 @@ const ALT_WINDOWS: ReadonlyArray<[number, number]> = [
   [0.7, 0.9],
   [0.2, 0.8],
 ];
+
+/** A candidate alternative: its leg; whether its sharing with the main route is known to be within the
+ *  rule; and the checks beyond the rules' (run last: they may search). */
+interface AltCandidate {
+  /** Tenths of a second. */
+  cost: number;
+  leg: () => LegPath;
+  sharingChecked: boolean;
+  admissible: () => boolean;
+}
+
+/** The seed a path leaving (or reaching) `node` used: the cheapest there, as the kernel seeds its searches. */
+const pickSeed = (seeds: PhantomSeed[], node: number): PhantomSeed => seeds.filter((s) => s.node === node).reduce((a, b) => (b.cost < a.cost ? b : a));
+/** The directed edge a waypoint's piece runs along (-1 for none: a waypoint on the node). */
+const dirOf = (ph: Phantom, s: PhantomSeed): number => (s.kind === 'node' || s.meters === 0 ? -1 : 2 * ph.geom + (s.kind === 'fwd' ? 0 : 1));
 
 /** Meters from a road within which a waypoint counts as on it. */
 const ON_ROAD_M = 1;
@@ -596,9 +613,10 @@ export class RouteCore {
   /**
    * Up to `wanted` alternatives to the fastest route `best` (2 waypoints), each at most ALT_STRETCH times
    * its duration and sharing at most ALT_SHARE of the first route's length with it and with every
-   * alternative kept before it (alternative-rules.ts says whose criteria). Candidates are the fastest routes with one stretch of the fastest route
-   * blocked (a fifth to a half of its length, at several places): each is a shortest path of the graph
-   * without that stretch, so locally reasonable outside it; the candidates are kept fastest first.
+   * alternative kept before it (alternative-rules.ts says whose criteria), fastest first. Unblocked routes
+   * take them from the via nodes of one search over the hierarchy (`viaAlternatives`); routes that keep
+   * off something the hierarchy does not (avoided areas, excluded classes, a lorry of its own size) from
+   * searches with stretches of the fastest route blocked (`windowAlternatives`).
    */
   private alternatives(
     v: ProfileView,
@@ -611,14 +629,119 @@ export class RouteCore {
     resnapped: boolean,
   ): RouteE7Result[] {
     const g = v.graph;
+    if (best.geoms.length < 3) return [];
+    const lengthOf = (list: readonly number[]) => list.reduce((a, geom) => a + g.geomCm[geom], 0);
+    // A geometry run over twice counts twice: only a loop does that, and it is not let through.
+    const shared = (a: readonly number[], b: ReadonlySet<number>) => a.reduce((sum, geom) => (b.has(geom) ? sum + g.geomCm[geom] : sum), 0);
+    const kept: Array<{ leg: LegPath; set: Set<number> }> = [{ leg: best, set: new Set(best.geoms) }];
+    const limit = ALT_SHARE * best.meters * 100;
+    const overHierarchy = !smaller && !avoids(q.avoid) && !q.exclude && g.chA.length > 0;
+    const candidates = overHierarchy
+      ? this.viaAlternatives(v, best, phantoms, limited, limit, wanted)
+      : this.windowAlternatives(v, q, best, phantoms, limited, smaller);
+    // Cheap checks first: the other checks of a candidate (a hierarchy query or two) run once it passes these.
+    for (const c of candidates) {
+      if (kept.length > wanted) break;
+      if (c.cost > ALT_STRETCH * best.cost) continue;
+      const leg = c.leg();
+      // The pieces of road at the two ends (from the waypoints to the first and last whole geometries)
+      // count as shared: every route starts and ends there.
+      const ends = leg.meters * 100 - lengthOf(leg.geoms);
+      if (!kept.every((k, i) => (i === 0 && c.sharingChecked) || shared(leg.geoms, k.set) + ends <= limit)) continue;
+      if (c.admissible()) kept.push({ leg, set: new Set(leg.geoms) });
+    }
+    const out: RouteE7Result[] = [];
+    for (const { leg } of kept.slice(1)) {
+      const drawn = this.drawRoute(v, q, [leg], phantoms, null, resnapped);
+      if (drawn.ok) out.push(drawn.value);
+    }
+    return out;
+  }
+
+  /**
+   * Candidates by the via-node method (RouteKernel.viaCandidates, the kernel's chAlternatives says whose):
+   * paths s → v → t through the nodes v both searches of the hierarchy settle, by duration, with at most
+   * `limit` centimeters on the main route (its pieces at the ends counted). A candidate is admissible when
+   * it takes no turn a route may not (a via node is often where a path turns back) and is locally optimal
+   * (the T-test of Abraham et al.: the stretch of it ALT_LOCAL × the main route's duration either side of v
+   * is a shortest path, one hierarchy query): a detour that no driver would take, a loop out and back,
+   * fails it.
+   */
+  private viaAlternatives(
+    v: ProfileView,
+    best: LegPath,
+    phantoms: Phantom[],
+    limited: ReadonlySet<number>,
+    limit: number,
+    wanted: number,
+  ): AltCandidate[] {
+    const g = v.graph;
+    const [src, tgt] = phantoms;
+    const sSeeds = sourceSeeds(g, src),
+      tSeeds = targetSeeds(g, tgt);
+    const endOf = (c: ViaCandidate) => (c.edges.length ? g.head[c.edges[c.edges.length - 1]] : c.start);
+    const endsCm = (c: ViaCandidate) => (pickSeed(sSeeds, c.start).meters + pickSeed(tSeeds, endOf(c)).meters) * 100;
+    const closed = (c: ViaCandidate) => limited.size > 0 && c.edges.some((e) => limited.has(g.orig[e] >> 1));
+    const found = v.kernel.viaCandidates(
+      sSeeds,
+      tSeeds,
+      ALT_STRETCH,
+      best.edges,
+      best.geoms,
+      limit,
+      (c) => c.cost <= ALT_STRETCH * best.cost && c.sharedCentimeters + endsCm(c) <= limit && !closed(c),
+      ALT_CANDIDATES * wanted,
+      ALT_UNPACKED,
+    );
+    return found.map((c) => {
+      const leg = () => this.pathLeg(g, src, tgt, sSeeds, tSeeds, c, null);
+      const sharingChecked = true;
+      const admissible = (): boolean => {
+        const [a, b] = [pickSeed(sSeeds, c.start), pickSeed(tSeeds, endOf(c))];
+        if (takesForbiddenTurn(v.turns, dirOf(src, a), c.start, c.edges, dirOf(tgt, b))) return false;
+        return this.locallyOptimal(v, c, ALT_LOCAL * best.cost);
+      };
+      return { cost: c.cost, leg, sharingChecked, admissible };
+    });
+  }
+
+  /** The T-test: whether the part of `c` from `window` tenths before its via node to `window` after it
+   *  (or to its ends) is a shortest path. */
+  private locallyOptimal(v: ProfileView, c: ViaCandidate, window: number): boolean {
+    const { edges, viaAt: at } = c;
+    const w = v.graph.weight,
+      head = v.graph.head;
+    let before = 0,
+      i = at;
+    while (i > 0 && before < window) before += w[edges[--i]];
+    let after = 0,
+      j = at;
+    while (j < edges.length && after < window) after += w[edges[j++]];
+    if (j - i < 2) return true;
+    const from = i === 0 ? c.start : head[edges[i - 1]],
+      to = j === 0 ? c.start : head[edges[j - 1]];
+    const found = v.kernel.shortestPath([{ node: from, cost: 0, meters: 0 }], [{ node: to, cost: 0, meters: 0 }], Infinity, 'hierarchy');
+    return found !== null && found.cost >= before + after - 1e-6;
+  }
+
+  /**
+   * Candidates for routes the hierarchy cannot search: the fastest route with one stretch of the fastest
+   * route blocked (a fifth to a half of its length, at several places), each a shortest path of the graph
+   * without that stretch, so locally reasonable outside it; fastest first.
+   */
+  private windowAlternatives(
+    v: ProfileView,
+    q: RouteQuery,
+    best: LegPath,
+    phantoms: Phantom[],
+    limited: ReadonlySet<number>,
+    smaller: boolean,
+  ): AltCandidate[] {
+    const g = v.graph;
     const geoms = best.geoms;
-    if (geoms.length < 3) return [];
     const cum: number[] = [0];
     for (const geom of geoms) cum.push(cum[cum.length - 1] + g.geomCm[geom]);
     const total = cum[cum.length - 1];
-    const lengthOf = (list: readonly number[]) => list.reduce((a, geom) => a + g.geomCm[geom], 0);
-    const shared = (a: readonly number[], b: ReadonlySet<number>) => lengthOf([...new Set(a)].filter((geom) => b.has(geom)));
-    const kept: Array<{ leg: LegPath; set: Set<number> }> = [{ leg: best, set: new Set(geoms) }];
     const candidates: LegPath[] = [];
     const seen = new Set<string>();
     for (const [from, to] of ALT_WINDOWS) {
@@ -638,20 +761,7 @@ export class RouteCore {
       candidates.push(leg);
     }
     candidates.sort((a, b) => a.cost - b.cost);
-    // The pieces of road at the two ends (from the waypoints to the first and last whole geometries) count
-    // as shared: every route starts and ends there.
-    const ends = (leg: LegPath) => leg.meters * 100 - lengthOf(leg.geoms);
-    const limit = ALT_SHARE * best.meters * 100;
-    for (const leg of candidates) {
-      if (kept.length > wanted) break;
-      if (kept.every((k) => shared(leg.geoms, k.set) + ends(leg) <= limit)) kept.push({ leg, set: new Set(leg.geoms) });
-    }
-    const out: RouteE7Result[] = [];
-    for (const { leg } of kept.slice(1)) {
-      const drawn = this.drawRoute(v, q, [leg], phantoms, null, resnapped);
-      if (drawn.ok) out.push(drawn.value);
-    }
-    return out;
+    return candidates.map((leg) => ({ cost: leg.cost, leg: () => leg, sharingChecked: false, admissible: () => true }));
   }
 
   /** The legs found, drawn into the route's line (and steps). */
@@ -764,6 +874,7 @@ export class RouteCore {
       piece,
       touches: false,
       geoms: [],
+      edges: new Uint32Array(0),
       draw: (line, joined, trace) => {
         appendPoints(line, piece, joined ? 1 : 0);
         trace?.piece(d, -1, line.length / 2 - 1, along.meters, along.cost);
@@ -796,15 +907,12 @@ export class RouteCore {
     if (avoiding && block && !block.written) this.arm(v, block);
     let found = v.kernel.shortestPath(sSeeds, tSeeds, direct?.cost ?? Infinity, search, options);
     if (!found) return direct;
-    const pick = (seeds: PhantomSeed[], node: number): PhantomSeed => seeds.filter((s) => s.node === node).reduce((a, b) => (b.cost < a.cost ? b : a));
-    // The directed edge a waypoint's piece runs along (-1 for none: a waypoint on the node).
-    const dirOf = (ph: Phantom, s: PhantomSeed): number => (s.kind === 'node' || s.meters === 0 ? -1 : 2 * ph.geom + (s.kind === 'fwd' ? 0 : 1));
     // U-turns only at dead ends, no crossing of a roundabout's node (turn-back.ts): a path taking such a
     // turn is searched again without. Avoiding searches keep theirs (the search again does not know the
     // blocked places).
     {
       const end = found.edges.length ? g.head[found.edges[found.edges.length - 1]] : found.start;
-      const [a, b] = [pick(sSeeds, found.start), pick(tSeeds, end)];
+      const [a, b] = [pickSeed(sSeeds, found.start), pickSeed(tSeeds, end)];
       if (!avoiding && takesForbiddenTurn(v.turns, dirOf(src, a), found.start, found.edges, dirOf(tgt, b))) {
         v.turnSearches++;
         const again = withoutForbiddenTurns(
@@ -817,10 +925,24 @@ export class RouteCore {
         if (again !== 'budget') found = again;
       }
     }
+    return this.pathLeg(g, src, tgt, sSeeds, tSeeds, found, block);
+  }
+
+  /** A path found between the seeds of two waypoints as a leg: its length, whether it touches what `block`
+   *  blocks, and how to draw it. */
+  private pathLeg(
+    g: RoadGraph,
+    src: Phantom,
+    tgt: Phantom,
+    sSeeds: PhantomSeed[],
+    tSeeds: PhantomSeed[],
+    found: { cost: number; edges: Uint32Array; start: number },
+    block: Blocking | null,
+  ): LegPath {
     const { edges, start } = found;
     const end = edges.length ? g.head[edges[edges.length - 1]] : start;
-    const first = pick(sSeeds, start),
-      last = pick(tSeeds, end);
+    const first = pickSeed(sSeeds, start),
+      last = pickSeed(tSeeds, end);
     const startPiece = this.seedPiece(g, src, first, true);
     const endPiece = this.seedPiece(g, tgt, last, false);
     let touches = this.pieceBlocked(block, src.geom, startPiece) || this.pieceBlocked(block, tgt.geom, endPiece);
@@ -849,7 +971,7 @@ export class RouteCore {
         else trace.end[trace.count - 1] = at();
       }
     };
-    return { cost: found.cost, meters, touches, draw, geoms: Array.from(edges, (e) => orig[e] >> 1) };
+    return { cost: found.cost, meters, touches, draw, edges, geoms: Array.from(edges, (e) => orig[e] >> 1) };
   }
 
   matrix(q: MatrixQuery): Outcome<MatrixResult> {
