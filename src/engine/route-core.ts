@@ -68,6 +68,9 @@ export interface RouteQuery {
   passedIntersections?: boolean;
   /** How many alternatives to look for besides the route (2 waypoints only; 0 or absent: none). */
   alternatives?: number;
+  /** A loop (the first waypoint is the last): each leg after the first keeps off the ways taken before it
+   *  where it can (RouteCore.roundTripBlocking). */
+  roundTrip?: boolean;
   /** Snap every waypoint to its nearest road, even one cut off from the main network (OSRM's feature
    *  files put nodes 10 m apart, closer than the main network's preference of MAIN_NETWORK_PREFERENCE_M). */
   nearestRoad?: boolean;
@@ -275,6 +278,15 @@ const ALT_WINDOWS: ReadonlyArray<[number, number]> = [
   [0.7, 0.9],
   [0.2, 0.8],
 ];
+
+/** How a round trip's legs keep off the ways it took (RouteCore.roundTripBlocking): the blocking of a leg
+ *  after `legs`, and the query's own blocking, armed again. */
+interface RoundTripBlocking {
+  taken(legs: LegPath[], from: Phantom, to: Phantom): Blocking;
+  again(): Blocking | null;
+}
+/** Meters around a round trip's start where it may use the ways it took. */
+const ROUND_TRIP_HOME_M = 300;
 
 /** A candidate alternative: its leg; whether its sharing with the main route is known to be within the
  *  rule; and the checks beyond the rules' (run last: they may search). */
@@ -524,12 +536,14 @@ export class RouteCore {
     block.written = true;
   }
 
-  /** The indexes of the points with no road of the profile within the snapping limit: what `route` and
-   *  `matrix` would report as too far, without searching (a 422 that goes out for other reasons names them too). */
-  far(q: { profile: string; points: LatLon[] }): Outcome<number[]> {
+  /** The indexes of the points with no road of the profile within the snapping limit (or a point's own
+   *  `radius`, of its `bearing`), none of an `exclude`d class: what `route` and `matrix` would report as too
+   *  far, without searching (a 422 that goes out for other reasons names them too). */
+  far(q: { profile: string; points: LatLon[]; exclude?: number; options?: ReadonlyArray<WaypointOption | null> }): Outcome<number[]> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
-    const snapped = this.snapAll(v.graph, v.grid, q.points, undefined, openOf(v.closed));
+    const limited = this.limitedFor(v, q.profile, undefined, q.exclude);
+    const snapped = this.snapAll(v.graph, v.grid, q.points, undefined, openOf(limited), q.options);
     return { ok: true, value: isFar(snapped) ? snapped : [] };
   }
 
@@ -579,7 +593,8 @@ export class RouteCore {
     const smaller = !includesAll(limited, v.closed);
     const block = this.blocking(v, q.avoid, limited, smaller);
     const reason: NoRouteReason = avoids(q.avoid) ? 'blocked' : q.exclude ? 'excluded' : 'too-big';
-    let found = this.legs(v, phantoms, block, smaller, search, reason);
+    const loop = q.roundTrip ? this.roundTripBlocking(v, q, limited, smaller) : undefined;
+    let found = this.legs(v, phantoms, block, smaller, search, reason, loop);
     let resnapped = false;
     // A waypoint near a piece cut off from the main network (a driveway behind a private road) that no
     // leg can leave or reach: again from the main network's nearest road within the snapping limit. A
@@ -592,7 +607,7 @@ export class RouteCore {
     ) {
       const again = this.snapAll(v.graph, v.grid, q.waypoints, Infinity, open, q.waypointOptions);
       if (!isFar(again)) {
-        const retried = this.legs(v, again, block, smaller, search, reason);
+        const retried = this.legs(v, again, loop ? loop.again() : block, smaller, search, reason, loop);
         if (retried.ok) {
           phantoms = again;
           found = retried;
@@ -764,6 +779,32 @@ export class RouteCore {
     return candidates.map((leg) => ({ cost: leg.cost, leg: () => leg, sharingChecked: false, admissible: () => true }));
   }
 
+  /**
+   * A round trip's legs after the first keep off the ways the loop has taken so far (GraphHopper's round
+   * trips weigh them down, AvoidEdgesWeighting; here they are blocked, and a leg that cannot keep off them
+   * is searched as usual), but those within ROUND_TRIP_HOME of the start (every loop leaves and comes home
+   * by its own street) and those of the leg's own waypoints.
+   */
+  private roundTripBlocking(v: ProfileView, q: RouteQuery, limited: ReadonlySet<number>, smaller: boolean): RoundTripBlocking {
+    const g = v.graph;
+    const home = q.waypoints[0];
+    const k = Math.cos((home.lat * Math.PI) / 180);
+    const near = (geom: number) =>
+      [g.geomFirst[geom], g.geomLast[geom]].some((p) => {
+        const dy = (g.shapes.pointsE7[2 * p] * E7 - home.lat) * 111_320,
+          dx = (g.shapes.pointsE7[2 * p + 1] * E7 - home.lon) * 111_320 * k;
+        return Math.hypot(dx, dy) < ROUND_TRIP_HOME_M;
+      });
+    return {
+      taken: (legs, from, to) => {
+        const set = new Set(limited);
+        for (const leg of legs) for (const geom of leg.geoms) if (geom !== from.geom && geom !== to.geom && !near(geom)) set.add(geom);
+        return this.blocking(v, q.avoid, set, true)!;
+      },
+      again: () => this.blocking(v, q.avoid, limited, smaller),
+    };
+  }
+
   /** The legs found, drawn into the route's line (and steps). */
   private drawRoute(v: ProfileView, q: RouteQuery, legs: LegPath[], phantoms: Phantom[], block: Blocking | null, resnapped: boolean): Outcome<RouteE7Result> {
     const limitedSize = q.vehicle && !q.exclude ? this.limitedFor(v, q.profile, q.vehicle, undefined).size : 0;
@@ -816,9 +857,19 @@ export class RouteCore {
     smaller: boolean,
     search: SearchOptions,
     reason: NoRouteReason,
+    loop?: RoundTripBlocking,
   ): Outcome<LegPath[]> {
     const legs: LegPath[] = [];
     for (let i = 0; i + 1 < phantoms.length; i++) {
+      if (loop && i > 0) {
+        const kept = this.leg(v, phantoms[i], phantoms[i + 1], loop.taken(legs, phantoms[i], phantoms[i + 1]), smaller ? 'bounded' : 'guided', search);
+        // The bitset now holds the ways taken: the legs searched as usual have theirs written again.
+        block = loop.again();
+        if (kept) {
+          legs.push(kept);
+          continue;
+        }
+      }
       let leg = this.leg(v, phantoms[i], phantoms[i + 1], block, 'hierarchy');
       if (!leg) return { ok: false, error: { kind: 'no-route', reason: 'unreachable', legIndex: i } };
       // A plain leg that touches no circle (nor a way closed to the lorry) is already the answer; only
@@ -1081,7 +1132,7 @@ export class RouteCore {
     maxCm: number,
     byMeters: boolean,
     backward = false,
-  ): Outcome<{ v: ProfileView; start: Phantom; reached: Reached }> {
+  ): Outcome<{ v: ProfileView; start: Phantom; reached: Reached; block: Blocking | null }> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
     const g = v.graph;
@@ -1100,7 +1151,7 @@ export class RouteCore {
       return points ? [{ points, key: byMeters ? seed.meters * 100 : seed.cost }] : [];
     });
     const blocked = block ? (geom: number) => v.kernel.isBlocked(geom) : () => false;
-    return { ok: true, value: { v, start, reached: { g, reach, byMeters, blocked, startPieces, start } } };
+    return { ok: true, value: { v, start, reached: { g, reach, byMeters, blocked, startPieces, start }, block } };
   }
 
   /** What is reachable from the source within each limit, as polygons (isochrone-shape.ts). */
@@ -1147,16 +1198,18 @@ export class RouteCore {
     const backward = q.toSource === true;
     const found = this.reachFrom(q, maxDur, Infinity, false, backward);
     if (!found.ok) return found;
-    const { v, start, reached } = found.value;
+    const { v, start, reached, block } = found.value;
     const g = v.graph;
     const { duration, centimeters, nodes } = reached.reach;
+    // The piece of road between a target and its seed (or the source) is kept out of what is avoided too,
+    // as a route's last piece is.
+    const pieceOut = (ph: Phantom, piece: Array<[number, number]> | null) => !block || !this.pieceBlocked(block, ph.geom, piece);
     const open = openOf(this.limitedFor(v, q.profile, q.vehicle, q.exclude));
     // Settled nodes marked in this thread's own array: a look-up per seed without a call into the kernel.
     const marks = this.settledMarks(q.profile, g.nodeCount);
     for (let i = 0; i < nodes.length; i++) marks[nodes[i]] = 1;
     const pts = q.targets;
     const out = new Float64Array(pts.length).fill(Number.NaN);
-    const directBlocked = reached.blocked(start.geom);
     for (let t = 0; 2 * t < pts.length; t++) {
       const hit = this.snapKept(q.profile, g, v.grid, pts[2 * t], pts[2 * t + 1], open, !q.vehicle && !q.exclude);
       const ph = hit.ph;
@@ -1166,7 +1219,7 @@ export class RouteCore {
       let best = Infinity,
         meters = Infinity;
       for (const seed of seeds) {
-        if (!marks[seed.node]) continue;
+        if (!marks[seed.node] || !pieceOut(ph, this.seedPiece(g, ph, seed, backward))) continue;
         const c = duration(seed.node) + seed.cost,
           m = centimeters(seed.node) / 100 + seed.meters;
         if (c < best || (c === best && m < meters)) {
@@ -1174,7 +1227,7 @@ export class RouteCore {
           meters = m;
         }
       }
-      if (ph.geom === start.geom && !directBlocked) {
+      if (ph.geom === start.geom && pieceOut(ph, geometryPiece(g, ph.geom, start.along, ph.along))) {
         const direct = backward ? this.alongRoad(g, ph, start) : this.alongRoad(g, start, ph);
         if (direct && (direct.cost < best || (direct.cost === best && direct.meters < meters))) {
           best = direct.cost;
