@@ -287,6 +287,9 @@ interface RoundTripBlocking {
 }
 /** Meters around a round trip's start where it may use the ways it took. */
 const ROUND_TRIP_HOME_M = 300;
+/** How many times its own time a way already taken weighs for a round trip's later legs (GraphHopper's
+ *  AvoidEdgesWeighting penalty factor for round trips, 5). */
+const ROUND_TRIP_PENALTY = 5;
 
 /** A candidate alternative: its leg; whether its sharing with the main route is known to be within the
  *  rule; and the checks beyond the rules' (run last: they may search). */
@@ -780,10 +783,11 @@ export class RouteCore {
   }
 
   /**
-   * A round trip's legs after the first keep off the ways the loop has taken so far (GraphHopper's round
-   * trips weigh them down, AvoidEdgesWeighting; here they are blocked, and a leg that cannot keep off them
-   * is searched as usual), but those within ROUND_TRIP_HOME of the start (every loop leaves and comes home
-   * by its own street) and those of the leg's own waypoints.
+   * A round trip's legs after the first keep off the ways the loop has taken so far, as GraphHopper's round
+   * trips weigh them down (AvoidEdgesWeighting): the fastest leg without them is taken when it costs less
+   * than the usual one with their time counted ROUND_TRIP_PENALTY times (`legs`), else the usual one. The
+   * ways within ROUND_TRIP_HOME_M of the start (every loop leaves and comes home by its own street) and
+   * those of the leg's own waypoints are not counted.
    */
   private roundTripBlocking(v: ProfileView, q: RouteQuery, limited: ReadonlySet<number>, smaller: boolean): RoundTripBlocking {
     const g = v.graph;
@@ -862,12 +866,20 @@ export class RouteCore {
     const legs: LegPath[] = [];
     for (let i = 0; i + 1 < phantoms.length; i++) {
       if (loop && i > 0) {
-        const kept = this.leg(v, phantoms[i], phantoms[i + 1], loop.taken(legs, phantoms[i], phantoms[i + 1]), smaller ? 'bounded' : 'guided', search);
-        // The bitset now holds the ways taken: the legs searched as usual have theirs written again.
-        block = loop.again();
-        if (kept) {
-          legs.push(kept);
-          continue;
+        // The usual leg's time on ways taken before, weighed ROUND_TRIP_PENALTY times: a leg keeping off
+        // them is taken when it costs less than that.
+        const usual = this.leg(v, phantoms[i], phantoms[i + 1], null, 'hierarchy');
+        const taken = loop.taken(legs, phantoms[i], phantoms[i + 1]);
+        let again = 0;
+        for (const e of usual?.edges ?? []) if (taken.whole.has(v.graph.orig[e] >> 1)) again += v.graph.weight[e];
+        if (usual && again > 0) {
+          const kept = this.leg(v, phantoms[i], phantoms[i + 1], taken, smaller ? 'bounded' : 'guided', search);
+          // The bitset now holds the ways taken: the legs searched as usual have theirs written again.
+          block = loop.again();
+          if (kept && kept.cost <= usual.cost + (ROUND_TRIP_PENALTY - 1) * again) {
+            legs.push(kept);
+            continue;
+          }
         }
       }
       let leg = this.leg(v, phantoms[i], phantoms[i + 1], block, 'hierarchy');
