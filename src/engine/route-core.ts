@@ -291,8 +291,9 @@ const ROUND_TRIP_HOME_M = 300;
  *  AvoidEdgesWeighting penalty factor for round trips, 5). */
 const ROUND_TRIP_PENALTY = 5;
 
-/** A candidate alternative: its leg; whether its sharing with the main route is known to be within the
- *  rule; and the checks beyond the rules' (run last: they may search). */
+/** A candidate alternative: its duration, its leg (drawn when asked: a long one is thousands of edges);
+ *  whether its sharing with the main route is known to be within the rule; and the checks beyond the
+ *  rules' (a hierarchy query at most, before the leg is made). */
 interface AltCandidate {
   /** Tenths of a second. */
   cost: number;
@@ -657,16 +658,14 @@ export class RouteCore {
     const candidates = overHierarchy
       ? this.viaAlternatives(v, best, phantoms, limited, limit, wanted)
       : this.windowAlternatives(v, q, best, phantoms, limited, smaller);
-    // Cheap checks first: the other checks of a candidate (a hierarchy query or two) run once it passes these.
     for (const c of candidates) {
       if (kept.length > wanted) break;
-      if (c.cost > ALT_STRETCH * best.cost) continue;
+      if (c.cost > ALT_STRETCH * best.cost || !c.admissible()) continue;
       const leg = c.leg();
       // The pieces of road at the two ends (from the waypoints to the first and last whole geometries)
       // count as shared: every route starts and ends there.
       const ends = leg.meters * 100 - lengthOf(leg.geoms);
-      if (!kept.every((k, i) => (i === 0 && c.sharingChecked) || shared(leg.geoms, k.set) + ends <= limit)) continue;
-      if (c.admissible()) kept.push({ leg, set: new Set(leg.geoms) });
+      if (kept.every((k, i) => (i === 0 && c.sharingChecked) || shared(leg.geoms, k.set) + ends <= limit)) kept.push({ leg, set: new Set(leg.geoms) });
     }
     const out: RouteE7Result[] = [];
     for (const { leg } of kept.slice(1)) {
@@ -1034,7 +1033,9 @@ export class RouteCore {
         else trace.end[trace.count - 1] = at();
       }
     };
-    return { cost: found.cost, meters, touches, draw, edges, geoms: Array.from(edges, (e) => orig[e] >> 1) };
+    const geoms = new Array<number>(edges.length);
+    for (let i = 0; i < edges.length; i++) geoms[i] = orig[edges[i]] >> 1;
+    return { cost: found.cost, meters, touches, draw, edges, geoms };
   }
 
   matrix(q: MatrixQuery): Outcome<MatrixResult> {
