@@ -54,7 +54,13 @@ const square = (lat, lon, side) => {
   ];
 };
 
-const results = { startedAt: new Date().toISOString(), pairs, map: dir, note: 'ms per route (least of 3 runs), in-process RouteCore, variants in turn', profiles: {} };
+const results = {
+  startedAt: new Date().toISOString(),
+  pairs,
+  map: dir,
+  note: 'ms per route (least of 3 runs), in-process RouteCore, variants in turn',
+  profiles: {},
+};
 for (const profile of Object.keys(graphs)) {
   const g = graphs[profile];
   const nodes = [];
@@ -107,4 +113,7 @@ for (const profile of Object.keys(graphs)) {
   results.profiles[profile] = out;
 }
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-writeFileSync(join(root, 'bench', 'results', label === 'li' ? 'routing-options.json' : `routing-options-${label}.json`), `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(
+  join(root, 'bench', 'results', label === 'li' ? 'routing-options.json' : `routing-options-${label}.json`),
+  `${JSON.stringify(results, null, 2)}\n`,
+);

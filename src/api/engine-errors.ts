@@ -37,7 +37,9 @@ export async function addFarFromRoad(
 ): Promise<void> {
   if (!profile || !loadedProfiles().includes(profile)) return;
   const own = (f: string) => [f, `${f}.latitude`, `${f}.longitude`, `${f}.poi_id`].some((k) => Object.hasOwn(errors, k));
-  const points = located.flatMap(({ field, at, option }) => (at && !own(field) ? [{ field, lat: at.latitude, lon: at.longitude, option: option ?? null }] : []));
+  const points = located.flatMap(({ field, at, option }) =>
+    at && !own(field) ? [{ field, lat: at.latitude, lon: at.longitude, option: option ?? null }] : [],
+  );
   const options = points.some((p) => p.option) ? points.map((p) => p.option) : undefined;
   let far: number[];
   try {

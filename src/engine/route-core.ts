@@ -684,14 +684,7 @@ export class RouteCore {
    * is a shortest path, one hierarchy query): a detour that no driver would take, a loop out and back,
    * fails it.
    */
-  private viaAlternatives(
-    v: ProfileView,
-    best: LegPath,
-    phantoms: Phantom[],
-    limited: ReadonlySet<number>,
-    limit: number,
-    wanted: number,
-  ): AltCandidate[] {
+  private viaAlternatives(v: ProfileView, best: LegPath, phantoms: Phantom[], limited: ReadonlySet<number>, limit: number, wanted: number): AltCandidate[] {
     const g = v.graph;
     const [src, tgt] = phantoms;
     const sSeeds = sourceSeeds(g, src),

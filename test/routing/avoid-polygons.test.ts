@@ -5,7 +5,18 @@
 import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePool } from '../../src/compute/pool.js';
-import { isochrone, loadMap, matrix, NoRouteError, route, routeJson, travelTimes, type AvoidPolygon, type ProfileName, type RouteResult } from '../../src/engine/engine.js';
+import {
+  isochrone,
+  loadMap,
+  matrix,
+  NoRouteError,
+  route,
+  routeJson,
+  travelTimes,
+  type AvoidPolygon,
+  type ProfileName,
+  type RouteResult,
+} from '../../src/engine/engine.js';
 import type { LatLon } from '../../src/lib/lat-lon.js';
 import { dijkstra, plainNodes, rng, testMap, type TestGraph } from './helpers.js';
 
@@ -111,7 +122,7 @@ describe('avoided polygons on Liechtenstein', () => {
   );
 
   it.each(['driving-car', 'foot-walking'] as ProfileName[])(
-    '%s: travel times (the detours\' searches) both ways keep out of polygons as the reference Dijkstra does; isochrones shrink',
+    "%s: travel times (the detours' searches) both ways keep out of polygons as the reference Dijkstra does; isochrones shrink",
     async (profile) => {
       const g = graphs[profile];
       const nodes = plainNodes(g);
