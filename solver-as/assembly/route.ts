@@ -41,6 +41,9 @@ let sHeapNB: usize = 0; let sHeapKB: usize = 0;
 let sPot: usize = 0; let sPotStamp: usize = 0;
 let sCm: usize = 0; let sCmB: usize = 0;
 let sBucketHead: usize = 0; let sBucketStamp: usize = 0;
+// The spare word of each side's node records: equal to the epoch where the alternatives' memo of the
+// node's distance to the other end is set (viaDistance).
+let sMemoF: usize = 0; let sMemoB: usize = 0;
 let sHdr: usize = 0;
 let sizeF: i32 = 0; let sizeB: i32 = 0;
 
@@ -81,8 +84,8 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
     let p = (scratch + 256 + 63) & ~(<usize>63);
     // Each side's labels of a node share one record (1 << NODE_RECORD_SHIFT bytes: stamp, heap position,
     // duration, centimeters, parent edge): relaxing an edge touches one cache line, not five arrays.
-    sStampF = p; sPosF = p + 4; sDistF = p + 8; sCm = p + 16; sParF = p + 24; p += cap << NODE_RECORD_SHIFT;
-    sStampB = p; sPosB = p + 4; sDistB = p + 8; sCmB = p + 16; sParB = p + 24; p += cap << NODE_RECORD_SHIFT;
+    sStampF = p; sPosF = p + 4; sDistF = p + 8; sCm = p + 16; sParF = p + 24; sMemoF = p + 28; p += cap << NODE_RECORD_SHIFT;
+    sStampB = p; sPosB = p + 4; sDistB = p + 8; sCmB = p + 16; sParB = p + 24; sMemoB = p + 28; p += cap << NODE_RECORD_SHIFT;
     sHeapKF = p; p += (cap + 1) << 3;
     sHeapKB = p; p += (cap + 1) << 3;
     sPot = p; p += cap << 3;
@@ -542,14 +545,14 @@ let chSettled: u32 = NONE;
 
 /**
  * One step of an upward search: settles the top of the side's heap (`hn`, `hk`, `pos`; returns the new
- * size) and relaxes the node's edges to higher nodes (`first`, `next`, `weight`, `cms`) unless a higher
- * node reaches it cheaper over the opposite lists (`stallFirst` …: stall-on-demand). `chSettled` is the
+ * size) and relaxes the node's edges to higher nodes (`first`, `next`, `weight`, `cms`) unless, with
+ * `stall`, a higher node reaches it cheaper over the opposite lists (`stallFirst` …: stall-on-demand). `chSettled` is the
  * node, `chStalled` whether it stalled. A forward search goes over the upward lists and stalls over the
  * downward ones; a backward search the other way round.
  */
 @inline function chStep(
   first: usize, next: usize, weight: usize, cms: usize, stallFirst: usize, stallNext: usize, stallWeight: usize,
-  stamp: usize, dist: usize, cm: usize, par: usize, pos: usize, hn: usize, hk: usize, size: i32,
+  stamp: usize, dist: usize, cm: usize, par: usize, pos: usize, hn: usize, hk: usize, size: i32, stall: bool,
 ): i32 {
   const v = u32At(hn, 0);
   size = heapPop(hn, hk, pos, size);
@@ -558,8 +561,8 @@ let chSettled: u32 = NONE;
   chSettled = v;
   const dv = nF64(dist, v), mv = nF64(cm, v);
   // Stall: an edge between v and a higher node u with d(u) + w < d(v) proves v's label is not shortest.
-  const sEnd = u32At(stallFirst, v + 1);
-  for (let i = u32At(stallFirst, v); i < sEnd; i++) {
+  const sEnd = stall ? u32At(stallFirst, v + 1) : 0;
+  for (let i = stall ? u32At(stallFirst, v) : 0; i < sEnd; i++) {
     const u = u32At(stallNext, i);
     if (nU32(stamp, u) == epoch && nF64(dist, u) + <f64>u32At(stallWeight, i) < dv - EPS_D) { chStalled = true; return size; }
   }
@@ -583,20 +586,20 @@ let chSettled: u32 = NONE;
 
 /** Forward step over the upward graph, on the F side. Returns the settled node. */
 function chForwardStep(): u32 {
-  sizeF = chStep(hUpFirst, hUpHead, hUpWeight, hUpCm, hDnFirst, hDnTail, hDnWeight, sStampF, sDistF, sCm, sParF, sPosF, sHeapNF, sHeapKF, sizeF);
+  sizeF = chStep(hUpFirst, hUpHead, hUpWeight, hUpCm, hDnFirst, hDnTail, hDnWeight, sStampF, sDistF, sCm, sParF, sPosF, sHeapNF, sHeapKF, sizeF, true);
   return chSettled;
 }
 
 /** Backward step over the downward graph (edges u→v into v from higher nodes u), on the B side. */
 function chBackwardStep(): u32 {
-  sizeB = chStep(hDnFirst, hDnTail, hDnWeight, hDnCm, hUpFirst, hUpHead, hUpWeight, sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, sizeB);
+  sizeB = chStep(hDnFirst, hDnTail, hDnWeight, hDnCm, hUpFirst, hUpHead, hUpWeight, sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, sizeB, true);
   return chSettled;
 }
 
 /** Forward step over the upward graph kept on the B side (the sources' potentials for a backward A*,
  *  which searches on the F side). */
 function chForwardStepOnB(): void {
-  sizeB = chStep(hUpFirst, hUpHead, hUpWeight, hUpCm, hDnFirst, hDnTail, hDnWeight, sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, sizeB);
+  sizeB = chStep(hUpFirst, hUpHead, hUpWeight, hUpCm, hDnFirst, hDnTail, hDnWeight, sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, sizeB, true);
 }
 
 /**
@@ -685,6 +688,343 @@ function chPathStart(): u32 {
     v = ownerOf(hUpFirst, i);
   }
 }
+
+// ---- alternatives: via nodes of one bidirectional hierarchy search -------------------------------------
+// Abraham, Delling, Goldberg and Werneck, "Alternative Routes in Road Networks" (ACM JEA 18, 2013): via-node
+// alternatives over a contraction hierarchy (their X-CHV; OSRM's CH `alternative_path` is the same
+// method). The two upward searches of a plain query do not stop at the first meeting but go on until
+// their keys pass `stretch` times the shortest duration; a node v of their search spaces gives the
+// candidate P_v = s → v → t. X-CHV takes only the nodes both searches settle, and the upward search spaces
+// of a hierarchy meet at few nodes (15 per route of 3 km or more on Liechtenstein, most on the route
+// itself); here every node either search settled is a via node, its distance to the other end exact: for
+// a node the forward search settled, d(v, t) is the best over its edges to higher nodes of the edge plus
+// the higher node's d(·, t), or the backward label where v has one (as CH-Potentials compute distances
+// from a hierarchy, memoized), and the path follows those edges up to the backward search's tree; a node
+// the backward search settled likewise over the edges from higher nodes into it.
+// Candidates are taken by duration. Before one is unpacked, its sharing with the main route is bounded
+// from below on its hierarchy edges (whole edges between nodes of the main route from either end, then
+// the edge where it leaves by halving, as OSRM measures sharing): most candidates are the main route with
+// a detour and are dropped there. Each one unpacked has its nodes marked, and a via node on the main
+// route or on a path already taken is skipped (its path is that one again). It comes with its sharing
+// with the main route (whole geometries in the caller's bitset, as alternative-rules.ts measures it); the
+// caller checks the rest (sharing with the other alternatives, Abraham et al.'s local-optimality T-test
+// at the via node, forbidden turns).
+// Both searches run without stalling: a stalled node's label is not its shortest, and what it would
+// have reached is more via nodes. Scratch use, all free after a hierarchy search: the nodes settled
+// forward are listed from the start of sPot (as u32) and those settled backward from its end; the
+// distances to the other end are kept by node in the F heap's key area (to the targets) and the B one's
+// (from the sources), memoized where the records' spare words equal the epoch; marks are in sPotStamp
+// (the potentials of blocked searches); the memo's depth-first stack, then a candidate's hierarchy edges,
+// are in the B heap's node area, unpacking's stack in the F one's.
+
+let altShareLimit: f64 = INF;
+let altF: u32 = 0;
+let altB: u32 = 0;
+let altMainGeoms: usize = 0;
+let altLimit: f64 = INF;
+let altViaAt: i32 = 0;
+let altStart: u32 = NONE;
+let altCost: f64 = 0;
+let altShared: f64 = 0;
+let altCm: f64 = 0;
+
+// Marks: a node of the main route has sPotStamp == epoch, one of a path already taken altTaken (an
+// epoch skipped, so that no search takes it for its own stamp).
+let altTaken: u32 = 0;
+@inline function onMain(v: u32): bool { return u32At(sPotStamp, v) == epoch; }
+@inline function marked(v: u32): bool { const m = u32At(sPotStamp, v); return m == epoch || m == altTaken; }
+@inline function markTaken(v: u32): void { if (u32At(sPotStamp, v) != epoch) setU32(sPotStamp, v, altTaken); }
+
+/**
+ * The distance from v to the backward search's seeds (toTargets) over edges to higher nodes, or from the
+ * forward search's seeds over edges from higher nodes, memoized (INF: none within the searches).
+ */
+function viaDistance(v: u32, toTargets: bool): f64 {
+  const memo = toTargets ? sHeapKF : sHeapKB;
+  const done = toTargets ? sMemoF : sMemoB;
+  if (nU32(done, v) == epoch) return f64At(memo, v);
+  const first = toTargets ? hUpFirst : hDnFirst, next = toTargets ? hUpHead : hDnTail, weight = toTargets ? hUpWeight : hDnWeight;
+  const stamp = toTargets ? sStampB : sStampF, dist = toTargets ? sDistB : sDistF;
+  const stack = sHeapNB;
+  setU32(stack, 0, v);
+  let top = 1;
+  while (top > 0) {
+    const x = u32At(stack, <u32>(top - 1));
+    let best: f64 = nU32(stamp, x) == epoch ? nF64(dist, x) : INF;
+    let pending: u32 = NONE;
+    const end = u32At(first, x + 1);
+    for (let i = u32At(first, x); i < end; i++) {
+      const w = u32At(next, i);
+      if (nU32(done, w) != epoch) { pending = w; break; }
+      const c = <f64>u32At(weight, i) + f64At(memo, w);
+      if (c < best) best = c;
+    }
+    if (pending != NONE) { setU32(stack, <u32>top, pending); top++; continue; }
+    setF64(memo, x, best);
+    nSetU32(done, x, epoch);
+    top--;
+  }
+  return f64At(memo, v);
+}
+
+/** The duration of via node `id`'s path (the forward side's node v, or the backward side's as ~v). */
+@inline function viaLength(id: u32): f64 {
+  if ((id & 0x80000000) == 0) return nF64(sDistF, id) + f64At(sHeapKF, id);
+  const v = ~id;
+  return f64At(sHeapKB, v) + nF64(sDistB, v);
+}
+
+/**
+ * The search of the alternatives between the source and target seeds: settles every node of either
+ * upward search within `stretch` times the shortest duration and lists them as via nodes. `mainEdges`
+ * are the main route's `nMain` search edges (their nodes are marked) and `mainGeoms` the bitset of its
+ * geometries. Returns how many via nodes were listed; `altNext` gives their paths.
+ */
+export function chAlternatives(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, srcMeters: usize, tgtSeeds: usize, nTgt: i32, tgtMeters: usize, stretch: f64, mainEdges: usize, nMain: i32, mainGeoms: usize, shareLimit: f64): i32 {
+  epoch++;
+  if (epoch == 0) epoch = 1;
+  altTaken = epoch;
+  setup(desc, scratch, 0);
+  lastFound = false;
+  lastWasCh = true;
+  meetNode = NONE;
+  for (let i = 0; i < nMain; i++) setU32(sPotStamp, u32At(gHead, u32At(mainEdges, <u32>i)), epoch);
+  altMainGeoms = mainGeoms;
+  let mu = INF, muM: f64 = -INF;
+  sizeF = chSeed(sStampF, sDistF, sCm, sParF, sPosF, sHeapNF, sHeapKF, 0, srcSeeds, srcMeters, nSrc < MAX_SEEDS ? nSrc : MAX_SEEDS);
+  sizeB = chSeed(sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, 0, tgtSeeds, tgtMeters, nTgt < MAX_SEEDS ? nTgt : MAX_SEEDS);
+  const lists = sPot;
+  const last = <u32>(2 * cap - 1);
+  let nF: u32 = 0, nB: u32 = 0;
+  while (true) {
+    const limit = mu * stretch + EPS_D;
+    const fOpen = sizeF > 0 && f64At(sHeapKF, 0) <= limit;
+    const bOpen = sizeB > 0 && f64At(sHeapKB, 0) <= limit;
+    if (!fOpen && !bOpen) break;
+    const forward = fOpen && (!bOpen || f64At(sHeapKF, 0) <= f64At(sHeapKB, 0));
+    if (forward) sizeF = chStep(hUpFirst, hUpHead, hUpWeight, hUpCm, hDnFirst, hDnTail, hDnWeight, sStampF, sDistF, sCm, sParF, sPosF, sHeapNF, sHeapKF, sizeF, false);
+    else sizeB = chStep(hDnFirst, hDnTail, hDnWeight, hDnCm, hUpFirst, hUpHead, hUpWeight, sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, sizeB, false);
+    const v = chSettled;
+    if (forward) { setU32(lists, nF, v); nF++; } else { setU32(lists, last - nB, v); nB++; }
+    if (nU32(sStampF, v) == epoch && nU32(sStampB, v) == epoch) {
+      const d = nF64(sDistF, v) + nF64(sDistB, v), m = nF64(sCm, v) + nF64(sCmB, v);
+      if (lexLess(d, m, mu, muM)) { mu = d; muM = m; meetNode = v; lastFound = true; }
+    }
+  }
+  // The heaps are done with: their key areas now hold the memos.
+  for (let i: u32 = 0; i < nF; i++) viaDistance(u32At(lists, i), true);
+  for (let i: u32 = 0; i < nB; i++) viaDistance(u32At(lists, last - i), false);
+  altF = nF;
+  altB = nB;
+  altLimit = mu * stretch + EPS_D;
+  altShareLimit = shareLimit;
+  return <i32>(nF + nB);
+}
+
+/** Appends the search edges of CH edge `e` at `out` from index n, at most `room` in all; -1 when they do not fit. */
+function unpackWithin(e: u32, out: usize, n: i32, room: i32): i32 {
+  const stack = sHeapNF;
+  let top = 1;
+  setU32(stack, 0, e);
+  while (top > 0) {
+    top--;
+    const x = u32At(stack, <u32>top);
+    const b = u32At(hChB, x);
+    if (b == NONE) {
+      if (n >= room) return -1;
+      setU32(out, <u32>n, u32At(hChA, x)); n++;
+      continue;
+    }
+    setU32(stack, <u32>top, b);
+    setU32(stack, <u32>top + 1, u32At(hChA, x));
+    top += 2;
+  }
+  return n;
+}
+
+// Hierarchy edges by one id: up edge i is i, down edge i is U + i (as chA and chB name them).
+@inline function chTail(e: u32): u32 { return e < hU ? ownerOf(hUpFirst, e) : u32At(hDnTail, e - hU); }
+@inline function chHead(e: u32): u32 { return e < hU ? u32At(hUpHead, e) : ownerOf(hDnFirst, e - hU); }
+@inline function chCm(e: u32): f64 { return <f64>(e < hU ? u32At(hUpCm, e) : u32At(hDnCm, e - hU)); }
+
+/** Centimeters of edge e's unpacked path that run over the main route's nodes from its start (fromStart,
+ *  e starting on the main route) or to its end, found by halving it (OSRM's partial unpacking). */
+function partlyOnMain(e: u32, fromStart: bool): f64 {
+  let cm: f64 = 0;
+  while (true) {
+    const a = u32At(hChA, e), b = u32At(hChB, e);
+    if (b == NONE) return (fromStart ? onMain(u32At(gHead, a)) : onMain(ownerOf(gFirstOut, a))) ? cm + chCm(e) : cm;
+    if (onMain(chHead(a))) { cm += chCm(fromStart ? a : b); e = fromStart ? b : a; } else e = fromStart ? a : b;
+  }
+  return cm; // not reached
+}
+
+/** The edge whose weight and far end's memo make up x's memo (NONE: x's own label does). */
+function viaStep(x: u32, toTargets: bool): u32 {
+  const memo = toTargets ? sHeapKF : sHeapKB;
+  const d = f64At(memo, x);
+  const stamp = toTargets ? sStampB : sStampF, dist = toTargets ? sDistB : sDistF;
+  if (nU32(stamp, x) == epoch && nF64(dist, x) <= d + EPS_D) return NONE;
+  const first = toTargets ? hUpFirst : hDnFirst, next = toTargets ? hUpHead : hDnTail, weight = toTargets ? hUpWeight : hDnWeight;
+  const end = u32At(first, x + 1);
+  for (let i = u32At(first, x); i < end; i++) {
+    if (<f64>u32At(weight, i) + f64At(memo, u32At(next, i)) <= d + EPS_D) return i;
+  }
+  return NONE; // not reached: the memo is one of those
+}
+
+/** Reverses the u32s of `list` from i to j (inclusive). */
+function reverseU32(list: usize, i: i32, j: i32): void {
+  for (; i < j; i++, j--) {
+    const t = u32At(list, <u32>i);
+    setU32(list, <u32>i, u32At(list, <u32>j));
+    setU32(list, <u32>j, t);
+  }
+}
+
+/**
+ * Via node `id`'s path as hierarchy edges in travel order, in the B heap's node area; returns their count
+ * and sets altStart, altEnd (the seeds' nodes it leaves and reaches) and where the forward tree's part
+ * ends and the backward tree's starts (as indexes of those edges). The part from the via node to the
+ * other tree is the memo's shortest path, so P_v is a shortest path to v then one from v.
+ */
+let packedJoinA: i32 = 0, packedJoinB: i32 = 0;
+let altEnd: u32 = NONE;
+function packedPath(id: u32): i32 {
+  const list = sHeapNB;
+  const forward = (id & 0x80000000) == 0;
+  const v = forward ? id : ~id;
+  let k = 0;
+  // The memo's edges: forward, from v up to the backward tree (travel order); backward, from v up to
+  // the forward tree (reverse order), kept after the forward tree's part once that is known.
+  let x = v;
+  let top = x;
+  if (!forward) {
+    while (true) {
+      const i = viaStep(x, false);
+      if (i == NONE) break;
+      x = u32At(hDnTail, i);
+    }
+    top = x;
+  }
+  // The forward tree from its root to `top`.
+  x = top;
+  while (true) {
+    const i = nU32(sParF, x);
+    if (i == NONE) break;
+    setU32(list, <u32>k, i); k++;
+    x = ownerOf(hUpFirst, i);
+  }
+  altStart = x;
+  reverseU32(list, 0, k - 1);
+  packedJoinA = k;
+  x = top;
+  if (forward) {
+    while (true) {
+      const i = viaStep(x, true);
+      if (i == NONE) break;
+      setU32(list, <u32>k, i); k++;
+      x = u32At(hUpHead, i);
+    }
+  } else {
+    const from = k;
+    x = v;
+    while (true) {
+      const i = viaStep(x, false);
+      if (i == NONE) break;
+      setU32(list, <u32>k, hU + i); k++;
+      x = u32At(hDnTail, i);
+    }
+    reverseU32(list, from, k - 1);
+    x = v;
+  }
+  packedJoinB = k;
+  while (true) {
+    const i = nU32(sParB, x);
+    if (i == NONE) break;
+    setU32(list, <u32>k, hU + i); k++;
+    x = ownerOf(hDnFirst, i);
+  }
+  altEnd = x;
+  return k;
+}
+
+/**
+ * The next candidate of the last chAlternatives, by duration: writes its search edges in travel order
+ * at `out` (at most `room`) and returns their count, or -1 when none is left; the functions below
+ * describe it.
+ */
+export function altNext(out: usize, room: i32): i32 {
+  const lists = sPot;
+  const last = <u32>(2 * cap - 1);
+  while (true) {
+    let best: u32 = NONE, bestD = INF, bestAt: u32 = 0;
+    for (let i: u32 = 0; i < altF + altB; i++) {
+      const at = i < altF ? i : last - (i - altF);
+      const x = u32At(lists, at);
+      if (x == NONE) continue;
+      const id = i < altF ? x : ~x;
+      const d = viaLength(id);
+      if (d > altLimit || marked(x)) { setU32(lists, at, NONE); continue; }
+      if (d < bestD) { bestD = d; best = id; bestAt = at; }
+    }
+    if (best == NONE) return -1;
+    setU32(lists, bestAt, NONE);
+    const k = packedPath(best);
+    const packed = sHeapNB;
+    // Before unpacking: what it runs on the main route from its start and up to its end (whole edges
+    // between nodes of the main route, and the part of the first other edge found by halving it, as
+    // OSRM's CH alternatives measure sharing) is shared; a candidate sharing more than the limit that way
+    // is dropped unpacked: most are the main route with a detour.
+    let pre: f64 = nF64(sCm, altStart), suf: f64 = nF64(sCmB, altEnd);
+    let j = 0;
+    for (; j < k; j++) {
+      const e = u32At(packed, <u32>j);
+      if (!onMain(chHead(e))) { pre += partlyOnMain(e, true); break; }
+      pre += chCm(e);
+    }
+    if (j < k) {
+      for (let i = k - 1; i > j; i--) {
+        const e = u32At(packed, <u32>i);
+        if (!onMain(chTail(e))) { suf += partlyOnMain(e, false); break; }
+        suf += chCm(e);
+      }
+    }
+    if (pre + suf > altShareLimit) continue;
+    // The via node: where the forward tree's part ends, or the backward tree's starts.
+    const via = (best & 0x80000000) == 0 ? packedJoinA : packedJoinB;
+    let n = 0;
+    for (let i = 0; i < k && n >= 0; i++) {
+      if (i == via) altViaAt = n;
+      n = unpackWithin(u32At(packed, <u32>i), out, n, room);
+    }
+    if (via == k) altViaAt = n;
+    if (n < 0) continue;
+    let cm: f64 = 0, shared: f64 = 0;
+    markTaken(altStart);
+    for (let i = 0; i < n; i++) {
+      const e = u32At(out, <u32>i);
+      markTaken(u32At(gHead, e));
+      const g = u32At(gOrig, e) >> 1;
+      const c = <f64>u32At(gGeomCm, g);
+      cm += c;
+      if ((load<u8>(altMainGeoms + (<usize>g >> 3)) & (<u8>1 << <u8>(g & 7))) != 0) shared += c;
+    }
+    altCost = bestD;
+    altCm = cm;
+    altShared = shared;
+    return n;
+  }
+  return -1; // not reached: the loop returns
+}
+
+/** Of the last altNext: how many of its edges come before its via node, the node it leaves from, its
+ *  duration (tenths, the seeds' included), its geometries' centimeters and those on the main route's. */
+export function altViaIndex(): i32 { return altViaAt; }
+export function altStartNode(): u32 { return altStart; }
+export function altDuration(): f64 { return altCost; }
+export function altCentimeters(): f64 { return altCm; }
+export function altSharedCentimeters(): f64 { return altShared; }
 
 // Buckets of the last chBuckets call: entries (next u32, target u32, duration f64, meters f64) chained
 // per node from sBucketHead, valid where sBucketStamp equals bucketEpoch.

@@ -2,7 +2,16 @@
 import { PoolBusyError } from '../compute/pool.js';
 import { HttpError, invalid, serviceUnavailable, unprocessable, type FieldErrors } from '../http/errors.js';
 import { PROFILES } from '../map/graphs/profiles.js';
-import { farFromRoad, loadedProfiles, MapNotLoadedError, NoRouteError, UnknownProfileError, WaypointTooFarError, type ProfileName } from '../engine/engine.js';
+import {
+  farFromRoad,
+  loadedProfiles,
+  MapNotLoadedError,
+  NoRouteError,
+  UnknownProfileError,
+  WaypointTooFarError,
+  type ProfileName,
+  type WaypointOption,
+} from '../engine/engine.js';
 import type { ResolvedLocation } from './locations.js';
 import { backgroundError } from '../lib/background-errors.js';
 
@@ -14,27 +23,36 @@ export const rawProfile = (raw: unknown): ProfileName | undefined => (raw === un
 /**
  * For a 422 going out for other reasons (unknown POI ids, the body's own problems): adds every location
  * too far from a road at its field, so that one answer names every problem. `located` are the locations
- * known (resolved, valid) by field; one with a problem of its own at the field (or its latitude,
- * longitude or poi_id) is left out. Best effort: without the profile loaded, or with the engine busy or
+ * known (resolved, valid) by field, each with how it snaps (`option`: its radius and bearing) when it has
+ * its own, told with `ownMessage`; one with a problem of its own at the field (or its latitude,
+ * longitude or poi_id) is left out. The roads are those the profile may use outside the `exclude`d
+ * classes, as the request's. Best effort: without the profile loaded, or with the engine busy or
  * failing, the 422 goes out with what is known.
  */
 export async function addFarFromRoad(
   profile: ProfileName | undefined,
-  located: Array<{ field: string; at: ResolvedLocation | null | undefined }>,
+  located: Array<{ field: string; at: ResolvedLocation | null | undefined; option?: WaypointOption | null }>,
   errors: FieldErrors,
+  how: { exclude?: number; ownMessage?: (option: WaypointOption) => string } = {},
 ): Promise<void> {
   if (!profile || !loadedProfiles().includes(profile)) return;
   const own = (f: string) => [f, `${f}.latitude`, `${f}.longitude`, `${f}.poi_id`].some((k) => Object.hasOwn(errors, k));
-  const points = located.flatMap(({ field, at }) => (at && !own(field) ? [{ field, lat: at.latitude, lon: at.longitude }] : []));
+  const points = located.flatMap(({ field, at, option }) =>
+    at && !own(field) ? [{ field, lat: at.latitude, lon: at.longitude, option: option ?? null }] : [],
+  );
+  const options = points.some((p) => p.option) ? points.map((p) => p.option) : undefined;
   let far: number[];
   try {
-    far = await farFromRoad(profile, points);
+    far = await farFromRoad(profile, points, { ...(how.exclude ? { exclude: how.exclude } : {}), ...(options ? { options } : {}) });
   } catch (err) {
     // The answer goes out with the other problems, without this hint.
     backgroundError('far-from-road-check', err, { profile, points: points.length });
     return;
   }
-  for (const i of far) (errors[points[i].field] ??= []).push(farMessage(profile));
+  for (const i of far) {
+    const option = points[i].option;
+    (errors[points[i].field] ??= []).push(option && how.ownMessage ? how.ownMessage(option) : farMessage(profile));
+  }
 }
 
 /**

@@ -118,6 +118,8 @@ export interface RouteRequest {
   geometry?: GeometryOptions;
   /** Alternatives to look for besides the route (2 waypoints): `RouteResult.alternatives`. */
   alternatives?: number;
+  /** A loop: each leg after the first keeps off the ways taken before it where it can. */
+  roundTrip?: boolean;
   /** `routeJson`: turn-by-turn steps per leg, with an instruction in `language` when given. */
   steps?: boolean;
   language?: string;
@@ -393,7 +395,8 @@ export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
   const whole = async () => unwrap(receivedOutcome(await routeTask('routeJson', req)));
   // Only onto two idle threads: a half queued behind a batch job's search slice would wait longer than
   // the whole route takes on one.
-  if (!activeMap() || idleThreads() < 2 || req.alternatives) return whole();
+  // Alternatives and a loop's legs (each keeps off the ones before) are one search each.
+  if (!activeMap() || idleThreads() < 2 || req.alternatives || req.roundTrip) return whole();
   if (req.avoid?.circles.length || req.avoid?.polygons?.length || req.exclude) return (await raced(req)) ?? whole();
   if (n < SPLIT_ROUTE_FROM) return whole();
   const k = Math.ceil((n - 1) / 2);
@@ -479,11 +482,16 @@ async function routeIn<T>(task: string, req: RouteRequest): Promise<T> {
   return unwrap(await routeTask<T>(task, req));
 }
 
-/** The indexes of the points farther than 500 m from any road the profile may use (none searched). */
-export async function farFromRoad(profile: ProfileName, points: LatLon[]): Promise<number[]> {
+/** The indexes of the points farther than 500 m (or a point's own `radius`, of its `bearing`) from any road
+ *  the profile may use, of a class not in `exclude` (none searched). */
+export async function farFromRoad(
+  profile: ProfileName,
+  points: LatLon[],
+  how: { exclude?: number; options?: ReadonlyArray<WaypointOption | null> } = {},
+): Promise<number[]> {
   if (!activeMap()) throw new MapNotLoadedError();
   if (!points.length) return [];
-  return unwrap(await runTask<Outcome<number[]>>('far', { profile, points }));
+  return unwrap(await runTask<Outcome<number[]>>('far', { profile, points, ...how }));
 }
 
 /** Matrix rows per pool task of `matrixInPieces`. */

@@ -24,8 +24,8 @@ import {
   type Phantom,
   type PhantomSeed,
 } from './phantom.js';
-import { RouteKernel, SearchStopped, type SearchOptions } from './route-kernel.js';
-import { ALT_SHARE, ALT_STRETCH } from './alternative-rules.js';
+import { RouteKernel, SearchStopped, type SearchOptions, type ViaCandidate } from './route-kernel.js';
+import { ALT_CANDIDATES, ALT_LOCAL, ALT_SHARE, ALT_STRETCH, ALT_UNPACKED } from './alternative-rules.js';
 import { bearingFilter, waypointDirs, type WaypointOption } from './waypoint-options.js';
 import { BoundsCanvas, CellGrid, tracePolygons, type PolygonRings } from './isochrone-shape.js';
 import { drawReached, reachedBox, type Reached } from './reach-draw.js';
@@ -68,6 +68,9 @@ export interface RouteQuery {
   passedIntersections?: boolean;
   /** How many alternatives to look for besides the route (2 waypoints only; 0 or absent: none). */
   alternatives?: number;
+  /** A loop (the first waypoint is the last): each leg after the first keeps off the ways taken before it
+   *  where it can (RouteCore.roundTripBlocking). */
+  roundTrip?: boolean;
   /** Snap every waypoint to its nearest road, even one cut off from the main network (OSRM's feature
    *  files put nodes 10 m apart, closer than the main network's preference of MAIN_NETWORK_PREFERENCE_M). */
   nearestRoad?: boolean;
@@ -238,6 +241,8 @@ interface LegPath {
   /** The whole geometries it runs over, in order (the pieces at its ends left out): what alternatives
    *  measure their sharing by and block to find others. */
   geoms: number[];
+  /** Its search edges (none for a leg along one road). */
+  edges: Uint32Array;
   /** Appends the leg's shape to `line`; `joined` drops its first point (where the line already stands).
    *  With `trace`, records the pieces of road drawn, for turn guidance. */
   draw(line: Polyline, joined: boolean, trace?: LegTrace): void;
@@ -273,6 +278,34 @@ const ALT_WINDOWS: ReadonlyArray<[number, number]> = [
   [0.7, 0.9],
   [0.2, 0.8],
 ];
+
+/** How a round trip's legs keep off the ways it took (RouteCore.roundTripBlocking): the blocking of a leg
+ *  after `legs`, and the query's own blocking, armed again. */
+interface RoundTripBlocking {
+  taken(legs: LegPath[], from: Phantom, to: Phantom): Blocking;
+  again(): Blocking | null;
+}
+/** Meters around a round trip's start where it may use the ways it took. */
+const ROUND_TRIP_HOME_M = 300;
+/** How many times its own time a way already taken weighs for a round trip's later legs (GraphHopper's
+ *  AvoidEdgesWeighting penalty factor for round trips, 5). */
+const ROUND_TRIP_PENALTY = 5;
+
+/** A candidate alternative: its duration, its leg (drawn when asked: a long one is thousands of edges);
+ *  whether its sharing with the main route is known to be within the rule; and the checks beyond the
+ *  rules' (a hierarchy query at most, before the leg is made). */
+interface AltCandidate {
+  /** Tenths of a second. */
+  cost: number;
+  leg: () => LegPath;
+  sharingChecked: boolean;
+  admissible: () => boolean;
+}
+
+/** The seed a path leaving (or reaching) `node` used: the cheapest there, as the kernel seeds its searches. */
+const pickSeed = (seeds: PhantomSeed[], node: number): PhantomSeed => seeds.filter((s) => s.node === node).reduce((a, b) => (b.cost < a.cost ? b : a));
+/** The directed edge a waypoint's piece runs along (-1 for none: a waypoint on the node). */
+const dirOf = (ph: Phantom, s: PhantomSeed): number => (s.kind === 'node' || s.meters === 0 ? -1 : 2 * ph.geom + (s.kind === 'fwd' ? 0 : 1));
 
 /** Meters from a road within which a waypoint counts as on it. */
 const ON_ROAD_M = 1;
@@ -507,12 +540,14 @@ export class RouteCore {
     block.written = true;
   }
 
-  /** The indexes of the points with no road of the profile within the snapping limit: what `route` and
-   *  `matrix` would report as too far, without searching (a 422 that goes out for other reasons names them too). */
-  far(q: { profile: string; points: LatLon[] }): Outcome<number[]> {
+  /** The indexes of the points with no road of the profile within the snapping limit (or a point's own
+   *  `radius`, of its `bearing`), none of an `exclude`d class: what `route` and `matrix` would report as too
+   *  far, without searching (a 422 that goes out for other reasons names them too). */
+  far(q: { profile: string; points: LatLon[]; exclude?: number; options?: ReadonlyArray<WaypointOption | null> }): Outcome<number[]> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
-    const snapped = this.snapAll(v.graph, v.grid, q.points, undefined, openOf(v.closed));
+    const limited = this.limitedFor(v, q.profile, undefined, q.exclude);
+    const snapped = this.snapAll(v.graph, v.grid, q.points, undefined, openOf(limited), q.options);
     return { ok: true, value: isFar(snapped) ? snapped : [] };
   }
 
@@ -562,7 +597,8 @@ export class RouteCore {
     const smaller = !includesAll(limited, v.closed);
     const block = this.blocking(v, q.avoid, limited, smaller);
     const reason: NoRouteReason = avoids(q.avoid) ? 'blocked' : q.exclude ? 'excluded' : 'too-big';
-    let found = this.legs(v, phantoms, block, smaller, search, reason);
+    const loop = q.roundTrip ? this.roundTripBlocking(v, q, limited, smaller) : undefined;
+    let found = this.legs(v, phantoms, block, smaller, search, reason, loop);
     let resnapped = false;
     // A waypoint near a piece cut off from the main network (a driveway behind a private road) that no
     // leg can leave or reach: again from the main network's nearest road within the snapping limit. A
@@ -575,7 +611,7 @@ export class RouteCore {
     ) {
       const again = this.snapAll(v.graph, v.grid, q.waypoints, Infinity, open, q.waypointOptions);
       if (!isFar(again)) {
-        const retried = this.legs(v, again, block, smaller, search, reason);
+        const retried = this.legs(v, again, loop ? loop.again() : block, smaller, search, reason, loop);
         if (retried.ok) {
           phantoms = again;
           found = retried;
@@ -596,9 +632,10 @@ export class RouteCore {
   /**
    * Up to `wanted` alternatives to the fastest route `best` (2 waypoints), each at most ALT_STRETCH times
    * its duration and sharing at most ALT_SHARE of the first route's length with it and with every
-   * alternative kept before it (alternative-rules.ts says whose criteria). Candidates are the fastest routes with one stretch of the fastest route
-   * blocked (a fifth to a half of its length, at several places): each is a shortest path of the graph
-   * without that stretch, so locally reasonable outside it; the candidates are kept fastest first.
+   * alternative kept before it (alternative-rules.ts says whose criteria), fastest first. Unblocked routes
+   * take them from the via nodes of one search over the hierarchy (`viaAlternatives`); routes that keep
+   * off something the hierarchy does not (avoided areas, excluded classes, a lorry of its own size) from
+   * searches with stretches of the fastest route blocked (`windowAlternatives`).
    */
   private alternatives(
     v: ProfileView,
@@ -611,14 +648,110 @@ export class RouteCore {
     resnapped: boolean,
   ): RouteE7Result[] {
     const g = v.graph;
+    if (best.geoms.length < 3) return [];
+    const lengthOf = (list: readonly number[]) => list.reduce((a, geom) => a + g.geomCm[geom], 0);
+    // A geometry run over twice counts twice: only a loop does that, and it is not let through.
+    const shared = (a: readonly number[], b: ReadonlySet<number>) => a.reduce((sum, geom) => (b.has(geom) ? sum + g.geomCm[geom] : sum), 0);
+    const kept: Array<{ leg: LegPath; set: Set<number> }> = [{ leg: best, set: new Set(best.geoms) }];
+    const limit = ALT_SHARE * best.meters * 100;
+    const overHierarchy = !smaller && !avoids(q.avoid) && !q.exclude && g.chA.length > 0;
+    const candidates = overHierarchy
+      ? this.viaAlternatives(v, best, phantoms, limited, limit, wanted)
+      : this.windowAlternatives(v, q, best, phantoms, limited, smaller);
+    for (const c of candidates) {
+      if (kept.length > wanted) break;
+      if (c.cost > ALT_STRETCH * best.cost || !c.admissible()) continue;
+      const leg = c.leg();
+      // The pieces of road at the two ends (from the waypoints to the first and last whole geometries)
+      // count as shared: every route starts and ends there.
+      const ends = leg.meters * 100 - lengthOf(leg.geoms);
+      if (kept.every((k, i) => (i === 0 && c.sharingChecked) || shared(leg.geoms, k.set) + ends <= limit)) kept.push({ leg, set: new Set(leg.geoms) });
+    }
+    const out: RouteE7Result[] = [];
+    for (const { leg } of kept.slice(1)) {
+      const drawn = this.drawRoute(v, q, [leg], phantoms, null, resnapped);
+      if (drawn.ok) out.push(drawn.value);
+    }
+    return out;
+  }
+
+  /**
+   * Candidates by the via-node method (RouteKernel.viaCandidates, the kernel's chAlternatives says whose):
+   * paths s → v → t through the nodes v both searches of the hierarchy settle, by duration, with at most
+   * `limit` centimeters on the main route (its pieces at the ends counted). A candidate is admissible when
+   * it takes no turn a route may not (a via node is often where a path turns back) and is locally optimal
+   * (the T-test of Abraham et al.: the stretch of it ALT_LOCAL × the main route's duration either side of v
+   * is a shortest path, one hierarchy query): a detour that no driver would take, a loop out and back,
+   * fails it.
+   */
+  private viaAlternatives(v: ProfileView, best: LegPath, phantoms: Phantom[], limited: ReadonlySet<number>, limit: number, wanted: number): AltCandidate[] {
+    const g = v.graph;
+    const [src, tgt] = phantoms;
+    const sSeeds = sourceSeeds(g, src),
+      tSeeds = targetSeeds(g, tgt);
+    const endOf = (c: ViaCandidate) => (c.edges.length ? g.head[c.edges[c.edges.length - 1]] : c.start);
+    const endsCm = (c: ViaCandidate) => (pickSeed(sSeeds, c.start).meters + pickSeed(tSeeds, endOf(c)).meters) * 100;
+    const closed = (c: ViaCandidate) => limited.size > 0 && c.edges.some((e) => limited.has(g.orig[e] >> 1));
+    const found = v.kernel.viaCandidates(
+      sSeeds,
+      tSeeds,
+      ALT_STRETCH,
+      best.edges,
+      best.geoms,
+      limit,
+      (c) => c.cost <= ALT_STRETCH * best.cost && c.sharedCentimeters + endsCm(c) <= limit && !closed(c),
+      ALT_CANDIDATES * wanted,
+      ALT_UNPACKED,
+    );
+    return found.map((c) => {
+      const leg = () => this.pathLeg(g, src, tgt, sSeeds, tSeeds, c, null);
+      const sharingChecked = true;
+      const admissible = (): boolean => {
+        const [a, b] = [pickSeed(sSeeds, c.start), pickSeed(tSeeds, endOf(c))];
+        if (takesForbiddenTurn(v.turns, dirOf(src, a), c.start, c.edges, dirOf(tgt, b))) return false;
+        return this.locallyOptimal(v, c, ALT_LOCAL * best.cost);
+      };
+      return { cost: c.cost, leg, sharingChecked, admissible };
+    });
+  }
+
+  /** The T-test: whether the part of `c` from `window` tenths before its via node to `window` after it
+   *  (or to its ends) is a shortest path. */
+  private locallyOptimal(v: ProfileView, c: ViaCandidate, window: number): boolean {
+    const { edges, viaAt: at } = c;
+    const w = v.graph.weight,
+      head = v.graph.head;
+    let before = 0,
+      i = at;
+    while (i > 0 && before < window) before += w[edges[--i]];
+    let after = 0,
+      j = at;
+    while (j < edges.length && after < window) after += w[edges[j++]];
+    if (j - i < 2) return true;
+    const from = i === 0 ? c.start : head[edges[i - 1]],
+      to = j === 0 ? c.start : head[edges[j - 1]];
+    const found = v.kernel.shortestPath([{ node: from, cost: 0, meters: 0 }], [{ node: to, cost: 0, meters: 0 }], Infinity, 'hierarchy');
+    return found !== null && found.cost >= before + after - 1e-6;
+  }
+
+  /**
+   * Candidates for routes the hierarchy cannot search: the fastest route with one stretch of the fastest
+   * route blocked (a fifth to a half of its length, at several places), each a shortest path of the graph
+   * without that stretch, so locally reasonable outside it; fastest first.
+   */
+  private windowAlternatives(
+    v: ProfileView,
+    q: RouteQuery,
+    best: LegPath,
+    phantoms: Phantom[],
+    limited: ReadonlySet<number>,
+    smaller: boolean,
+  ): AltCandidate[] {
+    const g = v.graph;
     const geoms = best.geoms;
-    if (geoms.length < 3) return [];
     const cum: number[] = [0];
     for (const geom of geoms) cum.push(cum[cum.length - 1] + g.geomCm[geom]);
     const total = cum[cum.length - 1];
-    const lengthOf = (list: readonly number[]) => list.reduce((a, geom) => a + g.geomCm[geom], 0);
-    const shared = (a: readonly number[], b: ReadonlySet<number>) => lengthOf([...new Set(a)].filter((geom) => b.has(geom)));
-    const kept: Array<{ leg: LegPath; set: Set<number> }> = [{ leg: best, set: new Set(geoms) }];
     const candidates: LegPath[] = [];
     const seen = new Set<string>();
     for (const [from, to] of ALT_WINDOWS) {
@@ -638,20 +771,34 @@ export class RouteCore {
       candidates.push(leg);
     }
     candidates.sort((a, b) => a.cost - b.cost);
-    // The pieces of road at the two ends (from the waypoints to the first and last whole geometries) count
-    // as shared: every route starts and ends there.
-    const ends = (leg: LegPath) => leg.meters * 100 - lengthOf(leg.geoms);
-    const limit = ALT_SHARE * best.meters * 100;
-    for (const leg of candidates) {
-      if (kept.length > wanted) break;
-      if (kept.every((k) => shared(leg.geoms, k.set) + ends(leg) <= limit)) kept.push({ leg, set: new Set(leg.geoms) });
-    }
-    const out: RouteE7Result[] = [];
-    for (const { leg } of kept.slice(1)) {
-      const drawn = this.drawRoute(v, q, [leg], phantoms, null, resnapped);
-      if (drawn.ok) out.push(drawn.value);
-    }
-    return out;
+    return candidates.map((leg) => ({ cost: leg.cost, leg: () => leg, sharingChecked: false, admissible: () => true }));
+  }
+
+  /**
+   * A round trip's legs after the first keep off the ways the loop has taken so far, as GraphHopper's round
+   * trips weigh them down (AvoidEdgesWeighting): the fastest leg without them is taken when it costs less
+   * than the usual one with their time counted ROUND_TRIP_PENALTY times (`legs`), else the usual one. The
+   * ways within ROUND_TRIP_HOME_M of the start (every loop leaves and comes home by its own street) and
+   * those of the leg's own waypoints are not counted.
+   */
+  private roundTripBlocking(v: ProfileView, q: RouteQuery, limited: ReadonlySet<number>, smaller: boolean): RoundTripBlocking {
+    const g = v.graph;
+    const home = q.waypoints[0];
+    const k = Math.cos((home.lat * Math.PI) / 180);
+    const near = (geom: number) =>
+      [g.geomFirst[geom], g.geomLast[geom]].some((p) => {
+        const dy = (g.shapes.pointsE7[2 * p] * E7 - home.lat) * 111_320,
+          dx = (g.shapes.pointsE7[2 * p + 1] * E7 - home.lon) * 111_320 * k;
+        return Math.hypot(dx, dy) < ROUND_TRIP_HOME_M;
+      });
+    return {
+      taken: (legs, from, to) => {
+        const set = new Set(limited);
+        for (const leg of legs) for (const geom of leg.geoms) if (geom !== from.geom && geom !== to.geom && !near(geom)) set.add(geom);
+        return this.blocking(v, q.avoid, set, true)!;
+      },
+      again: () => this.blocking(v, q.avoid, limited, smaller),
+    };
   }
 
   /** The legs found, drawn into the route's line (and steps). */
@@ -706,9 +853,27 @@ export class RouteCore {
     smaller: boolean,
     search: SearchOptions,
     reason: NoRouteReason,
+    loop?: RoundTripBlocking,
   ): Outcome<LegPath[]> {
     const legs: LegPath[] = [];
     for (let i = 0; i + 1 < phantoms.length; i++) {
+      if (loop && i > 0) {
+        // The usual leg's time on ways taken before, weighed ROUND_TRIP_PENALTY times: a leg keeping off
+        // them is taken when it costs less than that.
+        const usual = this.leg(v, phantoms[i], phantoms[i + 1], null, 'hierarchy');
+        const taken = loop.taken(legs, phantoms[i], phantoms[i + 1]);
+        let again = 0;
+        for (const e of usual?.edges ?? []) if (taken.whole.has(v.graph.orig[e] >> 1)) again += v.graph.weight[e];
+        if (usual && again > 0) {
+          const kept = this.leg(v, phantoms[i], phantoms[i + 1], taken, smaller ? 'bounded' : 'guided', search);
+          // The bitset now holds the ways taken: the legs searched as usual have theirs written again.
+          block = loop.again();
+          if (kept && kept.cost <= usual.cost + (ROUND_TRIP_PENALTY - 1) * again) {
+            legs.push(kept);
+            continue;
+          }
+        }
+      }
       let leg = this.leg(v, phantoms[i], phantoms[i + 1], block, 'hierarchy');
       if (!leg) return { ok: false, error: { kind: 'no-route', reason: 'unreachable', legIndex: i } };
       // A plain leg that touches no circle (nor a way closed to the lorry) is already the answer; only
@@ -764,6 +929,7 @@ export class RouteCore {
       piece,
       touches: false,
       geoms: [],
+      edges: new Uint32Array(0),
       draw: (line, joined, trace) => {
         appendPoints(line, piece, joined ? 1 : 0);
         trace?.piece(d, -1, line.length / 2 - 1, along.meters, along.cost);
@@ -796,14 +962,11 @@ export class RouteCore {
     if (avoiding && block && !block.written) this.arm(v, block);
     let found = v.kernel.shortestPath(sSeeds, tSeeds, direct?.cost ?? Infinity, search, options);
     if (!found) return direct;
-    const pick = (seeds: PhantomSeed[], node: number): PhantomSeed => seeds.filter((s) => s.node === node).reduce((a, b) => (b.cost < a.cost ? b : a));
-    // The directed edge a waypoint's piece runs along (-1 for none: a waypoint on the node).
-    const dirOf = (ph: Phantom, s: PhantomSeed): number => (s.kind === 'node' || s.meters === 0 ? -1 : 2 * ph.geom + (s.kind === 'fwd' ? 0 : 1));
     // U-turns only at dead ends, no crossing of a roundabout's node (turn-back.ts): a path taking such a
     // turn is searched again without. Avoiding searches keep theirs (the search again does not know the
     // blocked places).
-    let first = pick(sSeeds, found.start),
-      last = pick(tSeeds, found.edges.length ? g.head[found.edges[found.edges.length - 1]] : found.start);
+    let first = pickSeed(sSeeds, found.start),
+      last = pickSeed(tSeeds, found.edges.length ? g.head[found.edges[found.edges.length - 1]] : found.start);
     {
       const [a, b] = [first, last];
       if (!avoiding && takesForbiddenTurn(v.turns, dirOf(src, a), found.start, found.edges, dirOf(tgt, b))) {
@@ -822,7 +985,25 @@ export class RouteCore {
         [first, last] = [sSeeds[sources.indexOf(again.first)], tSeeds[targets.indexOf(again.last)]];
       }
     }
+    return this.pathLeg(g, src, tgt, sSeeds, tSeeds, found, block, [first, last]);
+  }
+
+  /** A path found between the seeds of two waypoints as a leg: its length, whether it touches what `block`
+   *  blocks, and how to draw it. `seeds`: the source and target seed it uses, when the search that found
+   *  it said (else the cheapest at its ends). */
+  private pathLeg(
+    g: RoadGraph,
+    src: Phantom,
+    tgt: Phantom,
+    sSeeds: PhantomSeed[],
+    tSeeds: PhantomSeed[],
+    found: { cost: number; edges: Uint32Array; start: number },
+    block: Blocking | null,
+    seeds?: [PhantomSeed, PhantomSeed],
+  ): LegPath {
     const { edges, start } = found;
+    const end = edges.length ? g.head[edges[edges.length - 1]] : start;
+    const [first, last] = seeds ?? [pickSeed(sSeeds, start), pickSeed(tSeeds, end)];
     const startPiece = this.seedPiece(g, src, first, true);
     const endPiece = this.seedPiece(g, tgt, last, false);
     let touches = this.pieceBlocked(block, src.geom, startPiece) || this.pieceBlocked(block, tgt.geom, endPiece);
@@ -851,7 +1032,9 @@ export class RouteCore {
         else trace.end[trace.count - 1] = at();
       }
     };
-    return { cost: found.cost, meters, touches, draw, geoms: Array.from(edges, (e) => orig[e] >> 1) };
+    const geoms = new Array<number>(edges.length);
+    for (let i = 0; i < edges.length; i++) geoms[i] = orig[edges[i]] >> 1;
+    return { cost: found.cost, meters, touches, draw, edges, geoms };
   }
 
   matrix(q: MatrixQuery): Outcome<MatrixResult> {
@@ -961,7 +1144,7 @@ export class RouteCore {
     maxCm: number,
     byMeters: boolean,
     backward = false,
-  ): Outcome<{ v: ProfileView; start: Phantom; reached: Reached }> {
+  ): Outcome<{ v: ProfileView; start: Phantom; reached: Reached; block: Blocking | null }> {
     const v = this.view(q.profile);
     if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
     const g = v.graph;
@@ -980,7 +1163,7 @@ export class RouteCore {
       return points ? [{ points, key: byMeters ? seed.meters * 100 : seed.cost }] : [];
     });
     const blocked = block ? (geom: number) => v.kernel.isBlocked(geom) : () => false;
-    return { ok: true, value: { v, start, reached: { g, reach, byMeters, blocked, startPieces, start } } };
+    return { ok: true, value: { v, start, reached: { g, reach, byMeters, blocked, startPieces, start }, block } };
   }
 
   /** What is reachable from the source within each limit, as polygons (isochrone-shape.ts). */
@@ -1027,16 +1210,18 @@ export class RouteCore {
     const backward = q.toSource === true;
     const found = this.reachFrom(q, maxDur, Infinity, false, backward);
     if (!found.ok) return found;
-    const { v, start, reached } = found.value;
+    const { v, start, reached, block } = found.value;
     const g = v.graph;
     const { duration, centimeters, nodes } = reached.reach;
+    // The piece of road between a target and its seed (or the source) is kept out of what is avoided too,
+    // as a route's last piece is.
+    const pieceOut = (ph: Phantom, piece: Array<[number, number]> | null) => !block || !this.pieceBlocked(block, ph.geom, piece);
     const open = openOf(this.limitedFor(v, q.profile, q.vehicle, q.exclude));
     // Settled nodes marked in this thread's own array: a look-up per seed without a call into the kernel.
     const marks = this.settledMarks(q.profile, g.nodeCount);
     for (let i = 0; i < nodes.length; i++) marks[nodes[i]] = 1;
     const pts = q.targets;
     const out = new Float64Array(pts.length).fill(Number.NaN);
-    const directBlocked = reached.blocked(start.geom);
     for (let t = 0; 2 * t < pts.length; t++) {
       const hit = this.snapKept(q.profile, g, v.grid, pts[2 * t], pts[2 * t + 1], open, !q.vehicle && !q.exclude);
       const ph = hit.ph;
@@ -1046,7 +1231,7 @@ export class RouteCore {
       let best = Infinity,
         meters = Infinity;
       for (const seed of seeds) {
-        if (!marks[seed.node]) continue;
+        if (!marks[seed.node] || !pieceOut(ph, this.seedPiece(g, ph, seed, backward))) continue;
         const c = duration(seed.node) + seed.cost,
           m = centimeters(seed.node) / 100 + seed.meters;
         if (c < best || (c === best && m < meters)) {
@@ -1054,7 +1239,7 @@ export class RouteCore {
           meters = m;
         }
       }
-      if (ph.geom === start.geom && !directBlocked) {
+      if (ph.geom === start.geom && pieceOut(ph, geometryPiece(g, ph.geom, start.along, ph.along))) {
         const direct = backward ? this.alongRoad(g, ph, start) : this.alongRoad(g, start, ph);
         if (direct && (direct.cost < best || (direct.cost === best && direct.meters < meters))) {
           best = direct.cost;

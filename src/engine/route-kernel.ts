@@ -57,6 +57,27 @@ interface RouteExports extends WebAssembly.Exports {
   labelRecords(): number;
   reached(v: number): number;
   chP2p(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, tgt: number, nTgt: number, tgtMeters: number, mu0: number): number;
+  chAlternatives(
+    desc: number,
+    scratch: number,
+    src: number,
+    nSrc: number,
+    srcMeters: number,
+    tgt: number,
+    nTgt: number,
+    tgtMeters: number,
+    stretch: number,
+    mainEdges: number,
+    nMain: number,
+    mainGeoms: number,
+    shareLimit: number,
+  ): number;
+  altNext(out: number, room: number): number;
+  altViaIndex(): number;
+  altStartNode(): number;
+  altDuration(): number;
+  altCentimeters(): number;
+  altSharedCentimeters(): number;
   chBuckets(desc: number, scratch: number, seeds: number, seedMeters: number, starts: number, nTargets: number, entries: number, cap: number): number;
   chRow(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, nTargets: number, outDur: number, outDist: number): void;
 }
@@ -93,6 +114,21 @@ function labelsOf(records: Float64Array): Pick<ReachResult, 'duration' | 'centim
     duration: (v) => records[v * RECORD_F64 + DURATION_F64],
     centimeters: (v) => records[v * RECORD_F64 + CENTIMETERS_F64],
   };
+}
+
+/** A via-node alternative (RouteKernel.viaCandidates): a path over the graph, a shortest one to its via node
+ *  then one from it. */
+export interface ViaCandidate {
+  /** Search edges in travel order, and the node the first leaves from (a source seed's). */
+  edges: Uint32Array;
+  start: number;
+  /** How many of `edges` come before the via node. */
+  viaAt: number;
+  /** Tenths of a second, the seeds' costs included. */
+  cost: number;
+  /** Centimeters of the whole geometries it runs over, and of those among the main route's. */
+  centimeters: number;
+  sharedCentimeters: number;
 }
 
 /** A search seed: a node reached at `cost` (tenths of a second), `meters` along the way there. */
@@ -259,6 +295,67 @@ export class RouteKernel {
     if (!this.k.found()) return null;
     const n = this.k.pathEdges(this.pathPtr);
     return { cost, edges: new Uint32Array(this.buffer, this.pathPtr, n).slice(), start: this.k.pathStart() };
+  }
+
+  /**
+   * Alternatives to the main route between the seeds by the via-node method over the hierarchy (the
+   * kernel's chAlternatives: one bidirectional search that goes on to `stretch` times the shortest
+   * duration). `main` are the main route's search edges and `mainGeoms` its geometries. Candidates come by
+   * duration, each unpacked once (none only through nodes of the main route or of candidates before it);
+   * those `keep` takes are answered, at most `want`, after at most `maxUnpacked` unpacked. Uses the
+   * blocked-geometry bitset (cleared) for the main route's geometries. Empty without a hierarchy.
+   */
+  viaCandidates(
+    src: Seed[],
+    tgt: Seed[],
+    stretch: number,
+    main: Uint32Array,
+    mainGeoms: readonly number[],
+    shareLimit: number,
+    keep: (c: ViaCandidate) => boolean,
+    want: number,
+    maxUnpacked: number,
+  ): ViaCandidate[] {
+    const g = this.g;
+    const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
+    const nTgt = this.writeSeeds(this.tgtPtr, tgt, this.tgtMetersPtr);
+    if (nSrc === 0 || nTgt === 0 || !g.hierarchy) return [];
+    this.clearBlocked();
+    for (const geom of mainGeoms) this.blockGeometry(geom);
+    new Uint32Array(this.buffer, this.pathPtr, main.length).set(main);
+    this.count(false);
+    this.k.chAlternatives(
+      g.desc,
+      this.scratch,
+      this.srcPtr,
+      nSrc,
+      this.srcMetersPtr,
+      this.tgtPtr,
+      nTgt,
+      this.tgtMetersPtr,
+      stretch,
+      this.pathPtr,
+      main.length,
+      this.blockedPtr,
+      shareLimit,
+    );
+    const out: ViaCandidate[] = [];
+    const room = g.nodeCount + 1;
+    for (let tried = 0; out.length < want && tried < maxUnpacked; tried++) {
+      const n = this.k.altNext(this.pathPtr, room);
+      if (n < 0) break;
+      const c: ViaCandidate = {
+        edges: new Uint32Array(this.buffer, this.pathPtr, n).slice(),
+        start: this.k.altStartNode(),
+        viaAt: this.k.altViaIndex(),
+        cost: this.k.altDuration(),
+        centimeters: this.k.altCentimeters(),
+        sharedCentimeters: this.k.altSharedCentimeters(),
+      };
+      if (keep(c)) out.push(c);
+    }
+    this.clearBlocked();
+    return out;
   }
 
   /** The A* (or Dijkstra) over the graph, a slice of settled nodes at a time while `stop` stays false. */

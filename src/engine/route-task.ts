@@ -62,7 +62,7 @@ export function routeJsonTask(q: RouteQuery & { geometry?: GeometryOptions } & S
   if (!found.ok) return found;
   const { alternatives, ...route } = found.value;
   const written = writeRoute(route, q, true);
-  if (!alternatives?.length) return written;
+  if (!alternatives) return written;
   // Alternatives as copies: the arena's slots are for the one text a reply sends in place.
   const others = alternatives.flatMap((a) => {
     const w = writeRoute(a, q, false);
@@ -139,7 +139,7 @@ export function matrixJsonTask(q: MatrixJsonQuery): Outcome<MatrixJsonTaskResult
   return { ok: true, value: { ...rest, cellsJson: buf.slice(0, end), durationsEnd } };
 }
 
-export function farTask(q: { profile: string; points: LatLon[] }): Outcome<number[]> {
+export function farTask(q: Parameters<RouteCore['far']>[0]): Outcome<number[]> {
   return routeCore().far(q);
 }
 

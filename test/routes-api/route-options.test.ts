@@ -10,6 +10,7 @@ import { createPoi, lineMeters, SCHAAN, VADUZ, type At } from './helpers.js';
 
 /** Planken, up the slope above Schaan: the shortest walk down takes forest tracks. */
 const PLANKEN: At = { latitude: 47.185, longitude: 9.545 };
+const ESCHEN: At = { latitude: 47.2105, longitude: 9.5222 };
 
 let app: App & { url: string };
 let team: TestTeam;
@@ -203,6 +204,48 @@ describe('avoid.polygons', () => {
   });
 });
 
+describe('avoid.polygons on isochrones and detours', () => {
+  const square = (c: At, side: number) => ({ type: 'Polygon', coordinates: [ring(c, side)] });
+
+  it('POST /v1/isochrones: {polygons} alone needs plan-routes only, shrinks the shape, and a location inside is named in the 422', async () => {
+    const plain = await post('/v1/isochrones', { locations: [VADUZ], range: [300] });
+    const kept = await post('/v1/isochrones', { locations: [VADUZ], range: [300], avoid: { polygons: square({ latitude: 47.143, longitude: 9.5225 }, 600) } });
+    expect(kept.status, JSON.stringify(kept.body)).toBe(200);
+    expect(kept.body.data.features[0].geometry).not.toEqual(plain.body.data.features[0].geometry);
+    const inside = await post('/v1/isochrones', { locations: [VADUZ], range: [300], avoid: { polygons: square(VADUZ, 200) } });
+    expect422(inside, ['locations.0']);
+  });
+
+  it('POST /v1/routes/detours: the route and the ways to and from each POI keep out; a POI inside is left out', async () => {
+    // A square of 300 m on the plain route's middle, one POI inside it and one by the road west of it.
+    const line: number[][] = (await post('/v1/routes', { waypoints: [VADUZ, SCHAAN] })).body.data.geometry.coordinates;
+    const [lon, lat] = line[Math.floor(line.length / 2)];
+    const middle = { latitude: lat, longitude: lon };
+    const polygons = square(middle, 300);
+    const outside = await createPoi(app, team.key, { latitude: 47.152, longitude: 9.516 }, { name: 'Detour outside' });
+    const within = await createPoi(app, team.key, middle, { name: 'Detour inside' });
+    const body = { waypoints: [VADUZ, SCHAAN], max_detour: 1800, limit: 100 };
+    const plain = await post('/v1/routes/detours', body);
+    expect(plain.status, JSON.stringify(plain.body)).toBe(200);
+    expect(plain.body.data.pois.map((p: { poi_id: string }) => p.poi_id)).toContain(within);
+    const kept = await post('/v1/routes/detours', { ...body, avoid: { polygons } });
+    expect(kept.status, JSON.stringify(kept.body)).toBe(200);
+    const routed = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN], avoid: { polygons } });
+    expect(kept.body.data.route.duration).toBeCloseTo(routed.body.data.duration, 0);
+    expect(kept.body.data.route.duration).toBeGreaterThan(plain.body.data.route.duration);
+    const ids = kept.body.data.pois.map((p: { poi_id: string }) => p.poi_id);
+    expect(ids).toContain(outside);
+    expect(ids).not.toContain(within);
+    // The ways to and from the POI outside are those of routes keeping out too.
+    const mine = kept.body.data.pois.find((p: { poi_id: string }) => p.poi_id === outside);
+    const there = await post('/v1/routes', { waypoints: [VADUZ, { poi_id: outside }], avoid: { polygons } });
+    const back = await post('/v1/routes', { waypoints: [{ poi_id: outside }, SCHAAN], avoid: { polygons } });
+    expect(mine.legs[0].duration).toBeCloseTo(there.body.data.duration, 0);
+    expect(mine.legs[1].duration).toBeCloseTo(back.body.data.duration, 0);
+    expect422(await post('/v1/routes/detours', { ...body, waypoints: [middle, SCHAAN], avoid: { polygons } }), ['waypoints.0']);
+  });
+});
+
 describe('waypoint radius, bearing and approach', () => {
   /** In the forest east of Vaduz, about 800 m from the nearest road a car may use. */
   const FOREST: At = { latitude: 47.155, longitude: 9.6 };
@@ -242,6 +285,25 @@ describe('waypoint radius, bearing and approach', () => {
     expect(d[1] - c[1]).toBeLessThan(0);
   });
 
+  it('a 422 for another problem names a waypoint too far for its own radius, and one near excluded ways only', async () => {
+    // `language` without `steps` is the other problem: the far-from-road hint goes with it.
+    const tight = await post('/v1/routes', { waypoints: [VADUZ, { ...FOREST, radius: 100 }], language: 'de' });
+    expect422(tight, ['language', 'waypoints.1']);
+    expect(tight.body.errors['waypoints.1']).toEqual(['has no road usable by the driving-car profile within 100 m']);
+    const wide = await post('/v1/routes', { waypoints: [VADUZ, { ...FOREST, radius: 5000 }], language: 'de' });
+    expect422(wide, ['language']);
+    // On the slopes above Vaduz a walker is within 500 m of forest tracks, not of a paved way.
+    const slope: At = { latitude: 47.135, longitude: 9.59 };
+    const walk = { waypoints: [VADUZ, slope], profile: 'foot-walking', language: 'de' };
+    expect422(await post('/v1/routes', walk), ['language']);
+    const paved = await post('/v1/routes', { ...walk, exclude: ['unpaved'] });
+    expect422(paved, ['language', 'waypoints.1']);
+    expect(paved.body.errors['waypoints.1']).toEqual(['is more than 500 m from a road usable by the foot-walking profile']);
+    // And the route itself, asked right, says the same of that waypoint.
+    const routed = await post('/v1/routes', { waypoints: [VADUZ, slope], profile: 'foot-walking', exclude: ['unpaved'] });
+    expect422(routed, ['waypoints.1']);
+  });
+
   it('one 422 names every bad option beside the other problems', async () => {
     const res = await post('/v1/routes', {
       waypoints: [
@@ -267,8 +329,12 @@ describe('waypoint radius, bearing and approach', () => {
 
 describe('alternatives', () => {
   it('POST /v1/routes: alternatives shaped like the route, within the stretch, after the unchanged main route', async () => {
-    const plain = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN] });
-    const res = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN], alternatives: 2 });
+    // Vaduz to Eschen, 10 km: the way by Schaan or along the Rhine (Vaduz to Schaan, 3 km, has no
+    // locally optimal other way, and answers an empty list).
+    const none = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN], alternatives: 2 });
+    expect(none.body.data.alternatives).toEqual([]);
+    const plain = await post('/v1/routes', { waypoints: [VADUZ, ESCHEN] });
+    const res = await post('/v1/routes', { waypoints: [VADUZ, ESCHEN], alternatives: 2 });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const { alternatives, ...main } = res.body.data;
     expect(main).toEqual(plain.body.data);
@@ -282,7 +348,7 @@ describe('alternatives', () => {
       expect(alt.geometry).not.toEqual(main.geometry);
     }
     // In the geometry form asked for too.
-    const encoded = await post('/v1/routes', { waypoints: [VADUZ, SCHAAN], alternatives: 1, geometry_format: 'polyline6' });
+    const encoded = await post('/v1/routes', { waypoints: [VADUZ, ESCHEN], alternatives: 1, geometry_format: 'polyline6' });
     expect(typeof encoded.body.data.alternatives[0].geometry).toBe('string');
   });
 

@@ -70,6 +70,9 @@ describe('alternatives on Liechtenstein', () => {
       for (let i = 1; i < alts.length; i++) expect(alts[i].duration).toBeGreaterThanOrEqual(alts[i - 1].duration);
     }
     console.log(`alternatives: ${withAlternatives} of ${routes} routes have some, ${alternatives} in all`);
-    expect(withAlternatives).toBeGreaterThan(15);
+    // Only locally optimal ones are answered (the T-test of Abraham et al.): on Liechtenstein's few roads
+    // (5,467 car nodes) a third of these routes have one; 86 of 100 random car routes do on a synthetic
+    // 10x10 country (bench/routing/options.mjs --map).
+    expect(withAlternatives).toBeGreaterThanOrEqual(8);
   });
 });

@@ -5,7 +5,18 @@
 import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePool } from '../../src/compute/pool.js';
-import { loadMap, matrix, NoRouteError, route, routeJson, type AvoidPolygon, type ProfileName, type RouteResult } from '../../src/engine/engine.js';
+import {
+  isochrone,
+  loadMap,
+  matrix,
+  NoRouteError,
+  route,
+  routeJson,
+  travelTimes,
+  type AvoidPolygon,
+  type ProfileName,
+  type RouteResult,
+} from '../../src/engine/engine.js';
 import type { LatLon } from '../../src/lib/lat-lon.js';
 import { dijkstra, plainNodes, rng, testMap, type TestGraph } from './helpers.js';
 
@@ -107,6 +118,54 @@ describe('avoided polygons on Liechtenstein', () => {
       console.log(`${profile}: ${compared} compared (${longer} longer than the plain route), ${blocked} blocked`);
       expect(compared).toBeGreaterThan(10);
       expect(longer).toBeGreaterThan(5);
+    },
+  );
+
+  it.each(['driving-car', 'foot-walking'] as ProfileName[])(
+    "%s: travel times (the detours' searches) both ways keep out of polygons as the reference Dijkstra does; isochrones shrink",
+    async (profile) => {
+      const g = graphs[profile];
+      const nodes = plainNodes(g);
+      const rand = rng(3637);
+      let compared = 0,
+        longer = 0;
+      for (let i = 0; i < 25; i++) {
+        const s = nodes[Math.floor(rand() * nodes.length)],
+          t = nodes[Math.floor(rand() * nodes.length)];
+        const plain = await route({ profile, waypoints: [at(g, s), at(g, t)] }).catch(() => null);
+        if (!plain || plain.geometry.length < 20) continue;
+        const line = lineOf(plain);
+        const [lon, lat] = line[1 + Math.floor(rand() * (line.length - 2))];
+        const polygons = [square({ lat, lon }, 100 + rand() * 700, rand() * Math.PI, 0)].filter(
+          (p) => !inside(at(g, s).lon, at(g, s).lat, p) && !inside(at(g, t).lon, at(g, t).lat, p),
+        );
+        if (!polygons.length) continue;
+        const blockedGeoms = entering(g, polygons);
+        const ref = dijkstra(g, s, { blocked: blockedGeoms, target: t })[t];
+        const avoid = { circles: [], polygons };
+        const limit = 2 * plain.duration + 600;
+        const [to] = await travelTimes({ profile, source: at(g, s), targets: [at(g, t)], maxDuration: limit, avoid });
+        const [back] = await travelTimes({ profile, source: at(g, t), targets: [at(g, s)], maxDuration: limit, avoid, toSource: true });
+        if (ref / 10 > limit) {
+          expect(to).toBeNull();
+          continue;
+        }
+        expect(to?.duration).toBeCloseTo(ref / 10, 6);
+        expect(back?.duration).toBeCloseTo(ref / 10, 6);
+        if (ref / 10 > plain.duration + 1e-6) longer++;
+        compared++;
+      }
+      console.log(`${profile}: ${compared} travel times compared (${longer} longer than the plain route)`);
+      expect(compared).toBeGreaterThan(8);
+      expect(longer).toBeGreaterThan(3);
+      // An isochrone from the middle of Vaduz with a 600 m square on the town's centre reaches less.
+      const vaduz = { lat: 47.1393, lon: 9.5215 };
+      const centre = square({ lat: 47.143, lon: 9.5225 }, 600, 0);
+      const area = (r: Awaited<ReturnType<typeof isochrone>>) => r.shapes[0].reduce((n, rings) => n + rings[0].length, 0);
+      const open = await isochrone({ profile, source: vaduz, limits: [300] });
+      const kept = await isochrone({ profile, source: vaduz, limits: [300], avoid: { circles: [], polygons: [centre] } });
+      expect(kept.shapes[0]).not.toEqual(open.shapes[0]);
+      expect(area(kept)).toBeGreaterThan(0);
     },
   );
 

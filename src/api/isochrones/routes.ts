@@ -13,7 +13,8 @@ import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js
 import { locationSchema, namesPoi, locationsOf, resolveEach, type ResolvedLocation } from '../locations.js';
 import { circlesAround, MAX_AVOIDED_POIS } from '../routes/avoid-selection.js';
 import { poiSelectionFilter } from '../routes/poi-selection.js';
-import { avoidSchema, DEFAULT_AVOID_RADIUS_M, VEHICLE_DESCRIPTION, vehicleQuery, vehicleSchema } from '../routes/routes.js';
+import { DEFAULT_AVOID_RADIUS_M, routeAvoidSchema, VEHICLE_DESCRIPTION, vehicleQuery, vehicleSchema } from '../routes/routes.js';
+import { enginePolygons, locationsInside, selectsPois } from '../routes/avoid-polygons.js';
 
 export const MAX_ISOCHRONE_LOCATIONS = 5;
 export const MAX_RANGE_S = 3600;
@@ -39,7 +40,11 @@ const bodySchema = z
     locations: arrayFirst(`must be an array of 1 to ${MAX_ISOCHRONE_LOCATIONS} locations`).pipe(
       z.array(locationSchema).min(1, 'must have at least 1 location').max(MAX_ISOCHRONE_LOCATIONS, `may have at most ${MAX_ISOCHRONE_LOCATIONS} locations`),
     ),
-    avoid: avoidSchema.optional().describe("As in POST /v1/routes: circles around the team's POIs, selected around the locations."),
+    avoid: routeAvoidSchema
+      .optional()
+      .describe(
+        "As in POST /v1/routes: circles around the team's POIs, selected around the locations, and `polygons` kept out of (`{polygons}` alone selects no POI).",
+      ),
     vehicle: vehicleSchema.optional().describe(VEHICLE_DESCRIPTION),
   })
   .meta({
@@ -121,13 +126,15 @@ export function isochronesEndpoint(sql: Sql): Route[] {
       permission: 'plan-routes',
       handler: async (ctx) => {
         const raw = await ctx.json();
-        if (raw.avoid !== undefined || namesPoi(raw.locations)) ctx.require('read-pois');
+        if (selectsPois(raw.avoid) || namesPoi(raw.locations)) ctx.require('read-pois');
         const errors: FieldErrors = Object.create(null);
         const parsed = parseInto(bodySchema, raw, errors);
         const located = await resolveEach(sql, ctx.teamId, locationsOf(parsed?.locations, raw.locations, MAX_ISOCHRONE_LOCATIONS), 'locations', errors);
         // The ranges are checked on their own too, so that one 422 names them beside other problems.
         const ranges = parsed ?? parseInto(rangeSchema, { range_type: raw.range_type, range: raw.range, interval: raw.interval }, Object.create(null));
         const values = ranges ? rangeValues(ranges, errors) : [];
+        const polygons = enginePolygons(raw.avoid);
+        locationsInside(polygons, located, 'locations', errors);
         const rejection = async () => {
           if (!Object.hasOwn(errors, 'locations')) {
             await addFarFromRoad(
@@ -141,8 +148,8 @@ export function isochronesEndpoint(sql: Sql): Route[] {
         if (!parsed) throw await rejection();
         const profile = parsed.profile;
         if (parsed.vehicle && profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${profile}`];
-        const { radius: _radius, ...avoidFilters } = parsed.avoid ?? {};
-        const filter = parsed.avoid && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
+        const { radius: _radius, polygons: _polygons, ...avoidFilters } = parsed.avoid ?? {};
+        const filter = selectsPois(parsed.avoid) && (await poiSelectionFilter(sql, ctx.teamId, avoidFilters, 'avoid', MAX_AVOIDED_POIS, errors));
         if (Object.keys(errors).length) throw await rejection();
         const locations = located as ResolvedLocation[];
         let circles: Circle[] | undefined;
@@ -154,7 +161,7 @@ export function isochronesEndpoint(sql: Sql): Route[] {
               source: { lat: l.latitude, lon: l.longitude },
               limits: values,
               byDistance: parsed.range_type === 'distance',
-              avoid: circles?.length ? { circles } : undefined,
+              avoid: circles?.length || polygons.length ? { circles: circles ?? [], ...(polygons.length ? { polygons } : {}) } : undefined,
               vehicle: vehicleQuery(parsed.vehicle),
             }).catch((err: unknown) => {
               // Each location is searched on its own: one too far from a road has every such one named.

@@ -117,7 +117,7 @@ export function matrixEndpoint(sql: Sql): Route[] {
             ...(Object.hasOwn(errors, 'sources') ? [] : sources.map((at, i) => ({ field: `sources.${i}`, at }))),
             ...(!destinations || Object.hasOwn(errors, 'destinations') ? [] : destinations.map((at, i) => ({ field: `destinations.${i}`, at }))),
           ];
-          await addFarFromRoad(parsed?.profile ?? rawProfile(raw.profile), known, errors);
+          await addFarFromRoad(parsed?.profile ?? rawProfile(raw.profile), known, errors, { exclude });
           return unprocessable(errors);
         };
         if (!parsed) throw await rejection();

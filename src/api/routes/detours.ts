@@ -19,6 +19,9 @@ import { POI_SELECTION_ERROR, poiSelectionShape } from '../pois/selection-schema
 import { poiPositionsInBoxes, type PoiPosition } from '../pois/positions.js';
 import { poiSelectionFilter } from './poi-selection.js';
 import { VEHICLE_DESCRIPTION, vehicleQuery, vehicleSchema } from './routes.js';
+import { avoidPolygonsSchema, enginePolygons, locationsInside } from './avoid-polygons.js';
+import { polygonAt } from '../../engine/avoid.js';
+import type { Avoid } from '../../engine/route-core.js';
 
 export const MAX_DETOUR_WAYPOINTS = 25;
 export const MAX_DETOUR_S = 3600;
@@ -35,10 +38,10 @@ interface LegTimes {
   from: Leg[][];
 }
 
-async function byMatrices(profile: ProfileName, ws: LatLon[], pois: LatLon[], vehicle: VehicleQuery | undefined): Promise<LegTimes> {
+async function byMatrices(profile: ProfileName, ws: LatLon[], pois: LatLon[], vehicle: VehicleQuery | undefined, avoid: Avoid | undefined): Promise<LegTimes> {
   const [to, from] = await Promise.all([
-    matrix({ profile, points: ws.slice(0, -1), targets: pois, vehicle }),
-    matrix({ profile, points: pois, targets: ws.slice(1), vehicle }),
+    matrix({ profile, points: ws.slice(0, -1), targets: pois, vehicle, avoid }),
+    matrix({ profile, points: pois, targets: ws.slice(1), vehicle, avoid }),
   ]);
   const cell = (d: number | null, m: number | null): Leg => (d === null ? null : { duration: d, distance: m! });
   return {
@@ -47,11 +50,18 @@ async function byMatrices(profile: ProfileName, ws: LatLon[], pois: LatLon[], ve
   };
 }
 
-async function bySearches(profile: ProfileName, ws: LatLon[], pois: LatLon[], bounds: number[], vehicle: VehicleQuery | undefined): Promise<LegTimes> {
+async function bySearches(
+  profile: ProfileName,
+  ws: LatLon[],
+  pois: LatLon[],
+  bounds: number[],
+  vehicle: VehicleQuery | undefined,
+  avoid: Avoid | undefined,
+): Promise<LegTimes> {
   const legs = bounds.map((seconds, i) =>
     Promise.all([
-      travelTimes({ profile, source: ws[i], targets: pois, maxDuration: seconds, vehicle }),
-      travelTimes({ profile, source: ws[i + 1], targets: pois, maxDuration: seconds, vehicle, toSource: true }),
+      travelTimes({ profile, source: ws[i], targets: pois, maxDuration: seconds, vehicle, avoid }),
+      travelTimes({ profile, source: ws[i + 1], targets: pois, maxDuration: seconds, vehicle, avoid, toSource: true }),
     ]),
   );
   const done = await Promise.all(legs);
@@ -75,6 +85,12 @@ const bodySchema = z
       .default(900),
     limit: z.int({ error: 'must be a whole number from 1 to 100' }).min(1, 'must be at least 1').max(100, 'must be at most 100').default(10),
     vehicle: vehicleSchema.optional().describe(VEHICLE_DESCRIPTION),
+    avoid: z
+      .strictObject({ polygons: avoidPolygonsSchema }, { error: 'must be an object {polygons}' })
+      .optional()
+      .describe(
+        'Extension: areas the route and every way to and from a POI keep out of, as `avoid.polygons` of POST /v1/routes; a POI inside one is left out.',
+      ),
   })
   .meta({
     id: 'DetourRequest',
@@ -175,6 +191,8 @@ export function detoursEndpoint(sql: Sql): Route[] {
         const located = await resolveEach(sql, ctx.teamId, locationsOf(parsed?.waypoints, raw.waypoints, MAX_DETOUR_WAYPOINTS), 'waypoints', errors);
         const filter = parsed && (await poiSelectionFilter(sql, ctx.teamId, parsed.pois, 'pois', 500, errors));
         const profile = parsed?.profile ?? rawProfile(raw.profile);
+        const polygons = enginePolygons(raw.avoid);
+        locationsInside(polygons, located, 'waypoints', errors);
         if (parsed?.vehicle && parsed.profile !== 'driving-hgv') errors.vehicle = [`is only for the driving-hgv profile, not ${parsed.profile}`];
         // With other problems, every waypoint too far from a road is named beside them (alone, the route says so).
         if (Object.keys(errors).length && !Object.hasOwn(errors, 'waypoints'))
@@ -186,11 +204,14 @@ export function detoursEndpoint(sql: Sql): Route[] {
         if (!parsed || !filter || Object.keys(errors).length) throw unprocessable(errors);
         const ws = located as ResolvedLocation[];
         const vehicle = vehicleQuery(parsed.vehicle);
+        const avoid: Avoid | undefined = polygons.length ? { circles: [], polygons } : undefined;
         const at = (l: { latitude: number; longitude: number }) => ({ lat: l.latitude, lon: l.longitude });
         const fail = (err: unknown): never => {
           throw engineHttpError(err, parsed.profile);
         };
-        const base = await route({ profile: parsed.profile, waypoints: ws.map(at), vehicle, mainNetwork: true }).catch(fail);
+        const base = await route({ profile: parsed.profile, waypoints: ws.map(at), vehicle, avoid, mainNetwork: true }).catch((err: unknown) => {
+          throw engineHttpError(err, parsed.profile, 'waypoints', polygons.length > 0);
+        });
         let pois: PoiPosition[] = await candidates(
           sql,
           ctx.teamId,
@@ -200,6 +221,8 @@ export function detoursEndpoint(sql: Sql): Route[] {
           parsed.max_detour,
           topSpeed(parsed.profile),
         );
+        // A POI inside an avoided polygon cannot be stopped at.
+        if (polygons.length) pois = pois.filter((p) => polygonAt(p.longitude, p.latitude, polygons) < 0);
         if (pois.length > MAX_DETOUR_CANDIDATES) {
           throw unprocessable({
             pois: [`selects ${pois.length} POIs within reach of the route; at most ${MAX_DETOUR_CANDIDATES}. Narrow the filters or max_detour.`],
@@ -214,13 +237,14 @@ export function detoursEndpoint(sql: Sql): Route[] {
         const ranked: Array<{ poi: PoiPosition; leg: number; duration: number; distance: number; legs: [number, number, number, number] }> = [];
         if (pois.length) {
           const legs = await (pois.length <= MATRIX_CANDIDATES
-            ? byMatrices(parsed.profile, ws.map(at), pois.map(at), vehicle)
+            ? byMatrices(parsed.profile, ws.map(at), pois.map(at), vehicle, avoid)
             : bySearches(
                 parsed.profile,
                 ws.map(at),
                 pois.map(at),
                 base.legs.map((l) => l.duration + parsed.max_detour),
                 vehicle,
+                avoid,
               )
           ).catch(fail);
           pois.forEach((poi, p) => {

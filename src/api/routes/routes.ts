@@ -272,11 +272,19 @@ export function routesEndpoint(sql: Sql): Route[] {
         // And every known waypoint too far from a road (when the list itself is right: not too long).
         const rejection = async () => {
           if (!Object.hasOwn(errors, 'waypoints')) {
+            const profile = parsed?.profile ?? rawProfile(raw.profile);
             await addFarFromRoad(
-              parsed?.profile ?? rawProfile(raw.profile),
-              // A waypoint with its own radius or bearing is measured by the engine, not at the default limit.
-              located.flatMap((at, i) => (Array.isArray(raw.waypoints) && snapsOwnWay(raw.waypoints[i]) ? [] : [{ field: `waypoints.${i}`, at }])),
+              profile,
+              // A waypoint with its own radius or bearing is measured with them (one whose options are
+              // wrong is left out: its own 422 says why).
+              located.flatMap((at, i) => {
+                const w = Array.isArray(raw.waypoints) ? raw.waypoints[i] : undefined;
+                if (!snapsOwnWay(w)) return [{ field: `waypoints.${i}`, at }];
+                const own = waypointSchema.safeParse(w);
+                return own.success && profile ? [{ field: `waypoints.${i}`, at, option: waypointOptions(profile, [own.data])?.[0] ?? null }] : [];
+              }),
               errors,
+              { exclude, ownMessage: (option) => tooFarMessage(profile!, option) },
             );
           }
           return unprocessable(errors);
@@ -315,6 +323,7 @@ export function routesEndpoint(sql: Sql): Route[] {
             ...(exclude ? { exclude } : {}),
             ...(options ? { waypointOptions: options } : {}),
             ...(body.alternatives ? { alternatives: body.alternatives } : {}),
+            ...(loop ? { roundTrip: true } : {}),
             ...(geometry ? { geometry } : {}),
             ...(body.steps ? { steps: true, ...(body.language ? { language: body.language } : {}) } : {}),
           }).catch((err: unknown) => {
