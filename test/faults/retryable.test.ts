@@ -24,9 +24,14 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** Ends the pool's session once its statement has started sleeping (the statement is then in flight). */
-async function terminateWhenSleeping(): Promise<void> {
+/** Ends the pool's session once its statement has started sleeping (the statement is then in flight) and
+ *  `ready` says so: a session ended as its statement starts may not have run any of it yet. */
+async function terminateWhenSleeping(ready: () => Promise<boolean> = async () => true): Promise<void> {
   for (let i = 0; i < 200; i++) {
+    if (!(await ready())) {
+      await new Promise((done) => setTimeout(done, 5));
+      continue;
+    }
     const [{ n }] = await db.sql<{ n: number }[]>`
       SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
       WHERE application_name = ${APP} AND state = 'active' AND query LIKE '%pg_sleep%'`;
@@ -53,7 +58,8 @@ describe('retries after a lost connection', () => {
         () => 'answered',
         (err: unknown) => err,
       ),
-      terminateWhenSleeping(),
+      // Once its side effect is done, so that a second run would show.
+      terminateWhenSleeping(async () => (await bumps()) > before),
     ]);
     expect(isConnectionLost(outcome), String(outcome)).toBe(true);
     expect(await bumps()).toBe(before + 1);
