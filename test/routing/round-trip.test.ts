@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePool } from '../../src/compute/pool.js';
 import { loadMap, route, type ProfileName, type RouteResult } from '../../src/engine/engine.js';
 import { roundTripPlaces } from '../../src/api/routes/round-trip.js';
-import { greatCircleMeters } from '../../src/lib/great-circle.js';
+import { greatCircleMeters } from '../../src/lib/geo/sphere.js';
 import { testMap } from './helpers.js';
 
 beforeAll(async () => {
