@@ -38,8 +38,13 @@ export function toProblem(inst) {
   return { durations, distances, vehicles, jobs };
 }
 
-/** Independent check in exact doubles on the original instance; returns a list of problems. */
-export function check(inst, sol) {
+/**
+ * Independent check in exact doubles on the original instance; returns a list of problems. With
+ * `brk` ({start, end, service} in instance units), every route takes one break where it says
+ * (`route.breakAfter`: how many of its customers come before it), starting as early as it can inside
+ * [start, end], where the vehicle is.
+ */
+export function check(inst, sol, brk = null) {
   const errs = [];
   const seen = new Set();
   const [depot, ...cust] = inst.rows;
@@ -49,7 +54,16 @@ export function check(inst, sol) {
     let t = depot.ready;
     let at = depot;
     let load = 0;
-    for (const j of route.jobs) {
+    const takeBreak = (k) => {
+      if (!brk || route.breakAfter !== k) return;
+      const begin = Math.max(t, brk.start);
+      if (begin > brk.end + 1e-9) errs.push(`vehicle ${route.vehicle} break starts late (${begin.toFixed(3)} > ${brk.end})`);
+      t = begin + brk.service;
+    };
+    if (brk && !(Number.isInteger(route.breakAfter) && route.breakAfter >= 0 && route.breakAfter <= route.jobs.length))
+      errs.push(`vehicle ${route.vehicle} takes no break`);
+    takeBreak(0);
+    for (const [k, j] of route.jobs.entries()) {
       if (seen.has(j)) errs.push(`customer ${j + 1} twice`);
       seen.add(j);
       const c = cust[j];
@@ -60,6 +74,7 @@ export function check(inst, sol) {
       t = Math.max(arrival, c.ready) + c.service;
       load += c.demand;
       at = c;
+      takeBreak(k + 1);
     }
     const back = dist(at, depot);
     total += back;

@@ -121,7 +121,9 @@ export function placeBreaks(p: VrpProblem, vehicle: number, jobs: readonly numbe
 /**
  * The solution with every used vehicle's breaks placed. Stops are taken off a route whose breaks fit
  * nowhere, one at a time (a shipment's two together), the one whose removal lets them fit with the least
- * priority lost, then the shortest tour; they join `unassigned` and are named in `noRoomForBreaks`.
+ * priority lost, then the shortest tour. Each stop taken off then goes, highest priority first, where it
+ * adds the least to the plan's cost with every break still in its window (another route, or a vehicle
+ * left unused); those that fit nowhere join `unassigned` and are named in `noRoomForBreaks`.
  */
 export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution & { noRoomForBreaks: number[] } {
   const pairOf = new Map<number, number>();
@@ -159,6 +161,8 @@ export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution &
     if (placed && jobs.length) routes.push({ ...placed, vehicle: route.vehicle, jobs: [...jobs] });
     else dropped.push(...jobs.filter((x) => !dropped.includes(x)));
   }
+  dropped.splice(0, dropped.length, ...reinsert(p, routes, dropped, pairOf));
+  routes.sort((a, b) => a.vehicle - b.vehicle);
   const unassigned = [...new Set([...solution.unassigned, ...dropped])].sort((a, b) => a - b);
   return {
     ...solution,
@@ -168,6 +172,62 @@ export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution &
     distance: routes.reduce((a, r) => a + r.distance, 0),
     noRoomForBreaks: dropped,
   };
+}
+
+/**
+ * Puts the stops a route lost to its breaks back where they cost least (a shipment's two together, the
+ * pickup first), into `routes` as it goes; returns the stops that fit nowhere. The search did not see
+ * the breaks, so this is the plan's only chance to keep these stops.
+ */
+function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[], pairOf: Map<number, number>): number[] {
+  const left: number[] = [];
+  const done = new Set<number>();
+  const shipment = new Map((p.shipments ?? []).map((s) => [s.pickup, s.delivery]));
+  const prio = (j: number) => p.jobs[j].priority ?? 0;
+  const cost = (vehicle: number, r: { duration: number } | undefined) => (r ? r.duration + (p.vehicles[vehicle].fixed ?? 0) : 0);
+  for (const j of [...dropped].sort((a, b) => prio(b) - prio(a) || a - b)) {
+    if (done.has(j)) continue;
+    const other = pairOf.get(j);
+    const gone = other === undefined ? [j] : [j, other];
+    gone.forEach((x) => done.add(x));
+    // A shipment goes in as its pickup, then its delivery at or after it.
+    const first = other === undefined || shipment.has(j) ? j : other;
+    const second = other === undefined ? undefined : first === j ? other : j;
+    let best: { at: number; vehicle: number; jobs: number[]; added: number; placed: NonNullable<ReturnType<typeof placeBreaks>> } | undefined;
+    const byVehicle = new Map(routes.map((r, i) => [r.vehicle, i]));
+    // Unused vehicles alike (a fleet of one kind) give the same answer: the first of each kind is tried.
+    const kinds = new Set<string>();
+    for (let vehicle = 0; vehicle < p.vehicles.length; vehicle++) {
+      const at = byVehicle.get(vehicle) ?? -1;
+      if (at < 0) {
+        const kind = JSON.stringify(p.vehicles[vehicle]);
+        if (kinds.has(kind)) continue;
+        kinds.add(kind);
+      }
+      const jobs = at >= 0 ? routes[at].jobs : [];
+      const before = cost(vehicle, at >= 0 ? routes[at] : undefined);
+      for (let i = 0; i <= jobs.length; i++) {
+        const withFirst = [...jobs.slice(0, i), first, ...jobs.slice(i)];
+        const candidates =
+          second === undefined ? [withFirst] : jobs.slice(i).map((_, k) => [...withFirst.slice(0, i + 1 + k), second, ...withFirst.slice(i + 1 + k)]);
+        if (second !== undefined) candidates.push([...withFirst, second]);
+        for (const order of candidates) {
+          const placed = placeBreaks(p, vehicle, order);
+          if (!placed) continue;
+          const added = placed.duration + (p.vehicles[vehicle].fixed ?? 0) - before;
+          if (!best || added < best.added) best = { at, vehicle, jobs: order, added, placed };
+        }
+      }
+    }
+    if (!best) {
+      left.push(...gone);
+      continue;
+    }
+    const route: VrpRoute = { ...best.placed, vehicle: best.vehicle, jobs: best.jobs };
+    if (best.at >= 0) routes[best.at] = route;
+    else routes.push(route);
+  }
+  return left;
 }
 
 /**
