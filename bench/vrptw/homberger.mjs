@@ -71,13 +71,14 @@ function breakOf(inst) {
   if (!minutes) return null;
   const [depot] = inst.rows;
   const third = (depot.due - depot.ready) / 3;
-  return { start: depot.ready + third, end: depot.ready + 2 * third, service: minutes };
+  // Whole scaled units, as VROOM takes them.
+  return { start: Math.ceil((depot.ready + third) * SCALE) / SCALE, end: Math.floor((depot.ready + 2 * third) * SCALE) / SCALE, service: minutes };
 }
 
 /** The problem with every vehicle's break, scaled as toProblem scales times. */
 function withBreak(problem, brk) {
   if (!brk) return problem;
-  const breaks = [{ windows: [[brk.start * SCALE, brk.end * SCALE]], service: brk.service * SCALE }];
+  const breaks = [{ windows: [[Math.round(brk.start * SCALE), Math.round(brk.end * SCALE)]], service: brk.service * SCALE }];
   return { ...problem, vehicles: problem.vehicles.map((v) => ({ ...v, breaks })) };
 }
 

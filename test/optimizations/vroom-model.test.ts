@@ -96,6 +96,13 @@ function checkModel(req: any, result: any): void {
         expect(s.service).toBe(b.service ?? 0);
         expect(start).toBeGreaterThanOrEqual(epochOf(s.arrival));
         expect(inAWindow(b.time_windows, start), `break ${s.id} of ${route.vehicle} starts at ${s.departure} outside its windows`).toBe(true);
+        // What is on board while it is taken (the load after the step before) within its max_load.
+        if (b.max_load !== undefined) {
+          const most = [b.max_load].flat();
+          [s.load]
+            .flat()
+            .forEach((x: number, d: number) => expect(x, `break ${s.id} of ${route.vehicle} with ${s.load} on board`).toBeLessThanOrEqual(most[d]));
+        }
         if (v.time_window) expect(epochOf(s.departure)).toBeLessThanOrEqual(epochOf(v.time_window[1]));
         expect(served.has(`break ${route.vehicle} ${s.index}`)).toBe(false);
         served.set(`break ${route.vehicle} ${s.index}`, { vehicle: route.vehicle, position: i });
@@ -229,6 +236,26 @@ describe('shipments, priorities, windows and limits', () => {
     checkModel(tight, short);
     expect(short.unassigned.length).toBeGreaterThan(0);
     expect(short.routes[0].steps.filter((s: any) => s.type === 'break')).toHaveLength(1);
+    // max_load: the break is taken with at most 2 of the van's 10 deliveries still on board.
+    const loaded = {
+      time_budget: 1,
+      vehicles: [
+        {
+          id: 'van',
+          start: P[0],
+          end: P[0],
+          capacity: [10],
+          time_window: [at('08:00:00'), at('17:00:00')],
+          breaks: [{ id: 'b', time_windows: [[at('08:00:00'), at('17:00:00')]], service: 1800, max_load: [2] }],
+        },
+      ],
+      stops: P.slice(2, 12).map((p, i) => ({ ...p, id: `m${i}`, demand: [1] })),
+    };
+    const light = await plan(loaded);
+    checkModel(loaded, light);
+    expect(light.summary.assigned).toBe(10);
+    const brk = light.routes[0].steps.find((s: any) => s.type === 'break');
+    expect(brk.load[0]).toBeLessThanOrEqual(2);
   });
 
   it("weighs each vehicle's fixed cost against driving time", async () => {
@@ -422,7 +449,12 @@ describe('shipments, priorities, windows and limits', () => {
   it('answers 422 naming every field the solver cannot honour yet, with the body problems in the same answer', async () => {
     const res = await submit({
       vehicles: [
-        { start: P[0], breaks: [{ id: 1, time_windows: [[at('12:00:00'), at('13:00:00')]], service: 1800, max_load: [3] }], costs: { fixed: 100, per_km: 5 } },
+        {
+          start: P[0],
+          capacity: 5,
+          breaks: [{ id: 1, time_windows: [[at('12:00:00'), at('13:00:00')]], service: 1800, max_load: [3, 1] }],
+          costs: { fixed: 100, per_km: 5 },
+        },
         { start: P[1], speed_factor: 1.5, steps: [{ type: 'start' }] },
       ],
       stops: [{ ...P[2], priority: 101 }],
@@ -439,7 +471,8 @@ describe('shipments, priorities, windows and limits', () => {
         'shipments.0.delivery.longitude',
       ].sort(),
     );
-    expect(res.body.errors['vehicles.0.breaks.0.max_load'][0]).toMatch(/max_load is not supported yet/);
+    // A break's max_load has as many dimensions as the loads (here 1).
+    expect(res.body.errors['vehicles.0.breaks.0.max_load'][0]).toMatch(/must have 1 amount/);
     expect(res.body.errors['vehicles.0.costs.per_km'][0]).toMatch(/cost per km is not supported yet/);
     expect(res.body.errors['vehicles.1.steps'][0]).toMatch(/plan mode/);
     expect(res.body.errors['vehicles.1.speed_factor'][0]).toMatch(/must be the same for every vehicle/);

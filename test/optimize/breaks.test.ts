@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyBreaks } from '../../src/engine/vrp/breaks.js';
+import { applyBreaks, placeBreaks } from '../../src/engine/vrp/breaks.js';
 import { scheduleRoute } from '../../src/engine/vrp/solver.js';
 import type { VrpProblem, VrpSolution } from '../../src/engine/vrp/types.js';
 
@@ -70,5 +70,29 @@ describe('breaks placed after the search', () => {
     expect(sol.unassigned).toEqual([2]);
     expect(sol.noRoomForBreaks).toEqual([2]);
     held(p, sol);
+  });
+
+  it('takes a break only where the load on board is within its max_load', () => {
+    // One delivery of 5 at place 1: the break ends the route as early before it as after it, but with
+    // max_load 0 it must come once the van is empty; with a window that closes before then, nowhere.
+    const p = (windows: [number, number][], maxLoad?: number[]): VrpProblem => ({
+      durations,
+      jobs: [{ location: 1, demand: 5 }],
+      vehicles: [{ start: 0, end: 0, capacity: 10, hours: [0, 1000], breaks: [{ windows, service: 100, ...(maxLoad ? { maxLoad } : {}) }] }],
+    });
+    expect(placeBreaks(p([[0, 1000]]), 0, [0])?.breaks.map((b) => b.after)).toEqual([-1]);
+    const empty = placeBreaks(p([[0, 1000]], [0]), 0, [0]);
+    expect(empty?.breaks.map((b) => [b.after, b.start])).toEqual([[0, 100]]);
+    expect(placeBreaks(p([[0, 1000]], [5]), 0, [0])?.breaks.map((b) => b.after)).toEqual([-1]);
+    expect(placeBreaks(p([[0, 50]], [0]), 0, [0])).toBeNull();
+    const dropped = applyBreaks(p([[0, 50]], [0]), {
+      routes: [{ vehicle: 0, jobs: [0], ...scheduleRoute(p([[0, 50]], [0]), 0, [0]) }],
+      unassigned: [],
+      cost: 0,
+      distance: 0,
+      iterations: 0,
+    });
+    expect(dropped.routes).toEqual([]);
+    expect(dropped.noRoomForBreaks).toEqual([0]);
   });
 });

@@ -27,11 +27,6 @@ function refuseUnsupported(body: Record<string, unknown>, ctx: z.RefinementCtx):
     return c !== null && typeof c === 'object' && typeof c.per_hour === 'number' ? c.per_hour : DEFAULT_PER_HOUR;
   };
   vehicles.forEach((v, i) => {
-    if (Array.isArray(v.breaks))
-      v.breaks.forEach((b, k) => {
-        if (b !== null && typeof b === 'object' && 'max_load' in b)
-          ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'breaks', k, 'max_load'], message: "a break's max_load is not supported yet" });
-      });
     const costs = (v.costs !== null && typeof v.costs === 'object' ? v.costs : {}) as Record<string, unknown>;
     if (typeof costs.per_km === 'number' && costs.per_km > 0)
       ctx.addIssue({
@@ -92,6 +87,9 @@ const checkBody = (body: Record<string, unknown>, ctx: z.RefinementCtx) => {
     ...items(body.vehicles).map((v, i) => ({ path: ['vehicles', i, 'capacity'], units: units(v.capacity) })),
     ...items(body.stops).map((s, i) => ({ path: ['stops', i, 'demand'], units: units(s.demand) })),
     ...items(body.shipments).map((s, i) => ({ path: ['shipments', i, 'amount'], units: units(s.amount) })),
+    ...items(body.vehicles).flatMap((v, i) =>
+      items(v.breaks).flatMap((b, k) => (b.max_load === undefined ? [] : [{ path: ['vehicles', i, 'breaks', k, 'max_load'], units: units(b.max_load) }])),
+    ),
   ];
   const first = given.find((g) => g.units !== null);
   const dims = first?.units?.length ?? 1;

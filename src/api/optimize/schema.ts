@@ -110,14 +110,14 @@ const priority = integer(0, 100).describe(
   "0–100, default 0: the plan serves the largest sum of priorities first, then as many stops as it can, then drives least (VROOM's `priority`).",
 );
 
-/** A driver's break (VROOM's): `max_load` is parsed so that the 422 can name it. */
+/** A driver's break (VROOM's). */
 const breakSchema = z.strictObject(
   {
     id: z.union([id, z.int().min(0)], { error: 'must be a string of 1 to 100 characters or a whole number' }),
     time_windows: windowList.optional().describe('When the break may start; none: any time.'),
     service: integer(0, MAX_SERVICE_S).default(0).describe('Seconds the break lasts.'),
     description: z.string({ error: 'must be a string of at most 255 characters' }).max(255, 'must be a string of at most 255 characters').optional(),
-    max_load: z.unknown().optional().describe("VROOM's `max_load`: not supported yet, refused (422)."),
+    max_load: amount(MAX_CAPACITY, true, "The most units on board while the break is taken (VROOM's `max_load`); none: any load").optional(),
   },
   { error: 'must be a break object with an id' },
 );
@@ -380,7 +380,7 @@ export type OptimizeBody = Omit<ContractBody, 'vehicles' | 'stops'> & {
       speed_factor?: number;
       costs?: { fixed?: number; per_hour?: number; per_km?: number };
       steps?: Array<{ type: 'start' | 'stop' | 'pickup' | 'delivery' | 'end'; id?: string | number }>;
-      breaks?: Array<{ id: string | number; time_windows?: Array<[Instant, Instant]>; service: number }>;
+      breaks?: Array<{ id: string | number; time_windows?: Array<[Instant, Instant]>; service: number; max_load?: Amount }>;
     }
   >;
   stops: Array<Omit<ContractBody['stops'][number], 'demand'> & { demand?: Amount; priority?: number }>;

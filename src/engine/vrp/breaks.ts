@@ -52,6 +52,8 @@ function timed(
       const b = breaks[order[k]];
       const begin = serviceStart(b.windows, t);
       if (begin === null || begin + b.service > hoursEnd) return false;
+      const onBoard = after === -1 ? base.initialLoad : base.loads[after];
+      if (b.maxLoad && onBoard.some((x, d) => x > (b.maxLoad![d] ?? Infinity))) return false;
       placed.push({ index: order[k], after, arrival: t, start: begin, departure: begin + b.service });
       t = begin + b.service;
       k++;
@@ -161,9 +163,13 @@ export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution &
     if (placed && jobs.length) routes.push({ ...placed, vehicle: route.vehicle, jobs: [...jobs] });
     else dropped.push(...jobs.filter((x) => !dropped.includes(x)));
   }
-  dropped.splice(0, dropped.length, ...reinsert(p, routes, dropped, pairOf));
+  // The search's own unassigned stops too: it planned within hours shortened by the breaks, and some
+  // stop may fit only in the full hours with the break earlier in the day.
+  const withBreaks = p.vehicles.some((v) => v.breaks?.length);
+  const left = new Set(reinsert(p, routes, withBreaks ? [...dropped, ...solution.unassigned] : dropped, pairOf));
+  dropped.splice(0, dropped.length, ...dropped.filter((j) => left.has(j)));
   routes.sort((a, b) => a.vehicle - b.vehicle);
-  const unassigned = [...new Set([...solution.unassigned, ...dropped])].sort((a, b) => a - b);
+  const unassigned = [...new Set([...solution.unassigned.filter((j) => !withBreaks || left.has(j)), ...dropped])].sort((a, b) => a - b);
   return {
     ...solution,
     routes,
@@ -177,7 +183,8 @@ export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution &
 /**
  * Puts the stops a route lost to its breaks back where they cost least (a shipment's two together, the
  * pickup first), into `routes` as it goes; returns the stops that fit nowhere. The search did not see
- * the breaks, so this is the plan's only chance to keep these stops.
+ * the breaks, so this is the plan's only chance to keep these stops. A position the stop cannot reach
+ * inside its last window even without breaks (the route's earliest times are a lower bound) is not tried.
  */
 function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[], pairOf: Map<number, number>): number[] {
   const left: number[] = [];
@@ -185,6 +192,7 @@ function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[],
   const shipment = new Map((p.shipments ?? []).map((s) => [s.pickup, s.delivery]));
   const prio = (j: number) => p.jobs[j].priority ?? 0;
   const cost = (vehicle: number, r: { duration: number } | undefined) => (r ? r.duration + (p.vehicles[vehicle].fixed ?? 0) : 0);
+  const dur = matrixReader(p.durations);
   for (const j of [...dropped].sort((a, b) => prio(b) - prio(a) || a - b)) {
     if (done.has(j)) continue;
     const other = pairOf.get(j);
@@ -195,6 +203,11 @@ function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[],
     const second = other === undefined ? undefined : first === j ? other : j;
     let best: { at: number; vehicle: number; jobs: number[]; added: number; placed: NonNullable<ReturnType<typeof placeBreaks>> } | undefined;
     const byVehicle = new Map(routes.map((r, i) => [r.vehicle, i]));
+    const loc = p.jobs[first].location;
+    const windows = normalizedWindows(p.jobs[first]);
+    const firstStart = windows[0]?.[0] ?? -Infinity;
+    const lastEnd = windows.at(-1)?.[1] ?? Infinity;
+    const service = p.jobs[first].service ?? 0;
     // Unused vehicles alike (a fleet of one kind) give the same answer: the first of each kind is tried.
     const kinds = new Set<string>();
     for (let vehicle = 0; vehicle < p.vehicles.length; vehicle++) {
@@ -206,7 +219,16 @@ function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[],
       }
       const jobs = at >= 0 ? routes[at].jobs : [];
       const before = cost(vehicle, at >= 0 ? routes[at] : undefined);
+      const v = p.vehicles[vehicle];
+      const plain = jobs.length ? scheduleRoute(p, vehicle, jobs) : undefined;
+      const latest = second === undefined ? latestStarts(p, vehicle, jobs, dur) : undefined;
       for (let i = 0; i <= jobs.length; i++) {
+        const from = i === 0 ? hoursOf(v)[0] : plain!.departures[i - 1];
+        const arrival = from + dur(i === 0 ? v.start : p.jobs[jobs[i - 1]].location, loc);
+        if (arrival > lastEnd) continue;
+        // A stop alone: the one after it must still be reached by its latest start (the end by the end of the hours).
+        const next = i < jobs.length ? p.jobs[jobs[i]].location : (v.end ?? -1);
+        if (latest && next >= 0 && Math.max(arrival, firstStart) + service + dur(loc, next) > latest[i]) continue;
         const withFirst = [...jobs.slice(0, i), first, ...jobs.slice(i)];
         const candidates =
           second === undefined ? [withFirst] : jobs.slice(i).map((_, k) => [...withFirst.slice(0, i + 1 + k), second, ...withFirst.slice(i + 1 + k)]);
@@ -228,6 +250,28 @@ function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[],
     else routes.push(route);
   }
   return left;
+}
+
+/**
+ * For each position of `jobs` and one past them, the latest time service there may start (arrival at the
+ * end past them) and still keep every later window and the vehicle's hours, breaks aside; windows are
+ * taken as their hull, so these are upper bounds.
+ */
+function latestStarts(p: VrpProblem, vehicle: number, jobs: readonly number[], dur: (a: number, b: number) => number): number[] {
+  const v = p.vehicles[vehicle];
+  const hoursEnd = hoursOf(v)[1];
+  const open = v.end === undefined || v.end === null || v.end < 0;
+  const out = new Array<number>(jobs.length + 1);
+  // An open route is over when it leaves its last stop: nothing to reach past it.
+  out[jobs.length] = open ? Infinity : hoursEnd;
+  for (let k = jobs.length - 1; k >= 0; k--) {
+    const job = p.jobs[jobs[k]];
+    const service = job.service ?? 0;
+    const next = k + 1 < jobs.length ? p.jobs[jobs[k + 1]].location : open ? job.location : (v.end as number);
+    const lastEnd = normalizedWindows(job).at(-1)?.[1] ?? Infinity;
+    out[k] = Math.min(lastEnd, hoursEnd - service, out[k + 1] - dur(job.location, next) - service);
+  }
+  return out;
 }
 
 /**
