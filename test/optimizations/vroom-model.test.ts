@@ -564,6 +564,59 @@ describe('stops from the team POIs', () => {
     for (const u of result.unassigned) expect(u.poi_id).toBe(u.id);
   });
 
+  it('reads skills and a demand per load dimension from POI attributes', async () => {
+    const key = team.key;
+    for (const [name, type] of [
+      ['kg', 'number'],
+      ['pallets', 'number'],
+      ['needs', 'string'],
+    ]) {
+      const res = await api(app, 'POST', '/v1/attributes', { key, body: { name, type } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    const cat = await api(app, 'POST', '/v1/categories', { key, body: { name: 'cold chain' } });
+    const poi = async (name: string, where: At, attributes: Record<string, unknown>) => {
+      const res = await api(app, 'POST', '/v1/pois', { key, body: { name, ...where, category_id: cat.body.data.id, attributes } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.data.id as string;
+    };
+    const ids = {
+      dairy: await poi('Dairy', P[26], { kg: 30, pallets: 1, needs: 'fridge' }),
+      hardware: await poi('Hardware', P[27], { kg: 10 }),
+      pharmacy: await poi('Pharmacy', P[28], { needs: 'fridge, lift, fridge' }),
+      odd: await poi('Odd', P[29], { needs: 'x'.repeat(101) }),
+    };
+    const req = {
+      time_budget: 1,
+      vehicles: [
+        { id: 'cold', start: P[0], end: P[0], capacity: [100, 5], skills: ['fridge', 'lift'] },
+        { id: 'dry', start: P[1], end: P[1], capacity: [100, 5] },
+      ],
+      stops: { pois: { category_id: cat.body.data.id }, demand_from: ['kg', 'pallets'], demand: [5, 2], skills_from: 'needs' },
+    };
+    const result = await plan(req);
+    const job = (await app.sql`SELECT body FROM optimizations ORDER BY id DESC LIMIT 1`)[0].body;
+    const byId = new Map<string, any>(job.stops.map((s: any) => [s.id, s]));
+    // Each dimension from its attribute, or the default's entry where the POI lacks it; skills split at commas, once each.
+    expect(byId.get(ids.dairy)).toMatchObject({ demand: [30, 1], skills: ['fridge'] });
+    expect(byId.get(ids.hardware)).toMatchObject({ demand: [10, 2] });
+    expect(byId.get(ids.hardware).skills).toBeUndefined();
+    expect(byId.get(ids.pharmacy)).toMatchObject({ demand: [5, 2], skills: ['fridge', 'lift'] });
+    checkModel(job, result);
+    const on = (id: string) => result.routes.find((r: any) => r.steps.some((s: any) => s.id === id))?.vehicle;
+    expect(on(ids.dairy)).toBe('cold');
+    expect(on(ids.pharmacy)).toBe('cold');
+    expect(on(ids.hardware)).toBeDefined();
+    expect(result.unassigned.map((u: any) => [u.id, u.reason])).toEqual([[ids.odd, expect.stringMatching(/'needs' .* is not up to 20 skills/)]]);
+    // A dimension's attribute that does not exist is named by its place in the list; a default of another length too.
+    const bad = await submit({ ...req, stops: { ...req.stops, demand_from: ['kg', 'nope'], demand: [1, 2, 3] } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toMatchObject({
+      'stops.demand_from.1': ['is not an attribute of this team'],
+      'stops.demand': [expect.stringMatching(/must have 2 amounts/)],
+    });
+  });
+
   it('answers 422 for wrong selections and attribute names, with the rest of the body', async () => {
     const bad = await submit({
       vehicles: [{ start: P[0], capacity: -1 }],
