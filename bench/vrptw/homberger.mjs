@@ -10,7 +10,8 @@
 // --break M gives every vehicle one break of M time units (minutes, say) starting in the middle third of
 // the depot's hours (VROOM's `breaks`; ours as a batch job takes them: the search within hours shortened
 // by M, the break placed in each route of its best plan); the checker then holds each route's break to
-// that window where the solver put it. The README's row: --break 30 --out vrptw-homberger-breaks.json.
+// that window where the solver put it (taken on leaving a place, or on reaching the next one). The
+// README's row: --break 30 --time-limit vroom --vroom-limit 60 --out vrptw-homberger-breaks.json.
 // Usage: node bench/vrptw/homberger.mjs [--instances N] [--only REGEX] [--time-limit S] [--vroom PATH]
 //        [--vroom-x 5] [--vroom-limit S] [--seed 1] [--break M] [--out vrptw-homberger.json] [--label TEXT] [--resume]
 // --resume keeps the instances already in --out (measured with the same options) and runs the others,
@@ -45,7 +46,9 @@ const { values: args } = parseArgs({
 });
 const dir = join(projectRoot, '..', 'shared', 'data', 'vrptw', 'homberger_1000');
 const bks = JSON.parse(readFileSync(join(dir, 'BKS.json'), 'utf8'));
-const budgetMs = Number(args['time-limit']) * 1000;
+// `--time-limit vroom`: VROOM runs first and ours gets the time it took (VROOM overruns -l with breaks).
+const matchVroom = args['time-limit'] === 'vroom';
+let budgetMs = matchVroom ? 0 : Number(args['time-limit']) * 1000;
 const log = (msg) => process.stderr.write(`${msg}\n`);
 
 // Round-robin over the classes, so a sample of N covers them all: c1_10_1, c2_10_1, r1_10_1, ...
@@ -139,9 +142,10 @@ function vroom(inst, problem, work) {
 }
 
 const withVroom = Boolean(args.vroom);
+if (matchVroom && !withVroom) throw new Error('--time-limit vroom needs --vroom PATH');
 if (withVroom && !existsSync(args.vroom)) throw new Error(`--vroom ${args.vroom}: no such file (build it with bash ../shared/peers/vroom/build.sh DIR)`);
 log(
-  `Gehring–Homberger 1000: ${names.length} instances, ours ${budgetMs / 1000} s each${withVroom ? `, VROOM -x ${args['vroom-x']} -t 1${args['vroom-limit'] ? ` -l ${args['vroom-limit']}` : ''}` : ' (no VROOM: pass --vroom PATH)'}; 2 shared cores: times are noisy`,
+  `Gehring–Homberger 1000: ${names.length} instances, ours ${matchVroom ? "VROOM's time" : `${budgetMs / 1000} s`} each${withVroom ? `, VROOM -x ${args['vroom-x']} -t 1${args['vroom-limit'] ? ` -l ${args['vroom-limit']}` : ''}` : ' (no VROOM: pass --vroom PATH)'}; 2 shared cores: times are noisy`,
 );
 const mean = (xs) => (xs.length ? +(xs.reduce((s, x) => s + x, 0) / xs.length).toFixed(3) : null);
 const summarize = (results) => ({
@@ -190,7 +194,7 @@ const save = (results) =>
   );
 
 const options = {
-  timeLimitS: budgetMs / 1000,
+  timeLimitS: matchVroom ? 'vroom' : budgetMs / 1000,
   sliceMs: SLICE_MS,
   seed: Number(args.seed),
   ...(Number(args.break) ? { breakUnits: Number(args.break) } : {}),
@@ -220,6 +224,8 @@ try {
     const brk = breakOf(inst);
     const problem = withBreak(toProblem(inst), brk);
     const best = bks[name];
+    const v = withVroom ? vroom(inst, problem, work) : null;
+    if (matchVroom) budgetMs = v.ms;
     const a = ours(problem, Number(args.seed));
     const ca = check(inst, a.sol, brk);
     const r = {
@@ -238,8 +244,7 @@ try {
         problems: ca.errs.slice(0, 3),
       },
     };
-    if (withVroom) {
-      const v = vroom(inst, problem, work);
+    if (v) {
       const cv = check(inst, v.sol, brk);
       r.vroom = {
         distance: +cv.total.toFixed(2),
