@@ -191,8 +191,23 @@ function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[],
   const done = new Set<number>();
   const shipment = new Map((p.shipments ?? []).map((s) => [s.pickup, s.delivery]));
   const prio = (j: number) => p.jobs[j].priority ?? 0;
-  const cost = (vehicle: number, r: { duration: number } | undefined) => (r ? r.duration + (p.vehicles[vehicle].fixed ?? 0) : 0);
   const dur = matrixReader(p.durations);
+  // A route's cost is its travel (breaks add none) plus the vehicle's fixed cost: what an insertion adds is
+  // known before its breaks are placed, so the candidates are tried cheapest first and the first that
+  // takes its breaks is the best.
+  const travel = (vehicle: number, jobs: readonly number[]) => {
+    const v = p.vehicles[vehicle];
+    let at = v.start;
+    let sum = 0;
+    for (const j of jobs) {
+      sum += dur(at, p.jobs[j].location);
+      at = p.jobs[j].location;
+    }
+    return v.end === undefined || v.end === null || v.end < 0 ? sum : sum + dur(at, v.end);
+  };
+  const kindOf = p.vehicles.map((v) => JSON.stringify(v));
+  // A route's earliest and latest times, kept until the route changes.
+  const times = new Map<VrpRoute, { plain: RouteSchedule; latest: number[] }>();
   for (const j of [...dropped].sort((a, b) => prio(b) - prio(a) || a - b)) {
     if (done.has(j)) continue;
     const other = pairOf.get(j);
@@ -201,7 +216,7 @@ function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[],
     // A shipment goes in as its pickup, then its delivery at or after it.
     const first = other === undefined || shipment.has(j) ? j : other;
     const second = other === undefined ? undefined : first === j ? other : j;
-    let best: { at: number; vehicle: number; jobs: number[]; added: number; placed: NonNullable<ReturnType<typeof placeBreaks>> } | undefined;
+    const candidates: Array<{ at: number; vehicle: number; jobs: number[]; added: number }> = [];
     const byVehicle = new Map(routes.map((r, i) => [r.vehicle, i]));
     const loc = p.jobs[first].location;
     const windows = normalizedWindows(p.jobs[first]);
@@ -213,39 +228,40 @@ function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[],
     for (let vehicle = 0; vehicle < p.vehicles.length; vehicle++) {
       const at = byVehicle.get(vehicle) ?? -1;
       if (at < 0) {
-        const kind = JSON.stringify(p.vehicles[vehicle]);
-        if (kinds.has(kind)) continue;
-        kinds.add(kind);
+        if (kinds.has(kindOf[vehicle])) continue;
+        kinds.add(kindOf[vehicle]);
       }
       const jobs = at >= 0 ? routes[at].jobs : [];
-      const before = cost(vehicle, at >= 0 ? routes[at] : undefined);
+      const before = at >= 0 ? travel(vehicle, jobs) : -(p.vehicles[vehicle].fixed ?? 0);
       const v = p.vehicles[vehicle];
-      const plain = jobs.length ? scheduleRoute(p, vehicle, jobs) : undefined;
-      const latest = second === undefined ? latestStarts(p, vehicle, jobs, dur) : undefined;
+      let known = at >= 0 ? times.get(routes[at]) : undefined;
+      if (!known) {
+        known = { plain: scheduleRoute(p, vehicle, jobs), latest: latestStarts(p, vehicle, jobs, dur) };
+        if (at >= 0) times.set(routes[at], known);
+      }
+      const { plain } = known;
+      const latest = second === undefined ? known.latest : undefined;
       for (let i = 0; i <= jobs.length; i++) {
-        const from = i === 0 ? hoursOf(v)[0] : plain!.departures[i - 1];
+        const from = i === 0 ? hoursOf(v)[0] : plain.departures[i - 1];
         const arrival = from + dur(i === 0 ? v.start : p.jobs[jobs[i - 1]].location, loc);
         if (arrival > lastEnd) continue;
         // A stop alone: the one after it must still be reached by its latest start (the end by the end of the hours).
         const next = i < jobs.length ? p.jobs[jobs[i]].location : (v.end ?? -1);
         if (latest && next >= 0 && Math.max(arrival, firstStart) + service + dur(loc, next) > latest[i]) continue;
         const withFirst = [...jobs.slice(0, i), first, ...jobs.slice(i)];
-        const candidates =
+        const orders =
           second === undefined ? [withFirst] : jobs.slice(i).map((_, k) => [...withFirst.slice(0, i + 1 + k), second, ...withFirst.slice(i + 1 + k)]);
-        if (second !== undefined) candidates.push([...withFirst, second]);
-        for (const order of candidates) {
-          const placed = placeBreaks(p, vehicle, order);
-          if (!placed) continue;
-          const added = placed.duration + (p.vehicles[vehicle].fixed ?? 0) - before;
-          if (!best || added < best.added) best = { at, vehicle, jobs: order, added, placed };
-        }
+        if (second !== undefined) orders.push([...withFirst, second]);
+        for (const order of orders) candidates.push({ at, vehicle, jobs: order, added: travel(vehicle, order) - before });
       }
     }
+    candidates.sort((a, b) => a.added - b.added);
+    const best = candidates.find((c) => placeBreaks(p, c.vehicle, c.jobs) !== null);
     if (!best) {
       left.push(...gone);
       continue;
     }
-    const route: VrpRoute = { ...best.placed, vehicle: best.vehicle, jobs: best.jobs };
+    const route: VrpRoute = { ...placeBreaks(p, best.vehicle, best.jobs)!, vehicle: best.vehicle, jobs: best.jobs };
     if (best.at >= 0) routes[best.at] = route;
     else routes.push(route);
   }
