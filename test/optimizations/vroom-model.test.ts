@@ -345,6 +345,50 @@ describe('shipments, priorities, windows and limits', () => {
     const ok = await plan(fine);
     expect(ok.routes[0].violations).toEqual([]);
     checkModel(fine, ok);
+    // A break named in the steps is taken there: between the two stops, inside its window.
+    const lunch = { id: 'lunch', time_windows: [[at('08:00:00'), at('11:00:00')]], service: 1800 };
+    const withBreak = {
+      ...fine,
+      vehicles: [
+        {
+          ...fine.vehicles[0],
+          breaks: [lunch],
+          steps: [
+            { type: 'stop', id: 'early' },
+            { type: 'break', id: 'lunch' },
+            { type: 'stop', id: 'late' },
+          ],
+        },
+      ],
+    };
+    const taken = await plan(withBreak);
+    expect(taken.routes[0].steps.map((s: any) => `${s.type} ${s.id ?? ''}`.trim())).toEqual(['start', 'stop early', 'break lunch', 'stop late', 'end']);
+    expect(taken.routes[0].violations).toEqual([]);
+    checkModel(withBreak, taken);
+    // Where its window has closed, the route reports it rather than moving the break.
+    const tooLate = { ...withBreak, vehicles: [{ ...withBreak.vehicles[0], breaks: [{ ...lunch, time_windows: [[at('08:00:00'), at('08:00:30')]] }] }] };
+    const missed = await plan(tooLate);
+    expect(missed.routes[0].violations).toEqual(["the vehicle's breaks cannot be taken where the steps put them"]);
+    // Unknown or repeated break ids, and naming some of a vehicle's breaks only: 422 at each.
+    const badBreaks = await submit({
+      ...withBreak,
+      vehicles: [
+        {
+          ...withBreak.vehicles[0],
+          steps: [
+            { type: 'break', id: 'nap' },
+            { type: 'break', id: 'lunch' },
+            { type: 'break', id: 'lunch' },
+          ],
+        },
+        { start: P[1], breaks: [lunch, { id: 'tea', service: 600 }], steps: [{ type: 'break', id: 'tea' }] },
+      ],
+    });
+    expect(badBreaks.body.errors).toEqual({
+      'vehicles.0.steps.0.id': ["is not the id of one of the vehicle's breaks"],
+      'vehicles.0.steps.2.id': ['is already a step of this vehicle'],
+      'vehicles.1.steps': ["names 1 of the vehicle's 2 breaks: name all of them, or none to have them placed"],
+    });
     // Steps outside plan mode, unknown and repeated ids: 422 at each.
     const bad = await submit({
       vehicles: [

@@ -116,8 +116,18 @@ function checkPlanSteps(body: Record<string, unknown>, ctx: z.RefinementCtx): vo
   const shipmentIds = new Set(list(body.shipments).flatMap((s) => (s.id === undefined ? [] : [String(s.id)])));
   const seen = new Map<string, string>();
   list(body.vehicles).forEach((v, i) => {
+    const breakIds = new Set(list(v.breaks).flatMap((b) => (b.id === undefined ? [] : [String(b.id)])));
+    const named = new Set<string>();
     list(v.steps).forEach((step, k) => {
       const type = step.type;
+      if (type === 'break') {
+        const path = ['vehicles', i, 'steps', k, 'id'];
+        if (step.id === undefined) return ctx.addIssue({ code: 'custom', path, message: 'is required for a break step' });
+        if (!breakIds.has(String(step.id))) return ctx.addIssue({ code: 'custom', path, message: "is not the id of one of the vehicle's breaks" });
+        if (named.has(String(step.id))) return ctx.addIssue({ code: 'custom', path, message: 'is already a step of this vehicle' });
+        named.add(String(step.id));
+        return;
+      }
       if (type !== 'stop' && type !== 'pickup' && type !== 'delivery') return;
       const path = ['vehicles', i, 'steps', k, 'id'];
       if (step.id === undefined) return ctx.addIssue({ code: 'custom', path, message: `is required for a ${type} step` });
@@ -128,6 +138,13 @@ function checkPlanSteps(body: Record<string, unknown>, ctx: z.RefinementCtx): vo
       if (first) ctx.addIssue({ code: 'custom', path, message: `is already a step at ${first}` });
       else seen.set(key, `vehicles.${i}.steps.${k}`);
     });
+    // Given positions for some breaks and chosen ones for the others would be two plans in one.
+    if (named.size && named.size < breakIds.size)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['vehicles', i, 'steps'],
+        message: `names ${named.size} of the vehicle's ${breakIds.size} breaks: name all of them, or none to have them placed`,
+      });
   });
 }
 

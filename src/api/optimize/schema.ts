@@ -170,8 +170,8 @@ const batchVehicleFields = {
     .array(
       z.strictObject(
         {
-          type: z.enum(['start', 'stop', 'pickup', 'delivery', 'end'], { error: 'must be one of start, stop, pickup, delivery, end' }),
-          id: z.union([id, z.int().min(0)], { error: 'must be the id of a stop or shipment' }).optional(),
+          type: z.enum(['start', 'stop', 'pickup', 'delivery', 'break', 'end'], { error: 'must be one of start, stop, pickup, delivery, break, end' }),
+          id: z.union([id, z.int().min(0)], { error: 'must be the id of a stop, shipment or break' }).optional(),
         },
         { error: 'must be a step object {type, id}' },
       ),
@@ -180,7 +180,7 @@ const batchVehicleFields = {
     .max(5_000, 'may have at most 5000 steps')
     .optional()
     .describe(
-      'Plan mode (`mode: "plan"`): the route as given, `stop` steps naming a stop by its `id`, `pickup` and `delivery` a shipment by its `id`; `start` and `end` may be left out. Its breaks are placed where they end it earliest.',
+      'Plan mode (`mode: "plan"`): the route as given, `stop` steps naming a stop by its `id`, `pickup` and `delivery` a shipment by its `id`, `break` one of the vehicle\'s breaks by its `id`; `start` and `end` may be left out. Breaks named in the steps are taken there (all of the vehicle\'s or none); otherwise they are placed where they end the route earliest.',
     ),
 };
 
@@ -379,7 +379,7 @@ export type OptimizeBody = Omit<ContractBody, 'vehicles' | 'stops'> & {
       max_distance?: number;
       speed_factor?: number;
       costs?: { fixed?: number; per_hour?: number; per_km?: number };
-      steps?: Array<{ type: 'start' | 'stop' | 'pickup' | 'delivery' | 'end'; id?: string | number }>;
+      steps?: Array<{ type: 'start' | 'stop' | 'pickup' | 'delivery' | 'break' | 'end'; id?: string | number }>;
       breaks?: Array<{ id: string | number; time_windows?: Array<[Instant, Instant]>; service: number; max_load?: Amount }>;
     }
   >;

@@ -268,6 +268,26 @@ function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[],
   return left;
 }
 
+/** The route with its breaks where the steps put them; null when one cannot be taken there. */
+function takenWhereGiven(
+  p: VrpProblem,
+  vehicle: number,
+  jobs: readonly number[],
+  breaks: ReadonlyArray<{ index: number; after: number }>,
+): (RouteSchedule & { breaks: PlacedBreak[] }) | null {
+  const base = scheduleRoute(p, vehicle, jobs);
+  if (!base.feasible) return null;
+  const got = timed(
+    p,
+    vehicle,
+    jobs,
+    breaks.map((b) => b.index),
+    breaks.map((b) => b.after),
+    base,
+  );
+  return got ? { ...got.s, feasible: true, violation: undefined, breaks: got.placed } : null;
+}
+
 /**
  * For each position of `jobs` and one past them, the latest time service there may start (arrival at the
  * end past them) and still keep every later window and the vehicle's hours, breaks aside; windows are
@@ -291,21 +311,26 @@ function latestStarts(p: VrpProblem, vehicle: number, jobs: readonly number[], d
 }
 
 /**
- * Plan mode: the routes as given, timed with every broken rule in `violations` (their breaks where they
- * end each route earliest, or a violation when they fit nowhere); jobs on no route are unassigned.
+ * Plan mode: the routes as given, timed with every broken rule in `violations` (their breaks where the
+ * given ones say, each after job `after` of the route, or else where they end each route earliest; a
+ * violation when they cannot be taken); jobs on no route are unassigned.
  */
-export function timeAsGiven(p: VrpProblem, given: ReadonlyArray<{ vehicle: number; jobs: readonly number[] }>): VrpSolution {
+export function timeAsGiven(
+  p: VrpProblem,
+  given: ReadonlyArray<{ vehicle: number; jobs: readonly number[]; breaks?: ReadonlyArray<{ index: number; after: number }> }>,
+): VrpSolution {
   const routes: VrpRoute[] = [];
   const served = new Set<number>();
-  for (const { vehicle, jobs } of given) {
+  for (const { vehicle, jobs, breaks } of given) {
     if (!jobs.length) continue;
     for (const j of jobs) served.add(j);
-    const placed = placeBreaks(p, vehicle, jobs);
+    const placed = breaks?.length ? takenWhereGiven(p, vehicle, jobs, breaks) : placeBreaks(p, vehicle, jobs);
     if (placed) routes.push({ ...placed, vehicle, jobs: [...jobs] });
     else {
       const plain = scheduleRoute(p, vehicle, jobs);
       const violations = [...(plain.violations ?? [])];
-      if (p.vehicles[vehicle].breaks?.length) violations.push("the vehicle's breaks fit nowhere in this order");
+      if (breaks?.length) violations.push("the vehicle's breaks cannot be taken where the steps put them");
+      else if (p.vehicles[vehicle].breaks?.length) violations.push("the vehicle's breaks fit nowhere in this order");
       routes.push({ ...plain, violations, vehicle, jobs: [...jobs] });
     }
   }
