@@ -7,8 +7,13 @@
 // distance (BKS.json; the BKS minimise vehicles first). Ratio: our distance / VROOM's, and our time / its.
 // On a loaded 2-core machine run a sample only; the full run wants an idle machine:
 //   node bench/vrptw/homberger.mjs --instances 60 --time-limit 60 --vroom PATH
+// --break M gives every vehicle one break of M time units (minutes, say) starting in the middle third of
+// the depot's hours (VROOM's `breaks`; ours as a batch job takes them: the search within hours shortened
+// by M, the break placed in each route of its best plan); the checker then holds each route's break to
+// that window where the solver put it (taken on leaving a place, or on reaching the next one). The
+// README's row: --break 30 --time-limit vroom --vroom-limit 60 --out vrptw-homberger-breaks.json.
 // Usage: node bench/vrptw/homberger.mjs [--instances N] [--only REGEX] [--time-limit S] [--vroom PATH]
-//        [--vroom-x 5] [--vroom-limit S] [--seed 1] [--out vrptw-homberger.json] [--label TEXT] [--resume]
+//        [--vroom-x 5] [--vroom-limit S] [--seed 1] [--break M] [--out vrptw-homberger.json] [--label TEXT] [--resume]
 // --resume keeps the instances already in --out (measured with the same options) and runs the others,
 // so the 2-hour full run can be done in parts; each instance records when it was measured.
 // (`npm run build` first; VROOM: `bash ../shared/peers/vroom/build.sh DIR` prints its path)
@@ -21,6 +26,7 @@ import { projectRoot } from '../../dist/lib/paths.js';
 import { solveVrp } from '../../dist/engine/vrp/solver.js';
 import { nextState, sliceOptions } from '../../dist/engine/vrp/slices.js';
 import { SLICE_MS } from '../../dist/api/optimizations/job.js';
+import { applyBreaks, reserveBreaks } from '../../dist/engine/vrp/breaks.js';
 import { check, parse, SCALE, toProblem } from './lib.mjs';
 
 const { values: args } = parseArgs({
@@ -32,6 +38,7 @@ const { values: args } = parseArgs({
     'vroom-x': { type: 'string', default: '5' },
     'vroom-limit': { type: 'string', default: '' },
     seed: { type: 'string', default: '1' },
+    break: { type: 'string', default: '0' },
     out: { type: 'string', default: 'vrptw-homberger.json' },
     label: { type: 'string', default: '' },
     resume: { type: 'boolean', default: false },
@@ -39,7 +46,9 @@ const { values: args } = parseArgs({
 });
 const dir = join(projectRoot, '..', 'shared', 'data', 'vrptw', 'homberger_1000');
 const bks = JSON.parse(readFileSync(join(dir, 'BKS.json'), 'utf8'));
-const budgetMs = Number(args['time-limit']) * 1000;
+// `--time-limit vroom`: VROOM runs first and ours gets the time it took (VROOM overruns -l with breaks).
+const matchVroom = args['time-limit'] === 'vroom';
+let budgetMs = matchVroom ? 0 : Number(args['time-limit']) * 1000;
 const log = (msg) => process.stderr.write(`${msg}\n`);
 
 // Round-robin over the classes, so a sample of N covers them all: c1_10_1, c2_10_1, r1_10_1, ...
@@ -59,8 +68,26 @@ const names = all
   })
   .slice(0, Number(args.instances));
 
-/** Ours, as the batch job runs it: slices with warm starts until the budget is spent. */
-function ours(problem, seed) {
+/** The break of --break, in instance units: the middle third of the depot's hours. */
+function breakOf(inst) {
+  const minutes = Number(args.break);
+  if (!minutes) return null;
+  const [depot] = inst.rows;
+  const third = (depot.due - depot.ready) / 3;
+  // Whole scaled units, as VROOM takes them.
+  return { start: Math.ceil((depot.ready + third) * SCALE) / SCALE, end: Math.floor((depot.ready + 2 * third) * SCALE) / SCALE, service: minutes };
+}
+
+/** The problem with every vehicle's break, scaled as toProblem scales times. */
+function withBreak(problem, brk) {
+  if (!brk) return problem;
+  const breaks = [{ windows: [[Math.round(brk.start * SCALE), Math.round(brk.end * SCALE)]], service: brk.service * SCALE }];
+  return { ...problem, vehicles: problem.vehicles.map((v) => ({ ...v, breaks })) };
+}
+
+/** Ours, as the batch job runs it: slices with warm starts until the budget is spent, then the breaks placed (job.ts). */
+function ours(original, seed) {
+  const problem = reserveBreaks(original);
   const started = performance.now();
   let state = { routes: [], searchedMs: 0, rate: 0 };
   let sol,
@@ -73,7 +100,9 @@ function ours(problem, seed) {
     state = nextState(state, sol.routes, sol.iterations, performance.now() - t, sliceMs);
     iterations += sol.iterations;
   } while (state.searchedMs < budgetMs);
-  return { sol, ms: performance.now() - started, iterations };
+  if (problem !== original) sol = applyBreaks(original, sol);
+  const routes = sol.routes.map((r) => ({ ...r, breakAfter: r.breaks?.length ? r.breaks[0].after + 1 : undefined }));
+  return { sol: { ...sol, routes }, ms: performance.now() - started, iterations };
 }
 
 /** VROOM on the same integer problem; its routes as job indices. */
@@ -81,7 +110,14 @@ function vroom(inst, problem, work) {
   const n = inst.rows.length;
   const rows = Array.from({ length: n }, (_, a) => Array.from(problem.durations.subarray(a * n, (a + 1) * n)));
   const input = {
-    vehicles: problem.vehicles.map((v, i) => ({ id: i, start_index: 0, end_index: 0, capacity: [v.capacity], time_window: v.hours })),
+    vehicles: problem.vehicles.map((v, i) => ({
+      id: i,
+      start_index: 0,
+      end_index: 0,
+      capacity: [v.capacity],
+      time_window: v.hours,
+      ...(v.breaks ? { breaks: v.breaks.map((b, k) => ({ id: k, time_windows: b.windows, service: b.service })) } : {}),
+    })),
     jobs: problem.jobs.map((j, i) => ({ id: i, location_index: j.location, service: j.service, delivery: [j.demand], time_windows: j.timeWindows })),
     matrices: { car: { durations: rows } },
   };
@@ -94,7 +130,11 @@ function vroom(inst, problem, work) {
   if (out.code !== 0) throw new Error(`vroom failed: ${out.error}`);
   return {
     sol: {
-      routes: out.routes.map((r) => ({ vehicle: r.vehicle, jobs: r.steps.filter((s) => s.type === 'job').map((s) => s.id) })),
+      routes: out.routes.map((r) => {
+        const tasks = r.steps.filter((s) => s.type === 'job' || s.type === 'break');
+        const at = tasks.findIndex((s) => s.type === 'break');
+        return { vehicle: r.vehicle, jobs: tasks.filter((s) => s.type === 'job').map((s) => s.id), breakAfter: at < 0 ? undefined : at };
+      }),
       unassigned: out.unassigned.map((u) => u.id),
     },
     ms,
@@ -102,9 +142,10 @@ function vroom(inst, problem, work) {
 }
 
 const withVroom = Boolean(args.vroom);
+if (matchVroom && !withVroom) throw new Error('--time-limit vroom needs --vroom PATH');
 if (withVroom && !existsSync(args.vroom)) throw new Error(`--vroom ${args.vroom}: no such file (build it with bash ../shared/peers/vroom/build.sh DIR)`);
 log(
-  `Gehring–Homberger 1000: ${names.length} instances, ours ${budgetMs / 1000} s each${withVroom ? `, VROOM -x ${args['vroom-x']} -t 1${args['vroom-limit'] ? ` -l ${args['vroom-limit']}` : ''}` : ' (no VROOM: pass --vroom PATH)'}; 2 shared cores: times are noisy`,
+  `Gehring–Homberger 1000: ${names.length} instances, ours ${matchVroom ? "VROOM's time" : `${budgetMs / 1000} s`} each${withVroom ? `, VROOM -x ${args['vroom-x']} -t 1${args['vroom-limit'] ? ` -l ${args['vroom-limit']}` : ''}` : ' (no VROOM: pass --vroom PATH)'}; 2 shared cores: times are noisy`,
 );
 const mean = (xs) => (xs.length ? +(xs.reduce((s, x) => s + x, 0) / xs.length).toFixed(3) : null);
 const summarize = (results) => ({
@@ -153,9 +194,10 @@ const save = (results) =>
   );
 
 const options = {
-  timeLimitS: budgetMs / 1000,
+  timeLimitS: matchVroom ? 'vroom' : budgetMs / 1000,
   sliceMs: SLICE_MS,
   seed: Number(args.seed),
+  ...(Number(args.break) ? { breakUnits: Number(args.break) } : {}),
   vroom: withVroom ? { x: Number(args['vroom-x']), threads: 1, limitS: args['vroom-limit'] ? Number(args['vroom-limit']) : null } : null,
 };
 mkdirSync(join(projectRoot, 'bench', 'results'), { recursive: true });
@@ -179,10 +221,13 @@ try {
       continue;
     }
     const inst = parse(readFileSync(join(dir, `${name}.txt`), 'utf8'));
-    const problem = toProblem(inst);
+    const brk = breakOf(inst);
+    const problem = withBreak(toProblem(inst), brk);
     const best = bks[name];
+    const v = withVroom ? vroom(inst, problem, work) : null;
+    if (matchVroom) budgetMs = v.ms;
     const a = ours(problem, Number(args.seed));
-    const ca = check(inst, a.sol);
+    const ca = check(inst, a.sol, brk);
     const r = {
       instance: name,
       measuredAt: new Date().toISOString(),
@@ -199,9 +244,8 @@ try {
         problems: ca.errs.slice(0, 3),
       },
     };
-    if (withVroom) {
-      const v = vroom(inst, problem, work);
-      const cv = check(inst, v.sol);
+    if (v) {
+      const cv = check(inst, v.sol, brk);
       r.vroom = {
         distance: +cv.total.toFixed(2),
         vehicles: v.sol.routes.length,

@@ -38,8 +38,15 @@ export function toProblem(inst) {
   return { durations, distances, vehicles, jobs };
 }
 
-/** Independent check in exact doubles on the original instance; returns a list of problems. */
-export function check(inst, sol) {
+/**
+ * Independent check in exact doubles on the original instance; returns a list of problems. With
+ * `brk` ({start, end, service} in instance units), every route takes one break where it says
+ * (`route.breakAfter`: how many of its customers come before it), starting inside [start, end] where the
+ * vehicle is: on leaving the place before it, or on reaching the place after it, before the service
+ * there (VROOM takes it so when the vehicle would wait there anyway; ours on leaving). The earlier
+ * arrival of the two that keeps the window counts.
+ */
+export function check(inst, sol, brk = null) {
   const errs = [];
   const seen = new Set();
   const [depot, ...cust] = inst.rows;
@@ -49,13 +56,24 @@ export function check(inst, sol) {
     let t = depot.ready;
     let at = depot;
     let load = 0;
-    for (const j of route.jobs) {
+    /** Arrival after a leg of travel d from the current place, the break taken on it when it comes after k customers. */
+    const leg = (k, d) => {
+      if (!brk || route.breakAfter !== k) return t + d;
+      const onArrival = Math.max(t + d, brk.start);
+      if (onArrival <= brk.end + 1e-9) return onArrival + brk.service;
+      const onLeaving = Math.max(t, brk.start);
+      if (onLeaving > brk.end + 1e-9) errs.push(`vehicle ${route.vehicle} break starts late (${onLeaving.toFixed(3)} > ${brk.end})`);
+      return onLeaving + brk.service + d;
+    };
+    if (brk && !(Number.isInteger(route.breakAfter) && route.breakAfter >= 0 && route.breakAfter <= route.jobs.length))
+      errs.push(`vehicle ${route.vehicle} takes no break`);
+    for (const [k, j] of route.jobs.entries()) {
       if (seen.has(j)) errs.push(`customer ${j + 1} twice`);
       seen.add(j);
       const c = cust[j];
       const d = dist(at, c);
       total += d;
-      const arrival = t + d;
+      const arrival = leg(k, d);
       if (arrival > c.due + 1e-9) errs.push(`customer ${j + 1} late`);
       t = Math.max(arrival, c.ready) + c.service;
       load += c.demand;
@@ -63,7 +81,7 @@ export function check(inst, sol) {
     }
     const back = dist(at, depot);
     total += back;
-    if (t + back > depot.due + 1e-9) errs.push(`vehicle ${route.vehicle} returns late`);
+    if (leg(route.jobs.length, back) > depot.due + 1e-9) errs.push(`vehicle ${route.vehicle} returns late`);
     if (load > inst.capacity) errs.push(`vehicle ${route.vehicle} overloaded`);
   }
   if (seen.size + sol.unassigned.length !== cust.length) errs.push('customers missing');

@@ -170,6 +170,15 @@ describe('waymark optimize', () => {
     const slow = JSON.parse((await optimize(fixture('example_1.json'), '--speed', '40')).stdout);
     checkVroomOutput(input, slow, geodesic(40));
     expect(slow.unassigned.length).toBeGreaterThan(0);
+    // max_load [0]: vehicle 2 takes its break only when empty, never with the shipment or job 6 on board.
+    const empty = read('example_1.json');
+    empty.vehicles[1].breaks[0].max_load = [0];
+    const dir = await mkdtemp(join(tmpdir(), 'waymark-optimize-'));
+    await writeFile(join(dir, 'empty.json'), JSON.stringify(empty));
+    const light = JSON.parse((await optimize(join(dir, 'empty.json'), '--speed', '50')).stdout);
+    checkVroomOutput(empty, light, geodesic(50));
+    const breaks = light.routes.flatMap((r: any) => r.steps.filter((s: any) => s.type === 'break'));
+    expect(breaks.map((s: any) => [s.id, s.load])).toEqual([[2, [0]]]);
   });
 
   it('refuses what it cannot honour, naming the field; --matrix refuses coordinates; --help', async () => {

@@ -131,6 +131,8 @@ export function checkVroomOutput(input: any, out: any, travel: (a: any, b: any) 
             `break ${s.id} at ${begin} in a window`,
           ).toBe(true);
         expect(steps.filter((x) => x.type === 'break' && x.id === s.id)).toHaveLength(1);
+        // What is on board while it is taken within its max_load.
+        if (b.max_load && capacitated) load.forEach((x, d) => expect(x, `load during break ${s.id}`).toBeLessThanOrEqual(b.max_load[d]));
       }
       waiting += s.waiting_time;
       t = begin + s.setup + s.service;

@@ -96,6 +96,13 @@ function checkModel(req: any, result: any): void {
         expect(s.service).toBe(b.service ?? 0);
         expect(start).toBeGreaterThanOrEqual(epochOf(s.arrival));
         expect(inAWindow(b.time_windows, start), `break ${s.id} of ${route.vehicle} starts at ${s.departure} outside its windows`).toBe(true);
+        // What is on board while it is taken (the load after the step before) within its max_load.
+        if (b.max_load !== undefined) {
+          const most = [b.max_load].flat();
+          [s.load]
+            .flat()
+            .forEach((x: number, d: number) => expect(x, `break ${s.id} of ${route.vehicle} with ${s.load} on board`).toBeLessThanOrEqual(most[d]));
+        }
         if (v.time_window) expect(epochOf(s.departure)).toBeLessThanOrEqual(epochOf(v.time_window[1]));
         expect(served.has(`break ${route.vehicle} ${s.index}`)).toBe(false);
         served.set(`break ${route.vehicle} ${s.index}`, { vehicle: route.vehicle, position: i });
@@ -229,6 +236,26 @@ describe('shipments, priorities, windows and limits', () => {
     checkModel(tight, short);
     expect(short.unassigned.length).toBeGreaterThan(0);
     expect(short.routes[0].steps.filter((s: any) => s.type === 'break')).toHaveLength(1);
+    // max_load: the break is taken with at most 2 of the van's 10 deliveries still on board.
+    const loaded = {
+      time_budget: 1,
+      vehicles: [
+        {
+          id: 'van',
+          start: P[0],
+          end: P[0],
+          capacity: [10],
+          time_window: [at('08:00:00'), at('17:00:00')],
+          breaks: [{ id: 'b', time_windows: [[at('08:00:00'), at('17:00:00')]], service: 1800, max_load: [2] }],
+        },
+      ],
+      stops: P.slice(2, 12).map((p, i) => ({ ...p, id: `m${i}`, demand: [1] })),
+    };
+    const light = await plan(loaded);
+    checkModel(loaded, light);
+    expect(light.summary.assigned).toBe(10);
+    const brk = light.routes[0].steps.find((s: any) => s.type === 'break');
+    expect(brk.load[0]).toBeLessThanOrEqual(2);
   });
 
   it("weighs each vehicle's fixed cost against driving time", async () => {
@@ -318,6 +345,50 @@ describe('shipments, priorities, windows and limits', () => {
     const ok = await plan(fine);
     expect(ok.routes[0].violations).toEqual([]);
     checkModel(fine, ok);
+    // A break named in the steps is taken there: between the two stops, inside its window.
+    const lunch = { id: 'lunch', time_windows: [[at('08:00:00'), at('11:00:00')]], service: 1800 };
+    const withBreak = {
+      ...fine,
+      vehicles: [
+        {
+          ...fine.vehicles[0],
+          breaks: [lunch],
+          steps: [
+            { type: 'stop', id: 'early' },
+            { type: 'break', id: 'lunch' },
+            { type: 'stop', id: 'late' },
+          ],
+        },
+      ],
+    };
+    const taken = await plan(withBreak);
+    expect(taken.routes[0].steps.map((s: any) => `${s.type} ${s.id ?? ''}`.trim())).toEqual(['start', 'stop early', 'break lunch', 'stop late', 'end']);
+    expect(taken.routes[0].violations).toEqual([]);
+    checkModel(withBreak, taken);
+    // Where its window has closed, the route reports it rather than moving the break.
+    const tooLate = { ...withBreak, vehicles: [{ ...withBreak.vehicles[0], breaks: [{ ...lunch, time_windows: [[at('08:00:00'), at('08:00:30')]] }] }] };
+    const missed = await plan(tooLate);
+    expect(missed.routes[0].violations).toEqual(["the vehicle's breaks cannot be taken where the steps put them"]);
+    // Unknown or repeated break ids, and naming some of a vehicle's breaks only: 422 at each.
+    const badBreaks = await submit({
+      ...withBreak,
+      vehicles: [
+        {
+          ...withBreak.vehicles[0],
+          steps: [
+            { type: 'break', id: 'nap' },
+            { type: 'break', id: 'lunch' },
+            { type: 'break', id: 'lunch' },
+          ],
+        },
+        { start: P[1], breaks: [lunch, { id: 'tea', service: 600 }], steps: [{ type: 'break', id: 'tea' }] },
+      ],
+    });
+    expect(badBreaks.body.errors).toEqual({
+      'vehicles.0.steps.0.id': ["is not the id of one of the vehicle's breaks"],
+      'vehicles.0.steps.2.id': ['is already a step of this vehicle'],
+      'vehicles.1.steps': ["names 1 of the vehicle's 2 breaks: name all of them, or none to have them placed"],
+    });
     // Steps outside plan mode, unknown and repeated ids: 422 at each.
     const bad = await submit({
       vehicles: [
@@ -427,7 +498,12 @@ describe('shipments, priorities, windows and limits', () => {
   it('answers 422 naming every field the solver cannot honour yet, with the body problems in the same answer', async () => {
     const res = await submit({
       vehicles: [
-        { start: P[0], breaks: [{ id: 1, time_windows: [[at('12:00:00'), at('13:00:00')]], service: 1800, max_load: [3] }], costs: { fixed: 100, per_km: 5 } },
+        {
+          start: P[0],
+          capacity: 5,
+          breaks: [{ id: 1, time_windows: [[at('12:00:00'), at('13:00:00')]], service: 1800, max_load: [3, 1] }],
+          costs: { fixed: 100, per_km: 5 },
+        },
         { start: P[1], speed_factor: 1.5, steps: [{ type: 'start' }] },
       ],
       stops: [{ ...P[2], priority: 101 }],
@@ -444,7 +520,8 @@ describe('shipments, priorities, windows and limits', () => {
         'shipments.0.delivery.longitude',
       ].sort(),
     );
-    expect(res.body.errors['vehicles.0.breaks.0.max_load'][0]).toMatch(/max_load is not supported yet/);
+    // A break's max_load has as many dimensions as the loads (here 1).
+    expect(res.body.errors['vehicles.0.breaks.0.max_load'][0]).toMatch(/must have 1 amount/);
     expect(res.body.errors['vehicles.0.costs.per_km'][0]).toMatch(/cost per km is not supported yet/);
     expect(res.body.errors['vehicles.1.steps'][0]).toMatch(/plan mode/);
     expect(res.body.errors['vehicles.1.speed_factor'][0]).toMatch(/must be the same for every vehicle/);
@@ -534,6 +611,59 @@ describe('stops from the team POIs', () => {
     expect(why[ids.unreadable]).toMatch(/^its opening hours 'whenever the owner feels like it' cannot be read/);
     expect(why[ids.offRoad]).toBe('it is more than 500 m from a road usable by the driving-car profile');
     for (const u of result.unassigned) expect(u.poi_id).toBe(u.id);
+  });
+
+  it('reads skills and a demand per load dimension from POI attributes', async () => {
+    const key = team.key;
+    for (const [name, type] of [
+      ['kg', 'number'],
+      ['pallets', 'number'],
+      ['needs', 'string'],
+    ]) {
+      const res = await api(app, 'POST', '/v1/attributes', { key, body: { name, type } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    const cat = await api(app, 'POST', '/v1/categories', { key, body: { name: 'cold chain' } });
+    const poi = async (name: string, where: At, attributes: Record<string, unknown>) => {
+      const res = await api(app, 'POST', '/v1/pois', { key, body: { name, ...where, category_id: cat.body.data.id, attributes } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.data.id as string;
+    };
+    const ids = {
+      dairy: await poi('Dairy', P[26], { kg: 30, pallets: 1, needs: 'fridge' }),
+      hardware: await poi('Hardware', P[27], { kg: 10 }),
+      pharmacy: await poi('Pharmacy', P[28], { needs: 'fridge, lift, fridge' }),
+      odd: await poi('Odd', P[29], { needs: 'x'.repeat(101) }),
+    };
+    const req = {
+      time_budget: 1,
+      vehicles: [
+        { id: 'cold', start: P[0], end: P[0], capacity: [100, 5], skills: ['fridge', 'lift'] },
+        { id: 'dry', start: P[1], end: P[1], capacity: [100, 5] },
+      ],
+      stops: { pois: { category_id: cat.body.data.id }, demand_from: ['kg', 'pallets'], demand: [5, 2], skills_from: 'needs' },
+    };
+    const result = await plan(req);
+    const job = (await app.sql`SELECT body FROM optimizations ORDER BY id DESC LIMIT 1`)[0].body;
+    const byId = new Map<string, any>(job.stops.map((s: any) => [s.id, s]));
+    // Each dimension from its attribute, or the default's entry where the POI lacks it; skills split at commas, once each.
+    expect(byId.get(ids.dairy)).toMatchObject({ demand: [30, 1], skills: ['fridge'] });
+    expect(byId.get(ids.hardware)).toMatchObject({ demand: [10, 2] });
+    expect(byId.get(ids.hardware).skills).toBeUndefined();
+    expect(byId.get(ids.pharmacy)).toMatchObject({ demand: [5, 2], skills: ['fridge', 'lift'] });
+    checkModel(job, result);
+    const on = (id: string) => result.routes.find((r: any) => r.steps.some((s: any) => s.id === id))?.vehicle;
+    expect(on(ids.dairy)).toBe('cold');
+    expect(on(ids.pharmacy)).toBe('cold');
+    expect(on(ids.hardware)).toBeDefined();
+    expect(result.unassigned.map((u: any) => [u.id, u.reason])).toEqual([[ids.odd, expect.stringMatching(/'needs' .* is not up to 20 skills/)]]);
+    // A dimension's attribute that does not exist is named by its place in the list; a default of another length too.
+    const bad = await submit({ ...req, stops: { ...req.stops, demand_from: ['kg', 'nope'], demand: [1, 2, 3] } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toMatchObject({
+      'stops.demand_from.1': ['is not an attribute of this team'],
+      'stops.demand': [expect.stringMatching(/must have 2 amounts/)],
+    });
   });
 
   it('answers 422 for wrong selections and attribute names, with the rest of the body', async () => {

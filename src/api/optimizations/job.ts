@@ -191,21 +191,26 @@ async function finish(sql: Sql, id: string, f: Finished): Promise<void> {
   await completeOptimization(sql, id, result);
 }
 
-/** Plan mode: each vehicle's steps as job indices (stops first, then each shipment's pickup and delivery). */
-function givenRoutes(body: OptimizeBody): Array<{ vehicle: number; jobs: number[] }> {
+/**
+ * Plan mode: each vehicle's steps as job indices (stops first, then each shipment's pickup and delivery),
+ * and the breaks they name, each after the number of jobs before it, less one.
+ */
+function givenRoutes(body: OptimizeBody): Array<{ vehicle: number; jobs: number[]; breaks?: Array<{ index: number; after: number }> }> {
   const stopAt = new Map(body.stops.flatMap((s, i) => (s.id === undefined ? [] : [[String(s.id), i] as const])));
   const shipmentAt = new Map((body.shipments ?? []).flatMap((s, k) => (s.id === undefined ? [] : [[String(s.id), k] as const])));
   const S = body.stops.length;
-  return body.vehicles.map((v, vehicle) => ({
-    vehicle,
-    jobs: (v.steps ?? []).flatMap((step) => {
+  return body.vehicles.map((v, vehicle) => {
+    const jobs: number[] = [];
+    const breaks: Array<{ index: number; after: number }> = [];
+    for (const step of v.steps ?? []) {
       const key = String(step.id);
-      if (step.type === 'stop') return [stopAt.get(key)!];
-      if (step.type === 'pickup') return [S + 2 * shipmentAt.get(key)!];
-      if (step.type === 'delivery') return [S + 2 * shipmentAt.get(key)! + 1];
-      return [];
-    }),
-  }));
+      if (step.type === 'stop') jobs.push(stopAt.get(key)!);
+      else if (step.type === 'pickup') jobs.push(S + 2 * shipmentAt.get(key)!);
+      else if (step.type === 'delivery') jobs.push(S + 2 * shipmentAt.get(key)! + 1);
+      else if (step.type === 'break') breaks.push({ index: (v.breaks ?? []).findIndex((b) => String(b.id) === key), after: jobs.length - 1 });
+    }
+    return { vehicle, jobs, ...(breaks.length ? { breaks } : {}) };
+  });
 }
 
 /** The matrices in shared memory: every slice hands them to a worker without copying megabytes. */

@@ -27,11 +27,6 @@ function refuseUnsupported(body: Record<string, unknown>, ctx: z.RefinementCtx):
     return c !== null && typeof c === 'object' && typeof c.per_hour === 'number' ? c.per_hour : DEFAULT_PER_HOUR;
   };
   vehicles.forEach((v, i) => {
-    if (Array.isArray(v.breaks))
-      v.breaks.forEach((b, k) => {
-        if (b !== null && typeof b === 'object' && 'max_load' in b)
-          ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'breaks', k, 'max_load'], message: "a break's max_load is not supported yet" });
-      });
     const costs = (v.costs !== null && typeof v.costs === 'object' ? v.costs : {}) as Record<string, unknown>;
     if (typeof costs.per_km === 'number' && costs.per_km > 0)
       ctx.addIssue({
@@ -92,6 +87,9 @@ const checkBody = (body: Record<string, unknown>, ctx: z.RefinementCtx) => {
     ...items(body.vehicles).map((v, i) => ({ path: ['vehicles', i, 'capacity'], units: units(v.capacity) })),
     ...items(body.stops).map((s, i) => ({ path: ['stops', i, 'demand'], units: units(s.demand) })),
     ...items(body.shipments).map((s, i) => ({ path: ['shipments', i, 'amount'], units: units(s.amount) })),
+    ...items(body.vehicles).flatMap((v, i) =>
+      items(v.breaks).flatMap((b, k) => (b.max_load === undefined ? [] : [{ path: ['vehicles', i, 'breaks', k, 'max_load'], units: units(b.max_load) }])),
+    ),
   ];
   const first = given.find((g) => g.units !== null);
   const dims = first?.units?.length ?? 1;
@@ -118,8 +116,18 @@ function checkPlanSteps(body: Record<string, unknown>, ctx: z.RefinementCtx): vo
   const shipmentIds = new Set(list(body.shipments).flatMap((s) => (s.id === undefined ? [] : [String(s.id)])));
   const seen = new Map<string, string>();
   list(body.vehicles).forEach((v, i) => {
+    const breakIds = new Set(list(v.breaks).flatMap((b) => (b.id === undefined ? [] : [String(b.id)])));
+    const named = new Set<string>();
     list(v.steps).forEach((step, k) => {
       const type = step.type;
+      if (type === 'break') {
+        const path = ['vehicles', i, 'steps', k, 'id'];
+        if (step.id === undefined) return ctx.addIssue({ code: 'custom', path, message: 'is required for a break step' });
+        if (!breakIds.has(String(step.id))) return ctx.addIssue({ code: 'custom', path, message: "is not the id of one of the vehicle's breaks" });
+        if (named.has(String(step.id))) return ctx.addIssue({ code: 'custom', path, message: 'is already a step of this vehicle' });
+        named.add(String(step.id));
+        return;
+      }
       if (type !== 'stop' && type !== 'pickup' && type !== 'delivery') return;
       const path = ['vehicles', i, 'steps', k, 'id'];
       if (step.id === undefined) return ctx.addIssue({ code: 'custom', path, message: `is required for a ${type} step` });
@@ -130,6 +138,13 @@ function checkPlanSteps(body: Record<string, unknown>, ctx: z.RefinementCtx): vo
       if (first) ctx.addIssue({ code: 'custom', path, message: `is already a step at ${first}` });
       else seen.set(key, `vehicles.${i}.steps.${k}`);
     });
+    // Given positions for some breaks and chosen ones for the others would be two plans in one.
+    if (named.size && named.size < breakIds.size)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['vehicles', i, 'steps'],
+        message: `names ${named.size} of the vehicle's ${breakIds.size} breaks: name all of them, or none to have them placed`,
+      });
   });
 }
 

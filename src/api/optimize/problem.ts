@@ -4,6 +4,7 @@ import type { FieldErrors } from '../../http/errors.js';
 import type { MatrixResult } from '../../engine/engine.js';
 import type { ResolvedLocation } from '../locations.js';
 import type { VrpProblem } from '../../engine/vrp/solver.js';
+import { amountOf } from '../../engine/vrp/problem.js';
 import type { Instant } from './datetimes.js';
 import { DEFAULT_PER_HOUR, type OptimizeBody } from './schema.js';
 import type { TimeFrame } from './time-frame.js';
@@ -158,7 +159,15 @@ export function toProblem(body: OptimizeBody, ix: LocationIndex, m: Travel, fram
       maxDistance: v.max_distance ?? null,
       // The kernel counts cost in seconds of driving: a fixed cost weighs as many seconds as it buys at per_hour (one rate for the fleet).
       fixed: ((v.costs?.fixed ?? 0) * 3600) / (v.costs?.per_hour ?? DEFAULT_PER_HOUR),
-      ...(v.breaks?.length ? { breaks: v.breaks.map((b) => ({ windows: windows(b.time_windows).sort((x, y) => x[0] - y[0]), service: b.service })) } : {}),
+      ...(v.breaks?.length
+        ? {
+            breaks: v.breaks.map((b) => ({
+              windows: windows(b.time_windows).sort((x, y) => x[0] - y[0]),
+              service: b.service,
+              ...(b.max_load === undefined ? {} : { maxLoad: amountOf(b.max_load) }),
+            })),
+          }
+        : {}),
     })),
     jobs: [
       ...body.stops.map((s, i) => ({

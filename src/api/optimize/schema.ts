@@ -110,14 +110,14 @@ const priority = integer(0, 100).describe(
   "0–100, default 0: the plan serves the largest sum of priorities first, then as many stops as it can, then drives least (VROOM's `priority`).",
 );
 
-/** A driver's break (VROOM's): `max_load` is parsed so that the 422 can name it. */
+/** A driver's break (VROOM's). */
 const breakSchema = z.strictObject(
   {
     id: z.union([id, z.int().min(0)], { error: 'must be a string of 1 to 100 characters or a whole number' }),
     time_windows: windowList.optional().describe('When the break may start; none: any time.'),
     service: integer(0, MAX_SERVICE_S).default(0).describe('Seconds the break lasts.'),
     description: z.string({ error: 'must be a string of at most 255 characters' }).max(255, 'must be a string of at most 255 characters').optional(),
-    max_load: z.unknown().optional().describe("VROOM's `max_load`: not supported yet, refused (422)."),
+    max_load: amount(MAX_CAPACITY, true, "The most units on board while the break is taken (VROOM's `max_load`); none: any load").optional(),
   },
   { error: 'must be a break object with an id' },
 );
@@ -170,8 +170,8 @@ const batchVehicleFields = {
     .array(
       z.strictObject(
         {
-          type: z.enum(['start', 'stop', 'pickup', 'delivery', 'end'], { error: 'must be one of start, stop, pickup, delivery, end' }),
-          id: z.union([id, z.int().min(0)], { error: 'must be the id of a stop or shipment' }).optional(),
+          type: z.enum(['start', 'stop', 'pickup', 'delivery', 'break', 'end'], { error: 'must be one of start, stop, pickup, delivery, break, end' }),
+          id: z.union([id, z.int().min(0)], { error: 'must be the id of a stop, shipment or break' }).optional(),
         },
         { error: 'must be a step object {type, id}' },
       ),
@@ -180,7 +180,7 @@ const batchVehicleFields = {
     .max(5_000, 'may have at most 5000 steps')
     .optional()
     .describe(
-      'Plan mode (`mode: "plan"`): the route as given, `stop` steps naming a stop by its `id`, `pickup` and `delivery` a shipment by its `id`; `start` and `end` may be left out. Its breaks are placed where they end it earliest.',
+      'Plan mode (`mode: "plan"`): the route as given, `stop` steps naming a stop by its `id`, `pickup` and `delivery` a shipment by its `id`, `break` one of the vehicle\'s breaks by its `id`; `start` and `end` may be left out. Breaks named in the steps are taken there (all of the vehicle\'s or none); otherwise they are placed where they end the route earliest.',
     ),
 };
 
@@ -379,8 +379,8 @@ export type OptimizeBody = Omit<ContractBody, 'vehicles' | 'stops'> & {
       max_distance?: number;
       speed_factor?: number;
       costs?: { fixed?: number; per_hour?: number; per_km?: number };
-      steps?: Array<{ type: 'start' | 'stop' | 'pickup' | 'delivery' | 'end'; id?: string | number }>;
-      breaks?: Array<{ id: string | number; time_windows?: Array<[Instant, Instant]>; service: number }>;
+      steps?: Array<{ type: 'start' | 'stop' | 'pickup' | 'delivery' | 'break' | 'end'; id?: string | number }>;
+      breaks?: Array<{ id: string | number; time_windows?: Array<[Instant, Instant]>; service: number; max_load?: Amount }>;
     }
   >;
   stops: Array<Omit<ContractBody['stops'][number], 'demand'> & { demand?: Amount; priority?: number }>;

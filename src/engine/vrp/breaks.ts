@@ -52,6 +52,8 @@ function timed(
       const b = breaks[order[k]];
       const begin = serviceStart(b.windows, t);
       if (begin === null || begin + b.service > hoursEnd) return false;
+      const onBoard = after === -1 ? base.initialLoad : base.loads[after];
+      if (b.maxLoad && onBoard.some((x, d) => x > (b.maxLoad![d] ?? Infinity))) return false;
       placed.push({ index: order[k], after, arrival: t, start: begin, departure: begin + b.service });
       t = begin + b.service;
       k++;
@@ -121,7 +123,9 @@ export function placeBreaks(p: VrpProblem, vehicle: number, jobs: readonly numbe
 /**
  * The solution with every used vehicle's breaks placed. Stops are taken off a route whose breaks fit
  * nowhere, one at a time (a shipment's two together), the one whose removal lets them fit with the least
- * priority lost, then the shortest tour; they join `unassigned` and are named in `noRoomForBreaks`.
+ * priority lost, then the shortest tour. Each stop taken off then goes, highest priority first, where it
+ * adds the least to the plan's cost with every break still in its window (another route, or a vehicle
+ * left unused); those that fit nowhere join `unassigned` and are named in `noRoomForBreaks`.
  */
 export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution & { noRoomForBreaks: number[] } {
   const pairOf = new Map<number, number>();
@@ -159,7 +163,13 @@ export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution &
     if (placed && jobs.length) routes.push({ ...placed, vehicle: route.vehicle, jobs: [...jobs] });
     else dropped.push(...jobs.filter((x) => !dropped.includes(x)));
   }
-  const unassigned = [...new Set([...solution.unassigned, ...dropped])].sort((a, b) => a - b);
+  // The search's own unassigned stops too: it planned within hours shortened by the breaks, and some
+  // stop may fit only in the full hours with the break earlier in the day.
+  const withBreaks = p.vehicles.some((v) => v.breaks?.length);
+  const left = new Set(reinsert(p, routes, withBreaks ? [...dropped, ...solution.unassigned] : dropped, pairOf));
+  dropped.splice(0, dropped.length, ...dropped.filter((j) => left.has(j)));
+  routes.sort((a, b) => a.vehicle - b.vehicle);
+  const unassigned = [...new Set([...solution.unassigned.filter((j) => !withBreaks || left.has(j)), ...dropped])].sort((a, b) => a - b);
   return {
     ...solution,
     routes,
@@ -171,21 +181,156 @@ export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution &
 }
 
 /**
- * Plan mode: the routes as given, timed with every broken rule in `violations` (their breaks where they
- * end each route earliest, or a violation when they fit nowhere); jobs on no route are unassigned.
+ * Puts the stops a route lost to its breaks back where they cost least (a shipment's two together, the
+ * pickup first), into `routes` as it goes; returns the stops that fit nowhere. The search did not see
+ * the breaks, so this is the plan's only chance to keep these stops. A position the stop cannot reach
+ * inside its last window even without breaks (the route's earliest times are a lower bound) is not tried.
  */
-export function timeAsGiven(p: VrpProblem, given: ReadonlyArray<{ vehicle: number; jobs: readonly number[] }>): VrpSolution {
+function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[], pairOf: Map<number, number>): number[] {
+  const left: number[] = [];
+  const done = new Set<number>();
+  const shipment = new Map((p.shipments ?? []).map((s) => [s.pickup, s.delivery]));
+  const prio = (j: number) => p.jobs[j].priority ?? 0;
+  const dur = matrixReader(p.durations);
+  // A route's cost is its travel (breaks add none) plus the vehicle's fixed cost: what an insertion adds is
+  // known before its breaks are placed, so the candidates are tried cheapest first and the first that
+  // takes its breaks is the best.
+  const travel = (vehicle: number, jobs: readonly number[]) => {
+    const v = p.vehicles[vehicle];
+    let at = v.start;
+    let sum = 0;
+    for (const j of jobs) {
+      sum += dur(at, p.jobs[j].location);
+      at = p.jobs[j].location;
+    }
+    return v.end === undefined || v.end === null || v.end < 0 ? sum : sum + dur(at, v.end);
+  };
+  const kindOf = p.vehicles.map((v) => JSON.stringify(v));
+  // A route's earliest and latest times, kept until the route changes.
+  const times = new Map<VrpRoute, { plain: RouteSchedule; latest: number[] }>();
+  for (const j of [...dropped].sort((a, b) => prio(b) - prio(a) || a - b)) {
+    if (done.has(j)) continue;
+    const other = pairOf.get(j);
+    const gone = other === undefined ? [j] : [j, other];
+    gone.forEach((x) => done.add(x));
+    // A shipment goes in as its pickup, then its delivery at or after it.
+    const first = other === undefined || shipment.has(j) ? j : other;
+    const second = other === undefined ? undefined : first === j ? other : j;
+    const candidates: Array<{ at: number; vehicle: number; jobs: number[]; added: number }> = [];
+    const byVehicle = new Map(routes.map((r, i) => [r.vehicle, i]));
+    const loc = p.jobs[first].location;
+    const windows = normalizedWindows(p.jobs[first]);
+    const firstStart = windows[0]?.[0] ?? -Infinity;
+    const lastEnd = windows.at(-1)?.[1] ?? Infinity;
+    const service = p.jobs[first].service ?? 0;
+    // Unused vehicles alike (a fleet of one kind) give the same answer: the first of each kind is tried.
+    const kinds = new Set<string>();
+    for (let vehicle = 0; vehicle < p.vehicles.length; vehicle++) {
+      const at = byVehicle.get(vehicle) ?? -1;
+      if (at < 0) {
+        if (kinds.has(kindOf[vehicle])) continue;
+        kinds.add(kindOf[vehicle]);
+      }
+      const jobs = at >= 0 ? routes[at].jobs : [];
+      const before = at >= 0 ? travel(vehicle, jobs) : -(p.vehicles[vehicle].fixed ?? 0);
+      const v = p.vehicles[vehicle];
+      let known = at >= 0 ? times.get(routes[at]) : undefined;
+      if (!known) {
+        known = { plain: scheduleRoute(p, vehicle, jobs), latest: latestStarts(p, vehicle, jobs, dur) };
+        if (at >= 0) times.set(routes[at], known);
+      }
+      const { plain } = known;
+      const latest = second === undefined ? known.latest : undefined;
+      for (let i = 0; i <= jobs.length; i++) {
+        const from = i === 0 ? hoursOf(v)[0] : plain.departures[i - 1];
+        const arrival = from + dur(i === 0 ? v.start : p.jobs[jobs[i - 1]].location, loc);
+        if (arrival > lastEnd) continue;
+        // A stop alone: the one after it must still be reached by its latest start (the end by the end of the hours).
+        const next = i < jobs.length ? p.jobs[jobs[i]].location : (v.end ?? -1);
+        if (latest && next >= 0 && Math.max(arrival, firstStart) + service + dur(loc, next) > latest[i]) continue;
+        const withFirst = [...jobs.slice(0, i), first, ...jobs.slice(i)];
+        const orders =
+          second === undefined ? [withFirst] : jobs.slice(i).map((_, k) => [...withFirst.slice(0, i + 1 + k), second, ...withFirst.slice(i + 1 + k)]);
+        if (second !== undefined) orders.push([...withFirst, second]);
+        for (const order of orders) candidates.push({ at, vehicle, jobs: order, added: travel(vehicle, order) - before });
+      }
+    }
+    candidates.sort((a, b) => a.added - b.added);
+    const best = candidates.find((c) => placeBreaks(p, c.vehicle, c.jobs) !== null);
+    if (!best) {
+      left.push(...gone);
+      continue;
+    }
+    const route: VrpRoute = { ...placeBreaks(p, best.vehicle, best.jobs)!, vehicle: best.vehicle, jobs: best.jobs };
+    if (best.at >= 0) routes[best.at] = route;
+    else routes.push(route);
+  }
+  return left;
+}
+
+/** The route with its breaks where the steps put them; null when one cannot be taken there. */
+function takenWhereGiven(
+  p: VrpProblem,
+  vehicle: number,
+  jobs: readonly number[],
+  breaks: ReadonlyArray<{ index: number; after: number }>,
+): (RouteSchedule & { breaks: PlacedBreak[] }) | null {
+  const base = scheduleRoute(p, vehicle, jobs);
+  if (!base.feasible) return null;
+  const got = timed(
+    p,
+    vehicle,
+    jobs,
+    breaks.map((b) => b.index),
+    breaks.map((b) => b.after),
+    base,
+  );
+  return got ? { ...got.s, feasible: true, violation: undefined, breaks: got.placed } : null;
+}
+
+/**
+ * For each position of `jobs` and one past them, the latest time service there may start (arrival at the
+ * end past them) and still keep every later window and the vehicle's hours, breaks aside; windows are
+ * taken as their hull, so these are upper bounds.
+ */
+function latestStarts(p: VrpProblem, vehicle: number, jobs: readonly number[], dur: (a: number, b: number) => number): number[] {
+  const v = p.vehicles[vehicle];
+  const hoursEnd = hoursOf(v)[1];
+  const open = v.end === undefined || v.end === null || v.end < 0;
+  const out = new Array<number>(jobs.length + 1);
+  // An open route is over when it leaves its last stop: nothing to reach past it.
+  out[jobs.length] = open ? Infinity : hoursEnd;
+  for (let k = jobs.length - 1; k >= 0; k--) {
+    const job = p.jobs[jobs[k]];
+    const service = job.service ?? 0;
+    const next = k + 1 < jobs.length ? p.jobs[jobs[k + 1]].location : open ? job.location : (v.end as number);
+    const lastEnd = normalizedWindows(job).at(-1)?.[1] ?? Infinity;
+    out[k] = Math.min(lastEnd, hoursEnd - service, out[k + 1] - dur(job.location, next) - service);
+  }
+  return out;
+}
+
+/**
+ * Plan mode: the routes as given, timed with every broken rule in `violations` (their breaks where the
+ * given ones say, each after job `after` of the route, or else where they end each route earliest; a
+ * violation when they cannot be taken); jobs on no route are unassigned.
+ */
+export function timeAsGiven(
+  p: VrpProblem,
+  given: ReadonlyArray<{ vehicle: number; jobs: readonly number[]; breaks?: ReadonlyArray<{ index: number; after: number }> }>,
+): VrpSolution {
   const routes: VrpRoute[] = [];
   const served = new Set<number>();
-  for (const { vehicle, jobs } of given) {
+  for (const { vehicle, jobs, breaks } of given) {
     if (!jobs.length) continue;
     for (const j of jobs) served.add(j);
-    const placed = placeBreaks(p, vehicle, jobs);
+    const placed = breaks?.length ? takenWhereGiven(p, vehicle, jobs, breaks) : placeBreaks(p, vehicle, jobs);
     if (placed) routes.push({ ...placed, vehicle, jobs: [...jobs] });
     else {
       const plain = scheduleRoute(p, vehicle, jobs);
       const violations = [...(plain.violations ?? [])];
-      if (p.vehicles[vehicle].breaks?.length) violations.push("the vehicle's breaks fit nowhere in this order");
+      if (breaks?.length) violations.push("the vehicle's breaks cannot be taken where the steps put them");
+      else if (p.vehicles[vehicle].breaks?.length) violations.push("the vehicle's breaks fit nowhere in this order");
       routes.push({ ...plain, violations, vehicle, jobs: [...jobs] });
     }
   }

@@ -42,6 +42,8 @@ export interface VrpBreak {
   windows: ReadonlyArray<readonly [number, number]>;
   /** Seconds the break lasts. */
   service: number;
+  /** The most units on board while it is taken, in each dimension (VROOM's `max_load`); none: any load. */
+  maxLoad?: readonly number[];
 }
 
 /** One break as placed: after job `after` of the route (-1: right after the start), when it starts and ends. */

@@ -55,7 +55,7 @@ const breakSchema = z.object({
   description: z.string().optional(),
   time_windows: z.array(window).optional(),
   service: int.min(0).default(0),
-  max_load: z.unknown().optional(),
+  max_load: amount.optional(),
 });
 
 const stepSchema = z.object({ type: z.enum(['start', 'job', 'pickup', 'delivery', 'break', 'end']), id: int.min(0).optional() }).loose();
@@ -184,9 +184,6 @@ export function parseVroomInput(doc: unknown): { input: VroomInput; warnings: st
       throw new VroomInputError(
         `vehicles.${i}.costs.per_hour: must be the same for every vehicle (${perHour}, as vehicles.0); one rate for the fleet is supported`,
       );
-    (v.breaks ?? []).forEach((b, k) => {
-      if (b.max_load !== undefined) throw new VroomInputError(`vehicles.${i}.breaks.${k}.max_load: a break's max_load is not supported`);
-    });
   });
   // One factor for the fleet scales the matrix; per-vehicle travel times are not modelled.
   if (new Set(input.vehicles.map((v) => v.speed_factor ?? 1)).size > 1)
@@ -223,6 +220,7 @@ function checkDimensions(input: VroomInput): void {
     check(j.amount, `jobs.${i}.amount`);
   });
   input.shipments.forEach((sh, i) => check(sh.amount, `shipments.${i}.amount`));
+  input.vehicles.forEach((v, i) => (v.breaks ?? []).forEach((b, k) => check(b.max_load, `vehicles.${i}.breaks.${k}.max_load`)));
 }
 
 /** Each distinct place of the input, by matrix index or by coordinates, with a row in the matrix. */
@@ -353,7 +351,12 @@ export function toVrpProblem(input: VroomInput, places: Places, durations: Int32
         maxDistance: v.max_distance ?? null,
         // Cost in seconds of travel, as the kernel counts it: VROOM's cost at the fleet's one rate per hour.
         fixed: ((v.costs?.fixed ?? 0) * 3600) / (v.costs?.per_hour ?? 3600),
-        breaks: (v.breaks ?? []).map((b) => ({ windows: [...(b.time_windows ?? [])].sort((x, y) => x[0] - y[0]), service: b.service })),
+        breaks: (v.breaks ?? []).map((b) => ({
+          windows: [...(b.time_windows ?? [])].sort((x, y) => x[0] - y[0]),
+          service: b.service,
+          // Amounts count only with capacities (dims 0: none), as VROOM ignores them then.
+          ...(b.max_load && dims ? { maxLoad: b.max_load } : {}),
+        })),
       };
     }),
     jobs: tasks.map((j, i) => {
