@@ -23,11 +23,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../../dist/lib/paths.js';
-import { solveVrp } from '../../dist/engine/vrp/solver.js';
-import { nextState, sliceOptions } from '../../dist/engine/vrp/slices.js';
 import { SLICE_MS } from '../../dist/api/optimizations/job.js';
 import { applyBreaks, reserveBreaks } from '../../dist/engine/vrp/breaks.js';
-import { check, parse, SCALE, toProblem } from './lib.mjs';
+import { check, parse, SCALE, solveInSlices, toProblem } from './lib.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -89,17 +87,7 @@ function withBreak(problem, brk) {
 function ours(original, seed) {
   const problem = reserveBreaks(original);
   const started = performance.now();
-  let state = { routes: [], searchedMs: 0, rate: 0 };
-  let sol,
-    slice = 0,
-    iterations = 0;
-  do {
-    const sliceMs = Math.max(1, Math.min(SLICE_MS, budgetMs - state.searchedMs));
-    const t = performance.now();
-    sol = solveVrp(problem, sliceOptions(state, sliceMs, budgetMs, seed * 100_000 + slice++));
-    state = nextState(state, sol.routes, sol.iterations, performance.now() - t, sliceMs);
-    iterations += sol.iterations;
-  } while (state.searchedMs < budgetMs);
+  let { sol, iterations } = solveInSlices(problem, budgetMs, seed);
   if (problem !== original) sol = applyBreaks(original, sol);
   const routes = sol.routes.map((r) => ({ ...r, breakAfter: r.breaks?.length ? r.breaks[0].after + 1 : undefined }));
   return { sol: { ...sol, routes }, ms: performance.now() - started, iterations };

@@ -2,6 +2,10 @@
 // the reader, the integer problem both solvers get, and the feasibility checker, which works on the
 // original instance in exact doubles and knows nothing of either solver.
 
+import { SLICE_MS } from '../../dist/api/optimizations/job.js';
+import { nextState, sliceOptions } from '../../dist/engine/vrp/slices.js';
+import { solveVrp } from '../../dist/engine/vrp/solver.js';
+
 export const SCALE = 1000; // fixed point: travel times are ceil(distance × SCALE), so scaled feasibility implies exact feasibility
 
 export function parse(text) {
@@ -88,4 +92,21 @@ export function check(inst, sol, brk = null) {
   if (sol.unassigned.length) errs.push(`${sol.unassigned.length} unassigned`);
   if (sol.routes.length > inst.vehicles) errs.push('too many vehicles');
   return { errs, total };
+}
+
+/** Ours, as the batch job runs it: slices with warm starts until `budgetMs` of search is spent. */
+export function solveInSlices(problem, budgetMs, seed) {
+  const started = performance.now();
+  let state = { routes: [], searchedMs: 0, rate: 0 };
+  let sol,
+    slice = 0,
+    iterations = 0;
+  do {
+    const sliceMs = Math.max(1, Math.min(SLICE_MS, budgetMs - state.searchedMs));
+    const t = performance.now();
+    sol = solveVrp(problem, sliceOptions(state, sliceMs, budgetMs, seed * 100_000 + slice++));
+    state = nextState(state, sol.routes, sol.iterations, performance.now() - t, sliceMs);
+    iterations += sol.iterations;
+  } while (state.searchedMs < budgetMs);
+  return { sol, ms: performance.now() - started, iterations };
 }

@@ -20,10 +20,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../../dist/lib/paths.js';
-import { solveVrp } from '../../dist/engine/vrp/solver.js';
-import { nextState, sliceOptions } from '../../dist/engine/vrp/slices.js';
 import { SLICE_MS } from '../../dist/api/optimizations/job.js';
-import { SCALE } from './lib.mjs';
+import { SCALE, solveInSlices } from './lib.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -132,22 +130,8 @@ function checkPdptw(inst, sol) {
   return { errs, total };
 }
 
-/** Ours, as the batch job runs it: slices with warm starts until the budget is spent. */
-function ours(problem, budgetMs, seed) {
-  const started = performance.now();
-  let state = { routes: [], searchedMs: 0, rate: 0 };
-  let sol,
-    slice = 0,
-    iterations = 0;
-  do {
-    const sliceMs = Math.max(1, Math.min(SLICE_MS, budgetMs - state.searchedMs));
-    const t = performance.now();
-    sol = solveVrp(problem, sliceOptions(state, sliceMs, budgetMs, seed * 100_000 + slice++));
-    state = nextState(state, sol.routes, sol.iterations, performance.now() - t, sliceMs);
-    iterations += sol.iterations;
-  } while (state.searchedMs < budgetMs);
-  return { sol, ms: performance.now() - started, iterations };
-}
+/** Ours, as the batch job runs it. */
+const ours = (problem, budgetMs, seed) => solveInSlices(problem, budgetMs, seed);
 
 /** VROOM on the same integer problem; shipments' pickup id = the pickup task's id, delivery id = the delivery task's. */
 function vroom(inst, problem, work) {
