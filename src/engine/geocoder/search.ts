@@ -51,7 +51,8 @@ export interface SearchHit {
 type Role = 'any' | 'name' | 'context' | 'number';
 
 interface Scored {
-  hit: Omit<SearchHit, 'complete'>;
+  hit: Omit<SearchHit, 'complete' | 'address'>;
+  address: () => Address;
   missing: number;
   weight: number;
 }
@@ -70,10 +71,16 @@ interface QueryWord {
   countries?: Set<number>;
   /** The house numbers this word makes with the next one or two ("2 a", "45 bis", "501-H 1"), longest first, tried before it alone. */
   joined: string[];
+  /** `word` as UTF-8, made once for the house numbers of every candidate street. */
+  bytes?: Uint8Array;
 }
 
 /** Candidates looked at per query: the postings of the rarest word, heaviest first. */
 const MAX_CANDIDATES = 4000;
+/** Result names folded for preferAsWritten, kept across queries: the keystrokes of one address ask for the
+ *  same thousands of names ("Join 88") again and again. */
+const foldedNames = new Map<string, string>();
+const MAX_FOLDED_NAMES = 100_000;
 /** Words of the dictionary a prefix may stand for before it counts as too short to narrow anything. */
 const MIN_TYPO_LENGTH = 5;
 const NEAR_SCALE_M = 20_000;
@@ -140,7 +147,6 @@ export class SearchIndex {
     }
 
     const candidates = this.candidates(qwords);
-    const hits: SearchHit[] = [];
     let fewestMissing = Number.POSITIVE_INFINITY;
     const scored: Scored[] = [];
     const evaluate = (ids: Iterable<number>) => {
@@ -164,18 +170,25 @@ export class SearchIndex {
       evaluate([...candidates].filter((id) => this.holdsAll(id, words) || (rest.push(id), false)));
       if (scored.length === 0) evaluate(rest);
     } else evaluate(candidates);
-    // Results that leave a word unmatched only when none matches every word.
-    const weightOf = new Map<SearchHit, number>();
-    for (const r of scored) {
-      if (r.missing !== fewestMissing) continue;
-      const hit = { ...r.hit, complete: r.missing === 0 };
-      hits.push(hit);
-      weightOf.set(hit, r.weight);
-    }
-    this.preferAsWritten(hits, q);
+    // Results that leave a word unmatched only when none matches every word; only the ones answered are
+    // copied into results (a common street name scores thousands).
+    const kept = scored.filter((r) => r.missing === fewestMissing);
+    this.preferAsWritten(
+      kept.map((r) => r.hit),
+      q,
+    );
     // Stable: a street's house numbers stay in their order.
-    hits.sort((x, y) => y.score - x.score || weightOf.get(y)! - weightOf.get(x)!);
-    return hits.slice(0, q.limit);
+    kept.sort((x, y) => y.hit.score - x.hit.score || y.weight - x.weight);
+    return kept.slice(0, q.limit).map(({ hit: h, address, missing }) => ({
+      kind: h.kind,
+      name: h.name,
+      lat: h.lat,
+      lon: h.lon,
+      box: h.box,
+      address: address(),
+      score: h.score,
+      complete: missing === 0,
+    }));
   }
 
   /**
@@ -183,18 +196,31 @@ export class SearchIndex {
    * mistyped "Bodastrasse 4", house "3-7" and "37"), the ones written as asked get a little more score.
    * Only then: a name with no such twin scores the same however it is written ("Landstr. 1", "Landstrasse 1").
    */
-  private preferAsWritten(hits: SearchHit[], q: SearchQuery): void {
+  private preferAsWritten(hits: Array<Pick<SearchHit, 'kind' | 'name' | 'score'>>, q: SearchQuery): void {
     const asked = literal(q.structured ? [q.structured.street, q.structured.housenumber].filter(Boolean).join(' ') : (q.text ?? ''));
-    const twins = new Map<string, SearchHit[]>();
-    for (const h of hits) {
-      if (h.kind !== 'street' && h.kind !== 'address') continue;
-      const key = `${h.kind} ${words(h.name).join('')}`;
-      twins.set(key, [...(twins.get(key) ?? []), h]);
-    }
-    for (const group of twins.values()) {
-      if (new Set(group.map((h) => h.name)).size < 2) continue;
-      for (const h of group) if (asked.includes(literal(h.name))) h.score = Math.min(1, Math.round((h.score + LITERAL_BONUS) * 1000) / 1000);
-    }
+    // A common name ("Hauptstrasse", the synthetic country's "Join") comes back thousands of times, each
+    // house its own name ("Join 88"): one pass notes the folded names written more than one way, and
+    // only then is anything else looked at.
+    const keys: Array<string | null> = new Array(hits.length).fill(null);
+    const firstName = new Map<string, string>();
+    const mixed = new Set<string>();
+    hits.forEach((h, i) => {
+      if (h.kind !== 'street' && h.kind !== 'address') return;
+      let f = foldedNames.get(h.name);
+      if (f === undefined) {
+        if (foldedNames.size >= MAX_FOLDED_NAMES) foldedNames.clear();
+        foldedNames.set(h.name, (f = words(h.name).join('')));
+      }
+      const key = (keys[i] = `${h.kind} ${f}`);
+      const seen = firstName.get(key);
+      if (seen === undefined) firstName.set(key, h.name);
+      else if (seen !== h.name) mixed.add(key);
+    });
+    if (mixed.size === 0) return;
+    hits.forEach((h, i) => {
+      const key = keys[i];
+      if (key !== null && mixed.has(key) && asked.includes(literal(h.name))) h.score = Math.min(1, Math.round((h.score + LITERAL_BONUS) * 1000) / 1000);
+    });
   }
 
   /**
@@ -463,7 +489,9 @@ export class SearchIndex {
     const matched = Math.max(0, (qwords.length - missing) / qwords.length);
     const weight = kind === 0 ? a.stAddrFirst[k + 1] - a.stAddrFirst[k] : kind === KIND_PLACE ? a.plWeight[k] : 0;
     const importance = Math.min(1, Math.log10(1 + weight) / 4);
-    const countryName = country < 0 ? null : this.nameOf(a.countryName[country]).text;
+    // Addresses are written only for the results answered: a common name has thousands of candidates and
+    // ten results.
+    const countryName = (): string | null => (country < 0 ? null : this.nameOf(a.countryName[country]).text);
     const score = (lat: number, lon: number, exactNumber: boolean) => {
       let s = matched * (0.55 + 0.25 * coverage + (exactNumber ? 0.1 : 0) + 0.05 * importance + (kind === KIND_PLACE ? 0.05 : 0)) - 0.05 * typos;
       if (q.near) {
@@ -483,31 +511,42 @@ export class SearchIndex {
     if (kind === KIND_PLACE) {
       const lat = a.plCenter[2 * k],
         lon = a.plCenter[2 * k + 1];
-      const address = addressOf(null, null, name, null, countryName);
-      return [
-        { hit: { kind: 'place', name, lat: lat / SCALE, lon: lon / SCALE, box: box(a.plBox, k), address, score: score(lat, lon, false) }, missing, weight },
-      ];
+      const hit: Scored['hit'] = {
+        kind: 'place',
+        name,
+        lat: lat / SCALE,
+        lon: lon / SCALE,
+        box: box(a.plBox, k),
+        score: score(lat, lon, false),
+      };
+      return [{ hit, address: () => addressOf(null, null, name, null, countryName()), missing, weight }];
     }
     if (kind === KIND_POSTCODE) {
       const lat = a.pcCenter[2 * k],
         lon = a.pcCenter[2 * k + 1];
-      const address = addressOf(null, null, this.text(a.pcCity[k]), name, countryName);
-      return [
-        { hit: { kind: 'postcode', name, lat: lat / SCALE, lon: lon / SCALE, box: box(a.pcBox, k), address, score: score(lat, lon, false) }, missing, weight },
-      ];
+      const cityOf = () => this.text(a.pcCity[k]);
+      const hit: Scored['hit'] = {
+        kind: 'postcode',
+        name,
+        lat: lat / SCALE,
+        lon: lon / SCALE,
+        box: box(a.pcBox, k),
+        score: score(lat, lon, false),
+      };
+      return [{ hit, address: () => addressOf(null, null, cityOf(), name, countryName()), missing, weight }];
     }
-    const city = this.text(a.stCity[k]);
-    const streetZip = this.text(a.stPostcode[k]);
+    const city = () => this.text(a.stCity[k]);
+    const streetZip = () => this.text(a.stPostcode[k]);
     if (numberWord && layers.has('address')) {
       return this.houseNumbers(k, numberWord).map((i) => {
         const number = this.text(a.adNumber[i])!;
         const lat = a.adCoords[2 * i],
           lon = a.adCoords[2 * i + 1];
-        const address = addressOf(name, number, city, this.text(a.adPostcode[i]) ?? streetZip, countryName);
         const exact = houseNumberKey(number) === numberWord.word;
         // Of two houses with the number on the street, the one whose own postcode the query names comes
         // first (a fraction of the weight, which otherwise is a count: it orders no other results).
         const own = this.text(a.adPostcode[i]);
+        const postcode = () => own ?? streetZip();
         const postcodeAsked = own !== null && words(own).every((p) => qwords.some((w) => w.word === p));
         const hit: Scored['hit'] = {
           kind: 'address',
@@ -515,20 +554,24 @@ export class SearchIndex {
           lat: lat / SCALE,
           lon: lon / SCALE,
           box: [lat / SCALE, lon / SCALE, lat / SCALE, lon / SCALE],
-          address,
           score: score(lat, lon, exact) - (exact ? 0 : 0.001),
         };
-        return { hit, missing, weight: weight + (postcodeAsked ? 0.5 : 0) };
+        return { hit, address: () => addressOf(name, number, city(), postcode(), countryName()), missing, weight: weight + (postcodeAsked ? 0.5 : 0) };
       });
     }
     if (!layers.has('street')) return [];
     if (numberWord) missing += 0.5;
     const lat = a.stCenter[2 * k],
       lon = a.stCenter[2 * k + 1];
-    const address = addressOf(name, null, city, streetZip, countryName);
-    return [
-      { hit: { kind: 'street', name, lat: lat / SCALE, lon: lon / SCALE, box: box(a.stBox, k), address, score: score(lat, lon, false) }, missing, weight },
-    ];
+    const hit: Scored['hit'] = {
+      kind: 'street',
+      name,
+      lat: lat / SCALE,
+      lon: lon / SCALE,
+      box: box(a.stBox, k),
+      score: score(lat, lon, false),
+    };
+    return [{ hit, address: () => addressOf(name, null, city(), streetZip(), countryName()), missing, weight }];
   }
 
   /** Address points of street `k` whose number is the word (or, being typed, begins with it): the exact one first. */
@@ -543,7 +586,7 @@ export class SearchIndex {
       seen.get(key)?.some((j) => Math.abs(a.adCoords[2 * j] - a.adCoords[2 * i]) + Math.abs(a.adCoords[2 * j + 1] - a.adCoords[2 * i + 1]) < SAME_HOUSE_E7) ??
       false;
     const keep = (key: string, i: number) => seen.set(key, [...(seen.get(key) ?? []), i]);
-    const want = enc.encode(w.word);
+    const want = (w.bytes ??= enc.encode(w.word));
     for (let i = a.stAddrFirst[k]; i < a.stAddrFirst[k + 1]; i++) {
       // Most numbers are plain ASCII digits and lower-case letters, their own key: compared as bytes, and a
       // number that can neither be the word nor begin with it is passed over without being decoded (a

@@ -1,6 +1,7 @@
 // How the search index and its queries see text: one folding and tokenizing for both sides, so a name
 // is found by what a user types ("stadtle" for "Städtle", "Landstr." for "Landstrasse").
 
+const ASCII_RE = /^\p{ASCII}*$/u;
 /** Letters NFD does not take apart; both sides fold them the same, so what is missing still matches itself. */
 const SPECIAL: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ħ: 'h', ı: 'i', ŀ: 'l', þ: 'th', ð: 'd' };
 const SPECIAL_RE = new RegExp(`[${Object.keys(SPECIAL).join('')}]`, 'g');
@@ -60,6 +61,8 @@ function digitValue(c: string): string {
  * digits of every script as 0–9 (𑁪𑁫 → 45), Cyrillic in Latin letters; anything but letters and digits separates words.
  */
 export function fold(text: string): string {
+  // Plain ASCII (most names and every query typed on a plain keyboard) has nothing to fold but its case.
+  if (ASCII_RE.test(text)) return text.toLowerCase();
   return text
     .toLowerCase()
     .replace(SPECIAL_RE, (c) => SPECIAL[c])
@@ -71,6 +74,7 @@ export function fold(text: string): string {
 
 /** The words of a text, folded. "Sankt Martins-Ring" → sankt, martins, ring; "d'Andorra" → d, andorra. */
 export function words(text: string): string[] {
+  if (ASCII_RE.test(text)) return text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
   return fold(text).match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
