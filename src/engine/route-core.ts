@@ -980,7 +980,8 @@ export class RouteCore {
           { ...found, first: sources[sSeeds.indexOf(a)], last: targets[tSeeds.indexOf(b)] },
           direct?.cost ?? Infinity,
         );
-        if (again === null) return direct;
+        // A repaired far leg is not bounded by the piece between two waypoints on one road: compare.
+        if (again === null || (direct && again.cost >= direct.cost)) return direct;
         found = again;
         [first, last] = [sSeeds[sources.indexOf(again.first)], tSeeds[targets.indexOf(again.last)]];
       }
