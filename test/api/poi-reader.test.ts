@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { PoiReader } from '../../src/api/pois/poi-reader.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { API_ONLY } from './helpers.js';
+import { API_ONLY, settled } from './helpers.js';
 
 // The reader keeps POIs' JSON between reads. It stands for another process here: every change made
 // through the API (or by the geocoder, in SQL) must show in its very next read.
@@ -88,7 +88,11 @@ describe('POI JSON held between reads', () => {
     expect(res.status).toBeLessThan(300);
     const next = await shown();
     expect(holds(next)).toBe(true);
-    expect(next).toEqual(await viaApi());
+    const answered = await viaApi();
+    // Once moved, its address is pending: a job runner of another test file may place it between the two
+    // reads (seen in CI), so then the rest is compared.
+    if (next.address.geocoded_at === null || answered.address.geocoded_at === null) expect(settled(next)).toEqual(settled(answered));
+    else expect(next).toEqual(answered);
   });
 
   it('a deleted POI is gone from the next read; one of another team is never shown', async () => {
