@@ -18,7 +18,7 @@ import {
   type RouteResult,
 } from '../../src/engine/engine.js';
 import type { LatLon } from '../../src/lib/lat-lon.js';
-import { dijkstra, plainNodes, rng, testMap, type TestGraph } from './helpers.js';
+import { dijkstra, plainNodes, rng, testMap, type TestGraph, nodeAt } from './helpers.js';
 
 let graphs: Record<string, TestGraph>;
 beforeAll(async () => {
@@ -27,8 +27,6 @@ beforeAll(async () => {
   await loadMap(map.dir);
 });
 afterAll(closePool);
-
-const at = (g: TestGraph, v: number): LatLon => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] });
 
 /** A square of `side` meters around a point, turned by `turn` radians, optionally with a square hole of `hole` meters. */
 function square(c: LatLon, side: number, turn: number, hole = 0): AvoidPolygon {
@@ -86,18 +84,18 @@ describe('avoided polygons on Liechtenstein', () => {
       for (let i = 0; i < 30; i++) {
         const s = nodes[Math.floor(rand() * nodes.length)],
           t = nodes[Math.floor(rand() * nodes.length)];
-        const plain = await route({ profile, waypoints: [at(g, s), at(g, t)] }).catch(() => null);
+        const plain = await route({ profile, waypoints: [nodeAt(g, s), nodeAt(g, t)] }).catch(() => null);
         if (!plain || plain.geometry.length < 20) continue;
         // One or two squares of 100–800 m on the plain route, away from both ends.
         const line = lineOf(plain);
         const polygons = Array.from({ length: 1 + Math.floor(rand() * 2) }, () => {
           const [lon, lat] = line[1 + Math.floor(rand() * (line.length - 2))];
           return square({ lat, lon }, 100 + rand() * 700, rand() * Math.PI, 0);
-        }).filter((p) => !inside(at(g, s).lon, at(g, s).lat, p) && !inside(at(g, t).lon, at(g, t).lat, p));
+        }).filter((p) => !inside(nodeAt(g, s).lon, nodeAt(g, s).lat, p) && !inside(nodeAt(g, t).lon, nodeAt(g, t).lat, p));
         if (!polygons.length) continue;
         const blockedGeoms = entering(g, polygons);
         const ref = dijkstra(g, s, { blocked: blockedGeoms, target: t })[t];
-        const r = await route({ profile, waypoints: [at(g, s), at(g, t)], avoid: { circles: [], polygons } }).catch((e: unknown) => e);
+        const r = await route({ profile, waypoints: [nodeAt(g, s), nodeAt(g, t)], avoid: { circles: [], polygons } }).catch((e: unknown) => e);
         if (r instanceof NoRouteError) {
           expect(r.reason).toBe('blocked');
           expect(ref).toBe(Infinity);
@@ -109,7 +107,7 @@ describe('avoided polygons on Liechtenstein', () => {
         const got = lineOf(found);
         for (const p of polygons) for (let k = 0; k + 1 < got.length; k++) expect(segmentEnters(got[k], got[k + 1], p)).toBe(false);
         // The answer the API sends (raced over two threads) is as fast.
-        const raced = await routeJson({ profile, waypoints: [at(g, s), at(g, t)], avoid: { circles: [], polygons } });
+        const raced = await routeJson({ profile, waypoints: [nodeAt(g, s), nodeAt(g, t)], avoid: { circles: [], polygons } });
         expect(raced.duration).toBeCloseTo(found.duration, 6);
         raced.release();
         if (found.duration > plain.duration + 1e-6) longer++;
@@ -132,20 +130,20 @@ describe('avoided polygons on Liechtenstein', () => {
       for (let i = 0; i < 25; i++) {
         const s = nodes[Math.floor(rand() * nodes.length)],
           t = nodes[Math.floor(rand() * nodes.length)];
-        const plain = await route({ profile, waypoints: [at(g, s), at(g, t)] }).catch(() => null);
+        const plain = await route({ profile, waypoints: [nodeAt(g, s), nodeAt(g, t)] }).catch(() => null);
         if (!plain || plain.geometry.length < 20) continue;
         const line = lineOf(plain);
         const [lon, lat] = line[1 + Math.floor(rand() * (line.length - 2))];
         const polygons = [square({ lat, lon }, 100 + rand() * 700, rand() * Math.PI, 0)].filter(
-          (p) => !inside(at(g, s).lon, at(g, s).lat, p) && !inside(at(g, t).lon, at(g, t).lat, p),
+          (p) => !inside(nodeAt(g, s).lon, nodeAt(g, s).lat, p) && !inside(nodeAt(g, t).lon, nodeAt(g, t).lat, p),
         );
         if (!polygons.length) continue;
         const blockedGeoms = entering(g, polygons);
         const ref = dijkstra(g, s, { blocked: blockedGeoms, target: t })[t];
         const avoid = { circles: [], polygons };
         const limit = 2 * plain.duration + 600;
-        const [to] = await travelTimes({ profile, source: at(g, s), targets: [at(g, t)], maxDuration: limit, avoid });
-        const [back] = await travelTimes({ profile, source: at(g, t), targets: [at(g, s)], maxDuration: limit, avoid, toSource: true });
+        const [to] = await travelTimes({ profile, source: nodeAt(g, s), targets: [nodeAt(g, t)], maxDuration: limit, avoid });
+        const [back] = await travelTimes({ profile, source: nodeAt(g, t), targets: [nodeAt(g, s)], maxDuration: limit, avoid, toSource: true });
         if (ref / 10 > limit) {
           expect(to).toBeNull();
           continue;
@@ -172,10 +170,10 @@ describe('avoided polygons on Liechtenstein', () => {
   it('a waypoint walled in by a polygon with a hole around it has no route: the leg to it is blocked; the matrix has no cell', async () => {
     const g = graphs['driving-car'];
     const nodes = plainNodes(g);
-    const vaduz = at(
+    const vaduz = nodeAt(
       g,
       nodes.reduce((best, v) =>
-        Math.hypot(at(g, v).lat - 47.1393, at(g, v).lon - 9.5215) < Math.hypot(at(g, best).lat - 47.1393, at(g, best).lon - 9.5215) ? v : best,
+        Math.hypot(nodeAt(g, v).lat - 47.1393, nodeAt(g, v).lon - 9.5215) < Math.hypot(nodeAt(g, best).lat - 47.1393, nodeAt(g, best).lon - 9.5215) ? v : best,
       ),
     );
     const schaan = { lat: 47.165, lon: 9.5093 };

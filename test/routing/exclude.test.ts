@@ -15,7 +15,7 @@ import { buildShapePool, pendingShapes, shapesOf } from '../../src/map/graphs/sh
 import { OsmData } from '../../src/map/osm/osm-data.js';
 import type { OsmWay } from '../../src/map/osm/osm-pbf.js';
 import type { LatLon } from '../../src/lib/lat-lon.js';
-import { dijkstra, plainNodes, rng, testMap, type TestGraph } from './helpers.js';
+import { dijkstra, plainNodes, rng, testMap, type TestGraph, nodeAt } from './helpers.js';
 
 // ---- synthetic: west (1) to east (3), a 2 km straight way with the tags under test, and a 2.8 km detour
 // north over 4 and 5 (a plain primary road).
@@ -109,8 +109,6 @@ beforeAll(async () => {
 });
 afterAll(closePool);
 
-const at = (g: TestGraph, v: number): LatLon => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] });
-
 /** The geometries of the classes in `bits`, read from the map's class bytes. */
 const ofClasses = (g: TestGraph, bits: number): Set<number> => {
   const out = new Set<number>();
@@ -186,7 +184,7 @@ describe('exclusions on Liechtenstein', () => {
       const targets = Array.from({ length: 10 }, () => nodes[Math.floor(rand() * nodes.length)]);
       const results = await Promise.all(
         targets.map((t) =>
-          route({ profile, waypoints: [at(g, s), at(g, t)], exclude: bits }).catch((err: unknown) => {
+          route({ profile, waypoints: [nodeAt(g, s), nodeAt(g, t)], exclude: bits }).catch((err: unknown) => {
             if (err instanceof NoRouteError) return err;
             throw err;
           }),
@@ -216,7 +214,7 @@ describe('exclusions on Liechtenstein', () => {
     const bits = EXCLUDE_BIT.unpaved;
     const nodes = plainNodes(g, ofClasses(g, bits));
     const rand = rng(7);
-    const pts = Array.from({ length: 6 }, () => at(g, nodes[Math.floor(rand() * nodes.length)]));
+    const pts = Array.from({ length: 6 }, () => nodeAt(g, nodes[Math.floor(rand() * nodes.length)]));
     const m = await matrix({ profile: 'foot-walking', points: pts, exclude: bits });
     for (let i = 0; i < pts.length; i++) {
       for (let j = 0; j < pts.length; j++) {

@@ -12,6 +12,9 @@ import { projectRoot } from '../../src/lib/paths.js';
  */
 export type TestGraph = RoadGraph & { nodeE7: Int32Array; nodeCoords: Float64Array; geomCoords: Float64Array };
 
+/** Node v's position as a waypoint. */
+export const nodeAt = (g: TestGraph, v: number): { lat: number; lon: number } => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] });
+
 export function withDegrees(g: RoadGraph): TestGraph {
   const nodeE7 = nodePositionsE7(g);
   return Object.assign(g, { nodeE7, nodeCoords: toDegrees(nodeE7), geomCoords: toDegrees(g.shapes.pointsE7) });

@@ -27,7 +27,7 @@ import { closedTo, RouteCore, type MatrixResult } from '../../src/engine/route-c
 import { join } from 'node:path';
 import { projectRoot } from '../../src/lib/paths.js';
 import type { LatLon } from '../../src/lib/lat-lon.js';
-import { dijkstra, plainNodes, pointSegmentMeters, readGraphs, rng, testMap, type TestGraph } from './helpers.js';
+import { dijkstra, plainNodes, pointSegmentMeters, readGraphs, rng, testMap, type TestGraph, nodeAt } from './helpers.js';
 import { syntheticExtract } from '../scale/synthetic-map.js';
 
 const PROFILES: ProfileName[] = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'];
@@ -42,11 +42,10 @@ afterAll(closePool);
 
 // ---- shared helpers ---------------------------------------------------------------------------------
 
-const at = (g: TestGraph, v: number): LatLon => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] });
 const pick = <T>(xs: T[], rand: () => number): T => xs[Math.floor(rand() * xs.length)];
 /** A point up to `meters` away from a random node. */
 const near = (g: TestGraph, v: number, rand: () => number, meters: number): LatLon => {
-  const p = at(g, v);
+  const p = nodeAt(g, v);
   const r = meters * Math.sqrt(rand()),
     a = 2 * Math.PI * rand();
   return { lat: p.lat + (r * Math.sin(a)) / 111_320, lon: p.lon + (r * Math.cos(a)) / (111_320 * Math.cos((p.lat * Math.PI) / 180)) };
@@ -195,7 +194,7 @@ function matrixPoints(g: TestGraph, nodes: number[], seed: number, sources: numb
     for (let k = 0; k < n; k++) {
       const v = pick(nodes, rand);
       if (k < onNodes) {
-        pts.push(at(g, v));
+        pts.push(nodeAt(g, v));
         at_.push(v);
       } else {
         pts.push(near(g, v, rand, 150));
@@ -233,7 +232,7 @@ describe('rectangular matrix (targets)', () => {
     const g = graphs['driving-car'];
     const nodes = plainNodes(g);
     const rand = rng(5);
-    const ok = () => at(g, pick(nodes, rand));
+    const ok = () => nodeAt(g, pick(nodes, rand));
     const far = { lat: 0, lon: 0 };
     const farEast = { lat: 47.15, lon: 10.6 };
     const expectFar = async (req: Parameters<typeof matrix>[0], indexes: number[]) => {
@@ -307,9 +306,9 @@ describe('travelTimes against the matrix', () => {
     const g = graphs[profile];
     const nodes = plainNodes(g);
     const rand = rng(seed);
-    const source = at(g, pick(nodes, rand));
+    const source = nodeAt(g, pick(nodes, rand));
     // Half on nodes, half up to 200 m off one.
-    const targets = Array.from({ length: 300 }, (_, k) => (k % 2 ? at(g, pick(nodes, rand)) : near(g, pick(nodes, rand), rand, 200)));
+    const targets = Array.from({ length: 300 }, (_, k) => (k % 2 ? nodeAt(g, pick(nodes, rand)) : near(g, pick(nodes, rand), rand, 200)));
     const m = await matrix({ profile, points: [source], targets });
     return { source, targets, durations: m.durations[0], distances: m.distances[0] };
   };
@@ -363,8 +362,8 @@ describe('travelTimes against the matrix', () => {
     const g = graphs[profile];
     const nodes = plainNodes(g);
     const rand = rng(41);
-    const source = at(g, pick(nodes, rand));
-    const targets = Array.from({ length: 300 }, (_, k) => (k % 2 ? at(g, pick(nodes, rand)) : near(g, pick(nodes, rand), rand, 200)));
+    const source = nodeAt(g, pick(nodes, rand));
+    const targets = Array.from({ length: 300 }, (_, k) => (k % 2 ? nodeAt(g, pick(nodes, rand)) : near(g, pick(nodes, rand), rand, 200)));
     const m = await matrix({ profile, points: targets, targets: [source] });
     const tt = await travelTimes({ profile, source, targets, maxDuration, toSource: true });
     const { inside } = check(
@@ -479,13 +478,14 @@ describe('isochrones against a one-to-all Dijkstra', () => {
     const nodes = plainNodes(g, closed);
     // A node near Vaduz.
     let s = nodes[0];
-    for (const v of nodes) if (Math.hypot(at(g, v).lat - 47.14, at(g, v).lon - 9.52) < Math.hypot(at(g, s).lat - 47.14, at(g, s).lon - 9.52)) s = v;
+    for (const v of nodes)
+      if (Math.hypot(nodeAt(g, v).lat - 47.14, nodeAt(g, v).lon - 9.52) < Math.hypot(nodeAt(g, s).lat - 47.14, nodeAt(g, s).lon - 9.52)) s = v;
     const ref = byDistance ? dijkstraCm(g, s, closed) : dijkstra(g, s, { blocked: closed });
     const scale = byDistance ? 100 : 10;
     const cost = (e: number) => (byDistance ? g.geomCm[g.orig[e] >> 1] : g.weight[e]);
-    const iso = await isochrone({ profile, source: at(g, s), limits, byDistance });
-    expect(iso.snapped.lat).toBeCloseTo(at(g, s).lat, 7);
-    expect(iso.snapped.lon).toBeCloseTo(at(g, s).lon, 7);
+    const iso = await isochrone({ profile, source: nodeAt(g, s), limits, byDistance });
+    expect(iso.snapped.lat).toBeCloseTo(nodeAt(g, s).lat, 7);
+    expect(iso.snapped.lon).toBeCloseTo(nodeAt(g, s).lon, 7);
     expect(iso.shapes.length).toBe(limits.length);
     const cell = iso.cellMeters;
     expect(cell).toBeGreaterThanOrEqual(50);
@@ -514,7 +514,7 @@ describe('isochrones against a one-to-all Dijkstra', () => {
         if (ref[v] > limit) continue;
         nodesIn++;
         if (!inside(g.nodeCoords[2 * v + 1], g.nodeCoords[2 * v]))
-          failures.push(`limit ${limits[k]}: node ${v} at ${at(g, v).lat},${at(g, v).lon} (${ref[v] / scale}) outside`);
+          failures.push(`limit ${limits[k]}: node ${v} at ${nodeAt(g, v).lat},${nodeAt(g, v).lon} (${ref[v] / scale}) outside`);
       }
       stats[`nodes≤${limits[k]}`] = nodesIn;
       expect(nodesIn).toBeGreaterThan(20);

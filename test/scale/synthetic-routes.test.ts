@@ -11,9 +11,8 @@ import { segmentDistance } from '../../src/map/graphs/segment-grid.js';
 import { placeGraphs } from '../../src/engine/graph-memory.js';
 import { pairsOf } from '../../src/engine/line-json.js';
 import { closedTo, RouteCore, type VehicleQuery } from '../../src/engine/route-core.js';
-import { dijkstra, lineDistanceMeters, readGraphs, rng, type TestGraph } from '../routing/helpers.js';
+import { dijkstra, lineDistanceMeters, readGraphs, rng, type TestGraph, nodeAt } from '../routing/helpers.js';
 import { syntheticMap } from './synthetic-map.js';
-import type { LatLon } from '../../src/lib/lat-lon.js';
 
 interface Circle {
   lat: number;
@@ -103,8 +102,6 @@ function plainNodes(g: TestGraph, closed: ReadonlySet<number>): number[] {
   return out;
 }
 
-const at = (g: TestGraph, v: number): LatLon => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] });
-
 /** 300 random pairs routed for `vehicle` (the default lorry without one): each costs what the reference finds
  *  off the ways the lorry exceeds, or has no route, saying the lorry is too big, when the reference has none.
  *  `backward`: searched as the second thread of a race does, from the end. */
@@ -121,7 +118,7 @@ function againstReference(profile: string, seed: number, vehicle?: VehicleQuery,
     const ref = reference(g, s, t, closed);
     const race = backward ? { backward, flag: new Int32Array(new SharedArrayBuffer(4)) } : undefined;
     const turnsBefore = core.searches.turns;
-    const r = core.route({ profile, waypoints: [at(g, s), at(g, t)], vehicle, race });
+    const r = core.route({ profile, waypoints: [nodeAt(g, s), nodeAt(g, t)], vehicle, race });
     if (ref === Infinity) {
       // The main network is one strongly connected part: only ways closed to the lorry cut a pair off.
       expect(closed.size, `pair ${s} → ${t}`).toBeGreaterThan(0);
@@ -167,7 +164,7 @@ describe.each(PROFILES)('%s on a synthetic country', (profile) => {
     for (let i = 0; i < 300; i++) {
       const s = nodes[Math.floor(rand() * nodes.length)],
         t = nodes[Math.floor(rand() * nodes.length)];
-      const plain = core.route({ profile, waypoints: [at(g, s), at(g, t)] });
+      const plain = core.route({ profile, waypoints: [nodeAt(g, s), nodeAt(g, t)] });
       if (!plain.ok) {
         // Only ways closed to the default lorry connect the pair (the plain test counts those).
         expect(plain.error).toMatchObject({ kind: 'no-route', reason: 'too-big' });
@@ -186,10 +183,10 @@ describe.each(PROFILES)('%s on a synthetic country', (profile) => {
       // the race's flag; a thread that finds the flag raised gives up.
       const flag = new Int32Array(new SharedArrayBuffer(4));
       const routes = [false, true].map((backward) =>
-        core.route({ profile, waypoints: [at(g, s), at(g, t)], avoid: { circles }, race: backward ? { backward, flag } : undefined }),
+        core.route({ profile, waypoints: [nodeAt(g, s), nodeAt(g, t)], avoid: { circles }, race: backward ? { backward, flag } : undefined }),
       );
       expect(Atomics.load(flag, 0)).toBe(1);
-      expect(core.route({ profile, waypoints: [at(g, s), at(g, t)], avoid: { circles }, race: { backward: false, flag } })).toEqual({
+      expect(core.route({ profile, waypoints: [nodeAt(g, s), nodeAt(g, t)], avoid: { circles }, race: { backward: false, flag } })).toEqual({
         ok: false,
         error: { kind: 'stopped' },
       });
