@@ -410,7 +410,6 @@ function workloadA(pool, diagonal) {
     return rand() < 0.5 ? [pool[i], pool[j]] : [pool[j], pool[i]];
   };
   const items = Array.from({ length: 200 }, draw);
-  farItems = items;
   log(`(a) 200 plain car routes between road points ≥ ${km(minD)} km apart (${far.length} such pairs in the pool)`);
   return {
     name: '(a)',
@@ -427,15 +426,12 @@ function workloadA(pool, diagonal) {
   };
 }
 
-/** (a)'s pairs, for (f): the same routes asked with steps and an encoded line. */
-let farItems;
-
 /**
  * (f) (a)'s routes with turn-by-turn steps (`steps: true`) and with the line as `polyline6`: what steps
  * cost beside the plain route (issue 31: p95 ≤ 1.3 ×), and how much smaller the encoded answer is
  * (≤ 0.35 × the GeoJSON body). One workload per variant, the same pairs as (a).
  */
-function workloadF() {
+function workloadF(farItems) {
   if (!farItems) return { skipped: '(a) was not set up' };
   const variant = (name, extra, description) => ({
     name,
@@ -953,7 +949,8 @@ async function run() {
     c: () => workloadC(pool, bounds),
     d: () => workloadD(pool),
     e: () => workloadE(pool, bounds),
-    f: () => workloadF(),
+    // (a)'s pairs: the same routes asked with steps and an encoded line.
+    f: () => workloadF(jobs.find(([key]) => key === 'a')?.[2].items),
   };
   /** What to time: [key, profile or null, workload]. */
   const jobs = [];

@@ -174,8 +174,12 @@ export function repairForbiddenTurns(r: TurnRules, sources: DirectedSeed[], targ
   for (let repairs = 0; repairs < MAX_REPAIRS; repairs++) {
     const at = firstForbiddenTurn(r, path.first.dir, path.start, path.edges, path.last.dir);
     if (at < 0) return path;
+    // Cost along the path from its start to each of its nodes.
+    const along = new Float64Array(path.edges.length + 1);
+    for (let i = 0; i < path.edges.length; i++) along[i + 1] = along[i] + r.g.weight[path.edges[i]];
     let repaired: TurnPath | null = null;
-    for (let w = 0, window = REPAIR_WINDOW; w < REPAIR_WIDENINGS && !repaired; w++, window *= 4) repaired = repairAround(r, sources, targets, path, at, window);
+    for (let w = 0, window = REPAIR_WINDOW; w < REPAIR_WIDENINGS && !repaired; w++, window *= 4)
+      repaired = repairAround(r, sources, targets, path, along, at, window);
     if (!repaired) return found;
     path = repaired;
   }
@@ -183,15 +187,21 @@ export function repairForbiddenTurns(r: TurnRules, sources: DirectedSeed[], targ
 }
 
 /** The path with the stretch `window` tenths of a second either side of its node `at` searched again
- *  without kept-out turns; null when that search finds nothing within its budget. */
-function repairAround(r: TurnRules, sources: DirectedSeed[], targets: DirectedSeed[], path: TurnPath, at: number, window: number): TurnPath | null {
+ *  without kept-out turns (`along`: the cost along the path to each node); null when that search finds
+ *  nothing within its budget. */
+function repairAround(
+  r: TurnRules,
+  sources: DirectedSeed[],
+  targets: DirectedSeed[],
+  path: TurnPath,
+  along: Float64Array,
+  at: number,
+  window: number,
+): TurnPath | null {
   const g = r.g;
   const { edges } = path;
   const n = edges.length;
-  // node(i): the path's i-th node; cost along the path from its start to node i.
   const node = (i: number): number => (i === 0 ? path.start : g.head[edges[i - 1]]);
-  const along = new Float64Array(n + 1);
-  for (let i = 0; i < n; i++) along[i + 1] = along[i] + g.weight[edges[i]];
   let lo = at;
   while (lo > 0 && along[at] - along[lo] < window) lo--;
   let hi = at;
