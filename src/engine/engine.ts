@@ -261,6 +261,23 @@ export async function loadMap(dir: string, profiles: readonly ProfileName[] = PR
   return map;
 }
 
+/** `count` points on `profile`'s roads of the active map, spread over them (the warm-ups ask there); `span`
+ *  of the profile's ways from the middle of their list (1 = all): ways are numbered in the extract's
+ *  order, which follows the map closely enough for a small span to stay in one region. */
+export function roadPoints(profile: ProfileName, count: number, span = 1): LatLon[] {
+  const m = active();
+  const pm = m?.graphs.profiles[profile];
+  if (!m || !pm) throw new MapNotLoadedError();
+  const g = viewGraph(pm, m.graphs.shapes);
+  const n = g.geomFirst.length;
+  const from = Math.floor((n * (1 - span)) / 2);
+  const width = Math.max(1, Math.floor(n * span));
+  return Array.from({ length: Math.min(count, n) }, (_, i) => {
+    const p = g.geomFirst[Math.min(n - 1, from + Math.floor(((i + 0.5) * width) / count))];
+    return { lat: g.shapes.pointsE7[2 * p] * 1e-7, lon: g.shapes.pointsE7[2 * p + 1] * 1e-7 };
+  });
+}
+
 /** Points spread over the map's roads (the geocoder's warm-up asks there). */
 function samplePoints(shapes: Shapes, count: number): LatLon[] {
   const n = shapes.pointsE7.length / 2;
