@@ -28,7 +28,7 @@ import { startJobRunner } from './job-kinds.js';
 import { messagingRoutes } from './api/messaging/routes.js';
 import { Metrics, metricsRoute } from './ops/metrics.js';
 import { readyRoute } from './ops/ready.js';
-import { type HandlerWarmUp, WARM_UP_HEADER, warmHandlers, warmSocket } from './ops/warm-handlers.js';
+import { collectGarbage, type HandlerWarmUp, WARM_UP_HEADER, warmHandlers, warmSocket } from './ops/warm-handlers.js';
 import { poiRoutes } from './api/pois/routes.js';
 import { clustersEndpoint } from './api/clusters/routes.js';
 import { optimizeEndpoint } from './api/optimize/routes.js';
@@ -293,7 +293,10 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
       config.port,
       { bodyTimeoutMs: config.bodyTimeoutMs },
     );
-    if (own.warming) log.info({ answered: await warmSocket(config.host, server.port, warmToken) }, 'request reading warmed up');
+    if (own.warming) {
+      log.info({ answered: await warmSocket(config.host, server.port, warmToken) }, 'request reading warmed up');
+      collectGarbage();
+    }
     own.warming = false;
     warmToken = undefined;
     log.info({ port: server.port, map: activeMap()?.id }, 'listening');
