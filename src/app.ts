@@ -28,6 +28,7 @@ import { startJobRunner } from './job-kinds.js';
 import { messagingRoutes } from './api/messaging/routes.js';
 import { Metrics, metricsRoute } from './ops/metrics.js';
 import { readyRoute } from './ops/ready.js';
+import { warmAvoidanceReads } from './api/routes/avoid-selection.js';
 import { collectGarbage, type HandlerWarmUp, WARM_UP_HEADER, warmHandlers, warmSocket } from './ops/warm-handlers.js';
 import { poiRoutes } from './api/pois/routes.js';
 import { clustersEndpoint } from './api/clusters/routes.js';
@@ -264,7 +265,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     // A fresh process's first requests would pay for what runs here (ops/warm-handlers.ts): it is paid
     // before the server listens, so before /ready can say 200.
     await Promise.all([...new Set([sql, limiterSql, readSql])].map(openConnections));
-    await keys.warm(sql.options.max);
+    await Promise.all([keys.warm(sql.options.max), mapDir && warmAvoidanceReads(sql, sql.options.max)]);
     if (mapDir) {
       own.handlers = await warmHandlers(router, log);
       log.info(own.handlers, 'request handlers warmed up');
