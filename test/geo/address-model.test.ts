@@ -55,7 +55,7 @@ beforeAll(async () => {
       const key = cellOf(o.point).join(',');
       cells.set(key, [...(cells.get(key) ?? []), o]);
     }
-    extracts[name] = { osm, geocoder: await loadGeocoder(dir), search: loadSearchIndex(dir), objects, streets, cells };
+    extracts[name] = { osm, geocoder: await loadGeocoder(dir), search: await loadSearchIndex(dir), objects, streets, cells };
   }
 });
 

@@ -45,7 +45,7 @@ describe.each([
     dir = await mkdtemp(join(tmpdir(), `waymark-search-${extract}-`));
     const counts = await buildGeocoderIndex(osm, dir);
     bytesPerAddress = counts.searchBytes! / counts.addresses;
-    index = loadSearchIndex(dir);
+    index = await loadSearchIndex(dir);
     const hasAddress = (t: Record<string, string> | null) => !!t?.['addr:street'] && !!t['addr:housenumber'] && !t['addr:housenumber'].includes(';');
     addresses = [
       ...osm.taggedNodes.filter((n) => hasAddress(n.tags)).map((n) => ({ lat: n.lat, lon: n.lon, tags: n.tags! })),
@@ -247,7 +247,7 @@ describe("search in Liechtenstein: the issue's examples, checked against the ext
     osm = await loadOsm(join(projectRoot, '..', 'shared', 'data', 'osm', 'liechtenstein.osm.pbf'));
     dir = await mkdtemp(join(tmpdir(), 'waymark-search-li-'));
     await buildGeocoderIndex(osm, dir);
-    index = loadSearchIndex(dir);
+    index = await loadSearchIndex(dir);
   }, 60_000);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 

@@ -5,7 +5,8 @@
 // context. House numbers are looked up among a street's address points. No step scans the map.
 import { SCALE } from '../../map/geocoder/areas.js';
 import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
-import { KIND_PLACE, KIND_POSTCODE, readSearchIndex, type SearchArrays } from '../../map/geocoder/search-format.js';
+import { KIND_PLACE, KIND_POSTCODE, SEARCH_FILE, searchArraysOf, type SearchArrays } from '../../map/geocoder/search-format.js';
+import { readGeocoderDir, type GeocoderFiles } from '../../map/map-dir.js';
 import { fold, houseNumberKey, looksLikeHouseNumber, queryWords as splitQuery, shortForm, words } from '../../map/geocoder/search-text.js';
 import type { Address } from './reverse.js';
 
@@ -620,5 +621,8 @@ function addressOf(street: string | null, number: string | null, city: string | 
   return { street: line, housenumber: number, city, zipcode, country, display_name: display || null };
 }
 
-/** The search index of a map directory, read in place. */
-export const loadSearchIndex = (mapDir: string): SearchIndex => new SearchIndex(readSearchIndex(mapDir));
+/** The search index over an index's files (map-dir.ts), in place. */
+export const searchIndexFromFiles = (files: GeocoderFiles): SearchIndex => new SearchIndex(searchArraysOf(files[SEARCH_FILE].buffer, SEARCH_FILE));
+
+/** The search index of a directory holding only a geocoder index (written by buildGeocoderIndex: tests, tools). */
+export const loadSearchIndex = async (dir: string): Promise<SearchIndex> => searchIndexFromFiles(await readGeocoderDir(dir));
