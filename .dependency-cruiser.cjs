@@ -12,7 +12,7 @@ const LAYERS = [
   ['http', '^src/http/'],
   ['geocoding', '^src/geocoding/'],
   ['api', '^src/api/'],
-  ['edges', '^src/(dashboard|ops|docs|peer)/'],
+  ['edges', '^src/(dashboard|ops|docs)/'],
   ['wiring', '^src/(app|compute-thread|job-kinds)\\.ts$'],
   ['cli', '^src/cli/'],
 ];
