@@ -69,7 +69,7 @@ const HASHER = `const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
 const { closeSync, openSync, readSync } = require('node:fs');
 function hashFile(path) {
-  const hash = createHash('sha256'), chunk = Buffer.allocUnsafe(4 << 20), fd = openSync(path, 'r');
+  const hash = createHash('sha256'), chunk = Buffer.allocUnsafe(256 << 10), fd = openSync(path, 'r');
   try { for (let n; (n = readSync(fd, chunk, 0, chunk.length, null)) > 0; ) hash.update(chunk.subarray(0, n)); } finally { closeSync(fd); }
   return hash.digest('hex');
 }
