@@ -45,7 +45,7 @@ import type {
 import type { LatLon } from '../lib/lat-lon.js';
 import type { WaypointOption } from './waypoint-options.js';
 
-export type { AvoidPolygon, Circle } from './avoid.js';
+export type { Circle } from './avoid.js';
 export type { GeometryOptions } from './polyline.js';
 export type { WaypointOption } from './waypoint-options.js';
 export type { IsochroneResult, MatrixResult, NearestRoad, RouteJsonResult, RouteResult, TravelTimes } from './route-core.js';
@@ -372,7 +372,7 @@ function received(r: RouteJsonTaskResult): RouteJsonResult {
   return { ...rest, geometryJson: [bytes], release };
 }
 
-/** Arena slots held now: texts received and not yet released. */
+/** Arena slots held now: texts received and not yet released. @internal (tests) */
 export const heldReplySlots = (): number => heldSlots(arena);
 
 const receivedOutcome = (o: Outcome<RouteJsonTaskResult>): Outcome<RouteJsonResult> => (o.ok ? { ok: true, value: received(o.value) } : o);

@@ -233,7 +233,7 @@ export class MapDir {
 }
 
 /** One profile's arrays as plain typed arrays, over the map's shapes (tools, tests, benchmarks). Each file
- *  is checked against the manifest as the service's reads are. */
+ *  is checked against the manifest as the service's reads are. @internal */
 export async function readGraphFiles(dir: string, profile: string, meta: GraphManifest, shapes: Shapes): Promise<RoadGraph> {
   const map = await MapDir.open(dir);
   const arrays: Record<string, ArrayBufferView> = {};
@@ -248,7 +248,7 @@ export async function readGraphFiles(dir: string, profile: string, meta: GraphMa
   return { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries, shapes, ...arrays } as unknown as RoadGraph;
 }
 
-/** The map's shared shapes, checked (tools, tests, benchmarks). */
+/** The map's shared shapes, checked (tools, tests, benchmarks). @internal */
 export async function readShapeFiles(dir: string): Promise<Shapes> {
   const map = await MapDir.open(dir);
   return whole(map, () => map.shapes());
