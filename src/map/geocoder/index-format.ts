@@ -4,6 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FlatAreas } from './areas.js';
+import type { CoverageGrid } from '../osm/coverage.js';
 
 /**
  * 2: countries carry their alpha-2 code; the forward-search index (search.bin, search-format.ts) beside it.
@@ -11,6 +12,9 @@ import type { FlatAreas } from './areas.js';
  * address points with a street but no number.
  */
 export const GEOCODER_FORMAT = 3;
+
+/** How far from a point the postcode tagged on an object around is still its postcode (the last resort, "estimated"). */
+export const POSTCODE_NEAR_M = 500;
 
 export type AreaKind = 'country' | 'municipality' | 'postal';
 
@@ -34,15 +38,6 @@ export interface CountryInfo {
   alpha2: string | null;
   /** True when the extract holds the full OSM boundary, which then overrides Natural Earth. */
   osmComplete: boolean;
-}
-
-/** Cells of a lat/lon grid that contain map data (dilated by one cell); points elsewhere are outside the map. */
-export interface CoverageGrid {
-  minLat: number;
-  minLon: number;
-  cellDegrees: number;
-  rows: number;
-  cols: number;
 }
 
 export interface GeocoderCounts {
