@@ -5,7 +5,14 @@ import { AreaIndex, SCALE } from '../../map/geocoder/areas.js';
 import { CountryLocator } from '../../map/geocoder/country-locator.js';
 import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 import { nearestCentre } from '../../map/geocoder/geometry.js';
-import { geocoderIndexOf, parseGeocoderMeta, POSTCODE_NEAR_M, type GeocoderArrays, type GeocoderIndexData, type GeocoderMeta } from '../../map/geocoder/index-format.js';
+import {
+  geocoderIndexOf,
+  parseGeocoderMeta,
+  POSTCODE_NEAR_M,
+  type GeocoderArrays,
+  type GeocoderIndexData,
+  type GeocoderMeta,
+} from '../../map/geocoder/index-format.js';
 import { readGeocoderDir, type GeocoderFiles } from '../../map/map-dir.js';
 import { StreetIndex } from '../../map/geocoder/street-index.js';
 
