@@ -9,14 +9,7 @@ import { CountryLocator } from './country-locator.js';
 import { addressOf, ASSOCIATED_STREET_MARK, isAdmin, MUNICIPALITY_LEVELS, postalCodeOf, STREET_VARIANTS, type AddressFields } from '../osm/address-tags.js';
 import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 import { centroid, interiorPoint, ringsContain } from './geometry.js';
-import {
-  GEOCODER_FORMAT,
-  writeGeocoderIndex,
-  type AreaInfo,
-  type CountryInfo,
-  type GeocoderCounts,
-  type GeocoderIndexData,
-} from './index-format.js';
+import { GEOCODER_FORMAT, writeGeocoderIndex, type AreaInfo, type CountryInfo, type GeocoderCounts, type GeocoderIndexData } from './index-format.js';
 import type { CoverageGrid } from '../osm/coverage.js';
 import { naturalEarthCountries, type Bbox, type NaturalEarthCountry } from './natural-earth.js';
 import { assembleRings } from '../../lib/geo/rings.js';

@@ -17,7 +17,6 @@ export interface CoverageGrid {
   cols: number;
 }
 
-
 // Far beyond the float error of the cell arithmetic (~1e-12 cells), far below a 1e-7° step (2e-6 cells).
 const EDGE = 1e-6;
 const SPAN = 1 << 13; // absolute cells per axis: 180 / 0.05 = 3600 each side of 0
