@@ -151,8 +151,8 @@ export const healthDoc: Operation = {
  *  that it has the same operations as the one a running service answers. */
 const documentedOps = (sql: Sql): Route[] => [readyRoute({ sql, profiles: 'off' }), metricsRoute('off', async () => '')];
 
-/** The directory of the map answering now (this request's), for the routes that read its files. */
-const activeMapDir = (): string | undefined => activeMap()?.dir;
+/** The files of the map answering now (this request's), for the routes that read them. */
+const activeMapFiles = () => activeMap()?.files;
 
 /** The API's routes (the ones the OpenAPI document describes), with `ops` (the operator's: readiness,
  *  metrics; stand-ins when not given), the document and its reference page. */
@@ -181,7 +181,7 @@ export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, op
     ...optimizeEndpoint(sql),
     ...optimizationRoutes(sql),
     ...clustersEndpoint(sql),
-    ...tileRoutes(mapDir === undefined ? () => undefined : activeMapDir),
+    ...tileRoutes(mapDir === undefined ? () => undefined : activeMapFiles),
     ...ops,
   ];
   return [...routes, ...docsRoutes(routes)];

@@ -8,8 +8,8 @@
 // plan without it stays valid for the rest, reported as a warning (breaks; speed factors that differ
 // between vehicles).
 import { z } from 'zod';
-import { MAX_DIMENSIONS } from '../../../engine/vrp/problem.js';
-import type { VrpProblem } from '../../../engine/vrp/types.js';
+import { MAX_DIMENSIONS } from '../../engine/vrp/problem.js';
+import type { VrpProblem } from '../../engine/vrp/types.js';
 
 const int = z.number().int();
 // The solver sums loads in 32-bit integers.
