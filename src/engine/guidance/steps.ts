@@ -108,22 +108,23 @@ const kindOf = (g: GuidanceGraph, d: number): number => {
 /** Collects the roads at node v into the scratch: every way out (entry) and every way in only (no entry). */
 function roadsAt(g: GuidanceGraph, v: number): void {
   roadCount = 0;
-  const add = (d: number, entry: boolean): void => {
-    for (let i = 0; i < roadCount; i++) {
-      if (roadDir[i] === d) {
-        if (entry) roadEntry[i] = 1;
-        return;
-      }
+  for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) addRoad(g, g.orig[e], true);
+  if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) addRoad(g, g.orig[g.rEdge[i]] ^ 1, false);
+}
+
+function addRoad(g: GuidanceGraph, d: number, entry: boolean): void {
+  for (let i = 0; i < roadCount; i++) {
+    if (roadDir[i] === d) {
+      if (entry) roadEntry[i] = 1;
+      return;
     }
-    if (roadCount === MAX_ROADS) return;
-    roadDir[roadCount] = d;
-    roadBearing[roadCount] = leaveBearing(g, d);
-    roadEntry[roadCount] = entry ? 1 : 0;
-    roadKind[roadCount] = kindOf(g, d);
-    roadCount++;
-  };
-  for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) add(g.orig[e], true);
-  if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) add(g.orig[g.rEdge[i]] ^ 1, false);
+  }
+  if (roadCount === MAX_ROADS) return;
+  roadDir[roadCount] = d;
+  roadBearing[roadCount] = leaveBearing(g, d);
+  roadEntry[roadCount] = entry ? 1 : 0;
+  roadKind[roadCount] = kindOf(g, d);
+  roadCount++;
 }
 
 /** Roundabouts of at most this radius (meters, the mean distance of the ring's nodes from their centre)
@@ -358,17 +359,63 @@ const isHighway = (kind: number): boolean => {
   return c === MOTORWAY || c === TRUNK;
 };
 
+/** The scratch roads' indexes in order of bearing (`intersectionOf`). */
+const roadOrder = new Int32Array(MAX_ROADS);
+
 /** The maneuver's intersection from the scratch roads (bearings sorted as OSRM sorts them). */
 function intersectionOf(at: number, inDir: number, outDir: number): StepIntersection {
-  const order = Array.from({ length: roadCount }, (_, i) => i).sort((a, b) => roadBearing[a] - roadBearing[b]);
-  const x: StepIntersection = { at, bearings: [], entry: [] };
-  for (const i of order) {
+  // Insertion sort: stable, as the sort it replaces, and a junction has a handful of roads.
+  for (let i = 0; i < roadCount; i++) {
+    let j = i;
+    for (; j > 0 && roadBearing[roadOrder[j - 1]] > roadBearing[i]; j--) roadOrder[j] = roadOrder[j - 1];
+    roadOrder[j] = i;
+  }
+  const x = intersection(at, [], []);
+  for (let k = 0; k < roadCount; k++) {
+    const i = roadOrder[k];
     if (roadDir[i] === inDir) x.in = x.bearings.length;
     if (roadDir[i] === outDir) x.out = x.bearings.length;
     x.bearings.push(Math.round(roadBearing[i]) % 360);
     x.entry.push(roadEntry[i] === 1 && roadDir[i] !== inDir);
   }
   return x;
+}
+
+// Steps and intersections are made with every field, in one order: a far route's hundreds of steps then
+// share one shape, and reading and adding to them stays fast.
+const intersection = (at: number, bearings: number[], entry: boolean[], inAt?: number, outAt?: number): StepIntersection => ({
+  at,
+  bearings,
+  entry,
+  in: inAt,
+  out: outAt,
+});
+
+function rawStep(
+  type: string,
+  modifier: string | undefined,
+  from: number,
+  to: number,
+  bearingBefore: number,
+  bearingAfter: number,
+  label: number,
+  at: StepIntersection,
+): RawStep {
+  return {
+    type,
+    modifier,
+    exit: undefined,
+    from,
+    to,
+    bearingBefore,
+    bearingAfter,
+    label,
+    ring: undefined,
+    meters: 0,
+    tenths: 0,
+    intersection: at,
+    passed: undefined,
+  };
 }
 
 /**
@@ -396,23 +443,28 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   const labelOf = (d: number): number => labelAt(g.shapes, g.geomFirst[d >> 1]);
   const first = k0 > 0 ? trace.end[k0 - 1] : trace.first;
   const departAfter = lastPoint > first ? Math.round(lineBearing(first, first + 1)) % 360 : 0;
-  let current: RawStep = {
-    type: 'depart',
-    from: first,
-    to: lastPoint,
-    bearingBefore: 0,
-    bearingAfter: departAfter,
-    label: labelOf(trace.dir[k0]),
-    meters: 0,
-    tenths: 0,
-    intersection: { at: first, bearings: [departAfter], entry: [true], out: 0 },
-  };
+  let current = rawStep(
+    'depart',
+    undefined,
+    first,
+    lastPoint,
+    0,
+    departAfter,
+    labelOf(trace.dir[k0]),
+    intersection(first, [departAfter], [true], undefined, 0),
+  );
   steps.push(current);
+  // The current step's meters and tenths so far (added up here, given to the step when the next starts).
+  let meters = 0,
+    tenths = 0;
   // The roundabout step being counted (entered in this leg), and its exits so far.
   let round: RawStep | null = null;
   let exits = 0;
   const emit = (step: RawStep): void => {
     current.to = step.from;
+    current.meters = meters;
+    current.tenths = tenths;
+    meters = tenths = 0;
     steps.push(step);
     current = step;
   };
@@ -424,22 +476,12 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     outLabel = -1,
     bearingBefore = 0,
     bearingAfter = 0;
-  const make = (type: string, modifier?: string): RawStep => ({
-    type,
-    ...(modifier ? { modifier } : {}),
-    from: at,
-    to: lastPoint,
-    bearingBefore: Math.round(bearingBefore) % 360,
-    bearingAfter: Math.round(bearingAfter) % 360,
-    label: outLabel,
-    meters: 0,
-    tenths: 0,
-    intersection: intersectionOf(at, back, outDir),
-  });
+  const make = (type: string, modifier?: string): RawStep =>
+    rawStep(type, modifier, at, lastPoint, Math.round(bearingBefore) % 360, Math.round(bearingAfter) % 360, outLabel, intersectionOf(at, back, outDir));
   let nextLabel = labelOf(trace.dir[k0]);
   for (let k = k0; k < n; k++) {
-    current.meters += trace.meters[k];
-    current.tenths += trace.tenths[k];
+    meters += trace.meters[k];
+    tenths += trace.tenths[k];
     if (k === n - 1) break;
     const v = trace.node[k];
     at = trace.end[k];
@@ -655,17 +697,16 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   let before = lastPoint - 1;
   while (before > first && line[2 * before] === line[2 * lastPoint] && line[2 * before + 1] === line[2 * lastPoint + 1]) before--;
   const arriveBefore = before >= first && before < lastPoint ? Math.round(lineBearing(before, lastPoint)) % 360 : 0;
-  const arrive: RawStep = {
-    type: 'arrive',
-    from: lastPoint,
-    to: lastPoint,
-    bearingBefore: arriveBefore,
-    bearingAfter: 0,
-    label: labelOf(trace.dir[n - 1]),
-    meters: 0,
-    tenths: 0,
-    intersection: { at: lastPoint, bearings: [(arriveBefore + 180) % 360], entry: [true], in: 0 },
-  };
+  const arrive = rawStep(
+    'arrive',
+    undefined,
+    lastPoint,
+    lastPoint,
+    arriveBefore,
+    0,
+    labelOf(trace.dir[n - 1]),
+    intersection(lastPoint, [(arriveBefore + 180) % 360], [true], 0),
+  );
   emit(arrive);
   return steps;
 }
