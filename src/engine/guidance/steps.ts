@@ -459,6 +459,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     tenths = 0;
   // The roundabout step being counted (entered in this leg), and its exits so far.
   let round: RawStep | null = null;
+  // The turn onto it: OSRM's modifier of a roundabout the leg does not leave (an exit gives it another).
+  let entryModifier = '';
   let exits = 0;
   const emit = (step: RawStep): void => {
     current.to = step.from;
@@ -524,6 +526,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           const named = outLabel >= 0 && g.shapes.labelName[outLabel] >= 0;
           const rotary = (outKind & CIRCULAR) !== 0 || (!small && named && radiusOfRing(g, v, outDir) > ROTARY_M && ringOneName);
           round = make(rotary ? 'rotary' : small ? 'roundabout turn' : 'roundabout');
+          entryModifier = modifierOf(dev);
           if (rotary) round.ring = outLabel;
           // An exit at the node the route enters by is passed too when it lies beyond the ring's way on,
           // to its right on a counter-clockwise ring (entered turning right), to its left on a clockwise one.
@@ -691,8 +694,12 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
     if (passed && steps.length === stepsBefore && roadCount > 2) (current.passed ??= []).push(intersectionOf(at, inDir ^ 1, outDir));
   }
-  // A leg that ends on the roundabout announces it, without an exit.
-  if (round?.type === 'roundabout turn') round.type = 'roundabout';
+  // A leg that ends on the roundabout announces it, without an exit, turning onto it as OSRM does (its
+  // instructions need a modifier: "Enter the roundabout" in every language).
+  if (round) {
+    if (round.type === 'roundabout turn') round.type = 'roundabout';
+    round.modifier = entryModifier;
+  }
   // From the last point before the end that is not the end itself (a destination on a node repeats it).
   let before = lastPoint - 1;
   while (before > first && line[2 * before] === line[2 * lastPoint] && line[2 * before + 1] === line[2 * lastPoint + 1]) before--;
