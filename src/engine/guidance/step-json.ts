@@ -160,13 +160,33 @@ function instruction(s: RawStep, shapes: Shapes, mode: string, o: StepOptions): 
 let b: Uint8Array = new Uint8Array(0);
 let p = 0;
 
-const ASCII: Map<string, Uint8Array> = new Map();
-/** Text known to be ASCII (keys, maneuver types, modes), encoded once. */
-function put(text: string): void {
-  let bytes = ASCII.get(text);
-  if (!bytes) ASCII.set(text, (bytes = utf8.encode(text)));
-  b.set(bytes, p);
-  p += bytes.length;
+/** The keys and words of the step's JSON, encoded once. */
+const K = {
+  LOCATION_FIRST: utf8.encode('{"location":'),
+  BEARINGS: utf8.encode(',"bearings":['),
+  ENTRY: utf8.encode('],"entry":['),
+  IN: utf8.encode(',"in":'),
+  OUT: utf8.encode(',"out":'),
+  GEOMETRY: utf8.encode('{"geometry":'),
+  MANEUVER: utf8.encode(',"maneuver":{"type":'),
+  MODIFIER: utf8.encode(',"modifier":'),
+  LOCATION: utf8.encode(',"location":'),
+  BEARING_BEFORE: utf8.encode(',"bearing_before":'),
+  BEARING_AFTER: utf8.encode(',"bearing_after":'),
+  EXIT: utf8.encode(',"exit":'),
+  NAME: utf8.encode('},"name":'),
+  REF: utf8.encode(',"ref":'),
+  ROTARY_NAME: utf8.encode(',"rotary_name":'),
+  DISTANCE: utf8.encode(',"distance":'),
+  DURATION: utf8.encode(',"duration":'),
+  INSTRUCTION: utf8.encode(',"instruction":'),
+  TRUE: utf8.encode('true'),
+  FALSE: utf8.encode('false'),
+};
+
+/** Text known to be ASCII (a number JSON.stringify wrote). */
+function putAscii(text: string): void {
+  for (let i = 0; i < text.length; i++) b[p++] = text.charCodeAt(i);
 }
 
 const QUOTED: Map<string, Uint8Array> = new Map();
@@ -214,7 +234,7 @@ function putNumber(x: number): void {
     b[p++] = 48 + t - int * 10;
     return;
   }
-  put(JSON.stringify(x));
+  putAscii(JSON.stringify(x));
 }
 
 function putLocation(line: Int32Array, point: number): void {
@@ -252,25 +272,25 @@ function putGeometry(line: Int32Array, text: LineText, format: StepOptions['form
 }
 
 function putIntersection(line: Int32Array, x: StepIntersection): void {
-  put('{"location":');
+  putBytes(K.LOCATION_FIRST);
   putLocation(line, x.at);
-  put(',"bearings":[');
+  putBytes(K.BEARINGS);
   for (let i = 0; i < x.bearings.length; i++) {
     if (i) b[p++] = 44;
     putNumber(x.bearings[i]);
   }
-  put('],"entry":[');
+  putBytes(K.ENTRY);
   for (let i = 0; i < x.entry.length; i++) {
     if (i) b[p++] = 44;
-    put(x.entry[i] ? 'true' : 'false');
+    putBytes(x.entry[i] ? K.TRUE : K.FALSE);
   }
   b[p++] = 93;
   if (x.in !== undefined) {
-    put(',"in":');
+    putBytes(K.IN);
     putNumber(x.in);
   }
   if (x.out !== undefined) {
-    put(',"out":');
+    putBytes(K.OUT);
     putNumber(x.out);
   }
   b[p++] = 125;
@@ -285,46 +305,46 @@ export function writeSteps(planned: PlannedSteps, line: Int32Array, text: LineTe
   const { steps, shapes, options: o, values, instructions } = planned;
   b = buf;
   p = at;
-  const mode = `,"mode":${JSON.stringify(MODES[o.profile] ?? 'driving')},"intersections":[`;
+  const mode = utf8.encode(`,"mode":${JSON.stringify(MODES[o.profile] ?? 'driving')},"intersections":[`);
   b[p++] = 91;
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i];
     if (i) b[p++] = 44;
-    put('{"geometry":');
+    putBytes(K.GEOMETRY);
     putGeometry(line, text, o.format, s.from, s.to);
-    put(',"maneuver":{"type":');
+    putBytes(K.MANEUVER);
     putQuoted(s.type);
     if (s.modifier) {
-      put(',"modifier":');
+      putBytes(K.MODIFIER);
       putQuoted(s.modifier);
     }
-    put(',"location":');
+    putBytes(K.LOCATION);
     putLocation(line, s.from);
-    put(',"bearing_before":');
+    putBytes(K.BEARING_BEFORE);
     putNumber(s.bearingBefore);
-    put(',"bearing_after":');
+    putBytes(K.BEARING_AFTER);
     putNumber(s.bearingAfter);
     if (s.exit !== undefined) {
-      put(',"exit":');
+      putBytes(K.EXIT);
       putNumber(s.exit);
     }
-    put('},"name":');
+    putBytes(K.NAME);
     const label = labelJson(shapes, s.label);
     putBytes(label.nameJson);
     if (label.refJson) {
-      put(',"ref":');
+      putBytes(K.REF);
       putBytes(label.refJson);
     }
     const rotary = rotaryOf(shapes, s);
     if (rotary) {
-      put(',"rotary_name":');
+      putBytes(K.ROTARY_NAME);
       putBytes(rotary.nameJson);
     }
-    put(',"distance":');
+    putBytes(K.DISTANCE);
     putNumber(values[2 * i]);
-    put(',"duration":');
+    putBytes(K.DURATION);
     putNumber(values[2 * i + 1]);
-    put(mode);
+    putBytes(mode);
     putIntersection(line, s.intersection);
     if (s.passed) {
       for (const x of s.passed) {
@@ -334,7 +354,7 @@ export function writeSteps(planned: PlannedSteps, line: Int32Array, text: LineTe
     }
     b[p++] = 93;
     if (instructions) {
-      put(',"instruction":');
+      putBytes(K.INSTRUCTION);
       putBytes(instructions[i]);
     }
     b[p++] = 125;

@@ -69,11 +69,12 @@ const roadDir = new Int32Array(MAX_ROADS);
 const roadBearing = new Float64Array(MAX_ROADS);
 const roadEntry = new Uint8Array(MAX_ROADS);
 const roadKind = new Uint8Array(MAX_ROADS);
+const roadLabel = new Int32Array(MAX_ROADS);
 let roadCount = 0;
 
-/** Degrees clockwise from north from point a to point b of `pts` (lat, lon pairs in 1e-7°), on a plane. */
-function bearingBetween(pts: Int32Array, a: number, b: number): number {
-  const kx = Math.cos(pts[2 * a] * 1e-7 * (Math.PI / 180));
+/** Degrees clockwise from north from point a to point b of `pts` (lat, lon pairs in 1e-7°), on a plane
+ *  whose east-west scale `kx` is the cosine of a's latitude. */
+function bearingBetween(pts: Int32Array, a: number, b: number, kx: number): number {
   const dx = (pts[2 * b + 1] - pts[2 * a + 1]) * kx,
     dy = pts[2 * b] - pts[2 * a];
   const deg = (Math.atan2(dx, dy) * 180) / Math.PI;
@@ -97,13 +98,11 @@ export function leaveBearing(g: Pick<GuidanceGraph, 'geomFirst' | 'geomLast' | '
       dy = pts[2 * p] - pts[2 * from];
     if ((dx * dx + dy * dy) * M_PER_E7 * M_PER_E7 >= BEARING_M * BEARING_M) break;
   }
-  return bearingBetween(pts, from, p);
+  return bearingBetween(pts, from, p, kx);
 }
 
-const kindOf = (g: GuidanceGraph, d: number): number => {
-  const label = labelAt(g.shapes, g.geomFirst[d >> 1]);
-  return label < 0 ? 0 : g.shapes.labelKind[label];
-};
+const kindOf = (g: GuidanceGraph, d: number): number => kindOfLabel(g, labelAt(g.shapes, g.geomFirst[d >> 1]));
+const kindOfLabel = (g: GuidanceGraph, label: number): number => (label < 0 ? 0 : g.shapes.labelKind[label]);
 
 /** Collects the roads at node v into the scratch: every way out (entry) and every way in only (no entry). */
 function roadsAt(g: GuidanceGraph, v: number): void {
@@ -123,7 +122,10 @@ function addRoad(g: GuidanceGraph, d: number, entry: boolean): void {
   roadDir[roadCount] = d;
   roadBearing[roadCount] = leaveBearing(g, d);
   roadEntry[roadCount] = entry ? 1 : 0;
-  roadKind[roadCount] = kindOf(g, d);
+  // Its label is asked for again and again while the node's step is decided.
+  const label = labelAt(g.shapes, g.geomFirst[d >> 1]);
+  roadLabel[roadCount] = label;
+  roadKind[roadCount] = kindOfLabel(g, label);
   roadCount++;
 }
 
@@ -285,20 +287,33 @@ function onlyOnAndBack(g: GuidanceGraph, v: number, back: number, out: number): 
  *  named road there (not the one arrived by, `inBack`) with its name points the opposite way (within 35°). */
 function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean {
   if (outAt < 0) return false;
-  const label = labelAt(g.shapes, g.geomFirst[roadDir[outAt] >> 1]);
+  const label = roadLabel[outAt];
   if (!hasName(g, label)) return false;
   for (let i = 0; i < roadCount; i++) {
     if (i === outAt || i === inBack) continue;
-    const other = labelAt(g.shapes, g.geomFirst[roadDir[i] >> 1]);
+    const other = roadLabel[i];
     if (!hasName(g, other) || !sameRoad(g, label, other)) continue;
     if (Math.abs(deviation(roadBearing[i], roadBearing[outAt])) >= 145) return true;
   }
   return false;
 }
 
+/** (b + 180) % 360 without the remainder's call for a bearing in [0, 360] (taking 360 off is exact there). */
+const reverse = (b: number): number => {
+  const r = b + 180;
+  if (r >= 0 && r < 360) return r;
+  return r >= 360 && r < 720 ? r - 360 : r % 360;
+};
+
 /** Signed deviation from straight on, degrees in (-180, 180]: positive to the right. */
 export const deviation = (before: number, after: number): number => {
-  const d = ((((after - before) % 360) + 540) % 360) - 180;
+  // ((after - before) % 360 + 540) % 360 - 180, without the two remainders (a call each, and this runs
+  // for every road at every junction): for bearings in [0, 360] the first is the difference itself, and
+  // the second takes 360 off once or twice, which is exact (Sterbenz) as the remainder is.
+  let x = after - before;
+  if (!(x > -360 && x < 360)) x %= 360;
+  const y = x + 540;
+  const d = (y >= 720 ? y - 720 : y >= 360 ? y - 360 : y) - 180;
   return d === -180 ? 180 : d;
 };
 
@@ -328,24 +343,28 @@ function exitModifier(dev: number): string {
 }
 
 /** `announced` of label pairs seen in this thread (the same few pairs recur along every route): no text
- *  decoded twice. Keyed per shapes, so that another map's labels never hit. */
-const announcedCache = new WeakMap<object, Map<number, boolean>>();
-const MAX_CACHED_PAIRS = 100_000;
+ *  decoded twice. A table of pairs by hash, each slot the last pair that fell there; it belongs to one
+ *  shapes (another map's clears it). */
+const PAIR_SLOTS = 1 << 14;
+const pairFrom = new Int32Array(PAIR_SLOTS).fill(-2);
+const pairTo = new Int32Array(PAIR_SLOTS);
+const pairSame = new Uint8Array(PAIR_SLOTS);
+let pairsOf: WeakRef<object> | null = null;
 
 /** Whether two labels read as the same road on the signs (no new name between them). */
 function sameRoad(g: GuidanceGraph, a: number, b: number): boolean {
   if (a === b) return true;
-  let cache = announcedCache.get(g.shapes);
-  if (!cache) announcedCache.set(g.shapes, (cache = new Map()));
-  // Labels are below 2^26 (a map has at most a few million), so the pair fits a double exactly.
-  const key = (a + 1) * 67_108_864 + (b + 1);
-  let answer = cache.get(key);
-  if (answer === undefined) {
-    if (cache.size >= MAX_CACHED_PAIRS) cache.clear();
-    answer = !announced(g.shapes, a, b);
-    cache.set(key, answer);
+  if (pairsOf?.deref() !== g.shapes) {
+    pairFrom.fill(-2);
+    pairsOf = new WeakRef(g.shapes);
   }
-  return answer;
+  const slot = (Math.imul(a, 0x9e3779b1) ^ b) & (PAIR_SLOTS - 1);
+  if (pairFrom[slot] !== a || pairTo[slot] !== b) {
+    pairFrom[slot] = a;
+    pairTo[slot] = b;
+    pairSame[slot] = announced(g.shapes, a, b) ? 0 : 1;
+  }
+  return pairSame[slot] === 1;
 }
 
 /** Whether a label has a name or a ref (OSRM's non-empty name id). */
@@ -508,7 +527,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         if (roadDir[i] === back) inBack = i;
         if (roadDir[i] === outDir) outAt = i;
       }
-      bearingBefore = inBack >= 0 ? (roadBearing[inBack] + 180) % 360 : lineBearing(Math.max(first, at - 1), at);
+      bearingBefore = inBack >= 0 ? reverse(roadBearing[inBack]) : lineBearing(Math.max(first, at - 1), at);
       bearingAfter = outAt >= 0 ? roadBearing[outAt] : lineBearing(at, Math.min(lastPoint, at + 1));
       const dev = deviation(bearingBefore, bearingAfter);
       // Back along the road arrived by (a dead end's U-turn): OSRM's "continue uturn".
@@ -613,7 +632,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           if (d < nearMin) nearMin = d;
           if (d > nearMax) nearMax = d;
         }
-        if (sameRoad(g, inLabel, labelOf(roadDir[i]))) continues = true;
+        if (sameRoad(g, inLabel, roadLabel[i])) continues = true;
       }
       // With no other road to that side, OSRM calls any clear turn plain left or right.
       const turnModifier = (): string => {
