@@ -198,6 +198,28 @@ describe('language', () => {
   });
 });
 
+describe('the text of the steps', () => {
+  // The compute thread writes the steps' JSON byte by byte (guidance/step-json.ts): it must be exactly what
+  // JSON.stringify writes of the same answer (numbers as JavaScript prints them, names escaped as it escapes
+  // them, keys in the answer's order), which parsing and writing it again shows.
+  it.each([
+    ['GeoJSON', { waypoints: [VADUZ, SCHAAN] }],
+    ['German, polyline6', { waypoints: [BALZERS, RUGGELL], language: 'de', geometry_format: 'polyline6' }],
+    ['3 waypoints, polyline, simplified', { waypoints: [BALZERS, VADUZ, RUGGELL], geometry_format: 'polyline', overview: 'simplified' }],
+  ])('%s: the body is what JSON.stringify writes of it', async (_, body) => {
+    const res = await fetch(`${app.url}/v1/routes`, {
+      method: 'POST',
+      headers: { 'X-API-KEY': team.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...body, steps: true }),
+    });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const data = JSON.parse(text);
+    expect(data.data.legs.flatMap((l: any) => l.steps).length).toBeGreaterThan(10);
+    expect(JSON.stringify(data)).toBe(text);
+  });
+});
+
 describe('without steps', () => {
   it('steps: false and no steps give the same bytes, with no steps in the legs', async () => {
     const raw = async (body: unknown) =>

@@ -47,10 +47,11 @@ interface LabelJson {
   name: string;
   ref: string | null;
   nameJson: Uint8Array;
-  refJson: Uint8Array | null;
+  /** What a step writes of it after its maneuver: `},"name":…` and `,"ref":…` when it has a ref. */
+  json: Uint8Array;
 }
 
-const NO_LABEL: LabelJson = { name: '', ref: null, nameJson: utf8.encode('""'), refJson: null };
+const NO_LABEL: LabelJson = { name: '', ref: null, nameJson: utf8.encode('""'), json: utf8.encode('},"name":""') };
 /** Per shapes (another map's labels never hit), the labels met so far: the same few recur along every route. */
 const labelCache = new WeakMap<object, Map<number, LabelJson>>();
 const MAX_CACHED_LABELS = 100_000;
@@ -67,7 +68,7 @@ function labelJson(shapes: Shapes, label: number): LabelJson {
       name: name ?? '',
       ref: ref || null,
       nameJson: utf8.encode(JSON.stringify(name ?? '')),
-      refJson: ref ? utf8.encode(JSON.stringify(ref)) : null,
+      json: utf8.encode(`},"name":${JSON.stringify(name ?? '')}${ref ? `,"ref":${JSON.stringify(ref)}` : ''}`),
     };
     cache.set(label, json);
   }
@@ -127,7 +128,7 @@ export function planSteps(steps: RawStep[], shapes: Shapes, o: StepOptions): Pla
     const label = labelJson(shapes, s.label);
     const rotary = rotaryOf(shapes, s);
     // The step's geometry (a point of its own repeated), its fixed keys and numbers, its texts.
-    bound += 64 + (s.to - s.from + 2) * POINT_BYTES + 320 + label.nameJson.length + (label.refJson?.length ?? 0) + (rotary?.nameJson.length ?? 0);
+    bound += 64 + (s.to - s.from + 2) * POINT_BYTES + 320 + label.json.length + (rotary?.nameJson.length ?? 0);
     bound += intersectionBytes(s.intersection);
     if (s.passed) for (const x of s.passed) bound += intersectionBytes(x);
     if (instructions) bound += 16 + instructions[i].length;
@@ -156,72 +157,66 @@ function instruction(s: RawStep, shapes: Shapes, mode: string, o: StepOptions): 
   return compiler.compile(o.language!, step, { legCount: o.legCount, legIndex: o.legIndex });
 }
 
-// The writer's state: the buffer written into and the position in it (one leg at a time, in one thread).
-let b: Uint8Array = new Uint8Array(0);
-let p = 0;
-
-/** The keys and words of the step's JSON, encoded once. */
+/** Keys and words of the step's JSON, encoded once; those that always come together are one piece. */
 const K = {
-  LOCATION_FIRST: utf8.encode('{"location":'),
-  BEARINGS: utf8.encode(',"bearings":['),
-  ENTRY: utf8.encode('],"entry":['),
-  IN: utf8.encode(',"in":'),
-  OUT: utf8.encode(',"out":'),
   GEOMETRY: utf8.encode('{"geometry":'),
-  MANEUVER: utf8.encode(',"maneuver":{"type":'),
-  MODIFIER: utf8.encode(',"modifier":'),
-  LOCATION: utf8.encode(',"location":'),
-  BEARING_BEFORE: utf8.encode(',"bearing_before":'),
+  LOCATION: utf8.encode(',"location":['),
+  BEARING_BEFORE: utf8.encode('],"bearing_before":'),
   BEARING_AFTER: utf8.encode(',"bearing_after":'),
   EXIT: utf8.encode(',"exit":'),
-  NAME: utf8.encode('},"name":'),
-  REF: utf8.encode(',"ref":'),
   ROTARY_NAME: utf8.encode(',"rotary_name":'),
   DISTANCE: utf8.encode(',"distance":'),
   DURATION: utf8.encode(',"duration":'),
+  /** After the first intersection's `{"location":[` (which ends the mode's piece), the next ones'. */
+  NEXT_INTERSECTION: utf8.encode(',{"location":['),
+  BEARINGS: utf8.encode('],"bearings":['),
+  ENTRY: utf8.encode('],"entry":['),
+  IN: utf8.encode(',"in":'),
+  OUT: utf8.encode(',"out":'),
   INSTRUCTION: utf8.encode(',"instruction":'),
   TRUE: utf8.encode('true'),
   FALSE: utf8.encode('false'),
 };
 
-/** Text known to be ASCII (a number JSON.stringify wrote). */
-function putAscii(text: string): void {
-  for (let i = 0; i < text.length; i++) b[p++] = text.charCodeAt(i);
+/** `,"maneuver":{"type":…` and `,"modifier":…` per type and modifier, encoded once. */
+const TYPES = new Map<string, Uint8Array>();
+const MODIFIERS = new Map<string, Uint8Array>();
+function typeJson(type: string): Uint8Array {
+  let bytes = TYPES.get(type);
+  if (!bytes) TYPES.set(type, (bytes = utf8.encode(`,"maneuver":{"type":${JSON.stringify(type)}`)));
+  return bytes;
+}
+function modifierJson(modifier: string): Uint8Array {
+  let bytes = MODIFIERS.get(modifier);
+  if (!bytes) MODIFIERS.set(modifier, (bytes = utf8.encode(`,"modifier":${JSON.stringify(modifier)}`)));
+  return bytes;
 }
 
-const QUOTED: Map<string, Uint8Array> = new Map();
-/** A maneuver's type or modifier as a JSON string, encoded once. */
-function putQuoted(text: string): void {
-  let bytes = QUOTED.get(text);
-  if (!bytes) QUOTED.set(text, (bytes = utf8.encode(JSON.stringify(text))));
-  putBytes(bytes);
-}
-
-function putBytes(bytes: Uint8Array): void {
-  // Keys and names are a few bytes: a loop, where `set` costs more in its call than in its copy.
-  const n = bytes.length;
-  if (n > 64) b.set(bytes, p);
-  else for (let i = 0; i < n; i++) b[p + i] = bytes[i];
-  p += n;
+/** `src` into `b` at `p`; the end. Keys and names are a few bytes: a loop, where `set` costs more in its
+ *  call than in its copy. */
+function put(src: Uint8Array, b: Uint8Array, p: number): number {
+  const n = src.length;
+  if (n > 64) b.set(src, p);
+  else for (let i = 0; i < n; i++) b[p + i] = src[i];
+  return p + n;
 }
 
 /** Bytes [start, end) of `src` (the line's text, often earlier in the same buffer: a move within it). */
-function putRange(src: Uint8Array, start: number, end: number): void {
+function putRange(src: Uint8Array, start: number, end: number, b: Uint8Array, p: number): number {
   if (src === b) b.copyWithin(p, start, end);
   else b.set(src.subarray(start, end), p);
-  p += end - start;
+  return p + end - start;
 }
 
 /** A number as JSON.stringify writes it. */
-function putNumber(x: number): void {
+function putNumber(x: number, b: Uint8Array, p: number): number {
   if (Number.isInteger(x) && Math.abs(x) < 2 ** 31) {
     // -0 is written 0, as JSON.stringify does.
     if (x < 0) {
       b[p++] = 45;
       x = -x;
     }
-    p = writeDigits(x, b, p);
-    return;
+    return writeDigits(x, b, p);
   }
   // Tenths (distances, durations): the double nearest k / 10 prints as k / 10.
   const k = Math.round(x * 10);
@@ -235,34 +230,36 @@ function putNumber(x: number): void {
     p = writeDigits(int, b, p);
     b[p++] = 46;
     b[p++] = 48 + t - int * 10;
-    return;
+    return p;
   }
-  putAscii(JSON.stringify(x));
+  // Anything else (not met): as JavaScript prints it, ASCII.
+  const text = JSON.stringify(x);
+  for (let i = 0; i < text.length; i++) b[p++] = text.charCodeAt(i);
+  return p;
 }
 
-function putLocation(line: Int32Array, point: number): void {
-  b[p++] = 91;
+/** A point's `lon,lat` (without brackets). */
+function putLonLat(line: Int32Array, point: number, b: Uint8Array, p: number): number {
   p = writeCoordinate(line[2 * point], b, p);
   b[p++] = 44;
-  p = writeCoordinate(line[2 * point + 1], b, p);
-  b[p++] = 93;
+  return writeCoordinate(line[2 * point + 1], b, p);
 }
 
 /** The step's stretch of the line, from point `from` to point `to` (a single point twice, as a LineString
  *  needs two positions and OSRM sends two), copied from the line's text. */
-function putGeometry(line: Int32Array, text: LineText, format: StepOptions['format'], from: number, to: number): void {
+function putGeometry(line: Int32Array, text: LineText, format: StepOptions['format'], from: number, to: number, b: Uint8Array, p: number): number {
   const { bytes, offsets } = text;
   if (format === 'geojson') {
-    putRange(bytes, 0, LINE_STRING_PREFIX);
+    p = putRange(bytes, 0, LINE_STRING_PREFIX, b, p);
     const start = offsets[from];
     if (from === to) {
-      putRange(bytes, start, offsets[from + 1] - 1);
+      p = putRange(bytes, start, offsets[from + 1] - 1, b, p);
       b[p++] = 44;
-      putRange(bytes, start, offsets[from + 1] - 1);
-    } else putRange(bytes, start, offsets[to + 1] - 1);
+      p = putRange(bytes, start, offsets[from + 1] - 1, b, p);
+    } else p = putRange(bytes, start, offsets[to + 1] - 1, b, p);
     b[p++] = 93;
     b[p++] = 125;
-    return;
+    return p;
   }
   // A polyline's first point is encoded on its own; after it, the differences are the whole line's.
   b[p++] = 34;
@@ -270,102 +267,67 @@ function putGeometry(line: Int32Array, text: LineText, format: StepOptions['form
   if (from === to) {
     b[p++] = 63;
     b[p++] = 63;
-  } else putRange(bytes, offsets[from + 1], offsets[to + 1]);
+  } else p = putRange(bytes, offsets[from + 1], offsets[to + 1], b, p);
   b[p++] = 34;
+  return p;
 }
 
-function putIntersection(line: Int32Array, x: StepIntersection): void {
-  putBytes(K.LOCATION_FIRST);
-  putLocation(line, x.at);
-  putBytes(K.BEARINGS);
+/** An intersection after its `{"location":[`. */
+function putIntersection(line: Int32Array, x: StepIntersection, b: Uint8Array, p: number): number {
+  p = putLonLat(line, x.at, b, p);
+  p = put(K.BEARINGS, b, p);
   for (let i = 0; i < x.bearings.length; i++) {
     if (i) b[p++] = 44;
-    putNumber(x.bearings[i]);
+    p = putNumber(x.bearings[i], b, p);
   }
-  putBytes(K.ENTRY);
+  p = put(K.ENTRY, b, p);
   for (let i = 0; i < x.entry.length; i++) {
     if (i) b[p++] = 44;
-    putBytes(x.entry[i] ? K.TRUE : K.FALSE);
+    p = put(x.entry[i] ? K.TRUE : K.FALSE, b, p);
   }
   b[p++] = 93;
-  if (x.in !== undefined) {
-    putBytes(K.IN);
-    putNumber(x.in);
-  }
-  if (x.out !== undefined) {
-    putBytes(K.OUT);
-    putNumber(x.out);
-  }
+  if (x.in !== undefined) p = putNumber(x.in, b, put(K.IN, b, p));
+  if (x.out !== undefined) p = putNumber(x.out, b, put(K.OUT, b, p));
   b[p++] = 125;
+  return p;
 }
 
 /**
- * The JSON array of a leg's planned steps, each with its geometry, into `buf` at `at` (room for
+ * The JSON array of a leg's planned steps, each with its geometry, into `b` at `at` (room for
  * `planned.bound` bytes); the end. `line` is the route's line (lon, lat pairs in 1e-7°), `text` its
  * whole text in `planned.options.format`.
  */
-export function writeSteps(planned: PlannedSteps, line: Int32Array, text: LineText, buf: Uint8Array, at: number): number {
+export function writeSteps(planned: PlannedSteps, line: Int32Array, text: LineText, b: Uint8Array, at: number): number {
   const { steps, shapes, options: o, values, instructions } = planned;
-  b = buf;
-  p = at;
-  const mode = utf8.encode(`,"mode":${JSON.stringify(MODES[o.profile] ?? 'driving')},"intersections":[`);
+  const mode = utf8.encode(`,"mode":${JSON.stringify(MODES[o.profile] ?? 'driving')},"intersections":[{"location":[`);
+  let p = at;
   b[p++] = 91;
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i];
     if (i) b[p++] = 44;
-    putBytes(K.GEOMETRY);
-    putGeometry(line, text, o.format, s.from, s.to);
-    putBytes(K.MANEUVER);
-    putQuoted(s.type);
-    if (s.modifier) {
-      putBytes(K.MODIFIER);
-      putQuoted(s.modifier);
-    }
-    putBytes(K.LOCATION);
-    putLocation(line, s.from);
-    putBytes(K.BEARING_BEFORE);
-    putNumber(s.bearingBefore);
-    putBytes(K.BEARING_AFTER);
-    putNumber(s.bearingAfter);
-    if (s.exit !== undefined) {
-      putBytes(K.EXIT);
-      putNumber(s.exit);
-    }
-    putBytes(K.NAME);
-    const label = labelJson(shapes, s.label);
-    putBytes(label.nameJson);
-    if (label.refJson) {
-      putBytes(K.REF);
-      putBytes(label.refJson);
-    }
+    p = put(K.GEOMETRY, b, p);
+    p = putGeometry(line, text, o.format, s.from, s.to, b, p);
+    p = put(typeJson(s.type), b, p);
+    if (s.modifier) p = put(modifierJson(s.modifier), b, p);
+    p = put(K.LOCATION, b, p);
+    p = putLonLat(line, s.from, b, p);
+    p = putNumber(s.bearingBefore, b, put(K.BEARING_BEFORE, b, p));
+    p = putNumber(s.bearingAfter, b, put(K.BEARING_AFTER, b, p));
+    if (s.exit !== undefined) p = putNumber(s.exit, b, put(K.EXIT, b, p));
+    p = put(labelJson(shapes, s.label).json, b, p);
     const rotary = rotaryOf(shapes, s);
-    if (rotary) {
-      putBytes(K.ROTARY_NAME);
-      putBytes(rotary.nameJson);
-    }
-    putBytes(K.DISTANCE);
-    putNumber(values[2 * i]);
-    putBytes(K.DURATION);
-    putNumber(values[2 * i + 1]);
-    putBytes(mode);
-    putIntersection(line, s.intersection);
-    if (s.passed) {
-      for (const x of s.passed) {
-        b[p++] = 44;
-        putIntersection(line, x);
-      }
-    }
+    if (rotary) p = put(rotary.nameJson, b, put(K.ROTARY_NAME, b, p));
+    p = putNumber(values[2 * i], b, put(K.DISTANCE, b, p));
+    p = putNumber(values[2 * i + 1], b, put(K.DURATION, b, p));
+    p = put(mode, b, p);
+    p = putIntersection(line, s.intersection, b, p);
+    if (s.passed) for (const x of s.passed) p = putIntersection(line, x, b, put(K.NEXT_INTERSECTION, b, p));
     b[p++] = 93;
-    if (instructions) {
-      putBytes(K.INSTRUCTION);
-      putBytes(instructions[i]);
-    }
+    if (instructions) p = put(instructions[i], b, put(K.INSTRUCTION, b, p));
     b[p++] = 125;
   }
   b[p++] = 93;
-  const end = p;
-  b = new Uint8Array(0);
-  return end;
+  return p;
 }
 
 /** A leg's steps as a JSON text of their own, written as a reply writes them (the runner of OSRM's feature
