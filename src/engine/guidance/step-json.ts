@@ -54,7 +54,8 @@ interface LabelJson {
 const NO_LABEL: LabelJson = { name: '', ref: null, nameJson: utf8.encode('""'), json: utf8.encode('},"name":""') };
 /** Per shapes (another map's labels never hit), the labels met so far: the same few recur along every route. */
 const labelCache = new WeakMap<object, Map<number, LabelJson>>();
-const MAX_CACHED_LABELS = 100_000;
+// A far route meets several hundred labels; a few MB per thread at most.
+const MAX_CACHED_LABELS = 20_000;
 
 function labelJson(shapes: Shapes, label: number): LabelJson {
   if (label < 0) return NO_LABEL;
