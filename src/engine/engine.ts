@@ -383,10 +383,21 @@ function inPlace(text: Uint8Array | SlotRef): { bytes: Uint8Array; release: () =
 
 /** A compute thread's answer as the caller's: the text in place, and how to give its slot back. */
 function received(r: RouteJsonTaskResult): RouteJsonResult {
-  const { geometryJson, alternatives: others, ...fields } = r;
-  const rest = others ? { ...fields, alternatives: others.map((a) => ({ ...a, geometryJson: [a.geometryJson] })) } : fields;
+  const { geometryJson, stepsAt, alternatives: others, ...fields } = r;
+  const rest = others
+    ? {
+        ...fields,
+        alternatives: others.map(({ geometryJson: text, stepsAt: at, ...a }) => ({ ...a, ...routeTexts(text, at) })),
+      }
+    : fields;
   const { bytes, release } = inPlace(geometryJson);
-  return { ...rest, geometryJson: [bytes], release };
+  return { ...rest, ...routeTexts(bytes, stepsAt), release };
+}
+
+/** A route's text as its geometry's and, with steps, each leg's steps' (views of it). */
+function routeTexts(text: Uint8Array, stepsAt: number[] | undefined): Pick<RouteJsonResult, 'geometryJson' | 'stepsJson'> {
+  if (!stepsAt) return { geometryJson: [text] };
+  return { geometryJson: [text.subarray(0, stepsAt[0])], stepsJson: stepsAt.slice(1).map((end, i) => text.subarray(stepsAt[i], end)) };
 }
 
 /** Arena slots held now: texts received and not yet released. @internal (tests) */

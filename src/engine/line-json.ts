@@ -36,8 +36,15 @@ export function lineStringJson(valuesE7: Int32Array): Uint8Array {
 /** The most bytes lineStringJson writes for these values: at most 11 characters per number, 3 more per point. */
 export const lineStringBytes = (valuesE7: Int32Array): number => 40 + Math.max(4, valuesE7.length) * 14;
 
-/** lineStringJson's text written into `buf` (of at least lineStringBytes); its length. */
-export function writeLineString(valuesE7: Int32Array, buf: Uint8Array): number {
+/** The length of the LineString text's start, before its first point. */
+export const LINE_STRING_PREFIX = PREFIX.length;
+
+/**
+ * lineStringJson's text written into `buf` (of at least lineStringBytes); its length. With `offsets` (of
+ * at least one more entry than points), where each point's `[` is, and one past its closing `]` after the
+ * last point: point i's text is buf[offsets[i], offsets[i + 1] - 1) (steps copy their stretches of it).
+ */
+export function writeLineString(valuesE7: Int32Array, buf: Uint8Array, offsets?: Int32Array): number {
   const points = valuesE7.length === 2 ? Int32Array.of(valuesE7[0], valuesE7[1], valuesE7[0], valuesE7[1]) : valuesE7;
   buf.set(PREFIX, 0);
   let p = PREFIX.length;
@@ -46,6 +53,7 @@ export function writeLineString(valuesE7: Int32Array, buf: Uint8Array): number {
   for (let i = 0; i < points.length; i++) {
     if ((i & 1) === 0) {
       if (i > 0) buf[p++] = 44;
+      if (offsets) offsets[i >> 1] = p;
       buf[p++] = 91;
     } else buf[p++] = 44;
     let v = microOfE7(points[i]);
@@ -82,9 +90,59 @@ export function writeLineString(valuesE7: Int32Array, buf: Uint8Array): number {
     }
     if (i & 1) buf[p++] = 93;
   }
+  if (offsets) offsets[points.length >> 1] = p + 1;
   buf[p++] = 93;
   buf[p++] = 125;
   return p;
+}
+
+/** A 1e-7° integer as the JSON shows it (1e-6° rounding, as writeLineString) into `buf` at `p`; the end. */
+export function writeCoordinate(e7: number, buf: Uint8Array, p: number): number {
+  let v = microOfE7(e7);
+  if (v < 0) {
+    buf[p++] = 45;
+    v = -v;
+  }
+  const int = (v / 1e6) | 0;
+  const frac = v - int * 1e6;
+  p = writeDigits(int, buf, p);
+  if (frac !== 0) {
+    const a = (frac / 1e4) | 0,
+      rest = frac - a * 1e4,
+      b = (rest / 100) | 0,
+      c = rest - b * 100;
+    buf[p] = 46;
+    buf[p + 1] = DIGITS[2 * a];
+    buf[p + 2] = DIGITS[2 * a + 1];
+    buf[p + 3] = DIGITS[2 * b];
+    buf[p + 4] = DIGITS[2 * b + 1];
+    buf[p + 5] = DIGITS[2 * c];
+    buf[p + 6] = DIGITS[2 * c + 1];
+    p += 7;
+    while (buf[p - 1] === 48) p--;
+  }
+  return p;
+}
+
+/** A non-negative integer below 2^31 in decimal into `buf` at `p`; the end. */
+export function writeDigits(n: number, buf: Uint8Array, p: number): number {
+  if (n < 10) {
+    buf[p] = 48 + n;
+    return p + 1;
+  }
+  if (n < 100) {
+    buf[p] = DIGITS[2 * n];
+    buf[p + 1] = DIGITS[2 * n + 1];
+    return p + 2;
+  }
+  let digits = 3;
+  for (let x = 1000; x <= n && digits < 10; x *= 10) digits++;
+  for (let i = p + digits - 1; i >= p; i--) {
+    const q = (n / 10) | 0;
+    buf[i] = 48 + n - q * 10;
+    n = q;
+  }
+  return p + digits;
 }
 
 /**

@@ -25,9 +25,12 @@ export const polylineBytes = (valuesE7: Int32Array): number => 8 + Math.max(4, v
  * The encoded polyline of flat lon, lat values in 1e-7° as a JSON string (quotes, and the `\` the
  * alphabet holds escaped) into `buf` (of at least polylineBytes); its length. Each coordinate is
  * rounded to whole 1e-5° (precision 5) or 1e-6° (6) halves up, as the GeoJSON rounds them: a polyline6
- * decodes to exactly the GeoJSON's numbers. A single point is repeated, as in the GeoJSON.
+ * decodes to exactly the GeoJSON's numbers. A single point is repeated, as in the GeoJSON. With
+ * `offsets` (of at least one more entry than points), where each point's characters start, and the
+ * closing quote's place after the last: a stretch of the line after its first point encodes as it does
+ * in the whole (steps copy theirs).
  */
-export function writePolyline(valuesE7: Int32Array, precision: 5 | 6, buf: Uint8Array): number {
+export function writePolyline(valuesE7: Int32Array, precision: 5 | 6, buf: Uint8Array, offsets?: Int32Array): number {
   const points = valuesE7.length === 2 ? Int32Array.of(valuesE7[0], valuesE7[1], valuesE7[0], valuesE7[1]) : valuesE7;
   const div = precision === 5 ? 100 : 10;
   const half = div >> 1;
@@ -36,27 +39,39 @@ export function writePolyline(valuesE7: Int32Array, precision: 5 | 6, buf: Uint8
   let lastLat = 0,
     lastLon = 0;
   for (let i = 0; i < points.length; i += 2) {
+    if (offsets) offsets[i >> 1] = p;
     const lat = Math.floor((points[i + 1] + half) / div),
       lon = Math.floor((points[i] + half) / div);
-    for (let k = 0; k < 2; k++) {
-      const d = k === 0 ? lat - lastLat : lon - lastLon;
-      // Zigzag: the sign into the lowest bit (a difference is at most 360e6, so 2 × it fits 31 bits).
-      let v = (d << 1) ^ (d >> 31);
-      while (v >= 32) {
-        const c = 63 + (32 | (v & 31));
-        if (c === BACKSLASH) buf[p++] = BACKSLASH;
-        buf[p++] = c;
-        v >>= 5;
-      }
-      const c = 63 + v;
-      if (c === BACKSLASH) buf[p++] = BACKSLASH;
-      buf[p++] = c;
-    }
+    p = writeDelta(lon - lastLon, buf, writeDelta(lat - lastLat, buf, p));
     lastLat = lat;
     lastLon = lon;
   }
+  if (offsets) offsets[points.length >> 1] = p;
   buf[p++] = QUOTE;
   return p;
+}
+
+/** One value's difference in the polyline alphabet into `buf` at `p`; the end. */
+function writeDelta(d: number, buf: Uint8Array, p: number): number {
+  // Zigzag: the sign into the lowest bit (a difference is at most 360e6, so 2 × it fits 31 bits).
+  let v = (d << 1) ^ (d >> 31);
+  while (v >= 32) {
+    const c = 63 + (32 | (v & 31));
+    if (c === BACKSLASH) buf[p++] = BACKSLASH;
+    buf[p++] = c;
+    v >>= 5;
+  }
+  const c = 63 + v;
+  if (c === BACKSLASH) buf[p++] = BACKSLASH;
+  buf[p++] = c;
+  return p;
+}
+
+/** Point `i` of flat lon, lat values in 1e-7° encoded on its own (the first point of a polyline) into `buf` at `p`; the end. */
+export function writePolylineStart(valuesE7: Int32Array, i: number, precision: 5 | 6, buf: Uint8Array, p: number): number {
+  const div = precision === 5 ? 100 : 10;
+  const half = div >> 1;
+  return writeDelta(Math.floor((valuesE7[2 * i] + half) / div), buf, writeDelta(Math.floor((valuesE7[2 * i + 1] + half) / div), buf, p));
 }
 
 /**

@@ -111,14 +111,16 @@ export type RouteE7Result = Omit<RouteResult, 'geometry' | 'alternatives'> & {
 export type RouteJsonResult = Omit<RouteResult, 'geometry' | 'alternatives'> & {
   geometryJson: Uint8Array[];
   release: () => void;
-  stepsJson?: string[];
+  /** With `steps`: each leg's steps as a JSON array (guidance/step-json.ts), UTF-8, views like the geometry's. */
+  stepsJson?: Uint8Array[];
   alternatives?: Array<Omit<RouteJsonResult, 'alternatives' | 'release'>>;
 };
 /** What the compute thread answers for RouteJsonResult: the text itself, or where it is in the arena. */
 export type RouteJsonTaskResult = Omit<RouteResult, 'geometry' | 'alternatives'> & {
+  /** The geometry's text, followed with `steps` by each leg's steps as a JSON array (guidance/step-json.ts). */
   geometryJson: Uint8Array | SlotRef;
-  /** With `steps`: each leg's steps as a JSON array (guidance/step-json.ts). */
-  stepsJson?: string[];
+  /** With `steps`: where the geometry's text ends, then where each leg's steps end. */
+  stepsAt?: number[];
   /** With `alternatives`: the other routes, their texts copied. */
   alternatives?: Array<RouteJsonTaskResult & { geometryJson: Uint8Array }>;
 };

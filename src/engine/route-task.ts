@@ -7,7 +7,7 @@ import { lineStringBytes, lineStringJson, microOfE7, writeLineString } from './l
 import { NULL_JSON, polylineBytes, simplifyLine, writePolyline, type GeometryOptions } from './polyline.js';
 import { cellRowsBound, writeCellRows } from './matrix-json.js';
 import { arenaOf, SLOT_BYTES, takeSlot, type ReplyArena } from './reply-arena.js';
-import { stepsJson } from './guidance/step-json.js';
+import { planSteps, writeSteps, type LineText } from './guidance/step-json.js';
 import {
   RouteCore,
   type IsochroneQuery,
@@ -71,8 +71,9 @@ export function routeJsonTask(q: RouteQuery & { geometry?: GeometryOptions } & S
   return written.ok ? { ok: true, value: { ...written.value, alternatives: others } } : written;
 }
 
-/** One route's texts: its geometry in the form asked for (in an arena slot when `inArena` and one is
- *  free and large enough) and its steps. */
+/** One route's text: its geometry in the form asked for, then with steps each leg's steps (`stepsAt`
+ *  says where each ends), in a slot of the arena when `inArena` and one is free and large enough, else
+ *  as a copy. */
 function writeRoute(
   found: Omit<RouteE7Result, 'alternatives'>,
   q: RouteQuery & { geometry?: GeometryOptions } & StepText,
@@ -81,9 +82,14 @@ function writeRoute(
   const { geometryE7: full, waypointPoints, bbox, legSteps, ...rest } = found;
   const format = q.geometry?.format ?? 'geojson',
     overview = q.geometry?.overview ?? 'full';
+  const precision = format === 'polyline' ? 5 : 6;
+  const bound = (l: Int32Array) => (format === 'geojson' ? lineStringBytes(l) : polylineBytes(l));
+  const write = (l: Int32Array, buf: Uint8Array, offsets?: Int32Array) =>
+    format === 'geojson' ? writeLineString(l, buf, offsets) : writePolyline(l, precision, buf, offsets);
+  const line = overview === 'false' ? null : overview === 'simplified' ? simplifyLine(full, waypointPoints, q.geometry?.toleranceM ?? 1) : full;
   // Steps in the geometry's form, from the whole line whatever the overview.
-  const steps = legSteps?.map((leg, i) =>
-    stepsJson(leg, routeCore().shapes, full, {
+  const planned = legSteps?.map((leg, i) =>
+    planSteps(leg, routeCore().shapes, {
       profile: q.profile,
       format,
       language: q.language,
@@ -93,23 +99,59 @@ function writeRoute(
       duration: rest.legs[i].duration,
     }),
   );
+  let bytes = line ? bound(line) : NULL_JSON.length;
+  for (const leg of planned ?? []) bytes += leg.bound;
+  const held = inArena && arena && line && bytes <= SLOT_BYTES ? takeSlot(arena, threadId) : null;
+  const buf = held ? held.bytes : scratchOf(bytes);
+  let end: number;
+  let lineText: LineText | null = null;
+  if (!line) {
+    buf.set(NULL_JSON);
+    end = NULL_JSON.length;
+  } else if (planned && line === full) {
+    // The steps' geometries are stretches of this text.
+    lineText = { bytes: buf, offsets: offsetsOf(full) };
+    end = write(full, buf, lineText.offsets);
+  } else end = write(line, buf);
+  let stepsAt: number[] | undefined;
+  if (planned) {
+    if (!lineText) {
+      lineText = { bytes: lineScratchOf(bound(full)), offsets: offsetsOf(full) };
+      write(full, lineText.bytes, lineText.offsets);
+    }
+    stepsAt = [end];
+    for (const leg of planned) {
+      end = writeSteps(leg, full, lineText, buf, end);
+      stepsAt.push(end);
+    }
+  }
   // The box in the same 1e-6° rounding as the line's text, so it is exactly the box of what is printed.
   const [w, s, e, n] = bbox.map((x) => microOfE7(x) / 1e6);
-  const answer = (geometryJson: RouteJsonTaskResult['geometryJson']): Outcome<RouteJsonTaskResult> => ({
+  return {
     ok: true,
-    value: { ...rest, bbox: [w, s, e, n], geometryJson, ...(steps ? { stepsJson: steps } : {}) },
-  });
-  if (overview === 'false') return answer(NULL_JSON.slice());
-  const line = overview === 'simplified' ? simplifyLine(full, waypointPoints, q.geometry?.toleranceM ?? 1) : full;
-  const [bytes, write]: [number, (buf: Uint8Array) => number] =
-    format === 'geojson'
-      ? [lineStringBytes(line), (buf) => writeLineString(line, buf)]
-      : [polylineBytes(line), (buf) => writePolyline(line, format === 'polyline' ? 5 : 6, buf)];
-  const held = inArena && arena && bytes <= SLOT_BYTES ? takeSlot(arena, threadId) : null;
-  if (held) return answer([held.slot, held.token, write(held.bytes)]);
-  if (format === 'geojson') return answer(lineStringJson(line));
-  const buf = new Uint8Array(bytes);
-  return answer(buf.slice(0, write(buf)));
+    value: {
+      ...rest,
+      bbox: [w, s, e, n],
+      // A copy is exact (a view of the scratch would carry all of it across threads).
+      geometryJson: held ? [held.slot, held.token, end] : buf.slice(0, end),
+      ...(stepsAt ? { stepsAt } : {}),
+    },
+  };
+}
+
+// This thread's reusable buffers: a route's text when no arena slot takes it, the whole line's text for
+// steps when the route's geometry is another (simplified, or none), and where its points are.
+let scratch: Uint8Array = new Uint8Array(1 << 16),
+  lineScratch: Uint8Array = new Uint8Array(0),
+  offsets = new Int32Array(0);
+const grown = (buf: Uint8Array, bytes: number) => (buf.length >= bytes ? buf : new Uint8Array(Math.max(bytes, 2 * buf.length)));
+const scratchOf = (bytes: number) => (scratch = grown(scratch, bytes));
+const lineScratchOf = (bytes: number) => (lineScratch = grown(lineScratch, bytes));
+function offsetsOf(line: Int32Array): Int32Array {
+  // One per point (a single point is written twice), and one after the last.
+  const need = Math.max(2, line.length >> 1) + 1;
+  if (offsets.length < need) offsets = new Int32Array(Math.max(need, 2 * offsets.length));
+  return offsets;
 }
 
 export function matrixTask(q: MatrixQuery): Outcome<MatrixResult> {

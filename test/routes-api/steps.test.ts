@@ -80,6 +80,27 @@ describe('steps on real junctions', () => {
     expect(steps.at(-1).maneuver.type).toBe('arrive');
     expect(steps.at(-1).name).toBe('Landstrasse');
   });
+
+  it('a leg that ends on a roundabout enters it with the turn onto it, and says so in every language', async () => {
+    // OSM: way 5033624 is a roundabout (junction=roundabout, highway=secondary, no name). Kohlplatz's oneway
+    // way 702273059 (nodes 364033968 … 6594857610) enters it at node 6594857610 (47.2080328, 9.5271164);
+    // node 281672029 (47.207935, 9.5270245) is on the ring a few meters on. A route that ends there never
+    // leaves the ring: OSRM keeps the entry's modifier on such a roundabout step (no exit), and
+    // osrm-text-instructions needs one for its sentence (this route failed with a language before).
+    const waypoints = [
+      { latitude: 47.217914, longitude: 9.53703 },
+      { latitude: 47.207935, longitude: 9.5270245 },
+    ];
+    for (const language of ['en', 'de', 'fr', 'it', 'es']) {
+      const steps = (await stepsOf({ waypoints, steps: true, language })).legs[0].steps;
+      const round = steps.at(-2);
+      expect(round.maneuver).toMatchObject({ type: 'roundabout', location: [9.527116, 47.208033] });
+      expect(round.maneuver).not.toHaveProperty('exit');
+      expect(['slight right', 'right', 'straight', 'slight left']).toContain(round.maneuver.modifier);
+      for (const s of steps) expect(s.instruction).toMatch(/\p{L}{3}/u);
+      if (language === 'en') expect(round.instruction).toBe('Enter the roundabout');
+    }
+  });
 });
 
 describe('steps add up', () => {
@@ -174,6 +195,28 @@ describe('language', () => {
   it('without language, no instruction', async () => {
     const data = await stepsOf({ waypoints: [VADUZ, SCHAAN], steps: true });
     for (const s of data.legs[0].steps) expect(s).not.toHaveProperty('instruction');
+  });
+});
+
+describe('the text of the steps', () => {
+  // The compute thread writes the steps' JSON byte by byte (guidance/step-json.ts): it must be exactly what
+  // JSON.stringify writes of the same answer (numbers as JavaScript prints them, names escaped as it escapes
+  // them, keys in the answer's order), which parsing and writing it again shows.
+  it.each([
+    ['GeoJSON', { waypoints: [BALZERS, RUGGELL] }],
+    ['German, polyline6', { waypoints: [RUGGELL, BALZERS], language: 'de', geometry_format: 'polyline6' }],
+    ['3 waypoints, polyline, simplified', { waypoints: [BALZERS, VADUZ, RUGGELL], geometry_format: 'polyline', overview: 'simplified' }],
+  ])('%s: the body is what JSON.stringify writes of it', async (_, body) => {
+    const res = await fetch(`${app.url}/v1/routes`, {
+      method: 'POST',
+      headers: { 'X-API-KEY': team.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...body, steps: true }),
+    });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const data = JSON.parse(text);
+    expect(data.data.legs.flatMap((l: any) => l.steps).length).toBeGreaterThan(10);
+    expect(JSON.stringify(data)).toBe(text);
   });
 });
 

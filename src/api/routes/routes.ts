@@ -240,12 +240,13 @@ function routeParts(
     bbox: r.bbox.map(micro),
   });
   const steps = r.stepsJson;
-  const legsJson = steps ? `[${legs.map((l, i) => `${JSON.stringify(l).slice(0, -1)},"steps":${steps[i]}}`).join(',')}]` : JSON.stringify(legs);
-  const tail = `{"legs":${legsJson},${JSON.stringify({
+  // Each leg's steps are the text the worker wrote, in place between the leg's fields.
+  const legsJson = steps ? legs.flatMap((l, i) => [`${i ? ',' : '['}${JSON.stringify(l).slice(0, -1)},"steps":`, steps[i], '}']) : [JSON.stringify(legs)];
+  const tail = JSON.stringify({
     waypoints: waypoints.map((w) => ({ poi_id: w.poiId, latitude: w.latitude, longitude: w.longitude })),
     avoided,
-  }).slice(1)}`;
-  return [`${head.slice(0, -1)},"geometry":`, ...r.geometryJson, `,${tail.slice(1)}`];
+  }).slice(1);
+  return [`${head.slice(0, -1)},"geometry":`, ...r.geometryJson, ',"legs":', ...legsJson, ...(steps ? [']'] : []), `,${tail}`];
 }
 
 export function routesEndpoint(sql: Sql): Route[] {

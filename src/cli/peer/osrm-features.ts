@@ -13,7 +13,7 @@ import type { ProfileName } from '../../map/graphs/profiles.js';
 import { buildShapePool, pendingShapes, shapesOf } from '../../map/graphs/shapes.js';
 import { placeGraphs } from '../../engine/graph-memory.js';
 import { RouteCore } from '../../engine/route-core.js';
-import { stepObjects } from '../../engine/guidance/step-json.js';
+import { legStepsJson } from '../../engine/guidance/step-json.js';
 import type { LatLon } from '../../lib/lat-lon.js';
 
 /** OSRM's profile names and Waymark's. */
@@ -292,15 +292,17 @@ class World {
         if (!r.ok || !r.value.legSteps) return null;
         const { legSteps, geometryE7, legs } = r.value;
         const all = legSteps.flatMap((leg, i) =>
-          stepObjects(leg, core.shapes, geometryE7, {
-            profile,
-            format: 'geojson',
-            legIndex: i,
-            legCount: legs.length,
-            distance: legs[i].distance,
-            duration: legs[i].duration,
-          }),
-        ) as unknown as OsrmStep[];
+          JSON.parse(
+            legStepsJson(leg, core.shapes, geometryE7, {
+              profile,
+              format: 'geojson',
+              legIndex: i,
+              legCount: legs.length,
+              distance: legs[i].distance,
+              duration: legs[i].duration,
+            }),
+          ),
+        ) as OsrmStep[];
         return {
           names: all.map((st) => st.name),
           turns: all.map(turnOf),

@@ -1,17 +1,20 @@
-// A leg's steps as the JSON the reply carries, OSRM's RouteStep: maneuver, name, ref, distance, duration,
-// geometry in the route's form, mode, the maneuver's intersection and, with a language, the sentence
+// A leg's steps as the JSON the reply carries, OSRM's RouteStep: geometry in the route's form, maneuver,
+// name, ref, distance, duration, mode, the maneuver's intersection and, with a language, the sentence
 // osrm-text-instructions makes of the step (the same model, so its phrases fit as they are). Written in
-// the compute thread with the route.
+// the compute thread as UTF-8 straight into the reply's text, after the route's line: a far route has
+// hundreds of steps a leg, and an object per step and intersection for JSON.stringify, then a string of
+// the whole, cost several times the steps' search (docs/directions.md, "What steps cost"). The text is the
+// one JSON.stringify made of those objects, byte for byte. A step's geometry is its stretch of the route's
+// line as already written (`LineText`): copied, not formatted again.
 import osrmTextInstructions from 'osrm-text-instructions';
 import { labelTexts } from '../../map/graphs/road-labels.js';
 import type { Shapes } from '../../map/graphs/road-graph.js';
-import { lineStringBytes, microOfE7, writeLineString } from '../line-json.js';
-import { polylineBytes, writePolyline } from '../polyline.js';
-import type { RawStep } from './steps.js';
+import { LINE_STRING_PREFIX, lineStringBytes, writeCoordinate, writeDigits, writeLineString } from '../line-json.js';
+import { polylineBytes, writePolyline, writePolylineStart } from '../polyline.js';
+import type { RawStep, StepIntersection } from './steps.js';
 
 const compiler = osrmTextInstructions('v5');
-const latin1 = new TextDecoder('latin1');
-let scratch = new Uint8Array(1 << 16);
+const utf8 = new TextEncoder();
 
 /** OSRM's travel mode per profile. */
 const MODES: Record<string, string> = { 'driving-car': 'driving', 'driving-hgv': 'driving', 'cycling-regular': 'cycling', 'foot-walking': 'walking' };
@@ -27,72 +30,316 @@ export interface StepOptions {
   duration: number;
 }
 
-const location = (line: Int32Array, p: number): [number, number] => [microOfE7(line[2 * p]) / 1e6, microOfE7(line[2 * p + 1]) / 1e6];
-
-function geometryText(line: Int32Array, from: number, to: number, format: StepOptions['format']): string {
-  // A step of one point (arrive) repeats it, as a LineString needs two positions and OSRM sends two.
-  const part = line.subarray(2 * from, 2 * to + 2);
-  // Written into this thread's scratch and decoded from there: the text is the only copy made.
-  const need = format === 'geojson' ? lineStringBytes(part) : polylineBytes(part);
-  if (scratch.length < need) scratch = new Uint8Array(Math.max(need, 2 * scratch.length));
-  const length = format === 'geojson' ? writeLineString(part, scratch) : writePolyline(part, format === 'polyline' ? 5 : 6, scratch);
-  return latin1.decode(scratch.subarray(0, length));
+/**
+ * The route's whole line written in the steps' form (writeLineString or writePolyline with `offsets`):
+ * where each point's text starts in `bytes`, and where the text after the last point starts.
+ */
+export interface LineText {
+  bytes: Uint8Array;
+  offsets: Int32Array;
 }
 
-/** The objects of a leg's steps, geometry left out (the runner of OSRM's features compares these). */
-export function stepObjects(steps: RawStep[], shapes: Shapes, line: Int32Array, o: StepOptions): Array<Record<string, unknown>> {
-  const tenths = (x: number) => Math.round(x * 10) / 10;
+/** The most bytes a point takes in a line's text: `[` 11 `,` 11 `]` `,` for GeoJSON, 2 × 6 doubled `\` for a polyline. */
+const POINT_BYTES = 26;
+
+/** A label's texts as JSON strings (UTF-8, quoted and escaped), and as text for the instructions' objects. */
+interface LabelJson {
+  name: string;
+  ref: string | null;
+  nameJson: Uint8Array;
+  /** What a step writes of it after its maneuver: `},"name":…` and `,"ref":…` when it has a ref. */
+  json: Uint8Array;
+}
+
+const NO_LABEL: LabelJson = { name: '', ref: null, nameJson: utf8.encode('""'), json: utf8.encode('},"name":""') };
+/** Per shapes (another map's labels never hit), the labels met so far: the same few recur along every route. */
+const labelCache = new WeakMap<object, Map<number, LabelJson>>();
+// A far route meets several hundred labels; a few MB per thread at most.
+const MAX_CACHED_LABELS = 20_000;
+
+function labelJson(shapes: Shapes, label: number): LabelJson {
+  if (label < 0) return NO_LABEL;
+  let cache = labelCache.get(shapes);
+  if (!cache) labelCache.set(shapes, (cache = new Map()));
+  let json = cache.get(label);
+  if (!json) {
+    if (cache.size >= MAX_CACHED_LABELS) cache.clear();
+    const { name, ref } = labelTexts(shapes, label);
+    json = {
+      name: name ?? '',
+      ref: ref || null,
+      nameJson: utf8.encode(JSON.stringify(name ?? '')),
+      json: utf8.encode(`},"name":${JSON.stringify(name ?? '')}${ref ? `,"ref":${JSON.stringify(ref)}` : ''}`),
+    };
+    cache.set(label, json);
+  }
+  return json;
+}
+
+/** A rotary's name (OSRM's `rotary_name`): its label's name, when it has one that is not empty. */
+const rotaryOf = (shapes: Shapes, s: RawStep): LabelJson | null => {
+  if (s.ring === undefined || s.ring < 0) return null;
+  const ring = labelJson(shapes, s.ring);
+  return ring.name ? ring : null;
+};
+
+const tenths = (x: number) => Math.round(x * 10) / 10;
+
+/** The steps' distances and durations as shown: each the change of the rounded running totals, so that
+ *  the steps add up to the leg exactly. Pairs per step (meters, seconds). */
+function shownValues(steps: RawStep[], o: StepOptions): Float64Array {
+  const out = new Float64Array(2 * steps.length);
   let meters = 0,
     seconds = 0,
     shownM = 0,
     shownS = 0;
-  return steps.map((s, i) => {
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i];
     meters += s.meters;
     seconds += s.tenths / 10;
-    // Each step shows the change of the rounded running totals: the steps add up to the leg exactly.
     const last = i === steps.length - 1;
     const upToM = last ? tenths(o.distance) : tenths(meters),
       upToS = last ? tenths(o.duration) : tenths(seconds);
-    const distance = tenths(upToM - shownM),
-      duration = tenths(upToS - shownS);
+    out[2 * i] = tenths(upToM - shownM);
+    out[2 * i + 1] = tenths(upToS - shownS);
     shownM = upToM;
     shownS = upToS;
-    const label = s.label >= 0 ? labelTexts(shapes, s.label) : { name: null, ref: null };
-    const x = s.intersection;
-    const step: Record<string, unknown> = {
-      maneuver: {
-        type: s.type,
-        ...(s.modifier ? { modifier: s.modifier } : {}),
-        location: location(line, s.from),
-        bearing_before: s.bearingBefore,
-        bearing_after: s.bearingAfter,
-        ...(s.exit !== undefined ? { exit: s.exit } : {}),
-      },
-      name: label.name ?? '',
-      ...(label.ref ? { ref: label.ref } : {}),
-      ...(s.ring !== undefined && s.ring >= 0 && labelTexts(shapes, s.ring).name ? { rotary_name: labelTexts(shapes, s.ring).name } : {}),
-      distance,
-      duration,
-      mode: MODES[o.profile] ?? 'driving',
-      intersections: [x, ...(s.passed ?? [])].map((y) => ({
-        location: location(line, y.at),
-        bearings: y.bearings,
-        entry: y.entry,
-        ...(y.in !== undefined ? { in: y.in } : {}),
-        ...(y.out !== undefined ? { out: y.out } : {}),
-      })),
-    };
-    if (o.language) step.instruction = compiler.compile(o.language, step, { legCount: o.legCount, legIndex: o.legIndex });
-    return step;
-  });
+  }
+  return out;
 }
 
-/** The JSON array of a leg's steps, each with its geometry. */
-export function stepsJson(steps: RawStep[], shapes: Shapes, line: Int32Array, o: StepOptions): string {
-  const objects = stepObjects(steps, shapes, line, o);
-  const parts = objects.map((obj, i) => {
-    const text = JSON.stringify(obj);
-    return `{"geometry":${geometryText(line, steps[i].from, steps[i].to, o.format)},${text.slice(1)}`;
-  });
-  return `[${parts.join(',')}]`;
+/** A leg's steps, ready to write: their shown values, their instructions' JSON (with a language) and the
+ *  most bytes they take. */
+export interface PlannedSteps {
+  steps: RawStep[];
+  shapes: Shapes;
+  options: StepOptions;
+  values: Float64Array;
+  instructions: Uint8Array[] | null;
+  bound: number;
+}
+
+export function planSteps(steps: RawStep[], shapes: Shapes, o: StepOptions): PlannedSteps {
+  const values = shownValues(steps, o);
+  const mode = MODES[o.profile] ?? 'driving';
+  const instructions = o.language ? steps.map((s) => utf8.encode(JSON.stringify(instruction(s, shapes, mode, o)))) : null;
+  let bound = 2;
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i];
+    const label = labelJson(shapes, s.label);
+    const rotary = rotaryOf(shapes, s);
+    // The step's geometry (a point of its own repeated), its fixed keys and numbers, its texts.
+    bound += 64 + (s.to - s.from + 2) * POINT_BYTES + 320 + label.json.length + (rotary?.nameJson.length ?? 0);
+    bound += intersectionBytes(s.intersection);
+    if (s.passed) for (const x of s.passed) bound += intersectionBytes(x);
+    if (instructions) bound += 16 + instructions[i].length;
+  }
+  return { steps, shapes, options: o, values, instructions, bound };
+}
+
+const intersectionBytes = (x: StepIntersection): number => 96 + 12 * x.bearings.length;
+
+/** The object osrm-text-instructions reads a step's sentence from (the fields it reads, as the reply has them). */
+function instruction(s: RawStep, shapes: Shapes, mode: string, o: StepOptions): string {
+  const label = labelJson(shapes, s.label);
+  const rotary = rotaryOf(shapes, s);
+  const step = {
+    maneuver: {
+      type: s.type,
+      ...(s.modifier ? { modifier: s.modifier } : {}),
+      bearing_after: s.bearingAfter,
+      ...(s.exit !== undefined ? { exit: s.exit } : {}),
+    },
+    name: label.name,
+    ...(label.ref ? { ref: label.ref } : {}),
+    ...(rotary ? { rotary_name: rotary.name } : {}),
+    mode,
+  };
+  return compiler.compile(o.language!, step, { legCount: o.legCount, legIndex: o.legIndex });
+}
+
+/** Keys and words of the step's JSON, encoded once; those that always come together are one piece. */
+const K = {
+  GEOMETRY: utf8.encode('{"geometry":'),
+  LOCATION: utf8.encode(',"location":['),
+  BEARING_BEFORE: utf8.encode('],"bearing_before":'),
+  BEARING_AFTER: utf8.encode(',"bearing_after":'),
+  EXIT: utf8.encode(',"exit":'),
+  ROTARY_NAME: utf8.encode(',"rotary_name":'),
+  DISTANCE: utf8.encode(',"distance":'),
+  DURATION: utf8.encode(',"duration":'),
+  /** After the first intersection's `{"location":[` (which ends the mode's piece), the next ones'. */
+  NEXT_INTERSECTION: utf8.encode(',{"location":['),
+  BEARINGS: utf8.encode('],"bearings":['),
+  ENTRY: utf8.encode('],"entry":['),
+  IN: utf8.encode(',"in":'),
+  OUT: utf8.encode(',"out":'),
+  INSTRUCTION: utf8.encode(',"instruction":'),
+  TRUE: utf8.encode('true'),
+  FALSE: utf8.encode('false'),
+};
+
+/** `,"maneuver":{"type":…` and `,"modifier":…` per type and modifier, encoded once. */
+const TYPES = new Map<string, Uint8Array>();
+const MODIFIERS = new Map<string, Uint8Array>();
+function typeJson(type: string): Uint8Array {
+  let bytes = TYPES.get(type);
+  if (!bytes) TYPES.set(type, (bytes = utf8.encode(`,"maneuver":{"type":${JSON.stringify(type)}`)));
+  return bytes;
+}
+function modifierJson(modifier: string): Uint8Array {
+  let bytes = MODIFIERS.get(modifier);
+  if (!bytes) MODIFIERS.set(modifier, (bytes = utf8.encode(`,"modifier":${JSON.stringify(modifier)}`)));
+  return bytes;
+}
+
+/** `src` into `b` at `p`; the end. Keys and names are a few bytes: a loop, where `set` costs more in its
+ *  call than in its copy. */
+function put(src: Uint8Array, b: Uint8Array, p: number): number {
+  const n = src.length;
+  if (n > 64) b.set(src, p);
+  else for (let i = 0; i < n; i++) b[p + i] = src[i];
+  return p + n;
+}
+
+/** Bytes [start, end) of `src` (the line's text, often earlier in the same buffer: a move within it). */
+function putRange(src: Uint8Array, start: number, end: number, b: Uint8Array, p: number): number {
+  if (src === b) b.copyWithin(p, start, end);
+  else b.set(src.subarray(start, end), p);
+  return p + end - start;
+}
+
+/** A number as JSON.stringify writes it. */
+function putNumber(x: number, b: Uint8Array, p: number): number {
+  if (Number.isInteger(x) && Math.abs(x) < 2 ** 31) {
+    // -0 is written 0, as JSON.stringify does.
+    if (x < 0) {
+      b[p++] = 45;
+      x = -x;
+    }
+    return writeDigits(x, b, p);
+  }
+  // Tenths (distances, durations): the double nearest k / 10 prints as k / 10.
+  const k = Math.round(x * 10);
+  if (k / 10 === x && Math.abs(k) < 2 ** 31) {
+    let t = k;
+    if (t < 0) {
+      b[p++] = 45;
+      t = -t;
+    }
+    const int = (t / 10) | 0;
+    p = writeDigits(int, b, p);
+    b[p++] = 46;
+    b[p++] = 48 + t - int * 10;
+    return p;
+  }
+  // Anything else (not met): as JavaScript prints it, ASCII.
+  const text = JSON.stringify(x);
+  for (let i = 0; i < text.length; i++) b[p++] = text.charCodeAt(i);
+  return p;
+}
+
+/** A point's `lon,lat` (without brackets). */
+function putLonLat(line: Int32Array, point: number, b: Uint8Array, p: number): number {
+  p = writeCoordinate(line[2 * point], b, p);
+  b[p++] = 44;
+  return writeCoordinate(line[2 * point + 1], b, p);
+}
+
+/** The step's stretch of the line, from point `from` to point `to` (a single point twice, as a LineString
+ *  needs two positions and OSRM sends two), copied from the line's text. */
+function putGeometry(line: Int32Array, text: LineText, format: StepOptions['format'], from: number, to: number, b: Uint8Array, p: number): number {
+  const { bytes, offsets } = text;
+  if (format === 'geojson') {
+    p = putRange(bytes, 0, LINE_STRING_PREFIX, b, p);
+    const start = offsets[from];
+    if (from === to) {
+      p = putRange(bytes, start, offsets[from + 1] - 1, b, p);
+      b[p++] = 44;
+      p = putRange(bytes, start, offsets[from + 1] - 1, b, p);
+    } else p = putRange(bytes, start, offsets[to + 1] - 1, b, p);
+    b[p++] = 93;
+    b[p++] = 125;
+    return p;
+  }
+  // A polyline's first point is encoded on its own; after it, the differences are the whole line's.
+  b[p++] = 34;
+  p = writePolylineStart(line, from, format === 'polyline' ? 5 : 6, b, p);
+  if (from === to) {
+    b[p++] = 63;
+    b[p++] = 63;
+  } else p = putRange(bytes, offsets[from + 1], offsets[to + 1], b, p);
+  b[p++] = 34;
+  return p;
+}
+
+/** An intersection after its `{"location":[`. */
+function putIntersection(line: Int32Array, x: StepIntersection, b: Uint8Array, p: number): number {
+  p = putLonLat(line, x.at, b, p);
+  p = put(K.BEARINGS, b, p);
+  for (let i = 0; i < x.bearings.length; i++) {
+    if (i) b[p++] = 44;
+    p = putNumber(x.bearings[i], b, p);
+  }
+  p = put(K.ENTRY, b, p);
+  for (let i = 0; i < x.entry.length; i++) {
+    if (i) b[p++] = 44;
+    p = put(x.entry[i] ? K.TRUE : K.FALSE, b, p);
+  }
+  b[p++] = 93;
+  if (x.in !== undefined) p = putNumber(x.in, b, put(K.IN, b, p));
+  if (x.out !== undefined) p = putNumber(x.out, b, put(K.OUT, b, p));
+  b[p++] = 125;
+  return p;
+}
+
+/**
+ * The JSON array of a leg's planned steps, each with its geometry, into `b` at `at` (room for
+ * `planned.bound` bytes); the end. `line` is the route's line (lon, lat pairs in 1e-7°), `text` its
+ * whole text in `planned.options.format`.
+ */
+export function writeSteps(planned: PlannedSteps, line: Int32Array, text: LineText, b: Uint8Array, at: number): number {
+  const { steps, shapes, options: o, values, instructions } = planned;
+  const mode = utf8.encode(`,"mode":${JSON.stringify(MODES[o.profile] ?? 'driving')},"intersections":[{"location":[`);
+  let p = at;
+  b[p++] = 91;
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i];
+    if (i) b[p++] = 44;
+    p = put(K.GEOMETRY, b, p);
+    p = putGeometry(line, text, o.format, s.from, s.to, b, p);
+    p = put(typeJson(s.type), b, p);
+    if (s.modifier) p = put(modifierJson(s.modifier), b, p);
+    p = put(K.LOCATION, b, p);
+    p = putLonLat(line, s.from, b, p);
+    p = putNumber(s.bearingBefore, b, put(K.BEARING_BEFORE, b, p));
+    p = putNumber(s.bearingAfter, b, put(K.BEARING_AFTER, b, p));
+    if (s.exit !== undefined) p = putNumber(s.exit, b, put(K.EXIT, b, p));
+    p = put(labelJson(shapes, s.label).json, b, p);
+    const rotary = rotaryOf(shapes, s);
+    if (rotary) p = put(rotary.nameJson, b, put(K.ROTARY_NAME, b, p));
+    p = putNumber(values[2 * i], b, put(K.DISTANCE, b, p));
+    p = putNumber(values[2 * i + 1], b, put(K.DURATION, b, p));
+    p = put(mode, b, p);
+    p = putIntersection(line, s.intersection, b, p);
+    if (s.passed) for (const x of s.passed) p = putIntersection(line, x, b, put(K.NEXT_INTERSECTION, b, p));
+    b[p++] = 93;
+    if (instructions) p = put(instructions[i], b, put(K.INSTRUCTION, b, p));
+    b[p++] = 125;
+  }
+  b[p++] = 93;
+  return p;
+}
+
+/** A leg's steps as a JSON text of their own, written as a reply writes them (the runner of OSRM's feature
+ *  files reads them back). */
+export function legStepsJson(steps: RawStep[], shapes: Shapes, line: Int32Array, o: StepOptions): string {
+  const planned = planSteps(steps, shapes, o);
+  const offsets = new Int32Array(Math.max(2, line.length >> 1) + 1);
+  const geojson = o.format === 'geojson';
+  const bytes = new Uint8Array(geojson ? lineStringBytes(line) : polylineBytes(line));
+  if (geojson) writeLineString(line, bytes, offsets);
+  else writePolyline(line, o.format === 'polyline' ? 5 : 6, bytes, offsets);
+  const out = new Uint8Array(planned.bound);
+  return new TextDecoder().decode(out.subarray(0, writeSteps(planned, line, { bytes, offsets }, out, 0)));
 }

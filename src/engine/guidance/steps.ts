@@ -69,11 +69,12 @@ const roadDir = new Int32Array(MAX_ROADS);
 const roadBearing = new Float64Array(MAX_ROADS);
 const roadEntry = new Uint8Array(MAX_ROADS);
 const roadKind = new Uint8Array(MAX_ROADS);
+const roadLabel = new Int32Array(MAX_ROADS);
 let roadCount = 0;
 
-/** Degrees clockwise from north from point a to point b of `pts` (lat, lon pairs in 1e-7°), on a plane. */
-function bearingBetween(pts: Int32Array, a: number, b: number): number {
-  const kx = Math.cos(pts[2 * a] * 1e-7 * (Math.PI / 180));
+/** Degrees clockwise from north from point a to point b of `pts` (lat, lon pairs in 1e-7°), on a plane
+ *  whose east-west scale `kx` is the cosine of a's latitude. */
+function bearingBetween(pts: Int32Array, a: number, b: number, kx: number): number {
   const dx = (pts[2 * b + 1] - pts[2 * a + 1]) * kx,
     dy = pts[2 * b] - pts[2 * a];
   const deg = (Math.atan2(dx, dy) * 180) / Math.PI;
@@ -97,33 +98,35 @@ export function leaveBearing(g: Pick<GuidanceGraph, 'geomFirst' | 'geomLast' | '
       dy = pts[2 * p] - pts[2 * from];
     if ((dx * dx + dy * dy) * M_PER_E7 * M_PER_E7 >= BEARING_M * BEARING_M) break;
   }
-  return bearingBetween(pts, from, p);
+  return bearingBetween(pts, from, p, kx);
 }
 
-const kindOf = (g: GuidanceGraph, d: number): number => {
-  const label = labelAt(g.shapes, g.geomFirst[d >> 1]);
-  return label < 0 ? 0 : g.shapes.labelKind[label];
-};
+const kindOf = (g: GuidanceGraph, d: number): number => kindOfLabel(g, labelAt(g.shapes, g.geomFirst[d >> 1]));
+const kindOfLabel = (g: GuidanceGraph, label: number): number => (label < 0 ? 0 : g.shapes.labelKind[label]);
 
 /** Collects the roads at node v into the scratch: every way out (entry) and every way in only (no entry). */
 function roadsAt(g: GuidanceGraph, v: number): void {
   roadCount = 0;
-  const add = (d: number, entry: boolean): void => {
-    for (let i = 0; i < roadCount; i++) {
-      if (roadDir[i] === d) {
-        if (entry) roadEntry[i] = 1;
-        return;
-      }
+  for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) addRoad(g, g.orig[e], true);
+  if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) addRoad(g, g.orig[g.rEdge[i]] ^ 1, false);
+}
+
+function addRoad(g: GuidanceGraph, d: number, entry: boolean): void {
+  for (let i = 0; i < roadCount; i++) {
+    if (roadDir[i] === d) {
+      if (entry) roadEntry[i] = 1;
+      return;
     }
-    if (roadCount === MAX_ROADS) return;
-    roadDir[roadCount] = d;
-    roadBearing[roadCount] = leaveBearing(g, d);
-    roadEntry[roadCount] = entry ? 1 : 0;
-    roadKind[roadCount] = kindOf(g, d);
-    roadCount++;
-  };
-  for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) add(g.orig[e], true);
-  if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) add(g.orig[g.rEdge[i]] ^ 1, false);
+  }
+  if (roadCount === MAX_ROADS) return;
+  roadDir[roadCount] = d;
+  roadBearing[roadCount] = leaveBearing(g, d);
+  roadEntry[roadCount] = entry ? 1 : 0;
+  // Its label is asked for again and again while the node's step is decided.
+  const label = labelAt(g.shapes, g.geomFirst[d >> 1]);
+  roadLabel[roadCount] = label;
+  roadKind[roadCount] = kindOfLabel(g, label);
+  roadCount++;
 }
 
 /** Roundabouts of at most this radius (meters, the mean distance of the ring's nodes from their centre)
@@ -284,20 +287,33 @@ function onlyOnAndBack(g: GuidanceGraph, v: number, back: number, out: number): 
  *  named road there (not the one arrived by, `inBack`) with its name points the opposite way (within 35°). */
 function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean {
   if (outAt < 0) return false;
-  const label = labelAt(g.shapes, g.geomFirst[roadDir[outAt] >> 1]);
+  const label = roadLabel[outAt];
   if (!hasName(g, label)) return false;
   for (let i = 0; i < roadCount; i++) {
     if (i === outAt || i === inBack) continue;
-    const other = labelAt(g.shapes, g.geomFirst[roadDir[i] >> 1]);
+    const other = roadLabel[i];
     if (!hasName(g, other) || !sameRoad(g, label, other)) continue;
     if (Math.abs(deviation(roadBearing[i], roadBearing[outAt])) >= 145) return true;
   }
   return false;
 }
 
+/** (b + 180) % 360 without the remainder's call for a bearing in [0, 360] (taking 360 off is exact there). */
+const reverse = (b: number): number => {
+  const r = b + 180;
+  if (r >= 0 && r < 360) return r;
+  return r >= 360 && r < 720 ? r - 360 : r % 360;
+};
+
 /** Signed deviation from straight on, degrees in (-180, 180]: positive to the right. */
 export const deviation = (before: number, after: number): number => {
-  const d = ((((after - before) % 360) + 540) % 360) - 180;
+  // ((after - before) % 360 + 540) % 360 - 180, without the two remainders (a call each, and this runs
+  // for every road at every junction): for bearings in [0, 360] the first is the difference itself, and
+  // the second takes 360 off once or twice, which is exact (Sterbenz) as the remainder is.
+  let x = after - before;
+  if (!(x > -360 && x < 360)) x %= 360;
+  const y = x + 540;
+  const d = (y >= 720 ? y - 720 : y >= 360 ? y - 360 : y) - 180;
   return d === -180 ? 180 : d;
 };
 
@@ -327,24 +343,28 @@ function exitModifier(dev: number): string {
 }
 
 /** `announced` of label pairs seen in this thread (the same few pairs recur along every route): no text
- *  decoded twice. Keyed per shapes, so that another map's labels never hit. */
-const announcedCache = new WeakMap<object, Map<number, boolean>>();
-const MAX_CACHED_PAIRS = 100_000;
+ *  decoded twice. A table of pairs by hash, each slot the last pair that fell there; it belongs to one
+ *  shapes (another map's clears it). */
+const PAIR_SLOTS = 1 << 14;
+const pairFrom = new Int32Array(PAIR_SLOTS).fill(-2);
+const pairTo = new Int32Array(PAIR_SLOTS);
+const pairSame = new Uint8Array(PAIR_SLOTS);
+let pairsOf: WeakRef<object> | null = null;
 
 /** Whether two labels read as the same road on the signs (no new name between them). */
 function sameRoad(g: GuidanceGraph, a: number, b: number): boolean {
   if (a === b) return true;
-  let cache = announcedCache.get(g.shapes);
-  if (!cache) announcedCache.set(g.shapes, (cache = new Map()));
-  // Labels are below 2^26 (a map has at most a few million), so the pair fits a double exactly.
-  const key = (a + 1) * 67_108_864 + (b + 1);
-  let answer = cache.get(key);
-  if (answer === undefined) {
-    if (cache.size >= MAX_CACHED_PAIRS) cache.clear();
-    answer = !announced(g.shapes, a, b);
-    cache.set(key, answer);
+  if (pairsOf?.deref() !== g.shapes) {
+    pairFrom.fill(-2);
+    pairsOf = new WeakRef(g.shapes);
   }
-  return answer;
+  const slot = (Math.imul(a, 0x9e3779b1) ^ b) & (PAIR_SLOTS - 1);
+  if (pairFrom[slot] !== a || pairTo[slot] !== b) {
+    pairFrom[slot] = a;
+    pairTo[slot] = b;
+    pairSame[slot] = announced(g.shapes, a, b) ? 0 : 1;
+  }
+  return pairSame[slot] === 1;
 }
 
 /** Whether a label has a name or a ref (OSRM's non-empty name id). */
@@ -358,17 +378,63 @@ const isHighway = (kind: number): boolean => {
   return c === MOTORWAY || c === TRUNK;
 };
 
+/** The scratch roads' indexes in order of bearing (`intersectionOf`). */
+const roadOrder = new Int32Array(MAX_ROADS);
+
 /** The maneuver's intersection from the scratch roads (bearings sorted as OSRM sorts them). */
 function intersectionOf(at: number, inDir: number, outDir: number): StepIntersection {
-  const order = Array.from({ length: roadCount }, (_, i) => i).sort((a, b) => roadBearing[a] - roadBearing[b]);
-  const x: StepIntersection = { at, bearings: [], entry: [] };
-  for (const i of order) {
+  // Insertion sort: stable, as the sort it replaces, and a junction has a handful of roads.
+  for (let i = 0; i < roadCount; i++) {
+    let j = i;
+    for (; j > 0 && roadBearing[roadOrder[j - 1]] > roadBearing[i]; j--) roadOrder[j] = roadOrder[j - 1];
+    roadOrder[j] = i;
+  }
+  const x = intersection(at, [], []);
+  for (let k = 0; k < roadCount; k++) {
+    const i = roadOrder[k];
     if (roadDir[i] === inDir) x.in = x.bearings.length;
     if (roadDir[i] === outDir) x.out = x.bearings.length;
     x.bearings.push(Math.round(roadBearing[i]) % 360);
     x.entry.push(roadEntry[i] === 1 && roadDir[i] !== inDir);
   }
   return x;
+}
+
+// Steps and intersections are made with every field, in one order: a far route's hundreds of steps then
+// share one shape, and reading and adding to them stays fast.
+const intersection = (at: number, bearings: number[], entry: boolean[], inAt?: number, outAt?: number): StepIntersection => ({
+  at,
+  bearings,
+  entry,
+  in: inAt,
+  out: outAt,
+});
+
+function rawStep(
+  type: string,
+  modifier: string | undefined,
+  from: number,
+  to: number,
+  bearingBefore: number,
+  bearingAfter: number,
+  label: number,
+  at: StepIntersection,
+): RawStep {
+  return {
+    type,
+    modifier,
+    exit: undefined,
+    from,
+    to,
+    bearingBefore,
+    bearingAfter,
+    label,
+    ring: undefined,
+    meters: 0,
+    tenths: 0,
+    intersection: at,
+    passed: undefined,
+  };
 }
 
 /**
@@ -396,23 +462,30 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   const labelOf = (d: number): number => labelAt(g.shapes, g.geomFirst[d >> 1]);
   const first = k0 > 0 ? trace.end[k0 - 1] : trace.first;
   const departAfter = lastPoint > first ? Math.round(lineBearing(first, first + 1)) % 360 : 0;
-  let current: RawStep = {
-    type: 'depart',
-    from: first,
-    to: lastPoint,
-    bearingBefore: 0,
-    bearingAfter: departAfter,
-    label: labelOf(trace.dir[k0]),
-    meters: 0,
-    tenths: 0,
-    intersection: { at: first, bearings: [departAfter], entry: [true], out: 0 },
-  };
+  let current = rawStep(
+    'depart',
+    undefined,
+    first,
+    lastPoint,
+    0,
+    departAfter,
+    labelOf(trace.dir[k0]),
+    intersection(first, [departAfter], [true], undefined, 0),
+  );
   steps.push(current);
+  // The current step's meters and tenths so far (added up here, given to the step when the next starts).
+  let meters = 0,
+    tenths = 0;
   // The roundabout step being counted (entered in this leg), and its exits so far.
   let round: RawStep | null = null;
+  // The turn onto it: OSRM's modifier of a roundabout the leg does not leave (an exit gives it another).
+  let entryModifier = '';
   let exits = 0;
   const emit = (step: RawStep): void => {
     current.to = step.from;
+    current.meters = meters;
+    current.tenths = tenths;
+    meters = tenths = 0;
     steps.push(step);
     current = step;
   };
@@ -424,22 +497,12 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     outLabel = -1,
     bearingBefore = 0,
     bearingAfter = 0;
-  const make = (type: string, modifier?: string): RawStep => ({
-    type,
-    ...(modifier ? { modifier } : {}),
-    from: at,
-    to: lastPoint,
-    bearingBefore: Math.round(bearingBefore) % 360,
-    bearingAfter: Math.round(bearingAfter) % 360,
-    label: outLabel,
-    meters: 0,
-    tenths: 0,
-    intersection: intersectionOf(at, back, outDir),
-  });
+  const make = (type: string, modifier?: string): RawStep =>
+    rawStep(type, modifier, at, lastPoint, Math.round(bearingBefore) % 360, Math.round(bearingAfter) % 360, outLabel, intersectionOf(at, back, outDir));
   let nextLabel = labelOf(trace.dir[k0]);
   for (let k = k0; k < n; k++) {
-    current.meters += trace.meters[k];
-    current.tenths += trace.tenths[k];
+    meters += trace.meters[k];
+    tenths += trace.tenths[k];
     if (k === n - 1) break;
     const v = trace.node[k];
     at = trace.end[k];
@@ -464,7 +527,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         if (roadDir[i] === back) inBack = i;
         if (roadDir[i] === outDir) outAt = i;
       }
-      bearingBefore = inBack >= 0 ? (roadBearing[inBack] + 180) % 360 : lineBearing(Math.max(first, at - 1), at);
+      bearingBefore = inBack >= 0 ? reverse(roadBearing[inBack]) : lineBearing(Math.max(first, at - 1), at);
       bearingAfter = outAt >= 0 ? roadBearing[outAt] : lineBearing(at, Math.min(lastPoint, at + 1));
       const dev = deviation(bearingBefore, bearingAfter);
       // Back along the road arrived by (a dead end's U-turn): OSRM's "continue uturn".
@@ -482,6 +545,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           const named = outLabel >= 0 && g.shapes.labelName[outLabel] >= 0;
           const rotary = (outKind & CIRCULAR) !== 0 || (!small && named && radiusOfRing(g, v, outDir) > ROTARY_M && ringOneName);
           round = make(rotary ? 'rotary' : small ? 'roundabout turn' : 'roundabout');
+          entryModifier = modifierOf(dev);
           if (rotary) round.ring = outLabel;
           // An exit at the node the route enters by is passed too when it lies beyond the ring's way on,
           // to its right on a counter-clockwise ring (entered turning right), to its left on a clockwise one.
@@ -568,7 +632,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           if (d < nearMin) nearMin = d;
           if (d > nearMax) nearMax = d;
         }
-        if (sameRoad(g, inLabel, labelOf(roadDir[i]))) continues = true;
+        if (sameRoad(g, inLabel, roadLabel[i])) continues = true;
       }
       // With no other road to that side, OSRM calls any clear turn plain left or right.
       const turnModifier = (): string => {
@@ -649,23 +713,26 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
     if (passed && steps.length === stepsBefore && roadCount > 2) (current.passed ??= []).push(intersectionOf(at, inDir ^ 1, outDir));
   }
-  // A leg that ends on the roundabout announces it, without an exit.
-  if (round?.type === 'roundabout turn') round.type = 'roundabout';
+  // A leg that ends on the roundabout announces it, without an exit, turning onto it as OSRM does (its
+  // instructions need a modifier: "Enter the roundabout" in every language).
+  if (round) {
+    if (round.type === 'roundabout turn') round.type = 'roundabout';
+    round.modifier = entryModifier;
+  }
   // From the last point before the end that is not the end itself (a destination on a node repeats it).
   let before = lastPoint - 1;
   while (before > first && line[2 * before] === line[2 * lastPoint] && line[2 * before + 1] === line[2 * lastPoint + 1]) before--;
   const arriveBefore = before >= first && before < lastPoint ? Math.round(lineBearing(before, lastPoint)) % 360 : 0;
-  const arrive: RawStep = {
-    type: 'arrive',
-    from: lastPoint,
-    to: lastPoint,
-    bearingBefore: arriveBefore,
-    bearingAfter: 0,
-    label: labelOf(trace.dir[n - 1]),
-    meters: 0,
-    tenths: 0,
-    intersection: { at: lastPoint, bearings: [(arriveBefore + 180) % 360], entry: [true], in: 0 },
-  };
+  const arrive = rawStep(
+    'arrive',
+    undefined,
+    lastPoint,
+    lastPoint,
+    arriveBefore,
+    0,
+    labelOf(trace.dir[n - 1]),
+    intersection(lastPoint, [(arriveBefore + 180) % 360], [true], 0),
+  );
   emit(arrive);
   return steps;
 }

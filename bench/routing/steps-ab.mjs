@@ -1,0 +1,173 @@
+// Steps beside plain far routes over HTTP, two builds side by side (issue 31: a far route with steps, p95
+// ≤ 1.3 × the same route without): `waymark serve` from tree A and from tree B on one map, the same far
+// routes (≥ 60 % of the diagonal apart, from points of the map's shapes) asked of both in turn, plain and
+// with `steps: true`, kept-alive and on a new connection per request, after one untimed pass over all of
+// them. Timed from send to the last byte, as bench/scale does. The first `--check` pairs are also asked in
+// five forms (steps, a language, polyline6, simplified, plain) and A's and B's bodies compared byte for byte.
+// Run `npm run build` in both trees first; PostgreSQL on 127.0.0.1:5432. Writes bench/results/steps-ab-<label>.json.
+//   node bench/routing/steps-ab.mjs --map DIR --a TREE --b TREE [--pairs 100] [--check 40] [--profiles driving-car] [--label NAME]
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadavg } from 'node:os';
+import { readManifest, readShapeFiles } from '../../dist/map/map-files.js';
+import { boxDiagonal, boxOf, createBenchDatabase, dropBenchDatabase, freePort, meters, rng, stats } from '../scale/lib.mjs';
+const { values: opt } = parseArgs({
+  options: {
+    map: { type: 'string' },
+    a: { type: 'string' },
+    b: { type: 'string' },
+    pairs: { type: 'string', default: '100' },
+    check: { type: 'string', default: '40' },
+    profiles: { type: 'string' },
+    label: { type: 'string', default: 'map' },
+  },
+});
+if (!opt.map || !opt.a || !opt.b) throw new Error('usage: --map DIR --a TREE --b TREE (see the head of this file)');
+const here = resolve(import.meta.dirname, '../..');
+const log = (m) => process.stderr.write(`[steps-ab] ${m}\n`);
+const adminUrl = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = `waymark_steps_ab_${process.pid}`;
+const { sql, key } = await createBenchDatabase({ adminUrl, dbName, team: 'ab' });
+const dbUrl = adminUrl.replace(/\/[^/]*$/, `/${dbName}`);
+
+function serve(tree, port) {
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: dbUrl,
+    WAYMARK_MAP: resolve(opt.map),
+    WAYMARK_WORKERS: '2',
+    LOG_LEVEL: 'warn',
+    ...(opt.profiles ? { WAYMARK_PROFILES: opt.profiles } : {}),
+  };
+  const child = spawn(process.execPath, [join(tree, 'bin/waymark.js'), 'serve'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  return { child, base: `http://127.0.0.1:${port}` };
+}
+const agents = new Map();
+function call(base, body, fresh) {
+  const t = performance.now();
+  const url = new URL('/v1/routes', base);
+  if (!agents.has(base)) agents.set(base, new http.Agent({ keepAlive: true, maxSockets: 1 }));
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((res) => {
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent: fresh ? false : agents.get(base),
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': payload.length, ...(fresh ? { connection: 'close' } : {}) },
+      },
+      (r) => {
+        const chunks = [];
+        r.on('data', (c) => chunks.push(c));
+        r.on('end', () => res({ status: r.statusCode, ms: performance.now() - t, body: Buffer.concat(chunks) }));
+      },
+    );
+    req.on('error', (e) => res({ status: 0, ms: 0, body: Buffer.from(String(e)) }));
+    req.end(payload);
+  });
+}
+async function ready(base) {
+  for (let i = 0; i < 6000; i++) {
+    const ok = await new Promise((res) =>
+      http.get(new URL('/ready', base), { agent: false }, (r) => (r.resume(), res(r.statusCode === 200))).on('error', () => res(false)),
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${base} not ready`);
+}
+const servers = { A: serve(resolve(opt.a), await freePort()), B: serve(resolve(opt.b), await freePort()) };
+try {
+  for (const s of Object.values(servers)) await ready(s.base);
+  log('both ready');
+  // Far pairs of road points from the map's shapes (the server snaps them), ≥ 60 % of the diagonal.
+  const dir = resolve(opt.map);
+  const shapes = await readShapeFiles(dir, await readManifest(dir));
+  const rand = rng(1);
+  const pts = shapes.pointsE7;
+  const n = pts.length / 2;
+  const pick = () => {
+    const p = Math.floor(rand() * n);
+    return { latitude: pts[2 * p] * 1e-7, longitude: pts[2 * p + 1] * 1e-7 };
+  };
+  const sampleBox = boxOf(Array.from({ length: 2000 }, pick));
+  const diag = boxDiagonal(sampleBox);
+  const pairs = [];
+  for (let tries = 0; pairs.length < +opt.pairs && tries < 100000; tries++) {
+    const a = pick(),
+      b = pick();
+    if (meters(a, b) < 0.6 * diag) continue;
+    const r = await call(servers.B.base, { waypoints: [a, b], profile: 'driving-car' }, false);
+    if (r.status === 200) pairs.push([a, b]);
+  }
+  log(`${pairs.length} pairs, diagonal ${(diag / 1000).toFixed(0)} km`);
+  // Byte comparison of A and B on the first `check` pairs, in several forms.
+  let same = 0,
+    differ = 0;
+  const forms = [
+    { steps: true },
+    { steps: true, language: 'en' },
+    { steps: true, language: 'de', geometry_format: 'polyline6' },
+    { steps: true, overview: 'simplified', geometry_format: 'polyline' },
+    {},
+  ];
+  for (const [i, [a, b]] of pairs.slice(0, +opt.check).entries()) {
+    for (const f of forms) {
+      const body = { waypoints: i % 5 === 4 ? [a, pairs[(i + 1) % pairs.length][0], b] : [a, b], profile: 'driving-car', ...f };
+      const [x, y] = [await call(servers.A.base, body, false), await call(servers.B.base, body, false)];
+      if (x.status === y.status && x.body.equals(y.body)) same++;
+      else {
+        differ++;
+        if (differ <= 5) log(`differ: pair ${i} ${JSON.stringify(f)}: ${x.status} ${x.body.length} vs ${y.status} ${y.body.length}`);
+      }
+    }
+  }
+  log(`bodies: ${same} the same, ${differ} differ`);
+  // Timing: per pair and mode, A and B in random order, plain and steps each.
+  const times = {};
+  const bytes = {};
+  const put = (k, ms) => (times[k] ??= []).push(ms);
+  for (let warm = 0; warm < 1; warm++)
+    for (const [a, b] of pairs)
+      for (const s of Object.values(servers))
+        for (const f of [{}, { steps: true }]) await call(s.base, { waypoints: [a, b], profile: 'driving-car', ...f }, false);
+  for (const mode of ['keepalive', 'new_connection']) {
+    for (const [a, b] of pairs) {
+      const order = rand() < 0.5 ? ['A', 'B'] : ['B', 'A'];
+      for (const name of order) {
+        for (const [variant, f] of Object.entries({ plain: {}, steps: { steps: true } })) {
+          const r = await call(servers[name].base, { waypoints: [a, b], profile: 'driving-car', ...f }, mode === 'new_connection');
+          if (r.status !== 200) {
+            log(`${name} ${variant} ${r.status}`);
+            continue;
+          }
+          put(`${name} ${variant} ${mode}`, r.ms);
+          (bytes[`${name} ${variant}`] ??= []).push(r.body.length);
+        }
+      }
+    }
+  }
+  const result = { map: opt.map, a: opt.a, b: opt.b, pairs: pairs.length, same, differ, loadavg: loadavg(), stats: {}, ratios: {}, median_bytes: {} };
+  for (const [k, ms] of Object.entries(times)) result.stats[k] = stats(ms);
+  for (const [k, xs] of Object.entries(bytes)) result.median_bytes[k] = xs.sort((x, y) => x - y)[xs.length >> 1];
+  for (const name of ['A', 'B'])
+    for (const mode of ['keepalive', 'new_connection'])
+      for (const q of ['p50', 'p95'])
+        result.ratios[`${name} ${mode} ${q}`] = +(result.stats[`${name} steps ${mode}`][q] / result.stats[`${name} plain ${mode}`][q]).toFixed(2);
+  for (const [k, v] of Object.entries(result.stats)) console.log(`${k.padEnd(28)} p50 ${v.p50} p95 ${v.p95} ms`);
+  console.log('steps over plain', result.ratios, 'median bodies', result.median_bytes);
+  const file = join(here, 'bench/results', `steps-ab-${opt.label}.json`);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  log(`wrote ${file}`);
+} finally {
+  for (const s of Object.values(servers)) s.child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 1500));
+  await sql.end({ timeout: 5 });
+  await dropBenchDatabase(adminUrl, dbName);
+}
