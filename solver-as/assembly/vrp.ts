@@ -1,8 +1,12 @@
 // VRPTW solver: regret-2 construction, then SISR ruin & recreate (Christiaens & Vanden Berghe 2020)
 // with simulated-annealing acceptance; every new best is polished by a first-improvement local search
 // (relocate, or-opt, swap, 2-opt*).
-// Objective: the largest sum of priorities served, then as many jobs as possible, then least total
-// travel duration plus the fixed cost of each vehicle used (in seconds of travel).
+// Objective: the largest sum of priorities served, then as many jobs as possible, then the least cost:
+// over the vehicles used, fixed + per_hour × travel hours + per_km × km (VROOM's costs; by default
+// per_hour 3600 and per_km 0, so the cost is the travel seconds). A vehicle's travel times are the
+// matrix's divided by its speed factor, rounded to whole seconds; travel times are always the vehicle's
+// own (tv), costs of legs tc. When every vehicle has factor 1, per_hour 3600 and per_km 0 both are the
+// matrix's seconds (speedModel and costModel false), so such problems run exactly as before these existed.
 // Loads have DIM dimensions (weight, volume, …). A job's delivery rides from the start to the job, its
 // pickup from the job to the end. Without pickups (the API's stops) the load only falls along a route,
 // so a route fits when its deliveries add up to at most the capacity: one sum per route and dimension
@@ -54,8 +58,13 @@ let vTwE = new StaticArray<f64>(0);
 let vMaxTasks = new StaticArray<i32>(0); // jobs a route may hold (i32.MAX_VALUE: any number)
 let vMaxTravel = new StaticArray<f64>(0); // travel a route may add up to (INF: any)
 let vMaxDist = new StaticArray<f64>(0); // meters a route may add up to (INF: any)
-let vFixed = new StaticArray<f64>(0); // what using the vehicle costs, in seconds of travel (VROOM's costs.fixed)
-let dis: usize = 0; // n × n i32 meters, only when some vehicle has a distance limit
+let vFixed = new StaticArray<f64>(0); // what using the vehicle costs, in cost units (VROOM's costs.fixed)
+let vSpeed = new StaticArray<f64>(0); // speed factor: the vehicle's travel time is the matrix's divided by it, rounded
+let vPerSec = new StaticArray<f64>(0); // cost of a second of the vehicle's travel (VROOM's per_hour / 3600)
+let vPerM = new StaticArray<f64>(0); // cost of a meter (VROOM's per_km / 1000)
+let speedModel = false; // some vehicle's speed factor is not 1
+let costModel = false; // some vehicle's legs cost other than their travel seconds
+let dis: usize = 0; // n × n i32 meters, only when some vehicle has a distance limit or a cost per km
 let hasDist = false;
 let jLoc = new StaticArray<i32>(0);
 let jDem = new StaticArray<i32>(0); // J × DIM deliveries
@@ -96,6 +105,7 @@ let rLoad = new StaticArray<i32>(0); // V × DIM: deliveries; with pickups the l
 let fwdMax = new StaticArray<i32>(0); // with pickups, V × S × DIM: largest load leaving nodes 0..i
 let bwdMax = new StaticArray<i32>(0); // with pickups, V × S × DIM: largest load leaving nodes i..len
 let rCost = new StaticArray<f64>(0);
+let rTrav = new StaticArray<f64>(0); // travel seconds, when costModel (else rCost is them)
 let rDist = new StaticArray<f64>(0); // meters, when hasDist
 let sStops = new StaticArray<i32>(0);
 let sDep = new StaticArray<f64>(0);
@@ -103,6 +113,7 @@ let sLat = new StaticArray<f64>(0);
 let sLen = new StaticArray<i32>(0);
 let sLoad = new StaticArray<i32>(0);
 let sCost = new StaticArray<f64>(0);
+let sTrav = new StaticArray<f64>(0);
 let sDist = new StaticArray<f64>(0);
 let bStops = new StaticArray<i32>(0);
 let bLen = new StaticArray<i32>(0);
@@ -163,6 +174,23 @@ export { alloc, reset };
 
 @inline function dd(a: i32, b: i32): f64 {
   return b < 0 ? 0.0 : <f64>load<i32>(dis + ((<usize>a * <usize>N + <usize>b) << 2));
+}
+
+/** Vehicle r's travel time from a to b: the matrix's divided by its speed factor, in whole seconds. */
+@inline function tv(r: i32, a: i32, b: i32): f64 {
+  const t = tt(a, b);
+  return speedModel ? Math.floor(t / unchecked(vSpeed[r]) + 0.5) : t;
+}
+
+/** What the leg from a to b costs vehicle r. */
+@inline function tc(r: i32, a: i32, b: i32): f64 {
+  if (!costModel) return tv(r, a, b);
+  return unchecked(vPerSec[r]) * tv(r, a, b) + (hasDist ? unchecked(vPerM[r]) * dd(a, b) : 0.0);
+}
+
+/** Travel seconds of route r. */
+@inline function travelOf(r: i32): f64 {
+  return costModel ? unchecked(rTrav[r]) : unchecked(rCost[r]);
 }
 
 @inline function canServe(j: i32, r: i32): bool {
@@ -273,13 +301,17 @@ function updateRoute(r: i32): void {
   unchecked(dep[base] = t);
   let c: f64 = 0;
   let m: f64 = 0;
+  let tr: f64 = 0;
   const lb = r * DIM;
   for (let d = 0; d < DIM; d++) unchecked(rLoad[lb + d] = 0);
   for (let i = 1; i <= len; i++) {
     const j = unchecked(stops[base + i]);
     const l = unchecked(jLoc[j]);
-    const d = tt(prev, l);
-    c += d;
+    const d = tv(r, prev, l);
+    if (costModel) {
+      c += tc(r, prev, l);
+      tr += d;
+    } else c += d;
     if (hasDist) m += dd(prev, l);
     t = serviceStart(j, t + d) + unchecked(jSvc[j]);
     unchecked(dep[base + i] = t);
@@ -290,22 +322,24 @@ function updateRoute(r: i32): void {
   }
   if (hasPick) updateLoads(r);
   const end = unchecked(vEnd[r]);
-  c += tt(prev, end);
+  c += tc(r, prev, end);
   // A vehicle without jobs stays where it is: no travel, even when its end is not its start.
   unchecked(rCost[r] = len == 0 ? 0.0 : c);
+  if (costModel) unchecked(rTrav[r] = len == 0 ? 0.0 : tr + tv(r, prev, end));
   if (hasDist) unchecked(rDist[r] = len == 0 ? 0.0 : m + dd(prev, end));
   // Every later bound derives from the end of hours, so service never runs past them.
   unchecked(lat[base + len + 1] = vTwE[r]);
-  latestArrivalsUpTo(base, len, end);
+  latestArrivalsUpTo(r, len, end);
 }
 
-/** Latest arrivals at nodes `last` down to 1 of the route at `base`, from node last+1's (at location `next`). */
-@inline function latestArrivalsUpTo(base: i32, last: i32, next: i32): void {
+/** Latest arrivals at nodes `last` down to 1 of route r, from node last+1's (at location `next`). */
+@inline function latestArrivalsUpTo(r: i32, last: i32, next: i32): void {
+  const base = r * S;
   let L = unchecked(lat[base + last + 1]);
   for (let i = last; i >= 1; i--) {
     const j = unchecked(stops[base + i]);
     const l = unchecked(jLoc[j]);
-    L = latestArrival(j, L - tt(l, next) - unchecked(jSvc[j]));
+    L = latestArrival(j, L - tv(r, l, next) - unchecked(jSvc[j]));
     unchecked(lat[base + i] = L);
     next = l;
   }
@@ -316,8 +350,9 @@ function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
   if (unchecked(jRole[j]) == 1) return bestPairInRoute(j, r, bound, blink);
   gPos2 = -1;
   if (!fits(j, r) || unchecked(rLen[r]) >= unchecked(vMaxTasks[r])) return INF;
-  // The detour may use what is left of the route's travel limit, no more.
-  if (unchecked(vMaxTravel[r]) - unchecked(rCost[r]) < bound) bound = unchecked(vMaxTravel[r]) - unchecked(rCost[r]) + EPS;
+  // The detour may use what is left of the route's travel limit, no more: a bound on the cost when that is the travel.
+  const travelLeft = unchecked(vMaxTravel[r]) - travelOf(r) + EPS;
+  if (!costModel && travelLeft < bound) bound = travelLeft;
   const base = r * S;
   const len = unchecked(rLen[r]);
   searchWork += <f64>(len + 1);
@@ -338,12 +373,17 @@ function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
     if (unchecked(dep[base + i]) > lastIn) break;
     const next = i == len ? unchecked(vEnd[r]) : unchecked(jLoc[unchecked(stops[base + i + 1])]);
     {
-      const din = tt(prev, lj);
-      const dout = tt(lj, next);
+      const din = tv(r, prev, lj);
+      const dout = tv(r, lj, next);
       // Into an empty route the whole trip is new: it cost nothing before.
-      const delta = din + dout - (len == 0 ? 0.0 : tt(prev, next));
+      let delta = din + dout - (len == 0 ? 0.0 : tv(r, prev, next));
+      let inTravel = true;
+      if (costModel) {
+        inTravel = delta < travelLeft;
+        delta = tc(r, prev, lj) + tc(r, lj, next) - (len == 0 ? 0.0 : tc(r, prev, next));
+      }
       // Blinking only positions that would win skips with the same odds as blinking every position.
-      if (delta < best && (!blink || rnd() >= BLINK) && (!withPick || fitsAfter(j, r, i)) && (!hasDist || withinDistance(r, prev, lj, next))) {
+      if (delta < best && inTravel && (!blink || rnd() >= BLINK) && (!withPick || fitsAfter(j, r, i)) && (!hasDist || withinDistance(r, prev, lj, next))) {
         const s = serviceStart(j, unchecked(dep[base + i]) + din);
         if (s < INF && s + svc + dout <= unchecked(lat[base + i + 1])) {
           best = delta;
@@ -370,7 +410,8 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
   gPos = -1;
   gPos2 = -1;
   if (len + 2 > unchecked(vMaxTasks[r])) return INF;
-  if (unchecked(vMaxTravel[r]) - unchecked(rCost[r]) < bound) bound = unchecked(vMaxTravel[r]) - unchecked(rCost[r]) + EPS;
+  const travelLeft = unchecked(vMaxTravel[r]) - travelOf(r) + EPS;
+  if (!costModel && travelLeft < bound) bound = travelLeft;
   searchWork += <f64>((len + 1) * (len + 2)) * 0.5;
   const lp = unchecked(jLoc[p]);
   const lq = unchecked(jLoc[q]);
@@ -400,20 +441,23 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
       if (unchecked(pairLoad[d]) + unchecked(jPick[pb + d]) > unchecked(vCap[rb + d])) fitsHere = false;
     }
     if (!fitsHere) continue;
-    const sP = serviceStart(p, unchecked(dep[base + i]) + tt(prev, lp));
+    const sP = serviceStart(p, unchecked(dep[base + i]) + tv(r, prev, lp));
     if (sP == INF) continue;
     const next = i == len ? unchecked(vEnd[r]) : unchecked(jLoc[unchecked(stops[base + i + 1])]);
-    const costP = tt(prev, lp) - (len == 0 ? 0.0 : tt(prev, next));
+    const costP = tc(r, prev, lp) - (len == 0 ? 0.0 : tc(r, prev, next));
+    // Travel added, kept apart from the cost only when they differ (for the travel limit).
+    const timeP = costModel ? tv(r, prev, lp) - (len == 0 ? 0.0 : tv(r, prev, next)) : 0.0;
     // The delivery right after the pickup.
     let t = sP + svcP;
     {
-      const sQ = serviceStart(q, t + tt(lp, lq));
-      const c = costP + tt(lp, lq) + tt(lq, next);
+      const sQ = serviceStart(q, t + tv(r, lp, lq));
+      const c = costP + tc(r, lp, lq) + tc(r, lq, next);
       const meters = hasDist ? dd(prev, lp) + dd(lp, lq) + dd(lq, next) - (len == 0 ? 0.0 : dd(prev, next)) : 0.0;
       if (
         sQ < INF &&
         c < best &&
-        sQ + svcQ + tt(lq, next) <= unchecked(lat[base + i + 1]) &&
+        (!costModel || timeP + tv(r, lp, lq) + tv(r, lq, next) < travelLeft) &&
+        sQ + svcQ + tv(r, lq, next) <= unchecked(lat[base + i + 1]) &&
         (!hasDist || unchecked(rDist[r]) + meters <= unchecked(vMaxDist[r])) &&
         (!blink || rnd() >= BLINK)
       ) {
@@ -424,12 +468,13 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
     }
     // The delivery after a later node m, the nodes between pushed back by the pickup.
     let at = lp;
-    const detour = costP + tt(lp, next);
+    const detour = costP + tc(r, lp, next);
+    const timeDetour = costModel ? timeP + tv(r, lp, next) : 0.0;
     const metersP = hasDist ? unchecked(rDist[r]) + dd(prev, lp) + dd(lp, next) - dd(prev, next) : 0.0;
     for (let m = i + 1; m <= len; m++) {
       const jm = unchecked(stops[base + m]);
       const lm = unchecked(jLoc[jm]);
-      const arrival = t + tt(at, lm);
+      const arrival = t + tv(r, at, lm);
       if (arrival > unchecked(lat[base + m])) break;
       t = serviceStart(jm, arrival) + unchecked(jSvc[jm]);
       at = lm;
@@ -442,12 +487,13 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
       }
       if (!carried) break;
       const nm = m == len ? unchecked(vEnd[r]) : unchecked(jLoc[unchecked(stops[base + m + 1])]);
-      const c = detour + tt(lm, lq) + tt(lq, nm) - tt(lm, nm);
+      const c = detour + tc(r, lm, lq) + tc(r, lq, nm) - tc(r, lm, nm);
       if (c >= best) continue;
-      const sQ = serviceStart(q, t + tt(lm, lq));
+      const sQ = serviceStart(q, t + tv(r, lm, lq));
       if (
         sQ < INF &&
-        sQ + svcQ + tt(lq, nm) <= unchecked(lat[base + m + 1]) &&
+        (!costModel || timeDetour + tv(r, lm, lq) + tv(r, lq, nm) - tv(r, lm, nm) < travelLeft) &&
+        sQ + svcQ + tv(r, lq, nm) <= unchecked(lat[base + m + 1]) &&
         (!hasDist || metersP + dd(lm, lq) + dd(lq, nm) - dd(lm, nm) <= unchecked(vMaxDist[r])) &&
         (!blink || rnd() >= BLINK)
       ) {
@@ -502,8 +548,9 @@ function insertAt(j: i32, r: i32, after: i32): void {
   const next = after == len ? unchecked(vEnd[r]) : unchecked(jLoc[unchecked(stops[base + after + 2])]);
   const l = unchecked(jLoc[j]);
   // A route without jobs cost nothing: its whole trip is new.
-  const was = len == 0 ? 0.0 : tt(prev, next);
-  unchecked(rCost[r] = rCost[r] + tt(prev, l) + tt(l, next) - was);
+  const was = len == 0 ? 0.0 : tc(r, prev, next);
+  unchecked(rCost[r] = rCost[r] + tc(r, prev, l) + tc(r, l, next) - was);
+  if (costModel) unchecked(rTrav[r] = rTrav[r] + tv(r, prev, l) + tv(r, l, next) - (len == 0 ? 0.0 : tv(r, prev, next)));
   if (hasDist) unchecked(rDist[r] = rDist[r] + dd(prev, l) + dd(l, next) - (len == 0 ? 0.0 : dd(prev, next)));
   const lb = r * DIM;
   for (let d = 0; d < DIM; d++) unchecked(rLoad[lb + d] += jDem[j * DIM + d]);
@@ -513,12 +560,12 @@ function insertAt(j: i32, r: i32, after: i32): void {
   for (let i = after + 1; i <= len + 1; i++) {
     const q = unchecked(stops[base + i]);
     const lq = unchecked(jLoc[q]);
-    t = serviceStart(q, t + tt(from, lq)) + unchecked(jSvc[q]);
+    t = serviceStart(q, t + tv(r, from, lq)) + unchecked(jSvc[q]);
     unchecked(dep[base + i] = t);
     unchecked(jobPos[q] = i);
     from = lq;
   }
-  latestArrivalsUpTo(base, after + 1, next);
+  latestArrivalsUpTo(r, after + 1, next);
 }
 
 function touch(r: i32): void {
@@ -851,6 +898,7 @@ function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
   const hoursEnd = unchecked(vTwE[r]);
   let prev = unchecked(vStart[r]);
   let cost: f64 = 0;
+  let travel: f64 = 0;
   let meters: f64 = 0;
   for (let d = 0; d < DIM; d++) unchecked(loadBuf[d] = 0);
   const cb = r * DIM;
@@ -873,8 +921,11 @@ function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
       unchecked(loadBuf[d] = load);
     }
     const l = unchecked(jLoc[j]);
-    const d = tt(prev, l);
-    cost += d;
+    const d = tv(r, prev, l);
+    if (costModel) {
+      cost += tc(r, prev, l);
+      travel += d;
+    } else cost += d;
     if (hasDist) meters += dd(prev, l);
     const st = serviceStart(j, t + d);
     if (st == INF) return INF;
@@ -882,10 +933,10 @@ function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
     if (t > hoursEnd) return INF;
     prev = l;
   }
-  const d = tt(prev, unchecked(vEnd[r]));
-  if (t + d > hoursEnd || cost + d > unchecked(vMaxTravel[r])) return INF;
+  const d = tv(r, prev, unchecked(vEnd[r]));
+  if (t + d > hoursEnd || (costModel ? travel : cost) + d > unchecked(vMaxTravel[r])) return INF;
   if (hasDist && meters + dd(prev, unchecked(vEnd[r])) > unchecked(vMaxDist[r])) return INF;
-  return cost + d;
+  return costModel ? cost + tc(r, prev, unchecked(vEnd[r])) : cost + d;
 }
 
 function applySeq(r: i32, buf: StaticArray<i32>, len: i32): void {
@@ -958,6 +1009,13 @@ function segmentFits(r: i32): bool {
   return true;
 }
 
+/** What driving the segment of `seg` jobs at node p of route ra, from its first job to its last, costs vehicle r. */
+function segmentCost(r: i32, ra: i32, p: i32, seg: i32): f64 {
+  let c: f64 = 0;
+  for (let i = p; i < p + seg - 1; i++) c += tc(r, unchecked(jLoc[stops[ra * S + i]]), unchecked(jLoc[stops[ra * S + i + 1]]));
+  return c;
+}
+
 /** Or-opt / relocate: moves the segment of `seg` jobs at node p of ra next to a neighbor of its ends. */
 function moveSegment(ra: i32, p: i32, seg: i32): bool {
   const lenA = unchecked(rLen[ra]);
@@ -973,10 +1031,10 @@ function moveSegment(ra: i32, p: i32, seg: i32): bool {
   for (let i = p; i < p + seg; i++) {
     const js = unchecked(stops[ra * S + i]);
     for (let d = 0; d < DIM; d++) unchecked(segBuf[d] += jDem[js * DIM + d]);
-    if (i < p + seg - 1) inner += tt(unchecked(jLoc[stops[ra * S + i]]), unchecked(jLoc[stops[ra * S + i + 1]]));
+    if (i < p + seg - 1) inner += tc(ra, unchecked(jLoc[stops[ra * S + i]]), unchecked(jLoc[stops[ra * S + i + 1]]));
   }
   // Taking a route's only jobs leaves it empty, which costs nothing.
-  const gain = tt(prevA, first) + inner + tt(last, nextA) - (seg == lenA ? 0.0 : tt(prevA, nextA));
+  const gain = tc(ra, prevA, first) + inner + tc(ra, last, nextA) - (seg == lenA ? 0.0 : tc(ra, prevA, nextA));
   // Candidate places: right after a neighbor of the first job, or right before a neighbor of the last.
   for (let side = 0; side < 2; side++) {
     const from = side == 0 ? jf : jl;
@@ -990,7 +1048,9 @@ function moveSegment(ra: i32, p: i32, seg: i32): bool {
       if (rb == ra && q >= p - 1 && q <= p + seg - 1) continue;
       const lq = locAt(rb, q);
       const lq1 = locAt(rb, q + 1);
-      const add = tt(lq, first) + inner + tt(last, lq1) - (unchecked(rLen[rb]) == 0 ? 0.0 : tt(lq, lq1));
+      // Another vehicle may drive the segment at other costs.
+      const innerB = costModel && rb != ra ? segmentCost(rb, ra, p, seg) : inner;
+      const add = tc(rb, lq, first) + innerB + tc(rb, last, lq1) - (unchecked(rLen[rb]) == 0 ? 0.0 : tc(rb, lq, lq1));
       if (add - gain < -EPS && moveInto(ra, p, seg, rb, q)) return true;
     }
   }
@@ -1013,7 +1073,7 @@ function swapJobs(ra: i32, p: i32, rb: i32, q: i32): bool {
   const na = locAt(ra, p + 1);
   const pb = locAt(rb, q - 1);
   const nb = locAt(rb, q + 1);
-  const delta = tt(pa, lk) + tt(lk, na) - tt(pa, lj) - tt(lj, na) + tt(pb, lj) + tt(lj, nb) - tt(pb, lk) - tt(lk, nb);
+  const delta = tc(ra, pa, lk) + tc(ra, lk, na) - tc(ra, pa, lj) - tc(ra, lj, na) + tc(rb, pb, lj) + tc(rb, lj, nb) - tc(rb, pb, lk) - tc(rb, lk, nb);
   if (delta >= -EPS) return false;
   const lenA = unchecked(rLen[ra]);
   const lenB = unchecked(rLen[rb]);
@@ -1034,7 +1094,9 @@ function twoOptStar(ra: i32, i: i32, rb: i32, k: i32): bool {
   const bk1 = locAt(rb, k + 1);
   const nA = k < lenB ? bk1 : unchecked(vEnd[ra]);
   const nB = i < lenA ? ai1 : unchecked(vEnd[rb]);
-  const delta = tt(ai, nA) + tt(bk, nB) - tt(ai, ai1) - tt(bk, bk1);
+  // Priced by the new edges alone: where vehicles' costs differ the tails also change hands at other
+  // prices, which evalSeq then counts (a move this misses is left to ruin and recreate).
+  const delta = tc(ra, ai, nA) + tc(rb, bk, nB) - tc(ra, ai, ai1) - tc(rb, bk, bk1);
   if (delta >= -EPS) return false;
   let w = copyNodes(ra, 1, i, bufA, 0);
   w = copyNodes(rb, k + 1, lenB, bufA, w);
@@ -1092,6 +1154,7 @@ function copyRoute(r: i32, toSaved: bool): void {
     unchecked(sLen[r] = len);
     for (let d = 0; d < DIM; d++) unchecked(sLoad[r * DIM + d] = rLoad[r * DIM + d]);
     unchecked(sCost[r] = rCost[r]);
+    if (costModel) unchecked(sTrav[r] = rTrav[r]);
     if (hasDist) unchecked(sDist[r] = rDist[r]);
   } else {
     const len = unchecked(sLen[r]);
@@ -1101,6 +1164,7 @@ function copyRoute(r: i32, toSaved: bool): void {
     unchecked(rLen[r] = len);
     for (let d = 0; d < DIM; d++) unchecked(rLoad[r * DIM + d] = sLoad[r * DIM + d]);
     unchecked(rCost[r] = sCost[r]);
+    if (costModel) unchecked(rTrav[r] = sTrav[r]);
     if (hasDist) unchecked(rDist[r] = sDist[r]);
     for (let i = 1; i <= len; i++) {
       const j = unchecked(stops[base + i]);
@@ -1166,6 +1230,11 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
   vMaxTravel = new StaticArray<f64>(V);
   vMaxDist = new StaticArray<f64>(V);
   vFixed = new StaticArray<f64>(V);
+  vSpeed = new StaticArray<f64>(V);
+  vPerSec = new StaticArray<f64>(V);
+  vPerM = new StaticArray<f64>(V);
+  speedModel = false;
+  costModel = false;
   for (let r = 0; r < V; r++) {
     const p = vehI + (<usize>r << 3);
     unchecked(vStart[r] = load<i32>(p));
@@ -1176,12 +1245,17 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
     }
     unchecked(vTwS[r] = load<f64>(vehT + (<usize>r << 4)));
     unchecked(vTwE[r] = load<f64>(vehT + (<usize>r << 4), 8));
-    const lim = limP + <usize>r * 32;
+    const lim = limP + <usize>r * 56;
     const maxTasks = load<f64>(lim);
     unchecked(vMaxTasks[r] = maxTasks < <f64>i32.MAX_VALUE ? <i32>maxTasks : i32.MAX_VALUE);
     unchecked(vMaxTravel[r] = load<f64>(lim, 8));
     unchecked(vMaxDist[r] = load<f64>(lim, 16));
     unchecked(vFixed[r] = load<f64>(lim, 24));
+    unchecked(vSpeed[r] = load<f64>(lim, 32));
+    unchecked(vPerSec[r] = load<f64>(lim, 40));
+    unchecked(vPerM[r] = hasDist ? load<f64>(lim, 48) : 0.0);
+    if (unchecked(vSpeed[r]) != 1.0) speedModel = true;
+    if (unchecked(vPerSec[r]) != 1.0 || unchecked(vPerM[r]) != 0.0) costModel = true;
   }
   // Vehicles are interchangeable when everything about them matches, including which jobs they may serve.
   for (let r = 0; r < V; r++) {
@@ -1190,6 +1264,7 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
       if (unchecked(vType[q]) != q) continue;
       if (vStart[q] != vStart[r] || vEnd[q] != vEnd[r] || vTwS[q] != vTwS[r] || vTwE[q] != vTwE[r]) continue;
       if (vMaxTasks[q] != vMaxTasks[r] || vMaxTravel[q] != vMaxTravel[r] || vMaxDist[q] != vMaxDist[r] || vFixed[q] != vFixed[r]) continue;
+      if (vSpeed[q] != vSpeed[r] || vPerSec[q] != vPerSec[r] || vPerM[q] != vPerM[r]) continue;
       let same = true;
       for (let d = 0; d < DIM && same; d++) same = vCap[q * DIM + d] == vCap[r * DIM + d];
       for (let j = 0; j < J && same; j++) same = canServe(j, q) == canServe(j, r);
@@ -1304,21 +1379,28 @@ function setupNeighbors(): void {
   }
 }
 
+/** The cost of a leg between two jobs, on average; with vehicles that price legs differently, over them in turn. */
 function meanTravel(): f64 {
   if (J < 2) return 1.0;
   let s: f64 = 0;
   let n: f64 = 0;
+  const mixed = costModel || speedModel;
+  let r = 0;
   if (J <= 400) {
     for (let a = 0; a < J; a++) {
       for (let b = 0; b < J; b++) {
         if (a == b) continue;
-        s += tt(unchecked(jLoc[a]), unchecked(jLoc[b]));
+        s += mixed ? tc(r, unchecked(jLoc[a]), unchecked(jLoc[b])) : tt(unchecked(jLoc[a]), unchecked(jLoc[b]));
+        if (mixed && ++r == V) r = 0;
         n += 1;
       }
     }
   } else {
     for (let k = 0; k < 160000; k++) {
-      s += tt(unchecked(jLoc[rint(J)]), unchecked(jLoc[rint(J)]));
+      const a = unchecked(jLoc[rint(J)]);
+      const b = unchecked(jLoc[rint(J)]);
+      s += mixed ? tc(r, a, b) : tt(a, b);
+      if (mixed && ++r == V) r = 0;
       n += 1;
     }
   }
@@ -1336,6 +1418,8 @@ function allocState(): void {
   fwdMax = new StaticArray<i32>(hasPick ? V * S * DIM : 0);
   bwdMax = new StaticArray<i32>(hasPick ? V * S * DIM : 0);
   rCost = new StaticArray<f64>(V);
+  rTrav = new StaticArray<f64>(costModel ? V : 0);
+  sTrav = new StaticArray<f64>(costModel ? V : 0);
   rDist = new StaticArray<f64>(hasDist ? V : 0);
   sDist = new StaticArray<f64>(hasDist ? V : 0);
   sStops = new StaticArray<i32>(V * S);
@@ -1400,8 +1484,10 @@ function warmStart(out: usize): void {
 /**
  * Solves the problem written at the given pointers.
  * dims: load dimensions (at least 1); vehI: i32[V*2] start, end (-1 open); vehT: f64[V*2] working hours;
- * lim: f64[V*3] the most jobs a route may hold, the most travel and the most meters it may add up to
- * (Infinity: no limit); disP: i32[n*n] meters, 0 when no vehicle has a distance limit;
+ * lim: f64[V*7] the most jobs a route may hold, the most travel and the most meters it may add up to
+ * (Infinity: no limit), the fixed cost, the speed factor (travel times are the matrix's divided by it,
+ * rounded), the cost of a second of travel and of a meter; disP: i32[n*n] meters, 0 when no vehicle has
+ * a distance limit or a cost per meter;
  * cap: i32[V*dims] capacities (-1 none); jobI: i32[J*3] location, first window, window count;
  * dem: i32[J*dims] deliveries; pick: i32[J*dims] pickups (a shipment: +amount at its pickup, -amount at
  * its delivery); pairs: i32[J] the delivery job of a shipment at its pickup job, -1 elsewhere; jobSvc: f64[J];
@@ -1436,10 +1522,27 @@ export function solve(n: i32, v: i32, j: i32, dims: i32, durP: usize, disP: usiz
     const d = <f64>load<i32>(dur + (<usize>k << 2));
     if (d > maxD) maxD = d;
   }
+  // The costliest leg of any vehicle.
+  let maxC = maxD;
+  if (costModel || speedModel) {
+    let maxM: f64 = 0;
+    if (costModel && hasDist) {
+      for (let k = 0; k < N * N; k++) {
+        const m = <f64>load<i32>(dis + (<usize>k << 2));
+        if (m > maxM) maxM = m;
+      }
+    }
+    maxC = 0;
+    for (let r = 0; r < V; r++) {
+      const t = Math.floor(maxD / unchecked(vSpeed[r]) + 0.5);
+      const c = costModel ? unchecked(vPerSec[r]) * t + unchecked(vPerM[r]) * maxM : t;
+      if (c > maxC) maxC = c;
+    }
+  }
   // A job left out must cost more than any route and any vehicle's fixed cost could save.
   let fixedSum: f64 = 0;
   for (let r = 0; r < V; r++) fixedSum += unchecked(vFixed[r]);
-  penalty = (maxD + 1.0) * 2.0 * <f64>(J + V + 1) + 2.0 * fixedSum;
+  penalty = (maxC + 1.0) * 2.0 * <f64>(J + V + 1) + 2.0 * fixedSum;
   prioPenalty = penalty * <f64>(J + 1);
 
   nServable = 0;

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { dataSchema, pageSchema, timestamp, ulid } from '../../http/openapi.js';
 import { amountOf, MAX_DIMENSIONS } from '../../engine/vrp/problem.js';
-import { batchPlanSchema, DEFAULT_PER_HOUR, optimizeFields, shipmentsField } from '../optimize/schema.js';
+import { batchPlanSchema, optimizeFields, shipmentsField } from '../optimize/schema.js';
 import { POI_STOPS_ERROR, poiStopsSchema } from './poi-stops.js';
 
 export const MAX_BATCH_VEHICLES = 200;
@@ -18,36 +18,12 @@ const budgetMessage = `must be an integer number of seconds between 1 and ${MAX_
 
 const fields = optimizeFields(MAX_BATCH_VEHICLES, MAX_BATCH_STOPS, true, true);
 
-/** What the solver cannot honour yet, refused at the field rather than planned without it. */
-function refuseUnsupported(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
+/** Steps are plan mode's input: in a search they would be silently ignored. */
+function refuseStepsOutsidePlanMode(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
   const vehicles: Array<Record<string, unknown>> = Array.isArray(body.vehicles) ? body.vehicles.map((v) => (v !== null && typeof v === 'object' ? v : {})) : [];
-  const factor = (v: Record<string, unknown>) => (typeof v.speed_factor === 'number' ? v.speed_factor : 1);
-  const perHour = (v: Record<string, unknown>) => {
-    const c = v.costs as { per_hour?: unknown } | undefined;
-    return c !== null && typeof c === 'object' && typeof c.per_hour === 'number' ? c.per_hour : DEFAULT_PER_HOUR;
-  };
   vehicles.forEach((v, i) => {
-    const costs = (v.costs !== null && typeof v.costs === 'object' ? v.costs : {}) as Record<string, unknown>;
-    if (typeof costs.per_km === 'number' && costs.per_km > 0)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['vehicles', i, 'costs', 'per_km'],
-        message: 'a cost per km is not supported yet: only 0 (the plan weighs driving time)',
-      });
-    if (i > 0 && perHour(v) !== perHour(vehicles[0]))
-      ctx.addIssue({
-        code: 'custom',
-        path: ['vehicles', i, 'costs', 'per_hour'],
-        message: `must be the same for every vehicle (${perHour(vehicles[0])}, as vehicles.0): costs per hour that differ between vehicles are not supported yet`,
-      });
     if (v.steps !== undefined && body.mode !== 'plan')
       ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'steps'], message: 'is read in plan mode only: send mode "plan" to time these steps' });
-    if (i > 0 && factor(v) !== factor(vehicles[0]))
-      ctx.addIssue({
-        code: 'custom',
-        path: ['vehicles', i, 'speed_factor'],
-        message: `must be the same for every vehicle (${factor(vehicles[0])}, as vehicles.0): one travel time matrix serves the fleet`,
-      });
   });
 }
 
@@ -105,7 +81,7 @@ const checkBody = (body: Record<string, unknown>, ctx: z.RefinementCtx) => {
     ctx.addIssue({ code: 'custom', path: ['stops'], message: `the demands and shipment amounts may add up to at most ${MAX_TOTAL_DEMAND} in each dimension` });
   if (Array.isArray(body.stops) && body.stops.length === 0 && items(body.shipments).length === 0)
     ctx.addIssue({ code: 'custom', path: ['stops'], message: 'must have at least 1 stop when there are no shipments' });
-  refuseUnsupported(body, ctx);
+  refuseStepsOutsidePlanMode(body, ctx);
   if (body.mode === 'plan') checkPlanSteps(body, ctx);
 };
 

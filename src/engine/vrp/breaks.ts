@@ -4,7 +4,7 @@
 // fewest and lowest priority first, until they do. Breaks are never dropped or moved out of their
 // windows: a plan either has them inside or does not use the vehicle. A break is taken where the
 // vehicle is (after leaving its start or a stop), as in VROOM, so it adds no travel.
-import { hoursOf, matrixReader, normalizedWindows, serviceStart } from './problem.js';
+import { hoursOf, matrixReader, normalizedWindows, routeCost, serviceStart, travelTimes } from './problem.js';
 import { scheduleRoute } from './schedule.js';
 import type { PlacedBreak, RouteSchedule, VrpProblem, VrpRoute, VrpSolution } from './types.js';
 
@@ -37,7 +37,7 @@ function timed(
 ): { s: RouteSchedule; placed: PlacedBreak[] } | null {
   const v = p.vehicles[vehicle];
   const breaks = v.breaks ?? [];
-  const dur = matrixReader(p.durations);
+  const dur = travelTimes(p, v);
   const [, hoursEnd] = hoursOf(v);
   const placed: PlacedBreak[] = [];
   const arrivals: number[] = [];
@@ -174,7 +174,7 @@ export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution &
     ...solution,
     routes,
     unassigned,
-    cost: routes.reduce((a, r) => a + r.duration + (p.vehicles[r.vehicle].fixed ?? 0), 0),
+    cost: routes.reduce((a, r) => a + routeCost(p.vehicles[r.vehicle], r), 0),
     distance: routes.reduce((a, r) => a + r.distance, 0),
     noRoomForBreaks: dropped,
   };
@@ -191,19 +191,27 @@ function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[],
   const done = new Set<number>();
   const shipment = new Map((p.shipments ?? []).map((s) => [s.pickup, s.delivery]));
   const prio = (j: number) => p.jobs[j].priority ?? 0;
-  const dur = matrixReader(p.durations);
-  // A route's cost is its travel (breaks add none) plus the vehicle's fixed cost: what an insertion adds is
-  // known before its breaks are placed, so the candidates are tried cheapest first and the first that
-  // takes its breaks is the best.
+  const durOf = p.vehicles.map((v) => travelTimes(p, v));
+  const meters = p.distances ? matrixReader(p.distances) : () => 0;
+  // A route's cost comes from its travel (breaks add none) and the vehicle's fixed cost: what an insertion
+  // adds is known before its breaks are placed, so the candidates are tried cheapest first and the first
+  // that takes its breaks is the best.
   const travel = (vehicle: number, jobs: readonly number[]) => {
     const v = p.vehicles[vehicle];
+    const dur = durOf[vehicle];
     let at = v.start;
-    let sum = 0;
+    let duration = 0;
+    let distance = 0;
     for (const j of jobs) {
-      sum += dur(at, p.jobs[j].location);
+      duration += dur(at, p.jobs[j].location);
+      distance += meters(at, p.jobs[j].location);
       at = p.jobs[j].location;
     }
-    return v.end === undefined || v.end === null || v.end < 0 ? sum : sum + dur(at, v.end);
+    if (v.end !== undefined && v.end !== null && v.end >= 0) {
+      duration += dur(at, v.end);
+      distance += meters(at, v.end);
+    }
+    return routeCost(v, { duration, distance }) - (v.fixed ?? 0);
   };
   const kindOf = p.vehicles.map((v) => JSON.stringify(v));
   // A route's earliest and latest times, kept until the route changes.
@@ -234,6 +242,7 @@ function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[],
       const jobs = at >= 0 ? routes[at].jobs : [];
       const before = at >= 0 ? travel(vehicle, jobs) : -(p.vehicles[vehicle].fixed ?? 0);
       const v = p.vehicles[vehicle];
+      const dur = durOf[vehicle];
       let known = at >= 0 ? times.get(routes[at]) : undefined;
       if (!known) {
         known = { plain: scheduleRoute(p, vehicle, jobs), latest: latestStarts(p, vehicle, jobs, dur) };
@@ -337,7 +346,7 @@ export function timeAsGiven(
   return {
     routes,
     unassigned: p.jobs.flatMap((_, j) => (served.has(j) ? [] : [j])),
-    cost: routes.reduce((a, r) => a + r.duration + (p.vehicles[r.vehicle].fixed ?? 0), 0),
+    cost: routes.reduce((a, r) => a + routeCost(p.vehicles[r.vehicle], r), 0),
     distance: routes.reduce((a, r) => a + r.distance, 0),
     iterations: 0,
   };

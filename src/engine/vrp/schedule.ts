@@ -10,6 +10,7 @@ import {
   hoursOf,
   isOpen,
   matrixReader,
+  travelTimes,
   normalizedWindows,
   pickupOf,
   serviceStart,
@@ -26,7 +27,7 @@ import type { RouteSchedule, VrpProblem } from './types.js';
  */
 export function scheduleRoute(problem: VrpProblem, vehicle: number, jobs: readonly number[]): RouteSchedule {
   const v = problem.vehicles[vehicle];
-  const dur = matrixReader(problem.durations);
+  const dur = travelTimes(problem, v);
   const dist = problem.distances ? matrixReader(problem.distances) : () => 0;
   const [hoursStart, hoursEnd] = hoursOf(v);
   const dims = dimensionsOf(problem);
