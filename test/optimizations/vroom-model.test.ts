@@ -57,6 +57,10 @@ const units = (a: unknown, dims: number): number[] => (a === undefined ? new Arr
 const zero = (dims: number) => new Array(dims).fill(0);
 const add = (a: number[], b: number[], sign = 1) => a.map((x, d) => x + sign * b[d]);
 
+/** VROOM's cost of a route that drove `end.duration` seconds and `end.distance` meters (the last step's running totals). */
+const costOf = (v: any, end: { duration: number; distance: number }) =>
+  (v.costs?.fixed ?? 0) + Math.round(((v.costs?.per_hour ?? 3600) * end.duration) / 3600 + ((v.costs?.per_km ?? 0) * end.distance) / 1000);
+
 /** Service may start inside one of the windows (none: any time). */
 function inAWindow(windows: Array<[string, string]> | undefined, start: number): boolean {
   if (!windows?.length) return true;
@@ -69,7 +73,6 @@ function checkModel(req: any, result: any): void {
   const first = [...req.vehicles.map((v: any) => v.capacity), ...stops.map((s) => s.demand), ...shipments.map((s) => s.amount)].find((x) => Array.isArray(x));
   const dims = Array.isArray(first) ? first.length : 1;
   const served = new Map<string, { vehicle: string; position: number }>();
-  const factor = req.vehicles[0].speed_factor ?? 1;
   for (const route of result.routes) {
     const v = req.vehicles.find((x: any, i: number) => (x.id ?? `vehicle-${i + 1}`) === route.vehicle);
     expect(v, route.vehicle).toBeDefined();
@@ -138,9 +141,9 @@ function checkModel(req: any, result: any): void {
     if (v.max_distance !== undefined) expect(route.distance).toBeLessThanOrEqual(v.max_distance);
     if (v.max_travel_time !== undefined) expect(route.duration).toBeLessThanOrEqual(v.max_travel_time);
     expect(route.duration).toBe(steps.at(-1).duration);
-    expect(factor).toBeGreaterThan(0);
-    // The objective as documented: fixed + per_hour × driving hours.
-    expect(route.cost).toBe((v.costs?.fixed ?? 0) + Math.round(((v.costs?.per_hour ?? 3600) * route.duration) / 3600));
+    expect(route.distance).toBe(steps.at(-1).distance);
+    // The objective as documented, from the steps' driving: fixed + per_hour × hours + per_km × km.
+    expect(route.cost).toBe(costOf(v, steps.at(-1)));
     // Every used vehicle takes each of its breaks.
     (v.breaks ?? []).forEach((_: unknown, k: number) => expect(served.has(`break ${route.vehicle} ${k}`), `${route.vehicle} skips break ${k}`).toBe(true));
   }
@@ -495,16 +498,73 @@ describe('shipments, priorities, windows and limits', () => {
     expect(fastPlan.summary.duration).toBeGreaterThan(free.summary.duration / 3);
   });
 
-  it('answers 422 naming every field the solver cannot honour yet, with the body problems in the same answer', async () => {
+  it("prices each vehicle's hours and km as its costs say, at its own speed: the dearer per km drives less, the plan's cost is the objective of its steps", async () => {
+    const stops = P.slice(2, 16).map((p, i) => ({ ...p, id: `k${i}` }));
+    // Two vans from one depot, each with room for 9 of the 14 stops: both drive, and the one that pays
+    // 20 times more per km takes the shorter round.
+    const van = (id: string, per_km: number) => ({ id, start: P[0], end: P[0], capacity: 9, costs: { per_hour: 1800, per_km } });
+    const req = { time_budget: 2, vehicles: [van('dear', 2000), van('cheap', 100)], stops };
+    const got = await plan(req);
+    checkModel(req, got);
+    expect(got.summary.assigned).toBe(14);
+    const driven = (r: any, id: string) => r.routes.find((x: any) => x.vehicle === id)?.distance ?? 0;
+    expect(driven(got, 'dear')).toBeLessThan(driven(got, 'cheap'));
+    // Their prices swapped, the roles swap.
+    const swapped = { ...req, vehicles: [van('dear', 100), van('cheap', 2000)] };
+    const other = await plan(swapped);
+    checkModel(swapped, other);
+    expect(driven(other, 'cheap')).toBeLessThan(driven(other, 'dear'));
+    // The same two rounds driven by the other van (plan mode times them) cost more: the search chose by the prices.
+    const stepsOf = (r: any) => r.steps.filter((s: any) => s.type === 'stop').map((s: any) => ({ type: 'stop', id: s.id }));
+    const [a, b] = ['dear', 'cheap'].map((id) => got.routes.find((r: any) => r.vehicle === id));
+    const exchanged = {
+      ...req,
+      mode: 'plan',
+      vehicles: [
+        { ...req.vehicles[0], steps: stepsOf(b) },
+        { ...req.vehicles[1], steps: stepsOf(a) },
+      ],
+    };
+    const timed = await plan(exchanged);
+    checkModel(exchanged, timed);
+    expect(timed.routes.every((r: any) => r.violations.length === 0)).toBe(true);
+    expect(timed.summary.cost).toBeGreaterThan(got.summary.cost);
+    // Speed factors per vehicle: the same steps timed at factor 1 and at factor 2.5, leg by leg the faster
+    // van's time is the slower one's divided by 2.5, to the nearest second; its per-hour cost counts those.
+    const steps = stops.slice(0, 6).map((s) => ({ type: 'stop', id: s.id }));
+    const legsOf = (r: any) => r.steps.slice(1).map((s: any, i: number) => s.duration - r.steps[i].duration);
+    const one = (speed_factor: number) => ({
+      mode: 'plan',
+      vehicles: [{ id: 'v', start: P[0], end: P[0], speed_factor, costs: { per_hour: 7200 }, steps }],
+      stops: stops.slice(0, 6),
+    });
+    const [slow, fast] = await Promise.all([plan(one(1)), plan(one(2.5))]);
+    checkModel(one(2.5), fast);
+    expect(legsOf(fast.routes[0])).toEqual(legsOf(slow.routes[0]).map((d: number) => Math.round(d / 2.5)));
+    expect(fast.routes[0].cost).toBe(Math.round((7200 * fast.routes[0].duration) / 3600));
+    // Both kinds of vehicle in one search: each keeps its own times (checkModel recomputes nothing from a factor, so
+    // the fast van's steps must still fit its windows and hours).
+    const mixed = {
+      time_budget: 1,
+      vehicles: [
+        { id: 'bike', start: P[0], end: P[0], speed_factor: 0.5, time_window: [at('08:00:00'), at('10:00:00')] },
+        { id: 'car', start: P[0], end: P[0], speed_factor: 1.5, time_window: [at('08:00:00'), at('10:00:00')] },
+      ],
+      stops: stops.map((s, i) => ({ ...s, service: 300, ...(i % 2 ? { time_windows: [[at('08:00:00'), at('09:00:00')]] } : {}) })),
+    };
+    checkModel(mixed, await plan(mixed));
+  });
+
+  it('answers 422 naming every field the solver cannot honour, with the body problems in the same answer', async () => {
     const res = await submit({
       vehicles: [
         {
           start: P[0],
           capacity: 5,
           breaks: [{ id: 1, time_windows: [[at('12:00:00'), at('13:00:00')]], service: 1800, max_load: [3, 1] }],
-          costs: { fixed: 100, per_km: 5 },
+          costs: { fixed: 100, per_km: 5_000_000 },
         },
-        { start: P[1], speed_factor: 1.5, steps: [{ type: 'start' }] },
+        { start: P[1], speed_factor: 7, steps: [{ type: 'start' }] },
       ],
       stops: [{ ...P[2], priority: 101 }],
       shipments: [{ pickup: P[3], delivery: { latitude: 47.1 } }],
@@ -522,9 +582,9 @@ describe('shipments, priorities, windows and limits', () => {
     );
     // A break's max_load has as many dimensions as the loads (here 1).
     expect(res.body.errors['vehicles.0.breaks.0.max_load'][0]).toMatch(/must have 1 amount/);
-    expect(res.body.errors['vehicles.0.costs.per_km'][0]).toMatch(/cost per km is not supported yet/);
+    expect(res.body.errors['vehicles.0.costs.per_km'][0]).toMatch(/1000000/);
     expect(res.body.errors['vehicles.1.steps'][0]).toMatch(/plan mode/);
-    expect(res.body.errors['vehicles.1.speed_factor'][0]).toMatch(/must be the same for every vehicle/);
+    expect(res.body.errors['vehicles.1.speed_factor'][0]).toMatch(/from 0.01 to 5/);
     // No stops and no shipments: nothing to plan.
     const empty = await submit({ vehicles: [{ start: P[0] }], stops: [] });
     expect(empty.status).toBe(422);

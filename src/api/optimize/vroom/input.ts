@@ -4,9 +4,8 @@
 // vehicles (start and end as indices or coordinates, capacity, skills, time window, max_tasks,
 // max_travel_time, max_distance, steps as the search's starting plan), and matrices (`matrices.<profile>.durations` /
 // `distances`, or the older `matrix`).
-// What the solver cannot honour is refused with the field named (custom costs) or, when a
-// plan without it stays valid for the rest, reported as a warning (breaks; speed factors that differ
-// between vehicles).
+// vehicles' costs and speed factors too. What the solver cannot honour is refused with the field named
+// (custom costs matrices).
 import { z } from 'zod';
 import { MAX_DIMENSIONS } from '../../../engine/vrp/problem.js';
 import type { VrpProblem } from '../../../engine/vrp/types.js';
@@ -156,14 +155,13 @@ export const isVroomInput = (doc: unknown): boolean =>
 export class VroomInputError extends Error {}
 
 /** Parses and checks; a problem it cannot solve is a VroomInputError naming the field. */
-export function parseVroomInput(doc: unknown): { input: VroomInput; warnings: string[] } {
+export function parseVroomInput(doc: unknown): VroomInput {
   const parsed = vroomInputSchema.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new VroomInputError(`${issue.path.join('.') || 'input'}: ${issue.message}`);
   }
   const input = parsed.data;
-  const warnings: string[] = [];
   const ids = new Set<number>();
   input.jobs.forEach((j, i) => {
     if (ids.has(j.id)) throw new VroomInputError(`jobs.${i}.id: ${j.id} is the id of an earlier job`);
@@ -178,9 +176,9 @@ export function parseVroomInput(doc: unknown): { input: VroomInput; warnings: st
     });
   }
   if (Object.values(input.matrices ?? {}).some((m) => m.costs))
-    throw new VroomInputError('matrices: custom costs matrices are not supported (the objective is travel duration)');
+    throw new VroomInputError("matrices: custom costs matrices are not supported (the objective is VROOM's cost from each vehicle's per_hour and per_km)");
   checkDimensions(input);
-  return { input, warnings };
+  return input;
 }
 
 /**
