@@ -371,7 +371,7 @@ describe('shipments, priorities, windows and limits', () => {
     // Where its window has closed, the route reports it rather than moving the break.
     const tooLate = { ...withBreak, vehicles: [{ ...withBreak.vehicles[0], breaks: [{ ...lunch, time_windows: [[at('08:00:00'), at('08:00:30')]] }] }] };
     const missed = await plan(tooLate);
-    expect(missed.routes[0].violations).toEqual(["the vehicle's breaks cannot be taken where the steps put them"]);
+    expect(missed.routes[0].violations).toEqual([expect.stringMatching(/^break 'lunch' is reached \d+ s after its last time window$/)]);
     // Unknown or repeated break ids, and naming some of a vehicle's breaks only: 422 at each.
     const badBreaks = await submit({
       ...withBreak,
@@ -420,6 +420,75 @@ describe('shipments, priorities, windows and limits', () => {
       'vehicles.1.steps.0.id': ['is already a step at vehicles.0.steps.1'],
       'vehicles.1.steps.1.id': ['is required for a pickup step'],
     });
+  });
+
+  it('plan_timing check reports the steps as driven, never waiting; retime waits for windows; both name every violation', async () => {
+    const lunch = { id: 'lunch', time_windows: [[at('12:00:00'), at('13:00:00')]], service: 1800 };
+    const req: any = {
+      mode: 'plan',
+      vehicles: [
+        {
+          id: 'van',
+          start: P[0],
+          end: P[0],
+          time_window: [at('08:00:00'), at('17:00:00')],
+          breaks: [lunch],
+          steps: [
+            { type: 'stop', id: 'soon' },
+            { type: 'stop', id: 'gone' },
+            { type: 'break', id: 'lunch' },
+            { type: 'stop', id: 'later' },
+          ],
+        },
+      ],
+      stops: [
+        { ...P[2], id: 'soon' },
+        // Closed before the van can get there, and open only after it would arrive.
+        { ...P[3], id: 'gone', time_windows: [[at('08:00:00'), at('08:00:01')]] },
+        { ...P[4], id: 'later', service: 300, time_windows: [[at('15:00:00'), at('16:00:00')]] },
+      ],
+    };
+    const steps = (r: any) => Object.fromEntries(r.steps.map((s: any) => [s.id ?? s.type, s]));
+    const checked = await plan({ ...req, plan_timing: 'check' });
+    checkModel(
+      {
+        ...req,
+        stops: req.stops.map(({ time_windows: _, ...s }: any) => s),
+        vehicles: [{ ...req.vehicles[0], breaks: [{ ...lunch, time_windows: undefined }] }],
+      },
+      checked,
+    );
+    const c = steps(checked.routes[0]);
+    // As driven: off at 08:00, no waiting anywhere, the break on arrival after 'gone' (long before noon).
+    expect(c.start.departure).toBe(at('08:00:00'));
+    for (const s of checked.routes[0].steps) expect(s.waiting_time).toBe(0);
+    const late = epochOf(c.gone.arrival) - epochOf(at('08:00:01'));
+    const early = (s: any, opens: string) => epochOf(opens) - epochOf(s.arrival);
+    expect(checked.routes[0].violations).toEqual([
+      `stop 'gone' is reached ${late} s after its last time window`,
+      `break 'lunch' begins ${early(c.lunch, at('12:00:00'))} s before its window opens`,
+      `stop 'later' begins ${early(c.later, at('15:00:00'))} s before its window opens`,
+    ]);
+    // Re-timed: the van waits for the break's window and for 'later' to open; only 'gone' stays late.
+    const retimed = await plan(req);
+    checkModel({ ...req, stops: req.stops.map((s: any) => (s.id === 'gone' ? { ...s, time_windows: undefined } : s)) }, retimed);
+    const r = steps(retimed.routes[0]);
+    expect(retimed.routes[0].violations).toEqual([`stop 'gone' is reached ${epochOf(r.gone.arrival) - epochOf(at('08:00:01'))} s after its last time window`]);
+    expect(epochOf(r.lunch.departure) - 1800).toBeGreaterThanOrEqual(epochOf(at('12:00:00')));
+    expect(epochOf(r.later.departure) - 300).toBe(epochOf(at('15:00:00')));
+    // Check mode takes breaks only where the steps put them.
+    const noBreakStep = {
+      ...req,
+      plan_timing: 'check',
+      vehicles: [{ ...req.vehicles[0], steps: req.vehicles[0].steps.filter((s: any) => s.type !== 'break') }],
+    };
+    expect((await plan(noBreakStep)).routes[0].violations).toContain("break 'lunch' is not in the steps");
+    // plan_timing is plan mode's, and one of two words.
+    const bad = await submit({ ...req, mode: 'optimize', plan_timing: 'check', vehicles: [{ ...req.vehicles[0], steps: undefined }] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toEqual({ plan_timing: ['is read in plan mode only: send mode "plan" with it'] });
+    const word = await submit({ ...req, plan_timing: 'later' });
+    expect(word.body.errors).toEqual({ plan_timing: ['must be retime or check'] });
   });
 
   it('times a given 200-stop plan with a break by scheduling it, not searching: at most one pass of the route per place the break can go', () => {
@@ -671,6 +740,53 @@ describe('stops from the team POIs', () => {
     expect(why[ids.unreadable]).toMatch(/^its opening hours 'whenever the owner feels like it' cannot be read/);
     expect(why[ids.offRoad]).toBe('it is more than 500 m from a road usable by the driving-car profile');
     for (const u of result.unassigned) expect(u.poi_id).toBe(u.id);
+  });
+
+  it('plan mode takes its stops from POIs: steps name POI ids, a POI closed that day leaves its route with why', async () => {
+    const key = team.key;
+    expect((await api(app, 'POST', '/v1/attributes', { key, body: { name: 'plan_hours', type: 'string' } })).status).toBe(201);
+    const cat = await api(app, 'POST', '/v1/categories', { key, body: { name: 'planned rounds' } });
+    expect(cat.status).toBe(201);
+    const poi = async (name: string, where: At, hours?: string) => {
+      const res = await api(app, 'POST', '/v1/pois', {
+        key,
+        body: { name, ...where, category_id: cat.body.data.id, attributes: hours ? { plan_hours: hours } : {} },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.data.id as string;
+    };
+    const first = await poi('Dairy', P[30], 'Tu 07:00-12:00');
+    const second = await poi('Dairy', P[31]);
+    const closed = await poi('Market hall', P[32], 'Sa 07:00-12:00');
+    const spare = await poi('Depot shop', P[33]);
+    const req = {
+      mode: 'plan',
+      vehicles: [
+        {
+          id: 'van',
+          start: P[0],
+          end: P[0],
+          time_window: [`${DAY}T07:00:00+01:00`, `${DAY}T19:00:00+01:00`],
+          steps: [second, closed, first].map((id) => ({ type: 'stop', id })),
+        },
+      ],
+      stops: { pois: { category_id: cat.body.data.id }, time_windows_from: 'plan_hours', service: 120 },
+    };
+    const result = await plan(req);
+    const route = result.routes[0];
+    expect(route.steps.map((s: any) => s.id ?? s.type)).toEqual(['start', second, first, 'end']);
+    expect(route.violations).toEqual([`stop '${closed}' is left out: it is closed on ${DAY} (opening hours 'Sa 07:00-12:00')`]);
+    const why = Object.fromEntries(result.unassigned.map((u: any) => [u.id, u.reason]));
+    expect(why).toEqual({ [closed]: `it is closed on ${DAY} (opening hours 'Sa 07:00-12:00')`, [spare]: "it is in no vehicle's steps (plan mode)" });
+    const job = (await app.sql`SELECT body FROM optimizations ORDER BY id DESC LIMIT 1`)[0].body;
+    checkModel(job, result);
+    // Steps naming a POI the selection does not hold: 422 at the step, with the selection's problems.
+    const bad = await submit({ ...req, vehicles: [{ ...req.vehicles[0], steps: [{ type: 'stop', id: 'nope' }] }] });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.errors)).toEqual(['vehicles.0.steps.0.id']);
+    const both = await submit({ ...req, plan_timing: 'never', stops: { ...req.stops, service: -1 } });
+    expect(both.status).toBe(422);
+    expect(Object.keys(both.body.errors).sort()).toEqual(['plan_timing', 'stops.service']);
   });
 
   it('reads skills and a demand per load dimension from POI attributes', async () => {

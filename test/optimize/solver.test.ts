@@ -623,8 +623,8 @@ describe('loads in several dimensions', () => {
     expect(sol.unassigned).toEqual([]);
     // 5 + 6 do not fit together: the job's 6 are delivered first, then the shipment rides back.
     expect(sol.routes[0]).toMatchObject({ jobs: [2, 0, 1], initialLoad: [6], loads: [[0], [5], [0]] });
-    expect(scheduleRoute(p, 0, [1, 0, 2]).violation).toBe('shipment 0 is delivered (job 1) before it is picked up (job 0)');
-    expect(scheduleRoute(p, 0, [0]).violation).toBe('shipment 0 is picked up (job 0) but its delivery (job 1) is not on the route');
+    expect(scheduleRoute(p, 0, [1, 0, 2]).violation).toBe('job 1 comes before job 0 (shipment 0)');
+    expect(scheduleRoute(p, 0, [0]).violation).toBe('job 0 is on the route but job 1 is not (shipment 0)');
     expect(scheduleRoute(p, 0, [0, 2, 1]).violation).toBe('the load 11 after job 0 exceeds the capacity 10');
     // Too big for the vehicle: both stops stay out, the job is served.
     const big = solveChecked({ ...p, shipments: [{ pickup: 0, delivery: 1, amount: 11 }] });

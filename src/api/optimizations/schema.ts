@@ -18,13 +18,15 @@ const budgetMessage = `must be an integer number of seconds between 1 and ${MAX_
 
 const fields = optimizeFields(MAX_BATCH_VEHICLES, MAX_BATCH_STOPS, true, true);
 
-/** Steps are plan mode's input: in a search they would be silently ignored. */
-function refuseStepsOutsidePlanMode(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
+/** Steps and their timing are plan mode's input: in a search they would be silently ignored. */
+function refusePlanFieldsOutsidePlanMode(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  if (body.mode === 'plan') return;
   const vehicles: Array<Record<string, unknown>> = Array.isArray(body.vehicles) ? body.vehicles.map((v) => (v !== null && typeof v === 'object' ? v : {})) : [];
   vehicles.forEach((v, i) => {
-    if (v.steps !== undefined && body.mode !== 'plan')
+    if (v.steps !== undefined)
       ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'steps'], message: 'is read in plan mode only: send mode "plan" to time these steps' });
   });
+  if (body.plan_timing !== undefined) ctx.addIssue({ code: 'custom', path: ['plan_timing'], message: 'is read in plan mode only: send mode "plan" with it' });
 }
 
 const batchObject = <S extends z.ZodType>(stops: S) =>
@@ -40,7 +42,13 @@ const batchObject = <S extends z.ZodType>(stops: S) =>
       .enum(['optimize', 'plan'], { error: 'must be optimize or plan' })
       .default('optimize')
       .describe(
-        "`plan`: no search; each vehicle drives its `steps` as given, the plan reports every step's times and each route's `violations` (VROOM's plan mode). Stops in no vehicle's steps are unassigned.",
+        "`plan`: no search; each vehicle drives its `steps` as given, the plan reports every step's times and each route's `violations` (VROOM's plan mode), timed as `plan_timing` says. Stops in no vehicle's steps are unassigned.",
+      ),
+    plan_timing: z
+      .enum(['retime', 'check'], { error: 'must be retime or check' })
+      .optional()
+      .describe(
+        "Plan mode only. `retime` (the default): each step as early as its windows allow: the vehicle waits where it is early for a window, leaves its start late enough not to wait at the first stop, and takes breaks not named in its steps where they end the route earliest; a violation only where a window or rule cannot be kept. `check` (VROOM's `-c`): the steps as driven, never waiting: the vehicle leaves at the start of its `time_window` and serves every stop on arrival, each break starts on arrival where its step is (every break must be a step); a stop reached before its window opens is a violation, as is one after it closes.",
       ),
     time_budget: z
       .number({ error: budgetMessage })
@@ -81,7 +89,7 @@ const checkBody = (body: Record<string, unknown>, ctx: z.RefinementCtx) => {
     ctx.addIssue({ code: 'custom', path: ['stops'], message: `the demands and shipment amounts may add up to at most ${MAX_TOTAL_DEMAND} in each dimension` });
   if (Array.isArray(body.stops) && body.stops.length === 0 && items(body.shipments).length === 0)
     ctx.addIssue({ code: 'custom', path: ['stops'], message: 'must have at least 1 stop when there are no shipments' });
-  refuseStepsOutsidePlanMode(body, ctx);
+  refusePlanFieldsOutsidePlanMode(body, ctx);
   if (body.mode === 'plan') checkPlanSteps(body, ctx);
 };
 

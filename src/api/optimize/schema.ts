@@ -394,6 +394,7 @@ export type OptimizeBody = Omit<ContractBody, 'vehicles' | 'stops'> & {
   stops: Array<Omit<ContractBody['stops'][number], 'demand'> & { demand?: Amount; priority?: number }>;
   shipments?: ShipmentBody[];
   mode?: 'optimize' | 'plan';
+  plan_timing?: 'retime' | 'check';
 };
 
 export type ShipmentBody = Omit<z.infer<ReturnType<typeof shipmentSchema>>, 'amount'> & { amount?: Amount };

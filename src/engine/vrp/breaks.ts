@@ -5,7 +5,7 @@
 // windows: a plan either has them inside or does not use the vehicle. A break is taken where the
 // vehicle is (after leaving its start or a stop), as in VROOM, so it adds no travel.
 import { hoursOf, matrixReader, normalizedWindows, routeCost, serviceStart, travelTimes } from './problem.js';
-import { scheduleRoute } from './schedule.js';
+import { type Names, scheduleRoute } from './schedule.js';
 import type { PlacedBreak, RouteSchedule, VrpProblem, VrpRoute, VrpSolution } from './types.js';
 
 /** The problem the kernel solves: each vehicle's hours end earlier by its breaks' service, so that a route leaves room for them. */
@@ -277,26 +277,6 @@ function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[],
   return left;
 }
 
-/** The route with its breaks where the steps put them; null when one cannot be taken there. */
-function takenWhereGiven(
-  p: VrpProblem,
-  vehicle: number,
-  jobs: readonly number[],
-  breaks: ReadonlyArray<{ index: number; after: number }>,
-): (RouteSchedule & { breaks: PlacedBreak[] }) | null {
-  const base = scheduleRoute(p, vehicle, jobs);
-  if (!base.feasible) return null;
-  const got = timed(
-    p,
-    vehicle,
-    jobs,
-    breaks.map((b) => b.index),
-    breaks.map((b) => b.after),
-    base,
-  );
-  return got ? { ...got.s, feasible: true, violation: undefined, breaks: got.placed } : null;
-}
-
 /**
  * For each position of `jobs` and one past them, the latest time service there may start (arrival at the
  * end past them) and still keep every later window and the vehicle's hours, breaks aside; windows are
@@ -320,26 +300,34 @@ function latestStarts(p: VrpProblem, vehicle: number, jobs: readonly number[], d
 }
 
 /**
- * Plan mode: the routes as given, timed with every broken rule in `violations` (their breaks where the
- * given ones say, each after job `after` of the route, or else where they end each route earliest; a
- * violation when they cannot be taken); jobs on no route are unassigned.
+ * Plan mode: the routes as given, timed with every broken rule in `violations`; jobs on no route are
+ * unassigned. `retime` (the default): as early as the windows allow, waiting for a window to open, the
+ * breaks where the given ones say (each after job `after` of the route) or else where they end each route
+ * earliest, a violation when they cannot be taken. `check`: as driven, never waiting
+ * (scheduleRoute's asDriven), the breaks where given.
  */
 export function timeAsGiven(
   p: VrpProblem,
   given: ReadonlyArray<{ vehicle: number; jobs: readonly number[]; breaks?: ReadonlyArray<{ index: number; after: number }> }>,
+  options: { timing?: 'retime' | 'check'; names?: Names } = {},
 ): VrpSolution {
   const routes: VrpRoute[] = [];
   const served = new Set<number>();
+  const { names } = options;
   for (const { vehicle, jobs, breaks } of given) {
     if (!jobs.length) continue;
     for (const j of jobs) served.add(j);
-    const placed = breaks?.length ? takenWhereGiven(p, vehicle, jobs, breaks) : placeBreaks(p, vehicle, jobs);
+    // Breaks the steps name are taken there, each violation named; the others go where they end the route earliest.
+    if (options.timing === 'check' || breaks?.length) {
+      routes.push({ ...scheduleRoute(p, vehicle, jobs, { asDriven: options.timing === 'check', breaks, names }), vehicle, jobs: [...jobs] });
+      continue;
+    }
+    const placed = placeBreaks(p, vehicle, jobs);
     if (placed) routes.push({ ...placed, vehicle, jobs: [...jobs] });
     else {
-      const plain = scheduleRoute(p, vehicle, jobs);
+      const plain = scheduleRoute(p, vehicle, jobs, { names });
       const violations = [...(plain.violations ?? [])];
-      if (breaks?.length) violations.push("the vehicle's breaks cannot be taken where the steps put them");
-      else if (p.vehicles[vehicle].breaks?.length) violations.push("the vehicle's breaks fit nowhere in this order");
+      if (p.vehicles[vehicle].breaks?.length) violations.push("the vehicle's breaks fit nowhere in this order");
       routes.push({ ...plain, violations, vehicle, jobs: [...jobs] });
     }
   }
