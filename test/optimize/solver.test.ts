@@ -629,6 +629,11 @@ describe('loads in several dimensions', () => {
     // Too big for the vehicle: both stops stay out, the job is served.
     const big = solveChecked({ ...p, shipments: [{ pickup: 0, delivery: 1, amount: 11 }] });
     expect(big.unassigned).toEqual([0, 1]);
+    const bigProblem = { ...p, shipments: [{ pickup: 0, delivery: 1, amount: 11 }] };
+    expect(big.unassigned.map((j) => unassignedReason(bigProblem.jobs[j], bigProblem))).toEqual([
+      'demand exceeds every capacity',
+      'demand exceeds every capacity',
+    ]);
     expect(() => solveVrp({ ...p, jobs: [{ location: 1 }, ...p.jobs.slice(1)] })).toThrow(
       "jobs[0] is a stop of shipments[0]: its demand must be 0 and it has no pickup (the shipment's amount is carried)",
     );
