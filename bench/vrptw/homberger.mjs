@@ -8,8 +8,8 @@
 // On a loaded 2-core machine run a sample only; the full run wants an idle machine:
 //   node bench/vrptw/homberger.mjs --instances 60 --time-limit 60 --vroom PATH
 // --break M gives every vehicle one break of M time units (minutes, say) starting in the middle third of
-// the depot's hours (VROOM's `breaks`; ours as a batch job takes them: the search within hours shortened
-// by M, the break placed in each route of its best plan); the checker then holds each route's break to
+// the depot's hours (VROOM's `breaks`; ours as a batch job takes them: the search plans each route with
+// room for its break, which is then timed in the best plan); the checker then holds each route's break to
 // that window where the solver put it (taken on leaving a place, or on reaching the next one). The
 // README's row: --break 30 --time-limit vroom --vroom-limit 60 --out vrptw-homberger-breaks.json.
 // Usage: node bench/vrptw/homberger.mjs [--instances N] [--only REGEX] [--time-limit S] [--vroom PATH]

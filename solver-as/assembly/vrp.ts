@@ -62,6 +62,19 @@ let vFixed = new StaticArray<f64>(0); // what using the vehicle costs, in cost u
 let vSpeed = new StaticArray<f64>(0); // speed factor: the vehicle's travel time is the matrix's divided by it, rounded
 let vPerSec = new StaticArray<f64>(0); // cost of a second of the vehicle's travel (VROOM's per_hour / 3600)
 let vPerM = new StaticArray<f64>(0); // cost of a meter (VROOM's per_km / 1000)
+// A driver's break the search plans (one per vehicle, one window): taken where the vehicle is after node
+// rBrk[r] of its route, starting at the later of leaving that node and bs, by be, lasting d. dep and lat
+// count it (dep of that node is the departure after the break), so the insertion checks stay exact for
+// the break where it is; updateRoute puts it where it leaves the route the most slack.
+let vBrkS = new StaticArray<f64>(0);
+let vBrkE = new StaticArray<f64>(0);
+let vBrkD = new StaticArray<f64>(0); // < 0: the vehicle has no break for the search
+let hasBreaks = false;
+let rBrk = new StaticArray<i32>(0);
+let sBrk = new StaticArray<i32>(0);
+let depNB = new StaticArray<f64>(0); // evalSeq's departures without the break
+let latNB = new StaticArray<f64>(0);
+let bufC = new StaticArray<i32>(0); // an empty route's one or two jobs, checked with the break
 let speedModel = false; // some vehicle's speed factor is not 1
 let costModel = false; // some vehicle's legs cost other than their travel seconds
 let dis: usize = 0; // n × n i32 meters, only when some vehicle has a distance limit or a cost per km
@@ -186,6 +199,16 @@ export { alloc, reset };
 @inline function tc(r: i32, a: i32, b: i32): f64 {
   if (!costModel) return tv(r, a, b);
   return unchecked(vPerSec[r]) * tv(r, a, b) + (hasDist ? unchecked(vPerM[r]) * dd(a, b) : 0.0);
+}
+
+@inline function brkOf(r: i32): bool {
+  return hasBreaks && unchecked(vBrkD[r]) >= 0;
+}
+
+/** When vehicle r is off again after a break it may start at t at the earliest; INF when its window has closed. */
+@inline function afterBreak(r: i32, t: f64): f64 {
+  const s = t > unchecked(vBrkS[r]) ? t : unchecked(vBrkS[r]);
+  return s > unchecked(vBrkE[r]) ? INF : s + unchecked(vBrkD[r]);
 }
 
 /** Travel seconds of route r. */
@@ -330,6 +353,52 @@ function updateRoute(r: i32): void {
   // Every later bound derives from the end of hours, so service never runs past them.
   unchecked(lat[base + len + 1] = vTwE[r]);
   latestArrivalsUpTo(r, len, end);
+  if (brkOf(r) && len > 0) placeBreak(r);
+}
+
+/**
+ * The break of route r after the node that leaves the most slack (dep and lat are without it on entry):
+ * then the departures from that node on and the latest arrivals up to it with the break. Where it fits
+ * nowhere (a warm start's route) nothing may be inserted until the route changes.
+ */
+function placeBreak(r: i32): void {
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  const last = unchecked(vEnd[r]) < 0 ? len - 1 : len;
+  let p = -1;
+  let most = -INF;
+  for (let i = 0; i <= last; i++) {
+    const a = afterBreak(r, unchecked(dep[base + i]));
+    if (a == INF) break; // later nodes are left later still
+    const slack = unchecked(lat[base + i + 1]) - a - tv(r, nodeLoc(r, base, i, len), nodeLoc(r, base, i + 1, len));
+    if (slack >= 0 && slack > most) {
+      most = slack;
+      p = i;
+    }
+  }
+  if (p < 0) {
+    unchecked(rBrk[r] = 0);
+    for (let i = 0; i <= len + 1; i++) unchecked(lat[base + i] = -INF);
+    return;
+  }
+  unchecked(rBrk[r] = p);
+  let t = afterBreak(r, unchecked(dep[base + p]));
+  unchecked(dep[base + p] = t);
+  let prev = nodeLoc(r, base, p, len);
+  for (let i = p + 1; i <= len; i++) {
+    const j = unchecked(stops[base + i]);
+    const l = unchecked(jLoc[j]);
+    t = serviceStart(j, t + tv(r, prev, l)) + unchecked(jSvc[j]);
+    unchecked(dep[base + i] = t);
+    prev = l;
+  }
+  if (p == 0) return;
+  // Leaving node p by Y keeps the rest: the break starts at the later of that and bs, by be, and ends in time for the next node.
+  const j = unchecked(stops[base + p]);
+  const latest = min(unchecked(lat[base + p + 1]) - tv(r, unchecked(jLoc[j]), nodeLoc(r, base, p + 1, len)) - unchecked(vBrkD[r]), unchecked(vBrkE[r]));
+  const Y = latest < unchecked(vBrkS[r]) ? -INF : latest;
+  unchecked(lat[base + p] = latestArrival(j, Y - unchecked(jSvc[j])));
+  latestArrivalsUpTo(r, p - 1, unchecked(jLoc[j]));
 }
 
 /** Latest arrivals at nodes `last` down to 1 of route r, from node last+1's (at location `next`). */
@@ -385,7 +454,7 @@ function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
       // Blinking only positions that would win skips with the same odds as blinking every position.
       if (delta < best && inTravel && (!blink || rnd() >= BLINK) && (!withPick || fitsAfter(j, r, i)) && (!hasDist || withinDistance(r, prev, lj, next))) {
         const s = serviceStart(j, unchecked(dep[base + i]) + din);
-        if (s < INF && s + svc + dout <= unchecked(lat[base + i + 1])) {
+        if (s < INF && s + svc + dout <= unchecked(lat[base + i + 1]) && (len > 0 || !brkOf(r) || aloneFits(r, j, -1))) {
           best = delta;
           pos = i;
         }
@@ -395,6 +464,13 @@ function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
   }
   gPos = pos;
   return pos < 0 ? INF : best;
+}
+
+/** Whether job j (and job q after it, q >= 0) alone make a route of vehicle r with room for its break. */
+function aloneFits(r: i32, j: i32, q: i32): bool {
+  unchecked(bufC[0] = j);
+  if (q >= 0) unchecked(bufC[1] = q);
+  return evalSeq(r, bufC, q >= 0 ? 2 : 1) < INF;
 }
 
 /**
@@ -417,6 +493,8 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
   const lq = unchecked(jLoc[q]);
   const svcP = unchecked(jSvc[p]);
   const svcQ = unchecked(jSvc[q]);
+  const withBreak = brkOf(r) && len > 0;
+  const brkAt = withBreak ? unchecked(rBrk[r]) : -1;
   const rb = r * DIM;
   const pb = p * DIM;
   let best = bound;
@@ -458,6 +536,7 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
         c < best &&
         (!costModel || timeP + tv(r, lp, lq) + tv(r, lq, next) < travelLeft) &&
         sQ + svcQ + tv(r, lq, next) <= unchecked(lat[base + i + 1]) &&
+        (len > 0 || !brkOf(r) || aloneFits(r, p, q)) &&
         (!hasDist || unchecked(rDist[r]) + meters <= unchecked(vMaxDist[r])) &&
         (!blink || rnd() >= BLINK)
       ) {
@@ -477,6 +556,11 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
       const arrival = t + tv(r, at, lm);
       if (arrival > unchecked(lat[base + m])) break;
       t = serviceStart(jm, arrival) + unchecked(jSvc[jm]);
+      // The break after node m comes before the delivery put there, and before the nodes after it.
+      if (withBreak && m == brkAt) {
+        t = afterBreak(r, t);
+        if (t == INF) break;
+      }
       at = lm;
       let carried = true;
       for (let d = 0; d < DIM; d++) {
@@ -538,8 +622,8 @@ function insertAt(j: i32, r: i32, after: i32): void {
   for (let i = len; i > after; i--) unchecked(stops[base + i + 1] = stops[base + i]);
   unchecked(stops[base + after + 1] = j);
   unchecked(rLen[r] = len + 1);
-  // Loads after each stop change all along a route with pickups: the full update.
-  if (hasPick) {
+  // Loads after each stop change all along a route with pickups, and a break may move: the full update.
+  if (hasPick || brkOf(r)) {
     updateRoute(r);
     return;
   }
@@ -903,6 +987,8 @@ function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
   for (let d = 0; d < DIM; d++) unchecked(loadBuf[d] = 0);
   const cb = r * DIM;
   const withPick = hasPick;
+  const withBreak = brkOf(r);
+  if (withBreak) unchecked(depNB[0] = t);
   if (hasPairs && !pairsInOrder(buf, len)) return INF;
   if (withPick) {
     // The load leaving the start is every delivery; each stop then takes its delivery off and its pickup on.
@@ -931,12 +1017,39 @@ function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
     if (st == INF) return INF;
     t = st + unchecked(jSvc[j]);
     if (t > hoursEnd) return INF;
+    if (withBreak) unchecked(depNB[i + 1] = t);
     prev = l;
   }
   const d = tv(r, prev, unchecked(vEnd[r]));
   if (t + d > hoursEnd || (costModel ? travel : cost) + d > unchecked(vMaxTravel[r])) return INF;
   if (hasDist && meters + dd(prev, unchecked(vEnd[r])) > unchecked(vMaxDist[r])) return INF;
+  if (withBreak && !breakFits(r, buf, len)) return INF;
   return costModel ? cost + tc(r, prev, unchecked(vEnd[r])) : cost + d;
+}
+
+/**
+ * Whether vehicle r driving buf[0..len) has room for its break after some node: departures without it
+ * are in depNB (evalSeq), latest arrivals without it are computed here from the end.
+ */
+function breakFits(r: i32, buf: StaticArray<i32>, len: i32): bool {
+  const end = unchecked(vEnd[r]);
+  unchecked(latNB[len + 1] = vTwE[r]);
+  let next = end;
+  for (let i = len; i >= 1; i--) {
+    const j = unchecked(buf[i - 1]);
+    const l = unchecked(jLoc[j]);
+    unchecked(latNB[i] = latestArrival(j, unchecked(latNB[i + 1]) - tv(r, l, next) - unchecked(jSvc[j])));
+    next = l;
+  }
+  const last = end < 0 ? len - 1 : len;
+  for (let p = 0; p <= last; p++) {
+    const a = afterBreak(r, unchecked(depNB[p]));
+    if (a == INF) return false;
+    const from = p == 0 ? unchecked(vStart[r]) : unchecked(jLoc[unchecked(buf[p - 1])]);
+    const to = p == len ? end : unchecked(jLoc[unchecked(buf[p])]);
+    if (a + tv(r, from, to) <= unchecked(latNB[p + 1])) return true;
+  }
+  return false;
 }
 
 function applySeq(r: i32, buf: StaticArray<i32>, len: i32): void {
@@ -1155,6 +1268,7 @@ function copyRoute(r: i32, toSaved: bool): void {
     for (let d = 0; d < DIM; d++) unchecked(sLoad[r * DIM + d] = rLoad[r * DIM + d]);
     unchecked(sCost[r] = rCost[r]);
     if (costModel) unchecked(sTrav[r] = rTrav[r]);
+    if (hasBreaks) unchecked(sBrk[r] = rBrk[r]);
     if (hasDist) unchecked(sDist[r] = rDist[r]);
   } else {
     const len = unchecked(sLen[r]);
@@ -1165,6 +1279,7 @@ function copyRoute(r: i32, toSaved: bool): void {
     for (let d = 0; d < DIM; d++) unchecked(rLoad[r * DIM + d] = sLoad[r * DIM + d]);
     unchecked(rCost[r] = sCost[r]);
     if (costModel) unchecked(rTrav[r] = sTrav[r]);
+    if (hasBreaks) unchecked(rBrk[r] = sBrk[r]);
     if (hasDist) unchecked(rDist[r] = sDist[r]);
     for (let i = 1; i <= len; i++) {
       const j = unchecked(stops[base + i]);
@@ -1233,6 +1348,10 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
   vSpeed = new StaticArray<f64>(V);
   vPerSec = new StaticArray<f64>(V);
   vPerM = new StaticArray<f64>(V);
+  vBrkS = new StaticArray<f64>(V);
+  vBrkE = new StaticArray<f64>(V);
+  vBrkD = new StaticArray<f64>(V);
+  hasBreaks = false;
   speedModel = false;
   costModel = false;
   for (let r = 0; r < V; r++) {
@@ -1245,7 +1364,7 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
     }
     unchecked(vTwS[r] = load<f64>(vehT + (<usize>r << 4)));
     unchecked(vTwE[r] = load<f64>(vehT + (<usize>r << 4), 8));
-    const lim = limP + <usize>r * 56;
+    const lim = limP + <usize>r * 80;
     const maxTasks = load<f64>(lim);
     unchecked(vMaxTasks[r] = maxTasks < <f64>i32.MAX_VALUE ? <i32>maxTasks : i32.MAX_VALUE);
     unchecked(vMaxTravel[r] = load<f64>(lim, 8));
@@ -1254,6 +1373,10 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
     unchecked(vSpeed[r] = load<f64>(lim, 32));
     unchecked(vPerSec[r] = load<f64>(lim, 40));
     unchecked(vPerM[r] = hasDist ? load<f64>(lim, 48) : 0.0);
+    unchecked(vBrkS[r] = load<f64>(lim, 56));
+    unchecked(vBrkE[r] = load<f64>(lim, 64));
+    unchecked(vBrkD[r] = load<f64>(lim, 72));
+    if (unchecked(vBrkD[r]) >= 0) hasBreaks = true;
     if (unchecked(vSpeed[r]) != 1.0) speedModel = true;
     if (unchecked(vPerSec[r]) != 1.0 || unchecked(vPerM[r]) != 0.0) costModel = true;
   }
@@ -1265,6 +1388,7 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
       if (vStart[q] != vStart[r] || vEnd[q] != vEnd[r] || vTwS[q] != vTwS[r] || vTwE[q] != vTwE[r]) continue;
       if (vMaxTasks[q] != vMaxTasks[r] || vMaxTravel[q] != vMaxTravel[r] || vMaxDist[q] != vMaxDist[r] || vFixed[q] != vFixed[r]) continue;
       if (vSpeed[q] != vSpeed[r] || vPerSec[q] != vPerSec[r] || vPerM[q] != vPerM[r]) continue;
+      if (vBrkS[q] != vBrkS[r] || vBrkE[q] != vBrkE[r] || vBrkD[q] != vBrkD[r]) continue;
       let same = true;
       for (let d = 0; d < DIM && same; d++) same = vCap[q * DIM + d] == vCap[r * DIM + d];
       for (let j = 0; j < J && same; j++) same = canServe(j, q) == canServe(j, r);
@@ -1419,6 +1543,11 @@ function allocState(): void {
   bwdMax = new StaticArray<i32>(hasPick ? V * S * DIM : 0);
   rCost = new StaticArray<f64>(V);
   rTrav = new StaticArray<f64>(costModel ? V : 0);
+  rBrk = new StaticArray<i32>(hasBreaks ? V : 0);
+  sBrk = new StaticArray<i32>(hasBreaks ? V : 0);
+  depNB = new StaticArray<f64>(hasBreaks ? J + 2 : 0);
+  latNB = new StaticArray<f64>(hasBreaks ? J + 2 : 0);
+  bufC = new StaticArray<i32>(hasBreaks ? 2 : 0);
   sTrav = new StaticArray<f64>(costModel ? V : 0);
   rDist = new StaticArray<f64>(hasDist ? V : 0);
   sDist = new StaticArray<f64>(hasDist ? V : 0);
@@ -1484,9 +1613,10 @@ function warmStart(out: usize): void {
 /**
  * Solves the problem written at the given pointers.
  * dims: load dimensions (at least 1); vehI: i32[V*2] start, end (-1 open); vehT: f64[V*2] working hours;
- * lim: f64[V*7] the most jobs a route may hold, the most travel and the most meters it may add up to
+ * lim: f64[V*10] the most jobs a route may hold, the most travel and the most meters it may add up to
  * (Infinity: no limit), the fixed cost, the speed factor (travel times are the matrix's divided by it,
- * rounded), the cost of a second of travel and of a meter; disP: i32[n*n] meters, 0 when no vehicle has
+ * rounded), the cost of a second of travel and of a meter, and the break the search plans (its window's
+ * start and end, its service; service -1: none); disP: i32[n*n] meters, 0 when no vehicle has
  * a distance limit or a cost per meter;
  * cap: i32[V*dims] capacities (-1 none); jobI: i32[J*3] location, first window, window count;
  * dem: i32[J*dims] deliveries; pick: i32[J*dims] pickups (a shipment: +amount at its pickup, -amount at

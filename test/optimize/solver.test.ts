@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { closePool, runTask } from '../../src/compute/pool.js';
 import { distPath, projectRoot } from '../../src/lib/paths.js';
 import { scheduleRoute, solveVrp, unassignedReason } from '../../src/engine/vrp/solver.js';
+import { applyBreaks, placeBreaks } from '../../src/engine/vrp/breaks.js';
 import type { VrpJob, VrpProblem, VrpSolution, VrpVehicle } from '../../src/engine/vrp/solver.js';
 
 afterAll(closePool);
@@ -806,6 +807,27 @@ describe('loads in several dimensions', () => {
       const driven = (r: number) => sol.routes.find((x) => x.vehicle === r)?.distance ?? 0;
       expect(driven(0)).toBeLessThan(driven(1));
       expect(driven(0)).toBeLessThan(driven(2));
+    }
+  });
+
+  it("plans each vehicle's one break inside the search: every route it returns has room for it, nothing is dropped after", () => {
+    for (const seed of [31, 32]) {
+      const base = randomProblem(seed, 70);
+      const p: VrpProblem = {
+        ...base,
+        vehicles: base.vehicles.map((v, i) => (i === 3 ? v : { ...v, breaks: [{ windows: [[5_000 + 1_000 * i, 9_000]], service: 1_800 }] })),
+      };
+      const sol = solveChecked(p, { iterations: 2000, timeLimitMs: 60_000 });
+      for (const r of sol.routes) expect(placeBreaks(p, r.vehicle, r.jobs), `vehicle ${r.vehicle}`).not.toBeNull();
+      const placed = applyBreaks(p, sol);
+      expect(placed.noRoomForBreaks).toEqual([]);
+      expect(placed.routes.map((r) => r.jobs)).toEqual(sol.routes.map((r) => r.jobs));
+      // A job left out fits no route even with the break moved anywhere.
+      for (const j of sol.unassigned)
+        for (let v = 0; v < p.vehicles.length; v++) {
+          const order = sol.routes.find((r) => r.vehicle === v)?.jobs ?? [];
+          for (let i = 0; i <= order.length; i++) expect(placeBreaks(p, v, [...order.slice(0, i), j, ...order.slice(i)])).toBeNull();
+        }
     }
   });
 

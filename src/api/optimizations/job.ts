@@ -122,7 +122,8 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
   if (Object.keys(unreachable).length) {
     throw new Rejected({ message: Object.entries(unreachable).map(([f, [msg]]) => `${f}: ${msg}`)[0], errors: unreachable });
   }
-  // The search plans within hours shortened by the breaks; the breaks are placed in its best plan at the end.
+  // The search plans a vehicle's one break itself, other breaks within hours shortened by them; all are
+  // placed in its best plan at the end (breaks.ts).
   const planned = toProblem(body, ix, travel, row.frame, skip);
   const solverProblem = shareMatrices(reserveBreaks(planned));
   const problem = { ...solverProblem, vehicles: planned.vehicles };

@@ -1,19 +1,25 @@
-// Drivers' breaks (VROOM's `breaks`), placed after the search: the kernel plans with each vehicle's
-// hours shortened by its breaks' service (reserveBreaks), then every route gets its breaks at the
+// Drivers' breaks (VROOM's `breaks`), timed after the search: the kernel plans a vehicle's one break
+// (one window, no max_load: searchedBreak) into every route it builds, and other breaks with the
+// vehicle's hours shortened by their service (reserveBreaks); then every route gets its breaks at the
 // positions that keep all its rules and end it earliest; a route where they fit nowhere loses stops,
 // fewest and lowest priority first, until they do. Breaks are never dropped or moved out of their
 // windows: a plan either has them inside or does not use the vehicle. A break is taken where the
 // vehicle is (after leaving its start or a stop), as in VROOM, so it adds no travel.
-import { hoursOf, matrixReader, normalizedWindows, routeCost, serviceStart, travelTimes } from './problem.js';
+import { hoursOf, matrixReader, normalizedWindows, routeCost, searchedBreak, serviceStart, travelTimes } from './problem.js';
 import { type Names, scheduleRoute } from './schedule.js';
 import type { PlacedBreak, RouteSchedule, VrpProblem, VrpRoute, VrpSolution } from './types.js';
 
-/** The problem the kernel solves: each vehicle's hours end earlier by its breaks' service, so that a route leaves room for them. */
+/**
+ * The problem the kernel solves: a vehicle's one break with one window is planned by the search itself
+ * (searchedBreak); for other breaks the hours end earlier by their service, so that a route leaves room
+ * for them.
+ */
 export function reserveBreaks(p: VrpProblem): VrpProblem {
   if (!p.vehicles.some((v) => v.breaks?.length)) return p;
   return {
     ...p,
     vehicles: p.vehicles.map((v) => {
+      if (searchedBreak(v)) return v;
       const rest = (v.breaks ?? []).reduce((a, b) => a + b.service, 0);
       if (!rest || !v.hours) return v;
       const [s, e] = v.hours;

@@ -1,6 +1,6 @@
 // Readers over a VrpProblem shared by the solver, the scheduler and the unassigned reasons, so all
 // three interpret matrices, windows, hours and skills the same way.
-import type { Amount, Matrix, VrpJob, VrpProblem, VrpVehicle } from './types.js';
+import type { Amount, Matrix, VrpBreak, VrpJob, VrpProblem, VrpVehicle } from './types.js';
 
 /** Most load dimensions a problem may have. */
 export const MAX_DIMENSIONS = 8;
@@ -36,6 +36,15 @@ export function routeCost(v: VrpVehicle, travel: { duration: number; distance: n
   const perKm = v.perKm ?? 0;
   // The default rate prices a second at 1: the sum stays the exact whole seconds.
   return (v.fixed ?? 0) + (perHour === 3600 ? travel.duration : (perHour * travel.duration) / 3600) + (perKm ? (perKm * travel.distance) / 1000 : 0);
+}
+
+/**
+ * The vehicle's break when the search plans it (the kernel's model: one break with at most one window
+ * and no max_load); other breaks are placed after the search (breaks.ts).
+ */
+export function searchedBreak(v: VrpVehicle): VrpBreak | undefined {
+  const [b, ...more] = v.breaks ?? [];
+  return b && !more.length && b.windows.length <= 1 && !b.maxLoad ? b : undefined;
 }
 
 export function isOpen(v: VrpVehicle): boolean {

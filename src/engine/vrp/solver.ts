@@ -14,6 +14,7 @@ import {
   normalizedWindows,
   pickupOf,
   routeCost,
+  searchedBreak,
   shipmentChanges,
   validateProblem,
 } from './problem.js';
@@ -82,7 +83,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     dur: k.alloc(n * n * 4),
     vehI: k.alloc(V * 8),
     vehT: k.alloc(V * 16),
-    lim: k.alloc(V * 56),
+    lim: k.alloc(V * 80),
     // Meters go to the kernel only when a vehicle has a distance limit or pays per km: the matrix is as large as the durations'.
     dis: problem.distances && vehicles.some((v) => v.maxDistance != null || (v.perKm ?? 0) > 0) ? k.alloc(n * n * 4) : 0,
     cap: k.alloc(V * dims * 4),
@@ -113,11 +114,12 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
 
   const vehI = new Int32Array(buf, ptr.vehI, V * 2);
   const vehT = new Float64Array(buf, ptr.vehT, V * 2);
-  const lim = new Float64Array(buf, ptr.lim, V * 7);
+  const lim = new Float64Array(buf, ptr.lim, V * 10);
   const cap = new Int32Array(buf, ptr.cap, V * dims);
   vehicles.forEach((v, r) => {
     vehI.set([v.start, isOpen(v) ? -1 : (v.end as number)], r * 2);
     vehT.set(hoursOf(v), r * 2);
+    const brk = searchedBreak(v);
     lim.set(
       [
         v.maxJobs ?? Infinity,
@@ -127,8 +129,11 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
         v.speedFactor ?? 1,
         (v.perHour ?? 3600) / 3600,
         (v.perKm ?? 0) / 1000,
+        brk?.windows[0]?.[0] ?? -Infinity,
+        brk?.windows[0]?.[1] ?? Infinity,
+        brk ? brk.service : -1,
       ],
-      r * 7,
+      r * 10,
     );
     cap.set(
       capacityOf(v, dims).map((c) => (c === Infinity ? -1 : c)),
