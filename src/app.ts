@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import { attributeRoutes } from './api/attributes/routes.js';
 import { KeyStore, SERVER_APPLICATION } from './auth/authenticate.js';
@@ -7,7 +8,7 @@ import { UsageRecorder } from './auth/usage.js';
 import { categoryRoutes } from './api/categories/routes.js';
 import { closePool, configurePool, pinGeneration } from './compute/pool.js';
 import type { Config } from './config.js';
-import { connect, type Sql } from './db/client.js';
+import { connect, openConnections, type Sql } from './db/client.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { embeddedOwnerUrl, OwnerBusyError, startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
@@ -27,6 +28,8 @@ import { startJobRunner } from './job-kinds.js';
 import { messagingRoutes } from './api/messaging/routes.js';
 import { Metrics, metricsRoute } from './ops/metrics.js';
 import { readyRoute } from './ops/ready.js';
+import { warmAvoidanceReads } from './api/routes/avoid-selection.js';
+import { collectGarbage, type HandlerWarmUp, WARM_UP_HEADER, warmHandlers, warmSocket } from './ops/warm-handlers.js';
 import { poiRoutes } from './api/pois/routes.js';
 import { clustersEndpoint } from './api/clusters/routes.js';
 import { optimizeEndpoint } from './api/optimize/routes.js';
@@ -148,8 +151,8 @@ export const healthDoc: Operation = {
  *  that it has the same operations as the one a running service answers. */
 const documentedOps = (sql: Sql): Route[] => [readyRoute({ sql, profiles: 'off' }), metricsRoute('off', async () => '')];
 
-/** The directory of the map answering now (this request's), for the routes that read its files. */
-const activeMapDir = (): string | undefined => activeMap()?.dir;
+/** The files of the map answering now (this request's), for the routes that read them. */
+const activeMapFiles = () => activeMap()?.files;
 
 /** The API's routes (the ones the OpenAPI document describes), with `ops` (the operator's: readiness,
  *  metrics; stand-ins when not given), the document and its reference page. */
@@ -178,7 +181,7 @@ export function apiRoutes(sql: Sql, usage: UsageRecorder, readSql: Sql = sql, op
     ...optimizeEndpoint(sql),
     ...optimizationRoutes(sql),
     ...clustersEndpoint(sql),
-    ...tileRoutes(mapDir === undefined ? () => undefined : activeMapDir),
+    ...tileRoutes(mapDir === undefined ? () => undefined : activeMapFiles),
     ...ops,
   ];
   return [...routes, ...docsRoutes(routes)];
@@ -255,8 +258,18 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     jobs = config.jobs ? await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, mapDir }) : undefined;
     geocoding =
       config.jobs && mapDir ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs }) : undefined;
-    const ops = [readyRoute({ sql, profiles: mapDir ? config.profiles : 'off', swaps }), metrics.route()];
+    const own: { warming: boolean; handlers?: HandlerWarmUp } = { warming: Boolean(mapDir) };
+    let warmToken: string | undefined = randomBytes(16).toString('hex');
+    const ops = [readyRoute({ sql, profiles: mapDir ? config.profiles : 'off', swaps, requests: () => own }), metrics.route()];
     const router = buildRouter(sql, usage, readSql, config, ops, mapDir);
+    // A fresh process's first requests would pay for what runs here (ops/warm-handlers.ts): it is paid
+    // before the server listens, so before /ready can say 200.
+    await Promise.all([...new Set([sql, limiterSql, readSql])].map(openConnections));
+    await Promise.all([keys.warm(sql.options.max), mapDir && warmAvoidanceReads(sql, sql.options.max)]);
+    if (mapDir) {
+      own.handlers = await warmHandlers(router, log);
+      log.info(own.handlers, 'request handlers warmed up');
+    }
     server = await startHttpServer(
       {
         router,
@@ -264,7 +277,10 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
         limiter,
         usage,
         log,
-        observe: (ctx, route, status, started) => metrics.observe(ctx, route, status, started),
+        // The process's own warm-up requests (warmSocket) are not the traffic the metrics count.
+        observe: (ctx, route, status, started) => {
+          if (!warmToken || ctx.headers[WARM_UP_HEADER] !== warmToken) metrics.observe(ctx, route, status, started);
+        },
         // Every request answers from the map current when it arrived, all its compute tasks included,
         // and says which (a swap meanwhile does not reach it).
         scope: (ctx, run) =>
@@ -278,6 +294,12 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
       config.port,
       { bodyTimeoutMs: config.bodyTimeoutMs },
     );
+    if (own.warming) {
+      log.info({ answered: await warmSocket(config.host, server.port, warmToken) }, 'request reading warmed up');
+      collectGarbage();
+    }
+    own.warming = false;
+    warmToken = undefined;
     log.info({ port: server.port, map: activeMap()?.id }, 'listening');
     swaps?.watch();
     const running = server;

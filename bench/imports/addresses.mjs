@@ -18,7 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureMap, sha256File } from '../../dist/map/build.js';
-import { readManifest } from '../../dist/map/map-files.js';
+import { readManifest } from '../../dist/map/map-dir.js';
 import { NODES, RELATIONS, readOsmPbfSync, WAYS } from '../../dist/map/osm/osm-pbf.js';
 import { createBenchDatabase, dropBenchDatabase, freePort, meters, rng, spawnServer, stopActiveChildren, waitForReady } from '../scale/lib.mjs';
 

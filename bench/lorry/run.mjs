@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildMap, DEFAULT_EXTRACT } from '../../dist/map/build.js';
-import { readGraphFiles, readShapeFiles } from '../../dist/map/map-files.js';
+import { readGraphFiles, readShapeFiles } from '../../dist/map/map-dir.js';
 import { placeGraphs } from '../../dist/engine/graph-memory.js';
 import { closedTo, RouteCore } from '../../dist/engine/route-core.js';
 import { nodePositionsE7, toDegrees } from '../../dist/map/graphs/road-graph.js';
@@ -27,7 +27,7 @@ if (!dir) {
 }
 const label = opts.label ?? (opts.map ? dir.split('/').filter(Boolean).at(-1) : 'liechtenstein');
 const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
-const g = await readGraphFiles(dir, 'driving-hgv', manifest.profiles['driving-hgv'], await readShapeFiles(dir, manifest));
+const g = await readGraphFiles(dir, 'driving-hgv', manifest.profiles['driving-hgv'], await readShapeFiles(dir));
 const pos = toDegrees(nodePositionsE7(g));
 const closed = closedTo(g, 'driving-hgv').size;
 console.log(`lorry graph: ${g.nodeCount} nodes, ${g.limitGeom.length} geometries with limits, ${closed} closed to the default lorry`);

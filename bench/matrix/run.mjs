@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildMap, DEFAULT_EXTRACT } from '../../dist/map/build.js';
-import { readGraphFiles, readShapeFiles } from '../../dist/map/map-files.js';
+import { readGraphFiles, readShapeFiles } from '../../dist/map/map-dir.js';
 import { nodePositionsE7, toDegrees } from '../../dist/map/graphs/road-graph.js';
 import { placeGraphs } from '../../dist/engine/graph-memory.js';
 import { RouteCore } from '../../dist/engine/route-core.js';
@@ -34,7 +34,7 @@ if (!mapDir) {
   await buildMap(DEFAULT_EXTRACT, mapDir);
 }
 const manifest = JSON.parse(readFileSync(join(mapDir, 'manifest.json'), 'utf8'));
-const shapes = await readShapeFiles(mapDir, manifest);
+const shapes = await readShapeFiles(mapDir);
 const g = await readGraphFiles(mapDir, 'driving-car', manifest.profiles['driving-car'], shapes);
 const coords = toDegrees(nodePositionsE7(g));
 const core = new RouteCore(placeGraphs({ 'driving-car': g }));

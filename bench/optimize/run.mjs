@@ -17,7 +17,7 @@ import { loadConfig } from '../../dist/config.js';
 import { connect } from '../../dist/db/client.js';
 import { migrate } from '../../dist/db/migrate.js';
 import { ensureDefaultMap } from '../../dist/map/build.js';
-import { readGraphFiles, readManifest, readShapeFiles } from '../../dist/map/map-files.js';
+import { readGraphFiles, readManifest, readShapeFiles } from '../../dist/map/map-dir.js';
 import { nodePositionsE7, toDegrees } from '../../dist/map/graphs/road-graph.js';
 import { projectRoot } from '../../dist/lib/paths.js';
 import { loadMap, matrix, route } from '../../dist/engine/engine.js';
@@ -60,7 +60,7 @@ function rng(seed) {
 /** Main-network road positions of the car graph in the Rhine valley (reachable both ways). */
 async function roadPositions(mapDir) {
   const manifest = await readManifest(mapDir);
-  const g = await readGraphFiles(mapDir, 'driving-car', manifest.profiles['driving-car'], await readShapeFiles(mapDir, manifest));
+  const g = await readGraphFiles(mapDir, 'driving-car', manifest.profiles['driving-car'], await readShapeFiles(mapDir));
   const nodeCoords = toDegrees(nodePositionsE7(g));
   const out = [];
   for (let v = 0; v < g.nodeCount; v++) {

@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_EXTRACT, ensureMap } from '../../dist/map/build.js';
-import { readGraphFiles, readManifest, readShapeFiles } from '../../dist/map/map-files.js';
+import { readGraphFiles, readManifest, readShapeFiles } from '../../dist/map/map-dir.js';
 import { nodePositionsE7, toDegrees } from '../../dist/map/graphs/road-graph.js';
 import { EXCLUDE_BIT } from '../../dist/map/graphs/profiles.js';
 import { placeGraphs } from '../../dist/engine/graph-memory.js';
@@ -31,7 +31,7 @@ const stats = (ms) => {
 
 const dir = arg('map') ?? (await ensureMap(join(root, 'data', 'test-maps'), DEFAULT_EXTRACT));
 const manifest = await readManifest(dir);
-const shapes = await readShapeFiles(dir, manifest);
+const shapes = await readShapeFiles(dir);
 const graphs = {};
 for (const p of profiles) {
   const g = await readGraphFiles(dir, p, manifest.profiles[p], shapes);

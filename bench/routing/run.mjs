@@ -11,7 +11,7 @@ import postgres from 'postgres';
 import { buildMap, DEFAULT_EXTRACT } from '../../dist/map/build.js';
 import { assembleGraph } from '../../dist/map/graphs/graph-assemble.js';
 import { addHierarchy } from '../../dist/map/graphs/contraction.js';
-import { readGraphFiles, readShapeFiles } from '../../dist/map/map-files.js';
+import { readGraphFiles, readShapeFiles } from '../../dist/map/map-dir.js';
 import { shapesOf } from '../../dist/map/graphs/shapes.js';
 import { nodePositionsE7, toDegrees } from '../../dist/map/graphs/road-graph.js';
 import { GRAPH_ARRAYS } from '../../dist/map/graphs/road-graph.js';
@@ -153,7 +153,7 @@ log(`  built in ${results.liechtenstein.buildMs} ms, ${(results.liechtenstein.ma
 const graphs = {};
 // Coordinates in degrees beside the graphs' 1e-7-degree integers, for picking waypoints.
 const withDegrees = (g) => Object.assign(g, { nodeCoords: toDegrees(nodePositionsE7(g)) });
-const shapes = await readShapeFiles(mapDir, manifest);
+const shapes = await readShapeFiles(mapDir);
 for (const p of PROFILES) graphs[p] = withDegrees(await readGraphFiles(mapDir, p, manifest.profiles[p], shapes));
 const shared = placeGraphs(graphs);
 const core = new RouteCore(shared);

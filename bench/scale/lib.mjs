@@ -311,7 +311,7 @@ export function classify(r) {
   if (r.status === 422) {
     const texts = [r.json?.message ?? '', ...Object.values(r.json?.errors ?? {}).flat()].join(' | ');
     if (/block/i.test(texts)) return { kind: 'blocked' };
-    if (/not connect|does not connect|unreachable|cannot be reached|lorry of this size/i.test(texts)) return { kind: 'not_connected' };
+    if (/not connect|does not connect|unreachable|cannot be reached|lorry of this size|keeps off the excluded/i.test(texts)) return { kind: 'not_connected' };
     const far = Object.entries(r.json?.errors ?? {}).find(([, msgs]) => msgs.some((m) => /from a road|too far|500 m/i.test(m)));
     if (far) return { kind: 'too_far', index: Number(far[0].split('.')[1]) };
   }

@@ -1,6 +1,8 @@
 // Scale bench: how the map build and the routing service behave as the country grows, on more than one
 // country. Generates (or reuses) a synthetic country, builds its map through the CLI, serves it with 2
-// workers and drives five routing workloads over HTTP, one request at a time, each over a kept-alive
+// workers and drives its routing workloads over HTTP ((a) far routes, (b) 500 avoided POIs, (c) optimize,
+// (d) 10 waypoints, (e) each profile, (f) (a)'s pairs with steps and encoded lines, (g) with route options:
+// alternatives, exclude, curb, bearing — each beside (a)), one request at a time, each over a kept-alive
 // connection and over a new connection per request (timed from send to the last byte of the answer). The
 // first request of each workload is also sent to a server that has just said ready (GET /ready 200) and
 // reported alone. With --peer osrm, OSRM 6.0.0 (CH and MLD, car) answers the same far routes and 10-waypoint
@@ -446,6 +448,48 @@ function workloadF(farItems) {
     polyline6: variant('(f) polyline6', { geometry_format: 'polyline6' }, "(a)'s pairs with geometry_format: polyline6, no steps"),
     geojson: variant('(f) geojson', {}, "(a)'s pairs as (a) asks them, for the body sizes beside polyline6"),
   };
+}
+
+/** (g) (a)'s pairs with issue 36's route options, each beside (a)'s plain route: 3 alternatives (target p95
+ *  ≤ 3 × plain), motorways excluded, arrival at the curb, a bearing at the start. */
+function workloadG(farItems) {
+  if (!farItems) return { skipped: '(a) was not set up' };
+  const variant = (name, make, description) => ({
+    name,
+    items: farItems,
+    send: (w, mode) => send('POST', '/v1/routes', make(w), mode),
+    judge: judgeOurs(),
+    keep: (answers) => ({ ...bodyBytes(answers), ...(name === '(g) alternatives' ? alternativesFound(answers) : {}) }),
+    info: { description },
+  });
+  const at = (p, extra) => ({ ...p, ...extra });
+  return {
+    alternatives: variant('(g) alternatives', (w) => ({ ...routeBody(w), alternatives: 3 }), "(a)'s pairs with alternatives: 3"),
+    exclude: variant('(g) exclude', (w) => ({ ...routeBody(w), exclude: ['motorway'] }), "(a)'s pairs with exclude: ['motorway']"),
+    curb: variant('(g) curb', (w) => routeBody([w[0], at(w[1], { approach: 'curb' })]), "(a)'s pairs arriving at the curb (approach: curb at the destination)"),
+    bearing: variant(
+      '(g) bearing',
+      (w) => routeBody([at(w[0], { bearing: { value: 90, range: 90 } }), w[1]]),
+      "(a)'s pairs leaving eastwards (bearing 90 ± 90 at the start)",
+    ),
+  };
+}
+
+/** How many alternatives the answers carried, per route answered. */
+function alternativesFound(answers) {
+  const ok = answers.filter((a) => a.kind === 'ok');
+  const n = ok.reduce((sum, a) => sum + (a.r.json?.data?.alternatives?.length ?? 0), 0);
+  return { alternatives_per_route: ok.length ? +(n / ok.length).toFixed(2) : null };
+}
+
+/** Each (g) variant's p95 over (a)'s, per connection mode. */
+function optionRatios(a, variants) {
+  return Object.fromEntries(
+    Object.entries(variants).map(([name, v]) => [
+      name,
+      Object.fromEntries(MODES.map((mode) => [mode, v?.[mode]?.ms?.p95 != null && a?.[mode]?.ms?.p95 ? +(v[mode].ms.p95 / a[mode].ms.p95).toFixed(2) : null])),
+    ]),
+  );
 }
 
 /** The median answer body (bytes) of the kept-alive answers. */
@@ -951,6 +995,8 @@ async function run() {
     e: () => workloadE(pool, bounds),
     // (a)'s pairs: the same routes asked with steps and an encoded line.
     f: () => workloadF(jobs.find(([key]) => key === 'a')?.[2].items),
+    // (a)'s pairs again: route options.
+    g: () => workloadG(jobs.find(([key]) => key === 'a')?.[2].items),
   };
   /** What to time: [key, profile or null, workload]. */
   const jobs = [];
@@ -968,6 +1014,9 @@ async function run() {
       } else if (key === 'f' && !w.skipped) {
         W.f = { description: "(a)'s far routes with steps, and with polyline6 lines", variants: {} };
         for (const [variant, v] of Object.entries(w)) jobs.push(['f', variant, v]);
+      } else if (key === 'g' && !w.skipped) {
+        W.g = { description: "(a)'s far routes with route options (issue 36)", variants: {} };
+        for (const [variant, v] of Object.entries(w)) jobs.push(['g', variant, v]);
       } else if (w.skipped) W[key] = { skipped: w.skipped };
       else jobs.push([key, null, w]);
     } catch (err) {
@@ -976,16 +1025,18 @@ async function run() {
       W[key] = { failed: err.message, errors: 1, error_samples: [err.message] };
     }
   }
-  const slot = (key, sub) => (key === 'e' ? W.e.profiles[sub] : key === 'f' ? W.f.variants[sub] : W[key]);
+  const slot = (key, sub) => (key === 'e' ? W.e.profiles[sub] : key === 'f' ? W.f.variants[sub] : key === 'g' ? W.g.variants[sub] : W[key]);
 
   for (const [key, profile, w] of jobs) {
     stage = `workload ${profile ?? key}`;
     const timed = await timeWorkload(w);
     if (key === 'e') W.e.profiles[profile] = { ...w.info, ...timed };
     else if (key === 'f') W.f.variants[profile] = { ...w.info, ...timed };
+    else if (key === 'g') W.g.variants[profile] = { ...w.info, ...timed };
     else W[key] = { ...w.info, ...timed };
   }
   if (W.f?.variants && W.a?.keepalive) W.f.ratios = stepRatios(W.a, W.f.variants);
+  if (W.g?.variants && W.a?.keepalive) W.g.over_plain_p95 = optionRatios(W.a, W.g.variants);
 
   stage = 'memory';
   assertServerAlive();
@@ -1001,8 +1052,8 @@ async function run() {
   // The first request of each workload on a server that has just said ready: what a client meets after a
   // deploy, which the timed runs above (after the setup's requests) do not show.
   result.serve.fresh_starts_ready_s = [];
-  // (f) asks (a)'s first question again, with steps or another line format: not restarted for.
-  for (const [key, profile, w] of jobs.filter(([k]) => k !== 'f')) {
+  // (f) and (g) ask (a)'s first question again, with steps, another line format or options: not restarted for.
+  for (const [key, profile, w] of jobs.filter(([k]) => k !== 'f' && k !== 'g')) {
     stage = `first request ${profile ?? key}`;
     const first = await firstOnFreshServer(w, mapDir);
     result.serve.fresh_starts_ready_s.push(first.ready_s);
@@ -1028,7 +1079,8 @@ async function run() {
     ['a', 'b', 'c', 'd'].reduce((a, k) => a + modeErrors(W[k]), 0) +
     Object.values(W.e?.profiles ?? {}).reduce((a, p) => a + modeErrors(p), 0) +
     (W.e?.failed ? 1 : 0) +
-    Object.values(W.f?.variants ?? {}).reduce((a, v) => a + modeErrors(v), 0);
+    Object.values(W.f?.variants ?? {}).reduce((a, v) => a + modeErrors(v), 0) +
+    Object.values(W.g?.variants ?? {}).reduce((a, v) => a + modeErrors(v), 0);
   result.status = 'ok';
 }
 

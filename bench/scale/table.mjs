@@ -53,6 +53,12 @@ export const TARGETS = [
       max: 1.3,
       value: (r) => r.workloads?.f?.ratios?.steps_over_plain_p95?.[mode],
     },
+    {
+      key: `g_alternatives_${mode}`,
+      label: `(g) 3 alternatives p95 ≤ 3 × (a), ${MODE_NAME[mode]}`,
+      max: 3,
+      value: (r) => r.workloads?.g?.over_plain_p95?.alternatives?.[mode],
+    },
   ]),
   { key: 'f_polyline6', label: '(f) polyline6 body ≤ 0.35 × GeoJSON', max: 0.35, value: (r) => r.workloads?.f?.ratios?.polyline6_over_geojson_body },
   ...['a', 'b', 'c', 'd'].map((k) => ({

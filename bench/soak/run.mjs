@@ -20,7 +20,7 @@ import { parsePermissionList } from '../../dist/auth/permissions.js';
 import { connect } from '../../dist/db/client.js';
 import { migrate } from '../../dist/db/migrate.js';
 import { ensureDefaultMap } from '../../dist/map/build.js';
-import { readManifest } from '../../dist/map/map-files.js';
+import { readManifest } from '../../dist/map/map-dir.js';
 import { hasNginx, startProxy } from '../../scripts/nginx-proxy.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -28,6 +28,10 @@ const NEGATIVE_TTL_MS = 2_000;
  *  before its NOTIFY arrives. */
 const REFUSED_TTL_MS = 100;
 
+/** Keys put in the cache at start, the most recently used first: a deploy's first requests find theirs
+ *  there. Bounded because every change announced reads every cached key again (`revalidate`). */
+const PRELOADED = 1000;
+
 const ttl = (info: AuthInfo | null) => (!info ? NEGATIVE_TTL_MS : info.isActive && info.planActive ? TTL_MS : REFUSED_TTL_MS);
 
 type KeyRow = {
@@ -51,8 +55,9 @@ type KeyRow = {
  * lookups wait for it. Emptied, the cache would send each waiting request to the database at once.
  */
 export class KeyStore {
+  /** By the key's digest in hex: keys never seen by this process can be put in at start (`warm`). */
   private cache = new Map<string, { digest: Buffer; info: AuthInfo | null; at: number }>();
-  /** Keys being read for a miss: requests that miss on the same key share the one statement. */
+  /** Keys being read for a miss, by digest: requests that miss on the same key share the one statement. */
   private fetching = new Map<string, Promise<AuthInfo | null>>();
   /** The last read of every cached key asked for, until it is done: lookups wait for it. */
   private revalidating: Promise<void> | undefined;
@@ -77,36 +82,57 @@ export class KeyStore {
     await this.unlisten?.();
   }
 
+  /**
+   * Before the first request: the lookup's statement once on each of `connections` connections at the
+   * same time (a fresh database session's first read of the keys — catalog caches filled, the statement
+   * planned — took 20–60 ms, paid by a new process's first request), and the PRELOADED keys used last put
+   * in the cache, so that a deploy's first requests do not each wait for their key's read.
+   */
+  async warm(connections: number): Promise<void> {
+    const generation = this.generation;
+    const at = Date.now();
+    const [recent] = await Promise.all([
+      retryable(this.sql<{ digest: Buffer }[]>`
+        SELECT digest FROM api_keys WHERE is_active AND last_used_at IS NOT NULL ORDER BY last_used_at DESC LIMIT ${PRELOADED}`),
+      ...Array.from({ length: connections }, () => this.fetch([randomBytes(32)])),
+    ]);
+    const found = await this.fetch(recent.map((r) => r.digest));
+    // A change announced meanwhile may predate the read: those keys are read when asked for.
+    if (generation !== this.generation) return;
+    for (const { digest } of recent) this.cache.set(digest.toString('hex'), { digest, info: found.get(digest.toString('hex')) ?? null, at });
+  }
+
   /** The key's info when it exists and may be used now; null otherwise (the caller answers 401). */
   async lookup(key: string | undefined): Promise<AuthInfo | null> {
     if (!key || !isWellFormedKey(key)) return null;
     if (this.revalidating) await this.revalidating;
     const now = Date.now();
-    const hit = this.cache.get(key);
-    const info = hit && now - hit.at < ttl(hit.info) ? hit.info : await this.miss(key);
+    const digest = keyDigest(key);
+    const id = digest.toString('hex');
+    const hit = this.cache.get(id);
+    const info = hit && now - hit.at < ttl(hit.info) ? hit.info : await this.miss(digest, id);
     if (!info?.isActive || (info.expiresAt !== null && info.expiresAt <= now)) return null;
     return info;
   }
 
-  private miss(key: string): Promise<AuthInfo | null> {
-    let pending = this.fetching.get(key);
+  private miss(digest: Buffer, id: string): Promise<AuthInfo | null> {
+    let pending = this.fetching.get(id);
     if (!pending) {
       const generation = this.generation;
-      const digest = keyDigest(key);
       const at = Date.now();
       pending = this.fetch([digest])
         .then((found) => {
-          const info = found.get(digest.toString('hex')) ?? null;
+          const info = found.get(id) ?? null;
           if (generation === this.generation) {
             if (this.cache.size > 50_000) this.cache.clear();
-            this.cache.set(key, { digest, info, at });
+            this.cache.set(id, { digest, info, at });
           }
           return info;
         })
         .finally(() => {
-          if (this.fetching.get(key) === pending) this.fetching.delete(key);
+          if (this.fetching.get(id) === pending) this.fetching.delete(id);
         });
-      this.fetching.set(key, pending);
+      this.fetching.set(id, pending);
     }
     return pending;
   }

@@ -13,7 +13,7 @@ import { travelOf } from '../api/optimize/problem.js';
 import type { VrpSolution } from '../engine/vrp/types.js';
 import { applyBreaks, reserveBreaks } from '../engine/vrp/breaks.js';
 import { greatCircleMeters } from '../lib/geo/sphere.js';
-import { fromWaymark } from '../api/optimize/vroom/from-waymark.js';
+import { fromWaymark } from './vroom/from-waymark.js';
 import {
   flatMatrices,
   inputMatrices,
@@ -25,8 +25,8 @@ import {
   VroomInputError,
   type Places,
   type VroomInput,
-} from '../api/optimize/vroom/input.js';
-import { vroomOutput } from '../api/optimize/vroom/output.js';
+} from './vroom/input.js';
+import { vroomOutput } from './vroom/output.js';
 
 /** VROOM's profile names, and ours. */
 const PROFILE_ALIASES: Record<string, ProfileName> = {

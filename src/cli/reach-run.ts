@@ -3,12 +3,12 @@
 // else WAYMARK_MAP, else the bundled Liechtenstein extract's (built on first use, as `waymark start` does).
 // Answers go to stdout (or -o) as the API's `data`; a bad file or flag value is a UsageError (exit 2,
 // naming the field), a point too far from a road fails the work (exit 1, naming the point).
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { closePool } from '../compute/pool.js';
 import { loadConfig } from '../config.js';
 import { ensureDefaultMap, stderrProgress } from '../map/build.js';
+import { MapDir } from '../map/map-dir.js';
 import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
 import { farFromRoad, isochrone, loadMap, matrix, nearest, type MatrixResult } from '../engine/engine.js';
 import { featureCollection, isochroneFeatures } from '../api/isochrones/features.js';
@@ -44,8 +44,9 @@ export interface MapOption {
 /** --map, else WAYMARK_MAP, else the bundled extract's map (built into the data directory on first use). */
 async function mapDir(flag: string | undefined): Promise<string> {
   if (flag !== undefined) {
-    if (!existsSync(join(flag, 'manifest.json')))
-      throw new UsageError(`--map: no map directory at '${flag}' (expects a manifest.json; build one with waymark map build)`);
+    await MapDir.open(flag).catch((err: Error) => {
+      throw new UsageError(`--map: no map directory at '${flag}': ${err.message}`);
+    });
     return flag;
   }
   const config = loadConfig();

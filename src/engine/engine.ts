@@ -1,8 +1,6 @@
 // The routing engine facade the HTTP layer calls: load a map directory into shared memory (one memory
 // per profile), hand it to the worker pool, and run route / matrix queries there. Failures surface as
 // typed errors.
-import { realpath } from 'node:fs/promises';
-import { join } from 'node:path';
 import {
   activeGeneration,
   computePool,
@@ -16,7 +14,8 @@ import {
   runTask,
   type PoolGeneration,
 } from '../compute/pool.js';
-import { MapFormatError, MapVerifier, readManifest, readMapId, readShapeFiles, type MapManifest } from '../map/map-files.js';
+import { MapFormatError, type MapManifest } from '../map/map-files.js';
+import { MapDir } from '../map/map-dir.js';
 import type { ThreadWarmUp, WarmUpInput } from './warm-up.js';
 import { shapeBytes, type Shapes } from '../map/graphs/road-graph.js';
 import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
@@ -46,7 +45,7 @@ import type {
 import type { LatLon } from '../lib/lat-lon.js';
 import type { WaypointOption } from './waypoint-options.js';
 
-export type { AvoidPolygon, Circle } from './avoid.js';
+export type { Circle } from './avoid.js';
 export type { GeometryOptions } from './polyline.js';
 export type { WaypointOption } from './waypoint-options.js';
 export type { IsochroneResult, MatrixResult, NearestRoad, RouteJsonResult, RouteResult, TravelTimes } from './route-core.js';
@@ -144,6 +143,8 @@ export interface LoadedMap {
    *  SHA-256, so two maps with the same id hold the same bytes). Responses carry it (`Waymark-Map`). */
   id: string;
   manifest: MapManifest;
+  /** Its files, for what is read from them while it serves (the tiles). */
+  files: MapDir;
   /** What each compute thread ran before the map served, and how long the slowest took. */
   warmUp: WarmUpReport;
   /** The profiles served, in PROFILES order. */
@@ -154,11 +155,9 @@ export interface LoadedMap {
 
 /** A profile that cannot be served: `serve` stops with this message rather than answer 503 to every route. */
 export class MapLoadError extends Error {
-  constructor(
-    readonly profile: string,
-    reason: string,
-  ) {
-    super(`cannot load routing profile ${profile}: ${reason}`);
+  /** `part`: the routing profile, or `shapes`, `geocoder`, `tiles.bin`, `map`. */
+  constructor(part: string, reason: string) {
+    super(`cannot load ${(PROFILES as readonly string[]).includes(part) ? `routing profile ${part}` : `the map's ${part}`}: ${reason}`);
     this.name = 'MapLoadError';
   }
 }
@@ -200,52 +199,48 @@ export interface WarmUpReport {
 
 /**
  * Reads the profiles of a map directory (all four unless `profiles` names a subset), each straight into
- * a shared memory of its own with every file checked against the manifest, then starts a new generation
+ * a shared memory of its own, and the geocoder's index into shared buffers every compute thread reads in
+ * place, all through the map's one door (map/map-dir.ts), which checks every file, tiles.bin included,
+ * against the manifest's checksums; then starts a new generation
  * of compute threads over them (compute/pool.ts), warms every thread up on it (warm-up.ts) and only then
  * makes it the one new requests go to. Requests already answering from a map loaded before finish on it;
  * its threads and memory go when the last one has. Any profile that cannot be loaded, or a warm-up that
  * fails, fails the whole load, naming it, and leaves the map that was serving as it was.
  */
 export async function loadMap(dir: string, profiles: readonly ProfileName[] = PROFILES): Promise<LoadedMap> {
-  dir = await realpath(dir);
-  const manifest = await readManifest(dir);
-  const id = await readMapId(dir);
-  const verifier = new MapVerifier(manifest);
-  let shapes: Shapes;
-  try {
-    shapes = await readShapeFiles(dir, manifest, verifier);
-  } catch (err) {
-    // The read's own failure is the one reported; the verifier only waits for its threads here.
-    await verifier.done().catch(() => {});
-    throw new MapLoadError('shapes', err instanceof Error ? err.message : String(err));
-  }
+  const files = await MapDir.open(dir);
+  dir = files.dir;
+  const { id, manifest } = files;
+  // The read's own failure is the one reported; the checks of what was read before only end here.
+  const reading = async <T>(part: string, read: () => Promise<T>): Promise<T> => {
+    try {
+      return await read();
+    } catch (err) {
+      await files.verified().catch(() => {});
+      throw new MapLoadError(part, err instanceof Error ? err.message : String(err));
+    }
+  };
+  const shapes = await reading('shapes', () => files.shapes());
   const shared: SharedGraphs = { profiles: {}, shapes };
   let bytes = shapeBytes(shapes);
   for (const profile of PROFILES.filter((p) => profiles.includes(p))) {
-    const meta = manifest.profiles[profile];
-    if (!meta) throw new MapLoadError(profile, `the map in ${dir} has no graph for it`);
-    try {
-      shared.profiles[profile] = await loadGraph(
-        profile,
-        join(dir, profile),
-        { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries },
-        (file, data) => verifier.check(`${profile}/${file}`, data),
-      );
-    } catch (err) {
-      // The read's own failure is the one reported; the verifier only waits for its threads here.
-      await verifier.done().catch(() => {});
-      throw new MapLoadError(profile, err instanceof Error ? err.message : String(err));
-    }
+    shared.profiles[profile] = await reading(profile, async () => {
+      const meta = manifest.profiles[profile];
+      if (!meta) throw new Error(`the map in ${dir} has no graph for it`);
+      return loadGraph(profile, files, { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries });
+    });
     bytes += shared.profiles[profile].memory.buffer.byteLength;
   }
+  const geocoder = await reading('geocoder', () => files.geocoder());
+  await reading('tiles.bin', async () => files.checkTiles());
   try {
-    await verifier.done();
+    await files.verified();
   } catch (err) {
     const file = err instanceof MapFormatError ? (err.file ?? '') : '';
-    throw new MapLoadError(file.includes('/') ? file.split('/')[0] : 'map', err instanceof Error ? err.message : String(err));
+    throw new MapLoadError(file.includes('/') ? file.split('/')[0] : file || 'map', err instanceof Error ? err.message : String(err));
   }
-  const gen = newGeneration({ routing: shared, replyArena: arenaBuffer });
-  const map: LoadedMap = { dir, id, manifest, profiles: Object.keys(shared.profiles) as ProfileName[], bytes, warmUp: { ms: 0, threads: [] } };
+  const gen = newGeneration({ routing: shared, geocoder, replyArena: arenaBuffer });
+  const map: LoadedMap = { dir, id, manifest, files, profiles: Object.keys(shared.profiles) as ProfileName[], bytes, warmUp: { ms: 0, threads: [] } };
   maps.set(gen, { map, graphs: shared, topSpeeds: new Map() });
   try {
     map.warmUp = await runOn(gen, async () => {
@@ -259,6 +254,23 @@ export async function loadMap(dir: string, profiles: readonly ProfileName[] = PR
   }
   promote(gen);
   return map;
+}
+
+/** `count` points on `profile`'s roads of the active map, spread over them (the warm-ups ask there); `span`
+ *  of the profile's ways from the middle of their list (1 = all): ways are numbered in the extract's
+ *  order, which follows the map closely enough for a small span to stay in one region. */
+export function roadPoints(profile: ProfileName, count: number, span = 1): LatLon[] {
+  const m = active();
+  const pm = m?.graphs.profiles[profile];
+  if (!m || !pm) throw new MapNotLoadedError();
+  const g = viewGraph(pm, m.graphs.shapes);
+  const n = g.geomFirst.length;
+  const from = Math.floor((n * (1 - span)) / 2);
+  const width = Math.max(1, Math.floor(n * span));
+  return Array.from({ length: Math.min(count, n) }, (_, i) => {
+    const p = g.geomFirst[Math.min(n - 1, from + Math.floor(((i + 0.5) * width) / count))];
+    return { lat: g.shapes.pointsE7[2 * p] * 1e-7, lon: g.shapes.pointsE7[2 * p + 1] * 1e-7 };
+  });
 }
 
 /** Points spread over the map's roads (the geocoder's warm-up asks there). */
@@ -377,7 +389,7 @@ function received(r: RouteJsonTaskResult): RouteJsonResult {
   return { ...rest, geometryJson: [bytes], release };
 }
 
-/** Arena slots held now: texts received and not yet released. */
+/** Arena slots held now: texts received and not yet released. @internal (tests) */
 export const heldReplySlots = (): number => heldSlots(arena);
 
 const receivedOutcome = (o: Outcome<RouteJsonTaskResult>): Outcome<RouteJsonResult> => (o.ok ? { ok: true, value: received(o.value) } : o);

@@ -5,9 +5,8 @@
 // solver-as/layouts.json: the graph's, and at +128 the same graph with the bound hierarchy) and the graph's arrays; worker scratch regions are appended later by each worker growing the memory (grow is
 // atomic, so the old size is that worker's own region). Map files are read straight into place; the
 // reverse graph (per node its in-edges, for searches that run from the target) is made here at load.
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { readFileInto, yieldToLoop } from '../map/map-files.js';
+import type { MapDir } from '../map/map-dir.js';
 import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type GraphArrayName, type RoadGraph, type Shapes } from '../map/graphs/road-graph.js';
 
 const PAGE = 65536;
@@ -185,25 +184,20 @@ export function placeGraphs(graphs: Record<string, RoadGraph>): SharedGraphs {
 }
 
 /**
- * Reads one profile's array files (`<dir>/<array>.<type>`) straight into a new shared memory: no parsing,
- * no copy through the JS heap. `check` sees each file's bytes in place (the manifest's size and checksum).
+ * Reads one profile's array files (`<profile>/<array>.<type>` of the map) straight into a new shared
+ * memory: no parsing, no copy through the JS heap; the map checks each against its manifest.
  */
-export async function loadGraph(name: string, dir: string, counts: GraphCounts, check: (file: string, bytes: Uint8Array) => void): Promise<ProfileMemory> {
+export async function loadGraph(name: string, map: MapDir, counts: GraphCounts): Promise<ProfileMemory> {
   const files = GRAPH_ARRAYS.map(([key, type]) => {
-    const path = join(dir, `${key}.${type}`);
-    const size = statSync(path).size;
-    if (size % BYTES[type] !== 0) throw new Error(`profile ${name}: ${path} has ${size} bytes, not a whole number of ${type} values`);
-    return { key, type, path, size, length: size / BYTES[type] };
+    const rel = `${name}/${key}.${type}`;
+    const size = map.size(rel);
+    if (size % BYTES[type] !== 0) throw new Error(`profile ${name}: ${join(map.dir, rel)} has ${size} bytes, not a whole number of ${type} values`);
+    return { key, rel, size, length: size / BYTES[type] };
   });
   const lengths = Object.fromEntries(files.map((f) => [f.key, f.length])) as Record<GraphArrayName, number>;
   const { layout, bytes } = layoutOf(counts, lengths);
   const memory = newMemory(name, bytes);
-  for (const f of files) {
-    const target = new Uint8Array(memory.buffer, layout.arrays[f.key].offset, f.size);
-    readFileInto(f.path, target);
-    check(`${f.key}.${f.type}`, target);
-    await yieldToLoop();
-  }
+  for (const f of files) await map.readInto(f.rel, new Uint8Array(memory.buffer, layout.arrays[f.key].offset, f.size));
   writeReverse(memory, layout);
   writeDescriptor(memory, layout);
   return { memory, layout };

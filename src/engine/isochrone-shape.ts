@@ -9,6 +9,7 @@
 // cells (99,008 points) 31.8 s, and its interpolated edges can cut a reachable road point out. Tracing the
 // cells keeps containment exact at a thousandth of the cost. turf's area measures the result
 // (api/isochrones/features.ts).
+import { METERS_PER_DEGREE } from '../lib/geo/sphere.js';
 
 /** What the drawing draws on: a grid of cells, or the box of everything drawn. */
 export interface Canvas {
@@ -56,8 +57,8 @@ export class CellGrid implements Canvas {
   static over(bbox: readonly [number, number, number, number], cellMeters: number): CellGrid {
     const [w, s, e, n] = bbox;
     const midLat = ((s + n) / 2) * (Math.PI / 180);
-    const cellLat = Math.ceil((cellMeters / 111_320) * 1e6);
-    const cellLon = Math.ceil((cellMeters / (111_320 * Math.max(0.01, Math.cos(midLat)))) * 1e6);
+    const cellLat = Math.ceil((cellMeters / METERS_PER_DEGREE) * 1e6);
+    const cellLon = Math.ceil((cellMeters / (METERS_PER_DEGREE * Math.max(0.01, Math.cos(midLat)))) * 1e6);
     // One cell of margin on every side: a point on the box's edge still has unmarked cells around it,
     // so every ring closes inside the grid.
     // (A micro-degree more: w × 1e6 may print a hair below a whole number.)

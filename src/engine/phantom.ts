@@ -246,7 +246,7 @@ export function appendEdgeShape(line: Polyline, g: RoadGraph, d: number): void {
   line.length = q;
 }
 
-/** Full shape of a directed original edge, as [lon, lat] in travel order. */
+/** Full shape of a directed original edge, as [lon, lat] in travel order. @internal (tests) */
 export function edgeShape(g: RoadGraph, d: number): Array<[number, number]> {
   const geom = d >> 1;
   const c = g.shapes.pointsE7;

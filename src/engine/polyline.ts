@@ -4,6 +4,7 @@
 // simplification of `overview: "simplified"`. Written in the compute thread like line-json.ts: building
 // the [lat, lon] float pairs @mapbox/polyline's `encode` wants, and then copying its string into the
 // reply, costs several times the encoding itself on a far route (docs/routing.md, "Compact route geometry").
+import { METERS_PER_DEGREE } from '../lib/geo/sphere.js';
 
 /** How a route's geometry is answered. */
 export interface GeometryOptions {
@@ -75,7 +76,7 @@ export function joinPolylines(a: Uint8Array, b: Uint8Array): Uint8Array[] {
 }
 
 /** Meters per 1e-7° of latitude. */
-const M_PER_E7 = 0.011131949;
+const M_PER_E7 = METERS_PER_DEGREE * 1e-7;
 
 /**
  * The points of the line (flat lon, lat in 1e-7°) that Douglas–Peucker keeps with `toleranceM`: every
@@ -159,8 +160,7 @@ export function simplifyToleranceM(waypoints: ReadonlyArray<{ lat: number; lon: 
     s = Math.min(s, p.lat);
     n = Math.max(n, p.lat);
   }
-  const mPerDeg = M_PER_E7 * 1e7;
-  const wide = (e - w) * mPerDeg * Math.cos((((s + n) / 2) * Math.PI) / 180);
-  const high = (n - s) * mPerDeg;
+  const wide = (e - w) * METERS_PER_DEGREE * Math.cos((((s + n) / 2) * Math.PI) / 180);
+  const high = (n - s) * METERS_PER_DEGREE;
   return Math.max(1, Math.max(wide, high) / 1000);
 }

@@ -1,6 +1,7 @@
 // Drawing what a bounded search reached into a cell grid (isochrone-shape.ts): the start's own pieces,
 // every geometry wholly within the limit, and the part of each other geometry that a settled node's
 // remaining budget covers, measured in the search's key (tenths of a second, or centimeters).
+import { METERS_PER_DEGREE } from '../lib/geo/sphere.js';
 import type { RoadGraph } from '../map/graphs/road-graph.js';
 import type { Canvas } from './isochrone-shape.js';
 import { geometryPiece } from './phantom.js';
@@ -45,8 +46,8 @@ export function reachedBox(r: Reached, limit: number, padMeters: number): [numbe
     if (lat < s) s = lat;
     if (lat > n) n = lat;
   }
-  const dLat = padMeters / 111_320,
-    dLon = padMeters / (111_320 * Math.max(0.01, Math.cos(((s + n) / 2) * (Math.PI / 180))));
+  const dLat = padMeters / METERS_PER_DEGREE,
+    dLon = padMeters / (METERS_PER_DEGREE * Math.max(0.01, Math.cos(((s + n) / 2) * (Math.PI / 180))));
   return [w - dLon, s - dLat, e + dLon, n + dLat];
 }
 

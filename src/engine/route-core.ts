@@ -33,6 +33,7 @@ import { nearestSegment } from '../map/graphs/segment-grid.js';
 import { roadLabelAt } from '../map/graphs/road-labels.js';
 import type { SlotRef } from './reply-arena.js';
 import type { LatLon } from '../lib/lat-lon.js';
+import { METERS_PER_DEGREE } from '../lib/geo/sphere.js';
 
 /** What a query keeps out of: circles (around POIs) and polygons. */
 export interface Avoid {
@@ -787,8 +788,8 @@ export class RouteCore {
     const k = Math.cos((home.lat * Math.PI) / 180);
     const near = (geom: number) =>
       [g.geomFirst[geom], g.geomLast[geom]].some((p) => {
-        const dy = (g.shapes.pointsE7[2 * p] * E7 - home.lat) * 111_320,
-          dx = (g.shapes.pointsE7[2 * p + 1] * E7 - home.lon) * 111_320 * k;
+        const dy = (g.shapes.pointsE7[2 * p] * E7 - home.lat) * METERS_PER_DEGREE,
+          dx = (g.shapes.pointsE7[2 * p + 1] * E7 - home.lon) * METERS_PER_DEGREE * k;
         return Math.hypot(dx, dy) < ROUND_TRIP_HOME_M;
       });
     return {
@@ -1176,7 +1177,7 @@ export class RouteCore {
     const { reached, start } = found.value;
     // One grid for every limit, so that the shapes of smaller limits nest in those of larger ones.
     const box = reachedBox(reached, max, 500);
-    const extent = Math.max((box[2] - box[0]) * 111_320 * Math.cos(((box[1] + box[3]) / 2) * (Math.PI / 180)), (box[3] - box[1]) * 111_320);
+    const extent = Math.max((box[2] - box[0]) * METERS_PER_DEGREE * Math.cos(((box[1] + box[3]) / 2) * (Math.PI / 180)), (box[3] - box[1]) * METERS_PER_DEGREE);
     const cellMeters = Math.max(MIN_CELL_M, extent / CELLS_ACROSS);
     const draw = (grid: CellGrid) => {
       drawReached(reached, max, grid);

@@ -10,10 +10,10 @@
 // the process down every time ends up alone, and is set aside after `maxCrashes` claims in a row.
 import type { Logger } from 'pino';
 import { PoolBusyError } from '../compute/pool.js';
+import { activeMap } from '../engine/engine.js';
 import { type Sql, retryable } from '../db/client.js';
 import { asConnectionError, isDatabaseUnavailable } from '../db/errors.js';
 import { isDeadHere, newRunnerId, retireRunnerId, thisHostPattern } from '../jobs/runner-ids.js';
-import { checkGeocoderIndex } from '../map/geocoder/index-format.js';
 import { PlaceRegistry, type PlaceIds } from './places.js';
 import type { Address } from '../engine/geocoder/reverse.js';
 import { geocodePoints, storedAddress } from './address.js';
@@ -306,16 +306,13 @@ export class GeocodingRunner {
 }
 
 /**
- * Starts background geocoding against `mapDir`, after checking that its geocoder index loads in the
- * compute pool (a broken map must not finish every POI with an empty address). Undefined when it does not.
+ * Starts background geocoding against `mapDir`, whose geocoder index the map's load checked and built in
+ * every compute thread (engine.ts, loadMap). Undefined when the map has none: a map without one must not
+ * finish every POI with an empty address.
  */
 export async function startGeocoding(sql: Sql, opts: GeocodingOptions): Promise<GeocodingRunner | undefined> {
-  try {
-    // Not a geocode task: building the geocoder takes a compute thread seconds on a country, and the server
-    // would not listen until it is done. Each compute thread builds its own on its first batch.
-    await checkGeocoderIndex(opts.mapDir);
-  } catch (err) {
-    opts.log.error({ err, mapDir: opts.mapDir }, 'the geocoder index does not load: background geocoding is off');
+  if (!activeMap()?.manifest.geocoder) {
+    opts.log.error({ mapDir: opts.mapDir }, 'the map has no geocoder index: background geocoding is off');
     return undefined;
   }
   const runner = new GeocodingRunner(sql, opts);

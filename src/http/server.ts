@@ -417,7 +417,7 @@ let scratch = Buffer.allocUnsafeSlow(1 << 16);
  * reused by every reply: uWS copies what it sends before `end` returns, and a new buffer of a few
  * hundred kB per reply, or a string of it, costs more than the copy.
  */
-function joined(parts: ReadonlyArray<string | Uint8Array>): string | Uint8Array {
+export function joined(parts: ReadonlyArray<string | Uint8Array>): string | Uint8Array {
   if (parts.length === 1 && typeof parts[0] === 'string') return parts[0];
   let bytes = 0;
   for (const part of parts) bytes += typeof part === 'string' ? Buffer.byteLength(part) : part.length;

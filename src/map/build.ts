@@ -16,17 +16,8 @@ import { assembleGraph } from './graphs/graph-assemble.js';
 import { buildGraphInput } from './graphs/graph-build.js';
 import { buildTilesInWorker, type TilesManifest } from './tiles/build.js';
 import { buildShapePool, pendingShapes, shapesOf } from './graphs/shapes.js';
-import {
-  graphManifest,
-  manifestPath,
-  writeShapeFiles,
-  MAP_FORMAT_VERSION,
-  readManifest,
-  sha256,
-  writeGraphFiles,
-  type FileEntry,
-  type MapManifest,
-} from './map-files.js';
+import { graphManifest, manifestPath, writeShapeFiles, MAP_FORMAT_VERSION, sha256, writeGraphFiles, type FileEntry, type MapManifest } from './map-files.js';
+import { readManifest } from './map-dir.js';
 import { loadOsm, type OsmData } from './osm/osm-data.js';
 import { defaultVehicle, geometriesClosedTo, PROFILES, type ProfileName } from './graphs/profiles.js';
 import { asBoundHierarchy, shapeBytes, type RoadGraph } from './graphs/road-graph.js';

@@ -1,14 +1,11 @@
-// The map directory: manifest.json, one flat little-endian binary file per graph array
-// (`<profile>/<array>.u8|i32|u32|f64`), the shapes all profiles share (`shapes/`) and the geocoder
-// index (`geocoder/`). The server reads the arrays
-// straight into each profile's memory (src/routing/graph-memory.ts); readGraphFiles gives plain typed
-// arrays for tools and tests. The manifest, written last, lists every file with its size and SHA-256.
+// The map directory's format and its writers: manifest.json, one flat little-endian binary file per graph
+// array (`<profile>/<array>.u8|i32|u32|f64`), the shapes all profiles share (`shapes/`), the geocoder
+// index (`geocoder/`) and the base map's tiles (`tiles.bin`). The manifest, written last, lists every file
+// with its size and SHA-256. Everything that reads a map reads it through map-dir.ts.
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
-import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type GridParams, type RoadGraph, type Shapes } from './graphs/road-graph.js';
+import { GRAPH_ARRAYS, SHAPE_ARRAYS, type GridParams, type RoadGraph, type Shapes } from './graphs/road-graph.js';
 import type { TilesManifest } from './tiles/build.js';
 
 /**
@@ -94,27 +91,6 @@ export class MapFormatError extends Error {
   }
 }
 
-/** Reads the whole file at `path` into `target` (its exact size), e.g. straight into shared memory. */
-export function readFileInto(path: string, target: Uint8Array): void {
-  const fd = openSync(path, 'r');
-  try {
-    for (let done = 0; done < target.byteLength; ) {
-      const n = readSync(fd, target, done, Math.min(target.byteLength - done, 1 << 30), done);
-      if (n === 0) throw new Error(`${path} ended early`);
-      done += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Lets the event loop run between two map files read synchronously: a country's map is seconds of reads,
- * and a loop held that long lets timers started meanwhile (the database's connect timeout) expire before
- * it ever sees their sockets answer.
- */
-export const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 export const manifestPath = (dir: string): string => join(dir, 'manifest.json');
 
 export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -150,127 +126,4 @@ export async function writeShapeFiles(dir: string, shapes: Shapes): Promise<Reco
     files[rel] = { bytes: bytes.byteLength, sha256: sha256(bytes) };
   }
   return files;
-}
-
-/**
- * The shared shapes, read into SharedArrayBuffers (workers use them in place) and checked against the
- * manifest.
- */
-export async function readShapeFiles(dir: string, m: MapManifest, verifier?: MapVerifier): Promise<Shapes> {
-  const check = verifier ?? new MapVerifier(m, 1);
-  const arrays: Record<string, ArrayBufferView> = {};
-  for (const [key, type] of SHAPE_ARRAYS) {
-    const rel = `shapes/${key}.${type}`;
-    let bytes: Uint8Array;
-    try {
-      // Straight into the shared buffer the workers will use: no copy through a Buffer.
-      bytes = new Uint8Array(new SharedArrayBuffer(statSync(join(dir, rel)).size));
-      readFileInto(join(dir, rel), bytes);
-    } catch (err) {
-      throw new MapFormatError(`map file ${rel} cannot be read (${(err as Error).message}); rebuild the map`, rel);
-    }
-    check.check(rel, bytes);
-    arrays[key] = new (ARRAY_TYPES[type] as new (b: ArrayBufferLike) => ArrayBufferView)(bytes.buffer);
-    await yieldToLoop();
-  }
-  if (!verifier) await check.done();
-  return { ...(arrays as unknown as Omit<Shapes, 'grid'>), grid: m.shapes.grid };
-}
-
-/** The manifest of a map directory; a map of another format version is refused with what to do. */
-/** A map's id: the first 12 hex digits of its manifest's SHA-256. The manifest lists every file's size and
- *  SHA-256 and when it was built, so the id names these bytes and no others. */
-export const readMapId = async (dir: string): Promise<string> => sha256(await readFile(manifestPath(dir))).slice(0, 12);
-
-export async function readManifest(dir: string): Promise<MapManifest> {
-  let text: string;
-  try {
-    text = await readFile(manifestPath(dir), 'utf8');
-  } catch {
-    throw new MapFormatError(`${dir} is not a map directory (no manifest.json); build one with 'waymark map build --osm FILE.osm.pbf --out ${dir}'`);
-  }
-  let m: MapManifest;
-  try {
-    m = JSON.parse(text) as MapManifest;
-  } catch {
-    throw new MapFormatError(`${manifestPath(dir)} is not valid JSON; rebuild the map`);
-  }
-  if (m.formatVersion !== MAP_FORMAT_VERSION) {
-    throw new MapFormatError(
-      `${dir}: map format ${m.formatVersion}, this version of Waymark reads format ${MAP_FORMAT_VERSION}; rebuild the map with 'waymark map build'`,
-    );
-  }
-  return m;
-}
-
-const HASHER = `const { parentPort } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
-parentPort.on('message', ({ id, bytes }) => parentPort.postMessage({ id, hex: createHash('sha256').update(bytes).digest('hex') }));`;
-
-/**
- * Checks map files read into memory against the manifest: the size at once, the SHA-256 in two worker
- * threads while the caller reads the next files (bytes in shared memory are hashed in place), so a map
- * of several GB is verified in about the time it takes to read it. `done` reports the first damaged file.
- */
-export class MapVerifier {
-  private readonly workers: Worker[] = [];
-  private readonly waiting = new Map<number, { rel: string; resolve: (hex: string) => void }>();
-  private readonly checks: Array<Promise<void>> = [];
-  private nextId = 0;
-
-  constructor(
-    private readonly m: MapManifest,
-    threads = 2,
-  ) {
-    for (let i = 0; i < threads; i++) {
-      const w = new Worker(HASHER, { eval: true });
-      w.on('message', ({ id, hex }: { id: number; hex: string }) => {
-        this.waiting.get(id)?.resolve(hex);
-        this.waiting.delete(id);
-      });
-      this.workers.push(w);
-    }
-  }
-
-  /** Checks `bytes` as map file `rel` (relative to the map directory); throws at once on a wrong size. */
-  check(rel: string, bytes: Uint8Array): void {
-    const entry = this.m.files?.[rel];
-    if (!entry) throw new MapFormatError(`map file ${rel} is not listed in the manifest; rebuild the map`, rel);
-    if (bytes.byteLength !== entry.bytes)
-      throw new MapFormatError(`map file ${rel} has ${bytes.byteLength} bytes, the manifest says ${entry.bytes}: the map is damaged; rebuild it`, rel);
-    const id = this.nextId++;
-    const worker = this.workers[id % this.workers.length];
-    this.checks.push(
-      new Promise<string>((resolve) => {
-        this.waiting.set(id, { rel, resolve });
-        worker.postMessage({ id, bytes });
-      }).then((hex) => {
-        if (hex !== entry.sha256) throw new MapFormatError(`map file ${rel} does not match its checksum: the map is damaged; rebuild it`, rel);
-      }),
-    );
-  }
-
-  /** Waits for every checksum; throws for the first file (in the order checked) that does not match. */
-  async done(): Promise<void> {
-    try {
-      const results = await Promise.allSettled(this.checks);
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed) throw failed.reason;
-    } finally {
-      await Promise.all(this.workers.map((w) => w.terminate()));
-    }
-  }
-}
-
-/** One profile's arrays as plain typed arrays, over the map's shapes (tools, tests, benchmarks). */
-export async function readGraphFiles(dir: string, profile: string, meta: GraphManifest, shapes: Shapes): Promise<RoadGraph> {
-  const arrays: Record<string, ArrayBufferView> = {};
-  for (const [key, type] of GRAPH_ARRAYS) {
-    const buf = await readFile(join(dir, profile, `${key}.${type}`));
-    // Copy into an aligned buffer: Buffer slices from the pool need not be 8-byte aligned.
-    const bytes = new Uint8Array(buf.byteLength);
-    bytes.set(buf);
-    arrays[key] = new ARRAY_TYPES[type](bytes.buffer);
-  }
-  return { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries, shapes, ...arrays } as unknown as RoadGraph;
 }

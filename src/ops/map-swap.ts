@@ -9,7 +9,7 @@ import { lstat, realpath, rename, rm, symlink } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { activeMap, loadMap, type LoadedMap } from '../engine/engine.js';
 import type { ProfileName } from '../map/graphs/profiles.js';
-import { MapFormatError, readManifest, readMapId } from '../map/map-files.js';
+import { MapDir } from '../map/map-dir.js';
 import { backgroundError } from '../lib/background-errors.js';
 
 /** How often the link is looked at (one realpath call): a map activated is serving within this plus its
@@ -113,10 +113,7 @@ export class MapSwaps {
  * format; its files are checked by each process that loads it. Returns the map's id and directory.
  */
 export async function activateMap(dir: string, link: string): Promise<{ id: string; dir: string }> {
-  const target = await realpath(dir).catch(() => {
-    throw new MapFormatError(`${dir} does not exist`);
-  });
-  await readManifest(target);
+  const { dir: target, id } = await MapDir.open(dir);
   const existing = await lstat(link).catch(() => undefined);
   if (existing && !existing.isSymbolicLink()) {
     throw new Error(`${link} is a directory, not a symbolic link: serve the maps through a link (ln -sfn ${target} LINK; WAYMARK_MAP=LINK) to swap them`);
@@ -125,5 +122,5 @@ export async function activateMap(dir: string, link: string): Promise<{ id: stri
   await rm(next, { force: true });
   await symlink(target, next);
   await rename(next, link);
-  return { id: await readMapId(target), dir: target };
+  return { id, dir: target };
 }

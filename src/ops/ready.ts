@@ -7,6 +7,7 @@ import type { Route } from '../http/router.js';
 import type { ProfileName } from '../map/graphs/profiles.js';
 import { activeMap } from '../engine/engine.js';
 import type { MapSwaps } from './map-swap.js';
+import type { HandlerWarmUp } from './warm-handlers.js';
 
 /** A database that does not answer within this long counts as unreachable: a probe must not hang. */
 const DATABASE_TIMEOUT_MS = 2000;
@@ -17,6 +18,8 @@ export interface ReadinessDeps {
   profiles: readonly ProfileName[] | 'off';
   /** Map swaps (WAYMARK_MAP set): a map loading, the last refused. */
   swaps?: MapSwaps;
+  /** The process's own warm-up requests (ops/warm-handlers.ts): under way, or what they answered. */
+  requests?: () => { warming: boolean; handlers?: HandlerWarmUp };
 }
 
 interface Part {
@@ -51,12 +54,16 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
   const m = activeMap();
   const loaded = m?.profiles ?? [];
   const swaps = deps.swaps;
+  const own = deps.requests?.();
+  const warming = own?.warming ?? false;
   const map: Part =
     deps.profiles === 'off'
       ? { ok: true, profiles: [], note: 'WAYMARK_MAP=off: routing and geocoding are not served' }
       : {
-          ok: deps.profiles.every((p) => loaded.includes(p)),
+          ok: deps.profiles.every((p) => loaded.includes(p)) && !warming,
           profiles: loaded,
+          ...(warming && { warming }),
+          ...(own?.handlers && { request_warm_up: own.handlers }),
           expected: deps.profiles,
           ...(m && {
             id: m.id,
@@ -111,6 +118,18 @@ const readinessSchema = z
         .object({ dir: z.string(), reason: z.string(), at: z.string() })
         .optional()
         .describe('The last map WAYMARK_MAP pointed at that failed to load; the map above kept serving.'),
+      warming: z
+        .boolean()
+        .optional()
+        .describe('True while the process sends itself warm-up requests: the first requests of a fresh process would pay for what they run.'),
+      request_warm_up: z
+        .object({
+          ms: z.int(),
+          rounds: z.int().describe('Times the set of requests (each profile, 10 waypoints, steps, an avoided area, optimize, matrix, isochrone) ran.'),
+          statuses: z.record(z.string(), z.int()).describe('Their answers by HTTP status (a 422: a sample point the profile cannot reach).'),
+        })
+        .optional()
+        .describe("The requests this process ran through its own handlers before it listened (once per process; a swapped map's threads warm up as above)."),
       note: z.string().optional(),
     }),
     pool: part('The compute worker threads run.', { threads: z.int() }),

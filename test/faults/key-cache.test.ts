@@ -75,6 +75,19 @@ describe('the key cache after the notification connection is lost', () => {
     expect(lookups - before).toBe(1);
   });
 
+  it('warm puts the keys used last in the cache: their first lookups send no statement, one never used does', async () => {
+    const used = keys.slice(10, 15);
+    for (const [i, k] of used.entries()) await db.sql`UPDATE api_keys SET last_used_at = now() - make_interval(secs => ${i}) WHERE id = ${k.id}`;
+    const store = countedStore();
+    await store.warm(3);
+    const before = lookups;
+    const infos = await Promise.all(used.map((k) => store.lookup(k.key)));
+    expect(infos.map((i) => i?.keyId)).toEqual(used.map((k) => k.id));
+    expect(lookups - before).toBe(0);
+    expect((await store.lookup(keys[16].key))?.keyId).toBe(keys[16].id);
+    expect(lookups - before).toBe(1);
+  });
+
   it('under a stream of changes, lookups wait for at most the read under way and the next, not for the stream to end', async () => {
     const store = countedStore();
     await store.listen();

@@ -1,5 +1,5 @@
 // The address model as Nominatim parents it (issue 32, point 7; its db/import feature files are run by
-// src/peer/nominatim-import.ts), on the real extracts of Liechtenstein, Andorra and Monaco. Every
+// src/cli/peer/nominatim-import.ts), on the real extracts of Liechtenstein, Andorra and Monaco. Every
 // expected answer is an OSM object's own tag: its addr:street, addr:city, addr:postcode, house number,
 // or the name of the street way it names.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -55,7 +55,7 @@ beforeAll(async () => {
       const key = cellOf(o.point).join(',');
       cells.set(key, [...(cells.get(key) ?? []), o]);
     }
-    extracts[name] = { osm, geocoder: await loadGeocoder(dir), search: loadSearchIndex(dir), objects, streets, cells };
+    extracts[name] = { osm, geocoder: await loadGeocoder(dir), search: await loadSearchIndex(dir), objects, streets, cells };
   }
 });
 

@@ -4,7 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closePool, runTask } from '../../src/compute/pool.js';
+import { closePool, newGeneration, retire, runOn, runTask } from '../../src/compute/pool.js';
+import { readGeocoderDir } from '../../src/map/map-dir.js';
 import { centroid } from '../../src/map/geocoder/geometry.js';
 import { buildGeocoderIndex } from '../../src/map/geocoder/index-build.js';
 import { loadGeocoder, type Address, type Geocoder } from '../../src/engine/geocoder/reverse.js';
@@ -164,7 +165,9 @@ describe('reverse geocoding in Liechtenstein', () => {
       { lat: 47.168, lon: 9.478 },
       { lat: 0, lon: 0 },
     ];
-    const addresses = await runTask<Address[]>('geocode', { mapDir: dir, points });
+    // The index's files handed to a generation of compute threads, as a loaded map's are (engine.ts, loadMap).
+    const gen = newGeneration({ geocoder: await readGeocoderDir(dir) });
+    const addresses = await runOn(gen, () => runTask<Address[]>('geocode', { mapDir: dir, points })).finally(() => retire(gen));
     expect(addresses).toEqual(points.map((p) => geocoder.reverseGeocode(p.lat, p.lon)));
     expect(addresses[0].street).toBe('Postplatz 2');
   });

@@ -1,4 +1,4 @@
-// The runner of Nominatim's search feature files (src/peer/nominatim-features.ts) on scenarios written
+// The runner of Nominatim's search feature files (src/cli/peer/nominatim-features.ts) on scenarios written
 // here in their format: grid and places become OSM objects, queries run through the real search index,
 // results are compared by the OSM object they are; a wrong expectation is reported as a disagreement,
 // and what the runner does not model is skipped, never counted as agreement.
@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/lib/paths.js';
-import { featureFiles } from '../../src/peer/feature-files.js';
-import { runNominatimFile } from '../../src/peer/nominatim-features.js';
+import { featureFiles } from '../../src/cli/peer/feature-files.js';
+import { runNominatimFile } from '../../src/cli/peer/nominatim-features.js';
 
 const FEATURE = `Feature: Waymark's own scenarios in Nominatim's format
     Background:

@@ -39,7 +39,7 @@ beforeAll(async () => {
   street([-10.2, -25.2], MANY, 'Join 77');
   dir = await mkdtemp(join(tmpdir(), 'waymark-common-words-'));
   await buildGeocoderIndex(osm.build(), dir);
-  index = loadSearchIndex(dir);
+  index = await loadSearchIndex(dir);
 }, 120_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 

@@ -38,7 +38,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'waymark-long-road-'));
   await buildGeocoderIndex(osm.build(), dir);
   geocoder = await loadGeocoder(dir);
-  index = loadSearchIndex(dir);
+  index = await loadSearchIndex(dir);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 

@@ -45,7 +45,7 @@ describe.each([
     dir = await mkdtemp(join(tmpdir(), `waymark-search-${extract}-`));
     const counts = await buildGeocoderIndex(osm, dir);
     bytesPerAddress = counts.searchBytes! / counts.addresses;
-    index = loadSearchIndex(dir);
+    index = await loadSearchIndex(dir);
     const hasAddress = (t: Record<string, string> | null) => !!t?.['addr:street'] && !!t['addr:housenumber'] && !t['addr:housenumber'].includes(';');
     addresses = [
       ...osm.taggedNodes.filter((n) => hasAddress(n.tags)).map((n) => ({ lat: n.lat, lon: n.lon, tags: n.tags! })),
@@ -247,7 +247,7 @@ describe("search in Liechtenstein: the issue's examples, checked against the ext
     osm = await loadOsm(join(projectRoot, '..', 'shared', 'data', 'osm', 'liechtenstein.osm.pbf'));
     dir = await mkdtemp(join(tmpdir(), 'waymark-search-li-'));
     await buildGeocoderIndex(osm, dir);
-    index = loadSearchIndex(dir);
+    index = await loadSearchIndex(dir);
   }, 60_000);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -310,30 +310,32 @@ describe("search in Liechtenstein: the issue's examples, checked against the ext
     expect(short[0]).toEqual(long[0]);
   });
 
-  it('answers in well under a millisecond per query in the thread (median and p95 printed)', () => {
+  it('answers a keystroke by looking at a handful of objects, never the map (counts printed; times: bench/search)', () => {
     const typed = ['Städtle 38 Vaduz', 'Landstrasse 10 Triesen', 'Kirchstrasse 41', 'Schaan', 'Zollstrasse', 'Feldkircher Strasse 2', '9490 Vaduz'];
     const keystrokes = typed.flatMap((t) => [...t].map((_, i) => t.slice(0, i + 1)).filter((p) => p.trim().length >= 2));
-    const time = (prefix: boolean) => {
-      for (const text of keystrokes) index.search({ text, limit: 5, prefix });
-      const ms: number[] = [];
-      for (let round = 0; round < 5; round++) {
-        for (const text of keystrokes) {
-          const t0 = performance.now();
-          index.search({ text, limit: 5, prefix });
-          ms.push(performance.now() - t0);
-        }
-      }
-      ms.sort((a, b) => a - b);
-      return { median: ms[ms.length >> 1], p95: ms[Math.floor(ms.length * 0.95)] };
+    // Objects (streets, places, postcodes) whose word lists a query reads: the work a query does, the same
+    // on any machine under any load. Measured: autocomplete median 4, at most 335 ("St"); search median 2,
+    // at most 15, of the index's 1,230. A step that read every object would look at them all each time.
+    const looked = (prefix: boolean) => {
+      const counts = keystrokes.map((text) => {
+        const before = index.looked;
+        index.search({ text, limit: 5, prefix });
+        return index.looked - before;
+      });
+      counts.sort((x, y) => x - y);
+      return { median: counts[counts.length >> 1], max: counts[counts.length - 1] };
     };
-    const complete = time(true);
-    const search = time(false);
+    const complete = looked(true);
+    const search = looked(false);
+    const objects = index.objectCount;
     console.log(
-      `in process, LI, ${keystrokes.length * 5} queries: autocomplete median ${complete.median.toFixed(3)} ms, p95 ${complete.p95.toFixed(3)} ms; ` +
-        `search median ${search.median.toFixed(3)} ms, p95 ${search.p95.toFixed(3)} ms`,
+      `LI, ${keystrokes.length} keystrokes, objects looked at of ${objects}: autocomplete median ${complete.median}, max ${complete.max}; search median ${search.median}, max ${search.max}`,
     );
-    expect(complete.median).toBeLessThan(1);
-    expect(search.median).toBeLessThan(1);
+    for (const r of [complete, search]) {
+      expect(r.median).toBeLessThanOrEqual(20);
+      expect(r.max).toBeLessThanOrEqual(400);
+    }
+    expect(objects).toBeGreaterThan(3 * 400);
   });
 
   it("finds house numbers interpolated along the extract's addr:interpolation way, at their share of its length", () => {

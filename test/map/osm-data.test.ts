@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildGeocoderIndex } from '../../src/map/geocoder/index-build.js';
-import { addressOf, ASSOCIATED_STREET_MARK, isGeocoderRelation, streetName } from '../../src/map/geocoder/geocoder-source.js';
+import { addressOf, ASSOCIATED_STREET_MARK, isGeocoderRelation, streetName } from '../../src/map/osm/address-tags.js';
 import { greatCircleMeters } from '../../src/lib/geo/sphere.js';
 import type { GraphInput } from '../../src/map/graphs/graph-assemble.js';
 import { buildGraphInput } from '../../src/map/graphs/graph-build.js';

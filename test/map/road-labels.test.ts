@@ -1,11 +1,12 @@
 // The ways' names and refs kept with the shared shapes: built from small ways in memory, then on the
 // Liechtenstein map against the extract's own tags, and through the map files and back.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_EXTRACT } from '../../src/map/build.js';
-import { readShapeFiles, writeShapeFiles, type MapManifest } from '../../src/map/map-files.js';
+import { readShapeFiles } from '../../src/map/map-dir.js';
+import { MAP_FORMAT_VERSION, writeShapeFiles } from '../../src/map/map-files.js';
 import type { RoadLabels } from '../../src/map/graphs/road-graph.js';
 import { roadLabelAt } from '../../src/map/graphs/road-labels.js';
 import { nearestSegment } from '../../src/map/graphs/segment-grid.js';
@@ -63,7 +64,9 @@ describe('road labels', () => {
     try {
       const files = await writeShapeFiles(dir, shapes);
       expect(Object.keys(files)).toEqual(expect.arrayContaining(['shapes/labelFirst.u32', 'shapes/labelText.u8', 'shapes/labelName.i32']));
-      const back = await readShapeFiles(dir, { files, shapes: { grid: shapes.grid } } as unknown as MapManifest);
+      // Read back through the map's one door, which checks them against a manifest.
+      await writeFile(join(dir, 'manifest.json'), JSON.stringify({ formatVersion: MAP_FORMAT_VERSION, files, shapes: { grid: shapes.grid } }));
+      const back = await readShapeFiles(dir);
       for (const key of ['labelFirst', 'labelIndex', 'labelName', 'labelRef', 'labelTextFirst', 'labelText', 'pointsE7'] as const) {
         expect(back[key].constructor).toBe(shapes[key].constructor);
         expect(Array.from(back[key])).toEqual(Array.from(shapes[key]));

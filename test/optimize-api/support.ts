@@ -2,7 +2,7 @@
 // feasibility checker that re-derives every rule of a plan from the request alone (it trusts nothing the
 // solver or the endpoint computed, except each leg's travel time, read from the steps' cumulative durations).
 import { expect } from 'vitest';
-import { readGraphFiles, readManifest, readShapeFiles } from '../../src/map/map-files.js';
+import { readGraphFiles, readManifest, readShapeFiles } from '../../src/map/map-dir.js';
 import { nodePositionsE7, toDegrees } from '../../src/map/graphs/road-graph.js';
 import { api, type ApiResponse } from '../support/app.js';
 
@@ -30,7 +30,7 @@ export const SCHAAN: At = { latitude: 47.165, longitude: 9.5093 };
  */
 export async function roadPoints(mapDir: string, count: number, seed = 7): Promise<At[]> {
   const manifest = await readManifest(mapDir);
-  const g = await readGraphFiles(mapDir, 'driving-car', manifest.profiles['driving-car'], await readShapeFiles(mapDir, manifest));
+  const g = await readGraphFiles(mapDir, 'driving-car', manifest.profiles['driving-car'], await readShapeFiles(mapDir));
   const nodeCoords = toDegrees(nodePositionsE7(g));
   const seen = new Set<string>();
   const candidates: At[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyBreaks, placeBreaks } from '../../src/engine/vrp/breaks.js';
-import { scheduleRoute } from '../../src/engine/vrp/solver.js';
+import { scheduleRoute } from '../../src/engine/vrp/schedule.js';
 import type { VrpProblem, VrpSolution } from '../../src/engine/vrp/types.js';
 
 // Places on a line 100 s apart (the depot at 0); three stops each with a one-instant window, so that a

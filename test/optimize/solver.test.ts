@@ -5,7 +5,8 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closePool, runTask } from '../../src/compute/pool.js';
 import { distPath, projectRoot } from '../../src/lib/paths.js';
-import { scheduleRoute, solveVrp, unassignedReason } from '../../src/engine/vrp/solver.js';
+import { scheduleRoute } from '../../src/engine/vrp/schedule.js';
+import { solveVrp, unassignedReason } from '../../src/engine/vrp/solver.js';
 import { applyBreaks, placeBreaks } from '../../src/engine/vrp/breaks.js';
 import type { VrpJob, VrpProblem, VrpSolution, VrpVehicle } from '../../src/engine/vrp/solver.js';
 

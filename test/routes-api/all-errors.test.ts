@@ -96,8 +96,8 @@ describe('every error at once', () => {
   });
 
   it("a location a hair from a pole is far from every road, answered at once (the road grid's search used to spin there)", async () => {
+    // Answered at once: the road grid's search looks in no cell there (test/unit/segment-grid.test.ts counts them).
     const pole = { latitude: -89.99999999999991, longitude: 9.52591422805673 };
-    const started = performance.now();
     expect422(await api(app, 'POST', '/v1/routes', { key: team.key, body: { waypoints: [pole, VADUZ] } }), ['waypoints.0']);
     expect422(
       await api(app, 'POST', '/v1/optimizations', {
@@ -106,7 +106,6 @@ describe('every error at once', () => {
       }),
       ['time_budget', 'vehicles.0.start', 'stops.0'],
     );
-    expect(performance.now() - started).toBeLessThan(5000);
   });
 
   it('POST /v1/routes/optimize: three unusable stops are all named', async () => {

@@ -302,6 +302,16 @@ describe('waypoint radius, bearing and approach', () => {
     // And the route itself, asked right, says the same of that waypoint.
     const routed = await post('/v1/routes', { waypoints: [VADUZ, slope], profile: 'foot-walking', exclude: ['unpaved'] });
     expect422(routed, ['waypoints.1']);
+    // Both optimize endpoints the same, with another problem (a negative capacity) and without one.
+    const plan = { profile: 'foot-walking', exclude: ['unpaved'], vehicles: [{ id: 'walker', start: VADUZ }], stops: [{ id: 'slope', ...slope }] };
+    const bad = { ...plan, vehicles: [{ id: 'walker', start: VADUZ, capacity: -1 }] };
+    for (const path of ['/v1/routes/optimize', '/v1/optimizations']) {
+      expect422(await post(path, bad), ['vehicles.0.capacity', 'stops.0']);
+      expect422(await post(path, { ...bad, exclude: undefined }), ['vehicles.0.capacity']);
+    }
+    const planned = await post('/v1/routes/optimize', plan);
+    expect422(planned, ['stops.0']);
+    expect(planned.body.errors['stops.0']).toEqual(['is more than 500 m from a road usable by the foot-walking profile']);
   });
 
   it('one 422 names every bad option beside the other problems', async () => {

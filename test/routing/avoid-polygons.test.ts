@@ -5,18 +5,8 @@
 import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePool } from '../../src/compute/pool.js';
-import {
-  isochrone,
-  loadMap,
-  matrix,
-  NoRouteError,
-  route,
-  routeJson,
-  travelTimes,
-  type AvoidPolygon,
-  type ProfileName,
-  type RouteResult,
-} from '../../src/engine/engine.js';
+import { isochrone, loadMap, matrix, NoRouteError, route, routeJson, travelTimes, type ProfileName, type RouteResult } from '../../src/engine/engine.js';
+import type { AvoidPolygon } from '../../src/engine/avoid.js';
 import type { LatLon } from '../../src/lib/lat-lon.js';
 import { dijkstra, plainNodes, rng, testMap, type TestGraph, nodeAt } from './helpers.js';
 

@@ -2,7 +2,7 @@
 // data/test-maps), its raw graphs, a plain reference Dijkstra and a geometric distance check.
 import { join } from 'node:path';
 import { DEFAULT_EXTRACT, ensureMap } from '../../src/map/build.js';
-import { readGraphFiles, readManifest, readShapeFiles } from '../../src/map/map-files.js';
+import { readGraphFiles, readManifest, readShapeFiles } from '../../src/map/map-dir.js';
 import { nodePositionsE7, toDegrees, type RoadGraph } from '../../src/map/graphs/road-graph.js';
 import { projectRoot } from '../../src/lib/paths.js';
 
@@ -50,7 +50,7 @@ export function geometryWays(
 /** Every profile of a map directory, over its shapes. */
 export async function readGraphs(dir: string): Promise<Record<string, TestGraph>> {
   const manifest = await readManifest(dir);
-  const shapes = await readShapeFiles(dir, manifest);
+  const shapes = await readShapeFiles(dir);
   const graphs: Record<string, TestGraph> = {};
   for (const [profile, meta] of Object.entries(manifest.profiles)) graphs[profile] = withDegrees(await readGraphFiles(dir, profile, meta, shapes));
   return graphs;

@@ -3,7 +3,7 @@
 // prints the same run row by row.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseFeature, runFeature, runFeatureFile, type FileReport } from '../../src/peer/osrm-features.js';
+import { parseFeature, runFeature, runFeatureFile, type FileReport } from '../../src/cli/peer/osrm-features.js';
 import { projectRoot } from '../../src/lib/paths.js';
 
 const DIR = join(projectRoot, '..', 'shared', 'peer-tests', 'osrm-features');

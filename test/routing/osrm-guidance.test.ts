@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/lib/paths.js';
-import { DIFFERENCE_CAUSES, GUIDANCE_FILES, KNOWN_DIFFERENCES, knownCause, runGuidance } from '../../src/peer/osrm-guidance.js';
+import { DIFFERENCE_CAUSES, GUIDANCE_FILES, KNOWN_DIFFERENCES, knownCause, runGuidance } from '../../src/cli/peer/osrm-guidance.js';
 
 const TARBALL = join(projectRoot, '..', 'shared', 'peers', 'osrm', 'osrm-backend-6.0.0.tar.gz');
 

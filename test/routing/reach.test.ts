@@ -7,6 +7,7 @@
 import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePool } from '../../src/compute/pool.js';
+import { METERS_PER_DEGREE } from '../../src/lib/geo/sphere.js';
 import { ensureMap } from '../../src/map/build.js';
 import { placeGraphs } from '../../src/engine/graph-memory.js';
 import {
@@ -919,9 +920,10 @@ describe('CellGrid and tracePolygons', () => {
 
   it('CellGrid.over: cells of about cellMeters with a margin, the box inside', () => {
     const g = CellGrid.over([9.47, 47.05, 9.62, 47.27], 100);
-    // Cells are whole micro-degrees: at most one micro-degree (0.11 m) over the size asked.
-    expect(Math.abs(g.cellLat * 111_320 - 100)).toBeLessThan(0.12);
-    expect(Math.abs(g.cellLon * 111_320 * Math.cos((47.16 * Math.PI) / 180) - 100)).toBeLessThan(0.12);
+    // Cells are whole micro-degrees: at most one micro-degree (0.11 m) over the size asked, on the sphere
+    // every distance of the service is measured on.
+    expect(Math.abs(g.cellLat * METERS_PER_DEGREE - 100)).toBeLessThan(0.12);
+    expect(Math.abs(g.cellLon * METERS_PER_DEGREE * Math.cos((47.16 * Math.PI) / 180) - 100)).toBeLessThan(0.12);
     g.point(9.47, 47.05);
     g.point(9.62, 47.27);
     g.segment(9.47, 47.27, 9.62, 47.05);

@@ -252,6 +252,30 @@ describe('serve refuses a damaged map', () => {
   }, 60_000);
 });
 
+describe('serve refuses a map whose geocoder or tiles are damaged', () => {
+  it('names the file whose checksum does not match: the geocoder index, the search index, tiles.bin', async () => {
+    const flip = (name: string, rel: string): string => {
+      const dir = copyMap(name);
+      const file = join(dir, rel);
+      const bytes = readFileSync(file);
+      bytes[bytes.length >> 1] ^= 0xff;
+      writeFileSync(file, bytes);
+      return dir;
+    };
+    const damaged = ['geocoder/addrCoords.bin', 'geocoder/search.bin', 'tiles.bin'];
+    const runs = await Promise.all(
+      damaged.map((rel, i) => runCli(['serve'], { WAYMARK_MAP: flip(`damaged-${i}`, rel), WAYMARK_PROFILES: 'driving-car' }, REFUSAL_MS + 10_000)),
+    );
+    runs.forEach((run, i) => {
+      expect(run.code, `${run.signal ?? ''}\n${run.stdout}\n${run.stderr}`).toBe(1);
+      expect(run.stdout).not.toContain('waymark listening');
+      expect(run.stderr).toContain(`map file ${damaged[i]} does not match its checksum`);
+    });
+    expect(runs[0].stderr).toContain("cannot load the map's geocoder");
+    expect(runs[2].stderr).toContain("cannot load the map's tiles.bin");
+  }, 60_000);
+});
+
 describe('WAYMARK_PROFILES', () => {
   it('serves only the profiles it lists, on a map missing the others', async () => {
     const dir = copyMap('car-only');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildSegmentGrid,
+  gridSearched,
   geometryOfPoint,
   nearestSegment,
   RUN,
@@ -83,5 +84,23 @@ describe('segment grid', () => {
         for (const p of offered) expect(isUsed(used, p)).toBe(true);
       }
     }
+  });
+
+  it('looks in no cell for a point a hair from a pole, and in no more than the grid has for any point (the search near a pole used to spin)', () => {
+    const { view } = randomView(1);
+    const { rows, cols } = view.shapes.grid;
+    const looked = (lat: number, lon: number, meters: number) => {
+      const { rings, cells } = gridSearched;
+      const hit = nearestSegment(view, lat, lon, meters, () => true);
+      return { hit, rings: gridSearched.rings - rings, cells: gridSearched.cells - cells };
+    };
+    for (const lat of [-89.99999999999991, 89.99999999999993]) expect(looked(lat, 9.52591422805673, 500)).toEqual({ hit: null, rings: 0, cells: 0 });
+    // Within the grid's rows but far east, with a reach that takes in everything: each ring up to the far
+    // side of the grid, each cell, once at most.
+    const far = looked(47.12, 30, 5_000_000);
+    expect(far.hit).not.toBeNull();
+    expect(far.cells).toBeGreaterThan(0);
+    expect(far.cells).toBeLessThanOrEqual(rows * cols);
+    expect(far.rings).toBeLessThanOrEqual(Math.ceil((30 - view.shapes.grid.minLon) / view.shapes.grid.cellLon) + 1);
   });
 });

@@ -105,15 +105,15 @@ export function optimizationRoutes(sql: Sql): Route[] {
           raw = { ...raw, stops: got.stops };
         }
         const body = parseInto(batchBodySchema, raw, errors);
-        excludeBits(body?.profile ?? rawProfile(raw.profile), raw.exclude, errors);
+        const exclude = excludeBits(body?.profile ?? rawProfile(raw.profile), raw.exclude, errors);
         // Unknown POI ids and locations far from a road join the body's own problems, as in POST /v1/routes/optimize.
-        if (!body || Object.keys(errors).length) throw await invalidBodyError(sql, ctx.teamId, raw, errors);
+        if (!body || Object.keys(errors).length) throw await invalidBodyError(sql, ctx.teamId, raw, errors, exclude);
         // A process without a map queues the job for one that has it; one with a map knows its profiles.
         const profiles = loadedProfiles();
         if (profiles.length && !profiles.includes(body.profile)) throw invalid('profile', 'is not available on the loaded map');
         const frame = timeFrame(body, Object.keys(raw), Math.floor(Date.now() / 1000));
         // POIs are resolved now: the job plans the places the team had when it asked.
-        const resolved = await resolveAll(sql, ctx.teamId, body);
+        const resolved = await resolveAll(sql, ctx.teamId, body, exclude);
         const locations = expanded ? { ...resolved, fromPois: true, unservable: expanded.unservable } : resolved;
         const row = await createOptimization(sql, { teamId: ctx.teamId, body: raw, locations, frame, timeBudget: body.time_budget });
         return { status: 202, body: { data: optimizationJson(row, true) } };

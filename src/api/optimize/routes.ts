@@ -96,18 +96,25 @@ async function resolveFields(sql: Sql, teamId: string, entries: Array<{ field: s
 }
 
 /** The 422 of a body with problems (`errors`), with every location that is known but too far from a road
- *  added, but those of a list that is wrong as a whole (too long). */
-async function rejection(profile: ProfileName | undefined, entries: Array<{ field: string }>, resolved: Array<ResolvedLocation | null>, errors: FieldErrors) {
+ *  the plan may use (outside the `exclude`d classes) added, but those of a list that is wrong as a whole
+ *  (too long). */
+async function rejection(
+  profile: ProfileName | undefined,
+  entries: Array<{ field: string }>,
+  resolved: Array<ResolvedLocation | null>,
+  errors: FieldErrors,
+  exclude: number,
+) {
   const located = entries.flatMap((e, k) => (Object.hasOwn(errors, e.field.split('.')[0]) ? [] : [{ field: e.field, at: resolved[k] }]));
-  await addFarFromRoad(profile, located, errors);
+  await addFarFromRoad(profile, located, errors, { exclude });
   return unprocessable(errors);
 }
 
 /** The 422 of an optimize body that did not validate (`errors` has why): with its unknown POI ids and its
- *  locations too far from a road. */
-export async function invalidBodyError(sql: Sql, teamId: string, raw: Record<string, unknown>, errors: FieldErrors) {
+ *  locations too far from a road outside the `exclude`d classes (excludeBits of the body's). */
+export async function invalidBodyError(sql: Sql, teamId: string, raw: Record<string, unknown>, errors: FieldErrors, exclude = 0) {
   const entries = locationFields(raw.vehicles, raw.stops, raw.shipments);
-  return rejection(rawProfile(raw.profile), entries, await resolveFields(sql, teamId, entries, errors), errors);
+  return rejection(rawProfile(raw.profile), entries, await resolveFields(sql, teamId, entries, errors), errors, exclude);
 }
 
 /** Positions of every location of a valid body; unknown POI ids are 422 at `<location field>.poi_id`,
@@ -116,11 +123,12 @@ export async function resolveAll(
   sql: Sql,
   teamId: string,
   body: OptimizeBody,
+  exclude = 0,
 ): Promise<{ vehicles: ResolvedVehicle[]; stops: ResolvedLocation[]; shipments: ResolvedShipment[] }> {
   const errors: FieldErrors = {};
   const entries = locationFields(body.vehicles, body.stops, body.shipments, (v) => v as LocationInput);
   const each = await resolveFields(sql, teamId, entries, errors);
-  if (Object.keys(errors).length) throw await rejection(body.profile, entries, each, errors);
+  if (Object.keys(errors).length) throw await rejection(body.profile, entries, each, errors, exclude);
   const resolved = each as ResolvedLocation[];
   let k = 0;
   const vehicles = body.vehicles.map((v) => ({ start: resolved[k++], end: v.end ? resolved[k++] : null }));
@@ -189,10 +197,10 @@ export function optimizeEndpoint(sql: Sql): Route[] {
         const errors: FieldErrors = Object.create(null);
         const body = parseInto(optimizeBodySchema, raw, errors);
         const exclude = excludeBits(body?.profile ?? rawProfile(raw.profile), raw.exclude, errors);
-        if (!body || Object.keys(errors).length) throw await invalidBodyError(sql, ctx.teamId, raw, errors);
+        if (!body || Object.keys(errors).length) throw await invalidBodyError(sql, ctx.teamId, raw, errors, exclude);
         const profile = body.profile;
         const frame = timeFrame(body, Object.keys(raw), Math.floor(Date.now() / 1000));
-        const { vehicles, stops } = await resolveAll(sql, ctx.teamId, body);
+        const { vehicles, stops } = await resolveAll(sql, ctx.teamId, body, exclude);
 
         const ix = indexLocations(vehicles, stops);
         const m = await roadMatrix(profile, ix, () => matrix({ profile, points: ix.points, ...(exclude ? { exclude } : {}) }));

@@ -4,6 +4,7 @@
 // its nearest road however far, and the loop is the fastest route through them and back.
 import { z } from 'zod';
 import type { LatLon } from '../../lib/lat-lon.js';
+import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 
 export const MAX_ROUND_TRIP_M = 100_000;
 export const MAX_ROUND_TRIP_POINTS = 10;
@@ -48,8 +49,8 @@ export function roundTripPlaces(start: LatLon, length: number, points: number, s
   const n = points + 1;
   const radius = length / ROAD_FACTOR / (2 * n * Math.sin(Math.PI / n));
   const heading = 2 * Math.PI * unit(seed);
-  const kLat = 1 / 111_320,
-    kLon = 1 / (111_320 * Math.cos((start.lat * Math.PI) / 180));
+  const kLat = 1 / METERS_PER_DEGREE,
+    kLon = 1 / (METERS_PER_DEGREE * Math.cos((start.lat * Math.PI) / 180));
   // The circle's centre lies `radius` from the start along the heading; the start is at angle heading + π.
   const cx = Math.sin(heading) * radius,
     cy = Math.cos(heading) * radius;

@@ -6,8 +6,8 @@ import { z } from 'zod';
 import { badRequest, serviceUnavailable } from '../../http/errors.js';
 import { errorSchema, type Operation, type ResponseDoc } from '../../http/openapi.js';
 import { RawBytes, type Reply, type Route } from '../../http/router.js';
-import { readManifest } from '../../map/map-files.js';
-import { ArchiveReader, archivePath } from '../../map/tiles/archive.js';
+import type { MapDir } from '../../map/map-dir.js';
+import type { ArchiveReader } from '../../map/tiles/archive.js';
 import type { TilesManifest } from '../../map/tiles/build.js';
 import { backgroundError } from '../../lib/background-errors.js';
 
@@ -110,17 +110,18 @@ const tileDoc: Operation = {
  *  finishing after a swap. */
 const OPEN_ARCHIVES = 2;
 
-/** `mapDir`: the directory of the map answering now (a swap changes it), undefined without a map. */
-export function tileRoutes(mapDir: () => string | undefined): Route[] {
+/** `mapFiles`: the files of the map answering now (a swap changes it), undefined without a map. */
+export function tileRoutes(mapFiles: () => MapDir | undefined): Route[] {
   const open = new Map<string, Promise<Opened | 'none' | 'unreadable'>>();
   // Opened on first use; a map without tiles (or none) answers 404, one whose archive cannot be read 503,
   // and either is looked at again next time.
   const tiles = async (): Promise<Opened | undefined> => {
-    const dir = mapDir();
-    if (!dir) return undefined;
+    const map = mapFiles();
+    if (!map) return undefined;
+    const dir = map.dir;
     let mine = open.get(dir);
     if (!mine) {
-      mine = openArchive(dir);
+      mine = openArchive(map);
       open.set(dir, mine);
       for (const [old, opened] of [...open].slice(0, -OPEN_ARCHIVES)) {
         open.delete(old);
@@ -134,13 +135,13 @@ export function tileRoutes(mapDir: () => string | undefined): Route[] {
     if (got === 'unreadable') throw serviceUnavailable(UNREADABLE);
     return got === 'none' ? undefined : got;
   };
-  const openArchive = async (dir: string): Promise<Opened | 'none' | 'unreadable'> => {
+  const openArchive = async (map: MapDir): Promise<Opened | 'none' | 'unreadable'> => {
     try {
-      const manifest = (await readManifest(dir)).tiles;
-      return manifest ? { reader: await ArchiveReader.open(archivePath(dir)), manifest } : 'none';
+      const manifest = map.manifest.tiles;
+      return manifest ? { reader: await map.openTiles(), manifest } : 'none';
     } catch (err) {
       // Logged (at most once per 10 s while it lasts) and counted; the client is told it is the server's fault.
-      backgroundError('tile-archive-open', err, { mapDir: dir });
+      backgroundError('tile-archive-open', err, { mapDir: map.dir });
       return 'unreadable';
     }
   };
@@ -149,7 +150,7 @@ export function tileRoutes(mapDir: () => string | undefined): Route[] {
       return await t.reader.get(z, x, y);
     } catch (err) {
       // A read error of the open archive (EIO): the server's fault, not a tile that does not exist.
-      backgroundError('tile-archive-read', err, { mapDir: mapDir(), z, x, y });
+      backgroundError('tile-archive-read', err, { mapDir: mapFiles()?.dir, z, x, y });
       throw serviceUnavailable(UNREADABLE);
     }
   };

@@ -3,10 +3,17 @@
 import KDBush from 'kdbush';
 import { AreaIndex, SCALE } from '../../map/geocoder/areas.js';
 import { CountryLocator } from '../../map/geocoder/country-locator.js';
-import { POSTCODE_NEAR_M } from '../../map/geocoder/geocoder-source.js';
 import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 import { nearestCentre } from '../../map/geocoder/geometry.js';
-import { readGeocoderIndex, type GeocoderArrays, type GeocoderIndexData, type GeocoderMeta } from '../../map/geocoder/index-format.js';
+import {
+  geocoderIndexOf,
+  parseGeocoderMeta,
+  POSTCODE_NEAR_M,
+  type GeocoderArrays,
+  type GeocoderIndexData,
+  type GeocoderMeta,
+} from '../../map/geocoder/index-format.js';
+import { readGeocoderDir, type GeocoderFiles } from '../../map/map-dir.js';
 import { StreetIndex } from '../../map/geocoder/street-index.js';
 
 export interface Address {
@@ -188,7 +195,8 @@ function pointIndex(coords: Int32Array, include: (i: number) => boolean, count: 
   return { tree: tree.finish(), ids: Uint32Array.from(ids) };
 }
 
-/** Loads the geocoder index of a map directory (written by buildGeocoderIndex) and prepares it for lookups. */
-export async function loadGeocoder(mapDir: string): Promise<Geocoder> {
-  return new Geocoder(await readGeocoderIndex(mapDir));
-}
+/** The geocoder over an index's files (map-dir.ts), in place. */
+export const geocoderFromFiles = (files: GeocoderFiles): Geocoder => new Geocoder(geocoderIndexOf(parseGeocoderMeta(files['index.json'], 'index.json'), files));
+
+/** The geocoder of a directory holding only a geocoder index (written by buildGeocoderIndex: tests, tools). */
+export const loadGeocoder = async (dir: string): Promise<Geocoder> => geocoderFromFiles(await readGeocoderDir(dir));

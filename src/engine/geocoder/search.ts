@@ -5,7 +5,8 @@
 // context. House numbers are looked up among a street's address points. No step scans the map.
 import { SCALE } from '../../map/geocoder/areas.js';
 import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
-import { KIND_PLACE, KIND_POSTCODE, readSearchIndex, type SearchArrays } from '../../map/geocoder/search-format.js';
+import { KIND_PLACE, KIND_POSTCODE, SEARCH_FILE, searchArraysOf, type SearchArrays } from '../../map/geocoder/search-format.js';
+import { readGeocoderDir, type GeocoderFiles } from '../../map/map-dir.js';
 import { fold, houseNumberKey, looksLikeHouseNumber, queryWords as splitQuery, shortForm, words } from '../../map/geocoder/search-text.js';
 import type { Address } from './reverse.js';
 
@@ -112,9 +113,18 @@ export class SearchIndex {
     this.words = arrays.tokOffsets.length - 1;
   }
 
+  /** Streets, places and postcodes: every object a query could look at. */
+  get objectCount(): number {
+    return this.a.fwdFirst.length - 1;
+  }
+
   get byteLength(): number {
     return Object.values(this.a).reduce((n, v) => n + v.byteLength, 0);
   }
+
+  /** Objects looked at so far (their word lists read, to filter or to score): what a query costs, counted
+   *  where a clock would measure the machine's load too (test/geo/search.test.ts). */
+  looked = 0;
 
   /** Names met again and again (a name thousands of streets share, the countries' names), decoded once. */
   private readonly names = new Map<number, { name: string; text: string | null; wordCount: number }>();
@@ -271,6 +281,7 @@ export class SearchIndex {
 
   /** Whether object `id`'s own word list (name or context) has a word of each of `words`' runs. */
   private holdsAll(id: number, words: QueryWord[]): boolean {
+    this.looked++;
     const { fwd, fwdFirst } = this.a;
     const from = fwdFirst[id],
       to = fwdFirst[id + 1];
@@ -423,6 +434,7 @@ export class SearchIndex {
 
   /** The hits object `id` gives: none, one, or (a street whose number is being typed) several addresses. */
   private evaluate(id: number, qwords: QueryWord[], layers: Set<SearchLayer>, countries: Set<number> | null, q: SearchQuery): Scored[] {
+    this.looked++;
     const a = this.a;
     const kind = id < this.streets ? 0 : id < this.streets + this.places ? KIND_PLACE : KIND_POSTCODE;
     const k = kind === 0 ? id : kind === KIND_PLACE ? id - this.streets : id - this.streets - this.places;
@@ -620,5 +632,8 @@ function addressOf(street: string | null, number: string | null, city: string | 
   return { street: line, housenumber: number, city, zipcode, country, display_name: display || null };
 }
 
-/** The search index of a map directory, read in place. */
-export const loadSearchIndex = (mapDir: string): SearchIndex => new SearchIndex(readSearchIndex(mapDir));
+/** The search index over an index's files (map-dir.ts), in place. */
+export const searchIndexFromFiles = (files: GeocoderFiles): SearchIndex => new SearchIndex(searchArraysOf(files[SEARCH_FILE].buffer, SEARCH_FILE));
+
+/** The search index of a directory holding only a geocoder index (written by buildGeocoderIndex: tests, tools). */
+export const loadSearchIndex = async (dir: string): Promise<SearchIndex> => searchIndexFromFiles(await readGeocoderDir(dir));

@@ -21,7 +21,6 @@ import {
 import { scheduleRoute } from './schedule.js';
 import type { SolveOptions, VrpProblem, VrpRoute, VrpSolution } from './types.js';
 
-export { scheduleRoute } from './schedule.js';
 export { unassignedReason } from './unassigned.js';
 export type * from './types.js';
 

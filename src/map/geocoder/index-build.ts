@@ -6,18 +6,11 @@ import type { OsmRelation } from '../osm/osm-pbf.js';
 import { Growable } from '../../lib/typed-pools.js';
 import { AreaIndex, flattenAreas, SCALE, type DegreeRings } from './areas.js';
 import { CountryLocator } from './country-locator.js';
-import { addressOf, ASSOCIATED_STREET_MARK, isAdmin, MUNICIPALITY_LEVELS, postalCodeOf, STREET_VARIANTS, type AddressFields } from './geocoder-source.js';
+import { addressOf, ASSOCIATED_STREET_MARK, isAdmin, MUNICIPALITY_LEVELS, postalCodeOf, STREET_VARIANTS, type AddressFields } from '../osm/address-tags.js';
 import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 import { centroid, interiorPoint, ringsContain } from './geometry.js';
-import {
-  GEOCODER_FORMAT,
-  writeGeocoderIndex,
-  type AreaInfo,
-  type CountryInfo,
-  type CoverageGrid,
-  type GeocoderCounts,
-  type GeocoderIndexData,
-} from './index-format.js';
+import { GEOCODER_FORMAT, writeGeocoderIndex, type AreaInfo, type CountryInfo, type GeocoderCounts, type GeocoderIndexData } from './index-format.js';
+import type { CoverageGrid } from '../osm/coverage.js';
 import { naturalEarthCountries, type Bbox, type NaturalEarthCountry } from './natural-earth.js';
 import { assembleRings } from '../../lib/geo/rings.js';
 import { StreetIndex } from './street-index.js';

@@ -1,9 +1,10 @@
 // On-disk layout of the geocoder index, `<mapDir>/geocoder/`: `index.json` (strings, countries, area
 // descriptions, coverage grid geometry, counts) plus one raw little-endian file per typed array
 // (`<name>.bin`). Coordinates are degrees × 1e7 in Int32; "no value" in a string reference is -1.
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FlatAreas } from './areas.js';
+import type { CoverageGrid } from '../osm/coverage.js';
 
 /**
  * 2: countries carry their alpha-2 code; the forward-search index (search.bin, search-format.ts) beside it.
@@ -11,6 +12,9 @@ import type { FlatAreas } from './areas.js';
  * address points with a street but no number.
  */
 export const GEOCODER_FORMAT = 3;
+
+/** How far from a point the postcode tagged on an object around is still its postcode (the last resort, "estimated"). */
+export const POSTCODE_NEAR_M = 500;
 
 export type AreaKind = 'country' | 'municipality' | 'postal';
 
@@ -34,15 +38,6 @@ export interface CountryInfo {
   alpha2: string | null;
   /** True when the extract holds the full OSM boundary, which then overrides Natural Earth. */
   osmComplete: boolean;
-}
-
-/** Cells of a lat/lon grid that contain map data (dilated by one cell); points elsewhere are outside the map. */
-export interface CoverageGrid {
-  minLat: number;
-  minLon: number;
-  cellDegrees: number;
-  rows: number;
-  cols: number;
 }
 
 export interface GeocoderCounts {
@@ -135,34 +130,24 @@ export async function writeGeocoderIndex(mapDir: string, data: GeocoderIndexData
   await writeFile(join(dir, 'index.json'), JSON.stringify(data.meta));
 }
 
-async function readMeta(dir: string): Promise<GeocoderMeta> {
-  const meta = JSON.parse(await readFile(join(dir, 'index.json'), 'utf8')) as GeocoderMeta;
+/** The index's `index.json` (its bytes), checked to be of this format; `what` names it in the error. */
+export function parseGeocoderMeta(bytes: Uint8Array, what: string): GeocoderMeta {
+  const meta = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as GeocoderMeta;
   if (meta.format !== GEOCODER_FORMAT) {
-    throw new Error(`${dir}: geocoder index format ${meta.format}, expected ${GEOCODER_FORMAT}; rebuild the map`);
+    throw new Error(`${what}: geocoder index format ${meta.format}, expected ${GEOCODER_FORMAT}; rebuild the map`);
   }
   return meta;
 }
 
-/**
- * Throws unless the map has a geocoder index of this format with all its files: the cheap check at start,
- * while each worker builds its geocoder from the index on its first batch (seconds on a country).
- */
-export async function checkGeocoderIndex(mapDir: string): Promise<void> {
-  const dir = geocoderDir(mapDir);
-  await readMeta(dir);
-  for (const name of [...Object.keys(ARRAY_TYPES), 'search']) await stat(join(dir, `${name}.bin`));
-}
+/** The index's files, relative to the geocoder's directory: `index.json`, then one per array. */
+export const GEOCODER_FILES: readonly string[] = ['index.json', ...Object.keys(ARRAY_TYPES).map((name) => `${name}.bin`)];
 
-export async function readGeocoderIndex(mapDir: string): Promise<GeocoderIndexData> {
-  const dir = geocoderDir(mapDir);
-  const meta = await readMeta(dir);
+/** Typed views over the index's files (each read into a buffer of its own, aligned: no copy). */
+export function geocoderIndexOf(meta: GeocoderMeta, files: Readonly<Record<string, Uint8Array>>): GeocoderIndexData {
   const arrays = {} as Record<keyof GeocoderArrays, unknown>;
   for (const [name, Type] of Object.entries(ARRAY_TYPES) as [keyof GeocoderArrays, typeof Int32Array][]) {
-    const bytes = await readFile(join(dir, `${name}.bin`));
-    // Copy into a fresh buffer: a Buffer from the pool may not be aligned for a typed-array view.
-    const aligned = new Uint8Array(bytes.byteLength);
-    aligned.set(bytes);
-    arrays[name] = new Type(aligned.buffer, 0, bytes.byteLength / Type.BYTES_PER_ELEMENT);
+    const bytes = files[`${name}.bin`];
+    arrays[name] = new Type(bytes.buffer, bytes.byteOffset, bytes.byteLength / Type.BYTES_PER_ELEMENT);
   }
   return { meta, arrays: arrays as GeocoderArrays };
 }

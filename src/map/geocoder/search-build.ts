@@ -7,7 +7,7 @@
 import KDBush from 'kdbush';
 import type { DegreeRings } from './areas.js';
 import { SCALE } from './areas.js';
-import { POSTCODE_NEAR_M } from './geocoder-source.js';
+import { POSTCODE_NEAR_M } from './index-format.js';
 import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 import { interiorPoint, nearestCentre } from './geometry.js';
 import { KIND_PLACE, KIND_POSTCODE, KIND_STREET, type SearchArrays } from './search-format.js';

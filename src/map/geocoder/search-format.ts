@@ -4,10 +4,8 @@
 //
 // Layout: u32 magic, u32 version, u32 section count, u32 0, then per section u32 byte offset and u32
 // byte length, in SEARCH_SECTIONS' order; each section 8-byte aligned. Coordinates are degrees × 1e7.
-import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readFileInto } from '../map-files.js';
 import { geocoderDir } from './index-format.js';
 
 const MAGIC = 0x58534d57; // "WMSX"
@@ -73,7 +71,8 @@ export type SearchArrays = { [K in keyof typeof SEARCH_SECTIONS]: InstanceType<(
 const NAMES = Object.keys(SEARCH_SECTIONS) as (keyof SearchArrays)[];
 const align8 = (n: number) => (n + 7) & ~7;
 
-export const searchIndexPath = (mapDir: string): string => join(geocoderDir(mapDir), 'search.bin');
+/** The file's name in the geocoder's directory. */
+export const SEARCH_FILE = 'search.bin';
 
 /** The index as one buffer, in the file's layout. */
 export function encodeSearchIndex(arrays: SearchArrays): Uint8Array {
@@ -98,12 +97,12 @@ export function encodeSearchIndex(arrays: SearchArrays): Uint8Array {
 
 export async function writeSearchIndex(mapDir: string, arrays: SearchArrays): Promise<number> {
   const bytes = encodeSearchIndex(arrays);
-  await writeFile(searchIndexPath(mapDir), bytes);
+  await writeFile(join(geocoderDir(mapDir), SEARCH_FILE), bytes);
   return bytes.byteLength;
 }
 
 /** Views over a buffer in the file's layout (no copy); throws on another format. */
-export function searchArraysOf(buffer: ArrayBuffer, what: string): SearchArrays {
+export function searchArraysOf(buffer: ArrayBufferLike, what: string): SearchArrays {
   const head = new Uint32Array(buffer, 0, 4);
   if (head[0] !== MAGIC || head[1] !== SEARCH_FORMAT || head[2] !== NAMES.length) {
     throw new Error(`${what}: not a search index of format ${SEARCH_FORMAT}; rebuild the map`);
@@ -112,15 +111,7 @@ export function searchArraysOf(buffer: ArrayBuffer, what: string): SearchArrays 
   const out = {} as Record<string, ArrayBufferView>;
   NAMES.forEach((name, i) => {
     const Type = SEARCH_SECTIONS[name];
-    out[name] = new Type(buffer, table[2 * i], table[2 * i + 1] / Type.BYTES_PER_ELEMENT);
+    out[name] = new Type(buffer as ArrayBuffer, table[2 * i], table[2 * i + 1] / Type.BYTES_PER_ELEMENT);
   });
   return out as SearchArrays;
-}
-
-/** Reads the map's search index: one read into a fresh buffer, then views over it. */
-export function readSearchIndex(mapDir: string): SearchArrays {
-  const path = searchIndexPath(mapDir);
-  const bytes = new Uint8Array(statSync(path).size);
-  readFileInto(path, bytes);
-  return searchArraysOf(bytes.buffer, path);
 }

@@ -71,7 +71,7 @@ interface EdgePool {
 
 /**
  * The graph with its contraction hierarchy; with `closed` geometries also the bound hierarchy over the true
- * weights (what the map build makes for the lorry graph).
+ * weights (what the map build makes for the lorry graph). @internal (tests, benchmarks)
  */
 export function addHierarchy(graph: RoadGraph, options: ContractionOptions = {}): RoadGraph {
   const bound = options.closed?.length ? asBoundHierarchy(contractGraph(graph, { ...options, closed: undefined })) : {};

@@ -165,7 +165,7 @@ export const E7 = 1e-7;
 /**
  * Each search node's position (1e-7-degree lat, lon pairs), where its edges' geometries start or end: the
  * map stores none, as serving never needs them; tools and tests do. Copies of a node for turn
- * restrictions get its position; a node without edges stays at 0, 0.
+ * restrictions get its position; a node without edges stays at 0, 0. @internal (tests, benchmarks)
  */
 export function nodePositionsE7(g: Pick<RoadGraph, 'nodeCount' | 'firstOut' | 'head' | 'orig' | 'geomFirst' | 'geomLast' | 'shapes'>): Int32Array {
   const out = new Int32Array(2 * g.nodeCount);

@@ -198,6 +198,10 @@ export function segmentDistanceDeg(lat0: number, lon0: number, lat1: number, lon
  * Nearest segment within maxMeters whose geometry passes `accept` (given the segment's first point too),
  * searched ring by ring of cells until no unvisited cell can hold anything nearer.
  */
+/** Rings and grid cells `nearestSegment` has gone through, in this thread: a search's cost counted, the
+ *  same on any machine (test/unit/segment-grid.test.ts holds the search near a pole to it). @internal */
+export const gridSearched = { rings: 0, cells: 0 };
+
 export function nearestSegment(
   grid: GridView,
   lat: number,
@@ -221,10 +225,12 @@ export function nearestSegment(
   const lastRing = Math.max(Math.abs(row), Math.abs(params.rows - 1 - row), Math.abs(col), Math.abs(params.cols - 1 - col));
   const maxRing = Math.min(Math.ceil(maxMeters / cellM) + 1, lastRing);
   for (let ring = 0; ring <= maxRing; ring++) {
+    gridSearched.rings++;
     for (let r = Math.max(row - ring, 0); r <= Math.min(row + ring, params.rows - 1); r++) {
       const edge = r === row - ring || r === row + ring;
       for (let c = col - ring; c <= col + ring; c += edge ? 1 : 2 * ring) {
         if (c >= 0 && c < params.cols) {
+          gridSearched.cells++;
           const cell = r * params.cols + c;
           for (let i = first[cell]; i < first[cell + 1]; i++) {
             // The cell's items walked in place: with a callback per point a snapped point took ~30 % longer (in process, LI).

@@ -4,7 +4,7 @@
 // profile, streets, addresses, members of those relations) with their per-profile speeds worked out at
 // once instead of keeping tags, then the coordinates of just the nodes those ways use, plus address and
 // place nodes. Everything per node or per way lives in typed arrays (the big ones in SharedArrayBuffers).
-import { CoverageBuilder, type Coverage } from '../geocoder/coverage.js';
+import { CoverageBuilder, type Coverage } from './coverage.js';
 import {
   addressOf,
   ASSOCIATED_STREET_MARK,
@@ -18,7 +18,7 @@ import {
   otherNames,
   WAY_KEYS,
   type AddressFields,
-} from '../geocoder/geocoder-source.js';
+} from './address-tags.js';
 import {
   NODES,
   PrimitiveBlock,

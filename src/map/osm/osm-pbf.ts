@@ -190,7 +190,7 @@ export function* readOsmBlobsSync(path: string, want?: (index: number) => boolea
   }
 }
 
-/** Yields the primitive blocks of a .osm.pbf file in file order, as objects (only `kinds` decoded). */
+/** Yields the primitive blocks of a .osm.pbf file in file order, as objects (only `kinds` decoded). @internal (tests) */
 export async function* readOsmPbf(path: string, onProgress?: (bytesRead: number, totalBytes: number) => void, kinds = ALL_KINDS): AsyncGenerator<OsmBlock> {
   for await (const { data } of readOsmBlobs(path, { onProgress })) yield new PrimitiveBlock(data).objects(kinds);
 }

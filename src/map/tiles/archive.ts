@@ -4,7 +4,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
 
 export const TILES_FILE = 'tiles.bin';
 const MAGIC = Buffer.from('WMTILES1');
@@ -12,8 +11,6 @@ const FOOTER = 24;
 
 /** A tile's key: sequential over the zoom levels (all of zoom 0, then 1, …), so sorted keys are sorted tiles. */
 export const tileKey = (z: number, x: number, y: number): number => (4 ** z - 1) / 3 + y * 2 ** z + x;
-
-export const archivePath = (mapDir: string): string => join(mapDir, TILES_FILE);
 
 /**
  * Writes tiles in any key order (the tiler walks the tree depth first); `finish` sorts the index and

@@ -1,8 +1,8 @@
 // A solution as VROOM's output JSON (docs/API.md of VROOM 1.14: code, summary, unassigned, routes with
 // steps), so tools reading VROOM's answers read ours. Violations are always empty: the solver's plans
 // keep every rule it models.
-import type { VrpSolution } from '../../../engine/vrp/types.js';
-import { userCost } from '../response.js';
+import type { VrpSolution } from '../../engine/vrp/types.js';
+import { userCost } from '../../api/optimize/response.js';
 import { dimensionsOf, type Places, tasksOf, type VroomInput } from './input.js';
 
 const where = (places: Places, row: number) => (places.coordinates ? { location: places.coordinates[row] } : { location_index: row });

@@ -1,4 +1,4 @@
-// The geocoder's coverage grid (which cells of a fixed-size grid hold nodes of the extract, neighbours
+// The extract's coverage grid, which the geocoder keeps to tell points off the map (which cells of a fixed-size grid hold nodes of the extract, neighbours
 // included) computed while the nodes stream by, so no node's coordinate has to be kept for it.
 //
 // The grid's origin depends on the southernmost and westernmost node, known only at the end, and a cell
@@ -6,9 +6,16 @@
 // fixed origin (floor(coordinate / size)); that gives the same cell once the origin is known except for
 // coordinates within rounding distance of a cell edge, whose exact values are remembered (they are few:
 // one per grid line at the extract's coordinate resolution) and placed with the original formula.
-import type { CoverageGrid } from './index-format.js';
-
 export const COVERAGE_CELL_DEGREES = 0.05;
+
+/** Cells of a lat/lon grid that contain map data (dilated by one cell); points elsewhere are outside the map. */
+export interface CoverageGrid {
+  minLat: number;
+  minLon: number;
+  cellDegrees: number;
+  rows: number;
+  cols: number;
+}
 
 // Far beyond the float error of the cell arithmetic (~1e-12 cells), far below a 1e-7° step (2e-6 cells).
 const EDGE = 1e-6;

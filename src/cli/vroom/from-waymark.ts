@@ -2,13 +2,13 @@
 // answers both the same way. Ids go to `description` (VROOM ids are integers: the positions), skills
 // become integers, datetimes epoch seconds. POIs need the API (the CLI has no database).
 
-import { zodErrors } from '../../../http/errors.js';
-import { amountOf } from '../../../engine/vrp/problem.js';
-import { batchBodySchema } from '../../optimizations/schema.js';
-import type { LocationInput } from '../../locations.js';
-import type { Instant } from '../datetimes.js';
-import type { OptimizeBody } from '../schema.js';
-import type { Amount } from '../../../engine/vrp/types.js';
+import { zodErrors } from '../../http/errors.js';
+import { amountOf } from '../../engine/vrp/problem.js';
+import { batchBodySchema } from '../../api/optimizations/schema.js';
+import type { LocationInput } from '../../api/locations.js';
+import type { Instant } from '../../api/optimize/datetimes.js';
+import type { OptimizeBody } from '../../api/optimize/schema.js';
+import type { Amount } from '../../engine/vrp/types.js';
 import { VroomInputError, type VroomInput } from './input.js';
 
 export function fromWaymark(doc: unknown): { input: VroomInput; profile: string } {

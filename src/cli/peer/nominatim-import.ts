@@ -12,9 +12,9 @@
 // Skipped with the reason: what Waymark's address has no field for (states, counties, districts and
 // hamlets of an address line, ranks), and the address of an area or street itself (Waymark answers
 // points; a street is reached only as the street of an address).
-import type { Geocoder } from '../engine/geocoder/reverse.js';
-import type { SearchIndex } from '../engine/geocoder/search.js';
-import { centroid } from '../map/geocoder/geometry.js';
+import type { Geocoder } from '../../engine/geocoder/reverse.js';
+import type { SearchIndex } from '../../engine/geocoder/search.js';
+import { centroid } from '../../map/geocoder/geometry.js';
 import type { RowResult, Step } from './osrm-features.js';
 
 /** An OSM object of a scenario (nominatim-features.ts builds them). */

@@ -7,8 +7,8 @@
 // vehicles' costs and speed factors too. What the solver cannot honour is refused with the field named
 // (custom costs matrices).
 import { z } from 'zod';
-import { MAX_DIMENSIONS } from '../../../engine/vrp/problem.js';
-import type { VrpProblem } from '../../../engine/vrp/types.js';
+import { MAX_DIMENSIONS } from '../../engine/vrp/problem.js';
+import type { VrpProblem } from '../../engine/vrp/types.js';
 
 const int = z.number().int();
 // The solver sums loads in 32-bit integers.

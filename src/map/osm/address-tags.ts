@@ -1,5 +1,6 @@
-// Which OSM elements and tags the geocoder index is built from. The extract loader keeps exactly these
-// (and drops everything else while reading), the index builder reads them back: one definition for both.
+// OSM's address, name and place tagging: which elements and tags the geocoder index is built from. The
+// extract loader keeps exactly these (and drops everything else while reading), the index builder reads
+// them back: one definition for both, in the first stage of the build (the stages only look forward).
 
 type Tags = Record<string, string>;
 
@@ -20,9 +21,6 @@ export const NOT_STREETS = new Set([
   'abandoned',
   'turning_circle',
 ]);
-
-/** How far from a point the postcode tagged on an object around is still its postcode (the last resort, "estimated"). */
-export const POSTCODE_NEAR_M = 500;
 
 /** Node tags the index reads; the loader reports no other node tags. */
 export const NODE_KEYS: ReadonlySet<string> = new Set([

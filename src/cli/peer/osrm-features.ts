@@ -5,16 +5,16 @@
 // and the sequence of ways a route takes; rows that also expect OSRM-only output (turns, times, modes)
 // are skipped with the reason, never counted as passed.
 import { readFileSync } from 'node:fs';
-import { assembleGraph } from '../map/graphs/graph-assemble.js';
-import { buildGraphInput } from '../map/graphs/graph-build.js';
-import { OsmData } from '../map/osm/osm-data.js';
-import type { OsmNode, OsmRelation, OsmWay } from '../map/osm/osm-pbf.js';
-import type { ProfileName } from '../map/graphs/profiles.js';
-import { buildShapePool, pendingShapes, shapesOf } from '../map/graphs/shapes.js';
-import { placeGraphs } from '../engine/graph-memory.js';
-import { RouteCore } from '../engine/route-core.js';
-import { stepObjects } from '../engine/guidance/step-json.js';
-import type { LatLon } from '../lib/lat-lon.js';
+import { assembleGraph } from '../../map/graphs/graph-assemble.js';
+import { buildGraphInput } from '../../map/graphs/graph-build.js';
+import { OsmData } from '../../map/osm/osm-data.js';
+import type { OsmNode, OsmRelation, OsmWay } from '../../map/osm/osm-pbf.js';
+import type { ProfileName } from '../../map/graphs/profiles.js';
+import { buildShapePool, pendingShapes, shapesOf } from '../../map/graphs/shapes.js';
+import { placeGraphs } from '../../engine/graph-memory.js';
+import { RouteCore } from '../../engine/route-core.js';
+import { stepObjects } from '../../engine/guidance/step-json.js';
+import type { LatLon } from '../../lib/lat-lon.js';
 
 /** OSRM's profile names and Waymark's. */
 const PROFILE_OF: Record<string, ProfileName> = { car: 'driving-car', bicycle: 'cycling-regular', foot: 'foot-walking' };

@@ -7,12 +7,11 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Geocoder } from '../engine/geocoder/reverse.js';
-import { loadSearchIndex, type SearchHit, type SearchIndex } from '../engine/geocoder/search.js';
-import { readGeocoderIndex } from '../map/geocoder/index-format.js';
-import { buildGeocoderIndex } from '../map/geocoder/index-build.js';
-import { OsmData } from '../map/osm/osm-data.js';
-import type { OsmNode, OsmRelation, OsmWay } from '../map/osm/osm-pbf.js';
+import { loadGeocoder, type Geocoder } from '../../engine/geocoder/reverse.js';
+import { loadSearchIndex, type SearchHit, type SearchIndex } from '../../engine/geocoder/search.js';
+import { buildGeocoderIndex } from '../../map/geocoder/index-build.js';
+import { OsmData } from '../../map/osm/osm-data.js';
+import type { OsmNode, OsmRelation, OsmWay } from '../../map/osm/osm-pbf.js';
 import { checkAddressLines, checkPlacex, type Obj } from './nominatim-import.js';
 import { parseFeature, type RowResult, type Step } from './osrm-features.js';
 
@@ -234,8 +233,8 @@ class World {
     const dir = await mkdtemp(join(tmpdir(), 'waymark-nominatim-'));
     try {
       await buildGeocoderIndex(osm, dir);
-      this.index = loadSearchIndex(dir);
-      this.geocoder = new Geocoder(await readGeocoderIndex(dir));
+      this.index = await loadSearchIndex(dir);
+      this.geocoder = await loadGeocoder(dir);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,0 +1,281 @@
+// The one door to a map directory, as OSRM's datafacade is to its files: nothing else in Waymark opens a
+// map's files to read them. `MapDir.open` reads the manifest (refusing another format); every file read
+// through it is checked against the manifest's size at once and its SHA-256 in two hasher threads while
+// the next files are read, and `verified()` reports the first damaged one by name. Files the service
+// keeps (graphs, shapes, the geocoder and search index) are read into shared memory that every compute
+// thread reads in place; `tiles.bin`, read a tile at a time, is hashed from the file.
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { readFile, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { GEOCODER_FILES } from './geocoder/index-format.js';
+import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type RoadGraph, type Shapes } from './graphs/road-graph.js';
+import { MAP_FORMAT_VERSION, manifestPath, MapFormatError, sha256, type GraphManifest, type MapManifest } from './map-files.js';
+import { SEARCH_FILE } from './geocoder/search-format.js';
+import { ArchiveReader, TILES_FILE } from './tiles/archive.js';
+
+/** A geocoder index's files by name (`index.json`, `<array>.bin`, `search.bin`), each in a buffer of its
+ *  own: shared ones from a served map, which compute threads take as they are. */
+export type GeocoderFiles = Readonly<Record<string, Uint8Array>>;
+
+/** Reads the whole file at `path` into `target` (its exact size), e.g. straight into shared memory. */
+function readFileInto(path: string, target: Uint8Array): void {
+  const fd = openSync(path, 'r');
+  try {
+    for (let done = 0; done < target.byteLength; ) {
+      const n = readSync(fd, target, done, Math.min(target.byteLength - done, 1 << 30), done);
+      if (n === 0) throw new Error(`${path} ended early`);
+      done += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Lets the event loop run between two map files read synchronously: a country's map is seconds of reads,
+ * and a loop held that long lets timers started meanwhile (the database's connect timeout) expire before
+ * it ever sees their sockets answer.
+ */
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** The manifest of a map directory; a map of another format version is refused with what to do. */
+export async function readManifest(dir: string): Promise<MapManifest> {
+  let text: string;
+  try {
+    text = await readFile(manifestPath(dir), 'utf8');
+  } catch {
+    throw new MapFormatError(`${dir} is not a map directory (no manifest.json); build one with 'waymark map build --osm FILE.osm.pbf --out ${dir}'`);
+  }
+  let m: MapManifest;
+  try {
+    m = JSON.parse(text) as MapManifest;
+  } catch {
+    throw new MapFormatError(`${manifestPath(dir)} is not valid JSON; rebuild the map`);
+  }
+  if (m.formatVersion !== MAP_FORMAT_VERSION) {
+    throw new MapFormatError(
+      `${dir}: map format ${m.formatVersion}, this version of Waymark reads format ${MAP_FORMAT_VERSION}; rebuild the map with 'waymark map build'`,
+    );
+  }
+  return m;
+}
+
+/** A map's id: the first 12 hex digits of its manifest's SHA-256. The manifest lists every file's size and
+ *  SHA-256 and when it was built, so the id names these bytes and no others. */
+const readMapId = async (dir: string): Promise<string> => sha256(await readFile(manifestPath(dir))).slice(0, 12);
+
+const HASHER = `const { parentPort } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const { closeSync, openSync, readSync } = require('node:fs');
+function hashFile(path) {
+  const hash = createHash('sha256'), chunk = Buffer.allocUnsafe(256 << 10), fd = openSync(path, 'r');
+  try { for (let n; (n = readSync(fd, chunk, 0, chunk.length, null)) > 0; ) hash.update(chunk.subarray(0, n)); } finally { closeSync(fd); }
+  return hash.digest('hex');
+}
+parentPort.on('message', ({ id, bytes, path }) => {
+  let hex;
+  try { hex = bytes ? createHash('sha256').update(bytes).digest('hex') : hashFile(path); } catch (err) { hex = 'unreadable: ' + err.message; }
+  parentPort.postMessage({ id, hex });
+});`;
+
+/**
+ * Checks map files against the manifest: the size at once, the SHA-256 in two worker threads while the
+ * caller reads the next files (bytes in shared memory are hashed in place, a file not held is read by
+ * the hasher), so a map of several GB is verified in about the time it takes to read it. `done` reports
+ * the first damaged file.
+ */
+class MapVerifier {
+  private readonly workers: Worker[] = [];
+  private readonly waiting = new Map<number, (hex: string) => void>();
+  private readonly checks: Array<Promise<void>> = [];
+  private nextId = 0;
+
+  constructor(
+    private readonly m: MapManifest,
+    threads = 2,
+  ) {
+    for (let i = 0; i < threads; i++) {
+      const w = new Worker(HASHER, { eval: true });
+      w.on('message', ({ id, hex }: { id: number; hex: string }) => {
+        this.waiting.get(id)?.(hex);
+        this.waiting.delete(id);
+      });
+      this.workers.push(w);
+    }
+  }
+
+  /** The manifest's entry for `rel`; throws unless `size` is what it lists. */
+  private entry(rel: string, size: number) {
+    const entry = this.m.files?.[rel];
+    if (!entry) throw new MapFormatError(`map file ${rel} is not listed in the manifest; rebuild the map`, rel);
+    if (size !== entry.bytes)
+      throw new MapFormatError(`map file ${rel} has ${size} bytes, the manifest says ${entry.bytes}: the map is damaged; rebuild it`, rel);
+    return entry;
+  }
+
+  /** Checks `bytes` as map file `rel`, or (without bytes) the file at `path`; throws at once on a wrong size. */
+  check(rel: string, bytes: Uint8Array): void;
+  check(rel: string, bytes: undefined, path: string, size: number): void;
+  check(rel: string, bytes: Uint8Array | undefined, path?: string, size?: number): void {
+    const entry = this.entry(rel, bytes ? bytes.byteLength : size!);
+    const id = this.nextId++;
+    const worker = this.workers[id % this.workers.length];
+    this.checks.push(
+      new Promise<string>((resolve) => {
+        this.waiting.set(id, resolve);
+        worker.postMessage({ id, bytes, path });
+      }).then((hex) => {
+        if (hex !== entry.sha256) throw new MapFormatError(`map file ${rel} does not match its checksum: the map is damaged; rebuild it`, rel);
+      }),
+    );
+  }
+
+  /** Waits for every checksum; throws for the first file (in the order checked) that does not match. */
+  async done(): Promise<void> {
+    try {
+      const results = await Promise.allSettled(this.checks);
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    } finally {
+      await Promise.all(this.workers.map((w) => w.terminate()));
+    }
+  }
+}
+
+/** An opened map directory: its manifest and id, and every read of its files (see the top of this file). */
+export class MapDir {
+  private checks?: MapVerifier;
+
+  private constructor(
+    /** The directory, links resolved: the map's files are these whatever a link is later pointed at. */
+    readonly dir: string,
+    readonly id: string,
+    readonly manifest: MapManifest,
+  ) {}
+
+  /** The map in `dir`; refuses a directory that is not a map of this format, saying what to do. */
+  static async open(dir: string): Promise<MapDir> {
+    const real = await realpath(dir).catch(() => {
+      throw new MapFormatError(`${dir} does not exist`);
+    });
+    const manifest = await readManifest(real);
+    return new MapDir(real, await readMapId(real), manifest);
+  }
+
+  private get verifier(): MapVerifier {
+    this.checks ??= new MapVerifier(this.manifest);
+    return this.checks;
+  }
+
+  /** The size of file `rel` on disk (checked against the manifest when it is read). */
+  size(rel: string): number {
+    try {
+      return statSync(join(this.dir, rel)).size;
+    } catch (err) {
+      throw new MapFormatError(`map file ${join(this.dir, rel)} cannot be read (${(err as Error).message}); rebuild the map`, rel);
+    }
+  }
+
+  /** Reads file `rel` into `target`, which must be its size (`size`), e.g. straight into a kernel's memory. */
+  async readInto(rel: string, target: Uint8Array): Promise<void> {
+    try {
+      readFileInto(join(this.dir, rel), target);
+    } catch (err) {
+      throw new MapFormatError(`map file ${rel} cannot be read (${(err as Error).message}); rebuild the map`, rel);
+    }
+    this.verifier.check(rel, target);
+    await yieldToLoop();
+  }
+
+  /** File `rel` in a SharedArrayBuffer of its own (aligned for any typed array over it). */
+  async readShared(rel: string): Promise<Uint8Array> {
+    const bytes = new Uint8Array(new SharedArrayBuffer(this.size(rel)));
+    await this.readInto(rel, bytes);
+    return bytes;
+  }
+
+  /** The shapes every profile shares, in shared memory. */
+  async shapes(): Promise<Shapes> {
+    const arrays: Record<string, ArrayBufferView> = {};
+    for (const [key, type] of SHAPE_ARRAYS) {
+      const bytes = await this.readShared(`shapes/${key}.${type}`);
+      arrays[key] = new (ARRAY_TYPES[type] as new (b: ArrayBufferLike) => ArrayBufferView)(bytes.buffer);
+    }
+    return { ...(arrays as unknown as Omit<Shapes, 'grid'>), grid: this.manifest.shapes.grid };
+  }
+
+  /** The geocoder's index and its search index, in shared memory; none when the map was built without. */
+  async geocoder(): Promise<GeocoderFiles | undefined> {
+    if (!this.manifest.geocoder) return undefined;
+    const files: Record<string, Uint8Array> = {};
+    for (const name of [...GEOCODER_FILES, SEARCH_FILE]) files[name] = await this.readShared(`geocoder/${name}`);
+    return files;
+  }
+
+  /** Has `tiles.bin` checked (read by a hasher thread, not held here); a map built without tiles has none. */
+  checkTiles(): void {
+    if (!this.manifest.tiles) return;
+    this.verifier.check(TILES_FILE, undefined, join(this.dir, TILES_FILE), this.size(TILES_FILE));
+  }
+
+  /** The tile archive, opened for reads of one tile at a time. */
+  openTiles(): Promise<ArchiveReader> {
+    return ArchiveReader.open(join(this.dir, TILES_FILE));
+  }
+
+  /** Waits for the checks of every file read so far; throws a MapFormatError naming the first damaged one. */
+  async verified(): Promise<void> {
+    const checks = this.checks;
+    this.checks = undefined;
+    await checks?.done();
+  }
+}
+
+/** One profile's arrays as plain typed arrays, over the map's shapes (tools, tests, benchmarks). Each file
+ *  is checked against the manifest as the service's reads are. @internal */
+export async function readGraphFiles(dir: string, profile: string, meta: GraphManifest, shapes: Shapes): Promise<RoadGraph> {
+  const map = await MapDir.open(dir);
+  const arrays: Record<string, ArrayBufferView> = {};
+  await whole(map, async () => {
+    for (const [key, type] of GRAPH_ARRAYS) {
+      const rel = `${profile}/${key}.${type}`;
+      const bytes = new Uint8Array(map.size(rel));
+      await map.readInto(rel, bytes);
+      arrays[key] = new ARRAY_TYPES[type](bytes.buffer);
+    }
+  });
+  return { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries, shapes, ...arrays } as unknown as RoadGraph;
+}
+
+/** The map's shared shapes, checked (tools, tests, benchmarks). @internal */
+export async function readShapeFiles(dir: string): Promise<Shapes> {
+  const map = await MapDir.open(dir);
+  return whole(map, () => map.shapes());
+}
+
+/** `read`'s result once every file it read is verified; a failed read is the error reported. */
+async function whole<T>(map: MapDir, read: () => Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await read();
+  } catch (err) {
+    await map.verified().catch(() => {});
+    throw err;
+  }
+  await map.verified();
+  return result;
+}
+
+/** A directory holding only a geocoder index as `buildGeocoderIndex` writes it, no map around it and so no
+ *  manifest to check it against (tests, the Nominatim feature runner). */
+export async function readGeocoderDir(dir: string): Promise<GeocoderFiles> {
+  const files: Record<string, Uint8Array> = {};
+  for (const name of [...GEOCODER_FILES, SEARCH_FILE]) {
+    const path = join(dir, 'geocoder', name);
+    const bytes = new Uint8Array(statSync(path).size);
+    readFileInto(path, bytes);
+    files[name] = bytes;
+  }
+  return files;
+}

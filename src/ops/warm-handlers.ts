@@ -1,0 +1,198 @@
+// Before `serve` listens: the main thread's side of each kind of request, run through the real handlers.
+// The compute threads are warm by then (engine/warm-up.ts), but a fresh process's first far route still
+// took 3–5 × its median on the 32x32 country (bench/scale, first request after ready), and its second
+// 2–3 ×: the handlers' validation, the engine's main-thread side and the reply's assembly had run only
+// once or never, each profile's far routes once per thread. Here they run a few rounds each, on points of
+// the map being served, as a team that does not exist: the handlers read nothing of another team, and
+// nothing here writes (no rate limit, no usage, no stored result).
+import { randomUUID } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { request, Agent } from 'node:http';
+import type { Logger } from 'pino';
+import type { AuthInfo } from '../auth/authenticate.js';
+import { parsePermissionList } from '../auth/permissions.js';
+import { poolSize } from '../compute/pool.js';
+import { activeMap, roadPoints } from '../engine/engine.js';
+import { RequestContext } from '../http/context.js';
+import { HttpError } from '../http/errors.js';
+import { joined } from '../http/server.js';
+import { Query } from '../http/query.js';
+import { RawJson, type Router } from '../http/router.js';
+import type { LatLon } from '../lib/lat-lon.js';
+
+/** Rounds of the whole set: a function's optimised code needs a few calls, not one. */
+const ROUNDS = 4;
+/** Rounds stop after this long (the last one finishes): /ready waits for it. */
+const BUDGET_MS = 1500;
+
+interface WarmRequest {
+  path: string;
+  body: Record<string, unknown>;
+}
+
+export interface HandlerWarmUp {
+  ms: number;
+  rounds: number;
+  /** Answers by status: a 422 (a sample point the profile cannot reach) warms the same code. */
+  statuses: Record<string, number>;
+}
+
+const at = (p: LatLon) => ({ latitude: +p.lat.toFixed(6), longitude: +p.lon.toFixed(6) });
+
+/** The bench's workloads (bench/scale) on the served map: what a client's first requests ask. */
+function requests(): WarmRequest[] {
+  const map = activeMap();
+  if (!map) return [];
+  const out: WarmRequest[] = [];
+  // Far routes for the motor profiles, regional ones for the others (a bicycle's network may be in pieces).
+  for (const profile of map.profiles) {
+    const motor = profile.startsWith('driving');
+    const ends = motor ? roadPoints(profile, 12) : roadPoints(profile, 53, 0.01);
+    out.push({ path: '/v1/routes', body: { profile, waypoints: [at(ends[0]), at(ends[ends.length - 1])] } });
+  }
+  const car = map.profiles.find((p) => p === 'driving-car') ?? map.profiles[0];
+  const spread = roadPoints(car, 12);
+  const far = [at(spread[0]), at(spread[11])];
+  const region = roadPoints(car, 53, 0.01);
+  const mid = region[26];
+  const d = 0.01;
+  const square = [
+    [mid.lon - d, mid.lat - d],
+    [mid.lon + d, mid.lat - d],
+    [mid.lon + d, mid.lat + d],
+    [mid.lon - d, mid.lat + d],
+    [mid.lon - d, mid.lat - d],
+  ];
+  out.push(
+    { path: '/v1/routes', body: { profile: car, waypoints: spread.slice(1, 11).map(at) } },
+    { path: '/v1/routes', body: { profile: car, waypoints: far, steps: true, language: 'en' } },
+    { path: '/v1/routes', body: { profile: car, waypoints: far, geometry_format: 'polyline6' } },
+    { path: '/v1/routes', body: { profile: car, waypoints: [at(region[0]), at(region[52])], avoid: { polygons: { type: 'Polygon', coordinates: [square] } } } },
+    {
+      path: '/v1/routes/optimize',
+      body: {
+        profile: car,
+        vehicles: [0, 1, 2].map((i) => ({ id: `van-${i + 1}`, start: at(region[i]), ...(i < 2 ? { end: at(region[i]) } : {}) })),
+        stops: region.slice(3).map((p, i) => ({ id: `stop-${i}`, ...at(p) })),
+      },
+    },
+    { path: '/v1/matrix', body: { profile: car, sources: region.slice(0, 10).map(at) } },
+    { path: '/v1/isochrones', body: { profile: car, locations: [at(mid)], range: [600] } },
+  );
+  return out;
+}
+
+/**
+ * Runs the warm-up set through `router`'s handlers (no socket: the HTTP server's own code is C++ and the
+ * few lines around it already ran for /ready's probes). A handler's failure other than an HTTP answer is
+ * logged and the rest go on: a warm-up never stops a start.
+ */
+export async function warmHandlers(router: Router, log: Logger): Promise<HandlerWarmUp> {
+  const started = performance.now();
+  const list = requests();
+  const auth: AuthInfo = {
+    keyId: randomUUID(),
+    teamId: randomUUID(),
+    permissions: parsePermissionList('all'),
+    expiresAt: null,
+    isActive: true,
+    planActive: true,
+    rateLimit: null,
+    poiLimit: null,
+  };
+  const statuses: Record<string, number> = {};
+  const threads = Math.max(1, poolSize());
+  let rounds = 0;
+  while (list.length && rounds < ROUNDS && (rounds === 0 || performance.now() - started < BUDGET_MS)) {
+    rounds++;
+    for (const [i, r] of list.entries()) {
+      // As many at once as there are compute threads: one at a time, every request went to the same idle
+      // thread, and the other's first request of a kind paid (10x10: a bicycle route 7–11 ms against 1).
+      const answered = await Promise.all(
+        Array.from({ length: threads }, (_, k) =>
+          answer(router, r, auth, `warm-up-${rounds}-${i}-${k}`).catch((err: unknown) => {
+            log.warn({ err, path: r.path }, 'warm-up request failed');
+            return 'failed';
+          }),
+        ),
+      );
+      for (const status of answered) statuses[status] = (statuses[status] ?? 0) + 1;
+    }
+  }
+  return { ms: Math.round(performance.now() - started), rounds, statuses };
+}
+
+async function answer(router: Router, r: WarmRequest, auth: AuthInfo, id: string): Promise<string> {
+  const match = router.match('POST', r.path);
+  if (match.kind !== 'found') return '404';
+  const ctx = new RequestContext(id, 'POST', r.path, match.route.path, match.params, new Query(''), { 'content-type': 'application/json' });
+  ctx.auth = auth;
+  ctx.attachBody(Promise.resolve(Buffer.from(JSON.stringify(r.body))), undefined);
+  try {
+    const reply = await match.route.handler(ctx);
+    // What `send` does with a reply: copy a route's texts out (giving the arena's slots back), or write JSON.
+    if (reply.body instanceof RawJson) {
+      joined(reply.body.parts);
+      reply.body.onSent();
+    } else if (reply.body !== undefined) JSON.stringify(reply.body);
+    return String(reply.status);
+  } catch (err) {
+    if (err instanceof HttpError) return String(err.status);
+    throw err;
+  }
+}
+
+/** Names the process's own warm-up requests (with a token only it knows) so the metrics leave them out. */
+export const WARM_UP_HEADER = 'x-waymark-warm-up';
+
+/** Requests through the socket, each answered 401 (`wm_000…` is no key): a fresh process's first request
+ *  also paid for the server's own reading of a request with a body (uWS's callbacks, the headers, the
+ *  body's chunks) — 5–6 ms of a 10 ms first route on the 10x10 country after the handlers were warm. Half
+ *  on one kept-alive connection, half on a new connection each. */
+export async function warmSocket(host: string, port: number, token: string): Promise<number> {
+  const hostname = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const body = JSON.stringify({ profile: 'driving-car', waypoints: Array.from({ length: 10 }, (_, i) => ({ latitude: 47 + i / 100, longitude: 9.5 })) });
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  let answered = 0;
+  try {
+    for (let i = 0; i < 24; i++) {
+      const status = await new Promise<number>((resolve) => {
+        const req = request(
+          {
+            hostname,
+            port,
+            method: 'POST',
+            path: '/v1/routes',
+            agent: i % 2 ? agent : false,
+            headers: {
+              'content-type': 'application/json',
+              'x-api-key': `wm_${'0'.repeat(40)}`,
+              'content-length': Buffer.byteLength(body),
+              [WARM_UP_HEADER]: token,
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+            res.on('error', () => resolve(0));
+          },
+        );
+        req.on('error', () => resolve(0));
+        req.end(body);
+      });
+      if (status === 401) answered++;
+    }
+  } finally {
+    agent.destroy();
+  }
+  return answered;
+}
+
+/** A full collection before /ready: the warm-up's garbage was otherwise collected during the first
+ *  requests (a 33–64 ms pause of the main thread on the 10x10 country, the first request's key lookup 33–49
+ *  ms instead of 1). Node gives `gc` only behind --expose-gc; the flag set now gives it to a new context. */
+export function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
