@@ -94,19 +94,35 @@ export function check(inst, sol, brk = null) {
   return { errs, total };
 }
 
-/** Ours, as the batch job runs it: slices with warm starts until `budgetMs` of search is spent. */
-export function solveInSlices(problem, budgetMs, seed) {
+/**
+ * Ours, as the batch job runs it: slices with warm starts until `budgetMs` of search is spent. With
+ * `wall`, `budgetMs` is wall-clock time instead: the slices, what they cost beyond their search
+ * (packing the problem, timing the routes: measured as they go) and `reserveMs` for what follows them
+ * (the breaks' placement) end within it, the cooling schedule stretched over the search time that leaves.
+ */
+export function solveInSlices(problem, budgetMs, seed, { wall = false, reserveMs = 0 } = {}) {
   const started = performance.now();
   let state = { routes: [], searchedMs: 0, rate: 0 };
   let sol,
     slice = 0,
     iterations = 0;
-  do {
-    const sliceMs = Math.max(1, Math.min(SLICE_MS, budgetMs - state.searchedMs));
+  for (;;) {
+    let plan = budgetMs;
+    let sliceMs = Math.max(1, Math.min(SLICE_MS, budgetMs - state.searchedMs));
+    if (wall) {
+      const elapsed = performance.now() - started;
+      // Wall time per ms of search so far; before the first slice, a guess that the first one corrects.
+      const overhead = state.searchedMs > 0 ? elapsed / state.searchedMs : 1.1;
+      const searchLeft = (budgetMs - reserveMs - elapsed) / overhead;
+      if (sol && searchLeft < 1) break;
+      plan = state.searchedMs + Math.max(1, searchLeft);
+      sliceMs = Math.max(1, Math.min(SLICE_MS, searchLeft));
+    }
     const t = performance.now();
-    sol = solveVrp(problem, sliceOptions(state, sliceMs, budgetMs, seed * 100_000 + slice++));
+    sol = solveVrp(problem, sliceOptions(state, sliceMs, plan, seed * 100_000 + slice++));
     state = nextState(state, sol.routes, sol.iterations, performance.now() - t, sliceMs);
     iterations += sol.iterations;
-  } while (state.searchedMs < budgetMs);
+    if (!wall && state.searchedMs >= budgetMs) break;
+  }
   return { sol, ms: performance.now() - started, iterations };
 }

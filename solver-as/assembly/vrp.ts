@@ -1,8 +1,12 @@
 // VRPTW solver: regret-2 construction, then SISR ruin & recreate (Christiaens & Vanden Berghe 2020)
 // with simulated-annealing acceptance; every new best is polished by a first-improvement local search
 // (relocate, or-opt, swap, 2-opt*).
-// Objective: the largest sum of priorities served, then as many jobs as possible, then least total
-// travel duration plus the fixed cost of each vehicle used (in seconds of travel).
+// Objective: the largest sum of priorities served, then as many jobs as possible, then the least cost:
+// over the vehicles used, fixed + per_hour × travel hours + per_km × km (VROOM's costs; by default
+// per_hour 3600 and per_km 0, so the cost is the travel seconds). A vehicle's travel times are the
+// matrix's divided by its speed factor, rounded to whole seconds; travel times are always the vehicle's
+// own (tv), costs of legs tc. When every vehicle has factor 1, per_hour 3600 and per_km 0 both are the
+// matrix's seconds (speedModel and costModel false), so such problems run exactly as before these existed.
 // Loads have DIM dimensions (weight, volume, …). A job's delivery rides from the start to the job, its
 // pickup from the job to the end. Without pickups (the API's stops) the load only falls along a route,
 // so a route fits when its deliveries add up to at most the capacity: one sum per route and dimension
@@ -54,8 +58,26 @@ let vTwE = new StaticArray<f64>(0);
 let vMaxTasks = new StaticArray<i32>(0); // jobs a route may hold (i32.MAX_VALUE: any number)
 let vMaxTravel = new StaticArray<f64>(0); // travel a route may add up to (INF: any)
 let vMaxDist = new StaticArray<f64>(0); // meters a route may add up to (INF: any)
-let vFixed = new StaticArray<f64>(0); // what using the vehicle costs, in seconds of travel (VROOM's costs.fixed)
-let dis: usize = 0; // n × n i32 meters, only when some vehicle has a distance limit
+let vFixed = new StaticArray<f64>(0); // what using the vehicle costs, in cost units (VROOM's costs.fixed)
+let vSpeed = new StaticArray<f64>(0); // speed factor: the vehicle's travel time is the matrix's divided by it, rounded
+let vPerSec = new StaticArray<f64>(0); // cost of a second of the vehicle's travel (VROOM's per_hour / 3600)
+let vPerM = new StaticArray<f64>(0); // cost of a meter (VROOM's per_km / 1000)
+// A driver's break the search plans (one per vehicle, one window): taken where the vehicle is after node
+// rBrk[r] of its route, starting at the later of leaving that node and bs, by be, lasting d. dep and lat
+// count it (dep of that node is the departure after the break), so the insertion checks stay exact for
+// the break where it is; updateRoute puts it where it leaves the route the most slack.
+let vBrkS = new StaticArray<f64>(0);
+let vBrkE = new StaticArray<f64>(0);
+let vBrkD = new StaticArray<f64>(0); // < 0: the vehicle has no break for the search
+let hasBreaks = false;
+let rBrk = new StaticArray<i32>(0);
+let sBrk = new StaticArray<i32>(0);
+let depNB = new StaticArray<f64>(0); // evalSeq's departures without the break
+let latNB = new StaticArray<f64>(0);
+let bufC = new StaticArray<i32>(0); // an empty route's one or two jobs, checked with the break
+let speedModel = false; // some vehicle's speed factor is not 1
+let costModel = false; // some vehicle's legs cost other than their travel seconds
+let dis: usize = 0; // n × n i32 meters, only when some vehicle has a distance limit or a cost per km
 let hasDist = false;
 let jLoc = new StaticArray<i32>(0);
 let jDem = new StaticArray<i32>(0); // J × DIM deliveries
@@ -96,6 +118,7 @@ let rLoad = new StaticArray<i32>(0); // V × DIM: deliveries; with pickups the l
 let fwdMax = new StaticArray<i32>(0); // with pickups, V × S × DIM: largest load leaving nodes 0..i
 let bwdMax = new StaticArray<i32>(0); // with pickups, V × S × DIM: largest load leaving nodes i..len
 let rCost = new StaticArray<f64>(0);
+let rTrav = new StaticArray<f64>(0); // travel seconds, when costModel (else rCost is them)
 let rDist = new StaticArray<f64>(0); // meters, when hasDist
 let sStops = new StaticArray<i32>(0);
 let sDep = new StaticArray<f64>(0);
@@ -103,6 +126,7 @@ let sLat = new StaticArray<f64>(0);
 let sLen = new StaticArray<i32>(0);
 let sLoad = new StaticArray<i32>(0);
 let sCost = new StaticArray<f64>(0);
+let sTrav = new StaticArray<f64>(0);
 let sDist = new StaticArray<f64>(0);
 let bStops = new StaticArray<i32>(0);
 let bLen = new StaticArray<i32>(0);
@@ -163,6 +187,33 @@ export { alloc, reset };
 
 @inline function dd(a: i32, b: i32): f64 {
   return b < 0 ? 0.0 : <f64>load<i32>(dis + ((<usize>a * <usize>N + <usize>b) << 2));
+}
+
+/** Vehicle r's travel time from a to b: the matrix's divided by its speed factor, in whole seconds. */
+@inline function tv(r: i32, a: i32, b: i32): f64 {
+  const t = tt(a, b);
+  return speedModel ? Math.floor(t / unchecked(vSpeed[r]) + 0.5) : t;
+}
+
+/** What the leg from a to b costs vehicle r. */
+@inline function tc(r: i32, a: i32, b: i32): f64 {
+  if (!costModel) return tv(r, a, b);
+  return unchecked(vPerSec[r]) * tv(r, a, b) + (hasDist ? unchecked(vPerM[r]) * dd(a, b) : 0.0);
+}
+
+@inline function brkOf(r: i32): bool {
+  return hasBreaks && unchecked(vBrkD[r]) >= 0;
+}
+
+/** When vehicle r is off again after a break it may start at t at the earliest; INF when its window has closed. */
+@inline function afterBreak(r: i32, t: f64): f64 {
+  const s = t > unchecked(vBrkS[r]) ? t : unchecked(vBrkS[r]);
+  return s > unchecked(vBrkE[r]) ? INF : s + unchecked(vBrkD[r]);
+}
+
+/** Travel seconds of route r. */
+@inline function travelOf(r: i32): f64 {
+  return costModel ? unchecked(rTrav[r]) : unchecked(rCost[r]);
 }
 
 @inline function canServe(j: i32, r: i32): bool {
@@ -273,13 +324,17 @@ function updateRoute(r: i32): void {
   unchecked(dep[base] = t);
   let c: f64 = 0;
   let m: f64 = 0;
+  let tr: f64 = 0;
   const lb = r * DIM;
   for (let d = 0; d < DIM; d++) unchecked(rLoad[lb + d] = 0);
   for (let i = 1; i <= len; i++) {
     const j = unchecked(stops[base + i]);
     const l = unchecked(jLoc[j]);
-    const d = tt(prev, l);
-    c += d;
+    const d = tv(r, prev, l);
+    if (costModel) {
+      c += tc(r, prev, l);
+      tr += d;
+    } else c += d;
     if (hasDist) m += dd(prev, l);
     t = serviceStart(j, t + d) + unchecked(jSvc[j]);
     unchecked(dep[base + i] = t);
@@ -290,22 +345,70 @@ function updateRoute(r: i32): void {
   }
   if (hasPick) updateLoads(r);
   const end = unchecked(vEnd[r]);
-  c += tt(prev, end);
+  c += tc(r, prev, end);
   // A vehicle without jobs stays where it is: no travel, even when its end is not its start.
   unchecked(rCost[r] = len == 0 ? 0.0 : c);
+  if (costModel) unchecked(rTrav[r] = len == 0 ? 0.0 : tr + tv(r, prev, end));
   if (hasDist) unchecked(rDist[r] = len == 0 ? 0.0 : m + dd(prev, end));
   // Every later bound derives from the end of hours, so service never runs past them.
   unchecked(lat[base + len + 1] = vTwE[r]);
-  latestArrivalsUpTo(base, len, end);
+  latestArrivalsUpTo(r, len, end);
+  if (brkOf(r) && len > 0) placeBreak(r);
 }
 
-/** Latest arrivals at nodes `last` down to 1 of the route at `base`, from node last+1's (at location `next`). */
-@inline function latestArrivalsUpTo(base: i32, last: i32, next: i32): void {
+/**
+ * The break of route r after the node that leaves the most slack (dep and lat are without it on entry):
+ * then the departures from that node on and the latest arrivals up to it with the break. Where it fits
+ * nowhere (a warm start's route) nothing may be inserted until the route changes.
+ */
+function placeBreak(r: i32): void {
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  const last = unchecked(vEnd[r]) < 0 ? len - 1 : len;
+  let p = -1;
+  let most = -INF;
+  for (let i = 0; i <= last; i++) {
+    const a = afterBreak(r, unchecked(dep[base + i]));
+    if (a == INF) break; // later nodes are left later still
+    const slack = unchecked(lat[base + i + 1]) - a - tv(r, nodeLoc(r, base, i, len), nodeLoc(r, base, i + 1, len));
+    if (slack >= 0 && slack > most) {
+      most = slack;
+      p = i;
+    }
+  }
+  if (p < 0) {
+    unchecked(rBrk[r] = 0);
+    for (let i = 0; i <= len + 1; i++) unchecked(lat[base + i] = -INF);
+    return;
+  }
+  unchecked(rBrk[r] = p);
+  let t = afterBreak(r, unchecked(dep[base + p]));
+  unchecked(dep[base + p] = t);
+  let prev = nodeLoc(r, base, p, len);
+  for (let i = p + 1; i <= len; i++) {
+    const j = unchecked(stops[base + i]);
+    const l = unchecked(jLoc[j]);
+    t = serviceStart(j, t + tv(r, prev, l)) + unchecked(jSvc[j]);
+    unchecked(dep[base + i] = t);
+    prev = l;
+  }
+  if (p == 0) return;
+  // Leaving node p by Y keeps the rest: the break starts at the later of that and bs, by be, and ends in time for the next node.
+  const j = unchecked(stops[base + p]);
+  const latest = min(unchecked(lat[base + p + 1]) - tv(r, unchecked(jLoc[j]), nodeLoc(r, base, p + 1, len)) - unchecked(vBrkD[r]), unchecked(vBrkE[r]));
+  const Y = latest < unchecked(vBrkS[r]) ? -INF : latest;
+  unchecked(lat[base + p] = latestArrival(j, Y - unchecked(jSvc[j])));
+  latestArrivalsUpTo(r, p - 1, unchecked(jLoc[j]));
+}
+
+/** Latest arrivals at nodes `last` down to 1 of route r, from node last+1's (at location `next`). */
+@inline function latestArrivalsUpTo(r: i32, last: i32, next: i32): void {
+  const base = r * S;
   let L = unchecked(lat[base + last + 1]);
   for (let i = last; i >= 1; i--) {
     const j = unchecked(stops[base + i]);
     const l = unchecked(jLoc[j]);
-    L = latestArrival(j, L - tt(l, next) - unchecked(jSvc[j]));
+    L = latestArrival(j, L - tv(r, l, next) - unchecked(jSvc[j]));
     unchecked(lat[base + i] = L);
     next = l;
   }
@@ -316,8 +419,9 @@ function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
   if (unchecked(jRole[j]) == 1) return bestPairInRoute(j, r, bound, blink);
   gPos2 = -1;
   if (!fits(j, r) || unchecked(rLen[r]) >= unchecked(vMaxTasks[r])) return INF;
-  // The detour may use what is left of the route's travel limit, no more.
-  if (unchecked(vMaxTravel[r]) - unchecked(rCost[r]) < bound) bound = unchecked(vMaxTravel[r]) - unchecked(rCost[r]) + EPS;
+  // The detour may use what is left of the route's travel limit, no more: a bound on the cost when that is the travel.
+  const travelLeft = unchecked(vMaxTravel[r]) - travelOf(r) + EPS;
+  if (!costModel && travelLeft < bound) bound = travelLeft;
   const base = r * S;
   const len = unchecked(rLen[r]);
   searchWork += <f64>(len + 1);
@@ -338,14 +442,19 @@ function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
     if (unchecked(dep[base + i]) > lastIn) break;
     const next = i == len ? unchecked(vEnd[r]) : unchecked(jLoc[unchecked(stops[base + i + 1])]);
     {
-      const din = tt(prev, lj);
-      const dout = tt(lj, next);
+      const din = tv(r, prev, lj);
+      const dout = tv(r, lj, next);
       // Into an empty route the whole trip is new: it cost nothing before.
-      const delta = din + dout - (len == 0 ? 0.0 : tt(prev, next));
+      let delta = din + dout - (len == 0 ? 0.0 : tv(r, prev, next));
+      let inTravel = true;
+      if (costModel) {
+        inTravel = delta < travelLeft;
+        delta = tc(r, prev, lj) + tc(r, lj, next) - (len == 0 ? 0.0 : tc(r, prev, next));
+      }
       // Blinking only positions that would win skips with the same odds as blinking every position.
-      if (delta < best && (!blink || rnd() >= BLINK) && (!withPick || fitsAfter(j, r, i)) && (!hasDist || withinDistance(r, prev, lj, next))) {
+      if (delta < best && inTravel && (!blink || rnd() >= BLINK) && (!withPick || fitsAfter(j, r, i)) && (!hasDist || withinDistance(r, prev, lj, next))) {
         const s = serviceStart(j, unchecked(dep[base + i]) + din);
-        if (s < INF && s + svc + dout <= unchecked(lat[base + i + 1])) {
+        if (s < INF && s + svc + dout <= unchecked(lat[base + i + 1]) && (len > 0 || !brkOf(r) || aloneFits(r, j, -1))) {
           best = delta;
           pos = i;
         }
@@ -355,6 +464,13 @@ function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
   }
   gPos = pos;
   return pos < 0 ? INF : best;
+}
+
+/** Whether job j (and job q after it, q >= 0) alone make a route of vehicle r with room for its break. */
+function aloneFits(r: i32, j: i32, q: i32): bool {
+  unchecked(bufC[0] = j);
+  if (q >= 0) unchecked(bufC[1] = q);
+  return evalSeq(r, bufC, q >= 0 ? 2 : 1) < INF;
 }
 
 /**
@@ -370,12 +486,15 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
   gPos = -1;
   gPos2 = -1;
   if (len + 2 > unchecked(vMaxTasks[r])) return INF;
-  if (unchecked(vMaxTravel[r]) - unchecked(rCost[r]) < bound) bound = unchecked(vMaxTravel[r]) - unchecked(rCost[r]) + EPS;
+  const travelLeft = unchecked(vMaxTravel[r]) - travelOf(r) + EPS;
+  if (!costModel && travelLeft < bound) bound = travelLeft;
   searchWork += <f64>((len + 1) * (len + 2)) * 0.5;
   const lp = unchecked(jLoc[p]);
   const lq = unchecked(jLoc[q]);
   const svcP = unchecked(jSvc[p]);
   const svcQ = unchecked(jSvc[q]);
+  const withBreak = brkOf(r) && len > 0;
+  const brkAt = withBreak ? unchecked(rBrk[r]) : -1;
   const rb = r * DIM;
   const pb = p * DIM;
   let best = bound;
@@ -400,20 +519,24 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
       if (unchecked(pairLoad[d]) + unchecked(jPick[pb + d]) > unchecked(vCap[rb + d])) fitsHere = false;
     }
     if (!fitsHere) continue;
-    const sP = serviceStart(p, unchecked(dep[base + i]) + tt(prev, lp));
+    const sP = serviceStart(p, unchecked(dep[base + i]) + tv(r, prev, lp));
     if (sP == INF) continue;
     const next = i == len ? unchecked(vEnd[r]) : unchecked(jLoc[unchecked(stops[base + i + 1])]);
-    const costP = tt(prev, lp) - (len == 0 ? 0.0 : tt(prev, next));
+    const costP = tc(r, prev, lp) - (len == 0 ? 0.0 : tc(r, prev, next));
+    // Travel added, kept apart from the cost only when they differ (for the travel limit).
+    const timeP = costModel ? tv(r, prev, lp) - (len == 0 ? 0.0 : tv(r, prev, next)) : 0.0;
     // The delivery right after the pickup.
     let t = sP + svcP;
     {
-      const sQ = serviceStart(q, t + tt(lp, lq));
-      const c = costP + tt(lp, lq) + tt(lq, next);
+      const sQ = serviceStart(q, t + tv(r, lp, lq));
+      const c = costP + tc(r, lp, lq) + tc(r, lq, next);
       const meters = hasDist ? dd(prev, lp) + dd(lp, lq) + dd(lq, next) - (len == 0 ? 0.0 : dd(prev, next)) : 0.0;
       if (
         sQ < INF &&
         c < best &&
-        sQ + svcQ + tt(lq, next) <= unchecked(lat[base + i + 1]) &&
+        (!costModel || timeP + tv(r, lp, lq) + tv(r, lq, next) < travelLeft) &&
+        sQ + svcQ + tv(r, lq, next) <= unchecked(lat[base + i + 1]) &&
+        (len > 0 || !brkOf(r) || aloneFits(r, p, q)) &&
         (!hasDist || unchecked(rDist[r]) + meters <= unchecked(vMaxDist[r])) &&
         (!blink || rnd() >= BLINK)
       ) {
@@ -424,14 +547,20 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
     }
     // The delivery after a later node m, the nodes between pushed back by the pickup.
     let at = lp;
-    const detour = costP + tt(lp, next);
+    const detour = costP + tc(r, lp, next);
+    const timeDetour = costModel ? timeP + tv(r, lp, next) : 0.0;
     const metersP = hasDist ? unchecked(rDist[r]) + dd(prev, lp) + dd(lp, next) - dd(prev, next) : 0.0;
     for (let m = i + 1; m <= len; m++) {
       const jm = unchecked(stops[base + m]);
       const lm = unchecked(jLoc[jm]);
-      const arrival = t + tt(at, lm);
+      const arrival = t + tv(r, at, lm);
       if (arrival > unchecked(lat[base + m])) break;
       t = serviceStart(jm, arrival) + unchecked(jSvc[jm]);
+      // The break after node m comes before the delivery put there, and before the nodes after it.
+      if (withBreak && m == brkAt) {
+        t = afterBreak(r, t);
+        if (t == INF) break;
+      }
       at = lm;
       let carried = true;
       for (let d = 0; d < DIM; d++) {
@@ -442,12 +571,13 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
       }
       if (!carried) break;
       const nm = m == len ? unchecked(vEnd[r]) : unchecked(jLoc[unchecked(stops[base + m + 1])]);
-      const c = detour + tt(lm, lq) + tt(lq, nm) - tt(lm, nm);
+      const c = detour + tc(r, lm, lq) + tc(r, lq, nm) - tc(r, lm, nm);
       if (c >= best) continue;
-      const sQ = serviceStart(q, t + tt(lm, lq));
+      const sQ = serviceStart(q, t + tv(r, lm, lq));
       if (
         sQ < INF &&
-        sQ + svcQ + tt(lq, nm) <= unchecked(lat[base + m + 1]) &&
+        (!costModel || timeDetour + tv(r, lm, lq) + tv(r, lq, nm) - tv(r, lm, nm) < travelLeft) &&
+        sQ + svcQ + tv(r, lq, nm) <= unchecked(lat[base + m + 1]) &&
         (!hasDist || metersP + dd(lm, lq) + dd(lq, nm) - dd(lm, nm) <= unchecked(vMaxDist[r])) &&
         (!blink || rnd() >= BLINK)
       ) {
@@ -492,8 +622,8 @@ function insertAt(j: i32, r: i32, after: i32): void {
   for (let i = len; i > after; i--) unchecked(stops[base + i + 1] = stops[base + i]);
   unchecked(stops[base + after + 1] = j);
   unchecked(rLen[r] = len + 1);
-  // Loads after each stop change all along a route with pickups: the full update.
-  if (hasPick) {
+  // Loads after each stop change all along a route with pickups, and a break may move: the full update.
+  if (hasPick || brkOf(r)) {
     updateRoute(r);
     return;
   }
@@ -502,8 +632,9 @@ function insertAt(j: i32, r: i32, after: i32): void {
   const next = after == len ? unchecked(vEnd[r]) : unchecked(jLoc[unchecked(stops[base + after + 2])]);
   const l = unchecked(jLoc[j]);
   // A route without jobs cost nothing: its whole trip is new.
-  const was = len == 0 ? 0.0 : tt(prev, next);
-  unchecked(rCost[r] = rCost[r] + tt(prev, l) + tt(l, next) - was);
+  const was = len == 0 ? 0.0 : tc(r, prev, next);
+  unchecked(rCost[r] = rCost[r] + tc(r, prev, l) + tc(r, l, next) - was);
+  if (costModel) unchecked(rTrav[r] = rTrav[r] + tv(r, prev, l) + tv(r, l, next) - (len == 0 ? 0.0 : tv(r, prev, next)));
   if (hasDist) unchecked(rDist[r] = rDist[r] + dd(prev, l) + dd(l, next) - (len == 0 ? 0.0 : dd(prev, next)));
   const lb = r * DIM;
   for (let d = 0; d < DIM; d++) unchecked(rLoad[lb + d] += jDem[j * DIM + d]);
@@ -513,12 +644,12 @@ function insertAt(j: i32, r: i32, after: i32): void {
   for (let i = after + 1; i <= len + 1; i++) {
     const q = unchecked(stops[base + i]);
     const lq = unchecked(jLoc[q]);
-    t = serviceStart(q, t + tt(from, lq)) + unchecked(jSvc[q]);
+    t = serviceStart(q, t + tv(r, from, lq)) + unchecked(jSvc[q]);
     unchecked(dep[base + i] = t);
     unchecked(jobPos[q] = i);
     from = lq;
   }
-  latestArrivalsUpTo(base, after + 1, next);
+  latestArrivalsUpTo(r, after + 1, next);
 }
 
 function touch(r: i32): void {
@@ -851,10 +982,13 @@ function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
   const hoursEnd = unchecked(vTwE[r]);
   let prev = unchecked(vStart[r]);
   let cost: f64 = 0;
+  let travel: f64 = 0;
   let meters: f64 = 0;
   for (let d = 0; d < DIM; d++) unchecked(loadBuf[d] = 0);
   const cb = r * DIM;
   const withPick = hasPick;
+  const withBreak = brkOf(r);
+  if (withBreak) unchecked(depNB[0] = t);
   if (hasPairs && !pairsInOrder(buf, len)) return INF;
   if (withPick) {
     // The load leaving the start is every delivery; each stop then takes its delivery off and its pickup on.
@@ -873,19 +1007,49 @@ function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
       unchecked(loadBuf[d] = load);
     }
     const l = unchecked(jLoc[j]);
-    const d = tt(prev, l);
-    cost += d;
+    const d = tv(r, prev, l);
+    if (costModel) {
+      cost += tc(r, prev, l);
+      travel += d;
+    } else cost += d;
     if (hasDist) meters += dd(prev, l);
     const st = serviceStart(j, t + d);
     if (st == INF) return INF;
     t = st + unchecked(jSvc[j]);
     if (t > hoursEnd) return INF;
+    if (withBreak) unchecked(depNB[i + 1] = t);
     prev = l;
   }
-  const d = tt(prev, unchecked(vEnd[r]));
-  if (t + d > hoursEnd || cost + d > unchecked(vMaxTravel[r])) return INF;
+  const d = tv(r, prev, unchecked(vEnd[r]));
+  if (t + d > hoursEnd || (costModel ? travel : cost) + d > unchecked(vMaxTravel[r])) return INF;
   if (hasDist && meters + dd(prev, unchecked(vEnd[r])) > unchecked(vMaxDist[r])) return INF;
-  return cost + d;
+  if (withBreak && !breakFits(r, buf, len)) return INF;
+  return costModel ? cost + tc(r, prev, unchecked(vEnd[r])) : cost + d;
+}
+
+/**
+ * Whether vehicle r driving buf[0..len) has room for its break after some node: departures without it
+ * are in depNB (evalSeq), latest arrivals without it are computed here from the end.
+ */
+function breakFits(r: i32, buf: StaticArray<i32>, len: i32): bool {
+  const end = unchecked(vEnd[r]);
+  unchecked(latNB[len + 1] = vTwE[r]);
+  let next = end;
+  for (let i = len; i >= 1; i--) {
+    const j = unchecked(buf[i - 1]);
+    const l = unchecked(jLoc[j]);
+    unchecked(latNB[i] = latestArrival(j, unchecked(latNB[i + 1]) - tv(r, l, next) - unchecked(jSvc[j])));
+    next = l;
+  }
+  const last = end < 0 ? len - 1 : len;
+  for (let p = 0; p <= last; p++) {
+    const a = afterBreak(r, unchecked(depNB[p]));
+    if (a == INF) return false;
+    const from = p == 0 ? unchecked(vStart[r]) : unchecked(jLoc[unchecked(buf[p - 1])]);
+    const to = p == len ? end : unchecked(jLoc[unchecked(buf[p])]);
+    if (a + tv(r, from, to) <= unchecked(latNB[p + 1])) return true;
+  }
+  return false;
 }
 
 function applySeq(r: i32, buf: StaticArray<i32>, len: i32): void {
@@ -958,6 +1122,13 @@ function segmentFits(r: i32): bool {
   return true;
 }
 
+/** What driving the segment of `seg` jobs at node p of route ra, from its first job to its last, costs vehicle r. */
+function segmentCost(r: i32, ra: i32, p: i32, seg: i32): f64 {
+  let c: f64 = 0;
+  for (let i = p; i < p + seg - 1; i++) c += tc(r, unchecked(jLoc[stops[ra * S + i]]), unchecked(jLoc[stops[ra * S + i + 1]]));
+  return c;
+}
+
 /** Or-opt / relocate: moves the segment of `seg` jobs at node p of ra next to a neighbor of its ends. */
 function moveSegment(ra: i32, p: i32, seg: i32): bool {
   const lenA = unchecked(rLen[ra]);
@@ -973,10 +1144,10 @@ function moveSegment(ra: i32, p: i32, seg: i32): bool {
   for (let i = p; i < p + seg; i++) {
     const js = unchecked(stops[ra * S + i]);
     for (let d = 0; d < DIM; d++) unchecked(segBuf[d] += jDem[js * DIM + d]);
-    if (i < p + seg - 1) inner += tt(unchecked(jLoc[stops[ra * S + i]]), unchecked(jLoc[stops[ra * S + i + 1]]));
+    if (i < p + seg - 1) inner += tc(ra, unchecked(jLoc[stops[ra * S + i]]), unchecked(jLoc[stops[ra * S + i + 1]]));
   }
   // Taking a route's only jobs leaves it empty, which costs nothing.
-  const gain = tt(prevA, first) + inner + tt(last, nextA) - (seg == lenA ? 0.0 : tt(prevA, nextA));
+  const gain = tc(ra, prevA, first) + inner + tc(ra, last, nextA) - (seg == lenA ? 0.0 : tc(ra, prevA, nextA));
   // Candidate places: right after a neighbor of the first job, or right before a neighbor of the last.
   for (let side = 0; side < 2; side++) {
     const from = side == 0 ? jf : jl;
@@ -990,7 +1161,9 @@ function moveSegment(ra: i32, p: i32, seg: i32): bool {
       if (rb == ra && q >= p - 1 && q <= p + seg - 1) continue;
       const lq = locAt(rb, q);
       const lq1 = locAt(rb, q + 1);
-      const add = tt(lq, first) + inner + tt(last, lq1) - (unchecked(rLen[rb]) == 0 ? 0.0 : tt(lq, lq1));
+      // Another vehicle may drive the segment at other costs.
+      const innerB = costModel && rb != ra ? segmentCost(rb, ra, p, seg) : inner;
+      const add = tc(rb, lq, first) + innerB + tc(rb, last, lq1) - (unchecked(rLen[rb]) == 0 ? 0.0 : tc(rb, lq, lq1));
       if (add - gain < -EPS && moveInto(ra, p, seg, rb, q)) return true;
     }
   }
@@ -1013,7 +1186,7 @@ function swapJobs(ra: i32, p: i32, rb: i32, q: i32): bool {
   const na = locAt(ra, p + 1);
   const pb = locAt(rb, q - 1);
   const nb = locAt(rb, q + 1);
-  const delta = tt(pa, lk) + tt(lk, na) - tt(pa, lj) - tt(lj, na) + tt(pb, lj) + tt(lj, nb) - tt(pb, lk) - tt(lk, nb);
+  const delta = tc(ra, pa, lk) + tc(ra, lk, na) - tc(ra, pa, lj) - tc(ra, lj, na) + tc(rb, pb, lj) + tc(rb, lj, nb) - tc(rb, pb, lk) - tc(rb, lk, nb);
   if (delta >= -EPS) return false;
   const lenA = unchecked(rLen[ra]);
   const lenB = unchecked(rLen[rb]);
@@ -1034,7 +1207,9 @@ function twoOptStar(ra: i32, i: i32, rb: i32, k: i32): bool {
   const bk1 = locAt(rb, k + 1);
   const nA = k < lenB ? bk1 : unchecked(vEnd[ra]);
   const nB = i < lenA ? ai1 : unchecked(vEnd[rb]);
-  const delta = tt(ai, nA) + tt(bk, nB) - tt(ai, ai1) - tt(bk, bk1);
+  // Priced by the new edges alone: where vehicles' costs differ the tails also change hands at other
+  // prices, which evalSeq then counts (a move this misses is left to ruin and recreate).
+  const delta = tc(ra, ai, nA) + tc(rb, bk, nB) - tc(ra, ai, ai1) - tc(rb, bk, bk1);
   if (delta >= -EPS) return false;
   let w = copyNodes(ra, 1, i, bufA, 0);
   w = copyNodes(rb, k + 1, lenB, bufA, w);
@@ -1092,6 +1267,8 @@ function copyRoute(r: i32, toSaved: bool): void {
     unchecked(sLen[r] = len);
     for (let d = 0; d < DIM; d++) unchecked(sLoad[r * DIM + d] = rLoad[r * DIM + d]);
     unchecked(sCost[r] = rCost[r]);
+    if (costModel) unchecked(sTrav[r] = rTrav[r]);
+    if (hasBreaks) unchecked(sBrk[r] = rBrk[r]);
     if (hasDist) unchecked(sDist[r] = rDist[r]);
   } else {
     const len = unchecked(sLen[r]);
@@ -1101,6 +1278,8 @@ function copyRoute(r: i32, toSaved: bool): void {
     unchecked(rLen[r] = len);
     for (let d = 0; d < DIM; d++) unchecked(rLoad[r * DIM + d] = sLoad[r * DIM + d]);
     unchecked(rCost[r] = sCost[r]);
+    if (costModel) unchecked(rTrav[r] = sTrav[r]);
+    if (hasBreaks) unchecked(rBrk[r] = sBrk[r]);
     if (hasDist) unchecked(rDist[r] = sDist[r]);
     for (let i = 1; i <= len; i++) {
       const j = unchecked(stops[base + i]);
@@ -1166,6 +1345,15 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
   vMaxTravel = new StaticArray<f64>(V);
   vMaxDist = new StaticArray<f64>(V);
   vFixed = new StaticArray<f64>(V);
+  vSpeed = new StaticArray<f64>(V);
+  vPerSec = new StaticArray<f64>(V);
+  vPerM = new StaticArray<f64>(V);
+  vBrkS = new StaticArray<f64>(V);
+  vBrkE = new StaticArray<f64>(V);
+  vBrkD = new StaticArray<f64>(V);
+  hasBreaks = false;
+  speedModel = false;
+  costModel = false;
   for (let r = 0; r < V; r++) {
     const p = vehI + (<usize>r << 3);
     unchecked(vStart[r] = load<i32>(p));
@@ -1176,12 +1364,21 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
     }
     unchecked(vTwS[r] = load<f64>(vehT + (<usize>r << 4)));
     unchecked(vTwE[r] = load<f64>(vehT + (<usize>r << 4), 8));
-    const lim = limP + <usize>r * 32;
+    const lim = limP + <usize>r * 80;
     const maxTasks = load<f64>(lim);
     unchecked(vMaxTasks[r] = maxTasks < <f64>i32.MAX_VALUE ? <i32>maxTasks : i32.MAX_VALUE);
     unchecked(vMaxTravel[r] = load<f64>(lim, 8));
     unchecked(vMaxDist[r] = load<f64>(lim, 16));
     unchecked(vFixed[r] = load<f64>(lim, 24));
+    unchecked(vSpeed[r] = load<f64>(lim, 32));
+    unchecked(vPerSec[r] = load<f64>(lim, 40));
+    unchecked(vPerM[r] = hasDist ? load<f64>(lim, 48) : 0.0);
+    unchecked(vBrkS[r] = load<f64>(lim, 56));
+    unchecked(vBrkE[r] = load<f64>(lim, 64));
+    unchecked(vBrkD[r] = load<f64>(lim, 72));
+    if (unchecked(vBrkD[r]) >= 0) hasBreaks = true;
+    if (unchecked(vSpeed[r]) != 1.0) speedModel = true;
+    if (unchecked(vPerSec[r]) != 1.0 || unchecked(vPerM[r]) != 0.0) costModel = true;
   }
   // Vehicles are interchangeable when everything about them matches, including which jobs they may serve.
   for (let r = 0; r < V; r++) {
@@ -1190,6 +1387,8 @@ function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void
       if (unchecked(vType[q]) != q) continue;
       if (vStart[q] != vStart[r] || vEnd[q] != vEnd[r] || vTwS[q] != vTwS[r] || vTwE[q] != vTwE[r]) continue;
       if (vMaxTasks[q] != vMaxTasks[r] || vMaxTravel[q] != vMaxTravel[r] || vMaxDist[q] != vMaxDist[r] || vFixed[q] != vFixed[r]) continue;
+      if (vSpeed[q] != vSpeed[r] || vPerSec[q] != vPerSec[r] || vPerM[q] != vPerM[r]) continue;
+      if (vBrkS[q] != vBrkS[r] || vBrkE[q] != vBrkE[r] || vBrkD[q] != vBrkD[r]) continue;
       let same = true;
       for (let d = 0; d < DIM && same; d++) same = vCap[q * DIM + d] == vCap[r * DIM + d];
       for (let j = 0; j < J && same; j++) same = canServe(j, q) == canServe(j, r);
@@ -1304,21 +1503,28 @@ function setupNeighbors(): void {
   }
 }
 
+/** The cost of a leg between two jobs, on average; with vehicles that price legs differently, over them in turn. */
 function meanTravel(): f64 {
   if (J < 2) return 1.0;
   let s: f64 = 0;
   let n: f64 = 0;
+  const mixed = costModel || speedModel;
+  let r = 0;
   if (J <= 400) {
     for (let a = 0; a < J; a++) {
       for (let b = 0; b < J; b++) {
         if (a == b) continue;
-        s += tt(unchecked(jLoc[a]), unchecked(jLoc[b]));
+        s += mixed ? tc(r, unchecked(jLoc[a]), unchecked(jLoc[b])) : tt(unchecked(jLoc[a]), unchecked(jLoc[b]));
+        if (mixed && ++r == V) r = 0;
         n += 1;
       }
     }
   } else {
     for (let k = 0; k < 160000; k++) {
-      s += tt(unchecked(jLoc[rint(J)]), unchecked(jLoc[rint(J)]));
+      const a = unchecked(jLoc[rint(J)]);
+      const b = unchecked(jLoc[rint(J)]);
+      s += mixed ? tc(r, a, b) : tt(a, b);
+      if (mixed && ++r == V) r = 0;
       n += 1;
     }
   }
@@ -1336,6 +1542,13 @@ function allocState(): void {
   fwdMax = new StaticArray<i32>(hasPick ? V * S * DIM : 0);
   bwdMax = new StaticArray<i32>(hasPick ? V * S * DIM : 0);
   rCost = new StaticArray<f64>(V);
+  rTrav = new StaticArray<f64>(costModel ? V : 0);
+  rBrk = new StaticArray<i32>(hasBreaks ? V : 0);
+  sBrk = new StaticArray<i32>(hasBreaks ? V : 0);
+  depNB = new StaticArray<f64>(hasBreaks ? J + 2 : 0);
+  latNB = new StaticArray<f64>(hasBreaks ? J + 2 : 0);
+  bufC = new StaticArray<i32>(hasBreaks ? 2 : 0);
+  sTrav = new StaticArray<f64>(costModel ? V : 0);
   rDist = new StaticArray<f64>(hasDist ? V : 0);
   sDist = new StaticArray<f64>(hasDist ? V : 0);
   sStops = new StaticArray<i32>(V * S);
@@ -1400,8 +1613,11 @@ function warmStart(out: usize): void {
 /**
  * Solves the problem written at the given pointers.
  * dims: load dimensions (at least 1); vehI: i32[V*2] start, end (-1 open); vehT: f64[V*2] working hours;
- * lim: f64[V*3] the most jobs a route may hold, the most travel and the most meters it may add up to
- * (Infinity: no limit); disP: i32[n*n] meters, 0 when no vehicle has a distance limit;
+ * lim: f64[V*10] the most jobs a route may hold, the most travel and the most meters it may add up to
+ * (Infinity: no limit), the fixed cost, the speed factor (travel times are the matrix's divided by it,
+ * rounded), the cost of a second of travel and of a meter, and the break the search plans (its window's
+ * start and end, its service; service -1: none); disP: i32[n*n] meters, 0 when no vehicle has
+ * a distance limit or a cost per meter;
  * cap: i32[V*dims] capacities (-1 none); jobI: i32[J*3] location, first window, window count;
  * dem: i32[J*dims] deliveries; pick: i32[J*dims] pickups (a shipment: +amount at its pickup, -amount at
  * its delivery); pairs: i32[J] the delivery job of a shipment at its pickup job, -1 elsewhere; jobSvc: f64[J];
@@ -1436,10 +1652,27 @@ export function solve(n: i32, v: i32, j: i32, dims: i32, durP: usize, disP: usiz
     const d = <f64>load<i32>(dur + (<usize>k << 2));
     if (d > maxD) maxD = d;
   }
+  // The costliest leg of any vehicle.
+  let maxC = maxD;
+  if (costModel || speedModel) {
+    let maxM: f64 = 0;
+    if (costModel && hasDist) {
+      for (let k = 0; k < N * N; k++) {
+        const m = <f64>load<i32>(dis + (<usize>k << 2));
+        if (m > maxM) maxM = m;
+      }
+    }
+    maxC = 0;
+    for (let r = 0; r < V; r++) {
+      const t = Math.floor(maxD / unchecked(vSpeed[r]) + 0.5);
+      const c = costModel ? unchecked(vPerSec[r]) * t + unchecked(vPerM[r]) * maxM : t;
+      if (c > maxC) maxC = c;
+    }
+  }
   // A job left out must cost more than any route and any vehicle's fixed cost could save.
   let fixedSum: f64 = 0;
   for (let r = 0; r < V; r++) fixedSum += unchecked(vFixed[r]);
-  penalty = (maxD + 1.0) * 2.0 * <f64>(J + V + 1) + 2.0 * fixedSum;
+  penalty = (maxC + 1.0) * 2.0 * <f64>(J + V + 1) + 2.0 * fixedSum;
   prioPenalty = penalty * <f64>(J + 1);
 
   nServable = 0;

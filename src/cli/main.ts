@@ -120,9 +120,9 @@ served whole or left out whole); vehicles with start and/or end, capacity, skill
 max_tasks, max_travel_time, max_distance, speed_factor and steps (taken as the starting plan).
 Amounts have up to 8 dimensions (weight, volume...), as many as the vehicles' capacities (an absent
 one is zeros). Deliveries ride from the start, pickups to the end, and the load after every step
-stays within capacity in every dimension. Breaks (with max_load), costs.fixed and one per_hour for the
-fleet are honoured; per_km and differing per_hour rates are refused; speed factors that differ between
-vehicles are ignored with a warning. Times are whole seconds, distances meters.`;
+stays within capacity in every dimension. Breaks (with max_load) and each vehicle's costs (fixed,
+per_hour, per_km: per_km needs distances) and speed_factor are honoured, the objective being VROOM's
+cost. Times are whole seconds, distances meters.`;
 
 /** The command line, every command with its own --help. */
 export function program(): Command {

@@ -67,9 +67,7 @@ export async function optimizeCommand(file: string, values: OptimizeOptions): Pr
     let input: VroomInput;
     let profileName: string;
     if (isVroomInput(doc)) {
-      const parsed = parseVroomInput(doc);
-      parsed.warnings.forEach((w) => say(`warning: ${w}`));
-      input = parsed.input;
+      input = parseVroomInput(doc);
       profileName = input.vehicles[0].profile;
     } else {
       ({ input, profile: profileName } = fromWaymark(doc));

@@ -65,13 +65,28 @@ describe('waymark optimize', () => {
     const fast = { ...input, vehicles: [{ ...input.vehicles[0], speed_factor: 2 }] };
     await writeFile(join(dir, 'fast.json'), JSON.stringify(fast));
     const quick = JSON.parse((await optimize(join(dir, 'fast.json'), '--matrix')).stdout);
-    checkVroomOutput(fast, quick, (a, b) => Math.round(durations[a][b] / 2));
+    checkVroomOutput(fast, quick, (a, b) => durations[a][b]);
     expect(quick.summary.cost).toBeLessThanOrEqual(Math.ceil(5461 / 2) + 2);
+    // Each vehicle at its own speed: the faster one serves both jobs at half the cost.
     const mixed = { ...input, vehicles: [input.vehicles[0], { ...input.vehicles[0], id: 1, speed_factor: 2 }] };
     await writeFile(join(dir, 'mixed.json'), JSON.stringify(mixed));
-    const { stdout: plain, stderr: warned } = await optimize(join(dir, 'mixed.json'), '--matrix');
-    expect(warned).toMatch(/warning: vehicles: speed_factor differs between vehicles, which is not supported; every vehicle drives at factor 1/);
-    checkVroomOutput(mixed, JSON.parse(plain), (a, b) => durations[a][b]);
+    const both = JSON.parse((await optimize(join(dir, 'mixed.json'), '--matrix')).stdout);
+    checkVroomOutput(mixed, both, (a, b) => durations[a][b]);
+    expect(both.routes.map((r: any) => r.vehicle)).toEqual([1]);
+    // Unless its km cost more than its hours save (10 m per second of travel: 54.6 km for the tour).
+    const priced = {
+      ...mixed,
+      matrices: { car: { durations, distances } },
+      vehicles: [mixed.vehicles[0], { ...mixed.vehicles[1], costs: { per_hour: 3600, per_km: 60 } }],
+    };
+    await writeFile(join(dir, 'priced.json'), JSON.stringify(priced));
+    const dear = JSON.parse((await optimize(join(dir, 'priced.json'), '--matrix')).stdout);
+    checkVroomOutput(priced, dear, (a, b) => durations[a][b]);
+    expect(dear.routes.map((r: any) => r.vehicle)).toEqual([0]);
+    // A cost per km without distances cannot be counted: refused, naming the field.
+    const unmetered = { ...mixed, vehicles: [{ ...input.vehicles[0], costs: { per_km: 5 } }] };
+    await writeFile(join(dir, 'unmetered.json'), JSON.stringify(unmetered));
+    expect(await fails(join(dir, 'unmetered.json'), '--matrix')).toMatch(/vehicles\.0\.costs\.per_km: needs distances/);
     // A distance limit without distances cannot be kept: refused, naming the field.
     const blind = { ...input, vehicles: [{ ...input.vehicles[0], max_distance: 1000 }] };
     await writeFile(join(dir, 'blind.json'), JSON.stringify(blind));

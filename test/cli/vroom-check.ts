@@ -91,7 +91,8 @@ export function checkVroomOutput(input: any, out: any, travel: (a: any, b: any) 
     for (let k = 1; k < steps.length; k++) {
       const s = steps[k],
         prev = steps[k - 1];
-      const leg = travel(placeOf(prev), placeOf(s));
+      // The vehicle's own times: the matrix's divided by its speed factor, to the nearest second.
+      const leg = Math.round(travel(placeOf(prev), placeOf(s)) / (v.speed_factor ?? 1));
       cumulative += leg;
       expect(s.duration, `cumulative travel at step ${k}`).toBe(cumulative);
       expect(s.arrival, `arrival at step ${k}`).toBe(t + leg);
@@ -147,7 +148,9 @@ export function checkVroomOutput(input: any, out: any, travel: (a: any, b: any) 
       ).toBe(true);
     if (v.max_tasks !== undefined) expect(taskSteps.length, `route ${ri}: at most max_tasks`).toBeLessThanOrEqual(v.max_tasks);
     if (v.max_travel_time !== undefined) expect(cumulative, `route ${ri}: within max_travel_time`).toBeLessThanOrEqual(v.max_travel_time);
-    expect(r.cost).toBe((v.costs?.fixed ?? 0) + Math.round(((v.costs?.per_hour ?? 3600) * cumulative) / 3600));
+    expect(r.cost).toBe(
+      (v.costs?.fixed ?? 0) + Math.round(((v.costs?.per_hour ?? 3600) * cumulative) / 3600 + ((v.costs?.per_km ?? 0) * (r.distance ?? 0)) / 1000),
+    );
     expect([r.setup, r.service, r.waiting_time, r.priority]).toEqual([setup, service, waiting, priority]);
     for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += r[k];
   }

@@ -102,4 +102,49 @@ describe("the optimize page with the team's POIs", () => {
     // 401: the sign-in page asks for a session first; 404: the map asks for tiles outside the extract.
     expect(consoleErrors.filter((e) => !/status of (401|404)/.test(e))).toEqual([]);
   }, 150_000);
+
+  it('plans typed stops with shipments and a break as a batch job: pickups before their deliveries, the shipment too big listed with why', async () => {
+    // A fresh page: the one before left the form on the team's POIs.
+    await page.goto(`${app.url}/dashboard/optimize#11/47.12/9.53`);
+    await page.reload();
+    await poll(() => page.locator('h1').textContent()).toBe('Optimize deliveries');
+    await page.getByLabel('Start latitude').fill('47.1393');
+    await page.getByLabel('Start longitude').fill('9.5215');
+    await page.getByLabel('Capacity (optional)').fill('5');
+    await page.getByLabel('Works from').fill(`${DAY}T07:00:00+02:00`);
+    await page.getByLabel('Works until').fill(`${DAY}T19:00:00+02:00`);
+    await page.getByLabel(/^Stops, one a line/).fill(['47.1408,9.5215,shop', '47.1652,9.5098,kiosk', '47.1512,9.5167,bakery'].join('\n'));
+    // Crates from the southern shop to the kiosk; a piano bigger than the van.
+    await page.getByLabel(/^Shipments \(optional\)/).fill(['47.0668,9.5018,47.1652,9.5098,crates,2', '47.1215,9.5135,47.1408,9.5215,piano,9'].join('\n'));
+    await page.getByLabel('Break minutes (optional)').fill('20');
+    await page.getByLabel('Break from').fill(`${DAY}T10:00:00+02:00`);
+    await page.getByLabel('Break until').fill(`${DAY}T11:00:00+02:00`);
+    const submitted = page.waitForResponse((r: Response) => r.url().endsWith('/dashboard/api/v1/optimizations') && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Optimize', exact: true }).click();
+    const sent = await submitted;
+    expect(sent.status()).toBe(202);
+    const body = JSON.parse(sent.request().postData()!);
+    expect(body.shipments).toEqual([
+      { id: 'crates', amount: 2, pickup: { latitude: 47.0668, longitude: 9.5018 }, delivery: { latitude: 47.1652, longitude: 9.5098 } },
+      { id: 'piano', amount: 9, pickup: { latitude: 47.1215, longitude: 9.5135 }, delivery: { latitude: 47.1408, longitude: 9.5215 } },
+    ]);
+    expect(body.vehicles[0].breaks).toEqual([{ id: 'break', service: 1200, time_windows: [[`${DAY}T10:00:00+02:00`, `${DAY}T11:00:00+02:00`]] }]);
+    // Three stops and two ends of each shipment: the crates' two and the three stops served.
+    await poll(() => page.locator('#tours-title').textContent(), 60_000).toMatch(/^5 of 7 stops on 1 tour: /);
+    const tour = await page.locator('.tour li').allTextContents();
+    const at = (prefix: string) => tour.findIndex((t) => t.startsWith(prefix));
+    expect(at('Pickup crates')).toBeGreaterThan(0);
+    expect(at('Delivery crates')).toBeGreaterThan(at('Pickup crates'));
+    for (const stop of ['Stop shop', 'Stop kiosk', 'Stop bakery']) expect(at(stop), stop).toBeGreaterThan(0);
+    const [pause] = tour.filter((t) => t.startsWith('Break'));
+    const [, leaves] = /leaves (\d\d:\d\d)/.exec(pause)!;
+    const startsAt = Number(leaves.slice(0, 2)) * 60 + Number(leaves.slice(3)) - 20;
+    expect(startsAt).toBeGreaterThanOrEqual(10 * 60);
+    expect(startsAt).toBeLessThanOrEqual(11 * 60);
+    const unassigned = await page.locator('ul.unassigned li').allTextContents();
+    expect(unassigned).toEqual(['Shipment piano: demand exceeds every capacity']);
+    await checkA11y(page, 'optimize with shipments');
+    await page.screenshot({ path: shot('optimize-shipments'), fullPage: true });
+    expect(consoleErrors.filter((e) => !/status of (401|404)/.test(e))).toEqual([]);
+  }, 150_000);
 });

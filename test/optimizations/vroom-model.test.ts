@@ -57,6 +57,10 @@ const units = (a: unknown, dims: number): number[] => (a === undefined ? new Arr
 const zero = (dims: number) => new Array(dims).fill(0);
 const add = (a: number[], b: number[], sign = 1) => a.map((x, d) => x + sign * b[d]);
 
+/** VROOM's cost of a route that drove `end.duration` seconds and `end.distance` meters (the last step's running totals). */
+const costOf = (v: any, end: { duration: number; distance: number }) =>
+  (v.costs?.fixed ?? 0) + Math.round(((v.costs?.per_hour ?? 3600) * end.duration) / 3600 + ((v.costs?.per_km ?? 0) * end.distance) / 1000);
+
 /** Service may start inside one of the windows (none: any time). */
 function inAWindow(windows: Array<[string, string]> | undefined, start: number): boolean {
   if (!windows?.length) return true;
@@ -69,7 +73,6 @@ function checkModel(req: any, result: any): void {
   const first = [...req.vehicles.map((v: any) => v.capacity), ...stops.map((s) => s.demand), ...shipments.map((s) => s.amount)].find((x) => Array.isArray(x));
   const dims = Array.isArray(first) ? first.length : 1;
   const served = new Map<string, { vehicle: string; position: number }>();
-  const factor = req.vehicles[0].speed_factor ?? 1;
   for (const route of result.routes) {
     const v = req.vehicles.find((x: any, i: number) => (x.id ?? `vehicle-${i + 1}`) === route.vehicle);
     expect(v, route.vehicle).toBeDefined();
@@ -138,9 +141,9 @@ function checkModel(req: any, result: any): void {
     if (v.max_distance !== undefined) expect(route.distance).toBeLessThanOrEqual(v.max_distance);
     if (v.max_travel_time !== undefined) expect(route.duration).toBeLessThanOrEqual(v.max_travel_time);
     expect(route.duration).toBe(steps.at(-1).duration);
-    expect(factor).toBeGreaterThan(0);
-    // The objective as documented: fixed + per_hour × driving hours.
-    expect(route.cost).toBe((v.costs?.fixed ?? 0) + Math.round(((v.costs?.per_hour ?? 3600) * route.duration) / 3600));
+    expect(route.distance).toBe(steps.at(-1).distance);
+    // The objective as documented, from the steps' driving: fixed + per_hour × hours + per_km × km.
+    expect(route.cost).toBe(costOf(v, steps.at(-1)));
     // Every used vehicle takes each of its breaks.
     (v.breaks ?? []).forEach((_: unknown, k: number) => expect(served.has(`break ${route.vehicle} ${k}`), `${route.vehicle} skips break ${k}`).toBe(true));
   }
@@ -368,7 +371,7 @@ describe('shipments, priorities, windows and limits', () => {
     // Where its window has closed, the route reports it rather than moving the break.
     const tooLate = { ...withBreak, vehicles: [{ ...withBreak.vehicles[0], breaks: [{ ...lunch, time_windows: [[at('08:00:00'), at('08:00:30')]] }] }] };
     const missed = await plan(tooLate);
-    expect(missed.routes[0].violations).toEqual(["the vehicle's breaks cannot be taken where the steps put them"]);
+    expect(missed.routes[0].violations).toEqual([expect.stringMatching(/^break 'lunch' is reached \d+ s after its last time window$/)]);
     // Unknown or repeated break ids, and naming some of a vehicle's breaks only: 422 at each.
     const badBreaks = await submit({
       ...withBreak,
@@ -417,6 +420,75 @@ describe('shipments, priorities, windows and limits', () => {
       'vehicles.1.steps.0.id': ['is already a step at vehicles.0.steps.1'],
       'vehicles.1.steps.1.id': ['is required for a pickup step'],
     });
+  });
+
+  it('plan_timing check reports the steps as driven, never waiting; retime waits for windows; both name every violation', async () => {
+    const lunch = { id: 'lunch', time_windows: [[at('12:00:00'), at('13:00:00')]], service: 1800 };
+    const req: any = {
+      mode: 'plan',
+      vehicles: [
+        {
+          id: 'van',
+          start: P[0],
+          end: P[0],
+          time_window: [at('08:00:00'), at('17:00:00')],
+          breaks: [lunch],
+          steps: [
+            { type: 'stop', id: 'soon' },
+            { type: 'stop', id: 'gone' },
+            { type: 'break', id: 'lunch' },
+            { type: 'stop', id: 'later' },
+          ],
+        },
+      ],
+      stops: [
+        { ...P[2], id: 'soon' },
+        // Closed before the van can get there, and open only after it would arrive.
+        { ...P[3], id: 'gone', time_windows: [[at('08:00:00'), at('08:00:01')]] },
+        { ...P[4], id: 'later', service: 300, time_windows: [[at('15:00:00'), at('16:00:00')]] },
+      ],
+    };
+    const steps = (r: any) => Object.fromEntries(r.steps.map((s: any) => [s.id ?? s.type, s]));
+    const checked = await plan({ ...req, plan_timing: 'check' });
+    checkModel(
+      {
+        ...req,
+        stops: req.stops.map(({ time_windows: _, ...s }: any) => s),
+        vehicles: [{ ...req.vehicles[0], breaks: [{ ...lunch, time_windows: undefined }] }],
+      },
+      checked,
+    );
+    const c = steps(checked.routes[0]);
+    // As driven: off at 08:00, no waiting anywhere, the break on arrival after 'gone' (long before noon).
+    expect(c.start.departure).toBe(at('08:00:00'));
+    for (const s of checked.routes[0].steps) expect(s.waiting_time).toBe(0);
+    const late = epochOf(c.gone.arrival) - epochOf(at('08:00:01'));
+    const early = (s: any, opens: string) => epochOf(opens) - epochOf(s.arrival);
+    expect(checked.routes[0].violations).toEqual([
+      `stop 'gone' is reached ${late} s after its last time window`,
+      `break 'lunch' begins ${early(c.lunch, at('12:00:00'))} s before its window opens`,
+      `stop 'later' begins ${early(c.later, at('15:00:00'))} s before its window opens`,
+    ]);
+    // Re-timed: the van waits for the break's window and for 'later' to open; only 'gone' stays late.
+    const retimed = await plan(req);
+    checkModel({ ...req, stops: req.stops.map((s: any) => (s.id === 'gone' ? { ...s, time_windows: undefined } : s)) }, retimed);
+    const r = steps(retimed.routes[0]);
+    expect(retimed.routes[0].violations).toEqual([`stop 'gone' is reached ${epochOf(r.gone.arrival) - epochOf(at('08:00:01'))} s after its last time window`]);
+    expect(epochOf(r.lunch.departure) - 1800).toBeGreaterThanOrEqual(epochOf(at('12:00:00')));
+    expect(epochOf(r.later.departure) - 300).toBe(epochOf(at('15:00:00')));
+    // Check mode takes breaks only where the steps put them.
+    const noBreakStep = {
+      ...req,
+      plan_timing: 'check',
+      vehicles: [{ ...req.vehicles[0], steps: req.vehicles[0].steps.filter((s: any) => s.type !== 'break') }],
+    };
+    expect((await plan(noBreakStep)).routes[0].violations).toContain("break 'lunch' is not in the steps");
+    // plan_timing is plan mode's, and one of two words.
+    const bad = await submit({ ...req, mode: 'optimize', plan_timing: 'check', vehicles: [{ ...req.vehicles[0], steps: undefined }] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toEqual({ plan_timing: ['is read in plan mode only: send mode "plan" with it'] });
+    const word = await submit({ ...req, plan_timing: 'later' });
+    expect(word.body.errors).toEqual({ plan_timing: ['must be retime or check'] });
   });
 
   it('times a given 200-stop plan with a break by scheduling it, not searching: at most one pass of the route per place the break can go', () => {
@@ -495,16 +567,73 @@ describe('shipments, priorities, windows and limits', () => {
     expect(fastPlan.summary.duration).toBeGreaterThan(free.summary.duration / 3);
   });
 
-  it('answers 422 naming every field the solver cannot honour yet, with the body problems in the same answer', async () => {
+  it("prices each vehicle's hours and km as its costs say, at its own speed: the dearer per km drives less, the plan's cost is the objective of its steps", async () => {
+    const stops = P.slice(2, 16).map((p, i) => ({ ...p, id: `k${i}` }));
+    // Two vans from one depot, each with room for 9 of the 14 stops: both drive, and the one that pays
+    // 20 times more per km takes the shorter round.
+    const van = (id: string, per_km: number) => ({ id, start: P[0], end: P[0], capacity: 9, costs: { per_hour: 1800, per_km } });
+    const req = { time_budget: 2, vehicles: [van('dear', 2000), van('cheap', 100)], stops };
+    const got = await plan(req);
+    checkModel(req, got);
+    expect(got.summary.assigned).toBe(14);
+    const driven = (r: any, id: string) => r.routes.find((x: any) => x.vehicle === id)?.distance ?? 0;
+    expect(driven(got, 'dear')).toBeLessThan(driven(got, 'cheap'));
+    // Their prices swapped, the roles swap.
+    const swapped = { ...req, vehicles: [van('dear', 100), van('cheap', 2000)] };
+    const other = await plan(swapped);
+    checkModel(swapped, other);
+    expect(driven(other, 'cheap')).toBeLessThan(driven(other, 'dear'));
+    // The same two rounds driven by the other van (plan mode times them) cost more: the search chose by the prices.
+    const stepsOf = (r: any) => r.steps.filter((s: any) => s.type === 'stop').map((s: any) => ({ type: 'stop', id: s.id }));
+    const [a, b] = ['dear', 'cheap'].map((id) => got.routes.find((r: any) => r.vehicle === id));
+    const exchanged = {
+      ...req,
+      mode: 'plan',
+      vehicles: [
+        { ...req.vehicles[0], steps: stepsOf(b) },
+        { ...req.vehicles[1], steps: stepsOf(a) },
+      ],
+    };
+    const timed = await plan(exchanged);
+    checkModel(exchanged, timed);
+    expect(timed.routes.every((r: any) => r.violations.length === 0)).toBe(true);
+    expect(timed.summary.cost).toBeGreaterThan(got.summary.cost);
+    // Speed factors per vehicle: the same steps timed at factor 1 and at factor 2.5, leg by leg the faster
+    // van's time is the slower one's divided by 2.5, to the nearest second; its per-hour cost counts those.
+    const steps = stops.slice(0, 6).map((s) => ({ type: 'stop', id: s.id }));
+    const legsOf = (r: any) => r.steps.slice(1).map((s: any, i: number) => s.duration - r.steps[i].duration);
+    const one = (speed_factor: number) => ({
+      mode: 'plan',
+      vehicles: [{ id: 'v', start: P[0], end: P[0], speed_factor, costs: { per_hour: 7200 }, steps }],
+      stops: stops.slice(0, 6),
+    });
+    const [slow, fast] = await Promise.all([plan(one(1)), plan(one(2.5))]);
+    checkModel(one(2.5), fast);
+    expect(legsOf(fast.routes[0])).toEqual(legsOf(slow.routes[0]).map((d: number) => Math.round(d / 2.5)));
+    expect(fast.routes[0].cost).toBe(Math.round((7200 * fast.routes[0].duration) / 3600));
+    // Both kinds of vehicle in one search: each keeps its own times (checkModel recomputes nothing from a factor, so
+    // the fast van's steps must still fit its windows and hours).
+    const mixed = {
+      time_budget: 1,
+      vehicles: [
+        { id: 'bike', start: P[0], end: P[0], speed_factor: 0.5, time_window: [at('08:00:00'), at('10:00:00')] },
+        { id: 'car', start: P[0], end: P[0], speed_factor: 1.5, time_window: [at('08:00:00'), at('10:00:00')] },
+      ],
+      stops: stops.map((s, i) => ({ ...s, service: 300, ...(i % 2 ? { time_windows: [[at('08:00:00'), at('09:00:00')]] } : {}) })),
+    };
+    checkModel(mixed, await plan(mixed));
+  });
+
+  it('answers 422 naming every field the solver cannot honour, with the body problems in the same answer', async () => {
     const res = await submit({
       vehicles: [
         {
           start: P[0],
           capacity: 5,
           breaks: [{ id: 1, time_windows: [[at('12:00:00'), at('13:00:00')]], service: 1800, max_load: [3, 1] }],
-          costs: { fixed: 100, per_km: 5 },
+          costs: { fixed: 100, per_km: 5_000_000 },
         },
-        { start: P[1], speed_factor: 1.5, steps: [{ type: 'start' }] },
+        { start: P[1], speed_factor: 7, steps: [{ type: 'start' }] },
       ],
       stops: [{ ...P[2], priority: 101 }],
       shipments: [{ pickup: P[3], delivery: { latitude: 47.1 } }],
@@ -522,9 +651,9 @@ describe('shipments, priorities, windows and limits', () => {
     );
     // A break's max_load has as many dimensions as the loads (here 1).
     expect(res.body.errors['vehicles.0.breaks.0.max_load'][0]).toMatch(/must have 1 amount/);
-    expect(res.body.errors['vehicles.0.costs.per_km'][0]).toMatch(/cost per km is not supported yet/);
+    expect(res.body.errors['vehicles.0.costs.per_km'][0]).toMatch(/1000000/);
     expect(res.body.errors['vehicles.1.steps'][0]).toMatch(/plan mode/);
-    expect(res.body.errors['vehicles.1.speed_factor'][0]).toMatch(/must be the same for every vehicle/);
+    expect(res.body.errors['vehicles.1.speed_factor'][0]).toMatch(/from 0.01 to 5/);
     // No stops and no shipments: nothing to plan.
     const empty = await submit({ vehicles: [{ start: P[0] }], stops: [] });
     expect(empty.status).toBe(422);
@@ -611,6 +740,53 @@ describe('stops from the team POIs', () => {
     expect(why[ids.unreadable]).toMatch(/^its opening hours 'whenever the owner feels like it' cannot be read/);
     expect(why[ids.offRoad]).toBe('it is more than 500 m from a road usable by the driving-car profile');
     for (const u of result.unassigned) expect(u.poi_id).toBe(u.id);
+  });
+
+  it('plan mode takes its stops from POIs: steps name POI ids, a POI closed that day leaves its route with why', async () => {
+    const key = team.key;
+    expect((await api(app, 'POST', '/v1/attributes', { key, body: { name: 'plan_hours', type: 'string' } })).status).toBe(201);
+    const cat = await api(app, 'POST', '/v1/categories', { key, body: { name: 'planned rounds' } });
+    expect(cat.status).toBe(201);
+    const poi = async (name: string, where: At, hours?: string) => {
+      const res = await api(app, 'POST', '/v1/pois', {
+        key,
+        body: { name, ...where, category_id: cat.body.data.id, attributes: hours ? { plan_hours: hours } : {} },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.data.id as string;
+    };
+    const first = await poi('Dairy', P[30], 'Tu 07:00-12:00');
+    const second = await poi('Dairy', P[31]);
+    const closed = await poi('Market hall', P[32], 'Sa 07:00-12:00');
+    const spare = await poi('Depot shop', P[33]);
+    const req = {
+      mode: 'plan',
+      vehicles: [
+        {
+          id: 'van',
+          start: P[0],
+          end: P[0],
+          time_window: [`${DAY}T07:00:00+01:00`, `${DAY}T19:00:00+01:00`],
+          steps: [second, closed, first].map((id) => ({ type: 'stop', id })),
+        },
+      ],
+      stops: { pois: { category_id: cat.body.data.id }, time_windows_from: 'plan_hours', service: 120 },
+    };
+    const result = await plan(req);
+    const route = result.routes[0];
+    expect(route.steps.map((s: any) => s.id ?? s.type)).toEqual(['start', second, first, 'end']);
+    expect(route.violations).toEqual([`stop '${closed}' is left out: it is closed on ${DAY} (opening hours 'Sa 07:00-12:00')`]);
+    const why = Object.fromEntries(result.unassigned.map((u: any) => [u.id, u.reason]));
+    expect(why).toEqual({ [closed]: `it is closed on ${DAY} (opening hours 'Sa 07:00-12:00')`, [spare]: "it is in no vehicle's steps (plan mode)" });
+    const job = (await app.sql`SELECT body FROM optimizations ORDER BY id DESC LIMIT 1`)[0].body;
+    checkModel(job, result);
+    // Steps naming a POI the selection does not hold: 422 at the step, with the selection's problems.
+    const bad = await submit({ ...req, vehicles: [{ ...req.vehicles[0], steps: [{ type: 'stop', id: 'nope' }] }] });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.errors)).toEqual(['vehicles.0.steps.0.id']);
+    const both = await submit({ ...req, plan_timing: 'never', stops: { ...req.stops, service: -1 } });
+    expect(both.status).toBe(422);
+    expect(Object.keys(both.body.errors).sort()).toEqual(['plan_timing', 'stops.service']);
   });
 
   it('reads skills and a demand per load dimension from POI attributes', async () => {

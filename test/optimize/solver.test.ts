@@ -7,6 +7,7 @@ import { closePool, runTask } from '../../src/compute/pool.js';
 import { distPath, projectRoot } from '../../src/lib/paths.js';
 import { scheduleRoute } from '../../src/engine/vrp/schedule.js';
 import { solveVrp, unassignedReason } from '../../src/engine/vrp/solver.js';
+import { applyBreaks, placeBreaks } from '../../src/engine/vrp/breaks.js';
 import type { VrpJob, VrpProblem, VrpSolution, VrpVehicle } from '../../src/engine/vrp/solver.js';
 
 afterAll(closePool);
@@ -15,7 +16,8 @@ afterAll(closePool);
 function checkPlan(p: VrpProblem, sol: VrpSolution): string[] {
   const errs: string[] = [];
   const n = p.durations instanceof Int32Array ? Math.sqrt(p.durations.length) : p.durations.length;
-  const d = (a: number, b: number) => (p.durations instanceof Int32Array ? p.durations[a * n + b] : (p.durations as number[][])[a][b]);
+  const base = (a: number, b: number) => (p.durations instanceof Int32Array ? p.durations[a * n + b] : (p.durations as number[][])[a][b]);
+  const meters = (a: number, b: number) => (p.distances ? (p.distances as number[][])[a][b] : 0);
   const capacitated = p.vehicles.some((v) => v.capacity != null);
   const units = (a: number | readonly number[]) => (typeof a === 'number' ? [a] : [...a]);
   const dims = Math.max(
@@ -43,6 +45,8 @@ function checkPlan(p: VrpProblem, sol: VrpSolution): string[] {
   const vehiclesUsed = new Set<number>();
   for (const route of sol.routes) {
     const v = p.vehicles[route.vehicle];
+    // The vehicle's own travel times: each leg of the matrix divided by its speed factor, to the nearest second.
+    const d = (a: number, b: number) => Math.round(base(a, b) / (v.speedFactor ?? 1));
     if (vehiclesUsed.has(route.vehicle)) errs.push(`vehicle ${route.vehicle} has two routes`);
     if (!route.feasible) errs.push(`vehicle ${route.vehicle} reported infeasible: ${route.violation}`);
     vehiclesUsed.add(route.vehicle);
@@ -95,13 +99,11 @@ function checkPlan(p: VrpProblem, sol: VrpSolution): string[] {
     if (route.duration !== travel) errs.push(`vehicle ${route.vehicle}: duration ${route.duration} != ${travel}`);
     if (v.maxJobs != null && route.jobs.length > v.maxJobs) errs.push(`vehicle ${route.vehicle}: ${route.jobs.length} jobs > ${v.maxJobs}`);
     if (v.maxTravel != null && travel > v.maxTravel) errs.push(`vehicle ${route.vehicle}: travel ${travel} > ${v.maxTravel}`);
-    if (v.maxDistance != null) {
-      const m = p.distances as number[][];
-      const stops = [v.start, ...route.jobs.map((j) => p.jobs[j].location), ...(open ? [] : [v.end as number])];
-      const meters = stops.slice(1).reduce((a, to, i) => a + m[stops[i]][to], 0);
-      if (meters > v.maxDistance) errs.push(`vehicle ${route.vehicle}: ${meters} m > ${v.maxDistance}`);
-    }
-    total += travel;
+    const places = [v.start, ...route.jobs.map((j) => p.jobs[j].location), ...(open ? [] : [v.end as number])];
+    const covered = places.slice(1).reduce((a, to, i) => a + meters(places[i], to), 0);
+    if (v.maxDistance != null && covered > v.maxDistance) errs.push(`vehicle ${route.vehicle}: ${covered} m > ${v.maxDistance}`);
+    // VROOM's cost: fixed + per_hour × hours + per_km × km of the vehicle's own travel.
+    total += (v.fixed ?? 0) + ((v.perHour ?? 3600) * travel) / 3600 + ((v.perKm ?? 0) * covered) / 1000;
   }
   for (const [j, c] of seen) if (c > 1) errs.push(`job ${j} served ${c} times`);
   for (const [k, s] of (p.shipments ?? []).entries()) {
@@ -111,7 +113,7 @@ function checkPlan(p: VrpProblem, sol: VrpSolution): string[] {
   }
   for (const j of sol.unassigned) if (seen.has(j)) errs.push(`job ${j} both served and unassigned`);
   if (seen.size + sol.unassigned.length !== p.jobs.length) errs.push('jobs missing from the plan');
-  if (sol.cost !== total) errs.push(`cost ${sol.cost} != ${total}`);
+  if (Math.abs(sol.cost - total) > 1e-6 * Math.max(1, total)) errs.push(`cost ${sol.cost} != ${total}`);
   return errs;
 }
 
@@ -623,12 +625,17 @@ describe('loads in several dimensions', () => {
     expect(sol.unassigned).toEqual([]);
     // 5 + 6 do not fit together: the job's 6 are delivered first, then the shipment rides back.
     expect(sol.routes[0]).toMatchObject({ jobs: [2, 0, 1], initialLoad: [6], loads: [[0], [5], [0]] });
-    expect(scheduleRoute(p, 0, [1, 0, 2]).violation).toBe('shipment 0 is delivered (job 1) before it is picked up (job 0)');
-    expect(scheduleRoute(p, 0, [0]).violation).toBe('shipment 0 is picked up (job 0) but its delivery (job 1) is not on the route');
+    expect(scheduleRoute(p, 0, [1, 0, 2]).violation).toBe('job 1 comes before job 0 (shipment 0)');
+    expect(scheduleRoute(p, 0, [0]).violation).toBe('job 0 is on the route but job 1 is not (shipment 0)');
     expect(scheduleRoute(p, 0, [0, 2, 1]).violation).toBe('the load 11 after job 0 exceeds the capacity 10');
     // Too big for the vehicle: both stops stay out, the job is served.
     const big = solveChecked({ ...p, shipments: [{ pickup: 0, delivery: 1, amount: 11 }] });
     expect(big.unassigned).toEqual([0, 1]);
+    const bigProblem = { ...p, shipments: [{ pickup: 0, delivery: 1, amount: 11 }] };
+    expect(big.unassigned.map((j) => unassignedReason(bigProblem.jobs[j], bigProblem))).toEqual([
+      'demand exceeds every capacity',
+      'demand exceeds every capacity',
+    ]);
     expect(() => solveVrp({ ...p, jobs: [{ location: 1 }, ...p.jobs.slice(1)] })).toThrow(
       "jobs[0] is a stop of shipments[0]: its demand must be 0 and it has no pickup (the shipment's amount is carried)",
     );
@@ -725,6 +732,104 @@ describe('loads in several dimensions', () => {
     const sol = solveChecked(p);
     expect(sol.routes.map((r) => r.vehicle)).toEqual([1]);
     expect(sol.cost).toBe(394);
+  });
+
+  it("minimises VROOM's cost over vehicles with their own per_hour, per_km, fixed cost and speed factor: the optimum of every plan", () => {
+    // Seven stops and three vehicles at two depots, small enough to try every plan: each stop on each
+    // vehicle in every order. The cost is computed here from the matrices alone.
+    const points: Array<[number, number]> = [
+      [0, 0],
+      [900, 300],
+      [120, 80],
+      [300, 500],
+      [700, 650],
+      [820, 90],
+      [450, 260],
+      [60, 700],
+      [980, 720],
+    ];
+    const durations = matrix(points);
+    const distances = durations.map((row) => row.map((x) => 13 * x + 7));
+    const vehicles: VrpVehicle[] = [
+      { start: 0, end: 0, capacity: 4, perHour: 1800, perKm: 40 },
+      { start: 1, end: 1, capacity: 4, perHour: 5400, speedFactor: 1.7, fixed: 150 },
+      { start: 0, end: 1, capacity: 3, perKm: 5, speedFactor: 0.8 },
+    ];
+    const jobs: VrpJob[] = points.slice(2).map((_, i) => ({ location: i + 2, demand: 1 }));
+    const p: VrpProblem = { durations, distances, vehicles, jobs };
+    const costOf = (v: VrpVehicle, order: number[]) => {
+      if (!order.length) return 0;
+      const at = [v.start, ...order.map((j) => jobs[j].location), v.end as number];
+      let t = 0;
+      let m = 0;
+      for (let i = 1; i < at.length; i++) {
+        t += Math.round(durations[at[i - 1]][at[i]] / (v.speedFactor ?? 1));
+        m += distances[at[i - 1]][at[i]];
+      }
+      return (v.fixed ?? 0) + ((v.perHour ?? 3600) * t) / 3600 + ((v.perKm ?? 0) * m) / 1000;
+    };
+    const permutations = (xs: number[]): number[][] =>
+      xs.length <= 1 ? [xs] : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest]));
+    const cheapest = (v: VrpVehicle, set: number[]) => Math.min(...permutations(set).map((o) => costOf(v, o)));
+    let best = Infinity;
+    for (let code = 0; code < 3 ** jobs.length; code++) {
+      const sets: number[][] = [[], [], []];
+      for (let j = 0, c = code; j < jobs.length; j++, c = Math.floor(c / 3)) sets[c % 3].push(j);
+      if (sets.some((s, r) => s.length > (vehicles[r].capacity as number))) continue;
+      best = Math.min(
+        best,
+        sets.reduce((a, s, r) => a + cheapest(vehicles[r], s), 0),
+      );
+    }
+    const sol = solveChecked(p, { iterations: 3000, timeLimitMs: 60_000 });
+    expect(sol.unassigned).toEqual([]);
+    expect(sol.cost).toBeCloseTo(best, 6);
+    // The same stops priced in seconds alone (the defaults) give another plan: the costs steer the search.
+    const plain = solveChecked({ ...p, vehicles: vehicles.map(({ perHour: _, perKm: __, fixed: ___, ...v }) => v) });
+    expect(sol.routes.map((r) => [r.vehicle, r.jobs])).not.toEqual(plain.routes.map((r) => [r.vehicle, r.jobs]));
+  });
+
+  it('gives the costlier vehicle per km less to drive, on mixed random problems with windows', () => {
+    for (const seed of [21, 22]) {
+      const base = randomProblem(seed, 60);
+      // Two vehicles alike but for their price per km: the dearer one drives less.
+      const alike = { start: 0, end: 0, capacity: 20, hours: [0, 30_000] as const };
+      const p: VrpProblem = {
+        ...base,
+        distances: (base.durations as number[][]).map((row) => row.map((x) => 9 * x)),
+        vehicles: [
+          { ...alike, perKm: 400 },
+          { ...alike, perKm: 20 },
+          { ...alike, perKm: 20, speedFactor: 1.25 },
+        ],
+        jobs: base.jobs.map((j) => ({ ...j, skills: [] })),
+      };
+      const sol = solveChecked(p, { iterations: 2000, timeLimitMs: 60_000 });
+      const driven = (r: number) => sol.routes.find((x) => x.vehicle === r)?.distance ?? 0;
+      expect(driven(0)).toBeLessThan(driven(1));
+      expect(driven(0)).toBeLessThan(driven(2));
+    }
+  });
+
+  it("plans each vehicle's one break inside the search: every route it returns has room for it, nothing is dropped after", () => {
+    for (const seed of [31, 32]) {
+      const base = randomProblem(seed, 70);
+      const p: VrpProblem = {
+        ...base,
+        vehicles: base.vehicles.map((v, i) => (i === 3 ? v : { ...v, breaks: [{ windows: [[5_000 + 1_000 * i, 9_000]], service: 1_800 }] })),
+      };
+      const sol = solveChecked(p, { iterations: 2000, timeLimitMs: 60_000 });
+      for (const r of sol.routes) expect(placeBreaks(p, r.vehicle, r.jobs), `vehicle ${r.vehicle}`).not.toBeNull();
+      const placed = applyBreaks(p, sol);
+      expect(placed.noRoomForBreaks).toEqual([]);
+      expect(placed.routes.map((r) => r.jobs)).toEqual(sol.routes.map((r) => r.jobs));
+      // A job left out fits no route even with the break moved anywhere.
+      for (const j of sol.unassigned)
+        for (let v = 0; v < p.vehicles.length; v++) {
+          const order = sol.routes.find((r) => r.vehicle === v)?.jobs ?? [];
+          for (let i = 0; i <= order.length; i++) expect(placeBreaks(p, v, [...order.slice(0, i), j, ...order.slice(i)])).toBeNull();
+        }
+    }
   });
 
   it('refuses amounts of different lengths, or more than eight dimensions', () => {

@@ -11,6 +11,7 @@ import { farMessage } from '../engine-errors.js';
 import { nextState, sliceOptions, type SearchState } from '../../engine/vrp/slices.js';
 import type { VrpProblem, VrpSolution } from '../../engine/vrp/solver.js';
 import { applyBreaks, reserveBreaks, timeAsGiven } from '../../engine/vrp/breaks.js';
+import type { Names } from '../../engine/vrp/schedule.js';
 import { indexLocations, toProblem, travelOf, unreachableLocations, type LocationIndex } from '../optimize/problem.js';
 import type { OptimizeBody } from '../optimize/schema.js';
 import { optimizeJson } from '../optimize/response.js';
@@ -121,19 +122,27 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
   if (Object.keys(unreachable).length) {
     throw new Rejected({ message: Object.entries(unreachable).map(([f, [msg]]) => `${f}: ${msg}`)[0], errors: unreachable });
   }
-  // The search plans within hours shortened by the breaks; the breaks are placed in its best plan at the end.
+  // The search plans a vehicle's one break itself, other breaks within hours shortened by them; all are
+  // placed in its best plan at the end (breaks.ts).
   const planned = toProblem(body, ix, travel, row.frame, skip);
   const solverProblem = shareMatrices(reserveBreaks(planned));
   const problem = { ...solverProblem, vehicles: planned.vehicles };
 
   if (body.mode === 'plan') {
-    // Plan mode: no search, the routes as given.
-    const given = givenRoutes(body);
+    // Plan mode: no search, the routes as given. A stop that cannot be served (a POI closed that day, off
+    // the roads) has no place to drive to: it leaves its route, which says so, and is unassigned with why.
+    const given = givenRoutes(body, skip);
     const listed = new Set(given.flatMap((g) => g.jobs));
     problem.jobs.forEach((_, j) => {
       if (!listed.has(j)) unservable[j] ??= "it is in no vehicle's steps (plan mode)";
     });
-    return finish(sql, id, { body, ix, problem, profile, row, unservable, solution: timeAsGiven(problem, given), live });
+    const names = planNames(body);
+    const solution = timeAsGiven(problem, given, { timing: body.plan_timing ?? 'retime', names });
+    for (const route of solution.routes) {
+      const left = given.find((g) => g.vehicle === route.vehicle)?.left ?? [];
+      if (left.length) route.violations = [...(route.violations ?? []), ...left.map((j) => `${names.job(j)} is left out: ${unservable[j]}`)];
+    }
+    return finish(sql, id, { body, ix, problem, profile, row, unservable, solution, live });
   }
   const budgetMs = row.time_budget * 1000;
   let state: SearchState = row.checkpoint ?? { routes: [], searchedMs: 0, rate: 0 };
@@ -193,24 +202,43 @@ async function finish(sql: Sql, id: string, f: Finished): Promise<void> {
 
 /**
  * Plan mode: each vehicle's steps as job indices (stops first, then each shipment's pickup and delivery),
- * and the breaks they name, each after the number of jobs before it, less one.
+ * and the breaks they name, each after the number of jobs before it, less one. Stops in `skip` (they
+ * cannot be served) are left out, in `left`.
  */
-function givenRoutes(body: OptimizeBody): Array<{ vehicle: number; jobs: number[]; breaks?: Array<{ index: number; after: number }> }> {
+function givenRoutes(
+  body: OptimizeBody,
+  skip: ReadonlySet<number>,
+): Array<{ vehicle: number; jobs: number[]; left: number[]; breaks?: Array<{ index: number; after: number }> }> {
   const stopAt = new Map(body.stops.flatMap((s, i) => (s.id === undefined ? [] : [[String(s.id), i] as const])));
   const shipmentAt = new Map((body.shipments ?? []).flatMap((s, k) => (s.id === undefined ? [] : [[String(s.id), k] as const])));
   const S = body.stops.length;
   return body.vehicles.map((v, vehicle) => {
     const jobs: number[] = [];
+    const left: number[] = [];
     const breaks: Array<{ index: number; after: number }> = [];
     for (const step of v.steps ?? []) {
       const key = String(step.id);
-      if (step.type === 'stop') jobs.push(stopAt.get(key)!);
+      if (step.type === 'stop') (skip.has(stopAt.get(key)!) ? left : jobs).push(stopAt.get(key)!);
       else if (step.type === 'pickup') jobs.push(S + 2 * shipmentAt.get(key)!);
       else if (step.type === 'delivery') jobs.push(S + 2 * shipmentAt.get(key)! + 1);
       else if (step.type === 'break') breaks.push({ index: (v.breaks ?? []).findIndex((b) => String(b.id) === key), after: jobs.length - 1 });
     }
-    return { vehicle, jobs, ...(breaks.length ? { breaks } : {}) };
+    return { vehicle, jobs, left, ...(breaks.length ? { breaks } : {}) };
   });
+}
+
+/** Plan mode's violations name the request's stops, shipments and breaks by their ids. */
+function planNames(body: OptimizeBody): Names {
+  const S = body.stops.length;
+  const quoted = (id: string | number | undefined, index: number) => (id === undefined ? `${index}` : `'${id}'`);
+  return {
+    job: (j) => {
+      if (j < S) return `stop ${quoted(body.stops[j].id, j)}`;
+      const k = (j - S) >> 1;
+      return `the ${(j - S) & 1 ? 'delivery' : 'pickup'} of shipment ${quoted(body.shipments![k].id, k)}`;
+    },
+    break: (vehicle, k) => `break ${quoted(body.vehicles[vehicle].breaks![k].id, k)}`,
+  };
 }
 
 /** The matrices in shared memory: every slice hands them to a worker without copying megabytes. */

@@ -59,6 +59,17 @@ const docs: Record<'create' | 'list' | 'get' | 'cancel', Operation> = {
   },
 };
 
+/** Stops at (0, 0) with the ids that the vehicles' steps name, or one without an id. */
+function standInStops(vehicles: unknown): Array<{ latitude: number; longitude: number; id?: string }> {
+  const list = (x: unknown): Array<Record<string, unknown>> => (Array.isArray(x) ? x.map((v) => (v !== null && typeof v === 'object' ? v : {})) : []);
+  const ids = new Set(
+    list(vehicles)
+      .flatMap((v) => list(v.steps))
+      .flatMap((s) => (s.type === 'stop' && (typeof s.id === 'string' || typeof s.id === 'number') ? [String(s.id)] : [])),
+  );
+  return ids.size ? [...ids].map((id) => ({ latitude: 0, longitude: 0, id })) : [{ latitude: 0, longitude: 0 }];
+}
+
 export function optimizationRoutes(sql: Sql): Route[] {
   const byId = async (teamId: string, id: string) => {
     const row = isUlid(id) ? await fetchOptimization(sql, teamId, id.toUpperCase()) : undefined;
@@ -79,8 +90,9 @@ export function optimizationRoutes(sql: Sql): Route[] {
         const errors: FieldErrors = Object.create(null);
         let expanded: ExpandedStops | undefined;
         if (fromPois) {
-          // The rest of the body is checked with a stand-in stop, so that its problems and the selection's come in one 422.
-          const rest = parseInto(batchBodySchema, { ...raw, stops: [{ latitude: 0, longitude: 0 }] }, errors);
+          // The rest of the body is checked with stand-in stops, so that its problems and the selection's
+          // come in one 422: one for each stop a plan mode's steps name (their POIs are checked below).
+          const rest = parseInto(batchBodySchema, { ...raw, stops: standInStops(raw.vehicles) }, errors);
           const scratch: FieldErrors = {};
           const input = parseInto(poiStopsSchema, raw.stops, scratch);
           for (const [k, v] of Object.entries(scratch)) errors[k === 'body' ? 'stops' : `stops.${k}`] = v;

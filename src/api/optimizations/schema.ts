@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { dataSchema, pageSchema, timestamp, ulid } from '../../http/openapi.js';
 import { amountOf, MAX_DIMENSIONS } from '../../engine/vrp/problem.js';
-import { batchPlanSchema, DEFAULT_PER_HOUR, optimizeFields, shipmentsField } from '../optimize/schema.js';
+import { batchPlanSchema, optimizeFields, shipmentsField } from '../optimize/schema.js';
 import { POI_STOPS_ERROR, poiStopsSchema } from './poi-stops.js';
 
 export const MAX_BATCH_VEHICLES = 200;
@@ -18,37 +18,15 @@ const budgetMessage = `must be an integer number of seconds between 1 and ${MAX_
 
 const fields = optimizeFields(MAX_BATCH_VEHICLES, MAX_BATCH_STOPS, true, true);
 
-/** What the solver cannot honour yet, refused at the field rather than planned without it. */
-function refuseUnsupported(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
+/** Steps and their timing are plan mode's input: in a search they would be silently ignored. */
+function refusePlanFieldsOutsidePlanMode(body: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  if (body.mode === 'plan') return;
   const vehicles: Array<Record<string, unknown>> = Array.isArray(body.vehicles) ? body.vehicles.map((v) => (v !== null && typeof v === 'object' ? v : {})) : [];
-  const factor = (v: Record<string, unknown>) => (typeof v.speed_factor === 'number' ? v.speed_factor : 1);
-  const perHour = (v: Record<string, unknown>) => {
-    const c = v.costs as { per_hour?: unknown } | undefined;
-    return c !== null && typeof c === 'object' && typeof c.per_hour === 'number' ? c.per_hour : DEFAULT_PER_HOUR;
-  };
   vehicles.forEach((v, i) => {
-    const costs = (v.costs !== null && typeof v.costs === 'object' ? v.costs : {}) as Record<string, unknown>;
-    if (typeof costs.per_km === 'number' && costs.per_km > 0)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['vehicles', i, 'costs', 'per_km'],
-        message: 'a cost per km is not supported yet: only 0 (the plan weighs driving time)',
-      });
-    if (i > 0 && perHour(v) !== perHour(vehicles[0]))
-      ctx.addIssue({
-        code: 'custom',
-        path: ['vehicles', i, 'costs', 'per_hour'],
-        message: `must be the same for every vehicle (${perHour(vehicles[0])}, as vehicles.0): costs per hour that differ between vehicles are not supported yet`,
-      });
-    if (v.steps !== undefined && body.mode !== 'plan')
+    if (v.steps !== undefined)
       ctx.addIssue({ code: 'custom', path: ['vehicles', i, 'steps'], message: 'is read in plan mode only: send mode "plan" to time these steps' });
-    if (i > 0 && factor(v) !== factor(vehicles[0]))
-      ctx.addIssue({
-        code: 'custom',
-        path: ['vehicles', i, 'speed_factor'],
-        message: `must be the same for every vehicle (${factor(vehicles[0])}, as vehicles.0): one travel time matrix serves the fleet`,
-      });
   });
+  if (body.plan_timing !== undefined) ctx.addIssue({ code: 'custom', path: ['plan_timing'], message: 'is read in plan mode only: send mode "plan" with it' });
 }
 
 const batchObject = <S extends z.ZodType>(stops: S) =>
@@ -64,7 +42,13 @@ const batchObject = <S extends z.ZodType>(stops: S) =>
       .enum(['optimize', 'plan'], { error: 'must be optimize or plan' })
       .default('optimize')
       .describe(
-        "`plan`: no search; each vehicle drives its `steps` as given, the plan reports every step's times and each route's `violations` (VROOM's plan mode). Stops in no vehicle's steps are unassigned.",
+        "`plan`: no search; each vehicle drives its `steps` as given, the plan reports every step's times and each route's `violations` (VROOM's plan mode), timed as `plan_timing` says. Stops in no vehicle's steps are unassigned.",
+      ),
+    plan_timing: z
+      .enum(['retime', 'check'], { error: 'must be retime or check' })
+      .optional()
+      .describe(
+        "Plan mode only. `retime` (the default): each step as early as its windows allow: the vehicle waits where it is early for a window, leaves its start late enough not to wait at the first stop, and takes breaks not named in its steps where they end the route earliest; a violation only where a window or rule cannot be kept. `check` (VROOM's `-c`): the steps as driven, never waiting: the vehicle leaves at the start of its `time_window` and serves every stop on arrival, each break starts on arrival where its step is (every break must be a step); a stop reached before its window opens is a violation, as is one after it closes.",
       ),
     time_budget: z
       .number({ error: budgetMessage })
@@ -105,7 +89,7 @@ const checkBody = (body: Record<string, unknown>, ctx: z.RefinementCtx) => {
     ctx.addIssue({ code: 'custom', path: ['stops'], message: `the demands and shipment amounts may add up to at most ${MAX_TOTAL_DEMAND} in each dimension` });
   if (Array.isArray(body.stops) && body.stops.length === 0 && items(body.shipments).length === 0)
     ctx.addIssue({ code: 'custom', path: ['stops'], message: 'must have at least 1 stop when there are no shipments' });
-  refuseUnsupported(body, ctx);
+  refusePlanFieldsOutsidePlanMode(body, ctx);
   if (body.mode === 'plan') checkPlanSteps(body, ctx);
 };
 

@@ -125,8 +125,6 @@ export const UNSERVABLE_SKILL = '\u0000unservable';
 
 export function toProblem(body: OptimizeBody, ix: LocationIndex, m: Travel, frame: TimeFrame, unservable: ReadonlySet<number> = new Set()): VrpProblem {
   const n = ix.points.length;
-  // As VROOM: a speed factor divides every travel time (the schema keeps it the same for every vehicle).
-  const factor = body.vehicles[0]?.speed_factor ?? 1;
   // Whole seconds and meters (DECISIONS.md): the reported totals are then exact sums of the legs.
   const durations = new Int32Array(n * n);
   const distances = new Float64Array(n * n);
@@ -134,7 +132,7 @@ export function toProblem(body: OptimizeBody, ix: LocationIndex, m: Travel, fram
     for (let b = 0; b < n; b++) {
       const d = m.duration(a, b),
         meters = m.distance(a, b);
-      durations[a * n + b] = a === b ? 0 : d === null ? UNREACHABLE_S : Math.round(d / factor);
+      durations[a * n + b] = a === b ? 0 : d === null ? UNREACHABLE_S : Math.round(d);
       distances[a * n + b] = a === b || meters === null ? 0 : Math.round(meters);
     }
   }
@@ -157,8 +155,11 @@ export function toProblem(body: OptimizeBody, ix: LocationIndex, m: Travel, fram
       maxJobs: v.max_tasks ?? null,
       maxTravel: v.max_travel_time ?? null,
       maxDistance: v.max_distance ?? null,
-      // The kernel counts cost in seconds of driving: a fixed cost weighs as many seconds as it buys at per_hour (one rate for the fleet).
-      fixed: ((v.costs?.fixed ?? 0) * 3600) / (v.costs?.per_hour ?? DEFAULT_PER_HOUR),
+      // VROOM's objective: fixed + per_hour × driving hours + per_km × km, the driving the vehicle's own (its speed factor).
+      fixed: v.costs?.fixed ?? 0,
+      perHour: v.costs?.per_hour ?? DEFAULT_PER_HOUR,
+      perKm: v.costs?.per_km ?? 0,
+      speedFactor: v.speed_factor ?? 1,
       ...(v.breaks?.length
         ? {
             breaks: v.breaks.map((b) => ({

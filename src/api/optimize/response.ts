@@ -133,7 +133,7 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
   return {
     vehicle: c.vehicleIds[r.vehicle],
     stops: r.jobs.length,
-    ...(c.batch ? { cost: (costs?.fixed ?? 0) + Math.round(((costs?.per_hour ?? DEFAULT_PER_HOUR) * r.duration) / 3600), violations: r.violations ?? [] } : {}),
+    ...(c.batch ? { cost: userCost(costs, r), violations: r.violations ?? [] } : {}),
     distance: r.distance,
     duration: r.duration,
     service: r.service,
@@ -145,6 +145,10 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
     steps,
   };
 }
+
+/** VROOM's cost of a route as it reports it: the fixed cost and the rounded cost of its travel. */
+export const userCost = (costs: { fixed?: number; per_hour?: number; per_km?: number } | undefined, r: { duration: number; distance: number }): number =>
+  (costs?.fixed ?? 0) + Math.round(((costs?.per_hour ?? DEFAULT_PER_HOUR) * r.duration) / 3600 + ((costs?.per_km ?? 0) * r.distance) / 1000);
 
 /** `geometries[k]` is the road geometry of `solution.routes[k]`, [lon, lat] from its start to its end. */
 export function optimizeJson(c: OptimizeContext, solution: VrpSolution, geometries: Array<Array<[number, number]>>) {

@@ -138,7 +138,9 @@ const batchVehicleFields = {
     .min(0.01, 'must be a number from 0.01 to 5')
     .max(5, 'must be a number from 0.01 to 5')
     .optional()
-    .describe('Divides every travel time of the vehicle (VROOM: 2 drives twice as fast). The same for every vehicle of a body.'),
+    .describe(
+      "Divides every travel time of this vehicle, each leg rounded to whole seconds (VROOM's: 2 drives twice as fast). Its schedule, `max_travel_time` and cost per hour count these times.",
+    ),
   breaks: z
     .array(breakSchema, { error: 'must be an array of up to 10 breaks' })
     .max(10, 'may have at most 10 breaks')
@@ -157,14 +159,16 @@ const batchVehicleFields = {
       {
         // Bounded so that the solver's weights (a stop left out outweighs every fixed cost) stay exact in doubles.
         fixed: integer(0, 10_000_000).optional().describe('What using the vehicle costs; default 0.'),
-        per_hour: integer(1, 1_000_000_000).optional().describe('What an hour of driving costs; default 3600. The same for every vehicle of a body.'),
-        per_km: integer(0, 1_000_000_000).optional().describe('What a km costs: only 0 (the default) is supported yet.'),
+        per_hour: integer(1, 1_000_000)
+          .optional()
+          .describe("What an hour of the vehicle's driving costs; default 3600 (the cost is then its driving seconds)."),
+        per_km: integer(0, 1_000_000).optional().describe('What a km of its driving costs; default 0.'),
       },
       { error: 'must be an object of costs: fixed, per_hour, per_km' },
     )
     .optional()
     .describe(
-      "VROOM's vehicle costs. The plan's cost is the sum over the vehicles used of `fixed + per_hour × driving hours`; the search minimises it after priorities and the number of stops served.",
+      "VROOM's vehicle costs. **Objective**: after the largest sum of priorities and the most stops served, the least cost: the sum over the vehicles used of `fixed + per_hour × driving hours + per_km × km` (the hours after the vehicle's `speed_factor`). Each route and the summary report it as `cost`.",
     ),
   steps: z
     .array(
@@ -319,7 +323,11 @@ const planOf = (load: z.ZodType, routeLoad: z.ZodType, batch = false) =>
         stops: z.int(),
         ...(batch
           ? {
-              cost: z.int().describe("The vehicle's `costs.fixed` + `costs.per_hour` × driving hours, rounded (default: its driving seconds)."),
+              cost: z
+                .int()
+                .describe(
+                  "As VROOM counts it: the vehicle's `costs.fixed` + round(`costs.per_hour` × `duration` / 3600 + `costs.per_km` × `distance` / 1000); by default its driving seconds.",
+                ),
               violations: z
                 .array(z.string())
                 .describe(
@@ -386,6 +394,7 @@ export type OptimizeBody = Omit<ContractBody, 'vehicles' | 'stops'> & {
   stops: Array<Omit<ContractBody['stops'][number], 'demand'> & { demand?: Amount; priority?: number }>;
   shipments?: ShipmentBody[];
   mode?: 'optimize' | 'plan';
+  plan_timing?: 'retime' | 'check';
 };
 
 export type ShipmentBody = Omit<z.infer<ReturnType<typeof shipmentSchema>>, 'amount'> & { amount?: Amount };

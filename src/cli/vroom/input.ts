@@ -4,9 +4,8 @@
 // vehicles (start and end as indices or coordinates, capacity, skills, time window, max_tasks,
 // max_travel_time, max_distance, steps as the search's starting plan), and matrices (`matrices.<profile>.durations` /
 // `distances`, or the older `matrix`).
-// What the solver cannot honour is refused with the field named (custom costs) or, when a
-// plan without it stays valid for the rest, reported as a warning (breaks; speed factors that differ
-// between vehicles).
+// vehicles' costs and speed factors too. What the solver cannot honour is refused with the field named
+// (custom costs matrices).
 import { z } from 'zod';
 import { MAX_DIMENSIONS } from '../../engine/vrp/problem.js';
 import type { VrpProblem } from '../../engine/vrp/types.js';
@@ -156,14 +155,13 @@ export const isVroomInput = (doc: unknown): boolean =>
 export class VroomInputError extends Error {}
 
 /** Parses and checks; a problem it cannot solve is a VroomInputError naming the field. */
-export function parseVroomInput(doc: unknown): { input: VroomInput; warnings: string[] } {
+export function parseVroomInput(doc: unknown): VroomInput {
   const parsed = vroomInputSchema.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new VroomInputError(`${issue.path.join('.') || 'input'}: ${issue.message}`);
   }
   const input = parsed.data;
-  const warnings: string[] = [];
   const ids = new Set<number>();
   input.jobs.forEach((j, i) => {
     if (ids.has(j.id)) throw new VroomInputError(`jobs.${i}.id: ${j.id} is the id of an earlier job`);
@@ -177,21 +175,10 @@ export function parseVroomInput(doc: unknown): { input: VroomInput; warnings: st
       seen.add(sh[stop].id);
     });
   }
-  const perHour = input.vehicles[0].costs?.per_hour ?? 3600;
-  input.vehicles.forEach((v, i) => {
-    if (v.costs?.per_km) throw new VroomInputError(`vehicles.${i}.costs.per_km: a cost per km is not supported (the objective weighs travel time)`);
-    if ((v.costs?.per_hour ?? 3600) !== perHour)
-      throw new VroomInputError(
-        `vehicles.${i}.costs.per_hour: must be the same for every vehicle (${perHour}, as vehicles.0); one rate for the fleet is supported`,
-      );
-  });
-  // One factor for the fleet scales the matrix; per-vehicle travel times are not modelled.
-  if (new Set(input.vehicles.map((v) => v.speed_factor ?? 1)).size > 1)
-    warnings.push('vehicles: speed_factor differs between vehicles, which is not supported; every vehicle drives at factor 1');
   if (Object.values(input.matrices ?? {}).some((m) => m.costs))
-    throw new VroomInputError('matrices: custom costs matrices are not supported (the objective is travel duration)');
+    throw new VroomInputError("matrices: custom costs matrices are not supported (the objective is VROOM's cost from each vehicle's per_hour and per_km)");
   checkDimensions(input);
-  return { input, warnings };
+  return input;
 }
 
 /**
@@ -328,17 +315,16 @@ export function toVrpProblem(input: VroomInput, places: Places, durations: Int32
   const n = places.size;
   const dims = dimensionsOf(input);
   const tasks = tasksOf(input);
-  const factors = new Set(input.vehicles.map((v) => v.speed_factor ?? 1));
-  const factor = factors.size === 1 ? [...factors][0] : 1;
   return {
-    // As VROOM: a speed factor divides every travel time.
-    durations: factor === 1 ? durations : durations.map((d) => Math.round(d / factor)),
+    durations,
     distances,
     vehicles: input.vehicles.map((v, i) => {
       const start = places.vehicleStart[i] ?? places.free!;
       if (start >= n) throw new VroomInputError(`vehicles.${i}: location index ${start} is outside the ${n} × ${n} matrix`);
       if (v.max_distance !== undefined && !distances)
         throw new VroomInputError(`vehicles.${i}.max_distance: needs distances (matrices.${v.profile}.distances, or coordinates)`);
+      if (v.costs?.per_km && !distances)
+        throw new VroomInputError(`vehicles.${i}.costs.per_km: needs distances (matrices.${v.profile}.distances, or coordinates)`);
       return {
         start,
         end: places.vehicleEnd[i],
@@ -349,8 +335,11 @@ export function toVrpProblem(input: VroomInput, places: Places, durations: Int32
         maxJobs: v.max_tasks ?? null,
         maxTravel: v.max_travel_time ?? null,
         maxDistance: v.max_distance ?? null,
-        // Cost in seconds of travel, as the kernel counts it: VROOM's cost at the fleet's one rate per hour.
-        fixed: ((v.costs?.fixed ?? 0) * 3600) / (v.costs?.per_hour ?? 3600),
+        // VROOM's costs and speed factor, as the kernel counts them.
+        fixed: v.costs?.fixed ?? 0,
+        perHour: v.costs?.per_hour ?? 3600,
+        perKm: v.costs?.per_km ?? 0,
+        speedFactor: v.speed_factor ?? 1,
         breaks: (v.breaks ?? []).map((b) => ({
           windows: [...(b.time_windows ?? [])].sort((x, y) => x[0] - y[0]),
           service: b.service,

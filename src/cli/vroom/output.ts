@@ -2,6 +2,7 @@
 // steps), so tools reading VROOM's answers read ours. Violations are always empty: the solver's plans
 // keep every rule it models.
 import type { VrpSolution } from '../../engine/vrp/types.js';
+import { userCost } from '../../api/optimize/response.js';
 import { dimensionsOf, type Places, tasksOf, type VroomInput } from './input.js';
 
 const where = (places: Places, row: number) => (places.coordinates ? { location: places.coordinates[row] } : { location_index: row });
@@ -118,8 +119,8 @@ export function vroomOutput(input: VroomInput, places: Places, solution: VrpSolu
     }
     const route = {
       vehicle: v.id,
-      // VROOM's cost: fixed + per_hour × travel hours (its default rate makes it the travel seconds).
-      cost: (v.costs?.fixed ?? 0) + Math.round(((v.costs?.per_hour ?? 3600) * r.duration) / 3600),
+      // VROOM's cost: fixed + per_hour × travel hours + per_km × km (its default rates make it the travel seconds).
+      cost: userCost(v.costs, r),
       ...(capacitated ? { delivery, amount: [...delivery], pickup } : {}),
       setup: jobs.reduce((a, j) => a + j.setup, 0),
       service: jobs.reduce((a, j) => a + j.service, 0),

@@ -1,19 +1,25 @@
-// Drivers' breaks (VROOM's `breaks`), placed after the search: the kernel plans with each vehicle's
-// hours shortened by its breaks' service (reserveBreaks), then every route gets its breaks at the
+// Drivers' breaks (VROOM's `breaks`), timed after the search: the kernel plans a vehicle's one break
+// (one window, no max_load: searchedBreak) into every route it builds, and other breaks with the
+// vehicle's hours shortened by their service (reserveBreaks); then every route gets its breaks at the
 // positions that keep all its rules and end it earliest; a route where they fit nowhere loses stops,
 // fewest and lowest priority first, until they do. Breaks are never dropped or moved out of their
 // windows: a plan either has them inside or does not use the vehicle. A break is taken where the
 // vehicle is (after leaving its start or a stop), as in VROOM, so it adds no travel.
-import { hoursOf, matrixReader, normalizedWindows, serviceStart } from './problem.js';
-import { scheduleRoute } from './schedule.js';
+import { hoursOf, matrixReader, normalizedWindows, routeCost, searchedBreak, serviceStart, travelTimes } from './problem.js';
+import { type Names, scheduleRoute } from './schedule.js';
 import type { PlacedBreak, RouteSchedule, VrpProblem, VrpRoute, VrpSolution } from './types.js';
 
-/** The problem the kernel solves: each vehicle's hours end earlier by its breaks' service, so that a route leaves room for them. */
+/**
+ * The problem the kernel solves: a vehicle's one break with one window is planned by the search itself
+ * (searchedBreak); for other breaks the hours end earlier by their service, so that a route leaves room
+ * for them.
+ */
 export function reserveBreaks(p: VrpProblem): VrpProblem {
   if (!p.vehicles.some((v) => v.breaks?.length)) return p;
   return {
     ...p,
     vehicles: p.vehicles.map((v) => {
+      if (searchedBreak(v)) return v;
       const rest = (v.breaks ?? []).reduce((a, b) => a + b.service, 0);
       if (!rest || !v.hours) return v;
       const [s, e] = v.hours;
@@ -37,7 +43,7 @@ function timed(
 ): { s: RouteSchedule; placed: PlacedBreak[] } | null {
   const v = p.vehicles[vehicle];
   const breaks = v.breaks ?? [];
-  const dur = matrixReader(p.durations);
+  const dur = travelTimes(p, v);
   const [, hoursEnd] = hoursOf(v);
   const placed: PlacedBreak[] = [];
   const arrivals: number[] = [];
@@ -174,7 +180,7 @@ export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution &
     ...solution,
     routes,
     unassigned,
-    cost: routes.reduce((a, r) => a + r.duration + (p.vehicles[r.vehicle].fixed ?? 0), 0),
+    cost: routes.reduce((a, r) => a + routeCost(p.vehicles[r.vehicle], r), 0),
     distance: routes.reduce((a, r) => a + r.distance, 0),
     noRoomForBreaks: dropped,
   };
@@ -191,19 +197,27 @@ function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[],
   const done = new Set<number>();
   const shipment = new Map((p.shipments ?? []).map((s) => [s.pickup, s.delivery]));
   const prio = (j: number) => p.jobs[j].priority ?? 0;
-  const dur = matrixReader(p.durations);
-  // A route's cost is its travel (breaks add none) plus the vehicle's fixed cost: what an insertion adds is
-  // known before its breaks are placed, so the candidates are tried cheapest first and the first that
-  // takes its breaks is the best.
+  const durOf = p.vehicles.map((v) => travelTimes(p, v));
+  const meters = p.distances ? matrixReader(p.distances) : () => 0;
+  // A route's cost comes from its travel (breaks add none) and the vehicle's fixed cost: what an insertion
+  // adds is known before its breaks are placed, so the candidates are tried cheapest first and the first
+  // that takes its breaks is the best.
   const travel = (vehicle: number, jobs: readonly number[]) => {
     const v = p.vehicles[vehicle];
+    const dur = durOf[vehicle];
     let at = v.start;
-    let sum = 0;
+    let duration = 0;
+    let distance = 0;
     for (const j of jobs) {
-      sum += dur(at, p.jobs[j].location);
+      duration += dur(at, p.jobs[j].location);
+      distance += meters(at, p.jobs[j].location);
       at = p.jobs[j].location;
     }
-    return v.end === undefined || v.end === null || v.end < 0 ? sum : sum + dur(at, v.end);
+    if (v.end !== undefined && v.end !== null && v.end >= 0) {
+      duration += dur(at, v.end);
+      distance += meters(at, v.end);
+    }
+    return routeCost(v, { duration, distance }) - (v.fixed ?? 0);
   };
   const kindOf = p.vehicles.map((v) => JSON.stringify(v));
   // A route's earliest and latest times, kept until the route changes.
@@ -234,6 +248,7 @@ function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[],
       const jobs = at >= 0 ? routes[at].jobs : [];
       const before = at >= 0 ? travel(vehicle, jobs) : -(p.vehicles[vehicle].fixed ?? 0);
       const v = p.vehicles[vehicle];
+      const dur = durOf[vehicle];
       let known = at >= 0 ? times.get(routes[at]) : undefined;
       if (!known) {
         known = { plain: scheduleRoute(p, vehicle, jobs), latest: latestStarts(p, vehicle, jobs, dur) };
@@ -268,26 +283,6 @@ function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[],
   return left;
 }
 
-/** The route with its breaks where the steps put them; null when one cannot be taken there. */
-function takenWhereGiven(
-  p: VrpProblem,
-  vehicle: number,
-  jobs: readonly number[],
-  breaks: ReadonlyArray<{ index: number; after: number }>,
-): (RouteSchedule & { breaks: PlacedBreak[] }) | null {
-  const base = scheduleRoute(p, vehicle, jobs);
-  if (!base.feasible) return null;
-  const got = timed(
-    p,
-    vehicle,
-    jobs,
-    breaks.map((b) => b.index),
-    breaks.map((b) => b.after),
-    base,
-  );
-  return got ? { ...got.s, feasible: true, violation: undefined, breaks: got.placed } : null;
-}
-
 /**
  * For each position of `jobs` and one past them, the latest time service there may start (arrival at the
  * end past them) and still keep every later window and the vehicle's hours, breaks aside; windows are
@@ -311,33 +306,41 @@ function latestStarts(p: VrpProblem, vehicle: number, jobs: readonly number[], d
 }
 
 /**
- * Plan mode: the routes as given, timed with every broken rule in `violations` (their breaks where the
- * given ones say, each after job `after` of the route, or else where they end each route earliest; a
- * violation when they cannot be taken); jobs on no route are unassigned.
+ * Plan mode: the routes as given, timed with every broken rule in `violations`; jobs on no route are
+ * unassigned. `retime` (the default): as early as the windows allow, waiting for a window to open, the
+ * breaks where the given ones say (each after job `after` of the route) or else where they end each route
+ * earliest, a violation when they cannot be taken. `check`: as driven, never waiting
+ * (scheduleRoute's asDriven), the breaks where given.
  */
 export function timeAsGiven(
   p: VrpProblem,
   given: ReadonlyArray<{ vehicle: number; jobs: readonly number[]; breaks?: ReadonlyArray<{ index: number; after: number }> }>,
+  options: { timing?: 'retime' | 'check'; names?: Names } = {},
 ): VrpSolution {
   const routes: VrpRoute[] = [];
   const served = new Set<number>();
+  const { names } = options;
   for (const { vehicle, jobs, breaks } of given) {
     if (!jobs.length) continue;
     for (const j of jobs) served.add(j);
-    const placed = breaks?.length ? takenWhereGiven(p, vehicle, jobs, breaks) : placeBreaks(p, vehicle, jobs);
+    // Breaks the steps name are taken there, each violation named; the others go where they end the route earliest.
+    if (options.timing === 'check' || breaks?.length) {
+      routes.push({ ...scheduleRoute(p, vehicle, jobs, { asDriven: options.timing === 'check', breaks, names }), vehicle, jobs: [...jobs] });
+      continue;
+    }
+    const placed = placeBreaks(p, vehicle, jobs);
     if (placed) routes.push({ ...placed, vehicle, jobs: [...jobs] });
     else {
-      const plain = scheduleRoute(p, vehicle, jobs);
+      const plain = scheduleRoute(p, vehicle, jobs, { names });
       const violations = [...(plain.violations ?? [])];
-      if (breaks?.length) violations.push("the vehicle's breaks cannot be taken where the steps put them");
-      else if (p.vehicles[vehicle].breaks?.length) violations.push("the vehicle's breaks fit nowhere in this order");
+      if (p.vehicles[vehicle].breaks?.length) violations.push("the vehicle's breaks fit nowhere in this order");
       routes.push({ ...plain, violations, vehicle, jobs: [...jobs] });
     }
   }
   return {
     routes,
     unassigned: p.jobs.flatMap((_, j) => (served.has(j) ? [] : [j])),
-    cost: routes.reduce((a, r) => a + r.duration + (p.vehicles[r.vehicle].fixed ?? 0), 0),
+    cost: routes.reduce((a, r) => a + routeCost(p.vehicles[r.vehicle], r), 0),
     distance: routes.reduce((a, r) => a + r.distance, 0),
     iterations: 0,
   };

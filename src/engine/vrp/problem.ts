@@ -1,6 +1,6 @@
 // Readers over a VrpProblem shared by the solver, the scheduler and the unassigned reasons, so all
 // three interpret matrices, windows, hours and skills the same way.
-import type { Amount, Matrix, VrpJob, VrpProblem, VrpVehicle } from './types.js';
+import type { Amount, Matrix, VrpBreak, VrpJob, VrpProblem, VrpVehicle } from './types.js';
 
 /** Most load dimensions a problem may have. */
 export const MAX_DIMENSIONS = 8;
@@ -21,6 +21,30 @@ export function matrixReader(m: Matrix): (from: number, to: number) => number {
     return (a, b) => m[a * n + b];
   }
   return (a, b) => m[a][b];
+}
+
+/** Vehicle `v`'s travel time from a to b: the matrix's divided by its speed factor, in whole seconds (as the kernel's tv). */
+export function travelTimes(p: VrpProblem, v: VrpVehicle): (from: number, to: number) => number {
+  const read = matrixReader(p.durations);
+  const f = v.speedFactor ?? 1;
+  return f === 1 ? read : (a, b) => Math.floor(read(a, b) / f + 0.5);
+}
+
+/** What a route costs its vehicle (VROOM's cost, unrounded): fixed + per_hour × travel hours + per_km × km. */
+export function routeCost(v: VrpVehicle, travel: { duration: number; distance: number }): number {
+  const perHour = v.perHour ?? 3600;
+  const perKm = v.perKm ?? 0;
+  // The default rate prices a second at 1: the sum stays the exact whole seconds.
+  return (v.fixed ?? 0) + (perHour === 3600 ? travel.duration : (perHour * travel.duration) / 3600) + (perKm ? (perKm * travel.distance) / 1000 : 0);
+}
+
+/**
+ * The vehicle's break when the search plans it (the kernel's model: one break with at most one window
+ * and no max_load); other breaks are placed after the search (breaks.ts).
+ */
+export function searchedBreak(v: VrpVehicle): VrpBreak | undefined {
+  const [b, ...more] = v.breaks ?? [];
+  return b && !more.length && b.windows.length <= 1 && !b.maxLoad ? b : undefined;
 }
 
 export function isOpen(v: VrpVehicle): boolean {
@@ -141,6 +165,10 @@ export function validateProblem(p: VrpProblem): number {
     if (v.maxDistance != null && !(v.maxDistance >= 0)) throw new RangeError(`vehicles[${i}].maxDistance must be >= 0`);
     if (v.fixed != null && !(Number.isFinite(v.fixed) && v.fixed >= 0)) throw new RangeError(`vehicles[${i}].fixed must be a finite number >= 0`);
     if (v.maxDistance != null && !p.distances) throw new RangeError(`vehicles[${i}].maxDistance needs the problem's distances`);
+    if (v.perHour != null && !(Number.isFinite(v.perHour) && v.perHour >= 0)) throw new RangeError(`vehicles[${i}].perHour must be a finite number >= 0`);
+    if (v.perKm != null && !(Number.isFinite(v.perKm) && v.perKm >= 0)) throw new RangeError(`vehicles[${i}].perKm must be a finite number >= 0`);
+    if (v.perKm && !p.distances) throw new RangeError(`vehicles[${i}].perKm needs the problem's distances`);
+    if (v.speedFactor != null && !(v.speedFactor > 0 && v.speedFactor <= 5)) throw new RangeError(`vehicles[${i}].speedFactor must be above 0 and at most 5`);
   });
   p.jobs.forEach((j, i) => {
     loc(j.location, `jobs[${i}].location`);

@@ -13,6 +13,8 @@ import {
   matrixReader,
   normalizedWindows,
   pickupOf,
+  routeCost,
+  searchedBreak,
   shipmentChanges,
   validateProblem,
 } from './problem.js';
@@ -55,7 +57,7 @@ let kernel: VrpKernel | undefined;
 const DEFAULTS = { timeLimitMs: 1000, iterations: 20_000, seed: 1, temperature: [0.3, 0.003] as const };
 
 /**
- * Serves the largest sum of priorities, then as many jobs as possible, then minimizes total travel duration. Synchronous (runs the kernel in
+ * Serves the largest sum of priorities, then as many jobs as possible, then minimizes the cost (routeCost: by default the travel duration). Synchronous (runs the kernel in
  * the calling thread, e.g. a pool worker). Throws RangeError on a malformed problem.
  */
 export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSolution {
@@ -80,9 +82,9 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     dur: k.alloc(n * n * 4),
     vehI: k.alloc(V * 8),
     vehT: k.alloc(V * 16),
-    lim: k.alloc(V * 32),
-    // Meters go to the kernel only when a vehicle has a distance limit: the matrix is as large as the durations'.
-    dis: problem.distances && vehicles.some((v) => v.maxDistance != null) ? k.alloc(n * n * 4) : 0,
+    lim: k.alloc(V * 80),
+    // Meters go to the kernel only when a vehicle has a distance limit or pays per km: the matrix is as large as the durations'.
+    dis: problem.distances && vehicles.some((v) => v.maxDistance != null || (v.perKm ?? 0) > 0) ? k.alloc(n * n * 4) : 0,
     cap: k.alloc(V * dims * 4),
     jobI: k.alloc(J * 12),
     dem: k.alloc(Math.max(1, J * dims) * 4),
@@ -111,12 +113,27 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
 
   const vehI = new Int32Array(buf, ptr.vehI, V * 2);
   const vehT = new Float64Array(buf, ptr.vehT, V * 2);
-  const lim = new Float64Array(buf, ptr.lim, V * 4);
+  const lim = new Float64Array(buf, ptr.lim, V * 10);
   const cap = new Int32Array(buf, ptr.cap, V * dims);
   vehicles.forEach((v, r) => {
     vehI.set([v.start, isOpen(v) ? -1 : (v.end as number)], r * 2);
     vehT.set(hoursOf(v), r * 2);
-    lim.set([v.maxJobs ?? Infinity, v.maxTravel ?? Infinity, v.maxDistance ?? Infinity, v.fixed ?? 0], r * 4);
+    const brk = searchedBreak(v);
+    lim.set(
+      [
+        v.maxJobs ?? Infinity,
+        v.maxTravel ?? Infinity,
+        v.maxDistance ?? Infinity,
+        v.fixed ?? 0,
+        v.speedFactor ?? 1,
+        (v.perHour ?? 3600) / 3600,
+        (v.perKm ?? 0) / 1000,
+        brk?.windows[0]?.[0] ?? -Infinity,
+        brk?.windows[0]?.[1] ?? Infinity,
+        brk ? brk.service : -1,
+      ],
+      r * 10,
+    );
     cap.set(
       capacityOf(v, dims).map((c) => (c === Infinity ? -1 : c)),
       r * dims,
@@ -218,7 +235,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
   return {
     routes,
     unassigned,
-    cost: routes.reduce((a, r) => a + r.duration + (vehicles[r.vehicle].fixed ?? 0), 0),
+    cost: routes.reduce((a, r) => a + routeCost(vehicles[r.vehicle], r), 0),
     distance: routes.reduce((a, r) => a + r.distance, 0),
     iterations,
   };

@@ -32,8 +32,17 @@ export interface VrpVehicle {
   maxTravel?: number | null;
   /** The most meters its route may add up to (VROOM's `max_distance`); needs the problem's distances. */
   maxDistance?: number | null;
-  /** What using the vehicle costs, in seconds of travel (VROOM's `costs.fixed` at the default per_hour); default 0. */
+  /** What using the vehicle costs, in the plan's cost units (VROOM's `costs.fixed`); default 0. */
   fixed?: number;
+  /** What an hour of its travel costs (VROOM's `costs.per_hour`); default 3600, so that the cost is its travel seconds. */
+  perHour?: number;
+  /** What a km costs (VROOM's `costs.per_km`); default 0. Needs the problem's distances. */
+  perKm?: number;
+  /**
+   * Its travel times are the matrix's divided by this, rounded to whole seconds (VROOM's `speed_factor`,
+   * 2: twice as fast); default 1. Its schedule, travel limit and per_hour cost count them.
+   */
+  speedFactor?: number;
   /** Breaks taken where the vehicle is, each starting inside one of its windows (sorted, disjoint); placed by breaks.ts after the search. */
   breaks?: readonly VrpBreak[];
 }
@@ -84,7 +93,7 @@ export interface VrpJob {
 export interface VrpProblem {
   /** Travel durations in whole seconds (non-negative integers). */
   durations: Matrix;
-  /** Travel distances in meters, reported only; the objective ignores them. */
+  /** Travel distances in meters: reported, and priced by vehicles with a cost per km. */
   distances?: Matrix;
   vehicles: readonly VrpVehicle[];
   jobs: readonly VrpJob[];
@@ -156,7 +165,10 @@ export interface VrpSolution {
   routes: VrpRoute[];
   /** Job indices no route serves, ascending. */
   unassigned: number[];
-  /** Total travel duration, seconds, plus the fixed cost of each vehicle used. */
+  /**
+   * The objective after priorities and jobs served: over the routes, fixed + per_hour × travel hours +
+   * per_km × km (routeCost, unrounded; by default the travel seconds).
+   */
   cost: number;
   /** Total travel distance, meters (0 without a distance matrix). */
   distance: number;

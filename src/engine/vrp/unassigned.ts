@@ -1,7 +1,7 @@
 // Why a job stayed unassigned, with the reason strings of DECISIONS.md, checked from the most to the
 // least structural cause.
-import { dimensionsOf, hasSkills, hoursOf, jobFits } from './problem.js';
-import type { VrpJob, VrpProblem } from './types.js';
+import { amountOf, capacityOf, dimensionsOf, fitsIn, hasSkills, hoursOf, jobFits } from './problem.js';
+import type { VrpJob, VrpProblem, VrpVehicle } from './types.js';
 
 export type UnassignedReason =
   | 'demand exceeds every capacity'
@@ -13,12 +13,16 @@ export function unassignedReason(job: VrpJob, problem: VrpProblem): UnassignedRe
   const vehicles = problem.vehicles;
   const dims = dimensionsOf(problem);
   const capacitated = vehicles.some((v) => v.capacity != null);
-  if (capacitated && vehicles.every((v) => v.capacity != null) && vehicles.every((v) => !jobFits(job, v, dims))) {
+  // A shipment's end carries the shipment's amount (the job itself none).
+  const shipment = (problem.shipments ?? []).find((s) => problem.jobs[s.pickup] === job || problem.jobs[s.delivery] === job);
+  const carried = shipment?.amount === undefined ? null : amountOf(shipment.amount);
+  const fits = (v: VrpVehicle) => jobFits(job, v, dims) && (carried === null || fitsIn(carried, capacityOf(v, dims)));
+  if (capacitated && vehicles.every((v) => v.capacity != null) && vehicles.every((v) => !fits(v))) {
     return 'demand exceeds every capacity';
   }
   if (!vehicles.some((v) => hasSkills(v, job))) return 'no vehicle has the required skills';
   // Vehicles that could carry it at all; with none, the conflict is between skills and capacity.
-  const able = vehicles.filter((v) => hasSkills(v, job) && jobFits(job, v, dims));
+  const able = vehicles.filter((v) => hasSkills(v, job) && fits(v));
   // Service must start inside a window and end within the hours (types.ts): some start t with
   // max(window start, hours start) <= t <= min(window end, hours end - service). A stop without windows
   // whose service outlasts the hours is left to the last reason, as it has no windows to blame.

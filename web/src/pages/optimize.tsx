@@ -16,13 +16,13 @@ interface Vehicle {
   capacity: string;
   from: string;
   to: string;
-  /** A driver's break (plans of the team's POIs): when it may start, and how many minutes. */
+  /** A driver's break (a batch plan): when it may start, and how many minutes. */
   breakFrom: string;
   breakTo: string;
   breakMinutes: string;
 }
 interface Step {
-  type: 'start' | 'stop' | 'break' | 'end';
+  type: 'start' | 'stop' | 'pickup' | 'delivery' | 'break' | 'end';
   latitude: number;
   longitude: number;
   arrival: string;
@@ -33,7 +33,15 @@ interface Step {
 interface OptimizeResult {
   summary: { vehicles: number; stops: number; assigned: number; unassigned: number; distance: number; duration: number };
   routes: Array<{ vehicle: string; stops: number; distance: number; duration: number; geometry: GeoJSON.LineString; steps: Step[] }>;
-  unassigned: Array<{ index: number; id: string | null; poi_id?: string | null; latitude: number; longitude: number; reason: string }>;
+  unassigned: Array<{
+    type?: 'stop' | 'shipment';
+    index: number;
+    id: string | null;
+    poi_id?: string | null;
+    latitude: number;
+    longitude: number;
+    reason: string;
+  }>;
 }
 
 interface Optimization {
@@ -43,16 +51,16 @@ interface Optimization {
   result: OptimizeResult | null;
 }
 
-/** Seconds of search a plan of the team's POIs gets: the dashboard waits for it. */
-const POI_PLAN_BUDGET_S = 3;
+/** Seconds of search a batch plan gets: the dashboard waits for it. */
+const BATCH_PLAN_BUDGET_S = 3;
 
 /**
- * A plan of the team's POIs runs as a batch optimization (POST /v1/optimizations with `stops: {pois}`):
- * any number of POIs, stop ids = POI ids, and a POI that cannot be served is listed with why instead of
- * failing the plan. Polled until it is done.
+ * A plan of the team's POIs, or one with breaks or shipments, runs as a batch optimization (POST
+ * /v1/optimizations; with `stops: {pois}` any number of POIs, stop ids = POI ids, and a POI that cannot
+ * be served is listed with why instead of failing the plan). Polled until it is done.
  */
-async function planPois(body: Record<string, unknown>): Promise<OptimizeResult> {
-  let job = (await call<{ data: Optimization }>('POST', '/v1/optimizations', { ...body, time_budget: POI_PLAN_BUDGET_S })).data;
+async function planBatch(body: Record<string, unknown>): Promise<OptimizeResult> {
+  let job = (await call<{ data: Optimization }>('POST', '/v1/optimizations', { ...body, time_budget: BATCH_PLAN_BUDGET_S })).data;
   while (job.status === 'queued' || job.status === 'running') {
     await new Promise((r) => setTimeout(r, 400));
     job = (await call<{ data: Optimization }>('GET', `/v1/optimizations/${job.id}`)).data;
@@ -78,6 +86,27 @@ export function parseOptimizeStops(text: string): Array<Record<string, unknown>>
   return stops;
 }
 
+/**
+ * Shipments from text, one a line: `pickup latitude,pickup longitude,delivery latitude,delivery
+ * longitude[,id[,amount]]`: picked up at the first place and delivered at the second by one vehicle.
+ */
+export function parseShipments(text: string): Array<Record<string, unknown>> {
+  const shipments: Array<Record<string, unknown>> = [];
+  for (const line of text.split(/\r?\n/)) {
+    const c = line.split(',').map((s) => s.trim());
+    if (c.length < 2 || c[0] === '' || /^(lat|pick)/i.test(c[0])) continue;
+    const num = (s: string | undefined) => (s !== undefined && s !== '' && Number.isFinite(Number(s)) ? Number(s) : s);
+    const shipment: Record<string, unknown> = {
+      pickup: { latitude: num(c[0]), longitude: num(c[1]) },
+      delivery: { latitude: num(c[2]), longitude: num(c[3]) },
+    };
+    if (c[4]) shipment.id = c[4];
+    if (c[5]) shipment.amount = num(c[5]);
+    shipments.push(shipment);
+  }
+  return shipments;
+}
+
 const newVehicle = (n: number): Vehicle => ({
   id: `vehicle-${n}`,
   lat: '',
@@ -92,10 +121,13 @@ const newVehicle = (n: number): Vehicle => ({
 });
 const time = (iso: string) => iso.slice(11, 16);
 
+const isTask = (type: Step['type']) => type === 'stop' || type === 'pickup' || type === 'delivery';
+
 export function OptimizePage() {
   const [vehicles, setVehicles] = useState<Vehicle[]>([newVehicle(1)]);
   const [picking, setPicking] = useState<number | null>(null);
   const [stops, setStops] = useState('');
+  const [shipments, setShipments] = useState('');
   const [source, setSource] = useState<'list' | 'pois'>('list');
   const [cats, setCats] = useState<Category[]>([]);
   const [textAttrs, setTextAttrs] = useState<Attribute[]>([]);
@@ -136,8 +168,9 @@ export function OptimizePage() {
     overlay(m, 'tours', featureCollection(routes.map((r, i) => ({ type: 'Feature', geometry: r.geometry, properties: { colour: colour(i) } }))), [
       { id: 'tours', type: 'line', layout: { 'line-join': 'round', 'line-cap': 'round' }, paint: { 'line-color': ['get', 'colour'], 'line-width': 5 } },
     ]);
+    // Stops and shipment ends numbered in the order served.
     const visits = routes.flatMap((r, i) =>
-      r.steps.filter((s) => s.type === 'stop').map((s, k) => point(s.longitude, s.latitude, { colour: colour(i), n: String(k + 1) })),
+      r.steps.filter((s) => isTask(s.type)).map((s, k) => point(s.longitude, s.latitude, { colour: colour(i), n: String(k + 1) })),
     );
     const unassigned = (result?.unassigned ?? []).map((u) => point(u.longitude, u.latitude, { n: '!' }));
     const waiting = result ? [] : planned.map((s) => point(s.longitude as number, s.latitude as number, { n: '' }));
@@ -186,6 +219,16 @@ export function OptimizePage() {
     }
   };
   const stopName = (id: string | null | undefined, index: number) => (id ? (poiNames.get(id) ?? id) : `#${index + 1}`);
+  const stepName = (s: Step) =>
+    s.type === 'start'
+      ? 'Start'
+      : s.type === 'end'
+        ? 'End'
+        : s.type === 'break'
+          ? 'Break'
+          : s.type === 'stop'
+            ? `Stop ${stopName(s.id, s.index ?? 0)}`
+            : `${s.type === 'pickup' ? 'Pickup' : 'Delivery'} ${s.id ?? `#${(s.index ?? 0) + 1}`}`;
 
   const run = async (e: Event) => {
     e.preventDefault();
@@ -198,8 +241,8 @@ export function OptimizePage() {
         if (v.roundTrip) out.end = start;
         if (v.capacity.trim()) out.capacity = num(v.capacity);
         if (v.from || v.to) out.time_window = [v.from, v.to];
-        // Breaks are a batch feature: only plans of the team's POIs send them.
-        if (source === 'pois' && v.breakMinutes.trim()) {
+        // A break makes the plan a batch one (the contract's endpoint has none).
+        if (v.breakMinutes.trim()) {
           out.breaks = [
             {
               id: 'break',
@@ -214,10 +257,10 @@ export function OptimizePage() {
         source === 'pois'
           ? { pois: category ? { category_id: category } : {}, ...(hoursFrom ? { time_windows_from: hoursFrom } : {}) }
           : parseOptimizeStops(stops),
+      ...(shipments.trim() ? { shipments: parseShipments(shipments) } : {}),
     };
-    const r = await request(async () =>
-      source === 'pois' ? planPois(body) : (await call<{ data: OptimizeResult }>('POST', '/v1/routes/optimize', body)).data,
-    );
+    const batch = source === 'pois' || 'shipments' in body || body.vehicles.some((v) => 'breaks' in v);
+    const r = await request(async () => (batch ? planBatch(body) : (await call<{ data: OptimizeResult }>('POST', '/v1/routes/optimize', body)).data));
     if (r && map) fitTo(map.map, map.lib, [...r.routes.flatMap((t) => t.geometry.coordinates), ...r.unassigned.map((u) => [u.longitude, u.latitude])]);
   };
   const set = (i: number, patch: Partial<Vehicle>) => setVehicles(vehicles.map((v, j) => (j === i ? { ...v, ...patch } : v)));
@@ -278,30 +321,26 @@ export function OptimizePage() {
                     <input id={`veh-${i}-to`} value={v.to} onInput={(e) => set(i, { to: e.currentTarget.value })} />
                   </Field>
                 </div>
-                {source === 'pois' && (
-                  <>
-                    <Field id={`veh-${i}-break`} label="Break minutes (optional)" errors={f('breaks.0.service')}>
-                      <input
-                        {...described(`veh-${i}-break`, f('breaks.0.service'))}
-                        inputMode="numeric"
-                        value={v.breakMinutes}
-                        onInput={(e) => set(i, { breakMinutes: e.currentTarget.value })}
-                      />
-                    </Field>
-                    <div class="pair">
-                      <Field id={`veh-${i}-break-from`} label="Break from" errors={f('breaks.0.time_windows.0')}>
-                        <input
-                          {...described(`veh-${i}-break-from`, f('breaks.0.time_windows.0'))}
-                          value={v.breakFrom}
-                          onInput={(e) => set(i, { breakFrom: e.currentTarget.value })}
-                        />
-                      </Field>
-                      <Field id={`veh-${i}-break-to`} label="Break until">
-                        <input id={`veh-${i}-break-to`} value={v.breakTo} onInput={(e) => set(i, { breakTo: e.currentTarget.value })} />
-                      </Field>
-                    </div>
-                  </>
-                )}
+                <Field id={`veh-${i}-break`} label="Break minutes (optional)" errors={f('breaks.0.service')}>
+                  <input
+                    {...described(`veh-${i}-break`, f('breaks.0.service'))}
+                    inputMode="numeric"
+                    value={v.breakMinutes}
+                    onInput={(e) => set(i, { breakMinutes: e.currentTarget.value })}
+                  />
+                </Field>
+                <div class="pair">
+                  <Field id={`veh-${i}-break-from`} label="Break from" errors={f('breaks.0.time_windows.0')}>
+                    <input
+                      {...described(`veh-${i}-break-from`, f('breaks.0.time_windows.0'))}
+                      value={v.breakFrom}
+                      onInput={(e) => set(i, { breakFrom: e.currentTarget.value })}
+                    />
+                  </Field>
+                  <Field id={`veh-${i}-break-to`} label="Break until">
+                    <input id={`veh-${i}-break-to`} value={v.breakTo} onInput={(e) => set(i, { breakTo: e.currentTarget.value })} />
+                  </Field>
+                </div>
                 {vehicles.length > 1 && (
                   <button type="button" class="danger" onClick={() => setVehicles(vehicles.filter((_, j) => j !== i))}>
                     Remove vehicle {i + 1}
@@ -371,6 +410,20 @@ export function OptimizePage() {
           ) : (
             <ListErrors errors={errors} field="stops" text={stops} />
           )}
+          <Field
+            id="opt-shipments"
+            label="Shipments (optional), one a line: pickup latitude,pickup longitude,delivery latitude,delivery longitude[,id[,amount]]"
+            errors={errors.shipments}
+            hint="Picked up at the first place, delivered at the second by the same vehicle"
+          >
+            <textarea
+              {...described('opt-shipments', errors.shipments, 'hint')}
+              rows={3}
+              value={shipments}
+              onInput={(e) => setShipments(e.currentTarget.value)}
+            />
+          </Field>
+          <ListErrors errors={errors} field="shipments" text={shipments} />
           <div class="actions">
             {source === 'list' && (
               <button type="button" onClick={useTeamPois}>
@@ -399,8 +452,7 @@ export function OptimizePage() {
                   <ol>
                     {r.steps.map((s, k) => (
                       <li key={k}>
-                        {s.type === 'start' ? 'Start' : s.type === 'end' ? 'End' : s.type === 'break' ? 'Break' : `Stop ${stopName(s.id, s.index ?? 0)}`} —
-                        arrives {time(s.arrival)}, leaves {time(s.departure)}
+                        {stepName(s)} — arrives {time(s.arrival)}, leaves {time(s.departure)}
                       </li>
                     ))}
                   </ol>
@@ -411,8 +463,8 @@ export function OptimizePage() {
                   <h3>Unassigned</h3>
                   <ul class="unassigned">
                     {result.unassigned.map((u) => (
-                      <li key={u.index}>
-                        {u.id ? stopName(u.id, u.index) : `Stop ${u.index + 1}`}: {u.reason}
+                      <li key={`${u.type ?? 'stop'} ${u.index}`}>
+                        {u.type === 'shipment' ? `Shipment ${u.id ?? `#${u.index + 1}`}` : u.id ? stopName(u.id, u.index) : `Stop ${u.index + 1}`}: {u.reason}
                       </li>
                     ))}
                   </ul>
