@@ -73,26 +73,30 @@ export function writeLineString(valuesE7: Int32Array, buf: Uint8Array, offsets?:
       buf[p++] = DIGITS[2 * int];
       buf[p++] = DIGITS[2 * int + 1];
     } else buf[p++] = 48 + int;
-    if (frac !== 0) {
-      const a = (frac / 1e4) | 0,
-        rest = frac - a * 1e4,
-        b = (rest / 100) | 0,
-        c = rest - b * 100;
-      buf[p] = 46;
-      buf[p + 1] = DIGITS[2 * a];
-      buf[p + 2] = DIGITS[2 * a + 1];
-      buf[p + 3] = DIGITS[2 * b];
-      buf[p + 4] = DIGITS[2 * b + 1];
-      buf[p + 5] = DIGITS[2 * c];
-      buf[p + 6] = DIGITS[2 * c + 1];
-      p += 7;
-      while (buf[p - 1] === 48) p--;
-    }
+    if (frac !== 0) p = writeFraction(frac, buf, p);
     if (i & 1) buf[p++] = 93;
   }
   if (offsets) offsets[points.length >> 1] = p + 1;
   buf[p++] = 93;
   buf[p++] = 125;
+  return p;
+}
+
+/** Millionths 1–999,999 as `.dddddd` without trailing zeros into `buf` at `p`; the end. */
+function writeFraction(frac: number, buf: Uint8Array, p: number): number {
+  const a = (frac / 1e4) | 0,
+    rest = frac - a * 1e4,
+    b = (rest / 100) | 0,
+    c = rest - b * 100;
+  buf[p] = 46;
+  buf[p + 1] = DIGITS[2 * a];
+  buf[p + 2] = DIGITS[2 * a + 1];
+  buf[p + 3] = DIGITS[2 * b];
+  buf[p + 4] = DIGITS[2 * b + 1];
+  buf[p + 5] = DIGITS[2 * c];
+  buf[p + 6] = DIGITS[2 * c + 1];
+  p += 7;
+  while (buf[p - 1] === 48) p--;
   return p;
 }
 
@@ -106,21 +110,7 @@ export function writeCoordinate(e7: number, buf: Uint8Array, p: number): number 
   const int = (v / 1e6) | 0;
   const frac = v - int * 1e6;
   p = writeDigits(int, buf, p);
-  if (frac !== 0) {
-    const a = (frac / 1e4) | 0,
-      rest = frac - a * 1e4,
-      b = (rest / 100) | 0,
-      c = rest - b * 100;
-    buf[p] = 46;
-    buf[p + 1] = DIGITS[2 * a];
-    buf[p + 2] = DIGITS[2 * a + 1];
-    buf[p + 3] = DIGITS[2 * b];
-    buf[p + 4] = DIGITS[2 * b + 1];
-    buf[p + 5] = DIGITS[2 * c];
-    buf[p + 6] = DIGITS[2 * c + 1];
-    p += 7;
-    while (buf[p - 1] === 48) p--;
-  }
+  if (frac !== 0) p = writeFraction(frac, buf, p);
   return p;
 }
 
