@@ -277,10 +277,9 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
         limiter,
         usage,
         log,
-        // The process's own warm-up requests (warmSocket) are not the traffic the metrics count.
-        observe: (ctx, route, status, started) => {
-          if (!warmToken || ctx.headers[WARM_UP_HEADER] !== warmToken) metrics.observe(ctx, route, status, started);
-        },
+        observe: (ctx, route, status, started) => metrics.observe(ctx, route, status, started),
+        // The process's own warm-up requests (warmSocket) are not the traffic the metrics and the log count.
+        own: (ctx) => warmToken !== undefined && ctx.headers[WARM_UP_HEADER] === warmToken,
         // Every request answers from the map current when it arrived, all its compute tasks included,
         // and says which (a swap meanwhile does not reach it).
         scope: (ctx, run) =>

@@ -35,6 +35,8 @@ export interface ServerDeps {
   log: Logger;
   /** Told of every reply sent (for /metrics): its route template (undefined when none matched). */
   observe?: (ctx: RequestContext, route: string | undefined, status: number, startedMs: number) => void;
+  /** The process's own requests (its warm-up, app.ts): answered like any other, neither logged nor observed. */
+  own?: (ctx: RequestContext) => boolean;
   /** Runs around each request's handling (from authentication to the reply): the map a request is
    *  answered from is pinned here (app.ts). */
   scope?: (ctx: RequestContext, run: () => Promise<Reply>) => Promise<Reply>;
@@ -103,8 +105,9 @@ export function startHttpServer(deps: ServerDeps, host: string, port: number, op
       .then(async (reply) => {
         body.discard();
         await body.received;
-        send(res, ctx, reply, deps.log, body.closeAfter || draining);
-        deps.observe?.(ctx, route?.path, reply.status, started);
+        const own = deps.own?.(ctx) === true;
+        send(res, ctx, reply, deps.log, body.closeAfter || draining, own);
+        if (!own) deps.observe?.(ctx, route?.path, reply.status, started);
       })
       // Unhandled, a rejection here would end the process (Node's default for unhandled rejections).
       .catch((err) => deps.log.error({ err, reqId: ctx.id, route: ctx.route }, 'could not send the reply'))
@@ -353,7 +356,7 @@ async function respond(ctx: RequestContext, match: ReturnType<Router['match']>, 
   }
 }
 
-function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger, closeConnection = false): void {
+function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger, closeConnection = false, quiet = false): void {
   const raw = reply.body instanceof RawJson ? reply.body : undefined;
   if (ctx.aborted) {
     raw?.onSent();
@@ -405,7 +408,7 @@ function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger,
       res.end(payload, closeConnection);
     }
   });
-  if (log.isLevelEnabled('info')) log.info({ reqId: ctx.id, method: ctx.method, path: ctx.path, status: reply.status }, 'request');
+  if (!quiet && log.isLevelEnabled('info')) log.info({ reqId: ctx.id, method: ctx.method, path: ctx.path, status: reply.status }, 'request');
 }
 
 /** Replies above this size get a buffer of their own rather than growing the shared one. */

@@ -143,7 +143,7 @@ async function answer(router: Router, r: WarmRequest, auth: AuthInfo, id: string
   }
 }
 
-/** Names the process's own warm-up requests (with a token only it knows) so the metrics leave them out. */
+/** Names the process's own warm-up requests (with a token only it knows) so the metrics and the log leave them out. */
 export const WARM_UP_HEADER = 'x-waymark-warm-up';
 
 /** Requests through the socket, each answered 401 (`wm_000…` is no key): a fresh process's first request
