@@ -608,11 +608,15 @@ async function workloadB(pool, POIS = 500, ROUTES = 5, REQUESTS = 100) {
       else {
         kept.push(s.id);
         r.blockers_moved++;
+        s.at = at;
       }
     }
     log(`  route ${i + 1}: ${r.blockers} blockers kept, ${r.blockers_moved} moved clear`);
   }
   await waitForGeocoding();
+  // The questions themselves, for looking into one in process (the POIs live only in this run's database).
+  const cases = routes.map((r) => ({ A: r.A, B: r.B, radius: R, pois: r.slots.filter((s) => s.id).map((s) => s.at) }));
+  writeFileSync(join(cache, `b-${label}.json`), `${JSON.stringify(cases)}\n`);
 
   const body = (r) => routeBody([r.A, r.B], 'driving-car', { category_id: r.category_id, radius: R });
   const items = Array.from({ length: REQUESTS }, (_, k) => routes[k % routes.length]);
