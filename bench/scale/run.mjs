@@ -15,14 +15,19 @@
 //   npm run bench:scale -- --osm FILE.osm.pbf [--label NAME] [--peer osrm] [--keep]
 //   npm run bench:scale -- --table            (only print the tables of the recorded results)
 //
-// Options: --map DIR serves an existing map instead of building one (no build figures; --peer osrm then
-// needs --osm, the extract it was built from); --avoid-radius M (default 50, the spec's); --ready-timeout S
-// (default 300); --build-timeout S (generation, build and OSRM's preprocessing, each; default 7200);
-// --rand-seed N (default 1); --osrm DIR the OSRM build folder (default /tmp/osrm-bin/build, from `bash
-// ../shared/peers/osrm/build.sh /tmp/osrm-bin`). OSRM's data (osrm-extract with its car.lua, then
-// osrm-contract for CH and osrm-partition + osrm-customize for MLD, niced) is cached in
-// <cache>/osrm-<label>. Needs `npm run build`, osmium-tool (for --tiles) and PostgreSQL on 127.0.0.1:5432
-// (WAYMARK_BENCH_ADMIN_URL overrides).
+// Options: --map DIR serves an existing map instead of building one (its build figures are those of the
+// recorded run that built DIR, marked with that run; --peer osrm then needs --osm, the extract it was built
+// from); --avoid-radius M (default 50, the spec's); --ready-timeout S (default 300); --build-timeout S
+// (generation, build and OSRM's preprocessing, each; default 7200); --rand-seed N (default 1); --osrm DIR
+// the OSRM build folder (default /tmp/osrm-bin/build, from `bash ../shared/peers/osrm/build.sh
+// /tmp/osrm-bin`). OSRM's data (osrm-extract with its car.lua, then osrm-contract for CH and osrm-partition
+// + osrm-customize for MLD, niced) is cached in <cache>/osrm-<X> beside the map <cache>/map-<X>, and a
+// --map run on that map reuses it whatever its --label. Needs `npm run build`, osmium-tool (for --tiles)
+// and PostgreSQL on 127.0.0.1:5432 (WAYMARK_BENCH_ADMIN_URL overrides).
+//
+// Serving again on kept maps (--keep), without rebuilding ours or OSRM's data:
+//   npm run bench:scale -- --map /tmp/waymark-scale/map-32x32 --osm /tmp/waymark-scale/c32x32.osm.pbf --label 32x32 --peer osrm
+//
 // Every point is found by asking the server (a random point it snaps is a road point), never by reading
 // the map files: the map format changes, the HTTP contract does not.
 //
@@ -319,6 +324,23 @@ function mapFigures(dir) {
     box,
     diagonal_m: box ? Math.round(boxDiagonal(box)) : null,
   };
+}
+
+/** The label a map was built under (<cache>/map-<label>): its OSRM data is <cache>/osrm-<label>, whatever this run is labelled. */
+const mapLabel = (dir) => basename(dir).replace(/^map-/, '');
+
+/**
+ * The build (and OSRM preprocessing) figures of the recorded run that built `dir`, for a run that only serves
+ * it (--map): the table then keeps the country's build figures, marked with the run they come from.
+ */
+function builtBefore(dir) {
+  const r = readResults(resultsDir)
+    .filter((x) => x.map?.dir === dir && x.build?.wall_s != null)
+    .sort((x, y) => String(y.started_at).localeCompare(String(x.started_at)))[0];
+  if (!r) return null;
+  const run = `${r.label} @ ${r.git?.commit ?? '?'} ${r.started_at?.slice(0, 16) ?? ''}`;
+  const osrmSeconds = Object.keys(r.osrm?.seconds ?? {}).length ? { ...r.osrm.seconds, run } : r.osrm?.seconds_of_run;
+  return { build: { run, ...r.build }, osrm: r.osrm ? { dir: r.osrm.dir, seconds: osrmSeconds } : null };
 }
 
 // ---- 3. database and server -------------------------------------------------------------------------------
@@ -630,11 +652,15 @@ async function workloadB(pool, POIS = 500, ROUTES = 5, REQUESTS = 100) {
       else {
         kept.push(s.id);
         r.blockers_moved++;
+        s.at = at;
       }
     }
     log(`  route ${i + 1}: ${r.blockers} blockers kept, ${r.blockers_moved} moved clear`);
   }
   await waitForGeocoding();
+  // The questions themselves, for looking into one in process (the POIs live only in this run's database).
+  const cases = routes.map((r) => ({ A: r.A, B: r.B, radius: R, pois: r.slots.filter((s) => s.id).map((s) => s.at) }));
+  writeFileSync(join(cache, `b-${label}.json`), `${JSON.stringify(cases)}\n`);
 
   const body = (r) => routeBody([r.A, r.B], 'driving-car', { category_id: r.category_id, radius: R });
   const items = Array.from({ length: REQUESTS }, (_, k) => routes[k % routes.length]);
@@ -933,7 +959,8 @@ async function run() {
   let mapDir;
   if (opt.map) {
     mapDir = resolve(opt.map);
-    log(`serving the existing map ${mapDir} (no build figures)`);
+    result.build = builtBefore(mapDir)?.build ?? null;
+    log(`serving the existing map ${mapDir} (${result.build ? `build figures of the run of ${result.build.run}` : 'no build figures'})`);
   } else {
     mapDir = join(cache, `map-${label}`);
     await buildMap(osmFile, mapDir);
@@ -952,10 +979,13 @@ async function run() {
     result.osrm = await prepareOsrm({
       bin: resolve(opt.osrm),
       osm: osmFile,
-      dir: join(cache, `osrm-${label}`),
+      dir: join(cache, `osrm-${mapLabel(mapDir)}`),
       algorithms: ['ch', 'mld'],
       timeoutMs: CHILD_TIMEOUT_MS,
     });
+    // Data reused from the run that built it: that run's preprocessing times.
+    const before = opt.map && builtBefore(mapDir)?.osrm;
+    if (!Object.keys(result.osrm.seconds).length && before?.dir === result.osrm.dir && before.seconds) result.osrm.seconds_of_run = before.seconds;
   }
 
   stage = 'database';
