@@ -186,7 +186,7 @@ export function activeMapDir(): string {
 }
 
 /** Milliseconds each compute thread spends on plain routes after one request of each kind. */
-export const WARM_UP_BUDGET_MS = 1500;
+export const WARM_UP_BUDGET_MS = 1000;
 /** The warm-up's avoiding routes (far pairs around 500 circles: on a country map its longest part) are
  *  stopped this long after the warm-up was asked for, finished or not. */
 export const WARM_UP_AVOID_MS = 3000;

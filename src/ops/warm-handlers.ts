@@ -24,7 +24,7 @@ import type { LatLon } from '../lib/lat-lon.js';
 /** Rounds of the whole set: a function's optimised code needs a few calls, not one. */
 const ROUNDS = 4;
 /** Rounds stop after this long (the last one finishes): /ready waits for it. */
-const BUDGET_MS = 1500;
+const BUDGET_MS = 800;
 
 interface WarmRequest {
   path: string;
