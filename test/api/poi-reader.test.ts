@@ -36,10 +36,15 @@ afterAll(() => app.close());
 
 describe('POI JSON held between reads', () => {
   it('is not read again while nothing the team shows has changed', async () => {
-    expect(await shown()).toEqual(await viaApi());
+    const first = await shown();
     const before = reader.rowsRead;
-    expect(await shown()).toEqual(await viaApi());
-    expect(reader.rowsRead).toBe(before);
+    const again = await shown();
+    // A job runner of another test file may place the new POI between the two reads (seen in CI): that
+    // address is a change the team shows, read once more.
+    const placed = first.address.geocoded_at !== again.address.geocoded_at;
+    expect(reader.rowsRead).toBe(before + (placed ? 1 : 0));
+    if (!placed) expect(again).toEqual(first);
+    expect(settled(again)).toEqual(settled(await viaApi()));
   });
 
   it('a geocoding lease (not shown) keeps it; the address the geocoder writes replaces it', async () => {

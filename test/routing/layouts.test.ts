@@ -166,17 +166,44 @@ describe('VRP kernel: input records', () => {
     expect(solverTs).toContain(`vehT.set(hoursOf(v), r * ${vehicleHours.bytes / 8});`);
   });
 
-  it('vehicles: the most jobs, travel time and meters of a route, and the fixed cost of using it (f64 each)', () => {
+  it('vehicles: the most jobs, travel time and meters of a route, the fixed cost, speed factor, cost per second and per meter, and the break the search plans (f64 each)', () => {
+    const at = (i: number) => offsetArg(vehicleLimits.fields[i].at);
     expect(vrp).toContain(`const lim = limP + <usize>r * ${vehicleLimits.bytes};`);
-    expect(vrp).toContain(`const maxTasks = load<f64>(lim${offsetArg(vehicleLimits.fields[0].at)});`);
-    expect(vrp).toContain(`unchecked(vMaxTravel[r] = load<f64>(lim${offsetArg(vehicleLimits.fields[1].at)}));`);
-    expect(vrp).toContain(`unchecked(vMaxDist[r] = load<f64>(lim${offsetArg(vehicleLimits.fields[2].at)}));`);
-    expect(vrp).toContain(`unchecked(vFixed[r] = load<f64>(lim${offsetArg(vehicleLimits.fields[3].at)}));`);
+    expect(vrp).toContain(`const maxTasks = load<f64>(lim${at(0)});`);
+    for (const [i, into] of [
+      [1, 'vMaxTravel'],
+      [2, 'vMaxDist'],
+      [3, 'vFixed'],
+      [4, 'vSpeed'],
+      [5, 'vPerSec'],
+      [7, 'vBrkS'],
+      [8, 'vBrkE'],
+      [9, 'vBrkD'],
+    ] as const) {
+      expect(vrp).toContain(`unchecked(${into}[r] = load<f64>(lim${at(i)}));`);
+    }
+    // Meters are priced only when the matrix has them.
+    expect(vrp).toContain(`unchecked(vPerM[r] = hasDist ? load<f64>(lim${at(6)}) : 0.0);`);
     packed(vehicleLimits, 8);
     expect(solverTs).toContain(`lim: k.alloc(V * ${vehicleLimits.bytes}),`);
-    expect(solverTs).toContain(
-      `lim.set([v.maxJobs ?? Infinity, v.maxTravel ?? Infinity, v.maxDistance ?? Infinity, v.fixed ?? 0], r * ${vehicleLimits.bytes / 8});`,
-    );
+    // The writer's values, in the record's order, then the record's offset in f64s.
+    const write = solverTs.slice(solverTs.indexOf('lim.set('), solverTs.indexOf('cap.set('));
+    const order = [
+      'v.maxJobs',
+      'v.maxTravel',
+      'v.maxDistance',
+      'v.fixed',
+      'v.speedFactor',
+      'v.perHour',
+      'v.perKm',
+      'brk?.windows[0]?.[0]',
+      'brk?.windows[0]?.[1]',
+      'brk.service',
+    ];
+    expect(order.map((x) => write.indexOf(x))).toEqual(order.map((x) => write.indexOf(x)).toSorted((a, b) => a - b));
+    expect(order.every((x) => write.includes(x))).toBe(true);
+    expect(order).toHaveLength(vehicleLimits.fields.length);
+    expect(write).toContain(`r * ${vehicleLimits.bytes / 8},`);
   });
 
   it('jobs: location, first window, window count (i32); windows: start and end (f64)', () => {
