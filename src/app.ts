@@ -259,7 +259,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     geocoding =
       config.jobs && mapDir ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs }) : undefined;
     const own: { warming: boolean; handlers?: HandlerWarmUp } = { warming: Boolean(mapDir) };
-    let warmToken: string | undefined = randomBytes(16).toString('hex');
+    const warmToken = randomBytes(16).toString('hex');
     const ops = [readyRoute({ sql, profiles: mapDir ? config.profiles : 'off', swaps, requests: () => own }), metrics.route()];
     const router = buildRouter(sql, usage, readSql, config, ops, mapDir);
     // A fresh process's first requests would pay for what runs here (ops/warm-handlers.ts): it is paid
@@ -279,7 +279,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
         log,
         observe: (ctx, route, status, started) => metrics.observe(ctx, route, status, started),
         // The process's own warm-up requests (warmSocket) are not the traffic the metrics and the log count.
-        own: (ctx) => warmToken !== undefined && ctx.headers[WARM_UP_HEADER] === warmToken,
+        own: (ctx) => own.warming && ctx.headers[WARM_UP_HEADER] === warmToken,
         // Every request answers from the map current when it arrived, all its compute tasks included,
         // and says which (a swap meanwhile does not reach it).
         scope: (ctx, run) =>
@@ -298,7 +298,6 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
       collectGarbage();
     }
     own.warming = false;
-    warmToken = undefined;
     log.info({ port: server.port, map: activeMap()?.id }, 'listening');
     swaps?.watch();
     const running = server;

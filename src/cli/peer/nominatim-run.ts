@@ -3,7 +3,7 @@
 // row, and the skipped rows grouped by reason (--verbose lists each skipped row too). Exits 0 whatever
 // the agreement: it is a measurement.
 import { relative } from 'node:path';
-import { featureFiles, pct } from './feature-files.js';
+import { featureFiles, pct, writeTotals } from './feature-files.js';
 import { runNominatimFile, type NominatimFileReport } from './nominatim-features.js';
 
 async function main(argv: string[]): Promise<void> {
@@ -24,14 +24,7 @@ async function main(argv: string[]): Promise<void> {
       else if (row.status === 'skipped' && verbose) write(`  skipped  [${row.scenario}] ${row.row}: ${row.detail}\n`);
     }
   }
-  const agree = reports.reduce((a, r) => a + r.agree, 0);
-  const compared = reports.reduce((a, r) => a + r.agree + r.disagree, 0);
-  const skipped = reports.flatMap((r) => r.rows.filter((x) => x.status === 'skipped'));
-  const reasons = new Map<string, number>();
-  for (const s of skipped) reasons.set(s.detail ?? '', (reasons.get(s.detail ?? '') ?? 0) + 1);
-  write(`\nskipped rows by reason (${skipped.length}):\n`);
-  for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1])) write(`  ${String(n).padStart(4)}  ${reason}\n`);
-  write(`\nTOTAL: ${agree}/${compared} compared rows agree (${pct(agree, compared)}) over ${reports.length} files; ${skipped.length} rows skipped\n`);
+  writeTotals(reports, write);
 }
 
 main(process.argv.slice(2)).catch((err) => {

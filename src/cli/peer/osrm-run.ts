@@ -5,7 +5,7 @@
 // every guidance file with --all). Exits 0 whatever the agreement: it is a measurement; the tests pin the
 // files expected to pass.
 import { relative } from 'node:path';
-import { featureFiles, pct } from './feature-files.js';
+import { featureFiles, pct, writeTotals } from './feature-files.js';
 import { runFeatureFile, type FileReport } from './osrm-features.js';
 import { GUIDANCE_FILES, knownCause, runGuidance } from './osrm-guidance.js';
 
@@ -35,14 +35,7 @@ export function printReports(reports: FileReport[], verbose: boolean, write: (s:
     for (const [cause, n] of [...byCause].sort((a, b) => b[1] - a[1])) write(`  ${String(n).padStart(4)}  ${cause}\n`);
     write(`  ${String(unlisted).padStart(4)}  not in the known-differences list\n`);
   }
-  const agree = reports.reduce((a, r) => a + r.agree, 0);
-  const compared = reports.reduce((a, r) => a + r.agree + r.disagree, 0);
-  const skipped = reports.flatMap((r) => r.rows.filter((x) => x.status === 'skipped'));
-  const reasons = new Map<string, number>();
-  for (const s of skipped) reasons.set(s.detail ?? '', (reasons.get(s.detail ?? '') ?? 0) + 1);
-  write(`\nskipped rows by reason (${skipped.length}):\n`);
-  for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1])) write(`  ${String(n).padStart(4)}  ${reason}\n`);
-  write(`\nTOTAL: ${agree}/${compared} compared rows agree (${pct(agree, compared)}) over ${reports.length} files; ${skipped.length} rows skipped\n`);
+  writeTotals(reports, write);
 }
 
 async function main(argv: string[]): Promise<void> {
