@@ -16,7 +16,8 @@ import { assembleGraph } from './graphs/graph-assemble.js';
 import { buildGraphInput } from './graphs/graph-build.js';
 import { buildTilesInWorker, type TilesManifest } from './tiles/build.js';
 import { buildShapePool, pendingShapes, shapesOf } from './graphs/shapes.js';
-import { graphManifest, manifestPath, writeShapeFiles, MAP_FORMAT_VERSION, sha256, writeGraphFiles, type FileEntry, type MapManifest } from './map-files.js';
+import { fileChecksum } from '../lib/checksum.js';
+import { graphManifest, manifestPath, writeShapeFiles, MAP_FORMAT_VERSION, writeGraphFiles, type FileEntry, type MapManifest } from './map-files.js';
 import { readManifest } from './map-dir.js';
 import { loadOsm, type OsmData } from './osm/osm-data.js';
 import { defaultVehicle, geometriesClosedTo, PROFILES, type ProfileName } from './graphs/profiles.js';
@@ -186,11 +187,11 @@ async function buildBeside(
   await Promise.all(jobs);
   const tiles = await tilesDone;
   // The writer hashed the file as it wrote it: 0.4 GB on a country is not read back.
-  files[tiles.file] = { bytes: tiles.bytes, sha256: tiles.sha256 };
+  files[tiles.file] = { bytes: tiles.bytes, xxh128: tiles.xxh128 };
   onProgress(`tiles: ${tiles.tiles.toLocaleString('en-US')} tiles, ${tiles.bytes.toLocaleString('en-US')} bytes`, 0, 0);
   for (const name of await readdir(geocoderDir(outDir))) {
     const data = await readFile(join(geocoderDir(outDir), name));
-    files[`geocoder/${name}`] = { bytes: data.byteLength, sha256: sha256(data) };
+    files[`geocoder/${name}`] = { bytes: data.byteLength, xxh128: await fileChecksum(data) };
   }
   const manifest: MapManifest = {
     formatVersion: MAP_FORMAT_VERSION,

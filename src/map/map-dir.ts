@@ -1,12 +1,13 @@
 // The one door to a map directory, as OSRM's datafacade is to its files: nothing else in Waymark opens a
 // map's files to read them. `MapDir.open` reads the manifest (refusing another format); every file read
-// through it is checked against the manifest's size at once and its SHA-256 in two hasher threads while
+// through it is checked against the manifest's size at once and its checksum in two hasher threads while
 // the next files are read, and `verified()` reports the first damaged one by name. Files the service
 // keeps (graphs, shapes, the geocoder and search index) are read into shared memory that every compute
 // thread reads in place; `tiles.bin`, read a tile at a time, is hashed from the file.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { GEOCODER_FILES } from './geocoder/index-format.js';
 import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type RoadGraph, type Shapes } from './graphs/road-graph.js';
@@ -62,25 +63,32 @@ export async function readManifest(dir: string): Promise<MapManifest> {
 }
 
 /** A map's id: the first 12 hex digits of its manifest's SHA-256. The manifest lists every file's size and
- *  SHA-256 and when it was built, so the id names these bytes and no others. */
+ *  checksum and when it was built, so the id names these bytes and no others. */
 const readMapId = async (dir: string): Promise<string> => sha256(await readFile(manifestPath(dir))).slice(0, 12);
 
+// The hasher thread's code (an eval'd worker needs no file of its own). Its checksum is lib/checksum.ts's,
+// through the same package, resolved here: an eval'd worker resolves packages from the working directory.
 const HASHER = `const { parentPort } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
+const { createXXHash128 } = require(${JSON.stringify(createRequire(import.meta.url).resolve('hash-wasm'))});
 const { closeSync, openSync, readSync } = require('node:fs');
-function hashFile(path) {
-  const hash = createHash('sha256'), chunk = Buffer.allocUnsafe(256 << 10), fd = openSync(path, 'r');
+const made = createXXHash128();
+function hashFile(hash, path) {
+  const chunk = Buffer.allocUnsafe(1 << 20), fd = openSync(path, 'r');
   try { for (let n; (n = readSync(fd, chunk, 0, chunk.length, null)) > 0; ) hash.update(chunk.subarray(0, n)); } finally { closeSync(fd); }
-  return hash.digest('hex');
 }
-parentPort.on('message', ({ id, bytes, path }) => {
+parentPort.on('message', async ({ id, bytes, path }) => {
   let hex;
-  try { hex = bytes ? createHash('sha256').update(bytes).digest('hex') : hashFile(path); } catch (err) { hex = 'unreadable: ' + err.message; }
+  try {
+    const hash = await made;
+    hash.init();
+    if (bytes) hash.update(bytes); else hashFile(hash, path);
+    hex = hash.digest('hex');
+  } catch (err) { hex = 'unreadable: ' + err.message; }
   parentPort.postMessage({ id, hex });
 });`;
 
 /**
- * Checks map files against the manifest: the size at once, the SHA-256 in two worker threads while the
+ * Checks map files against the manifest: the size at once, the checksum in two worker threads while the
  * caller reads the next files (bytes in shared memory are hashed in place, a file not held is read by
  * the hasher), so a map of several GB is verified in about the time it takes to read it. `done` reports
  * the first damaged file.
@@ -126,7 +134,7 @@ class MapVerifier {
         this.waiting.set(id, resolve);
         worker.postMessage({ id, bytes, path });
       }).then((hex) => {
-        if (hex !== entry.sha256) throw new MapFormatError(`map file ${rel} does not match its checksum: the map is damaged; rebuild it`, rel);
+        if (hex !== entry.xxh128) throw new MapFormatError(`map file ${rel} does not match its checksum: the map is damaged; rebuild it`, rel);
       }),
     );
   }

@@ -2,7 +2,7 @@
 // was replacing whole (and the next build clears what the killed one left); `serve` refuses a map with a
 // missing or damaged profile file, or of another format, naming what is wrong; WAYMARK_PROFILES serves a
 // subset of the profiles.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -11,7 +11,7 @@ import { createKey, createTeam } from '../../src/auth/admin.js';
 import { parsePermissionList } from '../../src/auth/permissions.js';
 import { connect, type Sql } from '../../src/db/client.js';
 import { DEFAULT_EXTRACT, ensureMap } from '../../src/map/build.js';
-import { sha256, type MapManifest } from '../../src/map/map-files.js';
+import type { MapManifest } from '../../src/map/map-files.js';
 import { PROFILES } from '../../src/map/graphs/profiles.js';
 import { projectRoot } from '../../src/lib/paths.js';
 import { api, TEST_DATABASE_URL } from '../support/app.js';
@@ -86,14 +86,26 @@ function filesUnder(dir: string): string[] {
     .sort();
 }
 
+/** Each file's XXH128 by Debian's xxhsum (package xxhash), not the service's own code. */
+function xxhsums(dir: string, rels: string[]): Map<string, string> {
+  const out = execFileSync('xxhsum', ['-H2', ...rels], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 24 });
+  return new Map(
+    out
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [hex, rel] = line.split(/\s+/);
+        return [rel, hex];
+      }),
+  );
+}
+
 /** The map's files are exactly the manifest's (plus itself), each of the size and checksum it lists. */
 function expectWholeMap(dir: string): MapManifest {
   const m = readManifestJson(dir);
   expect(filesUnder(dir)).toEqual([...Object.keys(m.files), 'manifest.json'].sort());
-  const damaged = Object.entries(m.files).filter(([rel, entry]) => {
-    const bytes = readFileSync(join(dir, rel));
-    return bytes.byteLength !== entry.bytes || sha256(bytes) !== entry.sha256;
-  });
+  const sums = xxhsums(dir, Object.keys(m.files));
+  const damaged = Object.entries(m.files).filter(([rel, entry]) => statSync(join(dir, rel)).size !== entry.bytes || sums.get(rel) !== entry.xxh128);
   expect(damaged.map(([rel]) => rel)).toEqual([]);
   for (const p of PROFILES) expect(m.profiles[p], p).toBeDefined();
   return m;

@@ -64,7 +64,7 @@ describe('vector tiles', () => {
     expect(m.tiles.maxzoom).toBe(14);
     expect(m.tiles.tiles).toBeGreaterThan(100);
     expect(m.tiles.perZoom).toHaveLength(15);
-    expect(m.files[m.tiles.file]).toEqual({ bytes: m.tiles.bytes, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(m.files[m.tiles.file]).toEqual({ bytes: m.tiles.bytes, xxh128: expect.stringMatching(/^[0-9a-f]{32}$/) });
     const tj = (await (await checkedFetch(`${app.url}/tiles/tiles.json`)).json()) as any;
     expect(tj).toMatchObject({ tiles: ['/tiles/{z}/{x}/{y}.mvt'], minzoom: 0, maxzoom: 14 });
     const [w, s, e, n] = tj.bounds;

@@ -1,9 +1,10 @@
 // The tile archive: one file, `tiles.bin`, holding every gzipped Mapbox Vector Tile one after the other
 // in the order they were made, then an index sorted by key (key, offset, length as float64 triples) and
 // a 24-byte footer (magic, index offset, tile count). A server opens it once and reads a tile with one positioned read.
-import { createHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
+import type { IHasher } from 'hash-wasm';
+import { fileChecksummer } from '../../lib/checksum.js';
 
 export const TILES_FILE = 'tiles.bin';
 const MAGIC = Buffer.from('WMTILES1');
@@ -15,18 +16,19 @@ export const tileKey = (z: number, x: number, y: number): number => (4 ** z - 1)
 /**
  * Writes tiles in any key order (the tiler walks the tree depth first); `finish` sorts the index and
  * appends it and the footer. Writes are synchronous: the tiler makes tiles in a synchronous loop. The
- * file is written front to back, so its SHA-256 is taken on the way (the map manifest's checksum).
+ * file is written front to back, so its checksum is taken on the way (the map manifest's, map-files.ts).
  */
 export class ArchiveWriter {
   private index: number[] = [];
   private offset = 0;
   private readonly keys = new Set<number>();
-  private readonly hash = createHash('sha256');
-
-  private constructor(private readonly fd: number) {}
+  private constructor(
+    private readonly fd: number,
+    private readonly hash: IHasher,
+  ) {}
 
   static async create(path: string): Promise<ArchiveWriter> {
-    return new ArchiveWriter(openSync(path, 'w'));
+    return new ArchiveWriter(openSync(path, 'w'), await fileChecksummer());
   }
 
   add(key: number, gzipped: Uint8Array): void {
@@ -38,8 +40,8 @@ export class ArchiveWriter {
     this.offset += gzipped.byteLength;
   }
 
-  /** Writes the sorted index and footer, closes the file and returns its size and SHA-256 (hex). */
-  async finish(): Promise<{ tiles: number; bytes: number; sha256: string }> {
+  /** Writes the sorted index and footer, closes the file and returns its size and checksum. */
+  async finish(): Promise<{ tiles: number; bytes: number; xxh128: string }> {
     const count = this.index.length / 3;
     const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => this.index[a * 3] - this.index[b * 3]);
     const sorted = new Float64Array(count * 3);
@@ -53,8 +55,9 @@ export class ArchiveWriter {
     writeSync(this.fd, index, 0, index.byteLength, this.offset);
     writeSync(this.fd, footer, 0, FOOTER, this.offset + index.byteLength);
     closeSync(this.fd);
-    const sha256 = this.hash.update(index).update(footer).digest('hex');
-    return { tiles: count, bytes: this.offset + index.byteLength + FOOTER, sha256 };
+    this.hash.update(index);
+    this.hash.update(footer);
+    return { tiles: count, bytes: this.offset + index.byteLength + FOOTER, xxh128: this.hash.digest('hex') };
   }
 
   async abort(): Promise<void> {

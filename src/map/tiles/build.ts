@@ -25,7 +25,8 @@ export interface TilesManifest {
   perZoom: number[];
   buildMs: number;
   /** SHA-256 of the whole file (hex), as the map manifest lists it. */
-  sha256: string;
+  /** The file's checksum as the manifest lists it (map-files.ts FileEntry). */
+  xxh128: string;
 }
 
 /** Builds `tiles.bin` in `outDir` from the extract; reports `tiles: …` stages. */
@@ -67,9 +68,9 @@ export async function buildTiles(osmPath: string, outDir: string, onProgress: So
     await rm(path, { force: true });
     throw err;
   }
-  const { tiles, bytes, sha256 } = await writer.finish();
+  const { tiles, bytes, xxh128 } = await writer.finish();
   onProgress('tiles', 0, 0);
-  return { file: TILES_FILE, minzoom: 0, maxzoom: MAX_ZOOM, bounds, tiles, bytes, perZoom, buildMs: Date.now() - started, sha256 };
+  return { file: TILES_FILE, minzoom: 0, maxzoom: MAX_ZOOM, bounds, tiles, bytes, perZoom, buildMs: Date.now() - started, xxh128 };
 }
 
 /** `buildTiles` in a worker thread; `stop` ends it (the caller removes what it wrote). */
