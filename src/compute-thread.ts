@@ -1,5 +1,5 @@
 // The Piscina worker: each named export is one task. Keep the exports thin; the logic lives in its domain.
-export { warmUpTask as warmUp } from './engine/warm-up.js';
+export { warmUpTask as warmUp, collectGarbageTask as collectGarbage } from './engine/warm-up.js';
 export { clustersTask as clusters } from './engine/kmeans/task.js';
 export { vrpTask as vrp } from './engine/vrp/solver.js';
 export { geocodeTask as geocode, geoSearchTask as geoSearch, geoSearchManyTask as geoSearchMany } from './engine/geocoder/task.js';

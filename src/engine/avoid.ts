@@ -21,22 +21,24 @@ export interface Circle {
 /** Blocks every geometry entering a circle; returns geometry → indexes of the circles it enters. */
 export function blockCircles(g: RoadGraph, grid: GridView, circles: readonly Circle[], block: (geom: number) => void): Map<number, number[]> {
   const hits = new Map<number, number[]>();
-  circles.forEach((circle, ci) => {
+  const points: number[] = [];
+  for (let ci = 0; ci < circles.length; ci++) {
+    const circle = circles[ci];
     const kx = metersPerLonDegree(circle.lat);
-    segmentsNearCircle(grid, circle.lat, circle.lon, circle.radius, (point) => {
+    for (const point of segmentsNearCircle(grid, circle.lat, circle.lon, circle.radius, points)) {
       // The distance first: most segments near the circle's box are outside the circle.
-      if (segmentDistance(g.shapes.pointsE7, point, circle.lat, circle.lon, kx) >= circle.radius) return;
+      if (segmentDistance(g.shapes.pointsE7, point, circle.lat, circle.lon, kx) >= circle.radius) continue;
       const geom = geometryOfPoint(grid, point);
-      if (geom < 0) return; // a segment of the other profiles only
+      if (geom < 0) continue; // a segment of the other profiles only
       const list = hits.get(geom);
-      if (list?.includes(ci)) return;
+      if (list?.includes(ci)) continue;
       if (list) list.push(ci);
       else {
         hits.set(geom, [ci]);
         block(geom);
       }
-    });
-  });
+    }
+  }
   return hits;
 }
 
@@ -127,22 +129,24 @@ export function blockPolygons(
   block: (geom: number) => void,
 ): void {
   const pts = g.shapes.pointsE7;
-  polygons.forEach((rings, k) => {
+  const points: number[] = [];
+  for (let k = 0; k < polygons.length; k++) {
+    const rings = polygons[k];
     const pi = offset + k;
     const [w, s, e, n] = boxOf(rings);
-    segmentsInBox(grid, s, w, n, e, (point) => {
+    for (const point of segmentsInBox(grid, s, w, n, e, points)) {
       const geom = geometryOfPoint(grid, point);
-      if (geom < 0) return; // a segment of the other profiles only
+      if (geom < 0) continue; // a segment of the other profiles only
       const list = hits.get(geom);
-      if (list?.includes(pi)) return;
-      if (!segmentEntersPolygon(pts[2 * point + 1] * 1e-7, pts[2 * point] * 1e-7, pts[2 * point + 3] * 1e-7, pts[2 * point + 2] * 1e-7, rings)) return;
+      if (list?.includes(pi)) continue;
+      if (!segmentEntersPolygon(pts[2 * point + 1] * 1e-7, pts[2 * point] * 1e-7, pts[2 * point + 3] * 1e-7, pts[2 * point + 2] * 1e-7, rings)) continue;
       if (list) list.push(pi);
       else {
         hits.set(geom, [pi]);
         block(geom);
       }
-    });
-  });
+    }
+  }
 }
 
 /** Whether a polyline of [lon, lat] points has a point inside any of the polygons. */

@@ -304,6 +304,14 @@ async function warmThreads(map: LoadedMap, shapes: Shapes): Promise<WarmUpReport
   return { ms: Math.round(performance.now() - started), threads: reports };
 }
 
+/** A full garbage collection in every compute thread of the active map, at once (warm-up.ts,
+ *  collectGarbageTask): the last step of a fresh process's warm-up. The milliseconds each took. */
+export async function collectThreadGarbage(): Promise<number[]> {
+  const threads = poolSize();
+  const input = { barrier: new Int32Array(new SharedArrayBuffer(4)), threads };
+  return Promise.all(Array.from({ length: threads }, () => runTask<number>('collectGarbage', input, { ownWork: true })));
+}
+
 /** An engine's verdict (no road near, no route) warms the same code as a route: it is not a failure here;
  *  nor is a pool whose queue limit refuses a request (WAYMARK_POOL_QUEUE=0): it refuses every request alike. */
 const verdict = (err: unknown): null => {

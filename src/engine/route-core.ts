@@ -5,6 +5,7 @@ import { defaultVehicle, geometriesClosedTo, type ProfileName } from '../map/gra
 import { CLOSED_PENALTY, E7, speedRange, type RoadGraph } from '../map/graphs/road-graph.js';
 import type { GridView } from '../map/graphs/segment-grid.js';
 import { blockCircles, blockPolygons, lineEntersCircles, lineEntersPolygons, type AvoidPolygon, type Circle } from './avoid.js';
+import { corridorAlong } from './corridor.js';
 import { reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
 import { LegTrace } from './guidance/trace.js';
@@ -372,6 +373,10 @@ function withClasses(g: RoadGraph, closed: ReadonlySet<number>, exclude: number)
 
 /** Avoided circles of the warm-up's avoiding routes: as many as a request of 500 avoided POIs. */
 const WARM_UP_CIRCLES = 500;
+/** The warm-up's route along circles: as long as the routes of 500 avoided POIs the bench times, each
+ *  circle as wide as the POIs' default radius (the spec's 50 m). */
+const CORRIDOR_M = 120_000;
+const CORRIDOR_RADIUS_M = 50;
 
 /** What RouteCore.warmUp ran, by kind of request. */
 export interface WarmUpCounts {
@@ -453,12 +458,21 @@ export class RouteCore {
         return { lat: g.shapes.pointsE7[2 * p] * 1e-7, lon: g.shapes.pointsE7[2 * p + 1] * 1e-7 };
       };
       const far = [at(0), at(2 * PAIRS - 1)];
+      const plain = this.routeE7({ profile, waypoints: far });
+      const corridor = plain.ok ? corridorAlong(plain.value.geometryE7, CORRIDOR_M, WARM_UP_CIRCLES, CORRIDOR_RADIUS_M) : null;
       // Avoided circles as a request with many POIs puts them: spread over the map, on roads, each search
       // direction of the race (engine.ts, raced) once.
       const circles = Array.from({ length: WARM_UP_CIRCLES }, (_, i) => ({ ...at(i + 0.5, WARM_UP_CIRCLES), radius: 30 }));
       for (const backward of [false, true]) {
         // A finished search raises its flag (the race's end): each direction has its own.
         const found = this.routeE7({ profile, waypoints: far, avoid: { circles }, race: { backward, flag: stop[backward ? 1 : 0] } });
+        if (found.ok) write(found.value.geometryE7);
+        counts.avoid++;
+      }
+      // Circles along a stretch of the far route (corridor.ts): the searches around roads cut near the path.
+      for (const backward of corridor ? [false, true] : []) {
+        const flag = new Int32Array(new SharedArrayBuffer(4));
+        const found = this.routeE7({ profile, waypoints: corridor!.ends, avoid: { circles: corridor!.circles }, race: { backward, flag } });
         if (found.ok) write(found.value.geometryE7);
         counts.avoid++;
       }

@@ -2,6 +2,7 @@
 // first request of each kind pays in a thread — its code compiled, its search scratch paged in, the
 // geocoder and search index read — is paid here instead of by a client.
 import { threadId } from 'node:worker_threads';
+import { collectGarbage } from '../lib/gc.js';
 import { warmGeocoder } from './geocoder/task.js';
 import { warmRouting } from './route-task.js';
 import type { LatLon } from '../lib/lat-lon.js';
@@ -31,18 +32,36 @@ export interface ThreadWarmUp {
 /** How long a thread waits for the others to take their warm-up task before it warms up alone. */
 const BARRIER_MS = 60_000;
 
-export async function warmUpTask(input: WarmUpInput): Promise<ThreadWarmUp> {
-  // Piscina gives a task only to an idle thread: with every thread held here until all have arrived, the
-  // `threads` tasks land on `threads` different threads.
-  const arrived = Atomics.add(input.barrier, 0, 1);
-  Atomics.notify(input.barrier, 0);
+/** One task of `threads` sent at once: this thread's arrival order (0…). Piscina gives a task only to an
+ *  idle thread: with every thread held here until all have arrived, the tasks land on different threads. */
+function oneEach({ barrier, threads }: { barrier: Int32Array; threads: number }): number {
+  const arrived = Atomics.add(barrier, 0, 1);
+  Atomics.notify(barrier, 0);
   const deadline = Date.now() + BARRIER_MS;
-  for (let seen = Atomics.load(input.barrier, 0); seen < input.threads && Date.now() < deadline; seen = Atomics.load(input.barrier, 0)) {
-    Atomics.wait(input.barrier, 0, seen, deadline - Date.now());
+  for (let seen = Atomics.load(barrier, 0); seen < threads && Date.now() < deadline; seen = Atomics.load(barrier, 0)) {
+    Atomics.wait(barrier, 0, seen, deadline - Date.now());
   }
+  return arrived;
+}
+
+export async function warmUpTask(input: WarmUpInput): Promise<ThreadWarmUp> {
+  const arrived = oneEach(input);
   const started = performance.now();
   const stop: [Int32Array, Int32Array] = [input.stop.subarray(2 * arrived, 2 * arrived + 1), input.stop.subarray(2 * arrived + 1, 2 * arrived + 2)];
   const counts: Record<string, number> = { ...warmRouting(input.budgetMs, stop) };
   if (input.geocoder) Object.assign(counts, await warmGeocoder(input.mapDir, input.samples));
   return { thread: threadId, ms: Math.round(performance.now() - started), counts };
+}
+
+/**
+ * Pool task `collectGarbage`, one per thread (engine.ts, collectThreadGarbage): the warm-ups' garbage —
+ * far routes' lines and steps, matrices, isochrones, several rounds of each — was otherwise collected by
+ * the first requests after ready (10x10 country: the compute threads' CPU time for a fresh process's
+ * first and second avoiding route 2–3 × that of later ones). Returns the milliseconds it took.
+ */
+export function collectGarbageTask(input: { barrier: Int32Array; threads: number }): number {
+  oneEach(input);
+  const started = performance.now();
+  collectGarbage();
+  return Math.round(performance.now() - started);
 }

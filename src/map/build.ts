@@ -6,8 +6,6 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { buildGeocoderIndex } from './geocoder/index-build.js';
 import { geocoderDir } from './geocoder/index-format.js';
 import { projectRoot } from '../lib/paths.js';
@@ -19,20 +17,10 @@ import { buildShapePool, pendingShapes, shapesOf } from './graphs/shapes.js';
 import { fileChecksum } from '../lib/checksum.js';
 import { graphManifest, manifestPath, writeShapeFiles, MAP_FORMAT_VERSION, writeGraphFiles, type FileEntry, type MapManifest } from './map-files.js';
 import { readManifest } from './map-dir.js';
+import { collectGarbage } from '../lib/gc.js';
 import { loadOsm, type OsmData } from './osm/osm-data.js';
 import { defaultVehicle, geometriesClosedTo, PROFILES, type ProfileName } from './graphs/profiles.js';
 import { asBoundHierarchy, shapeBytes, type RoadGraph } from './graphs/road-graph.js';
-
-/** A full garbage collection, where V8 allows it to be asked for (it does in Node 20). */
-const collectGarbage: () => void = (() => {
-  try {
-    setFlagsFromString('--expose-gc');
-    return runInNewContext('gc') as () => void;
-  } catch {
-    // Without it the build only holds more memory between its stages.
-    return () => {};
-  }
-})();
 
 /** Worker threads (contractions and the tiles step) run at once: one per core of the machine this is made for (2). */
 const CONTRACTIONS = 2;

@@ -7,8 +7,6 @@
 // team, and nothing here writes: no rate limit, no usage, no stored result); then requests through the
 // socket; then a full collection of the garbage all that left.
 import { randomUUID } from 'node:crypto';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { request, Agent } from 'node:http';
 import type { Logger } from 'pino';
 import type { AuthInfo } from '../auth/authenticate.js';
@@ -41,22 +39,27 @@ export interface HandlerWarmUp {
 
 const at = (p: LatLon) => ({ latitude: +p.lat.toFixed(6), longitude: +p.lon.toFixed(6) });
 
-/** The bench's workloads (bench/scale) on the served map: what a client's first requests ask. */
+/**
+ * The bench's workloads (bench/scale) on the served map: what a client's first requests ask. The variants
+ * (steps, encoded lines, polygons) come first in a round: each makes V8 throw away code it had compiled
+ * for the plainer requests (drawing a line, a leg's path, the grid walk), which the rest of the round
+ * then compiles again for both.
+ */
 function requests(): WarmRequest[] {
   const map = activeMap();
   if (!map) return [];
-  const out: WarmRequest[] = [];
+  const routes: WarmRequest[] = [];
   // Far routes for the motor profiles, regional ones for the others (a bicycle's network may be in pieces).
   for (const profile of map.profiles) {
     const motor = profile.startsWith('driving');
     const ends = motor ? roadPoints(profile, 12) : roadPoints(profile, 53, 0.01);
-    if (ends.length >= 2) out.push({ path: '/v1/routes', body: { profile, waypoints: [at(ends[0]), at(ends[ends.length - 1])] } });
+    if (ends.length >= 2) routes.push({ path: '/v1/routes', body: { profile, waypoints: [at(ends[0]), at(ends[ends.length - 1])] } });
   }
   const car = map.profiles.find((p) => p === 'driving-car') ?? map.profiles[0];
   const spread = roadPoints(car, 12);
   const region = roadPoints(car, 53, 0.01);
   // A map of a few ways (a test's) has too few points for the rest.
-  if (spread.length < 12 || region.length < 53) return out;
+  if (spread.length < 12 || region.length < 53) return routes;
   const far = [at(spread[0]), at(spread[11])];
   const mid = region[26];
   const d = 0.01;
@@ -67,11 +70,12 @@ function requests(): WarmRequest[] {
     [mid.lon - d, mid.lat + d],
     [mid.lon - d, mid.lat - d],
   ];
-  out.push(
-    { path: '/v1/routes', body: { profile: car, waypoints: spread.slice(1, 11).map(at) } },
+  return [
     { path: '/v1/routes', body: { profile: car, waypoints: far, steps: true, language: 'en' } },
     { path: '/v1/routes', body: { profile: car, waypoints: far, geometry_format: 'polyline6' } },
     { path: '/v1/routes', body: { profile: car, waypoints: [at(region[0]), at(region[52])], avoid: { polygons: { type: 'Polygon', coordinates: [square] } } } },
+    { path: '/v1/isochrones', body: { profile: car, locations: [at(mid)], range: [600] } },
+    { path: '/v1/matrix', body: { profile: car, sources: region.slice(0, 10).map(at) } },
     {
       path: '/v1/routes/optimize',
       body: {
@@ -80,10 +84,9 @@ function requests(): WarmRequest[] {
         stops: region.slice(3).map((p, i) => ({ id: `stop-${i}`, ...at(p) })),
       },
     },
-    { path: '/v1/matrix', body: { profile: car, sources: region.slice(0, 10).map(at) } },
-    { path: '/v1/isochrones', body: { profile: car, locations: [at(mid)], range: [600] } },
-  );
-  return out;
+    { path: '/v1/routes', body: { profile: car, waypoints: spread.slice(1, 11).map(at) } },
+    ...routes,
+  ];
 }
 
 /**
@@ -91,7 +94,7 @@ function requests(): WarmRequest[] {
  * few lines around it already ran for /ready's probes). A handler's failure other than an HTTP answer is
  * logged and the rest go on: a warm-up never stops a start.
  */
-export async function warmHandlers(router: Router, log: Logger): Promise<HandlerWarmUp> {
+export async function warmHandlers(router: Router, log: Logger, { rounds: most = ROUNDS, budgetMs = BUDGET_MS } = {}): Promise<HandlerWarmUp> {
   const started = performance.now();
   const list = requests();
   const auth: AuthInfo = {
@@ -107,7 +110,7 @@ export async function warmHandlers(router: Router, log: Logger): Promise<Handler
   const statuses: Record<string, number> = {};
   const threads = Math.max(1, poolSize());
   let rounds = 0;
-  while (list.length && rounds < ROUNDS && (rounds === 0 || performance.now() - started < BUDGET_MS)) {
+  while (list.length && rounds < most && (rounds === 0 || performance.now() - started < budgetMs)) {
     rounds++;
     for (const [i, r] of list.entries()) {
       // As many at once as there are compute threads: one at a time, every request went to the same idle
@@ -190,12 +193,4 @@ export async function warmSocket(host: string, port: number, token: string): Pro
     agent.destroy();
   }
   return answered;
-}
-
-/** A full collection before /ready: the warm-up's garbage was otherwise collected during the first
- *  requests (a 33–64 ms pause of the main thread on the 10x10 country, the first request's key lookup 33–49
- *  ms instead of 1). Node gives `gc` only behind --expose-gc; the flag set now gives it to a new context. */
-export function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
 }

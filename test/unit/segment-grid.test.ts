@@ -77,7 +77,7 @@ describe('segment grid', () => {
         // Every used segment within the circle is offered (among others whose boxes meet the circle's).
         const radius = 50 + rand() * 400;
         const offered = new Set<number>();
-        segmentsNearCircle(view, lat, lon, radius, (p) => offered.add(p));
+        for (const p of segmentsNearCircle(view, lat, lon, radius, [])) offered.add(p);
         for (let p = 0; p + 1 < pointsE7.length / 2; p++) {
           if (isUsed(used, p) && segmentDistance(pointsE7, p, lat, lon) <= radius) expect(offered.has(p), `segment ${p}`).toBe(true);
         }

@@ -18,7 +18,7 @@ export type AvoidSelection = { tooMany: false; avoided: AvoidPoi[]; skipped: str
 
 /**
  * The avoidance's reads once on each of `connections` database sessions at the same time, for a team
- * that has no POIs: a new session's first read of `pois` (its catalog caches filled, the statements
+ * that has no POIs, and rows of their shape: a new session's first read of `pois` (its catalog caches filled, the statements
  * planned) made a fresh process's first two avoiding routes 90–98 ms against a median of 8 on the 10x10
  * country, each meeting another connection of the pool. Run before the server listens (app.ts).
  */
@@ -30,9 +30,16 @@ export async function warmAvoidanceReads(sql: Sql, connections: number): Promise
       const team = `warm-up-${i}`;
       await poisAround(sql, team, filter, [at], 100);
       await poiPositionsInBox(sql, team, filter, avoidSelectionBox([at]), 1);
+      // Rows of the POI reads' shape, as many as an avoiding route reads: a team with no POIs reads none,
+      // and the driver's parsing of rows was otherwise compiled during a fresh process's first avoiding
+      // route (V8's trace: DataRow and its number and text readers).
+      for (let round = 0; round < 3; round++) await warmRows(sql);
     }),
   );
 }
+
+const warmRows = (sql: Sql) =>
+  sql`SELECT lpad(n::text, 26, '0') AS id, n * 1e-4::float8 AS latitude, n * 2e-4::float8 AS longitude FROM generate_series(1, ${MAX_AVOIDED_POIS * 2}::int) n`;
 
 /** Candidates within `meters` of any point (index boxes only; the caller measures exactly). */
 async function poisAround(sql: Sql, teamId: string, filter: PoiFilter, points: readonly Position[], meters: number): Promise<AvoidPoi[]> {

@@ -264,36 +264,42 @@ export function nearestSegment(
 }
 
 /**
- * Calls fn with the first point of every segment listed in a cell the circle's bounding box touches whose
- * own bounding box meets the circle's: a segment that comes within `radius` (as segmentDistance measures)
- * always does, and most of a cell's segments do not, which saves their exact distance.
+ * The first point of every segment listed in a cell the circle's bounding box touches whose own bounding
+ * box meets the circle's, in `out` (emptied first; returned): a segment that comes within `radius` (as
+ * segmentDistance measures) always is, and most of a cell's segments are not, which saves their exact
+ * distance.
  */
-export function segmentsNearCircle(grid: GridView, lat: number, lon: number, radius: number, fn: (point: number) => void): void {
+export function segmentsNearCircle(grid: GridView, lat: number, lon: number, radius: number, out: number[]): number[] {
   // Wider than segmentDistance's frame: M_PER_DEG is below its meters per degree of latitude, and
   // M_PER_DEG × cos below its meters per degree of longitude (within 0.6° of a pole the box, like the
   // cells searched, is capped).
   const dLat = radius / M_PER_DEG,
     dLon = radius / (M_PER_DEG * Math.max(0.01, Math.cos(lat * RAD)));
-  segmentsInBox(grid, lat - dLat, lon - dLon, lat + dLat, lon + dLon, fn);
+  return segmentsInBox(grid, lat - dLat, lon - dLon, lat + dLat, lon + dLon, out);
+}
+
+/** Whether the segment from point `p` to the next has a bounding box that meets the box (1e-7°). */
+function segmentMeetsBox(pts: Int32Array, p: number, south: number, north: number, west: number, east: number): boolean {
+  const lat0 = pts[2 * p],
+    lat1 = pts[2 * p + 2],
+    lon0 = pts[2 * p + 1],
+    lon1 = pts[2 * p + 3];
+  return !((lat0 < south && lat1 < south) || (lat0 > north && lat1 > north) || (lon0 < west && lon1 < west) || (lon0 > east && lon1 > east));
 }
 
 /**
- * Calls fn with the first point of every segment listed in a cell the box (degrees) touches whose own
- * bounding box meets the box (a segment may come more than once: it is listed in every cell it crosses).
+ * The first point of every segment listed in a cell the box (degrees) touches whose own bounding box
+ * meets the box, in `out` (emptied first; returned); a segment may come more than once: it is listed in
+ * every cell it crosses. An array, not a callback: the avoidance calls this for each of up to 500 circles
+ * per request, and V8 threw its compiled code away whenever another caller's callback came along.
  */
-export function segmentsInBox(grid: GridView, s: number, w: number, n: number, e: number, fn: (point: number) => void): void {
+export function segmentsInBox(grid: GridView, s: number, w: number, n: number, e: number, out: number[]): number[] {
+  out.length = 0;
   const { grid: params, gridFirst: first, gridItems: items, pointsE7: pts } = grid.shapes;
   const south = Math.floor(s * 1e7) - 1,
     north = Math.ceil(n * 1e7) + 1,
     west = Math.floor(w * 1e7) - 1,
     east = Math.ceil(e * 1e7) + 1;
-  const near = (p: number): boolean => {
-    const lat0 = pts[2 * p],
-      lat1 = pts[2 * p + 2],
-      lon0 = pts[2 * p + 1],
-      lon1 = pts[2 * p + 3];
-    return !((lat0 < south && lat1 < south) || (lat0 > north && lat1 > north) || (lon0 < west && lon1 < west) || (lon0 > east && lon1 > east));
-  };
   const r0 = Math.max(0, Math.floor((s - params.minLat) / params.cellLat));
   const r1 = Math.min(params.rows - 1, Math.floor((n - params.minLat) / params.cellLat));
   const c0 = Math.max(0, Math.floor((w - params.minLon) / params.cellLon));
@@ -304,9 +310,10 @@ export function segmentsInBox(grid: GridView, s: number, w: number, n: number, e
       for (let i = first[cell]; i < first[cell + 1]; i++) {
         const item = items[i];
         if (item < RUN) {
-          if (near(item)) fn(item);
-        } else for (let p = item ^ RUN, last = p + items[++i]; p < last; p++) if (near(p)) fn(p);
+          if (segmentMeetsBox(pts, item, south, north, west, east)) out.push(item);
+        } else for (let p = item ^ RUN, last = p + items[++i]; p < last; p++) if (segmentMeetsBox(pts, p, south, north, west, east)) out.push(p);
       }
     }
   }
+  return out;
 }
