@@ -655,7 +655,10 @@ export class RouteCore {
     const lengthOf = (list: readonly number[]) => list.reduce((a, geom) => a + g.geomCm[geom], 0);
     // A geometry run over twice counts twice: only a loop does that, and it is not let through.
     const shared = (a: readonly number[], b: ReadonlySet<number>) => a.reduce((sum, geom) => (b.has(geom) ? sum + g.geomCm[geom] : sum), 0);
-    const kept: Array<{ leg: LegPath; set: Set<number> }> = [{ leg: best, set: new Set(best.geoms) }];
+    // A route's set of geometries is made when a later candidate is measured against it: the main route's
+    // never for the via-node candidates (the kernel measured theirs), and a far route runs over thousands.
+    const kept: Array<{ leg: LegPath; set?: Set<number> }> = [{ leg: best }];
+    const setOf = (k: { leg: LegPath; set?: Set<number> }) => (k.set ??= new Set(k.leg.geoms));
     const limit = ALT_SHARE * best.meters * 100;
     const overHierarchy = !smaller && !avoids(q.avoid) && !q.exclude && g.chA.length > 0;
     const candidates = overHierarchy
@@ -667,8 +670,9 @@ export class RouteCore {
       const leg = c.leg();
       // The pieces of road at the two ends (from the waypoints to the first and last whole geometries)
       // count as shared: every route starts and ends there.
-      const ends = leg.meters * 100 - lengthOf(leg.geoms);
-      if (kept.every((k, i) => (i === 0 && c.sharingChecked) || shared(leg.geoms, k.set) + ends <= limit)) kept.push({ leg, set: new Set(leg.geoms) });
+      let ends: number | undefined;
+      const within = (k: { leg: LegPath; set?: Set<number> }) => shared(leg.geoms, setOf(k)) + (ends ??= leg.meters * 100 - lengthOf(leg.geoms)) <= limit;
+      if (kept.every((k, i) => (i === 0 && c.sharingChecked) || within(k))) kept.push({ leg });
     }
     const out: RouteE7Result[] = [];
     for (const { leg } of kept.slice(1)) {
@@ -733,8 +737,9 @@ export class RouteCore {
     if (j - i < 2) return true;
     const from = i === 0 ? c.start : head[edges[i - 1]],
       to = j === 0 ? c.start : head[edges[j - 1]];
-    const found = v.kernel.shortestPath([{ node: from, cost: 0, meters: 0 }], [{ node: to, cost: 0, meters: 0 }], Infinity, 'hierarchy');
-    return found !== null && found.cost >= before + after - 1e-6;
+    // Durations are whole tenths: a shorter way is one at least a tenth shorter. The hierarchy always has
+    // this stretch itself (its edges are unpacked from it), so no path below the bound means none shorter.
+    return !v.kernel.hierarchyBelow(from, to, before + after - 0.5);
   }
 
   /**
@@ -1013,8 +1018,10 @@ export class RouteCore {
     let touches = this.pieceBlocked(block, src.geom, startPiece) || this.pieceBlocked(block, tgt.geom, endPiece);
     const { orig, geomCm } = g;
     let cm = 0;
+    const geoms = new Array<number>(edges.length);
     for (let i = 0; i < edges.length; i++) {
       const geom = orig[edges[i]] >> 1;
+      geoms[i] = geom;
       cm += geomCm[geom];
       if (block && (block.hits.has(geom) || block.whole.has(geom))) touches = true;
     }
@@ -1036,8 +1043,6 @@ export class RouteCore {
         else trace.end[trace.count - 1] = at();
       }
     };
-    const geoms = new Array<number>(edges.length);
-    for (let i = 0; i < edges.length; i++) geoms[i] = orig[edges[i]] >> 1;
     return { cost: found.cost, meters, touches, draw, edges, geoms };
   }
 
