@@ -1,9 +1,11 @@
 // Alternatives (issue 36) beside plain far routes, two builds in one process: RouteCore from tree A's and from
 // tree B's dist over one placed graph, the same far pairs (≥ --far × the map's diagonal apart, main-network
 // nodes) routed plain and with `alternatives: 3` by A and B in turn (the order swapped every pair), each the
-// least of --runs runs, in process (no worker, no HTTP), each answer's line text written as the worker
-// writes it (lineStringJson). First every pair's answer (`route`, geometry included) is compared between A
-// and B. Run `npm run build` in both trees first.
+// least of --runs runs by the clock and by the process's CPU time (on a loaded machine a run of 10 ms is
+// often put off for a time slice, which the clock counts and CPU time does not), in process (no worker, no
+// HTTP), each answer's line text written as the worker writes it (lineStringJson). First every pair's answer
+// (`route`, geometry included) is compared between A and B. Run `npm run build` in both trees first. Writes
+// bench/results/alternatives-ab-inprocess-<label>.json (steps-ab.mjs --variant alternatives: over HTTP).
 //   node bench/routing/alternatives-ab.mjs --map DIR --a TREE --b TREE [--pairs 60] [--far 0.6] [--runs 5] [--profile driving-car] [--label NAME]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -108,24 +110,30 @@ pairs.forEach(([a, b], i) => {
   for (const side of i % 2 ? ['B', 'A'] : ['A', 'B']) {
     for (const [kind, make] of Object.entries(kinds)) {
       const q = make(a, b);
-      let best = Infinity;
+      let best = Infinity,
+        cpu = Infinity;
       for (let k = 0; k < +opt.runs; k++) {
-        const t = performance.now();
+        const t = performance.now(),
+          c = process.cpuUsage();
         answer(side, q);
+        const used = process.cpuUsage(c);
         best = Math.min(best, performance.now() - t);
+        cpu = Math.min(cpu, (used.user + used.system) / 1000);
       }
       (ms[`${side} ${kind}`] ??= []).push(best);
+      (ms[`${side} ${kind} cpu`] ??= []).push(cpu);
     }
   }
 });
 const result = { map: opt.map, a: opt.a, b: opt.b, profile, pairs: pairs.length, same, differ, alternatives, loadavg: loadavg(), stats: {}, ratios: {} };
 for (const [k, xs] of Object.entries(ms)) result.stats[k] = stats(xs);
 for (const side of ['A', 'B'])
-  for (const q of ['p50', 'p95', 'mean'])
-    result.ratios[`${side} ${q}`] = +(result.stats[`${side} alternatives`][q] / result.stats[`${side} plain`][q]).toFixed(2);
-for (const [k, v] of Object.entries(result.stats)) console.log(`${k.padEnd(16)} p50 ${v.p50} p95 ${v.p95} mean ${v.mean} ms`);
+  for (const clock of ['', ' cpu'])
+    for (const q of ['p50', 'p95', 'mean'])
+      result.ratios[`${side}${clock} ${q}`] = +(result.stats[`${side} alternatives${clock}`][q] / result.stats[`${side} plain${clock}`][q]).toFixed(2);
+for (const [k, v] of Object.entries(result.stats)) console.log(`${k.padEnd(20)} p50 ${v.p50} p95 ${v.p95} mean ${v.mean} ms`);
 console.log('alternatives over plain', result.ratios, 'load', result.loadavg.map((x) => x.toFixed(1)).join(' '));
-const file = join(here, 'bench/results', `alternatives-ab-${opt.label}.json`);
+const file = join(here, 'bench/results', `alternatives-ab-inprocess-${opt.label}.json`);
 mkdirSync(join(here, 'bench/results'), { recursive: true });
 writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
 log(`wrote ${file}`);

@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
-import { readManifest, readShapeFiles } from '../../dist/map/map-files.js';
+import { readShapeFiles } from '../../dist/map/map-dir.js';
 import { boxDiagonal, boxOf, createBenchDatabase, dropBenchDatabase, freePort, meters, rng, stats } from '../scale/lib.mjs';
 const { values: opt } = parseArgs({
   options: {
@@ -115,7 +115,7 @@ try {
   log('both ready');
   // Far pairs of road points from the map's shapes (the server snaps them), ≥ 60 % of the diagonal.
   const dir = resolve(opt.map);
-  const shapes = await readShapeFiles(dir, await readManifest(dir));
+  const shapes = await readShapeFiles(dir);
   const rand = rng(1);
   const pts = shapes.pointsE7;
   const n = pts.length / 2;
