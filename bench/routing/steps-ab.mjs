@@ -4,15 +4,17 @@
 // with `steps: true`, kept-alive and on a new connection per request, after one untimed pass over all of
 // them. Timed from send to the last byte, as bench/scale does. The first `--check` pairs are also asked in
 // five forms (steps, a language, polyline6, simplified, plain) and A's and B's bodies compared byte for byte.
-// Run `npm run build` in both trees first; PostgreSQL on 127.0.0.1:5432. Writes bench/results/steps-ab-<label>.json.
-//   node bench/routing/steps-ab.mjs --map DIR --a TREE --b TREE [--pairs 100] [--check 40] [--profiles driving-car] [--label NAME]
+// With `--variant alternatives` the same for `alternatives: 3` (issue 36: p95 ≤ 3 × the plain route), its
+// forms alternatives 3, 2 with steps, 1 in polyline6, 3 simplified, and plain.
+// Run `npm run build` in both trees first; PostgreSQL on 127.0.0.1:5432. Writes bench/results/<variant>-ab-<label>.json.
+//   node bench/routing/steps-ab.mjs --map DIR --a TREE --b TREE [--variant steps|alternatives] [--pairs 100] [--check 40] [--profiles driving-car] [--label NAME]
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
-import { readManifest, readShapeFiles } from '../../dist/map/map-files.js';
+import { readShapeFiles } from '../../dist/map/map-dir.js';
 import { boxDiagonal, boxOf, createBenchDatabase, dropBenchDatabase, freePort, meters, rng, stats } from '../scale/lib.mjs';
 const { values: opt } = parseArgs({
   options: {
@@ -23,11 +25,37 @@ const { values: opt } = parseArgs({
     check: { type: 'string', default: '40' },
     profiles: { type: 'string' },
     label: { type: 'string', default: 'map' },
+    variant: { type: 'string', default: 'steps' },
   },
 });
 if (!opt.map || !opt.a || !opt.b) throw new Error('usage: --map DIR --a TREE --b TREE (see the head of this file)');
 const here = resolve(import.meta.dirname, '../..');
-const log = (m) => process.stderr.write(`[steps-ab] ${m}\n`);
+const log = (m) => process.stderr.write(`[${opt.variant}-ab] ${m}\n`);
+// The option timed beside plain routes, and the forms whose bodies are compared.
+const variants = {
+  steps: {
+    option: { steps: true },
+    forms: [
+      { steps: true },
+      { steps: true, language: 'en' },
+      { steps: true, language: 'de', geometry_format: 'polyline6' },
+      { steps: true, overview: 'simplified', geometry_format: 'polyline' },
+      {},
+    ],
+  },
+  alternatives: {
+    option: { alternatives: 3 },
+    forms: [
+      { alternatives: 3 },
+      { alternatives: 2, steps: true },
+      { alternatives: 1, geometry_format: 'polyline6' },
+      { alternatives: 3, overview: 'simplified' },
+      {},
+    ],
+  },
+};
+const variant = variants[opt.variant];
+if (!variant) throw new Error(`--variant is one of ${Object.keys(variants).join(', ')}`);
 const adminUrl = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = `waymark_steps_ab_${process.pid}`;
 const { sql, key } = await createBenchDatabase({ adminUrl, dbName, team: 'ab' });
@@ -87,7 +115,7 @@ try {
   log('both ready');
   // Far pairs of road points from the map's shapes (the server snaps them), ≥ 60 % of the diagonal.
   const dir = resolve(opt.map);
-  const shapes = await readShapeFiles(dir, await readManifest(dir));
+  const shapes = await readShapeFiles(dir);
   const rand = rng(1);
   const pts = shapes.pointsE7;
   const n = pts.length / 2;
@@ -109,16 +137,11 @@ try {
   // Byte comparison of A and B on the first `check` pairs, in several forms.
   let same = 0,
     differ = 0;
-  const forms = [
-    { steps: true },
-    { steps: true, language: 'en' },
-    { steps: true, language: 'de', geometry_format: 'polyline6' },
-    { steps: true, overview: 'simplified', geometry_format: 'polyline' },
-    {},
-  ];
   for (const [i, [a, b]] of pairs.slice(0, +opt.check).entries()) {
-    for (const f of forms) {
-      const body = { waypoints: i % 5 === 4 ? [a, pairs[(i + 1) % pairs.length][0], b] : [a, b], profile: 'driving-car', ...f };
+    for (const f of variant.forms) {
+      // Every fifth with a waypoint between (alternatives are for 2 waypoints only).
+      const via = i % 5 === 4 && !f.alternatives;
+      const body = { waypoints: via ? [a, pairs[(i + 1) % pairs.length][0], b] : [a, b], profile: 'driving-car', ...f };
       const [x, y] = [await call(servers.A.base, body, false), await call(servers.B.base, body, false)];
       if (x.status === y.status && x.body.equals(y.body)) same++;
       else {
@@ -128,26 +151,26 @@ try {
     }
   }
   log(`bodies: ${same} the same, ${differ} differ`);
-  // Timing: per pair and mode, A and B in random order, plain and steps each.
+  // Timing: per pair and mode, A and B in random order, plain and the variant each.
   const times = {};
   const bytes = {};
   const put = (k, ms) => (times[k] ??= []).push(ms);
   for (let warm = 0; warm < 1; warm++)
     for (const [a, b] of pairs)
       for (const s of Object.values(servers))
-        for (const f of [{}, { steps: true }]) await call(s.base, { waypoints: [a, b], profile: 'driving-car', ...f }, false);
+        for (const f of [{}, variant.option]) await call(s.base, { waypoints: [a, b], profile: 'driving-car', ...f }, false);
   for (const mode of ['keepalive', 'new_connection']) {
     for (const [a, b] of pairs) {
       const order = rand() < 0.5 ? ['A', 'B'] : ['B', 'A'];
       for (const name of order) {
-        for (const [variant, f] of Object.entries({ plain: {}, steps: { steps: true } })) {
+        for (const [kind, f] of Object.entries({ plain: {}, [opt.variant]: variant.option })) {
           const r = await call(servers[name].base, { waypoints: [a, b], profile: 'driving-car', ...f }, mode === 'new_connection');
           if (r.status !== 200) {
-            log(`${name} ${variant} ${r.status}`);
+            log(`${name} ${kind} ${r.status}`);
             continue;
           }
-          put(`${name} ${variant} ${mode}`, r.ms);
-          (bytes[`${name} ${variant}`] ??= []).push(r.body.length);
+          put(`${name} ${kind} ${mode}`, r.ms);
+          (bytes[`${name} ${kind}`] ??= []).push(r.body.length);
         }
       }
     }
@@ -158,10 +181,10 @@ try {
   for (const name of ['A', 'B'])
     for (const mode of ['keepalive', 'new_connection'])
       for (const q of ['p50', 'p95'])
-        result.ratios[`${name} ${mode} ${q}`] = +(result.stats[`${name} steps ${mode}`][q] / result.stats[`${name} plain ${mode}`][q]).toFixed(2);
+        result.ratios[`${name} ${mode} ${q}`] = +(result.stats[`${name} ${opt.variant} ${mode}`][q] / result.stats[`${name} plain ${mode}`][q]).toFixed(2);
   for (const [k, v] of Object.entries(result.stats)) console.log(`${k.padEnd(28)} p50 ${v.p50} p95 ${v.p95} ms`);
-  console.log('steps over plain', result.ratios, 'median bodies', result.median_bytes);
-  const file = join(here, 'bench/results', `steps-ab-${opt.label}.json`);
+  console.log(`${opt.variant} over plain`, result.ratios, 'median bodies', result.median_bytes);
+  const file = join(here, 'bench/results', `${opt.variant}-ab-${opt.label}.json`);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   log(`wrote ${file}`);

@@ -726,7 +726,6 @@ let altViaAt: i32 = 0;
 let altStart: u32 = NONE;
 let altCost: f64 = 0;
 let altShared: f64 = 0;
-let altCm: f64 = 0;
 
 // Marks: a node of the main route has sPotStamp == epoch, one of a path already taken altTaken (an
 // epoch skipped, so that no search takes it for its own stamp).
@@ -1000,18 +999,15 @@ export function altNext(out: usize, room: i32): i32 {
     }
     if (via == k) altViaAt = n;
     if (n < 0) continue;
-    let cm: f64 = 0, shared: f64 = 0;
+    let shared: f64 = 0;
     markTaken(altStart);
     for (let i = 0; i < n; i++) {
       const e = u32At(out, <u32>i);
       markTaken(u32At(gHead, e));
       const g = u32At(gOrig, e) >> 1;
-      const c = <f64>u32At(gGeomCm, g);
-      cm += c;
-      if ((load<u8>(altMainGeoms + (<usize>g >> 3)) & (<u8>1 << <u8>(g & 7))) != 0) shared += c;
+      if ((load<u8>(altMainGeoms + (<usize>g >> 3)) & (<u8>1 << <u8>(g & 7))) != 0) shared += <f64>u32At(gGeomCm, g);
     }
     altCost = bestD;
-    altCm = cm;
     altShared = shared;
     return n;
   }
@@ -1019,11 +1015,10 @@ export function altNext(out: usize, room: i32): i32 {
 }
 
 /** Of the last altNext: how many of its edges come before its via node, the node it leaves from, its
- *  duration (tenths, the seeds' included), its geometries' centimeters and those on the main route's. */
+ *  duration (tenths, the seeds' included), and the centimeters of its geometries on the main route's. */
 export function altViaIndex(): i32 { return altViaAt; }
 export function altStartNode(): u32 { return altStart; }
 export function altDuration(): f64 { return altCost; }
-export function altCentimeters(): f64 { return altCm; }
 export function altSharedCentimeters(): f64 { return altShared; }
 
 // Buckets of the last chBuckets call: entries (next u32, target u32, duration f64, meters f64) chained

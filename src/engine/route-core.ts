@@ -68,7 +68,8 @@ export interface RouteQuery {
   steps?: boolean;
   /** With `steps`: every intersection each step passes, not only its maneuver's (OSRM's feature runner compares them). */
   passedIntersections?: boolean;
-  /** How many alternatives to look for besides the route (2 waypoints only; 0 or absent: none). */
+  /** How many alternatives to look for besides the route (2 waypoints only; 0 or absent: none; at most
+   *  7 are looked for, the API asks for 1–3). */
   alternatives?: number;
   /** A loop (the first waypoint is the last): each leg after the first keeps off the ways taken before it
    *  where it can (RouteCore.roundTripBlocking). */
@@ -336,6 +337,8 @@ interface ProfileView {
   closed: ReadonlySet<number>;
   /** `closed` with the geometries of excluded classes, by class bits (made on first use). */
   closedExcluding: Map<number, ReadonlySet<number>>;
+  /** A byte per geometry, zero between calls: the bits of the routes an alternatives search kept (made on first use). */
+  altMask?: Uint8Array;
 }
 
 const NO_GEOMS: ReadonlySet<number> = new Set();
@@ -638,7 +641,8 @@ export class RouteCore {
     }
     if (!found.ok) return found;
     const route = this.drawRoute(v, q, found.value, phantoms, block, resnapped);
-    const wanted = q.alternatives ?? 0;
+    // The routes an alternatives search keeps have a bit each in a byte (`alternatives`): 8 with the main one.
+    const wanted = Math.min(q.alternatives ?? 0, 7);
     if (wanted > 0 && phantoms.length === 2 && route.ok) {
       const alternatives = this.alternatives(v, q, found.value[0], phantoms, limited, smaller, wanted, resnapped);
       return { ok: true, value: { ...route.value, alternatives } };
@@ -666,26 +670,54 @@ export class RouteCore {
   ): RouteE7Result[] {
     const g = v.graph;
     if (best.geoms.length < 3) return [];
-    const lengthOf = (list: readonly number[]) => list.reduce((a, geom) => a + g.geomCm[geom], 0);
+    const cm = g.geomCm;
+    const lengthOf = (list: readonly number[]) => {
+      let sum = 0;
+      for (const geom of list) sum += cm[geom];
+      return sum;
+    };
+    // The routes kept, each with its bit in the profile's byte per geometry (written when a later candidate
+    // is first measured against it: never the main route's for the via-node candidates, whose sharing the
+    // kernel measured; cleared before returning). A far route runs over tens of thousands of geometries,
+    // and a Set of them cost more than finding the alternatives.
+    const kept: LegPath[] = [best];
+    const mask = (v.altMask ??= new Uint8Array(g.geomFirst.length));
+    let written = 0;
+    const bitOf = (i: number): number => {
+      if (!(written & (1 << i))) for (const geom of kept[i].geoms) mask[geom] |= 1 << i;
+      written |= 1 << i;
+      return 1 << i;
+    };
     // A geometry run over twice counts twice: only a loop does that, and it is not let through.
-    const shared = (a: readonly number[], b: ReadonlySet<number>) => a.reduce((sum, geom) => (b.has(geom) ? sum + g.geomCm[geom] : sum), 0);
-    const kept: Array<{ leg: LegPath; set: Set<number> }> = [{ leg: best, set: new Set(best.geoms) }];
+    const shared = (list: readonly number[], i: number) => {
+      const bit = bitOf(i);
+      let sum = 0;
+      for (const geom of list) if (mask[geom] & bit) sum += cm[geom];
+      return sum;
+    };
     const limit = ALT_SHARE * best.meters * 100;
     const overHierarchy = !smaller && !avoids(q.avoid) && !q.exclude && g.chA.length > 0;
     const candidates = overHierarchy
       ? this.viaAlternatives(v, best, phantoms, limited, limit, wanted)
       : this.windowAlternatives(v, q, best, phantoms, limited, smaller);
-    for (const c of candidates) {
-      if (kept.length > wanted) break;
-      if (c.cost > ALT_STRETCH * best.cost || !c.admissible()) continue;
-      const leg = c.leg();
-      // The pieces of road at the two ends (from the waypoints to the first and last whole geometries)
-      // count as shared: every route starts and ends there.
-      const ends = leg.meters * 100 - lengthOf(leg.geoms);
-      if (kept.every((k, i) => (i === 0 && c.sharingChecked) || shared(leg.geoms, k.set) + ends <= limit)) kept.push({ leg, set: new Set(leg.geoms) });
+    try {
+      for (const c of candidates) {
+        if (kept.length > wanted) break;
+        if (c.cost > ALT_STRETCH * best.cost || !c.admissible()) continue;
+        const leg = c.leg();
+        // The pieces of road at the two ends (from the waypoints to the first and last whole geometries)
+        // count as shared: every route starts and ends there.
+        let ends: number | undefined;
+        const within = (i: number) => shared(leg.geoms, i) + (ends ??= leg.meters * 100 - lengthOf(leg.geoms)) <= limit;
+        if (kept.every((_, i) => (i === 0 && c.sharingChecked) || within(i))) kept.push(leg);
+      }
+    } finally {
+      kept.forEach((leg, i) => {
+        if (written & (1 << i)) for (const geom of leg.geoms) mask[geom] = 0;
+      });
     }
     const out: RouteE7Result[] = [];
-    for (const { leg } of kept.slice(1)) {
+    for (const leg of kept.slice(1)) {
       const drawn = this.drawRoute(v, q, [leg], phantoms, null, resnapped);
       if (drawn.ok) out.push(drawn.value);
     }
@@ -747,8 +779,9 @@ export class RouteCore {
     if (j - i < 2) return true;
     const from = i === 0 ? c.start : head[edges[i - 1]],
       to = j === 0 ? c.start : head[edges[j - 1]];
-    const found = v.kernel.shortestPath([{ node: from, cost: 0, meters: 0 }], [{ node: to, cost: 0, meters: 0 }], Infinity, 'hierarchy');
-    return found !== null && found.cost >= before + after - 1e-6;
+    // Durations are whole tenths: a shorter way is one at least a tenth shorter. The hierarchy always has
+    // this stretch itself (its edges are unpacked from it), so no path below the bound means none shorter.
+    return !v.kernel.hierarchyBelow(from, to, before + after - 0.5);
   }
 
   /**
@@ -1027,8 +1060,10 @@ export class RouteCore {
     let touches = this.pieceBlocked(block, src.geom, startPiece) || this.pieceBlocked(block, tgt.geom, endPiece);
     const { orig, geomCm } = g;
     let cm = 0;
+    const geoms = new Array<number>(edges.length);
     for (let i = 0; i < edges.length; i++) {
       const geom = orig[edges[i]] >> 1;
+      geoms[i] = geom;
       cm += geomCm[geom];
       if (block && (block.hits.has(geom) || block.whole.has(geom))) touches = true;
     }
@@ -1050,8 +1085,6 @@ export class RouteCore {
         else trace.end[trace.count - 1] = at();
       }
     };
-    const geoms = new Array<number>(edges.length);
-    for (let i = 0; i < edges.length; i++) geoms[i] = orig[edges[i]] >> 1;
     return { cost: found.cost, meters, touches, draw, edges, geoms };
   }
 

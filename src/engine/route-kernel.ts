@@ -76,7 +76,6 @@ interface RouteExports extends WebAssembly.Exports {
   altViaIndex(): number;
   altStartNode(): number;
   altDuration(): number;
-  altCentimeters(): number;
   altSharedCentimeters(): number;
   chBuckets(desc: number, scratch: number, seeds: number, seedMeters: number, starts: number, nTargets: number, entries: number, cap: number): number;
   chRow(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, nTargets: number, outDur: number, outDist: number): void;
@@ -126,8 +125,7 @@ export interface ViaCandidate {
   viaAt: number;
   /** Tenths of a second, the seeds' costs included. */
   cost: number;
-  /** Centimeters of the whole geometries it runs over, and of those among the main route's. */
-  centimeters: number;
+  /** Centimeters of the whole geometries it runs over that are among the main route's. */
   sharedCentimeters: number;
 }
 
@@ -280,6 +278,23 @@ export class RouteKernel {
     search: 'hierarchy' | 'guided' | 'bounded',
     options: SearchOptions = {},
   ): { cost: number; edges: Uint32Array; start: number } | null {
+    const cost = this.cheapest(src, tgt, upperBound, search, options);
+    if (cost === null) return null;
+    const n = this.k.pathEdges(this.pathPtr);
+    return { cost, edges: new Uint32Array(this.buffer, this.pathPtr, n).slice(), start: this.k.pathStart() };
+  }
+
+  /**
+   * Whether the hierarchy has a path from node `from` to node `to` cheaper than `bound` tenths (its
+   * weights): one query that goes no further than the bound and unpacks nothing, as the alternatives'
+   * T-test needs no more (a path to unpack is half a far route).
+   */
+  hierarchyBelow(from: number, to: number, bound: number): boolean {
+    return this.cheapest([{ node: from, cost: 0, meters: 0 }], [{ node: to, cost: 0, meters: 0 }], bound, 'hierarchy') !== null;
+  }
+
+  /** shortestPath's search: the cost of the path found below `upperBound` (the kernel holds the path), or null. */
+  private cheapest(src: Seed[], tgt: Seed[], upperBound: number, search: 'hierarchy' | 'guided' | 'bounded', options: SearchOptions = {}): number | null {
     const g = this.g;
     const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
     const nTgt = this.writeSeeds(this.tgtPtr, tgt, this.tgtMetersPtr);
@@ -292,9 +307,7 @@ export class RouteKernel {
       !useBlocked && g.hierarchy
         ? this.k.chP2p(g.desc, this.scratch, this.srcPtr, nSrc, this.srcMetersPtr, this.tgtPtr, nTgt, this.tgtMetersPtr, upperBound)
         : this.graphSearch(nSrc, nTgt, upperBound, useBlocked, search, options);
-    if (!this.k.found()) return null;
-    const n = this.k.pathEdges(this.pathPtr);
-    return { cost, edges: new Uint32Array(this.buffer, this.pathPtr, n).slice(), start: this.k.pathStart() };
+    return this.k.found() ? cost : null;
   }
 
   /**
@@ -349,7 +362,6 @@ export class RouteKernel {
         start: this.k.altStartNode(),
         viaAt: this.k.altViaIndex(),
         cost: this.k.altDuration(),
-        centimeters: this.k.altCentimeters(),
         sharedCentimeters: this.k.altSharedCentimeters(),
       };
       if (keep(c)) out.push(c);

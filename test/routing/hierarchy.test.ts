@@ -136,6 +136,35 @@ describe('contraction hierarchy', () => {
     },
   );
 
+  it.each(['driving-car', 'foot-walking'])(
+    "%s: hierarchyBelow (the alternatives' T-test) says whether the reference distance is below the bound",
+    (profile) => {
+      const g = graphs[profile];
+      const kernel = new RouteKernel(shared.profiles[profile]);
+      const nodes = mainNodes(g);
+      const rand = rng(36);
+      let below = 0,
+        notBelow = 0;
+      for (let i = 0; i < 10; i++) {
+        const s = nodes[Math.floor(rand() * nodes.length)];
+        const ref = dijkstra(g, s);
+        for (let k = 0; k < 10; k++) {
+          const t = k === 0 ? s : nodes[Math.floor(rand() * nodes.length)];
+          // Durations are whole tenths: half a tenth either side of the reference decides.
+          for (const bound of [ref[t] + 0.5, ref[t] - 0.5, ref[t] + 1000, ref[t] / 2]) {
+            const answer = kernel.hierarchyBelow(s, t, bound);
+            expect(answer).toBe(ref[t] < bound);
+            if (answer) below++;
+            else notBelow++;
+          }
+        }
+      }
+      // Two bounds above and two at or under the distance per pair (a node to itself, 0, is not below 0).
+      expect(below).toBe(200);
+      expect(notBelow).toBe(200);
+    },
+  );
+
   // An optimize plan is built on the matrix, which snaps every point to the main network; its tours must be
   // routed the same way, or a stop on a piece the main network cannot leave (a oneway stub, a driveway
   // behind a barrier) has a matrix entry but no route, and the plan fails with 502 (seen at 32x32).
