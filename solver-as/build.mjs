@@ -12,18 +12,18 @@ mkdirSync(out, { recursive: true });
 const SHARED = ['--importMemory', '--sharedMemory', '--enable', 'threads', '--runtime', 'stub', '--initialMemory', '1', '--maximumMemory', '65536'];
 const OWN = ['--runtime', 'stub', '--exportRuntime'];
 
-/** name → extra asc flags */
+/** name → [entry file under assembly/, extra asc flags] */
 const kernels = {
-  route: SHARED,
-  contract: OWN,
-  kmeans: OWN,
-  vrp: OWN,
+  route: ['route.ts', SHARED],
+  contract: ['contract.ts', OWN],
+  kmeans: ['kmeans.ts', OWN],
+  vrp: ['vrp/index.ts', OWN],
 };
 
 const asc = join(root, 'node_modules', 'assemblyscript', 'bin', 'asc.js');
-for (const [name, flags] of Object.entries(kernels)) {
+for (const [name, [entry, flags]] of Object.entries(kernels)) {
   const started = Date.now();
-  execFileSync(process.execPath, [asc, join(root, 'solver-as', 'assembly', `${name}.ts`), '-O3', '--noAssert', '-o', join(out, `${name}.wasm`), ...flags], {
+  execFileSync(process.execPath, [asc, join(root, 'solver-as', 'assembly', entry), '-O3', '--noAssert', '-o', join(out, `${name}.wasm`), ...flags], {
     stdio: 'inherit',
   });
   console.log(`wasm ${name}.wasm built in ${Date.now() - started} ms`);
