@@ -16,7 +16,7 @@ const OWN = ['--runtime', 'stub', '--exportRuntime'];
 const kernels = {
   route: ['route.ts', SHARED],
   contract: ['contract.ts', OWN],
-  kmeans: ['kmeans.ts', OWN],
+  kmeans: ['kmeans/index.ts', OWN],
   vrp: ['vrp/index.ts', OWN],
 };
 

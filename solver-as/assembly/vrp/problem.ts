@@ -3,7 +3,6 @@
 
 import { DIM, INF, N, S, V, bwdMax, compat, costModel, dis, dur, fwdMax, hasBreaks, hasDist, hasPick, jDem, jLoc, jPick, jTwCnt, jTwOff, rCost, rDist, rLen, rLoad, rTrav, speedModel, stops, twP, vBrkD, vBrkE, vBrkS, vCap, vEnd, vFixed, vMaxDist, vPerM, vPerSec, vSpeed, vStart } from './state';
 
-// ---- problem helpers ----
 @inline export function tt(a: i32, b: i32): f64 {
   return b < 0 ? 0.0 : <f64>load<i32>(dur + ((<usize>a * <usize>N + <usize>b) << 2));
 }

@@ -1,11 +1,11 @@
 // SISR (Christiaens & Vanden Berghe 2020): ruin removes adjacent strings of jobs around a seed job,
 // recreate re-inserts the pool greedily with blinks.
+// Ruin: adjacent string removal.
 
 import { bestInsertion, byPriority } from './insertion';
 import { place, touch, updateRoute } from './route';
 import { CBAR, K, LMAX, S, SPLIT_DEPTH, SPLIT_RATE, V, adj, adjCnt, gPos, gPos2, hasPairs, iterStamp, jDemKey, jDepot, jPair, jRole, jobPos, jobRoute, keys, nPool, nServable, nUnas, pool, rLen, rint, rnd, servable, stops, touchStamp, unas } from './state';
 
-// ---- ruin: adjacent string removal ----
 function removeRange(r: i32, from: i32, count: i32, keepFrom: i32, keepCount: i32): void {
   // Removes nodes [from, from+count) of route r except [keepFrom, keepFrom+keepCount).
   const base = r * S;

@@ -5,7 +5,6 @@ import { canServe, tc, tt } from './problem';
 import { updateRoute } from './route';
 import { DIM, INF, J, K, MAX_NEIGHBORS, S, V, adj, adjCnt, bLen, bStops, bufA, bufB, bufC, bwdMax, costModel, dep, depNB, evalStamp, fwdMax, hasBreaks, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jDemKey, jDepot, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwCnt, jTwFirst, jTwLast, jTwOff, jobPos, jobRoute, keys, lat, latNB, loadBuf, nPool, nServable, nTouched, nUnas, pairLoad, pairMax, pairWalk, polishWork, pool, rBrk, rCost, rDist, rLen, rLoad, rTrav, rint, sBrk, sCost, sDep, sDist, sLat, sLen, sLoad, sStops, sTrav, sUnas, searchWork, seenStamp, segBuf, servable, speedModel, stamp, stops, touchStamp, touched, twP, typeStamp, unas, vBrkD, vBrkE, vBrkS, vCap, vEnd, vFixed, vMaxDist, vMaxTasks, vMaxTravel, vPerM, vPerSec, vSpeed, vStart, vTwE, vTwS, vType } from './state';
 
-// ---- setup ----
 export function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void {
   vStart = new StaticArray<i32>(V);
   vEnd = new StaticArray<i32>(V);

@@ -3,7 +3,6 @@
 import { updateLoads, updateRoute } from './route';
 import { DIM, J, S, V, bLen, bStops, costModel, dep, hasBreaks, hasDist, hasPick, jPair, jRole, jobPos, jobRoute, lat, nServable, nTouched, nUnas, rBrk, rCost, rDist, rLen, rLoad, rTrav, sBrk, sCost, sDep, sDist, sLat, sLen, sLoad, sNUnas, sStops, sTrav, sUnas, servable, stops, touched, unas } from './state';
 
-// ---- state copies ----
 export function copyRoute(r: i32, toSaved: bool): void {
   const base = r * S;
   if (toSaved) {
