@@ -1,13 +1,15 @@
 // Points as 3-D vectors on the sphere, and centers as the means of their members.
 
 import { ldi, sti } from '../../lib/memory';
+import { KmeansPoint } from '../generated/layouts';
 import { C, R, RAD, X, assign, cnt, d2, inputPtr, k, n, sums } from './state';
 
 export function project(): void {
   let mx = 0.0, my = 0.0, mz = 0.0;
   for (let i = 0; i < n; i++) {
-    const lat = load<f64>(inputPtr + (<usize>i << 4)) * RAD;
-    const lon = load<f64>(inputPtr + (<usize>i << 4), 8) * RAD;
+    const at = inputPtr + <usize>i * KmeansPoint.BYTES;
+    const lat = load<f64>(at, KmeansPoint.lat) * RAD;
+    const lon = load<f64>(at, KmeansPoint.lon) * RAD;
     const cl = Math.cos(lat);
     const p = X + <usize>i * 24;
     const x = R * cl * Math.cos(lon), y = R * cl * Math.sin(lon), z = R * Math.sin(lat);

@@ -3,17 +3,19 @@
 // write these globals (one solve at a time).
 
 import { bump, bumpFrom, bumpTop } from '../../lib/memory';
+import { KmeansModes, KmeansPoint } from '../generated/layouts';
 
 export const R: f64 = 6371008.8;
 export const RAD: f64 = Math.PI / 180.0;
 export const INF: f64 = Infinity;
 
+// The modes solve() takes (layouts.json kmeans.modes, the same numbers the TypeScript side sends).
 /** Sizes are not capped. */
-export const MODE_PLAIN: i32 = 0;
+export const MODE_PLAIN: i32 = KmeansModes.plain;
 /** No cluster above `cap` stops. */
-export const MODE_CAPPED: i32 = 1;
+export const MODE_CAPPED: i32 = KmeansModes.capped;
 /** Sizes floor(n/k) or ceil(n/k). */
-export const MODE_BALANCED: i32 = 2;
+export const MODE_BALANCED: i32 = KmeansModes.balanced;
 
 /** Smallest gain in m² worth a Hartigan move (a millimetre squared): below it is rounding noise. */
 export const MIN_GAIN: f64 = 1e-6;
@@ -30,10 +32,10 @@ export const SCREEN_TOL: f64 = 1e-4;
 export let inputPtr: usize = 0;
 export let workBase: usize = 0;
 
-/** Reserves room for n (latitude, longitude) f64 pairs and returns where the caller writes them. */
+/** Reserves room for n point records (layouts.json kmeans.point) and returns where the caller writes them. */
 export function input(n: i32): usize {
   bumpFrom(__heap_base);
-  inputPtr = bump(<usize>n << 4);
+  inputPtr = bump(<usize>n * KmeansPoint.BYTES);
   workBase = bumpTop();
   return inputPtr;
 }
@@ -91,7 +93,7 @@ function nextU64(): u64 {
 
 export function inputHash(): u64 {
   let h: u64 = 0xCBF29CE484222325;
-  for (let i = 0; i < n * 2; i++) {
+  for (let i = 0; i < n * <i32>(KmeansPoint.BYTES >> 3); i++) {
     h = (h ^ load<u64>(inputPtr + (<usize>i << 3))) * 0x100000001B3;
     h ^= h >> 29;
   }

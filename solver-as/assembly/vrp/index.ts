@@ -6,8 +6,9 @@
 // (saved copies), setup.ts (reading the input), local-search.ts over operators/ (one file per move, each
 // the same shape: price the move by its travel delta, then have tryApply judge and apply it).
 //
-// Memory protocol (the caller owns the order): reset(), alloc() every input block and write it,
-// then solve(). solve() allocates its working state after the inputs; the next reset() drops it all.
+// Memory protocol (the caller owns the order): reset(), alloc() every input block and write it, then
+// the problem record pointing at them (solver-as/layouts.json vrp), then solve(problem). solve()
+// allocates its working state after the inputs; the next reset() drops it all.
 // Times are f64 seconds from an origin; the duration matrix is i32 seconds (n × n, row = from).
 // Working hours [s, e] bound the whole tour (types.ts): leave no earlier than s, finish every service
 // by e, and reach the end by e. An open route's end node is its last stop at zero travel, so "reach the
@@ -24,45 +25,35 @@ import { commit, copyRoute, loadBest, rollback, saveBest } from './solution';
 import { DIM, INF, J, LS_ROUNDS, N, POLISH_SHARE, S, V, compat, costModel, dis, dur, gPos, gPos2, hasDist, iterStamp, jRole, jobRoute, nPool, nServable, nTouched, nUnas, now, penalty, polishWork, prioPenalty, rLen, rnd, sNUnas, sUnas, searchWork, seedRng, servable, speedModel, stamp, stops, twP, unas, vFixed, vPerM, vPerSec, vSpeed } from './state';
 
 import { alloc, reset } from '../../lib/abi';
+import { VrpParams, VrpProblem } from '../generated/layouts';
 
 // ---- memory protocol: lib/abi.ts ----
 export { alloc, reset };
 
 /**
- * Solves the problem written at the given pointers.
- * dims: load dimensions (at least 1); vehI: i32[V*2] start, end (-1 open); vehT: f64[V*2] working hours;
- * lim: f64[V*10] the most jobs a route may hold, the most travel and the most meters it may add up to
- * (Infinity: no limit), the fixed cost, the speed factor (travel times are the matrix's divided by it,
- * rounded), the cost of a second of travel and of a meter, and the break the search plans (its window's
- * start and end, its service; service -1: none); disP: i32[n*n] meters, 0 when no vehicle has
- * a distance limit or a cost per meter;
- * cap: i32[V*dims] capacities (-1 none); jobI: i32[J*3] location, first window, window count;
- * dem: i32[J*dims] deliveries; pick: i32[J*dims] pickups (a shipment: +amount at its pickup, -amount at
- * its delivery); pairs: i32[J] the delivery job of a shipment at its pickup job, -1 elsewhere; jobSvc: f64[J];
- * prio: i32[J] priorities 0–100 (a shipment's at its pickup), or 0 for none; tw: f64 pairs, sorted, disjoint;
- * compat: u8[J*V] job j may ride vehicle r; params: f64 seed, iterations, time limit ms, T0 and Tf as
- * fractions of the mean travel time between jobs, warm (non-zero: start from the routes in `out`, which
- * the caller must have checked feasible); out: i32[V + J] route lengths, then the routes' jobs.
+ * Solves the problem whose record (layouts.json vrp.problem: the counts and every input block's address)
+ * is at `problem`; writes the routes into its `out` block and returns the number of iterations run.
  * The temperature follows the fraction of iterations spent, never the clock: the time limit only stops
  * the search, so a run that the iteration cap stops gives the same plan on a cold or a busy machine.
- * Returns the number of iterations run.
  */
-export function solve(n: i32, v: i32, j: i32, dims: i32, durP: usize, disP: usize, vehI: usize, vehT: usize, limP: usize, capP: usize, jobI: usize, demP: usize, pickP: usize, pairP: usize, jobSvc: usize, prioP: usize, tw: usize, compatP: usize, params: usize, out: usize): i32 {
+export function solve(problem: usize): i32 {
   const started = now();
-  N = n;
-  V = v;
-  J = j;
-  DIM = dims;
-  dur = durP;
-  dis = disP;
-  hasDist = disP != 0;
-  twP = tw;
-  compat = compatP;
-  seedRng(<u64>load<f64>(params));
-  const maxIter = load<f64>(params, 8);
-  const limitMs = load<f64>(params, 16);
-  setupVehicles(vehI, vehT, capP, limP);
-  setupJobs(jobI, demP, pickP, pairP, jobSvc, prioP);
+  N = load<i32>(problem, VrpProblem.n);
+  V = load<i32>(problem, VrpProblem.vehicleCount);
+  J = load<i32>(problem, VrpProblem.jobCount);
+  DIM = load<i32>(problem, VrpProblem.dims);
+  dur = <usize>load<u32>(problem, VrpProblem.durations);
+  dis = <usize>load<u32>(problem, VrpProblem.distances);
+  hasDist = dis != 0;
+  twP = <usize>load<u32>(problem, VrpProblem.windows);
+  compat = <usize>load<u32>(problem, VrpProblem.compat);
+  const params = <usize>load<u32>(problem, VrpProblem.params);
+  const out = <usize>load<u32>(problem, VrpProblem.out);
+  seedRng(<u64>load<f64>(params, VrpParams.seed));
+  const maxIter = load<f64>(params, VrpParams.iterations);
+  const limitMs = load<f64>(params, VrpParams.timeLimitMs);
+  setupVehicles(problem);
+  setupJobs(problem);
   allocState();
 
   let maxD: f64 = 0;
@@ -115,15 +106,15 @@ export function solve(n: i32, v: i32, j: i32, dims: i32, durP: usize, disP: usiz
     setupNeighbors();
     // A warm start (a later time slice, or a job resumed after a restart) continues from the routes
     // written in `out`; construction then only inserts what they leave out.
-    if (load<f64>(params, 40) != 0) warmStart(out);
+    if (load<f64>(params, VrpParams.warm) != 0) warmStart(out);
     construct();
     for (let r = 0; r < V; r++) copyRoute(r, true);
     for (let k = 0; k < nUnas; k++) unchecked(sUnas[k] = unas[k]);
     sNUnas = nUnas;
     saveBest();
     const mean = meanTravel();
-    const t0 = load<f64>(params, 24) * mean;
-    const tf = load<f64>(params, 32) * mean;
+    const t0 = load<f64>(params, VrpParams.startTemperature) * mean;
+    const tf = load<f64>(params, VrpParams.endTemperature) * mean;
     let curCost = totalCost();
     let bestCost = curCost;
     while (<f64>iters < maxIter && (nUnas > 0 || nServable > 1)) {

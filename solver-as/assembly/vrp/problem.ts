@@ -1,6 +1,7 @@
 // What the problem says about a leg, a job or a vehicle: travel time and cost of a leg for a vehicle,
 // service start in a job's windows, the break, capacity and distance limits. Pure reads of state.ts.
 
+import { VrpWindow } from '../generated/layouts';
 import { DIM, INF, N, S, V, bwdMax, compat, costModel, dis, dur, fwdMax, hasBreaks, hasDist, hasPick, jDem, jLoc, jPick, jTwCnt, jTwOff, rCost, rDist, rLen, rLoad, rTrav, speedModel, stops, twP, vBrkD, vBrkE, vBrkS, vCap, vEnd, vFixed, vMaxDist, vPerM, vPerSec, vSpeed, vStart } from './state';
 
 @inline export function tt(a: i32, b: i32): f64 {
@@ -46,13 +47,13 @@ import { DIM, INF, N, S, V, bwdMax, compat, costModel, dis, dur, fwdMax, hasBrea
 @inline export function serviceStart(j: i32, a: f64): f64 {
   const cnt = unchecked(jTwCnt[j]);
   if (cnt == 0) return a;
-  let p = twP + (<usize>unchecked(jTwOff[j]) << 4);
+  let p = twP + <usize>unchecked(jTwOff[j]) * VrpWindow.BYTES;
   for (let k = 0; k < cnt; k++) {
-    if (load<f64>(p, 8) >= a) {
-      const s = load<f64>(p);
+    if (load<f64>(p, VrpWindow.end) >= a) {
+      const s = load<f64>(p, VrpWindow.start);
       return s > a ? s : a;
     }
-    p += 16;
+    p += VrpWindow.BYTES;
   }
   return INF;
 }
@@ -61,13 +62,13 @@ import { DIM, INF, N, S, V, bwdMax, compat, costModel, dis, dur, fwdMax, hasBrea
 export function latestArrival(j: i32, d: f64): f64 {
   const cnt = unchecked(jTwCnt[j]);
   if (cnt == 0) return d;
-  let p = twP + (<usize>(unchecked(jTwOff[j]) + cnt - 1) << 4);
+  let p = twP + <usize>(unchecked(jTwOff[j]) + cnt - 1) * VrpWindow.BYTES;
   for (let k = cnt - 1; k >= 0; k--) {
-    if (load<f64>(p) <= d) {
-      const e = load<f64>(p, 8);
+    if (load<f64>(p, VrpWindow.start) <= d) {
+      const e = load<f64>(p, VrpWindow.end);
       return e < d ? e : d;
     }
-    p -= 16;
+    p -= VrpWindow.BYTES;
   }
   return -INF;
 }

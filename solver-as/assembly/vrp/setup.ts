@@ -1,11 +1,16 @@
 // Reading solve()'s input into state.ts, and the structures derived once per solve: vehicle types,
 // job neighbours, the mean leg cost, the working arrays, a warm start.
 
+import { VrpJob, VrpProblem, VrpVehicle, VrpVehicleHours, VrpVehicleLimits, VrpWindow } from '../generated/layouts';
 import { canServe, tc, tt } from './problem';
 import { updateRoute } from './route';
 import { DIM, INF, J, K, MAX_NEIGHBORS, S, V, adj, adjCnt, bLen, bStops, bufA, bufB, bufC, bwdMax, costModel, dep, depNB, evalStamp, fwdMax, hasBreaks, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jDemKey, jDepot, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwCnt, jTwFirst, jTwLast, jTwOff, jobPos, jobRoute, keys, lat, latNB, loadBuf, nPool, nServable, nTouched, nUnas, pairLoad, pairMax, pairWalk, polishWork, pool, rBrk, rCost, rDist, rLen, rLoad, rTrav, rint, sBrk, sCost, sDep, sDist, sLat, sLen, sLoad, sStops, sTrav, sUnas, searchWork, seenStamp, segBuf, servable, speedModel, stamp, stops, touchStamp, touched, twP, typeStamp, unas, vBrkD, vBrkE, vBrkS, vCap, vEnd, vFixed, vMaxDist, vMaxTasks, vMaxTravel, vPerM, vPerSec, vSpeed, vStart, vTwE, vTwS, vType } from './state';
 
-export function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize): void {
+export function setupVehicles(problem: usize): void {
+  const vehI = <usize>load<u32>(problem, VrpProblem.vehicles);
+  const vehT = <usize>load<u32>(problem, VrpProblem.hours);
+  const capP = <usize>load<u32>(problem, VrpProblem.capacities);
+  const limP = <usize>load<u32>(problem, VrpProblem.limits);
   vStart = new StaticArray<i32>(V);
   vEnd = new StaticArray<i32>(V);
   vCap = new StaticArray<i32>(V * DIM);
@@ -26,27 +31,28 @@ export function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize
   speedModel = false;
   costModel = false;
   for (let r = 0; r < V; r++) {
-    const p = vehI + (<usize>r << 3);
-    unchecked(vStart[r] = load<i32>(p));
-    unchecked(vEnd[r] = load<i32>(p, 4));
+    const p = vehI + <usize>r * VrpVehicle.BYTES;
+    unchecked(vStart[r] = load<i32>(p, VrpVehicle.start));
+    unchecked(vEnd[r] = load<i32>(p, VrpVehicle.end));
     for (let d = 0; d < DIM; d++) {
       const cap = load<i32>(capP + (<usize>(r * DIM + d) << 2));
       unchecked(vCap[r * DIM + d] = cap < 0 ? i32.MAX_VALUE : cap);
     }
-    unchecked(vTwS[r] = load<f64>(vehT + (<usize>r << 4)));
-    unchecked(vTwE[r] = load<f64>(vehT + (<usize>r << 4), 8));
-    const lim = limP + <usize>r * 80;
-    const maxTasks = load<f64>(lim);
+    const h = vehT + <usize>r * VrpVehicleHours.BYTES;
+    unchecked(vTwS[r] = load<f64>(h, VrpVehicleHours.start));
+    unchecked(vTwE[r] = load<f64>(h, VrpVehicleHours.end));
+    const lim = limP + <usize>r * VrpVehicleLimits.BYTES;
+    const maxTasks = load<f64>(lim, VrpVehicleLimits.maxJobs);
     unchecked(vMaxTasks[r] = maxTasks < <f64>i32.MAX_VALUE ? <i32>maxTasks : i32.MAX_VALUE);
-    unchecked(vMaxTravel[r] = load<f64>(lim, 8));
-    unchecked(vMaxDist[r] = load<f64>(lim, 16));
-    unchecked(vFixed[r] = load<f64>(lim, 24));
-    unchecked(vSpeed[r] = load<f64>(lim, 32));
-    unchecked(vPerSec[r] = load<f64>(lim, 40));
-    unchecked(vPerM[r] = hasDist ? load<f64>(lim, 48) : 0.0);
-    unchecked(vBrkS[r] = load<f64>(lim, 56));
-    unchecked(vBrkE[r] = load<f64>(lim, 64));
-    unchecked(vBrkD[r] = load<f64>(lim, 72));
+    unchecked(vMaxTravel[r] = load<f64>(lim, VrpVehicleLimits.maxTravel));
+    unchecked(vMaxDist[r] = load<f64>(lim, VrpVehicleLimits.maxDistance));
+    unchecked(vFixed[r] = load<f64>(lim, VrpVehicleLimits.fixed));
+    unchecked(vSpeed[r] = load<f64>(lim, VrpVehicleLimits.speedFactor));
+    unchecked(vPerSec[r] = load<f64>(lim, VrpVehicleLimits.costPerSecond));
+    unchecked(vPerM[r] = hasDist ? load<f64>(lim, VrpVehicleLimits.costPerMeter) : 0.0);
+    unchecked(vBrkS[r] = load<f64>(lim, VrpVehicleLimits.breakStart));
+    unchecked(vBrkE[r] = load<f64>(lim, VrpVehicleLimits.breakEnd));
+    unchecked(vBrkD[r] = load<f64>(lim, VrpVehicleLimits.breakService));
     if (unchecked(vBrkD[r]) >= 0) hasBreaks = true;
     if (unchecked(vSpeed[r]) != 1.0) speedModel = true;
     if (unchecked(vPerSec[r]) != 1.0 || unchecked(vPerM[r]) != 0.0) costModel = true;
@@ -71,7 +77,13 @@ export function setupVehicles(vehI: usize, vehT: usize, capP: usize, limP: usize
   }
 }
 
-export function setupJobs(jobI: usize, demP: usize, pickP: usize, pairP: usize, jobSvc: usize, prioP: usize): void {
+export function setupJobs(problem: usize): void {
+  const jobI = <usize>load<u32>(problem, VrpProblem.jobs);
+  const demP = <usize>load<u32>(problem, VrpProblem.deliveries);
+  const pickP = <usize>load<u32>(problem, VrpProblem.pickups);
+  const pairP = <usize>load<u32>(problem, VrpProblem.pairs);
+  const jobSvc = <usize>load<u32>(problem, VrpProblem.services);
+  const prioP = <usize>load<u32>(problem, VrpProblem.priorities);
   jPrio = new StaticArray<i32>(J);
   hasPrio = false;
   if (prioP != 0) {
@@ -106,10 +118,10 @@ export function setupJobs(jobI: usize, demP: usize, pickP: usize, pairP: usize, 
   jTwFirst = new StaticArray<f64>(J);
   jTwLast = new StaticArray<f64>(J);
   for (let j = 0; j < J; j++) {
-    const p = jobI + (<usize>j * 12);
-    unchecked(jLoc[j] = load<i32>(p));
-    unchecked(jTwOff[j] = load<i32>(p, 4));
-    unchecked(jTwCnt[j] = load<i32>(p, 8));
+    const p = jobI + <usize>j * VrpJob.BYTES;
+    unchecked(jLoc[j] = load<i32>(p, VrpJob.location));
+    unchecked(jTwOff[j] = load<i32>(p, VrpJob.firstWindow));
+    unchecked(jTwCnt[j] = load<i32>(p, VrpJob.windowCount));
     // The size of a job: its delivery and pickup, or with several dimensions the sum of their shares of
     // the largest capacity in each.
     let key: f64 = 0;
@@ -124,9 +136,9 @@ export function setupJobs(jobI: usize, demP: usize, pickP: usize, pairP: usize, 
     unchecked(jDemKey[j] = key);
     unchecked(jSvc[j] = load<f64>(jobSvc + (<usize>j << 3)));
     const cnt = unchecked(jTwCnt[j]);
-    const first = twP + (<usize>unchecked(jTwOff[j]) << 4);
-    unchecked(jTwFirst[j] = cnt == 0 ? -INF : load<f64>(first));
-    unchecked(jTwLast[j] = cnt == 0 ? INF : load<f64>(first + (<usize>(cnt - 1) << 4), 8));
+    const first = twP + <usize>unchecked(jTwOff[j]) * VrpWindow.BYTES;
+    unchecked(jTwFirst[j] = cnt == 0 ? -INF : load<f64>(first, VrpWindow.start));
+    unchecked(jTwLast[j] = cnt == 0 ? INF : load<f64>(first + <usize>(cnt - 1) * VrpWindow.BYTES, VrpWindow.end));
     let d = INF;
     for (let r = 0; r < V; r++) {
       if (unchecked(vType[r]) != r) continue;
