@@ -28,7 +28,8 @@ function checkRecord(path, rec) {
   for (const f of rec.fields) {
     const size = SIZES[f.type];
     if (!size) throw new Error(`layouts.json ${at}.${f.name}: type must be one of ${Object.keys(SIZES).join(', ')}`);
-    if (!Number.isInteger(f.at) || f.at < 0 || f.at + size > rec.bytes) throw new Error(`layouts.json ${at}.${f.name}: ends past the record's ${rec.bytes} bytes`);
+    if (!Number.isInteger(f.at) || f.at < 0 || f.at + size > rec.bytes)
+      throw new Error(`layouts.json ${at}.${f.name}: ends past the record's ${rec.bytes} bytes`);
     if (f.at % size) throw new Error(`layouts.json ${at}.${f.name}: offset ${f.at} is not a multiple of its type's ${size} bytes`);
     for (let b = f.at; b < f.at + size; b++) {
       if (used[b]) throw new Error(`layouts.json ${at}.${f.name}: overlaps another field at byte ${b}`);
@@ -78,7 +79,12 @@ export function generate(layouts = JSON.parse(readFileSync(join(root, 'solver-as
     as.push('}', '');
   }
   const ts = head('records as { bytes, fields: { name: { at, type } } }, word lists as word indexes');
-  ts.push(`export const KERNEL_LAYOUTS = ${JSON.stringify(tsValue(layouts), null, 2).replace(/"(\w+)":/g, '$1:').replaceAll('"', "'")} as const;`, '');
+  ts.push(
+    `export const KERNEL_LAYOUTS = ${JSON.stringify(tsValue(layouts), null, 2)
+      .replace(/"(\w+)":/g, '$1:')
+      .replaceAll('"', "'")} as const;`,
+    '',
+  );
   return { [outputs.as]: as.join('\n'), [outputs.ts]: ts.join('\n') };
 }
 

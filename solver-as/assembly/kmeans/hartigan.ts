@@ -73,7 +73,8 @@ export function hartigan(): void {
       memory.fill(sinceSort, 0, <usize>k << 3);
       listDrift = 0.0;
       let spacing = 0.0;
-      for (let a = 0; a < k; a++) spacing += ldf(nbrDist, a * M);
+      // With one cluster there are no neighbours (M = 0) and nothing to read.
+      if (M > 0) for (let a = 0; a < k; a++) spacing += ldf(nbrDist, a * M);
       listLimit = 1.0 * spacing / <f64>k;
     }
     for (let i = 0; i < n; i++) {

@@ -2,13 +2,17 @@
 // service start in a job's windows, the break, capacity and distance limits. Pure reads of state.ts.
 
 import { VrpWindow } from '../generated/layouts';
-import { DIM, INF, N, S, V, bwdMax, compat, costModel, dis, dur, fwdMax, hasBreaks, hasDist, hasPick, jDem, jLoc, jPick, jTwCnt, jTwOff, rCost, rDist, rLen, rLoad, rTrav, speedModel, stops, twP, vBrkD, vBrkE, vBrkS, vCap, vEnd, vFixed, vMaxDist, vPerM, vPerSec, vSpeed, vStart } from './state';
+import { DIM, INF, J, N, S, V, bwdMax, compat, costModel, dis, dur, fwdMax, hasBreaks, hasDist, hasPick, jDem, jLoc, jPick, jTwCnt, jTwOff, rCost, rDist, rLen, rLoad, rTrav, speedModel, stops, twP, vBrkD, vBrkE, vBrkS, vCap, vEnd, vFixed, vMaxDist, vPerM, vPerSec, vSpeed, vStart } from './state';
 
+// The input blocks are read in place (no bounds of their own): the checked build (solver-as/build.mjs
+// --checked) asserts the indexes into them; the release build compiles the checks away.
 @inline export function tt(a: i32, b: i32): f64 {
+  if (!ASC_NO_ASSERT) assert(<u32>a < <u32>N && b < N);
   return b < 0 ? 0.0 : <f64>load<i32>(dur + ((<usize>a * <usize>N + <usize>b) << 2));
 }
 
 @inline export function dd(a: i32, b: i32): f64 {
+  if (!ASC_NO_ASSERT) assert(dis != 0 && <u32>a < <u32>N && b < N);
   return b < 0 ? 0.0 : <f64>load<i32>(dis + ((<usize>a * <usize>N + <usize>b) << 2));
 }
 
@@ -40,6 +44,7 @@ import { DIM, INF, N, S, V, bwdMax, compat, costModel, dis, dur, fwdMax, hasBrea
 }
 
 @inline export function canServe(j: i32, r: i32): bool {
+  if (!ASC_NO_ASSERT) assert(<u32>j < <u32>J && <u32>r < <u32>V);
   return load<u8>(compat + <usize>j * <usize>V + <usize>r) != 0;
 }
 
