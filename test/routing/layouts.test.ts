@@ -25,12 +25,6 @@ const kernelTs = source('src', 'engine', 'route-kernel.ts');
 describe('profile descriptor', () => {
   const words = layouts.profileDescriptor.words;
 
-  it('the kernel reads each word at 4 x its index', () => {
-    const read = Object.fromEntries([...kernel.matchAll(/(\w+) = (?:<usize>)?load<u32>\(desc(?: \+ (\d+))?\);/g)].map((m) => [m[1], Number(m[2] ?? 0)]));
-    const expected = Object.fromEntries(words.flatMap((w, i) => (w.kernel ? [[w.kernel, 4 * i]] : [])));
-    expect(read).toEqual(expected);
-  });
-
   it('graph memory writes each word: the counts, and the byte offset of each array', () => {
     // Arrays of distinct lengths, so that every offset differs.
     const arrays = Object.fromEntries(GRAPH_ARRAYS.map(([key, type], i) => [key, new ARRAY_TYPES[type](i + 1)]));
@@ -120,7 +114,6 @@ describe('route kernel: seed count, blocked geometries, buckets', () => {
 
 describe('contraction kernel: the packed edge cost', () => {
   const contract = source('solver-as', 'assembly', 'contract.ts');
-  const contractionTs = source('src', 'map', 'graphs', 'contraction.ts');
   const { bytes, centimetersWord, durationWord } = layouts.contractionCost;
 
   it('the kernel packs the duration in the high word and the centimeters in the low one, a u64 per edge', () => {
@@ -128,13 +121,5 @@ describe('contraction kernel: the packed edge cost', () => {
     expect([durationWord, centimetersWord]).toEqual([1, 0]); // little-endian: the high word is the second
     expect(contract).toContain('addEdge(v, w, (<u64>u32At(weight, e) << 32) | <u64>u32At(geomCm, u32At(orig, e) >> 1), e, NONE);');
     expect(contract).toContain('setU64(pC, e, c);');
-  });
-
-  it('the TypeScript side reads each word from the same place', () => {
-    expect(contractionTs).toContain(`cost: new Uint32Array(buffer, k.poolCost() >>> 0, ${bytes / 4} * K),`);
-    for (const side of ['up', 'dn']) {
-      expect(contractionTs).toContain(`${side}Weight[i] = pool.cost[${bytes / 4} * e + ${durationWord}];`);
-      expect(contractionTs).toContain(`${side}Cm[i] = pool.cost[${bytes / 4} * e${centimetersWord ? ` + ${centimetersWord}` : ''}];`);
-    }
   });
 });
