@@ -1,6 +1,6 @@
 // VRPTW solver: regret-2 construction, then SISR ruin & recreate (Christiaens & Vanden Berghe 2020)
 // with simulated-annealing acceptance; every new best is polished by a first-improvement local search
-// (relocate, or-opt, swap, 2-opt*).
+// (or-opt, which is relocate for one job; exchange, a swap; 2-opt*).
 // The modules: state.ts (every global), problem.ts (legs, windows, limits), route.ts (a route kept up
 // to date), sequence.ts (a route judged whole), insertion.ts, construct.ts, ruin-recreate.ts, solution.ts
 // (saved copies), setup.ts (reading the input), local-search.ts over operators/ (one file per move, each
