@@ -3,19 +3,20 @@
 // and the calling worker's own scratch region, so instances on several threads never write the same bytes.
 // Keys are f64 (durations in tenths of a second, plus A* potentials); INF = no label.
 //
-// Profile descriptor (u32 words): 0 N, 1 M, 2 firstOut, 3 head, 4 weight, 5 orig, 6 geomCm (u32 per
-// geometry), contraction hierarchy: 7 U (upward edge count; CH edge ids ≥ U are downward), 8 upFirst,
-// 9 upHead, 10 upWeight, 11 upCm (u32), 12 dnFirst, 13 dnTail, 14 dnWeight, 15 dnCm (u32), 16 chA, 17 chB,
-// reverse graph (made at load): 18 rFirst, 19 rTail, 20 rEdge.
+// Profile descriptor: u32 words read by name (ProfileDescriptor, generated from solver-as/layouts.json
+// profileDescriptor): the graph's counts and arrays, the contraction hierarchy's (upEdgeCount: CH edge ids
+// ≥ it are downward; upCm and dnCm u32), its unpacking pairs chA and chB, the reverse graph made at load.
 // Lengths are whole centimeters in the graph and in labels (sums of them are exact, so every search breaks
 // ties alike); seeds' meters come in and results go out in meters.
 // Scratch header (u32 words): 0 capacity C (the profile's N); the per-node records and arrays follow at
 // 256 (rounded up to 64 bytes).
 // Seeds are (node u32, pad u32, cost f64) records; the CH searches take their meters as a separate f64 array.
-// The layouts above and the bucket entries below are described in solver-as/layouts.json (test/routing/layouts.test.ts).
+// The layouts above and the bucket entries below are described in solver-as/layouts.json; all but the
+// descriptor are still spelled out here, held to it by test/routing/layouts.test.ts.
 // Element access: lib/memory.ts (inlined); the kernel allocates nothing.
 
 import { f64At, setF64, setU32, u32At } from '../lib/memory';
+import { ProfileDescriptor } from './generated/layouts';
 
 /** A search side's labels of node v: a record of 1 << NODE_RECORD_SHIFT bytes (solver-as/layouts.json nodeRecord). */
 const NODE_RECORD_SHIFT: usize = 5;
@@ -95,23 +96,23 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
     sBucketHead = p; p += cap << 2;
     sBucketStamp = p; p += cap << 2;
   }
-  gN = load<u32>(desc);
-  gFirstOut = <usize>load<u32>(desc + 8);
-  gHead = <usize>load<u32>(desc + 12);
-  gWeight = <usize>load<u32>(desc + 16);
-  gOrig = <usize>load<u32>(desc + 20);
-  gGeomCm = <usize>load<u32>(desc + 24);
-  hU = load<u32>(desc + 28);
-  hUpFirst = <usize>load<u32>(desc + 32);
-  hUpHead = <usize>load<u32>(desc + 36);
-  hUpWeight = <usize>load<u32>(desc + 40);
-  hUpCm = <usize>load<u32>(desc + 44);
-  hDnFirst = <usize>load<u32>(desc + 48);
-  hDnTail = <usize>load<u32>(desc + 52);
-  hDnWeight = <usize>load<u32>(desc + 56);
-  hDnCm = <usize>load<u32>(desc + 60);
-  hChA = <usize>load<u32>(desc + 64);
-  hChB = <usize>load<u32>(desc + 68);
+  gN = load<u32>(desc, ProfileDescriptor.nodeCount);
+  gFirstOut = <usize>load<u32>(desc, ProfileDescriptor.firstOut);
+  gHead = <usize>load<u32>(desc, ProfileDescriptor.head);
+  gWeight = <usize>load<u32>(desc, ProfileDescriptor.weight);
+  gOrig = <usize>load<u32>(desc, ProfileDescriptor.orig);
+  gGeomCm = <usize>load<u32>(desc, ProfileDescriptor.geomCm);
+  hU = load<u32>(desc, ProfileDescriptor.upEdgeCount);
+  hUpFirst = <usize>load<u32>(desc, ProfileDescriptor.upFirst);
+  hUpHead = <usize>load<u32>(desc, ProfileDescriptor.upHead);
+  hUpWeight = <usize>load<u32>(desc, ProfileDescriptor.upWeight);
+  hUpCm = <usize>load<u32>(desc, ProfileDescriptor.upCm);
+  hDnFirst = <usize>load<u32>(desc, ProfileDescriptor.dnFirst);
+  hDnTail = <usize>load<u32>(desc, ProfileDescriptor.dnTail);
+  hDnWeight = <usize>load<u32>(desc, ProfileDescriptor.dnWeight);
+  hDnCm = <usize>load<u32>(desc, ProfileDescriptor.dnCm);
+  hChA = <usize>load<u32>(desc, ProfileDescriptor.chA);
+  hChB = <usize>load<u32>(desc, ProfileDescriptor.chB);
   gBlocked = blocked;
   epoch++;
   if (epoch == 0) epoch = 1; // stamps of 0 mean "never"; a wrap would need 4 billion queries
@@ -250,7 +251,7 @@ export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize
   usePot = hierarchy;
   aBack = backward;
   if (backward) {
-    rFirst = <usize>load<u32>(desc + 72); rTail = <usize>load<u32>(desc + 76); rEdge = <usize>load<u32>(desc + 80);
+    rFirst = <usize>load<u32>(desc, ProfileDescriptor.rFirst); rTail = <usize>load<u32>(desc, ProfileDescriptor.rTail); rEdge = <usize>load<u32>(desc, ProfileDescriptor.rEdge);
     aFirst = rFirst; aNext = rTail; aEdge = rEdge;
     aEndSeeds = srcSeeds; aEnds = nSrcSeeds;
     pFirst = hDnFirst; pNext = hDnTail; pWeight = hDnWeight;
@@ -447,9 +448,9 @@ export function reach(desc: usize, scratch: usize, blocked: usize, srcSeeds: usi
   if (!byMeters) maxCm = INF;
   setup(desc, scratch, blocked);
   // Backward, over the reverse graph: each node's in-edges, their tails and forward edge ids.
-  const first = backward ? <usize>load<u32>(desc + 72) : gFirstOut;
-  const next = backward ? <usize>load<u32>(desc + 76) : gHead;
-  const edgeOf = backward ? <usize>load<u32>(desc + 80) : 0;
+  const first = backward ? <usize>load<u32>(desc, ProfileDescriptor.rFirst) : gFirstOut;
+  const next = backward ? <usize>load<u32>(desc, ProfileDescriptor.rTail) : gHead;
+  const edgeOf = backward ? <usize>load<u32>(desc, ProfileDescriptor.rEdge) : 0;
   sizeF = 0;
   for (let i = 0; i < nSrc; i++) {
     const rec = srcSeeds + (<usize>i << 4);

@@ -6,15 +6,15 @@
 // atomic, so the old size is that worker's own region). Map files are read straight into place; the
 // reverse graph (per node its in-edges, for searches that run from the target) is made here at load.
 import { join } from 'node:path';
+import { KERNEL_LAYOUTS } from '../lib/kernel-records.js';
 import type { MapDir } from '../map/map-dir.js';
 import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type GraphArrayName, type RoadGraph, type Shapes } from '../map/graphs/road-graph.js';
 
 const PAGE = 65536;
 const MAX_PAGES = 65536;
 const DATA_START = PAGE;
-const DESCRIPTOR_BYTES = 256;
-/** Where the bound hierarchy's descriptor starts, from the graph's. */
-const BOUND_DESCRIPTOR_AT = 128;
+/** The descriptors' words (solver-as/layouts.json profileDescriptor, generated). */
+const DESCRIPTOR = KERNEL_LAYOUTS.profileDescriptor;
 
 export interface ArraySlot {
   offset: number;
@@ -62,7 +62,7 @@ type ReverseArrayName = (typeof REVERSE_ARRAYS)[number];
 
 function layoutOf(counts: GraphCounts, lengths: Record<GraphArrayName, number>): { layout: GraphLayout; bytes: number } {
   const desc = DATA_START;
-  let offset = desc + DESCRIPTOR_BYTES;
+  let offset = desc + DESCRIPTOR.bytes;
   const arrays = {} as Record<GraphArrayName | ReverseArrayName, ArraySlot>;
   for (const [key, type] of GRAPH_ARRAYS) {
     offset = align8(offset);
@@ -77,7 +77,7 @@ function layoutOf(counts: GraphCounts, lengths: Record<GraphArrayName, number>):
     offset += length * 4;
   }
   const hierarchy = lengths.chA > 0 && lengths.upFirst === counts.nodeCount + 1;
-  const boundDesc = lengths.lbUpFirst === counts.nodeCount + 1 && counts.nodeCount > 0 ? desc + BOUND_DESCRIPTOR_AT : 0;
+  const boundDesc = lengths.lbUpFirst === counts.nodeCount + 1 && counts.nodeCount > 0 ? desc + DESCRIPTOR.boundAt : 0;
   return { layout: { desc, ...counts, hierarchy, boundDesc, arrays }, bytes: offset };
 }
 
@@ -91,30 +91,34 @@ type HierarchySlots = Record<'upFirst' | 'upHead' | 'upWeight' | 'upCm' | 'dnFir
 
 function writeDescriptor(memory: WebAssembly.Memory, l: GraphLayout): void {
   const a = l.arrays;
-  // The words of solver-as/layouts.json: the graph's, then a hierarchy's, then its unpacking pairs.
-  const put = (at: number, h: HierarchySlots, pairs: [number, number]) =>
-    new Uint32Array(memory.buffer, at, 21).set([
-      l.nodeCount,
-      l.edgeCount,
-      a.firstOut.offset,
-      a.head.offset,
-      a.weight.offset,
-      a.orig.offset,
-      a.geomCm.offset,
-      h.upHead.length,
-      h.upFirst.offset,
-      h.upHead.offset,
-      h.upWeight.offset,
-      h.upCm.offset,
-      h.dnFirst.offset,
-      h.dnTail.offset,
-      h.dnWeight.offset,
-      h.dnCm.offset,
-      ...pairs,
-      a.rFirst.offset,
-      a.rTail.offset,
-      a.rEdge.offset,
-    ]);
+  // The words of solver-as/layouts.json's profileDescriptor, by name: the graph's, then a hierarchy's, then its unpacking pairs.
+  const put = (at: number, h: HierarchySlots, pairs: [number, number]) => {
+    const words: Record<keyof typeof DESCRIPTOR.words, number> = {
+      nodeCount: l.nodeCount,
+      edgeCount: l.edgeCount,
+      firstOut: a.firstOut.offset,
+      head: a.head.offset,
+      weight: a.weight.offset,
+      orig: a.orig.offset,
+      geomCm: a.geomCm.offset,
+      upEdgeCount: h.upHead.length,
+      upFirst: h.upFirst.offset,
+      upHead: h.upHead.offset,
+      upWeight: h.upWeight.offset,
+      upCm: h.upCm.offset,
+      dnFirst: h.dnFirst.offset,
+      dnTail: h.dnTail.offset,
+      dnWeight: h.dnWeight.offset,
+      dnCm: h.dnCm.offset,
+      chA: pairs[0],
+      chB: pairs[1],
+      rFirst: a.rFirst.offset,
+      rTail: a.rTail.offset,
+      rEdge: a.rEdge.offset,
+    };
+    const view = new Uint32Array(memory.buffer, at, DESCRIPTOR.bytes / 4);
+    for (const [name, word] of Object.entries(DESCRIPTOR.words)) view[word] = words[name as keyof typeof words];
+  };
   put(l.desc, a, [a.chA.offset, a.chB.offset]);
   // The bound hierarchy is read for potentials only: no unpacking pairs.
   if (l.boundDesc) {

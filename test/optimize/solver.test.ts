@@ -4,6 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closePool, runTask } from '../../src/compute/pool.js';
+import { KERNEL_LAYOUTS, writeRecord } from '../../src/lib/kernel-records.js';
+import { instantiate } from '../../src/lib/wasm.js';
 import { distPath, projectRoot } from '../../src/lib/paths.js';
 import { scheduleRoute } from '../../src/engine/vrp/schedule.js';
 import { solveVrp, unassignedReason } from '../../src/engine/vrp/solver.js';
@@ -360,6 +362,28 @@ describe('solveVrp on hand-made problems', () => {
     const short = { ...p, vehicles: [p.vehicles[0]] };
     expect(solveChecked(short).unassigned).toEqual([0]);
     expect(unassignedReason(p.jobs[0], short)).toBe("time windows fall outside every vehicle's working hours");
+  });
+
+  it('reads priorities and a warm start from the problem record', () => {
+    // One job per route: the far job with a priority is served, not the near one that costs less.
+    const one: VrpVehicle = { start: 0, end: 0, maxJobs: 1 };
+    const jobs: VrpJob[] = [{ location: 1 }, { location: 4 }];
+    expect(solveChecked({ durations: line, vehicles: [one], jobs }).routes.map((r) => r.jobs)).toEqual([[0]]);
+    expect(solveChecked({ durations: line, vehicles: [one], jobs: [jobs[0], { ...jobs[1], priority: 10 }] }).routes.map((r) => r.jobs)).toEqual([[1]]);
+    // A warm start and no iterations: the given route on the given vehicle (a cold start uses the first), the
+    // job it misses put at the first place where it adds nothing (out to job 2 past job 1's place on the line).
+    const p: VrpProblem = {
+      durations: line,
+      vehicles: [
+        { start: 0, end: 0 },
+        { start: 0, end: 0 },
+      ],
+      jobs: [{ location: 1 }, { location: 2 }, { location: 3 }],
+    };
+    const warm = solveVrp(p, { iterations: 0, timeLimitMs: 60_000, warmStart: [{ vehicle: 1, jobs: [2, 0] }] });
+    expect(checkPlan(p, warm)).toEqual([]);
+    expect(warm.routes.map((r) => [r.vehicle, r.jobs])).toEqual([[1, [1, 2, 0]]]);
+    expect(solveVrp(p, { iterations: 0, timeLimitMs: 60_000 }).routes.map((r) => r.vehicle)).toEqual([0]);
   });
 
   it('is deterministic for a given seed and iteration budget', () => {
@@ -921,5 +945,59 @@ describe('vrp worker task', () => {
     const sol = await runTask<VrpSolution>('vrp', { problem: p, options: { iterations: 100 } });
     expect(sol.routes[0].jobs).toEqual([1, 0]);
     expect(sol.cost).toBe(20);
+  });
+});
+
+// The second run of the kernel tests (npm run test:kernels-checked) loads the kernels built with every check
+// on: there an index past an input block traps, naming the kernel's line, instead of reading another block.
+describe.runIf(process.env.WAYMARK_CHECKED_KERNELS === '1')('checked kernel build', () => {
+  it('traps on a job whose location is outside the matrix, naming the line that read it', () => {
+    const k = instantiate<WebAssembly.Exports & { memory: WebAssembly.Memory; reset(): void; alloc(n: number): number; solve(p: number): number }>('vrp', {
+      env: { now: () => performance.now() },
+    });
+    const L = KERNEL_LAYOUTS.vrp;
+    k.reset();
+    const block = (bytes: number) => k.alloc(Math.max(8, bytes));
+    const ptr = {
+      durations: block(4),
+      vehicles: block(L.vehicle.bytes),
+      hours: block(L.vehicleHours.bytes),
+      limits: block(L.vehicleLimits.bytes),
+      capacities: block(4),
+      jobs: block(L.job.bytes),
+      deliveries: block(4),
+      pickups: block(4),
+      pairs: block(4),
+      services: block(8),
+      windows: block(L.window.bytes),
+      compat: block(1),
+      params: block(L.params.bytes),
+      out: block(8),
+      problem: block(L.problem.bytes),
+    };
+    const view = new DataView(k.memory.buffer);
+    writeRecord(view, ptr.vehicles, 0, L.vehicle, { start: 0, end: 0 });
+    writeRecord(view, ptr.hours, 0, L.vehicleHours, { start: 0, end: 1e9 });
+    writeRecord(view, ptr.limits, 0, L.vehicleLimits, {
+      maxJobs: Infinity,
+      maxTravel: Infinity,
+      maxDistance: Infinity,
+      fixed: 0,
+      speedFactor: 1,
+      costPerSecond: 1,
+      costPerMeter: 0,
+      breakStart: -Infinity,
+      breakEnd: Infinity,
+      breakService: -1,
+    });
+    view.setInt32(ptr.capacities, -1, true);
+    // Location 5 of a 1 × 1 matrix: the release build would read whatever lies past it.
+    writeRecord(view, ptr.jobs, 0, L.job, { location: 5, firstWindow: 0, windowCount: 0 });
+    view.setInt32(ptr.pairs, -1, true);
+    view.setUint8(ptr.compat, 1);
+    writeRecord(view, ptr.params, 0, L.params, { seed: 1, iterations: 10, timeLimitMs: 1000, startTemperature: 0.3, endTemperature: 0.003, warm: 0 });
+    const { problem, ...blocks } = ptr;
+    writeRecord(view, problem, 0, L.problem, { n: 1, vehicleCount: 1, jobCount: 1, dims: 1, ...blocks, distances: 0, priorities: 0 });
+    expect(() => k.solve(problem)).toThrow(/WASM kernel vrp aborted at solver-as\/assembly\/vrp\/problem\.ts:\d+:\d+/);
   });
 });

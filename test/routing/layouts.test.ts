@@ -1,6 +1,7 @@
-// The layouts the kernels and their TypeScript sides share, held to their one description
-// (solver-as/layouts.json): the kernels' reads are read from their source, the TypeScript side's writes
-// from the memory it fills or from its source, so neither side can move a field without this test naming it.
+// The layouts the route and contraction kernels and their TypeScript sides still spell out, held to their one
+// description (solver-as/layouts.json): the kernels' reads are read from their source, the TypeScript side's
+// writes from the memory it fills or from its source. The VRP and k-means kernels and their writers take
+// theirs from the code generated from layouts.json (test/unit/kernel-layouts.test.ts, npm run check).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,10 +9,6 @@ import { placeGraph } from '../../src/engine/graph-memory.js';
 import { projectRoot } from '../../src/lib/paths.js';
 import { ARRAY_TYPES, GRAPH_ARRAYS, type RoadGraph } from '../../src/map/graphs/road-graph.js';
 
-interface FieldRecord {
-  bytes: number;
-  fields: { name: string; at: number; kernel?: string; ts?: string }[];
-}
 interface Layouts {
   profileDescriptor: { bytes: number; boundAt: number; words: { name: string; kernel?: string }[] };
   scratchHeader: { capacityAt: number; arraysAt: number };
@@ -19,23 +16,14 @@ interface Layouts {
   seed: { bytes: number; nodeAt: number; costAt: number; maxPerSide: number };
   bucketEntry: { bytes: number };
   contractionCost: { bytes: number; centimetersWord: number; durationWord: number };
-  vrp: { vehicle: FieldRecord; vehicleHours: FieldRecord; vehicleLimits: FieldRecord; job: FieldRecord; window: FieldRecord; params: FieldRecord };
 }
 const layouts = JSON.parse(readFileSync(join(projectRoot, 'solver-as', 'layouts.json'), 'utf8')) as Layouts;
 const source = (...path: string[]) => readFileSync(join(projectRoot, ...path), 'utf8');
 const kernel = source('solver-as', 'assembly', 'route.ts');
 const kernelTs = source('src', 'engine', 'route-kernel.ts');
-/** `, 8` for a load or store at offset 8 from its pointer; nothing at 0. */
-const offsetArg = (at: number) => (at ? `, ${at}` : '');
 
 describe('profile descriptor', () => {
   const words = layouts.profileDescriptor.words;
-
-  it('the kernel reads each word at 4 x its index', () => {
-    const read = Object.fromEntries([...kernel.matchAll(/(\w+) = (?:<usize>)?load<u32>\(desc(?: \+ (\d+))?\);/g)].map((m) => [m[1], Number(m[2] ?? 0)]));
-    const expected = Object.fromEntries(words.flatMap((w, i) => (w.kernel ? [[w.kernel, 4 * i]] : [])));
-    expect(read).toEqual(expected);
-  });
 
   it('graph memory writes each word: the counts, and the byte offset of each array', () => {
     // Arrays of distinct lengths, so that every offset differs.
@@ -126,7 +114,6 @@ describe('route kernel: seed count, blocked geometries, buckets', () => {
 
 describe('contraction kernel: the packed edge cost', () => {
   const contract = source('solver-as', 'assembly', 'contract.ts');
-  const contractionTs = source('src', 'map', 'graphs', 'contraction.ts');
   const { bytes, centimetersWord, durationWord } = layouts.contractionCost;
 
   it('the kernel packs the duration in the high word and the centimeters in the low one, a u64 per edge', () => {
@@ -134,109 +121,5 @@ describe('contraction kernel: the packed edge cost', () => {
     expect([durationWord, centimetersWord]).toEqual([1, 0]); // little-endian: the high word is the second
     expect(contract).toContain('addEdge(v, w, (<u64>u32At(weight, e) << 32) | <u64>u32At(geomCm, u32At(orig, e) >> 1), e, NONE);');
     expect(contract).toContain('setU64(pC, e, c);');
-  });
-
-  it('the TypeScript side reads each word from the same place', () => {
-    expect(contractionTs).toContain(`cost: new Uint32Array(buffer, k.poolCost() >>> 0, ${bytes / 4} * K),`);
-    for (const side of ['up', 'dn']) {
-      expect(contractionTs).toContain(`${side}Weight[i] = pool.cost[${bytes / 4} * e + ${durationWord}];`);
-      expect(contractionTs).toContain(`${side}Cm[i] = pool.cost[${bytes / 4} * e${centimetersWord ? ` + ${centimetersWord}` : ''}];`);
-    }
-  });
-});
-
-describe('VRP kernel: input records', () => {
-  const vrp = source('solver-as', 'assembly', 'vrp.ts');
-  const solverTs = source('src', 'engine', 'vrp', 'solver.ts');
-  const { vehicle, vehicleHours, vehicleLimits, job, window, params } = layouts.vrp;
-  /** Fields of one type one after another from 0: what a TypeScript `set([...], i * bytes / size)` writes. */
-  const packed = (r: FieldRecord, size: number) => expect(r.fields.map((f) => f.at)).toEqual(r.fields.map((_, i) => i * size));
-
-  it('vehicles: start and end (i32), working hours (f64 pair)', () => {
-    expect(vrp).toContain(`const p = vehI + (<usize>r << ${Math.log2(vehicle.bytes)});`);
-    expect(vrp).toContain(`unchecked(vStart[r] = load<i32>(p${offsetArg(vehicle.fields[0].at)}));`);
-    expect(vrp).toContain(`unchecked(vEnd[r] = load<i32>(p${offsetArg(vehicle.fields[1].at)}));`);
-    expect(vrp).toContain(`unchecked(vTwS[r] = load<f64>(vehT + (<usize>r << ${Math.log2(vehicleHours.bytes)})${offsetArg(vehicleHours.fields[0].at)}));`);
-    expect(vrp).toContain(`unchecked(vTwE[r] = load<f64>(vehT + (<usize>r << ${Math.log2(vehicleHours.bytes)})${offsetArg(vehicleHours.fields[1].at)}));`);
-    packed(vehicle, 4);
-    packed(vehicleHours, 8);
-    expect(solverTs).toContain(`vehI: k.alloc(V * ${vehicle.bytes}),`);
-    expect(solverTs).toContain(`vehT: k.alloc(V * ${vehicleHours.bytes}),`);
-    expect(solverTs).toContain(`vehI.set([v.start, isOpen(v) ? -1 : (v.end as number)], r * ${vehicle.bytes / 4});`);
-    expect(solverTs).toContain(`vehT.set(hoursOf(v), r * ${vehicleHours.bytes / 8});`);
-  });
-
-  it('vehicles: the most jobs, travel time and meters of a route, the fixed cost, speed factor, cost per second and per meter, and the break the search plans (f64 each)', () => {
-    const at = (i: number) => offsetArg(vehicleLimits.fields[i].at);
-    expect(vrp).toContain(`const lim = limP + <usize>r * ${vehicleLimits.bytes};`);
-    expect(vrp).toContain(`const maxTasks = load<f64>(lim${at(0)});`);
-    for (const [i, into] of [
-      [1, 'vMaxTravel'],
-      [2, 'vMaxDist'],
-      [3, 'vFixed'],
-      [4, 'vSpeed'],
-      [5, 'vPerSec'],
-      [7, 'vBrkS'],
-      [8, 'vBrkE'],
-      [9, 'vBrkD'],
-    ] as const) {
-      expect(vrp).toContain(`unchecked(${into}[r] = load<f64>(lim${at(i)}));`);
-    }
-    // Meters are priced only when the matrix has them.
-    expect(vrp).toContain(`unchecked(vPerM[r] = hasDist ? load<f64>(lim${at(6)}) : 0.0);`);
-    packed(vehicleLimits, 8);
-    expect(solverTs).toContain(`lim: k.alloc(V * ${vehicleLimits.bytes}),`);
-    // The writer's values, in the record's order, then the record's offset in f64s.
-    const write = solverTs.slice(solverTs.indexOf('lim.set('), solverTs.indexOf('cap.set('));
-    const order = [
-      'v.maxJobs',
-      'v.maxTravel',
-      'v.maxDistance',
-      'v.fixed',
-      'v.speedFactor',
-      'v.perHour',
-      'v.perKm',
-      'brk?.windows[0]?.[0]',
-      'brk?.windows[0]?.[1]',
-      'brk.service',
-    ];
-    expect(order.map((x) => write.indexOf(x))).toEqual(order.map((x) => write.indexOf(x)).toSorted((a, b) => a - b));
-    expect(order.every((x) => write.includes(x))).toBe(true);
-    expect(order).toHaveLength(vehicleLimits.fields.length);
-    expect(write).toContain(`r * ${vehicleLimits.bytes / 8},`);
-  });
-
-  it('jobs: location, first window, window count (i32); windows: start and end (f64)', () => {
-    expect(vrp).toContain(`const p = jobI + (<usize>j * ${job.bytes});`);
-    for (const [field, into] of [
-      [0, 'jLoc'],
-      [1, 'jTwOff'],
-      [2, 'jTwCnt'],
-    ] as const) {
-      expect(vrp).toContain(`unchecked(${into}[j] = load<i32>(p${offsetArg(job.fields[field].at)}));`);
-    }
-    packed(job, 4);
-    expect(solverTs).toContain(`jobI: k.alloc(J * ${job.bytes}),`);
-    expect(solverTs).toContain(`jobI.set([job.location, off, windows[j].length], j * ${job.bytes / 4});`);
-    expect(vrp).toContain(`let p = twP + (<usize>unchecked(jTwOff[j]) << ${Math.log2(window.bytes)});`);
-    expect(vrp).toContain(`if (load<f64>(p${offsetArg(window.fields[1].at)}) >= a) {`);
-    expect(vrp).toContain(`const s = load<f64>(p${offsetArg(window.fields[0].at)});`);
-    packed(window, 8);
-    expect(solverTs).toContain(`tw: k.alloc(Math.max(1, twCount) * ${window.bytes}),`);
-  });
-
-  it('parameters: each f64 read where the TypeScript side writes it', () => {
-    packed(params, 8);
-    expect(solverTs).toContain(`params: k.alloc(${params.bytes}),`);
-    const written = solverTs.match(/new Float64Array\(buf, ptr\.params, (\d+)\)\.set\(\[(.*)\]\);/);
-    expect(written).not.toBeNull();
-    expect(Number(written![1])).toBe(params.fields.length);
-    expect(params.fields.length * 8).toBe(params.bytes);
-    const values = written![2].split(', ');
-    for (const [i, f] of params.fields.entries()) {
-      expect(values[i], f.name).toContain(f.ts!);
-      const line = vrp.split('\n').find((l) => l.includes(`load<f64>(params${offsetArg(f.at)})`));
-      expect(line, f.name).toContain(f.kernel!);
-    }
   });
 });

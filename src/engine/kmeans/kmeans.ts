@@ -1,5 +1,6 @@
 // Stop clustering for POST /v1/routes/clusters: validates the request's size rules, runs the k-means WASM
 // kernel synchronously (so it also runs inside a pool worker) and summarises each cluster.
+import { KERNEL_LAYOUTS, writeRecord } from '../../lib/kernel-records.js';
 import { instantiate } from '../../lib/wasm.js';
 import { greatCircleMeters } from '../../lib/geo/sphere.js';
 import type { LatLon } from '../../lib/lat-lon.js';
@@ -41,9 +42,7 @@ function restartsFor(k: number): number {
   return Math.min(12, Math.max(2, Math.floor(200 / k)));
 }
 
-const MODE_PLAIN = 0;
-const MODE_CAPPED = 1;
-const MODE_BALANCED = 2;
+const { modes: MODES, point: POINT } = KERNEL_LAYOUTS.kmeans;
 
 interface KmeansKernel extends WebAssembly.Exports {
   memory: WebAssembly.Memory;
@@ -87,24 +86,23 @@ export function clusterPoints(points: readonly LatLon[], opts: ClusterOptions): 
   const k = clusterCount(n, opts);
   const balanced = opts.balanced === true;
   const maxStops = opts.maxStops ?? (balanced ? Math.ceil(n / k) : null);
-  const mode = balanced ? MODE_BALANCED : opts.maxStops !== undefined ? MODE_CAPPED : MODE_PLAIN;
+  const mode = balanced ? MODES.balanced : opts.maxStops !== undefined ? MODES.capped : MODES.plain;
 
   kernel ??= instantiate<KmeansKernel>('kmeans');
   const ptr = kernel.input(n);
-  const coords = new Float64Array(kernel.memory.buffer, ptr, n * 2);
+  const view = new DataView(kernel.memory.buffer);
   for (let i = 0; i < n; i++) {
     const { lat: latitude, lon: longitude } = points[i];
     if (!Number.isFinite(latitude) || !Number.isFinite(longitude)) {
       throw new ClusterRequestError(`stop ${i} has no valid position`);
     }
-    coords[i * 2] = latitude;
-    coords[i * 2 + 1] = longitude;
+    writeRecord(view, ptr, i, POINT, { lat: latitude, lon: longitude });
   }
   // Capacitated runs start both from a bisection into equal parts and from the best plain k-means result:
   // in measurements each start won on some cluster counts, by up to a fifth of the sum of squares. More
   // plain runs than two did not improve the capacitated result.
-  const restarts = mode === MODE_PLAIN ? restartsFor(k) : Math.min(2, restartsFor(k));
-  const starts = mode === MODE_PLAIN ? 0 : 1;
+  const restarts = mode === MODES.plain ? restartsFor(k) : Math.min(2, restartsFor(k));
+  const starts = mode === MODES.plain ? 0 : 1;
   const sse = kernel.solve(n, k, mode, opts.maxStops ?? n, restarts, starts);
   const raw = new Int32Array(kernel.memory.buffer, kernel.assignment(), n);
 

@@ -1,6 +1,7 @@
 // Vehicle routing with time windows: packs a VrpProblem into the `vrp` WASM kernel (regret insertion,
 // then SISR ruin & recreate with annealing and a local-search polish), runs it synchronously and
 // schedules the routes it returns.
+import { KERNEL_LAYOUTS, writeRecord } from '../../lib/kernel-records.js';
 import { instantiate } from '../../lib/wasm.js';
 import {
   capacityOf,
@@ -28,29 +29,11 @@ interface VrpKernel extends WebAssembly.Exports {
   memory: WebAssembly.Memory;
   reset(): void;
   alloc(bytes: number): number;
-  solve(
-    n: number,
-    v: number,
-    j: number,
-    dims: number,
-    dur: number,
-    dis: number,
-    vehI: number,
-    vehT: number,
-    lim: number,
-    cap: number,
-    jobI: number,
-    dem: number,
-    pick: number,
-    pairs: number,
-    jobSvc: number,
-    prio: number,
-    tw: number,
-    compat: number,
-    params: number,
-    out: number,
-  ): number;
+  /** Reads the problem record at `problem` (layouts.json vrp.problem); returns the iterations run. */
+  solve(problem: number): number;
 }
+
+const L = KERNEL_LAYOUTS.vrp;
 
 let kernel: VrpKernel | undefined;
 
@@ -80,24 +63,26 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
   const twCount = windows.reduce((a, w) => a + w.length, 0);
   const ptr = {
     dur: k.alloc(n * n * 4),
-    vehI: k.alloc(V * 8),
-    vehT: k.alloc(V * 16),
-    lim: k.alloc(V * 80),
+    vehI: k.alloc(V * L.vehicle.bytes),
+    vehT: k.alloc(V * L.vehicleHours.bytes),
+    lim: k.alloc(V * L.vehicleLimits.bytes),
     // Meters go to the kernel only when a vehicle has a distance limit or pays per km: the matrix is as large as the durations'.
     dis: problem.distances && vehicles.some((v) => v.maxDistance != null || (v.perKm ?? 0) > 0) ? k.alloc(n * n * 4) : 0,
     cap: k.alloc(V * dims * 4),
-    jobI: k.alloc(J * 12),
+    jobI: k.alloc(J * L.job.bytes),
     dem: k.alloc(Math.max(1, J * dims) * 4),
     pick: k.alloc(Math.max(1, J * dims) * 4),
     pairs: k.alloc(Math.max(1, J) * 4),
     jobSvc: k.alloc(J * 8),
     prio: jobs.some((j) => (j.priority ?? 0) > 0) ? k.alloc(J * 4) : 0,
-    tw: k.alloc(Math.max(1, twCount) * 16),
+    tw: k.alloc(Math.max(1, twCount) * L.window.bytes),
     compat: k.alloc(Math.max(1, J * V)),
-    params: k.alloc(48),
+    params: k.alloc(L.params.bytes),
     out: k.alloc((V + J) * 4),
+    problem: k.alloc(L.problem.bytes),
   };
   const buf = k.memory.buffer;
+  const view = new DataView(buf);
 
   const dur = new Int32Array(buf, ptr.dur, n * n);
   if (problem.durations instanceof Int32Array) dur.set(problem.durations);
@@ -111,29 +96,24 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) dis[a * n + b] = Math.round(read(a, b));
   }
 
-  const vehI = new Int32Array(buf, ptr.vehI, V * 2);
-  const vehT = new Float64Array(buf, ptr.vehT, V * 2);
-  const lim = new Float64Array(buf, ptr.lim, V * 10);
   const cap = new Int32Array(buf, ptr.cap, V * dims);
   vehicles.forEach((v, r) => {
-    vehI.set([v.start, isOpen(v) ? -1 : (v.end as number)], r * 2);
-    vehT.set(hoursOf(v), r * 2);
+    writeRecord(view, ptr.vehI, r, L.vehicle, { start: v.start, end: isOpen(v) ? -1 : (v.end as number) });
+    const [start, end] = hoursOf(v);
+    writeRecord(view, ptr.vehT, r, L.vehicleHours, { start, end });
     const brk = searchedBreak(v);
-    lim.set(
-      [
-        v.maxJobs ?? Infinity,
-        v.maxTravel ?? Infinity,
-        v.maxDistance ?? Infinity,
-        v.fixed ?? 0,
-        v.speedFactor ?? 1,
-        (v.perHour ?? 3600) / 3600,
-        (v.perKm ?? 0) / 1000,
-        brk?.windows[0]?.[0] ?? -Infinity,
-        brk?.windows[0]?.[1] ?? Infinity,
-        brk ? brk.service : -1,
-      ],
-      r * 10,
-    );
+    writeRecord(view, ptr.lim, r, L.vehicleLimits, {
+      maxJobs: v.maxJobs ?? Infinity,
+      maxTravel: v.maxTravel ?? Infinity,
+      maxDistance: v.maxDistance ?? Infinity,
+      fixed: v.fixed ?? 0,
+      speedFactor: v.speedFactor ?? 1,
+      costPerSecond: (v.perHour ?? 3600) / 3600,
+      costPerMeter: (v.perKm ?? 0) / 1000,
+      breakStart: brk?.windows[0]?.[0] ?? -Infinity,
+      breakEnd: brk?.windows[0]?.[1] ?? Infinity,
+      breakService: brk ? brk.service : -1,
+    });
     cap.set(
       capacityOf(v, dims).map((c) => (c === Infinity ? -1 : c)),
       r * dims,
@@ -142,7 +122,6 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
 
   // Demand only counts when some vehicle has a capacity; a vehicle without one carries any amount.
   const capacitated = vehicles.some((v) => v.capacity != null);
-  const jobI = new Int32Array(buf, ptr.jobI, J * 3);
   const dem = new Int32Array(buf, ptr.dem, J * dims);
   const pick = new Int32Array(buf, ptr.pick, J * dims);
   const pairs = new Int32Array(buf, ptr.pairs, J);
@@ -153,11 +132,10 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
   const changes = shipmentChanges(problem, dims);
   const capacities = vehicles.map((v) => capacityOf(v, dims));
   const jobSvc = new Float64Array(buf, ptr.jobSvc, J);
-  const tw = new Float64Array(buf, ptr.tw, twCount * 2);
   const compat = new Uint8Array(buf, ptr.compat, J * V);
   let off = 0;
   jobs.forEach((job, j) => {
-    jobI.set([job.location, off, windows[j].length], j * 3);
+    writeRecord(view, ptr.jobI, j, L.job, { location: job.location, firstWindow: off, windowCount: windows[j].length });
     const change = changes.get(j);
     const delivered = demandOf(job, dims);
     const picked = change ?? pickupOf(job, dims);
@@ -168,11 +146,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     // What must fit the vehicle alone: the delivery leaving the start, the pickup (a shipment's amount) on board after it.
     const carried = picked.map(Math.abs);
     jobSvc[j] = job.service ?? 0;
-    for (const [s, e] of windows[j]) {
-      tw[off * 2] = s;
-      tw[off * 2 + 1] = e;
-      off++;
-    }
+    for (const [start, end] of windows[j]) writeRecord(view, ptr.tw, off++, L.window, { start, end });
     vehicles.forEach((v, r) => {
       compat[j * V + r] = hasSkills(v, job) && fitsIn(delivered, capacities[r]) && fitsIn(carried, capacities[r]) ? 1 : 0;
     });
@@ -194,30 +168,38 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
       w += order.length;
     });
   }
-  new Float64Array(buf, ptr.params, 6).set([opts.seed >>> 0, opts.iterations, opts.timeLimitMs, opts.temperature[0], opts.temperature[1], warm ? 1 : 0]);
-
-  const iterations = k.solve(
+  writeRecord(view, ptr.params, 0, L.params, {
+    seed: opts.seed >>> 0,
+    iterations: opts.iterations,
+    timeLimitMs: opts.timeLimitMs,
+    startTemperature: opts.temperature[0],
+    endTemperature: opts.temperature[1],
+    warm: warm ? 1 : 0,
+  });
+  writeRecord(view, ptr.problem, 0, L.problem, {
     n,
-    V,
-    J,
+    vehicleCount: V,
+    jobCount: J,
     dims,
-    ptr.dur,
-    ptr.dis,
-    ptr.vehI,
-    ptr.vehT,
-    ptr.lim,
-    ptr.cap,
-    ptr.jobI,
-    ptr.dem,
-    ptr.pick,
-    ptr.pairs,
-    ptr.jobSvc,
-    ptr.prio,
-    ptr.tw,
-    ptr.compat,
-    ptr.params,
-    ptr.out,
-  );
+    durations: ptr.dur,
+    distances: ptr.dis,
+    vehicles: ptr.vehI,
+    hours: ptr.vehT,
+    limits: ptr.lim,
+    capacities: ptr.cap,
+    jobs: ptr.jobI,
+    deliveries: ptr.dem,
+    pickups: ptr.pick,
+    pairs: ptr.pairs,
+    services: ptr.jobSvc,
+    priorities: ptr.prio,
+    windows: ptr.tw,
+    compat: ptr.compat,
+    params: ptr.params,
+    out: ptr.out,
+  });
+
+  const iterations = k.solve(ptr.problem);
 
   const out = new Int32Array(k.memory.buffer, ptr.out, V + J);
   const routes: VrpRoute[] = [];

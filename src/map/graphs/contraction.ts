@@ -10,6 +10,7 @@
 // module hands it the graph and splits the edge pool it returns into the upward and downward CSR with CH
 // edge ids for unpacking.
 import { Worker } from 'node:worker_threads';
+import { KERNEL_LAYOUTS } from '../../lib/kernel-records.js';
 import { instantiate } from '../../lib/wasm.js';
 import { distPath } from '../../lib/paths.js';
 import { asBoundHierarchy, CLOSED_PENALTY, type Contraction, type RoadGraph } from './road-graph.js';
@@ -17,6 +18,9 @@ import { asBoundHierarchy, CLOSED_PENALTY, type Contraction, type RoadGraph } fr
 export type { Contraction } from './road-graph.js';
 
 const NONE = 0xffffffff;
+/** The kernel's packed edge cost (solver-as/layouts.json contractionCost): its u32 words per edge, and which holds what. */
+const COST = KERNEL_LAYOUTS.contractionCost;
+const COST_WORDS = COST.bytes / 4;
 
 export interface ContractionOptions {
   /** Settled-node limit of the witness searches that decide a node's priority. */
@@ -152,7 +156,7 @@ export function contractGraph(
   const pool: EdgePool = {
     from: u32(k.poolFrom()),
     to: u32(k.poolTo()),
-    cost: new Uint32Array(buffer, k.poolCost() >>> 0, 2 * K),
+    cost: new Uint32Array(buffer, k.poolCost() >>> 0, COST_WORDS * K),
     a: u32(k.poolA()),
     b: u32(k.poolB()),
   };
@@ -197,14 +201,14 @@ function hierarchy(g: ContractionInput, pool: EdgePool, rank: Uint32Array): Rank
     if (rank[a] < rank[b]) {
       const i = upFill[a]++;
       upHead[i] = b;
-      upWeight[i] = pool.cost[2 * e + 1];
-      upCm[i] = pool.cost[2 * e];
+      upWeight[i] = pool.cost[COST_WORDS * e + COST.durationWord];
+      upCm[i] = pool.cost[COST_WORDS * e + COST.centimetersWord];
       id[e] = i;
     } else {
       const i = dnFill[b]++;
       dnTail[i] = a;
-      dnWeight[i] = pool.cost[2 * e + 1];
-      dnCm[i] = pool.cost[2 * e];
+      dnWeight[i] = pool.cost[COST_WORDS * e + COST.durationWord];
+      dnCm[i] = pool.cost[COST_WORDS * e + COST.centimetersWord];
       id[e] = U + i;
     }
   }

@@ -1,0 +1,210 @@
+// A route kept up to date in place: its schedule (earliest departures, latest arrivals), its break, loads,
+// cost and job positions, after a job is placed or the route rewritten; the plan's total cost.
+
+import { afterBreak, brkOf, dd, fixedOf, latestArrival, nodeLoc, serviceStart, tc, tv } from './problem';
+import { DIM, INF, S, V, bwdMax, costModel, dep, fwdMax, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jobPos, jobRoute, lat, nTouched, nUnas, penalty, prioPenalty, rBrk, rCost, rDist, rLen, rLoad, rTrav, stops, touchStamp, touched, unas, vBrkD, vBrkE, vBrkS, vEnd, vStart, vTwE, vTwS } from './state';
+
+export function updateLoads(r: i32): void {
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  const rb = r * DIM;
+  for (let d = 0; d < DIM; d++) {
+    let load = 0;
+    for (let i = 1; i <= len; i++) load += unchecked(jDem[unchecked(stops[base + i]) * DIM + d]);
+    let top = load;
+    unchecked(fwdMax[base * DIM + d] = top);
+    for (let i = 1; i <= len; i++) {
+      const j = unchecked(stops[base + i]);
+      load += unchecked(jPick[j * DIM + d]) - unchecked(jDem[j * DIM + d]);
+      if (load > top) top = load;
+      unchecked(fwdMax[(base + i) * DIM + d] = top);
+    }
+    unchecked(rLoad[rb + d] = top);
+    // Walking back from the final load (`load` now), each earlier load adds back what the later stop changed.
+    let back = load;
+    unchecked(bwdMax[(base + len) * DIM + d] = back);
+    for (let i = len; i >= 1; i--) {
+      const j = unchecked(stops[base + i]);
+      load -= unchecked(jPick[j * DIM + d]) - unchecked(jDem[j * DIM + d]);
+      if (load > back) back = load;
+      unchecked(bwdMax[(base + i - 1) * DIM + d] = back);
+    }
+  }
+}
+
+/** Recomputes schedule, slack, load, cost and job positions of route r. */
+export function updateRoute(r: i32): void {
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  let prev = unchecked(vStart[r]);
+  let t = unchecked(vTwS[r]);
+  unchecked(dep[base] = t);
+  let c: f64 = 0;
+  let m: f64 = 0;
+  let tr: f64 = 0;
+  const lb = r * DIM;
+  for (let d = 0; d < DIM; d++) unchecked(rLoad[lb + d] = 0);
+  for (let i = 1; i <= len; i++) {
+    const j = unchecked(stops[base + i]);
+    const l = unchecked(jLoc[j]);
+    const d = tv(r, prev, l);
+    if (costModel) {
+      c += tc(r, prev, l);
+      tr += d;
+    } else c += d;
+    if (hasDist) m += dd(prev, l);
+    t = serviceStart(j, t + d) + unchecked(jSvc[j]);
+    unchecked(dep[base + i] = t);
+    for (let d = 0; d < DIM; d++) unchecked(rLoad[lb + d] += jDem[j * DIM + d]);
+    unchecked(jobRoute[j] = r);
+    unchecked(jobPos[j] = i);
+    prev = l;
+  }
+  if (hasPick) updateLoads(r);
+  const end = unchecked(vEnd[r]);
+  c += tc(r, prev, end);
+  // A vehicle without jobs stays where it is: no travel, even when its end is not its start.
+  unchecked(rCost[r] = len == 0 ? 0.0 : c);
+  if (costModel) unchecked(rTrav[r] = len == 0 ? 0.0 : tr + tv(r, prev, end));
+  if (hasDist) unchecked(rDist[r] = len == 0 ? 0.0 : m + dd(prev, end));
+  // Every later bound derives from the end of hours, so service never runs past them.
+  unchecked(lat[base + len + 1] = vTwE[r]);
+  latestArrivalsUpTo(r, len, end);
+  if (brkOf(r) && len > 0) placeBreak(r);
+}
+
+/**
+ * The break of route r after the node that leaves the most slack (dep and lat are without it on entry):
+ * then the departures from that node on and the latest arrivals up to it with the break. Where it fits
+ * nowhere (a warm start's route) nothing may be inserted until the route changes.
+ */
+function placeBreak(r: i32): void {
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  const last = unchecked(vEnd[r]) < 0 ? len - 1 : len;
+  let p = -1;
+  let most = -INF;
+  for (let i = 0; i <= last; i++) {
+    const a = afterBreak(r, unchecked(dep[base + i]));
+    if (a == INF) break; // later nodes are left later still
+    const slack = unchecked(lat[base + i + 1]) - a - tv(r, nodeLoc(r, base, i, len), nodeLoc(r, base, i + 1, len));
+    if (slack >= 0 && slack > most) {
+      most = slack;
+      p = i;
+    }
+  }
+  if (p < 0) {
+    unchecked(rBrk[r] = 0);
+    for (let i = 0; i <= len + 1; i++) unchecked(lat[base + i] = -INF);
+    return;
+  }
+  unchecked(rBrk[r] = p);
+  let t = afterBreak(r, unchecked(dep[base + p]));
+  unchecked(dep[base + p] = t);
+  let prev = nodeLoc(r, base, p, len);
+  for (let i = p + 1; i <= len; i++) {
+    const j = unchecked(stops[base + i]);
+    const l = unchecked(jLoc[j]);
+    t = serviceStart(j, t + tv(r, prev, l)) + unchecked(jSvc[j]);
+    unchecked(dep[base + i] = t);
+    prev = l;
+  }
+  if (p == 0) return;
+  // Leaving node p by Y keeps the rest: the break starts at the later of that and bs, by be, and ends in time for the next node.
+  const j = unchecked(stops[base + p]);
+  const latest = min(unchecked(lat[base + p + 1]) - tv(r, unchecked(jLoc[j]), nodeLoc(r, base, p + 1, len)) - unchecked(vBrkD[r]), unchecked(vBrkE[r]));
+  const Y = latest < unchecked(vBrkS[r]) ? -INF : latest;
+  unchecked(lat[base + p] = latestArrival(j, Y - unchecked(jSvc[j])));
+  latestArrivalsUpTo(r, p - 1, unchecked(jLoc[j]));
+}
+
+/** Latest arrivals at nodes `last` down to 1 of route r, from node last+1's (at location `next`). */
+@inline function latestArrivalsUpTo(r: i32, last: i32, next: i32): void {
+  const base = r * S;
+  let L = unchecked(lat[base + last + 1]);
+  for (let i = last; i >= 1; i--) {
+    const j = unchecked(stops[base + i]);
+    const l = unchecked(jLoc[j]);
+    L = latestArrival(j, L - tv(r, l, next) - unchecked(jSvc[j]));
+    unchecked(lat[base + i] = L);
+    next = l;
+  }
+}
+
+/** Places job j (with its pair's delivery after node `after2` when j is a shipment's pickup). */
+export function place(j: i32, r: i32, after: i32, after2: i32): void {
+  if (unchecked(jRole[j]) != 1) {
+    insertAt(j, r, after);
+    return;
+  }
+  const q = unchecked(jPair[j]);
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  // The delivery first (it goes at or after the pickup's place), then the pickup before it.
+  for (let i = len; i > after2; i--) unchecked(stops[base + i + 1] = stops[base + i]);
+  unchecked(stops[base + after2 + 1] = q);
+  for (let i = len + 1; i > after; i--) unchecked(stops[base + i + 1] = stops[base + i]);
+  unchecked(stops[base + after + 1] = j);
+  unchecked(rLen[r] = len + 2);
+  updateRoute(r);
+}
+
+/**
+ * Puts j after node `after` of route r and brings the route's schedule up to date as updateRoute would,
+ * in one pass over it rather than two: departures before j and latest arrivals after it do not change
+ * (the latter only move up one place), so only the departures from j on and the latest arrivals up to j
+ * are computed. Travel times are whole seconds and meters, so the route's sums stay exact when updated.
+ */
+function insertAt(j: i32, r: i32, after: i32): void {
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  for (let i = len; i > after; i--) unchecked(stops[base + i + 1] = stops[base + i]);
+  unchecked(stops[base + after + 1] = j);
+  unchecked(rLen[r] = len + 1);
+  // Loads after each stop change all along a route with pickups, and a break may move: the full update.
+  if (hasPick || brkOf(r)) {
+    updateRoute(r);
+    return;
+  }
+  for (let i = len + 1; i > after; i--) unchecked(lat[base + i + 1] = lat[base + i]);
+  const prev = after == 0 ? unchecked(vStart[r]) : unchecked(jLoc[unchecked(stops[base + after])]);
+  const next = after == len ? unchecked(vEnd[r]) : unchecked(jLoc[unchecked(stops[base + after + 2])]);
+  const l = unchecked(jLoc[j]);
+  // A route without jobs cost nothing: its whole trip is new.
+  const was = len == 0 ? 0.0 : tc(r, prev, next);
+  unchecked(rCost[r] = rCost[r] + tc(r, prev, l) + tc(r, l, next) - was);
+  if (costModel) unchecked(rTrav[r] = rTrav[r] + tv(r, prev, l) + tv(r, l, next) - (len == 0 ? 0.0 : tv(r, prev, next)));
+  if (hasDist) unchecked(rDist[r] = rDist[r] + dd(prev, l) + dd(l, next) - (len == 0 ? 0.0 : dd(prev, next)));
+  const lb = r * DIM;
+  for (let d = 0; d < DIM; d++) unchecked(rLoad[lb + d] += jDem[j * DIM + d]);
+  unchecked(jobRoute[j] = r);
+  let t = unchecked(dep[base + after]);
+  let from = prev;
+  for (let i = after + 1; i <= len + 1; i++) {
+    const q = unchecked(stops[base + i]);
+    const lq = unchecked(jLoc[q]);
+    t = serviceStart(q, t + tv(r, from, lq)) + unchecked(jSvc[q]);
+    unchecked(dep[base + i] = t);
+    unchecked(jobPos[q] = i);
+    from = lq;
+  }
+  latestArrivalsUpTo(r, after + 1, next);
+}
+
+export function touch(r: i32): void {
+  if (unchecked(touchStamp[r]) != iterStamp) {
+    unchecked(touchStamp[r] = iterStamp);
+    unchecked(touched[nTouched++] = r);
+  }
+}
+
+export function totalCost(): f64 {
+  let c: f64 = 0;
+  for (let r = 0; r < V; r++) c += unchecked(rCost[r]) + fixedOf(r, unchecked(rLen[r]));
+  // A shipment left out leaves two stops out.
+  let left = nUnas;
+  if (hasPairs) for (let k = 0; k < nUnas; k++) left += unchecked(jRole[unchecked(unas[k])]) == 1 ? 1 : 0;
+  let prio: f64 = 0;
+  if (hasPrio) for (let k = 0; k < nUnas; k++) prio += <f64>unchecked(jPrio[unchecked(unas[k])]);
+  return c + penalty * <f64>left + prioPenalty * prio;
+}

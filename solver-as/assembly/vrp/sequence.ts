@@ -1,0 +1,138 @@
+// A whole route as a sequence of jobs (bufA, bufB), judged from scratch: every rule checked and its cost
+// counted (evalSeq), then written into the route when the move gains (tryApply). The local-search
+// operators and the break check of an empty route go through it.
+
+import { afterBreak, brkOf, canServe, dd, fixedOf, latestArrival, serviceStart, tc, tv } from './problem';
+import { touch, updateRoute } from './route';
+import { DIM, EPS, INF, S, bufA, bufB, costModel, depNB, evalStamp, hasDist, hasPairs, hasPick, jDem, jLoc, jPair, jPick, jRole, jSvc, latNB, loadBuf, polishWork, rCost, rLen, seenStamp, stops, vCap, vEnd, vMaxDist, vMaxTasks, vMaxTravel, vStart, vTwE, vTwS } from './state';
+
+/** Whether every shipment in buf[0..len) has both its jobs there, the pickup first. */
+function pairsInOrder(buf: StaticArray<i32>, len: i32): bool {
+  evalStamp++;
+  let open = 0;
+  for (let i = 0; i < len; i++) {
+    const j = unchecked(buf[i]);
+    const role = unchecked(jRole[j]);
+    if (role == 1) {
+      unchecked(seenStamp[j] = evalStamp);
+      open++;
+    } else if (role == 2) {
+      if (unchecked(seenStamp[unchecked(jPair[j])]) != evalStamp) return false;
+      open--;
+    }
+  }
+  return open == 0;
+}
+
+/** Travel cost of vehicle r driving the jobs in buf[0..len), or INF when any rule breaks. */
+export function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
+  polishWork += <f64>len;
+  if (len > unchecked(vMaxTasks[r])) return INF;
+  if (len == 0) return 0.0; // the vehicle stays home
+  let t = unchecked(vTwS[r]);
+  const hoursEnd = unchecked(vTwE[r]);
+  let prev = unchecked(vStart[r]);
+  let cost: f64 = 0;
+  let travel: f64 = 0;
+  let meters: f64 = 0;
+  for (let d = 0; d < DIM; d++) unchecked(loadBuf[d] = 0);
+  const cb = r * DIM;
+  const withPick = hasPick;
+  const withBreak = brkOf(r);
+  if (withBreak) unchecked(depNB[0] = t);
+  if (hasPairs && !pairsInOrder(buf, len)) return INF;
+  if (withPick) {
+    // The load leaving the start is every delivery; each stop then takes its delivery off and its pickup on.
+    for (let i = 0; i < len; i++) {
+      const j = unchecked(buf[i]);
+      for (let d = 0; d < DIM; d++) unchecked(loadBuf[d] += jDem[j * DIM + d]);
+    }
+    for (let d = 0; d < DIM; d++) if (unchecked(loadBuf[d]) > unchecked(vCap[cb + d])) return INF;
+  }
+  for (let i = 0; i < len; i++) {
+    const j = unchecked(buf[i]);
+    if (!canServe(j, r)) return INF;
+    for (let d = 0; d < DIM; d++) {
+      const load = unchecked(loadBuf[d]) + (withPick ? unchecked(jPick[j * DIM + d]) - unchecked(jDem[j * DIM + d]) : unchecked(jDem[j * DIM + d]));
+      if (load > unchecked(vCap[cb + d])) return INF;
+      unchecked(loadBuf[d] = load);
+    }
+    const l = unchecked(jLoc[j]);
+    const d = tv(r, prev, l);
+    if (costModel) {
+      cost += tc(r, prev, l);
+      travel += d;
+    } else cost += d;
+    if (hasDist) meters += dd(prev, l);
+    const st = serviceStart(j, t + d);
+    if (st == INF) return INF;
+    t = st + unchecked(jSvc[j]);
+    if (t > hoursEnd) return INF;
+    if (withBreak) unchecked(depNB[i + 1] = t);
+    prev = l;
+  }
+  const d = tv(r, prev, unchecked(vEnd[r]));
+  if (t + d > hoursEnd || (costModel ? travel : cost) + d > unchecked(vMaxTravel[r])) return INF;
+  if (hasDist && meters + dd(prev, unchecked(vEnd[r])) > unchecked(vMaxDist[r])) return INF;
+  if (withBreak && !breakFits(r, buf, len)) return INF;
+  return costModel ? cost + tc(r, prev, unchecked(vEnd[r])) : cost + d;
+}
+
+/**
+ * Whether vehicle r driving buf[0..len) has room for its break after some node: departures without it
+ * are in depNB (evalSeq), latest arrivals without it are computed here from the end.
+ */
+function breakFits(r: i32, buf: StaticArray<i32>, len: i32): bool {
+  const end = unchecked(vEnd[r]);
+  unchecked(latNB[len + 1] = vTwE[r]);
+  let next = end;
+  for (let i = len; i >= 1; i--) {
+    const j = unchecked(buf[i - 1]);
+    const l = unchecked(jLoc[j]);
+    unchecked(latNB[i] = latestArrival(j, unchecked(latNB[i + 1]) - tv(r, l, next) - unchecked(jSvc[j])));
+    next = l;
+  }
+  const last = end < 0 ? len - 1 : len;
+  for (let p = 0; p <= last; p++) {
+    const a = afterBreak(r, unchecked(depNB[p]));
+    if (a == INF) return false;
+    const from = p == 0 ? unchecked(vStart[r]) : unchecked(jLoc[unchecked(buf[p - 1])]);
+    const to = p == len ? end : unchecked(jLoc[unchecked(buf[p])]);
+    if (a + tv(r, from, to) <= unchecked(latNB[p + 1])) return true;
+  }
+  return false;
+}
+
+function applySeq(r: i32, buf: StaticArray<i32>, len: i32): void {
+  const base = r * S;
+  for (let i = 0; i < len; i++) unchecked(stops[base + i + 1] = buf[i]);
+  unchecked(rLen[r] = len);
+  updateRoute(r);
+  touch(r);
+}
+
+/** Copies nodes [from, to] of route r (node indices) into buf at w; returns the new write index. */
+export function copyNodes(r: i32, from: i32, to: i32, buf: StaticArray<i32>, w: i32): i32 {
+  const base = r * S;
+  for (let i = from; i <= to; i++) unchecked(buf[w++] = stops[base + i]);
+  return w;
+}
+
+/** Tries to accept new sequences for routes a and b (b < 0: a only); true when it improved and was applied. */
+export function tryApply(a: i32, lenA: i32, b: i32, lenB: i32): bool {
+  const ca = evalSeq(a, bufA, lenA);
+  if (ca == INF) return false;
+  // A move that empties a route saves its fixed cost; one that fills an empty route pays it.
+  let old = unchecked(rCost[a]) + fixedOf(a, unchecked(rLen[a]));
+  let nu = ca + fixedOf(a, lenA);
+  if (b >= 0) {
+    const cb = evalSeq(b, bufB, lenB);
+    if (cb == INF) return false;
+    old += unchecked(rCost[b]) + fixedOf(b, unchecked(rLen[b]));
+    nu += cb + fixedOf(b, lenB);
+  }
+  if (nu >= old - EPS) return false;
+  applySeq(a, bufA, lenA);
+  if (b >= 0) applySeq(b, bufB, lenB);
+  return true;
+}
