@@ -462,7 +462,8 @@ export class RouteCore {
       };
       const far = [at(0), at(2 * PAIRS - 1)];
       const plain = this.routeE7({ profile, waypoints: far });
-      const corridor = plain.ok ? corridorAlong(plain.value.geometryE7, CORRIDOR_M, WARM_UP_CIRCLES, CORRIDOR_RADIUS_M) : null;
+      // Motor profiles only: 120 km on foot or by bicycle is a search of seconds, and nobody's first request.
+      const corridor = plain.ok && profile.startsWith('driving') ? corridorAlong(plain.value.geometryE7, CORRIDOR_M, WARM_UP_CIRCLES, CORRIDOR_RADIUS_M) : null;
       // Avoided circles as a request with many POIs puts them: spread over the map, on roads, each search
       // direction of the race (engine.ts, raced) once.
       const circles = Array.from({ length: WARM_UP_CIRCLES }, (_, i) => ({ ...at(i + 0.5, WARM_UP_CIRCLES), radius: 30 }));
