@@ -216,8 +216,10 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   }
   const { sql, url, embedded } = database;
   // The limiter's trips get their own connection so they never queue behind data queries; PGlite is
-  // one session, so the embedded database shares the single connection.
-  const limiterSql = embedded ? sql : connect(url, 1);
+  // one session, so the embedded database shares the single connection. Its takes commit without
+  // waiting for the disk: the flush (1–8 ms here) was paid by every team's first request after a quiet
+  // second, and only a crash of PostgreSQL itself can lose a take (docs/operations.md, "Rate limit").
+  const limiterSql = embedded ? sql : connect(url, 1, { synchronous_commit: 'off' });
   // Batched POI reads get two connections of their own: their batches pipeline there rather than each
   // waking another idle connection of the pool (≈20% more reads per second in bench/http). Their one
   // statement always has the same good plan; left to choose, PostgreSQL planned it anew for every batch
