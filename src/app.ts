@@ -218,7 +218,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   // The limiter's trips get their own connection so they never queue behind data queries; PGlite is
   // one session, so the embedded database shares the single connection. Its takes commit without
   // waiting for the disk: the flush (1–8 ms here) was paid by every team's first request after a quiet
-  // second, and only a crash of PostgreSQL itself can lose a take (docs/operations.md, "Rate limit").
+  // second, and only a crash of PostgreSQL itself can lose a take (docs/operations.md, "What an operator can count on").
   const limiterSql = embedded ? sql : connect(url, 1, { synchronous_commit: 'off' });
   // Batched POI reads get two connections of their own: their batches pipeline there rather than each
   // waking another idle connection of the pool (≈20% more reads per second in bench/http). Their one
