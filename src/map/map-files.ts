@@ -48,8 +48,10 @@ import type { TilesManifest } from './tiles/build.js';
  * short_name) in `geocoder/search.bin`; same layout, more words.
  * 20: same files; the manifest lists each file's XXH128 (`xxh128`) instead of its SHA-256: `serve` checks
  * every byte of the map before it is ready, and SHA-256 took ~1 s of CPU per GB (4.3 GB at 32x32).
+ * 21: per profile `geomGuide.i32`, turn guidance's record of each geometry (graphs/road-guide.ts: its label
+ * and each direction's bearing offset, 12 bytes), for the driving profiles; empty for bicycle and foot.
  */
-export const MAP_FORMAT_VERSION = 20;
+export const MAP_FORMAT_VERSION = 21;
 
 export interface GraphManifest {
   nodes: number;

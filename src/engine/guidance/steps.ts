@@ -8,6 +8,7 @@
 // an "exit roundabout" step where the route leaves it. Deliberate differences are in docs/directions.md.
 import { labelAt } from '../../map/graphs/road-labels.js';
 import type { RoadGraph } from '../../map/graphs/road-graph.js';
+import { bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS, M_PER_E7 } from '../../map/graphs/road-guide.js';
 import type { LegTrace } from './trace.js';
 import { announced } from './names.js';
 
@@ -25,7 +26,7 @@ export interface ReverseView {
   rFirst: Uint32Array;
   rEdge: Uint32Array;
 }
-export type GuidanceGraph = Pick<RoadGraph, 'firstOut' | 'head' | 'orig' | 'geomFirst' | 'geomLast' | 'geomCm' | 'shapes'> & ReverseView;
+export type GuidanceGraph = Pick<RoadGraph, 'firstOut' | 'head' | 'orig' | 'geomFirst' | 'geomLast' | 'geomCm' | 'geomGuide' | 'shapes'> & ReverseView;
 
 export interface StepIntersection {
   /** [longitude, latitude] in 1e-7° of the node. */
@@ -57,10 +58,6 @@ export interface RawStep {
   passed?: StepIntersection[];
 }
 
-/** Meters a road's bearing is measured over from a node (OSRM looks a few meters down each road). */
-const BEARING_M = 10;
-/** Meters per 1e-7° of latitude. */
-const M_PER_E7 = 0.011131949;
 
 // Scratch for the roads at one node: a junction has a handful (more than MAX_ROADS only in odd data; the
 // rest are left out of the picture).
@@ -81,37 +78,47 @@ function bearingBetween(pts: Int32Array, a: number, b: number, kx: number): numb
   return deg < 0 ? deg + 360 : deg;
 }
 
-/** The bearing of directed original edge `d` leaving its first node: towards its first point BEARING_M
- *  or more away (its far end when it is shorter). */
+/** The bearing of directed original edge `d` leaving its first node, measured on the shapes: towards its
+ *  first point BEARING_M or more away (its far end when it is shorter; road-guide.ts `bearingPoint`). */
 export function leaveBearing(g: Pick<GuidanceGraph, 'geomFirst' | 'geomLast' | 'shapes'>, d: number): number {
   const geom = d >> 1,
     pts = g.shapes.pointsE7;
   const first = g.geomFirst[geom],
     last = g.geomLast[geom];
-  const from = d & 1 ? last : first,
-    step = d & 1 ? -1 : 1,
-    end = d & 1 ? first : last;
-  const kx = Math.cos(pts[2 * from] * 1e-7 * (Math.PI / 180));
-  let p = from + step;
-  for (; p !== end; p += step) {
-    const dx = (pts[2 * p + 1] - pts[2 * from + 1]) * kx,
-      dy = pts[2 * p] - pts[2 * from];
-    if ((dx * dx + dy * dy) * M_PER_E7 * M_PER_E7 >= BEARING_M * BEARING_M) break;
-  }
-  return bearingBetween(pts, from, p, kx);
+  const from = d & 1 ? last : first;
+  return bearingBetween(pts, from, bearingPoint(pts, from, d & 1 ? first : last, d & 1 ? -1 : 1), eastScale(pts[2 * from]));
 }
 
-const kindOf = (g: GuidanceGraph, d: number): number => kindOfLabel(g, labelAt(g.shapes, g.geomFirst[d >> 1]));
+/**
+ * `leaveBearing` of directed edge `d` leaving a node whose east-west scale is `kx` (`eastScale` of its
+ * latitude), from the graph's guidance record when it has one: the same offsets and the same arithmetic as
+ * `bearingBetween`, so the same number, from one read instead of the geometry's ends and points. @internal (tests)
+ */
+export function guidedBearing(g: GuidanceGraph, d: number, kx: number): number {
+  if (g.geomGuide.length === 0) return leaveBearing(g, d);
+  const w = g.geomGuide[GUIDE_WORDS * (d >> 1) + 1 + (d & 1)];
+  const dLat = (w << 16) >> 16;
+  if (dLat === GUIDE_FAR) return leaveBearing(g, d);
+  const deg = (Math.atan2((w >> 16) * kx, dLat) * 180) / Math.PI;
+  return deg < 0 ? deg + 360 : deg;
+}
+
+/** The label (road-labels.ts) of directed edge `d`'s way: the guidance record's, else a binary search. */
+const labelOfDir = (g: GuidanceGraph, d: number): number =>
+  g.geomGuide.length ? g.geomGuide[GUIDE_WORDS * (d >> 1)] : labelAt(g.shapes, g.geomFirst[d >> 1]);
+
+const kindOf = (g: GuidanceGraph, d: number): number => kindOfLabel(g, labelOfDir(g, d));
 const kindOfLabel = (g: GuidanceGraph, label: number): number => (label < 0 ? 0 : g.shapes.labelKind[label]);
 
-/** Collects the roads at node v into the scratch: every way out (entry) and every way in only (no entry). */
-function roadsAt(g: GuidanceGraph, v: number): void {
+/** Collects the roads at node v, whose east-west scale is `kx`, into the scratch: every way out (entry) and
+ *  every way in only (no entry). */
+function roadsAt(g: GuidanceGraph, v: number, kx: number): void {
   roadCount = 0;
-  for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) addRoad(g, g.orig[e], true);
-  if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) addRoad(g, g.orig[g.rEdge[i]] ^ 1, false);
+  for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) addRoad(g, g.orig[e], true, kx);
+  if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) addRoad(g, g.orig[g.rEdge[i]] ^ 1, false, kx);
 }
 
-function addRoad(g: GuidanceGraph, d: number, entry: boolean): void {
+function addRoad(g: GuidanceGraph, d: number, entry: boolean, kx: number): void {
   for (let i = 0; i < roadCount; i++) {
     if (roadDir[i] === d) {
       if (entry) roadEntry[i] = 1;
@@ -120,10 +127,10 @@ function addRoad(g: GuidanceGraph, d: number, entry: boolean): void {
   }
   if (roadCount === MAX_ROADS) return;
   roadDir[roadCount] = d;
-  roadBearing[roadCount] = leaveBearing(g, d);
+  roadBearing[roadCount] = guidedBearing(g, d, kx);
   roadEntry[roadCount] = entry ? 1 : 0;
   // Its label is asked for again and again while the node's step is decided.
-  const label = labelAt(g.shapes, g.geomFirst[d >> 1]);
+  const label = labelOfDir(g, d);
   roadLabel[roadCount] = label;
   roadKind[roadCount] = kindOfLabel(g, label);
   roadCount++;
@@ -159,7 +166,7 @@ function radiusOfRing(g: GuidanceGraph, v: number, d: number): number {
   let node = v,
     dir = d;
   const nameOf = (x: number): number => {
-    const label = labelAt(g.shapes, g.geomFirst[x >> 1]);
+    const label = labelOfDir(g, x);
     return label < 0 ? -1 : g.shapes.labelName[label];
   };
   const name = nameOf(d);
@@ -459,7 +466,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     const deg = (Math.atan2((line[2 * b] - line[2 * a]) * kx, line[2 * b + 1] - line[2 * a + 1]) * 180) / Math.PI;
     return deg < 0 ? deg + 360 : deg;
   };
-  const labelOf = (d: number): number => labelAt(g.shapes, g.geomFirst[d >> 1]);
+  const labelOf = (d: number): number => labelOfDir(g, d);
   const first = k0 > 0 ? trace.end[k0 - 1] : trace.first;
   const departAfter = lastPoint > first ? Math.round(lineBearing(first, first + 1)) % 360 : 0;
   let current = rawStep(
@@ -515,7 +522,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     // A node where the road only goes on (two ways out, two in: on and back) under the same label: nothing
     // to say, and no need to look at its roads.
     if (inLabel === outLabel && outDir !== (inDir ^ 1) && onlyOnAndBack(g, v, inDir ^ 1, outDir)) continue;
-    roadsAt(g, v);
+    // Every road here leaves the node's point, which is the line's point `at`: its latitude scales them all.
+    roadsAt(g, v, eastScale(line[2 * at + 1]));
     const stepsBefore = steps.length;
     // The node's step, decided once (`break decide`); then, for the feature runner, the intersection passed.
     // biome-ignore lint/suspicious/noConfusingLabels: one labelled block per node, left where its step is decided

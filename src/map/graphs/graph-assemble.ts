@@ -6,6 +6,7 @@
 // OSM extracts and for the synthetic graphs of the benchmark alike.
 import { mainNetwork } from './main-network.js';
 import { noHierarchy, type RoadGraph, type Shapes } from './road-graph.js';
+import { buildGuide } from './road-guide.js';
 
 export interface GraphInput {
   nodeCount: number;
@@ -33,6 +34,8 @@ export interface GraphInput {
   limitValue?: Float64Array;
   /** Per geometry its exclude classes (bits of EXCLUDE_BIT); none when left out. */
   geomClass?: Uint8Array;
+  /** Whether the graph carries turn guidance's records (`geomGuide`; `guided` in profiles.ts). */
+  guided?: boolean;
 }
 
 const NONE = 0xffffffff;
@@ -246,6 +249,7 @@ export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
     limitGeom: input.limitGeom ?? new Uint32Array(0),
     limitValue: input.limitValue ?? new Float64Array(0),
     geomClass: input.geomClass ?? new Uint8Array(G),
+    geomGuide: input.guided ? buildGuide(input, shapes) : new Int32Array(0),
     ...noHierarchy(),
     shapes,
   };

@@ -11,7 +11,7 @@ import { hilbertNumbering } from './node-order.js';
 import { greatCircleMeters as haversine } from '../../lib/geo/sphere.js';
 import type { GraphInput } from './graph-assemble.js';
 import { RESTRICTION_ONLY, type OsmData } from '../osm/osm-data.js';
-import { PROFILES, type ProfileName } from './profiles.js';
+import { guided, PROFILES, type ProfileName } from './profiles.js';
 import type { ShapePool } from './shapes.js';
 
 /** Tenths of a second to cover `meters` at `kmh`; 0 when closed. */
@@ -193,5 +193,6 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
     limitGeom: Uint32Array.from(limitGeom),
     limitValue: Float64Array.from(limitValue),
     geomClass,
+    guided: guided(profile),
   };
 }

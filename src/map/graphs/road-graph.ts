@@ -94,6 +94,12 @@ export interface RoadGraph extends Contraction, BoundHierarchy {
   limitValue: Float64Array;
   /** Per geometry the classes of its way a request may exclude (`exclude`: bits of EXCLUDE_BIT in profiles.ts). */
   geomClass: Uint8Array;
+  /**
+   * Per geometry what turn guidance reads of it at a junction, GUIDE_WORDS words together (road-guide.ts):
+   * its label and each direction's bearing offset. The driving graphs only (`guided` in profiles.ts);
+   * empty elsewhere, where guidance reads the shapes.
+   */
+  geomGuide: Int32Array;
   /** The shapes shared by every profile of the map. */
   shapes: Shapes;
 }
@@ -217,6 +223,7 @@ export const GRAPH_ARRAYS = [
   ['limitGeom', 'u32'],
   ['limitValue', 'f64'],
   ['geomClass', 'u8'],
+  ['geomGuide', 'i32'],
   ['upFirst', 'u32'],
   ['upHead', 'u32'],
   ['upWeight', 'u32'],

@@ -35,7 +35,7 @@ export const labelTexts = (shapes: RoadLabels, label: number): RoadLabel => ({
  * The label of the way point `point` belongs to (0: neither name, ref nor kind; -1: not a point of the
  * shapes), without decoding its texts: turn guidance compares labels along a whole route.
  */
-export function labelAt(shapes: Shapes, point: number): number {
+export function labelAt(shapes: Pick<Shapes, 'labelFirst' | 'labelIndex' | 'pointsE7'>, point: number): number {
   const first = shapes.labelFirst;
   let lo = 0,
     hi = first.length - 1,
