@@ -8,7 +8,7 @@ import { blockCircles, blockPolygons, lineEntersCircles, lineEntersPolygons, typ
 import { corridorAlong } from './corridor.js';
 import { reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
-import { LegTrace } from './guidance/trace.js';
+import { legTraces, type LegTrace } from './guidance/trace.js';
 import { repairForbiddenTurns, takesForbiddenTurn, turnRules, type TurnRules } from './turn-back.js';
 import {
   appendEdgeShape,
@@ -857,7 +857,7 @@ export class RouteCore {
     const limitedSize = q.vehicle && !q.exclude ? this.limitedFor(v, q.profile, q.vehicle, undefined).size : 0;
     const line = new Polyline();
     const waypointPoints = [0];
-    const traces = q.steps ? legs.map(() => new LegTrace()) : null;
+    const traces = q.steps ? legTraces(legs.length) : null;
     legs.forEach((leg, i) => {
       if (traces) traces[i].first = Math.max(0, line.length / 2 - 1);
       leg.draw(line, line.length > 0, traces?.[i]);

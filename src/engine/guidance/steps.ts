@@ -358,13 +358,18 @@ const pairTo = new Int32Array(PAIR_SLOTS);
 const pairSame = new Uint8Array(PAIR_SLOTS);
 let pairsOf: WeakRef<object> | null = null;
 
-/** Whether two labels read as the same road on the signs (no new name between them). */
-function sameRoad(g: GuidanceGraph, a: number, b: number): boolean {
-  if (a === b) return true;
+/** Clears the pairs' table when `g`'s shapes are not those it holds pairs of (once per leg: `sameRoad` runs
+ *  at every junction). */
+function pairsFor(g: GuidanceGraph): void {
   if (pairsOf?.deref() !== g.shapes) {
     pairFrom.fill(-2);
     pairsOf = new WeakRef(g.shapes);
   }
+}
+
+/** Whether two labels read as the same road on the signs (no new name between them); `pairsFor(g)` first. */
+function sameRoad(g: GuidanceGraph, a: number, b: number): boolean {
+  if (a === b) return true;
   const slot = (Math.imul(a, 0x9e3779b1) ^ b) & (PAIR_SLOTS - 1);
   if (pairFrom[slot] !== a || pairTo[slot] !== b) {
     pairFrom[slot] = a;
@@ -460,6 +465,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   }
   while (n - k0 > 1 && trace.meters[k0] === 0) k0++;
   const steps: RawStep[] = [];
+  pairsFor(g);
   const lastPoint = trace.end[n - 1];
   const lineBearing = (a: number, b: number): number => {
     const kx = Math.cos(line[2 * a + 1] * 1e-7 * (Math.PI / 180));

@@ -40,3 +40,15 @@ export class LegTrace {
     this.tenths = more(this.tenths, Float64Array);
   }
 }
+
+/** This thread's traces, reused from route to route (a far leg's trace grows to thousands of pieces; the
+ *  steps are made from it before the next route is drawn, and keep none of its arrays). */
+const traces: LegTrace[] = [];
+
+/** `n` empty traces, one per leg of the route being drawn. */
+export function legTraces(n: number): LegTrace[] {
+  while (traces.length < n) traces.push(new LegTrace());
+  const out = traces.slice(0, n);
+  for (const t of out) t.count = t.first = 0;
+  return out;
+}
