@@ -6,8 +6,9 @@
 // five forms (steps, a language, polyline6, simplified, plain) and A's and B's bodies compared byte for byte.
 // With `--variant alternatives` the same for `alternatives: 3` (issue 36: p95 ≤ 3 × the plain route), its
 // forms alternatives 3, 2 with steps, 1 in polyline6, 3 simplified, and plain.
+// `--map-b` serves B another map (the same extract built by B, when the trees read different map formats).
 // Run `npm run build` in both trees first; PostgreSQL on 127.0.0.1:5432. Writes bench/results/<variant>-ab-<label>.json.
-//   node bench/routing/steps-ab.mjs --map DIR --a TREE --b TREE [--variant steps|alternatives] [--pairs 100] [--check 40] [--profiles driving-car] [--label NAME]
+//   node bench/routing/steps-ab.mjs --map DIR [--map-b DIR] --a TREE --b TREE [--variant steps|alternatives] [--pairs 100] [--check 40] [--profiles driving-car] [--label NAME]
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { boxDiagonal, boxOf, createBenchDatabase, dropBenchDatabase, freePort, m
 const { values: opt } = parseArgs({
   options: {
     map: { type: 'string' },
+    'map-b': { type: 'string' },
     a: { type: 'string' },
     b: { type: 'string' },
     pairs: { type: 'string', default: '100' },
@@ -61,13 +63,13 @@ const dbName = `waymark_steps_ab_${process.pid}`;
 const { sql, key } = await createBenchDatabase({ adminUrl, dbName, team: 'ab' });
 const dbUrl = adminUrl.replace(/\/[^/]*$/, `/${dbName}`);
 
-function serve(tree, port) {
+function serve(tree, port, map) {
   const env = {
     ...process.env,
     PORT: String(port),
     HOST: '127.0.0.1',
     DATABASE_URL: dbUrl,
-    WAYMARK_MAP: resolve(opt.map),
+    WAYMARK_MAP: resolve(map),
     WAYMARK_WORKERS: '2',
     LOG_LEVEL: 'warn',
     ...(opt.profiles ? { WAYMARK_PROFILES: opt.profiles } : {}),
@@ -109,13 +111,13 @@ async function ready(base) {
   }
   throw new Error(`${base} not ready`);
 }
-const servers = { A: serve(resolve(opt.a), await freePort()), B: serve(resolve(opt.b), await freePort()) };
+const servers = { A: serve(resolve(opt.a), await freePort(), opt.map), B: serve(resolve(opt.b), await freePort(), opt['map-b'] ?? opt.map) };
 try {
   for (const s of Object.values(servers)) await ready(s.base);
   log('both ready');
-  // Far pairs of road points from the map's shapes (the server snaps them), ≥ 60 % of the diagonal.
-  const dir = resolve(opt.map);
-  const shapes = await readShapeFiles(dir);
+  // Far pairs of road points from the map's shapes (the server snaps them), ≥ 60 % of the diagonal: B's map,
+  // which this tree reads.
+  const shapes = await readShapeFiles(resolve(opt['map-b'] ?? opt.map));
   const rand = rng(1);
   const pts = shapes.pointsE7;
   const n = pts.length / 2;
@@ -175,7 +177,19 @@ try {
       }
     }
   }
-  const result = { map: opt.map, a: opt.a, b: opt.b, pairs: pairs.length, same, differ, loadavg: loadavg(), stats: {}, ratios: {}, median_bytes: {} };
+  const result = {
+    map: opt.map,
+    map_b: opt['map-b'],
+    a: opt.a,
+    b: opt.b,
+    pairs: pairs.length,
+    same,
+    differ,
+    loadavg: loadavg(),
+    stats: {},
+    ratios: {},
+    median_bytes: {},
+  };
   for (const [k, ms] of Object.entries(times)) result.stats[k] = stats(ms);
   for (const [k, xs] of Object.entries(bytes)) result.median_bytes[k] = xs.sort((x, y) => x - y)[xs.length >> 1];
   for (const name of ['A', 'B'])

@@ -78,7 +78,13 @@ describe('turn guidance records of small ways', () => {
     { id: 2, refs: [1, 5], tags: { highway: 'residential', name: 'Kirchweg' } },
     { id: 3, refs: [6, 1], tags: { highway: 'service' } },
   ];
-  const osm = new OsmData(Float64Array.from(points, (_, i) => i + 1), Float64Array.from(points.flat()), [], ways, []);
+  const osm = new OsmData(
+    Float64Array.from(points, (_, i) => i + 1),
+    Float64Array.from(points.flat()),
+    [],
+    ways,
+    [],
+  );
   const pool = buildShapePool(osm);
   const g = assembleGraph(buildGraphInput(osm, 'driving-car', pool), pendingShapes(pool));
   g.shapes = shapesOf(pool);
@@ -108,7 +114,10 @@ describe('turn guidance records of small ways', () => {
       const files = { ...(await writeShapeFiles(dir, g.shapes)), ...(await writeGraphFiles(dir, 'driving-car', g)) };
       expect(files['driving-car/geomGuide.i32'].bytes).toBe(4 * GUIDE_WORDS * g.geomCount);
       const meta = graphManifest({ ...g, chA: new Uint32Array(0) }, 0);
-      await writeFile(join(dir, 'manifest.json'), JSON.stringify({ formatVersion: MAP_FORMAT_VERSION, files, shapes: { grid: g.shapes.grid }, profiles: { 'driving-car': meta } }));
+      await writeFile(
+        join(dir, 'manifest.json'),
+        JSON.stringify({ formatVersion: MAP_FORMAT_VERSION, files, shapes: { grid: g.shapes.grid }, profiles: { 'driving-car': meta } }),
+      );
       const back = await readGraphFiles(dir, 'driving-car', meta, await readShapeFiles(dir));
       expect(back.geomGuide).toBeInstanceOf(Int32Array);
       expect(Array.from(back.geomGuide)).toEqual(Array.from(g.geomGuide));

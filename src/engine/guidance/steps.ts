@@ -58,7 +58,6 @@ export interface RawStep {
   passed?: StepIntersection[];
 }
 
-
 // Scratch for the roads at one node: a junction has a handful (more than MAX_ROADS only in odd data; the
 // rest are left out of the picture).
 const MAX_ROADS = 32;
@@ -104,8 +103,7 @@ export function guidedBearing(g: GuidanceGraph, d: number, kx: number): number {
 }
 
 /** The label (road-labels.ts) of directed edge `d`'s way: the guidance record's, else a binary search. */
-const labelOfDir = (g: GuidanceGraph, d: number): number =>
-  g.geomGuide.length ? g.geomGuide[GUIDE_WORDS * (d >> 1)] : labelAt(g.shapes, g.geomFirst[d >> 1]);
+const labelOfDir = (g: GuidanceGraph, d: number): number => (g.geomGuide.length ? g.geomGuide[GUIDE_WORDS * (d >> 1)] : labelAt(g.shapes, g.geomFirst[d >> 1]));
 
 const kindOf = (g: GuidanceGraph, d: number): number => kindOfLabel(g, labelOfDir(g, d));
 const kindOfLabel = (g: GuidanceGraph, label: number): number => (label < 0 ? 0 : g.shapes.labelKind[label]);
