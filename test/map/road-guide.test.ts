@@ -1,4 +1,4 @@
-// Turn guidance's record per geometry (map format 20, road-guide.ts): each road's label and bearing offsets,
+// Turn guidance's record per geometry (map format 21, road-guide.ts): each road's label and bearing offsets,
 // stored so that a junction's roads are read from one place. What it must give is exactly what guidance
 // measured on the shapes before: checked on every directed edge of Liechtenstein's driving graphs, on
 // small ways near and past the 16-bit offsets, and through the map files and back.

@@ -1,5 +1,5 @@
 // What turn guidance reads of each road at a junction, kept together per geometry (`geomGuide`, map format
-// 20): its label (road-labels.ts `labelAt` of its first point) and, per direction, the offset from the
+// 21): its label (road-labels.ts `labelAt` of its first point) and, per direction, the offset from the
 // node it leaves to the point its bearing is measured towards. Without it a junction's roads cost several
 // reads far apart in memory each (the geometry's ends, its points, a binary search over the labels' runs);
 // with it one record of 12 bytes. The offsets are the coordinates' own integers, so the bearing computed
