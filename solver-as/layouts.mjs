@@ -71,7 +71,8 @@ export function generate(layouts = JSON.parse(readFileSync(join(root, 'solver-as
     if (obj.fields) checkRecord(path, obj);
     as.push(`/** ${path.join('.')} */`, `export namespace ${pascal(path)} {`);
     for (const [key, value] of scalars) {
-      const offset = key === 'bytes' || key.endsWith('At');
+      // Byte offsets and sizes are usize, as the kernels add them to addresses.
+      const offset = /^bytes|Bytes$|At$/.test(key);
       as.push(`  export const ${key === 'bytes' ? 'BYTES' : key}: ${offset ? 'usize' : 'i32'} = ${value};`);
     }
     for (const f of obj.fields ?? []) as.push(`  export const ${f.name}: usize = ${f.at}; // ${f.type}`);

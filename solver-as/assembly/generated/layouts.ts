@@ -28,30 +28,40 @@ export namespace ProfileDescriptor {
   export const rEdge: usize = 80; // u32 word 20
 }
 
-/** scratchHeader */
-export namespace ScratchHeader {
+/** scratch */
+export namespace Scratch {
   export const capacityAt: usize = 0;
   export const arraysAt: usize = 256;
+  export const arraysAlignBytes: usize = 64;
+  export const bytesPerNode: usize = 108;
 }
 
 /** nodeRecord */
 export namespace NodeRecord {
   export const BYTES: usize = 32;
-  export const durationAt: usize = 8;
-  export const centimetersAt: usize = 16;
+  export const stamp: usize = 0; // u32
+  export const heapPosition: usize = 4; // u32
+  export const duration: usize = 8; // f64
+  export const centimeters: usize = 16; // f64
+  export const parent: usize = 24; // u32
+  export const memo: usize = 28; // u32
 }
 
 /** seed */
 export namespace Seed {
   export const BYTES: usize = 16;
-  export const nodeAt: usize = 0;
-  export const costAt: usize = 8;
   export const maxPerSide: i32 = 16;
+  export const node: usize = 0; // u32
+  export const cost: usize = 8; // f64
 }
 
 /** bucketEntry */
 export namespace BucketEntry {
   export const BYTES: usize = 24;
+  export const next: usize = 0; // u32
+  export const target: usize = 4; // u32
+  export const duration: usize = 8; // f64
+  export const centimeters: usize = 16; // f64
 }
 
 /** contractionCost */
