@@ -63,7 +63,7 @@ export function generate(layouts = JSON.parse(readFileSync(join(root, 'solver-as
     '// Do not edit: change layouts.json (npm run build regenerates this file; npm run check fails when it is stale).',
     '',
   ];
-  const as = head('one namespace per record, BYTES and the byte offset of each field (usize), other numbers as i32');
+  const as = head('one namespace per record: BYTES, the byte offset of each field and the other byte offsets and sizes (usize), other numbers as i32');
   for (const [path, obj] of walk(layouts)) {
     if (path.length === 0) continue;
     const scalars = Object.entries(obj).filter(([k, v]) => !k.startsWith('$') && typeof v === 'number');
