@@ -531,7 +531,7 @@ export class RouteKernel {
       }
       // Claimed regions are never given back: grow geometrically so that the waste stays under the need.
       this.reachCap = Math.min(Math.max(2 * this.reachCap, settled, 1 << 16), this.g.nodeCount);
-      this.reachPtr = claimRegion(this.shared.memory, this.reachCap * 4);
+      this.reachPtr = claimRegion(this.shared.memory, this.reachCap * U32);
     }
   }
 
