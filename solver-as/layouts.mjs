@@ -63,7 +63,7 @@ export function generate(layouts = JSON.parse(readFileSync(join(root, 'solver-as
     '// Do not edit: change layouts.json (npm run build regenerates this file; npm run check fails when it is stale).',
     '',
   ];
-  const as = head('one namespace per record, BYTES and the byte offset of each field (usize), other numbers as i32');
+  const as = head('one namespace per record: BYTES, the byte offset of each field and the other byte offsets and sizes (usize), other numbers as i32');
   for (const [path, obj] of walk(layouts)) {
     if (path.length === 0) continue;
     const scalars = Object.entries(obj).filter(([k, v]) => !k.startsWith('$') && typeof v === 'number');
@@ -71,7 +71,8 @@ export function generate(layouts = JSON.parse(readFileSync(join(root, 'solver-as
     if (obj.fields) checkRecord(path, obj);
     as.push(`/** ${path.join('.')} */`, `export namespace ${pascal(path)} {`);
     for (const [key, value] of scalars) {
-      const offset = key === 'bytes' || key.endsWith('At');
+      // Byte offsets and sizes are usize, as the kernels add them to addresses.
+      const offset = /^bytes|Bytes$|At$/.test(key);
       as.push(`  export const ${key === 'bytes' ? 'BYTES' : key}: ${offset ? 'usize' : 'i32'} = ${value};`);
     }
     for (const f of obj.fields ?? []) as.push(`  export const ${f.name}: usize = ${f.at}; // ${f.type}`);

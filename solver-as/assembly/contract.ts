@@ -2,22 +2,29 @@
 // kernel's own memory; src/map/graphs/contraction.ts drives it and builds the upward/downward CSR from the edge
 // pool it leaves behind.
 //
-// Costs are lexicographic (duration in tenths, length in whole centimeters), packed in one u64 as
-// duration << 32 | centimeters: adding two packed costs adds both parts (a path of 42,949 km would carry
-// into the duration) and one integer comparison orders them. Node order: a priority queue on
-// 4·(edge difference) + deleted neighbours + level, with lazy updates (a popped node whose neighbourhood
-// changed since its last simulation is simulated again and put back when it is no longer the smallest).
+// Costs are lexicographic (duration in tenths, length in whole centimeters), packed in one u64 with the
+// duration in the high word (packCost, by ContractionCost generated from solver-as/layouts.json): adding
+// two packed costs adds both parts (a path of 42,949 km would carry into the duration) and one integer
+// comparison orders them. Node order: a priority queue on 4·(edge difference) + deleted neighbours +
+// level, with lazy updates (a popped node whose neighbourhood changed since its last simulation is
+// simulated again and put back when it is no longer the smallest).
 // Witness searches: the direct edges first, then a Dijkstra limited by a settled-node count.
 //
 // Memory: the bump region of lib/memory.ts after the static data, which only grows; a fresh instance is
 // used per build and then dropped.
 
 import { bump, f64At, setF64, setU32, setU64, u32At, u64At } from '../lib/memory';
+import { ContractionCost } from './generated/layouts';
 
 const NONE: u32 = 0xffffffff;
 /** Packed sums saturate here: edges closed to the default lorry weigh 2^26 tenths more each (see
  *  CLOSED_PENALTY), and a path over many of them must not wrap round to a small cost. */
 const CAP: u64 = 0xf000000000000000;
+
+/** A packed cost: each part in its u32 word of the u64 (ContractionCost), as src/map/graphs/contraction.ts reads them. */
+@inline function packCost(tenths: u32, centimeters: u32): u64 {
+  return (<u64>tenths << (32 * <u64>ContractionCost.durationWord)) | (<u64>centimeters << (32 * <u64>ContractionCost.centimetersWord));
+}
 
 @inline function addCost(a: u64, b: u64): u64 {
   const s = a + b;
@@ -388,7 +395,7 @@ export function contractStart(n: u32, firstOut: usize, head: usize, weight: usiz
     const end = u32At(firstOut, v + 1);
     for (let e = u32At(firstOut, v); e < end; e++) {
       const w = u32At(head, e);
-      if (w != v) addEdge(v, w, (<u64>u32At(weight, e) << 32) | <u64>u32At(geomCm, u32At(orig, e) >> 1), e, NONE);
+      if (w != v) addEdge(v, w, packCost(u32At(weight, e), u32At(geomCm, u32At(orig, e) >> 1)), e, NONE);
     }
   }
 
@@ -441,7 +448,7 @@ export function poolCount(): u32 { return pCount; }
 
 export function poolFrom(): usize { return pFrom; }
 export function poolTo(): usize { return pTo; }
-/** Packed costs (u64: duration tenths << 32 | centimeters). */
+/** Packed costs (u64 each: packCost). */
 export function poolCost(): usize { return pC; }
 export function poolA(): usize { return pA; }
 export function poolB(): usize { return pB; }

@@ -8,27 +8,30 @@
 // ≥ it are downward; upCm and dnCm u32), its unpacking pairs chA and chB, the reverse graph made at load.
 // Lengths are whole centimeters in the graph and in labels (sums of them are exact, so every search breaks
 // ties alike); seeds' meters come in and results go out in meters.
-// Scratch header (u32 words): 0 capacity C (the profile's N); the per-node records and arrays follow at
-// 256 (rounded up to 64 bytes).
-// Seeds are (node u32, pad u32, cost f64) records; the CH searches take their meters as a separate f64 array.
-// The layouts above and the bucket entries below are described in solver-as/layouts.json; all but the
-// descriptor are still spelled out here, held to it by test/routing/layouts.test.ts.
+// Scratch (Scratch): the capacity C (the profile's N) at capacityAt, the per-node records and arrays from
+// arraysAt (rounded up to arraysAlignBytes), in at most bytesPerNode x (C + 1) bytes.
+// Seeds are Seed records (node, cost); their meters come as a separate f64 array.
+// Every layout shared with the TypeScript side (the descriptor, scratch, node records, seeds, bucket
+// entries) is read by name from the constants generated from solver-as/layouts.json.
 // Element access: lib/memory.ts (inlined); the kernel allocates nothing.
 
 import { f64At, setF64, setU32, u32At } from '../lib/memory';
-import { ProfileDescriptor } from './generated/layouts';
+import { BucketEntry, NodeRecord, ProfileDescriptor, Scratch, Seed } from './generated/layouts';
 
-/** A search side's labels of node v: a record of 1 << NODE_RECORD_SHIFT bytes (solver-as/layouts.json nodeRecord). */
-const NODE_RECORD_SHIFT: usize = 5;
-// A field of node v's record; `field` points at that field in node 0's record.
-@inline function nU32(field: usize, v: u32): u32 { return load<u32>(field + (<usize>v << NODE_RECORD_SHIFT)); }
-@inline function nSetU32(field: usize, v: u32, x: u32): void { store<u32>(field + (<usize>v << NODE_RECORD_SHIFT), x); }
-@inline function nF64(field: usize, v: u32): f64 { return load<f64>(field + (<usize>v << NODE_RECORD_SHIFT)); }
-@inline function nSetF64(field: usize, v: u32, x: f64): void { store<f64>(field + (<usize>v << NODE_RECORD_SHIFT), x); }
+// A field of node v's record (a search side's labels of node v, NodeRecord.BYTES of them); `field` points at
+// that field in node 0's record.
+@inline function nU32(field: usize, v: u32): u32 { return load<u32>(field + <usize>v * NodeRecord.BYTES); }
+@inline function nSetU32(field: usize, v: u32, x: u32): void { store<u32>(field + <usize>v * NodeRecord.BYTES, x); }
+@inline function nF64(field: usize, v: u32): f64 { return load<f64>(field + <usize>v * NodeRecord.BYTES); }
+@inline function nSetF64(field: usize, v: u32, x: f64): void { store<f64>(field + <usize>v * NodeRecord.BYTES, x); }
+
+// Seed i's node and cost in an array of Seed records at `seeds`.
+@inline function seedNode(seeds: usize, i: i32): u32 { return load<u32>(seeds + <usize>i * Seed.BYTES + Seed.node); }
+@inline function seedCost(seeds: usize, i: i32): f64 { return load<f64>(seeds + <usize>i * Seed.BYTES + Seed.cost); }
 
 const INF: f64 = Infinity;
 const NONE: u32 = 0xffffffff;
-const MAX_SEEDS: i32 = 16;
+const MAX_SEEDS: i32 = Seed.maxPerSide;
 
 // Per-instance (per-worker) state: wasm globals are not in the shared memory.
 let epoch: u32 = 0;
@@ -62,11 +65,6 @@ let lastFound: bool = false;
 let lastWasCh: bool = false;
 let settledCount: i32 = 0;
 
-/** Bytes of scratch one worker needs for graphs of up to `capacity` nodes. */
-export function scratchBytes(capacity: u32): usize {
-  return 256 + <usize>capacity * 112 + 64;
-}
-
 /** End of this module's static data: the loader places the graph above it. */
 export function heapBase(): usize {
   return __heap_base;
@@ -80,13 +78,15 @@ export function settled(): i32 {
 function setup(desc: usize, scratch: usize, blocked: usize): void {
   if (sHdr != scratch) {
     sHdr = scratch;
-    cap = <usize>load<u32>(scratch);
-    // Records on a 64-byte boundary never straddle a cache line (scratchBytes leaves 64 bytes for it).
-    let p = (scratch + 256 + 63) & ~(<usize>63);
-    // Each side's labels of a node share one record (1 << NODE_RECORD_SHIFT bytes: stamp, heap position,
-    // duration, centimeters, parent edge): relaxing an edge touches one cache line, not five arrays.
-    sStampF = p; sPosF = p + 4; sDistF = p + 8; sCm = p + 16; sParF = p + 24; sMemoF = p + 28; p += cap << NODE_RECORD_SHIFT;
-    sStampB = p; sPosB = p + 4; sDistB = p + 8; sCmB = p + 16; sParB = p + 24; sMemoB = p + 28; p += cap << NODE_RECORD_SHIFT;
+    cap = <usize>load<u32>(scratch + Scratch.capacityAt);
+    // Records on a 64-byte boundary never straddle a cache line (the region leaves room for the rounding).
+    let p = (scratch + Scratch.arraysAt + Scratch.arraysAlignBytes - 1) & ~(Scratch.arraysAlignBytes - 1);
+    // Each side's labels of a node share one record (NodeRecord: stamp, heap position, duration,
+    // centimeters, parent edge, memo stamp): relaxing an edge touches one cache line, not five arrays.
+    sStampF = p + NodeRecord.stamp; sPosF = p + NodeRecord.heapPosition; sDistF = p + NodeRecord.duration;
+    sCm = p + NodeRecord.centimeters; sParF = p + NodeRecord.parent; sMemoF = p + NodeRecord.memo; p += cap * NodeRecord.BYTES;
+    sStampB = p + NodeRecord.stamp; sPosB = p + NodeRecord.heapPosition; sDistB = p + NodeRecord.duration;
+    sCmB = p + NodeRecord.centimeters; sParB = p + NodeRecord.parent; sMemoB = p + NodeRecord.memo; p += cap * NodeRecord.BYTES;
     sHeapKF = p; p += (cap + 1) << 3;
     sHeapKB = p; p += (cap + 1) << 3;
     sPot = p; p += cap << 3;
@@ -95,6 +95,9 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
     sPotStamp = p; p += cap << 2;
     sBucketHead = p; p += cap << 2;
     sBucketStamp = p; p += cap << 2;
+    // The TypeScript side claimed the region by Scratch.bytesPerNode: arrays that grew past it would write
+    // over its seeds and buffers, so stop at the first search instead (in every build).
+    if (p > scratch + Scratch.arraysAt + Scratch.arraysAlignBytes + (cap + 1) * Scratch.bytesPerNode) unreachable();
   }
   gN = load<u32>(desc, ProfileDescriptor.nodeCount);
   gFirstOut = <usize>load<u32>(desc, ProfileDescriptor.firstOut);
@@ -273,8 +276,7 @@ export function p2p(desc: usize, scratch: usize, blocked: usize, srcSeeds: usize
   const starts = backward ? tgtSeeds : srcSeeds;
   const nStarts = backward ? nTgtSeeds : nSrcSeeds;
   for (let i = 0; i < nStarts; i++) {
-    const rec = starts + (<usize>i << 4);
-    const v = load<u32>(rec); const c = load<f64>(rec + 8);
+    const v = seedNode(starts, i); const c = seedCost(starts, i);
     const known = nU32(sStampF, v) == epoch;
     if (known && nF64(sDistF, v) <= c) continue;
     const pv = potential(v);
@@ -297,9 +299,8 @@ export function resume(budget: i32): bool {
     settledCount++;
     const dv = nF64(sDistF, v);
     for (let i = 0; i < aEnds; i++) {
-      const rec = aEndSeeds + (<usize>i << 4);
-      if (load<u32>(rec) != v) continue;
-      const total = dv + load<f64>(rec + 8);
+      if (seedNode(aEndSeeds, i) != v) continue;
+      const total = dv + seedCost(aEndSeeds, i);
       if (total < aMu) { aMu = total; meetNode = v; lastFound = true; }
     }
     const end = u32At(aFirst, v + 1);
@@ -393,8 +394,7 @@ export function oneToMany(desc: usize, scratch: usize, blocked: usize, srcSeeds:
   }
   sizeF = 0;
   for (let i = 0; i < nSrc; i++) {
-    const rec = srcSeeds + (<usize>i << 4);
-    const v = load<u32>(rec); const c = load<f64>(rec + 8);
+    const v = seedNode(srcSeeds, i); const c = seedCost(srcSeeds, i);
     if (nU32(sStampF, v) == epoch && nF64(sDistF, v) <= c) continue;
     const p = nU32(sStampF, v) == epoch ? nU32(sPosF, v) : 0;
     nSetU32(sStampF, v, epoch); nSetF64(sDistF, v, c); nSetF64(sCm, v, f64At(srcMeters, <u32>i) * 100);
@@ -453,8 +453,7 @@ export function reach(desc: usize, scratch: usize, blocked: usize, srcSeeds: usi
   const edgeOf = backward ? <usize>load<u32>(desc, ProfileDescriptor.rEdge) : 0;
   sizeF = 0;
   for (let i = 0; i < nSrc; i++) {
-    const rec = srcSeeds + (<usize>i << 4);
-    const v = load<u32>(rec); const c = load<f64>(rec + 8); const cm = f64At(srcMeters, <u32>i) * 100;
+    const v = seedNode(srcSeeds, i); const c = seedCost(srcSeeds, i); const cm = f64At(srcMeters, <u32>i) * 100;
     if (c > maxDur || (byMeters && cm > maxCm)) continue;
     const k = byMeters ? cm : c;
     const p = nU32(sStampF, v) == epoch ? nU32(sPosF, v) : 0;
@@ -500,10 +499,9 @@ export function reach(desc: usize, scratch: usize, blocked: usize, srcSeeds: usi
   return count;
 }
 
-/** Where the last `reach` left its labels: node v's record at this + (v << NODE_RECORD_SHIFT), its duration
- *  (tenths, f64) at +8 and its centimeters (f64) at +16 (solver-as/layouts.json, nodeRecord). */
+/** Where the last `reach` left its labels: node v's NodeRecord (the F side's) at this + v x NodeRecord.BYTES. */
 export function labelRecords(): usize {
-  return sStampF;
+  return sStampF - NodeRecord.stamp;
 }
 
 /** Whether node `v` was settled by the last `reach` (its labels are then final). */
@@ -527,8 +525,7 @@ const EPS_M: f64 = 1e-7;
 /** Seeds a search side: per node the lexicographically best (cost, meters) among its seeds. */
 function chSeed(stamp: usize, dist: usize, meters: usize, par: usize, pos: usize, hn: usize, hk: usize, size: i32, seeds: usize, seedMeters: usize, n: i32): i32 {
   for (let i = 0; i < n; i++) {
-    const rec = seeds + (<usize>i << 4);
-    const v = load<u32>(rec); const c = load<f64>(rec + 8); const m = f64At(seedMeters, <u32>i) * 100;
+    const v = seedNode(seeds, i); const c = seedCost(seeds, i); const m = f64At(seedMeters, <u32>i) * 100;
     const known = nU32(stamp, v) == epoch;
     if (known && !lexLess(c, m, nF64(dist, v), nF64(meters, v))) continue;
     nSetU32(stamp, v, epoch); nSetF64(dist, v, c); nSetF64(meters, v, m); nSetU32(par, v, NONE);
@@ -1045,18 +1042,18 @@ export function chBuckets(desc: usize, scratch: usize, seeds: usize, seedMeters:
   for (let j = 0; j < nTargets; j++) {
     if (j > 0) { epoch++; if (epoch == 0) epoch = 1; }
     const s0 = u32At(starts, <u32>j), s1 = u32At(starts, <u32>j + 1);
-    sizeB = chSeed(sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, 0, seeds + (<usize>s0 << 4), seedMeters + (<usize>s0 << 3), <i32>(s1 - s0));
+    sizeB = chSeed(sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, 0, seeds + <usize>s0 * Seed.BYTES, seedMeters + (<usize>s0 << 3), <i32>(s1 - s0));
     while (sizeB > 0) {
       const v = chBackwardStep();
       if (chStalled) continue;
       if (count < cap) {
-        const rec = entries + <usize>count * 24;
+        const rec = entries + <usize>count * BucketEntry.BYTES;
         const known = u32At(sBucketStamp, v) == bucketEpoch;
         if (!known) { setU32(sHeapNF, nodes, v); nodes++; }
-        store<u32>(rec, known ? u32At(sBucketHead, v) : NONE);
-        store<u32>(rec + 4, <u32>j);
-        store<f64>(rec + 8, nF64(sDistB, v));
-        store<f64>(rec + 16, nF64(sCmB, v));
+        store<u32>(rec + BucketEntry.next, known ? u32At(sBucketHead, v) : NONE);
+        store<u32>(rec + BucketEntry.target, <u32>j);
+        store<f64>(rec + BucketEntry.duration, nF64(sDistB, v));
+        store<f64>(rec + BucketEntry.centimeters, nF64(sCmB, v));
         setU32(sBucketHead, v, <u32>count);
         setU32(sBucketStamp, v, bucketEpoch);
       }
@@ -1077,24 +1074,24 @@ export function chBuckets(desc: usize, scratch: usize, seeds: usize, seedMeters:
  * (next is the following record), so chRow reads them as before.
  */
 function compactBuckets(entries: usize, count: i32, nodes: u32): void {
-  const tmp = entries + <usize>count * 24;
+  const tmp = entries + <usize>count * BucketEntry.BYTES;
   let pos: u32 = 0;
   for (let i: u32 = 0; i < nodes; i++) {
     const v = u32At(sHeapNF, i);
     let k = u32At(sBucketHead, v);
     setU32(sBucketHead, v, pos);
     while (k != NONE) {
-      const src = entries + <usize>k * 24, dst = tmp + <usize>pos * 24;
-      const next = load<u32>(src);
-      store<u32>(dst, next == NONE ? NONE : pos + 1);
-      store<u32>(dst + 4, load<u32>(src + 4));
-      store<f64>(dst + 8, load<f64>(src + 8));
-      store<f64>(dst + 16, load<f64>(src + 16));
+      const src = entries + <usize>k * BucketEntry.BYTES, dst = tmp + <usize>pos * BucketEntry.BYTES;
+      const next = load<u32>(src + BucketEntry.next);
+      store<u32>(dst + BucketEntry.next, next == NONE ? NONE : pos + 1);
+      store<u32>(dst + BucketEntry.target, load<u32>(src + BucketEntry.target));
+      store<f64>(dst + BucketEntry.duration, load<f64>(src + BucketEntry.duration));
+      store<f64>(dst + BucketEntry.centimeters, load<f64>(src + BucketEntry.centimeters));
       pos++;
       k = next;
     }
   }
-  memory.copy(entries, tmp, <usize>count * 24);
+  memory.copy(entries, tmp, <usize>count * BucketEntry.BYTES);
 }
 
 /**
@@ -1118,15 +1115,15 @@ export function chRow(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, s
     const dv = nF64(sDistF, v), mv = nF64(sCm, v);
     let k = u32At(sBucketHead, v);
     while (k != NONE) {
-      const rec = bucketEntries + <usize>k * 24;
-      const j = load<u32>(rec + 4);
-      const d = dv + load<f64>(rec + 8), m = mv + load<f64>(rec + 16);
+      const rec = bucketEntries + <usize>k * BucketEntry.BYTES;
+      const j = load<u32>(rec + BucketEntry.target);
+      const d = dv + load<f64>(rec + BucketEntry.duration), m = mv + load<f64>(rec + BucketEntry.centimeters);
       const was = f64At(outDur, j);
       if (lexLess(d, m, was, f64At(outDist, j))) {
         setF64(outDur, j, d); setF64(outDist, j, m);
         if (was == INF) { found++; stale = found == nTargets; } else if (found == nTargets && was >= worst) stale = true;
       }
-      k = load<u32>(rec);
+      k = load<u32>(rec + BucketEntry.next);
     }
   }
   for (let j = 0; j < nTargets; j++) setF64(outDist, <u32>j, f64At(outDist, <u32>j) * 0.01);

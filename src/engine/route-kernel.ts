@@ -1,11 +1,11 @@
 // One thread's handle on the route kernel for one profile: a WASM instance over that profile's shared
 // graph memory plus this thread's own scratch region in it (search state, seeds, blocked bitset, path and
 // matrix buffers).
+import { KERNEL_LAYOUTS, writeRecord } from '../lib/kernel-records.js';
 import { instantiate } from '../lib/wasm.js';
 import { claimRegion, type GraphLayout, type ProfileMemory } from './graph-memory.js';
 
 interface RouteExports extends WebAssembly.Exports {
-  scratchBytes(capacity: number): number;
   heapBase(): number;
   settled(): number;
   p2p(
@@ -102,11 +102,12 @@ export interface ReachResult {
   centimeters(v: number): number;
 }
 
-// The kernel's per-node label record (solver-as/layouts.json nodeRecord) in f64 words: 32 bytes, the
-// duration at byte 8, the centimeters at byte 16.
-const RECORD_F64 = 4;
-const DURATION_F64 = 1;
-const CENTIMETERS_F64 = 2;
+// The layouts shared with the kernel (solver-as/layouts.json, generated).
+const { scratch: SCRATCH, nodeRecord: NODE_RECORD, seed: SEED, bucketEntry: BUCKET_ENTRY } = KERNEL_LAYOUTS;
+// The kernel's per-node label record in f64 words: its size, and where the duration and centimeters are.
+const RECORD_F64 = NODE_RECORD.bytes / 8;
+const DURATION_F64 = NODE_RECORD.fields.duration.at / 8;
+const CENTIMETERS_F64 = NODE_RECORD.fields.centimeters.at / 8;
 
 function labelsOf(records: Float64Array): Pick<ReachResult, 'duration' | 'centimeters'> {
   return {
@@ -136,7 +137,7 @@ export interface Seed {
   meters: number;
 }
 
-export const MAX_SEEDS = 16;
+const MAX_SEEDS = SEED.maxPerSide;
 const SETTLED_PER_LOOK = 4096;
 
 /** A search given up because its `stop` signal came (another thread answered the same query first). */
@@ -157,7 +158,14 @@ export interface SearchOptions {
 }
 /** Target seeds of a matrix, over all its columns: two for each of 2,000 stops and 200 vehicles fit. */
 const MAX_MATRIX_TARGETS = 16_384;
-const BUCKET_ENTRY_BYTES = 24;
+const F64 = Float64Array.BYTES_PER_ELEMENT;
+const U32 = Uint32Array.BYTES_PER_ELEMENT;
+
+/** Bytes of the kernel's part of a scratch region for graphs of up to `capacity` nodes: its header, then
+ *  its per-node arrays (see layouts.json scratch), on an 8-byte boundary for what follows. */
+function kernelScratchBytes(capacity: number): number {
+  return Math.ceil((SCRATCH.arraysAt + SCRATCH.arraysAlignBytes + (capacity + 1) * SCRATCH.bytesPerNode) / 8) * 8;
+}
 
 export class RouteKernel {
   private readonly k: RouteExports;
@@ -190,33 +198,39 @@ export class RouteKernel {
     this.g = shared.layout;
     const capacity = Math.max(1, this.g.nodeCount),
       maxGeoms = Math.max(1, this.g.geomCount);
-    const kernelBytes = Math.ceil(this.k.scratchBytes(capacity) / 8) * 8;
+    // The region: the kernel's part, then this side's buffers one after another (offsets from its start).
+    let size = kernelScratchBytes(capacity);
+    const next = (bytes: number): number => {
+      size += bytes;
+      return size - bytes;
+    };
+    const src = next(MAX_SEEDS * SEED.bytes),
+      tgt = next(MAX_SEEDS * SEED.bytes),
+      srcMeters = next(MAX_SEEDS * F64),
+      tgtMeters = next(MAX_SEEDS * F64),
+      outDur = next(MAX_MATRIX_TARGETS * F64),
+      outDist = next(MAX_MATRIX_TARGETS * F64);
+    // The blocked bitset in whole u64 words.
     this.blockedBytes = Math.ceil(maxGeoms / 64) * 8;
-    const total = kernelBytes + 2 * MAX_SEEDS * 16 + 2 * MAX_SEEDS * 8 + this.blockedBytes + capacity * 4 + 4 + MAX_MATRIX_TARGETS * 44 + 4;
-    this.scratch = claimRegion(shared.memory, total);
-    new Uint32Array(shared.memory.buffer, this.scratch, 1)[0] = capacity;
-    let p = this.scratch + kernelBytes;
-    this.srcPtr = p;
-    p += MAX_SEEDS * 16;
-    this.tgtPtr = p;
-    p += MAX_SEEDS * 16;
-    this.srcMetersPtr = p;
-    p += MAX_SEEDS * 8;
-    this.tgtMetersPtr = p;
-    p += MAX_SEEDS * 8;
-    this.outDurPtr = p;
-    p += MAX_MATRIX_TARGETS * 8;
-    this.outDistPtr = p;
-    p += MAX_MATRIX_TARGETS * 8;
-    this.blockedPtr = p;
-    p += this.blockedBytes;
-    this.targetsPtr = p;
-    p += MAX_MATRIX_TARGETS * 16;
-    this.targetMetersPtr = p;
-    p += MAX_MATRIX_TARGETS * 8;
-    this.targetStartsPtr = p;
-    p += MAX_MATRIX_TARGETS * 4 + 4;
-    this.pathPtr = p;
+    const blocked = next(this.blockedBytes),
+      targets = next(MAX_MATRIX_TARGETS * SEED.bytes),
+      targetMeters = next(MAX_MATRIX_TARGETS * F64),
+      targetStarts = next((MAX_MATRIX_TARGETS + 1) * U32),
+      // A path has at most one edge per node (and altNext is given room for one more).
+      path = next((capacity + 1) * U32);
+    this.scratch = claimRegion(shared.memory, size);
+    new DataView(shared.memory.buffer).setUint32(this.scratch + SCRATCH.capacityAt, capacity, true);
+    this.srcPtr = this.scratch + src;
+    this.tgtPtr = this.scratch + tgt;
+    this.srcMetersPtr = this.scratch + srcMeters;
+    this.tgtMetersPtr = this.scratch + tgtMeters;
+    this.outDurPtr = this.scratch + outDur;
+    this.outDistPtr = this.scratch + outDist;
+    this.blockedPtr = this.scratch + blocked;
+    this.targetsPtr = this.scratch + targets;
+    this.targetMetersPtr = this.scratch + targetMeters;
+    this.targetStartsPtr = this.scratch + targetStarts;
+    this.pathPtr = this.scratch + path;
   }
 
   /** The memory may have grown since the last call (other workers claiming scratch): take a fresh buffer. */
@@ -252,12 +266,10 @@ export class RouteKernel {
   /** Writes seed records (node, cost) at `ptr` and, when `metersPtr` is given, their meters there. */
   private writeSeeds(ptr: number, seeds: Seed[], metersPtr = 0): number {
     const n = Math.min(seeds.length, MAX_SEEDS);
-    const u = new Uint32Array(this.buffer, ptr, n * 4);
-    const f = new Float64Array(this.buffer, ptr, n * 2);
+    const view = new DataView(this.buffer);
     const m = metersPtr ? new Float64Array(this.buffer, metersPtr, n) : null;
     for (let i = 0; i < n; i++) {
-      u[4 * i] = seeds[i].node;
-      f[2 * i + 1] = seeds[i].cost;
+      writeRecord(view, ptr, i, SEED, seeds[i]);
       if (m) m[i] = seeds[i].meters;
     }
     return n;
@@ -466,7 +478,7 @@ export class RouteKernel {
     let at = 0;
     for (let j = 0; j < cols; j++) {
       starts[j] = at;
-      at += this.writeSeeds(this.targetsPtr + at * 16, columns[j], this.targetMetersPtr + at * 8);
+      at += this.writeSeeds(this.targetsPtr + at * SEED.bytes, columns[j], this.targetMetersPtr + at * F64);
     }
     starts[cols] = at;
     for (;;) {
@@ -474,7 +486,7 @@ export class RouteKernel {
       if (needed <= this.bucketCap) break;
       // Room for the buckets is claimed once per thread and only ever grows.
       this.bucketCap = Math.max(2 * this.bucketCap, needed, 1 << 16);
-      this.bucketPtr = claimRegion(this.shared.memory, this.bucketCap * BUCKET_ENTRY_BYTES);
+      this.bucketPtr = claimRegion(this.shared.memory, this.bucketCap * BUCKET_ENTRY.bytes);
     }
     return {
       row: (src) => {
@@ -519,7 +531,7 @@ export class RouteKernel {
       }
       // Claimed regions are never given back: grow geometrically so that the waste stays under the need.
       this.reachCap = Math.min(Math.max(2 * this.reachCap, settled, 1 << 16), this.g.nodeCount);
-      this.reachPtr = claimRegion(this.shared.memory, this.reachCap * 4);
+      this.reachPtr = claimRegion(this.shared.memory, this.reachCap * U32);
     }
   }
 

@@ -29,24 +29,76 @@ export const KERNEL_LAYOUTS = {
       rEdge: 20
     }
   },
-  scratchHeader: {
+  scratch: {
     capacityAt: 0,
-    arraysAt: 256
+    arraysAt: 256,
+    arraysAlignBytes: 64,
+    bytesPerNode: 108
   },
   nodeRecord: {
     bytes: 32,
-    durationAt: 8,
-    centimetersAt: 16
+    fields: {
+      stamp: {
+        at: 0,
+        type: 'u32'
+      },
+      heapPosition: {
+        at: 4,
+        type: 'u32'
+      },
+      duration: {
+        at: 8,
+        type: 'f64'
+      },
+      centimeters: {
+        at: 16,
+        type: 'f64'
+      },
+      parent: {
+        at: 24,
+        type: 'u32'
+      },
+      memo: {
+        at: 28,
+        type: 'u32'
+      }
+    }
   },
   seed: {
     bytes: 16,
-    nodeAt: 0,
-    costAt: 8,
-    maxPerSide: 16
+    maxPerSide: 16,
+    fields: {
+      node: {
+        at: 0,
+        type: 'u32'
+      },
+      cost: {
+        at: 8,
+        type: 'f64'
+      }
+    }
   },
   blockedGeometries: {},
   bucketEntry: {
-    bytes: 24
+    bytes: 24,
+    fields: {
+      next: {
+        at: 0,
+        type: 'u32'
+      },
+      target: {
+        at: 4,
+        type: 'u32'
+      },
+      duration: {
+        at: 8,
+        type: 'f64'
+      },
+      centimeters: {
+        at: 16,
+        type: 'f64'
+      }
+    }
   },
   contractionCost: {
     bytes: 8,
