@@ -1,9 +1,10 @@
 // Cheapest feasible insertion of a job (or a shipment's pair) into one route and over all routes, and the
 // order of priorities that construction and recreate insert in.
 
-import { afterBreak, brkOf, canServe, dd, fits, fitsAfter, fixedOf, serviceStart, tc, travelOf, tv, withinDistance } from './problem';
+import { brkOf, canServe, dd, fits, fitsAfter, fixedOf, serviceStart, tc, travelOf, tv, withinDistance } from './problem';
+import { afterBreaksAt } from './route';
 import { evalSeq } from './sequence';
-import { BLINK, DIM, EPS, INF, S, V, bufC, costModel, dep, gPos, gPos2, hasDist, hasPick, hasPrio, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwFirst, jTwLast, lat, nPool, pairLoad, pairMax, pairWalk, pool, rBrk, rDist, rLen, rnd, searchWork, stamp, stops, typeStamp, vCap, vEnd, vMaxDist, vMaxTasks, vMaxTravel, vStart, vTwE, vType } from './state';
+import { BLINK, DIM, EPS, INF, S, V, bufC, costModel, dep, gPos, gPos2, hasDist, hasPick, hasPrio, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwFirst, jTwLast, lat, nPool, pairLoad, pairMax, pairWalk, pool, rDist, rLen, rnd, searchWork, stamp, stops, typeStamp, vCap, vEnd, vMaxDist, vMaxTasks, vMaxTravel, vStart, vTwE, vType } from './state';
 
 /** Cheapest feasible insertion of j into route r (delta travel); position in gPos. INF when none. */
 export function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
@@ -57,7 +58,7 @@ export function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
   return pos < 0 ? INF : best;
 }
 
-/** Whether job j (and job q after it, q >= 0) alone make a route of vehicle r with room for its break. */
+/** Whether job j (and job q after it, q >= 0) alone make a route of vehicle r with room for its breaks. */
 function aloneFits(r: i32, j: i32, q: i32): bool {
   unchecked(bufC[0] = j);
   if (q >= 0) unchecked(bufC[1] = q);
@@ -85,7 +86,6 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
   const svcP = unchecked(jSvc[p]);
   const svcQ = unchecked(jSvc[q]);
   const withBreak = brkOf(r) && len > 0;
-  const brkAt = withBreak ? unchecked(rBrk[r]) : -1;
   const rb = r * DIM;
   const pb = p * DIM;
   let best = bound;
@@ -147,9 +147,9 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
       const arrival = t + tv(r, at, lm);
       if (arrival > unchecked(lat[base + m])) break;
       t = serviceStart(jm, arrival) + unchecked(jSvc[jm]);
-      // The break after node m comes before the delivery put there, and before the nodes after it.
-      if (withBreak && m == brkAt) {
-        t = afterBreak(r, t);
+      // The breaks after node m come before the delivery put there, and before the nodes after it.
+      if (withBreak) {
+        t = afterBreaksAt(r, m, t);
         if (t == INF) break;
       }
       at = lm;

@@ -5,7 +5,7 @@
 // fewest and lowest priority first, until they do. Breaks are never dropped or moved out of their
 // windows: a plan either has them inside or does not use the vehicle. A break is taken where the
 // vehicle is (after leaving its start or a stop), as in VROOM, so it adds no travel.
-import { hoursOf, matrixReader, normalizedWindows, routeCost, searchedBreak, serviceStart, travelTimes } from './problem.js';
+import { breakOrder, hoursOf, matrixReader, normalizedWindows, routeCost, searchedBreaks, serviceStart, travelTimes } from './problem.js';
 import { type Names, scheduleRoute } from './schedule.js';
 import type { PlacedBreak, RouteSchedule, VrpProblem, VrpRoute, VrpSolution } from './types.js';
 
@@ -19,7 +19,7 @@ export function reserveBreaks(p: VrpProblem): VrpProblem {
   return {
     ...p,
     vehicles: p.vehicles.map((v) => {
-      if (searchedBreak(v)) return v;
+      if (searchedBreaks(v)) return v;
       const rest = (v.breaks ?? []).reduce((a, b) => a + b.service, 0);
       if (!rest || !v.hours) return v;
       const [s, e] = v.hours;
@@ -101,7 +101,7 @@ export function placeBreaks(p: VrpProblem, vehicle: number, jobs: readonly numbe
   if (!breaks.length) return base.feasible ? { ...base, breaks: [] } : null;
   // The kernel planned within shorter hours, so the plain route keeps every rule; only the breaks can fail.
   if (!base.feasible) return null;
-  const order = breaks.map((_, i) => i).sort((a, b) => (breaks[a].windows[0]?.[0] ?? 0) - (breaks[b].windows[0]?.[0] ?? 0));
+  const order = breakOrder(breaks);
   let best: { s: RouteSchedule; placed: PlacedBreak[] } | null = null;
   let budget = 20_000;
   // An open route is over when it reaches its last stop: no break after it.
