@@ -34,7 +34,7 @@ import { DIM, INF, J, N, S, V, bwdMax, compat, costModel, dis, dur, fwdMax, bkSv
 
 /** When the vehicle is off again after break b (an index into bk*) it may start at t at the earliest: in
  *  the first of its windows that has not closed by t; INF when all have. */
-export function afterBreak(b: i32, t: f64): f64 {
+@inline export function afterBreak(b: i32, t: f64): f64 {
   const cnt = unchecked(bkTwCnt[b]);
   let p = twP + <usize>unchecked(bkTwOff[b]) * VrpWindow.BYTES;
   for (let k = 0; k < cnt; k++) {
@@ -47,7 +47,7 @@ export function afterBreak(b: i32, t: f64): f64 {
 }
 
 /** The latest time the vehicle may reach break b and still be off again by y (afterBreak is non-decreasing); -INF when none. */
-export function latestBeforeBreak(b: i32, y: f64): f64 {
+@inline export function latestBeforeBreak(b: i32, y: f64): f64 {
   const cnt = unchecked(bkTwCnt[b]);
   const latest = y - unchecked(bkSvc[b]);
   let p = twP + <usize>(unchecked(bkTwOff[b]) + cnt - 1) * VrpWindow.BYTES;

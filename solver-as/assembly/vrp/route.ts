@@ -89,13 +89,14 @@ function placeBreaks(r: i32): void {
   const b0 = unchecked(vBrkFirst[r]);
   const W = BK + 1;
   const last = unchecked(vEnd[r]) < 0 ? len - 1 : len;
-  for (let k = 0; k <= K; k++) unchecked(brkLA[(len + 1) * W + k] = k == K ? unchecked(lat[base + len + 1]) : -INF);
-  for (let i = len; i >= 0; i--) {
+  // With all K breaks taken brkLA is lat; the placement reads it at 1..K-1 breaks taken (none for one break).
+  for (let k = 1; k < K; k++) unchecked(brkLA[(len + 1) * W + k] = -INF);
+  for (let i = K > 1 ? len : -1; i >= 0; i--) {
     const leg = tv(r, nodeLoc(r, base, i, len), nodeLoc(r, base, i + 1, len));
-    for (let k = K; k >= 0; k--) {
+    for (let k = K - 1; k >= 1; k--) {
       let y = unchecked(brkLA[(i + 1) * W + k]) - leg;
-      if (k < K && i <= last) {
-        const x = latestBeforeBreak(b0 + k, unchecked(brkLD[i * W + k + 1]));
+      if (i <= last) {
+        const x = latestBeforeBreak(b0 + k, k + 1 == K ? unchecked(lat[base + i + 1]) - leg : unchecked(brkLD[i * W + k + 1]));
         if (x > y) y = x;
       }
       unchecked(brkLD[i * W + k] = y);
@@ -112,9 +113,14 @@ function placeBreaks(r: i32): void {
     for (let i = from; i <= last; i++) {
       const a = afterBreak(b0 + k, unchecked(dep[base + i]));
       if (a == INF) break; // later nodes are left later still
-      let slack = unchecked(brkLA[(i + 1) * W + k + 1]) - a - tv(r, nodeLoc(r, base, i, len), nodeLoc(r, base, i + 1, len));
+      const la = k + 1 == K ? unchecked(lat[base + i + 1]) : unchecked(brkLA[(i + 1) * W + k + 1]);
+      const leg = tv(r, nodeLoc(r, base, i, len), nodeLoc(r, base, i + 1, len));
+      let slack = la - a - leg;
       // Or the next break right after this one, at the same node.
-      if (k + 1 < K) slack = max(slack, latestBeforeBreak(b0 + k + 1, unchecked(brkLD[i * W + k + 2])) - a);
+      if (k + 1 < K) {
+        const off = k + 2 == K ? unchecked(lat[base + i + 1]) - leg : unchecked(brkLD[i * W + k + 2]);
+        slack = max(slack, latestBeforeBreak(b0 + k + 1, off) - a);
+      }
       if (slack >= 0 && slack > most) {
         most = slack;
         p = i;

@@ -4,7 +4,7 @@
 
 import { afterBreak, brkOf, canServe, dd, fixedOf, serviceStart, tc, tv } from './problem';
 import { touch, updateRoute } from './route';
-import { DIM, EPS, INF, S, bufA, bufB, brkE, costModel, evalStamp, hasDist, hasPairs, hasPick, jDem, jLoc, jPair, jPick, jRole, jSvc, loadBuf, polishWork, rCost, rLen, seenStamp, stops, vBrkCnt, vBrkFirst, vCap, vEnd, vMaxDist, vMaxTasks, vMaxTravel, vStart, vTwE, vTwS } from './state';
+import { DIM, EPS, INF, S, bufA, bufB, brkE, costModel, depNB, evalStamp, hasDist, hasPairs, hasPick, jDem, jLoc, jPair, jPick, jRole, jSvc, loadBuf, polishWork, rCost, rLen, seenStamp, stops, vBrkCnt, vBrkFirst, vCap, vEnd, vMaxDist, vMaxTasks, vMaxTravel, vStart, vTwE, vTwS } from './state';
 
 /** Whether every shipment in buf[0..len) has both its jobs there, the pickup first. */
 function pairsInOrder(buf: StaticArray<i32>, len: i32): bool {
@@ -38,6 +38,8 @@ export function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
   for (let d = 0; d < DIM; d++) unchecked(loadBuf[d] = 0);
   const cb = r * DIM;
   const withPick = hasPick;
+  const withBreaks = brkOf(r);
+  if (withBreaks) unchecked(depNB[0] = t);
   if (hasPairs && !pairsInOrder(buf, len)) return INF;
   if (withPick) {
     // The load leaving the start is every delivery; each stop then takes its delivery off and its pickup on.
@@ -66,12 +68,13 @@ export function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
     if (st == INF) return INF;
     t = st + unchecked(jSvc[j]);
     if (t > hoursEnd) return INF;
+    if (withBreaks) unchecked(depNB[i + 1] = t);
     prev = l;
   }
   const d = tv(r, prev, unchecked(vEnd[r]));
   if (t + d > hoursEnd || (costModel ? travel : cost) + d > unchecked(vMaxTravel[r])) return INF;
   if (hasDist && meters + dd(prev, unchecked(vEnd[r])) > unchecked(vMaxDist[r])) return INF;
-  if (brkOf(r) && !breaksFit(r, buf, len)) return INF;
+  if (withBreaks && !breaksFit(r, buf, len)) return INF;
   return costModel ? cost + tc(r, prev, unchecked(vEnd[r])) : cost + d;
 }
 
@@ -87,15 +90,16 @@ function breaksFit(r: i32, buf: StaticArray<i32>, len: i32): bool {
   const hoursEnd = unchecked(vTwE[r]);
   // An open route is over when it reaches its last stop: no break after it.
   const last = unchecked(vEnd[r]) < 0 ? len - 1 : len;
-  unchecked(brkE[0] = vTwS[r]);
   for (let k = 1; k <= K; k++) unchecked(brkE[k] = INF);
   let prev = unchecked(vStart[r]);
   for (let p = 0; p <= len; p++) {
+    // Without a break taken, the times evalSeq found.
+    unchecked(brkE[0] = depNB[p]);
     if (p > 0) {
       const j = unchecked(buf[p - 1]);
       const l = unchecked(jLoc[j]);
       const d = tv(r, prev, l);
-      for (let k = 0; k <= K; k++) {
+      for (let k = 1; k <= K; k++) {
         const e = unchecked(brkE[k]);
         if (e == INF) continue;
         const st = serviceStart(j, e + d);

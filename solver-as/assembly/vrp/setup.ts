@@ -4,7 +4,7 @@
 import { VrpBreak, VrpJob, VrpProblem, VrpVehicle, VrpVehicleHours, VrpVehicleLimits, VrpWindow } from '../generated/layouts';
 import { canServe, tc, tt } from './problem';
 import { updateRoute } from './route';
-import { DIM, INF, J, K, MAX_NEIGHBORS, S, V, adj, adjCnt, bLen, bStops, bufA, bufB, bufC, bwdMax, costModel, dep, evalStamp, fwdMax, hasBreaks, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jDemKey, jDepot, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwCnt, jTwFirst, jTwLast, jTwOff, jobPos, jobRoute, keys, lat, loadBuf, nPool, nServable, nTouched, nUnas, pairLoad, pairMax, pairWalk, polishWork, pool, rBrk, rCost, rDist, rLen, rLoad, rTrav, rint, sBrk, sCost, sDep, sDist, sLat, sLen, sLoad, sStops, sTrav, sUnas, searchWork, seenStamp, segBuf, servable, speedModel, stamp, stops, touchStamp, touched, twP, typeStamp, unas, BK, bkSvc, bkTwCnt, bkTwOff, brkE, brkLA, brkLD, vBrkCnt, vBrkFirst, vCap, vEnd, vFixed, vMaxDist, vMaxTasks, vMaxTravel, vPerM, vPerSec, vSpeed, vStart, vTwE, vTwS, vType } from './state';
+import { DIM, INF, J, K, MAX_NEIGHBORS, S, V, adj, adjCnt, bLen, bStops, bufA, bufB, bufC, bwdMax, costModel, dep, depNB, evalStamp, fwdMax, hasBreaks, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jDemKey, jDepot, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwCnt, jTwFirst, jTwLast, jTwOff, jobPos, jobRoute, keys, lat, loadBuf, nPool, nServable, nTouched, nUnas, pairLoad, pairMax, pairWalk, polishWork, pool, rBrk, rCost, rDist, rLen, rLoad, rTrav, rint, sBrk, sCost, sDep, sDist, sLat, sLen, sLoad, sStops, sTrav, sUnas, searchWork, seenStamp, segBuf, servable, speedModel, stamp, stops, touchStamp, touched, twP, typeStamp, unas, BK, bkSvc, bkTwCnt, bkTwOff, brkE, brkLA, brkLD, vBrkCnt, vBrkFirst, vCap, vEnd, vFixed, vMaxDist, vMaxTasks, vMaxTravel, vPerM, vPerSec, vSpeed, vStart, vTwE, vTwS, vType } from './state';
 
 export function setupVehicles(problem: usize): void {
   const vehI = <usize>load<u32>(problem, VrpProblem.vehicles);
@@ -264,6 +264,7 @@ export function allocState(): void {
   rTrav = new StaticArray<f64>(costModel ? V : 0);
   rBrk = new StaticArray<i32>(V * BK);
   sBrk = new StaticArray<i32>(V * BK);
+  depNB = new StaticArray<f64>(hasBreaks ? J + 2 : 0);
   brkE = new StaticArray<f64>(BK + 1);
   brkLA = new StaticArray<f64>(hasBreaks ? (J + 2) * (BK + 1) : 0);
   brkLD = new StaticArray<f64>(hasBreaks ? (J + 2) * (BK + 1) : 0);

@@ -70,6 +70,7 @@ export let BK: i32 = 0; // the most breaks a vehicle has
 export let hasBreaks = false;
 export let rBrk = new StaticArray<i32>(0); // V × BK
 export let sBrk = new StaticArray<i32>(0);
+export let depNB = new StaticArray<f64>(0); // evalSeq's departures without the breaks
 export let brkE = new StaticArray<f64>(0); // evalSeq's earliest times off again with 0..BK breaks taken
 export let brkLA = new StaticArray<f64>(0); // placeBreaks' latest arrivals, (S) × (BK + 1): node × breaks taken
 export let brkLD = new StaticArray<f64>(0); // and latest times off again at a node
