@@ -7,7 +7,7 @@
 // within the hours), and here each route's breaks must come in the order of their windows; the travel
 // of each plan is recomputed from the matrix alone.
 // Usage: node bench/vrptw/breaks.mjs --vroom PATH [--seconds 30] [--instances c1_10_1,r1_10_1,...]
-//        [--windows 1|2] [--out vrptw-breaks.json]
+//        [--windows 1|2] [--out vrptw-breaks.json] [--waymark bin/waymark.js of another checkout, to compare builds]
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '30' },
     instances: { type: 'string', default: 'c1_10_1,r1_10_1,rc1_10_1' },
     windows: { type: 'string', default: '1' },
+    waymark: { type: 'string', default: '' },
     out: { type: 'string', default: 'vrptw-breaks.json' },
   },
 });
@@ -94,13 +95,23 @@ try {
     };
     const side = ({ out, ms }) => {
       const problems = [...checkOutput(input, out), ...orderProblems(out)];
-      return { travel: travelOf(input, out), routes: out.routes.length, unassigned: out.unassigned.length, feasible: problems.length === 0, problems: problems.slice(0, 3), ms };
+      return {
+        travel: travelOf(input, out),
+        routes: out.routes.length,
+        unassigned: out.unassigned.length,
+        feasible: problems.length === 0,
+        problems: problems.slice(0, 3),
+        ms,
+      };
     };
-    const ours = side(run(process.execPath, [join(projectRoot, 'bin', 'waymark.js'), 'optimize', file, '--matrix', '--time-budget', args.seconds]));
+    const ours = side(
+      run(process.execPath, [args.waymark || join(projectRoot, 'bin', 'waymark.js'), 'optimize', file, '--matrix', '--time-budget', args.seconds]),
+    );
     const vroom = side(run(args.vroom, ['-i', file, '-x', '5', '-t', '1', '-l', args.seconds]));
     const r = { instance: name, ours, vroom, travelRatio: +(ours.travel / vroom.travel).toFixed(4) };
     results.push(r);
-    const line = (x) => `${String(x.travel).padStart(8)} (${x.routes} routes, ${x.unassigned} unassigned) ${x.feasible ? 'feasible' : `INFEASIBLE ${x.problems}`} ${(x.ms / 1000).toFixed(1)} s`;
+    const line = (x) =>
+      `${String(x.travel).padStart(8)} (${x.routes} routes, ${x.unassigned} unassigned) ${x.feasible ? 'feasible' : `INFEASIBLE ${x.problems}`} ${(x.ms / 1000).toFixed(1)} s`;
     log(`${name.padEnd(9)} ours ${line(ours)} | VROOM ${line(vroom)} | ratio ${r.travelRatio.toFixed(3)}`);
   }
 } finally {

@@ -115,7 +115,11 @@ describe('several breaks planned by the search', () => {
       { windows: [[600, 700]] as [number, number][], service: 100 },
       { windows: [[200, 300]] as [number, number][], service: 100 },
     ];
-    const p: VrpProblem = { durations, jobs: [{ location: 1, demand: 0, timeWindows: [[780, 800]] }], vehicles: [{ start: 0, end: 0, hours: [0, 1000], breaks }] };
+    const p: VrpProblem = {
+      durations,
+      jobs: [{ location: 1, demand: 0, timeWindows: [[780, 800]] }],
+      vehicles: [{ start: 0, end: 0, hours: [0, 1000], breaks }],
+    };
     const sol = solve(p);
     expect(sol.routes.map((r) => [r.vehicle, r.jobs])).toEqual([[0, [0]]]);
     expect(sol.noRoomForBreaks).toEqual([]);
@@ -142,7 +146,13 @@ describe('several breaks planned by the search', () => {
       ]),
     );
     expect(two.routes[0].breaks?.map((b) => [b.after, b.start])).toEqual([[0, 500]]);
-    held(p([[100, 150], [500, 600]]), two);
+    held(
+      p([
+        [100, 150],
+        [500, 600],
+      ]),
+      two,
+    );
     // With the first window only, the search itself leaves the stop out: no route it built lost it to its break.
     const one = solve(p([[100, 150]]));
     expect(one.routes).toEqual([]);
@@ -150,7 +160,7 @@ describe('several breaks planned by the search', () => {
     expect(one.noRoomForBreaks).toEqual([]);
   });
 
-  it("builds only routes whose breaks fit: none loses a stop to them afterwards", () => {
+  it('builds only routes whose breaks fit: none loses a stop to them afterwards', () => {
     // 100 stops on a 10 × 10 grid of places 60 s apart, windows of 5–15 min over a 9-hour day, three vans
     // with two or three breaks of 15–45 min, some with two windows (a seeded draw). Planned for with the
     // hours cut by the breaks instead (as breaks with a max_load are), 4 stops were lost to breaks.
