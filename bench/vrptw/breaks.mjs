@@ -3,8 +3,8 @@
 // theirs), every vehicle given two 30-unit breaks, one in each of [20 %, 40 %] and [60 %, 80 %] of the
 // depot's hours (--windows 2: the first break may also be taken in [45 %, 55 %]).
 // `waymark optimize --matrix` and `vroom -x 5 -t 1 -l S` on the same file, each given S seconds; both
-// plans are re-timed here from their order of steps alone (problemsOf) and their travel recomputed from
-// the matrix.
+// plans are re-timed here from their order of steps alone (problemsOf), ours also checked with its times
+// as reported (vroom-check.mjs), and their travel recomputed from the matrix.
 // Usage: node bench/vrptw/breaks.mjs --vroom PATH [--seconds 30] [--instances c1_10_1,r1_10_1,...]
 //        [--windows 1|2] [--out vrptw-breaks.json] [--waymark bin/waymark.js of another checkout, to compare builds]
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../../dist/lib/paths.js';
 import { parse, runJson, tenthsInput } from './lib.mjs';
+import { checkOutput } from './vroom-check.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -55,7 +56,7 @@ function inputOf(inst) {
  * once or unassigned, each inside its window, within the vehicle's hours and capacity; each used vehicle
  * takes each break once, in the order of their windows, starting inside one of its windows where the
  * vehicle is: on leaving a place, or (as VROOM takes it) on reaching the next one, before the service
- * there; the earlier of the two that keeps the window counts (on reaching is never later).
+ * there; whichever of the two reaches the next place earlier counts.
  */
 function problemsOf(input, out) {
   const errs = [];
@@ -83,11 +84,13 @@ function problemsOf(input, out) {
         const there = next ? jobs.get(next.id).location_index : v.end_index;
         const onArrival = startIn(b.time_windows, t + d[at][there]);
         const onLeaving = startIn(b.time_windows, t);
-        if (onArrival !== null) {
+        // With one window on reaching is never later; with several it may have to wait for a later one.
+        const reached = (x, travel) => (x === null ? Infinity : x + b.service + travel);
+        if (onArrival === null && onLeaving === null) errs.push(`vehicle ${v.id} break ${s.id} after its windows`);
+        else if (reached(onArrival, 0) <= reached(onLeaving, d[at][there])) {
           t = onArrival + b.service;
           at = there;
-        } else if (onLeaving !== null) t = onLeaving + b.service;
-        else errs.push(`vehicle ${v.id} break ${s.id} after its windows`);
+        } else t = onLeaving + b.service;
         taken.push(s.id);
         continue;
       }
@@ -127,8 +130,9 @@ try {
     const input = inputOf(parse(readFileSync(file0, 'utf8')));
     const file = join(work, `${name}.json`);
     writeFileSync(file, JSON.stringify(input));
-    const side = ({ out, ms }) => {
-      const problems = problemsOf(input, out);
+    // Ours also with its times as reported (vroom-check.mjs: breaks taken on leaving, as ours takes them).
+    const side = ({ out, ms }, reported = false) => {
+      const problems = [...problemsOf(input, out), ...(reported ? checkOutput(input, out) : [])];
       return {
         travel: travelOf(input, out),
         routes: out.routes.length,
@@ -140,6 +144,7 @@ try {
     };
     const ours = side(
       runJson(process.execPath, [args.waymark || join(projectRoot, 'bin', 'waymark.js'), 'optimize', file, '--matrix', '--time-budget', args.seconds]),
+      true,
     );
     const vroom = side(runJson(args.vroom, ['-i', file, '-x', '5', '-t', '1', '-l', args.seconds]));
     const r = { instance: name, ours, vroom, travelRatio: +(ours.travel / vroom.travel).toFixed(4) };
