@@ -160,6 +160,30 @@ describe('several breaks planned by the search', () => {
     expect(one.noRoomForBreaks).toEqual([]);
   });
 
+  it('serves a stop that fits no route alone, after another stop where the vehicle takes its break nearer it', () => {
+    // Stop 1 (place 3, 300 s out) must be served by 600; break 0 starts by 450, break 1 from 1500. Alone
+    // the van takes break 0 at the depot (late by 200 s) or after the stop (its window closed). After stop
+    // 0 (place 2) it takes it there, 100 s away: both are served, stop 0 first.
+    const breaks = [
+      { windows: [[400, 450]] as [number, number][], service: 100 },
+      { windows: [[1500, 1600]] as [number, number][], service: 100 },
+    ];
+    const stops = [
+      { location: 2, demand: 0, timeWindows: [[0, 1000]] as [number, number][] },
+      { location: 3, demand: 0, timeWindows: [[560, 600]] as [number, number][] },
+    ];
+    const alone = solve({ durations, jobs: [stops[1]], vehicles: [{ start: 0, end: 0, hours: [0, 2000], breaks }] });
+    expect(alone.unassigned).toEqual([0]);
+    const p: VrpProblem = { durations, jobs: stops, vehicles: [{ start: 0, end: 0, hours: [0, 2000], breaks }] };
+    const sol = solve(p);
+    expect(sol.routes.map((r) => r.jobs)).toEqual([[0, 1]]);
+    expect(sol.routes[0].breaks?.map((b) => [b.after, b.start])).toEqual([
+      [0, 400],
+      [1, 1500],
+    ]);
+    held(p, sol);
+  });
+
   it('builds only routes whose breaks fit: none loses a stop to them afterwards', () => {
     // 100 stops on a 10 × 10 grid of places 60 s apart, windows of 5–15 min over a 9-hour day, three vans
     // with two or three breaks of 15–45 min, some with two windows (a seeded draw). Planned for with the

@@ -3,8 +3,8 @@
 
 import { brkOf, canServe, dd, fits, fitsAfter, fixedOf, serviceStart, tc, travelOf, tv, withinDistance } from './problem';
 import { afterBreaksAt } from './route';
-import { evalSeq } from './sequence';
-import { BLINK, DIM, EPS, INF, S, V, bufC, costModel, dep, gPos, gPos2, hasDist, hasPick, hasPrio, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwFirst, jTwLast, lat, nPool, pairLoad, pairMax, pairWalk, pool, rDist, rLen, rnd, searchWork, stamp, stops, typeStamp, vCap, vEnd, vMaxDist, vMaxTasks, vMaxTravel, vStart, vTwE, vType } from './state';
+import { copyNodes, evalSeq } from './sequence';
+import { BLINK, DIM, EPS, INF, S, V, bufA, bufC, movedBreaks, rCost, costModel, dep, gPos, gPos2, hasDist, hasPick, hasPrio, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwFirst, jTwLast, lat, nPool, pairLoad, pairMax, pairWalk, pool, rDist, rLen, rnd, searchWork, stamp, stops, typeStamp, vCap, vEnd, vMaxDist, vMaxTasks, vMaxTravel, vStart, vTwE, vType } from './state';
 
 /** Cheapest feasible insertion of j into route r (delta travel); position in gPos. INF when none. */
 export function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
@@ -209,6 +209,35 @@ export function bestInsertion(j: i32, blink: bool): i32 {
   }
   gPos = bestP;
   gPos2 = bestP2;
+  // The checks above keep a route's breaks where they are; with several breaks a job may fit only where
+  // they move (taken at another stop, nearer the job): found by the exact check, where nothing else fits.
+  if (bestR < 0 && movedBreaks && unchecked(jRole[j]) == 0) return withBreaksMoved(j);
+  return bestR;
+}
+
+/** Cheapest insertion of job j into a used route with breaks, each position judged by evalSeq (the breaks
+ *  where they fit best); route in return, position in gPos; -1 when none. */
+function withBreaksMoved(j: i32): i32 {
+  let best = INF;
+  let bestR = -1;
+  let bestP = -1;
+  for (let r = 0; r < V; r++) {
+    const len = unchecked(rLen[r]);
+    if (len == 0 || !brkOf(r) || !canServe(j, r) || !fits(j, r) || len >= unchecked(vMaxTasks[r])) continue;
+    for (let i = 0; i <= len; i++) {
+      let w = copyNodes(r, 1, i, bufA, 0);
+      unchecked(bufA[w++] = j);
+      w = copyNodes(r, i + 1, len, bufA, w);
+      const c = evalSeq(r, bufA, w) - unchecked(rCost[r]);
+      if (c < best) {
+        best = c;
+        bestR = r;
+        bestP = i;
+      }
+    }
+  }
+  gPos = bestP;
+  gPos2 = -1;
   return bestR;
 }
 

@@ -4,7 +4,7 @@
 import { VrpBreak, VrpJob, VrpProblem, VrpVehicle, VrpVehicleHours, VrpVehicleLimits, VrpWindow } from '../generated/layouts';
 import { canServe, tc, tt } from './problem';
 import { updateRoute } from './route';
-import { DIM, INF, J, K, MAX_NEIGHBORS, S, V, adj, adjCnt, bLen, bStops, bufA, bufB, bufC, bwdMax, costModel, dep, depNB, evalStamp, fwdMax, hasBreaks, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jDemKey, jDepot, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwCnt, jTwFirst, jTwLast, jTwOff, jobPos, jobRoute, keys, lat, loadBuf, nPool, nServable, nTouched, nUnas, pairLoad, pairMax, pairWalk, polishWork, pool, rBrk, rCost, rDist, rLen, rLoad, rTrav, rint, sBrk, sCost, sDep, sDist, sLat, sLen, sLoad, sStops, sTrav, sUnas, searchWork, seenStamp, segBuf, servable, speedModel, stamp, stops, touchStamp, touched, twP, typeStamp, unas, BK, bkSvc, bkTwCnt, bkTwOff, brkE, brkLA, brkLD, vBrkCnt, vBrkFirst, vCap, vEnd, vFixed, vMaxDist, vMaxTasks, vMaxTravel, vPerM, vPerSec, vSpeed, vStart, vTwE, vTwS, vType } from './state';
+import { DIM, INF, J, K, MAX_NEIGHBORS, S, V, adj, adjCnt, bLen, bStops, bufA, bufB, bufC, bwdMax, costModel, dep, depNB, evalStamp, fwdMax, hasBreaks, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jDemKey, jDepot, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwCnt, jTwFirst, jTwLast, jTwOff, jobPos, jobRoute, keys, lat, loadBuf, nPool, nServable, nTouched, nUnas, pairLoad, pairMax, pairWalk, polishWork, pool, rBrk, rCost, rDist, rLen, rLoad, rTrav, rint, sBrk, sCost, sDep, sDist, sLat, sLen, sLoad, sStops, sTrav, sUnas, searchWork, seenStamp, segBuf, servable, speedModel, stamp, stops, touchStamp, touched, twP, typeStamp, unas, BK, bkSvc, bkTwCnt, movedBreaks, bkTwOff, brkE, brkLA, brkLD, vBrkCnt, vBrkFirst, vCap, vEnd, vFixed, vMaxDist, vMaxTasks, vMaxTravel, vPerM, vPerSec, vSpeed, vStart, vTwE, vTwS, vType } from './state';
 
 export function setupVehicles(problem: usize): void {
   const vehI = <usize>load<u32>(problem, VrpProblem.vehicles);
@@ -86,12 +86,15 @@ function setupBreaks(problem: usize, count: i32): void {
   bkTwOff = new StaticArray<i32>(count);
   bkTwCnt = new StaticArray<i32>(count);
   bkSvc = new StaticArray<f64>(count);
+  movedBreaks = false;
   for (let b = 0; b < count; b++) {
     const rec = p + <usize>b * VrpBreak.BYTES;
     unchecked(bkTwOff[b] = load<i32>(rec, VrpBreak.firstWindow));
     unchecked(bkTwCnt[b] = load<i32>(rec, VrpBreak.windowCount));
     unchecked(bkSvc[b] = load<f64>(rec, VrpBreak.service));
+    if (unchecked(bkTwCnt[b]) > 1) movedBreaks = true;
   }
+  for (let r = 0; r < V; r++) if (unchecked(vBrkCnt[r]) > 1) movedBreaks = true;
 }
 
 /** Whether vehicles q and r have the same breaks: the same services and windows, in the same order. */

@@ -68,6 +68,7 @@ export let bkTwCnt = new StaticArray<i32>(0);
 export let bkSvc = new StaticArray<f64>(0);
 export let BK: i32 = 0; // the most breaks a vehicle has
 export let hasBreaks = false;
+export let movedBreaks = false; // some vehicle has several breaks or a break of several windows: insertion may move them (bestInsertion)
 export let rBrk = new StaticArray<i32>(0); // V × BK
 export let sBrk = new StaticArray<i32>(0);
 export let depNB = new StaticArray<f64>(0); // evalSeq's departures without the breaks
