@@ -219,3 +219,52 @@ describe('several breaks planned by the search', () => {
     inOrder(p, sol);
   });
 });
+
+describe('breaks placed on a long route', () => {
+  it('finds the earliest end in one pass where there are too many placements to try each', () => {
+    // 50 stops back and forth between places 1 and 2 (100 s apart), three breaks: 51 places for each, more
+    // than 20,000 placements. The earliest end is found here by trying every placement.
+    const route = Array.from({ length: 50 }, (_, i) => i);
+    const breaks = [
+      { windows: [[1000, 1030]] as [number, number][], service: 60 },
+      {
+        windows: [
+          [2000, 2020],
+          [2600, 2700],
+        ] as [number, number][],
+        service: 300,
+      },
+      { windows: [[4200, 4250]] as [number, number][], service: 60 },
+    ];
+    const p: VrpProblem = {
+      durations,
+      jobs: route.map((i) => ({ location: 1 + (i % 2), demand: 0 })),
+      vehicles: [{ start: 0, end: 0, hours: [0, 10_000], breaks }],
+    };
+    const got = placeBreaks(p, 0, route);
+    expect(got).not.toBeNull();
+    const at = (i: number) => (i < 0 ? 0 : 1 + (i % 2));
+    const startIn = (w: [number, number][], t: number) => w.find(([, e]) => e >= t)?.[0] ?? null;
+    let best = Infinity;
+    for (let a = -1; a < 50; a++)
+      for (let b = a; b < 50; b++)
+        for (let c = b; c < 50; c++) {
+          const after = [a, b, c];
+          let t = 0;
+          let k = 0;
+          let ok = true;
+          for (let i = -1; i < 50 && ok; i++) {
+            if (i >= 0) t += durations[at(i - 1)][at(i)];
+            while (k < 3 && after[k] === i) {
+              const s = startIn(breaks[k].windows, t);
+              if (s === null) ok = false;
+              else t = Math.max(s, t) + breaks[k].service;
+              k++;
+            }
+          }
+          if (ok) best = Math.min(best, t + durations[at(49)][0]);
+        }
+    expect(got!.end).toBe(best);
+    expect(got!.breaks.map((b) => b.index)).toEqual([0, 1, 2]);
+  });
+});
