@@ -74,7 +74,7 @@ function problemsOf(input, out) {
     const steps = r.steps.filter((s) => s.type === 'job' || s.type === 'break');
     let t = hs;
     let at = v.start_index;
-    let load = steps.reduce((a, s) => a + (s.type === 'job' ? (jobs.get(s.id)?.delivery[0] ?? 0) : 0), 0);
+    const load = steps.reduce((a, s) => a + (s.type === 'job' ? (jobs.get(s.id)?.delivery[0] ?? 0) : 0), 0);
     if (load > v.capacity[0]) errs.push(`vehicle ${v.id} overloaded`);
     const taken = [];
     for (const [i, s] of steps.entries()) {
