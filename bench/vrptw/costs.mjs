@@ -7,13 +7,12 @@
 // (fixed + round(per_hour × its travel / 3600 + per_km × its meters / 1000) per route), the same rule for
 // both, so the comparison does not rest on either solver's own report.
 // Usage: node bench/vrptw/costs.mjs --vroom PATH [--seconds 10] [--instances C101,R101,...] [--out vrptw-costs.json]
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../../dist/lib/paths.js';
-import { parse } from './lib.mjs';
+import { parse, runJson, tenthsInput } from './lib.mjs';
 import { checkOutput } from './vroom-check.mjs';
 
 const { values: args } = parseArgs({
@@ -34,8 +33,7 @@ const KINDS = [
 ];
 
 function inputOf(inst) {
-  const durations = inst.rows.map((a) => inst.rows.map((b) => Math.round(10 * Math.hypot(a.x - b.x, a.y - b.y))));
-  const distances = durations.map((row) => row.map((x) => 7 * x));
+  const { durations, jobs } = tenthsInput(inst);
   const [depot] = inst.rows;
   return {
     vehicles: Array.from({ length: inst.vehicles }, (_, i) => ({
@@ -46,14 +44,8 @@ function inputOf(inst) {
       time_window: [10 * depot.ready, 10 * depot.due],
       ...KINDS[i % KINDS.length],
     })),
-    jobs: inst.rows.slice(1).map((r, i) => ({
-      id: i + 1,
-      location_index: i + 1,
-      delivery: [r.demand],
-      service: 10 * r.service,
-      time_windows: [[10 * r.ready, 10 * r.due]],
-    })),
-    matrices: { car: { durations, distances } },
+    jobs,
+    matrices: { car: { durations, distances: durations.map((row) => row.map((x) => 7 * x)) } },
   };
 }
 
@@ -82,13 +74,8 @@ try {
     const input = inputOf(parse(readFileSync(join(projectRoot, '..', 'shared', 'data', 'vrptw', 'solomon', `${name}.txt`), 'utf8')));
     const file = join(work, `${name}.json`);
     writeFileSync(file, JSON.stringify(input));
-    const run = (cmd, argv) => {
-      const t = performance.now();
-      const out = JSON.parse(execFileSync(cmd, argv, { maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'ignore'] }).toString());
-      return { out, ms: Math.round(performance.now() - t) };
-    };
-    const ours = run(process.execPath, [join(projectRoot, 'bin', 'waymark.js'), 'optimize', file, '--matrix', '--time-budget', args.seconds]);
-    const peer = run(args.vroom, ['-i', file, '-x', '5', '-t', '1', '-l', args.seconds]);
+    const ours = runJson(process.execPath, [join(projectRoot, 'bin', 'waymark.js'), 'optimize', file, '--matrix', '--time-budget', args.seconds]);
+    const peer = runJson(args.vroom, ['-i', file, '-x', '5', '-t', '1', '-l', args.seconds]);
     const side = ({ out, ms }) => {
       const problems = checkOutput(input, out);
       const kinds = KINDS.map((_, k) => out.routes.filter((r) => r.vehicle % KINDS.length === k).length);

@@ -2,6 +2,7 @@
 // the reader, the integer problem both solvers get, and the feasibility checker, which works on the
 // original instance in exact doubles and knows nothing of either solver.
 
+import { execFileSync } from 'node:child_process';
 import { SLICE_MS } from '../../dist/api/optimizations/job.js';
 import { nextState, sliceOptions } from '../../dist/engine/vrp/slices.js';
 import { solveVrp } from '../../dist/engine/vrp/solver.js';
@@ -40,6 +41,31 @@ export function toProblem(inst) {
     .slice(1)
     .map((r, i) => ({ location: i + 1, demand: r.demand, service: r.service * SCALE, timeWindows: [[r.ready * SCALE, r.due * SCALE]] }));
   return { durations, distances, vehicles, jobs };
+}
+
+/**
+ * The instance as VROOM's matrix input in whole tenths (costs.mjs, breaks.mjs): durations round(10 ×
+ * distance), each customer a job (id and place its row) with its demand, and service and window ten times
+ * the instance's; the vehicles are the caller's.
+ */
+export function tenthsInput(inst) {
+  return {
+    durations: inst.rows.map((a) => inst.rows.map((b) => Math.round(10 * Math.hypot(a.x - b.x, a.y - b.y)))),
+    jobs: inst.rows.slice(1).map((r, i) => ({
+      id: i + 1,
+      location_index: i + 1,
+      delivery: [r.demand],
+      service: 10 * r.service,
+      time_windows: [[10 * r.ready, 10 * r.due]],
+    })),
+  };
+}
+
+/** Runs a solver that writes VROOM's output JSON to standard output: the output and the wall time. */
+export function runJson(cmd, argv) {
+  const t = performance.now();
+  const out = JSON.parse(execFileSync(cmd, argv, { maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'ignore'] }).toString());
+  return { out, ms: Math.round(performance.now() - t) };
 }
 
 /**

@@ -261,6 +261,57 @@ describe('shipments, priorities, windows and limits', () => {
     expect(brk.load[0]).toBeLessThanOrEqual(2);
   });
 
+  it('plans several breaks a vehicle, and breaks of two windows, each inside a window and in order', async () => {
+    // Stops with windows over a tight day: van-a a coffee and a lunch break, van-b a lunch break that is
+    // either early or late (two windows) and a tea break; the search plans all of them (none has a max_load).
+    const req = {
+      time_budget: 2,
+      vehicles: [
+        {
+          id: 'van-a',
+          start: P[0],
+          end: P[0],
+          time_window: [at('08:00:00'), at('15:00:00')],
+          breaks: [
+            { id: 'lunch', time_windows: [[at('12:00:00'), at('12:30:00')]], service: 2700 },
+            { id: 'coffee', time_windows: [[at('09:30:00'), at('10:00:00')]], service: 900 },
+          ],
+        },
+        {
+          id: 'van-b',
+          start: P[1],
+          end: P[1],
+          time_window: [at('08:00:00'), at('15:00:00')],
+          breaks: [
+            {
+              id: 'lunch',
+              time_windows: [
+                [at('10:30:00'), at('10:45:00')],
+                [at('13:00:00'), at('13:15:00')],
+              ],
+              service: 1800,
+            },
+            { id: 'tea', time_windows: [[at('14:00:00'), at('14:15:00')]], service: 600 },
+          ],
+        },
+      ],
+      stops: P.slice(2, 34).map((p, i) => ({
+        ...p,
+        id: `w${i}`,
+        service: 900,
+        // Every third stop in a one-hour window, spread over the day.
+        ...(i % 3 === 0 ? { time_windows: [[at(`${String(8 + (i % 6)).padStart(2, '0')}:00:00`), at(`${String(9 + (i % 6)).padStart(2, '0')}:00:00`)]] } : {}),
+      })),
+    };
+    const result = await plan(req);
+    checkModel(req, result);
+    expect(result.routes).toHaveLength(2);
+    expect(result.summary.assigned).toBeGreaterThan(15);
+    // In the order of their windows, whatever the order given.
+    const order = Object.fromEntries(result.routes.map((r: any) => [r.vehicle, r.steps.filter((s: any) => s.type === 'break').map((s: any) => s.id)]));
+    expect(order).toEqual({ 'van-a': ['coffee', 'lunch'], 'van-b': ['lunch', 'tea'] });
+  });
+
   it("weighs each vehicle's fixed cost against driving time", async () => {
     // Two depots with their own stops nearby: each van serves its own, unless using the second costs more than driving over.
     const stops = [...P.slice(2, 5), ...P.slice(5, 8)].map((p, i) => ({ ...p, id: `c${i}` }));

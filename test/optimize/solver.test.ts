@@ -986,9 +986,8 @@ describe.runIf(process.env.WAYMARK_CHECKED_KERNELS === '1')('checked kernel buil
       speedFactor: 1,
       costPerSecond: 1,
       costPerMeter: 0,
-      breakStart: -Infinity,
-      breakEnd: Infinity,
-      breakService: -1,
+      firstBreak: 0,
+      breakCount: 0,
     });
     view.setInt32(ptr.capacities, -1, true);
     // Location 5 of a 1 × 1 matrix: the release build would read whatever lies past it.
@@ -997,7 +996,7 @@ describe.runIf(process.env.WAYMARK_CHECKED_KERNELS === '1')('checked kernel buil
     view.setUint8(ptr.compat, 1);
     writeRecord(view, ptr.params, 0, L.params, { seed: 1, iterations: 10, timeLimitMs: 1000, startTemperature: 0.3, endTemperature: 0.003, warm: 0 });
     const { problem, ...blocks } = ptr;
-    writeRecord(view, problem, 0, L.problem, { n: 1, vehicleCount: 1, jobCount: 1, dims: 1, ...blocks, distances: 0, priorities: 0 });
+    writeRecord(view, problem, 0, L.problem, { n: 1, vehicleCount: 1, jobCount: 1, dims: 1, ...blocks, distances: 0, priorities: 0, breaks: 0 });
     expect(() => k.solve(problem)).toThrow(/WASM kernel vrp aborted at solver-as\/assembly\/vrp\/problem\.ts:\d+:\d+/);
   });
 });

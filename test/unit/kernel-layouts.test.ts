@@ -39,9 +39,8 @@ describe('kernel layouts generated from layouts.json', () => {
       speedFactor: 1.25,
       costPerSecond: 6,
       costPerMeter: 7,
-      breakStart: -Infinity,
-      breakEnd: Infinity,
-      breakService: -1,
+      firstBreak: 0,
+      breakCount: 0,
     };
     writeRecord(new DataView(buf), 8, 1, vehicleLimits, values);
     const f64 = new Float64Array(buf, 8 + vehicleLimits.bytes, vehicleLimits.bytes / 8);

@@ -73,7 +73,7 @@ export namespace ContractionCost {
 
 /** vrp.problem */
 export namespace VrpProblem {
-  export const BYTES: usize = 80;
+  export const BYTES: usize = 84;
   export const n: usize = 0; // i32
   export const vehicleCount: usize = 4; // i32
   export const jobCount: usize = 8; // i32
@@ -94,6 +94,7 @@ export namespace VrpProblem {
   export const compat: usize = 68; // u32
   export const params: usize = 72; // u32
   export const out: usize = 76; // u32
+  export const breaks: usize = 80; // u32
 }
 
 /** vrp.vehicle */
@@ -112,7 +113,7 @@ export namespace VrpVehicleHours {
 
 /** vrp.vehicleLimits */
 export namespace VrpVehicleLimits {
-  export const BYTES: usize = 80;
+  export const BYTES: usize = 72;
   export const maxJobs: usize = 0; // f64
   export const maxTravel: usize = 8; // f64
   export const maxDistance: usize = 16; // f64
@@ -120,9 +121,16 @@ export namespace VrpVehicleLimits {
   export const speedFactor: usize = 32; // f64
   export const costPerSecond: usize = 40; // f64
   export const costPerMeter: usize = 48; // f64
-  export const breakStart: usize = 56; // f64
-  export const breakEnd: usize = 64; // f64
-  export const breakService: usize = 72; // f64
+  export const firstBreak: usize = 56; // f64
+  export const breakCount: usize = 64; // f64
+}
+
+/** vrp.break */
+export namespace VrpBreak {
+  export const BYTES: usize = 16;
+  export const firstWindow: usize = 0; // i32
+  export const windowCount: usize = 4; // i32
+  export const service: usize = 8; // f64
 }
 
 /** vrp.job */

@@ -22,7 +22,7 @@ import { place, totalCost } from './route';
 import { recreate, ruin } from './ruin-recreate';
 import { allocState, meanTravel, setupJobs, setupNeighbors, setupVehicles, warmStart } from './setup';
 import { commit, copyRoute, loadBest, rollback, saveBest } from './solution';
-import { DIM, INF, J, LS_ROUNDS, N, POLISH_SHARE, S, V, compat, costModel, dis, dur, gPos, gPos2, hasDist, iterStamp, jRole, jobRoute, nPool, nServable, nTouched, nUnas, now, penalty, polishWork, prioPenalty, rLen, rnd, sNUnas, sUnas, searchWork, seedRng, servable, speedModel, stamp, stops, twP, unas, vFixed, vPerM, vPerSec, vSpeed } from './state';
+import { DIM, INF, J, LS_ROUNDS, N, POLISH_SHARE, S, V, compat, costModel, dis, dur, gPos, gPos2, hasDist, iterStamp, jRole, jobRoute, movedBreaks, nPool, nServable, nTouched, nUnas, now, penalty, polishWork, prioPenalty, rLen, rnd, sNUnas, sUnas, searchWork, seedRng, servable, speedModel, stamp, stops, twP, unas, vFixed, vPerM, vPerSec, vSpeed } from './state';
 
 import { alloc, reset } from '../../lib/abi';
 import { VrpParams, VrpProblem } from '../generated/layouts';
@@ -93,7 +93,8 @@ export function solve(problem: usize): i32 {
     let ok = false;
     for (let r = 0; r < V && !ok; r++) {
       if (!canServe(q, r)) continue;
-      ok = bestInRoute(q, r, INF, false) < INF;
+      // With several breaks a job that fits no route alone may fit among others (breaks taken nearer it).
+      ok = bestInRoute(q, r, INF, false) < INF || (movedBreaks && unchecked(jRole[q]) == 0);
     }
     if (ok) {
       unchecked(servable[nServable++] = q);

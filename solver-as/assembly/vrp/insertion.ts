@@ -1,9 +1,10 @@
 // Cheapest feasible insertion of a job (or a shipment's pair) into one route and over all routes, and the
 // order of priorities that construction and recreate insert in.
 
-import { afterBreak, brkOf, canServe, dd, fits, fitsAfter, fixedOf, serviceStart, tc, travelOf, tv, withinDistance } from './problem';
-import { evalSeq } from './sequence';
-import { BLINK, DIM, EPS, INF, S, V, bufC, costModel, dep, gPos, gPos2, hasDist, hasPick, hasPrio, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwFirst, jTwLast, lat, nPool, pairLoad, pairMax, pairWalk, pool, rBrk, rDist, rLen, rnd, searchWork, stamp, stops, typeStamp, vCap, vEnd, vMaxDist, vMaxTasks, vMaxTravel, vStart, vTwE, vType } from './state';
+import { brkOf, canServe, dd, fits, fitsAfter, fixedOf, serviceStart, tc, travelOf, tv, withinDistance } from './problem';
+import { afterBreaksAt } from './route';
+import { copyNodes, evalSeq } from './sequence';
+import { BLINK, DIM, EPS, INF, S, V, bufA, bufC, movedBreaks, rCost, costModel, dep, gPos, gPos2, hasDist, hasPick, hasPrio, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwFirst, jTwLast, lat, nPool, pairLoad, pairMax, pairWalk, pool, rDist, rLen, rnd, searchWork, stamp, stops, typeStamp, vCap, vEnd, vMaxDist, vMaxTasks, vMaxTravel, vStart, vTwE, vType } from './state';
 
 /** Cheapest feasible insertion of j into route r (delta travel); position in gPos. INF when none. */
 export function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
@@ -57,7 +58,7 @@ export function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
   return pos < 0 ? INF : best;
 }
 
-/** Whether job j (and job q after it, q >= 0) alone make a route of vehicle r with room for its break. */
+/** Whether job j (and job q after it, q >= 0) alone make a route of vehicle r with room for its breaks. */
 function aloneFits(r: i32, j: i32, q: i32): bool {
   unchecked(bufC[0] = j);
   if (q >= 0) unchecked(bufC[1] = q);
@@ -85,7 +86,6 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
   const svcP = unchecked(jSvc[p]);
   const svcQ = unchecked(jSvc[q]);
   const withBreak = brkOf(r) && len > 0;
-  const brkAt = withBreak ? unchecked(rBrk[r]) : -1;
   const rb = r * DIM;
   const pb = p * DIM;
   let best = bound;
@@ -147,9 +147,9 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
       const arrival = t + tv(r, at, lm);
       if (arrival > unchecked(lat[base + m])) break;
       t = serviceStart(jm, arrival) + unchecked(jSvc[jm]);
-      // The break after node m comes before the delivery put there, and before the nodes after it.
-      if (withBreak && m == brkAt) {
-        t = afterBreak(r, t);
+      // The breaks after node m come before the delivery put there, and before the nodes after it.
+      if (withBreak) {
+        t = afterBreaksAt(r, m, t);
         if (t == INF) break;
       }
       at = lm;
@@ -209,6 +209,35 @@ export function bestInsertion(j: i32, blink: bool): i32 {
   }
   gPos = bestP;
   gPos2 = bestP2;
+  // The checks above keep a route's breaks where they are; with several breaks a job may fit only where
+  // they move (taken at another stop, nearer the job): found by the exact check, where nothing else fits.
+  if (bestR < 0 && movedBreaks && unchecked(jRole[j]) == 0) return withBreaksMoved(j);
+  return bestR;
+}
+
+/** Cheapest insertion of job j into a used route with breaks, each position judged by evalSeq (the breaks
+ *  where they fit best); route in return, position in gPos; -1 when none. */
+function withBreaksMoved(j: i32): i32 {
+  let best = INF;
+  let bestR = -1;
+  let bestP = -1;
+  for (let r = 0; r < V; r++) {
+    const len = unchecked(rLen[r]);
+    if (len == 0 || !brkOf(r) || !canServe(j, r) || !fits(j, r) || len >= unchecked(vMaxTasks[r])) continue;
+    for (let i = 0; i <= len; i++) {
+      let w = copyNodes(r, 1, i, bufA, 0);
+      unchecked(bufA[w++] = j);
+      w = copyNodes(r, i + 1, len, bufA, w);
+      const c = evalSeq(r, bufA, w) - unchecked(rCost[r]);
+      if (c < best) {
+        best = c;
+        bestR = r;
+        bestP = i;
+      }
+    }
+  }
+  gPos = bestP;
+  gPos2 = -1;
   return bestR;
 }
 

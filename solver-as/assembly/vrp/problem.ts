@@ -2,7 +2,7 @@
 // service start in a job's windows, the break, capacity and distance limits. Pure reads of state.ts.
 
 import { VrpWindow } from '../generated/layouts';
-import { DIM, INF, J, N, S, V, bwdMax, compat, costModel, dis, dur, fwdMax, hasBreaks, hasDist, hasPick, jDem, jLoc, jPick, jTwCnt, jTwOff, rCost, rDist, rLen, rLoad, rTrav, speedModel, stops, twP, vBrkD, vBrkE, vBrkS, vCap, vEnd, vFixed, vMaxDist, vPerM, vPerSec, vSpeed, vStart } from './state';
+import { DIM, INF, J, N, S, V, bwdMax, compat, costModel, dis, dur, fwdMax, bkSvc, bkTwCnt, bkTwOff, hasBreaks, hasDist, hasPick, jDem, jLoc, jPick, jTwCnt, jTwOff, rCost, rDist, rLen, rLoad, rTrav, speedModel, stops, twP, vBrkCnt, vCap, vEnd, vFixed, vMaxDist, vPerM, vPerSec, vSpeed, vStart } from './state';
 
 // The input blocks are read in place (no bounds of their own): the checked build (solver-as/build.mjs
 // --checked) asserts the indexes into them; the release build compiles the checks away.
@@ -29,13 +29,35 @@ import { DIM, INF, J, N, S, V, bwdMax, compat, costModel, dis, dur, fwdMax, hasB
 }
 
 @inline export function brkOf(r: i32): bool {
-  return hasBreaks && unchecked(vBrkD[r]) >= 0;
+  return hasBreaks && unchecked(vBrkCnt[r]) > 0;
 }
 
-/** When vehicle r is off again after a break it may start at t at the earliest; INF when its window has closed. */
-@inline export function afterBreak(r: i32, t: f64): f64 {
-  const s = t > unchecked(vBrkS[r]) ? t : unchecked(vBrkS[r]);
-  return s > unchecked(vBrkE[r]) ? INF : s + unchecked(vBrkD[r]);
+/** When the vehicle is off again after break b (an index into bk*) it may start at t at the earliest: in
+ *  the first of its windows that has not closed by t; INF when all have. */
+@inline export function afterBreak(b: i32, t: f64): f64 {
+  const cnt = unchecked(bkTwCnt[b]);
+  let p = twP + <usize>unchecked(bkTwOff[b]) * VrpWindow.BYTES;
+  for (let k = 0; k < cnt; k++) {
+    const ws = load<f64>(p, VrpWindow.start);
+    const s = t > ws ? t : ws;
+    if (s <= load<f64>(p, VrpWindow.end)) return s + unchecked(bkSvc[b]);
+    p += VrpWindow.BYTES;
+  }
+  return INF;
+}
+
+/** The latest time the vehicle may reach break b and still be off again by y (afterBreak is non-decreasing); -INF when none. */
+@inline export function latestBeforeBreak(b: i32, y: f64): f64 {
+  const cnt = unchecked(bkTwCnt[b]);
+  const latest = y - unchecked(bkSvc[b]);
+  let p = twP + <usize>(unchecked(bkTwOff[b]) + cnt - 1) * VrpWindow.BYTES;
+  for (let k = cnt - 1; k >= 0; k--) {
+    const e = load<f64>(p, VrpWindow.end);
+    const x = latest < e ? latest : e;
+    if (x >= load<f64>(p, VrpWindow.start)) return x;
+    p -= VrpWindow.BYTES;
+  }
+  return -INF;
 }
 
 /** Travel seconds of route r. */

@@ -1,8 +1,8 @@
-// A route kept up to date in place: its schedule (earliest departures, latest arrivals), its break, loads,
+// A route kept up to date in place: its schedule (earliest departures, latest arrivals), its breaks, loads,
 // cost and job positions, after a job is placed or the route rewritten; the plan's total cost.
 
-import { afterBreak, brkOf, dd, fixedOf, latestArrival, nodeLoc, serviceStart, tc, tv } from './problem';
-import { DIM, INF, S, V, bwdMax, costModel, dep, fwdMax, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jobPos, jobRoute, lat, nTouched, nUnas, penalty, prioPenalty, rBrk, rCost, rDist, rLen, rLoad, rTrav, stops, touchStamp, touched, unas, vBrkD, vBrkE, vBrkS, vEnd, vStart, vTwE, vTwS } from './state';
+import { afterBreak, brkOf, dd, fixedOf, latestArrival, latestBeforeBreak, nodeLoc, serviceStart, tc, tv } from './problem';
+import { DIM, INF, S, V, bwdMax, costModel, dep, fwdMax, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jobPos, jobRoute, lat, nTouched, nUnas, penalty, prioPenalty, BK, brkLA, brkLD, rBrk, rCost, rDist, rLen, rLoad, rTrav, stops, touchStamp, touched, unas, vBrkCnt, vBrkFirst, vEnd, vStart, vTwE, vTwS } from './state';
 
 export function updateLoads(r: i32): void {
   const base = r * S;
@@ -70,52 +70,101 @@ export function updateRoute(r: i32): void {
   // Every later bound derives from the end of hours, so service never runs past them.
   unchecked(lat[base + len + 1] = vTwE[r]);
   latestArrivalsUpTo(r, len, end);
-  if (brkOf(r) && len > 0) placeBreak(r);
+  if (brkOf(r) && len > 0) placeBreaks(r);
 }
 
 /**
- * The break of route r after the node that leaves the most slack (dep and lat are without it on entry):
- * then the departures from that node on and the latest arrivals up to it with the break. Where it fits
- * nowhere (a warm start's route) nothing may be inserted until the route changes.
+ * The breaks of route r, one after another in their order, each after the node that leaves the most
+ * slack (dep and lat are without them on entry). First, from the end, the latest time the vehicle may
+ * reach each node with k breaks taken (brkLA) and be off again there (brkLD), the later breaks anywhere
+ * after it; then each break after the node, from the previous break's on, where it is off again earliest
+ * before that bound, and the departures from there on with it; last the latest arrivals with the breaks
+ * where they are. Where they fit nowhere (a warm start's route) nothing may be inserted until the route
+ * changes. With one break brkLA at one break taken is lat, so the slack is the single break's.
  */
-function placeBreak(r: i32): void {
+function placeBreaks(r: i32): void {
   const base = r * S;
   const len = unchecked(rLen[r]);
+  const K = unchecked(vBrkCnt[r]);
+  const b0 = unchecked(vBrkFirst[r]);
+  const W = BK + 1;
   const last = unchecked(vEnd[r]) < 0 ? len - 1 : len;
-  let p = -1;
-  let most = -INF;
-  for (let i = 0; i <= last; i++) {
-    const a = afterBreak(r, unchecked(dep[base + i]));
-    if (a == INF) break; // later nodes are left later still
-    const slack = unchecked(lat[base + i + 1]) - a - tv(r, nodeLoc(r, base, i, len), nodeLoc(r, base, i + 1, len));
-    if (slack >= 0 && slack > most) {
-      most = slack;
-      p = i;
+  // With all K breaks taken brkLA is lat; the placement reads it at 1..K-1 breaks taken (none for one break).
+  for (let k = 1; k < K; k++) unchecked(brkLA[(len + 1) * W + k] = -INF);
+  for (let i = K > 1 ? len : -1; i >= 0; i--) {
+    const leg = tv(r, nodeLoc(r, base, i, len), nodeLoc(r, base, i + 1, len));
+    for (let k = K - 1; k >= 1; k--) {
+      let y = unchecked(brkLA[(i + 1) * W + k]) - leg;
+      if (i <= last) {
+        const x = latestBeforeBreak(b0 + k, k + 1 == K ? unchecked(lat[base + i + 1]) - leg : unchecked(brkLD[i * W + k + 1]));
+        if (x > y) y = x;
+      }
+      unchecked(brkLD[i * W + k] = y);
+      if (i > 0) {
+        const j = unchecked(stops[base + i]);
+        unchecked(brkLA[i * W + k] = latestArrival(j, y - unchecked(jSvc[j])));
+      }
     }
   }
-  if (p < 0) {
-    unchecked(rBrk[r] = 0);
-    for (let i = 0; i <= len + 1; i++) unchecked(lat[base + i] = -INF);
-    return;
+  let from = 0;
+  for (let k = 0; k < K; k++) {
+    let p = -1;
+    let most = -INF;
+    for (let i = from; i <= last; i++) {
+      const a = afterBreak(b0 + k, unchecked(dep[base + i]));
+      if (a == INF) break; // later nodes are left later still
+      const la = k + 1 == K ? unchecked(lat[base + i + 1]) : unchecked(brkLA[(i + 1) * W + k + 1]);
+      const leg = tv(r, nodeLoc(r, base, i, len), nodeLoc(r, base, i + 1, len));
+      let slack = la - a - leg;
+      // Or the next break right after this one, at the same node.
+      if (k + 1 < K) {
+        const off = k + 2 == K ? unchecked(lat[base + i + 1]) - leg : unchecked(brkLD[i * W + k + 2]);
+        slack = max(slack, latestBeforeBreak(b0 + k + 1, off) - a);
+      }
+      if (slack >= 0 && slack > most) {
+        most = slack;
+        p = i;
+      }
+    }
+    if (p < 0) {
+      for (let q = 0; q < K; q++) unchecked(rBrk[r * BK + q] = 0);
+      for (let i = 0; i <= len + 1; i++) unchecked(lat[base + i] = -INF);
+      return;
+    }
+    unchecked(rBrk[r * BK + k] = p);
+    let t = afterBreak(b0 + k, unchecked(dep[base + p]));
+    unchecked(dep[base + p] = t);
+    let prev = nodeLoc(r, base, p, len);
+    for (let i = p + 1; i <= len; i++) {
+      const j = unchecked(stops[base + i]);
+      const l = unchecked(jLoc[j]);
+      t = serviceStart(j, t + tv(r, prev, l)) + unchecked(jSvc[j]);
+      unchecked(dep[base + i] = t);
+      prev = l;
+    }
+    from = p;
   }
-  unchecked(rBrk[r] = p);
-  let t = afterBreak(r, unchecked(dep[base + p]));
-  unchecked(dep[base + p] = t);
-  let prev = nodeLoc(r, base, p, len);
-  for (let i = p + 1; i <= len; i++) {
+  // Latest arrivals with the breaks where they are: those after the last break's node stay as they were.
+  let k = K - 1;
+  const pl = unchecked(rBrk[r * BK + k]);
+  let L = unchecked(lat[base + pl + 1]);
+  let next = nodeLoc(r, base, pl + 1, len);
+  for (let i = pl; i >= 1; i--) {
     const j = unchecked(stops[base + i]);
     const l = unchecked(jLoc[j]);
-    t = serviceStart(j, t + tv(r, prev, l)) + unchecked(jSvc[j]);
-    unchecked(dep[base + i] = t);
-    prev = l;
+    let y = L - tv(r, l, next);
+    while (k >= 0 && unchecked(rBrk[r * BK + k]) == i) y = latestBeforeBreak(b0 + k--, y);
+    L = latestArrival(j, y - unchecked(jSvc[j]));
+    unchecked(lat[base + i] = L);
+    next = l;
   }
-  if (p == 0) return;
-  // Leaving node p by Y keeps the rest: the break starts at the later of that and bs, by be, and ends in time for the next node.
-  const j = unchecked(stops[base + p]);
-  const latest = min(unchecked(lat[base + p + 1]) - tv(r, unchecked(jLoc[j]), nodeLoc(r, base, p + 1, len)) - unchecked(vBrkD[r]), unchecked(vBrkE[r]));
-  const Y = latest < unchecked(vBrkS[r]) ? -INF : latest;
-  unchecked(lat[base + p] = latestArrival(j, Y - unchecked(jSvc[j])));
-  latestArrivalsUpTo(r, p - 1, unchecked(jLoc[j]));
+}
+
+/** When route r is off again after the breaks it takes at node i, having been free to take them at t. */
+export function afterBreaksAt(r: i32, i: i32, t: f64): f64 {
+  const b0 = unchecked(vBrkFirst[r]);
+  for (let k = 0; k < unchecked(vBrkCnt[r]); k++) if (unchecked(rBrk[r * BK + k]) == i) t = afterBreak(b0 + k, t);
+  return t;
 }
 
 /** Latest arrivals at nodes `last` down to 1 of route r, from node last+1's (at location `next`). */

@@ -1,10 +1,10 @@
 // A whole route as a sequence of jobs (bufA, bufB), judged from scratch: every rule checked and its cost
 // counted (evalSeq), then written into the route when the move gains (tryApply). The local-search
-// operators and the break check of an empty route go through it.
+// operators and the breaks check of an empty route go through it.
 
-import { afterBreak, brkOf, canServe, dd, fixedOf, latestArrival, serviceStart, tc, tv } from './problem';
+import { afterBreak, brkOf, canServe, dd, fixedOf, serviceStart, tc, tv } from './problem';
 import { touch, updateRoute } from './route';
-import { DIM, EPS, INF, S, bufA, bufB, costModel, depNB, evalStamp, hasDist, hasPairs, hasPick, jDem, jLoc, jPair, jPick, jRole, jSvc, latNB, loadBuf, polishWork, rCost, rLen, seenStamp, stops, vCap, vEnd, vMaxDist, vMaxTasks, vMaxTravel, vStart, vTwE, vTwS } from './state';
+import { DIM, EPS, INF, S, bufA, bufB, brkE, costModel, depNB, evalStamp, hasDist, hasPairs, hasPick, jDem, jLoc, jPair, jPick, jRole, jSvc, loadBuf, polishWork, rCost, rLen, seenStamp, stops, vBrkCnt, vBrkFirst, vCap, vEnd, vMaxDist, vMaxTasks, vMaxTravel, vStart, vTwE, vTwS } from './state';
 
 /** Whether every shipment in buf[0..len) has both its jobs there, the pickup first. */
 function pairsInOrder(buf: StaticArray<i32>, len: i32): bool {
@@ -38,8 +38,8 @@ export function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
   for (let d = 0; d < DIM; d++) unchecked(loadBuf[d] = 0);
   const cb = r * DIM;
   const withPick = hasPick;
-  const withBreak = brkOf(r);
-  if (withBreak) unchecked(depNB[0] = t);
+  const withBreaks = brkOf(r);
+  if (withBreaks) unchecked(depNB[0] = t);
   if (hasPairs && !pairsInOrder(buf, len)) return INF;
   if (withPick) {
     // The load leaving the start is every delivery; each stop then takes its delivery off and its pickup on.
@@ -68,39 +68,57 @@ export function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
     if (st == INF) return INF;
     t = st + unchecked(jSvc[j]);
     if (t > hoursEnd) return INF;
-    if (withBreak) unchecked(depNB[i + 1] = t);
+    if (withBreaks) unchecked(depNB[i + 1] = t);
     prev = l;
   }
   const d = tv(r, prev, unchecked(vEnd[r]));
   if (t + d > hoursEnd || (costModel ? travel : cost) + d > unchecked(vMaxTravel[r])) return INF;
   if (hasDist && meters + dd(prev, unchecked(vEnd[r])) > unchecked(vMaxDist[r])) return INF;
-  if (withBreak && !breakFits(r, buf, len)) return INF;
+  if (withBreaks && !breaksFit(r, buf, len)) return INF;
   return costModel ? cost + tc(r, prev, unchecked(vEnd[r])) : cost + d;
 }
 
 /**
- * Whether vehicle r driving buf[0..len) has room for its break after some node: departures without it
- * are in depNB (evalSeq), latest arrivals without it are computed here from the end.
+ * Whether vehicle r driving buf[0..len) (every other rule kept) can take its breaks in their order, each
+ * inside one of its windows, where it is after its start or a stop: brkE[k] is the earliest it can be off
+ * again at a node with k breaks taken. Every rule is a deadline, so the earliest is the best to go on
+ * from, and the check is exact.
  */
-function breakFits(r: i32, buf: StaticArray<i32>, len: i32): bool {
-  const end = unchecked(vEnd[r]);
-  unchecked(latNB[len + 1] = vTwE[r]);
-  let next = end;
-  for (let i = len; i >= 1; i--) {
-    const j = unchecked(buf[i - 1]);
-    const l = unchecked(jLoc[j]);
-    unchecked(latNB[i] = latestArrival(j, unchecked(latNB[i + 1]) - tv(r, l, next) - unchecked(jSvc[j])));
-    next = l;
+function breaksFit(r: i32, buf: StaticArray<i32>, len: i32): bool {
+  const K = unchecked(vBrkCnt[r]);
+  const b0 = unchecked(vBrkFirst[r]);
+  const hoursEnd = unchecked(vTwE[r]);
+  // An open route is over when it reaches its last stop: no break after it.
+  const last = unchecked(vEnd[r]) < 0 ? len - 1 : len;
+  for (let k = 1; k <= K; k++) unchecked(brkE[k] = INF);
+  let prev = unchecked(vStart[r]);
+  for (let p = 0; p <= len; p++) {
+    // Without a break taken, the times evalSeq found.
+    unchecked(brkE[0] = depNB[p]);
+    if (p > 0) {
+      const j = unchecked(buf[p - 1]);
+      const l = unchecked(jLoc[j]);
+      const d = tv(r, prev, l);
+      for (let k = 1; k <= K; k++) {
+        const e = unchecked(brkE[k]);
+        if (e == INF) continue;
+        const st = serviceStart(j, e + d);
+        const off = st == INF ? INF : st + unchecked(jSvc[j]);
+        unchecked(brkE[k] = off > hoursEnd ? INF : off);
+      }
+      prev = l;
+    }
+    if (p <= last) {
+      for (let k = 0; k < K; k++) {
+        const e = unchecked(brkE[k]);
+        if (e == INF) continue;
+        const a = afterBreak(b0 + k, e);
+        if (a < unchecked(brkE[k + 1])) unchecked(brkE[k + 1] = a);
+      }
+    }
   }
-  const last = end < 0 ? len - 1 : len;
-  for (let p = 0; p <= last; p++) {
-    const a = afterBreak(r, unchecked(depNB[p]));
-    if (a == INF) return false;
-    const from = p == 0 ? unchecked(vStart[r]) : unchecked(jLoc[unchecked(buf[p - 1])]);
-    const to = p == len ? end : unchecked(jLoc[unchecked(buf[p])]);
-    if (a + tv(r, from, to) <= unchecked(latNB[p + 1])) return true;
-  }
-  return false;
+  const e = unchecked(brkE[K]);
+  return e < INF && e + tv(r, prev, unchecked(vEnd[r])) <= hoursEnd;
 }
 
 function applySeq(r: i32, buf: StaticArray<i32>, len: i32): void {

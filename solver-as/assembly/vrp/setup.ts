@@ -1,10 +1,10 @@
 // Reading solve()'s input into state.ts, and the structures derived once per solve: vehicle types,
 // job neighbours, the mean leg cost, the working arrays, a warm start.
 
-import { VrpJob, VrpProblem, VrpVehicle, VrpVehicleHours, VrpVehicleLimits, VrpWindow } from '../generated/layouts';
+import { VrpBreak, VrpJob, VrpProblem, VrpVehicle, VrpVehicleHours, VrpVehicleLimits, VrpWindow } from '../generated/layouts';
 import { canServe, tc, tt } from './problem';
 import { updateRoute } from './route';
-import { DIM, INF, J, K, MAX_NEIGHBORS, S, V, adj, adjCnt, bLen, bStops, bufA, bufB, bufC, bwdMax, costModel, dep, depNB, evalStamp, fwdMax, hasBreaks, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jDemKey, jDepot, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwCnt, jTwFirst, jTwLast, jTwOff, jobPos, jobRoute, keys, lat, latNB, loadBuf, nPool, nServable, nTouched, nUnas, pairLoad, pairMax, pairWalk, polishWork, pool, rBrk, rCost, rDist, rLen, rLoad, rTrav, rint, sBrk, sCost, sDep, sDist, sLat, sLen, sLoad, sStops, sTrav, sUnas, searchWork, seenStamp, segBuf, servable, speedModel, stamp, stops, touchStamp, touched, twP, typeStamp, unas, vBrkD, vBrkE, vBrkS, vCap, vEnd, vFixed, vMaxDist, vMaxTasks, vMaxTravel, vPerM, vPerSec, vSpeed, vStart, vTwE, vTwS, vType } from './state';
+import { DIM, INF, J, K, MAX_NEIGHBORS, S, V, adj, adjCnt, bLen, bStops, bufA, bufB, bufC, bwdMax, costModel, dep, depNB, evalStamp, fwdMax, hasBreaks, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jDemKey, jDepot, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwCnt, jTwFirst, jTwLast, jTwOff, jobPos, jobRoute, keys, lat, loadBuf, nPool, nServable, nTouched, nUnas, pairLoad, pairMax, pairWalk, polishWork, pool, rBrk, rCost, rDist, rLen, rLoad, rTrav, rint, sBrk, sCost, sDep, sDist, sLat, sLen, sLoad, sStops, sTrav, sUnas, searchWork, seenStamp, segBuf, servable, speedModel, stamp, stops, touchStamp, touched, twP, typeStamp, unas, BK, bkSvc, bkTwCnt, movedBreaks, bkTwOff, brkE, brkLA, brkLD, vBrkCnt, vBrkFirst, vCap, vEnd, vFixed, vMaxDist, vMaxTasks, vMaxTravel, vPerM, vPerSec, vSpeed, vStart, vTwE, vTwS, vType } from './state';
 
 export function setupVehicles(problem: usize): void {
   const vehI = <usize>load<u32>(problem, VrpProblem.vehicles);
@@ -24,10 +24,11 @@ export function setupVehicles(problem: usize): void {
   vSpeed = new StaticArray<f64>(V);
   vPerSec = new StaticArray<f64>(V);
   vPerM = new StaticArray<f64>(V);
-  vBrkS = new StaticArray<f64>(V);
-  vBrkE = new StaticArray<f64>(V);
-  vBrkD = new StaticArray<f64>(V);
+  vBrkFirst = new StaticArray<i32>(V);
+  vBrkCnt = new StaticArray<i32>(V);
   hasBreaks = false;
+  BK = 0;
+  let breakCount = 0;
   speedModel = false;
   costModel = false;
   for (let r = 0; r < V; r++) {
@@ -50,13 +51,16 @@ export function setupVehicles(problem: usize): void {
     unchecked(vSpeed[r] = load<f64>(lim, VrpVehicleLimits.speedFactor));
     unchecked(vPerSec[r] = load<f64>(lim, VrpVehicleLimits.costPerSecond));
     unchecked(vPerM[r] = hasDist ? load<f64>(lim, VrpVehicleLimits.costPerMeter) : 0.0);
-    unchecked(vBrkS[r] = load<f64>(lim, VrpVehicleLimits.breakStart));
-    unchecked(vBrkE[r] = load<f64>(lim, VrpVehicleLimits.breakEnd));
-    unchecked(vBrkD[r] = load<f64>(lim, VrpVehicleLimits.breakService));
-    if (unchecked(vBrkD[r]) >= 0) hasBreaks = true;
+    unchecked(vBrkFirst[r] = <i32>load<f64>(lim, VrpVehicleLimits.firstBreak));
+    const nb = <i32>load<f64>(lim, VrpVehicleLimits.breakCount);
+    unchecked(vBrkCnt[r] = nb);
+    if (nb > 0) hasBreaks = true;
+    if (nb > BK) BK = nb;
+    if (unchecked(vBrkFirst[r]) + nb > breakCount) breakCount = unchecked(vBrkFirst[r]) + nb;
     if (unchecked(vSpeed[r]) != 1.0) speedModel = true;
     if (unchecked(vPerSec[r]) != 1.0 || unchecked(vPerM[r]) != 0.0) costModel = true;
   }
+  setupBreaks(problem, breakCount);
   // Vehicles are interchangeable when everything about them matches, including which jobs they may serve.
   for (let r = 0; r < V; r++) {
     unchecked(vType[r] = r);
@@ -65,8 +69,7 @@ export function setupVehicles(problem: usize): void {
       if (vStart[q] != vStart[r] || vEnd[q] != vEnd[r] || vTwS[q] != vTwS[r] || vTwE[q] != vTwE[r]) continue;
       if (vMaxTasks[q] != vMaxTasks[r] || vMaxTravel[q] != vMaxTravel[r] || vMaxDist[q] != vMaxDist[r] || vFixed[q] != vFixed[r]) continue;
       if (vSpeed[q] != vSpeed[r] || vPerSec[q] != vPerSec[r] || vPerM[q] != vPerM[r]) continue;
-      if (vBrkS[q] != vBrkS[r] || vBrkE[q] != vBrkE[r] || vBrkD[q] != vBrkD[r]) continue;
-      let same = true;
+      let same = sameBreaks(q, r);
       for (let d = 0; d < DIM && same; d++) same = vCap[q * DIM + d] == vCap[r * DIM + d];
       for (let j = 0; j < J && same; j++) same = canServe(j, q) == canServe(j, r);
       if (same) {
@@ -75,6 +78,42 @@ export function setupVehicles(problem: usize): void {
       }
     }
   }
+}
+
+/** Reads the break records (vehicles' firstBreak and breakCount index them). */
+function setupBreaks(problem: usize, count: i32): void {
+  const p = <usize>load<u32>(problem, VrpProblem.breaks);
+  bkTwOff = new StaticArray<i32>(count);
+  bkTwCnt = new StaticArray<i32>(count);
+  bkSvc = new StaticArray<f64>(count);
+  movedBreaks = false;
+  for (let b = 0; b < count; b++) {
+    const rec = p + <usize>b * VrpBreak.BYTES;
+    unchecked(bkTwOff[b] = load<i32>(rec, VrpBreak.firstWindow));
+    unchecked(bkTwCnt[b] = load<i32>(rec, VrpBreak.windowCount));
+    unchecked(bkSvc[b] = load<f64>(rec, VrpBreak.service));
+    if (unchecked(bkTwCnt[b]) > 1) movedBreaks = true;
+  }
+  for (let r = 0; r < V; r++) if (unchecked(vBrkCnt[r]) > 1) movedBreaks = true;
+}
+
+/** Whether vehicles q and r have the same breaks: the same services and windows, in the same order. */
+function sameBreaks(q: i32, r: i32): bool {
+  const n = unchecked(vBrkCnt[q]);
+  if (n != unchecked(vBrkCnt[r])) return false;
+  for (let k = 0; k < n; k++) {
+    const a = unchecked(vBrkFirst[q]) + k;
+    const b = unchecked(vBrkFirst[r]) + k;
+    const cnt = unchecked(bkTwCnt[a]);
+    if (a == b) continue;
+    if (unchecked(bkSvc[a]) != unchecked(bkSvc[b]) || cnt != unchecked(bkTwCnt[b])) return false;
+    for (let w = 0; w < cnt; w++) {
+      const wa = twP + <usize>(unchecked(bkTwOff[a]) + w) * VrpWindow.BYTES;
+      const wb = twP + <usize>(unchecked(bkTwOff[b]) + w) * VrpWindow.BYTES;
+      if (load<f64>(wa, VrpWindow.start) != load<f64>(wb, VrpWindow.start) || load<f64>(wa, VrpWindow.end) != load<f64>(wb, VrpWindow.end)) return false;
+    }
+  }
+  return true;
 }
 
 export function setupJobs(problem: usize): void {
@@ -226,10 +265,12 @@ export function allocState(): void {
   bwdMax = new StaticArray<i32>(hasPick ? V * S * DIM : 0);
   rCost = new StaticArray<f64>(V);
   rTrav = new StaticArray<f64>(costModel ? V : 0);
-  rBrk = new StaticArray<i32>(hasBreaks ? V : 0);
-  sBrk = new StaticArray<i32>(hasBreaks ? V : 0);
+  rBrk = new StaticArray<i32>(V * BK);
+  sBrk = new StaticArray<i32>(V * BK);
   depNB = new StaticArray<f64>(hasBreaks ? J + 2 : 0);
-  latNB = new StaticArray<f64>(hasBreaks ? J + 2 : 0);
+  brkE = new StaticArray<f64>(BK + 1);
+  brkLA = new StaticArray<f64>(hasBreaks ? (J + 2) * (BK + 1) : 0);
+  brkLD = new StaticArray<f64>(hasBreaks ? (J + 2) * (BK + 1) : 0);
   bufC = new StaticArray<i32>(hasBreaks ? 2 : 0);
   sTrav = new StaticArray<f64>(costModel ? V : 0);
   rDist = new StaticArray<f64>(hasDist ? V : 0);

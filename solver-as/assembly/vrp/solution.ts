@@ -1,7 +1,7 @@
 // Copies of the solution: the accepted one (sav) for rollback, the best one for the end.
 
 import { updateLoads, updateRoute } from './route';
-import { DIM, J, S, V, bLen, bStops, costModel, dep, hasBreaks, hasDist, hasPick, jPair, jRole, jobPos, jobRoute, lat, nServable, nTouched, nUnas, rBrk, rCost, rDist, rLen, rLoad, rTrav, sBrk, sCost, sDep, sDist, sLat, sLen, sLoad, sNUnas, sStops, sTrav, sUnas, servable, stops, touched, unas } from './state';
+import { BK, DIM, J, S, V, bLen, bStops, costModel, dep, hasBreaks, hasDist, hasPick, jPair, jRole, jobPos, jobRoute, lat, nServable, nTouched, nUnas, rBrk, rCost, rDist, rLen, rLoad, rTrav, sBrk, sCost, sDep, sDist, sLat, sLen, sLoad, sNUnas, sStops, sTrav, sUnas, servable, stops, touched, unas } from './state';
 
 export function copyRoute(r: i32, toSaved: bool): void {
   const base = r * S;
@@ -14,7 +14,7 @@ export function copyRoute(r: i32, toSaved: bool): void {
     for (let d = 0; d < DIM; d++) unchecked(sLoad[r * DIM + d] = rLoad[r * DIM + d]);
     unchecked(sCost[r] = rCost[r]);
     if (costModel) unchecked(sTrav[r] = rTrav[r]);
-    if (hasBreaks) unchecked(sBrk[r] = rBrk[r]);
+    if (hasBreaks) for (let k = 0; k < BK; k++) unchecked(sBrk[r * BK + k] = rBrk[r * BK + k]);
     if (hasDist) unchecked(sDist[r] = rDist[r]);
   } else {
     const len = unchecked(sLen[r]);
@@ -25,7 +25,7 @@ export function copyRoute(r: i32, toSaved: bool): void {
     for (let d = 0; d < DIM; d++) unchecked(rLoad[r * DIM + d] = sLoad[r * DIM + d]);
     unchecked(rCost[r] = sCost[r]);
     if (costModel) unchecked(rTrav[r] = sTrav[r]);
-    if (hasBreaks) unchecked(rBrk[r] = sBrk[r]);
+    if (hasBreaks) for (let k = 0; k < BK; k++) unchecked(rBrk[r * BK + k] = sBrk[r * BK + k]);
     if (hasDist) unchecked(rDist[r] = sDist[r]);
     for (let i = 1; i <= len; i++) {
       const j = unchecked(stops[base + i]);

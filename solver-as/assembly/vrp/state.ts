@@ -56,19 +56,26 @@ export let vFixed = new StaticArray<f64>(0); // what using the vehicle costs, in
 export let vSpeed = new StaticArray<f64>(0); // speed factor: the vehicle's travel time is the matrix's divided by it, rounded
 export let vPerSec = new StaticArray<f64>(0); // cost of a second of the vehicle's travel (VROOM's per_hour / 3600)
 export let vPerM = new StaticArray<f64>(0); // cost of a meter (VROOM's per_km / 1000)
-// A driver's break the search plans (one per vehicle, one window): taken where the vehicle is after node
-// rBrk[r] of its route, starting at the later of leaving that node and bs, by be, lasting d. dep and lat
-// count it (dep of that node is the departure after the break), so the insertion checks stay exact for
-// the break where it is; updateRoute puts it where it leaves the route the most slack.
-export let vBrkS = new StaticArray<f64>(0);
-export let vBrkE = new StaticArray<f64>(0);
-export let vBrkD = new StaticArray<f64>(0); // < 0: the vehicle has no break for the search
+// Drivers' breaks the search plans: vehicle r's vBrkCnt[r] breaks from vBrkFirst[r] (bk* arrays), taken
+// in that order where the vehicle is after nodes rBrk[r * BK + k] (non-decreasing), each starting at the
+// later of leaving that node and the opening of the first of its windows still open, lasting bkSvc.
+// dep and lat count them (dep of a node is the departure after its breaks), so the insertion checks stay
+// exact for the breaks where they are; updateRoute puts them where they leave the route the most slack.
+export let vBrkFirst = new StaticArray<i32>(0);
+export let vBrkCnt = new StaticArray<i32>(0); // 0: the vehicle has no break for the search
+export let bkTwOff = new StaticArray<i32>(0); // each break's first window in the windows block
+export let bkTwCnt = new StaticArray<i32>(0);
+export let bkSvc = new StaticArray<f64>(0);
+export let BK: i32 = 0; // the most breaks a vehicle has
 export let hasBreaks = false;
-export let rBrk = new StaticArray<i32>(0);
+export let movedBreaks = false; // some vehicle has several breaks or a break of several windows: insertion may move them (bestInsertion)
+export let rBrk = new StaticArray<i32>(0); // V × BK
 export let sBrk = new StaticArray<i32>(0);
-export let depNB = new StaticArray<f64>(0); // evalSeq's departures without the break
-export let latNB = new StaticArray<f64>(0);
-export let bufC = new StaticArray<i32>(0); // an empty route's one or two jobs, checked with the break
+export let depNB = new StaticArray<f64>(0); // evalSeq's departures without the breaks
+export let brkE = new StaticArray<f64>(0); // evalSeq's earliest times off again with 0..BK breaks taken
+export let brkLA = new StaticArray<f64>(0); // placeBreaks' latest arrivals, (S) × (BK + 1): node × breaks taken
+export let brkLD = new StaticArray<f64>(0); // and latest times off again at a node
+export let bufC = new StaticArray<i32>(0); // an empty route's one or two jobs, checked with the breaks
 export let speedModel = false; // some vehicle's speed factor is not 1
 export let costModel = false; // some vehicle's legs cost other than their travel seconds
 export let dis: usize = 0; // n × n i32 meters, only when some vehicle has a distance limit or a cost per km

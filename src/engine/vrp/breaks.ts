@@ -1,17 +1,17 @@
-// Drivers' breaks (VROOM's `breaks`), timed after the search: the kernel plans a vehicle's one break
-// (one window, no max_load: searchedBreak) into every route it builds, and other breaks with the
-// vehicle's hours shortened by their service (reserveBreaks); then every route gets its breaks at the
+// Drivers' breaks (VROOM's `breaks`), timed after the search: the kernel plans a vehicle's breaks (any
+// number, any windows, none with a max_load: searchedBreaks) into every route it builds, and other breaks
+// with the vehicle's hours shortened by their service (reserveBreaks); then every route gets its breaks at the
 // positions that keep all its rules and end it earliest; a route where they fit nowhere loses stops,
 // fewest and lowest priority first, until they do. Breaks are never dropped or moved out of their
 // windows: a plan either has them inside or does not use the vehicle. A break is taken where the
 // vehicle is (after leaving its start or a stop), as in VROOM, so it adds no travel.
-import { hoursOf, matrixReader, normalizedWindows, routeCost, searchedBreak, serviceStart, travelTimes } from './problem.js';
+import { breakOrder, hoursOf, matrixReader, normalizedWindows, routeCost, searchedBreaks, serviceStart, travelTimes } from './problem.js';
 import { type Names, scheduleRoute } from './schedule.js';
 import type { PlacedBreak, RouteSchedule, VrpProblem, VrpRoute, VrpSolution } from './types.js';
 
 /**
- * The problem the kernel solves: a vehicle's one break with one window is planned by the search itself
- * (searchedBreak); for other breaks the hours end earlier by their service, so that a route leaves room
+ * The problem the kernel solves: a vehicle's breaks without a max_load are planned by the search itself
+ * (searchedBreaks); for other breaks the hours end earlier by their service, so that a route leaves room
  * for them.
  */
 export function reserveBreaks(p: VrpProblem): VrpProblem {
@@ -19,7 +19,7 @@ export function reserveBreaks(p: VrpProblem): VrpProblem {
   return {
     ...p,
     vehicles: p.vehicles.map((v) => {
-      if (searchedBreak(v)) return v;
+      if (searchedBreaks(v)) return v;
       const rest = (v.breaks ?? []).reduce((a, b) => a + b.service, 0);
       if (!rest || !v.hours) return v;
       const [s, e] = v.hours;
@@ -94,6 +94,50 @@ function timed(
   };
 }
 
+/**
+ * Positions of the breaks (in `order`, as timed takes them) that end the route earliest, in one pass:
+ * end[k] is the earliest the vehicle is free at a node with k breaks taken (at[k] where it took them).
+ * Every rule is a deadline, so the earliest is the best to go on from; null when they fit nowhere.
+ */
+function earliestPositions(p: VrpProblem, vehicle: number, jobs: readonly number[], order: number[], base: RouteSchedule, last: number): number[] | null {
+  const v = p.vehicles[vehicle];
+  const breaks = v.breaks ?? [];
+  const dur = travelTimes(p, v);
+  const [hoursStart, hoursEnd] = hoursOf(v);
+  const K = order.length;
+  const end: number[] = new Array(K + 1).fill(Infinity);
+  const at: number[][] = Array.from({ length: K + 1 }, () => []);
+  end[0] = base.start;
+  const take = (after: number) => {
+    const onBoard = after === -1 ? base.initialLoad : base.loads[after];
+    for (let k = 0; k < K; k++) {
+      // As timed: a route whose first break comes right after the start leaves at the start of its hours.
+      const from = after === -1 && k === 0 ? hoursStart : end[k];
+      const b = breaks[order[k]];
+      if (from === Infinity || (b.maxLoad && onBoard.some((x, d) => x > (b.maxLoad![d] ?? Infinity)))) continue;
+      const begin = serviceStart(b.windows, from);
+      if (begin === null || begin + b.service > hoursEnd || begin + b.service >= end[k + 1]) continue;
+      end[k + 1] = begin + b.service;
+      at[k + 1] = [...at[k], after];
+    }
+  };
+  if (last > -1) take(-1);
+  let place = v.start;
+  for (const [i, j] of jobs.entries()) {
+    const job = p.jobs[j];
+    const d = dur(place, job.location);
+    for (let k = 0; k <= K; k++) {
+      if (end[k] === Infinity) continue;
+      const begin = serviceStart(normalizedWindows(job), end[k] + d);
+      end[k] = begin === null || begin + (job.service ?? 0) > hoursEnd ? Infinity : begin + (job.service ?? 0);
+    }
+    place = job.location;
+    if (i < last) take(i);
+  }
+  const back = v.end === undefined || v.end === null || v.end < 0 ? 0 : dur(place, v.end);
+  return end[K] + back <= hoursEnd ? at[K] : null;
+}
+
 /** The route with its breaks where they end it earliest (least waiting on ties); null when they fit nowhere. */
 export function placeBreaks(p: VrpProblem, vehicle: number, jobs: readonly number[]): (RouteSchedule & { breaks: PlacedBreak[] }) | null {
   const base = scheduleRoute(p, vehicle, jobs);
@@ -101,12 +145,20 @@ export function placeBreaks(p: VrpProblem, vehicle: number, jobs: readonly numbe
   if (!breaks.length) return base.feasible ? { ...base, breaks: [] } : null;
   // The kernel planned within shorter hours, so the plain route keeps every rule; only the breaks can fail.
   if (!base.feasible) return null;
-  const order = breaks.map((_, i) => i).sort((a, b) => (breaks[a].windows[0]?.[0] ?? 0) - (breaks[b].windows[0]?.[0] ?? 0));
+  const order = breakOrder(breaks);
   let best: { s: RouteSchedule; placed: PlacedBreak[] } | null = null;
   let budget = 20_000;
   // An open route is over when it reaches its last stop: no break after it.
   const v = p.vehicles[vehicle];
   const last = v.end === undefined || v.end === null || v.end < 0 ? jobs.length - 1 : jobs.length;
+  // A long route with several breaks has too many placements to try each: one pass finds the earliest end.
+  let placements = 1;
+  for (let k = 0; k < order.length; k++) placements = (placements * (last + 1 + k)) / (k + 1);
+  if (placements > budget) {
+    const at = earliestPositions(p, vehicle, jobs, order, base, last);
+    const got = at && timed(p, vehicle, jobs, order, at, base);
+    return got ? { ...got.s, feasible: true, violation: undefined, breaks: got.placed } : null;
+  }
   const positions: number[] = [];
   const search = (k: number, from: number) => {
     if (budget <= 0) return;

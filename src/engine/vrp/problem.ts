@@ -38,13 +38,20 @@ export function routeCost(v: VrpVehicle, travel: { duration: number; distance: n
   return (v.fixed ?? 0) + (perHour === 3600 ? travel.duration : (perHour * travel.duration) / 3600) + (perKm ? (perKm * travel.distance) / 1000 : 0);
 }
 
+/** The order a vehicle's breaks are taken in: by the opening of their first window (indexes into `breaks`). */
+export function breakOrder(breaks: readonly VrpBreak[]): number[] {
+  return breaks.map((_, i) => i).sort((a, b) => (breaks[a].windows[0]?.[0] ?? 0) - (breaks[b].windows[0]?.[0] ?? 0));
+}
+
 /**
- * The vehicle's break when the search plans it (the kernel's model: one break with at most one window
- * and no max_load); other breaks are placed after the search (breaks.ts).
+ * The vehicle's breaks in the order they are taken when the search plans them (the kernel's model: any
+ * number, any windows, no max_load); a vehicle with a max_load has its breaks placed after the search
+ * only (breaks.ts).
  */
-export function searchedBreak(v: VrpVehicle): VrpBreak | undefined {
-  const [b, ...more] = v.breaks ?? [];
-  return b && !more.length && b.windows.length <= 1 && !b.maxLoad ? b : undefined;
+export function searchedBreaks(v: VrpVehicle): VrpBreak[] | undefined {
+  const breaks = v.breaks ?? [];
+  if (!breaks.length || breaks.some((b) => b.maxLoad)) return undefined;
+  return breakOrder(breaks).map((i) => breaks[i]);
 }
 
 export function isOpen(v: VrpVehicle): boolean {

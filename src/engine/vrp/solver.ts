@@ -15,7 +15,7 @@ import {
   normalizedWindows,
   pickupOf,
   routeCost,
-  searchedBreak,
+  searchedBreaks,
   shipmentChanges,
   validateProblem,
 } from './problem.js';
@@ -60,7 +60,10 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
   k.reset();
 
   const windows = jobs.map(normalizedWindows);
-  const twCount = windows.reduce((a, w) => a + w.length, 0);
+  const breaks = vehicles.map((v) => searchedBreaks(v) ?? []);
+  const breakCount = breaks.reduce((a, b) => a + b.length, 0);
+  // A break without windows may start any time: one window without bounds.
+  const twCount = windows.reduce((a, w) => a + w.length, 0) + breaks.flat().reduce((a, b) => a + Math.max(1, b.windows.length), 0);
   const ptr = {
     dur: k.alloc(n * n * 4),
     vehI: k.alloc(V * L.vehicle.bytes),
@@ -79,6 +82,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     compat: k.alloc(Math.max(1, J * V)),
     params: k.alloc(L.params.bytes),
     out: k.alloc((V + J) * 4),
+    breaks: breakCount ? k.alloc(breakCount * L.break.bytes) : 0,
     problem: k.alloc(L.problem.bytes),
   };
   const buf = k.memory.buffer;
@@ -97,11 +101,18 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
   }
 
   const cap = new Int32Array(buf, ptr.cap, V * dims);
+  // Break windows follow the jobs' in the windows block.
+  let twAt = windows.reduce((a, w) => a + w.length, 0);
+  let firstBreak = 0;
   vehicles.forEach((v, r) => {
     writeRecord(view, ptr.vehI, r, L.vehicle, { start: v.start, end: isOpen(v) ? -1 : (v.end as number) });
     const [start, end] = hoursOf(v);
     writeRecord(view, ptr.vehT, r, L.vehicleHours, { start, end });
-    const brk = searchedBreak(v);
+    for (const [b, brk] of breaks[r].entries()) {
+      const tw = brk.windows.length ? brk.windows : [[-Infinity, Infinity] as const];
+      writeRecord(view, ptr.breaks, firstBreak + b, L.break, { firstWindow: twAt, windowCount: tw.length, service: brk.service });
+      for (const [start, end] of tw) writeRecord(view, ptr.tw, twAt++, L.window, { start, end });
+    }
     writeRecord(view, ptr.lim, r, L.vehicleLimits, {
       maxJobs: v.maxJobs ?? Infinity,
       maxTravel: v.maxTravel ?? Infinity,
@@ -110,10 +121,10 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
       speedFactor: v.speedFactor ?? 1,
       costPerSecond: (v.perHour ?? 3600) / 3600,
       costPerMeter: (v.perKm ?? 0) / 1000,
-      breakStart: brk?.windows[0]?.[0] ?? -Infinity,
-      breakEnd: brk?.windows[0]?.[1] ?? Infinity,
-      breakService: brk ? brk.service : -1,
+      firstBreak,
+      breakCount: breaks[r].length,
     });
+    firstBreak += breaks[r].length;
     cap.set(
       capacityOf(v, dims).map((c) => (c === Infinity ? -1 : c)),
       r * dims,
@@ -197,6 +208,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     compat: ptr.compat,
     params: ptr.params,
     out: ptr.out,
+    breaks: ptr.breaks,
   });
 
   const iterations = k.solve(ptr.problem);

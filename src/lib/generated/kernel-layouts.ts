@@ -107,7 +107,7 @@ export const KERNEL_LAYOUTS = {
   },
   vrp: {
     problem: {
-      bytes: 80,
+      bytes: 84,
       fields: {
         n: {
           at: 0,
@@ -188,6 +188,10 @@ export const KERNEL_LAYOUTS = {
         out: {
           at: 76,
           type: 'u32'
+        },
+        breaks: {
+          at: 80,
+          type: 'u32'
         }
       }
     },
@@ -218,7 +222,7 @@ export const KERNEL_LAYOUTS = {
       }
     },
     vehicleLimits: {
-      bytes: 80,
+      bytes: 72,
       fields: {
         maxJobs: {
           at: 0,
@@ -248,16 +252,29 @@ export const KERNEL_LAYOUTS = {
           at: 48,
           type: 'f64'
         },
-        breakStart: {
+        firstBreak: {
           at: 56,
           type: 'f64'
         },
-        breakEnd: {
+        breakCount: {
           at: 64,
           type: 'f64'
+        }
+      }
+    },
+    break: {
+      bytes: 16,
+      fields: {
+        firstWindow: {
+          at: 0,
+          type: 'i32'
         },
-        breakService: {
-          at: 72,
+        windowCount: {
+          at: 4,
+          type: 'i32'
+        },
+        service: {
+          at: 8,
           type: 'f64'
         }
       }
