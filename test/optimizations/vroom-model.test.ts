@@ -322,7 +322,7 @@ describe('shipments, priorities, windows and limits', () => {
       'delivery crate',
       'end',
     ]);
-    expect(route.violations).toEqual([expect.stringMatching(/after its last time window/), expect.stringMatching(/load .* exceeds the capacity/)]);
+    expect(route.violation_messages).toEqual([expect.stringMatching(/after its last time window/), expect.stringMatching(/load .* exceeds the capacity/)]);
     // Times still follow the given order: each arrival after the previous departure and the leg.
     for (let i = 1; i < route.steps.length; i++)
       expect(epochOf(route.steps[i].arrival)).toBeGreaterThanOrEqual(
@@ -346,7 +346,7 @@ describe('shipments, priorities, windows and limits', () => {
       shipments: [],
     };
     const ok = await plan(fine);
-    expect(ok.routes[0].violations).toEqual([]);
+    expect(ok.routes[0].violation_messages).toEqual([]);
     checkModel(fine, ok);
     // A break named in the steps is taken there: between the two stops, inside its window.
     const lunch = { id: 'lunch', time_windows: [[at('08:00:00'), at('11:00:00')]], service: 1800 };
@@ -366,12 +366,12 @@ describe('shipments, priorities, windows and limits', () => {
     };
     const taken = await plan(withBreak);
     expect(taken.routes[0].steps.map((s: any) => `${s.type} ${s.id ?? ''}`.trim())).toEqual(['start', 'stop early', 'break lunch', 'stop late', 'end']);
-    expect(taken.routes[0].violations).toEqual([]);
+    expect(taken.routes[0].violation_messages).toEqual([]);
     checkModel(withBreak, taken);
     // Where its window has closed, the route reports it rather than moving the break.
     const tooLate = { ...withBreak, vehicles: [{ ...withBreak.vehicles[0], breaks: [{ ...lunch, time_windows: [[at('08:00:00'), at('08:00:30')]] }] }] };
     const missed = await plan(tooLate);
-    expect(missed.routes[0].violations).toEqual([expect.stringMatching(/^break 'lunch' is reached \d+ s after its last time window$/)]);
+    expect(missed.routes[0].violation_messages).toEqual([expect.stringMatching(/^break 'lunch' is reached \d+ s after its last time window$/)]);
     // Unknown or repeated break ids, and naming some of a vehicle's breaks only: 422 at each.
     const badBreaks = await submit({
       ...withBreak,
@@ -464,7 +464,7 @@ describe('shipments, priorities, windows and limits', () => {
     for (const s of checked.routes[0].steps) expect(s.waiting_time).toBe(0);
     const late = epochOf(c.gone.arrival) - epochOf(at('08:00:01'));
     const early = (s: any, opens: string) => epochOf(opens) - epochOf(s.arrival);
-    expect(checked.routes[0].violations).toEqual([
+    expect(checked.routes[0].violation_messages).toEqual([
       `stop 'gone' is reached ${late} s after its last time window`,
       `break 'lunch' begins ${early(c.lunch, at('12:00:00'))} s before its window opens`,
       `stop 'later' begins ${early(c.later, at('15:00:00'))} s before its window opens`,
@@ -473,7 +473,7 @@ describe('shipments, priorities, windows and limits', () => {
     const retimed = await plan(req);
     checkModel({ ...req, stops: req.stops.map((s: any) => (s.id === 'gone' ? { ...s, time_windows: undefined } : s)) }, retimed);
     const r = steps(retimed.routes[0]);
-    expect(retimed.routes[0].violations).toEqual([`stop 'gone' is reached ${epochOf(r.gone.arrival) - epochOf(at('08:00:01'))} s after its last time window`]);
+    expect(retimed.routes[0].violation_messages).toEqual([`stop 'gone' is reached ${epochOf(r.gone.arrival) - epochOf(at('08:00:01'))} s after its last time window`]);
     expect(epochOf(r.lunch.departure) - 1800).toBeGreaterThanOrEqual(epochOf(at('12:00:00')));
     expect(epochOf(r.later.departure) - 300).toBe(epochOf(at('15:00:00')));
     // Check mode takes breaks only where the steps put them.
@@ -482,7 +482,7 @@ describe('shipments, priorities, windows and limits', () => {
       plan_timing: 'check',
       vehicles: [{ ...req.vehicles[0], steps: req.vehicles[0].steps.filter((s: any) => s.type !== 'break') }],
     };
-    expect((await plan(noBreakStep)).routes[0].violations).toContain("break 'lunch' is not in the steps");
+    expect((await plan(noBreakStep)).routes[0].violation_messages).toContain("break 'lunch' is not in the steps");
     // plan_timing is plan mode's, and one of two words.
     const bad = await submit({ ...req, mode: 'optimize', plan_timing: 'check', vehicles: [{ ...req.vehicles[0], steps: undefined }] });
     expect(bad.status).toBe(422);
@@ -596,7 +596,7 @@ describe('shipments, priorities, windows and limits', () => {
     };
     const timed = await plan(exchanged);
     checkModel(exchanged, timed);
-    expect(timed.routes.every((r: any) => r.violations.length === 0)).toBe(true);
+    expect(timed.routes.every((r: any) => r.violation_messages.length === 0)).toBe(true);
     expect(timed.summary.cost).toBeGreaterThan(got.summary.cost);
     // Speed factors per vehicle: the same steps timed at factor 1 and at factor 2.5, leg by leg the faster
     // van's time is the slower one's divided by 2.5, to the nearest second; its per-hour cost counts those.
@@ -775,7 +775,7 @@ describe('stops from the team POIs', () => {
     const result = await plan(req);
     const route = result.routes[0];
     expect(route.steps.map((s: any) => s.id ?? s.type)).toEqual(['start', second, first, 'end']);
-    expect(route.violations).toEqual([`stop '${closed}' is left out: it is closed on ${DAY} (opening hours 'Sa 07:00-12:00')`]);
+    expect(route.violation_messages).toEqual([`stop '${closed}' is left out: it is closed on ${DAY} (opening hours 'Sa 07:00-12:00')`]);
     const why = Object.fromEntries(result.unassigned.map((u: any) => [u.id, u.reason]));
     expect(why).toEqual({ [closed]: `it is closed on ${DAY} (opening hours 'Sa 07:00-12:00')`, [spare]: "it is in no vehicle's steps (plan mode)" });
     const job = (await app.sql`SELECT body FROM optimizations ORDER BY id DESC LIMIT 1`)[0].body;
