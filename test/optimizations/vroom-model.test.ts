@@ -473,7 +473,9 @@ describe('shipments, priorities, windows and limits', () => {
     const retimed = await plan(req);
     checkModel({ ...req, stops: req.stops.map((s: any) => (s.id === 'gone' ? { ...s, time_windows: undefined } : s)) }, retimed);
     const r = steps(retimed.routes[0]);
-    expect(retimed.routes[0].violation_messages).toEqual([`stop 'gone' is reached ${epochOf(r.gone.arrival) - epochOf(at('08:00:01'))} s after its last time window`]);
+    expect(retimed.routes[0].violation_messages).toEqual([
+      `stop 'gone' is reached ${epochOf(r.gone.arrival) - epochOf(at('08:00:01'))} s after its last time window`,
+    ]);
     expect(epochOf(r.lunch.departure) - 1800).toBeGreaterThanOrEqual(epochOf(at('12:00:00')));
     expect(epochOf(r.later.departure) - 300).toBe(epochOf(at('15:00:00')));
     // Check mode takes breaks only where the steps put them.

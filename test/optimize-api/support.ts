@@ -183,7 +183,18 @@ export function checkPlan(req: any, res: ApiResponse, opts: CheckOptions = {}): 
       for (const skill of stop.skills ?? []) expect(v.skills ?? [], `skill ${skill} of stop ${s.index}`).toContain(skill);
     }
     for (const s of steps.filter((x) => x.type !== 'stop')) {
-      expect(Object.keys(s).filter((k) => !(batch && k === 'violations'))).toEqual(['type', 'latitude', 'longitude', 'arrival', 'departure', 'waiting_time', 'service', 'distance', 'duration', 'load']);
+      expect(Object.keys(s).filter((k) => !(batch && k === 'violations'))).toEqual([
+        'type',
+        'latitude',
+        'longitude',
+        'arrival',
+        'departure',
+        'waiting_time',
+        'service',
+        'distance',
+        'duration',
+        'load',
+      ]);
       expect(s.waiting_time).toBe(0);
       expect(s.service).toBe(0);
     }

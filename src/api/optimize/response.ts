@@ -179,7 +179,9 @@ export function optimizeJson(c: OptimizeContext, solution: VrpSolution, geometri
       duration: total('duration'),
       service: total('service'),
       waiting_time: total('waiting_time'),
-      ...(c.batch ? { cost: routes.reduce((a, r) => a + (r.cost ?? 0), 0), violations: mergeViolations(solution.routes.flatMap((r) => r.stepViolations?.route ?? [])) } : {}),
+      ...(c.batch
+        ? { cost: routes.reduce((a, r) => a + (r.cost ?? 0), 0), violations: mergeViolations(solution.routes.flatMap((r) => r.stepViolations?.route ?? [])) }
+        : {}),
     },
     routes,
     // A shipment left out leaves both its jobs out: it is listed once, by its pickup.

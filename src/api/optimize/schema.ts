@@ -335,7 +335,9 @@ const planOf = (load: z.ZodType, routeLoad: z.ZodType, batch = false) =>
       ...(batch
         ? {
             cost: z.int().describe("The objective after priorities and stops served: the routes' costs added up."),
-            violations: z.array(violationSchema).describe("Plan mode: each cause of the routes' violations once, `lead_time` and `delay` summed (VROOM's). Empty in a searched plan."),
+            violations: z
+              .array(violationSchema)
+              .describe("Plan mode: each cause of the routes' violations once, `lead_time` and `delay` summed (VROOM's). Empty in a searched plan."),
           }
         : {}),
     }),
