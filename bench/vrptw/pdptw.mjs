@@ -16,7 +16,7 @@
 // (`npm run build` first; VROOM: `bash ../shared/peers/vroom/build.sh DIR` prints its path)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../../dist/lib/paths.js';
@@ -167,10 +167,12 @@ function vroom(inst, problem, work) {
 
 const sizes = args.sizes.split(',').map(Number);
 // Round-robin over the classes, so a sample of N per size covers them all: LC1_2_1, LC2_2_1, LR1_2_1, ...
+// (the 100-task files are named lc101, lc201, lr101, ...: class lc1, number 01).
 const classes = ['LC1', 'LC2', 'LR1', 'LR2', 'LRC1', 'LRC2'];
 const order = (name) => {
-  const [cls, , k] = name.split('_');
-  return Number(k) * 10 + classes.indexOf(cls);
+  const [, cls, k] = /^(L[A-Z]+\d)_\d+_(\d+)$/i.exec(name) ?? /^(L[A-Z]+\d)(\d\d)$/i.exec(name) ?? [];
+  if (!cls) throw new Error(`${name}: not a Li & Lim instance name`);
+  return Number(k) * 10 + classes.indexOf(cls.toUpperCase());
 };
 const names = sizes.flatMap((size) => {
   const folder = join(args.dir, `li_lim_${size}`);
@@ -202,9 +204,13 @@ const summarize = (results) =>
       ours: side('ours'),
       vroom: side('vroom'),
       shorterThanVroom: rs.filter((r) => r.distanceRatio < 1).length,
+      tiedWithVroom: rs.filter((r) => r.distanceRatio === 1).length,
+      longerThanVroom: rs.filter((r) => r.distanceRatio > 1).length,
       meanDistanceRatio: mean(rs.map((r) => r.distanceRatio)),
       meanTimeRatio: mean(rs.map((r) => r.timeRatio)),
       bksVehicles: mean(rs.map((r) => r.bksVehicles)),
+      meanLoad1: mean(rs.map((r) => r.load1)),
+      instanceNames: rs.map((r) => r.instance),
     };
   });
 const options = {
@@ -258,6 +264,8 @@ try {
     });
     const r = {
       instance: name,
+      // The machine's 1-minute load average when the pair finished: wall times (and so ours's budget) stretch under load.
+      load1: +loadavg()[0].toFixed(2),
       size,
       tasks: inst.rows.length - 1,
       bks: best?.best_known_cost ?? null,
