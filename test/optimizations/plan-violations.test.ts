@@ -6,11 +6,10 @@
 // max_tasks, precedence, max_load, max_travel_time, max_distance and missing breaks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { waitFor } from '../geo-api/support.js';
+import { makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { epochOf, roadPoints, type At } from '../optimize-api/support.js';
 import { freshDatabase } from '../faults/support.js';
-import { at } from './support.js';
+import { at, completedPlan } from './support.js';
 
 let app: App & { url: string };
 let team: TestTeam;
@@ -28,21 +27,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function plan(body: unknown): Promise<any> {
-  const res = await api(app, 'POST', '/v1/optimizations', { key: team.key, body });
-  expect(res.status, JSON.stringify(res.body)).toBe(202);
-  const done = await waitFor(
-    async () => {
-      const d = (await api(app, 'GET', `/v1/optimizations/${res.body.data.id}`, { key: team.key })).body.data;
-      return ['completed', 'failed', 'cancelled'].includes(d.status) ? d : undefined;
-    },
-    'the optimization to finish',
-    60_000,
-    100,
-  );
-  expect(done.status, JSON.stringify(done.error)).toBe('completed');
-  return done.result;
-}
+const plan = (body: unknown): Promise<any> => completedPlan(app, team.key, body);
 
 // ---------------------------------------------------------------------------------------------------------
 // The checker: VROOM's rules read from the request; of the plan it trusts the times and running totals.

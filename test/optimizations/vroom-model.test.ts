@@ -8,10 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpeningHours from 'opening_hours';
 import type { App } from '../../src/app.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { waitFor } from '../geo-api/support.js';
 import { epochOf, roadPoints, type At } from '../optimize-api/support.js';
 import { freshDatabase } from '../faults/support.js';
-import { at } from './support.js';
+import { at, completedPlan } from './support.js';
 import { timeAsGiven } from '../../src/engine/vrp/breaks.js';
 import type { VrpProblem } from '../../src/engine/vrp/types.js';
 
@@ -34,21 +33,7 @@ afterAll(async () => {
 const submit = (body: unknown) => api(app, 'POST', '/v1/optimizations', { key: team.key, body });
 
 /** Submits and waits for the plan; fails the test on anything but a completed job. */
-async function plan(body: unknown): Promise<any> {
-  const res = await submit(body);
-  expect(res.status, JSON.stringify(res.body)).toBe(202);
-  const done = await waitFor(
-    async () => {
-      const d = (await api(app, 'GET', `/v1/optimizations/${res.body.data.id}`, { key: team.key })).body.data;
-      return ['completed', 'failed', 'cancelled'].includes(d.status) ? d : undefined;
-    },
-    'the optimization to finish',
-    60_000,
-    100,
-  );
-  expect(done.status, JSON.stringify(done.error)).toBe('completed');
-  return done.result;
-}
+const plan = (body: unknown): Promise<any> => completedPlan(app, team.key, body);
 
 // ---------------------------------------------------------------------------------------------------------
 // The checker: knows the request and the rules, nothing of the solver.
