@@ -130,8 +130,32 @@ function checkPdptw(inst, sol) {
   return { errs, total };
 }
 
-/** Ours, as the batch job runs it. */
-const ours = (problem, budgetMs, seed) => solveInSlices(problem, budgetMs, seed);
+/** Ours, as the batch job runs it; with the CPU time it took (this process's, the search runs on its main thread). */
+function ours(problem, budgetMs, seed) {
+  const cpu = process.cpuUsage();
+  const got = solveInSlices(problem, budgetMs, seed);
+  const used = process.cpuUsage(cpu);
+  return { ...got, cpuMs: (used.user + used.system) / 1000 };
+}
+
+// CPU time of the reaped children (VROOM), from /proc/self/stat's cutime and cstime (Linux; null elsewhere).
+// Wall times stretch with the machine's load, which varies between VROOM's run and ours; CPU times do not.
+const ticksPerSecond = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+function childrenCpuMs() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / ticksPerSecond;
+  } catch {
+    return null;
+  }
+}
 
 /** VROOM on the same integer problem; shipments' pickup id = the pickup task's id, delivery id = the delivery task's. */
 function vroom(inst, problem, work) {
@@ -150,9 +174,11 @@ function vroom(inst, problem, work) {
   };
   const file = join(work, 'problem.json');
   writeFileSync(file, JSON.stringify(input));
+  const cpuBefore = childrenCpuMs();
   const started = performance.now();
   const out = JSON.parse(execFileSync(args.vroom, ['-i', file, '-x', args['vroom-x'], '-t', '1'], { maxBuffer: 256 << 20 }).toString());
   const ms = performance.now() - started;
+  const cpuMs = cpuBefore === null ? null : childrenCpuMs() - cpuBefore;
   if (out.code !== 0) throw new Error(`vroom failed: ${out.error}`);
   return {
     sol: {
@@ -162,6 +188,7 @@ function vroom(inst, problem, work) {
       })),
     },
     ms,
+    cpuMs,
   };
 }
 
@@ -197,6 +224,7 @@ const summarize = (results) =>
       meanGap: mean(rs.map((r) => r[k].gap)),
       meanVehicles: mean(rs.map((r) => r[k].vehicles)),
       meanMs: mean(rs.map((r) => r[k].ms)),
+      meanCpuMs: mean(rs.map((r) => r[k].cpuMs).filter((x) => x != null)),
     });
     return {
       size,
@@ -208,6 +236,7 @@ const summarize = (results) =>
       longerThanVroom: rs.filter((r) => r.distanceRatio > 1).length,
       meanDistanceRatio: mean(rs.map((r) => r.distanceRatio)),
       meanTimeRatio: mean(rs.map((r) => r.timeRatio)),
+      meanCpuRatio: mean(rs.map((r) => r.cpuRatio).filter((x) => x != null)),
       bksVehicles: mean(rs.map((r) => r.bksVehicles)),
       meanLoad1: mean(rs.map((r) => r.load1)),
       instanceNames: rs.map((r) => r.instance),
@@ -254,11 +283,12 @@ try {
     const budgetMs = args['time-limit'] ? Number(args['time-limit']) * 1000 : v.ms;
     const a = ours(problem, budgetMs, Number(args.seed));
     const ca = checkPdptw(inst, taskIds(inst, a.sol));
-    const side = (c, routes, ms) => ({
+    const side = (c, routes, ms, cpuMs) => ({
       distance: +c.total.toFixed(2),
       vehicles: routes.length,
       gap: best ? +((c.total / best.best_known_cost - 1) * 100).toFixed(2) : null,
       ms: Math.round(ms),
+      cpuMs: cpuMs == null ? null : Math.round(cpuMs),
       feasible: c.errs.length === 0,
       problems: c.errs.slice(0, 3),
     });
@@ -270,11 +300,12 @@ try {
       tasks: inst.rows.length - 1,
       bks: best?.best_known_cost ?? null,
       bksVehicles: best?.solved_with_vehicles ?? null,
-      ours: { ...side(ca, a.sol.routes, a.ms), iterations: a.iterations },
-      vroom: side(cv, v.sol.routes, v.ms),
+      ours: { ...side(ca, a.sol.routes, a.ms, a.cpuMs), iterations: a.iterations },
+      vroom: side(cv, v.sol.routes, v.ms, v.cpuMs),
     };
     r.distanceRatio = +(ca.total / cv.total).toFixed(4);
     r.timeRatio = +(a.ms / v.ms).toFixed(3);
+    r.cpuRatio = v.cpuMs ? +(a.cpuMs / v.cpuMs).toFixed(3) : null;
     results.push(r);
     save(results);
     const line = (s) =>
