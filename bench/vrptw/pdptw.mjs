@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { projectRoot } from '../../dist/lib/paths.js';
 import { SLICE_MS } from '../../dist/api/optimizations/job.js';
 import { SCALE, solveInSlices } from './lib.mjs';
+import { summarize } from './pdptw-summary.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -214,34 +215,6 @@ const names = sizes.flatMap((size) => {
 log(
   `Li & Lim PDPTW: ${names.length} instances (sizes ${sizes.join(', ')}), VROOM -x ${args['vroom-x']} -t 1, ours ${args['time-limit'] ? `${args['time-limit']} s` : "VROOM's time"} each; 2 shared cores: times are noisy`,
 );
-const mean = (xs) => (xs.length ? +(xs.reduce((s, x) => s + x, 0) / xs.length).toFixed(3) : null);
-const summarize = (results) =>
-  sizes.map((size) => {
-    const rs = results.filter((r) => r.size === size);
-    const side = (k) => ({
-      feasible: rs.filter((r) => r[k].feasible).length,
-      meanDistance: mean(rs.map((r) => r[k].distance)),
-      meanGap: mean(rs.map((r) => r[k].gap)),
-      meanVehicles: mean(rs.map((r) => r[k].vehicles)),
-      meanMs: mean(rs.map((r) => r[k].ms)),
-      meanCpuMs: mean(rs.map((r) => r[k].cpuMs).filter((x) => x != null)),
-    });
-    return {
-      size,
-      instances: rs.length,
-      ours: side('ours'),
-      vroom: side('vroom'),
-      shorterThanVroom: rs.filter((r) => r.distanceRatio < 1).length,
-      tiedWithVroom: rs.filter((r) => r.distanceRatio === 1).length,
-      longerThanVroom: rs.filter((r) => r.distanceRatio > 1).length,
-      meanDistanceRatio: mean(rs.map((r) => r.distanceRatio)),
-      meanTimeRatio: mean(rs.map((r) => r.timeRatio)),
-      meanCpuRatio: mean(rs.map((r) => r.cpuRatio).filter((x) => x != null)),
-      bksVehicles: mean(rs.map((r) => r.bksVehicles)),
-      meanLoad1: mean(rs.map((r) => r.load1)),
-      instanceNames: rs.map((r) => r.instance),
-    };
-  });
 const options = {
   timeLimitS: args['time-limit'] ? Number(args['time-limit']) : 'vroom',
   sliceMs: SLICE_MS,
@@ -260,7 +233,7 @@ const save = (results) =>
         instances_from: 'VROOM-Project/vroom-scripts benchmarks/PDPTW (not in this repository)',
         options,
         scale: SCALE,
-        summary: summarize(results),
+        summary: summarize(results, sizes),
         instances: results,
       },
       null,
@@ -315,6 +288,6 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-log(`\n${JSON.stringify(summarize(results), null, 1)}`);
+log(`\n${JSON.stringify(summarize(results, sizes), null, 1)}`);
 save(results);
 log(`wrote ${outFile}`);
