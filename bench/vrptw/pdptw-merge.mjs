@@ -17,7 +17,8 @@ if (twice.length) throw new Error(`instances in more than one run: ${twice.join(
 const sizes = [...new Set(instances.map((r) => r.size))].sort((a, b) => a - b);
 const merged = {
   date: new Date().toISOString(),
-  runs: runs.map((r) => ({ date: r.date, command: r.command, instances: r.instances.map((x) => x.instance) })),
+  // A merged file's own runs carry through, so merging again keeps every command.
+  runs: runs.flatMap((r) => r.runs ?? [{ date: r.date, command: r.command, instances: r.instances.map((x) => x.instance) }]),
   instances_from: runs[0].instances_from,
   options: runs[0].options,
   scale: runs[0].scale,

@@ -22,6 +22,8 @@ export const summarize = (results, sizes) =>
       longerThanVroom: rs.filter((r) => r.distanceRatio > 1).length,
       meanDistanceRatio: mean(rs.map((r) => r.distanceRatio)),
       meanTimeRatio: mean(rs.map((r) => r.timeRatio)),
+      // Over the instances whose CPU times were recorded (runs before the bench recorded them have none).
+      cpuMeasured: rs.filter((r) => r.cpuRatio != null).length,
       meanCpuRatio: mean(rs.map((r) => r.cpuRatio).filter((x) => x != null)),
       bksVehicles: mean(rs.map((r) => r.bksVehicles)),
       meanLoad1: mean(rs.map((r) => r.load1)),
