@@ -12,16 +12,19 @@
 // benchmarks/PDPTW/li_lim_{100,200,400,...}/*.txt (with BKS.json beside the folders); --dir is the
 // PDPTW folder of a copy of it.
 // Usage: node bench/vrptw/pdptw.mjs --dir PATH/benchmarks/PDPTW --vroom PATH [--sizes 200,400]
-//        [--per-size N] [--only REGEX] [--time-limit S] [--vroom-x 5] [--seed 1] [--out vrptw-pdptw.json]
+//        [--per-size N] [--only REGEX] [--time-limit S] [--budget wall|cpu] [--vroom-x 5] [--seed 1] [--out vrptw-pdptw.json]
+// --budget cpu gives ours VROOM's CPU time instead of its wall time: on a loaded machine the two solvers'
+// shares of the CPU differ between their runs, so equal wall time is not equal work.
 // (`npm run build` first; VROOM: `bash ../shared/peers/vroom/build.sh DIR` prints its path)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../../dist/lib/paths.js';
 import { SLICE_MS } from '../../dist/api/optimizations/job.js';
 import { SCALE, solveInSlices } from './lib.mjs';
+import { summarize } from './pdptw-summary.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -31,6 +34,7 @@ const { values: args } = parseArgs({
     'per-size': { type: 'string', default: '60' },
     only: { type: 'string', default: '' },
     'time-limit': { type: 'string', default: '' },
+    budget: { type: 'string', default: 'wall' },
     'vroom-x': { type: 'string', default: '5' },
     seed: { type: 'string', default: '1' },
     out: { type: 'string', default: 'vrptw-pdptw.json' },
@@ -40,6 +44,7 @@ const log = (msg) => process.stderr.write(`${msg}\n`);
 if (!args.dir || !existsSync(join(args.dir, 'BKS.json')))
   throw new Error('--dir: the benchmarks/PDPTW folder of VROOM-Project/vroom-scripts (with BKS.json and li_lim_* folders)');
 if (!args.vroom || !existsSync(args.vroom)) throw new Error(`--vroom ${args.vroom}: no such file (build it with bash ../shared/peers/vroom/build.sh DIR)`);
+if (args.budget !== 'wall' && args.budget !== 'cpu') throw new Error(`--budget ${args.budget}: wall or cpu`);
 const bks = JSON.parse(readFileSync(join(args.dir, 'BKS.json'), 'utf8'));
 
 /** Li & Lim's format: `vehicles capacity speed`, then `id x y demand ready due service pickup delivery` (the depot first). */
@@ -130,8 +135,32 @@ function checkPdptw(inst, sol) {
   return { errs, total };
 }
 
-/** Ours, as the batch job runs it. */
-const ours = (problem, budgetMs, seed) => solveInSlices(problem, budgetMs, seed);
+/** Ours, as the batch job runs it; with the CPU time it took (this process's, the search runs on its main thread). */
+function ours(problem, budgetMs, seed) {
+  const cpu = process.cpuUsage();
+  const got = solveInSlices(problem, budgetMs, seed, { cpu: args.budget === 'cpu' });
+  const used = process.cpuUsage(cpu);
+  return { ...got, cpuMs: (used.user + used.system) / 1000 };
+}
+
+// CPU time of the reaped children (VROOM), from /proc/self/stat's cutime and cstime (Linux; null elsewhere).
+// Wall times stretch with the machine's load, which varies between VROOM's run and ours; CPU times do not.
+const ticksPerSecond = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+function childrenCpuMs() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / ticksPerSecond;
+  } catch {
+    return null;
+  }
+}
 
 /** VROOM on the same integer problem; shipments' pickup id = the pickup task's id, delivery id = the delivery task's. */
 function vroom(inst, problem, work) {
@@ -150,9 +179,11 @@ function vroom(inst, problem, work) {
   };
   const file = join(work, 'problem.json');
   writeFileSync(file, JSON.stringify(input));
+  const cpuBefore = childrenCpuMs();
   const started = performance.now();
   const out = JSON.parse(execFileSync(args.vroom, ['-i', file, '-x', args['vroom-x'], '-t', '1'], { maxBuffer: 256 << 20 }).toString());
   const ms = performance.now() - started;
+  const cpuMs = cpuBefore === null ? null : childrenCpuMs() - cpuBefore;
   if (out.code !== 0) throw new Error(`vroom failed: ${out.error}`);
   return {
     sol: {
@@ -162,15 +193,18 @@ function vroom(inst, problem, work) {
       })),
     },
     ms,
+    cpuMs,
   };
 }
 
 const sizes = args.sizes.split(',').map(Number);
 // Round-robin over the classes, so a sample of N per size covers them all: LC1_2_1, LC2_2_1, LR1_2_1, ...
+// (the 100-task files are named lc101, lc201, lr101, ...: class lc1, number 01).
 const classes = ['LC1', 'LC2', 'LR1', 'LR2', 'LRC1', 'LRC2'];
 const order = (name) => {
-  const [cls, , k] = name.split('_');
-  return Number(k) * 10 + classes.indexOf(cls);
+  const [, cls, k] = /^(L[A-Z]+\d)_\d+_(\d+)$/i.exec(name) ?? /^(L[A-Z]+\d)(\d\d)$/i.exec(name) ?? [];
+  if (!cls) throw new Error(`${name}: not a Li & Lim instance name`);
+  return Number(k) * 10 + classes.indexOf(cls.toUpperCase());
 };
 const names = sizes.flatMap((size) => {
   const folder = join(args.dir, `li_lim_${size}`);
@@ -185,30 +219,10 @@ const names = sizes.flatMap((size) => {
 log(
   `Li & Lim PDPTW: ${names.length} instances (sizes ${sizes.join(', ')}), VROOM -x ${args['vroom-x']} -t 1, ours ${args['time-limit'] ? `${args['time-limit']} s` : "VROOM's time"} each; 2 shared cores: times are noisy`,
 );
-const mean = (xs) => (xs.length ? +(xs.reduce((s, x) => s + x, 0) / xs.length).toFixed(3) : null);
-const summarize = (results) =>
-  sizes.map((size) => {
-    const rs = results.filter((r) => r.size === size);
-    const side = (k) => ({
-      feasible: rs.filter((r) => r[k].feasible).length,
-      meanDistance: mean(rs.map((r) => r[k].distance)),
-      meanGap: mean(rs.map((r) => r[k].gap)),
-      meanVehicles: mean(rs.map((r) => r[k].vehicles)),
-      meanMs: mean(rs.map((r) => r[k].ms)),
-    });
-    return {
-      size,
-      instances: rs.length,
-      ours: side('ours'),
-      vroom: side('vroom'),
-      shorterThanVroom: rs.filter((r) => r.distanceRatio < 1).length,
-      meanDistanceRatio: mean(rs.map((r) => r.distanceRatio)),
-      meanTimeRatio: mean(rs.map((r) => r.timeRatio)),
-      bksVehicles: mean(rs.map((r) => r.bksVehicles)),
-    };
-  });
 const options = {
   timeLimitS: args['time-limit'] ? Number(args['time-limit']) : 'vroom',
+  // wall: ours searches for VROOM's wall time (slices timed by the clock); cpu: for VROOM's CPU time (slices timed by this process's CPU time).
+  budget: args.budget,
   sliceMs: SLICE_MS,
   seed: Number(args.seed),
   vroom: { x: Number(args['vroom-x']), threads: 1 },
@@ -225,7 +239,7 @@ const save = (results) =>
         instances_from: 'VROOM-Project/vroom-scripts benchmarks/PDPTW (not in this repository)',
         options,
         scale: SCALE,
-        summary: summarize(results),
+        summary: summarize(results, sizes),
         instances: results,
       },
       null,
@@ -245,28 +259,32 @@ try {
     const best = bks[name];
     const v = vroom(inst, problem, work);
     const cv = checkPdptw(inst, v.sol);
-    const budgetMs = args['time-limit'] ? Number(args['time-limit']) * 1000 : v.ms;
+    const budgetMs = args['time-limit'] ? Number(args['time-limit']) * 1000 : args.budget === 'cpu' ? v.cpuMs : v.ms;
     const a = ours(problem, budgetMs, Number(args.seed));
     const ca = checkPdptw(inst, taskIds(inst, a.sol));
-    const side = (c, routes, ms) => ({
+    const side = (c, routes, ms, cpuMs) => ({
       distance: +c.total.toFixed(2),
       vehicles: routes.length,
       gap: best ? +((c.total / best.best_known_cost - 1) * 100).toFixed(2) : null,
       ms: Math.round(ms),
+      cpuMs: cpuMs == null ? null : Math.round(cpuMs),
       feasible: c.errs.length === 0,
       problems: c.errs.slice(0, 3),
     });
     const r = {
       instance: name,
+      // The machine's 1-minute load average when the pair finished: wall times (and so ours's budget) stretch under load.
+      load1: +loadavg()[0].toFixed(2),
       size,
       tasks: inst.rows.length - 1,
       bks: best?.best_known_cost ?? null,
       bksVehicles: best?.solved_with_vehicles ?? null,
-      ours: { ...side(ca, a.sol.routes, a.ms), iterations: a.iterations },
-      vroom: side(cv, v.sol.routes, v.ms),
+      ours: { ...side(ca, a.sol.routes, a.ms, a.cpuMs), iterations: a.iterations },
+      vroom: side(cv, v.sol.routes, v.ms, v.cpuMs),
     };
     r.distanceRatio = +(ca.total / cv.total).toFixed(4);
     r.timeRatio = +(a.ms / v.ms).toFixed(3);
+    r.cpuRatio = v.cpuMs ? +(a.cpuMs / v.cpuMs).toFixed(3) : null;
     results.push(r);
     save(results);
     const line = (s) =>
@@ -276,6 +294,6 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-log(`\n${JSON.stringify(summarize(results), null, 1)}`);
+log(`\n${JSON.stringify(summarize(results, sizes), null, 1)}`);
 save(results);
 log(`wrote ${outFile}`);

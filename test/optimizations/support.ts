@@ -2,7 +2,10 @@
 // freshDatabase: apps of other test files run job runners with a map and would take these jobs): a
 // request of `stops` stops and `vehicles` vehicles on the Liechtenstein roads with windows, service
 // times, capacities and skills.
+import { expect } from 'vitest';
 import type { At } from '../optimize-api/support.js';
+import { api } from '../support/app.js';
+import { waitFor } from '../geo-api/support.js';
 
 const DAY = '2031-03-04';
 export const at = (time: string) => `${DAY}T${time}+01:00`;
@@ -28,4 +31,21 @@ export function fleetRequest(points: At[], vehicles: number, stops: number, time
       ...(i % 10 === 0 ? { skills: ['cooled'] } : {}),
     })),
   };
+}
+
+/** Submits a batch body with `key` and waits for its plan; fails the test on anything but a completed job. */
+export async function completedPlan(app: { url: string }, key: string, body: unknown): Promise<any> {
+  const res = await api(app, 'POST', '/v1/optimizations', { key, body });
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  const done = await waitFor(
+    async () => {
+      const d = (await api(app, 'GET', `/v1/optimizations/${res.body.data.id}`, { key })).body.data;
+      return ['completed', 'failed', 'cancelled'].includes(d.status) ? d : undefined;
+    },
+    'the optimization to finish',
+    60_000,
+    100,
+  );
+  expect(done.status, JSON.stringify(done.error)).toBe('completed');
+  return done.result;
 }

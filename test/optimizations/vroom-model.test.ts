@@ -8,10 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpeningHours from 'opening_hours';
 import type { App } from '../../src/app.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { waitFor } from '../geo-api/support.js';
 import { epochOf, roadPoints, type At } from '../optimize-api/support.js';
 import { freshDatabase } from '../faults/support.js';
-import { at } from './support.js';
+import { at, completedPlan } from './support.js';
 import { timeAsGiven } from '../../src/engine/vrp/breaks.js';
 import type { VrpProblem } from '../../src/engine/vrp/types.js';
 
@@ -34,21 +33,7 @@ afterAll(async () => {
 const submit = (body: unknown) => api(app, 'POST', '/v1/optimizations', { key: team.key, body });
 
 /** Submits and waits for the plan; fails the test on anything but a completed job. */
-async function plan(body: unknown): Promise<any> {
-  const res = await submit(body);
-  expect(res.status, JSON.stringify(res.body)).toBe(202);
-  const done = await waitFor(
-    async () => {
-      const d = (await api(app, 'GET', `/v1/optimizations/${res.body.data.id}`, { key: team.key })).body.data;
-      return ['completed', 'failed', 'cancelled'].includes(d.status) ? d : undefined;
-    },
-    'the optimization to finish',
-    60_000,
-    100,
-  );
-  expect(done.status, JSON.stringify(done.error)).toBe('completed');
-  return done.result;
-}
+const plan = (body: unknown): Promise<any> => completedPlan(app, team.key, body);
 
 // ---------------------------------------------------------------------------------------------------------
 // The checker: knows the request and the rules, nothing of the solver.
@@ -373,7 +358,7 @@ describe('shipments, priorities, windows and limits', () => {
       'delivery crate',
       'end',
     ]);
-    expect(route.violations).toEqual([expect.stringMatching(/after its last time window/), expect.stringMatching(/load .* exceeds the capacity/)]);
+    expect(route.violation_messages).toEqual([expect.stringMatching(/after its last time window/), expect.stringMatching(/load .* exceeds the capacity/)]);
     // Times still follow the given order: each arrival after the previous departure and the leg.
     for (let i = 1; i < route.steps.length; i++)
       expect(epochOf(route.steps[i].arrival)).toBeGreaterThanOrEqual(
@@ -397,7 +382,7 @@ describe('shipments, priorities, windows and limits', () => {
       shipments: [],
     };
     const ok = await plan(fine);
-    expect(ok.routes[0].violations).toEqual([]);
+    expect(ok.routes[0].violation_messages).toEqual([]);
     checkModel(fine, ok);
     // A break named in the steps is taken there: between the two stops, inside its window.
     const lunch = { id: 'lunch', time_windows: [[at('08:00:00'), at('11:00:00')]], service: 1800 };
@@ -417,12 +402,12 @@ describe('shipments, priorities, windows and limits', () => {
     };
     const taken = await plan(withBreak);
     expect(taken.routes[0].steps.map((s: any) => `${s.type} ${s.id ?? ''}`.trim())).toEqual(['start', 'stop early', 'break lunch', 'stop late', 'end']);
-    expect(taken.routes[0].violations).toEqual([]);
+    expect(taken.routes[0].violation_messages).toEqual([]);
     checkModel(withBreak, taken);
     // Where its window has closed, the route reports it rather than moving the break.
     const tooLate = { ...withBreak, vehicles: [{ ...withBreak.vehicles[0], breaks: [{ ...lunch, time_windows: [[at('08:00:00'), at('08:00:30')]] }] }] };
     const missed = await plan(tooLate);
-    expect(missed.routes[0].violations).toEqual([expect.stringMatching(/^break 'lunch' is reached \d+ s after its last time window$/)]);
+    expect(missed.routes[0].violation_messages).toEqual([expect.stringMatching(/^break 'lunch' is reached \d+ s after its last time window$/)]);
     // Unknown or repeated break ids, and naming some of a vehicle's breaks only: 422 at each.
     const badBreaks = await submit({
       ...withBreak,
@@ -515,7 +500,7 @@ describe('shipments, priorities, windows and limits', () => {
     for (const s of checked.routes[0].steps) expect(s.waiting_time).toBe(0);
     const late = epochOf(c.gone.arrival) - epochOf(at('08:00:01'));
     const early = (s: any, opens: string) => epochOf(opens) - epochOf(s.arrival);
-    expect(checked.routes[0].violations).toEqual([
+    expect(checked.routes[0].violation_messages).toEqual([
       `stop 'gone' is reached ${late} s after its last time window`,
       `break 'lunch' begins ${early(c.lunch, at('12:00:00'))} s before its window opens`,
       `stop 'later' begins ${early(c.later, at('15:00:00'))} s before its window opens`,
@@ -524,7 +509,9 @@ describe('shipments, priorities, windows and limits', () => {
     const retimed = await plan(req);
     checkModel({ ...req, stops: req.stops.map((s: any) => (s.id === 'gone' ? { ...s, time_windows: undefined } : s)) }, retimed);
     const r = steps(retimed.routes[0]);
-    expect(retimed.routes[0].violations).toEqual([`stop 'gone' is reached ${epochOf(r.gone.arrival) - epochOf(at('08:00:01'))} s after its last time window`]);
+    expect(retimed.routes[0].violation_messages).toEqual([
+      `stop 'gone' is reached ${epochOf(r.gone.arrival) - epochOf(at('08:00:01'))} s after its last time window`,
+    ]);
     expect(epochOf(r.lunch.departure) - 1800).toBeGreaterThanOrEqual(epochOf(at('12:00:00')));
     expect(epochOf(r.later.departure) - 300).toBe(epochOf(at('15:00:00')));
     // Check mode takes breaks only where the steps put them.
@@ -533,7 +520,7 @@ describe('shipments, priorities, windows and limits', () => {
       plan_timing: 'check',
       vehicles: [{ ...req.vehicles[0], steps: req.vehicles[0].steps.filter((s: any) => s.type !== 'break') }],
     };
-    expect((await plan(noBreakStep)).routes[0].violations).toContain("break 'lunch' is not in the steps");
+    expect((await plan(noBreakStep)).routes[0].violation_messages).toContain("break 'lunch' is not in the steps");
     // plan_timing is plan mode's, and one of two words.
     const bad = await submit({ ...req, mode: 'optimize', plan_timing: 'check', vehicles: [{ ...req.vehicles[0], steps: undefined }] });
     expect(bad.status).toBe(422);
@@ -647,7 +634,7 @@ describe('shipments, priorities, windows and limits', () => {
     };
     const timed = await plan(exchanged);
     checkModel(exchanged, timed);
-    expect(timed.routes.every((r: any) => r.violations.length === 0)).toBe(true);
+    expect(timed.routes.every((r: any) => r.violation_messages.length === 0)).toBe(true);
     expect(timed.summary.cost).toBeGreaterThan(got.summary.cost);
     // Speed factors per vehicle: the same steps timed at factor 1 and at factor 2.5, leg by leg the faster
     // van's time is the slower one's divided by 2.5, to the nearest second; its per-hour cost counts those.
@@ -826,7 +813,7 @@ describe('stops from the team POIs', () => {
     const result = await plan(req);
     const route = result.routes[0];
     expect(route.steps.map((s: any) => s.id ?? s.type)).toEqual(['start', second, first, 'end']);
-    expect(route.violations).toEqual([`stop '${closed}' is left out: it is closed on ${DAY} (opening hours 'Sa 07:00-12:00')`]);
+    expect(route.violation_messages).toEqual([`stop '${closed}' is left out: it is closed on ${DAY} (opening hours 'Sa 07:00-12:00')`]);
     const why = Object.fromEntries(result.unassigned.map((u: any) => [u.id, u.reason]));
     expect(why).toEqual({ [closed]: `it is closed on ${DAY} (opening hours 'Sa 07:00-12:00')`, [spare]: "it is in no vehicle's steps (plan mode)" });
     const job = (await app.sql`SELECT body FROM optimizations ORDER BY id DESC LIMIT 1`)[0].body;

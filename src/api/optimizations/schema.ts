@@ -42,7 +42,7 @@ const batchObject = <S extends z.ZodType>(stops: S) =>
       .enum(['optimize', 'plan'], { error: 'must be optimize or plan' })
       .default('optimize')
       .describe(
-        "`plan`: no search; each vehicle drives its `steps` as given, the plan reports every step's times and each route's `violations` (VROOM's plan mode), timed as `plan_timing` says. Stops in no vehicle's steps are unassigned.",
+        "`plan`: no search; each vehicle drives its `steps` as given, the plan reports every step's times and `violations` (VROOM's plan mode: each step, route and the summary list the causes broken), each route's `violation_messages` in words, timed as `plan_timing` says. Stops in no vehicle's steps are unassigned.",
       ),
     plan_timing: z
       .enum(['retime', 'check'], { error: 'must be retime or check' })

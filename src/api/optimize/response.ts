@@ -2,6 +2,8 @@
 // request's offset, with totals that are exact sums of the steps (whole seconds and meters).
 import type { ResolvedLocation } from '../locations.js';
 import { unassignedReason, type VrpProblem, type VrpRoute, type VrpSolution } from '../../engine/vrp/solver.js';
+import type { Violation } from '../../engine/vrp/types.js';
+import { mergeViolations } from '../../engine/vrp/violations.js';
 import { formatDatetime } from './datetimes.js';
 import type { ResolvedShipment, ResolvedVehicle } from './problem.js';
 import { DEFAULT_PER_HOUR, type OptimizeBody } from './schema.js';
@@ -48,6 +50,9 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
   const at = (t: number) => formatDatetime(c.frame.origin + t, c.frame.offsetMinutes);
   const load = (units: number[]) => (style === 'none' ? null : style === 'array' ? units : units[0]);
   const vehicle = c.vehicles[r.vehicle];
+  // A batch plan's steps carry VROOM's violations (plan mode's; none in a searched plan).
+  const sv = r.stepViolations;
+  const violations = (list: Violation[] | undefined) => (c.batch ? { violations: list ?? [] } : {});
   let distance = 0,
     duration = 0;
   const startAt = at(r.start);
@@ -63,11 +68,12 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
       distance: 0,
       duration: 0,
       load: load(r.initialLoad),
+      ...violations(sv?.start),
     },
   ];
   // A break is taken where the vehicle is: at the step before it, with its distance, duration and load.
   const breaksAfter = (i: number) => {
-    for (const b of r.breaks ?? []) {
+    for (const [k, b] of (r.breaks ?? []).entries()) {
       if (b.after !== i) continue;
       const prev = steps[steps.length - 1];
       const given = c.body.vehicles[r.vehicle].breaks![b.index];
@@ -85,6 +91,7 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
         distance: prev.distance,
         duration: prev.duration,
         load: prev.load,
+        ...violations(sv?.breaks[k]),
       });
     }
   };
@@ -107,6 +114,7 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
       distance,
       duration,
       load: load(r.loads[i]),
+      ...violations(sv?.jobs[i]),
     });
     breaksAfter(i);
   });
@@ -125,6 +133,7 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
       distance,
       duration,
       load: load(r.loads[r.loads.length - 1]),
+      ...violations(sv?.end),
     });
   }
   // An open route ends on arriving at its last stop.
@@ -133,7 +142,7 @@ function routeJson(c: OptimizeContext, r: VrpRoute, geometry: Array<[number, num
   return {
     vehicle: c.vehicleIds[r.vehicle],
     stops: r.jobs.length,
-    ...(c.batch ? { cost: userCost(costs, r), violations: r.violations ?? [] } : {}),
+    ...(c.batch ? { cost: userCost(costs, r), violations: sv?.route ?? [], violation_messages: r.violations ?? [] } : {}),
     distance: r.distance,
     duration: r.duration,
     service: r.service,
@@ -170,7 +179,9 @@ export function optimizeJson(c: OptimizeContext, solution: VrpSolution, geometri
       duration: total('duration'),
       service: total('service'),
       waiting_time: total('waiting_time'),
-      ...(c.batch ? { cost: routes.reduce((a, r) => a + (r.cost ?? 0), 0) } : {}),
+      ...(c.batch
+        ? { cost: routes.reduce((a, r) => a + (r.cost ?? 0), 0), violations: mergeViolations(solution.routes.flatMap((r) => r.stepViolations?.route ?? [])) }
+        : {}),
     },
     routes,
     // A shipment left out leaves both its jobs out: it is listed once, by its pickup.

@@ -275,6 +275,14 @@ export const optimizeBodySchema = z.strictObject(optimizeFields(MAX_VEHICLES, MA
   ],
 });
 
+/** VROOM's violation object (its docs/API.md, "Violation"). */
+const violationSchema = z
+  .object({
+    cause: z.enum(['lead_time', 'delay', 'load', 'max_tasks', 'skills', 'precedence', 'missing_break', 'max_travel_time', 'max_load', 'max_distance']),
+    duration: z.int().optional().describe('Seconds early (`lead_time`) or late (`delay`); only for those two causes.'),
+  })
+  .meta({ id: 'Violation' });
+
 const contractLoad = z.int().nullable().describe('On board after the step; null when no vehicle has a capacity.');
 
 const stepOf = (load: z.ZodType, batch: boolean) =>
@@ -301,6 +309,15 @@ const stepOf = (load: z.ZodType, batch: boolean) =>
     distance: z.number().describe('Meters so far.'),
     duration: z.number().describe('Seconds so far.'),
     load,
+    ...(batch
+      ? {
+          violations: z
+            .array(violationSchema)
+            .describe(
+              "Plan mode: the rules this step breaks, VROOM's violations (its docs/API.md): `lead_time`/`delay` (service starts before/after its window, or past the working hours, with `duration` seconds; the end step: reached late), `load` (more on board than the capacity), `skills`, `max_tasks` (every task past the limit), `precedence` (a pickup without a later delivery, a delivery without an earlier pickup), `max_travel_time`/`max_distance` (from the step where the driving so far passes the limit), `max_load` (a break taken with more on board than its `max_load`). Empty in a searched plan.",
+            ),
+        }
+      : {}),
   });
 
 /** The plan: the answer of POST /v1/routes/optimize and (with loads that may be arrays) the `result` of a completed batch optimization. */
@@ -315,7 +332,14 @@ const planOf = (load: z.ZodType, routeLoad: z.ZodType, batch = false) =>
       duration: z.number(),
       service: z.number(),
       waiting_time: z.number(),
-      ...(batch ? { cost: z.int().describe("The objective after priorities and stops served: the routes' costs added up.") } : {}),
+      ...(batch
+        ? {
+            cost: z.int().describe("The objective after priorities and stops served: the routes' costs added up."),
+            violations: z
+              .array(violationSchema)
+              .describe("Plan mode: each cause of the routes' violations once, `lead_time` and `delay` summed (VROOM's). Empty in a searched plan."),
+          }
+        : {}),
     }),
     routes: z.array(
       z.object({
@@ -329,9 +353,14 @@ const planOf = (load: z.ZodType, routeLoad: z.ZodType, batch = false) =>
                   "As VROOM counts it: the vehicle's `costs.fixed` + round(`costs.per_hour` × `duration` / 3600 + `costs.per_km` × `distance` / 1000); by default its driving seconds.",
                 ),
               violations: z
+                .array(violationSchema)
+                .describe(
+                  "Plan mode: VROOM's route violations: each cause of the route's steps once (`lead_time` and `delay` with their seconds summed), and `missing_break` when a break of the vehicle is not taken. Empty in a searched plan.",
+                ),
+              violation_messages: z
                 .array(z.string())
                 .describe(
-                  'Plan mode: every rule the given steps break, in the order met (a late arrival, an overload…); empty otherwise and in a searched plan.',
+                  "Plan mode: every rule the given steps break, in words naming the request's stops, shipments and breaks, in the order met (a late arrival, an overload…); empty in a searched plan.",
                 ),
             }
           : {}),

@@ -8,6 +8,7 @@
 import { breakOrder, hoursOf, matrixReader, normalizedWindows, routeCost, searchedBreaks, serviceStart, travelTimes } from './problem.js';
 import { type Names, scheduleRoute } from './schedule.js';
 import type { PlacedBreak, RouteSchedule, VrpProblem, VrpRoute, VrpSolution } from './types.js';
+import { routeViolations } from './violations.js';
 
 /**
  * The problem the kernel solves: a vehicle's breaks without a max_load are planned by the search itself
@@ -362,7 +363,8 @@ function latestStarts(p: VrpProblem, vehicle: number, jobs: readonly number[], d
  * unassigned. `retime` (the default): as early as the windows allow, waiting for a window to open, the
  * breaks where the given ones say (each after job `after` of the route) or else where they end each route
  * earliest, a violation when they cannot be taken. `check`: as driven, never waiting
- * (scheduleRoute's asDriven), the breaks where given.
+ * (scheduleRoute's asDriven), the breaks where given. Each route also carries its steps' violations in
+ * VROOM's shape (violations.ts).
  */
 export function timeAsGiven(
   p: VrpProblem,
@@ -389,6 +391,8 @@ export function timeAsGiven(
       routes.push({ ...plain, violations, vehicle, jobs: [...jobs] });
     }
   }
+  // Each step's violations in VROOM's shape, from the route's own times.
+  for (const r of routes) r.stepViolations = routeViolations(p, r);
   return {
     routes,
     unassigned: p.jobs.flatMap((_, j) => (served.has(j) ? [] : [j])),

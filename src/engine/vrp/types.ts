@@ -158,6 +158,39 @@ export interface VrpRoute extends RouteSchedule {
   jobs: number[];
   /** The vehicle's breaks, in the order taken, when it has any (breaks.ts). */
   breaks?: PlacedBreak[];
+  /** Plan mode: each step's violations in VROOM's shape (violations.ts). */
+  stepViolations?: RouteViolations;
+}
+
+/** VROOM's violation causes (docs/API.md of VROOM 1.14, "Violation"). */
+export type ViolationCause =
+  | 'lead_time'
+  | 'delay'
+  | 'load'
+  | 'max_tasks'
+  | 'skills'
+  | 'precedence'
+  | 'missing_break'
+  | 'max_travel_time'
+  | 'max_load'
+  | 'max_distance';
+
+/** `duration` (seconds) only for `lead_time` (how early) and `delay` (how late). */
+export interface Violation {
+  cause: ViolationCause;
+  duration?: number;
+}
+
+export interface RouteViolations {
+  start: Violation[];
+  /** Per job of the route, in its order. */
+  jobs: Violation[][];
+  /** Per entry of the route's `breaks`, in its order. */
+  breaks: Violation[][];
+  /** The end step (closed routes; an open route has none and this stays empty). */
+  end: Violation[];
+  /** The route's: every cause of its steps once, lead_time and delay summed, and missing_break. */
+  route: Violation[];
 }
 
 export interface VrpSolution {
