@@ -76,10 +76,14 @@ describe('every setting in one place', () => {
     expect(() => loadConfig(Object.fromEntries(listed.map((l) => [l.name, l.value])))).not.toThrow();
   });
 
-  it('the source reads the environment nowhere but in config.ts', () => {
+  it('the source reads the environment nowhere but in config.ts (and the kernels test switch)', () => {
     const offenders = execFileSync('grep', ['-rln', 'process\\.env', join(projectRoot, 'src')], { encoding: 'utf8' })
       .trim()
       .split('\n');
-    expect(offenders.map((f) => f.slice(projectRoot.length + 1))).toEqual(['src/config.ts']);
+    // lib/wasm.ts reads WAYMARK_CHECKED_KERNELS, which only `npm run test:kernels-checked` sets: every
+    // compute thread loads its kernels there and reads no configuration, and lib/ imports nothing above it.
+    expect(offenders.map((f) => f.slice(projectRoot.length + 1)).sort()).toEqual(['src/config.ts', 'src/lib/wasm.ts']);
+    const reads = [...readFileSync(join(projectRoot, 'src/lib/wasm.ts'), 'utf8').matchAll(/process\.env\.(\w+)/g)].map((m) => m[1]);
+    expect(reads).toEqual(['WAYMARK_CHECKED_KERNELS']);
   });
 });

@@ -214,9 +214,11 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
 function expectSameGraph(osm: OsmData, profile: ProfileName, want: ReferenceInput): GraphInput {
   const pool = buildShapePool(osm);
   const got = buildGraphInput(osm, profile, pool);
-  const { geomFirst, geomLast, ...rest } = got;
+  const { geomFirst, geomLast, guided: isGuided, ...rest } = got;
   const { geomFirst: refFirst, geomCoords: refCoords, ...refRest } = want;
   expect(rest).toEqual(refRest);
+  // The motor graphs carry turn guidance's records (map/graphs/road-guide.ts), made from the same input.
+  expect(isGuided).toBe(profile === 'driving-car' || profile === 'driving-hgv');
   expect(geomFirst.length).toBe(refFirst.length - 1);
   for (let g = 0; g < geomFirst.length; g++) {
     const points = Array.from(pool.pointsE7.subarray(2 * geomFirst[g], 2 * geomLast[g] + 2));
