@@ -29,7 +29,7 @@ import { messagingRoutes } from './api/messaging/routes.js';
 import { Metrics, metricsRoute } from './ops/metrics.js';
 import { readyRoute } from './ops/ready.js';
 import { warmAvoidanceReads } from './api/routes/avoid-selection.js';
-import { type HandlerWarmUp, WARM_UP_HEADER, warmHandlers, warmSocket } from './ops/warm-handlers.js';
+import { addWarmUps, type HandlerWarmUp, WARM_UP_HEADER, warmHandlers, warmSocket } from './ops/warm-handlers.js';
 import { poiRoutes } from './api/pois/routes.js';
 import { clustersEndpoint } from './api/clusters/routes.js';
 import { optimizeEndpoint } from './api/optimize/routes.js';
@@ -305,10 +305,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
       const threadsMs = await collectThreadGarbage();
       collectGarbage();
       const again = await warmHandlers(router, log, { rounds: 1 });
-      const first = own.handlers!;
-      const statuses = { ...first.statuses };
-      for (const [k, n] of Object.entries(again.statuses)) statuses[k] = (statuses[k] ?? 0) + n;
-      own.handlers = { ms: first.ms + again.ms, rounds: first.rounds + again.rounds, statuses };
+      own.handlers = addWarmUps(own.handlers!, again);
       log.info({ threadsMs, againMs: again.ms }, 'warm-up garbage collected, the handlers warmed once more');
     }
     own.warming = false;

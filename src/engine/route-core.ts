@@ -461,9 +461,9 @@ export class RouteCore {
         return { lat: g.shapes.pointsE7[2 * p] * 1e-7, lon: g.shapes.pointsE7[2 * p + 1] * 1e-7 };
       };
       const far = [at(0), at(2 * PAIRS - 1)];
-      const plain = this.routeE7({ profile, waypoints: far });
       // Motor profiles only: 120 km on foot or by bicycle is a search of seconds, and nobody's first request.
-      const corridor = plain.ok && profile.startsWith('driving') ? corridorAlong(plain.value.geometryE7, CORRIDOR_M, WARM_UP_CIRCLES, CORRIDOR_RADIUS_M) : null;
+      const plain = profile.startsWith('driving') ? this.routeE7({ profile, waypoints: far }) : null;
+      const corridor = plain?.ok ? corridorAlong(plain.value.geometryE7, CORRIDOR_M, WARM_UP_CIRCLES, CORRIDOR_RADIUS_M) : null;
       // Avoided circles as a request with many POIs puts them: spread over the map, on roads, each search
       // direction of the race (engine.ts, raced) once.
       const circles = Array.from({ length: WARM_UP_CIRCLES }, (_, i) => ({ ...at(i + 0.5, WARM_UP_CIRCLES), radius: 30 }));

@@ -129,6 +129,13 @@ export async function warmHandlers(router: Router, log: Logger, { rounds: most =
   return { ms: Math.round(performance.now() - started), rounds, statuses };
 }
 
+/** Two warm-ups' reports as one: times, rounds and answers added. */
+export function addWarmUps(a: HandlerWarmUp, b: HandlerWarmUp): HandlerWarmUp {
+  const statuses = { ...a.statuses };
+  for (const [k, n] of Object.entries(b.statuses)) statuses[k] = (statuses[k] ?? 0) + n;
+  return { ms: a.ms + b.ms, rounds: a.rounds + b.rounds, statuses };
+}
+
 async function answer(router: Router, r: WarmRequest, auth: AuthInfo, id: string): Promise<string> {
   const match = router.match('POST', r.path);
   if (match.kind !== 'found') return '404';
