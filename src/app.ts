@@ -29,7 +29,7 @@ import { messagingRoutes } from './api/messaging/routes.js';
 import { Metrics, metricsRoute } from './ops/metrics.js';
 import { readyRoute } from './ops/ready.js';
 import { warmAvoidanceReads } from './api/routes/avoid-selection.js';
-import { addWarmUps, type HandlerWarmUp, WARM_UP_HEADER, warmHandlers, warmSocket } from './ops/warm-handlers.js';
+import { addWarmUps, type HandlerWarmUp, WARM_UP_HEADER, warmHandlers, warmSocket, warmUpAuth } from './ops/warm-handlers.js';
 import { poiRoutes } from './api/pois/routes.js';
 import { clustersEndpoint } from './api/clusters/routes.js';
 import { optimizeEndpoint } from './api/optimize/routes.js';
@@ -263,6 +263,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
       config.jobs && mapDir ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs }) : undefined;
     const own: { warming: boolean; handlers?: HandlerWarmUp } = { warming: Boolean(mapDir) };
     const warmToken = randomBytes(16).toString('hex');
+    const warmAuth = warmUpAuth();
     const ops = [readyRoute({ sql, profiles: mapDir ? config.profiles : 'off', swaps, requests: () => own }), metrics.route()];
     const router = buildRouter(sql, usage, readSql, config, ops, mapDir);
     // A fresh process's first requests would pay for what runs here (ops/warm-handlers.ts): it is paid
@@ -270,7 +271,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     await Promise.all([...new Set([sql, limiterSql, readSql])].map(openConnections));
     await Promise.all([keys.warm(sql.options.max), mapDir && warmAvoidanceReads(sql, sql.options.max)]);
     if (mapDir) {
-      own.handlers = await warmHandlers(router, log);
+      own.handlers = await warmHandlers(router, log, warmAuth);
       log.info(own.handlers, 'request handlers warmed up');
     }
     server = await startHttpServer(
@@ -281,8 +282,9 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
         usage,
         log,
         observe: (ctx, route, status, started) => metrics.observe(ctx, route, status, started),
-        // The process's own warm-up requests (warmSocket) are not the traffic the metrics and the log count.
-        own: (ctx) => own.warming && ctx.headers[WARM_UP_HEADER] === warmToken,
+        // The process's own warm-up requests (warmSocket), answered as the warm-up's team: not the traffic
+        // the metrics, the log and the usage count.
+        own: (ctx) => (own.warming && ctx.headers[WARM_UP_HEADER] === warmToken ? warmAuth : undefined),
         // Every request answers from the map current when it arrived, all its compute tasks included,
         // and says which (a swap meanwhile does not reach it).
         scope: (ctx, run) =>
@@ -297,16 +299,19 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
       { bodyTimeoutMs: config.bodyTimeoutMs },
     );
     if (own.warming) {
-      log.info({ answered: await warmSocket(config.host, server.port, warmToken) }, 'request reading warmed up');
+      const socket = await warmSocket(config.host, server.port, warmToken);
+      log.info({ socket }, 'request reading and sending warmed up');
       // The warm-up's garbage, every thread's, is collected now rather than during the first requests (a
       // 33–64 ms pause of the main thread on the 10x10 country; its key lookup 33–49 ms instead of 1). A
       // full collection also throws away compiled code that held on to what it freed: one more round of
-      // the handlers compiles it again, and leaves little garbage.
+      // the handlers, then of the socket, compiles it again, and leaves little garbage.
       const threadsMs = await collectThreadGarbage();
       collectGarbage();
-      const again = await warmHandlers(router, log, { rounds: 1 });
-      own.handlers = addWarmUps(own.handlers!, again);
-      log.info({ threadsMs, againMs: again.ms }, 'warm-up garbage collected, the handlers warmed once more');
+      const again = await warmHandlers(router, log, warmAuth, { rounds: 1 });
+      const socketAgain = await warmSocket(config.host, server.port, warmToken);
+      for (const [k, n] of Object.entries(socketAgain)) socket[k] = (socket[k] ?? 0) + n;
+      own.handlers = { ...addWarmUps(own.handlers!, again), socket };
+      log.info({ threadsMs, againMs: again.ms, socket: socketAgain }, 'warm-up garbage collected, the handlers and the socket warmed once more');
     }
     own.warming = false;
     log.info({ port: server.port, map: activeMap()?.id }, 'listening');

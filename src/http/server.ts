@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { PassThrough } from 'node:stream';
 import uws from '@trufflesuite/uws-js-unofficial';
 import type { Logger } from 'pino';
-import type { KeyStore } from '../auth/authenticate.js';
+import type { AuthInfo, KeyStore } from '../auth/authenticate.js';
 import type { RateLimiter } from '../auth/rate-limit.js';
 import type { UsageMark, UsageRecorder } from '../auth/usage.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
@@ -35,8 +35,10 @@ export interface ServerDeps {
   log: Logger;
   /** Told of every reply sent (for /metrics): its route template (undefined when none matched). */
   observe?: (ctx: RequestContext, route: string | undefined, status: number, startedMs: number) => void;
-  /** The process's own requests (its warm-up, app.ts): answered like any other, neither logged nor observed. */
-  own?: (ctx: RequestContext) => boolean;
+  /** The process's own requests (its warm-up, app.ts): the team they are answered as, or undefined for a
+   *  client's request. Answered like any other, with no key looked up, and neither logged, observed nor
+   *  counted as usage. */
+  own?: (ctx: RequestContext) => AuthInfo | undefined;
   /** Runs around each request's handling (from authentication to the reply): the map a request is
    *  answered from is pinned here (app.ts). */
   scope?: (ctx: RequestContext, run: () => Promise<Reply>) => Promise<Reply>;
@@ -105,7 +107,7 @@ export function startHttpServer(deps: ServerDeps, host: string, port: number, op
       .then(async (reply) => {
         body.discard();
         await body.received;
-        const own = deps.own?.(ctx) === true;
+        const own = deps.own?.(ctx) !== undefined;
         send(res, ctx, reply, deps.log, body.closeAfter || draining, own);
         if (!own) deps.observe?.(ctx, route?.path, reply.status, started);
       })
@@ -323,7 +325,8 @@ async function respond(ctx: RequestContext, match: ReturnType<Router['match']>, 
     }
     const route = match.route;
     if (!route.public) {
-      const auth = await deps.keys.lookup(ctx.headers['x-api-key']);
+      const own = deps.own?.(ctx);
+      const auth = own ?? (await deps.keys.lookup(ctx.headers['x-api-key']));
       if (!auth) throw unauthenticated();
       ctx.auth = auth;
       // Every authenticated request counts and carries the rate-limit headers, the no-plan 403 included;
@@ -337,7 +340,7 @@ async function respond(ctx: RequestContext, match: ReturnType<Router['match']>, 
       if (!rate.allowed) {
         throw new HttpError(429, 'Too many requests. Retry after the time in the Retry-After header.', { retry_after: rate.retryAfter });
       }
-      usageMarks.set(ctx, deps.usage.record(auth.keyId, auth.teamId, route.method, route.path));
+      if (!own) usageMarks.set(ctx, deps.usage.record(auth.keyId, auth.teamId, route.method, route.path));
       if (route.permission) ctx.require(route.permission);
     }
     return await route.handler(ctx);

@@ -127,6 +127,10 @@ const readinessSchema = z
           ms: z.int(),
           rounds: z.int().describe('Times the set of requests (each profile, 10 waypoints, steps, an avoided area, optimize, matrix, isochrone) ran.'),
           statuses: z.record(z.string(), z.int()).describe('Their answers by HTTP status (a 422: a sample point the profile cannot reach).'),
+          socket: z
+            .record(z.string(), z.int())
+            .optional()
+            .describe("The same set sent through the server's own socket (twice, before and after a garbage collection), answers by HTTP status."),
         })
         .optional()
         .describe("The requests this process ran through its own handlers before it listened (once per process; a swapped map's threads warm up as above)."),

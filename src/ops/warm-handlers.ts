@@ -35,6 +35,8 @@ export interface HandlerWarmUp {
   rounds: number;
   /** Answers by status: a 422 (a sample point the profile cannot reach) warms the same code. */
   statuses: Record<string, number>;
+  /** The set sent through the server's socket (warmSocket), answers by status. */
+  socket?: Record<string, number>;
 }
 
 const at = (p: LatLon) => ({ latitude: +p.lat.toFixed(6), longitude: +p.lon.toFixed(6) });
@@ -89,24 +91,26 @@ function requests(): WarmRequest[] {
   ];
 }
 
+/** The team the warm-up asks as: one that does not exist, with every permission and no limits. */
+export const warmUpAuth = (): AuthInfo => ({
+  keyId: randomUUID(),
+  teamId: randomUUID(),
+  permissions: parsePermissionList('all'),
+  expiresAt: null,
+  isActive: true,
+  planActive: true,
+  rateLimit: null,
+  poiLimit: null,
+});
+
 /**
  * Runs the warm-up set through `router`'s handlers (no socket: the HTTP server's own code is C++ and the
  * few lines around it already ran for /ready's probes). A handler's failure other than an HTTP answer is
  * logged and the rest go on: a warm-up never stops a start.
  */
-export async function warmHandlers(router: Router, log: Logger, { rounds: most = ROUNDS, budgetMs = BUDGET_MS } = {}): Promise<HandlerWarmUp> {
+export async function warmHandlers(router: Router, log: Logger, auth: AuthInfo, { rounds: most = ROUNDS, budgetMs = BUDGET_MS } = {}): Promise<HandlerWarmUp> {
   const started = performance.now();
   const list = requests();
-  const auth: AuthInfo = {
-    keyId: randomUUID(),
-    teamId: randomUUID(),
-    permissions: parsePermissionList('all'),
-    expiresAt: null,
-    isActive: true,
-    planActive: true,
-    rateLimit: null,
-    poiLimit: null,
-  };
   const statuses: Record<string, number> = {};
   const threads = Math.max(1, poolSize());
   let rounds = 0;
@@ -159,45 +163,48 @@ async function answer(router: Router, r: WarmRequest, auth: AuthInfo, id: string
 /** Names the process's own warm-up requests (with a token only it knows) so the metrics and the log leave them out. */
 export const WARM_UP_HEADER = 'x-waymark-warm-up';
 
-/** Requests through the socket, each answered 401 (`wm_000…` is no key): a fresh process's first request
- *  also paid for the server's own reading of a request with a body (uWS's callbacks, the headers, the
- *  body's chunks) — 5–6 ms of a 10 ms first route on the 10x10 country after the handlers were warm. Half
- *  on one kept-alive connection, half on a new connection each. */
-export async function warmSocket(host: string, port: number, token: string): Promise<number> {
+/** The warm-up set again, through the socket, each request on a new connection and then on a kept-alive
+ *  one, answered as the warm-up team (the server's `own`): a fresh process's first request also paid for
+ *  the server's own reading of a request with a body (uWS's callbacks, the headers, the body's chunks) —
+ *  5–6 ms of a 10 ms first route on the 10x10 country after the handlers were warm — and for its sending of
+ *  a 200 with a route's body, which answers of 401 never reached (32x32: the main thread's CPU for a first
+ *  route 1.2–1.9 ms against 0.6–0.8 for the same again). Returns the answers by status. */
+export async function warmSocket(host: string, port: number, token: string): Promise<Record<string, number>> {
   const hostname = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '::1' : host;
-  const body = JSON.stringify({ profile: 'driving-car', waypoints: Array.from({ length: 10 }, (_, i) => ({ latitude: 47 + i / 100, longitude: 9.5 })) });
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  let answered = 0;
+  const statuses: Record<string, number> = {};
   try {
-    for (let i = 0; i < 24; i++) {
-      const status = await new Promise<number>((resolve) => {
-        const req = request(
-          {
-            hostname,
-            port,
-            method: 'POST',
-            path: '/v1/routes',
-            agent: i % 2 ? agent : false,
-            headers: {
-              'content-type': 'application/json',
-              'x-api-key': `wm_${'0'.repeat(40)}`,
-              'content-length': Buffer.byteLength(body),
-              [WARM_UP_HEADER]: token,
-            },
-          },
-          (res) => {
-            res.resume();
-            res.on('end', () => resolve(res.statusCode ?? 0));
-            res.on('error', () => resolve(0));
-          },
-        );
-        req.on('error', () => resolve(0));
-        req.end(body);
-      });
-      if (status === 401) answered++;
+    for (const r of requests()) {
+      const body = JSON.stringify(r.body);
+      // Both at once, as the handlers' warm-up does: one at a time, both went to the same compute thread.
+      const answered = await Promise.all(
+        [false, true].map(
+          (kept) =>
+            new Promise<number>((resolve) => {
+              const req = request(
+                {
+                  hostname,
+                  port,
+                  method: 'POST',
+                  path: r.path,
+                  agent: kept ? agent : false,
+                  headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), [WARM_UP_HEADER]: token },
+                },
+                (res) => {
+                  res.resume();
+                  res.on('end', () => resolve(res.statusCode ?? 0));
+                  res.on('error', () => resolve(0));
+                },
+              );
+              req.on('error', () => resolve(0));
+              req.end(body);
+            }),
+        ),
+      );
+      for (const status of answered) statuses[status] = (statuses[status] ?? 0) + 1;
     }
   } finally {
     agent.destroy();
   }
-  return answered;
+  return statuses;
 }
