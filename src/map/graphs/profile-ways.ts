@@ -1,11 +1,12 @@
 // The graph stage's first step: the routing profiles applied to what the OSM stage kept. Per kept way its
 // speeds and exclude classes per profile, per node whether it closes the way to each profile, the turn
 // restrictions per profile, the lorry's limits and the road labels. Each distinct set of road tags is
-// worked out once (a country's millions of roads share a few thousand), in way order, so the tables come
-// out in the order the ways first use them.
+// worked out once (road-tags.ts TagSets: far fewer sets than roads), in way order, so the tables come out
+// in the order the ways first use them.
 import { greatCircleMeters } from '../../lib/geo/sphere.js';
 import { Growable } from '../../lib/typed-pools.js';
 import type { OsmData } from '../osm/osm-data.js';
+import { MEMBER_ROLES, MEMBER_TYPES } from '../osm/road-tags.js';
 import { nodeBlocks, nodeLimits, PROFILES, routeDuration, turnRestrictions, wayAccess, wayClasses, wayLimits, type WayLimits } from './profiles.js';
 
 const P = PROFILES.length;
@@ -301,11 +302,18 @@ function restrictionsOf(osm: OsmData, usable: Uint8Array): Restrictions {
     const e = endsOf(way);
     return e !== undefined && (e[0] === node || e[1] === node);
   };
-  for (const rel of osm.restrictionRelations) {
+  const rels = osm.restrictionRelations;
+  for (let i = 0; i < rels.count; i++) {
+    const tags = rels.tagSets[rels.tags[i]];
+    const members: Array<{ type: string; ref: number; role: string }> = [];
+    for (let k = rels.first[i]; k < rels.first[i + 1]; k++) {
+      const code = rels.memberCode[k];
+      members.push({ type: MEMBER_TYPES[code % 3], ref: rels.memberRef[k], role: MEMBER_ROLES[Math.floor(code / 3)] });
+    }
     // One entry per (from, via, to); whether and how it applies varies by profile.
     const entries = new Map<string, { fromWay: number; via: number; viaWays: number[]; toWay: number; kinds: Uint8Array }>();
     for (let p = 0; p < P; p++) {
-      for (const r of turnRestrictions(PROFILES[p], rel.tags, rel.members)) {
+      for (const r of turnRestrictions(PROFILES[p], tags, members)) {
         const key = `${r.fromWay}:${r.viaNode}:${r.viaWays.join(',')}:${r.toWay}`;
         let e = entries.get(key);
         if (!e) entries.set(key, (e = { fromWay: r.fromWay, via: r.viaNode, viaWays: r.viaWays, toWay: r.toWay, kinds: new Uint8Array(P) }));

@@ -34,7 +34,7 @@ import {
   type OsmRelation,
   type OsmWay,
 } from './osm-pbf.js';
-import { BARRIER_KEYS, isRoad, mayClose, ROAD_KEYS, TagSets } from './road-tags.js';
+import { BARRIER_KEYS, isRoad, mayClose, MEMBER_ROLES, MEMBER_TYPES, RESTRICTION_KEYS, ROAD_KEYS, TagSets } from './road-tags.js';
 import { greatCircleMeters } from '../../lib/geo/sphere.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from '../../lib/typed-pools.js';
 
@@ -50,6 +50,20 @@ export type LoadProgress = (bytesRead: number, totalBytes: number, phase: LoadPh
  * tags of their own are here, so a restriction over an untagged way is never whole.
  */
 export type RestrictionWays = Map<number, [first: number, last: number, way: number]>;
+
+/**
+ * `type=restriction` relations, file order: each one's restriction tags (road-tags.ts RESTRICTION_KEYS) as
+ * a set in `tagSets`, and its `from`, `via` and `to` members, relation i's at [first[i], first[i + 1]):
+ * the id and the code (road-tags.ts MEMBER_ROLES index × 3 + MEMBER_TYPES index).
+ */
+export interface RestrictionRelations {
+  count: number;
+  tags: Uint32Array;
+  tagSets: ReadonlyArray<Readonly<Record<string, string>>>;
+  first: Uint32Array;
+  memberRef: Float64Array;
+  memberCode: Uint8Array;
+}
 
 /** Node keys read from the extract: the geocoder's and the barriers'. */
 const NODE_READ_SET: ReadonlySet<string> = new Set([...NODE_KEYS, ...BARRIER_KEYS]);
@@ -124,8 +138,7 @@ export interface OsmParts {
    */
   barrierNodes: { node: Uint32Array; tags: Uint32Array };
   barrierTagSets: ReadonlyArray<Readonly<Record<string, string>>>;
-  /** `type=restriction` relations, file order, all tags kept. */
-  restrictionRelations: OsmRelation[];
+  restrictionRelations: RestrictionRelations;
   restrictionWays: RestrictionWays;
   /** Names and address parts that the geocoder fields refer to. */
   strings: string[];
@@ -166,7 +179,11 @@ class StringTable {
 class OsmCollector {
   private readonly strings = new StringTable();
   // Relations.
-  private readonly restrictionRelations: OsmRelation[] = [];
+  private readonly restrictionTags = new TagSets(RESTRICTION_KEYS);
+  private readonly restrictionSets = new Growable(Uint32Array);
+  private readonly restrictionFirst = new Growable(Uint32Array);
+  private readonly restrictionRefs = new Growable(Float64Array);
+  private readonly restrictionCodes = new Growable(Uint8Array);
   private readonly restrictionMembers = new IdSet();
   private readonly restrictionWays: RestrictionWays = new Map();
   private readonly geoRelations: OsmRelation[] = [];
@@ -224,8 +241,17 @@ class OsmCollector {
   relation(rel: OsmRelation): void {
     // Which profiles a restriction applies to, and how, is the graph stage's: here its ways' ends are noted.
     if (rel.tags.type === 'restriction') {
-      this.restrictionRelations.push(rel);
-      for (const m of rel.members) if (m.type === 'way') this.restrictionMembers.add(m.ref);
+      if (this.restrictionFirst.length === 0) this.restrictionFirst.push(0);
+      this.restrictionSets.push(this.restrictionTags.id(rel.tags));
+      for (const m of rel.members) {
+        const role = MEMBER_ROLES.indexOf(m.role as (typeof MEMBER_ROLES)[number]),
+          type = MEMBER_TYPES.indexOf(m.type as (typeof MEMBER_TYPES)[number]);
+        if (role < 0 || type < 0) continue;
+        this.restrictionRefs.push(m.ref);
+        this.restrictionCodes.push(role * 3 + type);
+        if (m.type === 'way') this.restrictionMembers.add(m.ref);
+      }
+      this.restrictionFirst.push(this.restrictionRefs.length);
     }
     // A house of an associatedStreet relation is on the relation's street, whatever its addr:street says
     // (as Nominatim): the nearest of its named street members, the relation's name when it has none.
@@ -499,7 +525,14 @@ class OsmCollector {
       roadTagSets: this.roadTags.list,
       barrierNodes: this.keptBarriers(keptIndex),
       barrierTagSets: this.barrierTags.list,
-      restrictionRelations: this.restrictionRelations,
+      restrictionRelations: {
+        count: this.restrictionSets.length,
+        tags: this.restrictionSets.toShared(),
+        tagSets: this.restrictionTags.list,
+        first: this.restrictionFirst.length ? this.restrictionFirst.toShared() : new Uint32Array(1),
+        memberRef: this.restrictionRefs.toShared(),
+        memberCode: this.restrictionCodes.toShared(),
+      },
       restrictionWays: this.restrictionWays,
       strings: this.strings.list,
       roadNames: {
@@ -559,7 +592,7 @@ export class OsmData implements OsmParts {
   readonly roadTagSets!: ReadonlyArray<Readonly<Record<string, string>>>;
   readonly barrierNodes!: OsmParts['barrierNodes'];
   readonly barrierTagSets!: ReadonlyArray<Readonly<Record<string, string>>>;
-  readonly restrictionRelations!: OsmRelation[];
+  readonly restrictionRelations!: RestrictionRelations;
   readonly restrictionWays!: RestrictionWays;
   readonly strings!: string[];
   readonly roadNames!: RoadNames;

@@ -32,15 +32,23 @@ const CLOSING_KEYS = [...ACCESS_KEYS, ...SIZE_KEYS, 'barrier'];
 /** Whether a node may close a road through it: a barrier, or access or size tags of its own. */
 export const mayClose = (tags: Tags): boolean => CLOSING_KEYS.some((k) => tags[k] !== undefined);
 
+/** The keys kept per turn restriction: what it forbids or prescribes (per vehicle too), and whom it spares. */
+export const RESTRICTION_KEYS = { has: (k: string): boolean => k === 'type' || k === 'restriction' || k === 'except' || k.startsWith('restriction:') };
+
+/** A restriction's members that matter (`from`, `via`, `to`), each as a code: its role × 3 + its type. */
+export const MEMBER_ROLES = ['from', 'via', 'to'] as const;
+export const MEMBER_TYPES = ['node', 'way', 'relation'] as const;
+
 /**
- * Distinct sets of kept tags, each stored once: a country's roads share a few thousand (a way has an
- * index, 4 bytes, instead of its tags). Set 0 is the empty one. The sets are prototype-less: the profile
+ * Distinct sets of kept tags, each stored once (a way has an index, 4 bytes, instead of its tags):
+ * Liechtenstein's 6,848 roads share 956 sets, the 6x6 synthetic country's 127,652 share 1,179 (its tiles
+ * repeat three extracts). Set 0 is the empty one. The sets are prototype-less: the profile
  * rules probe many keys of each, and such objects answer those probes faster.
  */
 export class TagSets {
   readonly list: Array<Readonly<Tags>> = [Object.create(null)];
   private readonly ids = new Map<string, number>();
-  constructor(private readonly keys: ReadonlySet<string>) {}
+  constructor(private readonly keys: { has(key: string): boolean }) {}
 
   /** The index of `tags`' set of kept keys. */
   id(tags: Tags): number {
