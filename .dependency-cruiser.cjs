@@ -33,33 +33,18 @@ const STAGES = [
   ['geocoder', '^src/map/geocoder/'],
   ['tiles', '^src/map/tiles/'],
 ];
-// The one backward edge left: the OSM reader works out each way's speeds, classes and limits per routing
-// profile, and each restriction's and barrier's per profile, while it reads (a country's tags are never
-// all held), so it calls the profiles' rules. Splitting the reader into a collector per later stage is
-// issue 34's point 4, not done yet.
-const OSM_READER_PROFILES = { from: '^src/map/osm/osm-data\\.ts$', to: '^src/map/graphs/profiles\\.ts$' };
 const forward = STAGES.slice(0, -1).map(([name, path], i) => ({
   name: `map-${name}-imports-no-later-stage`,
   comment: `the map build's ${name} stage runs before ${STAGES.slice(i + 1).map(([n]) => n).join(', ')}`,
   severity: 'error',
   from: { path },
-  to: {
-    path: STAGES.slice(i + 1).map(([, p]) => p),
-    ...(name === 'osm' ? { pathNot: OSM_READER_PROFILES.to } : {}),
-  },
+  to: { path: STAGES.slice(i + 1).map(([, p]) => p) },
 }));
 
 module.exports = {
   forbidden: [
     ...upward,
     ...forward,
-    {
-      name: 'map-osm-profiles-only-from-the-reader',
-      comment: 'the one backward edge of the map stages (OSM_READER_PROFILES above) stays in the OSM reader',
-      severity: 'error',
-      from: { path: '^src/map/osm/', pathNot: OSM_READER_PROFILES.from },
-      to: { path: OSM_READER_PROFILES.to },
-    },
     {
       name: 'engine-no-http',
       comment: 'the engine answers in plain values and errors; turning them into HTTP is api/',

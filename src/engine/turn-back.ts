@@ -14,7 +14,7 @@ import { deviation, leaveBearing, type ReverseView } from './guidance/steps.js';
 
 type TurnGraph = Pick<RoadGraph, 'firstOut' | 'head' | 'weight' | 'orig' | 'geomFirst' | 'geomLast' | 'shapes'> & ReverseView;
 
-/** Road kind bits of a ring (map/osm/osm-data.ts ROAD_ROUNDABOUT | ROAD_CIRCULAR). */
+/** Road kind bits of a ring (map/graphs/profile-ways.ts ROAD_ROUNDABOUT | ROAD_CIRCULAR). */
 const RING_KINDS = 32 | 64;
 
 /** A profile's graph and what its turns may not do. */

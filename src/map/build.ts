@@ -82,7 +82,8 @@ async function buildBeside(
     onProgress(stage, read, total);
   });
   if (reading) onProgress(reading, 0, 0);
-  // The ways' points, stored once: each profile's geometries are runs of them.
+  // The graph stage: the profiles applied to the extract's ways, and the ways' points, stored once (each
+  // profile's geometries are runs of them).
   const pool = buildShapePool(osm);
   const profiles: MapManifest['profiles'] = {};
   const files: Record<string, FileEntry> = {};
@@ -164,6 +165,7 @@ async function buildBeside(
     jobs.push(queued);
   }
   // Every profile has marked the segments it uses: the shared grid covers those.
+  pool.roads = null;
   const shapes = shapesOf(pool);
   Object.assign(files, await writeShapeFiles(outDir, shapes));
   const shapesSize = shapeBytes(shapes);

@@ -15,7 +15,19 @@ import { loadOsm, OsmData, type LoadPhase } from '../../src/map/osm/osm-data.js'
 import { E7 } from '../../src/map/graphs/road-graph.js';
 import { buildShapePool } from '../../src/map/graphs/shapes.js';
 import { readOsmPbf, type OsmNode, type OsmRelation, type OsmWay } from '../../src/map/osm/osm-pbf.js';
-import { nodeBlocks, PROFILES, turnRestrictions, wayAccess, wayClasses, wayLimits, type ProfileName } from '../../src/map/graphs/profiles.js';
+import {
+  nodeBlocks,
+  nodeLimits,
+  PROFILES,
+  routeDuration,
+  turnRestrictions,
+  wayAccess,
+  wayClasses,
+  wayLimits,
+  type ProfileName,
+} from '../../src/map/graphs/profiles.js';
+import { applyProfiles, roadKindOf } from '../../src/map/graphs/profile-ways.js';
+import { BARRIER_KEYS, ROAD_KEYS } from '../../src/map/osm/road-tags.js';
 import { radixSortPairs } from '../../src/lib/typed-pools.js';
 import { projectRoot } from '../../src/lib/paths.js';
 
@@ -56,19 +68,20 @@ const usable = (profile: ProfileName, tags: Record<string, string>): boolean => 
   return a !== null && !(a.forward === 0 && a.backward === 0);
 };
 
+/** Roads, ferries, car trains and piers: what the OSM stage keeps for the profiles. */
+const isRoad = (tags: Record<string, string>): boolean =>
+  'highway' in tags || tags.route === 'ferry' || tags.route === 'shuttle_train' || tags.man_made === 'pier';
+
+/** `tags` with just the keys in `keys`. */
+const only = (tags: Record<string, string>, keys: ReadonlySet<string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(tags).filter(([k]) => keys.has(k)));
+
 /** The ways the loader should keep, by the rules written out plainly. */
 function expectedWays(p: Plain): OsmWay[] {
   const members = new Set(p.relations.filter((r) => isGeocoderRelation(r.tags)).flatMap((r) => r.members.filter((m) => m.type === 'way').map((m) => m.ref)));
   // addr:interpolation ways are kept for the house numbers along them.
   const interpolation = (tags: Record<string, string>) => /^(odd|even|all|[1-9]\d?)$/.test(tags['addr:interpolation'] ?? '');
-  return p.ways.filter(
-    (w) =>
-      PROFILES.some((pr) => usable(pr, w.tags)) ||
-      streetName(w.tags) !== null ||
-      addressOf(w.tags, 'way') !== null ||
-      members.has(w.id) ||
-      interpolation(w.tags),
-  );
+  return p.ways.filter((w) => isRoad(w.tags) || streetName(w.tags) !== null || addressOf(w.tags, 'way') !== null || members.has(w.id) || interpolation(w.tags));
 }
 
 /** A graph input with each geometry's points in its own array (how the builder worked before shared shapes). */
@@ -235,7 +248,7 @@ describe('loadOsm on a real extract', () => {
     expect(lastProgress[1]).toBeGreaterThan(2_000_000);
   });
 
-  it('keeps exactly the ways some profile or the geocoder uses, in file order, with their node ids', () => {
+  it('keeps exactly the roads and the ways the geocoder uses, in file order, with their node ids', () => {
     const expected = expectedWays(plain);
     expect(expected.length).toBeGreaterThan(5000);
     expect(expected.length).toBeLessThan(plain.ways.length); // buildings without an address, landuse, ... are dropped
@@ -243,15 +256,46 @@ describe('loadOsm on a real extract', () => {
     expected.forEach((w, i) => expect(osm.wayRefIds(i)).toEqual(w.refs));
   });
 
-  it('records each kept way’s speeds per profile instead of its tags', () => {
+  it('keeps each road’s routing tags as one of a few distinct sets, and the profiles read nothing else', () => {
+    const expected = expectedWays(plain);
+    const roads = expected.filter((w) => isRoad(w.tags)).length;
+    expect(osm.roadTagSets.length).toBeLessThan(roads / 5);
+    expected.forEach((w, i) => {
+      const kept = osm.roadTagSets[osm.wayTags[i]];
+      if (!isRoad(w.tags)) return expect(osm.wayTags[i]).toBe(0);
+      expect({ ...kept }).toEqual(only(w.tags, ROAD_KEYS));
+      // Every rule of the graph stage gives on the kept set what it gives on all the way's tags.
+      for (const profile of PROFILES) {
+        expect(wayAccess(profile, kept)).toEqual(wayAccess(profile, w.tags));
+        expect(wayClasses(profile, kept)).toBe(wayClasses(profile, w.tags));
+      }
+      expect([wayLimits(kept), routeDuration(kept), roadKindOf(kept)]).toEqual([wayLimits(w.tags), routeDuration(w.tags), roadKindOf(w.tags)]);
+    });
+    // Barrier nodes on kept ways likewise; a node that closes a road to some profile is among them.
+    const barrierOf = new Map(Array.from(osm.barrierNodes.node, (n, i) => [osm.nodeIds[n], osm.barrierTagSets[osm.barrierNodes.tags[i]]]));
+    let closing = 0;
+    for (const n of plain.tagged) {
+      if (osm.nodeIndex(n.id) < 0) continue;
+      const kept = barrierOf.get(n.id);
+      if (kept) expect({ ...kept }).toEqual(only(n.tags!, BARRIER_KEYS));
+      const tags = kept ?? {};
+      for (const profile of PROFILES) expect(nodeBlocks(profile, tags)).toBe(nodeBlocks(profile, n.tags!));
+      expect(nodeLimits(tags)).toEqual(nodeLimits(n.tags!));
+      if (PROFILES.some((profile) => nodeBlocks(profile, n.tags!))) closing++;
+    }
+    expect(closing).toBeGreaterThan(10);
+  });
+
+  it('gives each kept way the speeds per profile its tags give (the graph stage’s profiles)', () => {
     const expected = expectedWays(plain);
     const P = PROFILES.length;
+    const { waySpeeds, speeds } = applyProfiles(osm);
     expected.forEach((w, i) => {
       PROFILES.forEach((profile, p) => {
-        const s = osm.waySpeeds[i * P + p];
+        const s = waySpeeds[i * P + p];
         const a = wayAccess(profile, w.tags);
         if (!usable(profile, w.tags)) expect(s).toBe(0);
-        else expect([osm.speeds[2 * s], osm.speeds[2 * s + 1]]).toEqual([a!.forward, a!.backward]);
+        else expect([speeds[2 * s], speeds[2 * s + 1]]).toEqual([a!.forward, a!.backward]);
       });
     });
   });

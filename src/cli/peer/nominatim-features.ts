@@ -14,6 +14,7 @@ import { OsmData } from '../../map/osm/osm-data.js';
 import type { OsmNode, OsmRelation, OsmWay } from '../../map/osm/osm-pbf.js';
 import { checkAddressLines, checkPlacex, type Obj } from './nominatim-import.js';
 import { parseFeature, type RowResult, type Step } from './osrm-features.js';
+import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 
 /** Nominatim's default grid step in degrees (`the 0.002 grid` gives another). */
 const STEP = 0.00001;
@@ -243,7 +244,7 @@ class World {
   /** The scenario's objects a result is: the address point, street, place or postcode it stands for. */
   objectsOf(hit: SearchHit): string[] {
     const near = (p: [number, number], m: number) =>
-      Math.hypot((p[0] - hit.lat) * 111_195, (p[1] - hit.lon) * 111_195 * Math.cos((hit.lat * Math.PI) / 180)) <= m;
+      Math.hypot((p[0] - hit.lat) * METERS_PER_DEGREE, (p[1] - hit.lon) * METERS_PER_DEGREE * Math.cos((hit.lat * Math.PI) / 180)) <= m;
     const inBox = (p: [number, number]) => p[0] >= hit.box[0] - 1e-6 && p[0] <= hit.box[2] + 1e-6 && p[1] >= hit.box[1] - 1e-6 && p[1] <= hit.box[3] + 1e-6;
     const centre = (o: Obj): [number, number] => [
       o.points.reduce((s, p) => s + p[0], 0) / o.points.length,

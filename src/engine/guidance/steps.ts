@@ -12,7 +12,7 @@ import { bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS, M_PER_E7 } from '../..
 import type { LegTrace } from './trace.js';
 import { announced } from './names.js';
 
-/** Road kind bits (map/osm/osm-data.ts roadKindOf): class in the low 4 bits. */
+/** Road kind bits (map/graphs/profile-ways.ts roadKindOf): class in the low 4 bits. */
 const CLASS_MASK = 15,
   LINK = 16,
   ROUNDABOUT = 32,

@@ -10,7 +10,8 @@
 import { hilbertNumbering } from './node-order.js';
 import { greatCircleMeters as haversine } from '../../lib/geo/sphere.js';
 import type { GraphInput } from './graph-assemble.js';
-import { RESTRICTION_ONLY, type OsmData } from '../osm/osm-data.js';
+import type { OsmData } from '../osm/osm-data.js';
+import { RESTRICTION_ONLY, type ProfileWays } from './profile-ways.js';
 import { guided, PROFILES, type ProfileName } from './profiles.js';
 import type { ShapePool } from './shapes.js';
 
@@ -22,8 +23,9 @@ const tenths = (meters: number, kmh: number): number => (kmh > 0 ? Math.max(1, M
  * order. A barrier node is left out with the segments beside it: simpler than splitting the node per way
  * side, at the cost of the few meters up to the barrier.
  */
-function forEachPiece(osm: OsmData, profile: number, visit: (way: number, start: number, end: number) => void): void {
-  const { wayFirst, wayNodes, waySpeeds, nodeBlocked } = osm;
+function forEachPiece(osm: OsmData, roads: ProfileWays, profile: number, visit: (way: number, start: number, end: number) => void): void {
+  const { wayFirst, wayNodes } = osm;
+  const { waySpeeds, nodeBlocked } = roads;
   const P = PROFILES.length;
   const bit = 1 << profile;
   for (let w = 0; w < osm.wayCount; w++) {
@@ -48,12 +50,15 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
   const p = PROFILES.indexOf(profile);
   if (p < 0) throw new Error(`unknown profile ${profile}`);
   const P = PROFILES.length;
-  const { wayNodes, waySpeeds, speeds, wayIds } = osm;
+  const roads = pool.roads;
+  if (!roads) throw new Error('buildGraphInput: the shape pool is done with its profile builds');
+  const { wayNodes, wayIds } = osm;
+  const { waySpeeds, speeds } = roads;
   const coordsIn = osm.nodeCoords;
 
   // Graph nodes: every node used twice (junctions, self-touching ways) or ending a piece.
   const usage = new Uint8Array(osm.nodeCount);
-  forEachPiece(osm, p, (_w, start, end) => {
+  forEachPiece(osm, roads, p, (_w, start, end) => {
     for (let k = start; k < end; k++) {
       const n = wayNodes[k];
       usage[n] = Math.min(2, usage[n] + (k === start || k === end - 1 ? 2 : 1));
@@ -82,7 +87,7 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
 
   // A geometry runs from a graph node to the next one along a piece.
   let geomCount = 0;
-  forEachPiece(osm, p, (_w, start, end) => {
+  forEachPiece(osm, roads, p, (_w, start, end) => {
     for (let k = start + 1; k < end; k++) if (nodeOf[wayNodes[k]] >= 0) geomCount++;
   });
   const geomA = new Uint32Array(geomCount),
@@ -98,14 +103,14 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
   // The lorry's limits per geometry (its way's, and those of barrier nodes on it), so that each route keeps
   // off the ways too small for its lorry.
   const lorry = profile === 'driving-hgv';
-  const limits = lorry ? osm.limits : { way: new Uint32Array(0), values: new Float64Array(0) };
+  const limits = lorry ? roads.limits : { way: new Uint32Array(0), values: new Float64Array(0) };
   const nodeLimit = new Map<number, number>();
-  if (lorry) osm.nodeLimits.node.forEach((node, i) => nodeLimit.set(node, i));
+  if (lorry) roads.nodeLimits.node.forEach((node, i) => nodeLimit.set(node, i));
   const limitGeom: number[] = [],
     limitValue: number[] = [];
   let nextLimit = 0;
   let g = 0;
-  forEachPiece(osm, p, (w, start, end) => {
+  forEachPiece(osm, roads, p, (w, start, end) => {
     const speed = waySpeeds[w * P + p];
     const fwd = speeds[2 * speed],
       bwd = speeds[2 * speed + 1];
@@ -131,15 +136,15 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
       geomCm[g] = Math.round(length * 100);
       geomFirst[g] = shift + from;
       geomLast[g] = shift + k;
-      geomClass[g] = osm.wayClasses[w * P + p];
+      geomClass[g] = roads.wayClasses[w * P + p];
       let height = limited >= 0 ? limits.values[4 * limited] : Infinity,
         width = limited >= 0 ? limits.values[4 * limited + 1] : Infinity;
       if (nodeLimit.size) {
         for (let j = from; j <= k; j++) {
           const at = nodeLimit.get(wayNodes[j]);
           if (at === undefined) continue;
-          height = Math.min(height, osm.nodeLimits.values[2 * at]);
-          width = Math.min(width, osm.nodeLimits.values[2 * at + 1]);
+          height = Math.min(height, roads.nodeLimits.values[2 * at]);
+          width = Math.min(width, roads.nodeLimits.values[2 * at + 1]);
         }
       }
       if (limited >= 0 || height < Infinity || width < Infinity) {
@@ -153,7 +158,7 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
 
   const restrictions: GraphInput['restrictions'] = [];
   const viaWayRestrictions: GraphInput['viaWayRestrictions'] = [];
-  const r = osm.restrictions;
+  const r = roads.restrictions;
   const bit = 1 << p;
   const usable = (way: number): boolean => ((r.wayProfiles.get(way) ?? 0) & bit) !== 0;
   const graphNode = (id: number): number => {

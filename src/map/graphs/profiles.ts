@@ -1,6 +1,7 @@
 // Access, direction and speed rules of the four routing profiles, read from OSM way and node tags. The
 // rules follow OSRM's car, bicycle and foot profiles (whose feature files `npm run peer:osrm` runs against
-// these), except where docs/decisions.md says Waymark differs on purpose.
+// these), except where docs/decisions.md says Waymark differs on purpose. They read the tags the OSM stage
+// keeps (osm/road-tags.ts) and nothing else.
 import type { RoadGraph } from './road-graph.js';
 
 export type ProfileName = 'driving-car' | 'driving-hgv' | 'cycling-regular' | 'foot-walking';
@@ -543,26 +544,6 @@ export function wayAccess(profile: ProfileName, tags: Tags): WayAccess | null {
   if (forward === 0 && backward === 0) return null;
   return { forward, backward };
 }
-
-/** Node keys the barrier rules read (the map build reads just these, and the geocoder's, from nodes). */
-export const NODE_ACCESS_KEYS: ReadonlySet<string> = new Set([
-  'barrier',
-  'access',
-  'vehicle',
-  'motor_vehicle',
-  'motorcar',
-  'hgv',
-  'bicycle',
-  'foot',
-  'bollard',
-  'kerb',
-  'sensory',
-  'highway',
-  'maxheight',
-  'maxheight:physical',
-  'maxwidth',
-  'maxwidth:physical',
-]);
 
 /** Barriers a car or lorry passes (gates are opened); everything else blocks it, with the exceptions below. */
 const MOTOR_BARRIERS_PASSED = new Set([

@@ -129,7 +129,7 @@ export interface RoadLabels {
   labelIndex: Uint32Array;
   labelName: Int32Array;
   labelRef: Int32Array;
-  /** Per label, the way's road kind: class, link, roundabout bits (`roadKindOf` in osm-data.ts). */
+  /** Per label, the way's road kind: class, link, roundabout bits (`roadKindOf` in profile-ways.ts). */
   labelKind: Uint8Array;
   labelTextFirst: Uint32Array;
   labelText: Uint8Array;

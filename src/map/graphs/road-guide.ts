@@ -4,13 +4,14 @@
 // reads far apart in memory each (the geometry's ends, its points, a binary search over the labels' runs);
 // with it one record of 12 bytes. The offsets are the coordinates' own integers, so the bearing computed
 // from them is the one computed from the points, to the last bit (guidance/steps.ts `leaveBearing`).
+import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 import { labelAt } from './road-labels.js';
 import type { RoadGraph, Shapes } from './road-graph.js';
 
 /** Meters a road's bearing is measured over from a node (OSRM looks a few meters down each road). */
 export const BEARING_M = 10;
 /** Meters per 1e-7° of latitude. */
-export const M_PER_E7 = 0.011131949;
+export const M_PER_E7 = METERS_PER_DEGREE * 1e-7;
 /** Words per geometry in `geomGuide`: the label, then the offsets along (2g) and against (2g+1) its points. */
 export const GUIDE_WORDS = 3;
 /** An offset half that never occurs (offsets are kept within ±32767): the bearing's point is too far for

@@ -1,6 +1,6 @@
 // Which road a point of the shared shapes is on: the `name` and `ref` tags of the routable ways, kept per
 // run of points (see RoadLabels in road-graph.ts). Built with the shape pool; looked up in compute threads.
-import type { RoadLabelSource } from '../osm/osm-data.js';
+import type { RoadLabelSource } from './profile-ways.js';
 import { Growable } from '../../lib/typed-pools.js';
 import type { RoadLabels, Shapes } from './road-graph.js';
 

@@ -2,6 +2,7 @@
 // (a profile's geometry is a run of them) with the ways' names and refs, and the grid over the segments
 // the profiles use.
 import type { OsmData } from '../osm/osm-data.js';
+import { applyProfiles, type ProfileWays } from './profile-ways.js';
 import { PROFILES } from './profiles.js';
 import { E7, type RoadLabels, type Shapes } from './road-graph.js';
 import { buildRoadLabels } from './road-labels.js';
@@ -17,10 +18,15 @@ export interface ShapePool {
   used: Uint8Array;
   /** The ways' names and refs per run of points. */
   labels: RoadLabels;
+  /** The profiles applied to the extract's ways, which the profile builds read (null once they are done). */
+  roads: ProfileWays | null;
 }
 
+/** The graph stage's start: the profiles applied to the OSM stage's output, and the points of the ways they use. */
 export function buildShapePool(osm: OsmData): ShapePool {
-  const { wayFirst, wayNodes, waySpeeds, nodeCoords } = osm;
+  const roads = applyProfiles(osm);
+  const { waySpeeds } = roads;
+  const { wayFirst, wayNodes, nodeCoords } = osm;
   const P = PROFILES.length;
   const wayStart = new Int32Array(osm.wayCount).fill(-1);
   let points = 0;
@@ -41,8 +47,8 @@ export function buildShapePool(osm: OsmData): ShapePool {
       pointsE7[2 * q + 1] = Math.round(nodeCoords[2 * n + 1] / E7);
     }
   }
-  const labels = buildRoadLabels(osm.roadLabels, wayStart, (w) => wayFirst[w + 1] - wayFirst[w]);
-  return { wayStart, pointsE7, used: new Uint8Array((points >> 3) + 1), labels };
+  const labels = buildRoadLabels(roads.roadLabels, wayStart, (w) => wayFirst[w + 1] - wayFirst[w]);
+  return { wayStart, pointsE7, used: new Uint8Array((points >> 3) + 1), labels, roads };
 }
 
 /** The shapes while profiles are still being built: the points, no grid yet (the build never queries it). */

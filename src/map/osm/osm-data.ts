@@ -1,9 +1,11 @@
-// What the map build needs from an extract, read in three passes so memory grows with the road network
-// and the geocoder's few features, never with the extract: relations first (turn restrictions, and the
-// boundaries and addressed relations the geocoder uses), then the ways worth keeping (routable by some
-// profile, streets, addresses, members of those relations) with their per-profile speeds worked out at
-// once instead of keeping tags, then the coordinates of just the nodes those ways use, plus address and
-// place nodes. Everything per node or per way lives in typed arrays (the big ones in SharedArrayBuffers).
+// The map build's first stage: what the later ones need from an extract, read in three passes so memory
+// grows with the road network and the geocoder's few features, never with the extract: relations first
+// (turn restrictions, and the boundaries and addressed relations the geocoder uses), then the ways worth
+// keeping (roads, streets, addresses, members of those relations), each road with its routing tags as an
+// index into a table of the distinct sets (road-tags.ts), then the coordinates of just the nodes those
+// ways use, plus barrier, address and place nodes. Everything per node or per way lives in typed arrays
+// (the big ones in SharedArrayBuffers). What the tags mean to each routing profile is the graph stage's
+// (graphs/profile-ways.ts): this stage knows OSM, not the profiles.
 import { CoverageBuilder, type Coverage } from './coverage.js';
 import {
   addressOf,
@@ -32,8 +34,8 @@ import {
   type OsmRelation,
   type OsmWay,
 } from './osm-pbf.js';
+import { BARRIER_KEYS, isRoad, mayClose, MEMBER_ROLES, MEMBER_TYPES, RESTRICTION_KEYS, ROAD_KEYS, TagSets } from './road-tags.js';
 import { greatCircleMeters } from '../../lib/geo/sphere.js';
-import { NODE_ACCESS_KEYS, nodeBlocks, nodeLimits, PROFILES, routeDuration, turnRestrictions, wayAccess, wayClasses, wayLimits } from '../graphs/profiles.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from '../../lib/typed-pools.js';
 
 /** Which pass `loadOsm` is in. */
@@ -42,29 +44,29 @@ export type LoadPhase = 'relations' | 'ways' | 'nodes';
 /** Progress of one pass: bytes of the file gone through (each pass goes through all of it) and its size. */
 export type LoadProgress = (bytesRead: number, totalBytes: number, phase: LoadPhase) => void;
 
-const P = PROFILES.length;
+/**
+ * The ways that `type=restriction` relations name, by id: the first and last node of each (a restriction's
+ * via node must end both its from-way and its to-way) and the kept way (-1: not kept). Only ways with
+ * tags of their own are here, so a restriction over an untagged way is never whole.
+ */
+export type RestrictionWays = Map<number, [first: number, last: number, way: number]>;
 
 /**
- * Turn restrictions, in file order; per profile whether it applies and how (`RESTRICTION_*`). Through a
- * via node `via`, or along via ways from `via` (an end of the first) over the nodes `viaPath` (the far
- * end of each via way in turn).
+ * `type=restriction` relations, file order: each one's restriction tags (road-tags.ts RESTRICTION_KEYS) as
+ * a set in `tagSets`, and its `from`, `via` and `to` members, relation i's at [first[i], first[i + 1]):
+ * the id and the code (road-tags.ts MEMBER_ROLES index × 3 + MEMBER_TYPES index).
  */
-export interface Restrictions {
+export interface RestrictionRelations {
   count: number;
-  fromWay: Float64Array;
-  via: Float64Array;
-  /** Per restriction its via ways in order (empty for a via node), and the far end of each. */
-  viaWays: number[][];
-  viaPath: number[][];
-  toWay: Float64Array;
-  /** count × PROFILES.length: 0 = not for that profile. */
-  kind: Uint8Array;
-  /** Bits of the profiles that may use each way named as `from` or `to` (absent = none). */
-  wayProfiles: Map<number, number>;
+  tags: Uint32Array;
+  tagSets: ReadonlyArray<Readonly<Record<string, string>>>;
+  first: Uint32Array;
+  memberRef: Float64Array;
+  memberCode: Uint8Array;
 }
 
-/** Node keys read from the extract: the geocoder's and the barrier rules'. */
-const NODE_READ_SET: ReadonlySet<string> = new Set([...NODE_KEYS, ...NODE_ACCESS_KEYS]);
+/** Node keys read from the extract: the geocoder's and the barriers'. */
+const NODE_READ_SET: ReadonlySet<string> = new Set([...NODE_KEYS, ...BARRIER_KEYS]);
 const NODE_READ_KEYS: KeyFilter = { has: (k) => NODE_READ_SET.has(k) || NODE_KEY_PREFIXES.some((p) => k.startsWith(p)) };
 /**
  * A way with none of these keys matters only as a relation member (piers are for walking and pushing bikes,
@@ -75,9 +77,6 @@ const WAY_READ_KEYS: ReadonlySet<string> = new Set([...WAY_KEYS, 'man_made', 'ro
 const INTERPOLATION_STEPS: Record<string, number> = { odd: 2, even: 2, all: 1 };
 /** More numbers than this between two address nodes is a tagging error, not a street (Nominatim caps too). */
 const MAX_INTERPOLATED = 1000;
-export const RESTRICTION_NO = 1,
-  RESTRICTION_ONLY = 2;
-const HGV_BIT = 1 << PROFILES.indexOf('driving-hgv');
 
 /** Points with an address: lat, lon each, and street, number, postcode as indexes into `strings` (-1 = none). */
 export interface AddressPoints {
@@ -127,76 +126,36 @@ export interface OsmParts {
   wayIds: Float64Array;
   /** Per way, its first entry in `wayNodes`; one extra entry at the end. */
   wayFirst: Uint32Array;
-  /** Per kept node: bit p set when the node closes the ways through it to profile p (a barrier, access=no). */
-  nodeBlocked: Uint8Array;
   /** Per way node: the kept node's index, or -1 - k when the extract lacks it, its id being `missingIds[k]`. */
   wayNodes: Int32Array;
   missingIds: Float64Array;
-  /** ways × PROFILES.length: index of the way's (forward, backward) km/h in `speeds`; 0 = not usable. */
-  waySpeeds: Uint16Array | Uint32Array;
-  /** Pairs of forward, backward km/h; pair 0 is unused. */
-  speeds: Float64Array;
-  /** ways × PROFILES.length: the way's exclude classes for each profile (`wayClasses`, bits of EXCLUDE_BIT). */
-  wayClasses: Uint8Array;
-  restrictions: Restrictions;
+  /** Per kept way, its set of road tags (road-tags.ts) in `roadTagSets`; 0 = not a road. */
+  wayTags: Uint32Array;
+  roadTagSets: ReadonlyArray<Readonly<Record<string, string>>>;
   /**
-   * Ways the lorry profile uses that have a physical limit (all that the smallest lorry fits, or it would
-   * not use them): the kept way, ascending, and its height, width, length (m) and weight (t), Infinity = none.
+   * Kept nodes that may close the roads through them (`mayClose`), ascending, and the set of their
+   * barrier tags in `barrierTagSets`.
    */
-  limits: { way: Uint32Array; values: Float64Array };
-  /** Kept nodes that limit the lorry's height or width (a height restrictor), ascending, and their height and width (m). */
-  nodeLimits: { node: Uint32Array; values: Float64Array };
+  barrierNodes: { node: Uint32Array; tags: Uint32Array };
+  barrierTagSets: ReadonlyArray<Readonly<Record<string, string>>>;
+  restrictionRelations: RestrictionRelations;
+  restrictionWays: RestrictionWays;
   /** Names and address parts that the geocoder fields refer to. */
   strings: string[];
-  roadLabels: RoadLabelSource;
+  roadNames: RoadNames;
   geocoder: GeocoderSource;
 }
 
 /**
- * The `name` and `ref` tags of the ways some profile can use that have either (the map keeps them per run
- * of shape points): the kept way, ascending, and each tag as an index into `strings` (-1 = none), each
- * distinct text stored once.
+ * The `name` and `ref` tags of the roads that have either: the kept way, ascending, and each tag as an
+ * index into `strings` (-1 = none), each distinct text stored once.
  */
-export interface RoadLabelSource {
+export interface RoadNames {
   count: number;
   way: Uint32Array;
   name: Int32Array;
   ref: Int32Array;
-  /** The way's road kind (`roadKindOf`), 0 for none. */
-  kind: Uint8Array;
   strings: string[];
-}
-
-/** Road classes of `RoadKind`'s low bits, by `highway` value (0: any other). */
-const ROAD_CLASSES: Record<string, number> = {
-  motorway: 1,
-  trunk: 2,
-  primary: 3,
-  secondary: 4,
-  tertiary: 5,
-  unclassified: 6,
-  residential: 6,
-  living_street: 6,
-  service: 7,
-};
-/** Bits of a road kind above its class (`road-labels.ts` reads them). */
-export const ROAD_LINK = 16,
-  ROAD_ROUNDABOUT = 32,
-  ROAD_CIRCULAR = 64;
-
-/**
- * What turn guidance needs of a way beyond its name: its class (1 motorway … 7 service, 0 other), whether
- * it is a `_link` ramp, and whether it is a roundabout (`junction=roundabout`) or another circular
- * junction (`junction=circular`, OSRM's rotary). One byte, kept with the name and ref.
- */
-export function roadKindOf(tags: Record<string, string>): number {
-  const highway = tags.highway ?? '';
-  const link = highway.endsWith('_link');
-  let kind = ROAD_CLASSES[link ? highway.slice(0, -5) : highway] ?? 0;
-  if (link) kind |= ROAD_LINK;
-  if (tags.junction === 'roundabout') kind |= ROAD_ROUNDABOUT;
-  else if (tags.junction === 'circular') kind |= ROAD_CIRCULAR;
-  return kind;
 }
 
 class StringTable {
@@ -213,28 +172,6 @@ class StringTable {
   }
 }
 
-/** Distinct (forward, backward) speeds: a handful per extract, so a way stores a small index per profile. */
-class SpeedTable {
-  readonly pairs = new Growable(Float64Array, 64);
-  private readonly index = new Map<number, Map<number, number>>();
-  constructor() {
-    this.pairs.push(0);
-    this.pairs.push(0);
-  }
-  id(forward: number, backward: number): number {
-    let byBackward = this.index.get(forward);
-    if (!byBackward) this.index.set(forward, (byBackward = new Map()));
-    let id = byBackward.get(backward);
-    if (id === undefined) {
-      id = this.pairs.length / 2;
-      this.pairs.push(forward);
-      this.pairs.push(backward);
-      byBackward.set(backward, id);
-    }
-    return id;
-  }
-}
-
 /**
  * Takes an extract's elements kind by kind, relations, then ways, then nodes (the order that lets each
  * pass know what to keep), and builds the compact parts.
@@ -242,26 +179,22 @@ class SpeedTable {
 class OsmCollector {
   private readonly strings = new StringTable();
   // Relations.
-  private readonly restrictionFrom = new Growable(Float64Array);
-  private readonly restrictionVia = new Growable(Float64Array);
-  private readonly restrictionViaWays: number[][] = [];
-  private readonly restrictionTo = new Growable(Float64Array);
-  private readonly restrictionKind = new Growable(Uint8Array);
-  private readonly restrictionWays = new IdSet();
-  private readonly restrictionWayProfiles = new Map<number, number>();
-  /** First and last node of each way a restriction names: the via node must end both from and to. */
-  private readonly restrictionWayEnds = new Map<number, [number, number]>();
+  private readonly restrictionTags = new TagSets(RESTRICTION_KEYS);
+  private readonly restrictionSets = new Growable(Uint32Array);
+  private readonly restrictionFirst = new Growable(Uint32Array);
+  private readonly restrictionRefs = new Growable(Float64Array);
+  private readonly restrictionCodes = new Growable(Uint8Array);
+  private readonly restrictionMembers = new IdSet();
+  private readonly restrictionWays: RestrictionWays = new Map();
   private readonly geoRelations: OsmRelation[] = [];
   private readonly memberWays = new IdSet();
   // Ways: rows grown together and written in place (a generic push per field is measurably slower).
   private wayCount = 0;
   private wayIds = new Float64Array(1024);
   private wayFirst = new Uint32Array(1025);
-  private waySpeeds: Uint16Array | Uint32Array = new Uint16Array(1024 * P);
-  private wayClassBits = new Uint8Array(1024 * P);
+  private wayTags = new Uint32Array(1024);
   private readonly refs = new ChunkedFloat64();
-  private readonly speeds = new SpeedTable();
-  private readonly wayProfileSpeeds = new Uint32Array(P);
+  private readonly roadTags = new TagSets(ROAD_KEYS);
   private readonly relationWays = new Map<number, number>();
   private readonly streetWays = new Growable(Uint32Array);
   private readonly streetNames = new Growable(Int32Array);
@@ -269,11 +202,8 @@ class OsmCollector {
   private readonly labelWays = new Growable(Uint32Array);
   private readonly labelNames = new Growable(Int32Array);
   private readonly labelRefs = new Growable(Int32Array);
-  private readonly labelKinds = new Growable(Uint8Array);
   private readonly addressWays = new Growable(Uint32Array);
   private readonly addressWayFields = new Growable(Int32Array);
-  /** Ferries with a `duration`: the kept way and its seconds end to end (their speed waits for the coordinates). */
-  private readonly timedWays: Array<[number, number]> = [];
   /** `addr:interpolation` ways: the kept way, its step and its own street/postcode, if tagged. */
   private readonly interpolations: Array<{ way: number; step: number; street: string | null; postcode: string | null }> = [];
   /** Nodes of interpolation ways, and the addresses of those that have one (read in the node pass). */
@@ -288,16 +218,14 @@ class OsmCollector {
   private readonly streetOtherNames = new Growable(Int32Array);
   private readonly streetPostcodes = new Growable(Int32Array);
   private readonly streetCities = new Growable(Int32Array);
-  private readonly limitWays = new Growable(Uint32Array);
-  private readonly limitValues = new Growable(Float64Array);
-  /** Needed-node index → height and width limits for the lorry. */
-  private readonly nodeLimitsAt = new Map<number, [number, number]>();
+  /** Needed-node index → the node's set of barrier tags. */
+  private readonly barrierAt = new Map<number, number>();
+  private readonly barrierTags = new TagSets(BARRIER_KEYS);
   // Nodes.
   private needed = new Float64Array(0);
   private neededCount = 0;
   private wayNodes = new Int32Array(0);
   private coords = new Float64Array(0);
-  private blocked = new Uint8Array(0);
   private cursor = 0;
   private lastId = -Infinity;
   private readonly addressNodeCoords = new Growable(Float64Array);
@@ -311,25 +239,19 @@ class OsmCollector {
   private readonly coverage = new CoverageBuilder();
 
   relation(rel: OsmRelation): void {
-    // One entry per (from, via, to); whether and how it applies varies by profile.
-    const entries = new Map<string, { fromWay: number; via: number; viaWays: number[]; toWay: number; kinds: Uint8Array }>();
-    for (let p = 0; p < P; p++) {
-      for (const r of turnRestrictions(PROFILES[p], rel.tags, rel.members)) {
-        const key = `${r.fromWay}:${r.viaNode}:${r.viaWays.join(',')}:${r.toWay}`;
-        let e = entries.get(key);
-        if (!e) entries.set(key, (e = { fromWay: r.fromWay, via: r.viaNode, viaWays: r.viaWays, toWay: r.toWay, kinds: new Uint8Array(P) }));
-        e.kinds[p] = r.only ? RESTRICTION_ONLY : RESTRICTION_NO;
+    // Which profiles a restriction applies to, and how, is the graph stage's: here its ways' ends are noted.
+    if (rel.tags.type === 'restriction') {
+      if (this.restrictionFirst.length === 0) this.restrictionFirst.push(0);
+      this.restrictionSets.push(this.restrictionTags.id(rel.tags));
+      for (const m of rel.members) {
+        const role = MEMBER_ROLES.indexOf(m.role as (typeof MEMBER_ROLES)[number]),
+          type = MEMBER_TYPES.indexOf(m.type as (typeof MEMBER_TYPES)[number]);
+        if (role < 0 || type < 0) continue;
+        this.restrictionRefs.push(m.ref);
+        this.restrictionCodes.push(role * 3 + type);
+        if (m.type === 'way') this.restrictionMembers.add(m.ref);
       }
-    }
-    for (const e of entries.values()) {
-      this.restrictionFrom.push(e.fromWay);
-      this.restrictionVia.push(e.via);
-      this.restrictionViaWays.push(e.viaWays);
-      this.restrictionTo.push(e.toWay);
-      for (let p = 0; p < P; p++) this.restrictionKind.push(e.kinds[p]);
-      this.restrictionWays.add(e.fromWay);
-      this.restrictionWays.add(e.toWay);
-      for (const w of e.viaWays) this.restrictionWays.add(w);
+      this.restrictionFirst.push(this.restrictionRefs.length);
     }
     // A house of an associatedStreet relation is on the relation's street, whatever its addr:street says
     // (as Nominatim): the nearest of its named street members, the relation's name when it has none.
@@ -350,23 +272,10 @@ class OsmCollector {
   /** `tags` may be null when the way has none of WAY_READ_KEYS: then it matters only as a relation member. */
   way(id: number, tags: Record<string, string> | null, refs: ArrayLike<number>, refCount: number): void {
     const member = this.memberWays.has(id);
-    const speeds = this.wayProfileSpeeds;
-    let usable = 0;
+    const road = tags !== null && isRoad(tags);
     let street: string | null = null;
     let address: AddressFields | null = null;
     if (tags) {
-      for (let p = 0; p < P; p++) {
-        const access = wayAccess(PROFILES[p], tags);
-        if (!access || (access.forward === 0 && access.backward === 0)) speeds[p] = 0;
-        else {
-          speeds[p] = this.speeds.id(access.forward, access.backward);
-          usable |= 1 << p;
-        }
-      }
-      if (this.restrictionWays.has(id)) {
-        this.restrictionWayProfiles.set(id, (this.restrictionWayProfiles.get(id) ?? 0) | usable);
-        this.restrictionWayEnds.set(id, [refs[0], refs[refCount - 1]]);
-      }
       street = streetName(tags);
       address = addressOf(tags, 'way');
       if (street !== null) for (const k of this.associatedStreetWays.get(id) ?? []) this.associatedStreetNames[k].names.add(street);
@@ -374,34 +283,22 @@ class OsmCollector {
     address = this.associated(address, this.associatedWays.get(id));
     const interpolation = tags?.['addr:interpolation'];
     const step = interpolation === undefined ? 0 : (INTERPOLATION_STEPS[interpolation] ?? (/^[1-9]\d?$/.test(interpolation) ? Number(interpolation) : 0));
-    if (!usable && street === null && address === null && !member && !step) return;
+    const keep = road || street !== null || address !== null || member || step !== 0;
+    if (tags && this.restrictionMembers.has(id)) this.restrictionWays.set(id, [refs[0], refs[refCount - 1], keep ? this.wayCount : -1]);
+    if (!keep) return;
     const w = this.wayCount++;
     if (w === this.wayIds.length) this.growWays();
-    if (this.speeds.pairs.length / 2 > 0xffff && this.waySpeeds instanceof Uint16Array) this.waySpeeds = Uint32Array.from(this.waySpeeds);
     this.wayIds[w] = id;
     this.refs.append(refs, refCount);
     this.wayFirst[w + 1] = this.refs.length;
-    if (usable) for (let p = 0; p < P; p++) this.waySpeeds[w * P + p] = speeds[p];
-    if (usable && tags) for (let p = 0; p < P; p++) if (usable & (1 << p)) this.wayClassBits[w * P + p] = wayClasses(PROFILES[p], tags);
-    if (usable && tags) {
+    if (road) {
+      this.wayTags[w] = this.roadTags.id(tags);
       const name = tags.name || null,
         ref = tags.ref || null;
-      const kind = roadKindOf(tags);
-      if (name !== null || ref !== null || kind !== 0) {
+      if (name !== null || ref !== null) {
         this.labelWays.push(w);
         this.labelNames.push(this.labelStrings.id(name));
         this.labelRefs.push(this.labelStrings.id(ref));
-        this.labelKinds.push(kind);
-      }
-      const seconds = routeDuration(tags);
-      if (seconds !== null) this.timedWays.push([w, seconds]);
-      const limits = usable & HGV_BIT ? wayLimits(tags) : null;
-      if (limits) {
-        this.limitWays.push(w);
-        this.limitValues.push(limits.heightM);
-        this.limitValues.push(limits.widthM);
-        this.limitValues.push(limits.lengthM);
-        this.limitValues.push(limits.weightT);
       }
     }
     if (member) this.relationWays.set(id, w);
@@ -437,12 +334,9 @@ class OsmCollector {
     const first = new Uint32Array(size + 1);
     first.set(this.wayFirst);
     this.wayFirst = first;
-    const speeds = this.waySpeeds instanceof Uint16Array ? new Uint16Array(size * P) : new Uint32Array(size * P);
-    speeds.set(this.waySpeeds);
-    this.waySpeeds = speeds;
-    const classes = new Uint8Array(size * P);
-    classes.set(this.wayClassBits);
-    this.wayClassBits = classes;
+    const wayTags = new Uint32Array(size);
+    wayTags.set(this.wayTags);
+    this.wayTags = wayTags;
   }
 
   private pushAddress(into: Growable<Int32Array>, a: AddressFields): void {
@@ -476,7 +370,6 @@ class OsmCollector {
     this.neededCount = n;
     this.wayNodes = wayNodes;
     this.coords = sharedArray(Float64Array, 2 * n).fill(NaN);
-    this.blocked = new Uint8Array(n);
   }
 
   /** Every node of the extract, in file order (ascending ids make this a merge walk). */
@@ -497,15 +390,9 @@ class OsmCollector {
 
   /** A node with tags, after `node` for it; only NODE_READ_KEYS are looked at. */
   taggedNode(id: number, lat: number, lon: number, tags: Record<string, string>): void {
-    let bits = 0;
-    for (let p = 0; p < P; p++) if (nodeBlocks(PROFILES[p], tags)) bits |= 1 << p;
-    const limits = bits & HGV_BIT ? null : nodeLimits(tags);
-    if (bits || limits) {
+    if (mayClose(tags)) {
       const at = lowerBoundFrom(this.needed, id, 0, this.neededCount);
-      if (at < this.neededCount && this.needed[at] === id) {
-        this.blocked[at] |= bits;
-        if (limits) this.nodeLimitsAt.set(at, [limits.heightM, limits.widthM]);
-      }
+      if (at < this.neededCount && this.needed[at] === id) this.barrierAt.set(at, this.barrierTags.id(tags));
     }
     const address = this.associated(addressOf(tags, 'node'), this.associatedNodes.get(id));
     if (address && address.number !== null && this.interpolationNodes.has(id)) this.interpolationAddresses.set(id, address);
@@ -527,87 +414,6 @@ class OsmCollector {
       this.minorPlaceCoords.push(lon);
       this.minorPlaceNames.push(this.strings.id(minor));
       this.minorPlaceOtherNames.push(this.strings.id(otherNames(tags, minor)));
-    }
-  }
-
-  /**
-   * The restrictions whose via node ends both the from-way and the to-way (as OSRM requires): a way that
-   * runs on through the via node leaves it unclear which turn is meant, and an `only_` turn onto a way
-   * that does not touch the node would otherwise close every turn there. Via ways must run end to end
-   * from an end of the from-way to an end of the to-way; their ends are found here.
-   */
-  private validRestrictions(): Restrictions {
-    const fromWay = this.restrictionFrom.toShared(),
-      via = this.restrictionVia.toShared(),
-      toWay = this.restrictionTo.toShared();
-    const viaWays = this.restrictionViaWays,
-      viaPath: number[][] = [];
-    const kind = this.restrictionKind.toShared();
-    const endsOf = (way: number): [number, number] | undefined => this.restrictionWayEnds.get(way);
-    const ends = (way: number, node: number): boolean => {
-      const e = endsOf(way);
-      return e !== undefined && (e[0] === node || e[1] === node);
-    };
-    let count = 0;
-    for (let i = 0; i < fromWay.length; i++) {
-      let start = via[i];
-      const path: number[] = [];
-      if (viaWays[i].length) {
-        const first = endsOf(viaWays[i][0]);
-        if (!first || first[0] === first[1]) continue;
-        start = ends(fromWay[i], first[0]) ? first[0] : first[1];
-        if (!ends(fromWay[i], start)) continue;
-        // Each via way from where the previous one ended to its other end.
-        let at = start,
-          ok = true;
-        for (const w of viaWays[i]) {
-          const e = endsOf(w);
-          if (!e || e[0] === e[1] || (e[0] !== at && e[1] !== at)) {
-            ok = false;
-            break;
-          }
-          at = e[0] === at ? e[1] : e[0];
-          path.push(at);
-        }
-        if (!ok || !ends(toWay[i], at)) continue;
-      } else if (!ends(fromWay[i], start) || !ends(toWay[i], start)) continue;
-      fromWay[count] = fromWay[i];
-      via[count] = start;
-      viaWays[count] = viaWays[i];
-      viaPath[count] = path;
-      toWay[count] = toWay[i];
-      kind.copyWithin(count * P, i * P, i * P + P);
-      count++;
-    }
-    viaWays.length = count;
-    return { count, fromWay, via, viaWays, viaPath, toWay, kind, wayProfiles: this.restrictionWayProfiles };
-  }
-
-  /**
-   * A ferry's `duration` covers the whole way: each profile that takes it gets the speed that crosses the
-   * way's length (over the nodes the extract has) in that time, in the directions it may use it.
-   */
-  private applyDurations(coords: Float64Array, wayNodes: Int32Array): void {
-    for (const [w, seconds] of this.timedWays) {
-      let meters = 0,
-        prev = -1;
-      for (let k = this.wayFirst[w]; k < this.wayFirst[w + 1]; k++) {
-        const n = wayNodes[k];
-        if (n < 0) continue;
-        if (prev >= 0) meters += greatCircleMeters(coords[2 * prev], coords[2 * prev + 1], coords[2 * n], coords[2 * n + 1]);
-        prev = n;
-      }
-      if (meters <= 0) continue;
-      const kmh = (meters / seconds) * 3.6;
-      for (let p = 0; p < P; p++) {
-        const id = this.waySpeeds[w * P + p];
-        if (!id) continue;
-        const fwd = this.speeds.pairs.data[2 * id],
-          bwd = this.speeds.pairs.data[2 * id + 1];
-        const timed = this.speeds.id(fwd > 0 ? kmh : 0, bwd > 0 ? kmh : 0);
-        if (timed > 0xffff && this.waySpeeds instanceof Uint16Array) this.waySpeeds = Uint32Array.from(this.waySpeeds);
-        this.waySpeeds[w * P + p] = timed;
-      }
     }
   }
 
@@ -663,21 +469,20 @@ class OsmCollector {
     }
   }
 
-  private keptNodeLimits(keptIndex: (i: number) => number): OsmParts['nodeLimits'] {
+  private keptBarriers(keptIndex: (i: number) => number): OsmParts['barrierNodes'] {
     // A node with coordinates is kept, and only those have tags read.
-    const entries = [...this.nodeLimitsAt].map(([i, hw]) => [keptIndex(i), hw] as const).sort((a, b) => a[0] - b[0]);
-    const node = sharedArray(Uint32Array, entries.length),
-      values = sharedArray(Float64Array, 2 * entries.length);
-    entries.forEach(([k, [h, w]], i) => {
+    const entries = [...this.barrierAt].map(([i, set]) => [keptIndex(i), set] as const).sort((a, b) => a[0] - b[0]);
+    const node = new Uint32Array(entries.length),
+      tags = new Uint32Array(entries.length);
+    entries.forEach(([k, set], i) => {
       node[i] = k;
-      values[2 * i] = h;
-      values[2 * i + 1] = w;
+      tags[i] = set;
     });
-    return { node, values };
+    return { node, tags };
   }
 
   finish(): OsmParts {
-    let { needed: nodeIds, coords: nodeCoords, blocked: nodeBlocked } = this;
+    let { needed: nodeIds, coords: nodeCoords } = this;
     const n = this.neededCount,
       wayNodes = this.wayNodes;
     let kept = 0;
@@ -689,7 +494,6 @@ class OsmCollector {
       const remap = new Int32Array(n);
       const keptIds = sharedArray(Float64Array, kept);
       const keptCoords = sharedArray(Float64Array, 2 * kept);
-      const keptBlocked = new Uint8Array(kept);
       missingIds = new Float64Array(n - kept);
       let k = 0,
         m = 0;
@@ -701,7 +505,6 @@ class OsmCollector {
           keptIds[k] = nodeIds[i];
           keptCoords[2 * k] = nodeCoords[2 * i];
           keptCoords[2 * k + 1] = nodeCoords[2 * i + 1];
-          keptBlocked[k] = nodeBlocked[i];
           remap[i] = k++;
         }
       }
@@ -709,10 +512,7 @@ class OsmCollector {
       keptIndex = (i) => remap[i];
       nodeIds = keptIds;
       nodeCoords = keptCoords;
-      nodeBlocked = keptBlocked;
     }
-    const restrictions = this.validRestrictions();
-    this.applyDurations(nodeCoords, wayNodes);
     this.interpolate(nodeIds, nodeCoords, wayNodes);
     return {
       nodeIds,
@@ -721,20 +521,25 @@ class OsmCollector {
       wayFirst: toShared(this.wayFirst.subarray(0, this.wayCount + 1)),
       wayNodes,
       missingIds,
-      waySpeeds: toShared(this.waySpeeds.subarray(0, this.wayCount * P)),
-      speeds: this.speeds.pairs.toShared(),
-      wayClasses: toShared(this.wayClassBits.subarray(0, this.wayCount * P)),
-      nodeBlocked,
-      restrictions,
-      limits: { way: this.limitWays.toShared(), values: this.limitValues.toShared() },
-      nodeLimits: this.keptNodeLimits(keptIndex),
+      wayTags: toShared(this.wayTags.subarray(0, this.wayCount)),
+      roadTagSets: this.roadTags.list,
+      barrierNodes: this.keptBarriers(keptIndex),
+      barrierTagSets: this.barrierTags.list,
+      restrictionRelations: {
+        count: this.restrictionSets.length,
+        tags: this.restrictionSets.toShared(),
+        tagSets: this.restrictionTags.list,
+        first: this.restrictionFirst.length ? this.restrictionFirst.toShared() : new Uint32Array(1),
+        memberRef: this.restrictionRefs.toShared(),
+        memberCode: this.restrictionCodes.toShared(),
+      },
+      restrictionWays: this.restrictionWays,
       strings: this.strings.list,
-      roadLabels: {
+      roadNames: {
         count: this.labelWays.length,
         way: this.labelWays.toShared(),
         name: this.labelNames.toShared(),
         ref: this.labelRefs.toShared(),
-        kind: this.labelKinds.toShared(),
         strings: this.labelStrings.list,
       },
       geocoder: {
@@ -779,19 +584,18 @@ interface ObjectView {
 export class OsmData implements OsmParts {
   readonly nodeIds!: Float64Array;
   readonly nodeCoords!: Float64Array;
-  readonly nodeBlocked!: Uint8Array;
   readonly wayIds!: Float64Array;
   readonly wayFirst!: Uint32Array;
   readonly wayNodes!: Int32Array;
   readonly missingIds!: Float64Array;
-  readonly waySpeeds!: Uint16Array | Uint32Array;
-  readonly speeds!: Float64Array;
-  readonly wayClasses!: Uint8Array;
-  readonly restrictions!: Restrictions;
-  readonly limits!: { way: Uint32Array; values: Float64Array };
-  readonly nodeLimits!: OsmParts['nodeLimits'];
+  readonly wayTags!: Uint32Array;
+  readonly roadTagSets!: ReadonlyArray<Readonly<Record<string, string>>>;
+  readonly barrierNodes!: OsmParts['barrierNodes'];
+  readonly barrierTagSets!: ReadonlyArray<Readonly<Record<string, string>>>;
+  readonly restrictionRelations!: RestrictionRelations;
+  readonly restrictionWays!: RestrictionWays;
   readonly strings!: string[];
-  readonly roadLabels!: RoadLabelSource;
+  readonly roadNames!: RoadNames;
   readonly geocoder!: GeocoderSource;
   private readonly source: string | null;
   private readonly objects: ObjectView;

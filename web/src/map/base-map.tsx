@@ -1,5 +1,6 @@
 import type { GeoJSONSource, LayerSpecification, Map as MapLibreMap } from 'maplibre-gl';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { METERS_PER_DEGREE } from '../../../src/lib/geo/sphere';
 import { baseStyle } from './style';
 
 export type MapLib = typeof import('maplibre-gl');
@@ -84,8 +85,8 @@ export const point = (lon: number, lat: number, properties: Record<string, unkno
 /** A circle of `radius` meters as a polygon (64 sides), for the avoided POIs. */
 export function circle(lon: number, lat: number, radius: number, properties: Record<string, unknown> = {}): GeoJSON.Feature {
   const ring: number[][] = [];
-  const dLat = radius / 111_320,
-    dLon = radius / (111_320 * Math.cos((lat * Math.PI) / 180));
+  const dLat = radius / METERS_PER_DEGREE,
+    dLon = radius / (METERS_PER_DEGREE * Math.cos((lat * Math.PI) / 180));
   for (let i = 0; i <= 64; i++) {
     const a = (i / 64) * 2 * Math.PI;
     ring.push([lon + dLon * Math.cos(a), lat + dLat * Math.sin(a)]);
