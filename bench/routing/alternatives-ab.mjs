@@ -96,12 +96,28 @@ for (const [a, b] of pairs) {
 }
 log(`answers: ${same} the same, ${differ} differ; ${alternatives} alternatives in all`);
 
-// As the worker answers: the route, then each line's text.
+// As the worker answers: the route, then each line's text (a tree that has writeLineStringBeside writes the
+// alternatives' beside the route's, as its worker does; each text copied out of a reused buffer).
+let scratch = new Uint8Array(0),
+  offsets = new Int32Array(0);
 const answer = (side, q) => {
   const r = cores[side].routeE7(q);
   if (!r.ok) return;
-  sides[side].line.lineStringJson(r.value.geometryE7);
-  for (const alt of r.value.alternatives ?? []) sides[side].line.lineStringJson(alt.geometryE7);
+  const line = sides[side].line;
+  const main = r.value.geometryE7,
+    alternatives = r.value.alternatives ?? [];
+  if (!line.writeLineStringBeside || alternatives.length === 0) {
+    line.lineStringJson(main);
+    for (const alt of alternatives) line.lineStringJson(alt.geometryE7);
+    return;
+  }
+  const room = (l) => {
+    if (scratch.length < line.lineStringBytes(l)) scratch = new Uint8Array(Math.max(line.lineStringBytes(l), 2 * scratch.length));
+    return scratch;
+  };
+  if (offsets.length < main.length / 2 + 2) offsets = new Int32Array(main.length);
+  const text = room(main).slice(0, line.writeLineString(main, room(main), offsets));
+  for (const alt of alternatives) room(alt.geometryE7).slice(0, line.writeLineStringBeside(alt.geometryE7, scratch, main, text, offsets));
 };
 const kinds = { plain: (a, b) => ({ profile, waypoints: [a, b] }), alternatives: (a, b) => ({ profile, waypoints: [a, b], alternatives: 3 }) };
 for (const side of ['A', 'B']) for (const [a, b] of pairs.slice(0, 20)) for (const make of Object.values(kinds)) answer(side, make(a, b));
