@@ -627,6 +627,31 @@ export function chP2p(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, s
   return mu;
 }
 
+/**
+ * Whether chP2p with the same arguments would find a path below `mu0` (1) or not (0): the same search,
+ * ended at the first meeting below it (the alternatives' T-test asks no more, and most fail there).
+ */
+export function chBelow(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, srcMeters: usize, tgtSeeds: usize, nTgt: i32, tgtMeters: usize, mu0: f64): i32 {
+  setup(desc, scratch, 0);
+  lastFound = false;
+  lastWasCh = true;
+  meetNode = NONE;
+  sizeF = chSeed(sStampF, sDistF, sCm, sParF, sPosF, sHeapNF, sHeapKF, 0, srcSeeds, srcMeters, nSrc < MAX_SEEDS ? nSrc : MAX_SEEDS);
+  sizeB = chSeed(sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, 0, tgtSeeds, tgtMeters, nTgt < MAX_SEEDS ? nTgt : MAX_SEEDS);
+  while (true) {
+    const fOpen = sizeF > 0 && f64At(sHeapKF, 0) <= mu0 + EPS_D;
+    const bOpen = sizeB > 0 && f64At(sHeapKB, 0) <= mu0 + EPS_D;
+    if (!fOpen && !bOpen) return 0;
+    const forward = fOpen && (!bOpen || f64At(sHeapKF, 0) <= f64At(sHeapKB, 0));
+    const v = forward ? chForwardStep() : chBackwardStep();
+    if (nU32(sStampF, v) == epoch && nU32(sStampB, v) == epoch) {
+      const d = nF64(sDistF, v) + nF64(sDistB, v), m = nF64(sCm, v) + nF64(sCmB, v);
+      if (lexLess(d, m, mu0, -INF)) { meetNode = v; lastFound = true; return 1; }
+    }
+  }
+  return 0; // not reached
+}
+
 /** The node whose CSR range [first[v], first[v+1]) holds index i. */
 function ownerOf(first: usize, i: u32): u32 {
   let lo: u32 = 0, hi: u32 = gN - 1;
