@@ -3,7 +3,8 @@
 // nodes) routed plain and with `alternatives: 3` by A and B in turn (the order swapped every pair), each the
 // least of --runs runs by the clock and by the process's CPU time (on a loaded machine a run of 10 ms is
 // often put off for a time slice, which the clock counts and CPU time does not), in process (no worker, no
-// HTTP), each answer's line text written as the worker writes it (lineStringJson). First every pair's answer
+// HTTP), each answer's line text written as the worker writes it (lineStringJson; the alternatives' beside the
+// route's with writeLineStringBeside where the tree has it). First every pair's answer
 // (`route`, geometry included) is compared between A and B. Run `npm run build` in both trees first. Writes
 // bench/results/alternatives-ab-inprocess-<label>.json (steps-ab.mjs --variant alternatives: over HTTP).
 //   node bench/routing/alternatives-ab.mjs --map DIR --a TREE --b TREE [--pairs 60] [--far 0.6] [--runs 5] [--profile driving-car] [--label NAME]
