@@ -3,7 +3,8 @@
 // nodes) routed plain and with `alternatives: 3` by A and B in turn (the order swapped every pair), each the
 // least of --runs runs by the clock and by the process's CPU time (on a loaded machine a run of 10 ms is
 // often put off for a time slice, which the clock counts and CPU time does not), in process (no worker, no
-// HTTP), each answer's line text written as the worker writes it (lineStringJson). First every pair's answer
+// HTTP), each answer's line text written as the worker writes it (lineStringJson; the alternatives' beside the
+// route's with writeLineStringBeside where the tree has it). First every pair's answer
 // (`route`, geometry included) is compared between A and B. Run `npm run build` in both trees first. Writes
 // bench/results/alternatives-ab-inprocess-<label>.json (steps-ab.mjs --variant alternatives: over HTTP).
 //   node bench/routing/alternatives-ab.mjs --map DIR --a TREE --b TREE [--pairs 60] [--far 0.6] [--runs 5] [--profile driving-car] [--label NAME]
@@ -96,12 +97,28 @@ for (const [a, b] of pairs) {
 }
 log(`answers: ${same} the same, ${differ} differ; ${alternatives} alternatives in all`);
 
-// As the worker answers: the route, then each line's text.
+// As the worker answers: the route, then each line's text (a tree that has writeLineStringBeside writes the
+// alternatives' beside the route's, as its worker does; each text copied out of a reused buffer).
+let scratch = new Uint8Array(0),
+  offsets = new Int32Array(0);
 const answer = (side, q) => {
   const r = cores[side].routeE7(q);
   if (!r.ok) return;
-  sides[side].line.lineStringJson(r.value.geometryE7);
-  for (const alt of r.value.alternatives ?? []) sides[side].line.lineStringJson(alt.geometryE7);
+  const line = sides[side].line;
+  const main = r.value.geometryE7,
+    alternatives = r.value.alternatives ?? [];
+  if (!line.writeLineStringBeside || alternatives.length === 0) {
+    line.lineStringJson(main);
+    for (const alt of alternatives) line.lineStringJson(alt.geometryE7);
+    return;
+  }
+  const room = (l) => {
+    if (scratch.length < line.lineStringBytes(l)) scratch = new Uint8Array(Math.max(line.lineStringBytes(l), 2 * scratch.length));
+    return scratch;
+  };
+  if (offsets.length < main.length / 2 + 2) offsets = new Int32Array(main.length);
+  const text = room(main).slice(0, line.writeLineString(main, room(main), offsets));
+  for (const alt of alternatives) room(alt.geometryE7).slice(0, line.writeLineStringBeside(alt.geometryE7, scratch, main, text, offsets));
 };
 const kinds = { plain: (a, b) => ({ profile, waypoints: [a, b] }), alternatives: (a, b) => ({ profile, waypoints: [a, b], alternatives: 3 }) };
 for (const side of ['A', 'B']) for (const [a, b] of pairs.slice(0, 20)) for (const make of Object.values(kinds)) answer(side, make(a, b));

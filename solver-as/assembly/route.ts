@@ -627,6 +627,31 @@ export function chP2p(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, s
   return mu;
 }
 
+/**
+ * Whether chP2p with the same arguments would find a path below `mu0` (1) or not (0): the same search,
+ * ended at the first meeting below it (the alternatives' T-test asks no more, and most fail there).
+ */
+export function chBelow(desc: usize, scratch: usize, srcSeeds: usize, nSrc: i32, srcMeters: usize, tgtSeeds: usize, nTgt: i32, tgtMeters: usize, mu0: f64): i32 {
+  setup(desc, scratch, 0);
+  lastFound = false;
+  lastWasCh = true;
+  meetNode = NONE;
+  sizeF = chSeed(sStampF, sDistF, sCm, sParF, sPosF, sHeapNF, sHeapKF, 0, srcSeeds, srcMeters, nSrc < MAX_SEEDS ? nSrc : MAX_SEEDS);
+  sizeB = chSeed(sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, 0, tgtSeeds, tgtMeters, nTgt < MAX_SEEDS ? nTgt : MAX_SEEDS);
+  while (true) {
+    const fOpen = sizeF > 0 && f64At(sHeapKF, 0) <= mu0 + EPS_D;
+    const bOpen = sizeB > 0 && f64At(sHeapKB, 0) <= mu0 + EPS_D;
+    if (!fOpen && !bOpen) return 0;
+    const forward = fOpen && (!bOpen || f64At(sHeapKF, 0) <= f64At(sHeapKB, 0));
+    const v = forward ? chForwardStep() : chBackwardStep();
+    if (nU32(sStampF, v) == epoch && nU32(sStampB, v) == epoch) {
+      const d = nF64(sDistF, v) + nF64(sDistB, v), m = nF64(sCm, v) + nF64(sCmB, v);
+      if (lexLess(d, m, mu0, -INF)) { meetNode = v; lastFound = true; return 1; }
+    }
+  }
+  return 0; // not reached
+}
+
 /** The node whose CSR range [first[v], first[v+1]) holds index i. */
 function ownerOf(first: usize, i: u32): u32 {
   let lo: u32 = 0, hi: u32 = gN - 1;
@@ -815,7 +840,84 @@ export function chAlternatives(desc: usize, scratch: usize, srcSeeds: usize, nSr
   altB = nB;
   altLimit = mu * stretch + EPS_D;
   altShareLimit = shareLimit;
+  // The via nodes within the limit and not on the main route, as a heap by (duration, place in the
+  // lists) between the two lists: altNext takes them in that order, which a scan of the lists per
+  // candidate also gave, but that scan was a third of the alternatives' CPU on a far route (tens of
+  // thousands of via nodes, scanned again for each of the candidates dropped on their sharing). Marks
+  // only grow, so one marked when it comes to the top is dropped then. Lists too long to leave the room
+  // (never on a road map: a search settles a small part of the nodes) are scanned as before.
+  altHeaped = nF + nB <= <u32>cap;
+  altHeapSize = 0;
+  if (altHeaped) {
+    altHeap = lists + (<usize>nF << 2);
+    for (let i: u32 = 0; i < nF + nB; i++) {
+      const id = altId(i);
+      if (viaLength(id) > altLimit || marked(i < nF ? id : ~id)) continue;
+      setU32(altHeap, altHeapSize, i);
+      altHeapSize++;
+    }
+    if (altHeapSize > 1) for (let k = <i32>(altHeapSize >> 1) - 1; k >= 0; k--) altSiftDown(<u32>k);
+  }
   return <i32>(nF + nB);
+}
+
+// altNext's heap (chAlternatives): list places (forward ones first, then backward ones from the end).
+let altHeaped: bool = false;
+let altHeap: usize = 0;
+let altHeapSize: u32 = 0;
+/** The via node id (chAlternatives's lists: v forward, ~v backward) at list place i. */
+@inline function altId(i: u32): u32 { return i < altF ? u32At(sPot, i) : ~u32At(sPot, <u32>(2 * cap - 1) - (i - altF)); }
+/** Whether list place i comes before j: by duration, then by place (the scan's order). */
+@inline function altBefore(i: u32, j: u32): bool {
+  const a = viaLength(altId(i)), b = viaLength(altId(j));
+  return a < b || (a == b && i < j);
+}
+function altSiftDown(k: u32): void {
+  const x = u32At(altHeap, k);
+  while (true) {
+    let c: u32 = 2 * k + 1;
+    if (c >= altHeapSize) break;
+    let y = u32At(altHeap, c);
+    if (c + 1 < altHeapSize) {
+      const z = u32At(altHeap, c + 1);
+      if (altBefore(z, y)) { c++; y = z; }
+    }
+    if (!altBefore(y, x)) break;
+    setU32(altHeap, k, y);
+    k = c;
+  }
+  setU32(altHeap, k, x);
+}
+
+/** The next via node (its id) by duration not marked, taken off the list; NONE when none is left. */
+function altPop(): u32 {
+  if (altHeaped) {
+    while (altHeapSize > 0) {
+      const i = u32At(altHeap, 0);
+      altHeapSize--;
+      if (altHeapSize > 0) {
+        setU32(altHeap, 0, u32At(altHeap, altHeapSize));
+        altSiftDown(0);
+      }
+      const id = altId(i);
+      if (!marked(i < altF ? id : ~id)) return id;
+    }
+    return NONE;
+  }
+  const lists = sPot;
+  const last = <u32>(2 * cap - 1);
+  let best: u32 = NONE, bestD = INF, bestAt: u32 = 0;
+  for (let i: u32 = 0; i < altF + altB; i++) {
+    const at = i < altF ? i : last - (i - altF);
+    const x = u32At(lists, at);
+    if (x == NONE) continue;
+    const id = i < altF ? x : ~x;
+    const d = viaLength(id);
+    if (d > altLimit || marked(x)) { setU32(lists, at, NONE); continue; }
+    if (d < bestD) { bestD = d; best = id; bestAt = at; }
+  }
+  if (best != NONE) setU32(lists, bestAt, NONE);
+  return best;
 }
 
 /** Appends the search edges of CH edge `e` at `out` from index n, at most `room` in all; -1 when they do not fit. */
@@ -952,21 +1054,10 @@ function packedPath(id: u32): i32 {
  * describe it.
  */
 export function altNext(out: usize, room: i32): i32 {
-  const lists = sPot;
-  const last = <u32>(2 * cap - 1);
   while (true) {
-    let best: u32 = NONE, bestD = INF, bestAt: u32 = 0;
-    for (let i: u32 = 0; i < altF + altB; i++) {
-      const at = i < altF ? i : last - (i - altF);
-      const x = u32At(lists, at);
-      if (x == NONE) continue;
-      const id = i < altF ? x : ~x;
-      const d = viaLength(id);
-      if (d > altLimit || marked(x)) { setU32(lists, at, NONE); continue; }
-      if (d < bestD) { bestD = d; best = id; bestAt = at; }
-    }
+    const best = altPop();
     if (best == NONE) return -1;
-    setU32(lists, bestAt, NONE);
+    const bestD = viaLength(best);
     const k = packedPath(best);
     const packed = sHeapNB;
     // Before unpacking: what it runs on the main route from its start and up to its end (whole edges

@@ -47,10 +47,57 @@ export const LINE_STRING_PREFIX = PREFIX.length;
 export function writeLineString(valuesE7: Int32Array, buf: Uint8Array, offsets?: Int32Array): number {
   const points = valuesE7.length === 2 ? Int32Array.of(valuesE7[0], valuesE7[1], valuesE7[0], valuesE7[1]) : valuesE7;
   buf.set(PREFIX, 0);
+  let p = writePoints(points, 0, points.length, buf, PREFIX.length, offsets);
+  if (offsets) offsets[points.length >> 1] = p + 1;
+  buf[p++] = 93;
+  buf[p++] = 125;
+  return p;
+}
+
+/**
+ * writeLineString's text of `valuesE7` beside that of a line written before, `base`, whose text (`baseText`,
+ * from its start) was written with `offsets`: the points the two lines begin and end with alike are
+ * copied from it, the others written. An alternative route runs with the main route most of its way (up
+ * to 80 % of it), and writing the numbers is most of a far route's text.
+ */
+export function writeLineStringBeside(valuesE7: Int32Array, buf: Uint8Array, base: Int32Array, baseText: Uint8Array, baseOffsets: Int32Array): number {
+  const n = valuesE7.length,
+    nb = base.length;
+  if (n < 4 || nb < 4) return writeLineString(valuesE7, buf);
+  // Values (two per point) alike from the start, then from the end, not overlapping in either line.
+  let head = 0;
+  while (head < n && head < nb && valuesE7[head] === base[head]) head++;
+  head &= ~1;
+  let tail = 0;
+  while (head + tail < n && head + tail < nb && valuesE7[n - 1 - tail] === base[nb - 1 - tail]) tail++;
+  tail &= ~1;
+  buf.set(PREFIX, 0);
   let p = PREFIX.length;
+  if (head > 0) {
+    // Point i's text is baseText[offsets[i], offsets[i + 1] - 1): the first ones with the commas between.
+    const end = baseOffsets[head >> 1] - 1;
+    buf.set(baseText.subarray(baseOffsets[0], end), p);
+    p += end - baseOffsets[0];
+  }
+  p = writePoints(valuesE7, head, n - tail, buf, p);
+  if (tail > 0) {
+    if (n - tail > 0) buf[p++] = 44;
+    const from = baseOffsets[(nb - tail) >> 1],
+      end = baseOffsets[nb >> 1] - 1;
+    buf.set(baseText.subarray(from, end), p);
+    p += end - from;
+  }
+  buf[p++] = 93;
+  buf[p++] = 125;
+  return p;
+}
+
+/** The text of the points of values `from` to `to` (even), each after a comma but the line's first, into
+ *  `buf` at `p`; the end. `offsets`: as writeLineString's. */
+function writePoints(points: Int32Array, from: number, to: number, buf: Uint8Array, p: number, offsets?: Int32Array): number {
   // One loop with the digits written inline and integer division by `| 0`: a far route has tens of
   // thousands of numbers, and this is 40 % less CPU than a call per number with Math.floor.
-  for (let i = 0; i < points.length; i++) {
+  for (let i = from; i < to; i++) {
     if ((i & 1) === 0) {
       if (i > 0) buf[p++] = 44;
       if (offsets) offsets[i >> 1] = p;
@@ -76,9 +123,6 @@ export function writeLineString(valuesE7: Int32Array, buf: Uint8Array, offsets?:
     if (frac !== 0) p = writeFraction(frac, buf, p);
     if (i & 1) buf[p++] = 93;
   }
-  if (offsets) offsets[points.length >> 1] = p + 1;
-  buf[p++] = 93;
-  buf[p++] = 125;
   return p;
 }
 

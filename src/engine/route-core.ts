@@ -9,7 +9,7 @@ import { corridorAlong } from './corridor.js';
 import { reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
 import { legTraces, type LegTrace } from './guidance/trace.js';
-import { repairForbiddenTurns, takesForbiddenTurn, turnRules, type TurnRules } from './turn-back.js';
+import { repairForbiddenTurns, takesForbiddenTurn, takesForbiddenTurnBeside, turnRules, turnsBetween, type TurnRules } from './turn-back.js';
 import {
   appendEdgeShape,
   geometryPiece,
@@ -249,13 +249,38 @@ interface LegPath {
   /** Its search edges (none for a leg along one road). */
   edges: Uint32Array;
   /** Appends the leg's shape to `line`; `joined` drops its first point (where the line already stands).
-   *  With `trace`, records the pieces of road drawn, for turn guidance. */
-  draw(line: Polyline, joined: boolean, trace?: LegTrace): void;
+   *  With `trace`, records the pieces of road drawn, for turn guidance. With `beside` (no trace), the
+   *  edges it begins and ends with alike are copied from that leg's line (an alternative beside its route). */
+  draw(line: Polyline, joined: boolean, trace?: LegTrace, beside?: DrawnLeg): void;
+  /** Once drawn: how many values of its line come before its first edge's shape, and after its last's. */
+  drawnStart?: number;
+  drawnEnd?: number;
+}
+
+/** A leg drawn alone into `line` (from its start): what alternatives copy their shared edges' shapes from. */
+interface DrawnLeg {
+  leg: LegPath;
+  line: Int32Array;
 }
 
 const appendPoints = (line: Polyline, points: ReadonlyArray<readonly [number, number]>, from: number): void => {
   for (let k = from; k < points.length; k++) line.push(points[k][0], points[k][1]);
 };
+/** How many values (two per point) the shapes of edges `from` to `to` append to a line (appendEdgeShape). */
+function shapeValues(g: RoadGraph, edges: Uint32Array, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const geom = g.orig[edges[i]] >> 1;
+    n += 2 * (g.geomLast[geom] - g.geomFirst[geom]);
+  }
+  return n;
+}
+/** Appends `count` values of `source` from `at`. */
+function copyValues(line: Polyline, source: Int32Array, at: number, count: number): void {
+  if (count === 0) return;
+  line.reserve(count).set(source.subarray(at, at + count), line.length);
+  line.length += count;
+}
 /** The smallest cell of an isochrone's grid (meters), and how many cells its longer side has at most. */
 const MIN_CELL_M = 50;
 const CELLS_ACROSS = 600;
@@ -645,7 +670,8 @@ export class RouteCore {
     // The routes an alternatives search keeps have a bit each in a byte (`alternatives`): 8 with the main one.
     const wanted = Math.min(q.alternatives ?? 0, 7);
     if (wanted > 0 && phantoms.length === 2 && route.ok) {
-      const alternatives = this.alternatives(v, q, found.value[0], phantoms, limited, smaller, wanted, resnapped);
+      const drawn = { leg: found.value[0], line: route.value.geometryE7 };
+      const alternatives = this.alternatives(v, q, drawn, phantoms, limited, smaller, wanted, resnapped);
       return { ok: true, value: { ...route.value, alternatives } };
     }
     return route;
@@ -662,7 +688,7 @@ export class RouteCore {
   private alternatives(
     v: ProfileView,
     q: RouteQuery,
-    best: LegPath,
+    drawn: DrawnLeg,
     phantoms: Phantom[],
     limited: ReadonlySet<number>,
     smaller: boolean,
@@ -670,6 +696,7 @@ export class RouteCore {
     resnapped: boolean,
   ): RouteE7Result[] {
     const g = v.graph;
+    const best = drawn.leg;
     if (best.geoms.length < 3) return [];
     const cm = g.geomCm;
     const lengthOf = (list: readonly number[]) => {
@@ -719,8 +746,9 @@ export class RouteCore {
     }
     const out: RouteE7Result[] = [];
     for (const leg of kept.slice(1)) {
-      const drawn = this.drawRoute(v, q, [leg], phantoms, null, resnapped);
-      if (drawn.ok) out.push(drawn.value);
+      // Drawn beside the route: most of an alternative's shape is the route's, copied from its line.
+      const route = this.drawRoute(v, q, [leg], phantoms, null, resnapped, drawn);
+      if (route.ok) out.push(route.value);
     }
     return out;
   }
@@ -753,12 +781,18 @@ export class RouteCore {
       ALT_CANDIDATES * wanted,
       ALT_UNPACKED,
     );
+    // Candidates begin and end as the route does: the turns there are the route's, looked at once.
+    let clean: boolean | undefined;
+    const forbiddenTurn = (startDir: number, c: ViaCandidate, endDir: number): boolean =>
+      (clean ??= !turnsBetween(v.turns, best.edges))
+        ? takesForbiddenTurnBeside(v.turns, startDir, c.start, c.edges, endDir, best.edges)
+        : takesForbiddenTurn(v.turns, startDir, c.start, c.edges, endDir);
     return found.map((c) => {
       const leg = () => this.pathLeg(g, src, tgt, sSeeds, tSeeds, c, null);
       const sharingChecked = true;
       const admissible = (): boolean => {
         const [a, b] = [pickSeed(sSeeds, c.start), pickSeed(tSeeds, endOf(c))];
-        if (takesForbiddenTurn(v.turns, dirOf(src, a), c.start, c.edges, dirOf(tgt, b))) return false;
+        if (forbiddenTurn(dirOf(src, a), c, dirOf(tgt, b))) return false;
         return this.locallyOptimal(v, c, ALT_LOCAL * best.cost);
       };
       return { cost: c.cost, leg, sharingChecked, admissible };
@@ -853,14 +887,22 @@ export class RouteCore {
   }
 
   /** The legs found, drawn into the route's line (and steps). */
-  private drawRoute(v: ProfileView, q: RouteQuery, legs: LegPath[], phantoms: Phantom[], block: Blocking | null, resnapped: boolean): Outcome<RouteE7Result> {
+  private drawRoute(
+    v: ProfileView,
+    q: RouteQuery,
+    legs: LegPath[],
+    phantoms: Phantom[],
+    block: Blocking | null,
+    resnapped: boolean,
+    beside?: DrawnLeg,
+  ): Outcome<RouteE7Result> {
     const limitedSize = q.vehicle && !q.exclude ? this.limitedFor(v, q.profile, q.vehicle, undefined).size : 0;
     const line = new Polyline();
     const waypointPoints = [0];
     const traces = q.steps ? legTraces(legs.length) : null;
     legs.forEach((leg, i) => {
       if (traces) traces[i].first = Math.max(0, line.length / 2 - 1);
-      leg.draw(line, line.length > 0, traces?.[i]);
+      leg.draw(line, line.length > 0, traces?.[i], beside);
       waypointPoints.push(Math.max(0, line.length / 2 - 1));
     });
     const geometry = line.valuesE7();
@@ -1069,16 +1111,35 @@ export class RouteCore {
       if (block && (block.hits.has(geom) || block.whole.has(geom))) touches = true;
     }
     const meters = first.meters + last.meters + cm / 100;
-    const draw = (line: Polyline, joined: boolean, trace?: LegTrace): void => {
+    const draw = (line: Polyline, joined: boolean, trace?: LegTrace, beside?: DrawnLeg): void => {
+      const from = line.length;
       appendPoints(line, startPiece ?? [[src.lon, src.lat]], joined ? 1 : 0);
+      leg.drawnStart = line.length - from;
       const at = (): number => line.length / 2 - 1;
       if (trace && startPiece) trace.piece(2 * src.geom + (first.kind === 'fwd' ? 0 : 1), start, at(), first.meters, first.cost);
-      for (let i = 0; i < edges.length; i++) {
+      // An edge's shape is the same wherever it is drawn: those `beside` begins and ends with too are
+      // copied from its line (the values of its edges lie between its start's and its end's).
+      let head = 0,
+        tail = 0;
+      const other = !trace && beside?.leg.drawnStart !== undefined ? beside : undefined;
+      if (other) {
+        const o = other.leg.edges;
+        while (head < edges.length && head < o.length && edges[head] === o[head]) head++;
+        while (head + tail < edges.length && head + tail < o.length && edges[edges.length - 1 - tail] === o[o.length - 1 - tail]) tail++;
+        copyValues(line, other.line, other.leg.drawnStart!, shapeValues(g, edges, 0, head));
+      }
+      for (let i = head; i < edges.length - tail; i++) {
         appendEdgeShape(line, g, orig[edges[i]]);
         trace?.piece(orig[edges[i]], g.head[edges[i]], at(), geomCm[orig[edges[i]] >> 1] / 100, g.weight[edges[i]]);
       }
+      if (other && tail > 0) {
+        const values = shapeValues(g, edges, edges.length - tail, edges.length);
+        copyValues(line, other.line, other.line.length - other.leg.drawnEnd! - values, values);
+      }
+      const to = line.length;
       if (endPiece) appendPoints(line, endPiece, 1);
       else line.push(tgt.lon, tgt.lat);
+      leg.drawnEnd = line.length - to;
       // The piece to the destination; a path ending at a node ends with a point on it, of no length.
       if (trace) {
         if (endPiece) trace.piece(2 * tgt.geom + (last.kind === 'fwd' ? 0 : 1), -1, at(), last.meters, last.cost);
@@ -1086,7 +1147,8 @@ export class RouteCore {
         else trace.end[trace.count - 1] = at();
       }
     };
-    return { cost: found.cost, meters, touches, draw, edges, geoms };
+    const leg: LegPath = { cost: found.cost, meters, touches, draw, edges, geoms };
+    return leg;
   }
 
   matrix(q: MatrixQuery): Outcome<MatrixResult> {

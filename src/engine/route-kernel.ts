@@ -57,6 +57,7 @@ interface RouteExports extends WebAssembly.Exports {
   labelRecords(): number;
   reached(v: number): number;
   chP2p(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, tgt: number, nTgt: number, tgtMeters: number, mu0: number): number;
+  chBelow(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, tgt: number, nTgt: number, tgtMeters: number, mu0: number): number;
   chAlternatives(
     desc: number,
     scratch: number,
@@ -299,10 +300,19 @@ export class RouteKernel {
   /**
    * Whether the hierarchy has a path from node `from` to node `to` cheaper than `bound` tenths (its
    * weights): one query that goes no further than the bound and unpacks nothing, as the alternatives'
-   * T-test needs no more (a path to unpack is half a far route).
+   * T-test needs no more (a path to unpack is half a far route), ended at the first path found below it
+   * (the kernel's chBelow: most T-tests fail, often long before the search would end).
    */
   hierarchyBelow(from: number, to: number, bound: number): boolean {
-    return this.cheapest([{ node: from, cost: 0, meters: 0 }], [{ node: to, cost: 0, meters: 0 }], bound, 'hierarchy') !== null;
+    const src = [{ node: from, cost: 0, meters: 0 }],
+      tgt = [{ node: to, cost: 0, meters: 0 }];
+    const g = this.g;
+    if (!g.hierarchy) return this.cheapest(src, tgt, bound, 'hierarchy') !== null;
+    const nSrc = this.writeSeeds(this.srcPtr, src, this.srcMetersPtr);
+    const nTgt = this.writeSeeds(this.tgtPtr, tgt, this.tgtMetersPtr);
+    if (nSrc === 0 || nTgt === 0) return false;
+    this.count(false);
+    return this.k.chBelow(g.desc, this.scratch, this.srcPtr, nSrc, this.srcMetersPtr, this.tgtPtr, nTgt, this.tgtMetersPtr, bound) === 1;
   }
 
   /** shortestPath's search: the cost of the path found below `upperBound` (the kernel holds the path), or null. */

@@ -3,7 +3,7 @@
 import { threadId } from 'node:worker_threads';
 import { workerData } from 'piscina';
 import type { SharedGraphs } from './graph-memory.js';
-import { lineStringBytes, lineStringJson, microOfE7, writeLineString } from './line-json.js';
+import { lineStringBytes, lineStringJson, microOfE7, writeLineString, writeLineStringBeside } from './line-json.js';
 import { NULL_JSON, polylineBytes, simplifyLine, writePolyline, type GeometryOptions } from './polyline.js';
 import { cellRowsBound, writeCellRows } from './matrix-json.js';
 import { arenaOf, SLOT_BYTES, takeSlot, type ReplyArena } from './reply-arena.js';
@@ -61,11 +61,15 @@ export function routeJsonTask(q: RouteQuery & { geometry?: GeometryOptions } & S
   const found = routeCore().routeE7(q);
   if (!found.ok) return found;
   const { alternatives, ...route } = found.value;
-  const written = writeRoute(route, q, true);
+  // Alternatives' GeoJSON lines copy the text of the points they begin and end with alike from the
+  // route's (without steps: the steps' texts are written from their own line's).
+  const beside = alternatives?.length && !q.steps && (q.geometry?.format ?? 'geojson') === 'geojson' && (q.geometry?.overview ?? 'full') === 'full';
+  const base = beside ? { line: route.geometryE7, offsets: (mainOffsets = grownOffsets(mainOffsets, route.geometryE7)), text: EMPTY } : undefined;
+  const written = writeRoute(route, q, true, base);
   if (!alternatives) return written;
   // Alternatives as copies: the arena's slots are for the one text a reply sends in place.
   const others = alternatives.flatMap((a) => {
-    const w = writeRoute(a, q, false);
+    const w = writeRoute(a, q, false, undefined, base);
     return w.ok ? [w.value as RouteJsonTaskResult & { geometryJson: Uint8Array }] : [];
   });
   return written.ok ? { ok: true, value: { ...written.value, alternatives: others } } : written;
@@ -78,6 +82,8 @@ function writeRoute(
   found: Omit<RouteE7Result, 'alternatives'>,
   q: RouteQuery & { geometry?: GeometryOptions } & StepText,
   inArena: boolean,
+  keep?: LineBase,
+  beside?: LineBase,
 ): Outcome<RouteJsonTaskResult> {
   const { geometryE7: full, waypointPoints, bbox, legSteps, ...rest } = found;
   const format = q.geometry?.format ?? 'geojson',
@@ -112,7 +118,11 @@ function writeRoute(
     // The steps' geometries are stretches of this text.
     lineText = { bytes: buf, offsets: offsetsOf(full) };
     end = write(full, buf, lineText.offsets);
-  } else end = write(line, buf);
+  } else if (keep) {
+    end = writeLineString(full, buf, keep.offsets);
+    keep.text = buf;
+  } else if (beside) end = writeLineStringBeside(full, buf, beside.line, beside.text, beside.offsets);
+  else end = write(line, buf);
   let stepsAt: number[] | undefined;
   if (planned) {
     if (!lineText) {
@@ -127,13 +137,16 @@ function writeRoute(
   }
   // The box in the same 1e-6° rounding as the line's text, so it is exactly the box of what is printed.
   const [w, s, e, n] = bbox.map((x) => microOfE7(x) / 1e6);
+  // A copy is exact (a view of the scratch would carry all of it across threads).
+  const copy = held ? null : buf.slice(0, end);
+  // The route's text stays where the alternatives read it: in its slot, or the copy (the scratch is theirs).
+  if (keep && copy) keep.text = copy;
   return {
     ok: true,
     value: {
       ...rest,
       bbox: [w, s, e, n],
-      // A copy is exact (a view of the scratch would carry all of it across threads).
-      geometryJson: held ? [held.slot, held.token, end] : buf.slice(0, end),
+      geometryJson: copy ?? [held!.slot, held!.token, end],
       ...(stepsAt ? { stepsAt } : {}),
     },
   };
@@ -147,6 +160,19 @@ let scratch: Uint8Array = new Uint8Array(1 << 16),
 const grown = (buf: Uint8Array, bytes: number) => (buf.length >= bytes ? buf : new Uint8Array(Math.max(bytes, 2 * buf.length)));
 const scratchOf = (bytes: number) => (scratch = grown(scratch, bytes));
 const lineScratchOf = (bytes: number) => (lineScratch = grown(lineScratch, bytes));
+/** A route's line (its GeoJSON text from its start, written with `offsets`) that alternatives copy from. */
+interface LineBase {
+  line: Int32Array;
+  text: Uint8Array;
+  offsets: Int32Array;
+}
+const EMPTY = new Uint8Array(0);
+/** Where the points of the route's text are, while its alternatives are written (`offsets` is theirs). */
+let mainOffsets: Int32Array = new Int32Array(0);
+const grownOffsets = (buf: Int32Array, line: Int32Array): Int32Array => {
+  const need = Math.max(2, line.length >> 1) + 1;
+  return buf.length >= need ? buf : new Int32Array(Math.max(need, 2 * buf.length));
+};
 function offsetsOf(line: Int32Array): Int32Array {
   // One per point (a single point is written twice), and one after the last.
   const need = Math.max(2, line.length >> 1) + 1;

@@ -128,6 +128,35 @@ export function takesForbiddenTurn(r: TurnRules, startDir: number, start: number
   return firstForbiddenTurn(r, startDir, start, edges, endDir) >= 0;
 }
 
+/** Whether a path takes a turn at a node between two of its edges that the rules keep out. */
+export function turnsBetween(r: TurnRules, edges: Uint32Array): boolean {
+  const g = r.g;
+  for (let i = 1; i < edges.length; i++) if (forbidden(r, g.head[edges[i - 1]], g.orig[edges[i - 1]], g.orig[edges[i]])) return true;
+  return false;
+}
+
+/**
+ * takesForbiddenTurn of a path beside another, `base`, that takes none between its edges (turnsBetween): the
+ * turns between the edges both begin with, and between those both end with, are the same turns and are not
+ * looked at again (an alternative runs with its route most of its way, and a far one has tens of
+ * thousands of edges).
+ */
+export function takesForbiddenTurnBeside(r: TurnRules, startDir: number, start: number, edges: Uint32Array, endDir: number, base: Uint32Array): boolean {
+  const n = edges.length;
+  if (n === 0) return takesForbiddenTurn(r, startDir, start, edges, endDir);
+  let head = 0,
+    tail = 0;
+  while (head < n && head < base.length && edges[head] === base[head]) head++;
+  while (head + tail < n && head + tail < base.length && edges[n - 1 - tail] === base[base.length - 1 - tail]) tail++;
+  const g = r.g;
+  // The turn at the path's node i (0: its start, n: its end), as firstForbiddenTurn takes them.
+  const at = (i: number): boolean =>
+    forbidden(r, i === 0 ? start : g.head[edges[i - 1]], i === 0 ? startDir : g.orig[edges[i - 1]], i === n ? endDir : g.orig[edges[i]]);
+  if (at(0)) return true;
+  for (let i = Math.max(1, head); i <= n - tail; i++) if (at(i)) return true;
+  return tail > 0 && at(n);
+}
+
 /** The index of the path's node (0: its start, edges.length: its end) where it takes the first turn the
  *  rules keep out; -1 for none. */
 function firstForbiddenTurn(r: TurnRules, startDir: number, start: number, edges: Uint32Array, endDir: number): number {

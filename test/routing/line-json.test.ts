@@ -1,6 +1,6 @@
 // The route geometry writer prints exactly what JSON.stringify prints for the rounded coordinates.
 import { describe, expect, it } from 'vitest';
-import { lineStringJson, microOfE7 } from '../../src/engine/line-json.js';
+import { lineStringBytes, lineStringJson, microOfE7, writeLineString, writeLineStringBeside } from '../../src/engine/line-json.js';
 import { rng } from './helpers.js';
 
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('utf8');
@@ -42,5 +42,33 @@ describe('lineStringJson', () => {
 
   it('repeats a single point: a LineString needs two positions', () => {
     expect(text(lineStringJson(Int32Array.of(95_200_000, 471_400_000)))).toBe('{"type":"LineString","coordinates":[[9.52,47.14],[9.52,47.14]]}');
+  });
+
+  it('writes a line beside another (alternatives beside their route) as it writes it alone, whatever they share', () => {
+    const rand = rng(36);
+    const point = () => [Math.round((rand() - 0.5) * 3.6e9), Math.round((rand() - 0.5) * 1.8e9)];
+    const base = Array.from({ length: 300 }, point).flat();
+    const written = new Uint8Array(lineStringBytes(Int32Array.from(base)));
+    const offsets = new Int32Array(base.length / 2 + 1);
+    const end = writeLineString(Int32Array.from(base), written, offsets);
+    const baseText = written.slice(0, end);
+    const lines: number[][] = [
+      base,
+      base.slice(0, 40),
+      base.slice(-40),
+      [...base.slice(0, 100), ...Array.from({ length: 50 }, point).flat(), ...base.slice(-120)],
+      [...base.slice(0, 101), ...base.slice(-121)], // a longitude alike, its latitude not: written
+      [...Array.from({ length: 3 }, point).flat(), ...base.slice(6)],
+      [...base.slice(0, -2), ...point()],
+      [...base, ...base.slice(-4)],
+      Array.from({ length: 2 }, point).flat(),
+      base.slice(0, 2),
+    ];
+    for (const values of lines) {
+      const line = Int32Array.from(values);
+      const buf = new Uint8Array(lineStringBytes(line));
+      const n = writeLineStringBeside(line, buf, Int32Array.from(base), baseText, offsets);
+      expect(text(buf.subarray(0, n))).toBe(reference(values));
+    }
   });
 });
