@@ -221,7 +221,7 @@ const result = {
     },
     warmup: 'none: every timed request counts, after the setup requests (road points, POIs) of the same server',
     first:
-      'each workload (and each profile of e) on a server started anew: its first request once GET /ready answers 200, on a new connection, then the same again on that kept-alive connection; ratio = first / the workload’s new-connection median',
+      'each workload (and each profile of e) on a server started anew: its first request once GET /ready answers 200, on a new connection, then the same again on that kept-alive connection; ratio = first / the workload’s new-connection median; ratio_to_after_idle = first / the median of the same item sent three times on the warm server, each on a new connection after 500 ms without a request (after_idle)',
     waymark_workers: 2,
     osrm:
       opt.peer === 'osrm' ? 'osrm-routed 6.0.0 --algorithm ch and mld, car.lua of the OSRM build, /route/v1/driving?overview=full&geometries=geojson' : null,
@@ -864,6 +864,22 @@ async function timeWorkload(w) {
   return { ...timed, ...(w.keep ? w.keep(answers) : {}) };
 }
 
+/** Pause before each request of `afterIdle`: longer than the readiness poll's 50 ms before a first request. */
+const IDLE_MS = 500;
+/** `w`'s first item on a new connection, three times, each after IDLE_MS without a request. */
+async function afterIdle(w) {
+  const ms = [];
+  for (let k = 0; k < 3; k++) {
+    await new Promise((res) => setTimeout(res, IDLE_MS));
+    const r = await w.send(w.items[0], 'new_connection');
+    assertServerAlive();
+    ms.push(+r.ms.toFixed(1));
+  }
+  const median_ms = [...ms].sort((x, y) => x - y)[1];
+  log(`  ${w.name}: its first item after ${IDLE_MS} ms idle, on a warm server: ${ms.join(', ')} ms`);
+  return { idle_ms: IDLE_MS, ms, median_ms };
+}
+
 /** A server started anew for each workload: its first item once /ready says 200 (lib.mjs firstAfterReady). */
 async function firstOnFreshServer(w, mapDir) {
   const { readyMs } = await startServer(mapDir);
@@ -1065,6 +1081,14 @@ async function run() {
     else if (key === 'g') W.g.variants[profile] = { ...w.info, ...timed };
     else W[key] = { ...w.info, ...timed };
   }
+  // The same first item on this warm server after a pause, as a first request after ready follows one: any
+  // request after a pause costs more than one of a back-to-back run (32x32, a loaded host: a bicycle route
+  // 2.9–3.5 ms after 400 ms idle against 1.5–1.7 back to back, the same route on the same warm server), which
+  // a fresh process cannot help. Set beside the first request, it tells what is left that a fresh process pays.
+  for (const [key, profile, w] of jobs.filter(([k]) => k !== 'f' && k !== 'g')) {
+    stage = `after idle ${profile ?? key}`;
+    slot(key, profile).after_idle = await afterIdle(w);
+  }
   if (W.f?.variants && W.a?.keepalive) W.f.ratios = stepRatios(W.a, W.f.variants);
   if (W.g?.variants && W.a?.keepalive) W.g.over_plain_p95 = optionRatios(W.a, W.g.variants);
 
@@ -1088,7 +1112,11 @@ async function run() {
     const first = await firstOnFreshServer(w, mapDir);
     result.serve.fresh_starts_ready_s.push(first.ready_s);
     const s = slot(key, profile);
-    s.first = { ...first, ratio_to_median: firstRatio(first, s) };
+    s.first = {
+      ...first,
+      ratio_to_median: firstRatio(first, s),
+      ratio_to_after_idle: s.after_idle?.median_ms ? +(first.ms / s.after_idle.median_ms).toFixed(2) : null,
+    };
   }
 
   if (opt.peer === 'osrm') {

@@ -179,13 +179,22 @@ function firstTable(results) {
   const withFirst = results.filter((r) => ['a', 'b', 'c', 'd'].some((k) => r.workloads?.[k]?.first));
   if (!withFirst.length) return null;
   const cell = (w, ok) =>
-    w?.first ? `${fmtNum(w.first.ms)} (${fmtNum(w.first.again_ms)}) ${fmtNum(w.first.ratio_to_median, 2)}×${mark(ok)}` : w?.skipped ? 'skipped' : '-';
+    w?.first
+      ? `${fmtNum(w.first.ms)} (${fmtNum(w.first.again_ms)}) ${fmtNum(w.first.ratio_to_median, 2)}×${mark(ok)}${w.first.ratio_to_after_idle != null ? `, idle ${fmtNum(w.first.ratio_to_after_idle, 2)}×` : ''}`
+      : w?.skipped
+        ? 'skipped'
+        : '-';
   const header = ['map', '(a) first (again) ms, × median', '(b)', '(c)', '(d)', '(e) worst ×'];
   const rows = withFirst.map((r) => {
     const ok = checkTargets(r);
     const w = r.workloads;
     const e = worstE(r, firstRatioOf);
-    return [name(r), ...['a', 'b', 'c', 'd'].map((k) => cell(w[k], ok[`first_${k}`])), e == null ? '-' : `${fmtNum(e, 2)}×${mark(ok.first_e)}`];
+    const eIdle = worstE(r, (x) => x?.first?.ratio_to_after_idle ?? null);
+    return [
+      name(r),
+      ...['a', 'b', 'c', 'd'].map((k) => cell(w[k], ok[`first_${k}`])),
+      e == null ? '-' : `${fmtNum(e, 2)}×${mark(ok.first_e)}${eIdle != null ? `, idle ${fmtNum(eIdle, 2)}×` : ''}`,
+    ];
   });
   return renderTable(header, rows);
 }
@@ -236,7 +245,7 @@ export function formatTable(results) {
     ...(first
       ? [
           '',
-          'first request of each workload on a server started anew, once /ready says 200: ms on a new connection (the same again, kept-alive), over the new-connection median',
+          'first request of each workload on a server started anew, once /ready says 200: ms on a new connection (the same again, kept-alive), over the new-connection median; idle: over the same item on the warm server after 500 ms without a request',
           first,
         ]
       : []),
