@@ -304,14 +304,14 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
       // The warm-up's garbage, every thread's, is collected now rather than during the first requests (a
       // 33–64 ms pause of the main thread on the 10x10 country; its key lookup 33–49 ms instead of 1). A
       // full collection also throws away compiled code that held on to what it freed: one more round of
-      // the handlers, then of the socket, compiles it again, and leaves little garbage.
+      // the handlers compiles it again, and leaves little garbage. Not of the socket: reading its own far
+      // routes' answers (0.4–1.1 MB each) grew the heap to where the first request after ready met a full
+      // collection (32x32: 21 ms of the main thread's marking during it).
       const threadsMs = await collectThreadGarbage();
       collectGarbage();
       const again = await warmHandlers(router, log, warmAuth, { rounds: 1 });
-      const socketAgain = await warmSocket(config.host, server.port, warmToken);
-      for (const [k, n] of Object.entries(socketAgain)) socket[k] = (socket[k] ?? 0) + n;
       own.handlers = { ...addWarmUps(own.handlers!, again), socket };
-      log.info({ threadsMs, againMs: again.ms, socket: socketAgain }, 'warm-up garbage collected, the handlers and the socket warmed once more');
+      log.info({ threadsMs, againMs: again.ms }, 'warm-up garbage collected, the handlers warmed once more');
     }
     own.warming = false;
     log.info({ port: server.port, map: activeMap()?.id }, 'listening');

@@ -5,7 +5,7 @@ import { defaultVehicle, geometriesClosedTo, type ProfileName } from '../map/gra
 import { CLOSED_PENALTY, E7, speedRange, type RoadGraph } from '../map/graphs/road-graph.js';
 import type { GridView } from '../map/graphs/segment-grid.js';
 import { blockCircles, blockPolygons, lineEntersCircles, lineEntersPolygons, type AvoidPolygon, type Circle } from './avoid.js';
-import { corridorAlong } from './corridor.js';
+import { type Corridor, corridorAlong } from './corridor.js';
 import { reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
 import { legTraces, type LegTrace } from './guidance/trace.js';
@@ -499,11 +499,9 @@ export class RouteCore {
         counts.avoid++;
       }
       // Circles along a stretch of the far route (corridor.ts): the searches around roads cut near the path.
-      for (const backward of corridor ? [false, true] : []) {
-        const flag = new Int32Array(new SharedArrayBuffer(4));
-        const found = this.routeE7({ profile, waypoints: corridor!.ends, avoid: { circles: corridor!.circles }, race: { backward, flag } });
-        if (found.ok) write(found.value.geometryE7);
-        counts.avoid++;
+      if (corridor) {
+        this.warmCorridors.set(profile, corridor);
+        counts.avoid += this.routeCorridor(profile, corridor, write);
       }
       // Over the hierarchy (a matrix with circles searches rows as the avoiding route does).
       this.matrix({ profile, points: Array.from({ length: 10 }, (_, i) => at(3 * i + 1)) });
@@ -518,6 +516,31 @@ export class RouteCore {
       }
     }
     return counts;
+  }
+
+  /** The corridors the warm-up routed around, by profile (`warmAvoidAgain`). */
+  private readonly warmCorridors = new Map<string, Corridor>();
+
+  /** Routes around `corridor`'s circles, each direction of the race once; the routes made. */
+  private routeCorridor(profile: string, corridor: Corridor, write: (geometryE7: Int32Array) => unknown): number {
+    for (const backward of [false, true]) {
+      const flag = new Int32Array(new SharedArrayBuffer(4));
+      const found = this.routeE7({ profile, waypoints: corridor.ends, avoid: { circles: corridor.circles }, race: { backward, flag } });
+      if (found.ok) write(found.value.geometryE7);
+    }
+    return 2;
+  }
+
+  /**
+   * The warm-up's routes around circles along a far route again (after the thread's garbage collection,
+   * warm-up.ts): the collection threw away code compiled for them, and the handlers' last round before
+   * ready (ops/warm-handlers.ts) avoids only a polygon, its team having no POIs. On 32x32 each compute
+   * thread's CPU for the first route avoiding 500 POIs after ready was 13–17 ms against 4–5 for later ones.
+   */
+  warmAvoidAgain(write: (geometryE7: Int32Array) => unknown): number {
+    let routes = 0;
+    for (const [profile, corridor] of this.warmCorridors) routes += this.routeCorridor(profile, corridor, write);
+    return routes;
   }
 
   /**

@@ -4,7 +4,7 @@
 import { threadId } from 'node:worker_threads';
 import { collectGarbage } from '../lib/gc.js';
 import { warmGeocoder } from './geocoder/task.js';
-import { warmRouting } from './route-task.js';
+import { warmAvoidingAgain, warmRouting } from './route-task.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
 export interface WarmUpInput {
@@ -57,11 +57,13 @@ export async function warmUpTask(input: WarmUpInput): Promise<ThreadWarmUp> {
  * Pool task `collectGarbage`, one per thread (engine.ts, collectThreadGarbage): the warm-ups' garbage —
  * far routes' lines and steps, matrices, isochrones, several rounds of each — was otherwise collected by
  * the first requests after ready (10x10 country: the compute threads' CPU time for a fresh process's
- * first and second avoiding route 2–3 × that of later ones). Returns the milliseconds it took.
+ * first and second avoiding route 2–3 × that of later ones). The collection also throws away code compiled
+ * for the avoiding routes, which run again after it (RouteCore.warmAvoidAgain). Returns the milliseconds it took.
  */
 export function collectGarbageTask(input: { barrier: Int32Array; threads: number }): number {
   oneEach(input);
   const started = performance.now();
   collectGarbage();
+  warmAvoidingAgain();
   return Math.round(performance.now() - started);
 }

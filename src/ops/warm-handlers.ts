@@ -163,8 +163,7 @@ async function answer(router: Router, r: WarmRequest, auth: AuthInfo, id: string
 /** Names the process's own warm-up requests (with a token only it knows) so the metrics and the log leave them out. */
 export const WARM_UP_HEADER = 'x-waymark-warm-up';
 
-/** The warm-up set again, through the socket, each request on a new connection and then on a kept-alive
- *  one, answered as the warm-up team (the server's `own`): a fresh process's first request also paid for
+/** The warm-up set again, through the socket, each request on a new connection and on a kept-alive one at once, answered as the warm-up team (the server's `own`): a fresh process's first request also paid for
  *  the server's own reading of a request with a body (uWS's callbacks, the headers, the body's chunks) —
  *  5–6 ms of a 10 ms first route on the 10x10 country after the handlers were warm — and for its sending of
  *  a 200 with a route's body, which answers of 401 never reached (32x32: the main thread's CPU for a first
