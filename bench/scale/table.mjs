@@ -59,6 +59,20 @@ export const TARGETS = [
       max: 3,
       value: (r) => r.workloads?.g?.over_plain_p95?.alternatives?.[mode],
     },
+    // (a) is the run's first pass over its pairs; (f) geojson asks the same pairs plainly later, as warm as
+    // the variants: the stricter baseline.
+    {
+      key: `f_steps_geojson_${mode}`,
+      label: `(f) steps p95 ≤ 1.3 × (f) geojson (the same pairs, plain, as warm), ${MODE_NAME[mode]}`,
+      max: 1.3,
+      value: (r) => r.workloads?.f?.ratios?.steps_over_geojson_p95?.[mode],
+    },
+    {
+      key: `g_alternatives_geojson_${mode}`,
+      label: `(g) 3 alternatives p95 ≤ 3 × (f) geojson, ${MODE_NAME[mode]}`,
+      max: 3,
+      value: (r) => r.workloads?.g?.over_geojson_p95?.alternatives?.[mode],
+    },
   ]),
   { key: 'f_polyline6', label: '(f) polyline6 body ≤ 0.35 × GeoJSON', max: 0.35, value: (r) => r.workloads?.f?.ratios?.polyline6_over_geojson_body },
   ...['a', 'b', 'c', 'd'].map((k) => ({
