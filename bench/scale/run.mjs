@@ -15,7 +15,8 @@
 //   npm run bench:scale -- --osm FILE.osm.pbf [--label NAME] [--peer osrm] [--keep]
 //   npm run bench:scale -- --table            (only print the tables of the recorded results)
 //
-// Options: --map DIR serves an existing map instead of building one (its build figures are those of the
+// Options: --osrm-from FILE (without --peer) takes OSRM's figures from an earlier result file of the same map
+// where it asked the same routes, marked with that run; --map DIR serves an existing map instead of building one (its build figures are those of the
 // recorded run that built DIR, marked with that run; --peer osrm then needs --osm, the extract it was built
 // from); --avoid-radius M (default 50, the spec's); --ready-timeout S (default 300); --build-timeout S
 // (generation, build and OSRM's preprocessing, each; default 7200); --rand-seed N (default 1); --osrm DIR
@@ -107,6 +108,7 @@ const { values: opt } = parseArgs({
     countries: { type: 'string' },
     peer: { type: 'string' },
     osrm: { type: 'string', default: '/tmp/osrm-bin/build' },
+    'osrm-from': { type: 'string' },
     cache: { type: 'string', default: '/tmp/waymark-scale' },
     label: { type: 'string' },
     map: { type: 'string' },
@@ -1134,6 +1136,23 @@ async function run() {
       }
     }
     for (const key of ['a', 'd']) if (W[key]?.osrm) W[key].ours_over_osrm_ch_p95 = osrmRatios(W[key]);
+  } else if (opt['osrm-from']) {
+    // OSRM's figures of an earlier run on the same map, taken only where that run asked the same routes
+    // (the same first five route lengths: the pairs come from the map and --rand-seed), and marked with it.
+    stage = 'OSRM from an earlier run';
+    const before = JSON.parse(readFileSync(resolve(opt['osrm-from']), 'utf8'));
+    const run = `${before.label} @ ${before.git?.commit ?? '?'} ${before.started_at?.slice(0, 16) ?? ''}`;
+    for (const key of ['a', 'd']) {
+      const theirs = before.workloads?.[key]?.osrm;
+      const same = JSON.stringify(before.workloads?.[key]?.first_route_km) === JSON.stringify(W[key]?.first_route_km);
+      if (!theirs || !same) {
+        log(`  (${key}): OSRM's figures of ${run} not taken: ${theirs ? 'that run asked other routes' : 'it has none'}`);
+        continue;
+      }
+      W[key].osrm = { ...theirs, from_run: run };
+      W[key].ours_over_osrm_ch_p95 = osrmRatios(W[key]);
+    }
+    if (W.a?.osrm || W.d?.osrm) result.osrm = { ...before.osrm, from_run: run };
   }
 
   const modeErrors = (x) => MODES.reduce((a, mode) => a + (x?.[mode]?.errors ?? 0), 0) + (x?.first?.kind === 'error' ? 1 : 0) + (x?.failed ? 1 : 0);

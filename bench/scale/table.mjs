@@ -235,7 +235,8 @@ function osrmTable(results) {
       }),
     ]);
   });
-  return renderTable(header, rows);
+  const taken = withPeer.filter((r) => r.workloads?.a?.osrm?.from_run).map((r) => `${name(r)}: OSRM's figures from ${r.workloads.a.osrm.from_run}`);
+  return renderTable(header, rows) + (taken.length ? `\n${taken.join('\n')}` : '');
 }
 
 export function formatTable(results) {
