@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildGeocoderIndex } from '../../src/map/geocoder/index-build.js';
+import { interpolatedAddresses } from '../../src/map/geocoder/interpolation.js';
 import { addressOf, ASSOCIATED_STREET_MARK, isGeocoderRelation, streetName } from '../../src/map/osm/address-tags.js';
 import { greatCircleMeters } from '../../src/lib/geo/sphere.js';
 import type { GraphInput } from '../../src/map/graphs/graph-assemble.js';
@@ -320,8 +321,7 @@ describe('loadOsm on a real extract', () => {
   it('keeps address points and places with only the fields the geocoder records', () => {
     const { addressNodes, places } = osm.geocoder;
     const addressed = plain.tagged.filter((n) => addressOf(n.tags!, 'node'));
-    // Then the house numbers interpolated along the extract's one addr:interpolation way (odd, 1001 to 1051).
-    expect(addressNodes.count).toBe(addressed.length + 24);
+    expect(addressNodes.count).toBe(addressed.length);
     // A house of an associatedStreet relation is on the relation's street: marked with the relation's
     // number until the index build picks the nearest of its streets.
     const houses = new Set(
@@ -353,6 +353,19 @@ describe('loadOsm on a real extract', () => {
       expect(way.refs.some((r) => plain.coords.get(r)?.join() === a.join())).toBe(true);
       expect(way.refs.some((r) => plain.coords.get(r)?.join() === b.join())).toBe(true);
     }
+  });
+
+  it('keeps the addr:interpolation way as the extract gives it, and the geocoder stage numbers the houses along it', () => {
+    const { interpolations, interpolationNodes } = osm.geocoder;
+    const way = plain.ways.find((w) => w.tags['addr:interpolation'])!;
+    expect([interpolations.count, osm.wayIds[interpolations.way[0]], interpolations.step[0]]).toEqual([1, way.id, 2]);
+    expect([osm.strings[interpolations.street[0]], osm.strings[interpolations.postcode[0]]]).toEqual([undefined, undefined]);
+    // Its nodes with a house number, and only those, with their own address.
+    const ends = plain.tagged.filter((n) => way.refs.includes(n.id) && addressOf(n.tags!, 'node')?.number);
+    expect(Array.from(interpolationNodes.node, (k) => osm.nodeIds[k])).toEqual(ends.map((n) => n.id));
+    ends.forEach((n, i) => expect(osm.strings[interpolationNodes.fields[4 * i + 1]]).toBe(n.tags!['addr:housenumber']));
+    // Odd, 1001 to 1051: the 24 numbers in between.
+    expect(interpolatedAddresses(osm).map((a) => a.fields.number)).toEqual(Array.from({ length: 24 }, (_, i) => String(1003 + 2 * i)));
   });
 
   it('gives the same graph inputs and geocoder files when built from objects in memory, node order shuffled', async () => {

@@ -14,6 +14,7 @@ import type { CoverageGrid } from '../osm/coverage.js';
 import { naturalEarthCountries, type Bbox, type NaturalEarthCountry } from './natural-earth.js';
 import { assembleRings } from '../../lib/geo/rings.js';
 import { StreetIndex } from './street-index.js';
+import { interpolatedAddresses } from './interpolation.js';
 import { buildSearchArrays, type SearchSource } from './search-build.js';
 import { writeSearchIndex } from './search-format.js';
 import { shortForm, words } from './search-text.js';
@@ -531,6 +532,7 @@ function collectAddresses(
     city: osm.strings[fields[4 * i + 3]] ?? null,
   });
   for (let i = 0; i < addressNodes.count; i++) add([addressNodes.coords[2 * i], addressNodes.coords[2 * i + 1]], fieldsAt(addressNodes.fields, i));
+  for (const { point, fields } of interpolatedAddresses(osm)) add(point, fields);
   for (let i = 0; i < addressWays.count; i++) add(centroid(osm.wayPoints(addressWays.way[i])), fieldsAt(addressWays.fields, i));
   for (const r of osm.geocoder.relations) {
     const fields = addressOf(r.tags, 'relation');

@@ -35,7 +35,6 @@ import {
   type OsmWay,
 } from './osm-pbf.js';
 import { BARRIER_KEYS, isRoad, mayClose, MEMBER_ROLES, MEMBER_TYPES, RESTRICTION_KEYS, ROAD_KEYS, TagSets } from './road-tags.js';
-import { greatCircleMeters } from '../../lib/geo/sphere.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from '../../lib/typed-pools.js';
 
 /** Which pass `loadOsm` is in. */
@@ -75,8 +74,6 @@ const NODE_READ_KEYS: KeyFilter = { has: (k) => NODE_READ_SET.has(k) || NODE_KEY
 const WAY_READ_KEYS: ReadonlySet<string> = new Set([...WAY_KEYS, 'man_made', 'route', 'addr:interpolation']);
 /** House-number steps of `addr:interpolation` values (Nominatim's; a number is the step itself). */
 const INTERPOLATION_STEPS: Record<string, number> = { odd: 2, even: 2, all: 1 };
-/** More numbers than this between two address nodes is a tagging error, not a street (Nominatim caps too). */
-const MAX_INTERPOLATED = 1000;
 
 /** Points with an address: lat, lon each, and street, number, postcode as indexes into `strings` (-1 = none). */
 export interface AddressPoints {
@@ -93,9 +90,20 @@ export interface GeocoderSource {
   relationWays: Map<number, number>;
   /**
    * Address nodes in file order (a house of an associatedStreet relation without a street of its own on
-   * the relation's street), then the house numbers interpolated along `addr:interpolation` ways.
+   * the relation's street).
    */
   addressNodes: AddressPoints;
+  /**
+   * `addr:interpolation` ways with a step (INTERPOLATION_STEPS), file order: the kept way, the step, and
+   * the way's own addr:street and addr:postcode in `strings` (-1 = none). The geocoder stage numbers the
+   * houses along them (geocoder/interpolation.ts).
+   */
+  interpolations: { count: number; way: Uint32Array; step: Uint8Array; street: Int32Array; postcode: Int32Array };
+  /**
+   * The nodes of those ways with a house number, file order: the kept node, and its street, number,
+   * postcode, city (4 per node) into `strings`, as in `addressNodes`.
+   */
+  interpolationNodes: { count: number; node: Uint32Array; fields: Int32Array };
   /** Ways with an address, file order: the way, and street, number, postcode, city (4 per way) into `strings`. */
   addressWays: { count: number; way: Uint32Array; fields: Int32Array };
   /**
@@ -204,11 +212,15 @@ class OsmCollector {
   private readonly labelRefs = new Growable(Int32Array);
   private readonly addressWays = new Growable(Uint32Array);
   private readonly addressWayFields = new Growable(Int32Array);
-  /** `addr:interpolation` ways: the kept way, its step and its own street/postcode, if tagged. */
-  private readonly interpolations: Array<{ way: number; step: number; street: string | null; postcode: string | null }> = [];
-  /** Nodes of interpolation ways, and the addresses of those that have one (read in the node pass). */
-  private readonly interpolationNodes = new IdSet();
-  private readonly interpolationAddresses = new Map<number, AddressFields>();
+  /** `addr:interpolation` ways: the kept way, its step and its own street/postcode (in `strings`), if tagged. */
+  private readonly interpolationWays = new Growable(Uint32Array);
+  private readonly interpolationSteps = new Growable(Uint8Array);
+  private readonly interpolationStreets = new Growable(Int32Array);
+  private readonly interpolationPostcodes = new Growable(Int32Array);
+  /** Nodes of interpolation ways; those with a house number (read in the node pass) as a needed-node index and their address. */
+  private readonly interpolationRefs = new IdSet();
+  private readonly interpolationAt = new Growable(Uint32Array);
+  private readonly interpolationFields = new Growable(Int32Array);
   /** Members with role `house` of `type=associatedStreet` relations → the relation's number among them. */
   private readonly associatedNodes = new Map<number, number>();
   private readonly associatedWays = new Map<number, number>();
@@ -315,8 +327,11 @@ class OsmCollector {
       this.pushAddress(this.addressWayFields, address);
     }
     if (step && tags) {
-      this.interpolations.push({ way: w, step, street: tags['addr:street'] || null, postcode: tags['addr:postcode'] || null });
-      for (let i = 0; i < refCount; i++) this.interpolationNodes.add(refs[i]);
+      this.interpolationWays.push(w);
+      this.interpolationSteps.push(step);
+      this.interpolationStreets.push(this.strings.id(tags['addr:street'] || null));
+      this.interpolationPostcodes.push(this.strings.id(tags['addr:postcode'] || null));
+      for (let i = 0; i < refCount; i++) this.interpolationRefs.add(refs[i]);
     }
   }
 
@@ -395,7 +410,14 @@ class OsmCollector {
       if (at < this.neededCount && this.needed[at] === id) this.barrierAt.set(at, this.barrierTags.id(tags));
     }
     const address = this.associated(addressOf(tags, 'node'), this.associatedNodes.get(id));
-    if (address && address.number !== null && this.interpolationNodes.has(id)) this.interpolationAddresses.set(id, address);
+    if (address && address.number !== null && this.interpolationRefs.has(id)) {
+      // A needed node (its ways are kept), and one with coordinates when `node` has seen it first.
+      const at = lowerBoundFrom(this.needed, id, 0, this.neededCount);
+      if (!Number.isNaN(this.coords[2 * at])) {
+        this.interpolationAt.push(at);
+        this.pushAddress(this.interpolationFields, address);
+      }
+    }
     if (address) {
       this.addressNodeCoords.push(lat);
       this.addressNodeCoords.push(lon);
@@ -414,58 +436,6 @@ class OsmCollector {
       this.minorPlaceCoords.push(lon);
       this.minorPlaceNames.push(this.strings.id(minor));
       this.minorPlaceOtherNames.push(this.strings.id(otherNames(tags, minor)));
-    }
-  }
-
-  /**
-   * House numbers along `addr:interpolation` ways, as Nominatim makes them: between each two nodes of the
-   * way that have a numeric house number, the numbers in between (odd, even, every one, or every n-th),
-   * spaced evenly by length along the way. Their street is the way's `addr:street`, else the one both
-   * ends agree on (else none, and the index gives them the nearest named street); the same for postcodes.
-   */
-  private interpolate(nodeIds: Float64Array, coords: Float64Array, wayNodes: Int32Array): void {
-    for (const { way, step, street, postcode } of this.interpolations) {
-      let prev: { at: number; number: number; address: AddressFields } | null = null;
-      // Meters along the way at each of its nodes (those the extract lacks are skipped).
-      const along: number[] = [],
-        points: number[] = [];
-      let meters = 0,
-        last = -1;
-      for (let k = this.wayFirst[way]; k < this.wayFirst[way + 1]; k++) {
-        const n = wayNodes[k];
-        if (n < 0) continue;
-        if (last >= 0) meters += greatCircleMeters(coords[2 * last], coords[2 * last + 1], coords[2 * n], coords[2 * n + 1]);
-        last = n;
-        along.push(meters);
-        points.push(n);
-        const address = this.interpolationAddresses.get(nodeIds[n]);
-        const number = address && /^\d+$/.test(address.number!) ? Number(address.number) : NaN;
-        if (!address || Number.isNaN(number)) continue;
-        const here = { at: along.length - 1, number, address };
-        if (prev && Math.abs(number - prev.number) > step && Math.abs(number - prev.number) / step <= MAX_INTERPOLATED) {
-          const dir = number > prev.number ? 1 : -1;
-          const fields: AddressFields = {
-            street: street ?? (prev.address.street === address.street ? address.street : null),
-            number: null,
-            postcode: postcode ?? (prev.address.postcode === address.postcode ? address.postcode : null),
-            city: prev.address.city === address.city ? address.city : null,
-          };
-          const from = along[prev.at],
-            span = along[here.at] - from;
-          for (let h = prev.number + dir * step; dir * (number - h) > 0; h += dir * step) {
-            const target = from + (span * Math.abs(h - prev.number)) / Math.abs(number - prev.number);
-            let i = prev.at;
-            while (i + 1 < here.at && along[i + 1] < target) i++;
-            const a = points[i],
-              b = points[i + 1];
-            const t = along[i + 1] > along[i] ? (target - along[i]) / (along[i + 1] - along[i]) : 0;
-            this.addressNodeCoords.push(coords[2 * a] + t * (coords[2 * b] - coords[2 * a]));
-            this.addressNodeCoords.push(coords[2 * a + 1] + t * (coords[2 * b + 1] - coords[2 * a + 1]));
-            this.pushAddress(this.addressNodeFields, { ...fields, number: String(h) });
-          }
-        }
-        prev = here;
-      }
     }
   }
 
@@ -513,7 +483,8 @@ class OsmCollector {
       nodeIds = keptIds;
       nodeCoords = keptCoords;
     }
-    this.interpolate(nodeIds, nodeCoords, wayNodes);
+    const interpolationNodes = this.interpolationAt.toShared();
+    for (let i = 0; i < interpolationNodes.length; i++) interpolationNodes[i] = keptIndex(interpolationNodes[i]);
     return {
       nodeIds,
       nodeCoords,
@@ -547,6 +518,14 @@ class OsmCollector {
         relationWays: this.relationWays,
         addressNodes: { count: this.addressNodeCoords.length / 2, coords: this.addressNodeCoords.toShared(), fields: this.addressNodeFields.toShared() },
         addressWays: { count: this.addressWays.length, way: this.addressWays.toShared(), fields: this.addressWayFields.toShared() },
+        interpolations: {
+          count: this.interpolationWays.length,
+          way: this.interpolationWays.toShared(),
+          step: this.interpolationSteps.toShared(),
+          street: this.interpolationStreets.toShared(),
+          postcode: this.interpolationPostcodes.toShared(),
+        },
+        interpolationNodes: { count: interpolationNodes.length, node: interpolationNodes, fields: this.interpolationFields.toShared() },
         streets: {
           count: this.streetWays.length,
           way: this.streetWays.toShared(),
