@@ -2,7 +2,7 @@
 // cost and job positions, after a job is placed or the route rewritten; the plan's total cost.
 
 import { afterBreak, breakCarries, brkOf, dd, fixedOf, latestArrival, latestBeforeBreak, nodeLoc, serviceStart, tc, tv } from './problem';
-import { DIM, INF, S, V, bwdMax, costModel, dep, fwdMax, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jobPos, jobRoute, lat, nTouched, nUnas, nodeLd, penalty, prioPenalty, BK, brkLA, brkLD, rBrk, rBrkLd, rCost, rDist, rLen, rLoad, rTrav, stops, touchStamp, touched, unas, vBrkCnt, vBrkFirst, vBrkLoad, vEnd, vStart, vTwE, vTwS } from './state';
+import { DIM, INF, S, V, bwdMax, hasBreaks, costModel, dep, fwdMax, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jobPos, jobRoute, lat, nTouched, nUnas, nodeLd, penalty, prioPenalty, BK, brkLA, brkLD, rBrk, rBrkLd, rCost, rDist, rLen, rLoad, rTrav, stops, touchStamp, touched, unas, vBrkCnt, vBrkFirst, vBrkLoad, vEnd, vStart, vTwE, vTwS } from './state';
 
 export function updateLoads(r: i32): void {
   const base = r * S;
@@ -273,6 +273,8 @@ export function totalCost(): f64 {
   for (let r = 0; r < V; r++) c += unchecked(rCost[r]) + fixedOf(r, unchecked(rLen[r]));
   // A shipment left out leaves two stops out.
   let left = nUnas;
+  // A route whose breaks fit nowhere (a ruin took away the stop a break was taken at) counts as left out.
+  if (hasBreaks) for (let r = 0; r < V; r++) if (unchecked(rLen[r]) > 0 && unchecked(lat[r * S + unchecked(rLen[r]) + 1]) == -INF) left += unchecked(rLen[r]);
   if (hasPairs) for (let k = 0; k < nUnas; k++) left += unchecked(jRole[unchecked(unas[k])]) == 1 ? 1 : 0;
   let prio: f64 = 0;
   if (hasPrio) for (let k = 0; k < nUnas; k++) prio += <f64>unchecked(jPrio[unchecked(unas[k])]);
