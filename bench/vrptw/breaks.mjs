@@ -1,12 +1,13 @@
 // Drivers' breaks, several a vehicle, solved by both: Gehring–Homberger (or Solomon) instances as VROOM
 // input (durations whole tenths of the instance's distances, windows and service times ten times
 // theirs), every vehicle given two 30-unit breaks, one in each of [20 %, 40 %] and [60 %, 80 %] of the
-// depot's hours (--windows 2: the first break may also be taken in [45 %, 55 %]).
+// depot's hours (--windows 2: the first break may also be taken in [45 %, 55 %]; --max-load F: each
+// break only with at most F × the capacity on board, VROOM's max_load).
 // `waymark optimize --matrix` and `vroom -x 5 -t 1 -l S` on the same file, each given S seconds; both
 // plans are re-timed here from their order of steps alone (problemsOf), ours also checked with its times
 // as reported (vroom-check.mjs), and their travel recomputed from the matrix.
 // Usage: node bench/vrptw/breaks.mjs --vroom PATH [--seconds 30] [--instances c1_10_1,r1_10_1,...]
-//        [--windows 1|2] [--out vrptw-breaks.json] [--waymark bin/waymark.js of another checkout, to compare builds]
+//        [--windows 1|2] [--max-load F] [--out vrptw-breaks.json] [--waymark bin/waymark.js of another checkout, to compare builds]
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '30' },
     instances: { type: 'string', default: 'c1_10_1,r1_10_1,rc1_10_1' },
     windows: { type: 'string', default: '1' },
+    'max-load': { type: 'string', default: '' },
     waymark: { type: 'string', default: '' },
     out: { type: 'string', default: 'vrptw-breaks.json' },
   },
@@ -34,6 +36,7 @@ function inputOf(inst) {
   const [s, e] = [10 * depot.ready, 10 * depot.due];
   const at = (f) => Math.round(s + f * (e - s));
   const first = [[at(0.2), at(0.4)], ...(args.windows === '2' ? [[at(0.45), at(0.55)]] : [])];
+  const maxLoad = args['max-load'] ? { max_load: [Math.round(Number(args['max-load']) * inst.capacity)] } : {};
   return {
     vehicles: Array.from({ length: inst.vehicles }, (_, i) => ({
       id: i,
@@ -42,8 +45,8 @@ function inputOf(inst) {
       capacity: [inst.capacity],
       time_window: [s, e],
       breaks: [
-        { id: 1, time_windows: first, service: 300 },
-        { id: 2, time_windows: [[at(0.6), at(0.8)]], service: 300 },
+        { id: 1, time_windows: first, service: 300, ...maxLoad },
+        { id: 2, time_windows: [[at(0.6), at(0.8)]], service: 300, ...maxLoad },
       ],
     })),
     jobs,
@@ -74,12 +77,14 @@ function problemsOf(input, out) {
     const steps = r.steps.filter((s) => s.type === 'job' || s.type === 'break');
     let t = hs;
     let at = v.start_index;
-    const load = steps.reduce((a, s) => a + (s.type === 'job' ? (jobs.get(s.id)?.delivery[0] ?? 0) : 0), 0);
+    let load = steps.reduce((a, s) => a + (s.type === 'job' ? (jobs.get(s.id)?.delivery[0] ?? 0) : 0), 0);
     if (load > v.capacity[0]) errs.push(`vehicle ${v.id} overloaded`);
     const taken = [];
     for (const [i, s] of steps.entries()) {
       if (s.type === 'break') {
         const b = v.breaks.find((x) => x.id === s.id);
+        // What is on board: the deliveries not yet made.
+        if (b.max_load && load > b.max_load[0]) errs.push(`vehicle ${v.id} break ${s.id} with ${load} on board, max_load ${b.max_load[0]}`);
         const next = steps.slice(i + 1).find((x) => x.type === 'job');
         const there = next ? jobs.get(next.id).location_index : v.end_index;
         const onArrival = startIn(b.time_windows, t + d[at][there]);
@@ -101,6 +106,7 @@ function problemsOf(input, out) {
       if (begin === null) errs.push(`job ${s.id} late`);
       t = (begin ?? t) + j.service;
       at = j.location_index;
+      load -= j.delivery[0];
     }
     if (t + d[at][v.end_index] > he) errs.push(`vehicle ${v.id} back after its hours`);
     const order = [...v.breaks].sort((a, b) => a.time_windows[0][0] - b.time_windows[0][0]).map((b) => b.id);
@@ -159,6 +165,7 @@ try {
 const summary = {
   instances: results.length,
   windows: Number(args.windows),
+  maxLoad: args['max-load'] ? Number(args['max-load']) : null,
   seconds: Number(args.seconds),
   feasible: { ours: results.filter((r) => r.ours.feasible).length, vroom: results.filter((r) => r.vroom.feasible).length },
   meanTravelRatio: +(results.reduce((a, r) => a + r.travelRatio, 0) / results.length).toFixed(4),

@@ -11,7 +11,7 @@ import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
 import { loadMap, matrixInPieces, WaypointTooFarError } from '../engine/engine.js';
 import { travelOf } from '../api/optimize/problem.js';
 import type { VrpSolution } from '../engine/vrp/types.js';
-import { applyBreaks, reserveBreaks } from '../engine/vrp/breaks.js';
+import { applyBreaks } from '../engine/vrp/breaks.js';
 import { greatCircleMeters } from '../lib/geo/sphere.js';
 import { fromWaymark } from './vroom/from-waymark.js';
 import {
@@ -83,11 +83,11 @@ export async function optimizeCommand(file: string, values: OptimizeOptions): Pr
     say(
       `solving ${input.jobs.length} jobs${shipments} with ${input.vehicles.length} vehicles (${places.size} locations): up to ${iterations} iterations or ${budgetS} s`,
     );
-    // Breaks as the API places them: the search within hours shortened by them, then each route takes its breaks.
+    // Breaks as the API places them: planned by the search, then timed in each route.
     const searched = await withTicker(
       budgetS,
       runTask<VrpSolution>('vrp', {
-        problem: reserveBreaks(problem),
+        problem,
         options: { iterations, timeLimitMs: budgetS * 1000, seed, warmStart: startingRoutes(input) },
       }),
     );

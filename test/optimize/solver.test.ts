@@ -996,7 +996,7 @@ describe.runIf(process.env.WAYMARK_CHECKED_KERNELS === '1')('checked kernel buil
     view.setUint8(ptr.compat, 1);
     writeRecord(view, ptr.params, 0, L.params, { seed: 1, iterations: 10, timeLimitMs: 1000, startTemperature: 0.3, endTemperature: 0.003, warm: 0 });
     const { problem, ...blocks } = ptr;
-    writeRecord(view, problem, 0, L.problem, { n: 1, vehicleCount: 1, jobCount: 1, dims: 1, ...blocks, distances: 0, priorities: 0, breaks: 0 });
+    writeRecord(view, problem, 0, L.problem, { n: 1, vehicleCount: 1, jobCount: 1, dims: 1, ...blocks, distances: 0, priorities: 0, breaks: 0, breakLoads: 0 });
     expect(() => k.solve(problem)).toThrow(/WASM kernel vrp aborted at solver-as\/assembly\/vrp\/problem\.ts:\d+:\d+/);
   });
 });

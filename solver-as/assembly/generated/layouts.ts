@@ -73,7 +73,7 @@ export namespace ContractionCost {
 
 /** vrp.problem */
 export namespace VrpProblem {
-  export const BYTES: usize = 84;
+  export const BYTES: usize = 88;
   export const n: usize = 0; // i32
   export const vehicleCount: usize = 4; // i32
   export const jobCount: usize = 8; // i32
@@ -95,6 +95,7 @@ export namespace VrpProblem {
   export const params: usize = 72; // u32
   export const out: usize = 76; // u32
   export const breaks: usize = 80; // u32
+  export const breakLoads: usize = 84; // u32
 }
 
 /** vrp.vehicle */

@@ -4,7 +4,7 @@
 import { brkOf, canServe, dd, fits, fitsAfter, fixedOf, serviceStart, tc, travelOf, tv, withinDistance } from './problem';
 import { afterBreaksAt } from './route';
 import { copyNodes, evalSeq } from './sequence';
-import { BLINK, DIM, EPS, INF, S, V, bufA, bufC, movedBreaks, rCost, costModel, dep, gPos, gPos2, hasDist, hasPick, hasPrio, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwFirst, jTwLast, lat, nPool, pairLoad, pairMax, pairWalk, pool, rDist, rLen, rnd, searchWork, stamp, stops, typeStamp, vCap, vEnd, vMaxDist, vMaxTasks, vMaxTravel, vStart, vTwE, vType } from './state';
+import { BK, BLINK, DIM, EPS, INF, S, V, bkLoad, bufA, bufC, movedBreaks, rBrk, rBrkLd, rCost, costModel, dep, gPos, gPos2, hasDist, hasPick, hasPrio, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwFirst, jTwLast, lat, nPool, pairLoad, pairMax, pairWalk, pool, rDist, rLen, rnd, searchWork, stamp, stops, typeStamp, vCap, vEnd, vMaxDist, vMaxTasks, vBrkCnt, vBrkFirst, vBrkLoad, vMaxTravel, vStart, vTwE, vType } from './state';
 
 /** Cheapest feasible insertion of j into route r (delta travel); position in gPos. INF when none. */
 export function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
@@ -20,6 +20,7 @@ export function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
   const lj = unchecked(jLoc[j]);
   const svc = unchecked(jSvc[j]);
   const withPick = hasPick;
+  const withLd = unchecked(vBrkLoad[r]) && len > 0;
   let best = bound;
   let pos = -1;
   // Slack is monotone along a route: skip the prefix whose successor must be reached before the job's
@@ -46,7 +47,7 @@ export function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
       // Blinking only positions that would win skips with the same odds as blinking every position.
       if (delta < best && inTravel && (!blink || rnd() >= BLINK) && (!withPick || fitsAfter(j, r, i)) && (!hasDist || withinDistance(r, prev, lj, next))) {
         const s = serviceStart(j, unchecked(dep[base + i]) + din);
-        if (s < INF && s + svc + dout <= unchecked(lat[base + i + 1]) && (len > 0 || !brkOf(r) || aloneFits(r, j, -1))) {
+        if (s < INF && s + svc + dout <= unchecked(lat[base + i + 1]) && (len > 0 || !brkOf(r) || aloneFits(r, j, -1)) && (!withLd || carriedWith(r, i, j))) {
           best = delta;
           pos = i;
         }
@@ -56,6 +57,31 @@ export function bestInRoute(j: i32, r: i32, bound: f64, blink: bool): f64 {
   }
   gPos = pos;
   return pos < 0 ? INF : best;
+}
+
+/**
+ * With the breaks of route r where they are, whether each stays within its max load once job j is put
+ * after node i: a break after node i or earlier has j's delivery on board too, a later one its pickup.
+ */
+function carriedWith(r: i32, i: i32, j: i32): bool {
+  const b0 = unchecked(vBrkFirst[r]);
+  for (let k = 0; k < unchecked(vBrkCnt[r]); k++) {
+    const at = (r * BK + k) * DIM;
+    const add = unchecked(rBrk[r * BK + k]) <= i ? jDem : jPick;
+    for (let d = 0; d < DIM; d++) if (unchecked(rBrkLd[at + d]) + unchecked(add[j * DIM + d]) > unchecked(bkLoad[(b0 + k) * DIM + d])) return false;
+  }
+  return true;
+}
+
+/** Whether the breaks route r takes after node m stay within their max loads with `p`'s pickup (a shipment's amount) on board too. */
+function carriedAfter(r: i32, m: i32, p: i32): bool {
+  const b0 = unchecked(vBrkFirst[r]);
+  for (let k = 0; k < unchecked(vBrkCnt[r]); k++) {
+    if (unchecked(rBrk[r * BK + k]) != m) continue;
+    const at = (r * BK + k) * DIM;
+    for (let d = 0; d < DIM; d++) if (unchecked(rBrkLd[at + d]) + unchecked(jPick[p * DIM + d]) > unchecked(bkLoad[(b0 + k) * DIM + d])) return false;
+  }
+  return true;
 }
 
 /** Whether job j (and job q after it, q >= 0) alone make a route of vehicle r with room for its breaks. */
@@ -86,6 +112,7 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
   const svcP = unchecked(jSvc[p]);
   const svcQ = unchecked(jSvc[q]);
   const withBreak = brkOf(r) && len > 0;
+  const withLd = withBreak && unchecked(vBrkLoad[r]);
   const rb = r * DIM;
   const pb = p * DIM;
   let best = bound;
@@ -160,7 +187,8 @@ function bestPairInRoute(p: i32, r: i32, bound: f64, blink: bool): f64 {
         if (load > unchecked(pairMax[d])) unchecked(pairMax[d] = load);
         if (unchecked(pairMax[d]) + unchecked(jPick[pb + d]) > unchecked(vCap[rb + d])) carried = false;
       }
-      if (!carried) break;
+      // A break after node m has the amount on board too, as have those after the later nodes the delivery may follow.
+      if (!carried || (withLd && !carriedAfter(r, m, p))) break;
       const nm = m == len ? unchecked(vEnd[r]) : unchecked(jLoc[unchecked(stops[base + m + 1])]);
       const c = detour + tc(r, lm, lq) + tc(r, lq, nm) - tc(r, lm, nm);
       if (c >= best) continue;

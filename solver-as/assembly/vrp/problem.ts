@@ -2,7 +2,7 @@
 // service start in a job's windows, the break, capacity and distance limits. Pure reads of state.ts.
 
 import { VrpWindow } from '../generated/layouts';
-import { DIM, INF, J, N, S, V, bwdMax, compat, costModel, dis, dur, fwdMax, bkSvc, bkTwCnt, bkTwOff, hasBreaks, hasDist, hasPick, jDem, jLoc, jPick, jTwCnt, jTwOff, rCost, rDist, rLen, rLoad, rTrav, speedModel, stops, twP, vBrkCnt, vCap, vEnd, vFixed, vMaxDist, vPerM, vPerSec, vSpeed, vStart } from './state';
+import { DIM, INF, J, N, S, V, bwdMax, compat, costModel, dis, dur, fwdMax, bkLoad, bkSvc, bkTwCnt, bkTwOff, hasBreaks, hasDist, hasPick, jDem, jLoc, jPick, jTwCnt, jTwOff, rCost, rDist, rLen, rLoad, rTrav, speedModel, stops, twP, vBrkCnt, vCap, vEnd, vFixed, vMaxDist, vPerM, vPerSec, vSpeed, vStart } from './state';
 
 // The input blocks are read in place (no bounds of their own): the checked build (solver-as/build.mjs
 // --checked) asserts the indexes into them; the release build compiles the checks away.
@@ -58,6 +58,12 @@ import { DIM, INF, J, N, S, V, bwdMax, compat, costModel, dis, dur, fwdMax, bkSv
     p -= VrpWindow.BYTES;
   }
   return -INF;
+}
+
+/** Whether break b may be taken with ld[at..at + DIM) on board: at most its max load in every dimension. */
+@inline export function breakCarries(b: i32, ld: StaticArray<i32>, at: i32): bool {
+  for (let d = 0; d < DIM; d++) if (unchecked(ld[at + d]) > unchecked(bkLoad[b * DIM + d])) return false;
+  return true;
 }
 
 /** Travel seconds of route r. */

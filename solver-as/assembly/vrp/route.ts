@@ -1,8 +1,8 @@
 // A route kept up to date in place: its schedule (earliest departures, latest arrivals), its breaks, loads,
 // cost and job positions, after a job is placed or the route rewritten; the plan's total cost.
 
-import { afterBreak, brkOf, dd, fixedOf, latestArrival, latestBeforeBreak, nodeLoc, serviceStart, tc, tv } from './problem';
-import { DIM, INF, S, V, bwdMax, costModel, dep, fwdMax, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jobPos, jobRoute, lat, nTouched, nUnas, penalty, prioPenalty, BK, brkLA, brkLD, rBrk, rCost, rDist, rLen, rLoad, rTrav, stops, touchStamp, touched, unas, vBrkCnt, vBrkFirst, vEnd, vStart, vTwE, vTwS } from './state';
+import { afterBreak, breakCarries, brkOf, dd, fixedOf, latestArrival, latestBeforeBreak, nodeLoc, serviceStart, tc, tv } from './problem';
+import { DIM, INF, S, V, bwdMax, hasBreaks, costModel, dep, fwdMax, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jLoc, jPair, jPick, jPrio, jRole, jSvc, jobPos, jobRoute, lat, nTouched, nUnas, nodeLd, penalty, prioPenalty, BK, brkLA, brkLD, rBrk, rBrkLd, rCost, rDist, rLen, rLoad, rTrav, stops, touchStamp, touched, unas, vBrkCnt, vBrkFirst, vBrkLoad, vEnd, vStart, vTwE, vTwS } from './state';
 
 export function updateLoads(r: i32): void {
   const base = r * S;
@@ -80,7 +80,8 @@ export function updateRoute(r: i32): void {
  * after it; then each break after the node, from the previous break's on, where it is off again earliest
  * before that bound, and the departures from there on with it; last the latest arrivals with the breaks
  * where they are. Where they fit nowhere (a warm start's route) nothing may be inserted until the route
- * changes. With one break brkLA at one break taken is lat, so the slack is the single break's.
+ * changes. With one break brkLA at one break taken is lat, so the slack is the single break's. A break
+ * with a max load is taken only after a node the vehicle leaves with at most that on board (nodeLd).
  */
 function placeBreaks(r: i32): void {
   const base = r * S;
@@ -89,13 +90,15 @@ function placeBreaks(r: i32): void {
   const b0 = unchecked(vBrkFirst[r]);
   const W = BK + 1;
   const last = unchecked(vEnd[r]) < 0 ? len - 1 : len;
+  const withLd = unchecked(vBrkLoad[r]);
+  if (withLd) nodeLoads(r);
   // With all K breaks taken brkLA is lat; the placement reads it at 1..K-1 breaks taken (none for one break).
   for (let k = 1; k < K; k++) unchecked(brkLA[(len + 1) * W + k] = -INF);
   for (let i = K > 1 ? len : -1; i >= 0; i--) {
     const leg = tv(r, nodeLoc(r, base, i, len), nodeLoc(r, base, i + 1, len));
     for (let k = K - 1; k >= 1; k--) {
       let y = unchecked(brkLA[(i + 1) * W + k]) - leg;
-      if (i <= last) {
+      if (i <= last && (!withLd || breakCarries(b0 + k, nodeLd, i * DIM))) {
         const x = latestBeforeBreak(b0 + k, k + 1 == K ? unchecked(lat[base + i + 1]) - leg : unchecked(brkLD[i * W + k + 1]));
         if (x > y) y = x;
       }
@@ -113,11 +116,12 @@ function placeBreaks(r: i32): void {
     for (let i = from; i <= last; i++) {
       const a = afterBreak(b0 + k, unchecked(dep[base + i]));
       if (a == INF) break; // later nodes are left later still
+      if (withLd && !breakCarries(b0 + k, nodeLd, i * DIM)) continue;
       const la = k + 1 == K ? unchecked(lat[base + i + 1]) : unchecked(brkLA[(i + 1) * W + k + 1]);
       const leg = tv(r, nodeLoc(r, base, i, len), nodeLoc(r, base, i + 1, len));
       let slack = la - a - leg;
       // Or the next break right after this one, at the same node.
-      if (k + 1 < K) {
+      if (k + 1 < K && (!withLd || breakCarries(b0 + k + 1, nodeLd, i * DIM))) {
         const off = k + 2 == K ? unchecked(lat[base + i + 1]) - leg : unchecked(brkLD[i * W + k + 2]);
         slack = max(slack, latestBeforeBreak(b0 + k + 1, off) - a);
       }
@@ -132,6 +136,7 @@ function placeBreaks(r: i32): void {
       return;
     }
     unchecked(rBrk[r * BK + k] = p);
+    if (withLd) for (let d = 0; d < DIM; d++) unchecked(rBrkLd[(r * BK + k) * DIM + d] = nodeLd[p * DIM + d]);
     let t = afterBreak(b0 + k, unchecked(dep[base + p]));
     unchecked(dep[base + p] = t);
     let prev = nodeLoc(r, base, p, len);
@@ -157,6 +162,22 @@ function placeBreaks(r: i32): void {
     L = latestArrival(j, y - unchecked(jSvc[j]));
     unchecked(lat[base + i] = L);
     next = l;
+  }
+}
+
+/** The load leaving each node of route r (its start: every delivery on board) into nodeLd. */
+function nodeLoads(r: i32): void {
+  const base = r * S;
+  const len = unchecked(rLen[r]);
+  for (let d = 0; d < DIM; d++) {
+    let load = 0;
+    for (let i = 1; i <= len; i++) load += unchecked(jDem[unchecked(stops[base + i]) * DIM + d]);
+    unchecked(nodeLd[d] = load);
+    for (let i = 1; i <= len; i++) {
+      const j = unchecked(stops[base + i]);
+      load += unchecked(jPick[j * DIM + d]) - unchecked(jDem[j * DIM + d]);
+      unchecked(nodeLd[i * DIM + d] = load);
+    }
   }
 }
 
@@ -252,6 +273,8 @@ export function totalCost(): f64 {
   for (let r = 0; r < V; r++) c += unchecked(rCost[r]) + fixedOf(r, unchecked(rLen[r]));
   // A shipment left out leaves two stops out.
   let left = nUnas;
+  // A route whose breaks fit nowhere (a ruin took away the stop a break was taken at) counts as left out.
+  if (hasBreaks) for (let r = 0; r < V; r++) if (unchecked(rLen[r]) > 0 && unchecked(lat[r * S + unchecked(rLen[r]) + 1]) == -INF) left += unchecked(rLen[r]);
   if (hasPairs) for (let k = 0; k < nUnas; k++) left += unchecked(jRole[unchecked(unas[k])]) == 1 ? 1 : 0;
   let prio: f64 = 0;
   if (hasPrio) for (let k = 0; k < nUnas; k++) prio += <f64>unchecked(jPrio[unchecked(unas[k])]);

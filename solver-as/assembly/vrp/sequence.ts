@@ -2,9 +2,9 @@
 // counted (evalSeq), then written into the route when the move gains (tryApply). The local-search
 // operators and the breaks check of an empty route go through it.
 
-import { afterBreak, brkOf, canServe, dd, fixedOf, serviceStart, tc, tv } from './problem';
+import { afterBreak, breakCarries, brkOf, canServe, dd, fixedOf, serviceStart, tc, tv } from './problem';
 import { touch, updateRoute } from './route';
-import { DIM, EPS, INF, S, bufA, bufB, brkE, costModel, depNB, evalStamp, hasDist, hasPairs, hasPick, jDem, jLoc, jPair, jPick, jRole, jSvc, loadBuf, polishWork, rCost, rLen, seenStamp, stops, vBrkCnt, vBrkFirst, vCap, vEnd, vMaxDist, vMaxTasks, vMaxTravel, vStart, vTwE, vTwS } from './state';
+import { DIM, EPS, INF, S, bufA, bufB, brkE, costModel, depNB, evalStamp, hasDist, hasPairs, hasPick, jDem, jLoc, jPair, jPick, jRole, jSvc, loadBuf, nodeLd, polishWork, rCost, rLen, seenStamp, stops, vBrkCnt, vBrkFirst, vBrkLoad, vCap, vEnd, vMaxDist, vMaxTasks, vMaxTravel, vStart, vTwE, vTwS } from './state';
 
 /** Whether every shipment in buf[0..len) has both its jobs there, the pickup first. */
 function pairsInOrder(buf: StaticArray<i32>, len: i32): bool {
@@ -82,11 +82,14 @@ export function evalSeq(r: i32, buf: StaticArray<i32>, len: i32): f64 {
  * Whether vehicle r driving buf[0..len) (every other rule kept) can take its breaks in their order, each
  * inside one of its windows, where it is after its start or a stop: brkE[k] is the earliest it can be off
  * again at a node with k breaks taken. Every rule is a deadline, so the earliest is the best to go on
- * from, and the check is exact.
+ * from, and the check is exact. A break with a max load is taken only where the vehicle leaves with at
+ * most that on board.
  */
 function breaksFit(r: i32, buf: StaticArray<i32>, len: i32): bool {
   const K = unchecked(vBrkCnt[r]);
   const b0 = unchecked(vBrkFirst[r]);
+  const withLd = unchecked(vBrkLoad[r]);
+  if (withLd) sequenceLoads(buf, len);
   const hoursEnd = unchecked(vTwE[r]);
   // An open route is over when it reaches its last stop: no break after it.
   const last = unchecked(vEnd[r]) < 0 ? len - 1 : len;
@@ -111,7 +114,7 @@ function breaksFit(r: i32, buf: StaticArray<i32>, len: i32): bool {
     if (p <= last) {
       for (let k = 0; k < K; k++) {
         const e = unchecked(brkE[k]);
-        if (e == INF) continue;
+        if (e == INF || (withLd && !breakCarries(b0 + k, nodeLd, p * DIM))) continue;
         const a = afterBreak(b0 + k, e);
         if (a < unchecked(brkE[k + 1])) unchecked(brkE[k + 1] = a);
       }
@@ -119,6 +122,20 @@ function breaksFit(r: i32, buf: StaticArray<i32>, len: i32): bool {
   }
   const e = unchecked(brkE[K]);
   return e < INF && e + tv(r, prev, unchecked(vEnd[r])) <= hoursEnd;
+}
+
+/** The load leaving each node of the sequence buf[0..len) (node 0: the start, every delivery on board) into nodeLd. */
+function sequenceLoads(buf: StaticArray<i32>, len: i32): void {
+  for (let d = 0; d < DIM; d++) {
+    let load = 0;
+    for (let i = 0; i < len; i++) load += unchecked(jDem[unchecked(buf[i]) * DIM + d]);
+    unchecked(nodeLd[d] = load);
+    for (let i = 0; i < len; i++) {
+      const j = unchecked(buf[i]);
+      load += unchecked(jPick[j * DIM + d]) - unchecked(jDem[j * DIM + d]);
+      unchecked(nodeLd[(i + 1) * DIM + d] = load);
+    }
+  }
 }
 
 function applySeq(r: i32, buf: StaticArray<i32>, len: i32): void {

@@ -4,7 +4,7 @@
 import { VrpBreak, VrpJob, VrpProblem, VrpVehicle, VrpVehicleHours, VrpVehicleLimits, VrpWindow } from '../generated/layouts';
 import { canServe, tc, tt } from './problem';
 import { updateRoute } from './route';
-import { DIM, INF, J, K, MAX_NEIGHBORS, S, V, adj, adjCnt, bLen, bStops, bufA, bufB, bufC, bwdMax, costModel, dep, depNB, evalStamp, fwdMax, hasBreaks, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jDemKey, jDepot, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwCnt, jTwFirst, jTwLast, jTwOff, jobPos, jobRoute, keys, lat, loadBuf, nPool, nServable, nTouched, nUnas, pairLoad, pairMax, pairWalk, polishWork, pool, rBrk, rCost, rDist, rLen, rLoad, rTrav, rint, sBrk, sCost, sDep, sDist, sLat, sLen, sLoad, sStops, sTrav, sUnas, searchWork, seenStamp, segBuf, servable, speedModel, stamp, stops, touchStamp, touched, twP, typeStamp, unas, BK, bkSvc, bkTwCnt, movedBreaks, bkTwOff, brkE, brkLA, brkLD, vBrkCnt, vBrkFirst, vCap, vEnd, vFixed, vMaxDist, vMaxTasks, vMaxTravel, vPerM, vPerSec, vSpeed, vStart, vTwE, vTwS, vType } from './state';
+import { DIM, INF, J, K, MAX_NEIGHBORS, S, V, adj, adjCnt, bLen, bStops, bufA, bufB, bufC, bwdMax, costModel, dep, depNB, evalStamp, fwdMax, hasBreaks, hasDist, hasPairs, hasPick, hasPrio, iterStamp, jDem, jDemKey, jDepot, jLoc, jPair, jPick, jPrio, jRole, jSvc, jTwCnt, jTwFirst, jTwLast, jTwOff, jobPos, jobRoute, keys, lat, loadBuf, nPool, nServable, nTouched, nUnas, pairLoad, pairMax, pairWalk, polishWork, pool, rBrk, rCost, rDist, rLen, rLoad, rTrav, rint, sBrk, sCost, sDep, sDist, sLat, sLen, sLoad, sStops, sTrav, sUnas, searchWork, seenStamp, segBuf, servable, speedModel, stamp, stops, touchStamp, touched, twP, typeStamp, unas, BK, bkSvc, bkTwCnt, movedBreaks, bkTwOff, bkLoad, brkE, brkLA, brkLD, nodeLd, rBrkLd, sBrkLd, vBrkCnt, vBrkFirst, vBrkLoad, vCap, vEnd, vFixed, vMaxDist, vMaxTasks, vMaxTravel, vPerM, vPerSec, vSpeed, vStart, vTwE, vTwS, vType } from './state';
 
 export function setupVehicles(problem: usize): void {
   const vehI = <usize>load<u32>(problem, VrpProblem.vehicles);
@@ -95,9 +95,23 @@ function setupBreaks(problem: usize, count: i32): void {
     if (unchecked(bkTwCnt[b]) > 1) movedBreaks = true;
   }
   for (let r = 0; r < V; r++) if (unchecked(vBrkCnt[r]) > 1) movedBreaks = true;
+  // Max loads: -1 is no limit in that dimension.
+  const lp = <usize>load<u32>(problem, VrpProblem.breakLoads);
+  bkLoad = new StaticArray<i32>(count * DIM);
+  for (let x = 0; x < count * DIM; x++) {
+    const m = lp == 0 ? -1 : load<i32>(lp + (<usize>x << 2));
+    unchecked(bkLoad[x] = m < 0 ? i32.MAX_VALUE : m);
+  }
+  vBrkLoad = new StaticArray<bool>(V);
+  for (let r = 0; r < V; r++) {
+    const b0 = unchecked(vBrkFirst[r]);
+    for (let x = b0 * DIM; x < (b0 + unchecked(vBrkCnt[r])) * DIM; x++) if (unchecked(bkLoad[x]) < i32.MAX_VALUE) unchecked(vBrkLoad[r] = true);
+    // Where the loads allow a break changes with every job put before or after it.
+    if (unchecked(vBrkLoad[r])) movedBreaks = true;
+  }
 }
 
-/** Whether vehicles q and r have the same breaks: the same services and windows, in the same order. */
+/** Whether vehicles q and r have the same breaks: the same services, windows and max loads, in the same order. */
 function sameBreaks(q: i32, r: i32): bool {
   const n = unchecked(vBrkCnt[q]);
   if (n != unchecked(vBrkCnt[r])) return false;
@@ -107,6 +121,7 @@ function sameBreaks(q: i32, r: i32): bool {
     const cnt = unchecked(bkTwCnt[a]);
     if (a == b) continue;
     if (unchecked(bkSvc[a]) != unchecked(bkSvc[b]) || cnt != unchecked(bkTwCnt[b])) return false;
+    for (let d = 0; d < DIM; d++) if (unchecked(bkLoad[a * DIM + d]) != unchecked(bkLoad[b * DIM + d])) return false;
     for (let w = 0; w < cnt; w++) {
       const wa = twP + <usize>(unchecked(bkTwOff[a]) + w) * VrpWindow.BYTES;
       const wb = twP + <usize>(unchecked(bkTwOff[b]) + w) * VrpWindow.BYTES;
@@ -272,6 +287,11 @@ export function allocState(): void {
   brkLA = new StaticArray<f64>(hasBreaks ? (J + 2) * (BK + 1) : 0);
   brkLD = new StaticArray<f64>(hasBreaks ? (J + 2) * (BK + 1) : 0);
   bufC = new StaticArray<i32>(hasBreaks ? 2 : 0);
+  let withLoads = false;
+  for (let r = 0; r < V; r++) if (unchecked(vBrkLoad[r])) withLoads = true;
+  rBrkLd = new StaticArray<i32>(withLoads ? V * BK * DIM : 0);
+  sBrkLd = new StaticArray<i32>(withLoads ? V * BK * DIM : 0);
+  nodeLd = new StaticArray<i32>(withLoads ? (J + 2) * DIM : 0);
   sTrav = new StaticArray<f64>(costModel ? V : 0);
   rDist = new StaticArray<f64>(hasDist ? V : 0);
   sDist = new StaticArray<f64>(hasDist ? V : 0);

@@ -1,7 +1,7 @@
 // Copies of the solution: the accepted one (sav) for rollback, the best one for the end.
 
 import { updateLoads, updateRoute } from './route';
-import { BK, DIM, J, S, V, bLen, bStops, costModel, dep, hasBreaks, hasDist, hasPick, jPair, jRole, jobPos, jobRoute, lat, nServable, nTouched, nUnas, rBrk, rCost, rDist, rLen, rLoad, rTrav, sBrk, sCost, sDep, sDist, sLat, sLen, sLoad, sNUnas, sStops, sTrav, sUnas, servable, stops, touched, unas } from './state';
+import { BK, DIM, J, S, V, bLen, bStops, costModel, dep, hasBreaks, hasDist, hasPick, jPair, jRole, jobPos, jobRoute, lat, nServable, nTouched, nUnas, rBrk, rBrkLd, rCost, rDist, rLen, rLoad, rTrav, sBrk, sBrkLd, sCost, sDep, sDist, sLat, sLen, sLoad, sNUnas, sStops, sTrav, sUnas, servable, stops, touched, unas } from './state';
 
 export function copyRoute(r: i32, toSaved: bool): void {
   const base = r * S;
@@ -15,6 +15,7 @@ export function copyRoute(r: i32, toSaved: bool): void {
     unchecked(sCost[r] = rCost[r]);
     if (costModel) unchecked(sTrav[r] = rTrav[r]);
     if (hasBreaks) for (let k = 0; k < BK; k++) unchecked(sBrk[r * BK + k] = rBrk[r * BK + k]);
+    for (let x = r * BK * DIM; x < (r + 1) * BK * DIM && x < rBrkLd.length; x++) unchecked(sBrkLd[x] = rBrkLd[x]);
     if (hasDist) unchecked(sDist[r] = rDist[r]);
   } else {
     const len = unchecked(sLen[r]);
@@ -26,6 +27,7 @@ export function copyRoute(r: i32, toSaved: bool): void {
     unchecked(rCost[r] = sCost[r]);
     if (costModel) unchecked(rTrav[r] = sTrav[r]);
     if (hasBreaks) for (let k = 0; k < BK; k++) unchecked(rBrk[r * BK + k] = sBrk[r * BK + k]);
+    for (let x = r * BK * DIM; x < (r + 1) * BK * DIM && x < rBrkLd.length; x++) unchecked(rBrkLd[x] = sBrkLd[x]);
     if (hasDist) unchecked(rDist[r] = sDist[r]);
     for (let i = 1; i <= len; i++) {
       const j = unchecked(stops[base + i]);

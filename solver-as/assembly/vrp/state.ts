@@ -68,7 +68,15 @@ export let bkTwCnt = new StaticArray<i32>(0);
 export let bkSvc = new StaticArray<f64>(0);
 export let BK: i32 = 0; // the most breaks a vehicle has
 export let hasBreaks = false;
-export let movedBreaks = false; // some vehicle has several breaks or a break of several windows: insertion may move them (bestInsertion)
+export let movedBreaks = false; // some vehicle has several breaks, a break of several windows or one with a max load: insertion may move them (bestInsertion)
+// A break with a max load (VROOM's max_load) is taken only where the load on board is at most that in
+// every dimension: breaksFit and placeBreaks skip the other nodes; insertions with the breaks where they
+// are check the loads there (rBrkLd) with the job's share added.
+export let bkLoad = new StaticArray<i32>(0); // breaks × DIM: the most on board (i32.MAX_VALUE: any)
+export let vBrkLoad = new StaticArray<bool>(0); // V: some break of the vehicle has a max load
+export let rBrkLd = new StaticArray<i32>(0); // V × BK × DIM: the load on board at each placed break
+export let sBrkLd = new StaticArray<i32>(0);
+export let nodeLd = new StaticArray<i32>(0); // S × DIM scratch: the load leaving each node of a route or sequence
 export let rBrk = new StaticArray<i32>(0); // V × BK
 export let sBrk = new StaticArray<i32>(0);
 export let depNB = new StaticArray<f64>(0); // evalSeq's departures without the breaks

@@ -10,7 +10,7 @@ import { farFromRoad, matrixInPieces, type MatrixResult, type ProfileName } from
 import { farMessage } from '../engine-errors.js';
 import { nextState, sliceOptions, type SearchState } from '../../engine/vrp/slices.js';
 import type { VrpProblem, VrpSolution } from '../../engine/vrp/solver.js';
-import { applyBreaks, reserveBreaks, timeAsGiven } from '../../engine/vrp/breaks.js';
+import { applyBreaks, timeAsGiven } from '../../engine/vrp/breaks.js';
 import type { Names } from '../../engine/vrp/schedule.js';
 import { indexLocations, toProblem, travelOf, unreachableLocations, type LocationIndex } from '../optimize/problem.js';
 import type { OptimizeBody } from '../optimize/schema.js';
@@ -122,11 +122,8 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
   if (Object.keys(unreachable).length) {
     throw new Rejected({ message: Object.entries(unreachable).map(([f, [msg]]) => `${f}: ${msg}`)[0], errors: unreachable });
   }
-  // The search plans a vehicle's one break itself, other breaks within hours shortened by them; all are
-  // placed in its best plan at the end (breaks.ts).
-  const planned = toProblem(body, ix, travel, row.frame, skip);
-  const solverProblem = shareMatrices(reserveBreaks(planned));
-  const problem = { ...solverProblem, vehicles: planned.vehicles };
+  // The search plans the vehicles' breaks itself; they are timed in its best plan at the end (breaks.ts).
+  const problem = shareMatrices(toProblem(body, ix, travel, row.frame, skip));
 
   if (body.mode === 'plan') {
     // Plan mode: no search, the routes as given. A stop that cannot be served (a POI closed that day, off
@@ -152,7 +149,7 @@ async function runOptimization(sql: Sql, ctx: JobContext<{ optimization_id: stri
     const sliceMs = Math.max(1, Math.min(SLICE_MS, budgetMs - state.searchedMs));
     const options = sliceOptions(state, sliceMs, budgetMs, row.runs * 100_000 + slice++);
     const started = performance.now();
-    solution = await runTask<VrpSolution>('vrp', { problem: solverProblem, options });
+    solution = await runTask<VrpSolution>('vrp', { problem, options });
     state = nextState(state, solution.routes, solution.iterations, performance.now() - started, sliceMs);
     const percent = Math.min(99, Math.round((100 * state.searchedMs) / budgetMs));
     if (!(await live({ phase: 'solving', percent }, state))) return;

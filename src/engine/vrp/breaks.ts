@@ -1,33 +1,13 @@
 // Drivers' breaks (VROOM's `breaks`), timed after the search: the kernel plans a vehicle's breaks (any
-// number, any windows, none with a max_load: searchedBreaks) into every route it builds, and other breaks
-// with the vehicle's hours shortened by their service (reserveBreaks); then every route gets its breaks at the
+// number, any windows, any max_load) into every route it builds; then every route gets its breaks at the
 // positions that keep all its rules and end it earliest; a route where they fit nowhere loses stops,
 // fewest and lowest priority first, until they do. Breaks are never dropped or moved out of their
 // windows: a plan either has them inside or does not use the vehicle. A break is taken where the
 // vehicle is (after leaving its start or a stop), as in VROOM, so it adds no travel.
-import { breakOrder, hoursOf, matrixReader, normalizedWindows, routeCost, searchedBreaks, serviceStart, travelTimes } from './problem.js';
+import { breakOrder, hoursOf, matrixReader, normalizedWindows, routeCost, serviceStart, travelTimes } from './problem.js';
 import { type Names, scheduleRoute } from './schedule.js';
 import type { PlacedBreak, RouteSchedule, VrpProblem, VrpRoute, VrpSolution } from './types.js';
 import { routeViolations } from './violations.js';
-
-/**
- * The problem the kernel solves: a vehicle's breaks without a max_load are planned by the search itself
- * (searchedBreaks); for other breaks the hours end earlier by their service, so that a route leaves room
- * for them.
- */
-export function reserveBreaks(p: VrpProblem): VrpProblem {
-  if (!p.vehicles.some((v) => v.breaks?.length)) return p;
-  return {
-    ...p,
-    vehicles: p.vehicles.map((v) => {
-      if (searchedBreaks(v)) return v;
-      const rest = (v.breaks ?? []).reduce((a, b) => a + b.service, 0);
-      if (!rest || !v.hours) return v;
-      const [s, e] = v.hours;
-      return { ...v, hours: [s, Math.max(s, e - rest)] as const };
-    }),
-  };
-}
 
 /**
  * The schedule of `jobs` with the vehicle's breaks after the given positions (non-decreasing, one per
@@ -144,7 +124,7 @@ export function placeBreaks(p: VrpProblem, vehicle: number, jobs: readonly numbe
   const base = scheduleRoute(p, vehicle, jobs);
   const breaks = p.vehicles[vehicle].breaks ?? [];
   if (!breaks.length) return base.feasible ? { ...base, breaks: [] } : null;
-  // The kernel planned within shorter hours, so the plain route keeps every rule; only the breaks can fail.
+  // A rule the route breaks without its breaks it breaks with them (plan mode's routes; the search's keep every rule).
   if (!base.feasible) return null;
   const order = breakOrder(breaks);
   let best: { s: RouteSchedule; placed: PlacedBreak[] } | null = null;
@@ -222,8 +202,8 @@ export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution &
     if (placed && jobs.length) routes.push({ ...placed, vehicle: route.vehicle, jobs: [...jobs] });
     else dropped.push(...jobs.filter((x) => !dropped.includes(x)));
   }
-  // The search's own unassigned stops too: it planned within hours shortened by the breaks, and some
-  // stop may fit only in the full hours with the break earlier in the day.
+  // The search's own unassigned stops too: its insertions keep a route's breaks where they are (moved
+  // only for a job that fits nowhere else), and some stop may fit with them taken elsewhere.
   const withBreaks = p.vehicles.some((v) => v.breaks?.length);
   const left = new Set(reinsert(p, routes, withBreaks ? [...dropped, ...solution.unassigned] : dropped, pairOf));
   dropped.splice(0, dropped.length, ...dropped.filter((j) => left.has(j)));
@@ -241,8 +221,8 @@ export function applyBreaks(p: VrpProblem, solution: VrpSolution): VrpSolution &
 
 /**
  * Puts the stops a route lost to its breaks back where they cost least (a shipment's two together, the
- * pickup first), into `routes` as it goes; returns the stops that fit nowhere. The search did not see
- * the breaks, so this is the plan's only chance to keep these stops. A position the stop cannot reach
+ * pickup first), into `routes` as it goes; returns the stops that fit nowhere. The search tried these
+ * stops with the breaks where they were, so this is the plan's last chance to keep them. A position the stop cannot reach
  * inside its last window even without breaks (the route's earliest times are a lower bound) is not tried.
  */
 function reinsert(p: VrpProblem, routes: VrpRoute[], dropped: readonly number[], pairOf: Map<number, number>): number[] {

@@ -43,17 +43,6 @@ export function breakOrder(breaks: readonly VrpBreak[]): number[] {
   return breaks.map((_, i) => i).sort((a, b) => (breaks[a].windows[0]?.[0] ?? 0) - (breaks[b].windows[0]?.[0] ?? 0));
 }
 
-/**
- * The vehicle's breaks in the order they are taken when the search plans them (the kernel's model: any
- * number, any windows, no max_load); a vehicle with a max_load has its breaks placed after the search
- * only (breaks.ts).
- */
-export function searchedBreaks(v: VrpVehicle): VrpBreak[] | undefined {
-  const breaks = v.breaks ?? [];
-  if (!breaks.length || breaks.some((b) => b.maxLoad)) return undefined;
-  return breakOrder(breaks).map((i) => breaks[i]);
-}
-
 export function isOpen(v: VrpVehicle): boolean {
   return v.end === undefined || v.end === null || v.end < 0;
 }

@@ -4,6 +4,7 @@
 import { KERNEL_LAYOUTS, writeRecord } from '../../lib/kernel-records.js';
 import { instantiate } from '../../lib/wasm.js';
 import {
+  breakOrder,
   capacityOf,
   demandOf,
   dimensionsOf,
@@ -15,7 +16,6 @@ import {
   normalizedWindows,
   pickupOf,
   routeCost,
-  searchedBreaks,
   shipmentChanges,
   validateProblem,
 } from './problem.js';
@@ -60,8 +60,9 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
   k.reset();
 
   const windows = jobs.map(normalizedWindows);
-  const breaks = vehicles.map((v) => searchedBreaks(v) ?? []);
+  const breaks = vehicles.map((v) => breakOrder(v.breaks ?? []).map((i) => v.breaks![i]));
   const breakCount = breaks.reduce((a, b) => a + b.length, 0);
+  const breakLoads = breaks.some((b) => b.some((x) => x.maxLoad));
   // A break without windows may start any time: one window without bounds.
   const twCount = windows.reduce((a, w) => a + w.length, 0) + breaks.flat().reduce((a, b) => a + Math.max(1, b.windows.length), 0);
   const ptr = {
@@ -83,6 +84,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     params: k.alloc(L.params.bytes),
     out: k.alloc((V + J) * 4),
     breaks: breakCount ? k.alloc(breakCount * L.break.bytes) : 0,
+    breakLoads: breakLoads ? k.alloc(breakCount * dims * 4) : 0,
     problem: k.alloc(L.problem.bytes),
   };
   const buf = k.memory.buffer;
@@ -104,6 +106,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
   // Break windows follow the jobs' in the windows block.
   let twAt = windows.reduce((a, w) => a + w.length, 0);
   let firstBreak = 0;
+  const brkLoad = ptr.breakLoads ? new Int32Array(buf, ptr.breakLoads, breakCount * dims) : undefined;
   vehicles.forEach((v, r) => {
     writeRecord(view, ptr.vehI, r, L.vehicle, { start: v.start, end: isOpen(v) ? -1 : (v.end as number) });
     const [start, end] = hoursOf(v);
@@ -111,6 +114,11 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     for (const [b, brk] of breaks[r].entries()) {
       const tw = brk.windows.length ? brk.windows : [[-Infinity, Infinity] as const];
       writeRecord(view, ptr.breaks, firstBreak + b, L.break, { firstWindow: twAt, windowCount: tw.length, service: brk.service });
+      // A dimension the max load does not name has no limit (-1).
+      brkLoad?.set(
+        Array.from({ length: dims }, (_, d) => brk.maxLoad?.[d] ?? -1),
+        (firstBreak + b) * dims,
+      );
       for (const [start, end] of tw) writeRecord(view, ptr.tw, twAt++, L.window, { start, end });
     }
     writeRecord(view, ptr.lim, r, L.vehicleLimits, {
@@ -131,8 +139,8 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     );
   });
 
-  // Demand only counts when some vehicle has a capacity; a vehicle without one carries any amount.
-  const capacitated = vehicles.some((v) => v.capacity != null);
+  // Demand only counts when some vehicle has a capacity or some break a max load; a vehicle without a capacity carries any amount.
+  const capacitated = vehicles.some((v) => v.capacity != null) || breakLoads;
   const dem = new Int32Array(buf, ptr.dem, J * dims);
   const pick = new Int32Array(buf, ptr.pick, J * dims);
   const pairs = new Int32Array(buf, ptr.pairs, J);
@@ -209,6 +217,7 @@ export function solveVrp(problem: VrpProblem, options: SolveOptions = {}): VrpSo
     params: ptr.params,
     out: ptr.out,
     breaks: ptr.breaks,
+    breakLoads: ptr.breakLoads,
   });
 
   const iterations = k.solve(ptr.problem);

@@ -107,7 +107,7 @@ export const KERNEL_LAYOUTS = {
   },
   vrp: {
     problem: {
-      bytes: 84,
+      bytes: 88,
       fields: {
         n: {
           at: 0,
@@ -191,6 +191,10 @@ export const KERNEL_LAYOUTS = {
         },
         breaks: {
           at: 80,
+          type: 'u32'
+        },
+        breakLoads: {
+          at: 84,
           type: 'u32'
         }
       }
