@@ -397,8 +397,9 @@ describe('solveVrp on hand-made problems', () => {
   it('gives the same plan on a fresh kernel as on a warm one when the iteration cap ends the search', async () => {
     // A new thread compiles and instantiates the kernel anew, so its first solve runs on cold (baseline)
     // code with a slower construction; the time limit is far away but not out of reach of the schedule.
+    // 10 s: the checked kernel build on a loaded host did 502–3,264 of the 4,000 iterations in 1 s.
     const p = randomProblem(11, 120);
-    const options = { iterations: 4000, timeLimitMs: 1000, seed: 5 };
+    const options = { iterations: 4000, timeLimitMs: 10_000, seed: 5 };
     const cold = await solveInFreshThread(p, options);
     solveVrp(randomProblem(12, 40), { iterations: 500 });
     const warm = solveVrp(p, options);
