@@ -35,6 +35,19 @@ function held(p: VrpProblem, sol: ReturnType<typeof applyBreaks>): void {
   }
 }
 
+/** A seeded draw in [0, 1) (a linear congruential generator: the same stops on every run). */
+function seeded(seed: number): () => number {
+  return () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+}
+
+/** Travel times of a depot (place 0, the middle) and 100 places on a 10 × 10 grid, 60 s a step. */
+function gridDurations(): number[][] {
+  const xy = (i: number) => (i === 0 ? [5, 5] : [(i - 1) % 10, Math.floor((i - 1) / 10)]);
+  return Array.from({ length: 101 }, (_, a) => Array.from({ length: 101 }, (_, b) => 60 * (Math.abs(xy(a)[0] - xy(b)[0]) + Math.abs(xy(a)[1] - xy(b)[1]))));
+}
 describe('breaks placed after the search', () => {
   it('puts a stop its route lost to a break on another vehicle', () => {
     const p: VrpProblem = {
@@ -188,14 +201,8 @@ describe('several breaks planned by the search', () => {
     // 100 stops on a 10 × 10 grid of places 60 s apart, windows of 5–15 min over a 9-hour day, three vans
     // with two or three breaks of 15–45 min, some with two windows (a seeded draw). Planned for with the
     // hours cut by the breaks instead (as breaks with a max_load are), 4 stops were lost to breaks.
-    let seed = 7;
-    const rnd = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
-    const n = 101;
-    const xy = (i: number) => (i === 0 ? [5, 5] : [(i - 1) % 10, Math.floor((i - 1) / 10)]);
-    const grid = Array.from({ length: n }, (_, a) => Array.from({ length: n }, (_, b) => 60 * (Math.abs(xy(a)[0] - xy(b)[0]) + Math.abs(xy(a)[1] - xy(b)[1]))));
+    const rnd = seeded(7);
+    const grid = gridDurations();
     const day = 9 * 3600;
     const jobs = Array.from({ length: 100 }, (_, i) => {
       const open = Math.floor(rnd() * (day - 3600));
@@ -283,14 +290,8 @@ describe('breaks with a max_load planned by the search', () => {
     // 80 stops on a 10 × 10 grid of places 60 s apart over a 9-hour day: deliveries, pickups and 10
     // shipments of two dimensions, three vans with one to three breaks, most with a max_load (a seeded
     // draw). Every route the search returns takes its breaks as it is (placeBreaks), none loses a stop.
-    let seed = 11;
-    const rnd = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
-    const n = 101;
-    const xy = (i: number) => (i === 0 ? [5, 5] : [(i - 1) % 10, Math.floor((i - 1) / 10)]);
-    const grid = Array.from({ length: n }, (_, a) => Array.from({ length: n }, (_, b) => 60 * (Math.abs(xy(a)[0] - xy(b)[0]) + Math.abs(xy(a)[1] - xy(b)[1]))));
+    const rnd = seeded(11);
+    const grid = gridDurations();
     const day = 9 * 3600;
     const amount = () => [1 + Math.floor(rnd() * 4), Math.floor(rnd() * 3)];
     const jobs = Array.from({ length: 80 }, (_, i) => {
