@@ -8,7 +8,7 @@ import { listAll, loadPois, PoiFilterFields, poiQuery, type PoiFilterState } fro
 import { PROFILES } from './routing';
 
 /** A POI of the list by travel time: seconds and meters from the chosen point. */
-type ReachablePoi = Poi & { travel_time: number; travel_distance: number };
+type ReachablePoi = Poi & Required<Pick<Poi, 'travel_time' | 'travel_distance'>>;
 interface DriveResult {
   origin: { latitude: number; longitude: number };
   pois: ReachablePoi[];

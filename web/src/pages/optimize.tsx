@@ -4,7 +4,7 @@ import { ApiError, call } from '../api';
 import { described, Field, fieldErrorsOf, listMessage, ListErrors, Message, PageHeading, useRequest } from '../components';
 import { BaseMap, featureCollection, fitTo, km, minutes, overlay, PALETTE, point, type MapLib } from '../map/base-map';
 import { colour } from './clusters';
-import type { Attribute, Category } from '../api-types';
+import type { Attribute, Category, Optimization, OptimizeResult } from '../api-types';
 import { listAll, loadPois } from './pois';
 import { PROFILES } from './routing';
 
@@ -21,35 +21,7 @@ interface Vehicle {
   breakTo: string;
   breakMinutes: string;
 }
-interface Step {
-  type: 'start' | 'stop' | 'pickup' | 'delivery' | 'break' | 'end';
-  latitude: number;
-  longitude: number;
-  arrival: string;
-  departure: string;
-  index?: number;
-  id?: string | null;
-}
-interface OptimizeResult {
-  summary: { vehicles: number; stops: number; assigned: number; unassigned: number; distance: number; duration: number };
-  routes: Array<{ vehicle: string; stops: number; distance: number; duration: number; geometry: GeoJSON.LineString; steps: Step[] }>;
-  unassigned: Array<{
-    type?: 'stop' | 'shipment';
-    index: number;
-    id: string | null;
-    poi_id?: string | null;
-    latitude: number;
-    longitude: number;
-    reason: string;
-  }>;
-}
-
-interface Optimization {
-  id: string;
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
-  error: { message: string; errors?: Record<string, string[]> } | null;
-  result: OptimizeResult | null;
-}
+type Step = OptimizeResult['routes'][number]['steps'][number];
 
 /** Seconds of search a batch plan gets: the dashboard waits for it. */
 const BATCH_PLAN_BUDGET_S = 3;
@@ -462,11 +434,15 @@ export function OptimizePage() {
                 <>
                   <h3>Unassigned</h3>
                   <ul class="unassigned">
-                    {result.unassigned.map((u) => (
-                      <li key={`${u.type ?? 'stop'} ${u.index}`}>
-                        {u.type === 'shipment' ? `Shipment ${u.id ?? `#${u.index + 1}`}` : u.id ? stopName(u.id, u.index) : `Stop ${u.index + 1}`}: {u.reason}
-                      </li>
-                    ))}
+                    {result.unassigned.map((u) => {
+                      // Only a batch plan's carry a type (it has shipments): a plan of /v1/routes/optimize's are stops.
+                      const kind = 'type' in u ? u.type : 'stop';
+                      return (
+                        <li key={`${kind} ${u.index}`}>
+                          {kind === 'shipment' ? `Shipment ${u.id ?? `#${u.index + 1}`}` : u.id ? stopName(u.id, u.index) : `Stop ${u.index + 1}`}: {u.reason}
+                        </li>
+                      );
+                    })}
                   </ul>
                 </>
               )}

@@ -4,7 +4,7 @@ import { call } from '../api';
 import { described, Field, fieldErrorsOf, Message, PageHeading, useRequest, TableHead } from '../components';
 import { BaseMap, circle, featureCollection, fitTo, km, minutes, overlay, point, type MapLib } from '../map/base-map';
 import { poiFeatures } from './map';
-import type { Category, Poi } from '../api-types';
+import type { Category, Poi, RouteResult } from '../api-types';
 import { listAll, loadPois } from './pois';
 
 export const PROFILES = [
@@ -41,15 +41,6 @@ const EXCLUSIONS = [
   { value: 'unpaved', label: 'unpaved ways', motorOnly: false },
 ];
 const isMotor = (profile: string) => profile === 'driving-car' || profile === 'driving-hgv';
-/** A turn-by-turn step as the API sends it with `steps: true` (the fields this page reads). */
-interface RouteStep {
-  geometry: GeoJSON.LineString;
-  maneuver: { type: string; modifier?: string; location: [number, number] };
-  name: string;
-  distance: number;
-  duration: number;
-  instruction?: string;
-}
 /** The languages the steps' instructions are offered in here (the API accepts more). */
 const LANGUAGES = [
   { value: 'en', label: 'English' },
@@ -58,15 +49,6 @@ const LANGUAGES = [
   { value: 'it', label: 'Italiano' },
   { value: 'es', label: 'Español' },
 ];
-interface RouteResult {
-  distance: number;
-  duration: number;
-  geometry: GeoJSON.LineString;
-  legs: Array<{ from: number; to: number; distance: number; duration: number; steps?: RouteStep[] }>;
-  avoided: { radius: number; count: number; poi_ids: string[]; skipped_poi_ids: string[]; polygons?: number } | null;
-  alternatives?: RouteResult[];
-}
-
 const NO_FILTER = { name: '', category_id: '', attribute: '', value: '' };
 
 export function RoutingPage() {
