@@ -508,11 +508,17 @@ function alternativesFound(answers) {
 
 /** Each (g) variant's p95 over (a)'s, per connection mode. */
 function optionRatios(a, variants) {
+  return Object.fromEntries(Object.entries(variants).map(([name, v]) => [name, p95Ratio(v, a)]));
+}
+
+/** `x`'s p95 over `base`'s, per connection mode (null where either has none). */
+function p95Ratio(x, base) {
   return Object.fromEntries(
-    Object.entries(variants).map(([name, v]) => [
-      name,
-      Object.fromEntries(MODES.map((mode) => [mode, v?.[mode]?.ms?.p95 != null && a?.[mode]?.ms?.p95 ? +(v[mode].ms.p95 / a[mode].ms.p95).toFixed(2) : null])),
-    ]),
+    MODES.map((mode) => {
+      const a = x?.[mode]?.ms?.p95,
+        b = base?.[mode]?.ms?.p95;
+      return [mode, a != null && b ? +(a / b).toFixed(2) : null];
+    }),
   );
 }
 
@@ -940,27 +946,16 @@ async function timeOsrm(algorithm, w, probe) {
 
 /** Ours over OSRM CH's p95 in each mode (the issue's target: ≤ 0.4 for far routes, ≤ 1 for 10 waypoints). */
 function osrmRatios(w) {
-  return Object.fromEntries(
-    MODES.map((mode) => {
-      const a = w[mode]?.ms?.p95,
-        b = w.osrm?.ch?.[mode]?.ms?.p95;
-      return [mode, a != null && b ? +(a / b).toFixed(2) : null];
-    }),
-  );
+  return p95Ratio(w, w.osrm?.ch);
 }
 
 /** (f)'s figures beside (a)'s: steps' p95 over the plain route's (≤ 1.3) and polyline6's body over GeoJSON's (≤ 0.35). */
 function stepRatios(a, v) {
-  const p95 = (x, mode) => x?.[mode]?.ms?.p95;
   return {
-    steps_over_plain_p95: Object.fromEntries(
-      MODES.map((mode) => [mode, p95(v.steps, mode) != null && p95(a, mode) ? +(p95(v.steps, mode) / p95(a, mode)).toFixed(2) : null]),
-    ),
+    steps_over_plain_p95: p95Ratio(v.steps, a),
     // (a) is the run's first pass over these pairs, colder than the variants: the same pairs asked plainly
     // among the variants (geojson) is the stricter baseline.
-    steps_over_geojson_p95: Object.fromEntries(
-      MODES.map((mode) => [mode, p95(v.steps, mode) != null && p95(v.geojson, mode) ? +(p95(v.steps, mode) / p95(v.geojson, mode)).toFixed(2) : null]),
-    ),
+    steps_over_geojson_p95: p95Ratio(v.steps, v.geojson),
     polyline6_over_geojson_body:
       v.polyline6?.median_body_bytes && v.geojson?.median_body_bytes ? +(v.polyline6.median_body_bytes / v.geojson.median_body_bytes).toFixed(3) : null,
   };

@@ -501,7 +501,8 @@ export class RouteCore {
       // Circles along a stretch of the far route (corridor.ts): the searches around roads cut near the path.
       if (corridor) {
         this.warmCorridors.set(profile, corridor);
-        counts.avoid += this.routeCorridor(profile, corridor, write);
+        this.routeCorridor(profile, corridor, write);
+        counts.avoid += 2;
       }
       // Over the hierarchy (a matrix with circles searches rows as the avoiding route does).
       this.matrix({ profile, points: Array.from({ length: 10 }, (_, i) => at(3 * i + 1)) });
@@ -521,14 +522,13 @@ export class RouteCore {
   /** The corridors the warm-up routed around, by profile (`warmAvoidAgain`). */
   private readonly warmCorridors = new Map<string, Corridor>();
 
-  /** Routes around `corridor`'s circles, each direction of the race once; the routes made. */
-  private routeCorridor(profile: string, corridor: Corridor, write: (geometryE7: Int32Array) => unknown): number {
+  /** Routes around `corridor`'s circles, each direction of the race once. */
+  private routeCorridor(profile: string, corridor: Corridor, write: (geometryE7: Int32Array) => unknown): void {
     for (const backward of [false, true]) {
       const flag = new Int32Array(new SharedArrayBuffer(4));
       const found = this.routeE7({ profile, waypoints: corridor.ends, avoid: { circles: corridor.circles }, race: { backward, flag } });
       if (found.ok) write(found.value.geometryE7);
     }
-    return 2;
   }
 
   /**
@@ -537,10 +537,8 @@ export class RouteCore {
    * ready (ops/warm-handlers.ts) avoids only a polygon, its team having no POIs. On 32x32 each compute
    * thread's CPU for the first route avoiding 500 POIs after ready was 13–17 ms against 4–5 for later ones.
    */
-  warmAvoidAgain(write: (geometryE7: Int32Array) => unknown): number {
-    let routes = 0;
-    for (const [profile, corridor] of this.warmCorridors) routes += this.routeCorridor(profile, corridor, write);
-    return routes;
+  warmAvoidAgain(write: (geometryE7: Int32Array) => unknown): void {
+    for (const [profile, corridor] of this.warmCorridors) this.routeCorridor(profile, corridor, write);
   }
 
   /**

@@ -38,7 +38,7 @@ function routeCore(): RouteCore {
 
 /** Every kind of routing request once, then plain routes within `budgetMs` (RouteCore.warmUp). */
 export const warmRouting = (budgetMs: number, stop: [Int32Array, Int32Array]): WarmUpCounts => routeCore().warmUp(budgetMs, lineStringJson, stop);
-export const warmAvoidingAgain = (): number => routeCore().warmAvoidAgain(lineStringJson);
+export const warmAvoidingAgain = (): void => routeCore().warmAvoidAgain(lineStringJson);
 
 /** What the steps' instructions need beyond the route: the language, and where this route's legs stand
  *  in the whole (a half of a split route says "your 3rd destination" as the whole would). */
