@@ -220,18 +220,32 @@ export async function loadMap(dir: string, profiles: readonly ProfileName[] = PR
       throw new MapLoadError(part, err instanceof Error ? err.message : String(err));
     }
   };
-  const shapes = await reading('shapes', () => files.shapes());
+  // Every part is asked for at once: the reader threads read side by side while this thread lays out the
+  // profiles whose files have arrived. A part that fails is named, the first in this order.
+  const asked = <T>(read: Promise<T>): Promise<T> => {
+    read.catch(() => {}); // reported where it is awaited, below
+    return read;
+  };
+  const wanted = PROFILES.filter((p) => profiles.includes(p));
+  const shapesRead = asked(files.shapes());
+  const graphsRead = wanted.map((profile) =>
+    asked(
+      (async () => {
+        const meta = manifest.profiles[profile];
+        if (!meta) throw new Error(`the map in ${dir} has no graph for it`);
+        return loadGraph(profile, files, { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries });
+      })(),
+    ),
+  );
+  const geocoderRead = asked(files.geocoder());
+  const shapes = await reading('shapes', () => shapesRead);
   const shared: SharedGraphs = { profiles: {}, shapes };
   let bytes = shapeBytes(shapes);
-  for (const profile of PROFILES.filter((p) => profiles.includes(p))) {
-    shared.profiles[profile] = await reading(profile, async () => {
-      const meta = manifest.profiles[profile];
-      if (!meta) throw new Error(`the map in ${dir} has no graph for it`);
-      return loadGraph(profile, files, { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries });
-    });
+  for (const [i, profile] of wanted.entries()) {
+    shared.profiles[profile] = await reading(profile, () => graphsRead[i]);
     bytes += shared.profiles[profile].memory.buffer.byteLength;
   }
-  const geocoder = await reading('geocoder', () => files.geocoder());
+  const geocoder = await reading('geocoder', () => geocoderRead);
   await reading('tiles.bin', async () => files.checkTiles());
   try {
     await files.verified();

@@ -201,7 +201,7 @@ export async function loadGraph(name: string, map: MapDir, counts: GraphCounts):
   const lengths = Object.fromEntries(files.map((f) => [f.key, f.length])) as Record<GraphArrayName, number>;
   const { layout, bytes } = layoutOf(counts, lengths);
   const memory = newMemory(name, bytes);
-  for (const f of files) await map.readInto(f.rel, new Uint8Array(memory.buffer, layout.arrays[f.key].offset, f.size));
+  await Promise.all(files.map((f) => map.readInto(f.rel, new Uint8Array(memory.buffer, layout.arrays[f.key].offset, f.size))));
   writeReverse(memory, layout);
   writeDescriptor(memory, layout);
   return { memory, layout };

@@ -1,9 +1,9 @@
 // The one door to a map directory, as OSRM's datafacade is to its files: nothing else in Waymark opens a
 // map's files to read them. `MapDir.open` reads the manifest (refusing another format); every file read
-// through it is checked against the manifest's size at once and its checksum in two hasher threads while
-// the next files are read, and `verified()` reports the first damaged one by name. Files the service
+// through it is checked against the manifest's size at once, read by one of two reader threads and
+// hashed by it as it reads, and `verified()` reports the first damaged one by name. Files the service
 // keeps (graphs, shapes, the geocoder and search index) are read into shared memory that every compute
-// thread reads in place; `tiles.bin`, read a tile at a time, is hashed from the file.
+// thread reads in place; `tiles.bin`, read a tile at a time, is only hashed.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -33,13 +33,6 @@ function readFileInto(path: string, target: Uint8Array): void {
   }
 }
 
-/**
- * Lets the event loop run between two map files read synchronously: a country's map is seconds of reads,
- * and a loop held that long lets timers started meanwhile (the database's connect timeout) expire before
- * it ever sees their sockets answer.
- */
-const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 /** The manifest of a map directory; a map of another format version is refused with what to do. */
 export async function readManifest(dir: string): Promise<MapManifest> {
   let text: string;
@@ -66,36 +59,62 @@ export async function readManifest(dir: string): Promise<MapManifest> {
  *  checksum and when it was built, so the id names these bytes and no others. */
 const readMapId = async (dir: string): Promise<string> => sha256(await readFile(manifestPath(dir))).slice(0, 12);
 
-// The hasher thread's code (an eval'd worker needs no file of its own). Its checksum is lib/checksum.ts's,
-// through the same package, resolved here: an eval'd worker resolves packages from the working directory.
-const HASHER = `const { parentPort } = require('node:worker_threads');
+// The reader threads' code (an eval'd worker needs no file of its own). A file kept in shared memory is
+// read into it a chunk at a time and each chunk hashed while it is still in the cache; tiles.bin, not kept,
+// is read and hashed through a small buffer. Two of them read side by side: on a virtual machine most of a
+// load is the kernel's first touch of each page of the new memory (32x32, 4.2 GB: 16–18 s of system time
+// against 2 of user, reading from one thread), which two threads share out. The checksum is
+// lib/checksum.ts's, through the same package, resolved here: an eval'd worker resolves packages from the
+// working directory.
+const READER = `const { parentPort } = require('node:worker_threads');
 const { createXXHash128 } = require(${JSON.stringify(createRequire(import.meta.url).resolve('hash-wasm'))});
 const { closeSync, openSync, readSync } = require('node:fs');
 const made = createXXHash128();
-function hashFile(hash, path) {
-  const chunk = Buffer.allocUnsafe(1 << 20), fd = openSync(path, 'r');
-  try { for (let n; (n = readSync(fd, chunk, 0, chunk.length, null)) > 0; ) hash.update(chunk.subarray(0, n)); } finally { closeSync(fd); }
+const CHUNK = 1 << 23;
+let spare;
+function readAll(fd, view, at, path) {
+  for (let got = 0; got < view.byteLength; ) {
+    const n = readSync(fd, view, got, view.byteLength - got, at + got);
+    if (n === 0) throw new Error(path + ' ended early');
+    got += n;
+  }
 }
-parentPort.on('message', async ({ id, bytes, path }) => {
-  let hex;
+parentPort.on('message', async ({ id, path, target }) => {
+  let hex, error;
   try {
     const hash = await made;
     hash.init();
-    if (bytes) hash.update(bytes); else hashFile(hash, path);
+    const fd = openSync(path, 'r');
+    try {
+      if (target) {
+        for (let at = 0; at < target.byteLength; at += CHUNK) {
+          const view = target.subarray(at, Math.min(target.byteLength, at + CHUNK));
+          readAll(fd, view, at, path);
+          hash.update(view);
+        }
+      } else {
+        spare ??= Buffer.allocUnsafe(1 << 20);
+        for (let n; (n = readSync(fd, spare, 0, spare.length, null)) > 0; ) hash.update(spare.subarray(0, n));
+      }
+    } finally { closeSync(fd); }
     hex = hash.digest('hex');
-  } catch (err) { hex = 'unreadable: ' + err.message; }
-  parentPort.postMessage({ id, hex });
+  } catch (err) { error = err.message; }
+  parentPort.postMessage({ id, hex, error });
 });`;
 
+interface ReadReply {
+  hex?: string;
+  error?: string;
+}
+
 /**
- * Checks map files against the manifest: the size at once, the checksum in two worker threads while the
- * caller reads the next files (bytes in shared memory are hashed in place, a file not held is read by
- * the hasher), so a map of several GB is verified in about the time it takes to read it. `done` reports
- * the first damaged file.
+ * Reads map files in two reader threads and checks each against the manifest: the size at once, the
+ * checksum as the file is read. A read resolves once the bytes are in place; `done` reports the first
+ * damaged file (in the order asked).
  */
-class MapVerifier {
-  private readonly workers: Worker[] = [];
-  private readonly waiting = new Map<number, (hex: string) => void>();
+class MapReader {
+  private readonly workers: Array<{ worker: Worker; queued: number }> = [];
+  private readonly waiting = new Map<number, (reply: ReadReply) => void>();
   private readonly checks: Array<Promise<void>> = [];
   private nextId = 0;
 
@@ -104,12 +123,15 @@ class MapVerifier {
     threads = 2,
   ) {
     for (let i = 0; i < threads; i++) {
-      const w = new Worker(HASHER, { eval: true });
-      w.on('message', ({ id, hex }: { id: number; hex: string }) => {
-        this.waiting.get(id)?.(hex);
+      const worker = new Worker(READER, { eval: true });
+      worker.on('message', ({ id, ...reply }: ReadReply & { id: number }) => {
+        this.waiting.get(id)?.(reply);
         this.waiting.delete(id);
       });
-      this.workers.push(w);
+      // A reader that dies (out of memory) fails what it still had to read instead of leaving it waiting.
+      worker.on('error', (err) => this.failAll(`reader thread failed: ${err.message}`));
+      worker.on('exit', () => this.failAll('reader thread exited'));
+      this.workers.push({ worker, queued: 0 });
     }
   }
 
@@ -122,38 +144,53 @@ class MapVerifier {
     return entry;
   }
 
-  /** Checks `bytes` as map file `rel`, or (without bytes) the file at `path`; throws at once on a wrong size. */
-  check(rel: string, bytes: Uint8Array): void;
-  check(rel: string, bytes: undefined, path: string, size: number): void;
-  check(rel: string, bytes: Uint8Array | undefined, path?: string, size?: number): void {
-    const entry = this.entry(rel, bytes ? bytes.byteLength : size!);
+  /** Reads file `rel` (at `path`, `size` bytes) into `target` in shared memory, or without a target only
+   *  hashes it; resolves once it is read, and throws at once on a wrong size. */
+  read(rel: string, path: string, size: number, target?: Uint8Array): Promise<void> {
+    const entry = this.entry(rel, size);
     const id = this.nextId++;
-    const worker = this.workers[id % this.workers.length];
+    // The thread with the fewest bytes still to read: files run from a few bytes to hundreds of MB.
+    const slot = this.workers.reduce((a, b) => (b.queued < a.queued ? b : a));
+    slot.queued += size;
+    const reply = new Promise<ReadReply>((resolve) => {
+      this.waiting.set(id, (r) => {
+        slot.queued -= size;
+        resolve(r);
+      });
+      slot.worker.postMessage({ id, path, target });
+    });
+    const unreadable = (error: string) => new MapFormatError(`map file ${rel} cannot be read (${error}); rebuild the map`, rel);
     this.checks.push(
-      new Promise<string>((resolve) => {
-        this.waiting.set(id, resolve);
-        worker.postMessage({ id, bytes, path });
-      }).then((hex) => {
+      reply.then(({ hex, error }) => {
+        if (error) throw unreadable(error);
         if (hex !== entry.xxh128) throw new MapFormatError(`map file ${rel} does not match its checksum: the map is damaged; rebuild it`, rel);
       }),
     );
+    return reply.then(({ error }) => {
+      if (error) throw unreadable(error);
+    });
   }
 
-  /** Waits for every checksum; throws for the first file (in the order checked) that does not match. */
+  private failAll(error: string): void {
+    for (const answer of this.waiting.values()) answer({ error });
+    this.waiting.clear();
+  }
+
+  /** Waits for every checksum; throws for the first file (in the order asked) that does not match. */
   async done(): Promise<void> {
     try {
       const results = await Promise.allSettled(this.checks);
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
     } finally {
-      await Promise.all(this.workers.map((w) => w.terminate()));
+      await Promise.all(this.workers.map((w) => w.worker.terminate()));
     }
   }
 }
 
 /** An opened map directory: its manifest and id, and every read of its files (see the top of this file). */
 export class MapDir {
-  private checks?: MapVerifier;
+  private reads?: MapReader;
 
   private constructor(
     /** The directory, links resolved: the map's files are these whatever a link is later pointed at. */
@@ -171,9 +208,9 @@ export class MapDir {
     return new MapDir(real, await readMapId(real), manifest);
   }
 
-  private get verifier(): MapVerifier {
-    this.checks ??= new MapVerifier(this.manifest);
-    return this.checks;
+  private get reader(): MapReader {
+    this.reads ??= new MapReader(this.manifest);
+    return this.reads;
   }
 
   /** The size of file `rel` on disk (checked against the manifest when it is read). */
@@ -185,15 +222,11 @@ export class MapDir {
     }
   }
 
-  /** Reads file `rel` into `target`, which must be its size (`size`), e.g. straight into a kernel's memory. */
-  async readInto(rel: string, target: Uint8Array): Promise<void> {
-    try {
-      readFileInto(join(this.dir, rel), target);
-    } catch (err) {
-      throw new MapFormatError(`map file ${rel} cannot be read (${(err as Error).message}); rebuild the map`, rel);
-    }
-    this.verifier.check(rel, target);
-    await yieldToLoop();
+  /** Reads file `rel` into `target` in shared memory, which must be its size (`size`), e.g. straight into a
+   *  kernel's memory; reads asked together run side by side. */
+  readInto(rel: string, target: Uint8Array): Promise<void> {
+    if (!(target.buffer instanceof SharedArrayBuffer)) throw new TypeError(`map file ${rel}: the reader threads write only shared memory`);
+    return this.reader.read(rel, join(this.dir, rel), target.byteLength, target);
   }
 
   /** File `rel` in a SharedArrayBuffer of its own (aligned for any typed array over it). */
@@ -206,25 +239,28 @@ export class MapDir {
   /** The shapes every profile shares, in shared memory. */
   async shapes(): Promise<Shapes> {
     const arrays: Record<string, ArrayBufferView> = {};
-    for (const [key, type] of SHAPE_ARRAYS) {
-      const bytes = await this.readShared(`shapes/${key}.${type}`);
-      arrays[key] = new (ARRAY_TYPES[type] as new (b: ArrayBufferLike) => ArrayBufferView)(bytes.buffer);
-    }
+    await Promise.all(
+      SHAPE_ARRAYS.map(async ([key, type]) => {
+        const bytes = await this.readShared(`shapes/${key}.${type}`);
+        arrays[key] = new (ARRAY_TYPES[type] as new (b: ArrayBufferLike) => ArrayBufferView)(bytes.buffer);
+      }),
+    );
     return { ...(arrays as unknown as Omit<Shapes, 'grid'>), grid: this.manifest.shapes.grid };
   }
 
   /** The geocoder's index and its search index, in shared memory; none when the map was built without. */
   async geocoder(): Promise<GeocoderFiles | undefined> {
     if (!this.manifest.geocoder) return undefined;
-    const files: Record<string, Uint8Array> = {};
-    for (const name of [...GEOCODER_FILES, SEARCH_FILE]) files[name] = await this.readShared(`geocoder/${name}`);
-    return files;
+    const names = [...GEOCODER_FILES, SEARCH_FILE];
+    const bytes = await Promise.all(names.map((name) => this.readShared(`geocoder/${name}`)));
+    return Object.fromEntries(names.map((name, i) => [name, bytes[i]]));
   }
 
-  /** Has `tiles.bin` checked (read by a hasher thread, not held here); a map built without tiles has none. */
+  /** Has `tiles.bin` checked (read by a reader thread, not held here); a map built without tiles has none. */
   checkTiles(): void {
     if (!this.manifest.tiles) return;
-    this.verifier.check(TILES_FILE, undefined, join(this.dir, TILES_FILE), this.size(TILES_FILE));
+    // Its outcome is the checksum's, which `verified` reports.
+    this.reader.read(TILES_FILE, join(this.dir, TILES_FILE), this.size(TILES_FILE)).catch(() => {});
   }
 
   /** The tile archive, opened for reads of one tile at a time. */
@@ -234,25 +270,25 @@ export class MapDir {
 
   /** Waits for the checks of every file read so far; throws a MapFormatError naming the first damaged one. */
   async verified(): Promise<void> {
-    const checks = this.checks;
-    this.checks = undefined;
-    await checks?.done();
+    const reads = this.reads;
+    this.reads = undefined;
+    await reads?.done();
   }
 }
 
-/** One profile's arrays as plain typed arrays, over the map's shapes (tools, tests, benchmarks). Each file
+/** One profile's arrays as typed arrays over shared memory, over the map's shapes (tools, tests, benchmarks). Each file
  *  is checked against the manifest as the service's reads are. @internal */
 export async function readGraphFiles(dir: string, profile: string, meta: GraphManifest, shapes: Shapes): Promise<RoadGraph> {
   const map = await MapDir.open(dir);
   const arrays: Record<string, ArrayBufferView> = {};
-  await whole(map, async () => {
-    for (const [key, type] of GRAPH_ARRAYS) {
-      const rel = `${profile}/${key}.${type}`;
-      const bytes = new Uint8Array(map.size(rel));
-      await map.readInto(rel, bytes);
-      arrays[key] = new ARRAY_TYPES[type](bytes.buffer);
-    }
-  });
+  await whole(map, () =>
+    Promise.all(
+      GRAPH_ARRAYS.map(async ([key, type]) => {
+        const bytes = await map.readShared(`${profile}/${key}.${type}`);
+        arrays[key] = new (ARRAY_TYPES[type] as new (b: ArrayBufferLike) => ArrayBufferView)(bytes.buffer);
+      }),
+    ),
+  );
   return { nodeCount: meta.nodes, edgeCount: meta.edges, geomCount: meta.geometries, shapes, ...arrays } as unknown as RoadGraph;
 }
 
