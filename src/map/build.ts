@@ -13,14 +13,14 @@ import { contractInWorker, contractionBytes, contractionInput } from './graphs/c
 import { assembleGraph } from './graphs/graph-assemble.js';
 import { buildGraphInput } from './graphs/graph-build.js';
 import { buildTilesInWorker, type TilesManifest } from './tiles/build.js';
-import { buildShapePool, pendingShapes, shapesOf } from './graphs/shapes.js';
+import { buildShapePool, pendingShapes, shapesOf, type ShapePool } from './graphs/shapes.js';
 import { fileChecksum } from '../lib/checksum.js';
 import { graphManifest, manifestPath, writeShapeFiles, MAP_FORMAT_VERSION, writeGraphFiles, type FileEntry, type MapManifest } from './map-files.js';
 import { readManifest } from './map-dir.js';
 import { collectGarbage } from '../lib/gc.js';
 import { loadOsm, type OsmData } from './osm/osm-data.js';
 import { defaultVehicle, geometriesClosedTo, PROFILES, type ProfileName } from './graphs/profiles.js';
-import { asBoundHierarchy, shapeBytes, type RoadGraph } from './graphs/road-graph.js';
+import { asBoundHierarchy, shapeBytes, type RoadGraph, type Shapes } from './graphs/road-graph.js';
 
 /** Worker threads (contractions and the tiles step) run at once: one per core of the machine this is made for (2). */
 const CONTRACTIONS = 2;
@@ -84,7 +84,7 @@ async function buildBeside(
   if (reading) onProgress(reading, 0, 0);
   // The graph stage: the profiles applied to the extract's ways, and the ways' points, stored once (each
   // profile's geometries are runs of them).
-  const pool = buildShapePool(osm);
+  let pool: ShapePool | null = buildShapePool(osm);
   const profiles: MapManifest['profiles'] = {};
   const files: Record<string, FileEntry> = {};
   // Contractions (most of the work) run in worker threads, CONTRACTIONS at a time and within
@@ -105,8 +105,8 @@ async function buildBeside(
   for (const profile of BUILD_ORDER) {
     // In a function of its own, so that the graph's input is garbage once it returns.
     const assemble = (): { graph: RoadGraph | null; restrictedViaNodes: number } => {
-      const input = buildGraphInput(osm!, profile, pool);
-      return { graph: assembleGraph(input, pendingShapes(pool)), restrictedViaNodes: new Set(input.restrictions.map((r) => r.via)).size };
+      const input = buildGraphInput(osm!, profile, pool!);
+      return { graph: assembleGraph(input, pendingShapes(pool!)), restrictedViaNodes: new Set(input.restrictions.map((r) => r.via)).size };
     };
     const assembled = assemble();
     const { restrictedViaNodes } = assembled;
@@ -166,10 +166,16 @@ async function buildBeside(
   }
   // Every profile has marked the segments it uses: the shared grid covers those.
   pool.roads = null;
-  const shapes = shapesOf(pool);
+  let shapes: Shapes | null = shapesOf(pool);
+  pool = null;
   Object.assign(files, await writeShapeFiles(outDir, shapes));
   const shapesSize = shapeBytes(shapes);
-  onProgress(`shapes: ${(shapes.pointsE7.length / 2).toLocaleString('en-US')} points, ${shapesSize.toLocaleString('en-US')} bytes for all profiles`, 0, 0);
+  const shapesManifest = { points: shapes.pointsE7.length / 2, grid: shapes.grid, bytes: shapesSize };
+  onProgress(`shapes: ${shapesManifest.points.toLocaleString('en-US')} points, ${shapesSize.toLocaleString('en-US')} bytes for all profiles`, 0, 0);
+  // The shapes are on disk: the geocoder index is built without them in memory (32x32: the build's peak,
+  // 8.07 GB, was while it ran beside two contractions).
+  shapes = null;
+  collectGarbage();
   await buildGeocoderIndex(osm, outDir);
   osm = null; // the extract's data is not needed past here, while the last contractions may still run
   collectGarbage();
@@ -190,7 +196,7 @@ async function buildBeside(
     buildMs: Date.now() - started,
     // In PROFILES order, whatever order the contractions finished in.
     profiles: Object.fromEntries(PROFILES.map((p) => [p, profiles[p]])),
-    shapes: { points: shapes.pointsE7.length / 2, grid: shapes.grid, bytes: shapesSize },
+    shapes: shapesManifest,
     geocoder: true,
     tiles,
     files,
