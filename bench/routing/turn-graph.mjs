@@ -225,9 +225,9 @@ class Heap {
   }
 }
 
-/** A bidirectional CH query (upward from the sources, downward into the targets, no stalling) over `ch`
- *  with `n` nodes: the best cost and the nodes settled. Sources and targets are [node, cost] pairs. */
-function chQuery(ch, n, sources, targets, distF, distB) {
+/** A bidirectional CH query (upward from the sources, downward into the targets, no stalling) over `ch`,
+ *  labels in distF/distB (one per node): the best cost and the nodes settled. Sources and targets are [node, cost] pairs. */
+function chQuery(ch, sources, targets, distF, distB) {
   distF.fill(Infinity);
   distB.fill(Infinity);
   const hf = new Heap(),
@@ -322,7 +322,7 @@ if (result.node_based && !result.edge_based.failed) {
     connected = 0;
   for (const [s, t] of pairs) {
     let w = performance.now();
-    const a = chQuery(hierarchies['node-based'], N, [[s, 0]], [[t, 0]], fN, bN);
+    const a = chQuery(hierarchies['node-based'], [[s, 0]], [[t, 0]], fN, bN);
     rows.node_based.push({ ms: performance.now() - w, settled: a.settled });
     const sources = [];
     for (let e = g.firstOut[s]; e < g.firstOut[s + 1]; e++) sources.push([e, g.weight[e]]);
