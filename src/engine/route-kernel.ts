@@ -391,7 +391,7 @@ export class RouteKernel {
       };
       if (!keep(c)) continue;
       // Those kept out of the kernel's memory, into this kernel's own buffers: a far candidate is tens of
-      // thousands of edges, and fresh copies of the two dozen unpacked were most of the garbage of a
+      // thousands of edges, and fresh copies of the two dozen unpacked were much of the garbage of a
       // request with alternatives.
       const i = out.length;
       if ((this.candidateEdges[i]?.length ?? 0) < n) this.candidateEdges[i] = new Uint32Array(Math.max(n, 2 * (this.candidateEdges[i]?.length ?? 0)));
