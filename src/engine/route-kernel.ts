@@ -390,9 +390,9 @@ export class RouteKernel {
         sharedCentimeters: this.k.altSharedCentimeters(),
       };
       if (!keep(c)) continue;
-      // Those kept out of the kernel's memory, into this kernel's own buffers: a far candidate is tens of
-      // thousands of edges, and fresh copies of the two dozen unpacked were much of the garbage of a
-      // request with alternatives.
+      // Those kept out of the kernel's memory, into this kernel's own buffers: a far candidate is thousands
+      // of edges, and fresh copies of the two dozen unpacked were much of the garbage of a request with
+      // alternatives.
       const i = out.length;
       if ((this.candidateEdges[i]?.length ?? 0) < n) this.candidateEdges[i] = new Uint32Array(Math.max(n, 2 * (this.candidateEdges[i]?.length ?? 0)));
       this.candidateEdges[i].set(c.edges);

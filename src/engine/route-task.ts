@@ -69,8 +69,8 @@ export function routeJsonTask(q: RouteQuery & { geometry?: GeometryOptions } & S
   const written = writeRoute(route, q, 'slot', base);
   if (!alternatives) return written;
   // Alternatives after the route's text in its slot (one slot per reply, released with it), as copies
-  // when it has no slot or no room left: a copy is a new buffer on both threads, and an answer with
-  // alternatives carried a megabyte of them, enough to start a full collection every few requests.
+  // when it has no slot or no room left: a copy is a new buffer on both threads, and the half megabyte
+  // or more of them per answer set off full collections there (docs/routing.md, "What sets the tail").
   const ref = written.ok ? written.value.geometryJson : null;
   const room: Room | null = ref && !(ref instanceof Uint8Array) ? { slot: ref[0], token: ref[1], at: ref[2] } : null;
   const others = alternatives.flatMap((a) => {
