@@ -409,7 +409,11 @@ function received(r: RouteJsonTaskResult): RouteJsonResult {
   const rest = others
     ? {
         ...fields,
-        alternatives: others.map(({ geometryJson: text, stepsAt: at, ...a }) => ({ ...a, ...routeTexts(text, at) })),
+        // In the route's slot (released with it) or copies.
+        alternatives: others.map(({ geometryJson: text, stepsAt: at, ...a }) => ({
+          ...a,
+          ...routeTexts(text instanceof Uint8Array ? text : slotText(arena, text), at),
+        })),
       }
     : fields;
   const { bytes, release } = inPlace(geometryJson);

@@ -196,9 +196,14 @@ export function geometryPiece(g: RoadGraph, geom: number, from: number, to: numb
  * text is written from the integers.
  */
 export class Polyline {
-  private data = new Int32Array(1024);
+  private data: Int32Array;
   /** Values held (two per point). */
   length = 0;
+
+  /** `capacity`: the values it is expected to hold (it grows past them if need be). */
+  constructor(capacity = 1024) {
+    this.data = new Int32Array(capacity);
+  }
 
   /** The array with room for `values` more values after `length` (the caller writes them and moves `length`). */
   reserve(values: number): Int32Array {

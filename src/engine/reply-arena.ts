@@ -26,8 +26,9 @@ export function arenaOf(buffer: SharedArrayBuffer): ReplyArena {
   return { states: new Int32Array(buffer, 0, SLOTS), bytes: new Uint8Array(buffer, HEADER_BYTES) };
 }
 
-/** Where a slot's text is: [slot, token, length]. */
-export type SlotRef = [slot: number, token: number, length: number];
+/** Where a slot's text is: [slot, token, length], and where in the slot it starts when not at its start
+ *  (a route's alternatives follow the route's own text in its slot). */
+export type SlotRef = [slot: number, token: number, length: number, start?: number];
 
 let lastToken = 0;
 
@@ -48,8 +49,8 @@ export function takeSlot(arena: ReplyArena, threadId: number): { slot: number; t
 }
 
 /** The text in a slot, in place. */
-export function slotText(arena: ReplyArena, [slot, , length]: SlotRef): Uint8Array {
-  return arena.bytes.subarray(slot * SLOT_BYTES, slot * SLOT_BYTES + length);
+export function slotText(arena: ReplyArena, [slot, , length, start = 0]: SlotRef): Uint8Array {
+  return arena.bytes.subarray(slot * SLOT_BYTES + start, slot * SLOT_BYTES + start + length);
 }
 
 /** Gives a slot back, if it is still held under this token (a second release does nothing). */

@@ -123,8 +123,8 @@ export type RouteJsonTaskResult = Omit<RouteResult, 'geometry' | 'alternatives'>
   geometryJson: Uint8Array | SlotRef;
   /** With `steps`: where the geometry's text ends, then where each leg's steps end. */
   stepsAt?: number[];
-  /** With `alternatives`: the other routes, their texts copied. */
-  alternatives?: Array<RouteJsonTaskResult & { geometryJson: Uint8Array }>;
+  /** With `alternatives`: the other routes, their texts after the route's in its slot, or copied. */
+  alternatives?: RouteJsonTaskResult[];
 };
 export interface MatrixQuery {
   profile: string;
@@ -918,7 +918,14 @@ export class RouteCore {
     beside?: DrawnLeg,
   ): Outcome<RouteE7Result> {
     const limitedSize = q.vehicle && !q.exclude ? this.limitedFor(v, q.profile, q.vehicle, undefined).size : 0;
-    const line = new Polyline();
+    // Made to the size it takes: a far line grown by doubling was twice its size in buffers thrown away,
+    // and the buffers a request leaves behind set when the next full collection comes.
+    const g = v.graph;
+    let values = 0;
+    for (const leg of legs) values += shapeValues(g, leg.edges, 0, leg.edges.length);
+    // Each waypoint's piece of road: at most its geometry's points and the snapped one, into two legs.
+    for (const p of phantoms) values += 4 * (g.geomLast[p.geom] - g.geomFirst[p.geom] + 2);
+    const line = new Polyline(values);
     const waypointPoints = [0];
     const traces = q.steps ? legTraces(legs.length) : null;
     legs.forEach((leg, i) => {

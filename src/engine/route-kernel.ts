@@ -170,6 +170,8 @@ function kernelScratchBytes(capacity: number): number {
 
 export class RouteKernel {
   private readonly k: RouteExports;
+  /** Where the candidates of the last viaCandidates keep their edges, one buffer each, reused. */
+  private readonly candidateEdges: Uint32Array[] = [];
   private readonly scratch: number;
   private readonly srcPtr: number;
   private readonly tgtPtr: number;
@@ -338,7 +340,8 @@ export class RouteKernel {
    * duration). `main` are the main route's search edges and `mainGeoms` its geometries. Candidates come by
    * duration, each unpacked once (none only through nodes of the main route or of candidates before it);
    * those `keep` takes are answered, at most `want`, after at most `maxUnpacked` unpacked. Uses the
-   * blocked-geometry bitset (cleared) for the main route's geometries. Empty without a hierarchy.
+   * blocked-geometry bitset (cleared) for the main route's geometries. Empty without a hierarchy. The
+   * candidates' edges are this kernel's: valid until its next viaCandidates.
    */
   viaCandidates(
     src: Seed[],
@@ -380,13 +383,21 @@ export class RouteKernel {
       const n = this.k.altNext(this.pathPtr, room);
       if (n < 0) break;
       const c: ViaCandidate = {
-        edges: new Uint32Array(this.buffer, this.pathPtr, n).slice(),
+        edges: new Uint32Array(this.buffer, this.pathPtr, n),
         start: this.k.altStartNode(),
         viaAt: this.k.altViaIndex(),
         cost: this.k.altDuration(),
         sharedCentimeters: this.k.altSharedCentimeters(),
       };
-      if (keep(c)) out.push(c);
+      if (!keep(c)) continue;
+      // Those kept out of the kernel's memory, into this kernel's own buffers: a far candidate is thousands
+      // of edges, and fresh copies of the two dozen unpacked were much of the garbage of a request with
+      // alternatives.
+      const i = out.length;
+      if ((this.candidateEdges[i]?.length ?? 0) < n) this.candidateEdges[i] = new Uint32Array(Math.max(n, 2 * (this.candidateEdges[i]?.length ?? 0)));
+      this.candidateEdges[i].set(c.edges);
+      c.edges = this.candidateEdges[i].subarray(0, n);
+      out.push(c);
     }
     this.clearBlocked();
     return out;

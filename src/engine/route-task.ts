@@ -66,23 +66,34 @@ export function routeJsonTask(q: RouteQuery & { geometry?: GeometryOptions } & S
   // route's (without steps: the steps' texts are written from their own line's).
   const beside = alternatives?.length && !q.steps && (q.geometry?.format ?? 'geojson') === 'geojson' && (q.geometry?.overview ?? 'full') === 'full';
   const base = beside ? { line: route.geometryE7, offsets: (mainOffsets = grownOffsets(mainOffsets, route.geometryE7)), text: EMPTY } : undefined;
-  const written = writeRoute(route, q, true, base);
+  const written = writeRoute(route, q, 'slot', base);
   if (!alternatives) return written;
-  // Alternatives as copies: the arena's slots are for the one text a reply sends in place.
+  // Alternatives after the route's text in its slot (one slot per reply, released with it), as copies
+  // when it has no slot or no room left: a copy is a new buffer on both threads, and the half megabyte
+  // or more of them per answer set off full collections there (docs/routing.md, "What sets the tail").
+  const ref = written.ok ? written.value.geometryJson : null;
+  const room: Room | null = ref && !(ref instanceof Uint8Array) ? { slot: ref[0], token: ref[1], at: ref[2] } : null;
   const others = alternatives.flatMap((a) => {
-    const w = writeRoute(a, q, false, undefined, base);
-    return w.ok ? [w.value as RouteJsonTaskResult & { geometryJson: Uint8Array }] : [];
+    const w = writeRoute(a, q, room ?? 'copy', undefined, base);
+    return w.ok ? [w.value] : [];
   });
   return written.ok ? { ok: true, value: { ...written.value, alternatives: others } } : written;
 }
 
+/** The rest of a slot a reply holds, from `at`: where its alternatives' texts go. */
+interface Room {
+  slot: number;
+  token: number;
+  at: number;
+}
+
 /** One route's text: its geometry in the form asked for, then with steps each leg's steps (`stepsAt`
- *  says where each ends), in a slot of the arena when `inArena` and one is free and large enough, else
- *  as a copy. */
+ *  says where each ends), in a slot of the arena taken for it ('slot', when one is free and large
+ *  enough) or in the `Room` left in one (moved on past it), else as a copy. */
 function writeRoute(
   found: Omit<RouteE7Result, 'alternatives'>,
   q: RouteQuery & { geometry?: GeometryOptions } & StepText,
-  inArena: boolean,
+  place: 'slot' | 'copy' | Room,
   keep?: LineBase,
   beside?: LineBase,
 ): Outcome<RouteJsonTaskResult> {
@@ -108,7 +119,9 @@ function writeRoute(
   );
   let bytes = line ? bound(line) : NULL_JSON.length;
   for (const leg of planned ?? []) bytes += leg.bound;
-  const held = inArena && arena && line && bytes <= SLOT_BYTES ? takeSlot(arena, threadId) : null;
+  const room = typeof place === 'object' && arena && bytes <= SLOT_BYTES - place.at ? place : null;
+  const taken = place === 'slot' && arena && line && bytes <= SLOT_BYTES ? takeSlot(arena, threadId) : null;
+  const held = room ? { ...room, bytes: arena!.bytes.subarray(room.slot * SLOT_BYTES + room.at, (room.slot + 1) * SLOT_BYTES) } : taken && { ...taken, at: 0 };
   const buf = held ? held.bytes : scratchOf(bytes);
   let end: number;
   let lineText: LineText | null = null;
@@ -140,6 +153,7 @@ function writeRoute(
   const [w, s, e, n] = bbox.map((x) => microOfE7(x) / 1e6);
   // A copy is exact (a view of the scratch would carry all of it across threads).
   const copy = held ? null : buf.slice(0, end);
+  if (room) room.at += end;
   // The route's text stays where the alternatives read it: in its slot, or the copy (the scratch is theirs).
   if (keep && copy) keep.text = copy;
   return {
@@ -147,7 +161,7 @@ function writeRoute(
     value: {
       ...rest,
       bbox: [w, s, e, n],
-      geometryJson: copy ?? [held!.slot, held!.token, end],
+      geometryJson: copy ?? (held!.at ? [held!.slot, held!.token, end, held!.at] : [held!.slot, held!.token, end]),
       ...(stepsAt ? { stepsAt } : {}),
     },
   };

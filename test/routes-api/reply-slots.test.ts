@@ -46,6 +46,22 @@ describe('route texts in the reply arena', () => {
     expect(heldReplySlots()).toBe(0);
   });
 
+  it('alternatives follow their route in its slot: concurrent replies carry their own, every slot comes back', async () => {
+    const ESCHEN = { latitude: 47.2105, longitude: 9.5222 };
+    const forms = [{ alternatives: 3 }, { alternatives: 2, steps: true }, { alternatives: 1, geometry_format: 'polyline6' }];
+    const ask = async (i: number) => {
+      const res = await api(app, 'POST', '/v1/routes', { key: team.key, body: { waypoints: [VADUZ, ESCHEN], ...forms[i % 3] } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.data as { geometry: unknown; alternatives: Array<{ geometry: unknown; legs: unknown }> };
+    };
+    const alone = [await ask(0), await ask(1), await ask(2)];
+    expect(alone[0].alternatives.length).toBeGreaterThan(0);
+    expect(heldReplySlots()).toBe(0);
+    const together = await Promise.all(Array.from({ length: 18 }, async (_, i) => ({ i, d: await ask(i) })));
+    for (const { i, d } of together) expect(d).toEqual(alone[i % 3]);
+    expect(heldReplySlots()).toBe(0);
+  });
+
   it('matrix cells: alone, concurrent and with rows shared over threads, each slot comes back', async () => {
     const points = [VADUZ, SCHAAN, BALZERS, RUGGELL, BETWEEN];
     const matrixOf = async (body: object, key = team.key) => {
