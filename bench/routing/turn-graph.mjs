@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { contractGraph } from '../../dist/map/graphs/contraction.js';
 import { readGraphFiles, readManifest, readShapeFiles } from '../../dist/map/map-dir.js';
+import { stats } from '../scale/lib.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -329,7 +330,6 @@ if (result.node_based && !result.edge_based.failed) {
     w = performance.now();
     const b = chQuery(
       hierarchies['edge-based'],
-      E,
       sources,
       inEdges.get(t).map((e) => [e, 0]),
       fE,
@@ -341,28 +341,7 @@ if (result.node_based && !result.edge_based.failed) {
       if (b.best < a.best) cheaper++;
     }
   }
-  const q = (xs, p) => {
-    const v = [...xs].sort((x, y) => x - y);
-    return +v[Math.min(v.length - 1, Math.floor(p * v.length))].toFixed(3);
-  };
-  const summary = (r) => ({
-    ms_p50: q(
-      r.map((x) => x.ms),
-      0.5,
-    ),
-    ms_p95: q(
-      r.map((x) => x.ms),
-      0.95,
-    ),
-    settled_p50: q(
-      r.map((x) => x.settled),
-      0.5,
-    ),
-    settled_p95: q(
-      r.map((x) => x.settled),
-      0.95,
-    ),
-  });
+  const summary = (r) => ({ ms: stats(r.map((x) => x.ms)), settled: stats(r.map((x) => x.settled)) });
   result.queries = {
     pairs: PAIRS,
     how: 'random pairs of main-network graph nodes; a bidirectional CH search in JS without stalling, the same code over both hierarchies',
@@ -372,8 +351,8 @@ if (result.node_based && !result.edge_based.failed) {
     edge_based_cheaper_than_node_based: cheaper,
   };
   result.ratio ??= {};
-  result.ratio.query_settled_p50 = +(result.queries.edge_based.settled_p50 / result.queries.node_based.settled_p50).toFixed(2);
-  result.ratio.query_ms_p50 = +(result.queries.edge_based.ms_p50 / result.queries.node_based.ms_p50).toFixed(2);
+  result.ratio.query_settled_p50 = +(result.queries.edge_based.settled.p50 / result.queries.node_based.settled.p50).toFixed(2);
+  result.ratio.query_ms_p50 = +(result.queries.edge_based.ms.p50 / result.queries.node_based.ms.p50).toFixed(2);
   log(`queries: ${JSON.stringify(result.queries)}`);
 }
 result.machine.load_end = loadavg();
