@@ -37,3 +37,41 @@ export async function signInOnPage(page: Page, url: string, email: string, passw
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { level: 1, name: landing }).waitFor();
 }
+
+/** What the map's canvas shows: how many colours, the share of pixels that are not the empty background
+ *  (a blank or failed map is one colour), and how many pixels are exactly `want` (the overlays' colours
+ *  are opaque). */
+export const canvasStats = (page: Page, want = -1) =>
+  page.evaluate((want) => {
+    const c = document.querySelector('.map canvas') as HTMLCanvasElement | null;
+    if (!c?.width) return { colours: 0, drawn: 0, matching: 0 };
+    const copy = document.createElement('canvas');
+    copy.width = c.width;
+    copy.height = c.height;
+    const g = copy.getContext('2d')!;
+    g.drawImage(c, 0, 0);
+    const d = g.getImageData(0, 0, copy.width, copy.height).data;
+    const colours = new Set<number>();
+    let drawn = 0,
+      sampled = 0,
+      matching = 0;
+    for (let i = 0, px = 0; i < d.length; i += 4, px++) {
+      const rgb = (d[i] << 16) | (d[i + 1] << 8) | d[i + 2];
+      if (rgb === want) matching++;
+      // Colours and coverage from every 7th pixel: enough to tell a drawn map from a blank one.
+      if (px % 7) continue;
+      colours.add(rgb);
+      if (rgb !== 0xf3f0ea) drawn++;
+      sampled++;
+    }
+    return { colours: colours.size, drawn: drawn / sampled, matching };
+  }, want);
+
+/** Waits until the map's canvas shows the base map (software WebGL on a shared machine takes seconds): a
+ *  click before that can land on a map that does not yet take it. */
+export async function waitForBaseMap(page: Page): Promise<void> {
+  await poll(async () => {
+    const p = await canvasStats(page);
+    return p.colours > 40 && p.drawn > 0.1;
+  }, 40_000).toBe(true);
+}

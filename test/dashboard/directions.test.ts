@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { testMapDir } from '../geo-api/support.js';
 import { startTestApp } from '../support/app.js';
-import { checkA11y, openBrowser, poll, shot, signInOnPage } from './browser-support.js';
+import { canvasStats, checkA11y, openBrowser, poll, shot, signInOnPage, waitForBaseMap } from './browser-support.js';
 import { makeDashboardTeam } from './support.js';
 
 /**
@@ -35,20 +35,7 @@ afterAll(async () => {
 });
 
 /** Pixels of the map's canvas that are exactly `want`. */
-const pixelsOf = (want: number) =>
-  page.evaluate((want) => {
-    const c = document.querySelector('.map canvas') as HTMLCanvasElement | null;
-    if (!c?.width) return 0;
-    const copy = document.createElement('canvas');
-    copy.width = c.width;
-    copy.height = c.height;
-    const g = copy.getContext('2d')!;
-    g.drawImage(c, 0, 0);
-    const d = g.getImageData(0, 0, copy.width, copy.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]) === want) n++;
-    return n;
-  }, want);
+const pixelsOf = async (want: number) => (await canvasStats(page, want)).matching;
 
 /** Where a point is on the map's canvas at the view it was opened with. */
 async function clickAt(lat: number, lon: number) {
@@ -69,7 +56,7 @@ describe('routing page directions', () => {
       await page.goto(`${app.url}/dashboard/routing#${VIEW.zoom}/${VIEW.lat}/${VIEW.lon}`);
       await poll(() => page.locator('h1').textContent()).toBe('Routing');
       await poll(() => page.locator('.map canvas').count(), 40_000).toBe(1);
-      await page.waitForTimeout(1500);
+      await waitForBaseMap(page);
       await clickAt(A.latitude, A.longitude);
       await clickAt(B.latitude, B.longitude);
       await poll(() => page.locator('ol.waypoints li').count()).toBe(2);
