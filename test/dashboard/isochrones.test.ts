@@ -5,7 +5,7 @@ import { parsePermissionList } from '../../src/auth/permissions.js';
 import type { App } from '../../src/app.js';
 import { testMapDir } from '../geo-api/support.js';
 import { api, startTestApp } from '../support/app.js';
-import { checkA11y, openBrowser, poll, shot, signInOnPage } from './browser-support.js';
+import { canvasStats, checkA11y, openBrowser, poll, shot, signInOnPage, waitForBaseMap } from './browser-support.js';
 import { makeDashboardTeam } from './support.js';
 
 /**
@@ -53,35 +53,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-/** How many pixels of the map's canvas are exactly `hex`, and the share that is not the empty background. */
-const canvasStats = (hex = '#000001') =>
-  page.evaluate(
-    (want) => {
-      const c = document.querySelector('.map canvas') as HTMLCanvasElement | null;
-      if (!c?.width) return { colours: 0, drawn: 0, matching: 0 };
-      const copy = document.createElement('canvas');
-      copy.width = c.width;
-      copy.height = c.height;
-      const g = copy.getContext('2d')!;
-      g.drawImage(c, 0, 0);
-      const d = g.getImageData(0, 0, copy.width, copy.height).data;
-      const colours = new Set<number>();
-      let drawn = 0,
-        sampled = 0,
-        matching = 0;
-      for (let i = 0, px = 0; i < d.length; i += 4, px++) {
-        const rgb = (d[i] << 16) | (d[i + 1] << 8) | d[i + 2];
-        if (rgb === want) matching++;
-        if (px % 7) continue;
-        colours.add(rgb);
-        if (rgb !== 0xf3f0ea) drawn++;
-        sampled++;
-      }
-      return { colours: colours.size, drawn: drawn / sampled, matching };
-    },
-    Number.parseInt(hex.slice(1), 16),
-  );
-const pixelsOf = async (hex: string) => (await canvasStats(hex)).matching;
+const pixelsOf = async (hex: string) => (await canvasStats(page, Number.parseInt(hex.slice(1), 16))).matching;
 
 /** The features of one of the map's GeoJSON sources (the page keeps its map on the map's box). */
 const sourceFeatures = (id: string) =>
@@ -100,10 +72,7 @@ async function openMap(path: string, heading: string, view: { zoom: number; lat:
   await page.goto('about:blank');
   await page.goto(`${app.url}/dashboard/${path}#${view.zoom}/${view.lat}/${view.lon}`);
   await poll(() => page.locator('h1').textContent()).toBe(heading);
-  await poll(async () => {
-    const p = await canvasStats();
-    return p.colours > 40 && p.drawn > 0.1;
-  }, 40_000).toBe(true);
+  await waitForBaseMap(page);
 }
 
 const usageTotal = async () =>

@@ -39,11 +39,16 @@ export async function waitFor<T>(check: () => Promise<T | undefined>, what: stri
   }
 }
 
-/** The POI once the background job has geocoded it. */
+/** The POI once the background job has geocoded it. The bound is liveness, not speed: in a full suite on
+ *  2 cores the job's task can wait behind other files' compute tasks (one wait ran past 15 s there). */
 export function geocoded(app: { url: string }, key: string, id: string): Promise<any> {
-  return waitFor(async () => {
-    const res = await api(app, 'GET', `/v1/pois/${id}`, { key });
-    expect(res.status).toBe(200);
-    return res.body.data.address.geocoded_at ? res.body.data : undefined;
-  }, `POI ${id} to be geocoded`);
+  return waitFor(
+    async () => {
+      const res = await api(app, 'GET', `/v1/pois/${id}`, { key });
+      expect(res.status).toBe(200);
+      return res.body.data.address.geocoded_at ? res.body.data : undefined;
+    },
+    `POI ${id} to be geocoded`,
+    45_000,
+  );
 }
