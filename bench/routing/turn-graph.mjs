@@ -76,11 +76,9 @@ for (let q = 0; q < G; q++) {
 // Roads meeting at each search node: the distinct geometries of its edges in and out.
 const N = g.nodeCount;
 const E = g.edgeCount;
-const tail = new Uint32Array(E);
-for (let v = 0; v < N; v++) for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) tail[e] = v;
 const roads = new Uint8Array(N);
 {
-  const seen = new Map();
+  const seen = new Set();
   const inFirst = new Uint32Array(N + 1);
   for (let e = 0; e < E; e++) inFirst[g.head[e] + 1]++;
   for (let v = 0; v < N; v++) inFirst[v + 1] += inFirst[v];
@@ -89,8 +87,8 @@ const roads = new Uint8Array(N);
   for (let e = 0; e < E; e++) inGeom[fill[g.head[e]]++] = g.orig[e] >> 1;
   for (let v = 0; v < N; v++) {
     seen.clear();
-    for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) seen.set(g.orig[e] >> 1, 1);
-    for (let i = inFirst[v]; i < inFirst[v + 1]; i++) seen.set(inGeom[i], 1);
+    for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) seen.add(g.orig[e] >> 1);
+    for (let i = inFirst[v]; i < inFirst[v + 1]; i++) seen.add(inGeom[i]);
     roads[v] = Math.min(255, seen.size);
   }
 }
@@ -229,56 +227,38 @@ class Heap {
 /** A bidirectional CH query (upward from the sources, downward into the targets, no stalling) over `ch`,
  *  labels in distF/distB (one per node): the best cost and the nodes settled. Sources and targets are [node, cost] pairs. */
 function chQuery(ch, sources, targets, distF, distB) {
-  distF.fill(Infinity);
-  distB.fill(Infinity);
-  const hf = new Heap(),
-    hb = new Heap();
-  for (const [v, c] of sources)
-    if (c < distF[v]) {
-      distF[v] = c;
-      hf.push(c, v);
+  // One side per direction: upward edges from the sources, downward edges (read at their lower end) into the targets.
+  const sides = [
+    { dist: distF, heap: new Heap(), first: ch.upFirst, next: ch.upHead, weight: ch.upWeight },
+    { dist: distB, heap: new Heap(), first: ch.dnFirst, next: ch.dnTail, weight: ch.dnWeight },
+  ];
+  const reach = (side, v, c) => {
+    if (c < side.dist[v]) {
+      side.dist[v] = c;
+      side.heap.push(c, v);
     }
-  for (const [v, c] of targets)
-    if (c < distB[v]) {
-      distB[v] = c;
-      hb.push(c, v);
-    }
+  };
+  for (const [i, seeds] of [sources, targets].entries()) {
+    sides[i].dist.fill(Infinity);
+    for (const [v, c] of seeds) reach(sides[i], v, c);
+  }
+  const [f, b] = sides;
   let best = Infinity,
     settled = 0;
-  while (hf.size || hb.size) {
-    const fwd = hb.size === 0 || (hf.size > 0 && hf.keys[0] <= hb.keys[0]);
-    const h = fwd ? hf : hb;
+  while (f.heap.size || b.heap.size) {
+    const side = b.heap.size === 0 || (f.heap.size > 0 && f.heap.keys[0] <= b.heap.keys[0]) ? f : b;
+    const h = side.heap;
     if (h.keys[0] >= best) {
-      if (fwd) hf.keys.length = hf.items.length = 0;
-      else hb.keys.length = hb.items.length = 0;
+      h.keys.length = h.items.length = 0;
       continue;
     }
     const k = h.keys[0];
     const v = h.pop();
-    const dist = fwd ? distF : distB;
-    if (k > dist[v]) continue;
+    if (k > side.dist[v]) continue;
     settled++;
-    const other = fwd ? distB : distF;
-    if (other[v] + k < best) best = other[v] + k;
-    if (fwd) {
-      for (let e = ch.upFirst[v]; e < ch.upFirst[v + 1]; e++) {
-        const w = ch.upHead[e],
-          c = k + ch.upWeight[e];
-        if (c < distF[w]) {
-          distF[w] = c;
-          hf.push(c, w);
-        }
-      }
-    } else {
-      for (let e = ch.dnFirst[v]; e < ch.dnFirst[v + 1]; e++) {
-        const u = ch.dnTail[e],
-          c = k + ch.dnWeight[e];
-        if (c < distB[u]) {
-          distB[u] = c;
-          hb.push(c, u);
-        }
-      }
-    }
+    const other = side === f ? b : f;
+    if (other.dist[v] + k < best) best = other.dist[v] + k;
+    for (let e = side.first[v]; e < side.first[v + 1]; e++) reach(side, side.next[e], k + side.weight[e]);
   }
   return { best, settled };
 }
