@@ -170,6 +170,9 @@ function contract(name, input) {
     hierarchy_edges_per_node: +(K / input.nodeCount).toFixed(2),
     hierarchy_bytes: 32 * K + 8 * (input.nodeCount + 1),
     graph_bytes: 12 * input.edgeCount + 4 * (input.nodeCount + 1),
+    // The kernel's memory at the end (what it grew to: it never shrinks) and how often its lists ran out of room.
+    kernel_bytes: ch.kernelBytes,
+    list_compactions: ch.listCompactions,
   };
   log(`  ${name}: ${JSON.stringify(result)}`);
   hierarchies[name] = ch;

@@ -10,10 +10,12 @@
 // simulated again and put back when it is no longer the smallest).
 // Witness searches: the direct edges first, then a Dijkstra limited by a settled-node count.
 //
-// Memory: the bump region of lib/memory.ts after the static data, which only grows; a fresh instance is
-// used per build and then dropped.
+// Memory: the region of lib/memory.ts after the static data; the edge pool and the adjacency lists give
+// their old blocks back when they outgrow them (take/give/regrow), and the lists drop their holes and the
+// lists of contracted nodes when they run out of room, so memory follows what is live rather than
+// everything ever grown. A fresh instance is used per build and then dropped.
 
-import { bump, f64At, setF64, setU32, setU64, u32At, u64At } from '../lib/memory';
+import { bump, f64At, give, regrow, setF64, setU32, setU64, take, u32At, u64At } from '../lib/memory';
 import { ContractionCost } from './generated/layouts';
 
 const NONE: u32 = 0xffffffff;
@@ -36,23 +38,19 @@ export function allocate(bytes: usize): usize {
   return bump(bytes);
 }
 
-function grown(old: usize, usedBytes: usize, newBytes: usize): usize {
-  const p = bump(newBytes);
-  memory.copy(p, old, usedBytes);
-  return p;
-}
-
 // ---- edge pool: tail, head, packed cost, unpacking pair ------------------------------------------------
 let pFrom: usize = 0; let pTo: usize = 0; let pC: usize = 0; let pA: usize = 0; let pB: usize = 0;
 let pCount: u32 = 0; let pCap: u32 = 0;
 
 function poolAdd(from: u32, to: u32, c: u64, a: u32, b: u32): u32 {
   if (pCount == pCap) {
-    const cap = pCap * 2;
-    const n = <usize>pCount;
-    pFrom = grown(pFrom, n << 2, <usize>cap << 2); pTo = grown(pTo, n << 2, <usize>cap << 2);
-    pC = grown(pC, n << 3, <usize>cap << 3);
-    pA = grown(pA, n << 2, <usize>cap << 2); pB = grown(pB, n << 2, <usize>cap << 2);
+    // By half: the old blocks are given back, but a block half as big again still fits where a doubled one
+    // would not.
+    const cap = pCap + (pCap >> 1);
+    const n = <usize>pCount, old = <usize>pCap;
+    pFrom = regrow(pFrom, n << 2, old << 2, <usize>cap << 2); pTo = regrow(pTo, n << 2, old << 2, <usize>cap << 2);
+    pC = regrow(pC, n << 3, old << 3, <usize>cap << 3);
+    pA = regrow(pA, n << 2, old << 2, <usize>cap << 2); pB = regrow(pB, n << 2, old << 2, <usize>cap << 2);
     pCap = cap;
   }
   const e = pCount++;
@@ -87,11 +85,8 @@ function listPush(l: usize, v: u32, e: u32, other: u32, c: u64): void {
     let end = <u32>lw(l, 7);
     const capacity = <u32>lw(l, 8);
     if (end + cap > capacity) {
-      const size: u32 = <u32>2 * capacity > end + cap ? <u32>2 * capacity : end + cap;
-      setLw(l, 0, grown(lw(l, 0), <usize>end << 2, <usize>size << 2));
-      setLw(l, 1, grown(lw(l, 1), <usize>end << 2, <usize>size << 2));
-      setLw(l, 2, grown(lw(l, 2), <usize>end << 3, <usize>size << 3));
-      setLw(l, 8, size);
+      listsCompact(l, cap);
+      end = <u32>lw(l, 7);
     }
     const s = u32At(startA, v);
     memory.copy(lw(l, 0) + (<usize>end << 2), lw(l, 0) + (<usize>s << 2), <usize>len << 2);
@@ -104,6 +99,41 @@ function listPush(l: usize, v: u32, e: u32, other: u32, c: u64): void {
   const i = u32At(startA, v) + len;
   setU32(lw(l, 0), i, e); setU32(lw(l, 1), i, other); setU64(lw(l, 2), i, c);
   setU32(lenA, v, len + 1);
+}
+
+/**
+ * Moves the lists of the nodes not yet contracted, in node order, into new arrays with room for `extra` more
+ * entries and half as many again as they hold, and gives the old arrays back: the slots that lists left
+ * when they moved, and the lists of contracted nodes (never read again), are dropped. Each list keeps its
+ * entries' order, so the contraction is the same as without it.
+ */
+function listsCompact(l: usize, extra: u32): void {
+  compactions++;
+  const startA = lw(l, 4), lenA = lw(l, 5), capA = lw(l, 6);
+  let live: u64 = 0;
+  for (let v: u32 = 0; v < nodes; v++) if (u32At(rankP, v) == NONE) live += <u64>u32At(capA, v);
+  const want: u64 = live + (live >> 1) + <u64>extra + 16;
+  if (want > <u64>0x3fffffff) unreachable();
+  const size = <u32>want;
+  const oldSize = <usize>lw(l, 8);
+  const edge = take(<usize>size << 2), other = take(<usize>size << 2), cost = take(<usize>size << 3);
+  const oEdge = lw(l, 0), oOther = lw(l, 1), oCost = lw(l, 2);
+  let end: u32 = 0;
+  for (let v: u32 = 0; v < nodes; v++) {
+    if (u32At(rankP, v) != NONE) {
+      setU32(startA, v, 0); setU32(lenA, v, 0); setU32(capA, v, 0);
+      continue;
+    }
+    const s = u32At(startA, v), len = u32At(lenA, v);
+    memory.copy(edge + (<usize>end << 2), oEdge + (<usize>s << 2), <usize>len << 2);
+    memory.copy(other + (<usize>end << 2), oOther + (<usize>s << 2), <usize>len << 2);
+    memory.copy(cost + (<usize>end << 3), oCost + (<usize>s << 3), <usize>len << 3);
+    setU32(startA, v, end);
+    end += u32At(capA, v);
+  }
+  give(oEdge, oldSize << 2); give(oOther, oldSize << 2); give(oCost, oldSize << 3);
+  setLw(l, 0, edge); setLw(l, 1, other); setLw(l, 2, cost);
+  setLw(l, 7, end); setLw(l, 8, size);
 }
 
 function listFind(l: usize, v: u32, e: u32): u32 {
@@ -157,8 +187,8 @@ let epoch: u32 = 0;
 function heapPush(v: u32, k: u64): void {
   if (hSize == hCap) {
     const cap = hCap * 2;
-    hNode = grown(hNode, <usize>hSize << 2, <usize>cap << 2);
-    hKey = grown(hKey, <usize>hSize << 3, <usize>cap << 3);
+    hNode = regrow(hNode, <usize>hSize << 2, <usize>hCap << 2, <usize>cap << 2);
+    hKey = regrow(hKey, <usize>hSize << 3, <usize>hCap << 3, <usize>cap << 3);
     hCap = cap;
   }
   let i = hSize++;
@@ -234,8 +264,9 @@ let cEdge: usize = 0; let cOther: usize = 0; let cCost: usize = 0; let cCap: u32
 function copyLists(v: u32, inN: u32, outN: u32): void {
   const n = inN + outN;
   if (n > cCap) {
+    if (cCap > 0) { give(cEdge, <usize>cCap << 2); give(cOther, <usize>cCap << 2); give(cCost, <usize>cCap << 3); }
     cCap = n * 2;
-    cEdge = bump(<usize>cCap << 2); cOther = bump(<usize>cCap << 2); cCost = bump(<usize>cCap << 3);
+    cEdge = take(<usize>cCap << 2); cOther = take(<usize>cCap << 2); cCost = take(<usize>cCap << 3);
   }
   const si = u32At(lw(inL, 4), v), so = u32At(lw(outL, 4), v);
   memory.copy(cEdge, lw(inL, 0) + (<usize>si << 2), <usize>inN << 2);
@@ -355,6 +386,8 @@ function qPop(): u32 {
 }
 
 let rankP: usize = 0;
+let nodes: u32 = 0;
+let compactions: u32 = 0;
 let order: u32 = 0;
 let gSimLimit: u32 = 0;
 let gConLimit: u32 = 0;
@@ -367,15 +400,14 @@ let gConLimit: u32 = 0;
 export function contractStart(n: u32, firstOut: usize, head: usize, weight: usize, orig: usize, geomCm: usize, m: u32, simLimit: u32, conLimit: u32): void {
   gSimLimit = simLimit;
   gConLimit = conLimit;
+  nodes = n;
   order = 0;
-  // Road graphs end with about 1.9 edges in the pool per input edge: room for 2.2 saves a doubling, which
-  // the bump allocator could never give back.
+  // Road graphs end with about 1.9 edges in the pool per input edge: room for 2.2 saves a growth.
   pCap = m * 2 + m / 5 + 16; pCount = 0;
   pFrom = bump(<usize>pCap << 2); pTo = bump(<usize>pCap << 2); pC = bump(<usize>pCap << 3);
   pA = bump(<usize>pCap << 2); pB = bump(<usize>pCap << 2);
   // Room for the adjacency lists: road graphs used 2.24–2.37 entries per input edge over a whole
-  // contraction (lists move to the end when they outgrow their slot); running out means a doubling that
-  // the bump allocator never gives back, so a little margin.
+  // contraction (lists move to the end when they outgrow their slot); running out means a compaction.
   outL = listsNew(n, m * 13 / 5 + 16);
   inL = listsNew(n, m * 13 / 5 + 16);
   const nb4 = <usize>n << 2, nb8 = <usize>n << 3;
@@ -390,6 +422,7 @@ export function contractStart(n: u32, firstOut: usize, head: usize, weight: usiz
   qHeap = bump(nb4); qPos = bump(nb4); qKey = bump(nb8); qSize = 0;
   memory.fill(qPos, 0xff, nb4);
   rankP = bump(nb4);
+  memory.fill(rankP, 0xff, nb4); // NONE until contracted (listsCompact drops the lists of contracted nodes)
 
   for (let v: u32 = 0; v < n; v++) {
     const end = u32At(firstOut, v + 1);
@@ -453,3 +486,5 @@ export function poolCost(): usize { return pC; }
 export function poolA(): usize { return pA; }
 export function poolB(): usize { return pB; }
 export function rank(): usize { return rankP; }
+/** How many times the adjacency lists ran out of room and were compacted (tests: a dense graph must). */
+export function listCompactions(): u32 { return compactions; }

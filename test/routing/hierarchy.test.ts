@@ -233,6 +233,75 @@ describe('contraction hierarchy', () => {
     expect(core.searches).toEqual({ hierarchy: 2, blocked: 4, plain: 0, turns: 0 });
   });
 
+  it("contracts a dense random graph exactly while its edge pool grows and its lists run out of room (the kernel's memory given back and reused)", () => {
+    // Random long edges make no road network: contraction adds shortcuts well past the room sized for road
+    // graphs (2.2 pool edges, 2.6 list entries per input edge), so the pool grows and the lists are compacted.
+    const n = 1500;
+    const next = rng(7);
+    const edges: number[][] = [];
+    for (let v = 0; v < n; v++) {
+      for (let k = 0; k < 3; k++) {
+        const w = Math.floor(next() * n);
+        if (w !== v) edges.push([v, w, 1 + Math.floor(next() * 1000)]);
+      }
+    }
+    edges.sort((x, y) => x[0] - y[0]);
+    const firstOut = new Uint32Array(n + 1);
+    for (const [v] of edges) firstOut[v + 1]++;
+    for (let v = 0; v < n; v++) firstOut[v + 1] += firstOut[v];
+    const g = {
+      nodeCount: n,
+      edgeCount: edges.length,
+      firstOut,
+      head: Uint32Array.from(edges.map((e) => e[1])),
+      weight: Uint32Array.from(edges.map((e) => e[2])),
+      orig: Uint32Array.from(edges.map((_, i) => 2 * i)),
+      geomCm: Uint32Array.from(edges.map((e) => e[2] * 100)),
+    } as unknown as RoadGraph;
+    const ch = contractGraph(g);
+    expect(ch.listCompactions).toBeGreaterThan(0);
+    expect(ch.chA.length).toBeGreaterThan(2.2 * edges.length);
+    // Every node's cost from s by Dijkstra over `step(v, visit)`.
+    const search = (s: number, step: (v: number, visit: (w: number, c: number) => void) => void): Float64Array => {
+      const dist = new Float64Array(n).fill(Infinity);
+      const done = new Uint8Array(n);
+      dist[s] = 0;
+      for (;;) {
+        let v = -1;
+        for (let u = 0; u < n; u++) if (!done[u] && dist[u] < Infinity && (v < 0 || dist[u] < dist[v])) v = u;
+        if (v < 0) return dist;
+        done[v] = 1;
+        step(v, (w, c) => {
+          if (dist[v] + c < dist[w]) dist[w] = dist[v] + c;
+        });
+      }
+    };
+    const plain = (v: number, visit: (w: number, c: number) => void) => {
+      for (let e = firstOut[v]; e < firstOut[v + 1]; e++) visit(g.head[e], g.weight[e]);
+    };
+    const up = (v: number, visit: (w: number, c: number) => void) => {
+      for (let i = ch.upFirst[v]; i < ch.upFirst[v + 1]; i++) visit(ch.upHead[i], ch.upWeight[i]);
+    };
+    const down = (v: number, visit: (w: number, c: number) => void) => {
+      for (let i = ch.dnFirst[v]; i < ch.dnFirst[v + 1]; i++) visit(ch.dnTail[i], ch.dnWeight[i]);
+    };
+    let reached = 0;
+    for (let k = 0; k < 25; k++) {
+      const s = Math.floor(next() * n);
+      const ref = search(s, plain);
+      const fwd = search(s, up);
+      for (let j = 0; j < 8; j++) {
+        const t = Math.floor(next() * n);
+        const bwd = search(t, down);
+        let best = Infinity;
+        for (let v = 0; v < n; v++) best = Math.min(best, fwd[v] + bwd[v]);
+        expect(best).toBe(ref[t]);
+        if (ref[t] < Infinity) reached++;
+      }
+    }
+    expect(reached).toBeGreaterThan(150);
+  });
+
   it('contracts a small graph with a parallel edge and a self loop to exact shortest paths', () => {
     // 0→1 twice (10 and 4 tenths), 1→1 loop, 1→2 (5), 0→2 (12), 2→0 (3): 0→2 costs 9 via 1.
     const edges = [

@@ -10,7 +10,7 @@ parentPort!.on('message', (input: ContractionInput) => {
     input.geomCm = new Uint32Array(0);
   };
   const ch = contractGraph(input, input, (done, total) => parentPort!.postMessage({ progress: [done, total] }), release);
-  const arrays = Object.values(ch) as ArrayBufferView[];
+  const arrays = Object.values(ch).filter((v): v is Uint32Array => ArrayBuffer.isView(v));
   parentPort!.postMessage(
     { done: ch },
     arrays.map((a) => a.buffer as ArrayBuffer),

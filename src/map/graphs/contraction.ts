@@ -59,6 +59,7 @@ interface ContractExports extends WebAssembly.Exports {
   poolA(): number;
   poolB(): number;
   rank(): number;
+  listCompactions(): number;
 }
 
 /**
@@ -121,8 +122,11 @@ export function contractInWorker(input: ContractionInput, onProgress: Contractio
   });
 }
 
-/** A hierarchy with its node order (`rank`: 0 = contracted first), which the map does not keep: queries need only the edges. */
-export type RankedContraction = Contraction & { rank: Uint32Array };
+/**
+ * A hierarchy with its node order (`rank`: 0 = contracted first), which the map does not keep: queries need
+ * only the edges; and what the kernel's memory came to (`kernelBytes`, how often its lists were compacted).
+ */
+export type RankedContraction = Contraction & { rank: Uint32Array; kernelBytes: number; listCompactions: number };
 
 /** Builds the contraction hierarchy of a search graph (in a kernel instance of its own, dropped afterwards). */
 export function contractGraph(
@@ -160,7 +164,11 @@ export function contractGraph(
     a: u32(k.poolA()),
     b: u32(k.poolB()),
   };
-  return hierarchy(g, pool, new Uint32Array(buffer, k.rank() >>> 0, g.nodeCount).slice());
+  return {
+    ...hierarchy(g, pool, new Uint32Array(buffer, k.rank() >>> 0, g.nodeCount).slice()),
+    kernelBytes: buffer.byteLength,
+    listCompactions: k.listCompactions(),
+  };
 }
 
 /** Adds CLOSED_PENALTY to the weight of every edge whose geometry is closed (the kernel's sums saturate). */
@@ -171,7 +179,7 @@ function penalise(weight: Uint32Array, orig: Uint32Array, geomCount: number, clo
 }
 
 /** Splits the pool into the upward and downward CSR and maps the unpacking pairs to CH edge ids. */
-function hierarchy(g: ContractionInput, pool: EdgePool, rank: Uint32Array): RankedContraction {
+function hierarchy(g: ContractionInput, pool: EdgePool, rank: Uint32Array): Contraction & { rank: Uint32Array } {
   const N = g.nodeCount,
     K = pool.from.length;
   const upFirst = new Uint32Array(N + 1),
