@@ -15,6 +15,7 @@ import { migrate } from './db/migrate.js';
 import { startGeocoding, type GeocodingRunner } from './geocoding/runner.js';
 import { geoRoutes } from './api/geo/routes.js';
 import { ensureDefaultMap, stderrProgress } from './map/build.js';
+import { transparentHugePages } from './lib/host.js';
 import { activeMap, collectThreadGarbage, loadedProfiles, loadMap } from './engine/engine.js';
 import { MapSwaps } from './ops/map-swap.js';
 import { Router, type Route } from './http/router.js';
@@ -125,8 +126,10 @@ export async function openMap(config: Config, log: Logger): Promise<string | und
   const dir = config.mapDir ?? (await ensureDefaultMap(config.dataDir, process.stderr.isTTY ? stderrProgress() : undefined));
   const started = Date.now();
   const map = await loadMap(dir, config.profiles);
+  // The kernel's huge pages mode goes with the load time: it sets most of it on a virtual machine (docs/operations.md).
+  const hugePages = transparentHugePages();
   log.info(
-    { id: map.id, dir: map.dir, bytes: map.bytes, profiles: map.profiles, ms: Date.now() - started, warmUpMs: map.warmUp.ms },
+    { id: map.id, dir: map.dir, bytes: map.bytes, profiles: map.profiles, ms: Date.now() - started, warmUpMs: map.warmUp.ms, hugePages },
     'map loaded (compute threads warmed up on it)',
   );
   return map.dir;

@@ -41,6 +41,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { transparentHugePages } from '../../dist/lib/host.js';
 import {
   along,
   boxDiagonal,
@@ -212,6 +213,9 @@ const result = {
     total_memory_bytes: totalmem(),
     node: process.version,
     loadavg_start: loadavg().map((x) => +x.toFixed(2)),
+    // The kernel's transparent huge pages mode: with `madvise` (Debian's default) the map's memory is
+    // faulted in 4 KiB pages, which sets most of a load's time on a virtual machine (docs/operations.md).
+    transparent_hugepages: transparentHugePages(),
     note: 'cores shared with other work: timings are noisy',
   },
   git: { commit: gitOut(['rev-parse', '--short', 'HEAD']), dirty: !!gitOut(['status', '--porcelain', '--untracked-files=no']) },
