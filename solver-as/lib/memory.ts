@@ -24,7 +24,7 @@ export function bumpTop(): usize {
 export function bump(bytes: usize): usize {
   if (top == 0) top = __heap_base;
   const p = (top + 15) & ~(<usize>15);
-  const end = p + ((bytes + 15) & ~(<usize>15));
+  const end = p + rounded(bytes);
   if (end < p || bytes > end - p) unreachable();
   top = end;
   const pages = <i32>((<u64>end + 0xffff) >> 16);

@@ -32,6 +32,23 @@ function mainNodes(g: TestGraph): number[] {
   return out;
 }
 
+/** A search graph of `nodeCount` nodes from [tail, head, tenths] edges, each its own geometry of `cmPerTenth` × tenths centimeters. */
+function graphOf(nodeCount: number, edges: number[][], cmPerTenth: number): RoadGraph {
+  edges.sort((x, y) => x[0] - y[0]);
+  const firstOut = new Uint32Array(nodeCount + 1);
+  for (const [v] of edges) firstOut[v + 1]++;
+  for (let v = 0; v < nodeCount; v++) firstOut[v + 1] += firstOut[v];
+  return {
+    nodeCount,
+    edgeCount: edges.length,
+    firstOut,
+    head: Uint32Array.from(edges.map((e) => e[1])),
+    weight: Uint32Array.from(edges.map((e) => e[2])),
+    orig: Uint32Array.from(edges.map((_, i) => 2 * i)),
+    geomCm: Uint32Array.from(edges.map((e) => e[2] * cmPerTenth)),
+  } as unknown as RoadGraph;
+}
+
 describe('contraction hierarchy', () => {
   it('every map profile has one; contracting its graph again gives the same edges, ranks forming a permutation', () => {
     for (const g of Object.values(graphs)) {
@@ -245,54 +262,21 @@ describe('contraction hierarchy', () => {
         if (w !== v) edges.push([v, w, 1 + Math.floor(next() * 1000)]);
       }
     }
-    edges.sort((x, y) => x[0] - y[0]);
-    const firstOut = new Uint32Array(n + 1);
-    for (const [v] of edges) firstOut[v + 1]++;
-    for (let v = 0; v < n; v++) firstOut[v + 1] += firstOut[v];
-    const g = {
-      nodeCount: n,
-      edgeCount: edges.length,
-      firstOut,
-      head: Uint32Array.from(edges.map((e) => e[1])),
-      weight: Uint32Array.from(edges.map((e) => e[2])),
-      orig: Uint32Array.from(edges.map((_, i) => 2 * i)),
-      geomCm: Uint32Array.from(edges.map((e) => e[2] * 100)),
-    } as unknown as RoadGraph;
+    const g = graphOf(n, edges, 100);
     const ch = contractGraph(g);
     expect(ch.listCompactions).toBeGreaterThan(0);
     expect(ch.chA.length).toBeGreaterThan(2.2 * edges.length);
-    // Every node's cost from s by Dijkstra over `step(v, visit)`.
-    const search = (s: number, step: (v: number, visit: (w: number, c: number) => void) => void): Float64Array => {
-      const dist = new Float64Array(n).fill(Infinity);
-      const done = new Uint8Array(n);
-      dist[s] = 0;
-      for (;;) {
-        let v = -1;
-        for (let u = 0; u < n; u++) if (!done[u] && dist[u] < Infinity && (v < 0 || dist[u] < dist[v])) v = u;
-        if (v < 0) return dist;
-        done[v] = 1;
-        step(v, (w, c) => {
-          if (dist[v] + c < dist[w]) dist[w] = dist[v] + c;
-        });
-      }
-    };
-    const plain = (v: number, visit: (w: number, c: number) => void) => {
-      for (let e = firstOut[v]; e < firstOut[v + 1]; e++) visit(g.head[e], g.weight[e]);
-    };
-    const up = (v: number, visit: (w: number, c: number) => void) => {
-      for (let i = ch.upFirst[v]; i < ch.upFirst[v + 1]; i++) visit(ch.upHead[i], ch.upWeight[i]);
-    };
-    const down = (v: number, visit: (w: number, c: number) => void) => {
-      for (let i = ch.dnFirst[v]; i < ch.dnFirst[v + 1]; i++) visit(ch.dnTail[i], ch.dnWeight[i]);
-    };
+    // The hierarchy's two halves as graphs of their own: upward edges from a node, downward edges read at their lower end.
+    const up = { nodeCount: n, firstOut: ch.upFirst, head: ch.upHead, weight: ch.upWeight } as unknown as RoadGraph;
+    const down = { nodeCount: n, firstOut: ch.dnFirst, head: ch.dnTail, weight: ch.dnWeight } as unknown as RoadGraph;
     let reached = 0;
     for (let k = 0; k < 25; k++) {
       const s = Math.floor(next() * n);
-      const ref = search(s, plain);
-      const fwd = search(s, up);
+      const ref = dijkstra(g, s);
+      const fwd = dijkstra(up, s);
       for (let j = 0; j < 8; j++) {
         const t = Math.floor(next() * n);
-        const bwd = search(t, down);
+        const bwd = dijkstra(down, t);
         let best = Infinity;
         for (let v = 0; v < n; v++) best = Math.min(best, fwd[v] + bwd[v]);
         expect(best).toBe(ref[t]);
@@ -312,18 +296,7 @@ describe('contraction hierarchy', () => {
       [1, 2, 5],
       [2, 0, 3],
     ];
-    edges.sort((x, y) => x[0] - y[0]);
-    const firstOut = Uint32Array.from([0, 3, 5, 6]);
-    const g = {
-      nodeCount: 3,
-      edgeCount: edges.length,
-      firstOut,
-      head: Uint32Array.from(edges.map((e) => e[1])),
-      weight: Uint32Array.from(edges.map((e) => e[2])),
-      orig: Uint32Array.from(edges.map((_, i) => 2 * i)),
-      geomCm: Uint32Array.from(edges.map((e) => e[2] * 1000)),
-    } as unknown as RoadGraph;
-    const ch = contractGraph(g);
+    const ch = contractGraph(graphOf(3, edges, 1000));
     // Upward from 0 and downward into 2 must meet at a cost of 9 (4 + 5); the 10-tenth parallel edge and the loop are gone.
     const weights = [...ch.upWeight, ...ch.dnWeight];
     expect(weights).not.toContain(10);
