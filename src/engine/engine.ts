@@ -20,6 +20,7 @@ import type { ThreadWarmUp, WarmUpInput } from './warm-up.js';
 import { shapeBytes, type Shapes } from '../map/graphs/road-graph.js';
 import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
 import { loadGraph, viewGraph, type SharedGraphs } from './graph-memory.js';
+import { geocoderWorkerData } from './geocoder/task.js';
 import { speedRange } from '../map/graphs/road-graph.js';
 import { joinLineStrings } from './line-json.js';
 import { joinPolylines, type GeometryOptions } from './polyline.js';
@@ -253,7 +254,7 @@ export async function loadMap(dir: string, profiles: readonly ProfileName[] = PR
     const file = err instanceof MapFormatError ? (err.file ?? '') : '';
     throw new MapLoadError(file.includes('/') ? file.split('/')[0] : file || 'map', err instanceof Error ? err.message : String(err));
   }
-  const gen = newGeneration({ routing: shared, geocoder, replyArena: arenaBuffer });
+  const gen = newGeneration({ routing: shared, ...geocoderWorkerData(geocoder), replyArena: arenaBuffer });
   const map: LoadedMap = { dir, id, manifest, files, profiles: Object.keys(shared.profiles) as ProfileName[], bytes, warmUp: { ms: 0, threads: [] } };
   maps.set(gen, { map, graphs: shared, topSpeeds: new Map() });
   try {

@@ -8,7 +8,9 @@ import { closePool, newGeneration, retire, runOn, runTask } from '../../src/comp
 import { readGeocoderDir } from '../../src/map/map-dir.js';
 import { centroid } from '../../src/map/geocoder/geometry.js';
 import { buildGeocoderIndex } from '../../src/map/geocoder/index-build.js';
-import { loadGeocoder, type Address, type Geocoder } from '../../src/engine/geocoder/reverse.js';
+import { geocoderData, loadGeocoder, type Address, type Geocoder } from '../../src/engine/geocoder/reverse.js';
+import { geocoderWorkerData } from '../../src/engine/geocoder/task.js';
+import { ownTrees } from '../../src/engine/geocoder/trees.js';
 import { loadOsm, type OsmData } from '../../src/map/osm/osm-data.js';
 import { projectRoot } from '../../src/lib/paths.js';
 
@@ -166,9 +168,17 @@ describe('reverse geocoding in Liechtenstein', () => {
       { lat: 0, lon: 0 },
     ];
     // The index's files handed to a generation of compute threads, as a loaded map's are (engine.ts, loadMap).
-    const gen = newGeneration({ geocoder: await readGeocoderDir(dir) });
-    const addresses = await runOn(gen, () => runTask<Address[]>('geocode', { mapDir: dir, points })).finally(() => retire(gen));
-    expect(addresses).toEqual(points.map((p) => geocoder.reverseGeocode(p.lat, p.lon)));
-    expect(addresses[0].street).toBe('Postplatz 2');
+    const files = await readGeocoderDir(dir);
+    const shared = geocoderWorkerData(files);
+    const gen = newGeneration(shared);
+    // Two at once: the generation's threads build the spatial trees once between them, in its shared room.
+    const answers = await runOn(gen, () => Promise.all([0, 1].map(() => runTask<Address[]>('geocode', { mapDir: dir, points })))).finally(() => retire(gen));
+    for (const addresses of answers) expect(addresses).toEqual(points.map((p) => geocoder.reverseGeocode(p.lat, p.lon)));
+    expect(answers[0][0].street).toBe('Postplatz 2');
+    // What the threads built is what a geocoder of its own builds, byte for byte.
+    const own = ownTrees(geocoderData(files).arrays);
+    const room = shared.geocoderTrees!;
+    expect([...room.state]).toEqual([2, 2, 2]);
+    for (const name of ['streets', 'points', 'places'] as const) expect(new Uint8Array(room.bytes[name]!)).toEqual(new Uint8Array(own[name]!.data));
   });
 });

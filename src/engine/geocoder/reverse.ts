@@ -1,6 +1,6 @@
 // Reverse geocoding over a map's geocoder index (see DECISIONS.md, "Address and geolocation"). All
 // spatial indexes are built once at load so a lookup is a handful of tree queries.
-import KDBush from 'kdbush';
+import type KDBush from 'kdbush';
 import { AreaIndex, SCALE } from '../../map/geocoder/areas.js';
 import { CountryLocator } from '../../map/geocoder/country-locator.js';
 import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
@@ -15,6 +15,7 @@ import {
 } from '../../map/geocoder/index-format.js';
 import { readGeocoderDir, type GeocoderFiles } from '../../map/map-dir.js';
 import { StreetIndex } from '../../map/geocoder/street-index.js';
+import { ownTrees, type GeocoderTrees } from './trees.js';
 
 export interface Address {
   /**
@@ -51,25 +52,21 @@ export class Geocoder {
   private readonly municipalities: AreaIndex;
   private readonly postal: AreaIndex;
   private readonly streets: StreetIndex;
-  /** Address points with a street (and maybe a house number); all address points; those with a postcode: indices into addr*. */
-  private readonly houses: { tree: KDBush; ids: Uint32Array };
-  private readonly tagged: { tree: KDBush; ids: Uint32Array };
-  private readonly postcodes: { tree: KDBush; ids: Uint32Array };
-  private readonly places: { tree: KDBush; ids: Uint32Array };
+  /** Every address point (item i: addr* index i) and every place (placeCoords index i). */
+  private readonly points: KDBush;
+  private readonly places: KDBush;
 
-  constructor(data: GeocoderIndexData) {
+  /** `trees`: the index's spatial trees (trees.ts), built here unless given. */
+  constructor(data: GeocoderIndexData, trees: GeocoderTrees = ownTrees(data.arrays)) {
     this.meta = data.meta;
     this.a = data.arrays;
     const areas = data.meta.areas;
     this.countries = new CountryLocator(this.a, areas);
     this.municipalities = new AreaIndex(this.a, (i) => areas[i].kind === 'municipality');
     this.postal = new AreaIndex(this.a, (i) => areas[i].kind === 'postal');
-    this.streets = new StreetIndex(this.a.streetCoords, this.a.streetStarts);
-    const addrCount = this.a.addrStreet.length;
-    this.houses = pointIndex(this.a.addrCoords, (i) => this.a.addrStreet[i] >= 0, addrCount);
-    this.tagged = pointIndex(this.a.addrCoords, () => true, addrCount);
-    this.postcodes = pointIndex(this.a.addrCoords, (i) => this.a.addrPostcode[i] >= 0, addrCount);
-    this.places = pointIndex(this.a.placeCoords, () => true, this.a.placeName.length);
+    this.streets = new StreetIndex(this.a.streetCoords, this.a.streetStarts, trees.streets);
+    this.points = trees.points;
+    this.places = trees.places;
   }
 
   get counts() {
@@ -97,13 +94,13 @@ export class Geocoder {
     // the nearest tagged object's, else the address point's street's, else the smallest postal area's
     // (a postal boundary, or the lowest administrative one with a postcode), else the nearest postcode
     // tagged around: Nominatim's order (own, street's, area's, estimated).
-    const own = this.nearest(this.tagged, a.addrCoords, lat, lon, kx, HOUSE_NUMBER_RADIUS_M, () => true);
+    const own = this.nearest(this.points, a.addrCoords, lat, lon, kx, HOUSE_NUMBER_RADIUS_M, () => true);
     let street: string | null = null;
     let housenumber: string | null = null;
     let zipcode: string | null = own && a.addrPostcode[own.index] >= 0 ? strings[a.addrPostcode[own.index]] : null;
     let city: string | null = own && a.addrCity[own.index] >= 0 ? strings[a.addrCity[own.index]] : null;
     let streetChunk = -1;
-    const house = this.nearest(this.houses, a.addrCoords, lat, lon, kx, HOUSE_NUMBER_RADIUS_M, () => true);
+    const house = this.nearest(this.points, a.addrCoords, lat, lon, kx, HOUSE_NUMBER_RADIUS_M, (i) => a.addrStreet[i] >= 0);
     if (house) {
       const i = house.index;
       housenumber = a.addrNumber[i] >= 0 ? strings[a.addrNumber[i]] : null;
@@ -130,7 +127,7 @@ export class Geocoder {
     }
     zipcode ??= this.smallestAreaName(this.postal.containing(lat, lon), country);
     if (zipcode === null) {
-      const p = this.nearest(this.postcodes, a.addrCoords, lat, lon, kx, POSTCODE_RADIUS_M, (i) => sameCountry(a.addrCountry[i]));
+      const p = this.nearest(this.points, a.addrCoords, lat, lon, kx, POSTCODE_RADIUS_M, (i) => a.addrPostcode[i] >= 0 && sameCountry(a.addrCountry[i]));
       if (p) zipcode = strings[a.addrPostcode[p.index]];
     }
 
@@ -162,41 +159,27 @@ export class Geocoder {
     return areas[found.find((i) => areas[i].country === country) ?? found[0]].name;
   }
 
-  private nearest(
-    index: { tree: KDBush; ids: Uint32Array },
-    coords: Int32Array,
-    lat: number,
-    lon: number,
-    kx: number,
-    radiusM: number,
-    accept: (i: number) => boolean,
-  ): Nearest | null {
+  /** The point of `tree` nearest to (lat, lon) within `radiusM` of those `accept` takes; of equally near
+   *  ones the lowest index, whatever order the tree gives them in. */
+  private nearest(tree: KDBush, coords: Int32Array, lat: number, lon: number, kx: number, radiusM: number, accept: (i: number) => boolean): Nearest | null {
     const dLat = radiusM / METERS_PER_UNIT;
     const dLon = radiusM / kx;
     let best: Nearest | null = null;
-    for (const k of index.tree.range(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) {
-      const i = index.ids[k];
+    for (const i of tree.range(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) {
       const dx = (coords[2 * i + 1] - lon) * kx;
       const dy = (coords[2 * i] - lat) * METERS_PER_UNIT;
       const m = Math.sqrt(dx * dx + dy * dy);
-      if (m <= radiusM && (!best || m < best.meters) && accept(i)) best = { index: i, meters: m };
+      if (m <= radiusM && (!best || m < best.meters || (m === best.meters && i < best.index)) && accept(i)) best = { index: i, meters: m };
     }
     return best;
   }
 }
 
-function pointIndex(coords: Int32Array, include: (i: number) => boolean, count: number): { tree: KDBush; ids: Uint32Array } {
-  const ids: number[] = [];
-  for (let i = 0; i < count; i++) if (include(i)) ids.push(i);
-  const tree = new KDBush(Math.max(1, ids.length), 64, Int32Array);
-  for (const i of ids) tree.add(coords[2 * i + 1], coords[2 * i]);
-  // KDBush needs at least one point; a far-away dummy is never within any search radius.
-  if (ids.length === 0) tree.add(2_000_000_000, 2_000_000_000);
-  return { tree: tree.finish(), ids: Uint32Array.from(ids) };
-}
+/** The index over its files (map-dir.ts), in place. */
+export const geocoderData = (files: GeocoderFiles): GeocoderIndexData => geocoderIndexOf(parseGeocoderMeta(files['index.json'], 'index.json'), files);
 
-/** The geocoder over an index's files (map-dir.ts), in place. */
-export const geocoderFromFiles = (files: GeocoderFiles): Geocoder => new Geocoder(geocoderIndexOf(parseGeocoderMeta(files['index.json'], 'index.json'), files));
+/** The geocoder over an index's files, with trees of its own. */
+export const geocoderFromFiles = (files: GeocoderFiles): Geocoder => new Geocoder(geocoderData(files));
 
 /** The geocoder of a directory holding only a geocoder index (written by buildGeocoderIndex: tests, tools). */
 export const loadGeocoder = async (dir: string): Promise<Geocoder> => geocoderFromFiles(await readGeocoderDir(dir));

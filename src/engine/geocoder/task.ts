@@ -1,23 +1,39 @@
-// Pool tasks for geocoding: each compute thread builds its reverse geocoder and search index once, over the
+// Pool tasks for geocoding: each compute thread makes its reverse geocoder and search index once, over the
 // geocoder files the engine read into shared memory for the thread's pool generation (workerData.geocoder,
-// map/map-dir.ts): no thread reads or copies the index itself.
+// map/map-dir.ts), and the spatial trees the generation's threads build once between them
+// (workerData.geocoderTrees, trees.ts): no thread reads or copies the index itself.
 import { workerData } from 'piscina';
 import type { GeocoderFiles } from '../../map/map-dir.js';
-import { geocoderFromFiles, type Address, type Geocoder } from './reverse.js';
+import { Geocoder, geocoderData, type Address } from './reverse.js';
 import { searchIndexFromFiles, type SearchHit, type SearchIndex, type SearchQuery } from './search.js';
+import { buildShare, sharedTrees, treeRoom, type TreeRoom } from './trees.js';
 
 let geocoder: Geocoder | undefined;
 let searchIndex: SearchIndex | undefined;
 
 /** This thread's map's geocoder files; `mapDir` (the map the caller was pinned to) names it in the error. */
-function files(mapDir: string): GeocoderFiles {
-  const shared = (workerData as { geocoder?: GeocoderFiles } | undefined)?.geocoder;
-  if (!shared) throw new Error(`the map in ${mapDir} has no geocoder index in this compute thread`);
-  return shared;
+/** What a generation of compute threads is given of a map's geocoder (`undefined`: the map has none):
+ *  its files, and room for the trees its threads build (trees.ts). */
+export const geocoderWorkerData = (files: GeocoderFiles | undefined): { geocoder?: GeocoderFiles; geocoderTrees?: TreeRoom } => ({
+  geocoder: files,
+  geocoderTrees: files && treeRoom(geocoderData(files).arrays),
+});
+
+function files(mapDir: string): { files: GeocoderFiles; trees: TreeRoom } {
+  const shared = workerData as { geocoder?: GeocoderFiles; geocoderTrees?: TreeRoom } | undefined;
+  if (!shared?.geocoder || !shared.geocoderTrees) throw new Error(`the map in ${mapDir} has no geocoder index in this compute thread`);
+  return { files: shared.geocoder, trees: shared.geocoderTrees };
 }
 
-const reverse = (mapDir: string): Geocoder => (geocoder ??= geocoderFromFiles(files(mapDir)));
-const search = (mapDir: string): SearchIndex => (searchIndex ??= searchIndexFromFiles(files(mapDir)));
+function reverse(mapDir: string): Geocoder {
+  if (!geocoder) {
+    const shared = files(mapDir);
+    const data = geocoderData(shared.files);
+    geocoder = new Geocoder(data, sharedTrees(shared.trees, data.arrays));
+  }
+  return geocoder;
+}
+const search = (mapDir: string): SearchIndex => (searchIndex ??= searchIndexFromFiles(files(mapDir).files));
 
 /** Worker task `geocode`: reverse-geocodes a batch of points against this thread's map (`mapDir`). */
 export const geocodeTask = (input: { mapDir: string; points: Array<{ lat: number; lon: number }> }): Address[] =>
@@ -29,7 +45,14 @@ export const geoSearchTask = (input: { mapDir: string; query: SearchQuery }): Se
 /** Worker task `geoSearchMany`: a batch of searches (an import's rows), one task for all. */
 export const geoSearchManyTask = (input: { mapDir: string; queries: SearchQuery[] }): SearchHit[][] => input.queries.map((q) => search(input.mapDir).search(q));
 
-/** The reverse geocoder and the search index of this thread's map built and each lookup run once (a
+/** The warm-up's first step in thread `part` of `parts`: its share of the spatial trees, built while
+ *  the other threads warm their routes (before the 32x32 country's ~1.2 s of building was every thread's). */
+export function buildTreeShare(mapDir: string, part: number, parts: number): void {
+  const shared = files(mapDir);
+  buildShare(shared.trees, geocoderData(shared.files).arrays, part, parts);
+}
+
+/** The reverse geocoder and the search index of this thread's map made and each lookup run once (a
  *  reverse lookup per sample point, a search and an autocomplete for the first street found), so that no
  *  request pays the building. Returns the lookups made. */
 export function warmGeocoder(mapDir: string, samples: ReadonlyArray<{ lat: number; lon: number }>): { geocode: number; search: number } {

@@ -11,35 +11,13 @@ import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 const METERS_PER_UNIT = METERS_PER_DEGREE / SCALE;
 
 export class StreetIndex {
-  /** Item i is street i; null without streets (Flatbush needs at least one item). */
-  private readonly tree: Flatbush | null;
-
-  /** `coords`: lat, lon pairs in SCALE units; street s has vertices starts[s] … starts[s + 1] - 1. */
+  /** `coords`: lat, lon pairs in SCALE units; street s has vertices starts[s] … starts[s + 1] - 1. `tree`:
+   *  their boxes as `streetTree` builds it (item i is street i; null without streets), built here unless given. */
   constructor(
     private readonly coords: Int32Array,
     private readonly starts: Uint32Array,
-  ) {
-    const count = Math.max(0, starts.length - 1);
-    // Coordinates are SCALE-unit integers: Int32Array holds them exactly, in half the memory of doubles.
-    const tree = count > 0 ? new Flatbush(count, 16, Int32Array) : null;
-    for (let s = 0; s < count; s++) {
-      let minX = Infinity,
-        minY = Infinity,
-        maxX = -Infinity,
-        maxY = -Infinity;
-      for (let v = starts[s]; v < starts[s + 1]; v++) {
-        const y = coords[2 * v],
-          x = coords[2 * v + 1];
-        if (x < minX) minX = x;
-        if (x > maxX) maxX = x;
-        if (y < minY) minY = y;
-        if (y > maxY) maxY = y;
-      }
-      tree!.add(minX, minY, maxX, maxY);
-    }
-    tree?.finish();
-    this.tree = tree;
-  }
+    private readonly tree: Flatbush | null = streetTree(coords, starts),
+  ) {}
 
   /** Index of the street nearest to (lat, lon) (SCALE units) within `radiusM` (of those `accept` takes), or -1. */
   nearest(lat: number, lon: number, radiusM: number, accept?: (s: number) => boolean): number {
@@ -65,4 +43,34 @@ export class StreetIndex {
     }
     return best;
   }
+}
+
+/** The streets' boxes as a packed tree (null without streets: Flatbush needs at least one item), its bytes in
+ *  a buffer of `BufferType`: a SharedArrayBuffer for compute threads that read one tree (geocoder/trees.ts). */
+export function streetTree(
+  coords: Int32Array,
+  starts: Uint32Array,
+  BufferType: ArrayBufferConstructor | SharedArrayBufferConstructor = ArrayBuffer,
+): Flatbush | null {
+  const count = Math.max(0, starts.length - 1);
+  if (count === 0) return null;
+  // Coordinates are SCALE-unit integers: Int32Array holds them exactly, in half the memory of doubles.
+  const tree = new Flatbush(count, 16, Int32Array, BufferType);
+  for (let s = 0; s < count; s++) {
+    let minX = Infinity,
+      minY = Infinity,
+      maxX = -Infinity,
+      maxY = -Infinity;
+    for (let v = starts[s]; v < starts[s + 1]; v++) {
+      const y = coords[2 * v],
+        x = coords[2 * v + 1];
+      if (x < minX) minX = x;
+      if (x > maxX) maxX = x;
+      if (y < minY) minY = y;
+      if (y > maxY) maxY = y;
+    }
+    tree.add(minX, minY, maxX, maxY);
+  }
+  tree.finish();
+  return tree;
 }

@@ -1,0 +1,111 @@
+// The reverse geocoder's spatial trees, built once per loaded map and read by every compute thread in
+// place. They are made from the map's geocoder index when it loads (not stored in the map: at 32x32
+// they would take ~80 MB of a map directory that is at its size target). Each compute thread used to
+// build its own: 2.3 s of CPU per thread before the warm-up ended on the 32x32 country, on a 2-core
+// host most of the wait for ready, and ~100 MB of memory per thread. Now the main thread sets shared
+// memory aside for them (`treeRoom`, sized by the trees' own constructors, which only allocate), and the
+// first compute thread to need a tree builds it in place while the others wait for it or build another.
+import Flatbush from 'flatbush';
+import KDBush from 'kdbush';
+import type { GeocoderArrays } from '../../map/geocoder/index-format.js';
+import { streetTree } from '../../map/geocoder/street-index.js';
+
+/** The trees a reverse lookup searches: the streets' boxes (null without streets), every address point,
+ *  every place. Item i of each is street, address point or place i. */
+export interface GeocoderTrees {
+  streets: Flatbush | null;
+  points: KDBush;
+  places: KDBush;
+}
+
+type TreeArrays = Pick<GeocoderArrays, 'streetCoords' | 'streetStarts' | 'addrCoords' | 'placeCoords'>;
+
+const TREES = ['streets', 'points', 'places'] as const;
+type TreeName = (typeof TREES)[number];
+type AnyBuffer = ArrayBufferConstructor | SharedArrayBufferConstructor;
+
+/** Shared memory for a map's trees: their bytes, and per tree a state word (`UNBUILT`, `BUILDING`, `BUILT`). */
+export interface TreeRoom {
+  state: Int32Array;
+  bytes: { streets: SharedArrayBuffer | null; points: SharedArrayBuffer; places: SharedArrayBuffer };
+}
+
+const UNBUILT = 0;
+const BUILDING = 1;
+const BUILT = 2;
+
+/** Lat, lon pairs as a KDBush of lon, lat (item i: point i); a far-away stand-in when there are none
+ *  (KDBush needs one item), never within any search radius. */
+function pointTree(coords: Int32Array, BufferType: AnyBuffer): KDBush {
+  const count = coords.length / 2;
+  const tree = new KDBush(Math.max(1, count), 64, Int32Array, BufferType);
+  for (let i = 0; i < count; i++) tree.add(coords[2 * i + 1], coords[2 * i]);
+  if (count === 0) tree.add(2_000_000_000, 2_000_000_000);
+  return tree.finish();
+}
+
+const build = (a: TreeArrays, name: TreeName, BufferType: AnyBuffer): Flatbush | KDBush | null =>
+  name === 'streets' ? streetTree(a.streetCoords, a.streetStarts, BufferType) : pointTree(name === 'points' ? a.addrCoords : a.placeCoords, BufferType);
+
+/** The trees built here, for this thread alone (tools and tests: a geocoder without a loaded map). */
+export const ownTrees = (a: TreeArrays): GeocoderTrees => ({
+  streets: build(a, 'streets', ArrayBuffer) as Flatbush | null,
+  points: build(a, 'points', ArrayBuffer) as KDBush,
+  places: build(a, 'places', ArrayBuffer) as KDBush,
+});
+
+/** Room for `a`'s trees in shared memory, on the main thread. Flatbush and KDBush size their buffer
+ *  in their constructors; the empty trees made here to read it are zero pages never written. */
+export function treeRoom(a: TreeArrays): TreeRoom {
+  const streets = a.streetStarts.length > 1 ? new Flatbush(a.streetStarts.length - 1, 16, Int32Array).data.byteLength : 0;
+  const points = (coords: Int32Array) => new KDBush(Math.max(1, coords.length / 2), 64, Int32Array).data.byteLength;
+  return {
+    state: new Int32Array(new SharedArrayBuffer(4 * TREES.length)),
+    bytes: {
+      streets: streets ? new SharedArrayBuffer(streets) : null,
+      points: new SharedArrayBuffer(points(a.addrCoords)),
+      places: new SharedArrayBuffer(points(a.placeCoords)),
+    },
+  };
+}
+
+/** A buffer "constructor" that hands Flatbush or KDBush (which make their buffer with `new BufferType(bytes)`)
+ *  the room set aside for them, so that a tree is built in place. */
+function roomOf(room: SharedArrayBuffer | null): AnyBuffer {
+  return function (this: unknown, bytes: number) {
+    if (!room || room.byteLength !== bytes) throw new Error(`geocoder tree room of ${room?.byteLength ?? 0} bytes for a tree of ${bytes}`);
+    return room;
+  } as unknown as AnyBuffer;
+}
+
+/** Builds tree `i` in its room unless another thread has it or is at it; true when this thread built it. */
+function claim(room: TreeRoom, a: TreeArrays, i: number): boolean {
+  if (Atomics.compareExchange(room.state, i, UNBUILT, BUILDING) !== UNBUILT) return false;
+  let state = UNBUILT;
+  try {
+    build(a, TREES[i], roomOf(room.bytes[TREES[i]]));
+    state = BUILT;
+  } finally {
+    // A build that failed leaves the tree to the next thread that needs it, which writes all of it again.
+    Atomics.store(room.state, i, state);
+    Atomics.notify(room.state, i);
+  }
+  return true;
+}
+
+/** The warm-up's share of the building (`part` of `parts` threads): the trees no other thread has taken. */
+export function buildShare(room: TreeRoom, a: TreeArrays, part: number, parts: number): void {
+  for (let i = part; i < TREES.length; i += parts) claim(room, a, i);
+}
+
+/** The trees in `room`, each built here when no thread has, else waited for (only compute threads read
+ *  them: the main thread never waits here). */
+export function sharedTrees(room: TreeRoom, a: TreeArrays): GeocoderTrees {
+  for (let i = 0; i < TREES.length; i++) {
+    while (Atomics.load(room.state, i) !== BUILT) {
+      if (!claim(room, a, i)) Atomics.wait(room.state, i, BUILDING);
+    }
+  }
+  const { streets, points, places } = room.bytes;
+  return { streets: streets && Flatbush.from(streets), points: KDBush.from(points), places: KDBush.from(places) };
+}
