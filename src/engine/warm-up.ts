@@ -3,7 +3,7 @@
 // geocoder and search index read — is paid here instead of by a client.
 import { threadId } from 'node:worker_threads';
 import { collectGarbage } from '../lib/gc.js';
-import { buildTreeShare, warmGeocoder } from './geocoder/task.js';
+import { geocoderBuilds, warmGeocoder } from './geocoder/task.js';
 import { warmAvoidingAgain, warmRouting } from './route-task.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
@@ -48,8 +48,9 @@ export async function warmUpTask(input: WarmUpInput): Promise<ThreadWarmUp> {
   const arrived = oneEach(input);
   const started = performance.now();
   const stop: [Int32Array, Int32Array] = [input.stop.subarray(2 * arrived, 2 * arrived + 1), input.stop.subarray(2 * arrived + 1, 2 * arrived + 2)];
-  // The geocoder's trees first, each thread its share: the threads' routes warm up while they are built.
-  if (input.geocoder) buildTreeShare(input.mapDir, arrived, input.threads);
+  // The geocoder's trees first: each thread takes in turn the next one no other has taken (the largest,
+  // the streets' tree, first), so that the threads end together; then each warms its routes.
+  if (input.geocoder) for (const build of geocoderBuilds(input.mapDir)) build();
   const counts: Record<string, number> = { ...warmRouting(input.budgetMs, stop) };
   if (input.geocoder) Object.assign(counts, await warmGeocoder(input.mapDir, input.samples));
   return { thread: threadId, ms: Math.round(performance.now() - started), counts };

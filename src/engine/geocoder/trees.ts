@@ -4,11 +4,13 @@
 // build its own: 2.3 s of CPU per thread before the warm-up ended on the 32x32 country, on a 2-core
 // host most of the wait for ready, and ~100 MB of memory per thread. Now the main thread sets shared
 // memory aside for them (`treeRoom`, sized by the trees' own constructors, which only allocate), and the
-// first compute thread to need a tree builds it in place while the others wait for it or build another.
+// first compute thread to need a tree builds it in place while the others wait for it or build another
+// (lib/built-once.ts).
 import Flatbush from 'flatbush';
 import KDBush from 'kdbush';
 import type { GeocoderArrays } from '../../map/geocoder/index-format.js';
 import { streetTree } from '../../map/geocoder/street-index.js';
+import { buildStates, claimBuild, whenBuilt } from '../../lib/built-once.js';
 
 /** The trees a reverse lookup searches: the streets' boxes (null without streets), every address point,
  *  every place. Item i of each is street, address point or place i. */
@@ -24,15 +26,11 @@ const TREES = ['streets', 'points', 'places'] as const;
 type TreeName = (typeof TREES)[number];
 type AnyBuffer = ArrayBufferConstructor | SharedArrayBufferConstructor;
 
-/** Shared memory for a map's trees: their bytes, and per tree a state word (`UNBUILT`, `BUILDING`, `BUILT`). */
+/** Shared memory for a map's trees: their bytes, and per tree a state word (lib/built-once.ts). */
 export interface TreeRoom {
   state: Int32Array;
   bytes: { streets: SharedArrayBuffer | null; points: SharedArrayBuffer; places: SharedArrayBuffer };
 }
-
-const UNBUILT = 0;
-const BUILDING = 1;
-const BUILT = 2;
 
 /** Lat, lon pairs as a KDBush of lon, lat (item i: point i); a far-away stand-in when there are none
  *  (KDBush needs one item), never within any search radius. */
@@ -60,7 +58,7 @@ export function treeRoom(a: TreeArrays): TreeRoom {
   const streets = a.streetStarts.length > 1 ? new Flatbush(a.streetStarts.length - 1, 16, Int32Array).data.byteLength : 0;
   const points = (coords: Int32Array) => new KDBush(Math.max(1, coords.length / 2), 64, Int32Array).data.byteLength;
   return {
-    state: new Int32Array(new SharedArrayBuffer(4 * TREES.length)),
+    state: buildStates(TREES.length),
     bytes: {
       streets: streets ? new SharedArrayBuffer(streets) : null,
       points: new SharedArrayBuffer(points(a.addrCoords)),
@@ -78,34 +76,17 @@ function roomOf(room: SharedArrayBuffer | null): AnyBuffer {
   } as unknown as AnyBuffer;
 }
 
-/** Builds tree `i` in its room unless another thread has it or is at it; true when this thread built it. */
-function claim(room: TreeRoom, a: TreeArrays, i: number): boolean {
-  if (Atomics.compareExchange(room.state, i, UNBUILT, BUILDING) !== UNBUILT) return false;
-  let state = UNBUILT;
-  try {
-    build(a, TREES[i], roomOf(room.bytes[TREES[i]]));
-    state = BUILT;
-  } finally {
-    // A build that failed leaves the tree to the next thread that needs it, which writes all of it again.
-    Atomics.store(room.state, i, state);
-    Atomics.notify(room.state, i);
-  }
-  return true;
-}
+/** Builds tree `i` in its room (all of it: a build that failed is written anew by the next). */
+const builder = (room: TreeRoom, a: TreeArrays, i: number) => () => {
+  build(a, TREES[i], roomOf(room.bytes[TREES[i]]));
+};
 
-/** The warm-up's share of the building (`part` of `parts` threads): the trees no other thread has taken. */
-export function buildShare(room: TreeRoom, a: TreeArrays, part: number, parts: number): void {
-  for (let i = part; i < TREES.length; i += parts) claim(room, a, i);
-}
+/** The building of the trees, one task per tree, for threads to take in turn (warm-up.ts). */
+export const treeBuilds = (room: TreeRoom, a: TreeArrays): Array<() => boolean> => TREES.map((_, i) => () => claimBuild(room.state, i, builder(room, a, i)));
 
-/** The trees in `room`, each built here when no thread has, else waited for (only compute threads read
- *  them: the main thread never waits here). */
+/** The trees in `room`, each built here when no thread has, else waited for. */
 export function sharedTrees(room: TreeRoom, a: TreeArrays): GeocoderTrees {
-  for (let i = 0; i < TREES.length; i++) {
-    while (Atomics.load(room.state, i) !== BUILT) {
-      if (!claim(room, a, i)) Atomics.wait(room.state, i, BUILDING);
-    }
-  }
+  for (let i = 0; i < TREES.length; i++) whenBuilt(room.state, i, builder(room, a, i));
   const { streets, points, places } = room.bytes;
   return { streets: streets && Flatbush.from(streets), points: KDBush.from(points), places: KDBush.from(places) };
 }
