@@ -11,7 +11,6 @@ import { sharedTrees, treeBuilds, treeRoom, type TreeRoom } from './trees.js';
 let geocoder: Geocoder | undefined;
 let searchIndex: SearchIndex | undefined;
 
-/** This thread's map's geocoder files; `mapDir` (the map the caller was pinned to) names it in the error. */
 /** What a generation of compute threads is given of a map's geocoder (`undefined`: the map has none):
  *  its files, and room for the trees its threads build (trees.ts). */
 export const geocoderWorkerData = (files: GeocoderFiles | undefined): { geocoder?: GeocoderFiles; geocoderTrees?: TreeRoom } => ({
@@ -19,6 +18,7 @@ export const geocoderWorkerData = (files: GeocoderFiles | undefined): { geocoder
   geocoderTrees: files && treeRoom(geocoderData(files).arrays),
 });
 
+/** This thread's map's geocoder files and its trees' room; `mapDir` (the map the caller was pinned to) names it in the error. */
 function files(mapDir: string): { files: GeocoderFiles; trees: TreeRoom } {
   const shared = workerData as { geocoder?: GeocoderFiles; geocoderTrees?: TreeRoom } | undefined;
   if (!shared?.geocoder || !shared.geocoderTrees) throw new Error(`the map in ${mapDir} has no geocoder index in this compute thread`);

@@ -1,11 +1,11 @@
 // The reverse geocoder's spatial trees, built once per loaded map and read by every compute thread in
 // place. They are made from the map's geocoder index when it loads (not stored in the map: at 32x32
-// they would take ~80 MB of a map directory that is at its size target). Each compute thread used to
-// build its own: 2.3 s of CPU per thread before the warm-up ended on the 32x32 country, on a 2-core
-// host most of the wait for ready, and ~100 MB of memory per thread. Now the main thread sets shared
-// memory aside for them (`treeRoom`, sized by the trees' own constructors, which only allocate), and the
-// first compute thread to need a tree builds it in place while the others wait for it or build another
-// (lib/built-once.ts).
+// they take 75 MB, and the map directory is at its size target). Each compute thread used to build its
+// own (with two more trees of address points, for the lookups that now filter the one): 2.3 s of CPU per
+// thread before the warm-up ended on the 32x32 country, on a 2-core host most of the wait for ready.
+// Now the main thread sets shared memory aside for them (`treeRoom`, sized by the trees' own
+// constructors, which only allocate), and the first compute thread to need a tree builds it in place
+// while the others wait for it or build another (lib/built-once.ts).
 import Flatbush from 'flatbush';
 import KDBush from 'kdbush';
 import type { GeocoderArrays } from '../../map/geocoder/index-format.js';
