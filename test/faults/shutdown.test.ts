@@ -91,15 +91,26 @@ describe('SIGTERM', () => {
     const server = await serve();
     const conn = new RawConnection(server.port);
     await conn.connected;
-    // Holding the team's row keeps the create waiting in its transaction.
+    // Holding the team's row keeps the create waiting in its transaction. The row is held before the
+    // request is sent (a fixed wait for it was too short on a loaded machine: the request then ran first).
     let release!: () => void;
+    let locked!: () => void;
+    const holding = new Promise<void>((resolve) => (locked = resolve));
     const held = sql.begin(async (tx) => {
       await tx`SELECT 1 FROM teams WHERE id = ${t.id} FOR NO KEY UPDATE`;
+      locked();
       await new Promise<void>((resolve) => (release = resolve));
     });
-    await sleep(100);
+    await Promise.race([holding, held]);
     const pending = conn.request('POST', '/v1/pois', json(t.key), JSON.stringify({ name: 'in flight', latitude: 1, longitude: 2 }));
-    await sleep(200);
+    // In flight: the server's create waits for the row (not a fixed wait, which a loaded machine outran).
+    for (let waited = 0; ; waited += 20) {
+      const [{ n }] = await sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+      if (n > 0) break;
+      if (waited > 10_000) throw new Error('the create never waited for the held row');
+      await sleep(20);
+    }
     server.child.kill('SIGINT');
     await sleep(700);
     expect(server.child.exitCode).toBeNull();
