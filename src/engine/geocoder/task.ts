@@ -3,11 +3,13 @@
 // map/map-dir.ts), and the spatial trees the generation's threads build once between them
 // (workerData.geocoderTrees, trees.ts): no thread reads or copies the index itself.
 import { workerData } from 'piscina';
+import type { GeocoderIndexData } from '../../map/geocoder/index-format.js';
 import type { GeocoderFiles } from '../../map/map-dir.js';
 import { Geocoder, geocoderData, type Address } from './reverse.js';
 import { searchIndexFromFiles, type SearchHit, type SearchIndex, type SearchQuery } from './search.js';
 import { sharedTrees, treeBuilds, treeRoom, type TreeRoom } from './trees.js';
 
+let shared: { files: GeocoderFiles; trees: TreeRoom; data: GeocoderIndexData } | undefined;
 let geocoder: Geocoder | undefined;
 let searchIndex: SearchIndex | undefined;
 
@@ -18,22 +20,25 @@ export const geocoderWorkerData = (files: GeocoderFiles | undefined): { geocoder
   geocoderTrees: files && treeRoom(geocoderData(files).arrays),
 });
 
-/** This thread's map's geocoder files and its trees' room; `mapDir` (the map the caller was pinned to) names it in the error. */
-function files(mapDir: string): { files: GeocoderFiles; trees: TreeRoom } {
-  const shared = workerData as { geocoder?: GeocoderFiles; geocoderTrees?: TreeRoom } | undefined;
-  if (!shared?.geocoder || !shared.geocoderTrees) throw new Error(`the map in ${mapDir} has no geocoder index in this compute thread`);
-  return { files: shared.geocoder, trees: shared.geocoderTrees };
+/** This thread's map's geocoder files, their index and its trees' room, read once; `mapDir` (the map the
+ *  caller was pinned to) names it in the error. */
+function mapIndex(mapDir: string): { files: GeocoderFiles; trees: TreeRoom; data: GeocoderIndexData } {
+  if (!shared) {
+    const given = workerData as { geocoder?: GeocoderFiles; geocoderTrees?: TreeRoom } | undefined;
+    if (!given?.geocoder || !given.geocoderTrees) throw new Error(`the map in ${mapDir} has no geocoder index in this compute thread`);
+    shared = { files: given.geocoder, trees: given.geocoderTrees, data: geocoderData(given.geocoder) };
+  }
+  return shared;
 }
 
 function reverse(mapDir: string): Geocoder {
   if (!geocoder) {
-    const shared = files(mapDir);
-    const data = geocoderData(shared.files);
-    geocoder = new Geocoder(data, sharedTrees(shared.trees, data.arrays));
+    const { data, trees } = mapIndex(mapDir);
+    geocoder = new Geocoder(data, sharedTrees(trees, data.arrays));
   }
   return geocoder;
 }
-const search = (mapDir: string): SearchIndex => (searchIndex ??= searchIndexFromFiles(files(mapDir).files));
+const search = (mapDir: string): SearchIndex => (searchIndex ??= searchIndexFromFiles(mapIndex(mapDir).files));
 
 /** Worker task `geocode`: reverse-geocodes a batch of points against this thread's map (`mapDir`). */
 export const geocodeTask = (input: { mapDir: string; points: Array<{ lat: number; lon: number }> }): Address[] =>
@@ -48,8 +53,8 @@ export const geoSearchManyTask = (input: { mapDir: string; queries: SearchQuery[
 /** The building of this thread's map's spatial trees, one task per tree, for the warm-up's threads to take
  *  in turn while the others warm their routes (each thread built them all for itself before: 32x32, 2.3 s). */
 export function geocoderBuilds(mapDir: string): Array<() => boolean> {
-  const shared = files(mapDir);
-  return treeBuilds(shared.trees, geocoderData(shared.files).arrays);
+  const { trees, data } = mapIndex(mapDir);
+  return treeBuilds(trees, data.arrays);
 }
 
 /** The reverse geocoder and the search index of this thread's map made and each lookup run once (a
