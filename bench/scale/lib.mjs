@@ -555,10 +555,11 @@ export function freePort() {
 }
 
 /**
- * `waymark serve` on `mapDir` (every profile the map holds) with `workers` compute workers. Returns
+ * `waymark serve` on `mapDir` (every profile the map holds) with `workers` compute workers, from checkout
+ * `dir` (this one unless given: ready-ab.mjs starts two), logging at `logLevel`. Returns
  * { child, pid, exit, stderrTail }: `exit` is set once it has exited, `stderrTail` keeps its last output.
  */
-export function spawnServer({ port, mapDir, dbUrl, workers = 2, tag = 'serve' }) {
+export function spawnServer({ port, mapDir, dbUrl, workers = 2, tag = 'serve', dir = root, logLevel = 'warn' }) {
   const env = {
     ...process.env,
     PORT: String(port),
@@ -566,14 +567,14 @@ export function spawnServer({ port, mapDir, dbUrl, workers = 2, tag = 'serve' })
     DATABASE_URL: dbUrl,
     WAYMARK_MAP: mapDir,
     WAYMARK_WORKERS: String(workers),
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: logLevel,
   };
-  const child = spawn(process.execPath, [join(root, 'bin/waymark.js'), 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(dir, 'bin/waymark.js'), 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const s = { child, pid: child.pid, exit: null, stderrTail: '' };
   const keepTail = (chunk) => {
     s.stderrTail = (s.stderrTail + chunk).slice(-8000);
   };
-  // The log (pino, on stdout) is at warn level here: what it says is why a request failed, so it is shown.
+  // The log (pino, on stdout) is at warn level unless asked: what it says is why a request failed, so it is shown.
   const show = (c) => {
     keepTail(c);
     for (const line of String(c).split('\n')) if (line.trim()) process.stderr.write(`[${tag}] ${line}\n`);

@@ -1,23 +1,22 @@
 // Same-run A/B of a fresh process's time to ready on one map, between two built checkouts (a commit before
 // a change and one after, each a `git worktree` with `npm ci && npm run build`): each round starts A's
-// `waymark start`, then B's, on the same map (WAYMARK_MAP; 2 compute threads; a PostgreSQL database of each
-// side's own, made and migrated by a first start that is not counted: a restart, as after a deploy), so
-// that both sides share the machine's state of the moment. For each start: seconds from spawn to
-// `GET /ready` 200, the map load and its warm-up as the server logs them (`map loaded`: ms, warmUpMs), its
-// CPU (user, system) and RSS at ready. Ratios B/A of the medians.
+// `waymark serve`, then B's, on the same map (2 compute threads; a PostgreSQL database of each side's
+// own), so that both sides share the machine's state of the moment; a first start of each is not counted
+// (a restart, as after a deploy: the map's files in the page cache for both). For each start: seconds
+// from spawn to `GET /ready` 200, the map load and its warm-up as the server logs them (`map loaded`: ms,
+// warmUpMs), its CPU (user, system) and RSS at ready. Ratios B/A of the medians.
 //
 //   node bench/scale/ready-ab.mjs --a DIR --b DIR --map MAPDIR [--rounds 3] [--label 32x32]
 //
 // PostgreSQL on 127.0.0.1:5432 (WAYMARK_BENCH_ADMIN_URL overrides); the databases are dropped after.
 // Writes bench/results/ready-ab-<label>.json.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createServer } from 'node:net';
-import postgres from 'postgres';
+import { createBenchDatabase, dropBenchDatabase, freePort, rssBytes, spawnServer, stopChild, waitForReady } from './lib.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: opt } = parseArgs({
@@ -35,77 +34,54 @@ const git = (dir) => execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HE
 const TICK = 100; // clock ticks per second of /proc/PID/stat (USER_HZ)
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 
-/** A port nothing listens on now (the service listens only once it is ready: /ready is polled there). */
-const freePort = () =>
-  new Promise((res, rej) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-
 const adminUrl = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = (side) => `waymark_bench_ready_${side}_${process.pid}`;
-const dbUrl = (side) => {
-  const u = new URL(adminUrl);
-  u.pathname = `/${dbName(side)}`;
-  return u.toString();
-};
+const dbUrl = (side) => adminUrl.replace(/\/[^/]*$/, `/${dbName(side)}`);
 
 /** One fresh start of `side`'s service on the map: its figures once /ready says 200; the process is stopped after. */
 async function start(side) {
-  const dir = sides[side];
   const port = await freePort();
-  const started = performance.now();
-  const child = spawn(process.execPath, ['bin/waymark.js', 'start'], {
-    cwd: dir,
-    env: { ...process.env, WAYMARK_MAP: mapDir, DATABASE_URL: dbUrl(side), PORT: String(port), WAYMARK_WORKERS: '2' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const t0 = performance.now();
+  const server = spawnServer({ port, mapDir, dbUrl: dbUrl(side), dir: sides[side], tag: `serve ${side}`, logLevel: 'info' });
+  // The log's `map loaded` line, whole (a chunk may end mid-line).
+  let loaded = null;
+  let text = '';
+  server.child.stdout.on('data', (chunk) => {
+    text += chunk;
+    const lines = text.split('\n');
+    text = lines.pop();
+    for (const line of lines) if (line.includes('"map loaded')) loaded = JSON.parse(line);
   });
-  let log = '';
-  child.stdout.on('data', (d) => (log += d));
-  child.stderr.on('data', (d) => (log += d));
-  const exited = new Promise((r) => child.on('exit', r));
   try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`${dir}: the service exited (${child.exitCode}) before it was ready:\n${log.slice(-2000)}`);
-      if (performance.now() - started > 300_000) throw new Error(`${dir}: not ready after 300 s`);
-      const ok = await fetch(`http://127.0.0.1:${port}/ready`).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (ok) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const readyS = (performance.now() - started) / 1000;
-    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) * 1024;
-    const loaded = log
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l))
-      .find((l) => l.msg?.startsWith('map loaded'));
+    const readyMs = await waitForReady({
+      base: `http://127.0.0.1:${port}`,
+      t0,
+      timeoutMs: 300_000,
+      server,
+      assertAlive: () => {
+        if (server.exit) throw new Error(`${sides[side]}: the service exited before it was ready:\n${server.stderrTail}`);
+      },
+    });
+    const stat = readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return {
-      ready_s: +readyS.toFixed(2),
+      ready_s: +(readyMs / 1000).toFixed(2),
       load_ms: loaded?.ms,
       warm_up_ms: loaded?.warmUpMs,
       user_s: stat[11] / TICK,
       system_s: stat[12] / TICK,
-      rss_bytes: rss,
+      rss_bytes: rssBytes(server.pid),
     };
   } finally {
-    child.kill('SIGTERM');
-    await exited;
+    await stopChild(server);
   }
 }
 
-const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
 const runs = { a: [], b: [] };
 try {
   for (const side of ['a', 'b']) {
-    await admin.unsafe(`CREATE DATABASE ${dbName(side)}`);
-    say(`${side}: ${sides[side]} (${git(sides[side])}), a first start to make its database (not counted)`);
+    const { sql } = await createBenchDatabase({ adminUrl, dbName: dbName(side), team: 'bench-ready' });
+    await sql.end();
+    say(`${side}: ${sides[side]} (${git(sides[side])}), a first start (not counted)`);
     await start(side);
   }
   for (let round = 1; round <= Number(opt.rounds); round++) {
@@ -120,8 +96,7 @@ try {
     }
   }
 } finally {
-  for (const side of ['a', 'b']) await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName(side)} WITH (FORCE)`);
-  await admin.end();
+  for (const side of ['a', 'b']) await dropBenchDatabase(adminUrl, dbName(side), say);
 }
 const FIGURES = ['ready_s', 'load_ms', 'warm_up_ms', 'user_s', 'system_s', 'rss_bytes'];
 const medians = Object.fromEntries(['a', 'b'].map((s) => [s, Object.fromEntries(FIGURES.map((f) => [f, median(runs[s].map((r) => r[f]))]))]));
