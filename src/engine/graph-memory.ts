@@ -4,8 +4,10 @@
 // Layout: the kernel's static data below 64 KiB, then the descriptors (read by the kernel; see
 // solver-as/layouts.json: the graph's, and at +128 the same graph with the bound hierarchy) and the graph's arrays; worker scratch regions are appended later by each worker growing the memory (grow is
 // atomic, so the old size is that worker's own region). Map files are read straight into place; the
-// reverse graph (per node its in-edges, for searches that run from the target) is made here at load.
+// reverse graph (per node its in-edges, for searches that run from the target) is made in the memory by
+// the first compute thread that needs it (`ensureReverse`; the warm-up's threads take them in turn).
 import { join } from 'node:path';
+import { buildStates, claimBuild, whenBuilt } from '../lib/built-once.js';
 import { KERNEL_LAYOUTS } from '../lib/kernel-records.js';
 import type { MapDir } from '../map/map-dir.js';
 import { ARRAY_TYPES, GRAPH_ARRAYS, SHAPE_ARRAYS, type GraphArrayName, type RoadGraph, type Shapes } from '../map/graphs/road-graph.js';
@@ -35,6 +37,9 @@ export interface GraphLayout {
 export interface ProfileMemory {
   memory: WebAssembly.Memory;
   layout: GraphLayout;
+  /** Whether the reverse graph is made yet (lib/built-once.ts): by a compute thread for a loaded map, at
+   *  once for a placed one. */
+  reverse: Int32Array;
 }
 /**
  * Every loaded profile, by name, and the shapes they share (in SharedArrayBuffers: the kernels never read
@@ -136,7 +141,9 @@ function writeDescriptor(memory: WebAssembly.Memory, l: GraphLayout): void {
   }
 }
 
-/** Fills the reverse graph from the forward one already in the memory: in-edges by tail, in order. */
+/** Fills the reverse graph from the forward one already in the memory: in-edges by tail, in order. On
+ *  the 32x32 country 0.3–0.5 s a profile: made on the main thread at load, it held up the reader threads'
+ *  work on 2 cores and, during a map swap, the requests being served. */
 function writeReverse(memory: WebAssembly.Memory, l: GraphLayout): void {
   const a = l.arrays;
   if (a.rFirst.length === 0) return;
@@ -168,9 +175,10 @@ export function placeGraph(name: string, g: RoadGraph): ProfileMemory {
     const src = g[key];
     new Uint8Array(memory.buffer, layout.arrays[key].offset, src.byteLength).set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength));
   }
-  writeReverse(memory, layout);
   writeDescriptor(memory, layout);
-  return { memory, layout };
+  const reverse = buildStates(1);
+  claimBuild(reverse, 0, () => writeReverse(memory, layout));
+  return { memory, layout, reverse };
 }
 
 /** Copies several graphs over the same shapes, each into its own memory, and the shapes into shared buffers. */
@@ -202,10 +210,18 @@ export async function loadGraph(name: string, map: MapDir, counts: GraphCounts):
   const { layout, bytes } = layoutOf(counts, lengths);
   const memory = newMemory(name, bytes);
   await Promise.all(files.map((f) => map.readInto(f.rel, new Uint8Array(memory.buffer, layout.arrays[f.key].offset, f.size))));
-  writeReverse(memory, layout);
   writeDescriptor(memory, layout);
-  return { memory, layout };
+  return { memory, layout, reverse: buildStates(1) };
 }
+
+const writeReverseOf = (pm: ProfileMemory) => () => writeReverse(pm.memory, pm.layout);
+
+/** Makes `pm`'s reverse graph unless it is made or another thread is at it; true when this thread made it. */
+export const claimReverse = (pm: ProfileMemory): boolean => claimBuild(pm.reverse, 0, writeReverseOf(pm));
+
+/** Returns once `pm`'s reverse graph is made: here when no other thread is at it, else waiting for that one.
+ *  Before anything searches the graph (a compute thread's first use of the profile). */
+export const ensureReverse = (pm: ProfileMemory): void => whenBuilt(pm.reverse, 0, writeReverseOf(pm));
 
 /** Typed-array views of one placed graph over the shared shapes (valid in any thread holding the memory). */
 export function viewGraph(pm: ProfileMemory, shapes: Shapes): RoadGraph {

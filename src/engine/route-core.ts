@@ -6,7 +6,7 @@ import { CLOSED_PENALTY, E7, speedRange, type RoadGraph } from '../map/graphs/ro
 import type { GridView } from '../map/graphs/segment-grid.js';
 import { blockCircles, blockPolygons, lineEntersCircles, lineEntersPolygons, type AvoidPolygon, type Circle } from './avoid.js';
 import { type Corridor, corridorAlong } from './corridor.js';
-import { reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
+import { claimReverse, ensureReverse, reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
 import { legTraces, type LegTrace } from './guidance/trace.js';
 import { repairForbiddenTurns, takesForbiddenTurn, takesForbiddenTurnBeside, turnRules, turnsBetween, type TurnRules } from './turn-back.js';
@@ -437,11 +437,19 @@ export class RouteCore {
     return total;
   }
 
+  /** The making of each profile's reverse graph, the largest first, for the warm-up's threads to take in
+   *  turn (graph-memory.ts, claimReverse): each returns true when this thread made it. */
+  reverseBuilds(): Array<() => boolean> {
+    const profiles = Object.values(this.shared.profiles).sort((a, b) => b.layout.edgeCount - a.layout.edgeCount);
+    return profiles.map((pm) => () => claimReverse(pm));
+  }
+
   /** A profile's kernel and views, made on its first query in this thread (its scratch is claimed then). */
   private view(profile: string): ProfileView | null {
     let v = this.views.get(profile);
     const pm = Object.hasOwn(this.shared.profiles, profile) ? this.shared.profiles[profile] : undefined;
     if (!v && pm) {
+      ensureReverse(pm);
       const graph = viewGraph(pm, this.shared.shapes);
       const guidance = { ...graph, ...reverseView(pm) };
       const turns = turnRules(guidance, profile === 'driving-car' || profile === 'driving-hgv');

@@ -38,6 +38,7 @@ function routeCore(): RouteCore {
 
 /** Every kind of routing request once, then plain routes within `budgetMs` (RouteCore.warmUp). */
 export const warmRouting = (budgetMs: number, stop: [Int32Array, Int32Array]): WarmUpCounts => routeCore().warmUp(budgetMs, lineStringJson, stop);
+export const reverseBuilds = (): Array<() => boolean> => routeCore().reverseBuilds();
 export const warmAvoidingAgain = (): void => routeCore().warmAvoidAgain(lineStringJson);
 
 /** What the steps' instructions need beyond the route: the language, and where this route's legs stand

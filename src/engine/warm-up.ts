@@ -4,7 +4,7 @@
 import { threadId } from 'node:worker_threads';
 import { collectGarbage } from '../lib/gc.js';
 import { geocoderBuilds, warmGeocoder } from './geocoder/task.js';
-import { warmAvoidingAgain, warmRouting } from './route-task.js';
+import { reverseBuilds, warmAvoidingAgain, warmRouting } from './route-task.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
 export interface WarmUpInput {
@@ -48,9 +48,10 @@ export async function warmUpTask(input: WarmUpInput): Promise<ThreadWarmUp> {
   const arrived = oneEach(input);
   const started = performance.now();
   const stop: [Int32Array, Int32Array] = [input.stop.subarray(2 * arrived, 2 * arrived + 1), input.stop.subarray(2 * arrived + 1, 2 * arrived + 2)];
-  // The geocoder's trees first: each thread takes in turn the next one no other has taken (the largest,
-  // the streets' tree, first), so that the threads end together; then each warms its routes.
-  if (input.geocoder) for (const build of geocoderBuilds(input.mapDir)) build();
+  // What the map's threads share and one makes first: the geocoder's trees and the profiles' reverse
+  // graphs. Each thread takes in turn the next one no other has taken (the streets' tree, the largest,
+  // first), so that the threads end together; then each warms its routes.
+  for (const build of [...(input.geocoder ? geocoderBuilds(input.mapDir) : []), ...reverseBuilds()]) build();
   const counts: Record<string, number> = { ...warmRouting(input.budgetMs, stop) };
   if (input.geocoder) Object.assign(counts, await warmGeocoder(input.mapDir, input.samples));
   return { thread: threadId, ms: Math.round(performance.now() - started), counts };

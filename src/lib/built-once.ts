@@ -2,7 +2,8 @@
 // to it first: a state word per part (in a SharedArrayBuffer the main thread made with the room) says
 // whether it is unbuilt, being built or built. A thread that finds a part being built waits for it
 // (Atomics.wait: compute threads only, never the main thread). What each thread built for itself before
-// cost every thread the same CPU and memory (engine/geocoder/trees.ts). The driving profiles' turn rules
+// cost every thread the same CPU and memory (engine/geocoder/trees.ts); what the main thread built held up
+// its other work (the profiles' reverse graphs, engine/graph-memory.ts). The driving profiles' turn rules
 // (engine/turn-back.ts, ~0.2 s a profile and thread on 32x32) were tried this way too: restarts showed no
 // gain (ready 1.03 ×, warm-up 0.95 × over 6 rounds each), so each thread still finds them for itself.
 
