@@ -5,6 +5,7 @@
 // the [lat, lon] float pairs @mapbox/polyline's `encode` wants, and then copying its string into the
 // reply, costs several times the encoding itself on a far route (docs/routing.md, "Compact route geometry").
 import { METERS_PER_DEGREE } from '../lib/geo/sphere.js';
+import { floorDiv } from './line-json.js';
 
 /** How a route's geometry is answered. */
 export interface GeometryOptions {
@@ -40,8 +41,8 @@ export function writePolyline(valuesE7: Int32Array, precision: 5 | 6, buf: Uint8
     lastLon = 0;
   for (let i = 0; i < points.length; i += 2) {
     if (offsets) offsets[i >> 1] = p;
-    const lat = Math.floor((points[i + 1] + half) / div),
-      lon = Math.floor((points[i] + half) / div);
+    const lat = floorDiv(points[i + 1] + half, div),
+      lon = floorDiv(points[i] + half, div);
     p = writeDelta(lon - lastLon, buf, writeDelta(lat - lastLat, buf, p));
     lastLat = lat;
     lastLon = lon;
@@ -71,7 +72,7 @@ function writeDelta(d: number, buf: Uint8Array, p: number): number {
 export function writePolylineStart(valuesE7: Int32Array, i: number, precision: 5 | 6, buf: Uint8Array, p: number): number {
   const div = precision === 5 ? 100 : 10;
   const half = div >> 1;
-  return writeDelta(Math.floor((valuesE7[2 * i] + half) / div), buf, writeDelta(Math.floor((valuesE7[2 * i + 1] + half) / div), buf, p));
+  return writeDelta(floorDiv(valuesE7[2 * i] + half, div), buf, writeDelta(floorDiv(valuesE7[2 * i + 1] + half, div), buf, p));
 }
 
 /**

@@ -18,6 +18,9 @@ const reference = (values: number[]): string => {
 describe('lineStringJson', () => {
   it('rounds 1e-7° integers half up, as Math.round rounds degrees', () => {
     expect([15, 14, -15, -16, -14, 0, -5, 5].map(microOfE7)).toEqual([2, 1, -1, -2, -1, 0, 0, 1]);
+    // The int32 ends, as Math.floor((e7 + 5) / 10) has them (microOfE7 divides in integers).
+    expect([-(2 ** 31), 2 ** 31 - 1, -1, -6].map(microOfE7)).toEqual([-214748365, 214748365, 0, -1]);
+    expect(Object.is(microOfE7(-3), 0)).toBe(true);
   });
 
   it('equals JSON.stringify of the 1e-6° rounded pairs, negative, whole, tiny and half-way numbers included', () => {
