@@ -64,6 +64,7 @@ async function round(side, keys) {
   const alive = () => {
     if (server.exit) throw new Error(`serve ${side} exited: ${JSON.stringify(server.exit)}\n${server.stderrTail}`);
   };
+  let stop = false;
   try {
     await waitForReady({ base, t0: performance.now(), timeoutMs: 300_000, server, assertAlive: alive });
     // Two road points of the map, found by asking it: a town route of the car, near its middle.
@@ -80,7 +81,8 @@ async function round(side, keys) {
     if (!route) say(`no road points found: /health alone`);
     const times = { before: { health: [], route: [] }, during: { health: [], route: [] } };
     let phase = 'before';
-    let stop = false;
+    // A wrong answer or a dead server stops the client; it is thrown when the swap is over (or timed out).
+    let failure = null;
     const client = (async () => {
       for (let i = 0; !stop; i++) {
         const kind = route && i % 2 ? 'route' : 'health';
@@ -89,7 +91,9 @@ async function round(side, keys) {
         if (r.status !== 200) throw new Error(`answer ${r.status}: ${JSON.stringify(r.json).slice(0, 300)}`);
         if (phase !== 'after') times[phase][kind].push(r.ms);
       }
-    })();
+    })().catch((err) => {
+      failure = err;
+    });
     await sleep(3000);
     pointLink(maps[1]);
     const swapStart = performance.now();
@@ -98,6 +102,7 @@ async function round(side, keys) {
     for (;;) {
       const r = await call(base, '', 'GET', '/ready', undefined, { newConnection: true });
       if ((r.json?.data ?? r.json)?.map?.dir === maps[1]) break;
+      if (failure) throw failure;
       if (performance.now() - swapStart > 120_000) throw new Error('the new map did not serve within 120 s');
       await sleep(50);
     }
@@ -106,9 +111,11 @@ async function round(side, keys) {
     await sleep(2000);
     stop = true;
     await client;
+    if (failure) throw failure;
     const both = (t) => ({ health: figures(t.health), route: figures(t.route) });
     return { swap_s: swapS, route, before: both(times.before), during: both(times.during) };
   } finally {
+    stop = true;
     await stopChild(server);
   }
 }
