@@ -1,7 +1,7 @@
 // Helpers of bench/scale/run.mjs (and bench/reach/run.mjs): geometry on the sphere, seeded randomness,
 // latency statistics, process memory from /proc, the one HTTP call every workload goes through, the
 // synthetic country's file names and arguments, and starting `waymark serve` on a map.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -136,13 +136,22 @@ export function distanceToLine(p, line) {
 }
 
 // ---- statistics -------------------------------------------------------------------------------------------
-export function stats(ms) {
-  if (!ms.length) return { n: 0, p50: null, p95: null, max: null, mean: null };
+/** n, p50, p95, max and mean of `ms` (0.1 ms), and `pNN` for each of `more` quantiles (0.99: p99). */
+export function stats(ms, more = []) {
+  const extra = (f) => Object.fromEntries(more.map((p) => [`p${Math.round(p * 100)}`, f(p)]));
+  if (!ms.length) return { n: 0, p50: null, p95: null, ...extra(() => null), max: null, mean: null };
   const s = [...ms].sort((a, b) => a - b);
   const q = (p) => s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)];
   const r = (x) => +x.toFixed(1);
-  return { n: s.length, p50: r(q(0.5)), p95: r(q(0.95)), max: r(s[s.length - 1]), mean: r(s.reduce((a, b) => a + b, 0) / s.length) };
+  return { n: s.length, p50: r(q(0.5)), p95: r(q(0.95)), ...extra((p) => r(q(p))), max: r(s[s.length - 1]), mean: r(s.reduce((a, b) => a + b, 0) / s.length) };
 }
+
+// ---- the runs' setting --------------------------------------------------------------------------------------
+/** The PostgreSQL the benches make their databases in. */
+export const ADMIN_URL = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** The short commit checked out in `dir`. */
+export const gitCommit = (dir) => execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD']).toString().trim();
 
 // ---- process memory ---------------------------------------------------------------------------------------
 function statusKb(pid, field) {

@@ -10,13 +10,12 @@
 //
 // PostgreSQL on 127.0.0.1:5432 (WAYMARK_BENCH_ADMIN_URL overrides); the databases are dropped after.
 // Writes bench/results/ready-ab-<label>.json.
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createBenchDatabase, dropBenchDatabase, freePort, rssBytes, spawnServer, stopChild, waitForReady } from './lib.mjs';
+import { ADMIN_URL, createBenchDatabase, dropBenchDatabase, freePort, gitCommit, rssBytes, spawnServer, stopChild, waitForReady } from './lib.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: opt } = parseArgs({
@@ -30,11 +29,10 @@ const sides = { a: resolve(opt.a), b: resolve(opt.b) };
 const mapDir = resolve(opt.map);
 const label = opt.label ?? basename(mapDir);
 const say = (m) => process.stderr.write(`[bench/ready-ab] ${m}\n`);
-const git = (dir) => execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD']).toString().trim();
 const TICK = 100; // clock ticks per second of /proc/PID/stat (USER_HZ)
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 
-const adminUrl = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const adminUrl = ADMIN_URL;
 const dbName = (side) => `waymark_bench_ready_${side}_${process.pid}`;
 const dbUrl = (side) => adminUrl.replace(/\/[^/]*$/, `/${dbName(side)}`);
 
@@ -81,7 +79,7 @@ try {
   for (const side of ['a', 'b']) {
     const { sql } = await createBenchDatabase({ adminUrl, dbName: dbName(side), team: 'bench-ready' });
     await sql.end();
-    say(`${side}: ${sides[side]} (${git(sides[side])}), a first start (not counted)`);
+    say(`${side}: ${sides[side]} (${gitCommit(sides[side])}), a first start (not counted)`);
     await start(side);
   }
   for (let round = 1; round <= Number(opt.rounds); round++) {
@@ -106,8 +104,8 @@ const result = {
   map: mapDir,
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model, loadavg_end: loadavg() },
-  a: { dir: sides.a, commit: git(sides.a) },
-  b: { dir: sides.b, commit: git(sides.b) },
+  a: { dir: sides.a, commit: gitCommit(sides.a) },
+  b: { dir: sides.b, commit: gitCommit(sides.b) },
   rounds: Number(opt.rounds),
   runs,
   medians,

@@ -43,6 +43,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { transparentHugePages } from '../../dist/lib/host.js';
 import {
+  ADMIN_URL,
   along,
   boxDiagonal,
   boxOf,
@@ -178,7 +179,7 @@ const AVOID_RADIUS = Number(opt['avoid-radius']);
 const READY_TIMEOUT_MS = Number(opt['ready-timeout']) * 1000;
 const CHILD_TIMEOUT_MS = Number(opt['build-timeout']) * 1000;
 const rand = rng(Number(opt['rand-seed']));
-const adminUrl = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const adminUrl = ADMIN_URL;
 const cache = resolve(opt.cache);
 mkdirSync(cache, { recursive: true });
 

@@ -4,19 +4,18 @@
 // sends `GET /health` and a car route between two road points near the map's middle, alternately, one at a time on a kept-alive
 // connection, timed to the last byte; after 3 s the link is pointed at a second directory of the same map
 // (`cp -al` of it: the same files, another path) and the server sent SIGHUP; the client goes on until the
-// server's `GET /ready` names the new directory and 2 s more. For each kind: p50, p99 and the longest
+// server's `GET /ready` names the new directory and 2 s more. For each kind: p50, p95, p99 and the longest
 // answer before the swap and during it (SIGHUP to the new map serving), and how long the swap took.
 //
 //   node bench/scale/swap-ab.mjs --a DIR --b DIR --map MAPDIR --map-b MAPDIR2 [--rounds 2] [--label 32x32]
 //
 // Writes bench/results/swap-ab-<label>.json.
-import { execFileSync } from 'node:child_process';
 import { rmSync, symlinkSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { call, createBenchDatabase, dropBenchDatabase, freePort, spawnServer, stopChild, waitForReady } from './lib.mjs';
+import { ADMIN_URL, call, createBenchDatabase, dropBenchDatabase, freePort, gitCommit, spawnServer, stats, stopChild, waitForReady } from './lib.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: opt } = parseArgs({
@@ -37,8 +36,7 @@ const sides = { a: resolve(opt.a), b: resolve(opt.b) };
 const maps = [resolve(opt.map), resolve(opt['map-b'])];
 const label = opt.label ?? basename(maps[0]);
 const say = (m) => process.stderr.write(`[bench/swap-ab] ${m}\n`);
-const git = (dir) => execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD']).toString().trim();
-const adminUrl = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const adminUrl = ADMIN_URL;
 const dbName = (side) => `waymark_bench_swap_${side}_${process.pid}`;
 const link = join(dirname(maps[0]), `.swap-ab-link-${process.pid}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -49,12 +47,6 @@ function pointLink(target) {
   symlinkSync(target, next);
   renameSync(next, link);
 }
-
-const quantile = (xs, q) => {
-  const s = [...xs].sort((x, y) => x - y);
-  return s.length ? +s[Math.min(s.length - 1, Math.floor(q * s.length))].toFixed(1) : null;
-};
-const figures = (xs) => ({ n: xs.length, p50: quantile(xs, 0.5), p99: quantile(xs, 0.99), max: xs.length ? +Math.max(...xs).toFixed(1) : null });
 
 async function round(side, keys) {
   pointLink(maps[0]);
@@ -112,7 +104,7 @@ async function round(side, keys) {
     stop = true;
     await client;
     if (failure) throw failure;
-    const both = (t) => ({ health: figures(t.health), route: figures(t.route) });
+    const both = (t) => ({ health: stats(t.health, [0.99]), route: stats(t.route, [0.99]) });
     return { swap_s: swapS, route, before: both(times.before), during: both(times.during) };
   } finally {
     stop = true;
@@ -127,7 +119,7 @@ try {
     const { sql, key } = await createBenchDatabase({ adminUrl, dbName: dbName(side), team: 'bench-swap' });
     await sql.end();
     keys[side] = key;
-    say(`${side}: ${sides[side]} (${git(sides[side])})`);
+    say(`${side}: ${sides[side]} (${gitCommit(sides[side])})`);
   }
   for (let r = 1; r <= Number(opt.rounds); r++) {
     for (const side of ['a', 'b']) {
@@ -147,8 +139,8 @@ const result = {
   machine: { cpu: cpus()[0]?.model, cores: cpus().length, load_after: loadavg().map((x) => +x.toFixed(2)) },
   how: 'per side and round: serve on a link to --map, GET /health and a car route alternately on one kept-alive connection, timed to the last byte; the link moved to --map-b and SIGHUP after 3 s; "during" from SIGHUP to /ready naming the new directory',
   maps,
-  a: { dir: sides.a, commit: git(sides.a), runs: runs.a },
-  b: { dir: sides.b, commit: git(sides.b), runs: runs.b },
+  a: { dir: sides.a, commit: gitCommit(sides.a), runs: runs.a },
+  b: { dir: sides.b, commit: gitCommit(sides.b), runs: runs.b },
 };
 const out = join(root, 'bench/results', `swap-ab-${label}.json`);
 writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
