@@ -24,7 +24,7 @@ import { geocoderWorkerData } from './geocoder/task.js';
 import { speedRange } from '../map/graphs/road-graph.js';
 import { joinLineStrings } from './line-json.js';
 import { joinPolylines, type GeometryOptions } from './polyline.js';
-import { arenaOf, createArenaBuffer, heldSlots, releaseSlot, slotText, type SlotRef } from './reply-arena.js';
+import { arenaOf, createArenaBuffer, framedText, heldSlots, releaseSlot, slotText, type SlotRef } from './reply-arena.js';
 import type {
   Avoid,
   IsochroneQuery,
@@ -418,7 +418,11 @@ function received(r: RouteJsonTaskResult): RouteJsonResult {
       }
     : fields;
   const { bytes, release } = inPlace(geometryJson);
-  return { ...rest, ...routeTexts(bytes, stepsAt), release };
+  const framed =
+    !stepsAt && !others && !(geometryJson instanceof Uint8Array)
+      ? { framed: (before: string, after: string) => framedText(arena, geometryJson, before, after) }
+      : {};
+  return { ...rest, ...routeTexts(bytes, stepsAt), release, ...framed };
 }
 
 /** A route's text as its geometry's and, with steps, each leg's steps' (views of it). */

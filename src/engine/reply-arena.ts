@@ -11,6 +11,10 @@ const SLOTS = 16;
 export const SLOT_BYTES = 8 << 20;
 /** The slot states come first: 0 free, otherwise the token of the thread that holds it. */
 const HEADER_BYTES = 64;
+/** A route's text starts this far into its slot: the main thread writes the reply's JSON before it there
+ *  (and the rest after it), and sends the slot's bytes as they are (framedText) instead of copying the
+ *  text out into a reply of its own, 0.5–0.9 ms of its time for a far route. */
+export const HEAD_ROOM = 4096;
 
 export interface ReplyArena {
   states: Int32Array;
@@ -51,6 +55,20 @@ export function takeSlot(arena: ReplyArena, threadId: number): { slot: number; t
 /** The text in a slot, in place. */
 export function slotText(arena: ReplyArena, [slot, , length, start = 0]: SlotRef): Uint8Array {
   return arena.bytes.subarray(slot * SLOT_BYTES + start, slot * SLOT_BYTES + start + length);
+}
+
+/**
+ * The text at `ref` with `before` and `after` (UTF-8) written around it in its slot, as one view of it:
+ * null when the slot has no room there (a text at its slot's start, or one reaching its end).
+ */
+export function framedText(arena: ReplyArena, [slot, , length, start = 0]: SlotRef, before: string, after: string): Uint8Array | null {
+  const head = Buffer.byteLength(before),
+    tail = Buffer.byteLength(after);
+  if (head > start || start + length + tail > SLOT_BYTES) return null;
+  const whole = Buffer.from(arena.bytes.buffer, arena.bytes.byteOffset + slot * SLOT_BYTES + start - head, head + length + tail);
+  whole.write(before, 0);
+  whole.write(after, head + length);
+  return whole;
 }
 
 /** Gives a slot back, if it is still held under this token (a second release does nothing). */

@@ -115,7 +115,10 @@ export type RouteJsonResult = Omit<RouteResult, 'geometry' | 'alternatives'> & {
   release: () => void;
   /** With `steps`: each leg's steps as a JSON array (guidance/step-json.ts), UTF-8, views like the geometry's. */
   stepsJson?: Uint8Array[];
-  alternatives?: Array<Omit<RouteJsonResult, 'alternatives' | 'release'>>;
+  alternatives?: Array<Omit<RouteJsonResult, 'alternatives' | 'release' | 'framed'>>;
+  /** When the geometry is the whole text (no steps, no alternatives) and sits in an arena slot: the reply
+   *  as one view of the slot, `before` and `after` written around the geometry (null: no room there). */
+  framed?: (before: string, after: string) => Uint8Array | null;
 };
 /** What the compute thread answers for RouteJsonResult: the text itself, or where it is in the arena. */
 export type RouteJsonTaskResult = Omit<RouteResult, 'geometry' | 'alternatives'> & {

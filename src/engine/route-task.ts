@@ -6,7 +6,7 @@ import type { SharedGraphs } from './graph-memory.js';
 import { lineStringBytes, lineStringJson, microOfE7, writeLineString, writeLineStringBeside } from './line-json.js';
 import { NULL_JSON, polylineBytes, simplifyLine, writePolyline, type GeometryOptions } from './polyline.js';
 import { cellRowsBound, writeCellRows } from './matrix-json.js';
-import { arenaOf, SLOT_BYTES, takeSlot, type ReplyArena } from './reply-arena.js';
+import { arenaOf, HEAD_ROOM, SLOT_BYTES, takeSlot, type ReplyArena } from './reply-arena.js';
 import { planSteps, writeSteps, type LineText } from './guidance/step-json.js';
 import {
   RouteCore,
@@ -73,7 +73,7 @@ export function routeJsonTask(q: RouteQuery & { geometry?: GeometryOptions } & S
   // when it has no slot or no room left: a copy is a new buffer on both threads, and the half megabyte
   // or more of them per answer set off full collections there (docs/routing.md, "What sets the tail").
   const ref = written.ok ? written.value.geometryJson : null;
-  const room: Room | null = ref && !(ref instanceof Uint8Array) ? { slot: ref[0], token: ref[1], at: ref[2] } : null;
+  const room: Room | null = ref && !(ref instanceof Uint8Array) ? { slot: ref[0], token: ref[1], at: (ref[3] ?? 0) + ref[2] } : null;
   const others = alternatives.flatMap((a) => {
     const w = writeRoute(a, q, room ?? 'copy', undefined, base);
     return w.ok ? [w.value] : [];
@@ -121,8 +121,10 @@ function writeRoute(
   let bytes = line ? bound(line) : NULL_JSON.length;
   for (const leg of planned ?? []) bytes += leg.bound;
   const room = typeof place === 'object' && arena && bytes <= SLOT_BYTES - place.at ? place : null;
-  const taken = place === 'slot' && arena && line && bytes <= SLOT_BYTES ? takeSlot(arena, threadId) : null;
-  const held = room ? { ...room, bytes: arena!.bytes.subarray(room.slot * SLOT_BYTES + room.at, (room.slot + 1) * SLOT_BYTES) } : taken && { ...taken, at: 0 };
+  const taken = place === 'slot' && arena && line && bytes <= SLOT_BYTES - HEAD_ROOM ? takeSlot(arena, threadId) : null;
+  const held = room
+    ? { ...room, bytes: arena!.bytes.subarray(room.slot * SLOT_BYTES + room.at, (room.slot + 1) * SLOT_BYTES) }
+    : taken && { ...taken, bytes: taken.bytes.subarray(HEAD_ROOM), at: HEAD_ROOM };
   const buf = held ? held.bytes : scratchOf(bytes);
   let end: number;
   let lineText: LineText | null = null;
@@ -162,7 +164,7 @@ function writeRoute(
     value: {
       ...rest,
       bbox: [w, s, e, n],
-      geometryJson: copy ?? (held!.at ? [held!.slot, held!.token, end, held!.at] : [held!.slot, held!.token, end]),
+      geometryJson: copy ?? [held!.slot, held!.token, end, held!.at],
       ...(stepsAt ? { stepsAt } : {}),
     },
   };

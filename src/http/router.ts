@@ -9,6 +9,10 @@ export class RawJson {
   /** Called once the parts are copied into the reply, or the reply is dropped (a route's text gives
    *  back the shared memory it is in). */
   onSent: () => void = () => {};
+  /** Set when the one bytes part among strings sits where its owner can write the strings around it
+   *  (a route's text in its arena slot): the whole reply as one view, sent without a copy; null when there
+   *  is no room for them. Called with the text before that part and after it. */
+  frame?: (before: string, after: string) => Uint8Array | null;
   constructor(...parts: Array<string | Uint8Array>) {
     this.parts = parts;
   }

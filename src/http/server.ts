@@ -371,7 +371,7 @@ function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger,
       reply.body === undefined || reply.status === 204
         ? undefined
         : reply.body instanceof RawJson
-          ? joined(reply.body.parts)
+          ? rawPayload(reply.body)
           : reply.body instanceof RawBytes
             ? reply.body.bytes
             : JSON.stringify(reply.body);
@@ -381,8 +381,16 @@ function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger,
     reply = { status: 500 };
     payload = JSON.stringify({ message: 'Internal server error.' });
   }
-  // The parts are in the payload now (joined copies them).
-  raw?.onSent();
+  try {
+    sendPayload(res, ctx, reply, payload, closeConnection);
+  } finally {
+    // uWS has sent or copied the payload by now: the parts it may be a view of can go.
+    raw?.onSent();
+  }
+  if (!quiet && log.isLevelEnabled('info')) log.info({ reqId: ctx.id, method: ctx.method, path: ctx.path, status: reply.status }, 'request');
+}
+
+function sendPayload(res: HttpResponse, ctx: RequestContext, reply: Reply, payload: string | Uint8Array | undefined, closeConnection: boolean): void {
   res.cork(() => {
     res.writeStatus(`${reply.status} ${STATUS_CODES[reply.status] ?? ''}`);
     res.writeHeader('X-Request-Id', ctx.id);
@@ -411,7 +419,18 @@ function send(res: HttpResponse, ctx: RequestContext, reply: Reply, log: Logger,
       res.end(payload, closeConnection);
     }
   });
-  if (!quiet && log.isLevelEnabled('info')) log.info({ reqId: ctx.id, method: ctx.method, path: ctx.path, status: reply.status }, 'request');
+}
+
+/** A RawJson as the bytes to send: in place when its parts' owner can frame them (RawJson.frame), else joined. */
+export function rawPayload(raw: RawJson): string | Uint8Array {
+  if (raw.frame) {
+    const at = raw.parts.findIndex((p) => typeof p !== 'string');
+    if (at >= 0 && raw.parts.findLastIndex((p) => typeof p !== 'string') === at) {
+      const whole = raw.frame(raw.parts.slice(0, at).join(''), raw.parts.slice(at + 1).join(''));
+      if (whole) return whole;
+    }
+  }
+  return joined(raw.parts);
 }
 
 /** Replies above this size get a buffer of their own rather than growing the shared one. */

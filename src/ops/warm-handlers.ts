@@ -15,7 +15,7 @@ import { poolSize } from '../compute/pool.js';
 import { activeMap, roadPoints } from '../engine/engine.js';
 import { RequestContext } from '../http/context.js';
 import { HttpError } from '../http/errors.js';
-import { joined } from '../http/server.js';
+import { rawPayload } from '../http/server.js';
 import { Query } from '../http/query.js';
 import { RawJson, type Router } from '../http/router.js';
 import type { LatLon } from '../lib/lat-lon.js';
@@ -148,9 +148,9 @@ async function answer(router: Router, r: WarmRequest, auth: AuthInfo, id: string
   ctx.attachBody(Promise.resolve(Buffer.from(JSON.stringify(r.body))), undefined);
   try {
     const reply = await match.route.handler(ctx);
-    // What `send` does with a reply: copy a route's texts out (giving the arena's slots back), or write JSON.
+    // What `send` does with a reply: a route's text framed in its slot or copied out (the slot given back), or JSON.
     if (reply.body instanceof RawJson) {
-      joined(reply.body.parts);
+      rawPayload(reply.body);
       reply.body.onSent();
     } else if (reply.body !== undefined) JSON.stringify(reply.body);
     return String(reply.status);

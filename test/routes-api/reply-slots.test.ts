@@ -3,7 +3,9 @@
 // each get their own text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { heldReplySlots } from '../../src/engine/engine.js';
+import { heldReplySlots, routeJson } from '../../src/engine/engine.js';
+import { RawJson } from '../../src/http/router.js';
+import { joined, rawPayload } from '../../src/http/server.js';
 import { api, makeTeam, startTestApp, type TestTeam } from '../support/app.js';
 import { BALZERS, BETWEEN, RUGGELL, SCHAAN, VADUZ, along, createPoi, expectRoute, plan } from './helpers.js';
 
@@ -28,6 +30,25 @@ describe('route texts in the reply arena', () => {
     await createPoi(app, other.key, along(plain.geometry.coordinates, plain.distance / 2));
     const avoiding = expectRoute(await plan(app, other.key, { waypoints: [VADUZ, SCHAAN], avoid: { radius: 50 } }), 2);
     expect(avoiding.avoided.count).toBe(1);
+    expect(heldReplySlots()).toBe(0);
+  });
+
+  it("a plain route's reply is its slot, framed in place: the same bytes as its parts joined, not a copy", async () => {
+    const lat = (w: typeof VADUZ) => ({ lat: w.latitude, lon: w.longitude });
+    const route = await routeJson({ profile: 'driving-car', waypoints: [lat(VADUZ), lat(SCHAAN)] });
+    const body = new RawJson('{"data":{"name":"Zürich","geometry":', ...route.geometryJson, ',"legs":[]}}');
+    const copied = Buffer.from(joined(body.parts));
+    body.frame = route.framed;
+    const framed = rawPayload(body);
+    expect(framed).toBeInstanceOf(Uint8Array);
+    expect((framed as Uint8Array).buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(Buffer.from(framed).equals(copied)).toBe(true);
+    expect(JSON.parse(copied.toString()).data.geometry.coordinates.length).toBeGreaterThan(10);
+    route.release();
+    // With steps the reply has several texts of the slot between strings: joined as before.
+    const steps = await routeJson({ profile: 'driving-car', waypoints: [lat(VADUZ), lat(SCHAAN)], steps: true });
+    expect(steps.framed).toBeUndefined();
+    steps.release();
     expect(heldReplySlots()).toBe(0);
   });
 

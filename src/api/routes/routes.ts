@@ -220,6 +220,7 @@ function routeJson(profile: ProfileName, r: RouteJsonResult, waypoints: Array<{ 
   }
   const json = new RawJson('{"data":', ...main, '}');
   json.onSent = r.release;
+  json.frame = r.framed;
   return json;
 }
 
