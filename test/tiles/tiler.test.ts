@@ -55,6 +55,20 @@ describe('hierarchical tiler', () => {
   const tiles = made();
   const at = (z: number) => tiles.filter((t) => t.z === z);
 
+  it("reports progress up to the features' places at their minzoom, never past it", () => {
+    const reports: Array<[number, number]> = [];
+    walkTiles(
+      source(),
+      () => {},
+      (entered, placed) => reports.push([entered, placed]),
+    );
+    const placed = reports[0][1];
+    // The building crosses a tile edge at its minzoom: it enters both tiles, so three features have four places.
+    expect(placed).toBe(4);
+    expect(reports.every(([entered, p]) => p === placed && entered <= placed)).toBe(true);
+    expect(reports.at(-1)![0]).toBe(placed);
+  });
+
   it('makes each tile once, from zoom 0 to 14, with features only from their minzoom', () => {
     expect(new Set(tiles.map((t) => `${t.z}/${t.x}/${t.y}`)).size).toBe(tiles.length);
     expect(at(0)).toHaveLength(1);

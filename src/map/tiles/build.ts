@@ -45,10 +45,10 @@ export async function buildTiles(osmPath: string, outDir: string, onProgress: So
   const path = `${outDir}/${TILES_FILE}`;
   const writer = await ArchiveWriter.create(path);
   const perZoom: number[] = new Array(MAX_ZOOM + 1).fill(0);
-  const total = source.ways + source.others.length;
   let lastReport = 0;
   try {
-    // Progress counts the features that have entered the tree (every one does, at its minzoom).
+    // Progress counts the features that have entered the tree (every one does, at its minzoom, once in
+    // each tile it touches there).
     walkTiles(
       source,
       (z, x, y, mvt) => {
@@ -56,10 +56,10 @@ export async function buildTiles(osmPath: string, outDir: string, onProgress: So
         writer.add(tileKey(z, x, y), gz);
         perZoom[z]++;
       },
-      (entered) => {
-        if (entered - lastReport >= 4096 || entered === total) {
+      (entered, placed) => {
+        if (entered - lastReport >= 4096 || entered === placed) {
           lastReport = entered;
-          onProgress('tiles', entered, total);
+          onProgress('tiles', entered, placed);
         }
       },
     );

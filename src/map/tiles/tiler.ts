@@ -484,9 +484,10 @@ export type EntryIndex = Map<number, number[]>;
  * Where each feature enters: the tiles of its minzoom its box (grown by the buffer) touches. Also
  * returns the keys of every tile above an entry, which the walk must visit even when empty.
  */
-export function entryIndex(src: TileSource): { entries: EntryIndex; ancestors: Set<number> } {
+export function entryIndex(src: TileSource): { entries: EntryIndex; ancestors: Set<number>; placed: number } {
   const entries: EntryIndex = new Map();
   const ancestors = new Set<number>();
+  let placed = 0;
   const total = src.ways + src.others.length;
   for (let i = 0; i < total; i++) {
     let minzoom: number, w: number, s: number, e: number, north: number, pad: number;
@@ -522,10 +523,12 @@ export function entryIndex(src: TileSource): { entries: EntryIndex; ancestors: S
           }
         }
         list.push(i);
+        placed++;
       }
     }
   }
-  return { entries, ancestors };
+  // A feature wider than a tile at its minzoom enters each tile it touches there: `placed` counts those.
+  return { entries, ancestors, placed };
 }
 
 /**
@@ -535,9 +538,9 @@ export function entryIndex(src: TileSource): { entries: EntryIndex; ancestors: S
 export function walkTiles(
   src: TileSource,
   emit: (z: number, x: number, y: number, mvt: Uint8Array) => void,
-  onEntered: (entered: number) => void = () => {},
+  onEntered: (entered: number, placed: number) => void = () => {},
 ): void {
-  const { entries, ancestors } = entryIndex(src);
+  const { entries, ancestors, placed } = entryIndex(src);
   const pad = padOf(LINE),
     placePad = padOf(POINT);
   let entered = 0;
@@ -566,7 +569,7 @@ export function walkTiles(
       }
       entries.delete(key);
       entered += entering.length;
-      onEntered(entered);
+      onEntered(entered, placed);
     }
     if (mine.length) {
       const mvt = encodeTile(mine, z, x, y);
