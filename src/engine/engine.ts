@@ -446,12 +446,14 @@ const receivedOutcome = (o: Outcome<RouteJsonTaskResult>): Outcome<RouteJsonResu
  */
 export async function routeJson(req: RouteRequest): Promise<RouteJsonResult> {
   const n = req.waypoints.length;
-  const whole = async () => unwrap(receivedOutcome(await routeTask('routeJson', req)));
+  // A route answered by one task writes its legs around its steps: its reply is then one text (withLegs).
+  const one = req.steps && !req.alternatives ? { ...req, legsText: true } : req;
+  const whole = async () => unwrap(receivedOutcome(await routeTask('routeJson', one)));
   // Only onto two idle threads: a half queued behind a batch job's search slice would wait longer than
   // the whole route takes on one.
   // Alternatives and a loop's legs (each keeps off the ones before) are one search each.
   if (!activeMap() || idleThreads() < 2 || req.alternatives || req.roundTrip) return whole();
-  if (req.avoid?.circles.length || req.avoid?.polygons?.length || req.exclude) return (await raced(req)) ?? whole();
+  if (req.avoid?.circles.length || req.avoid?.polygons?.length || req.exclude) return (await raced(one)) ?? whole();
   if (n < SPLIT_ROUTE_FROM) return whole();
   const k = Math.ceil((n - 1) / 2);
   const [a, b] = (

@@ -115,6 +115,9 @@ export type RouteJsonResult = Omit<RouteResult, 'geometry' | 'alternatives'> & {
   release: () => void;
   /** With `steps`: each leg's steps as a JSON array (guidance/step-json.ts), UTF-8, views like the geometry's. */
   stepsJson?: Uint8Array[];
+  /** With `steps` on a whole route (StepText.legsText): the geometry's text goes on with `,"legs":[…]`, each
+   *  leg's object around its steps (legs-json.ts), and there is no stepsJson. */
+  withLegs?: true;
   alternatives?: Array<Omit<RouteJsonResult, 'alternatives' | 'release' | 'framed'>>;
   /** When the geometry is the whole text (no steps, no alternatives) and sits in an arena slot: the reply
    *  as one view of the slot, `before` and `after` written around the geometry (null: no room there). */
@@ -126,6 +129,8 @@ export type RouteJsonTaskResult = Omit<RouteResult, 'geometry' | 'alternatives'>
   geometryJson: Uint8Array | SlotRef;
   /** With `steps`: where the geometry's text ends, then where each leg's steps end. */
   stepsAt?: number[];
+  /** With `steps` and `legsText`: the text is the geometry's and then the legs' (`,"legs":[…]`). */
+  withLegs?: true;
   /** With `alternatives`: the other routes, their texts after the route's in its slot, or copied. */
   alternatives?: RouteJsonTaskResult[];
 };

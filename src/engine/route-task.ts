@@ -6,6 +6,7 @@ import type { SharedGraphs } from './graph-memory.js';
 import { lineStringBytes, lineStringJson, microOfE7, writeLineString, writeLineStringBeside } from './line-json.js';
 import { NULL_JSON, polylineBytes, simplifyLine, writePolyline, type GeometryOptions } from './polyline.js';
 import { cellRowsBound, writeCellRows } from './matrix-json.js';
+import { legOpening } from './legs-json.js';
 import { arenaOf, HEAD_ROOM, SLOT_BYTES, takeSlot, type ReplyArena } from './reply-arena.js';
 import { planSteps, writeSteps, type LineText } from './guidance/step-json.js';
 import {
@@ -47,6 +48,9 @@ export interface StepText {
   language?: string;
   legBase?: number;
   legCount?: number;
+  /** A whole route's steps: written with their legs around them, `,"legs":[…]` after the geometry, so that
+   *  the reply is that one text (RouteJsonResult.withLegs; not for a half of a split route, joined later). */
+  legsText?: boolean;
 }
 
 export function routeTask(q: RouteQuery): Outcome<RouteResult> {
@@ -118,8 +122,12 @@ function writeRoute(
       duration: rest.legs[i].duration,
     }),
   );
+  const legsText = planned && q.legsText ? planned.map((_, i) => legOpening(i, rest.legs[i])) : null;
   let bytes = line ? bound(line) : NULL_JSON.length;
   for (const leg of planned ?? []) bytes += leg.bound;
+  // Each opening is ASCII, a byte a character; then its `}`, the key before the list and its `]`.
+  for (const opening of legsText ?? []) bytes += opening.length + 1;
+  if (legsText) bytes += LEGS_KEY.length + 1;
   const room = typeof place === 'object' && arena && bytes <= SLOT_BYTES - place.at ? place : null;
   const taken = place === 'slot' && arena && line && bytes <= SLOT_BYTES - HEAD_ROOM ? takeSlot(arena, threadId) : null;
   const held = room
@@ -147,10 +155,14 @@ function writeRoute(
       write(full, lineText.bytes, lineText.offsets);
     }
     stepsAt = [end];
-    for (const leg of planned) {
+    if (legsText) end = putAscii(LEGS_KEY, buf, end);
+    for (const [i, leg] of planned.entries()) {
+      if (legsText) end = putAscii(legsText[i], buf, end);
       end = writeSteps(leg, full, lineText, buf, end);
+      if (legsText) buf[end++] = 125;
       stepsAt.push(end);
     }
+    if (legsText) buf[end++] = 93;
   }
   // The box in the same 1e-6° rounding as the line's text, so it is exactly the box of what is printed.
   const [w, s, e, n] = bbox.map((x) => microOfE7(x) / 1e6);
@@ -165,9 +177,16 @@ function writeRoute(
       ...rest,
       bbox: [w, s, e, n],
       geometryJson: copy ?? [held!.slot, held!.token, end, held!.at],
-      ...(stepsAt ? { stepsAt } : {}),
+      ...(legsText ? { withLegs: true } : stepsAt ? { stepsAt } : {}),
     },
   };
+}
+
+const LEGS_KEY = ',"legs":';
+/** ASCII `text` into `b` at `p`; the end. */
+function putAscii(text: string, b: Uint8Array, p: number): number {
+  for (let i = 0; i < text.length; i++) b[p++] = text.charCodeAt(i);
+  return p;
 }
 
 // This thread's reusable buffers: a route's text when no arena slot takes it, the whole line's text for

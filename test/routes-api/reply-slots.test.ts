@@ -45,10 +45,25 @@ describe('route texts in the reply arena', () => {
     expect(Buffer.from(framed).equals(copied)).toBe(true);
     expect(JSON.parse(copied.toString()).data.geometry.coordinates.length).toBeGreaterThan(10);
     route.release();
-    // With steps the reply has several texts of the slot between strings: joined as before.
+    // With steps the compute thread writes the legs around them: one text after the head, framed the same way.
     const steps = await routeJson({ profile: 'driving-car', waypoints: [lat(VADUZ), lat(SCHAAN)], steps: true });
-    expect(steps.framed).toBeUndefined();
+    expect(steps.withLegs).toBe(true);
+    expect(steps.stepsJson).toBeUndefined();
+    const withSteps = new RawJson('{"data":{"geometry":', ...steps.geometryJson, '}}');
+    withSteps.frame = steps.framed;
+    const sent = rawPayload(withSteps) as Uint8Array;
+    expect(sent.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const data = JSON.parse(Buffer.from(sent).toString()).data;
+    expect(data.legs).toHaveLength(1);
+    const tenth = (x: number) => Math.round(x * 10) / 10;
+    expect(data.legs[0]).toMatchObject({ from: 0, to: 1, distance: tenth(steps.legs[0].distance), duration: tenth(steps.legs[0].duration) });
+    expect(data.legs[0].steps.at(-1).maneuver.type).toBe('arrive');
     steps.release();
+    // Alternatives with steps (several routes' texts in one slot) are joined as before.
+    const alternatives = await routeJson({ profile: 'driving-car', waypoints: [lat(VADUZ), lat(SCHAAN)], steps: true, alternatives: 2 });
+    expect(alternatives.framed).toBeUndefined();
+    expect(alternatives.stepsJson).toHaveLength(1);
+    alternatives.release();
     expect(heldReplySlots()).toBe(0);
   });
 

@@ -12,6 +12,7 @@ import { straightLineMeters, type Position } from '../../engine/avoid-area.js';
 import { MAX_AVOIDED_POIS, selectAvoidance } from './avoid-selection.js';
 import { routeJson as findRoute, WaypointTooFarError, type Circle, type GeometryOptions, type ProfileName, type RouteJsonResult } from '../../engine/engine.js';
 import type { VehicleQuery } from '../../engine/route-core.js';
+import { legJson, legOpening, tenths } from '../../engine/legs-json.js';
 import { ALT_SHARE, ALT_STRETCH } from '../../engine/alternative-rules.js';
 import { addFarFromRoad, engineHttpError, rawProfile } from '../engine-errors.js';
 import { lineStringSchema, micro } from '../../engine/line-json.js';
@@ -207,8 +208,6 @@ function geometryOptions(
   return { format: format ?? 'geojson', overview: o, ...(o === 'simplified' ? { toleranceM: simplifyToleranceM(points) } : {}) };
 }
 
-const tenths = (x: number) => Math.round(x * 10) / 10;
-
 /** The response `{data: …}` around the geometry text the worker wrote, with the alternatives' after it. */
 function routeJson(profile: ProfileName, r: RouteJsonResult, waypoints: Array<{ poiId: string | null } & Position>, avoided: unknown): RawJson {
   const main = routeParts(profile, r, waypoints, avoided);
@@ -231,7 +230,7 @@ function routeParts(
   waypoints: Array<{ poiId: string | null } & Position>,
   avoided: unknown,
 ): Array<string | Uint8Array> {
-  const legs = r.legs.map((l, i) => ({ from: i, to: i + 1, distance: tenths(l.distance), duration: tenths(l.duration) }));
+  const legs = r.legs.map((l, i) => legJson(i, l));
   const head = JSON.stringify({
     profile,
     // Totals are the sums of the rounded legs, so that the legs add up to them exactly.
@@ -241,13 +240,18 @@ function routeParts(
     bbox: r.bbox.map(micro),
   });
   const steps = r.stepsJson;
-  // Each leg's steps are the text the worker wrote, in place between the leg's fields.
-  const legsJson = steps ? legs.flatMap((l, i) => [`${i ? ',' : '['}${JSON.stringify(l).slice(0, -1)},"steps":`, steps[i], '}']) : [JSON.stringify(legs)];
+  // Each leg's steps are the text the worker wrote, in place between the leg's fields (which it wrote too
+  // for a whole route: withLegs).
+  const legsJson = r.withLegs
+    ? []
+    : steps
+      ? [',"legs":', ...r.legs.flatMap((l, i) => [legOpening(i, l), steps[i], '}']), ']']
+      : [',"legs":', JSON.stringify(legs)];
   const tail = JSON.stringify({
     waypoints: waypoints.map((w) => ({ poi_id: w.poiId, latitude: w.latitude, longitude: w.longitude })),
     avoided,
   }).slice(1);
-  return [`${head.slice(0, -1)},"geometry":`, ...r.geometryJson, ',"legs":', ...legsJson, ...(steps ? [']'] : []), `,${tail}`];
+  return [`${head.slice(0, -1)},"geometry":`, ...r.geometryJson, ...legsJson, `,${tail}`];
 }
 
 export function routesEndpoint(sql: Sql): Route[] {
