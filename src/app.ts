@@ -43,6 +43,8 @@ import { nearestEndpoint } from './api/nearest/routes.js';
 import { tileRoutes } from './api/tiles/routes.js';
 import { backgroundError, setBackgroundLog } from './lib/background-errors.js';
 import { collectGarbage } from './lib/gc.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isDatabaseUnavailable } from './db/errors.js';
 
 export interface App {
   port: number;
@@ -71,7 +73,7 @@ export interface App {
 export async function openDatabase(
   config: Config,
   log: Logger,
-  opts: { share?: boolean } = {},
+  opts: { share?: boolean; wait?: boolean } = {},
 ): Promise<{ sql: Sql; url: string; embedded?: EmbeddedDatabase }> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
@@ -106,7 +108,7 @@ export async function openDatabase(
   // PGlite is one session: several connections would interleave their transactions in it.
   const sql = connect(url, config.databaseUrl ? config.dbPool : 1, { application_name: opts.share ? 'waymark cli' : SERVER_APPLICATION });
   try {
-    const applied = await migrate(sql);
+    const applied = await migrateWhenUp(sql, log, opts.wait && !embedded ? config.databaseWaitMs : 0);
     if (applied.length) log.info({ applied }, 'migrations applied');
   } catch (err) {
     await sql.end({ timeout: 1 }).catch((e) => backgroundError('start-cleanup', e, { step: 'database pool' }));
@@ -114,6 +116,27 @@ export async function openDatabase(
     throw err;
   }
   return { sql, url, embedded };
+}
+
+/**
+ * Migrates once PostgreSQL answers, trying again for up to `waitMs` while it does not: a service started
+ * beside its database (compose, a host booting), or one whose start is starved of CPU. The latter is
+ * not rare: the map loads on the same thread while the first connection opens, and a thread that does
+ * not get back to its timers within the connect timeout (5 s) fails a connection that was made (seen
+ * under a compiler on both cores: two starts of `serve` in a row stopped with CONNECT_TIMEOUT).
+ */
+async function migrateWhenUp(sql: Sql, log: Logger, waitMs: number): Promise<string[]> {
+  const started = performance.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrate(sql);
+    } catch (err) {
+      const waited = performance.now() - started;
+      if (!isDatabaseUnavailable(err) || waited >= waitMs) throw err;
+      log.warn({ attempt, waitedMs: Math.round(waited), waitMs, reason: (err as Error).message }, 'the database does not answer yet: trying again');
+      await sleep(Math.min(1000, waitMs - waited));
+    }
+  }
 }
 
 /**
@@ -210,7 +233,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
   mapLoading.catch(() => {}); // awaited below; a failure then stops the start
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
-    database = await openDatabase(config, log);
+    database = await openDatabase(config, log, { wait: true });
   } catch (err) {
     // The database's failure is the one the start reports; the map's, if any, would come second.
     await mapLoading.catch(() => {});

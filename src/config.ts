@@ -28,6 +28,8 @@ export interface Config {
   poolQueue: number;
   /** PostgreSQL connections per process for queries. */
   dbPool: number;
+  /** How long a service process (`serve`, `start`, `worker`) waits at start for PostgreSQL to answer. */
+  databaseWaitMs: number;
   dashboardIdleMinutes: number;
   dashboardSecureCookie: boolean;
   /** Addresses of the reverse proxies whose X-Forwarded-Host and X-Forwarded-For are believed. */
@@ -157,6 +159,13 @@ export const SETTINGS: Setting[] = [
     schema: wholeNumber(1, 1000),
   },
   {
+    name: 'WAYMARK_DATABASE_WAIT',
+    default: '60',
+    meaning: 'seconds serve, start and worker wait at start for PostgreSQL to answer (started beside it, or slow under load) before they stop',
+    expects: 'a whole number of seconds, at least 0',
+    schema: wholeNumber(0),
+  },
+  {
     name: 'WAYMARK_DASHBOARD_IDLE_MINUTES',
     default: '30',
     meaning: 'minutes without a request after which a dashboard session ends',
@@ -242,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: values.WAYMARK_WORKERS as number,
     poolQueue: values.WAYMARK_POOL_QUEUE as number,
     dbPool: values.WAYMARK_DB_POOL as number,
+    databaseWaitMs: (values.WAYMARK_DATABASE_WAIT as number) * 1000,
     dashboardIdleMinutes: values.WAYMARK_DASHBOARD_IDLE_MINUTES as number,
     dashboardSecureCookie: values.WAYMARK_DASHBOARD_SECURE_COOKIE === '1',
     trustedProxies: String(values.WAYMARK_TRUSTED_PROXIES ?? '')

@@ -94,7 +94,7 @@ async function worker(config: Config): Promise<void> {
   setBackgroundLog(log);
   const { configurePool, openDatabase, startJobRunner, openMap, startGeocoding, closePool, MapSwaps } = await service();
   configurePool(config);
-  const { sql, embedded } = await openDatabase(config, log, { share: true });
+  const { sql, embedded } = await openDatabase(config, log, { share: true, wait: true });
   // The map first: a runner with a map also takes optimization jobs.
   const mapDir = await openMap(config, log);
   const runner = await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, mapDir });

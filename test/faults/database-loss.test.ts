@@ -217,3 +217,50 @@ describe('the database stopped and started', () => {
     }
   }, 60_000);
 });
+
+describe('the database not up when the service starts', () => {
+  it('serve waits for it (WAYMARK_DATABASE_WAIT), saying so, and starts once it answers; past the wait it stops with the reason', async () => {
+    const cluster = await throwawayCluster();
+    if (!cluster) {
+      console.warn('skipped: no PostgreSQL binaries to run a cluster of our own');
+      return;
+    }
+    let own: ServerProcess | undefined;
+    try {
+      await cluster.stop();
+      const env = { DATABASE_URL: cluster.url, WAYMARK_MAP: 'off', LOG_LEVEL: 'warn' };
+      // Past the wait: the start stops with exit code 1 and the reason, after trying for that long.
+      const started = performance.now();
+      const failed = await spawnServer({ ...env, WAYMARK_DATABASE_WAIT: '1' }, 30_000).then(
+        (s) => s.stop('SIGKILL').then(() => 'started'),
+        (err: Error) => err.message,
+      );
+      expect(failed).toMatch(/server exited with 1/);
+      expect(failed).toMatch(/cannot reach the database \(check DATABASE_URL\)/);
+      expect(failed).toMatch(/the database does not answer yet: trying again/);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
+
+      // Within the wait: the database comes up 2 s after the start, and the service is whole.
+      const starting = spawnServer({ ...env, WAYMARK_DATABASE_WAIT: '30' }, 45_000);
+      await sleep(2000);
+      await cluster.start();
+      own = await starting;
+      expect(own.output()).toMatch(/the database does not answer yet: trying again/);
+      const health = await fetch(`${own.url}/health`);
+      expect(health.status).toBe(200);
+      // Migrated: a key made now is known to the service.
+      const direct = postgres(cluster.url, { max: 1, onnotice: () => {} }) as unknown as Sql;
+      try {
+        const t = await createTeam(direct, { name: 'late', plan: 'enterprise' });
+        const created = await createKey(direct, { teamId: t.id, name: 'k', permissions: parsePermissionList('all') });
+        expect((await fetch(`${own.url}/v1/info`, { headers: { 'X-API-KEY': created.key } })).status).toBe(200);
+      } finally {
+        await (direct as unknown as postgres.Sql).end({ timeout: 1 });
+      }
+      expect(own.output()).not.toMatch(/TypeError|unhandled rejection|uncaught/i);
+    } finally {
+      await own?.stop('SIGKILL');
+      await cluster.remove();
+    }
+  }, 90_000);
+});
