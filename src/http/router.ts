@@ -6,8 +6,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** A reply body already serialised, sent as it is: the concatenation of its parts (text, or UTF-8 bytes). */
 export class RawJson {
   readonly parts: ReadonlyArray<string | Uint8Array>;
-  /** Called once the parts are copied into the reply, or the reply is dropped (a route's text gives
-   *  back the shared memory it is in). */
+  /** Called once uWS has sent or copied the reply, or the reply is dropped (a route's text gives back
+   *  the shared memory it is in). */
   onSent: () => void = () => {};
   /** Set when the one bytes part among strings sits where its owner can write the strings around it
    *  (a route's text in its arena slot): the whole reply as one view, sent without a copy; null when there
