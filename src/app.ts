@@ -295,7 +295,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     // A fresh process's first requests would pay for what runs here (ops/warm-handlers.ts): it is paid
     // before the server listens, so before /ready can say 200.
     await Promise.all([...new Set([sql, limiterSql, readSql])].map(openConnections));
-    await Promise.all([keys.warm(sql.options.max), mapDir && warmAvoidanceReads(sql, sql.options.max)]);
+    await Promise.all([keys.warm(sql.options.max), limiter.warm(), mapDir && warmAvoidanceReads(sql, sql.options.max)]);
     if (mapDir) {
       own.handlers = await warmHandlers(router, log, warmAuth);
       log.info(own.handlers, 'request handlers warmed up');

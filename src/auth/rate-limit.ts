@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Sql } from '../db/client.js';
 import { backgroundError } from '../lib/background-errors.js';
 
@@ -114,6 +115,24 @@ export class RateLimiter {
       // Only the bookkeeping's copy of the promise: `next` goes back to the caller, who handles its failure.
       .catch(() => {});
     return next;
+  }
+
+  /**
+   * Before the first request (app.ts): one take of nothing on the limiter's connection, for a team that
+   * does not exist (it writes no row: rate_counters refers to teams), in a transaction rolled back. A
+   * session's first `rate_take` compiles the function and plans its statements, and the statement is
+   * prepared on the connection: a fresh process's first request of a team with a limit paid it.
+   */
+  async warm(): Promise<void> {
+    const rolledBack = new Error('warm-up take rolled back');
+    await this.sql
+      .begin(async (tx) => {
+        await tx<Grant[]>`SELECT granted, used, oldest, minute FROM rate_take(${randomUUID()}, ${0}, ${1})`;
+        throw rolledBack;
+      })
+      .catch((err: unknown) => {
+        if (err !== rolledBack) throw err;
+      });
   }
 
   private async grant(teamId: string, limit: number, used: number | undefined): Promise<Grant> {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
+import { RateLimiter } from '../../src/auth/rate-limit.js';
 import { api, makeTeam, startTestApp } from '../support/app.js';
 import { MISSING_ID, API_ONLY, expectRateHeaders } from './helpers.js';
 
@@ -21,6 +22,23 @@ describe('rate counters', () => {
     expect(expectRateHeaders(res).remaining).toBe(99);
     const old = await app.sql`SELECT 1 FROM rate_counters WHERE team_id = ${t.teamId} AND minute < now() - interval '1 hour'`;
     expect(old.length).toBe(0);
+  });
+});
+
+describe("the limiter's warm-up before the first request", () => {
+  it('takes nothing and writes nothing, on a session whose next take then counts as usual', async () => {
+    const before = (await app.sql`SELECT count(*)::int AS n FROM rate_counters`)[0].n as number;
+    const limiter = new RateLimiter(app.sql);
+    try {
+      await limiter.warm();
+      expect((await app.sql`SELECT count(*)::int AS n FROM rate_counters`)[0].n).toBe(before);
+      const t = await makeTeam(app, { plan: 'basic' });
+      const taken = await limiter.take(t.teamId, 100);
+      expect(taken.allowed).toBe(true);
+      expect(await counted(t.teamId)).toBeGreaterThanOrEqual(1);
+    } finally {
+      await limiter.close();
+    }
   });
 });
 
