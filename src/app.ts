@@ -120,10 +120,10 @@ export async function openDatabase(
 
 /**
  * Migrates once PostgreSQL answers, trying again for up to `waitMs` while it does not: a service started
- * beside its database (compose, a host booting), or one whose start is starved of CPU. The latter is
- * not rare: the map loads on the same thread while the first connection opens, and a thread that does
- * not get back to its timers within the connect timeout (5 s) fails a connection that was made (seen
- * under a compiler on both cores: two starts of `serve` in a row stopped with CONNECT_TIMEOUT).
+ * beside its database (compose, a host booting), or one whose start is starved of CPU: two starts of
+ * `serve` in a row under a compiler on both cores stopped with CONNECT_TIMEOUT. Most likely the map's
+ * load on the same thread kept it from its timers and its socket's events past the 5 s connect timeout,
+ * and the timer ran first.
  */
 async function migrateWhenUp(sql: Sql, log: Logger, waitMs: number): Promise<string[]> {
   const started = performance.now();
