@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { ensureMap, sha256File } from '../../dist/map/build.js';
 import { readManifest } from '../../dist/map/map-dir.js';
 import { NODES, RELATIONS, readOsmPbfSync, WAYS } from '../../dist/map/osm/osm-pbf.js';
-import { createBenchDatabase, dropBenchDatabase, freePort, meters, rng, spawnServer, stopActiveChildren, waitForReady } from '../scale/lib.mjs';
+import { ADMIN_URL, createBenchDatabase, dropBenchDatabase, freePort, meters, rng, spawnServer, stopActiveChildren, waitForReady } from '../scale/lib.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const say = (msg) => process.stderr.write(`[bench/imports:addresses] ${msg}\n`);
@@ -38,7 +38,6 @@ const RUNS = Number(opt.runs);
 const TARGET_MS = 30_000;
 const NEAR_M = 100;
 const rand = rng(Number(opt['rand-seed']));
-const adminUrl = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = 'waymark_bench_import_addresses';
 
 const extract = resolve(opt.extract ?? join(root, 'osm', 'liechtenstein.osm.pbf'));
@@ -191,11 +190,11 @@ try {
     `${points.length} address points with a street (${places.size} distinct addresses; ${unnamed} with a number but no street left out; ${unknownCity} name a city that is no place or area of the extract, written without it; ${relationStreet} on their associatedStreet relation's street) → ${ROWS} rows, ${(csv.length / 1e6).toFixed(2)} MB`,
   );
 
-  bench = await createBenchDatabase({ adminUrl, dbName, team: 'bench imports addresses' });
+  bench = await createBenchDatabase({ adminUrl: ADMIN_URL, dbName, team: 'bench imports addresses' });
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  server = spawnServer({ port, mapDir, dbUrl: adminUrl.replace(/\/[^/]*$/, `/${dbName}`), workers: 2, tag: 'serve' });
+  server = spawnServer({ port, mapDir, dbUrl: ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`), workers: 2, tag: 'serve' });
   await waitForReady({ base, t0, timeoutMs: 120_000, server, assertAlive: () => {} });
   say(`server ready after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
@@ -311,5 +310,5 @@ try {
   if (server && !server.exit) server.child.kill('SIGTERM');
   await stopActiveChildren();
   if (bench) await bench.sql.end({ timeout: 5 });
-  await dropBenchDatabase(adminUrl, dbName, say);
+  await dropBenchDatabase(ADMIN_URL, dbName, say);
 }

@@ -26,6 +26,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
+  ADMIN_URL,
   boxOf,
   call,
   closeConnections,
@@ -87,9 +88,8 @@ const BUILD_TIMEOUT_MS = Number(opt['build-timeout']) * 1000;
 const rand = rng(Number(opt['rand-seed']));
 const cache = resolve(opt.cache);
 mkdirSync(cache, { recursive: true });
-const adminUrl = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = 'waymark_bench_reach';
-const dbUrl = adminUrl.replace(/\/[^/]*$/, `/${dbName}`);
+const dbUrl = ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
 const LI_EXTRACT = join(root, '../shared/data/osm/liechtenstein.osm.pbf');
 
 /** What --map names: the extract, the label and where the built map lives. */
@@ -443,7 +443,7 @@ async function run() {
 
   stage = 'database';
   const db = await createBenchDatabase({
-    adminUrl,
+    adminUrl: ADMIN_URL,
     dbName,
     team: 'bench-reach',
     onCreated: () => {
@@ -636,7 +636,7 @@ async function cleanup() {
   await stopChild(server).catch(() => {});
   await stopChild(osrm).catch(() => {});
   if (sql) await sql.end({ timeout: 5 }).catch(() => {});
-  if (dbCreated) await dropBenchDatabase(adminUrl, dbName, log);
+  if (dbCreated) await dropBenchDatabase(ADMIN_URL, dbName, log);
 }
 
 let interrupted = false;

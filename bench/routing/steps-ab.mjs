@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
 import { readShapeFiles } from '../../dist/map/map-dir.js';
-import { boxDiagonal, boxOf, createBenchDatabase, dropBenchDatabase, freePort, meters, rng, stats } from '../scale/lib.mjs';
+import { ADMIN_URL, boxDiagonal, boxOf, createBenchDatabase, dropBenchDatabase, freePort, meters, rng, stats } from '../scale/lib.mjs';
 const { values: opt } = parseArgs({
   options: {
     map: { type: 'string' },
@@ -58,10 +58,9 @@ const variants = {
 };
 const variant = variants[opt.variant];
 if (!variant) throw new Error(`--variant is one of ${Object.keys(variants).join(', ')}`);
-const adminUrl = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = `waymark_steps_ab_${process.pid}`;
-const { sql, key } = await createBenchDatabase({ adminUrl, dbName, team: 'ab' });
-const dbUrl = adminUrl.replace(/\/[^/]*$/, `/${dbName}`);
+const { sql, key } = await createBenchDatabase({ adminUrl: ADMIN_URL, dbName, team: 'ab' });
+const dbUrl = ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
 
 function serve(tree, port, map) {
   const env = {
@@ -206,5 +205,5 @@ try {
   for (const s of Object.values(servers)) s.child.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 1500));
   await sql.end({ timeout: 5 });
-  await dropBenchDatabase(adminUrl, dbName);
+  await dropBenchDatabase(ADMIN_URL, dbName);
 }

@@ -32,9 +32,8 @@ const say = (m) => process.stderr.write(`[bench/ready-ab] ${m}\n`);
 const TICK = 100; // clock ticks per second of /proc/PID/stat (USER_HZ)
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 
-const adminUrl = ADMIN_URL;
 const dbName = (side) => `waymark_bench_ready_${side}_${process.pid}`;
-const dbUrl = (side) => adminUrl.replace(/\/[^/]*$/, `/${dbName(side)}`);
+const dbUrl = (side) => ADMIN_URL.replace(/\/[^/]*$/, `/${dbName(side)}`);
 
 /** One fresh start of `side`'s service on the map: its figures once /ready says 200; the process is stopped after. */
 async function start(side) {
@@ -77,7 +76,7 @@ async function start(side) {
 const runs = { a: [], b: [] };
 try {
   for (const side of ['a', 'b']) {
-    const { sql } = await createBenchDatabase({ adminUrl, dbName: dbName(side), team: 'bench-ready' });
+    const { sql } = await createBenchDatabase({ adminUrl: ADMIN_URL, dbName: dbName(side), team: 'bench-ready' });
     await sql.end();
     say(`${side}: ${sides[side]} (${gitCommit(sides[side])}), a first start (not counted)`);
     await start(side);
@@ -94,7 +93,7 @@ try {
     }
   }
 } finally {
-  for (const side of ['a', 'b']) await dropBenchDatabase(adminUrl, dbName(side), say);
+  for (const side of ['a', 'b']) await dropBenchDatabase(ADMIN_URL, dbName(side), say);
 }
 const FIGURES = ['ready_s', 'load_ms', 'warm_up_ms', 'user_s', 'system_s', 'rss_bytes'];
 const medians = Object.fromEntries(['a', 'b'].map((s) => [s, Object.fromEntries(FIGURES.map((f) => [f, median(runs[s].map((r) => r[f]))]))]));

@@ -179,7 +179,6 @@ const AVOID_RADIUS = Number(opt['avoid-radius']);
 const READY_TIMEOUT_MS = Number(opt['ready-timeout']) * 1000;
 const CHILD_TIMEOUT_MS = Number(opt['build-timeout']) * 1000;
 const rand = rng(Number(opt['rand-seed']));
-const adminUrl = ADMIN_URL;
 const cache = resolve(opt.cache);
 mkdirSync(cache, { recursive: true });
 
@@ -188,7 +187,7 @@ const { variant } = synthCountry({ tiles: opt.tiles, seed: opt.seed, origin: opt
 const label = opt.label ?? (opt.tiles ? `${opt.tiles}${variant}` : basename(opt.osm ?? opt.map).replace(/\.osm\.pbf$/, ''));
 // One database per country: runs of two countries at once (on a host with the room) leave each other's alone.
 const dbName = `waymark_bench_scale_${label.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`.slice(0, 63);
-const dbUrl = adminUrl.replace(/\/[^/]*$/, `/${dbName}`);
+const dbUrl = ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const secs = (ms) => +(ms / 1000).toFixed(2);
@@ -354,7 +353,7 @@ function builtBefore(dir) {
 async function prepareDatabase() {
   // Enterprise: no rate limit or POI limit gets in the way of ~3,000 POIs and ~1,000 routes.
   const db = await createBenchDatabase({
-    adminUrl,
+    adminUrl: ADMIN_URL,
     dbName,
     team: 'bench-scale',
     onCreated: () => {
@@ -1173,7 +1172,7 @@ async function cleanup() {
   await stopServer().catch((err) => log(`stopping the server: ${err.message}`));
   await stopChild(osrm).catch(() => {});
   if (sql) await sql.end({ timeout: 5 }).catch(() => {});
-  if (dbCreated) await dropBenchDatabase(adminUrl, dbName);
+  if (dbCreated) await dropBenchDatabase(ADMIN_URL, dbName);
   if (builtMapDir && !opt.keep) rmSync(builtMapDir, { recursive: true, force: true });
   else if (builtMapDir) log(`map kept in ${builtMapDir}`);
 }

@@ -36,7 +36,6 @@ const sides = { a: resolve(opt.a), b: resolve(opt.b) };
 const maps = [resolve(opt.map), resolve(opt['map-b'])];
 const label = opt.label ?? basename(maps[0]);
 const say = (m) => process.stderr.write(`[bench/swap-ab] ${m}\n`);
-const adminUrl = ADMIN_URL;
 const dbName = (side) => `waymark_bench_swap_${side}_${process.pid}`;
 const link = join(dirname(maps[0]), `.swap-ab-link-${process.pid}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -52,7 +51,7 @@ async function round(side, keys) {
   pointLink(maps[0]);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const server = spawnServer({ port, mapDir: link, dbUrl: adminUrl.replace(/\/[^/]*$/, `/${dbName(side)}`), tag: `serve ${side}`, dir: sides[side] });
+  const server = spawnServer({ port, mapDir: link, dbUrl: ADMIN_URL.replace(/\/[^/]*$/, `/${dbName(side)}`), tag: `serve ${side}`, dir: sides[side] });
   const alive = () => {
     if (server.exit) throw new Error(`serve ${side} exited: ${JSON.stringify(server.exit)}\n${server.stderrTail}`);
   };
@@ -116,7 +115,7 @@ const runs = { a: [], b: [] };
 const keys = {};
 try {
   for (const side of ['a', 'b']) {
-    const { sql, key } = await createBenchDatabase({ adminUrl, dbName: dbName(side), team: 'bench-swap' });
+    const { sql, key } = await createBenchDatabase({ adminUrl: ADMIN_URL, dbName: dbName(side), team: 'bench-swap' });
     await sql.end();
     keys[side] = key;
     say(`${side}: ${sides[side]} (${gitCommit(sides[side])})`);
@@ -131,7 +130,7 @@ try {
   }
 } finally {
   rmSync(link, { force: true });
-  for (const side of ['a', 'b']) await dropBenchDatabase(adminUrl, dbName(side), say);
+  for (const side of ['a', 'b']) await dropBenchDatabase(ADMIN_URL, dbName(side), say);
 }
 const result = {
   label,

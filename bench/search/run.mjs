@@ -16,6 +16,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
+  ADMIN_URL,
   call,
   closeConnections,
   createBenchDatabase,
@@ -50,7 +51,6 @@ const mapDir = resolve(opt.map);
 const label = opt.label ?? basename(mapDir);
 const REQUESTS = Number(opt.requests);
 const rand = rng(Number(opt['rand-seed']));
-const adminUrl = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = 'waymark_bench_search';
 const TARGETS = { search: 20, autocomplete: 10 };
 
@@ -64,12 +64,12 @@ const q = (params) => new URLSearchParams(params).toString();
 try {
   const manifest = JSON.parse(readFileSync(join(mapDir, 'manifest.json'), 'utf8'));
   const box = manifestBox(manifest);
-  const { sql, key } = await createBenchDatabase({ adminUrl, dbName, team: 'bench search', onCreated: () => (dbCreated = true) });
+  const { sql, key } = await createBenchDatabase({ adminUrl: ADMIN_URL, dbName, team: 'bench search', onCreated: () => (dbCreated = true) });
   await sql.end({ timeout: 5 });
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  server = spawnServer({ port, mapDir, dbUrl: adminUrl.replace(/\/[^/]*$/, `/${dbName}`) });
+  server = spawnServer({ port, mapDir, dbUrl: ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`) });
   const readyMs = await waitForReady({ base, t0, timeoutMs: 300_000, server, assertAlive });
   say(`serve ready in ${(readyMs / 1000).toFixed(1)} s on ${mapDir}`);
   const get = (path, mode = 'keepalive') => call(base, key, 'GET', path, undefined, { newConnection: mode === 'new_connection' });
@@ -176,5 +176,5 @@ try {
     // Its database goes once it has stopped using it.
     for (let i = 0; i < 100 && !server.exit; i++) await new Promise((r) => setTimeout(r, 100));
   }
-  if (dbCreated) await dropBenchDatabase(adminUrl, dbName, say);
+  if (dbCreated) await dropBenchDatabase(ADMIN_URL, dbName, say);
 }

@@ -119,20 +119,12 @@ export class RateLimiter {
 
   /**
    * Before the first request (app.ts): one take of nothing on the limiter's connection, for a team that
-   * does not exist (it writes no row: rate_counters refers to teams), in a transaction rolled back. A
-   * session's first `rate_take` compiles the function and plans its statements, and the statement is
-   * prepared on the connection: a fresh process's first request of a team with a limit paid it.
+   * does not exist, which writes no row. A session's first `rate_take` compiles the function and plans its
+   * statements, and the statement (the grant's text) is prepared on the connection: a fresh process's
+   * first request of a team with a limit paid it.
    */
   async warm(): Promise<void> {
-    const rolledBack = new Error('warm-up take rolled back');
-    await this.sql
-      .begin(async (tx) => {
-        await tx<Grant[]>`SELECT granted, used, oldest, minute FROM rate_take(${randomUUID()}, ${0}, ${1})`;
-        throw rolledBack;
-      })
-      .catch((err: unknown) => {
-        if (err !== rolledBack) throw err;
-      });
+    await this.sql<Grant[]>`SELECT granted, used, oldest, minute FROM rate_take(${randomUUID()}, ${0}, ${1})`;
   }
 
   private async grant(teamId: string, limit: number, used: number | undefined): Promise<Grant> {

@@ -154,13 +154,14 @@ function writeRoute(
       lineText = { bytes: lineScratchOf(bound(full)), offsets: offsetsOf(full) };
       write(full, lineText.bytes, lineText.offsets);
     }
-    stepsAt = [end];
+    // With the legs written around them the text is one, and where each leg's steps end is not needed.
+    stepsAt = legsText ? undefined : [end];
     if (legsText) end = putAscii(LEGS_KEY, buf, end);
     for (const [i, leg] of planned.entries()) {
       if (legsText) end = putAscii(legsText[i], buf, end);
       end = writeSteps(leg, full, lineText, buf, end);
       if (legsText) buf[end++] = 125;
-      stepsAt.push(end);
+      stepsAt?.push(end);
     }
     if (legsText) buf[end++] = 93;
   }
@@ -177,7 +178,8 @@ function writeRoute(
       ...rest,
       bbox: [w, s, e, n],
       geometryJson: copy ?? [held!.slot, held!.token, end, held!.at],
-      ...(legsText ? { withLegs: true } : stepsAt ? { stepsAt } : {}),
+      ...(legsText ? { withLegs: true } : {}),
+      ...(stepsAt ? { stepsAt } : {}),
     },
   };
 }

@@ -249,13 +249,14 @@ describe('the database not up when the service starts', () => {
       const health = await fetch(`${own.url}/health`);
       expect(health.status).toBe(200);
       // Migrated: a key made now is known to the service.
-      const direct = postgres(cluster.url, { max: 1, onnotice: () => {} }) as unknown as Sql;
+      const { connect } = await import('../../src/db/client.js');
+      const direct = connect(cluster.url, 1, { application_name: 'waymark-test' });
       try {
         const t = await createTeam(direct, { name: 'late', plan: 'enterprise' });
         const created = await createKey(direct, { teamId: t.id, name: 'k', permissions: parsePermissionList('all') });
         expect((await fetch(`${own.url}/v1/info`, { headers: { 'X-API-KEY': created.key } })).status).toBe(200);
       } finally {
-        await (direct as unknown as postgres.Sql).end({ timeout: 1 });
+        await direct.end({ timeout: 1 });
       }
       expect(own.output()).not.toMatch(/TypeError|unhandled rejection|uncaught/i);
     } finally {
