@@ -39,6 +39,7 @@ function routeCore(): RouteCore {
 
 /** Every kind of routing request once, then plain routes within `budgetMs` (RouteCore.warmUp). */
 export const warmRouting = (budgetMs: number, stop: [Int32Array, Int32Array]): WarmUpCounts => routeCore().warmUp(budgetMs, lineStringJson, stop);
+export const pageInScratch = (): number => routeCore().pageInDefault();
 export const reverseBuilds = (): Array<() => boolean> => routeCore().reverseBuilds();
 export const warmAvoidingAgain = (): void => routeCore().warmAvoidAgain(lineStringJson);
 

@@ -4,7 +4,7 @@
 import { threadId } from 'node:worker_threads';
 import { collectGarbage } from '../lib/gc.js';
 import { geocoderBuilds, warmGeocoder } from './geocoder/task.js';
-import { reverseBuilds, warmAvoidingAgain, warmRouting } from './route-task.js';
+import { pageInScratch, reverseBuilds, warmAvoidingAgain, warmRouting } from './route-task.js';
 import type { LatLon } from '../lib/lat-lon.js';
 
 export interface WarmUpInput {
@@ -27,6 +27,8 @@ export interface ThreadWarmUp {
   thread: number;
   ms: number;
   counts: Record<string, number>;
+  /** Bytes of the default profile's search scratch this thread made resident (RouteCore.pageInDefault). */
+  pagedInBytes: number;
 }
 
 /** How long a thread waits for the others to take their warm-up task before it warms up alone. */
@@ -52,9 +54,11 @@ export async function warmUpTask(input: WarmUpInput): Promise<ThreadWarmUp> {
   // graphs. Each thread takes in turn the next one no other has taken (the streets' tree, the largest,
   // first), so that the threads end together; then each warms its routes.
   for (const build of [...(input.geocoder ? geocoderBuilds(input.mapDir) : []), ...reverseBuilds()]) build();
+  // Before the routes: their searches then find the default profile's pages resident.
+  const pagedInBytes = pageInScratch();
   const counts: Record<string, number> = { ...warmRouting(input.budgetMs, stop) };
   if (input.geocoder) Object.assign(counts, await warmGeocoder(input.mapDir, input.samples));
-  return { thread: threadId, ms: Math.round(performance.now() - started), counts };
+  return { thread: threadId, ms: Math.round(performance.now() - started), counts, pagedInBytes };
 }
 
 /**

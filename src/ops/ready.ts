@@ -69,7 +69,10 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
             id: m.id,
             dir: m.dir,
             built_at: m.manifest.builtAt,
-            warm_up: { ms: m.warmUp.ms, threads: m.warmUp.threads.map((t) => ({ thread: t.thread, ms: t.ms, requests: t.counts })) },
+            warm_up: {
+              ms: m.warmUp.ms,
+              threads: m.warmUp.threads.map((t) => ({ thread: t.thread, ms: t.ms, requests: t.counts, paged_in_bytes: t.pagedInBytes })),
+            },
           }),
           ...(swaps?.loading && { loading: swaps.loading }),
           ...(swaps?.lastRefused && { last_refused: swaps.lastRefused }),
@@ -108,6 +111,7 @@ const readinessSchema = z
               requests: z
                 .record(z.string(), z.int())
                 .describe('Requests run on the map before it served, by kind (route, avoid, matrix, isochrone, geocode, search).'),
+              paged_in_bytes: z.int().describe("Bytes of the thread's search scratch for driving-car made resident before it served."),
             }),
           ),
         })

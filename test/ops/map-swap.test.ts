@@ -163,12 +163,15 @@ describe('warm before ready', () => {
     const r = await ready();
     expect(r.status).toBe('ready');
     expect(r.map.id).toBe(ids.li);
-    const threads = r.map.warm_up.threads as Array<{ thread: number; requests: Record<string, number> }>;
+    const threads = r.map.warm_up.threads as Array<{ thread: number; requests: Record<string, number>; paged_in_bytes: number }>;
     expect(threads).toHaveLength(2);
     expect(new Set(threads.map((t) => t.thread)).size).toBe(2);
     for (const t of threads) {
       for (const kind of ['route', 'avoid', 'matrix', 'isochrone', 'geocode', 'search']) expect(t.requests[kind], kind).toBeGreaterThanOrEqual(1);
     }
+    // Each thread's driving-car scratch made resident: the same region size in both (one per thread).
+    expect(threads[0].paged_in_bytes).toBeGreaterThan(0);
+    expect(threads[1].paged_in_bytes).toBe(threads[0].paged_in_bytes);
   });
 });
 

@@ -182,6 +182,38 @@ describe('contraction hierarchy', () => {
     },
   );
 
+  // The warm-up pages the default profile's scratch in before a map serves (RouteCore.pageInDefault): the
+  // pages must become resident then, once, and what the searches left in them must stay as it was.
+  it("pageIn makes a kernel's per-node scratch resident, once, and leaves the searches' labels as they were", () => {
+    // Residency: a scratch claimed for a country's 2 M nodes (Liechtenstein's is too small for the process's
+    // RSS to tell), never searched.
+    const pm = shared.profiles['driving-car'];
+    const big = new RouteKernel({ ...pm, layout: { ...pm.layout, nodeCount: 2_000_000 } });
+    const before = process.memoryUsage.rss();
+    const bytes = big.pageIn();
+    const grown = process.memoryUsage.rss() - before;
+    // Room for each node's labels at least (layouts.json scratch.bytesPerNode: 108 bytes a node).
+    expect(bytes).toBeGreaterThanOrEqual(108 * 2_000_000);
+    // A fresh region is claimed untouched: all of it came in now.
+    expect(grown).toBeGreaterThan(0.95 * bytes);
+    expect(big.pageIn()).toBe(bytes);
+    expect(process.memoryUsage.rss() - before - grown).toBeLessThan(0.02 * bytes);
+
+    // Contents: a search answers the same after its pages were written over with what they held.
+    const g = graphs['driving-car'];
+    const kernel = new RouteKernel(pm);
+    kernel.clearBlocked();
+    const nodes = mainNodes(g);
+    const ask = () =>
+      kernel.shortestPath([{ node: nodes[0], cost: 0, meters: 0 }], [{ node: nodes[nodes.length - 1], cost: 0, meters: 0 }], Infinity, 'guided');
+    const first = ask();
+    expect(first).not.toBeNull();
+    kernel.pageIn();
+    const second = ask();
+    expect(second!.cost).toBe(first!.cost);
+    expect(Array.from(second!.edges)).toEqual(Array.from(first!.edges));
+  });
+
   // An optimize plan is built on the matrix, which snaps every point to the main network; its tours must be
   // routed the same way, or a stop on a piece the main network cannot leave (a oneway stub, a driveway
   // behind a barrier) has a matrix entry but no route, and the plan fails with 502 (seen at 32x32).
