@@ -75,7 +75,8 @@ export function settled(): i32 {
   return settledCount;
 }
 
-function setup(desc: usize, scratch: usize, blocked: usize): void {
+/** Where this thread's per-node arrays lie in its scratch region (computed again when the region changes). */
+function layOut(scratch: usize): void {
   if (sHdr != scratch) {
     sHdr = scratch;
     cap = <usize>load<u32>(scratch + Scratch.capacityAt);
@@ -99,6 +100,28 @@ function setup(desc: usize, scratch: usize, blocked: usize): void {
     // over its seeds and buffers, so stop at the first search instead (in every build).
     if (p > scratch + Scratch.arraysAt + Scratch.arraysAlignBytes + (cap + 1) * Scratch.bytesPerNode) unreachable();
   }
+}
+
+/** An atomic add of 0 to one byte of each 4 KiB page of [from, to): a write, so each page not yet in is
+ *  faulted in once, for writing, and what the pages hold stays. Returns the bytes covered. */
+function touchPages(from: usize, to: usize): usize {
+  for (let a = from; a < to; a += 4096) atomic.add<u8>(a, 0);
+  return to - from;
+}
+
+/**
+ * Makes the per-node arrays a search reaches by node resident in `scratch`: both sides' records, the
+ * potentials and their stamps, the buckets. Not the heaps, whose entries are used from the front (a
+ * search's queue, not its nodes). Returns the bytes covered.
+ */
+export function pageIn(scratch: usize): usize {
+  layOut(scratch);
+  const records = sStampF - NodeRecord.stamp;
+  return touchPages(records, records + 2 * cap * NodeRecord.BYTES) + touchPages(sPot, sPot + (cap << 3)) + touchPages(sPotStamp, sBucketStamp + (cap << 2));
+}
+
+function setup(desc: usize, scratch: usize, blocked: usize): void {
+  layOut(scratch);
   gN = load<u32>(desc, ProfileDescriptor.nodeCount);
   gFirstOut = <usize>load<u32>(desc, ProfileDescriptor.firstOut);
   gHead = <usize>load<u32>(desc, ProfileDescriptor.head);

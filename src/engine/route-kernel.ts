@@ -7,6 +7,7 @@ import { claimRegion, type GraphLayout, type ProfileMemory } from './graph-memor
 
 interface RouteExports extends WebAssembly.Exports {
   heapBase(): number;
+  pageIn(scratch: number): number;
   settled(): number;
   p2p(
     desc: number,
@@ -160,8 +161,6 @@ export interface SearchOptions {
 /** Target seeds of a matrix, over all its columns: two for each of 2,000 stops and 200 vehicles fit. */
 const MAX_MATRIX_TARGETS = 16_384;
 const F64 = Float64Array.BYTES_PER_ELEMENT;
-/** The host's memory page (x86-64, arm64 with 4 KiB pages): what one page fault makes resident. */
-const PAGE_BYTES = 4096;
 const U32 = Uint32Array.BYTES_PER_ELEMENT;
 
 /** Bytes of the kernel's part of a scratch region for graphs of up to `capacity` nodes: its header, then
@@ -239,17 +238,13 @@ export class RouteKernel {
   }
 
   /**
-   * Makes the kernel's per-node arrays of this thread's scratch resident: one write to each 4 KiB page (an
-   * atomic add of 0, so a page is faulted in once, for writing, and whatever it holds is kept). Returns the
-   * bytes covered. A search touches only the pages of the nodes it reaches, so without this each search
-   * into a part of the map no search had reached paid the kernel's page faults on the way (docs/operations.md,
-   * "Warm before ready").
+   * Makes the per-node arrays of this thread's scratch that a search reaches by node resident (the kernel's
+   * pageIn: one write to each 4 KiB page, what it holds kept). Returns the bytes covered. A search touches
+   * only the pages of the nodes it reaches, so without this each search into a part of the map no search had
+   * reached paid their page faults on the way (docs/operations.md, "Warm before ready").
    */
   pageIn(): number {
-    const bytes = kernelScratchBytes(Math.max(1, this.g.nodeCount));
-    const u8 = new Uint8Array(this.buffer, this.scratch, bytes);
-    for (let at = 0; at < bytes; at += PAGE_BYTES) Atomics.add(u8, at, 0);
-    return bytes;
+    return this.k.pageIn(this.scratch);
   }
 
   /** The memory may have grown since the last call (other workers claiming scratch): take a fresh buffer. */
