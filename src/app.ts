@@ -17,6 +17,7 @@ import { geoRoutes } from './api/geo/routes.js';
 import { ensureDefaultMap, stderrProgress } from './map/build.js';
 import { transparentHugePages } from './lib/host.js';
 import { activeMap, collectThreadGarbage, loadedProfiles, loadMap } from './engine/engine.js';
+import type { ThreadCollection } from './engine/warm-up.js';
 import { MapSwaps } from './ops/map-swap.js';
 import { Router, type Route } from './http/router.js';
 import { docsRoutes } from './docs/routes.js';
@@ -287,7 +288,7 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
     jobs = config.jobs ? await startJobRunner(sql, log, { leaseMs: config.jobLeaseMs, mapDir }) : undefined;
     geocoding =
       config.jobs && mapDir ? await startGeocoding(sql, { mapDir, log: log.child({ component: 'geocoding' }), leaseMs: config.jobLeaseMs }) : undefined;
-    const own: { warming: boolean; handlers?: HandlerWarmUp } = { warming: Boolean(mapDir) };
+    const own: { warming: boolean; handlers?: HandlerWarmUp; collected?: ThreadCollection[] } = { warming: Boolean(mapDir) };
     const warmToken = randomBytes(16).toString('hex');
     const warmAuth = warmUpAuth();
     const ops = [readyRoute({ sql, profiles: mapDir ? config.profiles : 'off', swaps, requests: () => own }), metrics.route()];
@@ -333,11 +334,11 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
       // the handlers compiles it again, and leaves little garbage. Not of the socket: reading its own far
       // routes' answers (0.4–1.1 MB each) grew the heap to where the first request after ready met a full
       // collection (32x32: 21 ms of the main thread's marking during it).
-      const threadsMs = await collectThreadGarbage();
+      own.collected = await collectThreadGarbage();
       collectGarbage();
       const again = await warmHandlers(router, log, warmAuth, { rounds: 1 });
       own.handlers = { ...addWarmUps(own.handlers!, again), socket };
-      log.info({ threadsMs, againMs: again.ms }, 'warm-up garbage collected, the handlers warmed once more');
+      log.info({ threads: own.collected, againMs: again.ms }, 'warm-up garbage collected, the handlers warmed once more');
     }
     own.warming = false;
     log.info({ port: server.port, map: activeMap()?.id }, 'listening');

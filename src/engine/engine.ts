@@ -16,7 +16,7 @@ import {
 } from '../compute/pool.js';
 import { MapFormatError, type MapManifest } from '../map/map-files.js';
 import { MapDir } from '../map/map-dir.js';
-import type { ThreadWarmUp, WarmUpInput } from './warm-up.js';
+import type { ThreadCollection, ThreadWarmUp, WarmUpInput } from './warm-up.js';
 import { shapeBytes, type Shapes } from '../map/graphs/road-graph.js';
 import { PROFILES, type ProfileName } from '../map/graphs/profiles.js';
 import { loadGraph, viewGraph, type SharedGraphs } from './graph-memory.js';
@@ -320,11 +320,11 @@ async function warmThreads(map: LoadedMap, shapes: Shapes): Promise<WarmUpReport
 }
 
 /** A full garbage collection in every compute thread of the active map, at once (warm-up.ts,
- *  collectGarbageTask): the last step of a fresh process's warm-up. The milliseconds each took. */
-export async function collectThreadGarbage(): Promise<number[]> {
+ *  collectGarbageTask): the last step of a fresh process's warm-up. What each took. */
+export async function collectThreadGarbage(): Promise<ThreadCollection[]> {
   const threads = poolSize();
   const input = { barrier: new Int32Array(new SharedArrayBuffer(4)), threads };
-  return Promise.all(Array.from({ length: threads }, () => runTask<number>('collectGarbage', input, { ownWork: true })));
+  return Promise.all(Array.from({ length: threads }, () => runTask<ThreadCollection>('collectGarbage', input, { ownWork: true })));
 }
 
 /** An engine's verdict (no road near, no route) warms the same code as a route: it is not a failure here;

@@ -1,6 +1,7 @@
 // Pool task `warmUp`: one per compute thread, before a map serves (engine.ts, loadMap). Whatever the
 // first request of each kind pays in a thread — its code compiled, its search scratch paged in, the
 // geocoder and search index read — is paid here instead of by a client.
+import { getHeapSpaceStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
 import { collectGarbage } from '../lib/gc.js';
 import { geocoderBuilds, warmGeocoder } from './geocoder/task.js';
@@ -66,12 +67,25 @@ export async function warmUpTask(input: WarmUpInput): Promise<ThreadWarmUp> {
  * far routes' lines and steps, matrices, isochrones, several rounds of each — was otherwise collected by
  * the first requests after ready (10x10 country: the compute threads' CPU time for a fresh process's
  * first and second avoiding route 2–3 × that of later ones). The collection also throws away code compiled
- * for the avoiding routes, which run again after it (RouteCore.warmAvoidAgain). Returns the milliseconds it took.
+ * for the avoiding routes, which run again after it (RouteCore.warmAvoidAgain). Returns what it took (ThreadCollection).
  */
-export function collectGarbageTask(input: { barrier: Int32Array; threads: number }): number {
+export function collectGarbageTask(input: { barrier: Int32Array; threads: number }): ThreadCollection {
   oneEach(input);
   const started = performance.now();
+  const before = semiSpaceBytes();
   collectGarbage();
+  // What the first requests meet: a young generation the collection shrank grows again under them, its pages
+  // faulted in anew (compute/pool.ts, YOUNG_GENERATION_MB).
+  const after = semiSpaceBytes();
   warmAvoidingAgain();
-  return Math.round(performance.now() - started);
+  return { ms: Math.round(performance.now() - started), semiSpaceBytes: { before, after } };
+}
+
+const semiSpaceBytes = (): number => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
+
+/** One thread's last collection before ready: its milliseconds, and the size of a semi-space of its young
+ *  generation before and after it. */
+export interface ThreadCollection {
+  ms: number;
+  semiSpaceBytes: { before: number; after: number };
 }

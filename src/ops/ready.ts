@@ -8,6 +8,7 @@ import type { ProfileName } from '../map/graphs/profiles.js';
 import { activeMap } from '../engine/engine.js';
 import type { MapSwaps } from './map-swap.js';
 import type { HandlerWarmUp } from './warm-handlers.js';
+import type { ThreadCollection } from '../engine/warm-up.js';
 
 /** A database that does not answer within this long counts as unreachable: a probe must not hang. */
 const DATABASE_TIMEOUT_MS = 2000;
@@ -19,7 +20,7 @@ export interface ReadinessDeps {
   /** Map swaps (WAYMARK_MAP set): a map loading, the last refused. */
   swaps?: MapSwaps;
   /** The process's own warm-up requests (ops/warm-handlers.ts): under way, or what they answered. */
-  requests?: () => { warming: boolean; handlers?: HandlerWarmUp };
+  requests?: () => { warming: boolean; handlers?: HandlerWarmUp; collected?: ThreadCollection[] };
 }
 
 interface Part {
@@ -64,6 +65,7 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
           profiles: loaded,
           ...(warming && { warming }),
           ...(own?.handlers && { request_warm_up: own.handlers }),
+          ...(own?.collected && { garbage_collected: own.collected.map((c) => ({ ms: c.ms, semi_space_bytes: c.semiSpaceBytes })) }),
           expected: deps.profiles,
           ...(m && {
             id: m.id,
@@ -126,6 +128,19 @@ const readinessSchema = z
         .boolean()
         .optional()
         .describe('True while the process sends itself warm-up requests: the first requests of a fresh process would pay for what they run.'),
+      garbage_collected: z
+        .array(
+          z.object({
+            ms: z.int(),
+            semi_space_bytes: z
+              .object({ before: z.int(), after: z.int() })
+              .describe("A semi-space of the thread's young generation (V8's new space), before the collection and after it."),
+          }),
+        )
+        .optional()
+        .describe(
+          "The warm-up's last step in each compute thread: a full garbage collection, so that the first requests do not pay for the warm-up's garbage.",
+        ),
       request_warm_up: z
         .object({
           ms: z.int(),
