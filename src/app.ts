@@ -336,6 +336,9 @@ export async function startApp(config: Config, log: Logger = pino({ level: confi
       // collection (32x32: 21 ms of the main thread's marking during it).
       own.collected = await collectThreadGarbage();
       collectGarbage();
+      // The POI reads' rows again: the warm-up's team has none, and V8's trace showed the driver's row
+      // parsing (DataRow, readInt32BE…) optimised during the first two avoiding routes after ready.
+      if (mapDir) await warmAvoidanceReads(sql, 1);
       const again = await warmHandlers(router, log, warmAuth, { rounds: 1 });
       own.handlers = { ...addWarmUps(own.handlers!, again), socket };
       log.info({ threads: own.collected, againMs: again.ms }, 'warm-up garbage collected, the handlers warmed once more');
