@@ -423,7 +423,7 @@ export interface WarmUpCounts {
 }
 
 /** The spec's default profile: the one most requests ask for, whose search scratch is made resident in
- *  full before a map serves (RouteKernel.pageIn). Every profile's would cost ~2.5 GB on a 53 M-node
+ *  full before a map serves (RouteKernel.pageIn). Every profile's would cost ~2.3 GB more on a 53 M-node
  *  country with two compute threads; the others' pages come in as their searches reach them. */
 const DEFAULT_PROFILE = 'driving-car';
 

@@ -74,8 +74,8 @@ export function collectGarbageTask(input: { barrier: Int32Array; threads: number
   const started = performance.now();
   const before = semiSpaceBytes();
   collectGarbage();
-  // What the first requests meet: a young generation the collection shrank grows again under them, its pages
-  // faulted in anew (compute/pool.ts, YOUNG_GENERATION_MB).
+  // What the first requests meet: a young generation the collection left smaller would grow again under
+  // them, its pages faulted in anew (compute/pool.ts, YOUNG_GENERATION_MB, keeps it whole).
   const after = semiSpaceBytes();
   warmAvoidingAgain();
   return { ms: Math.round(performance.now() - started), semiSpaceBytes: { before, after } };
