@@ -88,11 +88,14 @@ describe('routing page directions', () => {
       await items.nth(longest).getByRole('button').click();
       await poll(() => page.locator('.steps-panel li.chosen').count()).toBe(1);
       expect(await page.locator('.steps-panel li.chosen').textContent()).toContain(steps[longest].instruction);
-      const drawn = await page.evaluate(async () => {
-        const source = (document.querySelector('.map') as any).maplibre.getSource('route-step');
-        return (await source.getData()).features.map((f: any) => f.geometry.coordinates);
-      });
-      expect(drawn).toEqual([steps[longest].geometry.coordinates]);
+      // Polled: the list marks the step as it renders, and the page's effect sets the map's source after it
+      // (a loaded CI run read the source in between once).
+      const drawn = () =>
+        page.evaluate(async () => {
+          const source = (document.querySelector('.map') as any).maplibre.getSource('route-step');
+          return (await source.getData()).features.map((f: any) => f.geometry.coordinates);
+        });
+      await poll(drawn).toEqual([steps[longest].geometry.coordinates]);
       await poll(() => pixelsOf(STEP_COLOUR), 40_000).toBeGreaterThan(200);
 
       // Another step moves the highlight.
