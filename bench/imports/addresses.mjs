@@ -20,7 +20,18 @@ import { parseArgs } from 'node:util';
 import { ensureMap, sha256File } from '../../dist/map/build.js';
 import { readManifest } from '../../dist/map/map-dir.js';
 import { NODES, RELATIONS, readOsmPbfSync, WAYS } from '../../dist/map/osm/osm-pbf.js';
-import { ADMIN_URL, createBenchDatabase, dropBenchDatabase, freePort, meters, rng, spawnServer, stopActiveChildren, waitForReady } from '../scale/lib.mjs';
+import {
+  ADMIN_URL,
+  benchDatabaseUrl,
+  createBenchDatabase,
+  dropBenchDatabase,
+  freePort,
+  meters,
+  rng,
+  spawnServer,
+  stopActiveChildren,
+  waitForReady,
+} from '../scale/lib.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const say = (msg) => process.stderr.write(`[bench/imports:addresses] ${msg}\n`);
@@ -194,7 +205,7 @@ try {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  server = spawnServer({ port, mapDir, dbUrl: ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`), workers: 2, tag: 'serve' });
+  server = spawnServer({ port, mapDir, dbUrl: benchDatabaseUrl(dbName), workers: 2, tag: 'serve' });
   await waitForReady({ base, t0, timeoutMs: 120_000, server, assertAlive: () => {} });
   say(`server ready after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 

@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
   ADMIN_URL,
+  benchDatabaseUrl,
   boxOf,
   call,
   closeConnections,
@@ -89,7 +90,7 @@ const rand = rng(Number(opt['rand-seed']));
 const cache = resolve(opt.cache);
 mkdirSync(cache, { recursive: true });
 const dbName = 'waymark_bench_reach';
-const dbUrl = ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
+const dbUrl = benchDatabaseUrl(dbName);
 const LI_EXTRACT = join(root, '../shared/data/osm/liechtenstein.osm.pbf');
 
 /** What --map names: the extract, the label and where the built map lives. */

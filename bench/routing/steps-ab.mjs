@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
 import { readShapeFiles } from '../../dist/map/map-dir.js';
-import { ADMIN_URL, boxDiagonal, boxOf, createBenchDatabase, dropBenchDatabase, freePort, meters, rng, stats } from '../scale/lib.mjs';
+import { ADMIN_URL, benchDatabaseUrl, boxDiagonal, boxOf, createBenchDatabase, dropBenchDatabase, freePort, meters, rng, stats } from '../scale/lib.mjs';
 const { values: opt } = parseArgs({
   options: {
     map: { type: 'string' },
@@ -60,7 +60,7 @@ const variant = variants[opt.variant];
 if (!variant) throw new Error(`--variant is one of ${Object.keys(variants).join(', ')}`);
 const dbName = `waymark_steps_ab_${process.pid}`;
 const { sql, key } = await createBenchDatabase({ adminUrl: ADMIN_URL, dbName, team: 'ab' });
-const dbUrl = ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
+const dbUrl = benchDatabaseUrl(dbName);
 
 function serve(tree, port, map) {
   const env = {

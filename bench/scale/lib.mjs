@@ -149,6 +149,8 @@ export function stats(ms, more = []) {
 // ---- the runs' setting --------------------------------------------------------------------------------------
 /** The PostgreSQL the benches make their databases in. */
 export const ADMIN_URL = process.env.WAYMARK_BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The URL of database `dbName` on ADMIN_URL's server. */
+export const benchDatabaseUrl = (dbName) => ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
 
 /** The short commit checked out in `dir`. */
 export const gitCommit = (dir) => execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD']).toString().trim();

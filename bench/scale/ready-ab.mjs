@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
   ADMIN_URL,
+  benchDatabaseUrl,
   along,
   call,
   classify,
@@ -67,7 +68,7 @@ const TICK = 100; // clock ticks per second of /proc/PID/stat (USER_HZ)
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 
 const dbName = (side) => `waymark_bench_ready_${side}_${process.pid}`;
-const dbUrl = (side) => ADMIN_URL.replace(/\/[^/]*$/, `/${dbName(side)}`);
+const dbUrl = (side) => benchDatabaseUrl(dbName(side));
 
 const FIRST = Number(opt.first);
 const minorFaults = (pid) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[7]);

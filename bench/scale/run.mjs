@@ -45,6 +45,7 @@ import { parseArgs } from 'node:util';
 import { transparentHugePages } from '../../dist/lib/host.js';
 import {
   ADMIN_URL,
+  benchDatabaseUrl,
   along,
   boxDiagonal,
   boxOf,
@@ -190,7 +191,7 @@ const { variant } = synthCountry({ tiles: opt.tiles, seed: opt.seed, origin: opt
 const label = opt.label ?? (opt.tiles ? `${opt.tiles}${variant}` : basename(opt.osm ?? opt.map).replace(/\.osm\.pbf$/, ''));
 // One database per country: runs of two countries at once (on a host with the room) leave each other's alone.
 const dbName = `waymark_bench_scale_${label.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`.slice(0, 63);
-const dbUrl = ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
+const dbUrl = benchDatabaseUrl(dbName);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const secs = (ms) => +(ms / 1000).toFixed(2);

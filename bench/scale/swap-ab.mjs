@@ -15,7 +15,19 @@ import { cpus, loadavg } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ADMIN_URL, call, createBenchDatabase, dropBenchDatabase, freePort, gitCommit, spawnServer, stats, stopChild, waitForReady } from './lib.mjs';
+import {
+  ADMIN_URL,
+  benchDatabaseUrl,
+  call,
+  createBenchDatabase,
+  dropBenchDatabase,
+  freePort,
+  gitCommit,
+  spawnServer,
+  stats,
+  stopChild,
+  waitForReady,
+} from './lib.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: opt } = parseArgs({
@@ -51,7 +63,7 @@ async function round(side, keys) {
   pointLink(maps[0]);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const server = spawnServer({ port, mapDir: link, dbUrl: ADMIN_URL.replace(/\/[^/]*$/, `/${dbName(side)}`), tag: `serve ${side}`, dir: sides[side] });
+  const server = spawnServer({ port, mapDir: link, dbUrl: benchDatabaseUrl(dbName(side)), tag: `serve ${side}`, dir: sides[side] });
   const alive = () => {
     if (server.exit) throw new Error(`serve ${side} exited: ${JSON.stringify(server.exit)}\n${server.stderrTail}`);
   };

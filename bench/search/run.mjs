@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
   ADMIN_URL,
+  benchDatabaseUrl,
   call,
   closeConnections,
   createBenchDatabase,
@@ -69,7 +70,7 @@ try {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  server = spawnServer({ port, mapDir, dbUrl: ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`) });
+  server = spawnServer({ port, mapDir, dbUrl: benchDatabaseUrl(dbName) });
   const readyMs = await waitForReady({ base, t0, timeoutMs: 300_000, server, assertAlive });
   say(`serve ready in ${(readyMs / 1000).toFixed(1)} s on ${mapDir}`);
   const get = (path, mode = 'keepalive') => call(base, key, 'GET', path, undefined, { newConnection: mode === 'new_connection' });
