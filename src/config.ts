@@ -131,6 +131,14 @@ export const SETTINGS: Setting[] = [
       .transform((s) => Math.round(Number(s) * 1000)),
   },
   {
+    name: 'WAYMARK_TURN_PRICES',
+    default: 'on',
+    meaning:
+      "'on': routes of the driving and cycling profiles price their turns as OSRM's profiles do (docs/directions.md, \"Turns\"); 'off': no turn is priced, so a route's duration equals its matrix cell",
+    expects: "'on' or 'off'",
+    schema: oneOf('on', 'off'),
+  },
+  {
     name: 'WAYMARK_BODY_TIMEOUT_MS',
     default: '8000',
     meaning: 'a request body that stops arriving for this long is answered 408',

@@ -349,6 +349,28 @@ export function resume(budget: i32): bool {
   return true;
 }
 
+/**
+ * Readies `potentialOf`: the hierarchy's distance from each node to the target seeds (their costs
+ * included), by one backward upward search from them, each node's then memoized on first ask. A search
+ * that prices turns (the caller's, edge-based) takes these as its A* potentials: turn prices only add, so
+ * they stay lower bounds, and consistent. Valid until the next call on this kernel.
+ */
+export function potentialsTo(desc: usize, scratch: usize, tgtSeeds: usize, nTgt: i32, tgtMeters: usize): void {
+  setup(desc, scratch, 0);
+  lastFound = false;
+  lastWasCh = false;
+  meetNode = NONE;
+  usePot = true;
+  pFirst = hUpFirst; pNext = hUpHead; pWeight = hUpWeight;
+  sizeB = chSeed(sStampB, sDistB, sCmB, sParB, sPosB, sHeapNB, sHeapKB, 0, tgtSeeds, tgtMeters, nTgt < MAX_SEEDS ? nTgt : MAX_SEEDS);
+  while (sizeB > 0) chBackwardStep();
+}
+
+/** Node v's distance to the targets of the last `potentialsTo` (INF: no path). */
+export function potentialOf(v: u32): f64 {
+  return potential(v);
+}
+
 /** The best cost the last p2p found (its mu0 when none beat it). */
 export function cost(): f64 {
   return aMu;

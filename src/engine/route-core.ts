@@ -9,7 +9,7 @@ import { type Corridor, corridorAlong } from './corridor.js';
 import { claimReverse, ensureReverse, reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
 import { legTraces, type LegTrace } from './guidance/trace.js';
-import { repairForbiddenTurns, takesForbiddenTurn, takesForbiddenTurnBeside, turnRules, turnsBetween, type TurnRules } from './turn-back.js';
+import { settleTurns, takesForbiddenTurn, takesForbiddenTurnBeside, turnPriceOf, turnPrices, turnRules, turnsBetween, type TurnRules } from './turn-back.js';
 import {
   appendEdgeShape,
   geometryPiece,
@@ -471,7 +471,7 @@ export class RouteCore {
       ensureReverse(pm);
       const graph = viewGraph(pm, this.shared.shapes);
       const guidance = { ...graph, ...reverseView(pm) };
-      const turns = turnRules(guidance, profile === 'driving-car' || profile === 'driving-hgv');
+      const turns = turnRules(guidance, profile === 'driving-car' || profile === 'driving-hgv', turnPriceOf(profile));
       v = {
         kernel: new RouteKernel(pm),
         graph,
@@ -836,7 +836,7 @@ export class RouteCore {
         ? takesForbiddenTurnBeside(v.turns, startDir, c.start, c.edges, endDir, best.edges)
         : takesForbiddenTurn(v.turns, startDir, c.start, c.edges, endDir);
     return found.map((c) => {
-      const leg = () => this.pathLeg(g, src, tgt, sSeeds, tSeeds, c, null);
+      const leg = () => this.pathLeg(v, src, tgt, sSeeds, tSeeds, c, null);
       const sharingChecked = true;
       const admissible = (): boolean => {
         const [a, b] = [pickSeed(sSeeds, c.start), pickSeed(tSeeds, endOf(c))];
@@ -1110,23 +1110,24 @@ export class RouteCore {
     if (avoiding && block && !block.written) this.arm(v, block);
     let found = v.kernel.shortestPath(sSeeds, tSeeds, direct?.cost ?? Infinity, search, options);
     if (!found) return direct;
-    // U-turns only at dead ends, no crossing of a roundabout's node (turn-back.ts): a path taking such a
-    // turn is searched again without. Avoiding searches keep theirs (the search again does not know the
-    // blocked places).
+    // U-turns only at dead ends, no crossing of a roundabout's node, turns priced (turn-back.ts): a short
+    // leg of a profile that prices turns, and a path taking a kept-out turn, is searched again. Avoiding
+    // searches keep their paths (the search again does not know the blocked places); pathLeg prices them.
     let first = pickSeed(sSeeds, found.start),
       last = pickSeed(tSeeds, found.edges.length ? g.head[found.edges[found.edges.length - 1]] : found.start);
     {
       const [a, b] = [first, last];
-      if (!avoiding && takesForbiddenTurn(v.turns, dirOf(src, a), found.start, found.edges, dirOf(tgt, b))) {
+      if (!avoiding && (v.turns.price || takesForbiddenTurn(v.turns, dirOf(src, a), found.start, found.edges, dirOf(tgt, b)))) {
         v.turnSearches++;
         const sources = sSeeds.map((s) => ({ node: s.node, cost: s.cost, dir: dirOf(src, s) }));
         const targets = tSeeds.map((s) => ({ node: s.node, cost: s.cost, dir: dirOf(tgt, s) }));
-        const again = repairForbiddenTurns(
+        const again = settleTurns(
           v.turns,
           sources,
           targets,
           { ...found, first: sources[sSeeds.indexOf(a)], last: targets[tSeeds.indexOf(b)] },
           direct?.cost ?? Infinity,
+          () => v.kernel.distancesTo(tSeeds),
         );
         // A repaired far leg is not bounded by the piece between two waypoints on one road: compare.
         if (again === null || (direct && again.cost >= direct.cost)) return direct;
@@ -1134,14 +1135,14 @@ export class RouteCore {
         [first, last] = [sSeeds[sources.indexOf(again.first)], tSeeds[targets.indexOf(again.last)]];
       }
     }
-    return this.pathLeg(g, src, tgt, sSeeds, tSeeds, found, block, [first, last]);
+    return this.pathLeg(v, src, tgt, sSeeds, tSeeds, found, block, [first, last]);
   }
 
   /** A path found between the seeds of two waypoints as a leg: its length, whether it touches what `block`
    *  blocks, and how to draw it. `seeds`: the source and target seed it uses, when the search that found
    *  it said (else the cheapest at its ends). */
   private pathLeg(
-    g: RoadGraph,
+    v: ProfileView,
     src: Phantom,
     tgt: Phantom,
     sSeeds: PhantomSeed[],
@@ -1150,9 +1151,18 @@ export class RouteCore {
     block: Blocking | null,
     seeds?: [PhantomSeed, PhantomSeed],
   ): LegPath {
+    const g = v.graph;
     const { edges, start } = found;
     const end = edges.length ? g.head[edges[edges.length - 1]] : start;
     const [first, last] = seeds ?? [pickSeed(sSeeds, start), pickSeed(tSeeds, end)];
+    // Each turn's price goes with the edge after it (the last, with the piece to the destination).
+    const prices = turnPrices(v.turns, dirOf(src, first), start, edges, dirOf(tgt, last));
+    let cost = found.cost;
+    if (prices) {
+      cost = first.cost + last.cost;
+      for (let i = 0; i < edges.length; i++) cost += g.weight[edges[i]];
+      for (let i = 0; i < prices.length; i++) cost += prices[i];
+    }
     const startPiece = this.seedPiece(g, src, first, true);
     const endPiece = this.seedPiece(g, tgt, last, false);
     let touches = this.pieceBlocked(block, src.geom, startPiece) || this.pieceBlocked(block, tgt.geom, endPiece);
@@ -1185,7 +1195,7 @@ export class RouteCore {
       }
       for (let i = head; i < edges.length - tail; i++) {
         appendEdgeShape(line, g, orig[edges[i]]);
-        trace?.piece(orig[edges[i]], g.head[edges[i]], at(), geomCm[orig[edges[i]] >> 1] / 100, g.weight[edges[i]]);
+        trace?.piece(orig[edges[i]], g.head[edges[i]], at(), geomCm[orig[edges[i]] >> 1] / 100, g.weight[edges[i]] + (prices ? prices[i] : 0));
       }
       if (other && tail > 0) {
         const values = shapeValues(g, edges, edges.length - tail, edges.length);
@@ -1197,12 +1207,12 @@ export class RouteCore {
       leg.drawnEnd = line.length - to;
       // The piece to the destination; a path ending at a node ends with a point on it, of no length.
       if (trace) {
-        if (endPiece) trace.piece(2 * tgt.geom + (last.kind === 'fwd' ? 0 : 1), -1, at(), last.meters, last.cost);
+        if (endPiece) trace.piece(2 * tgt.geom + (last.kind === 'fwd' ? 0 : 1), -1, at(), last.meters, last.cost + (prices ? prices[edges.length] : 0));
         else if (trace.count === 0) trace.piece(2 * tgt.geom, -1, at(), 0, 0);
         else trace.end[trace.count - 1] = at();
       }
     };
-    const leg: LegPath = { cost: found.cost, meters, touches, draw, edges, geoms };
+    const leg: LegPath = { cost, meters, touches, draw, edges, geoms };
     return leg;
   }
 

@@ -58,6 +58,8 @@ interface RouteExports extends WebAssembly.Exports {
   labelRecords(): number;
   reached(v: number): number;
   chP2p(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, tgt: number, nTgt: number, tgtMeters: number, mu0: number): number;
+  potentialsTo(desc: number, scratch: number, tgt: number, nTgt: number, tgtMeters: number): void;
+  potentialOf(v: number): number;
   chBelow(desc: number, scratch: number, src: number, nSrc: number, srcMeters: number, tgt: number, nTgt: number, tgtMeters: number, mu0: number): number;
   chAlternatives(
     desc: number,
@@ -326,6 +328,20 @@ export class RouteKernel {
     if (nSrc === 0 || nTgt === 0) return false;
     this.count(false);
     return this.k.chBelow(g.desc, this.scratch, this.srcPtr, nSrc, this.srcMetersPtr, this.tgtPtr, nTgt, this.tgtMetersPtr, bound) === 1;
+  }
+
+  /**
+   * The hierarchy's distance from each node to the target seeds, as a function of the node (Infinity: no
+   * path), for an A* that prices turns (turn-costs.ts). Without a hierarchy every node's is 0. Valid until
+   * the next search on this kernel.
+   */
+  distancesTo(tgt: Seed[]): (v: number) => number {
+    const g = this.g;
+    const nTgt = this.writeSeeds(this.tgtPtr, tgt, this.tgtMetersPtr);
+    if (!g.hierarchy || nTgt === 0) return () => 0;
+    this.count(false);
+    this.k.potentialsTo(g.desc, this.scratch, this.tgtPtr, nTgt, this.tgtMetersPtr);
+    return this.k.potentialOf;
   }
 
   /** shortestPath's search: the cost of the path found below `upperBound` (the kernel holds the path), or null. */

@@ -1,18 +1,55 @@
-// Turns OSRM never takes, kept out of routes: turning back (a path that arrives at a node along a road
-// and leaves along the same road back) except where the road ends (a dead end, a node of one road), as
-// OSRM's car, bicycle and foot profiles do; and, for the driving profiles, going from a road to another
-// at a node of a roundabout across the ring (turning against its flow) without driving on it (OSRM's
-// guidance features route round the ring there). The hierarchy searches a node-based graph, which cannot tell how a node was
-// reached; so a leg's path is checked after the search, and only a leg that takes such a turn is searched
-// again here, on the road graph with the arriving road as part of the state (an edge-based Dijkstra,
-// labels kept sparse in maps). The best path without such turns is never cheaper than the best path
-// with any, so a leg whose hierarchy path takes none is already exact; a leg searched again is exact too,
-// unless it settles more than the budget's states (then the hierarchy's path is kept).
-// docs/directions.md ("Turns") has the design, its limits and its measurements.
+// Turns: those OSRM never takes, kept out of routes, and what the others cost.
+// Kept out: turning back (a path that arrives at a node along a road and leaves along the same road back)
+// except where the road ends (a dead end, a node of one road), as OSRM's car, bicycle and foot profiles do;
+// and, for the driving profiles, going from a road to another at a node of a roundabout across the ring
+// (turning against its flow) without driving on it (OSRM's guidance features route round the ring there).
+// Priced, for the driving and cycling profiles: every turn, as OSRM 6.0.0's car.lua and bicycle.lua
+// `process_turn` price it (turnPrice), in the leg's duration.
+// The hierarchy searches a node-based graph, which cannot tell how a node was reached; so a leg is searched
+// again here, on the road graph with the arriving road as part of the state (an edge-based search, labels
+// kept sparse in maps): a short leg always when its profile prices turns, with the hierarchy's distances as
+// A* potentials (turn prices only add, so they stay consistent lower bounds); otherwise only a leg whose
+// hierarchy path takes a kept-out turn. The best path without such turns is never cheaper than the best
+// path with any, so a leg whose hierarchy path takes none is already exact for those; a far leg's turns
+// are priced along its path. docs/directions.md ("Turns") has the design, its limits and its measurements.
 import type { RoadGraph } from '../map/graphs/road-graph.js';
-import { deviation, leaveBearing, type ReverseView } from './guidance/steps.js';
+import { eastScale } from '../map/graphs/road-guide.js';
+import { deviation, type GuidanceGraph, guidedBearing, leaveBearing } from './guidance/steps.js';
 
-type TurnGraph = Pick<RoadGraph, 'firstOut' | 'head' | 'weight' | 'orig' | 'geomFirst' | 'geomLast' | 'shapes'> & ReverseView;
+type TurnGraph = GuidanceGraph & Pick<RoadGraph, 'weight'>;
+
+/**
+ * A profile's price of a turn in tenths of a second, rounded as OSRM rounds turn durations, by its angle
+ * (degrees from straight on, positive to the right), the roads meeting at the node and whether it turns
+ * back.
+ */
+export type TurnPrice = (angle: number, roads: number, uTurn: boolean) => number;
+
+/** car.lua (6.0.0): a sigmoid of the angle up to `turn_penalty` 7.5 s, right turns cheaper by `turn_bias`
+ *  1.075, where more than two roads meet or turning back (+ `u_turn_penalty` 20 s). Traffic signals and
+ *  stop signs are not in the map, so not priced. */
+export const carTurnPrice: TurnPrice = (angle, roads, uTurn) => {
+  if (roads <= 2 && !uTurn) return 0;
+  const s =
+    angle >= 0 ? 7.5 / (1 + Math.exp(-(((13 / 1.075) * angle) / 180 - 6.5 * 1.075))) : 7.5 / (1 + Math.exp(-((13 * 1.075 * -angle) / 180 - 6.5 / 1.075)));
+  return Math.round(10 * (s + (uTurn ? 20 : 0)));
+};
+
+/** bicycle.lua (6.0.0): (angle / 90)² × `turn_penalty` 6 s, ÷ `turn_bias` 1.4 to the right, × 1.4 to the
+ *  left, at every node (+ `u_turn_penalty` 20 s turning back). */
+export const bicycleTurnPrice: TurnPrice = (angle, _roads, uTurn) => {
+  const x = angle / 90;
+  return Math.round(10 * (x * x * (x >= 0 ? 6 / 1.4 : 6 * 1.4) + (uTurn ? 20 : 0)));
+};
+
+/** The turn prices of a profile: foot.lua prices only turning back (2 s), which it does only at dead ends.
+ *  None with WAYMARK_TURN_PRICES=off (config.ts validates it; the compute threads read it here). */
+export function turnPriceOf(profile: string): TurnPrice | null {
+  if (process.env.WAYMARK_TURN_PRICES?.trim() === 'off') return null;
+  if (profile === 'driving-car' || profile === 'driving-hgv') return carTurnPrice;
+  if (profile === 'cycling-regular') return bicycleTurnPrice;
+  return null;
+}
 
 /** Road kind bits of a ring (map/graphs/profile-ways.ts ROAD_ROUNDABOUT | ROAD_CIRCULAR). */
 const RING_KINDS = 32 | 64;
@@ -24,11 +61,13 @@ export interface TurnRules {
   ring: Uint8Array | null;
   /** One bit per node, set where a ring passes (so that the path's other nodes cost a bit test). */
   ringNodes: Uint8Array | null;
+  /** What a turn costs; null where turns are free. */
+  price: TurnPrice | null;
 }
 
 /** The rules of a profile's graph: ring geometries found once, walking the label runs along the points. */
-export function turnRules(g: TurnGraph, driving: boolean): TurnRules {
-  if (!driving) return { g, ring: null, ringNodes: null };
+export function turnRules(g: TurnGraph, driving: boolean, price: TurnPrice | null = null): TurnRules {
+  if (!driving) return { g, ring: null, ringNodes: null, price };
   const G = g.geomFirst.length;
   const ring = new Uint8Array((G + 7) >> 3);
   const { labelFirst, labelIndex, labelKind } = g.shapes;
@@ -39,7 +78,7 @@ export function turnRules(g: TurnGraph, driving: boolean): TurnRules {
     while (run + 1 < labelFirst.length && labelFirst[run + 1] <= p) run++;
     if (labelFirst.length && labelKind[labelIndex[run]] & RING_KINDS) ring[x >> 3] |= 1 << (x & 7);
   }
-  const r: TurnRules = { g, ring, ringNodes: null };
+  const r: TurnRules = { g, ring, ringNodes: null, price };
   const N = g.firstOut.length - 1;
   const ringNodes = new Uint8Array((N + 7) >> 3);
   for (let v = 0; v < N; v++) {
@@ -122,6 +161,70 @@ function forbidden(r: TurnRules, v: number, a: number, d: number): boolean {
   return r.ring !== null && ringNode(r, v) && !onRing(r, a) && !onRing(r, d) && crossesRing(r, v, a, d);
 }
 
+/** The roads meeting at node v: the distinct geometries of its edges out and in. */
+function roadsAt(g: TurnGraph, v: number): number {
+  let n = 0,
+    a = -1,
+    b = -1,
+    c = -1;
+  const see = (x: number): void => {
+    if (x === a || x === b || x === c) return;
+    if (n === 0) a = x;
+    else if (n === 1) b = x;
+    else c = x;
+    n++;
+  };
+  // Past three, the count no longer changes a price (more than two roads is all that counts).
+  for (let e = g.firstOut[v]; e < g.firstOut[v + 1] && n < 3; e++) see(g.orig[e] >> 1);
+  if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1] && n < 3; i++) see(g.orig[g.rEdge[i]] >> 1);
+  return n;
+}
+
+/** The bearing at which directed original edge `a` arrives at its end, and that end's east-west scale. */
+function arrival(g: TurnGraph, a: number): { bearing: number; kx: number } {
+  const at = a & 1 ? g.geomFirst[a >> 1] : g.geomLast[a >> 1];
+  const kx = eastScale(g.shapes.pointsE7[2 * at]);
+  return { bearing: (guidedBearing(g, a ^ 1, kx) + 180) % 360, kx };
+}
+
+/**
+ * What arriving at v along directed edge `a` and leaving along `d` costs, in tenths of a second: Infinity
+ * for a turn the rules keep out, 0 at a waypoint's own piece (a or d < 0) or where turns are free.
+ * `roads` and `into` (`arrival(a)`) may be given when the caller looks at several turns from one state.
+ */
+export function turnCost(r: TurnRules, v: number, a: number, d: number, roads = -1, into?: { bearing: number; kx: number }): number {
+  if (a < 0 || d < 0) return 0;
+  if (forbidden(r, v, a, d)) return Infinity;
+  if (!r.price) return 0;
+  const g = r.g;
+  const uTurn = d === (a ^ 1);
+  const arrive = uTurn ? null : (into ?? arrival(g, a));
+  const angle = arrive ? deviation(arrive.bearing, guidedBearing(g, d, arrive.kx)) : 180;
+  return r.price(angle, roads >= 0 ? roads : roadsAt(g, v), uTurn);
+}
+
+/**
+ * The price of each turn a path takes (turnCost): entry i the turn before its edge i (the start's first),
+ * the last the turn into the waypoint's piece at its end; a kept-out turn (kept where it could not be
+ * repaired) free. null where turns are free.
+ */
+export function turnPrices(r: TurnRules, startDir: number, start: number, edges: Uint32Array, endDir: number): Float64Array | null {
+  if (!r.price) return null;
+  const g = r.g;
+  const out = new Float64Array(edges.length + 1);
+  let a = startDir,
+    v = start;
+  for (let i = 0; i <= edges.length; i++) {
+    const d = i < edges.length ? g.orig[edges[i]] : endDir;
+    const turn = turnCost(r, v, a, d);
+    out[i] = turn === Infinity ? 0 : turn;
+    if (i === edges.length) break;
+    a = d;
+    v = g.head[edges[i]];
+  }
+  return out;
+}
+
 /** Whether a path (its start node, search edges, and the waypoint pieces' edges at either end) takes a
  *  turn the rules keep out. */
 export function takesForbiddenTurn(r: TurnRules, startDir: number, start: number, edges: Uint32Array, endDir: number): boolean {
@@ -182,37 +285,59 @@ export interface TurnPath {
 }
 
 /**
- * The leg's path without the turns the rules keep out, `found` being the hierarchy's best path from
- * `sources` to `targets` (which takes one). A short leg is searched again whole, exactly (WHOLE_LEG). A longer one is repaired turn by turn: the stretch of the path from some minutes before the
- * turn to some minutes after it is searched again without kept-out turns (edge-based, leaving the path
- * at the stretch's start, or at any source when the stretch starts at the leg's start, and joining it at
- * any of its nodes after the turn, or at any target), and the rest of the path is kept. The stretch
- * widens (5, 20, 80 minutes either side) while the search finds nothing or runs out of states. A repaired
- * leg is the best path that differs from the hierarchy's only within that stretch: the detour around a
- * turn restriction or a one-way street is local, so this is the exact answer in practice, at a cost of a
- * search over a few minutes of roads instead of the whole leg (docs/directions.md "Turns"). null when no
- * path exists below `bound`; `found` itself when the turns cannot be repaired.
+ * The leg's path with its turns settled, `found` being the hierarchy's best path from `sources` to
+ * `targets`: without the turns the rules keep out, and where the profile prices turns, with its cost
+ * priced. A short leg (WHOLE_LEG) is searched again whole, exactly: always when turns are priced (an A*
+ * with the hierarchy's distances, `potentials()`), else when `found` takes a kept-out turn. A longer one
+ * keeps the hierarchy's path, repaired turn by turn where it takes a kept-out turn: the stretch of the
+ * path from some minutes before the turn to some minutes after it is searched again without kept-out turns
+ * (edge-based, leaving the path at the stretch's start, or at any source when the stretch starts at the
+ * leg's start, and joining it at any of its nodes after the turn, or at any target), and the rest of the
+ * path is kept. The stretch widens (5, 20, 80 minutes either side) while the search finds nothing or runs
+ * out of states. A repaired leg is the best path that differs from the hierarchy's only within that
+ * stretch: the detour around a turn restriction or a one-way street is local, so this is the exact answer
+ * in practice, at a cost of a search over a few minutes of roads instead of the whole leg; its turns are
+ * then priced along it (docs/directions.md "Turns"). null when no path exists below `bound`; `found`
+ * itself, priced, when its turns cannot be repaired.
  */
-export function repairForbiddenTurns(r: TurnRules, sources: DirectedSeed[], targets: DirectedSeed[], found: TurnPath, bound: number): TurnPath | null {
-  if (found.cost <= WHOLE_LEG.wholeMaxCost) {
-    const whole = withoutForbiddenTurns(r, sources, targets, bound, WHOLE_LEG.wholeBudget);
+export function settleTurns(
+  r: TurnRules,
+  sources: DirectedSeed[],
+  targets: DirectedSeed[],
+  found: TurnPath,
+  bound: number,
+  potentials: () => (v: number) => number,
+): TurnPath | null {
+  const forbiddenAt = firstForbiddenTurn(r, found.first.dir, found.start, found.edges, found.last.dir);
+  if (found.cost <= WHOLE_LEG.wholeMaxCost && (r.price || forbiddenAt >= 0)) {
+    const whole = turnSearch(r, sources, targets, bound, WHOLE_LEG.wholeBudget, r.price ? potentials() : null);
     if (whole === null) return null;
     if (whole !== 'budget') return { cost: whole.cost, edges: whole.edges, start: whole.start, first: sources[whole.source], last: targets[whole.target] };
   }
   let path = found;
   for (let repairs = 0; repairs < MAX_REPAIRS; repairs++) {
-    const at = firstForbiddenTurn(r, path.first.dir, path.start, path.edges, path.last.dir);
-    if (at < 0) return path;
+    const at = repairs === 0 ? forbiddenAt : firstForbiddenTurn(r, path.first.dir, path.start, path.edges, path.last.dir);
+    if (at < 0) return priced(r, path);
     // Cost along the path from its start to each of its nodes.
     const along = new Float64Array(path.edges.length + 1);
     for (let i = 0; i < path.edges.length; i++) along[i + 1] = along[i] + r.g.weight[path.edges[i]];
     let repaired: TurnPath | null = null;
     for (let w = 0, window = REPAIR_WINDOW; w < REPAIR_WIDENINGS && !repaired; w++, window *= 4)
       repaired = repairAround(r, sources, targets, path, along, at, window);
-    if (!repaired) return found;
+    if (!repaired) return priced(r, found);
     path = repaired;
   }
-  return firstForbiddenTurn(r, path.first.dir, path.start, path.edges, path.last.dir) < 0 ? path : found;
+  return priced(r, firstForbiddenTurn(r, path.first.dir, path.start, path.edges, path.last.dir) < 0 ? path : found);
+}
+
+/** A path costed again from its seeds and edges, with its turns' prices (turnPrices). */
+function priced(r: TurnRules, path: TurnPath): TurnPath {
+  const prices = turnPrices(r, path.first.dir, path.start, path.edges, path.last.dir);
+  if (!prices) return path;
+  let cost = path.first.cost + path.last.cost;
+  for (let i = 0; i < path.edges.length; i++) cost += r.g.weight[path.edges[i]];
+  for (let i = 0; i < prices.length; i++) cost += prices[i];
+  return { ...path, cost };
 }
 
 /** The path with the stretch `window` tenths of a second either side of its node `at` searched again
@@ -252,7 +377,7 @@ function repairAround(
       joins.push(n);
     }
   }
-  const found = withoutForbiddenTurns(r, from, to, Infinity, REPAIR_BUDGET);
+  const found = turnSearch(r, from, to, Infinity, REPAIR_BUDGET);
   if (found === null || found === 'budget') return null;
   const j = joins[found.target];
   const spliced = new Uint32Array(lo + found.edges.length + (n - j));
@@ -267,55 +392,64 @@ function repairAround(
 }
 
 /**
- * The cheapest path from the sources to the targets without a turn the rules keep out, below `bound`:
- * its cost, search edges and first node; null when there is none below `bound`, 'budget' when the search
- * gave up.
+ * The cheapest path from the sources to the targets without a turn the rules keep out, its turns priced,
+ * below `bound`: its cost, search edges and first node; null when there is none below `bound`, 'budget'
+ * when the search gave up. With `potential` (a node's lower bound on the cost to the targets), an A*.
  */
-function withoutForbiddenTurns(
+function turnSearch(
   r: TurnRules,
   sources: DirectedSeed[],
   targets: DirectedSeed[],
   bound: number,
   budget: number,
+  potential: ((v: number) => number) | null = null,
 ): { cost: number; edges: Uint32Array; start: number; source: number; target: number } | null | 'budget' {
   const g = r.g;
   // A state is a search edge (its head and the way it arrived), or M + i for source seed i.
   const M = g.head.length;
   const dist = new Map<number, number>();
   const parent = new Map<number, number>();
-  const heapCost: number[] = [],
-    heapKey: number[] = [];
-  const push = (c: number, k: number): void => {
-    let i = heapCost.length;
+  // The heap's keys (cost + potential), with each entry's cost and state.
+  const heapKey: number[] = [],
+    heapCost: number[] = [],
+    heapState: number[] = [];
+  const push = (key: number, c: number, k: number): void => {
+    let i = heapKey.length;
+    heapKey.push(key);
     heapCost.push(c);
-    heapKey.push(k);
+    heapState.push(k);
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (heapCost[p] <= c) break;
-      heapCost[i] = heapCost[p];
+      if (heapKey[p] <= key) break;
       heapKey[i] = heapKey[p];
+      heapCost[i] = heapCost[p];
+      heapState[i] = heapState[p];
       i = p;
     }
+    heapKey[i] = key;
     heapCost[i] = c;
-    heapKey[i] = k;
+    heapState[i] = k;
   };
   const pop = (): void => {
-    const c = heapCost.pop()!,
-      k = heapKey.pop()!;
-    const n = heapCost.length;
+    const key = heapKey.pop()!,
+      c = heapCost.pop()!,
+      k = heapState.pop()!;
+    const n = heapKey.length;
     if (n === 0) return;
     let i = 0;
     for (;;) {
       let m = 2 * i + 1;
       if (m >= n) break;
-      if (m + 1 < n && heapCost[m + 1] < heapCost[m]) m++;
-      if (heapCost[m] >= c) break;
-      heapCost[i] = heapCost[m];
+      if (m + 1 < n && heapKey[m + 1] < heapKey[m]) m++;
+      if (heapKey[m] >= key) break;
       heapKey[i] = heapKey[m];
+      heapCost[i] = heapCost[m];
+      heapState[i] = heapState[m];
       i = m;
     }
+    heapKey[i] = key;
     heapCost[i] = c;
-    heapKey[i] = k;
+    heapState[i] = k;
   };
   const byNode = new Map<number, number[]>();
   targets.forEach((t, i) => {
@@ -325,36 +459,43 @@ function withoutForbiddenTurns(
   });
   sources.forEach((s, i) => {
     if ((dist.get(M + i) ?? Infinity) <= s.cost) return;
+    const p = potential ? potential(s.node) : 0;
+    if (p === Infinity) return;
     dist.set(M + i, s.cost);
-    push(s.cost, M + i);
+    push(s.cost + p, s.cost, M + i);
   });
   let best = bound,
     bestKey = -1,
     bestTarget = -1,
     settled = 0;
-  while (heapCost.length) {
-    const c = heapCost[0],
-      k = heapKey[0];
+  while (heapKey.length) {
+    const key = heapKey[0],
+      c = heapCost[0],
+      k = heapState[0];
     pop();
-    if (c >= best) break;
+    if (key >= best) break;
     if (c > (dist.get(k) ?? Infinity)) continue;
     if (++settled > budget) return 'budget';
     const v = k < M ? g.head[k] : sources[k - M].node;
     const a = k < M ? g.orig[k] : sources[k - M].dir;
+    const roads = r.price ? roadsAt(g, v) : 0;
+    const into = r.price && a >= 0 ? arrival(g, a) : undefined;
     for (const t of byNode.get(v) ?? []) {
-      if (!forbidden(r, v, a, targets[t].dir) && c + targets[t].cost < best) {
-        best = c + targets[t].cost;
+      const total = c + turnCost(r, v, a, targets[t].dir, roads, into) + targets[t].cost;
+      if (total < best) {
+        best = total;
         bestKey = k;
         bestTarget = t;
       }
     }
     for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) {
-      if (forbidden(r, v, a, g.orig[e])) continue;
-      const nc = c + g.weight[e];
+      const nc = c + turnCost(r, v, a, g.orig[e], roads, into) + g.weight[e];
       if (nc >= (dist.get(e) ?? Infinity) || nc >= best) continue;
+      const p = potential ? potential(g.head[e]) : 0;
+      if (nc + p >= best) continue;
       dist.set(e, nc);
       parent.set(e, k);
-      push(nc, e);
+      push(nc + p, nc, e);
     }
   }
   if (bestKey < 0) return null;

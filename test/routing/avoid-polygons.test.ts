@@ -10,6 +10,11 @@ import type { AvoidPolygon } from '../../src/engine/avoid.js';
 import type { LatLon } from '../../src/lib/lat-lon.js';
 import { dijkstra, plainNodes, rng, testMap, type TestGraph, nodeAt } from './helpers.js';
 
+// These check the node-based searches (hierarchy, matrix, avoidance) against a node-based reference, so
+// routes here price no turns (turn-prices.test.ts checks the priced routes). Set before any compute thread
+// starts: the threads read it from their environment.
+process.env.WAYMARK_TURN_PRICES = 'off';
+
 let graphs: Record<string, TestGraph>;
 beforeAll(async () => {
   const map = await testMap();

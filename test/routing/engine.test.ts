@@ -7,6 +7,11 @@ import { dijkstra, geometryWays, lineDistanceMeters, plainNodes, rng, testMap, t
 import { pairsOf } from '../../src/engine/line-json.js';
 import { closedTo } from '../../src/engine/route-core.js';
 
+// These check the node-based searches (hierarchy, matrix, avoidance) against a node-based reference, so
+// routes here price no turns (turn-prices.test.ts checks the priced routes). Set before any compute thread
+// starts: the threads read it from their environment.
+process.env.WAYMARK_TURN_PRICES = 'off';
+
 const PROFILES: ProfileName[] = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'];
 let graphs: Record<string, RoadGraph>;
 let osm: OsmData;

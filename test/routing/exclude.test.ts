@@ -17,6 +17,11 @@ import type { OsmWay } from '../../src/map/osm/osm-pbf.js';
 import type { LatLon } from '../../src/lib/lat-lon.js';
 import { dijkstra, plainNodes, rng, testMap, type TestGraph, nodeAt } from './helpers.js';
 
+// These check the node-based searches (hierarchy, matrix, avoidance) against a node-based reference, so
+// routes here price no turns (turn-prices.test.ts checks the priced routes). Set before any compute thread
+// starts: the threads read it from their environment.
+process.env.WAYMARK_TURN_PRICES = 'off';
+
 // ---- synthetic: west (1) to east (3), a 2 km straight way with the tags under test, and a 2.8 km detour
 // north over 4 and 5 (a plain primary road).
 const LAT = 47.0;

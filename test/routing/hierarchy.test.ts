@@ -11,6 +11,11 @@ import { RouteKernel, SearchStopped } from '../../src/engine/route-kernel.js';
 import { dijkstra, rng, testMap, type TestGraph } from './helpers.js';
 import { pairsOf } from '../../src/engine/line-json.js';
 
+// These check the node-based searches (hierarchy, matrix, avoidance) against a node-based reference, so
+// routes here price no turns (turn-prices.test.ts checks the priced routes). Set before any compute thread
+// starts: the threads read it from their environment.
+process.env.WAYMARK_TURN_PRICES = 'off';
+
 let graphs: Record<string, TestGraph>;
 let shared: SharedGraphs;
 

@@ -31,6 +31,11 @@ import type { LatLon } from '../../src/lib/lat-lon.js';
 import { dijkstra, plainNodes, pointSegmentMeters, readGraphs, rng, testMap, type TestGraph, nodeAt } from './helpers.js';
 import { syntheticExtract } from '../scale/synthetic-map.js';
 
+// These check the node-based searches (hierarchy, matrix, avoidance) against a node-based reference, so
+// routes here price no turns (turn-prices.test.ts checks the priced routes). Set before any compute thread
+// starts: the threads read it from their environment.
+process.env.WAYMARK_TURN_PRICES = 'off';
+
 const PROFILES: ProfileName[] = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'];
 let graphs: Record<string, TestGraph>;
 

@@ -13,6 +13,11 @@ import { projectRoot } from '../../src/lib/paths.js';
 import { syntheticExtract } from '../scale/synthetic-map.js';
 import { readGraphs, rng, type TestGraph } from './helpers.js';
 
+// These check the node-based searches (hierarchy, matrix, avoidance) against a node-based reference, so
+// routes here price no turns (turn-prices.test.ts checks the priced routes). Set before any compute thread
+// starts: the threads read it from their environment.
+process.env.WAYMARK_TURN_PRICES = 'off';
+
 let synth: Record<string, TestGraph>;
 let core: RouteCore;
 const saved = { ...WHOLE_LEG };

@@ -47,7 +47,6 @@ export type DifferenceCause = keyof typeof DIFFERENCE_CAUSES;
 /** The scenarios of GUIDANCE_FILES with rows that differ, `file/scenario` → cause. */
 export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'continue/End-Of-Road Continue': 'junction-model',
-  'continue/Road Loop': 'modifiers',
   'continue/Road turning left, Suffix changes, no-spaces': 'names',
   "end-of-road/Don't Handle Circles as End-Of-Road": 'junction-model',
   "fork/Don't Fork On Single Road": 'obviousness',

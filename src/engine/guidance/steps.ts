@@ -91,7 +91,7 @@ export function leaveBearing(g: Pick<GuidanceGraph, 'geomFirst' | 'geomLast' | '
 /**
  * `leaveBearing` of directed edge `d` leaving a node whose east-west scale is `kx` (`eastScale` of its
  * latitude), from the graph's guidance record when it has one: the same offsets and the same arithmetic as
- * `bearingBetween`, so the same number, from one read instead of the geometry's ends and points. @internal (tests)
+ * `bearingBetween`, so the same number, from one read instead of the geometry's ends and points.
  */
 export function guidedBearing(g: GuidanceGraph, d: number, kx: number): number {
   if (g.geomGuide.length === 0) return leaveBearing(g, d);

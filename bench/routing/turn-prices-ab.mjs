@@ -1,0 +1,146 @@
+// Turn prices (issue 31, point 3) before and after, two builds in one process: RouteCore from tree A's and
+// from tree B's dist over one placed graph (the map is the same: turn prices need no map change), the same
+// routes asked of both in turn (the order swapped every route), each the least of --runs runs by the clock,
+// in process (no worker, no HTTP). Three workloads: `short` (two waypoints 2–15 km apart: legs searched again
+// with their turns priced), `waypoints` (10 waypoints within 100 km, as bench/scale's (d)) and `far` (two
+// waypoints ≥ --far × the map's diagonal apart: the hierarchy's path, its turns priced along it). Reports
+// per workload each side's p50/p95 ms and B ÷ A, B's duration ÷ A's (what the prices add), and the share of
+// routes whose line changed. Run `npm run build` in both trees first. Writes
+// bench/results/turn-prices-ab-<label>.json.
+//   node bench/routing/turn-prices-ab.mjs --map DIR --a TREE --b TREE [--routes 200] [--far 0.6] [--runs 3] [--profile driving-car] [--label NAME]
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { rng } from '../scale/lib.mjs';
+
+const { values: opt } = parseArgs({
+  options: {
+    map: { type: 'string' },
+    a: { type: 'string' },
+    b: { type: 'string' },
+    routes: { type: 'string', default: '200' },
+    far: { type: 'string', default: '0.6' },
+    runs: { type: 'string', default: '3' },
+    profile: { type: 'string', default: 'driving-car' },
+    label: { type: 'string', default: 'map' },
+  },
+});
+if (!opt.map || !opt.a || !opt.b) throw new Error('usage: --map DIR --a TREE --b TREE (see the head of this file)');
+const here = resolve(import.meta.dirname, '../..');
+const log = (m) => process.stderr.write(`[turn-prices-ab] ${m}\n`);
+const profile = opt.profile;
+const stats = (xs) => {
+  const s = [...xs].sort((x, y) => x - y);
+  const q = (p) => +s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)].toFixed(3);
+  return { n: s.length, p50: q(0.5), p95: q(0.95), max: q(1), mean: +(s.reduce((a, x) => a + x, 0) / s.length).toFixed(3) };
+};
+
+const load = async (tree) => {
+  const from = (path) => import(join(resolve(tree), 'dist', path));
+  return {
+    files: await from('map/map-dir.js'),
+    roads: await from('map/graphs/road-graph.js'),
+    memory: await from('engine/graph-memory.js'),
+    core: await from('engine/route-core.js'),
+  };
+};
+const sides = { A: await load(opt.a), B: await load(opt.b) };
+const { files, roads, memory } = sides.A;
+const manifest = await files.readManifest(opt.map);
+const g = await files.readGraphFiles(opt.map, profile, manifest.profiles[profile], await files.readShapeFiles(opt.map));
+const coords = roads.toDegrees(roads.nodePositionsE7(g));
+const placed = memory.placeGraphs({ [profile]: g });
+const cores = { A: new sides.A.core.RouteCore(placed), B: new sides.B.core.RouteCore(placed) };
+log(`map read: ${g.nodeCount} nodes`);
+
+const rand = rng(31);
+const nodes = [];
+for (let v = 0; v < g.nodeCount; v++) if (g.mainNet[v] === 1) nodes.push(v);
+const at = (v) => ({ lat: coords[2 * v], lon: coords[2 * v + 1] });
+const meters = (p, q) => Math.hypot((p.lat - q.lat) * 111_320, (p.lon - q.lon) * 111_320 * Math.cos((((p.lat + q.lat) / 2) * Math.PI) / 180));
+let south = Infinity,
+  north = -Infinity,
+  west = Infinity,
+  east = -Infinity;
+for (const v of nodes) {
+  const p = at(v);
+  [south, north, west, east] = [Math.min(south, p.lat), Math.max(north, p.lat), Math.min(west, p.lon), Math.max(east, p.lon)];
+}
+const diagonal = meters({ lat: south, lon: west }, { lat: north, lon: east });
+const pick = () => at(nodes[Math.floor(rand() * nodes.length)]);
+const routable = (waypoints) => {
+  const r = cores.A.route({ profile, waypoints });
+  return r.ok && r.value.geometry.length >= 4;
+};
+const workloads = { short: [], waypoints: [], far: [] };
+const n = +opt.routes;
+while (workloads.short.length < n) {
+  const a = pick(),
+    b = pick();
+  const d = meters(a, b);
+  if (d >= 2000 && d <= 15_000 && routable([a, b])) workloads.short.push([a, b]);
+}
+// Ten waypoints within 100 km: the nearest main-network nodes to random points around a centre, in a ring's order.
+while (workloads.waypoints.length < Math.max(20, n / 10)) {
+  const c = pick();
+  const list = [c];
+  for (let tries = 0; list.length < 10 && tries < 20_000; tries++) {
+    const p = pick();
+    if (meters(c, p) <= 50_000) list.push(p);
+  }
+  if (list.length === 10 && routable(list)) workloads.waypoints.push(list);
+}
+while (workloads.far.length < Math.max(20, n / 4)) {
+  const a = pick(),
+    b = pick();
+  if (meters(a, b) >= +opt.far * diagonal && routable([a, b])) workloads.far.push([a, b]);
+}
+log(
+  `routes: ${Object.entries(workloads)
+    .map(([k, v]) => `${v.length} ${k}`)
+    .join(', ')}`,
+);
+
+const result = { map: opt.map, a: opt.a, b: opt.b, profile, diagonalKm: Math.round(diagonal / 1000), loadavg: null, workloads: {} };
+for (const [kind, list] of Object.entries(workloads)) {
+  for (const side of ['A', 'B']) for (const w of list.slice(0, 10)) cores[side].route({ profile, waypoints: w });
+  const ms = { A: [], B: [] };
+  const longer = [];
+  let changed = 0;
+  list.forEach((w, i) => {
+    const q = { profile, waypoints: w };
+    const answers = {};
+    for (const side of i % 2 ? ['B', 'A'] : ['A', 'B']) {
+      let best = Infinity;
+      for (let k = 0; k < +opt.runs; k++) {
+        const t = performance.now();
+        answers[side] = cores[side].route(q);
+        best = Math.min(best, performance.now() - t);
+      }
+      ms[side].push(best);
+    }
+    const [x, y] = [answers.A.value, answers.B.value];
+    longer.push(y.duration / x.duration);
+    if (x.geometry.length !== y.geometry.length || x.geometry.some((v, j) => v !== y.geometry[j])) changed++;
+  });
+  const A = stats(ms.A),
+    B = stats(ms.B);
+  result.workloads[kind] = {
+    routes: list.length,
+    A,
+    B,
+    ratio: { p50: +(B.p50 / A.p50).toFixed(2), p95: +(B.p95 / A.p95).toFixed(2) },
+    durationRatio: stats(longer),
+    lineChanged: +(changed / list.length).toFixed(3),
+  };
+  const r = result.workloads[kind];
+  console.log(
+    `${kind.padEnd(10)} A p50 ${A.p50} p95 ${A.p95} | B p50 ${B.p50} p95 ${B.p95} ms | B÷A p50 ${r.ratio.p50} p95 ${r.ratio.p95} | duration B÷A p50 ${r.durationRatio.p50} p95 ${r.durationRatio.p95} | line changed ${(100 * r.lineChanged).toFixed(1)} %`,
+  );
+}
+result.loadavg = loadavg();
+const file = join(here, 'bench/results', `turn-prices-ab-${opt.label}.json`);
+mkdirSync(join(here, 'bench/results'), { recursive: true });
+writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+log(`wrote ${file}`);

@@ -1,0 +1,112 @@
+// Turn prices (turn-back.ts): OSRM 6.0.0's car.lua and bicycle.lua `process_turn` figures, and routes on
+// Liechtenstein that price them: a short leg equals an edge-based Dijkstra over the road graph with every
+// turn priced (no hierarchy, no potentials: the reference), its steps' durations add up to it, and no route
+// is cheaper than the node-based one (prices only add).
+import { beforeAll, describe, expect, it } from 'vitest';
+import { placeGraphs } from '../../src/engine/graph-memory.js';
+import { RouteCore } from '../../src/engine/route-core.js';
+import { bicycleTurnPrice, carTurnPrice, turnCost, turnRules, type TurnRules } from '../../src/engine/turn-back.js';
+import { dijkstra, plainNodes, rng, testMap, type TestGraph } from './helpers.js';
+
+describe('turn prices', () => {
+  it("car.lua's sigmoid: right turns cheaper than left, straight on almost free, only where more than two roads meet or turning back", () => {
+    // Seconds by car.lua's formula (turn_penalty 7.5, turn_bias 1.075), worked out by hand:
+    // 0°: 7.5 / (1 + e^(6.9875)) = 0.0069 s; +90°: 7.5 / (1 + e^(0.9405)) = 2.105 s; -90°: 7.5 / (1 + e^(-0.9405))
+    // = 5.395 s; 180° turning back: 7.455 + 20 s.
+    expect(carTurnPrice(0, 3, false)).toBe(0);
+    expect(carTurnPrice(90, 3, false)).toBe(21);
+    expect(carTurnPrice(-90, 3, false)).toBe(54);
+    expect(carTurnPrice(180, 1, true)).toBe(275);
+    expect(carTurnPrice(90, 2, false)).toBe(0);
+    expect(carTurnPrice(-90, 2, false)).toBe(0);
+  });
+
+  it("bicycle.lua's square of the angle: (angle / 90)² × 6 s, ÷ 1.4 to the right, × 1.4 to the left, at every node", () => {
+    expect(bicycleTurnPrice(90, 2, false)).toBe(43); // 4.286 s
+    expect(bicycleTurnPrice(-90, 2, false)).toBe(84); // 8.4 s
+    expect(bicycleTurnPrice(45, 3, false)).toBe(11); // 1.071 s
+    expect(bicycleTurnPrice(180, 1, true)).toBe(371); // 17.14 + 20 s
+  });
+});
+
+/** The reverse graph's lists (what the compute threads make at load), for the turn rules. */
+function withReverse(g: TestGraph): TestGraph & { rFirst: Uint32Array; rEdge: Uint32Array } {
+  const N = g.nodeCount,
+    E = g.head.length;
+  const rFirst = new Uint32Array(N + 1);
+  for (let e = 0; e < E; e++) rFirst[g.head[e] + 1]++;
+  for (let v = 0; v < N; v++) rFirst[v + 1] += rFirst[v];
+  const fill = rFirst.slice(0, N);
+  const rEdge = new Uint32Array(E);
+  for (let e = 0; e < E; e++) rEdge[fill[g.head[e]]++] = e;
+  return Object.assign(Object.create(g), g, { rFirst, rEdge });
+}
+
+/** The reference: an edge-based Dijkstra from node s (a state is the search edge arrived by), every turn
+ *  priced by the rules, to node t; tenths of a second. */
+function pricedDijkstra(r: TurnRules, g: TestGraph, s: number, t: number): number {
+  const dist = new Map<number, number>();
+  const open: Array<[number, number]> = [];
+  const relax = (c: number, v: number, a: number): void => {
+    for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) {
+      const nc = c + turnCost(r, v, a, g.orig[e]) + g.weight[e];
+      if (nc < (dist.get(e) ?? Infinity)) {
+        dist.set(e, nc);
+        open.push([nc, e]);
+      }
+    }
+  };
+  if (s === t) return 0;
+  relax(0, s, -1);
+  while (open.length) {
+    // A plain list with a linear minimum: slow and obviously right.
+    let m = 0;
+    for (let i = 1; i < open.length; i++) if (open[i][0] < open[m][0]) m = i;
+    const [c, e] = open[m];
+    open[m] = open[open.length - 1];
+    open.pop();
+    if (c > dist.get(e)!) continue;
+    if (g.head[e] === t) return c;
+    relax(c, g.head[e], g.orig[e]);
+  }
+  return Infinity;
+}
+
+describe('routes with their turns priced on Liechtenstein', () => {
+  let graphs: Record<string, TestGraph>;
+  let core: RouteCore;
+  beforeAll(async () => {
+    graphs = (await testMap()).graphs;
+    core = new RouteCore(placeGraphs(graphs));
+  });
+
+  it.each(['driving-car', 'cycling-regular'])('%s: 40 short legs cost what the priced edge-based Dijkstra finds, their steps add up to them', (profile) => {
+    const g = withReverse(graphs[profile]);
+    const rules = turnRules(g, profile === 'driving-car', profile === 'driving-car' ? carTurnPrice : bicycleTurnPrice);
+    const nodes = plainNodes(graphs[profile]);
+    const at = (v: number) => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] });
+    const rand = rng(31);
+    let compared = 0,
+      dearer = 0;
+    while (compared < 40) {
+      const s = nodes[Math.floor(rand() * nodes.length)],
+        t = nodes[Math.floor(rand() * nodes.length)];
+      const plain = dijkstra(graphs[profile], s, { target: t })[t];
+      // Legs up to 20 minutes are searched again whole (WHOLE_LEG); longer ones are priced along the
+      // hierarchy's path, not compared here.
+      if (s === t || !(plain > 600 && plain < 11_000)) continue;
+      const r = core.routeE7({ profile, waypoints: [at(s), at(t)], steps: true });
+      expect(r.ok).toBe(true);
+      if (!r.ok) continue;
+      const expected = pricedDijkstra(rules, g, s, t);
+      expect(r.value.duration, `${s} → ${t}`).toBeCloseTo(expected / 10, 6);
+      expect(expected).toBeGreaterThanOrEqual(plain);
+      if (expected > plain) dearer++;
+      const stepTenths = r.value.legSteps![0].reduce((sum, step) => sum + step.tenths, 0);
+      expect(stepTenths / 10).toBeCloseTo(r.value.duration, 6);
+      compared++;
+    }
+    // Nearly every leg of a few minutes turns somewhere where three roads meet.
+    expect(dearer).toBeGreaterThan(30);
+  });
+});
