@@ -26,6 +26,8 @@ export interface Config {
   /** Compute worker threads and the tasks queued for them before routing answers 503. */
   workers: number;
   poolQueue: number;
+  /** Whether routes price their turns (WAYMARK_TURN_PRICES). */
+  turnPrices: boolean;
   /** PostgreSQL connections per process for queries. */
   dbPool: number;
   /** How long a service process (`serve`, `start`, `worker`) waits at start for PostgreSQL to answer. */
@@ -258,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyTimeoutMs: values.WAYMARK_BODY_TIMEOUT_MS as number,
     workers: values.WAYMARK_WORKERS as number,
     poolQueue: values.WAYMARK_POOL_QUEUE as number,
+    turnPrices: values.WAYMARK_TURN_PRICES === 'on',
     dbPool: values.WAYMARK_DB_POOL as number,
     databaseWaitMs: (values.WAYMARK_DATABASE_WAIT as number) * 1000,
     dashboardIdleMinutes: values.WAYMARK_DASHBOARD_IDLE_MINUTES as number,

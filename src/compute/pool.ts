@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { Piscina } from 'piscina';
-import { loadConfig } from '../config.js';
+import { type Config, loadConfig } from '../config.js';
+import type { ThreadSettings } from './thread-settings.js';
 import { distPath } from '../lib/paths.js';
 
 /** Thrown when the pool's queue is full: the HTTP layer answers 503. */
@@ -55,11 +56,15 @@ function made(gen: PoolGeneration): PoolGeneration {
 
 /** The generation of the request or job this code runs for (pinGeneration, runOn). */
 const pinned = new AsyncLocalStorage<PoolGeneration>();
-let sizing: { workers: number; poolQueue: number } | undefined;
+/** The pool's part of the configuration: its size, and `turnPrices`, which every thread reads from its
+ *  worker data (`threadSettings`). */
+type PoolSettings = Pick<Config, 'workers' | 'poolQueue' | 'turnPrices'>;
+let sizing: PoolSettings | undefined;
 
-/** Threads and queue length of the pool made next (the service passes its validated configuration;
- *  scripts that use the pool directly get the environment's). */
-export function configurePool(settings: { workers: number; poolQueue: number }): void {
+/** Threads and queue length of the pool made next, and what its threads are told of the configuration
+ *  (the service passes its validated configuration; scripts that use the pool directly get the
+ *  environment's). */
+export function configurePool(settings: PoolSettings): void {
   sizing = settings;
 }
 
@@ -112,7 +117,7 @@ export function retire(gen: PoolGeneration): Promise<void> {
   return gen.gone;
 }
 
-const poolSizing = (): { workers: number; poolQueue: number } => sizing ?? loadConfig();
+const poolSizing = (): PoolSettings => sizing ?? loadConfig();
 
 /** Worker threads of the pool (WAYMARK_WORKERS, or one per core up to 4). */
 export function poolSize(): number {
@@ -142,7 +147,7 @@ function piscinaOf(gen: PoolGeneration): Piscina {
       maxThreads: workers,
       maxQueue: poolQueue,
       idleTimeout: 60_000,
-      workerData: gen.workerData,
+      workerData: { ...gen.workerData, settings: { turnPrices: poolSizing().turnPrices } satisfies ThreadSettings },
       // Node 20.19+ loads an ES module through require() synchronously, and a worker terminated in the
       // middle of that (a pool closed right after it was made) aborts the whole process in V8
       // (`Module::IsGraphAsync ... instantiated module`). Without require(esm), Piscina falls back to

@@ -430,7 +430,12 @@ const DEFAULT_PROFILE = 'driving-car';
 export class RouteCore {
   private readonly views = new Map<string, ProfileView>();
 
-  constructor(private readonly shared: SharedGraphs) {}
+  /** `turnPrices`: whether the driving and cycling profiles' routes price their turns (turn-back.ts); off,
+   *  a route costs what its matrix cell does. */
+  constructor(
+    private readonly shared: SharedGraphs,
+    private readonly options: { turnPrices: boolean } = { turnPrices: true },
+  ) {}
 
   /** The shapes every profile shares (road names and refs for the steps). */
   get shapes(): SharedGraphs['shapes'] {
@@ -471,7 +476,7 @@ export class RouteCore {
       ensureReverse(pm);
       const graph = viewGraph(pm, this.shared.shapes);
       const guidance = { ...graph, ...reverseView(pm) };
-      const turns = turnRules(guidance, profile === 'driving-car' || profile === 'driving-hgv', turnPriceOf(profile));
+      const turns = turnRules(guidance, profile === 'driving-car' || profile === 'driving-hgv', this.options.turnPrices ? turnPriceOf(profile) : null);
       v = {
         kernel: new RouteKernel(pm),
         graph,

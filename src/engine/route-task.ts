@@ -2,6 +2,7 @@
 // engine handed to the pool (workerData.routing).
 import { threadId } from 'node:worker_threads';
 import { workerData } from 'piscina';
+import { threadSettings } from '../compute/thread-settings.js';
 import type { SharedGraphs } from './graph-memory.js';
 import { lineStringBytes, lineStringJson, microOfE7, writeLineString, writeLineStringBeside } from './line-json.js';
 import { NULL_JSON, polylineBytes, simplifyLine, writePolyline, type GeometryOptions } from './polyline.js';
@@ -33,7 +34,7 @@ let core: RouteCore | undefined;
 function routeCore(): RouteCore {
   const shared = (workerData as { routing?: SharedGraphs } | undefined)?.routing;
   if (!shared) throw new Error('no map loaded in this worker');
-  core ??= new RouteCore(shared);
+  core ??= new RouteCore(shared, threadSettings());
   return core;
 }
 

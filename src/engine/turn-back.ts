@@ -18,34 +18,41 @@ import { deviation, type GuidanceGraph, guidedBearing, leaveBearing } from './gu
 
 type TurnGraph = GuidanceGraph & Pick<RoadGraph, 'weight'>;
 
-/**
- * A profile's price of a turn in tenths of a second, rounded as OSRM rounds turn durations, by its angle
- * (degrees from straight on, positive to the right), the roads meeting at the node and whether it turns
- * back.
- */
-export type TurnPrice = (angle: number, roads: number, uTurn: boolean) => number;
+/** A profile's prices of turns. */
+export interface TurnPrice {
+  /** Tenths of a second, rounded as OSRM rounds turn durations, for a turn by its angle (degrees from
+   *  straight on, positive to the right), the roads meeting at the node and whether it turns back. */
+  of(angle: number, roads: number, uTurn: boolean): number;
+  /** Whether a turn that does not turn back is priced where at most two roads meet (car.lua's is not: most
+   *  nodes of a far route, whose turns then cost no bearing). */
+  atEveryNode: boolean;
+}
 
 /** car.lua (6.0.0): a sigmoid of the angle up to `turn_penalty` 7.5 s, right turns cheaper by `turn_bias`
  *  1.075, where more than two roads meet or turning back (+ `u_turn_penalty` 20 s). Traffic signals and
  *  stop signs are not in the map, so not priced. */
-export const carTurnPrice: TurnPrice = (angle, roads, uTurn) => {
-  if (roads <= 2 && !uTurn) return 0;
-  const s =
-    angle >= 0 ? 7.5 / (1 + Math.exp(-(((13 / 1.075) * angle) / 180 - 6.5 * 1.075))) : 7.5 / (1 + Math.exp(-((13 * 1.075 * -angle) / 180 - 6.5 / 1.075)));
-  return Math.round(10 * (s + (uTurn ? 20 : 0)));
+export const carTurnPrice: TurnPrice = {
+  atEveryNode: false,
+  of: (angle, roads, uTurn) => {
+    if (roads <= 2 && !uTurn) return 0;
+    const s =
+      angle >= 0 ? 7.5 / (1 + Math.exp(-(((13 / 1.075) * angle) / 180 - 6.5 * 1.075))) : 7.5 / (1 + Math.exp(-((13 * 1.075 * -angle) / 180 - 6.5 / 1.075)));
+    return Math.round(10 * (s + (uTurn ? 20 : 0)));
+  },
 };
 
 /** bicycle.lua (6.0.0): (angle / 90)² × `turn_penalty` 6 s, ÷ `turn_bias` 1.4 to the right, × 1.4 to the
  *  left, at every node (+ `u_turn_penalty` 20 s turning back). */
-export const bicycleTurnPrice: TurnPrice = (angle, _roads, uTurn) => {
-  const x = angle / 90;
-  return Math.round(10 * (x * x * (x >= 0 ? 6 / 1.4 : 6 * 1.4) + (uTurn ? 20 : 0)));
+export const bicycleTurnPrice: TurnPrice = {
+  atEveryNode: true,
+  of: (angle, _roads, uTurn) => {
+    const x = angle / 90;
+    return Math.round(10 * (x * x * (x >= 0 ? 6 / 1.4 : 6 * 1.4) + (uTurn ? 20 : 0)));
+  },
 };
 
-/** The turn prices of a profile: foot.lua prices only turning back (2 s), which it does only at dead ends.
- *  None with WAYMARK_TURN_PRICES=off (config.ts validates it; the compute threads read it here). */
+/** The turn prices of a profile: foot.lua prices only turning back (2 s), which it does only at dead ends. */
 export function turnPriceOf(profile: string): TurnPrice | null {
-  if (process.env.WAYMARK_TURN_PRICES?.trim() === 'off') return null;
   if (profile === 'driving-car' || profile === 'driving-hgv') return carTurnPrice;
   if (profile === 'cycling-regular') return bicycleTurnPrice;
   return null;
@@ -63,31 +70,53 @@ export interface TurnRules {
   ringNodes: Uint8Array | null;
   /** What a turn costs; null where turns are free. */
   price: TurnPrice | null;
+  /** With a price that only junctions pay: one bit per node, set where more than two roads meet (read
+   *  once per node of a far path instead of its roads). */
+  junctions: Uint8Array | null;
 }
 
 /** The rules of a profile's graph: ring geometries found once, walking the label runs along the points. */
 export function turnRules(g: TurnGraph, driving: boolean, price: TurnPrice | null = null): TurnRules {
-  if (!driving) return { g, ring: null, ringNodes: null, price };
-  const G = g.geomFirst.length;
-  const ring = new Uint8Array((G + 7) >> 3);
-  const { labelFirst, labelIndex, labelKind } = g.shapes;
-  // Geometries' first points increase with the geometry, so one pass over the runs finds each's label.
-  let run = 0;
-  for (let x = 0; x < G; x++) {
-    const p = g.geomFirst[x];
-    while (run + 1 < labelFirst.length && labelFirst[run + 1] <= p) run++;
-    if (labelFirst.length && labelKind[labelIndex[run]] & RING_KINDS) ring[x >> 3] |= 1 << (x & 7);
-  }
-  const r: TurnRules = { g, ring, ringNodes: null, price };
   const N = g.firstOut.length - 1;
-  const ringNodes = new Uint8Array((N + 7) >> 3);
-  for (let v = 0; v < N; v++) {
-    let on = false;
-    for (let e = g.firstOut[v]; e < g.firstOut[v + 1] && !on; e++) on = onRing(r, g.orig[e]);
-    if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1] && !on; i++) on = onRing(r, g.orig[g.rEdge[i]]);
-    if (on) ringNodes[v >> 3] |= 1 << (v & 7);
+  const r: TurnRules = { g, ring: null, ringNodes: null, price, junctions: null };
+  if (driving) {
+    const G = g.geomFirst.length;
+    const ring = (r.ring = new Uint8Array((G + 7) >> 3));
+    const { labelFirst, labelIndex, labelKind } = g.shapes;
+    // Geometries' first points increase with the geometry, so one pass over the runs finds each's label.
+    let run = 0;
+    for (let x = 0; x < G; x++) {
+      const p = g.geomFirst[x];
+      while (run + 1 < labelFirst.length && labelFirst[run + 1] <= p) run++;
+      if (labelFirst.length && labelKind[labelIndex[run]] & RING_KINDS) ring[x >> 3] |= 1 << (x & 7);
+    }
+  }
+  const ringNodes = driving ? new Uint8Array((N + 7) >> 3) : null;
+  const junctions = price && !price.atEveryNode ? new Uint8Array((N + 7) >> 3) : null;
+  if (ringNodes || junctions) {
+    // One look at each node's roads for both: its edges are read once.
+    const reverse = g.rFirst.length === N + 1;
+    for (let v = 0; v < N; v++) {
+      let on = false,
+        n = 0,
+        a = -1,
+        b = -1;
+      const see = (d: number): void => {
+        if (ringNodes && !on) on = onRing(r, d);
+        const x = d >> 1;
+        if (n > 2 || x === a || x === b) return;
+        if (n === 0) a = x;
+        else if (n === 1) b = x;
+        n++;
+      };
+      for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) see(g.orig[e]);
+      if (reverse) for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) see(g.orig[g.rEdge[i]]);
+      if (junctions && n > 2) junctions[v >> 3] |= 1 << (v & 7);
+      if (ringNodes && on) ringNodes[v >> 3] |= 1 << (v & 7);
+    }
   }
   r.ringNodes = ringNodes;
+  r.junctions = junctions;
   return r;
 }
 
@@ -198,9 +227,12 @@ export function turnCost(r: TurnRules, v: number, a: number, d: number, roads = 
   if (!r.price) return 0;
   const g = r.g;
   const uTurn = d === (a ^ 1);
+  // (3 stands for "more than two" where only that is known.)
+  const meeting = roads >= 0 ? roads : r.junctions ? (r.junctions[v >> 3] & (1 << (v & 7)) ? 3 : 2) : roadsAt(g, v);
+  if (!uTurn && meeting <= 2 && !r.price.atEveryNode) return 0;
   const arrive = uTurn ? null : (into ?? arrival(g, a));
   const angle = arrive ? deviation(arrive.bearing, guidedBearing(g, d, arrive.kx)) : 180;
-  return r.price(angle, roads >= 0 ? roads : roadsAt(g, v), uTurn);
+  return r.price.of(angle, meeting, uTurn);
 }
 
 /**
@@ -286,8 +318,8 @@ export interface TurnPath {
 
 /**
  * The leg's path with its turns settled, `found` being the hierarchy's best path from `sources` to
- * `targets`: without the turns the rules keep out, and where the profile prices turns, with its cost
- * priced. A short leg (WHOLE_LEG) is searched again whole, exactly: always when turns are priced (an A*
+ * `targets`: without the turns the rules keep out, and where the profile prices turns, the cheapest with
+ * them priced. A short leg (WHOLE_LEG) is searched again whole, exactly: always when turns are priced (an A*
  * with the hierarchy's distances, `potentials()`), else when `found` takes a kept-out turn. A longer one
  * keeps the hierarchy's path, repaired turn by turn where it takes a kept-out turn: the stretch of the
  * path from some minutes before the turn to some minutes after it is searched again without kept-out turns
@@ -296,9 +328,9 @@ export interface TurnPath {
  * path is kept. The stretch widens (5, 20, 80 minutes either side) while the search finds nothing or runs
  * out of states. A repaired leg is the best path that differs from the hierarchy's only within that
  * stretch: the detour around a turn restriction or a one-way street is local, so this is the exact answer
- * in practice, at a cost of a search over a few minutes of roads instead of the whole leg; its turns are
- * then priced along it (docs/directions.md "Turns"). null when no path exists below `bound`; `found`
- * itself, priced, when its turns cannot be repaired.
+ * in practice, at a cost of a search over a few minutes of roads instead of the whole leg. Only a path
+ * searched again whole has its turns' prices in its cost; the caller prices the others' along them
+ * (turnPrices). null when no path exists below `bound`; `found` itself when its turns cannot be repaired.
  */
 export function settleTurns(
   r: TurnRules,
@@ -317,27 +349,17 @@ export function settleTurns(
   let path = found;
   for (let repairs = 0; repairs < MAX_REPAIRS; repairs++) {
     const at = repairs === 0 ? forbiddenAt : firstForbiddenTurn(r, path.first.dir, path.start, path.edges, path.last.dir);
-    if (at < 0) return priced(r, path);
+    if (at < 0) return path;
     // Cost along the path from its start to each of its nodes.
     const along = new Float64Array(path.edges.length + 1);
     for (let i = 0; i < path.edges.length; i++) along[i + 1] = along[i] + r.g.weight[path.edges[i]];
     let repaired: TurnPath | null = null;
     for (let w = 0, window = REPAIR_WINDOW; w < REPAIR_WIDENINGS && !repaired; w++, window *= 4)
       repaired = repairAround(r, sources, targets, path, along, at, window);
-    if (!repaired) return priced(r, found);
+    if (!repaired) return found;
     path = repaired;
   }
-  return priced(r, firstForbiddenTurn(r, path.first.dir, path.start, path.edges, path.last.dir) < 0 ? path : found);
-}
-
-/** A path costed again from its seeds and edges, with its turns' prices (turnPrices). */
-function priced(r: TurnRules, path: TurnPath): TurnPath {
-  const prices = turnPrices(r, path.first.dir, path.start, path.edges, path.last.dir);
-  if (!prices) return path;
-  let cost = path.first.cost + path.last.cost;
-  for (let i = 0; i < path.edges.length; i++) cost += r.g.weight[path.edges[i]];
-  for (let i = 0; i < prices.length; i++) cost += prices[i];
-  return { ...path, cost };
+  return firstForbiddenTurn(r, path.first.dir, path.start, path.edges, path.last.dir) < 0 ? path : found;
 }
 
 /** The path with the stretch `window` tenths of a second either side of its node `at` searched again
@@ -479,7 +501,7 @@ function turnSearch(
     const v = k < M ? g.head[k] : sources[k - M].node;
     const a = k < M ? g.orig[k] : sources[k - M].dir;
     const roads = r.price ? roadsAt(g, v) : 0;
-    const into = r.price && a >= 0 ? arrival(g, a) : undefined;
+    const into = r.price && a >= 0 && (roads > 2 || r.price.atEveryNode) ? arrival(g, a) : undefined;
     for (const t of byNode.get(v) ?? []) {
       const total = c + turnCost(r, v, a, targets[t].dir, roads, into) + targets[t].cost;
       if (total < best) {

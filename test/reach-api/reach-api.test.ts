@@ -26,7 +26,9 @@ function spread(n: number, seed: number): At[] {
 }
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // Matrices, travel times and detours price no turns (docs/reachability.md): the routes they are checked
+  // against here price none either, so a cell equals its route.
+  app = await startTestApp({ WAYMARK_TURN_PRICES: 'off' });
   team = await makeTeam(app);
   // On roads (the nearest road of random points), so that every POI has a route.
   poiAt = [];

@@ -16,7 +16,9 @@ let app: App & { url: string };
 let team: TestTeam;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // Detours price no turns (docs/reachability.md): the routes they are checked against here price none
+  // either, so a detour's added time is what the routes through the POI measure.
+  app = await startTestApp({ WAYMARK_TURN_PRICES: 'off' });
   team = await makeTeam(app);
 });
 afterAll(async () => {

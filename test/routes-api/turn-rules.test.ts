@@ -45,14 +45,19 @@ describe('U-turns only where a road ends', () => {
     // no_u_turn from w571084605 via node 280024710 to w571084609. The destination lies on w571084609, so a
     // car coming out of the ring south-bound has to turn round further south. The first place is node
     // 570096177 (9.5251042, 47.1082928), where the service road w44963476 leaves Landstrasse: a junction of
-    // three roads, where OSRM does not turn back. Down the service road, w44963477 ends at node 570096185
-    // (9.5253088, 47.1081516), in no other way: a dead end, where turning back is allowed.
+    // three roads, where OSRM does not turn back. w44963476 goes on east through node 570096174 (9.5253131,
+    // 47.1082824), where the service road w44963477 leaves it to the south and ends 15 m on at node
+    // 570096185 (in no other way), to its own end 28 m on at node 570096172 (9.5256873, 47.1082747), where
+    // only the steps w44963479 go on: for a car both ends are dead ends, where turning back is allowed.
+    // Turns priced as car.lua prices them, the far end is cheaper: straight on both ways at 570096174,
+    // where the near one takes a right turn into w44963477 and a left turn out of it (2.1 + 5.4 s where
+    // three roads meet) for 26 m less of a service road.
     const data = await routeOf([47.12618425, 9.52534755], [47.1096608, 9.5249268]);
     // (The line has 6 decimals.)
-    expect(turnBacks(data)).toEqual([[9.525309, 47.108152]]);
+    expect(turnBacks(data)).toEqual([[9.525687, 47.108275]]);
     const steps = data.legs[0].steps;
     const uTurns = steps.filter((s: any) => s.maneuver.modifier === 'uturn');
-    expect(uTurns.map((s: any) => s.maneuver.location)).toEqual([[9.525309, 47.108152]]);
+    expect(uTurns.map((s: any) => s.maneuver.location)).toEqual([[9.525687, 47.108275]]);
     // Service roads have no name: turning back on one is a turn, not a continue.
     expect(uTurns[0].maneuver.type).toBe('turn');
     // Back onto Landstrasse at 570096177, then north to the destination.

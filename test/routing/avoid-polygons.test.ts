@@ -11,8 +11,8 @@ import type { LatLon } from '../../src/lib/lat-lon.js';
 import { dijkstra, plainNodes, rng, testMap, type TestGraph, nodeAt } from './helpers.js';
 
 // These check the node-based searches (hierarchy, matrix, avoidance) against a node-based reference, so
-// routes here price no turns (turn-prices.test.ts checks the priced routes). Set before any compute thread
-// starts: the threads read it from their environment.
+// routes here price no turns (turn-prices.test.ts checks the priced routes): the pool's threads take the
+// setting from the environment's configuration when the pool starts.
 process.env.WAYMARK_TURN_PRICES = 'off';
 
 let graphs: Record<string, TestGraph>;

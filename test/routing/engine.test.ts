@@ -8,8 +8,8 @@ import { pairsOf } from '../../src/engine/line-json.js';
 import { closedTo } from '../../src/engine/route-core.js';
 
 // These check the node-based searches (hierarchy, matrix, avoidance) against a node-based reference, so
-// routes here price no turns (turn-prices.test.ts checks the priced routes). Set before any compute thread
-// starts: the threads read it from their environment.
+// routes here price no turns (turn-prices.test.ts checks the priced routes): the pool's threads take the
+// setting from the environment's configuration when the pool starts.
 process.env.WAYMARK_TURN_PRICES = 'off';
 
 const PROFILES: ProfileName[] = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'];

@@ -18,8 +18,8 @@ import type { LatLon } from '../../src/lib/lat-lon.js';
 import { dijkstra, plainNodes, rng, testMap, type TestGraph, nodeAt } from './helpers.js';
 
 // These check the node-based searches (hierarchy, matrix, avoidance) against a node-based reference, so
-// routes here price no turns (turn-prices.test.ts checks the priced routes). Set before any compute thread
-// starts: the threads read it from their environment.
+// routes here price no turns (turn-prices.test.ts checks the priced routes): the pool's threads take the
+// setting from the environment's configuration when the pool starts.
 process.env.WAYMARK_TURN_PRICES = 'off';
 
 // ---- synthetic: west (1) to east (3), a 2 km straight way with the tags under test, and a 2.8 km detour
@@ -47,7 +47,7 @@ function core(profile: ProfileName, straightTags: Record<string, string>, contra
   let graph = assembleGraph(buildGraphInput(osm, profile, pool), pendingShapes(pool));
   graph.shapes = shapesOf(pool);
   if (contracted) graph = addHierarchy(graph, {});
-  return new RouteCore(placeGraphs({ [profile]: graph }));
+  return new RouteCore(placeGraphs({ [profile]: graph }), { turnPrices: false });
 }
 
 const meters = (c: RouteCore, profile: ProfileName, exclude: number, waypoints: LatLon[] = [WEST, EAST]): number | string => {

@@ -11,11 +11,6 @@ import { RouteKernel, SearchStopped } from '../../src/engine/route-kernel.js';
 import { dijkstra, rng, testMap, type TestGraph } from './helpers.js';
 import { pairsOf } from '../../src/engine/line-json.js';
 
-// These check the node-based searches (hierarchy, matrix, avoidance) against a node-based reference, so
-// routes here price no turns (turn-prices.test.ts checks the priced routes). Set before any compute thread
-// starts: the threads read it from their environment.
-process.env.WAYMARK_TURN_PRICES = 'off';
-
 let graphs: Record<string, TestGraph>;
 let shared: SharedGraphs;
 
@@ -226,7 +221,7 @@ describe('contraction hierarchy', () => {
   // behind a barrier) has a matrix entry but no route, and the plan fails with 502 (seen at 32x32).
   it('a route snapped to the main network joins off-network points the matrix joins, with its durations', () => {
     const g = graphs['driving-car'];
-    const core = new RouteCore(shared);
+    const core = new RouteCore(shared, { turnPrices: false });
     const main = mainNodes(g);
     const rand = rng(5);
     let compared = 0;
@@ -252,7 +247,7 @@ describe('contraction hierarchy', () => {
   // 24 points keep the buckets chained; 80 (over 64 target nodes) has them laid out per node first.
   it.each([24, 80])('the bucket matrix of %i points equals the reference Dijkstra between graph nodes', (count) => {
     const g = graphs['driving-car'];
-    const core = new RouteCore(shared);
+    const core = new RouteCore(shared, { turnPrices: false });
     const nodes = mainNodes(g);
     const rand = rng(3);
     const picked = Array.from({ length: count }, () => nodes[Math.floor(rand() * nodes.length)]);
@@ -271,7 +266,7 @@ describe('contraction hierarchy', () => {
   });
 
   it('avoidance searches the plain graph with the blocked bitset; plain queries use the hierarchy', () => {
-    const core = new RouteCore(shared);
+    const core = new RouteCore(shared, { turnPrices: false });
     const a = { lat: 47.1412, lon: 9.5215 },
       b = { lat: 47.1655, lon: 9.51 };
     const plain = core.route({ profile: 'driving-car', waypoints: [a, b] });

@@ -32,8 +32,8 @@ import { dijkstra, plainNodes, pointSegmentMeters, readGraphs, rng, testMap, typ
 import { syntheticExtract } from '../scale/synthetic-map.js';
 
 // These check the node-based searches (hierarchy, matrix, avoidance) against a node-based reference, so
-// routes here price no turns (turn-prices.test.ts checks the priced routes). Set before any compute thread
-// starts: the threads read it from their environment.
+// routes here price no turns (turn-prices.test.ts checks the priced routes): the pool's threads take the
+// setting from the environment's configuration when the pool starts.
 process.env.WAYMARK_TURN_PRICES = 'off';
 
 const PROFILES: ProfileName[] = ['driving-car', 'driving-hgv', 'cycling-regular', 'foot-walking'];
@@ -263,7 +263,7 @@ describe('rectangular matrix (targets)', () => {
     beforeAll(async () => {
       const dir = await ensureMap(join(projectRoot, 'data', 'test-maps'), syntheticExtract('2x2', 11, '46.5,8.0'));
       synth = await readGraphs(dir);
-      core = new RouteCore(placeGraphs(synth));
+      core = new RouteCore(placeGraphs(synth), { turnPrices: false });
     }, 300_000);
     afterAll(() => {
       synth = {};

@@ -13,19 +13,19 @@ describe('turn prices', () => {
     // Seconds by car.lua's formula (turn_penalty 7.5, turn_bias 1.075), worked out by hand:
     // 0°: 7.5 / (1 + e^(6.9875)) = 0.0069 s; +90°: 7.5 / (1 + e^(0.9405)) = 2.105 s; -90°: 7.5 / (1 + e^(-0.9405))
     // = 5.395 s; 180° turning back: 7.455 + 20 s.
-    expect(carTurnPrice(0, 3, false)).toBe(0);
-    expect(carTurnPrice(90, 3, false)).toBe(21);
-    expect(carTurnPrice(-90, 3, false)).toBe(54);
-    expect(carTurnPrice(180, 1, true)).toBe(275);
-    expect(carTurnPrice(90, 2, false)).toBe(0);
-    expect(carTurnPrice(-90, 2, false)).toBe(0);
+    expect(carTurnPrice.of(0, 3, false)).toBe(0);
+    expect(carTurnPrice.of(90, 3, false)).toBe(21);
+    expect(carTurnPrice.of(-90, 3, false)).toBe(54);
+    expect(carTurnPrice.of(180, 1, true)).toBe(275);
+    expect(carTurnPrice.of(90, 2, false)).toBe(0);
+    expect(carTurnPrice.of(-90, 2, false)).toBe(0);
   });
 
   it("bicycle.lua's square of the angle: (angle / 90)² × 6 s, ÷ 1.4 to the right, × 1.4 to the left, at every node", () => {
-    expect(bicycleTurnPrice(90, 2, false)).toBe(43); // 4.286 s
-    expect(bicycleTurnPrice(-90, 2, false)).toBe(84); // 8.4 s
-    expect(bicycleTurnPrice(45, 3, false)).toBe(11); // 1.071 s
-    expect(bicycleTurnPrice(180, 1, true)).toBe(371); // 17.14 + 20 s
+    expect(bicycleTurnPrice.of(90, 2, false)).toBe(43); // 4.286 s
+    expect(bicycleTurnPrice.of(-90, 2, false)).toBe(84); // 8.4 s
+    expect(bicycleTurnPrice.of(45, 3, false)).toBe(11); // 1.071 s
+    expect(bicycleTurnPrice.of(180, 1, true)).toBe(371); // 17.14 + 20 s
   });
 });
 

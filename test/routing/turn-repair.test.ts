@@ -13,11 +13,6 @@ import { projectRoot } from '../../src/lib/paths.js';
 import { syntheticExtract } from '../scale/synthetic-map.js';
 import { readGraphs, rng, type TestGraph } from './helpers.js';
 
-// These check the node-based searches (hierarchy, matrix, avoidance) against a node-based reference, so
-// routes here price no turns (turn-prices.test.ts checks the priced routes). Set before any compute thread
-// starts: the threads read it from their environment.
-process.env.WAYMARK_TURN_PRICES = 'off';
-
 let synth: Record<string, TestGraph>;
 let core: RouteCore;
 const saved = { ...WHOLE_LEG };
@@ -25,7 +20,7 @@ const saved = { ...WHOLE_LEG };
 beforeAll(async () => {
   const dir = await ensureMap(join(projectRoot, 'data', 'test-maps'), syntheticExtract('2x2', 11, '46.5,8.0'));
   synth = await readGraphs(dir);
-  core = new RouteCore(placeGraphs(synth));
+  core = new RouteCore(placeGraphs(synth), { turnPrices: false });
 }, 300_000);
 afterAll(() => {
   Object.assign(WHOLE_LEG, saved);
