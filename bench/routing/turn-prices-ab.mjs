@@ -5,9 +5,10 @@
 // with their turns priced), `waypoints` (10 waypoints within 100 km, as bench/scale's (d)) and `far` (two
 // waypoints ≥ --far × the map's diagonal apart: the hierarchy's path, its turns priced along it). Reports
 // per workload each side's p50/p95 ms and B ÷ A, B's duration ÷ A's (what the prices add), and the share of
-// routes whose line changed. Run `npm run build` in both trees first. Writes
-// bench/results/turn-prices-ab-<label>.json.
-//   node bench/routing/turn-prices-ab.mjs --map DIR --a TREE --b TREE [--routes 200] [--far 0.6] [--runs 3] [--profile driving-car] [--label NAME]
+// routes whose line changed. With --exact-far N, B's first N far routes are also searched whole with their
+// turns priced (B's WHOLE_LEG lifted: what pricing far legs in the search would cost and save). Run `npm
+// run build` in both trees first. Writes bench/results/turn-prices-ab-<label>.json.
+//   node bench/routing/turn-prices-ab.mjs --map DIR --a TREE --b TREE [--routes 200] [--far 0.6] [--runs 3] [--exact-far 0] [--profile driving-car] [--label NAME]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,6 +23,7 @@ const { values: opt } = parseArgs({
     routes: { type: 'string', default: '200' },
     far: { type: 'string', default: '0.6' },
     runs: { type: 'string', default: '3' },
+    'exact-far': { type: 'string', default: '0' },
     profile: { type: 'string', default: 'driving-car' },
     label: { type: 'string', default: 'map' },
   },
@@ -137,6 +139,27 @@ for (const [kind, list] of Object.entries(workloads)) {
   const r = result.workloads[kind];
   console.log(
     `${kind.padEnd(10)} A p50 ${A.p50} p95 ${A.p95} | B p50 ${B.p50} p95 ${B.p95} ms | B÷A p50 ${r.ratio.p50} p95 ${r.ratio.p95} | duration B÷A p50 ${r.durationRatio.p50} p95 ${r.durationRatio.p95} | line changed ${(100 * r.lineChanged).toFixed(1)} %`,
+  );
+}
+const exact = workloads.far.slice(0, +opt['exact-far']);
+if (exact.length) {
+  const { WHOLE_LEG } = sides.B.turns;
+  const saved = { ...WHOLE_LEG };
+  const ms = [],
+    saving = [];
+  for (const w of exact) {
+    const q = { profile, waypoints: w };
+    const usual = cores.B.route(q).value.duration;
+    Object.assign(WHOLE_LEG, { wholeMaxCost: Infinity, wholeBudget: Infinity });
+    const t = performance.now();
+    const whole = cores.B.route(q).value.duration;
+    ms.push(performance.now() - t);
+    Object.assign(WHOLE_LEG, saved);
+    saving.push(usual / whole);
+  }
+  result.exactFar = { routes: exact.length, ms: stats(ms), usualOverExact: stats(saving) };
+  console.log(
+    `far, searched whole with prices: ${exact.length} routes, p50 ${result.exactFar.ms.p50} ms, max ${result.exactFar.ms.max} ms; usual duration ÷ exact p50 ${result.exactFar.usualOverExact.p50}, max ${result.exactFar.usualOverExact.max}`,
   );
 }
 result.loadavg = loadavg();
