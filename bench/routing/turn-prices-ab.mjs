@@ -45,6 +45,7 @@ const load = async (tree) => {
     roads: await from('map/graphs/road-graph.js'),
     memory: await from('engine/graph-memory.js'),
     core: await from('engine/route-core.js'),
+    turns: await from('engine/turn-back.js'),
   };
 };
 const sides = { A: await load(opt.a), B: await load(opt.b) };
