@@ -9,7 +9,17 @@ import { type Corridor, corridorAlong } from './corridor.js';
 import { claimReverse, ensureReverse, reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
 import { legTraces, type LegTrace } from './guidance/trace.js';
-import { settleTurns, takesForbiddenTurn, takesForbiddenTurnBeside, turnPriceOf, turnPrices, turnRules, turnsBetween, type TurnRules } from './turn-back.js';
+import {
+  settleTurns,
+  takesForbiddenTurn,
+  takesForbiddenTurnBeside,
+  turnPriceOf,
+  turnPrices,
+  turnPricesBeside,
+  turnRules,
+  turnsBetween,
+  type TurnRules,
+} from './turn-back.js';
 import {
   appendEdgeShape,
   geometryPiece,
@@ -260,6 +270,8 @@ interface LegPath {
    *  With `trace`, records the pieces of road drawn, for turn guidance. With `beside` (no trace), the
    *  edges it begins and ends with alike are copied from that leg's line (an alternative beside its route). */
   draw(line: Polyline, joined: boolean, trace?: LegTrace, beside?: DrawnLeg): void;
+  /** The price of each turn it takes (turnPrices), where its profile prices turns. */
+  prices?: Float64Array | null;
   /** Once drawn: how many values of its line come before its first edge's shape, and after its last's. */
   drawnStart?: number;
   drawnEnd?: number;
@@ -542,6 +554,11 @@ export class RouteCore {
       // The reach searches and the isochrone's drawing and tracing.
       this.isochrone({ profile, source: at(PAIRS), limits: [120, 240] });
       counts.isochrone++;
+      // Ten waypoints close together (geometries near in number): short legs, which a profile that prices
+      // turns searches again edge-based (turn-back.ts).
+      const tour = this.routeE7({ profile, waypoints: Array.from({ length: 10 }, (_, i) => at(PAIRS + i / 500)) });
+      if (tour.ok) write(tour.value.geometryE7);
+      counts.route++;
       for (let i = 0; i < PAIRS && (i === 0 || left()); i++) {
         const found = this.routeE7({ profile, waypoints: [at(i), at(2 * PAIRS - 1 - i)] });
         if (found.ok) write(found.value.geometryE7);
@@ -841,7 +858,7 @@ export class RouteCore {
         ? takesForbiddenTurnBeside(v.turns, startDir, c.start, c.edges, endDir, best.edges)
         : takesForbiddenTurn(v.turns, startDir, c.start, c.edges, endDir);
     return found.map((c) => {
-      const leg = () => this.pathLeg(v, src, tgt, sSeeds, tSeeds, c, null);
+      const leg = () => this.pathLeg(v, src, tgt, sSeeds, tSeeds, c, null, undefined, best);
       const sharingChecked = true;
       const admissible = (): boolean => {
         const [a, b] = [pickSeed(sSeeds, c.start), pickSeed(tSeeds, endOf(c))];
@@ -1144,8 +1161,9 @@ export class RouteCore {
   }
 
   /** A path found between the seeds of two waypoints as a leg: its length, whether it touches what `block`
-   *  blocks, and how to draw it. `seeds`: the source and target seed it uses, when the search that found
-   *  it said (else the cheapest at its ends). */
+   *  blocks, its turns' prices, and how to draw it. `seeds`: the source and target seed it uses, when the
+   *  search that found it said (else the cheapest at its ends). `beside`: the leg it runs beside (an
+   *  alternative's route), whose turns' prices it copies where both take the same edges. */
   private pathLeg(
     v: ProfileView,
     src: Phantom,
@@ -1155,13 +1173,16 @@ export class RouteCore {
     found: { cost: number; edges: Uint32Array; start: number },
     block: Blocking | null,
     seeds?: [PhantomSeed, PhantomSeed],
+    beside?: LegPath,
   ): LegPath {
     const g = v.graph;
     const { edges, start } = found;
     const end = edges.length ? g.head[edges[edges.length - 1]] : start;
     const [first, last] = seeds ?? [pickSeed(sSeeds, start), pickSeed(tSeeds, end)];
     // Each turn's price goes with the edge after it (the last, with the piece to the destination).
-    const prices = turnPrices(v.turns, dirOf(src, first), start, edges, dirOf(tgt, last));
+    const prices = beside?.prices
+      ? turnPricesBeside(v.turns, dirOf(src, first), start, edges, dirOf(tgt, last), beside.edges, beside.prices)
+      : turnPrices(v.turns, dirOf(src, first), start, edges, dirOf(tgt, last));
     let cost = found.cost;
     if (prices) {
       cost = first.cost + last.cost;
@@ -1217,7 +1238,7 @@ export class RouteCore {
         else trace.end[trace.count - 1] = at();
       }
     };
-    const leg: LegPath = { cost, meters, touches, draw, edges, geoms };
+    const leg: LegPath = { cost, meters, touches, draw, edges, geoms, prices };
     return leg;
   }
 

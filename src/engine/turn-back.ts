@@ -257,6 +257,42 @@ export function turnPrices(r: TurnRules, startDir: number, start: number, edges:
   return out;
 }
 
+/**
+ * turnPrices of a path beside another, `base`, whose prices are `basePrices`: the turns between the edges
+ * both begin with, and between those both end with, are the same turns at the same prices and are copied
+ * (an alternative runs with its route most of its way, and a far one has tens of thousands of edges).
+ */
+export function turnPricesBeside(
+  r: TurnRules,
+  startDir: number,
+  start: number,
+  edges: Uint32Array,
+  endDir: number,
+  base: Uint32Array,
+  basePrices: Float64Array,
+): Float64Array | null {
+  if (!r.price) return null;
+  const g = r.g;
+  const n = edges.length;
+  let head = 0,
+    tail = 0;
+  while (head < n && head < base.length && edges[head] === base[head]) head++;
+  while (head + tail < n && head + tail < base.length && edges[n - 1 - tail] === base[base.length - 1 - tail]) tail++;
+  const out = new Float64Array(n + 1);
+  const shift = base.length - n;
+  for (let i = 0; i <= n; i++) {
+    // Entry i is the turn between edges i - 1 and i: shared when both lie in the same stretch.
+    if (i >= 1 && i < head) out[i] = basePrices[i];
+    else if (i > n - tail && i < n) out[i] = basePrices[i + shift];
+    else {
+      const v = i === 0 ? start : g.head[edges[i - 1]];
+      const turn = turnCost(r, v, i === 0 ? startDir : g.orig[edges[i - 1]], i === n ? endDir : g.orig[edges[i]]);
+      out[i] = turn === Infinity ? 0 : turn;
+    }
+  }
+  return out;
+}
+
 /** Whether a path (its start node, search edges, and the waypoint pieces' edges at either end) takes a
  *  turn the rules keep out. */
 export function takesForbiddenTurn(r: TurnRules, startDir: number, start: number, edges: Uint32Array, endDir: number): boolean {

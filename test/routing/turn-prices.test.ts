@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { placeGraphs } from '../../src/engine/graph-memory.js';
 import { RouteCore } from '../../src/engine/route-core.js';
-import { bicycleTurnPrice, carTurnPrice, turnCost, turnRules, type TurnRules } from '../../src/engine/turn-back.js';
+import { bicycleTurnPrice, carTurnPrice, turnCost, turnPrices, turnPricesBeside, turnRules, type TurnRules } from '../../src/engine/turn-back.js';
 import { dijkstra, plainNodes, rng, testMap, type TestGraph } from './helpers.js';
 
 describe('turn prices', () => {
@@ -108,5 +108,45 @@ describe('routes with their turns priced on Liechtenstein', () => {
     }
     // Nearly every leg of a few minutes turns somewhere where three roads meet.
     expect(dearer).toBeGreaterThan(30);
+  });
+});
+
+describe('the prices of a path beside another', () => {
+  it('copies the turns both take between shared edges and prices the others: the same as pricing it alone', async () => {
+    const g = withReverse((await testMap()).graphs['driving-car']);
+    const rules = turnRules(g, true, carTurnPrice);
+    const rand = rng(9);
+    let checked = 0;
+    for (let k = 0; k < 200; k++) {
+      // A random walk of 40 edges (kept-out turns priced 0 either way), and paths beside it: its first part
+      // (sharing its head), its last part from where it stands (sharing its tail), itself.
+      const walk: number[] = [];
+      let v = Math.floor(rand() * g.nodeCount);
+      for (let i = 0; i < 40; i++) {
+        const out = g.firstOut[v + 1] - g.firstOut[v];
+        if (out === 0) break;
+        const e = g.firstOut[v] + Math.floor(rand() * out);
+        walk.push(e);
+        v = g.head[e];
+      }
+      if (walk.length < 10) continue;
+      const base = Uint32Array.from(walk);
+      const start = (() => {
+        for (let u = 0; u < g.nodeCount; u++) if (base[0] >= g.firstOut[u] && base[0] < g.firstOut[u + 1]) return u;
+        return -1;
+      })();
+      const basePrices = turnPrices(rules, -1, start, base, -1)!;
+      const cut = 3 + Math.floor(rand() * (base.length - 6));
+      const beside = [
+        { startDir: -1, start, edges: base.subarray(0, cut) },
+        { startDir: g.orig[base[cut - 1]], start: g.head[base[cut - 1]], edges: base.subarray(cut) },
+        { startDir: -1, start, edges: base },
+      ];
+      for (const p of beside) {
+        expect(turnPricesBeside(rules, p.startDir, p.start, p.edges, -1, base, basePrices)).toEqual(turnPrices(rules, p.startDir, p.start, p.edges, -1));
+      }
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(100);
   });
 });
