@@ -67,7 +67,8 @@ export interface RouteQuery {
   vehicle?: VehicleQuery;
   /** Classes of ways to keep off (bits of EXCLUDE_BIT); 0 or absent: none. */
   exclude?: number;
-  /** Snap every waypoint to the main network as the matrix does (a plan's tours must follow its matrix). */
+  /** As the matrix does: every waypoint snapped to the main network, no turn priced (a plan's tours and a
+   *  detour's base route must follow the matrix they were timed by). */
   mainNetwork?: boolean;
   /** Per waypoint (by index) how it snaps and which way a path passes it; null or absent: the defaults. */
   waypointOptions?: ReadonlyArray<WaypointOption | null>;
@@ -384,6 +385,15 @@ interface ProfileView {
   closedExcluding: Map<number, ReadonlySet<number>>;
   /** A byte per geometry, zero between calls: the bits of the routes an alternatives search kept (made on first use). */
   altMask?: Uint8Array;
+  /** The view with no turn priced, as the matrix searches (made on first use). */
+  unpriced?: ProfileView;
+}
+
+/** A profile's view whose routes price no turns, as its matrices do; its turns kept out are the same. */
+function asMatrix(v: ProfileView): ProfileView {
+  if (!v.turns.price) return v;
+  v.unpriced ??= { ...v, turns: { ...v.turns, price: null, junctions: null }, turnSearches: 0, altMask: undefined, unpriced: undefined };
+  return v.unpriced;
 }
 
 const NO_GEOMS: ReadonlySet<number> = new Set();
@@ -459,7 +469,7 @@ export class RouteCore {
   get searches(): Readonly<{ hierarchy: number; blocked: number; plain: number; turns: number }> {
     const total = { hierarchy: 0, blocked: 0, plain: 0, turns: 0 };
     for (const v of this.views.values()) {
-      total.turns += v.turnSearches;
+      total.turns += v.turnSearches + (v.unpriced?.turnSearches ?? 0);
       total.hierarchy += v.kernel.searches.hierarchy;
       total.blocked += v.kernel.searches.blocked;
       total.plain += v.kernel.searches.plain;
@@ -700,8 +710,9 @@ export class RouteCore {
   }
 
   private routeE7With(q: RouteQuery, search: SearchOptions): Outcome<RouteE7Result> {
-    const v = this.view(q.profile);
-    if (!v) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
+    const profileView = this.view(q.profile);
+    if (!profileView) return { ok: false, error: { kind: 'unknown-profile', profile: q.profile } };
+    const v = q.mainNetwork ? asMatrix(profileView) : profileView;
     const limited = this.limitedFor(v, q.profile, q.vehicle, q.exclude);
     const open = openOf(limited);
     const snapped = this.snapAll(v.graph, v.grid, q.waypoints, q.mainNetwork ? Infinity : q.nearestRoad ? 0 : undefined, open, q.waypointOptions);

@@ -80,35 +80,41 @@ describe('routes with their turns priced on Liechtenstein', () => {
     core = new RouteCore(placeGraphs(graphs));
   });
 
-  it.each(['driving-car', 'cycling-regular'])('%s: 40 short legs cost what the priced edge-based Dijkstra finds, their steps add up to them', (profile) => {
-    const g = withReverse(graphs[profile]);
-    const rules = turnRules(g, profile === 'driving-car', profile === 'driving-car' ? carTurnPrice : bicycleTurnPrice);
-    const nodes = plainNodes(graphs[profile]);
-    const at = (v: number) => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] });
-    const rand = rng(31);
-    let compared = 0,
-      dearer = 0;
-    while (compared < 40) {
-      const s = nodes[Math.floor(rand() * nodes.length)],
-        t = nodes[Math.floor(rand() * nodes.length)];
-      const plain = dijkstra(graphs[profile], s, { target: t })[t];
-      // Legs up to 20 minutes are searched again whole (WHOLE_LEG); longer ones are priced along the
-      // hierarchy's path, not compared here.
-      if (s === t || !(plain > 600 && plain < 11_000)) continue;
-      const r = core.routeE7({ profile, waypoints: [at(s), at(t)], steps: true });
-      expect(r.ok).toBe(true);
-      if (!r.ok) continue;
-      const expected = pricedDijkstra(rules, g, s, t);
-      expect(r.value.duration, `${s} → ${t}`).toBeCloseTo(expected / 10, 6);
-      expect(expected).toBeGreaterThanOrEqual(plain);
-      if (expected > plain) dearer++;
-      const stepTenths = r.value.legSteps![0].reduce((sum, step) => sum + step.tenths, 0);
-      expect(stepTenths / 10).toBeCloseTo(r.value.duration, 6);
-      compared++;
-    }
-    // Nearly every leg of a few minutes turns somewhere where three roads meet.
-    expect(dearer).toBeGreaterThan(30);
-  });
+  it.each(['driving-car', 'cycling-regular'])(
+    '%s: 40 short legs cost what the priced edge-based Dijkstra finds, their steps add up to them; as the matrix, the node-based Dijkstra',
+    (profile) => {
+      const g = withReverse(graphs[profile]);
+      const rules = turnRules(g, profile === 'driving-car', profile === 'driving-car' ? carTurnPrice : bicycleTurnPrice);
+      const nodes = plainNodes(graphs[profile]);
+      const at = (v: number) => ({ lat: g.nodeCoords[2 * v], lon: g.nodeCoords[2 * v + 1] });
+      const rand = rng(31);
+      let compared = 0,
+        dearer = 0;
+      while (compared < 40) {
+        const s = nodes[Math.floor(rand() * nodes.length)],
+          t = nodes[Math.floor(rand() * nodes.length)];
+        const plain = dijkstra(graphs[profile], s, { target: t })[t];
+        // Legs up to 20 minutes are searched again whole (WHOLE_LEG); longer ones are priced along the
+        // hierarchy's path, not compared here.
+        if (s === t || !(plain > 600 && plain < 11_000)) continue;
+        const r = core.routeE7({ profile, waypoints: [at(s), at(t)], steps: true });
+        expect(r.ok).toBe(true);
+        if (!r.ok) continue;
+        const expected = pricedDijkstra(rules, g, s, t);
+        expect(r.value.duration, `${s} → ${t}`).toBeCloseTo(expected / 10, 6);
+        expect(expected).toBeGreaterThanOrEqual(plain);
+        if (expected > plain) dearer++;
+        const stepTenths = r.value.legSteps![0].reduce((sum, step) => sum + step.tenths, 0);
+        expect(stepTenths / 10).toBeCloseTo(r.value.duration, 6);
+        // As the matrix routes (a plan's tours, a detour's base route): no turn priced.
+        const asMatrix = core.routeE7({ profile, waypoints: [at(s), at(t)], mainNetwork: true });
+        expect(asMatrix.ok && asMatrix.value.duration, `${s} → ${t} as the matrix`).toBeCloseTo(plain / 10, 6);
+        compared++;
+      }
+      // Nearly every leg of a few minutes turns somewhere where three roads meet.
+      expect(dearer).toBeGreaterThan(30);
+    },
+  );
 });
 
 describe('the prices of a path beside another', () => {
