@@ -13,6 +13,7 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { rng } from '../scale/lib.mjs';
+import { microStats, twoCores } from './ab-lib.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -30,46 +31,9 @@ if (!opt.map || !opt.a || !opt.b) throw new Error('usage: --map DIR --a TREE --b
 const here = resolve(import.meta.dirname, '../..');
 const log = (m) => process.stderr.write(`[alternatives-ab] ${m}\n`);
 const profile = opt.profile;
-/** Quantiles to the microsecond (bench/scale's stats round to 0.1 ms, a plain route's whole time here). */
-const stats = (xs) => {
-  const s = [...xs].sort((x, y) => x - y);
-  const q = (p) => +s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)].toFixed(3);
-  return { n: s.length, p50: q(0.5), p95: q(0.95), max: q(1), mean: +(s.reduce((a, x) => a + x, 0) / s.length).toFixed(3) };
-};
-
-const load = async (tree) => {
-  const from = (path) => import(join(resolve(tree), 'dist', path));
-  return {
-    files: await from('map/map-dir.js'),
-    roads: await from('map/graphs/road-graph.js'),
-    memory: await from('engine/graph-memory.js'),
-    core: await from('engine/route-core.js'),
-    line: await from('engine/line-json.js'),
-  };
-};
-const sides = { A: await load(opt.a), B: await load(opt.b) };
-// One graph in memory, placed by A (the layout is the map's), each side's RouteCore with its own scratch.
-const { files, roads, memory } = sides.A;
-const manifest = await files.readManifest(opt.map);
-const g = await files.readGraphFiles(opt.map, profile, manifest.profiles[profile], await files.readShapeFiles(opt.map));
-const coords = roads.toDegrees(roads.nodePositionsE7(g));
-const placed = memory.placeGraphs({ [profile]: g });
-const cores = { A: new sides.A.core.RouteCore(placed), B: new sides.B.core.RouteCore(placed) };
-
+const stats = microStats;
+const { sides, g, cores, nodes, at, meters, diagonal } = await twoCores({ map: opt.map, a: opt.a, b: opt.b, profile, extra: { line: 'engine/line-json.js' } });
 const rand = rng(36);
-const nodes = [];
-for (let v = 0; v < g.nodeCount; v++) if (g.mainNet[v] === 1) nodes.push(v);
-const at = (v) => ({ lat: coords[2 * v], lon: coords[2 * v + 1] });
-const meters = (p, q) => Math.hypot((p.lat - q.lat) * 111_320, (p.lon - q.lon) * 111_320 * Math.cos((((p.lat + q.lat) / 2) * Math.PI) / 180));
-let south = Infinity,
-  north = -Infinity,
-  west = Infinity,
-  east = -Infinity;
-for (const v of nodes) {
-  const p = at(v);
-  [south, north, west, east] = [Math.min(south, p.lat), Math.max(north, p.lat), Math.min(west, p.lon), Math.max(east, p.lon)];
-}
-const diagonal = meters({ lat: south, lon: west }, { lat: north, lon: east });
 const pairs = [];
 while (pairs.length < +opt.pairs) {
   const a = at(nodes[Math.floor(rand() * nodes.length)]),
