@@ -32,7 +32,7 @@ const here = resolve(import.meta.dirname, '../..');
 const log = (m) => process.stderr.write(`[alternatives-ab] ${m}\n`);
 const profile = opt.profile;
 const stats = microStats;
-const { sides, g, cores, nodes, at, meters, diagonal } = await twoCores({ map: opt.map, a: opt.a, b: opt.b, profile, extra: { line: 'engine/line-json.js' } });
+const { sides, cores, nodes, at, meters, diagonal } = await twoCores({ map: opt.map, a: opt.a, b: opt.b, profile, extra: { line: 'engine/line-json.js' } });
 const rand = rng(36);
 const pairs = [];
 while (pairs.length < +opt.pairs) {
