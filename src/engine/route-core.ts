@@ -464,8 +464,9 @@ export class RouteCore {
     return this.shared.shapes;
   }
 
-  /** Searches run by this thread so far, by kind (hierarchy, blocked, plain, and legs searched again for a
-   *  turn the hierarchy's path took that routes may not: `turns`); for tests and measurements. */
+  /** Searches run by this thread so far, by kind (hierarchy, blocked, plain, and `turns`: legs whose turns
+   *  were settled again, for a turn the hierarchy's path took that routes may not or, where turns are
+   *  priced, every leg not avoiding); for tests and measurements. */
   get searches(): Readonly<{ hierarchy: number; blocked: number; plain: number; turns: number }> {
     const total = { hierarchy: 0, blocked: 0, plain: 0, turns: 0 };
     for (const v of this.views.values()) {

@@ -193,22 +193,21 @@ function forbidden(r: TurnRules, v: number, a: number, d: number): boolean {
   return r.ring !== null && ringNode(r, v) && !onRing(r, a) && !onRing(r, d) && crossesRing(r, v, a, d);
 }
 
-/** The roads meeting at node v: the distinct geometries of its edges out and in. */
+/** The roads meeting at node v: the distinct geometries of its edges out and in, counted up to 3 (past
+ *  three the count no longer changes a price: more than two roads is all that counts). */
 function roadsAt(g: TurnGraph, v: number): number {
   let n = 0,
     a = -1,
-    b = -1,
-    c = -1;
-  const see = (x: number): void => {
-    if (x === a || x === b || x === c) return;
+    b = -1;
+  const outEnd = g.firstOut[v + 1],
+    inEnd = g.rFirst.length > v + 1 ? g.rFirst[v + 1] : 0;
+  for (let k = g.firstOut[v], i = inEnd ? g.rFirst[v] : 0; n < 3 && (k < outEnd || i < inEnd); ) {
+    const x = (k < outEnd ? g.orig[k++] : g.orig[g.rEdge[i++]]) >> 1;
+    if (x === a || x === b) continue;
     if (n === 0) a = x;
     else if (n === 1) b = x;
-    else c = x;
     n++;
-  };
-  // Past three, the count no longer changes a price (more than two roads is all that counts).
-  for (let e = g.firstOut[v]; e < g.firstOut[v + 1] && n < 3; e++) see(g.orig[e] >> 1);
-  if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1] && n < 3; i++) see(g.orig[g.rEdge[i]] >> 1);
+  }
   return n;
 }
 
