@@ -9,17 +9,7 @@ import { type Corridor, corridorAlong } from './corridor.js';
 import { claimReverse, ensureReverse, reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
 import { legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
 import { legTraces, type LegTrace } from './guidance/trace.js';
-import {
-  settleTurns,
-  takesForbiddenTurn,
-  takesForbiddenTurnBeside,
-  turnPriceOf,
-  turnPrices,
-  turnPricesBeside,
-  turnRules,
-  turnsBetween,
-  type TurnRules,
-} from './turn-back.js';
+import { settleTurns, takesForbiddenTurn, takesForbiddenTurnBeside, turnPriceOf, turnPrices, turnRules, turnsBetween, type TurnRules } from './turn-back.js';
 import {
   appendEdgeShape,
   geometryPiece,
@@ -1192,9 +1182,14 @@ export class RouteCore {
     const end = edges.length ? g.head[edges[edges.length - 1]] : start;
     const [first, last] = seeds ?? [pickSeed(sSeeds, start), pickSeed(tSeeds, end)];
     // Each turn's price goes with the edge after it (the last, with the piece to the destination).
-    const prices = beside?.prices
-      ? turnPricesBeside(v.turns, dirOf(src, first), start, edges, dirOf(tgt, last), beside.edges, beside.prices)
-      : turnPrices(v.turns, dirOf(src, first), start, edges, dirOf(tgt, last));
+    const prices = turnPrices(
+      v.turns,
+      dirOf(src, first),
+      start,
+      edges,
+      dirOf(tgt, last),
+      beside?.prices ? { edges: beside.edges, prices: beside.prices } : undefined,
+    );
     let cost = found.cost;
     if (prices) {
       cost = first.cost + last.cost;

@@ -332,7 +332,7 @@ export class RouteKernel {
 
   /**
    * The hierarchy's distance from each node to the target seeds, as a function of the node (Infinity: no
-   * path), for an A* that prices turns (turn-costs.ts). Without a hierarchy every node's is 0. Valid until
+   * path), for an A* that prices turns (turn-back.ts). Without a hierarchy every node's is 0. Valid until
    * the next search on this kernel.
    */
   distancesTo(tgt: Seed[]): (v: number) => number {

@@ -94,28 +94,11 @@ export function turnRules(g: TurnGraph, driving: boolean, price: TurnPrice | nul
   const ringNodes = driving ? new Uint8Array((N + 7) >> 3) : null;
   const junctions = price && !price.atEveryNode ? new Uint8Array((N + 7) >> 3) : null;
   if (ringNodes || junctions) {
-    // One look at each node's roads for both: its edges are read once (out, then in), with no function
-    // made per node (a closure a node cost a third of a second on a country's graph, and its garbage).
-    const reverse = g.rFirst.length === N + 1;
-    const { firstOut, orig, rFirst, rEdge } = g;
+    // One look at each node's roads for both (their edges read once).
     for (let v = 0; v < N; v++) {
-      let on = false,
-        n = 0,
-        a = -1,
-        b = -1;
-      const outEnd = firstOut[v + 1],
-        inEnd = reverse ? rFirst[v + 1] : 0;
-      for (let k = firstOut[v], i = reverse ? rFirst[v] : 0; k < outEnd || i < inEnd; ) {
-        const d = k < outEnd ? orig[k++] : orig[rEdge[i++]];
-        if (ringNodes && !on) on = onRing(r, d);
-        const x = d >> 1;
-        if (n > 2 || x === a || x === b) continue;
-        if (n === 0) a = x;
-        else if (n === 1) b = x;
-        n++;
-      }
-      if (junctions && n > 2) junctions[v >> 3] |= 1 << (v & 7);
-      if (ringNodes && on) ringNodes[v >> 3] |= 1 << (v & 7);
+      const roads = roadsAt(r, v, ringNodes !== null);
+      if (junctions && (roads & 3) > 2) junctions[v >> 3] |= 1 << (v & 7);
+      if (ringNodes && roads & ON_RING) ringNodes[v >> 3] |= 1 << (v & 7);
     }
   }
   r.ringNodes = ringNodes;
@@ -193,22 +176,32 @@ function forbidden(r: TurnRules, v: number, a: number, d: number): boolean {
   return r.ring !== null && ringNode(r, v) && !onRing(r, a) && !onRing(r, d) && crossesRing(r, v, a, d);
 }
 
-/** The roads meeting at node v: the distinct geometries of its edges out and in, counted up to 3 (past
- *  three the count no longer changes a price: more than two roads is all that counts). */
-function roadsAt(g: TurnGraph, v: number): number {
+/** roadsAt's bit for a node a ring passes. */
+const ON_RING = 4;
+
+/**
+ * The roads meeting at node v: the distinct geometries of its edges out and in, counted up to 3 (past three
+ * the count no longer changes a price: more than two roads is all that counts); with `ring` (the rules'
+ * rings found), + ON_RING where one of them is a ring's.
+ */
+function roadsAt(r: TurnRules, v: number, ring = false): number {
+  const g = r.g;
   let n = 0,
+    on = !ring,
     a = -1,
     b = -1;
   const outEnd = g.firstOut[v + 1],
     inEnd = g.rFirst.length > v + 1 ? g.rFirst[v + 1] : 0;
-  for (let k = g.firstOut[v], i = inEnd ? g.rFirst[v] : 0; n < 3 && (k < outEnd || i < inEnd); ) {
-    const x = (k < outEnd ? g.orig[k++] : g.orig[g.rEdge[i++]]) >> 1;
-    if (x === a || x === b) continue;
+  for (let k = g.firstOut[v], i = inEnd ? g.rFirst[v] : 0; (n < 3 || !on) && (k < outEnd || i < inEnd); ) {
+    const d = k < outEnd ? g.orig[k++] : g.orig[g.rEdge[i++]];
+    if (!on) on = onRing(r, d);
+    const x = d >> 1;
+    if (n === 3 || x === a || x === b) continue;
     if (n === 0) a = x;
     else if (n === 1) b = x;
     n++;
   }
-  return n;
+  return ring && on ? n | ON_RING : n;
 }
 
 /** The bearing at which directed original edge `a` arrives at its end, and that end's east-west scale. */
@@ -230,7 +223,7 @@ export function turnCost(r: TurnRules, v: number, a: number, d: number, roads = 
   const g = r.g;
   const uTurn = d === (a ^ 1);
   // (3 stands for "more than two" where only that is known.)
-  const meeting = roads >= 0 ? roads : r.junctions ? (r.junctions[v >> 3] & (1 << (v & 7)) ? 3 : 2) : roadsAt(g, v);
+  const meeting = roads >= 0 ? roads : r.junctions ? (r.junctions[v >> 3] & (1 << (v & 7)) ? 3 : 2) : roadsAt(r, v);
   if (!uTurn && meeting <= 2 && !r.price.atEveryNode) return 0;
   const arrive = uTurn ? null : (into ?? arrival(g, a));
   const angle = arrive ? deviation(arrive.bearing, guidedBearing(g, d, arrive.kx)) : 180;
@@ -240,42 +233,23 @@ export function turnCost(r: TurnRules, v: number, a: number, d: number, roads = 
 /**
  * The price of each turn a path takes (turnCost): entry i the turn before its edge i (the start's first),
  * the last the turn into the waypoint's piece at its end; a kept-out turn (kept where it could not be
- * repaired) free. null where turns are free.
+ * repaired) free. null where turns are free. `beside`: a path it runs beside and that path's prices; the
+ * turns between the edges both begin with, and between those both end with, are the same turns at the same
+ * prices and are copied (an alternative runs with its route most of its way, and a far one has tens of
+ * thousands of edges).
  */
-export function turnPrices(r: TurnRules, startDir: number, start: number, edges: Uint32Array, endDir: number): Float64Array | null {
-  if (!r.price) return null;
-  const g = r.g;
-  const out = new Float64Array(edges.length + 1);
-  let a = startDir,
-    v = start;
-  for (let i = 0; i <= edges.length; i++) {
-    const d = i < edges.length ? g.orig[edges[i]] : endDir;
-    const turn = turnCost(r, v, a, d);
-    out[i] = turn === Infinity ? 0 : turn;
-    if (i === edges.length) break;
-    a = d;
-    v = g.head[edges[i]];
-  }
-  return out;
-}
-
-/**
- * turnPrices of a path beside another, `base`, whose prices are `basePrices`: the turns between the edges
- * both begin with, and between those both end with, are the same turns at the same prices and are copied
- * (an alternative runs with its route most of its way, and a far one has tens of thousands of edges).
- */
-export function turnPricesBeside(
+export function turnPrices(
   r: TurnRules,
   startDir: number,
   start: number,
   edges: Uint32Array,
   endDir: number,
-  base: Uint32Array,
-  basePrices: Float64Array,
+  beside?: { edges: Uint32Array; prices: Float64Array },
 ): Float64Array | null {
   if (!r.price) return null;
   const g = r.g;
   const n = edges.length;
+  const base = beside?.edges ?? edges.subarray(0, 0);
   let head = 0,
     tail = 0;
   while (head < n && head < base.length && edges[head] === base[head]) head++;
@@ -284,8 +258,8 @@ export function turnPricesBeside(
   const shift = base.length - n;
   for (let i = 0; i <= n; i++) {
     // Entry i is the turn between edges i - 1 and i: shared when both lie in the same stretch.
-    if (i >= 1 && i < head) out[i] = basePrices[i];
-    else if (i > n - tail && i < n) out[i] = basePrices[i + shift];
+    if (i >= 1 && i < head) out[i] = beside!.prices[i];
+    else if (i > n - tail && i < n) out[i] = beside!.prices[i + shift];
     else {
       const v = i === 0 ? start : g.head[edges[i - 1]];
       const turn = turnCost(r, v, i === 0 ? startDir : g.orig[edges[i - 1]], i === n ? endDir : g.orig[edges[i]]);
@@ -538,7 +512,7 @@ function turnSearch(
     if (++settled > budget) return 'budget';
     const v = k < M ? g.head[k] : sources[k - M].node;
     const a = k < M ? g.orig[k] : sources[k - M].dir;
-    const roads = r.price ? roadsAt(g, v) : 0;
+    const roads = r.price ? roadsAt(r, v) : 0;
     const into = r.price && a >= 0 && (roads > 2 || r.price.atEveryNode) ? arrival(g, a) : undefined;
     for (const t of byNode.get(v) ?? []) {
       const total = c + turnCost(r, v, a, targets[t].dir, roads, into) + targets[t].cost;

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { placeGraphs } from '../../src/engine/graph-memory.js';
 import { RouteCore } from '../../src/engine/route-core.js';
-import { bicycleTurnPrice, carTurnPrice, turnCost, turnPrices, turnPricesBeside, turnRules, type TurnRules } from '../../src/engine/turn-back.js';
+import { bicycleTurnPrice, carTurnPrice, turnCost, turnPrices, turnRules, type TurnRules } from '../../src/engine/turn-back.js';
 import { dijkstra, plainNodes, rng, testMap, type TestGraph } from './helpers.js';
 
 describe('turn prices', () => {
@@ -149,7 +149,9 @@ describe('the prices of a path beside another', () => {
         { startDir: -1, start, edges: base },
       ];
       for (const p of beside) {
-        expect(turnPricesBeside(rules, p.startDir, p.start, p.edges, -1, base, basePrices)).toEqual(turnPrices(rules, p.startDir, p.start, p.edges, -1));
+        expect(turnPrices(rules, p.startDir, p.start, p.edges, -1, { edges: base, prices: basePrices })).toEqual(
+          turnPrices(rules, p.startDir, p.start, p.edges, -1),
+        );
       }
       checked++;
     }
