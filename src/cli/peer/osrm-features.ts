@@ -172,8 +172,9 @@ class World {
     doc.split('\n').forEach((line, y) => {
       for (let x = 0; x < line.length; x++) {
         const c = line[x];
-        if (/[a-z]/.test(c)) this.addNode(this.at(x, y), null, c);
-        else if (/[0-9]/.test(c)) this.locations.set(c, this.at(x, y));
+        // As OSRM's data.js: a character is half a cell wide ("a - b" puts b two cells from a).
+        if (/[a-z]/.test(c)) this.addNode(this.at(x / 2, y), null, c);
+        else if (/[0-9]/.test(c)) this.locations.set(c, this.at(x / 2, y));
       }
     });
   }

@@ -134,10 +134,10 @@ function addRoad(g: GuidanceGraph, d: number, entry: boolean, kx: number): void 
   roadCount++;
 }
 
-/** Roundabouts of at most this radius (meters, the mean distance of the ring's nodes from their centre)
- *  are announced as one turn, OSRM's "roundabout turn" (OSRM's limit, 15 m, is on a circle through three
- *  of the ring's points; its features call rings of 4 and 13 m by ours turns, one of 15 m a roundabout). */
-const SMALL_ROUNDABOUT_M = 14;
+/** Roundabouts of less than this radius (meters, the mean distance of the ring's nodes from their centre)
+ *  are announced as one turn, OSRM's "roundabout turn" (its MAX_ROUNDABOUT_INTERSECTION_RADIUS, on the
+ *  ring's length ÷ 2π). */
+const SMALL_ROUNDABOUT_M = 15;
 
 /** The bearings of the roads off a small ring, as `smallRing` finds them. */
 const ringBearings = new Float64Array(4);
@@ -150,10 +150,8 @@ const ringPoints = new Float64Array(128);
 let ringCount = 0;
 
 /** Roundabouts of more than this radius (meters, as `ringRadius`) with one name all round are OSRM's
- *  rotaries: "rotary" steps with the circle's name (its features, by ours: rings of 15 and 20 m are
- *  roundabouts, of 24, 28, 31, 35 and 45 m rotaries; the turbo-roundabout of Rheinfelden, 39 m but of
- *  ways with two names, and a 54 m ring of named and unnamed ways, roundabouts). */
-const ROTARY_M = 22;
+ *  rotaries: "rotary" steps with the circle's name (its MAX_ROUNDABOUT_RADIUS). */
+const ROTARY_M = 15;
 
 /** Whether the last ring `radiusOfRing` followed has one name all round (OSRM names a rotary only then). */
 let ringOneName = false;
@@ -492,7 +490,21 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   // The turn onto it: OSRM's modifier of a roundabout the leg does not leave (an exit gives it another).
   let entryModifier = '';
   let exits = 0;
+  // A straight change of name across a junction that the route's arrival follows: OSRM 6.0.0 names the
+  // arrival after the new road and says nothing at the junction ("Four Way Intersection"); anywhere else it
+  // says "new name" ("Car - No u-turn"). Held here until the next step tells which.
+  let quietName: RawStep | null = null;
+  /** Takes the held name change back: its stretch goes to the step before it. */
+  const dropQuietName = (): void => {
+    const quiet = steps.pop() as RawStep;
+    current = steps[steps.length - 1];
+    meters += current.meters;
+    tenths += current.tenths;
+    if (passed) (current.passed ??= []).push(quiet.intersection, ...(quiet.passed ?? []));
+    quietName = null;
+  };
   const emit = (step: RawStep): void => {
+    quietName = null;
     current.to = step.from;
     current.meters = meters;
     current.tenths = tenths;
@@ -627,7 +639,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         // A ramp off a road that goes on under its name is no choice for those who stay on it.
         if (same && isRamp(roadKind[i]) && !isRamp(inKind) && !isRamp(outKind)) continue;
         others++;
-        if (Math.abs(d) > 30 && Math.abs(d) < 150) {
+        // A road across (OSRM's end of road: within NARROW_TURN_ANGLE, 40°, of a square turn).
+        if (Math.abs(d) > 50 && Math.abs(d) < 130) {
           if (d < 0) left++;
           else right++;
         }
@@ -669,7 +682,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           if (!rival || (!nearer && (outDev <= 20 || outDev >= 160))) return modifierOf(dev);
           return !nearer ? side : outDev < 90 ? `slight ${side}` : `sharp ${side}`;
         }
-        return outDev < 20 ? `slight ${side}` : outDev < 150 ? side : `sharp ${side}`;
+        return outDev <= 40 ? `slight ${side}` : outDev <= 120 ? side : `sharp ${side}`;
       };
       // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
       if (isRamp(outKind) && (!isRamp(inKind) || highwayChoice)) {
@@ -701,21 +714,33 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           else emit(make('turn', 'straight'));
           break decide;
         }
-        // Straight on across a junction the new name is on the signs; OSRM says nothing there.
-        if (!same && outDev > 10) emit(make('new name', modifierOf(dev)));
+        // Back onto the name held before a straight change of name (a bridge's own name): OSRM collapses both.
+        if (!same && outDev <= 20 && quietName === current && sameRoad(g, steps[steps.length - 2].label, outLabel)) dropQuietName();
+        else if (!same) {
+          emit(make('new name', modifierOf(dev)));
+          if (outDev <= 20) quietName = current;
+        }
         break decide;
       }
       // A road without name or ref continues nothing: unnamed branches fork like any others.
       const named = inLabel >= 0 && (g.shapes.labelName[inLabel] >= 0 || g.shapes.labelRef[inLabel] >= 0);
-      // A road straight on between the two is no fork (OSRM's high-degree junctions): a turn off it.
-      if (!(named && (continues || same)) && outDev <= 60 && near > 0 && !(outDev > 20 && Math.abs(straightest) <= 10)) {
+      // A road straight on between the two is no fork (OSRM's high-degree junctions): a turn off it. Nor are
+      // two roads that both bend away by more than NARROW_TURN_ANGLE (OSRM's findFork).
+      if (
+        !(named && (continues || same)) &&
+        outDev <= 60 &&
+        Math.min(outDev, Math.abs(straightest)) <= 40 &&
+        near > 0 &&
+        !(outDev > 20 && Math.abs(straightest) <= 10)
+      ) {
         // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps of the other.
         emit(make('fork', dev < nearMin ? 'slight left' : dev > nearMax ? 'slight right' : 'straight'));
         break decide;
       }
-      if (same && straighter === 0 && outDev <= 20) break decide;
-      // The road ends across the route's way: nothing straight on, roads to the other side.
-      if (!straightOn && outDev > 45 && outDev < 150 && (dev < 0 ? right > 0 : left > 0)) {
+      // The road goes on, straighter than any other and within OSRM's NARROW_TURN_ANGLE: nothing to say.
+      if (same && straighter === 0 && outDev <= 40) break decide;
+      // The road ends across the route's way at a three-way junction: nothing straight on, a road to the other side.
+      if (!straightOn && roadCount === 3 && outDev > 50 && outDev < 130 && (dev < 0 ? right > 0 : left > 0)) {
         emit(make('end of road', dev < 0 ? 'left' : 'right'));
         break decide;
       }
@@ -723,7 +748,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       emit(make(same && hasName(g, inLabel) && hasName(g, outLabel) ? 'continue' : 'turn', turnModifier()));
     }
     // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
-    if (passed && steps.length === stepsBefore && roadCount > 2) (current.passed ??= []).push(intersectionOf(at, inDir ^ 1, outDir));
+    if (passed && steps.length <= stepsBefore && roadCount > 2) (current.passed ??= []).push(intersectionOf(at, inDir ^ 1, outDir));
   }
   // A leg that ends on the roundabout announces it, without an exit, turning onto it as OSRM does (its
   // instructions need a modifier: "Enter the roundabout" in every language).
@@ -745,6 +770,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     labelOf(trace.dir[n - 1]),
     intersection(lastPoint, [(arriveBefore + 180) % 360], [true], 0),
   );
+  if (quietName !== null) dropQuietName();
   emit(arrive);
   return steps;
 }
