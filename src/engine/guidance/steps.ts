@@ -88,6 +88,17 @@ export function leaveBearing(g: Pick<GuidanceGraph, 'geomFirst' | 'geomLast' | '
   return bearingBetween(pts, from, bearingPoint(pts, from, d & 1 ? first : last, d & 1 ? -1 : 1), eastScale(pts[2 * from]));
 }
 
+/** The bearing of directed original edge `d` along its first segment: a ring's, as OSRM takes it (2 m
+ *  along; further on the ring has curved away). */
+function firstSegmentBearing(g: GuidanceGraph, d: number): number {
+  const geom = d >> 1,
+    pts = g.shapes.pointsE7;
+  const first = g.geomFirst[geom],
+    last = g.geomLast[geom];
+  const from = d & 1 ? last : first;
+  return bearingBetween(pts, from, d & 1 ? from - 1 : from + 1, eastScale(pts[2 * from]));
+}
+
 /**
  * `leaveBearing` of directed edge `d` leaving a node whose east-west scale is `kx` (`eastScale` of its
  * latitude), from the graph's guidance record when it has one: the same offsets and the same arithmetic as
@@ -125,12 +136,12 @@ function addRoad(g: GuidanceGraph, d: number, entry: boolean, kx: number): void 
   }
   if (roadCount === MAX_ROADS) return;
   roadDir[roadCount] = d;
-  roadBearing[roadCount] = guidedBearing(g, d, kx);
   roadEntry[roadCount] = entry ? 1 : 0;
   // Its label is asked for again and again while the node's step is decided.
   const label = labelOfDir(g, d);
   roadLabel[roadCount] = label;
   roadKind[roadCount] = kindOfLabel(g, label);
+  roadBearing[roadCount] = isRound(roadKind[roadCount]) ? firstSegmentBearing(g, d) : guidedBearing(g, d, kx);
   roadCount++;
 }
 
@@ -336,13 +347,9 @@ const sharpness = (a: number): number => (a <= 40 ? 0 : a <= 120 ? 1 : 2);
 /** The deviations (sizes) of the other roads a driver could take on the side a turn goes to, per node. */
 const sideDev = new Float64Array(MAX_ROADS);
 
-/** The modifier of leaving a roundabout: OSRM's feature files say "right" for any clear turn out of
- *  the circle (27° and more) and "straight" below 20°, without the slight and sharp steps. */
+/** The modifier of leaving a roundabout: OSRM's bands (`modifierOf`), straight up to 20°. */
 function exitModifier(dev: number): string {
-  const a = Math.abs(dev);
-  if (a <= 20) return 'straight';
-  if (a >= 170) return 'uturn';
-  return dev > 0 ? 'right' : 'left';
+  return Math.abs(dev) <= 20 ? 'straight' : modifierOf(dev);
 }
 
 /** `announced` of label pairs seen in this thread (the same few pairs recur along every route): no text
@@ -592,10 +599,15 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           if (round) {
             round.exit = exits;
             round.label = outLabel;
-            round.modifier = exitModifier(deviation(round.bearingBefore, bearingAfter));
+            // OSRM gives a roundabout turn the direction from entry to exit, a roundabout or rotary its entry's.
+            round.modifier = turn ? exitModifier(deviation(round.bearingBefore, bearingAfter)) : entryModifier;
             round = null;
           }
-          if (!turn) emit(make(wasRotary ? 'exit rotary' : 'exit roundabout', exitModifier(dev)));
+          if (!turn) {
+            emit(make(wasRotary ? 'exit rotary' : 'exit roundabout', exitModifier(dev)));
+            // OSRM numbers the exit on the step that takes it too.
+            if (exits > 0) current.exit = exits;
+          }
         }
         break decide;
       }
