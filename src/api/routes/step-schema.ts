@@ -34,7 +34,10 @@ export const routeStepSchema = z
       location: position,
       bearing_before: z.int().describe('Degrees clockwise from north, arriving at the maneuver (0 on depart).'),
       bearing_after: z.int().describe('Degrees clockwise from north, leaving it (0 on arrive).'),
-      exit: z.int().optional().describe('roundabout and rotary, on the step onto the ring and on its exit step: the number of the exit taken, counted from the entry.'),
+      exit: z
+        .int()
+        .optional()
+        .describe('roundabout and rotary, on the step onto the ring and on its exit step: the number of the exit taken, counted from the entry.'),
     }),
     name: z.string().describe("The road's `name` after the maneuver; empty when it has none."),
     ref: z.string().optional().describe("The road's `ref`, when it has one."),
