@@ -96,7 +96,10 @@ function firstSegmentBearing(g: GuidanceGraph, d: number): number {
   const first = g.geomFirst[geom],
     last = g.geomLast[geom];
   const from = d & 1 ? last : first;
-  return bearingBetween(pts, from, d & 1 ? from - 1 : from + 1, eastScale(pts[2 * from]));
+  const to = d & 1 ? from - 1 : from + 1;
+  // A repeated point has no bearing of its own: the road's usual one then.
+  if (pts[2 * to] === pts[2 * from] && pts[2 * to + 1] === pts[2 * from + 1]) return leaveBearing(g, d);
+  return bearingBetween(pts, from, to, eastScale(pts[2 * from]));
 }
 
 /**
