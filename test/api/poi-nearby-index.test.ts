@@ -20,9 +20,11 @@ const create = async (name: string, latitude: number, longitude: number) => {
   expect(res.status).toBe(201);
   return res.body.data.id as string;
 };
-/** The index's page, once it has caught up with the database (rebuilds are spaced by at least 250 ms). */
+/** The index's page, once it has caught up with the database. Rebuilds are spaced by at least 250 ms and
+ *  ten times the last one's length: on a loaded CI host a rebuild of over half a second
+ *  put the next one past a 5 s wait (twice, at 53a6c5f and af0dcf1), hence 20 s. */
 const servedPage = async (cursor: string | null = null, limit = 15, around = near, teamId = team.teamId) => {
-  const until = Date.now() + 5_000;
+  const until = Date.now() + 20_000;
   for (;;) {
     const rows = (await index.page(teamId, around, cursor, limit))?.data;
     if (rows || Date.now() > until) return rows;
