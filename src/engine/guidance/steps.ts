@@ -8,7 +8,7 @@
 // an "exit roundabout" step where the route leaves it. Deliberate differences are in docs/directions.md.
 import { labelAt } from '../../map/graphs/road-labels.js';
 import type { RoadGraph } from '../../map/graphs/road-graph.js';
-import { bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS, M_PER_E7 } from '../../map/graphs/road-guide.js';
+import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS, M_PER_E7 } from '../../map/graphs/road-guide.js';
 import type { LegTrace } from './trace.js';
 import { announced } from './names.js';
 
@@ -79,27 +79,13 @@ function bearingBetween(pts: Int32Array, a: number, b: number, kx: number): numb
 
 /** The bearing of directed original edge `d` leaving its first node, measured on the shapes: towards its
  *  first point BEARING_M or more away (its far end when it is shorter; road-guide.ts `bearingPoint`). */
-export function leaveBearing(g: Pick<GuidanceGraph, 'geomFirst' | 'geomLast' | 'shapes'>, d: number): number {
+export function leaveBearing(g: Pick<GuidanceGraph, 'geomFirst' | 'geomLast' | 'shapes'>, d: number, meters = BEARING_M): number {
   const geom = d >> 1,
     pts = g.shapes.pointsE7;
   const first = g.geomFirst[geom],
     last = g.geomLast[geom];
   const from = d & 1 ? last : first;
-  return bearingBetween(pts, from, bearingPoint(pts, from, d & 1 ? first : last, d & 1 ? -1 : 1), eastScale(pts[2 * from]));
-}
-
-/** The bearing of directed original edge `d` along its first segment: a ring's, as OSRM takes it (2 m
- *  along; further on the ring has curved away). */
-function firstSegmentBearing(g: GuidanceGraph, d: number): number {
-  const geom = d >> 1,
-    pts = g.shapes.pointsE7;
-  const first = g.geomFirst[geom],
-    last = g.geomLast[geom];
-  const from = d & 1 ? last : first;
-  const to = d & 1 ? from - 1 : from + 1;
-  // A repeated point has no bearing of its own: the road's usual one then.
-  if (pts[2 * to] === pts[2 * from] && pts[2 * to + 1] === pts[2 * from + 1]) return leaveBearing(g, d);
-  return bearingBetween(pts, from, to, eastScale(pts[2 * from]));
+  return bearingBetween(pts, from, bearingPoint(pts, from, d & 1 ? first : last, d & 1 ? -1 : 1, meters), eastScale(pts[2 * from]));
 }
 
 /**
@@ -144,7 +130,8 @@ function addRoad(g: GuidanceGraph, d: number, entry: boolean, kx: number): void 
   const label = labelOfDir(g, d);
   roadLabel[roadCount] = label;
   roadKind[roadCount] = kindOfLabel(g, label);
-  roadBearing[roadCount] = isRound(roadKind[roadCount]) ? firstSegmentBearing(g, d) : guidedBearing(g, d, kx);
+  // A ring's bearing right where it leaves the node, as OSRM takes it (2 m along): further on it has curved away.
+  roadBearing[roadCount] = isRound(roadKind[roadCount]) ? leaveBearing(g, d, RING_BEARING_M) : guidedBearing(g, d, kx);
   roadCount++;
 }
 
@@ -152,6 +139,9 @@ function addRoad(g: GuidanceGraph, d: number, entry: boolean, kx: number): void 
  *  are announced as one turn, OSRM's "roundabout turn" (its MAX_ROUNDABOUT_INTERSECTION_RADIUS, on the
  *  ring's length ÷ 2π). */
 const SMALL_ROUNDABOUT_M = 15;
+
+/** Meters along a ring where its bearing is taken (OSRM: 2 m): past a repeated point, within its first segment. */
+const RING_BEARING_M = 0.5;
 
 /** The bearings of the roads off a small ring, as `smallRing` finds them. */
 const ringBearings = new Float64Array(4);

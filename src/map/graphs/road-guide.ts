@@ -27,13 +27,13 @@ export const eastScale = (latE7: number): number => Math.cos(latE7 * 1e-7 * (Mat
  * along its geometry's points by `step` (±1) up to `end`: its first point BEARING_M or more from `from`, or
  * `end` when none is.
  */
-export function bearingPoint(pts: Int32Array, from: number, end: number, step: number): number {
+export function bearingPoint(pts: Int32Array, from: number, end: number, step: number, meters = BEARING_M): number {
   const kx = eastScale(pts[2 * from]);
   let p = from + step;
   for (; p !== end; p += step) {
     const dx = (pts[2 * p + 1] - pts[2 * from + 1]) * kx,
       dy = pts[2 * p] - pts[2 * from];
-    if ((dx * dx + dy * dy) * M_PER_E7 * M_PER_E7 >= BEARING_M * BEARING_M) break;
+    if ((dx * dx + dy * dy) * M_PER_E7 * M_PER_E7 >= meters * meters) break;
   }
   return p;
 }
