@@ -46,7 +46,6 @@ export type DifferenceCause = keyof typeof DIFFERENCE_CAUSES;
 
 /** The scenarios of GUIDANCE_FILES with rows that differ, `file/scenario` → cause. */
 export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
-  'continue/End-Of-Road Continue': 'junction-model',
   'continue/Road turning left, Suffix changes, no-spaces': 'names',
   "end-of-road/Don't Handle Circles as End-Of-Road": 'junction-model',
   "fork/Don't Fork On Single Road": 'obviousness',
@@ -72,8 +71,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'obvious-turn-discovery/Primary road curved turn': 'obviousness',
   'obvious-turn-discovery/Residential Segregated': 'junction-model',
   'obvious-turn-discovery/Slight Loss in Category with turning road': 'modifiers',
-  'obvious-turn-discovery/Slightly offset traffic circle': 'junction-model',
-  'obvious-turn-discovery/Small offset due to large Intersection': 'junction-model',
   'obvious-turn-discovery/Splitting Road at intersection (modelled turn)': 'junction-model',
   'obvious-turn-discovery/Splitting Secondary': 'obviousness',
   'obvious-turn-discovery/Turning tertiary next to residential': 'obviousness',
@@ -94,7 +91,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'turn/Turn Lane on Splitting up Road': 'junction-model',
   'turn/Turns ordering must respect initial bearings': 'modifiers',
   'turn/Unnecessary Slight Left onto Stralauer Strasse': 'obviousness',
-  'turn/V St NW, Florida Ave NW: Turn Instruction': 'junction-model',
 };
 
 /** The known cause of a row of `file` (as the reports name it, `guidance/<name>`) that differs, if listed. */

@@ -56,6 +56,9 @@ export interface RawStep {
   intersection: StepIntersection;
   /** The intersections the step passes after its maneuver (only when `legSteps` is asked for them). */
   passed?: StepIntersection[];
+  /** How many intersections (nodes of three or more roads) the step passes after its maneuver, whether
+   *  `passed` lists them or not. */
+  crossed: number;
 }
 
 // Scratch for the roads at one node: a junction has a handful (more than MAX_ROADS only in odd data; the
@@ -139,6 +142,10 @@ function addRoad(g: GuidanceGraph, d: number, entry: boolean, kx: number): void 
  *  are announced as one turn, OSRM's "roundabout turn" (its MAX_ROUNDABOUT_INTERSECTION_RADIUS, on the
  *  ring's length ÷ 2π). */
 const SMALL_ROUNDABOUT_M = 15;
+
+/** The intersections, its maneuver's included, a step must have for the next to be an "end of road" (OSRM's
+ *  MIN_END_OF_ROAD_INTERSECTIONS). */
+const MIN_END_OF_ROAD_INTERSECTIONS = 2;
 
 /** Meters along a ring where its bearing is taken (OSRM: 2 m): past a repeated point, within its first segment. */
 const RING_BEARING_M = 0.5;
@@ -442,6 +449,7 @@ function rawStep(
     tenths: 0,
     intersection: at,
     passed: undefined,
+    crossed: 0,
   };
 }
 
@@ -500,6 +508,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     current = steps[steps.length - 1];
     meters += current.meters;
     tenths += current.tenths;
+    current.crossed += 1 + quiet.crossed;
     if (passed) (current.passed ??= []).push(quiet.intersection, ...(quiet.passed ?? []));
     quietName = null;
   };
@@ -746,14 +755,22 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       if (same && straighter === 0 && outDev <= 40) break decide;
       // The road ends across the route's way at a three-way junction: nothing straight on, a road to the other side.
       if (!straightOn && roadCount === 3 && outDev > 50 && outDev < 130 && (dev < 0 ? right > 0 : left > 0)) {
-        emit(make('end of road', dev < 0 ? 'left' : 'right'));
+        // Said only after a step that passed an intersection, where it tells which junction this is (OSRM's
+        // post-processing, MIN_END_OF_ROAD_INTERSECTIONS): right after the last maneuver it is a turn, or a
+        // continue onto the name the route was on.
+        const told = current.crossed + 1 >= MIN_END_OF_ROAD_INTERSECTIONS;
+        const type = told ? 'end of road' : hasName(g, outLabel) && sameRoad(g, current.label, outLabel) ? 'continue' : 'turn';
+        emit(make(type, dev < 0 ? 'left' : 'right'));
         break decide;
       }
       // OSRM continues only a road with a name (or ref) on both sides: onto or from an unnamed one it turns.
       emit(make(same && hasName(g, inLabel) && hasName(g, outLabel) ? 'continue' : 'turn', turnModifier()));
     }
     // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
-    if (passed && steps.length <= stepsBefore && roadCount > 2) (current.passed ??= []).push(intersectionOf(at, inDir ^ 1, outDir));
+    if (steps.length <= stepsBefore && roadCount > 2) {
+      current.crossed++;
+      if (passed) (current.passed ??= []).push(intersectionOf(at, inDir ^ 1, outDir));
+    }
   }
   // A leg that ends on the roundabout announces it, without an exit, turning onto it as OSRM does (its
   // instructions need a modifier: "Enter the roundabout" in every language).
