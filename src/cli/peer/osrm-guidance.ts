@@ -48,7 +48,6 @@ export type DifferenceCause = keyof typeof DIFFERENCE_CAUSES;
 export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'continue/Road turning left, Suffix changes, no-spaces': 'names',
   "end-of-road/Don't Handle Circles as End-Of-Road": 'junction-model',
-  "fork/Don't Fork On Single Road": 'obviousness',
   "fork/Fork on motorway links - don't fork on through": 'ramps',
   'fork/Non-Fork on complex intersection - right': 'obviousness',
   'intersections/Roundabouts': 'roundabouts',
@@ -64,7 +63,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'obvious-turn-discovery/Crossing Segregated before a turn': 'junction-model',
   'obvious-turn-discovery/Crossing a square': 'junction-model',
   'obvious-turn-discovery/Curve onto end of the road': 'obviousness',
-  'obvious-turn-discovery/Driveway within curved road': 'obviousness',
   'obvious-turn-discovery/Forking into Tertiary': 'obviousness',
   'obvious-turn-discovery/Narrow cross': 'obviousness',
   'obvious-turn-discovery/No turn instruction when turning from unnamed onto unnamed': 'names',
@@ -77,7 +75,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'ramp/Ferry Onto A Ramp': 'ramps',
   'ramp/Fork Ramp': 'ramps',
   'ramp/Fork Slight Ramp': 'ramps',
-  'ramp/Two Ramps Joining into common Motorway': 'ramps',
   'roundabout-turn/Enter And Exit Throughabout': 'roundabouts',
   'roundabout/Double Roundabout with through-lane': 'roundabouts',
   'roundabout/Only Enter': 'roundabouts',
@@ -86,11 +83,9 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'turn/End of road, T-intersection, no obvious turn, only one road allowed': 'junction-model',
   'turn/Go onto turning major road': 'obviousness',
   'turn/No turn instruction when turning from unnamed onto unnamed': 'names',
-  'turn/Slight Turn involving Oneways - Name Change': 'obviousness',
   'turn/Three Way Similar Sharp Turns': 'modifiers',
   'turn/Turn Lane on Splitting up Road': 'junction-model',
   'turn/Turns ordering must respect initial bearings': 'modifiers',
-  'turn/Unnecessary Slight Left onto Stralauer Strasse': 'obviousness',
 };
 
 /** The known cause of a row of `file` (as the reports name it, `guidance/<name>`) that differs, if listed. */

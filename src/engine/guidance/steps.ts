@@ -794,5 +794,35 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   );
   if (quietName !== null) dropQuietName();
   emit(arrive);
-  return steps;
+  return withoutShortNames(g, steps);
 }
+
+/** Meters under which a new name's stretch is not worth a step (OSRM's NAME_SEGMENT_CUTOFF_LENGTH). */
+const SHORT_NAME_M = 105;
+
+/**
+ * The leg's steps without the "new name" steps that tell nothing: one whose stretch is shorter than
+ * SHORT_NAME_M, or back to the name of the step before it; each goes into that step (OSRM's
+ * suppressShortNameSegments, run on a leg's finished steps, as it is there).
+ */
+function withoutShortNames(g: GuidanceGraph, steps: RawStep[]): RawStep[] {
+  let kept = 0;
+  for (let i = 1; i < steps.length - 1; i++) {
+    const s = steps[i],
+      before = steps[kept];
+    if (s.type === 'new name' && (s.meters < SHORT_NAME_M || sameName(g, before.label, s.label))) {
+      before.to = s.to;
+      before.meters += s.meters;
+      before.tenths += s.tenths;
+      before.crossed += 1 + s.crossed;
+      if (before.passed) before.passed.push(s.intersection, ...(s.passed ?? []));
+      else if (s.passed) before.passed = [s.intersection, ...s.passed];
+      steps[i] = before;
+    } else kept = i;
+  }
+  // The merged steps were left as copies of the step they went into: one each.
+  return steps.filter((step, i) => i === 0 || step !== steps[i - 1]);
+}
+
+/** OSRM's haveSameName: both have a name or ref, and going from one to the other announces nothing. */
+const sameName = (g: GuidanceGraph, a: number, b: number): boolean => hasName(g, a) && hasName(g, b) && !announced(g.shapes, a, b);
