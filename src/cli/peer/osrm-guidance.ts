@@ -40,13 +40,12 @@ export const DIFFERENCE_CAUSES = {
     'OSRM measures curved ramps and roads further along, and keeps some modifiers apart that Waymark does not; Waymark uses the angle 10 m down the road',
   ramps: "OSRM's motorway handler: forks between ramps, merges and ramps joining; Waymark classifies ramps at the node",
   roundabouts: "OSRM's roundabout geometry: exits of turbo-roundabouts, which ring is a rotary, bearings of a ring's roads, a ring crossed at one node",
-  names: 'name rules Waymark does not follow: suffixes without spaces, a ref alone, an unnamed road onto an unnamed one',
+  names: 'one unnamed way onto another round a bend with no other road: OSRM turns, Waymark sees one road going on',
 } as const;
 export type DifferenceCause = keyof typeof DIFFERENCE_CAUSES;
 
 /** The scenarios of GUIDANCE_FILES with rows that differ, `file/scenario` → cause. */
 export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
-  'continue/Road turning left, Suffix changes, no-spaces': 'names',
   "end-of-road/Don't Handle Circles as End-Of-Road": 'junction-model',
   "fork/Fork on motorway links - don't fork on through": 'ramps',
   'fork/Non-Fork on complex intersection - right': 'obviousness',
@@ -59,7 +58,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'motorway/Ramp Exit Left Curved Right': 'modifiers',
   'motorway/Ramp Exit Right Curved Left': 'modifiers',
   'motorway/Ramp Exit with Lower Priority': 'ramps',
-  'new-name/No Name, Same Reference': 'names',
   'obvious-turn-discovery/Crossing Segregated before a turn': 'junction-model',
   'obvious-turn-discovery/Crossing a square': 'junction-model',
   'obvious-turn-discovery/Curve onto end of the road': 'obviousness',

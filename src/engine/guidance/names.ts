@@ -1,32 +1,85 @@
-// Whether a change of road deserves a "new name": OSRM's requiresNameAnnounced, on the names and refs of
-// two labels. A name dropped (a road losing its name tag) or only a direction prefix or suffix changing
-// ("42 N" → "42 S", "North Central Expressway" → "Central Expressway") is not announced, nor a ref that
-// keeps the refs it had ("US 64;US 412;OK 151" → "US 64; US 412").
+// Whether a change of road deserves a "new name": OSRM's requiresNameAnnounced (util/guidance/
+// name_announcements.hpp), on the names and refs of two labels, with car.lua's suffix list. A name dropped,
+// a name that begins the other ("Landstrasse" → "Landstrasse Nord"), or only a direction word changing
+// before or after the part both share ("42 N" → "42 S") is not announced, nor a ref list that holds the
+// other ("US 64;US 412;OK 151" → "US 64; US 412"). OSRM's pronunciations and exit numbers are not kept.
 import type { RoadLabels } from '../../map/graphs/road-graph.js';
 import { labelTexts } from '../../map/graphs/road-labels.js';
 
-const DIRECTIONS = new Set(['n', 's', 'e', 'w', 'ne', 'nw', 'se', 'sw', 'north', 'south', 'east', 'west', 'northeast', 'northwest', 'southeast', 'southwest']);
+/** car.lua's `suffix_list`, lower-cased as OSRM's SuffixTable keeps it. */
+const SUFFIXES = new Set(['n', 'ne', 'e', 'se', 's', 'sw', 'w', 'nw', 'north', 'south', 'west', 'east', 'nor', 'sou', 'we', 'ea']);
 
-/** The name without a direction word at either end. */
-function core(name: string): string {
-  const words = name.trim().split(/\s+/);
-  if (words.length > 1 && DIRECTIONS.has(words[0].toLowerCase())) words.shift();
-  if (words.length > 1 && DIRECTIONS.has(words[words.length - 1].toLowerCase())) words.pop();
-  return words.join(' ');
+/** The longest run of characters both have (the first one found, as OSRM's dynamic programme finds it). */
+function longestCommonSubstring(a: string, b: string): string {
+  if (!a || !b) return '';
+  let previous = new Uint32Array(b.length),
+    current = new Uint32Array(b.length);
+  let best = 0,
+    end = 0;
+  for (let i = 0; i < a.length; i++) {
+    for (let j = 0; j < b.length; j++) {
+      // As OSRM's: a cell of a row not matched keeps the value two rows up (it swaps, not clears, its rows).
+      if (a[i] === b[j]) {
+        current[j] = j === 0 ? 1 : previous[j - 1] + 1;
+        if (current[j] > best) {
+          best = current[j];
+          end = i + 1;
+        }
+      }
+    }
+    [previous, current] = [current, previous];
+  }
+  return a.slice(end - best, end);
 }
 
-const refSet = (ref: string): string[] =>
+const clean = (s: string): string => s.toLowerCase().trim();
+
+/** Whether the two names differ only by suffix-list words around the part they share (OSRM's
+ *  checkForPrefixOrSuffixChange over `decompose`). */
+function suffixChange(a: string, b: string): boolean {
+  const common = longestCommonSubstring(a, b);
+  let parts: string[];
+  if (!common) parts = [clean(a), clean(b)];
+  else {
+    const i = a.indexOf(common),
+      j = b.indexOf(common);
+    parts = [clean(a.slice(0, i)), clean(a.slice(i + common.length)), clean(b.slice(0, j)), clean(b.slice(j + common.length))];
+  }
+  return parts.every((p) => p === '' || SUFFIXES.has(p));
+}
+
+/** A ref list as OSRM's profiles write it (canonicalizeStringList: `a; b`). */
+const canonicalRef = (ref: string): string =>
   ref
     .split(';')
     .map((r) => r.trim())
-    .filter(Boolean);
+    .filter(Boolean)
+    .join('; ');
 
-/** Whether every ref of one is among the other's (either way round); an empty ref is contained. */
-function refsContained(a: string, b: string): boolean {
-  const x = refSet(a),
-    y = refSet(b);
-  if (!x.length || !y.length) return true;
-  return x.every((r) => y.includes(r)) || y.every((r) => x.includes(r));
+/** OSRM's requiresNameAnnounced without pronunciations and exits. */
+export function nameAnnounced(fromName: string, fromRef: string, toName: string, toRef: string): boolean {
+  if (fromName === '' && fromRef === '' && !(toName === '' && toRef === '')) return true;
+  const namesEmpty = fromName === '' && toName === '';
+  const contained = fromName.startsWith(toName) || toName.startsWith(fromName);
+  const suffixChanged = suffixChange(fromName, toName);
+  const namesEqual = fromName === toName || contained || suffixChanged;
+  const nameRemoved = fromName !== '' && toName === '';
+  const refsEmpty = fromRef === '' && toRef === '';
+  const refContained = fromRef === '' || toRef === '' || fromRef.includes(toRef) || toRef.includes(fromRef);
+  const refRemoved = fromRef !== '' && toRef === '';
+  const obvious =
+    (namesEmpty && refsEmpty) ||
+    (namesEqual && refContained) ||
+    (namesEqual && refsEmpty) ||
+    (refContained && nameRemoved) ||
+    (namesEqual && refRemoved) ||
+    suffixChanged;
+  const needed =
+    // A ref alone onto a name alone, and back; or no names and another ref.
+    (fromName === '' && fromRef !== '' && toName !== '' && toRef === '') ||
+    (fromName !== '' && fromRef === '' && toName === '' && toRef !== '') ||
+    (namesEmpty && !refContained);
+  return !obvious || needed;
 }
 
 /** Whether going from the road of label `from` onto that of label `to` (road-labels.ts; -1 none) is a new name. */
@@ -35,13 +88,5 @@ export function announced(shapes: RoadLabels, from: number, to: number): boolean
   if (from >= 0 && to >= 0 && shapes.labelName[from] === shapes.labelName[to] && shapes.labelRef[from] === shapes.labelRef[to]) return false;
   const a = from >= 0 ? labelTexts(shapes, from) : { name: null, ref: null };
   const b = to >= 0 ? labelTexts(shapes, to) : { name: null, ref: null };
-  const an = a.name?.trim() ?? '',
-    bn = b.name?.trim() ?? '',
-    ar = a.ref ?? '',
-    br = b.ref ?? '';
-  if (an !== '' && bn === '') return false;
-  if (ar !== '' && br === '' && an === bn) return false;
-  const namesEqual = an === bn || core(an) === core(bn);
-  if (an === '' && bn === '') return !refsContained(ar, br) || (ar === '' && br !== '');
-  return !(namesEqual && refsContained(ar, br));
+  return nameAnnounced(a.name ?? '', canonicalRef(a.ref ?? ''), b.name ?? '', canonicalRef(b.ref ?? ''));
 }
