@@ -347,8 +347,9 @@ const sharpness = (a: number): number => (a <= 40 ? 0 : a <= 120 ? 1 : 2);
 /** The deviations (sizes) of the other roads a driver could take on the side a turn goes to, per node. */
 const sideDev = new Float64Array(MAX_ROADS);
 
-/** The modifier of leaving a roundabout: OSRM's bands (`modifierOf`), straight up to 20°. */
-function exitModifier(dev: number): string {
+/** OSRM's getTurnDirection as it is, straight up to 20°: the modifier of leaving a roundabout, and of an
+ *  obvious way on under a new name (getInstructionForObvious). Turns elsewhere keep `modifierOf`. */
+function turnDirection(dev: number): string {
   return Math.abs(dev) <= 20 ? 'straight' : modifierOf(dev);
 }
 
@@ -602,11 +603,11 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
             round.exit = exits;
             round.label = outLabel;
             // OSRM gives a roundabout turn the direction from entry to exit, a roundabout or rotary its entry's.
-            round.modifier = turn ? exitModifier(deviation(round.bearingBefore, bearingAfter)) : entryModifier;
+            round.modifier = turn ? turnDirection(deviation(round.bearingBefore, bearingAfter)) : entryModifier;
             round = null;
           }
           if (!turn) {
-            emit(make(wasRotary ? 'exit rotary' : 'exit roundabout', exitModifier(dev)));
+            emit(make(wasRotary ? 'exit rotary' : 'exit roundabout', turnDirection(dev)));
             // OSRM numbers the exit on the step that takes it too.
             if (exits > 0) current.exit = exits;
           }
@@ -617,7 +618,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       let onRing = false;
       for (let i = 0; i < roadCount; i++) if (isRound(roadKind[i])) onRing = true;
       if (onRing) {
-        emit(make('exit roundabout', exitModifier(dev)));
+        emit(make('exit roundabout', turnDirection(dev)));
         break decide;
       }
       // The other roads a driver could take here; service roads do not make a choice on a public road.
@@ -716,7 +717,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
       // A bend where the road meets no other: only a change of name is said.
       if (others === 0) {
-        if (!same) emit(make('new name', modifierOf(dev)));
+        if (!same) emit(make('new name', turnDirection(dev)));
         break decide;
       }
       const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(continues && !same);
@@ -731,7 +732,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         // Back onto the name held before a straight change of name (a bridge's own name): OSRM collapses both.
         if (!same && outDev <= 20 && quietName === current && sameRoad(g, steps[steps.length - 2].label, outLabel)) dropQuietName();
         else if (!same) {
-          emit(make('new name', modifierOf(dev)));
+          emit(make('new name', turnDirection(dev)));
           if (outDev <= 20) quietName = current;
         }
         break decide;
