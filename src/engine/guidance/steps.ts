@@ -795,7 +795,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   );
   if (quietName !== null) dropQuietName();
   emit(arrive);
-  return withoutShortNames(g, steps);
+  return withoutShortNames(g, steps, passed);
 }
 
 /** Meters under which a new name's stretch is not worth a step (OSRM's NAME_SEGMENT_CUTOFF_LENGTH). */
@@ -803,10 +803,10 @@ const SHORT_NAME_M = 105;
 
 /**
  * The leg's steps without the "new name" steps that tell nothing: one whose stretch is shorter than
- * SHORT_NAME_M, or back to the name of the step before it; each goes into that step (OSRM's
- * suppressShortNameSegments, run on a leg's finished steps, as it is there).
+ * SHORT_NAME_M, or back to the name of the step before it; each goes into that step, its intersection
+ * and those it passed with it (OSRM's suppressShortNameSegments, run on a leg's finished steps, as it is there).
  */
-function withoutShortNames(g: GuidanceGraph, steps: RawStep[]): RawStep[] {
+function withoutShortNames(g: GuidanceGraph, steps: RawStep[], passed: boolean): RawStep[] {
   let kept = 0;
   for (let i = 1; i < steps.length - 1; i++) {
     const s = steps[i],
@@ -816,8 +816,7 @@ function withoutShortNames(g: GuidanceGraph, steps: RawStep[]): RawStep[] {
       before.meters += s.meters;
       before.tenths += s.tenths;
       before.crossed += 1 + s.crossed;
-      if (before.passed) before.passed.push(s.intersection, ...(s.passed ?? []));
-      else if (s.passed) before.passed = [s.intersection, ...s.passed];
+      if (passed) (before.passed ??= []).push(s.intersection, ...(s.passed ?? []));
       steps[i] = before;
     } else kept = i;
   }
