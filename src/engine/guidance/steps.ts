@@ -509,8 +509,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     current = steps[steps.length - 1];
     meters += current.meters;
     tenths += current.tenths;
-    current.crossed += 1 + quiet.crossed;
-    if (passed) (current.passed ??= []).push(quiet.intersection, ...(quiet.passed ?? []));
+    takeIntersections(current, quiet, passed);
     quietName = null;
   };
   const emit = (step: RawStep): void => {
@@ -815,8 +814,7 @@ function withoutShortNames(g: GuidanceGraph, steps: RawStep[], passed: boolean):
       before.to = s.to;
       before.meters += s.meters;
       before.tenths += s.tenths;
-      before.crossed += 1 + s.crossed;
-      if (passed) (before.passed ??= []).push(s.intersection, ...(s.passed ?? []));
+      takeIntersections(before, s, passed);
       steps[i] = before;
     } else kept = i;
   }
@@ -825,4 +823,11 @@ function withoutShortNames(g: GuidanceGraph, steps: RawStep[], passed: boolean):
 }
 
 /** OSRM's haveSameName: both have a name or ref, and going from one to the other announces nothing. */
-const sameName = (g: GuidanceGraph, a: number, b: number): boolean => hasName(g, a) && hasName(g, b) && !announced(g.shapes, a, b);
+const sameName = (g: GuidanceGraph, a: number, b: number): boolean => hasName(g, a) && hasName(g, b) && sameRoad(g, a, b);
+
+/** Step `from`, merged into `into`, hands it its maneuver's intersection and those it passed (counted, and
+ *  listed when the leg lists them). */
+function takeIntersections(into: RawStep, from: RawStep, passed: boolean): void {
+  into.crossed += 1 + from.crossed;
+  if (passed) (into.passed ??= []).push(from.intersection, ...(from.passed ?? []));
+}
