@@ -206,10 +206,12 @@ function roadsAt(r: TurnRules, v: number, ring = false): number {
 
 /** The bearing at which directed original edge `a` arrives at its end, and that end's east-west scale. */
 function arrival(g: TurnGraph, a: number): { bearing: number; kx: number } {
-  const at = a & 1 ? g.geomFirst[a >> 1] : g.geomLast[a >> 1];
-  const kx = eastScale(g.shapes.pointsE7[2 * at]);
-  return { bearing: (guidedBearing(g, a ^ 1, kx) + 180) % 360, kx };
+  const kx = arrivalScale(g, a);
+  return { bearing: arrivalBearing(g, a, kx), kx };
 }
+/** The east-west scale at the node directed edge `a` arrives at. */
+const arrivalScale = (g: TurnGraph, a: number): number => eastScale(g.shapes.pointsE7[2 * (a & 1 ? g.geomFirst[a >> 1] : g.geomLast[a >> 1])]);
+const arrivalBearing = (g: TurnGraph, a: number, kx: number): number => (guidedBearing(g, a ^ 1, kx) + 180) % 360;
 
 /**
  * What arriving at v along directed edge `a` and leaving along `d` costs, in tenths of a second: Infinity
@@ -225,9 +227,12 @@ export function turnCost(r: TurnRules, v: number, a: number, d: number, roads = 
   // (3 stands for "more than two" where only that is known.)
   const meeting = roads >= 0 ? roads : r.junctions ? (r.junctions[v >> 3] & (1 << (v & 7)) ? 3 : 2) : roadsAt(r, v);
   if (!uTurn && meeting <= 2 && !r.price.atEveryNode) return 0;
-  const arrive = uTurn ? null : (into ?? arrival(g, a));
-  const angle = arrive ? deviation(arrive.bearing, guidedBearing(g, d, arrive.kx)) : 180;
-  return r.price.of(angle, meeting, uTurn);
+  if (uTurn) return r.price.of(180, meeting, true);
+  if (into) return r.price.of(deviation(into.bearing, guidedBearing(g, d, into.kx)), meeting, false);
+  // As `arrival` without its object: a path's every turn comes here, and a far one's objects were a quarter
+  // of a megabyte of garbage.
+  const kx = arrivalScale(g, a);
+  return r.price.of(deviation(arrivalBearing(g, a, kx), guidedBearing(g, d, kx)), meeting, false);
 }
 
 /**

@@ -285,6 +285,61 @@ function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
   return false;
 }
 
+/**
+ * What was decided at nodes where the route went on along the road it arrived by (the same label on both
+ * sides) and nothing was said: by the directed edge arrived on, whether that is so again, and whether the
+ * node was an intersection the step passed. Such a node's step depends on its roads alone, not on the steps
+ * before it (legSteps' rules say nothing there whatever the step's name or count), and it is two thirds of
+ * the nodes a far route looks at (a road going on past side roads): a table of them per graph and thread,
+ * each slot the last edge that fell there, spares the look at their roads. Only where one road other than
+ * the one back has the label, so that the edge arrived on names the way on.
+ */
+const GOING_ON_SLOTS = 1 << 18;
+const UNKNOWN = 0,
+  SILENT = 1,
+  SILENT_CROSSED = 2;
+interface GoingOn {
+  dir: Int32Array;
+  said: Uint8Array;
+}
+const goingOnTables = new WeakMap<object, GoingOn>();
+
+function goingOnFor(g: GuidanceGraph): GoingOn | null {
+  if (g.geomGuide.length === 0) return null;
+  let t = goingOnTables.get(g.geomGuide);
+  if (!t) goingOnTables.set(g.geomGuide, (t = { dir: new Int32Array(GOING_ON_SLOTS).fill(-1), said: new Uint8Array(GOING_ON_SLOTS) }));
+  return t;
+}
+
+const goingOnSlot = (d: number): number => Math.imul(d, 0x9e3779b1) >>> (32 - 18);
+
+/** What `remember` kept for arriving on `d`, or UNKNOWN. */
+function goingOn(t: GoingOn | null, d: number): number {
+  if (!t) return UNKNOWN;
+  const slot = goingOnSlot(d);
+  return t.dir[slot] === d ? t.said[slot] : UNKNOWN;
+}
+
+/** Keeps that arriving on `d` (label `label`) and going on under it said nothing at the node whose roads
+ *  are in the scratch, when exactly one road other than the one back has that label. */
+function remember(t: GoingOn, g: GuidanceGraph, d: number, label: number): void {
+  if (roadCount === MAX_ROADS || isRound(kindOfLabel(g, label))) return;
+  let same = 0;
+  for (let i = 0; i < roadCount; i++) if (roadLabel[i] === label && roadDir[i] !== (d ^ 1)) same++;
+  if (same === 1) keep(t, d, roadCount > 2 ? SILENT_CROSSED : SILENT);
+}
+
+/** How many nodes `keep` has put in a table, in this thread. @internal (tests) */
+export const remembered = (): number => keptNodes;
+let keptNodes = 0;
+
+function keep(t: GoingOn, d: number, said: number): void {
+  const slot = goingOnSlot(d);
+  if (t.dir[slot] !== d) keptNodes++;
+  t.dir[slot] = d;
+  t.said[slot] = said;
+}
+
 /** Whether every way out of and into node v is the route's way on (`out`) or back (`back`). */
 function onlyOnAndBack(g: GuidanceGraph, v: number, back: number, out: number): boolean {
   for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) if (g.orig[e] !== out && g.orig[e] !== back) return false;
@@ -347,6 +402,38 @@ const sharpness = (a: number): number => (a <= 40 ? 0 : a <= 120 ? 1 : 2);
 /** The deviations (sizes) of the other roads a driver could take on the side a turn goes to, per node. */
 const sideDev = new Float64Array(MAX_ROADS);
 
+/**
+ * The modifier of a turn of deviation `dev` (its size `outDev`) at a junction with `straighter` roads a driver
+ * could take straighter than it, the straightest of them `straightest`, `sameSide` roads on its side and the
+ * deviations of the `sideCount` of those a driver could take in `sideDev`. With no other road to that side,
+ * OSRM calls any clear turn plain left or right. (A function of its own: as a closure in the node's loop it
+ * made a context, and boxed numbers, at every junction.)
+ */
+function turnModifier(dev: number, outDev: number, straighter: number, straightest: number, sameSide: number, sideCount: number): string {
+  // Nearly straight beside a straighter road: slight, to the side away from it (OSRM keeps "straight"
+  // for one road of a junction).
+  if (outDev <= 10 && straighter > 0) return dev > straightest ? 'slight right' : 'slight left';
+  const side = dev < 0 ? 'left' : 'right';
+  if (outDev <= 10 || outDev >= 179) return modifierOf(dev);
+  if (sameSide > 0) {
+    // Roads a driver could take on the same side with the same modifier by angle are told apart as OSRM
+    // does: the one nearest a square turn takes the plain modifier, those nearer straight are slight, the
+    // others sharp.
+    const kind = sharpness(outDev);
+    let rival = false,
+      nearer = false;
+    for (let i = 0; i < sideCount; i++) {
+      if (sharpness(sideDev[i]) !== kind) continue;
+      rival = true;
+      if (Math.abs(sideDev[i] - 90) < Math.abs(outDev - 90)) nearer = true;
+    }
+    // (Within 20° of straight on or of turning back a road keeps its band: OSRM's similar sharp turns.)
+    if (!rival || (!nearer && (outDev <= 20 || outDev >= 160))) return modifierOf(dev);
+    return !nearer ? side : outDev < 90 ? `slight ${side}` : `sharp ${side}`;
+  }
+  return outDev <= 40 ? `slight ${side}` : outDev <= 120 ? side : `sharp ${side}`;
+}
+
 /** OSRM's getTurnDirection as it is, straight up to 20°: the modifier of leaving a roundabout, and of an
  *  obvious way on under a new name (getInstructionForObvious). Turns elsewhere keep `modifierOf`. */
 function turnDirection(dev: number): string {
@@ -405,15 +492,18 @@ function intersectionOf(at: number, inDir: number, outDir: number): StepIntersec
     for (; j > 0 && roadBearing[roadOrder[j - 1]] > roadBearing[i]; j--) roadOrder[j] = roadOrder[j - 1];
     roadOrder[j] = i;
   }
-  const x = intersection(at, [], []);
+  // Made to their size (a list grown from empty takes room for 17 at its first push: a far route's 100 kB).
+  const bearings: number[] = new Array(roadCount),
+    entry: boolean[] = new Array(roadCount);
+  let inAt: number | undefined, outAt: number | undefined;
   for (let k = 0; k < roadCount; k++) {
     const i = roadOrder[k];
-    if (roadDir[i] === inDir) x.in = x.bearings.length;
-    if (roadDir[i] === outDir) x.out = x.bearings.length;
-    x.bearings.push(Math.round(roadBearing[i]) % 360);
-    x.entry.push(roadEntry[i] === 1 && roadDir[i] !== inDir);
+    if (roadDir[i] === inDir) inAt = k;
+    if (roadDir[i] === outDir) outAt = k;
+    bearings[k] = Math.round(roadBearing[i]) % 360;
+    entry[k] = roadEntry[i] === 1 && roadDir[i] !== inDir;
   }
-  return x;
+  return intersection(at, bearings, entry, inAt, outAt);
 }
 
 // Steps and intersections are made with every field, in one order: a far route's hundreds of steps then
@@ -454,6 +544,15 @@ function rawStep(
   };
 }
 
+/** A leg's running figures, in a typed array: as variables its closures share they were numbers boxed
+ *  anew at every piece of road (a far route's hundreds of kB of garbage). */
+const tally = new Float64Array(4);
+const METERS = 0,
+  TENTHS = 1,
+  /** The bearings into and out of the junction being looked at (`make` reads them). */
+  BEFORE = 2,
+  AFTER = 3;
+
 /**
  * The steps of one leg: depart, the maneuvers, arrive. `line` is the route's line (lon, lat pairs in
  * 1e-7°), `trace` the leg's pieces as drawn into it. With `passed`, each step also lists the
@@ -471,6 +570,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   while (n - k0 > 1 && trace.meters[k0] === 0) k0++;
   const steps: RawStep[] = [];
   pairsFor(g);
+  const memo = passed ? null : goingOnFor(g);
   const lastPoint = trace.end[n - 1];
   const lineBearing = (a: number, b: number): number => {
     const kx = Math.cos(line[2 * a + 1] * 1e-7 * (Math.PI / 180));
@@ -492,8 +592,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   );
   steps.push(current);
   // The current step's meters and tenths so far (added up here, given to the step when the next starts).
-  let meters = 0,
-    tenths = 0;
+  tally[METERS] = tally[TENTHS] = 0;
   // The roundabout step being counted (entered in this leg), and its exits so far.
   let round: RawStep | null = null;
   // The turn onto it: OSRM's modifier of a roundabout the leg does not leave (an exit gives it another).
@@ -507,17 +606,17 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   const dropQuietName = (): void => {
     const quiet = steps.pop() as RawStep;
     current = steps[steps.length - 1];
-    meters += current.meters;
-    tenths += current.tenths;
+    tally[METERS] += current.meters;
+    tally[TENTHS] += current.tenths;
     takeIntersections(current, quiet, passed);
     quietName = null;
   };
   const emit = (step: RawStep): void => {
     quietName = null;
     current.to = step.from;
-    current.meters = meters;
-    current.tenths = tenths;
-    meters = tenths = 0;
+    current.meters = tally[METERS];
+    current.tenths = tally[TENTHS];
+    tally[METERS] = tally[TENTHS] = 0;
     steps.push(step);
     current = step;
   };
@@ -526,15 +625,13 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   let at = 0,
     back = 0,
     outDir = 0,
-    outLabel = -1,
-    bearingBefore = 0,
-    bearingAfter = 0;
+    outLabel = -1;
   const make = (type: string, modifier?: string): RawStep =>
-    rawStep(type, modifier, at, lastPoint, Math.round(bearingBefore) % 360, Math.round(bearingAfter) % 360, outLabel, intersectionOf(at, back, outDir));
+    rawStep(type, modifier, at, lastPoint, Math.round(tally[BEFORE]) % 360, Math.round(tally[AFTER]) % 360, outLabel, intersectionOf(at, back, outDir));
   let nextLabel = labelOf(trace.dir[k0]);
   for (let k = k0; k < n; k++) {
-    meters += trace.meters[k];
-    tenths += trace.tenths[k];
+    tally[METERS] += trace.meters[k];
+    tally[TENTHS] += trace.tenths[k];
     if (k === n - 1) break;
     const v = trace.node[k];
     at = trace.end[k];
@@ -546,7 +643,17 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     if (inDir === outDir) continue;
     // A node where the road only goes on (two ways out, two in: on and back) under the same label: nothing
     // to say, and no need to look at its roads.
-    if (inLabel === outLabel && outDir !== (inDir ^ 1) && onlyOnAndBack(g, v, inDir ^ 1, outDir)) continue;
+    if (inLabel === outLabel && outDir !== (inDir ^ 1)) {
+      const said = goingOn(memo, inDir);
+      if (said !== UNKNOWN) {
+        if (said === SILENT_CROSSED) current.crossed++;
+        continue;
+      }
+      if (onlyOnAndBack(g, v, inDir ^ 1, outDir)) {
+        if (memo) keep(memo, inDir, SILENT);
+        continue;
+      }
+    }
     // Every road here leaves the node's point, which is the line's point `at`: its latitude scales them all.
     roadsAt(g, v, eastScale(line[2 * at + 1]));
     const stepsBefore = steps.length;
@@ -560,8 +667,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         if (roadDir[i] === back) inBack = i;
         if (roadDir[i] === outDir) outAt = i;
       }
-      bearingBefore = inBack >= 0 ? reverse(roadBearing[inBack]) : lineBearing(Math.max(first, at - 1), at);
-      bearingAfter = outAt >= 0 ? roadBearing[outAt] : lineBearing(at, Math.min(lastPoint, at + 1));
+      const bearingBefore = (tally[BEFORE] = inBack >= 0 ? reverse(roadBearing[inBack]) : lineBearing(Math.max(first, at - 1), at));
+      const bearingAfter = (tally[AFTER] = outAt >= 0 ? roadBearing[outAt] : lineBearing(at, Math.min(lastPoint, at + 1)));
       const dev = deviation(bearingBefore, bearingAfter);
       // Back along the road arrived by (a dead end's U-turn): OSRM's "continue uturn".
       if (outDir === back) {
@@ -673,31 +780,6 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         }
         if (sameRoad(g, inLabel, roadLabel[i])) continues = true;
       }
-      // With no other road to that side, OSRM calls any clear turn plain left or right.
-      const turnModifier = (): string => {
-        // Nearly straight beside a straighter road: slight, to the side away from it (OSRM keeps "straight"
-        // for one road of a junction).
-        if (outDev <= 10 && straighter > 0) return dev > straightest ? 'slight right' : 'slight left';
-        const side = dev < 0 ? 'left' : 'right';
-        if (outDev <= 10 || outDev >= 179) return modifierOf(dev);
-        if (sameSide > 0) {
-          // Roads a driver could take on the same side with the same modifier by angle are told apart as OSRM
-          // does: the one nearest a square turn takes the plain modifier, those nearer straight are slight, the
-          // others sharp.
-          const kind = sharpness(outDev);
-          let rival = false,
-            nearer = false;
-          for (let i = 0; i < sideCount; i++) {
-            if (sharpness(sideDev[i]) !== kind) continue;
-            rival = true;
-            if (Math.abs(sideDev[i] - 90) < Math.abs(outDev - 90)) nearer = true;
-          }
-          // (Within 20° of straight on or of turning back a road keeps its band: OSRM's similar sharp turns.)
-          if (!rival || (!nearer && (outDev <= 20 || outDev >= 160))) return modifierOf(dev);
-          return !nearer ? side : outDev < 90 ? `slight ${side}` : `sharp ${side}`;
-        }
-        return outDev <= 40 ? `slight ${side}` : outDev <= 120 ? side : `sharp ${side}`;
-      };
       // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
       if (isRamp(outKind) && (!isRamp(inKind) || highwayChoice)) {
         emit(make(isHighway(inKind) || highwayChoice ? 'off ramp' : 'on ramp', modifierOf(dev)));
@@ -764,8 +846,14 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         break decide;
       }
       // OSRM continues only a road with a name (or ref) on both sides: onto or from an unnamed one it turns.
-      emit(make(same && hasName(g, inLabel) && hasName(g, outLabel) ? 'continue' : 'turn', turnModifier()));
+      emit(
+        make(
+          same && hasName(g, inLabel) && hasName(g, outLabel) ? 'continue' : 'turn',
+          turnModifier(dev, outDev, straighter, straightest, sameSide, sideCount),
+        ),
+      );
     }
+    if (steps.length <= stepsBefore && inLabel === outLabel && !passed && memo) remember(memo, g, inDir, inLabel);
     // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
     if (steps.length <= stepsBefore && roadCount > 2) {
       current.crossed++;
