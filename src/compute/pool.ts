@@ -136,11 +136,22 @@ export const computePool = (): Piscina => piscinaOf(activeGeneration());
  */
 const YOUNG_GENERATION_MB = 16;
 
+/**
+ * No allocation-site pretenuring: V8 allocates an allocation site's objects straight in the old generation
+ * once most of them outlive a young collection. A far route's steps (several hundred objects, kept until
+ * its reply is written) do whenever a collection falls in the middle of them; from then on every route's
+ * steps were old-generation garbage: each young collection of a compute thread promoted megabytes and took
+ * up to 13 ms, and full collections followed. Without it a thread's heap stays flat, its young collections
+ * take 1–3 ms, and far routes with steps on 32x32 answered at p95 14.7 | 14.8 ms instead of 19.5 | 19.6
+ * (kept-alive | new connections; docs/directions.md, "Cost").
+ */
+const V8_FLAGS = [`--min-semi-space-size=${YOUNG_GENERATION_MB}`, '--no-allocation-site-pretenuring'];
+
 function piscinaOf(gen: PoolGeneration): Piscina {
   if (!gen.piscina) {
     const { workers, poolQueue } = poolSizing();
-    // A V8 flag (Node takes none in a worker's execArgv): it holds for every isolate made after it is set.
-    setFlagsFromString(`--min-semi-space-size=${YOUNG_GENERATION_MB}`);
+    // V8 flags (Node takes none in a worker's execArgv): they hold for every isolate made after they are set.
+    for (const flag of V8_FLAGS) setFlagsFromString(flag);
     const pool = new Piscina({
       filename: distPath('compute-thread.js'),
       minThreads: workers,
