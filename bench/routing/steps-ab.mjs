@@ -2,8 +2,8 @@
 // ≤ 1.3 × the same route without): `waymark serve` from tree A and from tree B on one map, the same far
 // routes (≥ 60 % of the diagonal apart, from points of the map's shapes) asked of both in turn, plain and
 // with `steps: true`, kept-alive and on a new connection per request, after one untimed pass over all of
-// them. Timed from send to the last byte, as bench/scale does. The first `--check` pairs are also asked in
-// five forms (steps, a language, polyline6, simplified, plain) and A's and B's bodies compared byte for byte.
+// them; timed a form at a time, from send to the last byte, as bench/scale does. The first `--check` pairs
+// are also asked in five forms (steps, a language, polyline6, simplified, plain) and A's and B's bodies compared byte for byte.
 // With `--variant alternatives` the same for `alternatives: 3` (issue 36: p95 ≤ 3 × the plain route), its
 // forms alternatives 3, 2 with steps, 1 in polyline6, 3 simplified, and plain.
 // `--map-b` serves B another map (the same extract built by B, when the trees read different map formats).
@@ -152,7 +152,10 @@ try {
     }
   }
   log(`bodies: ${same} the same, ${differ} differ`);
-  // Timing: per pair and mode, A and B in random order, plain and the variant each.
+  // Timing: per mode, a pass over the pairs plain, then one with the variant, A and B in random order per
+  // pair. Not the two forms of one pair one after the other: the plain route left that route's graph and
+  // shapes in the CPU's caches for the variant asked next, which then cost ~half its real extra (32x32,
+  // steps ÷ plain p95 1.1 that way, 2 asked as bench/scale's (f) asks them, a form at a time).
   const times = {};
   const bytes = {};
   const put = (k, ms) => (times[k] ??= []).push(ms);
@@ -161,10 +164,10 @@ try {
       for (const s of Object.values(servers))
         for (const f of [{}, variant.option]) await call(s.base, { waypoints: [a, b], profile: 'driving-car', ...f }, false);
   for (const mode of ['keepalive', 'new_connection']) {
-    for (const [a, b] of pairs) {
-      const order = rand() < 0.5 ? ['A', 'B'] : ['B', 'A'];
-      for (const name of order) {
-        for (const [kind, f] of Object.entries({ plain: {}, [opt.variant]: variant.option })) {
+    for (const [kind, f] of Object.entries({ plain: {}, [opt.variant]: variant.option })) {
+      for (const [a, b] of pairs) {
+        const order = rand() < 0.5 ? ['A', 'B'] : ['B', 'A'];
+        for (const name of order) {
           const r = await call(servers[name].base, { waypoints: [a, b], profile: 'driving-car', ...f }, mode === 'new_connection');
           if (r.status !== 200) {
             log(`${name} ${kind} ${r.status}`);

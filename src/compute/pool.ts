@@ -142,8 +142,8 @@ const YOUNG_GENERATION_MB = 16;
  * its reply is written) do whenever a collection falls in the middle of them; from then on every route's
  * steps were old-generation garbage: each young collection of a compute thread promoted megabytes and took
  * up to 13 ms, and full collections followed. Without it a thread's heap stays flat, its young collections
- * take 1–3 ms, and far routes with steps on 32x32 answered at p95 14.7 | 14.8 ms instead of 19.5 | 19.6
- * (kept-alive | new connections; docs/directions.md, "Cost").
+ * take 1–3 ms, and far routes with steps on 32x32 (each asked after its plain route) answered at p95
+ * 14.7 | 14.8 ms instead of 19.5 | 19.6 (kept-alive | new connections; docs/directions.md, "Cost").
  */
 const V8_FLAGS = [`--min-semi-space-size=${YOUNG_GENERATION_MB}`, '--no-allocation-site-pretenuring'];
 
