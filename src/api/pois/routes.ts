@@ -168,11 +168,9 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
         }).catch((err) => {
           throw categoryGone(err);
         });
-        if (!created) throw forbidden(`Your team has reached its limit of ${limit} POIs.`);
-        const poi = await load(ctx.teamId, id);
-        // After the read, so that the response shows the address still empty, as it is at creation.
+        if (created === null) throw forbidden(`Your team has reached its limit of ${limit} POIs.`);
         notifyGeocoding(sql);
-        return { status: 201, body: dataOf(poi) };
+        return { status: 201, body: dataOf({ id, json: created }) };
       },
     },
     {
@@ -197,7 +195,7 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
         const values = await resolveValues(sql, ctx.teamId, attributes, true, errors);
         if (!parsed || Object.keys(errors).length) throw unprocessable(errors);
         const body = parsed;
-        const moved = await updatePoi(sql, ctx.teamId, current.id, {
+        const updated = await updatePoi(sql, ctx.teamId, current.id, {
           name: body.name,
           latitude: body.latitude,
           longitude: body.longitude,
@@ -206,10 +204,10 @@ export function poiRoutes(sql: Sql, readSql: Sql = sql): Route[] {
         }).catch((err) => {
           throw categoryGone(err);
         });
-        if (moved === undefined) throw notFound('POI');
-        if (moved) notifyGeocoding(sql);
+        if (updated === undefined) throw notFound('POI');
+        if (updated.moved) notifyGeocoding(sql);
         reader.forget(ctx.teamId, current.id);
-        return { status: 200, body: dataOf(await load(ctx.teamId, current.id)) };
+        return { status: 200, body: dataOf({ id: current.id, json: updated.json }) };
       },
     },
     {

@@ -131,20 +131,26 @@ export interface NewPoi {
 const NO_SLOT = new Error('no POI slot left');
 
 /**
- * Stores a new POI in a slot of the team's (`limit`: its most POIs, null for no limit); false, with nothing
- * written, when no slot is left. A category deleted since it was checked fails with the foreign key violation.
+ * Stores a new POI in a slot of the team's (`limit`: its most POIs, null for no limit) and returns its JSON as
+ * the API shows it; null, with nothing written, when no slot is left. A category deleted since it was
+ * checked fails with the foreign key violation.
  */
-export async function createPoi(sql: Sql, teamId: string, limit: number | null, poi: NewPoi): Promise<boolean> {
+export async function createPoi(sql: Sql, teamId: string, limit: number | null, poi: NewPoi): Promise<string | null> {
   try {
-    await sql.begin(async (tx) => {
-      if ((await reservePoiSlots(tx as unknown as Sql, teamId, 1, limit)) === 0) throw NO_SLOT;
+    return await sql.begin(async (tx) => {
+      const t = tx as unknown as Sql;
+      if ((await reservePoiSlots(t, teamId, 1, limit)) === 0) throw NO_SLOT;
       await tx`
         INSERT INTO pois (id, team_id, name, latitude, longitude, category_id, attrs)
         VALUES (${poi.id}, ${teamId}, ${poi.name}, ${poi.latitude}, ${poi.longitude}, ${poi.categoryId}, ${tx.json(poi.attrs)})`;
+      // Read before the commit: the background geocoder cannot have filled the address yet (the contract's
+      // state at creation is an empty address, always; read after the commit, a geocoder awake for the POI
+      // before sometimes had).
+      const [row] = await tx<Array<{ json: string }>>`SELECT ${poiJsonColumns(t)} FROM pois p ${poiJoins(t)} WHERE p.id = ${poi.id}`;
+      return row.json;
     });
-    return true;
   } catch (err) {
-    if (err === NO_SLOT) return false;
+    if (err === NO_SLOT) return null;
     throw err;
   }
 }
@@ -164,10 +170,12 @@ export interface PoiChanges {
 
 /**
  * Applies a PUT. Returns whether the POI moved (a move empties its address and marks it for geocoding; a
- * rename does not), or undefined when it does not exist. The row is locked while the new values are
- * worked out from it, so that a concurrent PUT cannot undo this one's changes with values read before it.
+ * rename does not) and its JSON as the API shows it, read before the commit (so a move's answer shows the
+ * address empty, whatever the background geocoder does next), or undefined when it does not exist. The row
+ * is locked while the new values are worked out from it, so that a concurrent PUT cannot undo this one's
+ * changes with values read before it.
  */
-export async function updatePoi(sql: Sql, teamId: string, id: string, changes: PoiChanges): Promise<boolean | undefined> {
+export async function updatePoi(sql: Sql, teamId: string, id: string, changes: PoiChanges): Promise<{ moved: boolean; json: string } | undefined> {
   return sql.begin(async (tx) => {
     const [row] = await tx<Array<{ name: string; latitude: number; longitude: number; category_id: string | null }>>`
       SELECT name, latitude, longitude, category_id FROM pois WHERE team_id = ${teamId} AND id = ${id} FOR UPDATE`;
@@ -191,8 +199,10 @@ export async function updatePoi(sql: Sql, teamId: string, id: string, changes: P
         geocode_attempts = CASE WHEN ${moved} THEN 0 ELSE geocode_attempts END,
         updated_at = now()
       WHERE team_id = ${teamId} AND id = ${id}`;
-    return moved;
-  }) as Promise<boolean | undefined>;
+    const t = tx as unknown as Sql;
+    const [read] = await tx<Array<{ json: string }>>`SELECT ${poiJsonColumns(t)} FROM pois p ${poiJoins(t)} WHERE p.id = ${id}`;
+    return { moved, json: read.json };
+  }) as Promise<{ moved: boolean; json: string } | undefined>;
 }
 
 /**
