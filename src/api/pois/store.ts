@@ -146,7 +146,7 @@ export async function createPoi(sql: Sql, teamId: string, limit: number | null, 
       // Read before the commit: the background geocoder cannot have filled the address yet (the contract's
       // state at creation is an empty address, always; read after the commit, a geocoder awake for the POI
       // before sometimes had).
-      const [row] = await tx<Array<{ json: string }>>`SELECT ${poiJsonColumns(t)} FROM pois p ${poiJoins(t)} WHERE p.id = ${poi.id}`;
+      const [row] = await tx<Array<{ json: string }>>`SELECT ${poiJsonColumns(t)} FROM pois p ${poiJoins(t)} WHERE p.team_id = ${teamId} AND p.id = ${poi.id}`;
       return row.json;
     });
   } catch (err) {
@@ -200,7 +200,7 @@ export async function updatePoi(sql: Sql, teamId: string, id: string, changes: P
         updated_at = now()
       WHERE team_id = ${teamId} AND id = ${id}`;
     const t = tx as unknown as Sql;
-    const [read] = await tx<Array<{ json: string }>>`SELECT ${poiJsonColumns(t)} FROM pois p ${poiJoins(t)} WHERE p.id = ${id}`;
+    const [read] = await tx<Array<{ json: string }>>`SELECT ${poiJsonColumns(t)} FROM pois p ${poiJoins(t)} WHERE p.team_id = ${teamId} AND p.id = ${id}`;
     return { moved, json: read.json };
   }) as Promise<{ moved: boolean; json: string } | undefined>;
 }
