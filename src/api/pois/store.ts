@@ -130,6 +130,12 @@ export interface NewPoi {
 
 const NO_SLOT = new Error('no POI slot left');
 
+/** A POI's JSON as the API shows it, read in transaction `tx` (a write's answer, before its commit). */
+async function poiJsonIn(tx: Sql, teamId: string, id: string): Promise<string> {
+  const [row] = await tx<Array<{ json: string }>>`SELECT ${poiJsonColumns(tx)} FROM pois p ${poiJoins(tx)} WHERE p.team_id = ${teamId} AND p.id = ${id}`;
+  return row.json;
+}
+
 /**
  * Stores a new POI in a slot of the team's (`limit`: its most POIs, null for no limit) and returns its JSON as
  * the API shows it; null, with nothing written, when no slot is left. A category deleted since it was
@@ -138,16 +144,14 @@ const NO_SLOT = new Error('no POI slot left');
 export async function createPoi(sql: Sql, teamId: string, limit: number | null, poi: NewPoi): Promise<string | null> {
   try {
     return await sql.begin(async (tx) => {
-      const t = tx as unknown as Sql;
-      if ((await reservePoiSlots(t, teamId, 1, limit)) === 0) throw NO_SLOT;
+      if ((await reservePoiSlots(tx as unknown as Sql, teamId, 1, limit)) === 0) throw NO_SLOT;
       await tx`
         INSERT INTO pois (id, team_id, name, latitude, longitude, category_id, attrs)
         VALUES (${poi.id}, ${teamId}, ${poi.name}, ${poi.latitude}, ${poi.longitude}, ${poi.categoryId}, ${tx.json(poi.attrs)})`;
       // Read before the commit: the background geocoder cannot have filled the address yet (the contract's
       // state at creation is an empty address, always; read after the commit, a geocoder awake for the POI
       // before sometimes had).
-      const [row] = await tx<Array<{ json: string }>>`SELECT ${poiJsonColumns(t)} FROM pois p ${poiJoins(t)} WHERE p.team_id = ${teamId} AND p.id = ${poi.id}`;
-      return row.json;
+      return poiJsonIn(tx as unknown as Sql, teamId, poi.id);
     });
   } catch (err) {
     if (err === NO_SLOT) return null;
@@ -199,9 +203,7 @@ export async function updatePoi(sql: Sql, teamId: string, id: string, changes: P
         geocode_attempts = CASE WHEN ${moved} THEN 0 ELSE geocode_attempts END,
         updated_at = now()
       WHERE team_id = ${teamId} AND id = ${id}`;
-    const t = tx as unknown as Sql;
-    const [read] = await tx<Array<{ json: string }>>`SELECT ${poiJsonColumns(t)} FROM pois p ${poiJoins(t)} WHERE p.team_id = ${teamId} AND p.id = ${id}`;
-    return { moved, json: read.json };
+    return { moved, json: await poiJsonIn(tx as unknown as Sql, teamId, id) };
   }) as Promise<{ moved: boolean; json: string } | undefined>;
 }
 

@@ -853,7 +853,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         ),
       );
     }
-    if (steps.length <= stepsBefore && inLabel === outLabel && !passed && memo) remember(memo, g, inDir, inLabel);
+    if (memo && steps.length <= stepsBefore && inLabel === outLabel) remember(memo, g, inDir, inLabel);
     // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
     if (steps.length <= stepsBefore && roadCount > 2) {
       current.crossed++;
