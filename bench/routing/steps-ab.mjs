@@ -155,7 +155,7 @@ try {
   // Timing: per mode, a pass over the pairs plain, then one with the variant, A and B in random order per
   // pair. Not the two forms of one pair one after the other: the plain route left that route's graph and
   // shapes in the CPU's caches for the variant asked next, which then cost ~half its real extra (32x32,
-  // steps ÷ plain p95 1.1 that way, 2 asked as bench/scale's (f) asks them, a form at a time).
+  // steps ÷ plain p95 1.1–1.2 that way, 1.6 asked as bench/scale's (f) asks them, a form at a time).
   const times = {};
   const bytes = {};
   const put = (k, ms) => (times[k] ??= []).push(ms);
