@@ -290,39 +290,40 @@ function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
  * sides) and nothing was said: by the directed edge arrived on, whether that is so again, and whether the
  * node was an intersection the step passed. Such a node's step depends on its roads alone, not on the steps
  * before it (legSteps' rules say nothing there whatever the step's name or count), and it is two thirds of
- * the nodes a far route looks at (a road going on past side roads): a table of them per graph and thread,
- * each slot the last edge that fell there, spares the look at their roads. Only where one road other than
- * the one back has the label, so that the edge arrived on names the way on.
+ * the nodes a far route looks at (a road going on past side roads): a table of them per graph and thread
+ * spares the look at their roads. Only where one road other than the one back has the label, so that the
+ * edge arrived on names the way on.
  */
-const GOING_ON_SLOTS = 1 << 18;
+// 2^20 slots, 4 MB per graph and thread, touched as they are kept: 150 far 32x32 routes go on silently
+// arriving by ~200,000 edges, and 2^18 slots kept half of them (each slot the last edge that fell there).
+const GOING_ON_BITS = 20;
 const UNKNOWN = 0,
   SILENT = 1,
   SILENT_CROSSED = 2;
-interface GoingOn {
-  dir: Int32Array;
-  said: Uint8Array;
-}
-const goingOnTables = new WeakMap<object, GoingOn>();
+/** A slot holds (edge + 1) << 2 | what was said, 0 when empty: the edge and its answer in one read. */
+const goingOnTables = new WeakMap<object, Int32Array>();
+/** Edges this many or more (no map has them) are not kept: their slot value would not fit. */
+const MAX_KEPT_EDGE = (1 << 29) - 1;
 
-function goingOnFor(g: GuidanceGraph): GoingOn | null {
+function goingOnFor(g: GuidanceGraph): Int32Array | null {
   if (g.geomGuide.length === 0) return null;
   let t = goingOnTables.get(g.geomGuide);
-  if (!t) goingOnTables.set(g.geomGuide, (t = { dir: new Int32Array(GOING_ON_SLOTS).fill(-1), said: new Uint8Array(GOING_ON_SLOTS) }));
+  if (!t) goingOnTables.set(g.geomGuide, (t = new Int32Array(1 << GOING_ON_BITS)));
   return t;
 }
 
-const goingOnSlot = (d: number): number => Math.imul(d, 0x9e3779b1) >>> (32 - 18);
+const goingOnSlot = (d: number): number => Math.imul(d, 0x9e3779b1) >>> (32 - GOING_ON_BITS);
 
 /** What `remember` kept for arriving on `d`, or UNKNOWN. */
-function goingOn(t: GoingOn | null, d: number): number {
+function goingOn(t: Int32Array | null, d: number): number {
   if (!t) return UNKNOWN;
-  const slot = goingOnSlot(d);
-  return t.dir[slot] === d ? t.said[slot] : UNKNOWN;
+  const kept = t[goingOnSlot(d)];
+  return kept >>> 2 === d + 1 ? kept & 3 : UNKNOWN;
 }
 
 /** Keeps that arriving on `d` (label `label`) and going on under it said nothing at the node whose roads
  *  are in the scratch, when exactly one road other than the one back has that label. */
-function remember(t: GoingOn, g: GuidanceGraph, d: number, label: number): void {
+function remember(t: Int32Array, g: GuidanceGraph, d: number, label: number): void {
   if (roadCount === MAX_ROADS || isRound(kindOfLabel(g, label))) return;
   let same = 0;
   for (let i = 0; i < roadCount; i++) if (roadLabel[i] === label && roadDir[i] !== (d ^ 1)) same++;
@@ -333,11 +334,11 @@ function remember(t: GoingOn, g: GuidanceGraph, d: number, label: number): void 
 export const remembered = (): number => keptNodes;
 let keptNodes = 0;
 
-function keep(t: GoingOn, d: number, said: number): void {
+function keep(t: Int32Array, d: number, said: number): void {
+  if (d >= MAX_KEPT_EDGE) return;
   const slot = goingOnSlot(d);
-  if (t.dir[slot] !== d) keptNodes++;
-  t.dir[slot] = d;
-  t.said[slot] = said;
+  if (t[slot] >>> 2 !== d + 1) keptNodes++;
+  t[slot] = ((d + 1) << 2) | said;
 }
 
 /** Whether every way out of and into node v is the route's way on (`out`) or back (`back`). */
