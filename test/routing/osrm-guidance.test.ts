@@ -76,3 +76,39 @@ describe.skipIf(!existsSync(TARBALL))("OSRM's guidance feature files", () => {
     }
   });
 });
+
+describe.skipIf(!existsSync(TARBALL))("OSRM's U-turns over a short road between carriageways (guidance files beyond issue 31's list)", () => {
+  const reports = runGuidance(TARBALL, ['turn-angles', 'internal-intersections', 'merge-segregated-roads']);
+  const rows = reports.flatMap((r) => r.rows);
+
+  it('tells two turns back onto the same road over a short road as one "continue uturn", as OSRM does', () => {
+    // Each of these rows expects `depart,continue uturn,arrive` (one with a new name first) where the route
+    // turns left twice: off a carriageway, across a short road (a median's gap, a parking isle, a lane),
+    // onto the other carriageway of the road it came by. Before the collapse, each said two turns.
+    const uTurns = [
+      'Dual-carriage way intersection',
+      'U-Turn Lane',
+      'Parking Isle',
+      "Don't Break U-turns",
+      'Curved Parking Lot Road',
+      'Double Curve Turn',
+      'Special Turn Road',
+      'Do not merge links between segregated roads',
+      'Places in presence of oneways',
+    ];
+    for (const scenario of uTurns) {
+      const collapsed = rows.filter((r) => r.scenario === scenario && /continue uturn/.test(r.row) && r.status === 'agree');
+      expect(collapsed.length, scenario).toBeGreaterThan(0);
+    }
+  });
+
+  it('says two turns where the road between them is too long to be a U-turn lane, or passes an intersection', () => {
+    // OSRM's own rows that keep both turns (the feature files' counter-examples) still agree.
+    const kept = rows.filter((r) => r.status === 'agree' && /turn left,turn left|turn right,turn right/.test(r.row));
+    expect(kept.length).toBeGreaterThan(0);
+    for (const r of rows.filter((x) => /continue uturn/.test(x.row) && x.status === 'disagree')) {
+      // What is left differs by OSRM's merged carriageways (a single sharp turn there), not by two turns.
+      expect(r.detail, `${r.scenario}: ${r.row}`).not.toMatch(/Waymark "depart,(turn|continue) \w+( \w+)?,(turn|continue)/);
+    }
+  });
+});

@@ -883,7 +883,94 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   );
   if (quietName !== null) dropQuietName();
   emit(arrive);
-  return withoutShortNames(g, steps, passed);
+  return withoutShortNames(g, withUTurnsCollapsed(g, steps, passed), passed);
+}
+
+/** Meters within which two maneuvers may be told as one (OSRM's MAX_COLLAPSE_DISTANCE). */
+const MAX_COLLAPSE_M = 30;
+
+const ROUND_TYPES = new Set(['roundabout', 'rotary', 'roundabout turn', 'exit roundabout', 'exit rotary']);
+const isWaypoint = (s: RawStep): boolean => s.type === 'depart' || s.type === 'arrive';
+
+/**
+ * The leg's steps with each turn back over a short road between two carriageways (left, then left again
+ * onto the road the route came by, the other way) told as one "continue uturn": OSRM's U-turn scenario of
+ * collapseTurnInstructions, run where OSRM runs it (before short names are merged), with its loop's look
+ * back a step for turns found late. The step that turns onto the short road takes the other's stretch and
+ * name; its maneuver stays where the route leaves its road. OSRM's other collapsing scenarios are not
+ * ported (docs/directions.md: alone they merge other steps than OSRM does).
+ */
+function withUTurnsCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boolean): RawStep[] {
+  if (steps.length <= 3) return steps;
+  let gone: Uint8Array | null = null;
+  const next = (i: number): number => {
+    do i++;
+    while (gone?.[i]);
+    return i;
+  };
+  const previous = (i: number): number => {
+    do i--;
+    while (gone?.[i]);
+    return i;
+  };
+  const combine = (into: number, from: number): void => {
+    const a = steps[into],
+      b = steps[from];
+    a.type = 'continue';
+    a.modifier = 'uturn';
+    a.label = b.label;
+    a.to = b.to;
+    a.meters += b.meters;
+    a.tenths += b.tenths;
+    takeIntersections(a, b, passed);
+    (gone ??= new Uint8Array(steps.length))[from] = 1;
+  };
+  for (let i = 1; i < steps.length - 1; i++) {
+    if (gone?.[i]) continue;
+    const type = steps[i].type;
+    if (type === 'roundabout' || type === 'rotary' || type === 'roundabout turn') continue;
+    const j = next(i);
+    if (isWaypoint(steps[j])) break;
+    const h = previous(i);
+    if (isUTurn(g, steps[h], steps[i], steps[j])) combine(i, j);
+    // Found late, after a name change: the step before this one turned back with this one.
+    if (!isWaypoint(steps[h]) && isUTurn(g, steps[previous(h)], steps[h], steps[i])) combine(h, i);
+  }
+  return gone ? steps.filter((_, i) => !gone![i]) : steps;
+}
+
+/**
+ * OSRM's isUTurn: `entering` turns off the road `prior` is on and `leaving` turns onto a road of the same
+ * name the other way (the bearing before the first within 35° of the reverse of the one after the
+ * second), over a short stretch that passes no intersection: 30 m, or an unnamed link of 60 m between
+ * named roads, or any length when the second turn is the only way on.
+ */
+function isUTurn(g: GuidanceGraph, prior: RawStep, entering: RawStep, leaving: RawStep): boolean {
+  if (ROUND_TYPES.has(prior.type) || ROUND_TYPES.has(entering.type) || ROUND_TYPES.has(leaving.type)) return false;
+  if (badUTurnPair(prior, entering) && badUTurnPair(entering, leaving)) return false;
+  if (entering.type !== 'turn' && entering.type !== 'continue' && entering.type !== 'end of road') return false;
+  const x = entering.intersection,
+    y = leaving.intersection;
+  if (x.in === undefined || y.out === undefined) return false;
+  // OSRM's bearingsAreReversed on the intersections' whole degrees.
+  const before = reverse(x.bearings[x.in]),
+    after = y.bearings[y.out];
+  const leftTurn = after >= 0 && after <= before ? before - after : before + 360 - after;
+  if (Math.abs(deviation(leftTurn, 180)) > 35) return false;
+  if (!sameName(g, prior.label, leaving.label)) return false;
+  if (entering.crossed > 0) return false;
+  if (entering.meters <= MAX_COLLAPSE_M) return true;
+  const named = (label: number): boolean => label >= 0 && g.shapes.labelName[label] >= 0;
+  if (entering.meters <= 2 * MAX_COLLAPSE_M && !named(entering.label) && named(prior.label) && named(leaving.label)) return true;
+  let allowed = 0;
+  for (const entry of y.entry) if (entry) allowed++;
+  return allowed === 1;
+}
+
+/** A pair of steps OSRM does not collapse for a U-turn in it: a turn back beside anything but a new name. */
+function badUTurnPair(first: RawStep, second: RawStep): boolean {
+  if (first.modifier !== 'uturn' && second.modifier !== 'uturn') return false;
+  return !(first.type === 'new name' && second.modifier === 'uturn') && !(second.type === 'new name' && first.modifier === 'uturn');
 }
 
 /** Meters under which a new name's stretch is not worth a step (OSRM's NAME_SEGMENT_CUTOFF_LENGTH). */
