@@ -77,9 +77,10 @@ describe.skipIf(!existsSync(TARBALL))("OSRM's guidance feature files", () => {
   });
 });
 
-describe.skipIf(!existsSync(TARBALL))("OSRM's U-turns over a short road between carriageways (guidance files beyond issue 31's list)", () => {
-  const reports = runGuidance(TARBALL, ['turn-angles', 'internal-intersections', 'merge-segregated-roads']);
+describe.skipIf(!existsSync(TARBALL))("OSRM's U-turns and rings (guidance files beyond issue 31's list)", () => {
+  const reports = runGuidance(TARBALL, ['turn-angles', 'internal-intersections', 'merge-segregated-roads', 'rotary', 'roundabout-bike']);
   const rows = reports.flatMap((r) => r.rows);
+  const of = (file: string) => reports.find((r) => r.file === `guidance/${file}`)!.rows;
 
   it('tells two turns back onto the same road over a short road as one "continue uturn", as OSRM does', () => {
     // Each of these rows expects `depart,continue uturn,arrive` (one with a new name first) where the route
@@ -110,5 +111,19 @@ describe.skipIf(!existsSync(TARBALL))("OSRM's U-turns over a short road between 
       // What is left differs by OSRM's merged carriageways (a single sharp turn there), not by two turns.
       expect(r.detail, `${r.scenario}: ${r.row}`).not.toMatch(/Waymark "depart,(turn|continue) \w+( \w+)?,(turn|continue)/);
     }
+  });
+
+  it('leaves a rotary the leg started on as a rotary (a named ring of radius over 15 m, its length ÷ 2π)', () => {
+    const onlyExit = of('rotary').filter((r) => r.scenario === 'Only Exit');
+    expect(onlyExit.length).toBeGreaterThan(8);
+    expect(onlyExit.filter((r) => r.status !== 'agree')).toEqual([]);
+  });
+
+  it('follows a ring that bicycles may ride both ways round it, not back: a small one is a roundabout, not a rotary', () => {
+    // Before, the walk round the ring turned back along the way it had come by, never closed, and an
+    // unmeasured ring was taken for a rotary ("bkheb-exit-2, exit rotary").
+    const mixed = of('roundabout-bike').filter((r) => r.scenario === 'Mixed Entry and Exit');
+    expect(mixed.filter((r) => r.status === 'agree' && /roundabout-exit-2/.test(r.row)).length).toBe(4);
+    for (const r of mixed) expect(r.detail ?? '', r.row).not.toMatch(/rotary/);
   });
 });

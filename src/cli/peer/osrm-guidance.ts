@@ -77,7 +77,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'roundabout/Double Roundabout with through-lane': 'roundabouts',
   'roundabout/Only Enter': 'roundabouts',
   'roundabout/Turboroundabout, Königstein im Taunus': 'roundabouts',
-  'roundabout/Use Lane in Roundabout': 'roundabouts',
   'turn/End of road, T-intersection, no obvious turn, only one road allowed': 'junction-model',
   'turn/Go onto turning major road': 'obviousness',
   'turn/No turn instruction when turning from unnamed onto unnamed': 'names',

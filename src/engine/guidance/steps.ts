@@ -8,7 +8,7 @@
 // an "exit roundabout" step where the route leaves it. Deliberate differences are in docs/directions.md.
 import { labelAt } from '../../map/graphs/road-labels.js';
 import type { RoadGraph } from '../../map/graphs/road-graph.js';
-import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS, M_PER_E7 } from '../../map/graphs/road-guide.js';
+import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS } from '../../map/graphs/road-guide.js';
 import type { LegTrace } from './trace.js';
 import { announced } from './names.js';
 
@@ -138,9 +138,8 @@ function addRoad(g: GuidanceGraph, d: number, entry: boolean, kx: number): void 
   roadCount++;
 }
 
-/** Roundabouts of less than this radius (meters, the mean distance of the ring's nodes from their centre)
- *  are announced as one turn, OSRM's "roundabout turn" (its MAX_ROUNDABOUT_INTERSECTION_RADIUS, on the
- *  ring's length ÷ 2π). */
+/** Roundabouts of less than this radius (meters, `ringRadius`) are announced as one turn, OSRM's
+ *  "roundabout turn" (its MAX_ROUNDABOUT_INTERSECTION_RADIUS). */
 const SMALL_ROUNDABOUT_M = 15;
 
 /** The intersections, its maneuver's included, a step must have for the next to be an "end of road" (OSRM's
@@ -155,10 +154,6 @@ const ringBearings = new Float64Array(4);
 /** Degrees that every two roads off a ring announced as one turn lie apart at least (OSRM calls a ring
  *  whose exits point alike "non-distinct" and counts its exits instead). */
 const DISTINCT_DEG = 50;
-
-/** The nodes of the ring `smallRing` follows (lat, lon in 1e-7°), and how many. */
-const ringPoints = new Float64Array(128);
-let ringCount = 0;
 
 /** Roundabouts of more than this radius (meters, as `ringRadius`) with one name all round are OSRM's
  *  rotaries: "rotary" steps with the circle's name (its MAX_ROUNDABOUT_RADIUS). */
@@ -184,10 +179,12 @@ function radiusOfRing(g: GuidanceGraph, v: number, d: number): number {
     if (next < 0) return Infinity;
     if (next === v) return ringRadius();
     node = next;
+    // On round: not back along the way just followed (a ring that bicycles may ride both ways has both).
+    const arrived = dir >> 1;
     dir = -1;
     for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) {
       const o = g.orig[e];
-      if (isRound(kindOf(g, o)) && o >> 1 !== d >> 1) {
+      if (isRound(kindOf(g, o)) && o >> 1 !== arrived) {
         dir = o;
         break;
       }
@@ -197,20 +194,12 @@ function radiusOfRing(g: GuidanceGraph, v: number, d: number): number {
   return Infinity;
 }
 
-/** The ring's radius: the mean distance (meters) of its nodes from their centroid. */
+/** The ring's length so far (cm), along its ways' geometry, as `ringStep` followed it. */
+let ringCm = 0;
+
+/** The ring's radius as OSRM takes it: its length ÷ 2π (meters). */
 function ringRadius(): number {
-  let lat = 0,
-    lon = 0;
-  for (let i = 0; i < ringCount; i++) {
-    lat += ringPoints[2 * i];
-    lon += ringPoints[2 * i + 1];
-  }
-  lat /= ringCount;
-  lon /= ringCount;
-  const kx = Math.cos(lat * 1e-7 * (Math.PI / 180));
-  let sum = 0;
-  for (let i = 0; i < ringCount; i++) sum += Math.hypot((ringPoints[2 * i + 1] - lon) * kx, ringPoints[2 * i] - lat) * M_PER_E7;
-  return sum / ringCount;
+  return ringCm / 100 / (2 * Math.PI);
 }
 
 /** Whether the first `n` ring bearings are pairwise DISTINCT_DEG apart. */
@@ -230,14 +219,10 @@ function distinct(n: number): boolean {
  * length / 2π) of at most SMALL_ROUNDABOUT_M, and at most four roads off it, one per node, each two-way
  * (oneway entries and exits make it a roundabout like any other) and pointing apart (`distinct`).
  */
-/** Records where ring way `dir` starts as the ring's `hops`-th point, and returns the node it leads to from
+/** Adds ring way `dir` (the ring's `hops`-th) to the ring's length, and returns the node it leads to from
  *  `node` (-1: it leaves elsewhere). */
 function ringStep(g: GuidanceGraph, node: number, dir: number, hops: number): number {
-  const pts = g.shapes.pointsE7;
-  const p = dir & 1 ? g.geomLast[dir >> 1] : g.geomFirst[dir >> 1];
-  ringPoints[2 * hops] = pts[2 * p];
-  ringPoints[2 * hops + 1] = pts[2 * p + 1];
-  ringCount = hops + 1;
+  ringCm = hops === 0 ? g.geomCm[dir >> 1] : ringCm + g.geomCm[dir >> 1];
   let next = -1;
   for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) if (g.orig[e] === dir) next = g.head[e];
   return next;
@@ -255,11 +240,13 @@ function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
     let out = -1,
       outs = 0,
       back = false;
+    // On round, not back along the way just followed (as in `radiusOfRing`).
+    const arrived = dir >> 1;
     dir = -1;
     for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) {
       const o = g.orig[e];
       if (isRound(kindOf(g, o))) {
-        if (o >> 1 !== d >> 1 || dir < 0) dir = o;
+        if (o >> 1 !== arrived) dir = o;
       } else {
         outs++;
         out = o;
@@ -339,6 +326,16 @@ function keep(t: Int32Array, d: number, said: number): void {
   const slot = goingOnSlot(d);
   if (t[slot] >>> 2 !== d + 1) keptNodes++;
   t[slot] = ((d + 1) << 2) | said;
+}
+
+/** Whether the ring a leg started on, left at node v (its roads in the scratch) under label `label`, is a
+ *  rotary: what the leg would have called it had it entered there (named, not small, of radius over
+ *  ROTARY_M and one name all round). */
+function leftRotary(g: GuidanceGraph, v: number, label: number): boolean {
+  if (label < 0 || g.shapes.labelName[label] < 0) return false;
+  let ring = -1;
+  for (let i = 0; i < roadCount; i++) if (roadEntry[i] && isRound(roadKind[i])) ring = roadDir[i];
+  return ring >= 0 && !smallRing(g, v, ring) && radiusOfRing(g, v, ring) > ROTARY_M && ringOneName;
 }
 
 /** Whether every way out of and into node v is the route's way on (`out`) or back (`back`). */
@@ -705,7 +702,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         } else {
           exits++;
           const turn = round?.type === 'roundabout turn';
-          const wasRotary = round ? round.type === 'rotary' : (inKind & CIRCULAR) !== 0;
+          const wasRotary = round ? round.type === 'rotary' : (inKind & CIRCULAR) !== 0 || leftRotary(g, v, inLabel);
           if (round) {
             round.exit = exits;
             round.label = outLabel;
