@@ -1,14 +1,13 @@
 // Snapped positions on the road graph ("phantom nodes"): the nearest usable segment, the position along
 // its geometry, the search seeds that start or end a path there, and the partial geometry pieces.
 import { greatCircleMeters as haversine } from '../lib/geo/sphere.js';
-import { E7, toDegrees, type RoadGraph } from '../map/graphs/road-graph.js';
+import { E7, edgeTail, NO_HEAD as NONE, toDegrees, type RoadGraph } from '../map/graphs/road-graph.js';
 import { nearestSegment, type GridView } from '../map/graphs/segment-grid.js';
 import type { Seed } from './route-kernel.js';
 
 export const SNAP_LIMIT_M = 500;
 /** How much farther a road of the main network may be than a nearer isolated piece and still be preferred. */
 export const MAIN_NETWORK_PREFERENCE_M = 25;
-const NONE = 0xffffffff;
 
 export interface Phantom {
   geom: number;
@@ -87,18 +86,6 @@ export function snap(
   else if (length - along < AT_NODE_M) along = length;
   const fraction = length > 0 ? Math.min(1, along / length) : 0;
   return { geom: hit.geom, along: Math.min(along, length), fraction, lat: hit.lat, lon: hit.lon, offset: hit.distance, point: hit.point };
-}
-
-/** The node a search edge leaves from (binary search in the forward CSR). */
-export function edgeTail(g: RoadGraph, e: number): number {
-  let lo = 0,
-    hi = g.nodeCount - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (g.firstOut[mid] <= e) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 /** Search states "standing at" the tail of directed original edge d: the tails of its search edges. */

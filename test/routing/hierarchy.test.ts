@@ -3,9 +3,9 @@
 // equals the reference, and avoidance still searches the plain graph with the blocked bitset.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { contractGraph } from '../../src/map/graphs/contraction.js';
-import type { RoadGraph } from '../../src/map/graphs/road-graph.js';
+import { edgeTail, type RoadGraph } from '../../src/map/graphs/road-graph.js';
 import { placeGraphs, type SharedGraphs } from '../../src/engine/graph-memory.js';
-import { edgeShape, edgeTail } from '../../src/engine/phantom.js';
+import { edgeShape } from '../../src/engine/phantom.js';
 import { RouteCore } from '../../src/engine/route-core.js';
 import { RouteKernel, SearchStopped } from '../../src/engine/route-kernel.js';
 import { dijkstra, rng, testMap, type TestGraph } from './helpers.js';

@@ -24,6 +24,8 @@ const PROFILE_OF: Record<string, ProfileName> = { car: 'driving-car', bicycle: '
 const ORIGIN = { lat: 47.0, lon: 9.0 };
 const WAY_SPACING = 100;
 const DEFAULT_GRID_M = 100;
+/** OSRM's data.js: the grid's "zoom" is its size in meters times this (degrees). */
+const OSRM_ZOOM_PER_M = 0.899067936270461e-5;
 /**
  * Meters per degree of the grid: not lib/geo's METERS_PER_DEGREE (the service's sphere) but the figure the
  * layout was matched to OSRM's with. On lib/geo's (0.1 % finer) the guidance file's "Slightly offset
@@ -314,9 +316,19 @@ class World {
           turns: all.map(turnOf),
           refs: all.map((st) => st.ref ?? ''),
           intersections: all.map(intersectionsOf).join(';'),
+          locations: all.map((st) => this.nodeNameAt(st.maneuver.location)).join(','),
         };
       },
     };
+  }
+
+  /** The named node at a step's maneuver location, as OSRM's data.js `findNodeByLocation` finds it: the
+   *  first node of the map within a quarter of the grid's zoom (its degrees per cell) in both coordinates,
+   *  else `_`. */
+  nodeNameAt([lon, lat]: [number, number]): string {
+    const tolerance = 0.25 * this.gridM * OSRM_ZOOM_PER_M;
+    for (const [name, n] of this.nodeByName) if (Math.abs(n.lon - lon) <= tolerance && Math.abs(n.lat - lat) <= tolerance) return name;
+    return '_';
   }
 
   private segments(): Segment[] {
@@ -335,14 +347,14 @@ class World {
 interface Router {
   route(waypoints: LatLon[]): string[] | null;
   /** The steps' names, turns (as OSRM's cucumber support writes them) and refs. */
-  steps(waypoints: LatLon[]): { names: string[]; turns: string[]; refs: string[]; intersections: string } | null;
+  steps(waypoints: LatLon[]): { names: string[]; turns: string[]; refs: string[]; intersections: string; locations: string } | null;
 }
 
 interface OsrmStep {
   name: string;
   ref?: string;
   rotary_name?: string;
-  maneuver: { type: string; modifier?: string; exit?: number };
+  maneuver: { type: string; modifier?: string; exit?: number; location: [number, number] };
   intersections: Array<{ bearings: number[]; entry: boolean[] }>;
 }
 
@@ -501,19 +513,19 @@ function routes(scenario: string, world: World, table: string[][], skip: string 
   return hashes(table).map((row): RowResult => {
     const text = rowText(row);
     const other = Object.keys(row).filter(
-      (k) => !['from', 'to', 'waypoints', 'route', 'turns', 'ref', 'intersections'].includes(k) && !IGNORED_COLUMNS.test(k) && row[k] !== '',
+      (k) => !['from', 'to', 'waypoints', 'route', 'turns', 'ref', 'intersections', 'locations'].includes(k) && !IGNORED_COLUMNS.test(k) && row[k] !== '',
     );
     if (other.length) return { scenario, row: text, status: 'skipped', detail: `expects ${other.join(', ')}, which Waymark does not answer` };
     if (!('route' in row) && !('turns' in row)) return { scenario, row: text, status: 'skipped', detail: 'no route column' };
     const names = row.waypoints ? row.waypoints.split(',').map((s) => s.trim()) : [row.from, row.to];
     // A row that expects turns is about the steps: its route column is then the steps' names, as OSRM's
     // support code writes it, and compared as it is.
-    if ('turns' in row || 'ref' in row || 'intersections' in row) {
+    if ('turns' in row || 'ref' in row || 'intersections' in row || 'locations' in row) {
       const got = router.steps(names.map((n) => world.point(n)));
       const gotCols: Record<string, string> = got
-        ? { route: got.names.join(','), turns: got.turns.join(','), ref: got.refs.join(','), intersections: got.intersections }
-        : { route: '', turns: '', ref: '', intersections: '' };
-      const bad = ['route', 'turns', 'ref', 'intersections'].filter((c) => c in row && row[c] !== gotCols[c]);
+        ? { route: got.names.join(','), turns: got.turns.join(','), ref: got.refs.join(','), intersections: got.intersections, locations: got.locations }
+        : { route: '', turns: '', ref: '', intersections: '', locations: '' };
+      const bad = ['route', 'turns', 'ref', 'intersections', 'locations'].filter((c) => c in row && row[c] !== gotCols[c]);
       return bad.length === 0
         ? { scenario, row: text, status: 'agree' }
         : { scenario, row: text, status: 'disagree', detail: bad.map((c) => `${c}: OSRM "${row[c]}", Waymark "${gotCols[c]}"`).join('; ') };

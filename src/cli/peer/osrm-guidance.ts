@@ -75,6 +75,7 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'ramp/Fork Slight Ramp': 'ramps',
   'roundabout-turn/Enter And Exit Throughabout': 'roundabouts',
   'roundabout/Double Roundabout with through-lane': 'roundabouts',
+  'roundabout/Linked Roundabouts': 'roundabouts',
   'roundabout/Only Enter': 'roundabouts',
   'roundabout/Turboroundabout, Königstein im Taunus': 'roundabouts',
   'turn/End of road, T-intersection, no obvious turn, only one road allowed': 'junction-model',

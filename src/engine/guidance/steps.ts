@@ -7,7 +7,7 @@
 // "off ramp" and a ramp joining a motorway a "merge"; a roundabout is one step with its exit number and
 // an "exit roundabout" step where the route leaves it. Deliberate differences are in docs/directions.md.
 import { labelAt } from '../../map/graphs/road-labels.js';
-import type { RoadGraph } from '../../map/graphs/road-graph.js';
+import { edgeTail, NO_HEAD, type RoadGraph } from '../../map/graphs/road-graph.js';
 import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS } from '../../map/graphs/road-guide.js';
 import type { LegTrace } from './trace.js';
 import { announced } from './names.js';
@@ -26,7 +26,11 @@ export interface ReverseView {
   rFirst: Uint32Array;
   rEdge: Uint32Array;
 }
-export type GuidanceGraph = Pick<RoadGraph, 'firstOut' | 'head' | 'orig' | 'geomFirst' | 'geomLast' | 'geomCm' | 'geomGuide' | 'shapes'> & ReverseView;
+export type GuidanceGraph = Pick<
+  RoadGraph,
+  'firstOut' | 'head' | 'orig' | 'origFirst' | 'origEdges' | 'origHead' | 'geomFirst' | 'geomLast' | 'geomCm' | 'geomGuide' | 'shapes'
+> &
+  ReverseView;
 
 export interface StepIntersection {
   /** [longitude, latitude] in 1e-7° of the node. */
@@ -116,7 +120,59 @@ const kindOfLabel = (g: GuidanceGraph, label: number): number => (label < 0 ? 0 
 function roadsAt(g: GuidanceGraph, v: number, kx: number): void {
   roadCount = 0;
   for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) addRoad(g, g.orig[e], true, kx);
-  if (g.rFirst.length > v + 1) for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) addRoad(g, g.orig[g.rEdge[i]] ^ 1, false, kx);
+  if (g.rFirst.length <= v + 1) return;
+  for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) addRoad(g, g.orig[g.rEdge[i]] ^ 1, false, kx);
+  if (viaWayCopy(g, v)) addSplitRoads(g, v, kx);
+}
+
+/**
+ * Whether node v is the copy a via-way restriction gives the via way's far node (map/graphs/graph-assemble.ts):
+ * one way in, which does not end there as the graph's way onto the node (`origHead`) does. Such a copy has
+ * only the ways out allowed after the via way; OSRM's guidance, which applies via-way restrictions only to
+ * its search graph, sees the node's every road there. (A node split for a restriction through it gives
+ * each way in a copy with the allowed ways out, as OSRM's guidance marks the others: not to be taken, and
+ * no choice for the driver; such a copy is left as it is.)
+ */
+function viaWayCopy(g: GuidanceGraph, v: number): boolean {
+  if (g.rFirst[v + 1] - g.rFirst[v] !== 1 || g.origHead.length === 0) return false;
+  return g.origHead[g.orig[g.rEdge[g.rFirst[v]]]] !== v;
+}
+
+/** The copies of the node being looked at (`addSplitRoads`), and how many. */
+const copies = new Int32Array(MAX_ROADS);
+let copyCount = 0;
+function addCopy(u: number): void {
+  if (u === NO_HEAD || copyCount === MAX_ROADS) return;
+  for (let i = 0; i < copyCount; i++) if (copies[i] === u) return;
+  copies[copyCount++] = u;
+}
+
+/**
+ * Adds to the scratch the ways out of and into the other nodes standing for the same junction as node v (a
+ * via-way restriction's copy, `viaWayCopy`), as roads to be taken as OSRM's guidance takes them. They are
+ * found from v's ways: where each way out is left from (the tails of its search edges) and where each way
+ * into the node arrives (its head), and so on from every node found.
+ */
+function addSplitRoads(g: GuidanceGraph, v: number, kx: number): void {
+  copyCount = 0;
+  addCopy(v);
+  for (let k = 0; k < copyCount; k++) {
+    const u = copies[k];
+    for (let e = g.firstOut[u]; e < g.firstOut[u + 1]; e++) {
+      const out = g.orig[e];
+      for (let i = g.origFirst[out]; i < g.origFirst[out + 1]; i++) addCopy(edgeTail(g, g.origEdges[i]));
+      addCopy(g.origHead[out ^ 1]);
+    }
+    for (let i = g.rFirst[u]; i < g.rFirst[u + 1]; i++) {
+      const back = g.orig[g.rEdge[i]] ^ 1;
+      for (let j = g.origFirst[back]; j < g.origFirst[back + 1]; j++) addCopy(edgeTail(g, g.origEdges[j]));
+    }
+  }
+  for (let k = 1; k < copyCount; k++) {
+    const u = copies[k];
+    for (let e = g.firstOut[u]; e < g.firstOut[u + 1]; e++) addRoad(g, g.orig[e], true, kx);
+    for (let i = g.rFirst[u]; i < g.rFirst[u + 1]; i++) addRoad(g, g.orig[g.rEdge[i]] ^ 1, false, kx);
+  }
 }
 
 function addRoad(g: GuidanceGraph, d: number, entry: boolean, kx: number): void {
@@ -342,6 +398,8 @@ function leftRotary(g: GuidanceGraph, v: number, label: number): boolean {
 function onlyOnAndBack(g: GuidanceGraph, v: number, back: number, out: number): boolean {
   for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) if (g.orig[e] !== out && g.orig[e] !== back) return false;
   if (g.rFirst.length > v + 1) {
+    // A via-way restriction's copy: its other roads only `roadsAt` finds.
+    if (viaWayCopy(g, v)) return false;
     for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) {
       const d = g.orig[g.rEdge[i]] ^ 1;
       if (d !== out && d !== back) return false;

@@ -5,7 +5,7 @@
 // contraction hierarchy is added afterwards. Used for
 // OSM extracts and for the synthetic graphs of the benchmark alike.
 import { mainNetwork } from './main-network.js';
-import { noHierarchy, type RoadGraph, type Shapes } from './road-graph.js';
+import { NO_HEAD as NONE, noHierarchy, type RoadGraph, type Shapes } from './road-graph.js';
 import { buildGuide } from './road-guide.js';
 
 export interface GraphInput {
@@ -37,8 +37,6 @@ export interface GraphInput {
   /** Whether the graph carries turn guidance's records (`geomGuide`; `guided` in profiles.ts). */
   guided?: boolean;
 }
-
-const NONE = 0xffffffff;
 
 /** The search graph of `input`, over the map's shared `shapes` (while building, possibly not complete yet). */
 export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {

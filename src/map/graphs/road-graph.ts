@@ -166,6 +166,21 @@ export function shapeBytes(shapes: Shapes): number {
 export const ARRAY_TYPES = { u8: Uint8Array, i32: Int32Array, u32: Uint32Array, f64: Float64Array } as const;
 
 /** Degrees per unit of the 1e-7-degree integer coordinates (OSM's own precision). */
+/** The node a search edge leaves from (binary search in the forward CSR). */
+export function edgeTail(g: Pick<RoadGraph, 'firstOut'>, e: number): number {
+  let lo = 0,
+    hi = g.firstOut.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (g.firstOut[mid] <= e) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** `origHead` of a directed original edge closed to traffic. */
+export const NO_HEAD = 0xffffffff;
+
 export const E7 = 1e-7;
 
 /**
