@@ -77,8 +77,15 @@ describe.skipIf(!existsSync(TARBALL))("OSRM's guidance feature files", () => {
   });
 });
 
-describe.skipIf(!existsSync(TARBALL))("OSRM's U-turns and rings (guidance files beyond issue 31's list)", () => {
-  const reports = runGuidance(TARBALL, ['turn-angles', 'internal-intersections', 'merge-segregated-roads', 'rotary', 'roundabout-bike']);
+describe.skipIf(!existsSync(TARBALL))("OSRM's U-turns, staggered intersections and rings (guidance files beyond issue 31's list)", () => {
+  const reports = runGuidance(TARBALL, [
+    'turn-angles',
+    'internal-intersections',
+    'merge-segregated-roads',
+    'rotary',
+    'roundabout-bike',
+    'staggered-intersections',
+  ]);
   const rows = reports.flatMap((r) => r.rows);
   const of = (file: string) => reports.find((r) => r.file === `guidance/${file}`)!.rows;
 
@@ -125,5 +132,14 @@ describe.skipIf(!existsSync(TARBALL))("OSRM's U-turns and rings (guidance files 
     const mixed = of('roundabout-bike').filter((r) => r.scenario === 'Mixed Entry and Exit');
     expect(mixed.filter((r) => r.status === 'agree' && /roundabout-exit-2/.test(r.row)).length).toBe(4);
     for (const r of mixed) expect(r.detail ?? '', r.row).not.toMatch(/rotary/);
+  });
+
+  it('goes straight on through a staggered intersection (right and left within 3 m), and turns twice where they lie farther apart', () => {
+    const rows = of('staggered-intersections').filter((r) => r.status !== 'skipped');
+    expect(rows.length).toBeGreaterThanOrEqual(10);
+    expect(rows.filter((r) => r.status !== 'agree')).toEqual([]);
+    // Both kinds are among them: collapsed (depart,arrive) and kept (two turns, a long road between).
+    expect(rows.some((r) => /turns=depart,arrive( |$)/.test(r.row))).toBe(true);
+    expect(rows.some((r) => /turn right,turn left/.test(r.row))).toBe(true);
   });
 });

@@ -938,7 +938,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   );
   if (quietName !== null) dropQuietName();
   emit(arrive);
-  return withoutShortNames(g, withUTurnsCollapsed(g, steps, passed), passed);
+  return withoutShortNames(g, withTurnsCollapsed(g, steps, passed), passed);
 }
 
 /** Meters within which two maneuvers may be told as one (OSRM's MAX_COLLAPSE_DISTANCE). */
@@ -948,14 +948,15 @@ const ROUND_TYPES = new Set(['roundabout', 'rotary', 'roundabout turn', 'exit ro
 const isWaypoint = (s: RawStep): boolean => s.type === 'depart' || s.type === 'arrive';
 
 /**
- * The leg's steps with each turn back over a short road between two carriageways (left, then left again
- * onto the road the route came by, the other way) told as one "continue uturn": OSRM's U-turn scenario of
- * collapseTurnInstructions, run where OSRM runs it (before short names are merged), with its loop's look
- * back a step for turns found late. The step that turns onto the short road takes the other's stretch and
- * name; its maneuver stays where the route leaves its road. OSRM's other collapsing scenarios are not
- * ported (docs/directions.md: alone they merge other steps than OSRM does).
+ * The leg's steps with two of OSRM's collapsing scenarios (collapseTurnInstructions, run where OSRM runs it:
+ * before short names are merged), in its order: a staggered intersection (right and left, or left and
+ * right, within 3 m) told as going straight on, and a turn back over a short road between two carriageways
+ * (left, then left again onto the road the route came by, the other way) as one "continue uturn", with its
+ * loop's look back a step for turns found late. The first step takes the other's stretch and name; its
+ * maneuver stays where the route leaves its road. OSRM's other scenarios are not ported (docs/directions.md:
+ * alone they merge other steps than OSRM does).
  */
-function withUTurnsCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boolean): RawStep[] {
+function withTurnsCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boolean): RawStep[] {
   if (steps.length <= 3) return steps;
   let gone: Uint8Array | null = null;
   const next = (i: number): number => {
@@ -968,16 +969,12 @@ function withUTurnsCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boolean
     while (gone?.[i]);
     return i;
   };
-  const combine = (into: number, from: number): void => {
-    const a = steps[into],
-      b = steps[from];
-    a.type = 'continue';
-    a.modifier = 'uturn';
-    a.label = b.label;
-    a.to = b.to;
-    a.meters += b.meters;
-    a.tenths += b.tenths;
-    takeIntersections(a, b, passed);
+  const combine = (into: number, from: number, type: string, modifier: string): void => {
+    const a = steps[into];
+    a.type = type;
+    a.modifier = modifier;
+    a.label = steps[from].label;
+    takeStretch(a, steps[from], passed);
     (gone ??= new Uint8Array(steps.length))[from] = 1;
   };
   for (let i = 1; i < steps.length - 1; i++) {
@@ -987,11 +984,48 @@ function withUTurnsCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boolean
     const j = next(i);
     if (isWaypoint(steps[j])) break;
     const h = previous(i);
-    if (isUTurn(g, steps[h], steps[i], steps[j])) combine(i, j);
+    if (isStaggered(steps[i], steps[j])) {
+      // OSRM's StaggeredTurnStrategy: straight on, under the new name if there is one (short, it then goes
+      // with the short names), else into the step before.
+      combine(i, j, 'new name', 'straight');
+      if (sameName(g, steps[h].label, steps[i].label)) {
+        takeStretch(steps[h], steps[i], passed);
+        gone![i] = 1;
+        continue;
+      }
+    } else if (isUTurn(g, steps[h], steps[i], steps[j])) combine(i, j, 'continue', 'uturn');
     // Found late, after a name change: the step before this one turned back with this one.
-    if (!isWaypoint(steps[h]) && isUTurn(g, steps[previous(h)], steps[h], steps[i])) combine(h, i);
+    if (!isWaypoint(steps[h]) && isUTurn(g, steps[previous(h)], steps[h], steps[i])) combine(h, i, 'continue', 'uturn');
   }
   return gone ? steps.filter((_, i) => !gone![i]) : steps;
+}
+
+/** Step `from`'s stretch (to its end, its meters and tenths, its intersections) onto the end of `into`. */
+function takeStretch(into: RawStep, from: RawStep, passed: boolean): void {
+  into.to = from.to;
+  into.meters += from.meters;
+  into.tenths += from.tenths;
+  takeIntersections(into, from, passed);
+}
+
+/** OSRM's turn angle of a step's maneuver (its `angleBetween` on the intersection's whole degrees): 180
+ *  straight on, 90 a square right, 270 a square left. */
+const turnAngle = (s: RawStep): number => {
+  const x = s.intersection;
+  const a = 180 - deviation(reverse(x.bearings[x.in!]), x.bearings[x.out!]);
+  return a < 0 ? a + 360 : a;
+};
+
+/** OSRM's isStaggeredIntersection: a square turn one way and then the other within 3 m (the zig-zag where
+ *  two side roads meet a road a few meters apart), passing no intersection between. */
+function isStaggered(entering: RawStep, leaving: RawStep): boolean {
+  if (ROUND_TYPES.has(entering.type) || ROUND_TYPES.has(leaving.type)) return false;
+  if (entering.intersection.in === undefined || leaving.intersection.in === undefined || entering.crossed > 0 || !(entering.meters < 3)) return false;
+  const right = (a: number): boolean => a > 45 && a < 135,
+    left = (a: number): boolean => a > 225 && a < 315;
+  const first = turnAngle(entering),
+    second = turnAngle(leaving);
+  return (left(first) && right(second)) || (right(first) && left(second));
 }
 
 /**
