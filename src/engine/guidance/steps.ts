@@ -235,7 +235,7 @@ function radiusOfRing(g: GuidanceGraph, v: number, d: number): number {
     if (next < 0) return Infinity;
     if (next === v) return ringRadius();
     node = next;
-    // On round: not back along the way just followed (a ring that bicycles may ride both ways has both).
+    // Round the ring, not back along the way just followed (a ring bicycles may ride both ways has both).
     const arrived = dir >> 1;
     dir = -1;
     for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) {
@@ -296,7 +296,7 @@ function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
     let out = -1,
       outs = 0,
       back = false;
-    // On round, not back along the way just followed (as in `radiusOfRing`).
+    // Round the ring, not back along the way just followed (as in `radiusOfRing`).
     const arrived = dir >> 1;
     dir = -1;
     for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) {
