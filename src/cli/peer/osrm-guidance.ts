@@ -67,7 +67,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'obvious-turn-discovery/Primary road curved turn': 'obviousness',
   'obvious-turn-discovery/Residential Segregated': 'junction-model',
   'obvious-turn-discovery/Slight Loss in Category with turning road': 'modifiers',
-  'obvious-turn-discovery/Splitting Road at intersection (modelled turn)': 'junction-model',
   'obvious-turn-discovery/Splitting Secondary': 'obviousness',
   'obvious-turn-discovery/Turning tertiary next to residential': 'obviousness',
   'ramp/Ferry Onto A Ramp': 'ramps',

@@ -654,9 +654,10 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   // The turn onto it: OSRM's modifier of a roundabout the leg does not leave (an exit gives it another).
   let entryModifier = '';
   let exits = 0;
-  // A straight change of name across a junction that the route's arrival follows: OSRM 6.0.0 names the
-  // arrival after the new road and says nothing at the junction ("Four Way Intersection"); anywhere else it
-  // says "new name" ("Car - No u-turn"). Held here until the next step tells which.
+  // A straight change of name (a bridge's own name, say), held until the next junction tells whether the
+  // route goes back onto the name before it, where OSRM collapses both. (Before an arrival it stays: a short
+  // one goes with the short names, as at "Four Way Intersection"; a longer one is said, as OSRM says it
+  // after turning back at a dead end in "Car - prohibit turn".)
   let quietName: RawStep | null = null;
   /** Takes the held name change back: its stretch goes to the step before it. */
   const dropQuietName = (): void => {
@@ -936,7 +937,6 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     labelOf(trace.dir[n - 1]),
     intersection(lastPoint, [(arriveBefore + 180) % 360], [true], 0),
   );
-  if (quietName !== null) dropQuietName();
   emit(arrive);
   return withoutShortNames(g, withTurnsCollapsed(g, steps, passed), passed);
 }
