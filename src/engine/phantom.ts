@@ -1,7 +1,7 @@
 // Snapped positions on the road graph ("phantom nodes"): the nearest usable segment, the position along
 // its geometry, the search seeds that start or end a path there, and the partial geometry pieces.
 import { greatCircleMeters as haversine } from '../lib/geo/sphere.js';
-import { E7, edgeTail, NO_HEAD as NONE, toDegrees, type RoadGraph } from '../map/graphs/road-graph.js';
+import { E7, edgeTail, NO_HEAD, toDegrees, type RoadGraph } from '../map/graphs/road-graph.js';
 import { nearestSegment, type GridView } from '../map/graphs/segment-grid.js';
 import type { Seed } from './route-kernel.js';
 
@@ -44,7 +44,7 @@ export function gridView(g: RoadGraph): GridView {
 export function onMainNetwork(g: RoadGraph, geom: number): boolean {
   for (const d of [2 * geom, 2 * geom + 1]) {
     const v = g.origHead[d];
-    if (v !== NONE && g.mainNet[v] === 1) return true;
+    if (v !== NO_HEAD && g.mainNet[v] === 1) return true;
   }
   return false;
 }
@@ -100,7 +100,7 @@ function statesAtEnd(g: RoadGraph, geom: number, atStart: boolean): number[] {
   const arriving = atStart ? 2 * geom + 1 : 2 * geom;
   const leaving = atStart ? 2 * geom : 2 * geom + 1;
   const nodes = statesAtTail(g, leaving);
-  if (g.origHead[arriving] !== NONE) nodes.push(g.origHead[arriving]);
+  if (g.origHead[arriving] !== NO_HEAD) nodes.push(g.origHead[arriving]);
   return [...new Set(nodes)];
 }
 

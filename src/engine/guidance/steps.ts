@@ -384,14 +384,19 @@ function keep(t: Int32Array, d: number, said: number): void {
   t[slot] = ((d + 1) << 2) | said;
 }
 
+/** Whether the ring of roundabout ways through node v, followed from its way `ring` out of v, under label
+ *  `label`, is one of OSRM's rotaries (but for `junction=circular`, always one): named, not `small`, of one
+ *  name all round and a radius over ROTARY_M. */
+const namedRotary = (g: GuidanceGraph, v: number, ring: number, label: number, small: boolean): boolean =>
+  !small && isNamed(g, label) && radiusOfRing(g, v, ring) > ROTARY_M && ringOneName;
+
 /** Whether the ring a leg started on, left at node v (its roads in the scratch) under label `label`, is a
- *  rotary: what the leg would have called it had it entered there (named, not small, of radius over
- *  ROTARY_M and one name all round). */
+ *  rotary: what the leg would have called it had it entered there. */
 function leftRotary(g: GuidanceGraph, v: number, label: number): boolean {
-  if (label < 0 || g.shapes.labelName[label] < 0) return false;
+  if (!isNamed(g, label)) return false;
   let ring = -1;
   for (let i = 0; i < roadCount; i++) if (roadEntry[i] && isRound(roadKind[i])) ring = roadDir[i];
-  return ring >= 0 && !smallRing(g, v, ring) && radiusOfRing(g, v, ring) > ROTARY_M && ringOneName;
+  return ring >= 0 && namedRotary(g, v, ring, label, smallRing(g, v, ring));
 }
 
 /** Whether every way out of and into node v is the route's way on (`out`) or back (`back`). */
@@ -525,6 +530,9 @@ function sameRoad(g: GuidanceGraph, a: number, b: number): boolean {
   }
   return pairSame[slot] === 1;
 }
+
+/** Whether a label has a name (its ref aside). */
+const isNamed = (g: GuidanceGraph, label: number): boolean => label >= 0 && g.shapes.labelName[label] >= 0;
 
 /** Whether a label has a name or a ref (OSRM's non-empty name id). */
 const hasName = (g: GuidanceGraph, label: number): boolean => label >= 0 && (g.shapes.labelName[label] >= 0 || g.shapes.labelRef[label] >= 0);
@@ -739,8 +747,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       if (isRound(inKind) || isRound(outKind)) {
         if (!isRound(inKind)) {
           const small = !(outKind & CIRCULAR) && smallRing(g, v, outDir);
-          const named = outLabel >= 0 && g.shapes.labelName[outLabel] >= 0;
-          const rotary = (outKind & CIRCULAR) !== 0 || (!small && named && radiusOfRing(g, v, outDir) > ROTARY_M && ringOneName);
+          const rotary = (outKind & CIRCULAR) !== 0 || namedRotary(g, v, outDir, outLabel, small);
           round = make(rotary ? 'rotary' : small ? 'roundabout turn' : 'roundabout');
           entryModifier = modifierOf(dev);
           if (rotary) round.ring = outLabel;
@@ -1049,8 +1056,7 @@ function isUTurn(g: GuidanceGraph, prior: RawStep, entering: RawStep, leaving: R
   if (!sameName(g, prior.label, leaving.label)) return false;
   if (entering.crossed > 0) return false;
   if (entering.meters <= MAX_COLLAPSE_M) return true;
-  const named = (label: number): boolean => label >= 0 && g.shapes.labelName[label] >= 0;
-  if (entering.meters <= 2 * MAX_COLLAPSE_M && !named(entering.label) && named(prior.label) && named(leaving.label)) return true;
+  if (entering.meters <= 2 * MAX_COLLAPSE_M && !isNamed(g, entering.label) && isNamed(g, prior.label) && isNamed(g, leaving.label)) return true;
   let allowed = 0;
   for (const entry of y.entry) if (entry) allowed++;
   return allowed === 1;

@@ -5,7 +5,7 @@
 // contraction hierarchy is added afterwards. Used for
 // OSM extracts and for the synthetic graphs of the benchmark alike.
 import { mainNetwork } from './main-network.js';
-import { NO_HEAD as NONE, noHierarchy, type RoadGraph, type Shapes } from './road-graph.js';
+import { NO_HEAD, noHierarchy, type RoadGraph, type Shapes } from './road-graph.js';
 import { buildGuide } from './road-guide.js';
 
 export interface GraphInput {
@@ -171,7 +171,7 @@ export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
     eWeight = new Uint32Array(M),
     eOrig = new Uint32Array(M);
   const origWeight = new Uint32Array(D);
-  const origHead = new Uint32Array(D).fill(NONE);
+  const origHead = new Uint32Array(D).fill(NO_HEAD);
   let m = 0;
   for (let d = 0; d < D; d++) {
     const w = weightOfD(d);

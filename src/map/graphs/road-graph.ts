@@ -165,7 +165,6 @@ export function shapeBytes(shapes: Shapes): number {
 /** The typed array of each element type a graph array file holds. */
 export const ARRAY_TYPES = { u8: Uint8Array, i32: Int32Array, u32: Uint32Array, f64: Float64Array } as const;
 
-/** Degrees per unit of the 1e-7-degree integer coordinates (OSM's own precision). */
 /** The node a search edge leaves from (binary search in the forward CSR). */
 export function edgeTail(g: Pick<RoadGraph, 'firstOut'>, e: number): number {
   let lo = 0,
@@ -181,6 +180,7 @@ export function edgeTail(g: Pick<RoadGraph, 'firstOut'>, e: number): number {
 /** `origHead` of a directed original edge closed to traffic. */
 export const NO_HEAD = 0xffffffff;
 
+/** Degrees per unit of the 1e-7-degree integer coordinates (OSM's own precision). */
 export const E7 = 1e-7;
 
 /**
