@@ -50,8 +50,11 @@ import type { TilesManifest } from './tiles/build.js';
  * every byte of the map before it is ready, and SHA-256 took ~1 s of CPU per GB (4.3 GB at 32x32).
  * 21: per profile `geomGuide.i32`, turn guidance's record of each geometry (graphs/road-guide.ts: its label
  * and each direction's bearing offset, 12 bytes), for the driving profiles; empty for bicycle and foot.
+ * 22: each label's destination signs, the profiles that show them, and exit numbers
+ * (`shapes/labelDestinations`, `labelDestinationsShown`, `labelExits`), for the steps' `destinations`
+ * and `exits`; a way with signs has a label of its own.
  */
-export const MAP_FORMAT_VERSION = 21;
+export const MAP_FORMAT_VERSION = 22;
 
 export interface GraphManifest {
   nodes: number;

@@ -8,7 +8,7 @@ import { DEFAULT_EXTRACT } from '../../src/map/build.js';
 import { readShapeFiles } from '../../src/map/map-dir.js';
 import { MAP_FORMAT_VERSION, writeShapeFiles } from '../../src/map/map-files.js';
 import type { RoadLabels } from '../../src/map/graphs/road-graph.js';
-import { roadLabelAt } from '../../src/map/graphs/road-labels.js';
+import { labelAt, labelSigns, roadLabelAt } from '../../src/map/graphs/road-labels.js';
 import { nearestSegment } from '../../src/map/graphs/segment-grid.js';
 import { buildShapePool, pendingShapes, shapesOf } from '../../src/map/graphs/shapes.js';
 import { wayAccess } from '../../src/map/graphs/profiles.js';
@@ -16,8 +16,8 @@ import { loadOsm, OsmData } from '../../src/map/osm/osm-data.js';
 import type { OsmWay } from '../../src/map/osm/osm-pbf.js';
 import { geometryWays, testMap, type TestGraph } from '../routing/helpers.js';
 
-/** Ways 1…7 over nodes 1…20 in a row near Vaduz. */
-function smallOsm(): OsmData {
+/** Ways 1…7 over nodes 1…20 in a row near Vaduz, and `extra` ways after them. */
+function smallOsm(extra: OsmWay[] = []): OsmData {
   const ids = Float64Array.from({ length: 20 }, (_, i) => i + 1);
   const coords = Float64Array.from({ length: 40 }, (_, i) => (i % 2 ? 9.52 + i * 1e-4 : 47.14 + i * 1e-4));
   const ways: OsmWay[] = [
@@ -28,6 +28,7 @@ function smallOsm(): OsmData {
     { id: 5, refs: [7, 8, 9], tags: { highway: 'trunk', ref: 'A13' } },
     { id: 6, refs: [9, 10], tags: { highway: 'footway', name: 'Städtle' } },
     { id: 7, refs: [10, 11], tags: { highway: 'residential', name: '' } },
+    ...extra,
   ];
   return new OsmData(ids, coords, [], ways, []);
 }
@@ -67,12 +68,50 @@ describe('road labels', () => {
       // Read back through the map's one door, which checks them against a manifest.
       await writeFile(join(dir, 'manifest.json'), JSON.stringify({ formatVersion: MAP_FORMAT_VERSION, files, shapes: { grid: shapes.grid } }));
       const back = await readShapeFiles(dir);
-      for (const key of ['labelFirst', 'labelIndex', 'labelName', 'labelRef', 'labelTextFirst', 'labelText', 'pointsE7'] as const) {
+      for (const key of [
+        'labelFirst',
+        'labelIndex',
+        'labelName',
+        'labelRef',
+        'labelDestinations',
+        'labelExits',
+        'labelTextFirst',
+        'labelText',
+        'pointsE7',
+      ] as const) {
         expect(back[key].constructor).toBe(shapes[key].constructor);
         expect(Array.from(back[key])).toEqual(Array.from(shapes[key]));
         expect(back[key].buffer).toBeInstanceOf(SharedArrayBuffer);
       }
       expect(roadLabelAt(back, 0)).toEqual({ name: 'Landstrasse', ref: '28' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives a way with signs a label of its own: its destinations for the profiles it is oneway for, and its exit numbers', async () => {
+    const signed: OsmWay = {
+      id: 8,
+      refs: [12, 13, 14],
+      tags: { highway: 'primary', name: 'Landstrasse', ref: '28', oneway: 'yes', destination: 'Vaduz;Schaan', 'junction:ref': '4;5' },
+    };
+    const osm = smallOsm([signed]);
+    const pool = buildShapePool(osm);
+    const shapes = shapesOf(pool);
+    const start = (way: number) => pool.wayStart[osm.wayIds.indexOf(way)];
+    const label = labelAt(shapes, start(8));
+    expect(label).not.toBe(labelAt(shapes, start(1)));
+    expect(roadLabelAt(shapes, start(8))).toEqual({ name: 'Landstrasse', ref: '28' });
+    // Oneway for cars and lorries (bits 0 and 1); bicycles read no signs, and walkers may go both ways.
+    const signs = { destinations: 'Vaduz, Schaan', shownTo: 0b0011, exits: '4; 5' };
+    expect(labelSigns(shapes, label)).toEqual(signs);
+    expect(labelSigns(shapes, labelAt(shapes, start(1)))).toEqual({ destinations: null, shownTo: 0, exits: null });
+    const dir = await mkdtemp(join(tmpdir(), 'waymark-labels-'));
+    try {
+      const files = await writeShapeFiles(dir, shapes);
+      expect(Object.keys(files)).toEqual(expect.arrayContaining(['shapes/labelDestinations.i32', 'shapes/labelDestinationsShown.u8', 'shapes/labelExits.i32']));
+      await writeFile(join(dir, 'manifest.json'), JSON.stringify({ formatVersion: MAP_FORMAT_VERSION, files, shapes: { grid: shapes.grid } }));
+      expect(labelSigns(await readShapeFiles(dir), label)).toEqual(signs);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -140,7 +179,17 @@ describe('road labels on the Liechtenstein map', () => {
 
   it('is what the build made, read back from the map directory', () => {
     const built: RoadLabels = buildShapePool(osm).labels;
-    for (const key of ['labelFirst', 'labelIndex', 'labelName', 'labelRef', 'labelTextFirst', 'labelText'] as const) {
+    for (const key of [
+      'labelFirst',
+      'labelIndex',
+      'labelName',
+      'labelRef',
+      'labelDestinations',
+      'labelDestinationsShown',
+      'labelExits',
+      'labelTextFirst',
+      'labelText',
+    ] as const) {
       expect(Array.from(car.shapes[key])).toEqual(Array.from(built[key]));
     }
   });

@@ -143,3 +143,38 @@ describe.skipIf(!existsSync(TARBALL))("OSRM's U-turns, staggered intersections a
     expect(rows.some((r) => /turn right,turn left/.test(r.row))).toBe(true);
   });
 });
+
+describe.skipIf(!existsSync(TARBALL))("OSRM's destination signs and exit numbers (the steps' `destinations` and `exits`)", () => {
+  const reports = runGuidance(TARBALL, [
+    'destination-signs',
+    'directional-destination-signs',
+    'directional-ref-destination-signs',
+    'exit-numbers-names',
+    'merge',
+  ]);
+  const of = (file: string) => reports.find((r) => r.file === `guidance/${file}`)!.rows;
+
+  it.each(['destination-signs', 'directional-destination-signs', 'directional-ref-destination-signs', 'exit-numbers-names'])(
+    '%s: every row is compared and agrees',
+    (file) => {
+      const rows = of(file);
+      expect(rows.length).toBeGreaterThan(5);
+      expect(rows.filter((r) => r.status !== 'agree')).toEqual([]);
+    },
+  );
+
+  it('assembles a oneway\'s refs and destinations ("A1, A2: Berlin, Hamburg"), per direction of travel, and none on a two-way road', () => {
+    const row = (file: string, pattern: RegExp) => of(file).filter((r) => pattern.test(r.row));
+    expect(row('destination-signs', /destinations=A1, A2: Berlin, Hamburg,A1, A2: Berlin, Hamburg/).map((r) => r.status)).toEqual(['agree']);
+    // Mis-tagged: signs on a road that is no oneway, which OSRM leaves out (the row expects none).
+    expect(row('destination-signs', /from=o to=p/).map((r) => r.status)).toEqual(['agree']);
+    expect(row('directional-ref-destination-signs', /from=l to=k .*destinations=A2: Hamburg/).map((r) => r.status)).toEqual(['agree']);
+  });
+
+  it('gives the ramp its exit numbers ("10; 12"), keeps the step when only the way after it loses the number, and goes on along a motorway whose exit number changes', () => {
+    expect(of('exit-numbers-names').filter((r) => /exits=,10; 12,/.test(r.row) && r.status === 'agree').length).toBe(1);
+    expect(of('exit-numbers-names').filter((r) => /Bayshore/.test(r.row) && /exits=,393,393/.test(r.row) && r.status === 'agree').length).toBe(1);
+    // abc and cd are both A100, cd with junction:ref=1A: OSRM says nothing there, the ramp cf beside it no choice.
+    expect(of('merge').find((r) => r.scenario === 'Merge onto a motorway with junction references')?.status).toBe('agree');
+  });
+});

@@ -35,4 +35,13 @@ describe('nameAnnounced (OSRM requiresNameAnnounced)', () => {
     expect(nameAnnounced('', 'A 13', 'Rheinstrasse', '')).toBe(true);
     expect(nameAnnounced('Rheinstrasse', '', '', 'A 13')).toBe(true);
   });
+
+  it('announces other exit numbers on the same road, but not a ramp that only loses its number', () => {
+    expect(nameAnnounced('A100', '', 'A100', '', '', '1A')).toBe(true);
+    expect(nameAnnounced('A100', '', 'A100', '', '1A', '1B')).toBe(true);
+    expect(nameAnnounced('A100', '', 'A100', '', '1A', '1A')).toBe(false);
+    // OSRM numbers only the first way of a ramp ("ExitRamp" be with junction:ref=3, then ef without).
+    expect(nameAnnounced('ExitRamp', '', 'ExitRamp', '', '3', '')).toBe(false);
+    expect(nameAnnounced('ExitRamp', '', 'Other', '', '3', '')).toBe(true);
+  });
 });

@@ -41,6 +41,13 @@ export const routeStepSchema = z
     }),
     name: z.string().describe("The road's `name` after the maneuver; empty when it has none."),
     ref: z.string().optional().describe("The road's `ref`, when it has one."),
+    destinations: z
+      .string()
+      .optional()
+      .describe(
+        "Driving and walking, on a road that is oneway for the profile: its destination signs in the direction of travel, as OSRM writes them, `destination:ref` before `destination` (else `destination:street`): `A1, A2: Berlin, Hamburg`. None on a two-way road and for cycling, as OSRM's profiles.",
+      ),
+    exits: z.string().optional().describe("The road's exit numbers (`junction:ref`), `; ` between them, when it has any."),
     rotary_name: z.string().optional().describe('rotary (`junction=circular`): the name of the circle, when it has one.'),
     distance: z.number().describe('Meters to the next maneuver.'),
     duration: z.number().describe('Seconds to the next maneuver.'),

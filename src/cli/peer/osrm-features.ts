@@ -1,9 +1,9 @@
 // OSRM's cucumber feature files as a peer test of the routing profiles: each scenario's OSM data (a
 // routability table's one way per row, or a node map with its ways, nodes and relations) is built into a
 // small map in this process, routed over with the same engine the server uses, and compared with OSRM's
-// expectation. Only what Waymark answers is compared: whether a way can be travelled in each direction
-// and the sequence of ways a route takes; rows that also expect OSRM-only output (turns, times, modes)
-// are skipped with the reason, never counted as passed.
+// expectation. Only what Waymark answers is compared: whether a way can be travelled in each direction,
+// the sequence of ways a route takes, and its steps (STEP_COLUMNS); rows that also expect OSRM-only output
+// (lanes, times, modes) are skipped with the reason, never counted as passed.
 import { readFileSync } from 'node:fs';
 import { assembleGraph } from '../../map/graphs/graph-assemble.js';
 import { buildGraphInput } from '../../map/graphs/graph-build.js';
@@ -312,9 +312,11 @@ class World {
           ),
         ) as OsrmStep[];
         return {
-          names: all.map((st) => st.name),
-          turns: all.map(turnOf),
-          refs: all.map((st) => st.ref ?? ''),
+          route: all.map((st) => st.name).join(','),
+          turns: all.map(turnOf).join(','),
+          ref: all.map((st) => st.ref ?? '').join(','),
+          destinations: all.map((st) => st.destinations ?? '').join(','),
+          exits: all.map((st) => st.exits ?? '').join(','),
           intersections: all.map(intersectionsOf).join(';'),
           locations: all.map((st) => this.nodeNameAt(st.maneuver.location)).join(','),
         };
@@ -344,15 +346,21 @@ class World {
   }
 }
 
+/** The columns of a route table that the steps answer, as OSRM's cucumber support writes them from its
+ *  steps (features/support/route.js, shared_steps.js): `route` is then the steps' names. */
+const STEP_COLUMNS = ['route', 'turns', 'ref', 'destinations', 'exits', 'intersections', 'locations'] as const;
+type StepColumns = Record<(typeof STEP_COLUMNS)[number], string>;
+
 interface Router {
   route(waypoints: LatLon[]): string[] | null;
-  /** The steps' names, turns (as OSRM's cucumber support writes them) and refs. */
-  steps(waypoints: LatLon[]): { names: string[]; turns: string[]; refs: string[]; intersections: string; locations: string } | null;
+  steps(waypoints: LatLon[]): StepColumns | null;
 }
 
 interface OsrmStep {
   name: string;
   ref?: string;
+  destinations?: string;
+  exits?: string;
   rotary_name?: string;
   maneuver: { type: string; modifier?: string; exit?: number; location: [number, number] };
   intersections: Array<{ bearings: number[]; entry: boolean[] }>;
@@ -512,23 +520,18 @@ function routes(scenario: string, world: World, table: string[][], skip: string 
   const router = world.router();
   return hashes(table).map((row): RowResult => {
     const text = rowText(row);
-    const other = Object.keys(row).filter(
-      (k) => !['from', 'to', 'waypoints', 'route', 'turns', 'ref', 'intersections', 'locations'].includes(k) && !IGNORED_COLUMNS.test(k) && row[k] !== '',
-    );
+    const other = Object.keys(row).filter((k) => !['from', 'to', 'waypoints', ...STEP_COLUMNS].includes(k) && !IGNORED_COLUMNS.test(k) && row[k] !== '');
     if (other.length) return { scenario, row: text, status: 'skipped', detail: `expects ${other.join(', ')}, which Waymark does not answer` };
     if (!('route' in row) && !('turns' in row)) return { scenario, row: text, status: 'skipped', detail: 'no route column' };
     const names = row.waypoints ? row.waypoints.split(',').map((s) => s.trim()) : [row.from, row.to];
     // A row that expects turns is about the steps: its route column is then the steps' names, as OSRM's
     // support code writes it, and compared as it is.
-    if ('turns' in row || 'ref' in row || 'intersections' in row || 'locations' in row) {
+    if (STEP_COLUMNS.some((c) => c !== 'route' && c in row)) {
       const got = router.steps(names.map((n) => world.point(n)));
-      const gotCols: Record<string, string> = got
-        ? { route: got.names.join(','), turns: got.turns.join(','), ref: got.refs.join(','), intersections: got.intersections, locations: got.locations }
-        : { route: '', turns: '', ref: '', intersections: '', locations: '' };
-      const bad = ['route', 'turns', 'ref', 'intersections', 'locations'].filter((c) => c in row && row[c] !== gotCols[c]);
+      const bad = STEP_COLUMNS.filter((c) => c in row && row[c] !== (got?.[c] ?? ''));
       return bad.length === 0
         ? { scenario, row: text, status: 'agree' }
-        : { scenario, row: text, status: 'disagree', detail: bad.map((c) => `${c}: OSRM "${row[c]}", Waymark "${gotCols[c]}"`).join('; ') };
+        : { scenario, row: text, status: 'disagree', detail: bad.map((c) => `${c}: OSRM "${row[c]}", Waymark "${got?.[c] ?? ''}"`).join('; ') };
     }
     const got = router.route(names.map((n) => world.point(n)));
     const want = row.route === '' ? null : expectedWays(row.route);

@@ -1,10 +1,11 @@
 // Whether a change of road deserves a "new name": OSRM's requiresNameAnnounced (util/guidance/
-// name_announcements.hpp), on the names and refs of two labels, with car.lua's suffix list. A name dropped,
-// a name that begins the other ("Landstrasse" → "Landstrasse Nord"), or only a direction word changing
-// before or after the part both share ("42 N" → "42 S") is not announced, nor a ref list that holds the
-// other ("US 64;US 412;OK 151" → "US 64; US 412"). OSRM's pronunciations and exit numbers are not kept.
+// name_announcements.hpp), on the names, refs and exit numbers of two labels, with car.lua's suffix list. A
+// name dropped, a name that begins the other ("Landstrasse" → "Landstrasse Nord"), or only a direction
+// word changing before or after the part both share ("42 N" → "42 S") is not announced, nor a ref list
+// that holds the other ("US 64;US 412;OK 151" → "US 64; US 412"); other exit numbers are, but for a ramp
+// that only loses its number. OSRM's pronunciations are not kept.
 import type { RoadLabels } from '../../map/graphs/road-graph.js';
-import { labelTexts } from '../../map/graphs/road-labels.js';
+import { labelSigns, labelTexts } from '../../map/graphs/road-labels.js';
 
 /** car.lua's `suffix_list`, lower-cased as OSRM's SuffixTable keeps it. */
 const SUFFIXES = new Set(['n', 'ne', 'e', 'se', 's', 'sw', 'w', 'nw', 'north', 'south', 'west', 'east', 'nor', 'sou', 'we', 'ea']);
@@ -56,8 +57,8 @@ const canonicalRef = (ref: string): string =>
     .filter(Boolean)
     .join('; ');
 
-/** OSRM's requiresNameAnnounced without pronunciations and exits. */
-export function nameAnnounced(fromName: string, fromRef: string, toName: string, toRef: string): boolean {
+/** OSRM's requiresNameAnnounced without pronunciations. */
+export function nameAnnounced(fromName: string, fromRef: string, toName: string, toRef: string, fromExits = '', toExits = ''): boolean {
   if (fromName === '' && fromRef === '' && !(toName === '' && toRef === '')) return true;
   const namesEmpty = fromName === '' && toName === '';
   const contained = fromName.startsWith(toName) || toName.startsWith(fromName);
@@ -79,14 +80,24 @@ export function nameAnnounced(fromName: string, fromRef: string, toName: string,
     (fromName === '' && fromRef !== '' && toName !== '' && toRef === '') ||
     (fromName !== '' && fromRef === '' && toName === '' && toRef !== '') ||
     (namesEmpty && !refContained);
-  return !obvious || needed;
+  // OSRM numbers only the first way of some ramps: a ramp of one name going on without its number is no new road.
+  const losesExit = namesEqual && fromExits !== '' && toExits === '';
+  return !obvious || needed || (fromExits !== toExits && !losesExit);
 }
 
 /** Whether going from the road of label `from` onto that of label `to` (road-labels.ts; -1 none) is a new name. */
 export function announced(shapes: RoadLabels, from: number, to: number): boolean {
   if (from === to) return false;
-  if (from >= 0 && to >= 0 && shapes.labelName[from] === shapes.labelName[to] && shapes.labelRef[from] === shapes.labelRef[to]) return false;
+  if (
+    from >= 0 &&
+    to >= 0 &&
+    shapes.labelName[from] === shapes.labelName[to] &&
+    shapes.labelRef[from] === shapes.labelRef[to] &&
+    shapes.labelExits[from] === shapes.labelExits[to]
+  )
+    return false;
   const a = from >= 0 ? labelTexts(shapes, from) : { name: null, ref: null };
   const b = to >= 0 ? labelTexts(shapes, to) : { name: null, ref: null };
-  return nameAnnounced(a.name ?? '', canonicalRef(a.ref ?? ''), b.name ?? '', canonicalRef(b.ref ?? ''));
+  const exits = (label: number): string => (label >= 0 ? (labelSigns(shapes, label).exits ?? '') : '');
+  return nameAnnounced(a.name ?? '', canonicalRef(a.ref ?? ''), b.name ?? '', canonicalRef(b.ref ?? ''), exits(from), exits(to));
 }

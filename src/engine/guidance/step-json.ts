@@ -1,13 +1,14 @@
 // A leg's steps as the JSON the reply carries, OSRM's RouteStep: geometry in the route's form, maneuver,
-// name, ref, distance, duration, mode, the maneuver's intersection and, with a language, the sentence
-// osrm-text-instructions makes of the step (the same model, so its phrases fit as they are). Written in
-// the compute thread as UTF-8 straight into the reply's text, after the route's line: a far route has
-// hundreds of steps a leg, and an object per step and intersection for JSON.stringify, then a string of
-// the whole, cost several times the steps' search (docs/directions.md, "What steps cost"). The text is the
-// one JSON.stringify made of those objects, byte for byte. A step's geometry is its stretch of the route's
-// line as already written (`LineText`): copied, not formatted again.
+// name, ref, destinations and exits, distance, duration, mode, the maneuver's intersection and, with a
+// language, the sentence osrm-text-instructions makes of the step (the same model, so its phrases fit as
+// they are). Written in the compute thread as UTF-8 straight into the reply's text, after the route's
+// line: a far route has hundreds of steps a leg, and an object per step and intersection for
+// JSON.stringify, then a string of the whole, cost several times the steps' search (docs/directions.md,
+// "What steps cost"). The text is the one JSON.stringify made of those objects, byte for byte. A step's
+// geometry is its stretch of the route's line as already written (`LineText`): copied, not formatted again.
 import osrmTextInstructions from 'osrm-text-instructions';
-import { labelTexts } from '../../map/graphs/road-labels.js';
+import { PROFILES, type ProfileName } from '../../map/graphs/profiles.js';
+import { labelSigns, labelTexts, type RoadSigns } from '../../map/graphs/road-labels.js';
 import type { Shapes } from '../../map/graphs/road-graph.js';
 import { LINE_STRING_PREFIX, lineStringBytes, writeCoordinate, writeDigits, writeLineString } from '../line-json.js';
 import { polylineBytes, writePolyline, writePolylineStart } from '../polyline.js';
@@ -15,6 +16,9 @@ import type { RawStep, StepIntersection } from './steps.js';
 
 const compiler = osrmTextInstructions('v5');
 const utf8 = new TextEncoder();
+
+/** The profile's index in PROFILES (the bit of the labels' `shownTo`), -1 for another. */
+const profileIndex = (o: StepOptions): number => PROFILES.indexOf(o.profile as ProfileName);
 
 /** OSRM's travel mode per profile. */
 const MODES: Record<string, string> = { 'driving-car': 'driving', 'driving-hgv': 'driving', 'cycling-regular': 'cycling', 'foot-walking': 'walking' };
@@ -46,16 +50,30 @@ const POINT_BYTES = 26;
 interface LabelJson {
   name: string;
   ref: string | null;
+  signs: RoadSigns;
   nameJson: Uint8Array;
-  /** What a step writes of it after its maneuver: `},"name":…` and `,"ref":…` when it has a ref. */
+  /** What a step writes of it after its maneuver: `},"name":…`, then `,"ref":…`, `,"destinations":…` and
+   *  `,"exits":…` where it has them; for a profile not shown the destinations, the same without them. */
   json: Uint8Array;
+  jsonWithoutDestinations: Uint8Array;
 }
 
-const NO_LABEL: LabelJson = { name: '', ref: null, nameJson: utf8.encode('""'), json: utf8.encode('},"name":""') };
+const NO_NAME_JSON = utf8.encode('},"name":""');
+const NO_LABEL: LabelJson = {
+  name: '',
+  ref: null,
+  signs: { destinations: null, shownTo: 0, exits: null },
+  nameJson: utf8.encode('""'),
+  json: NO_NAME_JSON,
+  jsonWithoutDestinations: NO_NAME_JSON,
+};
 /** Per shapes (another map's labels never hit), the labels met so far: the same few recur along every route. */
 const labelCache = new WeakMap<object, Map<number, LabelJson>>();
 // A far route meets several hundred labels; a few MB per thread at most.
 const MAX_CACHED_LABELS = 20_000;
+
+/** `,"key":value` of a text the step has, as JSON.stringify writes it; nothing for none or an empty one. */
+const field = (key: string, value: string | null): string => (value ? `,"${key}":${JSON.stringify(value)}` : '');
 
 function labelJson(shapes: Shapes, label: number): LabelJson {
   if (label < 0) return NO_LABEL;
@@ -65,16 +83,27 @@ function labelJson(shapes: Shapes, label: number): LabelJson {
   if (!json) {
     if (cache.size >= MAX_CACHED_LABELS) cache.clear();
     const { name, ref } = labelTexts(shapes, label);
+    const signs = labelSigns(shapes, label);
+    const head = `},"name":${JSON.stringify(name ?? '')}${field('ref', ref)}`;
+    const full = utf8.encode(head + field('destinations', signs.destinations) + field('exits', signs.exits));
     json = {
       name: name ?? '',
       ref: ref || null,
+      signs,
       nameJson: utf8.encode(JSON.stringify(name ?? '')),
-      json: utf8.encode(`},"name":${JSON.stringify(name ?? '')}${ref ? `,"ref":${JSON.stringify(ref)}` : ''}`),
+      json: full,
+      jsonWithoutDestinations: signs.destinations ? utf8.encode(head + field('exits', signs.exits)) : full,
     };
     cache.set(label, json);
   }
   return json;
 }
+
+/** Whether profile `profile` (its index in PROFILES; -1 none) shows the label's destinations. */
+const showsDestinations = (l: LabelJson, profile: number): boolean => profile >= 0 && ((l.signs.shownTo >> profile) & 1) === 1;
+
+/** The bytes a step of profile `profile` writes of its label (`LabelJson.json`). */
+const labelBytes = (l: LabelJson, profile: number): Uint8Array => (showsDestinations(l, profile) ? l.json : l.jsonWithoutDestinations);
 
 /** A rotary's name (OSRM's `rotary_name`): its label's name, when it has one that is not empty. */
 const rotaryOf = (shapes: Shapes, s: RawStep): LabelJson | null => {
@@ -143,6 +172,7 @@ const intersectionBytes = (x: StepIntersection): number => 96 + 12 * x.bearings.
 function instruction(s: RawStep, shapes: Shapes, mode: string, o: StepOptions): string {
   const label = labelJson(shapes, s.label);
   const rotary = rotaryOf(shapes, s);
+  const { destinations, exits } = label.signs;
   const step = {
     maneuver: {
       type: s.type,
@@ -152,6 +182,8 @@ function instruction(s: RawStep, shapes: Shapes, mode: string, o: StepOptions): 
     },
     name: label.name,
     ...(label.ref ? { ref: label.ref } : {}),
+    ...(destinations && showsDestinations(label, profileIndex(o)) ? { destinations } : {}),
+    ...(exits ? { exits } : {}),
     ...(rotary ? { rotary_name: rotary.name } : {}),
     mode,
   };
@@ -301,6 +333,7 @@ function putIntersection(line: Int32Array, x: StepIntersection, b: Uint8Array, p
 export function writeSteps(planned: PlannedSteps, line: Int32Array, text: LineText, b: Uint8Array, at: number): number {
   const { steps, shapes, options: o, values, instructions } = planned;
   const mode = utf8.encode(`,"mode":${JSON.stringify(MODES[o.profile] ?? 'driving')},"intersections":[{"location":[`);
+  const profile = profileIndex(o);
   let p = at;
   b[p++] = 91;
   for (let i = 0; i < steps.length; i++) {
@@ -315,7 +348,7 @@ export function writeSteps(planned: PlannedSteps, line: Int32Array, text: LineTe
     p = putNumber(s.bearingBefore, b, put(K.BEARING_BEFORE, b, p));
     p = putNumber(s.bearingAfter, b, put(K.BEARING_AFTER, b, p));
     if (s.exit !== undefined) p = putNumber(s.exit, b, put(K.EXIT, b, p));
-    p = put(labelJson(shapes, s.label).json, b, p);
+    p = put(labelBytes(labelJson(shapes, s.label), profile), b, p);
     const rotary = rotaryOf(shapes, s);
     if (rotary) p = put(rotary.nameJson, b, put(K.ROTARY_NAME, b, p));
     p = putNumber(values[2 * i], b, put(K.DISTANCE, b, p));

@@ -821,8 +821,10 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         if (!roadEntry[i] && highway) highwayIn = true;
         if (roadEntry[i] && highway) highwayChoice = true;
         if (roadEntry[i] && highway && Math.abs(d) <= 45 && isHighway(outKind) && !(outKind & LINK)) highwayNear = true;
-        // A ramp off a road that goes on under its name is no choice for those who stay on it.
-        if (same && isRamp(roadKind[i]) && !isRamp(inKind) && !isRamp(outKind)) continue;
+        // A ramp off a road that goes on under its name, or off a motorway that goes on as one (OSRM's
+        // motorway handler goes on along the straightest when the name changes, as at a new exit number),
+        // is no choice for those who stay on it.
+        if ((same || (isHighway(inKind) && isHighway(outKind))) && isRamp(roadKind[i]) && !isRamp(inKind) && !isRamp(outKind)) continue;
         others++;
         // A road across (OSRM's end of road: within NARROW_TURN_ANGLE, 40°, of a square turn).
         if (Math.abs(d) > 50 && Math.abs(d) < 130) {

@@ -7,7 +7,18 @@ import { greatCircleMeters } from '../../lib/geo/sphere.js';
 import { Growable } from '../../lib/typed-pools.js';
 import type { OsmData } from '../osm/osm-data.js';
 import { MEMBER_ROLES, MEMBER_TYPES } from '../osm/road-tags.js';
-import { nodeBlocks, nodeLimits, PROFILES, routeDuration, turnRestrictions, wayAccess, wayClasses, wayLimits, type WayLimits } from './profiles.js';
+import {
+  nodeBlocks,
+  nodeLimits,
+  PROFILES,
+  routeDuration,
+  signsDirection,
+  turnRestrictions,
+  wayAccess,
+  wayClasses,
+  wayLimits,
+  type WayLimits,
+} from './profiles.js';
 
 const P = PROFILES.length;
 const HGV_BIT = 1 << PROFILES.indexOf('driving-hgv');
@@ -34,8 +45,8 @@ export interface Restrictions {
 }
 
 /**
- * The `name` and `ref` tags of the ways some profile can use that have either, or a road kind: the kept
- * way, ascending, and each tag as an index into `strings` (-1 = none), each distinct text stored once.
+ * The `name` and `ref` tags of the ways some profile can use that have either, a road kind or signs: the
+ * kept way, ascending, and each tag as an index into `strings` (-1 = none), each distinct text stored once.
  */
 export interface RoadLabelSource {
   count: number;
@@ -44,7 +55,22 @@ export interface RoadLabelSource {
   ref: Int32Array;
   /** The way's road kind (`roadKindOf`), 0 for none. */
   kind: Uint8Array;
+  /** Those of the ways with signs, few: ascending too, each of them a row above. */
+  signs: RoadSignSource;
   strings: string[];
+}
+
+/**
+ * Destination signs and exit numbers (osm/road-signs.ts) as steps show them: the kept way, the
+ * destinations the profiles of `shownTo` (bit p: PROFILES[p]) read on it and its exits, texts in
+ * RoadLabelSource's `strings` (-1 = none).
+ */
+export interface RoadSignSource {
+  count: number;
+  way: Uint32Array;
+  destinations: Int32Array;
+  shownTo: Uint8Array;
+  exits: Int32Array;
 }
 
 /** What the profiles make of the OSM stage's ways and nodes (indexes of ways and nodes are OsmData's). */
@@ -132,6 +158,30 @@ interface RoadRules {
   limits: WayLimits | null;
   /** A ferry's seconds end to end (`duration`), or null. */
   seconds: number | null;
+  /** Bits of the profiles that read the destination signs for travel along the way, and against it. */
+  signsForward: number;
+  signsBackward: number;
+}
+
+interface ShownDestinations {
+  text: number;
+  shownTo: number;
+}
+const NO_DESTINATIONS: ShownDestinations = { text: -1, shownTo: 0 };
+
+/**
+ * The destinations a way's steps show, and to which profiles, from its signs along (`forward`) and against
+ * it (`backward`, texts; -1 none): a profile reads those of the way it may go. Should one profile read
+ * the one and another the other (two oneways opposed, not met), the first profile's are kept.
+ */
+function shownDestinations(r: Pick<RoadRules, 'signsForward' | 'signsBackward'>, forward: number, backward: number): ShownDestinations {
+  const along = forward < 0 ? 0 : r.signsForward,
+    against = backward < 0 ? 0 : r.signsBackward;
+  // A lower bit is an earlier profile.
+  const alongFirst = along !== 0 && (against === 0 || (along & -along) < (against & -against));
+  const shown =
+    forward === backward ? { text: forward, shownTo: along | against } : alongFirst ? { text: forward, shownTo: along } : { text: backward, shownTo: against };
+  return shown.shownTo ? shown : NO_DESTINATIONS;
 }
 
 export function applyProfiles(osm: OsmData): ProfileWays {
@@ -141,13 +191,25 @@ export function applyProfiles(osm: OsmData): ProfileWays {
     let r = rules[set];
     if (r) return r;
     const tags = osm.roadTagSets[set];
-    r = { speeds: new Uint32Array(P), usable: 0, classes: new Uint8Array(P), kind: roadKindOf(tags), limits: null, seconds: routeDuration(tags) };
+    r = {
+      speeds: new Uint32Array(P),
+      usable: 0,
+      classes: new Uint8Array(P),
+      kind: roadKindOf(tags),
+      limits: null,
+      seconds: routeDuration(tags),
+      signsForward: 0,
+      signsBackward: 0,
+    };
     for (let p = 0; p < P; p++) {
       const access = wayAccess(PROFILES[p], tags);
       if (!access || (access.forward === 0 && access.backward === 0)) continue;
       r.speeds[p] = speeds.id(access.forward, access.backward);
       r.usable |= 1 << p;
       r.classes[p] = wayClasses(PROFILES[p], tags);
+      const signs = signsDirection(PROFILES[p], tags);
+      if (signs === 'forward') r.signsForward |= 1 << p;
+      else if (signs === 'backward') r.signsBackward |= 1 << p;
     }
     if (r.usable & HGV_BIT) r.limits = wayLimits(tags);
     return (rules[set] = r);
@@ -174,7 +236,13 @@ export function applyProfiles(osm: OsmData): ProfileWays {
     labelNames = new Growable(Int32Array),
     labelRefs = new Growable(Int32Array),
     labelKinds = new Growable(Uint8Array);
-  let named = 0;
+  const signs = names.signs;
+  const signWays = new Growable(Uint32Array),
+    signDestinations = new Growable(Int32Array),
+    signShownTo = new Growable(Uint8Array),
+    signExits = new Growable(Int32Array);
+  let named = 0,
+    signed = 0;
   for (let w = 0; w < ways; w++) {
     const set = osm.wayTags[w];
     if (set === 0) continue;
@@ -187,11 +255,22 @@ export function applyProfiles(osm: OsmData): ProfileWays {
     while (named < names.count && names.way[named] < w) named++;
     const name = named < names.count && names.way[named] === w ? names.name[named] : -1,
       ref = named < names.count && names.way[named] === w ? names.ref[named] : -1;
-    if (name >= 0 || ref >= 0 || r.kind !== 0) {
+    while (signed < signs.count && signs.way[signed] < w) signed++;
+    const hasSigns = signed < signs.count && signs.way[signed] === w;
+    const shown = hasSigns ? shownDestinations(r, signs.forward[signed], signs.backward[signed]) : NO_DESTINATIONS,
+      exits = hasSigns ? signs.exits[signed] : -1;
+    const signposted = shown.shownTo !== 0 || exits >= 0;
+    if (name >= 0 || ref >= 0 || r.kind !== 0 || signposted) {
       labelWays.push(w);
       labelNames.push(labelText(name));
       labelRefs.push(labelText(ref));
       labelKinds.push(r.kind);
+    }
+    if (signposted) {
+      signWays.push(w);
+      signDestinations.push(labelText(shown.text));
+      signShownTo.push(shown.shownTo);
+      signExits.push(labelText(exits));
     }
     if (r.seconds !== null) timedWays.push([w, r.seconds]);
     if (r.limits) {
@@ -219,6 +298,13 @@ export function applyProfiles(osm: OsmData): ProfileWays {
       name: labelNames.toShared(),
       ref: labelRefs.toShared(),
       kind: labelKinds.toShared(),
+      signs: {
+        count: signWays.length,
+        way: signWays.toShared(),
+        destinations: signDestinations.toShared(),
+        shownTo: signShownTo.toShared(),
+        exits: signExits.toShared(),
+      },
       strings: labelStrings,
     },
   };

@@ -42,6 +42,9 @@ interface Profile {
   onewayKeys: string[];
   /** Motorways and roundabouts are oneway without a tag (not for walking). */
   impliedOneway: boolean;
+  /** Steps show a oneway road's destination signs: OSRM's car.lua and foot.lua run its destinations
+   *  handler, bicycle.lua does not. */
+  showsDestinations: boolean;
   usesMaxspeed: boolean;
   maxSpeed: number;
   /** Motor vehicles: the size checked against physical limits of ways and barriers. */
@@ -105,6 +108,7 @@ function motorProfile(own: string, other: string, maxSpeed: number, vehicle: Veh
     never: NEVER_MOTOR,
     onewayKeys: [`oneway:${own}`, 'oneway:motor_vehicle', 'oneway:vehicle', 'oneway'],
     impliedOneway: true,
+    showsDestinations: true,
     usesMaxspeed: true,
     maxSpeed,
     vehicle,
@@ -141,6 +145,7 @@ const PROFILE_RULES: Record<ProfileName, Profile> = {
     never: NEVER,
     onewayKeys: ['oneway:bicycle', 'oneway'],
     impliedOneway: true,
+    showsDestinations: false,
     usesMaxspeed: false,
     maxSpeed: 30,
   },
@@ -174,6 +179,7 @@ const PROFILE_RULES: Record<ProfileName, Profile> = {
     never: NEVER,
     onewayKeys: ['oneway:foot'],
     impliedOneway: false,
+    showsDestinations: true,
     usesMaxspeed: false,
     maxSpeed: 5,
   },
@@ -353,6 +359,18 @@ function onewayOf(tags: Tags, highway: string, rules: Profile): Direction {
   if (tags.junction === 'roundabout' || tags.junction === 'circular') return 'forward';
   if (highway === 'motorway') return 'forward';
   return 'both';
+}
+
+/**
+ * Which way along a road a profile reads its destination signs (road-signs.ts `destinationsOf`): the way it
+ * may go on a road that is oneway for it (OSRM's destinations handler); none on a two-way road, where
+ * OSRM takes the signs for mis-tagged, nor for a profile that shows none.
+ */
+export function signsDirection(profile: ProfileName, tags: Tags): 'forward' | 'backward' | null {
+  const rules = PROFILE_RULES[profile];
+  if (!rules.showsDestinations) return null;
+  const dir = onewayOf(tags, tags.highway ?? '', rules);
+  return dir === 'forward' || dir === 'backward' ? dir : null;
 }
 
 const CYCLEWAY_KEYS = ['cycleway', 'cycleway:both', 'cycleway:left', 'cycleway:right'];

@@ -119,10 +119,9 @@ export interface Shapes extends RoadLabels {
 
 /**
  * The `name` and `ref` of the ways the points belong to. Runs of points, each of consecutive ways with the
- * same name and ref (ways with neither included): run r starts at point labelFirst[r] (increasing, the
- * first 0) and has label labelIndex[r]. Label l has name labelName[l] and ref labelRef[l], indexes of
- * texts (-1 = none; label 0 has neither); text s is the UTF-8 bytes labelText[labelTextFirst[s] ..
- * labelTextFirst[s + 1]).
+ * same label (ways with none included): run r starts at point labelFirst[r] (increasing, the first 0) and
+ * has label labelIndex[r]. Label l has name labelName[l] and ref labelRef[l], indexes of texts (-1 =
+ * none; label 0 has neither); text s is the UTF-8 bytes labelText[labelTextFirst[s] .. labelTextFirst[s + 1]).
  */
 export interface RoadLabels {
   labelFirst: Uint32Array;
@@ -131,6 +130,13 @@ export interface RoadLabels {
   labelRef: Int32Array;
   /** Per label, the way's road kind: class, link, roundabout bits (`roadKindOf` in profile-ways.ts). */
   labelKind: Uint8Array;
+  /**
+   * Per label, the destinations signposted along the way (a text, -1 none: OSRM's `destinations`), shown
+   * to the profiles of bit p (PROFILES[p]) of labelDestinationsShown, and its exit numbers (`exits`).
+   */
+  labelDestinations: Int32Array;
+  labelDestinationsShown: Uint8Array;
+  labelExits: Int32Array;
   labelTextFirst: Uint32Array;
   labelText: Uint8Array;
 }
@@ -153,6 +159,9 @@ export const SHAPE_ARRAYS = [
   ['labelName', 'i32'],
   ['labelRef', 'i32'],
   ['labelKind', 'u8'],
+  ['labelDestinations', 'i32'],
+  ['labelDestinationsShown', 'u8'],
+  ['labelExits', 'i32'],
   ['labelTextFirst', 'u32'],
   ['labelText', 'u8'],
 ] as const;

@@ -1,5 +1,6 @@
-// Which road a point of the shared shapes is on: the `name` and `ref` tags of the routable ways, kept per
-// run of points (see RoadLabels in road-graph.ts). Built with the shape pool; looked up in compute threads.
+// Which road a point of the shared shapes is on: the `name` and `ref` tags of the routable ways, with their
+// road kind and signs, kept per run of points (see RoadLabels in road-graph.ts). Built with the shape pool;
+// looked up in compute threads.
 import type { RoadLabelSource } from './profile-ways.js';
 import { Growable } from '../../lib/typed-pools.js';
 import type { RoadLabels, Shapes } from './road-graph.js';
@@ -32,7 +33,24 @@ export const labelTexts = (shapes: RoadLabels, label: number): RoadLabel => ({
 });
 
 /**
- * The label of the way point `point` belongs to (0: neither name, ref nor kind; -1: not a point of the
+ * What a road's signs say beyond its name and ref (OSRM's step fields, null where nothing): the
+ * destinations, which only the profiles of bit p (PROFILES[p]) of `shownTo` show, and the exit numbers.
+ */
+export interface RoadSigns {
+  destinations: string | null;
+  shownTo: number;
+  exits: string | null;
+}
+
+/** The signs of label `label` (as `labelAt` gives). */
+export const labelSigns = (shapes: RoadLabels, label: number): RoadSigns => ({
+  destinations: text(shapes, shapes.labelDestinations[label]),
+  shownTo: shapes.labelDestinationsShown[label],
+  exits: text(shapes, shapes.labelExits[label]),
+});
+
+/**
+ * The label of the way point `point` belongs to (0: neither name, ref, kind nor signs; -1: not a point of the
  * shapes), without decoding its texts: turn guidance compares labels along a whole route.
  */
 export function labelAt(shapes: Pick<Shapes, 'labelFirst' | 'labelIndex' | 'pointsE7'>, point: number): number {
@@ -58,30 +76,41 @@ export function labelAt(shapes: Pick<Shapes, 'labelFirst' | 'labelIndex' | 'poin
 export function buildRoadLabels(source: RoadLabelSource, wayStart: Int32Array, wayPoints: (w: number) => number): RoadLabels {
   const labelFirst = new Growable(Uint32Array),
     labelIndex = new Growable(Uint32Array);
-  // Label 0: neither name, ref nor kind; the others once per distinct (name, ref, kind).
+  // Label 0: neither name, ref, kind nor signs; the others once per distinct (name, ref, kind, signs).
   const names = [-1],
     refs = [-1],
-    kinds = [0];
-  const labelOf = new Map<number, number>();
+    kinds = [0],
+    destinations = [-1],
+    shown = [0],
+    exits = [-1];
+  const labelOf = new Map<number | string, number>();
+  const { signs } = source;
   const textCount = source.strings.length;
   let next = 0,
+    signed = 0,
     last = -1;
   for (let w = 0; w < wayStart.length; w++) {
     if (wayStart[w] < 0 || wayPoints(w) === 0) continue;
     while (next < source.count && source.way[next] < w) next++;
+    while (signed < signs.count && signs.way[signed] < w) signed++;
     let label = 0;
     if (next < source.count && source.way[next] === w) {
       const name = source.name[next],
         ref = source.ref[next],
         kind = source.kind[next];
+      const sign = signed < signs.count && signs.way[signed] === w ? signed : -1;
       // Both are below textCount, and -1 maps to textCount: one number per pair, times 256 kinds (below 2^53
-      // for up to 2^22 distinct texts).
-      const key = ((name < 0 ? textCount : name) * (textCount + 1) + (ref < 0 ? textCount : ref)) * 256 + kind;
+      // for up to 2^22 distinct texts); the few ways with signs add them to it as text.
+      const pair = ((name < 0 ? textCount : name) * (textCount + 1) + (ref < 0 ? textCount : ref)) * 256 + kind;
+      const key = sign < 0 ? pair : `${pair} ${signs.destinations[sign]} ${signs.shownTo[sign]} ${signs.exits[sign]}`;
       label = labelOf.get(key) ?? -1;
       if (label < 0) {
         label = names.push(name) - 1;
         refs.push(ref);
         kinds.push(kind);
+        destinations.push(sign < 0 ? -1 : signs.destinations[sign]);
+        shown.push(sign < 0 ? 0 : signs.shownTo[sign]);
+        exits.push(sign < 0 ? -1 : signs.exits[sign]);
         labelOf.set(key, label);
       }
     }
@@ -108,13 +137,18 @@ export function buildRoadLabels(source: RoadLabelSource, wayStart: Int32Array, w
     return renumber[s];
   };
   const labelName = Int32Array.from(names, use),
-    labelRef = Int32Array.from(refs, use);
+    labelRef = Int32Array.from(refs, use),
+    labelDestinations = Int32Array.from(destinations, use),
+    labelExits = Int32Array.from(exits, use);
   return {
     labelFirst: labelFirst.toShared(),
     labelIndex: labelIndex.toShared(),
     labelName,
     labelRef,
     labelKind: Uint8Array.from(kinds),
+    labelDestinations,
+    labelDestinationsShown: Uint8Array.from(shown),
+    labelExits,
     labelTextFirst: textFirst.toShared(),
     labelText: bytes.toShared(),
   };

@@ -34,6 +34,7 @@ import {
   type OsmRelation,
   type OsmWay,
 } from './osm-pbf.js';
+import { destinationsOf, exitsOf, hasSigns } from './road-signs.js';
 import { BARRIER_KEYS, isRoad, mayClose, MEMBER_ROLES, MEMBER_TYPES, RESTRICTION_KEYS, ROAD_KEYS, TagSets } from './road-tags.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from '../../lib/typed-pools.js';
 
@@ -156,14 +157,28 @@ export interface OsmParts {
 
 /**
  * The `name` and `ref` tags of the roads that have either: the kept way, ascending, and each tag as an
- * index into `strings` (-1 = none), each distinct text stored once.
+ * index into `strings` (-1 = none), each distinct text stored once; and the roads' signs.
  */
 export interface RoadNames {
   count: number;
   way: Uint32Array;
   name: Int32Array;
   ref: Int32Array;
+  signs: RoadSigns;
   strings: string[];
+}
+
+/**
+ * The roads with destination signs or exit numbers (road-signs.ts), a few in a thousand: the kept way,
+ * ascending, the destinations read travelling along it and against it, and its exits, as indexes into
+ * RoadNames' `strings` (-1 = none).
+ */
+export interface RoadSigns {
+  count: number;
+  way: Uint32Array;
+  forward: Int32Array;
+  backward: Int32Array;
+  exits: Int32Array;
 }
 
 class StringTable {
@@ -210,6 +225,10 @@ class OsmCollector {
   private readonly labelWays = new Growable(Uint32Array);
   private readonly labelNames = new Growable(Int32Array);
   private readonly labelRefs = new Growable(Int32Array);
+  private readonly signWays = new Growable(Uint32Array);
+  private readonly signForward = new Growable(Int32Array);
+  private readonly signBackward = new Growable(Int32Array);
+  private readonly signExits = new Growable(Int32Array);
   private readonly addressWays = new Growable(Uint32Array);
   private readonly addressWayFields = new Growable(Int32Array);
   /** `addr:interpolation` ways: the kept way, its step and its own street/postcode (in `strings`), if tagged. */
@@ -312,6 +331,7 @@ class OsmCollector {
         this.labelNames.push(this.labelStrings.id(name));
         this.labelRefs.push(this.labelStrings.id(ref));
       }
+      if (hasSigns(tags)) this.roadSigns(w, tags);
     }
     if (member) this.relationWays.set(id, w);
     if (street !== null) {
@@ -333,6 +353,17 @@ class OsmCollector {
       this.interpolationPostcodes.push(this.strings.id(tags['addr:postcode'] || null));
       for (let i = 0; i < refCount; i++) this.interpolationRefs.add(refs[i]);
     }
+  }
+
+  private roadSigns(w: number, tags: Record<string, string>): void {
+    const forward = destinationsOf(tags, true),
+      backward = destinationsOf(tags, false),
+      exits = exitsOf(tags);
+    if (forward === null && backward === null && exits === null) return;
+    this.signWays.push(w);
+    this.signForward.push(this.labelStrings.id(forward));
+    this.signBackward.push(this.labelStrings.id(backward));
+    this.signExits.push(this.labelStrings.id(exits));
   }
 
   /** A house of an associatedStreet relation is on the relation's street (resolved by the index build), with or without a number. */
@@ -511,6 +542,13 @@ class OsmCollector {
         way: this.labelWays.toShared(),
         name: this.labelNames.toShared(),
         ref: this.labelRefs.toShared(),
+        signs: {
+          count: this.signWays.length,
+          way: this.signWays.toShared(),
+          forward: this.signForward.toShared(),
+          backward: this.signBackward.toShared(),
+          exits: this.signExits.toShared(),
+        },
         strings: this.labelStrings.list,
       },
       geocoder: {
