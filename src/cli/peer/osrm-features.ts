@@ -14,6 +14,7 @@ import { buildShapePool, pendingShapes, shapesOf } from '../../map/graphs/shapes
 import { placeGraphs } from '../../engine/graph-memory.js';
 import { RouteCore } from '../../engine/route-core.js';
 import { legStepsJson } from '../../engine/guidance/step-json.js';
+import type { WaypointOption } from '../../engine/waypoint-options.js';
 import type { LatLon } from '../../lib/lat-lon.js';
 
 /** OSRM's profile names and Waymark's. */
@@ -32,6 +33,10 @@ const OSRM_ZOOM_PER_M = 0.899067936270461e-5;
  * traffic circle" scenario no longer agrees with OSRM (test/routing/osrm-guidance.test.ts).
  */
 const M_PER_DEG_LAT = 111_320;
+/** How much larger OSRM's grid is than this layout (0.085 %): a route's distance on OSRM's grid is its
+ *  distance here times this. What is left between the two is the spheres' (OSRM's radius 6,372,797.6 m,
+ *  Waymark's 6,371,008.8 m). */
+const LAYOUT_SCALE = M_PER_DEG_LAT * OSRM_ZOOM_PER_M;
 
 export interface Step {
   keyword: string;
@@ -290,13 +295,13 @@ class World {
     const core = new RouteCore(placeGraphs({ [profile]: graph }));
     const segments = this.segments();
     return {
-      route: (waypoints) => {
-        const r = core.route({ profile, waypoints });
+      route: (waypoints, waypointOptions) => {
+        const r = core.route({ profile, waypoints, waypointOptions });
         if (!r.ok) return null;
         return wayNames(r.value.geometry, segments);
       },
-      steps: (waypoints) => {
-        const r = core.routeE7({ profile, waypoints, steps: true, passedIntersections: true, nearestRoad: true });
+      steps: (waypoints, waypointOptions) => {
+        const r = core.routeE7({ profile, waypoints, waypointOptions, steps: true, passedIntersections: true, nearestRoad: true });
         if (!r.ok || !r.value.legSteps) return null;
         const { legSteps, geometryE7, legs } = r.value;
         const all = legSteps.flatMap((leg, i) =>
@@ -319,6 +324,10 @@ class World {
           exits: all.map((st) => st.exits ?? '').join(','),
           intersections: all.map(intersectionsOf).join(';'),
           locations: all.map((st) => this.nodeNameAt(st.maneuver.location)).join(','),
+          bearing: all.map(bearingOf).join(','),
+          // util.format's %d of the route's distance as the reply rounds it (a tenth of a meter), measured
+          // on OSRM's grid: this layout is LAYOUT_SCALE smaller.
+          distance: `${Math.round(10 * LAYOUT_SCALE * legs.reduce((sum, leg) => sum + leg.distance, 0)) / 10}m`,
         };
       },
     };
@@ -348,12 +357,25 @@ class World {
 
 /** The columns of a route table that the steps answer, as OSRM's cucumber support writes them from its
  *  steps (features/support/route.js, shared_steps.js): `route` is then the steps' names. */
-const STEP_COLUMNS = ['route', 'turns', 'ref', 'destinations', 'exits', 'intersections', 'locations'] as const;
+const STEP_COLUMNS = ['route', 'turns', 'ref', 'destinations', 'exits', 'intersections', 'locations', 'bearing', 'distance'] as const;
 type StepColumns = Record<(typeof STEP_COLUMNS)[number], string>;
 
 interface Router {
-  route(waypoints: LatLon[]): string[] | null;
-  steps(waypoints: LatLon[]): StepColumns | null;
+  route(waypoints: LatLon[], options?: Array<WaypointOption | null>): string[] | null;
+  steps(waypoints: LatLon[], options?: Array<WaypointOption | null>): StepColumns | null;
+}
+
+/** A row's `bearings` (a request's, not an answer's): per waypoint `value` or `value,range` by spaces, the
+ *  range 10 when not given (features/support/route.js `requestRoute`), as Waymark's per-waypoint bearing. */
+function waypointBearings(text: string | undefined): Array<WaypointOption | null> | undefined {
+  if (!text) return undefined;
+  return text
+    .split(' ')
+    .filter(Boolean)
+    .map((b) => {
+      const [value, range = 10] = b.split(',').map(Number);
+      return { bearing: { value, range } };
+    });
 }
 
 interface OsrmStep {
@@ -363,7 +385,15 @@ interface OsrmStep {
   exits?: string;
   rotary_name?: string;
   maneuver: { type: string; modifier?: string; exit?: number; location: [number, number] };
-  intersections: Array<{ bearings: number[]; entry: boolean[] }>;
+  intersections: Array<{ bearings: number[]; entry: boolean[]; in?: number; out?: number }>;
+}
+
+/** A step as OSRM's features/support/route.js `bearingList` writes it: the bearing arrived by (the way in,
+ *  turned round) `->` the bearing left by, at its first intersection; 0 for none. */
+function bearingOf(st: OsrmStep): string {
+  const x = st.intersections[0];
+  const reverse = (b: number): number => (b >= 180 ? b - 180 : b + 180);
+  return `${x.in === undefined ? 0 : reverse(x.bearings[x.in])}->${x.out === undefined ? 0 : x.bearings[x.out]}`;
 }
 
 /** A step's intersections as OSRM's features/support/route.js `intersectionList` writes them:
@@ -520,20 +550,29 @@ function routes(scenario: string, world: World, table: string[][], skip: string 
   const router = world.router();
   return hashes(table).map((row): RowResult => {
     const text = rowText(row);
-    const other = Object.keys(row).filter((k) => !['from', 'to', 'waypoints', ...STEP_COLUMNS].includes(k) && !IGNORED_COLUMNS.test(k) && row[k] !== '');
+    const other = Object.keys(row).filter(
+      (k) => !['from', 'to', 'waypoints', 'bearings', ...STEP_COLUMNS].includes(k) && !IGNORED_COLUMNS.test(k) && row[k] !== '',
+    );
     if (other.length) return { scenario, row: text, status: 'skipped', detail: `expects ${other.join(', ')}, which Waymark does not answer` };
     if (!('route' in row) && !('turns' in row)) return { scenario, row: text, status: 'skipped', detail: 'no route column' };
     const names = row.waypoints ? row.waypoints.split(',').map((s) => s.trim()) : [row.from, row.to];
+    const options = waypointBearings(row.bearings);
     // A row that expects turns is about the steps: its route column is then the steps' names, as OSRM's
     // support code writes it, and compared as it is.
     if (STEP_COLUMNS.some((c) => c !== 'route' && c in row)) {
-      const got = router.steps(names.map((n) => world.point(n)));
+      const got = router.steps(
+        names.map((n) => world.point(n)),
+        options,
+      );
       const bad = STEP_COLUMNS.filter((c) => c in row && row[c] !== (got?.[c] ?? ''));
       return bad.length === 0
         ? { scenario, row: text, status: 'agree' }
         : { scenario, row: text, status: 'disagree', detail: bad.map((c) => `${c}: OSRM "${row[c]}", Waymark "${got?.[c] ?? ''}"`).join('; ') };
     }
-    const got = router.route(names.map((n) => world.point(n)));
+    const got = router.route(
+      names.map((n) => world.point(n)),
+      options,
+    );
     const want = row.route === '' ? null : expectedWays(row.route);
     const same = want === null ? got === null : got !== null && got.join(',') === want.join(',');
     return same
