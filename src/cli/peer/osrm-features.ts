@@ -318,6 +318,7 @@ class World {
           destinations: all.map((st) => st.destinations ?? '').join(','),
           exits: all.map((st) => st.exits ?? '').join(','),
           intersections: all.map(intersectionsOf).join(';'),
+          lanes: all.map(lanesOf).join(','),
           locations: all.map((st) => this.nodeNameAt(st.maneuver.location)).join(','),
         };
       },
@@ -348,7 +349,7 @@ class World {
 
 /** The columns of a route table that the steps answer, as OSRM's cucumber support writes them from its
  *  steps (features/support/route.js, shared_steps.js): `route` is then the steps' names. */
-const STEP_COLUMNS = ['route', 'turns', 'ref', 'destinations', 'exits', 'intersections', 'locations'] as const;
+const STEP_COLUMNS = ['route', 'turns', 'ref', 'destinations', 'exits', 'intersections', 'lanes', 'locations'] as const;
 type StepColumns = Record<(typeof STEP_COLUMNS)[number], string>;
 
 interface Router {
@@ -363,11 +364,15 @@ interface OsrmStep {
   exits?: string;
   rotary_name?: string;
   maneuver: { type: string; modifier?: string; exit?: number; location: [number, number] };
-  intersections: Array<{ bearings: number[]; entry: boolean[] }>;
+  intersections: Array<{ bearings: number[]; entry: boolean[]; lanes?: Array<{ indications: string[]; valid: boolean }> }>;
 }
 
 /** A step's intersections as OSRM's features/support/route.js `intersectionList` writes them:
  *  `entry:bearing` per road, roads by spaces, intersections by commas (steps by semicolons). */
+/** A step's lanes as route.js `lanesList` writes them: per intersection (`;` between), its lanes (spaces
+ *  between) as indications joined by `;` and `:true` or `:false`; nothing for one without. */
+const lanesOf = (st: OsrmStep): string => st.intersections.map((x) => (x.lanes ?? []).map((l) => `${l.indications.join(';')}:${l.valid}`).join(' ')).join(';');
+
 function intersectionsOf(st: OsrmStep): string {
   return st.intersections.map((x) => x.bearings.map((b, i) => `${x.entry[i]}:${b}`).join(' ')).join(',');
 }
