@@ -3,7 +3,7 @@
 // small map in this process, routed over with the same engine the server uses, and compared with OSRM's
 // expectation. Only what Waymark answers is compared: whether a way can be travelled in each direction,
 // the sequence of ways a route takes, and its steps (STEP_COLUMNS); rows that also expect OSRM-only output
-// (lanes, times, modes) are skipped with the reason, never counted as passed.
+// (times, modes) are skipped with the reason, never counted as passed.
 import { readFileSync } from 'node:fs';
 import { assembleGraph } from '../../map/graphs/graph-assemble.js';
 import { buildGraphInput } from '../../map/graphs/graph-build.js';
