@@ -53,8 +53,10 @@ import type { TilesManifest } from './tiles/build.js';
  * 22: each label's destination signs, the profiles that show them, and exit numbers
  * (`shapes/labelDestinations`, `labelDestinationsShown`, `labelExits`), for the steps' `destinations`
  * and `exits`; a way with signs has a label of its own.
+ * 23: each label's turn lanes along and against its way (`shapes/labelLanesForward`, `labelLanesBackward`),
+ * for the intersections' `lanes`; a way with turn lanes has a label of its own.
  */
-export const MAP_FORMAT_VERSION = 22;
+export const MAP_FORMAT_VERSION = 23;
 
 export interface GraphManifest {
   nodes: number;

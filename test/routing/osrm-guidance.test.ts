@@ -200,3 +200,31 @@ describe.skipIf(!existsSync(TARBALL))("OSRM's bearing and distance columns, and 
     expect(rows('collapse', /bearings=90 270 /).map((r) => r.status)).toEqual(['agree']);
   });
 });
+
+describe.skipIf(!existsSync(TARBALL))("OSRM's turn lanes (the intersections' `lanes`)", () => {
+  const reports = runGuidance(TARBALL, ['turn-lanes', 'anticipate-lanes', 'advanced-lanes']);
+  const rows = reports.flatMap((r) => r.rows);
+  const status = (scenario: string, pattern: RegExp) => rows.filter((r) => r.scenario === scenario && pattern.test(r.row)).map((r) => r.status);
+
+  it('compares the lanes column: no row is skipped for expecting lanes', () => {
+    expect(rows.filter((r) => /expects lanes/.test(r.detail ?? ''))).toEqual([]);
+    expect(rows.filter((r) => /lanes=/.test(r.row) && r.status === 'agree').length).toBeGreaterThanOrEqual(55);
+  });
+
+  it('marks the lanes of the turn taken, `none` lanes going with the turns beside them', () => {
+    expect(status('Basic Turn Lane 4-Way Turn', /waypoints=a,d .*lanes=,none:false right:true,/)).toEqual(['agree']);
+    expect(status('Basic Turn Lane 4-Way Turn', /waypoints=a,e .*lanes=,none:true right:false,/)).toEqual(['agree']);
+    expect(status('Basic Turn Lane 3-way Turn with empty lanes', /waypoints=c,d .*none:false none:false,/)).toEqual(['agree']);
+    expect(status("Don't Turn through potential through lanes", /waypoints=a,e /)).toEqual(['agree']);
+  });
+
+  it('leaves out the lanes vehicle:lanes closes, and a bus lane at the side', () => {
+    expect(status('Basic Turn Lane 3-way Turn with designated lane', /waypoints=a,d /)).toEqual(['agree']);
+    expect(status('Turn with Bus-Lane Left', /waypoints=a,d /)).toEqual(['agree']);
+  });
+
+  it('gives none on a rotary (#2626), and the lanes of a ramp merging onto a freeway', () => {
+    expect(status('No Lanes for Roundabouts, see #2626', /waypoints=x,/).filter((s) => s === 'agree').length).toBeGreaterThanOrEqual(6);
+    expect(status('Merge Lanes Onto Freeway', /waypoints=d,c .*slight right:true slight right:true/)).toEqual(['agree']);
+  });
+});

@@ -1,6 +1,7 @@
-// Steps' `destinations` and `exits` (OSRM's RouteStep fields) on a small map built in memory through the
-// map build: a motorway's ramp with its exit number and destination signs, a oneway road with a sign, a
-// two-way road whose sign OSRM takes for mis-tagged, a footway oneway for walkers. Which profile shows what
+// Steps' `destinations` and `exits` (OSRM's RouteStep fields) and their intersections' `lanes` on a small
+// map built in memory through the map build: a motorway's ramp with its exit number and destination signs,
+// a oneway road with a sign and turn lanes, a two-way road whose sign OSRM takes for mis-tagged, a footway
+// oneway for walkers. Which profile shows what
 // is OSRM's (car.lua and foot.lua show a oneway's destinations, bicycle.lua none); the text each step
 // writes is what JSON.stringify writes of it, field for field in OSRM's order.
 import { describe, expect, it } from 'vitest';
@@ -23,7 +24,7 @@ const NODES = [at(0, 0), at(600, 0), at(1200, 0), at(800, -150), at(800, -600), 
 const WAYS: OsmWay[] = [
   { id: 10, refs: [1, 2, 3], tags: { highway: 'motorway', ref: 'A 13' } },
   { id: 11, refs: [2, 4], tags: { highway: 'motorway_link', 'junction:ref': '3', destination: 'Berlin;Hamburg', 'destination:ref': 'A1', oneway: 'yes' } },
-  { id: 12, refs: [4, 5], tags: { highway: 'primary', name: 'Landstrasse', destination: 'Triesen', oneway: 'yes' } },
+  { id: 12, refs: [4, 5], tags: { highway: 'primary', name: 'Landstrasse', destination: 'Triesen', oneway: 'yes', 'turn:lanes': 'left|left' } },
   { id: 13, refs: [5, 6], tags: { highway: 'residential', name: 'Gasse', destination: 'Balzers', oneway: 'no' } },
   { id: 14, refs: [5, 7], tags: { highway: 'footway', name: 'Steg', 'destination:backward': 'Vaduz', 'oneway:foot': '-1' } },
   { id: 15, refs: [7, 8], tags: { highway: 'footway', name: 'Ufer' } },
@@ -125,5 +126,37 @@ describe('destinations and exits of the steps', () => {
     const depart = (JSON.parse(foot) as Step[])[0];
     expect(Object.keys(depart)).not.toContain('destinations');
     expect(Object.keys(depart)).not.toContain('exits');
+  });
+});
+
+describe('turn lanes of the steps', () => {
+  interface Intersection {
+    lanes?: Array<{ indications: string[]; valid: boolean }>;
+  }
+  const intersections = (text: string): Intersection[][] => (JSON.parse(text) as Array<{ intersections: Intersection[] }>).map((x) => x.intersections);
+
+  it("writes the arriving road's lanes after `out` where the route turns off it, byte for byte as JSON.stringify, for driving only", () => {
+    const route = [between(4, 5), between(5, 6, 0.9)];
+    for (const format of ['geojson', 'polyline6'] as const) {
+      const text = stepsText('driving-car', route, format);
+      expect(JSON.stringify(JSON.parse(text))).toBe(text);
+      const turn = intersections(text)[1][0];
+      expect(Object.keys(turn)).toEqual(['location', 'bearings', 'entry', 'in', 'out', 'lanes']);
+      expect(turn.lanes).toEqual([
+        { indications: ['left'], valid: true },
+        { indications: ['left'], valid: true },
+      ]);
+    }
+    // No other intersection has lanes: the depart's road has none arriving, the arrival none to turn onto.
+    expect(
+      intersections(stepsText('driving-car', route))
+        .flat()
+        .filter((x) => x.lanes).length,
+    ).toBe(1);
+    expect(intersections(stepsText('driving-hgv', route))[1][0].lanes).toHaveLength(2);
+    // OSRM's bicycle and foot profiles read no lanes; the reply is the one it was without them.
+    const bike = stepsText('cycling-regular', [between(4, 5), between(5, 6, 0.9)]);
+    expect(bike).not.toContain('"lanes"');
+    expect(JSON.stringify(JSON.parse(bike))).toBe(bike);
   });
 });

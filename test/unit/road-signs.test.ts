@@ -2,7 +2,7 @@
 // (profiles/lib/destination.lua, way_handlers.lua, canonicalizeStringList), tag by tag; the guidance
 // feature files check them in whole routes (test/routing/osrm-guidance.test.ts).
 import { describe, expect, it } from 'vitest';
-import { canonicalList, destinationsOf, exitsOf } from '../../src/map/osm/road-signs.js';
+import { canonicalList, destinationsOf, exitsOf, turnLanesOf } from '../../src/map/osm/road-signs.js';
 
 describe('road signs', () => {
   it('lists as canonicalizeStringList writes them: a space after each delimiter, runs of spaces as one', () => {
@@ -35,5 +35,17 @@ describe('road signs', () => {
     expect(exitsOf({ 'junction:ref': '10;12' })).toBe('10; 12');
     expect(exitsOf({ 'junction:ref': '393' })).toBe('393');
     expect(exitsOf({ ref: '393' })).toBeNull();
+  });
+
+  it('reads turn lanes per direction as guidance.lua get_turn_lanes: the :forward / :backward tag first, vehicle:lanes and lanes:psv applied', () => {
+    expect(turnLanesOf({ 'turn:lanes': 'left|through' }, true)).toBe('left|through');
+    expect(turnLanesOf({ 'turn:lanes': 'left|through' }, false)).toBe('left|through');
+    expect(turnLanesOf({ 'turn:lanes:forward': 'through|right', 'turn:lanes:backward': 'left|' }, false)).toBe('left|');
+    expect(turnLanesOf({ 'turn:lanes:forward': 'through|right' }, false)).toBeNull();
+    // turn-lanes.feature's designated lane: the lane vehicles may not use is left out.
+    expect(turnLanesOf({ 'turn:lanes:forward': 'through|through|right', 'vehicle:lanes:forward': 'yes|no|yes' }, true)).toBe('through|right');
+    // A bus lane on the right with no indication of its own.
+    expect(turnLanesOf({ 'turn:lanes:forward': 'through|right|', 'lanes:psv:forward': '1' }, true)).toBe('through|right');
+    expect(turnLanesOf({ 'turn:lanes:forward': '|through|right', 'lanes:psv:backward': '1' }, true)).toBe('through|right');
   });
 });

@@ -60,6 +60,21 @@ export const routeStepSchema = z
           entry: z.array(z.boolean()).describe('Per bearing, whether the route could leave along that road.'),
           in: z.int().optional().describe('The index of the bearing the route arrives from (none on depart).'),
           out: z.int().optional().describe('The index of the bearing the route leaves along (none on arrive).'),
+          lanes: z
+            .array(
+              z.object({
+                indications: z
+                  .array(z.string())
+                  .describe(
+                    "The lane's arrows: `none`, `straight`, `sharp left`, `left`, `slight left`, `slight right`, `right`, `sharp right`, `uturn`, `merge to left`, `merge to right`.",
+                  ),
+                valid: z.boolean().describe('Whether the lane serves the turn the route takes here.'),
+              }),
+            )
+            .optional()
+            .describe(
+              "Driving: the lanes of the road arriving here, left to right, from its `turn:lanes` (`:forward` / `:backward`; lanes `vehicle:lanes` closes and bus lanes at the side left out), where OSRM's lane handler matches them to this intersection's turns. None elsewhere, on roundabouts, and for cycling and walking.",
+            ),
         }),
       )
       .describe("The maneuver's intersection (OSRM lists every intersection the step passes; Waymark the first)."),

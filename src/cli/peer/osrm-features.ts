@@ -3,7 +3,7 @@
 // small map in this process, routed over with the same engine the server uses, and compared with OSRM's
 // expectation. Only what Waymark answers is compared: whether a way can be travelled in each direction,
 // the sequence of ways a route takes, and its steps (STEP_COLUMNS); rows that also expect OSRM-only output
-// (lanes, times, modes) are skipped with the reason, never counted as passed.
+// (times, modes) are skipped with the reason, never counted as passed.
 import { readFileSync } from 'node:fs';
 import { assembleGraph } from '../../map/graphs/graph-assemble.js';
 import { buildGraphInput } from '../../map/graphs/graph-build.js';
@@ -323,6 +323,7 @@ class World {
           destinations: all.map((st) => st.destinations ?? '').join(','),
           exits: all.map((st) => st.exits ?? '').join(','),
           intersections: all.map(intersectionsOf).join(';'),
+          lanes: all.map(lanesOf).join(','),
           locations: all.map((st) => this.nodeNameAt(st.maneuver.location)).join(','),
           bearing: all.map(bearingOf).join(','),
           // util.format's %d of the route's distance as the reply rounds it (a tenth of a meter), measured
@@ -357,7 +358,7 @@ class World {
 
 /** The columns of a route table that the steps answer, as OSRM's cucumber support writes them from its
  *  steps (features/support/route.js, shared_steps.js): `route` is then the steps' names. */
-const STEP_COLUMNS = ['route', 'turns', 'ref', 'destinations', 'exits', 'intersections', 'locations', 'bearing', 'distance'] as const;
+const STEP_COLUMNS = ['route', 'turns', 'ref', 'destinations', 'exits', 'intersections', 'lanes', 'locations', 'bearing', 'distance'] as const;
 type StepColumns = Record<(typeof STEP_COLUMNS)[number], string>;
 
 interface Router {
@@ -385,7 +386,7 @@ interface OsrmStep {
   exits?: string;
   rotary_name?: string;
   maneuver: { type: string; modifier?: string; exit?: number; location: [number, number] };
-  intersections: Array<{ bearings: number[]; entry: boolean[]; in?: number; out?: number }>;
+  intersections: Array<{ bearings: number[]; entry: boolean[]; in?: number; out?: number; lanes?: Array<{ indications: string[]; valid: boolean }> }>;
 }
 
 /** A step as OSRM's features/support/route.js `bearingList` writes it: the bearing arrived by (the way in,
@@ -398,6 +399,10 @@ function bearingOf(st: OsrmStep): string {
 
 /** A step's intersections as OSRM's features/support/route.js `intersectionList` writes them:
  *  `entry:bearing` per road, roads by spaces, intersections by commas (steps by semicolons). */
+/** A step's lanes as route.js `lanesList` writes them: per intersection (`;` between), its lanes (spaces
+ *  between) as indications joined by `;` and `:true` or `:false`; nothing for one without. */
+const lanesOf = (st: OsrmStep): string => st.intersections.map((x) => (x.lanes ?? []).map((l) => `${l.indications.join(';')}:${l.valid}`).join(' ')).join(';');
+
 function intersectionsOf(st: OsrmStep): string {
   return st.intersections.map((x) => x.bearings.map((b, i) => `${x.entry[i]}:${b}`).join(' ')).join(',');
 }

@@ -1,7 +1,7 @@
 // OSRM's guidance feature files (features/guidance/*.feature of osrm-backend v6.0.0) against Waymark's
 // steps: extracted from the release tarball into a temporary directory at each run (never kept in the
 // repository), run by the same runner as the profile features (osrm-features.ts, which compares a row's
-// `turns`, `route`, `ref`, `destinations`, `exits`, `intersections` and `locations` columns with the
+// `turns`, `route`, `ref`, `destinations`, `exits`, `intersections`, `lanes` and `locations` columns with the
 // steps), then removed.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';

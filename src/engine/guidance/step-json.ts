@@ -12,6 +12,7 @@ import { labelSigns, labelTexts, type RoadSigns } from '../../map/graphs/road-la
 import type { Shapes } from '../../map/graphs/road-graph.js';
 import { LINE_STRING_PREFIX, lineStringBytes, writeCoordinate, writeDigits, writeLineString } from '../line-json.js';
 import { polylineBytes, writePolyline, writePolylineStart } from '../polyline.js';
+import { LANE_INDICATIONS } from './lanes.js';
 import type { RawStep, StepIntersection } from './steps.js';
 
 const compiler = osrmTextInstructions('v5');
@@ -166,7 +167,22 @@ export function planSteps(steps: RawStep[], shapes: Shapes, o: StepOptions): Pla
   return { steps, shapes, options: o, values, instructions, bound };
 }
 
-const intersectionBytes = (x: StepIntersection): number => 96 + 12 * x.bearings.length;
+const intersectionBytes = (x: StepIntersection): number =>
+  96 + 12 * x.bearings.length + (x.lanes ? 12 + x.lanes.masks.reduce((n, m) => n + laneJson(m).length + 6, 0) : 0);
+
+/** OSRM's travel modes whose steps show turn lanes: its car profile's (car.lua's turn lanes handler). */
+const LANES_MODE = 'driving';
+
+/** `{"indications":[…],"valid":` of a lane's mask, encoded once per mask met. */
+const LANE_JSON = new Map<number, Uint8Array>();
+function laneJson(mask: number): Uint8Array {
+  let bytes = LANE_JSON.get(mask);
+  if (!bytes) {
+    const indications = LANE_INDICATIONS.filter((_, bit) => mask & (1 << bit));
+    LANE_JSON.set(mask, (bytes = utf8.encode(`{"indications":${JSON.stringify(indications)},"valid":`)));
+  }
+  return bytes;
+}
 
 /** The object osrm-text-instructions reads a step's sentence from (the fields it reads, as the reply has them). */
 function instruction(s: RawStep, shapes: Shapes, mode: string, o: StepOptions): string {
@@ -206,6 +222,7 @@ const K = {
   ENTRY: utf8.encode('],"entry":['),
   IN: utf8.encode(',"in":'),
   OUT: utf8.encode(',"out":'),
+  LANES: utf8.encode(',"lanes":['),
   INSTRUCTION: utf8.encode(',"instruction":'),
   TRUE: utf8.encode('true'),
   FALSE: utf8.encode('false'),
@@ -305,8 +322,8 @@ function putGeometry(line: Int32Array, text: LineText, format: StepOptions['form
   return p;
 }
 
-/** An intersection after its `{"location":[`. */
-function putIntersection(line: Int32Array, x: StepIntersection, b: Uint8Array, p: number): number {
+/** An intersection after its `{"location":[`; its lanes only `withLanes`. */
+function putIntersection(line: Int32Array, x: StepIntersection, withLanes: boolean, b: Uint8Array, p: number): number {
   p = putLonLat(line, x.at, b, p);
   p = put(K.BEARINGS, b, p);
   for (let i = 0; i < x.bearings.length; i++) {
@@ -321,6 +338,18 @@ function putIntersection(line: Int32Array, x: StepIntersection, b: Uint8Array, p
   b[p++] = 93;
   if (x.in !== undefined) p = putNumber(x.in, b, put(K.IN, b, p));
   if (x.out !== undefined) p = putNumber(x.out, b, put(K.OUT, b, p));
+  if (x.lanes && withLanes) {
+    const { masks, first, count } = x.lanes;
+    p = put(K.LANES, b, p);
+    for (let i = 0; i < masks.length; i++) {
+      if (i) b[p++] = 44;
+      // OSRM numbers lanes from the right.
+      const lane = masks.length - 1 - i;
+      p = put(lane >= first && lane < first + count ? K.TRUE : K.FALSE, b, put(laneJson(masks[i]), b, p));
+      b[p++] = 125;
+    }
+    b[p++] = 93;
+  }
   b[p++] = 125;
   return p;
 }
@@ -334,6 +363,7 @@ export function writeSteps(planned: PlannedSteps, line: Int32Array, text: LineTe
   const { steps, shapes, options: o, values, instructions } = planned;
   const mode = utf8.encode(`,"mode":${JSON.stringify(MODES[o.profile] ?? 'driving')},"intersections":[{"location":[`);
   const profile = profileIndex(o);
+  const withLanes = (MODES[o.profile] ?? 'driving') === LANES_MODE;
   let p = at;
   b[p++] = 91;
   for (let i = 0; i < steps.length; i++) {
@@ -354,8 +384,8 @@ export function writeSteps(planned: PlannedSteps, line: Int32Array, text: LineTe
     p = putNumber(values[2 * i], b, put(K.DISTANCE, b, p));
     p = putNumber(values[2 * i + 1], b, put(K.DURATION, b, p));
     p = put(mode, b, p);
-    p = putIntersection(line, s.intersection, b, p);
-    if (s.passed) for (const x of s.passed) p = putIntersection(line, x, b, put(K.NEXT_INTERSECTION, b, p));
+    p = putIntersection(line, s.intersection, withLanes, b, p);
+    if (s.passed) for (const x of s.passed) p = putIntersection(line, x, withLanes, b, put(K.NEXT_INTERSECTION, b, p));
     b[p++] = 93;
     if (instructions) p = put(instructions[i], b, put(K.INSTRUCTION, b, p));
     b[p++] = 125;

@@ -6,11 +6,12 @@
 // where the road ends is "end of road"; two roads splitting ahead is a "fork"; ramps are "on ramp" /
 // "off ramp" and a ramp joining a motorway a "merge"; a roundabout is one step with its exit number and
 // an "exit roundabout" step where the route leaves it. Deliberate differences are in docs/directions.md.
-import { labelAt } from '../../map/graphs/road-labels.js';
+import { labelAt, labelLanes } from '../../map/graphs/road-labels.js';
 import { edgeTail, NO_HEAD, type RoadGraph } from '../../map/graphs/road-graph.js';
 import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS } from '../../map/graphs/road-guide.js';
 import type { LegTrace } from './trace.js';
 import { announced } from './names.js';
+import { directionOfAngle, type LaneRoad, laneMasks, turnLanes } from './lanes.js';
 
 /** Road kind bits (map/graphs/profile-ways.ts roadKindOf): class in the low 4 bits. */
 const CLASS_MASK = 15,
@@ -39,6 +40,9 @@ export interface StepIntersection {
   entry: boolean[];
   in?: number;
   out?: number;
+  /** The arriving road's turn lanes, left to right (masks of lanes.ts LANE_INDICATIONS), and those of them
+   *  that serve the turn (counted from the right, as OSRM counts them); only where the road has lanes. */
+  lanes?: { masks: number[]; first: number; count: number };
 }
 
 /** A step before it is written: positions are indexes of points of the route's line. */
@@ -578,7 +582,44 @@ const intersection = (at: number, bearings: number[], entry: boolean[], inAt?: n
   entry,
   in: inAt,
   out: outAt,
+  lanes: undefined,
 });
+
+/** The arriving road's lanes that serve the turn from `inDir` onto `outDir` at the node whose roads are in
+ *  the scratch, where the road has lanes and OSRM's handler matches them (lanes.ts); the turn is the step's
+ *  `type` and `modifier` (`suppressed` where no step is made). Bearings are measured from `before`. */
+function lanesAt(g: GuidanceGraph, inDir: number, outDir: number, before: number, type: string, modifier?: string): StepIntersection['lanes'] {
+  const label = labelOfDir(g, inDir);
+  // Most roads have no lanes: one look at the label's (OSRM emits none on roundabouts).
+  const text = label < 0 ? null : labelLanes(g.shapes, label, (inDir & 1) === 0);
+  if (text === null) return undefined;
+  const masks = laneMasks(text);
+  if (!masks) return undefined;
+  const back = inDir ^ 1;
+  const roads: LaneRoad[] = [];
+  let uturnReversed = true,
+    sameAhead = false;
+  for (let i = 0; i < roadCount; i++) {
+    if (isRound(roadKind[i])) return undefined;
+    const isBack = roadDir[i] === back;
+    if (isBack) uturnReversed = roadEntry[i] === 0;
+    const angle = isBack ? 0 : (540 - deviation(before, roadBearing[i])) % 360;
+    const taken = roadDir[i] === outDir;
+    if (!isBack && roadEntry[i] && labelLanes(g.shapes, roadLabel[i], (roadDir[i] & 1) === 0) === text) sameAhead = true;
+    roads.push({
+      angle,
+      entry: isBack ? taken : roadEntry[i] === 1,
+      modifier: isBack ? 'uturn' : taken && modifier ? modifier : directionOfAngle(angle),
+      type: taken ? type : 'turn',
+    });
+  }
+  const taken = roads[roads.findIndex((_, i) => roadDir[i] === outDir)];
+  if (!taken) return undefined;
+  // OSRM's order: the way back first, the others from sharp right round to sharp left.
+  const sorted = roads.slice().sort((a, b) => a.angle - b.angle);
+  const lanes = turnLanes(masks, sorted, sorted.indexOf(taken), uturnReversed, sameAhead);
+  return lanes ? { masks, first: lanes.first, count: lanes.count } : undefined;
+}
 
 function rawStep(
   type: string,
@@ -691,8 +732,11 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     back = 0,
     outDir = 0,
     outLabel = -1;
-  const make = (type: string, modifier?: string): RawStep =>
-    rawStep(type, modifier, at, lastPoint, Math.round(tally[BEFORE]) % 360, Math.round(tally[AFTER]) % 360, outLabel, intersectionOf(at, back, outDir));
+  const make = (type: string, modifier?: string): RawStep => {
+    const x = intersectionOf(at, back, outDir);
+    x.lanes = lanesAt(g, back ^ 1, outDir, tally[BEFORE], type, modifier);
+    return rawStep(type, modifier, at, lastPoint, Math.round(tally[BEFORE]) % 360, Math.round(tally[AFTER]) % 360, outLabel, x);
+  };
   let nextLabel = labelOf(trace.dir[k0]);
   for (let k = k0; k < n; k++) {
     tally[METERS] += trace.meters[k];
@@ -923,7 +967,11 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
     if (steps.length <= stepsBefore && roadCount > 2) {
       current.crossed++;
-      if (passed) (current.passed ??= []).push(intersectionOf(at, inDir ^ 1, outDir));
+      if (passed) {
+        const x = intersectionOf(at, inDir ^ 1, outDir);
+        x.lanes = lanesAt(g, inDir, outDir, tally[BEFORE], 'suppressed');
+        (current.passed ??= []).push(x);
+      }
     }
   }
   // A leg that ends on the roundabout announces it, without an exit, turning onto it as OSRM does (its

@@ -22,6 +22,8 @@ import {
 
 const P = PROFILES.length;
 const HGV_BIT = 1 << PROFILES.indexOf('driving-hgv');
+/** The profiles whose steps show turn lanes: OSRM's car.lua runs its turn lanes handler, bicycle.lua and foot.lua do not. */
+const LANE_BITS = (1 << PROFILES.indexOf('driving-car')) | HGV_BIT;
 export const RESTRICTION_NO = 1,
   RESTRICTION_ONLY = 2;
 
@@ -61,9 +63,9 @@ export interface RoadLabelSource {
 }
 
 /**
- * Destination signs and exit numbers (osm/road-signs.ts) as steps show them: the kept way, the
- * destinations the profiles of `shownTo` (bit p: PROFILES[p]) read on it and its exits, texts in
- * RoadLabelSource's `strings` (-1 = none).
+ * Destination signs, exit numbers and turn lanes (osm/road-signs.ts) as steps show them: the kept way, the
+ * destinations the profiles of `shownTo` (bit p: PROFILES[p]) read on it, its exits, and the turn lanes
+ * along it and against it of a way a car or lorry may use, texts in RoadLabelSource's `strings` (-1 = none).
  */
 export interface RoadSignSource {
   count: number;
@@ -71,6 +73,8 @@ export interface RoadSignSource {
   destinations: Int32Array;
   shownTo: Uint8Array;
   exits: Int32Array;
+  lanesForward: Int32Array;
+  lanesBackward: Int32Array;
 }
 
 /** What the profiles make of the OSM stage's ways and nodes (indexes of ways and nodes are OsmData's). */
@@ -240,7 +244,9 @@ export function applyProfiles(osm: OsmData): ProfileWays {
   const signWays = new Growable(Uint32Array),
     signDestinations = new Growable(Int32Array),
     signShownTo = new Growable(Uint8Array),
-    signExits = new Growable(Int32Array);
+    signExits = new Growable(Int32Array),
+    signLanesForward = new Growable(Int32Array),
+    signLanesBackward = new Growable(Int32Array);
   let named = 0,
     signed = 0;
   for (let w = 0; w < ways; w++) {
@@ -259,7 +265,10 @@ export function applyProfiles(osm: OsmData): ProfileWays {
     const hasSigns = signed < signs.count && signs.way[signed] === w;
     const shown = hasSigns ? shownDestinations(r, signs.forward[signed], signs.backward[signed]) : NO_DESTINATIONS,
       exits = hasSigns ? signs.exits[signed] : -1;
-    const signposted = shown.shownTo !== 0 || exits >= 0;
+    const laned = hasSigns && (r.usable & LANE_BITS) !== 0;
+    const lanesForward = laned ? signs.lanesForward[signed] : -1,
+      lanesBackward = laned ? signs.lanesBackward[signed] : -1;
+    const signposted = shown.shownTo !== 0 || exits >= 0 || lanesForward >= 0 || lanesBackward >= 0;
     if (name >= 0 || ref >= 0 || r.kind !== 0 || signposted) {
       labelWays.push(w);
       labelNames.push(labelText(name));
@@ -271,6 +280,8 @@ export function applyProfiles(osm: OsmData): ProfileWays {
       signDestinations.push(labelText(shown.text));
       signShownTo.push(shown.shownTo);
       signExits.push(labelText(exits));
+      signLanesForward.push(labelText(lanesForward));
+      signLanesBackward.push(labelText(lanesBackward));
     }
     if (r.seconds !== null) timedWays.push([w, r.seconds]);
     if (r.limits) {
@@ -304,6 +315,8 @@ export function applyProfiles(osm: OsmData): ProfileWays {
         destinations: signDestinations.toShared(),
         shownTo: signShownTo.toShared(),
         exits: signExits.toShared(),
+        lanesForward: signLanesForward.toShared(),
+        lanesBackward: signLanesBackward.toShared(),
       },
       strings: labelStrings,
     },

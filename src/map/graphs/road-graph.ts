@@ -137,6 +137,10 @@ export interface RoadLabels {
   labelDestinations: Int32Array;
   labelDestinationsShown: Uint8Array;
   labelExits: Int32Array;
+  /** Per label, the turn lanes of a road cars may use (a text, -1 none: OSRM's intersection `lanes`),
+   *  travelled along its way and against it. */
+  labelLanesForward: Int32Array;
+  labelLanesBackward: Int32Array;
   labelTextFirst: Uint32Array;
   labelText: Uint8Array;
 }
@@ -162,6 +166,8 @@ export const SHAPE_ARRAYS = [
   ['labelDestinations', 'i32'],
   ['labelDestinationsShown', 'u8'],
   ['labelExits', 'i32'],
+  ['labelLanesForward', 'i32'],
+  ['labelLanesBackward', 'i32'],
   ['labelTextFirst', 'u32'],
   ['labelText', 'u8'],
 ] as const;

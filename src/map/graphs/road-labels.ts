@@ -49,6 +49,11 @@ export const labelSigns = (shapes: RoadLabels, label: number): RoadSigns => ({
   exits: text(shapes, shapes.labelExits[label]),
 });
 
+/** The turn lanes (`left|through;right`, osm/road-signs.ts `turnLanesOf`) of label `label`'s road travelled
+ *  along its way (`forward`) or against it, or null. */
+export const labelLanes = (shapes: RoadLabels, label: number, forward: boolean): string | null =>
+  label < 0 ? null : text(shapes, (forward ? shapes.labelLanesForward : shapes.labelLanesBackward)[label]);
+
 /**
  * The label of the way point `point` belongs to (0: neither name, ref, kind nor signs; -1: not a point of the
  * shapes), without decoding its texts: turn guidance compares labels along a whole route.
@@ -82,7 +87,9 @@ export function buildRoadLabels(source: RoadLabelSource, wayStart: Int32Array, w
     kinds = [0],
     destinations = [-1],
     shown = [0],
-    exits = [-1];
+    exits = [-1],
+    lanesForward = [-1],
+    lanesBackward = [-1];
   const labelOf = new Map<number | string, number>();
   const { signs } = source;
   const textCount = source.strings.length;
@@ -102,7 +109,10 @@ export function buildRoadLabels(source: RoadLabelSource, wayStart: Int32Array, w
       // Both are below textCount, and -1 maps to textCount: one number per pair, times 256 kinds (below 2^53
       // for up to 2^22 distinct texts); the few ways with signs add them to it as text.
       const pair = ((name < 0 ? textCount : name) * (textCount + 1) + (ref < 0 ? textCount : ref)) * 256 + kind;
-      const key = sign < 0 ? pair : `${pair} ${signs.destinations[sign]} ${signs.shownTo[sign]} ${signs.exits[sign]}`;
+      const key =
+        sign < 0
+          ? pair
+          : `${pair} ${signs.destinations[sign]} ${signs.shownTo[sign]} ${signs.exits[sign]} ${signs.lanesForward[sign]} ${signs.lanesBackward[sign]}`;
       label = labelOf.get(key) ?? -1;
       if (label < 0) {
         label = names.push(name) - 1;
@@ -111,6 +121,8 @@ export function buildRoadLabels(source: RoadLabelSource, wayStart: Int32Array, w
         destinations.push(sign < 0 ? -1 : signs.destinations[sign]);
         shown.push(sign < 0 ? 0 : signs.shownTo[sign]);
         exits.push(sign < 0 ? -1 : signs.exits[sign]);
+        lanesForward.push(sign < 0 ? -1 : signs.lanesForward[sign]);
+        lanesBackward.push(sign < 0 ? -1 : signs.lanesBackward[sign]);
         labelOf.set(key, label);
       }
     }
@@ -139,7 +151,9 @@ export function buildRoadLabels(source: RoadLabelSource, wayStart: Int32Array, w
   const labelName = Int32Array.from(names, use),
     labelRef = Int32Array.from(refs, use),
     labelDestinations = Int32Array.from(destinations, use),
-    labelExits = Int32Array.from(exits, use);
+    labelExits = Int32Array.from(exits, use),
+    labelLanesForward = Int32Array.from(lanesForward, use),
+    labelLanesBackward = Int32Array.from(lanesBackward, use);
   return {
     labelFirst: labelFirst.toShared(),
     labelIndex: labelIndex.toShared(),
@@ -149,6 +163,8 @@ export function buildRoadLabels(source: RoadLabelSource, wayStart: Int32Array, w
     labelDestinations,
     labelDestinationsShown: Uint8Array.from(shown),
     labelExits,
+    labelLanesForward,
+    labelLanesBackward,
     labelTextFirst: textFirst.toShared(),
     labelText: bytes.toShared(),
   };

@@ -34,7 +34,7 @@ import {
   type OsmRelation,
   type OsmWay,
 } from './osm-pbf.js';
-import { destinationsOf, exitsOf, hasSigns } from './road-signs.js';
+import { destinationsOf, exitsOf, hasSigns, turnLanesOf } from './road-signs.js';
 import { BARRIER_KEYS, isRoad, mayClose, MEMBER_ROLES, MEMBER_TYPES, RESTRICTION_KEYS, ROAD_KEYS, TagSets } from './road-tags.js';
 import { ChunkedFloat64, Growable, IdSet, lowerBoundFrom, radixSortPairs, sharedArray, toShared } from '../../lib/typed-pools.js';
 
@@ -169,9 +169,9 @@ export interface RoadNames {
 }
 
 /**
- * The roads with destination signs or exit numbers (road-signs.ts), a few in a thousand: the kept way,
- * ascending, the destinations read travelling along it and against it, and its exits, as indexes into
- * RoadNames' `strings` (-1 = none).
+ * The roads with destination signs, exit numbers or turn lanes (road-signs.ts), a few in a thousand: the
+ * kept way, ascending, the destinations read travelling along it and against it, its exits, and its turn
+ * lanes along it and against it, as indexes into RoadNames' `strings` (-1 = none).
  */
 export interface RoadSigns {
   count: number;
@@ -179,6 +179,8 @@ export interface RoadSigns {
   forward: Int32Array;
   backward: Int32Array;
   exits: Int32Array;
+  lanesForward: Int32Array;
+  lanesBackward: Int32Array;
 }
 
 class StringTable {
@@ -229,6 +231,8 @@ class OsmCollector {
   private readonly signForward = new Growable(Int32Array);
   private readonly signBackward = new Growable(Int32Array);
   private readonly signExits = new Growable(Int32Array);
+  private readonly signLanesForward = new Growable(Int32Array);
+  private readonly signLanesBackward = new Growable(Int32Array);
   private readonly addressWays = new Growable(Uint32Array);
   private readonly addressWayFields = new Growable(Int32Array);
   /** `addr:interpolation` ways: the kept way, its step and its own street/postcode (in `strings`), if tagged. */
@@ -358,12 +362,16 @@ class OsmCollector {
   private roadSigns(w: number, tags: Record<string, string>): void {
     const forward = destinationsOf(tags, true),
       backward = destinationsOf(tags, false),
-      exits = exitsOf(tags);
-    if (forward === null && backward === null && exits === null) return;
+      exits = exitsOf(tags),
+      lanesForward = turnLanesOf(tags, true),
+      lanesBackward = turnLanesOf(tags, false);
+    if (forward === null && backward === null && exits === null && lanesForward === null && lanesBackward === null) return;
     this.signWays.push(w);
     this.signForward.push(this.labelStrings.id(forward));
     this.signBackward.push(this.labelStrings.id(backward));
     this.signExits.push(this.labelStrings.id(exits));
+    this.signLanesForward.push(this.labelStrings.id(lanesForward));
+    this.signLanesBackward.push(this.labelStrings.id(lanesBackward));
   }
 
   /** A house of an associatedStreet relation is on the relation's street (resolved by the index build), with or without a number. */
@@ -548,6 +556,8 @@ class OsmCollector {
           forward: this.signForward.toShared(),
           backward: this.signBackward.toShared(),
           exits: this.signExits.toShared(),
+          lanesForward: this.signLanesForward.toShared(),
+          lanesBackward: this.signLanesBackward.toShared(),
         },
         strings: this.labelStrings.list,
       },
