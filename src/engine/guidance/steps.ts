@@ -6,7 +6,7 @@
 // where the road ends is "end of road"; two roads splitting ahead is a "fork"; ramps are "on ramp" /
 // "off ramp" and a ramp joining a motorway a "merge"; a roundabout is one step with its exit number and
 // an "exit roundabout" step where the route leaves it. Deliberate differences are in docs/directions.md.
-import { labelAt, labelLanes } from '../../map/graphs/road-labels.js';
+import { labelAt, labelLanesText, laneText } from '../../map/graphs/road-labels.js';
 import { edgeTail, NO_HEAD, type RoadGraph } from '../../map/graphs/road-graph.js';
 import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS } from '../../map/graphs/road-guide.js';
 import type { LegTrace } from './trace.js';
@@ -585,15 +585,25 @@ const intersection = (at: number, bearings: number[], entry: boolean[], inAt?: n
   lanes: undefined,
 });
 
+/** Per shapes, the lanes' masks of each lanes text met (null: a text OSRM's handler does not read): a far
+ *  route meets the same few again and again. */
+const laneMaskCache = new WeakMap<object, Map<number, number[] | null>>();
+function masksOf(g: GuidanceGraph, text: number): number[] | null {
+  let cache = laneMaskCache.get(g.shapes);
+  if (!cache) laneMaskCache.set(g.shapes, (cache = new Map()));
+  let masks = cache.get(text);
+  if (masks === undefined) cache.set(text, (masks = laneMasks(laneText(g.shapes, text) ?? '')));
+  return masks;
+}
+
 /** The arriving road's lanes that serve the turn from `inDir` onto `outDir` at the node whose roads are in
  *  the scratch, where the road has lanes and OSRM's handler matches them (lanes.ts); the turn is the step's
  *  `type` and `modifier` (`suppressed` where no step is made). Bearings are measured from `before`. */
 function lanesAt(g: GuidanceGraph, inDir: number, outDir: number, before: number, type: string, modifier?: string): StepIntersection['lanes'] {
-  const label = labelOfDir(g, inDir);
   // Most roads have no lanes: one look at the label's (OSRM emits none on roundabouts).
-  const text = label < 0 ? null : labelLanes(g.shapes, label, (inDir & 1) === 0);
-  if (text === null) return undefined;
-  const masks = laneMasks(text);
+  const text = labelLanesText(g.shapes, labelOfDir(g, inDir), (inDir & 1) === 0);
+  if (text < 0) return undefined;
+  const masks = masksOf(g, text);
   if (!masks) return undefined;
   const back = inDir ^ 1;
   const roads: LaneRoad[] = [];
@@ -605,7 +615,7 @@ function lanesAt(g: GuidanceGraph, inDir: number, outDir: number, before: number
     if (isBack) uturnReversed = roadEntry[i] === 0;
     const angle = isBack ? 0 : (540 - deviation(before, roadBearing[i])) % 360;
     const taken = roadDir[i] === outDir;
-    if (!isBack && roadEntry[i] && labelLanes(g.shapes, roadLabel[i], (roadDir[i] & 1) === 0) === text) sameAhead = true;
+    if (!isBack && roadEntry[i] && labelLanesText(g.shapes, roadLabel[i], (roadDir[i] & 1) === 0) === text) sameAhead = true;
     roads.push({
       angle,
       entry: isBack ? taken : roadEntry[i] === 1,

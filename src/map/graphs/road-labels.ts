@@ -49,10 +49,14 @@ export const labelSigns = (shapes: RoadLabels, label: number): RoadSigns => ({
   exits: text(shapes, shapes.labelExits[label]),
 });
 
-/** The turn lanes (`left|through;right`, osm/road-signs.ts `turnLanesOf`) of label `label`'s road travelled
- *  along its way (`forward`) or against it, or null. */
-export const labelLanes = (shapes: RoadLabels, label: number, forward: boolean): string | null =>
-  label < 0 ? null : text(shapes, (forward ? shapes.labelLanesForward : shapes.labelLanesBackward)[label]);
+/** The text (`labelText`) of the turn lanes (`left|through;right`, osm/road-signs.ts `turnLanesOf`) of label
+ *  `label`'s road travelled along its way (`forward`) or against it, or -1. Texts are stored once each: the
+ *  same lanes are the same number. */
+export const labelLanesText = (shapes: RoadLabels, label: number, forward: boolean): number =>
+  label < 0 ? -1 : (forward ? shapes.labelLanesForward : shapes.labelLanesBackward)[label];
+
+/** The turn lanes of `labelLanesText`, or null. */
+export const laneText = (shapes: RoadLabels, lanes: number): string | null => text(shapes, lanes);
 
 /**
  * The label of the way point `point` belongs to (0: neither name, ref, kind nor signs; -1: not a point of the
