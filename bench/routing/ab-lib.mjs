@@ -49,3 +49,28 @@ export async function twoCores({ map, a, b, profile, extra = {} }) {
   }
   return { sides, g, cores, nodes, at, meters, diagonal: meters({ lat: south, lon: west }, { lat: north, lon: east }) };
 }
+
+/** The modules `writeWithSteps` needs, as `twoCores`' `extra`. */
+export const STEP_MODULES = { stepJson: 'engine/guidance/step-json.js', lineJson: 'engine/line-json.js' };
+
+/**
+ * Route `v` (a RouteCore `routeE7` value of `profile`, asked with steps or not) written as a reply writes
+ * it: the line's GeoJSON into `buffer` (its points' offsets in `offsets`), then each leg's steps
+ * (planSteps, writeSteps) with `side`'s modules (STEP_MODULES). Returns the text's end.
+ */
+export function writeWithSteps(side, core, profile, v, buffer, offsets) {
+  const { stepJson, lineJson } = side;
+  let end = lineJson.writeLineString(v.geometryE7, buffer, offsets);
+  for (const [i, leg] of (v.legSteps ?? []).entries()) {
+    const planned = stepJson.planSteps(leg, core.shapes, {
+      profile,
+      format: 'geojson',
+      legIndex: i,
+      legCount: v.legSteps.length,
+      distance: v.legs[i].distance,
+      duration: v.legs[i].duration,
+    });
+    end = stepJson.writeSteps(planned, v.geometryE7, { bytes: buffer, offsets }, buffer, end);
+  }
+  return end;
+}

@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { microStats, twoCores } from './ab-lib.mjs';
+import { microStats, STEP_MODULES, twoCores, writeWithSteps } from './ab-lib.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -30,35 +30,17 @@ const { sides, cores, nodes, at, meters, diagonal } = await twoCores({
   a: opt.tree,
   b: opt.tree,
   profile,
-  extra: { stepJson: 'engine/guidance/step-json.js', lineJson: 'engine/line-json.js' },
+  extra: STEP_MODULES,
 });
-const core = cores.A;
-const { stepJson, lineJson } = sides.A;
 const buffer = new Uint8Array(1 << 24),
   offsets = new Int32Array(1 << 20);
 /** The route's milliseconds and its steps, written as a reply writes them. */
 function ask(waypoints, steps) {
   const t = performance.now();
-  const r = core.routeE7({ profile, waypoints, steps });
+  const r = cores.A.routeE7({ profile, waypoints, steps });
   if (!r.ok) throw new Error(r.error?.message ?? 'no route');
-  const v = r.value;
-  let end = lineJson.writeLineString(v.geometryE7, buffer, offsets);
-  let count = 0;
-  if (steps) {
-    for (const [i, leg] of v.legSteps.entries()) {
-      const planned = stepJson.planSteps(leg, core.shapes, {
-        profile,
-        format: 'geojson',
-        legIndex: i,
-        legCount: v.legSteps.length,
-        distance: v.legs[i].distance,
-        duration: v.legs[i].duration,
-      });
-      end = stepJson.writeSteps(planned, v.geometryE7, { bytes: buffer, offsets }, buffer, end);
-      count += leg.length;
-    }
-  }
-  return [performance.now() - t, count];
+  writeWithSteps(sides.A, cores.A, profile, r.value, buffer, offsets);
+  return [performance.now() - t, (r.value.legSteps ?? []).reduce((n, leg) => n + leg.length, 0)];
 }
 let seed = 7;
 const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;

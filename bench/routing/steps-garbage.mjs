@@ -13,7 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { microStats, twoCores } from './ab-lib.mjs';
+import { microStats, STEP_MODULES, twoCores, writeWithSteps } from './ab-lib.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -34,30 +34,15 @@ const { sides, cores, nodes, at, meters, diagonal } = await twoCores({
   a: opt.a,
   b: opt.b,
   profile,
-  extra: { stepJson: 'engine/guidance/step-json.js', lineJson: 'engine/line-json.js' },
+  extra: STEP_MODULES,
 });
 const buffer = new Uint8Array(1 << 24),
   offsets = new Int32Array(1 << 20);
 /** The route with its steps, written as a reply writes them. */
 function ask(side, waypoints) {
-  const core = cores[side];
-  const { stepJson, lineJson } = sides[side];
-  const r = core.routeE7({ profile, waypoints, steps: true });
+  const r = cores[side].routeE7({ profile, waypoints, steps: true });
   if (!r.ok) throw new Error(`${side}: ${r.error?.message ?? 'no route'}`);
-  const v = r.value;
-  const planned = v.legSteps.map((leg, i) =>
-    stepJson.planSteps(leg, core.shapes, {
-      profile,
-      format: 'geojson',
-      legIndex: i,
-      legCount: v.legSteps.length,
-      distance: v.legs[i].distance,
-      duration: v.legs[i].duration,
-    }),
-  );
-  let end = lineJson.writeLineString(v.geometryE7, buffer, offsets);
-  for (const leg of planned) end = stepJson.writeSteps(leg, v.geometryE7, { bytes: buffer, offsets }, buffer, end);
-  return end;
+  return writeWithSteps(sides[side], cores[side], profile, r.value, buffer, offsets);
 }
 let seed = 7;
 const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;

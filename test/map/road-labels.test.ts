@@ -17,6 +17,22 @@ import type { OsmWay } from '../../src/map/osm/osm-pbf.js';
 import { geometryWays, testMap, type TestGraph } from '../routing/helpers.js';
 
 /** Ways 1…7 over nodes 1…20 in a row near Vaduz, and `extra` ways after them. */
+/** Every array of the road labels (RoadLabels): each is written to the map files and read back. */
+const LABEL_ARRAYS = [
+  'labelFirst',
+  'labelIndex',
+  'labelName',
+  'labelRef',
+  'labelKind',
+  'labelDestinations',
+  'labelDestinationsShown',
+  'labelExits',
+  'labelLanesForward',
+  'labelLanesBackward',
+  'labelTextFirst',
+  'labelText',
+] as const;
+
 function smallOsm(extra: OsmWay[] = []): OsmData {
   const ids = Float64Array.from({ length: 20 }, (_, i) => i + 1);
   const coords = Float64Array.from({ length: 40 }, (_, i) => (i % 2 ? 9.52 + i * 1e-4 : 47.14 + i * 1e-4));
@@ -68,17 +84,7 @@ describe('road labels', () => {
       // Read back through the map's one door, which checks them against a manifest.
       await writeFile(join(dir, 'manifest.json'), JSON.stringify({ formatVersion: MAP_FORMAT_VERSION, files, shapes: { grid: shapes.grid } }));
       const back = await readShapeFiles(dir);
-      for (const key of [
-        'labelFirst',
-        'labelIndex',
-        'labelName',
-        'labelRef',
-        'labelDestinations',
-        'labelExits',
-        'labelTextFirst',
-        'labelText',
-        'pointsE7',
-      ] as const) {
+      for (const key of [...LABEL_ARRAYS, 'pointsE7'] as const) {
         expect(back[key].constructor).toBe(shapes[key].constructor);
         expect(Array.from(back[key])).toEqual(Array.from(shapes[key]));
         expect(back[key].buffer).toBeInstanceOf(SharedArrayBuffer);
@@ -179,17 +185,7 @@ describe('road labels on the Liechtenstein map', () => {
 
   it('is what the build made, read back from the map directory', () => {
     const built: RoadLabels = buildShapePool(osm).labels;
-    for (const key of [
-      'labelFirst',
-      'labelIndex',
-      'labelName',
-      'labelRef',
-      'labelDestinations',
-      'labelDestinationsShown',
-      'labelExits',
-      'labelTextFirst',
-      'labelText',
-    ] as const) {
+    for (const key of LABEL_ARRAYS) {
       expect(Array.from(car.shapes[key])).toEqual(Array.from(built[key]));
     }
   });
