@@ -303,7 +303,7 @@ class World {
       steps: (waypoints, waypointOptions) => {
         const r = core.routeE7({ profile, waypoints, waypointOptions, steps: true, passedIntersections: true, nearestRoad: true });
         if (!r.ok || !r.value.legSteps) return null;
-        const { legSteps, geometryE7, legs } = r.value;
+        const { legSteps, geometryE7, legs, distance } = r.value;
         const all = legSteps.flatMap((leg, i) =>
           JSON.parse(
             legStepsJson(leg, core.shapes, geometryE7, {
@@ -328,7 +328,7 @@ class World {
           bearing: all.map(bearingOf).join(','),
           // util.format's %d of the route's distance as the reply rounds it (a tenth of a meter), measured
           // on OSRM's grid: this layout is LAYOUT_SCALE smaller.
-          distance: `${Math.round(10 * LAYOUT_SCALE * legs.reduce((sum, leg) => sum + leg.distance, 0)) / 10}m`,
+          distance: `${Math.round(10 * LAYOUT_SCALE * distance) / 10}m`,
         };
       },
     };

@@ -608,13 +608,15 @@ function lanesAt(g: GuidanceGraph, inDir: number, outDir: number, before: number
   const back = inDir ^ 1;
   const roads: LaneRoad[] = [];
   let uturnReversed = true,
-    sameAhead = false;
+    sameAhead = false,
+    takenAt = -1;
   for (let i = 0; i < roadCount; i++) {
     if (isRound(roadKind[i])) return undefined;
     const isBack = roadDir[i] === back;
     if (isBack) uturnReversed = roadEntry[i] === 0;
     const angle = isBack ? 0 : (540 - deviation(before, roadBearing[i])) % 360;
     const taken = roadDir[i] === outDir;
+    if (taken) takenAt = i;
     if (!isBack && roadEntry[i] && labelLanesText(g.shapes, roadLabel[i], (roadDir[i] & 1) === 0) === text) sameAhead = true;
     roads.push({
       angle,
@@ -623,8 +625,8 @@ function lanesAt(g: GuidanceGraph, inDir: number, outDir: number, before: number
       type: taken ? type : 'turn',
     });
   }
-  const taken = roads[roads.findIndex((_, i) => roadDir[i] === outDir)];
-  if (!taken) return undefined;
+  if (takenAt < 0) return undefined;
+  const taken = roads[takenAt];
   // OSRM's order: the way back first, the others from sharp right round to sharp left.
   const sorted = roads.slice().sort((a, b) => a.angle - b.angle);
   const lanes = turnLanes(masks, sorted, sorted.indexOf(taken), uturnReversed, sameAhead);
