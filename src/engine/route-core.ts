@@ -1190,24 +1190,24 @@ export class RouteCore {
       dirOf(tgt, last),
       beside?.prices ? { edges: beside.edges, prices: beside.prices } : undefined,
     );
-    let cost = found.cost;
-    if (prices) {
-      cost = first.cost + last.cost;
-      for (let i = 0; i < edges.length; i++) cost += g.weight[edges[i]];
-      for (let i = 0; i < prices.length; i++) cost += prices[i];
-    }
     const startPiece = this.seedPiece(g, src, first, true);
     const endPiece = this.seedPiece(g, tgt, last, false);
     let touches = this.pieceBlocked(block, src.geom, startPiece) || this.pieceBlocked(block, tgt.geom, endPiece);
-    const { orig, geomCm } = g;
+    const { orig, geomCm, weight } = g;
     let cm = 0;
+    // With its turns priced, the leg's cost is its edges' and its turns' (the search's, without them).
+    let cost = prices ? first.cost + last.cost : found.cost;
     const geoms = new Array<number>(edges.length);
+    // One pass over the path's edges (a far one has tens of thousands, each read far from the last).
     for (let i = 0; i < edges.length; i++) {
-      const geom = orig[edges[i]] >> 1;
+      const e = edges[i];
+      const geom = orig[e] >> 1;
       geoms[i] = geom;
       cm += geomCm[geom];
+      if (prices) cost += weight[e];
       if (block && (block.hits.has(geom) || block.whole.has(geom))) touches = true;
     }
+    if (prices) for (let i = 0; i < prices.length; i++) cost += prices[i];
     const meters = first.meters + last.meters + cm / 100;
     const draw = (line: Polyline, joined: boolean, trace?: LegTrace, beside?: DrawnLeg): void => {
       const from = line.length;

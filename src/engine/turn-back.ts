@@ -28,6 +28,11 @@ export interface TurnPrice {
   atEveryNode: boolean;
 }
 
+/** Degrees from straight on below which car.lua's price of a turn rounds to 0 (29.5° to the right, 13.4°
+ *  to the left, where 7.5 / (1 + e^…) reaches 0.05 s). */
+export const CAR_FREE_RIGHT = 29;
+export const CAR_FREE_LEFT = 13;
+
 /** car.lua (6.0.0): a sigmoid of the angle up to `turn_penalty` 7.5 s, right turns cheaper by `turn_bias`
  *  1.075, where more than two roads meet or turning back (+ `u_turn_penalty` 20 s). Traffic signals and
  *  stop signs are not in the map, so not priced. */
@@ -35,6 +40,9 @@ export const carTurnPrice: TurnPrice = {
   atEveryNode: false,
   of: (angle, roads, uTurn) => {
     if (roads <= 2 && !uTurn) return 0;
+    // Below these the sigmoid is under 0.05 s, a price that rounds to nothing: most junctions of a far
+    // route go on nearly straight, and their exp is skipped (turn-prices.test.ts checks every angle up to them).
+    if (!uTurn && (angle >= 0 ? angle < CAR_FREE_RIGHT : -angle < CAR_FREE_LEFT)) return 0;
     const s =
       angle >= 0 ? 7.5 / (1 + Math.exp(-(((13 / 1.075) * angle) / 180 - 6.5 * 1.075))) : 7.5 / (1 + Math.exp(-((13 * 1.075 * -angle) / 180 - 6.5 / 1.075)));
     return Math.round(10 * (s + (uTurn ? 20 : 0)));
@@ -235,6 +243,28 @@ export function turnCost(r: TurnRules, v: number, a: number, d: number, roads = 
   return r.price.of(deviation(arrivalBearing(g, a, kx), guidedBearing(g, d, kx)), meeting, false);
 }
 
+/** turnCost of a turn whose arriving node's latitude (1e-7°) is known: turnPrices reads those of a path's
+ *  turns ahead, in a loop of their own. */
+function turnCostAt(r: TurnRules, v: number, a: number, d: number, latE7: number): number {
+  if (a < 0 || d < 0) return 0;
+  if (forbidden(r, v, a, d)) return Infinity;
+  const price = r.price!;
+  const uTurn = d === (a ^ 1);
+  const meeting = r.junctions ? (r.junctions[v >> 3] & (1 << (v & 7)) ? 3 : 2) : roadsAt(r, v);
+  if (!uTurn && meeting <= 2 && !price.atEveryNode) return 0;
+  if (uTurn) return price.of(180, meeting, true);
+  const kx = eastScale(latE7);
+  return price.of(deviation(arrivalBearing(r.g, a, kx), guidedBearing(r.g, d, kx)), meeting, false);
+}
+
+// turnPrices' scratch, grown as far paths need: the path's directed edges and nodes, its turns to price,
+// and where each of those arrives.
+let pathDirs = new Int32Array(1024),
+  pathNodes = new Int32Array(1024),
+  priced = new Int32Array(1024),
+  arrivals = new Int32Array(1024);
+const atLeast = (a: Int32Array<ArrayBuffer>, n: number): Int32Array<ArrayBuffer> => (a.length >= n ? a : new Int32Array(Math.max(n, 2 * a.length)));
+
 /**
  * The price of each turn a path takes (turnCost): entry i the turn before its edge i (the start's first),
  * the last the turn into the waypoint's piece at its end; a kept-out turn (kept where it could not be
@@ -261,15 +291,46 @@ export function turnPrices(
   while (head + tail < n && head + tail < base.length && edges[n - 1 - tail] === base[base.length - 1 - tail]) tail++;
   const out = new Float64Array(n + 1);
   const shift = base.length - n;
+  // A far path has tens of thousands of edges, each read far from the one before: the reads are made in
+  // loops of nothing else, whose misses the processor overlaps, rather than one by one between prices.
+  // Turn i is at node nodes[i], arriving along dirs[i] and leaving along dirs[i + 1].
+  const dirs = (pathDirs = atLeast(pathDirs, n + 2)),
+    nodes = (pathNodes = atLeast(pathNodes, n + 1));
+  const { head: heads, orig, geomFirst, geomLast } = g;
+  dirs[0] = startDir;
+  for (let i = 0; i < n; i++) dirs[i + 1] = orig[edges[i]];
+  dirs[n + 1] = endDir;
+  nodes[0] = start;
+  for (let i = 0; i < n; i++) nodes[i + 1] = heads[edges[i]];
+  // The turns to price: not those copied from `beside`, and not those where two roads meet under a price
+  // that only junctions pay (turnCost's answer is 0 there, a kept-out turn's 0 here too: most nodes of a
+  // far path).
+  const junctions = r.junctions;
+  const todo = (priced = atLeast(priced, n + 1));
+  let m = 0;
   for (let i = 0; i <= n; i++) {
-    // Entry i is the turn between edges i - 1 and i: shared when both lie in the same stretch.
     if (i >= 1 && i < head) out[i] = beside!.prices[i];
     else if (i > n - tail && i < n) out[i] = beside!.prices[i + shift];
     else {
-      const v = i === 0 ? start : g.head[edges[i - 1]];
-      const turn = turnCost(r, v, i === 0 ? startDir : g.orig[edges[i - 1]], i === n ? endDir : g.orig[edges[i]]);
-      out[i] = turn === Infinity ? 0 : turn;
+      const a = dirs[i],
+        d = dirs[i + 1],
+        v = nodes[i];
+      if (junctions === null || a < 0 || d < 0 || d === (a ^ 1) || (junctions[v >> 3] & (1 << (v & 7))) !== 0) todo[m++] = i;
     }
+  }
+  // The latitude of each priced turn's node (its bearings' east-west scale), at the end its arriving road
+  // has there.
+  const at = (arrivals = atLeast(arrivals, m));
+  for (let k = 0; k < m; k++) {
+    const a = dirs[todo[k]];
+    at[k] = a < 0 ? -1 : a & 1 ? geomFirst[a >> 1] : geomLast[a >> 1];
+  }
+  const pts = g.shapes.pointsE7;
+  for (let k = 0; k < m; k++) at[k] = at[k] < 0 ? 0 : pts[2 * at[k]];
+  for (let k = 0; k < m; k++) {
+    const i = todo[k];
+    const turn = turnCostAt(r, nodes[i], dirs[i], dirs[i + 1], at[k]);
+    out[i] = turn === Infinity ? 0 : turn;
   }
   return out;
 }

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { placeGraphs } from '../../src/engine/graph-memory.js';
 import { RouteCore } from '../../src/engine/route-core.js';
-import { bicycleTurnPrice, carTurnPrice, turnCost, turnPrices, turnRules, type TurnRules } from '../../src/engine/turn-back.js';
+import { bicycleTurnPrice, CAR_FREE_LEFT, CAR_FREE_RIGHT, carTurnPrice, turnCost, turnPrices, turnRules, type TurnRules } from '../../src/engine/turn-back.js';
 import { dijkstra, plainNodes, rng, testMap, type TestGraph } from './helpers.js';
 
 describe('turn prices', () => {
@@ -19,6 +19,22 @@ describe('turn prices', () => {
     expect(carTurnPrice.of(180, 1, true)).toBe(275);
     expect(carTurnPrice.of(90, 2, false)).toBe(0);
     expect(carTurnPrice.of(-90, 2, false)).toBe(0);
+  });
+
+  it('car.lua: the angles whose price is skipped as rounding to 0 do round to 0 by the formula, and the next degree does not', () => {
+    // car.lua's process_turn, written out again here: of() no longer computes it below the two limits.
+    const formula = (angle: number): number =>
+      Math.round(
+        10 *
+          (angle >= 0
+            ? 7.5 / (1 + Math.exp(-(((13 / 1.075) * angle) / 180 - 6.5 * 1.075)))
+            : 7.5 / (1 + Math.exp(-((13 * 1.075 * -angle) / 180 - 6.5 / 1.075)))),
+      );
+    for (let a = 0; a < CAR_FREE_RIGHT; a += 0.001) expect(formula(a)).toBe(0);
+    for (let a = 0; a < CAR_FREE_LEFT; a += 0.001) expect(formula(-a)).toBe(0);
+    expect(formula(CAR_FREE_RIGHT + 1)).toBeGreaterThan(0);
+    expect(formula(-CAR_FREE_LEFT - 1)).toBeGreaterThan(0);
+    for (let a = -180; a <= 180; a += 0.25) expect(carTurnPrice.of(a, 3, false), `${a}°`).toBe(formula(a));
   });
 
   it("bicycle.lua's square of the angle: (angle / 90)² × 6 s, ÷ 1.4 to the right, × 1.4 to the left, at every node", () => {
@@ -115,6 +131,58 @@ describe('routes with their turns priced on Liechtenstein', () => {
       expect(dearer).toBeGreaterThan(30);
     },
   );
+});
+
+describe('the prices of a path', () => {
+  it('are turnCost turn by turn, a kept-out turn 0 (junctions that only junctions pay skipped, U-turns and rings looked at)', async () => {
+    const g = withReverse((await testMap()).graphs['driving-car']);
+    const rand = rng(17);
+    for (const [price, driving] of [
+      [carTurnPrice, true],
+      [bicycleTurnPrice, false],
+    ] as const) {
+      const rules = turnRules(g, driving, price);
+      let turns = 0,
+        uTurns = 0,
+        priced = 0;
+      for (let k = 0; k < 300; k++) {
+        // A random walk, U-turns included (a third of its steps go back where that is an edge).
+        const walk: number[] = [];
+        let v = Math.floor(rand() * g.nodeCount),
+          start = v;
+        for (let i = 0; i < 30; i++) {
+          const out = g.firstOut[v + 1] - g.firstOut[v];
+          if (out === 0) break;
+          let e = g.firstOut[v] + Math.floor(rand() * out);
+          if (walk.length && rand() < 0.33) {
+            const back = g.orig[walk[walk.length - 1]] ^ 1;
+            for (let f = g.firstOut[v]; f < g.firstOut[v + 1]; f++) if (g.orig[f] === back) e = f;
+          }
+          if (i === 0) start = v;
+          walk.push(e);
+          v = g.head[e];
+        }
+        if (walk.length < 2) continue;
+        const edges = Uint32Array.from(walk);
+        const startDir = rand() < 0.5 ? -1 : g.orig[edges[0]] ^ 1;
+        const endDir = rand() < 0.5 ? -1 : g.orig[edges[edges.length - 1]] ^ 1;
+        const prices = turnPrices(rules, startDir, start, edges, endDir)!;
+        for (let i = 0; i <= edges.length; i++) {
+          const node = i === 0 ? start : g.head[edges[i - 1]];
+          const a = i === 0 ? startDir : g.orig[edges[i - 1]];
+          const d = i === edges.length ? endDir : g.orig[edges[i]];
+          const turn = turnCost(rules, node, a, d);
+          expect(prices[i], `walk ${k}, turn ${i}`).toBe(turn === Infinity ? 0 : turn);
+          turns++;
+          if (a >= 0 && d === (a ^ 1)) uTurns++;
+          if (prices[i] > 0) priced++;
+        }
+      }
+      expect(turns).toBeGreaterThan(3000);
+      expect(uTurns).toBeGreaterThan(100);
+      expect(priced).toBeGreaterThan(300);
+    }
+  });
 });
 
 describe('the prices of a path beside another', () => {
