@@ -74,4 +74,20 @@ describe('ferries', () => {
     const walk = core('foot-walking', { route: 'ferry', motor_vehicle: 'no' }).route({ profile: 'foot-walking', waypoints: [from, to] });
     expect(walk.ok).toBe(true);
   });
+
+  it("steps on the ferry have OSRM's mode `ferry`, and going onto and off it straight on is a notification", () => {
+    const from = { lat: LAT, lon: lonAt(250) },
+      to = { lat: LAT, lon: lonAt(2750) };
+    for (const profile of ['driving-car', 'foot-walking', 'cycling-regular'] as const) {
+      const r = core(profile, { route: 'ferry' }).routeE7({ profile, waypoints: [from, to], steps: true });
+      expect(r.ok, profile).toBe(true);
+      const steps = r.ok ? (r.value.legSteps?.[0] ?? []) : [];
+      expect(
+        steps.map((st) => `${st.type}${st.modifier ? ` ${st.modifier}` : ''}`),
+        profile,
+      ).toEqual(['depart', 'notification straight', 'notification straight', 'arrive']);
+      // The depart and arrive steps are on the roads at either end; the second notification leaves the ferry.
+      expect(steps.map((st) => st.ferry === true)).toEqual([false, true, false, false]);
+    }
+  });
 });

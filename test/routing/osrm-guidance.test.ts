@@ -228,3 +228,26 @@ describe.skipIf(!existsSync(TARBALL))("OSRM's turn lanes (the intersections' `la
     expect(status('Merge Lanes Onto Freeway', /waypoints=d,c .*slight right:true slight right:true/)).toEqual(['agree']);
   });
 });
+
+describe.skipIf(!existsSync(TARBALL))('travel modes: ferries (`modes`, OSRM\'s "notification")', () => {
+  const reports = runGuidance(TARBALL, ['notification', 'collapse-ferry', 'staggered-intersections', 'roundabout']);
+  const rows = reports.flatMap((r) => r.rows);
+  const status = (scenario: string, pattern: RegExp) => rows.filter((r) => r.scenario === scenario && pattern.test(r.row)).map((r) => r.status);
+
+  it("compares the modes column: a step on a ferry says `ferry`, the others their profile's mode", () => {
+    expect(rows.filter((r) => /expects modes/.test(r.detail ?? ''))).toEqual([]);
+    expect(reports.find((r) => r.file === 'guidance/notification')!.disagree).toBe(0);
+    expect(status('Switching Ferry in a Harbour', /modes=driving,ferry,ferry,driving,driving/)).toEqual(['agree']);
+  });
+
+  it('says a change onto or off a ferry where nothing else would be said ("notification straight"), nothing along a ferry that goes on under its name, and turns (not "end of road") off it', () => {
+    expect(status('End of Road Ferries', /waypoints=g,e /)).toEqual(['agree']);
+    expect(status('Collapse Steps While On Ferry', /waypoints=f,j /)).toEqual(['agree']);
+    // The second "Only Enter": a ferry off the roundabout's exit road.
+    expect(status('Only Enter', /notification straight/)).toEqual(['agree']);
+  });
+
+  it('collapses no staggered intersection across a change of mode', () => {
+    expect(status('Staggered Intersection: do not collapse if a mode change is involved', /./)).toEqual(['agree', 'agree']);
+  });
+});

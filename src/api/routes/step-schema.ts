@@ -24,6 +24,7 @@ export const routeStepSchema = z
           'rotary',
           'exit roundabout',
           'exit rotary',
+          'notification',
           'arrive',
         ])
         .describe("OSRM's maneuver types that Waymark announces."),
@@ -51,7 +52,9 @@ export const routeStepSchema = z
     rotary_name: z.string().optional().describe('rotary (`junction=circular`): the name of the circle, when it has one.'),
     distance: z.number().describe('Meters to the next maneuver.'),
     duration: z.number().describe('Seconds to the next maneuver.'),
-    mode: z.enum(['driving', 'cycling', 'walking']),
+    mode: z
+      .enum(['driving', 'cycling', 'walking', 'ferry'])
+      .describe("The profile's travel mode; `ferry` on a ferry (`route=ferry`), whose boarding and leaving a `notification` step says where no turn does."),
     intersections: z
       .array(
         z.object({

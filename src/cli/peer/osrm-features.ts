@@ -326,6 +326,7 @@ class World {
           lanes: all.map(lanesOf).join(','),
           locations: all.map((st) => this.nodeNameAt(st.maneuver.location)).join(','),
           bearing: all.map(bearingOf).join(','),
+          modes: all.map((st) => st.mode).join(','),
           // util.format's %d of the route's distance as the reply rounds it (a tenth of a meter), measured
           // on OSRM's grid: this layout is LAYOUT_SCALE smaller.
           distance: `${Math.round(10 * LAYOUT_SCALE * distance) / 10}m`,
@@ -358,7 +359,7 @@ class World {
 
 /** The columns of a route table that the steps answer, as OSRM's cucumber support writes them from its
  *  steps (features/support/route.js, shared_steps.js): `route` is then the steps' names. */
-const STEP_COLUMNS = ['route', 'turns', 'ref', 'destinations', 'exits', 'intersections', 'lanes', 'locations', 'bearing', 'distance'] as const;
+const STEP_COLUMNS = ['route', 'turns', 'ref', 'destinations', 'exits', 'intersections', 'lanes', 'locations', 'bearing', 'distance', 'modes'] as const;
 type StepColumns = Record<(typeof STEP_COLUMNS)[number], string>;
 
 interface Router {
@@ -386,6 +387,7 @@ interface OsrmStep {
   exits?: string;
   rotary_name?: string;
   maneuver: { type: string; modifier?: string; exit?: number; location: [number, number] };
+  mode: string;
   intersections: Array<{ bearings: number[]; entry: boolean[]; in?: number; out?: number; lanes?: Array<{ indications: string[]; valid: boolean }> }>;
 }
 

@@ -78,7 +78,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'roundabout/Double Roundabout with through-lane': 'roundabouts',
   'roundabout/Drive through roundabout': 'roundabouts',
   'roundabout/Linked Roundabouts': 'roundabouts',
-  'roundabout/Only Enter': 'roundabouts',
   'roundabout/Turboroundabout, Königstein im Taunus': 'roundabouts',
   'turn/End of road, T-intersection, no obvious turn, only one road allowed': 'junction-model',
   'turn/Go onto turning major road': 'obviousness',

@@ -152,7 +152,7 @@ export interface PlannedSteps {
 export function planSteps(steps: RawStep[], shapes: Shapes, o: StepOptions): PlannedSteps {
   const values = shownValues(steps, o);
   const mode = MODES[o.profile] ?? 'driving';
-  const instructions = o.language ? steps.map((s) => utf8.encode(JSON.stringify(instruction(s, shapes, mode, o)))) : null;
+  const instructions = o.language ? steps.map((s) => utf8.encode(JSON.stringify(instruction(s, shapes, s.ferry ? FERRY_MODE : mode, o)))) : null;
   let bound = 2;
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i];
@@ -169,6 +169,10 @@ export function planSteps(steps: RawStep[], shapes: Shapes, o: StepOptions): Pla
 
 const intersectionBytes = (x: StepIntersection): number =>
   96 + 12 * x.bearings.length + (x.lanes ? 12 + x.lanes.masks.reduce((n, m) => n + laneJson(m).length + 6, 0) : 0);
+
+/** OSRM's travel mode on a ferry, every profile's. */
+const FERRY_MODE = 'ferry';
+const FERRY_MODE_JSON = utf8.encode(`,"mode":"${FERRY_MODE}","intersections":[{"location":[`);
 
 /** OSRM's travel modes whose steps show turn lanes: its car profile's (car.lua's turn lanes handler). */
 const LANES_MODE = 'driving';
@@ -383,7 +387,7 @@ export function writeSteps(planned: PlannedSteps, line: Int32Array, text: LineTe
     if (rotary) p = put(rotary.nameJson, b, put(K.ROTARY_NAME, b, p));
     p = putNumber(values[2 * i], b, put(K.DISTANCE, b, p));
     p = putNumber(values[2 * i + 1], b, put(K.DURATION, b, p));
-    p = put(mode, b, p);
+    p = put(s.ferry ? FERRY_MODE_JSON : mode, b, p);
     p = putIntersection(line, s.intersection, withLanes, b, p);
     if (s.passed) for (const x of s.passed) p = putIntersection(line, x, withLanes, b, put(K.NEXT_INTERSECTION, b, p));
     b[p++] = 93;

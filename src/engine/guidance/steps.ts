@@ -8,6 +8,7 @@
 // an "exit roundabout" step where the route leaves it. Deliberate differences are in docs/directions.md.
 import { labelAt, labelLanesText, laneText } from '../../map/graphs/road-labels.js';
 import { edgeTail, NO_HEAD, type RoadGraph } from '../../map/graphs/road-graph.js';
+import { EXCLUDE_BIT } from '../../map/graphs/profiles.js';
 import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS } from '../../map/graphs/road-guide.js';
 import type { LegTrace } from './trace.js';
 import { announced } from './names.js';
@@ -29,7 +30,7 @@ export interface ReverseView {
 }
 export type GuidanceGraph = Pick<
   RoadGraph,
-  'firstOut' | 'head' | 'orig' | 'origFirst' | 'origEdges' | 'origHead' | 'geomFirst' | 'geomLast' | 'geomCm' | 'geomGuide' | 'shapes'
+  'firstOut' | 'head' | 'orig' | 'origFirst' | 'origEdges' | 'origHead' | 'geomFirst' | 'geomLast' | 'geomCm' | 'geomGuide' | 'geomClass' | 'shapes'
 > &
   ReverseView;
 
@@ -67,6 +68,8 @@ export interface RawStep {
   /** How many intersections (nodes of three or more roads) the step passes after its maneuver, whether
    *  `passed` lists them or not. */
   crossed: number;
+  /** On a ferry (`route=ferry`): OSRM's travel mode `ferry` instead of the profile's. */
+  ferry?: boolean;
 }
 
 // Scratch for the roads at one node: a junction has a handful (more than MAX_ROADS only in odd data; the
@@ -117,6 +120,22 @@ export function guidedBearing(g: GuidanceGraph, d: number, kx: number): number {
 const labelOfDir = (g: GuidanceGraph, d: number): number => (g.geomGuide.length ? g.geomGuide[GUIDE_WORDS * (d >> 1)] : labelAt(g.shapes, g.geomFirst[d >> 1]));
 
 const kindOf = (g: GuidanceGraph, d: number): number => kindOfLabel(g, labelOfDir(g, d));
+
+/** Whether directed edge `d`'s way is a ferry (its class `ferry`, profiles.ts `wayClasses`). */
+const onFerry = (g: GuidanceGraph, d: number): boolean => d >= 0 && g.geomClass.length > d >> 1 && (g.geomClass[d >> 1] & EXCLUDE_BIT.ferry) !== 0;
+
+/** Per graph (its classes' array), whether any of its ways is a ferry: most maps have none, and their steps
+ *  then read no class at a junction (a far route decides a thousand). Found when RouteCore makes its view. */
+const ferryGraphs = new WeakMap<Uint8Array, boolean>();
+export function hasFerries(g: GuidanceGraph): boolean {
+  let any = ferryGraphs.get(g.geomClass);
+  if (any === undefined) {
+    any = false;
+    for (let x = 0; x < g.geomClass.length && !any; x++) if (g.geomClass[x] & EXCLUDE_BIT.ferry) any = true;
+    ferryGraphs.set(g.geomClass, any);
+  }
+  return any;
+}
 const kindOfLabel = (g: GuidanceGraph, label: number): number => (label < 0 ? 0 : g.shapes.labelKind[label]);
 
 /** Collects the roads at node v, whose east-west scale is `kx`, into the scratch: every way out (entry) and
@@ -687,6 +706,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   while (n - k0 > 1 && trace.meters[k0] === 0) k0++;
   const steps: RawStep[] = [];
   pairsFor(g);
+  const ferries = hasFerries(g);
+  const ferry = (d: number): boolean => ferries && onFerry(g, d);
   const memo = passed ? null : goingOnFor(g);
   const lastPoint = trace.end[n - 1];
   const lineBearing = (a: number, b: number): number => {
@@ -707,6 +728,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     labelOf(trace.dir[k0]),
     intersection(first, [departAfter], [true], undefined, 0),
   );
+  if (ferry(trace.dir[k0])) current.ferry = true;
   steps.push(current);
   // The current step's meters and tenths so far (added up here, given to the step when the next starts).
   tally[METERS] = tally[TENTHS] = 0;
@@ -747,7 +769,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   const make = (type: string, modifier?: string): RawStep => {
     const x = intersectionOf(at, back, outDir);
     x.lanes = lanesAt(g, back ^ 1, outDir, tally[BEFORE], type, modifier);
-    return rawStep(type, modifier, at, lastPoint, Math.round(tally[BEFORE]) % 360, Math.round(tally[AFTER]) % 360, outLabel, x);
+    const step = rawStep(type, modifier, at, lastPoint, Math.round(tally[BEFORE]) % 360, Math.round(tally[AFTER]) % 360, outLabel, x);
+    if (ferry(outDir)) step.ferry = true;
+    return step;
   };
   let nextLabel = labelOf(trace.dir[k0]);
   for (let k = k0; k < n; k++) {
@@ -798,6 +822,10 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
       const inKind = inLabel < 0 ? 0 : g.shapes.labelKind[inLabel],
         outKind = outLabel < 0 ? 0 : g.shapes.labelKind[outLabel];
+      // Onto or off a ferry: where nothing else would be said, OSRM's "notification" says it
+      // (getInstructionForObvious, a change of travel mode), in the direction of the turn.
+      const inFerry = ferry(inDir);
+      const modeChange = inFerry !== ferry(outDir);
       // Roundabouts: one step where the route enters, its exits counted on the way round, and an
       // "exit roundabout" step where it leaves.
       if (isRound(inKind) || isRound(outKind)) {
@@ -847,6 +875,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         emit(make('exit roundabout', turnDirection(dev)));
         break decide;
       }
+      // On a ferry that goes on under its name (its lines meeting at a harbour): nothing to say.
+      if (inFerry && !modeChange && sameRoad(g, inLabel, outLabel)) break decide;
       // The other roads a driver could take here; service roads do not make a choice on a public road.
       const lowIn = (inKind & CLASS_MASK) === SERVICE || (inKind & CLASS_MASK) === 0;
       let others = 0,
@@ -920,7 +950,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
       // A bend where the road meets no other: only a change of name is said.
       if (others === 0) {
-        if (!same) emit(make('new name', turnDirection(dev)));
+        if (modeChange) emit(make('notification', turnDirection(dev)));
+        else if (!same) emit(make('new name', turnDirection(dev)));
         break decide;
       }
       const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(continues && !same);
@@ -930,6 +961,10 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         if (!same && throughStreet(g, outAt, inBack)) {
           if (isHighway(outKind) && !(outKind & LINK)) emit(make('merge', dev > 0 ? 'slight right' : 'slight left'));
           else emit(make('turn', 'straight'));
+          break decide;
+        }
+        if (modeChange) {
+          emit(make('notification', turnDirection(dev)));
           break decide;
         }
         // Back onto the name held before a straight change of name (a bridge's own name): OSRM collapses both.
@@ -955,14 +990,19 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         emit(make('fork', dev < nearMin ? 'slight left' : dev > nearMax ? 'slight right' : 'straight'));
         break decide;
       }
-      // The road goes on, straighter than any other and within OSRM's NARROW_TURN_ANGLE: nothing to say.
-      if (same && straighter === 0 && outDev <= 40) break decide;
+      // The road goes on, straighter than any other and within OSRM's NARROW_TURN_ANGLE: nothing to say
+      // (but a change of mode).
+      if (same && straighter === 0 && outDev <= 40) {
+        if (modeChange) emit(make('notification', turnDirection(dev)));
+        break decide;
+      }
       // The road ends across the route's way at a three-way junction: nothing straight on, a road to the other side.
       if (!straightOn && roadCount === 3 && outDev > 50 && outDev < 130 && (dev < 0 ? right > 0 : left > 0)) {
         // Said only after a step that passed an intersection, where it tells which junction this is (OSRM's
         // post-processing, MIN_END_OF_ROAD_INTERSECTIONS): right after the last maneuver it is a turn, or a
         // continue onto the name the route was on.
-        const told = current.crossed + 1 >= MIN_END_OF_ROAD_INTERSECTIONS;
+        // (Off a ferry, never: OSRM turns there.)
+        const told = !modeChange && current.crossed + 1 >= MIN_END_OF_ROAD_INTERSECTIONS;
         const type = told ? 'end of road' : hasName(g, outLabel) && sameRoad(g, current.label, outLabel) ? 'continue' : 'turn';
         emit(make(type, dev < 0 ? 'left' : 'right'));
         break decide;
@@ -1006,6 +1046,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     labelOf(trace.dir[n - 1]),
     intersection(lastPoint, [(arriveBefore + 180) % 360], [true], 0),
   );
+  if (ferry(trace.dir[n - 1])) arrive.ferry = true;
   emit(arrive);
   return withoutShortNames(g, withTurnsCollapsed(g, steps, passed), passed);
 }
@@ -1053,7 +1094,8 @@ function withTurnsCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boolean)
     const j = next(i);
     if (isWaypoint(steps[j])) break;
     const h = previous(i);
-    if (isStaggered(steps[i], steps[j])) {
+    // A change of travel mode (onto or off a ferry) is told where it happens: OSRM collapses no step across one.
+    if (isStaggered(steps[i], steps[j]) && !steps[i].ferry === !steps[j].ferry && !steps[h].ferry === !steps[i].ferry) {
       // OSRM's StaggeredTurnStrategy: straight on, under the new name if there is one (short, it then goes
       // with the short names), else into the step before.
       combine(i, j, 'new name', 'straight');
