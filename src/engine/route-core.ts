@@ -7,7 +7,7 @@ import type { GridView } from '../map/graphs/segment-grid.js';
 import { blockCircles, blockPolygons, lineEntersCircles, lineEntersPolygons, type AvoidPolygon, type Circle } from './avoid.js';
 import { type Corridor, corridorAlong } from './corridor.js';
 import { claimReverse, ensureReverse, reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
-import { hasFerries, legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
+import { hasModes, legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
 import { legTraces, type LegTrace } from './guidance/trace.js';
 import { settleTurns, takesForbiddenTurn, takesForbiddenTurnBeside, turnPriceOf, turnPrices, turnRules, turnsBetween, type TurnRules } from './turn-back.js';
 import {
@@ -490,8 +490,9 @@ export class RouteCore {
       const graph = viewGraph(pm, this.shared.shapes);
       const guidance = { ...graph, ...reverseView(pm) };
       const turns = turnRules(guidance, profile === 'driving-car' || profile === 'driving-hgv', this.options.turnPrices ? turnPriceOf(profile) : null);
-      // Its ways looked through for ferries now (a scan of every geometry's classes), not by its first steps.
-      hasFerries(guidance);
+      // Its ways looked through for ferries and pushed bicycles now (a scan of every geometry's classes),
+      // not by its first steps.
+      hasModes(guidance);
       v = {
         kernel: new RouteKernel(pm),
         graph,

@@ -43,7 +43,9 @@ import type { TilesManifest } from './tiles/build.js';
  * (`streetPostcode`, `streetCity`), address points' addr:city (`addrCity`), address points with a
  * street and no number, municipalities' centres.
  * 18: per profile `geomClass.u8`, each geometry's exclude classes (toll, motorway, ferry, unpaved) for
- * routes that keep off them.
+ * routes that keep off them (a map of format 23 built since steps have travel modes also has, for the
+ * bicycle, where the bike is pushed each way: bits no request excludes; one built before lacks them, and its
+ * bicycle steps say `cycling` throughout).
  * 19: search finds streets and places by their other names too (`name:xx`, alt_name, official_name,
  * short_name) in `geocoder/search.bin`; same layout, more words.
  * 20: same files; the manifest lists each file's XXH128 (`xxh128`) instead of its SHA-256: `serve` checks

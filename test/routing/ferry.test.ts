@@ -87,7 +87,7 @@ describe('ferries', () => {
         profile,
       ).toEqual(['depart', 'notification straight', 'notification straight', 'arrive']);
       // The depart and arrive steps are on the roads at either end; the second notification leaves the ferry.
-      expect(steps.map((st) => st.ferry === true)).toEqual([false, true, false, false]);
+      expect(steps.map((st) => st.mode)).toEqual([undefined, 'ferry', undefined, undefined]);
     }
   });
 });

@@ -229,8 +229,8 @@ describe.skipIf(!existsSync(TARBALL))("OSRM's turn lanes (the intersections' `la
   });
 });
 
-describe.skipIf(!existsSync(TARBALL))('travel modes: ferries (`modes`, OSRM\'s "notification")', () => {
-  const reports = runGuidance(TARBALL, ['notification', 'collapse-ferry', 'staggered-intersections', 'roundabout']);
+describe.skipIf(!existsSync(TARBALL))('travel modes: ferries and pushed bicycles (`modes`, OSRM\'s "notification")', () => {
+  const reports = runGuidance(TARBALL, ['notification', 'collapse-ferry', 'staggered-intersections', 'roundabout', 'bike-staggered-intersections']);
   const rows = reports.flatMap((r) => r.rows);
   const status = (scenario: string, pattern: RegExp) => rows.filter((r) => r.scenario === scenario && pattern.test(r.row)).map((r) => r.status);
 
@@ -249,5 +249,11 @@ describe.skipIf(!existsSync(TARBALL))('travel modes: ferries (`modes`, OSRM\'s "
 
   it('collapses no staggered intersection across a change of mode', () => {
     expect(status('Staggered Intersection: do not collapse if a mode change is involved', /./)).toEqual(['agree', 'agree']);
+  });
+
+  it('says `pushing bike` where a bicycle is walked (a footway, against a oneway), and turns there rather than going straight through', () => {
+    expect(reports.find((r) => r.file === 'guidance/bike-staggered-intersections')!.disagree).toBe(0);
+    expect(status('Staggered Intersection - pushing at start and end', /modes=pushing bike,cycling,pushing bike,pushing bike/).length).toBeGreaterThan(0);
+    expect(status('Staggered Intersection - pushing at start and end', /./).every((x) => x === 'agree')).toBe(true);
   });
 });

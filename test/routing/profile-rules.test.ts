@@ -121,7 +121,13 @@ describe('oneways', () => {
   });
 
   it('a cyclist pushes the bike against a oneway at walking speed where walking is allowed', () => {
-    expect(wayAccess('cycling-regular', { highway: 'residential', oneway: 'yes' })).toEqual({ forward: 16, backward: 5 });
+    // Pushed against it: OSRM's mode `pushing bike` that way (the steps say so).
+    expect(wayAccess('cycling-regular', { highway: 'residential', oneway: 'yes' })).toEqual({
+      forward: 16,
+      backward: 5,
+      pushedForward: false,
+      pushedBackward: true,
+    });
     expect(dirs('cycling-regular', { highway: 'residential', oneway: 'yes', foot: 'no' })).toBe('forward');
     expect(dirs('cycling-regular', { highway: 'residential', oneway: 'yes', cycleway: 'opposite_lane' })).toBe('both');
     expect(wayAccess('cycling-regular', { highway: 'residential', oneway: 'yes', 'oneway:bicycle': 'no' })).toEqual({ forward: 16, backward: 16 });

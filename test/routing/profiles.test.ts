@@ -34,9 +34,9 @@ describe('profile rules', () => {
     expect(wayAccess('cycling-regular', { highway: 'residential', oneway: 'yes', 'oneway:bicycle': 'no' })).toEqual({ forward: 16, backward: 16 });
     expect(wayAccess('foot-walking', { highway: 'residential', oneway: 'yes' })).toEqual({ forward: 5, backward: 5 });
     // On a footway the cyclist pushes the bike, unless bicycles are allowed to ride there.
-    expect(wayAccess('cycling-regular', { highway: 'footway' })).toEqual({ forward: 5, backward: 5 });
+    expect(wayAccess('cycling-regular', { highway: 'footway' })).toEqual({ forward: 5, backward: 5, pushedForward: true, pushedBackward: true });
     expect(wayAccess('cycling-regular', { highway: 'footway', foot: 'no' })).toBeNull();
-    expect(wayAccess('cycling-regular', { highway: 'footway', bicycle: 'yes' })).not.toBeNull();
+    expect(wayAccess('cycling-regular', { highway: 'footway', bicycle: 'yes' })).toEqual({ forward: 12, backward: 12 });
   });
 
   it('foot detours around a motorway the car takes', () => {

@@ -53,8 +53,10 @@ export const routeStepSchema = z
     distance: z.number().describe('Meters to the next maneuver.'),
     duration: z.number().describe('Seconds to the next maneuver.'),
     mode: z
-      .enum(['driving', 'cycling', 'walking', 'ferry'])
-      .describe("The profile's travel mode; `ferry` on a ferry (`route=ferry`), whose boarding and leaving a `notification` step says where no turn does."),
+      .enum(['driving', 'cycling', 'walking', 'ferry', 'pushing bike'])
+      .describe(
+        "The profile's travel mode; `ferry` on a ferry (`route=ferry`), `pushing bike` where a bicycle is walked (a footway, against a oneway). A `notification` step says where the mode changes and no turn does.",
+      ),
     intersections: z
       .array(
         z.object({

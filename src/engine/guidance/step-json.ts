@@ -13,7 +13,7 @@ import type { Shapes } from '../../map/graphs/road-graph.js';
 import { LINE_STRING_PREFIX, lineStringBytes, writeCoordinate, writeDigits, writeLineString } from '../line-json.js';
 import { polylineBytes, writePolyline, writePolylineStart } from '../polyline.js';
 import { LANE_INDICATIONS } from './lanes.js';
-import type { RawStep, StepIntersection } from './steps.js';
+import type { RawStep, StepIntersection, StepMode } from './steps.js';
 
 const compiler = osrmTextInstructions('v5');
 const utf8 = new TextEncoder();
@@ -152,7 +152,7 @@ export interface PlannedSteps {
 export function planSteps(steps: RawStep[], shapes: Shapes, o: StepOptions): PlannedSteps {
   const values = shownValues(steps, o);
   const mode = MODES[o.profile] ?? 'driving';
-  const instructions = o.language ? steps.map((s) => utf8.encode(JSON.stringify(instruction(s, shapes, s.ferry ? FERRY_MODE : mode, o)))) : null;
+  const instructions = o.language ? steps.map((s) => utf8.encode(JSON.stringify(instruction(s, shapes, s.mode ?? mode, o)))) : null;
   let bound = 2;
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i];
@@ -170,9 +170,11 @@ export function planSteps(steps: RawStep[], shapes: Shapes, o: StepOptions): Pla
 const intersectionBytes = (x: StepIntersection): number =>
   96 + 12 * x.bearings.length + (x.lanes ? 12 + x.lanes.masks.reduce((n, m) => n + laneJson(m).length + 6, 0) : 0);
 
-/** OSRM's travel mode on a ferry, every profile's. */
-const FERRY_MODE = 'ferry';
-const FERRY_MODE_JSON = utf8.encode(`,"mode":"${FERRY_MODE}","intersections":[{"location":[`);
+/** A step's mode where it is not its profile's (a ferry's, a pushed bicycle's), with the key after it. */
+const MODE_JSON: Record<StepMode, Uint8Array> = {
+  ferry: utf8.encode(',"mode":"ferry","intersections":[{"location":['),
+  'pushing bike': utf8.encode(',"mode":"pushing bike","intersections":[{"location":['),
+};
 
 /** OSRM's travel modes whose steps show turn lanes: its car profile's (car.lua's turn lanes handler). */
 const LANES_MODE = 'driving';
@@ -387,7 +389,7 @@ export function writeSteps(planned: PlannedSteps, line: Int32Array, text: LineTe
     if (rotary) p = put(rotary.nameJson, b, put(K.ROTARY_NAME, b, p));
     p = putNumber(values[2 * i], b, put(K.DISTANCE, b, p));
     p = putNumber(values[2 * i + 1], b, put(K.DURATION, b, p));
-    p = put(s.ferry ? FERRY_MODE_JSON : mode, b, p);
+    p = put(s.mode ? MODE_JSON[s.mode] : mode, b, p);
     p = putIntersection(line, s.intersection, withLanes, b, p);
     if (s.passed) for (const x of s.passed) p = putIntersection(line, x, withLanes, b, put(K.NEXT_INTERSECTION, b, p));
     b[p++] = 93;

@@ -8,7 +8,7 @@
 // an "exit roundabout" step where the route leaves it. Deliberate differences are in docs/directions.md.
 import { labelAt, labelLanesText, laneText } from '../../map/graphs/road-labels.js';
 import { edgeTail, NO_HEAD, type RoadGraph } from '../../map/graphs/road-graph.js';
-import { EXCLUDE_BIT } from '../../map/graphs/profiles.js';
+import { EXCLUDE_BIT, PUSHED_BACKWARD, PUSHED_FORWARD } from '../../map/graphs/profiles.js';
 import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS } from '../../map/graphs/road-guide.js';
 import type { LegTrace } from './trace.js';
 import { announced } from './names.js';
@@ -68,9 +68,12 @@ export interface RawStep {
   /** How many intersections (nodes of three or more roads) the step passes after its maneuver, whether
    *  `passed` lists them or not. */
   crossed: number;
-  /** On a ferry (`route=ferry`): OSRM's travel mode `ferry` instead of the profile's. */
-  ferry?: boolean;
+  /** OSRM's travel mode where it is not the profile's: on a ferry (`route=ferry`), or a bicycle pushed. */
+  mode?: StepMode;
 }
+
+/** The travel modes a step may have besides its profile's. */
+export type StepMode = 'ferry' | 'pushing bike';
 
 // Scratch for the roads at one node: a junction has a handful (more than MAX_ROADS only in odd data; the
 // rest are left out of the picture).
@@ -121,18 +124,28 @@ const labelOfDir = (g: GuidanceGraph, d: number): number => (g.geomGuide.length 
 
 const kindOf = (g: GuidanceGraph, d: number): number => kindOfLabel(g, labelOfDir(g, d));
 
-/** Whether directed edge `d`'s way is a ferry (its class `ferry`, profiles.ts `wayClasses`). */
-const onFerry = (g: GuidanceGraph, d: number): boolean => d >= 0 && g.geomClass.length > d >> 1 && (g.geomClass[d >> 1] & EXCLUDE_BIT.ferry) !== 0;
+/** The classes that change a step's travel mode: a ferry, a bicycle pushed either way. */
+const MODE_CLASSES = EXCLUDE_BIT.ferry | PUSHED_FORWARD | PUSHED_BACKWARD;
 
-/** Per graph (its classes' array), whether any of its ways is a ferry: most maps have none, and their steps
- *  then read no class at a junction (a far route decides a thousand). Found when RouteCore makes its view. */
-const ferryGraphs = new WeakMap<Uint8Array, boolean>();
-export function hasFerries(g: GuidanceGraph): boolean {
-  let any = ferryGraphs.get(g.geomClass);
+/** Directed edge `d`'s travel mode where it is not the profile's (its geometry's classes, profiles.ts): a
+ *  ferry's, or a pushed bicycle's that way (along the geometry's points for an even `d`). */
+function modeOf(g: GuidanceGraph, d: number): StepMode | undefined {
+  if (d < 0 || g.geomClass.length <= d >> 1) return undefined;
+  const c = g.geomClass[d >> 1];
+  if (c & EXCLUDE_BIT.ferry) return 'ferry';
+  return c & (d & 1 ? PUSHED_BACKWARD : PUSHED_FORWARD) ? 'pushing bike' : undefined;
+}
+
+/** Per graph (its classes' array), whether any of its ways changes the travel mode: most car maps have
+ *  none, and their steps then read no class at a junction (a far route decides a thousand). Found when
+ *  RouteCore makes its view. */
+const modeGraphs = new WeakMap<Uint8Array, boolean>();
+export function hasModes(g: GuidanceGraph): boolean {
+  let any = modeGraphs.get(g.geomClass);
   if (any === undefined) {
     any = false;
-    for (let x = 0; x < g.geomClass.length && !any; x++) if (g.geomClass[x] & EXCLUDE_BIT.ferry) any = true;
-    ferryGraphs.set(g.geomClass, any);
+    for (let x = 0; x < g.geomClass.length && !any; x++) if (g.geomClass[x] & MODE_CLASSES) any = true;
+    modeGraphs.set(g.geomClass, any);
   }
   return any;
 }
@@ -706,8 +719,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   while (n - k0 > 1 && trace.meters[k0] === 0) k0++;
   const steps: RawStep[] = [];
   pairsFor(g);
-  const ferries = hasFerries(g);
-  const ferry = (d: number): boolean => ferries && onFerry(g, d);
+  const modes = hasModes(g);
+  const mode = (d: number): StepMode | undefined => (modes ? modeOf(g, d) : undefined);
   const memo = passed ? null : goingOnFor(g);
   const lastPoint = trace.end[n - 1];
   const lineBearing = (a: number, b: number): number => {
@@ -728,7 +741,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     labelOf(trace.dir[k0]),
     intersection(first, [departAfter], [true], undefined, 0),
   );
-  if (ferry(trace.dir[k0])) current.ferry = true;
+  current.mode = mode(trace.dir[k0]);
   steps.push(current);
   // The current step's meters and tenths so far (added up here, given to the step when the next starts).
   tally[METERS] = tally[TENTHS] = 0;
@@ -770,7 +783,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     const x = intersectionOf(at, back, outDir);
     x.lanes = lanesAt(g, back ^ 1, outDir, tally[BEFORE], type, modifier);
     const step = rawStep(type, modifier, at, lastPoint, Math.round(tally[BEFORE]) % 360, Math.round(tally[AFTER]) % 360, outLabel, x);
-    if (ferry(outDir)) step.ferry = true;
+    step.mode = mode(outDir);
     return step;
   };
   let nextLabel = labelOf(trace.dir[k0]);
@@ -822,10 +835,10 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
       const inKind = inLabel < 0 ? 0 : g.shapes.labelKind[inLabel],
         outKind = outLabel < 0 ? 0 : g.shapes.labelKind[outLabel];
-      // Onto or off a ferry: where nothing else would be said, OSRM's "notification" says it
+      // Onto or off a ferry, or where a bicycle is pushed: where nothing else would be said, OSRM's "notification" says it
       // (getInstructionForObvious, a change of travel mode), in the direction of the turn.
-      const inFerry = ferry(inDir);
-      const modeChange = inFerry !== ferry(outDir);
+      const inMode = mode(inDir);
+      const modeChange = inMode !== mode(outDir);
       // Roundabouts: one step where the route enters, its exits counted on the way round, and an
       // "exit roundabout" step where it leaves.
       if (isRound(inKind) || isRound(outKind)) {
@@ -876,7 +889,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         break decide;
       }
       // On a ferry that goes on under its name (its lines meeting at a harbour): nothing to say.
-      if (inFerry && !modeChange && sameRoad(g, inLabel, outLabel)) break decide;
+      if (inMode === 'ferry' && !modeChange && sameRoad(g, inLabel, outLabel)) break decide;
       // The other roads a driver could take here; service roads do not make a choice on a public road.
       const lowIn = (inKind & CLASS_MASK) === SERVICE || (inKind & CLASS_MASK) === 0;
       let others = 0,
@@ -1001,7 +1014,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         // Said only after a step that passed an intersection, where it tells which junction this is (OSRM's
         // post-processing, MIN_END_OF_ROAD_INTERSECTIONS): right after the last maneuver it is a turn, or a
         // continue onto the name the route was on.
-        // (Off a ferry, never: OSRM turns there.)
+        // (Where the mode changes, never: OSRM turns there.)
         const told = !modeChange && current.crossed + 1 >= MIN_END_OF_ROAD_INTERSECTIONS;
         const type = told ? 'end of road' : hasName(g, outLabel) && sameRoad(g, current.label, outLabel) ? 'continue' : 'turn';
         emit(make(type, dev < 0 ? 'left' : 'right'));
@@ -1046,7 +1059,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     labelOf(trace.dir[n - 1]),
     intersection(lastPoint, [(arriveBefore + 180) % 360], [true], 0),
   );
-  if (ferry(trace.dir[n - 1])) arrive.ferry = true;
+  arrive.mode = mode(trace.dir[n - 1]);
   emit(arrive);
   return withoutShortNames(g, withTurnsCollapsed(g, steps, passed), passed);
 }
@@ -1095,7 +1108,7 @@ function withTurnsCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boolean)
     if (isWaypoint(steps[j])) break;
     const h = previous(i);
     // A change of travel mode (onto or off a ferry) is told where it happens: OSRM collapses no step across one.
-    if (isStaggered(steps[i], steps[j]) && !steps[i].ferry === !steps[j].ferry && !steps[h].ferry === !steps[i].ferry) {
+    if (isStaggered(steps[i], steps[j]) && steps[i].mode === steps[j].mode && steps[h].mode === steps[i].mode) {
       // OSRM's StaggeredTurnStrategy: straight on, under the new name if there is one (short, it then goes
       // with the short names), else into the step before.
       combine(i, j, 'new name', 'straight');

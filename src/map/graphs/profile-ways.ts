@@ -16,6 +16,8 @@ import {
   turnRestrictions,
   wayAccess,
   wayClasses,
+  PUSHED_BACKWARD,
+  PUSHED_FORWARD,
   wayLimits,
   type WayLimits,
 } from './profiles.js';
@@ -83,7 +85,7 @@ export interface ProfileWays {
   waySpeeds: Uint16Array | Uint32Array;
   /** Pairs of forward, backward km/h; pair 0 is unused. */
   speeds: Float64Array;
-  /** ways × PROFILES.length: the way's exclude classes for each profile (`wayClasses`, bits of EXCLUDE_BIT). */
+  /** ways × PROFILES.length: the way's exclude classes for each profile (`wayClasses`, bits of EXCLUDE_BIT), and the bicycle's PUSHED_FORWARD and PUSHED_BACKWARD. */
   wayClasses: Uint8Array;
   /** Per kept node: bit p set when the node closes the ways through it to profile p (a barrier, access=no). */
   nodeBlocked: Uint8Array;
@@ -210,7 +212,7 @@ export function applyProfiles(osm: OsmData): ProfileWays {
       if (!access || (access.forward === 0 && access.backward === 0)) continue;
       r.speeds[p] = speeds.id(access.forward, access.backward);
       r.usable |= 1 << p;
-      r.classes[p] = wayClasses(PROFILES[p], tags);
+      r.classes[p] = wayClasses(PROFILES[p], tags) | (access.pushedForward ? PUSHED_FORWARD : 0) | (access.pushedBackward ? PUSHED_BACKWARD : 0);
       const signs = signsDirection(PROFILES[p], tags);
       if (signs === 'forward') r.signsForward |= 1 << p;
       else if (signs === 'backward') r.signsBackward |= 1 << p;

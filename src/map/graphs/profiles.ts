@@ -13,6 +13,9 @@ type Tags = Record<string, string>;
 export interface WayAccess {
   forward: number;
   backward: number;
+  /** Bicycle: the bike is pushed that way (a footway, against a oneway), at walking speed: OSRM's mode `pushing bike`. */
+  pushedForward?: boolean;
+  pushedBackward?: boolean;
 }
 
 /** The size of the vehicle a motor profile routes; ways and barriers below these limits are closed to it. */
@@ -457,7 +460,7 @@ export function defaultVehicle(profile: ProfileName): VehicleSize | undefined {
  * restricted (private, delivery, customers, destination: slowed down later, so that only trips that start
  * or end there use the way, as OSRM's penalty for entering such a way keeps through traffic out).
  */
-function directionSpeed(profile: ProfileName, rules: Profile, tags: Tags, highway: string, dir: 'forward' | 'backward'): [number, boolean] {
+function directionSpeed(profile: ProfileName, rules: Profile, tags: Tags, highway: string, dir: 'forward' | 'backward'): [number, boolean, boolean?] {
   const value = accessIn(tags, rules.accessKeys, dir, rules.vehicle);
   const v = verdict(value, rules);
   if (v === 'deny') return [0, false];
@@ -469,8 +472,8 @@ function directionSpeed(profile: ProfileName, rules: Profile, tags: Tags, highwa
     // Where cycling is not allowed but walking is, the cyclist pushes the bike.
     const pedestrians = verdict(tags.foot, PROFILE_RULES['foot-walking']);
     if (pedestrians === 'deny') return [0, false];
-    if (PUSH_CLASSES.has(highway) || (highway === 'bridleway' && pedestrians === 'allow')) return [WALK, false];
-    if (highway === 'pier' && tags.highway === undefined) return [WALK, false];
+    if (PUSH_CLASSES.has(highway) || (highway === 'bridleway' && pedestrians === 'allow')) return [WALK, false, true];
+    if (highway === 'pier' && tags.highway === undefined) return [WALK, false, true];
   }
   return [0, false];
 }
@@ -531,8 +534,8 @@ export function wayAccess(profile: ProfileName, tags: Tags): WayAccess | null {
   // A private service road is a driveway or a company's yard, not a way to anywhere else.
   if ((profile === 'driving-car' || profile === 'driving-hgv') && highway === 'service' && tags.access === 'private') return null;
 
-  let [forward, slowForward] = directionSpeed(profile, rules, tags, highway, 'forward');
-  let [backward, slowBackward] = directionSpeed(profile, rules, tags, highway, 'backward');
+  let [forward, slowForward, pushedForward = false] = directionSpeed(profile, rules, tags, highway, 'forward');
+  let [backward, slowBackward, pushedBackward = false] = directionSpeed(profile, rules, tags, highway, 'backward');
   if (rules.usesMaxspeed && route === undefined) {
     const tagged = parseMaxspeed(tags.maxspeed);
     const f = parseMaxspeed(tags['maxspeed:forward']) ?? tagged;
@@ -552,15 +555,23 @@ export function wayAccess(profile: ProfileName, tags: Tags): WayAccess | null {
     if (dir === 'none') return null;
     // Against the oneway a cyclist pushes the bike where pedestrians may walk.
     const push = route === undefined && verdict(tags.foot, PROFILE_RULES['foot-walking']) !== 'deny' && !NO_PEDESTRIANS.has(highway) ? WALK : 0;
-    if (dir === 'forward') backward = backward > 0 ? push : 0;
-    if (dir === 'backward') forward = forward > 0 ? push : 0;
+    if (dir === 'forward') {
+      backward = backward > 0 ? push : 0;
+      pushedBackward = backward > 0;
+    }
+    if (dir === 'backward') {
+      forward = forward > 0 ? push : 0;
+      pushedForward = forward > 0;
+    }
   } else {
     if (dir === 'none') return null;
     if (dir === 'forward') backward = 0;
     if (dir === 'backward') forward = 0;
   }
   if (forward === 0 && backward === 0) return null;
-  return { forward, backward };
+  return pushedForward || pushedBackward
+    ? { forward, backward, pushedForward: pushedForward && forward > 0, pushedBackward: pushedBackward && backward > 0 }
+    : { forward, backward };
 }
 
 /** Barriers a car or lorry passes (gates are opened); everything else blocks it, with the exceptions below. */
@@ -663,6 +674,10 @@ export function turnRestrictions(profile: ProfileName, tags: Tags, members: Arra
 export const EXCLUDE_CLASSES = ['toll', 'motorway', 'ferry', 'unpaved'] as const;
 export type ExcludeClass = (typeof EXCLUDE_CLASSES)[number];
 export const EXCLUDE_BIT: Record<ExcludeClass, number> = { toll: 1, motorway: 2, ferry: 4, unpaved: 8 };
+/** Bits of a geometry's classes above the exclude classes, which no request excludes: the bicycle's bike
+ *  pushed along the geometry's points (forward), and against them (WayAccess.pushedForward, pushedBackward). */
+export const PUSHED_FORWARD = 16,
+  PUSHED_BACKWARD = 32;
 
 /** The classes each profile may be asked to exclude: walkers and cyclists never take motorways or pay tolls. */
 export const EXCLUDABLE: Record<ProfileName, readonly ExcludeClass[]> = {
