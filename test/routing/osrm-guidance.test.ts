@@ -240,9 +240,11 @@ describe.skipIf(!existsSync(TARBALL))('travel modes: ferries and pushed bicycles
     expect(status('Switching Ferry in a Harbour', /modes=driving,ferry,ferry,driving,driving/)).toEqual(['agree']);
   });
 
-  it('says a change onto or off a ferry where nothing else would be said ("notification straight"), nothing along a ferry that goes on under its name, and turns (not "end of road") off it', () => {
+  it('says a change onto or off a ferry where nothing else would be said ("notification straight"), nothing where every road is a ferry\'s, and turns (not "end of road", not a fork) off it', () => {
     expect(status('End of Road Ferries', /waypoints=g,e /)).toEqual(['agree']);
     expect(status('Collapse Steps While On Ferry', /waypoints=f,j /)).toEqual(['agree']);
+    // No fork off a ferry: the roads of a fork share the mode arrived in (OSRM's findFork).
+    expect(status("Don't Detect Suppressed/Obvious Forks on Ferries", /waypoints=a,e /)).toEqual(['agree']);
     // The second "Only Enter": a ferry off the roundabout's exit road.
     expect(status('Only Enter', /notification straight/)).toEqual(['agree']);
   });

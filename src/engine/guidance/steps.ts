@@ -888,8 +888,13 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         emit(make('exit roundabout', turnDirection(dev)));
         break decide;
       }
-      // On a ferry that goes on under its name (its lines meeting at a harbour): nothing to say.
-      if (inMode === 'ferry' && !modeChange && sameRoad(g, inLabel, outLabel)) break decide;
+      // On a ferry where every road is a ferry's (its lines meeting at a harbour): nothing to say (OSRM's
+      // SuppressModeHandler).
+      if (inMode === 'ferry') {
+        let allFerries = true;
+        for (let i = 0; i < roadCount && allFerries; i++) if (mode(roadDir[i]) !== 'ferry') allFerries = false;
+        if (allFerries) break decide;
+      }
       // The other roads a driver could take here; service roads do not make a choice on a public road.
       const lowIn = (inKind & CLASS_MASK) === SERVICE || (inKind & CLASS_MASK) === 0;
       let others = 0,
@@ -992,7 +997,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       const named = inLabel >= 0 && (g.shapes.labelName[inLabel] >= 0 || g.shapes.labelRef[inLabel] >= 0);
       // A road straight on between the two is no fork (OSRM's high-degree junctions): a turn off it. Nor are
       // two roads that both bend away by more than NARROW_TURN_ANGLE (OSRM's findFork).
+      // Nor where the mode changes (its findFork: the roads of a fork share the mode arrived in).
       if (
+        !modeChange &&
         !(named && (continues || same)) &&
         outDev <= 60 &&
         Math.min(outDev, Math.abs(straightest)) <= 40 &&
