@@ -309,6 +309,7 @@ export function turnPrices(
   const todo = (priced = atLeast(priced, n + 1));
   let m = 0;
   for (let i = 0; i <= n; i++) {
+    // Entry i is the turn between edges i - 1 and i: shared when both lie in the same stretch.
     if (i >= 1 && i < head) out[i] = beside!.prices[i];
     else if (i > n - tail && i < n) out[i] = beside!.prices[i + shift];
     else {

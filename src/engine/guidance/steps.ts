@@ -741,7 +741,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     labelOf(trace.dir[k0]),
     intersection(first, [departAfter], [true], undefined, 0),
   );
-  current.mode = mode(trace.dir[k0]);
+  const departMode = mode(trace.dir[k0]);
+  if (departMode) current.mode = departMode;
   steps.push(current);
   // The current step's meters and tenths so far (added up here, given to the step when the next starts).
   tally[METERS] = tally[TENTHS] = 0;
@@ -783,7 +784,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     const x = intersectionOf(at, back, outDir);
     x.lanes = lanesAt(g, back ^ 1, outDir, tally[BEFORE], type, modifier);
     const step = rawStep(type, modifier, at, lastPoint, Math.round(tally[BEFORE]) % 360, Math.round(tally[AFTER]) % 360, outLabel, x);
-    step.mode = mode(outDir);
+    const m = mode(outDir);
+    if (m) step.mode = m;
     return step;
   };
   let nextLabel = labelOf(trace.dir[k0]);
@@ -835,8 +837,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
       const inKind = inLabel < 0 ? 0 : g.shapes.labelKind[inLabel],
         outKind = outLabel < 0 ? 0 : g.shapes.labelKind[outLabel];
-      // Onto or off a ferry, or where a bicycle is pushed: where nothing else would be said, OSRM's "notification" says it
-      // (getInstructionForObvious, a change of travel mode), in the direction of the turn.
+      // Onto or off a ferry, or where a bicycle is pushed: where nothing else would be said, OSRM's
+      // "notification" says it (getInstructionForObvious, a change of travel mode), in the turn's direction.
       const inMode = mode(inDir);
       const modeChange = inMode !== mode(outDir);
       // Roundabouts: one step where the route enters, its exits counted on the way round, and an
@@ -1066,7 +1068,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     labelOf(trace.dir[n - 1]),
     intersection(lastPoint, [(arriveBefore + 180) % 360], [true], 0),
   );
-  arrive.mode = mode(trace.dir[n - 1]);
+  const arriveMode = mode(trace.dir[n - 1]);
+  if (arriveMode) arrive.mode = arriveMode;
   emit(arrive);
   return withoutShortNames(g, withTurnsCollapsed(g, steps, passed), passed);
 }
@@ -1114,7 +1117,7 @@ function withTurnsCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boolean)
     const j = next(i);
     if (isWaypoint(steps[j])) break;
     const h = previous(i);
-    // A change of travel mode (onto or off a ferry) is told where it happens: OSRM collapses no step across one.
+    // A change of travel mode (a ferry, a pushed bicycle) is told where it happens: OSRM collapses no step across one.
     if (isStaggered(steps[i], steps[j]) && steps[i].mode === steps[j].mode && steps[h].mode === steps[i].mode) {
       // OSRM's StaggeredTurnStrategy: straight on, under the new name if there is one (short, it then goes
       // with the short names), else into the step before.
