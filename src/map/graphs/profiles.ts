@@ -458,7 +458,8 @@ export function defaultVehicle(profile: ProfileName): VehicleSize | undefined {
 /**
  * Per direction: the km/h a profile may use a way at (0 when closed that way), and whether the access is
  * restricted (private, delivery, customers, destination: slowed down later, so that only trips that start
- * or end there use the way, as OSRM's penalty for entering such a way keeps through traffic out).
+ * or end there use the way, as OSRM's penalty for entering such a way keeps through traffic out); for the
+ * bicycle, whether the bike is pushed there.
  */
 function directionSpeed(profile: ProfileName, rules: Profile, tags: Tags, highway: string, dir: 'forward' | 'backward'): [number, boolean, boolean?] {
   const value = accessIn(tags, rules.accessKeys, dir, rules.vehicle);
