@@ -20,6 +20,8 @@ import {
   nodeBlocks,
   nodeLimits,
   PROFILES,
+  PUSHED_BACKWARD,
+  PUSHED_FORWARD,
   routeDuration,
   turnRestrictions,
   wayAccess,
@@ -138,7 +140,7 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
   // The lorry graph keeps the physical limits of each geometry whose way has any.
   const limitGeom: number[] = [],
     limitValue: number[] = [];
-  // Each geometry's exclude classes are its way's.
+  // Each geometry's exclude classes are its way's, and for the bicycle where the bike is pushed each way.
   const geomClass: number[] = [];
   const tagsOf = new Map(p.ways.map((w) => [w.id, w.tags]));
   for (const piece of pieces) {
@@ -159,7 +161,10 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
         limitGeom.push(g.a.length - 1);
         limitValue.push(limits.heightM, limits.widthM, limits.lengthM, limits.weightT);
       }
-      geomClass.push(wayClasses(profile, tagsOf.get(piece.way)!));
+      const access = wayAccess(profile, tagsOf.get(piece.way)!);
+      geomClass.push(
+        wayClasses(profile, tagsOf.get(piece.way)!) | (access?.pushedForward ? PUSHED_FORWARD : 0) | (access?.pushedBackward ? PUSHED_BACKWARD : 0),
+      );
       g.way.push(piece.way);
       g.len.push(length);
       g.first.push(g.coords.length / 2);
