@@ -227,6 +227,12 @@ const arrivalBearing = (g: TurnGraph, a: number, kx: number): number => (guidedB
  * `roads` and `into` (`arrival(a)`) may be given when the caller looks at several turns from one state.
  */
 export function turnCost(r: TurnRules, v: number, a: number, d: number, roads = -1, into?: { bearing: number; kx: number }): number {
+  return turnCostAt(r, v, a, d, roads, into, Number.NaN);
+}
+
+/** turnCost, with the latitude (1e-7°) of the node the turn is at when known (NaN: read where the arriving
+ *  road ends): turnPrices reads those of a path's turns ahead, in a loop of their own. */
+function turnCostAt(r: TurnRules, v: number, a: number, d: number, roads: number, into: { bearing: number; kx: number } | undefined, latE7: number): number {
   if (a < 0 || d < 0) return 0;
   if (forbidden(r, v, a, d)) return Infinity;
   if (!r.price) return 0;
@@ -239,22 +245,8 @@ export function turnCost(r: TurnRules, v: number, a: number, d: number, roads = 
   if (into) return r.price.of(deviation(into.bearing, guidedBearing(g, d, into.kx)), meeting, false);
   // As `arrival` without its object: a path's every turn comes here, and a far one's objects were a quarter
   // of a megabyte of garbage.
-  const kx = arrivalScale(g, a);
+  const kx = Number.isNaN(latE7) ? arrivalScale(g, a) : eastScale(latE7);
   return r.price.of(deviation(arrivalBearing(g, a, kx), guidedBearing(g, d, kx)), meeting, false);
-}
-
-/** turnCost of a turn whose arriving node's latitude (1e-7°) is known: turnPrices reads those of a path's
- *  turns ahead, in a loop of their own. */
-function turnCostAt(r: TurnRules, v: number, a: number, d: number, latE7: number): number {
-  if (a < 0 || d < 0) return 0;
-  if (forbidden(r, v, a, d)) return Infinity;
-  const price = r.price!;
-  const uTurn = d === (a ^ 1);
-  const meeting = r.junctions ? (r.junctions[v >> 3] & (1 << (v & 7)) ? 3 : 2) : roadsAt(r, v);
-  if (!uTurn && meeting <= 2 && !price.atEveryNode) return 0;
-  if (uTurn) return price.of(180, meeting, true);
-  const kx = eastScale(latE7);
-  return price.of(deviation(arrivalBearing(r.g, a, kx), guidedBearing(r.g, d, kx)), meeting, false);
 }
 
 // turnPrices' scratch, grown as far paths need: the path's directed edges and nodes, its turns to price,
@@ -330,7 +322,7 @@ export function turnPrices(
   for (let k = 0; k < m; k++) at[k] = at[k] < 0 ? 0 : pts[2 * at[k]];
   for (let k = 0; k < m; k++) {
     const i = todo[k];
-    const turn = turnCostAt(r, nodes[i], dirs[i], dirs[i + 1], at[k]);
+    const turn = turnCostAt(r, nodes[i], dirs[i], dirs[i + 1], -1, undefined, at[k]);
     out[i] = turn === Infinity ? 0 : turn;
   }
   return out;
