@@ -259,3 +259,32 @@ describe.skipIf(!existsSync(TARBALL))('travel modes: ferries and pushed bicycles
     expect(status('Staggered Intersection - pushing at start and end', /./).every((x) => x === 'agree')).toBe(true);
   });
 });
+
+describe.skipIf(!existsSync(TARBALL))(
+  "segregated intersections: the turns across a short road between two carriageways told as one (OSRM's collapseSegregatedTurnInstructions)",
+  () => {
+    const reports = runGuidance(TARBALL, ['collapse', 'internal-intersections', 'collapse-detail']);
+    const rows = reports.flatMap((r) => r.rows);
+    const status = (scenario: string, pattern: RegExp) => rows.filter((r) => r.scenario === scenario && pattern.test(r.row)).map((r) => r.status);
+
+    it('turns left, right and back where the route meets the first carriageway, and goes straight across in silence', () => {
+      // Two one-way carriageways 20 m apart crossed by another pair: a left turn is "turn left" at the first
+      // carriageway's node, not "turn left, continue left" at two; turning back is one "continue uturn".
+      const single = status('Segregated Intersection, Cross Belonging to Single Street', /./);
+      expect(single.length).toBe(17);
+      expect(single.every((s) => s === 'agree')).toBe(true);
+      expect(status('Segregated Intersection, Cross Belonging to Correct Street', /./).every((s) => s === 'agree')).toBe(true);
+      expect(reports.find((r) => r.file === 'guidance/internal-intersections')!.disagree).toBe(0);
+    });
+
+    it("leaves a fork before a turn under a turn restriction alone: the restriction's copies of a node do not make a two-way road one-way", () => {
+      const detail = reports.find((r) => r.file === 'guidance/collapse-detail')!.rows.filter((r) => r.scenario === 'Forking before a turn (forky)');
+      expect(detail.filter((r) => /waypoints=a,[ef] /.test(r.row)).map((r) => r.status)).toEqual(['agree', 'agree']);
+    });
+
+    it("agrees on at least 150 of the collapse file's 173 rows (98 before segregated roads were told apart)", () => {
+      const collapse = reports.find((r) => r.file === 'guidance/collapse')!;
+      expect(collapse.agree).toBeGreaterThanOrEqual(150);
+    });
+  },
+);

@@ -34,7 +34,7 @@ export const GUIDANCE_FILES = [
  */
 export const DIFFERENCE_CAUSES = {
   'junction-model':
-    "OSRM merges a divided road's carriageways into one road and collapses turns over short connecting segments before it classifies a turn; Waymark classifies each node on its own",
+    "OSRM merges a divided road's carriageways into one road before it classifies a turn (its mergable road detector); Waymark classifies each node on its own",
   obviousness:
     'OSRM weighs road classes and the curvature of the whole road when it decides that a way on is obvious; Waymark the angles and names at the node',
   modifiers:
@@ -59,14 +59,12 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'motorway/Ramp Exit Left Curved Right': 'modifiers',
   'motorway/Ramp Exit Right Curved Left': 'modifiers',
   'motorway/Ramp Exit with Lower Priority': 'ramps',
-  'obvious-turn-discovery/Crossing Segregated before a turn': 'junction-model',
   'obvious-turn-discovery/Crossing a square': 'junction-model',
   'obvious-turn-discovery/Curve onto end of the road': 'obviousness',
   'obvious-turn-discovery/Forking into Tertiary': 'obviousness',
   'obvious-turn-discovery/Narrow cross': 'obviousness',
   'obvious-turn-discovery/No turn instruction when turning from unnamed onto unnamed': 'names',
   'obvious-turn-discovery/Primary road curved turn': 'obviousness',
-  'obvious-turn-discovery/Residential Segregated': 'junction-model',
   'obvious-turn-discovery/Slight Loss in Category with turning road': 'modifiers',
   'obvious-turn-discovery/Splitting Secondary': 'obviousness',
   'obvious-turn-discovery/Turning tertiary next to residential': 'obviousness',

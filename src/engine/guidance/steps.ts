@@ -70,6 +70,8 @@ export interface RawStep {
   crossed: number;
   /** OSRM's travel mode where it is not the profile's: on a ferry (`route=ferry`), or a bicycle pushed. */
   mode?: StepMode;
+  /** Whether the step's road is a segregated one (`segregatedRoad`), while the leg's steps are made. */
+  segregated: boolean;
 }
 
 /** The travel modes a step may have besides its profile's. */
@@ -449,6 +451,84 @@ function onlyOnAndBack(g: GuidanceGraph, v: number, back: number, out: number): 
   return true;
 }
 
+// OSRM's segregated intersections (guidance/segregated_intersection_classification.cpp): a short road
+// between two carriageways, whose turns a driver takes as one.
+/** The longest such road (OSRM's INTERNAL_LENGTH_MAX, 32 m), in cm. */
+const SEGREGATED_MAX_CM = 3200;
+/** Turns within this of straight on (OSRM's INTERNAL_STRAIGHT bounds, 150–210°) make no carriageway's end. */
+const SEGREGATED_STRAIGHT_DEV = 30;
+/** Bits of the sides `sidesOf` finds turns to. */
+const TO_LEFT = 1,
+  TO_RIGHT = 2;
+
+/** Whether a road of kind `kind` may be a carriageway beside a segregated intersection: a road (OSRM's road
+ *  classes up to SIDE_RESIDENTIAL; our class 6 holds its unclassified too), not a link. */
+const carriageway = (kind: number): boolean => (kind & LINK) === 0 && (kind & CLASS_MASK) >= MOTORWAY && (kind & CLASS_MASK) < SERVICE;
+
+/** TO_LEFT or TO_RIGHT for a turn of deviation `dev` that OSRM's getTurnDirection calls (sharp) left or right; 0 else. */
+const sideOf = (dev: number): number => {
+  const a = Math.abs(dev);
+  return a <= 40 || a >= 179 ? 0 : dev < 0 ? TO_LEFT : TO_RIGHT;
+};
+
+/** Whether directed edge `d` may be driven at all (it has search edges), whatever a turn restriction's
+ *  copies of its nodes allow: OSRM classifies segregated roads on its graph without restrictions. */
+const drivable = (g: GuidanceGraph, d: number): boolean => g.origFirst[d + 1] > g.origFirst[d];
+
+/** Copies of the scratch, kept while another node's roads are read into it. */
+const keptDir = new Int32Array(MAX_ROADS),
+  keptBearing = new Float64Array(MAX_ROADS),
+  keptEntry = new Uint8Array(MAX_ROADS),
+  keptKind = new Uint8Array(MAX_ROADS),
+  keptLabel = new Int32Array(MAX_ROADS);
+
+/**
+ * Whether directed edge `out`, from the node whose roads are in the scratch (at its index `outAt`) to node
+ * `w` (east-west scale `kx`), is OSRM's segregated road: at most 32 m, no ring, a one-way carriageway
+ * turning onto it at its start and off it at its end (neither nearly straight), the turns onto it and off
+ * it not to opposite sides, nor those off it to both. The scratch is left as it was.
+ */
+function segregatedRoad(g: GuidanceGraph, out: number, outAt: number, w: number, kx: number): boolean {
+  if (g.geomCm[out >> 1] > SEGREGATED_MAX_CM || isRound(roadKind[outAt])) return false;
+  let intoSides = 0,
+    oneWayIn = false;
+  for (let i = 0; i < roadCount; i++) {
+    if (i === outAt || !drivable(g, roadDir[i] ^ 1)) continue;
+    const dev = deviation(reverse(roadBearing[i]), roadBearing[outAt]);
+    intoSides |= sideOf(dev);
+    if (!drivable(g, roadDir[i]) && carriageway(roadKind[i]) && Math.abs(dev) >= SEGREGATED_STRAIGHT_DEV) oneWayIn = true;
+  }
+  if (!oneWayIn) return false;
+  const n = roadCount;
+  keptDir.set(roadDir.subarray(0, n));
+  keptBearing.set(roadBearing.subarray(0, n));
+  keptEntry.set(roadEntry.subarray(0, n));
+  keptKind.set(roadKind.subarray(0, n));
+  keptLabel.set(roadLabel.subarray(0, n));
+  roadsAt(g, w, kx);
+  let back = -1;
+  for (let i = 0; i < roadCount; i++) if (roadDir[i] === (out ^ 1)) back = i;
+  let offSides = 0,
+    oneWayOut = false;
+  if (back >= 0) {
+    const arriving = reverse(roadBearing[back]);
+    for (let i = 0; i < roadCount; i++) {
+      if (i === back || !drivable(g, roadDir[i])) continue;
+      const dev = deviation(arriving, roadBearing[i]);
+      offSides |= sideOf(dev);
+      if (!drivable(g, roadDir[i] ^ 1) && carriageway(roadKind[i]) && Math.abs(dev) >= SEGREGATED_STRAIGHT_DEV) oneWayOut = true;
+    }
+  }
+  roadCount = n;
+  roadDir.set(keptDir.subarray(0, n));
+  roadBearing.set(keptBearing.subarray(0, n));
+  roadEntry.set(keptEntry.subarray(0, n));
+  roadKind.set(keptKind.subarray(0, n));
+  roadLabel.set(keptLabel.subarray(0, n));
+  if (!oneWayOut) return false;
+  return !((intoSides & TO_LEFT && offSides & TO_RIGHT) || (intoSides & TO_RIGHT && offSides & TO_LEFT) || offSides === (TO_LEFT | TO_RIGHT));
+}
+
 /** Whether the road `outAt` of the scratch goes on under its name on the far side of the node: another
  *  named road there (not the one arrived by, `inBack`) with its name points the opposite way (within 35°). */
 function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean {
@@ -690,6 +770,7 @@ function rawStep(
     intersection: at,
     passed: undefined,
     crossed: 0,
+    segregated: false,
   };
 }
 
@@ -788,6 +869,14 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     if (m) step.mode = m;
     return step;
   };
+  // Whether a step is on a segregated road, and the intersections passed since the last step that is not
+  // OSRM's suppressed one (those go into it).
+  let segregated = false;
+  const crossedSinceTurn = (): number => {
+    let crossed = current.crossed;
+    for (let i = steps.length - 1; i > 0 && steps[i].type === SUPPRESSED; i--) crossed += 1 + steps[i - 1].crossed;
+    return crossed;
+  };
   let nextLabel = labelOf(trace.dir[k0]);
   for (let k = k0; k < n; k++) {
     tally[METERS] += trace.meters[k];
@@ -805,7 +894,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     // to say, and no need to look at its roads.
     if (inLabel === outLabel && outDir !== (inDir ^ 1)) {
       const said = goingOn(memo, inDir);
-      if (said !== UNKNOWN) {
+      if (said !== UNKNOWN && !current.segregated) {
         if (said === SILENT_CROSSED) current.crossed++;
         continue;
       }
@@ -1024,7 +1113,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         // post-processing, MIN_END_OF_ROAD_INTERSECTIONS): right after the last maneuver it is a turn, or a
         // continue onto the name the route was on.
         // (Where the mode changes, never: OSRM turns there.)
-        const told = !modeChange && current.crossed + 1 >= MIN_END_OF_ROAD_INTERSECTIONS;
+        const told = !modeChange && crossedSinceTurn() + 1 >= MIN_END_OF_ROAD_INTERSECTIONS;
         const type = told ? 'end of road' : hasName(g, outLabel) && sameRoad(g, current.label, outLabel) ? 'continue' : 'turn';
         emit(make(type, dev < 0 ? 'left' : 'right'));
         break decide;
@@ -1036,6 +1125,21 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           turnModifier(dev, outDev, straighter, straightest, sameSide, sideCount),
         ),
       );
+    }
+    // Onto a segregated road (a short one between carriageways), or off one: the node's step, or one that
+    // says nothing (OSRM's suppressed), for the collapse of the intersection's turns into one
+    // (`withSegregatedCollapsed`).
+    if (roadCount > 2) {
+      let outAt = -1;
+      if (k + 1 < n - 1 && g.geomCm[outDir >> 1] <= SEGREGATED_MAX_CM) for (let i = 0; i < roadCount; i++) if (roadDir[i] === outDir) outAt = i;
+      const onto = outAt >= 0 && segregatedRoad(g, outDir, outAt, trace.node[k + 1], eastScale(line[2 * trace.end[k + 1] + 1]));
+      if ((onto || current.segregated) && steps.length <= stepsBefore) {
+        const step = make(SUPPRESSED, turnDirection(deviation(tally[BEFORE], tally[AFTER])));
+        // Its name is never shown (it goes into a step on or before it): the road's as the steps have it so far.
+        step.label = current.label;
+        emit(step);
+      }
+      if (onto) current.segregated = segregated = true;
     }
     if (memo && steps.length <= stepsBefore && inLabel === outLabel) remember(memo, g, inDir, inLabel);
     // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
@@ -1071,7 +1175,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   const arriveMode = mode(trace.dir[n - 1]);
   if (arriveMode) arrive.mode = arriveMode;
   emit(arrive);
-  return withoutShortNames(g, withTurnsCollapsed(g, steps, passed), passed);
+  return withoutShortNames(g, withTurnsCollapsed(g, segregated ? withSegregatedCollapsed(g, steps, passed) : steps, passed), passed);
 }
 
 /** Meters within which two maneuvers may be told as one (OSRM's MAX_COLLAPSE_DISTANCE). */
@@ -1134,6 +1238,112 @@ function withTurnsCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boolean)
   return gone ? steps.filter((_, i) => !gone![i]) : steps;
 }
 
+/** OSRM's Suppressed turn type: a step at an intersection that says nothing, made only onto a segregated
+ *  road; none is left in a leg's steps. */
+const SUPPRESSED = 'suppressed';
+
+/**
+ * The turns of a segregated intersection told as one (OSRM's collapseSegregatedTurnInstructions, run first
+ * of its collapses): a step onto a segregated road takes the next step's stretch and its road's name, a
+ * turn back onto the road the route came by becoming "continue uturn", another the turn from the road
+ * before to the road after (its SegregatedTurnStrategy); two steps on segregated roads in a row become one
+ * first. The suppressed steps left go into the step before them.
+ */
+function withSegregatedCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boolean): RawStep[] {
+  const gone = new Uint8Array(steps.length);
+  let curr = 1;
+  for (let next = 2; next < steps.length - 1; next++) {
+    const c = steps[curr],
+      x = steps[next];
+    if (!c.segregated || c.mode !== x.mode) {
+      curr = next;
+      continue;
+    }
+    if (x.segregated) {
+      if (x.type === 'end of road') c.type = 'end of road';
+      c.intersection.lanes = x.intersection.lanes;
+    } else if (!ROUND_TYPES.has(c.type) && !ROUND_TYPES.has(x.type)) {
+      let prior = curr - 1;
+      while (gone[prior]) prior--;
+      const a = c.intersection,
+        b = x.intersection;
+      if (a.in !== undefined && b.out !== undefined && bearingsReversed(reverse(a.bearings[a.in]), b.bearings[b.out])) {
+        c.type = 'continue';
+        c.modifier = 'uturn';
+      } else segregatedTurn(g, steps[prior], c, x);
+      c.segregated = false;
+    } else {
+      curr = next;
+      continue;
+    }
+    c.label = x.label;
+    c.ring = x.ring;
+    takeStretch(c, x, passed);
+    gone[next] = 1;
+  }
+  let kept = 0;
+  for (let i = 1; i < steps.length - 1; i++) {
+    if (gone[i]) continue;
+    if (steps[i].type === SUPPRESSED) {
+      takeStretch(steps[kept], steps[i], passed);
+      gone[i] = 1;
+    } else kept = i;
+  }
+  return steps.filter((_, i) => !gone[i]);
+}
+
+/** OSRM's turn angle between two bearings (angleBetween): 180 straight on, below it to the right. */
+const angleBetween = (before: number, after: number): number => {
+  const a = 180 - deviation(before, after);
+  return a < 0 ? a + 360 : a;
+};
+
+const STRAIGHTISH = new Set(['straight', 'slight left', 'slight right']);
+const TURNISH = new Set(['turn', 'continue', 'new name', SUPPRESSED]);
+
+/** OSRM's SegregatedTurnStrategy: the type and modifier of step `c`, onto a segregated road, that takes the
+ *  turn of step `x` off it; `prior` the step before `c`. */
+function segregatedTurn(g: GuidanceGraph, prior: RawStep, c: RawStep, x: RawStep): void {
+  const dev = deviation(c.bearingBefore, x.bearingAfter);
+  const direction = turnDirection(dev);
+  const sameAsPrior = sameName(g, prior.label, x.label);
+  if (c.type === 'end of road' || x.type === 'end of road') c.type = 'end of road';
+  else if (c.type === 'fork') return;
+  else if (direction === 'straight' && TURNISH.has(x.type) && STRAIGHTISH.has(x.modifier ?? '')) c.type = sameAsPrior ? SUPPRESSED : 'new name';
+  else if (widerStraight(angleBetween(c.bearingBefore, x.bearingAfter)) && c.crossed === 0 && straightestTurn(c) && straightestTurn(x)) {
+    c.type = sameAsPrior ? SUPPRESSED : 'new name';
+    c.modifier = 'straight';
+    return;
+  } else if (direction !== 'straight' && TURNISH.has(x.type)) c.type = 'turn';
+  else c.type = x.type;
+  c.modifier = direction;
+}
+
+/** OSRM's isWiderStraight: a turn angle within 55° of straight on. */
+const widerStraight = (angle: number): boolean => angle >= 125 && angle <= 235;
+
+/** OSRM's hasStraightestTurn: the step's maneuver goes on nearly straight (`widerStraight`), and no other road a
+ *  driver could take there is straighter by more than 10°. */
+function straightestTurn(s: RawStep): boolean {
+  const x = s.intersection;
+  if (x.in === undefined || x.out === undefined) return false;
+  const arriving = reverse(x.bearings[x.in]);
+  const path = angleBetween(arriving, x.bearings[x.out]);
+  if (!widerStraight(path)) return false;
+  let straightest = 360,
+    straightestDelta = 360;
+  for (let i = 0; i < x.bearings.length; i++) {
+    if (i === x.in || i === x.out || !x.entry[i]) continue;
+    const angle = angleBetween(arriving, x.bearings[i]);
+    const delta = Math.abs(angle - 180);
+    if (delta < straightestDelta) {
+      straightest = angle;
+      straightestDelta = delta;
+    }
+  }
+  return Math.abs(deviation(path, straightest)) > 10 ? Math.abs(path - 180) <= Math.abs(deviation(straightest, 180)) : true;
+}
+
 /** Step `from`'s stretch (to its end, its meters and tenths, its intersections) onto the end of `into`. */
 function takeStretch(into: RawStep, from: RawStep, passed: boolean): void {
   into.to = from.to;
@@ -1175,11 +1385,7 @@ function isUTurn(g: GuidanceGraph, prior: RawStep, entering: RawStep, leaving: R
   const x = entering.intersection,
     y = leaving.intersection;
   if (x.in === undefined || y.out === undefined) return false;
-  // OSRM's bearingsAreReversed on the intersections' whole degrees.
-  const before = reverse(x.bearings[x.in]),
-    after = y.bearings[y.out];
-  const leftTurn = after >= 0 && after <= before ? before - after : before + 360 - after;
-  if (Math.abs(deviation(leftTurn, 180)) > 35) return false;
+  if (!bearingsReversed(reverse(x.bearings[x.in]), y.bearings[y.out])) return false;
   if (!sameName(g, prior.label, leaving.label)) return false;
   if (entering.crossed > 0) return false;
   if (entering.meters <= MAX_COLLAPSE_M) return true;
@@ -1187,6 +1393,12 @@ function isUTurn(g: GuidanceGraph, prior: RawStep, entering: RawStep, leaving: R
   let allowed = 0;
   for (const entry of y.entry) if (entry) allowed++;
   return allowed === 1;
+}
+
+/** OSRM's bearingsAreReversed (on the intersections' whole degrees): the way on within 35° of the way back. */
+function bearingsReversed(before: number, after: number): boolean {
+  const leftTurn = after >= 0 && after <= before ? before - after : before + 360 - after;
+  return Math.abs(deviation(leftTurn, 180)) <= 35;
 }
 
 /** A pair of steps OSRM does not collapse for a U-turn in it: a turn back beside anything but a new name. */
