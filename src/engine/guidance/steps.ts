@@ -453,8 +453,8 @@ function onlyOnAndBack(g: GuidanceGraph, v: number, back: number, out: number): 
 
 // OSRM's segregated intersections (guidance/segregated_intersection_classification.cpp): a short road
 // between two carriageways, whose turns a driver takes as one.
-/** The longest such road (OSRM's INTERNAL_LENGTH_MAX, 32 m), in cm. */
-const SEGREGATED_MAX_CM = 3200;
+/** The longest such road, meters (OSRM's INTERNAL_LENGTH_MAX). */
+const SEGREGATED_MAX_M = 32;
 /** Turns within this of straight on (OSRM's INTERNAL_STRAIGHT bounds, 150–210°) make no carriageway's end. */
 const SEGREGATED_STRAIGHT_DEV = 30;
 /** Bits of the sides `sidesOf` finds turns to. */
@@ -482,6 +482,27 @@ const keptDir = new Int32Array(MAX_ROADS),
   keptKind = new Uint8Array(MAX_ROADS),
   keptLabel = new Int32Array(MAX_ROADS);
 
+/** The roads of the node after a segregated road's candidate, read for its check (`aheadNode`, -1 none). */
+const aheadDir = new Int32Array(MAX_ROADS),
+  aheadBearing = new Float64Array(MAX_ROADS),
+  aheadEntry = new Uint8Array(MAX_ROADS),
+  aheadKind = new Uint8Array(MAX_ROADS),
+  aheadLabel = new Int32Array(MAX_ROADS);
+let aheadNode = -1,
+  aheadCount = 0;
+
+/** The roads at node v into the scratch, from those `segregatedRoad` read ahead when they are v's (a node's
+ *  roads are its own whatever the route: one read each), else `roadsAt`. */
+function roadsAhead(g: GuidanceGraph, v: number, kx: number): void {
+  if (v !== aheadNode) return roadsAt(g, v, kx);
+  roadCount = aheadCount;
+  roadDir.set(aheadDir.subarray(0, aheadCount));
+  roadBearing.set(aheadBearing.subarray(0, aheadCount));
+  roadEntry.set(aheadEntry.subarray(0, aheadCount));
+  roadKind.set(aheadKind.subarray(0, aheadCount));
+  roadLabel.set(aheadLabel.subarray(0, aheadCount));
+}
+
 /**
  * Whether directed edge `out`, from the node whose roads are in the scratch (at its index `outAt`) to node
  * `w` (east-west scale `kx`), is OSRM's segregated road: at most 32 m, no ring, a one-way carriageway
@@ -489,16 +510,19 @@ const keptDir = new Int32Array(MAX_ROADS),
  * it not to opposite sides, nor those off it to both. The scratch is left as it was.
  */
 function segregatedRoad(g: GuidanceGraph, out: number, outAt: number, w: number, kx: number): boolean {
-  if (g.geomCm[out >> 1] > SEGREGATED_MAX_CM || isRound(roadKind[outAt])) return false;
-  let intoSides = 0,
-    oneWayIn = false;
-  for (let i = 0; i < roadCount; i++) {
-    if (i === outAt || !drivable(g, roadDir[i] ^ 1)) continue;
-    const dev = deviation(reverse(roadBearing[i]), roadBearing[outAt]);
-    intoSides |= sideOf(dev);
-    if (!drivable(g, roadDir[i]) && carriageway(roadKind[i]) && Math.abs(dev) >= SEGREGATED_STRAIGHT_DEV) oneWayIn = true;
+  // (Its length is the caller's to check: a leg's pieces have it at hand.)
+  if (isRound(roadKind[outAt])) return false;
+  // A one-way way in is one the node has no way out along (so is a turn restriction's copy's): most
+  // junctions have none, and are done without another read.
+  let oneWayIn = false;
+  for (let i = 0; i < roadCount && !oneWayIn; i++) {
+    if (i !== outAt && !roadEntry[i] && carriageway(roadKind[i]) && Math.abs(deviation(reverse(roadBearing[i]), roadBearing[outAt])) >= SEGREGATED_STRAIGHT_DEV)
+      oneWayIn = !drivable(g, roadDir[i]);
   }
   if (!oneWayIn) return false;
+  let intoSides = 0;
+  for (let i = 0; i < roadCount; i++)
+    if (i !== outAt && drivable(g, roadDir[i] ^ 1)) intoSides |= sideOf(deviation(reverse(roadBearing[i]), roadBearing[outAt]));
   const n = roadCount;
   keptDir.set(roadDir.subarray(0, n));
   keptBearing.set(roadBearing.subarray(0, n));
@@ -519,6 +543,14 @@ function segregatedRoad(g: GuidanceGraph, out: number, outAt: number, w: number,
       if (!drivable(g, roadDir[i] ^ 1) && carriageway(roadKind[i]) && Math.abs(dev) >= SEGREGATED_STRAIGHT_DEV) oneWayOut = true;
     }
   }
+  // The route goes on to w: its roads, read now, are kept for its turn (`roadsAhead`).
+  aheadNode = w;
+  aheadCount = roadCount;
+  aheadDir.set(roadDir.subarray(0, roadCount));
+  aheadBearing.set(roadBearing.subarray(0, roadCount));
+  aheadEntry.set(roadEntry.subarray(0, roadCount));
+  aheadKind.set(roadKind.subarray(0, roadCount));
+  aheadLabel.set(roadLabel.subarray(0, roadCount));
   roadCount = n;
   roadDir.set(keptDir.subarray(0, n));
   roadBearing.set(keptBearing.subarray(0, n));
@@ -800,6 +832,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   while (n - k0 > 1 && trace.meters[k0] === 0) k0++;
   const steps: RawStep[] = [];
   pairsFor(g);
+  aheadNode = -1;
   const modes = hasModes(g);
   const mode = (d: number): StepMode | undefined => (modes ? modeOf(g, d) : undefined);
   const memo = passed ? null : goingOnFor(g);
@@ -904,7 +937,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
     }
     // Every road here leaves the node's point, which is the line's point `at`: its latitude scales them all.
-    roadsAt(g, v, eastScale(line[2 * at + 1]));
+    roadsAhead(g, v, eastScale(line[2 * at + 1]));
     const stepsBefore = steps.length;
     // The node's step, decided once (`break decide`); then, for the feature runner, the intersection passed.
     // biome-ignore lint/suspicious/noConfusingLabels: one labelled block per node, left where its step is decided
@@ -1131,7 +1164,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     // (`withSegregatedCollapsed`).
     if (roadCount > 2) {
       let outAt = -1;
-      if (k + 1 < n - 1 && g.geomCm[outDir >> 1] <= SEGREGATED_MAX_CM) for (let i = 0; i < roadCount; i++) if (roadDir[i] === outDir) outAt = i;
+      if (k + 1 < n - 1 && trace.meters[k + 1] <= SEGREGATED_MAX_M) for (let i = 0; i < roadCount; i++) if (roadDir[i] === outDir) outAt = i;
       const onto = outAt >= 0 && segregatedRoad(g, outDir, outAt, trace.node[k + 1], eastScale(line[2 * trace.end[k + 1] + 1]));
       if ((onto || current.segregated) && steps.length <= stepsBefore) {
         const step = make(SUPPRESSED, turnDirection(deviation(tally[BEFORE], tally[AFTER])));
