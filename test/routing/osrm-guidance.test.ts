@@ -288,3 +288,23 @@ describe.skipIf(!existsSync(TARBALL))(
     });
   },
 );
+
+describe.skipIf(!existsSync(TARBALL))('bicycles at roundabouts: ridden round the right way, counting the exits a bicycle rides', () => {
+  const reports = runGuidance(TARBALL, ['roundabout-bike', 'roundabout-turn-bike']);
+  const rows = reports.flatMap((r) => r.rows);
+  const status = (scenario: string, pattern: RegExp) => rows.filter((r) => r.scenario === scenario && pattern.test(r.row)).map((r) => r.status);
+
+  it('agree on every row of both files', () => {
+    for (const r of reports) expect([r.file, r.disagree]).toEqual([r.file, 0]);
+    expect(rows.length).toBe(40);
+  });
+
+  it('does not push the bike against the ring ("Only Exit": round three quarters, exit right) nor count a oneway pushed against, or a footway, as an exit', () => {
+    expect(status('Only Exit', /waypoints=b,h /)).toEqual(['agree']);
+    // abc, def, ghi, jkl are oneways onto and off the ring: only the ways off it count (exit-4, not 6).
+    expect(status('Mixed Entry and Exit', /waypoints=a,f .*roundabout-exit-4/)).toEqual(['agree']);
+    // ef and gh are footways: a roundabout turn that leaves onto one says its exit too (the mode changes there).
+    expect(status('Enter and Exit with changing mode', /waypoints=a,f .*exit roundabout right/)).toEqual(['agree']);
+    expect(status('Enter and Exit with changing mode', /waypoints=a,d .*exit-1/)).toEqual(['agree']);
+  });
+});

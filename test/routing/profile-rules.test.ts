@@ -132,6 +132,14 @@ describe('oneways', () => {
     expect(dirs('cycling-regular', { highway: 'residential', oneway: 'yes', cycleway: 'opposite_lane' })).toBe('both');
     expect(wayAccess('cycling-regular', { highway: 'residential', oneway: 'yes', 'oneway:bicycle': 'no' })).toEqual({ forward: 16, backward: 16 });
   });
+
+  it('but never the wrong way round a roundabout, tagged oneway or not (bicycle.lua: no push against an implied oneway)', () => {
+    expect(dirs('cycling-regular', { highway: 'residential', junction: 'roundabout' })).toBe('forward');
+    expect(dirs('cycling-regular', { highway: 'residential', junction: 'roundabout', oneway: 'yes' })).toBe('forward');
+    expect(dirs('cycling-regular', { highway: 'tertiary', junction: 'circular' })).toBe('forward');
+    // oneway=no on a roundabout opens it both ways, ridden.
+    expect(wayAccess('cycling-regular', { highway: 'residential', junction: 'roundabout', oneway: 'no' })).toEqual({ forward: 16, backward: 16 });
+  });
 });
 
 describe('physical limits', () => {

@@ -977,14 +977,24 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           exits = 0;
           for (let i = 0; i < roadCount; i++) {
             const d = deviation(bearingBefore, roadBearing[i]);
-            if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (dev < -20 ? d < dev : d > dev)) exits++;
+            if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (dev < -20 ? d < dev : d > dev) && mode(roadDir[i]) === mode(outDir))
+              exits++;
           }
           emit(round);
         } else if (isRound(outKind)) {
-          // Service roads off a public roundabout are not counted among its exits.
+          // Service roads off a public roundabout are not counted among its exits, nor roads of another travel
+          // mode (where a bicycle is pushed: OSRM counts the exits of the mode on the ring).
           const lowRing = (inKind & CLASS_MASK) === SERVICE;
           for (let i = 0; i < roadCount; i++) {
-            if (roadEntry[i] && i !== outAt && i !== inBack && !isRound(roadKind[i]) && (lowRing || (roadKind[i] & CLASS_MASK) !== SERVICE)) exits++;
+            if (
+              roadEntry[i] &&
+              i !== outAt &&
+              i !== inBack &&
+              !isRound(roadKind[i]) &&
+              (lowRing || (roadKind[i] & CLASS_MASK) !== SERVICE) &&
+              mode(roadDir[i]) === inMode
+            )
+              exits++;
           }
         } else {
           exits++;
@@ -997,7 +1007,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
             round.modifier = turn ? turnDirection(deviation(round.bearingBefore, bearingAfter)) : entryModifier;
             round = null;
           }
-          if (!turn) {
+          // (A roundabout turn says its exit too where the mode changes there: OSRM collapses no step across one.)
+          if (!turn || modeChange) {
             emit(make(wasRotary ? 'exit rotary' : 'exit roundabout', turnDirection(dev)));
             // OSRM numbers the exit on the step that takes it too.
             if (exits > 0) current.exit = exits;

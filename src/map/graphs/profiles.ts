@@ -554,8 +554,10 @@ export function wayAccess(profile: ProfileName, tags: Tags): WayAccess | null {
     // Contraflow cycle lanes and tracks, and oneway:bicycle=no, open the way both ways.
     if (tags['oneway:bicycle'] === undefined && CYCLEWAY_KEYS.some((k) => /^opposite/.test(tags[k] ?? ''))) dir = 'both';
     if (dir === 'none') return null;
-    // Against the oneway a cyclist pushes the bike where pedestrians may walk.
-    const push = route === undefined && verdict(tags.foot, PROFILE_RULES['foot-walking']) !== 'deny' && !NO_PEDESTRIANS.has(highway) ? WALK : 0;
+    // Against the oneway a cyclist pushes the bike where pedestrians may walk, but never round a roundabout
+    // the wrong way (bicycle.lua's bike_push_handler: no push against an implied oneway).
+    const implied = tags.junction === 'roundabout' || tags.junction === 'circular' || highway === 'motorway';
+    const push = route === undefined && !implied && verdict(tags.foot, PROFILE_RULES['foot-walking']) !== 'deny' && !NO_PEDESTRIANS.has(highway) ? WALK : 0;
     if (dir === 'forward') {
       backward = backward > 0 ? push : 0;
       pushedBackward = backward > 0;
