@@ -494,7 +494,10 @@ let aheadNode = -1,
 /** The roads at node v into the scratch, from those `segregatedRoad` read ahead when they are v's (a node's
  *  roads are its own whatever the route: one read each), else `roadsAt`. */
 function roadsAhead(g: GuidanceGraph, v: number, kx: number): void {
-  if (v !== aheadNode) return roadsAt(g, v, kx);
+  if (v !== aheadNode) {
+    roadsAt(g, v, kx);
+    return;
+  }
   roadCount = aheadCount;
   roadDir.set(aheadDir.subarray(0, aheadCount));
   roadBearing.set(aheadBearing.subarray(0, aheadCount));
