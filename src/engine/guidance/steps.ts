@@ -809,6 +809,11 @@ function rawStep(
   };
 }
 
+/** Scratch of `legSteps`: its pieces' labels and what the going-on table said of each (grown as legs need). */
+let pieceLabels: Int32Array = new Int32Array(1024),
+  pieceSaids: Int32Array = new Int32Array(1024);
+const atLeast = (a: Int32Array, n: number): Int32Array => (a.length >= n ? a : new Int32Array(Math.max(n, 2 * a.length)));
+
 /** A leg's running figures, in a typed array: as variables its closures share they were numbers boxed
  *  anew at every piece of road (a far route's hundreds of kB of garbage). */
 const tally = new Float64Array(4);
@@ -913,7 +918,16 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     for (let i = steps.length - 1; i > 0 && steps[i].type === SUPPRESSED; i--) crossed += 1 + steps[i - 1].crossed;
     return crossed;
   };
-  let nextLabel = labelOf(trace.dir[k0]);
+  // Each piece's label and what the table remembers of going on from it, read in loops of their own before
+  // the pieces are walked: reads far apart in memory, whose waits then overlap (the walk's own reads wait
+  // one after another). The table may learn more during the walk: what was read is still so.
+  const labels = atLeast(pieceLabels, n);
+  pieceLabels = labels;
+  for (let k = k0; k < n; k++) labels[k] = labelOf(trace.dir[k]);
+  const saids = atLeast(pieceSaids, n);
+  pieceSaids = saids;
+  if (memo) for (let k = k0; k < n - 1; k++) saids[k] = labels[k] === labels[k + 1] ? goingOn(memo, trace.dir[k]) : UNKNOWN;
+  let nextLabel = labels[k0];
   for (let k = k0; k < n; k++) {
     tally[METERS] += trace.meters[k];
     tally[TENTHS] += trace.tenths[k];
@@ -923,13 +937,13 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     const inDir = trace.dir[k];
     outDir = trace.dir[k + 1];
     const inLabel = nextLabel;
-    outLabel = nextLabel = labelOf(outDir);
+    outLabel = nextLabel = labels[k + 1];
     // The same geometry on both sides (a partial piece that ends where the path starts): no junction.
     if (inDir === outDir) continue;
     // A node where the road only goes on (two ways out, two in: on and back) under the same label: nothing
     // to say, and no need to look at its roads.
     if (inLabel === outLabel && outDir !== (inDir ^ 1)) {
-      const said = goingOn(memo, inDir);
+      const said = memo ? saids[k] : UNKNOWN;
       if (said !== UNKNOWN && !current.segregated) {
         if (said === SILENT_CROSSED) current.crossed++;
         continue;
