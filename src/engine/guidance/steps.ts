@@ -475,35 +475,43 @@ const sideOf = (dev: number): number => {
  *  copies of its nodes allow: OSRM classifies segregated roads on its graph without restrictions. */
 const drivable = (g: GuidanceGraph, d: number): boolean => g.origFirst[d + 1] > g.origFirst[d];
 
-/** Copies of the scratch, kept while another node's roads are read into it. */
-const keptDir = new Int32Array(MAX_ROADS),
-  keptBearing = new Float64Array(MAX_ROADS),
-  keptEntry = new Uint8Array(MAX_ROADS),
-  keptKind = new Uint8Array(MAX_ROADS),
-  keptLabel = new Int32Array(MAX_ROADS);
-
+/** A copy of the scratch's roads: a node's kept while another's are read into it. */
+class RoadsCopy {
+  readonly dir = new Int32Array(MAX_ROADS);
+  readonly bearing = new Float64Array(MAX_ROADS);
+  readonly entry = new Uint8Array(MAX_ROADS);
+  readonly kind = new Uint8Array(MAX_ROADS);
+  readonly label = new Int32Array(MAX_ROADS);
+  count = 0;
+  /** Takes the scratch's roads. */
+  save(): void {
+    const n = (this.count = roadCount);
+    this.dir.set(roadDir.subarray(0, n));
+    this.bearing.set(roadBearing.subarray(0, n));
+    this.entry.set(roadEntry.subarray(0, n));
+    this.kind.set(roadKind.subarray(0, n));
+    this.label.set(roadLabel.subarray(0, n));
+  }
+  /** Puts them back into the scratch. */
+  load(): void {
+    const n = (roadCount = this.count);
+    roadDir.set(this.dir.subarray(0, n));
+    roadBearing.set(this.bearing.subarray(0, n));
+    roadEntry.set(this.entry.subarray(0, n));
+    roadKind.set(this.kind.subarray(0, n));
+    roadLabel.set(this.label.subarray(0, n));
+  }
+}
+const kept = new RoadsCopy();
 /** The roads of the node after a segregated road's candidate, read for its check (`aheadNode`, -1 none). */
-const aheadDir = new Int32Array(MAX_ROADS),
-  aheadBearing = new Float64Array(MAX_ROADS),
-  aheadEntry = new Uint8Array(MAX_ROADS),
-  aheadKind = new Uint8Array(MAX_ROADS),
-  aheadLabel = new Int32Array(MAX_ROADS);
-let aheadNode = -1,
-  aheadCount = 0;
+const ahead = new RoadsCopy();
+let aheadNode = -1;
 
 /** The roads at node v into the scratch, from those `segregatedRoad` read ahead when they are v's (a node's
  *  roads are its own whatever the route: one read each), else `roadsAt`. */
 function roadsAhead(g: GuidanceGraph, v: number, kx: number): void {
-  if (v !== aheadNode) {
-    roadsAt(g, v, kx);
-    return;
-  }
-  roadCount = aheadCount;
-  roadDir.set(aheadDir.subarray(0, aheadCount));
-  roadBearing.set(aheadBearing.subarray(0, aheadCount));
-  roadEntry.set(aheadEntry.subarray(0, aheadCount));
-  roadKind.set(aheadKind.subarray(0, aheadCount));
-  roadLabel.set(aheadLabel.subarray(0, aheadCount));
+  if (v === aheadNode) ahead.load();
+  else roadsAt(g, v, kx);
 }
 
 /**
@@ -526,12 +534,7 @@ function segregatedRoad(g: GuidanceGraph, out: number, outAt: number, w: number,
   let intoSides = 0;
   for (let i = 0; i < roadCount; i++)
     if (i !== outAt && drivable(g, roadDir[i] ^ 1)) intoSides |= sideOf(deviation(reverse(roadBearing[i]), roadBearing[outAt]));
-  const n = roadCount;
-  keptDir.set(roadDir.subarray(0, n));
-  keptBearing.set(roadBearing.subarray(0, n));
-  keptEntry.set(roadEntry.subarray(0, n));
-  keptKind.set(roadKind.subarray(0, n));
-  keptLabel.set(roadLabel.subarray(0, n));
+  kept.save();
   roadsAt(g, w, kx);
   let back = -1;
   for (let i = 0; i < roadCount; i++) if (roadDir[i] === (out ^ 1)) back = i;
@@ -548,18 +551,8 @@ function segregatedRoad(g: GuidanceGraph, out: number, outAt: number, w: number,
   }
   // The route goes on to w: its roads, read now, are kept for its turn (`roadsAhead`).
   aheadNode = w;
-  aheadCount = roadCount;
-  aheadDir.set(roadDir.subarray(0, roadCount));
-  aheadBearing.set(roadBearing.subarray(0, roadCount));
-  aheadEntry.set(roadEntry.subarray(0, roadCount));
-  aheadKind.set(roadKind.subarray(0, roadCount));
-  aheadLabel.set(roadLabel.subarray(0, roadCount));
-  roadCount = n;
-  roadDir.set(keptDir.subarray(0, n));
-  roadBearing.set(keptBearing.subarray(0, n));
-  roadEntry.set(keptEntry.subarray(0, n));
-  roadKind.set(keptKind.subarray(0, n));
-  roadLabel.set(keptLabel.subarray(0, n));
+  ahead.save();
+  kept.load();
   if (!oneWayOut) return false;
   return !((intoSides & TO_LEFT && offSides & TO_RIGHT) || (intoSides & TO_RIGHT && offSides & TO_LEFT) || offSides === (TO_LEFT | TO_RIGHT));
 }
