@@ -57,8 +57,10 @@ import type { TilesManifest } from './tiles/build.js';
  * and `exits`; a way with signs has a label of its own.
  * 23: each label's turn lanes along and against its way (`shapes/labelLanesForward`, `labelLanesBackward`),
  * for the intersections' `lanes`; a way with turn lanes has a label of its own.
+ * 24: same files; `geomGuide`'s offsets point towards each road's representative coordinate as OSRM finds it
+ * (graphs/road-coordinate.ts), not its first point 10 m away.
  */
-export const MAP_FORMAT_VERSION = 23;
+export const MAP_FORMAT_VERSION = 24;
 
 export interface GraphManifest {
   nodes: number;

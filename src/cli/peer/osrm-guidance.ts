@@ -38,7 +38,7 @@ export const DIFFERENCE_CAUSES = {
   obviousness:
     'OSRM weighs road classes and the curvature of the whole road when it decides that a way on is obvious; Waymark the angles and names at the node',
   modifiers:
-    'OSRM measures curved ramps and roads further along, and keeps some modifiers apart that Waymark does not; Waymark uses the angle 10 m down the road',
+    "OSRM keeps some modifiers apart that Waymark does not; and where two roads lie exactly as far from a square turn (a grid's symmetry), which of them takes the plain modifier follows the coordinates' last digit",
   ramps: "OSRM's motorway handler: forks between ramps, merges and ramps joining; Waymark classifies ramps at the node",
   roundabouts: "OSRM's roundabout geometry: exits of turbo-roundabouts, which ring is a rotary, bearings of a ring's roads, a ring crossed at one node",
   names: 'one unnamed way onto another round a bend with no other road: OSRM turns, Waymark sees one road going on',
@@ -49,7 +49,6 @@ export type DifferenceCause = keyof typeof DIFFERENCE_CAUSES;
 export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   "end-of-road/Don't Handle Circles as End-Of-Road": 'junction-model',
   "fork/Fork on motorway links - don't fork on through": 'ramps',
-  'fork/Non-Fork on complex intersection - right': 'obviousness',
   'intersections/Roundabouts': 'roundabouts',
   "merge/Don't Merge on Short-Three Way Intersection Right": 'obviousness',
   'motorway/Highway Fork with a Link': 'ramps',
@@ -80,6 +79,7 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'turn/End of road, T-intersection, no obvious turn, only one road allowed': 'junction-model',
   'turn/Go onto turning major road': 'obviousness',
   'turn/No turn instruction when turning from unnamed onto unnamed': 'names',
+  'turn/Right Turn Assignment Three Conflicting Turns with invalid - 2': 'modifiers',
   'turn/Three Way Similar Sharp Turns': 'modifiers',
   'turn/Turn Lane on Splitting up Road': 'junction-model',
   'turn/Turns ordering must respect initial bearings': 'modifiers',

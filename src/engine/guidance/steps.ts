@@ -700,19 +700,37 @@ function intersectionOf(at: number, inDir: number, outDir: number): StepIntersec
     for (; j > 0 && roadBearing[roadOrder[j - 1]] > roadBearing[i]; j--) roadOrder[j] = roadOrder[j - 1];
     roadOrder[j] = i;
   }
+  // OSRM gives a junction's bearings in steps of 15° where no two of its roads share a step (its bearing
+  // class, guidance/turn_classification.cpp), the one of the last step first where it wraps round north.
+  let discrete = true;
+  for (let k = 0, last = discreteBearing(Math.round(roadBearing[roadOrder[roadCount - 1]])); k < roadCount && discrete; k++) {
+    const step = discreteBearing(Math.round(roadBearing[roadOrder[k]]));
+    discrete = roadCount <= 1 || step !== last;
+    last = step;
+  }
+  const first =
+    discrete && roadCount > 1 && discreteBearing(roadBearing[roadOrder[roadCount - 1]]) < discreteBearing(roadBearing[roadOrder[0]]) ? roadCount - 1 : 0;
   // Made to their size (a list grown from empty takes room for 17 at its first push: a far route's 100 kB).
   const bearings: number[] = new Array(roadCount),
     entry: boolean[] = new Array(roadCount);
   let inAt: number | undefined, outAt: number | undefined;
   for (let k = 0; k < roadCount; k++) {
-    const i = roadOrder[k];
+    const i = roadOrder[(k + first) % roadCount];
     if (roadDir[i] === inDir) inAt = k;
     if (roadDir[i] === outDir) outAt = k;
-    bearings[k] = Math.round(roadBearing[i]) % 360;
+    bearings[k] = discrete ? Math.round(discreteBearing(Math.round(roadBearing[i])) * DISCRETE_STEP) : Math.round(roadBearing[i]) % 360;
     entry[k] = roadEntry[i] === 1 && roadDir[i] !== inDir;
   }
   return intersection(at, bearings, entry, inAt, outAt);
 }
+
+/** OSRM's bearing classes' step (BearingClass::discrete_step_size), and a bearing's step. */
+const DISCRETE_STEP = 360 / 24;
+const discreteBearing = (bearing: number): number => {
+  let shifted = bearing + 0.5 * DISCRETE_STEP;
+  if (shifted >= 360) shifted -= 360;
+  return Math.trunc(shifted / DISCRETE_STEP);
+};
 
 // Steps and intersections are made with every field, in one order: a far route's hundreds of steps then
 // share one shape, and reading and adding to them stays fast.

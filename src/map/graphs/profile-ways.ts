@@ -101,7 +101,7 @@ export interface ProfileWays {
 }
 
 /** Road classes of `RoadKind`'s low bits, by `highway` value (0: any other). */
-const ROAD_CLASSES: Record<string, number> = {
+export const ROAD_CLASSES: Record<string, number> = {
   motorway: 1,
   trunk: 2,
   primary: 3,
@@ -112,6 +112,8 @@ const ROAD_CLASSES: Record<string, number> = {
   living_street: 6,
   service: 7,
 };
+/** A road kind's class: its low bits. */
+export const ROAD_CLASS_MASK = 15;
 /** Bits of a road kind above its class (`road-labels.ts` reads them). */
 export const ROAD_LINK = 16,
   ROAD_ROUNDABOUT = 32,

@@ -1,0 +1,137 @@
+// A road's representative coordinate at a junction, as OSRM's coordinate extractor finds it
+// (road-coordinate.ts, a port of osrm-backend 6.0.0's coordinate_extractor.cpp). Each case is one branch of
+// OSRM's ExtractRepresentativeCoordinate, its expected point worked out by hand from OSRM's code: roads
+// laid out in metres east (x) and north (y) of a junction at 47° N.
+import { describe, expect, it } from 'vitest';
+import { bearing, closeCoordinate, type Coords, distance, representativeCoordinate, type RoadContext } from '../../src/map/graphs/road-coordinate.js';
+
+const LAT = 47;
+const KX = 111_320 * Math.cos((LAT * Math.PI) / 180),
+  KY = 111_320;
+const road = (xy: Array<[number, number]>): Coords => ({
+  lon: xy.map(([x]) => Math.round((9 + x / KX) * 1e6)),
+  lat: xy.map(([, y]) => Math.round((LAT + y / KY) * 1e6)),
+});
+const primary: RoadContext = { lowPriority: false, ring: false, offsetFactor: 1.5, lanes: 0 };
+/** The representative point's bearing and distance from the junction. */
+function measured(r: Coords, context: RoadContext): { bearing: number; meters: number } {
+  const out: [number, number] = [0, 0];
+  representativeCoordinate(r, context, out);
+  return { bearing: bearing(r.lon[0], r.lat[0], out[0], out[1]), meters: distance(r.lon[0], r.lat[0], out[0], out[1]) };
+}
+
+describe("OSRM's representative coordinate of a road", () => {
+  it('is the far end of a straight road of two points', () => {
+    const m = measured(
+      road([
+        [0, 0],
+        [30, 30],
+      ]),
+      primary,
+    );
+    expect(m.bearing).toBeCloseTo(45, 0);
+    expect(m.meters).toBeCloseTo(42.4, 0);
+  });
+
+  it('is the first point where it lies farther than 10 m and the lanes (a primary road: 2 lanes × 1.5 × 3.25 m)', () => {
+    const m = measured(
+      road([
+        [0, 0],
+        [25, 0],
+        [25, 40],
+      ]),
+      primary,
+    );
+    expect(m.bearing).toBeCloseTo(90, 1);
+    expect(m.meters).toBeCloseTo(25, 0);
+  });
+
+  it("is 2 m down a roundabout's ring", () => {
+    const m = measured(
+      road([
+        [0, 0],
+        [10, 0],
+        [10, 10],
+      ]),
+      { ...primary, ring: true },
+    );
+    expect(m.bearing).toBeCloseTo(90, 1);
+    expect(m.meters).toBeCloseTo(2, 0);
+  });
+
+  it('is 10 m down a road of low priority (a service road), round its bends', () => {
+    // 5 m east, then north: the point 10 m on is 5 m up the second segment.
+    const m = measured(
+      road([
+        [0, 0],
+        [5, 0],
+        [5, 20],
+      ]),
+      { ...primary, lowPriority: true, offsetFactor: 1 },
+    );
+    expect(m.bearing).toBeGreaterThan(44);
+    expect(m.bearing).toBeLessThan(47);
+    expect(m.meters).toBeCloseTo(7.07, 0);
+  });
+
+  it('is 5 m on where the road starts straight for 10 m and the lanes, then bends', () => {
+    const m = measured(
+      road([
+        [0, 0],
+        [10, 0.1],
+        [25, 0],
+        [25, 40],
+      ]),
+      primary,
+    );
+    expect(m.bearing).toBeCloseTo(90, 0);
+    expect(m.meters).toBeCloseTo(5, 0);
+  });
+
+  it('is the last point looked at where the road keeps within half a lane of a straight line', () => {
+    // Points 4 m and 13 m on lie 0.3 m and 1.35 m off the line to the 60 m one: the road is straight.
+    const m = measured(
+      road([
+        [0, 0],
+        [4, 0.5],
+        [13, 2],
+        [60, 3],
+      ]),
+      primary,
+    );
+    expect(m.bearing).toBeCloseTo(87.1, 0);
+    expect(m.meters).toBeCloseTo(60, 0);
+  });
+
+  it('is 10 m on where a road bends 11 m on and neither a line nor a curve fits (the slip road of "Tripple Merge")', () => {
+    const m = measured(
+      road([
+        [0, 0],
+        [9, 6],
+        [51.3, 6],
+      ]),
+      primary,
+    );
+    expect(m.bearing).toBeCloseTo(56.7, 0);
+    expect(m.meters).toBeCloseTo(10, 0);
+  });
+
+  it('is, where only two roads meet, the first point more than a metre away', () => {
+    const r = road([
+      [0, 0],
+      [0.5, 0],
+      [0.8, 0.5],
+      [3, 3],
+      [10, 3],
+    ]);
+    const out: [number, number] = [0, 0];
+    closeCoordinate(r, out);
+    expect([out[0], out[1]]).toEqual([r.lon[3], r.lat[3]]);
+  });
+
+  it("measures as OSRM's cheap ruler does", () => {
+    // 1e-3° of latitude at 47° N: 111.2 m on the ellipsoid.
+    expect(distance(9_000_000, 47_000_000, 9_000_000, 47_001_000)).toBeCloseTo(111.2, 0);
+    expect(bearing(9_000_000, 47_000_000, 9_001_000, 47_000_000)).toBeCloseTo(90, 6);
+  });
+});
