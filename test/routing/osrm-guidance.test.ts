@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/lib/paths.js';
 import { DIFFERENCE_CAUSES, GUIDANCE_FILES, KNOWN_DIFFERENCES, knownCause, runGuidance } from '../../src/cli/peer/osrm-guidance.js';
+import { fuzzyMatch } from '../../src/cli/peer/osrm-features.js';
 
 const TARBALL = join(projectRoot, '..', 'shared', 'peers', 'osrm', 'osrm-backend-6.0.0.tar.gz');
 
@@ -306,5 +307,22 @@ describe.skipIf(!existsSync(TARBALL))('bicycles at roundabouts: ridden round the
     // ef and gh are footways: a roundabout turn that leaves onto one says its exit too (the mode changes there).
     expect(status('Enter and Exit with changing mode', /waypoints=a,f .*exit roundabout right/)).toEqual(['agree']);
     expect(status('Enter and Exit with changing mode', /waypoints=a,d .*exit-1/)).toEqual(['agree']);
+  });
+});
+
+describe("the runner's comparison of a column, as OSRM's FuzzyMatch", () => {
+  it('takes the same text, and margins where the expectation gives one', () => {
+    expect(fuzzyMatch('depart,turn left,arrive', 'depart,turn left,arrive')).toBe(true);
+    expect(fuzzyMatch('depart,turn left,arrive', 'depart,turn right,arrive')).toBe(false);
+    // intersections.feature "Roundabouts": `true:327 +-1` takes 326, not 325, and the entries must agree.
+    expect(fuzzyMatch('true:180;false:0 true:150,true:270;true:326', 'true:180;false:0 true:150,true:270;true:327 +-1')).toBe(true);
+    expect(fuzzyMatch('true:180;false:0 true:150,true:270;true:325', 'true:180;false:0 true:150,true:270;true:327 +-1')).toBe(false);
+    expect(fuzzyMatch('true:180;true:0 true:150,true:270;true:326', 'true:180;false:0 true:150,true:270;true:327 +-1')).toBe(false);
+    expect(fuzzyMatch('true:180;false:0 true:150;true:270;true:326', 'true:180;false:0 true:150,true:270;true:327 +-1')).toBe(false);
+    expect(fuzzyMatch('0->90,88->0', '0->90,90->0 +-2')).toBe(true);
+    expect(fuzzyMatch('0->90,87->0', '0->90,90->0 +-2')).toBe(false);
+    expect(fuzzyMatch('104', '100 ~5%')).toBe(true);
+    expect(fuzzyMatch('106', '100 ~5%')).toBe(false);
+    expect(fuzzyMatch('depart,arrive', '/^depart,.*arrive$/')).toBe(true);
   });
 });

@@ -571,7 +571,7 @@ function routes(scenario: string, world: World, table: string[][], skip: string 
         names.map((n) => world.point(n)),
         options,
       );
-      const bad = STEP_COLUMNS.filter((c) => c in row && row[c] !== (got?.[c] ?? ''));
+      const bad = STEP_COLUMNS.filter((c) => c in row && !fuzzyMatch(got?.[c] ?? '', row[c]));
       return bad.length === 0
         ? { scenario, row: text, status: 'agree' }
         : { scenario, row: text, status: 'disagree', detail: bad.map((c) => `${c}: OSRM "${row[c]}", Waymark "${got?.[c] ?? ''}"`).join('; ') };
@@ -591,6 +591,51 @@ function routes(scenario: string, world: World, table: string[][], skip: string 
           detail: `OSRM ${want === null ? 'no route' : want.join(',')}, Waymark ${got === null ? 'no route' : got.join(',')}`,
         };
   });
+}
+
+/**
+ * OSRM's FuzzyMatch.match (features/support/data_classes.js), as its support code compares every column:
+ * the same text, or within a margin where the expectation says `+-` (a number, each bearing of a
+ * `before->after` list, each bearing of an intersections list) or `~ N%`, or a `/regular expression/`.
+ */
+export function fuzzyMatch(got: string, want: string): boolean {
+  if (got === want || (want === '' && got === '')) return true;
+  const within = (margin: number, g: string, w: string): boolean => Math.abs(Number.parseFloat(g) - Number.parseFloat(w)) <= margin;
+  const bearingList = /^((\d+)->(\d+))(,(\d+)->(\d+))*\s+\+-(.+)$/.test(want),
+    intersectionList = /^(((((true|false):\d+)\s{0,1})+,{0,1})+;{0,1})+\s+\+-(.+)$/.test(want);
+  if (bearingList) {
+    const [base, m] = want.split('+-');
+    const w = base.trim().split(','),
+      g = got.split(',');
+    return w.length === g.length && w.every((pair, i) => pair.split('->').every((b, j) => within(Number.parseFloat(m), g[i].split('->')[j], b)));
+  }
+  if (intersectionList) {
+    const [base, m] = want.split('+-');
+    // Steps by `;`, intersections by `,`, roads by spaces, each `entry:bearing`: the same shape, the same
+    // entries, the bearings within the margin.
+    const parse = (text: string): string[][][][] => text.split(';').map((st) => st.split(',').map((x) => x.split(' ').map((pair) => pair.split(':'))));
+    const w = parse(base.trim()),
+      g = parse(got);
+    return (
+      w.length === g.length &&
+      w.every(
+        (st, i) =>
+          st.length === g[i].length &&
+          st.every(
+            (x, j) => x.length === g[i][j].length && x.every(([entry, b], k) => entry === g[i][j][k][0] && within(Number.parseFloat(m), g[i][j][k][1], b)),
+          ),
+      )
+    );
+  }
+  const percent = want.match(/(.*)\s+~(.+)%$/);
+  if (percent) {
+    const target = Number.parseFloat(percent[1]);
+    return target === 0 || 100 * Math.abs(1 - Number.parseFloat(got) / target) < Number.parseFloat(percent[2]);
+  }
+  const absolute = want.match(/(.*)\s+\+-(.+)$/);
+  if (absolute) return within(Number.parseFloat(absolute[2]), got, absolute[1]);
+  const pattern = want.match(/^\/(.*)\/$/);
+  return pattern !== null && new RegExp(pattern[1]).test(got);
 }
 
 export interface FileReport {

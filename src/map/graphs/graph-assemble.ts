@@ -34,6 +34,8 @@ export interface GraphInput {
   limitValue?: Float64Array;
   /** Per geometry its exclude classes (bits of EXCLUDE_BIT); none when left out. */
   geomClass?: Uint8Array;
+  /** Per geometry its way's number of lanes (profile-ways.ts `laneCountOf`), read by `buildGuide` only. */
+  geomLanes?: Uint8Array;
   /** Whether the graph carries turn guidance's records (`geomGuide`; `guided` in profiles.ts). */
   guided?: boolean;
 }

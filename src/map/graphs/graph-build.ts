@@ -99,6 +99,7 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
   const geomFirst = new Uint32Array(geomCount),
     geomLast = new Uint32Array(geomCount);
   const geomClass = new Uint8Array(geomCount);
+  const geomLanes = new Uint8Array(geomCount);
   const { wayFirst } = osm;
   // The lorry's limits per geometry (its way's, and those of barrier nodes on it), so that each route keeps
   // off the ways too small for its lorry.
@@ -137,6 +138,7 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
       geomFirst[g] = shift + from;
       geomLast[g] = shift + k;
       geomClass[g] = roads.wayClasses[w * P + p];
+      geomLanes[g] = roads.wayLanes[w];
       let height = limited >= 0 ? limits.values[4 * limited] : Infinity,
         width = limited >= 0 ? limits.values[4 * limited + 1] : Infinity;
       if (nodeLimit.size) {
@@ -198,6 +200,7 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
     limitGeom: Uint32Array.from(limitGeom),
     limitValue: Float64Array.from(limitValue),
     geomClass,
+    geomLanes,
     guided: guided(profile),
   };
 }

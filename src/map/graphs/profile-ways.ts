@@ -87,6 +87,8 @@ export interface ProfileWays {
   speeds: Float64Array;
   /** ways × PROFILES.length: the way's exclude classes for each profile (`wayClasses`, bits of EXCLUDE_BIT), and the bicycle's PUSHED_FORWARD and PUSHED_BACKWARD. */
   wayClasses: Uint8Array;
+  /** Per way its number of lanes (`laneCountOf`), 0 where its tags do not say. */
+  wayLanes: Uint8Array;
   /** Per kept node: bit p set when the node closes the ways through it to profile p (a barrier, access=no). */
   nodeBlocked: Uint8Array;
   restrictions: Restrictions;
@@ -134,6 +136,25 @@ export function roadKindOf(tags: Readonly<Record<string, string>>): number {
   return kind;
 }
 
+/** A Lua `tonumber` of a tag (a number, spaces around it allowed), or null. */
+const tagNumber = (value: string | undefined): number | null => {
+  if (value === undefined || value.trim() === '') return null;
+  const n = Number(value.trim());
+  return Number.isFinite(n) ? n : null;
+};
+
+/**
+ * A way's number of lanes as OSRM's profiles read it (lib/guidance.lua `set_classification`): `lanes`, else
+ * `lanes:forward` and `lanes:backward` added up; 0 where they do not say (a `lanes` that is no number
+ * included). OSRM's turn guidance looks further down a road at a junction of wide roads.
+ */
+export function laneCountOf(tags: Readonly<Record<string, string>>): number {
+  let count: number | null;
+  if (tags.lanes !== undefined) count = tagNumber(tags.lanes);
+  else count = (tagNumber(tags['lanes:forward']) ?? 0) + (tagNumber(tags['lanes:backward']) ?? 0);
+  return count === null ? 0 : Math.max(0, Math.min(255, Math.trunc(count)));
+}
+
 /** Distinct (forward, backward) speeds: a handful per extract, so a way stores a small index per profile. */
 class SpeedTable {
   readonly pairs = new Growable(Float64Array, 64);
@@ -163,6 +184,7 @@ interface RoadRules {
   usable: number;
   classes: Uint8Array;
   kind: number;
+  lanes: number;
   limits: WayLimits | null;
   /** A ferry's seconds end to end (`duration`), or null. */
   seconds: number | null;
@@ -204,6 +226,7 @@ export function applyProfiles(osm: OsmData): ProfileWays {
       usable: 0,
       classes: new Uint8Array(P),
       kind: roadKindOf(tags),
+      lanes: laneCountOf(tags),
       limits: null,
       seconds: routeDuration(tags),
       signsForward: 0,
@@ -226,6 +249,7 @@ export function applyProfiles(osm: OsmData): ProfileWays {
   const ways = osm.wayCount;
   let waySpeeds: Uint16Array | Uint32Array = new Uint16Array(ways * P);
   const classes = new Uint8Array(ways * P);
+  const lanes = new Uint8Array(ways);
   const usable = new Uint8Array(ways);
   const limitWays = new Growable(Uint32Array),
     limitValues = new Growable(Float64Array);
@@ -262,6 +286,7 @@ export function applyProfiles(osm: OsmData): ProfileWays {
     if (speeds.pairs.length / 2 > 0xffff && waySpeeds instanceof Uint16Array) waySpeeds = Uint32Array.from(waySpeeds);
     waySpeeds.set(r.speeds, w * P);
     classes.set(r.classes, w * P);
+    lanes[w] = r.lanes;
     while (named < names.count && names.way[named] < w) named++;
     const name = named < names.count && names.way[named] === w ? names.name[named] : -1,
       ref = named < names.count && names.way[named] === w ? names.ref[named] : -1;
@@ -303,6 +328,7 @@ export function applyProfiles(osm: OsmData): ProfileWays {
     waySpeeds,
     speeds: speeds.pairs.toShared(),
     wayClasses: classes,
+    wayLanes: lanes,
     nodeBlocked,
     restrictions: restrictionsOf(osm, usable),
     limits: { way: limitWays.toShared(), values: limitValues.toShared() },

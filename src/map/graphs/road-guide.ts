@@ -59,11 +59,14 @@ export interface GuideInput {
   geomBwd: Uint32Array;
   geomFirst: Uint32Array;
   geomLast: Uint32Array;
+  /** Per geometry its way's lanes (0: not said); none read as 0. */
+  geomLanes?: Uint8Array;
 }
 
-/** How far down a road its points are gathered for its representative coordinate: past the farthest OSRM
- *  looks (40 m and the lanes' widths). */
-const GATHER_M = 100;
+/** How far down a road its points are gathered for its representative coordinate at a junction of roads of
+ *  `lanes` lanes at most: past the farthest OSRM looks (40 m and the lanes' widths, 2.5 × 3.25 m each on a
+ *  motorway). */
+const gatherM = (lanes: number): number => 50 + 8.125 * Math.max(2, lanes);
 
 /**
  * The guidance records of a graph's geometries (GUIDE_WORDS each) over `shapes`' points and labels: each
@@ -77,7 +80,9 @@ export function buildGuide(g: GuideInput, shapes: Pick<Shapes, 'pointsE7' | 'lab
   const guide = new Int32Array(GUIDE_WORDS * G);
   // Per node: how many of the graph's roads meet there (OSRM's degree), and the first two directed
   // geometries leaving it (a node of two roads is gone through).
-  const degree = new Uint8Array(g.nodeCount);
+  const degree = new Uint8Array(g.nodeCount),
+    // The most lanes of the roads at each node (OSRM's getIntersectionLanes).
+    lanes = new Uint8Array(g.nodeCount);
   const leaving = new Int32Array(2 * g.nodeCount).fill(-1);
   const usable = (geom: number): boolean => g.geomFwd[geom] > 0 || g.geomBwd[geom] > 0;
   const tail = (d: number): number => (d & 1 ? g.geomB[d >> 1] : g.geomA[d >> 1]);
@@ -87,6 +92,7 @@ export function buildGuide(g: GuideInput, shapes: Pick<Shapes, 'pointsE7' | 'lab
     const v = tail(d);
     if (degree[v] < 2) leaving[2 * v + degree[v]] = d;
     if (degree[v] < 255) degree[v]++;
+    if (g.geomLanes) lanes[v] = Math.max(lanes[v], g.geomLanes[d >> 1]);
   }
   const labels = new Int32Array(G);
   for (let geom = 0; geom < G; geom++) labels[geom] = labelAt(shapes, g.geomFirst[geom]);
@@ -128,7 +134,7 @@ export function buildGuide(g: GuideInput, shapes: Pick<Shapes, 'pointsE7' | 'lab
     const v = tail(d);
     // Where two roads meet, the first point more than a metre away: on the road's own points (the other
     // roads' are needed only where it is nearly all shorter than a metre).
-    gather(d, degree[v] <= 2 ? 2 : GATHER_M);
+    gather(d, degree[v] <= 2 ? 2 : gatherM(lanes[v]));
     if (points.lon.length < 2) return FAR_WORD;
     if (g.geomA[d >> 1] === g.geomB[d >> 1]) {
       // A road from a node back to it (OSRM's fallback for such loops: its second point).
@@ -147,7 +153,7 @@ export function buildGuide(g: GuideInput, shapes: Pick<Shapes, 'pointsE7' | 'lab
           // GetOffsetCorrectionFactor: motorways and trunks (their links too) 2.5, primary roads 1.5.
           offsetFactor:
             roadClass === ROAD_CLASSES.motorway || roadClass === ROAD_CLASSES.trunk ? 2.5 : roadClass === ROAD_CLASSES.primary && !(kind & ROAD_LINK) ? 1.5 : 1,
-          lanes: 0,
+          lanes: lanes[v],
         },
         out,
       );

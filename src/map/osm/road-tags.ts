@@ -19,6 +19,7 @@ export const ROAD_KEYS: ReadonlySet<string> = new Set([
   ...['width', 'est_width', 'maxlength', 'maxweight', 'maxweightrating'],
   ...['sidewalk', 'sidewalk:both', 'sidewalk:left', 'sidewalk:right', 'cycleway', 'cycleway:both', 'cycleway:left', 'cycleway:right'],
   ...['surface', 'tracktype', 'toll', 'toll:hgv', 'toll:motorcar'],
+  ...['lanes', 'lanes:forward', 'lanes:backward'],
 ]);
 
 /** Whether a way is part of the transport network: a road or path, a ferry or car train, a pier. */
