@@ -310,6 +310,36 @@ describe.skipIf(!existsSync(TARBALL))('bicycles at roundabouts: ridden round the
   });
 });
 
+describe.skipIf(!existsSync(TARBALL))("OSRM's perceived bearings and lane anticipation (guidance files beyond issue 31's list)", () => {
+  const reports = runGuidance(TARBALL, ['anticipate-lanes', 'intersections', 'merge-segregated-roads']);
+  const of = (file: string) => reports.find((r) => r.file === `guidance/${file}`)!.rows;
+
+  it('keeps a turn to the lanes that lead on to the next turn, a short way on, as OSRM anticipates them', () => {
+    // Each turns right then left (or on) within 200 m a lane: the first turn's lanes are cut to those
+    // that reach the second's, on its side. Before the anticipation, every one of them differed.
+    for (const scenario of [
+      'Anticipate Lane Change for subsequent multi-lane intersections',
+      'Anticipate Lane Change for quick same direction turns, staying on the same street',
+      'Anticipate Lane Change for quick same direction turns, changing between streets',
+      'Lane anticipation for fan-in',
+      'Lane anticipation for fan-out followed by fan-in',
+      'Anticipate none tags',
+    ])
+      expect(of('anticipate-lanes').filter((r) => r.scenario === scenario && r.status !== 'agree')).toEqual([]);
+    expect(of('anticipate-lanes').filter((r) => r.status === 'agree').length).toBeGreaterThanOrEqual(33);
+  });
+
+  it("gives a junction's bearings in OSRM's 15° steps, measured towards each road's representative coordinate", () => {
+    // intersections.feature answers every row (its roundabout's ring roads at 150° and 210°, drawn at 146°
+    // and 214°); merge-segregated-roads' slip roads bending 11 m from the junction read 60° and 120°.
+    expect(of('intersections').filter((r) => r.status !== 'agree')).toEqual([]);
+    const tripple = of('merge-segregated-roads').filter((r) => r.scenario === 'Tripple Merge should not be possible');
+    expect(tripple.length).toBe(2);
+    expect(tripple.filter((r) => r.status !== 'agree')).toEqual([]);
+    expect(of('merge-segregated-roads').filter((r) => r.status === 'agree').length).toBeGreaterThanOrEqual(28);
+  });
+});
+
 describe("the runner's comparison of a column, as OSRM's FuzzyMatch", () => {
   it('takes the same text, and margins where the expectation gives one', () => {
     expect(fuzzyMatch('depart,turn left,arrive', 'depart,turn left,arrive')).toBe(true);

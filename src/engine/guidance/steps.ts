@@ -1247,7 +1247,58 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   const arriveMode = mode(trace.dir[n - 1]);
   if (arriveMode) arrive.mode = arriveMode;
   emit(arrive);
-  return withoutShortNames(g, withTurnsCollapsed(g, segregated ? withSegregatedCollapsed(g, steps, passed) : steps, passed), passed);
+  return withoutShortNames(g, withLanesAnticipated(withTurnsCollapsed(g, segregated ? withSegregatedCollapsed(g, steps, passed) : steps, passed)), passed);
+}
+
+/** Meters OSRM allows a driver for a change of lane (anticipateLaneChange's min_distance_needed_for_lane_change). */
+const LANE_CHANGE_M = 200;
+const LEFT_MODIFIERS = new Set(['sharp left', 'left', 'slight left']),
+  RIGHT_MODIFIERS = new Set(['sharp right', 'right', 'slight right']);
+/** OSRM's isLeftTurn / isRightTurn: by the modifier, the other way round for a merge. */
+const leftTurn = (s: RawStep): boolean => (s.type === 'merge' ? RIGHT_MODIFIERS : LEFT_MODIFIERS).has(s.modifier ?? '');
+const rightTurn = (s: RawStep): boolean => (s.type === 'merge' ? LEFT_MODIFIERS : RIGHT_MODIFIERS).has(s.modifier ?? '');
+
+/**
+ * OSRM's anticipateLaneChange (engine/guidance/lane_processing.cpp), run where OSRM runs it (after the turns
+ * are collapsed): over each run of two or more short steps with lanes (shorter than 200 m for each lane a
+ * driver may have to cross, and 200 m more), walked backwards, a turn whose lanes fan in to fewer in the
+ * next turn keeps only as many, on the side that next turn goes to (a keep straight to the side of the
+ * turn after it, else to the right). The steps keep their lanes' layout; which of them are valid changes.
+ */
+function withLanesAnticipated(steps: RawStep[]): RawStep[] {
+  const right = (s: RawStep): number => s.intersection.lanes!.first,
+    left = (s: RawStep): number => s.intersection.lanes!.masks.length - (s.intersection.lanes!.count + s.intersection.lanes!.first);
+  const short = (s: RawStep): boolean => {
+    const lanes = s.intersection.lanes;
+    return lanes !== undefined && lanes.count > 0 && s.meters < (1 + Math.max(right(s), left(s))) * LANE_CHANGE_M;
+  };
+  const straightLeft = new Set<RawStep>(),
+    straightRight = new Set<RawStep>();
+  for (let start = 0; start < steps.length; ) {
+    let end = start;
+    while (end < steps.length && short(steps[end])) end++;
+    // Later turns constrain earlier ones.
+    for (let k = end - 1; k > start; k--) {
+      const current = steps[k],
+        previous = steps[k - 1];
+      const now = current.intersection.lanes!,
+        before = previous.intersection.lanes!;
+      // (OSRM also lets a run of suppressed steps long enough for the lanes to change go free: the steps
+      // here have none left.)
+      if (before.count <= 1 || before.count <= now.count) continue;
+      if (!leftTurn(previous) && !rightTurn(previous)) {
+        if (leftTurn(current) || straightLeft.has(current)) straightLeft.add(previous);
+        else if (rightTurn(current) || straightRight.has(current)) straightRight.add(previous);
+      }
+      const towardsLeft = leftTurn(current) || (!rightTurn(current) && straightLeft.has(current));
+      const first = towardsLeft
+        ? before.first + before.count - now.count - Math.min(left(current), now.count)
+        : before.first + Math.min(right(current), now.count);
+      previous.intersection.lanes = { masks: before.masks, first, count: now.count };
+    }
+    start = Math.max(end, start + 1);
+  }
+  return steps;
 }
 
 /** Meters within which two maneuvers may be told as one (OSRM's MAX_COLLAPSE_DISTANCE). */
