@@ -29,7 +29,7 @@ import {
   wayLimits,
   type ProfileName,
 } from '../../src/map/graphs/profiles.js';
-import { applyProfiles, roadKindOf } from '../../src/map/graphs/profile-ways.js';
+import { applyProfiles, laneCountOf, roadKindOf } from '../../src/map/graphs/profile-ways.js';
 import { BARRIER_KEYS, ROAD_KEYS } from '../../src/map/osm/road-tags.js';
 import { radixSortPairs } from '../../src/lib/typed-pools.js';
 import { projectRoot } from '../../src/lib/paths.js';
@@ -142,6 +142,8 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
     limitValue: number[] = [];
   // Each geometry's exclude classes are its way's, and for the bicycle where the bike is pushed each way.
   const geomClass: number[] = [];
+  // And its way's lanes, which turn guidance's records read (graphs/road-guide.ts).
+  const geomLanes: number[] = [];
   const tagsOf = new Map(p.ways.map((w) => [w.id, w.tags]));
   for (const piece of pieces) {
     let start = 0;
@@ -165,6 +167,7 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
       geomClass.push(
         wayClasses(profile, tagsOf.get(piece.way)!) | (access?.pushedForward ? PUSHED_FORWARD : 0) | (access?.pushedBackward ? PUSHED_BACKWARD : 0),
       );
+      geomLanes.push(laneCountOf(tagsOf.get(piece.way)!));
       g.way.push(piece.way);
       g.len.push(length);
       g.first.push(g.coords.length / 2);
@@ -223,6 +226,7 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
     limitGeom: Uint32Array.from(limitGeom),
     limitValue: Float64Array.from(limitValue),
     geomClass: Uint8Array.from(geomClass),
+    geomLanes: Uint8Array.from(geomLanes),
   };
 }
 

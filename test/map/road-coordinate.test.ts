@@ -3,6 +3,7 @@
 // OSRM's ExtractRepresentativeCoordinate, its expected point worked out by hand from OSRM's code: roads
 // laid out in metres east (x) and north (y) of a junction at 47° N.
 import { describe, expect, it } from 'vitest';
+import { laneCountOf } from '../../src/map/graphs/profile-ways.js';
 import { bearing, closeCoordinate, type Coords, distance, representativeCoordinate, type RoadContext } from '../../src/map/graphs/road-coordinate.js';
 
 const LAT = 47;
@@ -133,5 +134,44 @@ describe("OSRM's representative coordinate of a road", () => {
     // 1e-3° of latitude at 47° N: 111.2 m on the ellipsoid.
     expect(distance(9_000_000, 47_000_000, 9_000_000, 47_001_000)).toBeCloseTo(111.2, 0);
     expect(bearing(9_000_000, 47_000_000, 9_001_000, 47_000_000)).toBeCloseTo(90, 6);
+  });
+});
+
+describe("a way's lanes, as OSRM's profiles read them (they widen the junction OSRM looks down a road from)", () => {
+  it('takes `lanes`, else `lanes:forward` and `lanes:backward` added up, and nothing that is no number', () => {
+    expect(laneCountOf({ highway: 'primary', lanes: '4' })).toBe(4);
+    expect(laneCountOf({ highway: 'primary', lanes: ' 3 ' })).toBe(3);
+    expect(laneCountOf({ highway: 'primary', 'lanes:forward': '2', 'lanes:backward': '1' })).toBe(3);
+    expect(laneCountOf({ highway: 'primary', 'lanes:forward': '2' })).toBe(2);
+    // A `lanes` that is no number says nothing, and the directions are not read then (guidance.lua).
+    expect(laneCountOf({ highway: 'primary', lanes: '2;3', 'lanes:forward': '2' })).toBe(0);
+    expect(laneCountOf({ highway: 'primary', lanes: '' })).toBe(0);
+    expect(laneCountOf({ highway: 'primary' })).toBe(0);
+  });
+
+  it('looks further down a road at a junction of wide roads', () => {
+    // The road bends 11 m on: with two lanes (or three) OSRM measures 10 m down it (56.7°, above). With
+    // four at the junction it drops the first 12.5 m (0.8 × 0.8 × 4 × 1.5 × 3.25 m) before it fits its
+    // least-squares line: the road past the bend, nearly east.
+    expect(
+      measured(
+        road([
+          [0, 0],
+          [9, 6],
+          [51.3, 6],
+        ]),
+        { ...primary, lanes: 3 },
+      ).bearing,
+    ).toBeCloseTo(56.7, 0);
+    expect(
+      measured(
+        road([
+          [0, 0],
+          [9, 6],
+          [51.3, 6],
+        ]),
+        { ...primary, lanes: 4 },
+      ).bearing,
+    ).toBeCloseTo(89.1, 0);
   });
 });
