@@ -22,99 +22,95 @@ function measured(r: Coords, context: RoadContext): { bearing: number; meters: n
 }
 
 describe("OSRM's representative coordinate of a road", () => {
-  it('is the far end of a straight road of two points', () => {
-    const m = measured(
-      road([
+  // [what OSRM takes, the road's points, its context, the bearing and metres expected, worked out by hand]
+  const cases: Array<[string, Array<[number, number]>, RoadContext, number, number]> = [
+    [
+      'the far end of a straight road of two points',
+      [
         [0, 0],
         [30, 30],
-      ]),
+      ],
       primary,
-    );
-    expect(m.bearing).toBeCloseTo(45, 0);
-    expect(m.meters).toBeCloseTo(42.4, 0);
-  });
-
-  it('is the first point where it lies farther than 10 m and the lanes (a primary road: 2 lanes × 1.5 × 3.25 m)', () => {
-    const m = measured(
-      road([
+      45,
+      42.4,
+    ],
+    // A primary road: 10 m and 2 lanes × 1.5 × 3.25 m.
+    [
+      'the first point where it lies farther than 10 m and the lanes',
+      [
         [0, 0],
         [25, 0],
         [25, 40],
-      ]),
+      ],
       primary,
-    );
-    expect(m.bearing).toBeCloseTo(90, 1);
-    expect(m.meters).toBeCloseTo(25, 0);
-  });
-
-  it("is 2 m down a roundabout's ring", () => {
-    const m = measured(
-      road([
+      90,
+      25,
+    ],
+    [
+      "2 m down a roundabout's ring",
+      [
         [0, 0],
         [10, 0],
         [10, 10],
-      ]),
+      ],
       { ...primary, ring: true },
-    );
-    expect(m.bearing).toBeCloseTo(90, 1);
-    expect(m.meters).toBeCloseTo(2, 0);
-  });
-
-  it('is 10 m down a road of low priority (a service road), round its bends', () => {
-    // 5 m east, then north: the point 10 m on is 5 m up the second segment.
-    const m = measured(
-      road([
+      90,
+      2,
+    ],
+    // 5 m east, then north: the point 10 m on is 5 m up the second segment (45°, within its 1e-6° cut).
+    [
+      '10 m down a road of low priority (a service road), round its bends',
+      [
         [0, 0],
         [5, 0],
         [5, 20],
-      ]),
+      ],
       { ...primary, lowPriority: true, offsetFactor: 1 },
-    );
-    expect(m.bearing).toBeGreaterThan(44);
-    expect(m.bearing).toBeLessThan(47);
-    expect(m.meters).toBeCloseTo(7.07, 0);
-  });
-
-  it('is 5 m on where the road starts straight for 10 m and the lanes, then bends', () => {
-    const m = measured(
-      road([
+      45.7,
+      7.07,
+    ],
+    [
+      '5 m on where the road starts straight for 10 m and the lanes, then bends',
+      [
         [0, 0],
         [10, 0.1],
         [25, 0],
         [25, 40],
-      ]),
+      ],
       primary,
-    );
-    expect(m.bearing).toBeCloseTo(90, 0);
-    expect(m.meters).toBeCloseTo(5, 0);
-  });
-
-  it('is the last point looked at where the road keeps within half a lane of a straight line', () => {
+      90,
+      5,
+    ],
     // Points 4 m and 13 m on lie 0.3 m and 1.35 m off the line to the 60 m one: the road is straight.
-    const m = measured(
-      road([
+    [
+      'the last point looked at where the road keeps within half a lane of a straight line',
+      [
         [0, 0],
         [4, 0.5],
         [13, 2],
         [60, 3],
-      ]),
+      ],
       primary,
-    );
-    expect(m.bearing).toBeCloseTo(87.1, 0);
-    expect(m.meters).toBeCloseTo(60, 0);
-  });
-
-  it('is 10 m on where a road bends 11 m on and neither a line nor a curve fits (the slip road of "Tripple Merge")', () => {
-    const m = measured(
-      road([
+      87.1,
+      60,
+    ],
+    // The slip road of merge-segregated-roads' "Tripple Merge", bending 11 m on.
+    [
+      '10 m on where the road bends near the junction and neither a line nor a curve fits',
+      [
         [0, 0],
         [9, 6],
         [51.3, 6],
-      ]),
+      ],
       primary,
-    );
-    expect(m.bearing).toBeCloseTo(56.7, 0);
-    expect(m.meters).toBeCloseTo(10, 0);
+      56.7,
+      10,
+    ],
+  ];
+  it.each(cases)('is %s', (_what, points, context, bearing, meters) => {
+    const m = measured(road(points), context);
+    expect(m.bearing).toBeCloseTo(bearing, 0);
+    expect(m.meters).toBeCloseTo(meters, 0);
   });
 
   it('is, where only two roads meet, the first point more than a metre away', () => {
@@ -153,25 +149,12 @@ describe("a way's lanes, as OSRM's profiles read them (they widen the junction O
     // The road bends 11 m on: with two lanes (or three) OSRM measures 10 m down it (56.7°, above). With
     // four at the junction it drops the first 12.5 m (0.8 × 0.8 × 4 × 1.5 × 3.25 m) before it fits its
     // least-squares line: the road past the bend, nearly east.
-    expect(
-      measured(
-        road([
-          [0, 0],
-          [9, 6],
-          [51.3, 6],
-        ]),
-        { ...primary, lanes: 3 },
-      ).bearing,
-    ).toBeCloseTo(56.7, 0);
-    expect(
-      measured(
-        road([
-          [0, 0],
-          [9, 6],
-          [51.3, 6],
-        ]),
-        { ...primary, lanes: 4 },
-      ).bearing,
-    ).toBeCloseTo(89.1, 0);
+    const slipRoad = road([
+      [0, 0],
+      [9, 6],
+      [51.3, 6],
+    ]);
+    expect(measured(slipRoad, { ...primary, lanes: 3 }).bearing).toBeCloseTo(56.7, 0);
+    expect(measured(slipRoad, { ...primary, lanes: 4 }).bearing).toBeCloseTo(89.1, 0);
   });
 });
