@@ -57,6 +57,8 @@ for (let n = 0; n < 1800; n++) {
 const rulerBin = (latA: number, latB: number): number => Math.trunc((Math.abs(Math.trunc((latA + latB) / 2)) - 1) / RULER_STEP);
 /** std::round: halves away from zero. */
 const roundAway = (x: number): number => (x < 0 ? -Math.round(-x) : Math.round(x));
+/** A 1e-7° integer as OSRM's 1e-6° one (std::round of the degrees). */
+export const e6OfE7 = (e7: number): number => roundAway(e7 / 10);
 /** std::remainder(x, 360). */
 const remainder360 = (x: number): number => x - 360 * Math.round(x / 360);
 
@@ -131,13 +133,11 @@ function maxDeviation(cs: Coord[], from: number, to: number, begin: Coord, end: 
 
 /** ExtractCoordinateAtLength without a length cache. */
 function coordinateAtLength(length: number, cs: Coord[]): Coord {
-  let accumulated = 0,
-    last = cs[0];
+  let accumulated = 0;
   for (let i = 1; i < cs.length; i++) {
-    const d = dist(last, cs[i]);
-    if (accumulated + d >= length) return interpolate(interpolationFactor(length - accumulated, 0, dist(cs[i - 1], cs[i])), cs[i - 1], cs[i]);
+    const d = dist(cs[i - 1], cs[i]);
+    if (accumulated + d >= length) return interpolate(interpolationFactor(length - accumulated, 0, d), cs[i - 1], cs[i]);
     accumulated += d;
-    last = cs[i];
   }
   return cs[cs.length - 1];
 }

@@ -6,7 +6,7 @@
 // one record of 12 bytes.
 import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 import { ROAD_CIRCULAR, ROAD_CLASS_MASK, ROAD_CLASSES, ROAD_LINK, ROAD_ROUNDABOUT } from './profile-ways.js';
-import { closeCoordinate, type Coords, distance, representativeCoordinate } from './road-coordinate.js';
+import { closeCoordinate, type Coords, distance, e6OfE7, representativeCoordinate } from './road-coordinate.js';
 import { labelAt } from './road-labels.js';
 import type { Shapes } from './road-graph.js';
 
@@ -98,7 +98,6 @@ export function buildGuide(g: GuideInput, shapes: Pick<Shapes, 'pointsE7' | 'lab
   for (let geom = 0; geom < G; geom++) labels[geom] = labelAt(shapes, g.geomFirst[geom]);
   const points: Coords = { lon: [], lat: [] };
   const out: [number, number] = [0, 0];
-  const e6 = (e7: number): number => (e7 < 0 ? -Math.round(-e7 / 10) : Math.round(e7 / 10));
   /** The points of directed geometry d on from its first node, then on through two-road nodes, until
    *  `enough` metres are gathered. */
   const gather = (d: number, enough: number): void => {
@@ -112,8 +111,8 @@ export function buildGuide(g: GuideInput, shapes: Pick<Shapes, 'pointsE7' | 'lab
       const from = d & 1 ? last : first,
         step = d & 1 ? -1 : 1;
       for (let p = from; ; p += step) {
-        const lon = e6(pts[2 * p + 1]),
-          lat = e6(pts[2 * p]);
+        const lon = e6OfE7(pts[2 * p + 1]),
+          lat = e6OfE7(pts[2 * p]);
         const n = points.lon.length;
         if (n === 0 || points.lon[n - 1] !== lon || points.lat[n - 1] !== lat) {
           if (n > 0) meters += distance(points.lon[n - 1], points.lat[n - 1], lon, lat);
