@@ -59,8 +59,10 @@ import type { TilesManifest } from './tiles/build.js';
  * for the intersections' `lanes`; a way with turn lanes has a label of its own.
  * 24: same files; `geomGuide`'s offsets point towards each road's representative coordinate as OSRM finds it
  * (graphs/road-coordinate.ts), not its first point 10 m away.
+ * 25: per profile `maneuvers.i32`, OSM's maneuver relations as runs of the graph's directed geometries
+ * (graphs/maneuvers.ts), for the steps.
  */
-export const MAP_FORMAT_VERSION = 24;
+export const MAP_FORMAT_VERSION = 25;
 
 export interface GraphManifest {
   nodes: number;

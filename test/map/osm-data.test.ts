@@ -237,9 +237,13 @@ function referenceGraphInput(p: Plain, profile: ProfileName): ReferenceInput {
 function expectSameGraph(osm: OsmData, profile: ProfileName, want: ReferenceInput): GraphInput {
   const pool = buildShapePool(osm);
   const got = buildGraphInput(osm, profile, pool);
-  const { geomFirst, geomLast, guided: isGuided, ...rest } = got;
+  const { geomFirst, geomLast, guided: isGuided, maneuvers, ...rest } = got;
   const { geomFirst: refFirst, geomCoords: refCoords, ...refRest } = want;
   expect(rest).toEqual(refRest);
+  // The extracts have no maneuver relation (test/map/maneuvers.test.ts and OSRM's maneuver-tag.feature
+  // check those that do).
+  expect(osm.maneuverRelations).toEqual([]);
+  expect(maneuvers).toEqual(new Int32Array(0));
   // The motor graphs carry turn guidance's records (map/graphs/road-guide.ts), made from the same input.
   expect(isGuided).toBe(profile === 'driving-car' || profile === 'driving-hgv');
   expect(geomFirst.length).toBe(refFirst.length - 1);

@@ -356,3 +356,32 @@ describe("the runner's comparison of a column, as OSRM's FuzzyMatch", () => {
     expect(fuzzyMatch('depart,arrive', '/^depart,.*arrive$/')).toBe(true);
   });
 });
+
+describe.skipIf(!existsSync(TARBALL))("OSRM's maneuver relations (`type=maneuver`, maneuver-tag.feature, beyond issue 31's list)", () => {
+  const rows = runGuidance(TARBALL, ['maneuver-tag'])[0].rows;
+  const of = (scenario: string) => rows.filter((r) => r.scenario === scenario);
+
+  it("gives the relation's type and direction at its via node, makes a step where none was said, and leaves out one it suppresses", () => {
+    // Before the relations were read, 1 of these 18 rows agreed.
+    for (const scenario of [
+      // from-way, via node, to-way; a step where the road goes on ("turn slight left" off A Street onto B Street)
+      'simple override #1',
+      // the via ways in order (two `way:via` columns), the via node at their start or at their far end
+      'single via-way',
+      'multiple via-way',
+      'Handles uncompressed nodes in maneuver path',
+      'Use maneuver tag to announce a particular turn type',
+      // `suppress` at b and `uturn` at c: one "turn uturn" from Marsh Rd back onto Marsh Rd
+      'Use maneuver tag to announce lane guidance',
+      // the via node is no junction for a car (the construction way is not driven): OSRM's graph has no node there
+      'Gracefully handles maneuvers that are redundant for the profile',
+    ]) {
+      expect(of(scenario).length, scenario).toBeGreaterThan(0);
+      expect(
+        of(scenario).filter((r) => r.status !== 'agree'),
+        scenario,
+      ).toEqual([]);
+    }
+    expect(rows.filter((r) => r.status === 'agree').length).toBeGreaterThanOrEqual(14);
+  });
+});

@@ -239,10 +239,13 @@ class World {
   }
 
   relationsTable(table: string[][]): void {
-    for (const row of hashes(table)) {
+    // Column by column, as OSRM's runner reads them: a key may head several (`way:via` twice, in order).
+    const [head, ...rows] = table;
+    for (const row of rows) {
       const members: OsmRelation['members'] = [];
       const tags: Record<string, string> = {};
-      for (const [k, v] of Object.entries(row)) {
+      for (const [i, k] of head.entries()) {
+        const v = row[i] ?? '';
         const m = /^(node|way|relation):(.*)$/.exec(k);
         if (!m) {
           if (v !== '' && !k.startsWith('#')) tags[k] = v;

@@ -10,6 +10,7 @@ import { labelAt, labelLanesText, laneText } from '../../map/graphs/road-labels.
 import { edgeTail, NO_HEAD, type RoadGraph } from '../../map/graphs/road-graph.js';
 import { EXCLUDE_BIT, PUSHED_BACKWARD, PUSHED_FORWARD } from '../../map/graphs/profiles.js';
 import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS } from '../../map/graphs/road-guide.js';
+import { MANEUVER_HEAD, MANEUVER_MODIFIERS, MANEUVER_SUPPRESS, MANEUVER_TYPES } from '../../map/graphs/maneuvers.js';
 import type { LegTrace } from './trace.js';
 import { announced } from './names.js';
 import { directionOfAngle, type LaneRoad, laneMasks, turnLanes } from './lanes.js';
@@ -30,7 +31,19 @@ export interface ReverseView {
 }
 export type GuidanceGraph = Pick<
   RoadGraph,
-  'firstOut' | 'head' | 'orig' | 'origFirst' | 'origEdges' | 'origHead' | 'geomFirst' | 'geomLast' | 'geomCm' | 'geomGuide' | 'geomClass' | 'shapes'
+  | 'firstOut'
+  | 'head'
+  | 'orig'
+  | 'origFirst'
+  | 'origEdges'
+  | 'origHead'
+  | 'geomFirst'
+  | 'geomLast'
+  | 'geomCm'
+  | 'geomGuide'
+  | 'geomClass'
+  | 'maneuvers'
+  | 'shapes'
 > &
   ReverseView;
 
@@ -889,8 +902,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   // one goes with the short names, as at "Four Way Intersection"; a longer one is said, as OSRM says it
   // after turning back at a dead end in "Car - prohibit turn".)
   let quietName: RawStep | null = null;
-  /** Takes the held name change back: its stretch goes to the step before it. */
-  const dropQuietName = (): void => {
+  /** Takes the last step back (the held name change, or one a maneuver relation suppresses): its
+   *  stretch goes to the step before it. */
+  const dropLastStep = (): void => {
     const quiet = steps.pop() as RawStep;
     current = steps[steps.length - 1];
     tally[METERS] += current.meters;
@@ -920,6 +934,36 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     const m = mode(outDir);
     if (m) step.mode = m;
     return step;
+  };
+  // A maneuver relation the leg follows, at the node being looked at: the step there gets the relation's
+  // type and modifier (made if nothing would be said), or goes into the step before (`suppress`), as
+  // OSRM's applyOverrides does before its steps are collapsed.
+  const maneuvers = legManeuvers(g, trace, k0, n);
+  const override = (r: number, stepsBefore: number): void => {
+    const m = g.maneuvers;
+    const type = m[r + 2],
+      modifier = m[r + 3];
+    const made = steps.length > stepsBefore ? steps[steps.length - 1] : null;
+    const direction = modifier ? MANEUVER_MODIFIERS[modifier] : (made?.modifier ?? turnDirection(deviation(tally[BEFORE], tally[AFTER])));
+    if (type === MANEUVER_SUPPRESS) {
+      if (made) dropLastStep();
+      // A short turn just before, to the same side, is told onto the road after this node (OSRM's
+      // maneuverSucceededBySuppressedDirection, its signs transferred).
+      if (
+        current.type !== 'depart' &&
+        tally[METERS] < MAX_COLLAPSE_M &&
+        current.crossed === 0 &&
+        direction !== 'straight' &&
+        sameSide(current.modifier, direction)
+      )
+        current.label = outLabel;
+      return;
+    }
+    if (made) {
+      if (type) made.type = MANEUVER_TYPES[type];
+      made.modifier = direction;
+      if (quietName === made) quietName = null;
+    } else if (type) emit(make(MANEUVER_TYPES[type], direction));
   };
   // Whether a step is on a segregated road, and the intersections passed since the last step that is not
   // OSRM's suppressed one (those go into it).
@@ -951,10 +995,11 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     outLabel = nextLabel = labels[k + 1];
     // The same geometry on both sides (a partial piece that ends where the path starts): no junction.
     if (inDir === outDir) continue;
+    const relation = maneuvers?.get(k) ?? -1;
     // A node where the road only goes on (two ways out, two in: on and back) under the same label: nothing
-    // to say, and no need to look at its roads.
+    // to say, and no need to look at its roads (nor a maneuver relation to apply: OSRM's graph has no node there).
     if (inLabel === outLabel && outDir !== (inDir ^ 1)) {
-      const said = memo ? saids[k] : UNKNOWN;
+      const said = memo && relation < 0 ? saids[k] : UNKNOWN;
       if (said !== UNKNOWN && !current.segregated) {
         if (said === SILENT_CROSSED) current.crossed++;
         continue;
@@ -1149,7 +1194,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           break decide;
         }
         // Back onto the name held before a straight change of name (a bridge's own name): OSRM collapses both.
-        if (!same && outDev <= 20 && quietName === current && sameRoad(g, steps[steps.length - 2].label, outLabel)) dropQuietName();
+        if (!same && outDev <= 20 && quietName === current && sameRoad(g, steps[steps.length - 2].label, outLabel)) dropLastStep();
         else if (!same) {
           emit(make('new name', turnDirection(dev)));
           if (outDev <= 20) quietName = current;
@@ -1198,6 +1243,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         ),
       );
     }
+    if (relation >= 0) override(relation, stepsBefore);
     // Onto a segregated road (a short one between carriageways), or off one: the node's step, or one that
     // says nothing (OSRM's suppressed), for the collapse of the intersection's turns into one
     // (`withSegregatedCollapsed`).
@@ -1213,7 +1259,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
       if (onto) current.segregated = segregated = true;
     }
-    if (memo && steps.length <= stepsBefore && inLabel === outLabel) remember(memo, g, inDir, inLabel);
+    if (memo && relation < 0 && steps.length <= stepsBefore && inLabel === outLabel) remember(memo, g, inDir, inLabel);
     // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
     if (steps.length <= stepsBefore && roadCount > 2) {
       current.crossed++;
@@ -1249,6 +1295,40 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   emit(arrive);
   return withoutShortNames(g, withLanesAnticipated(withTurnsCollapsed(g, segregated ? withSegregatedCollapsed(g, steps, passed) : steps, passed)), passed);
 }
+
+/** The maneuver records of a graph by their first directed geometry, per thread. */
+const maneuverStarts = new WeakMap<Int32Array, Map<number, number[]>>();
+
+/** The maneuver relations (`RoadGraph.maneuvers`) whose whole run of geometries the leg's pieces [k0, n)
+ *  follow: by the node their instruction is given at (k: the node piece k ends at), the record. */
+function legManeuvers(g: GuidanceGraph, trace: LegTrace, k0: number, n: number): Map<number, number> | null {
+  const m = g.maneuvers;
+  if (m.length === 0) return null;
+  let starts = maneuverStarts.get(m);
+  if (!starts) {
+    maneuverStarts.set(m, (starts = new Map()));
+    for (let r = 0; r < m.length; r += MANEUVER_HEAD + m[r]) {
+      const list = starts.get(m[r + MANEUVER_HEAD]);
+      if (list) list.push(r);
+      else starts.set(m[r + MANEUVER_HEAD], [r]);
+    }
+  }
+  let found: Map<number, number> | null = null;
+  for (let k = k0; k < n; k++) {
+    for (const r of starts.get(trace.dir[k]) ?? []) {
+      const count = m[r];
+      if (k + count > n) continue;
+      let i = 1;
+      while (i < count && trace.dir[k + i] === m[r + MANEUVER_HEAD + i]) i++;
+      if (i === count) (found ??= new Map()).set(k + m[r + 1] - 1, r);
+    }
+  }
+  return found;
+}
+
+/** OSRM's areSameSide of two modifiers: both to the left or both to the right, straight on either. */
+const sameSide = (a: string | undefined, b: string): boolean =>
+  a === 'straight' || b === 'straight' || (LEFT_MODIFIERS.has(a ?? '') && LEFT_MODIFIERS.has(b)) || (RIGHT_MODIFIERS.has(a ?? '') && RIGHT_MODIFIERS.has(b));
 
 /** Meters OSRM allows a driver for a change of lane (anticipateLaneChange's min_distance_needed_for_lane_change). */
 const LANE_CHANGE_M = 200;

@@ -36,6 +36,8 @@ export interface GraphInput {
   geomClass?: Uint8Array;
   /** Per geometry its way's number of lanes (profile-ways.ts `laneCountOf`), read by `buildGuide` only. */
   geomLanes?: Uint8Array;
+  /** The maneuver relations' records (maneuvers.ts `resolveManeuvers`); none when left out. */
+  maneuvers?: Int32Array;
   /** Whether the graph carries turn guidance's records (`geomGuide`; `guided` in profiles.ts). */
   guided?: boolean;
 }
@@ -250,6 +252,7 @@ export function assembleGraph(input: GraphInput, shapes: Shapes): RoadGraph {
     limitValue: input.limitValue ?? new Float64Array(0),
     geomClass: input.geomClass ?? new Uint8Array(G),
     geomGuide: input.guided ? buildGuide(input, shapes) : new Int32Array(0),
+    maneuvers: input.maneuvers ?? new Int32Array(0),
     ...noHierarchy(),
     shapes,
   };

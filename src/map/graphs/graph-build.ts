@@ -1,12 +1,13 @@
 // OSM → one profile's graph input: usable ways cut into geometries at intersections (nodes shared by
 // usable ways, way ends, gaps where the extract lacks a node), with durations per direction and the
-// profile's turn restrictions (through via nodes and along via ways).
+// profile's turn restrictions (through via nodes and along via ways) and maneuver relations.
 //
 // A "piece" is a maximal run of a usable way's nodes that the extract has and that do not close the way
 // to the profile (at least two). Pieces are
 // walked three times straight off the compact way arrays instead of being materialised: to find the
 // graph nodes, to count geometries and their vertices (so every output array is allocated once at its
 // final size), and to fill them.
+import { resolveManeuvers } from './maneuvers.js';
 import { hilbertNumbering } from './node-order.js';
 import { greatCircleMeters as haversine } from '../../lib/geo/sphere.js';
 import type { GraphInput } from './graph-assemble.js';
@@ -197,6 +198,7 @@ export function buildGraphInput(osm: OsmData, profile: ProfileName, pool: ShapeP
     geomLast,
     restrictions,
     viaWayRestrictions,
+    maneuvers: resolveManeuvers(osm.maneuverRelations, { geomA, geomB, geomFwd, geomBwd, geomWay }, graphNode),
     limitGeom: Uint32Array.from(limitGeom),
     limitValue: Float64Array.from(limitValue),
     geomClass,

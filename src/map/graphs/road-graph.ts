@@ -100,6 +100,12 @@ export interface RoadGraph extends Contraction, BoundHierarchy {
    * empty elsewhere, where guidance reads the shapes.
    */
   geomGuide: Int32Array;
+  /**
+   * OSM's maneuver relations on this graph (maneuvers.ts): per record MANEUVER_HEAD words (the count of its
+   * directed geometries, the index of the one the instruction is given at the start of, its type and
+   * modifier codes), then those geometries. Empty where the extract has none (most).
+   */
+  maneuvers: Int32Array;
   /** The shapes shared by every profile of the map. */
   shapes: Shapes;
 }
@@ -254,6 +260,7 @@ export const GRAPH_ARRAYS = [
   ['limitValue', 'f64'],
   ['geomClass', 'u8'],
   ['geomGuide', 'i32'],
+  ['maneuvers', 'i32'],
   ['upFirst', 'u32'],
   ['upHead', 'u32'],
   ['upWeight', 'u32'],

@@ -65,6 +65,47 @@ export interface RestrictionRelations {
   memberCode: Uint8Array;
 }
 
+/**
+ * A `type=maneuver` (or `manoeuvre`) relation (OSRM's ManeuverOverrideRelationParser): the instruction a
+ * route from way `from` along the `via` ways (in order; none when the turn is at the via node itself) onto
+ * way `to` is given at node `viaNode`, and the values of its `maneuver` (or `manoeuvre`) and `direction`
+ * tags. Only whole ones: one from-way, one to-way, one via node. Rare (none in most extracts): objects.
+ */
+export interface ManeuverRelation {
+  from: number;
+  viaNode: number;
+  viaWays: number[];
+  to: number;
+  maneuver: string;
+  direction: string;
+}
+
+/** The relation as a ManeuverRelation, or null when it is none or not whole (as OSRM's parser reads it). */
+export function maneuverRelationOf(rel: OsmRelation): ManeuverRelation | null {
+  if (rel.tags.type !== 'maneuver' && rel.tags.type !== 'manoeuvre') return null;
+  let from: number | null = null,
+    to: number | null = null,
+    viaNode: number | null = null,
+    whole = true;
+  const viaWays: number[] = [];
+  for (const m of rel.members) {
+    if (m.type === 'node' && m.role === 'via') {
+      whole &&= viaNode === null;
+      viaNode = m.ref;
+    } else if (m.type === 'way' && m.role === 'from') {
+      whole &&= from === null;
+      from = m.ref;
+    } else if (m.type === 'way' && m.role === 'to') {
+      whole &&= to === null;
+      to = m.ref;
+    } else if (m.type === 'way' && m.role === 'via') viaWays.push(m.ref);
+  }
+  if (!whole || from === null || to === null || viaNode === null) return null;
+  // OSRM reads `manoeuvre` where the relation has it, else `maneuver`.
+  const maneuver = 'manoeuvre' in rel.tags ? rel.tags.manoeuvre : (rel.tags.maneuver ?? '');
+  return { from, viaNode, viaWays, to, maneuver, direction: rel.tags.direction ?? '' };
+}
+
 /** Node keys read from the extract: the geocoder's and the barriers'. */
 const NODE_READ_SET: ReadonlySet<string> = new Set([...NODE_KEYS, ...BARRIER_KEYS]);
 const NODE_READ_KEYS: KeyFilter = { has: (k) => NODE_READ_SET.has(k) || NODE_KEY_PREFIXES.some((p) => k.startsWith(p)) };
@@ -149,6 +190,8 @@ export interface OsmParts {
   barrierTagSets: ReadonlyArray<Readonly<Record<string, string>>>;
   restrictionRelations: RestrictionRelations;
   restrictionWays: RestrictionWays;
+  /** Whole `type=maneuver` relations, file order. */
+  maneuverRelations: ManeuverRelation[];
   /** Names and address parts that the geocoder fields refer to. */
   strings: string[];
   roadNames: RoadNames;
@@ -211,6 +254,7 @@ class OsmCollector {
   private readonly restrictionCodes = new Growable(Uint8Array);
   private readonly restrictionMembers = new IdSet();
   private readonly restrictionWays: RestrictionWays = new Map();
+  private readonly maneuverRelations: ManeuverRelation[] = [];
   private readonly geoRelations: OsmRelation[] = [];
   private readonly memberWays = new IdSet();
   // Ways: rows grown together and written in place (a generic push per field is measurably slower).
@@ -288,6 +332,8 @@ class OsmCollector {
       }
       this.restrictionFirst.push(this.restrictionRefs.length);
     }
+    const maneuver = maneuverRelationOf(rel);
+    if (maneuver) this.maneuverRelations.push(maneuver);
     // A house of an associatedStreet relation is on the relation's street, whatever its addr:street says
     // (as Nominatim): the nearest of its named street members, the relation's name when it has none.
     if (rel.tags.type === 'associatedStreet') {
@@ -544,6 +590,7 @@ class OsmCollector {
         memberCode: this.restrictionCodes.toShared(),
       },
       restrictionWays: this.restrictionWays,
+      maneuverRelations: this.maneuverRelations,
       strings: this.strings.list,
       roadNames: {
         count: this.labelWays.length,
@@ -621,6 +668,7 @@ export class OsmData implements OsmParts {
   readonly barrierTagSets!: ReadonlyArray<Readonly<Record<string, string>>>;
   readonly restrictionRelations!: RestrictionRelations;
   readonly restrictionWays!: RestrictionWays;
+  readonly maneuverRelations!: ManeuverRelation[];
   readonly strings!: string[];
   readonly roadNames!: RoadNames;
   readonly geocoder!: GeocoderSource;
