@@ -224,6 +224,22 @@ describe.skipIf(!existsSync(TARBALL))("OSRM's turn lanes (the intersections' `la
     expect(status('Turn with Bus-Lane Left', /waypoints=a,d /)).toEqual(['agree']);
   });
 
+  it("takes the lanes of the road before a short road without any (OSRM's SIMPLE_PREVIOUS), through a node of two roads only", () => {
+    // Both "Turn Lanes Given earlier than actual turn" scenarios: the lanes of ab (or fg) reach the turn at c
+    // (or h) over a road of 5 m (10 m) without lanes; before, every one of their six rows had none there.
+    const earlier = rows.filter((r) => r.scenario === 'Turn Lanes Given earlier than actual turn');
+    expect(earlier.length).toBe(6);
+    expect(earlier.filter((r) => r.status !== 'agree')).toEqual([]);
+  });
+
+  it("keeps a new name that shows lanes, however short (OSRM's suppressShortNameSegments leaves those)", () => {
+    // 10 m of `straight` after 10 m of `in`: before, the short name went into the depart step, lanes and all.
+    expect(status('Basic Turn Lane 4-Way Turn', /waypoints=a,c .*turns=depart,new name straight,arrive/)).toEqual(['agree']);
+    expect(status('Basic Turn Lane 4-Way Turn', /waypoints=d,e .*turns=depart,new name straight,arrive/)).toEqual(['agree']);
+    expect(status('Basic Turn Lane 3-way Turn with empty lanes', /waypoints=a,c /)).toEqual(['agree']);
+    expect(rows.filter((r) => r.status === 'agree').length).toBeGreaterThanOrEqual(91);
+  });
+
   it('gives none on a rotary (#2626), and the lanes of a ramp merging onto a freeway', () => {
     expect(status('No Lanes for Roundabouts, see #2626', /waypoints=x,/).filter((s) => s === 'agree').length).toBeGreaterThanOrEqual(6);
     expect(status('Merge Lanes Onto Freeway', /waypoints=d,c .*slight right:true slight right:true/)).toEqual(['agree']);

@@ -759,6 +759,41 @@ const intersection = (at: number, bearings: number[], entry: boolean[], inAt?: n
 /** Per shapes, the lanes' masks of each lanes text met (null: a text OSRM's handler does not read): a far
  *  route meets the same few again and again. */
 const laneMaskCache = new WeakMap<object, Map<number, number[] | null>>();
+/** The piece of the leg before the one arriving at a junction (`dir` -1 where the leg starts on it), and the
+ *  search node between them. */
+interface PriorPiece {
+  dir: number;
+  node: number;
+}
+/** OSRM's COMBINE_DISTANCE_CUTOFF: centimeters within which the road before a junction's road lends it its
+ *  lanes (findPreviousIntersection). */
+const PRIOR_LANES_CM = 3000;
+/** OSRM's GROUP_ANGLE: the road on must lie within this of straight on from the road before. */
+const PRIOR_STRAIGHT_DEV = 60;
+
+/**
+ * The lanes (labelLanesText) of the road before `inDir` where OSRM's turn lane handler takes them for a
+ * road without lanes of its own (its SIMPLE_PREVIOUS scenario, "Turn Lanes Given earlier than actual
+ * turn"): `inDir` at most 30 m long, from a node of only these two roads, nearly straight on; -1 none.
+ */
+function priorLanesText(g: GuidanceGraph, inDir: number, prior: PriorPiece): number {
+  if (g.geomCm[inDir >> 1] > PRIOR_LANES_CM || prior.dir >> 1 === inDir >> 1) return -1;
+  // Most roads have no lanes: theirs first, the node's roads only for one that has.
+  const text = labelLanesText(g.shapes, labelOfDir(g, prior.dir), (prior.dir & 1) === 0);
+  if (text < 0) return -1;
+  const u = prior.node;
+  for (let e = g.firstOut[u]; e < g.firstOut[u + 1]; e++) if (g.orig[e] >> 1 !== inDir >> 1 && g.orig[e] >> 1 !== prior.dir >> 1) return -1;
+  if (g.rFirst.length > u + 1) {
+    if (viaWayCopy(g, u)) return -1;
+    for (let i = g.rFirst[u]; i < g.rFirst[u + 1]; i++) {
+      const d = g.orig[g.rEdge[i]];
+      if (d >> 1 !== inDir >> 1 && d >> 1 !== prior.dir >> 1) return -1;
+    }
+  }
+  const kx = eastScale(g.shapes.pointsE7[2 * (inDir & 1 ? g.geomLast[inDir >> 1] : g.geomFirst[inDir >> 1])]);
+  return Math.abs(deviation(reverse(guidedBearing(g, prior.dir ^ 1, kx)), guidedBearing(g, inDir, kx))) > PRIOR_STRAIGHT_DEV ? -1 : text;
+}
+
 function masksOf(g: GuidanceGraph, text: number): number[] | null {
   let cache = laneMaskCache.get(g.shapes);
   if (!cache) laneMaskCache.set(g.shapes, (cache = new Map()));
@@ -770,9 +805,18 @@ function masksOf(g: GuidanceGraph, text: number): number[] | null {
 /** The arriving road's lanes that serve the turn from `inDir` onto `outDir` at the node whose roads are in
  *  the scratch, where the road has lanes and OSRM's handler matches them (lanes.ts); the turn is the step's
  *  `type` and `modifier` (`suppressed` where no step is made). Bearings are measured from `before`. */
-function lanesAt(g: GuidanceGraph, inDir: number, outDir: number, before: number, type: string, modifier?: string): StepIntersection['lanes'] {
+function lanesAt(
+  g: GuidanceGraph,
+  inDir: number,
+  outDir: number,
+  before: number,
+  type: string,
+  modifier: string | undefined,
+  prior: PriorPiece,
+): StepIntersection['lanes'] {
   // Most roads have no lanes: one look at the label's (OSRM emits none on roundabouts).
-  const text = labelLanesText(g.shapes, labelOfDir(g, inDir), (inDir & 1) === 0);
+  let text = labelLanesText(g.shapes, labelOfDir(g, inDir), (inDir & 1) === 0);
+  if (text < 0 && prior.dir >= 0) text = priorLanesText(g, inDir, prior);
   if (text < 0) return undefined;
   const masks = masksOf(g, text);
   if (!masks) return undefined;
@@ -923,13 +967,15 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   };
   // The state of the junction being looked at, read by `make` (one function for the whole leg, not one
   // per node: a far route passes tens of thousands of nodes).
+  // The piece before the one arriving at the junction, whose lanes it may take (`priorLanesText`).
+  const prior: PriorPiece = { dir: -1, node: -1 };
   let at = 0,
     back = 0,
     outDir = 0,
     outLabel = -1;
   const make = (type: string, modifier?: string): RawStep => {
     const x = intersectionOf(at, back, outDir);
-    x.lanes = lanesAt(g, back ^ 1, outDir, tally[BEFORE], type, modifier);
+    x.lanes = lanesAt(g, back ^ 1, outDir, tally[BEFORE], type, modifier, prior);
     const step = rawStep(type, modifier, at, lastPoint, Math.round(tally[BEFORE]) % 360, Math.round(tally[AFTER]) % 360, outLabel, x);
     const m = mode(outDir);
     if (m) step.mode = m;
@@ -989,6 +1035,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     if (k === n - 1) break;
     const v = trace.node[k];
     at = trace.end[k];
+    prior.dir = k > k0 ? trace.dir[k - 1] : -1;
+    prior.node = k > k0 ? trace.node[k - 1] : -1;
     const inDir = trace.dir[k];
     outDir = trace.dir[k + 1];
     const inLabel = nextLabel;
@@ -1265,7 +1313,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       current.crossed++;
       if (passed) {
         const x = intersectionOf(at, inDir ^ 1, outDir);
-        x.lanes = lanesAt(g, inDir, outDir, tally[BEFORE], 'suppressed');
+        x.lanes = lanesAt(g, inDir, outDir, tally[BEFORE], 'suppressed', undefined, prior);
         (current.passed ??= []).push(x);
       }
     }
@@ -1614,8 +1662,8 @@ function badUTurnPair(first: RawStep, second: RawStep): boolean {
 const SHORT_NAME_M = 105;
 
 /**
- * The leg's steps without the "new name" steps that tell nothing: one whose stretch is shorter than
- * SHORT_NAME_M, or back to the name of the step before it; each goes into that step, its intersection
+ * The leg's steps without the "new name" steps that tell nothing: one without lanes whose stretch is
+ * shorter than SHORT_NAME_M, or back to the name of the step before it; each goes into that step, its intersection
  * and those it passed with it (OSRM's suppressShortNameSegments, run on a leg's finished steps, as it is there).
  */
 function withoutShortNames(g: GuidanceGraph, steps: RawStep[], passed: boolean): RawStep[] {
@@ -1623,7 +1671,9 @@ function withoutShortNames(g: GuidanceGraph, steps: RawStep[], passed: boolean):
   for (let i = 1; i < steps.length - 1; i++) {
     const s = steps[i],
       before = steps[kept];
-    if (s.type === 'new name' && (s.meters < SHORT_NAME_M || sameName(g, before.label, s.label))) {
+    // A new name that shows lanes tells them (OSRM's name_change_without_lanes): kept, on the driving
+    // profiles' graphs (the guided ones; of OSRM's profiles only car.lua reads turn lanes).
+    if (s.type === 'new name' && !(s.intersection.lanes && g.geomGuide.length) && (s.meters < SHORT_NAME_M || sameName(g, before.label, s.label))) {
       before.to = s.to;
       before.meters += s.meters;
       before.tenths += s.tenths;
