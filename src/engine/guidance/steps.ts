@@ -12,6 +12,7 @@ import { EXCLUDE_BIT, PUSHED_BACKWARD, PUSHED_FORWARD } from '../../map/graphs/p
 import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS } from '../../map/graphs/road-guide.js';
 import { MANEUVER_HEAD, MANEUVER_MODIFIERS, MANEUVER_SUPPRESS, MANEUVER_TYPES } from '../../map/graphs/maneuvers.js';
 import type { LegTrace } from './trace.js';
+import { type JunctionRoads, type MergeReads, mergeCarriageways } from './merged-roads.js';
 import { announced } from './names.js';
 import { directionOfAngle, type LaneRoad, laneMasks, turnLanes } from './lanes.js';
 
@@ -98,7 +99,11 @@ const roadBearing = new Float64Array(MAX_ROADS);
 const roadEntry = new Uint8Array(MAX_ROADS);
 const roadKind = new Uint8Array(MAX_ROADS);
 const roadLabel = new Int32Array(MAX_ROADS);
+/** The way in a road stands for too, where the two carriageways of a road are one (merged-roads.ts); -1 none. */
+const roadAlias = new Int32Array(MAX_ROADS);
 let roadCount = 0;
+/** Whether road i of the scratch is directed geometry d leaving the node, or stands for it. */
+const isRoad = (i: number, d: number): boolean => roadDir[i] === d || roadAlias[i] === d;
 
 /** Degrees clockwise from north from point a to point b of `pts` (lat, lon pairs in 1e-7°), on a plane
  *  whose east-west scale `kx` is the cosine of a's latitude. */
@@ -174,6 +179,35 @@ function roadsAt(g: GuidanceGraph, v: number, kx: number): void {
   if (g.rFirst.length <= v + 1) return;
   for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) addRoad(g, g.orig[g.rEdge[i]] ^ 1, false, kx);
   if (viaWayCopy(g, v)) addSplitRoads(g, v, kx);
+  // The two carriageways of a road, one road (a way in: only then may there be a pair).
+  for (let i = 0; i < roadCount; i++) {
+    if (roadEntry[i]) continue;
+    junction.count = roadCount;
+    mergeCarriageways(g, v, kx, junction, mergeReads(g));
+    roadCount = junction.count;
+    break;
+  }
+}
+
+/** The scratch as merged-roads.ts reads it. */
+const junction: JunctionRoads = { count: 0, dir: roadDir, bearing: roadBearing, entry: roadEntry, kind: roadKind, label: roadLabel, alias: roadAlias };
+/** What the merge reads of a graph, per graph. */
+const reads = new WeakMap<object, MergeReads>();
+function mergeReads(g: GuidanceGraph): MergeReads {
+  let r = reads.get(g.firstOut);
+  if (!r) {
+    const modes = hasModes(g);
+    r = {
+      bearing: (d, kx) => guidedBearing(g, d, kx),
+      label: (d) => labelOfDir(g, d),
+      identical: (a, b) => isNamed(g, a) && isNamed(g, b) && sameRoad(g, a, b),
+      mode: (d) => (modes ? modeOf(g, d) : undefined),
+      ring: ROUNDABOUT | CIRCULAR,
+      classBits: CLASS_MASK | LINK,
+    };
+    reads.set(g.firstOut, r);
+  }
+  return r;
 }
 
 /**
@@ -235,6 +269,7 @@ function addRoad(g: GuidanceGraph, d: number, entry: boolean, kx: number): void 
   }
   if (roadCount === MAX_ROADS) return;
   roadDir[roadCount] = d;
+  roadAlias[roadCount] = -1;
   roadEntry[roadCount] = entry ? 1 : 0;
   // Its label is asked for again and again while the node's step is decided.
   const label = labelOfDir(g, d);
@@ -420,7 +455,7 @@ function goingOn(t: Int32Array | null, d: number): number {
 function remember(t: Int32Array, g: GuidanceGraph, d: number, label: number): void {
   if (roadCount === MAX_ROADS || isRound(kindOfLabel(g, label))) return;
   let same = 0;
-  for (let i = 0; i < roadCount; i++) if (roadLabel[i] === label && roadDir[i] !== (d ^ 1)) same++;
+  for (let i = 0; i < roadCount; i++) if (roadLabel[i] === label && !isRoad(i, d ^ 1)) same++;
   if (same === 1) keep(t, d, roadCount > 2 ? SILENT_CROSSED : SILENT);
 }
 
@@ -495,11 +530,13 @@ class RoadsCopy {
   readonly entry = new Uint8Array(MAX_ROADS);
   readonly kind = new Uint8Array(MAX_ROADS);
   readonly label = new Int32Array(MAX_ROADS);
+  readonly alias = new Int32Array(MAX_ROADS);
   count = 0;
   /** Takes the scratch's roads. */
   save(): void {
     const n = (this.count = roadCount);
     this.dir.set(roadDir.subarray(0, n));
+    this.alias.set(roadAlias.subarray(0, n));
     this.bearing.set(roadBearing.subarray(0, n));
     this.entry.set(roadEntry.subarray(0, n));
     this.kind.set(roadKind.subarray(0, n));
@@ -509,6 +546,7 @@ class RoadsCopy {
   load(): void {
     const n = (roadCount = this.count);
     roadDir.set(this.dir.subarray(0, n));
+    roadAlias.set(this.alias.subarray(0, n));
     roadBearing.set(this.bearing.subarray(0, n));
     roadEntry.set(this.entry.subarray(0, n));
     roadKind.set(this.kind.subarray(0, n));
@@ -550,7 +588,7 @@ function segregatedRoad(g: GuidanceGraph, out: number, outAt: number, w: number,
   kept.save();
   roadsAt(g, w, kx);
   let back = -1;
-  for (let i = 0; i < roadCount; i++) if (roadDir[i] === (out ^ 1)) back = i;
+  for (let i = 0; i < roadCount; i++) if (isRoad(i, out ^ 1)) back = i;
   let offSides = 0,
     oneWayOut = false;
   if (back >= 0) {
@@ -729,10 +767,10 @@ function intersectionOf(at: number, inDir: number, outDir: number): StepIntersec
   let inAt: number | undefined, outAt: number | undefined;
   for (let k = 0; k < roadCount; k++) {
     const i = roadOrder[(k + first) % roadCount];
-    if (roadDir[i] === inDir) inAt = k;
+    if (isRoad(i, inDir)) inAt = k;
     if (roadDir[i] === outDir) outAt = k;
     bearings[k] = discrete ? Math.round(discreteBearing(Math.round(roadBearing[i])) * DISCRETE_STEP) : Math.round(roadBearing[i]) % 360;
-    entry[k] = roadEntry[i] === 1 && roadDir[i] !== inDir;
+    entry[k] = roadEntry[i] === 1 && !isRoad(i, inDir);
   }
   return intersection(at, bearings, entry, inAt, outAt);
 }
@@ -827,7 +865,7 @@ function lanesAt(
     takenAt = -1;
   for (let i = 0; i < roadCount; i++) {
     if (isRound(roadKind[i])) return undefined;
-    const isBack = roadDir[i] === back;
+    const isBack = isRoad(i, back);
     if (isBack) uturnReversed = roadEntry[i] === 0;
     const angle = isBack ? 0 : (540 - deviation(before, roadBearing[i])) % 360;
     const taken = roadDir[i] === outDir;
@@ -1067,7 +1105,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       let inBack = -1,
         outAt = -1;
       for (let i = 0; i < roadCount; i++) {
-        if (roadDir[i] === back) inBack = i;
+        if (isRoad(i, back)) inBack = i;
         if (roadDir[i] === outDir) outAt = i;
       }
       const bearingBefore = (tally[BEFORE] = inBack >= 0 ? reverse(roadBearing[inBack]) : lineBearing(Math.max(first, at - 1), at));

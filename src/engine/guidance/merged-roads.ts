@@ -1,0 +1,343 @@
+// The two carriageways of one road, told as one road at a junction (OSRM's mergeable road detector,
+// extractor/intersection/mergable_road_detector.cpp and intersection_analysis.cpp): a road drawn as two
+// one-way ways meeting at the node, one in and one out, of the same name and class, running on side by
+// side, is one road to a driver. OSRM gives the pair one bearing (the bisector of theirs) and lists the
+// way out only; every angle at the junction, and so every turn's modifier, is measured to it.
+//
+// Followed: IsDistinctFrom on both neighbours of the pair, CanMergeRoad's road checks (no ring, the same
+// travel mode, name and class, one in and one out, no loop) and HaveSameDirection (both ways followed
+// 120 m along their name, sampled every 5 m, parallel by least squares and at most a road's width + 12 m
+// apart), findMergedBearing. Not followed (docs/directions.md): traffic islands, narrow triangles, link
+// roads, circular shapes, the bearing adjustments at neighbouring junctions within 30 m; and the roads'
+// widths count one lane each (the map keeps no `lanes` for serving).
+import type { RoadGraph } from '../../map/graphs/road-graph.js';
+import { edgeTail, NO_HEAD } from '../../map/graphs/road-graph.js';
+
+type MergeGraph = Pick<RoadGraph, 'firstOut' | 'orig' | 'origFirst' | 'origEdges' | 'origHead' | 'geomFirst' | 'geomLast' | 'shapes'> & {
+  rFirst: Uint32Array;
+  rEdge: Uint32Array;
+};
+
+/** A node's roads, as turn guidance's scratch holds them: each the directed geometry leaving the node,
+ *  its bearing there, whether a route may leave along it, its kind and label; `alias` the way in that a
+ *  merged road stands for too (-1 none). */
+export interface JunctionRoads {
+  count: number;
+  dir: Int32Array;
+  bearing: Float64Array;
+  entry: Uint8Array;
+  kind: Uint8Array;
+  label: Int32Array;
+  alias: Int32Array;
+}
+
+/** What the merge reads through turn guidance (steps.ts). */
+export interface MergeReads {
+  /** Bearing of directed geometry `d` leaving its first node, east-west scale `kx`. */
+  bearing(d: number, kx: number): number;
+  label(d: number): number;
+  /** OSRM's HaveIdenticalNames: both named, the same name. */
+  identical(a: number, b: number): boolean;
+  mode(d: number): string | undefined;
+  /** Kind bits that make a ring, and the bits of a road's class (class and link). */
+  ring: number;
+  classBits: number;
+}
+
+/** OSRM's MERGABLE_ANGLE_DIFFERENCE. */
+const MERGABLE_DEV = 95;
+/** OSRM's MAXIMAL_ALLOWED_NO_TURN_DEVIATION: a way straight on from the opposite road keeps its bearing. */
+const NO_TURN_DEV = 3;
+/** HaveSameDirection's lengths: followed this far, sampled this often, at least this long. */
+const EXTRACT_M = 120;
+const SAMPLE_M = 5;
+const MIN_PARALLEL_M = 40;
+/** OSRM's ASSUMED_LANE_WIDTH and MAXIMAL_ALLOWED_SEPARATION_WIDTH. */
+const LANE_M = 3.25;
+const SEPARATION_M = 12;
+/** OSRM's NARROW_TURN_ANGLE, GROUP_ANGLE and FUZZY_ANGLE_DIFFERENCE. */
+const NARROW_DEV = 40;
+const GROUP_DEV = 60;
+const FUZZY_DEV = 25;
+const M_PER_DEG = 111_195.08;
+
+const dev = (a: number, b: number): number => {
+  const d = Math.abs(a - b) % 360;
+  return d > 180 ? 360 - d : d;
+};
+const reverse = (b: number): number => (b >= 180 ? b - 180 : b + 180);
+/** OSRM's angleBetween of a bearing arriving and one leaving: 180 straight on. */
+const turnAngle = (arriving: number, leaving: number): number => {
+  const a = 180 - (((leaving - arriving + 540) % 360) - 180);
+  return ((a % 360) + 360) % 360;
+};
+const bisector = (a: number, b: number): number => {
+  const x = Math.cos((a * Math.PI) / 180) + Math.cos((b * Math.PI) / 180),
+    y = Math.sin((a * Math.PI) / 180) + Math.sin((b * Math.PI) / 180);
+  return ((Math.atan2(y, x) * 180) / Math.PI + 360) % 360;
+};
+
+/**
+ * Merges the node's pairs of carriageways in `roads` (node `v`, east-west scale `kx`): the pair's way out
+ * keeps its place with the merged bearing and the way in as its `alias`; the way in leaves the list.
+ */
+export function mergeCarriageways(g: MergeGraph, v: number, kx: number, roads: JunctionRoads, r: MergeReads): void {
+  const n = roads.count;
+  if (n < 3) return;
+  let inOnly = false;
+  for (let i = 0; i < n; i++) if (!roads.entry[i]) inOnly = true;
+  if (!inOnly) return;
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => roads.bearing[a] - roads.bearing[b]);
+  const distinct = (a: number, b: number): boolean => dev(roads.bearing[a], roads.bearing[b]) > MERGABLE_DEV || !r.identical(roads.label[a], roads.label[b]);
+  const gone: number[] = [];
+  for (let p = 0; p < n; p++) {
+    const ll = order[(p + n - 1) % n],
+      l = order[p],
+      rr = order[(p + 2) % n],
+      rt = order[(p + 1) % n];
+    if (!distinct(ll, l) || !distinct(rt, rr) || !canMerge(g, v, kx, roads, r, l, rt)) continue;
+    const out = roads.entry[l] ? l : rt,
+      into = out === l ? rt : l;
+    // findMergedBearing: a way straight on from the road opposite keeps its own bearing.
+    let opposite = 0,
+      best = Infinity;
+    for (let i = 0; i < n; i++) {
+      const d = dev(roads.bearing[i], reverse(roads.bearing[out]));
+      if (d < best) [best, opposite] = [d, reverse(roads.bearing[i])];
+    }
+    const merged = dev(turnAngle(opposite, roads.bearing[out]), 180) < NO_TURN_DEV ? roads.bearing[out] : bisector(roads.bearing[l], roads.bearing[rt]);
+    roads.bearing[l] = roads.bearing[rt] = merged;
+    roads.alias[out] = roads.dir[into];
+    gone.push(into);
+  }
+  if (!gone.length) return;
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    if (gone.includes(i)) continue;
+    roads.dir[k] = roads.dir[i];
+    roads.bearing[k] = roads.bearing[i];
+    roads.entry[k] = roads.entry[i];
+    roads.kind[k] = roads.kind[i];
+    roads.label[k] = roads.label[i];
+    roads.alias[k] = roads.alias[i];
+    k++;
+  }
+  roads.count = k;
+}
+
+/** CanMergeRoad of the roads at places `l` and `rt` (as far as it is followed, above). */
+function canMerge(g: MergeGraph, v: number, kx: number, roads: JunctionRoads, r: MergeReads, l: number, rt: number): boolean {
+  if (dev(roads.bearing[l], roads.bearing[rt]) > MERGABLE_DEV) return false;
+  if (roads.entry[l] === roads.entry[rt] || roads.alias[l] >= 0 || roads.alias[rt] >= 0) return false;
+  if ((roads.kind[l] | roads.kind[rt]) & r.ring) return false;
+  if ((roads.kind[l] & r.classBits) !== (roads.kind[rt] & r.classBits)) return false;
+  if (r.mode(roads.dir[l]) !== r.mode(roads.dir[rt]) || !r.identical(roads.label[l], roads.label[rt])) return false;
+  if (farNode(g, roads.dir[l]) === v || farNode(g, roads.dir[rt]) === v) return false;
+  return sameDirection(g, v, kx, roads, r, l, rt);
+}
+
+/** The node at the other end of directed geometry `d` (may it be driven that way or not), -1 none. */
+function farNode(g: MergeGraph, d: number): number {
+  if (g.origHead[d] !== NO_HEAD) return g.origHead[d];
+  const back = d ^ 1;
+  return g.origFirst[back] < g.origFirst[back + 1] ? edgeTail(g, g.origEdges[g.origFirst[back]]) : -1;
+}
+
+/** HaveSameDirection: both ways followed along their name run side by side. */
+function sameDirection(g: MergeGraph, v: number, kx: number, roads: JunctionRoads, r: MergeReads, l: number, rt: number): boolean {
+  const a = follow(g, v, roads.dir[l], roads.label[l], roads.bearing[l], kx, r);
+  if (a.meters <= MIN_PARALLEL_M) return false;
+  const b = follow(g, v, roads.dir[rt], roads.label[rt], roads.bearing[l], kx, r);
+  if (b.meters <= MIN_PARALLEL_M) return false;
+  const meet = a.points[a.points.length - 2] === b.points[b.points.length - 2] && a.points[a.points.length - 1] === b.points[b.points.length - 1];
+  let sa = sample(a.points),
+    sb = sample(b.points);
+  // A pair that meets again keeps its first third (pruning it would weigh the join too much).
+  if (!meet) {
+    sa = sa.slice(2 * Math.floor(sa.length / 6));
+    sb = sb.slice(2 * Math.floor(sb.length / 6));
+  }
+  if (sa.length < 4 || sb.length < 4 || !parallel(sa, sb)) return false;
+  const mid = (s: number[]) => 2 * Math.floor(s.length / 4);
+  const gap = Math.min(closest(sa, mid(sa), sb), closest(sb, mid(sb), sa));
+  // Each carriageway counted one lane wide: 0.5 × (1 + 1) lanes.
+  return gap <= LANE_M + SEPARATION_M;
+}
+
+/**
+ * The points (lon, lat in degrees, pairs) of the way from node `v` along directed geometry `d`, on along
+ * the straightmost road of label `label` at each node (OSRM's SelectStraightmostRoadByNameAndOnlyChoice,
+ * stopping at ambiguous turns), up to EXTRACT_M; and the meters followed.
+ */
+function follow(g: MergeGraph, v: number, d: number, label: number, initial: number, kx: number, r: MergeReads): { points: number[]; meters: number } {
+  const points: number[] = [];
+  const pts = g.shapes.pointsE7;
+  let meters = 0,
+    at = v,
+    cur = d;
+  for (let hops = 0; hops < 32 && meters < EXTRACT_M; hops++) {
+    const first = g.geomFirst[cur >> 1],
+      last = g.geomLast[cur >> 1];
+    const step = cur & 1 ? -1 : 1;
+    let p = cur & 1 ? last : first;
+    const end = cur & 1 ? first : last;
+    let lon = pts[2 * p + 1] * 1e-7,
+      lat = pts[2 * p] * 1e-7;
+    points.push(lon, lat);
+    for (; p !== end && meters < EXTRACT_M; ) {
+      p += step;
+      const lon2 = pts[2 * p + 1] * 1e-7,
+        lat2 = pts[2 * p] * 1e-7;
+      const m = Math.hypot((lon2 - lon) * kx, lat2 - lat) * M_PER_DEG;
+      if (meters + m > EXTRACT_M) {
+        const f = (EXTRACT_M - meters) / m;
+        points.push(lon + (lon2 - lon) * f, lat + (lat2 - lat) * f);
+        meters = EXTRACT_M;
+        break;
+      }
+      points.push(lon2, lat2);
+      meters += m;
+      lon = lon2;
+      lat = lat2;
+    }
+    if (meters >= EXTRACT_M) break;
+    const w = farNode(g, cur);
+    if (w < 0 || w === at) break;
+    const next = straightmost(g, w, cur, label, initial, kx, r);
+    if (next < 0) break;
+    at = w;
+    cur = next;
+  }
+  return { points, meters };
+}
+
+/** The road on from node `w`, arrived at along `cur`, that OSRM's selector takes, -1 none. */
+function straightmost(g: MergeGraph, w: number, cur: number, label: number, initial: number, kx: number, r: MergeReads): number {
+  const dirs: number[] = [];
+  const add = (d: number) => {
+    if (!dirs.includes(d)) dirs.push(d);
+  };
+  for (let e = g.firstOut[w]; e < g.firstOut[w + 1]; e++) add(g.orig[e]);
+  if (g.rFirst.length > w + 1) for (let i = g.rFirst[w]; i < g.rFirst[w + 1]; i++) add(g.orig[g.rEdge[i]] ^ 1);
+  const back = cur ^ 1;
+  if (!dirs.includes(back)) dirs.push(back);
+  if (dirs.length === 1) return -1;
+  const arriving = reverse(r.bearing(back, kx));
+  const named = (d: number) => r.identical(r.label(d), label) || r.label(d) === label;
+  let count = 0;
+  for (const d of dirs) if (named(d)) count++;
+  if (count > 2) return -1;
+  let min = -1,
+    minScore = Infinity,
+    closestDev = Infinity,
+    closest = -1;
+  for (const d of dirs) {
+    if (d === back) continue;
+    const angleDev = dev(turnAngle(arriving, r.bearing(d, kx)), 180);
+    const score = (named(d) ? 0 : 180) + angleDev;
+    if (score < minScore) [minScore, min] = [score, d];
+    if (angleDev < closestDev) [closestDev, closest] = [angleDev, d];
+  }
+  if (min < 0) return -1;
+  const minDev = dev(turnAngle(arriving, r.bearing(min, kx)), 180);
+  if ((dirs.length === 2 || closest === min) && minDev < NARROW_DEV && dev(initial, r.bearing(min, kx)) < NARROW_DEV) return min;
+  const onlyChoice = count <= 2 && named(min) && minDev < 100;
+  if (minDev > GROUP_DEV) {
+    // A turn with one as sharp to the other side, or a way straight on beside it, is no continuation.
+    const minAngle = turnAngle(arriving, r.bearing(min, kx));
+    let opposite = minAngle,
+      nearest = Infinity;
+    for (const d of dirs) {
+      const a = turnAngle(arriving, r.bearing(d, kx));
+      if (dev(a, reverse(minAngle)) < nearest) [nearest, opposite] = [dev(a, reverse(minAngle)), a];
+    }
+    if (dev(minAngle, opposite) > 180 - FUZZY_DEV || closestDev < FUZZY_DEV) return -1;
+  }
+  return onlyChoice ? min : -1;
+}
+
+/** Points every SAMPLE_M along a line (lon, lat pairs), its first included. */
+function sample(points: number[]): number[] {
+  const out = [points[0], points[1]];
+  const kx = Math.cos((points[1] * Math.PI) / 180);
+  let carry = 0;
+  for (let i = 2; i < points.length; i += 2) {
+    const x0 = points[i - 2],
+      y0 = points[i - 1],
+      x1 = points[i],
+      y1 = points[i + 1];
+    const m = Math.hypot((x1 - x0) * kx, y1 - y0) * M_PER_DEG;
+    let at = SAMPLE_M - carry;
+    for (; at <= m; at += SAMPLE_M) out.push(x0 + ((x1 - x0) * at) / m, y0 + ((y1 - y0) * at) / m);
+    carry = m - (at - SAMPLE_M);
+  }
+  return out;
+}
+
+/** OSRM's leastSquareRegression: two points of the line fitted to the points (lon, lat pairs). */
+function regression(points: number[]): [number, number, number, number] {
+  const n = points.length / 2;
+  let minX = Infinity,
+    maxX = -Infinity,
+    minY = Infinity,
+    maxY = -Infinity;
+  for (let i = 0; i < n; i++) {
+    minX = Math.min(minX, points[2 * i]);
+    maxX = Math.max(maxX, points[2 * i]);
+    minY = Math.min(minY, points[2 * i + 1]);
+    maxY = Math.max(maxY, points[2 * i + 1]);
+  }
+  // Nearly north-south: fitted turned a quarter, then turned back.
+  if (maxY - minY > 2 * (maxX - minX)) {
+    const turned: number[] = [];
+    for (let i = 0; i < n; i++) turned.push(points[2 * i + 1], -points[2 * i]);
+    const [ax, ay, bx, by] = regression(turned);
+    return [-ay, ax, -by, bx];
+  }
+  let mx = 0,
+    my = 0;
+  for (let i = 0; i < n; i++) {
+    mx += points[2 * i] / n;
+    my += points[2 * i + 1] / n;
+  }
+  let sxx = 0,
+    sxy = 0;
+  for (let i = 0; i < n; i++) {
+    sxx += (points[2 * i] - mx) ** 2;
+    sxy += (points[2 * i] - mx) * (points[2 * i + 1] - my);
+  }
+  if (sxx < Number.EPSILON) return [points[0], points[1], points[2 * n - 2], points[2 * n - 1]];
+  const slope = sxy / sxx;
+  return [minX, my + slope * (minX - mx), maxX, my + slope * (maxX - mx)];
+}
+
+/** OSRM's areParallel: the second line's slope under a fifth once the first is turned east-west. */
+function parallel(a: number[], b: number[]): boolean {
+  const [ax0, ay0, ax1, ay1] = regression(a),
+    [bx0, by0, bx1, by1] = regression(b);
+  const turn = Math.atan2(ax0 - ax1, ay0 - ay1) - Math.PI / 2;
+  const dx = bx0 - bx1,
+    dy = by0 - by1;
+  const x = Math.cos(turn) * dx - Math.sin(turn) * dy,
+    y = Math.sin(turn) * dx + Math.cos(turn) * dy;
+  return x !== 0 && Math.abs(y / x) < 0.2;
+}
+
+/** Meters from point `at` of `a` (an index of its pairs) to the nearest segment of line `b`. */
+function closest(a: number[], at: number, b: number[]): number {
+  const px = a[at],
+    py = a[at + 1];
+  const kx = Math.cos((py * Math.PI) / 180);
+  let best = Infinity;
+  for (let i = 2; i < b.length; i += 2) {
+    const x0 = (b[i - 2] - px) * kx,
+      y0 = b[i - 1] - py,
+      x1 = (b[i] - px) * kx,
+      y1 = b[i + 1] - py;
+    const dx = x1 - x0,
+      dy = y1 - y0;
+    const t = dx || dy ? Math.max(0, Math.min(1, -(x0 * dx + y0 * dy) / (dx * dx + dy * dy))) : 0;
+    best = Math.min(best, Math.hypot(x0 + t * dx, y0 + t * dy));
+  }
+  return best * M_PER_DEG;
+}
