@@ -60,7 +60,8 @@ import type { TilesManifest } from './tiles/build.js';
  * 24: same files; `geomGuide`'s offsets point towards each road's representative coordinate as OSRM finds it
  * (graphs/road-coordinate.ts), not its first point 10 m away.
  * 25: per profile `maneuvers.i32`, OSM's maneuver relations as runs of the graph's directed geometries
- * (graphs/maneuvers.ts), for the steps.
+ * (graphs/maneuvers.ts), for the steps; `geomGuide`'s first word carries the way's lanes in its top 4 bits
+ * (road-guide.ts `guideLanes`), for the width of a road's two carriageways (engine/guidance/merged-roads.ts).
  */
 export const MAP_FORMAT_VERSION = 25;
 

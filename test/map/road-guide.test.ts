@@ -12,7 +12,7 @@ import { assembleGraph } from '../../src/map/graphs/graph-assemble.js';
 import { buildGraphInput } from '../../src/map/graphs/graph-build.js';
 import type { ProfileName } from '../../src/map/graphs/profiles.js';
 import type { RoadGraph } from '../../src/map/graphs/road-graph.js';
-import { eastScale, GUIDE_FAR, GUIDE_WORDS, M_PER_E7 } from '../../src/map/graphs/road-guide.js';
+import { eastScale, GUIDE_FAR, GUIDE_WORDS, guideLabel, guideLanes, M_PER_E7 } from '../../src/map/graphs/road-guide.js';
 import { labelAt } from '../../src/map/graphs/road-labels.js';
 import { buildShapePool, pendingShapes, shapesOf } from '../../src/map/graphs/shapes.js';
 import { readGraphFiles, readShapeFiles } from '../../src/map/map-dir.js';
@@ -41,7 +41,7 @@ function compareAll(g: RoadGraph): { far: number; directed: number; firstFar: Ar
     const dLat = (pts[2 * next] - pts[2 * from]) * M_PER_E7,
       dLon = (pts[2 * next + 1] - pts[2 * from + 1]) * M_PER_E7 * eastScale(pts[2 * from]);
     if (Math.hypot(dLat, dLon) > 100) firstFar.push([guided, shapes]);
-    if (g.geomGuide[GUIDE_WORDS * (d >> 1)] !== labelAt(g.shapes, g.geomFirst[d >> 1])) labelsDiffer++;
+    if (guideLabel(g.geomGuide[GUIDE_WORDS * (d >> 1)]) !== labelAt(g.shapes, g.geomFirst[d >> 1])) labelsDiffer++;
     if ((g.geomGuide[GUIDE_WORDS * (d >> 1) + 1 + (d & 1)] << 16) >> 16 === GUIDE_FAR) far++;
   }
   expect(labelsDiffer).toBe(0);
@@ -72,6 +72,20 @@ describe('turn guidance records on Liechtenstein', () => {
       expect(within2 / directed).toBeGreaterThan(0.6);
       expect(within2 / directed).toBeLessThan(0.99);
     }
+  });
+
+  it("carry each way's lanes in the label's word (the width of a road's two carriageways, merged-roads.ts)", () => {
+    const input = buildGraphInput(osm, 'driving-car', pool);
+    const g = assembleGraph(input, pendingShapes(pool));
+    let withLanes = 0;
+    for (let geom = 0; geom < g.geomCount; geom++) {
+      const word = g.geomGuide[GUIDE_WORDS * geom];
+      expect(guideLanes(word)).toBe(Math.min(15, input.geomLanes![geom]));
+      expect(guideLabel(word)).toBe(labelAt(g.shapes, g.geomFirst[geom]));
+      if (guideLanes(word) > 0) withLanes++;
+    }
+    // Liechtenstein's main roads are tagged `lanes`.
+    expect(withLanes).toBeGreaterThan(100);
   });
 
   it('are left out of the bicycle and foot graphs, whose steps read the shapes', () => {

@@ -7,9 +7,9 @@
 // Followed: IsDistinctFrom on both neighbours of the pair, CanMergeRoad's road checks (no ring, the same
 // travel mode, name and class, one in and one out, no loop) and HaveSameDirection (both ways followed
 // 120 m along their name, sampled every 5 m, parallel by least squares and at most a road's width + 12 m
-// apart), findMergedBearing. Not followed (docs/directions.md): traffic islands, narrow triangles, link
-// roads, circular shapes, the bearing adjustments at neighbouring junctions within 30 m; and the roads'
-// widths count one lane each (the map keeps no `lanes` for serving).
+// apart, 3.25 m a lane of their ways' `lanes`), findMergedBearing. Not followed (docs/directions.md):
+// traffic islands, narrow triangles, link roads, circular shapes, the bearing adjustments at neighbouring
+// junctions within 30 m.
 import type { RoadGraph } from '../../map/graphs/road-graph.js';
 import { edgeTail, NO_HEAD } from '../../map/graphs/road-graph.js';
 
@@ -36,6 +36,8 @@ export interface MergeReads {
   /** Bearing of directed geometry `d` leaving its first node, east-west scale `kx`. */
   bearing(d: number, kx: number): number;
   label(d: number): number;
+  /** The lanes of `d`'s way, 0 where none are given. */
+  lanes(d: number): number;
   /** OSRM's HaveIdenticalNames: both named, the same name. */
   identical(a: number, b: number): boolean;
   mode(d: number): string | undefined;
@@ -146,8 +148,8 @@ function farNode(g: MergeGraph, d: number): number {
 /** HaveSameDirection: both ways followed along their name run side by side. */
 function sameDirection(g: MergeGraph, v: number, kx: number, roads: JunctionRoads, r: MergeReads, l: number, rt: number): boolean {
   const a = follow(g, v, roads.dir[l], roads.label[l], roads.bearing[l], kx, r);
-  if (a.meters <= MIN_PARALLEL_M) return false;
   const b = follow(g, v, roads.dir[rt], roads.label[rt], roads.bearing[l], kx, r);
+  if (a.meters <= MIN_PARALLEL_M) return false;
   if (b.meters <= MIN_PARALLEL_M) return false;
   const meet = a.points[a.points.length - 2] === b.points[b.points.length - 2] && a.points[a.points.length - 1] === b.points[b.points.length - 1];
   let sa = sample(a.points),
@@ -160,8 +162,8 @@ function sameDirection(g: MergeGraph, v: number, kx: number, roads: JunctionRoad
   if (sa.length < 4 || sb.length < 4 || !parallel(sa, sb)) return false;
   const mid = (s: number[]) => 2 * Math.floor(s.length / 4);
   const gap = Math.min(closest(sa, mid(sa), sb), closest(sb, mid(sb), sa));
-  // Each carriageway counted one lane wide: 0.5 × (1 + 1) lanes.
-  return gap <= LANE_M + SEPARATION_M;
+  const width = 0.5 * (Math.max(1, r.lanes(roads.dir[l])) + Math.max(1, r.lanes(roads.dir[rt]))) * LANE_M;
+  return gap <= width + SEPARATION_M;
 }
 
 /**

@@ -9,7 +9,7 @@
 import { labelAt, labelLanesText, laneText } from '../../map/graphs/road-labels.js';
 import { edgeTail, NO_HEAD, type RoadGraph } from '../../map/graphs/road-graph.js';
 import { EXCLUDE_BIT, PUSHED_BACKWARD, PUSHED_FORWARD } from '../../map/graphs/profiles.js';
-import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS } from '../../map/graphs/road-guide.js';
+import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS, guideLabel, guideLanes } from '../../map/graphs/road-guide.js';
 import { MANEUVER_HEAD, MANEUVER_MODIFIERS, MANEUVER_SUPPRESS, MANEUVER_TYPES } from '../../map/graphs/maneuvers.js';
 import type { LegTrace } from './trace.js';
 import { type JunctionRoads, type MergeReads, mergeCarriageways } from './merged-roads.js';
@@ -140,7 +140,10 @@ export function guidedBearing(g: GuidanceGraph, d: number, kx: number): number {
 }
 
 /** The label (road-labels.ts) of directed edge `d`'s way: the guidance record's, else a binary search. */
-const labelOfDir = (g: GuidanceGraph, d: number): number => (g.geomGuide.length ? g.geomGuide[GUIDE_WORDS * (d >> 1)] : labelAt(g.shapes, g.geomFirst[d >> 1]));
+const labelOfDir = (g: GuidanceGraph, d: number): number =>
+  g.geomGuide.length ? guideLabel(g.geomGuide[GUIDE_WORDS * (d >> 1)]) : labelAt(g.shapes, g.geomFirst[d >> 1]);
+/** The lanes of directed edge `d`'s way (0 where none are given, or where the graph has no guidance records). */
+const lanesOfDir = (g: GuidanceGraph, d: number): number => (g.geomGuide.length ? guideLanes(g.geomGuide[GUIDE_WORDS * (d >> 1)]) : 0);
 
 const kindOf = (g: GuidanceGraph, d: number): number => kindOfLabel(g, labelOfDir(g, d));
 
@@ -200,6 +203,7 @@ function mergeReads(g: GuidanceGraph): MergeReads {
     r = {
       bearing: (d, kx) => guidedBearing(g, d, kx),
       label: (d) => labelOfDir(g, d),
+      lanes: (d) => lanesOfDir(g, d),
       identical: (a, b) => isNamed(g, a) && isNamed(g, b) && sameRoad(g, a, b),
       mode: (d) => (modes ? modeOf(g, d) : undefined),
       ring: ROUNDABOUT | CIRCULAR,

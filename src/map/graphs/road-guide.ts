@@ -14,8 +14,17 @@ import type { Shapes } from './road-graph.js';
 export const BEARING_M = 10;
 /** Meters per 1e-7° of latitude. */
 export const M_PER_E7 = METERS_PER_DEGREE * 1e-7;
-/** Words per geometry in `geomGuide`: the label, then the offsets along (2g) and against (2g+1) its points. */
+/** Words per geometry in `geomGuide`: the label (with the way's lanes), then the offsets along (2g) and
+ *  against (2g+1) its points. */
 export const GUIDE_WORDS = 3;
+/** The label's bits of a record's first word; its top 4 bits are the way's number of lanes (up to 15, 0
+ *  none given: profile-ways.ts `laneCountOf`), as OSRM's mergeable roads read a road's width. */
+export const GUIDE_LABEL_MASK = 0x0fffffff;
+const GUIDE_LANES_SHIFT = 28;
+/** The label of a record's first word. */
+export const guideLabel = (word: number): number => word & GUIDE_LABEL_MASK;
+/** The lanes of a record's first word. */
+export const guideLanes = (word: number): number => word >>> GUIDE_LANES_SHIFT;
 /** An offset half that never occurs (offsets are kept within ±32767): the bearing's point is too far for
  *  16 bits (a straight road with no point for more than ~250 m), and is measured on the shapes instead. */
 export const GUIDE_FAR = -32768;
@@ -160,7 +169,8 @@ export function buildGuide(g: GuideInput, shapes: Pick<Shapes, 'pointsE7' | 'lab
     return scaledWord(10 * (out[1] - points.lat[0]), 10 * (out[0] - points.lon[0]));
   };
   for (let geom = 0; geom < G; geom++) {
-    guide[GUIDE_WORDS * geom] = labels[geom];
+    if (labels[geom] > GUIDE_LABEL_MASK) throw new Error(`buildGuide: label ${labels[geom]} does not fit the guidance record`);
+    guide[GUIDE_WORDS * geom] = labels[geom] | (Math.min(15, g.geomLanes?.[geom] ?? 0) << GUIDE_LANES_SHIFT);
     guide[GUIDE_WORDS * geom + 1] = usable(geom) ? word(2 * geom) : FAR_WORD;
     guide[GUIDE_WORDS * geom + 2] = usable(geom) ? word(2 * geom + 1) : FAR_WORD;
   }
