@@ -375,6 +375,11 @@ describe.skipIf(!existsSync(TARBALL))(
       for (const [file, scenario] of [
         ['turn-lanes', 'Segregated Intersection Merges With Lanes'],
         ['perception', 'Turning into splitting road - no improvement'],
+        // Two one-way bridges between two-way ends: each end's pair reaches the other end past nodes of two
+        // roads only, within 30 m (OSRM's traffic island), so the route goes on without a step.
+        ['merge-segregated-roads', 'Middle Island Over Bridge'],
+        // A road of at most 30 m to a node where a pair is merged turns its bearing as the merge does there.
+        ['merge-segregated-roads', 'Merging parallel roads with intermediate bridges'],
       ]) {
         const rows = of(file, scenario);
         expect(rows.length, scenario).toBeGreaterThan(0);
@@ -383,7 +388,7 @@ describe.skipIf(!existsSync(TARBALL))(
           scenario,
         ).toEqual([]);
       }
-      expect(agreeing(reports.find((r) => r.file === 'guidance/merge-segregated-roads')!.rows)).toBeGreaterThanOrEqual(41);
+      expect(agreeing(reports.find((r) => r.file === 'guidance/merge-segregated-roads')!.rows)).toBeGreaterThanOrEqual(52);
     });
   },
 );

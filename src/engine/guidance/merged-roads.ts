@@ -5,15 +5,15 @@
 // way out only; every angle at the junction, and so every turn's modifier, is measured to it.
 //
 // Followed: IsDistinctFrom on both neighbours of the pair, CanMergeRoad's road checks (no ring, the same
-// travel mode, name and class, one in and one out, no loop) and HaveSameDirection (both ways followed
+// travel mode, name and class, one in and one out, no loop), IsTrafficIsland and HaveSameDirection (both ways followed
 // 120 m along their name, sampled every 5 m, parallel by least squares and at most a road's width + 12 m
-// apart, 3.25 m a lane of their ways' `lanes`), findMergedBearing. Not followed (docs/directions.md):
-// traffic islands, narrow triangles, link roads, circular shapes, the bearing adjustments at neighbouring
-// junctions within 30 m.
+// apart, 3.25 m a lane of their ways' `lanes`), findMergedBearing, and the bearing of a road of at most
+// 30 m turned as its far end's merge turns it there. Not followed (docs/directions.md): narrow triangles,
+// link roads, circular shapes.
 import type { RoadGraph } from '../../map/graphs/road-graph.js';
 import { edgeTail, NO_HEAD } from '../../map/graphs/road-graph.js';
 
-type MergeGraph = Pick<RoadGraph, 'firstOut' | 'orig' | 'origFirst' | 'origEdges' | 'origHead' | 'geomFirst' | 'geomLast' | 'shapes'> & {
+type MergeGraph = Pick<RoadGraph, 'firstOut' | 'orig' | 'origFirst' | 'origEdges' | 'origHead' | 'geomFirst' | 'geomLast' | 'geomCm' | 'shapes'> & {
   rFirst: Uint32Array;
   rEdge: Uint32Array;
 };
@@ -41,6 +41,10 @@ export interface MergeReads {
   /** OSRM's HaveIdenticalNames: both named, the same name. */
   identical(a: number, b: number): boolean;
   mode(d: number): string | undefined;
+  /** Whether a route may leave along `d`. */
+  drivable(d: number): boolean;
+  /** The road kind of a label. */
+  kind(label: number): number;
   /** Kind bits that make a ring, and the bits of a road's class (class and link). */
   ring: number;
   classBits: number;
@@ -85,32 +89,45 @@ const bisector = (a: number, b: number): number => {
  */
 export function mergeCarriageways(g: MergeGraph, v: number, kx: number, roads: JunctionRoads, r: MergeReads): void {
   const n = roads.count;
-  if (n < 3) return;
+  if (n < 2) return;
+  const merged = new Uint8Array(n);
+  const gone: number[] = [];
   let inOnly = false;
   for (let i = 0; i < n; i++) if (!roads.entry[i]) inOnly = true;
-  if (!inOnly) return;
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => roads.bearing[a] - roads.bearing[b]);
-  const distinct = (a: number, b: number): boolean => dev(roads.bearing[a], roads.bearing[b]) > MERGABLE_DEV || !r.identical(roads.label[a], roads.label[b]);
-  const gone: number[] = [];
-  for (let p = 0; p < n; p++) {
-    const ll = order[(p + n - 1) % n],
-      l = order[p],
-      rr = order[(p + 2) % n],
-      rt = order[(p + 1) % n];
-    if (!distinct(ll, l) || !distinct(rt, rr) || !canMerge(g, v, kx, roads, r, l, rt)) continue;
-    const out = roads.entry[l] ? l : rt,
-      into = out === l ? rt : l;
-    // findMergedBearing: a way straight on from the road opposite keeps its own bearing.
-    let opposite = 0,
-      best = Infinity;
-    for (let i = 0; i < n; i++) {
-      const d = dev(roads.bearing[i], reverse(roads.bearing[out]));
-      if (d < best) [best, opposite] = [d, reverse(roads.bearing[i])];
+  if (n >= 3 && inOnly) {
+    const order = byBearing(roads);
+    for (let p = 0; p < n; p++) {
+      const l = order[p],
+        rt = order[(p + 1) % n];
+      if (!pairMergeable(g, v, kx, roads, r, order, p)) continue;
+      roads.bearing[l] = roads.bearing[rt] = mergedBearing(roads, l, rt, false).bearing;
+      const out = roads.entry[l] ? l : rt,
+        into = out === l ? rt : l;
+      roads.alias[out] = roads.dir[into];
+      merged[l] = merged[rt] = 1;
+      gone.push(into);
     }
-    const merged = dev(turnAngle(opposite, roads.bearing[out]), 180) < NO_TURN_DEV ? roads.bearing[out] : bisector(roads.bearing[l], roads.bearing[rt]);
-    roads.bearing[l] = roads.bearing[rt] = merged;
-    roads.alias[out] = roads.dir[into];
-    gone.push(into);
+  }
+  // A short road to a node where it is merged with another: its bearing here turned as far as the merge
+  // turns it there (OSRM's PRUNING_DISTANCE of 30 m).
+  for (let i = 0; i < n; i++) {
+    if (merged[i] || g.geomCm[roads.dir[i] >> 1] > PRUNING_CM) continue;
+    const w = farNode(g, roads.dir[i]);
+    if (w < 0 || w === v || !roadsOf(g, w, kx, r, neighbour)) continue;
+    const m = neighbour.count;
+    let curr = -1;
+    for (let j = 0; j < m; j++) if (neighbour.dir[j] === (roads.dir[i] ^ 1)) curr = j;
+    if (curr < 0) continue;
+    const order = byBearing(neighbour);
+    const at = order.indexOf(curr);
+    const prev = (at + m - 1) % m;
+    if (pairMergeable(g, w, kx, neighbour, r, order, prev)) {
+      const merge = mergedBearing(neighbour, order[prev], curr, true);
+      if (merge.ok) roads.bearing[i] = (roads.bearing[i] + 360 - dev(merge.bearing, neighbour.bearing[curr])) % 360;
+    } else if (pairMergeable(g, w, kx, neighbour, r, order, at)) {
+      const merge = mergedBearing(neighbour, curr, order[(at + 1) % m], true);
+      if (merge.ok) roads.bearing[i] = (roads.bearing[i] + dev(merge.bearing, neighbour.bearing[curr])) % 360;
+    }
   }
   if (!gone.length) return;
   let k = 0;
@@ -127,6 +144,75 @@ export function mergeCarriageways(g: MergeGraph, v: number, kx: number, roads: J
   roads.count = k;
 }
 
+/** OSRM's PRUNING_DISTANCE, centimeters. */
+const PRUNING_CM = 3000;
+
+/** The roads' places ordered by bearing. */
+const byBearing = (roads: JunctionRoads): number[] => Array.from({ length: roads.count }, (_, i) => i).sort((a, b) => roads.bearing[a] - roads.bearing[b]);
+
+/** OSRM's isRoadsPairMergeable: the roads at sorted positions p and p + 1 of node `v` (`order`). */
+function pairMergeable(g: MergeGraph, v: number, kx: number, roads: JunctionRoads, r: MergeReads, order: number[], p: number): boolean {
+  const n = order.length;
+  if (n < 3) return false;
+  const distinct = (a: number, b: number): boolean => dev(roads.bearing[a], roads.bearing[b]) > MERGABLE_DEV || !r.identical(roads.label[a], roads.label[b]);
+  const ll = order[(p + n - 1) % n],
+    l = order[p],
+    rt = order[(p + 1) % n],
+    rr = order[(p + 2) % n];
+  return distinct(ll, l) && distinct(rt, rr) && canMerge(g, v, kx, roads, r, l, rt);
+}
+
+/**
+ * OSRM's findMergedBearing of the pair `l`, `rt`: the bisector of their bearings, but the way out's own
+ * where it goes straight on from the road opposite (within 3°; not `ok`); at a neighbouring node
+ * (`neighbour`), not `ok` either where the bisector would not bring both turns from the road opposite
+ * closer to straight on.
+ */
+function mergedBearing(roads: JunctionRoads, l: number, rt: number, neighbour: boolean): { ok: boolean; bearing: number } {
+  const out = roads.entry[l] ? l : rt;
+  let opposite = 0,
+    best = Infinity;
+  for (let i = 0; i < roads.count; i++) {
+    const d = dev(roads.bearing[i], reverse(roads.bearing[out]));
+    if (d < best) [best, opposite] = [d, reverse(roads.bearing[i])];
+  }
+  if (dev(turnAngle(opposite, roads.bearing[out]), 180) < NO_TURN_DEV) return { ok: false, bearing: roads.bearing[out] };
+  const merged = bisector(roads.bearing[l], roads.bearing[rt]);
+  if (neighbour) {
+    const straightness = (b: number) => dev(turnAngle(opposite, b), 180);
+    if (straightness(roads.bearing[l]) < straightness(merged) || straightness(roads.bearing[rt]) < straightness(merged))
+      return { ok: false, bearing: opposite };
+  }
+  return { ok: true, bearing: merged };
+}
+
+/** A neighbouring node's roads, read for the bearing adjustments. */
+const neighbour: JunctionRoads = {
+  count: 0,
+  dir: new Int32Array(32),
+  bearing: new Float64Array(32),
+  entry: new Uint8Array(32),
+  kind: new Uint8Array(32),
+  label: new Int32Array(32),
+  alias: new Int32Array(32),
+};
+
+/** Node `w`'s roads into `into`; false where none may be a merged pair's (fewer than three, or no way in only). */
+function roadsOf(g: MergeGraph, w: number, kx: number, r: MergeReads, into: JunctionRoads): boolean {
+  const dirs = dirsAt(g, w);
+  if (dirs.length < 3 || dirs.length > into.dir.length || dirs.every((d) => r.drivable(d))) return false;
+  for (const [j, d] of dirs.entries()) {
+    into.dir[j] = d;
+    into.entry[j] = r.drivable(d) ? 1 : 0;
+    into.label[j] = r.label(d);
+    into.kind[j] = r.kind(into.label[j]);
+    into.bearing[j] = r.bearing(d, kx);
+    into.alias[j] = -1;
+  }
+  into.count = dirs.length;
+  return true;
+}
+
 /** CanMergeRoad of the roads at places `l` and `rt` (as far as it is followed, above). */
 function canMerge(g: MergeGraph, v: number, kx: number, roads: JunctionRoads, r: MergeReads, l: number, rt: number): boolean {
   if (dev(roads.bearing[l], roads.bearing[rt]) > MERGABLE_DEV) return false;
@@ -135,7 +221,57 @@ function canMerge(g: MergeGraph, v: number, kx: number, roads: JunctionRoads, r:
   if ((roads.kind[l] & r.classBits) !== (roads.kind[rt] & r.classBits)) return false;
   if (r.mode(roads.dir[l]) !== r.mode(roads.dir[rt]) || !r.identical(roads.label[l], roads.label[rt])) return false;
   if (farNode(g, roads.dir[l]) === v || farNode(g, roads.dir[rt]) === v) return false;
-  return sameDirection(g, v, kx, roads, r, l, rt);
+  return trafficIsland(g, v, kx, roads, r, l, rt) || sameDirection(g, v, kx, roads, r, l, rt);
+}
+
+/** OSRM's IsTrafficIsland: both ways reach the same node past nodes of two roads only, and at one end (both
+ *  ends) every one of three roads has the name; the ends within 15 m (30 m). */
+function trafficIsland(g: MergeGraph, v: number, kx: number, roads: JunctionRoads, r: MergeReads, l: number, rt: number): boolean {
+  const a = pastTwoRoadNodes(g, v, roads.dir[l]),
+    b = pastTwoRoadNodes(g, v, roads.dir[rt]);
+  if (a.node < 0 || a.node !== b.node || a.node === v) return false;
+  const here = threeOfOneName(g, v, r),
+    there = threeOfOneName(g, a.node, r);
+  if (!here && !there) return false;
+  const pts = g.shapes.pointsE7;
+  const from = roads.dir[l] & 1 ? g.geomLast[roads.dir[l] >> 1] : g.geomFirst[roads.dir[l] >> 1];
+  const meters = Math.hypot((pts[2 * a.point + 1] - pts[2 * from + 1]) * kx, pts[2 * a.point] - pts[2 * from]) * 1e-7 * M_PER_DEG;
+  return meters < (here && there ? 30 : 15);
+}
+
+/** The node a way from node `v` along `d` reaches past nodes of two roads only (OSRM's skipDegreeTwoNodes),
+ *  and the point of the line it ends at; -1 none. */
+function pastTwoRoadNodes(g: MergeGraph, v: number, d: number): { node: number; point: number } {
+  let cur = d;
+  for (let hops = 0; hops < 64; hops++) {
+    const w = farNode(g, cur);
+    const point = cur & 1 ? g.geomFirst[cur >> 1] : g.geomLast[cur >> 1];
+    if (w < 0) return { node: -1, point };
+    const dirs = dirsAt(g, w);
+    if (dirs.length !== 2 || w === v) return { node: w, point };
+    cur = dirs[0] === (cur ^ 1) ? dirs[1] : dirs[0];
+  }
+  return { node: -1, point: 0 };
+}
+
+/** Whether node `w` has three roads, each named as the first. */
+function threeOfOneName(g: MergeGraph, w: number, r: MergeReads): boolean {
+  const dirs = dirsAt(g, w);
+  if (dirs.length !== 3) return false;
+  const first = r.label(dirs[0]);
+  return dirs.every((d) => r.identical(r.label(d), first));
+}
+
+/** The directed geometries leaving node `w`, may a route take them or not (each road once). */
+function dirsAt(g: MergeGraph, w: number): number[] {
+  const dirs: number[] = [];
+  for (let e = g.firstOut[w]; e < g.firstOut[w + 1]; e++) if (!dirs.includes(g.orig[e])) dirs.push(g.orig[e]);
+  if (g.rFirst.length > w + 1)
+    for (let i = g.rFirst[w]; i < g.rFirst[w + 1]; i++) {
+      const d = g.orig[g.rEdge[i]] ^ 1;
+      if (!dirs.includes(d)) dirs.push(d);
+    }
+  return dirs;
 }
 
 /** The node at the other end of directed geometry `d` (may it be driven that way or not), -1 none. */
@@ -215,12 +351,7 @@ function follow(g: MergeGraph, v: number, d: number, label: number, initial: num
 
 /** The road on from node `w`, arrived at along `cur`, that OSRM's selector takes, -1 none. */
 function straightmost(g: MergeGraph, w: number, cur: number, label: number, initial: number, kx: number, r: MergeReads): number {
-  const dirs: number[] = [];
-  const add = (d: number) => {
-    if (!dirs.includes(d)) dirs.push(d);
-  };
-  for (let e = g.firstOut[w]; e < g.firstOut[w + 1]; e++) add(g.orig[e]);
-  if (g.rFirst.length > w + 1) for (let i = g.rFirst[w]; i < g.rFirst[w + 1]; i++) add(g.orig[g.rEdge[i]] ^ 1);
+  const dirs = dirsAt(g, w);
   const back = cur ^ 1;
   if (!dirs.includes(back)) dirs.push(back);
   if (dirs.length === 1) return -1;

@@ -206,6 +206,8 @@ function mergeReads(g: GuidanceGraph): MergeReads {
       lanes: (d) => lanesOfDir(g, d),
       identical: (a, b) => isNamed(g, a) && isNamed(g, b) && sameRoad(g, a, b),
       mode: (d) => (modes ? modeOf(g, d) : undefined),
+      drivable: (d) => drivable(g, d),
+      kind: (label) => kindOfLabel(g, label),
       ring: ROUNDABOUT | CIRCULAR,
       classBits: CLASS_MASK | LINK,
     };
