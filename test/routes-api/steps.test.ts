@@ -87,6 +87,28 @@ describe('steps on real junctions', () => {
     expect(steps.at(-1).name).toBe('Landstrasse');
   });
 
+  it('Vaduz: north along Landstrasse past 75 m of Churerstrasse with its lanes, nothing said (a name oscillation)', async () => {
+    // OSM: going north, Landstrasse (way 532911074, secondary) becomes Churerstrasse at node 49872292
+    // (47.1522617, 9.5110497; ways 28712199 and 532911075, `turn:lanes:backward=through`) and Landstrasse
+    // again at node 5170973220 (47.1529336, 9.5108992; way 28712198). osrm-routed (car.lua, the same
+    // extract) says nothing at either, and turns left onto Marianumstrasse next: OSRM takes a name and
+    // back out before it looks at short names' lanes (its steps here: depart, end of road left onto
+    // Landstrasse, turn left onto Marianumstrasse, …).
+    const data = await stepsOf({
+      waypoints: [
+        { latitude: 47.1457959, longitude: 9.5136251 },
+        { latitude: 47.1648579, longitude: 9.5049306 },
+      ],
+      steps: true,
+    });
+    const steps = data.legs[0].steps;
+    expect(steps.slice(0, 3).map((s: any) => [s.maneuver.type, s.maneuver.modifier ?? null, s.name])).toEqual([
+      ['depart', null, ''],
+      ['end of road', 'left', 'Landstrasse'],
+      ['turn', 'left', 'Marianumstrasse'],
+    ]);
+  });
+
   it('a leg that ends on a roundabout enters it with the turn onto it, and says so in every language', async () => {
     // OSM: way 5033624 is a roundabout (junction=roundabout, highway=secondary, no name). Kohlplatz's oneway
     // way 702273059 (nodes 364033968 … 6594857610) enters it at node 6594857610 (47.2080328, 9.5271164);

@@ -1707,7 +1707,7 @@ const SHORT_NAME_M = 105;
 
 /**
  * The leg's steps without the "new name" steps that tell nothing: one without lanes whose stretch is
- * shorter than SHORT_NAME_M, or back to the name of the step before it; each goes into that step, its intersection
+ * shorter than SHORT_NAME_M, or one back to the name of the step before it; each goes into that step, its intersection
  * and those it passed with it (OSRM's suppressShortNameSegments, run on a leg's finished steps, as it is there).
  */
 function withoutShortNames(g: GuidanceGraph, steps: RawStep[], passed: boolean): RawStep[] {
@@ -1715,9 +1715,12 @@ function withoutShortNames(g: GuidanceGraph, steps: RawStep[], passed: boolean):
   for (let i = 1; i < steps.length - 1; i++) {
     const s = steps[i],
       before = steps[kept];
-    // A new name that shows lanes tells them (OSRM's name_change_without_lanes): kept, on the driving
-    // profiles' graphs (the guided ones; of OSRM's profiles only car.lua reads turn lanes).
-    if (s.type === 'new name' && !(s.intersection.lanes && g.geomGuide.length) && (s.meters < SHORT_NAME_M || sameName(g, before.label, s.label))) {
+    // A short new name that shows lanes tells them (OSRM's name_change_without_lanes): kept, on the driving
+    // profiles' graphs (the guided ones; of OSRM's profiles only car.lua reads turn lanes). One back to the
+    // name before goes whatever its lanes: OSRM has taken such a name's oscillation out before (its
+    // collapseTurnInstructions, isNameOszillation).
+    const showsLanes = s.intersection.lanes !== undefined && g.geomGuide.length > 0;
+    if (s.type === 'new name' && ((s.meters < SHORT_NAME_M && !showsLanes) || sameName(g, before.label, s.label))) {
       before.to = s.to;
       before.meters += s.meters;
       before.tenths += s.tenths;
