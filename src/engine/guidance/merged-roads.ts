@@ -11,7 +11,9 @@
 // 30 m turned as its far end's merge turns it there. Not followed (docs/directions.md): narrow triangles,
 // link roads, circular shapes.
 import type { RoadGraph } from '../../map/graphs/road-graph.js';
+import { ASSUMED_LANE_WIDTH, NARROW_TURN_ANGLE } from '../../map/graphs/road-coordinate.js';
 import { edgeTail, NO_HEAD } from '../../map/graphs/road-graph.js';
+import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 
 type MergeGraph = Pick<RoadGraph, 'firstOut' | 'orig' | 'origFirst' | 'origEdges' | 'origHead' | 'geomFirst' | 'geomLast' | 'geomCm' | 'shapes'> & {
   rFirst: Uint32Array;
@@ -58,14 +60,11 @@ const NO_TURN_DEV = 3;
 const EXTRACT_M = 120;
 const SAMPLE_M = 5;
 const MIN_PARALLEL_M = 40;
-/** OSRM's ASSUMED_LANE_WIDTH and MAXIMAL_ALLOWED_SEPARATION_WIDTH. */
-const LANE_M = 3.25;
+/** OSRM's MAXIMAL_ALLOWED_SEPARATION_WIDTH. */
 const SEPARATION_M = 12;
-/** OSRM's NARROW_TURN_ANGLE, GROUP_ANGLE and FUZZY_ANGLE_DIFFERENCE. */
-const NARROW_DEV = 40;
+/** OSRM's GROUP_ANGLE and FUZZY_ANGLE_DIFFERENCE. */
 const GROUP_DEV = 60;
 const FUZZY_DEV = 25;
-const M_PER_DEG = 111_195.08;
 
 const dev = (a: number, b: number): number => {
   const d = Math.abs(a - b) % 360;
@@ -89,13 +88,23 @@ const bisector = (a: number, b: number): number => {
  */
 export function mergeCarriageways(g: MergeGraph, v: number, kx: number, roads: JunctionRoads, r: MergeReads): void {
   const n = roads.count;
-  if (n < 2) return;
-  const merged = new Uint8Array(n);
-  const gone: number[] = [];
-  let inOnly = false;
-  for (let i = 0; i < n; i++) if (!roads.entry[i]) inOnly = true;
-  if (n >= 3 && inOnly) {
-    const order = byBearing(roads);
+  if (n < 2 || n > MAX_ROADS) return;
+  // A node's roads are its own whatever the route: where nothing was merged or turned, nothing will be,
+  // and where something was, the same will be.
+  let quiet = quietNodes.get(g.firstOut);
+  if (!quiet) quietNodes.set(g.firstOut, (quiet = new Uint8Array((g.firstOut.length + 7) >> 3)));
+  if (quiet[v >> 3] & (1 << (v & 7))) return;
+  let done = mergedNodes.get(g.firstOut);
+  if (!done) mergedNodes.set(g.firstOut, (done = new Map()));
+  const kept = done.get(v);
+  if (kept) {
+    copyRoads(kept, roads);
+    return;
+  }
+  let changed = false;
+  merged.fill(0, 0, n);
+  if (n >= 3 && pairOfOneName(roads, r, -1)) {
+    byBearing(roads, order);
     for (let p = 0; p < n; p++) {
       const l = order[p],
         rt = order[(p + 1) % n];
@@ -105,34 +114,45 @@ export function mergeCarriageways(g: MergeGraph, v: number, kx: number, roads: J
         into = out === l ? rt : l;
       roads.alias[out] = roads.dir[into];
       merged[l] = merged[rt] = 1;
-      gone.push(into);
+      merged[into] = 2;
+      changed = true;
     }
   }
   // A short road to a node where it is merged with another: its bearing here turned as far as the merge
   // turns it there (OSRM's PRUNING_DISTANCE of 30 m).
   for (let i = 0; i < n; i++) {
-    if (merged[i] || g.geomCm[roads.dir[i] >> 1] > PRUNING_CM) continue;
+    // Only a named road can be one of a pair there (the pair's names must be one).
+    if (merged[i] || g.geomCm[roads.dir[i] >> 1] > PRUNING_CM || !r.identical(roads.label[i], roads.label[i])) continue;
     const w = farNode(g, roads.dir[i]);
-    if (w < 0 || w === v || !roadsOf(g, w, kx, r, neighbour)) continue;
+    if (w < 0 || w === v || !roadsOf(g, w, kx, r, neighbour, roads.dir[i] ^ 1)) continue;
     const m = neighbour.count;
     let curr = -1;
     for (let j = 0; j < m; j++) if (neighbour.dir[j] === (roads.dir[i] ^ 1)) curr = j;
     if (curr < 0) continue;
-    const order = byBearing(neighbour);
-    const at = order.indexOf(curr);
+    byBearing(neighbour, neighbourOrder);
+    let at = 0;
+    while (neighbourOrder[at] !== curr) at++;
     const prev = (at + m - 1) % m;
-    if (pairMergeable(g, w, kx, neighbour, r, order, prev)) {
-      const merge = mergedBearing(neighbour, order[prev], curr, true);
-      if (merge.ok) roads.bearing[i] = (roads.bearing[i] + 360 - dev(merge.bearing, neighbour.bearing[curr])) % 360;
-    } else if (pairMergeable(g, w, kx, neighbour, r, order, at)) {
-      const merge = mergedBearing(neighbour, curr, order[(at + 1) % m], true);
-      if (merge.ok) roads.bearing[i] = (roads.bearing[i] + dev(merge.bearing, neighbour.bearing[curr])) % 360;
+    let turn = 0;
+    if (pairMergeable(g, w, kx, neighbour, r, neighbourOrder, prev)) {
+      const merge = mergedBearing(neighbour, neighbourOrder[prev], curr, true);
+      if (merge.ok) turn = -dev(merge.bearing, neighbour.bearing[curr]);
+    } else if (pairMergeable(g, w, kx, neighbour, r, neighbourOrder, at)) {
+      const merge = mergedBearing(neighbour, curr, neighbourOrder[(at + 1) % m], true);
+      if (merge.ok) turn = dev(merge.bearing, neighbour.bearing[curr]);
+    }
+    if (turn) {
+      roads.bearing[i] = (roads.bearing[i] + 360 + turn) % 360;
+      changed = true;
     }
   }
-  if (!gone.length) return;
+  if (!changed) {
+    quiet[v >> 3] |= 1 << (v & 7);
+    return;
+  }
   let k = 0;
   for (let i = 0; i < n; i++) {
-    if (gone.includes(i)) continue;
+    if (merged[i] === 2) continue;
     roads.dir[k] = roads.dir[i];
     roads.bearing[k] = roads.bearing[i];
     roads.entry[k] = roads.entry[i];
@@ -142,17 +162,64 @@ export function mergeCarriageways(g: MergeGraph, v: number, kx: number, roads: J
     k++;
   }
   roads.count = k;
+  if (done.size >= MAX_MERGED_NODES) done.clear();
+  done.set(v, copyRoads(roads, emptyRoads(k)));
 }
+
+/** Nodes whose merged roads a thread keeps per graph (a few MB at most). */
+const MAX_MERGED_NODES = 50_000;
+/** Per graph and thread, the roads of nodes where something was merged or turned, as they came out. */
+const mergedNodes = new WeakMap<object, Map<number, JunctionRoads>>();
+
+const emptyRoads = (n: number): JunctionRoads => ({
+  count: 0,
+  dir: new Int32Array(n),
+  bearing: new Float64Array(n),
+  entry: new Uint8Array(n),
+  kind: new Uint8Array(n),
+  label: new Int32Array(n),
+  alias: new Int32Array(n),
+});
+
+/** `from`'s roads into `to`; `to`. */
+function copyRoads(from: JunctionRoads, to: JunctionRoads): JunctionRoads {
+  const n = (to.count = from.count);
+  to.dir.set(from.dir.subarray(0, n));
+  to.bearing.set(from.bearing.subarray(0, n));
+  to.entry.set(from.entry.subarray(0, n));
+  to.kind.set(from.kind.subarray(0, n));
+  to.label.set(from.label.subarray(0, n));
+  to.alias.set(from.alias.subarray(0, n));
+  return to;
+}
+
+/** The most roads at a node that are looked at (turn guidance's scratch holds as many). */
+const MAX_ROADS = 32;
+/** Per graph (keyed by its `firstOut`) and thread, one bit per node where nothing is merged or turned. */
+const quietNodes = new WeakMap<object, Uint8Array>();
+// Scratch: per road 1 merged, 2 merged away; the roads' places by bearing, here and at a neighbour.
+const merged = new Uint8Array(MAX_ROADS);
+const order = new Int32Array(MAX_ROADS);
+const neighbourOrder = new Int32Array(MAX_ROADS);
 
 /** OSRM's PRUNING_DISTANCE, centimeters. */
 const PRUNING_CM = 3000;
 
-/** The roads' places ordered by bearing. */
-const byBearing = (roads: JunctionRoads): number[] => Array.from({ length: roads.count }, (_, i) => i).sort((a, b) => roads.bearing[a] - roads.bearing[b]);
+/** The roads' places ordered by bearing, into `into` (an insertion sort: a node has a few). */
+function byBearing(roads: JunctionRoads, into: Int32Array): void {
+  for (let i = 0; i < roads.count; i++) {
+    let j = i;
+    while (j > 0 && roads.bearing[into[j - 1]] > roads.bearing[i]) {
+      into[j] = into[j - 1];
+      j--;
+    }
+    into[j] = i;
+  }
+}
 
 /** OSRM's isRoadsPairMergeable: the roads at sorted positions p and p + 1 of node `v` (`order`). */
-function pairMergeable(g: MergeGraph, v: number, kx: number, roads: JunctionRoads, r: MergeReads, order: number[], p: number): boolean {
-  const n = order.length;
+function pairMergeable(g: MergeGraph, v: number, kx: number, roads: JunctionRoads, r: MergeReads, order: Int32Array, p: number): boolean {
+  const n = roads.count;
   if (n < 3) return false;
   const distinct = (a: number, b: number): boolean => dev(roads.bearing[a], roads.bearing[b]) > MERGABLE_DEV || !r.identical(roads.label[a], roads.label[b]);
   const ll = order[(p + n - 1) % n],
@@ -187,29 +254,37 @@ function mergedBearing(roads: JunctionRoads, l: number, rt: number, neighbour: b
 }
 
 /** A neighbouring node's roads, read for the bearing adjustments. */
-const neighbour: JunctionRoads = {
-  count: 0,
-  dir: new Int32Array(32),
-  bearing: new Float64Array(32),
-  entry: new Uint8Array(32),
-  kind: new Uint8Array(32),
-  label: new Int32Array(32),
-  alias: new Int32Array(32),
-};
+const neighbour = emptyRoads(MAX_ROADS);
 
-/** Node `w`'s roads into `into`; false where none may be a merged pair's (fewer than three, or no way in only). */
-function roadsOf(g: MergeGraph, w: number, kx: number, r: MergeReads, into: JunctionRoads): boolean {
+/** Whether some way in only and some way out (with `with` among them, where not -1) have one name: the
+ *  least a pair needs. */
+function pairOfOneName(roads: JunctionRoads, r: MergeReads, withRoad: number): boolean {
+  for (let i = 0; i < roads.count; i++) {
+    if (roads.entry[i]) continue;
+    for (let j = 0; j < roads.count; j++)
+      if (roads.entry[j] && (withRoad < 0 || i === withRoad || j === withRoad) && r.identical(roads.label[i], roads.label[j])) return true;
+  }
+  return false;
+}
+
+/** Node `w`'s roads into `into`; false where the road `back` (leaving `w`) can be in no merged pair there. */
+function roadsOf(g: MergeGraph, w: number, kx: number, r: MergeReads, into: JunctionRoads, back: number): boolean {
   const dirs = dirsAt(g, w);
-  if (dirs.length < 3 || dirs.length > into.dir.length || dirs.every((d) => r.drivable(d))) return false;
+  if (dirs.length < 3 || dirs.length > into.dir.length) return false;
+  let at = -1;
   for (const [j, d] of dirs.entries()) {
     into.dir[j] = d;
     into.entry[j] = r.drivable(d) ? 1 : 0;
     into.label[j] = r.label(d);
+    if (d === back) at = j;
+  }
+  into.count = dirs.length;
+  if (at < 0 || !pairOfOneName(into, r, at)) return false;
+  for (const [j, d] of dirs.entries()) {
     into.kind[j] = r.kind(into.label[j]);
     into.bearing[j] = r.bearing(d, kx);
     into.alias[j] = -1;
   }
-  into.count = dirs.length;
   return true;
 }
 
@@ -235,7 +310,7 @@ function trafficIsland(g: MergeGraph, v: number, kx: number, roads: JunctionRoad
   if (!here && !there) return false;
   const pts = g.shapes.pointsE7;
   const from = roads.dir[l] & 1 ? g.geomLast[roads.dir[l] >> 1] : g.geomFirst[roads.dir[l] >> 1];
-  const meters = Math.hypot((pts[2 * a.point + 1] - pts[2 * from + 1]) * kx, pts[2 * a.point] - pts[2 * from]) * 1e-7 * M_PER_DEG;
+  const meters = Math.hypot((pts[2 * a.point + 1] - pts[2 * from + 1]) * kx, pts[2 * a.point] - pts[2 * from]) * 1e-7 * METERS_PER_DEGREE;
   return meters < (here && there ? 30 : 15);
 }
 
@@ -298,7 +373,7 @@ function sameDirection(g: MergeGraph, v: number, kx: number, roads: JunctionRoad
   if (sa.length < 4 || sb.length < 4 || !parallel(sa, sb)) return false;
   const mid = (s: number[]) => 2 * Math.floor(s.length / 4);
   const gap = Math.min(closest(sa, mid(sa), sb), closest(sb, mid(sb), sa));
-  const width = 0.5 * (Math.max(1, r.lanes(roads.dir[l])) + Math.max(1, r.lanes(roads.dir[rt]))) * LANE_M;
+  const width = 0.5 * (Math.max(1, r.lanes(roads.dir[l])) + Math.max(1, r.lanes(roads.dir[rt]))) * ASSUMED_LANE_WIDTH;
   return gap <= width + SEPARATION_M;
 }
 
@@ -326,7 +401,7 @@ function follow(g: MergeGraph, v: number, d: number, label: number, initial: num
       p += step;
       const lon2 = pts[2 * p + 1] * 1e-7,
         lat2 = pts[2 * p] * 1e-7;
-      const m = Math.hypot((lon2 - lon) * kx, lat2 - lat) * M_PER_DEG;
+      const m = Math.hypot((lon2 - lon) * kx, lat2 - lat) * METERS_PER_DEGREE;
       if (meters + m > EXTRACT_M) {
         const f = (EXTRACT_M - meters) / m;
         points.push(lon + (lon2 - lon) * f, lat + (lat2 - lat) * f);
@@ -373,7 +448,7 @@ function straightmost(g: MergeGraph, w: number, cur: number, label: number, init
   }
   if (min < 0) return -1;
   const minDev = dev(turnAngle(arriving, r.bearing(min, kx)), 180);
-  if ((dirs.length === 2 || closest === min) && minDev < NARROW_DEV && dev(initial, r.bearing(min, kx)) < NARROW_DEV) return min;
+  if ((dirs.length === 2 || closest === min) && minDev < NARROW_TURN_ANGLE && dev(initial, r.bearing(min, kx)) < NARROW_TURN_ANGLE) return min;
   const onlyChoice = count <= 2 && named(min) && minDev < 100;
   if (minDev > GROUP_DEV) {
     // A turn with one as sharp to the other side, or a way straight on beside it, is no continuation.
@@ -399,7 +474,7 @@ function sample(points: number[]): number[] {
       y0 = points[i - 1],
       x1 = points[i],
       y1 = points[i + 1];
-    const m = Math.hypot((x1 - x0) * kx, y1 - y0) * M_PER_DEG;
+    const m = Math.hypot((x1 - x0) * kx, y1 - y0) * METERS_PER_DEGREE;
     let at = SAMPLE_M - carry;
     for (; at <= m; at += SAMPLE_M) out.push(x0 + ((x1 - x0) * at) / m, y0 + ((y1 - y0) * at) / m);
     carry = m - (at - SAMPLE_M);
@@ -472,5 +547,5 @@ function closest(a: number[], at: number, b: number[]): number {
     const t = dx || dy ? Math.max(0, Math.min(1, -(x0 * dx + y0 * dy) / (dx * dx + dy * dy))) : 0;
     best = Math.min(best, Math.hypot(x0 + t * dx, y0 + t * dy));
   }
-  return best * M_PER_DEG;
+  return best * METERS_PER_DEGREE;
 }
