@@ -1009,10 +1009,10 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     steps.push(step);
     current = step;
   };
-  // The state of the junction being looked at, read by `make` (one function for the whole leg, not one
-  // per node: a far route passes tens of thousands of nodes).
   // The piece before the one arriving at the junction, whose lanes it may take (`priorLanesText`).
   const prior: PriorPiece = { dir: -1, node: -1 };
+  // The state of the junction being looked at, read by `make` (one function for the whole leg, not one
+  // per node: a far route passes tens of thousands of nodes).
   let at = 0,
     back = 0,
     outDir = 0,
@@ -1707,8 +1707,8 @@ const SHORT_NAME_M = 105;
 
 /**
  * The leg's steps without the "new name" steps that tell nothing: one without lanes whose stretch is
- * shorter than SHORT_NAME_M, or one back to the name of the step before it; each goes into that step, its intersection
- * and those it passed with it (OSRM's suppressShortNameSegments, run on a leg's finished steps, as it is there).
+ * shorter than SHORT_NAME_M, or one back to the name of the step before it; each goes into that step,
+ * its intersection and those it passed with it (OSRM's suppressShortNameSegments, run on a leg's finished steps, as it is there).
  */
 function withoutShortNames(g: GuidanceGraph, steps: RawStep[], passed: boolean): RawStep[] {
   let kept = 0;
