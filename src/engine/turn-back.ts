@@ -14,7 +14,8 @@
 // are priced along its path. docs/directions.md ("Turns") has the design, its limits and its measurements.
 import type { RoadGraph } from '../map/graphs/road-graph.js';
 import { eastScale } from '../map/graphs/road-guide.js';
-import { deviation, type GuidanceGraph, guidedBearing, leaveBearing } from './guidance/steps.js';
+import { deviation } from './guidance/bearings.js';
+import { type GuidanceGraph, guidedBearing, leaveBearing } from './guidance/steps.js';
 
 type TurnGraph = GuidanceGraph & Pick<RoadGraph, 'weight'>;
 

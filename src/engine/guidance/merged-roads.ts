@@ -14,6 +14,7 @@ import type { RoadGraph } from '../../map/graphs/road-graph.js';
 import { ASSUMED_LANE_WIDTH, NARROW_TURN_ANGLE } from '../../map/graphs/road-coordinate.js';
 import { edgeTail, NO_HEAD } from '../../map/graphs/road-graph.js';
 import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
+import { angleBetween, deviation, reverse } from './bearings.js';
 
 type MergeGraph = Pick<RoadGraph, 'firstOut' | 'orig' | 'origFirst' | 'origEdges' | 'origHead' | 'geomFirst' | 'geomLast' | 'geomCm' | 'shapes'> & {
   rFirst: Uint32Array;
@@ -66,16 +67,8 @@ const SEPARATION_M = 12;
 const GROUP_DEV = 60;
 const FUZZY_DEV = 25;
 
-const dev = (a: number, b: number): number => {
-  const d = Math.abs(a - b) % 360;
-  return d > 180 ? 360 - d : d;
-};
-const reverse = (b: number): number => (b >= 180 ? b - 180 : b + 180);
-/** OSRM's angleBetween of a bearing arriving and one leaving: 180 straight on. */
-const turnAngle = (arriving: number, leaving: number): number => {
-  const a = 180 - (((leaving - arriving + 540) % 360) - 180);
-  return ((a % 360) + 360) % 360;
-};
+/** Degrees between two bearings, 0 to 180. */
+const dev = (a: number, b: number): number => Math.abs(deviation(a, b));
 const bisector = (a: number, b: number): number => {
   const x = Math.cos((a * Math.PI) / 180) + Math.cos((b * Math.PI) / 180),
     y = Math.sin((a * Math.PI) / 180) + Math.sin((b * Math.PI) / 180);
@@ -243,10 +236,10 @@ function mergedBearing(roads: JunctionRoads, l: number, rt: number, neighbour: b
     const d = dev(roads.bearing[i], reverse(roads.bearing[out]));
     if (d < best) [best, opposite] = [d, reverse(roads.bearing[i])];
   }
-  if (dev(turnAngle(opposite, roads.bearing[out]), 180) < NO_TURN_DEV) return { ok: false, bearing: roads.bearing[out] };
+  if (dev(angleBetween(opposite, roads.bearing[out]), 180) < NO_TURN_DEV) return { ok: false, bearing: roads.bearing[out] };
   const merged = bisector(roads.bearing[l], roads.bearing[rt]);
   if (neighbour) {
-    const straightness = (b: number) => dev(turnAngle(opposite, b), 180);
+    const straightness = (b: number) => dev(angleBetween(opposite, b), 180);
     if (straightness(roads.bearing[l]) < straightness(merged) || straightness(roads.bearing[rt]) < straightness(merged))
       return { ok: false, bearing: opposite };
   }
@@ -441,22 +434,22 @@ function straightmost(g: MergeGraph, w: number, cur: number, label: number, init
     closest = -1;
   for (const d of dirs) {
     if (d === back) continue;
-    const angleDev = dev(turnAngle(arriving, r.bearing(d, kx)), 180);
+    const angleDev = dev(angleBetween(arriving, r.bearing(d, kx)), 180);
     const score = (named(d) ? 0 : 180) + angleDev;
     if (score < minScore) [minScore, min] = [score, d];
     if (angleDev < closestDev) [closestDev, closest] = [angleDev, d];
   }
   if (min < 0) return -1;
-  const minDev = dev(turnAngle(arriving, r.bearing(min, kx)), 180);
+  const minDev = dev(angleBetween(arriving, r.bearing(min, kx)), 180);
   if ((dirs.length === 2 || closest === min) && minDev < NARROW_TURN_ANGLE && dev(initial, r.bearing(min, kx)) < NARROW_TURN_ANGLE) return min;
   const onlyChoice = count <= 2 && named(min) && minDev < 100;
   if (minDev > GROUP_DEV) {
     // A turn with one as sharp to the other side, or a way straight on beside it, is no continuation.
-    const minAngle = turnAngle(arriving, r.bearing(min, kx));
+    const minAngle = angleBetween(arriving, r.bearing(min, kx));
     let opposite = minAngle,
       nearest = Infinity;
     for (const d of dirs) {
-      const a = turnAngle(arriving, r.bearing(d, kx));
+      const a = angleBetween(arriving, r.bearing(d, kx));
       if (dev(a, reverse(minAngle)) < nearest) [nearest, opposite] = [dev(a, reverse(minAngle)), a];
     }
     if (dev(minAngle, opposite) > 180 - FUZZY_DEV || closestDev < FUZZY_DEV) return -1;

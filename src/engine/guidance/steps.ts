@@ -12,6 +12,7 @@ import { EXCLUDE_BIT, PUSHED_BACKWARD, PUSHED_FORWARD } from '../../map/graphs/p
 import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS, guideLabel, guideLanes } from '../../map/graphs/road-guide.js';
 import { MANEUVER_HEAD, MANEUVER_MODIFIERS, MANEUVER_SUPPRESS, MANEUVER_TYPES } from '../../map/graphs/maneuvers.js';
 import type { LegTrace } from './trace.js';
+import { angleBetween, deviation, reverse } from './bearings.js';
 import { type JunctionRoads, type MergeReads, mergeCarriageways } from './merged-roads.js';
 import { announced } from './names.js';
 import { directionOfAngle, type LaneRoad, laneMasks, turnLanes } from './lanes.js';
@@ -629,25 +630,6 @@ function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean
   return false;
 }
 
-/** (b + 180) % 360 without the remainder's call for a bearing in [0, 360] (taking 360 off is exact there). */
-const reverse = (b: number): number => {
-  const r = b + 180;
-  if (r >= 0 && r < 360) return r;
-  return r >= 360 && r < 720 ? r - 360 : r % 360;
-};
-
-/** Signed deviation from straight on, degrees in (-180, 180]: positive to the right. */
-export const deviation = (before: number, after: number): number => {
-  // ((after - before) % 360 + 540) % 360 - 180, without the two remainders (a call each, and this runs
-  // for every road at every junction): for bearings in [0, 360] the first is the difference itself, and
-  // the second takes 360 off once or twice, which is exact (Sterbenz) as the remainder is.
-  let x = after - before;
-  if (!(x > -360 && x < 360)) x %= 360;
-  const y = x + 540;
-  const d = (y >= 720 ? y - 720 : y >= 360 ? y - 360 : y) - 180;
-  return d === -180 ? 180 : d;
-};
-
 /** OSRM's modifier for a deviation (its getTurnDirection, turned into deviations). */
 export function modifierOf(dev: number): string {
   const a = Math.abs(dev);
@@ -825,15 +807,7 @@ function priorLanesText(g: GuidanceGraph, inDir: number, prior: PriorPiece): num
   // Most roads have no lanes: theirs first, the node's roads only for one that has.
   const text = labelLanesText(g.shapes, labelOfDir(g, prior.dir), (prior.dir & 1) === 0);
   if (text < 0) return -1;
-  const u = prior.node;
-  for (let e = g.firstOut[u]; e < g.firstOut[u + 1]; e++) if (g.orig[e] >> 1 !== inDir >> 1 && g.orig[e] >> 1 !== prior.dir >> 1) return -1;
-  if (g.rFirst.length > u + 1) {
-    if (viaWayCopy(g, u)) return -1;
-    for (let i = g.rFirst[u]; i < g.rFirst[u + 1]; i++) {
-      const d = g.orig[g.rEdge[i]];
-      if (d >> 1 !== inDir >> 1 && d >> 1 !== prior.dir >> 1) return -1;
-    }
-  }
+  if (!onlyOnAndBack(g, prior.node, prior.dir ^ 1, inDir)) return -1;
   const kx = eastScale(g.shapes.pointsE7[2 * (inDir & 1 ? g.geomLast[inDir >> 1] : g.geomFirst[inDir >> 1])]);
   return Math.abs(deviation(reverse(guidedBearing(g, prior.dir ^ 1, kx)), guidedBearing(g, inDir, kx))) > PRIOR_STRAIGHT_DEV ? -1 : text;
 }
@@ -1586,12 +1560,6 @@ function withSegregatedCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boo
   }
   return steps.filter((_, i) => !gone[i]);
 }
-
-/** OSRM's turn angle between two bearings (angleBetween): 180 straight on, below it to the right. */
-const angleBetween = (before: number, after: number): number => {
-  const a = 180 - deviation(before, after);
-  return a < 0 ? a + 360 : a;
-};
 
 const STRAIGHTISH = new Set(['straight', 'slight left', 'slight right']);
 const TURNISH = new Set(['turn', 'continue', 'new name', SUPPRESSED]);
