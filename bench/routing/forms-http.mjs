@@ -15,19 +15,17 @@ import { readShapeFiles } from '../../dist/map/map-dir.js';
 import {
   ADMIN_URL,
   benchDatabaseUrl,
-  boxDiagonal,
-  boxOf,
   call,
   closeConnections,
   createBenchDatabase,
   dropBenchDatabase,
+  farShapePairs,
   freePort,
   gitCommit,
   MODES,
-  meters,
-  rng,
   spawnServer,
   stats,
+  stopChild,
   waitForReady,
 } from '../scale/lib.mjs';
 
@@ -64,20 +62,11 @@ try {
   log(`ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const post = (body, newConnection) => call(base, key, 'POST', '/v1/routes', body, { newConnection });
   const shapes = await readShapeFiles(mapDir);
-  const rand = rng(1);
-  const pts = shapes.pointsE7;
-  const pick = () => {
-    const p = Math.floor(rand() * (pts.length / 2));
-    return { latitude: pts[2 * p] * 1e-7, longitude: pts[2 * p + 1] * 1e-7 };
-  };
-  const diagonal = boxDiagonal(boxOf(Array.from({ length: 2000 }, pick)));
-  const pairs = [];
-  for (let tries = 0; pairs.length < +opt.pairs && tries < 100_000; tries++) {
-    const a = pick(),
-      b = pick();
-    if (meters(a, b) < 0.6 * diagonal) continue;
-    if ((await post({ waypoints: [a, b], profile: 'driving-car' })).status === 200) pairs.push([a, b]);
-  }
+  const { pairs, diagonal } = await farShapePairs({
+    shapes,
+    count: +opt.pairs,
+    routes: async (a, b) => (await post({ waypoints: [a, b], profile: 'driving-car' })).status === 200,
+  });
   log(`${pairs.length} pairs, diagonal ${Math.round(diagonal / 1000)} km; load ${loadavg()[0].toFixed(2)}`);
   const result = { map: mapDir, commit: gitCommit(resolve(import.meta.dirname, '../..')), pairs: pairs.length, workers: +opt.workers, forms: {} };
   for (const pass of ['warm-up', 'timed'])
@@ -105,7 +94,6 @@ try {
   log(`wrote ${file}`);
 } finally {
   closeConnections();
-  server.child.kill('SIGTERM');
-  if (!server.exit) await new Promise((r) => server.child.once('exit', r));
+  await stopChild(server);
   await dropBenchDatabase(ADMIN_URL, dbName);
 }

@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
 import { readShapeFiles } from '../../dist/map/map-dir.js';
-import { ADMIN_URL, benchDatabaseUrl, boxDiagonal, boxOf, createBenchDatabase, dropBenchDatabase, freePort, meters, rng, stats } from '../scale/lib.mjs';
+import { ADMIN_URL, benchDatabaseUrl, createBenchDatabase, dropBenchDatabase, farShapePairs, freePort, stats } from '../scale/lib.mjs';
 const { values: opt } = parseArgs({
   options: {
     map: { type: 'string' },
@@ -117,23 +117,11 @@ try {
   // Far pairs of road points from the map's shapes (the server snaps them), ≥ 60 % of the diagonal: B's map,
   // which this tree reads.
   const shapes = await readShapeFiles(resolve(opt['map-b'] ?? opt.map));
-  const rand = rng(1);
-  const pts = shapes.pointsE7;
-  const n = pts.length / 2;
-  const pick = () => {
-    const p = Math.floor(rand() * n);
-    return { latitude: pts[2 * p] * 1e-7, longitude: pts[2 * p + 1] * 1e-7 };
-  };
-  const sampleBox = boxOf(Array.from({ length: 2000 }, pick));
-  const diag = boxDiagonal(sampleBox);
-  const pairs = [];
-  for (let tries = 0; pairs.length < +opt.pairs && tries < 100000; tries++) {
-    const a = pick(),
-      b = pick();
-    if (meters(a, b) < 0.6 * diag) continue;
-    const r = await call(servers.B.base, { waypoints: [a, b], profile: 'driving-car' }, false);
-    if (r.status === 200) pairs.push([a, b]);
-  }
+  const { pairs, diagonal: diag } = await farShapePairs({
+    shapes,
+    count: +opt.pairs,
+    routes: async (a, b) => (await call(servers.B.base, { waypoints: [a, b], profile: 'driving-car' }, false)).status === 200,
+  });
   log(`${pairs.length} pairs, diagonal ${(diag / 1000).toFixed(0)} km`);
   // Byte comparison of A and B on the first `check` pairs, in several forms.
   let same = 0,

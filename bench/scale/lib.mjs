@@ -553,6 +553,29 @@ export async function waitForGeocoding(sql, say = log) {
   say(`  geocoding settled after ${((performance.now() - t) / 1000).toFixed(2)} s`);
 }
 
+/**
+ * `count` pairs of points of the map's shapes (`readShapeFiles`) at least 60 % of their extent apart (the
+ * diagonal of 2,000 points' box), each kept when `routes(a, b)` resolves true (the server routes it), drawn
+ * with rng(1): the far routes the benches of bench/routing ask. Returns { pairs, diagonal } (meters).
+ */
+export async function farShapePairs({ shapes, count, routes }) {
+  const rand = rng(1);
+  const pts = shapes.pointsE7;
+  const n = pts.length / 2;
+  const pick = () => {
+    const p = Math.floor(rand() * n);
+    return { latitude: pts[2 * p] * 1e-7, longitude: pts[2 * p + 1] * 1e-7 };
+  };
+  const diagonal = boxDiagonal(boxOf(Array.from({ length: 2000 }, pick)));
+  const pairs = [];
+  for (let tries = 0; pairs.length < count && tries < 100_000; tries++) {
+    const a = pick(),
+      b = pick();
+    if (meters(a, b) >= 0.6 * diagonal && (await routes(a, b))) pairs.push([a, b]);
+  }
+  return { pairs, diagonal };
+}
+
 // ---- the server -------------------------------------------------------------------------------------------
 export function freePort() {
   return new Promise((res, rej) => {
