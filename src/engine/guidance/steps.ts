@@ -1155,11 +1155,13 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         }
         break decide;
       }
-      // Through a node of a roundabout without driving on it: OSRM calls it leaving the roundabout.
-      let onRing = false;
-      for (let i = 0; i < roadCount; i++) if (isRound(roadKind[i])) onRing = true;
-      if (onRing) {
-        emit(make('exit roundabout', turnDirection(dev)));
+      // Through a node of a roundabout without driving on it: OSRM calls it leaving the roundabout, or the
+      // rotary where the ring is one (its RoundaboutHandler gives every road off the ring the ring's type).
+      let ring = -1;
+      for (let i = 0; i < roadCount; i++) if (isRound(roadKind[i]) && (ring < 0 || roadEntry[i])) ring = i;
+      if (ring >= 0) {
+        const rotary = (roadKind[ring] & CIRCULAR) !== 0 || leftRotary(g, v, roadLabel[ring]);
+        emit(make(rotary ? 'exit rotary' : 'exit roundabout', turnDirection(dev)));
         break decide;
       }
       // On a ferry where every road is a ferry's (its lines meeting at a harbour): nothing to say (OSRM's
