@@ -1033,8 +1033,13 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   // OSRM's suppressed one (those go into it).
   let segregated = false;
   const crossedSinceTurn = (): number => {
-    let crossed = current.crossed;
-    for (let i = steps.length - 1; i > 0 && steps[i].type === SUPPRESSED; i--) crossed += 1 + steps[i - 1].crossed;
+    let i = steps.length - 1;
+    // A step onto a segregated road becomes one with the next (`withSegregatedCollapsed`, OSRM's
+    // collapseSegregatedTurnInstructions, which runs before its buildIntersections counts them): the step
+    // before it is the one whose intersections tell the junction.
+    if (current.segregated && i > 0) i--;
+    let crossed = steps[i].crossed;
+    for (; i > 0 && steps[i].type === SUPPRESSED; i--) crossed += 1 + steps[i - 1].crossed;
     return crossed;
   };
   // Each piece's label and what the table remembers of going on from it, read in loops of their own before
