@@ -1506,10 +1506,100 @@ function withTurnsCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boolean)
         continue;
       }
     } else if (isUTurn(g, steps[h], steps[i], steps[j])) combine(i, j, 'continue', 'uturn');
+    else if (nameOscillation(g, steps[h], steps[i], steps[j])) {
+      // OSRM suppresses both name changes: the step before takes their stretches.
+      takeStretch(steps[h], steps[i], passed);
+      takeStretch(steps[h], steps[j], passed);
+      (gone ??= new Uint8Array(steps.length))[i] = 1;
+      gone[j] = 1;
+      continue;
+    } else if (succeededByNameChange(steps[i], steps[j])) {
+      combinedTurn(g, steps[h], steps[i], steps[j]);
+      steps[i].label = steps[j].label;
+      takeStretch(steps[i], steps[j], passed);
+      (gone ??= new Uint8Array(steps.length))[j] = 1;
+    }
     // Found late, after a name change: the step before this one turned back with this one.
     if (!isWaypoint(steps[h]) && isUTurn(g, steps[previous(h)], steps[h], steps[i])) combine(h, i, 'continue', 'uturn');
   }
   return gone ? steps.filter((_, i) => !gone![i]) : steps;
+}
+
+/** OSRM's basicCollapsePreconditions of steps in a row: no roundabout's, one travel mode, no U-turn beside
+ *  anything but a new name. (A step here is OSRM's next only where the one before it passed no
+ *  intersection: OSRM keeps a suppressed step at each, which no scenario below takes.) */
+const collapsible = (first: RawStep, second: RawStep): boolean =>
+  !ROUND_TYPES.has(first.type) &&
+  !ROUND_TYPES.has(second.type) &&
+  !isWaypoint(first) &&
+  !isWaypoint(second) &&
+  first.mode === second.mode &&
+  !badUTurnPair(first, second);
+
+/** OSRM's name changes in its collapse scenarios: a new name, or a turn straight onto another road. */
+const nameChange = (s: RawStep): boolean => s.type === 'new name' || (s.type === 'turn' && s.modifier === 'straight');
+
+/**
+ * OSRM's isNameOszillation: a name change (`entering`, passing no intersection) right followed by another
+ * back to the name before it (`prior`'s); both go into `prior` (collapseTurnInstructions suppresses both).
+ */
+function nameOscillation(g: GuidanceGraph, prior: RawStep, entering: RawStep, leaving: RawStep): boolean {
+  if (ROUND_TYPES.has(prior.type) || ROUND_TYPES.has(entering.type) || ROUND_TYPES.has(leaving.type)) return false;
+  if (prior.mode !== entering.mode || entering.mode !== leaving.mode || entering.crossed > 0) return false;
+  if (badUTurnPair(prior, entering) && badUTurnPair(entering, leaving)) return false;
+  if (!nameChange(entering) || !nameChange(leaving)) return false;
+  return prior.label === leaving.label || sameName(g, prior.label, leaving.label);
+}
+
+/**
+ * OSRM's maneuverSucceededByNameChange: a maneuver right followed (passing no intersection) by a change of
+ * name within 30 m, a new name straight on or without a choice within 45 m; the maneuver takes the new
+ * name (and the stretch after it).
+ */
+function succeededByNameChange(entering: RawStep, leaving: RawStep): boolean {
+  if (!collapsible(entering, leaving) || entering.crossed > 0 || !nameChange(leaving)) return false;
+  if (entering.meters <= MAX_COLLAPSE_M) return true;
+  if (leaving.type !== 'new name' || entering.meters > 1.5 * MAX_COLLAPSE_M) return false;
+  let allowed = 0;
+  for (const entry of leaving.intersection.entry) if (entry) allowed++;
+  return leaving.modifier === 'straight' || allowed === 1;
+}
+
+/** OSRM's findTotalTurnAngle of two steps in a row: the turn from the first's way in to the second's way out
+ *  where that is a turn and the first is short (or both bend alike), else the first's own. */
+function totalTurnAngle(entering: RawStep, leaving: RawStep): number {
+  const x = entering.intersection,
+    y = leaving.intersection;
+  const entryIn = reverse(x.bearings[x.in!]);
+  const entryAngle = angleBetween(entryIn, x.bearings[x.out!]),
+    exitAngle = angleBetween(reverse(y.bearings[y.in!]), y.bearings[y.out!]);
+  const total = angleBetween(entryIn, y.bearings[y.out!]);
+  if (Math.abs(total - 180) < 0.5 * NARROW_TURN_DEG) return entryAngle;
+  if (entering.meters < MAX_COLLAPSE_M || (entryAngle <= 185 && exitAngle <= 185) || (entryAngle >= 175 && exitAngle >= 175)) return total;
+  return entryAngle;
+}
+/** OSRM's NARROW_TURN_ANGLE. */
+const NARROW_TURN_DEG = 40;
+
+/**
+ * OSRM's AdjustToCombinedTurnStrategy: step `at` (after `prior`) takes the turn of step `from` after it: the
+ * modifier of the combined turn (a fork's or merge's kept), and a continue or turn as the names before and
+ * after tell.
+ */
+function combinedTurn(g: GuidanceGraph, prior: RawStep, at: RawStep, from: RawStep): void {
+  const x = at.intersection,
+    y = from.intersection;
+  if (x.in === undefined || x.out === undefined || y.in === undefined || y.out === undefined) return;
+  const modifier = at.type === 'fork' || at.type === 'merge' ? at.modifier : turnDirection(180 - totalTurnAngle(at, from));
+  const nonTurn = (s: RawStep): boolean => s.type === 'new name' || ((s.type === 'turn' || s.type === 'continue') && s.modifier === 'straight');
+  const same = sameName(g, prior.label, from.label);
+  if (nonTurn(from) || nonTurn(at)) {
+    if (at.type === 'continue' && !same) at.type = 'turn';
+    else if (at.type === 'turn' && same) at.type = 'continue';
+  } else if (from.type === 'on ramp') at.type = 'on ramp';
+  else if (at.type === 'turn' && from.type === 'turn' && same) at.type = 'continue';
+  else if (at.type === 'continue' && from.type === 'turn' && !same) at.type = 'turn';
+  at.modifier = modifier;
 }
 
 /** OSRM's Suppressed turn type: a step at an intersection that says nothing, made only onto a segregated
