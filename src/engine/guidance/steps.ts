@@ -1513,7 +1513,17 @@ function withTurnsCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boolean)
       (gone ??= new Uint8Array(steps.length))[i] = 1;
       gone[j] = 1;
       continue;
-    } else if (succeededByNameChange(steps[i], steps[j])) {
+    } else if (precededByNameChange(steps[h], steps[i], steps[j])) {
+      // The maneuver after the name change takes the turn of both; the step before takes the name change's stretch.
+      combinedTurn(g, steps[h], steps[j], steps[i]);
+      takeStretch(steps[h], steps[i], passed);
+      (gone ??= new Uint8Array(steps.length))[i] = 1;
+      continue;
+    } else if (
+      succeededByNameChange(steps[i], steps[j]) ||
+      closeChoicelessTurnAfterTurn(steps[i], steps[j]) ||
+      straightTurnFollowedByChoiceless(steps[i], steps[j])
+    ) {
       combinedTurn(g, steps[h], steps[i], steps[j]);
       steps[i].label = steps[j].label;
       takeStretch(steps[i], steps[j], passed);
@@ -1565,6 +1575,42 @@ function succeededByNameChange(entering: RawStep, leaving: RawStep): boolean {
   return leaving.modifier === 'straight' || allowed === 1;
 }
 
+/** OSRM's maneuverPreceededByNameChange: a name change within 30 m before a maneuver, passing no intersection. */
+function precededByNameChange(prior: RawStep, entering: RawStep, leaving: RawStep): boolean {
+  if (ROUND_TYPES.has(prior.type) || ROUND_TYPES.has(entering.type) || ROUND_TYPES.has(leaving.type)) return false;
+  if (prior.mode !== entering.mode || entering.mode !== leaving.mode) return false;
+  if (badUTurnPair(prior, entering) && badUTurnPair(entering, leaving)) return false;
+  const change = entering.type === 'new name' || ((entering.type === 'turn' || entering.type === 'continue') && entering.modifier === 'straight');
+  return change && entering.meters <= MAX_COLLAPSE_M && entering.crossed === 0 && !isWaypoint(leaving);
+}
+
+/** The roads a driver may take at a step's maneuver (OSRM's numberOfAllowedTurns). */
+const allowedTurns = (s: RawStep): number => {
+  let n = 0;
+  for (const entry of s.intersection.entry) if (entry) n++;
+  return n;
+};
+
+/** OSRM's closeChoicelessTurnAfterTurn: a turn (not straight) within 30 m, passing no intersection, before a
+ *  maneuver where there is no other way to take. */
+const closeChoicelessTurnAfterTurn = (entering: RawStep, leaving: RawStep): boolean =>
+  collapsible(entering, leaving) &&
+  entering.meters <= MAX_COLLAPSE_M &&
+  entering.crossed === 0 &&
+  entering.modifier !== 'straight' &&
+  allowedTurns(leaving) === 1 &&
+  leaving.type !== SUPPRESSED;
+
+/** OSRM's straightTurnFollowedByChoiceless: a turn or continue straight within 60 m, passing no intersection,
+ *  before a maneuver where there is no other way to take. */
+const straightTurnFollowedByChoiceless = (entering: RawStep, leaving: RawStep): boolean =>
+  collapsible(entering, leaving) &&
+  entering.meters <= 2 * MAX_COLLAPSE_M &&
+  entering.crossed === 0 &&
+  (entering.type === 'turn' || entering.type === 'continue') &&
+  entering.modifier === 'straight' &&
+  allowedTurns(leaving) === 1;
+
 /** OSRM's findTotalTurnAngle of two steps in a row: the turn from the first's way in to the second's way out
  *  where that is a turn and the first is short (or both bend alike), else the first's own. */
 function totalTurnAngle(entering: RawStep, leaving: RawStep): number {
@@ -1590,7 +1636,8 @@ function combinedTurn(g: GuidanceGraph, prior: RawStep, at: RawStep, from: RawSt
   const x = at.intersection,
     y = from.intersection;
   if (x.in === undefined || x.out === undefined || y.in === undefined || y.out === undefined) return;
-  const modifier = at.type === 'fork' || at.type === 'merge' ? at.modifier : turnDirection(180 - totalTurnAngle(at, from));
+  const [first, second] = at.from <= from.from ? [at, from] : [from, at];
+  const modifier = at.type === 'fork' || at.type === 'merge' ? at.modifier : turnDirection(180 - totalTurnAngle(first, second));
   const nonTurn = (s: RawStep): boolean => s.type === 'new name' || ((s.type === 'turn' || s.type === 'continue') && s.modifier === 'straight');
   const same = sameName(g, prior.label, from.label);
   if (nonTurn(from) || nonTurn(at)) {
