@@ -630,6 +630,26 @@ function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean
   return false;
 }
 
+/**
+ * Whether road `i` of the scratch (deviation `d` from straight on), which goes on under the name arrived by,
+ * is a street across the junction rather than a rival of a way on of deviation `outDev`: OSRM's
+ * IsDistinctNarrowTurn (its rule 6) takes a road at an intersection of four or more roads, much sharper than
+ * the way on (twice its deviation, and by more than half FUZZY_ANGLE_DIFFERENCE), whose opposite road (the one
+ * nearest its reverse bearing) has its name or lies more than 140° from it, for no rival of the way on.
+ */
+function crossingRoad(g: GuidanceGraph, i: number, d: number, outDev: number): boolean {
+  const compareDev = Math.abs(d);
+  if (roadCount < 4 || !(compareDev > 2 * outDev && Math.abs(compareDev - outDev) > 12.5)) return false;
+  const back = reverse(roadBearing[i]);
+  let opposite = -1,
+    best = Infinity;
+  for (let k = 0; k < roadCount; k++) {
+    const off = Math.abs(deviation(back, roadBearing[k]));
+    if (off < best) [best, opposite] = [off, k];
+  }
+  return sameRoad(g, roadLabel[opposite], roadLabel[i]) || Math.abs(deviation(roadBearing[i], roadBearing[opposite])) > 140;
+}
+
 /** OSRM's modifier for a deviation (its getTurnDirection, turned into deviations). */
 export function modifierOf(dev: number): string {
   const a = Math.abs(dev);
@@ -1187,6 +1207,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         sameSide = 0,
         straightOn = false,
         continues = false,
+        rivalContinues = false,
         nearMin = Infinity,
         nearMax = -Infinity;
       const outDev = Math.abs(dev);
@@ -1227,7 +1248,10 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           if (d < nearMin) nearMin = d;
           if (d > nearMax) nearMax = d;
         }
-        if (sameRoad(g, inLabel, roadLabel[i])) continues = true;
+        if (sameRoad(g, inLabel, roadLabel[i])) {
+          continues = true;
+          if (!crossingRoad(g, i, d, outDev)) rivalContinues = true;
+        }
       }
       // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
       if (isRamp(outKind) && (!isRamp(inKind) || highwayChoice)) {
@@ -1251,7 +1275,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         else if (!same) emit(make('new name', turnDirection(dev)));
         break decide;
       }
-      const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(continues && !same);
+      const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(rivalContinues && !same);
       if (obvious) {
         // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
         // straight onto it (a merge onto a motorway), however slight the bend.
