@@ -630,6 +630,26 @@ function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean
   return false;
 }
 
+/**
+ * Whether road `i` of the scratch (deviation `d` from straight on), which goes on under the name arrived by,
+ * is a street across the junction rather than a rival of a way on of deviation `outDev`: OSRM's
+ * IsDistinctNarrowTurn (its rule 6) takes a road at an intersection of four or more roads, much sharper than
+ * the way on (twice its deviation, and by more than half FUZZY_ANGLE_DIFFERENCE), whose opposite road (the one
+ * nearest its reverse bearing) has its name or lies more than 140° from it, for no rival of the way on.
+ */
+function crossingRoad(g: GuidanceGraph, i: number, d: number, outDev: number): boolean {
+  const compareDev = Math.abs(d);
+  if (roadCount < 4 || !(compareDev > 2 * outDev && Math.abs(compareDev - outDev) > 12.5)) return false;
+  const back = reverse(roadBearing[i]);
+  let opposite = -1,
+    best = Infinity;
+  for (let k = 0; k < roadCount; k++) {
+    const off = Math.abs(deviation(back, roadBearing[k]));
+    if (off < best) [best, opposite] = [off, k];
+  }
+  return sameRoad(g, roadLabel[opposite], roadLabel[i]) || Math.abs(deviation(roadBearing[i], roadBearing[opposite])) > 140;
+}
+
 /** OSRM's modifier for a deviation (its getTurnDirection, turned into deviations). */
 export function modifierOf(dev: number): string {
   const a = Math.abs(dev);
@@ -1033,8 +1053,13 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   // OSRM's suppressed one (those go into it).
   let segregated = false;
   const crossedSinceTurn = (): number => {
-    let crossed = current.crossed;
-    for (let i = steps.length - 1; i > 0 && steps[i].type === SUPPRESSED; i--) crossed += 1 + steps[i - 1].crossed;
+    let i = steps.length - 1;
+    // A step onto a segregated road becomes one with the next (`withSegregatedCollapsed`, OSRM's
+    // collapseSegregatedTurnInstructions, which runs before its buildIntersections counts them): the step
+    // before it is the one whose intersections tell the junction.
+    if (current.segregated && i > 0) i--;
+    let crossed = steps[i].crossed;
+    for (; i > 0 && steps[i].type === SUPPRESSED; i--) crossed += 1 + steps[i - 1].crossed;
     return crossed;
   };
   // Each piece's label and what the table remembers of going on from it, read in loops of their own before
@@ -1184,6 +1209,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         sameSide = 0,
         straightOn = false,
         continues = false,
+        rivalContinues = false,
         nearMin = Infinity,
         nearMax = -Infinity;
       const outDev = Math.abs(dev);
@@ -1224,7 +1250,10 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           if (d < nearMin) nearMin = d;
           if (d > nearMax) nearMax = d;
         }
-        if (sameRoad(g, inLabel, roadLabel[i])) continues = true;
+        if (sameRoad(g, inLabel, roadLabel[i])) {
+          continues = true;
+          if (!crossingRoad(g, i, d, outDev)) rivalContinues = true;
+        }
       }
       // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
       if (isRamp(outKind) && (!isRamp(inKind) || highwayChoice)) {
@@ -1248,7 +1277,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         else if (!same) emit(make('new name', turnDirection(dev)));
         break decide;
       }
-      const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(continues && !same);
+      const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(rivalContinues && !same);
       if (obvious) {
         // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
         // straight onto it (a merge onto a motorway), however slight the bend.
@@ -1503,10 +1532,147 @@ function withTurnsCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boolean)
         continue;
       }
     } else if (isUTurn(g, steps[h], steps[i], steps[j])) combine(i, j, 'continue', 'uturn');
+    else if (nameOscillation(g, steps[h], steps[i], steps[j])) {
+      // OSRM suppresses both name changes: the step before takes their stretches.
+      takeStretch(steps[h], steps[i], passed);
+      takeStretch(steps[h], steps[j], passed);
+      (gone ??= new Uint8Array(steps.length))[i] = 1;
+      gone[j] = 1;
+      continue;
+    } else if (precededByNameChange(steps[h], steps[i], steps[j])) {
+      // The maneuver after the name change takes the turn of both; the step before takes the name change's stretch.
+      combinedTurn(g, steps[h], steps[j], steps[i]);
+      takeStretch(steps[h], steps[i], passed);
+      (gone ??= new Uint8Array(steps.length))[i] = 1;
+      continue;
+    } else if (
+      succeededByNameChange(steps[i], steps[j]) ||
+      closeChoicelessTurnAfterTurn(steps[i], steps[j]) ||
+      straightTurnFollowedByChoiceless(steps[i], steps[j])
+    ) {
+      combinedTurn(g, steps[h], steps[i], steps[j]);
+      steps[i].label = steps[j].label;
+      takeStretch(steps[i], steps[j], passed);
+      (gone ??= new Uint8Array(steps.length))[j] = 1;
+    }
     // Found late, after a name change: the step before this one turned back with this one.
     if (!isWaypoint(steps[h]) && isUTurn(g, steps[previous(h)], steps[h], steps[i])) combine(h, i, 'continue', 'uturn');
   }
   return gone ? steps.filter((_, i) => !gone![i]) : steps;
+}
+
+/** OSRM's basicCollapsePreconditions of steps in a row: no roundabout's, one travel mode, no U-turn beside
+ *  anything but a new name. (A step here is OSRM's next only where the one before it passed no
+ *  intersection: OSRM keeps a suppressed step at each, which no scenario below takes.) */
+const collapsible = (first: RawStep, second: RawStep): boolean =>
+  !ROUND_TYPES.has(first.type) &&
+  !ROUND_TYPES.has(second.type) &&
+  !isWaypoint(first) &&
+  !isWaypoint(second) &&
+  first.mode === second.mode &&
+  !badUTurnPair(first, second);
+
+/** OSRM's name changes in its collapse scenarios: a new name, or a turn straight onto another road. */
+const nameChange = (s: RawStep): boolean => s.type === 'new name' || (s.type === 'turn' && s.modifier === 'straight');
+
+/**
+ * OSRM's isNameOszillation: a name change (`entering`, passing no intersection) right followed by another
+ * back to the name before it (`prior`'s); both go into `prior` (collapseTurnInstructions suppresses both).
+ */
+function nameOscillation(g: GuidanceGraph, prior: RawStep, entering: RawStep, leaving: RawStep): boolean {
+  if (ROUND_TYPES.has(prior.type) || ROUND_TYPES.has(entering.type) || ROUND_TYPES.has(leaving.type)) return false;
+  if (prior.mode !== entering.mode || entering.mode !== leaving.mode || entering.crossed > 0) return false;
+  if (badUTurnPair(prior, entering) && badUTurnPair(entering, leaving)) return false;
+  if (!nameChange(entering) || !nameChange(leaving)) return false;
+  return prior.label === leaving.label || sameName(g, prior.label, leaving.label);
+}
+
+/**
+ * OSRM's maneuverSucceededByNameChange: a maneuver right followed (passing no intersection) by a change of
+ * name within 30 m, a new name straight on or without a choice within 45 m; the maneuver takes the new
+ * name (and the stretch after it).
+ */
+function succeededByNameChange(entering: RawStep, leaving: RawStep): boolean {
+  if (!collapsible(entering, leaving) || entering.crossed > 0 || !nameChange(leaving)) return false;
+  if (entering.meters <= MAX_COLLAPSE_M) return true;
+  if (leaving.type !== 'new name' || entering.meters > 1.5 * MAX_COLLAPSE_M) return false;
+  let allowed = 0;
+  for (const entry of leaving.intersection.entry) if (entry) allowed++;
+  return leaving.modifier === 'straight' || allowed === 1;
+}
+
+/** OSRM's maneuverPreceededByNameChange: a name change within 30 m before a maneuver, passing no intersection. */
+function precededByNameChange(prior: RawStep, entering: RawStep, leaving: RawStep): boolean {
+  if (ROUND_TYPES.has(prior.type) || ROUND_TYPES.has(entering.type) || ROUND_TYPES.has(leaving.type)) return false;
+  if (prior.mode !== entering.mode || entering.mode !== leaving.mode) return false;
+  if (badUTurnPair(prior, entering) && badUTurnPair(entering, leaving)) return false;
+  const change = entering.type === 'new name' || ((entering.type === 'turn' || entering.type === 'continue') && entering.modifier === 'straight');
+  return change && entering.meters <= MAX_COLLAPSE_M && entering.crossed === 0 && !isWaypoint(leaving);
+}
+
+/** The roads a driver may take at a step's maneuver (OSRM's numberOfAllowedTurns). */
+const allowedTurns = (s: RawStep): number => {
+  let n = 0;
+  for (const entry of s.intersection.entry) if (entry) n++;
+  return n;
+};
+
+/** OSRM's closeChoicelessTurnAfterTurn: a turn (not straight) within 30 m, passing no intersection, before a
+ *  maneuver where there is no other way to take. */
+const closeChoicelessTurnAfterTurn = (entering: RawStep, leaving: RawStep): boolean =>
+  collapsible(entering, leaving) &&
+  entering.meters <= MAX_COLLAPSE_M &&
+  entering.crossed === 0 &&
+  entering.modifier !== 'straight' &&
+  allowedTurns(leaving) === 1 &&
+  leaving.type !== SUPPRESSED;
+
+/** OSRM's straightTurnFollowedByChoiceless: a turn or continue straight within 60 m, passing no intersection,
+ *  before a maneuver where there is no other way to take. */
+const straightTurnFollowedByChoiceless = (entering: RawStep, leaving: RawStep): boolean =>
+  collapsible(entering, leaving) &&
+  entering.meters <= 2 * MAX_COLLAPSE_M &&
+  entering.crossed === 0 &&
+  (entering.type === 'turn' || entering.type === 'continue') &&
+  entering.modifier === 'straight' &&
+  allowedTurns(leaving) === 1;
+
+/** OSRM's findTotalTurnAngle of two steps in a row: the turn from the first's way in to the second's way out
+ *  where that is a turn and the first is short (or both bend alike), else the first's own. */
+function totalTurnAngle(entering: RawStep, leaving: RawStep): number {
+  const x = entering.intersection,
+    y = leaving.intersection;
+  const entryIn = reverse(x.bearings[x.in!]);
+  const entryAngle = angleBetween(entryIn, x.bearings[x.out!]),
+    exitAngle = angleBetween(reverse(y.bearings[y.in!]), y.bearings[y.out!]);
+  const total = angleBetween(entryIn, y.bearings[y.out!]);
+  if (Math.abs(total - 180) < 0.5 * NARROW_TURN_DEG) return entryAngle;
+  if (entering.meters < MAX_COLLAPSE_M || (entryAngle <= 185 && exitAngle <= 185) || (entryAngle >= 175 && exitAngle >= 175)) return total;
+  return entryAngle;
+}
+/** OSRM's NARROW_TURN_ANGLE. */
+const NARROW_TURN_DEG = 40;
+
+/**
+ * OSRM's AdjustToCombinedTurnStrategy: step `at` (after `prior`) takes the turn of step `from` after it: the
+ * modifier of the combined turn (a fork's or merge's kept), and a continue or turn as the names before and
+ * after tell.
+ */
+function combinedTurn(g: GuidanceGraph, prior: RawStep, at: RawStep, from: RawStep): void {
+  const x = at.intersection,
+    y = from.intersection;
+  if (x.in === undefined || x.out === undefined || y.in === undefined || y.out === undefined) return;
+  const [first, second] = at.from <= from.from ? [at, from] : [from, at];
+  const modifier = at.type === 'fork' || at.type === 'merge' ? at.modifier : turnDirection(180 - totalTurnAngle(first, second));
+  const nonTurn = (s: RawStep): boolean => s.type === 'new name' || ((s.type === 'turn' || s.type === 'continue') && s.modifier === 'straight');
+  const same = sameName(g, prior.label, from.label);
+  if (nonTurn(from) || nonTurn(at)) {
+    if (at.type === 'continue' && !same) at.type = 'turn';
+    else if (at.type === 'turn' && same) at.type = 'continue';
+  } else if (from.type === 'on ramp') at.type = 'on ramp';
+  else if (at.type === 'turn' && from.type === 'turn' && same) at.type = 'continue';
+  else if (at.type === 'continue' && from.type === 'turn' && !same) at.type = 'turn';
+  at.modifier = modifier;
 }
 
 /** OSRM's Suppressed turn type: a step at an intersection that says nothing, made only onto a segregated
