@@ -367,8 +367,9 @@ function distinct(n: number): boolean {
 /**
  * Whether the ring of roundabout ways through node v (followed from `d`, a roundabout edge out of v) is
  * what OSRM announces as one "roundabout turn": back to v within a few dozen nodes, a radius (its
- * length / 2π) of at most SMALL_ROUNDABOUT_M, and at most four roads off it, one per node, each two-way
- * (oneway entries and exits make it a roundabout like any other) and pointing apart (`distinct`).
+ * length / 2π) of at most SMALL_ROUNDABOUT_M, and at most four roads off it, one per node (either way or
+ * one way: OSRM's qualifiesAsRoundaboutIntersection counts a node's edges, at most three), and pointing
+ * apart (`distinct`).
  */
 /** Adds ring way `dir` (the ring's `hops`-th) to the ring's length, and returns the node it leads to from
  *  `node` (-1: it leaves elsewhere). */
@@ -387,10 +388,9 @@ function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
     const next = ringStep(g, node, dir, hops);
     if (next < 0) return false;
     node = next;
-    // The roads off the ring here: each way out must come back in (two-way), one per node.
+    // The roads off the ring here: one per node at most.
     let out = -1,
-      outs = 0,
-      back = false;
+      outs = 0;
     // Round the ring, not back along the way just followed (as in `radiusOfRing`).
     const arrived = dir >> 1;
     dir = -1;
@@ -406,11 +406,14 @@ function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
     if (g.rFirst.length > node + 1) {
       for (let i = g.rFirst[node]; i < g.rFirst[node + 1]; i++) {
         const o = g.orig[g.rEdge[i]] ^ 1;
-        if (!isRound(kindOf(g, o)) && o !== out) return false;
-        if (o === out) back = true;
+        if (isRound(kindOf(g, o)) || o === out) continue;
+        // A way in only: the node's one road off the ring too (OSRM counts the node's edges, one way or two).
+        if (outs > 0) return false;
+        outs = 1;
+        out = o;
       }
     }
-    if (outs > 1 || (outs === 1 && !back)) return false;
+    if (outs > 1) return false;
     if (outs === 1) {
       // A service road off the ring (a car park's) makes it a roundabout to count exits on.
       if (roads === 4 || (kindOf(g, out) & CLASS_MASK) === SERVICE) return false;
