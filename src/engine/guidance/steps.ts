@@ -1370,7 +1370,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     const relation = maneuvers?.get(k) ?? -1;
     // A node where the road only goes on (two ways out, two in: on and back) under the same label: nothing
     // to say, and no need to look at its roads (nor a maneuver relation to apply: OSRM's graph has no node there).
-    if (inLabel === outLabel && outDir !== (inDir ^ 1)) {
+    // Unless the travel mode changes there (a ferry under the road's name): OSRM's notification says it.
+    if (inLabel === outLabel && outDir !== (inDir ^ 1) && !(modes && modeOf(g, inDir) !== modeOf(g, outDir))) {
       const said = memo && relation < 0 ? saids[k] : UNKNOWN;
       if (said !== UNKNOWN && !current.segregated) {
         if (said === SILENT_CROSSED) current.crossed++;
