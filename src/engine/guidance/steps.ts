@@ -87,6 +87,8 @@ export interface RawStep {
   mode?: StepMode;
   /** Whether the step's road is a segregated one (`segregatedRoad`), while the leg's steps are made. */
   segregated: boolean;
+  /** Whether the step turns onto a sliproad (`sliproadFrom`), until `withSliproadsCollapsed` tells it. */
+  sliproad: boolean;
 }
 
 /** The travel modes a step may have besides its profile's. */
@@ -365,8 +367,9 @@ function distinct(n: number): boolean {
 /**
  * Whether the ring of roundabout ways through node v (followed from `d`, a roundabout edge out of v) is
  * what OSRM announces as one "roundabout turn": back to v within a few dozen nodes, a radius (its
- * length / 2π) of at most SMALL_ROUNDABOUT_M, and at most four roads off it, one per node, each two-way
- * (oneway entries and exits make it a roundabout like any other) and pointing apart (`distinct`).
+ * length / 2π) of at most SMALL_ROUNDABOUT_M, and at most four roads off it, one per node (either way or
+ * one way: OSRM's qualifiesAsRoundaboutIntersection counts a node's edges, at most three), and pointing
+ * apart (`distinct`).
  */
 /** Adds ring way `dir` (the ring's `hops`-th) to the ring's length, and returns the node it leads to from
  *  `node` (-1: it leaves elsewhere). */
@@ -385,10 +388,9 @@ function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
     const next = ringStep(g, node, dir, hops);
     if (next < 0) return false;
     node = next;
-    // The roads off the ring here: each way out must come back in (two-way), one per node.
+    // The roads off the ring here: one per node at most.
     let out = -1,
-      outs = 0,
-      back = false;
+      outs = 0;
     // Round the ring, not back along the way just followed (as in `radiusOfRing`).
     const arrived = dir >> 1;
     dir = -1;
@@ -404,11 +406,14 @@ function smallRing(g: GuidanceGraph, v: number, d: number): boolean {
     if (g.rFirst.length > node + 1) {
       for (let i = g.rFirst[node]; i < g.rFirst[node + 1]; i++) {
         const o = g.orig[g.rEdge[i]] ^ 1;
-        if (!isRound(kindOf(g, o)) && o !== out) return false;
-        if (o === out) back = true;
+        if (isRound(kindOf(g, o)) || o === out) continue;
+        // A way in only: the node's one road off the ring too (OSRM counts the node's edges, one way or two).
+        if (outs > 0) return false;
+        outs = 1;
+        out = o;
       }
     }
-    if (outs > 1 || (outs === 1 && !back)) return false;
+    if (outs > 1) return false;
     if (outs === 1) {
       // A service road off the ring (a car park's) makes it a roundabout to count exits on.
       if (roads === 4 || (kindOf(g, out) & CLASS_MASK) === SERVICE) return false;
@@ -648,6 +653,303 @@ function crossingRoad(g: GuidanceGraph, i: number, d: number, outDev: number): b
     if (off < best) [best, opposite] = [off, k];
   }
   return sameRoad(g, roadLabel[opposite], roadLabel[i]) || Math.abs(deviation(roadBearing[i], roadBearing[opposite])) > 140;
+}
+
+// OSRM's sliproads (guidance/sliproad_handler.cpp, SliproadHandler): a short road that leaves a road just
+// before a junction and cuts its corner, joining the road the junction turns onto. OSRM marks the turn onto
+// it a Sliproad, and its collapse (collapse_turns.cpp handleSliproad) tells it with the turn off it: one
+// "turn right" onto the road joined, where the sliproad leaves (`withSliproadsCollapsed`).
+/** The longest way to the junction cut, and the side of the largest triangle, meters (MAX_SLIPROAD_THRESHOLD). */
+const MAX_SLIPROAD_M = 250;
+/** Roads whose bearings differ by less than this are the same way (OSRM's FUZZY_ANGLE_DIFFERENCE). */
+const FUZZY_DEG = 25;
+/** Nodes a sliproad is followed through to the junction it ends at (its IntersectionFinderAccumulator's). */
+const SLIPROAD_HOPS = 10;
+
+/** OSRM's scaledThresholdByRoadClass: MAX_SLIPROAD_M scaled down by a road's class. */
+function sliproadMeters(kind: number): number {
+  if (kind & LINK) return MAX_SLIPROAD_M * 0.3;
+  switch (kind & CLASS_MASK) {
+    case MOTORWAY:
+      return MAX_SLIPROAD_M;
+    case TRUNK:
+    case TRUNK + 1:
+      return MAX_SLIPROAD_M * 0.8;
+    case 4:
+      return MAX_SLIPROAD_M * 0.6;
+    case 5:
+      return MAX_SLIPROAD_M * 0.5;
+    case 6:
+      return MAX_SLIPROAD_M * 0.4;
+    default:
+      return MAX_SLIPROAD_M * 0.1;
+  }
+}
+
+/** The node directed edge `d` leads to, whichever way it may be driven (-1 where neither). */
+function nodeAfter(g: GuidanceGraph, d: number): number {
+  if (g.origFirst[d + 1] > g.origFirst[d]) return g.head[g.origEdges[g.origFirst[d]]];
+  const b = d ^ 1;
+  if (g.origFirst[b + 1] > g.origFirst[b]) return edgeTail(g, g.origEdges[g.origFirst[b]]);
+  return -1;
+}
+/** Point index (shapes.pointsE7) of the end of directed edge `d`. */
+const endPoint = (g: GuidanceGraph, d: number): number => (d & 1 ? g.geomFirst[d >> 1] : g.geomLast[d >> 1]);
+/** Point index of the start of directed edge `d`. */
+const startPoint = (g: GuidanceGraph, d: number): number => (d & 1 ? g.geomLast[d >> 1] : g.geomFirst[d >> 1]);
+/** Whether two points of the shapes are one place (a node's copies share it). */
+const samePlace = (pts: Int32Array, a: number, b: number): boolean => pts[2 * a] === pts[2 * b] && pts[2 * a + 1] === pts[2 * b + 1];
+/** Meters between two points of the shapes (an equirectangular plane: a junction's few dozen meters). */
+function metersBetween(pts: Int32Array, a: number, b: number): number {
+  const kx = eastScale(pts[2 * a]);
+  const dy = pts[2 * b] - pts[2 * a],
+    dx = (pts[2 * b + 1] - pts[2 * a + 1]) * kx;
+  return Math.sqrt(dx * dx + dy * dy) * 1e-7 * 111_195;
+}
+
+/** Where `walkRoad` got to: the edge it arrived by, the meters, and the edges followed. */
+let walkIn = -1,
+  walkM = 0,
+  walkCount = 0;
+const walkDirs = new Int32Array(SLIPROAD_HOPS + 1);
+
+/**
+ * Follows road `d` (a directed edge leaving a junction) past nodes where only it goes on (two roads) to the
+ * next junction or dead end, whose roads it leaves in the scratch: OSRM's graph walker over its compressed
+ * graph. False when it goes on for more than `hops` nodes, or more than `maxM` meters up to a node of two
+ * roads where the label changes.
+ */
+function walkRoad(g: GuidanceGraph, d: number, hops: number, maxM: number): boolean {
+  const pts = g.shapes.pointsE7;
+  walkM = 0;
+  walkCount = 0;
+  for (let hop = 0; hop <= hops; hop++) {
+    if (walkCount < walkDirs.length) walkDirs[walkCount] = d;
+    walkCount++;
+    walkM += g.geomCm[d >> 1] / 100;
+    const w = nodeAfter(g, d);
+    if (w < 0) return false;
+    const kx = eastScale(pts[2 * endPoint(g, d)]);
+    roadsAt(g, w, kx);
+    // A node split for a turn restriction through it: its copies' roads too (OSRM's graph walker sees the
+    // junction's every road, whatever the restrictions; a via-way copy's `roadsAt` has added).
+    if (!viaWayCopy(g, w)) addSplitRoads(g, w, kx);
+    walkIn = d;
+    if (roadCount !== 2) return true;
+    let on = -1;
+    for (let i = 0; i < roadCount; i++) if (!isRoad(i, d ^ 1)) on = roadDir[i];
+    if (on < 0 || on >> 1 === d >> 1) return true;
+    // OSRM's DistanceToNextIntersectionAccumulator is asked only at the nodes of two roads its compressed
+    // graph keeps (where the road's attributes change: another label here), before going on past them.
+    if (walkM > maxM && labelOfDir(g, on) !== labelOfDir(g, d)) return false;
+    d = on;
+  }
+  return false;
+}
+
+/** Index in the scratch of the road back along directed edge `d` arrived by (-1 none). */
+function backOf(d: number): number {
+  for (let i = 0; i < roadCount; i++) if (isRoad(i, d ^ 1)) return i;
+  return -1;
+}
+
+/** The roads at the junction a sliproad cuts (`c`) and at its end (`d`), while they are checked. */
+const atB = new RoadsCopy();
+const atC = new RoadsCopy();
+const atD = new RoadsCopy();
+
+/**
+ * Whether the route, arriving at a junction (`b`, its roads in the scratch) by directed edge `inDir` and
+ * leaving by `outDir`, takes a sliproad there, as OSRM's SliproadHandler finds one: the road arrived by goes
+ * on (same name and class) as the junction's obvious way, to a junction `c` close ahead; the route's road,
+ * next to it, narrow (within 80° of straight on), not a service road, bends round `c`'s corner to a junction
+ * `d` of three or four roads, where its way on is obvious and narrow, and a road there leads to `c` (or meets
+ * the road off `c` at a sharp angle); the triangle `bcd` neither tiny nor too large for the sliproad's class;
+ * and the names tell one road: a road at `c` has the name of a road at `d`. The scratch is left as it was.
+ */
+function sliproadFrom(g: GuidanceGraph, inDir: number, outDir: number, sameModes: (a: number, b: number) => boolean): boolean {
+  let inBack = -1,
+    outAt = -1;
+  for (let i = 0; i < roadCount; i++) {
+    if (isRoad(i, inDir ^ 1)) inBack = i;
+    if (roadDir[i] === outDir) outAt = i;
+  }
+  if (inBack < 0 || outAt < 0) return false;
+  const before = reverse(roadBearing[inBack]);
+  const inLabel = labelOfDir(g, inDir),
+    inKind = kindOfLabel(g, inLabel);
+  // The main road: the obvious way on, the road arrived by going on (OSRM's roadContinues: same class, mode
+  // and name, a name there is).
+  let main = -1,
+    straightest = 360;
+  for (let i = 0; i < roadCount; i++) {
+    if (i === inBack || !roadEntry[i]) continue;
+    const dev = Math.abs(deviation(before, roadBearing[i]));
+    if (dev < straightest) {
+      straightest = dev;
+      main = i;
+    }
+  }
+  if (main < 0 || main === outAt) return false;
+  const mainLabel = roadLabel[main];
+  if ((roadKind[main] & (CLASS_MASK | LINK)) !== (inKind & (CLASS_MASK | LINK)) || !hasName(g, inLabel) || !hasName(g, mainLabel)) return false;
+  if (!sameRoad(g, inLabel, mainLabel) || !sameModes(inDir, roadDir[main])) return false;
+  // The sliproad, next to it (no road between them), narrow, no ring, no service road.
+  const outKind = roadKind[outAt];
+  const mainAngle = angleBetween(before, roadBearing[main]),
+    outAngle = angleBetween(before, roadBearing[outAt]);
+  if (Math.abs(180 - outAngle) > 80 || mainAngle === outAngle || isRound(outKind) || isRound(roadKind[main])) return false;
+  const cls = outKind & CLASS_MASK;
+  if (cls === SERVICE || cls === 0) return false;
+  const right = outAngle < mainAngle;
+  for (let i = 0; i < roadCount; i++) {
+    if (i === inBack || i === main || i === outAt) continue;
+    const a = angleBetween(before, roadBearing[i]);
+    if (right ? a > outAngle && a < mainAngle : a < outAngle && a > mainAngle) return false;
+  }
+  const pts = g.shapes.pointsE7;
+  const b = startPoint(g, outDir);
+  const mainDir = roadDir[main];
+  atB.save();
+  const found = sliproadBeyond(g, inDir, mainDir, mainLabel, outDir, outKind, right, b, pts, sameModes);
+  atB.load();
+  return found;
+}
+
+/** `sliproadFrom`'s look ahead, from the junction `b` (point index), whose roads it may overwrite. */
+function sliproadBeyond(
+  g: GuidanceGraph,
+  inDir: number,
+  mainDir: number,
+  mainLabel: number,
+  outDir: number,
+  outKind: number,
+  right: boolean,
+  b: number,
+  pts: Int32Array,
+  sameModes: (a: number, b: number) => boolean,
+): boolean {
+  // The junction cut (`c`), close enough along the main road (for its class).
+  if (!walkRoad(g, mainDir, 1 << 10, sliproadMeters(kindOfLabel(g, mainLabel)))) return false;
+  const c = endPoint(g, walkIn);
+  if (samePlace(pts, c, b)) return false;
+  const cIn = backOf(walkIn);
+  if (cIn < 0) return false;
+  let deadEnd = true;
+  for (let i = 0; i < roadCount; i++) if (i !== cIn && roadEntry[i]) deadEnd = false;
+  if (deadEnd) return false;
+  // Its rightmost (leftmost) road, the one the sliproad's road crosses at `c`: one that may be driven from `c`.
+  const cBefore = reverse(roadBearing[cIn]);
+  let crossing = -1,
+    crossingAngle = right ? 360 : 0,
+    nextToCrossing = -1,
+    nextAngle = right ? 360 : 0;
+  for (let i = 0; i < roadCount; i++) {
+    if (i === cIn) continue;
+    const a = angleBetween(cBefore, roadBearing[i]);
+    if (right ? a < crossingAngle : a > crossingAngle) {
+      nextToCrossing = crossing;
+      nextAngle = crossingAngle;
+      crossing = i;
+      crossingAngle = a;
+    } else if (right ? a < nextAngle : a > nextAngle) {
+      nextToCrossing = i;
+      nextAngle = a;
+    }
+  }
+  if (crossing < 0 || !drivable(g, roadDir[crossing])) return false;
+  const crossingDir = roadDir[crossing],
+    crossingBearing = roadBearing[crossing],
+    nextToCrossingDir = nextToCrossing >= 0 ? roadDir[nextToCrossing] : -1,
+    crossingDev = Math.abs(180 - crossingAngle);
+  atC.save();
+  // The sliproad's end (`d`): three or four roads, the same travel mode on.
+  if (!walkRoad(g, outDir, SLIPROAD_HOPS, Infinity)) return false;
+  const d = endPoint(g, walkIn),
+    dIn = backOf(walkIn),
+    followed = walkCount;
+  if (dIn < 0 || roadCount < 3 || roadCount > 4) return false;
+  if (samePlace(pts, b, d) || samePlace(pts, c, d)) return false;
+  const dBefore = reverse(roadBearing[dIn]);
+  // Its way on obvious (the only one, or straighter than the others by FUZZY_DEG) and narrow, no ring.
+  let onto = -1,
+    ontoDev = 360,
+    otherDev = 360;
+  for (let i = 0; i < roadCount; i++) {
+    if (i === dIn || !roadEntry[i]) continue;
+    const dev = Math.abs(deviation(dBefore, roadBearing[i]));
+    if (dev < ontoDev) {
+      otherDev = ontoDev;
+      ontoDev = dev;
+      onto = i;
+    } else if (dev < otherDev) otherDev = dev;
+  }
+  if (onto < 0 || ontoDev > 80 || otherDev - ontoDev < FUZZY_DEG || isRound(roadKind[onto])) return false;
+  if (!sameModes(outDir, roadDir[onto]) || !sameModes(inDir, outDir)) return false;
+  atD.save();
+  // Four roads at `d`: the crossing road from `c` ends there, and a road off `d` at a sharp angle ends where
+  // the road next to it at `c` does.
+  if (atD.count === 4) {
+    if (atC.count < 3 || nextToCrossingDir < 0) return false;
+    if (!walkRoad(g, crossingDir, SLIPROAD_HOPS, Infinity) || !samePlace(pts, endPoint(g, walkIn), d)) return false;
+    if (!walkRoad(g, nextToCrossingDir, SLIPROAD_HOPS, Infinity)) return false;
+    const e = endPoint(g, walkIn);
+    let sharp = false;
+    for (let i = 0; i < atD.count && !sharp; i++) {
+      if (i === dIn) continue;
+      const dev = Math.abs(deviation(dBefore, atD.bearing[i]));
+      if (dev > 120 && dev < 179 && walkRoad(g, atD.dir[i], SLIPROAD_HOPS, Infinity) && samePlace(pts, endPoint(g, walkIn), e)) sharp = true;
+    }
+    if (!sharp) return false;
+  }
+  // It bends round the corner (no point of it beyond the line from its start to its end, on the side away
+  // from `c`), where `c` is not at `b`; and the junction at `c` is not too skewed for a road that is no link.
+  const cutM = metersBetween(pts, b, c);
+  if (cutM >= 3) {
+    const lat0 = pts[2 * b],
+      lon0 = pts[2 * b + 1],
+      lat1 = pts[2 * d],
+      lon1 = pts[2 * d + 1];
+    for (let k = 0; k < followed; k++) {
+      const dir = walkDirs[k];
+      const first = g.geomFirst[dir >> 1],
+        last = g.geomLast[dir >> 1];
+      for (let p = first; p <= last; p++) {
+        if ((k === 0 && p === startPoint(g, dir)) || (k === followed - 1 && p === endPoint(g, dir))) continue;
+        // OSRM's isCCW on (longitude, latitude).
+        const ccw = (pts[2 * p + 1] - lon0) * (lat1 - lat0) - (pts[2 * p] - lat0) * (lon1 - lon0) > 0;
+        if (right ? ccw : !ccw) return false;
+      }
+    }
+    if (crossingDev > 140 && !(outKind & LINK)) return false;
+  }
+  // The triangle's area (OSRM's isValidSliproadArea).
+  const area = (cutM * metersBetween(pts, c, d)) / 2;
+  const most = sliproadMeters(outKind);
+  if (area < 3 || area > most * most) return false;
+  // A road at `d` leading to `c` (or meeting the crossing road's far end at a sharp angle), named as a road at `c`.
+  const outLabel = labelOfDir(g, outDir);
+  const outNamed = isNamed(g, outLabel) && isNamed(g, mainLabel);
+  let crossingEnd = -1;
+  for (let i = 0; i < atD.count; i++) {
+    const label = atD.label[i];
+    let named = false;
+    for (let j = 0; j < atC.count && !named; j++) if (sameRoad(g, atC.label[j], label)) named = true;
+    if (!named) continue;
+    if (!(outKind & LINK) && outNamed && isNamed(g, label) && !sameRoad(g, mainLabel, outLabel) && !sameRoad(g, outLabel, label)) continue;
+    if (outKind & LINK && atD.kind[i] & LINK) continue;
+    if (!walkRoad(g, atD.dir[i], SLIPROAD_HOPS, Infinity)) continue;
+    const end = endPoint(g, walkIn);
+    if (samePlace(pts, end, c)) return true;
+    if (crossingEnd < 0) {
+      if (!walkRoad(g, crossingDir, SLIPROAD_HOPS, Infinity)) continue;
+      crossingEnd = endPoint(g, walkIn);
+    }
+    const dev = Math.abs(deviation(dBefore, atD.bearing[i]));
+    // (OSRM's util::bearing::angleBetween of the two bearings, as it is: one-sided.)
+    if (samePlace(pts, end, crossingEnd) && (atD.bearing[i] - crossingBearing + 540) % 360 < FUZZY_DEG && dev > 120 && dev < 179) return true;
+  }
+  return false;
 }
 
 /** OSRM's modifier for a deviation (its getTurnDirection, turned into deviations). */
@@ -912,6 +1214,7 @@ function rawStep(
     passed: undefined,
     crossed: 0,
     segregated: false,
+    sliproad: false,
   };
 }
 
@@ -1052,6 +1355,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   // Whether a step is on a segregated road, and the intersections passed since the last step that is not
   // OSRM's suppressed one (those go into it).
   let segregated = false;
+  // Whether a step turns onto a sliproad (`sliproadFrom`).
+  let sliproads = false;
+  const sameModes = (a: number, b: number): boolean => !modes || modeOf(g, a) === modeOf(g, b);
   const crossedSinceTurn = (): number => {
     let i = steps.length - 1;
     // A step onto a segregated road becomes one with the next (`withSegregatedCollapsed`, OSRM's
@@ -1089,7 +1395,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     const relation = maneuvers?.get(k) ?? -1;
     // A node where the road only goes on (two ways out, two in: on and back) under the same label: nothing
     // to say, and no need to look at its roads (nor a maneuver relation to apply: OSRM's graph has no node there).
-    if (inLabel === outLabel && outDir !== (inDir ^ 1)) {
+    // Unless the travel mode changes there (a ferry under the road's name): OSRM's notification says it.
+    if (inLabel === outLabel && outDir !== (inDir ^ 1) && !(modes && modeOf(g, inDir) !== modeOf(g, outDir))) {
       const said = memo && relation < 0 ? saids[k] : UNKNOWN;
       if (said !== UNKNOWN && !current.segregated) {
         if (said === SILENT_CROSSED) current.crossed++;
@@ -1341,6 +1648,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       );
     }
     if (relation >= 0) override(relation, stepsBefore);
+    // Onto a sliproad (OSRM's SliproadHandler): the step is told with the turn off it (`withSliproadsCollapsed`).
+    if (steps.length > stepsBefore && roadCount > 2 && sliproadTurn(current) && sliproadFrom(g, inDir, outDir, sameModes)) current.sliproad = sliproads = true;
     // Onto a segregated road (a short one between carriageways), or off one: the node's step, or one that
     // says nothing (OSRM's suppressed), for the collapse of the intersection's turns into one
     // (`withSegregatedCollapsed`).
@@ -1390,7 +1699,12 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   const arriveMode = mode(trace.dir[n - 1]);
   if (arriveMode) arrive.mode = arriveMode;
   emit(arrive);
-  return withoutShortNames(g, withLanesAnticipated(withTurnsCollapsed(g, segregated ? withSegregatedCollapsed(g, steps, passed) : steps, passed)), passed);
+  const unsegregated = segregated ? withSegregatedCollapsed(g, steps, passed) : steps;
+  return withoutShortNames(
+    g,
+    withLanesAnticipated(withTurnsCollapsed(g, sliproads ? withSliproadsCollapsed(g, unsegregated, passed) : unsegregated, passed)),
+    passed,
+  );
 }
 
 /** The maneuver records of a graph by their first directed geometry, per thread. */
@@ -1673,6 +1987,44 @@ function combinedTurn(g: GuidanceGraph, prior: RawStep, at: RawStep, from: RawSt
   else if (at.type === 'turn' && from.type === 'turn' && same) at.type = 'continue';
   else if (at.type === 'continue' && from.type === 'turn' && !same) at.type = 'turn';
   at.modifier = modifier;
+}
+
+/** Whether a step may turn onto a sliproad: OSRM marks none that enters a roundabout, nor a U-turn. */
+const sliproadTurn = (s: RawStep): boolean => !ROUND_TYPES.has(s.type) && s.modifier !== 'uturn' && s.type !== SUPPRESSED;
+
+/**
+ * The turns onto sliproads told with the turn off them (OSRM's handleSliproad, the first of its
+ * collapseTurnInstructions' scenarios): before the arrival a "turn" with its own modifier; else the next
+ * step's stretch, name and lanes taken, a "continue" where the road before the sliproad and the one after
+ * it have one name, else a "turn", the modifier that of both turns together (AdjustToCombinedTurnAngleStrategy).
+ */
+function withSliproadsCollapsed(g: GuidanceGraph, steps: RawStep[], passed: boolean): RawStep[] {
+  let gone: Uint8Array | null = null;
+  for (let i = 1; i < steps.length - 1; i++) {
+    const s = steps[i];
+    if (!s.sliproad || gone?.[i]) continue;
+    s.sliproad = false;
+    const x = steps[i + 1];
+    if (isWaypoint(x)) {
+      s.type = 'turn';
+      continue;
+    }
+    // (OSRM's sliproad checks keep one travel mode, and its collapse takes no roundabout.)
+    if (x.mode !== s.mode || ROUND_TYPES.has(x.type)) {
+      s.type = 'turn';
+      continue;
+    }
+    let h = i - 1;
+    while (gone?.[h]) h--;
+    s.type = sameName(g, steps[h].label, x.label) ? 'continue' : 'turn';
+    s.modifier = turnDirection(180 - totalTurnAngle(s, x));
+    s.label = x.label;
+    s.ring = x.ring;
+    s.intersection.lanes = x.intersection.lanes;
+    takeStretch(s, x, passed);
+    (gone ??= new Uint8Array(steps.length))[i + 1] = 1;
+  }
+  return gone ? steps.filter((_, i) => !gone![i]) : steps;
 }
 
 /** OSRM's Suppressed turn type: a step at an intersection that says nothing, made only onto a segregated
