@@ -1,10 +1,12 @@
 // Which lanes of the road arriving at an intersection serve the turn the route takes there: OSRM's turn
 // lane handler (src/guidance/turn_lane_data.cpp, turn_lane_augmentation.cpp, turn_lane_matcher.cpp and
 // turn_lane_handler.cpp of v6.0.0) for the intersections it calls simple, where each indication of the
-// lanes finds its road at the intersection itself. Lanes that tell of turns at a later intersection
-// (OSRM's partitioned and previous-intersection scenarios), sliproads and lanes anticipated over several
-// turns (lane_processing.cpp) are not followed: there the intersection gets no lanes, as OSRM gives none
-// where its handler does not match. Lanes are counted as OSRM counts them, from the right (lane 0).
+// lanes finds its road at the intersection itself, and for lanes that also tell of turns at the next
+// intersection straight on (its PARTITION_LOCAL scenario: the turns here get theirs, the lane straight on
+// those of the turns beyond). At that next intersection such lanes (PARTITION_PREVIOUS) and sliproads are
+// not followed: there the intersection gets no lanes, as OSRM gives none where its handler does not match
+// (lanes anticipated over several turns are steps.ts', lane_processing.cpp). Lanes are counted as OSRM
+// counts them, from the right (lane 0).
 
 /** OSRM's lane indications, the bit of each in a lane's mask (TurnLaneType), as the reply names them. */
 export const LANE_INDICATIONS = [
@@ -103,7 +105,11 @@ export interface LaneRoad {
   /** The instruction's type where it matters to the matching: a merge mirrors the sides; a new name, a turn
    *  not announced (`suppressed`), and a fork or continue that bends slightly, go straight. */
   type: string;
+  /** The directed edge leaving along the road (the caller's, for `nextRoads`). */
+  dir?: number;
 }
+
+const toRoad = (r: LaneRoad): Road => ({ angle: r.angle, entry: r.entry, modifier: MODIFIERS[r.modifier] ?? M_STRAIGHT, type: r.type });
 
 interface Road {
   angle: number;
@@ -433,6 +439,72 @@ function matchTrivially(roads: Road[], data: LaneData[], uturnReversed: boolean,
   return null;
 }
 
+/** findClosestTurn(STRAIGHT_ANGLE): the road nearest straight on. */
+function straightmost(roads: Road[]): number {
+  let best = 0;
+  for (let i = 1; i < roads.length; i++) if (angularDeviation(roads[i].angle, 180) < angularDeviation(roads[best].angle, 180)) best = i;
+  return best;
+}
+
+/**
+ * partitionLaneData's first part (turn_lane_handler.cpp): lanes given before an intersection for turns at
+ * the next one too (a segregated road's far carriageway, a one-way street passed on the way). Each
+ * indication goes to the intersection where it matches best (`next`, the roads at the end of the road
+ * straight on `s`); those for the next intersection join the lane going straight on here. Null where an
+ * indication matches at neither.
+ */
+function partitionFirst(data: LaneData[], roads: Road[], s: number, next: Road[]): LaneData[] | null {
+  const n = data.length;
+  const atFirst: boolean[] = new Array(n).fill(false),
+    atSecond: boolean[] = new Array(n).fill(false);
+  let straightAt = n;
+  for (let lane = 0; lane < n; lane++) {
+    const { tag } = data[lane];
+    if (tag & (NONE | UTURN)) continue;
+    const best = bestMatch(tag, roads);
+    if (roads[best].entry && isValidMatch(tag, roads[best])) {
+      atFirst[lane] = true;
+      if (best === s) straightAt = lane;
+    }
+    const later = bestMatch(tag, next);
+    if (next[later].entry && isValidMatch(tag, next[later])) {
+      if (!atFirst[lane] || tag === STRAIGHT || matchingQuality(tag, roads[best]) > matchingQuality(tag, next[later])) {
+        if (tag !== STRAIGHT) atFirst[lane] = false;
+        atSecond[lane] = true;
+      }
+    }
+    if (!atFirst[lane] && !atSecond[lane]) return null;
+  }
+  const none = data.findIndex((d) => (d.tag & NONE) !== 0);
+  if (straightAt === n && none >= 0) straightAt = none;
+  const count = (m: boolean[]): number => m.reduce((c, b) => c + (b ? 1 : 0), 0);
+  if (none >= 0) {
+    if (count(atFirst) <= turns(roads)) atFirst[none] = true;
+    if (count(atSecond) <= turns(next)) atSecond[none] = true;
+  }
+  // The lane straight on here takes the lanes of the turns at the next intersection.
+  const augment = (d: LaneData): void => {
+    for (let lane = 0; lane < n; lane++)
+      if (atSecond[lane]) {
+        d.from = Math.min(data[lane].from, d.from);
+        d.to = Math.max(data[lane].to, d.to);
+      }
+  };
+  const first: LaneData[] = [];
+  for (let lane = 0; lane < n; lane++) {
+    const d = { ...data[lane] };
+    if (lane === straightAt) augment(d);
+    if (atFirst[lane]) first.push(d);
+  }
+  if (straightAt === n && turns(next) > 0 && count(atSecond) === turns(next)) {
+    const d = { tag: STRAIGHT, from: 255, to: 0 };
+    augment(d);
+    first.push(d);
+    sortLanes(first);
+  }
+  return first;
+}
+
 /** The lanes of a turn, from the right: the first and how many (OSRM's LaneTuple). */
 export interface LaneTuple {
   first: number;
@@ -443,11 +515,20 @@ export interface LaneTuple {
  * The lanes of `masks` (the arriving road's, left to right) that serve the turn onto road `taken` of
  * `roads` (in OSRM's order: the way back first, then by angle), or null where OSRM's handler gives the
  * turn none. `uturnReversed`: the way back may not be driven (the road arrived by is oneway);
- * `sameLanesAhead`: the road straight on has the same lanes (they are for a later intersection).
+ * `sameLanesAhead`: the road straight on has the same lanes (they are for a later intersection);
+ * `nextRoads`, for the road's own lanes: the roads (in the same order) of the intersection at the end of
+ * road i, null where there is none (OSRM's partitioned lanes, `partitionFirst`).
  */
-export function turnLanes(masks: number[], input: LaneRoad[], taken: number, uturnReversed: boolean, sameLanesAhead: boolean): LaneTuple | null {
+export function turnLanes(
+  masks: number[],
+  input: LaneRoad[],
+  taken: number,
+  uturnReversed: boolean,
+  sameLanesAhead: boolean,
+  nextRoads: ((i: number) => LaneRoad[] | null) | null = null,
+): LaneTuple | null {
   if (input.length <= 1) return null;
-  const roads: Road[] = input.map((r) => ({ angle: r.angle, entry: r.entry, modifier: MODIFIERS[r.modifier] ?? M_STRAIGHT, type: r.type }));
+  const roads = input.map(toRoad);
   if (roads.length === 2 && sameLanesAhead && angularDeviation(roads[1].angle, 180) < FUZZY_DEG) return null;
   let data = laneData(masks);
   if (data.length === 0) return null;
@@ -458,7 +539,17 @@ export function turnLanes(masks: number[], input: LaneRoad[], taken: number, utu
   const trivial = canMatchTrivially(roads, data);
   const missingUturn = trivial && data.length !== (!hasTag(UTURN, data) && roads[0].entry ? 1 : 0) + entries && roads[0].entry;
   if (missingUturn && !hasTag(NONE, data)) data.push({ tag: UTURN, from: data[data.length - 1].to, to: data[data.length - 1].to });
-  if (!isSimple(data, roads, uturnReversed)) return null;
+  if (!isSimple(data, roads, uturnReversed)) {
+    // PARTITION_LOCAL: the lanes of the turns here, the one straight on taking those for the next intersection.
+    if (!nextRoads || data.length < entries) return null;
+    const s = straightmost(roads);
+    if (!roads[s].entry) return null;
+    const next = nextRoads(s);
+    if (!next || next.length === 0) return null;
+    const first = partitionFirst(data, roads, s, next.map(toRoad));
+    if (!first || first.length !== entries || !isSimple(first, roads, uturnReversed)) return null;
+    data = first;
+  }
   data = handleNone(data, roads);
   if (data.length === 0 || !canMatchTrivially(roads, data)) return null;
   const match = matchTrivially(roads, data, uturnReversed, taken);

@@ -1134,6 +1134,45 @@ function priorLanesText(g: GuidanceGraph, inDir: number, prior: PriorPiece): num
   return Math.abs(deviation(reverse(guidedBearing(g, prior.dir ^ 1, kx)), guidedBearing(g, inDir, kx))) > PRIOR_STRAIGHT_DEV ? -1 : text;
 }
 
+/** Nodes of only the road on and back `nextRoadsOf` passes at most (OSRM's graph has none: it compresses them). */
+const NEXT_HOPS = 8;
+
+/**
+ * The roads of the intersection at the end of directed edge `d` (past nodes of only the road on and back),
+ * as the lane matching sees them (angles from the road arrived by), in OSRM's order; null where there is
+ * none. The scratch is left as it was.
+ */
+function nextRoadsOf(g: GuidanceGraph, d: number): LaneRoad[] | null {
+  kept.save();
+  let arriving = d,
+    roads: LaneRoad[] | null = null;
+  for (let hop = 0; hop < NEXT_HOPS; hop++) {
+    const w = g.origHead[arriving];
+    if (w === undefined || w === NO_HEAD) break;
+    const end = arriving & 1 ? g.geomFirst[arriving >> 1] : g.geomLast[arriving >> 1];
+    roadsAt(g, w, eastScale(g.shapes.pointsE7[2 * end]));
+    let back = -1;
+    for (let i = 0; i < roadCount; i++) if (isRoad(i, arriving ^ 1)) back = i;
+    if (back < 0) break;
+    if (roadCount === 2) {
+      const on = 1 - back;
+      if (!roadEntry[on]) break;
+      arriving = roadDir[on];
+      continue;
+    }
+    const before = reverse(roadBearing[back]);
+    roads = [];
+    for (let i = 0; i < roadCount; i++) {
+      const angle = i === back ? 0 : (540 - deviation(before, roadBearing[i])) % 360;
+      roads.push({ angle, entry: i !== back && roadEntry[i] === 1, modifier: i === back ? 'uturn' : directionOfAngle(angle), type: 'turn' });
+    }
+    roads.sort((a, b) => a.angle - b.angle);
+    break;
+  }
+  kept.load();
+  return roads;
+}
+
 function masksOf(g: GuidanceGraph, text: number): number[] | null {
   let cache = laneMaskCache.get(g.shapes);
   if (!cache) laneMaskCache.set(g.shapes, (cache = new Map()));
@@ -1156,6 +1195,7 @@ function lanesAt(
 ): StepIntersection['lanes'] {
   // Most roads have no lanes: one look at the label's (OSRM emits none on roundabouts).
   let text = labelLanesText(g.shapes, labelOfDir(g, inDir), (inDir & 1) === 0);
+  const own = text >= 0;
   if (text < 0 && prior.dir >= 0) text = priorLanesText(g, inDir, prior);
   if (text < 0) return undefined;
   const masks = masksOf(g, text);
@@ -1178,13 +1218,14 @@ function lanesAt(
       entry: isBack ? taken : roadEntry[i] === 1,
       modifier: isBack ? 'uturn' : taken && modifier ? modifier : directionOfAngle(angle),
       type: taken ? type : 'turn',
+      dir: roadDir[i],
     });
   }
   if (takenAt < 0) return undefined;
   const taken = roads[takenAt];
   // OSRM's order: the way back first, the others from sharp right round to sharp left.
   const sorted = roads.slice().sort((a, b) => a.angle - b.angle);
-  const lanes = turnLanes(masks, sorted, sorted.indexOf(taken), uturnReversed, sameAhead);
+  const lanes = turnLanes(masks, sorted, sorted.indexOf(taken), uturnReversed, sameAhead, own ? (i) => nextRoadsOf(g, sorted[i].dir!) : null);
   return lanes ? { masks, first: lanes.first, count: lanes.count } : undefined;
 }
 
