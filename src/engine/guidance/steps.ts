@@ -24,6 +24,7 @@ const CLASS_MASK = 15,
   CIRCULAR = 64;
 const MOTORWAY = 1,
   TRUNK = 2,
+  SECONDARY = 4,
   SERVICE = 7;
 
 /** The reverse graph's in-edges per node (graph-memory.ts), empty when the graph has none. */
@@ -637,9 +638,12 @@ function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean
  * the way on (twice its deviation, and by more than half FUZZY_ANGLE_DIFFERENCE), whose opposite road (the one
  * nearest its reverse bearing) has its name or lies more than 140° from it, for no rival of the way on.
  */
-function crossingRoad(g: GuidanceGraph, i: number, d: number, outDev: number): boolean {
+function crossingRoad(g: GuidanceGraph, i: number, d: number, outDev: number, inKind: number): boolean {
   const compareDev = Math.abs(d);
-  if (roadCount < 4 || !(compareDev > 2 * outDev && Math.abs(compareDev - outDev) > 12.5)) return false;
+  if (!(compareDev > 2 * outDev && Math.abs(compareDev - outDev) > 12.5)) return false;
+  // (Rule 7: from a road below OSRM's main road classes, a secondary's, any road so much sharper is none.)
+  if ((inKind & LINK) !== 0 || (inKind & CLASS_MASK) > SECONDARY) return true;
+  if (roadCount < 4) return false;
   const back = reverse(roadBearing[i]);
   let opposite = -1,
     best = Infinity;
@@ -1250,7 +1254,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         }
         if (sameRoad(g, inLabel, roadLabel[i])) {
           continues = true;
-          if (!crossingRoad(g, i, d, outDev)) rivalContinues = true;
+          if (!crossingRoad(g, i, d, outDev, inKind)) rivalContinues = true;
         }
       }
       // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
