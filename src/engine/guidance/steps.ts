@@ -654,6 +654,36 @@ function crossingRoad(g: GuidanceGraph, i: number, d: number, outDev: number, in
   return sameRoad(g, roadLabel[opposite], roadLabel[i]) || Math.abs(deviation(roadBearing[i], roadBearing[opposite])) > 140;
 }
 
+/**
+ * OSRM's last obvious way on (findObviousTurn: "roads splitting up, all the same name"): at a node of three
+ * roads all of the name (and ref, destinations, exits) arrived by, where the way on (`outAt`, deviation `dev`) is the only one a driver
+ * may take, and the other two do not lie to both sides of a square turn (a segregated intersection's end
+ * of the road). `inBack` is the road arrived by.
+ */
+function splitOfOneName(g: GuidanceGraph, inLabel: number, inBack: number, outAt: number, dev: number): boolean {
+  if (roadCount !== 3 || inBack < 0 || outAt < 0 || !isNamed(g, inLabel)) return false;
+  const sh = g.shapes;
+  let other = -1;
+  for (let i = 0; i < roadCount; i++) {
+    // OSRM's name ids: one per name, ref, destinations and exits together.
+    const l = roadLabel[i];
+    if (
+      l < 0 ||
+      sh.labelName[l] !== sh.labelName[inLabel] ||
+      sh.labelRef[l] !== sh.labelRef[inLabel] ||
+      sh.labelDestinations[l] !== sh.labelDestinations[inLabel] ||
+      sh.labelExits[l] !== sh.labelExits[inLabel]
+    )
+      return false;
+    if (i !== inBack && i !== outAt) other = i;
+  }
+  if (roadEntry[other]) return false;
+  // OSRM's turn angles (180 straight on, below it to the right) of the two roads, the smaller first.
+  const a = 180 - dev,
+    b = 180 - deviation(reverse(roadBearing[inBack]), roadBearing[other]);
+  return Math.abs(Math.min(a, b) - 90) > NARROW_TURN_DEG || Math.abs(Math.max(a, b) - 270) > NARROW_TURN_DEG;
+}
+
 /** OSRM's modifier for a deviation (its getTurnDirection, turned into deviations). */
 export function modifierOf(dev: number): string {
   const a = Math.abs(dev);
@@ -1279,7 +1309,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         else if (!same) emit(make('new name', turnDirection(dev)));
         break decide;
       }
-      const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(rivalContinues && !same);
+      const obvious = (straighter === 0 && outDev <= 35 && near === 0 && !(rivalContinues && !same)) || splitOfOneName(g, inLabel, inBack, outAt, dev);
       if (obvious) {
         // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
         // straight onto it (a merge onto a motorway), however slight the bend.
