@@ -63,7 +63,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'obvious-turn-discovery/Primary road curved turn': 'obviousness',
   'obvious-turn-discovery/Slight Loss in Category with turning road': 'modifiers',
   'obvious-turn-discovery/Splitting Secondary': 'obviousness',
-  'obvious-turn-discovery/Turning tertiary next to residential': 'obviousness',
   'ramp/Ferry Onto A Ramp': 'ramps',
   'ramp/Fork Ramp': 'ramps',
   'ramp/Fork Slight Ramp': 'ramps',

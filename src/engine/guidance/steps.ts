@@ -24,6 +24,7 @@ const CLASS_MASK = 15,
   CIRCULAR = 64;
 const MOTORWAY = 1,
   TRUNK = 2,
+  SECONDARY = 4,
   SERVICE = 7;
 
 /** The reverse graph's in-edges per node (graph-memory.ts), empty when the graph has none. */
@@ -642,9 +643,12 @@ function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean
  * the way on (twice its deviation, and by more than half FUZZY_ANGLE_DIFFERENCE), whose opposite road (the one
  * nearest its reverse bearing) has its name or lies more than 140° from it, for no rival of the way on.
  */
-function crossingRoad(g: GuidanceGraph, i: number, d: number, outDev: number): boolean {
+function crossingRoad(g: GuidanceGraph, i: number, d: number, outDev: number, inKind: number): boolean {
   const compareDev = Math.abs(d);
-  if (roadCount < 4 || !(compareDev > 2 * outDev && Math.abs(compareDev - outDev) > 12.5)) return false;
+  if (!(compareDev > 2 * outDev && Math.abs(compareDev - outDev) > 12.5)) return false;
+  // (Rule 7: from a road below OSRM's main road classes, a secondary's, any road so much sharper is none.)
+  if ((inKind & LINK) !== 0 || (inKind & CLASS_MASK) > SECONDARY) return true;
+  if (roadCount < 4) return false;
   const back = reverse(roadBearing[i]);
   let opposite = -1,
     best = Infinity;
@@ -950,6 +954,36 @@ function sliproadBeyond(
     if (samePlace(pts, end, crossingEnd) && (atD.bearing[i] - crossingBearing + 540) % 360 < FUZZY_DEG && dev > 120 && dev < 179) return true;
   }
   return false;
+}
+
+/**
+ * OSRM's last obvious way on (findObviousTurn: "roads splitting up, all the same name"): at a node of three
+ * roads all of the name (and ref, destinations, exits) arrived by, where the way on (`outAt`, deviation `dev`) is the only one a driver
+ * may take, and the other two do not lie to both sides of a square turn (a segregated intersection's end
+ * of the road). `inBack` is the road arrived by.
+ */
+function splitOfOneName(g: GuidanceGraph, inLabel: number, inBack: number, outAt: number, dev: number): boolean {
+  if (roadCount !== 3 || inBack < 0 || outAt < 0 || !isNamed(g, inLabel)) return false;
+  const sh = g.shapes;
+  let other = -1;
+  for (let i = 0; i < roadCount; i++) {
+    // OSRM's name ids: one per name, ref, destinations and exits together.
+    const l = roadLabel[i];
+    if (
+      l < 0 ||
+      sh.labelName[l] !== sh.labelName[inLabel] ||
+      sh.labelRef[l] !== sh.labelRef[inLabel] ||
+      sh.labelDestinations[l] !== sh.labelDestinations[inLabel] ||
+      sh.labelExits[l] !== sh.labelExits[inLabel]
+    )
+      return false;
+    if (i !== inBack && i !== outAt) other = i;
+  }
+  if (roadEntry[other]) return false;
+  // OSRM's turn angles (180 straight on, below it to the right) of the two roads, the smaller first.
+  const a = 180 - dev,
+    b = 180 - deviation(reverse(roadBearing[inBack]), roadBearing[other]);
+  return Math.abs(Math.min(a, b) - 90) > NARROW_TURN_DEG || Math.abs(Math.max(a, b) - 270) > NARROW_TURN_DEG;
 }
 
 /** OSRM's modifier for a deviation (its getTurnDirection, turned into deviations). */
@@ -1600,7 +1634,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         }
         if (sameRoad(g, inLabel, roadLabel[i])) {
           continues = true;
-          if (!crossingRoad(g, i, d, outDev)) rivalContinues = true;
+          if (!crossingRoad(g, i, d, outDev, inKind)) rivalContinues = true;
         }
       }
       // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
@@ -1625,7 +1659,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         else if (!same) emit(make('new name', turnDirection(dev)));
         break decide;
       }
-      const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(rivalContinues && !same);
+      const obvious = (straighter === 0 && outDev <= 35 && near === 0 && !(rivalContinues && !same)) || splitOfOneName(g, inLabel, inBack, outAt, dev);
       if (obvious) {
         // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
         // straight onto it (a merge onto a motorway), however slight the bend.
