@@ -49,7 +49,6 @@ export type DifferenceCause = keyof typeof DIFFERENCE_CAUSES;
 export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   "end-of-road/Don't Handle Circles as End-Of-Road": 'junction-model',
   "fork/Fork on motorway links - don't fork on through": 'ramps',
-  "merge/Don't Merge on Short-Three Way Intersection Right": 'obviousness',
   'motorway/Highway Fork with a Link': 'ramps',
   'motorway/On And Off Ramp Left': 'ramps',
   'motorway/On And Off Ramp Right': 'ramps',

@@ -9,7 +9,7 @@
 import { labelAt, labelLanesText, laneText } from '../../map/graphs/road-labels.js';
 import { edgeTail, NO_HEAD, type RoadGraph } from '../../map/graphs/road-graph.js';
 import { EXCLUDE_BIT, PUSHED_BACKWARD, PUSHED_FORWARD } from '../../map/graphs/profiles.js';
-import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS, guideLabel, guideLanes } from '../../map/graphs/road-guide.js';
+import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS, guideLabel, guideLanes, M_PER_E7 } from '../../map/graphs/road-guide.js';
 import { MANEUVER_HEAD, MANEUVER_MODIFIERS, MANEUVER_SUPPRESS, MANEUVER_TYPES } from '../../map/graphs/maneuvers.js';
 import type { LegTrace } from './trace.js';
 import { angleBetween, deviation, reverse } from './bearings.js';
@@ -616,7 +616,10 @@ function segregatedRoad(g: GuidanceGraph, out: number, outAt: number, w: number,
 }
 
 /** Whether the road `outAt` of the scratch goes on under its name on the far side of the node: another
- *  named road there (not the one arrived by, `inBack`) with its name points the opposite way (within 35°). */
+ *  named road there (not the one arrived by, `inBack`) with its name and class points the opposite way
+ *  (OSRM's isThroughStreet, is_through_street.hpp, within 35° here where OSRM allows its
+ *  FUZZY_ANGLE_DIFFERENCE, 25°: our bearings are not its turn angles, and at Schaan's Poststrasse
+ *  (test/routes-api/turn-rules.test.ts) they part by 149°). */
 function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean {
   if (outAt < 0) return false;
   const label = roadLabel[outAt];
@@ -625,10 +628,27 @@ function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean
     if (i === outAt || i === inBack) continue;
     const other = roadLabel[i];
     if (!hasName(g, other) || !sameRoad(g, label, other)) continue;
+    if ((roadKind[i] & (CLASS_MASK | LINK)) !== (roadKind[outAt] & (CLASS_MASK | LINK))) continue;
     if (Math.abs(deviation(roadBearing[i], roadBearing[outAt])) >= 145) return true;
   }
   return false;
 }
+
+/** Meters in a straight line from directed edge `d`'s first node to its last (OSRM's greatCircleDistance
+ *  between the nodes of a node-based edge). */
+function chordMeters(g: GuidanceGraph, d: number): number {
+  const pts = g.shapes.pointsE7,
+    geom = d >> 1;
+  const a = g.geomFirst[geom],
+    b = g.geomLast[geom];
+  const dx = (pts[2 * b + 1] - pts[2 * a + 1]) * eastScale(pts[2 * a]),
+    dy = pts[2 * b] - pts[2 * a];
+  return Math.sqrt(dx * dx + dy * dy) * M_PER_E7;
+}
+
+/** OSRM's MAX_COLLAPSE_DISTANCE of getInstructionForObvious: a turn onto a through street is "straight" only
+ *  when the road goes on for twice that before its next node. */
+const THROUGH_STRAIGHT_M = 60;
 
 /** OSRM's modifier for a deviation (its getTurnDirection, turned into deviations). */
 export function modifierOf(dev: number): string {
@@ -1252,7 +1272,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         // straight onto it (a merge onto a motorway), however slight the bend.
         if (!same && throughStreet(g, outAt, inBack)) {
           if (isHighway(outKind) && !(outKind & LINK)) emit(make('merge', dev > 0 ? 'slight right' : 'slight left'));
-          else emit(make('turn', 'straight'));
+          // Straight only if nearly so and the road goes on for a while (getInstructionForObvious), else
+          // getTurnDirection's modifier.
+          else emit(make('turn', outDev < 40 && chordMeters(g, outDir) > THROUGH_STRAIGHT_M ? 'straight' : turnDirection(dev)));
           break decide;
         }
         if (modeChange) {
