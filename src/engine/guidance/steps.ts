@@ -1049,14 +1049,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       if (quietName === made) quietName = null;
     } else if (type) emit(make(MANEUVER_TYPES[type], direction));
   };
-  // Whether a step is on a segregated road, and the intersections passed since the last step that is not
-  // OSRM's suppressed one (those go into it).
+  // Whether a step is on a segregated road.
   let segregated = false;
-  const crossedSinceTurn = (): number => {
-    let crossed = current.crossed;
-    for (let i = steps.length - 1; i > 0 && steps[i].type === SUPPRESSED; i--) crossed += 1 + steps[i - 1].crossed;
-    return crossed;
-  };
   // Each piece's label and what the table remembers of going on from it, read in loops of their own before
   // the pieces are walked: reads far apart in memory, whose waits then overlap (the walk's own reads wait
   // one after another). The table may learn more during the walk: what was read is still so.
@@ -1314,12 +1308,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
       // The road ends across the route's way at a three-way junction: nothing straight on, a road to the other side.
       if (!straightOn && roadCount === 3 && outDev > 50 && outDev < 130 && (dev < 0 ? right > 0 : left > 0)) {
-        // Said only after a step that passed an intersection, where it tells which junction this is (OSRM's
-        // post-processing, MIN_END_OF_ROAD_INTERSECTIONS): right after the last maneuver it is a turn, or a
-        // continue onto the name the route was on.
-        // (Where the mode changes, never: OSRM turns there.)
-        const told = !modeChange && crossedSinceTurn() + 1 >= MIN_END_OF_ROAD_INTERSECTIONS;
-        const type = told ? 'end of road' : hasName(g, outLabel) && sameRoad(g, current.label, outLabel) ? 'continue' : 'turn';
+        // Said only after a step that passed an intersection, which `withEndsOfRoadTold` decides once the
+        // steps are collapsed. (Where the mode changes, never: OSRM turns there.)
+        const type = !modeChange ? 'end of road' : hasName(g, outLabel) && sameRoad(g, current.label, outLabel) ? 'continue' : 'turn';
         emit(make(type, dev < 0 ? 'left' : 'right'));
         break decide;
       }
@@ -1381,7 +1372,28 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   const arriveMode = mode(trace.dir[n - 1]);
   if (arriveMode) arrive.mode = arriveMode;
   emit(arrive);
-  return withoutShortNames(g, withLanesAnticipated(withTurnsCollapsed(g, segregated ? withSegregatedCollapsed(g, steps, passed) : steps, passed)), passed);
+  return withoutShortNames(
+    g,
+    withEndsOfRoadTold(g, withLanesAnticipated(withTurnsCollapsed(g, segregated ? withSegregatedCollapsed(g, steps, passed) : steps, passed))),
+    passed,
+  );
+}
+
+/**
+ * The leg's steps with each "end of road" said only after a step that has MIN_END_OF_ROAD_INTERSECTIONS,
+ * its maneuver's included, where it tells which junction this is: right after the last maneuver it is a
+ * turn, or a continue onto the name of the step before (OSRM's buildIntersections, run where OSRM runs it:
+ * after the steps are collapsed, before short names are merged, so that a turn or name change collapsed into
+ * the step before counts among its intersections).
+ */
+function withEndsOfRoadTold(g: GuidanceGraph, steps: RawStep[]): RawStep[] {
+  for (let i = 1; i < steps.length - 1; i++) {
+    const s = steps[i],
+      before = steps[i - 1];
+    if (s.type !== 'end of road' || 1 + before.crossed >= MIN_END_OF_ROAD_INTERSECTIONS) continue;
+    s.type = sameName(g, before.label, s.label) ? 'continue' : 'turn';
+  }
+  return steps;
 }
 
 /** The maneuver records of a graph by their first directed geometry, per thread. */
