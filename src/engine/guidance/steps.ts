@@ -704,6 +704,109 @@ function turnDirection(dev: number): string {
   return Math.abs(dev) <= 20 ? 'straight' : modifierOf(dev);
 }
 
+/** OSRM's road priority (RoadPriorityClass, profiles/lib/guidance.lua) of a road kind: lower is more
+ *  important; residential, unclassified and living streets are one class here, taken as residential. */
+const PRIORITIES = [31, 0, 2, 4, 6, 8, 10, 12];
+const priorityOf = (kind: number): number => {
+  const c = kind & CLASS_MASK;
+  return c >= PRIORITIES.length ? 31 : PRIORITIES[c] + (c > 0 && c < SERVICE && kind & LINK ? 1 : 0);
+};
+/** OSRM's getRoadGroup of a priority. */
+const groupOf = (p: number): number => (p <= 1 ? 0 : p <= 3 ? 1 : p <= 9 ? 2 : p <= 11 ? 3 : p <= 15 ? 4 : 5);
+
+/**
+ * Whether road `i` of the scratch, a way a driver could take at `compareDev` from straight, looks as obvious
+ * as the candidate road `c` at `candDev` (OSRM's IsDistinctNarrowTurn, its is_similar_turn; intersection_handler.hpp),
+ * arriving on label `inLabel` of kind `inKind` with `inLanes` lanes; `back` the road arrived by.
+ */
+function similarNarrow(g: GuidanceGraph, i: number, c: number, inLabel: number, inKind: number, inLanes: number, candDev: number, compareDev: number): boolean {
+  const candLanes = lanesOfDir(g, roadDir[c]),
+    compareLanes = lanesOfDir(g, roadDir[i]);
+  const noNameChangeToCand = sameRoad(g, inLabel, roadLabel[c]);
+  const laneFork =
+    compareLanes > 0 && candLanes === compareLanes && inLanes === candLanes + compareLanes && Math.abs(deviation(roadBearing[c], roadBearing[i])) < 60;
+  const distinct = compareDev > 2 * candDev && Math.abs(compareDev - candDev) > 12.5;
+  const slightlyDistinct = compareDev > 1.4 * candDev;
+  // 5. By the names.
+  const nameChangesToCompare = !sameRoad(g, inLabel, roadLabel[i]);
+  if ((noNameChangeToCand || nameChangesToCompare) && !laneFork && distinct) return false;
+  // 6. A road that goes on across the junction is no rival.
+  let opposing = -1,
+    best = 361;
+  const rev = reverse(roadBearing[i]);
+  for (let k = 0; k < roadCount; k++) {
+    const delta = Math.abs(deviation(rev, roadBearing[k]));
+    if (delta < best) {
+      best = delta;
+      opposing = k;
+    }
+  }
+  const four = roadCount >= 4;
+  const compareFromOpposing = opposing >= 0 && sameRoad(g, roadLabel[opposing], roadLabel[i]);
+  const opposingAngle = opposing >= 0 ? Math.abs(deviation(roadBearing[i], roadBearing[opposing])) : 0;
+  if (four && (compareFromOpposing || opposingAngle > 140) && distinct) return false;
+  if (four && noNameChangeToCand && nameChangesToCompare && slightlyDistinct && compareFromOpposing && opposingAngle > 155) return false;
+  if (!four && noNameChangeToCand && nameChangesToCompare && distinct && !laneFork && opposingAngle > 120) return false;
+  const inP = priorityOf(inKind),
+    candP = priorityOf(roadKind[c]),
+    compareP = priorityOf(roadKind[i]);
+  // 7. From a minor road every distinct road is no rival.
+  if (inP > 6 && distinct) return false;
+  // 8. The candidate keeps the lanes, nearly straight.
+  if (candLanes > 0 && candLanes === inLanes && candDev < 25 && distinct) return false;
+  // 9. By the classes.
+  if (inP === candP && candP < compareP && noNameChangeToCand && slightlyDistinct) return false;
+  if (inP === candP && candP > compareP + 4 && noNameChangeToCand && slightlyDistinct) return false;
+  if (compareP > inP && compareP > candP && compareLanes > 0 && compareLanes + 1 < inLanes) return false;
+  const candNamesDiffer = !sameRoad(g, roadLabel[c], roadLabel[i]);
+  if (inP === candP && groupOf(inP) < groupOf(compareP) && candNamesDiffer && nameChangesToCompare) return false;
+  if (inP === candP && roadKind[i] & LINK) return false;
+  return true;
+}
+
+/** The scratch indexes of the roads a driver could take at the node being decided, other than the route's. */
+const choiceAt = new Int32Array(MAX_ROADS);
+
+/** Whether any of the first `count` roads of `choiceAt` looks as obvious as the route's road `c` at `candDev`
+ *  from straight (`similarNarrow`), arriving at bearing `before`. */
+function anySimilar(g: GuidanceGraph, c: number, inLabel: number, inKind: number, inLanes: number, before: number, candDev: number, count: number): boolean {
+  for (let k = 0; k < count; k++) {
+    const i = choiceAt[k];
+    if (similarNarrow(g, i, c, inLabel, inKind, inLanes, candDev, Math.abs(deviation(before, roadBearing[i])))) return true;
+  }
+  return false;
+}
+
+/** Whether road `s` of `choiceAt`'s first `count`, the straightest a driver could take, is within 35° of
+ *  straight and no other, the route's road `c` among them, looks as obvious (`similarNarrow`). `choiceAt`
+ *  is left as it was. */
+function obviousOther(g: GuidanceGraph, s: number, c: number, inLabel: number, inKind: number, inLanes: number, before: number, count: number): boolean {
+  const sDev = Math.abs(deviation(before, roadBearing[s]));
+  if (sDev > 35) return false;
+  for (let k = 0; k < count; k++) {
+    const i = choiceAt[k] === s ? c : choiceAt[k];
+    if (similarNarrow(g, i, s, inLabel, inKind, inLanes, sDev, Math.abs(deviation(before, roadBearing[i])))) return false;
+  }
+  return true;
+}
+
+/** The deviations of the roads at the node being decided that no one may take (ways in only). */
+const closedDev = new Float64Array(MAX_ROADS);
+
+/**
+ * Whether one of the first `count` of `closedDev` is among the roads of a fork of the route's road at `dev`
+ * and the roads near it (deviations `nearMin` to `nearMax`): within NARROW_TURN_ANGLE (40°) of straight, or
+ * of one of them (OSRM's findForkCandidatesByGeometry, isOutermostForkCandidate; a fork's roads must all
+ * allow entry).
+ */
+function closedFork(count: number, dev: number, nearMin: number, nearMax: number): boolean {
+  for (let k = 0; k < count; k++) {
+    const x = closedDev[k];
+    if (Math.abs(x) <= 40 || Math.abs(x - dev) <= 40 || Math.abs(x - nearMin) <= 40 || Math.abs(x - nearMax) <= 40) return true;
+  }
+  return false;
+}
+
 /** `announced` of label pairs seen in this thread (the same few pairs recur along every route): no text
  *  decoded twice. A table of pairs by hash, each slot the last pair that fell there; it belongs to one
  *  shapes (another map's clears it). */
@@ -1189,6 +1292,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         choices = 0,
         straighter = 0,
         straightest = 360,
+        straightestAt = -1,
+        closed = 0,
         sideCount = 0,
         near = 0,
         left = 0,
@@ -1226,11 +1331,17 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         if (Math.abs(d) <= 30) straightOn = true;
         const onSide = Math.abs(d) > 10 && Math.abs(d) < 179 && d < 0 === dev < 0;
         if (onSide) sameSide++;
-        if (!roadEntry[i]) continue;
+        if (!roadEntry[i]) {
+          closedDev[closed++] = d;
+          continue;
+        }
         if (onSide) sideDev[sideCount++] = Math.abs(d);
-        choices++;
+        choiceAt[choices++] = i;
         if (Math.abs(d) < outDev) straighter++;
-        if (Math.abs(d) < Math.abs(straightest)) straightest = d;
+        if (Math.abs(d) < Math.abs(straightest)) {
+          straightest = d;
+          straightestAt = i;
+        }
         if (Math.abs(Math.abs(d) - outDev) < 25 && Math.abs(d) <= 60) {
           near++;
           if (d < nearMin) nearMin = d;
@@ -1260,7 +1371,14 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         else if (!same) emit(make('new name', turnDirection(dev)));
         break decide;
       }
-      const obvious = straighter === 0 && outDev <= 35 && near === 0 && !(continues && !same);
+      // No other road a driver could take looks as obvious (OSRM's IsDistinctNarrowTurn, `similarNarrow`; on
+      // motorways and their ramps, which OSRM's motorway handler decides, roads within 25° of each other).
+      const motorwayish = isHighway(inKind) || isHighway(outKind);
+      const obvious =
+        straighter === 0 &&
+        outDev <= 35 &&
+        (motorwayish ? near === 0 : outAt < 0 || !anySimilar(g, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, outDev, choices)) &&
+        !(continues && !same);
       if (obvious) {
         // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
         // straight onto it (a merge onto a motorway), however slight the bend.
@@ -1285,6 +1403,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
       // A road without name or ref continues nothing: unnamed branches fork like any others.
       const named = inLabel >= 0 && (g.shapes.labelName[inLabel] >= 0 || g.shapes.labelRef[inLabel] >= 0);
+      // Nor is one beside a straighter road that is obvious (OSRM forks only where findObviousTurn finds none),
+      // nor one with a road no one may take among its roads (findFork's only_valid_entries).
       // A road straight on between the two is no fork (OSRM's high-degree junctions): a turn off it. Nor are
       // two roads that both bend away by more than NARROW_TURN_ANGLE (OSRM's findFork).
       // Nor where the mode changes (its findFork: the roads of a fork share the mode arrived in).
@@ -1294,7 +1414,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         outDev <= 60 &&
         Math.min(outDev, Math.abs(straightest)) <= 40 &&
         near > 0 &&
-        !(outDev > 20 && Math.abs(straightest) <= 10)
+        !(outDev > 20 && Math.abs(straightest) <= 10) &&
+        !closedFork(closed, dev, nearMin, nearMax) &&
+        !(straighter > 0 && !motorwayish && outAt >= 0 && obviousOther(g, straightestAt, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, choices))
       ) {
         // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps of the other.
         emit(make('fork', dev < nearMin ? 'slight left' : dev > nearMax ? 'slight right' : 'straight'));
