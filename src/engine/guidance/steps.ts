@@ -712,7 +712,16 @@ const priorityOf = (kind: number): number => {
   return c >= PRIORITIES.length ? 31 : PRIORITIES[c] + (c > 0 && c < SERVICE && kind & LINK ? 1 : 0);
 };
 /** OSRM's getRoadGroup of a priority. */
-const groupOf = (p: number): number => (p <= 1 ? 0 : p <= 3 ? 1 : p <= 9 ? 2 : p <= 11 ? 3 : p <= 15 ? 4 : 5);
+const groupOf = (p: number): number => (p <= 1 ? 0 : p <= 3 ? 1 : p <= 9 ? 2 : p <= 13 ? 3 : p <= 15 ? 4 : p <= 16 ? 5 : p <= 18 ? 6 : 7);
+/** OSRM's IsLowPriorityRoadClass: a road its car profile does not take for a road type (service and others). */
+const lowPriority = (kind: number): boolean => {
+  const c = kind & CLASS_MASK;
+  return c === 0 || c === SERVICE;
+};
+/** OSRM's strictlyLess of two road kinds' classifications: `a` of a lower group than `b`. */
+const strictlyLess = (a: number, b: number): boolean => (lowPriority(a) !== lowPriority(b) ? lowPriority(a) : groupOf(priorityOf(a)) > groupOf(priorityOf(b)));
+/** OSRM's isLinkTo: `link` the `_link` of road `road`'s class. */
+const linkTo = (link: number, road: number): boolean => (link & LINK) !== 0 && (road & LINK) === 0 && (link & CLASS_MASK) === (road & CLASS_MASK);
 
 /**
  * Whether road `i` of the scratch, a way a driver could take at `compareDev` from straight, looks as obvious
@@ -757,7 +766,9 @@ function similarNarrow(g: GuidanceGraph, i: number, c: number, inLabel: number, 
   // 9. By the classes.
   if (inP === candP && candP < compareP && noNameChangeToCand && slightlyDistinct) return false;
   if (inP === candP && candP > compareP + 4 && noNameChangeToCand && slightlyDistinct) return false;
-  if (compareP > inP && compareP > candP && compareLanes > 0 && compareLanes + 1 < inLanes) return false;
+  // (OSRM's roadHasLowerClass: of a lower class and fewer lanes, or the `_link` of both.)
+  if (strictlyLess(roadKind[i], inKind) && strictlyLess(roadKind[i], roadKind[c]) && compareLanes > 0 && compareLanes + 1 < inLanes) return false;
+  if (linkTo(roadKind[i], inKind) && linkTo(roadKind[i], roadKind[c])) return false;
   const candNamesDiffer = !sameRoad(g, roadLabel[c], roadLabel[i]);
   if (inP === candP && groupOf(inP) < groupOf(compareP) && candNamesDiffer && nameChangesToCompare) return false;
   if (inP === candP && roadKind[i] & LINK) return false;
