@@ -1299,6 +1299,10 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
       // The other roads a driver could take here; service roads do not make a choice on a public road.
       const lowIn = (inKind & CLASS_MASK) === SERVICE || (inKind & CLASS_MASK) === 0;
+      // Onto a low-priority road (OSRM's: service roads and roads of no class) from one that is not: the other
+      // service roads are choices too, and it is never the obvious way on (findObviousTurn filters such roads
+      // out of every stage but a junction of two roads).
+      const lowOut = !lowIn && lowPriority(outKind);
       let others = 0,
         choices = 0,
         straighter = 0,
@@ -1323,7 +1327,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         highwayNear = false;
       for (let i = 0; i < roadCount; i++) {
         if (i === outAt || i === inBack) continue;
-        if (!lowIn && (roadKind[i] & CLASS_MASK) === SERVICE) continue;
+        if (!lowIn && !lowOut && (roadKind[i] & CLASS_MASK) === SERVICE) continue;
         const d = deviation(bearingBefore, roadBearing[i]);
         const highway = isHighway(roadKind[i]) && !(roadKind[i] & LINK);
         if (!roadEntry[i] && highway) highwayIn = true;
@@ -1388,6 +1392,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       const obvious =
         straighter === 0 &&
         outDev <= 35 &&
+        !lowOut &&
         (motorwayish ? near === 0 : outAt < 0 || !anySimilar(g, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, outDev, choices)) &&
         !(continues && !same);
       if (obvious) {
