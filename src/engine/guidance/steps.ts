@@ -1389,12 +1389,27 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       // No other road a driver could take looks as obvious (OSRM's IsDistinctNarrowTurn, `similarNarrow`; on
       // motorways and their ramps, which OSRM's motorway handler decides, roads within 25° of each other).
       const motorwayish = isHighway(inKind) || isHighway(outKind);
+      // Or the one road that goes on under the name, of no lower class, within GROUP_ANGLE (60°) and with no
+      // rival (findObviousTurn's first look, at the road continuing its name, even beside a straighter one).
+      const goesOn =
+        straighter > 0 &&
+        !motorwayish &&
+        !continues &&
+        outAt >= 0 &&
+        outDev < 60 &&
+        hasName(g, inLabel) &&
+        hasName(g, outLabel) &&
+        sameRoad(g, inLabel, outLabel) &&
+        !strictlyLess(outKind, inKind) &&
+        !linkTo(outKind, inKind) &&
+        !anySimilar(g, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, outDev, choices);
       const obvious =
-        straighter === 0 &&
-        outDev <= 35 &&
-        !lowOut &&
-        (motorwayish ? near === 0 : outAt < 0 || !anySimilar(g, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, outDev, choices)) &&
-        !(continues && !same);
+        (straighter === 0 &&
+          outDev <= 35 &&
+          !lowOut &&
+          (motorwayish ? near === 0 : outAt < 0 || !anySimilar(g, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, outDev, choices)) &&
+          !(continues && !same)) ||
+        goesOn;
       if (obvious) {
         // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
         // straight onto it (a merge onto a motorway), however slight the bend.
