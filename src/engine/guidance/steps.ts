@@ -801,6 +801,53 @@ function obviousOther(g: GuidanceGraph, s: number, c: number, inLabel: number, i
   return true;
 }
 
+/**
+ * Whether road `r` of the scratch, another a driver could take that goes on under the name arrived by, is
+ * the obvious way on (OSRM's findObviousTurn, its first look: a road with a name of no lower class, not a
+ * `_link` of the road, that is distinct: IsDistinctNarrowTurn within GROUP_ANGLE, 60°, of straight, else
+ * IsDistinctWideTurn, its angles alone). The rivals are `choiceAt`'s first `count` with the route's road
+ * `c` for `r`; the wide test looks at every road but `back`, the one arrived by.
+ */
+function continuingObvious(
+  g: GuidanceGraph,
+  r: number,
+  c: number,
+  inLabel: number,
+  inKind: number,
+  inLanes: number,
+  before: number,
+  count: number,
+  back: number,
+): boolean {
+  if (r < 0 || c < 0) return true;
+  if (!hasName(g, inLabel) || !hasName(g, roadLabel[r]) || strictlyLess(roadKind[r], inKind) || linkTo(roadKind[r], inKind)) return false;
+  const rDev = Math.abs(deviation(before, roadBearing[r]));
+  if (rDev < 60) {
+    for (let k = 0; k < count; k++) {
+      const i = choiceAt[k] === r ? c : choiceAt[k];
+      if (similarNarrow(g, i, r, inLabel, inKind, inLanes, rDev, Math.abs(deviation(before, roadBearing[i])))) return false;
+    }
+    return true;
+  }
+  for (let i = 0; i < roadCount; i++) {
+    if (i === r || i === back) continue;
+    const dev = Math.abs(deviation(before, roadBearing[i]));
+    // Not straight and of a lower class with fewer lanes (roadHasLowerClass), or bending twice as much: no rival.
+    if (
+      dev > 20 &&
+      strictlyLess(roadKind[i], inKind) &&
+      strictlyLess(roadKind[i], roadKind[r]) &&
+      lanesOfDir(g, roadDir[i]) > 0 &&
+      lanesOfDir(g, roadDir[i]) + 1 < inLanes
+    )
+      continue;
+    if (dev > 20 && linkTo(roadKind[i], inKind) && linkTo(roadKind[i], roadKind[r])) continue;
+    if (dev > 2 * rDev) continue;
+    return false;
+  }
+  return true;
+}
+
 /** The deviations of the roads at the node being decided that no one may take (ways in only). */
 const closedDev = new Float64Array(MAX_ROADS);
 
@@ -1308,6 +1355,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         straighter = 0,
         straightest = 360,
         straightestAt = -1,
+        continuesAt = -1,
         closed = 0,
         sideCount = 0,
         near = 0,
@@ -1362,7 +1410,10 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           if (d < nearMin) nearMin = d;
           if (d > nearMax) nearMax = d;
         }
-        if (sameRoad(g, inLabel, roadLabel[i])) continues = true;
+        if (sameRoad(g, inLabel, roadLabel[i])) {
+          continues = true;
+          if (continuesAt < 0 || Math.abs(d) < Math.abs(deviation(bearingBefore, roadBearing[continuesAt]))) continuesAt = i;
+        }
       }
       // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
       if (isRamp(outKind) && (!isRamp(inKind) || highwayChoice)) {
@@ -1408,7 +1459,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           outDev <= 35 &&
           !lowOut &&
           (motorwayish ? near === 0 : outAt < 0 || !anySimilar(g, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, outDev, choices)) &&
-          !(continues && !same)) ||
+          !(continues && !same && continuingObvious(g, continuesAt, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, choices, inBack))) ||
         goesOn;
       if (obvious) {
         // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
