@@ -47,7 +47,6 @@ export type DifferenceCause = keyof typeof DIFFERENCE_CAUSES;
 
 /** The scenarios of GUIDANCE_FILES with rows that differ, `file/scenario` → cause. */
 export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
-  "end-of-road/Don't Handle Circles as End-Of-Road": 'junction-model',
   "fork/Fork on motorway links - don't fork on through": 'ramps',
   'motorway/Highway Fork with a Link': 'ramps',
   'motorway/On And Off Ramp Left': 'ramps',
@@ -56,7 +55,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'motorway/Ramp Exit Left Curved Right': 'modifiers',
   'motorway/Ramp Exit Right Curved Left': 'modifiers',
   'motorway/Ramp Exit with Lower Priority': 'ramps',
-  'obvious-turn-discovery/Curve onto end of the road': 'obviousness',
   'obvious-turn-discovery/Forking into Tertiary': 'obviousness',
   'obvious-turn-discovery/No turn instruction when turning from unnamed onto unnamed': 'names',
   'obvious-turn-discovery/Slight Loss in Category with turning road': 'modifiers',
@@ -69,7 +67,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'roundabout/Linked Roundabouts': 'roundabouts',
   'roundabout/Turboroundabout, Königstein im Taunus': 'roundabouts',
   'turn/End of road, T-intersection, no obvious turn, only one road allowed': 'junction-model',
-  'turn/Go onto turning major road': 'obviousness',
   'turn/No turn instruction when turning from unnamed onto unnamed': 'names',
   'turn/Right Turn Assignment Three Conflicting Turns with invalid - 2': 'modifiers',
   'turn/Three Way Similar Sharp Turns': 'modifiers',

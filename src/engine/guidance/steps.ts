@@ -1440,20 +1440,15 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       // No other road a driver could take looks as obvious (OSRM's IsDistinctNarrowTurn, `similarNarrow`; on
       // motorways and their ramps, which OSRM's motorway handler decides, roads within 25° of each other).
       const motorwayish = isHighway(inKind) || isHighway(outKind);
-      // Or the one road that goes on under the name, of no lower class, within GROUP_ANGLE (60°) and with no
-      // rival (findObviousTurn's first look, at the road continuing its name, even beside a straighter one).
+      // Or the one road that goes on under the name, of no lower class, with no rival (findObviousTurn's first
+      // look, at the road continuing its name: beside a straighter one, or bending past 35°; `continuingObvious`).
       const goesOn =
-        straighter > 0 &&
         !motorwayish &&
         !continues &&
         outAt >= 0 &&
-        outDev < 60 &&
-        hasName(g, inLabel) &&
-        hasName(g, outLabel) &&
+        !(straighter === 0 && outDev <= 35) &&
         sameRoad(g, inLabel, outLabel) &&
-        !strictlyLess(outKind, inKind) &&
-        !linkTo(outKind, inKind) &&
-        !anySimilar(g, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, outDev, choices);
+        continuingObvious(g, outAt, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, choices, inBack);
       const obvious =
         (straighter === 0 &&
           outDev <= 35 &&
