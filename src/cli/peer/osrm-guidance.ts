@@ -57,7 +57,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'motorway/Ramp Exit with Lower Priority': 'ramps',
   'obvious-turn-discovery/Forking into Tertiary': 'obviousness',
   'obvious-turn-discovery/No turn instruction when turning from unnamed onto unnamed': 'names',
-  'obvious-turn-discovery/Slight Loss in Category with turning road': 'modifiers',
   'ramp/Ferry Onto A Ramp': 'ramps',
   'ramp/Fork Ramp': 'ramps',
   'roundabout-turn/Enter And Exit Throughabout': 'roundabouts',
@@ -69,7 +68,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'turn/End of road, T-intersection, no obvious turn, only one road allowed': 'junction-model',
   'turn/No turn instruction when turning from unnamed onto unnamed': 'names',
   'turn/Right Turn Assignment Three Conflicting Turns with invalid - 2': 'modifiers',
-  'turn/Three Way Similar Sharp Turns': 'modifiers',
   'turn/Turn Lane on Splitting up Road': 'junction-model',
   'turn/Turns ordering must respect initial bearings': 'modifiers',
 };

@@ -1514,10 +1514,12 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         break decide;
       }
       // OSRM continues only a road with a name (or ref) on both sides: onto or from an unnamed one it turns.
+      // (At a junction of three roads its handleThreeWayTurn gives each its own angle's modifier: rivals on
+      // one side are told apart only at more, in assignRightTurns / assignLeftTurns.)
       emit(
         make(
           same && hasName(g, inLabel) && hasName(g, outLabel) ? 'continue' : 'turn',
-          turnModifier(dev, outDev, straighter, straightest, sameSide, sideCount),
+          turnModifier(dev, outDev, straighter, straightest, roadCount > 3 ? sameSide : 0, roadCount > 3 ? sideCount : 0),
         ),
       );
     }
