@@ -47,9 +47,7 @@ export type DifferenceCause = keyof typeof DIFFERENCE_CAUSES;
 
 /** The scenarios of GUIDANCE_FILES with rows that differ, `file/scenario` → cause. */
 export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
-  "end-of-road/Don't Handle Circles as End-Of-Road": 'junction-model',
   "fork/Fork on motorway links - don't fork on through": 'ramps',
-  "merge/Don't Merge on Short-Three Way Intersection Right": 'obviousness',
   'motorway/Highway Fork with a Link': 'ramps',
   'motorway/On And Off Ramp Left': 'ramps',
   'motorway/On And Off Ramp Right': 'ramps',
@@ -57,15 +55,10 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'motorway/Ramp Exit Left Curved Right': 'modifiers',
   'motorway/Ramp Exit Right Curved Left': 'modifiers',
   'motorway/Ramp Exit with Lower Priority': 'ramps',
-  'obvious-turn-discovery/Curve onto end of the road': 'obviousness',
   'obvious-turn-discovery/Forking into Tertiary': 'obviousness',
   'obvious-turn-discovery/No turn instruction when turning from unnamed onto unnamed': 'names',
-  'obvious-turn-discovery/Primary road curved turn': 'obviousness',
-  'obvious-turn-discovery/Slight Loss in Category with turning road': 'modifiers',
-  'obvious-turn-discovery/Splitting Secondary': 'obviousness',
   'ramp/Ferry Onto A Ramp': 'ramps',
   'ramp/Fork Ramp': 'ramps',
-  'ramp/Fork Slight Ramp': 'ramps',
   'roundabout-turn/Enter And Exit Throughabout': 'roundabouts',
   'roundabout/Collapsing a sliproad step after roundabouts': 'roundabouts',
   'roundabout/Double Roundabout with through-lane': 'roundabouts',
@@ -73,10 +66,8 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'roundabout/Linked Roundabouts': 'roundabouts',
   'roundabout/Turboroundabout, Königstein im Taunus': 'roundabouts',
   'turn/End of road, T-intersection, no obvious turn, only one road allowed': 'junction-model',
-  'turn/Go onto turning major road': 'obviousness',
   'turn/No turn instruction when turning from unnamed onto unnamed': 'names',
   'turn/Right Turn Assignment Three Conflicting Turns with invalid - 2': 'modifiers',
-  'turn/Three Way Similar Sharp Turns': 'modifiers',
   'turn/Turn Lane on Splitting up Road': 'junction-model',
   'turn/Turns ordering must respect initial bearings': 'modifiers',
 };

@@ -9,7 +9,7 @@
 import { labelAt, labelLanesText, laneText } from '../../map/graphs/road-labels.js';
 import { edgeTail, NO_HEAD, type RoadGraph } from '../../map/graphs/road-graph.js';
 import { EXCLUDE_BIT, PUSHED_BACKWARD, PUSHED_FORWARD } from '../../map/graphs/profiles.js';
-import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS, guideLabel, guideLanes } from '../../map/graphs/road-guide.js';
+import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS, guideLabel, guideLanes, M_PER_E7 } from '../../map/graphs/road-guide.js';
 import { MANEUVER_HEAD, MANEUVER_MODIFIERS, MANEUVER_SUPPRESS, MANEUVER_TYPES } from '../../map/graphs/maneuvers.js';
 import type { LegTrace } from './trace.js';
 import { angleBetween, deviation, reverse } from './bearings.js';
@@ -24,7 +24,6 @@ const CLASS_MASK = 15,
   CIRCULAR = 64;
 const MOTORWAY = 1,
   TRUNK = 2,
-  SECONDARY = 4,
   SERVICE = 7;
 
 /** The reverse graph's in-edges per node (graph-memory.ts), empty when the graph has none. */
@@ -622,7 +621,10 @@ function segregatedRoad(g: GuidanceGraph, out: number, outAt: number, w: number,
 }
 
 /** Whether the road `outAt` of the scratch goes on under its name on the far side of the node: another
- *  named road there (not the one arrived by, `inBack`) with its name points the opposite way (within 35°). */
+ *  named road there (not the one arrived by, `inBack`) with its name and class points the opposite way
+ *  (OSRM's isThroughStreet, is_through_street.hpp, within 35° here where OSRM allows its
+ *  FUZZY_ANGLE_DIFFERENCE, 25°: our bearings are not its turn angles, and at Schaan's Poststrasse
+ *  (test/routes-api/turn-rules.test.ts) they part by 149°). */
 function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean {
   if (outAt < 0) return false;
   const label = roadLabel[outAt];
@@ -631,32 +633,10 @@ function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean
     if (i === outAt || i === inBack) continue;
     const other = roadLabel[i];
     if (!hasName(g, other) || !sameRoad(g, label, other)) continue;
+    if ((roadKind[i] & (CLASS_MASK | LINK)) !== (roadKind[outAt] & (CLASS_MASK | LINK))) continue;
     if (Math.abs(deviation(roadBearing[i], roadBearing[outAt])) >= 145) return true;
   }
   return false;
-}
-
-/**
- * Whether road `i` of the scratch (deviation `d` from straight on), which goes on under the name arrived by,
- * is a street across the junction rather than a rival of a way on of deviation `outDev`: OSRM's
- * IsDistinctNarrowTurn (its rule 6) takes a road at an intersection of four or more roads, much sharper than
- * the way on (twice its deviation, and by more than half FUZZY_ANGLE_DIFFERENCE), whose opposite road (the one
- * nearest its reverse bearing) has its name or lies more than 140° from it, for no rival of the way on.
- */
-function crossingRoad(g: GuidanceGraph, i: number, d: number, outDev: number, inKind: number): boolean {
-  const compareDev = Math.abs(d);
-  if (!(compareDev > 2 * outDev && Math.abs(compareDev - outDev) > 12.5)) return false;
-  // (Rule 7: from a road below OSRM's main road classes, a secondary's, any road so much sharper is none.)
-  if ((inKind & LINK) !== 0 || (inKind & CLASS_MASK) > SECONDARY) return true;
-  if (roadCount < 4) return false;
-  const back = reverse(roadBearing[i]);
-  let opposite = -1,
-    best = Infinity;
-  for (let k = 0; k < roadCount; k++) {
-    const off = Math.abs(deviation(back, roadBearing[k]));
-    if (off < best) [best, opposite] = [off, k];
-  }
-  return sameRoad(g, roadLabel[opposite], roadLabel[i]) || Math.abs(deviation(roadBearing[i], roadBearing[opposite])) > 140;
 }
 
 // OSRM's sliproads (guidance/sliproad_handler.cpp, SliproadHandler): a short road that leaves a road just
@@ -986,6 +966,22 @@ function splitOfOneName(g: GuidanceGraph, inLabel: number, inBack: number, outAt
   return Math.abs(Math.min(a, b) - 90) > NARROW_TURN_DEG || Math.abs(Math.max(a, b) - 270) > NARROW_TURN_DEG;
 }
 
+/** Meters in a straight line from directed edge `d`'s first node to its last (OSRM's greatCircleDistance
+ *  between the nodes of a node-based edge). */
+function chordMeters(g: GuidanceGraph, d: number): number {
+  const pts = g.shapes.pointsE7,
+    geom = d >> 1;
+  const a = g.geomFirst[geom],
+    b = g.geomLast[geom];
+  const dx = (pts[2 * b + 1] - pts[2 * a + 1]) * eastScale(pts[2 * a]),
+    dy = pts[2 * b] - pts[2 * a];
+  return Math.sqrt(dx * dx + dy * dy) * M_PER_E7;
+}
+
+/** OSRM's MAX_COLLAPSE_DISTANCE of getInstructionForObvious: a turn onto a through street is "straight" only
+ *  when the road goes on for twice that before its next node. */
+const THROUGH_STRAIGHT_M = 60;
+
 /** OSRM's modifier for a deviation (its getTurnDirection, turned into deviations). */
 export function modifierOf(dev: number): string {
   const a = Math.abs(dev);
@@ -1038,6 +1034,167 @@ function turnModifier(dev: number, outDev: number, straighter: number, straighte
  *  obvious way on under a new name (getInstructionForObvious). Turns elsewhere keep `modifierOf`. */
 function turnDirection(dev: number): string {
   return Math.abs(dev) <= 20 ? 'straight' : modifierOf(dev);
+}
+
+/** OSRM's road priority (RoadPriorityClass, profiles/lib/guidance.lua) of a road kind: lower is more
+ *  important; residential, unclassified and living streets are one class here, taken as residential. */
+const PRIORITIES = [31, 0, 2, 4, 6, 8, 10, 12];
+const priorityOf = (kind: number): number => {
+  const c = kind & CLASS_MASK;
+  return c >= PRIORITIES.length ? 31 : PRIORITIES[c] + (c > 0 && c < SERVICE && kind & LINK ? 1 : 0);
+};
+/** OSRM's getRoadGroup of a priority. */
+const groupOf = (p: number): number => (p <= 1 ? 0 : p <= 3 ? 1 : p <= 9 ? 2 : p <= 13 ? 3 : p <= 15 ? 4 : p <= 16 ? 5 : p <= 18 ? 6 : 7);
+/** OSRM's IsLowPriorityRoadClass: a road its car profile does not take for a road type (service and others). */
+const lowPriority = (kind: number): boolean => {
+  const c = kind & CLASS_MASK;
+  return c === 0 || c === SERVICE;
+};
+/** OSRM's strictlyLess of two road kinds' classifications: `a` of a lower group than `b`. */
+const strictlyLess = (a: number, b: number): boolean => (lowPriority(a) !== lowPriority(b) ? lowPriority(a) : groupOf(priorityOf(a)) > groupOf(priorityOf(b)));
+/** OSRM's isLinkTo: `link` the `_link` of road `road`'s class. */
+const linkTo = (link: number, road: number): boolean => (link & LINK) !== 0 && (road & LINK) === 0 && (link & CLASS_MASK) === (road & CLASS_MASK);
+
+/**
+ * Whether road `i` of the scratch, a way a driver could take at `compareDev` from straight, looks as obvious
+ * as the candidate road `c` at `candDev` (OSRM's IsDistinctNarrowTurn, its is_similar_turn; intersection_handler.hpp),
+ * arriving on label `inLabel` of kind `inKind` with `inLanes` lanes; `back` the road arrived by.
+ */
+function similarNarrow(g: GuidanceGraph, i: number, c: number, inLabel: number, inKind: number, inLanes: number, candDev: number, compareDev: number): boolean {
+  const candLanes = lanesOfDir(g, roadDir[c]),
+    compareLanes = lanesOfDir(g, roadDir[i]);
+  const noNameChangeToCand = sameRoad(g, inLabel, roadLabel[c]);
+  const laneFork =
+    compareLanes > 0 && candLanes === compareLanes && inLanes === candLanes + compareLanes && Math.abs(deviation(roadBearing[c], roadBearing[i])) < 60;
+  const distinct = compareDev > 2 * candDev && Math.abs(compareDev - candDev) > 12.5;
+  const slightlyDistinct = compareDev > 1.4 * candDev;
+  // 5. By the names.
+  const nameChangesToCompare = !sameRoad(g, inLabel, roadLabel[i]);
+  if ((noNameChangeToCand || nameChangesToCompare) && !laneFork && distinct) return false;
+  // 6. A road that goes on across the junction is no rival.
+  let opposing = -1,
+    best = 361;
+  const rev = reverse(roadBearing[i]);
+  for (let k = 0; k < roadCount; k++) {
+    const delta = Math.abs(deviation(rev, roadBearing[k]));
+    if (delta < best) {
+      best = delta;
+      opposing = k;
+    }
+  }
+  const four = roadCount >= 4;
+  const compareFromOpposing = opposing >= 0 && sameRoad(g, roadLabel[opposing], roadLabel[i]);
+  const opposingAngle = opposing >= 0 ? Math.abs(deviation(roadBearing[i], roadBearing[opposing])) : 0;
+  if (four && (compareFromOpposing || opposingAngle > 140) && distinct) return false;
+  if (four && noNameChangeToCand && nameChangesToCompare && slightlyDistinct && compareFromOpposing && opposingAngle > 155) return false;
+  if (!four && noNameChangeToCand && nameChangesToCompare && distinct && !laneFork && opposingAngle > 120) return false;
+  const inP = priorityOf(inKind),
+    candP = priorityOf(roadKind[c]),
+    compareP = priorityOf(roadKind[i]);
+  // 7. From a minor road every distinct road is no rival.
+  if (inP > 6 && distinct) return false;
+  // 8. The candidate keeps the lanes, nearly straight.
+  if (candLanes > 0 && candLanes === inLanes && candDev < 25 && distinct) return false;
+  // 9. By the classes.
+  if (inP === candP && candP < compareP && noNameChangeToCand && slightlyDistinct) return false;
+  if (inP === candP && candP > compareP + 4 && noNameChangeToCand && slightlyDistinct) return false;
+  // (OSRM's roadHasLowerClass: of a lower class and fewer lanes, or the `_link` of both.)
+  if (strictlyLess(roadKind[i], inKind) && strictlyLess(roadKind[i], roadKind[c]) && compareLanes > 0 && compareLanes + 1 < inLanes) return false;
+  if (linkTo(roadKind[i], inKind) && linkTo(roadKind[i], roadKind[c])) return false;
+  const candNamesDiffer = !sameRoad(g, roadLabel[c], roadLabel[i]);
+  if (inP === candP && groupOf(inP) < groupOf(compareP) && candNamesDiffer && nameChangesToCompare) return false;
+  if (inP === candP && roadKind[i] & LINK) return false;
+  return true;
+}
+
+/** The scratch indexes of the roads a driver could take at the node being decided, other than the route's. */
+const choiceAt = new Int32Array(MAX_ROADS);
+
+/** Whether any of the first `count` roads of `choiceAt` looks as obvious as the route's road `c` at `candDev`
+ *  from straight (`similarNarrow`), arriving at bearing `before`. */
+function anySimilar(g: GuidanceGraph, c: number, inLabel: number, inKind: number, inLanes: number, before: number, candDev: number, count: number): boolean {
+  for (let k = 0; k < count; k++) {
+    const i = choiceAt[k];
+    if (similarNarrow(g, i, c, inLabel, inKind, inLanes, candDev, Math.abs(deviation(before, roadBearing[i])))) return true;
+  }
+  return false;
+}
+
+/** Whether road `s` of `choiceAt`'s first `count`, the straightest a driver could take, is within 35° of
+ *  straight and no other, the route's road `c` among them, looks as obvious (`similarNarrow`). `choiceAt`
+ *  is left as it was. */
+function obviousOther(g: GuidanceGraph, s: number, c: number, inLabel: number, inKind: number, inLanes: number, before: number, count: number): boolean {
+  const sDev = Math.abs(deviation(before, roadBearing[s]));
+  if (sDev > 35) return false;
+  for (let k = 0; k < count; k++) {
+    const i = choiceAt[k] === s ? c : choiceAt[k];
+    if (similarNarrow(g, i, s, inLabel, inKind, inLanes, sDev, Math.abs(deviation(before, roadBearing[i])))) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether road `r` of the scratch, another a driver could take that goes on under the name arrived by, is
+ * the obvious way on (OSRM's findObviousTurn, its first look: a road with a name of no lower class, not a
+ * `_link` of the road, that is distinct: IsDistinctNarrowTurn within GROUP_ANGLE, 60°, of straight, else
+ * IsDistinctWideTurn, its angles alone). The rivals are `choiceAt`'s first `count` with the route's road
+ * `c` for `r`; the wide test looks at every road but `back`, the one arrived by.
+ */
+function continuingObvious(
+  g: GuidanceGraph,
+  r: number,
+  c: number,
+  inLabel: number,
+  inKind: number,
+  inLanes: number,
+  before: number,
+  count: number,
+  back: number,
+): boolean {
+  if (r < 0 || c < 0) return true;
+  if (!hasName(g, inLabel) || !hasName(g, roadLabel[r]) || strictlyLess(roadKind[r], inKind) || linkTo(roadKind[r], inKind)) return false;
+  const rDev = Math.abs(deviation(before, roadBearing[r]));
+  if (rDev < 60) {
+    for (let k = 0; k < count; k++) {
+      const i = choiceAt[k] === r ? c : choiceAt[k];
+      if (similarNarrow(g, i, r, inLabel, inKind, inLanes, rDev, Math.abs(deviation(before, roadBearing[i])))) return false;
+    }
+    return true;
+  }
+  for (let i = 0; i < roadCount; i++) {
+    if (i === r || i === back) continue;
+    const dev = Math.abs(deviation(before, roadBearing[i]));
+    // Not straight and of a lower class with fewer lanes (roadHasLowerClass), or bending twice as much: no rival.
+    if (
+      dev > 20 &&
+      strictlyLess(roadKind[i], inKind) &&
+      strictlyLess(roadKind[i], roadKind[r]) &&
+      lanesOfDir(g, roadDir[i]) > 0 &&
+      lanesOfDir(g, roadDir[i]) + 1 < inLanes
+    )
+      continue;
+    if (dev > 20 && linkTo(roadKind[i], inKind) && linkTo(roadKind[i], roadKind[r])) continue;
+    if (dev > 2 * rDev) continue;
+    return false;
+  }
+  return true;
+}
+
+/** The deviations of the roads at the node being decided that no one may take (ways in only). */
+const closedDev = new Float64Array(MAX_ROADS);
+
+/**
+ * Whether one of the first `count` of `closedDev` is among the roads of a fork of the route's road at `dev`
+ * and the roads near it (deviations `nearMin` to `nearMax`): within NARROW_TURN_ANGLE (40°) of straight, or
+ * of one of them (OSRM's findForkCandidatesByGeometry, isOutermostForkCandidate; a fork's roads must all
+ * allow entry).
+ */
+function closedFork(count: number, dev: number, nearMin: number, nearMax: number): boolean {
+  for (let k = 0; k < count; k++) {
+    const x = closedDev[k];
+    if (Math.abs(x) <= 40 || Math.abs(x - dev) <= 40 || Math.abs(x - nearMin) <= 40 || Math.abs(x - nearMax) <= 40) return true;
+  }
+  return false;
 }
 
 /** `announced` of label pairs seen in this thread (the same few pairs recur along every route): no text
@@ -1427,22 +1584,11 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       if (quietName === made) quietName = null;
     } else if (type) emit(make(MANEUVER_TYPES[type], direction));
   };
-  // Whether a step is on a segregated road, and the intersections passed since the last step that is not
-  // OSRM's suppressed one (those go into it).
+  // Whether a step is on a segregated road.
   let segregated = false;
   // Whether a step turns onto a sliproad (`sliproadFrom`).
   let sliproads = false;
   const sameModes = (a: number, b: number): boolean => !modes || modeOf(g, a) === modeOf(g, b);
-  const crossedSinceTurn = (): number => {
-    let i = steps.length - 1;
-    // A step onto a segregated road becomes one with the next (`withSegregatedCollapsed`, OSRM's
-    // collapseSegregatedTurnInstructions, which runs before its buildIntersections counts them): the step
-    // before it is the one whose intersections tell the junction.
-    if (current.segregated && i > 0) i--;
-    let crossed = steps[i].crossed;
-    for (; i > 0 && steps[i].type === SUPPRESSED; i--) crossed += 1 + steps[i - 1].crossed;
-    return crossed;
-  };
   // Each piece's label and what the table remembers of going on from it, read in loops of their own before
   // the pieces are walked: reads far apart in memory, whose waits then overlap (the walk's own reads wait
   // one after another). The table may learn more during the walk: what was read is still so.
@@ -1580,10 +1726,17 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
       // The other roads a driver could take here; service roads do not make a choice on a public road.
       const lowIn = (inKind & CLASS_MASK) === SERVICE || (inKind & CLASS_MASK) === 0;
+      // Onto a low-priority road (OSRM's: service roads and roads of no class) from one that is not: the other
+      // service roads are choices too, and it is never the obvious way on (findObviousTurn filters such roads
+      // out of every stage but a junction of two roads).
+      const lowOut = !lowIn && lowPriority(outKind);
       let others = 0,
         choices = 0,
         straighter = 0,
         straightest = 360,
+        straightestAt = -1,
+        continuesAt = -1,
+        closed = 0,
         sideCount = 0,
         near = 0,
         left = 0,
@@ -1591,7 +1744,6 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         sameSide = 0,
         straightOn = false,
         continues = false,
-        rivalContinues = false,
         nearMin = Infinity,
         nearMax = -Infinity;
       const outDev = Math.abs(dev);
@@ -1603,7 +1755,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         highwayNear = false;
       for (let i = 0; i < roadCount; i++) {
         if (i === outAt || i === inBack) continue;
-        if (!lowIn && (roadKind[i] & CLASS_MASK) === SERVICE) continue;
+        if (!lowIn && !lowOut && (roadKind[i] & CLASS_MASK) === SERVICE) continue;
         const d = deviation(bearingBefore, roadBearing[i]);
         const highway = isHighway(roadKind[i]) && !(roadKind[i] & LINK);
         if (!roadEntry[i] && highway) highwayIn = true;
@@ -1622,11 +1774,17 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         if (Math.abs(d) <= 30) straightOn = true;
         const onSide = Math.abs(d) > 10 && Math.abs(d) < 179 && d < 0 === dev < 0;
         if (onSide) sameSide++;
-        if (!roadEntry[i]) continue;
+        if (!roadEntry[i]) {
+          closedDev[closed++] = d;
+          continue;
+        }
         if (onSide) sideDev[sideCount++] = Math.abs(d);
-        choices++;
+        choiceAt[choices++] = i;
         if (Math.abs(d) < outDev) straighter++;
-        if (Math.abs(d) < Math.abs(straightest)) straightest = d;
+        if (Math.abs(d) < Math.abs(straightest)) {
+          straightest = d;
+          straightestAt = i;
+        }
         if (Math.abs(Math.abs(d) - outDev) < 25 && Math.abs(d) <= 60) {
           near++;
           if (d < nearMin) nearMin = d;
@@ -1634,7 +1792,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         }
         if (sameRoad(g, inLabel, roadLabel[i])) {
           continues = true;
-          if (!crossingRoad(g, i, d, outDev, inKind)) rivalContinues = true;
+          if (continuesAt < 0 || Math.abs(d) < Math.abs(deviation(bearingBefore, roadBearing[continuesAt]))) continuesAt = i;
         }
       }
       // Ramps: onto one from a motorway is off, from anything else on; a ramp ending on a motorway merges.
@@ -1659,13 +1817,34 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         else if (!same) emit(make('new name', turnDirection(dev)));
         break decide;
       }
-      const obvious = (straighter === 0 && outDev <= 35 && near === 0 && !(rivalContinues && !same)) || splitOfOneName(g, inLabel, inBack, outAt, dev);
+      // No other road a driver could take looks as obvious (OSRM's IsDistinctNarrowTurn, `similarNarrow`; on
+      // motorways and their ramps, which OSRM's motorway handler decides, roads within 25° of each other).
+      const motorwayish = isHighway(inKind) || isHighway(outKind);
+      // Or the one road that goes on under the name, of no lower class, with no rival (findObviousTurn's first
+      // look, at the road continuing its name: beside a straighter one, or bending past 35°; `continuingObvious`).
+      const goesOn =
+        !motorwayish &&
+        !continues &&
+        outAt >= 0 &&
+        !(straighter === 0 && outDev <= 35) &&
+        sameRoad(g, inLabel, outLabel) &&
+        continuingObvious(g, outAt, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, choices, inBack);
+      const obvious =
+        (straighter === 0 &&
+          outDev <= 35 &&
+          !lowOut &&
+          (motorwayish ? near === 0 : outAt < 0 || !anySimilar(g, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, outDev, choices)) &&
+          !(continues && !same && continuingObvious(g, continuesAt, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, choices, inBack))) ||
+        goesOn ||
+        splitOfOneName(g, inLabel, inBack, outAt, dev);
       if (obvious) {
         // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
         // straight onto it (a merge onto a motorway), however slight the bend.
         if (!same && throughStreet(g, outAt, inBack)) {
           if (isHighway(outKind) && !(outKind & LINK)) emit(make('merge', dev > 0 ? 'slight right' : 'slight left'));
-          else emit(make('turn', 'straight'));
+          // Straight only if nearly so and the road goes on for a while (getInstructionForObvious), else
+          // getTurnDirection's modifier.
+          else emit(make('turn', outDev < 40 && chordMeters(g, outDir) > THROUGH_STRAIGHT_M ? 'straight' : turnDirection(dev)));
           break decide;
         }
         if (modeChange) {
@@ -1682,6 +1861,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
       // A road without name or ref continues nothing: unnamed branches fork like any others.
       const named = inLabel >= 0 && (g.shapes.labelName[inLabel] >= 0 || g.shapes.labelRef[inLabel] >= 0);
+      // Nor is one beside a straighter road that is obvious (OSRM forks only where findObviousTurn finds none),
+      // nor one with a road no one may take among its roads (findFork's only_valid_entries).
       // A road straight on between the two is no fork (OSRM's high-degree junctions): a turn off it. Nor are
       // two roads that both bend away by more than NARROW_TURN_ANGLE (OSRM's findFork).
       // Nor where the mode changes (its findFork: the roads of a fork share the mode arrived in).
@@ -1691,7 +1872,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         outDev <= 60 &&
         Math.min(outDev, Math.abs(straightest)) <= 40 &&
         near > 0 &&
-        !(outDev > 20 && Math.abs(straightest) <= 10)
+        !(outDev > 20 && Math.abs(straightest) <= 10) &&
+        !closedFork(closed, dev, nearMin, nearMax) &&
+        !(straighter > 0 && !motorwayish && outAt >= 0 && obviousOther(g, straightestAt, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, choices))
       ) {
         // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps of the other.
         emit(make('fork', dev < nearMin ? 'slight left' : dev > nearMax ? 'slight right' : 'straight'));
@@ -1705,20 +1888,19 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
       // The road ends across the route's way at a three-way junction: nothing straight on, a road to the other side.
       if (!straightOn && roadCount === 3 && outDev > 50 && outDev < 130 && (dev < 0 ? right > 0 : left > 0)) {
-        // Said only after a step that passed an intersection, where it tells which junction this is (OSRM's
-        // post-processing, MIN_END_OF_ROAD_INTERSECTIONS): right after the last maneuver it is a turn, or a
-        // continue onto the name the route was on.
-        // (Where the mode changes, never: OSRM turns there.)
-        const told = !modeChange && crossedSinceTurn() + 1 >= MIN_END_OF_ROAD_INTERSECTIONS;
-        const type = told ? 'end of road' : hasName(g, outLabel) && sameRoad(g, current.label, outLabel) ? 'continue' : 'turn';
+        // Said only after a step that passed an intersection, which `withEndsOfRoadTold` decides once the
+        // steps are collapsed. (Where the mode changes, never: OSRM turns there.)
+        const type = !modeChange ? 'end of road' : hasName(g, outLabel) && sameRoad(g, current.label, outLabel) ? 'continue' : 'turn';
         emit(make(type, dev < 0 ? 'left' : 'right'));
         break decide;
       }
       // OSRM continues only a road with a name (or ref) on both sides: onto or from an unnamed one it turns.
+      // (At a junction of three roads its handleThreeWayTurn gives each its own angle's modifier: rivals on
+      // one side are told apart only at more, in assignRightTurns / assignLeftTurns.)
       emit(
         make(
           same && hasName(g, inLabel) && hasName(g, outLabel) ? 'continue' : 'turn',
-          turnModifier(dev, outDev, straighter, straightest, sameSide, sideCount),
+          turnModifier(dev, outDev, straighter, straightest, roadCount > 3 ? sameSide : 0, roadCount > 3 ? sideCount : 0),
         ),
       );
     }
@@ -1777,9 +1959,26 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   const unsegregated = segregated ? withSegregatedCollapsed(g, steps, passed) : steps;
   return withoutShortNames(
     g,
-    withLanesAnticipated(withTurnsCollapsed(g, sliproads ? withSliproadsCollapsed(g, unsegregated, passed) : unsegregated, passed)),
+    withEndsOfRoadTold(g, withLanesAnticipated(withTurnsCollapsed(g, sliproads ? withSliproadsCollapsed(g, unsegregated, passed) : unsegregated, passed))),
     passed,
   );
+}
+
+/**
+ * The leg's steps with each "end of road" said only after a step that has MIN_END_OF_ROAD_INTERSECTIONS,
+ * its maneuver's included, where it tells which junction this is: right after the last maneuver it is a
+ * turn, or a continue onto the name of the step before (OSRM's buildIntersections, run where OSRM runs it:
+ * after the steps are collapsed, before short names are merged, so that a turn or name change collapsed into
+ * the step before counts among its intersections).
+ */
+function withEndsOfRoadTold(g: GuidanceGraph, steps: RawStep[]): RawStep[] {
+  for (let i = 1; i < steps.length - 1; i++) {
+    const s = steps[i],
+      before = steps[i - 1];
+    if (s.type !== 'end of road' || 1 + before.crossed >= MIN_END_OF_ROAD_INTERSECTIONS) continue;
+    s.type = sameName(g, before.label, s.label) ? 'continue' : 'turn';
+  }
+  return steps;
 }
 
 /** The maneuver records of a graph by their first directed geometry, per thread. */
