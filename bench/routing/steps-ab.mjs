@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
 import { readShapeFiles } from '../../dist/map/map-dir.js';
-import { ADMIN_URL, benchDatabaseUrl, createBenchDatabase, dropBenchDatabase, farShapePairs, freePort, stats } from '../scale/lib.mjs';
+import { ADMIN_URL, benchDatabaseUrl, createBenchDatabase, dropBenchDatabase, farShapePairs, freePort, rng, stats } from '../scale/lib.mjs';
 const { values: opt } = parseArgs({
   options: {
     map: { type: 'string' },
@@ -123,6 +123,8 @@ try {
     routes: async (a, b) => (await call(servers.B.base, { waypoints: [a, b], profile: 'driving-car' }, false)).status === 200,
   });
   log(`${pairs.length} pairs, diagonal ${(diag / 1000).toFixed(0)} km`);
+  // Which server is asked first for each pair.
+  const rand = rng(2);
   // Byte comparison of A and B on the first `check` pairs, in several forms.
   let same = 0,
     differ = 0;

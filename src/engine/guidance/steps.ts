@@ -241,6 +241,10 @@ function addCopy(u: number): void {
   copies[copyCount++] = u;
 }
 
+/** The tail of search edge `e`, most often node `u` itself: then without `edgeTail`'s search of the whole
+ *  graph (a sliproad's walk asks at every node it passes). */
+const tailFrom = (g: GuidanceGraph, e: number, u: number): number => (e >= g.firstOut[u] && e < g.firstOut[u + 1] ? u : edgeTail(g, e));
+
 /**
  * Adds to the scratch the ways out of and into the other nodes standing for the same junction as node v (a
  * via-way restriction's copy, `viaWayCopy`), as roads to be taken as OSRM's guidance takes them. They are
@@ -254,12 +258,12 @@ function addSplitRoads(g: GuidanceGraph, v: number, kx: number): void {
     const u = copies[k];
     for (let e = g.firstOut[u]; e < g.firstOut[u + 1]; e++) {
       const out = g.orig[e];
-      for (let i = g.origFirst[out]; i < g.origFirst[out + 1]; i++) addCopy(edgeTail(g, g.origEdges[i]));
+      for (let i = g.origFirst[out]; i < g.origFirst[out + 1]; i++) addCopy(tailFrom(g, g.origEdges[i], u));
       addCopy(g.origHead[out ^ 1]);
     }
     for (let i = g.rFirst[u]; i < g.rFirst[u + 1]; i++) {
       const back = g.orig[g.rEdge[i]] ^ 1;
-      for (let j = g.origFirst[back]; j < g.origFirst[back + 1]; j++) addCopy(edgeTail(g, g.origEdges[j]));
+      for (let j = g.origFirst[back]; j < g.origFirst[back + 1]; j++) addCopy(tailFrom(g, g.origEdges[j], u));
     }
   }
   for (let k = 1; k < copyCount; k++) {
