@@ -692,7 +692,7 @@ function metersBetween(pts: Int32Array, a: number, b: number): number {
   const kx = eastScale(pts[2 * a]);
   const dy = pts[2 * b] - pts[2 * a],
     dx = (pts[2 * b + 1] - pts[2 * a + 1]) * kx;
-  return Math.sqrt(dx * dx + dy * dy) * 1e-7 * 111_195;
+  return Math.sqrt(dx * dx + dy * dy) * M_PER_E7;
 }
 
 /** Where `walkRoad` got to: the edge it arrived by, the meters, and the edges followed. */
@@ -972,15 +972,7 @@ function splitOfOneName(g: GuidanceGraph, inLabel: number, inBack: number, outAt
 
 /** Meters in a straight line from directed edge `d`'s first node to its last (OSRM's greatCircleDistance
  *  between the nodes of a node-based edge). */
-function chordMeters(g: GuidanceGraph, d: number): number {
-  const pts = g.shapes.pointsE7,
-    geom = d >> 1;
-  const a = g.geomFirst[geom],
-    b = g.geomLast[geom];
-  const dx = (pts[2 * b + 1] - pts[2 * a + 1]) * eastScale(pts[2 * a]),
-    dy = pts[2 * b] - pts[2 * a];
-  return Math.sqrt(dx * dx + dy * dy) * M_PER_E7;
-}
+const chordMeters = (g: GuidanceGraph, d: number): number => metersBetween(g.shapes.pointsE7, g.geomFirst[d >> 1], g.geomLast[d >> 1]);
 
 /** OSRM's MAX_COLLAPSE_DISTANCE of getInstructionForObvious: a turn onto a through street is "straight" only
  *  when the road goes on for twice that before its next node. */
@@ -1344,8 +1336,7 @@ function nextRoadsOf(g: GuidanceGraph, d: number): LaneRoad[] | null {
   for (let hop = 0; hop < NEXT_HOPS; hop++) {
     const w = g.origHead[arriving];
     if (w === undefined || w === NO_HEAD) break;
-    const end = arriving & 1 ? g.geomFirst[arriving >> 1] : g.geomLast[arriving >> 1];
-    roadsAt(g, w, eastScale(g.shapes.pointsE7[2 * end]));
+    roadsAt(g, w, eastScale(g.shapes.pointsE7[2 * endPoint(g, arriving)]));
     let back = -1;
     for (let i = 0; i < roadCount; i++) if (isRoad(i, arriving ^ 1)) back = i;
     if (back < 0) break;
@@ -1848,7 +1839,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           if (isHighway(outKind) && !(outKind & LINK)) emit(make('merge', dev > 0 ? 'slight right' : 'slight left'));
           // Straight only if nearly so and the road goes on for a while (getInstructionForObvious), else
           // getTurnDirection's modifier.
-          else emit(make('turn', outDev < 40 && chordMeters(g, outDir) > THROUGH_STRAIGHT_M ? 'straight' : turnDirection(dev)));
+          else emit(make('turn', outDev < NARROW_TURN_DEG && chordMeters(g, outDir) > THROUGH_STRAIGHT_M ? 'straight' : turnDirection(dev)));
           break decide;
         }
         if (modeChange) {
