@@ -48,13 +48,6 @@ export type DifferenceCause = keyof typeof DIFFERENCE_CAUSES;
 /** The scenarios of GUIDANCE_FILES with rows that differ, `file/scenario` → cause. */
 export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   "fork/Fork on motorway links - don't fork on through": 'ramps',
-  'motorway/Highway Fork with a Link': 'ramps',
-  'motorway/On And Off Ramp Left': 'ramps',
-  'motorway/On And Off Ramp Right': 'ramps',
-  'motorway/Ramp Bifurcations should not be suppressed': 'ramps',
-  'motorway/Ramp Exit Left Curved Right': 'modifiers',
-  'motorway/Ramp Exit Right Curved Left': 'modifiers',
-  'motorway/Ramp Exit with Lower Priority': 'ramps',
   'obvious-turn-discovery/Forking into Tertiary': 'obviousness',
   'obvious-turn-discovery/No turn instruction when turning from unnamed onto unnamed': 'names',
   'ramp/Ferry Onto A Ramp': 'ramps',

@@ -643,6 +643,225 @@ function throughStreet(g: GuidanceGraph, outAt: number, inBack: number): boolean
   return false;
 }
 
+// OSRM's MotorwayHandler (guidance/motorway_handler.cpp): the junctions of motorways (and trunks) with their
+// ramps only, where every road a driver could take goes on within 60° of straight. Its rules decide the
+// step there, before the turns of other roads.
+/** OSRM's IsMotorwayClass: a motorway or trunk, not its link. */
+const motorwayClass = (kind: number): boolean => isHighway(kind) && (kind & LINK) === 0;
+/** OSRM's isRampClass of motorway_handler.cpp: a motorway's or trunk's link, or from a motorway any link. */
+const rampClass = (kind: number, fromMotorway: boolean): boolean => (kind & LINK) !== 0 && (fromMotorway || isHighway(kind));
+/** What `motorwayTurn` decided: not its junction (the other rules decide), nothing to say, or a step
+ *  (`motorwayType`, `motorwayModifier`). */
+const MOTORWAY_NONE = 0,
+  MOTORWAY_SILENT = 1,
+  MOTORWAY_STEP = 2;
+let motorwayType = '',
+  motorwayModifier = '';
+/** The scratch roads in OSRM's order of turn angle (the way back first, then from sharp right round to
+ *  sharp left), and their angles (180 straight on, below it to the right). */
+const angleOrder = new Int32Array(MAX_ROADS);
+const angleOf = new Float64Array(MAX_ROADS);
+
+/** `motorwayTurn`'s step: `type` and `modifier`, MOTORWAY_STEP. */
+function motorwayStep(type: string, modifier: string): number {
+  motorwayType = type;
+  motorwayModifier = modifier;
+  return MOTORWAY_STEP;
+}
+
+/**
+ * The step OSRM's MotorwayHandler gives the road `outAt` of the scratch, arriving on label `inLabel` of kind
+ * `inKind` by road `inBack` (bearing `bearingBefore`); `modeChange` where the travel mode changes onto it.
+ * MOTORWAY_NONE where its canProcess does not take the junction.
+ */
+function motorwayTurn(g: GuidanceGraph, inLabel: number, inKind: number, inBack: number, outAt: number, bearingBefore: number, modeChange: boolean): number {
+  const fromMotorway = motorwayClass(inKind);
+  // (Arriving on neither a motorway nor a ramp, the road arrived by is one of its normal roads: most junctions.)
+  if (outAt < 0 || inBack < 0 || !(fromMotorway || isRamp(inKind))) return MOTORWAY_NONE;
+  // canProcess: no road to take more than 60° off straight, no road but motorways and ramps, and arriving
+  // on a motorway or with one to take.
+  let hasMotorway = false;
+  for (let i = 0; i < roadCount; i++) {
+    const entry = i !== inBack && roadEntry[i] === 1;
+    if (entry && Math.abs(deviation(bearingBefore, roadBearing[i])) > 60) return MOTORWAY_NONE;
+    if (motorwayClass(roadKind[i])) {
+      if (entry) hasMotorway = true;
+    } else if (!rampClass(roadKind[i], fromMotorway)) return MOTORWAY_NONE;
+  }
+  if (!hasMotorway && !fromMotorway) return MOTORWAY_NONE;
+  // The roads by angle, the way back (angle 0) first.
+  let n = 0;
+  angleOrder[n++] = inBack;
+  angleOf[inBack] = 0;
+  for (let i = 0; i < roadCount; i++) {
+    if (i === inBack) continue;
+    const a = angleBetween(bearingBefore, roadBearing[i]);
+    angleOf[i] = a;
+    let j = n;
+    for (; j > 1 && angleOf[angleOrder[j - 1]] > a; j--) angleOrder[j] = angleOrder[j - 1];
+    angleOrder[j] = i;
+    n++;
+  }
+  const entry = (i: number): boolean => i !== inBack && roadEntry[i] === 1;
+  let valid = 0,
+    motorways = 0;
+  for (let k = 1; k < n; k++) {
+    if (!entry(angleOrder[k])) continue;
+    valid++;
+    if (motorwayClass(roadKind[angleOrder[k]])) motorways++;
+  }
+  const outAngle = angleOf[outAt];
+  // The type and direction OSRM's setTurnTypes gave the road, where the handler leaves it so.
+  const basic = (): number => motorwayBasic(g, inKind, inLabel, outAt, fromMotorway);
+  // The fork of the roads `left` and `right` (assignFork: OSRM's two-way fork ends by telling each side a
+  // fork, unless one of them is of low priority).
+  const fork = (left: number, right: number): number => {
+    const lowLeft = lowPriority(roadKind[left]),
+      lowRight = lowPriority(roadKind[right]);
+    if (outAt === left) return lowRight && !lowLeft ? MOTORWAY_SILENT : motorwayStep(lowLeft && !lowRight ? 'turn' : 'fork', 'slight left');
+    if (outAt === right) return lowLeft && !lowRight ? MOTORWAY_SILENT : motorwayStep(lowRight && !lowLeft ? 'turn' : 'fork', 'slight right');
+    return basic();
+  };
+  // The fork of three roads, all to be taken (assignFork's three-way form).
+  const fork3 = (left: number, center: number, right: number): number => {
+    if (entry(left) && entry(center) && entry(right)) {
+      if (outAt === left) return motorwayStep('fork', 'slight left');
+      if (outAt === right) return motorwayStep('fork', 'slight right');
+      if (Math.abs(180 - outAngle) < 3 && !announced(g.shapes, inLabel, roadLabel[center])) return MOTORWAY_SILENT;
+      return motorwayStep('fork', 'straight');
+    }
+    if (entry(left)) return entry(right) ? fork(left, right) : entry(center) ? fork(left, center) : basic();
+    if (entry(right)) return entry(center) ? fork(center, right) : basic();
+    return basic();
+  };
+  // fallback: a motorway merged onto, anything else turned onto, slightly.
+  const fallback = (): number => {
+    if (motorwayClass(roadKind[outAt])) return motorwayStep('merge', outAngle < 180 ? 'slight left' : 'slight right');
+    return motorwayStep('turn', Math.abs(180 - outAngle) < FUZZY_DEG ? 'straight' : outAngle > 180 ? 'slight left' : 'slight right');
+  };
+  const obvious = (through: boolean): number => motorwayObvious(g, inKind, inLabel, outAt, through, fromMotorway, modeChange);
+  if (fromMotorway) {
+    // The road that goes on: the first to be taken under the motorway's name (getContinueAngle), else the
+    // motorway nearest straight on (getMostLikelyContinue).
+    let goesOn = -1;
+    for (let k = 1; k < n && goesOn < 0; k++) {
+      const i = angleOrder[k];
+      if (entry(i) && hasName(g, inLabel) && hasName(g, roadLabel[i]) && sameRoad(g, inLabel, roadLabel[i]) && motorwayClass(roadKind[i])) goesOn = i;
+    }
+    if (goesOn < 0) {
+      let best = 180;
+      for (let k = 0; k < n; k++) {
+        const i = angleOrder[k];
+        if (motorwayClass(roadKind[i]) && Math.abs(180 - angleOf[i]) < best) {
+          best = Math.abs(180 - angleOf[i]);
+          goesOn = i;
+        }
+      }
+    }
+    // The motorway does not go on: a ramp at its end is not told, two or three roads at its end fork.
+    if (goesOn < 0 || goesOn === inBack) {
+      if (n === 2) return MOTORWAY_SILENT;
+      if (n === 3) return entry(angleOrder[1]) && entry(angleOrder[2]) ? fork(angleOrder[2], angleOrder[1]) : MOTORWAY_SILENT;
+      const c1 = roadKind[angleOrder[1]] & (CLASS_MASK | LINK);
+      if (n === 4 && c1 === (roadKind[angleOrder[2]] & (CLASS_MASK | LINK)) && c1 === (roadKind[angleOrder[3]] & (CLASS_MASK | LINK)))
+        return fork3(angleOrder[3], angleOrder[2], angleOrder[1]);
+      return fallback();
+    }
+    // Only ramps to take: where the motorway ends in a ramp, nothing is said.
+    if (motorways === 0) return MOTORWAY_SILENT;
+    if (motorways === 1 || motorways !== valid) {
+      // OSRM asks whether its first road (the sharpest to the right) is a through street, whichever it tells.
+      const through = throughStreet(g, angleOrder[1], inBack);
+      if (n === 2 || outAt === goesOn) return obvious(through);
+      const type = rampClass(roadKind[outAt], true) ? 'off ramp' : 'turn';
+      const goesOnAngle = angleOf[goesOn];
+      if (outAngle < goesOnAngle) return motorwayStep(type, outAngle < 145 ? 'right' : 'slight right');
+      if (outAngle > goesOnAngle) return motorwayStep(type, outAngle > 215 ? 'left' : 'slight left');
+      return obvious(through);
+    }
+    // Two or three motorways to take, and nothing else: a fork.
+    if (motorways === 2 || motorways === 3) {
+      const m: number[] = [];
+      for (let k = 1; k < n; k++) if (entry(angleOrder[k]) && motorwayClass(roadKind[angleOrder[k]])) m.push(angleOrder[k]);
+      return motorways === 2 ? fork(m[1], m[0]) : fork3(m[2], m[1], m[0]);
+    }
+    return fallback();
+  }
+  // From a ramp (fromRamp).
+  if (n === 2 && valid === 1) return obvious(throughStreet(g, angleOrder[1], inBack));
+  if (n === 3) {
+    const first = angleOrder[1],
+      second = angleOrder[2];
+    const sameNames = isNamed(g, roadLabel[first]) && isNamed(g, roadLabel[second]) && !announced(g.shapes, roadLabel[second], roadLabel[first]);
+    if (valid === 1) {
+      // Onto a motorway that goes on through the junction under its name: a merge, from the side the
+      // ramp arrives on.
+      if (entry(first)) {
+        if (outAt !== first) return basic();
+        if (motorwayClass(roadKind[first]) && sameNames)
+          return motorwayStep('merge', Math.abs(180 - outAngle) < 2 * NARROW_TURN_DEG ? 'slight left' : turnDirection(180 - outAngle));
+        return obvious(throughStreet(g, first, inBack));
+      }
+      if (outAt !== second) return basic();
+      if (motorwayClass(roadKind[second]) && sameNames)
+        return motorwayStep('merge', Math.abs(180 - outAngle) < 2 * NARROW_TURN_DEG ? 'slight right' : turnDirection(180 - outAngle));
+      return obvious(throughStreet(g, second, inBack));
+    }
+    if (motorwayClass(roadKind[first]) && motorwayClass(roadKind[second])) return fork(second, first);
+    // A ramp that goes on past a motorway's start.
+    if (motorwayClass(roadKind[first])) return outAt === first ? motorwayStep('turn', 'slight right') : motorwayStep('continue', 'slight left');
+    return fork(second, first);
+  }
+  // A ramp onto a motorway that comes in beside it, with a ramp off it: a merge from the side the motorway
+  // comes from, or the ramp off.
+  if (n === 4) {
+    let passedMotorway = false;
+    for (let k = 0; k < n; k++) {
+      const i = angleOrder[k];
+      if (!entry(i) && motorwayClass(roadKind[i])) passedMotorway = true;
+      else if (i === outAt)
+        return motorwayClass(roadKind[i])
+          ? motorwayStep('merge', passedMotorway ? 'slight right' : 'slight left')
+          : motorwayStep('off ramp', turnDirection(180 - outAngle));
+    }
+  }
+  return fallback();
+}
+
+/** The basic type of a turn onto road `outAt` (findBasicTurnType), with its direction: onto a ramp from no
+ *  ramp it is on (off from a motorway), a continue under the same name, else a turn. */
+function motorwayBasic(g: GuidanceGraph, inKind: number, inLabel: number, outAt: number, fromMotorway: boolean): number {
+  const direction = turnDirection(180 - angleOf[outAt]);
+  if (!isRamp(inKind) && isRamp(roadKind[outAt])) return motorwayStep(fromMotorway ? 'off ramp' : 'on ramp', direction);
+  const label = roadLabel[outAt];
+  return motorwayStep(isNamed(g, inLabel) && isNamed(g, label) && sameRoad(g, inLabel, label) ? 'continue' : 'turn', direction);
+}
+
+/** OSRM's getInstructionForObvious of road `outAt` at a junction of `n` roads (`through`: isThroughStreet). */
+function motorwayObvious(
+  g: GuidanceGraph,
+  inKind: number,
+  inLabel: number,
+  outAt: number,
+  through: boolean,
+  fromMotorway: boolean,
+  modeChange: boolean,
+): number {
+  const angle = angleOf[outAt],
+    direction = turnDirection(180 - angle);
+  const outKind = roadKind[outAt],
+    label = roadLabel[outAt];
+  if (!isRamp(inKind) && isRamp(outKind)) return motorwayStep(fromMotorway ? 'off ramp' : 'on ramp', direction);
+  if (angle === 0) return motorwayStep('continue', 'uturn');
+  if (!sameRoad(g, inLabel, label)) {
+    if (!through) return motorwayStep(modeChange ? 'notification' : 'new name', direction);
+    if (motorwayClass(outKind)) return motorwayStep('merge', angle > 180 ? 'slight right' : 'slight left');
+    if (isRamp(inKind) && isRamp(outKind)) return modeChange ? motorwayStep('notification', direction) : MOTORWAY_SILENT;
+    return motorwayStep('turn', Math.abs(180 - angle) < NARROW_TURN_DEG && chordMeters(g, roadDir[outAt]) > THROUGH_STRAIGHT_M ? 'straight' : direction);
+  }
+  return modeChange ? motorwayStep('notification', direction) : MOTORWAY_SILENT;
+}
+
 // OSRM's sliproads (guidance/sliproad_handler.cpp, SliproadHandler): a short road that leaves a road just
 // before a junction and cuts its corner, joining the road the junction turns onto. OSRM marks the turn onto
 // it a Sliproad, and its collapse (collapse_turns.cpp handleSliproad) tells it with the turn off it: one
@@ -1718,6 +1937,11 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         let allFerries = true;
         for (let i = 0; i < roadCount && allFerries; i++) if (mode(roadDir[i]) !== 'ferry') allFerries = false;
         if (allFerries) break decide;
+      }
+      const motorway = motorwayTurn(g, inLabel, inKind, inBack, outAt, bearingBefore, modeChange);
+      if (motorway !== MOTORWAY_NONE) {
+        if (motorway === MOTORWAY_STEP) emit(make(motorwayType, motorwayModifier));
+        break decide;
       }
       // The other roads a driver could take here; service roads do not make a choice on a public road.
       const lowIn = (inKind & CLASS_MASK) === SERVICE || (inKind & CLASS_MASK) === 0;
