@@ -39,7 +39,8 @@ export const DIFFERENCE_CAUSES = {
     'OSRM weighs road classes and the curvature of the whole road when it decides that a way on is obvious; Waymark the angles and names at the node',
   modifiers:
     "OSRM keeps some modifiers apart that Waymark does not; and where two roads lie exactly as far from a square turn (a grid's symmetry), which of them takes the plain modifier follows the coordinates' last digit",
-  ramps: "OSRM's motorway handler: forks between ramps, merges and ramps joining; Waymark classifies ramps at the node",
+  ramps:
+    "ramps beside OSRM's motorway handler (ported): the modifier its collapse gives the turn off a suppressed ramp junction, a ramp's obviousness at a symmetric fork, a ferry's name onto a ramp",
   roundabouts: "OSRM's roundabout geometry: exits of turbo-roundabouts, which ring is a rotary, bearings of a ring's roads, a ring crossed at one node",
   names: 'one unnamed way onto another round a bend with no other road: OSRM turns, Waymark sees one road going on',
 } as const;

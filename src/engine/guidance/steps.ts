@@ -2061,6 +2061,10 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         // straight onto it (a merge onto a motorway), however slight the bend.
         if (!same && throughStreet(g, outAt, inBack)) {
           if (isHighway(outKind) && !(outKind & LINK)) emit(make('merge', dev > 0 ? 'slight right' : 'slight left'));
+          // From a ramp onto a ramp that goes on through: suppressed (but a change of mode).
+          else if (isRamp(inKind) && isRamp(outKind)) {
+            if (modeChange) emit(make('notification', turnDirection(dev)));
+          }
           // Straight only if nearly so and the road goes on for a while (getInstructionForObvious), else
           // getTurnDirection's modifier.
           else emit(make('turn', outDev < NARROW_TURN_DEG && chordMeters(g, outDir) > THROUGH_STRAIGHT_M ? 'straight' : turnDirection(dev)));
