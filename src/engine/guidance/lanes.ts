@@ -555,3 +555,32 @@ export function turnLanes(
   const match = matchTrivially(roads, data, uturnReversed, taken);
   return match ? { first: match.from, count: match.to - match.from + 1 } : null;
 }
+
+/**
+ * The lanes of the turn onto road `taken` where the road arrived by is a sliproad or the road beside one
+ * (turn_lane_handler.cpp's SLIPROAD scenario and handleSliproadTurn): its own lanes (`masks`), `offset`
+ * lanes further left in the description of both roads' lanes side by side, each indication onto its turn
+ * as they come (no `none` handled, no U-turn added: OSRM decides this scenario before either); null where
+ * they do not match so. The other arguments are turnLanes'.
+ */
+export function sliproadTurnLanes(
+  masks: number[],
+  offset: number,
+  input: LaneRoad[],
+  taken: number,
+  uturnReversed: boolean,
+  sameLanesAhead: boolean,
+): LaneTuple | null {
+  if (input.length <= 1) return null;
+  const roads = input.map(toRoad);
+  if (roads.length === 2 && sameLanesAhead && angularDeviation(roads[1].angle, 180) < FUZZY_DEG) return null;
+  const data = laneData(masks);
+  if (data.length === 0 || (data.length === 1 && data[0].tag === NONE)) return null;
+  for (const d of data) {
+    d.from += offset;
+    d.to += offset;
+  }
+  if (!canMatchTrivially(roads, data)) return null;
+  const match = matchTrivially(roads, data, uturnReversed, taken);
+  return match ? { first: match.from, count: match.to - match.from + 1 } : null;
+}

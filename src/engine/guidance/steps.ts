@@ -15,7 +15,7 @@ import type { LegTrace } from './trace.js';
 import { angleBetween, deviation, reverse } from './bearings.js';
 import { type JunctionRoads, type MergeReads, mergeCarriageways } from './merged-roads.js';
 import { announced } from './names.js';
-import { directionOfAngle, type LaneRoad, laneMasks, turnLanes } from './lanes.js';
+import { directionOfAngle, type LaneRoad, laneMasks, sliproadTurnLanes, turnLanes } from './lanes.js';
 
 /** Road kind bits (map/graphs/profile-ways.ts roadKindOf): class in the low 4 bits. */
 const CLASS_MASK = 15,
@@ -1092,6 +1092,7 @@ function sliproadBeyond(
     } else if (dev < otherDev) otherDev = dev;
   }
   if (onto < 0 || ontoDev > 80 || otherDev - ontoDev < FUZZY_DEG || isRound(roadKind[onto])) return false;
+  if (ontoDev >= WIDE_TURN_DEG && !distinctWide(g, dIn, onto, ontoDev, outDir)) return false;
   if (!sameModes(outDir, roadDir[onto]) || !sameModes(inDir, outDir)) return false;
   atD.save();
   // Four roads at `d`: the crossing road from `c` ends there, and a road off `d` at a sharp angle ends where
@@ -1157,6 +1158,32 @@ function sliproadBeyond(
     if (samePlace(pts, end, crossingEnd) && (atD.bearing[i] - crossingBearing + 540) % 360 < FUZZY_DEG && dev > 120 && dev < 179) return true;
   }
   return false;
+}
+
+/** OSRM's GROUP_ANGLE, from which IsDistinctTurn judges a turn as a wide one. */
+const WIDE_TURN_DEG = 60;
+
+/**
+ * OSRM's IsDistinctWideTurn (intersection_handler.hpp) of road `onto` of the scratch, `ontoDev` (60° or more)
+ * from straight, arriving by `inDir` (its road back `inBack`): no other road (one a driver may not take
+ * too) lies within twice as far from straight, unless it bends and is of a lower class (roadHasLowerClass).
+ */
+function distinctWide(g: GuidanceGraph, inBack: number, onto: number, ontoDev: number, inDir: number): boolean {
+  const before = reverse(roadBearing[inBack]);
+  const inKind = roadKind[inBack],
+    inLanes = lanesOfDir(g, inDir);
+  for (let i = 0; i < roadCount; i++) {
+    if (i === inBack || i === onto) continue;
+    const dev = Math.abs(deviation(before, roadBearing[i]));
+    if (dev > 2 * ontoDev) continue;
+    const lanes = lanesOfDir(g, roadDir[i]);
+    const lower =
+      (strictlyLess(roadKind[i], inKind) && strictlyLess(roadKind[i], roadKind[onto]) && lanes > 0 && lanes + 1 < inLanes) ||
+      (linkTo(roadKind[i], inKind) && linkTo(roadKind[i], roadKind[onto]));
+    if (dev > 20 && lower) continue;
+    return false;
+  }
+  return true;
 }
 
 /**
@@ -1540,6 +1567,82 @@ function priorLanesText(g: GuidanceGraph, inDir: number, prior: PriorPiece): num
   return Math.abs(deviation(reverse(guidedBearing(g, prior.dir ^ 1, kx)), guidedBearing(g, inDir, kx))) > PRIOR_STRAIGHT_DEV ? -1 : text;
 }
 
+/** The roads at the junction before a sliproad's lanes, while `sliproadLanesOf` reads it. */
+const beforeSlip = new RoadsCopy();
+
+/**
+ * Where the road `inDir` (its own lanes `own`) is a sliproad, or the road beside one, at the junction it
+ * leaves (OSRM's SLIPROAD scenario, turn_lane_handler.cpp deduceScenario, and handleSliproadTurn): both
+ * roads' lanes side by side (the sliproad's to its side) and how many lanes to the right of its own they
+ * start; null where not. That junction is findPreviousIntersection's: `inDir` at most 30 m, the road it
+ * came from the one there nearly straight on, drivable towards it. The scratch is left as it was.
+ */
+function sliproadLanesOf(
+  g: GuidanceGraph,
+  inDir: number,
+  own: number,
+  sameModes: (a: number, b: number) => boolean,
+): { masks: number[]; offset: number } | null {
+  if (g.geomCm[inDir >> 1] > PRIOR_LANES_CM) return null;
+  if (!drivable(g, inDir)) return null;
+  const v = edgeTail(g, g.origEdges[g.origFirst[inDir]]);
+  beforeSlip.save();
+  roadsAt(g, v, eastScale(g.shapes.pointsE7[2 * endPoint(g, inDir ^ 1)]));
+  let found: { masks: number[]; offset: number } | null = null;
+  let via = -1;
+  for (let i = 0; i < roadCount; i++) if (roadDir[i] === inDir) via = i;
+  if (via >= 0 && roadCount > 2) {
+    // The road before, nearly straight on behind `inDir`.
+    const back = reverse(roadBearing[via]);
+    let s = -1;
+    for (let i = 0; i < roadCount; i++)
+      if (i !== via && (s < 0 || Math.abs(deviation(back, roadBearing[i])) < Math.abs(deviation(back, roadBearing[s])))) s = i;
+    const prevIn = s >= 0 ? roadDir[s] ^ 1 : -1;
+    if (s >= 0 && Math.abs(deviation(back, roadBearing[s])) <= PRIOR_STRAIGHT_DEV && drivable(g, prevIn)) {
+      // The junction's roads as OSRM orders them, arriving by `prevIn`: the way back first, then by angle.
+      const before = reverse(roadBearing[s]);
+      const order: number[] = [];
+      const angle = (i: number): number => (i === s ? 0 : angleBetween(before, roadBearing[i]));
+      for (let i = 0; i < roadCount; i++) order.push(i);
+      order.sort((a, b) => angle(a) - angle(b));
+      // findPreviousIntersection's road beside a sliproad: the one next to it nearer by angle.
+      const closest = (k: number): number =>
+        k + 1 === order.length
+          ? k - 1
+          : k === 1
+            ? k + 1
+            : Math.abs(deviation(angle(order[k]), angle(order[k - 1]))) < Math.abs(deviation(angle(order[k]), angle(order[k + 1])))
+              ? k - 1
+              : k + 1;
+      let slip = -1,
+        matches = false;
+      for (let k = 1; k < order.length; k++) {
+        const i = order[k];
+        if (!roadEntry[i] || !sliproadFrom(g, prevIn, roadDir[i], sameModes)) continue;
+        if (slip < 0) slip = k;
+        if (order[k] === via || order[closest(k)] === via) matches = true;
+      }
+      if (matches) {
+        const main = order[closest(slip)],
+          road = order[slip];
+        const mainText = labelLanesText(g.shapes, roadLabel[main], (roadDir[main] & 1) === 0),
+          slipText = labelLanesText(g.shapes, roadLabel[road], (roadDir[road] & 1) === 0);
+        const mainMasks = mainText >= 0 ? masksOf(g, mainText) : null,
+          slipMasks = slipText >= 0 ? masksOf(g, slipText) : null;
+        if (mainMasks && slipMasks) {
+          // Lanes are counted from the right: the road on the right side's lanes come first.
+          found =
+            angle(main) > angle(road)
+              ? { masks: [...mainMasks, ...slipMasks], offset: own === mainText ? slipMasks.length : 0 }
+              : { masks: [...slipMasks, ...mainMasks], offset: own === slipText ? mainMasks.length : 0 };
+        }
+      }
+    }
+  }
+  beforeSlip.load();
+  return found;
+}
+
 /** Nodes of only the road on and back `nextRoadsOf` passes at most (OSRM's graph has none: it compresses them). */
 const NEXT_HOPS = 8;
 
@@ -1597,6 +1700,7 @@ function lanesAt(
   type: string,
   modifier: string | undefined,
   prior: PriorPiece,
+  sameModes: (a: number, b: number) => boolean,
 ): StepIntersection['lanes'] {
   // Most roads have no lanes: one look at the label's (OSRM emits none on roundabouts).
   let text = labelLanesText(g.shapes, labelOfDir(g, inDir), (inDir & 1) === 0);
@@ -1605,6 +1709,7 @@ function lanesAt(
   if (text < 0) return undefined;
   const masks = masksOf(g, text);
   if (!masks) return undefined;
+  const slip = own ? sliproadLanesOf(g, inDir, text, sameModes) : null;
   const back = inDir ^ 1;
   const roads: LaneRoad[] = [];
   let uturnReversed = true,
@@ -1630,6 +1735,10 @@ function lanesAt(
   const taken = roads[takenAt];
   // OSRM's order: the way back first, the others from sharp right round to sharp left.
   const sorted = roads.slice().sort((a, b) => a.angle - b.angle);
+  if (slip) {
+    const lanes = sliproadTurnLanes(masks, slip.offset, sorted, sorted.indexOf(taken), uturnReversed, sameAhead);
+    return lanes ? { masks: slip.masks, first: lanes.first, count: lanes.count } : undefined;
+  }
   const lanes = turnLanes(masks, sorted, sorted.indexOf(taken), uturnReversed, sameAhead, own ? (i) => nextRoadsOf(g, sorted[i].dir!) : null);
   return lanes ? { masks, first: lanes.first, count: lanes.count } : undefined;
 }
@@ -1762,7 +1871,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     outLabel = -1;
   const make = (type: string, modifier?: string): RawStep => {
     const x = intersectionOf(at, back, outDir);
-    x.lanes = lanesAt(g, back ^ 1, outDir, tally[BEFORE], type, modifier, prior);
+    x.lanes = lanesAt(g, back ^ 1, outDir, tally[BEFORE], type, modifier, prior, sameModes);
     const step = rawStep(type, modifier, at, lastPoint, Math.round(tally[BEFORE]) % 360, Math.round(tally[AFTER]) % 360, outLabel, x);
     const m = mode(outDir);
     if (m) step.mode = m;
@@ -2151,7 +2260,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       current.crossed++;
       if (passed) {
         const x = intersectionOf(at, inDir ^ 1, outDir);
-        x.lanes = lanesAt(g, inDir, outDir, tally[BEFORE], 'suppressed', undefined, prior);
+        x.lanes = lanesAt(g, inDir, outDir, tally[BEFORE], 'suppressed', undefined, prior, sameModes);
         (current.passed ??= []).push(x);
       }
     }
