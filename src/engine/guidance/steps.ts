@@ -1579,6 +1579,12 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       if (quietName === made) quietName = null;
     } else if (type) emit(make(MANEUVER_TYPES[type], direction));
   };
+  // The last intersection a step passed (where OSRM keeps a suppressed step): the step, the piece arriving
+  // there, and the step's meters and tenths up to it.
+  let crossedBy: RawStep | null = null,
+    crossedK = -1,
+    crossedMeters = 0,
+    crossedTenths = 0;
   // Whether a step is on a segregated road.
   let segregated = false;
   // Whether a step turns onto a sliproad (`sliproadFrom`).
@@ -1615,7 +1621,13 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     if (inLabel === outLabel && outDir !== (inDir ^ 1) && !(modes && modeOf(g, inDir) !== modeOf(g, outDir))) {
       const said = memo && relation < 0 ? saids[k] : UNKNOWN;
       if (said !== UNKNOWN && !current.segregated) {
-        if (said === SILENT_CROSSED) current.crossed++;
+        if (said === SILENT_CROSSED) {
+          current.crossed++;
+          crossedBy = current;
+          crossedK = k;
+          crossedMeters = tally[METERS];
+          crossedTenths = tally[TENTHS];
+        }
         continue;
       }
       if (onlyOnAndBack(g, v, inDir ^ 1, outDir)) {
@@ -1921,10 +1933,37 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
     if (steps.length <= stepsBefore && roadCount > 2) {
       current.crossed++;
+      crossedBy = current;
+      crossedK = k;
+      crossedMeters = tally[METERS];
+      crossedTenths = tally[TENTHS];
       if (passed) {
         const x = intersectionOf(at, inDir ^ 1, outDir);
         x.lanes = lanesAt(g, inDir, outDir, tally[BEFORE], 'suppressed', undefined, prior);
         (current.passed ??= []).push(x);
+      }
+    } else if (
+      steps.length === stepsBefore + 1 &&
+      current.type === 'new name' &&
+      relation < 0 &&
+      !current.sliproad &&
+      !current.segregated &&
+      crossedBy === steps[steps.length - 2] &&
+      crossedBy.meters - crossedMeters < NAME_AFTER_SUPPRESSED_M
+    ) {
+      // A change of name just past an intersection the step before went straight through (OSRM's suppressed
+      // step there): told as a turn there (`nameChangeAfterCrossing`).
+      const was = crossedBy;
+      const pulled = nameChangeAfterCrossing(g, line, trace, k0, crossedK, lastPoint, was, current, passed);
+      if (pulled) {
+        tally[METERS] += was.meters - crossedMeters;
+        tally[TENTHS] += was.tenths - crossedTenths;
+        was.meters = crossedMeters;
+        was.tenths = crossedTenths;
+        was.to = pulled.from;
+        was.crossed--;
+        steps[steps.length - 1] = current = pulled;
+        quietName = null;
       }
     }
   }
@@ -1957,6 +1996,60 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     withEndsOfRoadTold(g, withLanesAnticipated(withTurnsCollapsed(g, sliproads ? withSliproadsCollapsed(g, unsegregated, passed) : unsegregated, passed))),
     passed,
   );
+}
+
+/** Meters within which a change of name after an intersection passed straight is told there (OSRM's
+ *  nameChangeImmediatelyAfterSuppressed: a quarter of MAX_COLLAPSE_DISTANCE). */
+const NAME_AFTER_SUPPRESSED_M = 0.25 * 30;
+
+/**
+ * OSRM's nameChangeImmediatelyAfterSuppressed (collapseTurnInstructions): the new name `named`, just after the
+ * intersection that step `before` passed straight through at piece `kc` (OSRM's suppressed step there), is
+ * told at that intersection, with the turn of both together (its AdjustToCombinedTurnStrategy on a
+ * suppressed step: a continue onto the name before, else a turn). The step that replaces `named`, or null
+ * where OSRM tells it otherwise: the intersection passed other than straight (its suppressed turns' rules
+ * come first), or the turn of both straight (a new name that stays one). Reads the intersection's roads
+ * into the scratch.
+ */
+function nameChangeAfterCrossing(
+  g: GuidanceGraph,
+  line: Int32Array,
+  trace: LegTrace,
+  k0: number,
+  kc: number,
+  lastPoint: number,
+  before: RawStep,
+  named: RawStep,
+  passed: boolean,
+): RawStep | null {
+  const at = trace.end[kc],
+    inDir = trace.dir[kc],
+    outDir = trace.dir[kc + 1];
+  roadsAt(g, trace.node[kc], eastScale(line[2 * at + 1]));
+  let inBack = -1,
+    outAt = -1;
+  for (let i = 0; i < roadCount; i++) {
+    if (isRoad(i, inDir ^ 1)) inBack = i;
+    if (roadDir[i] === outDir) outAt = i;
+  }
+  if (inBack < 0 || outAt < 0) return null;
+  const bearingBefore = reverse(roadBearing[inBack]),
+    bearingAfter = roadBearing[outAt];
+  if (turnDirection(deviation(bearingBefore, bearingAfter)) !== 'straight') return null;
+  const x = intersectionOf(at, inDir ^ 1, outDir);
+  const step = rawStep('turn', undefined, at, lastPoint, Math.round(bearingBefore) % 360, Math.round(bearingAfter) % 360, named.label, x);
+  // (Its meters, under NAME_AFTER_SUPPRESSED_M, are the caller's to give: for findTotalTurnAngle it is short.)
+  const modifier = turnDirection(180 - totalTurnAngle(step, named));
+  if (modifier === 'straight') return null;
+  const prior: PriorPiece = { dir: kc > k0 ? trace.dir[kc - 1] : -1, node: kc > k0 ? trace.node[kc - 1] : -1 };
+  x.lanes = lanesAt(g, inDir, outDir, bearingBefore, 'suppressed', undefined, prior);
+  if (passed) before.passed?.pop();
+  step.type = sameName(g, before.label, named.label) ? 'continue' : 'turn';
+  step.modifier = modifier;
+  if (named.mode) step.mode = named.mode;
+  step.crossed = 1;
+  if (passed) step.passed = [named.intersection];
+  return step;
 }
 
 /**
