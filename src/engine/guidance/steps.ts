@@ -185,6 +185,7 @@ function roadsAt(g: GuidanceGraph, v: number, kx: number): void {
   if (g.rFirst.length <= v + 1) return;
   for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) addRoad(g, g.orig[g.rEdge[i]] ^ 1, false, kx);
   if (viaWayCopy(g, v)) addSplitRoads(g, v, kx);
+  else if (splitForTurns(g, v)) addSplitRoads(g, v, kx, false);
   // The two carriageways of a road, one road (a way in: only then may there be a pair).
   for (let i = 0; i < roadCount; i++) {
     if (roadEntry[i]) continue;
@@ -251,7 +252,7 @@ const tailFrom = (g: GuidanceGraph, e: number, u: number): number => (e >= g.fir
  * found from v's ways: where each way out is left from (the tails of its search edges) and where each way
  * into the node arrives (its head), and so on from every node found.
  */
-function addSplitRoads(g: GuidanceGraph, v: number, kx: number): void {
+function addSplitRoads(g: GuidanceGraph, v: number, kx: number, entry = true): void {
   copyCount = 0;
   addCopy(v);
   for (let k = 0; k < copyCount; k++) {
@@ -268,9 +269,20 @@ function addSplitRoads(g: GuidanceGraph, v: number, kx: number): void {
   }
   for (let k = 1; k < copyCount; k++) {
     const u = copies[k];
-    for (let e = g.firstOut[u]; e < g.firstOut[u + 1]; e++) addRoad(g, g.orig[e], true, kx);
+    for (let e = g.firstOut[u]; e < g.firstOut[u + 1]; e++) addRoad(g, g.orig[e], entry, kx);
     for (let i = g.rFirst[u]; i < g.rFirst[u + 1]; i++) addRoad(g, g.orig[g.rEdge[i]] ^ 1, false, kx);
   }
+}
+
+/** Whether node v is one of the copies a turn restriction through it splits a node into (a way out of it
+ *  is left from more than one search node): OSRM's guidance sees the junction's every road there, those
+ *  the restriction forbids not to be taken. */
+function splitForTurns(g: GuidanceGraph, v: number): boolean {
+  for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) {
+    const out = g.orig[e];
+    if (g.origFirst[out + 1] - g.origFirst[out] > 1) return true;
+  }
+  return false;
 }
 
 function addRoad(g: GuidanceGraph, d: number, entry: boolean, kx: number): void {
@@ -873,6 +885,8 @@ function sliproadBeyond(
     } else if (dev < otherDev) otherDev = dev;
   }
   if (onto < 0 || ontoDev > 80 || otherDev - ontoDev < FUZZY_DEG || isRound(roadKind[onto])) return false;
+  // Past GROUP_ANGLE, OSRM's findObviousTurn takes it only where it is distinct by its angle (IsDistinctWideTurn).
+  if (ontoDev >= GROUP_DEG && !distinctWide(g, onto, dIn, dBefore, kindOf(g, walkIn), lanesOfDir(g, walkIn))) return false;
   if (!sameModes(outDir, roadDir[onto]) || !sameModes(inDir, outDir)) return false;
   atD.save();
   // Four roads at `d`: the crossing road from `c` ends there, and a road off `d` at a sharp angle ends where
@@ -1171,6 +1185,31 @@ function continuingObvious(
       continue;
     if (dev > 20 && linkTo(roadKind[i], inKind) && linkTo(roadKind[i], roadKind[r])) continue;
     if (dev > 2 * rDev) continue;
+    return false;
+  }
+  return true;
+}
+
+/** OSRM's GROUP_ANGLE: the widest bend its findObviousTurn looks at as a narrow one. */
+const GROUP_DEG = 60;
+
+/**
+ * OSRM's IsDistinctWideTurn: road `r` of the scratch, bending GROUP_ANGLE or more from `before` (the bearing
+ * arrived at, on a road of kind `inKind` with `inLanes` lanes; `back` the road arrived by), is distinct where
+ * no other road, whether a driver may take it or not, bends less than twice as much, but for one not straight
+ * on of a lower class with fewer lanes, or a `_link` of both (roadHasLowerClass).
+ */
+function distinctWide(g: GuidanceGraph, r: number, back: number, before: number, inKind: number, inLanes: number): boolean {
+  const rDev = Math.abs(deviation(before, roadBearing[r]));
+  for (let i = 0; i < roadCount; i++) {
+    if (i === r || i === back) continue;
+    const dev = Math.abs(deviation(before, roadBearing[i]));
+    if (dev > 2 * rDev) continue;
+    if (dev > 20) {
+      const lanes = lanesOfDir(g, roadDir[i]);
+      if (strictlyLess(roadKind[i], inKind) && strictlyLess(roadKind[i], roadKind[r]) && lanes > 0 && lanes + 1 < inLanes) continue;
+      if (linkTo(roadKind[i], inKind) && linkTo(roadKind[i], roadKind[r])) continue;
+    }
     return false;
   }
   return true;
@@ -1744,6 +1783,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         straightestAt = -1,
         continuesAt = -1,
         closed = 0,
+        forbidden = 0,
         sideCount = 0,
         near = 0,
         left = 0,
@@ -1783,6 +1823,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         if (onSide) sameSide++;
         if (!roadEntry[i]) {
           closedDev[closed++] = d;
+          if (drivable(g, roadDir[i])) forbidden++;
           continue;
         }
         if (onSide) sideDev[sideCount++] = Math.abs(d);
@@ -1819,7 +1860,17 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         break decide;
       }
       // A bend where the road meets no other: only a change of name is said.
-      if (others === 0) {
+      // Or it meets only roads a turn restriction forbids (`splitForTurns`), from which it is distinct (OSRM's
+      // findObviousTurn: past GROUP_ANGLE by IsDistinctWideTurn, which weighs roads no one may take; within
+      // it IsDistinctNarrowTurn, which skips them within NARROW_TURN_ANGLE and beyond weighs their angle
+      // twice the turn's: on a grid's squares and diagonals a tie, that OSRM's coordinates decide).
+      if (
+        others === 0 ||
+        (others === forbidden &&
+          outAt >= 0 &&
+          inBack >= 0 &&
+          (outDev < GROUP_DEG || distinctWide(g, outAt, inBack, bearingBefore, inKind, lanesOfDir(g, inDir))))
+      ) {
         if (modeChange) emit(make('notification', turnDirection(dev)));
         else if (!same) emit(make('new name', turnDirection(dev)));
         break decide;
