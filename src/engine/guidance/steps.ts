@@ -733,7 +733,7 @@ function walkRoad(g: GuidanceGraph, d: number, hops: number, maxM: number): bool
     roadsAt(g, w, kx);
     // A node split for a turn restriction through it: its copies' roads too (OSRM's graph walker sees the
     // junction's every road, whatever the restrictions; a via-way copy's `roadsAt` has added).
-    if (!viaWayCopy(g, w)) addSplitRoads(g, w, kx);
+    if (!viaWayCopy(g, w) && !splitForTurns(g, w)) addSplitRoads(g, w, kx);
     walkIn = d;
     if (roadCount !== 2) return true;
     let on = -1;
@@ -767,7 +767,7 @@ const atD = new RoadsCopy();
  * the road off `c` at a sharp angle); the triangle `bcd` neither tiny nor too large for the sliproad's class;
  * and the names tell one road: a road at `c` has the name of a road at `d`. The scratch is left as it was.
  */
-function sliproadFrom(g: GuidanceGraph, inDir: number, outDir: number, sameModes: (a: number, b: number) => boolean): boolean {
+function sliproadFrom(g: GuidanceGraph, inDir: number, outDir: number, sameModes: (a: number, b: number) => boolean, fork = false): boolean {
   let inBack = -1,
     outAt = -1;
   for (let i = 0; i < roadCount; i++) {
@@ -790,6 +790,8 @@ function sliproadFrom(g: GuidanceGraph, inDir: number, outDir: number, sameModes
       main = i;
     }
   }
+  // At a fork of two, the branch the other cuts the corner of (OSRM's getObviousIndexWithSliproads).
+  if (fork && roadCount === 3) main = forkMain(g, inBack, outAt, before);
   if (main < 0 || main === outAt) return false;
   const mainLabel = roadLabel[main];
   if ((roadKind[main] & (CLASS_MASK | LINK)) !== (inKind & (CLASS_MASK | LINK)) || !hasName(g, inLabel) || !hasName(g, mainLabel)) return false;
@@ -814,6 +816,70 @@ function sliproadFrom(g: GuidanceGraph, inDir: number, outDir: number, sameModes
   const found = sliproadBeyond(g, inDir, mainDir, mainLabel, outDir, outKind, right, b, pts, sameModes);
   atB.load();
   return found;
+}
+
+/**
+ * OSRM's getObviousIndexWithSliproads at a fork of two (the scratch: three roads, `back` the way in, `out`
+ * a branch, `before` the bearing in): the branch the other is a sliproad off, the one whose next junction
+ * is no sliproad's target (`sliproadTarget`), the right one's looked at first; -1 where neither or both
+ * lead to one, a branch ends or comes back. The scratch is left as it was.
+ */
+function forkMain(g: GuidanceGraph, back: number, out: number, before: number): number {
+  const other = 3 - back - out;
+  const [right, left] = angleBetween(before, roadBearing[out]) < angleBetween(before, roadBearing[other]) ? [out, other] : [other, out];
+  const pts = g.shapes.pointsE7;
+  const b = startPoint(g, roadDir[out]);
+  const rightDir = roadDir[right],
+    leftDir = roadDir[left];
+  atB.save();
+  let main = -1;
+  if (walkRoad(g, rightDir, SLIPROAD_HOPS, Infinity) && roadCount > 1) {
+    const rightTarget = sliproadTarget(walkIn),
+      rightEnd = endPoint(g, walkIn);
+    if (walkRoad(g, leftDir, SLIPROAD_HOPS, Infinity) && roadCount > 1) {
+      const leftTarget = sliproadTarget(walkIn),
+        leftEnd = endPoint(g, walkIn);
+      if (rightTarget && !samePlace(pts, leftEnd, b)) main = left;
+      else if (leftTarget && !samePlace(pts, rightEnd, b)) main = right;
+    }
+  }
+  atB.load();
+  return main;
+}
+
+/** OSRM's canBeTargetOfSliproad of the junction in the scratch, arrived at by directed edge `via`: three
+ *  roads, a driver may take at most one of the two ahead. */
+function sliproadTarget(via: number): boolean {
+  if (roadCount !== 3) return false;
+  let allowed = 0;
+  for (let i = 0; i < roadCount; i++) if (roadEntry[i] && !isRoad(i, via ^ 1)) allowed++;
+  return allowed < 2;
+}
+
+/**
+ * OSRM's SliproadHandler at a fork where the other branch is a sliproad: the step on the route's branch
+ * (`step`, at the scratch's junction, arrived at by `inDir`, leaving by `outDir`) is no fork but the obvious
+ * way on: nothing said going on under the name within 5° of straight, else a continue; onto another name
+ * a new name; onto no name nothing. Whether the step is to be dropped.
+ */
+function forkBesideSliproad(g: GuidanceGraph, step: RawStep, inDir: number, outDir: number, sameModes: (a: number, b: number) => boolean): boolean {
+  let back = -1,
+    out = -1;
+  for (let i = 0; i < roadCount; i++) {
+    if (isRoad(i, inDir ^ 1)) back = i;
+    if (roadDir[i] === outDir) out = i;
+  }
+  if (back < 0 || out < 0 || !roadEntry[3 - back - out]) return false;
+  if (!sliproadFrom(g, inDir, roadDir[3 - back - out], sameModes, true)) return false;
+  const dev = deviation(reverse(roadBearing[back]), roadBearing[out]);
+  const inLabel = labelOfDir(g, inDir);
+  if (isNamed(g, inLabel) && isNamed(g, roadLabel[out]) && sameRoad(g, inLabel, roadLabel[out])) {
+    if (Math.abs(dev) < 5) return true;
+    step.type = 'continue';
+  } else if (isNamed(g, roadLabel[out])) step.type = 'new name';
+  else return true;
+  step.modifier = turnDirection(dev);
+  return false;
 }
 
 /** `sliproadFrom`'s look ahead, from the junction `b` (point index), whose roads it may overwrite. */
@@ -1917,7 +1983,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         }
         break decide;
       }
-      // A road without name or ref continues nothing: unnamed branches fork like any others.
+      // A road without name or ref continues nothing: unnamed branches fork like any others. Nor does a named
+      // road split in two branches that both keep its name, neither obvious (OSRM's handleThreeWayTurn forks
+      // where findObviousTurn finds no way on, its names telling neither branch).
       const named = inLabel >= 0 && (g.shapes.labelName[inLabel] >= 0 || g.shapes.labelRef[inLabel] >= 0);
       // Nor is one beside a straighter road that is obvious (OSRM forks only where findObviousTurn finds none),
       // nor one with a road no one may take among its roads (findFork's only_valid_entries).
@@ -1926,7 +1994,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       // Nor where the mode changes (its findFork: the roads of a fork share the mode arrived in).
       if (
         !modeChange &&
-        !(named && (continues || same)) &&
+        !(named && (continues || same) && !(same && continues && roadCount === 3)) &&
         outDev <= 60 &&
         Math.min(outDev, Math.abs(straightest)) <= 40 &&
         near > 0 &&
@@ -1964,7 +2032,17 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     }
     if (relation >= 0) override(relation, stepsBefore);
     // Onto a sliproad (OSRM's SliproadHandler): the step is told with the turn off it (`withSliproadsCollapsed`).
-    if (steps.length > stepsBefore && roadCount > 2 && sliproadTurn(current) && sliproadFrom(g, inDir, outDir, sameModes)) current.sliproad = sliproads = true;
+    if (steps.length > stepsBefore && roadCount > 2 && sliproadTurn(current)) {
+      const fork = current.type === 'fork' && roadCount === 3;
+      if (sliproadFrom(g, inDir, outDir, sameModes, fork)) current.sliproad = sliproads = true;
+      else if (fork && forkBesideSliproad(g, current, inDir, outDir, sameModes)) {
+        // Nothing said here after all: the node is one the step before passes (counted below).
+        steps.pop();
+        current = steps[steps.length - 1];
+        tally[METERS] += current.meters;
+        tally[TENTHS] += current.tenths;
+      }
+    }
     // Onto a segregated road (a short one between carriageways), or off one: the node's step, or one that
     // says nothing (OSRM's suppressed), for the collapse of the intersection's turns into one
     // (`withSegregatedCollapsed`).
