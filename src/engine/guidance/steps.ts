@@ -1960,6 +1960,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           (motorwayish ? near === 0 : outAt < 0 || !anySimilar(g, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, outDev, choices)) &&
           !(continues && !same && continuingObvious(g, continuesAt, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, choices, inBack))) ||
         goesOn ||
+        // The only way a driver may take, within NARROW_TURN_ANGLE: OSRM's IsDistinctNarrowTurn weighs no road
+        // no one may take there.
+        (choices === 0 && outAt >= 0 && outDev < NARROW_TURN_DEG && !lowOut && !motorwayish) ||
         splitOfOneName(g, inLabel, inBack, outAt, dev);
       if (obvious) {
         // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
