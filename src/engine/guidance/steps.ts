@@ -1281,6 +1281,53 @@ function distinctWide(g: GuidanceGraph, r: number, back: number, before: number,
   return true;
 }
 
+/** The scratch's roads by OSRM's turn angle (`forkRange`): 0 the way back, 180 straight on. */
+const forkOrder = new Int32Array(MAX_ROADS);
+const forkAngle = new Float64Array(MAX_ROADS);
+
+/**
+ * Whether the route's road `out` of the scratch (arrived at by road `back`, at bearing `before`) lies in the
+ * fork OSRM's findFork finds by the geometry: from the road closest to straight on (within NARROW_TURN_ANGLE),
+ * the roads beside it out to the last that is within NARROW_TURN_ANGLE of straight or of the one before
+ * (findOutermostForkCandidate), two or three of them, every one a driver may take, and no other road within
+ * GROUP_ANGLE of the outer ones (separated_at_left_side, separated_at_right_side).
+ */
+function forkRange(out: number, back: number, before: number): boolean {
+  let n = 0;
+  for (let i = 0; i < roadCount; i++) {
+    if (i === back) continue;
+    const a = angleBetween(before, roadBearing[i]);
+    let j = n++;
+    for (; j > 0 && forkAngle[j - 1] > a; j--) {
+      forkAngle[j] = forkAngle[j - 1];
+      forkOrder[j] = forkOrder[j - 1];
+    }
+    forkAngle[j] = a;
+    forkOrder[j] = i;
+  }
+  let straight = -1;
+  for (let k = 0; k < n; k++) if (straight < 0 || Math.abs(forkAngle[k] - 180) < Math.abs(forkAngle[straight] - 180)) straight = k;
+  if (straight < 0 || Math.abs(forkAngle[straight] - 180) > NARROW_TURN_DEG) return false;
+  // isOutermostForkCandidate: the road further out (`b`) bends away from straight and from the one before.
+  const outermost = (a: number, b: number): boolean =>
+    Math.abs(forkAngle[b] - 180) > NARROW_TURN_DEG && (Math.abs(forkAngle[a] - forkAngle[b]) > NARROW_TURN_DEG || Math.abs(forkAngle[a] - 180) > GROUP_DEG);
+  let right = straight,
+    left = straight;
+  while (right > 0 && !outermost(right, right - 1)) right--;
+  while (left < n - 1 && !outermost(left, left + 1)) left++;
+  if (left === right || left - right > 2) return false;
+  // Separated from the roads beside it (the way back at 0° and 360°).
+  const beyondRight = right > 0 ? forkAngle[right - 1] : 0,
+    beyondLeft = left < n - 1 ? forkAngle[left + 1] : 360;
+  if (forkAngle[right] - beyondRight < GROUP_DEG || beyondLeft - forkAngle[left] < GROUP_DEG) return false;
+  let inside = false;
+  for (let k = right; k <= left; k++) {
+    if (!roadEntry[forkOrder[k]]) return false;
+    if (forkOrder[k] === out) inside = true;
+  }
+  return inside;
+}
+
 /** The deviations of the roads at the node being decided that no one may take (ways in only). */
 const closedDev = new Float64Array(MAX_ROADS);
 
@@ -2003,6 +2050,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         near > 0 &&
         !(outDev > 20 && Math.abs(straightest) <= 10) &&
         !closedFork(closed, dev, nearMin, nearMax) &&
+        (outAt < 0 || inBack < 0 || forkRange(outAt, inBack, bearingBefore)) &&
         !(straighter > 0 && !motorwayish && outAt >= 0 && obviousOther(g, straightestAt, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, choices))
       ) {
         // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps of the other.
