@@ -38,12 +38,13 @@ describe.skipIf(!existsSync(TARBALL))("OSRM's guidance feature files", () => {
   });
 
   // 680 / 736 before the bearing, distance and bearings columns were compared; 692 / 753 with them; 719 / 753
-  // with OSRM's sliproads, collapse scenarios and obviousness rules.
-  it('agree on at least 95 % of the compared rows in total (issue 31 asks 85 %), every skipped row with its reason', () => {
+  // with OSRM's sliproads, collapse scenarios and obviousness rules; 733 / 753 with its motorway handler, sliproad
+  // lanes and the roads a turn restriction forbids seen.
+  it('agree on at least 97 % of the compared rows in total (issue 31 asks 85 %), every skipped row with its reason', () => {
     const agree = reports.reduce((a, r) => a + r.agree, 0);
     const compared = reports.reduce((a, r) => a + r.agree + r.disagree, 0);
     expect(compared).toBeGreaterThan(750);
-    expect(agree / compared).toBeGreaterThanOrEqual(0.95);
+    expect(agree / compared).toBeGreaterThanOrEqual(0.97);
     for (const r of reports) for (const row of r.rows.filter((x) => x.status === 'skipped')) expect(row.detail).toMatch(/\w{4}/);
   });
 

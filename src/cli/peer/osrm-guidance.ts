@@ -59,7 +59,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'roundabout/Drive through roundabout': 'roundabouts',
   'roundabout/Linked Roundabouts': 'roundabouts',
   'roundabout/Turboroundabout, Königstein im Taunus': 'roundabouts',
-  'turn/End of road, T-intersection, no obvious turn, only one road allowed': 'junction-model',
   'turn/No turn instruction when turning from unnamed onto unnamed': 'names',
   'turn/Right Turn Assignment Three Conflicting Turns with invalid - 2': 'modifiers',
   'turn/Turn Lane on Splitting up Road': 'junction-model',

@@ -185,6 +185,7 @@ function roadsAt(g: GuidanceGraph, v: number, kx: number): void {
   if (g.rFirst.length <= v + 1) return;
   for (let i = g.rFirst[v]; i < g.rFirst[v + 1]; i++) addRoad(g, g.orig[g.rEdge[i]] ^ 1, false, kx);
   if (viaWayCopy(g, v)) addSplitRoads(g, v, kx);
+  else if (splitForTurns(g, v)) addSplitRoads(g, v, kx, false);
   // The two carriageways of a road, one road (a way in: only then may there be a pair).
   for (let i = 0; i < roadCount; i++) {
     if (roadEntry[i]) continue;
@@ -251,7 +252,7 @@ const tailFrom = (g: GuidanceGraph, e: number, u: number): number => (e >= g.fir
  * found from v's ways: where each way out is left from (the tails of its search edges) and where each way
  * into the node arrives (its head), and so on from every node found.
  */
-function addSplitRoads(g: GuidanceGraph, v: number, kx: number): void {
+function addSplitRoads(g: GuidanceGraph, v: number, kx: number, entry = true): void {
   copyCount = 0;
   addCopy(v);
   for (let k = 0; k < copyCount; k++) {
@@ -268,9 +269,20 @@ function addSplitRoads(g: GuidanceGraph, v: number, kx: number): void {
   }
   for (let k = 1; k < copyCount; k++) {
     const u = copies[k];
-    for (let e = g.firstOut[u]; e < g.firstOut[u + 1]; e++) addRoad(g, g.orig[e], true, kx);
+    for (let e = g.firstOut[u]; e < g.firstOut[u + 1]; e++) addRoad(g, g.orig[e], entry, kx);
     for (let i = g.rFirst[u]; i < g.rFirst[u + 1]; i++) addRoad(g, g.orig[g.rEdge[i]] ^ 1, false, kx);
   }
+}
+
+/** Whether node v is one of the copies a turn restriction through it splits a node into (a way out of it
+ *  is left from more than one search node): OSRM's guidance sees the junction's every road there, those
+ *  the restriction forbids not to be taken. */
+function splitForTurns(g: GuidanceGraph, v: number): boolean {
+  for (let e = g.firstOut[v]; e < g.firstOut[v + 1]; e++) {
+    const out = g.orig[e];
+    if (g.origFirst[out + 1] - g.origFirst[out] > 1) return true;
+  }
+  return false;
 }
 
 function addRoad(g: GuidanceGraph, d: number, entry: boolean, kx: number): void {
@@ -940,7 +952,7 @@ function walkRoad(g: GuidanceGraph, d: number, hops: number, maxM: number): bool
     roadsAt(g, w, kx);
     // A node split for a turn restriction through it: its copies' roads too (OSRM's graph walker sees the
     // junction's every road, whatever the restrictions; a via-way copy's `roadsAt` has added).
-    if (!viaWayCopy(g, w)) addSplitRoads(g, w, kx);
+    if (!viaWayCopy(g, w) && !splitForTurns(g, w)) addSplitRoads(g, w, kx);
     walkIn = d;
     if (roadCount !== 2) return true;
     let on = -1;
@@ -974,7 +986,7 @@ const atD = new RoadsCopy();
  * the road off `c` at a sharp angle); the triangle `bcd` neither tiny nor too large for the sliproad's class;
  * and the names tell one road: a road at `c` has the name of a road at `d`. The scratch is left as it was.
  */
-function sliproadFrom(g: GuidanceGraph, inDir: number, outDir: number, sameModes: (a: number, b: number) => boolean): boolean {
+function sliproadFrom(g: GuidanceGraph, inDir: number, outDir: number, sameModes: (a: number, b: number) => boolean, fork = false): boolean {
   let inBack = -1,
     outAt = -1;
   for (let i = 0; i < roadCount; i++) {
@@ -997,6 +1009,8 @@ function sliproadFrom(g: GuidanceGraph, inDir: number, outDir: number, sameModes
       main = i;
     }
   }
+  // At a fork of two, the branch the other cuts the corner of (OSRM's getObviousIndexWithSliproads).
+  if (fork && roadCount === 3) main = forkMain(g, inBack, outAt, before);
   if (main < 0 || main === outAt) return false;
   const mainLabel = roadLabel[main];
   if ((roadKind[main] & (CLASS_MASK | LINK)) !== (inKind & (CLASS_MASK | LINK)) || !hasName(g, inLabel) || !hasName(g, mainLabel)) return false;
@@ -1021,6 +1035,70 @@ function sliproadFrom(g: GuidanceGraph, inDir: number, outDir: number, sameModes
   const found = sliproadBeyond(g, inDir, mainDir, mainLabel, outDir, outKind, right, b, pts, sameModes);
   atB.load();
   return found;
+}
+
+/**
+ * OSRM's getObviousIndexWithSliproads at a fork of two (the scratch: three roads, `back` the way in, `out`
+ * a branch, `before` the bearing in): the branch the other is a sliproad off, the one whose next junction
+ * is no sliproad's target (`sliproadTarget`), the right one's looked at first; -1 where neither or both
+ * lead to one, a branch ends or comes back. The scratch is left as it was.
+ */
+function forkMain(g: GuidanceGraph, back: number, out: number, before: number): number {
+  const other = 3 - back - out;
+  const [right, left] = angleBetween(before, roadBearing[out]) < angleBetween(before, roadBearing[other]) ? [out, other] : [other, out];
+  const pts = g.shapes.pointsE7;
+  const b = startPoint(g, roadDir[out]);
+  const rightDir = roadDir[right],
+    leftDir = roadDir[left];
+  atB.save();
+  let main = -1;
+  if (walkRoad(g, rightDir, SLIPROAD_HOPS, Infinity) && roadCount > 1) {
+    const rightTarget = sliproadTarget(walkIn),
+      rightEnd = endPoint(g, walkIn);
+    if (walkRoad(g, leftDir, SLIPROAD_HOPS, Infinity) && roadCount > 1) {
+      const leftTarget = sliproadTarget(walkIn),
+        leftEnd = endPoint(g, walkIn);
+      if (rightTarget && !samePlace(pts, leftEnd, b)) main = left;
+      else if (leftTarget && !samePlace(pts, rightEnd, b)) main = right;
+    }
+  }
+  atB.load();
+  return main;
+}
+
+/** OSRM's canBeTargetOfSliproad of the junction in the scratch, arrived at by directed edge `via`: three
+ *  roads, a driver may take at most one of the two ahead. */
+function sliproadTarget(via: number): boolean {
+  if (roadCount !== 3) return false;
+  let allowed = 0;
+  for (let i = 0; i < roadCount; i++) if (roadEntry[i] && !isRoad(i, via ^ 1)) allowed++;
+  return allowed < 2;
+}
+
+/**
+ * OSRM's SliproadHandler at a fork where the other branch is a sliproad: the step on the route's branch
+ * (`step`, at the scratch's junction, arrived at by `inDir`, leaving by `outDir`) is no fork but the obvious
+ * way on: nothing said going on under the name within 5° of straight, else a continue; onto another name
+ * a new name; onto no name nothing. Whether the step is to be dropped.
+ */
+function forkBesideSliproad(g: GuidanceGraph, step: RawStep, inDir: number, outDir: number, sameModes: (a: number, b: number) => boolean): boolean {
+  let back = -1,
+    out = -1;
+  for (let i = 0; i < roadCount; i++) {
+    if (isRoad(i, inDir ^ 1)) back = i;
+    if (roadDir[i] === outDir) out = i;
+  }
+  if (back < 0 || out < 0 || !roadEntry[3 - back - out]) return false;
+  if (!sliproadFrom(g, inDir, roadDir[3 - back - out], sameModes, true)) return false;
+  const dev = deviation(reverse(roadBearing[back]), roadBearing[out]);
+  const inLabel = labelOfDir(g, inDir);
+  if (isNamed(g, inLabel) && isNamed(g, roadLabel[out]) && sameRoad(g, inLabel, roadLabel[out])) {
+    if (Math.abs(dev) < 5) return true;
+    step.type = 'continue';
+  } else if (isNamed(g, roadLabel[out])) step.type = 'new name';
+  else return true;
+  step.modifier = turnDirection(dev);
+  return false;
 }
 
 /** `sliproadFrom`'s look ahead, from the junction `b` (point index), whose roads it may overwrite. */
@@ -1092,7 +1170,8 @@ function sliproadBeyond(
     } else if (dev < otherDev) otherDev = dev;
   }
   if (onto < 0 || ontoDev > 80 || otherDev - ontoDev < FUZZY_DEG || isRound(roadKind[onto])) return false;
-  if (ontoDev >= WIDE_TURN_DEG && !distinctWide(g, dIn, onto, ontoDev, outDir)) return false;
+  // Past GROUP_ANGLE, OSRM's findObviousTurn takes it only where it is distinct by its angle (IsDistinctWideTurn).
+  if (ontoDev >= GROUP_DEG && !distinctWide(g, onto, dIn, dBefore, kindOf(g, walkIn), lanesOfDir(g, walkIn))) return false;
   if (!sameModes(outDir, roadDir[onto]) || !sameModes(inDir, outDir)) return false;
   atD.save();
   // Four roads at `d`: the crossing road from `c` ends there, and a road off `d` at a sharp angle ends where
@@ -1158,32 +1237,6 @@ function sliproadBeyond(
     if (samePlace(pts, end, crossingEnd) && (atD.bearing[i] - crossingBearing + 540) % 360 < FUZZY_DEG && dev > 120 && dev < 179) return true;
   }
   return false;
-}
-
-/** OSRM's GROUP_ANGLE, from which IsDistinctTurn judges a turn as a wide one. */
-const WIDE_TURN_DEG = 60;
-
-/**
- * OSRM's IsDistinctWideTurn (intersection_handler.hpp) of road `onto` of the scratch, `ontoDev` (60° or more)
- * from straight, arriving by `inDir` (its road back `inBack`): no other road (one a driver may not take
- * too) lies within twice as far from straight, unless it bends and is of a lower class (roadHasLowerClass).
- */
-function distinctWide(g: GuidanceGraph, inBack: number, onto: number, ontoDev: number, inDir: number): boolean {
-  const before = reverse(roadBearing[inBack]);
-  const inKind = roadKind[inBack],
-    inLanes = lanesOfDir(g, inDir);
-  for (let i = 0; i < roadCount; i++) {
-    if (i === inBack || i === onto) continue;
-    const dev = Math.abs(deviation(before, roadBearing[i]));
-    if (dev > 2 * ontoDev) continue;
-    const lanes = lanesOfDir(g, roadDir[i]);
-    const lower =
-      (strictlyLess(roadKind[i], inKind) && strictlyLess(roadKind[i], roadKind[onto]) && lanes > 0 && lanes + 1 < inLanes) ||
-      (linkTo(roadKind[i], inKind) && linkTo(roadKind[i], roadKind[onto]));
-    if (dev > 20 && lower) continue;
-    return false;
-  }
-  return true;
 }
 
 /**
@@ -1420,6 +1473,78 @@ function continuingObvious(
     return false;
   }
   return true;
+}
+
+/** OSRM's GROUP_ANGLE: the widest bend its findObviousTurn looks at as a narrow one. */
+const GROUP_DEG = 60;
+
+/**
+ * OSRM's IsDistinctWideTurn: road `r` of the scratch, bending GROUP_ANGLE or more from `before` (the bearing
+ * arrived at, on a road of kind `inKind` with `inLanes` lanes; `back` the road arrived by), is distinct where
+ * no other road, whether a driver may take it or not, bends less than twice as much, but for one not straight
+ * on of a lower class with fewer lanes, or a `_link` of both (roadHasLowerClass).
+ */
+function distinctWide(g: GuidanceGraph, r: number, back: number, before: number, inKind: number, inLanes: number): boolean {
+  const rDev = Math.abs(deviation(before, roadBearing[r]));
+  for (let i = 0; i < roadCount; i++) {
+    if (i === r || i === back) continue;
+    const dev = Math.abs(deviation(before, roadBearing[i]));
+    if (dev > 2 * rDev) continue;
+    if (dev > 20) {
+      const lanes = lanesOfDir(g, roadDir[i]);
+      if (strictlyLess(roadKind[i], inKind) && strictlyLess(roadKind[i], roadKind[r]) && lanes > 0 && lanes + 1 < inLanes) continue;
+      if (linkTo(roadKind[i], inKind) && linkTo(roadKind[i], roadKind[r])) continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+/** The scratch's roads by OSRM's turn angle (`forkRange`): 0 the way back, 180 straight on. */
+const forkOrder = new Int32Array(MAX_ROADS);
+const forkAngle = new Float64Array(MAX_ROADS);
+
+/**
+ * Whether the route's road `out` of the scratch (arrived at by road `back`, at bearing `before`) lies in the
+ * fork OSRM's findFork finds by the geometry: from the road closest to straight on (within NARROW_TURN_ANGLE),
+ * the roads beside it out to the last that is within NARROW_TURN_ANGLE of straight or of the one before
+ * (findOutermostForkCandidate), two or three of them, every one a driver may take, and no other road within
+ * GROUP_ANGLE of the outer ones (separated_at_left_side, separated_at_right_side).
+ */
+function forkRange(out: number, back: number, before: number): boolean {
+  let n = 0;
+  for (let i = 0; i < roadCount; i++) {
+    if (i === back) continue;
+    const a = angleBetween(before, roadBearing[i]);
+    let j = n++;
+    for (; j > 0 && forkAngle[j - 1] > a; j--) {
+      forkAngle[j] = forkAngle[j - 1];
+      forkOrder[j] = forkOrder[j - 1];
+    }
+    forkAngle[j] = a;
+    forkOrder[j] = i;
+  }
+  let straight = -1;
+  for (let k = 0; k < n; k++) if (straight < 0 || Math.abs(forkAngle[k] - 180) < Math.abs(forkAngle[straight] - 180)) straight = k;
+  if (straight < 0 || Math.abs(forkAngle[straight] - 180) > NARROW_TURN_DEG) return false;
+  // isOutermostForkCandidate: the road further out (`b`) bends away from straight and from the one before.
+  const outermost = (a: number, b: number): boolean =>
+    Math.abs(forkAngle[b] - 180) > NARROW_TURN_DEG && (Math.abs(forkAngle[a] - forkAngle[b]) > NARROW_TURN_DEG || Math.abs(forkAngle[a] - 180) > GROUP_DEG);
+  let right = straight,
+    left = straight;
+  while (right > 0 && !outermost(right, right - 1)) right--;
+  while (left < n - 1 && !outermost(left, left + 1)) left++;
+  if (left === right || left - right > 2) return false;
+  // Separated from the roads beside it (the way back at 0° and 360°).
+  const beyondRight = right > 0 ? forkAngle[right - 1] : 0,
+    beyondLeft = left < n - 1 ? forkAngle[left + 1] : 360;
+  if (forkAngle[right] - beyondRight < GROUP_DEG || beyondLeft - forkAngle[left] < GROUP_DEG) return false;
+  let inside = false;
+  for (let k = right; k <= left; k++) {
+    if (!roadEntry[forkOrder[k]]) return false;
+    if (forkOrder[k] === out) inside = true;
+  }
+  return inside;
 }
 
 /** The deviations of the roads at the node being decided that no one may take (ways in only). */
@@ -1907,6 +2032,12 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       if (quietName === made) quietName = null;
     } else if (type) emit(make(MANEUVER_TYPES[type], direction));
   };
+  // The last intersection a step passed (where OSRM keeps a suppressed step): the step, the piece arriving
+  // there, and the step's meters and tenths up to it.
+  let crossedBy: RawStep | null = null,
+    crossedK = -1,
+    crossedMeters = 0,
+    crossedTenths = 0;
   // Whether a step is on a segregated road.
   let segregated = false;
   // Whether a step turns onto a sliproad (`sliproadFrom`).
@@ -1943,7 +2074,13 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     if (inLabel === outLabel && outDir !== (inDir ^ 1) && !(modes && modeOf(g, inDir) !== modeOf(g, outDir))) {
       const said = memo && relation < 0 ? saids[k] : UNKNOWN;
       if (said !== UNKNOWN && !current.segregated) {
-        if (said === SILENT_CROSSED) current.crossed++;
+        if (said === SILENT_CROSSED) {
+          current.crossed++;
+          crossedBy = current;
+          crossedK = k;
+          crossedMeters = tally[METERS];
+          crossedTenths = tally[TENTHS];
+        }
         continue;
       }
       if (onlyOnAndBack(g, v, inDir ^ 1, outDir)) {
@@ -2065,6 +2202,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         straightestAt = -1,
         continuesAt = -1,
         closed = 0,
+        forbidden = 0,
         sideCount = 0,
         near = 0,
         left = 0,
@@ -2104,6 +2242,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         if (onSide) sameSide++;
         if (!roadEntry[i]) {
           closedDev[closed++] = d;
+          if (drivable(g, roadDir[i])) forbidden++;
           continue;
         }
         if (onSide) sideDev[sideCount++] = Math.abs(d);
@@ -2140,7 +2279,17 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         break decide;
       }
       // A bend where the road meets no other: only a change of name is said.
-      if (others === 0) {
+      // Or it meets only roads a turn restriction forbids (`splitForTurns`), from which it is distinct (OSRM's
+      // findObviousTurn: past GROUP_ANGLE by IsDistinctWideTurn, which weighs roads no one may take; within
+      // it IsDistinctNarrowTurn, which skips them within NARROW_TURN_ANGLE and beyond weighs their angle
+      // twice the turn's: on a grid's squares and diagonals a tie, that OSRM's coordinates decide).
+      if (
+        others === 0 ||
+        (others === forbidden &&
+          outAt >= 0 &&
+          inBack >= 0 &&
+          (outDev < GROUP_DEG || distinctWide(g, outAt, inBack, bearingBefore, inKind, lanesOfDir(g, inDir))))
+      ) {
         if (modeChange) emit(make('notification', turnDirection(dev)));
         else if (!same) emit(make('new name', turnDirection(dev)));
         break decide;
@@ -2164,6 +2313,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           (motorwayish ? near === 0 : outAt < 0 || !anySimilar(g, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, outDev, choices)) &&
           !(continues && !same && continuingObvious(g, continuesAt, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, choices, inBack))) ||
         goesOn ||
+        // The only way a driver may take, within NARROW_TURN_ANGLE: OSRM's IsDistinctNarrowTurn weighs no road
+        // no one may take there.
+        (choices === 0 && outAt >= 0 && outDev < NARROW_TURN_DEG && !lowOut && !motorwayish) ||
         splitOfOneName(g, inLabel, inBack, outAt, dev);
       if (obvious) {
         // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
@@ -2191,7 +2343,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         }
         break decide;
       }
-      // A road without name or ref continues nothing: unnamed branches fork like any others.
+      // A road without name or ref continues nothing: unnamed branches fork like any others. Nor does a named
+      // road split in two branches that both keep its name, neither obvious (OSRM's handleThreeWayTurn forks
+      // where findObviousTurn finds no way on, its names telling neither branch).
       const named = inLabel >= 0 && (g.shapes.labelName[inLabel] >= 0 || g.shapes.labelRef[inLabel] >= 0);
       // Nor is one beside a straighter road that is obvious (OSRM forks only where findObviousTurn finds none),
       // nor one with a road no one may take among its roads (findFork's only_valid_entries).
@@ -2200,12 +2354,13 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       // Nor where the mode changes (its findFork: the roads of a fork share the mode arrived in).
       if (
         !modeChange &&
-        !(named && (continues || same)) &&
+        !(named && (continues || same) && !(same && continues && roadCount === 3)) &&
         outDev <= 60 &&
         Math.min(outDev, Math.abs(straightest)) <= 40 &&
         near > 0 &&
         !(outDev > 20 && Math.abs(straightest) <= 10) &&
         !closedFork(closed, dev, nearMin, nearMax) &&
+        (outAt < 0 || inBack < 0 || forkRange(outAt, inBack, bearingBefore)) &&
         !(straighter > 0 && !motorwayish && outAt >= 0 && obviousOther(g, straightestAt, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, choices))
       ) {
         // Two roads ahead, neither clearly straight on: a fork, to the side the route keeps of the other.
@@ -2238,7 +2393,17 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     }
     if (relation >= 0) override(relation, stepsBefore);
     // Onto a sliproad (OSRM's SliproadHandler): the step is told with the turn off it (`withSliproadsCollapsed`).
-    if (steps.length > stepsBefore && roadCount > 2 && sliproadTurn(current) && sliproadFrom(g, inDir, outDir, sameModes)) current.sliproad = sliproads = true;
+    if (steps.length > stepsBefore && roadCount > 2 && sliproadTurn(current)) {
+      const fork = current.type === 'fork' && roadCount === 3;
+      if (sliproadFrom(g, inDir, outDir, sameModes, fork)) current.sliproad = sliproads = true;
+      else if (fork && forkBesideSliproad(g, current, inDir, outDir, sameModes)) {
+        // Nothing said here after all: the node is one the step before passes (counted below).
+        steps.pop();
+        current = steps[steps.length - 1];
+        tally[METERS] += current.meters;
+        tally[TENTHS] += current.tenths;
+      }
+    }
     // Onto a segregated road (a short one between carriageways), or off one: the node's step, or one that
     // says nothing (OSRM's suppressed), for the collapse of the intersection's turns into one
     // (`withSegregatedCollapsed`).
@@ -2258,10 +2423,37 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     // OSRM lists every intersection a step passes; only the feature runner asks for those (`passed`).
     if (steps.length <= stepsBefore && roadCount > 2) {
       current.crossed++;
+      crossedBy = current;
+      crossedK = k;
+      crossedMeters = tally[METERS];
+      crossedTenths = tally[TENTHS];
       if (passed) {
         const x = intersectionOf(at, inDir ^ 1, outDir);
         x.lanes = lanesAt(g, inDir, outDir, tally[BEFORE], 'suppressed', undefined, prior, sameModes);
         (current.passed ??= []).push(x);
+      }
+    } else if (
+      steps.length === stepsBefore + 1 &&
+      current.type === 'new name' &&
+      relation < 0 &&
+      !current.sliproad &&
+      !current.segregated &&
+      crossedBy === steps[steps.length - 2] &&
+      crossedBy.meters - crossedMeters < NAME_AFTER_SUPPRESSED_M
+    ) {
+      // A change of name just past an intersection the step before went straight through (OSRM's suppressed
+      // step there): told as a turn there (`nameChangeAfterCrossing`).
+      const was = crossedBy;
+      const pulled = nameChangeAfterCrossing(g, line, trace, k0, crossedK, lastPoint, was, current, passed);
+      if (pulled) {
+        tally[METERS] += was.meters - crossedMeters;
+        tally[TENTHS] += was.tenths - crossedTenths;
+        was.meters = crossedMeters;
+        was.tenths = crossedTenths;
+        was.to = pulled.from;
+        was.crossed--;
+        steps[steps.length - 1] = current = pulled;
+        quietName = null;
       }
     }
   }
@@ -2294,6 +2486,61 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     withEndsOfRoadTold(g, withLanesAnticipated(withTurnsCollapsed(g, sliproads ? withSliproadsCollapsed(g, unsegregated, passed) : unsegregated, passed))),
     passed,
   );
+}
+
+/** Meters within which a change of name after an intersection passed straight is told there (OSRM's
+ *  nameChangeImmediatelyAfterSuppressed: a quarter of MAX_COLLAPSE_DISTANCE). */
+const NAME_AFTER_SUPPRESSED_M = 0.25 * 30;
+
+/**
+ * OSRM's nameChangeImmediatelyAfterSuppressed (collapseTurnInstructions): the new name `named`, just after the
+ * intersection that step `before` passed straight through at piece `kc` (OSRM's suppressed step there), is
+ * told at that intersection, with the turn of both together (its AdjustToCombinedTurnStrategy on a
+ * suppressed step: a continue onto the name before, else a turn). The step that replaces `named`, or null
+ * where OSRM tells it otherwise: the intersection passed other than straight (its suppressed turns' rules
+ * come first), or the turn of both straight (a new name that stays one). Reads the intersection's roads
+ * into the scratch.
+ */
+function nameChangeAfterCrossing(
+  g: GuidanceGraph,
+  line: Int32Array,
+  trace: LegTrace,
+  k0: number,
+  kc: number,
+  lastPoint: number,
+  before: RawStep,
+  named: RawStep,
+  passed: boolean,
+): RawStep | null {
+  const at = trace.end[kc],
+    inDir = trace.dir[kc],
+    outDir = trace.dir[kc + 1];
+  roadsAt(g, trace.node[kc], eastScale(line[2 * at + 1]));
+  let inBack = -1,
+    outAt = -1;
+  for (let i = 0; i < roadCount; i++) {
+    if (isRoad(i, inDir ^ 1)) inBack = i;
+    if (roadDir[i] === outDir) outAt = i;
+  }
+  if (inBack < 0 || outAt < 0) return null;
+  const bearingBefore = reverse(roadBearing[inBack]),
+    bearingAfter = roadBearing[outAt];
+  if (turnDirection(deviation(bearingBefore, bearingAfter)) !== 'straight') return null;
+  const x = intersectionOf(at, inDir ^ 1, outDir);
+  const step = rawStep('turn', undefined, at, lastPoint, Math.round(bearingBefore) % 360, Math.round(bearingAfter) % 360, named.label, x);
+  // (Its meters, under NAME_AFTER_SUPPRESSED_M, are the caller's to give: for findTotalTurnAngle it is short.)
+  const modifier = turnDirection(180 - totalTurnAngle(step, named));
+  if (modifier === 'straight') return null;
+  const prior: PriorPiece = { dir: kc > k0 ? trace.dir[kc - 1] : -1, node: kc > k0 ? trace.node[kc - 1] : -1 };
+  const sameModes = (a: number, b: number): boolean => !hasModes(g) || modeOf(g, a) === modeOf(g, b);
+  x.lanes = lanesAt(g, inDir, outDir, bearingBefore, 'suppressed', undefined, prior, sameModes);
+  if (passed) before.passed?.pop();
+  step.type = sameName(g, before.label, named.label) ? 'continue' : 'turn';
+  step.modifier = modifier;
+  if (named.mode) step.mode = named.mode;
+  step.crossed = 1;
+  if (passed) step.passed = [named.intersection];
+  return step;
 }
 
 /**
