@@ -107,6 +107,16 @@ const roadAlias = new Int32Array(MAX_ROADS);
 let roadCount = 0;
 /** Whether road i of the scratch is directed geometry d leaving the node, or stands for it. */
 const isRoad = (i: number, d: number): boolean => roadDir[i] === d || roadAlias[i] === d;
+/** The scratch's road arrived by on `inDir` and the one taken, `outDir`, as `locate` found them (-1: not there). */
+let locatedBack = -1,
+  locatedOut = -1;
+function locate(inDir: number, outDir: number): void {
+  locatedBack = locatedOut = -1;
+  for (let i = 0; i < roadCount; i++) {
+    if (isRoad(i, inDir ^ 1)) locatedBack = i;
+    if (roadDir[i] === outDir) locatedOut = i;
+  }
+}
 
 /** Degrees clockwise from north from point a to point b of `pts` (lat, lon pairs in 1e-7°), on a plane
  *  whose east-west scale `kx` is the cosine of a's latitude. */
@@ -987,12 +997,9 @@ const atD = new RoadsCopy();
  * and the names tell one road: a road at `c` has the name of a road at `d`. The scratch is left as it was.
  */
 function sliproadFrom(g: GuidanceGraph, inDir: number, outDir: number, sameModes: (a: number, b: number) => boolean, fork = false): boolean {
-  let inBack = -1,
-    outAt = -1;
-  for (let i = 0; i < roadCount; i++) {
-    if (isRoad(i, inDir ^ 1)) inBack = i;
-    if (roadDir[i] === outDir) outAt = i;
-  }
+  locate(inDir, outDir);
+  const inBack = locatedBack,
+    outAt = locatedOut;
   if (inBack < 0 || outAt < 0) return false;
   const before = reverse(roadBearing[inBack]);
   const inLabel = labelOfDir(g, inDir),
@@ -2095,12 +2102,9 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     // biome-ignore lint/suspicious/noConfusingLabels: one labelled block per node, left where its step is decided
     decide: {
       back = inDir ^ 1;
-      let inBack = -1,
-        outAt = -1;
-      for (let i = 0; i < roadCount; i++) {
-        if (isRoad(i, back)) inBack = i;
-        if (roadDir[i] === outDir) outAt = i;
-      }
+      locate(inDir, outDir);
+      const inBack = locatedBack,
+        outAt = locatedOut;
       const bearingBefore = (tally[BEFORE] = inBack >= 0 ? reverse(roadBearing[inBack]) : lineBearing(Math.max(first, at - 1), at));
       const bearingAfter = (tally[AFTER] = outAt >= 0 ? roadBearing[outAt] : lineBearing(at, Math.min(lastPoint, at + 1)));
       const dev = deviation(bearingBefore, bearingAfter);
@@ -2516,12 +2520,9 @@ function nameChangeAfterCrossing(
     inDir = trace.dir[kc],
     outDir = trace.dir[kc + 1];
   roadsAt(g, trace.node[kc], eastScale(line[2 * at + 1]));
-  let inBack = -1,
-    outAt = -1;
-  for (let i = 0; i < roadCount; i++) {
-    if (isRoad(i, inDir ^ 1)) inBack = i;
-    if (roadDir[i] === outDir) outAt = i;
-  }
+  locate(inDir, outDir);
+  const inBack = locatedBack,
+    outAt = locatedOut;
   if (inBack < 0 || outAt < 0) return null;
   const bearingBefore = reverse(roadBearing[inBack]),
     bearingAfter = roadBearing[outAt];
