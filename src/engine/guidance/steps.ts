@@ -1089,12 +1089,9 @@ function sliproadTarget(via: number): boolean {
  * a new name; onto no name nothing. Whether the step is to be dropped.
  */
 function forkBesideSliproad(g: GuidanceGraph, step: RawStep, inDir: number, outDir: number, sameModes: (a: number, b: number) => boolean): boolean {
-  let back = -1,
-    out = -1;
-  for (let i = 0; i < roadCount; i++) {
-    if (isRoad(i, inDir ^ 1)) back = i;
-    if (roadDir[i] === outDir) out = i;
-  }
+  locate(inDir, outDir);
+  const back = locatedBack,
+    out = locatedOut;
   if (back < 0 || out < 0 || !roadEntry[3 - back - out]) return false;
   if (!sliproadFrom(g, inDir, roadDir[3 - back - out], sameModes, true)) return false;
   const dev = deviation(reverse(roadBearing[back]), roadBearing[out]);
