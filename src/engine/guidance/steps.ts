@@ -2353,9 +2353,23 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       // A road straight on between the two is no fork (OSRM's high-degree junctions): a turn off it. Nor are
       // two roads that both bend away by more than NARROW_TURN_ANGLE (OSRM's findFork).
       // Nor where the mode changes (its findFork: the roads of a fork share the mode arrived in).
+      // The branch that keeps the name is the way on, no fork; but at a junction of three roads, the two
+      // branches of one class and neither of low priority, only where it is obvious by its angle too
+      // (findObviousTurn, `continuingObvious`): OSRM forks at Monaco's Rond-Point Sainte-Dévote, where
+      // Boulevard Albert 1er goes on 15° to one side and the route 15° to the other (steps-vs-osrm, h65).
+      const other = roadCount === 3 && outAt >= 0 && inBack >= 0 ? 3 - inBack - outAt : -1;
+      const nameGoesOn =
+        named &&
+        (continues || same) &&
+        !(same && continues && roadCount === 3) &&
+        (other < 0 ||
+          lowOut ||
+          lowPriority(roadKind[other]) ||
+          (roadKind[other] & CLASS_MASK) !== (outKind & CLASS_MASK) ||
+          continuingObvious(g, continues ? continuesAt : outAt, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, choices, inBack));
       if (
         !modeChange &&
-        !(named && (continues || same) && !(same && continues && roadCount === 3)) &&
+        !nameGoesOn &&
         outDev <= 60 &&
         Math.min(outDev, Math.abs(straightest)) <= 40 &&
         near > 0 &&
