@@ -1,5 +1,5 @@
 // Bearings at a junction (degrees clockwise from north), as turn guidance compares them: the way back,
-// the deviation from straight on, and OSRM's turn angle. Shared by the steps and the carriageway merge.
+// the deviation from straight on, and OSRM's turn angle. Shared by the steps, the lanes and the carriageway merge.
 
 /** (b + 180) % 360 without the remainder's call for a bearing in [0, 360] (taking 360 off is exact there). */
 export const reverse = (b: number): number => {
@@ -25,3 +25,8 @@ export const angleBetween = (before: number, after: number): number => {
   const a = 180 - deviation(before, after);
   return a < 0 ? a + 360 : a;
 };
+
+/** OSRM's FUZZY_ANGLE_DIFFERENCE: roads whose bearings differ by less are the same way. */
+export const FUZZY_DEG = 25;
+/** OSRM's GROUP_ANGLE: the widest bend its turn rules still take as close to straight on. */
+export const GROUP_DEG = 60;

@@ -7,6 +7,7 @@
 // not followed: there the intersection gets no lanes, as OSRM gives none where its handler does not match
 // (lanes anticipated over several turns are steps.ts', lane_processing.cpp). Lanes are counted as OSRM
 // counts them, from the right (lane 0).
+import { FUZZY_DEG } from './bearings.js';
 
 /** OSRM's lane indications, the bit of each in a lane's mask (TurnLaneType), as the reply names them. */
 export const LANE_INDICATIONS = [
@@ -73,8 +74,6 @@ const TAG_BY_MODIFIER = [UTURN, SHARP_RIGHT, RIGHT, SLIGHT_RIGHT, STRAIGHT, SLIG
 const IDEAL_ANGLES = [0, 35, 90, 135, 180, 225, 270, 315];
 /** The order of indications from right to left (turn_lane_data.cpp's operator<). */
 const RIGHT_TO_LEFT = [SHARP_RIGHT, RIGHT, SLIGHT_RIGHT, STRAIGHT, SLIGHT_LEFT, LEFT, SHARP_LEFT, UTURN];
-/** OSRM's FUZZY_ANGLE_DIFFERENCE. */
-const FUZZY_DEG = 25;
 
 /**
  * A lane string's lanes, left to right, each a mask of LANE_INDICATIONS (an empty lane is `none`); null

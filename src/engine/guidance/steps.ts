@@ -12,7 +12,7 @@ import { EXCLUDE_BIT, PUSHED_BACKWARD, PUSHED_FORWARD } from '../../map/graphs/p
 import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS, guideLabel, guideLanes, M_PER_E7 } from '../../map/graphs/road-guide.js';
 import { MANEUVER_HEAD, MANEUVER_MODIFIERS, MANEUVER_SUPPRESS, MANEUVER_TYPES } from '../../map/graphs/maneuvers.js';
 import type { LegTrace } from './trace.js';
-import { angleBetween, deviation, reverse } from './bearings.js';
+import { angleBetween, deviation, FUZZY_DEG, GROUP_DEG, reverse } from './bearings.js';
 import { type JunctionRoads, type MergeReads, mergeCarriageways } from './merged-roads.js';
 import { announced } from './names.js';
 import { directionOfAngle, type LaneRoad, laneMasks, sliproadTurnLanes, turnLanes } from './lanes.js';
@@ -185,6 +185,8 @@ export function hasModes(g: GuidanceGraph): boolean {
   }
   return any;
 }
+/** Whether directed edges `a` and `b` are travelled in the same mode (always, on a map without modes). */
+const sameModes = (g: GuidanceGraph, a: number, b: number): boolean => !hasModes(g) || modeOf(g, a) === modeOf(g, b);
 const kindOfLabel = (g: GuidanceGraph, label: number): number => (label < 0 ? 0 : g.shapes.labelKind[label]);
 
 /** Collects the roads at node v, whose east-west scale is `kx`, into the scratch: every way out (entry) and
@@ -890,8 +892,6 @@ function motorwayObvious(
 // "turn right" onto the road joined, where the sliproad leaves (`withSliproadsCollapsed`).
 /** The longest way to the junction cut, and the side of the largest triangle, meters (MAX_SLIPROAD_THRESHOLD). */
 const MAX_SLIPROAD_M = 250;
-/** Roads whose bearings differ by less than this are the same way (OSRM's FUZZY_ANGLE_DIFFERENCE). */
-const FUZZY_DEG = 25;
 /** Nodes a sliproad is followed through to the junction it ends at (its IntersectionFinderAccumulator's). */
 const SLIPROAD_HOPS = 10;
 
@@ -987,6 +987,25 @@ const atB = new RoadsCopy();
 const atC = new RoadsCopy();
 const atD = new RoadsCopy();
 
+/** The scratch's road a driver may take nearest straight on from `before` (`back` the road arrived by), its
+ *  deviation and that of the next nearest, as `straightestEntry` found them (-1 and 360: none). */
+let straightAt = -1,
+  straightDev = 360,
+  nextStraightDev = 360;
+function straightestEntry(back: number, before: number): void {
+  straightAt = -1;
+  straightDev = nextStraightDev = 360;
+  for (let i = 0; i < roadCount; i++) {
+    if (i === back || !roadEntry[i]) continue;
+    const dev = Math.abs(deviation(before, roadBearing[i]));
+    if (dev < straightDev) {
+      nextStraightDev = straightDev;
+      straightDev = dev;
+      straightAt = i;
+    } else if (dev < nextStraightDev) nextStraightDev = dev;
+  }
+}
+
 /**
  * Whether the route, arriving at a junction (`b`, its roads in the scratch) by directed edge `inDir` and
  * leaving by `outDir`, takes a sliproad there, as OSRM's SliproadHandler finds one: the road arrived by goes
@@ -996,7 +1015,7 @@ const atD = new RoadsCopy();
  * the road off `c` at a sharp angle); the triangle `bcd` neither tiny nor too large for the sliproad's class;
  * and the names tell one road: a road at `c` has the name of a road at `d`. The scratch is left as it was.
  */
-function sliproadFrom(g: GuidanceGraph, inDir: number, outDir: number, sameModes: (a: number, b: number) => boolean, fork = false): boolean {
+function sliproadFrom(g: GuidanceGraph, inDir: number, outDir: number, fork = false): boolean {
   locate(inDir, outDir);
   const inBack = locatedBack,
     outAt = locatedOut;
@@ -1006,22 +1025,14 @@ function sliproadFrom(g: GuidanceGraph, inDir: number, outDir: number, sameModes
     inKind = kindOfLabel(g, inLabel);
   // The main road: the obvious way on, the road arrived by going on (OSRM's roadContinues: same class, mode
   // and name, a name there is).
-  let main = -1,
-    straightest = 360;
-  for (let i = 0; i < roadCount; i++) {
-    if (i === inBack || !roadEntry[i]) continue;
-    const dev = Math.abs(deviation(before, roadBearing[i]));
-    if (dev < straightest) {
-      straightest = dev;
-      main = i;
-    }
-  }
+  straightestEntry(inBack, before);
+  let main = straightAt;
   // At a fork of two, the branch the other cuts the corner of (OSRM's getObviousIndexWithSliproads).
   if (fork && roadCount === 3) main = forkMain(g, inBack, outAt, before);
   if (main < 0 || main === outAt) return false;
   const mainLabel = roadLabel[main];
   if ((roadKind[main] & (CLASS_MASK | LINK)) !== (inKind & (CLASS_MASK | LINK)) || !hasName(g, inLabel) || !hasName(g, mainLabel)) return false;
-  if (!sameRoad(g, inLabel, mainLabel) || !sameModes(inDir, roadDir[main])) return false;
+  if (!sameRoad(g, inLabel, mainLabel) || !sameModes(g, inDir, roadDir[main])) return false;
   // The sliproad, next to it (no road between them), narrow, no ring, no service road.
   const outKind = roadKind[outAt];
   const mainAngle = angleBetween(before, roadBearing[main]),
@@ -1039,7 +1050,7 @@ function sliproadFrom(g: GuidanceGraph, inDir: number, outDir: number, sameModes
   const b = startPoint(g, outDir);
   const mainDir = roadDir[main];
   atB.save();
-  const found = sliproadBeyond(g, inDir, mainDir, mainLabel, outDir, outKind, right, b, pts, sameModes);
+  const found = sliproadBeyond(g, inDir, mainDir, mainLabel, outDir, outKind, right, b, pts);
   atB.load();
   return found;
 }
@@ -1088,12 +1099,12 @@ function sliproadTarget(via: number): boolean {
  * way on: nothing said going on under the name within 5° of straight, else a continue; onto another name
  * a new name; onto no name nothing. Whether the step is to be dropped.
  */
-function forkBesideSliproad(g: GuidanceGraph, step: RawStep, inDir: number, outDir: number, sameModes: (a: number, b: number) => boolean): boolean {
+function forkBesideSliproad(g: GuidanceGraph, step: RawStep, inDir: number, outDir: number): boolean {
   locate(inDir, outDir);
   const back = locatedBack,
     out = locatedOut;
   if (back < 0 || out < 0 || !roadEntry[3 - back - out]) return false;
-  if (!sliproadFrom(g, inDir, roadDir[3 - back - out], sameModes, true)) return false;
+  if (!sliproadFrom(g, inDir, roadDir[3 - back - out], true)) return false;
   const dev = deviation(reverse(roadBearing[back]), roadBearing[out]);
   const inLabel = labelOfDir(g, inDir);
   if (isNamed(g, inLabel) && isNamed(g, roadLabel[out]) && sameRoad(g, inLabel, roadLabel[out])) {
@@ -1116,7 +1127,6 @@ function sliproadBeyond(
   right: boolean,
   b: number,
   pts: Int32Array,
-  sameModes: (a: number, b: number) => boolean,
 ): boolean {
   // The junction cut (`c`), close enough along the main road (for its class).
   if (!walkRoad(g, mainDir, 1 << 10, sliproadMeters(kindOfLabel(g, mainLabel)))) return false;
@@ -1161,22 +1171,14 @@ function sliproadBeyond(
   if (samePlace(pts, b, d) || samePlace(pts, c, d)) return false;
   const dBefore = reverse(roadBearing[dIn]);
   // Its way on obvious (the only one, or straighter than the others by FUZZY_DEG) and narrow, no ring.
-  let onto = -1,
-    ontoDev = 360,
-    otherDev = 360;
-  for (let i = 0; i < roadCount; i++) {
-    if (i === dIn || !roadEntry[i]) continue;
-    const dev = Math.abs(deviation(dBefore, roadBearing[i]));
-    if (dev < ontoDev) {
-      otherDev = ontoDev;
-      ontoDev = dev;
-      onto = i;
-    } else if (dev < otherDev) otherDev = dev;
-  }
+  straightestEntry(dIn, dBefore);
+  const onto = straightAt,
+    ontoDev = straightDev,
+    otherDev = nextStraightDev;
   if (onto < 0 || ontoDev > 80 || otherDev - ontoDev < FUZZY_DEG || isRound(roadKind[onto])) return false;
   // Past GROUP_ANGLE, OSRM's findObviousTurn takes it only where it is distinct by its angle (IsDistinctWideTurn).
   if (ontoDev >= GROUP_DEG && !distinctWide(g, onto, dIn, dBefore, kindOf(g, walkIn), lanesOfDir(g, walkIn))) return false;
-  if (!sameModes(outDir, roadDir[onto]) || !sameModes(inDir, outDir)) return false;
+  if (!sameModes(g, outDir, roadDir[onto]) || !sameModes(g, inDir, outDir)) return false;
   atD.save();
   // Four roads at `d`: the crossing road from `c` ends there, and a road off `d` at a sharp angle ends where
   // the road next to it at `c` does.
@@ -1479,9 +1481,6 @@ function continuingObvious(
   return true;
 }
 
-/** OSRM's GROUP_ANGLE: the widest bend its findObviousTurn looks at as a narrow one. */
-const GROUP_DEG = 60;
-
 /**
  * OSRM's IsDistinctWideTurn: road `r` of the scratch, bending GROUP_ANGLE or more from `before` (the bearing
  * arrived at, on a road of kind `inKind` with `inLanes` lanes; `back` the road arrived by), is distinct where
@@ -1678,8 +1677,6 @@ interface PriorPiece {
 /** OSRM's COMBINE_DISTANCE_CUTOFF: centimeters within which the road before a junction's road lends it its
  *  lanes (findPreviousIntersection). */
 const PRIOR_LANES_CM = 3000;
-/** OSRM's GROUP_ANGLE: the road on must lie within this of straight on from the road before. */
-const PRIOR_STRAIGHT_DEV = 60;
 
 /**
  * The lanes (labelLanesText) of the road before `inDir` where OSRM's turn lane handler takes them for a
@@ -1693,7 +1690,7 @@ function priorLanesText(g: GuidanceGraph, inDir: number, prior: PriorPiece): num
   if (text < 0) return -1;
   if (!onlyOnAndBack(g, prior.node, prior.dir ^ 1, inDir)) return -1;
   const kx = eastScale(g.shapes.pointsE7[2 * (inDir & 1 ? g.geomLast[inDir >> 1] : g.geomFirst[inDir >> 1])]);
-  return Math.abs(deviation(reverse(guidedBearing(g, prior.dir ^ 1, kx)), guidedBearing(g, inDir, kx))) > PRIOR_STRAIGHT_DEV ? -1 : text;
+  return Math.abs(deviation(reverse(guidedBearing(g, prior.dir ^ 1, kx)), guidedBearing(g, inDir, kx))) > GROUP_DEG ? -1 : text;
 }
 
 /** The roads at the junction before a sliproad's lanes, while `sliproadLanesOf` reads it. */
@@ -1706,12 +1703,7 @@ const beforeSlip = new RoadsCopy();
  * start; null where not. That junction is findPreviousIntersection's: `inDir` at most 30 m, the road it
  * came from the one there nearly straight on, drivable towards it. The scratch is left as it was.
  */
-function sliproadLanesOf(
-  g: GuidanceGraph,
-  inDir: number,
-  own: number,
-  sameModes: (a: number, b: number) => boolean,
-): { masks: number[]; offset: number } | null {
+function sliproadLanesOf(g: GuidanceGraph, inDir: number, own: number): { masks: number[]; offset: number } | null {
   if (g.geomCm[inDir >> 1] > PRIOR_LANES_CM) return null;
   if (!drivable(g, inDir)) return null;
   const v = edgeTail(g, g.origEdges[g.origFirst[inDir]]);
@@ -1727,7 +1719,7 @@ function sliproadLanesOf(
     for (let i = 0; i < roadCount; i++)
       if (i !== via && (s < 0 || Math.abs(deviation(back, roadBearing[i])) < Math.abs(deviation(back, roadBearing[s])))) s = i;
     const prevIn = s >= 0 ? roadDir[s] ^ 1 : -1;
-    if (s >= 0 && Math.abs(deviation(back, roadBearing[s])) <= PRIOR_STRAIGHT_DEV && drivable(g, prevIn)) {
+    if (s >= 0 && Math.abs(deviation(back, roadBearing[s])) <= GROUP_DEG && drivable(g, prevIn)) {
       // The junction's roads as OSRM orders them, arriving by `prevIn`: the way back first, then by angle.
       const before = reverse(roadBearing[s]);
       const order: number[] = [];
@@ -1747,7 +1739,7 @@ function sliproadLanesOf(
         matches = false;
       for (let k = 1; k < order.length; k++) {
         const i = order[k];
-        if (!roadEntry[i] || !sliproadFrom(g, prevIn, roadDir[i], sameModes)) continue;
+        if (!roadEntry[i] || !sliproadFrom(g, prevIn, roadDir[i])) continue;
         if (slip < 0) slip = k;
         if (order[k] === via || order[closest(k)] === via) matches = true;
       }
@@ -1829,7 +1821,6 @@ function lanesAt(
   type: string,
   modifier: string | undefined,
   prior: PriorPiece,
-  sameModes: (a: number, b: number) => boolean,
 ): StepIntersection['lanes'] {
   // Most roads have no lanes: one look at the label's (OSRM emits none on roundabouts).
   let text = labelLanesText(g.shapes, labelOfDir(g, inDir), (inDir & 1) === 0);
@@ -1838,7 +1829,7 @@ function lanesAt(
   if (text < 0) return undefined;
   const masks = masksOf(g, text);
   if (!masks) return undefined;
-  const slip = own ? sliproadLanesOf(g, inDir, text, sameModes) : null;
+  const slip = own ? sliproadLanesOf(g, inDir, text) : null;
   const back = inDir ^ 1;
   const roads: LaneRoad[] = [];
   let uturnReversed = true,
@@ -2000,7 +1991,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     outLabel = -1;
   const make = (type: string, modifier?: string): RawStep => {
     const x = intersectionOf(at, back, outDir);
-    x.lanes = lanesAt(g, back ^ 1, outDir, tally[BEFORE], type, modifier, prior, sameModes);
+    x.lanes = lanesAt(g, back ^ 1, outDir, tally[BEFORE], type, modifier, prior);
     const step = rawStep(type, modifier, at, lastPoint, Math.round(tally[BEFORE]) % 360, Math.round(tally[AFTER]) % 360, outLabel, x);
     const m = mode(outDir);
     if (m) step.mode = m;
@@ -2046,7 +2037,6 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   let segregated = false;
   // Whether a step turns onto a sliproad (`sliproadFrom`).
   let sliproads = false;
-  const sameModes = (a: number, b: number): boolean => !modes || modeOf(g, a) === modeOf(g, b);
   // Each piece's label and what the table remembers of going on from it, read in loops of their own before
   // the pieces are walked: reads far apart in memory, whose waits then overlap (the walk's own reads wait
   // one after another). The table may learn more during the walk: what was read is still so.
@@ -2410,8 +2400,8 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     // Onto a sliproad (OSRM's SliproadHandler): the step is told with the turn off it (`withSliproadsCollapsed`).
     if (steps.length > stepsBefore && roadCount > 2 && sliproadTurn(current)) {
       const fork = current.type === 'fork' && roadCount === 3;
-      if (sliproadFrom(g, inDir, outDir, sameModes, fork)) current.sliproad = sliproads = true;
-      else if (fork && forkBesideSliproad(g, current, inDir, outDir, sameModes)) {
+      if (sliproadFrom(g, inDir, outDir, fork)) current.sliproad = sliproads = true;
+      else if (fork && forkBesideSliproad(g, current, inDir, outDir)) {
         // Nothing said here after all: the node is one the step before passes (counted below).
         steps.pop();
         current = steps[steps.length - 1];
@@ -2444,7 +2434,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       crossedTenths = tally[TENTHS];
       if (passed) {
         const x = intersectionOf(at, inDir ^ 1, outDir);
-        x.lanes = lanesAt(g, inDir, outDir, tally[BEFORE], 'suppressed', undefined, prior, sameModes);
+        x.lanes = lanesAt(g, inDir, outDir, tally[BEFORE], 'suppressed', undefined, prior);
         (current.passed ??= []).push(x);
       }
     } else if (
@@ -2544,8 +2534,7 @@ function nameChangeAfterCrossing(
   const modifier = turnDirection(180 - totalTurnAngle(step, named));
   if (modifier === 'straight') return null;
   const prior: PriorPiece = { dir: kc > k0 ? trace.dir[kc - 1] : -1, node: kc > k0 ? trace.node[kc - 1] : -1 };
-  const sameModes = (a: number, b: number): boolean => !hasModes(g) || modeOf(g, a) === modeOf(g, b);
-  x.lanes = lanesAt(g, inDir, outDir, bearingBefore, 'suppressed', undefined, prior, sameModes);
+  x.lanes = lanesAt(g, inDir, outDir, bearingBefore, 'suppressed', undefined, prior);
   if (passed) before.passed?.pop();
   step.type = sameName(g, before.label, named.label) ? 'continue' : 'turn';
   step.modifier = modifier;
