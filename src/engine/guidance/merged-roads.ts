@@ -7,12 +7,13 @@
 // Followed: IsDistinctFrom on both neighbours of the pair, CanMergeRoad's road checks (no ring, the same
 // travel mode, name and class, one in and one out, no loop), IsTrafficIsland and HaveSameDirection (both ways followed
 // 120 m along their name, sampled every 5 m, parallel by least squares and at most a road's width + 12 m
-// apart, 3.25 m a lane of their ways' `lanes`), findMergedBearing, and the bearing of a road of at most
-// 30 m turned as its far end's merge turns it there. Not followed (docs/directions.md): narrow triangles,
+// apart, 3.25 m a lane of their ways' `lanes`), IsNarrowTriangle, findMergedBearing, and the bearing of a
+// road of at most 30 m turned as its far end's merge turns it there. Not followed (docs/directions.md):
 // link roads, circular shapes.
 import type { RoadGraph } from '../../map/graphs/road-graph.js';
 import { ASSUMED_LANE_WIDTH, NARROW_TURN_ANGLE } from '../../map/graphs/road-coordinate.js';
-import { edgeTail, NO_HEAD } from '../../map/graphs/road-graph.js';
+import { edgeTail, junctionCopies, NO_HEAD } from '../../map/graphs/road-graph.js';
+import { geometryOfPoint, segmentsNearCircle } from '../../map/graphs/segment-grid.js';
 import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 import { angleBetween, deviation, reverse } from './bearings.js';
 
@@ -284,12 +285,113 @@ function roadsOf(g: MergeGraph, w: number, kx: number, r: MergeReads, into: Junc
 /** CanMergeRoad of the roads at places `l` and `rt` (as far as it is followed, above). */
 function canMerge(g: MergeGraph, v: number, kx: number, roads: JunctionRoads, r: MergeReads, l: number, rt: number): boolean {
   if (dev(roads.bearing[l], roads.bearing[rt]) > MERGABLE_DEV) return false;
-  if (roads.entry[l] === roads.entry[rt] || roads.alias[l] >= 0 || roads.alias[rt] >= 0) return false;
+  // One way in and one out by the roads' own directions (OSRM's `reversed`), not by what a restriction
+  // lets the route arriving take.
+  if (r.drivable(roads.dir[l]) === r.drivable(roads.dir[rt]) || roads.alias[l] >= 0 || roads.alias[rt] >= 0) return false;
   if ((roads.kind[l] | roads.kind[rt]) & r.ring) return false;
   if ((roads.kind[l] & r.classBits) !== (roads.kind[rt] & r.classBits)) return false;
   if (r.mode(roads.dir[l]) !== r.mode(roads.dir[rt]) || !r.identical(roads.label[l], roads.label[rt])) return false;
   if (farNode(g, roads.dir[l]) === v || farNode(g, roads.dir[rt]) === v) return false;
-  return trafficIsland(g, v, kx, roads, r, l, rt) || sameDirection(g, v, kx, roads, r, l, rt);
+  return trafficIsland(g, v, kx, roads, r, l, rt) || narrowTriangle(g, v, kx, roads, r, l, rt) || sameDirection(g, v, kx, roads, r, l, rt);
+}
+
+/** IsNarrowTriangle's walks stop at the first junction of more than two roads, or after this many nodes. */
+const TRIANGLE_HOPS = 5;
+/** How far from the junction the left side's junction may be (OSRM's RANGE_TO_TRIANGLE_LIMIT), meters. */
+const TRIANGLE_RANGE_M = 80;
+/** What a traffic island between the triangle's far corners may add to the roads' widths, meters. */
+const TRIANGLE_ISLAND_M = 10;
+
+/** Where a walk of IsNarrowTriangle stopped: the node, the directed geometry it arrived by (-1: nowhere). */
+let walkedNode = -1,
+  walkedVia = -1;
+
+/**
+ * OSRM's IntersectionFinderAccumulator walked by TraverseRoad: from node `from` along directed geometry `d`,
+ * on through nodes of two roads along the road the selector takes (`straightmost`, without its stop at
+ * ambiguous turns), to the first junction of more roads or the TRIANGLE_HOPS-th node; into `walkedNode`,
+ * `walkedVia` (-1 where the road leads nowhere, or back to `from`).
+ */
+function walkToJunction(g: MergeGraph, from: number, d: number, label: number, initial: number, kx: number, r: MergeReads): void {
+  walkedNode = walkedVia = -1;
+  let cur = d;
+  for (let hops = 1; ; hops++) {
+    const w = farNode(g, cur);
+    if (w < 0 || w === from) return;
+    walkedNode = w;
+    walkedVia = cur;
+    const dirs = dirsAt(g, w);
+    if (hops === TRIANGLE_HOPS || dirs.length + (dirs.includes(cur ^ 1) ? 0 : 1) > 2) return;
+    const next = straightmost(g, w, cur, label, initial, kx, r, false);
+    if (next < 0) return;
+    cur = next;
+  }
+}
+
+/** The road at node `w`, arrived at along `via`, whose turn angle (OSRM's: 180 straight on, below it to the
+ *  right) is closest to `angle`, and that angle: into `closestDir`, `closestAngle`. */
+let closestDir = -1,
+  closestAngle = 0;
+function closestTurn(g: MergeGraph, w: number, via: number, angle: number, kx: number, r: MergeReads): void {
+  const dirs = dirsAt(g, w);
+  if (!dirs.includes(via ^ 1)) dirs.push(via ^ 1);
+  const arriving = reverse(r.bearing(via ^ 1, kx));
+  let best = Infinity;
+  closestDir = -1;
+  for (const d of dirs) {
+    const a = angleBetween(arriving, r.bearing(d, kx));
+    if (dev(a, angle) < best) [best, closestDir, closestAngle] = [dev(a, angle), d, a];
+  }
+}
+
+/** Meters between the points where directed geometries `a` and `b` end (two nodes' places). */
+function metersBetweenEnds(g: MergeGraph, a: number, b: number, kx: number): number {
+  const pts = g.shapes.pointsE7;
+  const p = a & 1 ? g.geomFirst[a >> 1] : g.geomLast[a >> 1],
+    q = b & 1 ? g.geomFirst[b >> 1] : g.geomLast[b >> 1];
+  return Math.hypot((pts[2 * q + 1] - pts[2 * p + 1]) * kx, pts[2 * q] - pts[2 * p]) * 1e-7 * METERS_PER_DEGREE;
+}
+
+/**
+ * OSRM's IsNarrowTriangle: the pair at places `l` (the left one, counter-clockwise) and `rt` of node `v` is a
+ * road split in two just before a junction, its carriageways reaching two junctions close together and
+ * joined by a road turning right off the left one (a roundabout's flare, where the two ways meet its ring):
+ *
+ *    b ..... c
+ *     \     /
+ *      \   /
+ *        a
+ */
+function narrowTriangle(g: MergeGraph, v: number, kx: number, roads: JunctionRoads, r: MergeReads, l: number, rt: number): boolean {
+  const label = roads.label[l],
+    initial = roads.bearing[l];
+  // Each side to its junction, and past it once where it offers no turn towards the other side.
+  const side = (d: number, towards: number): number => {
+    walkToJunction(g, v, d, label, initial, kx, r);
+    if (walkedVia < 0) return -1;
+    closestTurn(g, walkedNode, walkedVia, towards, kx, r);
+    if (dev(closestAngle, towards) > NARROW_TURN_ANGLE) {
+      const at = walkedNode;
+      closestTurn(g, at, walkedVia, 180, kx, r);
+      walkToJunction(g, at, closestDir, label, initial, kx, r);
+    }
+    return walkedVia;
+  };
+  const left = side(roads.dir[l], 90);
+  if (left < 0) return false;
+  const leftNode = walkedNode;
+  const start = roads.dir[l] ^ 1;
+  if (metersBetweenEnds(g, start, left, kx) > TRIANGLE_RANGE_M) return false;
+  const right = side(roads.dir[rt], 270);
+  if (right < 0) return false;
+  closestTurn(g, leftNode, left, 90, kx, r);
+  if (dev(closestAngle, 90) > NARROW_TURN_ANGLE) return false;
+  const width = (Math.max(1, r.lanes(roads.dir[l])) + Math.max(1, r.lanes(roads.dir[rt]))) * ASSUMED_LANE_WIDTH;
+  if (metersBetweenEnds(g, left, right, kx) > width + TRIANGLE_ISLAND_M) return false;
+  // The connector from the left junction reaches the right one (at the same place: a junction split for a
+  // turn restriction is one).
+  walkToJunction(g, leftNode, closestDir, label, initial, kx, r);
+  return walkedVia >= 0 && metersBetweenEnds(g, walkedVia, right, kx) === 0;
 }
 
 /** OSRM's IsTrafficIsland: both ways reach the same node past nodes of two roads only, and at one end (both
@@ -339,7 +441,33 @@ function dirsAt(g: MergeGraph, w: number): number[] {
       const d = g.orig[g.rEdge[i]] ^ 1;
       if (!dirs.includes(d)) dirs.push(d);
     }
+  // A junction a turn restriction splits into copies of its node (map/graphs/graph-assemble.ts), each with
+  // some of its roads: OSRM's graph has one node with them all (a carriageway of a roundabout's flare, split
+  // for its no-U-turn, arrives at another copy than the one the other carriageway leaves). Its roads are
+  // every geometry that ends at its place.
+  if (junctionCopies(g, w, copies) > 1 && dirs.length > 0) roadsAtPlace(g, dirs[0], dirs);
   return dirs;
+}
+/** `dirsAt`'s copies of a junction, and the segments near its place. */
+const copies = new Int32Array(MAX_ROADS);
+const nearPlace: number[] = [];
+
+/** Adds to `dirs` each directed geometry leaving the place where directed geometry `d` starts (a geometry
+ *  with an end there), found in the shapes' grid of segments. */
+function roadsAtPlace(g: MergeGraph, d: number, dirs: number[]): void {
+  const pts = g.shapes.pointsE7;
+  const at = d & 1 ? g.geomLast[d >> 1] : g.geomFirst[d >> 1];
+  const lat = pts[2 * at],
+    lon = pts[2 * at + 1];
+  for (const p of segmentsNearCircle(g, lat * 1e-7, lon * 1e-7, 0.5, nearPlace)) {
+    const geom = geometryOfPoint(g, p);
+    if (geom < 0) continue;
+    for (const end of [0, 1]) {
+      const q = end ? g.geomLast[geom] : g.geomFirst[geom];
+      const out = 2 * geom + end;
+      if (pts[2 * q] === lat && pts[2 * q + 1] === lon && !dirs.includes(out)) dirs.push(out);
+    }
+  }
 }
 
 /** The node at the other end of directed geometry `d` (may it be driven that way or not), -1 none. */
@@ -418,7 +546,7 @@ function follow(g: MergeGraph, v: number, d: number, label: number, initial: num
 }
 
 /** The road on from node `w`, arrived at along `cur`, that OSRM's selector takes, -1 none. */
-function straightmost(g: MergeGraph, w: number, cur: number, label: number, initial: number, kx: number, r: MergeReads): number {
+function straightmost(g: MergeGraph, w: number, cur: number, label: number, initial: number, kx: number, r: MergeReads, ambiguousStops = true): number {
   const dirs = dirsAt(g, w);
   const back = cur ^ 1;
   if (!dirs.includes(back)) dirs.push(back);
@@ -443,7 +571,7 @@ function straightmost(g: MergeGraph, w: number, cur: number, label: number, init
   const minDev = dev(angleBetween(arriving, r.bearing(min, kx)), 180);
   if ((dirs.length === 2 || closest === min) && minDev < NARROW_TURN_ANGLE && dev(initial, r.bearing(min, kx)) < NARROW_TURN_ANGLE) return min;
   const onlyChoice = count <= 2 && named(min) && minDev < 100;
-  if (minDev > GROUP_DEV) {
+  if (ambiguousStops && minDev > GROUP_DEV) {
     // A turn with one as sharp to the other side, or a way straight on beside it, is no continuation.
     const minAngle = angleBetween(arriving, r.bearing(min, kx));
     let opposite = minAngle,

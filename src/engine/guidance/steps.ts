@@ -7,7 +7,7 @@
 // "off ramp" and a ramp joining a motorway a "merge"; a roundabout is one step with its exit number and
 // an "exit roundabout" step where the route leaves it. Deliberate differences are in docs/directions.md.
 import { labelAt, labelLanesText, laneText } from '../../map/graphs/road-labels.js';
-import { edgeTail, NO_HEAD, type RoadGraph } from '../../map/graphs/road-graph.js';
+import { edgeTail, junctionCopies, NO_HEAD, type RoadGraph } from '../../map/graphs/road-graph.js';
 import { EXCLUDE_BIT, PUSHED_BACKWARD, PUSHED_FORWARD } from '../../map/graphs/profiles.js';
 import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS, guideLabel, guideLanes, M_PER_E7 } from '../../map/graphs/road-guide.js';
 import { MANEUVER_HEAD, MANEUVER_MODIFIERS, MANEUVER_SUPPRESS, MANEUVER_TYPES } from '../../map/graphs/maneuvers.js';
@@ -245,40 +245,14 @@ function viaWayCopy(g: GuidanceGraph, v: number): boolean {
   return g.origHead[g.orig[g.rEdge[g.rFirst[v]]]] !== v;
 }
 
-/** The copies of the node being looked at (`addSplitRoads`), and how many. */
+/** The copies of the node being looked at (`addSplitRoads`). */
 const copies = new Int32Array(MAX_ROADS);
-let copyCount = 0;
-function addCopy(u: number): void {
-  if (u === NO_HEAD || copyCount === MAX_ROADS) return;
-  for (let i = 0; i < copyCount; i++) if (copies[i] === u) return;
-  copies[copyCount++] = u;
-}
 
-/** The tail of search edge `e`, most often node `u` itself: then without `edgeTail`'s search of the whole
- *  graph (a sliproad's walk asks at every node it passes). */
-const tailFrom = (g: GuidanceGraph, e: number, u: number): number => (e >= g.firstOut[u] && e < g.firstOut[u + 1] ? u : edgeTail(g, e));
-
-/**
- * Adds to the scratch the ways out of and into the other nodes standing for the same junction as node v (a
- * via-way restriction's copy, `viaWayCopy`), as roads to be taken as OSRM's guidance takes them. They are
- * found from v's ways: where each way out is left from (the tails of its search edges) and where each way
- * into the node arrives (its head), and so on from every node found.
- */
+/** Adds to the scratch the ways out of and into the other nodes standing for the same junction as node v
+ *  (`junctionCopies`: a via-way restriction's copy, a node split for a turn restriction), as roads to be
+ *  taken as OSRM's guidance takes them. */
 function addSplitRoads(g: GuidanceGraph, v: number, kx: number, entry = true): void {
-  copyCount = 0;
-  addCopy(v);
-  for (let k = 0; k < copyCount; k++) {
-    const u = copies[k];
-    for (let e = g.firstOut[u]; e < g.firstOut[u + 1]; e++) {
-      const out = g.orig[e];
-      for (let i = g.origFirst[out]; i < g.origFirst[out + 1]; i++) addCopy(tailFrom(g, g.origEdges[i], u));
-      addCopy(g.origHead[out ^ 1]);
-    }
-    for (let i = g.rFirst[u]; i < g.rFirst[u + 1]; i++) {
-      const back = g.orig[g.rEdge[i]] ^ 1;
-      for (let j = g.origFirst[back]; j < g.origFirst[back + 1]; j++) addCopy(tailFrom(g, g.origEdges[j], u));
-    }
-  }
+  const copyCount = junctionCopies(g, v, copies);
   for (let k = 1; k < copyCount; k++) {
     const u = copies[k];
     for (let e = g.firstOut[u]; e < g.firstOut[u + 1]; e++) addRoad(g, g.orig[e], entry, kx);
@@ -312,8 +286,8 @@ function addRoad(g: GuidanceGraph, d: number, entry: boolean, kx: number): void 
   const label = labelOfDir(g, d);
   roadLabel[roadCount] = label;
   roadKind[roadCount] = kindOfLabel(g, label);
-  // A ring's bearing right where it leaves the node, as OSRM takes it (2 m along): further on it has curved away.
-  roadBearing[roadCount] = isRound(roadKind[roadCount]) ? leaveBearing(g, d, RING_BEARING_M) : guidedBearing(g, d, kx);
+  // (A ring's too: its guidance record has OSRM's point 2 m along it, where the ring has not yet curved away.)
+  roadBearing[roadCount] = guidedBearing(g, d, kx);
   roadCount++;
 }
 
@@ -324,9 +298,6 @@ const SMALL_ROUNDABOUT_M = 15;
 /** The intersections, its maneuver's included, a step must have for the next to be an "end of road" (OSRM's
  *  MIN_END_OF_ROAD_INTERSECTIONS). */
 const MIN_END_OF_ROAD_INTERSECTIONS = 2;
-
-/** Meters along a ring where its bearing is taken (OSRM: 2 m): past a repeated point, within its first segment. */
-const RING_BEARING_M = 0.5;
 
 /** The bearings of the roads off a small ring, as `smallRing` finds them. */
 const ringBearings = new Float64Array(4);

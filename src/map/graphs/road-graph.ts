@@ -201,6 +201,46 @@ export function edgeTail(g: Pick<RoadGraph, 'firstOut'>, e: number): number {
 /** `origHead` of a directed original edge closed to traffic. */
 export const NO_HEAD = 0xffffffff;
 
+/** The tail of search edge `e`, most often node `u` itself: then without `edgeTail`'s search of the whole
+ *  graph. */
+const tailFrom = (g: Pick<RoadGraph, 'firstOut'>, e: number, u: number): number => (e >= g.firstOut[u] && e < g.firstOut[u + 1] ? u : edgeTail(g, e));
+
+/**
+ * The search nodes standing for the same junction as node v, v first, into `copies` (as many as it holds);
+ * how many. A turn restriction through a junction splits its node into copies, each with the ways out
+ * allowed after the ways in it keeps, and a via-way restriction copies the via way's far node (map/graphs/
+ * graph-assemble.ts): they are found from v's ways, where each way out is left from (the tails of its
+ * search edges) and where each way in arrives (its head), and so on from every node found. A node not split
+ * is its only copy.
+ */
+export function junctionCopies(
+  g: Pick<RoadGraph, 'firstOut' | 'orig' | 'origFirst' | 'origEdges' | 'origHead'> & { rFirst: Uint32Array; rEdge: Uint32Array },
+  v: number,
+  copies: Int32Array,
+): number {
+  let count = 0;
+  const add = (u: number): void => {
+    if (u === NO_HEAD || count === copies.length) return;
+    for (let i = 0; i < count; i++) if (copies[i] === u) return;
+    copies[count++] = u;
+  };
+  add(v);
+  for (let k = 0; k < count; k++) {
+    const u = copies[k];
+    for (let e = g.firstOut[u]; e < g.firstOut[u + 1]; e++) {
+      const out = g.orig[e];
+      for (let i = g.origFirst[out]; i < g.origFirst[out + 1]; i++) add(tailFrom(g, g.origEdges[i], u));
+      add(g.origHead[out ^ 1]);
+    }
+    if (g.rFirst.length <= u + 1) continue;
+    for (let i = g.rFirst[u]; i < g.rFirst[u + 1]; i++) {
+      const back = g.orig[g.rEdge[i]] ^ 1;
+      for (let j = g.origFirst[back]; j < g.origFirst[back + 1]; j++) add(tailFrom(g, g.origEdges[j], u));
+    }
+  }
+  return count;
+}
+
 /** Degrees per unit of the 1e-7-degree integer coordinates (OSM's own precision). */
 export const E7 = 1e-7;
 
