@@ -309,8 +309,10 @@ const DISTINCT_DEG = 50;
  *  rotaries: "rotary" steps with the circle's name (its MAX_ROUNDABOUT_RADIUS). */
 const ROTARY_M = 15;
 
-/** Whether the last ring `radiusOfRing` followed has one name all round (OSRM names a rotary only then). */
-let ringOneName = false;
+/** Whether the last ring `radiusOfRing` followed has one name all round, and whether a road off it has that
+ *  name too (OSRM's rotary has a name of its own: one, and no road off it takes it). */
+let ringOneName = false,
+  ringNameOff = false;
 
 /** The radius of the ring of roundabout ways through node v, followed from `d` (Infinity when it does
  *  not close within 64 nodes). */
@@ -323,8 +325,14 @@ function radiusOfRing(g: GuidanceGraph, v: number, d: number): number {
   };
   const name = nameOf(d);
   ringOneName = name >= 0;
+  ringNameOff = false;
+  const offRing = (x: number): void => {
+    if (!isRound(kindOf(g, x)) && nameOf(x) === name) ringNameOff = true;
+  };
   for (let hops = 0; hops < 64; hops++) {
     if (nameOf(dir) !== name) ringOneName = false;
+    for (let e = g.firstOut[node]; e < g.firstOut[node + 1]; e++) offRing(g.orig[e]);
+    if (g.rFirst.length > node + 1) for (let i = g.rFirst[node]; i < g.rFirst[node + 1]; i++) offRing(g.orig[g.rEdge[i]]);
     const next = ringStep(g, node, dir, hops);
     if (next < 0) return Infinity;
     if (next === v) return ringRadius();
@@ -483,9 +491,9 @@ function keep(t: Int32Array, d: number, said: number): void {
 
 /** Whether the ring of roundabout ways through node v, followed from its way `ring` out of v, under label
  *  `label`, is one of OSRM's rotaries (but for `junction=circular`, always one): named, not `small`, of one
- *  name all round and a radius over ROTARY_M. */
+ *  name all round that no road off it has, and a radius over ROTARY_M. */
 const namedRotary = (g: GuidanceGraph, v: number, ring: number, label: number, small: boolean): boolean =>
-  !small && isNamed(g, label) && radiusOfRing(g, v, ring) > ROTARY_M && ringOneName;
+  !small && isNamed(g, label) && radiusOfRing(g, v, ring) > ROTARY_M && ringOneName && !ringNameOff;
 
 /** Whether the ring a leg started on, left at node v (its roads in the scratch) under label `label`, is a
  *  rotary: what the leg would have called it had it entered there. */
