@@ -151,6 +151,22 @@ describe("OSRM's guidance rules on real junctions", () => {
     expect(Math.abs(ring.bearing_after - 35)).toBeLessThanOrEqual(2);
   });
 
+  it("Schaan, node 2784299247: Im Bretscha's bend onto the short secondary_link and the link's end onto Poststrasse are one turn", async () => {
+    // OSM: Im Bretscha w297737076 (secondary, two-way) ends at node 2784299247 (9.5095612, 47.16824), where
+    // the one-way Im Bretscha w273593707 comes in from the south and the one-way secondary_link w273593709
+    // leaves 20° right of straight on, 25 m to node 269468940 (9.509325, 47.1680664) on Poststrasse
+    // w297737078 (primary, one-way west), the link's only way on. OSRM's step at 2784299247 is a suppressed
+    // slight right, the one at 269468940 a turn straight with no choice: its closeChoicelessTurnAfterTurn
+    // tells both as one "turn right" onto Poststrasse at 2784299247 (osrm-routed 6.0.0, car.lua, this
+    // extract), where the steps had said nothing and then "turn straight" 25 m on.
+    const data = await routeOf([47.16895, 9.50936], [47.168, 9.5086]);
+    expect(maneuvers(data).slice(0, 2)).toEqual([
+      ['depart', null, 'Im Bretscha'],
+      ['turn', 'right', 'Poststrasse'],
+    ]);
+    expect(data.legs[0].steps[1].maneuver.location).toEqual([9.509561, 47.16824]);
+  });
+
   it('Binzastrasse, node 4350098731: onto Werthsteig, with Purtscher squarer on the same side, is a slight right', async () => {
     // OSM: at node 4350098731 (9.5484598, 47.2197298) Binzastrasse w32896245 (tertiary) runs on east, 20°
     // left of straight on (measured to its first node 10 m or more away, as the steps measure); the service

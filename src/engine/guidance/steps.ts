@@ -2418,17 +2418,18 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
     } else if (
       steps.length === stepsBefore + 1 &&
-      current.type === 'new name' &&
       relation < 0 &&
       !current.sliproad &&
       !current.segregated &&
       crossedBy === steps[steps.length - 2] &&
-      crossedBy.meters - crossedMeters < NAME_AFTER_SUPPRESSED_M
+      ((current.type === 'new name' && crossedBy.meters - crossedMeters < NAME_AFTER_SUPPRESSED_M) ||
+        (crossedBy.meters - crossedMeters <= MAX_COLLAPSE_M && !ROUND_TYPES.has(current.type) && current.type !== SUPPRESSED && allowedTurns(current) === 1))
     ) {
-      // A change of name just past an intersection the step before went straight through (OSRM's suppressed
-      // step there): told as a turn there (`nameChangeAfterCrossing`).
+      // A change of name just past an intersection the step before went straight through, or a step with no
+      // choice just past one where it bent (OSRM's suppressed step there): told as a turn there
+      // (`nameChangeAfterCrossing`).
       const was = crossedBy;
-      const pulled = nameChangeAfterCrossing(g, line, trace, k0, crossedK, lastPoint, was, current, passed);
+      const pulled = nameChangeAfterCrossing(g, line, trace, k0, crossedK, lastPoint, was, current, passed, was.meters - crossedMeters);
       if (pulled) {
         tally[METERS] += was.meters - crossedMeters;
         tally[TENTHS] += was.tenths - crossedTenths;
@@ -2477,13 +2478,17 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
 const NAME_AFTER_SUPPRESSED_M = 0.25 * 30;
 
 /**
- * OSRM's nameChangeImmediatelyAfterSuppressed (collapseTurnInstructions): the new name `named`, just after the
- * intersection that step `before` passed straight through at piece `kc` (OSRM's suppressed step there), is
- * told at that intersection, with the turn of both together (its AdjustToCombinedTurnStrategy on a
- * suppressed step: a continue onto the name before, else a turn). The step that replaces `named`, or null
- * where OSRM tells it otherwise: the intersection passed other than straight (its suppressed turns' rules
- * come first), or the turn of both straight (a new name that stays one). Reads the intersection's roads
- * into the scratch.
+ * Two of OSRM's collapseTurnInstructions scenarios on the suppressed step it has at the intersection that
+ * step `before` passed at piece `kc`, `gap` meters before step `named`: nameChangeImmediatelyAfterSuppressed
+ * (`named` a new name within NAME_AFTER_SUPPRESSED_M of an intersection passed straight through) and
+ * closeChoicelessTurnAfterTurn (`named` a step with one way to take, within MAX_COLLAPSE_M of an
+ * intersection where the road bent: a road's bend onto a short link, then the link's end onto the road it
+ * joins). `named` is told at that intersection, with the turn of both together (AdjustToCombinedTurnStrategy
+ * on a suppressed step: a new name where straight, else a continue onto the name before or a turn). The step
+ * that replaces `named`, or null where OSRM tells it otherwise: a new name after an intersection passed other
+ * than straight, or whose turn with it is straight (it stays a new name); a bend to the side of `named`
+ * where there was a choice (maneuverPreceededBySuppressedDirection comes first). Reads the intersection's
+ * roads into the scratch.
  */
 function nameChangeAfterCrossing(
   g: GuidanceGraph,
@@ -2495,6 +2500,7 @@ function nameChangeAfterCrossing(
   before: RawStep,
   named: RawStep,
   passed: boolean,
+  gap: number,
 ): RawStep | null {
   const at = trace.end[kc],
     inDir = trace.dir[kc],
@@ -2506,16 +2512,24 @@ function nameChangeAfterCrossing(
   if (inBack < 0 || outAt < 0) return null;
   const bearingBefore = reverse(roadBearing[inBack]),
     bearingAfter = roadBearing[outAt];
-  if (turnDirection(deviation(bearingBefore, bearingAfter)) !== 'straight') return null;
+  const bend = turnDirection(deviation(bearingBefore, bearingAfter));
+  const nameAfter = named.type === 'new name' && gap < NAME_AFTER_SUPPRESSED_M && bend === 'straight';
   const x = intersectionOf(at, inDir ^ 1, outDir);
+  if (!nameAfter) {
+    if (bend === 'straight' || allowedTurns(named) !== 1) return null;
+    let choices = 0;
+    for (const entry of x.entry) if (entry) choices++;
+    if (choices > 1 && sameSide(bend, named.modifier ?? 'straight')) return null;
+  }
   const step = rawStep('turn', undefined, at, lastPoint, Math.round(bearingBefore) % 360, Math.round(bearingAfter) % 360, named.label, x);
-  // (Its meters, under NAME_AFTER_SUPPRESSED_M, are the caller's to give: for findTotalTurnAngle it is short.)
+  // (The caller gives it its meters; findTotalTurnAngle reads them.)
+  step.meters = gap;
   const modifier = turnDirection(180 - totalTurnAngle(step, named));
-  if (modifier === 'straight') return null;
+  if (nameAfter && modifier === 'straight') return null;
   const prior: PriorPiece = { dir: kc > k0 ? trace.dir[kc - 1] : -1, node: kc > k0 ? trace.node[kc - 1] : -1 };
   x.lanes = lanesAt(g, inDir, outDir, bearingBefore, 'suppressed', undefined, prior);
   if (passed) before.passed?.pop();
-  step.type = sameName(g, before.label, named.label) ? 'continue' : 'turn';
+  step.type = modifier === 'straight' ? 'new name' : sameName(g, before.label, named.label) ? 'continue' : 'turn';
   step.modifier = modifier;
   if (named.mode) step.mode = named.mode;
   step.crossed = 1;
