@@ -7,7 +7,7 @@ import type { GridView } from '../map/graphs/segment-grid.js';
 import { blockCircles, blockPolygons, lineEntersCircles, lineEntersPolygons, type AvoidPolygon, type Circle } from './avoid.js';
 import { type Corridor, corridorAlong } from './corridor.js';
 import { claimReverse, ensureReverse, reverseView, viewGraph, type SharedGraphs } from './graph-memory.js';
-import { hasModes, legSteps, type GuidanceGraph, type RawStep } from './guidance/steps.js';
+import { hasModes, legSteps, type GuidanceGraph, type RawStep, withWaypointSides } from './guidance/steps.js';
 import { legTraces, type LegTrace } from './guidance/trace.js';
 import { settleTurns, takesForbiddenTurn, takesForbiddenTurnBeside, turnPriceOf, turnPrices, turnRules, turnsBetween, type TurnRules } from './turn-back.js';
 import {
@@ -989,6 +989,9 @@ export class RouteCore {
     });
     const geometry = line.valuesE7();
     const legSteps_ = traces?.map((trace) => legSteps(v.guidance, geometry, trace, q.passedIntersections === true));
+    // Each leg's waypoints, where the query's are its legs' ends (not where a caller asks a part of a route).
+    if (legSteps_ && q.waypoints.length === legSteps_.length + 1)
+      legSteps_.forEach((steps, i) => withWaypointSides(steps, geometry, q.waypoints[i], q.waypoints[i + 1]));
     let w = Infinity,
       s = Infinity,
       e = -Infinity,

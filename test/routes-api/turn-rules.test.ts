@@ -136,13 +136,13 @@ describe("OSRM's guidance rules on real junctions", () => {
     // south-bound one), so the north-bound one's bearing at the ring is turned as the merge turns it (its
     // PRUNING_DISTANCE): 348° arriving, 35° onto the ring, a right turn. osrm-routed 6.0.0 (car.lua, this
     // extract) says "roundabout right", exit 2, bearing_before 348; with the road's own bearing (2°) it was a
-    // slight right. (OSRM's depart and arrive also carry the side of the road the waypoint is on; ours none.)
+    // slight right. The depart and arrive say which side of the road the points asked for lie on, as OSRM's.
     const data = await routeOf([47.131, 9.5222], [47.1336, 9.5222]);
     expect(maneuvers(data)).toEqual([
-      ['depart', null, 'Austrasse'],
+      ['depart', 'left', 'Austrasse'],
       ['roundabout', 'right', 'Heiligkreuz'],
       ['exit roundabout', 'slight right', 'Heiligkreuz'],
-      ['arrive', null, 'Heiligkreuz'],
+      ['arrive', 'right', 'Heiligkreuz'],
     ]);
     const ring = data.legs[0].steps[1].maneuver;
     expect([ring.location, ring.exit]).toEqual([[9.522265, 47.132575], 2]);
@@ -161,7 +161,7 @@ describe("OSRM's guidance rules on real junctions", () => {
     // extract), where the steps had said nothing and then "turn straight" 25 m on.
     const data = await routeOf([47.16895, 9.50936], [47.168, 9.5086]);
     expect(maneuvers(data).slice(0, 2)).toEqual([
-      ['depart', null, 'Im Bretscha'],
+      ['depart', 'right', 'Im Bretscha'],
       ['turn', 'right', 'Poststrasse'],
     ]);
     expect(data.legs[0].steps[1].maneuver.location).toEqual([9.509561, 47.16824]);

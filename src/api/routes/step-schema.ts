@@ -31,7 +31,9 @@ export const routeStepSchema = z
       modifier: z
         .enum(['uturn', 'sharp right', 'right', 'slight right', 'straight', 'slight left', 'left', 'sharp left'])
         .optional()
-        .describe('The direction of the maneuver; none on depart and arrive.'),
+        .describe(
+          'The direction of the maneuver; on depart and arrive (left, straight or right) the side of the road the point asked for lies on, where it is 5–300 m from the road, else none.',
+        ),
       location: position,
       bearing_before: z.int().describe('Degrees clockwise from north, arriving at the maneuver (0 on depart).'),
       bearing_after: z.int().describe('Degrees clockwise from north, leaving it (0 on arrive).'),
