@@ -14,7 +14,7 @@ import { MANEUVER_HEAD, MANEUVER_MODIFIERS, MANEUVER_SUPPRESS, MANEUVER_TYPES } 
 import type { LegTrace } from './trace.js';
 import { angleBetween, deviation, FUZZY_DEG, GROUP_DEG, reverse } from './bearings.js';
 import { type JunctionRoads, type MergeReads, mergeCarriageways } from './merged-roads.js';
-import { distance, e6OfE7 } from '../../map/graphs/road-coordinate.js';
+import { angleAt, Coord, distance, e6OfE7 } from '../../map/graphs/road-coordinate.js';
 import { announced } from './names.js';
 import { directionOfAngle, type LaneRoad, laneMasks, sliproadTurnLanes, turnLanes } from './lanes.js';
 
@@ -2424,7 +2424,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       !current.segregated &&
       crossedBy === steps[steps.length - 2] &&
       ((current.type === 'new name' && crossedBy.meters - crossedMeters < NAME_AFTER_SUPPRESSED_M) ||
-        (crossedBy.meters - crossedMeters <= MAX_COLLAPSE_M && !ROUND_TYPES.has(current.type) && current.type !== SUPPRESSED && allowedTurns(current) === 1))
+        (crossedBy.meters - crossedMeters <= MAX_COLLAPSE_M && choiceless(current)))
     ) {
       // A change of name just past an intersection the step before went straight through, or a step with no
       // choice just past one where it bent (OSRM's suppressed step there): told as a turn there
@@ -2482,47 +2482,35 @@ const SIDE_MIN_M = 5,
 /**
  * OSRM's assignRelativeLocations: the leg's depart says where the road leaves the point asked for (`from`),
  * its arrive where the point asked for (`to`) lies off the road's end — `left`, `straight` or `right` (its
- * bearingToDirectionModifier of computeAngle, on web-mercator y, in its 1e-6° coordinates) — where that
+ * bearingToDirectionModifier of computeAngle, `angleAt`, in its 1e-6° coordinates) — where that
  * point is 5–300 m from the road; nearer or farther, none. `line` is the route's (longitude, latitude pairs
  * in 1e-7°).
  */
 export function withWaypointSides(steps: RawStep[], line: Int32Array, from: { lat: number; lon: number }, to: { lat: number; lon: number }): void {
   const depart = steps[0],
     arrive = steps[steps.length - 1];
-  const fromE6 = [Math.round(from.lon * 1e6), Math.round(from.lat * 1e6)],
-    toE6 = [Math.round(to.lon * 1e6), Math.round(to.lat * 1e6)];
-  const point = (i: number): number[] => [e6OfE7(line[2 * i]), e6OfE7(line[2 * i + 1])];
-  const side = (a: number[], b: number[], c: number[]): string => {
-    const angle = computeAngle(a, b, c);
+  const asked = Coord.ofDegrees(from.lon, from.lat),
+    reached = Coord.ofDegrees(to.lon, to.lat);
+  const point = (i: number): Coord => new Coord(e6OfE7(line[2 * i]), e6OfE7(line[2 * i + 1]));
+  const side = (a: Coord, b: Coord, c: Coord): string => {
+    const angle = angleAt(a, b, c);
     return angle < 135 ? 'right' : angle <= 225 ? 'straight' : 'left';
   };
-  const near = (a: number[], b: number[]): boolean => {
-    const m = distance(a[0], a[1], b[0], b[1]);
+  const near = (a: Coord, b: Coord): boolean => {
+    const m = distance(a.lon, a.lat, b.lon, b.lat);
     return m >= SIDE_MIN_M && m <= SIDE_MAX_M;
   };
   const last = arrive.from;
+  if (last <= depart.from) return;
   const start = point(depart.from),
     end = point(last);
-  if (last > depart.from && near(fromE6, start)) depart.modifier = side(fromE6, start, point(depart.from + 1));
-  if (last > depart.from && near(toE6, end)) arrive.modifier = side(point(last - 1), end, toE6);
+  if (near(asked, start)) depart.modifier = side(asked, start, point(depart.from + 1));
+  if (near(reached, end)) arrive.modifier = side(point(last - 1), end, reached);
 }
 
-/** OSRM's computeAngle: the angle at `b` from `a` round to `c` (degrees, 0–360; 180 where two are one
- *  point), east on the longitude, north on web-mercator y, points in 1e-6°. */
-function computeAngle(a: number[], b: number[], c: number[]): number {
-  if ((a[0] === b[0] && a[1] === b[1]) || (b[0] === c[0] && b[1] === c[1])) return 180;
-  const y = (latE6: number): number => {
-    const f = Math.sin((latE6 / 1e6) * (Math.PI / 180));
-    return (180 / Math.PI) * 0.5 * Math.log((1 + f) / (1 - f));
-  };
-  const v1x = (a[0] - b[0]) / 1e6,
-    v1y = y(a[1]) - y(b[1]),
-    v2x = (c[0] - b[0]) / 1e6,
-    v2y = y(c[1]) - y(b[1]);
-  let angle = ((Math.atan2(v2y, v2x) - Math.atan2(v1y, v1x)) * 180) / Math.PI;
-  while (angle < 0) angle += 360;
-  return angle;
-}
+/** A step closeChoicelessTurnAfterTurn may move back to a bend before it: one way to take, not a roundabout's
+ *  nor a suppressed one. */
+const choiceless = (s: RawStep): boolean => !ROUND_TYPES.has(s.type) && s.type !== SUPPRESSED && allowedTurns(s) === 1;
 
 /** Meters within which a change of name after an intersection passed straight is told there (OSRM's
  *  nameChangeImmediatelyAfterSuppressed: a quarter of MAX_COLLAPSE_DISTANCE). */
@@ -2567,7 +2555,7 @@ function nameChangeAfterCrossing(
   const nameAfter = named.type === 'new name' && gap < NAME_AFTER_SUPPRESSED_M && bend === 'straight';
   const x = intersectionOf(at, inDir ^ 1, outDir);
   if (!nameAfter) {
-    if (bend === 'straight' || allowedTurns(named) !== 1) return null;
+    if (bend === 'straight' || !choiceless(named)) return null;
     let choices = 0;
     for (const entry of x.entry) if (entry) choices++;
     if (choices > 1 && sameSide(bend, named.modifier ?? 'straight')) return null;

@@ -84,7 +84,7 @@ const angularDeviation = (a: number, b: number): number => {
   return Math.min(360 - d, d);
 };
 
-class Coord {
+export class Coord {
   constructor(
     readonly lon: number,
     readonly lat: number,
@@ -290,7 +290,7 @@ function corrected(fix: Coord, base: Coord, head: Coord): Coord {
 }
 
 /** computeAngle: the angle at `b` from a to c (mercator y), 0–360. */
-function angleAt(a: Coord, b: Coord, c: Coord): number {
+export function angleAt(a: Coord, b: Coord, c: Coord): number {
   if (a.equals(b) || b.equals(c)) return 180;
   const y = (lat: number): number => {
     const f = Math.sin(RAD * Math.max(-85.051128779806, Math.min(85.051128779806, lat / 1e6)));
