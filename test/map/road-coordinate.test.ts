@@ -4,7 +4,15 @@
 // laid out in metres east (x) and north (y) of a junction at 47° N.
 import { describe, expect, it } from 'vitest';
 import { laneCountOf } from '../../src/map/graphs/profile-ways.js';
-import { bearing, closeCoordinate, type Coords, distance, representativeCoordinate, type RoadContext } from '../../src/map/graphs/road-coordinate.js';
+import {
+  bearing,
+  bearingScale,
+  closeCoordinate,
+  type Coords,
+  distance,
+  representativeCoordinate,
+  type RoadContext,
+} from '../../src/map/graphs/road-coordinate.js';
 
 const LAT = 47;
 const KX = 111_320 * Math.cos((LAT * Math.PI) / 180),
@@ -130,6 +138,14 @@ describe("OSRM's representative coordinate of a road", () => {
     // 1e-3° of latitude at 47° N: 111.2 m on the ellipsoid.
     expect(distance(9_000_000, 47_000_000, 9_000_000, 47_001_000)).toBeCloseTo(111.2, 0);
     expect(bearing(9_000_000, 47_000_000, 9_001_000, 47_000_000)).toBeCloseTo(90, 6);
+  });
+
+  it("scales a bearing's longitude as the ruler does, not by the latitude's cosine", () => {
+    // The step's bearings (atan2 of Δlon × scale over Δlat) and the ruler's agree: a point as far east as
+    // north by the scale lies at 45°, where the cosine would put it 0.1° off at 47° N.
+    const k = bearingScale(470_100_000);
+    expect(bearing(9_000_000, 47_010_000, 9_000_000 + 20_000 / k, 47_030_000)).toBeCloseTo(45, 6);
+    expect(k / Math.cos((47.01 * Math.PI) / 180)).toBeGreaterThan(1.002);
   });
 });
 

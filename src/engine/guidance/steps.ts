@@ -1910,7 +1910,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   const memo = passed ? null : goingOnFor(g);
   const lastPoint = trace.end[n - 1];
   const lineBearing = (a: number, b: number): number => {
-    const kx = Math.cos(line[2 * a + 1] * 1e-7 * (Math.PI / 180));
+    const kx = eastScale(line[2 * a + 1]);
     const deg = (Math.atan2((line[2 * b] - line[2 * a]) * kx, line[2 * b + 1] - line[2 * a + 1]) * 180) / Math.PI;
     return deg < 0 ? deg + 360 : deg;
   };

@@ -6,7 +6,7 @@
 // one record of 12 bytes.
 import { METERS_PER_DEGREE } from '../../lib/geo/sphere.js';
 import { ROAD_CIRCULAR, ROAD_CLASS_MASK, ROAD_CLASSES, ROAD_LINK, ROAD_ROUNDABOUT } from './profile-ways.js';
-import { closeCoordinate, type Coords, distance, e6OfE7, representativeCoordinate } from './road-coordinate.js';
+import { bearingScale, closeCoordinate, type Coords, distance, e6OfE7, representativeCoordinate } from './road-coordinate.js';
 import { labelAt } from './road-labels.js';
 import type { Shapes } from './road-graph.js';
 
@@ -29,9 +29,9 @@ export const guideLanes = (word: number): number => word >>> GUIDE_LANES_SHIFT;
  *  16 bits (a straight road with no point for more than ~250 m), and is measured on the shapes instead. */
 export const GUIDE_FAR = -32768;
 
-/** The cosine of a latitude in 1e-7°: a bearing's east-west scale at a point (in one place, so that every
- *  bearing of a node is scaled by the same number). */
-export const eastScale = (latE7: number): number => Math.cos(latE7 * 1e-7 * (Math.PI / 180));
+/** A bearing's east-west scale at a latitude in 1e-7° (in one place, so that every bearing of a node is
+ *  scaled by the same number): OSRM's (road-coordinate.ts `bearingScale`). */
+export const eastScale = bearingScale;
 
 /**
  * The point a road's bearing is measured towards, from point `from` of `pts` (lat, lon pairs in 1e-7°)
