@@ -1311,8 +1311,9 @@ function turnModifier(dev: number, outDev: number, straighter: number, straighte
   return outDev <= 40 ? `slight ${side}` : outDev <= 120 ? side : `sharp ${side}`;
 }
 
-/** OSRM's getTurnDirection as it is, straight up to 20°: the modifier of leaving a roundabout, and of an
- *  obvious way on under a new name (getInstructionForObvious). Turns elsewhere keep `modifierOf`. */
+/** OSRM's getTurnDirection as it is, straight up to 20°: the modifier of entering and leaving a roundabout
+ *  (its roundabout handler's), and of an obvious way on under a new name (getInstructionForObvious). Turns
+ *  elsewhere keep `modifierOf`. */
 function turnDirection(dev: number): string {
   return Math.abs(dev) <= 20 ? 'straight' : modifierOf(dev);
 }
@@ -2093,7 +2094,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           const small = !(outKind & CIRCULAR) && smallRing(g, v, outDir);
           const rotary = (outKind & CIRCULAR) !== 0 || namedRotary(g, v, outDir, outLabel, small);
           round = make(rotary ? 'rotary' : small ? 'roundabout turn' : 'roundabout');
-          entryModifier = modifierOf(dev);
+          entryModifier = turnDirection(dev);
           if (rotary) round.ring = outLabel;
           // An exit at the node the route enters by is passed too when it lies beyond the ring's way on,
           // to its right on a counter-clockwise ring (entered turning right), to its left on a clockwise one.
