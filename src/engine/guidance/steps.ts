@@ -1627,6 +1627,22 @@ function intersectionOf(at: number, inDir: number, outDir: number): StepIntersec
   return intersection(at, bearings, entry, inAt, outAt);
 }
 
+/** The bearing the junction's intersection shows for scratch road `i` (as `intersectionOf` gives it): its
+ *  15° step where no two of the junction's roads share one, else its degree. */
+function shownBearing(i: number): number {
+  const own = Math.round(roadBearing[i]);
+  for (let a = 0; a < roadCount; a++) {
+    for (let b = a + 1; b < roadCount; b++) {
+      if (discreteBearing(Math.round(roadBearing[a])) === discreteBearing(Math.round(roadBearing[b]))) return own % 360;
+    }
+  }
+  return Math.round(discreteBearing(own) * DISCRETE_STEP);
+}
+
+/** The direction a route arrives by at an intersection as it shows it (the road arrived by, turned round);
+ *  `otherwise` where it shows none. */
+const shownArrival = (x: StepIntersection, otherwise: number): number => (x.in === undefined ? otherwise : reverse(x.bearings[x.in]));
+
 /** OSRM's bearing classes' step (BearingClass::discrete_step_size), and a bearing's step. */
 const DISCRETE_STEP = 360 / 24;
 const discreteBearing = (bearing: number): number => {
@@ -2127,8 +2143,11 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           if (round) {
             round.exit = exits;
             round.label = outLabel;
-            // OSRM gives a roundabout turn the direction from entry to exit, a roundabout or rotary its entry's.
-            round.modifier = turn ? turnDirection(deviation(round.bearingBefore, bearingAfter)) : entryModifier;
+            // OSRM gives a roundabout turn the direction from entry to exit as their intersections show the roads
+            // (in 15° steps, post_processing.cpp), a roundabout or rotary its entry's.
+            round.modifier = turn
+              ? turnDirection(deviation(shownArrival(round.intersection, round.bearingBefore), outAt >= 0 ? shownBearing(outAt) : bearingAfter))
+              : entryModifier;
             round = null;
           }
           // (A roundabout turn says its exit too where the mode changes there: OSRM collapses no step across one.)

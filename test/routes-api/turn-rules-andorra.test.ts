@@ -1,0 +1,52 @@
+// Issue 31 on the real Andorra map (served by its own test app): OSRM's guidance rules on junctions of that
+// extract, each checked by hand against the OSM data (osmium cat … -f opl: the ways and nodes named in each
+// test) and against osrm-routed 6.0.0 (car.lua, the same extract).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import { projectRoot } from '../../src/lib/paths.js';
+import { buildMap } from '../../src/map/build.js';
+import { makeTeam, startTestApp, type TestTeam } from '../support/app.js';
+import { plan } from './helpers.js';
+
+let app: App & { url: string };
+let team: TestTeam;
+let work: string;
+// A map of its own (a few seconds to build): another test file may be building or serving the shared one.
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'waymark-andorra-'));
+  const map = join(work, 'map');
+  await buildMap(join(projectRoot, '..', 'shared', 'data', 'osm', 'andorra.osm.pbf'), map);
+  app = await startTestApp({ WAYMARK_MAP: map, WAYMARK_PROFILES: 'driving-car', WAYMARK_JOBS: 'off' });
+  team = await makeTeam(app);
+});
+afterAll(async () => {
+  await app?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe("OSRM's guidance rules on real junctions (Andorra)", () => {
+  it("La Massana, the ring at Avinguda Sant Antoni: a roundabout turn's direction from its intersections' bearings (15° steps)", async () => {
+    // OSM: the secondary Carretera Sant Cristofol w32845063 (CS-310) reaches the small unnamed ring
+    // w26243580 (junction=roundabout, primary) at node 287397023 (1.519885, 42.532694); the second exit
+    // is Avinguda Sant Antoni w26243488 (CG-3), north-west. OSRM tells a ring this small as one "roundabout
+    // turn", its direction from the way in to the way out as the two intersections show them: 135° (the way
+    // in, turned round: 315°) and 345°, 30° to the right, a slight right (post_processing.cpp). With the
+    // roads' own bearings (320° and 338°) it came out 18°, "straight" (66 of 600 random routes).
+    const res = await plan(app, team.key, {
+      waypoints: [
+        { latitude: 42.5318, longitude: 1.521 },
+        { latitude: 42.534, longitude: 1.517 },
+      ],
+      steps: true,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const steps = res.body.data.legs[0].steps;
+    const turn = steps[1];
+    expect([turn.maneuver.type, turn.maneuver.modifier, turn.maneuver.exit, turn.name]).toEqual(['roundabout turn', 'slight right', 2, 'Avinguda Sant Antoni']);
+    expect(turn.maneuver.location).toEqual([1.519885, 42.532694]);
+    expect(turn.intersections[0].bearings).toEqual([15, 135, 225]);
+  });
+});
