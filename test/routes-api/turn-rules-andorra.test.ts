@@ -49,4 +49,25 @@ describe("OSRM's guidance rules on real junctions (Andorra)", () => {
     expect(turn.maneuver.location).toEqual([1.519885, 42.532694]);
     expect(turn.intersections[0].bearings).toEqual([15, 135, 225]);
   });
+  it('La Massana, node 51402989: Baixada del Molì bending 51° left is the way on, not an unnamed road to the right', async () => {
+    // OSM: Baixada del Molì w24715008 (secondary, two-way) passes node 51402989 (1.5162625, 42.5050777),
+    // bending from 103° to 52°; there w6182267 (residential, no name: FIXME=Missing name) ends, leaving 220°,
+    // a sharp right. OSRM's findObviousTurn takes as going on under the name only a road that has one:
+    // the bend is obvious and osrm-routed 6.0.0 (car.lua, this extract) says nothing there (its
+    // intersection [45, 225, 285], in 2, out 0). The steps said "continue left": an unnamed road needs no
+    // name announced (OSRM's requiresNameAnnounced), and was taken for the name going on too.
+    const res = await plan(app, team.key, {
+      waypoints: [
+        { latitude: 42.50509, longitude: 1.51576 },
+        { latitude: 42.5054, longitude: 1.51702 },
+      ],
+      steps: true,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const steps = res.body.data.legs[0].steps;
+    expect(steps.map((s: any) => [s.maneuver.type, s.name])).toEqual([
+      ['depart', 'Baixada del Molì'],
+      ['arrive', 'Baixada del Molì'],
+    ]);
+  });
 });

@@ -61,7 +61,6 @@ export const KNOWN_DIFFERENCES: Record<string, DifferenceCause> = {
   'roundabout/Turboroundabout, Königstein im Taunus': 'roundabouts',
   'turn/No turn instruction when turning from unnamed onto unnamed': 'names',
   'turn/Right Turn Assignment Three Conflicting Turns with invalid - 2': 'modifiers',
-  'turn/Turn Lane on Splitting up Road': 'junction-model',
   'turn/Turns ordering must respect initial bearings': 'modifiers',
 };
 

@@ -1581,6 +1581,18 @@ function sameRoad(g: GuidanceGraph, a: number, b: number): boolean {
 /** Whether a label has a name (its ref aside). */
 const isNamed = (g: GuidanceGraph, label: number): boolean => label >= 0 && g.shapes.labelName[label] >= 0;
 
+/** Whether a road of `label` and `kind` goes on under the name arrived by, on a road of `inLabel` and
+ *  `inKind` (findObviousTurn's continues_on_name_with_higher_class): of no lower class, not a `_link` of
+ *  it, and a road without a name (not of a low class) goes on under none, nor does one from a road without
+ *  one, though no name need be announced onto it. */
+function continuesName(g: GuidanceGraph, inLabel: number, inKind: number, label: number, kind: number): boolean {
+  const inNamed = hasName(g, inLabel),
+    named = hasName(g, label);
+  if ((!inNamed && !lowPriority(inKind)) || (!named && !lowPriority(kind)) || inNamed !== named) return false;
+  if (strictlyLess(kind, inKind) || linkTo(kind, inKind)) return false;
+  return sameRoad(g, inLabel, label);
+}
+
 /** Whether a label has a name or a ref (OSRM's non-empty name id). */
 const hasName = (g: GuidanceGraph, label: number): boolean => label >= 0 && (g.shapes.labelName[label] >= 0 || g.shapes.labelRef[label] >= 0);
 
@@ -2248,7 +2260,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
           if (d < nearMin) nearMin = d;
           if (d > nearMax) nearMax = d;
         }
-        if (sameRoad(g, inLabel, roadLabel[i])) {
+        if (continuesName(g, inLabel, inKind, roadLabel[i], roadKind[i])) {
           continues = true;
           if (continuesAt < 0 || Math.abs(d) < Math.abs(deviation(bearingBefore, roadBearing[continuesAt]))) continuesAt = i;
         }
