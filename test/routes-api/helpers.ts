@@ -70,6 +70,19 @@ export function lineLength(line: number[][]): number {
 
 export const plan = (app: { url: string }, key: string, body: unknown): Promise<ApiResponse> => api(app, 'POST', '/v1/routes', { key, body });
 
+/** The route with steps from `from` to `to` ([latitude, longitude]), its answer's `data`; a 200 expected. */
+export async function routeWithSteps(app: { url: string }, key: string, from: [number, number], to: [number, number]): Promise<any> {
+  const res = await plan(app, key, {
+    waypoints: [
+      { latitude: from[0], longitude: from[1] },
+      { latitude: to[0], longitude: to[1] },
+    ],
+    steps: true,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data;
+}
+
 export async function createPoi(app: { url: string }, key: string, at: At, extra: Record<string, unknown> = {}): Promise<string> {
   const res = await api(app, 'POST', '/v1/pois', { key, body: { name: 'p', ...at, ...extra } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);

@@ -9,7 +9,7 @@ import type { App } from '../../src/app.js';
 import { projectRoot } from '../../src/lib/paths.js';
 import { buildMap } from '../../src/map/build.js';
 import { makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { plan } from './helpers.js';
+import { routeWithSteps } from './helpers.js';
 
 let app: App & { url: string };
 let team: TestTeam;
@@ -27,6 +27,9 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
+/** The steps of the car route from `from` to `to` ([latitude, longitude]). */
+const stepsOf = async (from: [number, number], to: [number, number]): Promise<any[]> => (await routeWithSteps(app, team.key, from, to)).legs[0].steps;
+
 describe("OSRM's guidance rules on real junctions (Andorra)", () => {
   it("La Massana, the ring at Avinguda Sant Antoni: a roundabout turn's direction from its intersections' bearings (15° steps)", async () => {
     // OSM: the secondary Carretera Sant Cristofol w32845063 (CS-310) reaches the small unnamed ring
@@ -35,15 +38,7 @@ describe("OSRM's guidance rules on real junctions (Andorra)", () => {
     // turn", its direction from the way in to the way out as the two intersections show them: 135° (the way
     // in, turned round: 315°) and 345°, 30° to the right, a slight right (post_processing.cpp). With the
     // roads' own bearings (320° and 338°) it came out 18°, "straight" (66 of 600 random routes).
-    const res = await plan(app, team.key, {
-      waypoints: [
-        { latitude: 42.5318, longitude: 1.521 },
-        { latitude: 42.534, longitude: 1.517 },
-      ],
-      steps: true,
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const steps = res.body.data.legs[0].steps;
+    const steps = await stepsOf([42.5318, 1.521], [42.534, 1.517]);
     const turn = steps[1];
     expect([turn.maneuver.type, turn.maneuver.modifier, turn.maneuver.exit, turn.name]).toEqual(['roundabout turn', 'slight right', 2, 'Avinguda Sant Antoni']);
     expect(turn.maneuver.location).toEqual([1.519885, 42.532694]);
@@ -56,15 +51,7 @@ describe("OSRM's guidance rules on real junctions (Andorra)", () => {
     // the bend is obvious and osrm-routed 6.0.0 (car.lua, this extract) says nothing there (its
     // intersection [45, 225, 285], in 2, out 0). The steps said "continue left": an unnamed road needs no
     // name announced (OSRM's requiresNameAnnounced), and was taken for the name going on too.
-    const res = await plan(app, team.key, {
-      waypoints: [
-        { latitude: 42.50509, longitude: 1.51576 },
-        { latitude: 42.5054, longitude: 1.51702 },
-      ],
-      steps: true,
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const steps = res.body.data.legs[0].steps;
+    const steps = await stepsOf([42.50509, 1.51576], [42.5054, 1.51702]);
     expect(steps.map((s: any) => [s.maneuver.type, s.name])).toEqual([
       ['depart', 'Baixada del Molì'],
       ['arrive', 'Baixada del Molì'],

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { makeTeam, startTestApp, type TestTeam } from '../support/app.js';
-import { plan } from './helpers.js';
+import { routeWithSteps } from './helpers.js';
 
 let app: App & { url: string };
 let team: TestTeam;
@@ -17,17 +17,7 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 type Pt = [number, number];
-async function routeOf(from: Pt, to: Pt): Promise<any> {
-  const res = await plan(app, team.key, {
-    waypoints: [
-      { latitude: from[0], longitude: from[1] },
-      { latitude: to[0], longitude: to[1] },
-    ],
-    steps: true,
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.data;
-}
+const routeOf = (from: Pt, to: Pt): Promise<any> => routeWithSteps(app, team.key, from, to);
 const maneuvers = (data: any) => data.legs[0].steps.map((s: any) => [s.maneuver.type, s.maneuver.modifier ?? null, s.name]);
 /** Points of the line where it turns back on itself (the points either side are the same). */
 function turnBacks(data: any): Pt[] {
