@@ -1402,6 +1402,31 @@ function anySimilar(g: GuidanceGraph, c: number, inLabel: number, inKind: number
   return false;
 }
 
+/**
+ * findObviousTurn's second look, where no road goes on under the name arrived by: whether the route's road
+ * `c` (deviation `cDev`) is the straightest a driver could take of no lower class than the road arrived on
+ * (`inKind`) and no `_link` of it, among `choiceAt`'s first `count`, and distinct from the rest
+ * (IsDistinctNarrowTurn within GROUP_ANGLE of straight, else IsDistinctWideTurn; `back` the road arrived by).
+ */
+function straightestOfItsClass(
+  g: GuidanceGraph,
+  c: number,
+  cDev: number,
+  inLabel: number,
+  inKind: number,
+  inLanes: number,
+  before: number,
+  count: number,
+  back: number,
+): boolean {
+  if (strictlyLess(roadKind[c], inKind) || linkTo(roadKind[c], inKind)) return false;
+  for (let k = 0; k < count; k++) {
+    const i = choiceAt[k];
+    if (!strictlyLess(roadKind[i], inKind) && !linkTo(roadKind[i], inKind) && Math.abs(deviation(before, roadBearing[i])) < cDev) return false;
+  }
+  return cDev < GROUP_DEG ? !anySimilar(g, c, inLabel, inKind, inLanes, before, cDev, count) : distinctWide(g, c, back, before, inKind, inLanes);
+}
+
 /** Whether road `s` of `choiceAt`'s first `count`, the straightest a driver could take, is within 35° of
  *  straight and no other, the route's road `c` among them, looks as obvious (`similarNarrow`). `choiceAt`
  *  is left as it was. */
@@ -2319,7 +2344,14 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
         // The only way a driver may take, within NARROW_TURN_ANGLE: OSRM's IsDistinctNarrowTurn weighs no road
         // no one may take there.
         (choices === 0 && outAt >= 0 && outDev < NARROW_TURN_DEG && !lowOut && !motorwayish) ||
-        splitOfOneName(g, inLabel, inBack, outAt, dev);
+        splitOfOneName(g, inLabel, inBack, outAt, dev) ||
+        // The straightest road of its class, beside a straighter one of a lower class.
+        (!motorwayish &&
+          straighter > 0 &&
+          outAt >= 0 &&
+          inBack >= 0 &&
+          !(continues && continuingObvious(g, continuesAt, outAt, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, choices, inBack)) &&
+          straightestOfItsClass(g, outAt, outDev, inLabel, inKind, lanesOfDir(g, inDir), bearingBefore, choices, inBack));
       if (obvious) {
         // Onto a road that goes on through the junction on both sides (OSRM's through street): a turn
         // straight onto it (a merge onto a motorway), however slight the bend.
