@@ -13,7 +13,7 @@
 // path with any, so a leg whose hierarchy path takes none is already exact for those; a far leg's turns
 // are priced along its path. docs/directions.md ("Turns") has the design, its limits and its measurements.
 import type { RoadGraph } from '../map/graphs/road-graph.js';
-import { eastScale } from '../map/graphs/road-guide.js';
+import { bearingScale } from '../map/graphs/road-coordinate.js';
 import { deviation } from './guidance/bearings.js';
 import { type GuidanceGraph, guidedBearing, leaveBearing } from './guidance/steps.js';
 
@@ -219,7 +219,7 @@ function arrival(g: TurnGraph, a: number): { bearing: number; kx: number } {
   return { bearing: arrivalBearing(g, a, kx), kx };
 }
 /** The east-west scale at the node directed edge `a` arrives at. */
-const arrivalScale = (g: TurnGraph, a: number): number => eastScale(g.shapes.pointsE7[2 * (a & 1 ? g.geomFirst[a >> 1] : g.geomLast[a >> 1])]);
+const arrivalScale = (g: TurnGraph, a: number): number => bearingScale(g.shapes.pointsE7[2 * (a & 1 ? g.geomFirst[a >> 1] : g.geomLast[a >> 1])]);
 const arrivalBearing = (g: TurnGraph, a: number, kx: number): number => (guidedBearing(g, a ^ 1, kx) + 180) % 360;
 
 /**
@@ -246,7 +246,7 @@ function turnCostAt(r: TurnRules, v: number, a: number, d: number, roads: number
   if (into) return r.price.of(deviation(into.bearing, guidedBearing(g, d, into.kx)), meeting, false);
   // As `arrival` without its object: a path's every turn comes here, and a far one's objects were a quarter
   // of a megabyte of garbage.
-  const kx = Number.isNaN(latE7) ? arrivalScale(g, a) : eastScale(latE7);
+  const kx = Number.isNaN(latE7) ? arrivalScale(g, a) : bearingScale(latE7);
   return r.price.of(deviation(arrivalBearing(g, a, kx), guidedBearing(g, d, kx)), meeting, false);
 }
 

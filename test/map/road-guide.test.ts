@@ -13,7 +13,8 @@ import { assembleGraph } from '../../src/map/graphs/graph-assemble.js';
 import { buildGraphInput } from '../../src/map/graphs/graph-build.js';
 import type { ProfileName } from '../../src/map/graphs/profiles.js';
 import type { RoadGraph } from '../../src/map/graphs/road-graph.js';
-import { eastScale, GUIDE_FAR, GUIDE_WORDS, guideLabel, guideLanes, M_PER_E7 } from '../../src/map/graphs/road-guide.js';
+import { GUIDE_FAR, GUIDE_WORDS, guideLabel, guideLanes, M_PER_E7 } from '../../src/map/graphs/road-guide.js';
+import { bearingScale } from '../../src/map/graphs/road-coordinate.js';
 import { labelAt } from '../../src/map/graphs/road-labels.js';
 import { buildShapePool, pendingShapes, shapesOf } from '../../src/map/graphs/shapes.js';
 import { readGraphFiles, readShapeFiles } from '../../src/map/map-dir.js';
@@ -36,11 +37,11 @@ function compareAll(g: RoadGraph): { far: number; directed: number; firstFar: Ar
   for (let d = 0; d < 2 * g.geomCount; d++) {
     const from = d & 1 ? g.geomLast[d >> 1] : g.geomFirst[d >> 1],
       next = d & 1 ? from - 1 : from + 1;
-    const guided = guidedBearing({ ...g, ...noReverse }, d, eastScale(pts[2 * from]));
+    const guided = guidedBearing({ ...g, ...noReverse }, d, bearingScale(pts[2 * from]));
     const shapes = leaveBearing(g, d);
     if (Math.abs(deviation(guided, shapes)) <= 2) within2++;
     const dLat = (pts[2 * next] - pts[2 * from]) * M_PER_E7,
-      dLon = (pts[2 * next + 1] - pts[2 * from + 1]) * M_PER_E7 * eastScale(pts[2 * from]);
+      dLon = (pts[2 * next + 1] - pts[2 * from + 1]) * M_PER_E7 * bearingScale(pts[2 * from]);
     if (Math.hypot(dLat, dLon) > 100) firstFar.push([guided, shapes]);
     if (guideLabel(g.geomGuide[GUIDE_WORDS * (d >> 1)]) !== labelAt(g.shapes, g.geomFirst[d >> 1])) labelsDiffer++;
     if ((g.geomGuide[GUIDE_WORDS * (d >> 1) + 1 + (d & 1)] << 16) >> 16 === GUIDE_FAR) far++;
@@ -124,7 +125,7 @@ describe('turn guidance records of small ways', () => {
     expect(far).toBe(0);
     const pts = g.shapes.pointsE7;
     const bearingOf = (geom: number, back: boolean) =>
-      guidedBearing({ ...g, ...noReverse }, 2 * geom + (back ? 1 : 0), eastScale(pts[2 * (back ? g.geomLast[geom] : g.geomFirst[geom])]));
+      guidedBearing({ ...g, ...noReverse }, 2 * geom + (back ? 1 : 0), bearingScale(pts[2 * (back ? g.geomLast[geom] : g.geomFirst[geom])]));
     const landstrasse = [0, 1, 2].find((geom) => g.geomLast[geom] - g.geomFirst[geom] === 3)!;
     const kirchweg = [0, 1, 2].find((geom) => geom !== landstrasse && pts[2 * g.geomLast[geom]] > pts[2 * g.geomFirst[geom]] + 1000)!;
     // At the junction of three roads Landstrasse (primary) keeps within half a lane of the line to its 60 m

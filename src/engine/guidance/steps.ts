@@ -9,12 +9,12 @@
 import { labelAt, labelLanesText, laneText } from '../../map/graphs/road-labels.js';
 import { edgeTail, junctionCopies, NO_HEAD, type RoadGraph } from '../../map/graphs/road-graph.js';
 import { EXCLUDE_BIT, PUSHED_BACKWARD, PUSHED_FORWARD } from '../../map/graphs/profiles.js';
-import { BEARING_M, bearingPoint, eastScale, GUIDE_FAR, GUIDE_WORDS, guideLabel, guideLanes, M_PER_E7 } from '../../map/graphs/road-guide.js';
+import { BEARING_M, bearingPoint, GUIDE_FAR, GUIDE_WORDS, guideLabel, guideLanes, M_PER_E7 } from '../../map/graphs/road-guide.js';
 import { MANEUVER_HEAD, MANEUVER_MODIFIERS, MANEUVER_SUPPRESS, MANEUVER_TYPES } from '../../map/graphs/maneuvers.js';
 import type { LegTrace } from './trace.js';
 import { angleBetween, deviation, FUZZY_DEG, GROUP_DEG, reverse } from './bearings.js';
 import { type JunctionRoads, type MergeReads, mergeCarriageways } from './merged-roads.js';
-import { angleAt, Coord, distance, e6OfE7 } from '../../map/graphs/road-coordinate.js';
+import { angleAt, bearingScale, Coord, distance, e6OfE7 } from '../../map/graphs/road-coordinate.js';
 import { announced } from './names.js';
 import { directionOfAngle, type LaneRoad, laneMasks, sliproadTurnLanes, turnLanes } from './lanes.js';
 
@@ -136,11 +136,11 @@ export function leaveBearing(g: Pick<GuidanceGraph, 'geomFirst' | 'geomLast' | '
   const first = g.geomFirst[geom],
     last = g.geomLast[geom];
   const from = d & 1 ? last : first;
-  return bearingBetween(pts, from, bearingPoint(pts, from, d & 1 ? first : last, d & 1 ? -1 : 1, meters), eastScale(pts[2 * from]));
+  return bearingBetween(pts, from, bearingPoint(pts, from, d & 1 ? first : last, d & 1 ? -1 : 1, meters), bearingScale(pts[2 * from]));
 }
 
 /**
- * `leaveBearing` of directed edge `d` leaving a node whose east-west scale is `kx` (`eastScale` of its
+ * `leaveBearing` of directed edge `d` leaving a node whose east-west scale is `kx` (`bearingScale` of its
  * latitude), from the graph's guidance record when it has one: the same offsets and the same arithmetic as
  * `bearingBetween`, so the same number, from one read instead of the geometry's ends and points.
  */
@@ -910,7 +910,7 @@ const startPoint = (g: GuidanceGraph, d: number): number => (d & 1 ? g.geomLast[
 const samePlace = (pts: Int32Array, a: number, b: number): boolean => pts[2 * a] === pts[2 * b] && pts[2 * a + 1] === pts[2 * b + 1];
 /** Meters between two points of the shapes (an equirectangular plane: a junction's few dozen meters). */
 function metersBetween(pts: Int32Array, a: number, b: number): number {
-  const kx = eastScale(pts[2 * a]);
+  const kx = bearingScale(pts[2 * a]);
   const dy = pts[2 * b] - pts[2 * a],
     dx = (pts[2 * b + 1] - pts[2 * a + 1]) * kx;
   return Math.sqrt(dx * dx + dy * dy) * M_PER_E7;
@@ -938,7 +938,7 @@ function walkRoad(g: GuidanceGraph, d: number, hops: number, maxM: number): bool
     walkM += g.geomCm[d >> 1] / 100;
     const w = nodeAfter(g, d);
     if (w < 0) return false;
-    const kx = eastScale(pts[2 * endPoint(g, d)]);
+    const kx = bearingScale(pts[2 * endPoint(g, d)]);
     roadsAt(g, w, kx);
     // A node split for a turn restriction through it: its copies' roads too (OSRM's graph walker sees the
     // junction's every road, whatever the restrictions; a via-way copy's `roadsAt` has added).
@@ -1424,7 +1424,32 @@ function straightestOfItsClass(
     const i = choiceAt[k];
     if (!strictlyLess(roadKind[i], inKind) && !linkTo(roadKind[i], inKind) && Math.abs(deviation(before, roadBearing[i])) < cDev) return false;
   }
-  return cDev < GROUP_DEG ? !anySimilar(g, c, inLabel, inKind, inLanes, before, cDev, count) : distinctWide(g, c, back, before, inKind, inLanes);
+  return distinctTurn(g, c, c, inLabel, inKind, inLanes, before, count, back);
+}
+
+/**
+ * OSRM's IsDistinctTurn of road `r` of the scratch: within GROUP_ANGLE of straight, IsDistinctNarrowTurn
+ * (no rival among `choiceAt`'s first `count`, the route's road `c` standing for `r` there, looks as
+ * obvious: `similarNarrow`), else IsDistinctWideTurn (`distinctWide`; `back` the road arrived by).
+ */
+function distinctTurn(
+  g: GuidanceGraph,
+  r: number,
+  c: number,
+  inLabel: number,
+  inKind: number,
+  inLanes: number,
+  before: number,
+  count: number,
+  back: number,
+): boolean {
+  const rDev = Math.abs(deviation(before, roadBearing[r]));
+  if (rDev >= GROUP_DEG) return distinctWide(g, r, back, before, inKind, inLanes);
+  for (let k = 0; k < count; k++) {
+    const i = choiceAt[k] === r ? c : choiceAt[k];
+    if (similarNarrow(g, i, r, inLabel, inKind, inLanes, rDev, Math.abs(deviation(before, roadBearing[i])))) return false;
+  }
+  return true;
 }
 
 /** Whether road `s` of `choiceAt`'s first `count`, the straightest a driver could take, is within 35° of
@@ -1460,31 +1485,7 @@ function continuingObvious(
 ): boolean {
   if (r < 0 || c < 0) return true;
   if (!hasName(g, inLabel) || !hasName(g, roadLabel[r]) || strictlyLess(roadKind[r], inKind) || linkTo(roadKind[r], inKind)) return false;
-  const rDev = Math.abs(deviation(before, roadBearing[r]));
-  if (rDev < 60) {
-    for (let k = 0; k < count; k++) {
-      const i = choiceAt[k] === r ? c : choiceAt[k];
-      if (similarNarrow(g, i, r, inLabel, inKind, inLanes, rDev, Math.abs(deviation(before, roadBearing[i])))) return false;
-    }
-    return true;
-  }
-  for (let i = 0; i < roadCount; i++) {
-    if (i === r || i === back) continue;
-    const dev = Math.abs(deviation(before, roadBearing[i]));
-    // Not straight and of a lower class with fewer lanes (roadHasLowerClass), or bending twice as much: no rival.
-    if (
-      dev > 20 &&
-      strictlyLess(roadKind[i], inKind) &&
-      strictlyLess(roadKind[i], roadKind[r]) &&
-      lanesOfDir(g, roadDir[i]) > 0 &&
-      lanesOfDir(g, roadDir[i]) + 1 < inLanes
-    )
-      continue;
-    if (dev > 20 && linkTo(roadKind[i], inKind) && linkTo(roadKind[i], roadKind[r])) continue;
-    if (dev > 2 * rDev) continue;
-    return false;
-  }
-  return true;
+  return distinctTurn(g, r, c, inLabel, inKind, inLanes, before, count, back);
 }
 
 /**
@@ -1640,14 +1641,8 @@ function intersectionOf(at: number, inDir: number, outDir: number): StepIntersec
     for (; j > 0 && roadBearing[roadOrder[j - 1]] > roadBearing[i]; j--) roadOrder[j] = roadOrder[j - 1];
     roadOrder[j] = i;
   }
-  // OSRM gives a junction's bearings in steps of 15° where no two of its roads share a step (its bearing
-  // class, guidance/turn_classification.cpp), the one of the last step first where it wraps round north.
-  let discrete = true;
-  for (let k = 0, last = discreteBearing(Math.round(roadBearing[roadOrder[roadCount - 1]])); k < roadCount && discrete; k++) {
-    const step = discreteBearing(Math.round(roadBearing[roadOrder[k]]));
-    discrete = roadCount <= 1 || step !== last;
-    last = step;
-  }
+  // The one of the last step first where the steps wrap round north.
+  const discrete = inSteps();
   const first =
     discrete && roadCount > 1 && discreteBearing(roadBearing[roadOrder[roadCount - 1]]) < discreteBearing(roadBearing[roadOrder[0]]) ? roadCount - 1 : 0;
   // Made to their size (a list grown from empty takes room for 17 at its first push: a far route's 100 kB).
@@ -1664,16 +1659,20 @@ function intersectionOf(at: number, inDir: number, outDir: number): StepIntersec
   return intersection(at, bearings, entry, inAt, outAt);
 }
 
+/** Whether the scratch junction's bearings are shown in steps of 15°: where no two of its roads share a
+ *  step (OSRM's bearing class, guidance/turn_classification.cpp). */
+function inSteps(): boolean {
+  for (let a = 0; a < roadCount; a++) {
+    for (let b = a + 1; b < roadCount; b++) if (discreteBearing(Math.round(roadBearing[a])) === discreteBearing(Math.round(roadBearing[b]))) return false;
+  }
+  return true;
+}
+
 /** The bearing the junction's intersection shows for scratch road `i` (as `intersectionOf` gives it): its
- *  15° step where no two of the junction's roads share one, else its degree. */
+ *  15° step (`inSteps`), else its degree. */
 function shownBearing(i: number): number {
   const own = Math.round(roadBearing[i]);
-  for (let a = 0; a < roadCount; a++) {
-    for (let b = a + 1; b < roadCount; b++) {
-      if (discreteBearing(Math.round(roadBearing[a])) === discreteBearing(Math.round(roadBearing[b]))) return own % 360;
-    }
-  }
-  return Math.round(discreteBearing(own) * DISCRETE_STEP);
+  return inSteps() ? Math.round(discreteBearing(own) * DISCRETE_STEP) : own % 360;
 }
 
 /** The direction a route arrives by at an intersection as it shows it (the road arrived by, turned round);
@@ -1723,7 +1722,7 @@ function priorLanesText(g: GuidanceGraph, inDir: number, prior: PriorPiece): num
   const text = labelLanesText(g.shapes, labelOfDir(g, prior.dir), (prior.dir & 1) === 0);
   if (text < 0) return -1;
   if (!onlyOnAndBack(g, prior.node, prior.dir ^ 1, inDir)) return -1;
-  const kx = eastScale(g.shapes.pointsE7[2 * (inDir & 1 ? g.geomLast[inDir >> 1] : g.geomFirst[inDir >> 1])]);
+  const kx = bearingScale(g.shapes.pointsE7[2 * (inDir & 1 ? g.geomLast[inDir >> 1] : g.geomFirst[inDir >> 1])]);
   return Math.abs(deviation(reverse(guidedBearing(g, prior.dir ^ 1, kx)), guidedBearing(g, inDir, kx))) > GROUP_DEG ? -1 : text;
 }
 
@@ -1742,7 +1741,7 @@ function sliproadLanesOf(g: GuidanceGraph, inDir: number, own: number): { masks:
   if (!drivable(g, inDir)) return null;
   const v = edgeTail(g, g.origEdges[g.origFirst[inDir]]);
   beforeSlip.save();
-  roadsAt(g, v, eastScale(g.shapes.pointsE7[2 * endPoint(g, inDir ^ 1)]));
+  roadsAt(g, v, bearingScale(g.shapes.pointsE7[2 * endPoint(g, inDir ^ 1)]));
   let found: { masks: number[]; offset: number } | null = null;
   let via = -1;
   for (let i = 0; i < roadCount; i++) if (roadDir[i] === inDir) via = i;
@@ -1813,7 +1812,7 @@ function nextRoadsOf(g: GuidanceGraph, d: number): LaneRoad[] | null {
   for (let hop = 0; hop < NEXT_HOPS; hop++) {
     const w = g.origHead[arriving];
     if (w === undefined || w === NO_HEAD) break;
-    roadsAt(g, w, eastScale(g.shapes.pointsE7[2 * endPoint(g, arriving)]));
+    roadsAt(g, w, bearingScale(g.shapes.pointsE7[2 * endPoint(g, arriving)]));
     let back = -1;
     for (let i = 0; i < roadCount; i++) if (isRoad(i, arriving ^ 1)) back = i;
     if (back < 0) break;
@@ -1964,7 +1963,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
   const memo = passed ? null : goingOnFor(g);
   const lastPoint = trace.end[n - 1];
   const lineBearing = (a: number, b: number): number => {
-    const kx = eastScale(line[2 * a + 1]);
+    const kx = bearingScale(line[2 * a + 1]);
     const deg = (Math.atan2((line[2 * b] - line[2 * a]) * kx, line[2 * b + 1] - line[2 * a + 1]) * 180) / Math.PI;
     return deg < 0 ? deg + 360 : deg;
   };
@@ -2117,7 +2116,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
       }
     }
     // Every road here leaves the node's point, which is the line's point `at`: its latitude scales them all.
-    roadsAhead(g, v, eastScale(line[2 * at + 1]));
+    roadsAhead(g, v, bearingScale(line[2 * at + 1]));
     const stepsBefore = steps.length;
     // The node's step, decided once (`break decide`); then, for the feature runner, the intersection passed.
     // biome-ignore lint/suspicious/noConfusingLabels: one labelled block per node, left where its step is decided
@@ -2459,7 +2458,7 @@ export function legSteps(g: GuidanceGraph, line: Int32Array, trace: LegTrace, pa
     if (roadCount > 2) {
       let outAt = -1;
       if (k + 1 < n - 1 && trace.meters[k + 1] <= SEGREGATED_MAX_M) for (let i = 0; i < roadCount; i++) if (roadDir[i] === outDir) outAt = i;
-      const onto = outAt >= 0 && segregatedRoad(g, outDir, outAt, trace.node[k + 1], eastScale(line[2 * trace.end[k + 1] + 1]));
+      const onto = outAt >= 0 && segregatedRoad(g, outDir, outAt, trace.node[k + 1], bearingScale(line[2 * trace.end[k + 1] + 1]));
       if ((onto || current.segregated) && steps.length <= stepsBefore) {
         const step = make(SUPPRESSED, turnDirection(deviation(tally[BEFORE], tally[AFTER])));
         // Its name is never shown (it goes into a step on or before it): the road's as the steps have it so far.
@@ -2608,7 +2607,7 @@ function nameChangeAfterCrossing(
   const at = trace.end[kc],
     inDir = trace.dir[kc],
     outDir = trace.dir[kc + 1];
-  roadsAt(g, trace.node[kc], eastScale(line[2 * at + 1]));
+  roadsAt(g, trace.node[kc], bearingScale(line[2 * at + 1]));
   locate(inDir, outDir);
   const inBack = locatedBack,
     outAt = locatedOut;

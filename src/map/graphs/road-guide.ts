@@ -29,17 +29,13 @@ export const guideLanes = (word: number): number => word >>> GUIDE_LANES_SHIFT;
  *  16 bits (a straight road with no point for more than ~250 m), and is measured on the shapes instead. */
 export const GUIDE_FAR = -32768;
 
-/** A bearing's east-west scale at a latitude in 1e-7° (in one place, so that every bearing of a node is
- *  scaled by the same number): OSRM's (road-coordinate.ts `bearingScale`). */
-export const eastScale = bearingScale;
-
 /**
  * The point a road's bearing is measured towards, from point `from` of `pts` (lat, lon pairs in 1e-7°)
  * along its geometry's points by `step` (±1) up to `end`: its first point BEARING_M or more from `from`, or
  * `end` when none is.
  */
 export function bearingPoint(pts: Int32Array, from: number, end: number, step: number, meters = BEARING_M): number {
-  const kx = eastScale(pts[2 * from]);
+  const kx = bearingScale(pts[2 * from]);
   let p = from + step;
   for (; p !== end; p += step) {
     const dx = (pts[2 * p + 1] - pts[2 * from + 1]) * kx,
