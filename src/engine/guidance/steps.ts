@@ -1456,13 +1456,8 @@ function distinctTurn(
  *  straight and no other, the route's road `c` among them, looks as obvious (`similarNarrow`). `choiceAt`
  *  is left as it was. */
 function obviousOther(g: GuidanceGraph, s: number, c: number, inLabel: number, inKind: number, inLanes: number, before: number, count: number): boolean {
-  const sDev = Math.abs(deviation(before, roadBearing[s]));
-  if (sDev > 35) return false;
-  for (let k = 0; k < count; k++) {
-    const i = choiceAt[k] === s ? c : choiceAt[k];
-    if (similarNarrow(g, i, s, inLabel, inKind, inLanes, sDev, Math.abs(deviation(before, roadBearing[i])))) return false;
-  }
-  return true;
+  // (Within 35° the narrow test alone: no road arrived by is read.)
+  return Math.abs(deviation(before, roadBearing[s])) <= 35 && distinctTurn(g, s, c, inLabel, inKind, inLanes, before, count, -1);
 }
 
 /**
